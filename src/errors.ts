@@ -1,0 +1,50 @@
+/**
+ * Errors as values with a SQLSTATE from the start. Every layer throws `SqlError` (or a subclass);
+ * only `wire/` turns them into ErrorResponse messages.
+ */
+export class SqlError extends Error {
+  constructor(
+    /** Five-character PostgreSQL SQLSTATE, e.g. `3D000`. */
+    readonly sqlstate: string,
+    message: string,
+    readonly detail?: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'SqlError';
+  }
+}
+
+/** SQLSTATEs used across the gateway, named as in PostgreSQL's errcodes.txt. */
+export const SQLSTATE = {
+  syntaxError: '42601',
+  undefinedTable: '42P01',
+  undefinedColumn: '42703',
+  undefinedFunction: '42883',
+  insufficientPrivilege: '42501',
+  invalidCatalogName: '3D000',
+  featureNotSupported: '0A000',
+  readOnlyTransaction: '25006',
+  inFailedTransaction: '25P02',
+  queryCanceled: '57014',
+  protocolViolation: '08P01',
+  invalidPassword: '28P01',
+  invalidAuthorization: '28000',
+  tooManyConnections: '53300',
+  dataCorrupted: 'XX001',
+  internalError: 'XX000',
+  ioError: '58030',
+  invalidParameterValue: '22023',
+  dataException: '22000',
+  undefinedObject: '42704',
+  invalidTransactionState: '25000',
+  noActiveTransaction: '25P01',
+  activeTransaction: '25001',
+  invalidSqlStatementName: '26000',
+  invalidCursorName: '34000',
+  cantChangeRuntimeParam: '55P02',
+} as const;
+
+export function isSqlError(e: unknown): e is SqlError {
+  return e instanceof SqlError;
+}
