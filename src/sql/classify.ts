@@ -1,0 +1,159 @@
+/**
+ * Decide what one statement is before anything reaches DuckDB: transaction control and session
+ * statements are answered by the gateway itself (as PostgreSQL would), everything else is a query
+ * for DuckDB (whose statement type is checked again after prepare).
+ */
+import { stripLeadingComments } from './split.js';
+
+export type Statement =
+  | { kind: 'begin'; readOnly: boolean | null }
+  | { kind: 'commit' }
+  | { kind: 'rollback' }
+  | { kind: 'savepoint'; name: string }
+  | { kind: 'release'; name: string }
+  | { kind: 'rollbackTo'; name: string }
+  | { kind: 'set'; name: string; value: string | null; local: boolean }
+  | { kind: 'setTransaction' }
+  | { kind: 'reset'; name: string }
+  | { kind: 'resetAll' }
+  | { kind: 'show'; name: string }
+  | { kind: 'showAll' }
+  | { kind: 'discardAll' }
+  | { kind: 'discard'; what: string }
+  | { kind: 'deallocate'; name: string | null }
+  | { kind: 'closeCursor'; name: string | null }
+  | { kind: 'unlisten' }
+  | { kind: 'listen' }
+  | { kind: 'copyOut'; query: string; format: 'text' | 'csv'; header: boolean; delimiter: string | null }
+  | { kind: 'query'; sql: string };
+
+const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
+
+/** Unquote a (possibly dotted) identifier the way PostgreSQL folds it. */
+export function normalizeIdent(raw: string): string {
+  return raw
+    .split('.')
+    .map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()))
+    .join('.');
+}
+
+/** Parse a SET value list: 'str', ident, number, DEFAULT; several items joined with ', '. */
+function parseSetValue(text: string): string | null {
+  const t = text.trim().replace(/;$/, '').trim();
+  if (/^default$/i.test(t)) return null;
+  const items: string[] = [];
+  const re = /\s*(?:E?'((?:[^']|'')*)'|"((?:[^"]|"")*)"|([^,\s]+))\s*(,|$)/gy;
+  let m: RegExpExecArray | null;
+  let last = 0;
+  while (last < t.length && (m = re.exec(t))) {
+    if (m[1] !== undefined) items.push(m[1].replace(/''/g, "'"));
+    else if (m[2] !== undefined) items.push(m[2].replace(/""/g, '"'));
+    else items.push(m[3]!);
+    last = re.lastIndex;
+    if (m[4] === '') break;
+  }
+  return items.join(', ');
+}
+
+export function classify(statement: string): Statement {
+  const s = stripLeadingComments(statement).replace(/;\s*$/, '').trim();
+  const upper = s.slice(0, 64).toUpperCase();
+  const first = /^[A-Z_]+/.exec(upper)?.[0] ?? '';
+  let m: RegExpExecArray | null;
+
+  switch (first) {
+    case 'BEGIN':
+    case 'START': {
+      if (first === 'START' && !/^START\s+TRANSACTION\b/i.test(s)) break;
+      const ro = /\bREAD\s+ONLY\b/i.test(s) ? true : /\bREAD\s+WRITE\b/i.test(s) ? false : null;
+      return { kind: 'begin', readOnly: ro };
+    }
+    case 'COMMIT':
+    case 'END':
+      if (/^(COMMIT|END)(\s+(WORK|TRANSACTION))?(\s+AND\s+NO\s+CHAIN)?$/i.test(s)) return { kind: 'commit' };
+      if (/^COMMIT\s+PREPARED\b/i.test(s)) break;
+      return { kind: 'commit' };
+    case 'ROLLBACK':
+    case 'ABORT':
+      if ((m = new RegExp(`^(?:ROLLBACK|ABORT)(?:\\s+(?:WORK|TRANSACTION))?\\s+TO\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s)))
+        return { kind: 'rollbackTo', name: normalizeIdent(m[1]!) };
+      if (/^ROLLBACK\s+PREPARED\b/i.test(s)) break;
+      return { kind: 'rollback' };
+    case 'SAVEPOINT':
+      if ((m = new RegExp(`^SAVEPOINT\\s+(${word})$`, 'i').exec(s))) return { kind: 'savepoint', name: normalizeIdent(m[1]!) };
+      break;
+    case 'RELEASE':
+      if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'release', name: normalizeIdent(m[1]!) };
+      break;
+    case 'SET': {
+      if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
+      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
+        const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
+        return { kind: 'set', name: 'timezone', value: v, local: m[1]?.toUpperCase() === 'LOCAL' };
+      }
+      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?NAMES\s+(.+)$/is.exec(s)))
+        return { kind: 'set', name: 'client_encoding', value: parseSetValue(m[2]!), local: false };
+      if ((m = new RegExp(`^SET\\s+(?:(SESSION|LOCAL)\\s+)?(${word}(?:\\.${word})*)\\s*(?:=|\\s+TO\\s+|\\s)\\s*(.*)$`, 'is').exec(s))) {
+        if (/^VARIABLE$/i.test(m[2]!)) break;
+        return { kind: 'set', name: normalizeIdent(m[2]!), value: parseSetValue(m[3]!), local: m[1]?.toUpperCase() === 'LOCAL' };
+      }
+      break;
+    }
+    case 'RESET':
+      if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
+      if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
+      if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
+      if ((m = new RegExp(`^RESET\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s))) return { kind: 'reset', name: normalizeIdent(m[1]!) };
+      break;
+    case 'SHOW':
+      if (/^SHOW\s+ALL$/i.test(s)) return { kind: 'showAll' };
+      if (/^SHOW\s+TRANSACTION\s+ISOLATION\s+LEVEL$/i.test(s)) return { kind: 'show', name: 'transaction_isolation' };
+      if (/^SHOW\s+TIME\s+ZONE$/i.test(s)) return { kind: 'show', name: 'timezone' };
+      if ((m = new RegExp(`^SHOW\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s))) return { kind: 'show', name: normalizeIdent(m[1]!) };
+      break;
+    case 'DISCARD':
+      if (/^DISCARD\s+ALL$/i.test(s)) return { kind: 'discardAll' };
+      if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s))) return { kind: 'discard', what: m[1]!.toUpperCase() };
+      break;
+    case 'DEALLOCATE':
+      if (/^DEALLOCATE\s+(PREPARE\s+)?ALL$/i.test(s)) return { kind: 'deallocate', name: null };
+      if ((m = new RegExp(`^DEALLOCATE\\s+(?:PREPARE\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'deallocate', name: normalizeIdent(m[1]!) };
+      break;
+    case 'CLOSE':
+      if (/^CLOSE\s+ALL$/i.test(s)) return { kind: 'closeCursor', name: null };
+      if ((m = new RegExp(`^CLOSE\\s+(${word})$`, 'i').exec(s))) return { kind: 'closeCursor', name: normalizeIdent(m[1]!) };
+      break;
+    case 'UNLISTEN':
+      return { kind: 'unlisten' };
+    case 'LISTEN':
+    case 'NOTIFY':
+      return { kind: 'listen' };
+    case 'COPY': {
+      const copy = parseCopyOut(s);
+      if (copy) return copy;
+      break;
+    }
+  }
+  return { kind: 'query', sql: s };
+}
+
+/** COPY (query) TO STDOUT [WITH] [(FORMAT csv, HEADER [true], DELIMITER 'x')] | [CSV [HEADER]] */
+function parseCopyOut(s: string): Statement | null {
+  const m = /^COPY\s+([\s\S]+?)\s+TO\s+STDOUT\b\s*([\s\S]*)$/i.exec(s);
+  if (!m) return null;
+  let src = m[1]!.trim();
+  const opts = m[2]!.trim().replace(/^WITH\s*/i, '');
+  let query: string;
+  if (src.startsWith('(') && src.endsWith(')')) query = src.slice(1, -1);
+  else {
+    const cols = /^(.*?)\s*\((.*)\)$/s.exec(src);
+    if (cols) query = `SELECT ${cols[2]} FROM ${cols[1]}`;
+    else query = `SELECT * FROM ${src}`;
+  }
+  const o = opts.replace(/^\(|\)$/g, '');
+  const csv = /\bFORMAT\s+'?csv'?|\bCSV\b/i.test(o);
+  if (/\bFORMAT\s+'?binary'?|\bBINARY\b/i.test(o)) return null;
+  const header = /\bHEADER\b(?!\s+(false|off|0)\b)/i.test(o);
+  const d = /\bDELIMITER\s+(?:AS\s+)?E?'((?:[^']|'')*)'/i.exec(o);
+  return { kind: 'copyOut', query, format: csv ? 'csv' : 'text', header, delimiter: d ? d[1]!.replace(/''/g, "'") : null };
+}

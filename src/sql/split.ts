@@ -1,0 +1,115 @@
+/**
+ * Split a simple-Query string into statements at top-level semicolons, honouring PostgreSQL and
+ * DuckDB lexical rules: '…' with '' escapes, E'…' with backslash escapes, "…" identifiers,
+ * $tag$…$tag$ bodies, -- line comments and nested /* block comments *\/.
+ * Statements that hold only whitespace and comments are dropped.
+ */
+export function splitStatements(sql: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  let hasContent = false;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (c === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+      continue;
+    }
+    if (c === '/' && sql[i + 1] === '*') {
+      i = skipBlockComment(sql, i);
+      continue;
+    }
+    if (c === ';') {
+      if (hasContent) out.push(sql.slice(start, i).trim());
+      start = i + 1;
+      hasContent = false;
+      i++;
+      continue;
+    }
+    if (!isSpace(c)) hasContent = true;
+    if (c === "'") {
+      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
+      i = skipQuoted(sql, i, "'", escaped);
+    } else if (c === '"') {
+      i = skipQuoted(sql, i, '"', false);
+    } else if (c === '$') {
+      i = skipDollar(sql, i);
+    } else {
+      i++;
+    }
+  }
+  if (hasContent) out.push(sql.slice(start).trim());
+  return out;
+}
+
+function isSpace(c: string): boolean {
+  return c === ' ' || c === '\n' || c === '\t' || c === '\r' || c === '\f' || c === '\v';
+}
+
+function isIdentChar(c: string | undefined): boolean {
+  return c !== undefined && /[A-Za-z0-9_$]/.test(c);
+}
+
+function skipQuoted(sql: string, i: number, q: string, backslash: boolean): number {
+  i++;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (backslash && c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c === q) {
+      if (sql[i + 1] === q) {
+        i += 2;
+        continue;
+      }
+      return i + 1;
+    }
+    i++;
+  }
+  return i;
+}
+
+function skipBlockComment(sql: string, i: number): number {
+  let depth = 0;
+  while (i < sql.length) {
+    if (sql[i] === '/' && sql[i + 1] === '*') {
+      depth++;
+      i += 2;
+    } else if (sql[i] === '*' && sql[i + 1] === '/') {
+      depth--;
+      i += 2;
+      if (depth === 0) return i;
+    } else {
+      i++;
+    }
+  }
+  return i;
+}
+
+function skipDollar(sql: string, i: number): number {
+  // $1 is a parameter; $tag$ or $$ opens a dollar-quoted string.
+  const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
+  if (!m || isIdentChar(sql[i - 1])) return i + 1;
+  const tag = m[0];
+  const end = sql.indexOf(tag, i + tag.length);
+  return end < 0 ? sql.length : end + tag.length;
+}
+
+/** Strip leading whitespace and comments, for classification. */
+export function stripLeadingComments(sql: string): string {
+  let i = 0;
+  for (;;) {
+    while (i < sql.length && isSpace(sql[i]!)) i++;
+    if (sql.startsWith('--', i)) {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? sql.length : nl + 1;
+    } else if (sql.startsWith('/*', i)) {
+      i = skipBlockComment(sql, i);
+    } else {
+      return sql.slice(i);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/** Frontend messages as the codec hands them to the connection (PostgreSQL protocol 3.0). */
+
+export const PROTOCOL_3_0 = 196608;
+export const SSL_REQUEST_CODE = 80877103;
+export const GSSENC_REQUEST_CODE = 80877104;
+export const CANCEL_REQUEST_CODE = 80877102;
+
+/** The first, untyped message of a connection. */
+export type StartupPacket =
+  | { kind: 'ssl' }
+  | { kind: 'gssenc' }
+  | { kind: 'cancel'; pid: number; secret: number }
+  | { kind: 'startup'; major: number; minor: number; params: Map<string, string>; unknownOptions: string[] };
+
+export type FrontendMessage =
+  | { type: 'Query'; sql: string }
+  | { type: 'Parse'; name: string; sql: string; paramTypes: number[] }
+  | {
+      type: 'Bind';
+      portal: string;
+      statement: string;
+      paramFormats: number[];
+      params: (Buffer | null)[];
+      resultFormats: number[];
+    }
+  | { type: 'Describe'; target: 'S' | 'P'; name: string }
+  | { type: 'Execute'; portal: string; maxRows: number }
+  | { type: 'Close'; target: 'S' | 'P'; name: string }
+  | { type: 'Sync' }
+  | { type: 'Flush' }
+  | { type: 'Terminate' }
+  | { type: 'Password'; data: Buffer }
+  | { type: 'CopyData'; data: Buffer }
+  | { type: 'CopyDone' }
+  | { type: 'CopyFail'; message: string }
+  | { type: 'FunctionCall' };
