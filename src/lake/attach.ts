@@ -1,0 +1,80 @@
+/**
+ * attachCatalog: build the per-version database (schemas, one view per table, DuckLake macros and
+ * views, comments). Built once per version; every session on that version shares it.
+ */
+import { readFile } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { decodeDeletionVector } from './deletion-vector.js';
+import type { LakeCatalog } from './model.js';
+import { filesToProbe, probeShapes } from './probe.js';
+import { lit, qi, rows, str } from './sql.js';
+import { tableSql } from './tablesql.js';
+import { createViews } from './views.js';
+
+export async function attachCatalog(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  targetDb: string,
+  locate: (rel: string) => string,
+): Promise<{ warnings: string[] }> {
+  const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
+  const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
+  const db = qi(targetDb);
+  await conn.run(`ATTACH ':memory:' AS ${db}`);
+  const use = async (schema: string) => { await conn.run(`USE ${db}.${qi(schema)}`); };
+  try {
+    for (const s of catalog.schemas) {
+      await conn.run(`CREATE SCHEMA IF NOT EXISTS ${db}.${qi(s.name)}`);
+      if (s.comment !== null) await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
+    }
+
+    const shapes = await probeShapes(conn, filesToProbe(catalog.tables), locate);
+    const dvPositions = new Map<number, number[]>();
+    for (const t of catalog.tables) {
+      for (const f of t.dataFiles) {
+        if (f.delete?.format !== 'puffin') continue;
+        const what = `${f.delete.path} (table ${qi(t.schema)}.${qi(t.name)})`;
+        let bytes: Buffer;
+        try {
+          bytes = await readFile(locate(f.delete.path));
+        } catch (e) {
+          throw new SqlError(SQLSTATE.ioError, `cannot read deletion vector ${what}: ${(e as Error).message}`);
+        }
+        dvPositions.set(f.id, decodeDeletionVector(bytes, what));
+      }
+    }
+
+    const ctx = { snapshot: catalog.snapshotId, metaAlias: catalog.metaAlias, locate, nameMaps: catalog.nameMaps, shapes, dvPositions };
+    for (const t of catalog.tables) {
+      const name = `${db}.${qi(t.schema)}.${qi(t.name)}`;
+      await conn.run(`CREATE VIEW ${name} AS ${tableSql(t, ctx)}`);
+      if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
+      for (const c of t.columns) {
+        if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);
+      }
+    }
+
+    // Macros before views (views call them); table macros bind at creation, hence USE.
+    const warnings: string[] = [];
+    for (const m of catalog.macros) {
+      try {
+        await use(m.schema);
+        await conn.run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`);
+      } catch (e) {
+        warnings.push(`macro ${m.schema}.${m.name} could not be created: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    warnings.push(...(await createViews(conn, targetDb, catalog.views, use)));
+    for (const v of catalog.views) {
+      if (v.comment === null) continue;
+      await conn.run(`COMMENT ON VIEW ${db}.${qi(v.schema)}.${qi(v.name)} IS ${lit(v.comment)}`).catch(() => undefined);
+    }
+    await conn.run(restore);
+    return { warnings };
+  } catch (e) {
+    await conn.run(restore).catch(() => undefined);
+    await conn.run(`DETACH ${db}`).catch(() => undefined);
+    throw e;
+  }
+}

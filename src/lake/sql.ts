@@ -1,0 +1,36 @@
+/** SQL text helpers: every identifier and literal the reader emits goes through these. */
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/** Double-quoted identifier. */
+export function qi(name: string): string {
+  return '"' + name.replaceAll('"', '""') + '"';
+}
+
+/** Single-quoted string literal (NULL for null). */
+export function lit(value: string | null): string {
+  return value === null ? 'NULL' : "'" + value.replaceAll("'", "''") + "'";
+}
+
+export type Row = Record<string, unknown>;
+
+/** Run a query and return rows as plain objects (BIGINT as string, see getRowObjectsJson). */
+export async function rows(conn: DuckDBConnection, sql: string): Promise<Row[]> {
+  const reader = await conn.runAndReadAll(sql);
+  return reader.getRowObjectsJson() as Row[];
+}
+
+export function num(v: unknown): number {
+  return v === null || v === undefined ? NaN : Number(v);
+}
+
+export function optNum(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+export function str(v: unknown): string {
+  return v === null || v === undefined ? '' : String(v);
+}
+
+export function optStr(v: unknown): string | null {
+  return v === null || v === undefined ? null : String(v);
+}

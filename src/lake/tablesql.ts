@@ -1,0 +1,195 @@
+/**
+ * The SQL of one table view: UNION ALL of
+ *   - field-id Parquet files (read_parquet `schema := MAP{field_id: …}`), grouped by encryption key
+ *     and declared shape, deletes applied by (file_index, file_row_number) anti-join;
+ *   - name-mapped files (ducklake_add_data_files) and legacy positional files, by column name;
+ *   - every inlined data table, mapped by field id through the columns it was created with.
+ * Internal column names (c<id>, _snap) never collide with user names or read_parquet virtual columns.
+ */
+import type { DataFile, LakeTable, NameMapEntry } from './model.js';
+import { hivePartitions, partitionValueSql } from './hive.js';
+import { convert, defaultExpr, sameShape, shapeType, type SrcNode } from './nested.js';
+import { lit, qi } from './sql.js';
+import { type ColNode, sqlType } from './types.js';
+
+/** Field id DuckLake writes for the per-row origin snapshot in compacted/flushed files. */
+export const SNAPSHOT_FIELD_ID = 2147483539;
+
+export interface TableSqlContext {
+  snapshot: number;
+  metaAlias: string;
+  locate: (rel: string) => string;
+  nameMaps: Map<number, NameMapEntry[]>;
+  /** Probed Parquet shapes (top-level nodes) by data file id; absent: assume today's shape. */
+  shapes: Map<number, SrcNode[]>;
+  /** Decoded deletion-vector positions by data file id. */
+  dvPositions: Map<number, number[]>;
+}
+
+const colAlias = (c: ColNode) => `c${c.id}`;
+
+function encryptionArg(key: string | null): string {
+  return key === null ? '' : `, encryption_config := {footer_key_value: from_base64(${lit(key)})}`;
+}
+
+function pathList(files: { path: string }[], ctx: TableSqlContext): string {
+  return `[${files.map((f) => lit(ctx.locate(f.path))).join(', ')}]`;
+}
+
+/** Positions deleted at S for the files of one read_parquet group, as (fi, pos) rows. */
+function deletesSql(table: LakeTable, files: DataFile[], ctx: TableSqlContext): string | null {
+  const S = ctx.snapshot;
+  const parts: string[] = [];
+  const fileIndex = new Map(files.map((f, i) => [f.id, i]));
+  // Parquet delete files: one read per (key, has snapshot column) group.
+  const groups = new Map<string, { key: string | null; filter: boolean; items: { fi: number; path: string }[] }>();
+  for (const f of files) {
+    const d = f.delete;
+    if (!d || d.format !== 'parquet') continue;
+    const filter = d.partialMax !== null && d.partialMax > S;
+    const g = `${d.key ?? ''}|${filter}`;
+    if (!groups.has(g)) groups.set(g, { key: d.key, filter, items: [] });
+    groups.get(g)!.items.push({ fi: fileIndex.get(f.id)!, path: d.path });
+  }
+  for (const g of groups.values()) {
+    const map = g.items.map((it, di) => `(${di}, ${it.fi})`).join(', ');
+    parts.push(
+      `SELECT m.fi, d.pos FROM (SELECT file_index AS di, pos${g.filter ? ', _ducklake_internal_snapshot_id AS snap' : ''} ` +
+      `FROM read_parquet(${pathList(g.items, ctx)}, hive_partitioning := false${encryptionArg(g.key)})) d ` +
+      `JOIN (VALUES ${map}) m(di, fi) ON m.di = d.di${g.filter ? ` WHERE d.snap <= ${S}` : ''}`,
+    );
+  }
+  for (const f of files) {
+    const positions = ctx.dvPositions.get(f.id);
+    if (f.delete?.format === 'puffin' && positions && positions.length) {
+      parts.push(`SELECT ${fileIndex.get(f.id)}::BIGINT AS fi, unnest([${positions.join(', ')}]::BIGINT[]) AS pos`);
+    }
+  }
+  if (table.inlinedDeleteTable) {
+    const map = files.map((f, i) => `(${f.id}, ${i})`).join(', ');
+    parts.push(
+      `SELECT m.fi, x.row_id AS pos FROM ${qi(ctx.metaAlias)}.main.${qi(table.inlinedDeleteTable)} x ` +
+      `JOIN (VALUES ${map}) m(dfid, fi) ON m.dfid = x.file_id WHERE x.begin_snapshot <= ${S}`,
+    );
+  }
+  return parts.length ? parts.join(' UNION ALL ') : null;
+}
+
+function hasDeletes(table: LakeTable, files: DataFile[]): boolean {
+  return table.inlinedDeleteTable !== null || files.some((f) => f.delete !== null);
+}
+
+/** WHERE clause: partial-file snapshot filter and the delete anti-join. */
+function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, snapCol: boolean): string {
+  const conds: string[] = [];
+  const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
+  if (partial.length && snapCol) conds.push(`(r.file_index NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
+  const dels = deletesSql(table, files, ctx);
+  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE d.fi = r.file_index AND d.pos = r.file_row_number)`);
+  return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+}
+
+/** Branch for files written by DuckLake: columns by field id. */
+function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | undefined, key: string | null, ctx: TableSqlContext): string {
+  const entries: string[] = [];
+  const exprs: string[] = [];
+  for (const cur of table.tree) {
+    const src = shape ? shape.find((s) => s.id === cur.id) : cur;
+    const declared = !src ? null : sameShape(cur, src) ? sqlType(cur) : shapeType(cur, src);
+    if (declared === null) {
+      exprs.push(`${defaultExpr(cur)} AS ${qi(cur.name)}`);
+      continue;
+    }
+    const dflt = cur.kind === 'leaf' && cur.initialDefault !== null ? lit(cur.initialDefault) : 'NULL::VARCHAR';
+    entries.push(`${cur.id}: {name: ${lit(colAlias(cur))}, type: ${lit(declared)}, default_value: ${dflt}}`);
+    const ref = `r.${colAlias(cur)}`;
+    exprs.push(`${src && !sameShape(cur, src) ? convert(ref, cur, src) : `CAST(${ref} AS ${sqlType(cur)})`} AS ${qi(cur.name)}`);
+  }
+  const needSnap = files.some((f) => f.partialMax !== null && f.partialMax > ctx.snapshot);
+  if (needSnap) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
+  if (entries.length === 0) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
+  const filtered = hasDeletes(table, files) || needSnap;
+  const read =
+    `read_parquet(${pathList(files, ctx)}, schema := MAP {${entries.join(', ')}}, hive_partitioning := false` +
+    `${filtered ? ', file_row_number := true' : ''}${encryptionArg(key)})`;
+  const from = filtered ? `(SELECT *, file_index FROM ${read}) r` : `${read} r`;
+  return `SELECT ${exprs.join(', ')} FROM ${from}${filtered ? rowFilter(table, files, ctx, needSnap) : ''}`;
+}
+
+/** Source tree of a name-mapped column: children by their mapped source names. */
+function mappedSource(entries: NameMapEntry[], entry: NameMapEntry, cur: ColNode): SrcNode {
+  const kids = entries.filter((e) => e.parent === entry.ordinal);
+  return {
+    id: entry.targetFieldId, name: entry.sourceName, kind: cur.kind,
+    children: cur.kind === 'struct'
+      ? kids.map((k) => mappedSource(entries, k, cur.children.find((c) => c.id === k.targetFieldId) ?? cur))
+      : cur.children.map((c, i) => (kids[i] ? mappedSource(entries, kids[i]!, c) : { id: c.id, name: c.name, kind: c.kind, children: [] })),
+  };
+}
+
+/** Branch for files read by name: ducklake_add_data_files (mapping) or legacy positional files. */
+function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[], key: string | null, ctx: TableSqlContext): string {
+  const exprs = table.tree.map((cur) => {
+    const e = entries.find((x) => x.parent === null && x.targetFieldId === cur.id);
+    if (!e) return `${defaultExpr(cur)} AS ${qi(cur.name)}`;
+    if (e.isPartition) {
+      const type = sqlType(cur);
+      const cases = files.map((f, i) => `WHEN ${i} THEN ${partitionValueSql(hivePartitions(f.path).get(e.sourceName), type)}`);
+      return `CASE r.file_index ${cases.join(' ')} END AS ${qi(cur.name)}`;
+    }
+    return `${convert(`r.${qi(e.sourceName)}`, cur, mappedSource(entries, e, cur))} AS ${qi(cur.name)}`;
+  });
+  const filtered = hasDeletes(table, files);
+  const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true` +
+    `${filtered ? ', file_row_number := true' : ''}${encryptionArg(key)})`;
+  return `SELECT ${exprs.join(', ')} FROM (SELECT *, file_index FROM ${read}) r${filtered ? rowFilter(table, files, ctx, false) : ''}`;
+}
+
+/** Branch for one inlined data table: physical names are those of its schema version. */
+function inlinedBranch(table: LakeTable, name: string, columns: ColNode[], ctx: TableSqlContext): string {
+  const exprs = table.tree.map((cur) => {
+    const src = columns.find((c) => c.id === cur.id);
+    return `${src ? convert(qi(src.name), cur, src) : defaultExpr(cur)} AS ${qi(cur.name)}`;
+  });
+  const S = ctx.snapshot;
+  return `SELECT ${exprs.join(', ')} FROM ${qi(ctx.metaAlias)}.main.${qi(name)} ` +
+    `WHERE begin_snapshot <= ${S} AND (end_snapshot IS NULL OR end_snapshot > ${S})`;
+}
+
+/** Top-level names of a legacy file become a synthetic name map: file column i ↔ table column i. */
+function positionalMap(table: LakeTable, shape: SrcNode[]): NameMapEntry[] {
+  return shape.slice(0, table.tree.length).map((s, i) => ({
+    ordinal: i, parent: null, sourceName: s.name, targetFieldId: table.tree[i]!.id, isPartition: false,
+  }));
+}
+
+export function tableSql(table: LakeTable, ctx: TableSqlContext): string {
+  const branches: string[] = [];
+  const fieldGroups = new Map<string, { key: string | null; shape: SrcNode[] | undefined; files: DataFile[] }>();
+  const nameGroups = new Map<string, { key: string | null; entries: NameMapEntry[]; files: DataFile[] }>();
+  for (const f of table.dataFiles) {
+    const shape = ctx.shapes.get(f.id);
+    if (f.mappingId !== null || (shape && shape.some((s) => s.id === null))) {
+      const g = f.mappingId !== null ? `m${f.mappingId}|${f.key ?? ''}` : `p${f.id}`;
+      const entries = f.mappingId !== null ? ctx.nameMaps.get(f.mappingId)! : positionalMap(table, shape!);
+      if (!nameGroups.has(g)) nameGroups.set(g, { key: f.key, entries, files: [] });
+      nameGroups.get(g)!.files.push(f);
+      continue;
+    }
+    // Files whose nested shape equals today's share one read_parquet per key.
+    const uniform = !shape || table.tree.every((c) => {
+      const s = shape.find((x) => x.id === c.id);
+      return !s || sameShape(c, s);
+    });
+    const g = `${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
+    if (!fieldGroups.has(g)) fieldGroups.set(g, { key: f.key, shape: uniform ? undefined : shape, files: [] });
+    fieldGroups.get(g)!.files.push(f);
+  }
+  for (const g of fieldGroups.values()) branches.push(fieldIdBranch(table, g.files, g.shape, g.key, ctx));
+  for (const g of nameGroups.values()) branches.push(nameBranch(table, g.files, g.entries, g.key, ctx));
+  for (const inl of table.inlined) branches.push(inlinedBranch(table, inl.name, inl.columns, ctx));
+  if (branches.length === 0) {
+    return `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} WHERE false`;
+  }
+  return branches.join('\nUNION ALL\n');
+}
