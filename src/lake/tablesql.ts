@@ -28,6 +28,13 @@ export interface TableSqlContext {
 
 const colAlias = (c: ColNode) => `c${c.id}`;
 
+/**
+ * read_parquet's virtual columns under names no file uses. (The `file_row_number := true` option
+ * would fail on files that have a real column of that name.) file_index is the 0-based position
+ * in the path list — distinct even when a path is listed twice, unlike filename.
+ */
+const VIRTUAL = 'file_index AS __ducklake_fi, file_row_number AS __ducklake_pos';
+
 function encryptionArg(key: string | null): string {
   return key === null ? '' : `, encryption_config := {footer_key_value: from_base64(${lit(key)})}`;
 }
@@ -83,9 +90,9 @@ function hasDeletes(table: LakeTable, files: DataFile[]): boolean {
 function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, snapCol: boolean): string {
   const conds: string[] = [];
   const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
-  if (partial.length && snapCol) conds.push(`(r.file_index NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
+  if (partial.length && snapCol) conds.push(`(r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
   const dels = deletesSql(table, files, ctx);
-  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE d.fi = r.file_index AND d.pos = r.file_row_number)`);
+  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE d.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos)`);
   return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
 }
 
@@ -111,8 +118,8 @@ function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | u
   const filtered = hasDeletes(table, files) || needSnap;
   const read =
     `read_parquet(${pathList(files, ctx)}, schema := MAP {${entries.join(', ')}}, hive_partitioning := false` +
-    `${filtered ? ', file_row_number := true' : ''}${encryptionArg(key)})`;
-  const from = filtered ? `(SELECT *, file_index FROM ${read}) r` : `${read} r`;
+    `${encryptionArg(key)})`;
+  const from = filtered ? `(SELECT *, ${VIRTUAL} FROM ${read}) r` : `${read} r`;
   return `SELECT ${exprs.join(', ')} FROM ${from}${filtered ? rowFilter(table, files, ctx, needSnap) : ''}`;
 }
 
@@ -135,14 +142,13 @@ function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[]
     if (e.isPartition) {
       const type = sqlType(cur);
       const cases = files.map((f, i) => `WHEN ${i} THEN ${partitionValueSql(hivePartitions(f.path).get(e.sourceName), type)}`);
-      return `CASE r.file_index ${cases.join(' ')} END AS ${qi(cur.name)}`;
+      return `CASE r.__ducklake_fi ${cases.join(' ')} END AS ${qi(cur.name)}`;
     }
     return `${convert(`r.${qi(e.sourceName)}`, cur, mappedSource(entries, e, cur))} AS ${qi(cur.name)}`;
   });
   const filtered = hasDeletes(table, files);
-  const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true` +
-    `${filtered ? ', file_row_number := true' : ''}${encryptionArg(key)})`;
-  return `SELECT ${exprs.join(', ')} FROM (SELECT *, file_index FROM ${read}) r${filtered ? rowFilter(table, files, ctx, false) : ''}`;
+  const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true${encryptionArg(key)})`;
+  return `SELECT ${exprs.join(', ')} FROM (SELECT *, ${VIRTUAL} FROM ${read}) r${filtered ? rowFilter(table, files, ctx, false) : ''}`;
 }
 
 /** Branch for one inlined data table: physical names are those of its schema version. */
