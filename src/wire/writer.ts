@@ -123,6 +123,30 @@ export class Writer {
     this.patchLength(at);
   }
 
+  /** The current backing buffer, for encoders that write in place: `ensure(n)` first, write at
+   *  `length`, then `advance(n)`. Invalidated by the next `ensure` that grows. */
+  get raw(): Buffer {
+    return this.buf;
+  }
+
+  /** Move the write position forward after writing `n` bytes into `raw` directly. */
+  advance(n: number): void {
+    this.pos += n;
+  }
+
+  /** One-byte-per-char text (ASCII digits, dates...) without UTF-8 encoding; returns bytes written. */
+  latin1(s: string): number {
+    this.ensure(s.length);
+    const n = this.buf.write(s, this.pos, s.length, 'latin1');
+    this.pos += n;
+    return n;
+  }
+
+  /** Drop everything after offset `at` (e.g. a half-written DataRow when encoding fails). */
+  truncate(at: number): void {
+    if (at < this.pos) this.pos = at;
+  }
+
   /** Copy out everything written so far and reset. */
   flush(): Buffer {
     const out = Buffer.from(this.buf.subarray(0, this.pos));

@@ -1,0 +1,120 @@
+/**
+ * PostgreSQL type OIDs and the mapping from DuckDB logical types to them (RowDescription,
+ * ParameterDescription). Values are PostgreSQL 15's pg_type.
+ */
+import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+
+export const OID = {
+  bool: 16, bytea: 17, char: 18, name: 19, int8: 20, int2: 21, int4: 23, text: 25, oid: 26,
+  json: 114, xml: 142, float4: 700, float8: 701, unknown: 705, bpchar: 1042, varchar: 1043,
+  date: 1082, time: 1083, timestamp: 1114, timestamptz: 1184, interval: 1186, timetz: 1266,
+  bit: 1560, varbit: 1562, numeric: 1700, regproc: 24, regtype: 2206, regclass: 2205,
+  uuid: 2950, jsonb: 3802, void: 2278, record: 2249,
+} as const;
+
+/** element OID → array OID (pg_type.typarray). */
+export const ARRAY_OF: ReadonlyMap<number, number> = new Map([
+  [16, 1000], [17, 1001], [18, 1002], [19, 1003], [20, 1016], [21, 1005], [23, 1007], [25, 1009],
+  [26, 1028], [114, 199], [142, 143], [700, 1021], [701, 1022], [1042, 1014], [1043, 1015],
+  [1082, 1182], [1083, 1183], [1114, 1115], [1184, 1185], [1186, 1187], [1266, 1270], [1560, 1561],
+  [1562, 1563], [1700, 1231], [2950, 2951], [3802, 3807], [24, 1008], [2206, 2211], [2205, 2210],
+  [2249, 2287],
+]);
+
+/** array OID → element OID. */
+export const ELEMENT_OF: ReadonlyMap<number, number> = new Map([...ARRAY_OF].map(([e, a]) => [a, e]));
+
+const NAMES: ReadonlyMap<number, string> = new Map<number, string>([
+  ...Object.entries(OID).map(([n, o]) => [o, n] as [number, string]),
+  ...[...ARRAY_OF].map(([e, a]) => [a, `_${(Object.entries(OID).find(([, o]) => o === e) ?? ['?'])[0]}`] as [number, string]),
+]);
+
+/** pg_type.typname for an OID ('int4', '_int4' for arrays); 'unknown' when we do not know it. */
+export function pgTypeName(oid: number): string {
+  return NAMES.get(oid) ?? 'unknown';
+}
+
+/** pg_type.typlen (-1 varlena, -2 cstring). */
+export function pgTypeLen(oid: number): number {
+  switch (oid) {
+    case OID.bool: case OID.char: return 1;
+    case OID.int2: return 2;
+    case OID.int4: case OID.oid: case OID.float4: case OID.date: case OID.regproc:
+    case OID.regtype: case OID.regclass: return 4;
+    case OID.int8: case OID.float8: case OID.time: case OID.timestamp: case OID.timestamptz: return 8;
+    case OID.timetz: return 12;
+    case OID.interval: case OID.uuid: return 16;
+    case OID.name: return 64;
+    case OID.unknown: return -2;
+    case OID.void: return 4;
+    default: return -1;
+  }
+}
+
+export interface PgField {
+  oid: number;
+  typmod: number;
+  typlen: number;
+}
+
+/** The element OID a DuckDB scalar (non-list) type is served as. */
+function scalarOid(t: DuckDBType): number {
+  switch (t.typeId) {
+    case DuckDBTypeId.BOOLEAN: return OID.bool;
+    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT: return OID.int2;
+    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT: return OID.int4;
+    case DuckDBTypeId.BIGINT: case DuckDBTypeId.UINTEGER: case DuckDBTypeId.INTEGER_LITERAL: return OID.int8;
+    case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT: case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.BIGNUM: case DuckDBTypeId.DECIMAL: return OID.numeric;
+    case DuckDBTypeId.FLOAT: return OID.float4;
+    case DuckDBTypeId.DOUBLE: return OID.float8;
+    case DuckDBTypeId.VARCHAR: return t.alias === 'JSON' ? OID.json : OID.text;
+    case DuckDBTypeId.BLOB: return OID.bytea;
+    case DuckDBTypeId.DATE: return OID.date;
+    case DuckDBTypeId.TIME: case DuckDBTypeId.TIME_NS: return OID.time;
+    case DuckDBTypeId.TIME_TZ: return OID.timetz;
+    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS: return OID.timestamp;
+    case DuckDBTypeId.TIMESTAMP_TZ: return OID.timestamptz;
+    case DuckDBTypeId.INTERVAL: return OID.interval;
+    case DuckDBTypeId.UUID: return OID.uuid;
+    // No PostgreSQL equivalent: nested values are served as JSON documents.
+    case DuckDBTypeId.STRUCT: case DuckDBTypeId.MAP: case DuckDBTypeId.UNION: case DuckDBTypeId.VARIANT: return OID.json;
+    // ENUM labels, bit strings ('0101'), geometry (WKT), NULL-typed columns: text.
+    default: return OID.text;
+  }
+}
+
+/** Innermost element type of nested LIST/ARRAY types, and how many list levels wrap it. */
+export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
+  let depth = 0;
+  while (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
+    t = (t as { valueType: DuckDBType }).valueType;
+    depth++;
+  }
+  return { leaf: t, depth };
+}
+
+/** RowDescription field for a DuckDB column type. Lists of any depth map to one array OID. */
+export function pgFieldFor(t: DuckDBType): PgField {
+  const { leaf, depth } = listLeaf(t);
+  const elem = scalarOid(leaf);
+  if (depth > 0) {
+    // PostgreSQL arrays carry the element typmod (numeric(10,2)[] → 655366).
+    return { oid: ARRAY_OF.get(elem) ?? 1009, typmod: typmodOf(leaf), typlen: -1 };
+  }
+  return { oid: elem, typmod: typmodOf(leaf), typlen: pgTypeLen(elem) };
+}
+
+function typmodOf(t: DuckDBType): number {
+  if (t.typeId === DuckDBTypeId.DECIMAL) {
+    const d = t as unknown as { width: number; scale: number };
+    return ((d.width << 16) | d.scale) + 4;
+  }
+  return -1;
+}
+
+/** The element OID under a DuckDB type (itself for scalars). */
+export function elementOidFor(t: DuckDBType): number {
+  return scalarOid(listLeaf(t).leaf);
+}

@@ -1,0 +1,227 @@
+/**
+ * The hot path: one DuckDB data chunk → DataRow messages in the connection's Writer.
+ *
+ * node-api's DuckDBVector.getItem allocates a value object per cell and tests validity with BigInt
+ * arithmetic; for the common scalar types we instead read the chunk's vector memory directly through
+ * @duckdb/node-bindings (the same calls node-api makes) — typed arrays for fixed-width columns, the
+ * 16-byte string_t slots for VARCHAR/BLOB (copying UTF-8 bytes without decoding them) — and test
+ * validity with byte arithmetic. Everything else goes through getItem + values.ts.
+ */
+import duckdb from '@duckdb/node-bindings';
+import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
+import type { Writer } from '../writer.js';
+import { OID } from './oids.js';
+import * as T from './text.js';
+import * as B from './binary.js';
+import { zoneFor } from './tz.js';
+import { valueEncoder, type EncodeSettings } from './values.js';
+
+/** Writes one cell (int32 length or -1, then the bytes) for row `i`. */
+type Cell = (w: Writer, i: number) => void;
+/** Prepared once per result column; instantiated once per chunk. */
+type ColumnFactory = (chunk: DuckDBDataChunk, col: number, n: number) => Cell;
+
+interface Raw { data: Uint8Array; valid: Uint8Array | null }
+
+function raw(chunk: DuckDBDataChunk, col: number, n: number, width: number): Raw {
+  const vec = duckdb.data_chunk_get_vector(chunk.chunk, col);
+  const data = duckdb.vector_get_data(vec, n * width);
+  // Validity is a uint64 bitmap (little-endian words), absent when every row is valid.
+  const valid = (duckdb.vector_get_validity(vec, Math.ceil(n / 64) * 8) as Uint8Array | null) ?? null;
+  return { data, valid };
+}
+
+const isNull = (v: Uint8Array | null, i: number) => v !== null && ((v[i >> 3] >> (i & 7)) & 1) === 0;
+
+/** Frame a payload written by `f` with its int32 length. */
+function framed(w: Writer, f: () => void): void {
+  const at = w.length;
+  w.int32(0);
+  f();
+  w.setInt32(at, w.length - at - 4);
+}
+
+const TWO32 = 4294967296;
+/** int64 stored as (lo, hi) int32 pairs: hi within this range means |value| < 2^53. */
+const SAFE_HI = 2097152;
+
+function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number): ColumnFactory | null {
+  const text = format === 0;
+  const efd = s.extraFloatDigits ?? 1;
+  switch (t.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, 1);
+        return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          w.int32(1); w.byte(text ? (data[i] ? 0x74 : 0x66) : data[i] ? 1 : 0);
+        };
+      };
+    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT: case DuckDBTypeId.USMALLINT: case DuckDBTypeId.UINTEGER: {
+      const id = t.typeId;
+      const width = id === DuckDBTypeId.TINYINT || id === DuckDBTypeId.UTINYINT ? 1
+        : id === DuckDBTypeId.SMALLINT || id === DuckDBTypeId.USMALLINT ? 2 : 4;
+      const view = (d: Uint8Array, n: number) =>
+        id === DuckDBTypeId.TINYINT ? new Int8Array(d.buffer, d.byteOffset, n)
+        : id === DuckDBTypeId.UTINYINT ? d.subarray(0, n)
+        : id === DuckDBTypeId.SMALLINT ? new Int16Array(d.buffer, d.byteOffset, n)
+        : id === DuckDBTypeId.USMALLINT ? new Uint16Array(d.buffer, d.byteOffset, n)
+        : id === DuckDBTypeId.INTEGER ? new Int32Array(d.buffer, d.byteOffset, n)
+        : new Uint32Array(d.buffer, d.byteOffset, n);
+      // The declared OID decides the binary width (int2 2, int4 4, oid 4 unsigned, int8 8).
+      const bin: (w: Writer, v: number) => void =
+        oid === OID.int2 ? (w, v) => { w.int32(2); w.int16(v); }
+        : oid === OID.int4 ? (w, v) => { w.int32(4); w.int32(v); }
+        : oid === OID.oid ? (w, v) => { w.int32(4); w.uint32(v); }
+        : (w, v) => { w.int32(8); B.int64Num(w, v); };
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, width);
+        const a = view(data, n);
+        return text
+          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else framed(w, () => T.intText(w, a[i])); }
+          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else bin(w, a[i]); };
+      };
+    }
+    case DuckDBTypeId.BIGINT:
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, 8);
+        const a = new Int32Array(data.buffer, data.byteOffset, 2 * n);
+        if (!text) return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          w.int32(8); w.int32(a[2 * i + 1]); w.int32(a[2 * i]);
+        };
+        return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          const hi = a[2 * i + 1], lo = a[2 * i] >>> 0;
+          framed(w, () => {
+            if (hi >= -SAFE_HI && hi < SAFE_HI) T.intText(w, hi * TWO32 + lo);
+            else w.latin1(((BigInt(hi) << 32n) | BigInt(lo)).toString());
+          });
+        };
+      };
+    case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE: {
+      const f4 = t.typeId === DuckDBTypeId.FLOAT;
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, f4 ? 4 : 8);
+        const a = f4 ? new Float32Array(data.buffer, data.byteOffset, n) : new Float64Array(data.buffer, data.byteOffset, n);
+        if (!text) return f4
+          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(4); w.float32(a[i]); } }
+          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(8); w.float64(a[i]); } };
+        return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          const str = f4 ? T.float4String(a[i], efd) : T.float8String(a[i], efd);
+          w.int32(str.length); w.latin1(str);
+        };
+      };
+    }
+    case DuckDBTypeId.VARCHAR: case DuckDBTypeId.BLOB: {
+      const hex = t.typeId === DuckDBTypeId.BLOB && text;
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, 16);
+        const lens = new Uint32Array(data.buffer, data.byteOffset, 4 * n);
+        return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          const len = lens[4 * i];
+          // string_t: ≤12 bytes inline after the length, else a pointer at +8.
+          const bytes = len <= 12
+            ? data.subarray(16 * i + 4, 16 * i + 4 + len)
+            : duckdb.get_data_from_pointer(data.buffer as ArrayBuffer, data.byteOffset + 16 * i + 8, len);
+          if (hex) framed(w, () => T.byteaText(w, bytes));
+          else { w.int32(len); w.bytes(bytes); }
+        };
+      };
+    }
+    case DuckDBTypeId.DATE:
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, 4);
+        const a = new Int32Array(data.buffer, data.byteOffset, n);
+        return text
+          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else framed(w, () => T.dateText(w, a[i])); }
+          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(4); B.dateBinary(w, a[i]); } };
+      };
+    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_TZ: {
+      const zone = t.typeId === DuckDBTypeId.TIMESTAMP_TZ ? zoneFor(s.timeZone) : null;
+      return (ch, c, n) => {
+        const { data, valid } = raw(ch, c, n, 8);
+        const a = new Int32Array(data.buffer, data.byteOffset, 2 * n);
+        return (w, i) => {
+          if (isNull(valid, i)) { w.int32(-1); return; }
+          const hi = a[2 * i + 1], lo = a[2 * i] >>> 0;
+          if (hi >= -SAFE_HI && hi < SAFE_HI) {
+            const us = hi * TWO32 + lo;
+            if (!text) { w.int32(8); B.timestampBinaryNum(w, us); return; }
+            const days = Math.floor(us / T.US_PER_DAY);
+            framed(w, () => T.timestampText(w, days, us - days * T.US_PER_DAY, zone));
+          } else {
+            const big = (BigInt(hi) << 32n) | BigInt(lo); // far dates and ±infinity
+            if (!text) { w.int32(8); B.timestampBinaryBig(w, big); return; }
+            framed(w, () => T.timestampTextBig(w, big, zone));
+          }
+        };
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+function genericColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ColumnFactory {
+  const enc = valueEncoder(t, format, s);
+  return (ch, c) => {
+    const vec = ch.getColumnVector(c);
+    return (w, i) => {
+      const v = vec.getItem(i);
+      if (v === null) { w.int32(-1); return; }
+      const at = w.length;
+      w.int32(0);
+      enc(w, v);
+      w.setInt32(at, w.length - at - 4);
+    };
+  };
+}
+
+/** Writes the DataRows of `chunk` rows [start, end) into `w`; returns the number of rows written. */
+export type RowEncoder = (chunk: DuckDBDataChunk, w: Writer, start?: number, end?: number) => number;
+
+/**
+ * Build the per-result encoder once (after RowDescription is known) and call it per chunk.
+ * `formats`: per column 0 text / 1 binary (already expanded from Bind's 0/1/N format codes).
+ * `oids` (optional): the OID announced per column when it differs from pgFieldFor (e.g. catalog
+ * columns served as int2/oid/name); integer columns then use that binary width.
+ */
+export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: EncodeSettings, oids?: (number | undefined)[]): RowEncoder {
+  const ncols = types.length;
+  const factories = types.map((t, c) => {
+    const f = formats[c] ?? 0;
+    const oid = oids?.[c] ?? defaultIntOid(t);
+    return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
+  });
+  return (chunk, w, start = 0, end = chunk.rowCount) => {
+    const n = chunk.rowCount;
+    if (end > n) end = n;
+    const cells: Cell[] = new Array(ncols);
+    for (let c = 0; c < ncols; c++) cells[c] = factories[c](chunk, c, n);
+    for (let i = start; i < end; i++) {
+      const rowStart = w.length;
+      try {
+        const at = w.begin(0x44);
+        w.int16(ncols);
+        for (let c = 0; c < ncols; c++) cells[c](w, i);
+        w.end(at);
+      } catch (e) {
+        w.truncate(rowStart); // leave only complete DataRows behind
+        throw e;
+      }
+    }
+    return end > start ? end - start : 0;
+  };
+}
+
+function defaultIntOid(t: DuckDBType): number {
+  switch (t.typeId) {
+    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT: return OID.int2;
+    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT: return OID.int4;
+    default: return OID.int8;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Encoders from DuckDBValue (what DuckDBVector.getItem returns) to PostgreSQL text or binary bytes.
+ * This is the general path (nested types, rarer scalars, array elements); hot scalar columns are read
+ * straight from vector memory in columns.ts but format through the same text.ts/binary.ts helpers.
+ */
+import {
+  DuckDBTypeId, type DuckDBType, type DuckDBValue, type DuckDBDateValue, type DuckDBTimestampValue,
+  type DuckDBDecimalValue, type DuckDBIntervalValue, type DuckDBTimeValue, type DuckDBTimeTZValue,
+  type DuckDBUUIDValue, type DuckDBBlobValue, type DuckDBTimeNSValue, type DuckDBTimestampNanosecondsValue,
+  type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue,
+} from '@duckdb/node-api';
+import type { Writer } from '../writer.js';
+import { elementOidFor, listLeaf, OID } from './oids.js';
+import * as T from './text.js';
+import * as B from './binary.js';
+import { zoneFor } from './tz.js';
+import { jsonText } from './json.js';
+import { arrayEncoder } from './arrays.js';
+
+export interface EncodeSettings {
+  /** Session TimeZone: IANA name ('America/New_York'), 'UTC', or an ISO offset ('+05:30'). */
+  timeZone: string;
+  /** extra_float_digits (default 1: shortest round-trip, as PostgreSQL 12+). */
+  extraFloatDigits?: number;
+}
+
+/** Writes the payload of one non-NULL value (no length prefix). */
+export type ValueEncoder = (w: Writer, v: DuckDBValue) => void;
+
+const NS_PER_US = 1000n;
+
+/** Floor division for bigint (DuckDB nanosecond values → µs, like a cast to TIMESTAMP). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+}
+
+/** Micros since 1970 for any DuckDB timestamp flavour (infinities preserved). */
+function timestampMicros(t: DuckDBType, v: DuckDBValue): bigint {
+  switch (t.typeId) {
+    case DuckDBTypeId.TIMESTAMP_S: {
+      const s = (v as DuckDBTimestampSecondsValue).seconds;
+      return s >= T.TS_PINF ? T.TS_PINF : s <= T.TS_NINF ? T.TS_NINF : s * 1000000n;
+    }
+    case DuckDBTypeId.TIMESTAMP_MS: {
+      const ms = (v as DuckDBTimestampMillisecondsValue).millis;
+      return ms >= T.TS_PINF ? T.TS_PINF : ms <= T.TS_NINF ? T.TS_NINF : ms * 1000n;
+    }
+    case DuckDBTypeId.TIMESTAMP_NS: {
+      const ns = (v as DuckDBTimestampNanosecondsValue).nanos;
+      return ns >= T.TS_PINF ? T.TS_PINF : ns <= T.TS_NINF ? T.TS_NINF : floorDiv(ns, NS_PER_US);
+    }
+    default:
+      return (v as DuckDBTimestampValue).micros;
+  }
+}
+
+function timeMicros(t: DuckDBType, v: DuckDBValue): number {
+  if (t.typeId === DuckDBTypeId.TIME_NS) return Number((v as DuckDBTimeNSValue).nanos / NS_PER_US);
+  return Number((v as DuckDBTimeValue).micros);
+}
+
+/** Text or binary encoder for values of DuckDB type `t`, served with the OID pgFieldFor gives. */
+export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ValueEncoder {
+  const efd = s.extraFloatDigits ?? 1;
+  if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
+    const { leaf, depth } = listLeaf(t);
+    return arrayEncoder(depth, valueEncoder(leaf, format, s), elementOidFor(leaf), format, leaf);
+  }
+  const text = format === 0;
+  switch (t.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return text ? (w, v) => T.boolText(w, v as boolean) : (w, v) => { w.byte(v ? 1 : 0); };
+    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT:
+      return text ? (w, v) => T.intText(w, v as number) : (w, v) => { w.int16(v as number); };
+    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT:
+      return text ? (w, v) => T.intText(w, v as number) : (w, v) => { w.int32(v as number); };
+    case DuckDBTypeId.UINTEGER:
+      return text ? (w, v) => T.intText(w, v as number) : (w, v) => B.int64Num(w, v as number);
+    case DuckDBTypeId.BIGINT: case DuckDBTypeId.INTEGER_LITERAL:
+      return text ? (w, v) => T.bigintText(w, BigInt(v as bigint)) : (w, v) => { w.int64(BigInt(v as bigint)); };
+    case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT: case DuckDBTypeId.UHUGEINT: case DuckDBTypeId.BIGNUM:
+      return text ? (w, v) => T.bigintText(w, v as bigint) : (w, v) => B.numericBinary(w, v as bigint, 0);
+    case DuckDBTypeId.DECIMAL:
+      return text
+        ? (w, v) => { const d = v as DuckDBDecimalValue; w.latin1(T.decimalString(d.value, d.scale)); }
+        : (w, v) => { const d = v as DuckDBDecimalValue; B.numericBinary(w, d.value, d.scale); };
+    case DuckDBTypeId.FLOAT:
+      return text ? (w, v) => { w.latin1(T.float4String(v as number, efd)); } : (w, v) => { w.float32(v as number); };
+    case DuckDBTypeId.DOUBLE:
+      return text ? (w, v) => { w.latin1(T.float8String(v as number, efd)); } : (w, v) => { w.float64(v as number); };
+    case DuckDBTypeId.VARCHAR: {
+      const json = t.alias === 'JSON';
+      // json's binary form is its text; (jsonb would prefix version byte 1, but we never declare jsonb).
+      return json || text ? (w, v) => { w.utf8(v as string); } : (w, v) => { w.utf8(v as string); };
+    }
+    case DuckDBTypeId.BLOB:
+      return text ? (w, v) => T.byteaText(w, (v as DuckDBBlobValue).bytes) : (w, v) => { w.bytes((v as DuckDBBlobValue).bytes); };
+    case DuckDBTypeId.DATE:
+      return text ? (w, v) => T.dateText(w, (v as DuckDBDateValue).days) : (w, v) => B.dateBinary(w, (v as DuckDBDateValue).days);
+    case DuckDBTypeId.TIME: case DuckDBTypeId.TIME_NS:
+      return text ? (w, v) => T.timeText(w, timeMicros(t, v)) : (w, v) => B.int64Num(w, timeMicros(t, v));
+    case DuckDBTypeId.TIME_TZ:
+      return text
+        ? (w, v) => { const x = v as DuckDBTimeTZValue; T.timetzText(w, Number(x.micros), x.offset); }
+        : (w, v) => { const x = v as DuckDBTimeTZValue; B.timetzBinary(w, Number(x.micros), x.offset); };
+    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
+      return text ? (w, v) => T.timestampTextBig(w, timestampMicros(t, v), null) : (w, v) => B.timestampBinaryBig(w, timestampMicros(t, v));
+    case DuckDBTypeId.TIMESTAMP_TZ: {
+      const zone = zoneFor(s.timeZone);
+      return text ? (w, v) => T.timestampTextBig(w, (v as DuckDBTimestampValue).micros, zone) : (w, v) => B.timestampBinaryBig(w, (v as DuckDBTimestampValue).micros);
+    }
+    case DuckDBTypeId.INTERVAL:
+      return text
+        ? (w, v) => { const x = v as DuckDBIntervalValue; w.latin1(T.intervalString(x.months, x.days, x.micros)); }
+        : (w, v) => { const x = v as DuckDBIntervalValue; B.intervalBinary(w, x.months, x.days, x.micros); };
+    case DuckDBTypeId.UUID:
+      return text ? (w, v) => { w.latin1(T.uuidString((v as DuckDBUUIDValue).toUint128())); } : (w, v) => B.uuidBinary(w, (v as DuckDBUUIDValue).toUint128());
+    case DuckDBTypeId.STRUCT: case DuckDBTypeId.MAP: case DuckDBTypeId.UNION: case DuckDBTypeId.VARIANT: {
+      // Served as json (114), whose text and binary forms are the same bytes.
+      return (w, v) => { w.utf8(jsonText(t, v, s)); };
+    }
+    case DuckDBTypeId.BIT:
+      return (w, v) => { w.latin1((v as DuckDBBitValue).toString()); };
+    default:
+      // ENUM (label string), GEOMETRY, SQLNULL, anything newer: text of the value.
+      return (w, v) => { w.utf8(typeof v === 'string' ? v : String(v)); };
+  }
+}
+
+/** OID the encoder above produces for a scalar type (for array element headers). */
+export function scalarOidOf(t: DuckDBType): number {
+  return t.typeId === DuckDBTypeId.VARCHAR && t.alias === 'JSON' ? OID.json : elementOidFor(t);
+}
