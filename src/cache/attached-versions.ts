@@ -1,0 +1,100 @@
+/**
+ * Attached versions: each version's catalog is attached once and shared by every session reading
+ * it. Reference counts keep a version in use attached; idle versions beyond `maxIdle` are detached,
+ * least recently used first.
+ */
+import { LRUCache } from 'lru-cache';
+
+export interface Attached {
+  readonly dbName: string;
+  /** Detach from DuckDB and release files (called once, when no lease is left). */
+  dispose(): Promise<void>;
+}
+
+export interface AttachedLease<T extends Attached> {
+  readonly value: T;
+  release(): void;
+}
+
+interface Entry<T> {
+  value: T;
+  refs: number;
+}
+
+export class AttachedVersions<T extends Attached> {
+  private readonly live = new Map<string, Entry<T>>();
+  private readonly loading = new Map<string, Promise<T>>();
+  private readonly idle: LRUCache<string, Entry<T>>;
+  hits = 0;
+  misses = 0;
+  evictions = 0;
+
+  constructor(maxIdle: number) {
+    this.idle = new LRUCache<string, Entry<T>>({
+      max: Math.max(1, maxIdle),
+      dispose: (entry, key, reason) => {
+        // 'set' / 'delete' happen when an idle version is taken back into use: keep it.
+        if (reason !== 'evict') return;
+        this.evictions++;
+        void entry.value.dispose().catch(() => undefined);
+        void key;
+      },
+    });
+  }
+
+  get size(): number {
+    return this.live.size + this.idle.size;
+  }
+
+  /** Lease `key`, attaching it with `load` on first use; concurrent first uses share one load. */
+  async acquire(key: string, load: () => Promise<T>): Promise<AttachedLease<T>> {
+    let entry = this.live.get(key);
+    if (!entry) {
+      const parked = this.idle.get(key);
+      if (parked) {
+        this.idle.delete(key);
+        this.live.set(key, parked);
+        entry = parked;
+      }
+    }
+    if (entry) {
+      this.hits++;
+    } else {
+      let pending = this.loading.get(key);
+      if (!pending) {
+        this.misses++;
+        pending = load().finally(() => this.loading.delete(key));
+        this.loading.set(key, pending);
+      } else this.hits++;
+      const value = await pending;
+      entry = this.live.get(key);
+      if (!entry) {
+        entry = { value, refs: 0 };
+        this.live.set(key, entry);
+      }
+    }
+    entry.refs++;
+    const e = entry;
+    let released = false;
+    return {
+      value: e.value,
+      release: () => {
+        if (released) return;
+        released = true;
+        e.refs--;
+        if (e.refs === 0 && this.live.get(key) === e) {
+          this.live.delete(key);
+          this.idle.set(key, e);
+        }
+      },
+    };
+  }
+
+  /** Detach everything (shutdown). */
+  async clear(): Promise<void> {
+    const all = [...this.live.values(), ...this.idle.values()];
+    this.live.clear();
+    this.idle.clear();
+    await Promise.all(all.map((e) => e.value.dispose().catch(() => undefined)));
+  }
+}

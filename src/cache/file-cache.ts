@@ -1,0 +1,162 @@
+/**
+ * Files from remote stores on local disk, under a byte budget. Names are content addresses
+ * (sha256 when known, else the hash of store+key: data files never change once written).
+ * Downloads go through ObjectStore.download (temp → verify → fsync → rename), so a file under
+ * its final name is always complete. A pinned file (in use by a query) is never evicted.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { ObjectStore } from '../store/store.js';
+import { PART_MARK } from '../store/verified-write.js';
+import { SingleFlight } from './single-flight.js';
+
+export interface FileSpec {
+  sha256?: string;
+  size?: number;
+}
+
+export interface Lease {
+  readonly path: string;
+  /** Unpins the file; idempotent. */
+  release(): void;
+}
+
+export interface FileCacheStats {
+  entries: number;
+  bytes: number;
+  pinned: number;
+  hits: number;
+  misses: number;
+  downloads: number;
+  evictions: number;
+  maxBytes: number;
+}
+
+export class FileCache {
+  /** name → size, in least-recently-used-first order (Map keeps insertion order). */
+  private readonly entries = new Map<string, number>();
+  private readonly pins = new Map<string, number>();
+  private readonly flights = new SingleFlight<void>();
+  private bytes = 0;
+  private counters = { hits: 0, misses: 0, downloads: 0, evictions: 0 };
+
+  private constructor(readonly dir: string, readonly maxBytes: number) {}
+
+  /** Opens (creating) the cache dir; leftovers of interrupted downloads are removed, the rest reused. */
+  static async open(dir: string, options: { maxBytes?: number } = {}): Promise<FileCache> {
+    await mkdir(dir, { recursive: true });
+    const cache = new FileCache(dir, options.maxBytes ?? 10 * 1024 ** 3);
+    const found: { name: string; size: number; used: number }[] = [];
+    for (const name of await readdir(dir)) {
+      const p = join(dir, name);
+      if (name.includes(PART_MARK)) {
+        await unlink(p).catch(() => {});
+        continue;
+      }
+      const st = await stat(p).catch(() => null);
+      if (st?.isFile()) found.push({ name, size: st.size, used: st.mtimeMs });
+    }
+    found.sort((a, b) => a.used - b.used);
+    for (const f of found) cache.add(f.name, f.size);
+    await cache.evict();
+    return cache;
+  }
+
+  /** Where the object lives (or will live) in the cache; stable across restarts. */
+  pathFor(store: ObjectStore, key: string, spec: FileSpec = {}): string {
+    return join(this.dir, this.nameFor(store, key, spec));
+  }
+
+  private nameFor(store: ObjectStore, key: string, spec: FileSpec): string {
+    const ext = extname(key);
+    const suffix = /^\.[a-z0-9]{1,10}$/i.test(ext) ? ext : '';
+    if (spec.sha256) return `sha256-${spec.sha256.toLowerCase()}${suffix}`;
+    return `obj-${createHash('sha256').update(`${store.location}\0${key}`).digest('hex')}${suffix}`;
+  }
+
+  /** Ensures the object is present and verified, pinned until the lease is released. */
+  async acquire(store: ObjectStore, key: string, spec: FileSpec = {}): Promise<Lease> {
+    const name = this.nameFor(store, key, spec);
+    const path = join(this.dir, name);
+    this.pin(name);
+    try {
+      if (this.entries.has(name) && (await stat(path).catch(() => null))?.isFile()) {
+        this.counters.hits++;
+        this.touch(name);
+      } else {
+        this.drop(name); // vanished from disk behind our back
+        this.counters.misses++;
+        await this.flights.run(name, async () => {
+          if (this.entries.has(name)) return;
+          await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
+          this.counters.downloads++;
+          const st = await stat(path);
+          this.add(name, st.size);
+        });
+        await this.evict();
+      }
+    } catch (e) {
+      this.unpin(name);
+      throw e;
+    }
+    let released = false;
+    return {
+      path,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.unpin(name);
+        void this.evict();
+      },
+    };
+  }
+
+  stats(): FileCacheStats {
+    return { entries: this.entries.size, bytes: this.bytes, pinned: this.pins.size, maxBytes: this.maxBytes, ...this.counters };
+  }
+
+  private add(name: string, size: number): void {
+    this.drop(name);
+    this.entries.set(name, size);
+    this.bytes += size;
+  }
+
+  private drop(name: string): void {
+    const size = this.entries.get(name);
+    if (size === undefined) return;
+    this.entries.delete(name);
+    this.bytes -= size;
+  }
+
+  private touch(name: string): void {
+    const size = this.entries.get(name)!;
+    this.entries.delete(name);
+    this.entries.set(name, size);
+    // mtime carries the LRU order across restarts; losing it only makes eviction less precise
+    const now = new Date();
+    void utimes(join(this.dir, name), now, now).catch(() => {});
+  }
+
+  private pin(name: string): void {
+    this.pins.set(name, (this.pins.get(name) ?? 0) + 1);
+  }
+
+  private unpin(name: string): void {
+    const n = (this.pins.get(name) ?? 1) - 1;
+    if (n <= 0) this.pins.delete(name);
+    else this.pins.set(name, n);
+  }
+
+  /** Removes least recently used unpinned files until the budget holds (or only pinned ones remain). */
+  private async evict(): Promise<void> {
+    if (this.bytes <= this.maxBytes) return;
+    for (const [name] of [...this.entries]) {
+      if (this.bytes <= this.maxBytes) break;
+      if (this.pins.has(name)) continue;
+      this.drop(name);
+      this.counters.evictions++;
+      await unlink(join(this.dir, name)).catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Tags never move (spec Part 4). The ledger remembers, on disk, the version each tag of a
+ * repository first resolved to; a later different answer is tampering (or a rewritten mirror)
+ * and is refused, naming both versions. One JSON file per repository location.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SqlError, SQLSTATE } from '../errors.js';
+
+export class TagLedger {
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly file: string | null, private readonly tags: Map<string, string>) {}
+
+  /** `dir` null keeps the ledger in memory only (no cache dir configured). */
+  static async open(dir: string | null, repositoryLocation: string): Promise<TagLedger> {
+    if (dir === null) return new TagLedger(null, new Map());
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${createHash('sha256').update(repositoryLocation).digest('hex').slice(0, 32)}.json`);
+    const tags = new Map<string, string>();
+    try {
+      const raw = JSON.parse(await readFile(file, 'utf8')) as { tags?: Record<string, unknown> };
+      for (const [k, v] of Object.entries(raw.tags ?? {})) if (typeof v === 'string') tags.set(k, v);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ENOENT') {
+        throw new SqlError(SQLSTATE.ioError, `cannot read the tag ledger ${file}: ${(e as Error).message}`, undefined, 'remove the file only if you trust the repository');
+      }
+    }
+    return new TagLedger(file, tags);
+  }
+
+  /** Records `tag → versionId` the first time; throws XX001 when the tag points elsewhere now. */
+  async check(tag: string, versionId: string, repository: string): Promise<void> {
+    const seen = this.tags.get(tag);
+    if (seen === versionId) return;
+    if (seen !== undefined) {
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `tag ${tag} of repository ${repository} moved from version ${seen} to ${versionId}; tags never move, refusing it as tampering`,
+        `the tag ledger in the cache directory recorded ${tag} -> ${seen}`,
+      );
+    }
+    this.tags.set(tag, versionId);
+    await this.persist();
+  }
+
+  get(tag: string): string | undefined {
+    return this.tags.get(tag);
+  }
+
+  private persist(): Promise<void> {
+    const file = this.file;
+    if (!file) return Promise.resolve();
+    // serialised: each write replaces the whole file atomically with the current map
+    this.writing = this.writing.catch(() => {}).then(async () => {
+      const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
+      const fh = await open(tmp, 'w');
+      try {
+        await fh.writeFile(JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1));
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, file);
+    });
+    return this.writing;
+  }
+}

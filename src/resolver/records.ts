@@ -1,0 +1,120 @@
+/**
+ * The JSON files of a repository (fdl.json, refs.json, version.json, expired.json), parsed
+ * liberally: unknown fields are ignored, only what the reader relies on is checked.
+ */
+import { z } from 'zod';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { isVersionId, refKind } from './names.js';
+
+const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/).transform((s) => s.toLowerCase());
+const size = z.number().int().nonnegative();
+
+const FdlJson = z.looseObject({
+  fdl: z.string(),
+  id: z.string().optional(),
+  data_dir: z.string().optional(),
+  signers: z.array(z.string()).optional(),
+});
+export type FdlSettings = { fdl: string; id?: string; dataDir: string; signers: string[] };
+
+const CatalogEntry = z.looseObject({
+  path: z.string(),
+  format: z.looseObject({ ducklake: z.string().optional() }),
+  sha256: sha256Hex,
+  size,
+  snapshot_id: z.number().int().optional(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntry>;
+
+const FileEntry = z.looseObject({ sha256: sha256Hex, size });
+export type FileEntry = z.infer<typeof FileEntry>;
+
+const VersionJson = z.looseObject({
+  fdl: z.string().optional(),
+  id: z.string(),
+  repository: z.string().optional(),
+  parents: z.array(z.string()).optional(),
+  created: z.string().optional(),
+  author: z.string().optional(),
+  message: z.string().optional(),
+  catalogs: z.array(CatalogEntry).min(1),
+  files: z.record(z.string(), FileEntry).optional(),
+});
+export type VersionRecord = z.infer<typeof VersionJson> & { parents: string[] };
+
+/** Catalog formats this reader can open (lake/ reads DuckLake 1.0 and 0.4 catalogs). */
+export const SUPPORTED_DUCKLAKE = ['1.0', '0.4'];
+
+function parseJson(body: Buffer, what: string, sqlstate: string): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw new SqlError(sqlstate, `malformed ${what}: ${(e as Error).message}`);
+  }
+}
+
+export function parseFdlJson(body: Buffer, repo: string): FdlSettings {
+  const r = FdlJson.safeParse(parseJson(body, `fdl.json of repository ${repo}`, SQLSTATE.invalidCatalogName));
+  if (!r.success) throw new SqlError(SQLSTATE.invalidCatalogName, `malformed fdl.json of repository ${repo}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+  const major = r.data.fdl.split('.')[0];
+  if (major !== '0') {
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in repository ${repo} (this reader understands FDL 0.x)`);
+  }
+  let dataDir = r.data.data_dir ?? 'data/';
+  if (dataDir !== '' && !dataDir.endsWith('/')) dataDir += '/';
+  const bad = dataDir.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(dataDir) || dataDir.includes('\\') || dataDir.slice(0, -1).split('/').some((c) => c === '' || c === '.' || c === '..');
+  if (dataDir !== '' && bad) throw new SqlError(SQLSTATE.invalidCatalogName, `fdl.json of repository ${repo} has an invalid data_dir ${JSON.stringify(r.data.data_dir)}`);
+  return { fdl: r.data.fdl, id: r.data.id, dataDir, signers: r.data.signers ?? [] };
+}
+
+/** refs.json → full ref name → version ID; names and IDs that are not valid are dropped, never used. */
+export function parseRefsJson(body: Buffer): { head?: string; refs: Map<string, string> } {
+  const raw = parseJson(body, 'refs.json', SQLSTATE.invalidCatalogName) as { head?: unknown; refs?: unknown };
+  const refs = new Map<string, string>();
+  if (raw && typeof raw.refs === 'object' && raw.refs !== null) {
+    for (const [name, id] of Object.entries(raw.refs as Record<string, unknown>)) {
+      if (refKind(name) && typeof id === 'string' && isVersionId(id)) refs.set(name, id);
+    }
+  }
+  const head = typeof raw?.head === 'string' && refKind(raw.head) ? raw.head : undefined;
+  return { head, refs };
+}
+
+export function parseVersionJson(body: Buffer, dirId: string): VersionRecord {
+  const what = `versions/${dirId}/version.json`;
+  const r = VersionJson.safeParse(parseJson(body, what, SQLSTATE.dataCorrupted));
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`);
+  }
+  if (r.data.fdl !== undefined && r.data.fdl.split('.')[0] !== '0') {
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in ${what}`);
+  }
+  return { ...r.data, parents: r.data.parents ?? [] };
+}
+
+export interface ExpiryMark {
+  expired?: string;
+  reason?: string;
+  successor?: string;
+}
+
+export function parseExpired(body: Buffer): ExpiryMark {
+  try {
+    const raw = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    return { expired: str(raw.expired), reason: str(raw.reason), successor: str(raw.successor) };
+  } catch {
+    return {}; // the marker's presence is what counts; an unreadable one still expires the version
+  }
+}
+
+/** The first catalog whose DuckLake format this reader understands (spec Part 5.5). */
+export function pickCatalog(rec: VersionRecord, id: string): CatalogEntry {
+  const hit = rec.catalogs.find((c) => c.format.ducklake !== undefined && SUPPORTED_DUCKLAKE.includes(c.format.ducklake));
+  if (!hit) {
+    const have = rec.catalogs.map((c) => JSON.stringify(c.format)).join(', ');
+    throw new SqlError(SQLSTATE.featureNotSupported, `version ${id} has no catalog in a supported format (has ${have}; supported: ducklake ${SUPPORTED_DUCKLAKE.join(', ')})`);
+  }
+  return hit;
+}

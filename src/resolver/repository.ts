@@ -1,0 +1,486 @@
+/**
+ * One FDL repository on one store: fdl.json, ref resolution (spec Part 2) and opening verified
+ * versions (Parts 3–5). Names are validated before any key is built; refs are read through a
+ * short-TTL cache with ETag revalidation; everything under versions/<id>/ is cached forever.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
+import { checkKey, type ObjectStore } from '../store/store.js';
+import { FileCache, type Lease } from '../cache/file-cache.js';
+import { RefCache } from '../cache/ref-cache.js';
+import { TagLedger } from '../cache/tag-ledger.js';
+import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
+import { parseExpired, parseFdlJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type FdlSettings, type VersionRecord } from './records.js';
+import { parseAllowedSigners, verifySshsig, type SignatureStatus, type TrustedSigner } from './sshsig.js';
+
+export type SignaturePolicy = 'require' | 'prefer' | 'off';
+
+export interface RepositoryOptions {
+  /** Default 'prefer': serve unsigned/untrusted versions but report them. */
+  signatures?: SignaturePolicy;
+  /** Path of an OpenSSH allowed_signers file: the only source of trusted keys. */
+  allowedSigners?: string;
+  /** Where the tag ledger (and, when no fileCache is given, remote files) live. */
+  cacheDir?: string;
+  /** TTL of ref reads (default 2000 ms); 0 re-reads (conditionally) every time. */
+  refTtlMs?: number;
+  /** Disk cache for files of remote stores; shared between repositories. */
+  fileCache?: FileCache;
+  /** Ref cache; shared between repositories when given. */
+  refCache?: RefCache;
+}
+
+export interface Resolution {
+  requested: string;
+  /** Full ref name (refs/heads/main), or null when a version ID was given. */
+  ref: string | null;
+  kind: RefKind | 'version';
+  versionId: string;
+}
+
+export interface RefInfo {
+  name: string;
+  kind: RefKind;
+  versionId: string;
+}
+
+export interface DataFile {
+  path: string;
+  size?: number;
+}
+
+export interface VerifiedVersion {
+  readonly id: string;
+  /** version.json as parsed (parents, created, author, message, catalogs, files, unknown fields kept). */
+  readonly version: VersionRecord;
+  readonly catalog: CatalogEntry;
+  /** Local path of the verified catalog (in place for local stores, in the file cache otherwise). */
+  readonly catalogFile: string;
+  /** dataset.json when version.json lists it (hash-checked), else null. */
+  readonly dataset: unknown;
+  readonly signature: SignatureStatus;
+  readonly dataDir: string;
+  /** Local path of a data file given relative to <root>/<data_dir>. */
+  locate(rel: string): string;
+  /** Remote stores: downloads (and pins) the files before a query; local: checks they exist. */
+  ensureFiles(files: DataFile[]): Promise<Lease>;
+  /** Releases the pin on the catalog file (and files ensured through this handle). */
+  close(): void;
+}
+
+/** What is known about a version without fetching its catalog (history, fdl.versions). */
+export interface VersionInfo {
+  id: string;
+  version: VersionRecord;
+  signature: SignatureStatus;
+  expired: { expired?: string; reason?: string; successor?: string } | null;
+}
+
+const MAX_REF = 4096;
+const MAX_REFS_JSON = 8 * 1024 * 1024;
+const MAX_VERSION_JSON = 4 * 1024 * 1024;
+const MAX_SIG = 64 * 1024;
+const MAX_DATASET = 16 * 1024 * 1024;
+
+const sha256Hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+interface VersionMeta {
+  bytes: Buffer;
+  record: VersionRecord;
+  signature: SignatureStatus;
+  dataset?: unknown;
+}
+
+export class Repository {
+  readonly refs: RefCache;
+  private readonly metas = new Map<string, Promise<VersionMeta>>();
+  private readonly versionBytes = new Map<string, Buffer>();
+  private readonly datasets = new Map<string, Promise<unknown>>();
+  /** Local catalogs already hashed, by path → stat fingerprint, so an unchanged file is not re-hashed. */
+  private readonly verifiedLocal = new Map<string, string>();
+  private refsDir: { present: boolean; at: number } | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly store: ObjectStore,
+    readonly settings: FdlSettings,
+    readonly policy: SignaturePolicy,
+    private readonly trusted: TrustedSigner[],
+    readonly trustWarnings: string[],
+    private readonly ledger: TagLedger,
+    private readonly fileCache: FileCache | null,
+    refCache: RefCache,
+  ) {
+    this.refs = refCache;
+  }
+
+  get id(): string | undefined {
+    return this.settings.id;
+  }
+
+  get dataDir(): string {
+    return this.settings.dataDir;
+  }
+
+  // ------------------------------------------------------------------ refs
+
+  /** Spec Part 2: the first rule that matches decides. */
+  async resolve(requested: string): Promise<Resolution> {
+    const name = requested;
+    if (name === '' || name === 'HEAD') return this.resolveHead(requested);
+    if (name.startsWith('refs/')) return this.resolveFull(name, requested);
+    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested);
+    if (isVersionId(name) && (await this.versionExists(name))) {
+      return { requested, ref: null, kind: 'version', versionId: name };
+    }
+    if (!isValidShortName(name) || !refKind(`refs/heads/${name}`) || !refKind(`refs/tags/${name}`)) throw invalidRefName(name);
+    const head = `refs/heads/${name}`;
+    const tag = `refs/tags/${name}`;
+    const [h, t] = await Promise.all([this.readRef(head), this.readRef(tag)]);
+    if (h !== null && t !== null) {
+      throw new SqlError(SQLSTATE.invalidCatalogName, `ambiguous ref: ${head}, ${tag} ("${name}" in repository ${this.name})`, `${head} -> ${h}, ${tag} -> ${t}`, `use heads/${name} or tags/${name}`);
+    }
+    if (h !== null) return this.finish(requested, head, 'branch', h);
+    if (t !== null) return this.finish(requested, tag, 'tag', t);
+    const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
+    throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.name} (tried ${tried.join(', ')})`, undefined, await this.refsHint());
+  }
+
+  private async resolveFull(full: string, requested: string): Promise<Resolution> {
+    const kind = refKind(full);
+    if (!kind) throw invalidRefName(requested);
+    const id = await this.readRef(full);
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.name} (tried ${full})`, undefined, await this.refsHint());
+    return this.finish(requested, full, kind, id);
+  }
+
+  private async resolveHead(requested: string): Promise<Resolution> {
+    const body = await this.refs.get(this.store, 'HEAD', MAX_REF);
+    let target = 'refs/heads/main';
+    if (body !== null) {
+      const text = body.toString('utf8').trim();
+      const m = /^ref:\s*(\S+)$/.exec(text);
+      if (m && refKind(m[1]!)) target = m[1]!;
+      else if (isVersionId(text)) return this.finish(requested, null, 'version', text); // detached HEAD, accepted liberally
+      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>"`, `content: ${JSON.stringify(text.slice(0, 80))}`);
+    }
+    const id = await this.readRef(target);
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint());
+    return this.finish(requested, target, refKind(target)!, id);
+  }
+
+  private async finish(requested: string, ref: string | null, kind: RefKind | 'version', versionId: string): Promise<Resolution> {
+    if (!(await this.versionExists(versionId))) {
+      throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.name} (versions/${versionId}/version.json does not exist)`);
+    }
+    if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.name);
+    return { requested, ref, kind, versionId };
+  }
+
+  /** A ref's version ID, or null when it does not exist. A ref file wins over refs.json. */
+  private async readRef(full: string): Promise<string | null> {
+    const body = await this.refs.get(this.store, full, MAX_REF);
+    if (body !== null) return parseRefFile(body, full);
+    if (!(await this.useRefsJson())) return null;
+    return (await this.refsJson())?.refs.get(full) ?? null;
+  }
+
+  /** refs.json is the index for stores that cannot list, and the fallback when refs/ is absent. */
+  private async useRefsJson(): Promise<boolean> {
+    if (!this.store.list) return true;
+    const now = Date.now();
+    if (!this.refsDir || now - this.refsDir.at >= this.refs.ttlMs) {
+      this.refsDir = { present: (await this.store.list('refs/')).length > 0, at: now };
+    }
+    return !this.refsDir.present;
+  }
+
+  private async refsJson(): Promise<{ head?: string; refs: Map<string, string> } | null> {
+    const body = await this.refs.get(this.store, 'refs.json', MAX_REFS_JSON);
+    return body === null ? null : parseRefsJson(body);
+  }
+
+  /** Every valid ref whose version exists (malformed, invalid and dangling refs are left out). */
+  async listRefs(): Promise<RefInfo[]> {
+    const names = new Set<string>();
+    if (this.store.list && !(await this.useRefsJson())) {
+      for (const k of await this.store.list('refs/')) if (refKind(k)) names.add(k);
+    } else {
+      for (const k of (await this.refsJson())?.refs.keys() ?? []) names.add(k);
+    }
+    const out: RefInfo[] = [];
+    for (const name of [...names].sort()) {
+      try {
+        const id = await this.readRef(name);
+        if (id !== null && (await this.versionExists(id))) out.push({ name, kind: refKind(name)!, versionId: id });
+      } catch (e) {
+        if (!isSqlError(e) || e.sqlstate !== SQLSTATE.invalidCatalogName) throw e;
+      }
+    }
+    return out;
+  }
+
+  private async refsHint(): Promise<string | undefined> {
+    try {
+      const refs = await this.listRefs();
+      if (refs.length === 0) return undefined;
+      const shown = refs.slice(0, 12).map((r) => r.name.replace(/^refs\//, ''));
+      return `available refs: ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ------------------------------------------------------------------ versions
+
+  /** version.json present = version complete (spec Part 3). Positive answers are kept forever. */
+  private async versionExists(id: string): Promise<boolean> {
+    return (await this.readVersionBytes(id)) !== null;
+  }
+
+  private async readVersionBytes(id: string): Promise<Buffer | null> {
+    const known = this.versionBytes.get(id);
+    if (known) return known;
+    const body = await this.refs.get(this.store, `versions/${id}/version.json`, MAX_VERSION_JSON);
+    if (body !== null) this.versionBytes.set(id, body);
+    return body;
+  }
+
+  private meta(id: string): Promise<VersionMeta> {
+    let p = this.metas.get(id);
+    if (!p) {
+      p = this.loadMeta(id);
+      this.metas.set(id, p);
+      p.catch(() => this.metas.delete(id)); // failures (I/O, absent) are not cached
+    }
+    return p;
+  }
+
+  private async loadMeta(id: string): Promise<VersionMeta> {
+    if (!isVersionId(id)) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${JSON.stringify(id)}: not a version ID`);
+    const bytes = await this.readVersionBytes(id);
+    if (bytes === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${id} in repository ${this.name} (versions/${id}/version.json does not exist)`);
+    const record = parseVersionJson(bytes, id);
+    if (record.id !== id) {
+      throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json says its id is ${JSON.stringify(record.id)}`);
+    }
+    if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
+      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to repository ${record.repository}, but fdl.json of ${this.name} has id ${this.settings.id}`);
+    }
+    const signature = await this.checkSignature(id, bytes, record);
+    return { bytes, record, signature };
+  }
+
+  private async checkSignature(id: string, bytes: Buffer, record: VersionRecord): Promise<SignatureStatus> {
+    const sig = await this.store.get(`versions/${id}/version.json.sig`, { maxBytes: MAX_SIG });
+    const armored = sig === null || sig === 'not-modified' ? null : sig.body;
+    // valid-after/valid-before are judged at the version's own creation time, as git does with commit dates
+    const created = record.created ? new Date(record.created) : new Date();
+    const time = Number.isNaN(created.getTime()) ? new Date() : created;
+    return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time });
+  }
+
+  private async expiry(id: string): Promise<VersionInfo['expired']> {
+    const body = await this.refs.get(this.store, `versions/${id}/expired.json`, MAX_REF * 16);
+    return body === null ? null : parseExpired(body);
+  }
+
+  /** Metadata, signature status and expiry, without fetching the catalog and without refusing. */
+  async describeVersion(id: string): Promise<VersionInfo> {
+    const meta = await this.meta(id);
+    return { id, version: meta.record, signature: meta.signature, expired: await this.expiry(id) };
+  }
+
+  /** Spec Part 5, steps 3–6: everything checked before the catalog path is handed out. */
+  async openVersion(id: string): Promise<VerifiedVersion> {
+    const meta = await this.meta(id);
+    const expired = await this.expiry(id);
+    if (expired) {
+      const date = expired.expired ?? 'an unknown date';
+      const succ = expired.successor ? `, successor ${expired.successor}` : '';
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
+        expired.reason ? `reason: ${expired.reason}` : undefined,
+        expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
+      );
+    }
+    this.enforcePolicy(id, meta.signature);
+    const catalog = pickCatalog(meta.record, id);
+    const catalogKey = checkKey(`versions/${id}/${catalog.path}`);
+    const leases: Lease[] = [];
+    let catalogFile: string;
+    if (this.store.localPath) {
+      catalogFile = this.store.localPath(catalogKey);
+      await this.verifyLocal(catalogFile, id, catalog.path, catalog.sha256, catalog.size);
+    } else {
+      let lease: Lease;
+      try {
+        lease = await this.remoteCache().acquire(this.store, catalogKey, { sha256: catalog.sha256, size: catalog.size });
+      } catch (e) {
+        // name the file the way the local path does, whichever store found the mismatch
+        const what = isSqlError(e) && e.sqlstate === SQLSTATE.dataCorrupted ? /^(\w+) mismatch/.exec(e.message)?.[1] : undefined;
+        if (what && isSqlError(e)) throw new SqlError(SQLSTATE.dataCorrupted, `${what} mismatch: ${catalog.path} of version ${id} in repository ${this.name}`, e.detail);
+        throw e;
+      }
+      leases.push(lease);
+      catalogFile = lease.path;
+    }
+    let dataset: unknown = null;
+    try {
+      dataset = await this.dataset(id, meta.record);
+    } catch (e) {
+      leases.forEach((l) => l.release());
+      throw e;
+    }
+    return this.handle(id, meta, catalog, catalogFile, dataset, leases);
+  }
+
+  private enforcePolicy(id: string, sig: SignatureStatus): void {
+    if (this.policy !== 'require' || sig.status === 'G') return;
+    const who = sig.fingerprint ? ` (key ${sig.fingerprint})` : '';
+    const msg =
+      sig.status === 'N'
+        ? `version ${id} has no signature; repository ${this.name} requires signed versions (no signature)`
+        : sig.status === 'U'
+          ? `signature not trusted: version ${id} is signed${who} but ${sig.reason === 'unknown key' ? 'the key is not in allowed_signers (unknown key)' : `the trusted key cannot be used (${sig.reason})`}`
+          : `signature invalid (${sig.reason === 'wrong namespace' ? 'namespace' : sig.reason}): version ${id}${who}`;
+    throw new SqlError(SQLSTATE.invalidAuthorization, msg, sig.detail, this.trusted.length === 0 ? 'no trusted keys are configured (allowed_signers)' : undefined);
+  }
+
+  private async dataset(id: string, record: VersionRecord): Promise<unknown> {
+    const entry = record.files?.['dataset.json'];
+    if (!entry) return null;
+    let p = this.datasets.get(id);
+    if (!p) {
+      p = (async () => {
+        const key = `versions/${id}/dataset.json`;
+        const res = await this.store.get(key, { maxBytes: Math.min(entry.size + 1, MAX_DATASET) });
+        if (res === null || res === 'not-modified') throw new SqlError(SQLSTATE.dataCorrupted, `${key} is listed in version.json but missing`);
+        checkBytes(res.body, entry, key);
+        try {
+          return JSON.parse(res.body.toString('utf8')) as unknown;
+        } catch (e) {
+          throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${key}: ${(e as Error).message}`);
+        }
+      })();
+      this.datasets.set(id, p);
+      p.catch(() => this.datasets.delete(id));
+    }
+    return p;
+  }
+
+  /** Hashes a local file unless it was hashed before and its size/mtime/inode did not change. */
+  private async verifyLocal(path: string, id: string, file: string, sha256: string, size: number): Promise<void> {
+    const key = `versions/${id}/${file}`;
+    let st;
+    try {
+      st = await stat(path);
+    } catch (e) {
+      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
+    }
+    const fp = `${st.size}-${st.mtimeMs}-${st.ino}-${sha256}`;
+    if (this.verifiedLocal.get(path) === fp) return;
+    if (st.size !== size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${file} of version ${id} in repository ${this.name}`, `${key} has ${st.size} bytes, version.json says ${size}`);
+    const h = createHash('sha256');
+    for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+    const got = h.digest('hex');
+    if (got !== sha256) throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${file} of version ${id} in repository ${this.name}`, `${key}: version.json says ${sha256}, the file hashes to ${got}`);
+    this.verifiedLocal.set(path, fp);
+  }
+
+  private remoteCache(): FileCache {
+    if (!this.fileCache) throw new SqlError(SQLSTATE.internalError, `repository ${this.name} is remote but no file cache (cache dir) is configured`);
+    return this.fileCache;
+  }
+
+  private handle(id: string, meta: VersionMeta, catalog: CatalogEntry, catalogFile: string, dataset: unknown, leases: Lease[]): VerifiedVersion {
+    const repo = this;
+    const dataKey = (rel: string): string => {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(rel) || rel.startsWith('/') || rel.includes('\\') || rel.split('/').some((c) => c === '..' || c === '.' || c === '')) {
+        throw new SqlError(SQLSTATE.dataCorrupted, `data file outside data_dir: ${rel}`);
+      }
+      return checkKey(`${repo.dataDir}${rel}`);
+    };
+    let closed = false;
+    return {
+      id,
+      version: meta.record,
+      catalog,
+      catalogFile,
+      dataset,
+      signature: meta.signature,
+      dataDir: repo.dataDir,
+      locate(rel: string): string {
+        const key = dataKey(rel);
+        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key);
+      },
+      async ensureFiles(files: DataFile[]): Promise<Lease> {
+        const got: Lease[] = [];
+        const release = () => got.forEach((l) => l.release());
+        try {
+          if (repo.store.localPath) {
+            for (const f of files) {
+              const st = await stat(repo.store.localPath(dataKey(f.path))).catch(() => null);
+              if (!st?.isFile()) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${repo.dataDir}${f.path} in repository ${repo.name}`);
+              if (f.size !== undefined && st.size !== f.size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${repo.dataDir}${f.path} has ${st.size} bytes, the catalog says ${f.size}`);
+            }
+          } else {
+            const cache = repo.remoteCache();
+            // a few parallel downloads: enough to hide latency without flooding the store
+            const queue = [...files];
+            const worker = async () => {
+              for (let f = queue.shift(); f; f = queue.shift()) got.push(await cache.acquire(repo.store, dataKey(f.path), { size: f.size }));
+            };
+            await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
+          }
+        } catch (e) {
+          release();
+          throw e;
+        }
+        let done = false;
+        return { path: '', release: () => (done ? undefined : ((done = true), release())) };
+      },
+      close(): void {
+        if (closed) return;
+        closed = true;
+        leases.forEach((l) => l.release());
+      },
+    };
+  }
+}
+
+function checkBytes(body: Buffer, entry: { sha256: string; size: number }, key: string): void {
+  if (body.length !== entry.size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${key} has ${body.length} bytes, version.json says ${entry.size}`);
+  const got = sha256Hex(body);
+  if (got !== entry.sha256) throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${key}`, `version.json says ${entry.sha256}, the file hashes to ${got}`);
+}
+
+/** Reads fdl.json and the trust file; the repository is refused when either is unusable. */
+export async function openRepository(name: string, store: ObjectStore, options: RepositoryOptions = {}): Promise<Repository> {
+  const body = await store.get('fdl.json', { maxBytes: 1024 * 1024 });
+  if (body === null || body === 'not-modified') {
+    throw new SqlError(SQLSTATE.invalidCatalogName, `missing fdl.json: ${store.location} is not an FDL repository (repository ${name})`);
+  }
+  const settings = parseFdlJson(body.body, name);
+  let trusted: TrustedSigner[] = [];
+  let warnings: string[] = [];
+  if (options.allowedSigners) {
+    let text: string;
+    try {
+      text = await readFile(options.allowedSigners, 'utf8');
+    } catch (e) {
+      throw new SqlError(SQLSTATE.ioError, `cannot read allowed_signers ${options.allowedSigners} for repository ${name}: ${(e as Error).message}`);
+    }
+    ({ signers: trusted, warnings } = parseAllowedSigners(text));
+  }
+  const cacheDir = options.cacheDir ?? null;
+  const ledger = await TagLedger.open(cacheDir ? join(cacheDir, 'tags') : null, store.location);
+  let fileCache = options.fileCache ?? null;
+  if (!fileCache && !store.localPath && cacheDir) fileCache = await FileCache.open(join(cacheDir, 'files'));
+  const refCache = options.refCache ?? new RefCache({ ttlMs: options.refTtlMs ?? 2000 });
+  return new Repository(name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache);
+}

@@ -1,0 +1,133 @@
+/**
+ * A repository in a local folder, read in place. Keys are checked (no traversal) and every
+ * resolved path must stay under the root's real path, so a symlink inside the repository
+ * cannot expose files outside it.
+ */
+import { createReadStream, realpathSync } from 'node:fs';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { checkKey, DEFAULT_LIMITS, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import { writeVerified } from './verified-write.js';
+
+const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
+const isAbsent = (e: unknown) => ABSENT.has((e as { code?: string })?.code ?? '');
+
+export class FsStore implements ObjectStore {
+  readonly location: string;
+  private readonly realRoot: string;
+
+  constructor(root: string, private readonly limits: StoreLimits = DEFAULT_LIMITS) {
+    try {
+      this.realRoot = realpathSync(root);
+    } catch (e) {
+      throw ioError(`cannot open repository folder ${root}`, e);
+    }
+    this.location = this.realRoot;
+  }
+
+  /** The checked absolute path of a key; throws when a symlink leads outside the root. */
+  private async resolve(key: string): Promise<string> {
+    const p = join(this.realRoot, checkKey(key));
+    let real: string;
+    try {
+      real = await realpath(p);
+    } catch (e) {
+      if (isAbsent(e)) return p; // callers see the absence when they open it
+      throw ioError(`cannot read ${key} in ${this.location}`, e);
+    }
+    this.checkInside(real, key);
+    return real;
+  }
+
+  private checkInside(real: string, key: string): void {
+    if (real !== this.realRoot && !real.startsWith(this.realRoot + sep)) {
+      throw new SqlError(SQLSTATE.ioError, `refusing ${key} in ${this.location}: it is a link to a file outside the repository`);
+    }
+  }
+
+  localPath(key: string): string {
+    const p = join(this.realRoot, checkKey(key));
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      return p;
+    }
+    this.checkInside(real, key);
+    return real;
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<GetResult> {
+    const p = await this.resolve(key);
+    const max = options.maxBytes ?? this.limits.maxGetBytes;
+    try {
+      const st = await stat(p);
+      if (!st.isFile()) return null;
+      const etag = etagOf(st);
+      if (options.ifNoneMatch !== undefined && options.ifNoneMatch === etag) return 'not-modified';
+      if (st.size > max) throw tooLarge(this.location, key, max);
+      const body = await readFile(p);
+      if (body.length > max) throw tooLarge(this.location, key, max);
+      return { body, etag };
+    } catch (e) {
+      if (isAbsent(e)) return null;
+      if (e instanceof SqlError) throw e;
+      throw ioError(`cannot read ${key} in ${this.location}`, e);
+    }
+  }
+
+  async head(key: string): Promise<{ size: number; etag?: string } | null> {
+    const p = await this.resolve(key);
+    try {
+      const st = await stat(p);
+      return st.isFile() ? { size: st.size, etag: etagOf(st) } : null;
+    } catch (e) {
+      if (isAbsent(e)) return null;
+      throw ioError(`cannot read ${key} in ${this.location}`, e);
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const base = prefix.replace(/\/+$/, '');
+    const dir = base === '' ? this.realRoot : await this.resolve(base);
+    const out: string[] = [];
+    const walk = async (abs: string, rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(abs, { withFileTypes: true });
+      } catch (e) {
+        if (isAbsent(e)) return;
+        throw ioError(`cannot list ${rel || '/'} in ${this.location}`, e);
+      }
+      for (const ent of entries) {
+        const childRel = rel ? `${rel}/${ent.name}` : ent.name;
+        if (ent.isDirectory()) await walk(join(abs, ent.name), childRel);
+        else if (ent.isFile() || ent.isSymbolicLink()) out.push(childRel);
+      }
+    };
+    await walk(dir, base);
+    return out.sort();
+  }
+
+  async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
+    const p = await this.resolve(key);
+    const stream = createReadStream(p);
+    try {
+      await writeVerified({ body: stream }, dest, { ...options, key, location: this.location });
+    } catch (e) {
+      if ((e as { cause?: unknown }).cause && isAbsent((e as { cause?: unknown }).cause)) {
+        throw new SqlError(SQLSTATE.ioError, `${key} does not exist in ${this.location}`);
+      }
+      if (e instanceof SqlError) throw e;
+      throw ioError(`cannot copy ${key} from ${this.location}`, e);
+    } finally {
+      stream.destroy();
+    }
+  }
+}
+
+/** Size, mtime and inode change whenever a writer replaces a ref file (writers rename into place). */
+function etagOf(st: { size: number; mtimeMs: number; ino: number }): string {
+  return `"${st.size}-${Math.floor(st.mtimeMs * 1000)}-${st.ino}"`;
+}

@@ -1,0 +1,154 @@
+/**
+ * A repository under s3://bucket/prefix/ through @aws-sdk/client-s3 with the standard
+ * credential chain. Endpoint, region and path style reach MinIO, R2 or s3rver. The SDK's own
+ * retries are off so that every store retries the same bounded way (including mid-body breaks).
+ */
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { SqlError } from '../errors.js';
+import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import { isConnectionError, TransientError, withRetry } from './retry.js';
+import { writeVerified } from './verified-write.js';
+
+export interface S3StoreOptions {
+  endpoint?: string;
+  region?: string;
+  forcePathStyle?: boolean;
+  limits?: StoreLimits;
+  /** For tests: explicit credentials instead of the standard chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+interface AwsError {
+  name?: string;
+  $metadata?: { httpStatusCode?: number };
+  $retryable?: unknown;
+}
+
+const status = (e: unknown) => (e as AwsError)?.$metadata?.httpStatusCode;
+const isAbsent = (e: unknown) => (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound' || status(e) === 404;
+const transient = (e: unknown) => {
+  if (e instanceof SqlError) return false;
+  const s = status(e);
+  if (s !== undefined && s !== 0) return s >= 500 || s === 429 || s === 408;
+  return isConnectionError(e) || (e as AwsError)?.$retryable !== undefined || !(e as AwsError)?.$metadata;
+};
+
+export class S3Store implements ObjectStore {
+  readonly location: string;
+  private readonly client: S3Client;
+  private readonly limits: StoreLimits;
+
+  constructor(readonly bucket: string, readonly prefix: string, options: S3StoreOptions = {}) {
+    this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    this.location = `s3://${bucket}/${this.prefix}`;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    const forcePathStyle = options.forcePathStyle ?? process.env.FDL_S3_FORCE_PATH_STYLE === '1';
+    this.client = new S3Client({
+      region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      endpoint: options.endpoint ?? process.env.AWS_ENDPOINT_URL ?? undefined,
+      forcePathStyle,
+      credentials: options.credentials,
+      maxAttempts: 1,
+      // checksums only where S3 requires them: MinIO/s3rver and older gateways reject the newer defaults
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  static fromUrl(url: string, options: S3StoreOptions = {}): S3Store {
+    const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
+    if (!m) throw ioError(`not an s3:// location: ${url}`);
+    return new S3Store(m[1]!, m[2]!, options);
+  }
+
+  private key(key: string): string {
+    return this.prefix + checkKey(key);
+  }
+
+  private signal(): AbortSignal {
+    return AbortSignal.timeout(this.limits.timeoutMs);
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<GetResult> {
+    const max = options.maxBytes ?? this.limits.maxGetBytes;
+    return withRetry(`GET ${this.location}${key}`, this.limits, transient, async () => {
+      let res;
+      try {
+        res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: options.ifNoneMatch }), { abortSignal: this.signal() });
+      } catch (e) {
+        if (status(e) === 304 || (e as AwsError).name === 'NotModified') return 'not-modified';
+        if (isAbsent(e)) return null;
+        throw e;
+      }
+      const body = res.Body as Readable | undefined;
+      if (res.ContentLength !== undefined && res.ContentLength > max) {
+        body?.destroy();
+        throw tooLarge(this.location, key, max);
+      }
+      const chunks: Buffer[] = [];
+      let n = 0;
+      try {
+        for await (const c of body ?? []) {
+          n += (c as Buffer).length;
+          if (n > max) throw tooLarge(this.location, key, max);
+          chunks.push(c as Buffer);
+        }
+      } catch (e) {
+        body?.destroy();
+        if (e instanceof SqlError) throw e;
+        throw new TransientError('transfer interrupted', e);
+      }
+      if (res.ContentLength !== undefined && n !== res.ContentLength) throw new TransientError(`body has ${n} bytes, Content-Length said ${res.ContentLength}`);
+      return { body: Buffer.concat(chunks), etag: res.ETag };
+    });
+  }
+
+  async head(key: string): Promise<{ size: number; etag?: string } | null> {
+    return withRetry(`HEAD ${this.location}${key}`, this.limits, transient, async () => {
+      try {
+        const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }), { abortSignal: this.signal() });
+        return { size: res.ContentLength ?? 0, etag: res.ETag };
+      } catch (e) {
+        if (isAbsent(e)) return null;
+        throw e;
+      }
+    });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await withRetry(`LIST ${this.location}${prefix}`, this.limits, transient, () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }), { abortSignal: this.signal() }),
+      );
+      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push(o.Key.slice(this.prefix.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort();
+  }
+
+  async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
+    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
+    await withRetry(`download ${this.location}${key}`, this.limits, retryable, async () => {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
+      let res;
+      try {
+        res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }), { abortSignal: ctl.signal });
+      } catch (e) {
+        if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
+        throw e;
+      } finally {
+        clearTimeout(timer);
+      }
+      const body = res.Body as Readable;
+      await writeVerified({ body, declaredLength: res.ContentLength, abort: () => body.destroy(new TransientError('transfer stalled')), idleMs: this.limits.timeoutMs }, dest, {
+        ...options,
+        key,
+        location: this.location,
+      });
+    });
+  }
+}
