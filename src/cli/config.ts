@@ -1,0 +1,145 @@
+/**
+ * Flags and the optional JSON config file become one validated configuration. Flags win over the
+ * file; the file can hold everything a flag can (and, later, users).
+ */
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { GatewayConfig, RepoConfig } from '../gateway.js';
+
+const Policy = z.enum(['require', 'prefer', 'off']);
+
+const RepoEntry = z.union([
+  z.string().min(1),
+  z.object({
+    location: z.string().min(1),
+    signatures: Policy.optional(),
+    allowedSigners: z.string().optional(),
+  }),
+]);
+
+export const ConfigFile = z
+  .object({
+    repos: z.record(z.string(), RepoEntry).optional(),
+    listen: z.string().optional(),
+    cacheDir: z.string().optional(),
+    maxConnections: z.number().int().positive().optional(),
+    maxMessageBytes: z.number().int().positive().optional(),
+    startupTimeoutMs: z.number().int().positive().optional(),
+    refTtlMs: z.number().int().nonnegative().optional(),
+    maxIdleVersions: z.number().int().positive().optional(),
+    memoryLimit: z.string().optional(),
+    threads: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export interface ServeFlags {
+  repo?: string[];
+  listen?: string;
+  cacheDir?: string;
+  config?: string;
+  signatures?: string[];
+  allowedSigners?: string[];
+  maxConnections?: string;
+  refTtl?: string;
+  memoryLimit?: string;
+  threads?: string;
+}
+
+export class ConfigError extends Error {}
+
+const REPO_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/** Split `NAME=VALUE`, checking the name. */
+function pair(flag: string, s: string): [string, string] {
+  const eq = s.indexOf('=');
+  if (eq <= 0 || eq === s.length - 1) throw new ConfigError(`${flag} expects NAME=VALUE, got "${s}"`);
+  const name = s.slice(0, eq);
+  if (!REPO_NAME.test(name) || name.includes('@')) {
+    throw new ConfigError(`${flag}: invalid repository name "${name}" (letters, digits, _ . -; no @)`);
+  }
+  return [name, s.slice(eq + 1)];
+}
+
+export function parseListen(s: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(s);
+  if (!m) throw new ConfigError(`--listen expects HOST:PORT, got "${s}"`);
+  const port = Number(m[2]);
+  if (port > 65535) throw new ConfigError(`--listen: port ${port} out of range`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+function int(flag: string, s: string | undefined): number | undefined {
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${flag} expects a whole number, got "${s}"`);
+  return n;
+}
+
+export function buildConfig(flags: ServeFlags): GatewayConfig {
+  let file: z.infer<typeof ConfigFile> = {};
+  if (flags.config) {
+    let text: string;
+    try {
+      text = readFileSync(flags.config, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${flags.config}: ${(e as Error).message}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`config file ${flags.config} is not valid JSON: ${(e as Error).message}`);
+    }
+    const parsed = ConfigFile.safeParse(json);
+    if (!parsed.success) {
+      throw new ConfigError(`config file ${flags.config}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    }
+    file = parsed.data;
+  }
+
+  const repos = new Map<string, RepoConfig>();
+  for (const [name, entry] of Object.entries(file.repos ?? {})) {
+    repos.set(name, typeof entry === 'string' ? { name, location: entry } : { name, ...entry });
+  }
+  for (const r of flags.repo ?? []) {
+    const [name, location] = pair('--repo', r);
+    repos.set(name, { ...repos.get(name), name, location });
+  }
+  for (const s of flags.signatures ?? []) {
+    const [name, policy] = pair('--signatures', s);
+    const r = repos.get(name);
+    if (!r) throw new ConfigError(`--signatures names unknown repository "${name}"`);
+    const p = Policy.safeParse(policy);
+    if (!p.success) throw new ConfigError(`--signatures ${name}: expected require, prefer or off, got "${policy}"`);
+    r.signatures = p.data;
+  }
+  for (const s of flags.allowedSigners ?? []) {
+    const [name, path] = pair('--allowed-signers', s);
+    const r = repos.get(name);
+    if (!r) throw new ConfigError(`--allowed-signers names unknown repository "${name}"`);
+    r.allowedSigners = path;
+  }
+  if (repos.size === 0) throw new ConfigError('no repository to serve: give at least one --repo NAME=LOCATION');
+  for (const r of repos.values()) {
+    if (r.signatures === 'require' && !r.allowedSigners) {
+      throw new ConfigError(`repository ${r.name}: --signatures require needs --allowed-signers ${r.name}=FILE`);
+    }
+  }
+
+  const listen = parseListen(flags.listen ?? file.listen ?? '127.0.0.1:5433');
+  return {
+    repos: [...repos.values()],
+    host: listen.host,
+    port: listen.port,
+    cacheDir: flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'),
+    maxConnections: int('--max-connections', flags.maxConnections) ?? file.maxConnections ?? 100,
+    maxMessageBytes: file.maxMessageBytes ?? 64 * 1024 * 1024,
+    startupTimeoutMs: file.startupTimeoutMs ?? 10_000,
+    refTtlMs: int('--ref-ttl', flags.refTtl) ?? file.refTtlMs ?? 2000,
+    maxIdleVersions: file.maxIdleVersions ?? 16,
+    memoryLimit: flags.memoryLimit ?? file.memoryLimit,
+    threads: int('--threads', flags.threads) ?? file.threads,
+  };
+}

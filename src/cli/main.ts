@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/**
+ * `fdl` command line. `fdl serve` is a contract other scripts rely on: it prints exactly one line
+ * `listening on HOST:PORT` on stdout when ready; everything else (logs) goes to stderr.
+ */
+import { Command } from 'commander';
+import pino from 'pino';
+import { Gateway } from '../gateway.js';
+import { buildConfig, ConfigError, type ServeFlags } from './config.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+const program = new Command();
+program
+  .name('fdl')
+  .description('fdl-gateway: query versioned FDL data lakes (frozen DuckLake catalogs) with PostgreSQL clients')
+  .version('0.1.0');
+
+program
+  .command('serve')
+  .description('serve FDL repositories over the PostgreSQL wire protocol')
+  .option('--repo <NAME=LOCATION>', 'serve the repository at LOCATION (a folder or file:// URL) as database NAME; repeatable', collect)
+  .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:5433')
+  .option('--cache-dir <DIR>', 'directory for the gateway cache (tag ledger, downloaded files)')
+  .option('--config <FILE>', 'JSON configuration file (repos, listen, cacheDir, limits); flags win over it')
+  .option('--signatures <NAME=POLICY>', 'signature policy of a repository: require, prefer (default) or off; repeatable', collect)
+  .option('--allowed-signers <NAME=FILE>', 'OpenSSH allowed_signers file holding the keys trusted for a repository; repeatable', collect)
+  .option('--max-connections <N>', 'maximum concurrent client connections (default 100)')
+  .option('--ref-ttl <MS>', 'how long a resolved branch is trusted before it is revalidated (default 2000)')
+  .option('--memory-limit <SIZE>', 'DuckDB memory limit, e.g. 4GB')
+  .option('--threads <N>', 'DuckDB worker threads')
+  .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info, debug', 'info')
+  .addHelpText(
+    'after',
+    `
+Connect with any PostgreSQL client; the database name picks repository and version:
+  NAME            HEAD of repository NAME (refs/heads/main when HEAD is missing)
+  NAME@REF        a branch, tag, request or version: demo@v1, demo@tags/v1, demo@heads/dev,
+                  demo@requests/1, demo@<version id>
+  @REF            the only served repository at REF
+
+Example:
+  fdl serve --repo demo=./examples/demo
+  psql "host=127.0.0.1 port=5433 dbname=demo@v1 user=me"`,
+  )
+  .action(async (opts: ServeFlags & { logLevel: string }) => {
+    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, pino.destination(2));
+    let config;
+    try {
+      config = buildConfig(opts);
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        process.stderr.write(`fdl serve: ${e.message}\n`);
+        process.exit(2);
+      }
+      throw e;
+    }
+    let gateway: Gateway;
+    try {
+      gateway = await Gateway.start(config, log);
+    } catch (e) {
+      process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
+      process.exit(1);
+    }
+    const { host, port } = gateway.address;
+    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`);
+    const names = config.repos.map((r) => r.name);
+    process.stderr.write(`connect with: psql "host=${host} port=${port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ event: 'shutdown', signal });
+      const force = setTimeout(() => process.exit(0), 5000);
+      force.unref();
+      gateway.close().then(
+        () => process.exit(0),
+        () => process.exit(0),
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.stderr.write(`fdl: ${(e as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,163 @@
+/**
+ * Composition root: repositories (resolver over stores), the DuckDB engine, the attached-version
+ * cache and the wire server, wired together from one validated configuration.
+ */
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { mkdir } from 'node:fs/promises';
+import { AttachedVersions, type Attached } from './cache/attached-versions.js';
+import { SqlError, SQLSTATE } from './errors.js';
+import { attachCatalog, openCatalog } from './lake/index.js';
+import { openRepository, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { createEngine } from './sql/engine.js';
+import { openStore } from './store/index.js';
+import { WireServer } from './wire/server.js';
+import { quoteIdent, type VersionLease, type VersionSource } from './wire/session.js';
+import type { Logger } from 'pino';
+
+export interface RepoConfig {
+  name: string;
+  location: string;
+  signatures?: SignaturePolicy;
+  allowedSigners?: string;
+}
+
+export interface GatewayConfig {
+  repos: RepoConfig[];
+  host: string;
+  port: number;
+  cacheDir: string;
+  maxConnections: number;
+  maxMessageBytes: number;
+  startupTimeoutMs: number;
+  refTtlMs: number;
+  maxIdleVersions: number;
+  memoryLimit?: string;
+  threads?: number;
+}
+
+interface AttachedVersion extends Attached {
+  readonly versionId: string;
+}
+
+/** Versions for sessions: resolve the ref, attach the version once, lease it. */
+class Versions implements VersionSource {
+  private seq = 0;
+  readonly attached: AttachedVersions<AttachedVersion>;
+
+  constructor(
+    private readonly repos: Map<string, Repository>,
+    private readonly engine: DuckDBInstance,
+    maxIdle: number,
+  ) {
+    this.attached = new AttachedVersions(maxIdle);
+  }
+
+  repositories(): string[] {
+    return [...this.repos.keys()];
+  }
+
+  isMoving(lease: VersionLease): boolean {
+    return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
+  }
+
+  async acquire(repoName: string, ref: string): Promise<VersionLease> {
+    const repo = this.repos.get(repoName);
+    if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
+    const res = await repo.resolve(ref);
+    const key = `${repoName}@${res.versionId}`;
+    const lease = await this.attached.acquire(key, () => this.attach(repo, res.versionId, key));
+    return {
+      repo: repoName,
+      requested: ref,
+      ref: res.ref,
+      kind: ref === '' ? 'head' : res.kind,
+      versionId: res.versionId,
+      dbName: lease.value.dbName,
+      resolvedAt: new Date(),
+      release: lease.release,
+    };
+  }
+
+  private async attach(repo: Repository, versionId: string, dbName: string): Promise<AttachedVersion> {
+    const version = await repo.openVersion(versionId);
+    const meta = `__fdl_meta_${++this.seq}`;
+    const conn = await this.engine.connect();
+    try {
+      const catalog = await openCatalog(conn, version.catalogFile, meta);
+      const files = await version.ensureFiles(catalog.tables.flatMap((t) => t.files));
+      try {
+        await attachCatalog(conn, catalog, dbName, (rel) => version.locate(rel));
+      } catch (e) {
+        files.release();
+        await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`).catch(() => undefined);
+        throw e;
+      }
+      const engine = this.engine;
+      return {
+        dbName,
+        versionId,
+        async dispose() {
+          const c = await engine.connect();
+          try {
+            await c.run(`DETACH DATABASE IF EXISTS ${quoteIdent(dbName)}`);
+            await c.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`);
+          } finally {
+            c.disconnectSync();
+            files.release();
+            version.close();
+          }
+        },
+      };
+    } catch (e) {
+      version.close();
+      throw e;
+    } finally {
+      conn.disconnectSync();
+    }
+  }
+}
+
+export class Gateway {
+  private constructor(
+    readonly address: { host: string; port: number },
+    private readonly server: WireServer,
+    private readonly versions: Versions,
+    private readonly engine: DuckDBInstance,
+  ) {}
+
+  static async start(config: GatewayConfig, log: Logger): Promise<Gateway> {
+    await mkdir(config.cacheDir, { recursive: true });
+    const repos = new Map<string, Repository>();
+    for (const r of config.repos) {
+      const store = await openStore(r.location);
+      const repo = await openRepository(r.name, store, {
+        signatures: r.signatures,
+        allowedSigners: r.allowedSigners,
+        cacheDir: config.cacheDir,
+        refTtlMs: config.refTtlMs,
+      });
+      repos.set(r.name, repo);
+    }
+    const engine = await createEngine({ memoryLimit: config.memoryLimit, threads: config.threads });
+    const versions = new Versions(repos, engine, config.maxIdleVersions);
+    const server = new WireServer(
+      { host: config.host, port: config.port, maxConnections: config.maxConnections },
+      {
+        versions,
+        connectDuckDB: () => engine.connect(),
+        maxMessageBytes: config.maxMessageBytes,
+        startupTimeoutMs: config.startupTimeoutMs,
+        defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
+        log,
+      },
+    );
+    const address = await server.listen();
+    return new Gateway(address, server, versions, engine);
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+    await this.versions.attached.clear();
+    this.engine.closeSync();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * DuckDB reports errors as "<Kind> Error: message". Clients branch on SQLSTATE (Metabase on 42P01,
+ * everyone on 57014), so map the kinds and the common messages to PostgreSQL's codes.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+const byPattern: [RegExp, string][] = [
+  [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
+  [/^Parser Error/i, SQLSTATE.syntaxError],
+  [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
+  [/^Catalog Error: Schema with name .* does not exist/i, '3F000'],
+  [/^Catalog Error: (Scalar Function|Aggregate Function|Macro Function|Function) with name .* does not exist/i, SQLSTATE.undefinedFunction],
+  [/^Catalog Error: Type with name .* does not exist/i, SQLSTATE.undefinedObject],
+  [/^Catalog Error/i, SQLSTATE.undefinedObject],
+  [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
+  [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
+  [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
+  [/^Binder Error: Ambiguous reference/i, '42702'],
+  [/^Binder Error/i, '42000'],
+  [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
+  [/^Conversion Error/i, '22P02'],
+  [/^Out of Range Error/i, '22003'],
+  [/division by zero/i, '22012'],
+  [/^Invalid Input Error/i, '22023'],
+  [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
+  [/^IO Error/i, SQLSTATE.ioError],
+  [/^Out of Memory Error/i, '53200'],
+  [/^Constraint Error/i, '23000'],
+  [/^Dependency Error/i, '2BP01'],
+  [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
+];
+
+export function fromDuckDB(e: unknown): SqlError {
+  if (e instanceof SqlError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  for (const [re, code] of byPattern) {
+    if (re.test(message)) return new SqlError(code, stripKind(message));
+  }
+  return new SqlError(SQLSTATE.internalError, stripKind(message));
+}
+
+/** "Catalog Error: Table with name x does not exist!\nDid you mean …" → first line without the kind. */
+function stripKind(message: string): string {
+  const body = message.replace(/^[A-Za-z ]+ Error: /, '');
+  return body.trim();
+}

@@ -1,0 +1,321 @@
+/**
+ * The connection state machine: startup (SSLRequest, GSSENCRequest, CancelRequest, StartupMessage),
+ * authentication, then the message loop. Messages are handled strictly in order; while one is
+ * being executed, the socket's later bytes wait in the decoder.
+ */
+import type { Socket } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { SqlError, SQLSTATE } from '../errors.js';
+import * as be from './backend.js';
+import { FrontendDecoder } from './frontend.js';
+import type { FrontendMessage, StartupPacket } from './messages.js';
+import { Session, toNotice, type SessionOutput, type VersionSource } from './session.js';
+import { INITIAL_REPORTED, reportedName } from './settings.js';
+import { Writer } from './writer.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+
+export interface ConnectionContext {
+  versions: VersionSource;
+  connectDuckDB(): Promise<DuckDBConnection>;
+  /** Register for CancelRequest lookups; returns the key data to send. */
+  register(conn: Connection): { pid: number; secret: number };
+  unregister(pid: number): void;
+  cancel(pid: number, secret: number): void;
+  maxMessageBytes: number;
+  startupTimeoutMs: number;
+  /** Repository used when the database names none (exactly one served), else null. */
+  defaultRepository(): string | null;
+  log: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void };
+}
+
+type Phase = 'startup' | 'ready' | 'closed';
+
+export class Connection {
+  private readonly decoder: FrontendDecoder;
+  private readonly w = new Writer();
+  private phase: Phase = 'startup';
+  private session: Session | null = null;
+  private busy = false;
+  /** After an error in the extended protocol, skip messages until Sync. */
+  private skipUntilSync = false;
+  private startupTimer: NodeJS.Timeout | null;
+  private pid = 0;
+  private writableWaiters: (() => void)[] = [];
+  private isClosed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly ctx: ConnectionContext,
+  ) {
+    this.decoder = new FrontendDecoder(ctx.maxMessageBytes);
+    socket.setNoDelay(true);
+    socket.on('data', (d) => this.onData(d));
+    socket.on('drain', () => this.wakeWriters());
+    socket.on('error', () => this.teardown());
+    socket.on('close', () => this.teardown());
+    this.startupTimer = setTimeout(() => {
+      this.fatal(new SqlError(SQLSTATE.protocolViolation, 'startup timeout: no startup message received in time'));
+    }, ctx.startupTimeoutMs);
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  cancel(): void {
+    this.session?.cancel();
+  }
+
+  private onData(data: Buffer): void {
+    this.decoder.push(data);
+    if (!this.busy) void this.pump();
+  }
+
+  /** Handle every complete message in the decoder, one at a time. */
+  private async pump(): Promise<void> {
+    this.busy = true;
+    try {
+      while (this.phase !== 'closed') {
+        if (this.phase === 'startup') {
+          const packet = this.decoder.nextStartup();
+          if (!packet) break;
+          await this.onStartup(packet);
+        } else {
+          const msg = this.decoder.next();
+          if (!msg) break;
+          await this.onMessage(msg);
+        }
+      }
+    } catch (e) {
+      this.fatal(e);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async onStartup(p: StartupPacket): Promise<void> {
+    switch (p.kind) {
+      case 'ssl':
+      case 'gssenc':
+        // No TLS configured: refuse encryption; the client continues in plaintext.
+        if (this.decoder.pending > 0) {
+          // Bytes pipelined after SSLRequest would be read as if encrypted (CVE-2021-23214 class).
+          throw new SqlError(SQLSTATE.protocolViolation, 'received unencrypted data after SSL request');
+        }
+        this.socket.write('N');
+        return;
+      case 'cancel':
+        this.ctx.cancel(p.pid, p.secret);
+        this.close();
+        return;
+      case 'startup':
+        await this.startSession(p.params, p.minor, p.unknownOptions);
+        return;
+    }
+  }
+
+  private async startSession(params: Map<string, string>, minor: number, unknownOptions: string[]): Promise<void> {
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
+    const w = this.w;
+    if (minor > 0 || unknownOptions.length > 0) be.negotiateProtocolVersion(w, 0, unknownOptions);
+    if (params.has('replication') && !/^(false|off|0|no)$/i.test(params.get('replication')!)) {
+      throw new SqlError(SQLSTATE.insufficientPrivilege, 'replication connections are not supported by fdl-gateway');
+    }
+    const user = params.get('user');
+    if (!user) throw new SqlError(SQLSTATE.invalidAuthorization, 'no PostgreSQL user name specified in startup packet');
+    const database = params.get('database') ?? user;
+    const { repo, ref } = this.parseDatabase(database);
+
+    be.authenticationOk(w);
+    const conn = await this.ctx.connectDuckDB();
+    const self = this;
+    const out: SessionOutput = {
+      w,
+      flush: () => this.flush(),
+      get closed() {
+        return self.isClosed;
+      },
+    };
+    const session = new Session(conn, this.ctx.versions, repo, ref, user, out);
+    try {
+      for (const [k, v] of params) {
+        if (k === 'user' || k === 'database' || k === 'replication') continue;
+        if (k === 'options') {
+          for (const [ok, ov] of parseOptions(v)) await session.applyStartupSetting(ok, ov);
+          continue;
+        }
+        await session.applyStartupSetting(k.toLowerCase(), v.replace(/^'(.*)'$/, '$1'));
+      }
+      await session.open();
+    } catch (e) {
+      await session.close();
+      throw e;
+    }
+    this.session = session;
+    const key = this.ctx.register(this);
+    this.pid = key.pid;
+    for (const name of INITIAL_REPORTED) {
+      const v = session.settings.get(name);
+      if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);
+    }
+    be.backendKeyData(w, key.pid, key.secret);
+    be.readyForQuery(w, 'I');
+    this.phase = 'ready';
+    this.ctx.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId });
+    await this.flush();
+  }
+
+  /** `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served. */
+  private parseDatabase(database: string): { repo: string; ref: string } {
+    const at = database.indexOf('@');
+    let repo = at < 0 ? database : database.slice(0, at);
+    const ref = at < 0 ? '' : database.slice(at + 1);
+    if (repo === '') {
+      const only = this.ctx.defaultRepository();
+      if (!only) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository, and more than one is served`);
+      repo = only;
+    }
+    if (!this.ctx.versions.repositories().includes(repo)) {
+      throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, `Served repositories: ${this.ctx.versions.repositories().join(', ')}`);
+    }
+    return { repo, ref };
+  }
+
+  private async onMessage(msg: FrontendMessage): Promise<void> {
+    const s = this.session!;
+    if (msg.type === 'Terminate') {
+      this.close();
+      return;
+    }
+    if (this.skipUntilSync && msg.type !== 'Sync') return;
+    try {
+      switch (msg.type) {
+        case 'Query':
+          this.skipUntilSync = false;
+          await s.simpleQuery(msg.sql);
+          return;
+        case 'Parse':
+          await s.parse(msg.name, msg.sql, msg.paramTypes);
+          return;
+        case 'Bind':
+          s.bind(msg.portal, msg.statement, msg.paramFormats, msg.params, msg.resultFormats);
+          return;
+        case 'Describe':
+          if (msg.target === 'S') s.describeStatement(msg.name);
+          else s.describePortal(msg.name);
+          return;
+        case 'Execute':
+          await s.execute(msg.portal, msg.maxRows);
+          return;
+        case 'Close':
+          if (msg.target === 'S') s.closeStatement(msg.name);
+          else s.closePortal(msg.name);
+          return;
+        case 'Sync':
+          this.skipUntilSync = false;
+          await s.sync();
+          return;
+        case 'Flush':
+          await this.flush();
+          return;
+        case 'Password':
+          throw new SqlError(SQLSTATE.protocolViolation, 'unexpected password message');
+        case 'CopyData':
+        case 'CopyDone':
+        case 'CopyFail':
+          return; // no COPY FROM is ever started; PostgreSQL ignores these outside COPY too
+        case 'FunctionCall':
+          throw new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported');
+      }
+    } catch (e) {
+      s.fail(e instanceof SqlError ? e : fromDuckDB(e));
+      // An error in the extended protocol discards messages until Sync.
+      this.skipUntilSync = true;
+      if (e instanceof SqlError && e.sqlstate === SQLSTATE.protocolViolation) {
+        await this.flush();
+        this.close();
+      }
+    }
+  }
+
+  /** Write buffered messages; wait while the socket is over its high-water mark. */
+  async flush(): Promise<void> {
+    if (this.w.length === 0 || this.isClosed) return;
+    const ok = this.socket.write(this.w.flush());
+    if (!ok && !this.isClosed) {
+      await new Promise<void>((resolve) => this.writableWaiters.push(resolve));
+    }
+  }
+
+  private wakeWriters(): void {
+    const waiters = this.writableWaiters;
+    this.writableWaiters = [];
+    for (const r of waiters) r();
+  }
+
+  /** Report an error that ends the connection (FATAL), then close. */
+  private fatal(e: unknown): void {
+    if (this.isClosed) return;
+    const err = e instanceof SqlError ? e : fromDuckDB(e);
+    const notice = toNotice(err);
+    be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
+    if (!this.socket.destroyed) this.socket.write(this.w.flush());
+    if (err.sqlstate === SQLSTATE.internalError) this.ctx.log.warn({ event: 'fatal', err: err.message });
+    this.close();
+  }
+
+  close(): void {
+    if (this.phase === 'closed') return;
+    this.phase = 'closed';
+    this.socket.end();
+    this.teardown();
+  }
+
+  private teardown(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.phase = 'closed';
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.wakeWriters();
+    if (this.pid) this.ctx.unregister(this.pid);
+    const s = this.session;
+    this.session = null;
+    if (s) {
+      s.cancel();
+      void s.close();
+    }
+    if (!this.socket.destroyed) this.socket.destroy();
+  }
+}
+
+/** `-c name=value --name=value` from the startup `options` parameter (backslash escapes spaces). */
+export function parseOptions(options: string): [string, string][] {
+  const words: string[] = [];
+  let cur = '';
+  for (let i = 0; i < options.length; i++) {
+    const c = options[i]!;
+    if (c === '\\' && i + 1 < options.length) cur += options[++i];
+    else if (c === ' ' || c === '\t') {
+      if (cur) words.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (cur) words.push(cur);
+  const out: [string, string][] = [];
+  for (let i = 0; i < words.length; i++) {
+    let kv: string | undefined;
+    if (words[i] === '-c') kv = words[++i];
+    else if (words[i]!.startsWith('-c')) kv = words[i]!.slice(2);
+    else if (words[i]!.startsWith('--')) kv = words[i]!.slice(2);
+    if (!kv) continue;
+    const eq = kv.indexOf('=');
+    if (eq > 0) out.push([kv.slice(0, eq).toLowerCase().replace(/-/g, '_'), kv.slice(eq + 1)]);
+  }
+  return out;
+}
+
+export function newSecret(): number {
+  return randomInt(1, 2 ** 31 - 1);
+}

@@ -1,0 +1,752 @@
+/**
+ * One client session: its DuckDB connection, the version it reads, PostgreSQL session settings,
+ * transaction state, prepared statements and portals. The connection (connection.ts) feeds it
+ * decoded messages; the session writes backend messages through `out` and flushes with
+ * backpressure, so results stream chunk by chunk.
+ */
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
+import { StatementType } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { classify, Statement } from '../sql/classify.js';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { splitStatements } from '../sql/split.js';
+import * as be from './backend.js';
+import type { FieldDescription, Notice } from './backend.js';
+import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
+import { decodeParam, makeRowEncoder, pgFieldFor, type RowEncoder } from './types/index.js';
+import type { Writer } from './writer.js';
+
+/** The version a session reads, held until released (a version in use is never detached). */
+export interface VersionLease {
+  readonly repo: string;
+  /** What the client asked for ('' = HEAD). */
+  readonly requested: string;
+  readonly ref: string | null;
+  readonly kind: 'branch' | 'tag' | 'request' | 'version' | 'head';
+  readonly versionId: string;
+  /** The attached DuckDB database holding this version's views. */
+  readonly dbName: string;
+  readonly resolvedAt: Date;
+  release(): void;
+}
+
+/** What the session needs from the layers below: version leases for `repo@ref`. */
+export interface VersionSource {
+  acquire(repo: string, ref: string): Promise<VersionLease>;
+  /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
+  isMoving(lease: VersionLease): boolean;
+  repositories(): string[];
+}
+
+export interface SessionOutput {
+  readonly w: Writer;
+  /** Send what is buffered; resolves when the socket can take more (backpressure). */
+  flush(): Promise<void>;
+  /** True once the client is gone: stop producing rows. */
+  readonly closed: boolean;
+}
+
+interface PreparedStmt {
+  sql: string;
+  stmt: Statement;
+  declaredTypes: number[];
+  /** DuckDB prepared statement for queries; null for gateway-handled statements. */
+  duck: DuckDBPreparedStatement | null;
+  paramOids: number[];
+  fields: FieldDescription[] | null;
+  columnTypes: DuckDBType[];
+}
+
+interface Portal {
+  prepared: PreparedStmt;
+  params: (Buffer | null)[];
+  paramFormats: number[];
+  resultFormats: (0 | 1)[];
+  result: DuckDBResult | null;
+  encoder: RowEncoder | null;
+  chunk: DuckDBDataChunk | null;
+  chunkPos: number;
+  rows: number;
+  /** Rows sent since the last Execute began (for PortalSuspended). */
+  batchRows: number;
+  done: boolean;
+  /** Set when a gateway-made row set (SHOW) is the result. */
+  ownRows: (string | null)[][] | null;
+}
+
+const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
+const FLUSH_BYTES = 256 * 1024;
+
+export class Session {
+  readonly settings: Map<string, string>;
+  private status: 'I' | 'T' | 'E' = 'I';
+  private lease: VersionLease | null = null;
+  private requestedRef: string;
+  private statements = new Map<string, PreparedStmt>();
+  private portals = new Map<string, Portal>();
+  private savepoints: string[] = [];
+  /** Set from CancelRequest; checked between chunks and turned into 57014. */
+  private cancelRequested = false;
+  private running = false;
+  private statementTimer: NodeJS.Timeout | null = null;
+  private timedOut = false;
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly versions: VersionSource,
+    readonly repo: string,
+    requestedRef: string,
+    readonly user: string,
+    private readonly out: SessionOutput,
+  ) {
+    this.settings = defaultSettings(user);
+    this.requestedRef = requestedRef;
+  }
+
+  get transactionStatus(): 'I' | 'T' | 'E' {
+    return this.status;
+  }
+
+  get version(): VersionLease | null {
+    return this.lease;
+  }
+
+  /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
+  async open(): Promise<void> {
+    await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef), false);
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.portals.values()) this.dropPortal(p);
+    this.portals.clear();
+    for (const s of this.statements.values()) s.duck?.destroySync();
+    this.statements.clear();
+    this.lease?.release();
+    this.lease = null;
+    try {
+      this.conn.disconnectSync();
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /** CancelRequest from another socket: interrupt DuckDB if a query is running. */
+  cancel(): void {
+    if (!this.running) return;
+    this.cancelRequested = true;
+    this.conn.interrupt();
+  }
+
+  // ---------------------------------------------------------------- simple query protocol
+
+  async simpleQuery(sql: string): Promise<void> {
+    const parts = splitStatements(sql);
+    if (parts.length === 0) {
+      be.emptyQueryResponse(this.out.w);
+    }
+    // Several statements in one Query run in one implicit transaction: an error skips the rest.
+    for (const text of parts) {
+      try {
+        const stmt = classify(text);
+        if (this.status === 'E' && !isExitFromFailed(stmt)) {
+          throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+        }
+        const prepared = await this.prepare(text, stmt, []);
+        const portal = this.newPortal(prepared, [], [], []);
+        try {
+          await this.runPortal(portal, 0, true);
+        } finally {
+          this.dropPortal(portal);
+          prepared.duck?.destroySync();
+        }
+      } catch (e) {
+        this.fail(e);
+        break;
+      }
+    }
+    this.endImplicitTransaction();
+    be.readyForQuery(this.out.w, this.status);
+    await this.out.flush();
+  }
+
+  // ---------------------------------------------------------------- extended query protocol
+
+  async parse(name: string, sql: string, paramTypes: number[]): Promise<void> {
+    if (name !== '' && this.statements.has(name)) {
+      throw new SqlError('42P05', `prepared statement "${name}" already exists`);
+    }
+    const parts = splitStatements(sql);
+    if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
+    const text = parts[0] ?? '';
+    const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
+    if (this.status === 'E' && !isExitFromFailed(stmt)) {
+      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+    }
+    const prepared = await this.prepare(text, stmt, paramTypes);
+    const old = this.statements.get(name);
+    if (old) old.duck?.destroySync();
+    this.statements.set(name, prepared);
+    be.parseComplete(this.out.w);
+  }
+
+  bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+    const prepared = this.statements.get(statementName);
+    if (!prepared) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${statementName}" does not exist`);
+    if (params.length !== prepared.paramOids.length) {
+      throw new SqlError(
+        SQLSTATE.protocolViolation,
+        `bind message supplies ${params.length} parameters, but prepared statement "${statementName}" requires ${prepared.paramOids.length}`,
+      );
+    }
+    if (paramFormats.length > 1 && paramFormats.length !== params.length) {
+      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${paramFormats.length} parameter formats but ${params.length} parameters`);
+    }
+    const ncols = prepared.fields?.length ?? 0;
+    if (resultFormats.length > 1 && resultFormats.length !== ncols) {
+      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${resultFormats.length} result formats but query has ${ncols} columns`);
+    }
+    const existing = this.portals.get(portalName);
+    if (existing) {
+      if (portalName !== '') throw new SqlError('42P03', `cursor "${portalName}" already exists`);
+      this.dropPortal(existing);
+    }
+    const formats = expandFormats(resultFormats, ncols);
+    this.portals.set(portalName, this.newPortal(prepared, params, paramFormats, formats));
+    be.bindComplete(this.out.w);
+  }
+
+  describeStatement(name: string): void {
+    const prepared = this.statements.get(name);
+    if (!prepared) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${name}" does not exist`);
+    be.parameterDescription(this.out.w, prepared.paramOids);
+    if (prepared.fields && prepared.fields.length > 0) be.rowDescription(this.out.w, prepared.fields);
+    else be.noData(this.out.w);
+  }
+
+  describePortal(name: string): void {
+    const portal = this.portals.get(name);
+    if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${name}" does not exist`);
+    const fields = portal.prepared.fields;
+    if (fields && fields.length > 0) {
+      be.rowDescription(
+        this.out.w,
+        fields.map((f, i) => ({ ...f, format: portal.resultFormats[i] ?? 0 })),
+      );
+    } else be.noData(this.out.w);
+  }
+
+  async execute(portalName: string, maxRows: number): Promise<void> {
+    const portal = this.portals.get(portalName);
+    if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${portalName}" does not exist`);
+    if (this.status === 'E' && !isExitFromFailed(portal.prepared.stmt)) {
+      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+    }
+    await this.runPortal(portal, maxRows > 0 ? maxRows : 0, false);
+  }
+
+  closeStatement(name: string): void {
+    const s = this.statements.get(name);
+    if (s) {
+      s.duck?.destroySync();
+      this.statements.delete(name);
+    }
+    be.closeComplete(this.out.w);
+  }
+
+  closePortal(name: string): void {
+    const p = this.portals.get(name);
+    if (p) {
+      this.dropPortal(p);
+      this.portals.delete(name);
+    }
+    be.closeComplete(this.out.w);
+  }
+
+  /** Sync: end an implicit transaction and report status. */
+  async sync(): Promise<void> {
+    this.endImplicitTransaction();
+    be.readyForQuery(this.out.w, this.status);
+    await this.out.flush();
+  }
+
+  /** Record an error: inside an explicit transaction the transaction becomes failed. */
+  fail(e: unknown): void {
+    const err = this.timedOut && e instanceof Error && /INTERRUPT/i.test(e.message)
+      ? new SqlError(SQLSTATE.queryCanceled, 'canceling statement due to statement timeout')
+      : this.cancelRequested && e instanceof Error && /INTERRUPT/i.test(e.message)
+        ? new SqlError(SQLSTATE.queryCanceled, 'canceling statement due to user request')
+        : fromDuckDB(e);
+    this.cancelRequested = false;
+    this.timedOut = false;
+    if (this.status === 'T') this.status = 'E';
+    be.errorResponse(this.out.w, toNotice(err));
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private notice(n: Omit<Notice, 'severity'> & { severity?: Notice['severity'] }): void {
+    be.noticeResponse(this.out.w, { severity: 'NOTICE', ...n });
+  }
+
+  /** Implicit transactions (autocommit) end at Sync / end of a simple Query. */
+  private endImplicitTransaction(): void {
+    if (this.status !== 'I') return;
+    for (const [name, p] of this.portals) {
+      this.dropPortal(p);
+      this.portals.delete(name);
+    }
+  }
+
+  private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [] };
+    if (stmt.kind === 'show') {
+      base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
+      return base;
+    }
+    if (stmt.kind === 'showAll') {
+      base.fields = [textField('name'), textField('setting'), textField('description')];
+      return base;
+    }
+    if (stmt.kind !== 'query' || text === '') return base;
+    await this.refreshVersion();
+    let duck: DuckDBPreparedStatement;
+    try {
+      duck = await this.conn.prepare(stmt.sql);
+    } catch (e) {
+      throw fromDuckDB(e);
+    }
+    if (!ALLOWED_TYPES.has(duck.statementType)) {
+      const type = StatementType[duck.statementType] ?? String(duck.statementType);
+      duck.destroySync();
+      throw refusal(type);
+    }
+    base.duck = duck;
+    const n = duck.parameterCount;
+    for (let i = 0; i < n; i++) {
+      const declared = declaredTypes[i] ?? 0;
+      base.paramOids.push(declared !== 0 ? declared : paramOidFor(duck.parameterType(i + 1)));
+    }
+    base.fields = [];
+    for (let i = 0; i < duck.columnCount; i++) {
+      const t = duck.columnType(i);
+      const f = pgFieldFor(t);
+      base.columnTypes.push(t);
+      base.fields.push({ name: duck.columnName(i), typeOid: f.oid, typeLen: f.typlen, typeMod: f.typmod, format: 0 });
+    }
+    return base;
+  }
+
+  private newPortal(prepared: PreparedStmt, params: (Buffer | null)[], paramFormats: number[], resultFormats: (0 | 1)[]): Portal {
+    return {
+      prepared,
+      params,
+      paramFormats,
+      resultFormats,
+      result: null,
+      encoder: null,
+      chunk: null,
+      chunkPos: 0,
+      rows: 0,
+      batchRows: 0,
+      done: false,
+      ownRows: null,
+    };
+  }
+
+  private dropPortal(p: Portal): void {
+    p.result = null;
+    p.chunk = null;
+    p.done = true;
+  }
+
+  /**
+   * Run (or resume) a portal. `describe` is true for simple Query, where RowDescription precedes
+   * the rows; in the extended protocol the client asked with Describe (or already knows).
+   */
+  private async runPortal(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+    const stmt = portal.prepared.stmt;
+    if (stmt.kind !== 'query' || portal.prepared.sql === '') {
+      if (portal.prepared.sql === '' && stmt.kind === 'query') {
+        be.emptyQueryResponse(this.out.w);
+        return;
+      }
+      await this.runGatewayStatement(portal, describe);
+      return;
+    }
+    if (!portal.result && !portal.done) {
+      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portal.prepared.fields);
+      await this.startQuery(portal);
+    }
+    await this.streamRows(portal, maxRows);
+  }
+
+  private async startQuery(portal: Portal): Promise<void> {
+    const prepared = portal.prepared;
+    const duck = prepared.duck!;
+    if (this.status === 'I') await this.refreshVersion();
+    duck.clearBindings();
+    for (let i = 0; i < portal.params.length; i++) {
+      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
+      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null);
+      if (value === null) duck.bindNull(i + 1);
+      else duck.bindValue(i + 1, value, type);
+    }
+    portal.encoder = makeRowEncoder(prepared.columnTypes, portal.resultFormats.length ? portal.resultFormats : prepared.columnTypes.map(() => 0), {
+      timeZone: this.settings.get('timezone') ?? 'UTC',
+      extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
+    });
+    this.beginRunning();
+    try {
+      portal.result = await duck.stream();
+    } catch (e) {
+      this.endRunning();
+      throw e;
+    }
+  }
+
+  private async streamRows(portal: Portal, maxRows: number): Promise<void> {
+    const w = this.out.w;
+    try {
+      if (!this.running) this.beginRunning();
+      for (;;) {
+        if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
+          portal.chunk = portal.result ? await portal.result.fetchChunk() : null;
+          portal.chunkPos = 0;
+          if (!portal.chunk || portal.chunk.rowCount === 0) {
+            portal.done = true;
+            portal.result = null;
+            portal.chunk = null;
+            break;
+          }
+        }
+        if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
+        const available = portal.chunk.rowCount - portal.chunkPos;
+        const take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+        const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+        portal.chunkPos += written;
+        portal.rows += written;
+        portal.batchRows += written;
+        if (w.length >= FLUSH_BYTES) await this.out.flush();
+        if (this.out.closed) throw new SqlError('08006', 'client disconnected');
+        if (maxRows > 0 && portal.batchRows >= maxRows) {
+          portal.batchRows = 0;
+          be.portalSuspended(w);
+          return;
+        }
+      }
+    } finally {
+      this.endRunning();
+    }
+    be.commandComplete(w, `SELECT ${portal.rows}`);
+  }
+
+  private beginRunning(): void {
+    this.running = true;
+    const ms = Number(this.settings.get('statement_timeout') ?? '0');
+    if (ms > 0) {
+      this.statementTimer = setTimeout(() => {
+        this.timedOut = true;
+        this.conn.interrupt();
+      }, ms);
+    }
+  }
+
+  private endRunning(): void {
+    this.running = false;
+    if (this.statementTimer) clearTimeout(this.statementTimer);
+    this.statementTimer = null;
+  }
+
+  /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
+  private async refreshVersion(): Promise<void> {
+    if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
+    const next = await this.versions.acquire(this.repo, this.requestedRef);
+    if (next.versionId === this.lease.versionId) {
+      next.release();
+      return;
+    }
+    await this.switchTo(next, true);
+  }
+
+  private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
+    try {
+      await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+    } catch (e) {
+      next.release();
+      throw fromDuckDB(e);
+    }
+    const old = this.lease;
+    this.lease = next;
+    if (announce && old) {
+      this.notice({
+        code: '01000',
+        message: `fdl: ${this.repo}@${this.requestedRef || 'HEAD'} moved from version ${old.versionId} to ${next.versionId}`,
+      });
+    }
+    old?.release();
+  }
+
+  private async runGatewayStatement(portal: Portal, describe: boolean): Promise<void> {
+    const w = this.out.w;
+    const stmt = portal.prepared.stmt;
+    switch (stmt.kind) {
+      case 'begin':
+        if (this.status !== 'I') {
+          this.notice({ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' });
+        } else {
+          await this.refreshVersion();
+          this.status = 'T';
+        }
+        be.commandComplete(w, 'BEGIN');
+        return;
+      case 'commit': {
+        const failed = this.status === 'E';
+        if (this.status === 'I') this.notice({ severity: 'WARNING', code: '25P01', message: 'there is no transaction in progress' });
+        this.endTransaction();
+        be.commandComplete(w, failed ? 'ROLLBACK' : 'COMMIT');
+        return;
+      }
+      case 'rollback':
+        if (this.status === 'I') this.notice({ severity: 'WARNING', code: '25P01', message: 'there is no transaction in progress' });
+        this.endTransaction();
+        be.commandComplete(w, 'ROLLBACK');
+        return;
+      case 'savepoint':
+        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
+        this.savepoints.push(stmt.name);
+        be.commandComplete(w, 'SAVEPOINT');
+        return;
+      case 'release': {
+        const at = this.savepoints.lastIndexOf(stmt.name);
+        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
+        if (at < 0) throw new SqlError('3B001', `savepoint "${stmt.name}" does not exist`);
+        this.savepoints.length = at;
+        be.commandComplete(w, 'RELEASE');
+        return;
+      }
+      case 'rollbackTo': {
+        const at = this.savepoints.lastIndexOf(stmt.name);
+        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
+        if (at < 0) throw new SqlError('3B001', `savepoint "${stmt.name}" does not exist`);
+        // Nothing was written, so rolling back only clears the failed state.
+        this.savepoints.length = at + 1;
+        this.status = 'T';
+        be.commandComplete(w, 'ROLLBACK');
+        return;
+      }
+      case 'set':
+        await this.set(stmt.name, stmt.value);
+        be.commandComplete(w, 'SET');
+        return;
+      case 'setTransaction':
+        be.commandComplete(w, 'SET');
+        return;
+      case 'reset':
+        await this.set(stmt.name, null);
+        be.commandComplete(w, 'RESET');
+        return;
+      case 'resetAll':
+        await this.resetAll();
+        be.commandComplete(w, 'RESET');
+        return;
+      case 'show': {
+        const value = this.show(stmt.name);
+        if (describe) be.rowDescription(w, portal.prepared.fields!.map((f, i) => ({ ...f, format: 0 as const, name: i === 0 ? f.name : f.name })));
+        be.dataRowText(w, [value]);
+        be.commandComplete(w, 'SHOW');
+        return;
+      }
+      case 'showAll': {
+        if (describe) be.rowDescription(w, portal.prepared.fields!);
+        for (const [k, v] of [...this.settings].sort(([a], [b]) => a.localeCompare(b))) be.dataRowText(w, [k, v, '']);
+        be.commandComplete(w, 'SHOW');
+        return;
+      }
+      case 'discardAll':
+        if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'DISCARD ALL cannot run inside a transaction block');
+        for (const [name, s] of this.statements) {
+          if (s === portal.prepared) continue;
+          s.duck?.destroySync();
+          this.statements.delete(name);
+        }
+        await this.resetAll();
+        be.commandComplete(w, 'DISCARD ALL');
+        return;
+      case 'discard':
+        be.commandComplete(w, `DISCARD ${stmt.what === 'TEMPORARY' ? 'TEMP' : stmt.what}`);
+        return;
+      case 'deallocate':
+        if (stmt.name === null) {
+          for (const [name, s] of this.statements) {
+            if (s === portal.prepared) continue;
+            s.duck?.destroySync();
+            this.statements.delete(name);
+          }
+        } else {
+          const s = this.statements.get(stmt.name);
+          if (!s) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+          s.duck?.destroySync();
+          this.statements.delete(stmt.name);
+        }
+        be.commandComplete(w, stmt.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
+        return;
+      case 'closeCursor':
+        if (stmt.name === null) {
+          for (const [name, p] of this.portals) {
+            if (p === portal) continue;
+            this.dropPortal(p);
+            this.portals.delete(name);
+          }
+        } else {
+          const p = this.portals.get(stmt.name);
+          if (!p) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
+          this.dropPortal(p);
+          this.portals.delete(stmt.name);
+        }
+        be.commandComplete(w, stmt.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
+        return;
+      case 'unlisten':
+        be.commandComplete(w, 'UNLISTEN');
+        return;
+      case 'listen':
+        throw new SqlError(SQLSTATE.featureNotSupported, 'LISTEN/NOTIFY is not supported by fdl-gateway');
+      case 'copyOut':
+        throw new SqlError(SQLSTATE.featureNotSupported, 'COPY TO STDOUT is not supported yet');
+      case 'query':
+        return;
+    }
+  }
+
+  private endTransaction(): void {
+    this.status = 'I';
+    this.savepoints = [];
+    for (const [name, p] of this.portals) {
+      this.dropPortal(p);
+      this.portals.delete(name);
+    }
+  }
+
+  private show(name: string): string {
+    if (name === 'fdl.ref') return this.requestedRef === '' ? 'HEAD' : this.requestedRef;
+    if (name === 'fdl.version') return this.lease?.versionId ?? '';
+    if (name === 'fdl.repository') return this.repo;
+    const v = this.settings.get(name);
+    if (v === undefined) {
+      if (name.includes('.')) return '';
+      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
+    }
+    return v;
+  }
+
+  private async set(name: string, value: string | null): Promise<void> {
+    if (name === 'fdl.ref') {
+      if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
+      const ref = value ?? '';
+      const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref);
+      this.requestedRef = ref === 'HEAD' ? '' : ref;
+      await this.switchTo(next, false);
+      return;
+    }
+    if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    const defaults = defaultSettings(this.user);
+    if (!this.settings.has(name) && !name.includes('.')) {
+      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
+    }
+    if (['server_version', 'server_version_num', 'server_encoding', 'integer_datetimes', 'is_superuser', 'block_size', 'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype'].includes(name)) {
+      throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    }
+    if (name === 'transaction_read_only' || name === 'default_transaction_read_only') {
+      if (value !== null && !/^(on|true|1|yes)$/i.test(value)) {
+        throw new SqlError(SQLSTATE.readOnlyTransaction, 'fdl-gateway is read-only: transactions are always read only');
+      }
+      return;
+    }
+    const normalized = value === null ? (defaults.get(name) ?? '') : normalizeSetting(name, value);
+    if (name === 'timezone') await this.setTimeZone(normalized);
+    this.settings.set(name, normalized);
+    const reported = reportedName(name);
+    if (reported) be.parameterStatus(this.out.w, reported, normalized);
+  }
+
+  private async setTimeZone(tz: string): Promise<void> {
+    try {
+      await this.conn.run(`SET TimeZone = '${tz.replace(/'/g, "''")}'`);
+    } catch {
+      throw new SqlError('22023', `invalid value for parameter "TimeZone": "${tz}"`);
+    }
+  }
+
+  private async resetAll(): Promise<void> {
+    const defaults = defaultSettings(this.user);
+    for (const [k, v] of defaults) {
+      if (this.settings.get(k) !== v) {
+        if (k === 'timezone') await this.setTimeZone(v);
+        this.settings.set(k, v);
+        const reported = reportedName(k);
+        if (reported) be.parameterStatus(this.out.w, reported, v);
+      }
+    }
+  }
+
+  /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
+  async applyStartupSetting(name: string, value: string): Promise<void> {
+    if (name === 'fdl.ref') {
+      this.requestedRef = value === 'HEAD' ? '' : value;
+      return;
+    }
+    if (!this.settings.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
+    const normalized = normalizeSetting(name, value);
+    if (name === 'timezone') await this.setTimeZone(normalized);
+    this.settings.set(name, normalized);
+  }
+
+  statementTimeoutMs(): number {
+    return parseDurationMs('statement_timeout', this.settings.get('statement_timeout') ?? '0');
+  }
+}
+
+function isExitFromFailed(stmt: Statement): boolean {
+  return stmt.kind === 'rollback' || stmt.kind === 'commit' || stmt.kind === 'rollbackTo';
+}
+
+function expandFormats(codes: number[], n: number): (0 | 1)[] {
+  if (codes.length === 0) return new Array<0 | 1>(n).fill(0);
+  if (codes.length === 1) return new Array<0 | 1>(n).fill(codes[0] as 0 | 1);
+  return codes as (0 | 1)[];
+}
+
+function textField(name: string): FieldDescription {
+  return { name, typeOid: 25, typeLen: -1, typeMod: -1, format: 0 };
+}
+
+function paramOidFor(t: DuckDBType): number {
+  try {
+    const oid = pgFieldFor(t).oid;
+    return oid;
+  } catch {
+    return 0;
+  }
+}
+
+export function quoteIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+function refusal(type: string): SqlError {
+  const writes = ['INSERT', 'UPDATE', 'DELETE', 'CREATE', 'ALTER', 'DROP', 'COPY', 'CREATE_FUNC', 'MERGE_INTO', 'VACUUM', 'ANALYZE', 'COPY_DATABASE', 'EXPORT'];
+  if (writes.includes(type)) {
+    return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${type.replace('_', ' ')} in a read-only transaction`);
+  }
+  return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${type.replace('_', ' ')} statements are not allowed by fdl-gateway`);
+}
+
+export function toNotice(e: SqlError): Notice {
+  const [first, ...rest] = e.message.split('\n');
+  return {
+    severity: 'ERROR',
+    code: e.sqlstate,
+    message: first ?? '',
+    detail: e.detail,
+    hint: e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Start the real `fdl serve` binary as a child process on a free port, the way users and scripts
+ * do, and wait for its `listening on HOST:PORT` line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Project root (this file runs from dist/test/support). */
+export const ROOT = resolve(here, '..', '..', '..');
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface RunningGateway {
+  host: string;
+  port: number;
+  proc: ChildProcess;
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+export async function startGateway(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunningGateway> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env },
+  });
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const address = await new Promise<{ host: string; port: number }>((resolvePromise, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in time; stderr:\n${err}`)), opts.timeoutMs ?? 30_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /^listening on (.+):(\d+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ host: m[1]!, port: Number(m[2]) });
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening; stderr:\n${err}`));
+    });
+  });
+  return {
+    ...address,
+    proc,
+    stderr: () => err,
+    stop: () =>
+      new Promise((res) => {
+        if (proc.exitCode !== null) return res(proc.exitCode);
+        proc.once('exit', (code) => res(code));
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Run `fdl serve` expecting it to fail; resolves with exit code and stderr. */
+export function runServeExpectingFailure(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((res) => {
+    const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/^listening on/m.test(out)) proc.kill('SIGTERM');
+    });
+    proc.on('exit', (code) => res({ code, stderr: err }));
+  });
+}
+
+/** A private copy of fixture repositories (tests may tamper with them). */
+export function copyFixtures(...names: string[]): { dir: string; path(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'fdl-test-'));
+  for (const n of names) cpSync(join(FIXTURES, n), join(dir, n.replace(/\//g, '_')), { recursive: true });
+  return { dir, path: (n) => join(dir, n.replace(/\//g, '_')), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
