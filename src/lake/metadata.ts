@@ -177,7 +177,6 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
       schema: schema.name, name: str(r.table_name), comment: comments.get(tableId) ?? null,
       columns: tree.map((c) => ({ name: c.name, type: sqlType(c, true), comment: colComments.get(`${tableId}:${c.id}`) ?? null })),
       files: [], tableId, tree, nestedEvolved: nestedEvolved(hist), dataFiles: [], inlined: [],
-      inlinedDeleteTable: existing.has(`ducklake_inlined_delete_${tableId}`) ? `ducklake_inlined_delete_${tableId}` : null,
     };
     tableBase.set(tableId, [
       { path: schema.path, relative: schema.relative },
@@ -203,7 +202,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     }
     const file: DataFile = {
       id: num(r.data_file_id), path, rowIdStart: optNum(r.row_id_start), beginSnapshot: num(r.begin_snapshot),
-      partialMax: optNum(r.partial_max), mappingId: optNum(r.mapping_id), key, delete: null,
+      partialMax: optNum(r.partial_max), mappingId: optNum(r.mapping_id), key, delete: null, inlinedDeletes: [],
     };
     if (file.mappingId !== null && !nameMaps.has(file.mappingId)) {
       throw new SqlError(SQLSTATE.dataCorrupted, `table ${label}: data file ${path} names missing column mapping ${file.mappingId}`);
@@ -227,6 +226,17 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
       table.files.push({ path: delPath, size: num(r.del_size), kind: 'delete' });
     }
     table.dataFiles.push(file);
+  }
+
+  // Inlined file deletions (≤ inlining-limit rows per DELETE): few rows, read once into constants.
+  const deleteTables = tables.filter((t) => existing.has(`ducklake_inlined_delete_${t.tableId}`));
+  if (deleteTables.length) {
+    const union = deleteTables.map((t) =>
+      `SELECT ${t.tableId} AS table_id, file_id, row_id FROM ${m}.main.${qi(`ducklake_inlined_delete_${t.tableId}`)} WHERE begin_snapshot <= ${S}`);
+    const files = new Map(tables.flatMap((t) => t.dataFiles.map((f) => [`${t.tableId}:${f.id}`, f] as const)));
+    for (const r of await q(union.join(' UNION ALL ') + ' ORDER BY ALL')) {
+      files.get(`${num(r.table_id)}:${num(r.file_id)}`)?.inlinedDeletes.push(num(r.row_id));
+    }
   }
 
   for (const r of inlinedRows) {

@@ -26,6 +26,8 @@ export interface DataFile {
   /** base64 AES key (encrypted lakes). */
   key: string | null;
   delete: DeleteFile | null;
+  /** Inlined file deletions visible at the snapshot (ducklake_inlined_delete_<table>): row positions. */
+  inlinedDeletes: number[];
 }
 
 export interface DeleteFile {
@@ -64,8 +66,6 @@ export interface LakeTable {
   nestedEvolved: boolean;
   dataFiles: DataFile[];
   inlined: InlinedTable[];
-  /** `ducklake_inlined_delete_<id>` when it exists. */
-  inlinedDeleteTable: string | null;
 }
 
 export interface LakeView {

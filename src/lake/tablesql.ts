@@ -44,7 +44,7 @@ function pathList(files: { path: string }[], ctx: TableSqlContext): string {
 }
 
 /** Positions deleted at S for the files of one read_parquet group, as (fi, pos) rows. */
-function deletesSql(table: LakeTable, files: DataFile[], ctx: TableSqlContext): string | null {
+function deletesSql(files: DataFile[], ctx: TableSqlContext): string | null {
   const S = ctx.snapshot;
   const parts: string[] = [];
   const fileIndex = new Map(files.map((f, i) => [f.id, i]));
@@ -59,31 +59,26 @@ function deletesSql(table: LakeTable, files: DataFile[], ctx: TableSqlContext): 
     groups.get(g)!.items.push({ fi: fileIndex.get(f.id)!, path: d.path });
   }
   for (const g of groups.values()) {
-    const map = g.items.map((it, di) => `(${di}, ${it.fi})`).join(', ');
+    // delete file list position → data file index, as a list lookup (cheaper to bind than VALUES)
+    const fis = `[${g.items.map((it) => it.fi).join(', ')}]`;
     parts.push(
-      `SELECT m.fi, d.pos FROM (SELECT file_index AS di, pos${g.filter ? ', _ducklake_internal_snapshot_id AS snap' : ''} ` +
-      `FROM read_parquet(${pathList(g.items, ctx)}, hive_partitioning := false${encryptionArg(g.key)})) d ` +
-      `JOIN (VALUES ${map}) m(di, fi) ON m.di = d.di${g.filter ? ` WHERE d.snap <= ${S}` : ''}`,
+      `SELECT ${fis}[d.di::BIGINT + 1]::BIGINT AS fi, d.pos FROM (SELECT file_index AS di, pos${g.filter ? ', _ducklake_internal_snapshot_id AS snap' : ''} ` +
+      `FROM read_parquet(${pathList(g.items, ctx)}, hive_partitioning := false${encryptionArg(g.key)})) d` +
+      `${g.filter ? ` WHERE d.snap <= ${S}` : ''}`,
     );
   }
+  // Deletion vectors and inlined file deletions were read at open time: constants here.
   for (const f of files) {
-    const positions = ctx.dvPositions.get(f.id);
-    if (f.delete?.format === 'puffin' && positions && positions.length) {
+    const positions = [...(f.delete?.format === 'puffin' ? ctx.dvPositions.get(f.id) ?? [] : []), ...f.inlinedDeletes];
+    if (positions.length) {
       parts.push(`SELECT ${fileIndex.get(f.id)}::BIGINT AS fi, unnest([${positions.join(', ')}]::BIGINT[]) AS pos`);
     }
-  }
-  if (table.inlinedDeleteTable) {
-    const map = files.map((f, i) => `(${f.id}, ${i})`).join(', ');
-    parts.push(
-      `SELECT m.fi, x.row_id AS pos FROM ${qi(ctx.metaAlias)}.main.${qi(table.inlinedDeleteTable)} x ` +
-      `JOIN (VALUES ${map}) m(dfid, fi) ON m.dfid = x.file_id WHERE x.begin_snapshot <= ${S}`,
-    );
   }
   return parts.length ? parts.join(' UNION ALL ') : null;
 }
 
-function hasDeletes(table: LakeTable, files: DataFile[]): boolean {
-  return table.inlinedDeleteTable !== null || files.some((f) => f.delete !== null);
+function hasDeletes(files: DataFile[]): boolean {
+  return files.some((f) => f.delete !== null || f.inlinedDeletes.length > 0);
 }
 
 /** WHERE clause: partial-file snapshot filter and the delete anti-join. */
@@ -91,7 +86,7 @@ function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, sn
   const conds: string[] = [];
   const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
   if (partial.length && snapCol) conds.push(`(r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
-  const dels = deletesSql(table, files, ctx);
+  const dels = deletesSql(files, ctx);
   if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE d.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos)`);
   return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
 }
@@ -115,7 +110,7 @@ function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | u
   const needSnap = files.some((f) => f.partialMax !== null && f.partialMax > ctx.snapshot);
   if (needSnap) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
   if (entries.length === 0) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
-  const filtered = hasDeletes(table, files) || needSnap;
+  const filtered = hasDeletes(files) || needSnap;
   const read =
     `read_parquet(${pathList(files, ctx)}, schema := MAP {${entries.join(', ')}}, hive_partitioning := false` +
     `${encryptionArg(key)})`;
@@ -146,7 +141,7 @@ function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[]
     }
     return `${convert(`r.${qi(e.sourceName)}`, cur, mappedSource(entries, e, cur))} AS ${qi(cur.name)}`;
   });
-  const filtered = hasDeletes(table, files);
+  const filtered = hasDeletes(files);
   const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true${encryptionArg(key)})`;
   return `SELECT ${exprs.join(', ')} FROM (SELECT *, ${VIRTUAL} FROM ${read}) r${filtered ? rowFilter(table, files, ctx, false) : ''}`;
 }
