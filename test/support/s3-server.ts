@@ -1,0 +1,80 @@
+// A real S3 API (s3rver) on a free port with one bucket, filled from a local folder.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface S3Server {
+  endpoint: string;
+  bucket: string;
+  client: S3Client;
+  upload(folder: string, prefix: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startS3(bucket = 'lake'): Promise<S3Server> {
+  const directory = await mkdtemp(join(tmpdir(), 'fdl-s3rver-'));
+  // s3rver signs list continuation tokens with DES, which OpenSSL 3 only offers through its
+  // legacy provider: run it in its own node process with that provider enabled.
+  const script = `
+    const S3rver = require(${JSON.stringify(createRequire(import.meta.url).resolve('s3rver'))});
+    const s = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: ${JSON.stringify(directory)}, configureBuckets: [{ name: ${JSON.stringify(bucket)} }] });
+    s.run().then((a) => console.log('port ' + a.port));
+    process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = /^port (\d+)$/.exec(l);
+      if (m) resolve(Number(m[1]));
+    });
+  });
+  const server = {
+    close: () =>
+      new Promise<void>((r) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: S3_CREDENTIALS,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return {
+    endpoint,
+    bucket,
+    client,
+    /** Uploads every file under `folder` to `prefix`; returns the number of objects. */
+    async upload(folder: string, prefix: string): Promise<number> {
+      let n = 0;
+      const walk = async (abs: string, rel: string): Promise<void> => {
+        for (const name of await readdir(abs)) {
+          const p = join(abs, name);
+          const r = rel ? `${rel}/${name}` : name;
+          if ((await stat(p)).isDirectory()) await walk(p, r);
+          else {
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: prefix + r, Body: await readFile(p) }));
+            n++;
+          }
+        }
+      };
+      await walk(folder, '');
+      return n;
+    },
+    async close() {
+      client.destroy();
+      await server.close();
+    },
+  };
+}
