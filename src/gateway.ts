@@ -3,7 +3,9 @@
  * cache and the wire server, wired together from one validated configuration.
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
 import { AttachedVersions, type Attached } from './cache/attached-versions.js';
 import { SqlError, SQLSTATE } from './errors.js';
 import { attachCatalog, openCatalog } from './lake/index.js';
@@ -13,6 +15,7 @@ import { openStore } from './store/index.js';
 import { WireServer } from './wire/server.js';
 import { quoteIdent, type VersionLease, type VersionSource } from './wire/session.js';
 import type { Logger } from 'pino';
+import type { AuthMethod } from './wire/auth.js';
 
 export interface RepoConfig {
   name: string;
@@ -21,8 +24,14 @@ export interface RepoConfig {
   allowedSigners?: string;
 }
 
+export interface UserConfig {
+  password?: string;
+}
+
 export interface GatewayConfig {
   repos: RepoConfig[];
+  auth: AuthMethod;
+  users: Record<string, UserConfig>;
   host: string;
   port: number;
   cacheDir: string;
@@ -33,6 +42,7 @@ export interface GatewayConfig {
   maxIdleVersions: number;
   memoryLimit?: string;
   threads?: number;
+  tls?: { cert: string; key: string; mode: 'required' | 'optional' };
 }
 
 interface AttachedVersion extends Attached {
@@ -140,13 +150,18 @@ export class Gateway {
     }
     const engine = await createEngine({ memoryLimit: config.memoryLimit, threads: config.threads });
     const versions = new Versions(repos, engine, config.maxIdleVersions);
+    const tls = config.tls
+      ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
+      : null;
     const server = new WireServer(
       { host: config.host, port: config.port, maxConnections: config.maxConnections },
       {
         versions,
         connectDuckDB: () => engine.connect(),
         maxMessageBytes: config.maxMessageBytes,
+        tls,
         startupTimeoutMs: config.startupTimeoutMs,
+        authFor: (user) => ({ method: config.auth, stored: Object.hasOwn(config.users, user) ? config.users[user]!.password : undefined }),
         defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
         log,
       },

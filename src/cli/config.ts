@@ -19,8 +19,17 @@ const RepoEntry = z.union([
   }),
 ]);
 
+const User = z
+  .object({
+    /** SCRAM-SHA-256 verifier (or md5 hash) as produced by `fdl hash-password`; never a plaintext password. */
+    password: z.string().regex(/^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|md5[0-9a-f]{32})$/, 'must be a SCRAM-SHA-256 verifier or md5 hash (see fdl hash-password)').optional(),
+  })
+  .strict();
+
 export const ConfigFile = z
   .object({
+    auth: z.enum(['trust', 'password', 'md5', 'scram-sha-256']).optional(),
+    users: z.record(z.string(), User).optional(),
     repos: z.record(z.string(), RepoEntry).optional(),
     listen: z.string().optional(),
     cacheDir: z.string().optional(),
@@ -31,6 +40,7 @@ export const ConfigFile = z
     maxIdleVersions: z.number().int().positive().optional(),
     memoryLimit: z.string().optional(),
     threads: z.number().int().positive().optional(),
+    tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
   })
   .strict();
 
@@ -45,6 +55,9 @@ export interface ServeFlags {
   refTtl?: string;
   memoryLimit?: string;
   threads?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tls?: string;
 }
 
 export class ConfigError extends Error {}
@@ -128,9 +141,24 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     }
   }
 
+  const users = file.users ?? {};
+  const auth = file.auth ?? (Object.keys(users).length > 0 ? 'scram-sha-256' : 'trust');
+  let tls: GatewayConfig['tls'];
+  const cert = flags.tlsCert ?? file.tls?.cert;
+  const key = flags.tlsKey ?? file.tls?.key;
+  const mode = flags.tls ?? file.tls?.mode ?? 'optional';
+  if (mode !== 'required' && mode !== 'optional') throw new ConfigError(`--tls expects required or optional, got "${mode}"`);
+  if (cert || key) {
+    if (!cert || !key) throw new ConfigError('TLS needs both --tls-cert and --tls-key');
+    tls = { cert, key, mode };
+  } else if (flags.tls === 'required') {
+    throw new ConfigError('--tls required needs --tls-cert and --tls-key');
+  }
   const listen = parseListen(flags.listen ?? file.listen ?? '127.0.0.1:5433');
   return {
     repos: [...repos.values()],
+    auth,
+    users,
     host: listen.host,
     port: listen.port,
     cacheDir: flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'),
@@ -141,5 +169,6 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     maxIdleVersions: file.maxIdleVersions ?? 16,
     memoryLimit: flags.memoryLimit ?? file.memoryLimit,
     threads: int('--threads', flags.threads) ?? file.threads,
+    tls,
   };
 }

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import pino from 'pino';
 import { Gateway } from '../gateway.js';
+import { makeScramVerifier } from '../wire/auth.js';
 import { buildConfig, ConfigError, type ServeFlags } from './config.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -29,6 +30,9 @@ program
   .option('--ref-ttl <MS>', 'how long a resolved branch is trusted before it is revalidated (default 2000)')
   .option('--memory-limit <SIZE>', 'DuckDB memory limit, e.g. 4GB')
   .option('--threads <N>', 'DuckDB worker threads')
+  .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')
+  .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
+  .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
   .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info, debug', 'info')
   .addHelpText(
     'after',
@@ -80,6 +84,20 @@ Example:
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+
+program
+  .command('hash-password')
+  .description('read a password on stdin and print its SCRAM-SHA-256 verifier for the config file\'s "users"')
+  .action(async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    if (!password) {
+      process.stderr.write('fdl hash-password: empty password on stdin\n');
+      process.exit(2);
+    }
+    process.stdout.write(`${makeScramVerifier(password)}\n`);
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => {

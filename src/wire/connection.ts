@@ -4,6 +4,7 @@
  * being executed, the socket's later bytes wait in the decoder.
  */
 import type { Socket } from 'node:net';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import { randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
@@ -14,6 +15,7 @@ import { INITIAL_REPORTED, reportedName } from './settings.js';
 import { Writer } from './writer.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { authenticator, type AuthMethod, type Authenticator } from './auth.js';
 
 export interface ConnectionContext {
   versions: VersionSource;
@@ -23,13 +25,17 @@ export interface ConnectionContext {
   unregister(pid: number): void;
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
+  /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
+  tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
+  /** How `user` must authenticate and the verifier on file (undefined for unknown users). */
+  authFor(user: string): { method: AuthMethod; stored: string | undefined };
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
   log: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void };
 }
 
-type Phase = 'startup' | 'ready' | 'closed';
+type Phase = 'startup' | 'auth' | 'ready' | 'closed';
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
@@ -42,21 +48,45 @@ export class Connection {
   private startupTimer: NodeJS.Timeout | null;
   private pid = 0;
   private writableWaiters: (() => void)[] = [];
+  private encrypted = false;
+  private auth: { authenticator: Authenticator; params: Map<string, string> } | null = null;
   private isClosed = false;
 
   constructor(
-    private readonly socket: Socket,
+    private socket: Socket,
     private readonly ctx: ConnectionContext,
   ) {
     this.decoder = new FrontendDecoder(ctx.maxMessageBytes);
     socket.setNoDelay(true);
-    socket.on('data', (d) => this.onData(d));
-    socket.on('drain', () => this.wakeWriters());
-    socket.on('error', () => this.teardown());
-    socket.on('close', () => this.teardown());
+    this.listen(socket);
     this.startupTimer = setTimeout(() => {
       this.fatal(new SqlError(SQLSTATE.protocolViolation, 'startup timeout: no startup message received in time'));
     }, ctx.startupTimeoutMs);
+  }
+
+  private listen(socket: Socket): void {
+    socket.on('data', (d: Buffer) => this.onData(d));
+    socket.on('drain', () => this.wakeWriters());
+    socket.on('error', () => this.teardown());
+    socket.on('close', () => this.teardown());
+  }
+
+  /** Answer 'S' and continue the conversation inside TLS on the same TCP connection. */
+  private async upgradeToTls(context: SecureContext): Promise<void> {
+    const raw = this.socket;
+    raw.removeAllListeners('data');
+    raw.removeAllListeners('drain');
+    raw.removeAllListeners('error');
+    raw.removeAllListeners('close');
+    raw.write('S');
+    const secure = new TLSSocket(raw, { isServer: true, secureContext: context });
+    this.socket = secure;
+    this.encrypted = true;
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secure', resolve);
+      secure.once('error', reject);
+    });
+    this.listen(secure);
   }
 
   get closed(): boolean {
@@ -81,6 +111,10 @@ export class Connection {
           const packet = this.decoder.nextStartup();
           if (!packet) break;
           await this.onStartup(packet);
+        } else if (this.phase === 'auth') {
+          const msg = this.decoder.next();
+          if (!msg) break;
+          await this.onAuthMessage(msg);
         } else {
           const msg = this.decoder.next();
           if (!msg) break;
@@ -97,14 +131,24 @@ export class Connection {
   private async onStartup(p: StartupPacket): Promise<void> {
     switch (p.kind) {
       case 'ssl':
-      case 'gssenc':
-        // No TLS configured: refuse encryption; the client continues in plaintext.
+      case 'gssenc': {
         if (this.decoder.pending > 0) {
           // Bytes pipelined after SSLRequest would be read as if encrypted (CVE-2021-23214 class).
           throw new SqlError(SQLSTATE.protocolViolation, 'received unencrypted data after SSL request');
         }
+        const tls = this.ctx.tls;
+        if (p.kind === 'ssl' && tls && !this.encrypted) {
+          try {
+            await this.upgradeToTls(tls.context);
+          } catch {
+            this.teardown();
+          }
+          return;
+        }
+        // No TLS (or GSSAPI): refuse encryption; the client may continue in plaintext.
         this.socket.write('N');
         return;
+      }
       case 'cancel':
         this.ctx.cancel(p.pid, p.secret);
         this.close();
@@ -116,15 +160,51 @@ export class Connection {
   }
 
   private async startSession(params: Map<string, string>, minor: number, unknownOptions: string[]): Promise<void> {
-    if (this.startupTimer) clearTimeout(this.startupTimer);
-    this.startupTimer = null;
     const w = this.w;
+    if (this.ctx.tls?.required && !this.encrypted) {
+      throw new SqlError(SQLSTATE.invalidAuthorization, 'SSL is required: connect with sslmode=require (or stronger)');
+    }
     if (minor > 0 || unknownOptions.length > 0) be.negotiateProtocolVersion(w, 0, unknownOptions);
     if (params.has('replication') && !/^(false|off|0|no)$/i.test(params.get('replication')!)) {
       throw new SqlError(SQLSTATE.insufficientPrivilege, 'replication connections are not supported by fdl-gateway');
     }
     const user = params.get('user');
     if (!user) throw new SqlError(SQLSTATE.invalidAuthorization, 'no PostgreSQL user name specified in startup packet');
+    const { method, stored } = this.ctx.authFor(user);
+    const auth = authenticator(method, user, stored);
+    if (auth.start(w)) {
+      await this.finishStartup(params);
+      return;
+    }
+    // Wait for the client's password messages; the startup timer keeps running until then.
+    this.auth = { authenticator: auth, params };
+    this.phase = 'auth';
+    await this.flush();
+  }
+
+  private async onAuthMessage(msg: FrontendMessage): Promise<void> {
+    if (msg.type === 'Terminate') {
+      this.close();
+      return;
+    }
+    if (msg.type !== 'Password' || !this.auth) {
+      throw new SqlError(SQLSTATE.protocolViolation, `expected password response, got message type ${msg.type}`);
+    }
+    const done = this.auth.authenticator.step(msg.data, this.w);
+    if (!done) {
+      await this.flush();
+      return;
+    }
+    const params = this.auth.params;
+    this.auth = null;
+    await this.finishStartup(params);
+  }
+
+  private async finishStartup(params: Map<string, string>): Promise<void> {
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
+    const w = this.w;
+    const user = params.get('user')!;
     const database = params.get('database') ?? user;
     const { repo, ref } = this.parseDatabase(database);
 

@@ -14,7 +14,8 @@ import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, type RowEncoder } from './types/index.js';
-import type { Writer } from './writer.js';
+import { Writer } from './writer.js';
+import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 /** The version a session reads, held until released (a version in use is never detached). */
 export interface VersionLease {
@@ -219,7 +220,7 @@ export class Session {
     const prepared = this.statements.get(name);
     if (!prepared) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${name}" does not exist`);
     be.parameterDescription(this.out.w, prepared.paramOids);
-    if (prepared.fields && prepared.fields.length > 0) be.rowDescription(this.out.w, prepared.fields);
+    if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
     else be.noData(this.out.w);
   }
 
@@ -227,7 +228,7 @@ export class Session {
     const portal = this.portals.get(name);
     if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${name}" does not exist`);
     const fields = portal.prepared.fields;
-    if (fields && fields.length > 0) {
+    if (fields && fields.length > 0 && portal.prepared.stmt.kind !== 'copyOut') {
       be.rowDescription(
         this.out.w,
         fields.map((f, i) => ({ ...f, format: portal.resultFormats[i] ?? 0 })),
@@ -307,11 +308,11 @@ export class Session {
       base.fields = [textField('name'), textField('setting'), textField('description')];
       return base;
     }
-    if (stmt.kind !== 'query' || text === '') return base;
+    if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     await this.refreshVersion();
     let duck: DuckDBPreparedStatement;
     try {
-      duck = await this.conn.prepare(stmt.sql);
+      duck = await this.conn.prepare(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
     } catch (e) {
       throw fromDuckDB(e);
     }
@@ -365,6 +366,12 @@ export class Session {
    */
   private async runPortal(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
     const stmt = portal.prepared.stmt;
+    if (stmt.kind === 'copyOut') {
+      portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
+      await this.startQuery(portal);
+      await this.streamCopy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
+      return;
+    }
     if (stmt.kind !== 'query' || portal.prepared.sql === '') {
       if (portal.prepared.sql === '' && stmt.kind === 'query') {
         be.emptyQueryResponse(this.out.w);
@@ -438,6 +445,32 @@ export class Session {
       this.endRunning();
     }
     be.commandComplete(w, `SELECT ${portal.rows}`);
+  }
+
+  /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
+  private async streamCopy(portal: Portal, f: CopyFormat): Promise<void> {
+    const w = this.out.w;
+    const scratch = new Writer(64 * 1024);
+    be.copyOutResponse(w, portal.prepared.columnTypes.length, 0);
+    if (f.header) copyHeader(w, portal.prepared.fields!.map((x) => x.name), f);
+    let rows = 0;
+    try {
+      for (;;) {
+        const chunk = await portal.result!.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
+        portal.encoder!(chunk, scratch);
+        rows += dataRowsToCopy(scratch.flush(), w, f);
+        if (w.length >= FLUSH_BYTES) await this.out.flush();
+        if (this.out.closed) throw new SqlError('08006', 'client disconnected');
+      }
+    } finally {
+      this.endRunning();
+      portal.result = null;
+      portal.done = true;
+    }
+    be.copyDone(w);
+    be.commandComplete(w, `COPY ${rows}`);
   }
 
   private beginRunning(): void {
@@ -611,7 +644,7 @@ export class Session {
       case 'listen':
         throw new SqlError(SQLSTATE.featureNotSupported, 'LISTEN/NOTIFY is not supported by fdl-gateway');
       case 'copyOut':
-        throw new SqlError(SQLSTATE.featureNotSupported, 'COPY TO STDOUT is not supported yet');
+        return; // handled in runPortal
       case 'query':
         return;
     }
