@@ -205,14 +205,8 @@ export class Repository {
 
   /** Every valid ref whose version exists (malformed, invalid and dangling refs are left out). */
   async listRefs(): Promise<RefInfo[]> {
-    const names = new Set<string>();
-    if (this.store.list && !(await this.useRefsJson())) {
-      for (const k of await this.store.list('refs/')) if (refKind(k)) names.add(k);
-    } else {
-      for (const k of (await this.refsJson())?.refs.keys() ?? []) names.add(k);
-    }
     const out: RefInfo[] = [];
-    for (const name of [...names].sort()) {
+    for (const name of await this.refNames()) {
       try {
         const id = await this.readRef(name);
         if (id !== null && (await this.versionExists(id))) out.push({ name, kind: refKind(name)!, versionId: id });
@@ -223,11 +217,17 @@ export class Repository {
     return out;
   }
 
+  /** Names only (no per-ref reads), so an error message costs at most one listing. */
+  private async refNames(): Promise<string[]> {
+    if (this.store.list && !(await this.useRefsJson())) return (await this.store.list('refs/')).filter((k) => refKind(k));
+    return [...((await this.refsJson())?.refs.keys() ?? [])].sort();
+  }
+
   private async refsHint(): Promise<string | undefined> {
     try {
-      const refs = await this.listRefs();
+      const refs = await this.refNames();
       if (refs.length === 0) return undefined;
-      const shown = refs.slice(0, 12).map((r) => r.name.replace(/^refs\//, ''));
+      const shown = refs.slice(0, 12).map((r) => r.replace(/^refs\//, ''));
       return `available refs: ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}`;
     } catch {
       return undefined;
