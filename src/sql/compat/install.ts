@@ -259,110 +259,7 @@ function compatStatements(b: Build): string[] {
   s.push(pgView('pg_stat_all_tables', stat, `FROM ${C}_rel WHERE relkind = 'r'`));
 
   // ---- functions (macros); overloads by arity where PostgreSQL has them
-  const macros: Array<[string, string]> = [
-    [`_viewdef(sql)`, `regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', '')`],
-    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' ELSE t.fmt END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
-    [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
-    [`pg_table_is_visible(id)`, `coalesce((SELECT r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) FROM ${C}_relall r WHERE r.oid = id), false)`],
-    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
-    [`pg_function_is_visible(id)`, 'true'],
-    [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_expr(expr, relid, pretty)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_indexdef(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_indexdef(id, col, pretty)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_constraintdef(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_constraintdef(id, pretty)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_triggerdef(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_triggerdef(id, pretty)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_partkeydef(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_statisticsobjdef_columns(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_serial_sequence(tbl, col)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_function_result(id)`, `(SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id)`],
-    [`pg_get_function_arguments(id)`, "''"],
-    [`pg_get_function_identity_arguments(id)`, "''"],
-    [`pg_get_viewdef(id)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
-    [`pg_get_viewdef(id, pretty)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
-    [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
-    [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
-    [`current_setting(n)`, `${C}_setting(n)`],
-    [`current_setting(n, missing_ok)`, `${C}_setting(n)`],
-    // SET is the session's job; a SELECT cannot change a variable, so set_config only echoes like PostgreSQL.
-    [`set_config(n, v, is_local)`, 'v'],
-    [`current_schemas(include_implicit)`, `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`],
-    [`current_schema()`, `${C}_search_path()[1]`],
-    // Named apart from DuckDB's current_database(), which the bodies here need and a same-named macro would shadow.
-    [`pg_current_database()`, `${C}_dbname()`],
-    [`pg_current_user()`, `${C}_user()`],
-    [`version()`, `'PostgreSQL ' || ${C}_server_version() || ' (fdl-gateway ${b.gatewayVersion}, DuckDB ${b.duckdbVersion}) on ${b.arch}-pc-linux-gnu, compiled by fdl-gateway, 64-bit'`],
-    [`array_lower(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN 1 END`],
-    [`array_upper(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
-    [`array_length(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
-    [`cardinality(arr)`, `len(arr)`],
-    [`quote_ident(x)`, `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT EXISTS (SELECT 1 FROM ${C}_keywords WHERE word = x AND catcode <> 'U') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`],
-    [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
-    [`parse_ident(x)`, `${C}_parse_ident(x)`],
-    [`parse_ident(x, strict)`, `${C}_parse_ident(x)`],
-    [`_parse_ident(x)`, `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`],
-    [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
-    [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
-    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat WHEN 'pg_namespace' THEN 2615 ELSE 1259 END)`],
-    [`col_description(id, n)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`],
-    [`shobj_description(id, cat)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
-    [`pg_relation_size(id, fork)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
-    [`pg_total_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
-    [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
-    [`pg_indexes_size(id)`, '0'],
-    [`pg_database_size(x)`, '0'],
-    [`pg_size_pretty(x)`, `format_bytes(CAST(x AS BIGINT))`],
-    [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
-    [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
-    [`inet_server_addr()`, `${C}_var('server_addr')`],
-    [`inet_server_port()`, `TRY_CAST(${C}_var('server_port') AS INTEGER)`],
-    [`inet_client_addr()`, `${C}_var('client_addr')`],
-    [`inet_client_port()`, `TRY_CAST(${C}_var('client_port') AS INTEGER)`],
-    [`pg_is_in_recovery()`, 'false'],
-    [`pg_advisory_unlock_all()`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_stat_get_numscans(id)`, '0'],
-    [`pg_relation_is_publishable(id)`, 'false'],
-    [`pg_my_temp_schema()`, '0'],
-    [`pg_is_other_temp_schema(id)`, 'false'],
-    [`pg_tablespace_location(id)`, "''"],
-    [`pg_partition_ancestors(id)`, 'CAST(id AS BIGINT)'],
-    [`pg_partition_root(id)`, 'CAST(id AS BIGINT)'],
-    [`txid_current()`, '1'],
-    [`pg_current_xact_id()`, '1'],
-    [`pg_jit_available()`, 'false'],
-    [`pg_listening_channels()`, 'CAST(NULL AS VARCHAR)'],
-    [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
-    [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
-    [`_regclass_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT r.oid FROM ${C}_relall r, (SELECT ${C}_parse_ident(CAST(x AS VARCHAR)) AS p, ${C}_search_path() AS sp)
-      WHERE (len(p) = 2 AND r.nspname = p[1] AND r.relname = p[2]) OR (len(p) = 1 AND r.relname = p[1] AND (r.relnamespace = ${PG_CATALOG_OID} OR list_contains(sp, r.nspname)))
-      ORDER BY list_position(sp, r.nspname) NULLS FIRST LIMIT 1) END`],
-    [`_regclass_name(x)`, `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`],
-    [`_regtype_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`],
-    [`_regtype_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT fmt FROM ${C}_types WHERE oid = x), CAST(x AS VARCHAR)) END`],
-    [`_regproc_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT min(oid) FROM ${C}_procs WHERE proname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '')) END`],
-    [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT proname FROM ${C}_procs WHERE oid = x), CAST(x AS VARCHAR)) END`],
-    [`_regnamespace_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`],
-    [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
-    [`_regrole_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`],
-    [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
-    [`to_regclass(x)`, `${C}_regclass_oid(x)`],
-    [`to_regtype(x)`, `${C}_regtype_oid(x)`],
-    [`to_regproc(x)`, `${C}_regproc_oid(x)`],
-    [`to_regnamespace(x)`, `${C}_regnamespace_oid(x)`],
-  ];
-  const privileges = ['table', 'schema', 'database', 'column', 'any_column', 'function', 'sequence', 'type', 'language', 'tablespace', 'foreign_data_wrapper', 'server'];
-  for (const p of privileges) {
-    macros.push([`has_${p}_privilege(a, b)`, 'true'], [`has_${p}_privilege(a, b, c)`, 'true']);
-    if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
-  }
-  macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
+  const macros = scalarMacros(b);
   // Overloads must be declared together in one CREATE MACRO.
   const byName = new Map<string, string[]>();
   for (const [sig, body] of macros) {
@@ -451,3 +348,133 @@ function dependencyOrder(statements: string[]): string[] {
   statements.forEach((_, i) => visit(i));
   return out;
 }
+
+/** Scalar macros as [signature, body]; several signatures of one name become one overloaded macro. */
+function scalarMacros(b: Build): Array<[string, string]> {
+  const macros: Array<[string, string]> = [
+    [`_viewdef(sql)`, `regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', '')`],
+    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' ELSE t.fmt END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
+    [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
+    [`pg_table_is_visible(id)`, `coalesce((SELECT r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) FROM ${C}_relall r WHERE r.oid = id), false)`],
+    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
+    [`pg_function_is_visible(id)`, 'true'],
+    [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_expr(expr, relid, pretty)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_indexdef(id)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_indexdef(id, col, pretty)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_constraintdef(id)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_constraintdef(id, pretty)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_triggerdef(id)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_triggerdef(id, pretty)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_partkeydef(id)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_statisticsobjdef_columns(id)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_serial_sequence(tbl, col)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_get_function_result(id)`, `(SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id)`],
+    [`pg_get_function_arguments(id)`, "''"],
+    [`pg_get_function_identity_arguments(id)`, "''"],
+    [`pg_get_viewdef(id)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
+    [`pg_get_viewdef(id, pretty)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
+    [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
+    [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
+    [`current_setting(n)`, `${C}_setting(n)`],
+    [`current_setting(n, missing_ok)`, `${C}_setting(n)`],
+    // SET is the session's job; a SELECT cannot change a variable, so set_config only echoes like PostgreSQL.
+    [`set_config(n, v, is_local)`, 'v'],
+    [`current_schemas(include_implicit)`, `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`],
+    [`current_schema()`, `${C}_search_path()[1]`],
+    // Named apart from DuckDB's current_database(), which the bodies here need and a same-named macro would shadow.
+    [`pg_current_database()`, `${C}_dbname()`],
+    [`pg_current_user()`, `${C}_user()`],
+    [`version()`, `'PostgreSQL ' || ${C}_server_version() || ' (fdl-gateway ${b.gatewayVersion}, DuckDB ${b.duckdbVersion}) on ${b.arch}-pc-linux-gnu, compiled by fdl-gateway, 64-bit'`],
+    [`array_lower(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN 1 END`],
+    [`array_upper(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
+    [`array_length(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
+    [`cardinality(arr)`, `len(arr)`],
+    [`quote_ident(x)`, `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT EXISTS (SELECT 1 FROM ${C}_keywords WHERE word = x AND catcode <> 'U') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`],
+    [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
+    [`parse_ident(x)`, `${C}_parse_ident(x)`],
+    [`parse_ident(x, strict)`, `${C}_parse_ident(x)`],
+    [`_parse_ident(x)`, `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`],
+    [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
+    [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
+    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat WHEN 'pg_namespace' THEN 2615 ELSE 1259 END)`],
+    [`col_description(id, n)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`],
+    [`shobj_description(id, cat)`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
+    [`pg_relation_size(id, fork)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
+    [`pg_total_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
+    [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
+    [`pg_indexes_size(id)`, '0'],
+    [`pg_database_size(x)`, '0'],
+    [`pg_size_pretty(x)`, `format_bytes(CAST(x AS BIGINT))`],
+    [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
+    [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
+    [`inet_server_addr()`, `${C}_var('server_addr')`],
+    [`inet_server_port()`, `TRY_CAST(${C}_var('server_port') AS INTEGER)`],
+    [`inet_client_addr()`, `${C}_var('client_addr')`],
+    [`inet_client_port()`, `TRY_CAST(${C}_var('client_port') AS INTEGER)`],
+    [`pg_is_in_recovery()`, 'false'],
+    [`pg_advisory_unlock_all()`, 'CAST(NULL AS VARCHAR)'],
+    [`pg_stat_get_numscans(id)`, '0'],
+    [`pg_relation_is_publishable(id)`, 'false'],
+    [`pg_my_temp_schema()`, '0'],
+    [`pg_is_other_temp_schema(id)`, 'false'],
+    [`pg_tablespace_location(id)`, "''"],
+    [`pg_partition_ancestors(id)`, 'CAST(id AS BIGINT)'],
+    [`pg_partition_root(id)`, 'CAST(id AS BIGINT)'],
+    [`txid_current()`, '1'],
+    [`pg_current_xact_id()`, '1'],
+    [`pg_jit_available()`, 'false'],
+    [`pg_listening_channels()`, 'CAST(NULL AS VARCHAR)'],
+    [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
+    [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
+    [`_regclass_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT rc.oid FROM ${C}_relall rc
+      WHERE (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND rc.nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[2])
+        OR (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 1 AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
+      ORDER BY list_position(${C}_search_path(), rc.nspname) NULLS FIRST LIMIT 1) END`],
+    [`_regclass_name(x)`, `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`],
+    [`_regtype_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`],
+    [`_regtype_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT fmt FROM ${C}_types WHERE oid = x), CAST(x AS VARCHAR)) END`],
+    [`_regproc_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT min(oid) FROM ${C}_procs WHERE proname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '')) END`],
+    [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT proname FROM ${C}_procs WHERE oid = x), CAST(x AS VARCHAR)) END`],
+    [`_regnamespace_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`],
+    [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
+    [`_regrole_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`],
+    [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
+    [`to_regclass(x)`, `${C}_regclass_oid(x)`],
+    [`to_regtype(x)`, `${C}_regtype_oid(x)`],
+    [`to_regproc(x)`, `${C}_regproc_oid(x)`],
+    [`to_regnamespace(x)`, `${C}_regnamespace_oid(x)`],
+  ];
+  const privileges = ['table', 'schema', 'database', 'column', 'any_column', 'function', 'sequence', 'type', 'language', 'tablespace', 'foreign_data_wrapper', 'server'];
+  for (const p of privileges) {
+    macros.push([`has_${p}_privilege(a, b)`, 'true'], [`has_${p}_privilege(a, b, c)`, 'true']);
+    if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
+  }
+  macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
+  return macros;
+}
+
+/** Function name → argument counts the compat catalog defines (the rewriter redirects only those calls). */
+export const COMPAT_FUNCTION_ARITIES: ReadonlyMap<string, ReadonlySet<number>> = (() => {
+  const m = new Map<string, Set<number>>();
+  for (const [sig] of scalarMacros({ gatewayVersion: '', duckdbVersion: '', arch: '', startTime: '' })) {
+    const name = sig.slice(0, sig.indexOf('('));
+    const inner = sig.slice(sig.indexOf('(') + 1, -1).trim();
+    const set = m.get(name) ?? new Set<number>();
+    set.add(inner === '' ? 0 : inner.split(',').length);
+    m.set(name, set);
+  }
+  return m;
+})();
+
+/** Relations (views/tables) the compat catalog defines, by schema. */
+export const COMPAT_RELATIONS: { pgCatalog: ReadonlySet<string>; informationSchema: ReadonlySet<string> } = (() => {
+  const sqls = compatStatements({ gatewayVersion: '', duckdbVersion: '', arch: '', startTime: '' });
+  const pick = (schema: string) => new Set(sqls.flatMap((q) => { const m = new RegExp(`^CREATE (?:VIEW|TABLE) ${COMPAT_DB}\\.${schema}\\.(\\w+)`).exec(q); return m && !m[1]!.startsWith('_') ? [m[1]!] : []; }));
+  return { pgCatalog: pick('pgcat'), informationSchema: pick('infoschema') };
+})();

@@ -1,0 +1,355 @@
+/**
+ * PostgreSQL catalog statements → DuckDB: parse with the real PostgreSQL grammar (pgsql-parser, WASM),
+ * point pg_catalog / information_schema objects at the compat database (compat/install.ts), translate
+ * PostgreSQL-only syntax (reg* casts, `~` search operators, COLLATE "default", '{a,b}' arrays, "char",
+ * name, oid), and deparse. Statements without anything catalog-ish skip the parser entirely, and a
+ * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
+ */
+import { deparseSync, loadModule, parseSync } from 'pgsql-parser';
+import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS } from './compat/install.js';
+import { COMPAT_DB } from './compat/names.js';
+
+// The WASM grammar loads once, at import, so that rewriting stays synchronous.
+await loadModule();
+
+/** Cheap pre-check: only statements matching this go through the parser. */
+const CATALOGISH =
+  /pg_|information_schema|::\s*"?(?:reg[a-z]+|oid|name|char|int2vector|oidvector|jsonb|xid)\b|~|\bcollate\b|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'/i;
+
+export interface RewriteResult {
+  sql: string;
+  /** True when the statement used the PostgreSQL catalog emulation (label its columns with catalog types). */
+  rewritten: boolean;
+}
+
+/** Rewrite one SQL text (one or more statements) for DuckDB; see module comment. */
+export function rewriteForDuckDB(sql: string): string {
+  return rewriteForDuckDBDetailed(sql).sql;
+}
+
+export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
+  if (!CATALOGISH.test(sql)) return { sql, rewritten: false };
+  let tree: { stmts?: unknown[] };
+  try {
+    tree = parseSync(sql) as { stmts?: unknown[] };
+  } catch {
+    return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
+  }
+  const ctx: Ctx = { changed: false, ctes: new Set() };
+  collectCtes(tree, ctx.ctes);
+  const out = walk(tree, ctx, false);
+  if (!ctx.changed) return { sql, rewritten: false };
+  return { sql: deparseSync(out as Parameters<typeof deparseSync>[0]), rewritten: true };
+}
+
+type Node = Record<string, any>;
+interface Ctx {
+  changed: boolean;
+  ctes: Set<string>;
+}
+
+const PGCAT = 'pgcat';
+const INFOSCHEMA = 'infoschema';
+const REG_TYPES = new Set(['regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole']);
+/** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
+const TYPE_MAP: Record<string, string> = {
+  oid: 'bigint', xid: 'bigint', cid: 'bigint', xid8: 'bigint', regoper: 'bigint', regoperator: 'bigint', regconfig: 'bigint',
+  name: 'varchar', char: 'varchar', bpchar: 'varchar', text: 'varchar', pg_node_tree: 'varchar', aclitem: 'varchar',
+  jsonb: 'json', int2vector: 'smallint[]', oidvector: 'bigint[]',
+};
+/** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
+const RENAMED: Record<string, string> = {
+  json_build_object: 'json_object', jsonb_build_object: 'json_object', current_database: 'pg_current_database', btrim: 'trim',
+};
+/** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
+const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
+
+const str = (sval: string): Node => ({ String: { sval } });
+const names = (list: Node[] | undefined): string[] => (list ?? []).map((n) => String(n?.String?.sval ?? ''));
+const call = (name: string[], args: Node[]): Node => ({
+  FuncCall: { funcname: name.map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+const compat = (fn: string, args: Node[]): Node => call([COMPAT_DB, PGCAT, fn], args);
+const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
+
+function collectCtes(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) node.forEach((n) => collectCtes(n, into));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'CommonTableExpr' && typeof (v as Node).ctename === 'string') into.add((v as Node).ctename);
+      collectCtes(v, into);
+    }
+  }
+}
+
+/**
+ * Walk the tree, returning the (possibly replaced) node. `display` is true where a value is shown
+ * rather than compared (select list, ORDER BY, under a cast to text): there reg* casts yield names.
+ */
+function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => walk(n, ctx, false));
+  if (!node || typeof node !== 'object') return node;
+  const obj = node as Node;
+  const keys = Object.keys(obj);
+  if (keys.length === 1) {
+    const type = keys[0]!;
+    const body = obj[type] as Node;
+    switch (type) {
+      case 'RangeVar': return rangeVar(obj, body, ctx);
+      case 'RangeFunction': return rangeFunction(obj, body, ctx);
+      case 'FuncCall': return funcCall(obj, body, ctx, false);
+      case 'TypeCast': return typeCast(body, ctx, display);
+      case 'A_Expr': return aExpr(obj, body, ctx);
+      case 'CollateClause': return collate(obj, body, ctx);
+      case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
+      case 'ResTarget': return resTarget(body, ctx);
+      case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
+    }
+  }
+  const out: Node = {};
+  for (const k of keys) out[k] = walk(obj[k], ctx, false);
+  return out;
+}
+
+/** Select-list items keep PostgreSQL's column names (DuckDB would name them after the rewritten expression). */
+function resTarget(rt: Node, ctx: Ctx): Node {
+  const before = ctx.changed;
+  ctx.changed = false;
+  const val = walk(rt.val, ctx, true);
+  const touched = ctx.changed;
+  ctx.changed = before || touched;
+  const name = rt.name ?? (touched ? figureColname(rt.val) : undefined);
+  return { ResTarget: { ...rt, val, ...(name !== undefined ? { name } : {}) } };
+}
+
+/** PostgreSQL's FigureColname for the shapes catalog queries use. */
+function figureColname(n: Node | undefined): string | undefined {
+  if (!n) return undefined;
+  if (n.ColumnRef) {
+    const last = (n.ColumnRef.fields as Node[]).slice(-1)[0];
+    return last?.String ? String(last.String.sval) : undefined;
+  }
+  if (n.FuncCall) return names(n.FuncCall.funcname).slice(-1)[0];
+  if (n.TypeCast) return figureColname(n.TypeCast.arg) ?? names(n.TypeCast.typeName?.names).slice(-1)[0];
+  if (n.A_Indirection) {
+    const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
+    return last?.String ? String(last.String.sval) : figureColname(n.A_Indirection.arg);
+  }
+  if (n.SQLValueFunction) return String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, '');
+  if (n.CaseExpr) return 'case';
+  if (n.CoalesceExpr) return 'coalesce';
+  if (n.A_ArrayExpr) return 'array';
+  if (n.CollateClause) return figureColname(n.CollateClause.arg);
+  return '?column?';
+}
+
+function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
+  const rel = String(rv.relname);
+  const schema = rv.schemaname as string | undefined;
+  let target: string | undefined;
+  if (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) target = PGCAT;
+  else if (!schema && !rv.catalogname && COMPAT_RELATIONS.pgCatalog.has(rel) && !ctx.ctes.has(rel)) target = PGCAT;
+  else if (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel)) target = INFOSCHEMA;
+  if (!target) return orig;
+  ctx.changed = true;
+  return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target } };
+}
+
+function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
+  const body: Node = { ...rf };
+  body.functions = (rf.functions as Node[]).map((item) => {
+    const list = item?.List?.items as Node[] | undefined;
+    const fc = list?.[0]?.FuncCall as Node | undefined;
+    if (!list || !fc) return walk(item, ctx, false);
+    const parts = names(fc.funcname);
+    const base = parts[parts.length - 1]!;
+    const qualified = parts.length === 2 && parts[0] === 'pg_catalog';
+    let replaced: Node;
+    if ((parts.length === 1 || qualified) && base === 'pg_get_keywords') {
+      replaced = compat('pg_get_keywords', []);
+      ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && base === 'pg_partition_ancestors') {
+      // DuckDB has no WITH ORDINALITY for table macros: the _ord variant returns the ordinal itself.
+      replaced = compat(rf.ordinality ? 'pg_partition_ancestors_ord' : 'pg_partition_ancestors', walk(fc.args ?? [], ctx, false) as Node[]);
+      body.ordinality = false;
+      ctx.changed = true;
+    } else {
+      replaced = funcCall(list[0]!, fc, ctx, true);
+    }
+    return { List: { items: [replaced, ...list.slice(1).map((n) => walk(n, ctx, false))] } };
+  });
+  const fn = body.functions?.[0]?.List?.items?.[0]?.FuncCall as Node | undefined;
+  const fname = fn ? names(fn.funcname).slice(-1)[0] : undefined;
+  if (fn && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality && JSON.stringify(fn.args ?? []).includes(`"${COMPAT_DB}"`)) {
+    // DuckDB table functions take no subqueries, and compat macros contain some: unnest a list instead.
+    ctx.changed = true;
+    const alias = rf.alias ?? { aliasname: fname };
+    const col = names(alias.colnames)[0] ?? alias.aliasname;
+    const inner = fname === 'unnest' ? fn.args[0] : { FuncCall: fn };
+    return {
+      RangeSubselect: {
+        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: call(['unnest'], [inner]) } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        alias: { aliasname: alias.aliasname, colnames: [str(col)] },
+      },
+    };
+  }
+  if (rf.alias && !rf.alias.colnames && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality) {
+    body.alias = { ...rf.alias, colnames: [str(rf.alias.aliasname)] };
+    ctx.changed = true;
+  }
+  return orig === rf ? orig : { RangeFunction: body };
+}
+
+function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
+  const parts = names(fc.funcname);
+  const args = walk(fc.args, ctx, false) as Node[] | undefined;
+  const out: Node = { ...fc, args };
+  if (parts.length === 2 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) {
+    ctx.changed = true;
+    const base = RENAMED[parts[1]!] ?? parts[1]!;
+    if (parts[0] === 'information_schema' && base === '_pg_expandarray') out.funcname = [COMPAT_DB, PGCAT, base].map(str);
+    else if (hasCompat(base, args)) out.funcname = [COMPAT_DB, PGCAT, base].map(str);
+    else out.funcname = [str(base)];
+  } else if (parts.length === 1) {
+    const base = RENAMED[parts[0]!] ?? parts[0]!;
+    if (!inFrom && hasCompat(base, args)) {
+      out.funcname = [COMPAT_DB, PGCAT, base].map(str);
+      ctx.changed = true;
+    } else if (base !== parts[0]) {
+      out.funcname = [str(base)];
+      ctx.changed = true;
+    }
+  }
+  return { FuncCall: out };
+}
+
+function hasCompat(name: string, args: Node[] | undefined): boolean {
+  return COMPAT_FUNCTION_ARITIES.get(name)?.has(args?.length ?? 0) ?? false;
+}
+
+/** PostgreSQL array text '{a,"b c",NULL}' → element strings (null for NULL); undefined if not one. */
+function parseArrayText(s: string): Array<string | null> | undefined {
+  if (!/^\{.*\}$/s.test(s)) return undefined;
+  const inner = s.slice(1, -1);
+  if (inner.trim() === '') return [];
+  const out: Array<string | null> = [];
+  const re = /\s*(?:"((?:[^"\\]|\\.)*)"|([^,]*?))\s*(?:,|$)/gy;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < inner.length && (m = re.exec(inner))) {
+    if (m[1] !== undefined) out.push(m[1].replace(/\\(.)/g, '$1'));
+    else out.push(m[2]!.toUpperCase() === 'NULL' ? null : m[2]!);
+    if (m[0] === '') break;
+  }
+  return out;
+}
+
+function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
+  const tn = tc.typeName as Node;
+  const parts = names(tn.names);
+  const type = parts[parts.length - 1]!.toLowerCase();
+  const isArray = Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0;
+  const textual = !isArray && (type === 'text' || type === 'varchar' || type === 'name' || type === 'bpchar');
+  // '{a,b}'::text[] → ARRAY['a','b']::text[] (DuckDB reads '[a, b]', not PostgreSQL's array text).
+  let arg: Node;
+  const sval = tc.arg?.A_Const?.sval?.sval as string | undefined;
+  const elems = isArray && sval !== undefined ? parseArrayText(sval) : undefined;
+  if (elems) {
+    arg = { A_ArrayExpr: { elements: elems.map((e) => (e === null ? { A_Const: { isnull: true } } : strConst(e))) } };
+    ctx.changed = true;
+  } else {
+    arg = walk(tc.arg, ctx, textual) as Node;
+  }
+  if (REG_TYPES.has(type)) {
+    ctx.changed = true;
+    const kind = type === 'regprocedure' ? 'regproc' : type;
+    if (isArray) return { TypeCast: { ...tc, arg, typeName: { ...tn, names: [str('bigint')], typmods: undefined } } };
+    // An oid column is already the oid: only text needs a lookup.
+    const isOid = arg.ColumnRef !== undefined || arg.A_Const?.ival !== undefined;
+    const oid = isOid ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } } : compat(`_${kind}_oid`, [arg]);
+    return display ? compat(`_${kind}_name`, [oid]) : oid;
+  }
+  let typeName = tn;
+  const mapped = TYPE_MAP[type];
+  if (mapped) {
+    const [base, arr] = mapped.endsWith('[]') ? [mapped.slice(0, -2), true] : [mapped, false];
+    typeName = { ...tn, names: [str(base)], typmods: undefined, arrayBounds: arr || isArray ? [{ Integer: { ival: -1 } }] : undefined };
+    ctx.changed = true;
+  } else if (parts.length === 2 && parts[0] === 'pg_catalog' && !['int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'numeric', 'timestamptz', 'timestamp', 'date', 'time', 'timetz', 'interval', 'varchar', 'bit', 'varbit'].includes(type)) {
+    typeName = { ...tn, names: [str(type)] };
+    ctx.changed = true;
+  }
+  return { TypeCast: { ...tc, arg, typeName } };
+}
+
+const REGEX_OPS: Record<string, { negate: boolean; flags?: string }> = {
+  '~': { negate: false }, '~*': { negate: false, flags: 'i' }, '!~': { negate: true }, '!~*': { negate: true, flags: 'i' },
+};
+const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
+  '~~': { negate: false, fn: 'like_escape' }, '!~~': { negate: true, fn: 'like_escape' },
+  '~~*': { negate: false, fn: 'ilike_escape' }, '!~~*': { negate: true, fn: 'ilike_escape' },
+};
+const not = (n: Node): Node => ({ BoolExpr: { boolop: 'NOT_EXPR', args: [n] } });
+
+function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
+  const op = names(e.name).slice(-1)[0] ?? '';
+  const lexpr = walk(e.lexpr, ctx, false) as Node;
+  let rexpr = walk(e.rexpr, ctx, false) as Node;
+  if (e.kind === 'AEXPR_OP' && REGEX_OPS[op]) {
+    // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.
+    const { negate, flags } = REGEX_OPS[op]!;
+    ctx.changed = true;
+    const m = call(['regexp_matches'], flags ? [lexpr, rexpr, strConst(flags)] : [lexpr, rexpr]);
+    return negate ? not(m) : m;
+  }
+  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {
+    // PostgreSQL's LIKE escapes with backslash by default (pgjdbc sends 'a\_b'); DuckDB's has no escape.
+    const { negate, fn } = LIKE_OPS[op]!;
+    ctx.changed = true;
+    const m = call([fn], [lexpr, rexpr, strConst('\\')]);
+    return negate ? not(m) : m;
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
+    // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
+    ctx.changed = true;
+    const contains = call(['list_contains'], [rexpr, lexpr]);
+    return e.kind === 'AEXPR_OP_ANY' ? contains : not(contains);
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
+    // A column compared with '{...}' array text: give DuckDB its own list text.
+    const fix = (n: Node): Node => {
+      const s = n?.A_Const?.sval?.sval as string | undefined;
+      const elems = s !== undefined ? parseArrayText(s) : undefined;
+      if (!elems) return n;
+      ctx.changed = true;
+      return strConst(`[${elems.map((x) => x ?? 'NULL').join(', ')}]`);
+    };
+    rexpr = fix(rexpr);
+    return { A_Expr: { ...e, lexpr: fix(lexpr), rexpr } };
+  }
+  return { A_Expr: { ...e, lexpr, rexpr } };
+}
+
+function collate(orig: Node, c: Node, ctx: Ctx): Node {
+  const name = names(c.collname).slice(-1)[0];
+  if (name === 'default' || name === 'C' || name === 'POSIX') {
+    ctx.changed = true;
+    return walk(c.arg, ctx, false) as Node;
+  }
+  return { CollateClause: { ...c, arg: walk(c.arg, ctx, false) } };
+}
+
+function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
+  switch (f.op) {
+    case 'SVFOP_CURRENT_USER': case 'SVFOP_USER': case 'SVFOP_SESSION_USER': case 'SVFOP_CURRENT_ROLE':
+      ctx.changed = true;
+      return compat('pg_current_user', []);
+    case 'SVFOP_CURRENT_CATALOG':
+      ctx.changed = true;
+      return compat('pg_current_database', []);
+    case 'SVFOP_CURRENT_SCHEMA':
+      ctx.changed = true;
+      return compat('current_schema', []);
+    default:
+      return orig;
+  }
+}
