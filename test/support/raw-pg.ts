@@ -102,6 +102,7 @@ export class RawPg {
   secretKey = 0;
   private pending: Buffer = Buffer.alloc(0);
   private queue: RawMessage[] = [];
+  private head = 0; // index of the next unread message (Array.shift is O(n) on long queues)
   private waiter: (() => void) | null = null;
   private closed: Error | null = null;
   private readonly parser = new Parser();
@@ -160,8 +161,12 @@ export class RawPg {
   /** Next backend message (rejects if the connection closes or nothing arrives within timeoutMs). */
   async next(timeoutMs = 20_000): Promise<RawMessage> {
     for (;;) {
-      const m = this.queue.shift();
-      if (m) return m;
+      if (this.head < this.queue.length) {
+        const m = this.queue[this.head];
+        this.queue[this.head++] = undefined as unknown as RawMessage;
+        if (this.head > 4096 && this.head * 2 > this.queue.length) { this.queue = this.queue.slice(this.head); this.head = 0; }
+        return m;
+      }
       if (this.closed) throw this.closed;
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => { this.waiter = null; reject(new Error('timeout waiting for a backend message')); }, timeoutMs);

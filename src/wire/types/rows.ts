@@ -87,6 +87,16 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, 8);
         const a = new Int32Array(data.buffer, data.byteOffset, 2 * n);
+        if (!text && oid !== OID.int8) {
+          // Declared narrower (e.g. a catalog oid/int4 column computed as BIGINT): write that width.
+          const bin = oid === OID.int2 ? (w: Writer, v: number) => { w.int32(2); w.int16(v); }
+            : oid === OID.oid ? (w: Writer, v: number) => { w.int32(4); w.uint32(v); }
+            : (w: Writer, v: number) => { w.int32(4); w.int32(v); };
+          return (w, i) => {
+            if (isNull(valid, i)) { w.int32(-1); return; }
+            bin(w, a[2 * i + 1] * TWO32 + (a[2 * i] >>> 0));
+          };
+        }
         if (!text) return (w, i) => {
           if (isNull(valid, i)) { w.int32(-1); return; }
           w.int32(8); w.int32(a[2 * i + 1]); w.int32(a[2 * i]);
@@ -123,7 +133,16 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         return (w, i) => {
           if (isNull(valid, i)) { w.int32(-1); return; }
           const len = lens[4 * i];
-          // string_t: ≤12 bytes inline after the length, else a pointer at +8.
+          if (len <= 12 && !hex) {
+            // string_t: ≤12 bytes inline after the length — copy them without a view allocation.
+            w.int32(len);
+            w.ensure(len);
+            const b = w.raw, p = w.length, src = 16 * i + 4;
+            for (let k = 0; k < len; k++) b[p + k] = data[src + k];
+            w.advance(len);
+            return;
+          }
+          // Longer strings live behind a pointer at +8.
           const bytes = len <= 12
             ? data.subarray(16 * i + 4, 16 * i + 4 + len)
             : duckdb.get_data_from_pointer(data.buffer as ArrayBuffer, data.byteOffset + 16 * i + 8, len);

@@ -19,6 +19,14 @@ function put2(b: Buffer, p: number, n: number): number {
 /** Non-negative integer < 2^53, at least `minDigits` digits. */
 function putUint(b: Buffer, p: number, n: number, minDigits = 1): number {
   let len = 1;
+  if (n < 2147483648) {
+    // int32 fast path: |0 division instead of float floor
+    for (let t = n; t >= 10; t = (t / 10) | 0) len++;
+    if (len < minDigits) len = minDigits;
+    let q = p + len;
+    while (q > p) { const t = (n / 10) | 0; b[--q] = 48 + n - t * 10; n = t; }
+    return p + len;
+  }
   for (let t = n; t >= 10; t = Math.floor(t / 10)) len++;
   if (len < minDigits) len = minDigits;
   let q = p + len;
@@ -190,13 +198,23 @@ export function daysFromCivil(y: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
-/** Writes YYYY-MM-DD (year ≥ 4 digits, 1 BC = year 0); returns [pos, isBC]. */
-function putDate(b: Buffer, p: number, days: number): [number, boolean] {
-  const [y, m, d] = civil(days);
-  const bc = y <= 0;
-  p = putUint(b, p, bc ? 1 - y : y, 4);
-  b[p++] = 45; p = put2(b, p, m); b[p++] = 45;
-  return [put2(b, p, d), bc];
+// Consecutive rows usually share a day: remember the last day's rendered YYYY-MM-DD.
+let lastDays = NaN, lastBC = false;
+const lastDate = Buffer.alloc(16);
+let lastDateLen = 0;
+
+/** Writes YYYY-MM-DD (year ≥ 4 digits, 1 BC = year 0); returns the new position; `lastBC` tells BC. */
+function putDate(b: Buffer, p: number, days: number): number {
+  if (days !== lastDays) {
+    const [y, m, d] = civil(days);
+    lastBC = y <= 0;
+    let q = putUint(lastDate, 0, lastBC ? 1 - y : y, 4);
+    lastDate[q++] = 45; q = put2(lastDate, q, m); lastDate[q++] = 45;
+    lastDateLen = put2(lastDate, q, d);
+    lastDays = days;
+  }
+  for (let i = 0; i < lastDateLen; i++) b[p + i] = lastDate[i];
+  return p + lastDateLen;
 }
 
 /** HH:MM:SS[.ffffff] with trailing fraction zeros trimmed (AppendSeconds). `us` ≥ 0. */
@@ -233,9 +251,8 @@ export function dateText(w: Writer, days: number): void {
   if (days <= DATE_NINF) { w.latin1('-infinity'); return; }
   w.ensure(24);
   const b = w.raw;
-  const [p, bc] = putDate(b, w.length, days);
-  let q = p;
-  if (bc) { b[q++] = BC[0]; b[q++] = BC[1]; b[q++] = BC[2]; }
+  let q = putDate(b, w.length, days);
+  if (lastBC) { b[q++] = BC[0]; b[q++] = BC[1]; b[q++] = BC[2]; }
   w.advance(q - w.length);
 }
 
@@ -249,7 +266,8 @@ export function timestampText(w: Writer, days: number, us: number, zone: Zone | 
   }
   w.ensure(48);
   const b = w.raw;
-  let [p, bc] = putDate(b, w.length, days);
+  let p = putDate(b, w.length, days);
+  const bc = lastBC;
   b[p++] = 32;
   p = putTime(b, p, us);
   if (zone) p = putOffset(b, p, off);
