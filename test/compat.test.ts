@@ -28,8 +28,10 @@ async function rows(sql: string, params?: unknown[]): Promise<Row[]> {
 
 /** Run a client statement as the gateway would: rewrite, then execute (with params where it has $n). */
 async function client(sql: string): Promise<Row[]> {
-  const rewritten = rewriteForDuckDB(sql.replace('$1::oid[]', "'{23,1007}'::oid[]").replace(/\b16384\b/g, String(oids.users)).replace(/\b16393\b/g, String(oids.orders)));
-  const params = /\$1\b/.test(sql) ? paramsFor(sql) : undefined;
+  // asyncpg binds an oid[] in binary; its text form stands in here (the wire layer binds the real one).
+  const text = sql.replace('$1::oid[]', "'{23,1007}'::oid[]").replace(/\b16384\b/g, String(oids.users)).replace(/\b16393\b/g, String(oids.orders));
+  const rewritten = rewriteForDuckDB(text);
+  const params = /\$1\b/.test(text) ? paramsFor(text) : undefined;
   try {
     return await rows(rewritten, params);
   } catch (e) {

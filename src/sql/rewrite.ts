@@ -63,6 +63,8 @@ const RENAMED: Record<string, string> = {
 };
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
+/** Other functions that are table functions in DuckDB or the compat catalog; any other FROM function is scalar. */
+const TABLE_FUNCTIONS = new Set(['pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
 
 const str = (sval: string): Node => ({ String: { sval } });
 const names = (list: Node[] | undefined): string[] => (list ?? []).map((n) => String(n?.String?.sval ?? ''));
@@ -189,6 +191,18 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
     return {
       RangeSubselect: {
         subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: call(['unnest'], [inner]) } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        alias: { aliasname: alias.aliasname, colnames: [str(col)] },
+      },
+    };
+  }
+  if (fn && fname && !SINGLE_COLUMN_SRF.has(fname) && !TABLE_FUNCTIONS.has(fname) && !/^(duckdb_|pragma_|read_|parquet_|ducklake_)/.test(fname) && names(fn.funcname).length < 3 && !rf.ordinality && body.functions.length === 1) {
+    // PostgreSQL accepts a scalar function in FROM (one row, one column named after the alias).
+    ctx.changed = true;
+    const alias = rf.alias ?? { aliasname: fname };
+    const col = names(alias.colnames)[0] ?? alias.aliasname;
+    return {
+      RangeSubselect: {
+        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: { FuncCall: fn } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
         alias: { aliasname: alias.aliasname, colnames: [str(col)] },
       },
     };
