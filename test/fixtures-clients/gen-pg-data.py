@@ -6,9 +6,10 @@ types = q("""select t.oid::int, typname::text, typlen::int, typbyval, typtype::t
   typelem::int, typarray::int, typinput::oid::int, typoutput::oid::int, typreceive::oid::int, typsend::oid::int,
   typmodin::oid::int, typmodout::oid::int, typanalyze::oid::int, typalign::text, typstorage::text, typcollation::int, typsubscript::oid::int,
   format_type(t.oid, null) as fmt
-  from pg_type t where typnamespace = 11 and typrelid = 0 order by t.oid""")
+  from pg_type t where typnamespace = 11 and typrelid = 0
+    and (typelem = 0 or exists (select 1 from pg_type e where e.oid = t.typelem and e.typrelid = 0)) order by t.oid""")
 procs = q("""select p.oid::int, proname::text, pronargs::int, prorettype::int, array_to_string(proargtypes::oid[], ' ') as argtypes, provolatile::text, proisstrict, prosrc
-  from pg_proc p where p.oid in (select unnest(array[typinput,typoutput,typreceive,typsend,typmodin,typmodout,typsubscript,typanalyze]::oid[]) from pg_type where typnamespace=11 and typrelid=0)
+  from pg_proc p where p.oid in (select unnest(array[typinput,typoutput,typreceive,typsend,typmodin,typmodout,typsubscript,typanalyze]::oid[]) from pg_type t where typnamespace=11 and typrelid=0 and (typelem = 0 or exists (select 1 from pg_type e where e.oid = t.typelem and e.typrelid = 0)))
   order by p.oid""")
 ranges = q("select rngtypid::int, rngsubtype::int, rngmultitypid::int, rngcollation::int, rngsubopc::int, rngcanonical::oid::int, rngsubdiff::oid::int from pg_range order by 1")
 settings = q("""select name, setting, unit, category, short_desc, context, vartype, min_val, max_val, enumvals::text as enumvals, boot_val from pg_settings order by name""")
