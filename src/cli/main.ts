@@ -100,6 +100,7 @@ program
     process.stdout.write(`${makeScramVerifier(password)}\n`);
   });
 
+(await import('../host/cli.js')).registerHostCommands(program);
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`fdl: ${(e as Error).message}\n`);
   process.exit(1);

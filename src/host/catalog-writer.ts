@@ -1,0 +1,292 @@
+/**
+ * Native DuckLake 1.0 catalog writer with plain DuckDB: creates the metadata tables exactly as the
+ * extension does (names, columns, types, keys, initial rows) and appends one snapshot per import.
+ * Inlining is never used: every row goes to a Parquet file, so no ducklake_inlined_* tables appear.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { uuidv7 } from './uuid.js';
+import { lit, qi, leaves, sameTree, sqlType, type ColDef } from './coltypes.js';
+
+/** DDL of catalog format 1.0 (the extension's InitializeDuckLake, as read back from its catalogs). */
+export const DDL_1_0: string[] = [
+  'CREATE TABLE ducklake_metadata("key" VARCHAR NOT NULL, "value" VARCHAR NOT NULL, "scope" VARCHAR, scope_id BIGINT)',
+  'CREATE TABLE ducklake_snapshot(snapshot_id BIGINT PRIMARY KEY, snapshot_time TIMESTAMP WITH TIME ZONE, schema_version BIGINT, next_catalog_id BIGINT, next_file_id BIGINT)',
+  'CREATE TABLE ducklake_snapshot_changes(snapshot_id BIGINT PRIMARY KEY, changes_made VARCHAR, author VARCHAR, commit_message VARCHAR, commit_extra_info VARCHAR)',
+  'CREATE TABLE ducklake_schema(schema_id BIGINT PRIMARY KEY, schema_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN)',
+  'CREATE TABLE ducklake_table(table_id BIGINT, table_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, table_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN)',
+  'CREATE TABLE ducklake_view(view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, "sql" VARCHAR, column_aliases VARCHAR)',
+  'CREATE TABLE ducklake_tag(object_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" VARCHAR, "value" VARCHAR)',
+  'CREATE TABLE ducklake_column_tag(table_id BIGINT, column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" VARCHAR, "value" VARCHAR)',
+  'CREATE TABLE ducklake_data_file(data_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, file_order BIGINT, path VARCHAR, path_is_relative BOOLEAN, file_format VARCHAR, record_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, row_id_start BIGINT, partition_id BIGINT, encryption_key VARCHAR, mapping_id BIGINT, partial_max BIGINT)',
+  'CREATE TABLE ducklake_file_column_stats(data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)',
+  'CREATE TABLE ducklake_file_variant_stats(data_file_id BIGINT, table_id BIGINT, column_id BIGINT, variant_path VARCHAR, shredded_type VARCHAR, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)',
+  'CREATE TABLE ducklake_delete_file(delete_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, data_file_id BIGINT, path VARCHAR, path_is_relative BOOLEAN, format VARCHAR, delete_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, encryption_key VARCHAR, partial_max BIGINT)',
+  'CREATE TABLE ducklake_column(column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column BIGINT, default_value_type VARCHAR, default_value_dialect VARCHAR)',
+  'CREATE TABLE ducklake_table_stats(table_id BIGINT, record_count BIGINT, next_row_id BIGINT, file_size_bytes BIGINT)',
+  'CREATE TABLE ducklake_table_column_stats(table_id BIGINT, column_id BIGINT, contains_null BOOLEAN, contains_nan BOOLEAN, min_value VARCHAR, max_value VARCHAR, extra_stats VARCHAR)',
+  'CREATE TABLE ducklake_partition_info(partition_id BIGINT, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT)',
+  'CREATE TABLE ducklake_partition_column(partition_id BIGINT, table_id BIGINT, partition_key_index BIGINT, column_id BIGINT, "transform" VARCHAR)',
+  'CREATE TABLE ducklake_file_partition_value(data_file_id BIGINT, table_id BIGINT, partition_key_index BIGINT, partition_value VARCHAR)',
+  'CREATE TABLE ducklake_files_scheduled_for_deletion(data_file_id BIGINT, path VARCHAR, path_is_relative BOOLEAN, schedule_start TIMESTAMP WITH TIME ZONE)',
+  'CREATE TABLE ducklake_inlined_data_tables(table_id BIGINT, table_name VARCHAR, schema_version BIGINT)',
+  'CREATE TABLE ducklake_column_mapping(mapping_id BIGINT, table_id BIGINT, "type" VARCHAR)',
+  'CREATE TABLE ducklake_name_mapping(mapping_id BIGINT, column_id BIGINT, source_name VARCHAR, target_field_id BIGINT, parent_column BIGINT, is_partition BOOLEAN)',
+  'CREATE TABLE ducklake_schema_versions(begin_snapshot BIGINT, schema_version BIGINT, table_id BIGINT)',
+  'CREATE TABLE ducklake_macro(schema_id BIGINT, macro_id BIGINT, macro_name VARCHAR, begin_snapshot BIGINT, end_snapshot BIGINT)',
+  'CREATE TABLE ducklake_macro_impl(macro_id BIGINT, impl_id BIGINT, dialect VARCHAR, "sql" VARCHAR, "type" VARCHAR)',
+  'CREATE TABLE ducklake_macro_parameters(macro_id BIGINT, impl_id BIGINT, column_id BIGINT, parameter_name VARCHAR, parameter_type VARCHAR, default_value VARCHAR, default_value_type VARCHAR)',
+  'CREATE TABLE ducklake_sort_info(sort_id BIGINT, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT)',
+  'CREATE TABLE ducklake_sort_expression(sort_id BIGINT, table_id BIGINT, sort_key_index BIGINT, expression VARCHAR, dialect VARCHAR, sort_direction VARCHAR, null_order VARCHAR)',
+];
+
+type Row = Record<string, unknown>;
+async function rows(conn: DuckDBConnection, sql: string): Promise<Row[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+}
+const n = (v: unknown) => Number(v);
+
+/** Schema/table folders are their names when those need no quoting, else a UUID (as the extension does). */
+const folder = (name: string, uuid: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : uuid) + '/';
+
+/** Snapshot 0 of a fresh catalog: the extension's initial rows (schema main, the four metadata keys). */
+export async function initCatalog(conn: DuckDBConnection, alias: string, dataPath: string): Promise<void> {
+  const m = qi(alias);
+  for (const ddl of DDL_1_0) await conn.run(ddl.replace('CREATE TABLE ', `CREATE TABLE ${m}.`));
+  const [v] = await rows(conn, 'SELECT source_id FROM pragma_version()');
+  await conn.run(`INSERT INTO ${m}.ducklake_metadata VALUES ('version', '1.0', NULL, NULL), ('created_by', ${lit(`DuckDB ${String(v?.source_id ?? '')}`)}, NULL, NULL), ('data_path', ${lit(dataPath)}, NULL, NULL), ('encrypted', 'false', NULL, NULL)`);
+  await conn.run(`INSERT INTO ${m}.ducklake_snapshot VALUES (0, now(), 0, 1, 0)`);
+  await conn.run(`INSERT INTO ${m}.ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL)`);
+  await conn.run(`INSERT INTO ${m}.ducklake_schema VALUES (0, ${lit(uuidv7())}, 0, NULL, 'main', 'main/', true)`);
+}
+
+/** One data file written for a table, with the statistics COPY … RETURN_STATS reported. */
+export interface WrittenFile {
+  /** Relative to the table's folder: ducklake-<uuid>.parquet. */
+  name: string;
+  records: number;
+  size: number;
+  footer: number;
+  /** RETURN_STATS column_statistics: key ("a", "s"."x") → stat name → value. */
+  stats: Map<string, Map<string, string>>;
+}
+
+export interface TablePlan {
+  schema: string;
+  table: string;
+  mode: 'append' | 'replace';
+  /** Column tree with ids: the ids become the Parquet field ids. */
+  columns: ColDef[];
+  /** Data-dir-relative folder of the table's files: <schema path><table path>. */
+  dir: string;
+  tableId: number;
+  isNew: boolean;
+  schemaIsNew: boolean;
+  /** The columns change (new table, or replace with another shape). */
+  newColumns: boolean;
+  files: WrittenFile[];
+}
+
+interface TableState {
+  id: number;
+  schemaId: number;
+  path: string;
+  columns: ColDef[];
+  maxColumnId: number;
+  nextRowId: number;
+}
+
+/**
+ * Reads what the next snapshot builds on, hands out ids while tables are planned, then writes the
+ * snapshot in one transaction.
+ */
+export class CatalogBuilder {
+  private plans: TablePlan[] = [];
+  private newSchemas = new Map<string, { id: number; path: string }>();
+
+  private constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly m: string,
+    readonly snapshot: number,
+    private schemaVersion: number,
+    private nextCatalogId: number,
+    private nextFileId: number,
+    private readonly schemas: Map<string, { id: number; path: string }>,
+    private readonly tables: Map<string, TableState>,
+  ) {}
+
+  static async open(conn: DuckDBConnection, alias: string): Promise<CatalogBuilder> {
+    const m = qi(alias);
+    const [ver] = await rows(conn, `SELECT value FROM ${m}.ducklake_metadata WHERE key = 'version' AND scope IS NULL`);
+    if (ver?.value !== '1.0') throw new Error(`catalog format ${String(ver?.value)} is not DuckLake 1.0`);
+    const [snap] = await rows(conn, `SELECT * FROM ${m}.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1`);
+    const S = n(snap!.snapshot_id);
+    const live = (a = '') => `${a}begin_snapshot <= ${S} AND (${a}end_snapshot IS NULL OR ${a}end_snapshot > ${S})`;
+    const schemas = new Map<string, { id: number; path: string }>();
+    for (const r of await rows(conn, `SELECT schema_id, schema_name, path FROM ${m}.ducklake_schema WHERE ${live()}`)) {
+      schemas.set(String(r.schema_name), { id: n(r.schema_id), path: String(r.path ?? '') });
+    }
+    const tables = new Map<string, TableState>();
+    const trs = await rows(conn, `SELECT t.table_id, t.schema_id, s.schema_name, t.table_name, s.path AS spath, t.path AS tpath,
+        (SELECT max(column_id) FROM ${m}.ducklake_column c WHERE c.table_id = t.table_id) AS max_col,
+        (SELECT next_row_id FROM ${m}.ducklake_table_stats ts WHERE ts.table_id = t.table_id) AS next_row
+      FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s.')} WHERE ${live('t.')}`);
+    const cols = await rows(conn, `SELECT table_id, column_id, column_name, column_type, parent_column FROM ${m}.ducklake_column WHERE ${live()} ORDER BY column_order, column_id`);
+    for (const t of trs) {
+      const id = n(t.table_id);
+      const mine = cols.filter((c) => n(c.table_id) === id);
+      const tree = (parent: number | null): ColDef[] =>
+        mine.filter((c) => (c.parent_column === null ? null : n(c.parent_column)) === parent).map((c) => ({
+          name: String(c.column_name), type: String(c.column_type).toLowerCase(), id: n(c.column_id), children: tree(n(c.column_id)),
+        }));
+      tables.set(`${String(t.schema_name)}.${String(t.table_name)}`, {
+        id, schemaId: n(t.schema_id), path: String(t.spath ?? '') + String(t.tpath ?? ''), columns: tree(null),
+        maxColumnId: t.max_col === null ? 0 : n(t.max_col), nextRowId: t.next_row === null ? 0 : n(t.next_row),
+      });
+    }
+    return new CatalogBuilder(conn, m, S, n(snap!.schema_version), n(snap!.next_catalog_id), n(snap!.next_file_id), schemas, tables);
+  }
+
+  existingColumns(schema: string, table: string): ColDef[] | null {
+    return this.tables.get(`${schema}.${table}`)?.columns ?? null;
+  }
+
+  /**
+   * Plans the table's part of the snapshot. Append keeps the table's columns (the caller casts the
+   * source to them); replace keeps them when the shape is unchanged, else starts new column ids.
+   */
+  planTable(schema: string, table: string, incoming: ColDef[], mode: 'append' | 'replace'): TablePlan {
+    const key = `${schema}.${table}`;
+    const existing = this.plans.find((p) => p.schema === schema && p.table === table);
+    if (existing) return existing;
+    let sch = this.schemas.get(schema) ?? this.newSchemas.get(schema);
+    const schemaIsNew = !sch;
+    if (!sch) {
+      const uuid = uuidv7();
+      sch = { id: this.nextCatalogId++, path: folder(schema, uuid) };
+      this.newSchemas.set(schema, { ...sch, uuid } as { id: number; path: string });
+    }
+    const st = this.tables.get(key);
+    let plan: TablePlan;
+    if (!st) {
+      const tableId = this.nextCatalogId++;
+      let next = 1;
+      const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
+      plan = { schema, table, mode, columns: assign(incoming), dir: sch.path + folder(table, uuidv7()), tableId, isNew: true, schemaIsNew, newColumns: true, files: [] };
+    } else if (mode === 'append' || sameTree(st.columns, incoming)) {
+      plan = { schema, table, mode, columns: st.columns, dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: false, files: [] };
+    } else {
+      let next = st.maxColumnId + 1;
+      const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
+      plan = { schema, table, mode, columns: assign(incoming), dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: true, files: [] };
+    }
+    this.plans.push(plan);
+    return plan;
+  }
+
+  /** Writes snapshot S+1 with every planned table and file; returns its id. */
+  async commit(info: { author?: string; message?: string }): Promise<number> {
+    const { conn, m } = this;
+    const S = this.snapshot + 1;
+    const changes: string[] = [];
+    const schemaChanged = this.newSchemas.size > 0 || this.plans.some((p) => p.newColumns);
+    if (schemaChanged) this.schemaVersion++;
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      for (const [name, s] of this.newSchemas) {
+        const uuid = (s as { uuid?: string }).uuid ?? uuidv7();
+        await conn.run(`INSERT INTO ${m}.ducklake_schema VALUES (${s.id}, ${lit(uuid)}, ${S}, NULL, ${lit(name)}, ${lit(s.path)}, true)`);
+        changes.push(`created_schema:${qi(name)}`);
+      }
+      for (const p of this.plans) {
+        const schemaId = this.schemas.get(p.schema)?.id ?? this.newSchemas.get(p.schema)!.id;
+        if (p.isNew) {
+          const tpath = p.dir.slice((this.schemas.get(p.schema) ?? this.newSchemas.get(p.schema))!.path.length);
+          await conn.run(`INSERT INTO ${m}.ducklake_table VALUES (${p.tableId}, ${lit(uuidv7())}, ${S}, NULL, ${schemaId}, ${lit(p.table)}, ${lit(tpath)}, true)`);
+          await conn.run(`INSERT INTO ${m}.ducklake_table_stats VALUES (${p.tableId}, 0, 0, 0)`);
+          changes.push(`created_table:${qi(p.schema)}.${qi(p.table)}`);
+        } else if (p.newColumns) {
+          await conn.run(`UPDATE ${m}.ducklake_column SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          changes.push(`altered_table:${p.tableId}`);
+        }
+        if (p.newColumns) {
+          const values: string[] = [];
+          const walk = (cs: ColDef[], parent: number | null) => {
+            for (const c of cs) {
+              const nested = c.children.length > 0;
+              values.push(`(${c.id}, ${S}, NULL, ${p.tableId}, ${c.id}, ${lit(c.name)}, ${lit(c.type)}, NULL, 'NULL', true, ${parent ?? 'NULL'}, ${nested ? "''" : "'literal'"}, 'duckdb')`);
+              walk(c.children, c.id!);
+            }
+          };
+          walk(p.columns, null);
+          await conn.run(`INSERT INTO ${m}.ducklake_column VALUES ${values.join(', ')}`);
+          await conn.run(`INSERT INTO ${m}.ducklake_schema_versions VALUES (${S}, ${this.schemaVersion}, ${p.tableId})`);
+        }
+        if (p.mode === 'replace' && !p.isNew) {
+          await conn.run(`UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          await conn.run(`UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          changes.push(`deleted_from_table:${p.tableId}`);
+        }
+        await this.writeFiles(p, S);
+        if (p.files.length > 0) changes.push(`inserted_into_table:${p.tableId}`);
+      }
+      await conn.run(`INSERT INTO ${m}.ducklake_snapshot VALUES (${S}, now(), ${this.schemaVersion}, ${this.nextCatalogId}, ${this.nextFileId})`);
+      await conn.run(`INSERT INTO ${m}.ducklake_snapshot_changes VALUES (${S}, ${lit(changes.join(','))}, ${lit(info.author ?? null)}, ${lit(info.message ?? null)}, NULL)`);
+      await conn.run('COMMIT');
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+    return S;
+  }
+
+  private async writeFiles(p: TablePlan, S: number): Promise<void> {
+    const { conn, m } = this;
+    const st = this.tables.get(`${p.schema}.${p.table}`);
+    let rowId = st?.nextRowId ?? 0;
+    const leafCols = leaves(p.columns);
+    for (const f of p.files) {
+      const fileId = this.nextFileId++;
+      await conn.run(`INSERT INTO ${m}.ducklake_data_file VALUES (${fileId}, ${p.tableId}, ${S}, NULL, NULL, ${lit(f.name)}, true, 'parquet', ${f.records}, ${f.size}, ${f.footer}, ${rowId}, NULL, NULL, NULL, NULL)`);
+      rowId += f.records;
+      const values: string[] = [];
+      for (const { key, col } of leafCols) {
+        const s = f.stats.get(key);
+        if (!s) continue; // column absent from the file: readers see NULL for it
+        const num = (k: string) => (s.has(k) ? Number(s.get(k)) : 0);
+        const nan = s.has('has_nan') ? String(s.get('has_nan') === 'true') : 'NULL';
+        values.push(`(${fileId}, ${p.tableId}, ${col.id}, ${num('column_size_bytes')}, ${num('num_values') - num('null_count')}, ${num('null_count')}, ${lit(s.get('min') ?? null)}, ${lit(s.get('max') ?? null)}, ${nan}, NULL)`);
+      }
+      if (values.length) await conn.run(`INSERT INTO ${m}.ducklake_file_column_stats VALUES ${values.join(', ')}`);
+    }
+    // Table statistics describe the live files at S: gross rows, next row id, bytes, and per column
+    // null/NaN flags and min/max (compared as the column's type, kept in the files' text form).
+    const live = `f.table_id = ${p.tableId} AND f.begin_snapshot <= ${S} AND (f.end_snapshot IS NULL OR f.end_snapshot > ${S})`;
+    // record_count: gross rows inserted (the extension's meaning); after replace, the new files' rows.
+    const added = rowId - (st?.nextRowId ?? 0);
+    const records = p.mode === 'replace' ? added : (await this.recordCount(p.tableId)) + added;
+    await conn.run(`DELETE FROM ${m}.ducklake_table_stats WHERE table_id = ${p.tableId}`);
+    await conn.run(`INSERT INTO ${m}.ducklake_table_stats SELECT ${p.tableId}, ${records}, ${rowId}, (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live})`);
+    await conn.run(`DELETE FROM ${m}.ducklake_table_column_stats WHERE table_id = ${p.tableId}`);
+    const [cnt] = await rows(conn, `SELECT count(*) AS n FROM ${m}.ducklake_data_file f WHERE ${live}`);
+    const files = n(cnt!.n);
+    for (const { col } of leafCols) {
+      if (col.id === undefined || ['struct', 'list', 'map'].includes(col.type)) continue;
+      const t = sqlType(col);
+      await conn.run(`INSERT INTO ${m}.ducklake_table_column_stats
+        SELECT ${p.tableId}, ${col.id},
+          bool_or(s.null_count > 0) OR count(*) < ${files},
+          bool_or(s.contains_nan),
+          CASE WHEN count(*) = count(TRY_CAST(s.min_value AS ${t})) THEN arg_min(s.min_value, TRY_CAST(s.min_value AS ${t})) END,
+          CASE WHEN count(*) = count(TRY_CAST(s.max_value AS ${t})) THEN arg_max(s.max_value, TRY_CAST(s.max_value AS ${t})) END,
+          NULL
+        FROM ${m}.ducklake_file_column_stats s JOIN ${m}.ducklake_data_file f USING (data_file_id)
+        WHERE s.column_id = ${col.id} AND ${live}
+        HAVING count(*) > 0`);
+    }
+  }
+
+  private async recordCount(tableId: number): Promise<number> {
+    const [r] = await rows(this.conn, `SELECT record_count FROM ${this.m}.ducklake_table_stats WHERE table_id = ${tableId}`);
+    return r ? n(r.record_count) : 0;
+  }
+}

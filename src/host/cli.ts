@@ -1,0 +1,116 @@
+/**
+ * Host commands of `fdl` (init, import, tag, branch, log, verify, expire, demo). Names and flags are
+ * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
+ */
+import type { Command } from 'commander';
+import { importData, parseTableSpec } from './import.js';
+import { initRepository } from './repo.js';
+import { branchCommand, tagCommand } from './refs-cmd.js';
+import { logCommand } from './log.js';
+import { verifyRepository } from './verify.js';
+import { expireVersion } from './expire.js';
+import { buildDemo } from './demo.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
+
+function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
+  return async (...a: A) => {
+    try {
+      const code = await fn(...a);
+      if (typeof code === 'number' && code !== 0) process.exitCode = code;
+    } catch (e) {
+      err(e);
+      process.exitCode = 1;
+    }
+  };
+}
+
+export function registerHostCommands(program: Command): void {
+  program
+    .command('init')
+    .description('create an FDL repository (fdl.json only if absent, HEAD)')
+    .argument('<LOCATION>', 'folder, file:// or s3://bucket/prefix/')
+    .option('--id <UUID>', 'repository id (default: a random UUID)')
+    .option('--data-dir <PREFIX>', 'where data files live under the root', 'data/')
+    .action(wrap(async (location: string, o: { id?: string; dataDir?: string }) => {
+      const r = await initRepository(location, { id: o.id, dataDir: o.dataDir });
+      if (r.created) process.stdout.write(`initialized FDL repository ${r.settings.id ?? ''} at ${location} (data_dir ${r.settings.dataDir})\n`);
+      else process.stdout.write(`${location} is already an FDL repository (id ${r.settings.id ?? 'none'}, data_dir ${r.settings.dataDir}); kept its settings\n`);
+    }));
+
+  program
+    .command('import')
+    .description('import CSV, Parquet or JSON files as a new version on a branch')
+    .argument('<LOCATION>')
+    .requiredOption('--table <SCHEMA.TABLE=FILE>', 'a table and its source file; repeatable', collect)
+    .option('--branch <NAME>', 'branch to build on and move', 'main')
+    .option('--mode <MODE>', 'append (add files) or replace (end the table\'s old files)', 'append')
+    .option('--message <TEXT>', 'version message')
+    .option('--author <NAME>', 'version author')
+    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--dataset <dataset.json>', 'dataset.json for the version (default: the parent\'s)')
+    .action(wrap(async (location: string, o: { table: string[]; branch: string; mode: string; message?: string; author?: string; signKey?: string; dataset?: string }) => {
+      if (o.mode !== 'append' && o.mode !== 'replace') throw new Error(`--mode must be append or replace, not ${o.mode}`);
+      const r = await importData(location, {
+        tables: o.table.map(parseTableSpec), branch: o.branch, mode: o.mode, message: o.message, author: o.author,
+        signKey: o.signKey, dataset: o.dataset, progress: (l) => process.stderr.write(l + '\n'),
+      });
+      process.stdout.write(`${r.versionId}\n`);
+    }));
+
+  program
+    .command('tag')
+    .description('create a tag (never rewritten) at REF (default HEAD)')
+    .argument('<LOCATION>').argument('<NAME>').argument('[REF]')
+    .action(wrap(async (location: string, name: string, ref?: string) => {
+      process.stdout.write(`refs/tags/${name} → ${await tagCommand(location, name, ref)}\n`);
+    }));
+
+  program
+    .command('branch')
+    .description('create a branch at REF (default HEAD)')
+    .argument('<LOCATION>').argument('<NAME>').argument('[REF]')
+    .action(wrap(async (location: string, name: string, ref?: string) => {
+      process.stdout.write(`refs/heads/${name} → ${await branchCommand(location, name, ref)}\n`);
+    }));
+
+  program
+    .command('log')
+    .description('history along parents with signature status')
+    .argument('<LOCATION>').argument('[REF]')
+    .option('--allowed-signers <FILE>', 'trusted keys (OpenSSH allowed_signers)')
+    .action(wrap(async (location: string, ref: string | undefined, o: { allowedSigners?: string }) => {
+      process.stdout.write(await logCommand(location, ref, o.allowedSigners));
+    }));
+
+  program
+    .command('verify')
+    .description('check every version: hashes, signatures, catalogs, data files; exit code 0 when all hold')
+    .argument('<LOCATION>')
+    .option('--allowed-signers <FILE>', 'require every version to be signed by a key in this file')
+    .action(wrap(async (location: string, o: { allowedSigners?: string }) => {
+      const r = await verifyRepository(location, { allowedSigners: o.allowedSigners, report: (l) => process.stdout.write(l + '\n') });
+      process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified\n` : `FAILED: ${r.problems.length} problem(s)\n`);
+      return r.ok ? 0 : 1;
+    }));
+
+  program
+    .command('expire')
+    .description('mark a version expired (writes expired.json)')
+    .argument('<LOCATION>').argument('<VERSION>')
+    .option('--successor <VERSION>', 'the version readers should use instead')
+    .action(wrap(async (location: string, version: string, o: { successor?: string }) => {
+      await expireVersion(location, version, o.successor);
+      process.stdout.write(`version ${version} expired\n`);
+    }));
+
+  program
+    .command('demo')
+    .description('build the demo repository (two signed versions, tags v1 and v2, branch dev)')
+    .argument('[DIR]', 'where to build it', 'examples/demo')
+    .action(wrap(async (dir: string) => {
+      const r = await buildDemo(dir, (l) => process.stderr.write(l + '\n'));
+      process.stdout.write(`demo repository at ${dir}: v1 ${r.v1}, v2 ${r.v2}\nserve it with: fdl serve --repo demo=${dir}\n`);
+    }));
+}

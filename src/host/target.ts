@@ -1,0 +1,301 @@
+/**
+ * Writing side of a repository location. src/store only reads, so the host writes here: a local
+ * folder through node:fs, or S3 through @aws-sdk/client-s3. Three kinds of write, matching FDL:
+ * create (a new name, never overwrite: fdl.json, tags, versions, data files), put (the refs.json
+ * index) and swap (a branch moves only if it still names the version we built on).
+ */
+import { createReadStream } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { checkKey } from '../store/store.js';
+import { syncDir } from '../store/verified-write.js';
+
+export class BranchMovedError extends Error {
+  constructor(ref: string, detail: string) {
+    super(`branch moved, retry: ${ref} ${detail}`);
+    this.name = 'BranchMovedError';
+  }
+}
+
+export type Body = Buffer | { file: string };
+
+export interface S3TargetOptions {
+  endpoint?: string;
+  region?: string;
+  forcePathStyle?: boolean;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** Tests pass their own client (e.g. with a header-recording middleware). */
+  client?: S3Client;
+}
+
+export interface WriteTarget {
+  readonly location: string;
+  readonly remote: boolean;
+  read(key: string): Promise<{ body: Buffer; etag?: string } | null>;
+  exists(key: string): Promise<boolean>;
+  list(prefix: string): Promise<string[]>;
+  /** Creates `key` unless it exists (then false). Readers never see a partial object. */
+  create(key: string, body: Body): Promise<boolean>;
+  /** Unconditional replace; only for the refs.json index. */
+  put(key: string, body: Buffer): Promise<void>;
+  /** Writes `body` to ref `key` only if it currently holds `expected` (null: absent). */
+  swap(key: string, expected: string | null, body: Buffer): Promise<void>;
+  /** Local targets: where a key lives on disk (data files are written in place, then linked). */
+  localPath?(key: string): string;
+}
+
+const tmpName = (p: string) => `${p}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+const code = (e: unknown) => (e as { code?: string })?.code;
+
+export class LocalTarget implements WriteTarget {
+  readonly remote = false;
+  readonly location: string;
+  constructor(root: string) {
+    this.location = resolve(root);
+  }
+
+  localPath(key: string): string {
+    return join(this.location, checkKey(key));
+  }
+
+  async read(key: string) {
+    try {
+      const p = this.localPath(key);
+      const [body, st] = await Promise.all([readFile(p), stat(p)]);
+      return { body, etag: `${st.size}-${st.mtimeMs}-${st.ino}` };
+    } catch (e) {
+      if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return null;
+      throw e;
+    }
+  }
+
+  async exists(key: string) {
+    try {
+      return (await stat(this.localPath(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    const walk = async (rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(join(this.location, rel), { withFileTypes: true });
+      } catch (e) {
+        if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return;
+        throw e;
+      }
+      for (const ent of entries) {
+        const r = rel ? `${rel}/${ent.name}` : ent.name;
+        if (ent.isDirectory()) await walk(r);
+        else out.push(r);
+      }
+    };
+    await walk(prefix.replace(/\/+$/, ''));
+    return out.sort();
+  }
+
+  /** Temp file, fsync, then link(2): atomic and exclusive (EEXIST when the name is taken). */
+  async create(key: string, body: Body): Promise<boolean> {
+    const dest = this.localPath(key);
+    await mkdir(dirname(dest), { recursive: true });
+    const tmp = tmpName(dest);
+    if (Buffer.isBuffer(body)) await writeDurable(tmp, body);
+    else await copyFile(body.file, tmp);
+    try {
+      await link(tmp, dest);
+    } catch (e) {
+      if (code(e) === 'EEXIST') return false;
+      throw e;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+    await syncDir(dirname(dest));
+    return true;
+  }
+
+  /** A file already written next to its destination becomes it without a copy. */
+  async adopt(key: string, file: string): Promise<boolean> {
+    const dest = this.localPath(key);
+    try {
+      await link(file, dest);
+    } catch (e) {
+      if (code(e) === 'EEXIST') return false;
+      throw e;
+    } finally {
+      await unlink(file).catch(() => undefined);
+    }
+    return true;
+  }
+
+  async put(key: string, body: Buffer): Promise<void> {
+    const dest = this.localPath(key);
+    await mkdir(dirname(dest), { recursive: true });
+    const tmp = tmpName(dest);
+    await writeDurable(tmp, body);
+    await rename(tmp, dest);
+    await syncDir(dirname(dest));
+  }
+
+  /**
+   * Git's protocol: take `<ref>.lock` exclusively, write the new content into it, check the ref
+   * still holds what we built on, rename the lock over the ref. Two writers cannot both pass.
+   */
+  async swap(key: string, expected: string | null, body: Buffer): Promise<void> {
+    const dest = this.localPath(key);
+    await mkdir(dirname(dest), { recursive: true });
+    const lock = `${dest}.lock`;
+    let fh;
+    try {
+      fh = await open(lock, 'wx', 0o644);
+    } catch (e) {
+      if (code(e) === 'EEXIST') throw new BranchMovedError(key, `is being moved by another writer (${key}.lock exists; remove it if no writer is running)`);
+      throw e;
+    }
+    let renamed = false;
+    try {
+      await fh.writeFile(body);
+      await fh.sync();
+      await fh.close();
+      const cur = await this.read(key);
+      const now = cur ? cur.body.toString('utf8').trim() : null;
+      if (now !== expected) throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
+      await rename(lock, dest);
+      renamed = true;
+      await syncDir(dirname(dest));
+    } finally {
+      if (!renamed) {
+        await fh.close().catch(() => undefined);
+        await unlink(lock).catch(() => undefined);
+      }
+    }
+  }
+}
+
+async function writeDurable(path: string, body: Buffer): Promise<void> {
+  const fh = await open(path, 'wx', 0o644);
+  try {
+    await fh.writeFile(body);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+interface AwsError {
+  name?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+const status = (e: unknown) => (e as AwsError)?.$metadata?.httpStatusCode;
+const absent = (e: unknown) => status(e) === 404 || (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound';
+const preconditionFailed = (e: unknown) => status(e) === 412 || status(e) === 409 || (e as AwsError)?.name === 'PreconditionFailed';
+
+export class S3Target implements WriteTarget {
+  readonly remote = true;
+  readonly location: string;
+  readonly client: S3Client;
+  readonly bucket: string;
+  readonly prefix: string;
+
+  constructor(url: string, readonly options: S3TargetOptions = {}) {
+    const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
+    if (!m) throw new Error(`not an s3:// location: ${url}`);
+    this.bucket = m[1]!;
+    const p = m[2]!;
+    this.prefix = p === '' || p.endsWith('/') ? p : `${p}/`;
+    this.location = `s3://${this.bucket}/${this.prefix}`;
+    this.client =
+      options.client ??
+      new S3Client({
+        region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+        endpoint: options.endpoint ?? process.env.AWS_ENDPOINT_URL ?? undefined,
+        forcePathStyle: options.forcePathStyle ?? process.env.FDL_S3_FORCE_PATH_STYLE === '1',
+        credentials: options.credentials,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+  }
+
+  private key(key: string) {
+    return this.prefix + checkKey(key);
+  }
+
+  async read(key: string) {
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+      const body = Buffer.from(await r.Body!.transformToByteArray());
+      return { body, etag: r.ETag };
+    } catch (e) {
+      if (absent(e)) return null;
+      throw e;
+    }
+  }
+
+  async exists(key: string) {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+      return true;
+    } catch (e) {
+      if (absent(e)) return false;
+      throw e;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push(o.Key.slice(this.prefix.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort();
+  }
+
+  private async body(b: Body) {
+    if (Buffer.isBuffer(b)) return { Body: b, ContentLength: b.length };
+    const size = (await stat(b.file)).size;
+    return { Body: createReadStream(b.file), ContentLength: size };
+  }
+
+  /** PutObject with If-None-Match: * — S3 refuses (412) when the key exists. */
+  async create(key: string, body: Body): Promise<boolean> {
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: '*', ...(await this.body(body)) }));
+      return true;
+    } catch (e) {
+      if (preconditionFailed(e)) return false;
+      throw e;
+    }
+  }
+
+  async put(key: string, body: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length }));
+  }
+
+  /** Read the ref and its ETag, compare, then PutObject with If-Match on that ETag (If-None-Match when absent). */
+  async swap(key: string, expected: string | null, body: Buffer): Promise<void> {
+    const cur = await this.read(key);
+    const now = cur ? cur.body.toString('utf8').trim() : null;
+    if (now !== expected) throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
+    const cond = cur ? { IfMatch: cur.etag ?? '*' } : { IfNoneMatch: '*' };
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length, ...cond }));
+    } catch (e) {
+      if (preconditionFailed(e)) throw new BranchMovedError(key, 'changed while this import ran');
+      throw e;
+    }
+  }
+}
+
+export function openTarget(location: string, s3: S3TargetOptions = {}): WriteTarget {
+  if (/^s3:\/\//i.test(location)) return new S3Target(location, s3);
+  if (/^file:\/\//i.test(location)) return new LocalTarget(fileURLToPath(location));
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new Error(`cannot write to ${location}: use a folder, file:// or s3://`);
+  return new LocalTarget(location);
+}

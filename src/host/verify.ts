@@ -1,0 +1,108 @@
+/**
+ * fdl verify: every complete version — id and repository, sha256/size of every file version.json
+ * names, the signature (required when trusted keys are given), the catalog opens with the
+ * gateway's reader, and every data/delete file it references exists with the catalog's size.
+ * Also every ref must name a complete version.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { openCatalog } from '../lake/index.js';
+import { isVersionId, refKind } from '../resolver/names.js';
+import { parseFdlJson, parseVersionJson } from '../resolver/records.js';
+import { parseAllowedSigners, verifySshsig, type TrustedSigner } from '../resolver/sshsig.js';
+import { readStore } from './repo.js';
+import { openTarget, type S3TargetOptions } from './target.js';
+
+export interface VerifyReport {
+  ok: boolean;
+  versions: number;
+  problems: string[];
+}
+
+export async function verifyRepository(location: string, opts: { allowedSigners?: string; s3?: S3TargetOptions; report?: (l: string) => void } = {}): Promise<VerifyReport> {
+  const say = opts.report ?? (() => undefined);
+  const target = openTarget(location, opts.s3);
+  const store = await readStore(target);
+  const problems: string[] = [];
+  const bad = (p: string) => (problems.push(p), say(`  FAIL ${p}`));
+  const fdl = await target.read('fdl.json');
+  if (!fdl) return { ok: false, versions: 0, problems: ['no fdl.json'] };
+  const settings = parseFdlJson(fdl.body, location);
+  let trusted: TrustedSigner[] | null = null;
+  if (opts.allowedSigners) trusted = parseAllowedSigners(await readFile(opts.allowedSigners, 'utf8')).signers;
+
+  const keys = await target.list('versions/');
+  const ids = [...new Set(keys.filter((k) => /^versions\/[^/]+\/version\.json$/.test(k)).map((k) => k.split('/')[1]!))].sort();
+  const tmp = await mkdtemp(join(tmpdir(), 'fdl-verify-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    let n = 0;
+    for (const id of ids) {
+      say(`version ${id}`);
+      const before = problems.length;
+      const vbytes = (await target.read(`versions/${id}/version.json`))!.body;
+      let rec;
+      try {
+        rec = parseVersionJson(vbytes, id);
+      } catch (e) {
+        bad(`${id}: ${(e as Error).message}`);
+        continue;
+      }
+      if (rec.id !== id) bad(`${id}: version.json id is ${rec.id}`);
+      if (rec.repository !== undefined && settings.id !== undefined && rec.repository !== settings.id) bad(`${id}: repository ${rec.repository} is not this repository (${settings.id})`);
+      const sig = await target.read(`versions/${id}/version.json.sig`);
+      const status = verifySshsig(vbytes, sig?.body ?? null, trusted ?? []);
+      if (trusted) {
+        if (status.status !== 'G') bad(`${id}: signature not trusted (${status.reason ?? status.status})`);
+      } else if (status.status === 'B') bad(`${id}: bad signature (${status.reason ?? ''})`);
+      const expired = await target.exists(`versions/${id}/expired.json`);
+      // Every named file: download (local: copy) with the recorded size and sha256 checked.
+      const named = [...rec.catalogs.map((c) => [c.path, c] as const), ...Object.entries(rec.files ?? {})];
+      let catalogFile: string | null = null;
+      for (const [path, entry] of named) {
+        const dest = join(tmp, `${id}-${path.replaceAll('/', '_')}`);
+        try {
+          await store.download(`versions/${id}/${path}`, dest, { sha256: entry.sha256, expectedSize: entry.size });
+          if (path === rec.catalogs[0]!.path) catalogFile = dest;
+        } catch (e) {
+          bad(`${id}: ${path}: ${(e as Error).message}`);
+        }
+      }
+      if (expired) say(`  expired: data files not checked`);
+      else if (catalogFile) {
+        const alias = `v${n}`;
+        try {
+          const cat = await openCatalog(conn, catalogFile, alias);
+          for (const t of cat.tables) {
+            for (const f of t.files) {
+              const h = await store.head(`${settings.dataDir}${f.path}`);
+              if (!h) bad(`${id}: ${t.schema}.${t.name}: missing ${f.kind} file ${f.path}`);
+              else if (h.size !== f.size) bad(`${id}: ${t.schema}.${t.name}: ${f.path} has ${h.size} bytes, the catalog says ${f.size}`);
+            }
+          }
+          if (rec.catalogs[0]!.snapshot_id !== undefined && rec.catalogs[0]!.snapshot_id !== cat.snapshotId) bad(`${id}: catalog is at snapshot ${cat.snapshotId}, version.json says ${rec.catalogs[0]!.snapshot_id}`);
+        } catch (e) {
+          bad(`${id}: catalog: ${(e as Error).message.split('\n')[0]}`);
+        } finally {
+          await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+        }
+      }
+      n++;
+      if (problems.length === before) say(`  ok (${status.status === 'G' ? `signed by ${status.signer}` : status.status === 'N' ? 'unsigned' : 'signature not checked against trusted keys'})`);
+    }
+    for (const key of await target.list('refs/')) {
+      if (!refKind(key)) continue;
+      const body = (await target.read(key))?.body.toString('utf8').trim() ?? '';
+      if (!isVersionId(body)) bad(`${key}: malformed ref`);
+      else if (!ids.includes(body)) bad(`${key}: dangling ref to ${body}`);
+    }
+    return { ok: problems.length === 0, versions: ids.length, problems };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
