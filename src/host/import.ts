@@ -111,6 +111,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
     const work = join(tmp, 'work.duckdb');
     let parentDataset: Buffer | null = null;
+    let parentFiles: Buffer | null = null;
     if (parent) {
       const vj = await target.read(`versions/${parent}/version.json`);
       if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
@@ -123,6 +124,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
         const d = await target.read(`versions/${parent}/dataset.json`);
         parentDataset = d?.body ?? null;
       }
+      if (rec.files?.['files.json']) parentFiles = (await target.read(`versions/${parent}/files.json`))?.body ?? null;
       await conn.run(`ATTACH ${lit(work)} AS cat`);
     } else {
       await conn.run(`ATTACH ${lit(work)} AS cat`);
@@ -132,6 +134,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
 
     // Data files first: nothing references them until the catalog does.
     const rowCounts: Record<string, number> = {};
+    // sha256 of every data file goes into files.json (hashed and signed through version.json), so
+    // verify can prove data files untouched; files carried over keep the parent's hashes.
+    const hashes = new Map<string, string>(parentHashes(parentFiles));
     for (const src of opts.tables) {
       const where = `${src.schema}.${src.table} from ${src.file}`;
       await stat(src.file).catch(() => { throw new Error(`${where}: file not found`); });
@@ -152,6 +157,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
       const stats = new Map<string, Map<string, string>>();
       for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
       const records = Number(st.count);
+      hashes.set(`${plan.dir}${name}`, (await hashFile(out)).sha256);
       plan.files.push({ name, records, size: Number(st.file_size_bytes), footer: Number(st.footer_size_bytes), stats });
       rowCounts[`${src.schema}.${src.table}`] = (rowCounts[`${src.schema}.${src.table}`] ?? 0) + records;
       const secs = (Date.now() - t0) / 1000;
@@ -174,7 +180,11 @@ export async function importData(location: string, opts: ImportOptions): Promise
     await conn.run(`ATTACH ${lit(final)} AS f (BLOCK_SIZE 16384)`);
     await conn.run('COPY FROM DATABASE w TO f');
     await conn.run('DETACH w');
-    const filesJson = await buildFilesJson(conn, 'f', snapshotId);
+    const filesJson = await buildFilesJson(conn, 'f', snapshotId, async (rel) => {
+      const known = hashes.get(rel);
+      if (known || !(target instanceof LocalTarget)) return known;
+      return (await hashFile(target.localPath(`${settings.dataDir}${rel}`)).catch(() => null))?.sha256;
+    });
     await conn.run('DETACH f');
     const vdir = `versions/${id}`;
     say(`writing version ${id} (snapshot ${snapshotId}) …`);
@@ -220,6 +230,17 @@ function dataPathOf(target: WriteTarget, dataDir: string): string {
   return join(target.location, dataDir) + '/';
 }
 
+/** path → sha256 from a files.json (ours carry sha256 per data file; others may not). */
+export function parentHashes(filesJson: Buffer | null): [string, string][] {
+  if (!filesJson) return [];
+  try {
+    const j = JSON.parse(filesJson.toString('utf8')) as { tables?: Record<string, { files?: { path?: unknown; sha256?: unknown }[] }> };
+    return Object.values(j.tables ?? {}).flatMap((t) => (t.files ?? []).filter((f) => typeof f.path === 'string' && typeof f.sha256 === 'string').map((f) => [f.path as string, f.sha256 as string] as [string, string]));
+  } catch {
+    return [];
+  }
+}
+
 async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }): Promise<void> {
   if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
 }
@@ -235,7 +256,7 @@ async function readJsonFile(path: string): Promise<Buffer> {
 }
 
 /** files.json (spec Part 3): live data files per table at the frozen snapshot, paths relative to data_dir. */
-export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: number): Promise<unknown> {
+export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: number, sha256Of: (rel: string) => Promise<string | undefined> = async () => undefined): Promise<unknown> {
   const m = qi(alias);
   const live = (a: string) => `${a}.begin_snapshot <= ${S} AND (${a}.end_snapshot IS NULL OR ${a}.end_snapshot > ${S})`;
   const r = await conn.runAndReadAll(`
@@ -250,7 +271,9 @@ export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: n
     const t = (tables[name] ??= { files: [] });
     if (row.path === null) continue;
     const dir = String(row.dir);
-    t.files.push({ path: dir + String(row.path), size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(row.del !== null ? { delete_file: dir + String(row.del) } : {}) });
+    const rel = dir + String(row.path);
+    const sha256 = await sha256Of(rel);
+    t.files.push({ path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}), ...(row.del !== null ? { delete_file: dir + String(row.del) } : {}) });
   }
   return { snapshot_id: S, tables };
 }

@@ -12,7 +12,9 @@ import { openCatalog } from '../lake/index.js';
 import { isVersionId, refKind } from '../resolver/names.js';
 import { parseFdlJson, parseVersionJson } from '../resolver/records.js';
 import { parseAllowedSigners, verifySshsig, type TrustedSigner } from '../resolver/sshsig.js';
-import { readStore } from './repo.js';
+import { parentHashes } from './import.js';
+import { hashFile, readStore } from './repo.js';
+import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 
 export interface VerifyReport {
@@ -76,11 +78,24 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
         const alias = `v${n}`;
         try {
           const cat = await openCatalog(conn, catalogFile, alias);
+          const filesJson = rec.files?.['files.json'] ? (await target.read(`versions/${id}/files.json`))?.body ?? null : null;
+          const sums = new Map(parentHashes(filesJson));
           for (const t of cat.tables) {
             for (const f of t.files) {
               const h = await store.head(`${settings.dataDir}${f.path}`);
               if (!h) bad(`${id}: ${t.schema}.${t.name}: missing ${f.kind} file ${f.path}`);
               else if (h.size !== f.size) bad(`${id}: ${t.schema}.${t.name}: ${f.path} has ${h.size} bytes, the catalog says ${f.size}`);
+              else if (sums.has(f.path)) {
+                const want = sums.get(f.path)!;
+                const key = `${settings.dataDir}${f.path}`;
+                if (target instanceof LocalTarget) {
+                  if ((await hashFile(target.localPath(key))).sha256 !== want) bad(`${id}: ${t.schema}.${t.name}: ${f.path}: sha256 differs from files.json`);
+                } else {
+                  const dest = join(tmp, `data-${n}`);
+                  await store.download(key, dest, { sha256: want, expectedSize: f.size }).catch((e: Error) => bad(`${id}: ${f.path}: ${e.message}`));
+                  await rm(dest, { force: true });
+                }
+              }
             }
           }
           if (rec.catalogs[0]!.snapshot_id !== undefined && rec.catalogs[0]!.snapshot_id !== cat.snapshotId) bad(`${id}: catalog is at snapshot ${cat.snapshotId}, version.json says ${rec.catalogs[0]!.snapshot_id}`);
