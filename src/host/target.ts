@@ -265,6 +265,9 @@ export class S3Target implements WriteTarget {
 
   /** PutObject with If-None-Match: * — S3 refuses (412) when the key exists. */
   async create(key: string, body: Body): Promise<boolean> {
+    // Cheap early answer, and a guard on S3-compatible stores that ignore If-None-Match; the
+    // header is what makes it atomic where it is honoured.
+    if (await this.exists(key)) return false;
     try {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: '*', ...(await this.body(body)) }));
       return true;
