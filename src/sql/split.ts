@@ -113,3 +113,44 @@ export function stripLeadingComments(sql: string): string {
     }
   }
 }
+
+/**
+ * Replace `$n` parameter references outside strings, quoted identifiers and comments with
+ * `replace(n)` (its text, or undefined to keep it). Used to give DuckDB the parameter types a
+ * client declared, or `VARCHAR` where DuckDB cannot infer one (PostgreSQL's "unknown").
+ */
+export function replaceParams(sql: string, replace: (n: number) => string | undefined): string {
+  let out = '';
+  let last = 0;
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (c === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      i = skipBlockComment(sql, i);
+    } else if (c === "'") {
+      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
+      i = skipQuoted(sql, i, "'", escaped);
+    } else if (c === '"') {
+      i = skipQuoted(sql, i, '"', false);
+    } else if (c === '$') {
+      const m = /^\$(\d+)/.exec(sql.slice(i, i + 8));
+      if (m && !isIdentChar(sql[i - 1])) {
+        const r = replace(Number(m[1]));
+        if (r !== undefined) {
+          out += sql.slice(last, i) + r;
+          last = i + m[0].length;
+        }
+        i += m[0].length;
+      } else {
+        i = skipDollar(sql, i);
+      }
+    } else {
+      i++;
+    }
+  }
+  return out + sql.slice(last);
+}

@@ -311,12 +311,11 @@ export class Connection {
       }
     } catch (e) {
       s.fail(e instanceof SqlError ? e : fromDuckDB(e));
-      // An error in the extended protocol discards messages until Sync.
+      // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
+      // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
       this.skipUntilSync = true;
-      if (e instanceof SqlError && e.sqlstate === SQLSTATE.protocolViolation) {
-        await this.flush();
-        this.close();
-      }
+      await this.flush();
+      if (e instanceof SqlError && e.sqlstate === SQLSTATE.protocolViolation) this.close();
     }
   }
 

@@ -5,11 +5,12 @@
  * backpressure, so results stream chunk by chunk.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
-import { StatementType } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { splitStatements } from '../sql/split.js';
+import { replaceParams, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
@@ -310,11 +311,13 @@ export class Session {
     }
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     await this.refreshVersion();
-    let duck: DuckDBPreparedStatement;
-    try {
-      duck = await this.conn.prepare(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
-    } catch (e) {
-      throw fromDuckDB(e);
+    const sql = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
+    let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
+    if (undeterminedParams(duck).length > 0) {
+      // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
+      const unknown = new Set(undeterminedParams(duck));
+      duck.destroySync();
+      duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
     }
     if (!ALLOWED_TYPES.has(duck.statementType)) {
       const type = StatementType[duck.statementType] ?? String(duck.statementType);
@@ -325,7 +328,7 @@ export class Session {
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : paramOidFor(duck.parameterType(i + 1)));
+      base.paramOids.push(declared !== 0 ? declared : paramOidFor(duck, i + 1));
     }
     base.fields = [];
     for (let i = 0; i < duck.columnCount; i++) {
@@ -335,6 +338,18 @@ export class Session {
       base.fields.push({ name: duck.columnName(i), typeOid: f.oid, typeLen: f.typlen, typeMod: f.typmod, format: 0 });
     }
     return base;
+  }
+
+  private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined): Promise<DuckDBPreparedStatement> {
+    const typed = replaceParams(sql, (n) => {
+      const t = typeOf(n);
+      return t ? `($${n}::${t})` : undefined;
+    });
+    try {
+      return await this.conn.prepare(typed);
+    } catch (e) {
+      throw fromDuckDB(e);
+    }
   }
 
   private newPortal(prepared: PreparedStmt, params: (Buffer | null)[], paramFormats: number[], resultFormats: (0 | 1)[]): Portal {
@@ -738,6 +753,19 @@ export class Session {
   }
 }
 
+/** 1-based indexes of parameters whose type DuckDB could not infer. */
+function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
+  const out: number[] = [];
+  for (let i = 1; i <= duck.parameterCount; i++) {
+    try {
+      if (duck.parameterTypeId(i) === DuckDBTypeId.INVALID || duck.parameterTypeId(i) === DuckDBTypeId.ANY) out.push(i);
+    } catch {
+      out.push(i);
+    }
+  }
+  return out;
+}
+
 function isExitFromFailed(stmt: Statement): boolean {
   return stmt.kind === 'rollback' || stmt.kind === 'commit' || stmt.kind === 'rollbackTo';
 }
@@ -752,12 +780,13 @@ function textField(name: string): FieldDescription {
   return { name, typeOid: 25, typeLen: -1, typeMod: -1, format: 0 };
 }
 
-function paramOidFor(t: DuckDBType): number {
+/** The OID to announce for an undeclared parameter; text when DuckDB cannot infer one, as PostgreSQL does for unknown. */
+function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
   try {
-    const oid = pgFieldFor(t).oid;
-    return oid;
+    const oid = pgFieldFor(duck.parameterType(index)).oid;
+    return oid === 0 ? 25 : oid;
   } catch {
-    return 0;
+    return 25;
   }
 }
 

@@ -1,0 +1,312 @@
+/**
+ * PostgreSQL protocol behaviour through real clients over real sockets: TLS, authentication,
+ * transactions, extended-protocol portals, cancel, COPY, timeouts and malformed input.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import postgres from 'postgres';
+import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { RawPg } from './support/raw-pg.js';
+
+const run = promisify(execFile);
+
+/** A query that runs for seconds in DuckDB (used for cancel and timeouts). */
+const LONG_QUERY = 'select count(*) from range(100000000000) t(i) where i % 7 = 3';
+
+async function hashPassword(password: string): Promise<string> {
+  const { execFileSync } = await import('node:child_process');
+  return execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();
+}
+
+describe('protocol: trust sessions', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const url = () => `postgres://tester@${gw.host}:${gw.port}/basic@v1`;
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('transaction status I/T/E, 25P02 until ROLLBACK, warnings for nested BEGIN and idle ROLLBACK', async () => {
+    const c = new pg.Client(url());
+    const notices: string[] = [];
+    c.on('notice', (n) => notices.push(`${n.code}:${n.message}`));
+    await c.connect();
+    try {
+      await c.query('BEGIN');
+      await c.query('BEGIN');
+      assert.ok(notices.some((n) => n.startsWith('25001')), `nested BEGIN warns: ${notices}`);
+      await assert.rejects(c.query('select * from nope'), (e: { code?: string }) => e.code === '42P01');
+      await assert.rejects(c.query('select 1'), (e: { code?: string }) => e.code === '25P02');
+      await c.query('ROLLBACK');
+      assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+      await c.query('ROLLBACK');
+      assert.ok(notices.some((n) => n.startsWith('25P01')), 'ROLLBACK when idle warns');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('SAVEPOINT / ROLLBACK TO clears the failed state (psqlODBC style), RELEASE works', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      await c.query('BEGIN; SAVEPOINT _EXEC_SVP_1');
+      await assert.rejects(c.query('select * from nope'));
+      await c.query('ROLLBACK TO _EXEC_SVP_1');
+      await c.query('RELEASE _EXEC_SVP_1; SAVEPOINT _EXEC_SVP_2');
+      assert.equal((await c.query('select 2 as x')).rows[0].x, 2);
+      await c.query('COMMIT');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('several statements in one Query run as one implicit transaction: an error skips the rest', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      await assert.rejects(c.query('select 1; select * from nope; select 3'));
+      const r = await c.query('select 1 as a; select 2 as b');
+      assert.equal((r as unknown as pg.QueryResult[]).length, 2);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('postgres.js: named prepared statements with typed parameters, cursors (PortalSuspended), errors and recovery', async () => {
+    const sql = postgres(url(), { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql`select ${42}::integer + 1 as a, ${'x'} || 'y' as b, ${'12.50'}::decimal(10,2) as n, ${new Date('2024-01-02T03:04:05Z')}::timestamptz as t`;
+      assert.equal(rows[0]!.a, 43);
+      assert.equal(rows[0]!.b, 'xy');
+      assert.equal(rows[0]!.n, '12.50');
+      assert.equal((rows[0]!.t as Date).toISOString(), '2024-01-02T03:04:05.000Z');
+      // prepared reuse
+      for (let i = 0; i < 3; i++) assert.equal((await sql`select ${i}::int as v`)[0]!.v, i);
+      let seen = 0;
+      let batches = 0;
+      for await (const batch of sql`select * from range(2500) t(i)`.cursor(1000)) {
+        batches++;
+        seen += batch.length;
+      }
+      assert.equal(seen, 2500);
+      assert.equal(batches, 3);
+      await assert.rejects(sql`select * from nope`, (e: { code?: string }) => e.code === '42P01');
+      assert.equal((await sql`select 1 as one`)[0]!.one, 1);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('100,000 rows stream to node-postgres', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      const r = await c.query('select i, i::varchar as s from range(100000) t(i)');
+      assert.equal(r.rowCount, 100000);
+      assert.equal(r.rows.length, 100000);
+      assert.equal(r.rows[99999].s, '99999');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('CancelRequest interrupts a running query with 57014; the connection keeps working', async () => {
+    const sql = postgres(url(), { max: 1, onnotice: () => undefined });
+    try {
+      const q = sql.unsafe(LONG_QUERY);
+      const started = Date.now();
+      setTimeout(() => q.cancel(), 300);
+      await assert.rejects(q, (e: { code?: string }) => e.code === '57014');
+      assert.ok(Date.now() - started < 10_000, 'cancel took effect quickly');
+      assert.equal((await sql`select 5 as v`)[0]!.v, 5);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('statement_timeout stops the query with 57014', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      await c.query("SET statement_timeout = '200ms'");
+      assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '200');
+      const t0 = Date.now();
+      await assert.rejects(c.query(LONG_QUERY), (e: { code?: string; message: string }) => e.code === '57014' && /timeout/.test(e.message));
+      assert.ok(Date.now() - t0 < 10_000);
+      await c.query('RESET statement_timeout');
+      assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('psql \\copy (query) to file writes text and CSV exactly', async () => {
+    const out = join(repos.dir, 'out.txt');
+    const csv = join(repos.dir, 'out.csv');
+    const conn = `host=${gw.host} port=${gw.port} dbname=basic@v1 user=me`;
+    await run('psql', [conn, '-X', '-c', `\\copy (select 1 as a, 'x\ty' as b, NULL as c) to '${out}'`]);
+    assert.equal(readFileSync(out, 'utf8'), '1\tx\\ty\t\\N\n');
+    await run('psql', [conn, '-X', '-c', `\\copy (select 1 as a, 'q"uote,d' as b, NULL as c, '' as d) to '${csv}' with (format csv, header)`]);
+    assert.equal(readFileSync(csv, 'utf8'), 'a,b,c,d\n1,"q""uote,d",,""\n');
+  });
+
+  test('SET/SHOW/RESET of session parameters report ParameterStatus and refuse bad values', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      await c.query("SET application_name = 'probe'");
+      assert.equal((await c.query('SHOW application_name')).rows[0].application_name, 'probe');
+      await c.query("SET TimeZone = 'Asia/Kolkata'");
+      const r = await c.query({ text: "select timestamptz '2024-01-01 00:00:00+00' as t", types: { getTypeParser: () => (v: string) => v } });
+      assert.equal(r.rows[0].t, '2024-01-01 05:30:00+05:30');
+      await assert.rejects(c.query("SET TimeZone = 'Mars/Olympus'"), (e: { code?: string }) => e.code === '22023');
+      await assert.rejects(c.query('SET no_such_setting = 1'), (e: { code?: string }) => e.code === '42704');
+      await c.query('RESET ALL');
+      assert.equal((await c.query('SHOW TimeZone')).rows[0].timezone, 'UTC');
+      assert.equal((await c.query('SHOW transaction isolation level')).rows[0].transaction_isolation, 'read committed');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('bytes after SSLRequest before the answer are refused (CVE-2021-23214 class)', async () => {
+    const sock = netConnect(gw.port, gw.host);
+    await new Promise((r) => sock.once('connect', r));
+    const ssl = Buffer.alloc(8);
+    ssl.writeInt32BE(8, 0);
+    ssl.writeInt32BE(80877103, 4);
+    const startup = Buffer.from('\0\0\0\x08\0\x03\0\0', 'binary');
+    const got: Buffer[] = [];
+    sock.on('data', (d) => got.push(d));
+    sock.write(Buffer.concat([ssl, startup]));
+    await new Promise((r) => sock.once('close', r));
+    const all = Buffer.concat(got);
+    assert.notEqual(all[0], 'N'.charCodeAt(0), 'no answer to the SSLRequest');
+    assert.equal(String.fromCharCode(all[0]!), 'E');
+    assert.match(all.toString('latin1'), /08P01/);
+  });
+
+  test('protocol 3.2 is answered with NegotiateProtocolVersion; replication is refused', async () => {
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic', params: { _pq_: '' } }).catch((e) => e);
+    void raw;
+    const sock = netConnect(gw.port, gw.host);
+    await new Promise((r) => sock.once('connect', r));
+    const body = Buffer.concat([Buffer.from([0, 3, 0, 2]), Buffer.from('user\0x\0database\0basic\0_pq_.odd\0v\0\0', 'latin1')]);
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(body.length + 4);
+    const got: Buffer[] = [];
+    sock.on('data', (d) => got.push(d));
+    sock.write(Buffer.concat([len, body]));
+    await new Promise((r) => setTimeout(r, 1500));
+    sock.destroy();
+    const all = Buffer.concat(got);
+    assert.equal(String.fromCharCode(all[0]!), 'v');
+    assert.equal(all.readInt32BE(5), 0, 'newest minor version supported');
+    assert.match(all.toString('latin1'), /_pq_\.odd/);
+
+    const rep = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic', replication: 'database' } as pg.ClientConfig);
+    await assert.rejects(rep.connect(), (e: { code?: string }) => e.code === '42501');
+  });
+
+  test('an oversized or malformed message ends the connection with 08P01; the server keeps serving', async () => {
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    const huge = Buffer.alloc(5);
+    huge[0] = 'Q'.charCodeAt(0);
+    huge.writeInt32BE(0x7ffffff0, 1);
+    raw.send(huge);
+    const m = await raw.next();
+    assert.equal(m.code, 'E');
+    assert.match(m.raw.toString('latin1'), /08P01/);
+    const bogus = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    bogus.send(Buffer.from([0x01, 0, 0, 0, 4]));
+    const m2 = await bogus.next();
+    assert.equal(m2.code, 'E');
+    assert.match(m2.raw.toString('latin1'), /08P01/);
+    const c = new pg.Client(url());
+    await c.connect();
+    assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+    await c.end();
+  });
+});
+
+describe('protocol: TLS and password authentication', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    const dir = repos.dir;
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost']);
+    const md5 = 'md5' + createHash('md5').update('md5pass' + 'bob').digest('hex');
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ auth: 'md5', users: { alice: { password: await hashPassword('s3cret') }, bob: { password: md5 } }, tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), mode: 'optional' } }),
+    );
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(dir, 'config.json'), '--cache-dir', join(dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('SCRAM-SHA-256 over TLS with psql; wrong password is 28P01', async () => {
+    const conn = `host=${gw.host} port=${gw.port} dbname=basic user=alice sslmode=require`;
+    const { stdout } = await run('psql', [conn, '-X', '-c', '\\conninfo'], { env: { ...process.env, PGPASSWORD: 's3cret' } });
+    assert.match(stdout, /SSL connection \(protocol: TLS/);
+    const bad = await run('psql', [conn, '-X', '-c', 'select 1'], { env: { ...process.env, PGPASSWORD: 'nope' } }).catch((e) => e);
+    assert.match(String(bad.stderr), /password authentication failed for user "alice"/);
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'alice', password: 'wrong', database: 'basic' });
+    await assert.rejects(c.connect(), (e: { code?: string }) => e.code === '28P01');
+    const unknown = new pg.Client({ host: gw.host, port: gw.port, user: 'mallory', password: 'x', database: 'basic' });
+    await assert.rejects(unknown.connect(), (e: { code?: string }) => e.code === '28P01');
+  });
+
+  test('auth md5: SCRAM users still get SCRAM, md5-hashed users get md5 (as in PostgreSQL)', async () => {
+    const a = new pg.Client({ host: gw.host, port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
+    await a.connect();
+    assert.equal((await a.query('select 1 as x')).rows[0].x, 1);
+    await a.end();
+    const b = new pg.Client({ host: gw.host, port: gw.port, user: 'bob', password: 'md5pass', database: 'basic' });
+    await b.connect();
+    assert.equal((await b.query('select 2 as x')).rows[0].x, 2);
+    await b.end();
+  });
+
+  test('the verifier file never holds the password', () => {
+    const text = readFileSync(join(repos.dir, 'config.json'), 'utf8');
+    assert.doesNotMatch(text, /s3cret/);
+    assert.match(text, /SCRAM-SHA-256\$4096:/);
+  });
+});
+
+describe('protocol: TLS required', () => {
+  test('a plaintext session is refused when TLS is required', async () => {
+    const repos = copyFixtures('repos/basic');
+    const dir = repos.dir;
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost']);
+    const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--tls', 'required', '--cache-dir', join(dir, 'cache')]);
+    try {
+      const plain = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+      await assert.rejects(plain.connect(), /SSL is required/);
+      const secure = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic', ssl: { rejectUnauthorized: false } });
+      await secure.connect();
+      assert.equal((await secure.query('select 1 as x')).rows[0].x, 1);
+      await secure.end();
+    } finally {
+      await gw.stop();
+      repos.cleanup();
+    }
+  });
+});
