@@ -11,6 +11,7 @@ import { SqlError, SQLSTATE } from './errors.js';
 import { attachCatalog, openCatalog } from './lake/index.js';
 import { openRepository, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { createEngine } from './sql/engine.js';
+import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
 import { WireServer } from './wire/server.js';
 import { quoteIdent, type VersionLease, type VersionSource } from './wire/session.js';
@@ -47,6 +48,7 @@ export interface GatewayConfig {
 
 interface AttachedVersion extends Attached {
   readonly versionId: string;
+  readonly catalogInfoSql: string;
 }
 
 /** Versions for sessions: resolve the ref, attach the version once, lease it. */
@@ -83,6 +85,7 @@ class Versions implements VersionSource {
       kind: ref === '' ? 'head' : res.kind,
       versionId: res.versionId,
       dbName: lease.value.dbName,
+      catalogInfoSql: lease.value.catalogInfoSql,
       resolvedAt: new Date(),
       release: lease.release,
     };
@@ -103,9 +106,19 @@ class Versions implements VersionSource {
         throw e;
       }
       const engine = this.engine;
+      const catalogInfoSql = relationInfoStatement([
+        ...catalog.tables.map((t) => ({
+          schema: t.schema,
+          name: t.name,
+          kind: 'table' as const,
+          sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
+        })),
+        ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
+      ]);
       return {
         dbName,
         versionId,
+        catalogInfoSql,
         async dispose() {
           const c = await engine.connect();
           try {

@@ -3,6 +3,9 @@
  * shares (UTC, bounded memory and threads, a private temp directory).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
+import { installCompat } from './compat/index.js';
+
+export const GATEWAY_VERSION = '0.1.0';
 
 export interface EngineOptions {
   memoryLimit?: string;
@@ -23,6 +26,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
   const conn = await instance.connect();
   try {
     await conn.run("SET GLOBAL TimeZone = 'UTC'");
+    // The PostgreSQL catalog emulation is shared by every session of the instance.
+    await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
   } finally {
     conn.disconnectSync();
   }

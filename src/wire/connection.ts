@@ -236,6 +236,7 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
+    await session.describeSession(database, key.pid);
     for (const name of INITIAL_REPORTED) {
       const v = session.settings.get(name);
       if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);

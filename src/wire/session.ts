@@ -14,7 +14,9 @@ import { replaceParams, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
-import { decodeParam, makeRowEncoder, pgFieldFor, type RowEncoder } from './types/index.js';
+import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
+import { catalogColumnOid } from '../sql/compat/index.js';
+import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
@@ -29,6 +31,8 @@ export interface VersionLease {
   /** The attached DuckDB database holding this version's views. */
   readonly dbName: string;
   readonly resolvedAt: Date;
+  /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
+  readonly catalogInfoSql: string;
   release(): void;
 }
 
@@ -57,6 +61,8 @@ interface PreparedStmt {
   paramOids: number[];
   fields: FieldDescription[] | null;
   columnTypes: DuckDBType[];
+  /** Per column: the catalog type OID to announce and encode with (catalog queries only). */
+  columnOids: (number | undefined)[];
 }
 
 interface Portal {
@@ -300,7 +306,7 @@ export class Session {
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [] };
+    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [] };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
       return base;
@@ -311,7 +317,9 @@ export class Session {
     }
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     await this.refreshVersion();
-    const sql = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
+    // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
+    const rewrite = rewriteForDuckDBDetailed(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
+    const sql = rewrite.sql;
     let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
     if (undeterminedParams(duck).length > 0) {
       // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
@@ -333,9 +341,18 @@ export class Session {
     base.fields = [];
     for (let i = 0; i < duck.columnCount; i++) {
       const t = duck.columnType(i);
+      const name = duck.columnName(i);
       const f = pgFieldFor(t);
+      const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
       base.columnTypes.push(t);
-      base.fields.push({ name: duck.columnName(i), typeOid: f.oid, typeLen: f.typlen, typeMod: f.typmod, format: 0 });
+      base.columnOids.push(catalogOid);
+      base.fields.push({
+        name,
+        typeOid: catalogOid ?? f.oid,
+        typeLen: catalogOid !== undefined ? pgTypeLen(catalogOid) : f.typlen,
+        typeMod: catalogOid !== undefined ? -1 : f.typmod,
+        format: 0,
+      });
     }
     return base;
   }
@@ -409,14 +426,19 @@ export class Session {
     duck.clearBindings();
     for (let i = 0; i < portal.params.length; i++) {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
-      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null);
+      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null, { timeZone: this.settings.get('timezone') });
       if (value === null) duck.bindNull(i + 1);
       else duck.bindValue(i + 1, value, type);
     }
-    portal.encoder = makeRowEncoder(prepared.columnTypes, portal.resultFormats.length ? portal.resultFormats : prepared.columnTypes.map(() => 0), {
-      timeZone: this.settings.get('timezone') ?? 'UTC',
-      extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
-    });
+    portal.encoder = makeRowEncoder(
+      prepared.columnTypes,
+      portal.resultFormats.length ? portal.resultFormats : prepared.columnTypes.map(() => 0),
+      {
+        timeZone: this.settings.get('timezone') ?? 'UTC',
+        extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
+      },
+      prepared.columnOids,
+    );
     this.beginRunning();
     try {
       portal.result = await duck.stream();
@@ -519,6 +541,7 @@ export class Session {
   private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
     try {
       await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+      await this.conn.run(next.catalogInfoSql);
     } catch (e) {
       next.release();
       throw fromDuckDB(e);
@@ -712,6 +735,7 @@ export class Session {
     const normalized = value === null ? (defaults.get(name) ?? '') : normalizeSetting(name, value);
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.settings.set(name, normalized);
+    await this.mirror([[name, normalized]]);
     const reported = reportedName(name);
     if (reported) be.parameterStatus(this.out.w, reported, normalized);
   }
@@ -726,14 +750,43 @@ export class Session {
 
   private async resetAll(): Promise<void> {
     const defaults = defaultSettings(this.user);
+    const changed: [string, string][] = [];
     for (const [k, v] of defaults) {
       if (this.settings.get(k) !== v) {
         if (k === 'timezone') await this.setTimeZone(v);
         this.settings.set(k, v);
+        changed.push([k, v]);
         const reported = reportedName(k);
         if (reported) be.parameterStatus(this.out.w, reported, v);
       }
     }
+    await this.mirror(changed);
+  }
+
+  /**
+   * The catalog emulation reads session state from per-connection DuckDB variables
+   * (`current_setting`, `pg_settings`, `current_user`, `current_database`).
+   */
+  private async mirror(settings: Iterable<[string, string]>): Promise<void> {
+    const parts: string[] = [];
+    for (const [k, v] of settings) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(k)) continue;
+      parts.push(`SET VARIABLE pg_${k} = ${sqlString(v)}`);
+    }
+    if (parts.length) await this.conn.run(parts.join('; '));
+  }
+
+  /** Session identity for the catalog emulation; called once the startup settings are applied. */
+  async describeSession(database: string, pid: number): Promise<void> {
+    await this.mirror(this.settings);
+    await this.conn.run(
+      [
+        `SET VARIABLE pg_user = ${sqlString(this.user)}`,
+        `SET VARIABLE pg_database = ${sqlString(database)}`,
+        `SET VARIABLE pg_repositories = [${this.versions.repositories().map(sqlString).join(', ')}]::VARCHAR[]`,
+        `SET VARIABLE pg_backend_pid = ${pid}`,
+      ].join('; '),
+    );
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
@@ -788,6 +841,10 @@ function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
   } catch {
     return 25;
   }
+}
+
+function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
 }
 
 export function quoteIdent(s: string): string {
