@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
-import { colDef, fieldIds, lit, qi, sqlType, type ColDef } from './coltypes.js';
+import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
 import { checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, readSettings, readStore } from './repo.js';
 import { sshSign } from './sign.js';
@@ -82,7 +82,9 @@ function projection(table: ColDef[], incoming: ColDef[], where: string): { selec
     const src = incoming.find((x) => x.name === c.name) ?? incoming.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
     if (!src) continue;
     used.add(src.name);
-    parts.push(`CAST(${qi(src.name)} AS ${sqlType(c)}) AS ${qi(c.name)}`);
+    // No cast when the types already agree: the projection stays a plain column (cheaper scans).
+    const same = sameTree([{ ...src, name: c.name }], [c]);
+    parts.push(same ? (src.name === c.name ? qi(c.name) : `${qi(src.name)} AS ${qi(c.name)}`) : `CAST(${qi(src.name)} AS ${sqlType(c)}) AS ${qi(c.name)}`);
     cols.push(c);
   }
   const extra = incoming.filter((x) => !used.has(x.name)).map((x) => x.name);
