@@ -108,7 +108,7 @@ export function registerHostCommands(program: Command): void {
   program
     .command('demo')
     .description('build the demo repository (two signed versions, tags v1 and v2, branch dev)')
-    .argument('[DIR]', 'where to build it', 'examples/demo')
+    .argument('[DIR]', 'where to build it', 'fdl-demo')
     .action(wrap(async (dir: string) => {
       const r = await buildDemo(dir, (l) => process.stderr.write(l + '\n'));
       process.stdout.write(`demo repository at ${dir}: v1 ${r.v1}, v2 ${r.v2}\nserve it with: fdl serve --repo demo=${dir}\n`);
