@@ -10,7 +10,8 @@ import { AttachedVersions, type Attached } from './cache/attached-versions.js';
 import { SqlError, SQLSTATE } from './errors.js';
 import { attachCatalog, openCatalog } from './lake/index.js';
 import { openRepository, type Repository, type SignaturePolicy } from './resolver/repository.js';
-import { createEngine } from './sql/engine.js';
+import { createEngine, restrictFileAccess } from './sql/engine.js';
+import { join } from 'node:path';
 import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
 import { WireServer } from './wire/server.js';
@@ -27,6 +28,8 @@ export interface RepoConfig {
 
 export interface UserConfig {
   password?: string;
+  /** Repository → ref patterns the user may read (`tags/*`, `heads/main`, `requests/*`, `versions/*`, `*`). Absent: everything. */
+  grants?: Record<string, string[]>;
 }
 
 export interface GatewayConfig {
@@ -43,6 +46,7 @@ export interface GatewayConfig {
   maxIdleVersions: number;
   memoryLimit?: string;
   threads?: number;
+  maxTempDirectorySize?: string;
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
 }
 
@@ -60,6 +64,7 @@ class Versions implements VersionSource {
     private readonly repos: Map<string, Repository>,
     private readonly engine: DuckDBInstance,
     maxIdle: number,
+    private readonly users: Record<string, UserConfig>,
   ) {
     this.attached = new AttachedVersions(maxIdle);
   }
@@ -72,10 +77,11 @@ class Versions implements VersionSource {
     return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
   }
 
-  async acquire(repoName: string, ref: string): Promise<VersionLease> {
+  async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
     const repo = this.repos.get(repoName);
     if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
     const res = await repo.resolve(ref);
+    this.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);
     const key = `${repoName}@${res.versionId}`;
     const lease = await this.attached.acquire(key, () => this.attach(repo, res.versionId, key));
     return {
@@ -89,6 +95,16 @@ class Versions implements VersionSource {
       resolvedAt: new Date(),
       release: lease.release,
     };
+  }
+
+  /** Refuse (42501) a ref the user's grants do not cover; users without grants read everything. */
+  authorize(user: string, repoName: string, fullRef: string): void {
+    const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
+    if (!grants) return;
+    const patterns = grants[repoName] ?? grants['*'];
+    const name = fullRef.replace(/^refs\//, '');
+    if (patterns && patterns.some((p) => refPatternMatches(p, name))) return;
+    throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repoName}@${name}`);
   }
 
   private async attach(repo: Repository, versionId: string, dbName: string): Promise<AttachedVersion> {
@@ -140,6 +156,13 @@ class Versions implements VersionSource {
   }
 }
 
+/** `*` matches within one path component; a lone `*` matches every ref and version. */
+export function refPatternMatches(pattern: string, name: string): boolean {
+  if (pattern === '*' || pattern === '**') return true;
+  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*') + '$');
+  return re.test(name);
+}
+
 export class Gateway {
   private constructor(
     readonly address: { host: string; port: number },
@@ -161,8 +184,15 @@ export class Gateway {
       });
       repos.set(r.name, repo);
     }
-    const engine = await createEngine({ memoryLimit: config.memoryLimit, threads: config.threads });
-    const versions = new Versions(repos, engine, config.maxIdleVersions);
+    const engine = await createEngine({
+      memoryLimit: config.memoryLimit,
+      threads: config.threads,
+      tempDirectory: join(config.cacheDir, 'duckdb-tmp'),
+      maxTempDirectorySize: config.maxTempDirectorySize,
+    });
+    // Clients can reach no file but the served repositories and the cache.
+    await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
+    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users);
     const tls = config.tls
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
       : null;

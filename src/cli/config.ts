@@ -22,6 +22,7 @@ const RepoEntry = z.union([
 const User = z
   .object({
     /** SCRAM-SHA-256 verifier (or md5 hash) as produced by `fdl hash-password`; never a plaintext password. */
+    grants: z.record(z.string(), z.array(z.string().min(1))).optional(),
     password: z.string().regex(/^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|md5[0-9a-f]{32})$/, 'must be a SCRAM-SHA-256 verifier or md5 hash (see fdl hash-password)').optional(),
   })
   .strict();

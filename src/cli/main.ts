@@ -66,10 +66,7 @@ Example:
       process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
       process.exit(1);
     }
-    const { host, port } = gateway.address;
-    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`);
-    const names = config.repos.map((r) => r.name);
-    process.stderr.write(`connect with: psql "host=${host} port=${port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+    // Handlers first: a supervisor may signal as soon as it reads the ready line.
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;
@@ -84,6 +81,10 @@ Example:
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+    const { host, port } = gateway.address;
+    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`);
+    const names = config.repos.map((r) => r.name);
+    process.stderr.write(`connect with: psql "host=${host} port=${port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
   });
 
 program

@@ -25,7 +25,12 @@ export type Statement =
   | { kind: 'unlisten' }
   | { kind: 'listen' }
   | { kind: 'copyOut'; query: string; format: 'text' | 'csv'; header: boolean; delimiter: string | null }
+  | { kind: 'refused'; sqlstate: string; message: string }
   | { kind: 'query'; sql: string };
+
+/** Statements that would write or change the engine: refused before DuckDB parses them. */
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'GRANT', 'REVOKE', 'COMMENT', 'VACUUM', 'ANALYZE', 'REINDEX', 'CLUSTER', 'REFRESH', 'LOCK', 'IMPORT', 'UPSERT', 'REPLACE']);
+const ENGINE = new Set(['ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'UPDATE_EXTENSIONS', 'USE', 'PRAGMA', 'CALL', 'CHECKPOINT', 'EXPORT', 'PREPARE', 'EXECUTE', 'DO', 'NOTIFY']);
 
 const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 
@@ -131,9 +136,14 @@ export function classify(statement: string): Statement {
     case 'COPY': {
       const copy = parseCopyOut(s);
       if (copy) return copy;
-      break;
+      return { kind: 'refused', sqlstate: '42501', message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' };
     }
   }
+  if (first === 'WITH' && /\)\s*(INSERT|UPDATE|DELETE|MERGE)\b/i.test(s)) {
+    return { kind: 'refused', sqlstate: '25006', message: 'cannot execute a data-modifying WITH in a read-only transaction' };
+  }
+  if (WRITES.has(first)) return { kind: 'refused', sqlstate: '25006', message: `cannot execute ${first} in a read-only transaction` };
+  if (ENGINE.has(first)) return { kind: 'refused', sqlstate: '42501', message: `permission denied: ${first} statements are not allowed by fdl-gateway` };
   return { kind: 'query', sql: s };
 }
 

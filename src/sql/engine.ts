@@ -11,6 +11,7 @@ export interface EngineOptions {
   memoryLimit?: string;
   threads?: number;
   tempDirectory?: string;
+  maxTempDirectorySize?: string;
 }
 
 export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInstance> {
@@ -21,6 +22,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
   if (opts.threads) config.threads = String(opts.threads);
   if (opts.tempDirectory) config.temp_directory = opts.tempDirectory;
+  if (opts.maxTempDirectorySize) config.max_temp_directory_size = opts.maxTempDirectorySize;
   const instance = await DuckDBInstance.create(':memory:', config);
   // TimeZone belongs to the ICU extension, which is only there once the instance exists.
   const conn = await instance.connect();
@@ -32,4 +34,21 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     conn.disconnectSync();
   }
   return instance;
+}
+
+/**
+ * Confine DuckDB's file access to `dirs` (the local repositories and the cache). Once
+ * enable_external_access is off it cannot be turned back on, and client statements never reach
+ * DuckDB's SET/PRAGMA (sessions answer or refuse them), so the setting holds for the process.
+ */
+export async function restrictFileAccess(instance: DuckDBInstance, dirs: string[]): Promise<void> {
+  const conn = await instance.connect();
+  try {
+    const list = dirs.map((d) => `'${(d.endsWith('/') ? d : d + '/').replace(/'/g, "''")}'`).join(', ');
+    await conn.run(`SET allowed_directories = [${list}]`);
+    await conn.run('SET enable_external_access = false');
+    await conn.run('SET allow_community_extensions = false');
+  } finally {
+    conn.disconnectSync();
+  }
 }

@@ -154,3 +154,62 @@ export function replaceParams(sql: string, replace: (n: number) => string | unde
   }
   return out + sql.slice(last);
 }
+
+/**
+ * Rewrite double-quoted identifiers outside strings and comments: `replace(name)` returns the new
+ * (unquoted) name or undefined to keep it. Cross-version catalogs ("demo@v1") are always quoted
+ * because of the `@`, so this is how they are found and pinned to a version.
+ */
+export function replaceQuotedIdentifiers(sql: string, replace: (name: string) => string | undefined): string {
+  let out = '';
+  let last = 0;
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i]!;
+    if (c === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      i = skipBlockComment(sql, i);
+    } else if (c === "'") {
+      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
+      i = skipQuoted(sql, i, "'", escaped);
+    } else if (c === '$') {
+      i = /^\$\d/.test(sql.slice(i, i + 2)) ? i + 1 : skipDollar(sql, i);
+    } else if (c === '"') {
+      const end = skipQuoted(sql, i, '"', false);
+      const name = sql.slice(i + 1, end - 1).replace(/""/g, '"');
+      const r = replace(name);
+      if (r !== undefined) {
+        out += sql.slice(last, i) + `"${r.replace(/"/g, '""')}"`;
+        last = end;
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return out + sql.slice(last);
+}
+
+/** Catalog part of a qualified name as DuckDB's getTableNames prints it (`"a@b".main.t AS x`). */
+export function splitQualifiedName(name: string): string[] {
+  const parts: string[] = [];
+  let i = 0;
+  const s = name.replace(/\s+AS\s+.*$/i, '');
+  while (i < s.length) {
+    if (s[i] === '"') {
+      const end = skipQuoted(s, i, '"', false);
+      parts.push(s.slice(i + 1, end - 1).replace(/""/g, '"'));
+      i = end;
+    } else {
+      const dot = s.indexOf('.', i);
+      const part = s.slice(i, dot < 0 ? s.length : dot);
+      parts.push(part);
+      i = dot < 0 ? s.length : dot;
+    }
+    if (s[i] === '.') i++;
+  }
+  return parts;
+}

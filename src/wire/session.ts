@@ -10,13 +10,14 @@ import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { replaceParams, splitStatements } from '../sql/split.js';
+import { replaceParams, replaceQuotedIdentifiers, splitQualifiedName, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
-import { catalogColumnOid } from '../sql/compat/index.js';
+import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
+import { checkContainment } from '../sql/containment.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
@@ -38,7 +39,8 @@ export interface VersionLease {
 
 /** What the session needs from the layers below: version leases for `repo@ref`. */
 export interface VersionSource {
-  acquire(repo: string, ref: string): Promise<VersionLease>;
+  /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
+  acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
   repositories(): string[];
@@ -63,6 +65,8 @@ interface PreparedStmt {
   columnTypes: DuckDBType[];
   /** Per column: the catalog type OID to announce and encode with (catalog queries only). */
   columnOids: (number | undefined)[];
+  /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
+  leases: VersionLease[];
 }
 
 interface Portal {
@@ -121,13 +125,13 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
-    await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef), false);
+    await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
   }
 
   async close(): Promise<void> {
     for (const p of this.portals.values()) this.dropPortal(p);
     this.portals.clear();
-    for (const s of this.statements.values()) s.duck?.destroySync();
+    for (const s of this.statements.values()) disposeStatement(s);
     this.statements.clear();
     this.lease?.release();
     this.lease = null;
@@ -165,7 +169,7 @@ export class Session {
           await this.runPortal(portal, 0, true);
         } finally {
           this.dropPortal(portal);
-          prepared.duck?.destroySync();
+          disposeStatement(prepared);
         }
       } catch (e) {
         this.fail(e);
@@ -192,7 +196,7 @@ export class Session {
     }
     const prepared = await this.prepare(text, stmt, paramTypes);
     const old = this.statements.get(name);
-    if (old) old.duck?.destroySync();
+    if (old) disposeStatement(old);
     this.statements.set(name, prepared);
     be.parseComplete(this.out.w);
   }
@@ -255,7 +259,7 @@ export class Session {
   closeStatement(name: string): void {
     const s = this.statements.get(name);
     if (s) {
-      s.duck?.destroySync();
+      disposeStatement(s);
       this.statements.delete(name);
     }
     be.closeComplete(this.out.w);
@@ -306,7 +310,7 @@ export class Session {
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [] };
+    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [] };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
       return base;
@@ -315,46 +319,99 @@ export class Session {
       base.fields = [textField('name'), textField('setting'), textField('description')];
       return base;
     }
+    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     await this.refreshVersion();
     // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
     const rewrite = rewriteForDuckDBDetailed(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
-    const sql = rewrite.sql;
-    let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
-    if (undeterminedParams(duck).length > 0) {
-      // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
-      const unknown = new Set(undeterminedParams(duck));
-      duck.destroySync();
-      duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
-    }
-    if (!ALLOWED_TYPES.has(duck.statementType)) {
-      const type = StatementType[duck.statementType] ?? String(duck.statementType);
-      duck.destroySync();
-      throw refusal(type);
-    }
-    base.duck = duck;
-    const n = duck.parameterCount;
-    for (let i = 0; i < n; i++) {
-      const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : paramOidFor(duck, i + 1));
-    }
-    base.fields = [];
-    for (let i = 0; i < duck.columnCount; i++) {
-      const t = duck.columnType(i);
-      const name = duck.columnName(i);
-      const f = pgFieldFor(t);
-      const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
-      base.columnTypes.push(t);
-      base.columnOids.push(catalogOid);
-      base.fields.push({
-        name,
-        typeOid: catalogOid ?? f.oid,
-        typeLen: catalogOid !== undefined ? pgTypeLen(catalogOid) : f.typlen,
-        typeMod: catalogOid !== undefined ? -1 : f.typmod,
-        format: 0,
-      });
+    let sql = rewrite.sql;
+    await checkContainment(this.conn, sql);
+    try {
+      sql = await this.pinVersionCatalogs(sql, base.leases);
+      this.checkCatalogs(sql, base.leases);
+      let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
+      if (undeterminedParams(duck).length > 0) {
+        // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
+        const unknown = new Set(undeterminedParams(duck));
+        duck.destroySync();
+        duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
+      }
+      if (!ALLOWED_TYPES.has(duck.statementType)) {
+        const type = StatementType[duck.statementType] ?? String(duck.statementType);
+        duck.destroySync();
+        throw refusal(type);
+      }
+      base.duck = duck;
+      const n = duck.parameterCount;
+      for (let i = 0; i < n; i++) {
+        const declared = declaredTypes[i] ?? 0;
+        base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
+      }
+      base.fields = [];
+      for (let i = 0; i < duck.columnCount; i++) {
+        const t = duck.columnType(i);
+        const name = duck.columnName(i);
+        const f = pgFieldFor(t);
+        const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
+        base.columnTypes.push(t);
+        base.columnOids.push(catalogOid);
+        base.fields.push({
+          name,
+          typeOid: catalogOid ?? f.oid,
+          typeLen: catalogOid !== undefined ? pgTypeLen(catalogOid) : f.typlen,
+          typeMod: catalogOid !== undefined ? -1 : f.typmod,
+          format: 0,
+        });
+      }
+    } catch (e) {
+      releaseAll(base);
+      throw e;
     }
     return base;
+  }
+
+  /**
+   * Cross-version catalogs: a quoted `"NAME@REF"` names another version of a served repository.
+   * Each is resolved, verified, authorized and attached like a session's own version, then the
+   * name is replaced by the attached database of that exact version for this statement.
+   */
+  private async pinVersionCatalogs(sql: string, leases: VersionLease[]): Promise<string> {
+    const wanted = new Set<string>();
+    const served = new Set(this.versions.repositories());
+    replaceQuotedIdentifiers(sql, (name) => {
+      const at = name.indexOf('@');
+      if (at > 0 && served.has(name.slice(0, at))) wanted.add(name);
+      return undefined;
+    });
+    if (wanted.size === 0) return sql;
+    const map = new Map<string, string>();
+    for (const name of wanted) {
+      const at = name.indexOf('@');
+      const lease = await this.versions.acquire(name.slice(0, at), name.slice(at + 1), this.user);
+      leases.push(lease);
+      map.set(name, lease.dbName);
+    }
+    return replaceQuotedIdentifiers(sql, (name) => map.get(name));
+  }
+
+  /** A statement may read the session's version, the versions it pinned, and the catalog emulation. */
+  private checkCatalogs(sql: string, leases: VersionLease[]): void {
+    let names: readonly string[];
+    try {
+      names = this.conn.getTableNames(sql, true);
+    } catch {
+      return; // DuckDB reports the parse error when preparing
+    }
+    const allowed = new Set([this.lease?.dbName, COMPAT_DB, 'system', 'temp', 'memory', ...leases.map((l) => l.dbName)]);
+    for (const qualified of names) {
+      const parts = splitQualifiedName(qualified);
+      const catalog = parts.length >= 3 ? parts[0]! : parts.length === 2 && (parts[0]!.includes('@') || parts[0]!.startsWith('__fdl')) ? parts[0]! : null;
+      if (catalog === null || allowed.has(catalog)) continue;
+      if (catalog.includes('@')) {
+        throw new SqlError(SQLSTATE.invalidCatalogName, `database "${catalog}" does not exist`, `Name another version as "REPOSITORY@REF"; served: ${this.versions.repositories().join(', ')}`);
+      }
+      throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied for database "${catalog}"`);
+    }
   }
 
   private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined): Promise<DuckDBPreparedStatement> {
@@ -530,7 +587,7 @@ export class Session {
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
     if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
-    const next = await this.versions.acquire(this.repo, this.requestedRef);
+    const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
     if (next.versionId === this.lease.versionId) {
       next.release();
       return;
@@ -637,7 +694,7 @@ export class Session {
         if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'DISCARD ALL cannot run inside a transaction block');
         for (const [name, s] of this.statements) {
           if (s === portal.prepared) continue;
-          s.duck?.destroySync();
+          disposeStatement(s);
           this.statements.delete(name);
         }
         await this.resetAll();
@@ -650,13 +707,13 @@ export class Session {
         if (stmt.name === null) {
           for (const [name, s] of this.statements) {
             if (s === portal.prepared) continue;
-            s.duck?.destroySync();
+            disposeStatement(s);
             this.statements.delete(name);
           }
         } else {
           const s = this.statements.get(stmt.name);
           if (!s) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
-          s.duck?.destroySync();
+          disposeStatement(s);
           this.statements.delete(stmt.name);
         }
         be.commandComplete(w, stmt.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
@@ -713,7 +770,7 @@ export class Session {
     if (name === 'fdl.ref') {
       if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
       const ref = value ?? '';
-      const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref);
+      const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref, this.user);
       this.requestedRef = ref === 'HEAD' ? '' : ref;
       await this.switchTo(next, false);
       return;
@@ -721,6 +778,9 @@ export class Session {
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     const defaults = defaultSettings(this.user);
     if (!this.settings.has(name) && !name.includes('.')) {
+      if (await this.isEngineSetting(name)) {
+        throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
+      }
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
     if (['server_version', 'server_version_num', 'server_encoding', 'integer_datetimes', 'is_superuser', 'block_size', 'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype'].includes(name)) {
@@ -738,6 +798,11 @@ export class Session {
     await this.mirror([[name, normalized]]);
     const reported = reportedName(name);
     if (reported) be.parameterStatus(this.out.w, reported, normalized);
+  }
+
+  private async isEngineSetting(name: string): Promise<boolean> {
+    const r = await this.conn.runAndReadAll(`SELECT 1 FROM duckdb_settings() WHERE lower(name) = ${sqlString(name.toLowerCase())}`);
+    return r.currentRowCount > 0;
   }
 
   private async setTimeZone(tz: string): Promise<void> {
@@ -817,6 +882,17 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
     }
   }
   return out;
+}
+
+function disposeStatement(s: PreparedStmt): void {
+  s.duck?.destroySync();
+  s.duck = null;
+  releaseAll(s);
+}
+
+function releaseAll(s: PreparedStmt): void {
+  for (const l of s.leases) l.release();
+  s.leases = [];
 }
 
 function isExitFromFailed(stmt: Statement): boolean {
