@@ -1,0 +1,196 @@
+/**
+ * Read-only, contained, authorized: attacks through a real client (node-postgres) against a real
+ * `fdl serve`, each refused with the right SQLSTATE, and normal queries still served afterwards.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
+const basicRefs = manifest.repos.basic.refs as Record<string, string>;
+
+async function client(gw: RunningGateway, user: string, database: string): Promise<pg.Client> {
+  const c = new pg.Client({ host: gw.host, port: gw.port, user, database });
+  await c.connect();
+  return c;
+}
+
+async function refused(c: pg.Client, sql: string, codes: string[]): Promise<string> {
+  try {
+    await c.query(sql);
+  } catch (e) {
+    const err = e as { code?: string; message: string };
+    assert.ok(codes.includes(err.code ?? ''), `${sql}: expected ${codes.join('/')}, got ${err.code} ${err.message}`);
+    return err.message;
+  }
+  assert.fail(`${sql} should be refused`);
+}
+
+describe('security: containment of DuckDB', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const dataFile = () => join(repos.path('repos/basic'), 'data');
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('file reads, writes, ATTACH, extensions, secrets, settings and engine introspection are refused', async () => {
+    const c = await client(gw, 'x', 'basic@v1');
+    try {
+      const attacks: [string, string[]][] = [
+        ["select * from read_csv('/etc/passwd')", ['42501']],
+        ["select * from read_text('/etc/hostname')", ['42501']],
+        ["select * from '/etc/passwd'", ['42501']],
+        [`select count(*) from read_parquet('${dataFile()}/**/*.parquet')`, ['42501']],
+        [`select * from glob('${dataFile()}/*')`, ['42501']],
+        ["select * from query('select 1')", ['42501']],
+        ["copy (select 1) to '/tmp/fdl-should-not-exist.csv'", ['42501']],
+        ["copy sales.orders to '/tmp/fdl-should-not-exist.csv'", ['42501']],
+        ["export database '/tmp/fdl-export'", ['42501']],
+        ["attach '/tmp/fdl-x.db' as x", ['42501']],
+        ['detach "basic@v1"', ['42501']],
+        ['install httpfs', ['42501']],
+        ['load httpfs', ['42501']],
+        ["create secret s (type s3, key_id 'a', secret 'b')", ['25006', '42501']],
+        ['set enable_external_access = true', ['42501']],
+        ["set memory_limit = '100GB'", ['42501']],
+        ['set threads = 64', ['42501']],
+        ['pragma threads = 1', ['42501']],
+        ['checkpoint', ['42501']],
+        ['use memory', ['42501']],
+        ['select * from duckdb_databases()', ['42501']],
+        ['select * from duckdb_settings()', ['42501']],
+        ["select getenv('HOME')", ['42883', '42501']],
+        ['create table t as select 1', ['25006']],
+        ['insert into sales.orders select * from sales.orders', ['25006']],
+        ['update sales.orders set qty = 0', ['25006']],
+        ['delete from sales.orders', ['25006']],
+        ['drop view sales.orders', ['25006']],
+        ['with x as (select 1) insert into sales.orders select * from sales.orders', ['25006']],
+        ['select * from __fdl_meta_1.main.ducklake_data_file', ['42501']],
+      ];
+      for (const [sql, codes] of attacks) {
+        const message = await refused(c, sql, codes);
+        assert.ok(message.length > 10, `a clear message for ${sql}`);
+      }
+      // Nothing was written and the session still serves its version.
+      const r = await c.query('select count(*)::int as n from sales.orders');
+      assert.ok(r.rows[0].n > 0);
+      assert.equal((await c.query("select 'read_parquet(' as s")).rows[0].s, 'read_parquet(', 'a function name inside a string is not an attack');
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('two versions in one statement through "NAME@REF" catalogs', async () => {
+    const c = await client(gw, 'x', 'basic@v1');
+    try {
+      const v1 = (await c.query('select count(*)::int as n from sales.orders')).rows[0].n;
+      const v2 = (await c.query('select count(*)::int as n from "basic@v2".sales.orders')).rows[0].n;
+      assert.ok(v2 > v1, 'the February append is visible in v2 only');
+      const diff = await c.query('select count(*)::int as n from (select * from "basic@v2".sales.orders except select * from sales.orders)');
+      assert.equal(diff.rows[0].n, v2 - v1);
+      await refused(c, 'select * from "basic@nope".sales.orders', ['3D000']);
+      await refused(c, 'select * from "elsewhere@v1".sales.orders', ['3D000']);
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+describe('security: authorization by ref patterns', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ auth: 'trust', users: { analyst: { grants: { basic: ['tags/*', 'heads/main'] } }, reviewer: { grants: { basic: ['requests/*'] } } } }),
+    );
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('analysts read tags and main; requests, other branches and version IDs are 42501', async () => {
+    for (const db of ['basic', 'basic@v1', 'basic@tags/v2', 'basic@main']) (await client(gw, 'analyst', db)).end();
+    for (const db of ['basic@requests/1', 'basic@dev', `basic@${basicRefs['refs/tags/v1']}`]) {
+      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'analyst', database: db });
+      await assert.rejects(c.connect(), (e: { code?: string }) => e.code === '42501', db);
+    }
+    const c = await client(gw, 'analyst', 'basic@v1');
+    try {
+      await refused(c, "SET fdl.ref = 'requests/1'", ['42501']);
+      await refused(c, 'select * from "basic@dev".sales.orders', ['42501']);
+      await c.query("SET fdl.ref = 'tags/v2'");
+      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basicRefs['refs/tags/v2']);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('reviewers read requests only', async () => {
+    (await client(gw, 'reviewer', 'basic@requests/1')).end();
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'reviewer', database: 'basic' });
+    await assert.rejects(c.connect(), (e: { code?: string }) => e.code === '42501');
+  });
+});
+
+describe('security: malicious repositories (negative fixtures) through a real client', () => {
+  const cases = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')).negative as Record<string, unknown>;
+  const names = Object.keys(cases);
+  let gw: RunningGateway;
+  const repos = copyFixtures(...names.map((n) => `negative/${n}/repo`));
+  const served = names.filter((n) => n !== 'no_fdl_json' && n !== 'fdl_major_unknown');
+
+  before(async () => {
+    const args = served.flatMap((n) => ['--repo', `${n}=${repos.path(`negative/${n}/repo`)}`]);
+    args.push('--allowed-signers', `untrusted_signer=${join(FIXTURES, 'keys', 'allowed_signers')}`, '--signatures', 'untrusted_signer=require');
+    for (const n of ['wrong_namespace', 'signature_other_content']) {
+      args.push('--allowed-signers', `${n}=${join(FIXTURES, 'keys', 'allowed_signers')}`, '--signatures', `${n}=require`);
+    }
+    gw = await startGateway([...args, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('every negative fixture gets the behaviour its README names', async () => {
+    for (const name of served) {
+      const expect = JSON.parse(readFileSync(join(FIXTURES, 'negative', name, 'expect.json'), 'utf8')) as {
+        checks: { resolve: string; outcome: string; error?: string; policy?: string; version?: string }[];
+      };
+      for (const check of expect.checks) {
+        if (check.policy && check.policy !== 'require' && ['untrusted_signer', 'wrong_namespace', 'signature_other_content'].includes(name)) continue;
+        const database = check.resolve === '' ? name : `${name}@${check.resolve}`;
+        const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+        let error: { code?: string; message: string } | null = null;
+        try {
+          await c.connect();
+          const n = await c.query('select count(*)::int as n from main.t');
+          assert.ok(n.rows[0].n >= 0);
+          if (check.version) assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], check.version, database);
+        } catch (e) {
+          error = e as { code?: string; message: string };
+        } finally {
+          await c.end().catch(() => undefined);
+        }
+        const label = `${name}: ${check.resolve || 'HEAD'} → ${check.outcome}`;
+        if (check.outcome === 'serve') assert.equal(error, null, `${label}: ${error?.message}`);
+        else if (check.outcome === 'refuse') assert.ok(error, `${label} must be refused`);
+        else if (check.outcome === 'serve-or-refuse-0A000') assert.ok(!error || error.code === '0A000', `${label}: ${error?.code} ${error?.message}`);
+      }
+    }
+  });
+});
