@@ -20,6 +20,12 @@ export interface RewriteResult {
   sql: string;
   /** True when the statement used the PostgreSQL catalog emulation (label its columns with catalog types). */
   rewritten: boolean;
+  /**
+   * PostgreSQL types of parameters cast directly to a type DuckDB lacks (`$1::oid[]` → 1028), by
+   * 1-based number: DuckDB sees `bigint[]`, but ParameterDescription must announce the PostgreSQL
+   * type (asyncpg has codecs for oid[] but not int8[] and would otherwise introspect forever).
+   */
+  paramOids?: ReadonlyMap<number, number>;
 }
 
 /** Rewrite one SQL text (one or more statements) for DuckDB; see module comment. */
@@ -35,18 +41,25 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   } catch {
     return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   }
-  const ctx: Ctx = { changed: false, ctes: new Set() };
+  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map() };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false };
-  return { sql: deparseSync(out as Parameters<typeof deparseSync>[0]), rewritten: true };
+  const result: RewriteResult = { sql: deparseSync(out as Parameters<typeof deparseSync>[0]), rewritten: true };
+  if (ctx.params.size > 0) result.paramOids = ctx.params;
+  return result;
 }
 
 type Node = Record<string, any>;
 interface Ctx {
   changed: boolean;
   ctes: Set<string>;
+  /** Parameter number → PostgreSQL OID, for parameters cast to a type DuckDB spells differently. */
+  params: Map<number, number>;
 }
+
+/** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
+const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = { oid: [26, 1028] };
 
 const PGCAT = 'pgcat';
 const INFOSCHEMA = 'infoschema';
@@ -282,6 +295,9 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     const oid = isOid ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } } : compat(`_${kind}_oid`, [arg]);
     return display ? compat(`_${kind}_name`, [oid]) : oid;
   }
+  const paramNo = tc.arg?.ParamRef?.number as number | undefined;
+  const paramOid = PARAM_CAST_OIDS[type];
+  if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
   let typeName = tn;
   const mapped = TYPE_MAP[type];
   if (mapped) {

@@ -100,7 +100,7 @@ export function duckdbTypeForCatalogColumn(pgType: string): string {
  * happens to be called `relname` over an integer is not mislabelled.
  */
 export function catalogColumnOid(columnName: string, duckdbType: string): number | undefined {
-  const oid = PG_CATALOG_COLUMN_OIDS[columnName.toLowerCase()];
+  const oid = PG_CATALOG_COLUMN_OIDS[columnName.toLowerCase()] ?? CLIENT_ALIAS_OIDS[columnName.toLowerCase()];
   if (oid === undefined) return undefined;
   const t = duckdbType.toUpperCase();
   const integral = t === 'BIGINT' || t === 'INTEGER' || t === 'SMALLINT' || t === 'UINTEGER';
@@ -116,6 +116,13 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
     default: return undefined;
   }
 }
+
+/**
+ * Column aliases real clients give to catalog expressions whose PostgreSQL type DuckDB cannot carry:
+ * asyncpg's type introspection returns `array_agg(atttypid) AS attrtypoids` and decodes it with its
+ * built-in oid[] codec (it has none for int8[], so announcing 1016 makes it introspect int8[] forever).
+ */
+const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = { attrtypoids: 1028 };
 
 /** The whole name → OID table behind `catalogColumnOid`, for inspection and docs. */
 export function catalogColumnTypeOverrides(): ReadonlyMap<string, { oid: number }> {
