@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
 import { WireServer } from './wire/server.js';
-import { quoteIdent, type VersionLease, type VersionSource } from './wire/session.js';
+import { quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
 import type { Logger } from 'pino';
 import type { AuthMethod } from './wire/auth.js';
 
@@ -47,6 +47,7 @@ export interface GatewayConfig {
   memoryLimit?: string;
   threads?: number;
   maxTempDirectorySize?: string;
+  limits: SessionLimits;
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
 }
 
@@ -202,6 +203,7 @@ export class Gateway {
         versions,
         connectDuckDB: () => engine.connect(),
         maxMessageBytes: config.maxMessageBytes,
+        limits: config.limits,
         tls,
         startupTimeoutMs: config.startupTimeoutMs,
         authFor: (user) => ({ method: config.auth, stored: Object.hasOwn(config.users, user) ? config.users[user]!.password : undefined }),

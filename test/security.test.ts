@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 
@@ -192,5 +193,101 @@ describe('security: malicious repositories (negative fixtures) through a real cl
         else if (check.outcome === 'serve-or-refuse-0A000') assert.ok(!error || error.code === '0A000', `${label}: ${error?.code} ${error?.message}`);
       }
     }
+  });
+});
+
+describe('security: limits and audit', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ maxConnections: 3, startupTimeoutMs: 500, idleInTransactionTimeoutMs: 400, maxResultRows: 1000, statementTimeoutMs: 20_000 }),
+    );
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('connections beyond the limit get 53300; the limit frees up again', async () => {
+    const open = [await client(gw, 'a', 'basic'), await client(gw, 'b', 'basic'), await client(gw, 'c', 'basic')];
+    const extra = new pg.Client({ host: gw.host, port: gw.port, user: 'd', database: 'basic' });
+    await assert.rejects(extra.connect(), (e: { code?: string }) => e.code === '53300');
+    await open.pop()!.end();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await client(gw, 'e', 'basic');
+    await again.end();
+    for (const c of open) await c.end();
+  });
+
+  test('idle in transaction ends the session with 25P03; the default statement_timeout is the configured one', async () => {
+    const c = await client(gw, 'x', 'basic');
+    assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '20000');
+    const errors: string[] = [];
+    c.on('error', (e: Error & { code?: string }) => errors.push(e.code ?? e.message));
+    await c.query('BEGIN');
+    await new Promise((r) => setTimeout(r, 1200));
+    await assert.rejects(c.query('select 1'));
+    assert.ok(errors.includes('25P03'), `got ${errors}`);
+  });
+
+  test('a result over the row cap is refused with 54000 and the session goes on', async () => {
+    const c = await client(gw, 'x', 'basic');
+    try {
+      await assert.rejects(c.query('select * from range(5000)'), (e: { code?: string }) => e.code === '54000');
+      assert.equal((await c.query('select count(*)::int as n from range(5000)')).rows[0].n, 5000);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('one structured audit line per connection and per statement, without statement text', async () => {
+    const c = await client(gw, 'auditor', 'basic@v1');
+    await c.query("select 'hunter2-secret' as s");
+    await c.query('select * from nope').catch(() => undefined);
+    await c.end();
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = gw.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(lines.some((l) => l.event === 'connect' && l.user === 'auditor' && l.version === basicRefs['refs/tags/v1']));
+    const statements = lines.filter((l) => l.event === 'statement' && l.user === 'auditor');
+    assert.ok(statements.some((l) => l.sqlstate === '00000' && l.rows === 1 && typeof l.ms === 'number'));
+    assert.ok(statements.some((l) => l.sqlstate === '42P01'));
+    assert.doesNotMatch(gw.stderr(), /hunter2/);
+  });
+});
+
+describe('security: startup timeout', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ startupTimeoutMs: 500 }));
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a silent client is dropped after the startup timeout', async () => {
+    const sock = connect(gw.port, gw.host);
+    sock.on('error', () => undefined);
+    const received: Buffer[] = [];
+    sock.on('data', (d: Buffer) => received.push(d)); // a flowing socket sees the server's end
+    const t0 = Date.now();
+    const closed = await new Promise<boolean>((r) => {
+      const t = setTimeout(() => r(false), 5000);
+      sock.once('close', () => {
+        clearTimeout(t);
+        r(true);
+      });
+    });
+    sock.destroy();
+    assert.ok(closed, `the gateway closed the silent connection (port ${gw.port}); gateway log:\n${gw.stderr()}`);
+    assert.ok(Date.now() - t0 >= 400, 'not before the timeout');
+    assert.match(Buffer.concat(received).toString('latin1'), /08P01.*startup timeout/);
   });
 });

@@ -40,6 +40,11 @@ export const ConfigFile = z
     refTtlMs: z.number().int().nonnegative().optional(),
     maxIdleVersions: z.number().int().positive().optional(),
     memoryLimit: z.string().optional(),
+    maxTempDirectorySize: z.string().optional(),
+    statementTimeoutMs: z.number().int().nonnegative().optional(),
+    idleInTransactionTimeoutMs: z.number().int().nonnegative().optional(),
+    maxResultRows: z.number().int().nonnegative().optional(),
+    maxResultBytes: z.number().int().nonnegative().optional(),
     threads: z.number().int().positive().optional(),
     tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
   })
@@ -56,6 +61,7 @@ export interface ServeFlags {
   refTtl?: string;
   memoryLimit?: string;
   threads?: string;
+  statementTimeout?: string;
   tlsCert?: string;
   tlsKey?: string;
   tls?: string;
@@ -170,6 +176,13 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     maxIdleVersions: file.maxIdleVersions ?? 16,
     memoryLimit: flags.memoryLimit ?? file.memoryLimit,
     threads: int('--threads', flags.threads) ?? file.threads,
+    maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',
+    limits: {
+      statementTimeoutMs: int('--statement-timeout', flags.statementTimeout) ?? file.statementTimeoutMs ?? 0,
+      idleInTransactionTimeoutMs: file.idleInTransactionTimeoutMs ?? 600_000,
+      maxResultRows: file.maxResultRows ?? 0,
+      maxResultBytes: file.maxResultBytes ?? 0,
+    },
     tls,
   };
 }

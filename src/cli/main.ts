@@ -28,6 +28,7 @@ program
   .option('--allowed-signers <NAME=FILE>', 'OpenSSH allowed_signers file holding the keys trusted for a repository; repeatable', collect)
   .option('--max-connections <N>', 'maximum concurrent client connections (default 100)')
   .option('--ref-ttl <MS>', 'how long a resolved branch is trusted before it is revalidated (default 2000)')
+  .option('--statement-timeout <MS>', 'default statement_timeout of every session in milliseconds (0 = none)')
   .option('--memory-limit <SIZE>', 'DuckDB memory limit, e.g. 4GB')
   .option('--threads <N>', 'DuckDB worker threads')
   .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')

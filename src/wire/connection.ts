@@ -10,7 +10,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import { Session, toNotice, type SessionOutput, type VersionSource } from './session.js';
+import { Session, toNotice, type SessionLimits, type SessionOutput, type VersionSource } from './session.js';
 import { INITIAL_REPORTED, reportedName } from './settings.js';
 import { Writer } from './writer.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -25,6 +25,7 @@ export interface ConnectionContext {
   unregister(pid: number): void;
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
+  limits: SessionLimits;
   /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
@@ -49,6 +50,7 @@ export class Connection {
   private pid = 0;
   private writableWaiters: (() => void)[] = [];
   private encrypted = false;
+  private idleTimer: NodeJS.Timeout | null = null;
   private auth: { authenticator: Authenticator; params: Map<string, string> } | null = null;
   private isClosed = false;
 
@@ -98,6 +100,8 @@ export class Connection {
   }
 
   private onData(data: Buffer): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     this.decoder.push(data);
     if (!this.busy) void this.pump();
   }
@@ -125,7 +129,20 @@ export class Connection {
       this.fatal(e);
     } finally {
       this.busy = false;
+      this.armIdleInTransaction();
     }
+  }
+
+  /** A session left inside a transaction holds its version: end it after the configured idle time. */
+  private armIdleInTransaction(): void {
+    const s = this.session;
+    if (!s || this.phase !== 'ready' || s.transactionStatus === 'I' || this.decoder.pending > 0) return;
+    const ms = Number(s.settings.get('idle_in_transaction_session_timeout') ?? '0');
+    if (!(ms > 0)) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.fatal(new SqlError('25P03', 'terminating connection due to idle-in-transaction timeout'));
+    }, ms);
   }
 
   private async onStartup(p: StartupPacket): Promise<void> {
@@ -218,7 +235,7 @@ export class Connection {
         return self.isClosed;
       },
     };
-    const session = new Session(conn, this.ctx.versions, repo, ref, user, out);
+    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, (entry) => this.ctx.log.info({ ...entry, pid: this.pid }));
     try {
       for (const [k, v] of params) {
         if (k === 'user' || k === 'database' || k === 'replication') continue;
@@ -358,6 +375,7 @@ export class Connection {
     this.isClosed = true;
     this.phase = 'closed';
     if (this.startupTimer) clearTimeout(this.startupTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.wakeWriters();
     if (this.pid) this.ctx.unregister(this.pid);
     const s = this.session;

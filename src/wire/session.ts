@@ -6,6 +6,7 @@
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { createHash } from 'node:crypto';
 import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
@@ -46,6 +47,14 @@ export interface VersionSource {
   repositories(): string[];
 }
 
+/** Per-session limits from the gateway configuration (0 = none). */
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+  maxResultRows: number;
+  maxResultBytes: number;
+}
+
 export interface SessionOutput {
   readonly w: Writer;
   /** Send what is buffered; resolves when the socket can take more (backpressure). */
@@ -81,6 +90,8 @@ interface Portal {
   rows: number;
   /** Rows sent since the last Execute began (for PortalSuspended). */
   batchRows: number;
+  /** DataRow bytes produced (for the byte cap). */
+  bytes: number;
   done: boolean;
   /** Set when a gateway-made row set (SHOW) is the result. */
   ownRows: (string | null)[][] | null;
@@ -110,9 +121,19 @@ export class Session {
     requestedRef: string,
     readonly user: string,
     private readonly out: SessionOutput,
+    private readonly limits: SessionLimits,
+    private readonly audit: (entry: Record<string, unknown>) => void = () => undefined,
   ) {
-    this.settings = defaultSettings(user);
+    this.settings = this.defaults();
     this.requestedRef = requestedRef;
+  }
+
+  /** PostgreSQL defaults, with the gateway's configured timeouts. */
+  private defaults(): Map<string, string> {
+    const d = defaultSettings(this.user);
+    d.set('statement_timeout', String(this.limits.statementTimeoutMs));
+    d.set('idle_in_transaction_session_timeout', String(this.limits.idleInTransactionTimeoutMs));
+    return d;
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
@@ -166,7 +187,7 @@ export class Session {
         const prepared = await this.prepare(text, stmt, []);
         const portal = this.newPortal(prepared, [], [], []);
         try {
-          await this.runPortal(portal, 0, true);
+          await this.runLogged(portal, 0, true);
         } finally {
           this.dropPortal(portal);
           disposeStatement(prepared);
@@ -253,7 +274,7 @@ export class Session {
     if (this.status === 'E' && !isExitFromFailed(portal.prepared.stmt)) {
       throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
     }
-    await this.runPortal(portal, maxRows > 0 ? maxRows : 0, false);
+    await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
   }
 
   closeStatement(name: string): void {
@@ -291,6 +312,15 @@ export class Session {
     this.cancelRequested = false;
     this.timedOut = false;
     if (this.status === 'T') this.status = 'E';
+    this.audit({
+      event: 'statement',
+      user: this.user,
+      database: this.repo,
+      ref: this.requestedRef || 'HEAD',
+      version: this.lease?.versionId,
+      sqlstate: err.sqlstate,
+      error: err.message.split('\n')[0],
+    });
     be.errorResponse(this.out.w, toNotice(err));
   }
 
@@ -438,6 +468,7 @@ export class Session {
       chunkPos: 0,
       rows: 0,
       batchRows: 0,
+      bytes: 0,
       done: false,
       ownRows: null,
     };
@@ -447,6 +478,28 @@ export class Session {
     p.result = null;
     p.chunk = null;
     p.done = true;
+  }
+
+  /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: see fail). */
+  private async runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+    const started = process.hrtime.bigint();
+    const rowsBefore = portal.rows;
+    await this.runPortal(portal, maxRows, describe);
+    {
+      this.audit({
+        event: 'statement',
+        user: this.user,
+        database: this.repo,
+        ref: this.requestedRef || 'HEAD',
+        version: this.lease?.versionId,
+        kind: portal.prepared.stmt.kind,
+        // The statement's fingerprint, not its text: literals may hold secrets.
+        sql_sha256: createHash('sha256').update(portal.prepared.sql).digest('hex').slice(0, 16),
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        rows: portal.rows - rowsBefore,
+        sqlstate: '00000',
+      });
+    }
   }
 
   /**
@@ -523,10 +576,13 @@ export class Session {
         if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
         const available = portal.chunk.rowCount - portal.chunkPos;
         const take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+        const before = w.length;
         const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
         portal.chunkPos += written;
         portal.rows += written;
         portal.batchRows += written;
+        portal.bytes += w.length - before;
+        this.checkResultLimits(portal);
         if (w.length >= FLUSH_BYTES) await this.out.flush();
         if (this.out.closed) throw new SqlError('08006', 'client disconnected');
         if (maxRows > 0 && portal.batchRows >= maxRows) {
@@ -565,6 +621,16 @@ export class Session {
     }
     be.copyDone(w);
     be.commandComplete(w, `COPY ${rows}`);
+  }
+
+  private checkResultLimits(portal: Portal): void {
+    const { maxResultRows, maxResultBytes } = this.limits;
+    if (maxResultRows > 0 && portal.rows > maxResultRows) {
+      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
+    }
+    if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
+      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+    }
   }
 
   private beginRunning(): void {
@@ -776,7 +842,7 @@ export class Session {
       return;
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    const defaults = defaultSettings(this.user);
+    const defaults = this.defaults();
     if (!this.settings.has(name) && !name.includes('.')) {
       if (await this.isEngineSetting(name)) {
         throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
@@ -814,7 +880,7 @@ export class Session {
   }
 
   private async resetAll(): Promise<void> {
-    const defaults = defaultSettings(this.user);
+    const defaults = this.defaults();
     const changed: [string, string][] = [];
     for (const [k, v] of defaults) {
       if (this.settings.get(k) !== v) {
