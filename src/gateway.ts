@@ -2,19 +2,22 @@
  * Composition root: repositories (resolver over stores), the DuckDB engine, the attached-version
  * cache and the wire server, wired together from one validated configuration.
  */
-import type { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { AttachedVersions, type Attached } from './cache/attached-versions.js';
 import { SqlError, SQLSTATE } from './errors.js';
-import { attachCatalog, openCatalog } from './lake/index.js';
-import { openRepository, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { attachCatalog, openCatalog, type LakeCatalog } from './lake/index.js';
+import { openRepository, type Repository, type SignaturePolicy, type VersionInfo } from './resolver/repository.js';
 import { createEngine, restrictFileAccess } from './sql/engine.js';
 import { join } from 'node:path';
 import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
+import { FileCache } from './cache/file-cache.js';
+import { RefCache } from './cache/ref-cache.js';
 import { WireServer } from './wire/server.js';
+import type { SystemTable, SystemViewName } from './sql/system-views.js';
 import { quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
 import type { Logger } from 'pino';
 import type { AuthMethod } from './wire/auth.js';
@@ -47,6 +50,9 @@ export interface GatewayConfig {
   memoryLimit?: string;
   threads?: number;
   maxTempDirectorySize?: string;
+  /** Byte budget of the disk cache of remote files. */
+  cacheMaxBytes: number;
+  s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
   limits: SessionLimits;
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
 }
@@ -54,6 +60,7 @@ export interface GatewayConfig {
 interface AttachedVersion extends Attached {
   readonly versionId: string;
   readonly catalogInfoSql: string;
+  readonly dataset: unknown;
 }
 
 /** Versions for sessions: resolve the ref, attach the version once, lease it. */
@@ -66,6 +73,7 @@ class Versions implements VersionSource {
     private readonly engine: DuckDBInstance,
     maxIdle: number,
     private readonly users: Record<string, UserConfig>,
+    private readonly caches: { files: FileCache; refs: RefCache },
   ) {
     this.attached = new AttachedVersions(maxIdle);
   }
@@ -98,6 +106,79 @@ class Versions implements VersionSource {
     };
   }
 
+  async systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable> {
+    const repo = this.repos.get(ctx.repo)!;
+    switch (view) {
+      case 'refs': {
+        const rows: SystemTable['rows'][number][] = [];
+        for (const r of await repo.listRefs()) {
+          if (!this.allowed(ctx.user, ctx.repo, r.name)) continue;
+          const info = await repo.describeVersion(r.versionId).catch(() => null);
+          rows.push([r.name.replace(/^refs\//, ''), r.kind, r.versionId, info?.version.created ?? null, info?.signature.status ?? null]);
+        }
+        return { columns: [['name', 'VARCHAR'], ['kind', 'VARCHAR'], ['version', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['signature', 'VARCHAR']], rows };
+      }
+      case 'versions': {
+        // History along first parents, as `git log --first-parent` shows it.
+        const rows: SystemTable['rows'][number][] = [];
+        let id: string | undefined = ctx.versionId;
+        const seen = new Set<string>();
+        while (id && !seen.has(id) && rows.length < 1000) {
+          seen.add(id);
+          const info: VersionInfo | null = await repo.describeVersion(id).catch(() => null);
+          if (!info) break;
+          const v = info.version as { created?: string; author?: string; message?: string };
+          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null]);
+          id = info.version.parents[0];
+        }
+        return {
+          columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN']],
+          rows,
+        };
+      }
+      case 'dataset': {
+        const lease = await this.acquireById(ctx.repo, ctx.versionId);
+        const d = (lease?.value.dataset ?? {}) as Record<string, unknown>;
+        lease?.release();
+        const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : null);
+        return {
+          columns: [['title', 'VARCHAR'], ['description', 'VARCHAR'], ['license', 'VARCHAR'], ['homepage', 'VARCHAR'], ['dataset', 'JSON']],
+          rows: [[str('title'), str('description'), str('license'), str('homepage'), JSON.stringify(d)]],
+        };
+      }
+      case 'cache': {
+        const f = this.caches.files.stats();
+        const r = this.caches.refs.stats();
+        const a = this.attached;
+        return {
+          columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT']],
+          rows: [
+            ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions],
+            ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null],
+            ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions],
+          ],
+        };
+      }
+    }
+  }
+
+  /** The attached version of a session (already leased by it), for its dataset. */
+  private async acquireById(repoName: string, versionId: string) {
+    const repo = this.repos.get(repoName);
+    if (!repo || !versionId) return null;
+    const key = `${repoName}@${versionId}`;
+    return this.attached.acquire(key, () => this.attach(repo, versionId, key));
+  }
+
+  private allowed(user: string, repoName: string, fullRef: string): boolean {
+    try {
+      this.authorize(user, repoName, fullRef);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Refuse (42501) a ref the user's grants do not cover; users without grants read everything. */
   authorize(user: string, repoName: string, fullRef: string): void {
     const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
@@ -117,6 +198,7 @@ class Versions implements VersionSource {
       const files = await version.ensureFiles(catalog.tables.flatMap((t) => t.files));
       try {
         await attachCatalog(conn, catalog, dbName, (rel) => version.locate(rel));
+        await applyDatasetComments(conn, dbName, catalog, version.dataset);
       } catch (e) {
         files.release();
         await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`).catch(() => undefined);
@@ -136,6 +218,7 @@ class Versions implements VersionSource {
         dbName,
         versionId,
         catalogInfoSql,
+        dataset: version.dataset,
         async dispose() {
           const c = await engine.connect();
           try {
@@ -157,6 +240,26 @@ class Versions implements VersionSource {
   }
 }
 
+/**
+ * dataset.json descriptions become table and column comments (what BI tools display) where the
+ * DuckLake catalog has none of its own.
+ */
+async function applyDatasetComments(conn: DuckDBConnection, dbName: string, catalog: LakeCatalog, dataset: unknown): Promise<void> {
+  const schemas = (dataset as { schemas?: Record<string, { tables?: Record<string, { description?: unknown; columns?: Record<string, unknown> }> }> } | null)?.schemas;
+  if (!schemas || typeof schemas !== 'object') return;
+  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+  for (const t of catalog.tables) {
+    const d = schemas[t.schema]?.tables?.[t.name];
+    if (!d) continue;
+    const target = `${quoteIdent(dbName)}.${quoteIdent(t.schema)}.${quoteIdent(t.name)}`;
+    if (!t.comment && typeof d.description === 'string') await conn.run(`COMMENT ON VIEW ${target} IS ${lit(d.description)}`);
+    for (const c of t.columns) {
+      const text = d.columns?.[c.name];
+      if (!c.comment && typeof text === 'string') await conn.run(`COMMENT ON COLUMN ${target}.${quoteIdent(c.name)} IS ${lit(text)}`);
+    }
+  }
+}
+
 /** `*` matches within one path component; a lone `*` matches every ref and version. */
 export function refPatternMatches(pattern: string, name: string): boolean {
   if (pattern === '*' || pattern === '**') return true;
@@ -174,14 +277,19 @@ export class Gateway {
 
   static async start(config: GatewayConfig, log: Logger): Promise<Gateway> {
     await mkdir(config.cacheDir, { recursive: true });
+    // One file cache and one ref cache for all repositories: one byte budget, one set of counters.
+    const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes });
+    const refCache = new RefCache({ ttlMs: config.refTtlMs });
     const repos = new Map<string, Repository>();
     for (const r of config.repos) {
-      const store = await openStore(r.location);
+      const store = await openStore(r.location, { s3: config.s3 });
       const repo = await openRepository(r.name, store, {
         signatures: r.signatures,
         allowedSigners: r.allowedSigners,
         cacheDir: config.cacheDir,
         refTtlMs: config.refTtlMs,
+        fileCache,
+        refCache,
       });
       repos.set(r.name, repo);
     }
@@ -193,7 +301,7 @@ export class Gateway {
     });
     // Clients can reach no file but the served repositories and the cache.
     await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
-    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users);
+    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users, { files: fileCache, refs: refCache });
     const tls = config.tls
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
       : null;

@@ -34,6 +34,8 @@ export const ConfigFile = z
     repos: z.record(z.string(), RepoEntry).optional(),
     listen: z.string().optional(),
     cacheDir: z.string().optional(),
+    cacheMaxBytes: z.number().int().positive().optional(),
+    s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
     maxConnections: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
     startupTimeoutMs: z.number().int().positive().optional(),
@@ -62,6 +64,10 @@ export interface ServeFlags {
   memoryLimit?: string;
   threads?: string;
   statementTimeout?: string;
+  cacheMaxBytes?: string;
+  s3Endpoint?: string;
+  s3Region?: string;
+  s3ForcePathStyle?: boolean;
   tlsCert?: string;
   tlsKey?: string;
   tls?: string;
@@ -177,6 +183,13 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     memoryLimit: flags.memoryLimit ?? file.memoryLimit,
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',
+    cacheMaxBytes: int('--cache-max-bytes', flags.cacheMaxBytes) ?? file.cacheMaxBytes ?? 10 * 1024 ** 3,
+    // Flags, then the config file, then the standard AWS variables (read by the S3 store itself).
+    s3: {
+      endpoint: flags.s3Endpoint ?? file.s3?.endpoint,
+      region: flags.s3Region ?? file.s3?.region,
+      forcePathStyle: flags.s3ForcePathStyle ?? file.s3?.forcePathStyle,
+    },
     limits: {
       statementTimeoutMs: int('--statement-timeout', flags.statementTimeout) ?? file.statementTimeoutMs ?? 0,
       idleInTransactionTimeoutMs: file.idleInTransactionTimeoutMs ?? 600_000,

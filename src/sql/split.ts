@@ -213,3 +213,38 @@ export function splitQualifiedName(name: string): string[] {
   }
   return parts;
 }
+
+/** Apply `fn` to every stretch of SQL outside strings, quoted identifiers, dollar quotes and comments. */
+export function mapCode(sql: string, fn: (code: string) => string): string {
+  let out = '';
+  let codeStart = 0;
+  let i = 0;
+  const n = sql.length;
+  const flush = (end: number, next: number) => {
+    out += fn(sql.slice(codeStart, end)) + sql.slice(end, next);
+    codeStart = next;
+  };
+  while (i < n) {
+    const c = sql[i]!;
+    let end = -1;
+    if (c === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      end = nl < 0 ? n : nl + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      end = skipBlockComment(sql, i);
+    } else if (c === "'") {
+      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
+      end = skipQuoted(sql, i, "'", escaped);
+    } else if (c === '"') {
+      end = skipQuoted(sql, i, '"', false);
+    } else if (c === '$' && !/^\$\d/.test(sql.slice(i, i + 2))) {
+      const next = skipDollar(sql, i);
+      if (next > i + 1) end = next;
+    }
+    if (end > i) {
+      flush(i, end);
+      i = end;
+    } else i++;
+  }
+  return out + fn(sql.slice(codeStart));
+}

@@ -19,6 +19,7 @@ import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } f
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
+import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
@@ -45,6 +46,8 @@ export interface VersionSource {
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
   repositories(): string[];
+  /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
+  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
 }
 
 /** Per-session limits from the gateway configuration (0 = none). */
@@ -352,8 +355,9 @@ export class Session {
     if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     await this.refreshVersion();
+    const source = await this.expandSystemViews(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
     // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
-    const rewrite = rewriteForDuckDBDetailed(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
+    const rewrite = rewriteForDuckDBDetailed(source);
     let sql = rewrite.sql;
     await checkContainment(this.conn, sql);
     try {
@@ -398,6 +402,38 @@ export class Session {
       throw e;
     }
     return base;
+  }
+
+  private async expandSystemViews(sql: string): Promise<string> {
+    const views = referencedSystemViews(sql);
+    if (views.size === 0) return sql;
+    const tables = new Map<SystemViewName, SystemTable>();
+    for (const v of views) {
+      tables.set(
+        v,
+        v === 'session'
+          ? this.sessionTable()
+          : await this.versions.systemTable(v, { repo: this.repo, user: this.user, versionId: this.lease?.versionId ?? '' }),
+      );
+    }
+    return expandSystemViews(sql, tables);
+  }
+
+  /** fdl.session: what the client asked for and what it reads now. */
+  private sessionTable(): SystemTable {
+    const l = this.lease;
+    const moving = l ? this.versions.isMoving(l) : false;
+    return {
+      columns: [
+        ['repository', 'VARCHAR'],
+        ['requested_ref', 'VARCHAR'],
+        ['resolved_ref', 'VARCHAR'],
+        ['version', 'VARCHAR'],
+        ['resolved_at', 'TIMESTAMPTZ'],
+        ['pinned', 'BOOLEAN'],
+      ],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I']],
+    };
   }
 
   /**

@@ -1,0 +1,57 @@
+/**
+ * The gateway's own views — fdl.refs, fdl.versions, fdl.session, fdl.dataset, fdl.cache — answer
+ * from the resolver and the session, which DuckDB cannot see. A statement naming one gets the rows
+ * inlined as a typed VALUES subquery in place of the name, so the views combine with any SQL
+ * (WHERE, JOIN, ORDER BY) and always reflect the moment the statement runs.
+ */
+import { mapCode } from './split.js';
+
+export const SYSTEM_VIEWS = ['refs', 'versions', 'session', 'dataset', 'cache'] as const;
+export type SystemViewName = (typeof SYSTEM_VIEWS)[number];
+
+export interface SystemTable {
+  /** Column names and DuckDB types. */
+  columns: readonly (readonly [string, string])[];
+  rows: readonly (readonly (string | number | boolean | null)[])[];
+}
+
+const REFERENCE = /\bfdl\s*\.\s*(refs|versions|session|dataset|cache)\b/gi;
+/** Words that can follow a table reference without being its alias. */
+const NOT_ALIAS = /^\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/i;
+
+export function referencedSystemViews(sql: string): Set<SystemViewName> {
+  const found = new Set<SystemViewName>();
+  mapCode(sql, (code) => {
+    for (const m of code.matchAll(REFERENCE)) found.add(m[1]!.toLowerCase() as SystemViewName);
+    return code;
+  });
+  return found;
+}
+
+export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewName, SystemTable>): string {
+  return mapCode(sql, (code) =>
+    code.replace(REFERENCE, (whole: string, name: string, offset: number, all: string) => {
+      const view = name.toLowerCase() as SystemViewName;
+      const table = tables.get(view);
+      if (!table) return whole;
+      const rest = all.slice(offset + whole.length);
+      const alias = NOT_ALIAS.test(rest) ? ` AS ${view}` : '';
+      return `(${valuesSql(table)})${alias}`;
+    }),
+  );
+}
+
+function literal(v: string | number | boolean | null, type: string): string {
+  if (v === null) return `NULL::${type}`;
+  if (typeof v === 'number' || typeof v === 'boolean') return `${v}::${type}`;
+  return `'${v.replace(/'/g, "''")}'::${type}`;
+}
+
+function valuesSql(t: SystemTable): string {
+  const names = t.columns.map(([n]) => `"${n}"`).join(', ');
+  if (t.rows.length === 0) {
+    return `SELECT ${t.columns.map(([n, ty]) => `NULL::${ty} AS "${n}"`).join(', ')} WHERE false`;
+  }
+  const rows = t.rows.map((r) => `(${r.map((v, i) => literal(v, t.columns[i]![1])).join(', ')})`).join(', ');
+  return `SELECT * FROM (VALUES ${rows}) AS v(${names})`;
+}
