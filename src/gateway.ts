@@ -18,7 +18,7 @@ import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
 import { WireServer } from './wire/server.js';
 import type { SystemTable, SystemViewName } from './sql/system-views.js';
-import { quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
+import { META_PREFIX, quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
 import type { Logger } from 'pino';
 import type { AuthMethod } from './wire/auth.js';
 
@@ -191,7 +191,7 @@ class Versions implements VersionSource {
 
   private async attach(repo: Repository, versionId: string, dbName: string): Promise<AttachedVersion> {
     const version = await repo.openVersion(versionId);
-    const meta = `__fdl_meta_${++this.seq}`;
+    const meta = `${META_PREFIX}${++this.seq}`;
     const conn = await this.engine.connect();
     try {
       const catalog = await openCatalog(conn, version.catalogFile, meta);

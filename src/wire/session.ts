@@ -462,17 +462,22 @@ export class Session {
 
   /** A statement may read the session's version, the versions it pinned, and the catalog emulation. */
   private checkCatalogs(sql: string, leases: VersionLease[]): void {
+    if (mentionsMetadata(sql)) {
+      throw new SqlError(SQLSTATE.insufficientPrivilege, 'permission denied: the frozen DuckLake metadata is not readable through fdl-gateway');
+    }
     let names: readonly string[];
     try {
       names = this.conn.getTableNames(sql, true);
     } catch {
       return; // DuckDB reports the parse error when preparing
     }
+    // DuckDB binds views while collecting names, so the catalogs behind a version's own views (its
+    // frozen metadata, for inlined rows) appear too; a client naming them itself is refused above.
     const allowed = new Set([this.lease?.dbName, COMPAT_DB, 'system', 'temp', 'memory', ...leases.map((l) => l.dbName)]);
     for (const qualified of names) {
       const parts = splitQualifiedName(qualified);
       const catalog = parts.length >= 3 ? parts[0]! : parts.length === 2 && (parts[0]!.includes('@') || parts[0]!.startsWith('__fdl')) ? parts[0]! : null;
-      if (catalog === null || allowed.has(catalog)) continue;
+      if (catalog === null || allowed.has(catalog) || catalog.startsWith(META_PREFIX)) continue;
       if (catalog.includes('@')) {
         throw new SqlError(SQLSTATE.invalidCatalogName, `database "${catalog}" does not exist`, `Name another version as "REPOSITORY@REF"; served: ${this.versions.repositories().join(', ')}`);
       }
@@ -984,6 +989,13 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
     }
   }
   return out;
+}
+
+/** Attach names of frozen catalogs (see gateway.ts); internal, never for clients. */
+export const META_PREFIX = '__fdl_meta_';
+
+function mentionsMetadata(sql: string): boolean {
+  return sql.toLowerCase().includes(META_PREFIX);
 }
 
 function disposeStatement(s: PreparedStmt): void {
