@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { AttachedVersions, type Attached } from './cache/attached-versions.js';
 import { SqlError, SQLSTATE } from './errors.js';
-import { attachCatalog, openCatalog, type LakeCatalog } from './lake/index.js';
+import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from './lake/index.js';
 import { openRepository, type Repository, type SignaturePolicy, type VersionInfo } from './resolver/repository.js';
 import { createEngine, restrictFileAccess } from './sql/engine.js';
 import { join } from 'node:path';
@@ -59,6 +59,9 @@ export interface GatewayConfig {
 
 interface AttachedVersion extends Attached {
   readonly versionId: string;
+  /** Make the named tables readable (remote repositories download a table's files on first use). */
+  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  hasPendingTables(): boolean;
   readonly catalogInfoSql: string;
   readonly dataset: unknown;
 }
@@ -101,6 +104,8 @@ class Versions implements VersionSource {
       versionId: res.versionId,
       dbName: lease.value.dbName,
       catalogInfoSql: lease.value.catalogInfoSql,
+      ensureTables: (tables) => lease.value.ensureTables(tables),
+      hasPendingTables: () => lease.value.hasPendingTables(),
       resolvedAt: new Date(),
       release: lease.release,
     };
@@ -195,16 +200,46 @@ class Versions implements VersionSource {
     const conn = await this.engine.connect();
     try {
       const catalog = await openCatalog(conn, version.catalogFile, meta);
-      const files = await version.ensureFiles(catalog.tables.flatMap((t) => t.files));
+      // Local repositories are read in place; remote ones fetch a table's files when a query first
+      // touches the table (its view is a placeholder until then).
+      const remote = !repo.store.localPath;
+      const pins: { release(): void }[] = [];
+      const locate = (rel: string) => version.locate(rel);
       try {
-        await attachCatalog(conn, catalog, dbName, (rel) => version.locate(rel));
+        await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
         await applyDatasetComments(conn, dbName, catalog, version.dataset);
       } catch (e) {
-        files.release();
         await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`).catch(() => undefined);
         throw e;
       }
       const engine = this.engine;
+      const ready = new Map<LakeTable, Promise<void>>();
+      const ensureTables = async (wanted: { schema: string; name: string }[]) => {
+        if (!remote) return;
+        // A DuckLake view may read any table: fetch them all when one is named.
+        const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
+        const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
+        await Promise.all(
+          tables.map((t) => {
+            let p = ready.get(t);
+            if (!p) {
+              p = (async () => {
+                pins.push(await version.ensureFiles(t.files));
+                const c = await engine.connect();
+                try {
+                  await materializeTable(c, catalog, t, dbName, locate);
+                } finally {
+                  c.disconnectSync();
+                }
+              })();
+              // A failed download may be retried by the next query.
+              p.catch(() => ready.delete(t));
+              ready.set(t, p);
+            }
+            return p;
+          }),
+        );
+      };
       const catalogInfoSql = relationInfoStatement([
         ...catalog.tables.map((t) => ({
           schema: t.schema,
@@ -219,6 +254,8 @@ class Versions implements VersionSource {
         versionId,
         catalogInfoSql,
         dataset: version.dataset,
+        ensureTables,
+        hasPendingTables: () => remote && ready.size < catalog.tables.length,
         async dispose() {
           const c = await engine.connect();
           try {
@@ -226,7 +263,7 @@ class Versions implements VersionSource {
             await c.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`);
           } finally {
             c.disconnectSync();
-            files.release();
+            for (const p of pins) p.release();
             version.close();
           }
         },

@@ -156,6 +156,30 @@ describe('sessions: a repository on S3 (s3rver) and one over HTTP', () => {
     repos.cleanup();
   });
 
+  test('a query touching one table downloads only that table\'s files', async () => {
+    const v1 = basic.refs['refs/tags/v1']!;
+    const filesJson = JSON.parse(readFileSync(join(repos.path('repos/basic'), 'versions', v1, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: { path: string; delete_file?: string }[] }>;
+    };
+    const count = (t: string) => filesJson.tables[t]!.files.reduce((n, f) => n + 1 + (f.delete_file ? 1 : 0), 0);
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 's3repo@v1' });
+    await c.connect();
+    try {
+      const downloads = async () => Number((await c.query("select downloads from fdl.cache where cache = 'files'")).rows[0].downloads);
+      const d0 = await downloads();
+      const customers = await c.query('select count(*)::int as n from sales.customers');
+      assert.ok(customers.rows[0].n > 0);
+      const d1 = await downloads();
+      assert.equal(d1 - d0, count('sales.customers'), 'only the files of sales.customers');
+      await c.query('select count(*) from sales.customers');
+      assert.equal(await downloads(), d1, 'a second query downloads nothing');
+      await c.query('select count(*) from sales.orders');
+      assert.equal((await downloads()) - d1, count('sales.orders'));
+    } finally {
+      await c.end();
+    }
+  });
+
   test('every version read from S3 returns the expected rows; files land in the cache, fully', async () => {
     await checkAllVersions(gw, 's3repo');
     const cached = filesUnder(join(cacheDir(), 'files')).filter((f) => !f.includes('.part-'));

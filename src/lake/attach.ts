@@ -6,17 +6,27 @@ import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { decodeDeletionVector } from './deletion-vector.js';
-import type { LakeCatalog } from './model.js';
+import type { LakeCatalog, LakeTable } from './model.js';
 import { filesToProbe, probeShapes } from './probe.js';
 import { lit, qi, rows, str } from './sql.js';
 import { tableSql } from './tablesql.js';
 import { createViews } from './views.js';
+
+export interface AttachOptions {
+  /**
+   * Create each table's view only when `materializeTable` is called (remote repositories: a
+   * table's files are downloaded when a query first touches it). Until then the view has the
+   * table's columns and types but raises an error if read, so nothing partial is ever served.
+   */
+  deferTables?: boolean;
+}
 
 export async function attachCatalog(
   conn: DuckDBConnection,
   catalog: LakeCatalog,
   targetDb: string,
   locate: (rel: string) => string,
+  options: AttachOptions = {},
 ): Promise<{ warnings: string[] }> {
   const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
   const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
@@ -29,30 +39,11 @@ export async function attachCatalog(
       if (s.comment !== null) await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
     }
 
-    const shapes = await probeShapes(conn, filesToProbe(catalog.tables), locate);
-    const dvPositions = new Map<number, number[]>();
-    for (const t of catalog.tables) {
-      for (const f of t.dataFiles) {
-        if (f.delete?.format !== 'puffin') continue;
-        const what = `${f.delete.path} (table ${qi(t.schema)}.${qi(t.name)})`;
-        let bytes: Buffer;
-        try {
-          bytes = await readFile(locate(f.delete.path));
-        } catch (e) {
-          throw new SqlError(SQLSTATE.ioError, `cannot read deletion vector ${what}: ${(e as Error).message}`);
-        }
-        dvPositions.set(f.id, decodeDeletionVector(bytes, what));
-      }
-    }
-
-    const ctx = { snapshot: catalog.snapshotId, metaAlias: catalog.metaAlias, locate, nameMaps: catalog.nameMaps, shapes, dvPositions };
-    for (const t of catalog.tables) {
-      const name = `${db}.${qi(t.schema)}.${qi(t.name)}`;
-      await conn.run(`CREATE VIEW ${name} AS ${tableSql(t, ctx)}`);
-      if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
-      for (const c of t.columns) {
-        if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);
-      }
+    if (options.deferTables) {
+      for (const t of catalog.tables) await createTableView(conn, targetDb, t, placeholderSql(t));
+    } else {
+      const ctx = await tableContext(conn, catalog, catalog.tables, locate);
+      for (const t of catalog.tables) await createTableView(conn, targetDb, t, tableSql(t, ctx));
     }
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
@@ -77,4 +68,51 @@ export async function attachCatalog(
     await conn.run(`DETACH ${db}`).catch(() => undefined);
     throw e;
   }
+}
+
+/** Replace a deferred table's placeholder with its real view, once its files are local. */
+export async function materializeTable(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  table: LakeTable,
+  targetDb: string,
+  locate: (rel: string) => string,
+): Promise<void> {
+  const ctx = await tableContext(conn, catalog, [table], locate);
+  await createTableView(conn, targetDb, table, tableSql(table, ctx), true);
+}
+
+/** Footer shapes and decoded deletion vectors the table SQL needs for `tables`. */
+async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string) {
+  const shapes = await probeShapes(conn, filesToProbe(tables), locate);
+  const dvPositions = new Map<number, number[]>();
+  for (const t of tables) {
+    for (const f of t.dataFiles) {
+      if (f.delete?.format !== 'puffin') continue;
+      const what = `${f.delete.path} (table ${qi(t.schema)}.${qi(t.name)})`;
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(locate(f.delete.path));
+      } catch (e) {
+        throw new SqlError(SQLSTATE.ioError, `cannot read deletion vector ${what}: ${(e as Error).message}`);
+      }
+      dvPositions.set(f.id, decodeDeletionVector(bytes, what));
+    }
+  }
+  return { snapshot: catalog.snapshotId, metaAlias: catalog.metaAlias, locate, nameMaps: catalog.nameMaps, shapes, dvPositions };
+}
+
+async function createTableView(conn: DuckDBConnection, targetDb: string, t: LakeTable, sql: string, replace = false): Promise<void> {
+  const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
+  await conn.run(`CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`);
+  if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
+  for (const c of t.columns) {
+    if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);
+  }
+}
+
+/** The table's columns and types; reading it fails loudly instead of returning nothing. */
+function placeholderSql(t: LakeTable): string {
+  const message = lit(`fdl: table ${t.schema}.${t.name} is not downloaded yet`);
+  return `SELECT ${t.columns.map((c) => `CAST(error(${message}) AS ${c.type}) AS ${qi(c.name)}`).join(', ')}`;
 }

@@ -11,7 +11,7 @@ import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { replaceParams, replaceQuotedIdentifiers, splitQualifiedName, splitStatements } from '../sql/split.js';
+import { replaceParams, replaceQuotedIdentifiers, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
@@ -19,6 +19,7 @@ import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } f
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
+import { tableReferences } from '../sql/references.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
@@ -36,6 +37,10 @@ export interface VersionLease {
   readonly resolvedAt: Date;
   /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
   readonly catalogInfoSql: string;
+  /** Make these tables of the version readable (fetching remote files) before a statement runs. */
+  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  /** True while some table of a remote version has not been fetched yet. */
+  hasPendingTables(): boolean;
   release(): void;
 }
 
@@ -362,7 +367,7 @@ export class Session {
     await checkContainment(this.conn, sql);
     try {
       sql = await this.pinVersionCatalogs(sql, base.leases);
-      this.checkCatalogs(sql, base.leases);
+      await this.checkReferences(sql, base.leases);
       let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
       if (undeterminedParams(duck).length > 0) {
         // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
@@ -461,27 +466,38 @@ export class Session {
   }
 
   /** A statement may read the session's version, the versions it pinned, and the catalog emulation. */
-  private checkCatalogs(sql: string, leases: VersionLease[]): void {
+  /**
+   * A statement may name the session's version, the versions it pinned and the catalog emulation;
+   * tables of remote versions it names are fetched before it runs. The parse tree is only
+   * consulted when the text names a catalog or a remote version still has tables to fetch.
+   */
+  private async checkReferences(sql: string, leases: VersionLease[]): Promise<void> {
     if (mentionsMetadata(sql)) {
       throw new SqlError(SQLSTATE.insufficientPrivilege, 'permission denied: the frozen DuckLake metadata is not readable through fdl-gateway');
     }
-    let names: readonly string[];
-    try {
-      names = this.conn.getTableNames(sql, true);
-    } catch {
-      return; // DuckDB reports the parse error when preparing
-    }
-    // DuckDB binds views while collecting names, so the catalogs behind a version's own views (its
-    // frozen metadata, for inlined rows) appear too; a client naming them itself is refused above.
+    const all = [this.lease, ...leases].filter((l): l is VersionLease => l !== null);
+    const pending = all.some((l) => l.hasPendingTables());
+    if (!pending && !THREE_PART_NAME.test(sql)) return;
+    const refs = await tableReferences(this.conn, sql);
+    if (!refs) return;
     const allowed = new Set([this.lease?.dbName, COMPAT_DB, 'system', 'temp', 'memory', ...leases.map((l) => l.dbName)]);
-    for (const qualified of names) {
-      const parts = splitQualifiedName(qualified);
-      const catalog = parts.length >= 3 ? parts[0]! : parts.length === 2 && (parts[0]!.includes('@') || parts[0]!.startsWith('__fdl')) ? parts[0]! : null;
-      if (catalog === null || allowed.has(catalog) || catalog.startsWith(META_PREFIX)) continue;
+    for (const r of refs) {
+      // In `x.y`, DuckDB reads x as a database when one has that name: versions always have an @.
+      const catalog = r.catalog !== '' ? r.catalog : r.schema.includes('@') ? r.schema : '';
+      if (catalog === '' || allowed.has(catalog)) continue;
       if (catalog.includes('@')) {
         throw new SqlError(SQLSTATE.invalidCatalogName, `database "${catalog}" does not exist`, `Name another version as "REPOSITORY@REF"; served: ${this.versions.repositories().join(', ')}`);
       }
       throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied for database "${catalog}"`);
+    }
+    if (!pending) return;
+    for (const lease of all) {
+      const wanted = refs
+        .filter((r) => r.catalog === lease.dbName || (lease === this.lease && (r.catalog === '' || r.catalog === lease.dbName)))
+        .map((r) => (r.catalog === '' && r.schema === '' ? { schema: 'main', name: r.table } : { schema: r.schema || 'main', name: r.table }));
+      // `x.y` with x = the version's database: table y in main.
+      for (const r of refs) if (r.catalog === '' && r.schema === lease.dbName) wanted.push({ schema: 'main', name: r.table });
+      if (wanted.length) await lease.ensureTables(wanted);
     }
   }
 
@@ -993,6 +1009,9 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
 
 /** Attach names of frozen catalogs (see gateway.ts); internal, never for clients. */
 export const META_PREFIX = '__fdl_meta_';
+
+/** `a.b.c` or `"a@b".c…`: the statement may name a catalog. */
+const THREE_PART_NAME = /("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)|"[^"]*@[^"]*"/;
 
 function mentionsMetadata(sql: string): boolean {
   return sql.toLowerCase().includes(META_PREFIX);
