@@ -28,40 +28,63 @@ export function vmHwmKb(pid: number): number {
   }
 }
 
-const gw = await startGateway(['--repo', `basic=${join(FIXTURES, 'repos', 'basic')}`, '--log-level', 'error', '--max-connections', '200']);
-const alive = () => gw.proc.exitCode === null && gw.proc.signalCode === null;
+// Until the gateway survives a whole run, a crash ends a "round": the gateway is restarted and the
+// run goes on with the next seed (seed + round), so one run still covers the frame budget and
+// reports how often the gateway died. Each finding names its seed and case id (caseOf reproduces it).
 let failed = false;
-try {
-  console.log(`fuzz: seed ${seed}, ${frames} frames, ${concurrency} connections in flight, gateway pid ${gw.proc.pid}`);
-  const s = await fuzz({
-    host: gw.host, port: gw.port, database: 'basic', seed, maxFrames: frames, maxMs: maxSeconds * 1000, concurrency, timeoutMs: 15_000, alive,
-    onProgress: (p) => console.log(`  … ${p.frames} frames, ${p.cases} connections, ${(p.ms / 1000).toFixed(0)} s, RSS peak ${(vmHwmKb(gw.proc.pid!) / 1024).toFixed(0)} MB`),
-  });
-  const c = new pg.Client({ host: gw.host, port: gw.port, user: 'after-fuzz', database: 'basic' });
-  let servedAfter = 'no';
+const t0 = performance.now();
+const total = { frames: 0, connections: 0, outcomes: {} as Record<string, number>, slowestCaseMs: 0, findings: 0, crashes: 0, rounds: 0, peakRssMB: 0 };
+const findings: string[] = [];
+let servedAfter = 'not checked';
+console.log(`fuzz: seed ${seed}, ${frames} frames, ${concurrency} connections in flight`);
+for (let round = 0; total.frames < frames && performance.now() - t0 < maxSeconds * 1000; round++) {
+  const roundSeed = seed + round;
+  const gw = await startGateway(['--repo', `basic=${join(FIXTURES, 'repos', 'basic')}`, '--log-level', 'error', '--max-connections', '200']);
+  const alive = () => gw.proc.exitCode === null && gw.proc.signalCode === null;
+  total.rounds++;
   try {
-    await c.connect();
-    const r = await c.query('select count(*)::int as n from sales.orders');
-    servedAfter = `yes (${r.rows[0].n} orders)`;
-    await c.end();
-  } catch (e) {
-    servedAfter = `NO: ${(e as Error).message}`;
-    failed = true;
+    const s = await fuzz({
+      host: gw.host, port: gw.port, database: 'basic', seed: roundSeed, maxFrames: frames - total.frames, maxMs: maxSeconds * 1000 - (performance.now() - t0), concurrency, timeoutMs: 15_000, alive,
+      onProgress: (p) => console.log(`  … round ${round}: ${total.frames + p.frames} frames, ${total.connections + p.cases} connections, ${((performance.now() - t0) / 1000).toFixed(0)} s, gateway RSS peak ${(vmHwmKb(gw.proc.pid!) / 1024).toFixed(0)} MB`),
+    });
+    total.peakRssMB = Math.max(total.peakRssMB, Math.round(vmHwmKb(gw.proc.pid!) / 1024));
+    total.frames += s.frames;
+    total.connections += s.cases;
+    total.slowestCaseMs = Math.max(total.slowestCaseMs, Math.round(s.maxCaseMs));
+    for (const [k, v] of Object.entries(s.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v;
+    total.findings += s.findings.length;
+    for (const f of s.findings.slice(0, 5)) {
+      findings.push(`seed ${roundSeed} case ${f.id}: ${f.outcome} ${f.detail ?? ''} [${f.kinds.join(',')}]\n  bytes: ${caseOf(roundSeed, f.id, 'basic').chunks.map((b) => b.toString('hex')).join(' ').slice(0, 400)}`);
+    }
+    if (!alive()) {
+      total.crashes++;
+      const tail = gw.stderr().trim().split('\n').slice(-2).join(' | ');
+      console.log(`  round ${round} (seed ${roundSeed}): gateway died (${gw.proc.signalCode ?? gw.proc.exitCode}) after ${s.frames} frames: ${tail.slice(0, 300)}`);
+      continue;
+    }
+    if (total.frames >= frames || performance.now() - t0 >= maxSeconds * 1000) {
+      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'after-fuzz', database: 'basic', query_timeout: 10_000, connectionTimeoutMillis: 10_000 });
+      try {
+        await c.connect();
+        const r = await c.query('select count(*)::int as n from sales.orders');
+        servedAfter = `yes (${r.rows[0].n} orders)`;
+      } catch (e) {
+        servedAfter = `NO: ${(e as Error).message}`;
+        failed = true;
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    }
+  } finally {
+    const stopped = await Promise.race([gw.stop(), new Promise((r) => setTimeout(() => r('timeout'), 10_000))]);
+    if (stopped === 'timeout') {
+      console.log('  gateway did not exit within 10 s of SIGTERM: SIGKILL');
+      gw.proc.kill('SIGKILL');
+    }
   }
-  const result = {
-    seed, frames: s.frames, connections: s.cases, seconds: +(s.ms / 1000).toFixed(1),
-    framesPerSecond: Math.round(s.frames / (s.ms / 1000)), connectionsPerSecond: Math.round(s.cases / (s.ms / 1000)),
-    outcomes: s.outcomes, slowestCaseMs: Math.round(s.maxCaseMs), findings: s.findings.length,
-    gatewayAlive: alive(), gatewayPeakRssMB: Math.round(vmHwmKb(gw.proc.pid!) / 1024), servedAfter,
-  };
-  console.log(JSON.stringify(result, null, 2));
-  for (const f of s.findings.slice(0, 20)) {
-    console.log(`FINDING case ${f.id}: ${f.outcome} ${f.detail ?? ''} [${f.kinds.join(',')}]`);
-    console.log(`  bytes: ${caseOf(seed, f.id, 'basic').chunks.map((b) => b.toString('hex')).join(' ').slice(0, 600)}`);
-  }
-  if (s.findings.length || !alive()) failed = true;
-} finally {
-  if (!alive()) console.log(`gateway died; stderr tail:\n${gw.stderr().slice(-3000)}`);
-  await gw.stop();
 }
+const secs = (performance.now() - t0) / 1000;
+console.log(JSON.stringify({ ...total, seconds: +secs.toFixed(1), framesPerSecond: Math.round(total.frames / secs), connectionsPerSecond: Math.round(total.connections / secs), servedAfter }, null, 2));
+for (const f of findings.slice(0, 20)) console.log(`FINDING ${f}`);
+if (total.findings || total.crashes) failed = true;
 process.exitCode = failed ? 1 : 0;
