@@ -85,9 +85,8 @@ test('many half-open connections closed abruptly do not leak or kill the server'
 });
 
 // Found by this fuzzer (differential against PostgreSQL 15, which answers each of these with a
-// non-fatal ErrorResponse and serves the probe after Sync): the gateway closes the connection when a
-// well-framed Parse/Bind/Describe/Close carries a bad field. Not a crash or hang; a fidelity bug.
-// Marked todo so the suite stays green until src/wire is fixed (integrator: drop the todo then).
+// non-fatal ErrorResponse and serves the probe after Sync): a well-framed Parse/Bind/Describe/Close
+// with a bad field is an error for the session, not the end of the connection.
 const NON_FATAL: [string, Buffer[], string][] = [
   ['Bind with parameter format code 2', [parse('', 'select $1::text'), bind('', '', [2], [Buffer.from('x')], [])], '22023'],
   ['Bind with result format code 3', [parse('', 'select 1'), bind('', '', [], [], [3]), execute('', 0)], '22023'],
@@ -98,7 +97,7 @@ const NON_FATAL: [string, Buffer[], string][] = [
   ['Parse with an unterminated string', [msg('P', Buffer.from('abc'))], '08P01'],
 ];
 for (const [name, frames, sqlstate] of NON_FATAL) {
-  test(`a well-framed but invalid message is a non-fatal error, as in PostgreSQL: ${name}`, { todo: 'gateway closes the connection (src/wire)', timeout: 20_000 }, async () => {
+  test(`a well-framed but invalid message is a non-fatal error, as in PostgreSQL: ${name}`, { timeout: 20_000 }, async () => {
     const c: FuzzCase = { id: -1, chunks: [sp, ...frames], frames: frames.length + 1, framed: true, oversize: false, startupValid: true, singleByteAnswers: 0, kinds: [name] };
     const r = await runCase(gw.host, gw.port, c, 10_000);
     assert.equal(r.outcome, 'continued', `${r.outcome}: ${r.detail}`);

@@ -51,6 +51,8 @@ export class Connection {
   private writableWaiters: (() => void)[] = [];
   private encrypted = false;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** The message loop in progress; teardown waits for it before freeing the DuckDB connection. */
+  private pumping: Promise<void> = Promise.resolve();
   private auth: { authenticator: Authenticator; params: Map<string, string> } | null = null;
   private isClosed = false;
 
@@ -103,7 +105,7 @@ export class Connection {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     this.decoder.push(data);
-    if (!this.busy) void this.pump();
+    if (!this.busy) this.pumping = this.pump();
   }
 
   /** Handle every complete message in the decoder, one at a time. */
@@ -250,6 +252,11 @@ export class Connection {
       await session.close();
       throw e;
     }
+    if (this.isClosed) {
+      // The client left while the version was being opened.
+      await session.close();
+      return;
+    }
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
@@ -326,14 +333,16 @@ export class Connection {
           return; // no COPY FROM is ever started; PostgreSQL ignores these outside COPY too
         case 'FunctionCall':
           throw new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported');
+        case 'Invalid':
+          throw msg.error;
       }
     } catch (e) {
       s.fail(e instanceof SqlError ? e : fromDuckDB(e));
       // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
       // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
+      // A well-framed but invalid message is such an error too; only broken framing ends the connection.
       this.skipUntilSync = true;
       await this.flush();
-      if (e instanceof SqlError && e.sqlstate === SQLSTATE.protocolViolation) this.close();
     }
   }
 
@@ -381,8 +390,10 @@ export class Connection {
     const s = this.session;
     this.session = null;
     if (s) {
+      // Never free a DuckDB connection under a running query: interrupt it, let the message loop
+      // finish, then close (disconnecting mid-query wedges or crashes DuckDB).
       s.cancel();
-      void s.close();
+      void this.pumping.then(() => s.close());
     }
     if (!this.socket.destroyed) this.socket.destroy();
   }

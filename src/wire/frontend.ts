@@ -155,9 +155,19 @@ export class FrontendDecoder {
     }
     if (!this.peek(len + 1)) return null;
     const body = this.take(len + 1).subarray(5);
-    return parseTyped(type, new BodyReader(body));
+    // An unknown message type means client and server disagree on the protocol: fatal, as in PostgreSQL.
+    if (!KNOWN_TYPES.has(type)) throw protocolError(`invalid frontend message type ${type}`);
+    try {
+      return parseTyped(type, new BodyReader(body));
+    } catch (e) {
+      // The frame itself was sound, so the stream stays in step: report, and go on.
+      if (e instanceof SqlError) return { type: 'Invalid', error: e };
+      throw e;
+    }
   }
 }
+
+const KNOWN_TYPES = new Set([...'QPBDECSHXpdcfF'].map((c) => c.charCodeAt(0)));
 
 function parseTyped(type: number, r: BodyReader): FrontendMessage {
   switch (String.fromCharCode(type)) {
@@ -192,7 +202,7 @@ function parseTyped(type: number, r: BodyReader): FrontendMessage {
       const resultFormats: number[] = [];
       for (let i = 0; i < nr; i++) resultFormats.push(r.int16());
       for (const f of [...paramFormats, ...resultFormats]) {
-        if (f !== 0 && f !== 1) throw protocolError(`unsupported format code: ${f}`);
+        if (f !== 0 && f !== 1) throw new SqlError(SQLSTATE.invalidParameterValue, `unsupported format code: ${f}`);
       }
       return { type: 'Bind', portal, statement, paramFormats, params, resultFormats };
     }

@@ -1,4 +1,5 @@
 /** Frontend messages as the codec hands them to the connection (PostgreSQL protocol 3.0). */
+import type { SqlError } from '../errors.js';
 
 export const PROTOCOL_3_0 = 196608;
 export const SSL_REQUEST_CODE = 80877103;
@@ -33,4 +34,6 @@ export type FrontendMessage =
   | { type: 'CopyData'; data: Buffer }
   | { type: 'CopyDone' }
   | { type: 'CopyFail'; message: string }
-  | { type: 'FunctionCall' };
+  | { type: 'FunctionCall' }
+  /** A correctly framed message whose body is invalid: an error for the session, not the end of it. */
+  | { type: 'Invalid'; error: SqlError };
