@@ -7,6 +7,7 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import { DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
@@ -114,6 +115,8 @@ export class Session {
   private lease: VersionLease | null = null;
   private requestedRef: string;
   private statements = new Map<string, PreparedStmt>();
+  /** Prepared simple-protocol statements by text (see prepareCached); evicted ones are destroyed. */
+  private readonly simpleCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
   private portals = new Map<string, Portal>();
   private savepoints: string[] = [];
   /** Set from CancelRequest; checked between chunks and turned into 57014. */
@@ -162,6 +165,7 @@ export class Session {
     this.portals.clear();
     for (const s of this.statements.values()) disposeStatement(s);
     this.statements.clear();
+    this.clearStatementCache();
     this.lease?.release();
     this.lease = null;
     try {
@@ -192,13 +196,13 @@ export class Session {
         if (this.status === 'E' && !isExitFromFailed(stmt)) {
           throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
         }
-        const prepared = await this.prepare(text, stmt, []);
+        const prepared = await this.prepareCached(text, stmt);
         const portal = this.newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
         } finally {
           this.dropPortal(portal);
-          disposeStatement(prepared);
+          if (!this.simpleCache.has(text)) disposeStatement(prepared);
         }
       } catch (e) {
         this.fail(e);
@@ -345,6 +349,28 @@ export class Session {
       this.dropPortal(p);
       this.portals.delete(name);
     }
+  }
+
+  /**
+   * Simple-protocol statements repeat (dashboards, pgbench, drivers' housekeeping): keep the DuckDB
+   * prepared statement per session by text. Only statements that read the session's own version are
+   * kept, and the cache is emptied whenever the session moves to another version.
+   */
+  private async prepareCached(text: string, stmt: Statement): Promise<PreparedStmt> {
+    const hit = this.simpleCache.get(text);
+    if (hit) {
+      await this.refreshVersion();
+      const again = this.simpleCache.get(text); // a version move empties the cache
+      if (again) return again;
+    }
+    const prepared = await this.prepare(text, stmt, []);
+    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && prepared.paramOids.length === 0 && !/\bfdl\s*\./i.test(text);
+    if (cacheable) this.simpleCache.set(text, prepared);
+    return prepared;
+  }
+
+  private clearStatementCache(): void {
+    this.simpleCache.clear(); // dispose destroys each statement
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
@@ -728,6 +754,7 @@ export class Session {
     }
     const old = this.lease;
     this.lease = next;
+    this.clearStatementCache();
     if (announce && old) {
       this.notice({
         code: '01000',
@@ -820,6 +847,7 @@ export class Session {
           disposeStatement(s);
           this.statements.delete(name);
         }
+        this.clearStatementCache();
         await this.resetAll();
         be.commandComplete(w, 'DISCARD ALL');
         return;
