@@ -70,6 +70,8 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
     const original = readFileSync(branch, 'utf8');
     try {
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/main']);
+      const count = 'select count(*)::int as n from sales.orders';
+      const before = (await c.query(count)).rows[0].n;
       await c.query('BEGIN');
       writeFileSync(branch, `${basic.refs['refs/tags/v1']}\n`);
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/main'], 'pinned in the transaction');
@@ -77,6 +79,10 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
       await c.query('COMMIT');
       await c.query('select 1');
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/tags/v1'], 'moved after the transaction');
+      // The same statement text, prepared before the move, now reads the new version.
+      const expectedV1 = expectedQueries(basic.refs['refs/tags/v1']!).find((q) => /count\(\*\) FROM "sales"\."orders"/i.test(q.sql))!;
+      assert.equal(String((await c.query(count)).rows[0].n), expectedV1.rows![0]![0]);
+      assert.notEqual(before, (await c.query(count)).rows[0].n);
       assert.ok(notices.some((n) => n.includes(basic.refs['refs/heads/main']!) && n.includes(basic.refs['refs/tags/v1']!)), `notice names both versions: ${notices}`);
     } finally {
       writeFileSync(branch, original);
