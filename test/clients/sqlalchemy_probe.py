@@ -77,7 +77,7 @@ with check("inspector"):
     expect(pk["constrained_columns"] == [], f"pk {pk}")
     comment = insp.get_table_comment("orders", schema="sales")
     expect(comment["text"] == "Orders (DuckLake table comment)", f"comment {comment}")
-    expect(insp.get_table_comment("customers", schema="sales")["text"] is None, "no comment")
+    expect(insp.get_table_comment("customers", schema="sales")["text"] == "One row per customer.", "comment from dataset.json")
     expect(insp.get_indexes("orders", schema="sales") == [], "indexes")
     expect(insp.get_foreign_keys("orders", schema="sales") == [], "fks")
 
