@@ -99,6 +99,8 @@ interface Portal {
   rows: number;
   /** Rows sent since the last Execute began (for PortalSuspended). */
   batchRows: number;
+  /** The chunk DuckDB is producing while the current one is sent. */
+  next: Promise<{ chunk: DuckDBDataChunk | null; error: unknown }> | null;
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;
@@ -123,6 +125,8 @@ export class Session {
   private cancelRequested = false;
   private running = false;
   private statementTimer: NodeJS.Timeout | null = null;
+  /** A chunk prefetch that may still be running on the DuckDB connection. */
+  private inflight: Promise<unknown> | null = null;
   private timedOut = false;
 
   constructor(
@@ -161,6 +165,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    await this.settle();
     for (const p of this.portals.values()) this.dropPortal(p);
     this.portals.clear();
     for (const s of this.statements.values()) disposeStatement(s);
@@ -374,6 +379,7 @@ export class Session {
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    await this.settle();
     const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [] };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
@@ -551,6 +557,7 @@ export class Session {
       chunkPos: 0,
       rows: 0,
       batchRows: 0,
+      next: null,
       bytes: 0,
       done: false,
       ownRows: null,
@@ -558,6 +565,7 @@ export class Session {
   }
 
   private dropPortal(p: Portal): void {
+    p.next = null;
     p.result = null;
     p.chunk = null;
     p.done = true;
@@ -613,6 +621,7 @@ export class Session {
   }
 
   private async startQuery(portal: Portal): Promise<void> {
+    await this.settle();
     const prepared = portal.prepared;
     const duck = prepared.duck!;
     if (this.status === 'I') await this.refreshVersion();
@@ -647,7 +656,7 @@ export class Session {
       if (!this.running) this.beginRunning();
       for (;;) {
         if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
-          portal.chunk = portal.result ? await portal.result.fetchChunk() : null;
+          portal.chunk = await this.nextChunk(portal);
           portal.chunkPos = 0;
           if (!portal.chunk || portal.chunk.rowCount === 0) {
             portal.done = true;
@@ -655,6 +664,8 @@ export class Session {
             portal.chunk = null;
             break;
           }
+          // DuckDB produces the next chunk on its threads while this one is encoded and sent.
+          this.prefetch(portal);
         }
         if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
         const available = portal.chunk.rowCount - portal.chunkPos;
@@ -689,7 +700,8 @@ export class Session {
     let rows = 0;
     try {
       for (;;) {
-        const chunk = await portal.result!.fetchChunk();
+        const chunk = await this.nextChunk(portal);
+        if (chunk && chunk.rowCount > 0) this.prefetch(portal);
         if (!chunk || chunk.rowCount === 0) break;
         if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
         portal.encoder!(chunk, scratch);
@@ -713,6 +725,38 @@ export class Session {
     }
     if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
       throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+    }
+  }
+
+  private prefetch(portal: Portal): void {
+    const result = portal.result;
+    if (!result) return;
+    // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
+    const p = result.fetchChunk().then(
+      (chunk) => ({ chunk, error: null as unknown }),
+      (error: unknown) => ({ chunk: null, error }),
+    );
+    portal.next = p;
+    this.inflight = p;
+  }
+
+  private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
+    const pending = portal.next;
+    portal.next = null;
+    if (pending) {
+      const { chunk, error } = await pending;
+      if (error) throw error;
+      return chunk;
+    }
+    return portal.result ? portal.result.fetchChunk() : null;
+  }
+
+  /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
+  private async settle(): Promise<void> {
+    const p = this.inflight;
+    if (p) {
+      await p;
+      if (this.inflight === p) this.inflight = null;
     }
   }
 
