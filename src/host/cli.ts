@@ -1,9 +1,10 @@
 /**
- * Host commands of `fdl` (init, import, tag, branch, log, verify, expire, demo). Names and flags are
+ * Host commands of `fdl` (init, import, publish, tag, branch, log, verify, expire, demo). Names and flags are
  * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
  */
 import type { Command } from 'commander';
 import { importData, parseTableSpec } from './import.js';
+import { publishCatalog } from './publish.js';
 import { initRepository } from './repo.js';
 import { branchCommand, tagCommand } from './refs-cmd.js';
 import { logCommand } from './log.js';
@@ -55,6 +56,25 @@ export function registerHostCommands(program: Command): void {
       const r = await importData(location, {
         tables: o.table.map(parseTableSpec), branch: o.branch, mode: o.mode, message: o.message, author: o.author,
         signKey: o.signKey, dataset: o.dataset, progress: (l) => process.stderr.write(l + '\n'),
+      });
+      process.stdout.write(`${r.versionId}\n`);
+    }));
+
+  program
+    .command('publish')
+    .description('freeze an existing DuckDB-file DuckLake catalog (any DuckLake writer) as a new version on a branch')
+    .argument('<LOCATION>')
+    .requiredOption('--catalog <WORKING.ducklake>', 'the working catalog (DuckDB file; DuckLake 1.0 or 0.4)')
+    .option('--branch <NAME>', 'branch to build on and move', 'main')
+    .option('--message <TEXT>', 'version message')
+    .option('--author <NAME>', 'version author')
+    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--dataset <dataset.json>', 'dataset.json for the version (default: the parent\'s)')
+    .option('--data-from <DIR>', 'local folder laid out like data_dir: referenced files missing from the repository are uploaded from here')
+    .action(wrap(async (location: string, o: { catalog: string; branch: string; message?: string; author?: string; signKey?: string; dataset?: string; dataFrom?: string }) => {
+      const r = await publishCatalog(location, {
+        catalog: o.catalog, branch: o.branch, message: o.message, author: o.author, signKey: o.signKey, dataset: o.dataset,
+        dataFrom: o.dataFrom, progress: (l) => process.stderr.write(l + '\n'),
       });
       process.stdout.write(`${r.versionId}\n`);
     }));

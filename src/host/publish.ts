@@ -1,0 +1,358 @@
+/**
+ * fdl publish: freeze an existing DuckDB-file DuckLake catalog (made by any DuckLake writer) into a
+ * new version. The working catalog is attached READ_ONLY and copied whole (every ducklake_* table,
+ * the dynamic ducklake_inlined_data_* / ducklake_inlined_delete_* tables too) into a fresh DuckDB
+ * file; every check below runs on that copy, so what was checked is exactly what is frozen:
+ *   - catalog version 1.0 or 0.4;
+ *   - every data and delete file visible at any snapshot is relative (schema path + table path +
+ *     file path, each path_is_relative) and stays under data_dir (no `..`, scheme, glob characters);
+ *   - every such file is in the repository with the catalog's file_size_bytes (missing files are
+ *     uploaded from --data-from when given, else the publish is refused).
+ * Then dataset.json, files.json, signature, version.json (last), the conditional branch move and
+ * refs.json, exactly as fdl import does. Nothing a reader resolves points at the version until the
+ * branch moves.
+ */
+import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { pathProblem } from '../lake/paths.js';
+import { parseVersionJson } from '../resolver/records.js';
+import { lit, qi } from './coltypes.js';
+import { parentHashes } from './import.js';
+import { checkRefName, moveBranch, readRef } from './refs-writer.js';
+import { hashBytes, hashFile, readSettings, readStore } from './repo.js';
+import { sshSign } from './sign.js';
+import { LocalTarget, openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { uuidv7 } from './uuid.js';
+
+export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
+
+export interface PublishOptions {
+  /** The working catalog: a DuckDB file (a `ducklake:` prefix is accepted and stripped). */
+  catalog: string;
+  branch?: string;
+  message?: string;
+  author?: string;
+  signKey?: string;
+  dataset?: string;
+  /** A local folder laid out like data_dir: files missing from the repository are uploaded from here. */
+  dataFrom?: string;
+  s3?: S3TargetOptions;
+  progress?: (line: string) => void;
+  /** Tests: called after each step ('catalog', 'version', 'ref'). */
+  step?: (name: string) => Promise<void> | void;
+}
+
+export interface PublishResult {
+  versionId: string;
+  parent: string | null;
+  snapshotId: number;
+  formatVersion: string;
+  /** Data and delete files the catalog references (any snapshot), relative to data_dir. */
+  files: number;
+  /** Of those, copied into the repository from --data-from. */
+  uploaded: string[];
+}
+
+/** One data or delete file the catalog references, resolved against data_dir. */
+export interface ReferencedFile {
+  kind: 'data' | 'delete';
+  id: number;
+  table: string;
+  rel: string;
+  size: number;
+}
+
+type Row = Record<string, unknown>;
+const BIG = '9223372036854775807';
+
+async function rowsOf(conn: DuckDBConnection, sql: string): Promise<Row[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+}
+
+/** The DuckLake format version of an attached catalog; refuses versions this project cannot serve. */
+export async function catalogVersion(conn: DuckDBConnection, alias: string): Promise<string> {
+  const m = qi(alias);
+  const has = await rowsOf(conn, `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ${lit(alias)} AND schema_name = 'main' AND table_name = 'ducklake_metadata'`);
+  if (Number(has[0]?.n) === 0) throw new Error('not a DuckLake catalog: no main.ducklake_metadata table');
+  const r = await rowsOf(conn, `SELECT value FROM ${m}.ducklake_metadata WHERE key = 'version' AND scope IS NULL`);
+  const v = r.length ? String(r[0]!.value) : '(none)';
+  if (!PUBLISHABLE_VERSIONS.includes(v)) throw new Error(`DuckLake catalog version ${v} cannot be published (supported: ${PUBLISHABLE_VERSIONS.join(', ')})`);
+  return v;
+}
+
+/**
+ * Every data and delete file visible at any snapshot, with its path resolved as readers resolve it:
+ * the schema's and table's paths (the rows live while the file is) followed by the file's path, all
+ * relative. Throws naming the file on an absolute path or a path that could leave data_dir.
+ */
+export async function referencedFiles(conn: DuckDBConnection, alias: string): Promise<ReferencedFile[]> {
+  const m = qi(alias);
+  const files = await rowsOf(conn, `
+    SELECT 'data' AS kind, data_file_id AS id, table_id, path, path_is_relative AS rel, file_size_bytes AS size, begin_snapshot AS b, coalesce(end_snapshot, ${BIG}) AS e
+    FROM ${m}.ducklake_data_file WHERE end_snapshot IS NULL OR end_snapshot > begin_snapshot
+    UNION ALL
+    SELECT 'delete', delete_file_id, table_id, path, path_is_relative, file_size_bytes, begin_snapshot, coalesce(end_snapshot, ${BIG})
+    FROM ${m}.ducklake_delete_file WHERE end_snapshot IS NULL OR end_snapshot > begin_snapshot
+    ORDER BY kind, id`);
+  const tables = await rowsOf(conn, `SELECT table_id, schema_id, table_name, path, path_is_relative AS rel, begin_snapshot AS b, coalesce(end_snapshot, ${BIG}) AS e FROM ${m}.ducklake_table ORDER BY begin_snapshot`);
+  const schemas = await rowsOf(conn, `SELECT schema_id, schema_name, path, path_is_relative AS rel, begin_snapshot AS b, coalesce(end_snapshot, ${BIG}) AS e FROM ${m}.ducklake_schema ORDER BY begin_snapshot`);
+  const big = (x: unknown) => BigInt(String(x));
+  const overlaps = (a: Row, b0: bigint, e0: bigint) => big(a.b) < e0 && big(a.e) > b0;
+  const out: ReferencedFile[] = [];
+  for (const f of files) {
+    const fb = big(f.b);
+    const fe = big(f.e);
+    const what = `${String(f.kind)} file ${JSON.stringify(String(f.path))} (${f.kind === 'data' ? 'data_file_id' : 'delete_file_id'} ${String(f.id)})`;
+    // The table rows live while the file is (a rename or a path change gives several); none: any row of the table.
+    const sameTable = tables.filter((t) => String(t.table_id) === String(f.table_id));
+    if (sameTable.length === 0) throw new Error(`${what} belongs to table_id ${String(f.table_id)}, which the catalog does not have`);
+    const liveTables = sameTable.filter((t) => overlaps(t, fb, fe));
+    const prefixes = new Map<string, string>();
+    for (const t of liveTables.length ? liveTables : sameTable) {
+      const tb = big(t.b) > fb ? big(t.b) : fb;
+      const te = big(t.e) < fe ? big(t.e) : fe;
+      const sameSchema = schemas.filter((s) => String(s.schema_id) === String(t.schema_id));
+      const liveSchemas = sameSchema.filter((s) => overlaps(s, tb, te));
+      const pick = liveSchemas.length ? liveSchemas : sameSchema;
+      if (pick.length === 0) throw new Error(`${what}: table ${String(t.table_name)} belongs to schema_id ${String(t.schema_id)}, which the catalog does not have`);
+      for (const s of pick) {
+        const name = `${String(s.schema_name)}.${String(t.table_name)}`;
+        let prefix = '';
+        for (const [part, label] of [[s, `schema ${String(s.schema_name)}`], [t, `table ${name}`]] as const) {
+          if (part.path === null) continue;
+          if (part.rel === false) throw new Error(`${what} of ${name}: the ${label} has an absolute path ${JSON.stringify(String(part.path))} (path_is_relative = false); publish needs every path relative to data_dir`);
+          prefix += String(part.path);
+        }
+        prefixes.set(prefix, name);
+      }
+    }
+    for (const [prefix, table] of prefixes) {
+      if (f.rel !== true) throw new Error(`${what} of ${table} is stored with an absolute path (path_is_relative = false): ${String(f.path)}; publish needs every data and delete file relative to data_dir`);
+      const rel = prefix + String(f.path);
+      const problem = pathProblem(rel);
+      if (problem) throw new Error(`${what} of ${table} is refused: ${problem}`);
+      out.push({ kind: f.kind as 'data' | 'delete', id: Number(f.id), table, rel, size: Number(f.size) });
+    }
+  }
+  return out;
+}
+
+/** files.json (spec Part 3, the fixtures' shape): live files per table at snapshot S, paths relative to data_dir. */
+export async function publishFilesJson(conn: DuckDBConnection, alias: string, S: number, sha256Of: (rel: string) => Promise<string | undefined>): Promise<unknown> {
+  const m = qi(alias);
+  const live = (a: string) => { const p = a ? `${a}.` : ''; return `${p}begin_snapshot <= ${S} AND (${p}end_snapshot IS NULL OR ${p}end_snapshot > ${S})`; };
+  const r = await rowsOf(conn, `
+    SELECT t.table_id, s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.data_file_id, d.path, d.file_size_bytes, d.record_count,
+           x.path AS del, x.delete_count, x.format AS del_format
+    FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s')}
+    LEFT JOIN ${m}.ducklake_data_file d ON d.table_id = t.table_id AND ${live('d')}
+    LEFT JOIN ${m}.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND ${live('x')}
+    WHERE ${live('t')} ORDER BY s.schema_name, t.table_name, d.data_file_id`);
+  const existing = new Set((await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = ${lit(alias)} AND schema_name = 'main' AND table_name LIKE 'ducklake_inlined_delete_%'`)).map((x) => String(x.table_name)));
+  const tables: Record<string, { files: unknown[]; inlined_rows?: number; inlined_file_deletions?: number }> = {};
+  const liveFiles = new Map<string, Set<string>>();
+  const nameOf = new Map<string, string>();
+  for (const row of r) {
+    const name = `${String(row.schema_name)}.${String(row.table_name)}`;
+    nameOf.set(String(row.table_id), name);
+    const t = (tables[name] ??= { files: [] });
+    if (row.path === null) continue;
+    (liveFiles.get(String(row.table_id)) ?? liveFiles.set(String(row.table_id), new Set()).get(String(row.table_id))!).add(String(row.data_file_id));
+    const dir = String(row.dir);
+    const rel = dir + String(row.path);
+    const sha256 = await sha256Of(rel);
+    t.files.push({
+      path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}),
+      ...(row.del !== null ? {
+        delete_file: dir + String(row.del),
+        ...(row.delete_count !== null ? { delete_count: Number(row.delete_count) } : {}),
+        ...(row.del_format !== null && row.del_format !== 'parquet' ? { delete_format: String(row.del_format) } : {}),
+      } : {}),
+    });
+  }
+  // Rows inlined in the catalog (ducklake_inlined_data_<table>_<schema version>), live at S, per table.
+  const inlined = await rowsOf(conn, `SELECT table_id, table_name FROM ${m}.ducklake_inlined_data_tables`);
+  for (const it of inlined) {
+    const name = nameOf.get(String(it.table_id));
+    if (!name) continue;
+    const c = await rowsOf(conn, `SELECT count(*) AS n FROM ${m}.main.${qi(String(it.table_name))} WHERE ${live('')}`);
+    const n = Number(c[0]?.n ?? 0);
+    if (n > 0) tables[name]!.inlined_rows = (tables[name]!.inlined_rows ?? 0) + n;
+  }
+  // Inlined file deletions (deleted rows of Parquet files kept in the catalog), counted per table.
+  for (const [tid, name] of nameOf) {
+    const ids = [...(liveFiles.get(tid) ?? [])];
+    if (!existing.has(`ducklake_inlined_delete_${tid}`) || ids.length === 0) continue;
+    const c = await rowsOf(conn, `SELECT count(*) AS n FROM ${m}.main.${qi(`ducklake_inlined_delete_${tid}`)} WHERE begin_snapshot <= ${S} AND file_id IN (${ids.join(', ')})`);
+    const n = Number(c[0]?.n ?? 0);
+    if (n > 0) tables[name]!.inlined_file_deletions = n;
+  }
+  return { snapshot_id: S, tables };
+}
+
+/** Attach the working catalog READ_ONLY and copy it whole into `dest` (fresh file, small blocks, checkpointed, no WAL). */
+async function compactCopy(conn: DuckDBConnection, working: string, dest: string): Promise<void> {
+  try {
+    await conn.run(`ATTACH ${lit(working)} AS w (READ_ONLY)`);
+  } catch (e) {
+    throw new Error(`cannot open the working catalog ${working} read-only: ${(e as Error).message.split('\n')[0]}`);
+  }
+  try {
+    await catalogVersion(conn, 'w');
+    // Only the DuckLake metadata may be frozen: anything else in the file would be served to nobody
+    // and hashed into the version, so it is refused rather than silently dropped.
+    const others = await rowsOf(conn, `
+      SELECT schema_name || '.' || table_name AS n FROM duckdb_tables() WHERE database_name = 'w' AND NOT (schema_name = 'main' AND table_name LIKE 'ducklake\\_%' ESCAPE '\\')
+      UNION ALL SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE database_name = 'w' AND NOT internal
+      UNION ALL SELECT schema_name || '.' || sequence_name FROM duckdb_sequences() WHERE database_name = 'w'
+      UNION ALL SELECT schema_name || '.' || function_name FROM duckdb_functions() WHERE database_name = 'w' AND NOT internal`);
+    if (others.length) throw new Error(`the working catalog ${working} holds objects that are not DuckLake metadata tables: ${others.map((o) => String(o.n)).slice(0, 10).join(', ')}`);
+    await conn.run(`ATTACH ${lit(dest)} AS f (BLOCK_SIZE 16384)`);
+    await conn.run('COPY FROM DATABASE w TO f');
+    await conn.run('CHECKPOINT f');
+    await conn.run('DETACH f');
+  } finally {
+    await conn.run('DETACH IF EXISTS w').catch(() => undefined);
+  }
+  if (await access(`${dest}.wal`).then(() => true, () => false)) throw new Error(`internal error: the frozen catalog copy left a WAL (${dest}.wal)`);
+}
+
+export async function publishCatalog(location: string, opts: PublishOptions): Promise<PublishResult> {
+  const say = opts.progress ?? (() => undefined);
+  const step = opts.step ?? (() => undefined);
+  const working = resolve(opts.catalog.replace(/^ducklake:/i, ''));
+  const st = await stat(working).catch(() => null);
+  if (!st?.isFile()) throw new Error(`working catalog ${opts.catalog} not found (give a DuckDB file: --catalog WORKING.ducklake)`);
+  const target = openTarget(location, opts.s3);
+  const settings = await readSettings(target);
+  const branch = opts.branch ?? 'main';
+  const refKey = checkRefName('heads', branch);
+  const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
+  const parent = await readRef(target, refKey);
+  const id = uuidv7();
+  const tmp = await mkdtemp(join(tmpdir(), 'fdl-publish-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    await conn.run("SET TimeZone = 'UTC'");
+    say(`copying ${working} …`);
+    const final = join(tmp, 'ducklake.duckdb');
+    await compactCopy(conn, working, final);
+    await conn.run(`ATTACH ${lit(final)} AS f (READ_ONLY)`);
+    const formatVersion = await catalogVersion(conn, 'f');
+    const snap = await rowsOf(conn, 'SELECT max(snapshot_id) AS s FROM f.ducklake_snapshot');
+    const snapshotId = Number(snap[0]?.s);
+    if (snap[0]?.s === null || !Number.isFinite(snapshotId)) throw new Error(`the working catalog ${working} has no snapshot`);
+
+    // Every file any snapshot references: relative, under data_dir, present with the recorded size.
+    const refs = await referencedFiles(conn, 'f');
+    const byRel = new Map<string, ReferencedFile>();
+    for (const f of refs) {
+      const seen = byRel.get(f.rel);
+      if (seen && seen.size !== f.size) throw new Error(`${f.rel} is recorded with ${seen.size} bytes (${seen.kind} file of ${seen.table}) and with ${f.size} bytes (${f.kind} file of ${f.table})`);
+      byRel.set(f.rel, f);
+    }
+    const store = await readStore(target);
+    const missing: ReferencedFile[] = [];
+    for (const f of byRel.values()) {
+      const key = `${settings.dataDir}${f.rel}`;
+      const h = await store.head(key);
+      if (!h) missing.push(f);
+      else if (h.size !== f.size) throw new Error(`${f.kind} file ${key} of ${f.table} has ${h.size} bytes in ${target.location}, the catalog records ${f.size}`);
+    }
+    const uploaded: string[] = [];
+    const hashes = new Map<string, string>();
+    if (missing.length) {
+      if (!opts.dataFrom) {
+        const list = missing.slice(0, 5).map((f) => `${settings.dataDir}${f.rel} (${f.kind} file of ${f.table})`).join(', ');
+        throw new Error(`${missing.length} file(s) the catalog references are not in ${target.location}: ${list}${missing.length > 5 ? ', …' : ''}; copy them there or give --data-from DIR`);
+      }
+      // Check every source first, so that a refused publish uploads nothing.
+      const sources: [ReferencedFile, string][] = [];
+      for (const f of missing) {
+        const src = join(resolve(opts.dataFrom), f.rel);
+        const s = await stat(src).catch(() => null);
+        if (!s?.isFile()) throw new Error(`${f.kind} file ${settings.dataDir}${f.rel} of ${f.table} is neither in ${target.location} nor in --data-from ${opts.dataFrom}`);
+        if (s.size !== f.size) throw new Error(`${src} has ${s.size} bytes, the catalog records ${f.size} for ${f.rel}`);
+        sources.push([f, src]);
+      }
+      for (const [f, src] of sources) {
+        const key = `${settings.dataDir}${f.rel}`;
+        say(`uploading ${key} (${f.size.toLocaleString('en')} bytes) …`);
+        hashes.set(f.rel, (await hashFile(src)).sha256);
+        if (!(await target.create(key, { file: src }))) {
+          const h = await store.head(key);
+          if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
+        }
+        uploaded.push(f.rel);
+      }
+    }
+
+    // Parent: hashes of carried-over files and the default dataset.json.
+    let parentDataset: Buffer | null = null;
+    if (parent) {
+      const vj = await target.read(`versions/${parent}/version.json`);
+      if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
+      const rec = parseVersionJson(vj.body, parent);
+      if (rec.files?.['dataset.json']) parentDataset = (await target.read(`versions/${parent}/dataset.json`))?.body ?? null;
+      if (rec.files?.['files.json']) for (const [p, h] of parentHashes((await target.read(`versions/${parent}/files.json`))?.body ?? null)) if (!hashes.has(p)) hashes.set(p, h);
+    }
+    const filesJson = await publishFilesJson(conn, 'f', snapshotId, async (rel) => {
+      const known = hashes.get(rel);
+      if (known || !(target instanceof LocalTarget)) return known;
+      return (await hashFile(target.localPath(`${settings.dataDir}${rel}`)).catch(() => null))?.sha256;
+    });
+    await conn.run('DETACH f');
+
+    const vdir = `versions/${id}`;
+    say(`writing version ${id} (DuckLake ${formatVersion}, snapshot ${snapshotId}, ${byRel.size} file(s)) …`);
+    const catHash = await hashFile(final);
+    await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: final });
+    await step('catalog');
+    const datasetBytes = dataset ?? parentDataset ?? Buffer.from('{}\n');
+    const files = Buffer.from(JSON.stringify(filesJson, null, 2) + '\n');
+    await createOrFail(target, `${vdir}/dataset.json`, datasetBytes);
+    await createOrFail(target, `${vdir}/files.json`, files);
+    const record = {
+      fdl: '0.1',
+      id,
+      ...(settings.id ? { repository: settings.id } : {}),
+      parents: parent ? [parent] : [],
+      created: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      author: opts.author ?? process.env.USER ?? 'unknown',
+      message: opts.message ?? '',
+      catalogs: [{ path: 'ducklake.duckdb', format: { ducklake: formatVersion }, ...catHash, snapshot_id: snapshotId }],
+      files: { 'dataset.json': hashBytes(datasetBytes), 'files.json': hashBytes(files) },
+    };
+    const vbytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
+    // As in import: the signature before version.json, so a complete version is never unsigned.
+    if (opts.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, opts.signKey));
+    await createOrFail(target, `${vdir}/version.json`, vbytes);
+    await step('version');
+
+    await moveBranch(target, branch, parent, id);
+    say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
+    await step('ref');
+    return { versionId: id, parent, snapshotId, formatVersion, files: byRel.size, uploaded };
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }): Promise<void> {
+  if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
+}
+
+async function readJsonFile(path: string): Promise<Buffer> {
+  const b = await readFile(path).catch((e: Error) => { throw new Error(`--dataset ${path}: ${e.message}`); });
+  try {
+    JSON.parse(b.toString('utf8'));
+  } catch (e) {
+    throw new Error(`${path} is not JSON: ${(e as Error).message}`);
+  }
+  return b;
+}

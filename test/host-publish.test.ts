@@ -1,0 +1,302 @@
+/**
+ * fdl publish end to end: every fixture repository's newest catalog, used as a "working catalog",
+ * is published into a fresh repository (same data_dir, data folder copied) with the real CLI; the
+ * new version is read back by the project's lake reader and must give the fixture's recorded
+ * answers. Refusals (absolute / escaping paths, missing or wrong-size files, unsupported catalog
+ * versions) leave no version and no ref behind. Signatures are checked with real ssh-keygen, the
+ * result with `fdl verify`.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { appendFileSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { publishCatalog } from '../src/host/publish.js';
+import { FIXTURES, openVersion, repoVersions, rowsSha256, sortRows, type Opened } from './support/lake-fixtures.js';
+
+const run = promisify(execFile);
+const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
+
+interface Query { object: string; kind: string; sql: string; columns?: string[]; rows?: unknown[][]; row_count?: number; rows_sha256?: string; error?: string }
+interface Column { name: string; type: string }
+interface Expected { tables: Record<string, Column[]>; queries: Query[] }
+
+let work: string;
+let n = 0;
+before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'fdl-publish-test-'));
+});
+after(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+async function fdl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [CLI, ...args], { timeout: 300_000, maxBuffer: 16 << 20 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+  }
+}
+
+interface FixtureRepo { name: string; root: string; dataDir: string; newest: string; catalog: string }
+
+function fixtureRepo(name: string, dir = path.join(FIXTURES, 'repos', name)): FixtureRepo {
+  const versions = repoVersions(dir, name, null);
+  const main = readFileSync(path.join(dir, 'refs/heads/main'), 'utf8').trim();
+  const newest = versions.at(-1)!;
+  assert.equal(newest.id, main, `${name}: main is the newest version`);
+  return { name, root: dir, dataDir: newest.dataDir, newest: newest.id, catalog: newest.catalogFile };
+}
+
+/** A fresh repository with the fixture's data_dir (data copied unless told not to) and a working copy of its catalog outside it. */
+async function prepare(fx: FixtureRepo, copyData = true): Promise<{ root: string; working: string }> {
+  const base = path.join(work, `${fx.name}-${n++}`);
+  const root = path.join(base, 'repo');
+  const init = await fdl('init', root, '--data-dir', fx.dataDir);
+  assert.equal(init.code, 0, init.stderr);
+  if (copyData) cpSync(path.join(fx.root, fx.dataDir), path.join(root, fx.dataDir), { recursive: true });
+  const working = path.join(base, 'working.ducklake');
+  copyFileSync(fx.catalog, working);
+  return { root, working };
+}
+
+function headOf(root: string, branch = 'main'): string | null {
+  const p = path.join(root, 'refs/heads', branch);
+  return existsSync(p) ? readFileSync(p, 'utf8').trim() : null;
+}
+
+function completeVersions(root: string): string[] {
+  const d = path.join(root, 'versions');
+  return existsSync(d) ? readdirSync(d).filter((v) => existsSync(path.join(d, v, 'version.json'))) : [];
+}
+
+async function checkQuery(o: Opened, query: Query): Promise<void> {
+  const exec = async () => {
+    const r = await o.conn.runAndReadAll(query.sql);
+    return { columns: r.columnNames(), rows: r.getRowsJson() as unknown[][] };
+  };
+  if (query.error !== undefined) {
+    await assert.rejects(exec(), `expected failure: ${query.sql}`);
+    return;
+  }
+  const got = await exec();
+  assert.deepEqual(got.columns, query.columns, `columns of ${query.sql}`);
+  if (query.rows_sha256 !== undefined) {
+    assert.equal(got.rows.length, query.row_count, `row count of ${query.sql}`);
+    assert.equal(rowsSha256(got.rows), query.rows_sha256, `rows_sha256 of ${query.sql}`);
+  } else {
+    assert.deepEqual(sortRows(got.rows), sortRows(query.rows ?? []), `rows of ${query.object} (${query.kind}): ${query.sql}`);
+  }
+}
+
+/** Every recorded answer of the fixture version, asked of the published version. */
+async function checkExpected(root: string, dataDir: string, version: string, expectedFile: string): Promise<number> {
+  const exp = JSON.parse(readFileSync(expectedFile, 'utf8')) as Expected;
+  const o = await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') });
+  try {
+    const q = (s: string) => '"' + s.replaceAll('"', '""') + '"';
+    for (const [name, cols] of Object.entries(exp.tables)) {
+      const [schema, table] = [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)];
+      const d = (await o.conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE ${q(schema)}.${q(table)})`)).getRowsJson();
+      assert.deepEqual(d, cols.map((c) => [c.name, c.type]), `DESCRIBE ${name}`);
+    }
+    for (const query of exp.queries) await checkQuery(o, query);
+    return exp.queries.length;
+  } finally {
+    o.close();
+  }
+}
+
+/** Table name → row count of every table in a DuckDB file (opened read-only). */
+async function tableCounts(file: string): Promise<Record<string, number>> {
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  try {
+    await conn.run(`ATTACH '${file.replaceAll("'", "''")}' AS c (READ_ONLY)`);
+    const names = (await conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1")).getRowsJson().map((r) => String(r[0]));
+    const out: Record<string, number> = {};
+    for (const t of names) out[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM c.main."${t}"`)).getRowsJson()[0]![0]);
+    return out;
+  } finally {
+    conn.closeSync();
+    inst.closeSync();
+  }
+}
+
+const stripSha = (j: unknown): unknown => JSON.parse(JSON.stringify(j), (k, v: unknown) => (k === 'sha256' ? undefined : v));
+
+describe('fdl publish: every fixture repository round-trips through publish', () => {
+  const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: Record<string, { path: string; expected: string }> };
+  const onDisk = readdirSync(path.join(FIXTURES, 'repos')).sort();
+  it('the manifest lists every fixture repository (none skipped)', () => {
+    assert.deepEqual(Object.keys(manifest.repos).sort(), onDisk);
+  });
+  for (const name of onDisk) {
+    it(`${name}: publish of its newest catalog gives the fixture's recorded answers; fdl verify passes`, async () => {
+      const fx = fixtureRepo(name);
+      const { root, working } = await prepare(fx);
+      const r = await fdl('publish', root, '--catalog', working, '--message', `republish ${name}`, '--author', 'test@example.org');
+      assert.equal(r.code, 0, r.stderr);
+      const id = r.stdout.trim();
+      assert.equal(headOf(root), id);
+      const vdir = path.join(root, 'versions', id);
+      const rec = JSON.parse(readFileSync(path.join(vdir, 'version.json'), 'utf8')) as { parents: string[]; message: string; catalogs: { path: string; format: { ducklake: string }; snapshot_id: number; size: number }[] };
+      const orig = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'version.json'), 'utf8')) as { catalogs: { snapshot_id: number }[] };
+      assert.deepEqual(rec.parents, []);
+      assert.equal(rec.message, `republish ${name}`);
+      assert.equal(rec.catalogs[0]!.path, 'ducklake.duckdb');
+      assert.equal(rec.catalogs[0]!.format.ducklake, '1.0');
+      assert.equal(rec.catalogs[0]!.snapshot_id, orig.catalogs[0]!.snapshot_id, 'snapshot_id = newest snapshot');
+      // A compacted, checkpointed copy: no WAL, the same tables (dynamic inlined ones too) with the same rows.
+      assert.ok(!existsSync(path.join(vdir, 'ducklake.duckdb.wal')));
+      assert.deepEqual(await tableCounts(path.join(vdir, 'ducklake.duckdb')), await tableCounts(working));
+      // files.json as the fixture's own (built from the same catalog), plus sha256 per data file.
+      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as { tables: Record<string, { files: { sha256?: string }[] }> };
+      assert.deepEqual(stripSha(files), JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')));
+      assert.ok(Object.values(files.tables).every((t) => t.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? ''))));
+      const expected = path.join(FIXTURES, manifest.repos[name]!.expected, `${fx.newest}.json`);
+      assert.ok(existsSync(expected), `expected results ${expected}`);
+      const count = await checkExpected(root, fx.dataDir, id, expected);
+      assert.ok(count > 0 || name === 'empty', `${name}: some queries checked`);
+      const v = await fdl('verify', root);
+      assert.equal(v.code, 0, v.stdout + v.stderr);
+    });
+  }
+});
+
+describe('fdl publish: refusals leave no version and no ref', () => {
+  const refused = async (root: string, args: string[], pattern: RegExp) => {
+    const r = await fdl('publish', root, ...args);
+    assert.notEqual(r.code, 0, 'publish must fail');
+    assert.match(r.stderr, pattern);
+    assert.equal(headOf(root), null, 'no branch');
+    assert.deepEqual(completeVersions(root), [], 'no complete version');
+    return r;
+  };
+
+  it('a data file stored as ../../../outside.parquet (negative/path_escape_relative)', async () => {
+    const fx = fixtureRepo('path_escape_relative', path.join(FIXTURES, 'negative/path_escape_relative/repo'));
+    const { root, working } = await prepare(fx);
+    cpSync(path.join(fx.root, 'outside.parquet'), path.join(root, 'outside.parquet'));
+    await refused(root, ['--catalog', working], /\.\.\/\.\.\/\.\.\/outside\.parquet.*escapes the data directory/);
+  });
+
+  it('a data file stored as /etc/passwd, path_is_relative = false (negative/path_absolute)', async () => {
+    const fx = fixtureRepo('path_absolute', path.join(FIXTURES, 'negative/path_absolute/repo'));
+    const { root, working } = await prepare(fx);
+    await refused(root, ['--catalog', working], /"\/etc\/passwd".*absolute path/);
+  });
+
+  it('glob metacharacters in a path (negative/glob_in_path, newest version)', async () => {
+    const dir = path.join(FIXTURES, 'negative/glob_in_path/repo');
+    const fx = fixtureRepo('glob_in_path', dir);
+    const { root, working } = await prepare(fx);
+    await refused(root, ['--catalog', working], /glob metacharacter/);
+  });
+
+  it('a data file missing from the repository is named; --data-from uploads it, then the version serves', async () => {
+    const fx = fixtureRepo('basic');
+    const { root, working } = await prepare(fx, false);
+    await refused(root, ['--catalog', working], /not in .*data\/main\/[^ ]+\.parquet.*--data-from/);
+    const r = await fdl('publish', root, '--catalog', working, '--data-from', path.join(fx.root, fx.dataDir));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /uploading data\//);
+    const id = r.stdout.trim();
+    await checkExpected(root, fx.dataDir, id, path.join(FIXTURES, 'expected/basic', `${fx.newest}.json`));
+    assert.equal((await fdl('verify', root)).code, 0);
+  });
+
+  it('a data file whose size differs from file_size_bytes', async () => {
+    const fx = fixtureRepo('deletes');
+    const { root, working } = await prepare(fx);
+    const files = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
+    const victim = Object.values(files.tables)[0]!.files[0]!.path;
+    appendFileSync(path.join(root, fx.dataDir, victim), 'x');
+    await refused(root, ['--catalog', working], new RegExp(`${victim.replaceAll('.', '\\.')} .*has \\d+ bytes.*records`));
+  });
+
+  it('a catalog version other than 1.0 / 0.4', async () => {
+    const fx = fixtureRepo('views');
+    const { root, working } = await prepare(fx);
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    await conn.run(`ATTACH '${working}' AS w`);
+    await conn.run("UPDATE w.ducklake_metadata SET value = '0.3' WHERE key = 'version' AND scope IS NULL");
+    await conn.run('DETACH w');
+    conn.closeSync();
+    inst.closeSync();
+    await refused(root, ['--catalog', working], /DuckLake catalog version 0\.3 cannot be published/);
+  });
+
+  it('a working catalog that does not exist', async () => {
+    const fx = fixtureRepo('views');
+    const { root } = await prepare(fx);
+    await refused(root, ['--catalog', path.join(work, 'nope.ducklake')], /not found/);
+  });
+});
+
+describe('fdl publish: signatures, history, dataset, races', () => {
+  it('--sign-key: version.json.sig verifies with real ssh-keygen -Y verify; a second publish has the first as parent', async () => {
+    const key = path.join(work, 'alice_ed25519');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'alice@example.org', '-f', key]);
+    const pub = readFileSync(`${key}.pub`, 'utf8').trim().split(/\s+/);
+    const allowed = path.join(work, 'allowed_signers');
+    writeFileSync(allowed, `alice@example.org namespaces="fdl" ${pub[0]} ${pub[1]}\n`);
+    const dataset = path.join(work, 'dataset.json');
+    writeFileSync(dataset, JSON.stringify({ title: 'Republished', schemas: { main: { description: 'm' } } }) + '\n');
+
+    const fx = fixtureRepo('evolution');
+    const { root, working } = await prepare(fx);
+    const r1 = await fdl('publish', root, '--catalog', working, '--sign-key', key, '--dataset', dataset, '--message', 'first');
+    assert.equal(r1.code, 0, r1.stderr);
+    const v1 = r1.stdout.trim();
+    const vdir = path.join(root, 'versions', v1);
+    const ok = await run('sh', ['-c', `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n fdl -s "${vdir}/version.json.sig" < "${vdir}/version.json"`]);
+    assert.match(ok.stdout + ok.stderr, /Good "fdl" signature for alice@example\.org/);
+    assert.equal(readFileSync(path.join(vdir, 'dataset.json'), 'utf8'), readFileSync(dataset, 'utf8'));
+    // wrong namespace fails: the signature is bound to "fdl"
+    await assert.rejects(run('sh', ['-c', `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n git -s "${vdir}/version.json.sig" < "${vdir}/version.json"`]));
+
+    // A second publish (the same working catalog, now on a branch with history): parent, dataset carried over.
+    const r2 = await fdl('publish', root, '--catalog', working, '--sign-key', key, '--message', 'second');
+    assert.equal(r2.code, 0, r2.stderr);
+    const v2 = r2.stdout.trim();
+    const rec2 = JSON.parse(readFileSync(path.join(root, 'versions', v2, 'version.json'), 'utf8')) as { parents: string[] };
+    assert.deepEqual(rec2.parents, [v1]);
+    assert.equal(headOf(root), v2);
+    assert.equal(readFileSync(path.join(root, 'versions', v2, 'dataset.json'), 'utf8'), readFileSync(dataset, 'utf8'));
+    const refs = JSON.parse(readFileSync(path.join(root, 'refs.json'), 'utf8')) as { refs: Record<string, string> };
+    assert.equal(refs.refs['refs/heads/main'], v2);
+    const v = await fdl('verify', root, '--allowed-signers', allowed);
+    assert.equal(v.code, 0, v.stdout + v.stderr);
+    const log = await fdl('log', root);
+    assert.match(log.stdout, new RegExp(`${v2}[\\s\\S]*${v1}`));
+
+    // --branch: a new branch starts with no parent
+    const r3 = await fdl('publish', root, '--catalog', working, '--branch', 'dev');
+    assert.equal(r3.code, 0, r3.stderr);
+    assert.equal(headOf(root, 'dev'), r3.stdout.trim());
+    assert.equal(headOf(root), v2);
+  });
+
+  it('a branch moved while publishing: "branch moved, retry", the branch keeps the other writer\'s version', async () => {
+    const fx = fixtureRepo('nested');
+    const { root, working } = await prepare(fx);
+    const first = await publishCatalog(root, { catalog: working });
+    await assert.rejects(
+      publishCatalog(root, {
+        catalog: working,
+        step: (s) => { if (s === 'version') writeFileSync(path.join(root, 'refs/heads/main'), 'someone-else\n'); },
+      }),
+      /branch moved, retry/,
+    );
+    assert.equal(headOf(root), 'someone-else');
+    assert.ok(first.versionId);
+  });
+});
