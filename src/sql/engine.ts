@@ -18,6 +18,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
   const config: Record<string, string> = {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
+    // Data files never change once written: keep their Parquet footers between queries.
+    enable_object_cache: 'true',
   };
   if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
   if (opts.threads) config.threads = String(opts.threads);
