@@ -15,7 +15,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { S3Client } from '@aws-sdk/client-s3';
 import { publishCatalog } from '../src/host/publish.js';
+import { initRepository } from '../src/host/repo.js';
+import type { S3TargetOptions } from '../src/host/target.js';
+import { verifyRepository } from '../src/host/verify.js';
+import { attachCatalog, openCatalog } from '../src/lake/index.js';
+import { openRepository } from '../src/resolver/repository.js';
+import { S3Store } from '../src/store/s3-store.js';
+import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 import { FIXTURES, openVersion, repoVersions, rowsSha256, sortRows, type Opened } from './support/lake-fixtures.js';
 
 const run = promisify(execFile);
@@ -97,8 +105,11 @@ async function checkQuery(o: Opened, query: Query): Promise<void> {
 
 /** Every recorded answer of the fixture version, asked of the published version. */
 async function checkExpected(root: string, dataDir: string, version: string, expectedFile: string): Promise<number> {
+  return checkOpened(await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') }), expectedFile);
+}
+
+async function checkOpened(o: Opened, expectedFile: string): Promise<number> {
   const exp = JSON.parse(readFileSync(expectedFile, 'utf8')) as Expected;
-  const o = await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') });
   try {
     const q = (s: string) => '"' + s.replaceAll('"', '""') + '"';
     for (const [name, cols] of Object.entries(exp.tables)) {
@@ -298,5 +309,76 @@ describe('fdl publish: signatures, history, dataset, races', () => {
     );
     assert.equal(headOf(root), 'someone-else');
     assert.ok(first.versionId);
+  });
+});
+
+describe('fdl publish to S3 (s3rver)', () => {
+  let s3: S3Server;
+  let opts: S3TargetOptions;
+  interface Seen { method: string; key: string; ifNoneMatch?: string; ifMatch?: string }
+  const seen: Seen[] = [];
+  before(async () => {
+    s3 = await startS3('lake');
+    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const req = args.request as { method: string; path: string; headers: Record<string, string> };
+        const h = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
+        seen.push({ method: req.method, key: decodeURIComponent(req.path), ifNoneMatch: h['if-none-match'], ifMatch: h['if-match'] });
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'recordConditionalHeaders' },
+    );
+    opts = { client, endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS };
+  });
+  after(async () => {
+    await s3?.close();
+  });
+
+  it('refused without the files; --data-from uploads them (If-None-Match); verify passes; the gateway serves the recorded answers', async () => {
+    const loc = 's3://lake/repos/pub/';
+    const fx = fixtureRepo('deletes');
+    const working = path.join(work, 'deletes-s3.ducklake');
+    copyFileSync(fx.catalog, working);
+    await initRepository(loc, { s3: opts });
+    await assert.rejects(publishCatalog(loc, { s3: opts, catalog: working }), /not in s3:\/\/lake\/repos\/pub\/: data\/main\/.*--data-from/);
+    assert.equal(seen.filter((x) => x.method === 'PUT' && x.key.includes('/versions/')).length, 0, 'nothing of a version written');
+
+    const r = await publishCatalog(loc, { s3: opts, catalog: working, dataFrom: path.join(fx.root, fx.dataDir), progress: () => undefined });
+    assert.equal(r.uploaded.length, r.files);
+    assert.ok(r.uploaded.some((f) => f.endsWith('-delete.parquet')), 'delete files uploaded too');
+    for (const rel of r.uploaded) {
+      const put = seen.find((x) => x.method === 'PUT' && x.key.endsWith(`/repos/pub/data/${rel}`));
+      assert.equal(put?.ifNoneMatch, '*', rel);
+    }
+    assert.equal(seen.filter((x) => x.method === 'PUT' && x.key.endsWith('/refs/heads/main')).at(-1)!.ifNoneMatch, '*');
+    assert.equal((await verifyRepository(loc, { s3: opts })).ok, true);
+
+    // A second publish finds every file present (nothing uploaded) and moves the branch with If-Match.
+    const r2 = await publishCatalog(loc, { s3: opts, catalog: working, progress: () => undefined });
+    assert.deepEqual(r2.uploaded, []);
+    assert.equal(r2.parent, r.versionId);
+    assert.ok((seen.filter((x) => x.method === 'PUT' && x.key.endsWith('/refs/heads/main')).at(-1)!.ifMatch ?? '').length > 2);
+
+    const store = new S3Store('lake', 'repos/pub/', { endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
+    const repo = await openRepository('pub', store, { cacheDir: path.join(work, 'cache-s3'), signatures: 'off' });
+    const res = await repo.resolve('main');
+    assert.equal(res.versionId, r2.versionId);
+    const version = await repo.openVersion(res.versionId);
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    try {
+      const catalog = await openCatalog(conn, version.catalogFile, 'meta');
+      const lease = await version.ensureFiles(catalog.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size }))));
+      const { warnings } = await attachCatalog(conn, catalog, 'lake', (rel) => version.locate(rel));
+      await conn.run('USE lake');
+      await conn.run("SET TimeZone='UTC'");
+      const count = await checkOpened({ conn, catalog, warnings, close: () => { lease.release(); } }, path.join(FIXTURES, 'expected/deletes', `${fx.newest}.json`));
+      assert.ok(count > 0);
+    } finally {
+      conn.closeSync();
+      inst.closeSync();
+      version.close();
+    }
   });
 });
