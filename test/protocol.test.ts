@@ -110,6 +110,35 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('SQL cursors: DECLARE, FETCH n / ALL, MOVE, CLOSE; WITH HOLD survives COMMIT; scrolling is refused', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      await assert.rejects(c.query('DECLARE c CURSOR FOR select 1'), (e: { code?: string }) => e.code === '25P01');
+      await c.query('BEGIN');
+      await c.query('DECLARE c CURSOR FOR select i from range(10) t(i) order by i');
+      assert.deepEqual((await c.query('FETCH 3 FROM c')).rows.map((r) => Number(r.i)), [0, 1, 2]);
+      const moved = await c.query('MOVE 2 IN c');
+      assert.equal(moved.command, 'MOVE');
+      assert.equal(moved.rowCount, 2);
+      assert.deepEqual((await c.query('FETCH NEXT FROM c')).rows.map((r) => Number(r.i)), [5]);
+      const rest = await c.query('FETCH ALL FROM c');
+      assert.deepEqual(rest.rows.map((r) => Number(r.i)), [6, 7, 8, 9]);
+      assert.equal(rest.command, 'FETCH');
+      assert.equal((await c.query('FETCH 5 FROM c')).rows.length, 0);
+      await assert.rejects(c.query('FETCH PRIOR FROM c'), (e: { code?: string }) => e.code === '0A000');
+      await c.query('ROLLBACK');
+      await c.query('BEGIN');
+      await c.query('DECLARE h CURSOR WITH HOLD FOR select i from range(4) t(i) order by i');
+      await c.query('COMMIT');
+      assert.equal((await c.query('FETCH ALL FROM h')).rows.length, 4);
+      await c.query('CLOSE h');
+      await assert.rejects(c.query('FETCH 1 FROM h'), (e: { code?: string }) => e.code === '34000');
+    } finally {
+      await c.end();
+    }
+  });
+
   test('100,000 rows stream to node-postgres', async () => {
     const c = new pg.Client(url());
     await c.connect();

@@ -25,6 +25,8 @@ export type Statement =
   | { kind: 'unlisten' }
   | { kind: 'listen' }
   | { kind: 'copyOut'; query: string; format: 'text' | 'csv'; header: boolean; delimiter: string | null }
+  | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean }
+  | { kind: 'fetch'; name: string; count: number | null; move: boolean }
   | { kind: 'refused'; sqlstate: string; message: string }
   | { kind: 'query'; sql: string };
 
@@ -130,6 +132,17 @@ export function classify(statement: string): Statement {
       break;
     case 'UNLISTEN':
       return { kind: 'unlisten' };
+    case 'DECLARE':
+      if ((m = new RegExp(`^DECLARE\\s+(${word})\\s+((?:BINARY|ASENSITIVE|INSENSITIVE|NO\\s+SCROLL|SCROLL|\\s)*)CURSOR\\s+(?:(WITH|WITHOUT)\\s+HOLD\\s+)?FOR\\s+([\\s\\S]+)$`, 'i').exec(s))) {
+        return { kind: 'declare', name: normalizeIdent(m[1]!), binary: /BINARY/i.test(m[2]!), hold: m[3]?.toUpperCase() === 'WITH', query: m[4]! };
+      }
+      break;
+    case 'FETCH':
+    case 'MOVE': {
+      const f = parseFetch(s);
+      if (f) return f;
+      break;
+    }
     case 'LISTEN':
     case 'NOTIFY':
       return { kind: 'listen' };
@@ -145,6 +158,20 @@ export function classify(statement: string): Statement {
   if (WRITES.has(first)) return { kind: 'refused', sqlstate: '25006', message: `cannot execute ${first} in a read-only transaction` };
   if (ENGINE.has(first)) return { kind: 'refused', sqlstate: '42501', message: `permission denied: ${first} statements are not allowed by fdl-gateway` };
   return { kind: 'query', sql: s };
+}
+
+/** FETCH/MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] cursor — forward only (cursors do not scroll). */
+function parseFetch(s: string): Statement | null {
+  const m = new RegExp(`^(FETCH|MOVE)\\s+(?:(.*?)\\s+)?(?:(?:FROM|IN)\\s+)?(${word})$`, 'is').exec(s);
+  if (!m) return null;
+  const move = m[1]!.toUpperCase() === 'MOVE';
+  const dir = (m[2] ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
+  let count: number | null;
+  if (dir === '' || dir === 'NEXT' || dir === 'FORWARD') count = 1;
+  else if (dir === 'ALL' || dir === 'FORWARD ALL') count = null;
+  else if (/^(FORWARD )?\d+$/.test(dir)) count = Number(dir.replace('FORWARD ', ''));
+  else return { kind: 'refused', sqlstate: '0A000', message: `cursors of fdl-gateway only move forward: ${m[1]} ${dir} is not supported` };
+  return { kind: 'fetch', name: normalizeIdent(m[3]!), count: count === 0 ? null : count, move };
 }
 
 /** COPY (query) TO STDOUT [WITH] [(FORMAT csv, HEADER [true], DELIMITER 'x')] | [CSV [HEADER]] */

@@ -106,6 +106,8 @@ interface Portal {
   done: boolean;
   /** Set when a gateway-made row set (SHOW) is the result. */
   ownRows: (string | null)[][] | null;
+  /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT. */
+  cursor?: { hold: boolean };
 }
 
 const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -351,6 +353,7 @@ export class Session {
   private endImplicitTransaction(): void {
     if (this.status !== 'I') return;
     for (const [name, p] of this.portals) {
+      if (p.cursor?.hold) continue;
       this.dropPortal(p);
       this.portals.delete(name);
     }
@@ -565,6 +568,7 @@ export class Session {
   }
 
   private dropPortal(p: Portal): void {
+    if (p.cursor) disposeStatement(p.prepared);
     p.next = null;
     p.result = null;
     p.chunk = null;
@@ -651,7 +655,18 @@ export class Session {
   }
 
   private async streamRows(portal: Portal, maxRows: number): Promise<void> {
-    const w = this.out.w;
+    const suspended = await this.pumpRows(portal, maxRows, this.out.w);
+    if (suspended) be.portalSuspended(this.out.w);
+    else be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
+  }
+
+  /**
+   * Send up to `maxRows` rows (0 = all) of a portal as DataRows into `w` (a scratch writer for
+   * MOVE). Returns true when the limit was reached before the end of the result.
+   */
+  private async pumpRows(portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
+    const toClient = w === this.out.w;
+    portal.batchRows = 0;
     try {
       if (!this.running) this.beginRunning();
       for (;;) {
@@ -662,7 +677,7 @@ export class Session {
             portal.done = true;
             portal.result = null;
             portal.chunk = null;
-            break;
+            return false;
           }
           // DuckDB produces the next chunk on its threads while this one is encoded and sent.
           this.prefetch(portal);
@@ -675,20 +690,17 @@ export class Session {
         portal.chunkPos += written;
         portal.rows += written;
         portal.batchRows += written;
-        portal.bytes += w.length - before;
-        this.checkResultLimits(portal);
-        if (w.length >= FLUSH_BYTES) await this.out.flush();
-        if (this.out.closed) throw new SqlError('08006', 'client disconnected');
-        if (maxRows > 0 && portal.batchRows >= maxRows) {
-          portal.batchRows = 0;
-          be.portalSuspended(w);
-          return;
-        }
+        if (toClient) {
+          portal.bytes += w.length - before;
+          this.checkResultLimits(portal);
+          if (w.length >= FLUSH_BYTES) await this.out.flush();
+          if (this.out.closed) throw new SqlError('08006', 'client disconnected');
+        } else w.flush();
+        if (maxRows > 0 && portal.batchRows >= maxRows) return true;
       }
     } finally {
       this.endRunning();
     }
-    be.commandComplete(w, `SELECT ${portal.rows}`);
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
@@ -928,6 +940,36 @@ export class Session {
         }
         be.commandComplete(w, stmt.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
         return;
+      case 'declare': {
+        if (this.status === 'I' && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
+        if (this.portals.has(stmt.name)) throw new SqlError('42P03', `cursor "${stmt.name}" already exists`);
+        // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
+        const inner = classify(stmt.query);
+        if (inner.kind !== 'query') throw new SqlError(SQLSTATE.syntaxError, 'DECLARE CURSOR needs a query');
+        const prepared = await this.prepare(stmt.query, inner, []);
+        const cursor = this.newPortal(prepared, [], [], prepared.columnTypes.map(() => (stmt.binary ? 1 : 0)));
+        cursor.cursor = { hold: stmt.hold };
+        try {
+          await this.startQuery(cursor);
+        } catch (e) {
+          disposeStatement(prepared);
+          throw e;
+        }
+        this.portals.set(stmt.name, cursor);
+        be.commandComplete(w, 'DECLARE CURSOR');
+        return;
+      }
+      case 'fetch': {
+        const cursor = this.portals.get(stmt.name);
+        if (!cursor?.cursor) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
+        if (!stmt.move && describe) {
+          be.rowDescription(w, cursor.prepared.fields!.map((f, i) => ({ ...f, format: cursor.resultFormats[i] ?? 0 })));
+        }
+        const before = cursor.rows;
+        if (!cursor.done) await this.pumpRows(cursor, stmt.count ?? 0, stmt.move ? new Writer(64 * 1024) : w);
+        be.commandComplete(w, `${stmt.move ? 'MOVE' : 'FETCH'} ${cursor.rows - before}`);
+        return;
+      }
       case 'unlisten':
         be.commandComplete(w, 'UNLISTEN');
         return;
@@ -944,6 +986,7 @@ export class Session {
     this.status = 'I';
     this.savepoints = [];
     for (const [name, p] of this.portals) {
+      if (p.cursor?.hold) continue;
       this.dropPortal(p);
       this.portals.delete(name);
     }
