@@ -48,8 +48,8 @@ describe('Python clients', () => {
     for (const c of [...COMMON, ...extra, 'done']) assert.ok(passed.includes(c), `check "${c}" did not pass\n${describeProbe(r)}`);
   }
 
-  test('psycopg2: BEGIN first, status T/E/I, text interpolation, cancel, 25P02 then ROLLBACK, 25006', async () => {
-    await probe('psycopg2_probe.py', ['read-only refusal 25006']);
+  test('psycopg2: BEGIN first, status T/E/I, text interpolation, named cursors, cancel, 25P02 then ROLLBACK, 25006', async () => {
+    await probe('psycopg2_probe.py', ['read-only refusal 25006', 'named cursor (DECLARE/FETCH)']);
   });
 
   test('psycopg 3: binary parameters (%b) and binary results, prepare=True and automatic preparation, stream', async () => {

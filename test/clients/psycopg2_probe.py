@@ -50,6 +50,15 @@ with check("100000 rows streamed"):
     expect(n == 100000 and last == (99999, "99999"), f"{n} rows, last {last!r}")
     conn.rollback()
 
+with check("named cursor (DECLARE/FETCH)"):
+    named = conn.cursor(name="probe_cursor")
+    named.itersize = 1000
+    named.execute(STREAM_QUERY)
+    n = sum(1 for _ in named)
+    named.close()
+    conn.rollback()
+    expect(n == 100000, f"{n} rows through a server-side cursor")
+
 with check("cancel long query 57014"):
     conn.autocommit = True
     later(0.3, conn.cancel)
