@@ -139,6 +139,21 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('a result column typed only by its parameters is described from the bound portal', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      const r = await c.query('select array_length($1::text[], 1) as n', [['a', 'b', 'c']]);
+      assert.equal(r.fields[0]!.name, 'n');
+      assert.equal(r.fields[0]!.dataTypeID, 20);
+      assert.equal(String(r.rows[0].n), '3');
+      const simple = await c.query("select array_length('{a,b}'::text[], 1) as m");
+      assert.equal(String(simple.rows[0].m), '2');
+    } finally {
+      await c.end();
+    }
+  });
+
   test('100,000 rows stream to node-postgres', async () => {
     const c = new pg.Client(url());
     await c.connect();

@@ -309,7 +309,7 @@ export class Connection {
           return;
         case 'Describe':
           if (msg.target === 'S') s.describeStatement(msg.name);
-          else s.describePortal(msg.name);
+          else await s.describePortal(msg.name);
           return;
         case 'Execute':
           await s.execute(msg.portal, msg.maxRows);

@@ -5,7 +5,7 @@
  * backpressure, so results stream chunk by chunk.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBResult, DuckDBType } from '@duckdb/node-api';
-import { DuckDBTypeId, StatementType } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { duckTypeForOid } from '../sql/param-types.js';
@@ -85,6 +85,8 @@ interface PreparedStmt {
   columnOids: (number | undefined)[];
   /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
   leases: VersionLease[];
+  /** Columns DuckDB could only type at execution (described as text). */
+  untyped: Set<number>;
 }
 
 interface Portal {
@@ -275,16 +277,28 @@ export class Session {
     else be.noData(this.out.w);
   }
 
-  describePortal(name: string): void {
+  async describePortal(name: string): Promise<void> {
     const portal = this.portals.get(name);
     if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${name}" does not exist`);
     const fields = portal.prepared.fields;
     if (fields && fields.length > 0 && portal.prepared.stmt.kind !== 'copyOut') {
-      be.rowDescription(
-        this.out.w,
-        fields.map((f, i) => ({ ...f, format: portal.resultFormats[i] ?? 0 })),
-      );
+      // Columns typed only by the bound parameters: run the portal now and describe what it yields.
+      if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) await this.startQuery(portal);
+      be.rowDescription(this.out.w, this.portalFields(portal));
     } else be.noData(this.out.w);
+  }
+
+  /** RowDescription of a portal: the prepared description, completed from the running result. */
+  private portalFields(portal: Portal): FieldDescription[] {
+    const fields = portal.prepared.fields ?? [];
+    const result = portal.result;
+    return fields.map((f, i) => {
+      if (result && portal.prepared.untyped.has(i)) {
+        const t = pgFieldFor(result.columnType(i));
+        return { ...f, name: result.columnName(i), typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+      }
+      return { ...f, format: portal.resultFormats[i] ?? 0 };
+    });
   }
 
   async execute(portalName: string, maxRows: number): Promise<void> {
@@ -383,7 +397,7 @@ export class Session {
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     await this.settle();
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [] };
+    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set() };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
       return base;
@@ -423,8 +437,11 @@ export class Session {
       }
       base.fields = [];
       for (let i = 0; i < duck.columnCount; i++) {
-        const t = duck.columnType(i);
         const name = duck.columnName(i);
+        // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
+        const untyped = duck.columnTypeId(i) === DuckDBTypeId.INVALID;
+        if (untyped) base.untyped.add(i);
+        const t = untyped ? VARCHAR : duck.columnType(i);
         const f = pgFieldFor(t);
         const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
         base.columnTypes.push(t);
@@ -618,8 +635,8 @@ export class Session {
       return;
     }
     if (!portal.result && !portal.done) {
-      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portal.prepared.fields);
       await this.startQuery(portal);
+      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, this.portalFields(portal));
     }
     await this.streamRows(portal, maxRows);
   }
@@ -636,15 +653,6 @@ export class Session {
       if (value === null) duck.bindNull(i + 1);
       else duck.bindValue(i + 1, value, type);
     }
-    portal.encoder = makeRowEncoder(
-      prepared.columnTypes,
-      portal.resultFormats.length ? portal.resultFormats : prepared.columnTypes.map(() => 0),
-      {
-        timeZone: this.settings.get('timezone') ?? 'UTC',
-        extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
-      },
-      prepared.columnOids,
-    );
     this.beginRunning();
     try {
       portal.result = await duck.stream();
@@ -652,6 +660,19 @@ export class Session {
       this.endRunning();
       throw e;
     }
+    // Encode with the result's real types: columns DuckDB could only type now are described from
+    // the running result too (portalFields), so description and data agree.
+    const types = portal.result.columnTypes();
+    const requested = portal.resultFormats.length ? portal.resultFormats : types.map(() => 0 as const);
+    portal.encoder = makeRowEncoder(
+      types,
+      types.map((_, i) => requested[i] ?? 0),
+      {
+        timeZone: this.settings.get('timezone') ?? 'UTC',
+        extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
+      },
+      prepared.columnOids,
+    );
   }
 
   private async streamRows(portal: Portal, maxRows: number): Promise<void> {
