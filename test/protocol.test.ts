@@ -154,6 +154,19 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('result columns are named as PostgreSQL names them', async () => {
+    const c = new pg.Client(url());
+    await c.connect();
+    try {
+      const r = await c.query("select count(*), sum(qty), order_id::text, 'a'::text, 1, qty + 1, max(qty) as top, coalesce(qty, 0), current_date from sales.orders group by order_id, qty limit 1");
+      assert.deepEqual(r.fields.map((f) => f.name), ['count', 'sum', 'order_id', 'text', '?column?', '?column?', 'top', 'coalesce', 'current_date']);
+      const duck = await c.query('select list_transform([1, 2], x -> x + 1) as l');
+      assert.deepEqual(duck.fields.map((f) => f.name), ['l'], 'DuckDB syntax keeps its names');
+    } finally {
+      await c.end();
+    }
+  });
+
   test('100,000 rows stream to node-postgres', async () => {
     const c = new pg.Client(url());
     await c.connect();

@@ -77,7 +77,9 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
             continue;
           }
           const res = await c.query({ text: q.sql, rowMode: 'array' });
-          assert.deepEqual(res.fields.map((f) => f.name), q.columns, `columns of ${q.kind} ${q.object} at ${v.id}`);
+          // Unaliased expressions are named as PostgreSQL names them (count(*) → count), not as DuckDB does.
+          const expectedNames = q.columns!.map((n) => (n === 'count_star()' ? 'count' : n));
+          assert.deepEqual(res.fields.map((f) => f.name), expectedNames, `columns of ${q.kind} ${q.object} at ${v.id}`);
           assert.deepEqual(multiset(res.rows), multiset(q.rows!), `rows of ${q.kind} ${q.object} at ${v.id}`);
         }
       } finally {

@@ -20,6 +20,7 @@ import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } f
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
+import { postgresColumnNames } from '../sql/column-names.js';
 import { tableReferences } from '../sql/references.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
@@ -454,6 +455,8 @@ export class Session {
           format: 0,
         });
       }
+      const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
+      if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     } catch (e) {
       releaseAll(base);
       throw e;
