@@ -5,6 +5,7 @@
  * few forms (`case`, `coalesce`, `array`, `exists`) and `?column?` otherwise. Clients and BI tools
  * show these names, so the gateway follows PostgreSQL wherever its grammar parses the statement.
  */
+import { LRUCache } from 'lru-cache';
 import { loadModule, parseSync } from 'pgsql-parser';
 
 await loadModule();
@@ -14,8 +15,20 @@ const PLAIN = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 
 type Node = Record<string, unknown>;
 
+/** Statements repeat (drivers re-parse the same text): remember the answer per text and names. */
+const memo = new LRUCache<string, { names: string[] | null }>({ max: 512 });
+
 export function postgresColumnNames(sql: string, duckdbNames: readonly string[]): string[] | null {
   if (duckdbNames.every((n) => PLAIN.test(n))) return null;
+  const key = `${sql}\u0000${duckdbNames.join('\u0000')}`;
+  const hit = memo.get(key);
+  if (hit) return hit.names;
+  const names = figureNames(sql, duckdbNames);
+  memo.set(key, { names });
+  return names;
+}
+
+function figureNames(sql: string, duckdbNames: readonly string[]): string[] | null {
   let tree: { stmts?: { stmt?: Node }[] };
   try {
     tree = parseSync(sql) as typeof tree;
