@@ -65,6 +65,9 @@ describe('psql 15 and pgcli', () => {
     assert.ok(rows(df).some((r) => r[1] === 'double_it'), df);
     assert.match(await psql('basic', '\\df'), /\(0 rows\)/);
 
+    const dT = await psql('basic', '\\dT');
+    assert.match(dT, /List of data types/, 'psql \\dT runs (scalar subqueries over the catalog views)');
+
     const du = rows(await psql('basic', '\\du'));
     assert.equal(du[0]?.[0], 'Role name');
     assert.ok(du.some((r) => r[0] === 'me'), JSON.stringify(du));

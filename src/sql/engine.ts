@@ -30,6 +30,9 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
   const conn = await instance.connect();
   try {
     await conn.run("SET GLOBAL TimeZone = 'UTC'");
+    // DuckDB's decorrelation of scalar subqueries over the catalog views (psql's \dT) can see
+    // duplicate rows PostgreSQL never would; take the first, as DuckDB did before 1.3.
+    await conn.run('SET GLOBAL scalar_subquery_error_on_multiple_rows = false');
     // The PostgreSQL catalog emulation is shared by every session of the instance.
     await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
   } finally {
