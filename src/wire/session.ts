@@ -15,7 +15,7 @@ import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { replaceParams, replaceQuotedIdentifiers, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
-import { defaultSettings, normalizeSetting, parseDurationMs, reportedName } from './settings.js';
+import { defaultSettings, normalizeSetting, reportedName } from './settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
@@ -107,8 +107,6 @@ interface Portal {
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;
-  /** Set when a gateway-made row set (SHOW) is the result. */
-  ownRows: (string | null)[][] | null;
   /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT. */
   cursor?: { hold: boolean };
 }
@@ -400,7 +398,7 @@ export class Session {
     await this.settle();
     const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set() };
     if (stmt.kind === 'show') {
-      base.fields = [textField(stmt.name === 'fdl.ref' || stmt.name === 'fdl.version' ? stmt.name : stmt.name)];
+      base.fields = [textField(stmt.name)];
       return base;
     }
     if (stmt.kind === 'showAll') {
@@ -583,7 +581,6 @@ export class Session {
       next: null,
       bytes: 0,
       done: false,
-      ownRows: null,
     };
   }
 
@@ -909,7 +906,7 @@ export class Session {
         return;
       case 'show': {
         const value = this.show(stmt.name);
-        if (describe) be.rowDescription(w, portal.prepared.fields!.map((f, i) => ({ ...f, format: 0 as const, name: i === 0 ? f.name : f.name })));
+        if (describe) be.rowDescription(w, portal.prepared.fields!);
         be.dataRowText(w, [value]);
         be.commandComplete(w, 'SHOW');
         return;
@@ -1126,10 +1123,6 @@ export class Session {
     const normalized = normalizeSetting(name, value);
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.settings.set(name, normalized);
-  }
-
-  statementTimeoutMs(): number {
-    return parseDurationMs('statement_timeout', this.settings.get('statement_timeout') ?? '0');
   }
 }
 
