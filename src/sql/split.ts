@@ -1,47 +1,96 @@
 /**
- * Split a simple-Query string into statements at top-level semicolons, honouring PostgreSQL and
- * DuckDB lexical rules: '…' with '' escapes, E'…' with backslash escapes, "…" identifiers,
+ * Lexical scanning of SQL text, shared by everything that must not look inside strings or comments:
+ * PostgreSQL and DuckDB rules for '…' with '' escapes, E'…' with backslash escapes, "…" identifiers,
  * $tag$…$tag$ bodies, -- line comments and nested /* block comments *\/.
- * Statements that hold only whitespace and comments are dropped.
+ */
+
+export type SegmentKind = 'code' | 'string' | 'identifier' | 'dollar' | 'comment';
+
+/** Rebuild `sql` with every segment replaced by `fn(kind, text)`. */
+export function mapSegments(sql: string, fn: (kind: SegmentKind, text: string) => string): string {
+  let out = '';
+  let codeStart = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const seg = quotedOrComment(sql, i);
+    if (!seg) {
+      i++;
+      continue;
+    }
+    if (i > codeStart) out += fn('code', sql.slice(codeStart, i));
+    out += fn(seg.kind, sql.slice(i, seg.end));
+    i = codeStart = seg.end;
+  }
+  if (codeStart < sql.length) out += fn('code', sql.slice(codeStart));
+  return out;
+}
+
+/** Apply `fn` to every stretch of SQL outside strings, quoted identifiers, dollar quotes and comments. */
+export function mapCode(sql: string, fn: (code: string) => string): string {
+  return mapSegments(sql, (kind, text) => (kind === 'code' ? fn(text) : text));
+}
+
+/**
+ * Split a simple-Query string into statements at top-level semicolons. Statements that hold only
+ * whitespace and comments are dropped.
  */
 export function splitStatements(sql: string): string[] {
   const out: string[] = [];
-  let start = 0;
-  let i = 0;
+  let current = '';
   let hasContent = false;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (c === '-' && sql[i + 1] === '-') {
-      const nl = sql.indexOf('\n', i);
-      i = nl < 0 ? n : nl + 1;
-      continue;
+  mapSegments(sql, (kind, text) => {
+    if (kind !== 'code') {
+      current += text;
+      if (kind !== 'comment') hasContent = true;
+      return text;
     }
-    if (c === '/' && sql[i + 1] === '*') {
-      i = skipBlockComment(sql, i);
-      continue;
+    const parts = text.split(';');
+    for (let p = 0; p < parts.length; p++) {
+      if (p > 0) {
+        if (hasContent) out.push(current.trim());
+        current = '';
+        hasContent = false;
+      }
+      current += parts[p];
+      if (/\S/.test(parts[p]!)) hasContent = true;
     }
-    if (c === ';') {
-      if (hasContent) out.push(sql.slice(start, i).trim());
-      start = i + 1;
-      hasContent = false;
-      i++;
-      continue;
-    }
-    if (!isSpace(c)) hasContent = true;
-    if (c === "'") {
-      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
-      i = skipQuoted(sql, i, "'", escaped);
-    } else if (c === '"') {
-      i = skipQuoted(sql, i, '"', false);
-    } else if (c === '$') {
-      i = skipDollar(sql, i);
-    } else {
-      i++;
-    }
-  }
-  if (hasContent) out.push(sql.slice(start).trim());
+    return text;
+  });
+  if (hasContent) out.push(current.trim());
   return out;
+}
+
+/** Strip leading whitespace and comments, for classification. */
+export function stripLeadingComments(sql: string): string {
+  let i = 0;
+  for (;;) {
+    while (i < sql.length && isSpace(sql[i]!)) i++;
+    const seg = quotedOrComment(sql, i);
+    if (seg?.kind !== 'comment') return sql.slice(i);
+    i = seg.end;
+  }
+}
+
+/**
+ * Replace `$n` parameter references in code with `replace(n)` (its text, or undefined to keep it).
+ * Used to give DuckDB the parameter types a client declared, or `VARCHAR` where DuckDB cannot infer
+ * one (PostgreSQL's "unknown").
+ */
+export function replaceParams(sql: string, replace: (n: number) => string | undefined): string {
+  return mapCode(sql, (code) => code.replace(/(?<![A-Za-z0-9_$])\$(\d+)/g, (m, n: string) => replace(Number(n)) ?? m));
+}
+
+/**
+ * Rewrite double-quoted identifiers: `replace(name)` returns the new (unquoted) name or undefined
+ * to keep it. Cross-version catalogs ("demo@v1") are always quoted because of the `@`, so this is
+ * how they are found and pinned to a version.
+ */
+export function replaceQuotedIdentifiers(sql: string, replace: (name: string) => string | undefined): string {
+  return mapSegments(sql, (kind, text) => {
+    if (kind !== 'identifier') return text;
+    const r = replace(text.slice(1, -1).replace(/""/g, '"'));
+    return r === undefined ? text : `"${r.replace(/"/g, '""')}"`;
+  });
 }
 
 function isSpace(c: string): boolean {
@@ -50,6 +99,29 @@ function isSpace(c: string): boolean {
 
 function isIdentChar(c: string | undefined): boolean {
   return c !== undefined && /[A-Za-z0-9_$]/.test(c);
+}
+
+/** The string, identifier, dollar-quoted body or comment starting at `i`, if one does. */
+function quotedOrComment(sql: string, i: number): { kind: SegmentKind; end: number } | null {
+  const c = sql[i];
+  if (c === '-' && sql[i + 1] === '-') {
+    const nl = sql.indexOf('\n', i);
+    return { kind: 'comment', end: nl < 0 ? sql.length : nl + 1 };
+  }
+  if (c === '/' && sql[i + 1] === '*') return { kind: 'comment', end: skipBlockComment(sql, i) };
+  if (c === "'") {
+    const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
+    return { kind: 'string', end: skipQuoted(sql, i, "'", escaped) };
+  }
+  if (c === '"') return { kind: 'identifier', end: skipQuoted(sql, i, '"', false) };
+  if (c === '$') {
+    // $1 is a parameter; $tag$ or $$ opens a dollar-quoted string.
+    const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
+    if (!m || isIdentChar(sql[i - 1])) return null;
+    const end = sql.indexOf(m[0], i + m[0].length);
+    return { kind: 'dollar', end: end < 0 ? sql.length : end + m[0].length };
+  }
+  return null;
 }
 
 function skipQuoted(sql: string, i: number, q: string, backslash: boolean): number {
@@ -87,164 +159,4 @@ function skipBlockComment(sql: string, i: number): number {
     }
   }
   return i;
-}
-
-function skipDollar(sql: string, i: number): number {
-  // $1 is a parameter; $tag$ or $$ opens a dollar-quoted string.
-  const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
-  if (!m || isIdentChar(sql[i - 1])) return i + 1;
-  const tag = m[0];
-  const end = sql.indexOf(tag, i + tag.length);
-  return end < 0 ? sql.length : end + tag.length;
-}
-
-/** Strip leading whitespace and comments, for classification. */
-export function stripLeadingComments(sql: string): string {
-  let i = 0;
-  for (;;) {
-    while (i < sql.length && isSpace(sql[i]!)) i++;
-    if (sql.startsWith('--', i)) {
-      const nl = sql.indexOf('\n', i);
-      i = nl < 0 ? sql.length : nl + 1;
-    } else if (sql.startsWith('/*', i)) {
-      i = skipBlockComment(sql, i);
-    } else {
-      return sql.slice(i);
-    }
-  }
-}
-
-/**
- * Replace `$n` parameter references outside strings, quoted identifiers and comments with
- * `replace(n)` (its text, or undefined to keep it). Used to give DuckDB the parameter types a
- * client declared, or `VARCHAR` where DuckDB cannot infer one (PostgreSQL's "unknown").
- */
-export function replaceParams(sql: string, replace: (n: number) => string | undefined): string {
-  let out = '';
-  let last = 0;
-  let i = 0;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (c === '-' && sql[i + 1] === '-') {
-      const nl = sql.indexOf('\n', i);
-      i = nl < 0 ? n : nl + 1;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      i = skipBlockComment(sql, i);
-    } else if (c === "'") {
-      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
-      i = skipQuoted(sql, i, "'", escaped);
-    } else if (c === '"') {
-      i = skipQuoted(sql, i, '"', false);
-    } else if (c === '$') {
-      const m = /^\$(\d+)/.exec(sql.slice(i, i + 8));
-      if (m && !isIdentChar(sql[i - 1])) {
-        const r = replace(Number(m[1]));
-        if (r !== undefined) {
-          out += sql.slice(last, i) + r;
-          last = i + m[0].length;
-        }
-        i += m[0].length;
-      } else {
-        i = skipDollar(sql, i);
-      }
-    } else {
-      i++;
-    }
-  }
-  return out + sql.slice(last);
-}
-
-/**
- * Rewrite double-quoted identifiers outside strings and comments: `replace(name)` returns the new
- * (unquoted) name or undefined to keep it. Cross-version catalogs ("demo@v1") are always quoted
- * because of the `@`, so this is how they are found and pinned to a version.
- */
-export function replaceQuotedIdentifiers(sql: string, replace: (name: string) => string | undefined): string {
-  let out = '';
-  let last = 0;
-  let i = 0;
-  const n = sql.length;
-  while (i < n) {
-    const c = sql[i]!;
-    if (c === '-' && sql[i + 1] === '-') {
-      const nl = sql.indexOf('\n', i);
-      i = nl < 0 ? n : nl + 1;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      i = skipBlockComment(sql, i);
-    } else if (c === "'") {
-      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
-      i = skipQuoted(sql, i, "'", escaped);
-    } else if (c === '$') {
-      i = /^\$\d/.test(sql.slice(i, i + 2)) ? i + 1 : skipDollar(sql, i);
-    } else if (c === '"') {
-      const end = skipQuoted(sql, i, '"', false);
-      const name = sql.slice(i + 1, end - 1).replace(/""/g, '"');
-      const r = replace(name);
-      if (r !== undefined) {
-        out += sql.slice(last, i) + `"${r.replace(/"/g, '""')}"`;
-        last = end;
-      }
-      i = end;
-    } else {
-      i++;
-    }
-  }
-  return out + sql.slice(last);
-}
-
-/** Catalog part of a qualified name as DuckDB's getTableNames prints it (`"a@b".main.t AS x`). */
-export function splitQualifiedName(name: string): string[] {
-  const parts: string[] = [];
-  let i = 0;
-  const s = name.replace(/\s+AS\s+.*$/i, '');
-  while (i < s.length) {
-    if (s[i] === '"') {
-      const end = skipQuoted(s, i, '"', false);
-      parts.push(s.slice(i + 1, end - 1).replace(/""/g, '"'));
-      i = end;
-    } else {
-      const dot = s.indexOf('.', i);
-      const part = s.slice(i, dot < 0 ? s.length : dot);
-      parts.push(part);
-      i = dot < 0 ? s.length : dot;
-    }
-    if (s[i] === '.') i++;
-  }
-  return parts;
-}
-
-/** Apply `fn` to every stretch of SQL outside strings, quoted identifiers, dollar quotes and comments. */
-export function mapCode(sql: string, fn: (code: string) => string): string {
-  let out = '';
-  let codeStart = 0;
-  let i = 0;
-  const n = sql.length;
-  const flush = (end: number, next: number) => {
-    out += fn(sql.slice(codeStart, end)) + sql.slice(end, next);
-    codeStart = next;
-  };
-  while (i < n) {
-    const c = sql[i]!;
-    let end = -1;
-    if (c === '-' && sql[i + 1] === '-') {
-      const nl = sql.indexOf('\n', i);
-      end = nl < 0 ? n : nl + 1;
-    } else if (c === '/' && sql[i + 1] === '*') {
-      end = skipBlockComment(sql, i);
-    } else if (c === "'") {
-      const escaped = i > 0 && (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isIdentChar(sql[i - 2]);
-      end = skipQuoted(sql, i, "'", escaped);
-    } else if (c === '"') {
-      end = skipQuoted(sql, i, '"', false);
-    } else if (c === '$' && !/^\$\d/.test(sql.slice(i, i + 2))) {
-      const next = skipDollar(sql, i);
-      if (next > i + 1) end = next;
-    }
-    if (end > i) {
-      flush(i, end);
-      i = end;
-    } else i++;
-  }
-  return out + fn(sql.slice(codeStart));
 }

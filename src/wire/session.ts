@@ -344,12 +344,7 @@ export class Session {
     this.cancelRequested = false;
     this.timedOut = false;
     if (this.status === 'T') this.status = 'E';
-    this.audit({
-      event: 'statement',
-      user: this.user,
-      database: this.repo,
-      ref: this.requestedRef || 'HEAD',
-      version: this.lease?.versionId,
+    this.auditStatement({
       sqlstate: err.sqlstate,
       error: err.message.split('\n')[0],
     });
@@ -592,18 +587,25 @@ export class Session {
     p.done = true;
   }
 
+  /** One audit line: who read which version, and the outcome (`fields`). */
+  private auditStatement(fields: Record<string, unknown>): void {
+    this.audit({
+      event: 'statement',
+      user: this.user,
+      database: this.repo,
+      ref: this.requestedRef || 'HEAD',
+      version: this.lease?.versionId,
+      ...fields,
+    });
+  }
+
   /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: see fail). */
   private async runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
     const started = process.hrtime.bigint();
     const rowsBefore = portal.rows;
     await this.runPortal(portal, maxRows, describe);
     {
-      this.audit({
-        event: 'statement',
-        user: this.user,
-        database: this.repo,
-        ref: this.requestedRef || 'HEAD',
-        version: this.lease?.versionId,
+      this.auditStatement({
         kind: portal.prepared.stmt.kind,
         // The statement's fingerprint, not its text: literals may hold secrets.
         sql_sha256: createHash('sha256').update(portal.prepared.sql).digest('hex').slice(0, 16),

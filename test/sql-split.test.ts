@@ -1,0 +1,49 @@
+/** Lexical scanning and statement classification (src/sql/split.ts, src/sql/classify.ts). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mapCode, replaceParams, replaceQuotedIdentifiers, splitStatements, stripLeadingComments } from '../src/sql/split.js';
+import { classify } from '../src/sql/classify.js';
+
+test('splitStatements cuts at top-level semicolons only', () => {
+  assert.deepEqual(splitStatements("select 1; select ';' as s; select \"a;b\" from t"), ['select 1', "select ';' as s", 'select "a;b" from t']);
+  assert.deepEqual(splitStatements("select E'it\\'s;' ; select 'it''s;'"), ["select E'it\\'s;'", "select 'it''s;'"]);
+  assert.deepEqual(splitStatements('select $$a;b$$; select $tag$ ; $tag$'), ['select $$a;b$$', 'select $tag$ ; $tag$']);
+  assert.deepEqual(splitStatements('select 1 -- c;\n; /* x; /* nested; */ */ select 2'), ['select 1 -- c;', '/* x; /* nested; */ */ select 2']);
+  assert.deepEqual(splitStatements(' ; -- only a comment\n ;; '), []);
+  assert.deepEqual(splitStatements('select $1; select 2'), ['select $1', 'select 2']);
+});
+
+test('stripLeadingComments skips whitespace and comments', () => {
+  assert.equal(stripLeadingComments('  -- a\n /* b */ BEGIN'), 'BEGIN');
+});
+
+test('replaceParams replaces $n in code, never inside strings, identifiers or dollar quotes', () => {
+  const out = replaceParams(`select $1, '$1', "$1", $$ $1 $$, x$1, $12`, (n) => `<${n}>`);
+  assert.equal(out, `select <1>, '$1', "$1", $$ $1 $$, x$1, <12>`);
+});
+
+test('replaceQuotedIdentifiers sees identifiers only', () => {
+  const out = replaceQuotedIdentifiers(`select * from "demo@v1".main.t, 'demo@v1' where "a""b" = 1`, (n) => (n === 'demo@v1' ? 'demo@123' : n === 'a"b' ? 'c' : undefined));
+  assert.equal(out, `select * from "demo@123".main.t, 'demo@v1' where "c" = 1`);
+});
+
+test('mapCode leaves strings and comments alone', () => {
+  assert.equal(mapCode(`select 'fdl.refs' -- fdl.refs\n from fdl.refs`, (c) => c.replace(/fdl\.refs/g, 'X')), `select 'fdl.refs' -- fdl.refs\n from X`);
+});
+
+test('classify: transaction control, settings, cursors, COPY, refusals', () => {
+  assert.deepEqual(classify('BEGIN READ ONLY'), { kind: 'begin', readOnly: true });
+  assert.deepEqual(classify('rollback to savepoint "S1"'), { kind: 'rollbackTo', name: 'S1' });
+  assert.deepEqual(classify("SET search_path TO 'a', b"), { kind: 'set', name: 'search_path', value: 'a, b', local: false });
+  assert.deepEqual(classify('SET TIME ZONE LOCAL'), { kind: 'set', name: 'timezone', value: null, local: false });
+  assert.deepEqual(classify('show transaction isolation level'), { kind: 'show', name: 'transaction_isolation' });
+  assert.deepEqual(classify('DECLARE "c1" BINARY NO SCROLL CURSOR WITH HOLD FOR select 1'), { kind: 'declare', name: 'c1', binary: true, hold: true, query: 'select 1' });
+  assert.deepEqual(classify('FETCH FORWARD 100 FROM c1'), { kind: 'fetch', name: 'c1', count: 100, move: false });
+  assert.deepEqual(classify('MOVE ALL IN c1'), { kind: 'fetch', name: 'c1', count: null, move: true });
+  assert.equal(classify('FETCH PRIOR FROM c1').kind, 'refused');
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), { kind: 'copyOut', query: 'select 1', format: 'csv', header: true, delimiter: null });
+  assert.deepEqual(classify("copy t to '/tmp/x'"), { kind: 'refused', sqlstate: '42501', message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' });
+  assert.equal(classify('insert into t values (1)').kind, 'refused');
+  assert.equal(classify('with x as (select 1) delete from t').kind, 'refused');
+  assert.deepEqual(classify('select 1'), { kind: 'query', sql: 'select 1' });
+});
