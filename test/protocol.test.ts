@@ -14,6 +14,7 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { RawPg } from './support/raw-pg.js';
+import { serialize } from 'pg-protocol';
 
 const run = promisify(execFile);
 
@@ -164,6 +165,30 @@ describe('protocol: trust sessions', () => {
       assert.deepEqual(duck.fields.map((f) => f.name), ['l'], 'DuckDB syntax keeps its names');
     } finally {
       await c.end();
+    }
+  });
+
+  test('a suspended portal interrupted by another statement fails when resumed, never ends short', async () => {
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    try {
+      await raw.simple('BEGIN');
+      const first = await raw.query('select i from range(10000) t(i)', { maxRows: 5 });
+      assert.equal(first.dataRows.length, 5);
+      assert.ok(first.messages.some((m) => m.code === 's'), 'PortalSuspended');
+      // The unnamed portal is replaced by the next statement anyway; name one to resume it.
+      raw.send(serialize.parse({ name: 'big', text: 'select i from range(10000) t(i)' }));
+      raw.send(serialize.bind({ portal: 'cur', statement: 'big' }));
+      raw.send(serialize.execute({ portal: 'cur', rows: 3000 }));
+      raw.send(serialize.sync());
+      assert.equal((await raw.untilReady()).dataRows.length, 3000);
+      await raw.simple('select 42');
+      raw.send(serialize.execute({ portal: 'cur', rows: 0 }));
+      raw.send(serialize.sync());
+      const resumed = await raw.untilReady();
+      assert.equal(resumed.error?.code, '55000', 'an error, not a short result');
+      assert.equal(resumed.dataRows.length, 0);
+    } finally {
+      await raw.close();
     }
   });
 

@@ -109,6 +109,8 @@ interface Portal {
   done: boolean;
   /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT. */
   cursor?: { hold: boolean };
+  /** Another statement ran on the connection while this portal's DuckDB stream was open. */
+  interrupted?: boolean;
 }
 
 const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -402,6 +404,7 @@ export class Session {
     }
     if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
+    this.interruptOpenPortals(null);
     await this.refreshVersion();
     const source = await this.expandSystemViews(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
     // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
@@ -645,6 +648,7 @@ export class Session {
 
   private async startQuery(portal: Portal): Promise<void> {
     await this.settle();
+    this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
     const duck = prepared.duck!;
     if (this.status === 'I') await this.refreshVersion();
@@ -689,6 +693,13 @@ export class Session {
    */
   private async pumpRows(portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
     const toClient = w === this.out.w;
+    if (portal.interrupted) {
+      throw new SqlError(
+        '55000',
+        'portal cannot be resumed: another statement ran on this connection while it was open',
+        'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
+      );
+    }
     portal.batchRows = 0;
     try {
       if (!this.running) this.beginRunning();
@@ -760,6 +771,20 @@ export class Session {
     }
     if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
       throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+    }
+  }
+
+  /**
+   * DuckDB keeps one open stream per connection: any other statement ends it. A portal whose stream
+   * was ended this way must fail when resumed, never look finished (that would be a silent short
+   * result).
+   */
+  private interruptOpenPortals(except: Portal | null): void {
+    for (const p of this.portals.values()) {
+      if (p === except || p.done || !p.result) continue;
+      p.interrupted = true;
+      p.result = null;
+      p.next = null;
     }
   }
 
