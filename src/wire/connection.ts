@@ -392,7 +392,7 @@ export class Connection {
     if (s) {
       // Never free a DuckDB connection under a running query: interrupt it, let the message loop
       // finish, then close (disconnecting mid-query wedges or crashes DuckDB).
-      s.cancel();
+      s.abort();
       void this.pumping.then(() => s.close());
     }
     if (!this.socket.destroyed) this.socket.destroy();

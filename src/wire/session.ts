@@ -130,6 +130,8 @@ export class Session {
   private cancelRequested = false;
   private running = false;
   private statementTimer: NodeJS.Timeout | null = null;
+  /** Set once the client has gone (see abort). */
+  private aborted = false;
   /** A chunk prefetch that may still be running on the DuckDB connection. */
   private inflight: Promise<unknown> | null = null;
   private timedOut = false;
@@ -190,6 +192,15 @@ export class Session {
     if (!this.running) return;
     this.cancelRequested = true;
     this.conn.interrupt();
+  }
+
+  /**
+   * The client is gone: interrupt what runs now and refuse to start anything else, so the DuckDB
+   * connection is idle (and can be freed) as soon as the message loop returns.
+   */
+  abort(): void {
+    this.aborted = true;
+    this.cancel();
   }
 
   // ---------------------------------------------------------------- simple query protocol
@@ -821,6 +832,7 @@ export class Session {
   }
 
   private beginRunning(): void {
+    if (this.aborted) throw new SqlError('08006', 'client disconnected');
     this.running = true;
     const ms = Number(this.settings.get('statement_timeout') ?? '0');
     if (ms > 0) {
