@@ -23,10 +23,9 @@ export interface TableSource {
   file: string;
 }
 
-export interface ImportOptions {
-  tables: TableSource[];
+/** What every command that writes a new version (import, publish) takes. */
+export interface VersionWriteOptions {
   branch?: string;
-  mode?: 'append' | 'replace';
   message?: string;
   author?: string;
   signKey?: string;
@@ -35,6 +34,11 @@ export interface ImportOptions {
   progress?: (line: string) => void;
   /** Tests: called after each step ('data', 'catalog', 'version', 'ref') to simulate a crash. */
   step?: (name: string) => Promise<void> | void;
+}
+
+export interface ImportOptions extends VersionWriteOptions {
+  tables: TableSource[];
+  mode?: 'append' | 'replace';
 }
 
 export interface ImportResult {

@@ -19,29 +19,20 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { pathProblem } from '../lake/paths.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { lit, qi } from './coltypes.js';
-import { parentHashes } from './import.js';
+import { parentHashes, type VersionWriteOptions } from './import.js';
 import { checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, readSettings, readStore } from './repo.js';
 import { sshSign } from './sign.js';
-import { LocalTarget, openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { LocalTarget, openTarget, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
 
-export interface PublishOptions {
+export interface PublishOptions extends VersionWriteOptions {
   /** The working catalog: a DuckDB file (a `ducklake:` prefix is accepted and stripped). */
   catalog: string;
-  branch?: string;
-  message?: string;
-  author?: string;
-  signKey?: string;
-  dataset?: string;
   /** A local folder laid out like data_dir: files missing from the repository are uploaded from here. */
   dataFrom?: string;
-  s3?: S3TargetOptions;
-  progress?: (line: string) => void;
-  /** Tests: called after each step ('catalog', 'version', 'ref'). */
-  step?: (name: string) => Promise<void> | void;
 }
 
 export interface PublishResult {
