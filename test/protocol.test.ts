@@ -192,6 +192,44 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('backpressure: a client that stops reading stops the gateway fetching (memory stays flat)', async () => {
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${gw.proc.pid}/status`, 'utf8'))![1]) * 1024;
+    const sock = netConnect(gw.port, gw.host);
+    await new Promise((r) => sock.once('connect', r));
+    const startup = Buffer.from('\0\0\0\0\0\x03\0\0user\0x\0database\0basic\0\0', 'latin1');
+    startup.writeInt32BE(startup.length, 0);
+    sock.write(startup);
+    // ~400 MB of DataRows: far more than any socket buffer.
+    const sql = "select i, repeat('x', 200) as pad from range(2000000) t(i)\0";
+    const q = Buffer.alloc(5 + Buffer.byteLength(sql));
+    q[0] = 0x51;
+    q.writeInt32BE(4 + Buffer.byteLength(sql), 1);
+    q.write(sql, 5);
+    let received = 0;
+    let ready = 0;
+    const done = new Promise<void>((resolve) => {
+      sock.on('data', (d: Buffer) => {
+        received += d.length;
+        if (d.length >= 6 && d[d.length - 6] === 0x5a) {
+          ready++;
+          if (ready === 1) sock.write(q);
+          else resolve();
+        }
+      });
+    });
+    while (received < 1_000_000) await new Promise((r) => setTimeout(r, 20));
+    sock.pause();
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rss();
+    await new Promise((r) => setTimeout(r, 2500));
+    const paused = rss();
+    assert.ok(paused - before < 100 * 1024 * 1024, `gateway memory grew ${((paused - before) / 1e6).toFixed(0)} MB while the client did not read`);
+    sock.resume();
+    await done;
+    assert.ok(received > 400_000_000, `all rows arrived (${received} bytes)`);
+    sock.destroy();
+  });
+
   test('100,000 rows stream to node-postgres', async () => {
     const c = new pg.Client(url());
     await c.connect();
