@@ -15,7 +15,7 @@ import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { replaceParams, replaceQuotedIdentifiers, splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
-import { defaultSettings, normalizeSetting, reportedName } from './settings.js';
+import { SessionSettings } from './session-settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
@@ -117,7 +117,7 @@ const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLA
 const FLUSH_BYTES = 256 * 1024;
 
 export class Session {
-  readonly settings: Map<string, string>;
+  readonly settings: SessionSettings;
   private status: 'I' | 'T' | 'E' = 'I';
   private lease: VersionLease | null = null;
   private requestedRef: string;
@@ -146,16 +146,8 @@ export class Session {
     private readonly limits: SessionLimits,
     private readonly audit: (entry: Record<string, unknown>) => void = () => undefined,
   ) {
-    this.settings = this.defaults();
+    this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
     this.requestedRef = requestedRef;
-  }
-
-  /** PostgreSQL defaults, with the gateway's configured timeouts. */
-  private defaults(): Map<string, string> {
-    const d = defaultSettings(this.user);
-    d.set('statement_timeout', String(this.limits.statementTimeoutMs));
-    d.set('idle_in_transaction_session_timeout', String(this.limits.idleInTransactionTimeoutMs));
-    return d;
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
@@ -940,7 +932,7 @@ export class Session {
         be.commandComplete(w, 'RESET');
         return;
       case 'resetAll':
-        await this.resetAll();
+        await this.settings.resetAll();
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
@@ -952,7 +944,7 @@ export class Session {
       }
       case 'showAll': {
         if (describe) be.rowDescription(w, portal.prepared.fields!);
-        for (const [k, v] of [...this.settings].sort(([a], [b]) => a.localeCompare(b))) be.dataRowText(w, [k, v, '']);
+        for (const [k, v] of this.settings.entries()) be.dataRowText(w, [k, v, '']);
         be.commandComplete(w, 'SHOW');
         return;
       }
@@ -964,7 +956,7 @@ export class Session {
           this.statements.delete(name);
         }
         this.clearStatementCache();
-        await this.resetAll();
+        await this.settings.resetAll();
         be.commandComplete(w, 'DISCARD ALL');
         return;
       case 'discard':
@@ -1056,12 +1048,7 @@ export class Session {
     if (name === 'fdl.ref') return this.requestedRef === '' ? 'HEAD' : this.requestedRef;
     if (name === 'fdl.version') return this.lease?.versionId ?? '';
     if (name === 'fdl.repository') return this.repo;
-    const v = this.settings.get(name);
-    if (v === undefined) {
-      if (name.includes('.')) return '';
-      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
-    }
-    return v;
+    return this.settings.show(name);
   }
 
   private async set(name: string, value: string | null): Promise<void> {
@@ -1074,82 +1061,12 @@ export class Session {
       return;
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    const defaults = this.defaults();
-    if (!this.settings.has(name) && !name.includes('.')) {
-      if (await this.isEngineSetting(name)) {
-        throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
-      }
-      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
-    }
-    if (['server_version', 'server_version_num', 'server_encoding', 'integer_datetimes', 'is_superuser', 'block_size', 'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype'].includes(name)) {
-      throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    }
-    if (name === 'transaction_read_only' || name === 'default_transaction_read_only') {
-      if (value !== null && !/^(on|true|1|yes)$/i.test(value)) {
-        throw new SqlError(SQLSTATE.readOnlyTransaction, 'fdl-gateway is read-only: transactions are always read only');
-      }
-      return;
-    }
-    const normalized = value === null ? (defaults.get(name) ?? '') : normalizeSetting(name, value);
-    if (name === 'timezone') await this.setTimeZone(normalized);
-    this.settings.set(name, normalized);
-    await this.mirror([[name, normalized]]);
-    const reported = reportedName(name);
-    if (reported) be.parameterStatus(this.out.w, reported, normalized);
-  }
-
-  private async isEngineSetting(name: string): Promise<boolean> {
-    const r = await this.conn.runAndReadAll(`SELECT 1 FROM duckdb_settings() WHERE lower(name) = ${sqlString(name.toLowerCase())}`);
-    return r.currentRowCount > 0;
-  }
-
-  private async setTimeZone(tz: string): Promise<void> {
-    try {
-      await this.conn.run(`SET TimeZone = '${tz.replace(/'/g, "''")}'`);
-    } catch {
-      throw new SqlError('22023', `invalid value for parameter "TimeZone": "${tz}"`);
-    }
-  }
-
-  private async resetAll(): Promise<void> {
-    const defaults = this.defaults();
-    const changed: [string, string][] = [];
-    for (const [k, v] of defaults) {
-      if (this.settings.get(k) !== v) {
-        if (k === 'timezone') await this.setTimeZone(v);
-        this.settings.set(k, v);
-        changed.push([k, v]);
-        const reported = reportedName(k);
-        if (reported) be.parameterStatus(this.out.w, reported, v);
-      }
-    }
-    await this.mirror(changed);
-  }
-
-  /**
-   * The catalog emulation reads session state from per-connection DuckDB variables
-   * (`current_setting`, `pg_settings`, `current_user`, `current_database`).
-   */
-  private async mirror(settings: Iterable<[string, string]>): Promise<void> {
-    const parts: string[] = [];
-    for (const [k, v] of settings) {
-      if (!/^[a-z_][a-z0-9_]*$/.test(k)) continue;
-      parts.push(`SET VARIABLE pg_${k} = ${sqlString(v)}`);
-    }
-    if (parts.length) await this.conn.run(parts.join('; '));
+    await this.settings.set(name, value);
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
-    await this.mirror(this.settings);
-    await this.conn.run(
-      [
-        `SET VARIABLE pg_user = ${sqlString(this.user)}`,
-        `SET VARIABLE pg_database = ${sqlString(database)}`,
-        `SET VARIABLE pg_repositories = [${this.versions.repositories().map(sqlString).join(', ')}]::VARCHAR[]`,
-        `SET VARIABLE pg_backend_pid = ${pid}`,
-      ].join('; '),
-    );
+    await this.settings.describeSession(database, pid, this.versions.repositories());
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
@@ -1158,10 +1075,7 @@ export class Session {
       this.requestedRef = value === 'HEAD' ? '' : value;
       return;
     }
-    if (!this.settings.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
-    const normalized = normalizeSetting(name, value);
-    if (name === 'timezone') await this.setTimeZone(normalized);
-    this.settings.set(name, normalized);
+    await this.settings.applyStartup(name, value);
   }
 }
 
@@ -1221,10 +1135,6 @@ function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
   } catch {
     return 25;
   }
-}
-
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
 }
 
 export function quoteIdent(s: string): string {

@@ -1,0 +1,140 @@
+/**
+ * A session's PostgreSQL parameters (SET / SHOW / RESET). The values live here; DuckDB gets the
+ * ones it must act on (TimeZone) and a mirror of all of them as per-connection variables, which the
+ * catalog emulation reads (`current_setting`, `pg_settings`, `current_user`, `current_database`).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { defaultSettings, normalizeSetting, reportedName } from './settings.js';
+
+/** Parameters a client may read but never change. */
+const FIXED = new Set([
+  'server_version', 'server_version_num', 'server_encoding', 'integer_datetimes', 'is_superuser', 'block_size',
+  'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype',
+]);
+
+export interface SettingDefaults {
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+export class SessionSettings {
+  private readonly values: Map<string, string>;
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly user: string,
+    private readonly limits: SettingDefaults,
+    /** Send ParameterStatus for a reported parameter that changed. */
+    private readonly report: (name: string, value: string) => void,
+  ) {
+    this.values = this.defaults();
+  }
+
+  /** PostgreSQL defaults, with the gateway's configured timeouts. */
+  private defaults(): Map<string, string> {
+    const d = defaultSettings(this.user);
+    d.set('statement_timeout', String(this.limits.statementTimeoutMs));
+    d.set('idle_in_transaction_session_timeout', String(this.limits.idleInTransactionTimeoutMs));
+    return d;
+  }
+
+  get(name: string): string | undefined {
+    return this.values.get(name);
+  }
+
+  entries(): [string, string][] {
+    return [...this.values].sort(([a], [b]) => a.localeCompare(b));
+  }
+
+  show(name: string): string {
+    const v = this.values.get(name);
+    if (v === undefined) {
+      if (name.includes('.')) return ''; // custom (dotted) parameters read as empty, as in PostgreSQL
+      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
+    }
+    return v;
+  }
+
+  /** SET (value) or RESET (null) of one parameter. */
+  async set(name: string, value: string | null): Promise<void> {
+    if (!this.values.has(name) && !name.includes('.')) {
+      if (await this.isEngineSetting(name)) {
+        throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
+      }
+      throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
+    }
+    if (FIXED.has(name)) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    if (name === 'transaction_read_only' || name === 'default_transaction_read_only') {
+      if (value !== null && !/^(on|true|1|yes)$/i.test(value)) {
+        throw new SqlError(SQLSTATE.readOnlyTransaction, 'fdl-gateway is read-only: transactions are always read only');
+      }
+      return;
+    }
+    const normalized = value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value);
+    if (name === 'timezone') await this.setTimeZone(normalized);
+    this.values.set(name, normalized);
+    await this.mirror([[name, normalized]]);
+    const reported = reportedName(name);
+    if (reported) this.report(reported, normalized);
+  }
+
+  async resetAll(): Promise<void> {
+    const changed: [string, string][] = [];
+    for (const [k, v] of this.defaults()) {
+      if (this.values.get(k) === v) continue;
+      if (k === 'timezone') await this.setTimeZone(v);
+      this.values.set(k, v);
+      changed.push([k, v]);
+      const reported = reportedName(k);
+      if (reported) this.report(reported, v);
+    }
+    await this.mirror(changed);
+  }
+
+  /** Startup parameters (and `options=-c x=y`): as SET, without ParameterStatus; unknown names ignored. */
+  async applyStartup(name: string, value: string): Promise<void> {
+    if (!this.values.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
+    const normalized = normalizeSetting(name, value);
+    if (name === 'timezone') await this.setTimeZone(normalized);
+    this.values.set(name, normalized);
+  }
+
+  /** Mirror everything, plus the session's identity, once the startup settings are applied. */
+  async describeSession(database: string, pid: number, repositories: string[]): Promise<void> {
+    await this.mirror(this.values);
+    await this.conn.run(
+      [
+        `SET VARIABLE pg_user = ${sqlString(this.user)}`,
+        `SET VARIABLE pg_database = ${sqlString(database)}`,
+        `SET VARIABLE pg_repositories = [${repositories.map(sqlString).join(', ')}]::VARCHAR[]`,
+        `SET VARIABLE pg_backend_pid = ${pid}`,
+      ].join('; '),
+    );
+  }
+
+  private async mirror(settings: Iterable<[string, string]>): Promise<void> {
+    const parts: string[] = [];
+    for (const [k, v] of settings) {
+      if (/^[a-z_][a-z0-9_]*$/.test(k)) parts.push(`SET VARIABLE pg_${k} = ${sqlString(v)}`);
+    }
+    if (parts.length) await this.conn.run(parts.join('; '));
+  }
+
+  private async isEngineSetting(name: string): Promise<boolean> {
+    const r = await this.conn.runAndReadAll(`SELECT 1 FROM duckdb_settings() WHERE lower(name) = ${sqlString(name.toLowerCase())}`);
+    return r.currentRowCount > 0;
+  }
+
+  private async setTimeZone(tz: string): Promise<void> {
+    try {
+      await this.conn.run(`SET TimeZone = ${sqlString(tz)}`);
+    } catch {
+      throw new SqlError('22023', `invalid value for parameter "TimeZone": "${tz}"`);
+    }
+  }
+}
+
+function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
