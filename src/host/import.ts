@@ -4,16 +4,16 @@
  * Until the branch moves, nothing a reader resolves points at the new version; a crash at any step
  * leaves at most unreferenced files.
  */
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
 import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
-import { checkRefName, moveBranch, readRef } from './refs-writer.js';
-import { hashBytes, hashFile, readSettings, readStore } from './repo.js';
-import { sshSign } from './sign.js';
+import { checkRefName, readRef } from './refs-writer.js';
+import { readJsonFile, writeVersion } from './version-writer.js';
+import { hashFile, readSettings, readStore } from './repo.js';
 import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
@@ -192,34 +192,16 @@ export async function importData(location: string, opts: ImportOptions): Promise
       return (await hashFile(target.localPath(`${settings.dataDir}${rel}`)).catch(() => null))?.sha256;
     });
     await conn.run('DETACH f');
-    const vdir = `versions/${id}`;
     say(`writing version ${id} (snapshot ${snapshotId}) …`);
-    const catHash = await hashFile(final);
-    await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: final });
-    await step('catalog');
-
-    const dataset = opts.dataset ? await readJsonFile(opts.dataset) : parentDataset ?? Buffer.from('{}\n');
-    const files = Buffer.from(JSON.stringify(filesJson, null, 2) + '\n');
-    await createOrFail(target, `${vdir}/dataset.json`, dataset);
-    await createOrFail(target, `${vdir}/files.json`, files);
-    const record = {
-      fdl: '0.1',
-      id,
-      ...(settings.id ? { repository: settings.id } : {}),
-      parents: parent ? [parent] : [],
-      created: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      author: opts.author ?? process.env.USER ?? 'unknown',
-      message: opts.message ?? '',
-      catalogs: [{ path: 'ducklake.duckdb', format: { ducklake: '1.0' }, ...catHash, snapshot_id: snapshotId }],
-      files: { 'dataset.json': hashBytes(dataset), 'files.json': hashBytes(files) },
-    };
-    const vbytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
-    // The signature goes first so that a complete version (version.json present) is never unsigned.
-    if (opts.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, opts.signKey));
-    await createOrFail(target, `${vdir}/version.json`, vbytes);
-    await step('version');
-
-    await moveBranch(target, branch, parent, id);
+    await writeVersion(
+      target,
+      {
+        id, repository: settings.id, parent, branch, catalogFile: final, formatVersion: '1.0', snapshotId,
+        dataset: opts.dataset ? await readJsonFile(opts.dataset) : parentDataset ?? Buffer.from('{}\n'),
+        filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
+      },
+      step,
+    );
     say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
     await step('ref');
     return { versionId: id, parent, snapshotId, rows: rowCounts };
@@ -245,20 +227,6 @@ export function parentHashes(filesJson: Buffer | null): [string, string][] {
   } catch {
     return [];
   }
-}
-
-async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }): Promise<void> {
-  if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
-}
-
-async function readJsonFile(path: string): Promise<Buffer> {
-  const b = await readFile(path);
-  try {
-    JSON.parse(b.toString('utf8'));
-  } catch (e) {
-    throw new Error(`${path} is not JSON: ${(e as Error).message}`);
-  }
-  return b;
 }
 
 /** files.json (spec Part 3): live data files per table at the frozen snapshot, paths relative to data_dir. */

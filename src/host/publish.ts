@@ -12,7 +12,7 @@
  * refs.json, exactly as fdl import does. Nothing a reader resolves points at the version until the
  * branch moves.
  */
-import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -20,10 +20,10 @@ import { pathProblem } from '../lake/paths.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { lit, qi } from './coltypes.js';
 import { parentHashes, type VersionWriteOptions } from './import.js';
-import { checkRefName, moveBranch, readRef } from './refs-writer.js';
-import { hashBytes, hashFile, readSettings, readStore } from './repo.js';
-import { sshSign } from './sign.js';
-import { LocalTarget, openTarget, type WriteTarget } from './target.js';
+import { checkRefName, readRef } from './refs-writer.js';
+import { readJsonFile, writeVersion } from './version-writer.js';
+import { hashFile, readSettings, readStore } from './repo.js';
+import { LocalTarget, openTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
@@ -297,33 +297,16 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
     });
     await conn.run('DETACH f');
 
-    const vdir = `versions/${id}`;
     say(`writing version ${id} (DuckLake ${formatVersion}, snapshot ${snapshotId}, ${byRel.size} file(s)) …`);
-    const catHash = await hashFile(final);
-    await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: final });
-    await step('catalog');
-    const datasetBytes = dataset ?? parentDataset ?? Buffer.from('{}\n');
-    const files = Buffer.from(JSON.stringify(filesJson, null, 2) + '\n');
-    await createOrFail(target, `${vdir}/dataset.json`, datasetBytes);
-    await createOrFail(target, `${vdir}/files.json`, files);
-    const record = {
-      fdl: '0.1',
-      id,
-      ...(settings.id ? { repository: settings.id } : {}),
-      parents: parent ? [parent] : [],
-      created: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      author: opts.author ?? process.env.USER ?? 'unknown',
-      message: opts.message ?? '',
-      catalogs: [{ path: 'ducklake.duckdb', format: { ducklake: formatVersion }, ...catHash, snapshot_id: snapshotId }],
-      files: { 'dataset.json': hashBytes(datasetBytes), 'files.json': hashBytes(files) },
-    };
-    const vbytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
-    // As in import: the signature before version.json, so a complete version is never unsigned.
-    if (opts.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, opts.signKey));
-    await createOrFail(target, `${vdir}/version.json`, vbytes);
-    await step('version');
-
-    await moveBranch(target, branch, parent, id);
+    await writeVersion(
+      target,
+      {
+        id, repository: settings.id, parent, branch, catalogFile: final, formatVersion, snapshotId,
+        dataset: dataset ?? parentDataset ?? Buffer.from('{}\n'),
+        filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
+      },
+      step,
+    );
     say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
     await step('ref');
     return { versionId: id, parent, snapshotId, formatVersion, files: byRel.size, uploaded };
@@ -334,16 +317,3 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
   }
 }
 
-async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }): Promise<void> {
-  if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
-}
-
-async function readJsonFile(path: string): Promise<Buffer> {
-  const b = await readFile(path).catch((e: Error) => { throw new Error(`--dataset ${path}: ${e.message}`); });
-  try {
-    JSON.parse(b.toString('utf8'));
-  } catch (e) {
-    throw new Error(`${path} is not JSON: ${(e as Error).message}`);
-  }
-  return b;
-}
