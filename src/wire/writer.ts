@@ -31,17 +31,21 @@ export class Writer {
     return this;
   }
 
+  // int16/int32/setInt32 are on every DataRow cell: plain byte stores (Buffer.writeInt32BE's
+  // argument checks cost more than the store itself). Values are two's complement, as PG sends.
   int16(v: number): this {
     this.ensure(2);
-    this.buf.writeInt16BE(v, this.pos);
-    this.pos += 2;
+    const b = this.buf, p = this.pos;
+    b[p] = v >>> 8; b[p + 1] = v;
+    this.pos = p + 2;
     return this;
   }
 
   int32(v: number): this {
     this.ensure(4);
-    this.buf.writeInt32BE(v, this.pos);
-    this.pos += 4;
+    const b = this.buf, p = this.pos;
+    b[p] = v >>> 24; b[p + 1] = v >>> 16; b[p + 2] = v >>> 8; b[p + 3] = v;
+    this.pos = p + 4;
     return this;
   }
 
@@ -105,12 +109,13 @@ export class Writer {
 
   /** Write `pos - at` (the length including the slot itself) into a reserved slot. */
   patchLength(at: number): void {
-    this.buf.writeInt32BE(this.pos - at, at);
+    this.setInt32(at, this.pos - at);
   }
 
   /** Overwrite an int32 at an absolute offset (e.g. a field length known only afterwards). */
   setInt32(at: number, v: number): void {
-    this.buf.writeInt32BE(v, at);
+    const b = this.buf;
+    b[at] = v >>> 24; b[at + 1] = v >>> 16; b[at + 2] = v >>> 8; b[at + 3] = v;
   }
 
   /** Begin a typed message: type byte + length slot. Returns the slot offset for `end`. */
@@ -136,10 +141,18 @@ export class Writer {
 
   /** One-byte-per-char text (ASCII digits, dates...) without UTF-8 encoding; returns bytes written. */
   latin1(s: string): number {
-    this.ensure(s.length);
-    const n = this.buf.write(s, this.pos, s.length, 'latin1');
-    this.pos += n;
-    return n;
+    const n = s.length;
+    this.ensure(n);
+    if (n <= 24) {
+      // Short strings (numbers, dates): a char loop beats the native call into Buffer.write.
+      const b = this.buf, p = this.pos;
+      for (let k = 0; k < n; k++) b[p + k] = s.charCodeAt(k);
+      this.pos = p + n;
+      return n;
+    }
+    const written = this.buf.write(s, this.pos, n, 'latin1');
+    this.pos += written;
+    return written;
   }
 
   /** Drop everything after offset `at` (e.g. a half-written DataRow when encoding fails). */
