@@ -16,6 +16,8 @@ import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
+import { ResultCache } from './cache/result-cache.js';
+import { consistentFunctions } from './sql/determinism.js';
 import { WireServer } from './wire/server.js';
 import type { SystemTable, SystemViewName } from './sql/system-views.js';
 import { META_PREFIX, quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
@@ -52,6 +54,8 @@ export interface GatewayConfig {
   maxTempDirectorySize?: string;
   /** Byte budget of the disk cache of remote files. */
   cacheMaxBytes: number;
+  /** Memory for results of repeatable queries (0 = off). */
+  resultCacheBytes: number;
   s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
   limits: SessionLimits;
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
@@ -62,6 +66,8 @@ interface AttachedVersion extends Attached {
   /** Make the named tables readable (remote repositories download a table's files on first use). */
   ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
   hasPendingTables(): boolean;
+  /** Whether the version has this table (names lower-cased). */
+  hasTable(schema: string, table: string): boolean;
   readonly catalogInfoSql: string;
   readonly dataset: unknown;
 }
@@ -76,7 +82,7 @@ class Versions implements VersionSource {
     private readonly engine: DuckDBInstance,
     maxIdle: number,
     private readonly users: Record<string, UserConfig>,
-    private readonly caches: { files: FileCache; refs: RefCache },
+    private readonly caches: { files: FileCache; refs: RefCache; results: ResultCache },
   ) {
     this.attached = new AttachedVersions(maxIdle);
   }
@@ -106,6 +112,7 @@ class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables) => lease.value.ensureTables(tables),
       hasPendingTables: () => lease.value.hasPendingTables(),
+      hasTable: (schema, table) => lease.value.hasTable(schema, table),
       resolvedAt: new Date(),
       release: lease.release,
     };
@@ -161,6 +168,7 @@ class Versions implements VersionSource {
             ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions],
             ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null],
             ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions],
+            ['results', this.caches.results.size, this.caches.results.bytes, this.caches.results.hits, this.caches.results.misses, null, null],
           ],
         };
       }
@@ -249,10 +257,12 @@ class Versions implements VersionSource {
         })),
         ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
       ]);
+      const tableNames = new Set(catalog.tables.map((t) => `${t.schema.toLowerCase()}.${t.name.toLowerCase()}`));
       return {
         dbName,
         versionId,
         catalogInfoSql,
+        hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
         dataset: version.dataset,
         ensureTables,
         hasPendingTables: () => remote && ready.size < catalog.tables.length,
@@ -338,7 +348,10 @@ export class Gateway {
     });
     // Clients can reach no file but the served repositories and the cache.
     await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
-    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users, { files: fileCache, refs: refCache });
+    const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 4 * 1024 * 1024 });
+    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users, { files: fileCache, refs: refCache, results });
+    const probe = await engine.connect();
+    const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
       : null;
@@ -349,6 +362,7 @@ export class Gateway {
         connectDuckDB: () => engine.connect(),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
+        results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
         tls,
         startupTimeoutMs: config.startupTimeoutMs,
         authFor: (user) => ({ method: config.auth, stored: Object.hasOwn(config.users, user) ? config.users[user]!.password : undefined }),

@@ -35,6 +35,7 @@ export const ConfigFile = z
     listen: z.string().optional(),
     cacheDir: z.string().optional(),
     cacheMaxBytes: z.number().int().positive().optional(),
+    resultCacheBytes: z.number().int().nonnegative().optional(),
     s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
     maxConnections: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
@@ -65,6 +66,7 @@ export interface ServeFlags {
   threads?: string;
   statementTimeout?: string;
   cacheMaxBytes?: string;
+  resultCacheBytes?: string;
   s3Endpoint?: string;
   s3Region?: string;
   s3ForcePathStyle?: boolean;
@@ -184,6 +186,7 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',
     cacheMaxBytes: int('--cache-max-bytes', flags.cacheMaxBytes) ?? file.cacheMaxBytes ?? 10 * 1024 ** 3,
+    resultCacheBytes: int('--result-cache-bytes', flags.resultCacheBytes) ?? file.resultCacheBytes ?? 64 * 1024 ** 2,
     // Flags, then the config file, then the standard AWS variables (read by the S3 store itself).
     s3: {
       endpoint: flags.s3Endpoint ?? file.s3?.endpoint,

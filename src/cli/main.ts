@@ -24,6 +24,7 @@ program
   .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:5433')
   .option('--cache-dir <DIR>', 'directory for the gateway cache (tag ledger, downloaded files)')
   .option('--cache-max-bytes <N>', 'byte budget of the disk cache for files of remote repositories (default 10 GiB)')
+  .option('--result-cache-bytes <N>', 'memory for results of repeatable queries, served again without running them (default 64 MiB; 0 = off)')
   .option('--s3-endpoint <URL>', 'S3 endpoint (MinIO, R2, s3rver); default from AWS_ENDPOINT_URL')
   .option('--s3-region <REGION>', 'S3 region; default from AWS_REGION')
   .option('--s3-force-path-style', 'path-style S3 addressing (also FDL_S3_FORCE_PATH_STYLE=1)')
@@ -53,7 +54,19 @@ Example:
   psql "host=127.0.0.1 port=5433 dbname=demo@v1 user=me"`,
   )
   .action(async (opts: ServeFlags & { logLevel: string }) => {
-    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, pino.destination(2));
+    // Audit lines are written in batches (one per statement would be a write(2) per query on the
+    // hot path) and at least every 100 ms, and synchronously on the way out.
+    const logDest = pino.destination({ dest: 2, sync: false, minLength: 8 * 1024 });
+    setInterval(() => logDest.flush(), 100).unref();
+    const exit: (code: number) => never = (code) => {
+      try {
+        logDest.flushSync();
+      } catch {
+        /* a write still in flight: the remaining lines are lost with the process */
+      }
+      process.exit(code);
+    };
+    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, logDest);
     let config;
     try {
       config = buildConfig(opts);
@@ -69,7 +82,7 @@ Example:
       gateway = await Gateway.start(config, log);
     } catch (e) {
       process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
-      process.exit(1);
+      exit(1);
     }
     // Handlers first: a supervisor may signal as soon as it reads the ready line.
     let stopping = false;
@@ -80,8 +93,8 @@ Example:
       const force = setTimeout(() => process.exit(0), 5000);
       force.unref();
       gateway.close().then(
-        () => process.exit(0),
-        () => process.exit(0),
+        () => exit(0),
+        () => exit(0),
       );
     };
     process.on('SIGINT', () => stop('SIGINT'));

@@ -10,7 +10,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import { Session, toNotice, type SessionLimits, type SessionOutput, type VersionSource } from './session.js';
+import { Session, toNotice, type SessionLimits, type SessionResults, type SessionOutput, type VersionSource } from './session.js';
 import { INITIAL_REPORTED, reportedName } from './settings.js';
 import { Writer } from './writer.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -26,6 +26,8 @@ export interface ConnectionContext {
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
   limits: SessionLimits;
+  /** Results of repeatable queries, shared by all sessions; null when disabled. */
+  results: SessionResults | null;
   /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
@@ -37,6 +39,9 @@ export interface ConnectionContext {
 }
 
 type Phase = 'startup' | 'auth' | 'ready' | 'closed';
+
+/** Bytes a connection may queue in its socket before the producer waits (see flush). */
+const SOCKET_BACKLOG = 1024 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
@@ -237,7 +242,7 @@ export class Connection {
         return self.isClosed;
       },
     };
-    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, (entry) => this.ctx.log.info({ ...entry, pid: this.pid }));
+    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, this.ctx.results, (entry) => this.ctx.log.info({ ...entry, pid: this.pid }));
     try {
       for (const [k, v] of params) {
         if (k === 'user' || k === 'database' || k === 'replication') continue;
@@ -346,11 +351,15 @@ export class Connection {
     }
   }
 
-  /** Write buffered messages; wait while the socket is over its high-water mark. */
+  /**
+   * Write buffered messages; wait for 'drain' once more than SOCKET_BACKLOG bytes are queued. Not
+   * the socket's own 16 KiB mark: every 256 KiB batch of rows would then wait for the socket to
+   * empty, and encoding would never overlap sending. Memory stays bounded by the backlog.
+   */
   async flush(): Promise<void> {
     if (this.w.length === 0 || this.isClosed) return;
-    const ok = this.socket.write(this.w.flush());
-    if (!ok && !this.isClosed) {
+    this.socket.write(this.w.flush());
+    if (this.socket.writableLength > SOCKET_BACKLOG && !this.isClosed) {
       await new Promise<void>((resolve) => this.writableWaiters.push(resolve));
     }
   }

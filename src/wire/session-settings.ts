@@ -13,6 +13,12 @@ const FIXED = new Set([
   'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype',
 ]);
 
+/** Parameters that cannot change what a query returns or how it is encoded (result cache keys). */
+const OUTPUT_NEUTRAL = new Set([
+  'application_name', 'statement_timeout', 'idle_in_transaction_session_timeout', 'lock_timeout', 'client_min_messages',
+  'fdl.ref', 'fdl.result_cache',
+]);
+
 export interface SettingDefaults {
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
@@ -20,6 +26,7 @@ export interface SettingDefaults {
 
 export class SessionSettings {
   private readonly values: Map<string, string>;
+  private outputKey: string | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -37,6 +44,14 @@ export class SessionSettings {
     d.set('statement_timeout', String(this.limits.statementTimeoutMs));
     d.set('idle_in_transaction_session_timeout', String(this.limits.idleInTransactionTimeoutMs));
     return d;
+  }
+
+  /** The parameters that shape query output, as one string (part of a result cache key). */
+  fingerprint(): string {
+    if (this.outputKey === null) {
+      this.outputKey = this.entries().filter(([k]) => !OUTPUT_NEUTRAL.has(k)).map(([k, v]) => `${k}=${v}`).join('\n');
+    }
+    return this.outputKey;
   }
 
   get(name: string): string | undefined {
@@ -74,6 +89,7 @@ export class SessionSettings {
     const normalized = value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value);
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.values.set(name, normalized);
+    this.outputKey = null;
     await this.mirror([[name, normalized]]);
     const reported = reportedName(name);
     if (reported) this.report(reported, normalized);
@@ -85,6 +101,7 @@ export class SessionSettings {
       if (this.values.get(k) === v) continue;
       if (k === 'timezone') await this.setTimeZone(v);
       this.values.set(k, v);
+      this.outputKey = null;
       changed.push([k, v]);
       const reported = reportedName(k);
       if (reported) this.report(reported, v);
@@ -98,6 +115,7 @@ export class SessionSettings {
     const normalized = normalizeSetting(name, value);
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.values.set(name, normalized);
+    this.outputKey = null;
   }
 
   /** Mirror everything, plus the session's identity, once the startup settings are applied. */

@@ -22,6 +22,8 @@ import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { tableReferences } from '../sql/references.js';
+import { isRepeatable, statementShape } from '../sql/determinism.js';
+import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
@@ -43,6 +45,8 @@ export interface VersionLease {
   ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
   /** True while some table of a remote version has not been fetched yet. */
   hasPendingTables(): boolean;
+  /** Whether the version has this table (names lower-cased): the result cache serves only those. */
+  hasTable(schema: string, table: string): boolean;
   release(): void;
 }
 
@@ -63,6 +67,13 @@ export interface SessionLimits {
   idleInTransactionTimeoutMs: number;
   maxResultRows: number;
   maxResultBytes: number;
+}
+
+/** The shared result cache and what decides which statements it may answer. */
+export interface SessionResults {
+  readonly cache: ResultCache;
+  /** Built-in functions DuckDB declares consistent (sql/determinism.ts). */
+  readonly consistentFunctions: ReadonlySet<string>;
 }
 
 export interface SessionOutput {
@@ -88,6 +99,12 @@ interface PreparedStmt {
   leases: VersionLease[];
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
+  /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
+  cacheableSql: string | null;
+  /** Decided on first execution: whether the result depends only on the version. */
+  repeatable?: boolean;
+  /** The statement's fingerprint in audit lines (computed once). */
+  sqlHash?: string;
 }
 
 interface Portal {
@@ -111,6 +128,10 @@ interface Portal {
   cursor?: { hold: boolean };
   /** Another statement ran on the connection while this portal's DuckDB stream was open. */
   interrupted?: boolean;
+  /** Rows being recorded for the result cache, and under which key. */
+  recording?: { recorder: ResultRecorder; key: ResultKey };
+  /** Answered from the result cache. */
+  replayed?: boolean;
 }
 
 const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -135,6 +156,9 @@ export class Session {
   /** A chunk prefetch that may still be running on the DuckDB connection. */
   private inflight: Promise<unknown> | null = null;
   private timedOut = false;
+  /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
+  private statementSeq = 0;
+  private refreshedFor = -1;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -144,6 +168,7 @@ export class Session {
     readonly user: string,
     private readonly out: SessionOutput,
     private readonly limits: SessionLimits,
+    private readonly results: SessionResults | null,
     private readonly audit: (entry: Record<string, unknown>) => void = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
@@ -204,6 +229,7 @@ export class Session {
     }
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
     for (const text of parts) {
+      this.statementSeq++;
       try {
         const stmt = classify(text);
         if (this.status === 'E' && !isExitFromFailed(stmt)) {
@@ -230,6 +256,7 @@ export class Session {
   // ---------------------------------------------------------------- extended query protocol
 
   async parse(name: string, sql: string, paramTypes: number[]): Promise<void> {
+    this.statementSeq++;
     if (name !== '' && this.statements.has(name)) {
       throw new SqlError('42P05', `prepared statement "${name}" already exists`);
     }
@@ -306,6 +333,7 @@ export class Session {
   }
 
   async execute(portalName: string, maxRows: number): Promise<void> {
+    this.statementSeq++;
     const portal = this.portals.get(portalName);
     if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${portalName}" does not exist`);
     if (this.status === 'E' && !isExitFromFailed(portal.prepared.stmt)) {
@@ -396,7 +424,7 @@ export class Session {
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     await this.settle();
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set() };
+    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name)];
       return base;
@@ -456,6 +484,10 @@ export class Session {
       }
       const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+      // Candidates for the result cache: plain queries over the session's own version — not the
+      // catalog emulation (rewritten), system views (expanded), other versions (leases).
+      const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
+      if (this.results && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) base.cacheableSql = sql;
     } catch (e) {
       releaseAll(base);
       throw e;
@@ -614,7 +646,8 @@ export class Session {
       this.auditStatement({
         kind: portal.prepared.stmt.kind,
         // The statement's fingerprint, not its text: literals may hold secrets.
-        sql_sha256: createHash('sha256').update(portal.prepared.sql).digest('hex').slice(0, 16),
+        sql_sha256: (portal.prepared.sqlHash ??= createHash('sha256').update(portal.prepared.sql).digest('hex').slice(0, 16)),
+        ...(portal.replayed ? { cached: true } : {}),
         ms: Number(process.hrtime.bigint() - started) / 1e6,
         rows: portal.rows - rowsBefore,
         sqlstate: '00000',
@@ -643,10 +676,64 @@ export class Session {
       return;
     }
     if (!portal.result && !portal.done) {
+      if (maxRows === 0 && (await this.replayCached(portal, describe))) return;
       await this.startQuery(portal);
       if (describe && portal.prepared.fields) be.rowDescription(this.out.w, this.portalFields(portal));
     }
     await this.streamRows(portal, maxRows);
+  }
+
+  /**
+   * The result cache: a repeatable statement (sql/determinism.ts) already run against this version
+   * with the same parameters, formats and output settings is answered with the DataRows recorded
+   * then. Otherwise, when the statement is repeatable, its rows are recorded as they stream.
+   * Returns true when the portal was answered from the cache.
+   */
+  private async replayCached(portal: Portal, describe: boolean): Promise<boolean> {
+    const prepared = portal.prepared;
+    if (!this.results || prepared.cacheableSql === null || portal.rows > 0) return false;
+    if (this.settings.get('fdl.result_cache') === 'off') return false;
+    if (this.status === 'I') await this.refreshVersion();
+    const lease = this.lease;
+    if (!lease) return false;
+    if (prepared.repeatable === undefined) {
+      await this.settle();
+      const shape = await statementShape(this.conn, prepared.cacheableSql);
+      prepared.repeatable = isRepeatable(shape, this.results.consistentFunctions, lease.dbName, (s, t) => lease.hasTable(s, t));
+    }
+    if (!prepared.repeatable) return false;
+    const key: ResultKey = {
+      versionId: lease.versionId,
+      database: lease.dbName,
+      sql: prepared.cacheableSql,
+      settings: this.settings.fingerprint(),
+      resultFormats: portal.resultFormats,
+      paramFormats: portal.paramFormats,
+      params: portal.params,
+    };
+    const hit = this.results.cache.get(key);
+    if (!hit) {
+      portal.recording = { recorder: new ResultRecorder(this.results.cache.maxEntryBytes), key };
+      return false;
+    }
+    if (describe && prepared.fields) be.rowDescription(this.out.w, this.portalFields(portal));
+    portal.rows = hit.rowCount;
+    portal.bytes = hit.rows.length;
+    this.checkResultLimits(portal);
+    this.out.w.bytes(hit.rows);
+    portal.done = true;
+    portal.replayed = true;
+    be.commandComplete(this.out.w, `SELECT ${hit.rowCount}`);
+    return true;
+  }
+
+  /** A recorded result is kept only if it ran to the end against the version it was keyed by. */
+  private storeRecorded(portal: Portal): void {
+    const rec = portal.recording;
+    portal.recording = undefined;
+    if (!rec || !this.results || this.lease?.versionId !== rec.key.versionId) return;
+    const result = rec.recorder.finish(portal.rows);
+    if (result) this.results.cache.set(rec.key, result);
   }
 
   private async startQuery(portal: Portal): Promise<void> {
@@ -687,7 +774,10 @@ export class Session {
   private async streamRows(portal: Portal, maxRows: number): Promise<void> {
     const suspended = await this.pumpRows(portal, maxRows, this.out.w);
     if (suspended) be.portalSuspended(this.out.w);
-    else be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
+    else {
+      this.storeRecorded(portal);
+      be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
+    }
   }
 
   /**
@@ -729,6 +819,7 @@ export class Session {
         portal.batchRows += written;
         if (toClient) {
           portal.bytes += w.length - before;
+          portal.recording?.recorder.add(w.raw.subarray(before, w.length));
           this.checkResultLimits(portal);
           if (w.length >= FLUSH_BYTES) await this.out.flush();
           if (this.out.closed) throw new SqlError('08006', 'client disconnected');
@@ -844,6 +935,8 @@ export class Session {
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
     if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
+    if (this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
+    this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
     if (next.versionId === this.lease.versionId) {
       next.release();
@@ -1058,6 +1151,12 @@ export class Session {
       const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref, this.user);
       this.requestedRef = ref === 'HEAD' ? '' : ref;
       await this.switchTo(next, false);
+      return;
+    }
+    if (name === 'fdl.result_cache') {
+      const on = value === null || /^(on|true|yes|1)$/i.test(value);
+      if (!on && !/^(off|false|no|0)$/i.test(value ?? '')) throw new SqlError('22023', `parameter "fdl.result_cache" requires a Boolean value`);
+      await this.settings.set(name, on ? 'on' : 'off');
       return;
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);

@@ -60,6 +60,8 @@ export function defaultSettings(user: string): Map<string, string> {
     ['max_index_keys', '32'],
     ['block_size', '8192'],
     ['jit', 'off'],
+    // fdl-gateway's own: answer repeatable queries from the result cache (off: always run them).
+    ['fdl.result_cache', 'on'],
   ]);
 }
 

@@ -1,0 +1,106 @@
+/**
+ * Encoded results of repeatable queries. A version never changes, so a query that reads only the
+ * version's tables through consistent functions returns the same rows every time it runs against
+ * that version: dashboards that refresh, pool health checks (`SELECT 1`) and drivers' housekeeping
+ * are answered from memory without a trip through DuckDB. Entries are the DataRow bytes exactly as
+ * sent, keyed by everything that shaped them (see ResultKey); what is repeatable is decided by the
+ * caller (sql/determinism.ts).
+ */
+import { LRUCache } from 'lru-cache';
+
+export interface CachedResult {
+  /** Concatenated DataRow messages. */
+  readonly rows: Buffer;
+  readonly rowCount: number;
+}
+
+export interface ResultCacheOptions {
+  /** Memory budget for all entries (bytes); 0 disables the cache. */
+  maxBytes: number;
+  /** Results larger than this are not kept (they stream instead). */
+  maxEntryBytes: number;
+}
+
+/** Everything an encoded result depends on, besides the rows of the version. */
+export interface ResultKey {
+  versionId: string;
+  /** The attached database the statement resolved names in. */
+  database: string;
+  sql: string;
+  /** Session parameters that change text output (TimeZone, extra_float_digits, ...). */
+  settings: string;
+  resultFormats: readonly number[];
+  paramFormats: readonly number[];
+  params: readonly (Buffer | null)[];
+}
+
+function keyOf(k: ResultKey): string {
+  const params = k.params.map((p) => (p === null ? '-' : p.toString('base64'))).join(',');
+  // \u0000 cannot occur in any part (SQL text and settings are NUL-free: the protocol's strings).
+  return [k.versionId, k.database, k.settings, k.resultFormats.join(''), k.paramFormats.join(''), params, k.sql].join('\u0000');
+}
+
+export class ResultCache {
+  private readonly entries: LRUCache<string, CachedResult> | null;
+  readonly maxEntryBytes: number;
+  hits = 0;
+  misses = 0;
+
+  constructor(opts: ResultCacheOptions) {
+    this.maxEntryBytes = Math.min(opts.maxEntryBytes, opts.maxBytes);
+    this.entries = opts.maxBytes > 0
+      ? new LRUCache<string, CachedResult>({ maxSize: opts.maxBytes, sizeCalculation: (r) => Math.max(1, r.rows.length) })
+      : null;
+  }
+
+  get enabled(): boolean {
+    return this.entries !== null;
+  }
+
+  get bytes(): number {
+    return this.entries?.calculatedSize ?? 0;
+  }
+
+  get size(): number {
+    return this.entries?.size ?? 0;
+  }
+
+  get(key: ResultKey): CachedResult | undefined {
+    if (!this.entries) return undefined;
+    const hit = this.entries.get(keyOf(key));
+    if (hit) this.hits++;
+    else this.misses++;
+    return hit;
+  }
+
+  set(key: ResultKey, result: CachedResult): void {
+    if (!this.entries || result.rows.length > this.maxEntryBytes) return;
+    this.entries.set(keyOf(key), result);
+  }
+}
+
+/** Collects the DataRow bytes of one run, giving up once they exceed the entry limit. */
+export class ResultRecorder {
+  private parts: Buffer[] = [];
+  private length = 0;
+  private overflow = false;
+
+  constructor(private readonly limit: number) {}
+
+  add(bytes: Uint8Array): void {
+    if (this.overflow) return;
+    this.length += bytes.length;
+    if (this.length > this.limit) {
+      this.overflow = true;
+      this.parts = [];
+      return;
+    }
+    this.parts.push(Buffer.from(bytes));
+  }
+
+  /** The recorded rows, or null when they grew past the limit. */
+  finish(rowCount: number): CachedResult | null {
+    if (this.overflow) return null;
+    return { rows: this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.length), rowCount };
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * The result cache: which statements are repeatable (decided from DuckDB's parse tree and function
+ * registry), the byte-budgeted cache itself, and the gateway answering repeated queries from it
+ * through real clients — never for volatile functions, per version, per output setting.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import pg from 'pg';
+import { consistentFunctions, isRepeatable, statementShape } from '../src/sql/determinism.js';
+import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
+import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
+const basic = manifest.repos.basic as { refs: Record<string, string> };
+
+describe('result cache: which statements are repeatable', () => {
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  let consistent: Set<string>;
+  const tables = new Set(['main.t', 'sales.orders']);
+  const repeatable = async (sql: string) =>
+    isRepeatable(await statementShape(conn, sql), consistent, 'v@1', (s, t) => tables.has(`${s}.${t}`));
+
+  before(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+    consistent = await consistentFunctions(conn);
+  });
+  after(() => {
+    conn.disconnectSync();
+    instance.closeSync();
+  });
+
+  test('the function registry: consistent built-ins in, volatile and clock functions and macros out', () => {
+    for (const f of ['abs', 'sum', 'count_star', 'lower', '+', 'strftime']) assert.ok(consistent.has(f), f);
+    for (const f of ['random', 'now', 'gen_random_uuid', 'nextval', 'current_date', 'get_current_timestamp', 'current_user']) {
+      assert.ok(!consistent.has(f), f);
+    }
+  });
+
+  test('constants, version tables, CTEs, consistent functions and window functions are repeatable', async () => {
+    for (const sql of [
+      'SELECT 1',
+      'SELECT count(*) FROM t',
+      'SELECT * FROM main.t WHERE x > 3 ORDER BY x LIMIT 5',
+      'SELECT status, sum(amount) FROM sales.orders GROUP BY ALL',
+      'SELECT o.* FROM "v@1".sales.orders o',
+      'WITH c AS (SELECT * FROM t) SELECT lower(s), abs(x) + 1 FROM c',
+      'SELECT row_number() OVER (ORDER BY x) FROM t',
+      'SELECT x FROM t WHERE x IN (SELECT x FROM sales.orders)',
+      "SELECT strftime(ts, '%Y') FROM t",
+    ]) {
+      assert.equal(await repeatable(sql), true, sql);
+    }
+  });
+
+  test('clock, randomness, session values, table functions, other relations are not', async () => {
+    for (const sql of [
+      'SELECT now()',
+      'SELECT random()',
+      'SELECT current_timestamp',
+      'SELECT CURRENT_DATE',
+      'SELECT current_user',
+      'SELECT count(*) FROM t WHERE ts < now()',
+      'SELECT gen_random_uuid()',
+      "SELECT getvariable('pg_user')",
+      "SELECT current_setting('TimeZone')",
+      'SELECT * FROM range(3)',
+      'SELECT * FROM some_view',
+      'SELECT * FROM other_db.main.t',
+      'SELECT * FROM information_schema.tables',
+      'SELECT * FROM pg_catalog.pg_class',
+      'SELECT x FROM t WHERE x IN (SELECT random())',
+      'SELECT main.some_macro(1)',
+      'SELEC broken',
+    ]) {
+      assert.equal(await repeatable(sql), false, sql);
+    }
+  });
+});
+
+describe('result cache: the byte-budgeted store', () => {
+  const key = (sql: string, over: Partial<ResultKey> = {}): ResultKey => ({
+    versionId: 'v1', database: 'r@v1', sql, settings: 'timezone=UTC', resultFormats: [], paramFormats: [], params: [], ...over,
+  });
+
+  test('a hit needs every part of the key to match', () => {
+    const c = new ResultCache({ maxBytes: 1024, maxEntryBytes: 512 });
+    c.set(key('q', { params: [Buffer.from('1'), null] }), { rows: Buffer.from('abc'), rowCount: 1 });
+    assert.equal(c.get(key('q', { params: [Buffer.from('1'), null] }))?.rowCount, 1);
+    for (const other of [
+      key('q', { params: [Buffer.from('2'), null] }),
+      key('q', { params: [Buffer.from('1'), Buffer.from('')] }),
+      key('q', { versionId: 'v2', params: [Buffer.from('1'), null] }),
+      key('q', { settings: 'timezone=Europe/Paris', params: [Buffer.from('1'), null] }),
+      key('q', { resultFormats: [1], params: [Buffer.from('1'), null] }),
+      key('q2', { params: [Buffer.from('1'), null] }),
+    ]) {
+      assert.equal(c.get(other), undefined, JSON.stringify(other));
+    }
+    assert.equal(c.hits, 1);
+  });
+
+  test('oversized results are not kept; the budget evicts the least recently used', () => {
+    const c = new ResultCache({ maxBytes: 1000, maxEntryBytes: 400 });
+    c.set(key('big'), { rows: Buffer.alloc(401), rowCount: 1 });
+    assert.equal(c.get(key('big')), undefined);
+    c.set(key('a'), { rows: Buffer.alloc(400), rowCount: 1 });
+    c.set(key('b'), { rows: Buffer.alloc(400), rowCount: 1 });
+    c.get(key('a'));
+    c.set(key('c'), { rows: Buffer.alloc(400), rowCount: 1 });
+    assert.ok(c.get(key('a')));
+    assert.equal(c.get(key('b')), undefined);
+    assert.ok(c.bytes <= 1000);
+    assert.equal(new ResultCache({ maxBytes: 0, maxEntryBytes: 10 }).enabled, false);
+  });
+
+  test('a recorder gives up past its limit and copies what it keeps', () => {
+    const r = new ResultRecorder(8);
+    const scratch = Buffer.from('1234');
+    r.add(scratch);
+    scratch.fill(0); // the connection reuses its buffer: the recording must not change
+    r.add(Buffer.from('5678'));
+    assert.equal(r.finish(2)?.rows.toString(), '12345678');
+    const over = new ResultRecorder(8);
+    over.add(Buffer.alloc(6));
+    over.add(Buffer.alloc(6));
+    assert.equal(over.finish(2), null);
+  });
+});
+
+describe('result cache: through real clients', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  async function connect(database = 'basic@v1'): Promise<pg.Client> {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+    await c.connect();
+    return c;
+  }
+  const stats = async (c: pg.Client) =>
+    (await c.query(`SELECT hits::int AS hits, misses::int AS misses, entries::int AS entries FROM fdl.cache WHERE cache = 'results'`)).rows[0] as { hits: number; misses: number; entries: number };
+
+  test('a repeated query is answered from the cache with the same rows, in text and binary, across sessions', async () => {
+    const a = await connect();
+    const b = await connect();
+    try {
+      const sql = 'SELECT status, count(*) AS n, sum(amount) AS total FROM sales.orders GROUP BY status ORDER BY status';
+      const first = await a.query({ text: sql, rowMode: 'array' });
+      const s0 = await stats(a);
+      const again = await b.query({ text: sql, rowMode: 'array' });
+      const s1 = await stats(a);
+      assert.deepEqual(again.rows, first.rows);
+      assert.deepEqual(again.fields.map((f) => [f.name, f.dataTypeID]), first.fields.map((f) => [f.name, f.dataTypeID]));
+      assert.equal(s1.hits, s0.hits + 1, 'the second session was answered from the cache');
+      assert.equal(again.rowCount, first.rowCount);
+      // Extended protocol, with a parameter and binary results: keyed by both.
+      const raw = { getTypeParser: () => (v: unknown) => v } as any; // the bytes as sent
+      const q = (v: number, binary: boolean) => ({ text: 'SELECT order_id, amount FROM sales.orders WHERE order_id > $1 ORDER BY order_id', values: [v], binary, types: raw });
+      const p1 = await a.query(q(2, true));
+      const hitsBefore = (await stats(a)).hits;
+      const p2 = await b.query(q(2, true));
+      assert.equal((await stats(a)).hits, hitsBefore + 1, 'Parse/Bind/Execute answered from the cache');
+      const p3 = await b.query(q(3, true));
+      const p4 = await b.query(q(2, false));
+      assert.ok(p1.rows.length > 0);
+      assert.ok(Buffer.isBuffer(p2.rows[0].order_id));
+      assert.deepEqual(p2.rows, p1.rows);
+      assert.equal(p3.rows.length, p1.rows.length - 1, 'another parameter value is another result');
+      assert.equal(typeof p4.rows[0].order_id, 'string', 'text format is another result');
+      assert.deepEqual(p4.rows.map((r) => BigInt(r.order_id)), p1.rows.map((r) => (r.order_id as Buffer).readBigInt64BE()));
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  test('volatile functions run every time; fdl.result_cache = off bypasses the cache', async () => {
+    const c = await connect();
+    try {
+      const r1 = (await c.query('SELECT random() AS r, count(*) FROM sales.orders')).rows[0].r;
+      const r2 = (await c.query('SELECT random() AS r, count(*) FROM sales.orders')).rows[0].r;
+      assert.notEqual(r1, r2);
+      const t1 = (await c.query('SELECT now()::text AS t')).rows[0].t;
+      await new Promise((r) => setTimeout(r, 5));
+      const t2 = (await c.query('SELECT now()::text AS t')).rows[0].t;
+      assert.notEqual(t1, t2);
+      await c.query('SELECT count(*) FROM sales.customers');
+      await c.query('SET fdl.result_cache = off');
+      assert.equal((await c.query('SHOW fdl.result_cache')).rows[0]['fdl.result_cache'], 'off');
+      const before = await stats(c);
+      await c.query('SELECT count(*) FROM sales.customers');
+      assert.equal((await stats(c)).hits, before.hits);
+      await assert.rejects(c.query("SET fdl.result_cache = 'maybe'"), (e: { code?: string }) => e.code === '22023');
+      await c.query('RESET fdl.result_cache');
+      await c.query('SELECT count(*) FROM sales.customers');
+      assert.equal((await stats(c)).hits, before.hits + 1);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('output settings are part of the key: TimeZone changes a cached timestamptz result', async () => {
+    const c = await connect();
+    try {
+      const sql = "SELECT min(ordered_at)::timestamptz AS t FROM sales.orders";
+      const utc = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      await c.query("SET TimeZone = 'America/New_York'");
+      const ny = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      assert.match(String(utc), /\+00$/);
+      assert.match(String(ny), /-0[45]$/);
+      await c.query("SET TimeZone = 'UTC'");
+      const back = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      assert.equal(back, utc);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('versions are part of the key: the same text on two tags gives each tag its rows', async () => {
+    const v1 = await connect('basic@v1');
+    const v2 = await connect('basic@v2');
+    try {
+      const sql = 'SELECT count(*)::int AS n FROM sales.orders';
+      const n1 = (await v1.query(sql)).rows[0].n;
+      const n2 = (await v2.query(sql)).rows[0].n;
+      assert.equal((await v1.query(sql)).rows[0].n, n1);
+      assert.equal((await v2.query(sql)).rows[0].n, n2);
+      assert.notEqual(n1, n2, 'the fixture tags differ in orders');
+      assert.notEqual(basic.refs['refs/tags/v1'], basic.refs['refs/tags/v2']);
+    } finally {
+      await v1.end();
+      await v2.end();
+    }
+  });
+
+  test('a cached answer is audited as such', async () => {
+    const c = await connect();
+    try {
+      await c.query('SELECT max(order_id) FROM sales.orders');
+      await c.query('SELECT max(order_id) FROM sales.orders');
+    } finally {
+      await c.end();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = gw.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(lines.some((l) => l.event === 'statement' && l.cached === true && l.rows === 1));
+  });
+});
