@@ -25,13 +25,15 @@ const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`
 const ROWS = opt('rows', 5_000_000);
 const RUNS = opt('runs', 2);
 const PROFILE = !args.includes('--no-profile');
+/** `--only stream` or `--only latency` runs one half. */
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const PSQL = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'psql');
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const log = (s: string) => process.stdout.write(s + '\n');
 
-interface Target { name: string; host: string; port: number; user: string; database: string; table: string }
+interface Target { name: string; host: string; port: number; user: string; database: string; table: string; options?: string }
 
 /** SELECT * through node-postgres, rows handed out one at a time and dropped (no accumulation). */
 async function streamPg(t: Target): Promise<number> {
@@ -74,9 +76,9 @@ function pct(sorted: number[], p: number): number {
 /** SELECT 1 round trips with `clients` connections, each running `perClient` queries back to back. */
 async function select1(t: Target, clients: number, perClient: number): Promise<{ p50: number; p99: number; qps: number }> {
   const cs = await Promise.all(Array.from({ length: clients }, async () => {
-    const c = new pg.Client({ host: t.host, port: t.port, user: t.user, database: t.database });
+    const c = new pg.Client({ host: t.host, port: t.port, user: t.user, database: t.database, options: t.options });
     await c.connect();
-    for (let i = 0; i < 20; i++) await c.query('SELECT 1'); // warm-up
+    for (let i = 0; i < 500; i++) await c.query('SELECT 1'); // warm-up: steady state (JIT), for both servers
     return c;
   }));
   const lat: number[] = [];
@@ -179,13 +181,14 @@ async function main(): Promise<void> {
     // --- streaming
     const best = async (f: () => Promise<number>) => { let b = 0; for (let i = 0; i < RUNS; i++) b = Math.max(b, await f()); return b; };
     const stream: Record<string, Record<string, number>> = {};
-    for (const [label, f] of [['node-postgres', streamPg], ['psql', streamPsql]] as const) {
+    for (const [label, f] of ONLY === 'latency' ? [] : [['node-postgres', streamPg], ['psql', streamPsql]] as const) {
       const g = await best(() => f(G));
       const p = await best(() => f(P));
       stream[label] = { gateway: g, postgres: p, ratio: g / p };
       log(`SELECT * → ${label.padEnd(13)} gateway ${fmt(g).padStart(11)} rows/s   postgres ${fmt(p).padStart(11)} rows/s   ratio ${(g / p).toFixed(2)}× (target ≥ 1.0×)`);
     }
     // in-process DuckDB over the same Parquet (fetch every chunk; values stay in DuckDB vectors)
+    if (ONLY !== 'latency') {
     const duck = await best(async () => {
       const t0 = performance.now();
       const r = await dconn.stream(`SELECT * FROM read_parquet('${parquet}')`);
@@ -204,14 +207,19 @@ async function main(): Promise<void> {
     stream.duckdbInProcess = { chunks: duck, jsRows: duckRows, gatewayNodePgRatio: stream['node-postgres']!.gateway! / duck };
     log(`in-process DuckDB: ${fmt(duck)} rows/s (chunks only), ${fmt(duckRows)} rows/s (materialised as JS rows); gateway→node-postgres is ${(stream['node-postgres']!.gateway! / duck * 100).toFixed(1)}% of the chunk rate`);
     result.stream = stream;
+    }
 
-    // --- SELECT 1 latency
+    // --- SELECT 1 latency: as clients see it (the result cache answers a repeated SELECT 1), and
+    // with the cache off for the session (every statement runs through DuckDB).
     const lat: Record<string, unknown> = {};
-    for (const [clients, per] of [[1, 3000], [32, 300]] as const) {
-      const g = await select1(G, clients, per);
+    const uncached: Target = { ...G, name: 'gateway, result cache off', options: '-c fdl.result_cache=off' };
+    for (const [clients, per] of ONLY === 'stream' ? [] : [[1, 3000], [32, 300]] as const) {
       const p = await select1(P, clients, per);
-      lat[`c${clients}`] = { gateway: g, postgres: p, p50Ratio: g.p50 / p.p50, p99Ratio: g.p99 / p.p99 };
-      log(`SELECT 1, ${String(clients).padStart(2)} client(s): gateway p50 ${g.p50.toFixed(3)} ms p99 ${g.p99.toFixed(3)} ms (${fmt(g.qps)} q/s)   postgres p50 ${p.p50.toFixed(3)} ms p99 ${p.p99.toFixed(3)} ms (${fmt(p.qps)} q/s)   p50 ratio ${(g.p50 / p.p50).toFixed(2)}× (target ≤ 2×), p99 ratio ${(g.p99 / p.p99).toFixed(2)}×`);
+      for (const [label, target] of [['gateway', G], ['gateway, cache off', uncached]] as const) {
+        const g = await select1(target, clients, per);
+        lat[`c${clients}${target === G ? '' : '_uncached'}`] = { gateway: g, postgres: p, p50Ratio: g.p50 / p.p50, p99Ratio: g.p99 / p.p99 };
+        log(`SELECT 1, ${String(clients).padStart(2)} client(s): ${label.padEnd(18)} p50 ${g.p50.toFixed(3)} ms p99 ${g.p99.toFixed(3)} ms (${fmt(g.qps)} q/s)   postgres p50 ${p.p50.toFixed(3)} ms p99 ${p.p99.toFixed(3)} ms (${fmt(p.qps)} q/s)   p50 ratio ${(g.p50 / p.p50).toFixed(2)}× (target ≤ 2×), p99 ratio ${(g.p99 / p.p99).toFixed(2)}×`);
+      }
     }
     result.select1 = lat;
     dconn.closeSync();

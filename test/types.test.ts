@@ -13,6 +13,7 @@ import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { Writer } from '../src/wire/writer.js';
 import { makeRowEncoder, pgFieldFor, decodeParam, pgTypeName, OID } from '../src/wire/types/index.js';
+import { float8FixedText, float8String } from '../src/wire/types/text.js';
 
 let pg: PgCluster;
 let client: RawPg;
@@ -324,4 +325,26 @@ test('text parameters (pgjdbc timestamps with offsets, node-pg strings) decode c
   assert.equal(decodeParam(0, 0, null).value, null);
   assert.throws(() => decodeParam(23, 1, Buffer.from([1, 2])), (e: any) => e.sqlstate === '22P03');
   assert.throws(() => decodeParam(23, 0, Buffer.from('x1')), (e: any) => e.sqlstate === '22P02');
+});
+
+test('the float8 fast path (whole numbers, up to three decimals) writes exactly what the general formatter does', () => {
+  // Seeded values around every branch: integers, k-decimal values, near-misses (0.1+0.2), bounds.
+  let seed = 42;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const values: number[] = [0.001, 0.0011, 0.1 + 0.2, 1e12 - 0.5, 1e12, 1e15 - 1, 1e15, 999999999999.999, 0.5, 18517.5, 2.675, 1.005];
+  for (let i = 0; i < 40_000; i++) {
+    const k = i % 5;
+    const int = Math.floor(rnd() * 10 ** (1 + (i % 13)));
+    const v = k === 4 ? rnd() * 10 ** ((i % 30) - 10) : (int + Math.floor(rnd() * 10 ** k) / 10 ** k);
+    values.push(v, -v, v * 1.0000000000000002);
+  }
+  const w = new Writer(64);
+  let fast = 0;
+  for (const v of values) {
+    w.flush();
+    if (!float8FixedText(w, v)) continue;
+    fast++;
+    assert.equal(w.flush().toString('latin1'), float8String(v, 1), String(v));
+  }
+  assert.ok(fast > values.length / 3, `fast path taken ${fast} of ${values.length} times`);
 });

@@ -119,8 +119,8 @@ interface Portal {
   rows: number;
   /** Rows sent since the last Execute began (for PortalSuspended). */
   batchRows: number;
-  /** The chunk DuckDB is producing while the current one is sent. */
-  next: Promise<{ chunk: DuckDBDataChunk | null; error: unknown }> | null;
+  /** Chunks DuckDB produces (one call after another) while the current one is sent. */
+  ahead: Promise<Fetched>[];
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;
@@ -136,6 +136,14 @@ interface Portal {
 
 const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 const FLUSH_BYTES = 256 * 1024;
+/** Chunks (of 2,048 rows) fetched ahead of the one being sent. */
+const PREFETCH_CHUNKS = 4;
+
+interface Fetched {
+  chunk: DuckDBDataChunk | null;
+  error: unknown;
+}
+const END_OF_RESULT: Fetched = { chunk: null, error: null };
 
 export class Session {
   readonly settings: SessionSettings;
@@ -611,7 +619,7 @@ export class Session {
       chunkPos: 0,
       rows: 0,
       batchRows: 0,
-      next: null,
+      ahead: [],
       bytes: 0,
       done: false,
     };
@@ -619,7 +627,7 @@ export class Session {
 
   private dropPortal(p: Portal): void {
     if (p.cursor) disposeStatement(p.prepared);
-    p.next = null;
+    p.ahead = [];
     p.result = null;
     p.chunk = null;
     p.done = true;
@@ -878,25 +886,32 @@ export class Session {
       if (p === except || p.done || !p.result) continue;
       p.interrupted = true;
       p.result = null;
-      p.next = null;
+      p.ahead = [];
     }
   }
 
+  /**
+   * Keep PREFETCH_CHUNKS chunks coming: each fetch starts when the previous one ends (DuckDB takes one
+   * call at a time per connection), so DuckDB produces while JavaScript encodes and the socket drains.
+   */
   private prefetch(portal: Portal): void {
     const result = portal.result;
     if (!result) return;
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
-    const p = result.fetchChunk().then(
+    const fetch = (): Promise<Fetched> => result.fetchChunk().then(
       (chunk) => ({ chunk, error: null as unknown }),
       (error: unknown) => ({ chunk: null, error }),
     );
-    portal.next = p;
-    this.inflight = p;
+    while (portal.ahead.length < PREFETCH_CHUNKS) {
+      const last = portal.ahead[portal.ahead.length - 1];
+      const p = last ? last.then((r) => (r.error || !r.chunk || r.chunk.rowCount === 0 ? END_OF_RESULT : fetch())) : fetch();
+      portal.ahead.push(p);
+      this.inflight = p;
+    }
   }
 
   private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
-    const pending = portal.next;
-    portal.next = null;
+    const pending = portal.ahead.shift();
     if (pending) {
       const { chunk, error } = await pending;
       if (error) throw error;
@@ -1154,9 +1169,7 @@ export class Session {
       return;
     }
     if (name === 'fdl.result_cache') {
-      const on = value === null || /^(on|true|yes|1)$/i.test(value);
-      if (!on && !/^(off|false|no|0)$/i.test(value ?? '')) throw new SqlError('22023', `parameter "fdl.result_cache" requires a Boolean value`);
-      await this.settings.set(name, on ? 'on' : 'off');
+      await this.settings.set(name, value === null ? 'on' : onOff(name, value));
       return;
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
@@ -1174,8 +1187,15 @@ export class Session {
       this.requestedRef = value === 'HEAD' ? '' : value;
       return;
     }
-    await this.settings.applyStartup(name, value);
+    await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
   }
+}
+
+/** A Boolean parameter as PostgreSQL spells its values. */
+function onOff(name: string, value: string): 'on' | 'off' {
+  if (/^(on|true|yes|1)$/i.test(value)) return 'on';
+  if (/^(off|false|no|0)$/i.test(value)) return 'off';
+  throw new SqlError('22023', `parameter "${name}" requires a Boolean value`);
 }
 
 /** 1-based indexes of parameters whose type DuckDB could not infer. */

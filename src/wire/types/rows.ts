@@ -124,10 +124,14 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         return (w, i) => {
           if (isNull(valid, i)) { w.int32(-1); return; }
           const v = a[i];
-          // Whole numbers print as integers in every float format PostgreSQL uses (0 excluded: -0).
-          if (v !== 0 && v === Math.trunc(v) && v < 1e15 && v > -1e15 && (!f4 || (v < 1e6 && v > -1e6)) && efd > 0) {
-            const at = open(w); T.intText(w, v); close(w, at);
-            return;
+          if (efd > 0) {
+            // Whole numbers print as integers in every float format PostgreSQL uses (0 excluded: -0).
+            if (f4 ? v !== 0 && v === Math.trunc(v) && v < 1e6 && v > -1e6 : true) {
+              const at = open(w);
+              if (f4) { T.intText(w, v); close(w, at); return; }
+              if (T.float8FixedText(w, v)) { close(w, at); return; }
+              w.truncate(at);
+            }
           }
           const str = f4 ? T.float4String(v, efd) : T.float8String(v, efd);
           w.int32(str.length); w.latin1(str);

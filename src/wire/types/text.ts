@@ -115,6 +115,44 @@ export function float8String(v: number, extraFloatDigits = 1): string {
   return layout(neg, stripZeros(ds), e, prec);
 }
 
+const DECIMAL_SCALE = [1, 10, 100, 1000];
+
+/**
+ * The common doubles — whole numbers and values with up to three decimals (prices, ratios, 18517.5) —
+ * written without building a string. Returns false for everything else (float8String handles it).
+ * Same output as float8String with extra_float_digits > 0: if v·10^k rounds to an integer N and
+ * N/10^k reads back as v, then N is the integer nearest to v·10^k (|v| < 1e12 keeps the product's
+ * error under 0.07), so N/10^k without trailing zeros is the shortest, closest round-trip form.
+ */
+export function float8FixedText(w: Writer, v: number): boolean {
+  const a = v < 0 ? -v : v;
+  // Whole numbers up to 1e15 (PostgreSQL's switch to exponents); with decimals, a bound that keeps
+  // a·10^k exact to well under ½. Also excludes NaN; 0 and -0 go the general way.
+  if (!(a >= 1e-3 && a < 1e15)) return false;
+  for (let k = 0; k <= (a < 1e12 ? 3 : 0); k++) {
+    const p = DECIMAL_SCALE[k]!;
+    const m = a * p;
+    if (m !== Math.floor(m) || m / p !== a) continue;
+    w.ensure(32);
+    const b = w.raw;
+    let q = w.length;
+    if (v < 0) b[q++] = 45;
+    const int = Math.floor(m / p);
+    q = putUint(b, q, int);
+    // v·10^k can be exact where v·10^(k-1) was not (2.18·100 = 218.00000000000003, 2.18·1000 = 2180):
+    // drop the trailing zeros of the fraction.
+    let frac = m - int * p, digits = k;
+    while (digits > 0 && frac % 10 === 0) { frac /= 10; digits--; }
+    if (digits > 0) {
+      b[q++] = 46; // '.'
+      q = putUint(b, q, frac, digits);
+    }
+    w.advance(q - w.length);
+    return true;
+  }
+  return false;
+}
+
 /** float4out: shortest digits that round-trip through float32. */
 export function float4String(v: number, extraFloatDigits = 1): string {
   const sp = specialFloat(v);
