@@ -2,6 +2,9 @@
  * A growable byte buffer for building backend messages without intermediate strings or arrays.
  * One writer per connection is reused for every message; `flush()` hands out the bytes.
  */
+/** Outputs at least this large change hands instead of being copied (see flush). */
+const HANDOVER_BYTES = 32 * 1024;
+
 export class Writer {
   private buf: Buffer;
   private pos = 0;
@@ -160,10 +163,21 @@ export class Writer {
     if (at < this.pos) this.pos = at;
   }
 
-  /** Copy out everything written so far and reset. */
+  /**
+   * Hand out everything written so far and reset. Small outputs are copied (a pooled allocation);
+   * a large batch of rows hands over the buffer itself and the writer continues in a fresh one,
+   * so streaming copies nothing (allocUnsafe: no zero-filling of memory about to be overwritten).
+   */
   flush(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.pos));
+    const n = this.pos;
     this.pos = 0;
+    if (n < HANDOVER_BYTES) {
+      const out = Buffer.allocUnsafe(n);
+      this.buf.copy(out, 0, 0, n);
+      return out;
+    }
+    const out = this.buf.subarray(0, n);
+    this.buf = Buffer.allocUnsafe(this.buf.length);
     return out;
   }
 }
