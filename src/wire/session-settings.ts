@@ -4,6 +4,7 @@
  * catalog emulation reads (`current_setting`, `pg_settings`, `current_user`, `current_database`).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './settings.js';
 
@@ -18,6 +19,9 @@ const OUTPUT_NEUTRAL = new Set([
   'application_name', 'statement_timeout', 'idle_in_transaction_session_timeout', 'lock_timeout', 'client_min_messages',
   'fdl.ref', 'fdl.result_cache',
 ]);
+
+const fingerprints = new LRUCache<string, string>({ max: 1000 });
+let fingerprintSeq = 0;
 
 export interface SettingDefaults {
   statementTimeoutMs: number;
@@ -46,10 +50,16 @@ export class SessionSettings {
     return d;
   }
 
-  /** The parameters that shape query output, as one string (part of a result cache key). */
+  /**
+   * The parameters that shape query output, as a short token (part of a result cache key): equal
+   * tokens mean equal parameters. Tokens are never reused, so a forgotten one only costs misses.
+   */
   fingerprint(): string {
     if (this.outputKey === null) {
-      this.outputKey = this.entries().filter(([k]) => !OUTPUT_NEUTRAL.has(k)).map(([k, v]) => `${k}=${v}`).join('\n');
+      const full = this.entries().filter(([k]) => !OUTPUT_NEUTRAL.has(k)).map(([k, v]) => `${k}=${v}`).join('\n');
+      let token = fingerprints.get(full);
+      if (token === undefined) fingerprints.set(full, (token = `s${++fingerprintSeq}`));
+      this.outputKey = token;
     }
     return this.outputKey;
   }
