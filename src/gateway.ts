@@ -348,7 +348,8 @@ export class Gateway {
     });
     // Clients can reach no file but the served repositories and the cache.
     await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
-    const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 4 * 1024 * 1024 });
+    // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
+    const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 });
     const versions = new Versions(repos, engine, config.maxIdleVersions, config.users, { files: fileCache, refs: refCache, results });
     const probe = await engine.connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
