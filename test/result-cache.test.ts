@@ -69,6 +69,9 @@ describe('result cache: which statements are repeatable', () => {
       "SELECT getvariable('pg_user')",
       "SELECT current_setting('TimeZone')",
       'SELECT * FROM range(3)',
+      'SELECT * FROM t USING SAMPLE 10%',
+      'SELECT * FROM sales.orders TABLESAMPLE 5 ROWS',
+      'SELECT * FROM (SELECT * FROM t) USING SAMPLE 5 ROWS',
       'SELECT * FROM some_view',
       'SELECT * FROM other_db.main.t',
       'SELECT * FROM information_schema.tables',
@@ -206,6 +209,24 @@ describe('result cache: through real clients', () => {
       await c.query('RESET fdl.result_cache');
       await c.query('SELECT count(*) FROM sales.customers');
       assert.equal((await stats(c)).hits, before.hits + 1);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('results over the entry limit stream as usual and are not kept', async () => {
+    const c = await connect();
+    try {
+      const big = 'SELECT a.*, b.order_id AS b_id, c.order_id AS c_id FROM sales.orders a, sales.orders b, sales.orders c';
+      const before = await stats(c);
+      const first = await c.query({ text: big, rowMode: 'array' });
+      assert.equal(first.rowCount, 50 ** 3);
+      const again = await c.query({ text: big, rowMode: 'array' });
+      assert.equal(again.rowCount, 50 ** 3);
+      const after = await stats(c);
+      assert.equal(after.entries, before.entries, 'nothing was kept');
+      assert.equal(after.hits, before.hits, 'nothing was replayed');
+      assert.equal(after.misses, before.misses + 2);
     } finally {
       await c.end();
     }

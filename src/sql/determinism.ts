@@ -6,7 +6,7 @@
  *  - every function is a built-in scalar or aggregate DuckDB declares CONSISTENT (so not now(),
  *    random(), nextval(), current_setting(), nor any macro — the catalog emulation is macros);
  *  - no SQL value keyword that reads the clock or the session (CURRENT_TIMESTAMP, CURRENT_USER, ...);
- *  - no table functions;
+ *  - no table functions, no sampling;
  *  - every relation is a CTE of the statement or a table of the session's version (not a view: a
  *    DuckLake view's SQL is the publisher's and may call anything).
  */
@@ -70,6 +70,7 @@ function shapeOf(tree: unknown): StatementShape {
     if (Array.isArray(node)) return node.forEach(walk);
     if (!node || typeof node !== 'object') return;
     const o = node as Record<string, unknown>;
+    if (o.sample) opaque = true; // USING SAMPLE / TABLESAMPLE: a random subset each run
     switch (o.type) {
       case 'BASE_TABLE':
         relations.push({ catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) });
