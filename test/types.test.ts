@@ -348,3 +348,30 @@ test('the float8 fast path (whole numbers, up to three decimals) writes exactly 
   }
   assert.ok(fast > values.length / 3, `fast path taken ${fast} of ${values.length} times`);
 });
+
+test('Writer: a large batch changes hands intact, and only a recycled buffer is written again', () => {
+  const w = new Writer(64 * 1024);
+  const fill = (byte: number) => { w.ensure(40_000); w.raw.fill(byte, w.length, w.length + 40_000); w.advance(40_000); };
+  fill(1);
+  const first = w.flush();
+  assert.equal(first.length, 40_000);
+  fill(2); // writes into a fresh buffer: the batch handed out is untouched
+  assert.ok(first.every((b) => b === 1));
+  const second = w.flush();
+  assert.ok(second.buffer !== first.buffer);
+  w.recycle(first); // the socket wrote it: the writer may take it at its next hand-over
+  fill(3);
+  const third = w.flush();
+  fill(4);
+  const fourth = w.flush();
+  assert.ok(second.every((b) => b === 2), 'a buffer not recycled is never reused');
+  assert.ok(third.every((b) => b === 3));
+  assert.ok(fourth.every((b) => b === 4));
+  assert.ok(fourth.buffer === first.buffer, 'the recycled buffer was reused');
+  assert.ok(third.buffer !== second.buffer && fourth.buffer !== second.buffer);
+  // Small outputs are copies: the writer's own buffer never leaves.
+  w.int32(7);
+  const small = w.flush();
+  w.int32(9);
+  assert.deepEqual([...small], [0, 0, 0, 7]);
+});

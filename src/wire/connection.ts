@@ -358,7 +358,10 @@ export class Connection {
    */
   async flush(): Promise<void> {
     if (this.w.length === 0 || this.isClosed) return;
-    this.socket.write(this.w.flush());
+    const out = this.w.flush();
+    this.socket.write(out, (err) => {
+      if (!err) this.w.recycle(out);
+    });
     if (this.socket.writableLength > SOCKET_BACKLOG && !this.isClosed) {
       await new Promise<void>((resolve) => this.writableWaiters.push(resolve));
     }

@@ -4,10 +4,13 @@
  */
 /** Outputs at least this large change hands instead of being copied (see flush). */
 const HANDOVER_BYTES = 32 * 1024;
+/** Buffers kept for reuse once the socket has written them (see recycle). */
+const SPARE_BUFFERS = 4;
 
 export class Writer {
   private buf: Buffer;
   private pos = 0;
+  private readonly spare: Buffer[] = [];
 
   constructor(initialSize = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
@@ -177,7 +180,20 @@ export class Writer {
       return out;
     }
     const out = this.buf.subarray(0, n);
-    this.buf = Buffer.allocUnsafe(this.buf.length);
+    const size = this.buf.length;
+    let next = this.spare.pop();
+    while (next && next.length !== size) next = this.spare.pop(); // the writer grew meanwhile
+    this.buf = next ?? Buffer.allocUnsafe(size);
     return out;
+  }
+
+  /**
+   * A buffer handed out by flush() that its consumer is done with (the socket wrote it) may be
+   * written again: large batches cycle through a few buffers instead of allocating one per batch.
+   */
+  recycle(handedOut: Buffer): void {
+    if (handedOut.length < HANDOVER_BYTES || handedOut.byteOffset !== 0 || this.spare.length >= SPARE_BUFFERS) return;
+    const whole = Buffer.from(handedOut.buffer, 0, handedOut.buffer.byteLength);
+    if (whole.length === this.buf.length && whole.buffer !== this.buf.buffer) this.spare.push(whole);
   }
 }
