@@ -106,10 +106,12 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         };
         return (w, i) => {
           if (isNull(valid, i)) { w.int32(-1); return; }
-          const hi = a[2 * i + 1], lo = a[2 * i] >>> 0;
+          const hi = a[2 * i + 1], lo = a[2 * i];
           const at = open(w);
-          if (hi >= -SAFE_HI && hi < SAFE_HI) T.intText(w, hi * TWO32 + lo);
-          else w.latin1(((BigInt(hi) << 32n) | BigInt(lo)).toString());
+          // Within int32 (most ids and counts) the low word is the value: integer arithmetic only.
+          if ((hi === 0 && lo >= 0) || (hi === -1 && lo < 0)) T.intText(w, lo);
+          else if (hi >= -SAFE_HI && hi < SAFE_HI) T.intText(w, hi * TWO32 + (lo >>> 0));
+          else w.latin1(((BigInt(hi) << 32n) | BigInt(lo >>> 0)).toString());
           close(w, at);
         };
       };
