@@ -49,7 +49,7 @@ export class ResultCache {
   constructor(opts: ResultCacheOptions) {
     this.maxEntryBytes = Math.min(opts.maxEntryBytes, opts.maxBytes);
     this.entries = opts.maxBytes > 0
-      ? new LRUCache<string, CachedResult>({ maxSize: opts.maxBytes, sizeCalculation: (r) => Math.max(1, r.rows.length) })
+      ? new LRUCache<string, CachedResult>({ maxSize: opts.maxBytes, sizeCalculation: (r, key) => r.rows.length + key.length })
       : null;
   }
 

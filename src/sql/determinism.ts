@@ -57,7 +57,7 @@ export async function statementShape(conn: DuckDBConnection, sql: string): Promi
     tree = null;
   }
   const shape = tree && !(tree as { error?: boolean }).error ? shapeOf(tree) : { functions: [], relations: [], opaque: true };
-  shapes.set(sql, shape);
+  if (sql.length <= 64 * 1024) shapes.set(sql, shape); // huge generated SQL is not worth keeping
   return shape;
 }
 

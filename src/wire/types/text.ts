@@ -260,8 +260,10 @@ function putTime(b: Buffer, p: number, us: number, hoursUnbounded = false): numb
   const secs = Math.floor(us / 1e6);
   const frac = us - secs * 1e6;
   const h = Math.floor(secs / 3600);
+  const rest = secs - h * 3600; // < 3600: small-integer arithmetic from here
+  const m = (rest / 60) | 0;
   p = hoursUnbounded && h > 99 ? putUint(b, p, h) : put2(b, p, h);
-  b[p++] = 58; p = put2(b, p, Math.floor(secs / 60) % 60); b[p++] = 58; p = put2(b, p, secs % 60);
+  b[p++] = 58; p = put2(b, p, m); b[p++] = 58; p = put2(b, p, rest - m * 60);
   if (frac > 0) {
     b[p++] = 46;
     let f = frac, n = 6;
