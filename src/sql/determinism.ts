@@ -12,6 +12,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
+import { parseTree } from './references.js';
 
 /** What a statement uses, as far as repeatability goes. */
 export interface StatementShape {
@@ -49,14 +50,8 @@ const shapes = new LRUCache<string, StatementShape>({ max: 2000 });
 export async function statementShape(conn: DuckDBConnection, sql: string): Promise<StatementShape> {
   const known = shapes.get(sql);
   if (known) return known;
-  let tree: unknown;
-  try {
-    const r = await conn.runAndReadAll(`SELECT json_serialize_sql('${sql.replace(/'/g, "''")}')`);
-    tree = JSON.parse(String(r.getRows()[0]?.[0] ?? ''));
-  } catch {
-    tree = null;
-  }
-  const shape = tree && !(tree as { error?: boolean }).error ? shapeOf(tree) : { functions: [], relations: [], opaque: true };
+  const tree = await parseTree(conn, sql);
+  const shape = tree !== null ? shapeOf(tree) : { functions: [], relations: [], opaque: true };
   if (sql.length <= 64 * 1024) shapes.set(sql, shape); // huge generated SQL is not worth keeping
   return shape;
 }

@@ -11,15 +11,20 @@ export interface TableReference {
   table: string;
 }
 
-export async function tableReferences(conn: DuckDBConnection, sql: string): Promise<TableReference[] | null> {
-  let tree: unknown;
+/** DuckDB's parse tree of `sql` (parsed, not bound), or null when it does not parse. */
+export async function parseTree(conn: DuckDBConnection, sql: string): Promise<unknown | null> {
   try {
     const r = await conn.runAndReadAll(`SELECT json_serialize_sql('${sql.replace(/'/g, "''")}')`);
-    tree = JSON.parse(String(r.getRows()[0]?.[0] ?? ''));
+    const tree = JSON.parse(String(r.getRows()[0]?.[0] ?? '')) as { error?: boolean };
+    return tree.error ? null : tree; // DuckDB reports the syntax error itself on prepare
   } catch {
     return null;
   }
-  if ((tree as { error?: boolean }).error) return null; // DuckDB reports the syntax error on prepare
+}
+
+export async function tableReferences(conn: DuckDBConnection, sql: string): Promise<TableReference[] | null> {
+  const tree = await parseTree(conn, sql);
+  if (tree === null) return null;
   const out: TableReference[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(walk);
