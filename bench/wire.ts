@@ -184,6 +184,10 @@ async function main(): Promise<void> {
     for (const [label, f] of ONLY === 'latency' ? [] : [['node-postgres', streamPg], ['psql', streamPsql]] as const) {
       // Interleaved (gateway, postgres, gateway, ...) so a burst of load on the shared machine hits
       // both sides alike; best of each, and the median of the per-round ratios.
+      // One unmeasured run each first: servers are measured warm (JIT-compiled encoders, caches),
+      // as the SELECT 1 clients below are.
+      await f(G);
+      await f(P);
       let g = 0, p = 0;
       const rounds: number[] = [];
       for (let i = 0; i < RUNS; i++) {
