@@ -101,6 +101,8 @@ interface PreparedStmt {
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
   cacheableSql: string | null;
+  /** The version the session read when DuckDB prepared the statement (names were bound there). */
+  preparedFor?: string;
   /** Decided on first execution: whether the result depends only on the version. */
   repeatable?: boolean;
   /** The statement's fingerprint in audit lines (computed once). */
@@ -495,7 +497,10 @@ export class Session {
       // Candidates for the result cache: plain queries over the session's own version — not the
       // catalog emulation (rewritten), system views (expanded), other versions (leases).
       const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
-      if (this.results && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) base.cacheableSql = sql;
+      if (this.results && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) {
+        base.cacheableSql = sql;
+        base.preparedFor = this.lease?.versionId;
+      }
     } catch (e) {
       releaseAll(base);
       throw e;
@@ -703,7 +708,8 @@ export class Session {
     if (this.settings.get('fdl.result_cache') === 'off') return false;
     if (this.status === 'I') await this.refreshVersion();
     const lease = this.lease;
-    if (!lease) return false;
+    // A statement prepared before the session's branch moved is never cached under the new version.
+    if (!lease || prepared.preparedFor !== lease.versionId) return false;
     if (prepared.repeatable === undefined) {
       await this.settle();
       const shape = await statementShape(this.conn, prepared.cacheableSql);
