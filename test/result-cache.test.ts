@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
@@ -277,5 +277,46 @@ describe('result cache: through real clients', () => {
     await new Promise((r) => setTimeout(r, 300));
     const lines = gw.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.some((l) => l.event === 'statement' && l.cached === true && l.rows === 1));
+  });
+});
+
+describe('result cache: moving branches', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const branch = () => join(repos.path('repos/basic'), 'refs', 'heads', 'main');
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--ref-ttl', '0', '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('after a branch moves, statements prepared before and after it and the cache give each version its rows', async () => {
+    const onMain = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@main' });
+    const onV1 = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@v1' });
+    await onMain.connect();
+    await onV1.connect();
+    const original = readFileSync(branch(), 'utf8');
+    const sql = 'SELECT count(*)::int AS n FROM sales.orders';
+    try {
+      const named = { name: 'orders_count', text: sql };
+      const before = (await onMain.query(named)).rows[0].n;
+      writeFileSync(branch(), `${basic.refs['refs/tags/v1']}\n`); // main now points where v1 does
+      await onMain.query(named); // the named statement, prepared on the old version, runs again
+      await onMain.query(named);
+      // The same text through the extended protocol on v1: the key it would share with a mislabeled entry.
+      const v1 = (await onV1.query({ name: 'count_v1', text: sql })).rows[0].n;
+      const v1Again = (await onV1.query({ name: 'count_v1', text: sql })).rows[0].n;
+      assert.equal(v1, 50, 'v1 has 50 orders (fixture)');
+      assert.equal(v1Again, 50);
+      assert.notEqual(before, v1);
+      assert.equal((await onMain.query(sql)).rows[0].n, 50, 'a fresh statement on the moved branch reads the new version');
+    } finally {
+      writeFileSync(branch(), original);
+      await onMain.end();
+      await onV1.end();
+    }
   });
 });
