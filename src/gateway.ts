@@ -68,6 +68,8 @@ interface AttachedVersion extends Attached {
   hasPendingTables(): boolean;
   /** Whether the version has this table (names lower-cased). */
   hasTable(schema: string, table: string): boolean;
+  /** Whether the version defines a macro of this name (lower-cased). */
+  definesFunction(name: string): boolean;
   readonly catalogInfoSql: string;
   readonly dataset: unknown;
 }
@@ -113,6 +115,7 @@ class Versions implements VersionSource {
       ensureTables: (tables) => lease.value.ensureTables(tables),
       hasPendingTables: () => lease.value.hasPendingTables(),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
+      definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),
       release: lease.release,
     };
@@ -258,11 +261,13 @@ class Versions implements VersionSource {
         ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
       ]);
       const tableNames = new Set(catalog.tables.map((t) => `${t.schema.toLowerCase()}.${t.name.toLowerCase()}`));
+      const macroNames = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
       return {
         dbName,
         versionId,
         catalogInfoSql,
         hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
+        definesFunction: (name) => macroNames.has(name),
         dataset: version.dataset,
         ensureTables,
         hasPendingTables: () => remote && ready.size < catalog.tables.length,

@@ -4,7 +4,8 @@
  * (json_serialize_sql) and its function registry, and deliberately conservative — anything not
  * known to be repeatable is not:
  *  - every function is a built-in scalar or aggregate DuckDB declares CONSISTENT (so not now(),
- *    random(), nextval(), current_setting(), nor any macro — the catalog emulation is macros);
+ *    random(), nextval(), current_setting(), nor any macro — the catalog emulation is macros — nor
+ *    a name the version's own DuckLake macros shadow);
  *  - no SQL value keyword that reads the clock or the session (CURRENT_TIMESTAMP, CURRENT_USER, ...);
  *  - no table functions, no sampling;
  *  - every relation is a CTE of the statement or a table of the session's version (not a view: a
@@ -101,24 +102,25 @@ function shapeOf(tree: unknown): StatementShape {
 
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
 
-/**
- * True when the statement's rows depend only on the version: see the module comment.
- * `isVersionTable(schema, table)` says whether the session's version has that table.
- */
-export function isRepeatable(
-  shape: StatementShape,
-  consistent: ReadonlySet<string>,
-  database: string,
-  isVersionTable: (schema: string, table: string) => boolean,
-): boolean {
+/** What the session's version holds (names lower-cased). */
+export interface VersionNames {
+  isVersionTable(schema: string, table: string): boolean;
+  /** A DuckLake macro of the version: it resolves before a built-in of the same name. */
+  isVersionFunction(name: string): boolean;
+}
+
+/** True when the statement's rows depend only on the version: see the module comment. */
+export function isRepeatable(shape: StatementShape, consistent: ReadonlySet<string>, database: string, version: VersionNames): boolean {
   if (shape.opaque) return false;
-  for (const f of shape.functions) if (!consistent.has(f) || SESSION_FUNCTIONS.has(f)) return false;
+  for (const f of shape.functions) {
+    if (!consistent.has(f) || SESSION_FUNCTIONS.has(f) || version.isVersionFunction(f)) return false;
+  }
   const db = database.toLowerCase();
   for (const r of shape.relations) {
     if (r.catalog !== '' && r.catalog !== db) return false;
     // `x.t` names schema x of the current database, unless x is the database itself.
     const schema = r.catalog === '' && r.schema === db ? 'main' : r.schema || 'main';
-    if (!isVersionTable(schema, r.table)) return false;
+    if (!version.isVersionTable(schema, r.table)) return false;
   }
   return true;
 }

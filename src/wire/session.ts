@@ -47,6 +47,8 @@ export interface VersionLease {
   hasPendingTables(): boolean;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
+  /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
+  definesFunction(name: string): boolean;
   release(): void;
 }
 
@@ -713,7 +715,10 @@ export class Session {
     if (prepared.repeatable === undefined) {
       await this.settle();
       const shape = await statementShape(this.conn, prepared.cacheableSql);
-      prepared.repeatable = isRepeatable(shape, this.results.consistentFunctions, lease.dbName, (s, t) => lease.hasTable(s, t));
+      prepared.repeatable = isRepeatable(shape, this.results.consistentFunctions, lease.dbName, {
+        isVersionTable: (s, t) => lease.hasTable(s, t),
+        isVersionFunction: (f) => lease.definesFunction(f),
+      });
     }
     if (!prepared.repeatable) return false;
     const key: ResultKey = {
