@@ -74,11 +74,11 @@ function pct(sorted: number[], p: number): number {
 }
 
 /** SELECT 1 round trips with `clients` connections, each running `perClient` queries back to back. */
-async function select1(t: Target, clients: number, perClient: number): Promise<{ p50: number; p99: number; qps: number }> {
+async function select1(t: Target, clients: number, perClient: number, sql = 'SELECT 1', warmUp = 500): Promise<{ p50: number; p99: number; qps: number }> {
   const cs = await Promise.all(Array.from({ length: clients }, async () => {
     const c = new pg.Client({ host: t.host, port: t.port, user: t.user, database: t.database, options: t.options });
     await c.connect();
-    for (let i = 0; i < 500; i++) await c.query('SELECT 1'); // warm-up: steady state (JIT), for both servers
+    for (let i = 0; i < warmUp; i++) await c.query(sql); // warm-up: steady state (JIT), for both servers
     return c;
   }));
   const lat: number[] = [];
@@ -86,7 +86,7 @@ async function select1(t: Target, clients: number, perClient: number): Promise<{
   await Promise.all(cs.map(async (c) => {
     for (let i = 0; i < perClient; i++) {
       const s = performance.now();
-      await c.query('SELECT 1');
+      await c.query(sql);
       lat.push(performance.now() - s);
     }
   }));
@@ -235,6 +235,19 @@ async function main(): Promise<void> {
       }
     }
     result.select1 = lat;
+
+    // --- a dashboard's repeated aggregate over the whole table (what the result cache is for)
+    if (ONLY !== 'stream') {
+      const agg = (table: string) => `SELECT n % 7 AS k, count(*), sum(x) FROM ${table} WHERE n < 500000 GROUP BY 1 ORDER BY 1`;
+      const p = await select1(P, 1, 20, agg(P.table), 2);
+      const dash: Record<string, unknown> = { postgres: p };
+      for (const [label, target] of [['gateway', G], ['gateway, cache off', uncached]] as const) {
+        const g = await select1(target, 1, 20, agg(G.table), 2);
+        dash[label] = g;
+        log(`repeated aggregate over ${fmt(ROWS)} rows: ${label.padEnd(18)} p50 ${g.p50.toFixed(3)} ms   postgres p50 ${p.p50.toFixed(3)} ms   PostgreSQL takes ${(p.p50 / g.p50).toFixed(1)}× as long`);
+      }
+      result.repeatedAggregate = dash;
+    }
     dconn.closeSync();
     inst.closeSync();
     await gw.stop();
