@@ -771,6 +771,12 @@ export class Session {
     this.beginRunning();
     try {
       portal.result = await duck.stream();
+      // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
+      // active query to interrupt: honour it now, before the first fetch runs the query.
+      if (this.cancelRequested || this.aborted) {
+        portal.result = null;
+        throw new Error('INTERRUPT Error: Interrupted!');
+      }
     } catch (e) {
       this.endRunning();
       throw e;
@@ -909,7 +915,9 @@ export class Session {
     const result = portal.result;
     if (!result) return;
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
-    const fetch = (): Promise<Fetched> => result.fetchChunk().then(
+    // The client is gone: no more work for DuckDB (an error, never an early end: that would look
+    // like a complete result, e.g. to the result cache).
+    const fetch = (): Promise<Fetched> => this.aborted ? Promise.resolve({ chunk: null, error: new Error('INTERRUPT Error: Interrupted!') }) : result.fetchChunk().then(
       (chunk) => ({ chunk, error: null as unknown }),
       (error: unknown) => ({ chunk: null, error }),
     );
