@@ -87,15 +87,17 @@ export class ResultRecorder {
 
   constructor(private readonly limit: number) {}
 
-  add(bytes: Uint8Array): void {
-    if (this.overflow) return;
+  /** Returns false once the result has outgrown the limit: nothing more needs to be offered. */
+  add(bytes: Uint8Array): boolean {
+    if (this.overflow) return false;
     this.length += bytes.length;
     if (this.length > this.limit) {
       this.overflow = true;
       this.parts = [];
-      return;
+      return false;
     }
     this.parts.push(Buffer.from(bytes));
+    return true;
   }
 
   /** The recorded rows, or null when they grew past the limit. */

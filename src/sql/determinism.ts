@@ -20,7 +20,7 @@ export interface StatementShape {
   functions: string[];
   /** Relations named, CTE names removed. */
   relations: { catalog: string; schema: string; table: string }[];
-  /** Table functions, SQL value keywords, window functions DuckDB does not list, or unparsable. */
+  /** Table functions, sampling, SQL value keywords, catalog-qualified function names, or unparsable. */
   opaque: boolean;
 }
 

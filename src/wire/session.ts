@@ -844,7 +844,8 @@ export class Session {
         portal.batchRows += written;
         if (toClient) {
           portal.bytes += w.length - before;
-          portal.recording?.recorder.add(w.raw.subarray(before, w.length));
+          // A result that outgrew the cache's entry limit is not recorded further (nor kept).
+          if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
           this.checkResultLimits(portal);
           if (w.length >= FLUSH_BYTES) await this.out.flush();
           if (this.out.closed) throw new SqlError('08006', 'client disconnected');

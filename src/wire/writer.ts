@@ -1,12 +1,12 @@
-/**
- * A growable byte buffer for building backend messages without intermediate strings or arrays.
- * One writer per connection is reused for every message; `flush()` hands out the bytes.
- */
 /** Outputs at least this large change hands instead of being copied (see flush). */
 const HANDOVER_BYTES = 32 * 1024;
 /** Buffers kept for reuse once the socket has written them (see recycle). */
 const SPARE_BUFFERS = 4;
 
+/**
+ * A growable byte buffer for building backend messages without intermediate strings or arrays.
+ * One writer per connection is reused for every message; `flush()` hands out the bytes.
+ */
 export class Writer {
   private buf: Buffer;
   private pos = 0;

@@ -126,14 +126,13 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         return (w, i) => {
           if (isNull(valid, i)) { w.int32(-1); return; }
           const v = a[i];
-          if (efd > 0) {
-            // Whole numbers print as integers in every float format PostgreSQL uses (0 excluded: -0).
-            if (f4 ? v !== 0 && v === Math.trunc(v) && v < 1e6 && v > -1e6 : true) {
-              const at = open(w);
-              if (f4) { T.intText(w, v); close(w, at); return; }
-              if (T.float8FixedText(w, v)) { close(w, at); return; }
-              w.truncate(at);
-            }
+          if (efd > 0 && f4) {
+            // Whole float4 values below 1e6 print as integers (0 excluded: -0 goes the general way).
+            if (v !== 0 && v === Math.trunc(v) && v < 1e6 && v > -1e6) { const at = open(w); T.intText(w, v); close(w, at); return; }
+          } else if (efd > 0) {
+            const at = open(w);
+            if (T.float8FixedText(w, v)) { close(w, at); return; }
+            w.truncate(at); // not a fast-path value: float8String below
           }
           const str = f4 ? T.float4String(v, efd) : T.float8String(v, efd);
           w.int32(str.length); w.latin1(str);
