@@ -45,6 +45,8 @@ export interface GatewayConfig {
   port: number;
   cacheDir: string;
   maxConnections: number;
+  /** Sockets that may be authenticating at once, apart from the sessions. */
+  maxAuthenticating: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
   refTtlMs: number;
@@ -362,7 +364,7 @@ export class Gateway {
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
       : null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating },
       {
         versions,
         connectDuckDB: () => engine.connect(),

@@ -1,25 +1,30 @@
 /**
- * The TCP listener: accepts sockets, enforces the connection limit, and keeps the registry of
- * (pid, secret) pairs that CancelRequest messages are checked against.
+ * The TCP listener: accepts sockets, enforces the connection limits, and keeps the registry of
+ * (pid, secret) pairs that CancelRequest messages are checked against. Sockets still authenticating
+ * and logged-in sessions have separate pools, so silent pre-auth sockets never take a session slot.
  */
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { SqlError, SQLSTATE } from '../errors.js';
-import * as be from './backend.js';
+import { SqlError } from '../errors.js';
 import { Connection, newSecret, type ConnectionContext } from './connection.js';
-import { Writer } from './writer.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
+  /** Logged-in sessions. */
   maxConnections: number;
+  /** Sockets not yet authenticated; when full, the longest waiting one is closed for a new one. */
+  maxAuthenticating: number;
 }
 
-export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel'>;
+export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot'>;
 
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<Connection>();
+  /** Connections still authenticating, oldest first (a Set keeps insertion order). */
+  private readonly authenticating = new Set<Connection>();
+  private readonly sessions = new Set<Connection>();
   private readonly byPid = new Map<number, { conn: Connection; secret: number }>();
   private nextPid = 1000 + Math.floor(Math.random() * 1000);
 
@@ -36,6 +41,12 @@ export class WireServer {
         return { pid, secret };
       },
       unregister: (pid) => this.byPid.delete(pid),
+      claimSessionSlot: (conn) => {
+        if (!this.authenticating.delete(conn)) return false; // evicted or closed meanwhile
+        if (this.sessions.size >= opts.maxConnections) return false;
+        this.sessions.add(conn);
+        return true;
+      },
       cancel: (pid, secret) => {
         const entry = this.byPid.get(pid);
         if (!entry) return;
@@ -47,15 +58,19 @@ export class WireServer {
       },
     };
     this.server = net.createServer((socket) => {
-      if (this.connections.size >= opts.maxConnections) {
-        const w = new Writer(256);
-        be.errorResponse(w, { severity: 'FATAL', code: SQLSTATE.tooManyConnections, message: 'sorry, too many clients already' });
-        socket.end(w.flush());
-        return;
+      if (this.authenticating.size >= opts.maxAuthenticating) {
+        const oldest = this.authenticating.values().next().value!;
+        this.authenticating.delete(oldest);
+        oldest.evict();
       }
       const conn = new Connection(socket, full);
       this.connections.add(conn);
-      socket.on('close', () => this.connections.delete(conn));
+      this.authenticating.add(conn);
+      socket.on('close', () => {
+        this.connections.delete(conn);
+        this.authenticating.delete(conn);
+        this.sessions.delete(conn);
+      });
     });
   }
 
