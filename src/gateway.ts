@@ -6,7 +6,8 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
-import { openRepository, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { VerificationLedger } from './cache/verification-ledger.js';
 import { createEngine, restrictFileAccess } from './sql/engine.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
@@ -26,6 +27,7 @@ export interface RepoConfig {
   location: string;
   signatures?: SignaturePolicy;
   allowedSigners?: string;
+  dataHashes?: DataHashPolicy;
 }
 
 export interface UserConfig extends GrantedUser {
@@ -39,6 +41,8 @@ export interface GatewayConfig {
   host: string;
   port: number;
   cacheDir: string;
+  /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
+  stateDir?: string;
   maxConnections: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
@@ -66,8 +70,15 @@ export class Gateway {
 
   static async start(config: GatewayConfig, log: Logger): Promise<Gateway> {
     await mkdir(config.cacheDir, { recursive: true });
+    const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
     // One file cache and one ref cache for all repositories: one byte budget, one set of counters.
     const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes });
+    const verification = await VerificationLedger.open(join(stateDir, 'verified.json'));
+    fileCache.onMismatch = (name, detail) => {
+      verification.countMismatch();
+      log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
+    };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
     const repos = new Map<string, Repository>();
     for (const r of config.repos) {
@@ -76,7 +87,11 @@ export class Gateway {
         signatures: r.signatures,
         allowedSigners: r.allowedSigners,
         cacheDir: config.cacheDir,
+        stateDir,
         refTtlMs: config.refTtlMs,
+        dataHashes: r.dataHashes,
+        verification,
+        onIntegrityFailure: (f) => log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
         fileCache,
         refCache,
       });
@@ -92,7 +107,7 @@ export class Gateway {
     await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
     const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 });
-    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(config.users), { files: fileCache, refs: refCache, results });
+    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(config.users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
     const probe = await engine.connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
@@ -120,6 +135,7 @@ export class Gateway {
   async close(): Promise<void> {
     await this.server.close();
     await this.versions.close();
+    await this.versions.caches.verification.flush();
     this.engine.closeSync();
   }
 }

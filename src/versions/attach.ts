@@ -13,8 +13,12 @@ import { relationInfoStatement } from '../sql/compat/index.js';
 
 export interface AttachedVersion extends Attached {
   readonly versionId: string;
-  /** Make the named tables readable (remote repositories download a table's files on first use). */
+  /**
+   * Make the named tables readable (remote repositories download a table's files on first use)
+   * and, when due, re-check the version (expiry, local files unchanged).
+   */
   ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  /** True while something must happen before a statement reads the version: a table to fetch, a re-check due. */
   hasPendingTables(): boolean;
   /** Whether the version has this table (names lower-cased). */
   hasTable(schema: string, table: string): boolean;
@@ -24,8 +28,15 @@ export interface AttachedVersion extends Attached {
   readonly dataset: unknown;
 }
 
-/** Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`. */
-export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string): Promise<AttachedVersion> {
+/** Local files are re-checked (stat; re-hashed when changed) at most this often while attached. */
+const LOCAL_RECHECK_MS = 1000;
+
+/**
+ * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`.
+ * While attached, the version is re-checked before a statement reads it once `recheckMs` has
+ * passed: an expired.json that appeared refuses it, a local file changed on disk is re-hashed.
+ */
+export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.connect();
   try {
@@ -33,6 +44,22 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
     const locate = (rel: string) => version.locate(rel);
+    // Local files are read in place: every byte is verified before any view can read it.
+    const allFiles = catalog.tables.flatMap((t) => t.files);
+    if (!remote) pins.push(await version.ensureFiles(allFiles));
+    let checkedAt = Date.now();
+    let filesCheckedAt = checkedAt;
+    let rechecking: Promise<void> | null = null;
+    const due = () => Date.now() - checkedAt >= recheckMs;
+    const recheck = () =>
+      (rechecking ??= (async () => {
+        await repo.checkNotExpired(versionId);
+        if (!remote && Date.now() - filesCheckedAt >= LOCAL_RECHECK_MS) {
+          (await version.ensureFiles(allFiles)).release();
+          filesCheckedAt = Date.now();
+        }
+        checkedAt = Date.now();
+      })().finally(() => (rechecking = null)));
     try {
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
@@ -42,6 +69,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     }
     const ready = new Map<LakeTable, Promise<void>>();
     const ensureTables = async (wanted: { schema: string; name: string }[]) => {
+      if (due()) await recheck();
       if (!remote) return;
       // A DuckLake view may read any table: fetch them all when one is named.
       const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
@@ -86,7 +114,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables,
-      hasPendingTables: () => remote && ready.size < catalog.tables.length,
+      hasPendingTables: () => due() || (remote && ready.size < catalog.tables.length),
       async dispose() {
         const c = await engine.connect();
         try {

@@ -39,12 +39,13 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
         if (!info) break;
         if (visible(id)) {
           const v = info.version as { created?: string; author?: string; message?: string };
-          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null]);
+          const hashes = await repo.dataCoverage(id).catch(() => null);
+          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null, hashes]);
         }
         id = info.version.parents[0];
       }
       return {
-        columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN']],
+        columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN'], ['data_hashes', 'VARCHAR']],
         rows,
       };
     }
@@ -59,17 +60,20 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       };
     }
     case 'cache': {
-      const { files, refs, results } = versions.caches;
+      const { files, refs, results, verification } = versions.caches;
       const f = files.stats();
+      const v = verification.stats();
       const r = refs.stats();
       const a = versions.attached;
       return {
-        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT']],
+        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT']],
         rows: [
-          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions],
-          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null],
-          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions],
-          ['results', results.size, results.bytes, results.hits, results.misses, null, null],
+          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches],
+          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null],
+          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null],
+          ['results', results.size, results.bytes, results.hits, results.misses, null, null, null],
+          // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
+          ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches],
         ],
       };
     }

@@ -7,6 +7,7 @@ import { AttachedVersions } from '../cache/attached-versions.js';
 import type { FileCache } from '../cache/file-cache.js';
 import type { RefCache } from '../cache/ref-cache.js';
 import type { ResultCache } from '../cache/result-cache.js';
+import type { VerificationLedger } from '../cache/verification-ledger.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Repository } from '../resolver/repository.js';
 import type { SystemTable, SystemViewName } from '../sql/system-views.js';
@@ -19,6 +20,7 @@ export interface VersionCaches {
   files: FileCache;
   refs: RefCache;
   results: ResultCache;
+  verification: VerificationLedger;
 }
 
 export class Versions implements VersionSource {
@@ -31,6 +33,8 @@ export class Versions implements VersionSource {
     maxIdle: number,
     readonly grants: Grants,
     readonly caches: VersionCaches,
+    /** How long a verdict on an attached version (expired or not, local files unchanged) stands: the ref TTL. */
+    private readonly recheckMs: number,
   ) {
     this.attached = new AttachedVersions(maxIdle);
   }
@@ -52,6 +56,8 @@ export class Versions implements VersionSource {
     if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
     const res = await repo.resolve(ref);
     this.grants.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);
+    // An attached version may have expired since it was attached: same refusal as at attach.
+    await repo.checkNotExpired(res.versionId);
     const lease = await this.lease(repo, res.versionId);
     return {
       repo: repoName,
@@ -77,7 +83,7 @@ export class Versions implements VersionSource {
   /** The attached version (attaching it when needed), leased until released. */
   lease(repo: Repository, versionId: string) {
     const key = `${repo.name}@${versionId}`;
-    return this.attached.acquire(key, () => attachVersion(this.engine, repo, versionId, key, `${META_PREFIX}${++this.seq}`));
+    return this.attached.acquire(key, () => attachVersion(this.engine, repo, versionId, key, `${META_PREFIX}${++this.seq}`, this.recheckMs));
   }
 
   close(): Promise<void> {
