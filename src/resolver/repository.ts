@@ -508,7 +508,8 @@ export class Repository {
       dataDir: repo.dataDir,
       locate(rel: string): string {
         const key = dataKey(rel);
-        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key);
+        // remote: the cache name ensureFiles downloads to (content-addressed when files.json has a sha256)
+        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
       },
       async ensureFiles(files: DataFile[]): Promise<Lease> {
         const got: Lease[] = [];
