@@ -87,6 +87,8 @@ export interface SessionOutput {
 }
 
 interface PreparedStmt {
+  /** Owners: the statement cache, named statements, a running simple Query (see disposeStatement). */
+  refs: number;
   sql: string;
   stmt: Statement;
   declaredTypes: number[];
@@ -156,8 +158,8 @@ export class Session {
   private lease: VersionLease | null = null;
   private requestedRef: string;
   private statements = new Map<string, PreparedStmt>();
-  /** Prepared simple-protocol statements by text (see prepareCached); evicted ones are destroyed. */
-  private readonly simpleCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
+  /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
+  private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
   private portals = new Map<string, Portal>();
   private savepoints: string[] = [];
   /** Set from CancelRequest; checked between chunks and turned into 57014. */
@@ -248,13 +250,13 @@ export class Session {
         if (this.status === 'E' && !isExitFromFailed(stmt)) {
           throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
         }
-        const prepared = await this.prepareCached(text, stmt);
+        const prepared = await this.prepareCached(text, stmt, []);
         const portal = this.newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
         } finally {
           this.dropPortal(portal);
-          if (!this.simpleCache.has(text)) disposeStatement(prepared);
+          disposeStatement(prepared);
         }
       } catch (e) {
         this.fail(e);
@@ -280,7 +282,7 @@ export class Session {
     if (this.status === 'E' && !isExitFromFailed(stmt)) {
       throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
     }
-    const prepared = await this.prepare(text, stmt, paramTypes);
+    const prepared = await this.prepareCached(text, stmt, paramTypes);
     const old = this.statements.get(name);
     if (old) disposeStatement(old);
     this.statements.set(name, prepared);
@@ -414,30 +416,38 @@ export class Session {
   }
 
   /**
-   * Simple-protocol statements repeat (dashboards, pgbench, drivers' housekeeping): keep the DuckDB
-   * prepared statement per session by text. Only statements that read the session's own version are
-   * kept, and the cache is emptied whenever the session moves to another version.
+   * Statements repeat (dashboards, pgbench, and drivers that send every parameterized query as an
+   * unnamed Parse): keep the DuckDB prepared statement per session by text and declared parameter
+   * types, so an unnamed statement costs what a named one does. Only statements that read the
+   * session's own version are kept, and the cache is emptied whenever the session moves to another
+   * version. The caller owns one reference to what is returned (release with disposeStatement).
    */
-  private async prepareCached(text: string, stmt: Statement): Promise<PreparedStmt> {
-    const hit = this.simpleCache.get(text);
-    if (hit) {
+  private async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    const key = declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
+    if (this.statementCache.get(key)) {
       await this.refreshVersion();
-      const again = this.simpleCache.get(text); // a version move empties the cache
-      if (again) return again;
+      const again = this.statementCache.get(key); // a version move empties the cache
+      if (again) {
+        again.refs++;
+        return again;
+      }
     }
-    const prepared = await this.prepare(text, stmt, []);
-    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && prepared.paramOids.length === 0 && !/\bfdl\s*\./i.test(text);
-    if (cacheable) this.simpleCache.set(text, prepared);
+    const prepared = await this.prepare(text, stmt, declaredTypes);
+    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(text);
+    if (cacheable) {
+      prepared.refs++;
+      this.statementCache.set(key, prepared);
+    }
     return prepared;
   }
 
   private clearStatementCache(): void {
-    this.simpleCache.clear(); // dispose destroys each statement
+    this.statementCache.clear(); // dispose releases each statement
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     await this.settle();
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
+    const base: PreparedStmt = { refs: 1, sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name)];
       return base;
@@ -1226,7 +1236,9 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
 /** Attach names of frozen catalogs (see gateway.ts); internal, never for clients. */
 export const META_PREFIX = '__fdl_meta_';
 
+/** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
 function disposeStatement(s: PreparedStmt): void {
+  if (--s.refs > 0) return;
   s.duck?.destroySync();
   s.duck = null;
   releaseAll(s);
