@@ -21,6 +21,7 @@ import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
+import { resultShape } from '../sql/result-shape.js';
 import { tableReferences } from '../sql/references.js';
 import { isRepeatable, statementShape } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
@@ -336,9 +337,9 @@ export class Session {
     const fields = portal.prepared.fields ?? [];
     const result = portal.result;
     return fields.map((f, i) => {
-      if (result && portal.prepared.untyped.has(i)) {
+      if (result && portal.prepared.untyped.has(i) && portal.prepared.columnOids[i] === undefined) {
         const t = pgFieldFor(result.columnType(i));
-        return { ...f, name: result.columnName(i), typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+        return { ...f, typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
       }
       return { ...f, format: portal.resultFormats[i] ?? 0 };
     });
@@ -476,12 +477,14 @@ export class Session {
         base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
       }
       base.fields = [];
-      for (let i = 0; i < duck.columnCount; i++) {
-        const name = duck.columnName(i);
+      // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+      const shape = await resultShape(this.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+      for (let i = 0; i < shape.names.length; i++) {
+        const name = shape.names[i]!;
         // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
-        const untyped = duck.columnTypeId(i) === DuckDBTypeId.INVALID;
-        if (untyped) base.untyped.add(i);
-        const t = untyped ? VARCHAR : duck.columnType(i);
+        const untyped = shape.types[i] === null;
+        if (untyped || shape.probed) base.untyped.add(i);
+        const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
         const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
         base.columnTypes.push(t);

@@ -144,7 +144,7 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
     case 18: case 19: case 194: return t === 'VARCHAR' ? oid : undefined;
     case 21: return t === 'SMALLINT' || t === 'INTEGER' ? 21 : undefined;
     // regproc values are function OIDs here (not names), so they travel as plain oid.
-    case 24: case 26: case 28: return integral ? (oid === 24 ? 26 : oid) : undefined;
+    case 24: case 26: case 28: case 29: return integral ? (oid === 24 ? 26 : oid) : undefined;
     case 700: return t === 'FLOAT' ? 700 : undefined;
     case 22: return t === 'SMALLINT[]' ? 22 : undefined;
     case 30: case 1028: return t === 'BIGINT[]' ? oid : undefined;
@@ -158,7 +158,11 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
  * asyncpg's type introspection returns `array_agg(atttypid) AS attrtypoids` and decodes it with its
  * built-in oid[] codec (it has none for int8[], so announcing 1016 makes it introspect int8[] forever).
  */
-const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = { attrtypoids: 1028 };
+const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = {
+  attrtypoids: 1028,
+  // System columns of catalog tables (compat/install.ts systemColumnViews).
+  tableoid: 26, xmax: 28, cmin: 29, cmax: 29,
+};
 
 /** The whole name → OID table behind `catalogColumnOid`, for inspection and docs. */
 export function catalogColumnTypeOverrides(): ReadonlyMap<string, { oid: number }> {

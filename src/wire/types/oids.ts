@@ -41,7 +41,7 @@ export function pgTypeLen(oid: number): number {
     case OID.bool: case OID.char: return 1;
     case OID.int2: return 2;
     case OID.int4: case OID.oid: case OID.float4: case OID.date: case OID.regproc:
-    case OID.regtype: case OID.regclass: return 4;
+    case OID.regtype: case OID.regclass: case 28: case 29: return 4;
     case OID.int8: case OID.float8: case OID.time: case OID.timestamp: case OID.timestamptz: return 8;
     case OID.timetz: return 12;
     case OID.interval: case OID.uuid: return 16;
