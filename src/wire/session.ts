@@ -598,11 +598,17 @@ export class Session {
     for (const lease of all) {
       const wanted = refs
         .filter((r) => r.catalog === lease.dbName || (lease === this.lease && (r.catalog === '' || r.catalog === lease.dbName)))
-        .map((r) => (r.catalog === '' && r.schema === '' ? { schema: 'main', name: r.table } : { schema: r.schema || 'main', name: r.table }));
+        .flatMap((r) => (r.catalog === '' && r.schema === '' ? this.unqualified(lease, r.table) : [{ schema: r.schema || 'main', name: r.table }]));
       // `x.y` with x = the version's database: table y in main.
       for (const r of refs) if (r.catalog === '' && r.schema === lease.dbName) wanted.push({ schema: 'main', name: r.table });
       if (wanted.length) await lease.ensureTables(wanted);
     }
+  }
+
+  /** Where an unqualified table name may resolve: the search_path's schemas that have it (else main). */
+  private unqualified(lease: VersionLease, table: string): { schema: string; name: string }[] {
+    const found = lease === this.lease ? this.settings.searchSchemas().filter((s) => lease.hasTable(s, table.toLowerCase())) : [];
+    return found.length > 0 ? found.map((schema) => ({ schema, name: table })) : [{ schema: 'main', name: table }];
   }
 
   private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined): Promise<DuckDBPreparedStatement> {
@@ -986,6 +992,7 @@ export class Session {
   private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
     try {
       await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+      await this.settings.useVersion(next.dbName);
       await this.conn.run(next.catalogInfoSql);
     } catch (e) {
       next.release();
