@@ -22,6 +22,7 @@ import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { checkContainment } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
+import { columnSources } from '../sql/column-sources.js';
 import { tableReferences } from '../sql/references.js';
 import { isRepeatable, statementShape } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
@@ -499,6 +500,11 @@ export class Session {
       }
       const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+      // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
+      if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
+        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+      }
       // Candidates for the result cache: plain queries over the session's own version — not the
       // catalog emulation (rewritten), system views (expanded), other versions (leases).
       const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
