@@ -362,8 +362,15 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
     // ANY('{r,p,f}'): PostgreSQL reads the text as an array of the left side's type.
     const elems = typeof rexpr?.A_Const?.sval?.sval === 'string' ? parseArrayText(rexpr.A_Const.sval.sval) : undefined;
     if (elems) {
-      rexpr = { A_ArrayExpr: { elements: elems.map((x) => (x === null ? { A_Const: { isnull: true } } : strConst(x))) } };
       ctx.changed = true;
+      const items = elems.map((x) => (x === null ? { A_Const: { isnull: true } } : strConst(x)));
+      const membership = (e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>');
+      if (membership && items.length > 0) {
+        // x = ANY('{1,2}') is x IN ('1', '2'): DuckDB casts the literals to x's type, as PostgreSQL types the array.
+        return { A_Expr: { kind: 'AEXPR_IN', name: [str(op)], lexpr, rexpr: { List: { items } } } };
+      }
+      if (membership) return { A_Const: { boolval: { boolval: e.kind === 'AEXPR_OP_ALL' } } };
+      rexpr = { A_ArrayExpr: { elements: items } };
     }
   }
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {

@@ -466,7 +466,10 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`_regrole_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`],
     [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
     // Casts of text to reg* fail for unknown names with PostgreSQL's message (duckdb-errors.ts maps the SQLSTATE).
-    [`_regclass_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x), error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    [`_regclass_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x),
+      CASE WHEN len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1])
+        THEN error('schema "' || ${C}_parse_ident(CAST(x AS VARCHAR))[1] || '" does not exist') END,
+      error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regtype_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regtype_oid(x), error('type "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regproc_oid(x), error('function "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regnamespace_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regnamespace_oid(x), error('schema "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
