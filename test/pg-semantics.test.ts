@@ -13,6 +13,7 @@ import { copyFixtures, startGateway, type RunningGateway } from './support/gatew
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { buildBind, RawPg, splitDataRow, type QueryResult } from './support/raw-pg.js';
 import { runProbe, describeProbe } from './support/probe.js';
+import { copySalesSchema } from './support/sales-mirror.js';
 
 let pg: PgCluster;
 let gw: RunningGateway;
@@ -29,20 +30,10 @@ before(async () => {
   ]);
   conns.gw = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
   conns.pg = await RawPg.connect({ port: pg.port });
-  // PostgreSQL gets the fixture's sales schema with the same columns and rows, copied through the gateway.
-  pg.psql(`CREATE SCHEMA sales;
-    CREATE TABLE sales.customers (customer_id integer, name text, email text, country text, signup date, vip boolean);
-    CREATE TABLE sales.orders (order_id bigint, customer_id integer, amount numeric(12,2), qty smallint, ordered_at timestamp, status text);
-    ALTER ROLE postgres SET search_path = "$user", public, sales;`);
+  // PostgreSQL gets the fixture's sales schema and the gateway's default search_path.
+  await copySalesSchema(pg, conns.gw);
   await conns.pg.close();
-  // The gateway's default search_path lists the version's schemas; PostgreSQL gets the same one.
   conns.pg = await RawPg.connect({ port: pg.port });
-  for (const table of ['customers', 'orders']) {
-    const r = await conns.gw.simple(`SELECT * FROM sales.${table}`);
-    assert.equal(r.error, undefined);
-    const values = r.dataRows.map((d) => `(${splitDataRow(d).map((v) => (v === null ? 'NULL' : `'${v.toString().replace(/'/g, "''")}'`)).join(', ')})`);
-    pg.psql(`INSERT INTO sales.${table} VALUES ${values.join(', ')}`);
-  }
 }, { timeout: 120_000 });
 
 after(async () => {
