@@ -72,6 +72,8 @@ export interface AdmissionContext {
   versionDb: string;
   /** Databases of versions the statement pinned ("NAME@REF"). */
   pinnedDbs: readonly string[];
+  /** Schemas of the session's version an unqualified name resolves in, in order (search_path). */
+  searchSchemas?: readonly string[];
   /** The emulated PostgreSQL catalogs' database. */
   compatDb: string;
   /** Whether a database has this table or view (names lower-cased; see relationsOf). */
@@ -142,7 +144,9 @@ function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: stri
     if (has(ctx.versionDb, r.schema, r.table)) return { db: ctx.versionDb, schema: r.schema, table: r.table };
     throw undefinedTable(r);
   }
-  if (has(ctx.versionDb, 'main', r.table)) return { db: ctx.versionDb, schema: 'main', table: r.table };
+  for (const schema of [...(ctx.searchSchemas ?? []), 'main']) {
+    if (has(ctx.versionDb, schema, r.table)) return { db: ctx.versionDb, schema, table: r.table };
+  }
   throw undefinedTable(r);
 }
 

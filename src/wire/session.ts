@@ -23,6 +23,8 @@ import { admit, allowedFunctions, relationsOf, type AdmissionContext, type Resol
 import { postgresColumnNames } from '../sql/column-names.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { isRepeatable } from '../sql/determinism.js';
+import { resultShape } from '../sql/result-shape.js';
+import { columnSources } from '../sql/column-sources.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
@@ -309,9 +311,9 @@ export class Session {
     const fields = portal.prepared.fields ?? [];
     const result = portal.result;
     return fields.map((f, i) => {
-      if (result && portal.prepared.untyped.has(i)) {
+      if (result && portal.prepared.untyped.has(i) && portal.prepared.columnOids[i] === undefined) {
         const t = pgFieldFor(result.columnType(i));
-        return { ...f, name: result.columnName(i), typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+        return { ...f, typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
       }
       return { ...f, format: portal.resultFormats[i] ?? 0 };
     });
@@ -458,12 +460,14 @@ export class Session {
         base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
       }
       base.fields = [];
-      for (let i = 0; i < duck.columnCount; i++) {
-        const name = duck.columnName(i);
+      // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+      const shape = await resultShape(this.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+      for (let i = 0; i < shape.names.length; i++) {
+        const name = shape.names[i]!;
         // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
-        const untyped = duck.columnTypeId(i) === DuckDBTypeId.INVALID;
-        if (untyped) base.untyped.add(i);
-        const t = untyped ? VARCHAR : duck.columnType(i);
+        const untyped = shape.types[i] === null;
+        if (untyped || shape.probed) base.untyped.add(i);
+        const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
         const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
         base.columnTypes.push(t);
@@ -478,6 +482,11 @@ export class Session {
       }
       const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+      // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
+      if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
+        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+      }
       // Candidates for the result cache: plain queries over the session's own version — not the
       // catalog emulation (rewritten), system views (expanded), other versions (leases).
       const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
@@ -563,6 +572,7 @@ export class Session {
       functions: await allowedFunctions(this.conn),
       versionDb: own.dbName,
       pinnedDbs: leases.map((l) => l.dbName),
+      searchSchemas: this.settings.searchSchemas(),
       compatDb: COMPAT_DB,
       hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
       definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
@@ -955,6 +965,7 @@ export class Session {
   private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
     try {
       await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+      await this.settings.useVersion(next.dbName);
       await this.conn.run(next.catalogInfoSql);
     } catch (e) {
       next.release();
