@@ -21,10 +21,10 @@ import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
-import { analyze, type Analysis } from '../sql/analysis.js';
-import { isRepeatable } from '../sql/determinism.js';
 import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
+import { analyze, type Analysis } from '../sql/analysis.js';
+import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
@@ -571,8 +571,8 @@ export class Session {
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(this.conn),
       versionDb: own.dbName,
-      pinnedDbs: leases.map((l) => l.dbName),
       searchSchemas: this.settings.searchSchemas(),
+      pinnedDbs: leases.map((l) => l.dbName),
       compatDb: COMPAT_DB,
       hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
       definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
@@ -1044,6 +1044,7 @@ export class Session {
         return;
       case 'resetAll':
         await this.settings.resetAll();
+        this.clearStatementCache(); // search_path may have changed
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
@@ -1177,6 +1178,8 @@ export class Session {
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     await this.settings.set(name, value);
+    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
+    if (name === 'search_path') this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
