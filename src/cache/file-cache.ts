@@ -29,6 +29,8 @@ export interface FileCacheStats {
   hits: number;
   misses: number;
   downloads: number;
+  /** Bytes fetched from stores since start (fdl_store_bytes_downloaded_total). */
+  downloadedBytes: number;
   evictions: number;
   maxBytes: number;
 }
@@ -39,7 +41,7 @@ export class FileCache {
   private readonly pins = new Map<string, number>();
   private readonly flights = new SingleFlight<void>();
   private bytes = 0;
-  private counters = { hits: 0, misses: 0, downloads: 0, evictions: 0 };
+  private counters = { hits: 0, misses: 0, downloads: 0, downloadedBytes: 0, evictions: 0 };
 
   private constructor(readonly dir: string, readonly maxBytes: number) {}
 
@@ -92,6 +94,7 @@ export class FileCache {
           await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
           this.counters.downloads++;
           const st = await stat(path);
+          this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
         });
         await this.evict();
