@@ -126,6 +126,8 @@ export class Metrics {
   statement(sqlstate: string, ms: number | undefined): void {
     const outcome: QueryOutcome = sqlstate === '00000' ? 'ok' : sqlstate === '57014' ? 'cancelled' : 'error';
     this.queries.inc({ outcome });
+    // A data file whose bytes differ from files.json is found while the statement reads it.
+    if (sqlstate === 'XX001') this.versionFailures.inc({ kind: 'verification' });
     if (ms !== undefined) this.duration.observe({ outcome }, ms / 1000);
   }
 

@@ -28,42 +28,10 @@ import { expandSystemViews, referencedSystemViews, type SystemTable, type System
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
-/** The version a session reads, held until released (a version in use is never detached). */
-export interface VersionLease {
-  readonly repo: string;
-  /** What the client asked for ('' = HEAD). */
-  readonly requested: string;
-  readonly ref: string | null;
-  readonly kind: 'branch' | 'tag' | 'request' | 'version' | 'head';
-  readonly versionId: string;
-  /** The attached DuckDB database holding this version's views. */
-  readonly dbName: string;
-  readonly resolvedAt: Date;
-  /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
-  readonly catalogInfoSql: string;
-  /** Make these tables of the version readable (fetching remote files) before a statement runs. */
-  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
-  /** True while some table of a remote version has not been fetched yet. */
-  hasPendingTables(): boolean;
-  /** Whether the version has this table (names lower-cased): the result cache serves only those. */
-  hasTable(schema: string, table: string): boolean;
-  /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
-  definesFunction(name: string): boolean;
-  release(): void;
-}
+import { META_PREFIX, type VersionLease, type VersionSource } from '../versions/lease.js';
 
-/** What the session needs from the layers below: version leases for `repo@ref`. */
-export interface VersionSource {
-  /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
-  acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
-  /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
-  isMoving(lease: VersionLease): boolean;
-  repositories(): string[];
-  /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
-  generation?(): number;
-  /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
-  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
-}
+// The version service's contract lives in versions/lease.ts; re-exported for the wire's own modules.
+export type { VersionLease, VersionSource };
 
 /** Per-session limits from the gateway configuration (0 = none). */
 export interface SessionLimits {
@@ -1244,9 +1212,6 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
   }
   return out;
 }
-
-/** Attach names of frozen catalogs (see gateway.ts); internal, never for clients. */
-export const META_PREFIX = '__fdl_meta_';
 
 /** `a.b.c` or `"a@b".c…`: the statement may name a catalog. */
 const THREE_PART_NAME = /("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)|"[^"]*@[^"]*"/;
