@@ -386,3 +386,41 @@ describe('service: PROXY protocol', () => {
     }
   });
 });
+
+describe('PROXY protocol header parser', () => {
+  test('v1 and v2 addresses, LOCAL and UNKNOWN, bytes after the header kept', async () => {
+    const { parseProxyHeader } = await import('../src/wire/proxy-protocol.js');
+    const v1 = Buffer.from('PROXY TCP4 192.0.2.1 192.0.2.2 5000 5433\r\nXYZ');
+    assert.deepEqual(parseProxyHeader(v1), { kind: 'done', client: { address: '192.0.2.1', port: 5000 }, consumed: v1.length - 3 });
+    assert.deepEqual(parseProxyHeader(Buffer.from('PROXY TCP6 2001:db8::1 2001:db8::2 5000 5433\r\n')).kind, 'done');
+    assert.deepEqual(parseProxyHeader(Buffer.from('PROXY UNKNOWN\r\n')), { kind: 'done', client: { address: null, port: null }, consumed: 15 });
+    const v2 = encodeProxyV2({ address: '203.0.113.9', port: 1234 }, { address: '10.0.0.1', port: 5433 });
+    assert.deepEqual(parseProxyHeader(Buffer.concat([v2, Buffer.from([0, 0, 0, 8])])), { kind: 'done', client: { address: '203.0.113.9', port: 1234 }, consumed: v2.length });
+    // IPv6 over v2, compressed as RFC 5952 writes it.
+    const v6 = Buffer.concat([v2.subarray(0, 12), Buffer.from([0x21, 0x21, 0, 36]), Buffer.from('20010db8000000000000000000000001', 'hex'), Buffer.alloc(16), Buffer.from([0x13, 0x88, 0x15, 0x39])]);
+    assert.deepEqual(parseProxyHeader(v6), { kind: 'done', client: { address: '2001:db8::1', port: 5000 }, consumed: 52 });
+    // LOCAL (the balancer's own health check): no client address.
+    const local = Buffer.from(v2);
+    local[12] = 0x20;
+    assert.deepEqual(parseProxyHeader(local).kind === 'done' && parseProxyHeader(local), { kind: 'done', client: { address: null, port: null }, consumed: v2.length });
+  });
+
+  test('partial headers wait; malformed, oversized and missing headers are refused', async () => {
+    const { parseProxyHeader } = await import('../src/wire/proxy-protocol.js');
+    const v2 = encodeProxyV2({ address: '203.0.113.9', port: 1234 }, { address: '10.0.0.1', port: 5433 });
+    for (let n = 1; n < v2.length; n++) assert.equal(parseProxyHeader(v2.subarray(0, n)).kind, 'incomplete', `v2 prefix of ${n} bytes`);
+    assert.equal(parseProxyHeader(Buffer.from('PROXY TCP4 1.2.3.4')).kind, 'incomplete');
+    const refused = [
+      Buffer.from([0, 0, 0, 8, 4, 210, 22, 47]), // a plain PostgreSQL SSLRequest
+      Buffer.from('PROXY TCP4 1.2.3.4 5.6.7.8 1 99999\r\n'),
+      Buffer.from('PROXY TCP4 1.2.3.999 5.6.7.8 1 2\r\n'),
+      Buffer.from('PROXY TCP5 1.2.3.4 5.6.7.8 1 2\r\n'),
+      Buffer.from('PROXY TCP4 1.2.3.4 5.6.7.8 1 2 3\r\n'),
+      Buffer.from(`PROXY TCP4 ${'1'.repeat(120)}`),
+      Buffer.concat([v2.subarray(0, 12), Buffer.from([0x21, 0x11, 0xff, 0xff])]),
+      Buffer.concat([v2.subarray(0, 12), Buffer.from([0x31, 0x11, 0, 12]), Buffer.alloc(12)]),
+      Buffer.concat([v2.subarray(0, 12), Buffer.from([0x21, 0x11, 0, 4]), Buffer.alloc(4)]),
+    ];
+    for (const b of refused) assert.equal(parseProxyHeader(b).kind, 'error', JSON.stringify(b.toString('latin1')));
+  });
+});
