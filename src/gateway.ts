@@ -1,26 +1,24 @@
 /**
- * Composition root: repositories (resolver over stores), the DuckDB engine, the attached-version
- * cache and the wire server, wired together from one validated configuration.
+ * Composition root: repositories (resolver over stores), the DuckDB engine, the version service
+ * and the wire server, wired together from one validated configuration. Wiring only.
  */
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
-import { AttachedVersions, type Attached } from './cache/attached-versions.js';
-import { SqlError, SQLSTATE } from './errors.js';
-import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from './lake/index.js';
-import { openRepository, type Repository, type SignaturePolicy, type VersionInfo } from './resolver/repository.js';
+import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { VerificationLedger } from './cache/verification-ledger.js';
 import { createEngine, restrictFileAccess } from './sql/engine.js';
 import { join } from 'node:path';
-import { relationInfoStatement } from './sql/compat/index.js';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
 import { ResultCache } from './cache/result-cache.js';
 import { consistentFunctions } from './sql/determinism.js';
 import { WireServer } from './wire/server.js';
-import type { SystemTable, SystemViewName } from './sql/system-views.js';
-import { META_PREFIX, quoteIdent, type SessionLimits, type VersionLease, type VersionSource } from './wire/session.js';
+import type { SessionLimits } from './wire/session.js';
+import { Grants, type GrantedUser } from './versions/grants.js';
+import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
 import type { AuthMethod } from './wire/auth.js';
 
@@ -29,12 +27,11 @@ export interface RepoConfig {
   location: string;
   signatures?: SignaturePolicy;
   allowedSigners?: string;
+  dataHashes?: DataHashPolicy;
 }
 
-export interface UserConfig {
+export interface UserConfig extends GrantedUser {
   password?: string;
-  /** Repository → ref patterns the user may read (`tags/*`, `heads/main`, `requests/*`, `versions/*`, `*`). Absent: everything. */
-  grants?: Record<string, string[]>;
 }
 
 export interface GatewayConfig {
@@ -44,6 +41,8 @@ export interface GatewayConfig {
   host: string;
   port: number;
   cacheDir: string;
+  /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
+  stateDir?: string;
   maxConnections: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
@@ -61,264 +60,6 @@ export interface GatewayConfig {
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
 }
 
-interface AttachedVersion extends Attached {
-  readonly versionId: string;
-  /** Make the named tables readable (remote repositories download a table's files on first use). */
-  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
-  hasPendingTables(): boolean;
-  /** Whether the version has this table (names lower-cased). */
-  hasTable(schema: string, table: string): boolean;
-  /** Whether the version defines a macro of this name (lower-cased). */
-  definesFunction(name: string): boolean;
-  readonly catalogInfoSql: string;
-  readonly dataset: unknown;
-}
-
-/** Versions for sessions: resolve the ref, attach the version once, lease it. */
-class Versions implements VersionSource {
-  private seq = 0;
-  readonly attached: AttachedVersions<AttachedVersion>;
-
-  constructor(
-    private readonly repos: Map<string, Repository>,
-    private readonly engine: DuckDBInstance,
-    maxIdle: number,
-    private readonly users: Record<string, UserConfig>,
-    private readonly caches: { files: FileCache; refs: RefCache; results: ResultCache },
-  ) {
-    this.attached = new AttachedVersions(maxIdle);
-  }
-
-  repositories(): string[] {
-    return [...this.repos.keys()];
-  }
-
-  isMoving(lease: VersionLease): boolean {
-    return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
-  }
-
-  async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
-    const repo = this.repos.get(repoName);
-    if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
-    const res = await repo.resolve(ref);
-    this.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);
-    const key = `${repoName}@${res.versionId}`;
-    const lease = await this.attached.acquire(key, () => this.attach(repo, res.versionId, key));
-    return {
-      repo: repoName,
-      requested: ref,
-      ref: res.ref,
-      kind: ref === '' ? 'head' : res.kind,
-      versionId: res.versionId,
-      dbName: lease.value.dbName,
-      catalogInfoSql: lease.value.catalogInfoSql,
-      ensureTables: (tables) => lease.value.ensureTables(tables),
-      hasPendingTables: () => lease.value.hasPendingTables(),
-      hasTable: (schema, table) => lease.value.hasTable(schema, table),
-      definesFunction: (name) => lease.value.definesFunction(name),
-      resolvedAt: new Date(),
-      release: lease.release,
-    };
-  }
-
-  async systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable> {
-    const repo = this.repos.get(ctx.repo)!;
-    switch (view) {
-      case 'refs': {
-        const rows: SystemTable['rows'][number][] = [];
-        for (const r of await repo.listRefs()) {
-          if (!this.allowed(ctx.user, ctx.repo, r.name)) continue;
-          const info = await repo.describeVersion(r.versionId).catch(() => null);
-          rows.push([r.name.replace(/^refs\//, ''), r.kind, r.versionId, info?.version.created ?? null, info?.signature.status ?? null]);
-        }
-        return { columns: [['name', 'VARCHAR'], ['kind', 'VARCHAR'], ['version', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['signature', 'VARCHAR']], rows };
-      }
-      case 'versions': {
-        // History along first parents, as `git log --first-parent` shows it.
-        const rows: SystemTable['rows'][number][] = [];
-        let id: string | undefined = ctx.versionId;
-        const seen = new Set<string>();
-        while (id && !seen.has(id) && rows.length < 1000) {
-          seen.add(id);
-          const info: VersionInfo | null = await repo.describeVersion(id).catch(() => null);
-          if (!info) break;
-          const v = info.version as { created?: string; author?: string; message?: string };
-          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null]);
-          id = info.version.parents[0];
-        }
-        return {
-          columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN']],
-          rows,
-        };
-      }
-      case 'dataset': {
-        const lease = await this.acquireById(ctx.repo, ctx.versionId);
-        const d = (lease?.value.dataset ?? {}) as Record<string, unknown>;
-        lease?.release();
-        const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : null);
-        return {
-          columns: [['title', 'VARCHAR'], ['description', 'VARCHAR'], ['license', 'VARCHAR'], ['homepage', 'VARCHAR'], ['dataset', 'JSON']],
-          rows: [[str('title'), str('description'), str('license'), str('homepage'), JSON.stringify(d)]],
-        };
-      }
-      case 'cache': {
-        const f = this.caches.files.stats();
-        const r = this.caches.refs.stats();
-        const a = this.attached;
-        return {
-          columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT']],
-          rows: [
-            ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions],
-            ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null],
-            ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions],
-            ['results', this.caches.results.size, this.caches.results.bytes, this.caches.results.hits, this.caches.results.misses, null, null],
-          ],
-        };
-      }
-    }
-  }
-
-  /** The attached version of a session (already leased by it), for its dataset. */
-  private async acquireById(repoName: string, versionId: string) {
-    const repo = this.repos.get(repoName);
-    if (!repo || !versionId) return null;
-    const key = `${repoName}@${versionId}`;
-    return this.attached.acquire(key, () => this.attach(repo, versionId, key));
-  }
-
-  private allowed(user: string, repoName: string, fullRef: string): boolean {
-    try {
-      this.authorize(user, repoName, fullRef);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Refuse (42501) a ref the user's grants do not cover; users without grants read everything. */
-  authorize(user: string, repoName: string, fullRef: string): void {
-    const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
-    if (!grants) return;
-    const patterns = grants[repoName] ?? grants['*'];
-    const name = fullRef.replace(/^refs\//, '');
-    if (patterns && patterns.some((p) => refPatternMatches(p, name))) return;
-    throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repoName}@${name}`);
-  }
-
-  private async attach(repo: Repository, versionId: string, dbName: string): Promise<AttachedVersion> {
-    const version = await repo.openVersion(versionId);
-    const meta = `${META_PREFIX}${++this.seq}`;
-    const conn = await this.engine.connect();
-    try {
-      const catalog = await openCatalog(conn, version.catalogFile, meta);
-      // Local repositories are read in place; remote ones fetch a table's files when a query first
-      // touches the table (its view is a placeholder until then).
-      const remote = !repo.store.localPath;
-      const pins: { release(): void }[] = [];
-      const locate = (rel: string) => version.locate(rel);
-      try {
-        await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
-        await applyDatasetComments(conn, dbName, catalog, version.dataset);
-      } catch (e) {
-        await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`).catch(() => undefined);
-        throw e;
-      }
-      const engine = this.engine;
-      const ready = new Map<LakeTable, Promise<void>>();
-      const ensureTables = async (wanted: { schema: string; name: string }[]) => {
-        if (!remote) return;
-        // A DuckLake view may read any table: fetch them all when one is named.
-        const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
-        const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
-        await Promise.all(
-          tables.map((t) => {
-            let p = ready.get(t);
-            if (!p) {
-              p = (async () => {
-                pins.push(await version.ensureFiles(t.files));
-                const c = await engine.connect();
-                try {
-                  await materializeTable(c, catalog, t, dbName, locate);
-                } finally {
-                  c.disconnectSync();
-                }
-              })();
-              // A failed download may be retried by the next query.
-              p.catch(() => ready.delete(t));
-              ready.set(t, p);
-            }
-            return p;
-          }),
-        );
-      };
-      const catalogInfoSql = relationInfoStatement([
-        ...catalog.tables.map((t) => ({
-          schema: t.schema,
-          name: t.name,
-          kind: 'table' as const,
-          sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
-        })),
-        ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
-      ]);
-      const tableNames = new Set(catalog.tables.map((t) => `${t.schema.toLowerCase()}.${t.name.toLowerCase()}`));
-      const macroNames = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
-      return {
-        dbName,
-        versionId,
-        catalogInfoSql,
-        hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
-        definesFunction: (name) => macroNames.has(name),
-        dataset: version.dataset,
-        ensureTables,
-        hasPendingTables: () => remote && ready.size < catalog.tables.length,
-        async dispose() {
-          const c = await engine.connect();
-          try {
-            await c.run(`DETACH DATABASE IF EXISTS ${quoteIdent(dbName)}`);
-            await c.run(`DETACH DATABASE IF EXISTS ${quoteIdent(meta)}`);
-          } finally {
-            c.disconnectSync();
-            for (const p of pins) p.release();
-            version.close();
-          }
-        },
-      };
-    } catch (e) {
-      version.close();
-      throw e;
-    } finally {
-      conn.disconnectSync();
-    }
-  }
-}
-
-/**
- * dataset.json descriptions become table and column comments (what BI tools display) where the
- * DuckLake catalog has none of its own.
- */
-async function applyDatasetComments(conn: DuckDBConnection, dbName: string, catalog: LakeCatalog, dataset: unknown): Promise<void> {
-  const schemas = (dataset as { schemas?: Record<string, { tables?: Record<string, { description?: unknown; columns?: Record<string, unknown> }> }> } | null)?.schemas;
-  if (!schemas || typeof schemas !== 'object') return;
-  const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-  for (const t of catalog.tables) {
-    const d = schemas[t.schema]?.tables?.[t.name];
-    if (!d) continue;
-    const target = `${quoteIdent(dbName)}.${quoteIdent(t.schema)}.${quoteIdent(t.name)}`;
-    if (!t.comment && typeof d.description === 'string') await conn.run(`COMMENT ON VIEW ${target} IS ${lit(d.description)}`);
-    for (const c of t.columns) {
-      const text = d.columns?.[c.name];
-      if (!c.comment && typeof text === 'string') await conn.run(`COMMENT ON COLUMN ${target}.${quoteIdent(c.name)} IS ${lit(text)}`);
-    }
-  }
-}
-
-/** `*` matches within one path component; a lone `*` matches every ref and version. */
-export function refPatternMatches(pattern: string, name: string): boolean {
-  if (pattern === '*' || pattern === '**') return true;
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*') + '$');
-  return re.test(name);
-}
-
 export class Gateway {
   private constructor(
     readonly address: { host: string; port: number },
@@ -329,8 +70,15 @@ export class Gateway {
 
   static async start(config: GatewayConfig, log: Logger): Promise<Gateway> {
     await mkdir(config.cacheDir, { recursive: true });
+    const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
     // One file cache and one ref cache for all repositories: one byte budget, one set of counters.
     const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes });
+    const verification = await VerificationLedger.open(join(stateDir, 'verified.json'));
+    fileCache.onMismatch = (name, detail) => {
+      verification.countMismatch();
+      log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
+    };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
     const repos = new Map<string, Repository>();
     for (const r of config.repos) {
@@ -339,7 +87,11 @@ export class Gateway {
         signatures: r.signatures,
         allowedSigners: r.allowedSigners,
         cacheDir: config.cacheDir,
+        stateDir,
         refTtlMs: config.refTtlMs,
+        dataHashes: r.dataHashes,
+        verification,
+        onIntegrityFailure: (f) => log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
         fileCache,
         refCache,
       });
@@ -355,7 +107,7 @@ export class Gateway {
     await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
     const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 });
-    const versions = new Versions(repos, engine, config.maxIdleVersions, config.users, { files: fileCache, refs: refCache, results });
+    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(config.users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
     const probe = await engine.connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
@@ -382,7 +134,8 @@ export class Gateway {
 
   async close(): Promise<void> {
     await this.server.close();
-    await this.versions.attached.clear();
+    await this.versions.close();
+    await this.versions.caches.verification.flush();
     this.engine.closeSync();
   }
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
 
@@ -16,6 +16,7 @@ const RepoEntry = z.union([
     location: z.string().min(1),
     signatures: Policy.optional(),
     allowedSigners: z.string().optional(),
+    dataHashes: z.enum(['require', 'prefer']).optional(),
   }),
 ]);
 
@@ -34,6 +35,7 @@ export const ConfigFile = z
     repos: z.record(z.string(), RepoEntry).optional(),
     listen: z.string().optional(),
     cacheDir: z.string().optional(),
+    stateDir: z.string().optional(),
     cacheMaxBytes: z.number().int().positive().optional(),
     resultCacheBytes: z.number().int().nonnegative().optional(),
     s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
@@ -57,8 +59,10 @@ export interface ServeFlags {
   repo?: string[];
   listen?: string;
   cacheDir?: string;
+  stateDir?: string;
   config?: string;
   signatures?: string[];
+  dataHashes?: string[];
   allowedSigners?: string[];
   maxConnections?: string;
   refTtl?: string;
@@ -143,6 +147,13 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     if (!p.success) throw new ConfigError(`--signatures ${name}: expected require, prefer or off, got "${policy}"`);
     r.signatures = p.data;
   }
+  for (const s of flags.dataHashes ?? []) {
+    const [name, policy] = pair('--data-hashes', s);
+    const r = repos.get(name);
+    if (!r) throw new ConfigError(`--data-hashes names unknown repository "${name}"`);
+    if (policy !== 'require' && policy !== 'prefer') throw new ConfigError(`--data-hashes ${name}: expected require or prefer, got "${policy}"`);
+    r.dataHashes = policy;
+  }
   for (const s of flags.allowedSigners ?? []) {
     const [name, path] = pair('--allowed-signers', s);
     const r = repos.get(name);
@@ -170,13 +181,21 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     throw new ConfigError('--tls required needs --tls-cert and --tls-key');
   }
   const listen = parseListen(flags.listen ?? file.listen ?? '127.0.0.1:5433');
+  const cacheDir = resolve(flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'));
+  // Ledgers are trust decisions: they must survive a wiped cache and never be reachable through it.
+  const stateDir = resolve(flags.stateDir ?? file.stateDir ?? `${cacheDir}.state`);
+  const within = relative(cacheDir, stateDir);
+  if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
+    throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
+  }
   return {
     repos: [...repos.values()],
     auth,
     users,
     host: listen.host,
     port: listen.port,
-    cacheDir: flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'),
+    cacheDir,
+    stateDir,
     maxConnections: int('--max-connections', flags.maxConnections) ?? file.maxConnections ?? 100,
     maxMessageBytes: file.maxMessageBytes ?? 64 * 1024 * 1024,
     startupTimeoutMs: file.startupTimeoutMs ?? 10_000,
