@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
+import { CLI, copyFixtures, FIXTURES, ROOT } from './support/gateway.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { encodeProxyV2 } from '../src/wire/proxy-protocol.js';
 
@@ -233,6 +233,24 @@ describe('service: graceful drain on SIGTERM', () => {
     await assert.rejects(running, { code: '57014' });
     assert.equal(await s.exited, 0);
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
+  });
+
+  test('the shutdown watchdog ends a process whose main thread is blocked', async () => {
+    const watchdog = join(ROOT, 'dist', 'src', 'service', 'watchdog.js');
+    const script = `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`;
+    const t0 = Date.now();
+    const r = await new Promise<{ signal: string | null; out: string; err: string }>((resolve) => {
+      const p = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      p.on('exit', (_code, signal) => resolve({ signal, out, err }));
+    });
+    assert.equal(r.signal, 'SIGKILL');
+    assert.equal(r.out, '');
+    assert.match(r.err, /"event":"watchdog"/);
+    assert.ok(Date.now() - t0 < 10_000);
   });
 
   test('disconnects racing SIGTERM never hang the process (exit 0 every time)', async () => {
