@@ -237,10 +237,13 @@ describe('service: graceful drain on SIGTERM', () => {
 
   test('the shutdown watchdog ends a process whose main thread is blocked', async () => {
     const watchdog = join(ROOT, 'dist', 'src', 'service', 'watchdog.js');
-    const script = `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`;
+    // Armed, then the main thread blocks at once: the event loop never turns again.
+    const dir = mkdtempSync(join(tmpdir(), 'fdl-watchdog-'));
+    const script = join(dir, 'blocked.mjs');
+    writeFileSync(script, `import { startWatchdog } from ${JSON.stringify(watchdog)}; const w = startWatchdog(); w.arm(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`);
     const t0 = Date.now();
     const r = await new Promise<{ signal: string | null; out: string; err: string }>((resolve) => {
-      const p = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -251,6 +254,7 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.equal(r.out, '');
     assert.match(r.err, /"event":"watchdog"/);
     assert.ok(Date.now() - t0 < 10_000);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('disconnects racing SIGTERM never hang the process (exit 0 every time)', async () => {

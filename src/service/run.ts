@@ -9,7 +9,7 @@ import { ServiceHttp, type Readiness } from './http.js';
 import { Metrics } from './metrics.js';
 import { gatherStatus } from './status.js';
 import { renderStatusPage } from './status-page.js';
-import { armWatchdog } from './watchdog.js';
+import { startWatchdog } from './watchdog.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -34,6 +34,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   let readiness: Readiness = 'starting';
   let gateway: Gateway | null = null;
   let http: ServiceHttp | null = null;
+  const watchdog = startWatchdog();
   // Handlers before anything starts: a supervisor may signal at any moment.
   let stopping = false;
   const stop = (signal: string) => {
@@ -48,7 +49,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
       log.warn({ event: 'shutdown_forced', afterMs: deadline });
       opts.exit(0);
     }, deadline).unref();
-    armWatchdog(deadline + FORCE_EXIT_MS);
+    watchdog.arm(deadline + FORCE_EXIT_MS);
     if (!gateway) return opts.exit(0); // still starting: nothing to drain
     gateway
       .drain(opts.drainTimeoutMs)
