@@ -321,8 +321,22 @@ describe('service: SIGHUP reload', () => {
     writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
     await hup('reload');
     assert.ok(Number((await ana.query('select count(*) as n from sales.orders')).rows[0].n) > 0);
-    await ana.end();
+    // Limits and the connection ceiling: new sessions get them, open ones stay.
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } }, statementTimeoutMs: 4321, maxConnections: 2 });
+    await hup('reload');
+    assert.equal((await connectError(s, 'basic')).code, '53300');
     await main.end();
+    await waitFor('a free slot', async () => {
+      const c = await client(s, 'basic').catch(() => null);
+      if (!c) return false;
+      assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
+      await c.end();
+      return true;
+    });
+    assert.equal((await ana.query('show statement_timeout')).rows[0].statement_timeout, '0');
+    await ana.end();
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
+    await hup('reload');
   });
 
   test('repositories added and removed; a bad file is rejected with a log line and the old config stays', async () => {
