@@ -240,7 +240,7 @@ describe('service: graceful drain on SIGTERM', () => {
     // Armed, then the main thread blocks at once: the event loop never turns again.
     const dir = mkdtempSync(join(tmpdir(), 'fdl-watchdog-'));
     const script = join(dir, 'blocked.mjs');
-    writeFileSync(script, `import { startWatchdog } from ${JSON.stringify(watchdog)}; const w = startWatchdog(); w.arm(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`);
+    writeFileSync(script, `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`);
     const t0 = Date.now();
     const r = await new Promise<{ signal: string | null; out: string; err: string }>((resolve) => {
       const p = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -9,7 +9,7 @@ import { ServiceHttp, type Readiness } from './http.js';
 import { Metrics } from './metrics.js';
 import { gatherStatus } from './status.js';
 import { renderStatusPage } from './status-page.js';
-import { startWatchdog } from './watchdog.js';
+import { armWatchdog } from './watchdog.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -34,7 +34,6 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   let readiness: Readiness = 'starting';
   let gateway: Gateway | null = null;
   let http: ServiceHttp | null = null;
-  const watchdog = startWatchdog();
   // Handlers before anything starts: a supervisor may signal at any moment.
   let stopping = false;
   const stop = (signal: string) => {
@@ -42,14 +41,14 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     stopping = true;
     readiness = 'draining';
     log.info({ event: 'shutdown', signal, drainTimeoutMs: opts.drainTimeoutMs });
-    // Whatever happens below, the process ends: first a main-thread timer, then one on its own
-    // thread in case the main thread is blocked.
+    // Whatever happens below, the process ends: first a main-thread timer, then one in a child
+    // process in case the main thread is blocked (even inside process.exit).
     const deadline = opts.drainTimeoutMs + CANCEL_GRACE_MS + FORCE_EXIT_MS;
     setTimeout(() => {
       log.warn({ event: 'shutdown_forced', afterMs: deadline });
       opts.exit(0);
     }, deadline).unref();
-    watchdog.arm(deadline + FORCE_EXIT_MS);
+    armWatchdog(deadline + FORCE_EXIT_MS);
     if (!gateway) return opts.exit(0); // still starting: nothing to drain
     gateway
       .drain(opts.drainTimeoutMs)
