@@ -402,6 +402,46 @@ describe('service: PROXY protocol', () => {
     assert.ok(sample(m, 'fdl_connections_refused_total', '{reason="proxy_header"}') >= 1);
   });
 
+  test('sockets waiting for their header are bounded: beyond maxAuthenticating (32) they are refused 53300', async () => {
+    const silent: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 32; i++) {
+        const sock = net.connect(s.port, '127.0.0.1');
+        sock.on('error', () => undefined);
+        await new Promise((r) => sock.once('connect', r));
+        silent.push(sock);
+      }
+      const answer = await new Promise<Buffer>((resolve, reject) => {
+        const sock = net.connect(s.port, '127.0.0.1');
+        let got = Buffer.alloc(0);
+        sock.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
+        sock.on('close', () => resolve(got));
+        sock.on('error', reject);
+      });
+      assert.equal(answer.subarray(0, 1).toString('latin1'), 'E');
+      assert.match(answer.toString('latin1'), /C53300\0/);
+    } finally {
+      for (const sock of silent) sock.destroy();
+    }
+    // Room again once they are gone.
+    const fw = await forwarder(() => encodeProxyV2({ address: '203.0.113.8', port: 40003 }, { address: '127.0.0.1', port: s.port }));
+    try {
+      await waitFor('a session through the forwarder', async () => {
+        const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
+        c.on('error', () => undefined);
+        try {
+          await c.connect();
+        } catch {
+          return false;
+        }
+        await c.end();
+        return true;
+      });
+    } finally {
+      fw.close();
+    }
+  });
+
   test('v1 and v2 headers: fdl.session, pg_stat_activity, inet_client_addr() and the audit log show the real client', async () => {
     const v1 = await forwarder((sock) => Buffer.from(`PROXY TCP4 198.51.100.23 127.0.0.1 40001 ${sock.localPort}\r\n`));
     const v2 = await forwarder(() => encodeProxyV2({ address: '203.0.113.7', port: 40002 }, { address: '127.0.0.1', port: s.port }));
