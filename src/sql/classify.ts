@@ -93,6 +93,8 @@ export function classify(statement: string): Statement {
       if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'release', name: normalizeIdent(m[1]!) };
       break;
     case 'SET': {
+      // Engine-wide settings are never a session's to change.
+      if (/^SET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' };
       if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
@@ -107,6 +109,7 @@ export function classify(statement: string): Statement {
       break;
     }
     case 'RESET':
+      if (/^RESET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway' };
       if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
