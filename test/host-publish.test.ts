@@ -6,6 +6,7 @@
  * versions) leave no version and no ref behind. Signatures are checked with real ssh-keygen, the
  * result with `fdl verify`.
  */
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { appendFileSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -140,9 +141,11 @@ async function tableCounts(file: string): Promise<Record<string, number>> {
   }
 }
 
-const stripSha = (j: unknown): unknown => JSON.parse(JSON.stringify(j), (k, v: unknown) => (k === 'sha256' ? undefined : v));
+/** The fixtures' files.json predate the data-integrity fields: compare without them. */
+const stripSha = (j: unknown): unknown => JSON.parse(JSON.stringify(j), (k, v: unknown) => (k === 'sha256' || k === 'delete_file_size' || k === 'delete_file_sha256' ? undefined : v));
 
-describe('fdl publish: every fixture repository round-trips through publish', () => {
+// Independent publishes into separate folders: a few at once (each is mostly a child process waiting on I/O).
+describe('fdl publish: every fixture repository round-trips through publish', { concurrency: 4 }, () => {
   const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: Record<string, { path: string; expected: string }> };
   const onDisk = readdirSync(path.join(FIXTURES, 'repos')).sort();
   it('the manifest lists every fixture repository (none skipped)', () => {
@@ -168,9 +171,16 @@ describe('fdl publish: every fixture repository round-trips through publish', ()
       assert.ok(!existsSync(path.join(vdir, 'ducklake.duckdb.wal')));
       assert.deepEqual(await tableCounts(path.join(vdir, 'ducklake.duckdb')), await tableCounts(working));
       // files.json as the fixture's own (built from the same catalog), plus sha256 per data file.
-      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as { tables: Record<string, { files: { sha256?: string }[] }> };
+      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; sha256?: string; delete_file?: string; delete_file_size?: number; delete_file_sha256?: string }[] }> };
       assert.deepEqual(stripSha(files), JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')));
-      assert.ok(Object.values(files.tables).every((t) => t.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256 ?? ''))));
+      // size and sha256 of every data and delete file, as the bytes in the repository
+      for (const f of Object.values(files.tables).flatMap((t) => t.files)) {
+        assert.equal(f.sha256, createHash('sha256').update(readFileSync(path.join(root, fx.dataDir, f.path))).digest('hex'), f.path);
+        if (f.delete_file === undefined) continue;
+        const del = readFileSync(path.join(root, fx.dataDir, f.delete_file));
+        assert.equal(f.delete_file_size, del.length, f.delete_file);
+        assert.equal(f.delete_file_sha256, createHash('sha256').update(del).digest('hex'), f.delete_file);
+      }
       const expected = path.join(FIXTURES, manifest.repos[name]!.expected, `${fx.newest}.json`);
       assert.ok(existsSync(expected), `expected results ${expected}`);
       const count = await checkExpected(root, fx.dataDir, id, expected);

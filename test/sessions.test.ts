@@ -132,7 +132,7 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
       const json = JSON.parse(readFileSync(join(root(), 'versions', basic.refs['refs/heads/dev']!, 'dataset.json'), 'utf8'));
       assert.equal(dataset.rows[0].title, json.title ?? null);
       const cache = await c.query('select cache, entries from fdl.cache order by cache');
-      assert.deepEqual(cache.rows.map((r) => r.cache), ['files', 'refs', 'results', 'versions']);
+      assert.deepEqual(cache.rows.map((r) => r.cache), ['files', 'refs', 'results', 'verified', 'versions']);
     } finally {
       await c.end();
     }

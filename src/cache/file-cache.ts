@@ -3,8 +3,11 @@
  * (sha256 when known, else the hash of store+key: data files never change once written).
  * Downloads go through ObjectStore.download (temp → verify → fsync → rename), so a file under
  * its final name is always complete. A pinned file (in use by a query) is never evicted.
+ * Files found on disk at startup are not trusted: before first use a content-addressed file is
+ * hashed again (a mismatch is counted, deleted and downloaded afresh), any other is downloaded again.
  */
 import { createHash } from 'node:crypto';
+import { hashFile } from './verification-ledger.js';
 import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ObjectStore } from '../store/store.js';
@@ -29,7 +32,11 @@ export interface FileCacheStats {
   hits: number;
   misses: number;
   downloads: number;
+  /** Bytes fetched from stores since start (fdl_store_bytes_downloaded_total). */
+  downloadedBytes: number;
   evictions: number;
+  /** Files whose bytes differed from their content address when re-verified (then replaced). */
+  mismatches: number;
   maxBytes: number;
 }
 
@@ -38,8 +45,12 @@ export class FileCache {
   private readonly entries = new Map<string, number>();
   private readonly pins = new Map<string, number>();
   private readonly flights = new SingleFlight<void>();
+  /** Adopted at startup and not yet re-verified by this process. */
+  private readonly adopted = new Set<string>();
   private bytes = 0;
-  private counters = { hits: 0, misses: 0, downloads: 0, evictions: 0 };
+  private counters = { hits: 0, misses: 0, downloads: 0, downloadedBytes: 0, evictions: 0, mismatches: 0 };
+  /** Told about every cached file found tampered with (logging); set by the owner. */
+  onMismatch: (name: string, detail: string) => void = () => undefined;
 
   private constructor(readonly dir: string, readonly maxBytes: number) {}
 
@@ -58,7 +69,10 @@ export class FileCache {
       if (st?.isFile()) found.push({ name, size: st.size, used: st.mtimeMs });
     }
     found.sort((a, b) => a.used - b.used);
-    for (const f of found) cache.add(f.name, f.size);
+    for (const f of found) {
+      cache.add(f.name, f.size);
+      cache.adopted.add(f.name);
+    }
     await cache.evict();
     return cache;
   }
@@ -81,7 +95,7 @@ export class FileCache {
     const path = join(this.dir, name);
     this.pin(name);
     try {
-      if (this.entries.has(name) && (await stat(path).catch(() => null))?.isFile()) {
+      if (this.entries.has(name) && (await stat(path).catch(() => null))?.isFile() && (await this.reverify(name, path, spec))) {
         this.counters.hits++;
         this.touch(name);
       } else {
@@ -92,6 +106,7 @@ export class FileCache {
           await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
           this.counters.downloads++;
           const st = await stat(path);
+          this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
         });
         await this.evict();
@@ -112,6 +127,30 @@ export class FileCache {
     };
   }
 
+  /**
+   * A file adopted at startup is used only once it proves to be what its name says: a sha256
+   * address is re-hashed, anything else (no address to check against) is fetched again.
+   */
+  private async reverify(name: string, path: string, spec: FileSpec): Promise<boolean> {
+    if (!this.adopted.has(name)) return true;
+    return this.flights.run(`verify:${name}`, async () => {
+      if (!this.adopted.has(name)) return;
+      const want = /^sha256-([0-9a-f]{64})/.exec(name)?.[1];
+      const got = want ? await hashFile(path).catch(() => null) : null;
+      if (want && got && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
+        this.adopted.delete(name);
+        return;
+      }
+      if (want) {
+        this.counters.mismatches++;
+        this.onMismatch(name, got ? `hashes to ${got.sha256} (${got.size} bytes)` : 'unreadable');
+      }
+      this.adopted.delete(name);
+      this.drop(name);
+      await unlink(path).catch(() => {});
+    }).then(() => this.entries.has(name));
+  }
+
   stats(): FileCacheStats {
     return { entries: this.entries.size, bytes: this.bytes, pinned: this.pins.size, maxBytes: this.maxBytes, ...this.counters };
   }
@@ -123,6 +162,7 @@ export class FileCache {
   }
 
   private drop(name: string): void {
+    this.adopted.delete(name);
     const size = this.entries.get(name);
     if (size === undefined) return;
     this.entries.delete(name);

@@ -38,7 +38,7 @@ export class TagLedger {
       throw new SqlError(
         SQLSTATE.dataCorrupted,
         `tag ${tag} of repository ${repository} moved from version ${seen} to ${versionId}; tags never move, refusing it as tampering`,
-        `the tag ledger in the cache directory recorded ${tag} -> ${seen}`,
+        `the tag ledger in the state directory recorded ${tag} -> ${seen}`,
       );
     }
     this.tags.set(tag, versionId);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
 
@@ -16,6 +16,7 @@ const RepoEntry = z.union([
     location: z.string().min(1),
     signatures: Policy.optional(),
     allowedSigners: z.string().optional(),
+    dataHashes: z.enum(['require', 'prefer']).optional(),
   }),
 ]);
 
@@ -34,6 +35,7 @@ export const ConfigFile = z
     repos: z.record(z.string(), RepoEntry).optional(),
     listen: z.string().optional(),
     cacheDir: z.string().optional(),
+    stateDir: z.string().optional(),
     cacheMaxBytes: z.number().int().positive().optional(),
     resultCacheBytes: z.number().int().nonnegative().optional(),
     s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
@@ -50,6 +52,10 @@ export const ConfigFile = z
     maxResultBytes: z.number().int().nonnegative().optional(),
     threads: z.number().int().positive().optional(),
     tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
+    /** HOST:PORT of the HTTP listener (health, readiness, metrics, status page); absent: none. */
+    http: z.string().optional(),
+    drainTimeoutMs: z.number().int().nonnegative().optional(),
+    proxyProtocol: z.boolean().optional(),
   })
   .strict();
 
@@ -57,8 +63,10 @@ export interface ServeFlags {
   repo?: string[];
   listen?: string;
   cacheDir?: string;
+  stateDir?: string;
   config?: string;
   signatures?: string[];
+  dataHashes?: string[];
   allowedSigners?: string[];
   maxConnections?: string;
   refTtl?: string;
@@ -73,6 +81,16 @@ export interface ServeFlags {
   tlsCert?: string;
   tlsKey?: string;
   tls?: string;
+  http?: string;
+  drainTimeout?: string;
+  proxyProtocol?: boolean;
+}
+
+/** What `fdl serve` runs: the gateway's configuration and the service around it. */
+export interface ServiceConfig {
+  gateway: GatewayConfig;
+  http: { host: string; port: number } | null;
+  drainTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,11 +108,11 @@ function pair(flag: string, s: string): [string, string] {
   return [name, s.slice(eq + 1)];
 }
 
-export function parseListen(s: string): { host: string; port: number } {
+export function parseListen(s: string, flag = '--listen'): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(s);
-  if (!m) throw new ConfigError(`--listen expects HOST:PORT, got "${s}"`);
+  if (!m) throw new ConfigError(`${flag} expects HOST:PORT, got "${s}"`);
   const port = Number(m[2]);
-  if (port > 65535) throw new ConfigError(`--listen: port ${port} out of range`);
+  if (port > 65535) throw new ConfigError(`${flag}: port ${port} out of range`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -105,7 +123,21 @@ function int(flag: string, s: string | undefined): number | undefined {
   return n;
 }
 
+export function buildServiceConfig(flags: ServeFlags): ServiceConfig {
+  const { config, file } = build(flags);
+  const http = flags.http ?? file.http;
+  return {
+    gateway: config,
+    http: http ? parseListen(http, '--http') : null,
+    drainTimeoutMs: int('--drain-timeout', flags.drainTimeout) ?? file.drainTimeoutMs ?? 30_000,
+  };
+}
+
 export function buildConfig(flags: ServeFlags): GatewayConfig {
+  return build(flags).config;
+}
+
+function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof ConfigFile> } {
   let file: z.infer<typeof ConfigFile> = {};
   if (flags.config) {
     let text: string;
@@ -143,6 +175,13 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     if (!p.success) throw new ConfigError(`--signatures ${name}: expected require, prefer or off, got "${policy}"`);
     r.signatures = p.data;
   }
+  for (const s of flags.dataHashes ?? []) {
+    const [name, policy] = pair('--data-hashes', s);
+    const r = repos.get(name);
+    if (!r) throw new ConfigError(`--data-hashes names unknown repository "${name}"`);
+    if (policy !== 'require' && policy !== 'prefer') throw new ConfigError(`--data-hashes ${name}: expected require or prefer, got "${policy}"`);
+    r.dataHashes = policy;
+  }
   for (const s of flags.allowedSigners ?? []) {
     const [name, path] = pair('--allowed-signers', s);
     const r = repos.get(name);
@@ -170,13 +209,21 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
     throw new ConfigError('--tls required needs --tls-cert and --tls-key');
   }
   const listen = parseListen(flags.listen ?? file.listen ?? '127.0.0.1:5433');
-  return {
+  const cacheDir = resolve(flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'));
+  // Ledgers are trust decisions: they must survive a wiped cache and never be reachable through it.
+  const stateDir = resolve(flags.stateDir ?? file.stateDir ?? `${cacheDir}.state`);
+  const within = relative(cacheDir, stateDir);
+  if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
+    throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
+  }
+  const config: GatewayConfig = {
     repos: [...repos.values()],
     auth,
     users,
     host: listen.host,
     port: listen.port,
-    cacheDir: flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'),
+    cacheDir,
+    stateDir,
     maxConnections: int('--max-connections', flags.maxConnections) ?? file.maxConnections ?? 100,
     maxMessageBytes: file.maxMessageBytes ?? 64 * 1024 * 1024,
     startupTimeoutMs: file.startupTimeoutMs ?? 10_000,
@@ -200,5 +247,7 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
       maxResultBytes: file.maxResultBytes ?? 0,
     },
     tls,
+    proxyProtocol: flags.proxyProtocol ?? file.proxyProtocol ?? false,
   };
+  return { config, file };
 }

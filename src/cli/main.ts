@@ -5,9 +5,9 @@
  */
 import { Command } from 'commander';
 import pino from 'pino';
-import { Gateway } from '../gateway.js';
+import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
-import { buildConfig, ConfigError, type ServeFlags } from './config.js';
+import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -22,7 +22,8 @@ program
   .description('serve FDL repositories over the PostgreSQL wire protocol')
   .option('--repo <NAME=LOCATION>', 'serve the repository at LOCATION (a folder, file://, s3://bucket/prefix/ or https://host/prefix/) as database NAME; repeatable', collect)
   .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:5433')
-  .option('--cache-dir <DIR>', 'directory for the gateway cache (tag ledger, downloaded files)')
+  .option('--cache-dir <DIR>', 'directory for the gateway cache (downloaded files, DuckDB temp files)')
+  .option('--state-dir <DIR>', 'directory for the tag ledger and the verification ledger (default <cache-dir>.state; never inside the cache dir)')
   .option('--cache-max-bytes <N>', 'byte budget of the disk cache for files of remote repositories (default 10 GiB)')
   .option('--result-cache-bytes <N>', 'memory for results of repeatable queries, served again without running them (default 64 MiB; 0 = off)')
   .option('--s3-endpoint <URL>', 'S3 endpoint (MinIO, R2, s3rver); default from AWS_ENDPOINT_URL')
@@ -30,6 +31,7 @@ program
   .option('--s3-force-path-style', 'path-style S3 addressing (also FDL_S3_FORCE_PATH_STYLE=1)')
   .option('--config <FILE>', 'JSON configuration file (repos, listen, cacheDir, limits); flags win over it')
   .option('--signatures <NAME=POLICY>', 'signature policy of a repository: require, prefer (default) or off; repeatable', collect)
+  .option('--data-hashes <NAME=POLICY>', 'data hash policy of a repository: require (every file a version reads has a sha256 in files.json) or prefer (default); repeatable', collect)
   .option('--allowed-signers <NAME=FILE>', 'OpenSSH allowed_signers file holding the keys trusted for a repository; repeatable', collect)
   .option('--max-connections <N>', 'maximum concurrent client connections (default 100)')
   .option('--ref-ttl <MS>', 'how long a resolved branch is trusted before it is revalidated (default 2000)')
@@ -39,7 +41,10 @@ program
   .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')
   .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
   .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
-  .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info, debug', 'info')
+  .option('--log-level <LEVEL>', 'log level of the JSON lines on stderr: fatal, error, warn, info, debug', 'info')
+  .option('--http <HOST:PORT>', 'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)')
+  .option('--drain-timeout <MS>', 'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)')
+  .option('--proxy-protocol', 'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one')
   .addHelpText(
     'after',
     `
@@ -48,6 +53,9 @@ Connect with any PostgreSQL client; the database name picks repository and versi
   NAME@REF        a branch, tag, request or version: demo@v1, demo@tags/v1, demo@heads/dev,
                   demo@requests/1, demo@<version id>
   @REF            the only served repository at REF
+
+Signals: SIGTERM/SIGINT drain (new connections refused, running statements finish, idle sessions
+end with 57P01, exit 0); SIGHUP re-reads --config (users, grants, limits, repositories).
 
 Example:
   fdl serve --repo demo=./examples/demo
@@ -66,10 +74,14 @@ Example:
       }
       process.exit(code);
     };
+    if (!pino.levels.values[opts.logLevel]) {
+      process.stderr.write(`fdl serve: --log-level expects fatal, error, warn, info, debug or trace, got "${opts.logLevel}"\n`);
+      process.exit(2);
+    }
     const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, logDest);
-    let config;
+    let service;
     try {
-      config = buildConfig(opts);
+      service = buildServiceConfig(opts);
     } catch (e) {
       if (e instanceof ConfigError) {
         process.stderr.write(`fdl serve: ${e.message}\n`);
@@ -77,32 +89,14 @@ Example:
       }
       throw e;
     }
-    let gateway: Gateway;
-    try {
-      gateway = await Gateway.start(config, log);
-    } catch (e) {
-      process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
-      exit(1);
-    }
-    // Handlers first: a supervisor may signal as soon as it reads the ready line.
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ event: 'shutdown', signal });
-      const force = setTimeout(() => process.exit(0), 5000);
-      force.unref();
-      gateway.close().then(
-        () => exit(0),
-        () => exit(0),
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    const { host, port } = gateway.address;
-    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`);
-    const names = config.repos.map((r) => r.name);
-    process.stderr.write(`connect with: psql "host=${host} port=${port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+    await runService(service.gateway, {
+      http: service.http,
+      drainTimeoutMs: service.drainTimeoutMs,
+      // Flags stay as given; the file is read again.
+      reloadConfig: () => buildServiceConfig(opts).gateway,
+      log,
+      exit,
+    });
   });
 
 program

@@ -13,7 +13,7 @@ import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js
 import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
 import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
-import { hashFile, readSettings, readStore } from './repo.js';
+import { hashFile, hashStored, readSettings, readStore } from './repo.js';
 import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
@@ -163,6 +163,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
       const stats = new Map<string, Map<string, string>>();
       for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
       const records = Number(st.count);
+      // DuckDB writes the file: it is hashed in one read right after, before it is published.
       hashes.set(`${plan.dir}${name}`, (await hashFile(out)).sha256);
       plan.files.push({ name, records, size: Number(st.file_size_bytes), footer: Number(st.footer_size_bytes), stats });
       rowCounts[`${src.schema}.${src.table}`] = (rowCounts[`${src.schema}.${src.table}`] ?? 0) + records;
@@ -186,11 +187,8 @@ export async function importData(location: string, opts: ImportOptions): Promise
     await conn.run(`ATTACH ${lit(final)} AS f (BLOCK_SIZE 16384)`);
     await conn.run('COPY FROM DATABASE w TO f');
     await conn.run('DETACH w');
-    const filesJson = await buildFilesJson(conn, 'f', snapshotId, async (rel) => {
-      const known = hashes.get(rel);
-      if (known || !(target instanceof LocalTarget)) return known;
-      return (await hashFile(target.localPath(`${settings.dataDir}${rel}`)).catch(() => null))?.sha256;
-    });
+    const store = await readStore(target);
+    const filesJson = await buildFilesJson(conn, 'f', snapshotId, async (rel) => hashes.get(rel) ?? (await hashStored(target, store, `${settings.dataDir}${rel}`, tmp)));
     await conn.run('DETACH f');
     say(`writing version ${id} (snapshot ${snapshotId}) …`);
     await writeVersion(
@@ -218,12 +216,19 @@ function dataPathOf(target: WriteTarget, dataDir: string): string {
   return join(target.location, dataDir) + '/';
 }
 
-/** path → sha256 from a files.json (ours carry sha256 per data file; others may not). */
+/** path → sha256 from a files.json, data and delete files (ours carry both; older ones may not). */
 export function parentHashes(filesJson: Buffer | null): [string, string][] {
   if (!filesJson) return [];
   try {
-    const j = JSON.parse(filesJson.toString('utf8')) as { tables?: Record<string, { files?: { path?: unknown; sha256?: unknown }[] }> };
-    return Object.values(j.tables ?? {}).flatMap((t) => (t.files ?? []).filter((f) => typeof f.path === 'string' && typeof f.sha256 === 'string').map((f) => [f.path as string, f.sha256 as string] as [string, string]));
+    const j = JSON.parse(filesJson.toString('utf8')) as { tables?: Record<string, { files?: Record<string, unknown>[] }> };
+    const out: [string, string][] = [];
+    for (const t of Object.values(j.tables ?? {})) {
+      for (const f of t.files ?? []) {
+        if (typeof f.path === 'string' && typeof f.sha256 === 'string') out.push([f.path, f.sha256]);
+        if (typeof f.delete_file === 'string' && typeof f.delete_file_sha256 === 'string') out.push([f.delete_file, f.delete_file_sha256]);
+      }
+    }
+    return out;
   } catch {
     return [];
   }
@@ -234,7 +239,7 @@ export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: n
   const m = qi(alias);
   const live = (a: string) => `${a}.begin_snapshot <= ${S} AND (${a}.end_snapshot IS NULL OR ${a}.end_snapshot > ${S})`;
   const r = await conn.runAndReadAll(`
-    SELECT s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.path, d.file_size_bytes, d.record_count, x.path AS del
+    SELECT s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.path, d.file_size_bytes, d.record_count, x.path AS del, x.file_size_bytes AS del_size
     FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s')}
     LEFT JOIN ${m}.ducklake_data_file d ON d.table_id = t.table_id AND ${live('d')}
     LEFT JOIN ${m}.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND ${live('x')}
@@ -247,7 +252,12 @@ export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: n
     const dir = String(row.dir);
     const rel = dir + String(row.path);
     const sha256 = await sha256Of(rel);
-    t.files.push({ path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}), ...(row.del !== null ? { delete_file: dir + String(row.del) } : {}) });
+    const del = row.del !== null ? dir + String(row.del) : null;
+    const delSha256 = del ? await sha256Of(del) : undefined;
+    t.files.push({
+      path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}),
+      ...(del ? { delete_file: del, delete_file_size: Number(row.del_size), ...(delSha256 ? { delete_file_sha256: delSha256 } : {}) } : {}),
+    });
   }
   return { snapshot_id: S, tables };
 }

@@ -22,7 +22,8 @@ import { lit, qi } from './coltypes.js';
 import { parentHashes, type VersionWriteOptions } from './import.js';
 import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
-import { hashFile, readSettings, readStore } from './repo.js';
+import { hashStored, readSettings, readStore } from './repo.js';
+import { createHash } from 'node:crypto';
 import { LocalTarget, openTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
@@ -136,7 +137,7 @@ export async function publishFilesJson(conn: DuckDBConnection, alias: string, S:
   const live = (a: string) => { const p = a ? `${a}.` : ''; return `${p}begin_snapshot <= ${S} AND (${p}end_snapshot IS NULL OR ${p}end_snapshot > ${S})`; };
   const r = await rowsOf(conn, `
     SELECT t.table_id, s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.data_file_id, d.path, d.file_size_bytes, d.record_count,
-           x.path AS del, x.delete_count, x.format AS del_format
+           x.path AS del, x.delete_count, x.format AS del_format, x.file_size_bytes AS del_size
     FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s')}
     LEFT JOIN ${m}.ducklake_data_file d ON d.table_id = t.table_id AND ${live('d')}
     LEFT JOIN ${m}.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND ${live('x')}
@@ -154,10 +155,13 @@ export async function publishFilesJson(conn: DuckDBConnection, alias: string, S:
     const dir = String(row.dir);
     const rel = dir + String(row.path);
     const sha256 = await sha256Of(rel);
+    const delSha256 = row.del !== null ? await sha256Of(dir + String(row.del)) : undefined;
     t.files.push({
       path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}),
       ...(row.del !== null ? {
         delete_file: dir + String(row.del),
+        delete_file_size: Number(row.del_size),
+        ...(delSha256 ? { delete_file_sha256: delSha256 } : {}),
         ...(row.delete_count !== null ? { delete_count: Number(row.delete_count) } : {}),
         ...(row.del_format !== null && row.del_format !== 'parquet' ? { delete_format: String(row.del_format) } : {}),
       } : {}),
@@ -272,11 +276,12 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
       for (const [f, src] of sources) {
         const key = `${settings.dataDir}${f.rel}`;
         say(`uploading ${key} (${f.size.toLocaleString('en')} bytes) …`);
-        hashes.set(f.rel, (await hashFile(src)).sha256);
-        if (!(await target.create(key, { file: src }))) {
+        // hashed while uploading (one read of the source)
+        const hash = createHash('sha256');
+        if (!(await target.create(key, { file: src, hash }))) {
           const h = await store.head(key);
           if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
-        }
+        } else hashes.set(f.rel, hash.digest('hex'));
         uploaded.push(f.rel);
       }
     }
@@ -290,11 +295,8 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
       if (rec.files?.['dataset.json']) parentDataset = (await target.read(`versions/${parent}/dataset.json`))?.body ?? null;
       if (rec.files?.['files.json']) for (const [p, h] of parentHashes((await target.read(`versions/${parent}/files.json`))?.body ?? null)) if (!hashes.has(p)) hashes.set(p, h);
     }
-    const filesJson = await publishFilesJson(conn, 'f', snapshotId, async (rel) => {
-      const known = hashes.get(rel);
-      if (known || !(target instanceof LocalTarget)) return known;
-      return (await hashFile(target.localPath(`${settings.dataDir}${rel}`)).catch(() => null))?.sha256;
-    });
+    // Files already in the repository (and not hashed by the parent) are read once to hash them.
+    const filesJson = await publishFilesJson(conn, 'f', snapshotId, async (rel) => hashes.get(rel) ?? (await hashStored(target, store, `${settings.dataDir}${rel}`, tmp)));
     await conn.run('DETACH f');
 
     say(`writing version ${id} (DuckLake ${formatVersion}, snapshot ${snapshotId}, ${byRel.size} file(s)) …`);

@@ -1,7 +1,8 @@
 /** Repository-level host operations that need no catalog: init, reading settings, hashing. */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseFdlJson, type FdlSettings } from '../resolver/records.js';
 import type { ObjectStore } from '../store/store.js';
 import { FsStore } from '../store/fs-store.js';
@@ -55,4 +56,21 @@ export async function hashFile(path: string): Promise<{ sha256: string; size: nu
 
 export function hashBytes(b: Buffer): { sha256: string; size: number } {
   return { sha256: createHash('sha256').update(b).digest('hex'), size: b.length };
+}
+
+/**
+ * sha256 of a file already in the repository: hashed in place for a local target, else copied
+ * once to `tmpDir` and hashed there. Undefined when the object is missing or unreadable.
+ */
+export async function hashStored(target: WriteTarget, store: ObjectStore, key: string, tmpDir: string): Promise<string | undefined> {
+  if (target.localPath) return (await hashFile(target.localPath(key)).catch(() => null))?.sha256;
+  const dest = join(tmpDir, `hash-${randomUUID()}`);
+  try {
+    await store.download(key, dest);
+    return (await hashFile(dest)).sha256;
+  } catch {
+    return undefined;
+  } finally {
+    await rm(dest, { force: true });
+  }
 }

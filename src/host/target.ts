@@ -7,7 +7,10 @@
 import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type Hash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { checkKey } from '../store/store.js';
@@ -20,7 +23,22 @@ export class BranchMovedError extends Error {
   }
 }
 
-export type Body = Buffer | { file: string };
+/** Bytes to write: a buffer, or a file whose bytes are also fed to `hash` as they are written (one read). */
+export type Body = Buffer | { file: string; hash?: Hash };
+
+/** A read stream of `file` that feeds every chunk to `hash` on its way through. */
+function readHashing(file: string, hash?: Hash): Readable {
+  const src = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  if (!hash) return src;
+  const through = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  src.on('error', (e) => through.destroy(e));
+  return src.pipe(through);
+}
 
 export interface S3TargetOptions {
   endpoint?: string;
@@ -106,7 +124,12 @@ export class LocalTarget implements WriteTarget {
     await mkdir(dirname(dest), { recursive: true });
     const tmp = tmpName(dest);
     if (Buffer.isBuffer(body)) await writeDurable(tmp, body);
-    else await copyFile(body.file, tmp);
+    else if (!body.hash) await copyFile(body.file, tmp);
+    else {
+      await pipeline(readHashing(body.file, body.hash), createWriteStream(tmp, { flags: 'wx' }));
+      const fh = await open(tmp, 'r+');
+      await fh.sync().finally(() => fh.close());
+    }
     try {
       await link(tmp, dest);
     } catch (e) {
@@ -260,7 +283,7 @@ export class S3Target implements WriteTarget {
   private async body(b: Body) {
     if (Buffer.isBuffer(b)) return { Body: b, ContentLength: b.length };
     const size = (await stat(b.file)).size;
-    return { Body: createReadStream(b.file), ContentLength: size };
+    return { Body: readHashing(b.file, b.hash), ContentLength: size };
   }
 
   /** PutObject with If-None-Match: * — S3 refuses (412) when the key exists. */

@@ -118,3 +118,48 @@ export function pickCatalog(rec: VersionRecord, id: string): CatalogEntry {
   }
   return hit;
 }
+
+/** What files.json says about one data or delete file (path relative to data_dir). */
+export interface FileExpectation {
+  size?: number;
+  sha256?: string;
+}
+
+export interface FilesIndex {
+  files: Map<string, FileExpectation>;
+  /** Whether every listed data and delete file has a sha256 ('full'), some do, or none. */
+  coverage: 'full' | 'partial' | 'none';
+}
+
+const SHA256 = /^[0-9a-f]{64}$/i;
+
+/** files.json (spec Part 3, Data integrity): per data and delete file its size and sha256. */
+export function parseFilesJson(body: Buffer, what: string): FilesIndex {
+  const j = (parseJson(body, what, SQLSTATE.dataCorrupted) ?? {}) as { tables?: unknown };
+  const files = new Map<string, FileExpectation>();
+  let hashed = 0;
+  const bad = (why: string) => new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${why}`);
+  const add = (path: unknown, size: unknown, sha256: unknown, where: string) => {
+    if (typeof path !== 'string') throw bad(`${where}: path is not a string`);
+    if (size !== undefined && (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)) throw bad(`${where}: size is not a byte count`);
+    if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256))) throw bad(`${where}: sha256 is not 64 hex digits`);
+    const entry: FileExpectation = { ...(size !== undefined ? { size: size as number } : {}), ...(sha256 !== undefined ? { sha256: (sha256 as string).toLowerCase() } : {}) };
+    const seen = files.get(path);
+    if (seen && ((seen.size !== undefined && entry.size !== undefined && seen.size !== entry.size) || (seen.sha256 && entry.sha256 && seen.sha256 !== entry.sha256))) {
+      throw bad(`${path} is listed twice with different size or sha256`);
+    }
+    if (!seen?.sha256 && entry.sha256) hashed++;
+    files.set(path, { ...seen, ...entry });
+  };
+  if (j.tables !== undefined && (typeof j.tables !== 'object' || j.tables === null)) throw bad('tables is not an object');
+  for (const [table, t] of Object.entries((j.tables ?? {}) as Record<string, { files?: unknown }>)) {
+    if (t?.files === undefined) continue;
+    if (!Array.isArray(t.files)) throw bad(`${table}.files is not an array`);
+    for (const f of t.files as Record<string, unknown>[]) {
+      if (typeof f !== 'object' || f === null) throw bad(`${table}: a file entry is not an object`);
+      add(f.path, f.size, f.sha256, table);
+      if (f.delete_file !== undefined) add(f.delete_file, f.delete_file_size, f.delete_file_sha256, `${table} delete file`);
+    }
+  }
+  return { files, coverage: hashed === 0 ? 'none' : hashed === files.size ? 'full' : 'partial' };
+}

@@ -12,19 +12,39 @@ import { checkKey, type ObjectStore } from '../store/store.js';
 import { FileCache, type Lease } from '../cache/file-cache.js';
 import { RefCache } from '../cache/ref-cache.js';
 import { TagLedger } from '../cache/tag-ledger.js';
+import { VerificationLedger } from '../cache/verification-ledger.js';
 import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
-import { parseExpired, parseFdlJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type FdlSettings, type VersionRecord } from './records.js';
+import { parseExpired, parseFdlJson, parseFilesJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type FdlSettings, type FilesIndex, type VersionRecord } from './records.js';
 import { parseAllowedSigners, verifySshsig, type SignatureStatus, type TrustedSigner } from './sshsig.js';
 
 export type SignaturePolicy = 'require' | 'prefer' | 'off';
+/** require: refuse a version whose files.json lacks a sha256 for a file it reads; prefer: check what is there. */
+export type DataHashPolicy = 'require' | 'prefer';
+
+/** A file whose bytes differ from what its signed version says (for logs and counters). */
+export interface IntegrityFailure {
+  repository: string;
+  version: string;
+  /** Path relative to the repository root. */
+  file: string;
+  message: string;
+}
 
 export interface RepositoryOptions {
   /** Default 'prefer': serve unsigned/untrusted versions but report them. */
   signatures?: SignaturePolicy;
   /** Path of an OpenSSH allowed_signers file: the only source of trusted keys. */
   allowedSigners?: string;
-  /** Where the tag ledger (and, when no fileCache is given, remote files) live. */
+  /** Where remote files live when no fileCache is given. */
   cacheDir?: string;
+  /** Where the tag ledger lives (default `<cacheDir>.state`; in memory when neither is given). */
+  stateDir?: string;
+  /** Default 'prefer'. */
+  dataHashes?: DataHashPolicy;
+  /** Local files already hashed (shared between repositories; in memory when not given). */
+  verification?: VerificationLedger;
+  /** Told about every file that fails verification. */
+  onIntegrityFailure?: (f: IntegrityFailure) => void;
   /** TTL of ref reads (default 2000 ms); 0 re-reads (conditionally) every time. */
   refTtlMs?: number;
   /** Disk cache for files of remote stores; shared between repositories. */
@@ -52,6 +72,8 @@ export interface DataFile {
   size?: number;
 }
 
+export type DataCoverage = FilesIndex['coverage'];
+
 export interface VerifiedVersion {
   readonly id: string;
   /** version.json as parsed (parents, created, author, message, catalogs, files, unknown fields kept). */
@@ -65,7 +87,11 @@ export interface VerifiedVersion {
   readonly dataDir: string;
   /** Local path of a data file given relative to <root>/<data_dir>. */
   locate(rel: string): string;
-  /** Remote stores: downloads (and pins) the files before a query; local: checks they exist. */
+  /**
+   * Makes the files readable and proves their bytes are the signed ones (size, and sha256 where
+   * files.json has it): remote files are downloaded (hashed while downloading) and pinned, local
+   * files hashed unless the verification ledger knows them unchanged. Throws XX001 naming the file.
+   */
   ensureFiles(files: DataFile[]): Promise<Lease>;
   /** Releases the pin on the catalog file (and files ensured through this handle). */
   close(): void;
@@ -84,6 +110,7 @@ const MAX_REFS_JSON = 8 * 1024 * 1024;
 const MAX_VERSION_JSON = 4 * 1024 * 1024;
 const MAX_SIG = 64 * 1024;
 const MAX_DATASET = 16 * 1024 * 1024;
+const MAX_FILES_JSON = 256 * 1024 * 1024;
 
 const sha256Hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -99,6 +126,7 @@ export class Repository {
   private readonly metas = new Map<string, Promise<VersionMeta>>();
   private readonly versionBytes = new Map<string, Buffer>();
   private readonly datasets = new Map<string, Promise<unknown>>();
+  private readonly indexes = new Map<string, Promise<FilesIndex | null>>();
   /** Local catalogs already hashed, by path → stat fingerprint, so an unchanged file is not re-hashed. */
   private readonly verifiedLocal = new Map<string, string>();
   private refsDir: { present: boolean; at: number } | null = null;
@@ -113,6 +141,9 @@ export class Repository {
     private readonly ledger: TagLedger,
     private readonly fileCache: FileCache | null,
     refCache: RefCache,
+    readonly dataHashes: DataHashPolicy,
+    private readonly verification: VerificationLedger,
+    private readonly onIntegrityFailure: (f: IntegrityFailure) => void,
   ) {
     this.refs = refCache;
   }
@@ -295,20 +326,56 @@ export class Repository {
   }
 
   /** Spec Part 5, steps 3–6: everything checked before the catalog path is handed out. */
+  /**
+   * Refuses a version that has expired (expired.json, read through the ref cache: a version
+   * attached for a while is re-checked at most a ref TTL after the file appears).
+   */
+  async checkNotExpired(id: string): Promise<void> {
+    const expired = await this.expiry(id);
+    if (!expired) return;
+    const date = expired.expired ?? 'an unknown date';
+    const succ = expired.successor ? `, successor ${expired.successor}` : '';
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
+      expired.reason ? `reason: ${expired.reason}` : undefined,
+      expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
+    );
+  }
+
+  /** Whether files.json gives a sha256 for every data and delete file ('full'), some, or none. */
+  async dataCoverage(id: string): Promise<DataCoverage> {
+    const meta = await this.meta(id);
+    return (await this.filesIndex(id, meta.record))?.coverage ?? 'none';
+  }
+
+  /** files.json of a version, checked against version.json's hash; null when the version has none. */
+  private filesIndex(id: string, record: VersionRecord): Promise<FilesIndex | null> {
+    const entry = record.files?.['files.json'];
+    if (!entry) return Promise.resolve(null);
+    let p = this.indexes.get(id);
+    if (!p) {
+      p = (async () => {
+        const key = `versions/${id}/files.json`;
+        const res = await this.store.get(key, { maxBytes: Math.min(entry.size + 1, MAX_FILES_JSON) });
+        if (res === null || res === 'not-modified') throw new SqlError(SQLSTATE.dataCorrupted, `${key} is listed in version.json but missing`);
+        checkBytes(res.body, entry, key);
+        return parseFilesJson(res.body, key);
+      })();
+      this.indexes.set(id, p);
+      p.catch(() => this.indexes.delete(id));
+    }
+    return p;
+  }
+
   async openVersion(id: string): Promise<VerifiedVersion> {
     const meta = await this.meta(id);
-    const expired = await this.expiry(id);
-    if (expired) {
-      const date = expired.expired ?? 'an unknown date';
-      const succ = expired.successor ? `, successor ${expired.successor}` : '';
-      throw new SqlError(
-        SQLSTATE.invalidCatalogName,
-        `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
-        expired.reason ? `reason: ${expired.reason}` : undefined,
-        expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
-      );
-    }
+    await this.checkNotExpired(id);
     this.enforcePolicy(id, meta.signature);
+    const index = await this.filesIndex(id, meta.record);
+    if (this.dataHashes === 'require' && !index) {
+      throw new SqlError(SQLSTATE.invalidAuthorization, `version ${id} has no files.json: repository ${this.name} requires hash-covered data (--data-hashes require)`);
+    }
     const catalog = pickCatalog(meta.record, id);
     const catalogKey = checkKey(`versions/${id}/${catalog.path}`);
     const leases: Lease[] = [];
@@ -336,7 +403,7 @@ export class Repository {
       leases.forEach((l) => l.release());
       throw e;
     }
-    return this.handle(id, meta, catalog, catalogFile, dataset, leases);
+    return this.handle(id, meta, catalog, catalogFile, dataset, leases, index);
   }
 
   private enforcePolicy(id: string, sig: SignatureStatus): void {
@@ -397,7 +464,32 @@ export class Repository {
     return this.fileCache;
   }
 
-  private handle(id: string, meta: VersionMeta, catalog: CatalogEntry, catalogFile: string, dataset: unknown, leases: Lease[]): VerifiedVersion {
+  /** Size and sha256 a data file must have: files.json where it says, else the catalog's size. */
+  private expectation(id: string, f: DataFile, index: FilesIndex | null): { size?: number; sha256?: string } {
+    const listed = index?.files.get(f.path);
+    if (listed?.size !== undefined && f.size !== undefined && listed.size !== f.size) {
+      throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${this.dataDir}${f.path}: files.json of version ${id} says ${listed.size} bytes, its catalog ${f.size}`);
+    }
+    if (this.dataHashes === 'require' && !listed?.sha256) {
+      throw new SqlError(
+        SQLSTATE.invalidAuthorization,
+        `version ${id} has no sha256 for ${this.dataDir}${f.path}: repository ${this.name} requires hash-covered data (--data-hashes require)`,
+      );
+    }
+    return { size: listed?.size ?? f.size, ...(listed?.sha256 ? { sha256: listed.sha256 } : {}) };
+  }
+
+  /** A verification failure becomes XX001 naming the file by its path in the repository; logged and counted. */
+  private integrityFailure(id: string, key: string, e: unknown): unknown {
+    if (!isSqlError(e) || e.sqlstate !== SQLSTATE.dataCorrupted) return e;
+    const what = /^(size|sha256) mismatch/.exec(e.message)?.[1];
+    const message = what ? `${what} mismatch: ${key} (version ${id} of repository ${this.name})` : `${e.message} (version ${id} of repository ${this.name})`;
+    if (what && !this.store.localPath) this.verification.countMismatch(); // local mismatches the ledger counted itself
+    this.onIntegrityFailure({ repository: this.name, version: id, file: key, message });
+    return new SqlError(SQLSTATE.dataCorrupted, message, e.detail, what ? 'the file differs from what the signed version says; it is not used until it verifies' : undefined);
+  }
+
+  private handle(id: string, meta: VersionMeta, catalog: CatalogEntry, catalogFile: string, dataset: unknown, leases: Lease[], index: FilesIndex | null): VerifiedVersion {
     const repo = this;
     const dataKey = (rel: string): string => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(rel) || rel.startsWith('/') || rel.includes('\\') || rel.split('/').some((c) => c === '..' || c === '.' || c === '')) {
@@ -416,27 +508,30 @@ export class Repository {
       dataDir: repo.dataDir,
       locate(rel: string): string {
         const key = dataKey(rel);
-        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key);
+        // remote: the cache name ensureFiles downloads to (content-addressed when files.json has a sha256)
+        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
       },
       async ensureFiles(files: DataFile[]): Promise<Lease> {
         const got: Lease[] = [];
         const release = () => got.forEach((l) => l.release());
         try {
-          if (repo.store.localPath) {
-            for (const f of files) {
-              const st = await stat(repo.store.localPath(dataKey(f.path))).catch(() => null);
-              if (!st?.isFile()) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${repo.dataDir}${f.path} in repository ${repo.name}`);
-              if (f.size !== undefined && st.size !== f.size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${repo.dataDir}${f.path} has ${st.size} bytes, the catalog says ${f.size}`);
+          const queue = files.map((f) => ({ f, key: dataKey(f.path), expect: repo.expectation(id, f, index) }));
+          const store = repo.store;
+          const local = store.localPath ? (key: string) => store.localPath!(key) : null;
+          const cache = local ? null : repo.remoteCache();
+          // a few in parallel: hides download latency, keeps both cores busy hashing local files
+          const worker = async () => {
+            for (let item = queue.shift(); item; item = queue.shift()) {
+              const { key, expect } = item;
+              try {
+                if (local) await repo.verification.verify(local(key), key, expect);
+                else got.push(await cache!.acquire(repo.store, key, expect));
+              } catch (e) {
+                throw repo.integrityFailure(id, key, e);
+              }
             }
-          } else {
-            const cache = repo.remoteCache();
-            // a few parallel downloads: enough to hide latency without flooding the store
-            const queue = [...files];
-            const worker = async () => {
-              for (let f = queue.shift(); f; f = queue.shift()) got.push(await cache.acquire(repo.store, dataKey(f.path), { size: f.size }));
-            };
-            await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
-          }
+          };
+          await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
         } catch (e) {
           release();
           throw e;
@@ -478,9 +573,14 @@ export async function openRepository(name: string, store: ObjectStore, options: 
     ({ signers: trusted, warnings } = parseAllowedSigners(text));
   }
   const cacheDir = options.cacheDir ?? null;
-  const ledger = await TagLedger.open(cacheDir ? join(cacheDir, 'tags') : null, store.location);
+  const stateDir = options.stateDir ?? (cacheDir ? `${cacheDir}.state` : null);
+  const ledger = await TagLedger.open(stateDir ? join(stateDir, 'tags') : null, store.location);
+  const verification = options.verification ?? (await VerificationLedger.open(null));
   let fileCache = options.fileCache ?? null;
   if (!fileCache && !store.localPath && cacheDir) fileCache = await FileCache.open(join(cacheDir, 'files'));
   const refCache = options.refCache ?? new RefCache({ ttlMs: options.refTtlMs ?? 2000 });
-  return new Repository(name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache);
+  return new Repository(
+    name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache,
+    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined),
+  );
 }

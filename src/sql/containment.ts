@@ -70,6 +70,8 @@ export interface AdmissionContext {
   functions: ReadonlySet<string>;
   /** The session's version's database. */
   versionDb: string;
+  /** Schemas of the version an unqualified name is looked up in, in order (default: main). */
+  searchSchemas?: readonly string[];
   /** Databases of versions the statement pinned ("NAME@REF"). */
   pinnedDbs: readonly string[];
   /** The emulated PostgreSQL catalogs' database. */
@@ -142,7 +144,10 @@ function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: stri
     if (has(ctx.versionDb, r.schema, r.table)) return { db: ctx.versionDb, schema: r.schema, table: r.table };
     throw undefinedTable(r);
   }
-  if (has(ctx.versionDb, 'main', r.table)) return { db: ctx.versionDb, schema: 'main', table: r.table };
+  // An unqualified name resolves along the session's search_path, as DuckDB's search_path does.
+  for (const schema of ctx.searchSchemas ?? ['main']) {
+    if (has(ctx.versionDb, schema.toLowerCase(), r.table)) return { db: ctx.versionDb, schema, table: r.table };
+  }
   throw undefinedTable(r);
 }
 

@@ -21,6 +21,8 @@ import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
+import { resultShape } from '../sql/result-shape.js';
+import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
@@ -28,40 +30,10 @@ import { expandSystemViews, referencedSystemViews, type SystemTable, type System
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
-/** The version a session reads, held until released (a version in use is never detached). */
-export interface VersionLease {
-  readonly repo: string;
-  /** What the client asked for ('' = HEAD). */
-  readonly requested: string;
-  readonly ref: string | null;
-  readonly kind: 'branch' | 'tag' | 'request' | 'version' | 'head';
-  readonly versionId: string;
-  /** The attached DuckDB database holding this version's views. */
-  readonly dbName: string;
-  readonly resolvedAt: Date;
-  /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
-  readonly catalogInfoSql: string;
-  /** Make these tables of the version readable (fetching remote files) before a statement runs. */
-  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
-  /** True while some table of a remote version has not been fetched yet. */
-  hasPendingTables(): boolean;
-  /** Whether the version has this table (names lower-cased): the result cache serves only those. */
-  hasTable(schema: string, table: string): boolean;
-  /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
-  definesFunction(name: string): boolean;
-  release(): void;
-}
+import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
-/** What the session needs from the layers below: version leases for `repo@ref`. */
-export interface VersionSource {
-  /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
-  acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
-  /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
-  isMoving(lease: VersionLease): boolean;
-  repositories(): string[];
-  /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
-  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
-}
+// The version service's contract lives in versions/lease.ts; re-exported for the wire's own modules.
+export type { VersionLease, VersionSource };
 
 /** Per-session limits from the gateway configuration (0 = none). */
 export interface SessionLimits {
@@ -181,6 +153,10 @@ export class Session {
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   private refreshedFor = -1;
+  /** Configuration generation the current lease was authorized under. */
+  private authorizedIn = 0;
+  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
+  clientAddress: string | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -207,6 +183,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
+    this.authorizedIn = this.versions.generation?.() ?? 0;
     await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
   }
 
@@ -350,9 +327,9 @@ export class Session {
     const fields = portal.prepared.fields ?? [];
     const result = portal.result;
     return fields.map((f, i) => {
-      if (result && portal.prepared.untyped.has(i)) {
+      if (result && portal.prepared.untyped.has(i) && portal.prepared.columnOids[i] === undefined) {
         const t = pgFieldFor(result.columnType(i));
-        return { ...f, name: result.columnName(i), typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+        return { ...f, typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
       }
       return { ...f, format: portal.resultFormats[i] ?? 0 };
     });
@@ -515,12 +492,14 @@ export class Session {
         base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
       }
       base.fields = [];
-      for (let i = 0; i < duck.columnCount; i++) {
-        const name = duck.columnName(i);
+      // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+      const shape = await resultShape(this.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+      for (let i = 0; i < shape.names.length; i++) {
+        const name = shape.names[i]!;
         // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
-        const untyped = duck.columnTypeId(i) === DuckDBTypeId.INVALID;
-        if (untyped) base.untyped.add(i);
-        const t = untyped ? VARCHAR : duck.columnType(i);
+        const untyped = shape.types[i] === null;
+        if (untyped || shape.probed) base.untyped.add(i);
+        const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
         const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
         base.columnTypes.push(t);
@@ -535,6 +514,11 @@ export class Session {
       }
       const pgNames = source.length > PG_GRAMMAR_MAX_CHARS ? null : postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+      // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
+      if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
+        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+      }
       // Candidates for the result cache: plain queries over the session's own version — not the
       // catalog emulation (rewritten), system views (expanded), other versions (leases).
       const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
@@ -575,8 +559,9 @@ export class Session {
         ['version', 'VARCHAR'],
         ['resolved_at', 'TIMESTAMPTZ'],
         ['pinned', 'BOOLEAN'],
+        ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I']],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I', this.clientAddress]],
     };
   }
 
@@ -618,6 +603,7 @@ export class Session {
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(this.conn),
       versionDb: own.dbName,
+      searchSchemas: this.settings.searchSchemas(),
       pinnedDbs: leases.map((l) => l.dbName),
       compatDb: COMPAT_DB,
       hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
@@ -1017,10 +1003,14 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
-    if (this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
+    // After a reload, every session asks again (grants may have changed), whatever its ref.
+    const generation = this.versions.generation?.() ?? 0;
+    const reauthorize = generation !== this.authorizedIn;
+    if (this.status !== 'I' || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
+    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
     this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
+    this.authorizedIn = generation;
     if (next.versionId === this.lease.versionId) {
       next.release();
       return;
@@ -1031,6 +1021,7 @@ export class Session {
   private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
     try {
       await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+      await this.settings.useVersion(next.dbName);
       await this.conn.run(next.catalogInfoSql);
     } catch (e) {
       next.release();
@@ -1109,6 +1100,7 @@ export class Session {
         return;
       case 'resetAll':
         await this.settings.resetAll();
+        this.clearStatementCache(); // search_path may have changed
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
@@ -1244,11 +1236,15 @@ export class Session {
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     const warning = await this.settings.set(name, value);
     if (warning) this.notice({ severity: 'WARNING', code: '01000', message: warning });
+    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
+    if (name === 'search_path') this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories());
+    if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
+    await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
@@ -1280,9 +1276,6 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
   }
   return out;
 }
-
-/** Attach names of frozen catalogs (see gateway.ts); internal, never for clients. */
-export const META_PREFIX = '__fdl_meta_';
 
 /** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
 function disposeStatement(s: PreparedStmt): void {

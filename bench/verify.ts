@@ -1,0 +1,130 @@
+/**
+ * What verification costs, side by side in one run:
+ *  1. first open of a local version with ~1 GB of data (every file hashed: MB/s), the same open
+ *     again in the same process and after a restart (answered by the verification ledger);
+ *  2. downloading one file over HTTP with the hash computed in the stream (the gateway's path)
+ *     against the same download without hashing, and against download-then-hash (a second read).
+ * Usage: node dist/bench/verify.js [MB=1024] [DOWNLOAD_MB=256]
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { VerificationLedger } from '../src/cache/verification-ledger.js';
+import { importData } from '../src/host/import.js';
+import { initRepository } from '../src/host/repo.js';
+import { openRepository } from '../src/resolver/index.js';
+import { FsStore } from '../src/store/fs-store.js';
+import { HttpStore } from '../src/store/http-store.js';
+
+const MB = Number(process.argv[2] ?? 1024);
+const DOWNLOAD_MB = Number(process.argv[3] ?? 256);
+const dir = await mkdtemp(join(tmpdir(), 'fdl-bench-verify-'));
+const say = (s: string) => process.stdout.write(s + '\n');
+const secs = async (f: () => Promise<unknown>) => {
+  const t = performance.now();
+  await f();
+  return (performance.now() - t) / 1000;
+};
+
+try {
+  // ---------------------------------------------------------------- 1. local first open
+  const parts = Math.max(1, Math.round(MB / 128));
+  const rowsPer = Math.round((MB / parts) * 1e6 / 72); // ~72 bytes a row, incompressible
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  const sources: string[] = [];
+  for (let p = 0; p < parts; p++) {
+    const f = join(dir, `src${p}.parquet`);
+    await conn.run(`COPY (SELECT i AS id, md5(i::VARCHAR || '${p}') || md5((i * 7)::VARCHAR) AS h FROM range(${rowsPer}) t(i)) TO '${f}' (FORMAT parquet, COMPRESSION uncompressed)`);
+    sources.push(f);
+  }
+  conn.closeSync();
+  inst.closeSync();
+  const root = join(dir, 'repo');
+  await initRepository(root, {});
+  const built = await secs(() => importData(root, { tables: sources.map((file) => ({ schema: 'main', table: 'big', file })) }));
+  for (const f of sources) await rm(f);
+
+  const ledgerFile = join(dir, 'state', 'verified.json');
+  const openAll = async (ledger: VerificationLedger) => {
+    const repo = await openRepository('bench', new FsStore(root), { verification: ledger, refTtlMs: 0 });
+    const v = await repo.openVersion((await repo.resolve('main')).versionId);
+    const index = JSON.parse((await import('node:fs')).readFileSync(join(root, 'versions', v.id, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number }[] }> };
+    const files = Object.values(index.tables).flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size })));
+    const t = await secs(async () => (await v.ensureFiles(files)).release());
+    v.close();
+    return { t, bytes: files.reduce((n, f) => n + f.size, 0), files: files.length };
+  };
+  const ledger = await VerificationLedger.open(ledgerFile);
+  const cold = await openAll(ledger);
+  const warm = await openAll(ledger);
+  await ledger.flush();
+  const restarted = await openAll(await VerificationLedger.open(ledgerFile));
+  const mb = cold.bytes / 1e6;
+  say(`local version: ${cold.files} data files, ${mb.toFixed(0)} MB (built by fdl import in ${built.toFixed(1)} s)`);
+  say(`  first open (hash every file)      ${cold.t.toFixed(2)} s   ${(mb / cold.t).toFixed(0)} MB/s`);
+  say(`  open again, same process (ledger) ${(warm.t * 1000).toFixed(1)} ms`);
+  say(`  open after a restart (ledger)     ${(restarted.t * 1000).toFixed(1)} ms`);
+  await rm(root, { recursive: true, force: true });
+
+  // ---------------------------------------------------------------- 2. download + hash
+  const blob = join(dir, 'blob.bin');
+  const i2 = await DuckDBInstance.create(':memory:');
+  const c2 = await i2.connect();
+  await c2.run(`COPY (SELECT md5(i::VARCHAR) AS h FROM range(${Math.round((DOWNLOAD_MB * 1e6) / 40)}) t(i)) TO '${blob}' (FORMAT csv, HEADER false)`);
+  c2.closeSync();
+  i2.closeSync();
+  const size = (await stat(blob)).size;
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-length': size, etag: '"b"' });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(blob, { highWaterMark: 1024 * 1024 }).pipe(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  const store = new HttpStore(base);
+  const want = createHash('sha256');
+  for await (const c of createReadStream(blob)) want.update(c as Buffer);
+  const sha256 = want.digest('hex');
+
+  const plain = async (dest: string) => {
+    const r = await fetch(`${base}blob.bin`);
+    await pipeline(Readable.fromWeb(r.body as import('node:stream/web').ReadableStream), createWriteStream(dest));
+  };
+  const hashAfter = async (dest: string) => {
+    await plain(dest);
+    const h = createHash('sha256');
+    for await (const c of createReadStream(dest, { highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
+    if (h.digest('hex') !== sha256) throw new Error('hash');
+  };
+  const streamed = (dest: string) => store.download('blob.bin', dest, { sha256, expectedSize: size });
+  const rounds: Record<string, number[]> = { 'download alone': [], 'download, hash in the stream (gateway)': [], 'download, then hash (second read)': [] };
+  const kinds: [string, (d: string) => Promise<unknown>][] = [
+    ['download alone', plain],
+    ['download, hash in the stream (gateway)', streamed],
+    ['download, then hash (second read)', hashAfter],
+  ];
+  for (let k = 0; k < 5; k++) {
+    for (const [name, f] of kinds) {
+      const dest = join(dir, `dl-${k}-${name.length}`);
+      rounds[name]!.push(await secs(() => f(dest)));
+      await rm(dest, { force: true });
+    }
+  }
+  server.close();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const baseT = median(rounds['download alone']!);
+  say(`download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost), median of 5 interleaved rounds:`);
+  for (const [name] of kinds) {
+    const t = median(rounds[name]!);
+    say(`  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x`);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

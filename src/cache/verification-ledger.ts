@@ -1,0 +1,158 @@
+/**
+ * Files whose bytes were hashed and matched what a signed version says, remembered with the
+ * identity of what was hashed (size, mtime, ctime, inode, device). A file is trusted again without
+ * re-hashing only while all of those are unchanged; any change means hash again. Kept in the
+ * state directory (never in the cache: wiping or filling the cache must not forge trust), written
+ * atomically, loaded at startup. Also counts hashing work and mismatches for fdl.cache and metrics.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { SqlError, SQLSTATE } from '../errors.js';
+
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  dev: number;
+}
+
+interface Entry extends FileIdentity {
+  sha256: string;
+}
+
+export interface VerificationStats {
+  /** Files remembered as verified. */
+  entries: number;
+  /** Files hashed since start, and their bytes. */
+  hashed: number;
+  hashedBytes: number;
+  /** Uses answered by the ledger without hashing. */
+  hits: number;
+  /** Files whose size or sha256 differed from what the version says. */
+  mismatches: number;
+}
+
+export class VerificationLedger {
+  private writing: Promise<void> = Promise.resolve();
+  private dirty = false;
+  private counters = { hashed: 0, hashedBytes: 0, hits: 0, mismatches: 0 };
+
+  private constructor(private readonly file: string | null, private readonly entries: Map<string, Entry>) {}
+
+  /** `file` null keeps the ledger in memory only. An unreadable ledger is started afresh (it only saves work). */
+  static async open(file: string | null): Promise<VerificationLedger> {
+    const entries = new Map<string, Entry>();
+    if (file) {
+      await mkdir(dirname(file), { recursive: true });
+      try {
+        const raw = JSON.parse(await readFile(file, 'utf8')) as { files?: Record<string, Entry> };
+        for (const [p, e] of Object.entries(raw.files ?? {})) {
+          if (e && typeof e.sha256 === 'string' && [e.size, e.mtimeMs, e.ctimeMs, e.ino, e.dev].every((n) => typeof n === 'number')) entries.set(p, e);
+        }
+      } catch {
+        // absent or damaged: every file is hashed again before use, which is always safe
+      }
+    }
+    return new VerificationLedger(file, entries);
+  }
+
+  /**
+   * Ensures the file at `path` has `size` bytes and, when `sha256` is given, those bytes: answered
+   * from the ledger while the file's identity is unchanged, else hashed (streaming) and recorded.
+   * Throws XX001 naming `name` on a mismatch; the file stays untrusted until it verifies.
+   */
+  async verify(path: string, name: string, expect: { size?: number; sha256?: string }): Promise<void> {
+    let st;
+    try {
+      st = await stat(path, { bigint: false });
+    } catch (e) {
+      throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`, (e as Error).message);
+    }
+    if (!st.isFile()) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name} is not a file`);
+    if (expect.size !== undefined && st.size !== expect.size) {
+      this.forget(path);
+      this.counters.mismatches++;
+      throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${name}`, `the file has ${st.size} bytes, the signed version says ${expect.size}`);
+    }
+    if (!expect.sha256) return;
+    const want = expect.sha256.toLowerCase();
+    const known = this.entries.get(path);
+    if (known && known.sha256 === want && sameIdentity(known, st)) {
+      this.counters.hits++;
+      return;
+    }
+    const got = await hashFile(path);
+    this.counters.hashed++;
+    this.counters.hashedBytes += got.size;
+    const after = await stat(path);
+    if (got.sha256 !== want || got.size !== st.size) {
+      this.forget(path);
+      this.counters.mismatches++;
+      throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${name}`, `the signed version says ${want}, the file hashes to ${got.sha256}`);
+    }
+    // Changed while being hashed: verified bytes, but not necessarily the bytes on disk now.
+    if (!sameIdentity(identity(st), after)) return;
+    this.entries.set(path, { ...identity(st), sha256: want });
+    this.schedulePersist();
+  }
+
+  /** A mismatch found elsewhere (a download), counted with the ledger's own. */
+  countMismatch(): void {
+    this.counters.mismatches++;
+  }
+
+  stats(): VerificationStats {
+    return { entries: this.entries.size, ...this.counters };
+  }
+
+  /** Resolves when what is recorded so far is on disk. */
+  async flush(): Promise<void> {
+    await this.writing.catch(() => undefined);
+  }
+
+  private forget(path: string): void {
+    if (this.entries.delete(path)) this.schedulePersist();
+  }
+
+  private schedulePersist(): void {
+    const file = this.file;
+    if (!file || this.dirty) return;
+    this.dirty = true;
+    // Coalesced: many files verified at once become one atomic write of the whole map.
+    this.writing = this.writing.catch(() => {}).then(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      this.dirty = false;
+      const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
+      const fh = await open(tmp, 'w', 0o600);
+      try {
+        await fh.writeFile(JSON.stringify({ files: Object.fromEntries(this.entries) }));
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, file);
+    });
+  }
+}
+
+function identity(st: FileIdentity): FileIdentity {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, dev: st.dev };
+}
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
+}
+
+/** sha256 of a file in one streaming read. */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+  const h = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+    h.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: h.digest('hex'), size };
+}

@@ -1,0 +1,41 @@
+/**
+ * Who may read what: per user, an allowlist of ref patterns per repository (`*` for any
+ * repository). Users without grants read everything their authentication lets them in to.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+export interface GrantedUser {
+  /** Repository → ref patterns (`tags/*`, `heads/main`, `requests/*`, `versions/*`, `*`). Absent: everything. */
+  grants?: Record<string, string[]>;
+}
+
+export class Grants {
+  constructor(private readonly users: Record<string, GrantedUser>) {}
+
+  /** Whether `user` may read `fullRef` (`refs/tags/v1`, or `versions/<id>` for a version ID) of `repo`. */
+  allows(user: string, repo: string, fullRef: string): boolean {
+    const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
+    if (!grants) return true;
+    const patterns = Object.hasOwn(grants, repo) ? grants[repo] : Object.hasOwn(grants, '*') ? grants['*'] : undefined;
+    const name = fullRef.replace(/^refs\//, '');
+    return !!patterns && patterns.some((p) => refPatternMatches(p, name));
+  }
+
+  /** Whether the user's reads are limited at all (then views list only what is granted). */
+  restricts(user: string): boolean {
+    return Object.hasOwn(this.users, user) && this.users[user]!.grants !== undefined;
+  }
+
+  /** Refuses (42501) a ref the user's grants do not cover. */
+  authorize(user: string, repo: string, fullRef: string): void {
+    if (this.allows(user, repo, fullRef)) return;
+    throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repo}@${fullRef.replace(/^refs\//, '')}`);
+  }
+}
+
+/** `*` matches within one path component; a lone `*` matches every ref and version. */
+export function refPatternMatches(pattern: string, name: string): boolean {
+  if (pattern === '*' || pattern === '**') return true;
+  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*') + '$');
+  return re.test(name);
+}

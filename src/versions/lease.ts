@@ -1,0 +1,44 @@
+/**
+ * What sessions get from the version service: a leased, attached version of `repo@ref`, and the
+ * rows of the gateway's system views. The wire layer depends on these types, never the reverse.
+ */
+import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+
+/** Prefix of the DuckDB databases holding a version's frozen DuckLake catalog: never client-visible. */
+export const META_PREFIX = '__fdl_meta_';
+
+export interface VersionLease {
+  readonly repo: string;
+  /** What the client asked for ('' = HEAD). */
+  readonly requested: string;
+  readonly ref: string | null;
+  readonly kind: 'branch' | 'tag' | 'request' | 'version' | 'head';
+  readonly versionId: string;
+  /** The attached DuckDB database holding this version's views. */
+  readonly dbName: string;
+  readonly resolvedAt: Date;
+  /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
+  readonly catalogInfoSql: string;
+  /** Make these tables of the version readable (fetching remote files) before a statement runs. */
+  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  /** True while some table of a remote version has not been fetched yet. */
+  hasPendingTables(): boolean;
+  /** Whether the version has this table (names lower-cased): the result cache serves only those. */
+  hasTable(schema: string, table: string): boolean;
+  /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
+  definesFunction(name: string): boolean;
+  release(): void;
+}
+
+/** What the session needs from the layers below: version leases for `repo@ref`. */
+export interface VersionSource {
+  /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
+  acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
+  /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
+  isMoving(lease: VersionLease): boolean;
+  repositories(): string[];
+  /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
+  generation?(): number;
+  /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
+  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
+}

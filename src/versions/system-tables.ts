@@ -1,0 +1,89 @@
+/**
+ * Rows of the gateway's system views (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for one
+ * session. A user limited by grants sees only refs they may read, and only versions one of those
+ * refs (or a granted `versions/…` pattern) points at, plus the version the session reads.
+ */
+import type { Repository, VersionInfo } from '../resolver/repository.js';
+import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+import type { Versions } from './versions.js';
+
+type Row = SystemTable['rows'][number];
+interface Ctx {
+  repo: string;
+  user: string;
+  versionId: string;
+}
+
+export async function systemTable(versions: Versions, view: Exclude<SystemViewName, 'session'>, ctx: Ctx): Promise<SystemTable> {
+  const repo = versions.repository(ctx.repo)!;
+  switch (view) {
+    case 'refs': {
+      const rows: Row[] = [];
+      for (const r of await repo.listRefs()) {
+        if (!versions.grants.allows(ctx.user, ctx.repo, r.name)) continue;
+        const info = await repo.describeVersion(r.versionId).catch(() => null);
+        rows.push([r.name.replace(/^refs\//, ''), r.kind, r.versionId, info?.version.created ?? null, info?.signature.status ?? null]);
+      }
+      return { columns: [['name', 'VARCHAR'], ['kind', 'VARCHAR'], ['version', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['signature', 'VARCHAR']], rows };
+    }
+    case 'versions': {
+      // History along first parents, as `git log --first-parent` shows it; versions the user
+      // may not read are left out (their metadata is not theirs to see).
+      const visible = await visibleVersions(versions, repo, ctx);
+      const rows: Row[] = [];
+      let id: string | undefined = ctx.versionId;
+      const seen = new Set<string>();
+      while (id && !seen.has(id) && seen.size < 1000) {
+        seen.add(id);
+        const info: VersionInfo | null = await repo.describeVersion(id).catch(() => null);
+        if (!info) break;
+        if (visible(id)) {
+          const v = info.version as { created?: string; author?: string; message?: string };
+          const hashes = await repo.dataCoverage(id).catch(() => null);
+          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null, hashes]);
+        }
+        id = info.version.parents[0];
+      }
+      return {
+        columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN'], ['data_hashes', 'VARCHAR']],
+        rows,
+      };
+    }
+    case 'dataset': {
+      const lease = ctx.versionId ? await versions.lease(repo, ctx.versionId) : null;
+      const d = (lease?.value.dataset ?? {}) as Record<string, unknown>;
+      lease?.release();
+      const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : null);
+      return {
+        columns: [['title', 'VARCHAR'], ['description', 'VARCHAR'], ['license', 'VARCHAR'], ['homepage', 'VARCHAR'], ['dataset', 'JSON']],
+        rows: [[str('title'), str('description'), str('license'), str('homepage'), JSON.stringify(d)]],
+      };
+    }
+    case 'cache': {
+      const { files, refs, results, verification } = versions.caches;
+      const f = files.stats();
+      const v = verification.stats();
+      const r = refs.stats();
+      const a = versions.attached;
+      return {
+        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT']],
+        rows: [
+          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches],
+          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null],
+          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null],
+          ['results', results.size, results.bytes, results.hits, results.misses, null, null, null],
+          // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
+          ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches],
+        ],
+      };
+    }
+  }
+}
+
+/** Which version IDs the user may see: all, or those behind a granted ref or `versions/…` pattern. */
+async function visibleVersions(versions: Versions, repo: Repository, ctx: Ctx): Promise<(id: string) => boolean> {
+  if (!versions.grants.restricts(ctx.user)) return () => true;
+  const viaRefs = new Set<string>([ctx.versionId]);
+  for (const r of await repo.listRefs()) if (versions.grants.allows(ctx.user, ctx.repo, r.name)) viaRefs.add(r.versionId);
+  return (id) => viaRefs.has(id) || versions.grants.allows(ctx.user, ctx.repo, `versions/${id}`);
+}

@@ -1,0 +1,92 @@
+/**
+ * The version service: for a session's `repo@ref`, resolve the ref, authorize the user, verify
+ * the version (signature, expiry, catalog and data hashes), attach it once and lease it.
+ */
+import type { DuckDBInstance } from '@duckdb/node-api';
+import { AttachedVersions } from '../cache/attached-versions.js';
+import type { FileCache } from '../cache/file-cache.js';
+import type { RefCache } from '../cache/ref-cache.js';
+import type { ResultCache } from '../cache/result-cache.js';
+import type { VerificationLedger } from '../cache/verification-ledger.js';
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { Repository } from '../resolver/repository.js';
+import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+import { attachVersion, type AttachedVersion } from './attach.js';
+import type { Grants } from './grants.js';
+import { META_PREFIX, type VersionLease, type VersionSource } from './lease.js';
+import { systemTable } from './system-tables.js';
+
+export interface VersionCaches {
+  files: FileCache;
+  refs: RefCache;
+  results: ResultCache;
+  verification: VerificationLedger;
+}
+
+export class Versions implements VersionSource {
+  private seq = 0;
+  readonly attached: AttachedVersions<AttachedVersion>;
+
+  constructor(
+    private readonly repos: Map<string, Repository>,
+    private readonly engine: DuckDBInstance,
+    maxIdle: number,
+    readonly grants: Grants,
+    readonly caches: VersionCaches,
+    /** How long a verdict on an attached version (expired or not, local files unchanged) stands: the ref TTL. */
+    private readonly recheckMs: number,
+  ) {
+    this.attached = new AttachedVersions(maxIdle);
+  }
+
+  repositories(): string[] {
+    return [...this.repos.keys()];
+  }
+
+  repository(name: string): Repository | undefined {
+    return this.repos.get(name);
+  }
+
+  isMoving(lease: VersionLease): boolean {
+    return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
+  }
+
+  async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
+    const repo = this.repos.get(repoName);
+    if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
+    const res = await repo.resolve(ref);
+    this.grants.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);
+    // An attached version may have expired since it was attached: same refusal as at attach.
+    await repo.checkNotExpired(res.versionId);
+    const lease = await this.lease(repo, res.versionId);
+    return {
+      repo: repoName,
+      requested: ref,
+      ref: res.ref,
+      kind: ref === '' ? 'head' : res.kind,
+      versionId: res.versionId,
+      dbName: lease.value.dbName,
+      catalogInfoSql: lease.value.catalogInfoSql,
+      ensureTables: (tables) => lease.value.ensureTables(tables),
+      hasPendingTables: () => lease.value.hasPendingTables(),
+      hasTable: (schema, table) => lease.value.hasTable(schema, table),
+      definesFunction: (name) => lease.value.definesFunction(name),
+      resolvedAt: new Date(),
+      release: lease.release,
+    };
+  }
+
+  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable> {
+    return systemTable(this, view, ctx);
+  }
+
+  /** The attached version (attaching it when needed), leased until released. */
+  lease(repo: Repository, versionId: string) {
+    const key = `${repo.name}@${versionId}`;
+    return this.attached.acquire(key, () => attachVersion(this.engine, repo, versionId, key, `${META_PREFIX}${++this.seq}`, this.recheckMs));
+  }
+
+  close(): Promise<void> {
+    return this.attached.clear();
+  }
+}

@@ -1,0 +1,78 @@
+/** Unit tests of the version service's grants: an allowlist of ref patterns per user and repository. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { Grants, refPatternMatches } from '../src/versions/grants.js';
+
+test('ref patterns: * stays within one path component; a lone * matches everything', () => {
+  assert.ok(refPatternMatches('tags/*', 'tags/v1'));
+  assert.ok(!refPatternMatches('tags/*', 'tags/a/b'));
+  assert.ok(!refPatternMatches('tags/*', 'heads/main'));
+  assert.ok(refPatternMatches('heads/main', 'heads/main'));
+  assert.ok(!refPatternMatches('heads/main', 'heads/main2'));
+  assert.ok(!refPatternMatches('heads/ma.n', 'heads/main'), 'regex metacharacters are literal');
+  assert.ok(refPatternMatches('*', 'versions/01234567-89ab-7def-8123-456789abcdef'));
+  assert.ok(refPatternMatches('versions/*', 'versions/01234567-89ab-7def-8123-456789abcdef'));
+});
+
+test('grants: users without grants read everything; others only what a pattern of their repository (or *) covers', () => {
+  const g = new Grants({
+    open: {},
+    analyst: { grants: { shop: ['tags/*'], '*': ['heads/main'] } },
+    none: { grants: {} },
+  });
+  g.authorize('open', 'shop', 'refs/heads/dev');
+  g.authorize('unknown-user', 'shop', 'refs/heads/dev'); // not configured: authentication decides, grants do not apply
+  g.authorize('analyst', 'shop', 'refs/tags/v1');
+  assert.ok(!g.allows('analyst', 'shop', 'refs/heads/main'), 'the repository entry wins over *');
+  assert.ok(g.allows('analyst', 'other', 'refs/heads/main'));
+  assert.ok(!g.allows('analyst', 'other', 'refs/heads/dev'));
+  assert.ok(!g.allows('none', 'shop', 'refs/tags/v1'));
+  assert.ok(!g.allows('analyst', 'constructor', 'refs/heads/x'), 'prototype names are not repositories');
+  assert.throws(() => g.authorize('analyst', 'shop', 'versions/01234567-89ab-7def-8123-456789abcdef'), (e: { sqlstate?: string; message?: string }) => {
+    assert.equal(e.sqlstate, '42501');
+    assert.match(e.message!, /user "analyst" may not read shop@versions\//);
+    return true;
+  });
+});
+
+describe('system views show a user limited by grants only what they may read', () => {
+  const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }));
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a user granted one tag sees that tag in fdl.refs and its version, not its parent, in fdl.versions', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'onetag', database: 'basic@v2' });
+    await c.connect();
+    try {
+      const names = (await c.query('select name, version from fdl.refs order by name')).rows;
+      assert.deepEqual(names, [{ name: 'tags/v2', version: refs['refs/tags/v2'] }]);
+      const ids = (await c.query('select id from fdl.versions')).rows.map((r: { id: string }) => r.id);
+      assert.deepEqual(ids, [refs['refs/tags/v2']], 'v1 (the parent of v2) is not granted and not listed');
+    } finally {
+      await c.end();
+    }
+    // An unrestricted user sees the whole history from the same version.
+    const all = new pg.Client({ host: gw.host, port: gw.port, user: 'someone', database: 'basic@v2' });
+    await all.connect();
+    try {
+      const ids = (await all.query('select id from fdl.versions')).rows.map((r: { id: string }) => r.id);
+      assert.deepEqual(ids, [refs['refs/tags/v2'], refs['refs/tags/v1']]);
+      assert.equal((await all.query('select count(*)::int as n from fdl.refs')).rows[0].n, 5);
+    } finally {
+      await all.end();
+    }
+  });
+});
