@@ -1,7 +1,7 @@
 /**
  * Containment, end to end: escape attempts through every path a statement can take into DuckDB
  * (simple Query, unnamed and named extended Parse, a cursor, COPY … TO STDOUT, EXPLAIN, EXPLAIN
- * ANALYZE, system views), each refused with its exact SQLSTATE *and* followed by proof that nothing
+ * ANALYZE, SQL-level PREPARE/EXECUTE, system views), each refused with its exact SQLSTATE *and* followed by proof that nothing
  * changed: no new or changed file in the repository, cache or attack targets, the attacking session's
  * settings as they were, and another session's results unchanged. Then ordinary analytic statements
  * that must still work, and the ceilings (COPY and Execute(n) row caps, statement size and nesting,
@@ -33,8 +33,8 @@ function listing(dir: string): string[] {
   return out.sort();
 }
 
-type Path = 'simple' | 'unnamed' | 'named' | 'cursor' | 'copy' | 'explain' | 'explain-analyze';
-const PATHS: Path[] = ['simple', 'unnamed', 'named', 'cursor', 'copy', 'explain', 'explain-analyze'];
+type Path = 'simple' | 'unnamed' | 'named' | 'cursor' | 'copy' | 'explain' | 'explain-analyze' | 'prepare';
+const PATHS: Path[] = ['simple', 'unnamed', 'named', 'cursor', 'copy', 'explain', 'explain-analyze', 'prepare'];
 
 let seq = 0;
 /** Send `sql` through `path`; the first error's SQLSTATE, or 'ok'. Leaves the session idle. */
@@ -65,6 +65,10 @@ async function through(c: RawPg, path: Path, sql: string): Promise<string> {
       break;
     case 'explain-analyze':
       r = await c.simple(`EXPLAIN ANALYZE ${sql}`);
+      break;
+    case 'prepare':
+      r = await c.simple(`PREPARE sqlp${++seq} AS ${sql}`);
+      if (!r.error) r = await c.simple(`EXECUTE sqlp${seq}`);
       break;
   }
   return r.error?.code ?? 'ok';
@@ -250,6 +254,23 @@ describe('containment: escape attempts through every path are refused and change
       const b = await attacker.query(sql);
       assert.deepEqual(b.dataRows, a.dataRows, sql);
     }
+  });
+
+  test('SQL-level PREPARE / EXECUTE / DEALLOCATE of admitted statements work as in PostgreSQL', async () => {
+    const rows = async (sql: string) => {
+      const r = await attacker.simple(sql);
+      assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+      return { tag: r.commandTag, rows: r.dataRows.length };
+    };
+    assert.deepEqual(await rows('PREPARE big(int) AS SELECT order_id FROM sales.orders WHERE qty > $1'), { tag: 'PREPARE', rows: 0 });
+    const all = (await rows('SELECT order_id FROM sales.orders WHERE qty > 1')).rows;
+    assert.deepEqual(await rows('EXECUTE big(1)'), { tag: `SELECT ${all}`, rows: all });
+    assert.deepEqual(await rows('EXECUTE big(0 + 1)'), { tag: `SELECT ${all}`, rows: all });
+    assert.equal((await attacker.simple('EXECUTE big')).error?.code, '42601');
+    assert.equal((await attacker.simple('PREPARE big AS SELECT 1')).error?.code, '42P05');
+    assert.equal((await attacker.simple("EXECUTE big((SELECT count(*) FROM read_text('/etc/hostname')))")).error?.code, '42501');
+    assert.deepEqual(await rows('DEALLOCATE big'), { tag: 'DEALLOCATE', rows: 0 });
+    assert.equal((await attacker.simple('EXECUTE big(1)')).error?.code, '26000');
   });
 
   test('row cap holds for COPY … TO STDOUT and across repeated Execute(n)', async () => {

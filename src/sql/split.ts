@@ -206,3 +206,27 @@ export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54
   }
   return null;
 }
+
+/** Split a comma-separated list at commas outside parentheses, brackets, strings and comments. */
+export function splitTopLevel(list: string): string[] {
+  const items: string[] = [];
+  let current = '';
+  let depth = 0;
+  mapSegments(list, (kind, text) => {
+    if (kind !== 'code') {
+      current += text;
+      return text;
+    }
+    for (const c of text) {
+      if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') depth--;
+      if (c === ',' && depth === 0) {
+        items.push(current.trim());
+        current = '';
+      } else current += c;
+    }
+    return text;
+  });
+  if (current.trim() !== '' || items.length > 0) items.push(current.trim());
+  return items;
+}

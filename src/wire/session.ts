@@ -1145,6 +1145,33 @@ export class Session {
         }
         be.commandComplete(w, stmt.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
         return;
+      case 'prepareSql': {
+        if (this.statements.has(stmt.name)) throw new SqlError('42P05', `prepared statement "${stmt.name}" already exists`);
+        const inner = classify(stmt.query);
+        if (inner.kind === 'refused') throw new SqlError(inner.sqlstate, inner.message);
+        if (inner.kind !== 'query') throw new SqlError(SQLSTATE.syntaxError, 'PREPARE needs a query');
+        // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
+        const prepared = await this.prepareCached(stmt.query, inner, await this.typeOids(stmt.types));
+        this.statements.set(stmt.name, prepared);
+        be.commandComplete(w, 'PREPARE');
+        return;
+      }
+      case 'executeSql': {
+        const target = this.statements.get(stmt.name);
+        if (!target) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+        if (stmt.args.length !== target.paramOids.length) {
+          throw new SqlError(SQLSTATE.syntaxError, `wrong number of parameters for prepared statement "${stmt.name}"`, `Expected ${target.paramOids.length} parameters but got ${stmt.args.length}.`);
+        }
+        const params = await this.evaluateArguments(stmt.args);
+        const run = this.newPortal(target, params, [0], target.columnTypes.map(() => 0));
+        try {
+          await this.runPortal(run, 0, describe);
+        } finally {
+          portal.rows = run.rows;
+          this.dropPortal(run);
+        }
+        return;
+      }
       case 'closeCursor':
         if (stmt.name === null) {
           for (const [name, p] of this.portals) {
@@ -1200,6 +1227,37 @@ export class Session {
         return; // handled in runPortal
       case 'query':
         return;
+    }
+  }
+
+  /** PostgreSQL type names of a PREPARE (checked against a strict pattern in classify) as OIDs, as DuckDB reads them. */
+  private async typeOids(types: string[]): Promise<number[]> {
+    if (types.length === 0) return [];
+    let duck: DuckDBPreparedStatement | null = null;
+    try {
+      duck = await this.conn.prepare(`SELECT ${types.map((t) => `NULL::${t}`).join(', ')}`);
+      const d = duck;
+      return types.map((_, i) => pgFieldFor(d.columnType(i)).oid);
+    } catch (e) {
+      throw fromDuckDB(e);
+    } finally {
+      duck?.destroySync();
+    }
+  }
+
+  /** EXECUTE's arguments: one admitted SELECT of them, each as PostgreSQL-style text for the parameters. */
+  private async evaluateArguments(args: string[]): Promise<(Buffer | null)[]> {
+    if (args.length === 0) return [];
+    const text = `SELECT ${args.map((a) => `CAST((${a}) AS VARCHAR)`).join(', ')}`;
+    const prepared = await this.prepare(text, { kind: 'query', sql: text }, []);
+    try {
+      const reader = await prepared.duck!.runAndReadAll();
+      const row = reader.getRows()[0] ?? [];
+      return args.map((_, i) => (row[i] === null || row[i] === undefined ? null : Buffer.from(String(row[i]))));
+    } catch (e) {
+      throw fromDuckDB(e);
+    } finally {
+      disposeStatement(prepared);
     }
   }
 
