@@ -11,6 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { analyze } from '../src/sql/analysis.js';
 import { admit, allowedFunctions, ALLOWED_TABLE_FUNCTIONS, FUNCTION_KINDS, REFUSED_FUNCTIONS, type AdmissionContext } from '../src/sql/containment.js';
 import { FIXTURES } from './support/gateway.js';
+import { redactServerPaths } from '../src/sql/duckdb-errors.js';
 
 const SNAPSHOT = join(FIXTURES, 'duckdb-functions.json');
 
@@ -143,5 +144,10 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
     const sql = 'SELECT 41 + 1 AS memo_probe';
     const first = await analyze(conn, sql);
     assert.equal(await analyze(conn, sql), first);
+  });
+
+  test('error texts name files without the server path', () => {
+    assert.equal(redactServerPaths('No files found that match the pattern "/srv/fdl/cache/files/ab/cd.parquet"'), 'No files found that match the pattern "…/cd.parquet"');
+    assert.equal(redactServerPaths("Could not convert 'a/b/c' to INT; 1/0"), "Could not convert 'a/b/c' to INT; 1/0");
   });
 });

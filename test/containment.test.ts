@@ -273,6 +273,21 @@ describe('containment: escape attempts through every path are refused and change
     assert.equal((await attacker.simple('EXECUTE big(1)')).error?.code, '26000');
   });
 
+  test('no absolute server path in view definitions or catalog views', async () => {
+    for (const sql of [
+      "SELECT pg_get_viewdef('sales.orders'::regclass)",
+      "SELECT string_agg(pg_get_viewdef(c.oid), ' ') FROM pg_class c WHERE c.relkind = 'v'",
+      'SELECT string_agg(definition, \' \') FROM pg_views',
+      'SELECT string_agg(view_definition, \' \') FROM information_schema.views',
+    ]) {
+      const r = await attacker.simple(sql);
+      assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+      const text = r.dataRows.map((d) => d.toString()).join('\n');
+      assert.ok(!text.includes(repos.dir) && !text.includes(cacheDir()), `${sql} shows a server path`);
+    }
+    assert.match((await attacker.simple("SELECT pg_get_viewdef('sales.orders'::regclass)")).dataRows[0]!.toString(), /ducklake-[^/']*\.parquet/);
+  });
+
   test('row cap holds for COPY … TO STDOUT and across repeated Execute(n)', async () => {
     const before = await state();
     const copy = await attacker.simple('COPY (SELECT * FROM range(5000)) TO STDOUT');
