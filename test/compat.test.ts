@@ -12,6 +12,7 @@ import { catalogColumnOid, duckdbTypeToPg } from '../src/sql/compat/types.js';
 import { relationInfoStatement } from '../src/sql/compat/session.js';
 import { rewriteForDuckDB, rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
+import { pgFieldFor } from '../src/wire/types/oids.js';
 
 const fixture = (name: string) => new URL(`../../test/fixtures-clients/${name}`, import.meta.url);
 const clientQueries = JSON.parse(readFileSync(fixture('client-queries.json'), 'utf8')) as Array<{ source: string; sql: string }>;
@@ -150,16 +151,27 @@ describe('catalog content', () => {
     const t = clientQueries.find((c) => c.sql.includes('AS TABLE_TYPE'))!.sql.replace("LIKE 'public'", "LIKE 'main'");
     assert.deepEqual((await client(t)).map((x) => [x.table_name, x.table_type, x.remarks]), [['users', 'TABLE', 'People who buy things']]);
   });
-  it('pg_attribute agrees with the wire type map (atttypid/atttypmod)', async () => {
-    const r = await client(`SELECT a.attname, a.atttypid, a.atttypmod, c.data_type FROM pg_catalog.pg_attribute a
-      JOIN pg_catalog.pg_class c2 ON c2.oid = a.attrelid, duckdb_columns() c
-      WHERE c2.relname = 'orders' AND c.table_oid = a.attrelid AND c.column_index = a.attnum ORDER BY a.attnum`);
-    assert.equal(r.length, 6);
-    for (const x of r) {
-      const pg = duckdbTypeToPg(String(x.data_type));
-      assert.deepEqual([Number(x.atttypid), Number(x.atttypmod)], [pg.oid, pg.typmod], String(x.attname));
+  it('pg_attribute agrees with the wire type map (atttypid/atttypmod), BIT and TIME_NS included', async () => {
+    // The wire layer's own function (RowDescription), not the catalog's: both read one type table.
+    await conn.run(`CREATE VIEW main.odd AS SELECT '0101'::BIT AS b, ['1'::BIT] AS bl, '12:00:00'::TIME_NS AS tn, ['12:00:00'::TIME_NS] AS tnl,
+      1.5::DECIMAL(10,2) AS d, [1.5::DECIMAL(10,2)] AS dl, '1'::HUGEINT AS h, {'k': 1} AS s, 'x'::VARCHAR AS v, TIMETZ '12:00:00+01' AS tz`);
+    try {
+      for (const rel of ['orders', 'odd']) {
+        const r = await client(`SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a
+          JOIN pg_catalog.pg_class c2 ON c2.oid = a.attrelid WHERE c2.relname = '${rel}' ORDER BY a.attnum`);
+        const schema = rel === 'orders' ? 'sales' : 'main';
+        const wire = await conn.prepare(`SELECT * FROM ${schema}.${rel}`);
+        assert.equal(r.length, wire.columnCount);
+        r.forEach((x, i) => {
+          const f = pgFieldFor(wire.columnType(i));
+          assert.deepEqual([x.attname, Number(x.atttypid), Number(x.atttypmod)], [wire.columnName(i), f.oid, f.typmod], String(x.attname));
+        });
+        if (rel === 'orders') assert.deepEqual(r.map((x) => Number(x.atttypid)), [20, 23, 701, 1009, 114, 1082]);
+        else assert.deepEqual(r.map((x) => Number(x.atttypid)), [1562, 1563, 1083, 1183, 1700, 1231, 1700, 114, 25, 1266]);
+      }
+    } finally {
+      await conn.run('DROP VIEW main.odd');
     }
-    assert.deepEqual(r.map((x) => Number(x.atttypid)), [20, 23, 701, 1009, 114, 1082]);
   });
   it('information_schema.columns uses PostgreSQL spelling and udt_name', async () => {
     const r = await client(`SELECT column_name, data_type, udt_name, numeric_precision, numeric_scale FROM information_schema.columns

@@ -131,6 +131,10 @@ const CASES: Case[] = [
   { name: 'timestamp_s→timestamp', pgType: 'timestamp', duckType: 'TIMESTAMP_S', values: ["'2024-01-02 03:04:05'", "'1900-01-01 00:00:00'"] },
   { name: 'timestamp_ms→timestamp', pgType: 'timestamp', duckType: 'TIMESTAMP_MS', values: ["'2024-01-02 03:04:05.123'", "'1960-05-06 07:08:09.001'"] },
   { name: 'timestamp_ns→timestamp', pgType: 'timestamp', duckType: 'TIMESTAMP_NS', values: ["'2024-01-02 03:04:05.123456'", "'1960-05-06 07:08:09.000001'"] },
+  { name: 'time_ns→time', pgType: 'time', duckType: 'TIME_NS', values: ["'12:34:56.123456'", "'00:00:00'", "'23:59:59.999999'", 'NULL'] },
+  { name: 'bit→varbit', pgType: 'varbit', duckType: 'BIT', values: ["'0101'", "'1'", "'00000000'", "'101010101'", "'1111111100000000111'", 'NULL'] },
+  { name: 'bit[]→varbit[]', pgType: 'varbit[]', duckType: 'BIT[]', values: [["ARRAY['01'::varbit, '111000111'::varbit, NULL]", "['01'::BIT, '111000111'::BIT, NULL]"]] },
+  { name: 'time_ns[]→time[]', pgType: 'time[]', duckType: 'TIME_NS[]', values: [["ARRAY['12:00:00.25']::time[]", "['12:00:00.25'::TIME_NS]"]] },
   { name: 'enum→text', pgType: 'text', duckType: "ENUM('sad', 'ok', 'happy é')", values: ["'sad'", "'happy é'", 'NULL'] },
   // Arrays (PostgreSQL ARRAY[...] vs DuckDB lists).
   { name: 'int4[]', pgType: 'int4[]', duckType: 'INTEGER[]', values: [['ARRAY[1,2,3]', '[1,2,3]'], ["'{}'", '[]'], ['ARRAY[1,NULL,3]', '[1,NULL,3]'], ['ARRAY[NULL]::int4[]', '[NULL]'], 'NULL', ['ARRAY[-2147483648]', '[-2147483648]']] },

@@ -1,84 +1,192 @@
 /**
- * What a client statement may touch. DuckDB itself already refuses file access outside the
- * allowed directories (see engine.ts); inside them, a client must still not read files directly:
- * only through the views of the version it is entitled to. So statements naming file-reading
- * table functions, or a quoted path as a table (DuckDB's replacement scans), are refused.
- *
- * A cheap lexical pre-check decides whether the statement needs the precise check, which walks
- * DuckDB's own parse tree (json_serialize_sql) so that names inside strings or comments do not
- * cause false refusals.
+ * Admission by allowlist: what a client statement may touch, decided from its one analysis
+ * (analysis.ts) before DuckDB prepares it.
+ *  - Functions: DuckDB's own built-in scalar, aggregate, window and macro functions (read from its
+ *    catalog, duckdb_functions()) minus those refused on purpose below; the gateway's catalog
+ *    emulation; macros of the version being read.
+ *  - Table functions: only the short list below, the emulation's and the version's.
+ *  - Relations: tables and views of the session's version or of a version the statement pinned
+ *    ("NAME@REF"), CTEs, and the emulated catalogs. Anything else is unknown (42P01) or, when it
+ *    looks like a file, glob or URL that DuckDB would read by a replacement scan, refused (42501).
+ * test/admission.test.ts snapshots duckdb_functions() and fails when DuckDB grows a function nobody
+ * decided about, so an upgrade cannot add an escape silently.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
+import type { Analysis, RelationRef } from './analysis.js';
 
-/** Table functions that read files, list files, run SQL text, or expose the engine's environment. */
-const FORBIDDEN_FUNCTIONS = new Set([
-  'read_parquet', 'parquet_scan', 'parquet_metadata', 'parquet_schema', 'parquet_file_metadata', 'parquet_kv_metadata', 'parquet_bloom_probe',
-  'read_csv', 'read_csv_auto', 'sniff_csv', 'read_json', 'read_json_auto', 'read_json_objects', 'read_json_objects_auto',
-  'read_ndjson', 'read_ndjson_auto', 'read_ndjson_objects', 'read_text', 'read_blob', 'glob', 'query', 'query_table',
-  'read_xlsx', 'iceberg_scan', 'delta_scan', 'ducklake_snapshots', 'duckdb_secrets', 'load_aws_credentials',
-  'duckdb_log', 'duckdb_logs', 'checkpoint', 'force_checkpoint', 'which_secret', 'duckdb_extensions', 'duckdb_temporary_files',
-  'pragma_database_size', 'database_size', 'duckdb_memory',
+/**
+ * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
+ * profiling, run SQL text, sleep on a worker thread, or change per-connection state.
+ */
+export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
+  // engine settings and environment (paths of the server among them)
+  'current_setting', 'getenv', 'in_search_path', 'current_query_id',
+  // SQL text or plans run or bound from a value
+  'json_serialize_plan', 'json_execute_serialized_sql', 'json_deserialize_sql', 'json_serialize_sql', 'query', 'query_table',
+  // logging, profiling, sleeping
+  'write_log', 'parse_duckdb_log_message', 'sleep_ms', 'pg_sleep',
+  // sequences and random state: side effects on the connection
+  'nextval', 'currval', 'setseed', 'set_variable',
+  // variant/parquet internals
+  'variant_to_parquet_variant',
 ]);
 
-/** Engine introspection lists every attached database (other versions, other repositories). */
-const isEngineIntrospection = (name: string) => name.startsWith('duckdb_') || name.startsWith('pragma_');
+/** Table functions a statement may call (beside the emulation's and the version's own macros). */
+export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['range', 'generate_series', 'unnest']);
 
-const PRECHECK = new RegExp(
-  `\\b(${[...FORBIDDEN_FUNCTIONS].join('|')}|duckdb_\\w+|pragma_\\w+)\\s*\\(|\\b(from|join)\\s+'|,\\s*'[^']*\\.(parquet|csv|json|tsv|txt|gz|zst|ndjson|jsonl|duckdb|db)'`,
-  'i',
-);
+/** Window-only functions DuckDB may not list in duckdb_functions(). */
+const WINDOW_FUNCTIONS = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value', 'fill']);
 
-export async function checkContainment(conn: DuckDBConnection, sql: string): Promise<void> {
-  if (!PRECHECK.test(sql)) return;
-  const reader = await conn.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)})`);
-  const text = String(reader.getRows()[0]?.[0] ?? '');
-  let tree: unknown;
-  try {
-    tree = JSON.parse(text);
-  } catch {
-    return; // not parseable here: DuckDB will report the syntax error itself
-  }
-  const refused = findForbidden(tree);
-  if (refused) {
-    throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${refused} is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
-  }
+/** Built-in expressions the parser spells as function calls but duckdb_functions() does not list. */
+const UNLISTED_BUILTINS = ['unnest', 'unlist'];
+
+/** Function kinds of DuckDB's catalog admission considers (built-ins live in the `system` catalog). */
+export const FUNCTION_KINDS = ['scalar', 'aggregate', 'macro'] as const;
+
+let builtins: Promise<ReadonlySet<string>> | null = null;
+
+/** DuckDB's built-in scalar/aggregate/macro names (read once per process), minus the refused ones. */
+export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<string>> {
+  builtins ??= (async () => {
+    const r = await conn.runAndReadAll(`
+      SELECT DISTINCT lower(function_name) FROM duckdb_functions()
+      WHERE database_name = 'system' AND internal AND function_type IN (${FUNCTION_KINDS.map((k) => `'${k}'`).join(', ')})`);
+    const names = new Set(r.getRows().map((row) => String(row[0])));
+    for (const w of UNLISTED_BUILTINS) names.add(w);
+    for (const f of REFUSED_FUNCTIONS) names.delete(f);
+    return names;
+  })().catch((e: unknown) => {
+    builtins = null;
+    throw e;
+  });
+  return builtins;
 }
 
-/** Walk the serialized parse tree; return a description of the first forbidden node. */
-function findForbidden(node: unknown): string | null {
-  if (Array.isArray(node)) {
-    for (const n of node) {
-      const r = findForbidden(n);
-      if (r) return r;
-    }
-    return null;
-  }
-  if (!node || typeof node !== 'object') return null;
-  const o = node as Record<string, unknown>;
-  if (o.type === 'TABLE_FUNCTION') {
-    const fn = o.function as Record<string, unknown> | undefined;
-    const name = String(fn?.function_name ?? '').toLowerCase();
-    if (FORBIDDEN_FUNCTIONS.has(name) || isEngineIntrospection(name)) return `table function ${name}()`;
-  }
-  if (o.class === 'FUNCTION') {
-    const name = String(o.function_name ?? '').toLowerCase();
-    if (FORBIDDEN_FUNCTIONS.has(name) || isEngineIntrospection(name)) return `function ${name}()`;
-  }
-  if (o.type === 'BASE_TABLE') {
-    const name = String(o.table_name ?? '');
-    // A quoted path as a table name is a replacement scan over a file.
-    if (/[/\\]|\.(parquet|csv|tsv|json|jsonl|ndjson|txt|gz|zst|duckdb|db)$/i.test(name)) return `reading the file '${name}'`;
-  }
-  for (const v of Object.values(o)) {
-    if (v && typeof v === 'object') {
-      const r = findForbidden(v);
-      if (r) return r;
-    }
-  }
-  return null;
+/** What admission needs to know about the catalogs a statement may read. */
+export interface AdmissionContext {
+  /** Built-ins a statement may call (allowedFunctions). */
+  functions: ReadonlySet<string>;
+  /** The session's version's database. */
+  versionDb: string;
+  /** Schemas of the version an unqualified name is looked up in, in order (default: main). */
+  searchSchemas?: readonly string[];
+  /** Databases of versions the statement pinned ("NAME@REF"). */
+  pinnedDbs: readonly string[];
+  /** The emulated PostgreSQL catalogs' database. */
+  compatDb: string;
+  /** Whether a database has this table or view (names lower-cased; see relationsOf). */
+  hasRelation(db: string, schema: string, table: string): boolean;
+  /** Macros of a version's database (lower-cased names). */
+  definesFunction(db: string, name: string): boolean;
 }
 
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
+/** A relation admitted, resolved to its database, schema and name. */
+export interface ResolvedRelation {
+  db: string;
+  schema: string;
+  table: string;
+}
+
+/**
+ * Admit a statement or throw the refusal. Returns the relations it reads, resolved (so a remote
+ * version can fetch exactly those tables).
+ */
+export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
+  if (a.unknown.length > 0) throw denied(`${a.unknown[0]} is not allowed through fdl-gateway`);
+  const versionDbs = [ctx.versionDb, ...ctx.pinnedDbs].map((d) => d.toLowerCase());
+  ctx = { ...ctx, versionDb: versionDbs[0]! };
+  const compat = ctx.compatDb.toLowerCase();
+  for (const f of a.functions) {
+    if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
+    throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
+  }
+  for (const f of a.tableFunctions) {
+    const own = f.catalog === compat || (versionDbs.includes(f.catalog) || f.catalog === '') && ctx.definesFunction(f.catalog || ctx.versionDb, f.name);
+    if (own || (f.catalog === '' && (f.schema === '' || f.schema === 'main') && ALLOWED_TABLE_FUNCTIONS.has(f.name))) continue;
+    throw denied(`table function ${displayName(f)}() is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+  }
+  return a.relations.map((r) => resolveRelation(r, ctx, versionDbs, compat));
+}
+
+function functionAllowed(catalog: string, schema: string, name: string, window: boolean, ctx: AdmissionContext, versionDbs: string[], compat: string): boolean {
+  if (catalog === compat) return true; // the catalog emulation's macros
+  if (catalog !== '' && !versionDbs.includes(catalog)) return false;
+  // A version's macro resolves before a built-in of the same name (the session reads that version).
+  if (ctx.definesFunction(catalog || ctx.versionDb, name)) return true;
+  if (catalog !== '') return false;
+  if (schema !== '' && schema !== 'main' && schema !== 'pg_catalog') return false;
+  return ctx.functions.has(name) || (window && WINDOW_FUNCTIONS.has(name));
+}
+
+function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
+  if (looksLikeFile(r.table) || looksLikeFile(r.schema) || looksLikeFile(r.catalog)) {
+    throw denied(`reading ${quoteName(r)} directly is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+  }
+  const has = (db: string, schema: string, table: string) => ctx.hasRelation(db, schema, table);
+  const catalogs = [...versionDbs, compat];
+  if (r.catalog !== '') {
+    if (!catalogs.includes(r.catalog)) {
+      if (r.catalog.includes('@')) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${r.catalog}" does not exist`);
+      throw denied(`permission denied for database "${r.catalog}"`, undefined, true);
+    }
+    const schema = r.schema || 'main';
+    if (has(r.catalog, schema, r.table)) return { db: r.catalog, schema, table: r.table };
+    throw undefinedTable(r);
+  }
+  if (r.schema !== '') {
+    // `x.y`: DuckDB reads x as a schema of the current database, or as a database (schema main).
+    if (catalogs.includes(r.schema) && has(r.schema, 'main', r.table)) return { db: r.schema, schema: 'main', table: r.table };
+    if (r.schema.includes('@') || r.schema.startsWith('__fdl_') || r.schema === 'system' || r.schema === 'temp' || r.schema === 'memory') {
+      if (!catalogs.includes(r.schema)) throw denied(`permission denied for database "${r.schema}"`, undefined, true);
+    }
+    if (has(ctx.versionDb, r.schema, r.table)) return { db: ctx.versionDb, schema: r.schema, table: r.table };
+    throw undefinedTable(r);
+  }
+  // An unqualified name resolves along the session's search_path, as DuckDB's search_path does.
+  for (const schema of ctx.searchSchemas ?? ['main']) {
+    if (has(ctx.versionDb, schema.toLowerCase(), r.table)) return { db: ctx.versionDb, schema, table: r.table };
+  }
+  throw undefinedTable(r);
+}
+
+/** A name DuckDB would read as a file by a replacement scan: a path, glob, URL or file name. */
+function looksLikeFile(name: string): boolean {
+  return /[/\\*?[\]{}:~]|\.\.|\.[a-z0-9]{1,8}$/i.test(name);
+}
+
+function quoteName(r: RelationRef): string {
+  return [r.catalog, r.schema, r.table].filter((p) => p !== '').map((p) => `"${p}"`).join('.');
+}
+
+function displayName(f: { catalog: string; schema: string; name: string }): string {
+  return [f.catalog, f.schema, f.name].filter((p) => p !== '').join('.');
+}
+
+function undefinedTable(r: RelationRef): SqlError {
+  return new SqlError(SQLSTATE.undefinedTable, `relation "${[r.catalog, r.schema, r.table].filter((p) => p !== '').join('.')}" does not exist`);
+}
+
+function denied(message: string, hint?: string, raw = false): SqlError {
+  return new SqlError(SQLSTATE.insufficientPrivilege, raw ? message : `permission denied: ${message}`, undefined, hint);
+}
+
+const relationSets = new LRUCache<string, ReadonlySet<string>>({ max: 256 });
+
+/**
+ * The tables and views of an attached database as "schema.name" (lower-cased). A version's
+ * database never changes once attached under its name, so the answer is kept per name.
+ */
+export async function relationsOf(conn: DuckDBConnection, db: string): Promise<ReadonlySet<string>> {
+  const known = relationSets.get(db);
+  if (known) return known;
+  const r = await conn.runAndReadAll(
+    `SELECT lower(schema_name) || '.' || lower(table_name) FROM duckdb_tables() WHERE database_name = $1::VARCHAR
+     UNION ALL SELECT lower(schema_name) || '.' || lower(view_name) FROM duckdb_views() WHERE database_name = $1::VARCHAR AND NOT internal`,
+    [db],
+  );
+  const set = new Set(r.getRows().map((row) => String(row[0])));
+  relationSets.set(db, set);
+  return set;
 }

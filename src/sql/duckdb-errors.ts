@@ -6,6 +6,11 @@ import { SqlError, SQLSTATE } from '../errors.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
+  // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
+  [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
+  [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
+  [/^Invalid Input Error: schema ".*" does not exist/, '3F000'],
+  [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
   [/^Catalog Error: Schema with name .* does not exist/i, '3F000'],

@@ -33,6 +33,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     // DuckDB's decorrelation of scalar subqueries over the catalog views (psql's \dT) can see
     // duplicate rows PostgreSQL never would; take the first, as DuckDB did before 1.3.
     await conn.run('SET GLOBAL scalar_subquery_error_on_multiple_rows = false');
+    // PostgreSQL's `/` on integers truncates (7/2 = 3); clients and BI tools rely on it.
+    await conn.run('SET GLOBAL integer_division = true');
     // The PostgreSQL catalog emulation is shared by every session of the instance.
     await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
   } finally {

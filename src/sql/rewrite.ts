@@ -6,7 +6,7 @@
  * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
  */
 import { deparseSync, loadModule, parseSync } from 'pgsql-parser';
-import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS } from './compat/install.js';
+import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
@@ -14,7 +14,10 @@ await loadModule();
 
 /** Cheap pre-check: only statements matching this go through the parser. */
 const CATALOGISH =
-  /pg_|information_schema|::\s*"?(?:reg[a-z]+|oid|name|char|int2vector|oidvector|jsonb|xid)\b|~|\bcollate\b|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'/i;
+  /pg_|information_schema|::\s*"?(?:reg[a-z]+|oid|name|char|int2vector|oidvector|jsonb|xid)\b|~|\bcollate\b|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|\b(?:any|all|some)\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+
+/** PostgreSQL system columns: catalog relations naming one are served from a view that has them. */
+const SYSTEM_COLUMNS = /\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 
 export interface RewriteResult {
   sql: string;
@@ -41,11 +44,14 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   } catch {
     return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   }
-  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map() };
+  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
-  if (!ctx.changed) return { sql, rewritten: false };
-  const result: RewriteResult = { sql: deparseSync(out as Parameters<typeof deparseSync>[0]), rewritten: true };
+  if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
+  const rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
+  // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
+  // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
+  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.includes(COMPAT_DB) };
   if (ctx.params.size > 0) result.paramOids = ctx.params;
   return result;
 }
@@ -56,10 +62,15 @@ interface Ctx {
   ctes: Set<string>;
   /** Parameter number → PostgreSQL OID, for parameters cast to a type DuckDB spells differently. */
   params: Map<number, number>;
+  /** The statement names a system column (tableoid, xmin, ctid…). */
+  systemColumns: boolean;
 }
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
-const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = { oid: [26, 1028] };
+const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
+  oid: [26, 1028], regclass: [2205, 2210], regtype: [2206, 2211], regproc: [24, 1008], regprocedure: [2202, 2207],
+  regnamespace: [4089, 4090], regrole: [4096, 4097],
+};
 
 const PGCAT = 'pgcat';
 const INFOSCHEMA = 'infoschema';
@@ -145,7 +156,11 @@ function figureColname(n: Node | undefined): string | undefined {
     return last?.String ? String(last.String.sval) : undefined;
   }
   if (n.FuncCall) return names(n.FuncCall.funcname).slice(-1)[0];
-  if (n.TypeCast) return figureColname(n.TypeCast.arg) ?? names(n.TypeCast.typeName?.names).slice(-1)[0];
+  if (n.TypeCast) {
+    // A cast of something nameless ($1, a constant) is named after the type, as in PostgreSQL.
+    const inner = figureColname(n.TypeCast.arg);
+    return inner !== undefined && inner !== '?column?' ? inner : names(n.TypeCast.typeName?.names).slice(-1)[0];
+  }
   if (n.A_Indirection) {
     const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
     return last?.String ? String(last.String.sval) : figureColname(n.A_Indirection.arg);
@@ -167,6 +182,10 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
   else if (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel)) target = INFOSCHEMA;
   if (!target) return orig;
   ctx.changed = true;
+  if (target === PGCAT && ctx.systemColumns && SYSTEM_COLUMN_RELATIONS.has(rel)) {
+    // The same relation with PostgreSQL's system columns; keeps the name its columns are qualified by.
+    return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target, relname: `_sys_${rel}`, alias: rv.alias ?? { aliasname: rel } } };
+  }
   return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target } };
 }
 
@@ -286,18 +305,19 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
   }
+  const paramNo = tc.arg?.ParamRef?.number as number | undefined;
+  const paramOid = PARAM_CAST_OIDS[type];
+  if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
   if (REG_TYPES.has(type)) {
     ctx.changed = true;
     const kind = type === 'regprocedure' ? 'regproc' : type;
     if (isArray) return { TypeCast: { ...tc, arg, typeName: { ...tn, names: [str('bigint')], typmods: undefined } } };
-    // An oid column is already the oid: only text needs a lookup.
+    // An oid column is already the oid: only text needs a lookup, which fails for an unknown name
+    // with PostgreSQL's error (to_regclass and relatives return NULL instead).
     const isOid = arg.ColumnRef !== undefined || arg.A_Const?.ival !== undefined;
-    const oid = isOid ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } } : compat(`_${kind}_oid`, [arg]);
+    const oid = isOid ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } } : compat(`_${kind}_in`, [arg]);
     return display ? compat(`_${kind}_name`, [oid]) : oid;
   }
-  const paramNo = tc.arg?.ParamRef?.number as number | undefined;
-  const paramOid = PARAM_CAST_OIDS[type];
-  if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
   let typeName = tn;
   const mapped = TYPE_MAP[type];
   if (mapped) {
@@ -338,12 +358,29 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
     const m = call([fn], [lexpr, rexpr, strConst('\\')]);
     return negate ? not(m) : m;
   }
+  if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') {
+    // ANY('{r,p,f}'): PostgreSQL reads the text as an array of the left side's type.
+    const elems = typeof rexpr?.A_Const?.sval?.sval === 'string' ? parseArrayText(rexpr.A_Const.sval.sval) : undefined;
+    if (elems) {
+      ctx.changed = true;
+      const items = elems.map((x) => (x === null ? { A_Const: { isnull: true } } : strConst(x)));
+      const membership = (e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>');
+      if (membership && items.length > 0) {
+        // x = ANY('{1,2}') is x IN ('1', '2'): DuckDB casts the literals to x's type, as PostgreSQL types the array.
+        return { A_Expr: { kind: 'AEXPR_IN', name: [str(op)], lexpr, rexpr: { List: { items } } } };
+      }
+      if (membership) return { A_Const: { boolval: { boolval: e.kind === 'AEXPR_OP_ALL' } } };
+      rexpr = { A_ArrayExpr: { elements: items } };
+    }
+  }
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
     // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
+    // It also lets DuckDB infer an untyped `= ANY($1)` parameter as an array of the left side's type.
     ctx.changed = true;
     const contains = call(['list_contains'], [rexpr, lexpr]);
     return e.kind === 'AEXPR_OP_ANY' ? contains : not(contains);
   }
+  if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
   if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
     // A column compared with '{...}' array text: give DuckDB its own list text.
     const fix = (n: Node): Node => {

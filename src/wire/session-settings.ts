@@ -31,6 +31,8 @@ export interface SettingDefaults {
 export class SessionSettings {
   private readonly values: Map<string, string>;
   private outputKey: string | null = null;
+  /** The attached version (DuckDB database) and its schemas: what search_path can name. */
+  private version: { db: string; schemas: string[] } | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -45,6 +47,7 @@ export class SessionSettings {
   /** PostgreSQL defaults, with the gateway's configured timeouts. */
   private defaults(): Map<string, string> {
     const d = defaultSettings(this.user);
+    d.set('search_path', this.defaultSearchPath());
     d.set('statement_timeout', String(this.limits.statementTimeoutMs));
     d.set('idle_in_transaction_session_timeout', String(this.limits.idleInTransactionTimeoutMs));
     return d;
@@ -98,6 +101,7 @@ export class SessionSettings {
     }
     const normalized = value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value);
     if (name === 'timezone') await this.setTimeZone(normalized);
+    if (name === 'search_path') await this.applySearchPath(normalized);
     this.values.set(name, normalized);
     this.outputKey = null;
     await this.mirror([[name, normalized]]);
@@ -110,6 +114,7 @@ export class SessionSettings {
     for (const [k, v] of this.defaults()) {
       if (this.values.get(k) === v) continue;
       if (k === 'timezone') await this.setTimeZone(v);
+      if (k === 'search_path') await this.applySearchPath(v);
       this.values.set(k, v);
       this.outputKey = null;
       changed.push([k, v]);
@@ -139,6 +144,55 @@ export class SessionSettings {
         `SET VARIABLE pg_backend_pid = ${pid}`,
       ].join('; '),
     );
+  }
+
+  /**
+   * The session now reads version database `db`. Its schemas are visible by default, as `public` is
+   * in PostgreSQL: the default search_path lists them (`"$user", public, sales`), so `\dt`,
+   * pg_table_is_visible and unqualified table names find them; a search_path the client set is kept.
+   * DuckDB's USE resets its own search_path, so it is set again for every version.
+   */
+  async useVersion(db: string): Promise<void> {
+    const r = await this.conn.runAndReadAll(
+      `SELECT schema_name FROM duckdb_schemas() WHERE database_name = ${sqlString(db)} AND NOT internal ORDER BY schema_name = 'main' DESC, schema_name`,
+    );
+    const wasDefault = this.values.get('search_path') === this.defaultSearchPath();
+    this.version = { db, schemas: r.getRows().map((row) => String(row[0])) };
+    if (wasDefault) {
+      const path = this.defaultSearchPath();
+      this.values.set('search_path', path);
+      this.outputKey = null;
+      await this.mirror([['search_path', path]]);
+    }
+    await this.applySearchPath(this.values.get('search_path') ?? this.defaultSearchPath());
+  }
+
+  /** Schemas of the version on the search_path, in order (PostgreSQL's `public` is DuckDB's `main`). */
+  searchSchemas(path = this.values.get('search_path') ?? ''): string[] {
+    const schemas = this.version?.schemas ?? [];
+    const out: string[] = [];
+    for (const raw of path.split(',')) {
+      let name = raw.trim();
+      name = name.startsWith('"') && name.endsWith('"') && name.length >= 2 ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
+      if (name === '$user') name = this.user;
+      if (name === 'public' && !schemas.includes('public')) name = 'main';
+      if (schemas.includes(name) && !out.includes(name)) out.push(name);
+    }
+    return out;
+  }
+
+  private defaultSearchPath(): string {
+    const extra = (this.version?.schemas ?? []).filter((s) => s !== 'main' && s !== 'public');
+    return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`))].join(', ');
+  }
+
+  private async applySearchPath(path: string): Promise<void> {
+    if (!this.version) return;
+    const db = `"${this.version.db.replace(/"/g, '""')}"`;
+    const entries = this.searchSchemas(path).map((s) => `${db}."${s.replace(/"/g, '""')}"`);
+    // An empty path still resolves nothing unqualified outside the version: its main schema stays first.
+    const list = entries.length > 0 ? entries.join(',') : `${db}.main`;
+    await this.conn.run(`SET search_path = ${sqlString(list)}`);
   }
 
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {

@@ -19,16 +19,18 @@ import { SessionSettings } from './session-settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
 import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
-import { checkContainment } from '../sql/containment.js';
+import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
-import { tableReferences } from '../sql/references.js';
-import { isRepeatable, statementShape } from '../sql/determinism.js';
+import { resultShape } from '../sql/result-shape.js';
+import { columnSources } from '../sql/column-sources.js';
+import { analyze, type Analysis } from '../sql/analysis.js';
+import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
-import { META_PREFIX, type VersionLease, type VersionSource } from '../versions/lease.js';
+import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
 // The version service's contract lives in versions/lease.ts; re-exported for the wire's own modules.
 export type { VersionLease, VersionSource };
@@ -57,6 +59,8 @@ export interface SessionOutput {
 }
 
 interface PreparedStmt {
+  /** Owners: the statement cache, named statements, a running simple Query (see disposeStatement). */
+  refs: number;
   sql: string;
   stmt: Statement;
   declaredTypes: number[];
@@ -73,6 +77,8 @@ interface PreparedStmt {
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
   cacheableSql: string | null;
+  /** The statement's one analysis (sql/analysis.ts), for queries. */
+  analysis?: Analysis;
   /** The version the session read when DuckDB prepared the statement (names were bound there). */
   preparedFor?: string;
   /** Decided on first execution: whether the result depends only on the version. */
@@ -108,7 +114,6 @@ interface Portal {
   replayed?: boolean;
 }
 
-const ALLOWED_TYPES = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 const FLUSH_BYTES = 256 * 1024;
 /** Chunks (of 2,048 rows) fetched ahead of the one being sent. */
 const PREFETCH_CHUNKS = 4;
@@ -125,8 +130,8 @@ export class Session {
   private lease: VersionLease | null = null;
   private requestedRef: string;
   private statements = new Map<string, PreparedStmt>();
-  /** Prepared simple-protocol statements by text (see prepareCached); evicted ones are destroyed. */
-  private readonly simpleCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
+  /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
+  private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
   private portals = new Map<string, Portal>();
   private savepoints: string[] = [];
   /** Set from CancelRequest; checked between chunks and turned into 57014. */
@@ -141,6 +146,10 @@ export class Session {
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   private refreshedFor = -1;
+  /** Configuration generation the current lease was authorized under. */
+  private authorizedIn = 0;
+  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
+  clientAddress: string | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -167,6 +176,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
+    this.authorizedIn = this.versions.generation?.() ?? 0;
     await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
   }
 
@@ -217,13 +227,13 @@ export class Session {
         if (this.status === 'E' && !isExitFromFailed(stmt)) {
           throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
         }
-        const prepared = await this.prepareCached(text, stmt);
+        const prepared = await this.prepareCached(text, stmt, []);
         const portal = this.newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
         } finally {
           this.dropPortal(portal);
-          if (!this.simpleCache.has(text)) disposeStatement(prepared);
+          disposeStatement(prepared);
         }
       } catch (e) {
         this.fail(e);
@@ -249,7 +259,7 @@ export class Session {
     if (this.status === 'E' && !isExitFromFailed(stmt)) {
       throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
     }
-    const prepared = await this.prepare(text, stmt, paramTypes);
+    const prepared = await this.prepareCached(text, stmt, paramTypes);
     const old = this.statements.get(name);
     if (old) disposeStatement(old);
     this.statements.set(name, prepared);
@@ -306,9 +316,9 @@ export class Session {
     const fields = portal.prepared.fields ?? [];
     const result = portal.result;
     return fields.map((f, i) => {
-      if (result && portal.prepared.untyped.has(i)) {
+      if (result && portal.prepared.untyped.has(i) && portal.prepared.columnOids[i] === undefined) {
         const t = pgFieldFor(result.columnType(i));
-        return { ...f, name: result.columnName(i), typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+        return { ...f, typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
       }
       return { ...f, format: portal.resultFormats[i] ?? 0 };
     });
@@ -383,30 +393,38 @@ export class Session {
   }
 
   /**
-   * Simple-protocol statements repeat (dashboards, pgbench, drivers' housekeeping): keep the DuckDB
-   * prepared statement per session by text. Only statements that read the session's own version are
-   * kept, and the cache is emptied whenever the session moves to another version.
+   * Statements repeat (dashboards, pgbench, and drivers that send every parameterized query as an
+   * unnamed Parse): keep the DuckDB prepared statement per session by text and declared parameter
+   * types, so an unnamed statement costs what a named one does. Only statements that read the
+   * session's own version are kept, and the cache is emptied whenever the session moves to another
+   * version. The caller owns one reference to what is returned (release with disposeStatement).
    */
-  private async prepareCached(text: string, stmt: Statement): Promise<PreparedStmt> {
-    const hit = this.simpleCache.get(text);
-    if (hit) {
+  private async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    const key = declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
+    if (this.statementCache.get(key)) {
       await this.refreshVersion();
-      const again = this.simpleCache.get(text); // a version move empties the cache
-      if (again) return again;
+      const again = this.statementCache.get(key); // a version move empties the cache
+      if (again) {
+        again.refs++;
+        return again;
+      }
     }
-    const prepared = await this.prepare(text, stmt, []);
-    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && prepared.paramOids.length === 0 && !/\bfdl\s*\./i.test(text);
-    if (cacheable) this.simpleCache.set(text, prepared);
+    const prepared = await this.prepare(text, stmt, declaredTypes);
+    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(text);
+    if (cacheable) {
+      prepared.refs++;
+      this.statementCache.set(key, prepared);
+    }
     return prepared;
   }
 
   private clearStatementCache(): void {
-    this.simpleCache.clear(); // dispose destroys each statement
+    this.statementCache.clear(); // dispose releases each statement
   }
 
   private async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     await this.settle();
-    const base: PreparedStmt = { sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
+    const base: PreparedStmt = { refs: 1, sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name)];
       return base;
@@ -423,10 +441,11 @@ export class Session {
     // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
     const rewrite = rewriteForDuckDBDetailed(source);
     let sql = rewrite.sql;
-    await checkContainment(this.conn, sql);
     try {
       sql = await this.pinVersionCatalogs(sql, base.leases);
-      await this.checkReferences(sql, base.leases);
+      const analysis = await analyze(this.conn, sql);
+      await this.admit(analysis, base.leases);
+      base.analysis = analysis;
       let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
       if (undeterminedParams(duck).length > 0) {
         // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
@@ -434,7 +453,7 @@ export class Session {
         duck.destroySync();
         duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
       }
-      if (!ALLOWED_TYPES.has(duck.statementType)) {
+      if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
         const type = StatementType[duck.statementType] ?? String(duck.statementType);
         duck.destroySync();
         throw refusal(type);
@@ -446,12 +465,14 @@ export class Session {
         base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
       }
       base.fields = [];
-      for (let i = 0; i < duck.columnCount; i++) {
-        const name = duck.columnName(i);
+      // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+      const shape = await resultShape(this.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+      for (let i = 0; i < shape.names.length; i++) {
+        const name = shape.names[i]!;
         // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
-        const untyped = duck.columnTypeId(i) === DuckDBTypeId.INVALID;
-        if (untyped) base.untyped.add(i);
-        const t = untyped ? VARCHAR : duck.columnType(i);
+        const untyped = shape.types[i] === null;
+        if (untyped || shape.probed) base.untyped.add(i);
+        const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
         const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
         base.columnTypes.push(t);
@@ -466,6 +487,11 @@ export class Session {
       }
       const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+      // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
+      if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
+        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+      }
       // Candidates for the result cache: plain queries over the session's own version — not the
       // catalog emulation (rewritten), system views (expanded), other versions (leases).
       const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
@@ -507,8 +533,9 @@ export class Session {
         ['version', 'VARCHAR'],
         ['resolved_at', 'TIMESTAMPTZ'],
         ['pinned', 'BOOLEAN'],
+        ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I']],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I', this.clientAddress]],
     };
   }
 
@@ -536,38 +563,31 @@ export class Session {
     return replaceQuotedIdentifiers(sql, (name) => map.get(name));
   }
 
-  /** A statement may read the session's version, the versions it pinned, and the catalog emulation. */
   /**
-   * A statement may name the session's version, the versions it pinned and the catalog emulation;
-   * tables of remote versions it names are fetched before it runs. The parse tree is only
-   * consulted when the text names a catalog or a remote version still has tables to fetch.
+   * Admission (sql/containment.ts): every function, table function and relation of the statement
+   * must be allowed for this session. Tables of a remote version it reads are fetched before it runs.
    */
-  private async checkReferences(sql: string, leases: VersionLease[]): Promise<void> {
-    if (mentionsMetadata(sql)) {
-      throw new SqlError(SQLSTATE.insufficientPrivilege, 'permission denied: the frozen DuckLake metadata is not readable through fdl-gateway');
-    }
-    const all = [this.lease, ...leases].filter((l): l is VersionLease => l !== null);
-    const pending = all.some((l) => l.hasPendingTables());
-    if (!pending && !THREE_PART_NAME.test(sql)) return;
-    const refs = await tableReferences(this.conn, sql);
-    if (!refs) return;
-    const allowed = new Set([this.lease?.dbName, COMPAT_DB, 'system', 'temp', 'memory', ...leases.map((l) => l.dbName)]);
-    for (const r of refs) {
-      // In `x.y`, DuckDB reads x as a database when one has that name: versions always have an @.
-      const catalog = r.catalog !== '' ? r.catalog : r.schema.includes('@') ? r.schema : '';
-      if (catalog === '' || allowed.has(catalog)) continue;
-      if (catalog.includes('@')) {
-        throw new SqlError(SQLSTATE.invalidCatalogName, `database "${catalog}" does not exist`, `Name another version as "REPOSITORY@REF"; served: ${this.versions.repositories().join(', ')}`);
-      }
-      throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied for database "${catalog}"`);
-    }
-    if (!pending) return;
+  private async admit(analysis: Analysis, leases: VersionLease[]): Promise<void> {
+    const own = this.lease;
+    if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
+    const all = [own, ...leases];
+    const byDb = new Map(all.map((l) => [l.dbName.toLowerCase(), l] as const));
+    const sets = new Map<string, ReadonlySet<string>>();
+    for (const db of [...all.map((l) => l.dbName), COMPAT_DB]) sets.set(db.toLowerCase(), await relationsOf(this.conn, db));
+    const ctx: AdmissionContext = {
+      functions: await allowedFunctions(this.conn),
+      versionDb: own.dbName,
+      searchSchemas: this.settings.searchSchemas(),
+      pinnedDbs: leases.map((l) => l.dbName),
+      compatDb: COMPAT_DB,
+      hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
+      definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
+    };
+    const read: ResolvedRelation[] = admit(analysis, ctx);
     for (const lease of all) {
-      const wanted = refs
-        .filter((r) => r.catalog === lease.dbName || (lease === this.lease && (r.catalog === '' || r.catalog === lease.dbName)))
-        .map((r) => (r.catalog === '' && r.schema === '' ? { schema: 'main', name: r.table } : { schema: r.schema || 'main', name: r.table }));
-      // `x.y` with x = the version's database: table y in main.
-      for (const r of refs) if (r.catalog === '' && r.schema === lease.dbName) wanted.push({ schema: 'main', name: r.table });
+      if (!lease.hasPendingTables()) continue;
+      const db = lease.dbName.toLowerCase();
+      const wanted = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
       if (wanted.length) await lease.ensureTables(wanted);
     }
   }
@@ -683,9 +703,7 @@ export class Session {
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return false;
     if (prepared.repeatable === undefined) {
-      await this.settle();
-      const shape = await statementShape(this.conn, prepared.cacheableSql);
-      prepared.repeatable = isRepeatable(shape, this.results.consistentFunctions, lease.dbName, {
+      prepared.repeatable = !!prepared.analysis && isRepeatable(prepared.analysis, this.results.consistentFunctions, lease.dbName, {
         isVersionTable: (s, t) => lease.hasTable(s, t),
         isVersionFunction: (f) => lease.definesFunction(f),
       });
@@ -939,10 +957,14 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
-    if (this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
+    // After a reload, every session asks again (grants may have changed), whatever its ref.
+    const generation = this.versions.generation?.() ?? 0;
+    const reauthorize = generation !== this.authorizedIn;
+    if (this.status !== 'I' || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
+    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
     this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
+    this.authorizedIn = generation;
     if (next.versionId === this.lease.versionId) {
       next.release();
       return;
@@ -953,6 +975,7 @@ export class Session {
   private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
     try {
       await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+      await this.settings.useVersion(next.dbName);
       await this.conn.run(next.catalogInfoSql);
     } catch (e) {
       next.release();
@@ -1031,6 +1054,7 @@ export class Session {
         return;
       case 'resetAll':
         await this.settings.resetAll();
+        this.clearStatementCache(); // search_path may have changed
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
@@ -1164,11 +1188,15 @@ export class Session {
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     await this.settings.set(name, value);
+    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
+    if (name === 'search_path') this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories());
+    if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
+    await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
@@ -1201,14 +1229,9 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
   return out;
 }
 
-/** `a.b.c` or `"a@b".c…`: the statement may name a catalog. */
-const THREE_PART_NAME = /("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)\s*\.\s*("[^"]*"|\w+)|"[^"]*@[^"]*"/;
-
-function mentionsMetadata(sql: string): boolean {
-  return sql.toLowerCase().includes(META_PREFIX);
-}
-
+/** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
 function disposeStatement(s: PreparedStmt): void {
+  if (--s.refs > 0) return;
   s.duck?.destroySync();
   s.duck = null;
   releaseAll(s);

@@ -94,6 +94,26 @@ function valuesTable(name: string, cols: ReadonlyArray<readonly [string, string]
 }
 
 /**
+ * pg_stat_activity shows the calling session (sessions are separate DuckDB connections; a
+ * non-superuser sees no detail of other users' sessions in PostgreSQL either): pid, user, database,
+ * application and the client's address — the real one when a PROXY-protocol balancer is in front.
+ */
+function statActivityView(columns: ReadonlyArray<readonly [string, string]>): string {
+  const exprs: Record<string, string> = {
+    datname: `${C}_dbname()`,
+    pid: `TRY_CAST(${C}_var('backend_pid') AS INTEGER)`,
+    usename: `${C}_user()`,
+    application_name: `coalesce(${C}_var('application_name'), '')`,
+    client_addr: `${C}_var('client_addr')`,
+    backend_start: `TRY_CAST(${C}_var('backend_start') AS TIMESTAMPTZ)`,
+    state: `'active'`,
+    backend_type: `'client backend'`,
+  };
+  const list = columns.map(([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`);
+  return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
+}
+
+/**
  * A catalog view with exactly PostgreSQL's columns, in order and with catalog types, from a SELECT
  * whose output names match; columns the emulation has no value for are NULL.
  */
@@ -147,6 +167,10 @@ function compatStatements(b: Build): string[] {
     ['rngsubopc', 'BIGINT'], ['rngcanonical', 'BIGINT'], ['rngsubdiff', 'BIGINT'],
   ], PG_RANGES));
   for (const rel of PG_STATIC_RELATIONS) {
+    if (rel.name === 'pg_stat_activity') {
+      s.push(statActivityView(rel.columns));
+      continue;
+    }
     const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
     s.push(...valuesTable(rel.name, cols, rel.rows.map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
   }
@@ -319,7 +343,27 @@ function compatStatements(b: Build): string[] {
   s.push(empty('table_privileges', ['grantor', 'grantee', 'table_catalog', 'table_schema', 'table_name', 'privilege_type', 'is_grantable', 'with_hierarchy']));
   s.push(empty('column_privileges', ['grantor', 'grantee', 'table_catalog', 'table_schema', 'table_name', 'column_name', 'privilege_type', 'is_grantable']));
   s.push(`CREATE MACRO ${I}_pg_expandarray(arr) AS ${C}_pg_expandarray(arr)`);
+  s.push(...systemColumnViews(s));
   return dependencyOrder(s);
+}
+
+/**
+ * `_sys_<relation>`: each pg_catalog relation with PostgreSQL's system columns after its own. The
+ * rewriter reads these only for statements naming a system column, so `SELECT *` keeps PostgreSQL's
+ * column list. tableoid is the catalog's own pg_class OID; rows never change, so xmin/xmax/cmin/cmax
+ * are constant and ctid numbers the rows.
+ */
+function systemColumnViews(statements: readonly string[]): string[] {
+  const oids = new Map(PG_CATALOG_RELATIONS.filter((r) => r[2] === 'r').map((r) => [String(r[1]), Number(r[0])]));
+  const out: string[] = [];
+  for (const sql of statements) {
+    const rel = /^CREATE (?:VIEW|TABLE) fdl_pg\.pgcat\.(pg_\w+)/.exec(sql)?.[1];
+    const oid = rel ? oids.get(rel) : undefined;
+    if (!rel || oid === undefined) continue;
+    out.push(`CREATE VIEW ${C}_sys_${rel} AS SELECT *, CAST(${oid} AS BIGINT) AS tableoid, CAST(1 AS BIGINT) AS xmin, CAST(0 AS BIGINT) AS xmax,
+      CAST(0 AS BIGINT) AS cmin, CAST(0 AS BIGINT) AS cmax, '(0,' || row_number() OVER () || ')' AS ctid FROM ${C}${rel}`);
+  }
+  return out;
 }
 
 /** DuckDB binds macro and view bodies at creation, so every object must follow what it references. */
@@ -445,6 +489,19 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
     [`_regrole_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`],
     [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
+    // Casts of text to reg* fail for unknown names with PostgreSQL's message (duckdb-errors.ts maps the SQLSTATE).
+    [`_regclass_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x),
+      CASE WHEN len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1])
+        THEN error('schema "' || ${C}_parse_ident(CAST(x AS VARCHAR))[1] || '" does not exist') END,
+      error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    [`_regtype_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regtype_oid(x), error('type "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regproc_oid(x), error('function "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    [`_regnamespace_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regnamespace_oid(x), error('schema "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    [`_regrole_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regrole_oid(x), error('role "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+    // No relation has an index, so every index property is unknown (NULL), as PostgreSQL answers for a non-index.
+    [`pg_index_column_has_property(id, col, prop)`, 'CAST(NULL AS BOOLEAN)'],
+    [`pg_index_has_property(id, prop)`, 'CAST(NULL AS BOOLEAN)'],
+    [`pg_indexam_has_property(am, prop)`, 'CAST(NULL AS BOOLEAN)'],
     [`to_regclass(x)`, `${C}_regclass_oid(x)`],
     [`to_regtype(x)`, `${C}_regtype_oid(x)`],
     [`to_regproc(x)`, `${C}_regproc_oid(x)`],
@@ -478,3 +535,11 @@ export const COMPAT_RELATIONS: { pgCatalog: ReadonlySet<string>; informationSche
   const pick = (schema: string) => new Set(sqls.flatMap((q) => { const m = new RegExp(`^CREATE (?:VIEW|TABLE) ${COMPAT_DB}\\.${schema}\\.(\\w+)`).exec(q); return m && !m[1]!.startsWith('_') ? [m[1]!] : []; }));
   return { pgCatalog: pick('pgcat'), informationSchema: pick('infoschema') };
 })();
+
+/** pg_catalog tables that have a `_sys_` twin with system columns (see systemColumnViews). */
+export const SYSTEM_COLUMN_RELATIONS: ReadonlySet<string> = new Set(
+  compatStatements({ gatewayVersion: '', duckdbVersion: '', arch: '', startTime: '' }).flatMap((q) => {
+    const m = /^CREATE VIEW fdl_pg\.pgcat\._sys_(\w+)/.exec(q);
+    return m ? [m[1]!] : [];
+  }),
+);

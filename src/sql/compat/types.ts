@@ -1,38 +1,74 @@
 /**
- * One mapping from DuckDB types to PostgreSQL type OIDs, used twice: in SQL (pg_attribute,
- * information_schema.columns) and in TypeScript (the wire layer's RowDescription), so that
- * `atttypid`/`atttypmod` always agree with what the client sees on the wire.
+ * One mapping from DuckDB types to PostgreSQL type OIDs (TYPE_TABLE), used in SQL (pg_attribute,
+ * information_schema.columns), in the wire layer (RowDescription, ../../wire/types/oids.ts) and for
+ * declared parameter types, so that `atttypid`/`atttypmod` always agree with what the client sees.
  */
 import { PG_CATALOG_COLUMN_OIDS } from './pg-data.js';
 
-/** DuckDB scalar type names (as `duckdb_columns().data_type` spells them) → PostgreSQL OID. */
-const SCALAR: ReadonlyArray<readonly [number, readonly string[]]> = [
-  [16, ['BOOLEAN']],
-  [21, ['TINYINT', 'SMALLINT', 'UTINYINT']],
-  [23, ['INTEGER', 'USMALLINT']],
-  [20, ['BIGINT', 'UINTEGER']],
-  [1700, ['HUGEINT', 'UBIGINT', 'UHUGEINT', 'BIGNUM', 'VARINT', 'DECIMAL']],
-  [700, ['FLOAT']],
-  [701, ['DOUBLE']],
-  [25, ['VARCHAR']],
-  [17, ['BLOB']],
-  [1082, ['DATE']],
-  [1083, ['TIME']],
-  [1266, ['TIME WITH TIME ZONE']],
-  [1114, ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS']],
-  [1184, ['TIMESTAMP WITH TIME ZONE']],
-  [1186, ['INTERVAL']],
-  [2950, ['UUID']],
-  [114, ['JSON', 'STRUCT', 'MAP', 'UNION', 'VARIANT']],
-  [1562, ['BIT']],
+/**
+ * The one table of types: each PostgreSQL type the gateway serves DuckDB values as, its array type,
+ * the DuckDB type ids and names (as `duckdb_columns().data_type` spells them) served as it, and the
+ * DuckDB type a parameter declared with it is prepared as. The wire layer (RowDescription), the
+ * catalog (pg_attribute, information_schema) and parameter inference all read this table.
+ */
+export interface TypeEntry {
+  oid: number;
+  arrayOid: number;
+  /** DuckDBTypeId names (`TIME_NS`, `TIMESTAMP_TZ`…) served as this type. */
+  ids: readonly string[];
+  /** `duckdb_columns().data_type` spellings (without modifiers) served as this type. */
+  names: readonly string[];
+  /** DuckDB type for a parameter the client declares as this type (undefined: left to inference). */
+  param?: string;
+}
+
+export const TYPE_TABLE: readonly TypeEntry[] = [
+  { oid: 16, arrayOid: 1000, ids: ['BOOLEAN'], names: ['BOOLEAN'], param: 'BOOLEAN' },
+  { oid: 21, arrayOid: 1005, ids: ['TINYINT', 'SMALLINT', 'UTINYINT'], names: ['TINYINT', 'SMALLINT', 'UTINYINT'], param: 'SMALLINT' },
+  { oid: 23, arrayOid: 1007, ids: ['INTEGER', 'USMALLINT'], names: ['INTEGER', 'USMALLINT'], param: 'INTEGER' },
+  { oid: 20, arrayOid: 1016, ids: ['BIGINT', 'UINTEGER', 'INTEGER_LITERAL'], names: ['BIGINT', 'UINTEGER'], param: 'BIGINT' },
+  { oid: 1700, arrayOid: 1231, ids: ['UBIGINT', 'HUGEINT', 'UHUGEINT', 'BIGNUM', 'DECIMAL'], names: ['HUGEINT', 'UBIGINT', 'UHUGEINT', 'BIGNUM', 'VARINT', 'DECIMAL'] },
+  { oid: 700, arrayOid: 1021, ids: ['FLOAT'], names: ['FLOAT'], param: 'FLOAT' },
+  { oid: 701, arrayOid: 1022, ids: ['DOUBLE'], names: ['DOUBLE'], param: 'DOUBLE' },
+  { oid: 25, arrayOid: 1009, ids: ['VARCHAR'], names: ['VARCHAR'], param: 'VARCHAR' },
+  { oid: 17, arrayOid: 1001, ids: ['BLOB'], names: ['BLOB'], param: 'BLOB' },
+  { oid: 1082, arrayOid: 1182, ids: ['DATE'], names: ['DATE'], param: 'DATE' },
+  { oid: 1083, arrayOid: 1183, ids: ['TIME', 'TIME_NS'], names: ['TIME', 'TIME_NS'], param: 'TIME' },
+  { oid: 1266, arrayOid: 1270, ids: ['TIME_TZ'], names: ['TIME WITH TIME ZONE'], param: 'TIMETZ' },
+  { oid: 1114, arrayOid: 1115, ids: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'], names: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'], param: 'TIMESTAMP' },
+  { oid: 1184, arrayOid: 1185, ids: ['TIMESTAMP_TZ'], names: ['TIMESTAMP WITH TIME ZONE'], param: 'TIMESTAMPTZ' },
+  { oid: 1186, arrayOid: 1187, ids: ['INTERVAL'], names: ['INTERVAL'], param: 'INTERVAL' },
+  { oid: 2950, arrayOid: 2951, ids: ['UUID'], names: ['UUID'], param: 'UUID' },
+  // No PostgreSQL equivalent: nested values are served as JSON documents (VARCHAR alias JSON too).
+  { oid: 114, arrayOid: 199, ids: ['STRUCT', 'MAP', 'UNION', 'VARIANT'], names: ['JSON', 'STRUCT', 'MAP', 'UNION', 'VARIANT'], param: 'JSON' },
+  // Bit strings are PostgreSQL's varbit, in text ('0101') and binary (bit count, then the bits).
+  { oid: 1562, arrayOid: 1563, ids: ['BIT'], names: ['BIT'] },
 ];
 
-/** Element OID → array OID (PostgreSQL's typarray for the types above). */
-export const ARRAY_OID: ReadonlyMap<number, number> = new Map([
-  [16, 1000], [21, 1005], [23, 1007], [20, 1016], [1700, 1231], [700, 1021], [701, 1022], [25, 1009],
-  [17, 1001], [1082, 1182], [1083, 1183], [1266, 1270], [1114, 1115], [1184, 1185], [1186, 1187],
-  [2950, 2951], [114, 199], [1562, 1563],
+/** Everything else (ENUM labels, GEOMETRY as WKT, NULL-typed columns) is served as text. */
+export const FALLBACK_OID = 25;
+
+/** Parameter types PostgreSQL clients declare that have no entry of their own above. */
+const EXTRA_PARAM_TYPES: ReadonlyArray<readonly [number, string]> = [
+  [18, 'VARCHAR'], [19, 'VARCHAR'], [1042, 'VARCHAR'], [1043, 'VARCHAR'], [26, 'UINTEGER'], [3802, 'JSON'],
+  // reg* values arrive as their text (a name) or their OID digits; the catalog resolves either.
+  [24, 'VARCHAR'], [2202, 'VARCHAR'], [2205, 'VARCHAR'], [2206, 'VARCHAR'], [4089, 'VARCHAR'], [4096, 'VARCHAR'],
+  [1028, 'UINTEGER[]'], [1015, 'VARCHAR[]'],
+];
+
+/** DuckDB type for a parameter OID a client declares in Parse (scalars and their arrays). */
+export const PARAM_DUCKDB_TYPE: ReadonlyMap<number, string> = new Map<number, string>([
+  ...TYPE_TABLE.flatMap((e) => (e.param ? [[e.oid, e.param], [e.arrayOid, `${e.param}[]`]] as [number, string][] : [])),
+  ...EXTRA_PARAM_TYPES,
 ]);
+
+/** PostgreSQL OID for a DuckDBTypeId name (scalar types only). */
+export const OID_BY_DUCKDB_ID: ReadonlyMap<string, number> = new Map(TYPE_TABLE.flatMap((e) => e.ids.map((id) => [id, e.oid] as const)));
+
+/** Element OID → array OID (PostgreSQL's typarray for the types above). */
+export const ARRAY_OID: ReadonlyMap<number, number> = new Map(TYPE_TABLE.map((e) => [e.oid, e.arrayOid]));
+
+const SCALAR: ReadonlyArray<readonly [number, readonly string[]]> = TYPE_TABLE.map((e) => [e.oid, e.names] as const);
 
 const SCALAR_BY_NAME = new Map<string, number>(SCALAR.flatMap(([oid, names]) => names.map((n) => [n, oid] as const)));
 
@@ -52,8 +88,8 @@ export function duckdbTypeToPg(duckdbType: string): PgTypeRef {
   const dec = DECIMAL.exec(base);
   const typmod = dec ? ((Number(dec[1]) << 16) | Number(dec[2])) + 4 : -1;
   const head = base.replace(/\(.*$/s, '');
-  const scalar = SCALAR_BY_NAME.get(head) ?? (head.startsWith('ENUM') ? 25 : 25);
-  const oid = base === t ? scalar : (ARRAY_OID.get(scalar) ?? 1009);
+  const scalar = SCALAR_BY_NAME.get(head) ?? FALLBACK_OID;
+  const oid = base === t ? scalar : (ARRAY_OID.get(scalar) ?? ARRAY_OID.get(FALLBACK_OID)!);
   return { oid, typmod };
 }
 
@@ -63,7 +99,7 @@ export function duckdbTypeToPg(duckdbType: string): PgTypeRef {
  */
 export function elementOidSql(dt: string): string {
   const head = `regexp_replace(regexp_replace(${dt}, '(\\[\\d*\\])+$', ''), '\\(.*$', '', 's')`;
-  return `(CASE ${SCALAR.map(([oid, names]) => `WHEN ${head} IN (${names.map((n) => `'${n}'`).join(', ')}) THEN ${oid}`).join(' ')} ELSE 25 END)`;
+  return `(CASE ${SCALAR.map(([oid, names]) => `WHEN ${head} IN (${names.map((n) => `'${n}'`).join(', ')}) THEN ${oid}`).join(' ')} ELSE ${FALLBACK_OID} END)`;
 }
 
 /** SQL predicate: is the DuckDB type string a LIST/ARRAY type. */
@@ -108,7 +144,7 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
     case 18: case 19: case 194: return t === 'VARCHAR' ? oid : undefined;
     case 21: return t === 'SMALLINT' || t === 'INTEGER' ? 21 : undefined;
     // regproc values are function OIDs here (not names), so they travel as plain oid.
-    case 24: case 26: case 28: return integral ? (oid === 24 ? 26 : oid) : undefined;
+    case 24: case 26: case 28: case 29: return integral ? (oid === 24 ? 26 : oid) : undefined;
     case 700: return t === 'FLOAT' ? 700 : undefined;
     case 22: return t === 'SMALLINT[]' ? 22 : undefined;
     case 30: case 1028: return t === 'BIGINT[]' ? oid : undefined;
@@ -122,7 +158,11 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
  * asyncpg's type introspection returns `array_agg(atttypid) AS attrtypoids` and decodes it with its
  * built-in oid[] codec (it has none for int8[], so announcing 1016 makes it introspect int8[] forever).
  */
-const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = { attrtypoids: 1028 };
+const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = {
+  attrtypoids: 1028,
+  // System columns of catalog tables (compat/install.ts systemColumnViews).
+  tableoid: 26, xmax: 28, cmin: 29, cmax: 29,
+};
 
 /** The whole name → OID table behind `catalogColumnOid`, for inspection and docs. */
 export function catalogColumnTypeOverrides(): ReadonlyMap<string, { oid: number }> {

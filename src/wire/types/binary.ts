@@ -79,3 +79,13 @@ export function timetzBinary(w: Writer, us: number, offsetEast: number): void {
   int64Num(w, us);
   w.int32(-offsetEast);
 }
+
+/** varbit binary: int32 bit count, then ceil(n / 8) bytes, first bit in the high bit, zero padded. */
+export function varbitBinary(w: Writer, bits: string): void {
+  w.int32(bits.length);
+  for (let i = 0; i < bits.length; i += 8) {
+    let byte = 0;
+    for (let j = 0; j < 8; j++) byte = (byte << 1) | (bits.charCodeAt(i + j) === 49 ? 1 : 0);
+    w.byte(byte);
+  }
+}

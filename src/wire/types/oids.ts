@@ -3,6 +3,7 @@
  * ParameterDescription). Values are PostgreSQL 15's pg_type.
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import { FALLBACK_OID, OID_BY_DUCKDB_ID } from '../../sql/compat/types.js';
 
 export const OID = {
   bool: 16, bytea: 17, char: 18, name: 19, int8: 20, int2: 21, int4: 23, text: 25, oid: 26,
@@ -40,7 +41,7 @@ export function pgTypeLen(oid: number): number {
     case OID.bool: case OID.char: return 1;
     case OID.int2: return 2;
     case OID.int4: case OID.oid: case OID.float4: case OID.date: case OID.regproc:
-    case OID.regtype: case OID.regclass: return 4;
+    case OID.regtype: case OID.regclass: case 28: case 29: return 4;
     case OID.int8: case OID.float8: case OID.time: case OID.timestamp: case OID.timestamptz: return 8;
     case OID.timetz: return 12;
     case OID.interval: case OID.uuid: return 16;
@@ -57,32 +58,10 @@ export interface PgField {
   typlen: number;
 }
 
-/** The element OID a DuckDB scalar (non-list) type is served as. */
+/** The element OID a DuckDB scalar (non-list) type is served as (the one type table, sql/compat/types.ts). */
 function scalarOid(t: DuckDBType): number {
-  switch (t.typeId) {
-    case DuckDBTypeId.BOOLEAN: return OID.bool;
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT: return OID.int2;
-    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT: return OID.int4;
-    case DuckDBTypeId.BIGINT: case DuckDBTypeId.UINTEGER: case DuckDBTypeId.INTEGER_LITERAL: return OID.int8;
-    case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT: case DuckDBTypeId.UHUGEINT:
-    case DuckDBTypeId.BIGNUM: case DuckDBTypeId.DECIMAL: return OID.numeric;
-    case DuckDBTypeId.FLOAT: return OID.float4;
-    case DuckDBTypeId.DOUBLE: return OID.float8;
-    case DuckDBTypeId.VARCHAR: return t.alias === 'JSON' ? OID.json : OID.text;
-    case DuckDBTypeId.BLOB: return OID.bytea;
-    case DuckDBTypeId.DATE: return OID.date;
-    case DuckDBTypeId.TIME: case DuckDBTypeId.TIME_NS: return OID.time;
-    case DuckDBTypeId.TIME_TZ: return OID.timetz;
-    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS:
-    case DuckDBTypeId.TIMESTAMP_NS: return OID.timestamp;
-    case DuckDBTypeId.TIMESTAMP_TZ: return OID.timestamptz;
-    case DuckDBTypeId.INTERVAL: return OID.interval;
-    case DuckDBTypeId.UUID: return OID.uuid;
-    // No PostgreSQL equivalent: nested values are served as JSON documents.
-    case DuckDBTypeId.STRUCT: case DuckDBTypeId.MAP: case DuckDBTypeId.UNION: case DuckDBTypeId.VARIANT: return OID.json;
-    // ENUM labels, bit strings ('0101'), geometry (WKT), NULL-typed columns: text.
-    default: return OID.text;
-  }
+  if (t.typeId === DuckDBTypeId.VARCHAR && t.alias === 'JSON') return OID.json;
+  return OID_BY_DUCKDB_ID.get(DuckDBTypeId[t.typeId] ?? '') ?? FALLBACK_OID;
 }
 
 /** Innermost element type of nested LIST/ARRAY types, and how many list levels wrap it. */

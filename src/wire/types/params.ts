@@ -19,6 +19,9 @@ import { zoneFor } from './tz.js';
 export interface DecodedParam { value: DuckDBValue; type?: DuckDBType }
 export interface DecodeSettings { timeZone?: string }
 
+/** regnamespace, regrole (no entry in OID). */
+const REGNAMESPACE = 4089;
+const REGROLE = 4096;
 const badBinary = (oid: number) =>
   new SqlError('22P03', `incorrect binary data format in bind parameter (type ${pgTypeName(oid)})`);
 const badText = (oid: number, s: string) =>
@@ -323,6 +326,9 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
         return { value: bytes.toString('utf8', 1), type: VARCHAR };
       case OID.json: return { value: bytes.toString('utf8'), type: VARCHAR };
       case OID.char: return { value: bytes.toString('latin1'), type: VARCHAR };
+      // reg* travel as their OID; the catalog resolves OID digits as well as names.
+      case OID.regclass: case OID.regtype: case OID.regproc: case REGNAMESPACE: case REGROLE:
+        need(4); return { value: String(bytes.readUInt32BE(0)), type: VARCHAR };
       case OID.text: case OID.varchar: case OID.name: case OID.bpchar: case OID.unknown: case 0:
         return { value: bytes.toString('utf8'), type: VARCHAR };
       default:

@@ -121,7 +121,8 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
       return (w, v) => { w.utf8(jsonText(t, v, s)); };
     }
     case DuckDBTypeId.BIT:
-      return (w, v) => { w.latin1((v as DuckDBBitValue).toString()); };
+      // varbit: text '0101'; binary the bit count, then the bits packed from the most significant.
+      return text ? (w, v) => { w.latin1((v as DuckDBBitValue).toString()); } : (w, v) => B.varbitBinary(w, (v as DuckDBBitValue).toString());
     default:
       // ENUM (label string), GEOMETRY, SQLNULL, anything newer: text of the value.
       return (w, v) => { w.utf8(typeof v === 'string' ? v : String(v)); };

@@ -1,0 +1,88 @@
+/**
+ * The statement pipeline's cost (issue 12), side by side in one run:
+ *  - extended protocol through node-postgres against a real `fdl serve`: a parameterized query sent
+ *    as an unnamed statement (Parse+Bind+Execute every time, what most drivers do), as a named one
+ *    (Parse once, then Bind+Execute), and as a new text every time (nothing cached); p50/p99 and the
+ *    unnamed ÷ named ratio (target ≤ 1.5×);
+ *  - admission in-process: one analysis (DuckDB parse + walk) of a new text vs a memoized one, and
+ *    the allowlist check itself.
+ *
+ *   npx tsc -p . && node dist/bench/statements.js [--n 2000]
+ */
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
+import { analyze } from '../src/sql/analysis.js';
+import { admit, allowedFunctions, type AdmissionContext } from '../src/sql/containment.js';
+import { copyFixtures, startGateway } from '../test/support/gateway.js';
+
+const args = process.argv.slice(2);
+const N = args.includes('--n') ? Number(args[args.indexOf('--n') + 1]) : 2000;
+const log = (s: string) => process.stdout.write(s + '\n');
+const us = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(50, n); i++) await fn(-1 - i); // warm up
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+const SQL = 'SELECT count(*), sum(qty) FROM sales.orders WHERE qty > $1';
+
+async function wire(): Promise<void> {
+  const repos = copyFixtures('repos/basic');
+  const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), '--result-cache-bytes', '0']);
+  const c = new pg.Client({ host: gw.host, port: gw.port, user: 'bench', database: 'basic@v1' });
+  await c.connect();
+  try {
+    const unnamed = await timed(N, (i) => c.query({ text: SQL, values: [i % 7] }));
+    const named = await timed(N, (i) => c.query({ name: 'q', text: SQL, values: [i % 7] }));
+    const fresh = await timed(Math.min(N, 500), (i) => c.query({ text: `${SQL} /* ${i} */`, values: [i % 7] }));
+    log('extended protocol, node-postgres, one client          p50        p99');
+    log(`  named (Parse once, Bind+Execute)               ${us(pct(named, 50)).padStart(9)}  ${us(pct(named, 99)).padStart(9)}`);
+    log(`  unnamed (Parse+Bind+Execute, same text)        ${us(pct(unnamed, 50)).padStart(9)}  ${us(pct(unnamed, 99)).padStart(9)}`);
+    log(`  unnamed, new text every time (nothing cached)  ${us(pct(fresh, 50)).padStart(9)}  ${us(pct(fresh, 99)).padStart(9)}`);
+    log(`  unnamed ÷ named p50: ${(pct(unnamed, 50) / pct(named, 50)).toFixed(2)}×   (target ≤ 1.5×)`);
+  } finally {
+    await c.end();
+    await gw.stop();
+    repos.cleanup();
+  }
+}
+
+async function admission(): Promise<void> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  const ctx: AdmissionContext = {
+    functions: await allowedFunctions(conn),
+    versionDb: 'v@1',
+    pinnedDbs: [],
+    compatDb: 'fdl_pg',
+    hasRelation: (_db, s, t) => s === 'sales' && t === 'orders',
+    definesFunction: () => false,
+  };
+  const text = (i: number) => `SELECT status, count(*), sum(qty) OVER (PARTITION BY status) FROM sales.orders WHERE qty > ${i} GROUP BY ALL ORDER BY 1 LIMIT 10`;
+  const cold = await timed(N, (i) => analyze(conn, text(i + 1_000_000)));
+  const warm = await timed(N, () => analyze(conn, text(1)));
+  const a = await analyze(conn, text(1));
+  const check = await timed(N, async () => admit(a, ctx));
+  log('admission per statement (in-process)                  p50');
+  log(`  analysis of a new text (DuckDB parse + one walk)  ${us(pct(cold, 50)).padStart(9)}`);
+  log(`  analysis of a repeated text (memoized)            ${us(pct(warm, 50)).padStart(9)}`);
+  log(`  allowlist check of an analysis                    ${us(pct(check, 50)).padStart(9)}`);
+  conn.disconnectSync();
+  instance.closeSync();
+}
+
+await wire();
+await admission();

@@ -1,0 +1,175 @@
+/**
+ * One analysis per statement text. DuckDB parses the statement once (json_serialize_sql: parse only,
+ * nothing bound, nothing run) and one walk of that tree yields everything the gateway decides from it:
+ * the statement's kind, every function call (scalar, aggregate, window, macro), every table function,
+ * every relation it names (CTE references removed, by scope), and what makes a result unrepeatable.
+ * Admission (containment.ts), fetching a remote version's tables and the result cache
+ * (determinism.ts) all read this one value. It depends only on the text, so it is memoized by text.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { stripLeadingComments } from './split.js';
+
+export interface RelationRef {
+  catalog: string;
+  schema: string;
+  table: string;
+}
+
+export interface FunctionRef {
+  catalog: string;
+  schema: string;
+  name: string;
+  /** Called as a window function (OVER …). */
+  window: boolean;
+}
+
+export interface Analysis {
+  /** A query (SELECT, set operation, VALUES, TABLE, FROM-first, DESCRIBE/SUMMARIZE) or EXPLAIN of one. */
+  readonly kind: 'query' | 'explain';
+  readonly functions: readonly FunctionRef[];
+  readonly tableFunctions: readonly FunctionRef[];
+  /** Relations named (lower-cased), CTE references in scope removed. */
+  readonly relations: readonly RelationRef[];
+  /** Parse-tree shapes admission does not know (a FROM item type, time travel): refused. */
+  readonly unknown: readonly string[];
+  /** USING SAMPLE / TABLESAMPLE, or a SQL value keyword reading the clock or session. */
+  readonly volatile: boolean;
+}
+
+/** The FROM-item types a query may use; any other is refused rather than guessed about. */
+const KNOWN_FROM = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'SHOW_REF', 'PIVOT']);
+
+/** SQL value keywords DuckDB parses as column references and binds to session or clock values. */
+const SESSION_KEYWORDS = new Set([
+  'current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp', 'current_user',
+  'session_user', 'user', 'current_role', 'current_catalog', 'current_schema', 'current_query',
+  'transaction_timestamp', 'statement_timestamp',
+]);
+
+/** `EXPLAIN [ANALYZE|ANALYSE] [VERBOSE]` or `EXPLAIN (option [value], …)`: read from the head only. */
+const OPTION = String.raw`[A-Za-z_]+(?:\s+[A-Za-z0-9_']+)?`;
+const EXPLAIN_HEAD = new RegExp(String.raw`^EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?\s+|^EXPLAIN\s*\(\s*${OPTION}(?:\s*,\s*${OPTION})*\s*\)\s*`, 'i');
+
+const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
+/** Huge generated statements are analysed every time rather than crowding out the common ones. */
+const MEMO_MAX_CHARS = 64 * 1024;
+
+/**
+ * The analysis of one statement (no trailing semicolon). Throws SqlError: 42601 when DuckDB cannot
+ * parse it, 25006/42501 when it is not a query at all (those never reach DuckDB).
+ */
+export async function analyze(conn: DuckDBConnection, sql: string): Promise<Analysis> {
+  const known = memo.get(sql);
+  if (known) {
+    if (known instanceof SqlError) throw known;
+    return known;
+  }
+  const result = await analyzeUncached(conn, sql).catch((e: unknown) => {
+    if (e instanceof SqlError) return e;
+    throw e;
+  });
+  if (sql.length <= MEMO_MAX_CHARS) memo.set(sql, result);
+  if (result instanceof SqlError) throw result;
+  return result;
+}
+
+async function analyzeUncached(conn: DuckDBConnection, sql: string): Promise<Analysis> {
+  const body = stripLeadingComments(sql);
+  const head = EXPLAIN_HEAD.exec(body.slice(0, 256));
+  const inner = head ? body.slice(head[0].length) : body;
+  const tree = await parse(conn, inner);
+  if (tree.error) {
+    if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
+    throw new SqlError(SQLSTATE.syntaxError, tree.error_message ?? 'syntax error');
+  }
+  if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
+  return { kind: head ? 'explain' : 'query', ...walk(tree.statements[0]) };
+}
+
+interface Serialized {
+  error?: boolean;
+  error_message?: string;
+  statements?: unknown[];
+}
+
+async function parse(conn: DuckDBConnection, sql: string): Promise<Serialized> {
+  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
+  return JSON.parse(String(reader.getRows()[0]?.[0] ?? '{"error":true}')) as Serialized;
+}
+
+/** A statement DuckDB parses but that is not a query: writes are 25006, anything else 42501. */
+function notAQuery(sql: string): SqlError {
+  const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();
+  const writes = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
+  if (writes.test(first)) return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${first} in a read-only transaction`);
+  return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${first || 'this'} statements are not allowed by fdl-gateway`);
+}
+
+type Node = Record<string, unknown>;
+
+/** One walk over the tree: functions, table functions, relations (CTE scopes honoured), volatility. */
+function walk(root: unknown): Omit<Analysis, 'kind'> {
+  const functions: FunctionRef[] = [];
+  const tableFunctions: FunctionRef[] = [];
+  const relations: RelationRef[] = [];
+  const unknown: string[] = [];
+  let volatile = false;
+  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack.
+  const stack: { node: unknown; ctes: ReadonlySet<string> }[] = [{ node: root, ctes: new Set() }];
+  while (stack.length > 0) {
+    const { node, ctes: outer } = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const n of node) if (n && typeof n === 'object') stack.push({ node: n, ctes: outer });
+      continue;
+    }
+    if (!node || typeof node !== 'object') continue;
+    const o = node as Node;
+    let ctes = outer;
+    const cteMap = (o.cte_map as { map?: { key?: unknown }[] } | undefined)?.map;
+    if (Array.isArray(cteMap) && cteMap.length > 0) {
+      ctes = new Set([...outer, ...cteMap.map((e) => lower(e.key))]);
+    }
+    if (o.sample) volatile = true;
+    if (typeof o.type === 'string' && 'query_location' in o && 'sample' in o && !('class' in o) && !KNOWN_FROM.has(o.type)) unknown.push(o.type);
+    if (o.at_clause) unknown.push('time travel (AT …)');
+    switch (o.type) {
+      case 'BASE_TABLE': {
+        const r = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) };
+        if (!(r.catalog === '' && r.schema === '' && ctes.has(r.table))) relations.push(r);
+        break;
+      }
+      case 'SHOW_REF':
+        if (typeof o.table_name === 'string' && o.table_name !== '') {
+          relations.push({ catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) });
+        }
+        break;
+      case 'TABLE_FUNCTION': {
+        const fn = o.function as Node | undefined;
+        tableFunctions.push({ catalog: lower(fn?.catalog), schema: lower(fn?.schema), name: lower(fn?.function_name), window: false });
+        // Its arguments are walked as ordinary expressions (below), not as a second table function.
+        if (fn) stack.push({ node: fn.children, ctes });
+        for (const [k, v] of Object.entries(o)) if (k !== 'function' && v && typeof v === 'object') stack.push({ node: v, ctes });
+        continue;
+      }
+      case 'COLUMN_REF': {
+        const names = o.column_names as unknown[];
+        if (names?.length === 1 && SESSION_KEYWORDS.has(lower(names[0]))) volatile = true;
+        break;
+      }
+    }
+    if ((o.class === 'FUNCTION' || o.class === 'WINDOW') && typeof o.function_name === 'string') {
+      functions.push({ catalog: lower(o.catalog), schema: lower(o.schema), name: o.function_name.toLowerCase(), window: o.class === 'WINDOW' });
+    }
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push({ node: v, ctes });
+  }
+  return { functions, tableFunctions, relations, unknown, volatile };
+}
+
+const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
+
+/** For tests and benches: forget every memoized analysis. */
+export function forgetAnalyses(): void {
+  memo.clear();
+}

@@ -1,0 +1,56 @@
+/**
+ * The columns a prepared statement returns, known before Bind. DuckDB cannot bind some statements
+ * until it sees parameter values (a parameter inside a correlated subquery of a catalog macro, such
+ * as `attrelid = cast($1 as regclass)`); it then reports one placeholder column `unknown`. PostgreSQL
+ * always knows the shape at Parse, and drivers rely on Describe matching what Execute sends, so the
+ * shape is taken from the same statement with each parameter replaced by a NULL of its type — or,
+ * if even that cannot be bound, the statement fails at Parse with a clear error.
+ */
+import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
+import { SqlError } from '../errors.js';
+import { replaceParams } from './split.js';
+
+export interface ResultShape {
+  names: string[];
+  /** null: DuckDB types the column only once it runs (described as text until then). */
+  types: (DuckDBType | null)[];
+  /** The shape came from binding NULLs for the parameters: describe portals from the running result. */
+  probed: boolean;
+}
+
+/** DuckDB's stand-in result of a statement it could not bind before parameter values. */
+function isPlaceholder(duck: DuckDBPreparedStatement): boolean {
+  return duck.parameterCount > 0 && duck.columnCount === 1 && duck.columnName(0) === 'unknown' && duck.columnTypeId(0) === DuckDBTypeId.INVALID;
+}
+
+function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
+  const names: string[] = [];
+  const types: (DuckDBType | null)[] = [];
+  for (let i = 0; i < duck.columnCount; i++) {
+    names.push(duck.columnName(i));
+    types.push(duck.columnTypeId(i) === DuckDBTypeId.INVALID ? null : duck.columnType(i));
+  }
+  return { names, types, probed };
+}
+
+/** `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound. */
+export async function resultShape(
+  conn: DuckDBConnection,
+  duck: DuckDBPreparedStatement,
+  sql: string,
+  typeOf: (n: number) => string,
+): Promise<ResultShape> {
+  if (!isPlaceholder(duck)) return shapeOf(duck, false);
+  let probe: DuckDBPreparedStatement | null = null;
+  try {
+    probe = await conn.prepare(replaceParams(sql, (n) => `CAST(NULL AS ${typeOf(n)})`));
+    const shape = shapeOf(probe, true);
+    if (shape.types.every((t) => t !== null)) return shape;
+  } catch {
+    // fall through to the error below
+  } finally {
+    probe?.destroySync();
+  }
+  throw new SqlError('42P18', 'could not determine the result columns of this statement before its parameters are bound', undefined,
+    'Cast the parameters to their types, or inline the values.');
+}
