@@ -17,6 +17,7 @@ import pg from 'pg';
 import { initRepository } from '../src/host/repo.js';
 import { importData } from '../src/host/import.js';
 import { verifyRepository } from '../src/host/verify.js';
+import { buildConfig, ConfigError } from '../src/cli/config.js';
 import { copyFixtures, FIXTURES, runServeExpectingFailure, startGateway, type RunningGateway } from './support/gateway.js';
 import { startS3, S3_CREDENTIALS, type S3Server } from './support/s3-server.js';
 
@@ -248,6 +249,20 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     const f = (await query(gw, 's3r', "select mismatches::int as m from fdl.cache where cache = 'files'"))[0]!;
     assert.ok(Number(f.m) >= patched + 1, `cache mismatches counted: ${String(f.m)}`);
   });
+});
+
+test('configuration: --data-hashes per repository (flag or file), --state-dir default and refusals', () => {
+  const cfg = join(work.dir, 'cfg.json');
+  writeFileSync(cfg, JSON.stringify({ repos: { a: { location: LOCAL, dataHashes: 'require' }, b: LOCAL } }));
+  const c = buildConfig({ config: cfg, repo: [`c=${LOCAL}`], dataHashes: ['b=prefer', 'c=require'], cacheDir: join(work.dir, 'cc') });
+  assert.deepEqual(c.repos.map((r) => [r.name, r.dataHashes]), [['a', 'require'], ['b', 'prefer'], ['c', 'require']]);
+  assert.equal(c.stateDir, `${join(work.dir, 'cc')}.state`);
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['a=sometimes'] }), (e) => e instanceof ConfigError && /expected require or prefer/.test(e.message));
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['z=require'] }), (e) => e instanceof ConfigError && /unknown repository "z"/.test(e.message));
+  for (const inside of [join(work.dir, 'cc'), join(work.dir, 'cc', 'state')]) {
+    assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: inside }), (e) => e instanceof ConfigError && /inside the cache directory/.test(e.message));
+  }
+  assert.equal(buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(work.dir, 'cc-state') }).stateDir, join(work.dir, 'cc-state'));
 });
 
 describe('state outside the cache', () => {
