@@ -333,8 +333,13 @@ describe('crash safety', () => {
       await c.connect();
       c.on('error', () => undefined);
       const pending = c.query('select count(*) from main.big').catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 150));
+      // kill -9 as soon as the data file is being downloaded (and hashed): its temporary file exists
+      const files = join(cacheDir, 'files');
+      const partial = () => readdirSync(files).some((n) => n.includes('.parquet.part-'));
+      const deadline = Date.now() + 20_000;
+      while (!partial() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
       gw.proc.kill('SIGKILL');
+      assert.ok(partial(), 'killed while the download was in progress');
       await pending;
       await gw.stop();
       const again = await startGateway(args, { env: S3_ENV });
