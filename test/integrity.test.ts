@@ -132,6 +132,7 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     '--repo', `web=${https.url}`,
     '--repo', `req=${work.path('repos/basic')}`,
     '--repo', `reqnew=${LOCAL}`,
+    '--repo', `fresh=${LOCAL}`,
     '--data-hashes', 'req=require',
     '--data-hashes', 'reqnew=require',
     '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style',
@@ -187,8 +188,13 @@ describe('the gateway never serves a byte that differs from files.json', () => {
       await new Promise((r) => setTimeout(r, 1100));
       assert.deepEqual(await labels(gw, 'loc', 't'), ['GOOD:500'], 'the genuine file verifies again');
     }
+    // tampered before a version is first attached: the attach itself fails (nothing half-attached stays)
+    writeFileSync(path, forge(good));
+    await refusedWith(gw, 'fresh', 'select 1', 'XX001', name);
+    writeFileSync(path, good);
+    assert.deepEqual(await labels(gw, 'fresh', 't'), ['GOOD:500']);
     const stats = (await query(gw, 'loc', "select mismatches::int as m, entries::int as e from fdl.cache where cache = 'verified'"))[0]!;
-    assert.ok(Number(stats.m) >= 2, 'mismatches are counted');
+    assert.ok(Number(stats.m) >= 3, 'mismatches are counted');
     assert.ok(Number(stats.e) >= 2, 'verified files are remembered');
     assert.match(gw.stderr(), /"event":"integrity"/, 'and logged');
   });

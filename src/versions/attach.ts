@@ -46,7 +46,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     const locate = (rel: string) => version.locate(rel);
     // Local files are read in place: every byte is verified before any view can read it.
     const allFiles = catalog.tables.flatMap((t) => t.files);
-    if (!remote) pins.push(await version.ensureFiles(allFiles));
     let checkedAt = Date.now();
     let filesCheckedAt = checkedAt;
     let rechecking: Promise<void> | null = null;
@@ -61,6 +60,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         checkedAt = Date.now();
       })().finally(() => (rechecking = null)));
     try {
+      if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
     } catch (e) {
