@@ -269,6 +269,7 @@ test('configuration: --data-hashes per repository (flag or file), --state-dir de
     assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: inside }), (e) => e instanceof ConfigError && /inside the cache directory/.test(e.message));
   }
   assert.equal(buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(work.dir, 'cc-state') }).stateDir, join(work.dir, 'cc-state'));
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(LOCAL, 'state') }), (e) => e instanceof ConfigError && /inside repository a/.test(e.message));
 });
 
 describe('state outside the cache', () => {
