@@ -188,6 +188,16 @@ describe('the gateway never serves a byte that differs from files.json', () => {
       await new Promise((r) => setTimeout(r, 1100));
       assert.deepEqual(await labels(gw, 'loc', 't'), ['GOOD:500'], 'the genuine file verifies again');
     }
+    // the catalog, read in place while attached (inlined rows), is re-checked the same way
+    const catalogPath = join(LOCAL, 'versions', version, 'ducklake.duckdb');
+    const catalog = readFileSync(catalogPath);
+    assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
+    await new Promise((r) => setTimeout(r, 1100));
+    writeFileSync(catalogPath, Buffer.concat([catalog, Buffer.alloc(16)]));
+    await refusedWith(gw, `loc@${version}`, 'select count(*) from main.t', 'XX001', /size mismatch: ducklake\.duckdb of version/);
+    writeFileSync(catalogPath, catalog);
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
     // tampered before a version is first attached: the attach itself fails (nothing half-attached stays)
     writeFileSync(path, forge(good));
     await refusedWith(gw, 'fresh', 'select 1', 'XX001', name);

@@ -54,6 +54,8 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       (rechecking ??= (async () => {
         await repo.checkNotExpired(versionId);
         if (!remote && Date.now() - filesCheckedAt >= LOCAL_RECHECK_MS) {
+          // inlined rows are read from the catalog at query time: it is re-checked like the data files
+          await version.recheckCatalog();
           (await version.ensureFiles(allFiles)).release();
           filesCheckedAt = Date.now();
         }
