@@ -322,12 +322,17 @@ describe('expiry while attached', () => {
     try {
       const n = (await c.query('select count(*)::int as n from sales.orders')).rows[0].n as number;
       assert.ok(n > 0);
+      assert.equal((await c.query('select count(*)::int as n from sales.orders')).rows[0].n, n);
       const id = basicRefs['refs/tags/v1']!;
       writeFileSync(join(root, 'versions', id, 'expired.json'), JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'retention', successor: basicRefs['refs/tags/v2'] }));
       await new Promise((r) => setTimeout(r, 400));
-      const inSession = await c.query('select count(*) from sales.orders').then(() => null, (e: { code?: string; message?: string }) => e);
+      // the very statement that ran before (kept prepared by the session, its result in the result cache)
+      const inSession = await c.query('select count(*)::int as n from sales.orders').then(() => null, (e: { code?: string; message?: string }) => e);
       assert.equal(inSession?.code, '3D000');
       assert.match(inSession!.message!, new RegExp(`version ${id} expired 2026-01-01T00:00:00Z, successor ${basicRefs['refs/tags/v2']}`));
+      // a prepared statement executed again gets it too
+      const named = await c.query({ name: 'again', text: 'select count(*)::int as n from sales.orders' }).then(() => null, (e: { code?: string }) => e);
+      assert.equal(named?.code, '3D000');
       // a new connection gets the same refusal
       await refusedWith(gw, 'b@v1', 'select 1', '3D000', new RegExp(`version ${id} expired`));
     } finally {
