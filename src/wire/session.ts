@@ -725,6 +725,7 @@ export class Session {
     if (!this.results || prepared.cacheableSql === null || portal.rows > 0) return false;
     if (this.settings.get('fdl.result_cache') === 'off') return false;
     if (this.status === 'I') await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     const lease = this.lease;
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return false;
@@ -769,12 +770,19 @@ export class Session {
     if (result) this.results.cache.set(rec.key, result);
   }
 
+  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
+  private async revalidateVersions(prepared: PreparedStmt): Promise<void> {
+    if (this.lease) await this.lease.revalidate();
+    for (const l of prepared.leases) await l.revalidate();
+  }
+
   private async startQuery(portal: Portal): Promise<void> {
     await this.settle();
     this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
     const duck = prepared.duck!;
     if (this.status === 'I') await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     duck.clearBindings();
     for (let i = 0; i < portal.params.length; i++) {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
