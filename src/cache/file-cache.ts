@@ -32,6 +32,8 @@ export interface FileCacheStats {
   hits: number;
   misses: number;
   downloads: number;
+  /** Bytes fetched from stores since start (fdl_store_bytes_downloaded_total). */
+  downloadedBytes: number;
   evictions: number;
   /** Files whose bytes differed from their content address when re-verified (then replaced). */
   mismatches: number;
@@ -46,7 +48,7 @@ export class FileCache {
   /** Adopted at startup and not yet re-verified by this process. */
   private readonly adopted = new Set<string>();
   private bytes = 0;
-  private counters = { hits: 0, misses: 0, downloads: 0, evictions: 0, mismatches: 0 };
+  private counters = { hits: 0, misses: 0, downloads: 0, downloadedBytes: 0, evictions: 0, mismatches: 0 };
   /** Told about every cached file found tampered with (logging); set by the owner. */
   onMismatch: (name: string, detail: string) => void = () => undefined;
 
@@ -104,6 +106,7 @@ export class FileCache {
           await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
           this.counters.downloads++;
           const st = await stat(path);
+          this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
         });
         await this.evict();

@@ -83,7 +83,7 @@ export async function materializeTable(
 }
 
 /** Footer shapes and decoded deletion vectors the table SQL needs for `tables`. */
-async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string) {
+export async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string) {
   const shapes = await probeShapes(conn, filesToProbe(tables), locate);
   const dvPositions = new Map<number, number[]>();
   for (const t of tables) {

@@ -61,6 +61,13 @@ function nestedEvolved(history: ColumnRow[]): boolean {
   return children.some((c) => c.end !== null || c.begin > first);
 }
 
+/** Columns whose every version has the same type (statistics written under an older type would mislead). */
+function stableTypes(history: ColumnRow[]): Set<number> {
+  const types = new Map<number, Set<string>>();
+  for (const c of history) types.set(c.id, (types.get(c.id) ?? new Set()).add(c.type.toLowerCase()));
+  return new Set([...types].filter(([, t]) => t.size === 1).map(([id]) => id));
+}
+
 function unquoteList(aliases: string): string[] {
   const out: string[] = [];
   const re = /"((?:[^"]|"")*)"/g;
@@ -100,14 +107,14 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
 
   // The handful of metadata queries: objects, column history, files, inlined tables, maps, views.
   const [schemaRows, tableRows, columnRows, tagRows, colTagRows, fileRows, inlinedRows, physical, mapRows,
-    viewRows, macroRows, paramRows] = await Promise.all([
+    viewRows, macroRows, paramRows, statRows, partRows] = await Promise.all([
     q(`SELECT schema_id, schema_name, path, path_is_relative FROM ${m}.ducklake_schema WHERE ${visible(S)} ORDER BY schema_id`),
     q(`SELECT table_id, schema_id, table_name, path, path_is_relative FROM ${m}.ducklake_table WHERE ${visible(S)} ORDER BY table_id`),
     q(`SELECT table_id, column_id, begin_snapshot, end_snapshot, column_order, column_name, column_type, initial_default, parent_column
        FROM ${m}.ducklake_column WHERE table_id IN (SELECT table_id FROM ${m}.ducklake_table WHERE ${visible(S)})`),
     q(`SELECT object_id, value FROM ${m}.ducklake_tag WHERE key = 'comment' AND ${visible(S)}`),
     q(`SELECT table_id, column_id, value FROM ${m}.ducklake_column_tag WHERE key = 'comment' AND ${visible(S)}`),
-    q(`SELECT d.data_file_id, d.table_id, d.path, d.path_is_relative, d.file_format, d.file_size_bytes, d.row_id_start,
+    q(`SELECT d.data_file_id, d.table_id, d.path, d.path_is_relative, d.file_format, d.file_size_bytes, d.record_count, d.row_id_start,
               d.begin_snapshot, d.partial_max, d.mapping_id, d.encryption_key,
               x.path AS del_path, x.path_is_relative AS del_rel, x.format AS del_format, x.file_size_bytes AS del_size,
               x.encryption_key AS del_key, x.partial_max AS del_partial_max
@@ -129,6 +136,16 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
        WHERE ${visible(S, 'mc.')} ORDER BY mc.macro_id, i.impl_id`),
     q(`SELECT macro_id, impl_id, column_id, parameter_name, parameter_type, default_value, default_value_type
        FROM ${m}.ducklake_macro_parameters ORDER BY macro_id, impl_id, column_id`),
+    // Pruning statistics of the visible files (one row per file and column; a few per file for partitions).
+    q(`SELECT s.data_file_id, s.column_id, s.null_count, s.value_count, s.min_value, s.max_value, s.contains_nan
+       FROM ${m}.ducklake_file_column_stats s
+       WHERE s.data_file_id IN (SELECT data_file_id FROM ${m}.ducklake_data_file WHERE ${visible(S)})`),
+    q(`SELECT v.data_file_id, c.column_id, c.transform, v.partition_value
+       FROM ${m}.ducklake_file_partition_value v
+       JOIN ${m}.ducklake_data_file d ON d.data_file_id = v.data_file_id
+       JOIN ${m}.ducklake_partition_column c
+         ON c.partition_id = d.partition_id AND c.table_id = d.table_id AND c.partition_key_index = v.partition_key_index
+       WHERE ${visible(S, 'd.')}`),
   ]);
 
   const comments = new Map<number, string>(tagRows.map((r) => [num(r.object_id), str(r.value)]));
@@ -177,6 +194,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
       schema: schema.name, name: str(r.table_name), comment: comments.get(tableId) ?? null,
       columns: tree.map((c) => ({ name: c.name, type: sqlType(c, true), comment: colComments.get(`${tableId}:${c.id}`) ?? null })),
       files: [], tableId, tree, nestedEvolved: nestedEvolved(hist), dataFiles: [], inlined: [],
+      stableTypes: stableTypes(hist),
     };
     tableBase.set(tableId, [
       { path: schema.path, relative: schema.relative },
@@ -203,6 +221,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     const file: DataFile = {
       id: num(r.data_file_id), path, rowIdStart: optNum(r.row_id_start), beginSnapshot: num(r.begin_snapshot),
       partialMax: optNum(r.partial_max), mappingId: optNum(r.mapping_id), key, delete: null, inlinedDeletes: [],
+      size: num(r.file_size_bytes), recordCount: optNum(r.record_count), stats: new Map(), partitions: [],
     };
     if (file.mappingId !== null && !nameMaps.has(file.mappingId)) {
       throw new SqlError(SQLSTATE.dataCorrupted, `table ${label}: data file ${path} names missing column mapping ${file.mappingId}`);
@@ -226,6 +245,17 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
       table.files.push({ path: delPath, size: num(r.del_size), kind: 'delete' });
     }
     table.dataFiles.push(file);
+  }
+
+  const fileById = new Map(tables.flatMap((t) => t.dataFiles.map((f) => [f.id, f] as const)));
+  for (const r of statRows) {
+    fileById.get(num(r.data_file_id))?.stats.set(num(r.column_id), {
+      min: optStr(r.min_value), max: optStr(r.max_value), nullCount: optNum(r.null_count),
+      valueCount: optNum(r.value_count), containsNan: r.contains_nan === null || r.contains_nan === undefined ? null : r.contains_nan === true,
+    });
+  }
+  for (const r of partRows) {
+    fileById.get(num(r.data_file_id))?.partitions.push({ columnId: num(r.column_id), transform: str(r.transform), value: optStr(r.partition_value) });
   }
 
   // Inlined file deletions (≤ inlining-limit rows per DELETE): few rows, read once into constants.

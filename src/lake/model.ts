@@ -28,6 +28,28 @@ export interface DataFile {
   delete: DeleteFile | null;
   /** Inlined file deletions visible at the snapshot (ducklake_inlined_delete_<table>): row positions. */
   inlinedDeletes: number[];
+  /** Bytes of the data file (and rows, before deletes) as the catalog records them. */
+  size: number;
+  recordCount: number | null;
+  /** Per-column statistics (ducklake_file_column_stats) by column id: for pruning only. */
+  stats: Map<number, ColumnStats>;
+  /** Partition key values of the file (ducklake_file_partition_value): for pruning only. */
+  partitions: PartitionValue[];
+}
+
+export interface ColumnStats {
+  min: string | null;
+  max: string | null;
+  nullCount: number | null;
+  valueCount: number | null;
+  containsNan: boolean | null;
+}
+
+export interface PartitionValue {
+  columnId: number;
+  /** identity, year, month, day, hour, bucket(N) … */
+  transform: string;
+  value: string | null;
 }
 
 export interface DeleteFile {
@@ -66,6 +88,8 @@ export interface LakeTable {
   nestedEvolved: boolean;
   dataFiles: DataFile[];
   inlined: InlinedTable[];
+  /** Column ids whose type never changed: their file statistics compare with today's values. */
+  stableTypes: Set<number>;
 }
 
 export interface LakeView {

@@ -1,7 +1,9 @@
 /**
  * The SQL of one table view: UNION ALL of
  *   - field-id Parquet files (read_parquet `schema := MAP{field_id: …}`), grouped by encryption key
- *     and declared shape, deletes applied by (file_index, file_row_number) anti-join;
+ *     and declared shape. Files without deletes are read plainly (no virtual columns, no join: a
+ *     plain scan keeps DuckDB's parallel, projection- and filter-pushed read); only files that have
+ *     deletes or a partial-snapshot filter get the (file_index, file_row_number) anti-join;
  *   - name-mapped files (ducklake_add_data_files) and legacy positional files, by column name;
  *   - every inlined data table, mapped by field id through the columns it was created with.
  * Internal column names (c<id>, _snap) never collide with user names or read_parquet virtual columns.
@@ -81,6 +83,11 @@ function hasDeletes(files: DataFile[]): boolean {
   return files.some((f) => f.delete !== null || f.inlinedDeletes.length > 0);
 }
 
+/** Whether some rows of the file are hidden at S: deletes, or rows newer than S in a partial file. */
+export function needsRowFilter(f: DataFile, snapshot: number): boolean {
+  return f.delete !== null || f.inlinedDeletes.length > 0 || (f.partialMax !== null && f.partialMax > snapshot);
+}
+
 /** WHERE clause: partial-file snapshot filter and the delete anti-join. */
 function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, snapCol: boolean): string {
   const conds: string[] = [];
@@ -143,7 +150,9 @@ function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[]
   });
   const filtered = hasDeletes(files);
   const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true${encryptionArg(key)})`;
-  return `SELECT ${exprs.join(', ')} FROM (SELECT *, ${VIRTUAL} FROM ${read}) r${filtered ? rowFilter(table, files, ctx, false) : ''}`;
+  const virtual = filtered || entries.some((e) => e.parent === null && e.isPartition);
+  const from = virtual ? `(SELECT *, ${VIRTUAL} FROM ${read}) r` : `${read} r`;
+  return `SELECT ${exprs.join(', ')} FROM ${from}${filtered ? rowFilter(table, files, ctx, false) : ''}`;
 }
 
 /** Branch for one inlined data table: physical names are those of its schema version. */
@@ -164,14 +173,19 @@ function positionalMap(table: LakeTable, shape: SrcNode[]): NameMapEntry[] {
   }));
 }
 
-export function tableSql(table: LakeTable, ctx: TableSqlContext): string {
+/**
+ * `only`: the data files to read (pruned by statistics for one query); absent: every file.
+ * Inlined rows live in the catalog and are always read.
+ */
+export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: ReadonlySet<number>): string {
   const branches: string[] = [];
   const fieldGroups = new Map<string, { key: string | null; shape: SrcNode[] | undefined; files: DataFile[] }>();
   const nameGroups = new Map<string, { key: string | null; entries: NameMapEntry[]; files: DataFile[] }>();
   for (const f of table.dataFiles) {
+    if (only && !only.has(f.id)) continue;
     const shape = ctx.shapes.get(f.id);
     if (f.mappingId !== null || (shape && shape.some((s) => s.id === null))) {
-      const g = f.mappingId !== null ? `m${f.mappingId}|${f.key ?? ''}` : `p${f.id}`;
+      const g = f.mappingId !== null ? `m${f.mappingId}|${f.key ?? ''}|${needsRowFilter(f, ctx.snapshot)}` : `p${f.id}`;
       const entries = f.mappingId !== null ? ctx.nameMaps.get(f.mappingId)! : positionalMap(table, shape!);
       if (!nameGroups.has(g)) nameGroups.set(g, { key: f.key, entries, files: [] });
       nameGroups.get(g)!.files.push(f);
@@ -182,7 +196,8 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext): string {
       const s = shape.find((x) => x.id === c.id);
       return !s || sameShape(c, s);
     });
-    const g = `${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
+    // Files that need no row filter share a plain read; the others pay for the anti-join.
+    const g = `${needsRowFilter(f, ctx.snapshot) ? 'f' : 'p'}|${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
     if (!fieldGroups.has(g)) fieldGroups.set(g, { key: f.key, shape: uniform ? undefined : shape, files: [] });
     fieldGroups.get(g)!.files.push(f);
   }

@@ -146,6 +146,10 @@ export class Session {
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   private refreshedFor = -1;
+  /** Configuration generation the current lease was authorized under. */
+  private authorizedIn = 0;
+  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
+  clientAddress: string | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -172,6 +176,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
+    this.authorizedIn = this.versions.generation?.() ?? 0;
     await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
   }
 
@@ -528,8 +533,9 @@ export class Session {
         ['version', 'VARCHAR'],
         ['resolved_at', 'TIMESTAMPTZ'],
         ['pinned', 'BOOLEAN'],
+        ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I']],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I', this.clientAddress]],
     };
   }
 
@@ -951,10 +957,14 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
-    if (this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
+    // After a reload, every session asks again (grants may have changed), whatever its ref.
+    const generation = this.versions.generation?.() ?? 0;
+    const reauthorize = generation !== this.authorizedIn;
+    if (this.status !== 'I' || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
+    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
     this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
+    this.authorizedIn = generation;
     if (next.versionId === this.lease.versionId) {
       next.release();
       return;
@@ -1185,6 +1195,8 @@ export class Session {
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories());
+    if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
+    await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
