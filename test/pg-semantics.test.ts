@@ -147,6 +147,13 @@ describe('catalog', () => {
       const r = await conns[e]!.query("select typtype, typcategory from pg_type where oid = 16", { resultFormats: [1] });
       return { types: r.rowDescription!.fields.map((f) => [f.dataTypeID, f.dataTypeSize]), row: splitDataRow(r.dataRows[0]!).map((b) => b?.toString('hex')) };
     });
+    // Aliased, as asyncpg's introspection reads them (`t.typtype AS kind`): the column's type, not its name, decides.
+    const aliased = await same(async (e) => {
+      const r = await conns[e]!.query(`select t.oid as id, t.typtype as kind, t.typname as tname, t.typlen as len, t.typelem as elem, n.nspname as ns
+        from pg_type t join pg_namespace n on n.oid = t.typnamespace where t.oid = 1007`, { resultFormats: [1] });
+      return { types: r.rowDescription!.fields.map((f) => f.dataTypeID), row: splitDataRow(r.dataRows[0]!).map((b) => b?.toString('hex')) };
+    });
+    assert.deepEqual(aliased.types, [26, 18, 19, 21, 26, 19]);
   });
 });
 
