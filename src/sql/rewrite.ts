@@ -5,7 +5,8 @@
  * name, oid), and deparse. Statements without anything catalog-ish skip the parser entirely, and a
  * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
  */
-import { deparseSync, loadModule, parseSync } from 'pgsql-parser';
+import { deparseSync, loadModule } from 'pgsql-parser';
+import { parsePg } from './pg-parse.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
@@ -45,12 +46,8 @@ export function rewriteForDuckDB(sql: string): string {
 
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!CATALOGISH.test(sql)) return { sql, rewritten: false };
-  let tree: { stmts?: unknown[] };
-  try {
-    tree = parseSync(sql) as { stmts?: unknown[] };
-  } catch {
-    return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  }
+  const tree = parsePg(sql) as { stmts?: unknown[] } | null;
+  if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);

@@ -492,7 +492,8 @@ export class Session {
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
       // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
       if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
-        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
+        const sources = await columnSources(this.conn, stmt.sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
         sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
       }
       // Candidates for the result cache: plain queries over the session's own version — not the
