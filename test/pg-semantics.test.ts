@@ -95,6 +95,21 @@ describe('Describe always matches Execute', () => {
     assert.deepEqual(r.rows, [['orders']]);
   });
 
+  test('a regclass parameter declared in Parse, sent as text or as a binary OID', async () => {
+    await same(async (e) => {
+      const c = conns[e]!;
+      const oid = Number(text(await c.query("select 'sales.orders'::regclass::oid"))[0]![0]);
+      const bin = Buffer.alloc(4);
+      bin.writeUInt32BE(oid);
+      const sql = 'select attname from pg_attribute where attrelid = $1::regclass and attnum = 2';
+      return [
+        text(await c.query(sql, { paramTypes: [2205], params: ['sales.orders'] })),
+        text(await c.query(sql, { paramTypes: [2205], params: [bin] })),
+        text(await c.query('select $1::regclass::text', { paramTypes: [2205], params: [bin] })),
+      ];
+    });
+  });
+
   test('unknown reg* names give PostgreSQL\'s errors', async () => {
     await refusedOnBoth('select cast($1 as regclass)', ['sales.nope'], '42P01');
     await refusedOnBoth('select cast($1 as regclass)', ['nope.nope'], '3F000');
