@@ -48,6 +48,8 @@ export interface GatewayConfig {
   /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
   stateDir?: string;
   maxConnections: number;
+  /** Sockets that may be authenticating at once, apart from the sessions. */
+  maxAuthenticating: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
   refTtlMs: number;
@@ -147,7 +149,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => engine.connect(),
