@@ -17,7 +17,7 @@ import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { SessionSettings } from './session-settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
-import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
+import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
@@ -501,7 +501,10 @@ export class Session {
         if (untyped || shape.probed) base.untyped.add(i);
         const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
-        const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
+        // A catalog column read directly keeps its PostgreSQL type under any alias; others go by name.
+        const sourceType = rewrite.columnTypes?.[i];
+        const catalogOid = !rewrite.rewritten ? undefined
+          : sourceType !== undefined ? catalogTypeOid(sourceType, t.toString()) : catalogColumnOid(name, t.toString());
         base.columnTypes.push(t);
         base.columnOids.push(catalogOid);
         base.fields.push({
@@ -516,7 +519,8 @@ export class Session {
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
       // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
       if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
-        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
+        const sources = await columnSources(this.conn, stmt.sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
         sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
       }
       // Candidates for the result cache: plain queries over the session's own version — not the
