@@ -73,10 +73,12 @@ const INPUT_PAUSE_BYTES = 1024 * 1024;
 const INPUT_RESUME_BYTES = 512 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
+const ENCODE_BATCH_BYTES = 1024 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
-  private readonly w = new Writer(64 * 1024, OUTPUT_FLUSH_BYTES);
+  private readonly w = new Writer(64 * 1024, ENCODE_BATCH_BYTES);
   private phase: Phase = 'startup';
   private session: Session | null = null;
   private busy = false;
