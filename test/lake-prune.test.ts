@@ -51,7 +51,7 @@ async function comparePruned(o: Opened, locate: (rel: string) => string, stateme
     const fingerprint = (f: string) => `SELECT count(*) AS n, sum(hash(x))::VARCHAR AS h FROM (SELECT * FROM ${full} WHERE ${f}) x`;
     for (const where of statements ? statements(t) : filtersFor(t).map(fingerprint)) {
       const sql = where;
-      const s = await index.survivors(judge, sql.replaceAll(full, `${qi(t.schema)}.${qi(t.name)}`), t.schema);
+      const s = await index.survivors(judge, sql.replaceAll(full, `${qi(t.schema)}.${qi(t.name)}`), [t.schema]);
       await o.conn.run('USE lake');
       assert.ok(s, `prune index could not plan: ${sql}`);
       const only = s.get(t.tableId) ?? new Set<number>();
