@@ -195,7 +195,7 @@ export class FileCache {
       throw new SqlError(
         SQLSTATE.diskFull,
         `the file cache budget (--cache-max-bytes ${this.maxBytes}) cannot hold this query's files: it needs ${need} bytes` +
-          (held ? ` and ${held} bytes are pinned by other queries` : ''),
+          (held ? ` and ${held} bytes are pinned by open versions and running queries` : ''),
         undefined,
         'Filter on columns the files are partitioned or sorted by so fewer files are read, or raise --cache-max-bytes.',
       );
