@@ -27,6 +27,8 @@ export const SQLSTATE = {
   readOnlyTransaction: '25006',
   inFailedTransaction: '25P02',
   queryCanceled: '57014',
+  adminShutdown: '57P01',
+  cannotConnectNow: '57P03',
   protocolViolation: '08P01',
   invalidPassword: '28P01',
   invalidAuthorization: '28000',

@@ -1,6 +1,7 @@
 /**
  * Composition root: repositories (resolver over stores), the DuckDB engine, the version service
- * and the wire server, wired together from one validated configuration. Wiring only.
+ * and the wire server, wired together from one validated configuration; and what a running service
+ * asks of them (reload, drain, sessions, cache figures, HEAD's description for the status page).
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
@@ -15,8 +16,11 @@ import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
 import { ResultCache } from './cache/result-cache.js';
 import { consistentFunctions } from './sql/determinism.js';
-import { WireServer } from './wire/server.js';
+import { WireServer, type ServerObserver } from './wire/server.js';
+import type { ConnectionInfo } from './wire/connection.js';
 import type { SessionLimits } from './wire/session.js';
+import type { VersionSource } from './versions/lease.js';
+import { SqlError } from './errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -60,17 +64,56 @@ export interface GatewayConfig {
   s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
   limits: SessionLimits;
   tls?: { cert: string; key: string; mode: 'required' | 'optional' };
+  /** Expect a PROXY protocol header (HAProxy send-proxy-v2) on every connection. */
+  proxyProtocol?: boolean;
 }
 
+/** What the service layer watches (metrics); every hook is optional. */
+export interface GatewayObserver extends ServerObserver {
+  statement?(entry: Record<string, unknown>): void;
+  startup?(sqlstate: string): void;
+  versionFailure?(sqlstate: string): void;
+}
+
+/** Cache figures for metrics and the status page. */
+export interface CacheReport {
+  files: { entries: number; bytes: number; maxBytes: number; downloadedBytes: number; hits: number; misses: number };
+  results: { entries: number; bytes: number; hits: number; misses: number; enabled: boolean };
+  versions: { attached: number };
+}
+
+/** The status page reads as no configured user can be named (NUL never survives a startup packet). */
+const STATUS_USER = '\u0000status';
+
+export interface HeadDescription {
+  versionId: string;
+  title: string | null;
+  description: string | null;
+  license: string | null;
+  homepage: string | null;
+  tables: { schema: string; name: string; description: string | null; columns: { name: string; type: string; description: string | null }[] }[];
+}
+
+/** Settings read once at start; a reload that changes them is logged and they keep their old value. */
+const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'refTtlMs', 'maxIdleVersions'] as const;
+
 export class Gateway {
+  /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
+  private generation = 0;
+
   private constructor(
     readonly address: { host: string; port: number },
     private readonly server: WireServer,
     private readonly versions: Versions,
+    private config: GatewayConfig,
+    /** The user table grants read from; replaced in place on reload. */
+    private readonly users: Record<string, UserConfig>,
+    readonly repos: Map<string, Repository>,
+    private readonly shared: Shared,
     private readonly engine: DuckDBInstance,
   ) {}
 
-  static async start(config: GatewayConfig, log: Logger): Promise<Gateway> {
+  static async start(config: GatewayConfig, log: Logger, observer: GatewayObserver = {}): Promise<Gateway> {
     await mkdir(config.cacheDir, { recursive: true });
     const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
@@ -82,23 +125,9 @@ export class Gateway {
       log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
+    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache };
     const repos = new Map<string, Repository>();
-    for (const r of config.repos) {
-      const store = await openStore(r.location, { s3: config.s3 });
-      const repo = await openRepository(r.name, store, {
-        signatures: r.signatures,
-        allowedSigners: r.allowedSigners,
-        cacheDir: config.cacheDir,
-        stateDir,
-        refTtlMs: config.refTtlMs,
-        dataHashes: r.dataHashes,
-        verification,
-        onIntegrityFailure: (f) => log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
-        fileCache,
-        refCache,
-      });
-      repos.set(r.name, repo);
-    }
+    for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const engine = await createEngine({
       memoryLimit: config.memoryLimit,
       threads: config.threads,
@@ -106,38 +135,197 @@ export class Gateway {
       maxTempDirectorySize: config.maxTempDirectorySize,
     });
     // Clients can reach no file but the served repositories and the cache.
-    await restrictFileAccess(engine, [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir]);
+    shared.allowedDirs = [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir];
+    await restrictFileAccess(engine, shared.allowedDirs);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
-    const results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 });
-    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(config.users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
+    const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
+    // Grants read this table; a reload replaces its contents in place.
+    const users: Record<string, UserConfig> = { ...config.users };
+    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
     const probe = await engine.connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
       : null;
+    let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, proxyProtocol: config.proxyProtocol },
       {
-        versions,
+        versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => engine.connect(),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
         tls,
         startupTimeoutMs: config.startupTimeoutMs,
-        authFor: (user) => ({ method: config.auth, stored: Object.hasOwn(config.users, user) ? config.users[user]!.password : undefined }),
+        authFor: authFor(config, users),
         defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
         log,
+        observeStatement: observer.statement,
+        observeStartup: observer.startup,
       },
+      observer,
     );
     const address = await server.listen();
-    return new Gateway(address, server, versions, engine);
+    gateway = new Gateway(address, server, versions, config, users, repos, shared, engine);
+    return gateway;
   }
 
+  /**
+   * Apply a re-read configuration without dropping sessions: users, grants, authentication,
+   * limits, the connection ceiling and the set of repositories. New repositories are opened
+   * first; if one cannot be, nothing changes and the error says why. Returns the settings that
+   * only a restart changes (kept at their old values).
+   */
+  async reload(next: GatewayConfig): Promise<{ ignored: string[]; added: string[]; removed: string[] }> {
+    const old = this.config;
+    const ignored = RESTART_ONLY.filter((k) => JSON.stringify(old[k]) !== JSON.stringify(next[k]));
+    const same = (a: RepoConfig, b: RepoConfig | undefined) => !!b && a.location === b.location && a.signatures === b.signatures && a.allowedSigners === b.allowedSigners && a.dataHashes === b.dataHashes;
+    const before = new Map(old.repos.map((r) => [r.name, r]));
+    const opened = new Map<string, Repository>();
+    for (const r of next.repos) {
+      if (same(r, before.get(r.name)) && this.repos.has(r.name)) continue;
+      const repo = await openRepo(r, this.config, this.shared);
+      // DuckDB's file allowlist is fixed once external access is off: a new local folder must lie
+      // inside one allowed at start.
+      const local = repo.store.localPath ? repo.store.location : null;
+      if (local && !this.shared.allowedDirs.some((d) => isInside(local, d))) {
+        throw new Error(`repository ${r.name}: a local folder not served at start needs a restart (DuckDB's file allowlist is fixed)`);
+      }
+      opened.set(r.name, repo);
+    }
+    const wanted = new Set(next.repos.map((r) => r.name));
+    const removed = [...this.repos.keys()].filter((n) => !wanted.has(n));
+    for (const n of removed) this.repos.delete(n);
+    for (const [n, repo] of opened) this.repos.set(n, repo);
+    for (const k of Object.keys(this.users)) delete this.users[k];
+    Object.assign(this.users, next.users);
+    const kept = { ...next };
+    for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
+    this.config = kept;
+    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections });
+    this.generation++;
+    return { ignored: [...ignored], added: [...opened.keys()], removed };
+  }
+
+  /**
+   * What HEAD of a repository holds, for the status page: dataset.json's title, description and
+   * licence, and every table and view with its columns and descriptions.
+   */
+  async describeHead(repoName: string): Promise<HeadDescription> {
+    const lease = await this.versions.acquire(repoName, '', STATUS_USER);
+    try {
+      const d = await this.versions.systemTable('dataset', { repo: repoName, user: STATUS_USER, versionId: lease.versionId });
+      const [title, description, license, homepage] = (d.rows[0] ?? []) as (string | null)[];
+      const conn = await this.engine.connect();
+      try {
+        const db = lease.dbName.replace(/'/g, "''");
+        const rels = (await conn.runAndReadAll(`SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = '${db}' AND NOT internal ORDER BY 1, 2`)).getRows();
+        const cols = (await conn.runAndReadAll(`SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = '${db}' ORDER BY schema_name, table_name, column_index`)).getRows();
+        const tables = rels.map(([schema, name, comment]) => ({
+          schema: String(schema),
+          name: String(name),
+          description: comment === null ? null : String(comment),
+          columns: cols
+            .filter((c) => c[0] === schema && c[1] === name)
+            .map(([, , column, type, comment]) => ({ name: String(column), type: String(type), description: comment === null ? null : String(comment) })),
+        }));
+        return { versionId: lease.versionId, title: title ?? null, description: description ?? null, license: license ?? null, homepage: homepage ?? null, tables };
+      } finally {
+        conn.disconnectSync();
+      }
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Sessions open now (status page). */
+  sessions(): ConnectionInfo[] {
+    return this.server.sessions();
+  }
+
+  caches(): CacheReport {
+    const f = this.shared.fileCache.stats();
+    const r = this.shared.results;
+    return {
+      files: { entries: f.entries, bytes: f.bytes, maxBytes: f.maxBytes, downloadedBytes: f.downloadedBytes, hits: f.hits, misses: f.misses },
+      results: { entries: r.size, bytes: r.bytes, hits: r.hits, misses: r.misses, enabled: r.enabled },
+      versions: { attached: this.versions.attached.size },
+    };
+  }
+
+  /**
+   * Graceful stop: refuse new connections, let running statements finish (cancelled after
+   * `timeoutMs`), end idle sessions with 57P01, then detach every version. Nothing here blocks
+   * the main thread: the DuckDB instance is left to the process exit (closing it synchronously
+   * while a connection is still being released on DuckDB's threads can wait for ever).
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    await this.server.drain(timeoutMs);
+    await this.versions.close();
+    await this.shared.verification.flush();
+  }
+
+  /** Immediate stop (tests and embedders): close every session now, then detach versions. */
   async close(): Promise<void> {
     await this.server.close();
     await this.versions.close();
-    await this.versions.caches.verification.flush();
-    this.engine.closeSync();
+    await this.shared.verification.flush();
   }
+}
+
+function openRepo(r: RepoConfig, config: GatewayConfig, shared: Shared): Promise<Repository> {
+  return openStore(r.location, { s3: config.s3 }).then((store) =>
+    openRepository(r.name, store, {
+      signatures: r.signatures,
+      allowedSigners: r.allowedSigners,
+      cacheDir: config.cacheDir,
+      stateDir: shared.stateDir,
+      refTtlMs: config.refTtlMs,
+      dataHashes: r.dataHashes,
+      verification: shared.verification,
+      onIntegrityFailure: (f) => shared.log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
+      fileCache: shared.fileCache,
+      refCache: shared.refCache,
+    }),
+  );
+}
+
+/** What every repository of the gateway shares, and what a reload needs to open more. */
+interface Shared {
+  fileCache: FileCache;
+  refCache: RefCache;
+  verification: VerificationLedger;
+  stateDir: string;
+  log: Logger;
+  results: ResultCache;
+  allowedDirs: string[];
+}
+
+function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
+  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined });
+}
+
+function isInside(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir : `${dir}/`;
+  const p = path.endsWith('/') ? path : `${path}/`;
+  return p.startsWith(d);
+}
+
+/** The version source sessions see: counts refusals by kind and carries the reload generation. */
+function observedVersions(versions: Versions, generation: () => number, observer: GatewayObserver): VersionSource {
+  return {
+    async acquire(repo, ref, user) {
+      try {
+        return await versions.acquire(repo, ref, user);
+      } catch (e) {
+        if (e instanceof SqlError) observer.versionFailure?.(e.sqlstate);
+        throw e;
+      }
+    },
+    isMoving: (lease) => versions.isMoving(lease),
+    repositories: () => versions.repositories(),
+    systemTable: (view, ctx) => versions.systemTable(view, ctx),
+    generation,
+  };
 }

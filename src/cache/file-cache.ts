@@ -33,6 +33,8 @@ export interface FileCacheStats {
   hits: number;
   misses: number;
   downloads: number;
+  /** Bytes fetched from stores since start (fdl_store_bytes_downloaded_total). */
+  downloadedBytes: number;
   evictions: number;
   /** Bytes of files pinned by running queries and attached versions' views (never evicted). */
   pinnedBytes: number;
@@ -54,7 +56,7 @@ export class FileCache {
   /** Bytes of downloads in flight: room for them is made before they start. */
   private reserved = 0;
   private peak = 0;
-  private counters = { hits: 0, misses: 0, downloads: 0, evictions: 0, mismatches: 0 };
+  private counters = { hits: 0, misses: 0, downloads: 0, downloadedBytes: 0, evictions: 0, mismatches: 0 };
   /** Told about every cached file found tampered with (logging); set by the owner. */
   onMismatch: (name: string, detail: string) => void = () => undefined;
 
@@ -120,6 +122,7 @@ export class FileCache {
           }
           this.counters.downloads++;
           const st = await stat(path);
+          this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
           this.peak = Math.max(this.peak, this.bytes + this.reserved);
         });

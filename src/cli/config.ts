@@ -53,6 +53,10 @@ export const ConfigFile = z
     maxResultBytes: z.number().int().nonnegative().optional(),
     threads: z.number().int().positive().optional(),
     tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
+    /** HOST:PORT of the HTTP listener (health, readiness, metrics, status page); absent: none. */
+    http: z.string().optional(),
+    drainTimeoutMs: z.number().int().nonnegative().optional(),
+    proxyProtocol: z.boolean().optional(),
   })
   .strict();
 
@@ -79,6 +83,16 @@ export interface ServeFlags {
   tlsCert?: string;
   tlsKey?: string;
   tls?: string;
+  http?: string;
+  drainTimeout?: string;
+  proxyProtocol?: boolean;
+}
+
+/** What `fdl serve` runs: the gateway's configuration and the service around it. */
+export interface ServiceConfig {
+  gateway: GatewayConfig;
+  http: { host: string; port: number } | null;
+  drainTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,11 +110,11 @@ function pair(flag: string, s: string): [string, string] {
   return [name, s.slice(eq + 1)];
 }
 
-export function parseListen(s: string): { host: string; port: number } {
+export function parseListen(s: string, flag = '--listen'): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(s);
-  if (!m) throw new ConfigError(`--listen expects HOST:PORT, got "${s}"`);
+  if (!m) throw new ConfigError(`${flag} expects HOST:PORT, got "${s}"`);
   const port = Number(m[2]);
-  if (port > 65535) throw new ConfigError(`--listen: port ${port} out of range`);
+  if (port > 65535) throw new ConfigError(`${flag}: port ${port} out of range`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
@@ -111,7 +125,21 @@ function int(flag: string, s: string | undefined): number | undefined {
   return n;
 }
 
+export function buildServiceConfig(flags: ServeFlags): ServiceConfig {
+  const { config, file } = build(flags);
+  const http = flags.http ?? file.http;
+  return {
+    gateway: config,
+    http: http ? parseListen(http, '--http') : null,
+    drainTimeoutMs: int('--drain-timeout', flags.drainTimeout) ?? file.drainTimeoutMs ?? 30_000,
+  };
+}
+
 export function buildConfig(flags: ServeFlags): GatewayConfig {
+  return build(flags).config;
+}
+
+function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof ConfigFile> } {
   let file: z.infer<typeof ConfigFile> = {};
   if (flags.config) {
     let text: string;
@@ -190,7 +218,7 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
   if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
     throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
   }
-  return {
+  const config: GatewayConfig = {
     repos: [...repos.values()],
     auth,
     users,
@@ -222,5 +250,7 @@ export function buildConfig(flags: ServeFlags): GatewayConfig {
       maxResultBytes: file.maxResultBytes ?? 0,
     },
     tls,
+    proxyProtocol: flags.proxyProtocol ?? file.proxyProtocol ?? false,
   };
+  return { config, file };
 }

@@ -5,9 +5,9 @@
  */
 import { Command } from 'commander';
 import pino from 'pino';
-import { Gateway } from '../gateway.js';
+import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
-import { buildConfig, ConfigError, type ServeFlags } from './config.js';
+import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -42,7 +42,10 @@ program
   .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')
   .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
   .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
-  .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info, debug', 'info')
+  .option('--log-level <LEVEL>', 'log level of the JSON lines on stderr: fatal, error, warn, info, debug', 'info')
+  .option('--http <HOST:PORT>', 'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)')
+  .option('--drain-timeout <MS>', 'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)')
+  .option('--proxy-protocol', 'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one')
   .addHelpText(
     'after',
     `
@@ -51,6 +54,9 @@ Connect with any PostgreSQL client; the database name picks repository and versi
   NAME@REF        a branch, tag, request or version: demo@v1, demo@tags/v1, demo@heads/dev,
                   demo@requests/1, demo@<version id>
   @REF            the only served repository at REF
+
+Signals: SIGTERM/SIGINT drain (new connections refused, running statements finish, idle sessions
+end with 57P01, exit 0); SIGHUP re-reads --config (users, grants, limits, repositories).
 
 Example:
   fdl serve --repo demo=./examples/demo
@@ -69,10 +75,14 @@ Example:
       }
       process.exit(code);
     };
+    if (!pino.levels.values[opts.logLevel]) {
+      process.stderr.write(`fdl serve: --log-level expects fatal, error, warn, info, debug or trace, got "${opts.logLevel}"\n`);
+      process.exit(2);
+    }
     const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, logDest);
-    let config;
+    let service;
     try {
-      config = buildConfig(opts);
+      service = buildServiceConfig(opts);
     } catch (e) {
       if (e instanceof ConfigError) {
         process.stderr.write(`fdl serve: ${e.message}\n`);
@@ -80,32 +90,14 @@ Example:
       }
       throw e;
     }
-    let gateway: Gateway;
-    try {
-      gateway = await Gateway.start(config, log);
-    } catch (e) {
-      process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
-      exit(1);
-    }
-    // Handlers first: a supervisor may signal as soon as it reads the ready line.
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ event: 'shutdown', signal });
-      const force = setTimeout(() => process.exit(0), 5000);
-      force.unref();
-      gateway.close().then(
-        () => exit(0),
-        () => exit(0),
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    const { host, port } = gateway.address;
-    process.stdout.write(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`);
-    const names = config.repos.map((r) => r.name);
-    process.stderr.write(`connect with: psql "host=${host} port=${port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+    await runService(service.gateway, {
+      http: service.http,
+      drainTimeoutMs: service.drainTimeoutMs,
+      // Flags stay as given; the file is read again.
+      reloadConfig: () => buildServiceConfig(opts).gateway,
+      log,
+      exit,
+    });
   });
 
 program

@@ -70,10 +70,10 @@ export interface AdmissionContext {
   functions: ReadonlySet<string>;
   /** The session's version's database. */
   versionDb: string;
+  /** Schemas of the version an unqualified name is looked up in, in order (default: main). */
+  searchSchemas?: readonly string[];
   /** Databases of versions the statement pinned ("NAME@REF"). */
   pinnedDbs: readonly string[];
-  /** Schemas of the session's version an unqualified name resolves in, in order (search_path). */
-  searchSchemas?: readonly string[];
   /** The emulated PostgreSQL catalogs' database. */
   compatDb: string;
   /** Whether a database has this table or view (names lower-cased; see relationsOf). */
@@ -144,8 +144,9 @@ function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: stri
     if (has(ctx.versionDb, r.schema, r.table)) return { db: ctx.versionDb, schema: r.schema, table: r.table };
     throw undefinedTable(r);
   }
-  for (const schema of [...(ctx.searchSchemas ?? []), 'main']) {
-    if (has(ctx.versionDb, schema, r.table)) return { db: ctx.versionDb, schema, table: r.table };
+  // An unqualified name resolves along the session's search_path, as DuckDB's search_path does.
+  for (const schema of ctx.searchSchemas ?? ['main']) {
+    if (has(ctx.versionDb, schema.toLowerCase(), r.table)) return { db: ctx.versionDb, schema, table: r.table };
   }
   throw undefinedTable(r);
 }

@@ -48,6 +48,8 @@ export interface VersionSource {
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
   repositories(): string[];
+  /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
+  generation?(): number;
   /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
   systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
 }

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
@@ -16,6 +16,7 @@ import { Writer } from './writer.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { authenticator, type AuthMethod, type Authenticator } from './auth.js';
+import type { ProxiedAddress } from './proxy-protocol.js';
 
 export interface ConnectionContext {
   versions: VersionSource;
@@ -35,7 +36,28 @@ export interface ConnectionContext {
   authFor(user: string): { method: AuthMethod; stored: string | undefined };
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
-  log: { info(o: object, msg?: string): void; warn(o: object, msg?: string): void };
+  log: ConnectionLog;
+  /** Every finished statement's audit entry (sqlstate, ms), for metrics. */
+  observeStatement?(entry: Record<string, unknown>): void;
+  /** A session that passed startup (ok) or was refused during it (the SQLSTATE). */
+  observeStartup?(sqlstate: string): void;
+}
+
+export interface ConnectionLog {
+  info(o: object, msg?: string): void;
+  warn(o: object, msg?: string): void;
+  /** Lines of one session carry its request id (pino's child loggers). */
+  child?(bindings: Record<string, unknown>): ConnectionLog;
+}
+
+/** A session as the status page shows it (no secrets: no SQL text, no passwords). */
+export interface ConnectionInfo {
+  pid: number;
+  user: string;
+  database: string;
+  clientAddress: string | null;
+  startedAt: Date;
+  state: 'idle' | 'active' | 'idle in transaction';
 }
 
 type Phase = 'startup' | 'auth' | 'ready' | 'closed';
@@ -60,11 +82,24 @@ export class Connection {
   private pumping: Promise<void> = Promise.resolve();
   private auth: { authenticator: Authenticator; params: Map<string, string> } | null = null;
   private isClosed = false;
+  /** Ending after the statement in progress (graceful drain). */
+  private draining = false;
+  private readonly startedAt = new Date();
+  private identity: { user: string; database: string } | null = null;
+  /** Request id of the session; statements are `<id>.<n>`. */
+  readonly requestId = randomBytes(6).toString('hex');
+  private statements = 0;
+  private readonly log: ConnectionLog;
+  private markFinished!: () => void;
+  /** Resolves once the connection is torn down and its DuckDB connection released. */
+  readonly finished = new Promise<void>((resolve) => (this.markFinished = resolve));
 
   constructor(
     private socket: Socket,
     private readonly ctx: ConnectionContext,
+    readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
+    this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
     this.decoder = new FrontendDecoder(ctx.maxMessageBytes);
     socket.setNoDelay(true);
     this.listen(socket);
@@ -106,6 +141,29 @@ export class Connection {
     this.session?.cancel();
   }
 
+  /** Bytes that arrived before the connection existed (after a PROXY header). */
+  push(data: Buffer): void {
+    this.onData(data);
+  }
+
+  /** End the session with 57P01 as soon as it is idle: at once, or after the statement in progress. */
+  drain(): void {
+    this.draining = true;
+    if (!this.busy) this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
+  }
+
+  info(): ConnectionInfo | null {
+    const s = this.session;
+    if (!s || !this.identity || this.isClosed) return null;
+    return {
+      pid: this.pid,
+      ...this.identity,
+      clientAddress: this.client.address,
+      startedAt: this.startedAt,
+      state: this.busy ? 'active' : s.transactionStatus === 'I' ? 'idle' : 'idle in transaction',
+    };
+  }
+
   private onData(data: Buffer): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
@@ -136,6 +194,9 @@ export class Connection {
       this.fatal(e);
     } finally {
       this.busy = false;
+      if (this.draining && this.decoder.pending === 0) {
+        this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
+      }
       this.armIdleInTransaction();
     }
   }
@@ -242,7 +303,11 @@ export class Connection {
         return self.isClosed;
       },
     };
-    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, this.ctx.results, (entry) => this.ctx.log.info({ ...entry, pid: this.pid }));
+    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, this.ctx.results, (entry) => {
+      this.log.info({ ...entry, pid: this.pid, request: `${this.requestId}.${++this.statements}` });
+      this.ctx.observeStatement?.(entry);
+    });
+    session.clientAddress = this.client.address;
     try {
       for (const [k, v] of params) {
         if (k === 'user' || k === 'database' || k === 'replication') continue;
@@ -273,7 +338,9 @@ export class Connection {
     be.backendKeyData(w, key.pid, key.secret);
     be.readyForQuery(w, 'I');
     this.phase = 'ready';
-    this.ctx.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId });
+    this.identity = { user, database };
+    this.ctx.observeStartup?.('00000');
+    this.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId, client: this.client.address, pid: this.pid });
     await this.flush();
   }
 
@@ -377,10 +444,11 @@ export class Connection {
   private fatal(e: unknown): void {
     if (this.isClosed) return;
     const err = e instanceof SqlError ? e : fromDuckDB(e);
+    if (this.phase === 'startup' || this.phase === 'auth') this.ctx.observeStartup?.(err.sqlstate);
     const notice = toNotice(err);
     be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
     if (!this.socket.destroyed) this.socket.write(this.w.flush());
-    if (err.sqlstate === SQLSTATE.internalError) this.ctx.log.warn({ event: 'fatal', err: err.message });
+    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: err.message });
     this.close();
   }
 
@@ -405,7 +473,13 @@ export class Connection {
       // Never free a DuckDB connection under a running query: interrupt it, let the message loop
       // finish, then close (disconnecting mid-query wedges or crashes DuckDB).
       s.abort();
-      void this.pumping.then(() => s.close());
+      void this.pumping
+        .then(() => s.close())
+        .catch(() => undefined)
+        .finally(() => this.markFinished());
+    } else {
+      // A session still opening finds the connection closed and closes itself; wait for that loop.
+      void this.pumping.catch(() => undefined).finally(() => this.markFinished());
     }
     if (!this.socket.destroyed) this.socket.destroy();
   }

@@ -6,13 +6,23 @@ import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
-import { Connection, newSecret, type ConnectionContext } from './connection.js';
+import { Connection, newSecret, type ConnectionContext, type ConnectionInfo } from './connection.js';
+import { parseProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { Writer } from './writer.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
   maxConnections: number;
+  /** Expect a PROXY v1/v2 header first on every connection (behind HAProxy); refuse without one. */
+  proxyProtocol?: boolean;
+}
+
+/** What the service layer counts (metrics); every hook is optional and must not throw. */
+export interface ServerObserver {
+  opened?(): void;
+  closed?(): void;
+  refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
 }
 
 export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel'>;
@@ -22,12 +32,15 @@ export class WireServer {
   private readonly connections = new Set<Connection>();
   private readonly byPid = new Map<number, { conn: Connection; secret: number }>();
   private nextPid = 1000 + Math.floor(Math.random() * 1000);
+  private readonly full: ConnectionContext;
+  private draining = false;
 
   constructor(
     private readonly opts: ServerOptions,
     ctx: ServerContext,
+    private readonly observer: ServerObserver = {},
   ) {
-    const full: ConnectionContext = {
+    const full: ConnectionContext = (this.full = {
       ...ctx,
       register: (conn) => {
         const pid = this.nextPid++;
@@ -45,18 +58,109 @@ export class WireServer {
         b.writeInt32BE(entry.secret);
         if (timingSafeEqual(a, b)) entry.conn.cancel();
       },
-    };
+    });
     this.server = net.createServer((socket) => {
-      if (this.connections.size >= opts.maxConnections) {
-        const w = new Writer(256);
-        be.errorResponse(w, { severity: 'FATAL', code: SQLSTATE.tooManyConnections, message: 'sorry, too many clients already' });
-        socket.end(w.flush());
+      if (this.draining) {
+        this.refuse(socket, 'draining', SQLSTATE.cannotConnectNow, 'the database system is shutting down');
         return;
       }
-      const conn = new Connection(socket, full);
-      this.connections.add(conn);
-      socket.on('close', () => this.connections.delete(conn));
+      if (this.connections.size >= this.opts.maxConnections) {
+        this.refuse(socket, 'too_many_connections', SQLSTATE.tooManyConnections, 'sorry, too many clients already');
+        return;
+      }
+      if (this.opts.proxyProtocol) this.readProxyHeader(socket);
+      else this.accept(socket, { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null }, null);
     });
+  }
+
+  private refuse(socket: net.Socket, reason: 'too_many_connections' | 'draining' | 'proxy_header', code: string, message: string): void {
+    this.observer.refused?.(reason);
+    const w = new Writer(256);
+    be.errorResponse(w, { severity: 'FATAL', code, message });
+    socket.on('error', () => undefined);
+    socket.end(w.flush());
+  }
+
+  private accept(socket: net.Socket, client: ProxiedAddress, rest: Buffer | null): void {
+    const conn = new Connection(socket, this.full, client);
+    this.connections.add(conn);
+    this.observer.opened?.();
+    socket.on('close', () => {
+      if (this.connections.delete(conn)) this.observer.closed?.();
+    });
+    if (rest && rest.length > 0) conn.push(rest);
+  }
+
+  /** The balancer's header comes before any PostgreSQL byte; the connection starts after it. */
+  private readProxyHeader(socket: net.Socket): void {
+    let buf: Buffer = Buffer.alloc(0);
+    const timer = setTimeout(() => fail('no PROXY protocol header received in time'), this.full.startupTimeoutMs);
+    const fail = (message: string) => {
+      cleanup();
+      this.refuse(socket, 'proxy_header', SQLSTATE.protocolViolation, message);
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      socket.removeListener('data', onData);
+      socket.removeListener('close', onClose);
+    };
+    const onClose = () => cleanup();
+    const onData = (d: Buffer) => {
+      buf = buf.length === 0 ? d : Buffer.concat([buf, d]);
+      const r = parseProxyHeader(buf);
+      if (r.kind === 'incomplete') return;
+      if (r.kind === 'error') return fail(r.message);
+      cleanup();
+      // A LOCAL header (the balancer's own health check) has no client: the peer is the balancer.
+      const client = r.client.address ? r.client : { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null };
+      socket.pause();
+      this.accept(socket, client, buf.subarray(r.consumed));
+      socket.resume();
+    };
+    socket.on('data', onData);
+    socket.on('close', onClose);
+    socket.on('error', () => undefined);
+  }
+
+  /** Settings that a reload may change for sessions that start afterwards. */
+  reconfigure(patch: Partial<Pick<ConnectionContext, 'limits' | 'authFor'>> & { maxConnections?: number }): void {
+    const { maxConnections, ...ctx } = patch;
+    if (maxConnections !== undefined) this.opts.maxConnections = maxConnections;
+    Object.assign(this.full, ctx);
+  }
+
+  /** The sessions now open (for the status page). */
+  sessions(): ConnectionInfo[] {
+    return [...this.connections].flatMap((c) => c.info() ?? []);
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /**
+   * Graceful drain: refuse new connections (the listener closes, so late SYNs are refused by the
+   * kernel), end idle sessions with 57P01 at once and busy ones as soon as their statement is
+   * answered. After `timeoutMs`, running statements are cancelled; `graceMs` later, whatever is
+   * left is cut. Resolves once every connection has released its DuckDB connection.
+   */
+  async drain(timeoutMs: number, graceMs = 5000): Promise<void> {
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const c of this.connections) c.drain();
+    const all = () => Promise.all([...this.connections].map((c) => c.finished)).then(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const after = (ms: number) => new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
+    if ((await Promise.race([all(), after(timeoutMs)])) === 'timeout') {
+      for (const c of this.connections) c.cancel();
+      if ((await Promise.race([all(), after(graceMs)])) === 'timeout') {
+        for (const c of this.connections) c.close();
+      }
+    }
+    clearTimeout(timer);
+    // Sockets are gone; their sessions may still be handing back DuckDB connections.
+    await all();
+    await closed;
   }
 
   listen(): Promise<{ host: string; port: number }> {
@@ -69,11 +173,14 @@ export class WireServer {
     });
   }
 
+  /** Immediate stop: close every connection; resolves once their sessions are released. */
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      for (const c of this.connections) c.close();
-    });
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const finished = [...this.connections].map((c) => c.finished);
+    for (const c of this.connections) c.close();
+    await Promise.all(finished);
+    await closed;
   }
 }
 

@@ -21,10 +21,10 @@ import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
-import { analyze, type Analysis } from '../sql/analysis.js';
-import { isRepeatable } from '../sql/determinism.js';
 import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
+import { analyze, type Analysis } from '../sql/analysis.js';
+import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
@@ -146,6 +146,10 @@ export class Session {
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   private refreshedFor = -1;
+  /** Configuration generation the current lease was authorized under. */
+  private authorizedIn = 0;
+  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
+  clientAddress: string | null = null;
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -172,6 +176,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
+    this.authorizedIn = this.versions.generation?.() ?? 0;
     await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
   }
 
@@ -528,8 +533,9 @@ export class Session {
         ['version', 'VARCHAR'],
         ['resolved_at', 'TIMESTAMPTZ'],
         ['pinned', 'BOOLEAN'],
+        ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I']],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I', this.clientAddress]],
     };
   }
 
@@ -571,8 +577,8 @@ export class Session {
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(this.conn),
       versionDb: own.dbName,
-      pinnedDbs: leases.map((l) => l.dbName),
       searchSchemas: this.settings.searchSchemas(),
+      pinnedDbs: leases.map((l) => l.dbName),
       compatDb: COMPAT_DB,
       hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
       definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
@@ -955,10 +961,14 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    if (this.status !== 'I' || !this.lease || !this.versions.isMoving(this.lease)) return;
-    if (this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
+    // After a reload, every session asks again (grants may have changed), whatever its ref.
+    const generation = this.versions.generation?.() ?? 0;
+    const reauthorize = generation !== this.authorizedIn;
+    if (this.status !== 'I' || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
+    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
     this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
+    this.authorizedIn = generation;
     if (next.versionId === this.lease.versionId) {
       next.release();
       return;
@@ -1048,6 +1058,7 @@ export class Session {
         return;
       case 'resetAll':
         await this.settings.resetAll();
+        this.clearStatementCache(); // search_path may have changed
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
@@ -1181,11 +1192,15 @@ export class Session {
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     await this.settings.set(name, value);
+    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
+    if (name === 'search_path') this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories());
+    if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
+    await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */

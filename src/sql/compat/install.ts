@@ -94,6 +94,26 @@ function valuesTable(name: string, cols: ReadonlyArray<readonly [string, string]
 }
 
 /**
+ * pg_stat_activity shows the calling session (sessions are separate DuckDB connections; a
+ * non-superuser sees no detail of other users' sessions in PostgreSQL either): pid, user, database,
+ * application and the client's address — the real one when a PROXY-protocol balancer is in front.
+ */
+function statActivityView(columns: ReadonlyArray<readonly [string, string]>): string {
+  const exprs: Record<string, string> = {
+    datname: `${C}_dbname()`,
+    pid: `TRY_CAST(${C}_var('backend_pid') AS INTEGER)`,
+    usename: `${C}_user()`,
+    application_name: `coalesce(${C}_var('application_name'), '')`,
+    client_addr: `${C}_var('client_addr')`,
+    backend_start: `TRY_CAST(${C}_var('backend_start') AS TIMESTAMPTZ)`,
+    state: `'active'`,
+    backend_type: `'client backend'`,
+  };
+  const list = columns.map(([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`);
+  return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
+}
+
+/**
  * A catalog view with exactly PostgreSQL's columns, in order and with catalog types, from a SELECT
  * whose output names match; columns the emulation has no value for are NULL.
  */
@@ -147,6 +167,10 @@ function compatStatements(b: Build): string[] {
     ['rngsubopc', 'BIGINT'], ['rngcanonical', 'BIGINT'], ['rngsubdiff', 'BIGINT'],
   ], PG_RANGES));
   for (const rel of PG_STATIC_RELATIONS) {
+    if (rel.name === 'pg_stat_activity') {
+      s.push(statActivityView(rel.columns));
+      continue;
+    }
     const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
     s.push(...valuesTable(rel.name, cols, rel.rows.map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
   }

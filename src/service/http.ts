@@ -1,0 +1,84 @@
+/**
+ * The operator's HTTP listener (`--http HOST:PORT`, off by default): /healthz (the process runs),
+ * /readyz (accepting sessions: 503 while starting or draining), /metrics (Prometheus text) and /
+ * (the status page). GET and HEAD only; nothing here changes the gateway.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Readiness = 'starting' | 'ready' | 'draining';
+
+export interface HttpHandlers {
+  readiness(): Readiness;
+  metrics(): Promise<{ contentType: string; body: string }>;
+  statusPage(): Promise<string>;
+  log: { warn(o: object, msg?: string): void };
+}
+
+export class ServiceHttp {
+  private constructor(
+    private readonly server: http.Server,
+    readonly address: { host: string; port: number },
+  ) {}
+
+  static async listen(host: string, port: number, h: HttpHandlers): Promise<ServiceHttp> {
+    const server = http.createServer((req, res) => {
+      void handle(req, res, h);
+    });
+    // Slow or idle clients must not hold sockets open (a scraper every few seconds is the norm).
+    server.requestTimeout = 30_000;
+    server.headersTimeout = 10_000;
+    server.keepAliveTimeout = 5_000;
+    server.maxHeadersCount = 50;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const a = server.address() as AddressInfo;
+    return new ServiceHttp(server, { host, port: a.port });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+async function handle(req: http.IncomingMessage, res: http.ServerResponse, h: HttpHandlers): Promise<void> {
+  const send = (code: number, type: string, body: string) => {
+    res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    return send(405, 'text/plain; charset=utf-8', 'method not allowed\n');
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  try {
+    switch (path) {
+      case '/healthz':
+        return send(200, 'text/plain; charset=utf-8', 'ok\n');
+      case '/readyz': {
+        const r = h.readiness();
+        return send(r === 'ready' ? 200 : 503, 'text/plain; charset=utf-8', `${r}\n`);
+      }
+      case '/metrics': {
+        const m = await h.metrics();
+        return send(200, m.contentType, m.body);
+      }
+      case '/': {
+        const page = await h.statusPage();
+        res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
+        return send(200, 'text/html; charset=utf-8', page);
+      }
+      default:
+        return send(404, 'text/plain; charset=utf-8', 'not found\n');
+    }
+  } catch (e) {
+    h.log.warn({ event: 'http_error', path, err: (e as Error).message });
+    if (!res.headersSent) send(500, 'text/plain; charset=utf-8', 'internal error\n');
+    else res.destroy();
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The gateway's Prometheus metrics (prom-client), in one registry per gateway. Counters are bumped
+ * by the wire and version layers through small hooks; gauges that mirror cache state are read at
+ * scrape time. Labels are closed sets (outcome, cache, reason, kind): never SQL text, user, database
+ * or ref names, which clients choose.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type QueryOutcome = 'ok' | 'error' | 'cancelled';
+export type RefusalReason = 'too_many_connections' | 'draining' | 'proxy_header' | 'auth_failed';
+export type VersionFailure = 'verification' | 'resolution' | 'permission';
+
+/** What the caches report at scrape time (bytes in use, and result-cache hits). */
+export interface CacheReadings {
+  files(): { bytes: number; downloadedBytes: number };
+  results(): { bytes: number; hits: number; misses: number };
+  versions(): number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly connections: Gauge;
+  readonly connectionsTotal: Counter<'outcome'>;
+  readonly refused: Counter<'reason'>;
+  readonly queries: Counter<'outcome'>;
+  readonly duration: Histogram<'outcome'>;
+  readonly versionFailures: Counter<'kind'>;
+  readonly reloads: Counter<'outcome'>;
+  private readings: CacheReadings | null = null;
+
+  constructor() {
+    const registers = [this.registry];
+    // process_resident_memory_bytes, CPU, open fds, event-loop lag, heap: prom-client's defaults.
+    collectDefaultMetrics({ register: this.registry });
+    this.connections = new Gauge({ name: 'fdl_connections', help: 'Client connections open now', registers });
+    this.connectionsTotal = new Counter({
+      name: 'fdl_sessions_total',
+      help: 'Sessions that completed startup (outcome=ok) or failed it (outcome=error)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'fdl_connections_refused_total',
+      help: 'Connections refused before a session began, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.queries = new Counter({ name: 'fdl_queries_total', help: 'Statements executed, by outcome', labelNames: ['outcome'], registers });
+    this.duration = new Histogram({
+      name: 'fdl_query_duration_seconds',
+      help: 'Statement execution time, from start to the last row sent',
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300],
+      registers,
+    });
+    this.versionFailures = new Counter({
+      name: 'fdl_version_failures_total',
+      help: 'Versions refused: kind=verification (hash or signature), resolution (unknown or dangling ref), permission (grants)',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.reloads = new Counter({ name: 'fdl_config_reloads_total', help: 'SIGHUP reloads, by outcome', labelNames: ['outcome'], registers });
+    for (const o of ['ok', 'error', 'cancelled'] as const) {
+      this.queries.inc({ outcome: o }, 0);
+    }
+    for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed'] as const) this.refused.inc({ reason: r }, 0);
+    for (const k of ['verification', 'resolution', 'permission'] as const) this.versionFailures.inc({ kind: k }, 0);
+    const self = this;
+    new Gauge({
+      name: 'fdl_cache_bytes',
+      help: 'Bytes held by each cache (files on disk, results in memory)',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        if (!self.readings) return;
+        this.set({ cache: 'files' }, self.readings.files().bytes);
+        this.set({ cache: 'results' }, self.readings.results().bytes);
+      },
+    });
+    new Gauge({
+      name: 'fdl_attached_versions',
+      help: 'Versions attached in DuckDB now',
+      registers,
+      collect() {
+        if (self.readings) this.set(self.readings.versions());
+      },
+    });
+    new Counter({
+      name: 'fdl_store_bytes_downloaded_total',
+      help: 'Bytes of data files downloaded from remote stores into the file cache',
+      registers,
+      collect() {
+        if (!self.readings) return;
+        this.reset();
+        this.inc(self.readings.files().downloadedBytes);
+      },
+    });
+    new Counter({
+      name: 'fdl_result_cache_hits_total',
+      help: 'Statements answered from the result cache without running them',
+      registers,
+      collect() {
+        if (!self.readings) return;
+        this.reset();
+        this.inc(self.readings.results().hits);
+      },
+    });
+    new Counter({
+      name: 'fdl_result_cache_misses_total',
+      help: 'Repeatable statements looked up in the result cache and not found',
+      registers,
+      collect() {
+        if (!self.readings) return;
+        this.reset();
+        this.inc(self.readings.results().misses);
+      },
+    });
+  }
+
+  /** Where scrape-time gauges read from (set once the caches exist). */
+  observeCaches(readings: CacheReadings): void {
+    this.readings = readings;
+  }
+
+  /** One finished statement (from the session's audit entry: sqlstate and milliseconds). */
+  statement(sqlstate: string, ms: number | undefined): void {
+    const outcome: QueryOutcome = sqlstate === '00000' ? 'ok' : sqlstate === '57014' ? 'cancelled' : 'error';
+    this.queries.inc({ outcome });
+    // A data file whose bytes differ from files.json is found while the statement reads it.
+    if (sqlstate === 'XX001') this.versionFailures.inc({ kind: 'verification' });
+    if (ms !== undefined) this.duration.observe({ outcome }, ms / 1000);
+  }
+
+  /** A version acquisition refused with this SQLSTATE. */
+  versionFailure(sqlstate: string): void {
+    const kind: VersionFailure = sqlstate === '42501' ? 'permission' : sqlstate === 'XX001' || sqlstate === '28000' ? 'verification' : 'resolution';
+    this.versionFailures.inc({ kind });
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

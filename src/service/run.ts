@@ -1,0 +1,125 @@
+/**
+ * `fdl serve` as a long-running service: the HTTP listener (health, readiness, metrics, status
+ * page), the gateway, and the signals a supervisor sends — SIGTERM/SIGINT drain and exit 0,
+ * SIGHUP re-reads the configuration.
+ */
+import type { Logger } from 'pino';
+import { Gateway, type GatewayConfig } from '../gateway.js';
+import { ServiceHttp, type Readiness } from './http.js';
+import { Metrics } from './metrics.js';
+import { gatherStatus } from './status.js';
+import { renderStatusPage } from './status-page.js';
+import { armWatchdog } from './watchdog.js';
+
+export interface ServiceOptions {
+  /** HOST:PORT of the HTTP listener, or null for none. */
+  http: { host: string; port: number } | null;
+  drainTimeoutMs: number;
+  /** Builds the configuration again from the same flags and file (SIGHUP). */
+  reloadConfig(): GatewayConfig;
+  log: Logger;
+  /** Flush logs and end the process. */
+  exit(code: number): never;
+}
+
+/** Beyond the drain timeout: time for cancelled statements to stop, then the main-thread fallback, then the watchdog. */
+const CANCEL_GRACE_MS = 5_000;
+const FORCE_EXIT_MS = 5_000;
+
+const hostPort = (a: { host: string; port: number }) => `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+
+export async function runService(config: GatewayConfig, opts: ServiceOptions): Promise<void> {
+  const { log } = opts;
+  const metrics = new Metrics();
+  let readiness: Readiness = 'starting';
+  let gateway: Gateway | null = null;
+  // Handlers before anything starts: a supervisor may signal at any moment.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    readiness = 'draining';
+    log.info({ event: 'shutdown', signal, drainTimeoutMs: opts.drainTimeoutMs });
+    // Whatever happens below, the process ends: first a main-thread timer, then one on its own
+    // thread in case the main thread is blocked.
+    const deadline = opts.drainTimeoutMs + CANCEL_GRACE_MS + FORCE_EXIT_MS;
+    setTimeout(() => {
+      log.warn({ event: 'shutdown_forced', afterMs: deadline });
+      opts.exit(0);
+    }, deadline).unref();
+    armWatchdog(deadline + FORCE_EXIT_MS);
+    if (!gateway) return opts.exit(0); // still starting: nothing to drain
+    gateway
+      .drain(opts.drainTimeoutMs)
+      .catch((e: Error) => log.warn({ event: 'drain_error', err: e.message }))
+      .then(() => http?.close())
+      .finally(() => {
+        log.info({ event: 'stopped' });
+        opts.exit(0);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  let reloading = Promise.resolve();
+  process.on('SIGHUP', () => {
+    reloading = reloading.then(async () => {
+      if (stopping || !gateway) return;
+      const gw = gateway;
+      let next: GatewayConfig;
+      try {
+        next = opts.reloadConfig();
+        const r = await gw.reload(next);
+        metrics.reloads.inc({ outcome: 'ok' });
+        log.info({ event: 'reload', added: r.added, removed: r.removed, ...(r.ignored.length ? { needs_restart: r.ignored } : {}) });
+      } catch (e) {
+        metrics.reloads.inc({ outcome: 'error' });
+        log.error({ event: 'reload_rejected', err: (e as Error).message }, 'configuration not reloaded; the previous one stays in force');
+      }
+    });
+  });
+
+  const http = opts.http
+    ? await ServiceHttp.listen(opts.http.host, opts.http.port, {
+        readiness: () => readiness,
+        metrics: () => metrics.text(),
+        statusPage: async () =>
+          gateway
+            ? renderStatusPage(await gatherStatus(gateway, readiness))
+            : '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>fdl-gateway status</title></head><body><h1>fdl-gateway</h1><p id="state">starting</p></body></html>',
+        log,
+      }).catch((e: Error) => {
+        process.stderr.write(`fdl serve: cannot listen for HTTP on ${hostPort(opts.http!)}: ${e.message}\n`);
+        return opts.exit(1);
+      })
+    : null;
+
+  try {
+    gateway = await Gateway.start(config, log, {
+      opened: () => metrics.connections.inc(),
+      closed: () => metrics.connections.dec(),
+      refused: (reason) => metrics.refused.inc({ reason }),
+      statement: (e) => metrics.statement(String(e.sqlstate ?? 'XX000'), typeof e.ms === 'number' ? e.ms : undefined),
+      startup: (sqlstate) => {
+        metrics.connectionsTotal.inc({ outcome: sqlstate === '00000' ? 'ok' : 'error' });
+        if (sqlstate === '28P01' || sqlstate === '28000') metrics.refused.inc({ reason: 'auth_failed' });
+      },
+      versionFailure: (sqlstate) => metrics.versionFailure(sqlstate),
+    });
+  } catch (e) {
+    process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
+    return opts.exit(1);
+  }
+  const gw = gateway;
+  metrics.observeCaches({
+    files: () => gw.caches().files,
+    results: () => gw.caches().results,
+    versions: () => gw.caches().versions.attached,
+  });
+
+  process.stdout.write(`listening on ${hostPort(gw.address)}\n`);
+  if (http) process.stdout.write(`http on ${hostPort(http.address)}\n`);
+  readiness = 'ready';
+  const names = config.repos.map((r) => r.name);
+  process.stderr.write(`connect with: psql "host=${gw.address.host} port=${gw.address.port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+}
