@@ -26,6 +26,8 @@ export interface SyntheticOptions {
   /** Files (the first ones) that get a delete file removing every `deleteEvery`-th row. */
   deleteFiles?: number;
   deleteEvery?: number;
+  /** Adds column `p VARCHAR` of this many pseudo-random hex characters per row (bulk, poorly compressible). */
+  pad?: number;
 }
 
 const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
@@ -45,6 +47,10 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
       (2, 1, NULL, 1, 2, 'ts', 'timestamp', NULL, 'NULL', true, NULL, 'literal', 'duckdb'),
       (3, 1, NULL, 1, 3, 'v', 'float64', NULL, 'NULL', true, NULL, 'literal', 'duckdb'),
       (4, 1, NULL, 1, 4, 'k', 'varchar', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`);
+    if (o.pad) await conn.run(`INSERT INTO syn.ducklake_column VALUES (5, 1, NULL, 1, 5, 'p', 'varchar', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`);
+    // up to 128 hex characters from four digests of the row key: bulk that does not compress away
+    const padCol = (i: number) => (o.pad ? `, left(md5(r::VARCHAR || '/${i}') || md5(r::VARCHAR || 'a${i}') || md5(r::VARCHAR || 'b${i}') || md5(r::VARCHAR || 'c${i}'), ${Math.min(128, o.pad)}) AS p` : '');
+    const fieldIds = o.pad ? '{id: 1, ts: 2, v: 3, k: 4, p: 5}' : '{id: 1, ts: 2, v: 3, k: 4}';
     await conn.run(`INSERT INTO syn.ducklake_schema_versions VALUES (1, 1, 1)`);
     const R = o.rowsPerFile;
     const every = o.deleteEvery ?? 10;
@@ -56,9 +62,9 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
       const rows = `SELECT ${i}::BIGINT * ${R} + r AS id,
           TIMESTAMP '2024-01-01' + INTERVAL (${i}) DAY + to_seconds((r * 86399 // ${Math.max(1, R - 1)})::BIGINT) AS ts,
           ((r * 7919 + ${i} * 104729) % 100000) / 100.0 AS v,
-          'k' || ((r + ${i}) % 50)::VARCHAR AS k
+          'k' || ((r + ${i}) % 50)::VARCHAR AS k${padCol(i)}
         FROM range(${R}) t(r)`;
-      await conn.run(`COPY (${rows}) TO ${q(file)} (FORMAT parquet, FIELD_IDS {id: 1, ts: 2, v: 3, k: 4}, ROW_GROUP_SIZE 122880)`);
+      await conn.run(`COPY (${rows}) TO ${q(file)} (FORMAT parquet, FIELD_IDS ${fieldIds}, ROW_GROUP_SIZE 122880)`);
       const size = statSync(file).size;
       await conn.run(`INSERT INTO syn.ducklake_data_file VALUES (${i + 1}, 1, 1, NULL, NULL, ${q(name)}, true, 'parquet', ${R}, ${size}, NULL, ${i * R}, NULL, NULL, NULL, NULL)`);
       await conn.run(`INSERT INTO syn.ducklake_file_column_stats
