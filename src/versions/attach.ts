@@ -8,6 +8,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import type { StatementFiles } from './lease.js';
+import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
 import { relationInfoStatement } from '../sql/compat/index.js';
@@ -173,11 +174,16 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
     return null;
   }
   let turn: Promise<unknown> = Promise.resolve();
+  // A dashboard repeats its statements: the verdict depends only on the text and the search path.
+  const verdicts = new LRUCache<string, { s: Survivors | null }>({ max: 512 });
   return {
     judge(statement: StatementFiles): Promise<Survivors | null> {
+      const key = `${statement.searchSchemas.join('\0')}\n${statement.sql}`;
+      const known = verdicts.get(key);
+      if (known) return Promise.resolve(known.s);
       const run = turn.then(() => index.survivors(conn, statement.sql, statement.searchSchemas));
       turn = run.catch(() => undefined);
-      return run;
+      return run.then((s) => (verdicts.set(key, { s }), s));
     },
     async dispose() {
       await turn;
