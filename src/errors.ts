@@ -34,6 +34,7 @@ export const SQLSTATE = {
   invalidAuthorization: '28000',
   tooManyConnections: '53300',
   diskFull: '53100',
+  connectionRejected: '08004',
   dataCorrupted: 'XX001',
   internalError: 'XX000',
   ioError: '58030',

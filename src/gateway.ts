@@ -48,6 +48,8 @@ export interface GatewayConfig {
   /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
   stateDir?: string;
   maxConnections: number;
+  /** Sockets that may be authenticating at once, apart from the sessions. */
+  maxAuthenticating: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
   refTtlMs: number;
@@ -80,6 +82,8 @@ export interface CacheReport {
   files: { entries: number; bytes: number; maxBytes: number; downloadedBytes: number; hits: number; misses: number };
   results: { entries: number; bytes: number; hits: number; misses: number; enabled: boolean };
   versions: { attached: number };
+  /** Data integrity: files remembered as verified, bytes hashed, and mismatches from every source (local, downloads, cache). */
+  verification: { entries: number; hashedBytes: number; mismatches: number };
 }
 
 /** The status page reads as no configured user can be named (NUL never survives a startup packet). */
@@ -149,7 +153,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => engine.connect(),
@@ -251,6 +255,7 @@ export class Gateway {
       files: { entries: f.entries, bytes: f.bytes, maxBytes: f.maxBytes, downloadedBytes: f.downloadedBytes, hits: f.hits, misses: f.misses },
       results: { entries: r.size, bytes: r.bytes, hits: r.hits, misses: r.misses, enabled: r.enabled },
       versions: { attached: this.versions.attached.size },
+      verification: (({ entries, hashedBytes, mismatches }) => ({ entries, hashedBytes, mismatches }))(this.shared.verification.stats()),
     };
   }
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
 
@@ -41,6 +42,7 @@ export const ConfigFile = z
     resultCacheBytes: z.number().int().nonnegative().optional(),
     s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
     maxConnections: z.number().int().positive().optional(),
+    maxAuthenticating: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
     startupTimeoutMs: z.number().int().positive().optional(),
     refTtlMs: z.number().int().nonnegative().optional(),
@@ -214,9 +216,17 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
   const cacheDir = resolve(flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'));
   // Ledgers are trust decisions: they must survive a wiped cache and never be reachable through it.
   const stateDir = resolve(flags.stateDir ?? file.stateDir ?? `${cacheDir}.state`);
-  const within = relative(cacheDir, stateDir);
-  if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
+  const inside = (dir: string, parent: string) => {
+    const rel = relative(parent, dir);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  if (inside(stateDir, cacheDir)) {
     throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
+  }
+  // Sessions may read the served local folders (DuckDB's allowed directories): the ledgers may not live there.
+  for (const r of repos.values()) {
+    const local = /^[a-z][a-z0-9+.-]*:/i.test(r.location) ? (r.location.startsWith('file://') ? fileURLToPath(r.location) : null) : resolve(r.location);
+    if (local && inside(stateDir, local)) throw new ConfigError(`--state-dir ${stateDir} is inside repository ${r.name} (${local}); give a directory outside it`);
   }
   const config: GatewayConfig = {
     repos: [...repos.values()],
@@ -227,6 +237,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     cacheDir,
     stateDir,
     maxConnections: int('--max-connections', flags.maxConnections) ?? file.maxConnections ?? 100,
+    maxAuthenticating: file.maxAuthenticating ?? 32,
     maxMessageBytes: file.maxMessageBytes ?? 64 * 1024 * 1024,
     startupTimeoutMs: file.startupTimeoutMs ?? 10_000,
     refTtlMs: int('--ref-ttl', flags.refTtl) ?? file.refTtlMs ?? 2000,

@@ -24,6 +24,8 @@ export interface ConnectionContext {
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
   unregister(pid: number): void;
+  /** Move an authenticated connection into a session slot; false when every slot is taken. */
+  claimSessionSlot(conn: Connection): boolean;
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
   limits: SessionLimits;
@@ -64,6 +66,13 @@ type Phase = 'startup' | 'auth' | 'ready' | 'closed';
 
 /** Bytes a connection may queue in its socket before the producer waits (see flush). */
 const SOCKET_BACKLOG = 1024 * 1024;
+/** Before login: the largest message, and all unprocessed input together. */
+export const PRE_AUTH_BYTES = 64 * 1024;
+/** Unprocessed input above which the socket is paused, and below which it reads again. */
+const INPUT_PAUSE_BYTES = 1024 * 1024;
+const INPUT_RESUME_BYTES = 512 * 1024;
+/** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
+const OUTPUT_FLUSH_BYTES = 256 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
@@ -93,6 +102,9 @@ export class Connection {
   private markFinished!: () => void;
   /** Resolves once the connection is torn down and its DuckDB connection released. */
   readonly finished = new Promise<void>((resolve) => (this.markFinished = resolve));
+  private inputPaused = false;
+  /** Set once the client proved who it is; until then PRE_AUTH_BYTES bounds its input. */
+  private authenticated = false;
 
   constructor(
     private socket: Socket,
@@ -100,7 +112,8 @@ export class Connection {
     readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
     this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
-    this.decoder = new FrontendDecoder(ctx.maxMessageBytes);
+    // Nothing from an unauthenticated client needs more than a few KiB (a SCRAM message, a password).
+    this.decoder = new FrontendDecoder(Math.min(PRE_AUTH_BYTES, ctx.maxMessageBytes));
     socket.setNoDelay(true);
     this.listen(socket);
     this.startupTimer = setTimeout(() => {
@@ -168,7 +181,35 @@ export class Connection {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     this.decoder.push(data);
+    try {
+      if (!this.authenticated && this.decoder.pending > PRE_AUTH_BYTES) {
+        throw new SqlError(SQLSTATE.protocolViolation, `more than ${PRE_AUTH_BYTES} bytes sent before authentication completed`);
+      }
+      this.paceInput();
+    } catch (e) {
+      this.fatal(e);
+      return;
+    }
     if (!this.busy) this.pumping = this.pump();
+  }
+
+  /**
+   * Stop reading while more than INPUT_PAUSE_BYTES of complete input wait (a client pipelining
+   * without reading its answers), read again below INPUT_RESUME_BYTES. A frame still incomplete is
+   * always read on: its size was checked against the message limit from its header.
+   */
+  private paceInput(): void {
+    if (this.phase === 'closed') return;
+    const pending = this.decoder.pending;
+    const head = this.decoder.headFrameBytes(this.phase === 'startup');
+    const complete = head > 0 && pending >= head;
+    if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
+      this.inputPaused = true;
+      this.socket.pause();
+    } else if (this.inputPaused && (!complete || pending < INPUT_RESUME_BYTES)) {
+      this.inputPaused = false;
+      this.socket.resume();
+    }
   }
 
   /** Handle every complete message in the decoder, one at a time. */
@@ -188,7 +229,11 @@ export class Connection {
           const msg = this.decoder.next();
           if (!msg) break;
           await this.onMessage(msg);
+          // Pipelined messages without Sync/Flush would pile up their answers here: send them and
+          // wait for the socket (flush) before taking more input.
+          if (this.w.length >= OUTPUT_FLUSH_BYTES) await this.flush();
         }
+        this.paceInput();
       }
     } catch (e) {
       this.fatal(e);
@@ -288,6 +333,10 @@ export class Connection {
   private async finishStartup(params: Map<string, string>): Promise<void> {
     if (this.startupTimer) clearTimeout(this.startupTimer);
     this.startupTimer = null;
+    // A session slot is taken only now: unauthenticated sockets wait in their own, smaller pool.
+    if (!this.ctx.claimSessionSlot(this)) throw new SqlError(SQLSTATE.tooManyConnections, 'sorry, too many clients already');
+    this.authenticated = true;
+    this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
     const w = this.w;
     const user = params.get('user')!;
     const database = params.get('database') ?? user;
@@ -438,6 +487,11 @@ export class Connection {
     const waiters = this.writableWaiters;
     this.writableWaiters = [];
     for (const r of waiters) r();
+  }
+
+  /** Close a connection still authenticating to make room for a newer one. */
+  evict(): void {
+    this.fatal(new SqlError(SQLSTATE.connectionRejected, 'too many connections are authenticating; the longest waiting was closed'));
   }
 
   /** Report an error that ends the connection (FATAL), then close. */

@@ -85,7 +85,8 @@ export class FrontendDecoder {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
-  constructor(private readonly maxMessageBytes: number) {}
+  /** `maxMessageBytes` may be raised later (after authentication), never per message. */
+  constructor(public maxMessageBytes: number) {}
 
   push(data: Buffer): void {
     this.chunks.push(data);
@@ -94,6 +95,28 @@ export class FrontendDecoder {
 
   get pending(): number {
     return this.buffered;
+  }
+
+  /**
+   * Bytes of the frame at the head of the buffer (header included), validated from its header
+   * before its body is buffered; 0 while the header is incomplete. `startup` frames have no type byte.
+   */
+  headFrameBytes(startup: boolean): number {
+    if (startup) {
+      const head = this.peek(4);
+      if (!head) return 0;
+      const len = head.readInt32BE(0);
+      if (len < 8 || len > 10_000) throw protocolError(`invalid startup packet length ${len}`);
+      return len;
+    }
+    const head = this.peek(5);
+    if (!head) return 0;
+    const len = head.readInt32BE(1);
+    if (len < 4) throw protocolError(`invalid message length ${len}`);
+    if (len > this.maxMessageBytes) {
+      throw protocolError(`message of ${len} bytes exceeds the limit of ${this.maxMessageBytes}`);
+    }
+    return len + 1;
   }
 
   private peek(n: number): Buffer | null {
@@ -115,11 +138,8 @@ export class FrontendDecoder {
 
   /** The untyped startup-phase packet, or null when more bytes are needed. */
   nextStartup(): StartupPacket | null {
-    const head = this.peek(4);
-    if (!head) return null;
-    const len = head.readInt32BE(0);
-    if (len < 8 || len > 10_000) throw protocolError(`invalid startup packet length ${len}`);
-    if (!this.peek(len)) return null;
+    const len = this.headFrameBytes(true);
+    if (len === 0 || !this.peek(len)) return null;
     const body = new BodyReader(this.take(len).subarray(4));
     const code = body.int32();
     if (code === SSL_REQUEST_CODE) return { kind: 'ssl' };
@@ -145,16 +165,10 @@ export class FrontendDecoder {
 
   /** The next typed message, or null when more bytes are needed. */
   next(): FrontendMessage | null {
-    const head = this.peek(5);
-    if (!head) return null;
-    const type = head[0]!;
-    const len = head.readInt32BE(1);
-    if (len < 4) throw protocolError(`invalid message length ${len}`);
-    if (len > this.maxMessageBytes) {
-      throw protocolError(`message of ${len} bytes exceeds the limit of ${this.maxMessageBytes}`);
-    }
-    if (!this.peek(len + 1)) return null;
-    const body = this.take(len + 1).subarray(5);
+    const frame = this.headFrameBytes(false);
+    if (frame === 0 || !this.peek(frame)) return null;
+    const type = this.chunks[0]![0]!;
+    const body = this.take(frame).subarray(5);
     // An unknown message type means client and server disagree on the protocol: fatal, as in PostgreSQL.
     if (!KNOWN_TYPES.has(type)) throw protocolError(`invalid frontend message type ${type}`);
     try {

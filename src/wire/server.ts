@@ -1,6 +1,7 @@
 /**
- * The TCP listener: accepts sockets, enforces the connection limit, and keeps the registry of
- * (pid, secret) pairs that CancelRequest messages are checked against.
+ * The TCP listener: accepts sockets, enforces the connection limits, and keeps the registry of
+ * (pid, secret) pairs that CancelRequest messages are checked against. Sockets still authenticating
+ * and logged-in sessions have separate pools, so silent pre-auth sockets never take a session slot.
  */
 import net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
@@ -13,7 +14,10 @@ import { Writer } from './writer.js';
 export interface ServerOptions {
   host: string;
   port: number;
+  /** Logged-in sessions. */
   maxConnections: number;
+  /** Sockets not yet authenticated; when full, the longest waiting one is closed for a new one. */
+  maxAuthenticating: number;
   /** Expect a PROXY v1/v2 header first on every connection (behind HAProxy); refuse without one. */
   proxyProtocol?: boolean;
 }
@@ -25,15 +29,20 @@ export interface ServerObserver {
   refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
 }
 
-export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel'>;
+export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot'>;
 
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<Connection>();
+  /** Connections still authenticating, oldest first (a Set keeps insertion order). */
+  private readonly authenticating = new Set<Connection>();
+  private readonly sessionSlots = new Set<Connection>();
   private readonly byPid = new Map<number, { conn: Connection; secret: number }>();
   private nextPid = 1000 + Math.floor(Math.random() * 1000);
   private readonly full: ConnectionContext;
   private draining = false;
+  /** Sockets accepted with --proxy-protocol whose header has not arrived yet. */
+  private awaitingHeader = 0;
 
   constructor(
     private readonly opts: ServerOptions,
@@ -49,6 +58,15 @@ export class WireServer {
         return { pid, secret };
       },
       unregister: (pid) => this.byPid.delete(pid),
+      claimSessionSlot: (conn) => {
+        if (!this.authenticating.delete(conn)) return false; // evicted or closed meanwhile
+        if (this.sessionSlots.size >= this.opts.maxConnections) {
+          this.observer.refused?.('too_many_connections');
+          return false;
+        }
+        this.sessionSlots.add(conn);
+        return true;
+      },
       cancel: (pid, secret) => {
         const entry = this.byPid.get(pid);
         if (!entry) return;
@@ -62,10 +80,6 @@ export class WireServer {
     this.server = net.createServer((socket) => {
       if (this.draining) {
         this.refuse(socket, 'draining', SQLSTATE.cannotConnectNow, 'the database system is shutting down');
-        return;
-      }
-      if (this.connections.size >= this.opts.maxConnections) {
-        this.refuse(socket, 'too_many_connections', SQLSTATE.tooManyConnections, 'sorry, too many clients already');
         return;
       }
       if (this.opts.proxyProtocol) this.readProxyHeader(socket);
@@ -82,10 +96,18 @@ export class WireServer {
   }
 
   private accept(socket: net.Socket, client: ProxiedAddress, rest: Buffer | null): void {
+    if (this.authenticating.size >= this.opts.maxAuthenticating) {
+      const oldest = this.authenticating.values().next().value!;
+      this.authenticating.delete(oldest);
+      oldest.evict();
+    }
     const conn = new Connection(socket, this.full, client);
     this.connections.add(conn);
+    this.authenticating.add(conn);
     this.observer.opened?.();
     socket.on('close', () => {
+      this.authenticating.delete(conn);
+      this.sessionSlots.delete(conn);
       if (this.connections.delete(conn)) this.observer.closed?.();
     });
     if (rest && rest.length > 0) conn.push(rest);
@@ -93,13 +115,22 @@ export class WireServer {
 
   /** The balancer's header comes before any PostgreSQL byte; the connection starts after it. */
   private readProxyHeader(socket: net.Socket): void {
+    // Sockets still owing their header are bounded like those still authenticating.
+    if (this.awaitingHeader >= this.opts.maxAuthenticating) {
+      this.refuse(socket, 'proxy_header', SQLSTATE.tooManyConnections, 'too many connections are waiting to send their PROXY header');
+      return;
+    }
+    this.awaitingHeader++;
     let buf: Buffer = Buffer.alloc(0);
     const timer = setTimeout(() => fail('no PROXY protocol header received in time'), this.full.startupTimeoutMs);
     const fail = (message: string) => {
       cleanup();
       this.refuse(socket, 'proxy_header', SQLSTATE.protocolViolation, message);
     };
+    let pending = true;
     const cleanup = () => {
+      if (pending) this.awaitingHeader--;
+      pending = false;
       clearTimeout(timer);
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);

@@ -2,6 +2,8 @@
 const HANDOVER_BYTES = 32 * 1024;
 /** Buffers kept for reuse once the socket has written them (see recycle). */
 const SPARE_BUFFERS = 4;
+/** A writer that grew past this (one huge row) starts over at its initial size after flush. */
+const KEPT_BYTES = 2 * 1024 * 1024;
 
 /**
  * A growable byte buffer for building backend messages without intermediate strings or arrays.
@@ -12,7 +14,7 @@ export class Writer {
   private pos = 0;
   private readonly spare: Buffer[] = [];
 
-  constructor(initialSize = 64 * 1024) {
+  constructor(private readonly initialSize = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
   }
 
@@ -177,10 +179,12 @@ export class Writer {
     if (n < HANDOVER_BYTES) {
       const out = Buffer.allocUnsafe(n);
       this.buf.copy(out, 0, 0, n);
+      if (this.buf.length > KEPT_BYTES) this.buf = Buffer.allocUnsafe(this.initialSize);
       return out;
     }
     const out = this.buf.subarray(0, n);
-    const size = this.buf.length;
+    // Memory a huge row needed is given back once it is sent, not kept (twice) per connection.
+    const size = this.buf.length > KEPT_BYTES ? this.initialSize : this.buf.length;
     let next = this.spare.pop();
     while (next && next.length !== size) next = this.spare.pop(); // the writer grew meanwhile
     this.buf = next ?? Buffer.allocUnsafe(size);

@@ -1,0 +1,135 @@
+/**
+ * Connection-level ceilings over real sockets against a real `fdl serve`: what an unauthenticated
+ * client may buffer, the separate pre-auth slot pool, the authentication timeout, and backpressure
+ * on input and output of a client that pipelines without reading.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { query, startupPacket } from './support/fuzz.js';
+
+const MiB = 1024 * 1024;
+
+function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m![1]) * 1024;
+}
+
+/** A raw socket that records what the server sends and when it closes. */
+async function rawSocket(gw: RunningGateway): Promise<{ sock: Socket; received(): Buffer; closed: Promise<void> }> {
+  const sock = connect(gw.port, gw.host);
+  sock.on('error', () => undefined);
+  const chunks: Buffer[] = [];
+  sock.on('data', (d: Buffer) => chunks.push(d));
+  const closed = new Promise<void>((r) => sock.once('close', () => r()));
+  await new Promise<void>((r, j) => sock.once('connect', r).once('error', j));
+  return { sock, received: () => Buffer.concat(chunks), closed };
+}
+
+/** The SQLSTATE of the first ErrorResponse in `bytes`, or null. */
+function errorCode(bytes: Buffer): string | null {
+  for (let at = 0; at + 5 <= bytes.length; ) {
+    const type = String.fromCharCode(bytes[at]!);
+    const len = bytes.readInt32BE(at + 1);
+    if (type === 'E') {
+      const m = /C([0-9A-Z]{5})\0/.exec(bytes.subarray(at + 5, at + 1 + len).toString('latin1'));
+      return m ? m[1]! : null;
+    }
+    at += 1 + len;
+  }
+  return null;
+}
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, j) => setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms))]);
+}
+
+async function login(gw: RunningGateway, user = 'alice'): Promise<pg.Client> {
+  const c = new pg.Client({ host: gw.host, port: gw.port, user, password: 's3cret', database: 'basic' });
+  await c.connect();
+  return c;
+}
+
+describe('ceilings: connections', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ users: { alice: { password }, bob: { password } }, maxConnections: 3, maxAuthenticating: 32, startupTimeoutMs: 1500, memoryLimit: '256MB' }),
+    );
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a 59 MiB SASL message before login is refused from its header (08P01), nothing buffered', async () => {
+    const before = rssBytes(gw.proc.pid!);
+    const sockets = [];
+    for (let i = 0; i < 20; i++) {
+      const s = await rawSocket(gw);
+      s.sock.write(startupPacket({ user: 'alice', database: 'basic' }));
+      // SASLInitialResponse header announcing 59 MiB, then the start of its body.
+      const header = Buffer.alloc(5);
+      header[0] = 'p'.charCodeAt(0);
+      header.writeInt32BE(59 * MiB, 1);
+      s.sock.write(Buffer.concat([header, Buffer.from('SCRAM-SHA-256\0'), Buffer.alloc(32 * 1024, 0x41)]));
+      sockets.push(s);
+    }
+    for (const s of sockets) {
+      // Long before the 1.5 s authentication timeout: refused on the header, not after waiting.
+      await within(s.closed, 1000, 'the gateway closes the connection');
+      assert.equal(errorCode(s.received()), '08P01');
+      assert.match(s.received().toString('latin1'), /exceeds the limit of 65536/);
+    }
+    assert.ok(rssBytes(gw.proc.pid!) - before < 64 * MiB, `RSS grew by ${(rssBytes(gw.proc.pid!) - before) / MiB} MiB`);
+    const c = await login(gw);
+    assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+    await c.end();
+  });
+
+  test('after login the configured message limit applies: a 4 MiB Bind is answered', async () => {
+    const c = await login(gw);
+    // A parameter, not a literal: the statement text stays short (its analysis is not measured here).
+    const r = await c.query('select length($1::varchar) as n', ['y'.repeat(4 * MiB)]);
+    assert.equal(Number(r.rows[0].n), 4 * MiB);
+    await c.end();
+  });
+
+  test('60 silent unauthenticated sockets never lock out a login; 53300 stays for session slots', async () => {
+    const silent = [];
+    for (let i = 0; i < 60; i++) silent.push(await rawSocket(gw));
+    // The 32-slot pre-auth pool is full: the oldest 28 were closed with 08004 to make room.
+    await within(Promise.all(silent.slice(0, 28).map((s) => s.closed)), 5000, 'oldest pre-auth sockets closed');
+    assert.equal(errorCode(silent[0]!.received()), '08004');
+    const sessions = [await login(gw), await login(gw, 'bob'), await login(gw)];
+    for (const c of sessions) assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+    const extra = new pg.Client({ host: gw.host, port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
+    await assert.rejects(extra.connect(), (e: { code?: string }) => e.code === '53300');
+    await sessions.pop()!.end();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await login(gw);
+    assert.equal((await again.query('select 2 as x')).rows[0].x, 2);
+    for (const c of [...sessions, again]) await c.end();
+    for (const s of silent) s.sock.destroy();
+  });
+
+  test('a client that starts SCRAM and goes silent is closed after the authentication timeout', async () => {
+    const s = await rawSocket(gw);
+    const t0 = Date.now();
+    s.sock.write(startupPacket({ user: 'alice', database: 'basic' }));
+    await within(s.closed, 5000, 'closed by the authentication timeout');
+    assert.ok(Date.now() - t0 >= 1400, `closed after ${Date.now() - t0} ms`);
+    assert.equal(s.received()[0], 'R'.charCodeAt(0));
+    assert.match(s.received().toString('latin1'), /08P01.*startup timeout/s);
+  });
+});
