@@ -17,7 +17,7 @@ import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { SessionSettings } from './session-settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
-import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
+import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
@@ -497,7 +497,10 @@ export class Session {
         if (untyped || shape.probed) base.untyped.add(i);
         const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
-        const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
+        // A catalog column read directly keeps its PostgreSQL type under any alias; others go by name.
+        const sourceType = rewrite.columnTypes?.[i];
+        const catalogOid = !rewrite.rewritten ? undefined
+          : sourceType !== undefined ? catalogTypeOid(sourceType, t.toString()) : catalogColumnOid(name, t.toString());
         base.columnTypes.push(t);
         base.columnOids.push(catalogOid);
         base.fields.push({
@@ -512,7 +515,8 @@ export class Session {
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
       // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
       if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
-        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
+        const sources = await columnSources(this.conn, stmt.sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
         sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
       }
       // Candidates for the result cache: plain queries over the session's own version — not the
@@ -721,6 +725,7 @@ export class Session {
     if (!this.results || prepared.cacheableSql === null || portal.rows > 0) return false;
     if (this.settings.get('fdl.result_cache') === 'off') return false;
     if (!this.tx.inBlock) await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     const lease = this.lease;
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return false;
@@ -765,12 +770,19 @@ export class Session {
     if (result) this.results.cache.set(rec.key, result);
   }
 
+  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
+  private async revalidateVersions(prepared: PreparedStmt): Promise<void> {
+    if (this.lease) await this.lease.revalidate();
+    for (const l of prepared.leases) await l.revalidate();
+  }
+
   private async startQuery(portal: Portal): Promise<void> {
     await this.settle();
     this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
     const duck = prepared.duck!;
     if (!this.tx.inBlock) await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     duck.clearBindings();
     for (let i = 0; i < portal.params.length; i++) {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
