@@ -61,16 +61,18 @@ const MIX: ((c: pg.Client) => Promise<unknown>)[] = [
   (c) => c.query('select count(*) from range(200000) t(i) where random() < 2'),
 ];
 
-let phase: 'load' | 'reload' | 'drain' = 'load';
-const counts = { load: 0, reload: 0, drain: 0 };
+let phase: 'warmup' | 'load' | 'reload' | 'drain' = 'warmup';
+const counts = { warmup: 0, load: 0, reload: 0, drain: 0 };
 const unexpected: string[] = [];
 const endings = new Map<string, number>();
 let received = 0;
 
+let connected = 0;
 async function worker(i: number): Promise<void> {
   const c = new pg.Client({ host: '127.0.0.1', port, user: 'bench', database: 'basic' });
   c.on('error', () => undefined);
   await c.connect();
+  connected++;
   for (;;) {
     try {
       await MIX[i % MIX.length]!(c);
@@ -88,7 +90,14 @@ async function worker(i: number): Promise<void> {
   }
 }
 
+const t0 = performance.now();
 const workers = Array.from({ length: CLIENTS }, (_, i) => worker(i));
+// The clock starts once every client is connected.
+while (connected < CLIENTS) await new Promise((r) => setTimeout(r, 20));
+const connectMs = performance.now() - t0;
+// Unmeasured: the first statements attach the version and fill the caches.
+await new Promise((r) => setTimeout(r, 3000));
+phase = 'load';
 await new Promise((r) => setTimeout(r, SECONDS * 1000));
 const t1 = performance.now();
 phase = 'reload';
@@ -110,13 +119,14 @@ const applied = (stderr.match(/"event":"reload"/g) ?? []).length;
 const rejected = (stderr.match(/"event":"reload_rejected"/g) ?? []).length;
 const report = {
   clients: CLIENTS,
+  'time to connect all clients (ms)': Math.round(connectMs),
   'queries/s before reloads': Math.round(counts.load / SECONDS),
   'queries/s during reloads': Math.round(counts.reload / SECONDS),
   'reloads sent / applied / rejected': `${reloads} / ${applied} / ${rejected}`,
   'unexpected errors': unexpected.length,
   'statements completed during drain': counts.drain,
   'completed statements: gateway log vs clients': `${logged} vs ${received}`,
-  'sessions ended by': Object.fromEntries(endings),
+  'client sessions ended by': Object.fromEntries(endings),
   'SIGTERM to exit (ms)': Math.round(drainMs),
   'exit code': code,
 };

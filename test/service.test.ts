@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
+import { CLI, copyFixtures, FIXTURES, ROOT } from './support/gateway.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { encodeProxyV2 } from '../src/wire/proxy-protocol.js';
 
@@ -235,6 +235,28 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
   });
 
+  test('the shutdown watchdog ends a process whose main thread is blocked', async () => {
+    const watchdog = join(ROOT, 'dist', 'src', 'service', 'watchdog.js');
+    // Armed, then the main thread blocks at once: the event loop never turns again.
+    const dir = mkdtempSync(join(tmpdir(), 'fdl-watchdog-'));
+    const script = join(dir, 'blocked.mjs');
+    writeFileSync(script, `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`);
+    const t0 = Date.now();
+    const r = await new Promise<{ signal: string | null; out: string; err: string }>((resolve) => {
+      const p = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      p.on('exit', (_code, signal) => resolve({ signal, out, err }));
+    });
+    assert.equal(r.signal, 'SIGKILL');
+    assert.equal(r.out, '');
+    assert.match(r.err, /"event":"watchdog"/);
+    assert.ok(Date.now() - t0 < 10_000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test('disconnects racing SIGTERM never hang the process (exit 0 every time)', async () => {
     const rounds = 8;
     for (let i = 0; i < rounds; i++) {
@@ -299,8 +321,22 @@ describe('service: SIGHUP reload', () => {
     writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
     await hup('reload');
     assert.ok(Number((await ana.query('select count(*) as n from sales.orders')).rows[0].n) > 0);
-    await ana.end();
+    // Limits and the connection ceiling: new sessions get them, open ones stay.
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } }, statementTimeoutMs: 4321, maxConnections: 2 });
+    await hup('reload');
+    assert.equal((await connectError(s, 'basic')).code, '53300');
     await main.end();
+    await waitFor('a free slot', async () => {
+      const c = await client(s, 'basic').catch(() => null);
+      if (!c) return false;
+      assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
+      await c.end();
+      return true;
+    });
+    assert.equal((await ana.query('show statement_timeout')).rows[0].statement_timeout, '0');
+    await ana.end();
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
+    await hup('reload');
   });
 
   test('repositories added and removed; a bad file is rejected with a log line and the old config stays', async () => {
@@ -364,6 +400,46 @@ describe('service: PROXY protocol', () => {
     assert.match(e.message, /PROXY protocol header/);
     const m = (await get(s.http!, '/metrics')).body;
     assert.ok(sample(m, 'fdl_connections_refused_total', '{reason="proxy_header"}') >= 1);
+  });
+
+  test('sockets waiting for their header are bounded: beyond maxAuthenticating (32) they are refused 53300', async () => {
+    const silent: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 32; i++) {
+        const sock = net.connect(s.port, '127.0.0.1');
+        sock.on('error', () => undefined);
+        await new Promise((r) => sock.once('connect', r));
+        silent.push(sock);
+      }
+      const answer = await new Promise<Buffer>((resolve, reject) => {
+        const sock = net.connect(s.port, '127.0.0.1');
+        let got = Buffer.alloc(0);
+        sock.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
+        sock.on('close', () => resolve(got));
+        sock.on('error', reject);
+      });
+      assert.equal(answer.subarray(0, 1).toString('latin1'), 'E');
+      assert.match(answer.toString('latin1'), /C53300\0/);
+    } finally {
+      for (const sock of silent) sock.destroy();
+    }
+    // Room again once they are gone.
+    const fw = await forwarder(() => encodeProxyV2({ address: '203.0.113.8', port: 40003 }, { address: '127.0.0.1', port: s.port }));
+    try {
+      await waitFor('a session through the forwarder', async () => {
+        const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
+        c.on('error', () => undefined);
+        try {
+          await c.connect();
+        } catch {
+          return false;
+        }
+        await c.end();
+        return true;
+      });
+    } finally {
+      fw.close();
+    }
   });
 
   test('v1 and v2 headers: fdl.session, pg_stat_activity, inet_client_addr() and the audit log show the real client', async () => {

@@ -66,13 +66,27 @@ Example:
     // hot path) and at least every 100 ms, and synchronously on the way out.
     const logDest = pino.destination({ dest: 2, sync: false, minLength: 8 * 1024 });
     setInterval(() => logDest.flush(), 100).unref();
-    const exit: (code: number) => never = (code) => {
+    // On the way out every audit line must reach stderr: wait for the write in flight and the
+    // buffer behind it (a synchronous flush would throw while a write is in flight and lose them),
+    // for at most 2 s.
+    let exiting = false;
+    const exit = (code: number): void => {
+      if (exiting) return;
+      exiting = true;
+      const done = () => {
+        try {
+          logDest.flushSync();
+        } catch {
+          /* still busy after the grace period: what is left is lost with the process */
+        }
+        process.exit(code);
+      };
+      setTimeout(done, 2000).unref();
       try {
-        logDest.flushSync();
+        logDest.flush(() => done());
       } catch {
-        /* a write still in flight: the remaining lines are lost with the process */
+        done();
       }
-      process.exit(code);
     };
     if (!pino.levels.values[opts.logLevel]) {
       process.stderr.write(`fdl serve: --log-level expects fatal, error, warn, info, debug or trace, got "${opts.logLevel}"\n`);

@@ -30,6 +30,8 @@ export class ServiceHttp {
     server.headersTimeout = 10_000;
     server.keepAliveTimeout = 5_000;
     server.maxHeadersCount = 50;
+    // Scrapers, health checks and a few people: a small ceiling keeps a flood off the gateway.
+    server.maxConnections = 64;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());

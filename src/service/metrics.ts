@@ -7,7 +7,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type QueryOutcome = 'ok' | 'error' | 'cancelled';
-export type RefusalReason = 'too_many_connections' | 'draining' | 'proxy_header' | 'auth_failed';
 export type VersionFailure = 'verification' | 'resolution' | 'permission';
 
 /** What the caches report at scrape time (bytes in use, and result-cache hits). */

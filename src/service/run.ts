@@ -18,8 +18,8 @@ export interface ServiceOptions {
   /** Builds the configuration again from the same flags and file (SIGHUP). */
   reloadConfig(): GatewayConfig;
   log: Logger;
-  /** Flush logs and end the process. */
-  exit(code: number): never;
+  /** Flush logs, then end the process (asynchronously). */
+  exit(code: number): void;
 }
 
 /** Beyond the drain timeout: time for cancelled statements to stop, then the main-thread fallback, then the watchdog. */
@@ -33,6 +33,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   const metrics = new Metrics();
   let readiness: Readiness = 'starting';
   let gateway: Gateway | null = null;
+  let http: ServiceHttp | null = null;
   // Handlers before anything starts: a supervisor may signal at any moment.
   let stopping = false;
   const stop = (signal: string) => {
@@ -40,8 +41,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     stopping = true;
     readiness = 'draining';
     log.info({ event: 'shutdown', signal, drainTimeoutMs: opts.drainTimeoutMs });
-    // Whatever happens below, the process ends: first a main-thread timer, then one on its own
-    // thread in case the main thread is blocked.
+    // Whatever happens below, the process ends: first a main-thread timer, then one in a child
+    // process in case the main thread is blocked (even inside process.exit).
     const deadline = opts.drainTimeoutMs + CANCEL_GRACE_MS + FORCE_EXIT_MS;
     setTimeout(() => {
       log.warn({ event: 'shutdown_forced', afterMs: deadline });
@@ -79,7 +80,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     });
   });
 
-  const http = opts.http
+  const listening = opts.http
     ? await ServiceHttp.listen(opts.http.host, opts.http.port, {
         readiness: () => readiness,
         metrics: () => metrics.text(),
@@ -90,9 +91,11 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
         log,
       }).catch((e: Error) => {
         process.stderr.write(`fdl serve: cannot listen for HTTP on ${hostPort(opts.http!)}: ${e.message}\n`);
-        return opts.exit(1);
+        return 'failed' as const;
       })
     : null;
+  if (listening === 'failed') return opts.exit(1);
+  http = listening;
 
   try {
     gateway = await Gateway.start(config, log, {

@@ -1,21 +1,33 @@
 /**
- * The last line of defence for shutdown: a timer on a separate thread. A timer on the main thread
- * cannot fire while the main thread is blocked (a native call that waits for ever); this one can.
- * When it fires the process is killed outright — the drain has already had its time.
+ * The last line of defence for shutdown: a timer outside the process. A timer on the main thread
+ * cannot fire while the main thread is blocked (a native call that waits for ever), and worker
+ * threads are torn down by process.exit before the libuv thread pool is joined — so the timer lives
+ * in a tiny child process. It kills the gateway only if the gateway is still its parent (a pid is
+ * never mistaken for a later process with the same number), and goes away as soon as the gateway
+ * has exited by itself.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 
 const SOURCE = `
-const { workerData } = require('node:worker_threads');
-setTimeout(() => {
-  try { require('node:fs').writeSync(2, JSON.stringify({ level: 50, time: Date.now(), svc: 'fdl-gateway', event: 'watchdog', msg: 'shutdown did not finish in time: killing the process' }) + '\\n'); } catch {}
-  process.kill(process.pid, 'SIGKILL');
-}, workerData.ms);
+const parent = Number(process.argv[1]);
+const deadline = Date.now() + Number(process.argv[2]);
+const tick = setInterval(() => {
+  if (process.ppid !== parent) process.exit(0); // the gateway is gone: nothing to do
+  if (Date.now() < deadline) return;
+  clearInterval(tick);
+  try {
+    process.stderr.write(JSON.stringify({ level: 50, time: Date.now(), svc: 'fdl-gateway', event: 'watchdog', msg: 'shutdown did not finish in time: killing the process' }) + '\\n');
+  } catch {}
+  try { process.kill(parent, 'SIGKILL'); } catch {}
+  process.exit(0);
+}, 100);
 `;
 
-/** Start the watchdog; it ends the process `ms` from now unless the process exits first. */
+/** The process is killed `ms` from now unless it exits first. Spawned synchronously: it works even if the main thread blocks right after. */
 export function armWatchdog(ms: number): void {
-  const w = new Worker(SOURCE, { eval: true, workerData: { ms } });
-  // Never keeps the process alive by itself.
-  w.unref();
+  const child = spawn(process.execPath, ['-e', SOURCE, String(process.pid), String(Math.max(1, Math.round(ms)))], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  child.on('error', () => undefined);
+  child.unref();
 }

@@ -41,6 +41,8 @@ export class WireServer {
   private nextPid = 1000 + Math.floor(Math.random() * 1000);
   private readonly full: ConnectionContext;
   private draining = false;
+  /** Sockets accepted with --proxy-protocol whose header has not arrived yet. */
+  private awaitingHeader = 0;
 
   constructor(
     private readonly opts: ServerOptions,
@@ -113,13 +115,22 @@ export class WireServer {
 
   /** The balancer's header comes before any PostgreSQL byte; the connection starts after it. */
   private readProxyHeader(socket: net.Socket): void {
+    // Sockets still owing their header are bounded like those still authenticating.
+    if (this.awaitingHeader >= this.opts.maxAuthenticating) {
+      this.refuse(socket, 'proxy_header', SQLSTATE.tooManyConnections, 'too many connections are waiting to send their PROXY header');
+      return;
+    }
+    this.awaitingHeader++;
     let buf: Buffer = Buffer.alloc(0);
     const timer = setTimeout(() => fail('no PROXY protocol header received in time'), this.full.startupTimeoutMs);
     const fail = (message: string) => {
       cleanup();
       this.refuse(socket, 'proxy_header', SQLSTATE.protocolViolation, message);
     };
+    let pending = true;
     const cleanup = () => {
+      if (pending) this.awaitingHeader--;
+      pending = false;
       clearTimeout(timer);
       socket.removeListener('data', onData);
       socket.removeListener('close', onClose);
