@@ -8,7 +8,7 @@ import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDB
 import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { duckTypeForOid } from '../sql/param-types.js';
+import { declaredParamSql, duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
@@ -469,12 +469,12 @@ export class Session {
       const analysis = await analyze(this.conn, sql);
       await this.admit(analysis, base.leases);
       base.analysis = analysis;
-      let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
+      let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0), declaredTypes);
       if (undeterminedParams(duck).length > 0) {
         // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
         const unknown = new Set(undeterminedParams(duck));
         duck.destroySync();
-        duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
+        duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined), declaredTypes);
       }
       if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
         const type = StatementType[duck.statementType] ?? String(duck.statementType);
@@ -618,10 +618,10 @@ export class Session {
     }
   }
 
-  private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined): Promise<DuckDBPreparedStatement> {
+  private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined, declaredTypes: number[] = []): Promise<DuckDBPreparedStatement> {
     const typed = replaceParams(sql, (n) => {
       const t = typeOf(n);
-      return t ? `($${n}::${t})` : undefined;
+      return t ? declaredParamSql(n, t, declaredTypes[n - 1] ?? 0) : undefined;
     });
     try {
       return await this.conn.prepare(typed);
