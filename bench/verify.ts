@@ -4,12 +4,12 @@
  *     again in the same process and after a restart (answered by the verification ledger);
  *  2. downloading one file over HTTP with the hash computed in the stream (the gateway's path)
  *     against the same download without hashing, and against download-then-hash (a second read).
- * Usage: node dist/bench/verify.js [MB=1024] [DOWNLOAD_MB=256]
+ * Usage: node dist/bench/verify.js [MB=1024 (0: skip)] [DOWNLOAD_MB=128] [PACED_MB_PER_S=100]
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -23,7 +23,10 @@ import { FsStore } from '../src/store/fs-store.js';
 import { HttpStore } from '../src/store/http-store.js';
 
 const MB = Number(process.argv[2] ?? 1024);
-const DOWNLOAD_MB = Number(process.argv[3] ?? 256);
+const SKIP_LOCAL = MB === 0;
+const DOWNLOAD_MB = Number(process.argv[3] ?? 128);
+const RATE = Number(process.argv[4] ?? 100);
+const ROUNDS = 5;
 const dir = await mkdtemp(join(tmpdir(), 'fdl-bench-verify-'));
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = async (f: () => Promise<unknown>) => {
@@ -34,6 +37,7 @@ const secs = async (f: () => Promise<unknown>) => {
 
 try {
   // ---------------------------------------------------------------- 1. local first open
+  if (!SKIP_LOCAL) {
   const parts = Math.max(1, Math.round(MB / 128));
   const rowsPer = Math.round((MB / parts) * 1e6 / 72); // ~72 bytes a row, incompressible
   const inst = await DuckDBInstance.create(':memory:');
@@ -72,8 +76,9 @@ try {
   say(`  open again, same process (ledger) ${(warm.t * 1000).toFixed(1)} ms`);
   say(`  open after a restart (ledger)     ${(restarted.t * 1000).toFixed(1)} ms`);
   await rm(root, { recursive: true, force: true });
+  }
 
-  // ---------------------------------------------------------------- 2. download + hash
+  // ---------------------------------------------------------------- 2. download + hash (unpaced, then paced)
   const blob = join(dir, 'blob.bin');
   const i2 = await DuckDBInstance.create(':memory:');
   const c2 = await i2.connect();
@@ -81,21 +86,45 @@ try {
   c2.closeSync();
   i2.closeSync();
   const size = (await stat(blob)).size;
-  const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-length': size, etag: '"b"' });
-    if (req.method === 'HEAD') return void res.end();
-    createReadStream(blob, { highWaterMark: 1024 * 1024 }).pipe(res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  // The server runs in its own process, as a real store would: the client's thread only receives,
+  // hashes and writes. RATE (MB/s, 0 = as fast as localhost goes) paces it like a network link.
+  const startServer = async (rate: number) => {
+    const child = spawn(process.execPath, ['-e', `
+      const { createServer } = require('node:http'); const { openSync, readSync } = require('node:fs');
+      const fd = openSync(${JSON.stringify(blob)}, 'r'); const size = ${size}; const rate = ${rate} * 1e6;
+      const s = createServer((req, res) => {
+        res.writeHead(200, { 'content-length': size, etag: '"b"' });
+        if (req.method === 'HEAD') return void res.end();
+        let off = 0; const t0 = Date.now();
+        const next = () => {
+          while (off < size) {
+            const n = Math.min(1 << 20, size - off); const b = Buffer.allocUnsafe(n); readSync(fd, b, 0, n, off); off += n;
+            const ok = res.write(b);
+            const due = rate ? t0 + (off / rate) * 1000 - Date.now() : 0;
+            if (due > 0) return void setTimeout(next, due);
+            if (!ok) return void res.once('drain', next);
+          }
+          res.end();
+        };
+        next();
+      });
+      s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((res) => child.stdout!.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(d.toString()); if (m) res(Number(m[1])); }));
+    return { child, base: `http://127.0.0.1:${port}/` };
+  };
+  for (const rate of [0, RATE]) {
+  const { child: server, base } = await startServer(rate);
   const store = new HttpStore(base);
   const want = createHash('sha256');
   for await (const c of createReadStream(blob)) want.update(c as Buffer);
   const sha256 = want.digest('hex');
 
+  // the same transport and the same durability (fsync before use), no hash
   const plain = async (dest: string) => {
     const r = await fetch(`${base}blob.bin`);
-    await pipeline(Readable.fromWeb(r.body as import('node:stream/web').ReadableStream), createWriteStream(dest));
+    await pipeline(Readable.fromWeb(r.body as import('node:stream/web').ReadableStream), createWriteStream(dest, { highWaterMark: 1 << 20 }));
+    const fh = await open(dest, 'r+');
+    await fh.sync().finally(() => fh.close());
   };
   const hashAfter = async (dest: string) => {
     await plain(dest);
@@ -104,26 +133,29 @@ try {
     if (h.digest('hex') !== sha256) throw new Error('hash');
   };
   const streamed = (dest: string) => store.download('blob.bin', dest, { sha256, expectedSize: size });
-  const rounds: Record<string, number[]> = { 'download alone': [], 'download, hash in the stream (gateway)': [], 'download, then hash (second read)': [] };
+  const unhashed = (dest: string) => store.download('blob.bin', dest, { expectedSize: size });
   const kinds: [string, (d: string) => Promise<unknown>][] = [
-    ['download alone', plain],
-    ['download, hash in the stream (gateway)', streamed],
-    ['download, then hash (second read)', hashAfter],
+    ['gateway download, no hash', unhashed],
+    ['gateway download, hash in the stream', streamed],
+    ['plain fetch + write + fsync, no hash', plain],
+    ['plain fetch, then hash (second read)', hashAfter],
   ];
-  for (let k = 0; k < 5; k++) {
+  const rounds: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
+  for (let k = 0; k < ROUNDS; k++) {
     for (const [name, f] of kinds) {
       const dest = join(dir, `dl-${k}-${name.length}`);
       rounds[name]!.push(await secs(() => f(dest)));
       await rm(dest, { force: true });
     }
   }
-  server.close();
+  server.kill();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const baseT = median(rounds['download alone']!);
-  say(`download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost), median of 5 interleaved rounds:`);
+  const baseT = median(rounds['gateway download, no hash']!);
+  say(`download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost${rate ? `, paced to ${rate} MB/s` : ', unpaced'}), median of ${ROUNDS} interleaved rounds:`);
   for (const [name] of kinds) {
     const t = median(rounds[name]!);
     say(`  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x`);
+  }
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -7,9 +7,12 @@
  *    `psql > /dev/null`, for both; ratio gateway ÷ PostgreSQL;
  *  - `SELECT 1` round trip p50/p99 with 1 and 32 concurrent clients, for both; ratio;
  *  - in-process DuckDB (@duckdb/node-api, same SELECT over the same Parquet) for reference;
+ *  - protocol paths: a parameterised point query via node-postgres unnamed vs named (ratio), and
+ *    pgbench -M simple/extended/prepared `SELECT 1` tps, gateway (result cache on and off) vs PostgreSQL;
  *  - a CPU profile (node --cpu-prof) of the gateway while streaming to node-postgres: top self-time.
  *
  *   npx tsc -p . && node dist/bench/wire.js [--rows 5000000] [--runs 2] [--no-profile] [--json FILE]
+ *     [--only stream|latency|protocol] [--pgbench-seconds 5] [--pgbench-clients 4]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
@@ -94,6 +97,41 @@ async function select1(t: Target, clients: number, perClient: number, sql = 'SEL
   await Promise.all(cs.map((c) => c.end()));
   lat.sort((a, b) => a - b);
   return { p50: pct(lat, 50), p99: pct(lat, 99), qps: lat.length / wall };
+}
+
+/** Parameterised point query through node-postgres, unnamed (Parse/Bind/Execute every time) or named (parsed once). */
+async function paramQuery(t: Target, named: boolean, n: number): Promise<{ p50: number; mean: number }> {
+  const c = new pg.Client({ host: t.host, port: t.port, user: t.user, database: t.database, options: t.options });
+  await c.connect();
+  try {
+    const text = `SELECT id, s FROM ${t.table} WHERE id = $1`;
+    const run = (i: number) => c.query(named ? { name: 'point', text, values: [i] } : { text, values: [i] });
+    for (let i = 0; i < 200; i++) await run(i); // warm-up
+    const lat: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = performance.now();
+      await run(1000 + i);
+      lat.push(performance.now() - s);
+    }
+    const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+    lat.sort((a, b) => a - b);
+    return { p50: pct(lat, 50), mean };
+  } finally {
+    await c.end();
+  }
+}
+
+const PGBENCH = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbench');
+
+/** `pgbench -M mode` running `SELECT 1;` for `seconds` with `clients` connections: transactions per second. */
+function pgbench(t: Target, mode: 'simple' | 'extended' | 'prepared', clients: number, seconds: number, dir: string): number {
+  const script = join(dir, 'select1.sql');
+  writeFileSync(script, 'SELECT 1;\n');
+  const r = spawnSync(PGBENCH, ['-n', '-f', script, '-M', mode, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds),
+    '-h', t.host, '-p', String(t.port), '-U', t.user, t.database], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: t.options ?? '' } });
+  const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout);
+  if (r.status !== 0 || !m) throw new Error(`pgbench -M ${mode} against ${t.name} failed: ${r.stderr || r.stdout}`);
+  return Number(m[1]);
 }
 
 /** Self time per function from a .cpuprofile, top `n`. */
@@ -181,7 +219,7 @@ async function main(): Promise<void> {
     // --- streaming
     const best = async (f: () => Promise<number>) => { let b = 0; for (let i = 0; i < RUNS; i++) b = Math.max(b, await f()); return b; };
     const stream: Record<string, Record<string, number>> = {};
-    for (const [label, f] of ONLY === 'latency' ? [] : [['node-postgres', streamPg], ['psql', streamPsql]] as const) {
+    for (const [label, f] of ONLY === 'latency' || ONLY === 'protocol' ? [] : [['node-postgres', streamPg], ['psql', streamPsql]] as const) {
       // Interleaved (gateway, postgres, gateway, ...) so a burst of load on the shared machine hits
       // both sides alike; best of each, and the median of the per-round ratios.
       // One unmeasured run each first: servers are measured warm (JIT-compiled encoders, caches),
@@ -201,7 +239,7 @@ async function main(): Promise<void> {
       log(`SELECT * → ${label.padEnd(13)} gateway ${fmt(g).padStart(11)} rows/s   postgres ${fmt(p).padStart(11)} rows/s   ratio ${(g / p).toFixed(2)}× (target ≥ 1.0×), per round ${rounds.map((r) => r.toFixed(2)).join(' ')}`);
     }
     // in-process DuckDB over the same Parquet (fetch every chunk; values stay in DuckDB vectors)
-    if (ONLY !== 'latency') {
+    if (ONLY !== 'latency' && ONLY !== 'protocol') {
     const duck = await best(async () => {
       const t0 = performance.now();
       const r = await dconn.stream(`SELECT * FROM read_parquet('${parquet}')`);
@@ -226,7 +264,7 @@ async function main(): Promise<void> {
     // with the cache off for the session (every statement runs through DuckDB).
     const lat: Record<string, unknown> = {};
     const uncached: Target = { ...G, name: 'gateway, result cache off', options: '-c fdl.result_cache=off' };
-    for (const [clients, per] of ONLY === 'stream' ? [] : [[1, 3000], [32, 300]] as const) {
+    for (const [clients, per] of ONLY === 'stream' || ONLY === 'protocol' ? [] : [[1, 3000], [32, 300]] as const) {
       const p = await select1(P, clients, per);
       for (const [label, target] of [['gateway', G], ['gateway, cache off', uncached]] as const) {
         const g = await select1(target, clients, per);
@@ -236,8 +274,31 @@ async function main(): Promise<void> {
     }
     result.select1 = lat;
 
+    // --- protocol paths (issue 15): the unnamed extended path against the named one, and pgbench's
+    // three query modes, gateway and PostgreSQL side by side.
+    if (ONLY === undefined || ONLY === 'protocol') {
+      const proto: Record<string, unknown> = {};
+      const N = 2000;
+      for (const x of [P, G, uncached]) {
+        const unnamed = await paramQuery(x, false, N);
+        const named = await paramQuery(x, true, N);
+        proto[`params_${x.name}`] = { unnamed, named, ratio: unnamed.mean / named.mean };
+        log(`WHERE id = $1 via node-postgres, ${x.name.padEnd(26)} unnamed p50 ${unnamed.p50.toFixed(3)} ms mean ${unnamed.mean.toFixed(3)} ms   named p50 ${named.p50.toFixed(3)} ms mean ${named.mean.toFixed(3)} ms   unnamed/named ${(unnamed.mean / named.mean).toFixed(2)}× (target ≤ 1.5×)`);
+      }
+      const SECONDS = opt('pgbench-seconds', 5);
+      const CLIENTS = opt('pgbench-clients', 4);
+      for (const mode of ['simple', 'extended', 'prepared'] as const) {
+        const p = pgbench(P, mode, CLIENTS, SECONDS, dir);
+        const g = pgbench(G, mode, CLIENTS, SECONDS, dir);
+        const gu = pgbench(uncached, mode, CLIENTS, SECONDS, dir);
+        proto[`pgbench_${mode}`] = { postgres: p, gateway: g, gatewayCacheOff: gu, ratio: g / p, ratioCacheOff: gu / p };
+        log(`pgbench -M ${mode.padEnd(8)} SELECT 1, ${CLIENTS} clients ${SECONDS} s: postgres ${fmt(p).padStart(7)} tps   gateway ${fmt(g).padStart(7)} tps (${(g / p).toFixed(2)}×)   gateway, cache off ${fmt(gu).padStart(7)} tps (${(gu / p).toFixed(2)}×)${mode === 'extended' ? ' (target ≥ 0.5×)' : ''}`);
+      }
+      result.protocol = proto;
+    }
+
     // --- a dashboard's repeated aggregate over the whole table (what the result cache is for)
-    if (ONLY !== 'stream') {
+    if (ONLY !== 'stream' && ONLY !== 'protocol') {
       const agg = (table: string) => `SELECT n % 7 AS k, count(*), sum(x) FROM ${table} WHERE n < 500000 GROUP BY 1 ORDER BY 1`;
       const p = await select1(P, 1, 20, agg(P.table), 2);
       const dash: Record<string, unknown> = { postgres: p };

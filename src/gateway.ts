@@ -80,6 +80,8 @@ export interface CacheReport {
   files: { entries: number; bytes: number; maxBytes: number; downloadedBytes: number; hits: number; misses: number };
   results: { entries: number; bytes: number; hits: number; misses: number; enabled: boolean };
   versions: { attached: number };
+  /** Data integrity: files remembered as verified, bytes hashed, and mismatches from every source (local, downloads, cache). */
+  verification: { entries: number; hashedBytes: number; mismatches: number };
 }
 
 /** The status page reads as no configured user can be named (NUL never survives a startup packet). */
@@ -251,6 +253,7 @@ export class Gateway {
       files: { entries: f.entries, bytes: f.bytes, maxBytes: f.maxBytes, downloadedBytes: f.downloadedBytes, hits: f.hits, misses: f.misses },
       results: { entries: r.size, bytes: r.bytes, hits: r.hits, misses: r.misses, enabled: r.enabled },
       versions: { attached: this.versions.attached.size },
+      verification: (({ entries, hashedBytes, mismatches }) => ({ entries, hashedBytes, mismatches }))(this.shared.verification.stats()),
     };
   }
 

@@ -11,6 +11,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { analyze } from '../src/sql/analysis.js';
 import { admit, allowedFunctions, ALLOWED_TABLE_FUNCTIONS, FUNCTION_KINDS, REFUSED_FUNCTIONS, type AdmissionContext } from '../src/sql/containment.js';
 import { FIXTURES } from './support/gateway.js';
+import { redactServerPaths } from '../src/sql/duckdb-errors.js';
 
 const SNAPSHOT = join(FIXTURES, 'duckdb-functions.json');
 
@@ -120,12 +121,12 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT * FROM __fdl_meta_1.main.ducklake_data_file', '42501'],
       ['SELECT * FROM system.main.duckdb_settings', '42501'],
       ['SELECT * FROM t AT (VERSION => 1)', '42501'],
-      ['EXPLAIN ANALYZE COPY t TO \'/tmp/x.csv\'', '25006'],
+      ['EXPLAIN ANALYZE COPY t TO \'/tmp/x.csv\'', '42501'],
       ['EXPLAIN ANALYZE CREATE OR REPLACE VIEW t AS SELECT 1', '25006'],
       ['EXPLAIN /**/ ANALYZE SELECT 1', '42601'],
       ["EXPLAIN SELECT * FROM read_text('/etc/hostname')", '42501'],
       ['SET GLOBAL threads = 1', '42501'],
-      ["COPY (SELECT 1) TO '/tmp/x'", '25006'],
+      ["COPY (SELECT 1) TO '/tmp/x'", '42501'],
       ['CREATE TABLE x AS SELECT 1', '25006'],
       ['ATTACH \'x.db\'', '42501'],
       ['SELECT 1; SELECT 2', '42601'],
@@ -143,5 +144,10 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
     const sql = 'SELECT 41 + 1 AS memo_probe';
     const first = await analyze(conn, sql);
     assert.equal(await analyze(conn, sql), first);
+  });
+
+  test('error texts name files without the server path', () => {
+    assert.equal(redactServerPaths('No files found that match the pattern "/srv/fdl/cache/files/ab/cd.parquet"'), 'No files found that match the pattern "…/cd.parquet"');
+    assert.equal(redactServerPaths("Could not convert 'a/b/c' to INT; 1/0"), "Could not convert 'a/b/c' to INT; 1/0");
   });
 });

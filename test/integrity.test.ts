@@ -17,6 +17,7 @@ import pg from 'pg';
 import { initRepository } from '../src/host/repo.js';
 import { importData } from '../src/host/import.js';
 import { verifyRepository } from '../src/host/verify.js';
+import { buildConfig, ConfigError } from '../src/cli/config.js';
 import { copyFixtures, FIXTURES, runServeExpectingFailure, startGateway, type RunningGateway } from './support/gateway.js';
 import { startS3, S3_CREDENTIALS, type S3Server } from './support/s3-server.js';
 
@@ -131,6 +132,7 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     '--repo', `web=${https.url}`,
     '--repo', `req=${work.path('repos/basic')}`,
     '--repo', `reqnew=${LOCAL}`,
+    '--repo', `fresh=${LOCAL}`,
     '--data-hashes', 'req=require',
     '--data-hashes', 'reqnew=require',
     '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style',
@@ -186,8 +188,23 @@ describe('the gateway never serves a byte that differs from files.json', () => {
       await new Promise((r) => setTimeout(r, 1100));
       assert.deepEqual(await labels(gw, 'loc', 't'), ['GOOD:500'], 'the genuine file verifies again');
     }
+    // the catalog, read in place while attached (inlined rows), is re-checked the same way
+    const catalogPath = join(LOCAL, 'versions', version, 'ducklake.duckdb');
+    const catalog = readFileSync(catalogPath);
+    assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
+    await new Promise((r) => setTimeout(r, 1100));
+    writeFileSync(catalogPath, Buffer.concat([catalog, Buffer.alloc(16)]));
+    await refusedWith(gw, `loc@${version}`, 'select count(*) from main.t', 'XX001', /size mismatch: ducklake\.duckdb of version/);
+    writeFileSync(catalogPath, catalog);
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
+    // tampered before a version is first attached: the attach itself fails (nothing half-attached stays)
+    writeFileSync(path, forge(good));
+    await refusedWith(gw, 'fresh', 'select 1', 'XX001', name);
+    writeFileSync(path, good);
+    assert.deepEqual(await labels(gw, 'fresh', 't'), ['GOOD:500']);
     const stats = (await query(gw, 'loc', "select mismatches::int as m, entries::int as e from fdl.cache where cache = 'verified'"))[0]!;
-    assert.ok(Number(stats.m) >= 2, 'mismatches are counted');
+    assert.ok(Number(stats.m) >= 3, 'mismatches are counted');
     assert.ok(Number(stats.e) >= 2, 'verified files are remembered');
     assert.match(gw.stderr(), /"event":"integrity"/, 'and logged');
   });
@@ -250,6 +267,21 @@ describe('the gateway never serves a byte that differs from files.json', () => {
   });
 });
 
+test('configuration: --data-hashes per repository (flag or file), --state-dir default and refusals', () => {
+  const cfg = join(work.dir, 'cfg.json');
+  writeFileSync(cfg, JSON.stringify({ repos: { a: { location: LOCAL, dataHashes: 'require' }, b: LOCAL } }));
+  const c = buildConfig({ config: cfg, repo: [`c=${LOCAL}`], dataHashes: ['b=prefer', 'c=require'], cacheDir: join(work.dir, 'cc') });
+  assert.deepEqual(c.repos.map((r) => [r.name, r.dataHashes]), [['a', 'require'], ['b', 'prefer'], ['c', 'require']]);
+  assert.equal(c.stateDir, `${join(work.dir, 'cc')}.state`);
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['a=sometimes'] }), (e) => e instanceof ConfigError && /expected require or prefer/.test(e.message));
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['z=require'] }), (e) => e instanceof ConfigError && /unknown repository "z"/.test(e.message));
+  for (const inside of [join(work.dir, 'cc'), join(work.dir, 'cc', 'state')]) {
+    assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: inside }), (e) => e instanceof ConfigError && /inside the cache directory/.test(e.message));
+  }
+  assert.equal(buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(work.dir, 'cc-state') }).stateDir, join(work.dir, 'cc-state'));
+  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(LOCAL, 'state') }), (e) => e instanceof ConfigError && /inside repository a/.test(e.message));
+});
+
 describe('state outside the cache', () => {
   test('the tag ledger survives a wiped cache directory; --state-dir inside the cache is refused', async () => {
     const repos = copyFixtures('repos/basic');
@@ -290,12 +322,17 @@ describe('expiry while attached', () => {
     try {
       const n = (await c.query('select count(*)::int as n from sales.orders')).rows[0].n as number;
       assert.ok(n > 0);
+      assert.equal((await c.query('select count(*)::int as n from sales.orders')).rows[0].n, n);
       const id = basicRefs['refs/tags/v1']!;
       writeFileSync(join(root, 'versions', id, 'expired.json'), JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'retention', successor: basicRefs['refs/tags/v2'] }));
       await new Promise((r) => setTimeout(r, 400));
-      const inSession = await c.query('select count(*) from sales.orders').then(() => null, (e: { code?: string; message?: string }) => e);
+      // the very statement that ran before (kept prepared by the session, its result in the result cache)
+      const inSession = await c.query('select count(*)::int as n from sales.orders').then(() => null, (e: { code?: string; message?: string }) => e);
       assert.equal(inSession?.code, '3D000');
       assert.match(inSession!.message!, new RegExp(`version ${id} expired 2026-01-01T00:00:00Z, successor ${basicRefs['refs/tags/v2']}`));
+      // a prepared statement executed again gets it too
+      const named = await c.query({ name: 'again', text: 'select count(*)::int as n from sales.orders' }).then(() => null, (e: { code?: string }) => e);
+      assert.equal(named?.code, '3D000');
       // a new connection gets the same refusal
       await refusedWith(gw, 'b@v1', 'select 1', '3D000', new RegExp(`version ${id} expired`));
     } finally {
@@ -318,8 +355,13 @@ describe('crash safety', () => {
       await c.connect();
       c.on('error', () => undefined);
       const pending = c.query('select count(*) from main.big').catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 150));
+      // kill -9 as soon as the data file is being downloaded (and hashed): its temporary file exists
+      const files = join(cacheDir, 'files');
+      const partial = () => readdirSync(files).some((n) => n.includes('.parquet.part-'));
+      const deadline = Date.now() + 20_000;
+      while (!partial() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
       gw.proc.kill('SIGKILL');
+      assert.ok(partial(), 'killed while the download was in progress');
       await pending;
       await gw.stop();
       const again = await startGateway(args, { env: S3_ENV });

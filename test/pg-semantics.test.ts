@@ -95,6 +95,21 @@ describe('Describe always matches Execute', () => {
     assert.deepEqual(r.rows, [['orders']]);
   });
 
+  test('a regclass parameter declared in Parse, sent as text or as a binary OID', async () => {
+    await same(async (e) => {
+      const c = conns[e]!;
+      const oid = Number(text(await c.query("select 'sales.orders'::regclass::oid"))[0]![0]);
+      const bin = Buffer.alloc(4);
+      bin.writeUInt32BE(oid);
+      const sql = 'select attname from pg_attribute where attrelid = $1::regclass and attnum = 2';
+      return [
+        text(await c.query(sql, { paramTypes: [2205], params: ['sales.orders'] })),
+        text(await c.query(sql, { paramTypes: [2205], params: [bin] })),
+        text(await c.query('select $1::regclass::text', { paramTypes: [2205], params: [bin] })),
+      ];
+    });
+  });
+
   test('unknown reg* names give PostgreSQL\'s errors', async () => {
     await refusedOnBoth('select cast($1 as regclass)', ['sales.nope'], '42P01');
     await refusedOnBoth('select cast($1 as regclass)', ['nope.nope'], '3F000');
@@ -147,6 +162,13 @@ describe('catalog', () => {
       const r = await conns[e]!.query("select typtype, typcategory from pg_type where oid = 16", { resultFormats: [1] });
       return { types: r.rowDescription!.fields.map((f) => [f.dataTypeID, f.dataTypeSize]), row: splitDataRow(r.dataRows[0]!).map((b) => b?.toString('hex')) };
     });
+    // Aliased, as asyncpg's introspection reads them (`t.typtype AS kind`): the column's type, not its name, decides.
+    const aliased = await same(async (e) => {
+      const r = await conns[e]!.query(`select t.oid as id, t.typtype as kind, t.typname as tname, t.typlen as len, t.typelem as elem, n.nspname as ns
+        from pg_type t join pg_namespace n on n.oid = t.typnamespace where t.oid = 1007`, { resultFormats: [1] });
+      return { types: r.rowDescription!.fields.map((f) => f.dataTypeID), row: splitDataRow(r.dataRows[0]!).map((b) => b?.toString('hex')) };
+    });
+    assert.deepEqual(aliased.types, [26, 18, 19, 21, 26, 19]);
   });
 });
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
 
@@ -213,9 +214,17 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
   const cacheDir = resolve(flags.cacheDir ?? file.cacheDir ?? join(tmpdir(), 'fdl-gateway-cache'));
   // Ledgers are trust decisions: they must survive a wiped cache and never be reachable through it.
   const stateDir = resolve(flags.stateDir ?? file.stateDir ?? `${cacheDir}.state`);
-  const within = relative(cacheDir, stateDir);
-  if (within === '' || (!within.startsWith('..') && !isAbsolute(within))) {
+  const inside = (dir: string, parent: string) => {
+    const rel = relative(parent, dir);
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  };
+  if (inside(stateDir, cacheDir)) {
     throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
+  }
+  // Sessions may read the served local folders (DuckDB's allowed directories): the ledgers may not live there.
+  for (const r of repos.values()) {
+    const local = /^[a-z][a-z0-9+.-]*:/i.test(r.location) ? (r.location.startsWith('file://') ? fileURLToPath(r.location) : null) : resolve(r.location);
+    if (local && inside(stateDir, local)) throw new ConfigError(`--state-dir ${stateDir} is inside repository ${r.name} (${local}); give a directory outside it`);
   }
   const config: GatewayConfig = {
     repos: [...repos.values()],

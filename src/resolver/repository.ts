@@ -93,6 +93,8 @@ export interface VerifiedVersion {
    * files hashed unless the verification ledger knows them unchanged. Throws XX001 naming the file.
    */
   ensureFiles(files: DataFile[]): Promise<Lease>;
+  /** Local repositories: proves the catalog in place is still the verified one (a stat; hashed again if changed). */
+  recheckCatalog(): Promise<void>;
   /** Releases the pin on the catalog file (and files ensured through this handle). */
   close(): void;
 }
@@ -440,8 +442,8 @@ export class Repository {
     return p;
   }
 
-  /** Hashes a local file unless it was hashed before and its size/mtime/inode did not change. */
-  private async verifyLocal(path: string, id: string, file: string, sha256: string, size: number): Promise<void> {
+  /** Hashes a local file unless it was hashed before and its size/mtime/ctime/inode/device did not change. */
+  async verifyLocal(path: string, id: string, file: string, sha256: string, size: number): Promise<void> {
     const key = `versions/${id}/${file}`;
     let st;
     try {
@@ -449,7 +451,7 @@ export class Repository {
     } catch (e) {
       throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
     }
-    const fp = `${st.size}-${st.mtimeMs}-${st.ino}-${sha256}`;
+    const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
     if (this.verifiedLocal.get(path) === fp) return;
     if (st.size !== size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${file} of version ${id} in repository ${this.name}`, `${key} has ${st.size} bytes, version.json says ${size}`);
     const h = createHash('sha256');
@@ -538,6 +540,9 @@ export class Repository {
         }
         let done = false;
         return { path: '', release: () => (done ? undefined : ((done = true), release())) };
+      },
+      async recheckCatalog(): Promise<void> {
+        if (repo.store.localPath) await repo.verifyLocal(catalogFile, id, catalog.path, catalog.sha256, catalog.size);
       },
       close(): void {
         if (closed) return;

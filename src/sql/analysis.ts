@@ -99,10 +99,10 @@ async function parse(conn: DuckDBConnection, sql: string): Promise<Serialized> {
   return JSON.parse(String(reader.getRows()[0]?.[0] ?? '{"error":true}')) as Serialized;
 }
 
-/** A statement DuckDB parses but that is not a query: writes are 25006, anything else 42501. */
+/** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */
 function notAQuery(sql: string): SqlError {
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();
-  const writes = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
+  const writes = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
   if (writes.test(first)) return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${first} in a read-only transaction`);
   return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${first || 'this'} statements are not allowed by fdl-gateway`);
 }

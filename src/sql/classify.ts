@@ -3,7 +3,7 @@
  * statements are answered by the gateway itself (as PostgreSQL would), everything else is a query
  * for DuckDB (whose statement type is checked again after prepare).
  */
-import { stripLeadingComments } from './split.js';
+import { splitTopLevel, stripLeadingComments } from './split.js';
 
 export type Statement =
   | { kind: 'begin'; readOnly: boolean | null }
@@ -21,6 +21,10 @@ export type Statement =
   | { kind: 'discardAll' }
   | { kind: 'discard'; what: string }
   | { kind: 'deallocate'; name: string | null }
+  /** SQL-level PREPARE name [(type, …)] AS query. */
+  | { kind: 'prepareSql'; name: string; types: string[]; query: string }
+  /** SQL-level EXECUTE name [(expression, …)]. */
+  | { kind: 'executeSql'; name: string; args: string[] }
   | { kind: 'closeCursor'; name: string | null }
   | { kind: 'unlisten' }
   | { kind: 'listen' }
@@ -33,6 +37,9 @@ export type Statement =
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'GRANT', 'REVOKE', 'COMMENT', 'VACUUM', 'ANALYZE', 'REINDEX', 'CLUSTER', 'REFRESH', 'LOCK', 'IMPORT', 'UPSERT', 'REPLACE']);
 const ENGINE = new Set(['ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'UPDATE_EXTENSIONS', 'USE', 'PRAGMA', 'CALL', 'CHECKPOINT', 'EXPORT', 'PREPARE', 'EXECUTE', 'DO', 'NOTIFY']);
+
+/** A type name in PREPARE's list: words, an optional (precision[, scale]) and array brackets. */
+const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*(?:\(\d+(?:,\s*\d+)?\))?(?:\[\])*$/;
 
 const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 
@@ -93,6 +100,8 @@ export function classify(statement: string): Statement {
       if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'release', name: normalizeIdent(m[1]!) };
       break;
     case 'SET': {
+      // Engine-wide settings are never a session's to change.
+      if (/^SET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' };
       if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
@@ -107,6 +116,7 @@ export function classify(statement: string): Statement {
       break;
     }
     case 'RESET':
+      if (/^RESET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway' };
       if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
@@ -122,6 +132,16 @@ export function classify(statement: string): Statement {
       if (/^DISCARD\s+ALL$/i.test(s)) return { kind: 'discardAll' };
       if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s))) return { kind: 'discard', what: m[1]!.toUpperCase() };
       break;
+    case 'PREPARE': {
+      const p = parsePrepare(s);
+      if (p) return p;
+      break;
+    }
+    case 'EXECUTE': {
+      const e = parseExecute(s);
+      if (e) return e;
+      break;
+    }
     case 'DEALLOCATE':
       if (/^DEALLOCATE\s+(PREPARE\s+)?ALL$/i.test(s)) return { kind: 'deallocate', name: null };
       if ((m = new RegExp(`^DEALLOCATE\\s+(?:PREPARE\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'deallocate', name: normalizeIdent(m[1]!) };
@@ -193,4 +213,20 @@ function parseCopyOut(s: string): Statement | null {
   const header = /\bHEADER\b(?!\s+(false|off|0)\b)/i.test(o);
   const d = /\bDELIMITER\s+(?:AS\s+)?E?'((?:[^']|'')*)'/i.exec(o);
   return { kind: 'copyOut', query, format: csv ? 'csv' : 'text', header, delimiter: d ? d[1]!.replace(/''/g, "'") : null };
+}
+
+/** PREPARE name [(type, …)] AS statement — the statement itself is classified and admitted when prepared. */
+function parsePrepare(s: string): Statement | null {
+  const m = new RegExp(`^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`, 'i').exec(s);
+  if (!m) return null;
+  const types = m[2] === undefined ? [] : m[2].split(/,(?![^(]*\))/).map((t) => t.trim().replace(/\s+/g, ' '));
+  if (types.some((t) => !TYPE_NAME.test(t))) return { kind: 'refused', sqlstate: '42601', message: 'syntax error in the parameter types of PREPARE' };
+  return { kind: 'prepareSql', name: normalizeIdent(m[1]!), types, query: m[3]! };
+}
+
+/** EXECUTE name [(expression, …)]: the arguments are split at top-level commas, outside strings. */
+function parseExecute(s: string): Statement | null {
+  const m = new RegExp(`^EXECUTE\\s+(${word})\\s*(?:\\(([\\s\\S]*)\\))?$`, 'i').exec(s);
+  if (!m) return null;
+  return { kind: 'executeSql', name: normalizeIdent(m[1]!), args: m[2] === undefined ? [] : splitTopLevel(m[2]) };
 }

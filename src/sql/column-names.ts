@@ -6,9 +6,7 @@
  * show these names, so the gateway follows PostgreSQL wherever its grammar parses the statement.
  */
 import { LRUCache } from 'lru-cache';
-import { loadModule, parseSync } from 'pgsql-parser';
-
-await loadModule();
+import { parsePg } from './pg-parse.js';
 
 /** Only names DuckDB built from an expression need the parser. */
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_$]*$/;
@@ -29,12 +27,8 @@ export function postgresColumnNames(sql: string, duckdbNames: readonly string[])
 }
 
 function figureNames(sql: string, duckdbNames: readonly string[]): string[] | null {
-  let tree: { stmts?: { stmt?: Node }[] };
-  try {
-    tree = parseSync(sql) as typeof tree;
-  } catch {
-    return null; // DuckDB syntax: keep DuckDB's names
-  }
+  const tree = parsePg(sql);
+  if (!tree) return null; // DuckDB syntax: keep DuckDB's names
   if (tree.stmts?.length !== 1) return null;
   let select = (tree.stmts[0]!.stmt as Node | undefined)?.SelectStmt as Node | undefined;
   // A set operation takes its names from its left-most SELECT.

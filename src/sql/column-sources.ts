@@ -10,9 +10,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
-import { loadModule, parseSync } from 'pgsql-parser';
-
-await loadModule();
+import { parsePg, type PgTree } from './pg-parse.js';
 
 export interface ColumnSource {
   tableOid: number;
@@ -44,12 +42,8 @@ const shapes = new LRUCache<string, { shape: Shape | null }>({ max: 512 });
 function shapeOf(sql: string): Shape | null {
   const hit = shapes.get(sql);
   if (hit) return hit.shape;
-  let shape: Shape | null = null;
-  try {
-    shape = parseShape(parseSync(sql) as { stmts?: { stmt?: Node }[] });
-  } catch {
-    shape = null; // DuckDB syntax: no sources
-  }
+  const tree = parsePg(sql);
+  const shape = tree ? parseShape(tree) : null;
   shapes.set(sql, { shape });
   return shape;
 }
@@ -58,7 +52,7 @@ function sval(n: Node | undefined): string | null {
   return typeof n?.String?.sval === 'string' ? n.String.sval : null;
 }
 
-function parseShape(tree: { stmts?: { stmt?: Node }[] }): Shape | null {
+function parseShape(tree: PgTree): Shape | null {
   if (tree.stmts?.length !== 1) return null;
   const select = tree.stmts[0]!.stmt?.SelectStmt as Node | undefined;
   if (!select || (select.op && select.op !== 'SETOP_NONE') || !select.targetList) return null;

@@ -47,5 +47,13 @@ export function fromDuckDB(e: unknown): SqlError {
 /** "Catalog Error: Table with name x does not exist!\nDid you mean …" → first line without the kind. */
 function stripKind(message: string): string {
   const body = message.replace(/^[A-Za-z ]+ Error: /, '');
-  return body.trim();
+  return redactServerPaths(body.trim());
+}
+
+/**
+ * No absolute server path in an error text: DuckDB names files (data files, the cache, the temp
+ * directory) by absolute path; a client sees `…/` and the file name. One linear pass.
+ */
+export function redactServerPaths(text: string): string {
+  return text.replace(/(?<![\w.~])\/(?:[^\s'"/]+\/)+([^\s'"/]*)/g, '…/$1');
 }

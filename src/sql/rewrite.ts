@@ -5,9 +5,11 @@
  * name, oid), and deparse. Statements without anything catalog-ish skip the parser entirely, and a
  * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
  */
-import { deparseSync, loadModule, parseSync } from 'pgsql-parser';
+import { deparseSync, loadModule } from 'pgsql-parser';
+import { parsePg } from './pg-parse.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
+import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
 await loadModule();
@@ -24,6 +26,12 @@ export interface RewriteResult {
   /** True when the statement used the PostgreSQL catalog emulation (label its columns with catalog types). */
   rewritten: boolean;
   /**
+   * Per select-list item, the PostgreSQL type (format_type spelling) of the catalog column it reads
+   * directly (`t.typtype AS kind` → `"char"`), so an alias keeps the catalog type; absent when the
+   * list has `*` or the statement is not one SELECT.
+   */
+  columnTypes?: ReadonlyArray<string | undefined>;
+  /**
    * PostgreSQL types of parameters cast directly to a type DuckDB lacks (`$1::oid[]` → 1028), by
    * 1-based number: DuckDB sees `bigint[]`, but ParameterDescription must announce the PostgreSQL
    * type (asyncpg has codecs for oid[] but not int8[] and would otherwise introspect forever).
@@ -38,12 +46,8 @@ export function rewriteForDuckDB(sql: string): string {
 
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!CATALOGISH.test(sql)) return { sql, rewritten: false };
-  let tree: { stmts?: unknown[] };
-  try {
-    tree = parseSync(sql) as { stmts?: unknown[] };
-  } catch {
-    return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  }
+  const tree = parsePg(sql) as { stmts?: unknown[] } | null;
+  if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
@@ -52,6 +56,10 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.includes(COMPAT_DB) };
+  if (result.rewritten) {
+    const types = catalogColumnTypes(tree, ctx.ctes);
+    if (types) result.columnTypes = types;
+  }
   if (ctx.params.size > 0) result.paramOids = ctx.params;
   return result;
 }
@@ -97,6 +105,43 @@ const call = (name: string[], args: Node[]): Node => ({
 });
 const compat = (fn: string, args: Node[]): Node => call([COMPAT_DB, PGCAT, fn], args);
 const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
+
+/** pg_catalog relation → column → PostgreSQL type (format_type spelling), from PostgreSQL 15's catalog. */
+const CATALOG_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map([
+  ...Object.entries(PG_VIEW_COLUMNS).map(([rel, cols]) => [rel, new Map(cols)] as const),
+  ...PG_STATIC_RELATIONS.map((r) => [r.name, new Map(r.columns)] as const),
+]);
+
+/** See RewriteResult.columnTypes: the select list of one SELECT, read before rewriting. */
+function catalogColumnTypes(tree: { stmts?: unknown[] }, ctes: ReadonlySet<string>): (string | undefined)[] | undefined {
+  if (tree.stmts?.length !== 1) return undefined;
+  const select = (tree.stmts[0] as Node).stmt?.SelectStmt as Node | undefined;
+  if (!select?.targetList || (select.op && select.op !== 'SETOP_NONE')) return undefined;
+  const rels = new Map<string, string>(); // name columns are qualified by → catalog relation
+  const from = (n: Node): void => {
+    const rv = n?.RangeVar as Node | undefined;
+    if (rv && !rv.catalogname && (rv.schemaname === 'pg_catalog' || (!rv.schemaname && !ctes.has(rv.relname))) && CATALOG_COLUMNS.has(rv.relname)) {
+      rels.set(rv.alias?.aliasname ?? rv.relname, rv.relname);
+    } else if (n?.JoinExpr) {
+      from(n.JoinExpr.larg);
+      from(n.JoinExpr.rarg);
+    }
+  };
+  for (const n of (select.fromClause ?? []) as Node[]) from(n);
+  if (rels.size === 0) return undefined;
+  const out: (string | undefined)[] = [];
+  for (const t of select.targetList as Node[]) {
+    const fields = t.ResTarget?.val?.ColumnRef?.fields as Node[] | undefined;
+    if (fields?.some((f) => 'A_Star' in f)) return undefined; // positions unknown after expansion
+    const parts = names(fields);
+    if (!fields || parts.length > 2) { out.push(undefined); continue; }
+    const column = parts[parts.length - 1]!;
+    const candidates = parts.length === 2 ? [rels.get(parts[0]!)] : [...rels.values()];
+    const found = candidates.flatMap((rel) => (rel && CATALOG_COLUMNS.get(rel)?.has(column) ? [CATALOG_COLUMNS.get(rel)!.get(column)!] : []));
+    out.push(found.length === 1 ? found[0] : undefined);
+  }
+  return out;
+}
 
 function collectCtes(node: unknown, into: Set<string>): void {
   if (Array.isArray(node)) node.forEach((n) => collectCtes(n, into));

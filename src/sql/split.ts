@@ -6,12 +6,20 @@
 
 export type SegmentKind = 'code' | 'string' | 'identifier' | 'dollar' | 'comment';
 
+/** Characters that may open a string, identifier, dollar quote or comment. */
+const OPENER = /['"$]|--|\/\*/g;
+
 /** Rebuild `sql` with every segment replaced by `fn(kind, text)`. */
 export function mapSegments(sql: string, fn: (kind: SegmentKind, text: string) => string): string {
   let out = '';
   let codeStart = 0;
   let i = 0;
   while (i < sql.length) {
+    // Jump to the next character that can open a segment (one native scan, not a call per character).
+    OPENER.lastIndex = i;
+    const next = OPENER.exec(sql);
+    if (!next) break;
+    i = next.index;
     const seg = quotedOrComment(sql, i);
     if (!seg) {
       i++;
@@ -125,24 +133,32 @@ function quotedOrComment(sql: string, i: number): { kind: SegmentKind; end: numb
 }
 
 function skipQuoted(sql: string, i: number, q: string, backslash: boolean): number {
+  // Native searches for the closing quote (and backslashes in E'…'), not a loop per character.
+  const stop = backslash ? (q === "'" ? QUOTE_OR_BACKSLASH : DQUOTE_OR_BACKSLASH) : null;
   i++;
   while (i < sql.length) {
-    const c = sql[i]!;
-    if (backslash && c === '\\') {
-      i += 2;
+    let at: number;
+    if (stop) {
+      stop.lastIndex = i;
+      const m = stop.exec(sql);
+      at = m ? m.index : -1;
+    } else at = sql.indexOf(q, i);
+    if (at < 0) return sql.length;
+    if (sql[at] === '\\') {
+      i = at + 2;
       continue;
     }
-    if (c === q) {
-      if (sql[i + 1] === q) {
-        i += 2;
-        continue;
-      }
-      return i + 1;
+    if (sql[at + 1] === q) {
+      i = at + 2;
+      continue;
     }
-    i++;
+    return at + 1;
   }
-  return i;
+  return sql.length;
 }
+
+const QUOTE_OR_BACKSLASH = /['\\]/g;
+const DQUOTE_OR_BACKSLASH = /["\\]/g;
 
 function skipBlockComment(sql: string, i: number): number {
   let depth = 0;
@@ -159,4 +175,58 @@ function skipBlockComment(sql: string, i: number): number {
     }
   }
   return i;
+}
+
+/** Longest statement text the gateway analyses (PostgreSQL has no such limit; a gateway needs one). */
+export const MAX_STATEMENT_CHARS = 256 * 1024;
+/** Deepest nesting of parentheses and brackets: DuckDB's parser and binder recurse per level. */
+export const MAX_NESTING = 256;
+
+/**
+ * The ceilings on one statement's text, checked in one linear pass before anything parses it:
+ * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
+ */
+export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
+  if (sql.length > MAX_STATEMENT_CHARS) {
+    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
+  }
+  let depth = 0;
+  let deepest = 0;
+  mapCode(sql, (code) => {
+    for (let i = 0; i < code.length; i++) {
+      const c = code.charCodeAt(i);
+      if (c === 40 || c === 91 || c === 123) {
+        if (++depth > deepest) deepest = depth;
+      } else if (c === 41 || c === 93 || c === 125) depth--;
+    }
+    return code;
+  });
+  if (deepest > MAX_NESTING) {
+    return { sqlstate: '54001', message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
+  }
+  return null;
+}
+
+/** Split a comma-separated list at commas outside parentheses, brackets, strings and comments. */
+export function splitTopLevel(list: string): string[] {
+  const items: string[] = [];
+  let current = '';
+  let depth = 0;
+  mapSegments(list, (kind, text) => {
+    if (kind !== 'code') {
+      current += text;
+      return text;
+    }
+    for (const c of text) {
+      if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') depth--;
+      if (c === ',' && depth === 0) {
+        items.push(current.trim());
+        current = '';
+      } else current += c;
+    }
+    return text;
+  });
+  if (current.trim() !== '' || items.length > 0) items.push(current.trim());
+  return items;
 }

@@ -17,7 +17,7 @@ export interface SystemTable {
 
 const REFERENCE = /\bfdl\s*\.\s*(refs|versions|session|dataset|cache)\b/gi;
 /** Words that can follow a table reference without being its alias. */
-const NOT_ALIAS = /^\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/i;
+const NOT_ALIAS = /\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/iy;
 
 export function referencedSystemViews(sql: string): Set<SystemViewName> {
   const found = new Set<SystemViewName>();
@@ -34,8 +34,9 @@ export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewNam
       const view = name.toLowerCase() as SystemViewName;
       const table = tables.get(view);
       if (!table) return whole;
-      const rest = all.slice(offset + whole.length);
-      const alias = NOT_ALIAS.test(rest) ? ` AS ${view}` : '';
+      // Read what follows in place (sticky): slicing the rest for every reference would be quadratic.
+      NOT_ALIAS.lastIndex = offset + whole.length;
+      const alias = NOT_ALIAS.test(all) ? ` AS ${view}` : '';
       return `(${valuesSql(table)})${alias}`;
     }),
   );

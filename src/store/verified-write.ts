@@ -10,6 +10,8 @@ import { mismatch, type DownloadOptions } from './store.js';
 import { TransientError } from './retry.js';
 
 export const PART_MARK = '.part-';
+/** Bytes gathered before one write: few syscalls, little memory. */
+const WRITE_BATCH = 1024 * 1024;
 
 export interface WriteSource {
   body: AsyncIterable<Uint8Array>;
@@ -29,25 +31,47 @@ export async function writeVerified(
   const fh = await open(tmp, 'wx', 0o644);
   let done = false;
   let idle = false;
+  // Idle watchdog: one timer, re-armed only when it fires (not per chunk), checks the last arrival.
+  let last = Date.now();
   let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
+  const watch = () => {
     if (!src.idleMs || !src.abort) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => ((idle = true), src.abort!()), src.idleMs);
+    const left = last + src.idleMs - Date.now();
+    if (left <= 0) return void ((idle = true), src.abort());
+    timer = setTimeout(watch, left);
   };
   try {
-    const hash = createHash('sha256');
+    // only when there is something to compare with: a download without a hash is not slowed down
+    const hash = opts.sha256 !== undefined ? createHash('sha256') : null;
     let bytes = 0;
-    arm();
+    watch();
+    // The hash is updated as each chunk arrives; chunks are written in batches of WRITE_BATCH
+    // bytes with one write in flight, so hashing, receiving and writing overlap.
+    let batch: Uint8Array[] = [];
+    let batched = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    const flush = async () => {
+      await writing;
+      if (batched === 0) return;
+      const buf = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
+      batch = [];
+      batched = 0;
+      writing = fh.write(buf);
+    };
     try {
       for await (const chunk of src.body) {
-        arm();
+        last = Date.now();
         bytes += chunk.length;
         if (opts.expectedSize !== undefined && bytes > opts.expectedSize) break; // stop early: cannot match
-        hash.update(chunk);
-        await fh.write(chunk);
+        hash?.update(chunk);
+        batch.push(chunk);
+        batched += chunk.length;
+        if (batched >= WRITE_BATCH) await flush();
       }
+      await flush();
+      await writing;
     } catch (e) {
+      await writing.catch(() => undefined);
       throw new TransientError(idle ? `no data for ${src.idleMs} ms` : 'transfer interrupted', e);
     } finally {
       clearTimeout(timer);
@@ -59,7 +83,7 @@ export async function writeVerified(
     if (opts.expectedSize !== undefined && bytes !== opts.expectedSize) {
       throw mismatch('size', opts.key, opts.location, `expected ${opts.expectedSize} bytes, got ${bytes}${bytes > opts.expectedSize ? ' or more' : ''}`);
     }
-    const got = hash.digest('hex');
+    const got = hash?.digest('hex');
     if (opts.sha256 !== undefined && got !== opts.sha256.toLowerCase()) {
       throw mismatch('sha256', opts.key, opts.location, `expected ${opts.sha256}, got ${got}`);
     }

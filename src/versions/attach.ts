@@ -13,13 +13,11 @@ import { relationInfoStatement } from '../sql/compat/index.js';
 
 export interface AttachedVersion extends Attached {
   readonly versionId: string;
-  /**
-   * Make the named tables readable (remote repositories download a table's files on first use)
-   * and, when due, re-check the version (expiry, local files unchanged).
-   */
+  /** Make the named tables readable (remote repositories download a table's files on first use). */
   ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
-  /** True while something must happen before a statement reads the version: a table to fetch, a re-check due. */
   hasPendingTables(): boolean;
+  /** Re-checks the version when due (see attachVersion). */
+  revalidate(): Promise<void>;
   /** Whether the version has this table (names lower-cased). */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased). */
@@ -33,8 +31,9 @@ const LOCAL_RECHECK_MS = 1000;
 
 /**
  * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`.
- * While attached, the version is re-checked before a statement reads it once `recheckMs` has
- * passed: an expired.json that appeared refuses it, a local file changed on disk is re-hashed.
+ * While attached, `revalidate` (called before anything runs against the version) re-checks it once
+ * `recheckMs` has passed: an expired.json that appeared refuses it, a local file or catalog changed
+ * on disk is re-hashed.
  */
 export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
@@ -46,7 +45,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     const locate = (rel: string) => version.locate(rel);
     // Local files are read in place: every byte is verified before any view can read it.
     const allFiles = catalog.tables.flatMap((t) => t.files);
-    if (!remote) pins.push(await version.ensureFiles(allFiles));
     let checkedAt = Date.now();
     let filesCheckedAt = checkedAt;
     let rechecking: Promise<void> | null = null;
@@ -55,12 +53,15 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       (rechecking ??= (async () => {
         await repo.checkNotExpired(versionId);
         if (!remote && Date.now() - filesCheckedAt >= LOCAL_RECHECK_MS) {
+          // inlined rows are read from the catalog at query time: it is re-checked like the data files
+          await version.recheckCatalog();
           (await version.ensureFiles(allFiles)).release();
           filesCheckedAt = Date.now();
         }
         checkedAt = Date.now();
       })().finally(() => (rechecking = null)));
     try {
+      if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
     } catch (e) {
@@ -69,7 +70,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     }
     const ready = new Map<LakeTable, Promise<void>>();
     const ensureTables = async (wanted: { schema: string; name: string }[]) => {
-      if (due()) await recheck();
       if (!remote) return;
       // A DuckLake view may read any table: fetch them all when one is named.
       const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
@@ -114,7 +114,10 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables,
-      hasPendingTables: () => due() || (remote && ready.size < catalog.tables.length),
+      hasPendingTables: () => remote && ready.size < catalog.tables.length,
+      revalidate: async () => {
+        if (due()) await recheck();
+      },
       async dispose() {
         const c = await engine.connect();
         try {

@@ -23,6 +23,12 @@ export interface VersionLease {
   ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
   /** True while some table of a remote version has not been fetched yet. */
   hasPendingTables(): boolean;
+  /**
+   * Re-checks the version once its verdict is a ref TTL old (expired.json appeared? local files or
+   * catalog changed?); cheap otherwise. Called before anything runs against the version; throws the
+   * same error as attaching it would.
+   */
+  revalidate(): Promise<void>;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */

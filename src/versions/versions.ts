@@ -69,6 +69,7 @@ export class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables) => lease.value.ensureTables(tables),
       hasPendingTables: () => lease.value.hasPendingTables(),
+      revalidate: () => lease.value.revalidate(),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),

@@ -84,8 +84,21 @@ export class SessionSettings {
     return v;
   }
 
-  /** SET (value) or RESET (null) of one parameter. */
-  async set(name: string, value: string | null): Promise<void> {
+  /**
+   * The operator's limits are ceilings: a session may lower statement_timeout or
+   * idle_in_transaction_session_timeout, never raise or disable (0) them. Returns the value kept and,
+   * when it is not the one asked for, why.
+   */
+  private capped(name: string, value: string): { value: string; warning?: string } {
+    const ceiling = name === 'statement_timeout' ? this.limits.statementTimeoutMs : name === 'idle_in_transaction_session_timeout' ? this.limits.idleInTransactionTimeoutMs : 0;
+    if (ceiling <= 0) return { value };
+    const ms = Number(value);
+    if (ms > 0 && ms <= ceiling) return { value };
+    return { value: String(ceiling), warning: `${name} cannot exceed the gateway's limit of ${ceiling} ms; it stays ${ceiling} ms` };
+  }
+
+  /** SET (value) or RESET (null) of one parameter; returns a warning for the client, if any. */
+  async set(name: string, value: string | null): Promise<string | undefined> {
     if (!this.values.has(name) && !name.includes('.')) {
       if (await this.isEngineSetting(name)) {
         throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
@@ -99,7 +112,7 @@ export class SessionSettings {
       }
       return;
     }
-    const normalized = value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value);
+    const { value: normalized, warning } = this.capped(name, value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value));
     if (name === 'timezone') await this.setTimeZone(normalized);
     if (name === 'search_path') await this.applySearchPath(normalized);
     this.values.set(name, normalized);
@@ -107,6 +120,7 @@ export class SessionSettings {
     await this.mirror([[name, normalized]]);
     const reported = reportedName(name);
     if (reported) this.report(reported, normalized);
+    return warning;
   }
 
   async resetAll(): Promise<void> {
@@ -127,7 +141,7 @@ export class SessionSettings {
   /** Startup parameters (and `options=-c x=y`): as SET, without ParameterStatus; unknown names ignored. */
   async applyStartup(name: string, value: string): Promise<void> {
     if (!this.values.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
-    const normalized = normalizeSetting(name, value);
+    const normalized = this.capped(name, normalizeSetting(name, value)).value;
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.values.set(name, normalized);
     this.outputKey = null;

@@ -12,12 +12,12 @@ import { duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { replaceParams, replaceQuotedIdentifiers, splitStatements } from '../sql/split.js';
+import { replaceParams, replaceQuotedIdentifiers, splitStatements, statementCeilingExceeded } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
 import { SessionSettings } from './session-settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, pgTypeLen, type RowEncoder } from './types/index.js';
-import { catalogColumnOid, COMPAT_DB } from '../sql/compat/index.js';
+import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
@@ -123,6 +123,13 @@ interface Fetched {
   error: unknown;
 }
 const END_OF_RESULT: Fetched = { chunk: null, error: null };
+/** Longest text given to the PostgreSQL grammar (rewrite, column names); longer ones keep DuckDB's reading. */
+const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
+const DISCONNECTED = new SqlError('08006', 'client disconnected');
+
+function isDuckDBInterrupt(e: unknown): boolean {
+  return e instanceof Error && e.message.startsWith('INTERRUPT Error');
+}
 
 export class Session {
   readonly settings: SessionSettings;
@@ -223,6 +230,8 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
+        const over = statementCeilingExceeded(text);
+        if (over) throw new SqlError(over.sqlstate, over.message);
         const stmt = classify(text);
         if (this.status === 'E' && !isExitFromFailed(stmt)) {
           throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
@@ -255,6 +264,8 @@ export class Session {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
     const text = parts[0] ?? '';
+    const over = statementCeilingExceeded(text);
+    if (over) throw new SqlError(over.sqlstate, over.message);
     const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
     if (this.status === 'E' && !isExitFromFailed(stmt)) {
       throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
@@ -361,11 +372,8 @@ export class Session {
 
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
-    const err = this.timedOut && e instanceof Error && /INTERRUPT/i.test(e.message)
-      ? new SqlError(SQLSTATE.queryCanceled, 'canceling statement due to statement timeout')
-      : this.cancelRequested && e instanceof Error && /INTERRUPT/i.test(e.message)
-        ? new SqlError(SQLSTATE.queryCanceled, 'canceling statement due to user request')
-        : fromDuckDB(e);
+    // DuckDB reports an interrupted query as its own error kind; say why it was interrupted.
+    const err = e instanceof SqlError ? e : isDuckDBInterrupt(e) && (this.timedOut || this.cancelRequested) ? this.interruption() : fromDuckDB(e);
     this.cancelRequested = false;
     this.timedOut = false;
     if (this.status === 'T') this.status = 'E';
@@ -435,11 +443,30 @@ export class Session {
     }
     if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
+    // statement_timeout and CancelRequest cover analysis and prepare as well as execution.
+    const timing = !this.running;
+    if (timing) this.beginRunning();
+    try {
+      await this.prepareQuery(base, stmt);
+      if (this.timedOut || this.cancelRequested) throw this.interruption();
+    } catch (e) {
+      disposeStatement(base);
+      throw e;
+    } finally {
+      if (timing) this.endRunning();
+    }
+    return base;
+  }
+
+  /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
+  private async prepareQuery(base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
+    const declaredTypes = base.declaredTypes;
     this.interruptOpenPortals(null);
     await this.refreshVersion();
     const source = await this.expandSystemViews(stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
     // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
-    const rewrite = rewriteForDuckDBDetailed(source);
+    // The PostgreSQL grammar (WASM, synchronous) is not run on huge texts: it would hold the event loop.
+    const rewrite = source.length <= PG_GRAMMAR_MAX_CHARS ? rewriteForDuckDBDetailed(source) : { sql: source, rewritten: false, paramOids: undefined };
     let sql = rewrite.sql;
     try {
       sql = await this.pinVersionCatalogs(sql, base.leases);
@@ -474,7 +501,10 @@ export class Session {
         if (untyped || shape.probed) base.untyped.add(i);
         const t = shape.types[i] ?? VARCHAR;
         const f = pgFieldFor(t);
-        const catalogOid = rewrite.rewritten ? catalogColumnOid(name, t.toString()) : undefined;
+        // A catalog column read directly keeps its PostgreSQL type under any alias; others go by name.
+        const sourceType = rewrite.columnTypes?.[i];
+        const catalogOid = !rewrite.rewritten ? undefined
+          : sourceType !== undefined ? catalogTypeOid(sourceType, t.toString()) : catalogColumnOid(name, t.toString());
         base.columnTypes.push(t);
         base.columnOids.push(catalogOid);
         base.fields.push({
@@ -485,11 +515,12 @@ export class Session {
           format: 0,
         });
       }
-      const pgNames = postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
+      const pgNames = source.length > PG_GRAMMAR_MAX_CHARS ? null : postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
       if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
       // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
       if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && this.lease) {
-        const sources = await columnSources(this.conn, sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
+        // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
+        const sources = await columnSources(this.conn, stmt.sql, this.lease.dbName, this.settings.searchSchemas(), base.fields.length);
         sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
       }
       // Candidates for the result cache: plain queries over the session's own version — not the
@@ -503,7 +534,6 @@ export class Session {
       releaseAll(base);
       throw e;
     }
-    return base;
   }
 
   private async expandSystemViews(sql: string): Promise<string> {
@@ -699,6 +729,7 @@ export class Session {
     if (!this.results || prepared.cacheableSql === null || portal.rows > 0) return false;
     if (this.settings.get('fdl.result_cache') === 'off') return false;
     if (this.status === 'I') await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     const lease = this.lease;
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return false;
@@ -743,12 +774,19 @@ export class Session {
     if (result) this.results.cache.set(rec.key, result);
   }
 
+  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
+  private async revalidateVersions(prepared: PreparedStmt): Promise<void> {
+    if (this.lease) await this.lease.revalidate();
+    for (const l of prepared.leases) await l.revalidate();
+  }
+
   private async startQuery(portal: Portal): Promise<void> {
     await this.settle();
     this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
     const duck = prepared.duck!;
     if (this.status === 'I') await this.refreshVersion();
+    await this.revalidateVersions(prepared);
     duck.clearBindings();
     for (let i = 0; i < portal.params.length; i++) {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
@@ -761,9 +799,9 @@ export class Session {
       portal.result = await duck.stream();
       // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
       // active query to interrupt: honour it now, before the first fetch runs the query.
-      if (this.cancelRequested || this.aborted) {
+      if (this.cancelRequested || this.aborted || this.timedOut) {
         portal.result = null;
-        throw new Error('INTERRUPT Error: Interrupted!');
+        throw this.interruption();
       }
     } catch (e) {
       this.endRunning();
@@ -822,9 +860,12 @@ export class Session {
           // DuckDB produces the next chunk on its threads while this one is encoded and sent.
           this.prefetch(portal);
         }
-        if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
+        if (this.cancelRequested || this.timedOut) throw this.interruption();
         const available = portal.chunk.rowCount - portal.chunkPos;
-        const take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+        let take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+        // Never send a row past the row cap (across every Execute of the portal): one more is the refusal.
+        const cap = this.limits.maxResultRows;
+        if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
         const before = w.length;
         const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
         portal.chunkPos += written;
@@ -833,8 +874,8 @@ export class Session {
         if (toClient) {
           portal.bytes += w.length - before;
           // A result that outgrew the cache's entry limit is not recorded further (nor kept).
+          this.checkResultLimits(portal, w, before);
           if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
-          this.checkResultLimits(portal);
           if (w.length >= FLUSH_BYTES) await this.out.flush();
           if (this.out.closed) throw new SqlError('08006', 'client disconnected');
         } else w.flush();
@@ -857,9 +898,14 @@ export class Session {
         const chunk = await this.nextChunk(portal);
         if (chunk && chunk.rowCount > 0) this.prefetch(portal);
         if (!chunk || chunk.rowCount === 0) break;
-        if (this.cancelRequested) throw new Error('INTERRUPT Error: Interrupted!');
+        if (this.cancelRequested || this.timedOut) throw this.interruption();
         portal.encoder!(chunk, scratch);
+        const before = w.length;
         rows += dataRowsToCopy(scratch.flush(), w, f);
+        // The row and byte caps hold for COPY as for any result.
+        portal.rows = rows;
+        portal.bytes += w.length - before;
+        this.checkResultLimits(portal, w, before);
         if (w.length >= FLUSH_BYTES) await this.out.flush();
         if (this.out.closed) throw new SqlError('08006', 'client disconnected');
       }
@@ -872,8 +918,14 @@ export class Session {
     be.commandComplete(w, `COPY ${rows}`);
   }
 
-  private checkResultLimits(portal: Portal): void {
+  /**
+   * The row and byte caps. When `w` is given, the rows written since `before` are taken back from
+   * the output on refusal, so no more than the caps ever reaches the client.
+   */
+  private checkResultLimits(portal: Portal, w?: Writer, before = 0): void {
     const { maxResultRows, maxResultBytes } = this.limits;
+    const over = (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
+    if (over && w) w.truncate(before);
     if (maxResultRows > 0 && portal.rows > maxResultRows) {
       throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
     }
@@ -906,7 +958,7 @@ export class Session {
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
     // The client is gone: no more work for DuckDB (an error, never an early end: that would look
     // like a complete result, e.g. to the result cache).
-    const fetch = (): Promise<Fetched> => this.aborted ? Promise.resolve({ chunk: null, error: new Error('INTERRUPT Error: Interrupted!') }) : result.fetchChunk().then(
+    const fetch = (): Promise<Fetched> => this.aborted ? Promise.resolve({ chunk: null, error: DISCONNECTED }) : result.fetchChunk().then(
       (chunk) => ({ chunk, error: null as unknown }),
       (error: unknown) => ({ chunk: null, error }),
     );
@@ -937,8 +989,14 @@ export class Session {
     }
   }
 
+  /** Why the running statement stops: a typed value, not a marker string. */
+  private interruption(): SqlError {
+    if (this.aborted) return DISCONNECTED;
+    return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
+  }
+
   private beginRunning(): void {
-    if (this.aborted) throw new SqlError('08006', 'client disconnected');
+    if (this.aborted) throw DISCONNECTED;
     this.running = true;
     const ms = Number(this.settings.get('statement_timeout') ?? '0');
     if (ms > 0) {
@@ -1099,6 +1157,33 @@ export class Session {
         }
         be.commandComplete(w, stmt.name === null ? 'DEALLOCATE ALL' : 'DEALLOCATE');
         return;
+      case 'prepareSql': {
+        if (this.statements.has(stmt.name)) throw new SqlError('42P05', `prepared statement "${stmt.name}" already exists`);
+        const inner = classify(stmt.query);
+        if (inner.kind === 'refused') throw new SqlError(inner.sqlstate, inner.message);
+        if (inner.kind !== 'query') throw new SqlError(SQLSTATE.syntaxError, 'PREPARE needs a query');
+        // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
+        const prepared = await this.prepareCached(stmt.query, inner, await this.typeOids(stmt.types));
+        this.statements.set(stmt.name, prepared);
+        be.commandComplete(w, 'PREPARE');
+        return;
+      }
+      case 'executeSql': {
+        const target = this.statements.get(stmt.name);
+        if (!target) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+        if (stmt.args.length !== target.paramOids.length) {
+          throw new SqlError(SQLSTATE.syntaxError, `wrong number of parameters for prepared statement "${stmt.name}"`, `Expected ${target.paramOids.length} parameters but got ${stmt.args.length}.`);
+        }
+        const params = await this.evaluateArguments(stmt.args);
+        const run = this.newPortal(target, params, [0], target.columnTypes.map(() => 0));
+        try {
+          await this.runPortal(run, 0, describe);
+        } finally {
+          portal.rows = run.rows;
+          this.dropPortal(run);
+        }
+        return;
+      }
       case 'closeCursor':
         if (stmt.name === null) {
           for (const [name, p] of this.portals) {
@@ -1119,6 +1204,7 @@ export class Session {
         if (this.portals.has(stmt.name)) throw new SqlError('42P03', `cursor "${stmt.name}" already exists`);
         // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
         const inner = classify(stmt.query);
+        if (inner.kind === 'refused') throw new SqlError(inner.sqlstate, inner.message);
         if (inner.kind !== 'query') throw new SqlError(SQLSTATE.syntaxError, 'DECLARE CURSOR needs a query');
         const prepared = await this.prepare(stmt.query, inner, []);
         const cursor = this.newPortal(prepared, [], [], prepared.columnTypes.map(() => (stmt.binary ? 1 : 0)));
@@ -1156,6 +1242,37 @@ export class Session {
     }
   }
 
+  /** PostgreSQL type names of a PREPARE (checked against a strict pattern in classify) as OIDs, as DuckDB reads them. */
+  private async typeOids(types: string[]): Promise<number[]> {
+    if (types.length === 0) return [];
+    let duck: DuckDBPreparedStatement | null = null;
+    try {
+      duck = await this.conn.prepare(`SELECT ${types.map((t) => `NULL::${t}`).join(', ')}`);
+      const d = duck;
+      return types.map((_, i) => pgFieldFor(d.columnType(i)).oid);
+    } catch (e) {
+      throw fromDuckDB(e);
+    } finally {
+      duck?.destroySync();
+    }
+  }
+
+  /** EXECUTE's arguments: one admitted SELECT of them, each as PostgreSQL-style text for the parameters. */
+  private async evaluateArguments(args: string[]): Promise<(Buffer | null)[]> {
+    if (args.length === 0) return [];
+    const text = `SELECT ${args.map((a) => `CAST((${a}) AS VARCHAR)`).join(', ')}`;
+    const prepared = await this.prepare(text, { kind: 'query', sql: text }, []);
+    try {
+      const reader = await prepared.duck!.runAndReadAll();
+      const row = reader.getRows()[0] ?? [];
+      return args.map((_, i) => (row[i] === null || row[i] === undefined ? null : Buffer.from(String(row[i]))));
+    } catch (e) {
+      throw fromDuckDB(e);
+    } finally {
+      disposeStatement(prepared);
+    }
+  }
+
   private endTransaction(): void {
     this.status = 'I';
     this.savepoints = [];
@@ -1187,7 +1304,8 @@ export class Session {
       return;
     }
     if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    await this.settings.set(name, value);
+    const warning = await this.settings.set(name, value);
+    if (warning) this.notice({ severity: 'WARNING', code: '01000', message: warning });
     // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
     if (name === 'search_path') this.clearStatementCache();
   }

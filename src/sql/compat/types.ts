@@ -137,7 +137,23 @@ export function duckdbTypeForCatalogColumn(pgType: string): string {
  */
 export function catalogColumnOid(columnName: string, duckdbType: string): number | undefined {
   const oid = PG_CATALOG_COLUMN_OIDS[columnName.toLowerCase()] ?? CLIENT_ALIAS_OIDS[columnName.toLowerCase()];
-  if (oid === undefined) return undefined;
+  return oid === undefined ? undefined : catalogOidIfFits(oid, duckdbType);
+}
+
+/** PostgreSQL catalog column types (as format_type spells them) whose OID differs from DuckDB's mapping. */
+const CATALOG_TYPE_OIDS: Readonly<Record<string, number>> = {
+  '"char"': 18, name: 19, smallint: 21, int2vector: 22, regproc: 24, oid: 26, xid: 28, cid: 29, oidvector: 30,
+  real: 700, '"char"[]': 1002, 'name[]': 1003, 'oid[]': 1028, 'aclitem[]': 1034, regtype: 26,
+};
+
+/** The announced OID for a catalog column of PostgreSQL type `pgType` (format_type spelling), if it fits the DuckDB type. */
+export function catalogTypeOid(pgType: string, duckdbType: string): number | undefined {
+  const oid = CATALOG_TYPE_OIDS[pgType];
+  return oid === undefined ? undefined : catalogOidIfFits(oid, duckdbType);
+}
+
+/** `oid` when a value of DuckDB type `duckdbType` can be sent as it (name/"char" from VARCHAR, oid/int2 from integers…). */
+function catalogOidIfFits(oid: number, duckdbType: string): number | undefined {
   const t = duckdbType.toUpperCase();
   const integral = t === 'BIGINT' || t === 'INTEGER' || t === 'SMALLINT' || t === 'UINTEGER';
   switch (oid) {

@@ -1,0 +1,29 @@
+/**
+ * PostgreSQL's grammar (pgsql-parser, WASM) over a statement text, parsed once per text: the
+ * rewriter, the result-name rule and the column-source rule all read the same memoized tree, so a
+ * statement costs one parse however many of them look at it. Trees are shared: callers never mutate.
+ */
+import { LRUCache } from 'lru-cache';
+import { loadModule, parseSync } from 'pgsql-parser';
+
+await loadModule();
+
+export type PgTree = { stmts?: { stmt?: Record<string, any> }[] };
+
+const memo = new LRUCache<string, { tree: PgTree | null }>({ max: 512 });
+/** Huge generated statements are parsed every time rather than crowding out the common ones. */
+const MEMO_MAX_CHARS = 64 * 1024;
+
+/** The parse tree, or null when the text is not PostgreSQL (DuckDB-only syntax). */
+export function parsePg(sql: string): PgTree | null {
+  const hit = memo.get(sql);
+  if (hit) return hit.tree;
+  let tree: PgTree | null;
+  try {
+    tree = parseSync(sql) as PgTree;
+  } catch {
+    tree = null;
+  }
+  if (sql.length <= MEMO_MAX_CHARS) memo.set(sql, { tree });
+  return tree;
+}
