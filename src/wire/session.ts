@@ -467,7 +467,7 @@ export class Session {
     try {
       sql = await this.pinVersionCatalogs(sql, base.leases);
       const analysis = await analyze(this.conn, sql);
-      await this.admit(analysis, base.leases);
+      await this.admit(analysis, base.leases, sql);
       base.analysis = analysis;
       let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0), declaredTypes);
       if (undeterminedParams(duck).length > 0) {
@@ -593,7 +593,7 @@ export class Session {
    * Admission (sql/containment.ts): every function, table function and relation of the statement
    * must be allowed for this session. Tables of a remote version it reads are fetched before it runs.
    */
-  private async admit(analysis: Analysis, leases: VersionLease[]): Promise<void> {
+  private async admit(analysis: Analysis, leases: VersionLease[], sql: string): Promise<void> {
     const own = this.lease;
     if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
     const all = [own, ...leases];
@@ -614,7 +614,11 @@ export class Session {
       if (!lease.hasPendingTables()) continue;
       const db = lease.dbName.toLowerCase();
       const wanted = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
-      if (wanted.length) await lease.ensureTables(wanted);
+      // Files are pruned by the statement's filters when it reads this version alone.
+      const statement = lease === own && leases.length === 0
+        ? { sql, searchSchemas: this.settings.searchSchemas(), notice: (message: string) => this.notice({ code: '00000', message }) }
+        : undefined;
+      if (wanted.length) await lease.ensureTables(wanted, statement);
     }
   }
 
