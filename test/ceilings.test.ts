@@ -11,7 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
-import { query, startupPacket } from './support/fuzz.js';
+import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
 
 const MiB = 1024 * 1024;
 
@@ -45,14 +45,42 @@ function errorCode(bytes: Buffer): string | null {
   return null;
 }
 
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, j) => setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms))]);
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<T>((_, j) => (timer = setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function login(gw: RunningGateway, user = 'alice'): Promise<pg.Client> {
   const c = new pg.Client({ host: gw.host, port: gw.port, user, password: 's3cret', database: 'basic' });
   await c.connect();
   return c;
+}
+
+/**
+ * A logged-in session (SCRAM through node-postgres) whose socket the test then drives by hand:
+ * pg's listeners are detached, so nothing is parsed or kept on this side.
+ */
+async function rawSession(gw: RunningGateway): Promise<{ sock: Socket; closed: Promise<void> }> {
+  const c = await login(gw);
+  const sock = (c as unknown as { connection: { stream: Socket } }).connection.stream;
+  sock.removeAllListeners('data');
+  sock.removeAllListeners('error');
+  sock.removeAllListeners('close');
+  sock.removeAllListeners('end');
+  sock.on('error', () => undefined);
+  const closed = new Promise<void>((r) => sock.once('close', () => r()));
+  return { sock, closed };
+}
+
+/** Sample the gateway's RSS every 20 ms until stopped; returns the peak. */
+function watchRss(pid: number): { stop(): number } {
+  let peak = rssBytes(pid);
+  const t = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+  return { stop: () => (clearInterval(t), Math.max(peak, rssBytes(pid))) };
 }
 
 describe('ceilings: connections', () => {
@@ -131,5 +159,62 @@ describe('ceilings: connections', () => {
     assert.ok(Date.now() - t0 >= 1400, `closed after ${Date.now() - t0} ms`);
     assert.equal(s.received()[0], 'R'.charCodeAt(0));
     assert.match(s.received().toString('latin1'), /08P01.*startup timeout/s);
+  });
+
+  test('a client pipelining 40,000 executions (400 MB) without reading: input paused, RSS flat, freed on leaving', async () => {
+    const pid = gw.proc.pid!;
+    const before = rssBytes(pid);
+    const { sock, closed } = await rawSession(gw);
+    sock.pause(); // never read an answer
+    const param = 'a'.repeat(10 * 1024);
+    sock.write(parse('s', 'select i, length($1::varchar) as n from range(100) t(i)'));
+    const batch = Buffer.concat(Array.from({ length: 1000 }, () => Buffer.concat([bind('', 's', [], [Buffer.from(param)], []), execute('', 0)])));
+    const watch = watchRss(pid);
+    const t0 = Date.now();
+    // Offer 40 batches of 10 MB; a gateway that stops reading lets the writes pile up here instead.
+    for (let k = 0; k < 40 && Date.now() - t0 < 8000; k++) {
+      if (!sock.write(batch)) await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const peak = watch.stop();
+    const unsent = sock.writableLength;
+    sock.destroy();
+    await closed;
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = rssBytes(pid);
+    console.log(`pipelining: RSS ${before / MiB | 0} MiB before, peak ${peak / MiB | 0} MiB, ${after / MiB | 0} MiB after the client left; ${unsent / MiB | 0} MiB never accepted`);
+    assert.ok(unsent > 100 * MiB, `the gateway stopped reading (${unsent / MiB | 0} MiB left unsent by the client)`);
+    assert.ok(peak - before < 100 * MiB, `RSS grew by ${(peak - before) / MiB | 0} MiB while the client pipelined`);
+    assert.ok(after - before < 50 * MiB, `RSS ${(after - before) / MiB | 0} MiB above the start after the client left`);
+    const c = await login(gw);
+    assert.equal((await c.query('select 3 as x')).rows[0].x, 3);
+    await c.end();
+  });
+
+  test('huge rows (200 × 2 MB, read by the client): the writer never holds a whole chunk; RSS ≤ memoryLimit + 1 GiB', async () => {
+    const pid = gw.proc.pid!;
+    const before = rssBytes(pid);
+    const { sock, closed } = await rawSession(gw);
+    let received = 0;
+    let tail = '';
+    const done = new Promise<void>((r) =>
+      sock.on('data', (d: Buffer) => {
+        received += d.length;
+        tail = (tail + d.subarray(-64).toString('latin1')).slice(-64);
+        if (/Z\0\0\0\x05[IE]$/.test(tail)) r();
+      }),
+    );
+    const watch = watchRss(pid);
+    sock.write(query("select repeat('x', 2000000) as s from range(200)"));
+    await within(done, 60_000, 'the huge result');
+    const peak = watch.stop();
+    sock.destroy();
+    await closed;
+    console.log(`huge rows: ${received / MiB | 0} MiB received; RSS ${before / MiB | 0} MiB before, peak ${peak / MiB | 0} MiB`);
+    assert.ok(received > 200 * 2_000_000, `the whole result arrived (${received} bytes)`);
+    assert.ok(peak <= 256 * MiB + 1024 * MiB, `peak RSS ${peak / MiB | 0} MiB`);
+    // DuckDB materialises the 200-row chunk (~400 MB); the gateway adds a few MiB, not a copy of it
+    // (before, the writer doubled to 512 MiB for the chunk and allocated another 512 MiB on hand-over).
+    assert.ok(peak - before < 400 * MiB + 400 * MiB, `RSS grew by ${(peak - before) / MiB | 0} MiB`);
   });
 });

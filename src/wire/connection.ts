@@ -76,7 +76,7 @@ const OUTPUT_FLUSH_BYTES = 256 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
-  private readonly w = new Writer();
+  private readonly w = new Writer(64 * 1024, OUTPUT_FLUSH_BYTES);
   private phase: Phase = 'startup';
   private session: Session | null = null;
   private busy = false;

@@ -14,12 +14,23 @@ export class Writer {
   private pos = 0;
   private readonly spare: Buffer[] = [];
 
-  constructor(private readonly initialSize = 64 * 1024) {
+  /**
+   * `batchBytes`: once this much is written the writer is `full`, and row encoders stop after the
+   * current row so the caller can send the batch (a chunk of huge rows never sits here whole).
+   */
+  constructor(
+    private readonly initialSize = 64 * 1024,
+    private readonly batchBytes = Infinity,
+  ) {
     this.buf = Buffer.allocUnsafe(initialSize);
   }
 
   get length(): number {
     return this.pos;
+  }
+
+  get full(): boolean {
+    return this.pos >= this.batchBytes;
   }
 
   /** Make room for `n` more bytes. */

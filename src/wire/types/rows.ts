@@ -250,6 +250,7 @@ export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: Encod
         w.truncate(rowStart); // leave only complete DataRows behind
         throw e;
       }
+      if (w.full) return i + 1 - start; // the caller sends this batch, then asks for the rest
     }
     return end > start ? end - start : 0;
   };
