@@ -33,6 +33,7 @@ export const SQLSTATE = {
   invalidPassword: '28P01',
   invalidAuthorization: '28000',
   tooManyConnections: '53300',
+  diskFull: '53100',
   connectionRejected: '08004',
   dataCorrupted: 'XX001',
   internalError: 'XX000',

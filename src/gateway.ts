@@ -59,6 +59,8 @@ export interface GatewayConfig {
   maxTempDirectorySize?: string;
   /** Byte budget of the disk cache of remote files. */
   cacheMaxBytes: number;
+  /** Parallel downloads of remote data files (default 8). */
+  downloadConcurrency?: number;
   /** Memory for results of repeatable queries (0 = off). */
   resultCacheBytes: number;
   s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
@@ -120,7 +122,7 @@ export class Gateway {
     const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     // One file cache and one ref cache for all repositories: one byte budget, one set of counters.
-    const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes });
+    const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes, downloadConcurrency: config.downloadConcurrency });
     const verification = await VerificationLedger.open(join(stateDir, 'verified.json'));
     fileCache.onMismatch = (name, detail) => {
       verification.countMismatch();

@@ -102,9 +102,12 @@ describe('Describe always matches Execute', () => {
       const bin = Buffer.alloc(4);
       bin.writeUInt32BE(oid);
       const sql = 'select attname from pg_attribute where attrelid = $1::regclass and attnum = 2';
+      const uncast = 'select attname from pg_attribute where attrelid = $1 and attnum = 3';
       return [
         text(await c.query(sql, { paramTypes: [2205], params: ['sales.orders'] })),
         text(await c.query(sql, { paramTypes: [2205], params: [bin] })),
+        text(await c.query(uncast, { paramTypes: [2205], params: ['sales.orders'] })),
+        text(await c.query(uncast, { paramTypes: [2205], params: [bin] })),
         text(await c.query('select $1::regclass::text', { paramTypes: [2205], params: [bin] })),
       ];
     });

@@ -13,6 +13,7 @@ import { extname, join } from 'node:path';
 import type { ObjectStore } from '../store/store.js';
 import { PART_MARK } from '../store/verified-write.js';
 import { SingleFlight } from './single-flight.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 export interface FileSpec {
   sha256?: string;
@@ -35,6 +36,10 @@ export interface FileCacheStats {
   /** Bytes fetched from stores since start (fdl_store_bytes_downloaded_total). */
   downloadedBytes: number;
   evictions: number;
+  /** Bytes of files pinned by running queries and attached versions' views (never evicted). */
+  pinnedBytes: number;
+  /** Highest number of bytes on disk (cached + being downloaded) since start. */
+  peakBytes: number;
   /** Files whose bytes differed from their content address when re-verified (then replaced). */
   mismatches: number;
   maxBytes: number;
@@ -48,16 +53,19 @@ export class FileCache {
   /** Adopted at startup and not yet re-verified by this process. */
   private readonly adopted = new Set<string>();
   private bytes = 0;
+  /** Bytes of downloads in flight: room for them is made before they start. */
+  private reserved = 0;
+  private peak = 0;
   private counters = { hits: 0, misses: 0, downloads: 0, downloadedBytes: 0, evictions: 0, mismatches: 0 };
   /** Told about every cached file found tampered with (logging); set by the owner. */
   onMismatch: (name: string, detail: string) => void = () => undefined;
 
-  private constructor(readonly dir: string, readonly maxBytes: number) {}
+  private constructor(readonly dir: string, readonly maxBytes: number, readonly downloadConcurrency: number) {}
 
   /** Opens (creating) the cache dir; leftovers of interrupted downloads are removed, the rest reused. */
-  static async open(dir: string, options: { maxBytes?: number } = {}): Promise<FileCache> {
+  static async open(dir: string, options: { maxBytes?: number; downloadConcurrency?: number } = {}): Promise<FileCache> {
     await mkdir(dir, { recursive: true });
-    const cache = new FileCache(dir, options.maxBytes ?? 10 * 1024 ** 3);
+    const cache = new FileCache(dir, options.maxBytes ?? 10 * 1024 ** 3, Math.max(1, options.downloadConcurrency ?? 8));
     const found: { name: string; size: number; used: number }[] = [];
     for (const name of await readdir(dir)) {
       const p = join(dir, name);
@@ -103,11 +111,20 @@ export class FileCache {
         this.counters.misses++;
         await this.flights.run(name, async () => {
           if (this.entries.has(name)) return;
-          await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
+          const room = spec.size ?? 0;
+          await this.makeRoom(room);
+          this.reserved += room;
+          this.peak = Math.max(this.peak, this.bytes + this.reserved);
+          try {
+            await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
+          } finally {
+            this.reserved -= room;
+          }
           this.counters.downloads++;
           const st = await stat(path);
           this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
+          this.peak = Math.max(this.peak, this.bytes + this.reserved);
         });
         await this.evict();
       }
@@ -152,7 +169,51 @@ export class FileCache {
   }
 
   stats(): FileCacheStats {
-    return { entries: this.entries.size, bytes: this.bytes, pinned: this.pins.size, maxBytes: this.maxBytes, ...this.counters };
+    return {
+      entries: this.entries.size, bytes: this.bytes, pinned: this.pins.size, pinnedBytes: this.pinnedBytes(), peakBytes: this.peak,
+      maxBytes: this.maxBytes, ...this.counters,
+    };
+  }
+
+  private pinnedBytes(except?: ReadonlySet<string>): number {
+    let n = 0;
+    for (const name of this.pins.keys()) if (!except?.has(name)) n += this.entries.get(name) ?? 0;
+    return n;
+  }
+
+  /**
+   * Refuse (53100) a working set the budget cannot hold next to the files other queries pin:
+   * better one clear error than a disk filled past the budget. Sizes of files not yet cached are
+   * the catalog's.
+   */
+  checkFits(store: ObjectStore, items: { key: string; spec: FileSpec }[]): void {
+    const sizes = new Map<string, number>();
+    for (const it of items) {
+      const name = this.nameFor(store, it.key, it.spec);
+      sizes.set(name, this.entries.get(name) ?? it.spec.size ?? 0);
+    }
+    const need = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const held = this.pinnedBytes(new Set(sizes.keys()));
+    if (need + held > this.maxBytes) {
+      throw new SqlError(
+        SQLSTATE.diskFull,
+        `the file cache budget (--cache-max-bytes ${this.maxBytes}) cannot hold this query's files: it needs ${need} bytes` +
+          (held ? ` and ${held} bytes are pinned by open versions and running queries` : ''),
+        undefined,
+        'Filter on columns the files are partitioned or sorted by so fewer files are read, or raise --cache-max-bytes.',
+      );
+    }
+  }
+
+  /** Evict least recently used unpinned files until `incoming` more bytes fit the budget. */
+  private async makeRoom(incoming: number): Promise<void> {
+    for (const [name] of [...this.entries]) {
+      if (this.bytes + this.reserved + incoming <= this.maxBytes) break;
+      if (this.pins.has(name)) continue;
+      this.drop(name);
+      this.counters.evictions++;
+      await unlink(join(this.dir, name)).catch(() => {});
+    }
   }
 
   private add(name: string, size: number): void {

@@ -38,6 +38,7 @@ export const ConfigFile = z
     cacheDir: z.string().optional(),
     stateDir: z.string().optional(),
     cacheMaxBytes: z.number().int().positive().optional(),
+    downloadConcurrency: z.number().int().min(1).max(64).optional(),
     resultCacheBytes: z.number().int().nonnegative().optional(),
     s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
     maxConnections: z.number().int().positive().optional(),
@@ -76,6 +77,7 @@ export interface ServeFlags {
   threads?: string;
   statementTimeout?: string;
   cacheMaxBytes?: string;
+  downloadConcurrency?: string;
   resultCacheBytes?: string;
   s3Endpoint?: string;
   s3Region?: string;
@@ -244,6 +246,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',
     cacheMaxBytes: int('--cache-max-bytes', flags.cacheMaxBytes) ?? file.cacheMaxBytes ?? 10 * 1024 ** 3,
+    downloadConcurrency: Math.min(64, int('--download-concurrency', flags.downloadConcurrency) ?? file.downloadConcurrency ?? 8),
     resultCacheBytes: int('--result-cache-bytes', flags.resultCacheBytes) ?? file.resultCacheBytes ?? 64 * 1024 ** 2,
     // Flags, then the config file, then the standard AWS variables (read by the S3 store itself).
     s3: {

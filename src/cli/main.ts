@@ -25,6 +25,7 @@ program
   .option('--cache-dir <DIR>', 'directory for the gateway cache (downloaded files, DuckDB temp files)')
   .option('--state-dir <DIR>', 'directory for the tag ledger and the verification ledger (default <cache-dir>.state; never inside the cache dir)')
   .option('--cache-max-bytes <N>', 'byte budget of the disk cache for files of remote repositories (default 10 GiB)')
+  .option('--download-concurrency <N>', 'parallel downloads of remote data files (default 8)')
   .option('--result-cache-bytes <N>', 'memory for results of repeatable queries, served again without running them (default 64 MiB; 0 = off)')
   .option('--s3-endpoint <URL>', 'S3 endpoint (MinIO, R2, s3rver); default from AWS_ENDPOINT_URL')
   .option('--s3-region <REGION>', 'S3 region; default from AWS_REGION')

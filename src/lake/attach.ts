@@ -77,18 +77,22 @@ export async function materializeTable(
   table: LakeTable,
   targetDb: string,
   locate: (rel: string) => string,
+  only?: ReadonlySet<number>,
 ): Promise<void> {
-  const ctx = await tableContext(conn, catalog, [table], locate);
-  await createTableView(conn, targetDb, table, tableSql(table, ctx), true);
+  const ctx = await tableContext(conn, catalog, [table], locate, only);
+  await createTableView(conn, targetDb, table, tableSql(table, ctx, only), true);
 }
 
 /** Footer shapes and decoded deletion vectors the table SQL needs for `tables`. */
-export async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string) {
-  const shapes = await probeShapes(conn, filesToProbe(tables), locate);
+export async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string, only?: ReadonlySet<number>) {
+  // only the files the view will read are on disk (remote repositories fetch what a query needs)
+  const probe = filesToProbe(tables);
+  if (only) for (const id of [...probe.keys()]) if (!only.has(id)) probe.delete(id);
+  const shapes = await probeShapes(conn, probe, locate);
   const dvPositions = new Map<number, number[]>();
   for (const t of tables) {
     for (const f of t.dataFiles) {
-      if (f.delete?.format !== 'puffin') continue;
+      if (f.delete?.format !== 'puffin' || (only && !only.has(f.id))) continue;
       const what = `${f.delete.path} (table ${qi(t.schema)}.${qi(t.name)})`;
       let bytes: Buffer;
       try {

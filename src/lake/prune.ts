@@ -173,10 +173,13 @@ export class PruneIndex {
    * it switches to the pruning database for the EXPLAIN). null when DuckDB cannot plan the
    * statement there (parameters, a name outside the version…): the caller must then assume every file.
    */
-  async survivors(conn: DuckDBConnection, sql: string, schema = 'main'): Promise<Survivors | null> {
+  async survivors(conn: DuckDBConnection, sql: string, searchPath: readonly string[] = ['main']): Promise<Survivors | null> {
     let plan: string;
+    const path = searchPath.length ? searchPath : ['main'];
     try {
-      await conn.run(`USE ${qi(this.dbName)}.${qi(schema)}`);
+      await conn.run(`USE ${qi(this.dbName)}.${qi(path[0]!)}`);
+      // names resolve as on the session's search path, but among the statistics views
+      await conn.run(`SET search_path = ${lit(path.map((s) => `${qi(this.dbName)}.${qi(s)}`).join(','))}`);
       const [r] = await rows(conn, `EXPLAIN (FORMAT JSON) ${sql}`);
       plan = str(r?.explain_value);
     } catch {

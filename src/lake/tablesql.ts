@@ -30,6 +30,9 @@ export interface TableSqlContext {
 
 const colAlias = (c: ColNode) => `c${c.id}`;
 
+/** Up to this many files with deletes get a read_parquet each; more share one (binding cost). */
+const SEPARATE_DELETE_READS = 16;
+
 /**
  * read_parquet's virtual columns under names no file uses. (The `file_row_number := true` option
  * would fail on files that have a real column of that name.) file_index is the 0-based position
@@ -94,7 +97,9 @@ function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, sn
   const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
   if (partial.length && snapCol) conds.push(`(r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
   const dels = deletesSql(files, ctx);
-  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE d.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos)`);
+  // one file: its positions alone are the key (a single-column anti-join)
+  const key = files.length === 1 ? 'd.pos = r.__ducklake_pos' : 'd.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos';
+  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE ${key})`);
   return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
 }
 
@@ -181,6 +186,9 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: Readonly
   const branches: string[] = [];
   const fieldGroups = new Map<string, { key: string | null; shape: SrcNode[] | undefined; files: DataFile[] }>();
   const nameGroups = new Map<string, { key: string | null; entries: NameMapEntry[]; files: DataFile[] }>();
+  // A few files with deletes are read one by one (single-key anti-join); many share one read.
+  const filtered = table.dataFiles.filter((f) => (!only || only.has(f.id)) && needsRowFilter(f, ctx.snapshot));
+  const apart = filtered.length <= SEPARATE_DELETE_READS;
   for (const f of table.dataFiles) {
     if (only && !only.has(f.id)) continue;
     const shape = ctx.shapes.get(f.id);
@@ -197,7 +205,8 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: Readonly
       return !s || sameShape(c, s);
     });
     // Files that need no row filter share a plain read; the others pay for the anti-join.
-    const g = `${needsRowFilter(f, ctx.snapshot) ? 'f' : 'p'}|${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
+    const rowFiltered = needsRowFilter(f, ctx.snapshot);
+    const g = `${rowFiltered ? (apart ? `f${f.id}` : 'f') : 'p'}|${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
     if (!fieldGroups.has(g)) fieldGroups.set(g, { key: f.key, shape: uniform ? undefined : shape, files: [] });
     fieldGroups.get(g)!.files.push(f);
   }

@@ -53,6 +53,15 @@ export interface RepositoryOptions {
   refCache?: RefCache;
 }
 
+/** Where a remote fetch stands: files and bytes done of those asked for. */
+export interface DownloadProgress {
+  files: number;
+  totalFiles: number;
+  bytes: number;
+  totalBytes: number;
+  elapsedMs: number;
+}
+
 export interface Resolution {
   requested: string;
   /** Full ref name (refs/heads/main), or null when a version ID was given. */
@@ -92,7 +101,7 @@ export interface VerifiedVersion {
    * files.json has it): remote files are downloaded (hashed while downloading) and pinned, local
    * files hashed unless the verification ledger knows them unchanged. Throws XX001 naming the file.
    */
-  ensureFiles(files: DataFile[]): Promise<Lease>;
+  ensureFiles(files: DataFile[], onProgress?: (p: DownloadProgress) => void): Promise<Lease>;
   /** Local repositories: proves the catalog in place is still the verified one (a stat; hashed again if changed). */
   recheckCatalog(): Promise<void>;
   /** Releases the pin on the catalog file (and files ensured through this handle). */
@@ -513,7 +522,7 @@ export class Repository {
         // remote: the cache name ensureFiles downloads to (content-addressed when files.json has a sha256)
         return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
       },
-      async ensureFiles(files: DataFile[]): Promise<Lease> {
+      async ensureFiles(files: DataFile[], onProgress?: (p: DownloadProgress) => void): Promise<Lease> {
         const got: Lease[] = [];
         const release = () => got.forEach((l) => l.release());
         try {
@@ -521,6 +530,10 @@ export class Repository {
           const store = repo.store;
           const local = store.localPath ? (key: string) => store.localPath!(key) : null;
           const cache = local ? null : repo.remoteCache();
+          // remote: refuse up front (53100) what the disk budget cannot hold
+          cache?.checkFits(store, queue.map((q) => ({ key: q.key, spec: q.expect })));
+          const started = Date.now();
+          const progress = { files: 0, totalFiles: queue.length, bytes: 0, totalBytes: queue.reduce((n, q) => n + (q.f.size ?? 0), 0) };
           // a few in parallel: hides download latency, keeps both cores busy hashing local files
           const worker = async () => {
             for (let item = queue.shift(); item; item = queue.shift()) {
@@ -528,12 +541,16 @@ export class Repository {
               try {
                 if (local) await repo.verification.verify(local(key), key, expect);
                 else got.push(await cache!.acquire(repo.store, key, expect));
+                progress.files++;
+                progress.bytes += item.f.size ?? 0;
+                onProgress?.({ ...progress, elapsedMs: Date.now() - started });
               } catch (e) {
                 throw repo.integrityFailure(id, key, e);
               }
             }
           };
-          await Promise.all(Array.from({ length: Math.min(4, queue.length) }, worker));
+          const parallel = cache ? cache.downloadConcurrency : 4;
+          await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
         } catch (e) {
           release();
           throw e;

@@ -105,7 +105,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
       statement: (e) => metrics.statement(String(e.sqlstate ?? 'XX000'), typeof e.ms === 'number' ? e.ms : undefined),
       startup: (sqlstate) => {
         metrics.connectionsTotal.inc({ outcome: sqlstate === '00000' ? 'ok' : 'error' });
-        if (sqlstate === '28P01' || sqlstate === '28000') metrics.refused.inc({ reason: 'auth_failed' });
+        // Wrong password or unknown user only (28000 also means a refused signature or plaintext).
+        if (sqlstate === '28P01') metrics.refused.inc({ reason: 'auth_failed' });
       },
       versionFailure: (sqlstate) => metrics.versionFailure(sqlstate),
     });
@@ -113,6 +114,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);
     return opts.exit(1);
   }
+  // SIGTERM while starting: the process is already on its way out.
+  if (stopping) return;
   const gw = gateway;
   metrics.observeCaches({
     files: () => gw.caches().files,

@@ -41,6 +41,7 @@ const ENGINE = new Set(['ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'UPDATE_
 /** A type name in PREPARE's list: words, an optional (precision[, scale]) and array brackets. */
 const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*(?:\(\d+(?:,\s*\d+)?\))?(?:\[\])*$/;
 
+const SYNTAX = '42601';
 const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 
 /** Unquote a (possibly dotted) identifier the way PostgreSQL folds it. */
@@ -133,15 +134,11 @@ export function classify(statement: string): Statement {
       if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s))) return { kind: 'discard', what: m[1]!.toUpperCase() };
       break;
     case 'PREPARE': {
-      const p = parsePrepare(s);
-      if (p) return p;
-      break;
+      if (/^PREPARE\s+TRANSACTION\b/i.test(s)) break; // two-phase commit: an engine statement
+      return parsePrepare(s) ?? { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in PREPARE: PREPARE name [(type, ...)] AS query' };
     }
-    case 'EXECUTE': {
-      const e = parseExecute(s);
-      if (e) return e;
-      break;
-    }
+    case 'EXECUTE':
+      return parseExecute(s) ?? { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in EXECUTE: EXECUTE name [(value, ...)]' };
     case 'DEALLOCATE':
       if (/^DEALLOCATE\s+(PREPARE\s+)?ALL$/i.test(s)) return { kind: 'deallocate', name: null };
       if ((m = new RegExp(`^DEALLOCATE\\s+(?:PREPARE\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'deallocate', name: normalizeIdent(m[1]!) };

@@ -6,15 +6,20 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from '../lake/index.js';
+import { attachCatalog, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
+import type { StatementFiles } from './lease.js';
+import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
-import type { Repository } from '../resolver/repository.js';
+import type { DownloadProgress, Repository } from '../resolver/repository.js';
 import { relationInfoStatement } from '../sql/compat/index.js';
 
 export interface AttachedVersion extends Attached {
   readonly versionId: string;
-  /** Make the named tables readable (remote repositories download a table's files on first use). */
-  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  /**
+   * Make the named tables readable (remote repositories fetch the files a statement can need,
+   * judged from its filters when the statement is given).
+   */
+  ensureTables(tables: { schema: string; name: string }[], statement?: StatementFiles): Promise<void>;
   hasPendingTables(): boolean;
   /** Re-checks the version when due (see attachVersion). */
   revalidate(): Promise<void>;
@@ -68,32 +73,53 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       throw e;
     }
-    const ready = new Map<LakeTable, Promise<void>>();
-    const ensureTables = async (wanted: { schema: string; name: string }[]) => {
+    // Remote tables: each view reads the files fetched so far, a set that only grows. A statement
+    // needs the files its filters can reach (PruneIndex); files it cannot reach hold no row that
+    // could change its answer, so a view over any superset of the needed files answers it exactly.
+    const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
+    const tableState = new Map<LakeTable, { inView: Set<number>; materialized: boolean; chain: Promise<void> }>();
+    const complete = (t: LakeTable) => {
+      const s = tableState.get(t);
+      return !!s && s.materialized && s.inView.size === t.dataFiles.length;
+    };
+    const grow = (t: LakeTable, needed: ReadonlySet<number>, progress: (p: DownloadProgress) => void): Promise<void> => {
+      let s = tableState.get(t);
+      if (!s) tableState.set(t, (s = { inView: new Set(), materialized: false, chain: Promise.resolve() }));
+      const state = s;
+      const run = state.chain.then(async () => {
+        const missing = t.dataFiles.filter((f) => needed.has(f.id) && !state.inView.has(f.id));
+        if (missing.length === 0 && state.materialized) return;
+        const sizes = new Map(t.files.map((f) => [f.path, f.size]));
+        const files = missing.flatMap((f) => [
+          { path: f.path, size: Number.isFinite(f.size) ? f.size : undefined },
+          ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
+        ]);
+        if (files.length) pins.push(await version.ensureFiles(files, progress));
+        const next = new Set([...state.inView, ...missing.map((f) => f.id)]);
+        const c = await engine.connect();
+        try {
+          await materializeTable(c, catalog, t, dbName, locate, next);
+        } finally {
+          c.disconnectSync();
+        }
+        state.inView = next;
+        state.materialized = true;
+      });
+      // A failed download leaves the view as it was; the next statement tries again.
+      state.chain = run.catch(() => undefined);
+      return run;
+    };
+    const ensureTables = async (wanted: { schema: string; name: string }[], statement?: StatementFiles) => {
       if (!remote) return;
-      // A DuckLake view may read any table: fetch them all when one is named.
+      // A DuckLake view may read any table: consider them all when one is named.
       const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
-      const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
-      await Promise.all(
-        tables.map((t) => {
-          let p = ready.get(t);
-          if (!p) {
-            p = (async () => {
-              pins.push(await version.ensureFiles(t.files));
-              const c = await engine.connect();
-              try {
-                await materializeTable(c, catalog, t, dbName, locate);
-              } finally {
-                c.disconnectSync();
-              }
-            })();
-            // A failed download may be retried by the next query.
-            p.catch(() => ready.delete(t));
-            ready.set(t, p);
-          }
-          return p;
-        }),
-      );
+      const tables = (viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name)))
+        .filter((t) => !complete(t));
+      if (tables.length === 0) return;
+      // A statement naming this version's database explicitly is judged unpruned (the judge resolves names in its own database).
+      const judged = statement && prune && !statement.sql.toLowerCase().includes(dbName.toLowerCase()) ? await prune.judge(statement) : null;
+      const progress = progressNotice(statement?.notice);
+      await Promise.all(tables.map((t) => grow(t, judged ? judged.get(t.tableId) ?? new Set() : new Set(t.dataFiles.map((f) => f.id)), progress)));
     };
     const catalogInfoSql = relationInfoStatement([
       ...catalog.tables.map((t) => ({
@@ -114,7 +140,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables,
-      hasPendingTables: () => remote && ready.size < catalog.tables.length,
+      hasPendingTables: () => remote && !catalog.tables.every(complete),
       revalidate: async () => {
         if (due()) await recheck();
       },
@@ -123,6 +149,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
+          if (prune) await prune.dispose();
         } finally {
           c.disconnectSync();
           for (const p of pins) p.release();
@@ -136,6 +163,51 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
   } finally {
     conn.disconnectSync();
   }
+}
+
+/**
+ * The pruning judge of a remote version: one DuckDB connection holding the statistics database,
+ * used by one statement at a time. null when the statistics database cannot be built (every
+ * file is then fetched, as before pruning existed).
+ */
+async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: string) {
+  const conn = await engine.connect();
+  let index: PruneIndex;
+  try {
+    index = await PruneIndex.build(conn, catalog, name);
+  } catch {
+    conn.disconnectSync();
+    return null;
+  }
+  let turn: Promise<unknown> = Promise.resolve();
+  // A dashboard repeats its statements: the verdict depends only on the text and the search path.
+  const verdicts = new LRUCache<string, { s: Survivors | null }>({ max: 512 });
+  return {
+    judge(statement: StatementFiles): Promise<Survivors | null> {
+      const key = `${statement.searchSchemas.join('\0')}\n${statement.sql}`;
+      const known = verdicts.get(key);
+      if (known) return Promise.resolve(known.s);
+      const run = turn.then(() => index.survivors(conn, statement.sql, statement.searchSchemas));
+      turn = run.catch(() => undefined);
+      return run.then((s) => (verdicts.set(key, { s }), s));
+    },
+    async dispose() {
+      await turn;
+      await index.dispose(conn).catch(() => undefined);
+      conn.disconnectSync();
+    },
+  };
+}
+
+/** A NOTICE with files, MB and rate for a fetch that has run longer than 2 s, then every 2 s. */
+function progressNotice(notice: ((message: string) => void) | undefined): (p: DownloadProgress) => void {
+  let last = 0;
+  return (p) => {
+    if (!notice || p.elapsedMs < 2000 || p.elapsedMs - last < 2000) return;
+    last = p.elapsedMs;
+    const mb = (n: number) => (n / 1e6).toFixed(1);
+    notice(`fetching data files: ${p.files} of ${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)} MB, ${mb(p.bytes / (p.elapsedMs / 1000))} MB/s`);
+  };
 }
 
 /**

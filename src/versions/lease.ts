@@ -19,8 +19,11 @@ export interface VersionLease {
   readonly resolvedAt: Date;
   /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
   readonly catalogInfoSql: string;
-  /** Make these tables of the version readable (fetching remote files) before a statement runs. */
-  ensureTables(tables: { schema: string; name: string }[]): Promise<void>;
+  /**
+   * Make these tables of the version readable (fetching remote files) before a statement runs.
+   * With the statement, a remote version fetches only the files its filters can reach.
+   */
+  ensureTables(tables: { schema: string; name: string }[], statement?: StatementFiles): Promise<void>;
   /** True while some table of a remote version has not been fetched yet. */
   hasPendingTables(): boolean;
   /**
@@ -34,6 +37,14 @@ export interface VersionLease {
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
   definesFunction(name: string): boolean;
   release(): void;
+}
+
+/** The statement a fetch is for: pruning judges it with the session's search path. */
+export interface StatementFiles {
+  sql: string;
+  searchSchemas: readonly string[];
+  /** Progress of a fetch that takes a while (sent to the client as a NOTICE). */
+  notice?: (message: string) => void;
 }
 
 /** What the session needs from the layers below: version leases for `repo@ref`. */

@@ -66,14 +66,16 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       const r = refs.stats();
       const a = versions.attached;
       return {
-        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT']],
+        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT'],
+          ['budget_bytes', 'BIGINT'], ['pinned_bytes', 'BIGINT'], ['peak_bytes', 'BIGINT']],
         rows: [
-          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches],
-          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null],
-          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null],
-          ['results', results.size, results.bytes, results.hits, results.misses, null, null, null],
+          // the disk budget of remote files: its size, what running queries and views pin, the peak on disk
+          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches, f.maxBytes, f.pinnedBytes, f.peakBytes],
+          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null, null, null, null],
+          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null, null, null, null],
+          ['results', results.size, results.bytes, results.hits, results.misses, null, null, null, null, null, null],
           // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
-          ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches],
+          ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches, null, null, null],
         ],
       };
     }

@@ -67,7 +67,7 @@ export class Versions implements VersionSource {
       versionId: res.versionId,
       dbName: lease.value.dbName,
       catalogInfoSql: lease.value.catalogInfoSql,
-      ensureTables: (tables) => lease.value.ensureTables(tables),
+      ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
       revalidate: () => lease.value.revalidate(),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),

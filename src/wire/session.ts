@@ -8,7 +8,7 @@ import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDB
 import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { duckTypeForOid } from '../sql/param-types.js';
+import { declaredParamSql, duckTypeForOid } from '../sql/param-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
@@ -28,6 +28,7 @@ import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
+import { Transaction } from '../session/transaction.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
@@ -140,7 +141,8 @@ export class Session {
   /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
   private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
   private portals = new Map<string, Portal>();
-  private savepoints: string[] = [];
+  /** Transaction and savepoint state (session/transaction.ts). */
+  private readonly tx = new Transaction();
   /** Set from CancelRequest; checked between chunks and turned into 57014. */
   private cancelRequested = false;
   private running = false;
@@ -174,7 +176,7 @@ export class Session {
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
-    return this.status;
+    return this.tx.status;
   }
 
   get version(): VersionLease | null {
@@ -233,9 +235,7 @@ export class Session {
         const over = statementCeilingExceeded(text);
         if (over) throw new SqlError(over.sqlstate, over.message);
         const stmt = classify(text);
-        if (this.status === 'E' && !isExitFromFailed(stmt)) {
-          throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
-        }
+        this.tx.admits(isExitFromFailed(stmt));
         const prepared = await this.prepareCached(text, stmt, []);
         const portal = this.newPortal(prepared, [], [], []);
         try {
@@ -250,7 +250,7 @@ export class Session {
       }
     }
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.status);
+    be.readyForQuery(this.out.w, this.tx.status);
     await this.out.flush();
   }
 
@@ -267,9 +267,7 @@ export class Session {
     const over = statementCeilingExceeded(text);
     if (over) throw new SqlError(over.sqlstate, over.message);
     const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
-    if (this.status === 'E' && !isExitFromFailed(stmt)) {
-      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
-    }
+    this.tx.admits(isExitFromFailed(stmt));
     const prepared = await this.prepareCached(text, stmt, paramTypes);
     const old = this.statements.get(name);
     if (old) disposeStatement(old);
@@ -339,9 +337,7 @@ export class Session {
     this.statementSeq++;
     const portal = this.portals.get(portalName);
     if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${portalName}" does not exist`);
-    if (this.status === 'E' && !isExitFromFailed(portal.prepared.stmt)) {
-      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
-    }
+    this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
   }
 
@@ -366,7 +362,7 @@ export class Session {
   /** Sync: end an implicit transaction and report status. */
   async sync(): Promise<void> {
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.status);
+    be.readyForQuery(this.out.w, this.tx.status);
     await this.out.flush();
   }
 
@@ -376,7 +372,7 @@ export class Session {
     const err = e instanceof SqlError ? e : isDuckDBInterrupt(e) && (this.timedOut || this.cancelRequested) ? this.interruption() : fromDuckDB(e);
     this.cancelRequested = false;
     this.timedOut = false;
-    if (this.status === 'T') this.status = 'E';
+    this.tx.fail();
     this.auditStatement({
       sqlstate: err.sqlstate,
       error: err.message.split('\n')[0],
@@ -392,7 +388,7 @@ export class Session {
 
   /** Implicit transactions (autocommit) end at Sync / end of a simple Query. */
   private endImplicitTransaction(): void {
-    if (this.status !== 'I') return;
+    if (this.tx.inBlock) return;
     for (const [name, p] of this.portals) {
       if (p.cursor?.hold) continue;
       this.dropPortal(p);
@@ -471,14 +467,14 @@ export class Session {
     try {
       sql = await this.pinVersionCatalogs(sql, base.leases);
       const analysis = await analyze(this.conn, sql);
-      await this.admit(analysis, base.leases);
+      await this.admit(analysis, base.leases, sql);
       base.analysis = analysis;
-      let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0));
+      let duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0), declaredTypes);
       if (undeterminedParams(duck).length > 0) {
         // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
         const unknown = new Set(undeterminedParams(duck));
         duck.destroySync();
-        duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined));
+        duck = await this.prepareTyped(sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined), declaredTypes);
       }
       if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
         const type = StatementType[duck.statementType] ?? String(duck.statementType);
@@ -565,7 +561,7 @@ export class Session {
         ['pinned', 'BOOLEAN'],
         ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.status !== 'I', this.clientAddress]],
+      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
     };
   }
 
@@ -597,7 +593,7 @@ export class Session {
    * Admission (sql/containment.ts): every function, table function and relation of the statement
    * must be allowed for this session. Tables of a remote version it reads are fetched before it runs.
    */
-  private async admit(analysis: Analysis, leases: VersionLease[]): Promise<void> {
+  private async admit(analysis: Analysis, leases: VersionLease[], sql: string): Promise<void> {
     const own = this.lease;
     if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
     const all = [own, ...leases];
@@ -618,14 +614,18 @@ export class Session {
       if (!lease.hasPendingTables()) continue;
       const db = lease.dbName.toLowerCase();
       const wanted = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
-      if (wanted.length) await lease.ensureTables(wanted);
+      // Files are pruned by the statement's filters when it reads this version alone.
+      const statement = lease === own && leases.length === 0
+        ? { sql, searchSchemas: this.settings.searchSchemas(), notice: (message: string) => this.notice({ code: '00000', message }) }
+        : undefined;
+      if (wanted.length) await lease.ensureTables(wanted, statement);
     }
   }
 
-  private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined): Promise<DuckDBPreparedStatement> {
+  private async prepareTyped(sql: string, typeOf: (n: number) => string | undefined, declaredTypes: number[] = []): Promise<DuckDBPreparedStatement> {
     const typed = replaceParams(sql, (n) => {
       const t = typeOf(n);
-      return t ? `($${n}::${t})` : undefined;
+      return t ? declaredParamSql(n, t, declaredTypes[n - 1] ?? 0) : undefined;
     });
     try {
       return await this.conn.prepare(typed);
@@ -728,7 +728,7 @@ export class Session {
     const prepared = portal.prepared;
     if (!this.results || prepared.cacheableSql === null || portal.rows > 0) return false;
     if (this.settings.get('fdl.result_cache') === 'off') return false;
-    if (this.status === 'I') await this.refreshVersion();
+    if (!this.tx.inBlock) await this.refreshVersion();
     await this.revalidateVersions(prepared);
     const lease = this.lease;
     // A statement prepared before the session's branch moved is never cached under the new version.
@@ -785,7 +785,7 @@ export class Session {
     this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
     const duck = prepared.duck!;
-    if (this.status === 'I') await this.refreshVersion();
+    if (!this.tx.inBlock) await this.refreshVersion();
     await this.revalidateVersions(prepared);
     duck.clearBindings();
     for (let i = 0; i < portal.params.length; i++) {
@@ -1018,7 +1018,7 @@ export class Session {
     // After a reload, every session asks again (grants may have changed), whatever its ref.
     const generation = this.versions.generation?.() ?? 0;
     const reauthorize = generation !== this.authorizedIn;
-    if (this.status !== 'I' || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
+    if (this.tx.inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
     if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
     this.refreshedFor = this.statementSeq;
     const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
@@ -1056,47 +1056,25 @@ export class Session {
     const stmt = portal.prepared.stmt;
     switch (stmt.kind) {
       case 'begin':
-        if (this.status !== 'I') {
-          this.notice({ severity: 'WARNING', code: '25001', message: 'there is already a transaction in progress' });
-        } else {
-          await this.refreshVersion();
-          this.status = 'T';
-        }
-        be.commandComplete(w, 'BEGIN');
-        return;
-      case 'commit': {
-        const failed = this.status === 'E';
-        if (this.status === 'I') this.notice({ severity: 'WARNING', code: '25P01', message: 'there is no transaction in progress' });
-        this.endTransaction();
-        be.commandComplete(w, failed ? 'ROLLBACK' : 'COMMIT');
-        return;
-      }
+      case 'commit':
       case 'rollback':
-        if (this.status === 'I') this.notice({ severity: 'WARNING', code: '25P01', message: 'there is no transaction in progress' });
-        this.endTransaction();
-        be.commandComplete(w, 'ROLLBACK');
-        return;
       case 'savepoint':
-        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
-        this.savepoints.push(stmt.name);
-        be.commandComplete(w, 'SAVEPOINT');
-        return;
-      case 'release': {
-        const at = this.savepoints.lastIndexOf(stmt.name);
-        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
-        if (at < 0) throw new SqlError('3B001', `savepoint "${stmt.name}" does not exist`);
-        this.savepoints.length = at;
-        be.commandComplete(w, 'RELEASE');
-        return;
-      }
+      case 'release':
       case 'rollbackTo': {
-        const at = this.savepoints.lastIndexOf(stmt.name);
-        if (this.status === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
-        if (at < 0) throw new SqlError('3B001', `savepoint "${stmt.name}" does not exist`);
-        // Nothing was written, so rolling back only clears the failed state.
-        this.savepoints.length = at + 1;
-        this.status = 'T';
-        be.commandComplete(w, 'ROLLBACK');
+        const outcome =
+          stmt.kind === 'begin' ? this.tx.begin()
+          : stmt.kind === 'commit' ? this.tx.commit()
+          : stmt.kind === 'rollback' ? this.tx.rollback()
+          : stmt.kind === 'savepoint' ? this.tx.savepoint(stmt.name)
+          : stmt.kind === 'release' ? this.tx.release(stmt.name)
+          : this.tx.rollbackTo(stmt.name);
+        if (outcome.warning) this.notice({ severity: 'WARNING', ...outcome.warning });
+        if (outcome.begins) {
+          await this.refreshVersion(); // a moving ref is re-resolved as the block starts
+          this.tx.begun();
+        }
+        if (outcome.ended) this.closePortalsAtEnd();
+        be.commandComplete(w, outcome.tag);
         return;
       }
       case 'set':
@@ -1129,7 +1107,7 @@ export class Session {
         return;
       }
       case 'discardAll':
-        if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'DISCARD ALL cannot run inside a transaction block');
+        if (this.tx.inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'DISCARD ALL cannot run inside a transaction block');
         for (const [name, s] of this.statements) {
           if (s === portal.prepared) continue;
           disposeStatement(s);
@@ -1200,7 +1178,7 @@ export class Session {
         be.commandComplete(w, stmt.name === null ? 'CLOSE CURSOR ALL' : 'CLOSE CURSOR');
         return;
       case 'declare': {
-        if (this.status === 'I' && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
+        if (!this.tx.inBlock && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
         if (this.portals.has(stmt.name)) throw new SqlError('42P03', `cursor "${stmt.name}" already exists`);
         // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
         const inner = classify(stmt.query);
@@ -1273,9 +1251,8 @@ export class Session {
     }
   }
 
-  private endTransaction(): void {
-    this.status = 'I';
-    this.savepoints = [];
+  /** The transaction block ended: portals and cursors without HOLD close. */
+  private closePortalsAtEnd(): void {
     for (const [name, p] of this.portals) {
       if (p.cursor?.hold) continue;
       this.dropPortal(p);
@@ -1292,7 +1269,7 @@ export class Session {
 
   private async set(name: string, value: string | null): Promise<void> {
     if (name === 'fdl.ref') {
-      if (this.status !== 'I') throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
+      if (this.tx.inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
       const ref = value ?? '';
       const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref, this.user);
       this.requestedRef = ref === 'HEAD' ? '' : ref;

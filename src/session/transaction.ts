@@ -1,0 +1,102 @@
+/**
+ * The transaction and savepoint interpreter of a session, as PostgreSQL answers it. Nothing is ever
+ * written, so a transaction is only state: idle, in a block, or failed (commands ignored until its
+ * end). Each operation returns its outcome as a value (command tag, a warning for the client, whether
+ * the block began or ended); the wire layer encodes it. No I/O, no sockets: unit-tested directly.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+/** PostgreSQL's ReadyForQuery status: idle, in a transaction block, in a failed block. */
+export type TransactionStatus = 'I' | 'T' | 'E';
+
+export interface TransactionOutcome {
+  /** CommandComplete tag. */
+  tag: string;
+  /** A WARNING to send before it (PostgreSQL's code and text). */
+  warning?: { code: string; message: string };
+  /** A block starts now: a moving ref is re-resolved first (the caller's job). */
+  begins?: boolean;
+  /** The block ended: portals without HOLD close. */
+  ended?: boolean;
+}
+
+export class Transaction {
+  private state: TransactionStatus = 'I';
+  private savepoints: string[] = [];
+
+  get status(): TransactionStatus {
+    return this.state;
+  }
+
+  /** True in an explicit block (failed or not). */
+  get inBlock(): boolean {
+    return this.state !== 'I';
+  }
+
+  begin(): TransactionOutcome {
+    if (this.state !== 'I') return { tag: 'BEGIN', warning: { code: '25001', message: 'there is already a transaction in progress' } };
+    return { tag: 'BEGIN', begins: true };
+  }
+
+  /** The caller re-resolved the version: the block is open. */
+  begun(): void {
+    this.state = 'T';
+  }
+
+  /** COMMIT of a failed block is a ROLLBACK, as in PostgreSQL. */
+  commit(): TransactionOutcome {
+    const failed = this.state === 'E';
+    const warning = this.state === 'I' ? NO_TRANSACTION : undefined;
+    this.end();
+    return { tag: failed ? 'ROLLBACK' : 'COMMIT', warning, ended: true };
+  }
+
+  rollback(): TransactionOutcome {
+    const warning = this.state === 'I' ? NO_TRANSACTION : undefined;
+    this.end();
+    return { tag: 'ROLLBACK', warning, ended: true };
+  }
+
+  savepoint(name: string): TransactionOutcome {
+    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
+    this.savepoints.push(name);
+    return { tag: 'SAVEPOINT' };
+  }
+
+  release(name: string): TransactionOutcome {
+    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
+    const at = this.savepoints.lastIndexOf(name);
+    if (at < 0) throw new SqlError('3B001', `savepoint "${name}" does not exist`);
+    this.savepoints.length = at;
+    return { tag: 'RELEASE' };
+  }
+
+  /** Nothing was written, so rolling back to a savepoint only clears the failed state. */
+  rollbackTo(name: string): TransactionOutcome {
+    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
+    const at = this.savepoints.lastIndexOf(name);
+    if (at < 0) throw new SqlError('3B001', `savepoint "${name}" does not exist`);
+    this.savepoints.length = at + 1;
+    this.state = 'T';
+    return { tag: 'ROLLBACK' };
+  }
+
+  /** An error inside a block fails it; outside one there is nothing to fail. */
+  fail(): void {
+    if (this.state === 'T') this.state = 'E';
+  }
+
+  /** The statement may run now: only COMMIT/ROLLBACK (TO) leave a failed block. */
+  admits(exitsFailedBlock: boolean): void {
+    if (this.state === 'E' && !exitsFailedBlock) {
+      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+    }
+  }
+
+  private end(): void {
+    this.state = 'I';
+    this.savepoints = [];
+  }
+}
+
+const NO_TRANSACTION = { code: '25P01', message: 'there is no transaction in progress' };

@@ -1,0 +1,49 @@
+/**
+ * An HTTP reverse proxy in front of an object store that counts the response bytes it relays,
+ * per request path: an independent witness of what the gateway fetched (not its own counters).
+ * Optional per-request latency stands in for a distant store.
+ */
+import { createServer, request, type Server } from 'node:http';
+
+export interface CountingProxy {
+  url: string;
+  /** Body bytes relayed for GET requests, by path (query string removed). */
+  bytesByPath: Map<string, number>;
+  /** Total GET body bytes whose path passes `filter`. */
+  bytes(filter?: (path: string) => boolean): number;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startCountingProxy(target: string, opts: { latencyMs?: number } = {}): Promise<CountingProxy> {
+  const to = new URL(target);
+  const bytesByPath = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const forward = () => {
+      const up = request(
+        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
+          upRes.on('data', (chunk: Buffer) => {
+            if (req.method === 'GET') bytesByPath.set(path, (bytesByPath.get(path) ?? 0) + chunk.length);
+          });
+          upRes.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    };
+    if (opts.latencyMs) setTimeout(forward, opts.latencyMs);
+    else forward();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    bytesByPath,
+    bytes: (filter = () => true) => [...bytesByPath].reduce((n, [p, b]) => n + (filter(p) ? b : 0), 0),
+    reset: () => bytesByPath.clear(),
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
