@@ -201,9 +201,11 @@ export class Connection {
    * always read on: its size was checked against the message limit from its header.
    */
   private paceInput(): void {
-    if (this.phase === 'closed') return;
+    // Before login PRE_AUTH_BYTES bounds input, and the frame at the head may be a startup packet or
+    // a typed message (after the StartupMessage is taken, before its answer): nothing to pace yet.
+    if (this.phase === 'closed' || !this.authenticated) return;
     const pending = this.decoder.pending;
-    const head = this.decoder.headFrameBytes(this.phase === 'startup');
+    const head = this.decoder.headFrameBytes(false); // after login every frame is typed
     const complete = head > 0 && pending >= head;
     if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
       this.inputPaused = true;
