@@ -261,6 +261,16 @@ export class Session {
     if (name !== '' && this.statements.has(name)) {
       throw new SqlError('42P05', `prepared statement "${name}" already exists`);
     }
+    // A text seen before as one whole statement skips splitting, the ceiling check and classification
+    // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
+    const prepared = (await this.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
+    const old = this.statements.get(name);
+    if (old) disposeStatement(old);
+    this.statements.set(name, prepared);
+    be.parseComplete(this.out.w);
+  }
+
+  private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
     const text = parts[0] ?? '';
@@ -268,11 +278,7 @@ export class Session {
     if (over) throw new SqlError(over.sqlstate, over.message);
     const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
     this.tx.admits(isExitFromFailed(stmt));
-    const prepared = await this.prepareCached(text, stmt, paramTypes);
-    const old = this.statements.get(name);
-    if (old) disposeStatement(old);
-    this.statements.set(name, prepared);
-    be.parseComplete(this.out.w);
+    return this.prepareCached(text, stmt, paramTypes);
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
@@ -404,15 +410,9 @@ export class Session {
    * version. The caller owns one reference to what is returned (release with disposeStatement).
    */
   private async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const key = declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
-    if (this.statementCache.get(key)) {
-      await this.refreshVersion();
-      const again = this.statementCache.get(key); // a version move empties the cache
-      if (again) {
-        again.refs++;
-        return again;
-      }
-    }
+    const reused = await this.reuseCached(text, declaredTypes);
+    if (reused) return reused;
+    const key = statementKey(text, declaredTypes);
     const prepared = await this.prepare(text, stmt, declaredTypes);
     const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(text);
     if (cacheable) {
@@ -420,6 +420,18 @@ export class Session {
       this.statementCache.set(key, prepared);
     }
     return prepared;
+  }
+
+  /** The cached statement for exactly this text and declared types (one more reference), or null. */
+  private async reuseCached(text: string, declaredTypes: number[]): Promise<PreparedStmt | null> {
+    const key = statementKey(text, declaredTypes);
+    if (!this.statementCache.get(key)) return null;
+    await this.refreshVersion();
+    const again = this.statementCache.get(key); // a version move empties the cache
+    if (!again) return null;
+    this.tx.admits(isExitFromFailed(again.stmt));
+    again.refs++;
+    return again;
   }
 
   private clearStatementCache(): void {
@@ -1382,4 +1394,9 @@ export function toNotice(e: SqlError): Notice {
     detail: e.detail,
     hint: e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined),
   };
+}
+
+/** The statement cache's key: the statement's text and the parameter types its Parse declared. */
+function statementKey(text: string, declaredTypes: number[]): string {
+  return declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
 }
