@@ -29,6 +29,7 @@ import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/resul
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { Transaction } from '../session/transaction.js';
+import { RefFollower, type VersionMove } from '../session/ref-follower.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
@@ -134,9 +135,8 @@ function isDuckDBInterrupt(e: unknown): boolean {
 
 export class Session {
   readonly settings: SessionSettings;
-  private status: 'I' | 'T' | 'E' = 'I';
-  private lease: VersionLease | null = null;
-  private requestedRef: string;
+  /** Which version the session reads, following a moving ref (session/ref-follower.ts). */
+  private readonly follower: RefFollower;
   private statements = new Map<string, PreparedStmt>();
   /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
   private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
@@ -154,9 +154,6 @@ export class Session {
   private timedOut = false;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
-  private refreshedFor = -1;
-  /** Configuration generation the current lease was authorized under. */
-  private authorizedIn = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
 
@@ -172,7 +169,21 @@ export class Session {
     private readonly audit: (entry: Record<string, unknown>) => void = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
-    this.requestedRef = requestedRef;
+    this.follower = new RefFollower(versions, repo, user, requestedRef, async (next) => {
+      try {
+        await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+        await this.settings.useVersion(next.dbName);
+        await this.conn.run(next.catalogInfoSql);
+      } catch (e) {
+        throw fromDuckDB(e);
+      }
+      this.clearStatementCache(); // prepared against the version being left
+    });
+  }
+
+  /** The version the session reads now. */
+  private get lease(): VersionLease | null {
+    return this.follower.lease;
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
@@ -185,8 +196,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
-    this.authorizedIn = this.versions.generation?.() ?? 0;
-    await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
+    await this.follower.open();
   }
 
   async close(): Promise<void> {
@@ -196,8 +206,7 @@ export class Session {
     for (const s of this.statements.values()) disposeStatement(s);
     this.statements.clear();
     this.clearStatementCache();
-    this.lease?.release();
-    this.lease = null;
+    this.follower.release();
     try {
       this.conn.disconnectSync();
     } catch {
@@ -573,7 +582,7 @@ export class Session {
         ['pinned', 'BOOLEAN'],
         ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
+      rows: [[this.repo, this.follower.ref, l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
     };
   }
 
@@ -678,7 +687,7 @@ export class Session {
       event: 'statement',
       user: this.user,
       database: this.repo,
-      ref: this.requestedRef || 'HEAD',
+      ref: this.follower.ref,
       version: this.lease?.versionId,
       ...fields,
     });
@@ -1027,40 +1036,12 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    // After a reload, every session asks again (grants may have changed), whatever its ref.
-    const generation = this.versions.generation?.() ?? 0;
-    const reauthorize = generation !== this.authorizedIn;
-    if (this.tx.inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
-    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
-    this.refreshedFor = this.statementSeq;
-    const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
-    this.authorizedIn = generation;
-    if (next.versionId === this.lease.versionId) {
-      next.release();
-      return;
-    }
-    await this.switchTo(next, true);
+    this.announce(await this.follower.refresh(this.statementSeq, this.tx.inBlock));
   }
 
-  private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
-    try {
-      await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
-      await this.settings.useVersion(next.dbName);
-      await this.conn.run(next.catalogInfoSql);
-    } catch (e) {
-      next.release();
-      throw fromDuckDB(e);
-    }
-    const old = this.lease;
-    this.lease = next;
-    this.clearStatementCache();
-    if (announce && old) {
-      this.notice({
-        code: '01000',
-        message: `fdl: ${this.repo}@${this.requestedRef || 'HEAD'} moved from version ${old.versionId} to ${next.versionId}`,
-      });
-    }
-    old?.release();
+  private announce(move: VersionMove | null): void {
+    if (!move) return;
+    this.notice({ code: '01000', message: `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` });
   }
 
   private async runGatewayStatement(portal: Portal, describe: boolean): Promise<void> {
@@ -1273,7 +1254,7 @@ export class Session {
   }
 
   private show(name: string): string {
-    if (name === 'fdl.ref') return this.requestedRef === '' ? 'HEAD' : this.requestedRef;
+    if (name === 'fdl.ref') return this.follower.ref;
     if (name === 'fdl.version') return this.lease?.versionId ?? '';
     if (name === 'fdl.repository') return this.repo;
     return this.settings.show(name);
@@ -1282,10 +1263,7 @@ export class Session {
   private async set(name: string, value: string | null): Promise<void> {
     if (name === 'fdl.ref') {
       if (this.tx.inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
-      const ref = value ?? '';
-      const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref, this.user);
-      this.requestedRef = ref === 'HEAD' ? '' : ref;
-      await this.switchTo(next, false);
+      await this.follower.follow(value ?? ''); // set by the client: not announced
       return;
     }
     if (name === 'fdl.result_cache') {
@@ -1309,7 +1287,7 @@ export class Session {
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
   async applyStartupSetting(name: string, value: string): Promise<void> {
     if (name === 'fdl.ref') {
-      this.requestedRef = value === 'HEAD' ? '' : value;
+      this.follower.request(value);
       return;
     }
     await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
