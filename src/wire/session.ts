@@ -30,6 +30,7 @@ import { expandSystemViews, referencedSystemViews, type SystemTable, type System
 import { Writer } from './writer.js';
 import { Transaction } from '../session/transaction.js';
 import { RefFollower, type VersionMove } from '../session/ref-follower.js';
+import { SetShow, type SettingOutcome } from '../session/set-show.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
@@ -137,6 +138,8 @@ export class Session {
   readonly settings: SessionSettings;
   /** Which version the session reads, following a moving ref (session/ref-follower.ts). */
   private readonly follower: RefFollower;
+  /** SET / SHOW / RESET (session/set-show.ts). */
+  private readonly setShow: SetShow;
   private statements = new Map<string, PreparedStmt>();
   /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
   private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
@@ -179,6 +182,7 @@ export class Session {
       }
       this.clearStatementCache(); // prepared against the version being left
     });
+    this.setShow = new SetShow(this.settings, this.follower, repo);
   }
 
   /** The version the session reads now. */
@@ -1071,23 +1075,22 @@ export class Session {
         return;
       }
       case 'set':
-        await this.set(stmt.name, stmt.value);
+        this.settled(await this.setShow.set(stmt.name, stmt.value, this.tx.inBlock));
         be.commandComplete(w, 'SET');
         return;
       case 'setTransaction':
         be.commandComplete(w, 'SET');
         return;
       case 'reset':
-        await this.set(stmt.name, null);
+        this.settled(await this.setShow.set(stmt.name, null, this.tx.inBlock));
         be.commandComplete(w, 'RESET');
         return;
       case 'resetAll':
-        await this.settings.resetAll();
-        this.clearStatementCache(); // search_path may have changed
+        this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
-        const value = this.show(stmt.name);
+        const value = this.setShow.show(stmt.name);
         if (describe) be.rowDescription(w, portal.prepared.fields!);
         be.dataRowText(w, [value]);
         be.commandComplete(w, 'SHOW');
@@ -1095,7 +1098,7 @@ export class Session {
       }
       case 'showAll': {
         if (describe) be.rowDescription(w, portal.prepared.fields!);
-        for (const [k, v] of this.settings.entries()) be.dataRowText(w, [k, v, '']);
+        for (const row of this.setShow.showAll()) be.dataRowText(w, row);
         be.commandComplete(w, 'SHOW');
         return;
       }
@@ -1107,7 +1110,7 @@ export class Session {
           this.statements.delete(name);
         }
         this.clearStatementCache();
-        await this.settings.resetAll();
+        this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'DISCARD ALL');
         return;
       case 'discard':
@@ -1253,28 +1256,10 @@ export class Session {
     }
   }
 
-  private show(name: string): string {
-    if (name === 'fdl.ref') return this.follower.ref;
-    if (name === 'fdl.version') return this.lease?.versionId ?? '';
-    if (name === 'fdl.repository') return this.repo;
-    return this.settings.show(name);
-  }
-
-  private async set(name: string, value: string | null): Promise<void> {
-    if (name === 'fdl.ref') {
-      if (this.tx.inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
-      await this.follower.follow(value ?? ''); // set by the client: not announced
-      return;
-    }
-    if (name === 'fdl.result_cache') {
-      await this.settings.set(name, value === null ? 'on' : onOff(name, value));
-      return;
-    }
-    if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    const warning = await this.settings.set(name, value);
-    if (warning) this.notice({ severity: 'WARNING', code: '01000', message: warning });
-    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
-    if (name === 'search_path') this.clearStatementCache();
+  /** Carry out what a SET / RESET asks of the session. */
+  private settled(outcome: SettingOutcome): void {
+    if (outcome.warning) this.notice({ severity: 'WARNING', code: '01000', message: outcome.warning });
+    if (outcome.forgetStatements) this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
@@ -1286,19 +1271,8 @@ export class Session {
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
   async applyStartupSetting(name: string, value: string): Promise<void> {
-    if (name === 'fdl.ref') {
-      this.follower.request(value);
-      return;
-    }
-    await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
+    await this.setShow.applyStartup(name, value);
   }
-}
-
-/** A Boolean parameter as PostgreSQL spells its values. */
-function onOff(name: string, value: string): 'on' | 'off' {
-  if (/^(on|true|yes|1)$/i.test(value)) return 'on';
-  if (/^(off|false|no|0)$/i.test(value)) return 'off';
-  throw new SqlError('22023', `parameter "${name}" requires a Boolean value`);
 }
 
 /** 1-based indexes of parameters whose type DuckDB could not infer. */
