@@ -1,0 +1,12 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+const i = await DuckDBInstance.create(':memory:'); const c = await i.connect();
+await c.run(`SET TimeZone='UTC'`);
+const t = '/tmp/h14b-out'; 
+let r = await c.runAndReadAll(`COPY (SELECT i AS id, 'c' || (i % 3) AS cat, TIMESTAMP '2024-01-01' + INTERVAL (i) MINUTE AS ts, year(TIMESTAMP '2024-01-01' + INTERVAL (i) MINUTE) AS __k0, case when i%1000=0 then null else 'x/y' || (i%2) end AS __k1, random() AS r FROM range(300000) t(i)) TO '${t}' (FORMAT parquet, PARTITION_BY (__k0, __k1), RETURN_STATS, FIELD_IDS {id: 1, cat: 2, ts: 3, r: 4}, FILENAME_PATTERN 'f_{uuid}')`);
+let rows = r.getRowObjectsJson();
+console.log(r.columnNames(), rows.length);
+for (const x of rows.slice(0, 3)) console.log(JSON.stringify(x).slice(0, 300));
+r = await c.runAndReadAll(`COPY (SELECT * FROM read_parquet('${t}/**/*.parquet', hive_partitioning:=false) ORDER BY ts) TO '${t}2' (FORMAT parquet, FILE_SIZE_BYTES 1000000, RETURN_STATS, FIELD_IDS {id: 1, cat: 2, ts: 3, r: 4}, FILENAME_PATTERN 'f_{uuid}')`);
+rows = r.getRowObjectsJson();
+console.log(r.columnNames(), rows.length);
+for (const x of rows.slice(0, 2)) console.log(JSON.stringify(x).slice(0, 900));
