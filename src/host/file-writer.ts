@@ -61,6 +61,7 @@ export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promi
     await conn.run(`COPY (SELECT *, ${keyExprs.join(', ')} FROM ${w.source}) TO ${lit(stage)} ` +
       `(FORMAT parquet, PARTITION_BY (${w.keys.map((_, i) => STAGE_KEY(i)).join(', ')}), FILENAME_PATTERN 'stage_{uuid}')`);
     const out: LayoutFile[] = [];
+    await mkdir(w.outDir, { recursive: true });
     for (const dir of await leafDirs(stage)) {
       const segs = relative(stage, dir).split(sep);
       const values = segs.map((s) => s.slice(s.indexOf('=') + 1));
@@ -81,14 +82,21 @@ async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, 
   const order = w.sortBy.length ? ` ORDER BY ${w.sortBy.map((c) => qi(c.name)).join(', ')}` : '';
   const r = await conn.runAndReadAll(`COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(outDir)} ` +
     `(FORMAT parquet, FIELD_IDS ${fieldIds(w.cols)}, FILE_SIZE_BYTES ${w.targetFileSize}, FILENAME_PATTERN 'data_{uuid}', RETURN_STATS)`);
-  return (r.getRowObjectsJson() as unknown as StatsRow[]).map((st) => {
+  const out: LayoutFile[] = [];
+  for (const st of r.getRowObjectsJson() as unknown as StatsRow[]) {
+    // a size-split COPY can end with an empty file: it holds nothing a reader needs
+    if (Number(st.count) === 0) {
+      await rm(String(st.filename), { force: true });
+      continue;
+    }
     const stats = new Map<string, Map<string, string>>();
     for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
-    return {
+    out.push({
       file: String(st.filename), hiveDir, partitionValues, records: Number(st.count),
       size: Number(st.file_size_bytes), footer: Number(st.footer_size_bytes), stats,
-    };
-  });
+    });
+  }
+  return out;
 }
 
 /** Folders holding files (the partitions), depth-first. */
