@@ -111,6 +111,8 @@ describe('fdl import with --partition-by, --sort-by, --target-file-size', () => 
       tables: [{ schema: 'main', table: 'ev', file: source }, { schema: 'main', table: 'bycat', file: source }, { schema: 'main', table: 'plain', file: source }],
       layout: { 'main.ev': { partitionBy: [{ column: 'ts', transform: 'year' }, { column: 'ts', transform: 'month' }], sortBy: ['ts'] }, 'main.bycat': { partitionBy: [{ column: 'cat', transform: 'identity' }] }, 'main.plain': { sortBy: ['id'] } },
       targetFileSize: 64 * 1024,
+      // a memory-bounded import of three tables: one spill folder for the whole import (DuckDB fixes it once used)
+      memoryLimit: '96MB',
     });
     s3 = await startS3('lake');
     await s3.upload(root, 'imported/');

@@ -51,7 +51,6 @@ const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promise<LayoutFile[]> {
   await mkdir(w.work, { recursive: true });
   await mkdir(dirname(w.outDir), { recursive: true });
-  await conn.run(`SET temp_directory = ${lit(`${w.work}/spill`)}`);
   // Order matters only when sorting; otherwise DuckDB may write in parallel and stream freely.
   await conn.run(`SET preserve_insertion_order = ${w.sortBy.length > 0}`);
   try {

@@ -45,6 +45,8 @@ export interface ImportOptions extends VersionWriteOptions {
   layout?: Record<string, TableLayout>;
   /** Split a table's new files at about this many bytes (default 512 MiB). */
   targetFileSize?: number;
+  /** DuckDB memory_limit for the import (e.g. '2GB'); sorts and partitions beyond it spill to the temp folder. */
+  memoryLimit?: string;
 }
 
 export interface ImportResult {
@@ -144,6 +146,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
   const conn = await instance.connect();
   try {
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
+    // Sorts and partitioned writes spill here; DuckDB fixes the folder once it has been used.
+    await conn.run(`SET temp_directory = ${lit(join(tmp, 'spill'))}`);
+    if (opts.memoryLimit) await conn.run(`SET memory_limit = ${lit(opts.memoryLimit)}`);
     const work = join(tmp, 'work.duckdb');
     let parentDataset: Buffer | null = null;
     let parentFiles: Buffer | null = null;
