@@ -73,10 +73,12 @@ const INPUT_PAUSE_BYTES = 1024 * 1024;
 const INPUT_RESUME_BYTES = 512 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
+const ENCODE_BATCH_BYTES = 1024 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
-  private readonly w = new Writer(64 * 1024, OUTPUT_FLUSH_BYTES);
+  private readonly w = new Writer(64 * 1024, ENCODE_BATCH_BYTES);
   private phase: Phase = 'startup';
   private session: Session | null = null;
   private busy = false;
@@ -199,9 +201,11 @@ export class Connection {
    * always read on: its size was checked against the message limit from its header.
    */
   private paceInput(): void {
-    if (this.phase === 'closed') return;
+    // Before login PRE_AUTH_BYTES bounds input, and the frame at the head may be a startup packet or
+    // a typed message (after the StartupMessage is taken, before its answer): nothing to pace yet.
+    if (this.phase === 'closed' || !this.authenticated) return;
     const pending = this.decoder.pending;
-    const head = this.decoder.headFrameBytes(this.phase === 'startup');
+    const head = this.decoder.headFrameBytes(false); // after login every frame is typed
     const complete = head > 0 && pending >= head;
     if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
       this.inputPaused = true;
