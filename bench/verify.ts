@@ -4,7 +4,7 @@
  *     again in the same process and after a restart (answered by the verification ledger);
  *  2. downloading one file over HTTP with the hash computed in the stream (the gateway's path)
  *     against the same download without hashing, and against download-then-hash (a second read).
- * Usage: node dist/bench/verify.js [MB=1024 (0: skip)] [DOWNLOAD_MB=128] [PACED_MB_PER_S=100]
+ * Usage: node dist/bench/verify.js [MB=1024 (0: skip)] [DOWNLOAD_MB=128] [PACED_MB_PER_S=100] [ROUNDS=5]
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -26,7 +26,7 @@ const MB = Number(process.argv[2] ?? 1024);
 const SKIP_LOCAL = MB === 0;
 const DOWNLOAD_MB = Number(process.argv[3] ?? 128);
 const RATE = Number(process.argv[4] ?? 100);
-const ROUNDS = 5;
+const ROUNDS = Number(process.argv[5] ?? 5);
 const dir = await mkdtemp(join(tmpdir(), 'fdl-bench-verify-'));
 const say = (s: string) => process.stdout.write(s + '\n');
 const secs = async (f: () => Promise<unknown>) => {

@@ -2,8 +2,6 @@
  * A read-only repository over HTTP(S) with the global fetch. It cannot list (the resolver then
  * uses refs.json); conditional GETs (If-None-Match) make ref revalidation cheap.
  */
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { SqlError } from '../errors.js';
 import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
 import { isConnectionError, TransientError, withRetry } from './retry.js';
@@ -100,7 +98,7 @@ export class HttpStore implements ObjectStore {
       }
       const declared = res.headers.get('content-length');
       await writeVerified(
-        { body: Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), declaredLength: declared === null ? undefined : Number(declared), abort, idleMs: this.limits.timeoutMs },
+        { body: res.body as unknown as AsyncIterable<Uint8Array>, declaredLength: declared === null ? undefined : Number(declared), abort, idleMs: this.limits.timeoutMs },
         dest,
         { ...options, key, location: this.location },
       );

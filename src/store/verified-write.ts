@@ -3,15 +3,18 @@
  * object: write a temp name next to it, check length/size/sha256, fsync, rename, fsync the dir.
  * A crash or a fault at any point leaves at most a `*.part-*` temp file, never a complete-looking one.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { mismatch, type DownloadOptions } from './store.js';
+import { offloadedSha256 } from './offloaded-hash.js';
 import { TransientError } from './retry.js';
 
 export const PART_MARK = '.part-';
 /** Bytes gathered before one write: few syscalls, little memory. */
 const WRITE_BATCH = 1024 * 1024;
+/** Batch buffers per download: one filling, one being written, the rest being hashed. */
+const BATCH_BUFFERS = 4;
 
 export interface WriteSource {
   body: AsyncIterable<Uint8Array>;
@@ -40,38 +43,58 @@ export async function writeVerified(
     if (left <= 0) return void ((idle = true), src.abort());
     timer = setTimeout(watch, left);
   };
+  // only when there is something to compare with: a download without a hash is not slowed down
+  const hash = opts.sha256 !== undefined ? offloadedSha256() : null;
   try {
-    // only when there is something to compare with: a download without a hash is not slowed down
-    const hash = opts.sha256 !== undefined ? createHash('sha256') : null;
     let bytes = 0;
     watch();
-    // The hash is updated as each chunk arrives; chunks are written in batches of WRITE_BATCH
-    // bytes with one write in flight, so hashing, receiving and writing overlap.
-    let batch: Uint8Array[] = [];
-    let batched = 0;
-    let writing: Promise<unknown> = Promise.resolve();
-    const flush = async () => {
-      await writing;
-      if (batched === 0) return;
-      const buf = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
-      batch = [];
-      batched = 0;
-      writing = fh.write(buf);
+    // Chunks are copied into a few reused batch buffers. A full batch is written at its offset
+    // (writes chained, so one in flight) and, once written, handed to the hashing thread, which
+    // gives it back to be refilled: receiving, writing and hashing overlap, memory stays bounded.
+    const size = Math.max(1, Math.min(WRITE_BATCH, opts.expectedSize ?? WRITE_BATCH)); // small files: small buffers
+    let made = 0;
+    const recycled: Promise<ArrayBuffer>[] = [];
+    let writes: Promise<unknown> = Promise.resolve();
+    let fill: Uint8Array | null = null;
+    let filled = 0;
+    let offset = 0;
+    const nextBuffer = async () => {
+      if (made < BATCH_BUFFERS) return (made++, new Uint8Array(size));
+      return new Uint8Array(await recycled.shift()!);
+    };
+    const flush = () => {
+      if (!fill || filled === 0) return;
+      const buf = fill;
+      const len = filled;
+      const at = offset;
+      offset += len;
+      fill = null;
+      filled = 0;
+      const written = (writes = writes.then(() => fh.write(buf, 0, len, at)));
+      // .then callbacks run in the order the writes finish, which is file order: hashed in order
+      const back = written.then(() => (hash ? hash.update(buf.buffer as ArrayBuffer, len) : (buf.buffer as ArrayBuffer)));
+      back.catch(() => undefined); // awaited later; a failure must not count as unhandled meanwhile
+      recycled.push(back);
     };
     try {
       for await (const chunk of src.body) {
         last = Date.now();
         bytes += chunk.length;
         if (opts.expectedSize !== undefined && bytes > opts.expectedSize) break; // stop early: cannot match
-        hash?.update(chunk);
-        batch.push(chunk);
-        batched += chunk.length;
-        if (batched >= WRITE_BATCH) await flush();
+        for (let at = 0; at < chunk.length; ) {
+          if (!fill) fill = await nextBuffer();
+          const n = Math.min(chunk.length - at, fill.length - filled);
+          fill.set(n === chunk.length ? chunk : chunk.subarray(at, at + n), filled);
+          filled += n;
+          at += n;
+          if (filled === fill.length) flush();
+        }
       }
-      await flush();
-      await writing;
+      flush();
+      await writes;
+      await Promise.all(recycled);
     } catch (e) {
-      await writing.catch(() => undefined);
+      await writes.catch(() => undefined);
       throw new TransientError(idle ? `no data for ${src.idleMs} ms` : 'transfer interrupted', e);
     } finally {
       clearTimeout(timer);
@@ -83,7 +106,7 @@ export async function writeVerified(
     if (opts.expectedSize !== undefined && bytes !== opts.expectedSize) {
       throw mismatch('size', opts.key, opts.location, `expected ${opts.expectedSize} bytes, got ${bytes}${bytes > opts.expectedSize ? ' or more' : ''}`);
     }
-    const got = hash?.digest('hex');
+    const got = await hash?.digest();
     if (opts.sha256 !== undefined && got !== opts.sha256.toLowerCase()) {
       throw mismatch('sha256', opts.key, opts.location, `expected ${opts.sha256}, got ${got}`);
     }
@@ -94,6 +117,7 @@ export async function writeVerified(
     await syncDir(dirname(dest));
   } finally {
     if (!done) {
+      hash?.drop();
       await fh.close().catch(() => {});
       await unlink(tmp).catch(() => {});
     }
