@@ -196,6 +196,39 @@ describe('result cache: through real clients', () => {
     }
   });
 
+  test('unnamed parameterised statements replay from the cache exactly when named ones do', async () => {
+    const c = await connect();
+    try {
+      const sql = 'SELECT order_id, amount FROM sales.orders WHERE order_id = $1';
+      const unnamed = (v: number) => c.query({ text: sql, values: [v] });
+      const named = (v: number) => c.query({ name: 'point', text: sql, values: [v] });
+      const delta = async (run: () => Promise<unknown>) => {
+        const s0 = await stats(c);
+        await run();
+        const s1 = await stats(c);
+        return { hits: s1.hits - s0.hits, misses: s1.misses - s0.misses };
+      };
+      // New values miss on both paths; the same value again is a hit on both, whichever path recorded it.
+      assert.deepEqual(await delta(() => unnamed(11)), { hits: 0, misses: 1 });
+      assert.deepEqual(await delta(() => unnamed(11)), { hits: 1, misses: 0 }, 'the unnamed repeat came from the cache');
+      assert.deepEqual(await delta(() => named(11)), { hits: 1, misses: 0 }, 'named reads what unnamed recorded');
+      assert.deepEqual(await delta(() => named(12)), { hits: 0, misses: 1 });
+      assert.deepEqual(await delta(() => unnamed(12)), { hits: 1, misses: 0 }, 'unnamed reads what named recorded');
+      assert.deepEqual((await unnamed(12)).rows, (await named(12)).rows);
+      // Never cached on either path: a volatile function with a parameter.
+      const vol = 'SELECT random() AS r, order_id FROM sales.orders WHERE order_id = $1';
+      const before = await stats(c);
+      const r1 = (await c.query({ text: vol, values: [11] })).rows[0].r;
+      const r2 = (await c.query({ text: vol, values: [11] })).rows[0].r;
+      const r3 = (await c.query({ name: 'vol', text: vol, values: [11] })).rows[0].r;
+      const r4 = (await c.query({ name: 'vol', text: vol, values: [11] })).rows[0].r;
+      assert.equal(new Set([r1, r2, r3, r4]).size, 4);
+      assert.equal((await stats(c)).hits, before.hits);
+    } finally {
+      await c.end();
+    }
+  });
+
   test('volatile functions run every time; fdl.result_cache = off bypasses the cache', async () => {
     const c = await connect();
     try {

@@ -68,6 +68,14 @@ export interface WrittenFile {
   footer: number;
   /** RETURN_STATS column_statistics: key ("a", "s"."x") → stat name → value. */
   stats: Map<string, Map<string, string>>;
+  /** Transformed partition key values of the whole file, in key order (NULL for a NULL key). */
+  partitionValues?: (string | null)[];
+}
+
+/** One key of a table's partition spec: the column (by id) and its transform. */
+export interface PartitionField {
+  columnId: number;
+  transform: string;
 }
 
 export interface TablePlan {
@@ -84,6 +92,8 @@ export interface TablePlan {
   /** The columns change (new table, or replace with another shape). */
   newColumns: boolean;
   files: WrittenFile[];
+  /** Partition spec the new files are written with (null: unpartitioned). */
+  partition: { id: number; fields: PartitionField[]; isNew: boolean } | null;
 }
 
 interface TableState {
@@ -93,6 +103,8 @@ interface TableState {
   columns: ColDef[];
   maxColumnId: number;
   nextRowId: number;
+  /** The live partition spec, if any. */
+  partition: { id: number; fields: PartitionField[] } | null;
 }
 
 /**
@@ -131,6 +143,8 @@ export class CatalogBuilder {
         (SELECT next_row_id FROM ${m}.ducklake_table_stats ts WHERE ts.table_id = t.table_id) AS next_row
       FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s.')} WHERE ${live('t.')}`);
     const cols = await rows(conn, `SELECT table_id, column_id, column_name, column_type, parent_column FROM ${m}.ducklake_column WHERE ${live()} ORDER BY column_order, column_id`);
+    const parts = await rows(conn, `SELECT i.table_id, i.partition_id, c.column_id, c."transform" FROM ${m}.ducklake_partition_info i
+      JOIN ${m}.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id WHERE ${live('i.')} ORDER BY c.partition_key_index`);
     for (const t of trs) {
       const id = n(t.table_id);
       const mine = cols.filter((c) => n(c.table_id) === id);
@@ -141,9 +155,28 @@ export class CatalogBuilder {
       tables.set(`${String(t.schema_name)}.${String(t.table_name)}`, {
         id, schemaId: n(t.schema_id), path: String(t.spath ?? '') + String(t.tpath ?? ''), columns: tree(null),
         maxColumnId: t.max_col === null ? 0 : n(t.max_col), nextRowId: t.next_row === null ? 0 : n(t.next_row),
+        partition: partitionOf(parts.filter((p) => n(p.table_id) === id)),
       });
     }
     return new CatalogBuilder(conn, m, S, n(snap!.schema_version), n(snap!.next_catalog_id), n(snap!.next_file_id), schemas, tables);
+  }
+
+  /** The table's live partition spec (column ids and transforms), or null. */
+  existingPartition(schema: string, table: string): PartitionField[] | null {
+    return this.tables.get(`${schema}.${table}`)?.partition?.fields ?? null;
+  }
+
+  /**
+   * Sets the spec the plan's files are written with: the live one when it is the same, else a new
+   * partition id (the old spec ends at the new snapshot, as ALTER TABLE … SET PARTITIONED BY does).
+   */
+  setPartition(plan: TablePlan, fields: PartitionField[] | null): void {
+    const live = this.tables.get(`${plan.schema}.${plan.table}`)?.partition ?? null;
+    const same = (a: PartitionField[], b: PartitionField[]) => a.length === b.length && a.every((x, i) => x.columnId === b[i]!.columnId && x.transform === b[i]!.transform);
+    if (plan.partition && fields && same(plan.partition.fields, fields)) return; // a second source for the same table
+    if (!fields || fields.length === 0) plan.partition = null;
+    else if (live && !plan.newColumns && same(live.fields, fields)) plan.partition = { id: live.id, fields, isNew: false };
+    else plan.partition = { id: this.nextCatalogId++, fields, isNew: true };
   }
 
   existingColumns(schema: string, table: string): ColDef[] | null {
@@ -171,13 +204,13 @@ export class CatalogBuilder {
       const tableId = this.nextCatalogId++;
       let next = 1;
       const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
-      plan = { schema, table, mode, columns: assign(incoming), dir: sch.path + folder(table, uuidv7()), tableId, isNew: true, schemaIsNew, newColumns: true, files: [] };
+      plan = { schema, table, mode, columns: assign(incoming), dir: sch.path + folder(table, uuidv7()), tableId, isNew: true, schemaIsNew, newColumns: true, files: [], partition: null };
     } else if (mode === 'append' || sameTree(st.columns, incoming)) {
-      plan = { schema, table, mode, columns: st.columns, dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: false, files: [] };
+      plan = { schema, table, mode, columns: st.columns, dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: false, files: [], partition: null };
     } else {
       let next = st.maxColumnId + 1;
       const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
-      plan = { schema, table, mode, columns: assign(incoming), dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: true, files: [] };
+      plan = { schema, table, mode, columns: assign(incoming), dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: true, files: [], partition: null };
     }
     this.plans.push(plan);
     return plan;
@@ -226,6 +259,15 @@ export class CatalogBuilder {
           await conn.run(`UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
           changes.push(`deleted_from_table:${p.tableId}`);
         }
+        const live = this.tables.get(`${p.schema}.${p.table}`)?.partition ?? null;
+        if (live && (!p.partition || p.partition.id !== live.id)) {
+          await conn.run(`UPDATE ${m}.ducklake_partition_info SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+        }
+        if (p.partition?.isNew) {
+          await conn.run(`INSERT INTO ${m}.ducklake_partition_info VALUES (${p.partition.id}, ${p.tableId}, ${S}, NULL)`);
+          const keys = p.partition.fields.map((f, i) => `(${p.partition!.id}, ${p.tableId}, ${i}, ${f.columnId}, ${lit(f.transform)})`);
+          await conn.run(`INSERT INTO ${m}.ducklake_partition_column VALUES ${keys.join(', ')}`);
+        }
         await this.writeFiles(p, S);
         if (p.files.length > 0) changes.push(`inserted_into_table:${p.tableId}`);
       }
@@ -246,7 +288,11 @@ export class CatalogBuilder {
     const leafCols = leaves(p.columns);
     for (const f of p.files) {
       const fileId = this.nextFileId++;
-      await conn.run(`INSERT INTO ${m}.ducklake_data_file VALUES (${fileId}, ${p.tableId}, ${S}, NULL, NULL, ${lit(f.name)}, true, 'parquet', ${f.records}, ${f.size}, ${f.footer}, ${rowId}, NULL, NULL, NULL, NULL)`);
+      await conn.run(`INSERT INTO ${m}.ducklake_data_file VALUES (${fileId}, ${p.tableId}, ${S}, NULL, NULL, ${lit(f.name)}, true, 'parquet', ${f.records}, ${f.size}, ${f.footer}, ${rowId}, ${p.partition?.id ?? 'NULL'}, NULL, NULL, NULL)`);
+      if (p.partition && f.partitionValues) {
+        const pv = f.partitionValues.map((v, i) => `(${fileId}, ${p.tableId}, ${i}, ${lit(v)})`);
+        await conn.run(`INSERT INTO ${m}.ducklake_file_partition_value VALUES ${pv.join(', ')}`);
+      }
       rowId += f.records;
       const values: string[] = [];
       for (const { key, col } of leafCols) {
@@ -289,4 +335,9 @@ export class CatalogBuilder {
     const [r] = await rows(this.conn, `SELECT record_count FROM ${this.m}.ducklake_table_stats WHERE table_id = ${tableId}`);
     return r ? n(r.record_count) : 0;
   }
+}
+
+function partitionOf(rs: Row[]): { id: number; fields: PartitionField[] } | null {
+  if (rs.length === 0) return null;
+  return { id: n(rs[0]!.partition_id), fields: rs.map((r) => ({ columnId: n(r.column_id), transform: String(r.transform) })) };
 }

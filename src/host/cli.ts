@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { importData, parseTableSpec } from './import.js';
+import { parseLayoutFlags, parseSize } from './layout.js';
 import { publishCatalog } from './publish.js';
 import { initRepository } from './repo.js';
 import { branchCommand, tagCommand } from './refs-cmd.js';
@@ -51,9 +52,14 @@ export function registerHostCommands(program: Command): void {
     .option('--author <NAME>', 'version author')
     .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
     .option('--dataset <dataset.json>', 'dataset.json for the version (default: the parent\'s)')
-    .action(wrap(async (location: string, o: { table: string[]; branch: string; mode: string; message?: string; author?: string; signKey?: string; dataset?: string }) => {
+    .option('--partition-by <SCHEMA.TABLE=EXPR[,EXPR…]>', 'partition keys: col, year(c), month(c), day(c), hour(c); repeatable (default: the table\'s current keys)', collect, [])
+    .option('--sort-by <SCHEMA.TABLE=COL[,COL…]>', 'sort each partition\'s rows by these columns (tighter file statistics); repeatable', collect, [])
+    .option('--target-file-size <SIZE>', 'split new files at about this size, e.g. 512MB (default), 64MB', '512MB')
+    .option('--memory-limit <SIZE>', 'memory the import may use (DuckDB memory_limit, e.g. 2GB); larger sources spill to the temp folder')
+    .action(wrap(async (location: string, o: { table: string[]; branch: string; mode: string; message?: string; author?: string; signKey?: string; dataset?: string; partitionBy: string[]; sortBy: string[]; targetFileSize: string; memoryLimit?: string }) => {
       if (o.mode !== 'append' && o.mode !== 'replace') throw new Error(`--mode must be append or replace, not ${o.mode}`);
       const r = await importData(location, {
+        layout: parseLayoutFlags(o.partitionBy, o.sortBy), targetFileSize: parseSize(o.targetFileSize), memoryLimit: o.memoryLimit,
         tables: o.table.map(parseTableSpec), branch: o.branch, mode: o.mode, message: o.message, author: o.author,
         signKey: o.signKey, dataset: o.dataset, progress: (l) => process.stderr.write(l + '\n'),
       });

@@ -16,6 +16,8 @@ import { readJsonFile, writeVersion } from './version-writer.js';
 import { hashFile, hashStored, readSettings, readStore } from './repo.js';
 import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
+import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
+import { writeLayout, type LayoutKey } from './file-writer.js';
 
 export interface TableSource {
   schema: string;
@@ -39,6 +41,12 @@ export interface VersionWriteOptions {
 export interface ImportOptions extends VersionWriteOptions {
   tables: TableSource[];
   mode?: 'append' | 'replace';
+  /** Per `schema.table`: partition keys and sort columns of the new files. */
+  layout?: Record<string, TableLayout>;
+  /** Split a table's new files at about this many bytes (default 512 MiB). */
+  targetFileSize?: number;
+  /** DuckDB memory_limit for the import (e.g. '2GB'); sorts and partitions beyond it spill to the temp folder. */
+  memoryLimit?: string;
 }
 
 export interface ImportResult {
@@ -97,7 +105,30 @@ function projection(table: ColDef[], incoming: ColDef[], where: string): { selec
   return { select: parts.join(', '), cols };
 }
 
-type StatsRow = { count: unknown; file_size_bytes: unknown; footer_size_bytes: unknown; column_statistics: { key: string; value: { key: string; value: string }[] }[] };
+/** The partition keys the table's new files get: the flag's, else the table's live spec (appends stay partitioned). */
+function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: TableLayout, where: string): LayoutKey[] | null {
+  if (layout.partitionBy?.length) {
+    return layout.partitionBy.map((key) => {
+      const col = findColumn(plan.columns, key.column, `${where}: --partition-by`);
+      if (col.children.length > 0 || !transformFits(key, col.type)) throw new Error(`${where}: --partition-by ${key.transform}(${col.name}) does not fit a ${col.type} column`);
+      return { key, col };
+    });
+  }
+  const live = plan.newColumns ? null : builder.existingPartition(plan.schema, plan.table);
+  if (!live) return null;
+  return live.map((f) => {
+    const col = plan.columns.find((c) => c.id === f.columnId);
+    if (!col) throw new Error(`${where}: the table is partitioned on column id ${f.columnId}, which it no longer has; give --partition-by`);
+    return { key: { column: col.name, transform: f.transform as Transform }, col };
+  });
+}
+
+/** A top-level column by name (exact, else the only case-insensitive match). */
+function findColumn(cols: ColDef[], name: string, where: string): ColDef {
+  const c = cols.find((x) => x.name === name) ?? cols.find((x) => x.name.toLowerCase() === name.toLowerCase());
+  if (!c) throw new Error(`${where}: no column ${JSON.stringify(name)} (columns: ${cols.map((x) => x.name).join(', ')})`);
+  return c;
+}
 
 export async function importData(location: string, opts: ImportOptions): Promise<ImportResult> {
   const say = opts.progress ?? (() => undefined);
@@ -115,6 +146,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
   const conn = await instance.connect();
   try {
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
+    // Sorts and partitioned writes spill here; DuckDB fixes the folder once it has been used.
+    await conn.run(`SET temp_directory = ${lit(join(tmp, 'spill'))}`);
+    if (opts.memoryLimit) await conn.run(`SET memory_limit = ${lit(opts.memoryLimit)}`);
     const work = join(tmp, 'work.duckdb');
     let parentDataset: Buffer | null = null;
     let parentFiles: Buffer | null = null;
@@ -151,31 +185,40 @@ export async function importData(location: string, opts: ImportOptions): Promise
       const existing = builder.existingColumns(src.schema, src.table);
       const plan: TablePlan = builder.planTable(src.schema, src.table, mode === 'replace' || !existing ? incoming : existing, mode);
       const { select, cols } = projection(plan.columns, incoming, where);
-      const name = `ducklake-${uuidv7()}.parquet`;
-      const key = `${settings.dataDir}${plan.dir}${name}`;
-      const local = target instanceof LocalTarget ? target.localPath(key) : join(tmp, name);
-      const out = target instanceof LocalTarget ? join(dirname(local), `.${name}.tmp-${process.pid}`) : local;
-      await mkdir(dirname(out), { recursive: true });
+      const layout = opts.layout?.[`${src.schema}.${src.table}`] ?? {};
+      const keys = partitionKeys(builder, plan, layout, where);
+      builder.setPartition(plan, keys?.map((k) => ({ columnId: k.col.id!, transform: k.key.transform })) ?? null);
+      const sortBy = (layout.sortBy ?? []).map((c) => findColumn(cols, c, `${where}: --sort-by`));
       say(`writing ${src.schema}.${src.table} from ${basename(src.file)} …`);
       const t0 = Date.now();
-      const r = await conn.runAndReadAll(`COPY (SELECT ${select} FROM ${from}) TO ${lit(out)} (FORMAT parquet, FIELD_IDS ${fieldIds(cols)}, RETURN_STATS)`);
-      const st = r.getRowObjectsJson()[0] as unknown as StatsRow;
-      const stats = new Map<string, Map<string, string>>();
-      for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
-      const records = Number(st.count);
-      // DuckDB writes the file: it is hashed in one read right after, before it is published.
-      hashes.set(`${plan.dir}${name}`, (await hashFile(out)).sha256);
-      plan.files.push({ name, records, size: Number(st.file_size_bytes), footer: Number(st.footer_size_bytes), stats });
+      const outDir = target instanceof LocalTarget ? target.localPath(`${settings.dataDir}${plan.dir}.import-${process.pid}-${uuidv7()}`) : join(tmp, `out-${uuidv7()}`);
+      const written = await writeLayout(conn, {
+        source: `(SELECT ${select} FROM ${from})`, cols, keys, sortBy, targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
+        work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
+        outDir,
+      });
+      let records = 0;
+      for (const w of written) {
+        const name = `ducklake-${uuidv7()}.parquet`;
+        const rel = `${w.hiveDir}${name}`;
+        const key = `${settings.dataDir}${plan.dir}${rel}`;
+        // DuckDB writes the file: it is hashed in one read right after, before it is published.
+        hashes.set(`${plan.dir}${rel}`, (await hashFile(w.file)).sha256);
+        plan.files.push({ name: rel, records: w.records, size: w.size, footer: w.footer, stats: w.stats, partitionValues: w.partitionValues });
+        records += w.records;
+        if (target instanceof LocalTarget) {
+          await mkdir(dirname(target.localPath(key)), { recursive: true });
+          if (!(await target.adopt(key, w.file))) throw new Error(`data file ${key} already exists`);
+        } else {
+          say(`  uploading ${key} (${w.size.toLocaleString('en')} bytes) …`);
+          if (!(await target.create(key, { file: w.file }))) throw new Error(`data file ${key} already exists`);
+          await rm(w.file, { force: true });
+        }
+      }
+      await rm(outDir, { recursive: true, force: true });
       rowCounts[`${src.schema}.${src.table}`] = (rowCounts[`${src.schema}.${src.table}`] ?? 0) + records;
       const secs = (Date.now() - t0) / 1000;
-      say(`  ${records.toLocaleString('en')} rows in ${secs.toFixed(1)} s (${Math.round(records / Math.max(secs, 0.001)).toLocaleString('en')} rows/s)`);
-      if (target instanceof LocalTarget) {
-        if (!(await target.adopt(key, out))) throw new Error(`data file ${key} already exists`);
-      } else {
-        say(`  uploading ${key} (${Number(st.file_size_bytes).toLocaleString('en')} bytes) …`);
-        if (!(await target.create(key, { file: out }))) throw new Error(`data file ${key} already exists`);
-        await rm(out, { force: true });
-      }
+      say(`  ${records.toLocaleString('en')} rows in ${written.length} file(s), ${secs.toFixed(1)} s (${Math.round(records / Math.max(secs, 0.001)).toLocaleString('en')} rows/s)`);
     }
     await step('data');
 

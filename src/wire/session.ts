@@ -29,6 +29,8 @@ import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/resul
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import { Writer } from './writer.js';
 import { Transaction } from '../session/transaction.js';
+import { RefFollower, type VersionMove } from '../session/ref-follower.js';
+import { SetShow, type SettingOutcome } from '../session/set-show.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
@@ -134,9 +136,10 @@ function isDuckDBInterrupt(e: unknown): boolean {
 
 export class Session {
   readonly settings: SessionSettings;
-  private status: 'I' | 'T' | 'E' = 'I';
-  private lease: VersionLease | null = null;
-  private requestedRef: string;
+  /** Which version the session reads, following a moving ref (session/ref-follower.ts). */
+  private readonly follower: RefFollower;
+  /** SET / SHOW / RESET (session/set-show.ts). */
+  private readonly setShow: SetShow;
   private statements = new Map<string, PreparedStmt>();
   /** Prepared statements by text and declared types (see prepareCached), shared by simple Query, unnamed and named Parse. */
   private readonly statementCache = new LRUCache<string, PreparedStmt>({ max: 64, dispose: (p) => disposeStatement(p) });
@@ -154,9 +157,6 @@ export class Session {
   private timedOut = false;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
-  private refreshedFor = -1;
-  /** Configuration generation the current lease was authorized under. */
-  private authorizedIn = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
 
@@ -172,7 +172,22 @@ export class Session {
     private readonly audit: (entry: Record<string, unknown>) => void = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
-    this.requestedRef = requestedRef;
+    this.follower = new RefFollower(versions, repo, user, requestedRef, async (next) => {
+      try {
+        await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
+        await this.settings.useVersion(next.dbName);
+        await this.conn.run(next.catalogInfoSql);
+      } catch (e) {
+        throw fromDuckDB(e);
+      }
+      this.clearStatementCache(); // prepared against the version being left
+    });
+    this.setShow = new SetShow(this.settings, this.follower, repo);
+  }
+
+  /** The version the session reads now. */
+  private get lease(): VersionLease | null {
+    return this.follower.lease;
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
@@ -185,8 +200,7 @@ export class Session {
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
-    this.authorizedIn = this.versions.generation?.() ?? 0;
-    await this.switchTo(await this.versions.acquire(this.repo, this.requestedRef, this.user), false);
+    await this.follower.open();
   }
 
   async close(): Promise<void> {
@@ -196,8 +210,7 @@ export class Session {
     for (const s of this.statements.values()) disposeStatement(s);
     this.statements.clear();
     this.clearStatementCache();
-    this.lease?.release();
-    this.lease = null;
+    this.follower.release();
     try {
       this.conn.disconnectSync();
     } catch {
@@ -261,6 +274,16 @@ export class Session {
     if (name !== '' && this.statements.has(name)) {
       throw new SqlError('42P05', `prepared statement "${name}" already exists`);
     }
+    // A text seen before as one whole statement skips splitting, the ceiling check and classification
+    // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
+    const prepared = (await this.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
+    const old = this.statements.get(name);
+    if (old) disposeStatement(old);
+    this.statements.set(name, prepared);
+    be.parseComplete(this.out.w);
+  }
+
+  private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
     const text = parts[0] ?? '';
@@ -268,11 +291,7 @@ export class Session {
     if (over) throw new SqlError(over.sqlstate, over.message);
     const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
     this.tx.admits(isExitFromFailed(stmt));
-    const prepared = await this.prepareCached(text, stmt, paramTypes);
-    const old = this.statements.get(name);
-    if (old) disposeStatement(old);
-    this.statements.set(name, prepared);
-    be.parseComplete(this.out.w);
+    return this.prepareCached(text, stmt, paramTypes);
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
@@ -404,15 +423,9 @@ export class Session {
    * version. The caller owns one reference to what is returned (release with disposeStatement).
    */
   private async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const key = declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
-    if (this.statementCache.get(key)) {
-      await this.refreshVersion();
-      const again = this.statementCache.get(key); // a version move empties the cache
-      if (again) {
-        again.refs++;
-        return again;
-      }
-    }
+    const reused = await this.reuseCached(text, declaredTypes);
+    if (reused) return reused;
+    const key = statementKey(text, declaredTypes);
     const prepared = await this.prepare(text, stmt, declaredTypes);
     const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(text);
     if (cacheable) {
@@ -420,6 +433,18 @@ export class Session {
       this.statementCache.set(key, prepared);
     }
     return prepared;
+  }
+
+  /** The cached statement for exactly this text and declared types (one more reference), or null. */
+  private async reuseCached(text: string, declaredTypes: number[]): Promise<PreparedStmt | null> {
+    const key = statementKey(text, declaredTypes);
+    if (!this.statementCache.get(key)) return null;
+    await this.refreshVersion();
+    const again = this.statementCache.get(key); // a version move empties the cache
+    if (!again) return null;
+    this.tx.admits(isExitFromFailed(again.stmt));
+    again.refs++;
+    return again;
   }
 
   private clearStatementCache(): void {
@@ -561,7 +586,7 @@ export class Session {
         ['pinned', 'BOOLEAN'],
         ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.requestedRef || 'HEAD', l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
+      rows: [[this.repo, this.follower.ref, l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
     };
   }
 
@@ -666,7 +691,7 @@ export class Session {
       event: 'statement',
       user: this.user,
       database: this.repo,
-      ref: this.requestedRef || 'HEAD',
+      ref: this.follower.ref,
       version: this.lease?.versionId,
       ...fields,
     });
@@ -1015,40 +1040,12 @@ export class Session {
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    // After a reload, every session asks again (grants may have changed), whatever its ref.
-    const generation = this.versions.generation?.() ?? 0;
-    const reauthorize = generation !== this.authorizedIn;
-    if (this.tx.inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return;
-    if (!reauthorize && this.refreshedFor === this.statementSeq) return; // once per statement is what PostgreSQL does
-    this.refreshedFor = this.statementSeq;
-    const next = await this.versions.acquire(this.repo, this.requestedRef, this.user);
-    this.authorizedIn = generation;
-    if (next.versionId === this.lease.versionId) {
-      next.release();
-      return;
-    }
-    await this.switchTo(next, true);
+    this.announce(await this.follower.refresh(this.statementSeq, this.tx.inBlock));
   }
 
-  private async switchTo(next: VersionLease, announce: boolean): Promise<void> {
-    try {
-      await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
-      await this.settings.useVersion(next.dbName);
-      await this.conn.run(next.catalogInfoSql);
-    } catch (e) {
-      next.release();
-      throw fromDuckDB(e);
-    }
-    const old = this.lease;
-    this.lease = next;
-    this.clearStatementCache();
-    if (announce && old) {
-      this.notice({
-        code: '01000',
-        message: `fdl: ${this.repo}@${this.requestedRef || 'HEAD'} moved from version ${old.versionId} to ${next.versionId}`,
-      });
-    }
-    old?.release();
+  private announce(move: VersionMove | null): void {
+    if (!move) return;
+    this.notice({ code: '01000', message: `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` });
   }
 
   private async runGatewayStatement(portal: Portal, describe: boolean): Promise<void> {
@@ -1078,23 +1075,22 @@ export class Session {
         return;
       }
       case 'set':
-        await this.set(stmt.name, stmt.value);
+        this.settled(await this.setShow.set(stmt.name, stmt.value, this.tx.inBlock));
         be.commandComplete(w, 'SET');
         return;
       case 'setTransaction':
         be.commandComplete(w, 'SET');
         return;
       case 'reset':
-        await this.set(stmt.name, null);
+        this.settled(await this.setShow.set(stmt.name, null, this.tx.inBlock));
         be.commandComplete(w, 'RESET');
         return;
       case 'resetAll':
-        await this.settings.resetAll();
-        this.clearStatementCache(); // search_path may have changed
+        this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'RESET');
         return;
       case 'show': {
-        const value = this.show(stmt.name);
+        const value = this.setShow.show(stmt.name);
         if (describe) be.rowDescription(w, portal.prepared.fields!);
         be.dataRowText(w, [value]);
         be.commandComplete(w, 'SHOW');
@@ -1102,7 +1098,7 @@ export class Session {
       }
       case 'showAll': {
         if (describe) be.rowDescription(w, portal.prepared.fields!);
-        for (const [k, v] of this.settings.entries()) be.dataRowText(w, [k, v, '']);
+        for (const row of this.setShow.showAll()) be.dataRowText(w, row);
         be.commandComplete(w, 'SHOW');
         return;
       }
@@ -1114,7 +1110,7 @@ export class Session {
           this.statements.delete(name);
         }
         this.clearStatementCache();
-        await this.settings.resetAll();
+        this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'DISCARD ALL');
         return;
       case 'discard':
@@ -1260,31 +1256,10 @@ export class Session {
     }
   }
 
-  private show(name: string): string {
-    if (name === 'fdl.ref') return this.requestedRef === '' ? 'HEAD' : this.requestedRef;
-    if (name === 'fdl.version') return this.lease?.versionId ?? '';
-    if (name === 'fdl.repository') return this.repo;
-    return this.settings.show(name);
-  }
-
-  private async set(name: string, value: string | null): Promise<void> {
-    if (name === 'fdl.ref') {
-      if (this.tx.inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
-      const ref = value ?? '';
-      const next = await this.versions.acquire(this.repo, ref === 'HEAD' ? '' : ref, this.user);
-      this.requestedRef = ref === 'HEAD' ? '' : ref;
-      await this.switchTo(next, false);
-      return;
-    }
-    if (name === 'fdl.result_cache') {
-      await this.settings.set(name, value === null ? 'on' : onOff(name, value));
-      return;
-    }
-    if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
-    const warning = await this.settings.set(name, value);
-    if (warning) this.notice({ severity: 'WARNING', code: '01000', message: warning });
-    // Statements kept by text were bound along the old path: unqualified names may now mean other tables.
-    if (name === 'search_path') this.clearStatementCache();
+  /** Carry out what a SET / RESET asks of the session. */
+  private settled(outcome: SettingOutcome): void {
+    if (outcome.warning) this.notice({ severity: 'WARNING', code: '01000', message: outcome.warning });
+    if (outcome.forgetStatements) this.clearStatementCache();
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
@@ -1296,19 +1271,8 @@ export class Session {
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
   async applyStartupSetting(name: string, value: string): Promise<void> {
-    if (name === 'fdl.ref') {
-      this.requestedRef = value === 'HEAD' ? '' : value;
-      return;
-    }
-    await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
+    await this.setShow.applyStartup(name, value);
   }
-}
-
-/** A Boolean parameter as PostgreSQL spells its values. */
-function onOff(name: string, value: string): 'on' | 'off' {
-  if (/^(on|true|yes|1)$/i.test(value)) return 'on';
-  if (/^(off|false|no|0)$/i.test(value)) return 'off';
-  throw new SqlError('22023', `parameter "${name}" requires a Boolean value`);
 }
 
 /** 1-based indexes of parameters whose type DuckDB could not infer. */
@@ -1382,4 +1346,9 @@ export function toNotice(e: SqlError): Notice {
     detail: e.detail,
     hint: e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined),
   };
+}
+
+/** The statement cache's key: the statement's text and the parameter types its Parse declared. */
+function statementKey(text: string, declaredTypes: number[]): string {
+  return declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
 }

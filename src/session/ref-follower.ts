@@ -1,0 +1,100 @@
+/**
+ * Following a moving ref: which version a session reads, re-resolved once per transaction (each
+ * autocommit statement is one) when its ref can move or the grants were reloaded. Attaching a
+ * version to the session's DuckDB connection is the caller's (`attach`); this module decides when
+ * to resolve again and returns the move as a value for the caller to announce.
+ */
+import type { VersionLease, VersionSource } from '../versions/lease.js';
+
+/** A version change the session should announce (and drop what it prepared against `from`). */
+export interface VersionMove {
+  from: string;
+  to: string;
+}
+
+export class RefFollower {
+  /** The version the session reads now (null before open and after close). */
+  lease: VersionLease | null = null;
+  /** The ref the client asked for; '' means HEAD. */
+  private requested: string;
+  /** Statement number of the last re-resolution: at most once per statement, as PostgreSQL snapshots. */
+  private refreshedFor = -1;
+  /** The version service's generation (reloads) the lease was authorized in. */
+  private authorizedIn = 0;
+
+  constructor(
+    private readonly versions: VersionSource,
+    private readonly repo: string,
+    private readonly user: string,
+    requestedRef: string,
+    /** Make `next` the connection's version (USE, search_path, catalog identity); may throw. */
+    private readonly attach: (next: VersionLease) => Promise<void>,
+  ) {
+    this.requested = normalize(requestedRef);
+  }
+
+  /** The ref as the client names it (HEAD when none was given). */
+  get ref(): string {
+    return this.requested === '' ? 'HEAD' : this.requested;
+  }
+
+  /** The ref before the session opens (startup parameter `fdl.ref`). */
+  request(ref: string): void {
+    this.requested = normalize(ref);
+  }
+
+  /** Resolve and attach the requested ref: the startup version. */
+  async open(): Promise<void> {
+    this.authorizedIn = this.versions.generation?.() ?? 0;
+    await this.switchTo(await this.versions.acquire(this.repo, this.requested, this.user));
+  }
+
+  /** SET fdl.ref: resolve the new ref and read it from now on (the caller checks it is outside a block). */
+  async follow(ref: string): Promise<VersionMove | null> {
+    const next = await this.versions.acquire(this.repo, normalize(ref), this.user);
+    this.requested = normalize(ref);
+    return this.switchTo(next);
+  }
+
+  /**
+   * At the start of a transaction (statement `statementSeq`, outside any block): resolve a moving
+   * ref again, and any ref after the grants were reloaded. Returns the move, or null if the session
+   * stays on its version.
+   */
+  async refresh(statementSeq: number, inBlock: boolean): Promise<VersionMove | null> {
+    const generation = this.versions.generation?.() ?? 0;
+    const reauthorize = generation !== this.authorizedIn;
+    if (inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return null;
+    if (!reauthorize && this.refreshedFor === statementSeq) return null;
+    this.refreshedFor = statementSeq;
+    const next = await this.versions.acquire(this.repo, this.requested, this.user);
+    this.authorizedIn = generation;
+    if (next.versionId === this.lease.versionId) {
+      next.release();
+      return null;
+    }
+    return this.switchTo(next);
+  }
+
+  release(): void {
+    this.lease?.release();
+    this.lease = null;
+  }
+
+  private async switchTo(next: VersionLease): Promise<VersionMove | null> {
+    try {
+      await this.attach(next);
+    } catch (e) {
+      next.release();
+      throw e;
+    }
+    const old = this.lease;
+    this.lease = next;
+    old?.release();
+    return old ? { from: old.versionId, to: next.versionId } : null;
+  }
+}
+
+function normalize(ref: string): string {
+  return ref === 'HEAD' ? '' : ref;
+}

@@ -1,0 +1,74 @@
+/**
+ * SET / SHOW / RESET as a session interprets them: the gateway's own parameters (`fdl.ref`,
+ * `fdl.version`, `fdl.repository`, `fdl.result_cache`) here, PostgreSQL's in SessionSettings.
+ * Returns what the caller must do (warn the client, forget statements bound along an old
+ * search_path) as a value; no protocol.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { SessionSettings } from '../wire/session-settings.js';
+import type { RefFollower } from './ref-follower.js';
+
+export interface SettingOutcome {
+  /** A WARNING for the client (a value capped to the operator's ceiling). */
+  warning?: string;
+  /** Statements kept by text were bound along the old search_path: unqualified names may now mean other tables. */
+  forgetStatements: boolean;
+}
+
+export class SetShow {
+  constructor(
+    private readonly settings: SessionSettings,
+    private readonly follower: RefFollower,
+    private readonly repo: string,
+  ) {}
+
+  show(name: string): string {
+    if (name === 'fdl.ref') return this.follower.ref;
+    if (name === 'fdl.version') return this.follower.lease?.versionId ?? '';
+    if (name === 'fdl.repository') return this.repo;
+    return this.settings.show(name);
+  }
+
+  /** SHOW ALL: name, setting, description. */
+  showAll(): [string, string, string][] {
+    return this.settings.entries().map(([k, v]) => [k, v, '']);
+  }
+
+  /** SET (value) or RESET (null) of one parameter. A move to another version (fdl.ref) is attached here. */
+  async set(name: string, value: string | null, inBlock: boolean): Promise<SettingOutcome> {
+    if (name === 'fdl.ref') {
+      if (inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
+      await this.follower.follow(value ?? ''); // set by the client: not announced
+      return { forgetStatements: false }; // attaching the new version already forgot them
+    }
+    if (name === 'fdl.result_cache') {
+      await this.settings.set(name, value === null ? 'on' : onOff(name, value));
+      return { forgetStatements: false };
+    }
+    if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    const warning = await this.settings.set(name, value);
+    return { ...(warning ? { warning } : {}), forgetStatements: name === 'search_path' };
+  }
+
+  /** RESET ALL (and DISCARD ALL): search_path may change with it. */
+  async resetAll(): Promise<SettingOutcome> {
+    await this.settings.resetAll();
+    return { forgetStatements: true };
+  }
+
+  /** Startup parameters (and `options=-c x=y`), the way SET would apply them, without ParameterStatus noise. */
+  async applyStartup(name: string, value: string): Promise<void> {
+    if (name === 'fdl.ref') {
+      this.follower.request(value);
+      return;
+    }
+    await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
+  }
+}
+
+/** A Boolean parameter as PostgreSQL spells its values. */
+export function onOff(name: string, value: string): 'on' | 'off' {
+  if (/^(on|true|yes|1)$/i.test(value)) return 'on';
+  if (/^(off|false|no|0)$/i.test(value)) return 'off';
+  throw new SqlError('22023', `parameter "${name}" requires a Boolean value`);
+}
