@@ -99,26 +99,27 @@ async function select1(t: Target, clients: number, perClient: number, sql = 'SEL
   return { p50: pct(lat, 50), p99: pct(lat, 99), qps: lat.length / wall };
 }
 
-/** Parameterised point query through node-postgres, unnamed (Parse/Bind/Execute every time) or named (parsed once). */
-async function paramQuery(t: Target, named: boolean, n: number): Promise<{ p50: number; mean: number }> {
+/**
+ * Parameterised point query through node-postgres, unnamed (Parse/Bind/Execute every time) and named
+ * (parsed once), interleaved on one client so both series see the same load and warmth. Each binds
+ * values of its own: with the result cache on, neither is answered from what the other recorded.
+ */
+async function paramQuery(t: Target, n: number): Promise<{ unnamed: { p50: number; mean: number }; named: { p50: number; mean: number } }> {
   const c = new pg.Client({ host: t.host, port: t.port, user: t.user, database: t.database, options: t.options });
   await c.connect();
   try {
     const text = `SELECT id, s FROM ${t.table} WHERE id = $1`;
-    const run = (i: number) => c.query(named ? { name: 'point', text, values: [i] } : { text, values: [i] });
-    // Each series binds values of its own: with the result cache on, the named series must not be
-    // answered from what the unnamed series before it recorded (that measured a hit against a miss).
-    const base = named ? 1_000_000 : 0;
-    for (let i = 0; i < 200; i++) await run(base + i); // warm-up
-    const lat: number[] = [];
-    for (let i = 0; i < n; i++) {
+    const run = (named: boolean, i: number) => c.query(named ? { name: 'point', text, values: [1_000_000 + i] } : { text, values: [i] });
+    for (let i = 0; i < 200; i++) await run(i % 2 === 0, i); // warm-up
+    const lat: [number[], number[]] = [[], []];
+    for (let i = 0; i < 2 * n; i++) {
+      const named = i % 2 === 1;
       const s = performance.now();
-      await run(base + 1000 + i);
-      lat.push(performance.now() - s);
+      await run(named, 1000 + (i >> 1));
+      lat[named ? 1 : 0].push(performance.now() - s);
     }
-    const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
-    lat.sort((a, b) => a - b);
-    return { p50: pct(lat, 50), mean };
+    const stats = (xs: number[]) => ({ p50: pct([...xs].sort((a, b) => a - b), 50), mean: xs.reduce((a, b) => a + b, 0) / xs.length });
+    return { unnamed: stats(lat[0]), named: stats(lat[1]) };
   } finally {
     await c.end();
   }
@@ -283,8 +284,7 @@ async function main(): Promise<void> {
       const proto: Record<string, unknown> = {};
       const N = 2000;
       for (const x of [P, G, uncached]) {
-        const unnamed = await paramQuery(x, false, N);
-        const named = await paramQuery(x, true, N);
+        const { unnamed, named } = await paramQuery(x, N);
         proto[`params_${x.name}`] = { unnamed, named, ratio: unnamed.mean / named.mean };
         log(`WHERE id = $1 via node-postgres, ${x.name.padEnd(26)} unnamed p50 ${unnamed.p50.toFixed(3)} ms mean ${unnamed.mean.toFixed(3)} ms   named p50 ${named.p50.toFixed(3)} ms mean ${named.mean.toFixed(3)} ms   unnamed/named ${(unnamed.mean / named.mean).toFixed(2)}× (target ≤ 1.5×)`);
       }

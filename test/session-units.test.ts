@@ -1,10 +1,14 @@
 /**
  * Session planning without sockets: the transaction interpreter (session/transaction.ts), the
- * statement ceilings and SQL-level PREPARE/EXECUTE classification — pure values in, values out.
+ * statement ceilings, SQL-level PREPARE/EXECUTE classification and SET/SHOW/RESET — values in, values out.
  */
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Transaction } from '../src/session/transaction.js';
+import { RefFollower } from '../src/session/ref-follower.js';
+import { onOff, SetShow } from '../src/session/set-show.js';
+import { SessionSettings } from '../src/wire/session-settings.js';
 import { classify } from '../src/sql/classify.js';
 import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/sql/split.js';
 
@@ -64,5 +68,71 @@ describe('session units: statement ceilings and SQL-level PREPARE/EXECUTE', () =
     assert.equal((classify("PREPARE p (int) from x; --) AS SELECT 1") as { sqlstate?: string }).sqlstate, '42601');
     assert.deepEqual(classify('SET GLOBAL threads = 1'), { kind: 'refused', sqlstate: '42501', message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' });
     assert.deepEqual(splitTopLevel("1, [2, 3], '4,5' /* , */"), ['1', '[2, 3]', "'4,5' /* , */"]);
+  });
+});
+
+describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  const reported: [string, string][] = [];
+  let settings: SessionSettings;
+  let follower: RefFollower;
+  let setShow: SetShow;
+  const sqlstate = async (f: () => Promise<unknown>) => {
+    try {
+      await f();
+      return 'ok';
+    } catch (e) {
+      return (e as { sqlstate?: string }).sqlstate;
+    }
+  };
+
+  before(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+    settings = new SessionSettings(conn, 'alice', { statementTimeoutMs: 60_000, idleInTransactionTimeoutMs: 0 }, (n, v) => reported.push([n, v]));
+    // Never opened: these cases resolve no version (the version service is exercised in sessions.test.ts).
+    follower = new RefFollower(null as never, 'basic', 'alice', '', async () => undefined);
+    setShow = new SetShow(settings, follower, 'basic');
+  });
+  after(() => {
+    conn.disconnectSync();
+    instance.closeSync();
+  });
+
+  test("the gateway's own parameters: fdl.ref as asked, fdl.repository, fdl.version before a version is open", async () => {
+    assert.equal(setShow.show('fdl.ref'), 'HEAD');
+    await setShow.applyStartup('fdl.ref', 'v1');
+    assert.equal(setShow.show('fdl.ref'), 'v1');
+    await setShow.applyStartup('fdl.ref', 'HEAD');
+    assert.equal(setShow.show('fdl.ref'), 'HEAD');
+    assert.equal(setShow.show('fdl.repository'), 'basic');
+    assert.equal(setShow.show('fdl.version'), '');
+  });
+
+  test('refusals carry PostgreSQL\'s SQLSTATE and change nothing', async () => {
+    assert.equal(await sqlstate(() => setShow.set('fdl.ref', 'v2', true)), '25001');
+    assert.equal(setShow.show('fdl.ref'), 'HEAD');
+    assert.equal(await sqlstate(() => setShow.set('fdl.version', 'x', false)), '55P02');
+    assert.equal(await sqlstate(() => setShow.set('fdl.result_cache', 'maybe', false)), '22023');
+    assert.equal(setShow.show('fdl.result_cache'), 'on');
+    assert.equal(await sqlstate(() => setShow.set('no_such_parameter', '1', false)), '42704');
+    assert.equal(await sqlstate(() => setShow.set('server_version', '1', false)), '55P02');
+    assert.equal(await sqlstate(() => setShow.applyStartup('fdl.result_cache', 'perhaps')), '22023');
+  });
+
+  test('outcomes as values: search_path and RESET ALL forget statements, other parameters do not', async () => {
+    assert.deepEqual(await setShow.set('fdl.result_cache', 'off', false), { forgetStatements: false });
+    assert.equal(setShow.show('fdl.result_cache'), 'off');
+    assert.deepEqual(await setShow.set('fdl.result_cache', null, false), { forgetStatements: false });
+    assert.equal(setShow.show('fdl.result_cache'), 'on');
+    assert.deepEqual(await setShow.set('application_name', 'units', false), { forgetStatements: false });
+    assert.ok(reported.some(([n, v]) => n === 'application_name' && v === 'units'), 'ParameterStatus asked for');
+    assert.equal((await setShow.set('search_path', 'sales', false)).forgetStatements, true);
+    assert.ok(setShow.showAll().some(([k, v, d]) => k === 'application_name' && v === 'units' && d === ''));
+    assert.deepEqual(await setShow.resetAll(), { forgetStatements: true });
+    assert.equal(setShow.show('application_name'), '');
+    assert.equal(onOff('x', 'YES'), 'on');
+    assert.equal(onOff('x', '0'), 'off');
   });
 });

@@ -1,0 +1,284 @@
+/**
+ * Statement planning: from a query's text to a plan the wire can run — system views expanded, the
+ * PostgreSQL rewrite (only where needed), pinned "NAME@REF" versions attached, one analysis,
+ * admission (sql/containment.ts), the DuckDB prepare, the columns as Execute will send them, and
+ * whether the result may be cached. No protocol: the plan is a value (PreparedStmt).
+ */
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { Statement } from '../sql/classify.js';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { declaredParamSql, duckTypeForOid } from '../sql/param-types.js';
+import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
+import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
+import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
+import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
+import { postgresColumnNames } from '../sql/column-names.js';
+import { resultShape } from '../sql/result-shape.js';
+import { columnSources } from '../sql/column-sources.js';
+import { analyze, type Analysis } from '../sql/analysis.js';
+import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
+import type { VersionLease, VersionSource } from '../versions/lease.js';
+// The one table of types and the field shape live with the wire codec; planning only reads them.
+import type { FieldDescription } from '../wire/backend.js';
+import { pgFieldFor, pgTypeLen } from '../wire/types/index.js';
+import type { SessionSettings } from '../wire/session-settings.js';
+
+/** Longest text given to the PostgreSQL grammar (rewrite, column names); longer ones keep DuckDB's reading. */
+export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
+
+/** What planning reads from the session. */
+export interface PlanningContext {
+  readonly conn: DuckDBConnection;
+  readonly versions: VersionSource;
+  readonly repo: string;
+  readonly user: string;
+  /** The session's own version. */
+  readonly lease: VersionLease | null;
+  readonly settings: SessionSettings;
+  /** Whether the session has a result cache (plans then say which results it may keep). */
+  readonly cachesResults: boolean;
+  /** fdl.session's one row, as the session sees itself now. */
+  sessionTable(): SystemTable;
+  /** A NOTICE for the client (file pruning). */
+  notice(message: string): void;
+}
+
+/** A planned statement (the "prepared statement" of the protocol). */
+export interface PreparedStmt {
+  /** Owners: the statement cache, named statements, a running simple Query (see disposeStatement). */
+  refs: number;
+  sql: string;
+  stmt: Statement;
+  declaredTypes: number[];
+  /** DuckDB prepared statement for queries; null for gateway-handled statements. */
+  duck: DuckDBPreparedStatement | null;
+  paramOids: number[];
+  fields: FieldDescription[] | null;
+  columnTypes: DuckDBType[];
+  /** Per column: the catalog type OID to announce and encode with (catalog queries only). */
+  columnOids: (number | undefined)[];
+  /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
+  leases: VersionLease[];
+  /** Columns DuckDB could only type at execution (described as text). */
+  untyped: Set<number>;
+  /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
+  cacheableSql: string | null;
+  /** The statement's one analysis (sql/analysis.ts), for queries. */
+  analysis?: Analysis;
+  /** The version the session read when DuckDB prepared the statement (names were bound there). */
+  preparedFor?: string;
+  /** Decided on first execution: whether the result depends only on the version. */
+  repeatable?: boolean;
+  /** The statement's fingerprint in audit lines (computed once). */
+  sqlHash?: string;
+}
+
+/** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
+export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
+  const declaredTypes = base.declaredTypes;
+  const source = await withSystemViews(ctx, stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
+  // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
+  // The PostgreSQL grammar (WASM, synchronous) is not run on huge texts: it would hold the event loop.
+  const rewrite = source.length <= PG_GRAMMAR_MAX_CHARS ? rewriteForDuckDBDetailed(source) : { sql: source, rewritten: false, paramOids: undefined };
+  let sql = rewrite.sql;
+  try {
+    sql = await pinVersionCatalogs(ctx, sql, base.leases);
+    const analysis = await analyze(ctx.conn, sql);
+    await admitFor(ctx, analysis, base.leases, sql);
+    base.analysis = analysis;
+    let duck = await prepareTyped(ctx, sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0), declaredTypes);
+    if (undeterminedParams(duck).length > 0) {
+      // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
+      const unknown = new Set(undeterminedParams(duck));
+      duck.destroySync();
+      duck = await prepareTyped(ctx, sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined), declaredTypes);
+    }
+    if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
+      const type = StatementType[duck.statementType] ?? String(duck.statementType);
+      duck.destroySync();
+      throw refusal(type);
+    }
+    base.duck = duck;
+    const n = duck.parameterCount;
+    for (let i = 0; i < n; i++) {
+      const declared = declaredTypes[i] ?? 0;
+      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
+    }
+    base.fields = [];
+    // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+    const shape = await resultShape(ctx.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+    for (let i = 0; i < shape.names.length; i++) {
+      const name = shape.names[i]!;
+      // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
+      const untyped = shape.types[i] === null;
+      if (untyped || shape.probed) base.untyped.add(i);
+      const t = shape.types[i] ?? VARCHAR;
+      const f = pgFieldFor(t);
+      // A catalog column read directly keeps its PostgreSQL type under any alias; others go by name.
+      const sourceType = rewrite.columnTypes?.[i];
+      const catalogOid = !rewrite.rewritten ? undefined
+        : sourceType !== undefined ? catalogTypeOid(sourceType, t.toString()) : catalogColumnOid(name, t.toString());
+      base.columnTypes.push(t);
+      base.columnOids.push(catalogOid);
+      base.fields.push({
+        name,
+        typeOid: catalogOid ?? f.oid,
+        typeLen: catalogOid !== undefined ? pgTypeLen(catalogOid) : f.typlen,
+        typeMod: catalogOid !== undefined ? -1 : f.typmod,
+        format: 0,
+      });
+    }
+    const pgNames = source.length > PG_GRAMMAR_MAX_CHARS ? null : postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
+    if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+    // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
+    if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
+      // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
+      const sources = await columnSources(ctx.conn, stmt.sql, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
+      sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+    }
+    // Candidates for the result cache: plain queries over the session's own version — not the
+    // catalog emulation (rewritten), system views (expanded), other versions (leases).
+    const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
+    if (ctx.cachesResults && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) {
+      base.cacheableSql = sql;
+      base.preparedFor = ctx.lease?.versionId;
+    }
+  } catch (e) {
+    releaseAll(base);
+    throw e;
+  }
+}
+
+async function withSystemViews(ctx: PlanningContext, sql: string): Promise<string> {
+  const views = referencedSystemViews(sql);
+  if (views.size === 0) return sql;
+  const tables = new Map<SystemViewName, SystemTable>();
+  for (const v of views) {
+    tables.set(
+      v,
+      v === 'session'
+        ? ctx.sessionTable()
+        : await ctx.versions.systemTable(v, { repo: ctx.repo, user: ctx.user, versionId: ctx.lease?.versionId ?? '' }),
+    );
+  }
+  return expandSystemViews(sql, tables);
+}
+
+/**
+ * Cross-version catalogs: a quoted `"NAME@REF"` names another version of a served repository.
+ * Each is resolved, verified, authorized and attached like a session's own version, then the
+ * name is replaced by the attached database of that exact version for this statement.
+ */
+async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leases: VersionLease[]): Promise<string> {
+  const wanted = new Set<string>();
+  const served = new Set(ctx.versions.repositories());
+  replaceQuotedIdentifiers(sql, (name) => {
+    const at = name.indexOf('@');
+    if (at > 0 && served.has(name.slice(0, at))) wanted.add(name);
+    return undefined;
+  });
+  if (wanted.size === 0) return sql;
+  const map = new Map<string, string>();
+  for (const name of wanted) {
+    const at = name.indexOf('@');
+    const lease = await ctx.versions.acquire(name.slice(0, at), name.slice(at + 1), ctx.user);
+    leases.push(lease);
+    map.set(name, lease.dbName);
+  }
+  return replaceQuotedIdentifiers(sql, (name) => map.get(name));
+}
+
+/**
+ * Admission (sql/containment.ts): every function, table function and relation of the statement
+ * must be allowed for this session. Tables of a remote version it reads are fetched before it runs.
+ */
+async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: VersionLease[], sql: string): Promise<void> {
+  const own = ctx.lease;
+  if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
+  const all = [own, ...leases];
+  const byDb = new Map(all.map((l) => [l.dbName.toLowerCase(), l] as const));
+  const sets = new Map<string, ReadonlySet<string>>();
+  for (const db of [...all.map((l) => l.dbName), COMPAT_DB]) sets.set(db.toLowerCase(), await relationsOf(ctx.conn, db));
+  const admission: AdmissionContext = {
+    functions: await allowedFunctions(ctx.conn),
+    versionDb: own.dbName,
+    searchSchemas: ctx.settings.searchSchemas(),
+    pinnedDbs: leases.map((l) => l.dbName),
+    compatDb: COMPAT_DB,
+    hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
+    definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
+  };
+  const read: ResolvedRelation[] = admit(analysis, admission);
+  for (const lease of all) {
+    if (!lease.hasPendingTables()) continue;
+    const db = lease.dbName.toLowerCase();
+    const wanted = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
+    // Files are pruned by the statement's filters when it reads this version alone.
+    const statement = lease === own && leases.length === 0
+      ? { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (message: string) => ctx.notice(message) }
+      : undefined;
+    if (wanted.length) await lease.ensureTables(wanted, statement);
+  }
+}
+
+async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: number) => string | undefined, declaredTypes: number[] = []): Promise<DuckDBPreparedStatement> {
+  const typed = replaceParams(sql, (n) => {
+    const t = typeOf(n);
+    return t ? declaredParamSql(n, t, declaredTypes[n - 1] ?? 0) : undefined;
+  });
+  try {
+    return await ctx.conn.prepare(typed);
+  } catch (e) {
+    throw fromDuckDB(e);
+  }
+}
+
+/** 1-based indexes of parameters whose type DuckDB could not infer. */
+function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
+  const out: number[] = [];
+  for (let i = 1; i <= duck.parameterCount; i++) {
+    try {
+      if (duck.parameterTypeId(i) === DuckDBTypeId.INVALID || duck.parameterTypeId(i) === DuckDBTypeId.ANY) out.push(i);
+    } catch {
+      out.push(i);
+    }
+  }
+  return out;
+}
+
+/** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
+export function disposeStatement(s: PreparedStmt): void {
+  if (--s.refs > 0) return;
+  s.duck?.destroySync();
+  s.duck = null;
+  releaseAll(s);
+}
+
+export function releaseAll(s: PreparedStmt): void {
+  for (const l of s.leases) l.release();
+  s.leases = [];
+}
+
+export function textField(name: string): FieldDescription {
+  return { name, typeOid: 25, typeLen: -1, typeMod: -1, format: 0 };
+}
+
+/** The OID to announce for an undeclared parameter; text when DuckDB cannot infer one, as PostgreSQL does for unknown. */
+function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
+  try {
+    const oid = pgFieldFor(duck.parameterType(index)).oid;
+    return oid === 0 ? 25 : oid;
+  } catch {
+    return 25;
+  }
+}
+
+function refusal(type: string): SqlError {
+  const writes = ['INSERT', 'UPDATE', 'DELETE', 'CREATE', 'ALTER', 'DROP', 'COPY', 'CREATE_FUNC', 'MERGE_INTO', 'VACUUM', 'ANALYZE', 'COPY_DATABASE', 'EXPORT'];
+  if (writes.includes(type)) {
+    return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${type.replace('_', ' ')} in a read-only transaction`);
+  }
+  return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${type.replace('_', ' ')} statements are not allowed by fdl-gateway`);
+}
