@@ -2,8 +2,9 @@
  * What verification costs, side by side in one run:
  *  1. first open of a local version with ~1 GB of data (every file hashed: MB/s), the same open
  *     again in the same process and after a restart (answered by the verification ledger);
- *  2. downloading one file over HTTP with the hash computed in the stream (the gateway's path)
- *     against the same download without hashing, and against download-then-hash (a second read).
+ *  2. downloading one file over HTTP with the hash computed in the stream (the gateway's path: on a
+ *     worker thread) against the same download without hashing, with the hash on the main thread
+ *     (how it was done before), and against download-then-hash (a second read).
  * Usage: node dist/bench/verify.js [MB=1024 (0: skip)] [DOWNLOAD_MB=128] [PACED_MB_PER_S=100] [ROUNDS=5]
  */
 import { createHash } from 'node:crypto';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { performance } from 'node:perf_hooks';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { VerificationLedger } from '../src/cache/verification-ledger.js';
 import { importData } from '../src/host/import.js';
@@ -21,6 +23,7 @@ import { initRepository } from '../src/host/repo.js';
 import { openRepository } from '../src/resolver/index.js';
 import { FsStore } from '../src/store/fs-store.js';
 import { HttpStore } from '../src/store/http-store.js';
+import { writeVerified } from '../src/store/verified-write.js';
 
 const MB = Number(process.argv[2] ?? 1024);
 const SKIP_LOCAL = MB === 0;
@@ -134,17 +137,35 @@ try {
   };
   const streamed = (dest: string) => store.download('blob.bin', dest, { sha256, expectedSize: size });
   const unhashed = (dest: string) => store.download('blob.bin', dest, { expectedSize: size });
+  // the earlier way, for comparison in the same run: sha256 updated per chunk on the main thread
+  const inlineHash = async (dest: string) => {
+    const r = await fetch(`${base}blob.bin`);
+    const h = createHash('sha256');
+    async function* hashing() {
+      for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) {
+        h.update(c);
+        yield c;
+      }
+    }
+    await writeVerified({ body: hashing() }, dest, { expectedSize: size, key: 'blob.bin', location: base });
+    if (h.digest('hex') !== sha256) throw new Error('hash');
+  };
   const kinds: [string, (d: string) => Promise<unknown>][] = [
     ['gateway download, no hash', unhashed],
     ['gateway download, hash in the stream', streamed],
+    ['  same, sha256 on the main thread (before)', inlineHash],
     ['plain fetch + write + fsync, no hash', plain],
     ['plain fetch, then hash (second read)', hashAfter],
   ];
   const rounds: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
+  // main-thread busy time (event loop active): what the query path competes with during a download
+  const busy: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
   for (let k = 0; k < ROUNDS; k++) {
     for (const [name, f] of kinds) {
       const dest = join(dir, `dl-${k}-${name.length}`);
+      const elu = performance.eventLoopUtilization();
       rounds[name]!.push(await secs(() => f(dest)));
+      busy[name]!.push(performance.eventLoopUtilization(elu).active / 1000);
       await rm(dest, { force: true });
     }
   }
@@ -154,7 +175,7 @@ try {
   say(`download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost${rate ? `, paced to ${rate} MB/s` : ', unpaced'}), median of ${ROUNDS} interleaved rounds:`);
   for (const [name] of kinds) {
     const t = median(rounds[name]!);
-    say(`  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x`);
+    say(`  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x  main thread busy ${median(busy[name]!).toFixed(2)} s`);
   }
   }
 } finally {
