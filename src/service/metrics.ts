@@ -84,36 +84,21 @@ export class Metrics {
         if (self.readings) this.set(self.readings.versions());
       },
     });
-    new Counter({
-      name: 'fdl_store_bytes_downloaded_total',
-      help: 'Bytes of data files downloaded from remote stores into the file cache',
-      registers,
-      collect() {
-        if (!self.readings) return;
-        this.reset();
-        this.inc(self.readings.files().downloadedBytes);
-      },
-    });
-    new Counter({
-      name: 'fdl_result_cache_hits_total',
-      help: 'Statements answered from the result cache without running them',
-      registers,
-      collect() {
-        if (!self.readings) return;
-        this.reset();
-        this.inc(self.readings.results().hits);
-      },
-    });
-    new Counter({
-      name: 'fdl_result_cache_misses_total',
-      help: 'Repeatable statements looked up in the result cache and not found',
-      registers,
-      collect() {
-        if (!self.readings) return;
-        this.reset();
-        this.inc(self.readings.results().misses);
-      },
-    });
+    // Totals kept elsewhere (file cache, result cache), exposed as counters read at scrape time.
+    const readCounter = (name: string, help: string, read: (r: CacheReadings) => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          if (!self.readings) return;
+          this.reset();
+          this.inc(read(self.readings));
+        },
+      });
+    readCounter('fdl_store_bytes_downloaded_total', 'Bytes of data files downloaded from remote stores into the file cache', (r) => r.files().downloadedBytes);
+    readCounter('fdl_result_cache_hits_total', 'Statements answered from the result cache without running them', (r) => r.results().hits);
+    readCounter('fdl_result_cache_misses_total', 'Repeatable statements looked up in the result cache and not found', (r) => r.results().misses);
   }
 
   /** Where scrape-time gauges read from (set once the caches exist). */
