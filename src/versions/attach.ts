@@ -7,27 +7,16 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
-import type { StatementFiles } from './lease.js';
+import type { StatementFiles, VersionLease } from './lease.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
 import { relationInfoStatement } from '../sql/compat/index.js';
 
-export interface AttachedVersion extends Attached {
-  readonly versionId: string;
-  /**
-   * Make the named tables readable (remote repositories fetch the files a statement can need,
-   * judged from its filters when the statement is given).
-   */
-  ensureTables(tables: { schema: string; name: string }[], statement?: StatementFiles): Promise<void>;
-  hasPendingTables(): boolean;
-  /** Re-checks the version when due (see attachVersion). */
-  revalidate(): Promise<void>;
-  /** Whether the version has this table (names lower-cased). */
-  hasTable(schema: string, table: string): boolean;
-  /** Whether the version defines a macro of this name (lower-cased). */
-  definesFunction(name: string): boolean;
-  readonly catalogInfoSql: string;
+/** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
+export interface AttachedVersion
+  extends Attached,
+    Pick<VersionLease, 'versionId' | 'ensureTables' | 'hasPendingTables' | 'revalidate' | 'hasTable' | 'definesFunction' | 'catalogInfoSql'> {
   readonly dataset: unknown;
 }
 
