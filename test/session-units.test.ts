@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Transaction } from '../src/session/transaction.js';
 import { RefFollower } from '../src/session/ref-follower.js';
 import { onOff, SetShow } from '../src/session/set-show.js';
-import { SessionSettings } from '../src/wire/session-settings.js';
+import { SessionSettings } from '../src/session/settings.js';
 import { classify } from '../src/sql/classify.js';
 import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/sql/split.js';
 

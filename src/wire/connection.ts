@@ -11,7 +11,7 @@ import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { Session, toNotice, type SessionLimits, type SessionResults, type SessionOutput, type VersionSource } from './session.js';
-import { INITIAL_REPORTED, reportedName } from './settings.js';
+import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../sql/duckdb-errors.js';

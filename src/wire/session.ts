@@ -14,7 +14,7 @@ import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { splitStatements, statementCeilingExceeded } from '../sql/split.js';
 import * as be from './backend.js';
 import type { FieldDescription, Notice } from './backend.js';
-import { SessionSettings } from './session-settings.js';
+import { SessionSettings } from '../session/settings.js';
 import { decodeParam, makeRowEncoder, pgFieldFor, type RowEncoder } from './types/index.js';
 import { isRepeatable } from '../sql/determinism.js';
 import { ResultRecorder, type ResultCache, type ResultKey } from '../cache/result-cache.js';
