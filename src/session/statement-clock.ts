@@ -1,7 +1,7 @@
 /**
  * What may stop a session's running statement: statement_timeout, a CancelRequest from another
- * socket, or the client leaving. Each interrupts DuckDB; why it was interrupted is kept here as state
- * and reported as a typed error (57014 or 08006) — never recognised from a marker string. No sockets:
+ * socket, the engine's temp directory passing its ceiling, or the client leaving. Each interrupts DuckDB; why it was interrupted is kept here as state
+ * and reported as a typed error (57014, 53100 or 08006) — never recognised from a marker string. No sockets:
  * the caller gives the interrupt to call; unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -15,6 +15,8 @@ export class StatementClock {
   private cancelRequested = false;
   private timedOut = false;
   private aborted = false;
+  /** The temp directory's ceiling, when passing it stopped the running statement. */
+  private tempCeiling: string | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -36,13 +38,20 @@ export class StatementClock {
 
   /** The running statement must stop (cancelled or timed out). */
   get stopRequested(): boolean {
-    return this.cancelRequested || this.timedOut;
+    return this.cancelRequested || this.timedOut || this.tempCeiling !== null;
   }
 
   /** CancelRequest: interrupt DuckDB if a statement is running; otherwise nothing (as PostgreSQL). */
   cancel(): void {
     if (!this.running) return;
     this.cancelRequested = true;
+    this.interrupt();
+  }
+
+  /** The engine's temp directory passed `limit`: stop what runs now (53100). */
+  stopForTempCeiling(limit: string): void {
+    if (!this.running) return;
+    this.tempCeiling = limit;
     this.interrupt();
   }
 
@@ -74,6 +83,7 @@ export class StatementClock {
   /** Why the running statement stops, as the client is told. */
   interruption(): SqlError {
     if (this.aborted) return DISCONNECTED;
+    if (this.tempCeiling) return new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${this.tempCeiling}): statement stopped`);
     return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
   }
 
@@ -86,6 +96,7 @@ export class StatementClock {
     if (!(e instanceof SqlError) && err.sqlstate === SQLSTATE.queryCanceled && this.stopRequested) err = this.interruption();
     this.cancelRequested = false;
     this.timedOut = false;
+    this.tempCeiling = null;
     return err;
   }
 }

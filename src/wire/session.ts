@@ -10,15 +10,15 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, type Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { splitStatements, statementCeilingExceeded } from '../sql/split.js';
-import { type SystemTable } from '../sql/system-views.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
-import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
+import { dropPortal, newPortal, portalFields, type Portal } from './portal.js';
+import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
 import { Writer } from './writer.js';
 import { SessionSettings } from '../session/settings.js';
 import { Transaction } from '../session/transaction.js';
-import { RefFollower, type VersionMove } from '../session/ref-follower.js';
+import { SessionVersion } from '../session/session-version.js';
 import { SetShow, type SettingOutcome } from '../session/set-show.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
 import { isExitFromFailed, StatementPreparer } from '../session/statement-preparer.js';
@@ -40,16 +40,16 @@ export interface SessionLimits extends ResultLimits {
 
 export class Session {
   readonly settings: SessionSettings;
-  /** Which version the session reads, following a moving ref (session/ref-follower.ts). */
-  private readonly follower: RefFollower;
+  /** Which version the session reads, following a moving ref (session/session-version.ts). */
+  private readonly versionView: SessionVersion;
   /** SET / SHOW / RESET (session/set-show.ts). */
   private readonly setShow: SetShow;
-  /** Named prepared statements (Parse and SQL PREPARE share the namespace; '' is the unnamed one). */
-  private statements = new Map<string, PreparedStmt>();
+  /** Prepared statements and portals by name (wire/protocol-objects.ts). */
+  private readonly named = new ProtocolObjects();
+  private readonly statements = this.named.statements;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
-  /** Portals and SQL cursors by name (one namespace, as in PostgreSQL). */
-  private portals = new Map<string, Portal>();
+  private readonly portals = this.named.portals;
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
   /** statement_timeout, CancelRequest, the client leaving (session/statement-clock.ts). */
@@ -74,17 +74,8 @@ export class Session {
     audit: AuditSink = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
-    this.follower = new RefFollower(versions, repo, user, requestedRef, async (next) => {
-      try {
-        await this.conn.run(`USE ${quoteIdent(next.dbName)}`);
-        await this.settings.useVersion(next.dbName);
-        await this.conn.run(next.catalogInfoSql);
-      } catch (e) {
-        throw fromDuckDB(e);
-      }
-      this.preparer.cache.clear(); // prepared against the version being left
-    });
-    this.setShow = new SetShow(this.settings, this.follower, repo);
+    this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
+    this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
     this.clock = new StatementClock(() => this.conn.interrupt(), () => Number(this.settings.get('statement_timeout') ?? '0'));
     this.cachePolicy = new ResultCachePolicy(results);
     this.stream = new ResultStream(out, this.clock, limits, this.settings, this.cachePolicy, () => this.portals.values(), () => this.lease?.versionId);
@@ -95,38 +86,35 @@ export class Session {
       refreshVersion: () => this.refreshVersion(),
       settleStreams: () => this.stream.settle(),
       endOpenStreams: () => this.stream.interruptOpenPortals(null),
-      sessionTable: () => this.sessionTable(),
+      sessionTable: () => this.versionView.sessionTable(this.clientAddress, this.tx.inBlock),
       notice: (message) => this.notice({ code: '00000', message }),
     });
-    this.audit = new StatementAudit(audit, () => ({ user: this.user, database: this.repo, ref: this.follower.ref, version: this.lease?.versionId }));
+    this.audit = new StatementAudit(audit, () => ({ user: this.user, database: this.repo, ref: this.versionView.follower.ref, version: this.lease?.versionId }));
   }
 
   /** The version the session reads now. */
+  get version(): VersionLease | null {
+    return this.versionView.lease;
+  }
+
   private get lease(): VersionLease | null {
-    return this.follower.lease;
+    return this.versionView.lease;
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
     return this.tx.status;
   }
 
-  get version(): VersionLease | null {
-    return this.lease;
-  }
-
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
-    await this.follower.open();
+    await this.versionView.open();
   }
 
   async close(): Promise<void> {
     await this.stream.settle();
-    for (const p of this.portals.values()) dropPortal(p);
-    this.portals.clear();
-    for (const s of this.statements.values()) disposeStatement(s);
-    this.statements.clear();
+    this.named.clear();
     this.preparer.cache.clear();
-    this.follower.release();
+    this.versionView.release();
     try {
       this.conn.disconnectSync();
     } catch {
@@ -137,6 +125,11 @@ export class Session {
   /** CancelRequest from another socket: interrupt DuckDB if a query is running. */
   cancel(): void {
     this.clock.cancel();
+  }
+
+  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now (53100). */
+  stopForTempCeiling(limit: string): void {
+    this.clock.stopForTempCeiling(limit);
   }
 
   /**
@@ -183,15 +176,11 @@ export class Session {
 
   async parse(name: string, sql: string, paramTypes: number[]): Promise<void> {
     this.statementSeq++;
-    if (name !== '' && this.statements.has(name)) {
-      throw new SqlError('42P05', `prepared statement "${name}" already exists`);
-    }
+    this.named.checkStatementName(name);
     // A text seen before as one whole statement skips splitting, the ceiling check and classification
     // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
     const prepared = (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
-    const old = this.statements.get(name);
-    if (old) disposeStatement(old);
-    this.statements.set(name, prepared);
+    this.named.setStatement(name, prepared);
     be.parseComplete(this.out.w);
   }
 
@@ -207,42 +196,19 @@ export class Session {
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
-    const prepared = this.statements.get(statementName);
-    if (!prepared) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${statementName}" does not exist`);
-    if (params.length !== prepared.paramOids.length) {
-      throw new SqlError(
-        SQLSTATE.protocolViolation,
-        `bind message supplies ${params.length} parameters, but prepared statement "${statementName}" requires ${prepared.paramOids.length}`,
-      );
-    }
-    if (paramFormats.length > 1 && paramFormats.length !== params.length) {
-      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${paramFormats.length} parameter formats but ${params.length} parameters`);
-    }
-    const ncols = prepared.fields?.length ?? 0;
-    if (resultFormats.length > 1 && resultFormats.length !== ncols) {
-      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${resultFormats.length} result formats but query has ${ncols} columns`);
-    }
-    const existing = this.portals.get(portalName);
-    if (existing) {
-      if (portalName !== '') throw new SqlError('42P03', `cursor "${portalName}" already exists`);
-      dropPortal(existing);
-    }
-    const formats = expandFormats(resultFormats, ncols);
-    this.portals.set(portalName, newPortal(prepared, params, paramFormats, formats));
+    this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
 
   describeStatement(name: string): void {
-    const prepared = this.statements.get(name);
-    if (!prepared) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${name}" does not exist`);
+    const prepared = this.named.statement(name);
     be.parameterDescription(this.out.w, prepared.paramOids);
     if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
     else be.noData(this.out.w);
   }
 
   async describePortal(name: string): Promise<void> {
-    const portal = this.portals.get(name);
-    if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${name}" does not exist`);
+    const portal = this.named.portal(name);
     const fields = portal.prepared.fields;
     if (fields && fields.length > 0 && portal.prepared.stmt.kind !== 'copyOut') {
       // Columns typed only by the bound parameters: run the portal now and describe what it yields.
@@ -253,27 +219,18 @@ export class Session {
 
   async execute(portalName: string, maxRows: number): Promise<void> {
     this.statementSeq++;
-    const portal = this.portals.get(portalName);
-    if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${portalName}" does not exist`);
+    const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
   }
 
   closeStatement(name: string): void {
-    const s = this.statements.get(name);
-    if (s) {
-      disposeStatement(s);
-      this.statements.delete(name);
-    }
+    this.named.dropStatements([name]);
     be.closeComplete(this.out.w);
   }
 
   closePortal(name: string): void {
-    const p = this.portals.get(name);
-    if (p) {
-      dropPortal(p);
-      this.portals.delete(name);
-    }
+    this.named.dropPortals([name]);
     be.closeComplete(this.out.w);
   }
 
@@ -305,43 +262,7 @@ export class Session {
 
   /** The transaction ended: portals and cursors without HOLD close. */
   private closePortalsAtEnd(): void {
-    this.dropPortals(closingAtTransactionEnd(this.portals));
-  }
-
-  private dropPortals(names: readonly string[]): void {
-    for (const name of names) {
-      const p = this.portals.get(name);
-      if (!p) continue;
-      dropPortal(p);
-      this.portals.delete(name);
-    }
-  }
-
-  private dropStatements(names: readonly string[]): void {
-    for (const name of names) {
-      const s = this.statements.get(name);
-      if (!s) continue;
-      disposeStatement(s);
-      this.statements.delete(name);
-    }
-  }
-
-  /** fdl.session: what the client asked for and what it reads now. */
-  private sessionTable(): SystemTable {
-    const l = this.lease;
-    const moving = l ? this.versions.isMoving(l) : false;
-    return {
-      columns: [
-        ['repository', 'VARCHAR'],
-        ['requested_ref', 'VARCHAR'],
-        ['resolved_ref', 'VARCHAR'],
-        ['version', 'VARCHAR'],
-        ['resolved_at', 'TIMESTAMPTZ'],
-        ['pinned', 'BOOLEAN'],
-        ['client_addr', 'VARCHAR'],
-      ],
-      rows: [[this.repo, this.follower.ref, l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || this.tx.inBlock, this.clientAddress]],
-    };
+    this.named.dropPortals(closingAtTransactionEnd(this.portals));
   }
 
   /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: see fail). */
@@ -387,7 +308,7 @@ export class Session {
   private async replayCached(portal: Portal, describe: boolean): Promise<boolean> {
     if (!this.cachePolicy.applies(portal.prepared, this.settings, portal.rows)) return false;
     if (!this.tx.inBlock) await this.refreshVersion();
-    await this.revalidateVersions(portal.prepared);
+    await this.versionView.revalidate(portal.prepared.leases);
     const decision = this.cachePolicy.decide(portal.prepared, this.lease, this.settings, portal);
     if (decision.kind === 'record') portal.recording = decision.recording;
     if (decision.kind !== 'hit') return false;
@@ -395,29 +316,19 @@ export class Session {
     return true;
   }
 
-  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
-  private async revalidateVersions(prepared: PreparedStmt): Promise<void> {
-    if (this.lease) await this.lease.revalidate();
-    for (const l of prepared.leases) await l.revalidate();
-  }
-
   /** Start a portal's query: other open streams end, the version is re-checked, then DuckDB runs it. */
   private async startQuery(portal: Portal): Promise<void> {
     await this.stream.settle();
     this.stream.interruptOpenPortals(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
-    await this.revalidateVersions(portal.prepared);
+    await this.versionView.revalidate(portal.prepared.leases);
     await this.stream.open(portal);
   }
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
   private async refreshVersion(): Promise<void> {
-    this.announce(await this.follower.refresh(this.statementSeq, this.tx.inBlock));
-  }
-
-  private announce(move: VersionMove | null): void {
-    if (!move) return;
-    this.notice({ code: '01000', message: `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` });
+    const moved = await this.versionView.refresh(this.statementSeq, this.tx.inBlock);
+    if (moved) this.notice({ code: '01000', message: moved });
   }
 
   /** Carry out the outcome of a statement the gateway answers itself (session/ interprets, the wire encodes). */
@@ -476,7 +387,7 @@ export class Session {
         return;
       }
       case 'discardAll':
-        this.dropStatements(interpretDiscardAll(this.statements, this.tx.inBlock, portal.prepared));
+        this.named.dropStatements(interpretDiscardAll(this.statements, this.tx.inBlock, portal.prepared));
         this.preparer.cache.clear();
         this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'DISCARD ALL');
@@ -486,7 +397,7 @@ export class Session {
         return;
       case 'deallocate': {
         const { names, tag } = interpretDeallocate(stmt, this.statements, portal.prepared);
-        this.dropStatements(names);
+        this.named.dropStatements(names);
         be.commandComplete(w, tag);
         return;
       }
@@ -515,7 +426,7 @@ export class Session {
       case 'closeCursor': {
         const action = interpretCursor(stmt, this.portals, this.tx.inBlock, portal);
         if (action.kind === 'close') {
-          this.dropPortals(action.names);
+          this.named.dropPortals(action.names);
           be.commandComplete(w, action.tag);
         } else if (action.kind === 'declare') {
           // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
@@ -583,10 +494,6 @@ export class Session {
   async applyStartupSetting(name: string, value: string): Promise<void> {
     await this.setShow.applyStartup(name, value);
   }
-}
-
-export function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
 }
 
 export function toNotice(e: SqlError): Notice {
