@@ -61,7 +61,7 @@ export interface PreparedStmt {
   leases: VersionLease[];
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
-  /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
+  /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
   cacheableSql: string | null;
   /** The statement's one analysis (sql/analysis.ts), for queries. */
   analysis?: Analysis;
