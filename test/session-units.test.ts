@@ -13,7 +13,7 @@ import { onOff, SetShow } from '../src/session/set-show.js';
 import { SessionSettings } from '../src/session/settings.js';
 import { classify, type Statement } from '../src/sql/classify.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
-import { argumentsQuery, argumentValues, declaredTypeOids, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
+import { argumentsQuery, argumentValues, declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
 import { StatementClock } from '../src/session/statement-clock.js';
 import { StatementAudit, fingerprint } from '../src/session/audit.js';
 import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
@@ -232,6 +232,12 @@ describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/p
       assert.deepEqual(await declaredTypeOids(conn, ['int', 'text', 'numeric(10,2)', 'int[]']), [23, 25, 1700, 1007]);
       assert.deepEqual(await declaredTypeOids(conn, []), []);
       assert.equal(await code2(() => declaredTypeOids(conn, ['no_such_type'])), '42704');
+      const prepare = async (text: string): Promise<PreparedStmt> => ({
+        refs: 1, sql: text, stmt: { kind: 'query', sql: text }, declaredTypes: [], duck: await conn.prepare(text), paramOids: [], fields: [],
+        columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null,
+      });
+      assert.deepEqual(await evaluateArguments(['1 + 1', 'NULL', "'x'"], prepare), [Buffer.from('2'), null, Buffer.from('x')]);
+      assert.deepEqual(await evaluateArguments([], prepare), []);
     } finally {
       conn.disconnectSync();
       instance.closeSync();

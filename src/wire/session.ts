@@ -8,7 +8,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, type Statement } from '../sql/classify.js';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { splitStatements, statementCeilingExceeded } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
@@ -26,7 +25,7 @@ import { StatementClock } from '../session/statement-clock.js';
 import { StatementAudit, type AuditSink } from '../session/audit.js';
 import { ResultCachePolicy, type SessionResults } from '../session/result-cache-policy.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor } from '../session/cursors.js';
-import { argumentsQuery, argumentValues, declaredTypeOids, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../session/prepared-sql.js';
+import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../session/prepared-sql.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
 // The contracts the connection (and the composition root) build a session from, in one place.
@@ -70,7 +69,7 @@ export class Session {
     readonly user: string,
     private readonly out: SessionOutput,
     limits: SessionLimits,
-    private readonly results: SessionResults | null,
+    results: SessionResults | null,
     audit: AuditSink = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
@@ -411,7 +410,7 @@ export class Session {
       }
       case 'executeSql': {
         const target = interpretExecute(stmt, this.statements);
-        const params = await this.evaluateArguments(stmt.args);
+        const params = await evaluateArguments(stmt.args, (text) => this.preparer.prepare(text, { kind: 'query', sql: text }, []));
         const run = newPortal(target, params, [0], target.columnTypes.map(() => 0));
         try {
           await this.runPortal(run, 0, describe);
@@ -459,21 +458,6 @@ export class Session {
         return; // handled in runPortal
       case 'query':
         return;
-    }
-  }
-
-  /** EXECUTE's arguments: one admitted SELECT of them, each as PostgreSQL-style text for the parameters. */
-  private async evaluateArguments(args: string[]): Promise<(Buffer | null)[]> {
-    if (args.length === 0) return [];
-    const text = argumentsQuery(args);
-    const prepared = await this.preparer.prepare(text, { kind: 'query', sql: text }, []);
-    try {
-      const reader = await prepared.duck!.runAndReadAll();
-      return argumentValues(args, reader.getRows()[0] ?? []);
-    } catch (e) {
-      throw fromDuckDB(e);
-    } finally {
-      disposeStatement(prepared);
     }
   }
 
