@@ -6,7 +6,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError } from '../errors.js';
-import type { Statement } from '../sql/classify.js';
+import { classify, type Statement } from '../sql/classify.js';
+import { statementCeilingExceeded } from '../sql/split.js';
 import type { SystemTable } from '../sql/system-views.js';
 import type { VersionLease, VersionSource } from '../versions/lease.js';
 import { disposeStatement, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
@@ -45,6 +46,18 @@ export class StatementPreparer {
   readonly cache = new StatementCache();
 
   constructor(private readonly host: PreparerHost) {}
+
+  /**
+   * One statement's text (a simple-Query part, or a Parse): the size and nesting ceilings, what kind
+   * of statement it is, whether a failed block admits it, then the cache or planning.
+   */
+  async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+    const over = statementCeilingExceeded(text);
+    if (over) throw new SqlError(over.sqlstate, over.message);
+    const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
+    this.host.tx.admits(isExitFromFailed(stmt));
+    return this.prepareCached(text, stmt, declaredTypes);
+  }
 
   /** A statement from the cache, or planned now and offered to it. */
   async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {

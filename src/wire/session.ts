@@ -7,8 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { classify, type Statement } from '../sql/classify.js';
-import { splitStatements, statementCeilingExceeded } from '../sql/split.js';
+import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, newPortal, portalFields, type Portal } from './portal.js';
@@ -149,11 +148,7 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
-        const over = statementCeilingExceeded(text);
-        if (over) throw new SqlError(over.sqlstate, over.message);
-        const stmt = classify(text);
-        this.tx.admits(isExitFromFailed(stmt));
-        const prepared = await this.preparer.prepareCached(text, stmt, []);
+        const prepared = await this.preparer.prepareText(text, []);
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
@@ -186,12 +181,7 @@ export class Session {
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    const text = parts[0] ?? '';
-    const over = statementCeilingExceeded(text);
-    if (over) throw new SqlError(over.sqlstate, over.message);
-    const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
-    this.tx.admits(isExitFromFailed(stmt));
-    return this.preparer.prepareCached(text, stmt, paramTypes);
+    return this.preparer.prepareText(parts[0] ?? '', paramTypes);
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
