@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { VerificationLedger } from './cache/verification-ledger.js';
-import { createEngine, restrictFileAccess } from './sql/engine.js';
+import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -138,9 +138,9 @@ export class Gateway {
       tempDirectory: join(config.cacheDir, 'duckdb-tmp'),
       maxTempDirectorySize: config.maxTempDirectorySize,
     });
-    // Clients can reach no file but the served repositories and the cache.
-    shared.allowedDirs = [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir];
-    await restrictFileAccess(engine, shared.allowedDirs);
+    // DuckDB reads only what served versions read, and its configuration is locked from here on.
+    shared.allowedDirs = engineReadDirs(localRepositories(repos), fileCache.dir);
+    await sealEngine(engine, shared.allowedDirs);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
     const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
     // Grants read this table; a reload replaces its contents in place.
@@ -156,7 +156,7 @@ export class Gateway {
       { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: () => engine.connect(),
+        connectDuckDB: () => connectSession(engine),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
@@ -192,8 +192,8 @@ export class Gateway {
       const repo = await openRepo(r, this.config, this.shared);
       // DuckDB's file allowlist is fixed once external access is off: a new local folder must lie
       // inside one allowed at start.
-      const local = repo.store.localPath ? repo.store.location : null;
-      if (local && !this.shared.allowedDirs.some((d) => isInside(local, d))) {
+      const needed = engineReadDirs(localRepositories(new Map([[r.name, repo]])), this.shared.fileCache.dir);
+      if (!needed.every((dir) => this.shared.allowedDirs.some((d) => isInside(dir, d)))) {
         throw new Error(`repository ${r.name}: a local folder not served at start needs a restart (DuckDB's file allowlist is fixed)`);
       }
       opened.set(r.name, repo);
@@ -305,6 +305,11 @@ interface Shared {
   log: Logger;
   results: ResultCache;
   allowedDirs: string[];
+}
+
+/** Where the served local repositories live, for DuckDB's file allowlist. */
+function localRepositories(repos: Map<string, Repository>): { root: string; dataDir: string }[] {
+  return [...repos.values()].flatMap((r) => (r.store.localPath ? [{ root: r.store.location, dataDir: r.dataDir }] : []));
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
