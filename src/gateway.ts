@@ -10,6 +10,7 @@ import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { VerificationLedger } from './cache/verification-ledger.js';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
+import { TempCeiling } from './sql/temp-ceiling.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -129,13 +130,14 @@ export class Gateway {
       log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
-    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache };
+    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache, tempCeiling: null };
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
+    const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
     const engine = await createEngine({
       memoryLimit: config.memoryLimit,
       threads: config.threads,
-      tempDirectory: join(config.cacheDir, 'duckdb-tmp'),
+      tempDirectory,
       maxTempDirectorySize: config.maxTempDirectorySize,
     });
     // DuckDB reads only what served versions read, and its configuration is locked from here on.
@@ -170,6 +172,22 @@ export class Gateway {
       },
       observer,
     );
+    if (config.maxTempDirectorySize) {
+      // DuckDB's own temp limit misses a window's sort: the watchdog stops what spills past it.
+      const limit = config.maxTempDirectorySize;
+      let warned = 0;
+      shared.tempCeiling = new TempCeiling({
+        dir: tempDirectory,
+        limit,
+        onExceeded: (used) => {
+          server.stopForTempCeiling(limit);
+          if (Date.now() - warned > 10_000) {
+            warned = Date.now();
+            log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: running statements stopped`);
+          }
+        },
+      }).start();
+    }
     const address = await server.listen();
     gateway = new Gateway(address, server, versions, config, users, repos, shared, engine);
     return gateway;
@@ -267,6 +285,7 @@ export class Gateway {
    */
   async drain(timeoutMs: number): Promise<void> {
     await this.server.drain(timeoutMs);
+    this.shared.tempCeiling?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -274,6 +293,7 @@ export class Gateway {
   /** Immediate stop (tests and embedders): close every session now, then detach versions. */
   async close(): Promise<void> {
     await this.server.close();
+    this.shared.tempCeiling?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -305,6 +325,7 @@ interface Shared {
   log: Logger;
   results: ResultCache;
   allowedDirs: string[];
+  tempCeiling: TempCeiling | null;
 }
 
 /** Where the served local repositories live, for DuckDB's file allowlist. */

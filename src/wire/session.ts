@@ -117,6 +117,8 @@ export class Session {
   /** A chunk prefetch that may still be running on the DuckDB connection. */
   private inflight: Promise<unknown> | null = null;
   private timedOut = false;
+  /** Set when the engine's temp directory passed its ceiling while this statement ran (53100). */
+  private tempCeiling: string | null = null;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
@@ -187,6 +189,13 @@ export class Session {
     this.conn.interrupt();
   }
 
+  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now. */
+  stopForTempCeiling(limit: string): void {
+    if (!this.running) return;
+    this.tempCeiling = limit;
+    this.conn.interrupt();
+  }
+
   /**
    * The client is gone: interrupt what runs now and refuse to start anything else, so the DuckDB
    * connection is idle (and can be freed) as soon as the message loop returns.
@@ -215,6 +224,9 @@ export class Session {
         const portal = this.newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
+        } catch (e) {
+          this.forgetFailed(prepared);
+          throw e;
         } finally {
           this.dropPortal(portal);
           disposeStatement(prepared);
@@ -319,7 +331,21 @@ export class Session {
     const portal = this.portals.get(portalName);
     if (!portal) throw new SqlError(SQLSTATE.invalidCursorName, `portal "${portalName}" does not exist`);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
-    await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    try {
+      await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    } catch (e) {
+      this.forgetFailed(portal.prepared);
+      throw e;
+    }
+  }
+
+  /**
+   * A run that failed or was interrupted leaves DuckDB's operator state (its memory and temp files)
+   * inside the prepared statement until that is destroyed: never keep such a statement for reuse.
+   */
+  private forgetFailed(prepared: PreparedStmt): void {
+    const key = statementKey(prepared.sql, prepared.declaredTypes);
+    if (this.statementCache.peek(key) === prepared) this.statementCache.delete(key);
   }
 
   closeStatement(name: string): void {
@@ -350,8 +376,9 @@ export class Session {
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
     // DuckDB reports an interrupted query as its own error kind; say why it was interrupted.
-    const err = e instanceof SqlError ? e : isDuckDBInterrupt(e) && (this.timedOut || this.cancelRequested) ? this.interruption() : fromDuckDB(e);
+    const err = e instanceof SqlError ? e : isDuckDBInterrupt(e) && (this.timedOut || this.cancelRequested || this.tempCeiling) ? this.interruption() : fromDuckDB(e);
     this.cancelRequested = false;
+    this.tempCeiling = null;
     this.timedOut = false;
     this.tx.fail();
     this.auditStatement({
@@ -834,6 +861,7 @@ export class Session {
   /** Why the running statement stops: a typed value, not a marker string. */
   private interruption(): SqlError {
     if (this.aborted) return DISCONNECTED;
+    if (this.tempCeiling) return new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${this.tempCeiling}): statement stopped`);
     return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
   }
 
