@@ -1,7 +1,8 @@
 /**
  * Differential checks of PostgreSQL semantics drivers rely on, each run first against a private
  * PostgreSQL 15 holding a copy of the fixture's sales schema, then against the gateway serving the
- * fixture: Describe matches Execute, parameter inference (reg* casts, ANY over an untyped array),
+ * fixture: Describe matches Execute, parameter inference (a table of statements whose ParameterDescription
+ * must equal PostgreSQL 15's: operators, ANY/ALL, rows, casts, function arguments, LIMIT/OFFSET),
  * PostgreSQL array text, catalog system columns and "char", RowDescription table OID/attnum,
  * integer division, and the version's schemas on the default search_path.
  */
