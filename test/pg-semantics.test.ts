@@ -94,6 +94,17 @@ describe('Describe always matches Execute', () => {
   test('select cast($1 as regclass): typed regclass, and the text comes back', async () => {
     const r = await same((e) => describeThenExecute(e, 'select cast($1 as regclass)::text as r', ['sales.orders']));
     assert.deepEqual(r.rows, [['orders']]);
+    // The column itself is regclass (2205), as are reg* literals, with PostgreSQL's output text.
+    const typed = await same((e) => describeThenExecute(e, "select cast($1 as regclass) as r, 'sales.customers'::regclass as c, 'pg_class'::regclass as p, 'int4'::regtype as t, 'pg_catalog'::regnamespace as n", ['sales.orders']));
+    assert.deepEqual(typed.fields, [['r', 2205], ['c', 2205], ['p', 2205], ['t', 2206], ['n', 4089]]);
+    assert.deepEqual(typed.rows, [['orders', 'customers', 'pg_class', 'integer', 'pg_catalog']]);
+  });
+
+  test('a reg* name column requested in binary is refused with 0A000 (its binary form is the OID); the connection goes on', async () => {
+    const c = conns.gw!;
+    const r = await c.query('select cast($1 as regclass) as r', { params: ['sales.orders'], resultFormats: [1] });
+    assert.equal(r.error?.code, '0A000');
+    assert.deepEqual(text(await c.query('SELECT count(*) FROM sales.orders')), [['80']]);
   });
 
   test('a regclass parameter declared in Parse, sent as text or as a binary OID', async () => {
