@@ -26,6 +26,15 @@ export class StatementCache {
     this.entries.set(statementKey(prepared.sql, prepared.declaredTypes), prepared);
   }
 
+  /**
+   * Forget this statement if it is the one kept: a run that failed or was interrupted leaves DuckDB's
+   * operator state (its memory and temp files) inside the prepared statement until it is destroyed.
+   */
+  forget(prepared: PreparedStmt): void {
+    const key = statementKey(prepared.sql, prepared.declaredTypes);
+    if (this.entries.peek(key) === prepared) this.entries.delete(key);
+  }
+
   /** Forget everything (each statement is released as it goes). */
   clear(): void {
     this.entries.clear();

@@ -116,6 +116,11 @@ export class Connection {
     this.session?.cancel();
   }
 
+  /** The engine's temp directory passed its ceiling: stop this session's running statement. */
+  stopForTempCeiling(limit: string): void {
+    this.session?.stopForTempCeiling(limit);
+  }
+
   /** Bytes that arrived before the connection existed (after a PROXY header). */
   push(data: Buffer): void {
     this.onData(data);

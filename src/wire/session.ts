@@ -152,6 +152,9 @@ export class Session {
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
+        } catch (e) {
+          this.forgetFailed(prepared);
+          throw e;
         } finally {
           dropPortal(portal);
           disposeStatement(prepared);
@@ -210,7 +213,17 @@ export class Session {
     this.statementSeq++;
     const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
-    await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    try {
+      await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    } catch (e) {
+      this.forgetFailed(portal.prepared);
+      throw e;
+    }
+  }
+
+  /** A failed or interrupted run's statement is never kept for reuse (session/statement-cache.ts). */
+  private forgetFailed(prepared: PreparedStmt): void {
+    this.preparer.cache.forget(prepared);
   }
 
   closeStatement(name: string): void {
