@@ -336,6 +336,14 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
     assert.equal(isKeepable(system), false);
     assert.equal(isKeepable({ ...kept, leases: [{} as VersionLease] }), false);
     assert.equal(isKeepable({ ...kept, duck: null }), false);
+    const other = await planned('SELECT id FROM t');
+    cache.forget(other); // not the one kept: nothing happens
+    assert.equal(cache.get('SELECT id FROM t', []), kept);
+    other.duck?.destroySync();
+    cache.forget(kept); // a failed run's statement is not reused
+    assert.equal(cache.get('SELECT id FROM t', []), undefined);
+    assert.equal(kept.refs, 1, 'the cache released its reference');
+    cache.offer(kept);
     cache.clear();
     assert.equal(kept.refs, 1);
     assert.ok(kept.duck, 'still owned by the caller');
