@@ -45,15 +45,18 @@ export class Session {
   /** Prepared statements and portals by name (wire/protocol-objects.ts). */
   private readonly named = new ProtocolObjects();
   private readonly statements = this.named.statements;
+  private readonly portals = this.named.portals;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
-  private readonly portals = this.named.portals;
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
-  /** statement_timeout, CancelRequest, the client leaving (session/statement-clock.ts). */
+  /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
   private readonly clock: StatementClock;
+  /** DataRows, COPY, caps, result-cache replay and recording (wire/result-stream.ts). */
   private readonly stream: ResultStream;
+  /** Which runs the result cache answers or records (session/result-cache-policy.ts). */
   private readonly cachePolicy: ResultCachePolicy;
+  /** One line per statement (session/audit.ts). */
   private readonly audit: StatementAudit;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
