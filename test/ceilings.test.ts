@@ -6,13 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
-import { directoryBytes } from '../src/sql/temp-ceiling.js';
+import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
 
 const MiB = 1024 * 1024;
 
@@ -269,4 +270,37 @@ describe('ceilings: temp spill', () => {
       await other.end();
     }
   });
+});
+
+test('the temp watchdog: sizes in DuckDB units, disk blocks counted, told only past the limit', async () => {
+  assert.equal(parseByteSize('50MB'), 50_000_000);
+  assert.equal(parseByteSize('1.5GiB'), 1.5 * 1024 ** 3);
+  assert.equal(parseByteSize('10gb'), 10_000_000_000);
+  assert.equal(parseByteSize('300KiB'), 300 * 1024);
+  assert.equal(parseByteSize('4096 bytes'), 4096);
+  assert.equal(parseByteSize('100'), 100_000_000, 'no unit is MB, as DuckDB reads it');
+  assert.throws(() => parseByteSize('lots'), /not a size/);
+  const dir = mkdtempSync(join(tmpdir(), 'fdl-temp-ceiling-'));
+  try {
+    const told: number[] = [];
+    const ceiling = new TempCeiling({ dir, limit: '1MB', onExceeded: (used) => told.push(used) });
+    writeFileSync(join(dir, 'a.tmp'), Buffer.alloc(600_000, 1));
+    assert.ok((await ceiling.poll()) >= 600_000);
+    assert.deepEqual(told, [], 'under the limit: nothing to stop');
+    writeFileSync(join(dir, 'b.tmp'), Buffer.alloc(600_000, 1));
+    const used = await ceiling.poll();
+    assert.equal(told.length, 1);
+    assert.equal(told[0], used);
+    assert.ok(used > 1_000_000 && ceiling.peakBytes === used);
+    // a sparse file costs what it occupies, not its apparent length
+    rmSync(join(dir, 'a.tmp'));
+    rmSync(join(dir, 'b.tmp'));
+    writeFileSync(join(dir, 'sparse.tmp'), '');
+    truncateSync(join(dir, 'sparse.tmp'), 500 * MiB);
+    assert.ok((await ceiling.poll()) < 1_000_000);
+    assert.equal(told.length, 1);
+    assert.equal(await directoryBytes(join(dir, 'missing')), 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

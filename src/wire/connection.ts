@@ -157,8 +157,8 @@ export class Connection {
   }
 
   /** The engine's temp directory passed its ceiling: stop this session's running statement. */
-  stopForTempCeiling(limit: string): void {
-    this.session?.stopForTempCeiling(limit);
+  stopForTempCeiling(limit: string, startedBefore: number): void {
+    this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
   /** Bytes that arrived before the connection existed (after a PROXY header). */

@@ -111,6 +111,8 @@ export class Session {
   /** Set from CancelRequest; checked between chunks and turned into 57014. */
   private cancelRequested = false;
   private running = false;
+  /** When the running statement started (performance.now()). */
+  private runningSince = 0;
   private statementTimer: NodeJS.Timeout | null = null;
   /** Set once the client has gone (see abort). */
   private aborted = false;
@@ -189,9 +191,12 @@ export class Session {
     this.conn.interrupt();
   }
 
-  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now. */
-  stopForTempCeiling(limit: string): void {
-    if (!this.running) return;
+  /**
+   * The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop the running statement if
+   * it started before `startedBefore` (a statement younger than that has written little yet).
+   */
+  stopForTempCeiling(limit: string, startedBefore: number): void {
+    if (!this.running || this.runningSince > startedBefore) return;
     this.tempCeiling = limit;
     this.conn.interrupt();
   }
@@ -868,6 +873,7 @@ export class Session {
   private beginRunning(): void {
     if (this.aborted) throw DISCONNECTED;
     this.running = true;
+    this.runningSince = performance.now();
     const ms = Number(this.settings.get('statement_timeout') ?? '0');
     if (ms > 0) {
       this.statementTimer = setTimeout(() => {
