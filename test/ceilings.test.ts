@@ -14,6 +14,7 @@ import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
 import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
+import { StatementClock } from '../src/session/statement-clock.js';
 
 const MiB = 1024 * 1024;
 
@@ -303,4 +304,23 @@ test('the temp watchdog: sizes in DuckDB units, disk blocks counted, told only p
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the temp ceiling stops a statement only once it has run for the grace period, and says so with 53100', () => {
+  let interrupts = 0;
+  const clock = new StatementClock(() => interrupts++, () => 0);
+  clock.start();
+  clock.stopForTempCeiling('50MB', performance.now() - 100); // started after that moment: spared
+  assert.equal(interrupts, 0);
+  assert.equal(clock.stopRequested, false);
+  clock.stopForTempCeiling('50MB', performance.now() + 1);
+  assert.equal(interrupts, 1);
+  const err = clock.failure(new Error('INTERRUPT Error: Interrupted!'));
+  assert.equal(err.sqlstate, '53100');
+  assert.match(err.message, /max_temp_directory_size \(50MB\)/);
+  clock.stop();
+  // the next statement starts clean
+  clock.start();
+  assert.equal(clock.failure(new Error('INTERRUPT Error: Interrupted!')).sqlstate, '57014');
+  clock.stop();
 });
