@@ -27,8 +27,8 @@ export class StatementCache {
   }
 
   /**
-   * Never reuse a statement whose run failed or was interrupted: DuckDB keeps that run's operator
-   * state — its memory and temp files — inside the prepared statement until it is destroyed.
+   * Forget this statement if it is the one kept: a run that failed or was interrupted leaves DuckDB's
+   * operator state (its memory and temp files) inside the prepared statement until it is destroyed.
    */
   forget(prepared: PreparedStmt): void {
     const key = statementKey(prepared.sql, prepared.declaredTypes);

@@ -158,6 +158,9 @@ export class Session {
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
+        } catch (e) {
+          this.forgetFailed(prepared);
+          throw e;
         } finally {
           dropPortal(portal);
           disposeStatement(prepared);
@@ -221,7 +224,17 @@ export class Session {
     this.statementSeq++;
     const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
-    await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    try {
+      await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+    } catch (e) {
+      this.forgetFailed(portal.prepared);
+      throw e;
+    }
+  }
+
+  /** A failed or interrupted run's statement is never kept for reuse (session/statement-cache.ts). */
+  private forgetFailed(prepared: PreparedStmt): void {
+    this.preparer.cache.forget(prepared);
   }
 
   closeStatement(name: string): void {
@@ -269,12 +282,7 @@ export class Session {
   private async runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
     const started = process.hrtime.bigint();
     const rowsBefore = portal.rows;
-    try {
-      await this.runPortal(portal, maxRows, describe);
-    } catch (e) {
-      this.preparer.cache.forget(portal.prepared);
-      throw e;
-    }
+    await this.runPortal(portal, maxRows, describe);
     this.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
   }
 
