@@ -271,6 +271,26 @@ describe('ceilings: temp spill', () => {
       await other.end();
     }
   });
+
+  test('a named statement stopped by the temp ceiling keeps no temp files and runs again', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+    await c.connect();
+    try {
+      // pg sends a named Parse once, then Bind/Execute: the statement outlives the failed run.
+      const spill = { name: 'spill', text: "select max(w) as max, max(s) as s from (select row_number() over (order by h) as w, s from (select hash(i) as h, repeat('x', 40) || i as s from range($1::int) t(i)) q) r" };
+      const err = await c.query({ ...spill, values: [6000000] }).then((r) => ({ code: 'none', message: JSON.stringify(r.rows) }), (e: { code?: string; message: string }) => e);
+      assert.equal(err.code, '53100', err.message);
+      let left = await directoryBytes(tempDir());
+      for (let i = 0; i < 40 && left > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = await directoryBytes(tempDir());
+      }
+      assert.equal(left, 0, 'temp files of the named statement freed while the client still holds it');
+      assert.equal(Number((await c.query({ ...spill, values: [1000] })).rows[0].max), 1000, 'the named statement runs again');
+    } finally {
+      await c.end();
+    }
+  });
 });
 
 test('the temp watchdog: sizes in DuckDB units, disk blocks counted, told only past the limit', async () => {

@@ -404,7 +404,8 @@ export class Connection {
           throw msg.error;
       }
     } catch (e) {
-      s.fail(e instanceof SqlError ? e : fromDuckDB(e));
+      // The session maps DuckDB's errors itself: an interrupt says why (timeout, cancel, temp ceiling).
+      s.fail(e);
       // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
       // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
       // A well-framed but invalid message is such an error too; only broken framing ends the connection.
