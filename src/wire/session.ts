@@ -128,9 +128,9 @@ export class Session {
     this.clock.cancel();
   }
 
-  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now (53100). */
-  stopForTempCeiling(limit: string): void {
-    this.clock.stopForTempCeiling(limit);
+  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now if it started before `startedBefore` (53100). */
+  stopForTempCeiling(limit: string, startedBefore: number): void {
+    this.clock.stopForTempCeiling(limit, startedBefore);
   }
 
   /**
