@@ -91,6 +91,10 @@ const SHAPES: string[] = [
   'SELECT (SELECT max(id) FROM u), (SELECT label AS lab FROM u LIMIT 1), (SELECT 1), (SELECT id FROM u LIMIT 1) AS sub FROM t',
   'SELECT id IN (SELECT t_id FROM u), id = ANY (SELECT t_id FROM u) FROM t',
   'SELECT current_date IS NOT NULL, current_user, session_user, current_schema, current_catalog',
+  "SELECT name::TEXT, 'x'::VARCHAR(3), CAST(1 AS BIGINT), 1::INT8, (t.id)::text, CAST(1.5 AS character varying), CAST(2 AS double precision) FROM t",
+  "SELECT array_agg(id ORDER BY id), string_agg(name, ','), count(DISTINCT id) FILTER (WHERE id > 0) FROM t",
+  // text before a name that is not ASCII: DuckDB's locations are byte offsets
+  "SELECT 'éé' || name, upper('ü'), \"upper\"(name), 'ß'::text FROM t",
   // operators and constants have no name
   "SELECT 1, 'a', 1 + 2, -id, id * 2, name || 'x', name LIKE 'a%', name ~ 'a', NOT (id > 1), id IS NULL, $$x$$ FROM t",
   'SELECT id BETWEEN 1 AND 2, name COLLATE "C", lower(name) COLLATE "C" FROM t',
