@@ -12,6 +12,8 @@ import pg from 'pg';
 import { analyze } from '../src/sql/analysis.js';
 import { postgresColumnNames } from '../src/sql/column-names.js';
 import { columnSources } from '../src/sql/column-sources.js';
+import { pgParses } from '../src/sql/pg-parse.js';
+import { rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 
 let cluster: PgCluster;
@@ -154,4 +156,24 @@ test('result names and column sources match PostgreSQL 15 over many shapes', asy
     if (JSON.stringify(want) !== JSON.stringify(got)) wrong.push(`${sql}\n  PostgreSQL: ${JSON.stringify(want)}\n  gateway:    ${JSON.stringify(got)}`);
   }
   assert.deepEqual(wrong, []);
+});
+
+test('the PostgreSQL grammar runs only for statements the rewrite needs, once per text', () => {
+  const parsed = (sql: string) => {
+    const before = pgParses();
+    const out = rewriteForDuckDBDetailed(sql);
+    return { parses: pgParses() - before, rewritten: out.rewritten };
+  };
+  // Names and sources never need it; a catalog name inside a literal or a comment does not either.
+  // (Shapes with PostgreSQL forms the rewrite looks at — ~, ANY, COLLATE, ::char, SQL user keywords — are left out.)
+  for (const sql of [...SHAPES.filter((s) => !/~|current_user|session_user|current_schema|current_catalog|ANY|::char|COLLATE/.test(s)),
+    "SELECT 'pg_class' AS a, 'x ~ y' FROM t /* pg_catalog.pg_class */ -- information_schema", 'SELECT $q$pg_type$q$']) {
+    assert.deepEqual(parsed(sql), { parses: 0, rewritten: false }, sql);
+  }
+  // A catalog statement is parsed once, however often it is planned.
+  const catalog = `SELECT relname FROM pg_catalog.pg_class WHERE relname = 't' /* ${Date.now()} */`;
+  assert.deepEqual(parsed(catalog), { parses: 1, rewritten: true });
+  assert.deepEqual(parsed(catalog), { parses: 0, rewritten: true });
+  // Array text in a literal is PostgreSQL syntax the rewrite translates: still checked.
+  assert.equal(parsed("SELECT '{1,2}'::int[] AS a").parses, 1);
 });
