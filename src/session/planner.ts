@@ -142,12 +142,14 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
         format: 0,
       });
     }
-    const pgNames = source.length > PG_GRAMMAR_MAX_CHARS ? null : postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
+    // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
+    const named = rewrite.sql === source ? analysis : await analyze(ctx.conn, source).catch(() => undefined);
+    const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
     if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
-      // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
-      const sources = await columnSources(ctx.conn, stmt.sql, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
+      // Pinned "NAME@REF" relations (another catalog) have no sources.
+      const sources = await columnSources(ctx.conn, analysis.sources, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
       sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
     }
     // Candidates for the result cache: plain queries over the session's own version — not the
