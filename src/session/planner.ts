@@ -9,7 +9,7 @@ import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { declaredParamSql, duckTypeForOid } from '../sql/param-types.js';
+import { declaredParamSql, duckTypeForOid, inferParamOids } from '../sql/param-types.js';
 import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
@@ -20,10 +20,8 @@ import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import type { VersionLease, VersionSource } from '../versions/lease.js';
-// The one table of types and the field shape live with the wire codec; planning only reads them.
-import type { FieldDescription } from '../wire/backend.js';
-import { pgFieldFor, pgTypeLen } from '../wire/types/index.js';
-import type { SessionSettings } from '../wire/session-settings.js';
+import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
+import type { SessionSettings } from './settings.js';
 
 /** Longest text given to the PostgreSQL grammar (rewrite, column names); longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
@@ -88,12 +86,26 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const analysis = await analyze(ctx.conn, sql);
     await admitFor(ctx, analysis, base.leases, sql);
     base.analysis = analysis;
-    let duck = await prepareTyped(ctx, sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0), declaredTypes);
-    if (undeterminedParams(duck).length > 0) {
+    const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
+    let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
+    // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
+    const inferred = duck.parameterCount > declaredTypes.filter((t) => t !== 0).length && source.length <= PG_GRAMMAR_MAX_CHARS
+      ? await inferParamOids(ctx.conn, source, sql, (n) => {
+        const oid = declaredTypes[n - 1] ?? 0;
+        const t = duckTypeForOid(oid);
+        return t ? { duckType: t, oid } : undefined;
+      })
+      : new Map<number, number>();
+    // reg*/oid casts the rewrite already translated keep its reading.
+    for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
+    const unknown = new Set(undeterminedParams(duck));
+    const retype = [...inferred].some(([n, oid]) => duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
+    if (unknown.size > 0 || retype) {
       // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
-      const unknown = new Set(undeterminedParams(duck));
+      const count = duck.parameterCount;
       duck.destroySync();
-      duck = await prepareTyped(ctx, sql, (n) => duckTypeForOid(declaredTypes[n - 1] ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined), declaredTypes);
+      const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined);
+      duck = await prepareTyped(ctx, sql, typeOf, Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0)));
     }
     if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
       const type = StatementType[duck.statementType] ?? String(duck.statementType);
@@ -104,7 +116,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
+      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? paramOidFor(duck, i + 1)));
     }
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
