@@ -181,23 +181,20 @@ describe('the gateway never serves a byte that differs from files.json', () => {
 
     const name = new RegExp(`mismatch: ${tFile.replace(/[.]/g, '\\.')}`);
     for (const bad of [forge(good), Buffer.concat([good, Buffer.from('trailing')])]) {
-      await new Promise((r) => setTimeout(r, 1100)); // local files are re-checked at most once a second while attached
+      // no pause: every statement re-stats the version's local files before it runs
       writeFileSync(path, bad);
       await refusedWith(gw, 'loc', 'select count(*) from main.t', 'XX001', name);
       await refusedWith(gw, 'loc', "select count(*) from main.t where label = 'EVIL'", 'XX001', name);
       writeFileSync(path, good);
-      await new Promise((r) => setTimeout(r, 1100));
       assert.deepEqual(await labels(gw, 'loc', 't'), ['GOOD:500'], 'the genuine file verifies again');
     }
     // the catalog, read in place while attached (inlined rows), is re-checked the same way
     const catalogPath = join(LOCAL, 'versions', version, 'ducklake.duckdb');
     const catalog = readFileSync(catalogPath);
     assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
-    await new Promise((r) => setTimeout(r, 1100));
     writeFileSync(catalogPath, Buffer.concat([catalog, Buffer.alloc(16)]));
     await refusedWith(gw, `loc@${version}`, 'select count(*) from main.t', 'XX001', /size mismatch: ducklake\.duckdb of version/);
     writeFileSync(catalogPath, catalog);
-    await new Promise((r) => setTimeout(r, 1100));
     assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
     // tampered before a version is first attached: the attach itself fails (nothing half-attached stays)
     writeFileSync(path, forge(good));
@@ -425,7 +422,11 @@ describe('crash safety', () => {
       const again = await startGateway(args);
       try {
         assert.deepEqual(await query(again, 'h', 'select count(*)::int as n, count(distinct id)::int as d from main.huge'), [{ n: 2000000, d: 2000000 }]);
-        await new Promise((r) => setTimeout(r, 100)); // the ledger is written coalesced, shortly after
+        // recorded once verified and settled (a file written in the last 2 s is hashed again), written shortly after
+        for (let i = 0; i < 30 && !ledger().includes(hugePath); i++) {
+          await new Promise((r) => setTimeout(r, 200));
+          await query(again, 'h', 'select 1');
+        }
         assert.ok(ledger().includes(hugePath), 'recorded once verified');
       } finally {
         await again.stop();

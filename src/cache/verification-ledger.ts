@@ -11,6 +11,9 @@ import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 
+/** Longer than any file system's timestamp granularity we read from (ext4/xfs: a clock tick; some: 1 s). */
+const RACY_MS = 2000;
+
 export interface FileIdentity {
   size: number;
   mtimeMs: number;
@@ -95,6 +98,9 @@ export class VerificationLedger {
     }
     // Changed while being hashed: verified bytes, but not necessarily the bytes on disk now.
     if (!sameIdentity(identity(st), after)) return;
+    // Racily clean (as git's index): a file written within the timestamp granularity of now could be
+    // rewritten again with the same size and mtime; it is hashed again until its mtime is settled.
+    if (Date.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS) return;
     this.entries.set(path, { ...identity(st), sha256: want });
     this.schedulePersist();
   }
