@@ -5,7 +5,8 @@
  * DuckDB cannot split partitioned output by size in one COPY, so a partitioned write takes two
  * streaming passes: the source is first spread into staging partitions (keys derived in SQL, not
  * written), then each partition is sorted and written in files of the target size. Both passes
- * stream and spill to disk; nothing holds the whole source in memory.
+ * stream and spill to disk; nothing holds the whole source in memory. The final files are hashed
+ * while DuckDB writes them (hashed-output.ts), for files.json.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
@@ -91,10 +92,11 @@ async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, 
     rows = r.getRowObjectsJson() as unknown as StatsRow[];
   } catch (e) {
     await pipes.abandon();
+    // never leave a named pipe behind: anything that later opened it to read would wait forever
+    await rm(pipes.pipeDir, { recursive: true, force: true });
     throw e;
   }
-  const hashed = await pipes.finish(rows.map((st) => String(st.filename)));
-  await rm(pipes.pipeDir, { recursive: true, force: true });
+  const hashed = await pipes.finish(rows.map((st) => String(st.filename))).finally(() => rm(pipes.pipeDir, { recursive: true, force: true }));
   const out: LayoutFile[] = [];
   for (const st of rows) {
     const h = hashed.get(String(st.filename))!;
