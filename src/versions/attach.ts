@@ -20,14 +20,12 @@ export interface AttachedVersion
   readonly dataset: unknown;
 }
 
-/** Local files are re-checked (stat; re-hashed when changed) at most this often while attached. */
-const LOCAL_RECHECK_MS = 1000;
-
 /**
  * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`.
  * While attached, `revalidate` (called before anything runs against the version) re-checks it once
- * `recheckMs` has passed: an expired.json that appeared refuses it, a local file or catalog changed
- * on disk is re-hashed.
+ * `recheckMs` has passed (an expired.json that appeared refuses it) and, for a local version, before
+ * every statement: each file and the catalog are stat'ed against the verification ledger and
+ * re-hashed only when their identity (size, mtime, ctime, inode) changed.
  */
 export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
@@ -40,20 +38,22 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     // Local files are read in place: every byte is verified before any view can read it.
     const allFiles = catalog.tables.flatMap((t) => t.files);
     let checkedAt = Date.now();
-    let filesCheckedAt = checkedAt;
     let rechecking: Promise<void> | null = null;
     const due = () => Date.now() - checkedAt >= recheckMs;
     const recheck = () =>
       (rechecking ??= (async () => {
         await repo.checkNotExpired(versionId);
-        if (!remote && Date.now() - filesCheckedAt >= LOCAL_RECHECK_MS) {
-          // inlined rows are read from the catalog at query time: it is re-checked like the data files
-          await version.recheckCatalog();
-          (await version.ensureFiles(allFiles)).release();
-          filesCheckedAt = Date.now();
-        }
         checkedAt = Date.now();
       })().finally(() => (rechecking = null)));
+    // A local file rewritten after verification is caught before the next statement reads it: one
+    // stat per file (the ledger answers unchanged ones), shared by statements starting together.
+    let restating: Promise<void> | null = null;
+    const restat = () =>
+      (restating ??= (async () => {
+        // inlined rows are read from the catalog at query time: it is re-checked like the data files
+        await version.recheckCatalog();
+        (await version.ensureFiles(allFiles)).release();
+      })().finally(() => (restating = null)));
     try {
       if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
@@ -132,6 +132,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       hasPendingTables: () => remote && !catalog.tables.every(complete),
       revalidate: async () => {
         if (due()) await recheck();
+        if (!remote) await restat();
       },
       async dispose() {
         const c = await engine.connect();
