@@ -23,7 +23,7 @@ import { Writer } from './writer.js';
 import { Transaction } from '../session/transaction.js';
 import { RefFollower, type VersionMove } from '../session/ref-follower.js';
 import { SetShow, type SettingOutcome } from '../session/set-show.js';
-import { disposeStatement, planQuery, textField, type PlanningContext, type PreparedStmt } from '../session/planner.js';
+import { disposeStatement, fetchForValues, planQuery, textField, type PlanningContext, type PreparedStmt } from '../session/planner.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
@@ -389,7 +389,8 @@ export class Session {
     if (reused) return reused;
     const key = statementKey(text, declaredTypes);
     const prepared = await this.prepare(text, stmt, declaredTypes);
-    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(text);
+    // A statement over a remote version's files is planned afresh each time: its pins end with it.
+    const cacheable = prepared.duck !== null && prepared.leases.length === 0 && !prepared.holds?.length && !prepared.fetchOnBind && !/\bfdl\s*\./i.test(text);
     if (cacheable) {
       prepared.refs++;
       this.statementCache.set(key, prepared);
@@ -626,16 +627,17 @@ export class Session {
     await this.settle();
     this.interruptOpenPortals(portal);
     const prepared = portal.prepared;
-    const duck = prepared.duck!;
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.revalidateVersions(prepared);
-    duck.clearBindings();
-    for (let i = 0; i < portal.params.length; i++) {
+    const values = portal.params.map((raw, i) => {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
-      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null, { timeZone: this.settings.get('timezone') });
-      if (value === null) duck.bindNull(i + 1);
-      else duck.bindValue(i + 1, value, type);
-    }
+      return decodeParam(prepared.paramOids[i] ?? 0, format, raw ?? null, { timeZone: this.settings.get('timezone') });
+    });
+    // remote versions: fetch the files these values can reach (may prepare the statement again)
+    await fetchForValues(this.planning(), prepared, values);
+    const duck = prepared.duck!;
+    duck.clearBindings();
+    values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
     this.beginRunning();
     try {
       portal.result = await duck.stream();
