@@ -91,6 +91,8 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
   let work: string;
   let budget: number;
   let fresh: RunningGateway;
+  let slowProxy: CountingProxy;
+  let slow: RunningGateway;
 
   before(async () => {
     s3 = await startS3('lake');
@@ -104,11 +106,17 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     budget = (await catalogBytes()) + 3000;
     small = await startGateway(['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'small'), '--cache-max-bytes', String(budget)], env);
     fresh = await startGateway(['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'fresh')], env);
+    // a distant store: every request waits, one download at a time
+    slowProxy = await startCountingProxy(s3.endpoint, { latencyMs: 150 });
+    slow = await startGateway(['--repo', 'r=s3://lake/partitioned/', '--s3-endpoint', slowProxy.url, '--s3-region', 'us-east-1', '--s3-force-path-style',
+      '--cache-dir', join(work, 'slow'), '--download-concurrency', '1'], env);
   });
   after(async () => {
     await gw?.stop();
     await small?.stop();
     await fresh?.stop();
+    await slow?.stop();
+    await slowProxy?.close();
     await proxy?.close();
     await s3?.close();
   });
@@ -224,5 +232,23 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     assert.ok(data <= 1.5 * need, `fetched ${data} bytes, files overlapping the filter in both versions hold ${need}`);
     assert.deepEqual(remote.rows, (await query(gw, 'l@v2', local)).rows);
     assert.ok(Number(remote.rows[0]!.then) > 0, JSON.stringify(remote.rows));
+  });
+  it('a fetch that takes longer than 2 s reports its progress (files, MB, rate) as a NOTICE; a quick one stays silent', async () => {
+    const sql = 'select count(*)::int as n, sum(amount)::varchar as s from main.ev';
+    await query(slow, 'r@main', 'select 1'); // opening the version is not a data fetch
+    const started = Date.now();
+    const cold = await query(slow, 'r@main', sql);
+    const ms = Date.now() - started;
+    assert.ok(ms > 2000, `the fetch took ${ms} ms: too quick to test the notice`);
+    const progress = cold.notices.filter((n) => n.startsWith('fetching data files'));
+    assert.ok(progress.length >= 1 && progress.length <= Math.ceil(ms / 2000), JSON.stringify(cold.notices));
+    for (const n of progress) assert.match(n, /^fetching data files: \d+ of \d+ files, \d+\.\d of \d+\.\d MB, \d+\.\d MB\/s$/);
+    const [files, total] = /(\d+) of (\d+) files/.exec(progress[0]!)!.slice(1).map(Number);
+    assert.ok(files! < total! && total! > 1, progress[0]);
+    assert.deepEqual(cold.rows, (await query(gw, 'l@main', sql)).rows);
+    // cached now: answered at once, no notice
+    const warm = await query(slow, 'r@main', sql);
+    assert.deepEqual(warm.rows, cold.rows);
+    assert.deepEqual(warm.notices.filter((n) => n.startsWith('fetching')), []);
   });
 });
