@@ -45,6 +45,23 @@ async function overlappingBytes(version = MAIN, lo = '2025-03-01', hi = '2025-04
   }
 }
 
+/** Paths (under the table's data dir) of the current version's data files that have no delete file. */
+async function filesWithoutDeletes(): Promise<string[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    const vdir = join(REPO, 'versions', MAIN);
+    const catalog = (await readdir(vdir)).find((f) => f.endsWith('.duckdb') || f.endsWith('.ducklake'))!;
+    await c.run(`ATTACH '${join(vdir, catalog)}' AS m (READ_ONLY)`);
+    const r = await c.runAndReadAll(`SELECT d.path FROM m.ducklake_data_file d WHERE d.end_snapshot IS NULL
+      AND NOT EXISTS (SELECT 1 FROM m.ducklake_delete_file x WHERE x.data_file_id = d.data_file_id AND x.end_snapshot IS NULL)`);
+    return r.getRowObjectsJson().map((x) => String(x.path));
+  } finally {
+    c.closeSync();
+    db.closeSync();
+  }
+}
+
 /** The version's catalog file: it lives in the same file cache, under the same budget. */
 async function catalogBytes(): Promise<number> {
   const vdir = join(REPO, 'versions', MAIN);
@@ -191,14 +208,32 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     }
   });
 
+  it('count(*) with no filter is answered from the catalog record counts: files without deletes are not fetched', async () => {
+    const clean = await filesWithoutDeletes();
+    assert.ok(clean.length > 0);
+    await query(fresh, 'r@main', 'select 1');
+    proxy.reset();
+    const sql = 'select count(*)::int as n, count(*) as m from main.ev';
+    const remote = await query(fresh, 'r@main', sql);
+    assert.deepEqual(remote.rows, (await query(gw, 'l@main', sql)).rows);
+    const fetched = [...proxy.bytesByPath.keys()].filter((p) => p.includes('/partitioned/data/'));
+    assert.deepEqual(fetched.filter((p) => clean.some((c) => p.endsWith(c))), [], 'no file without deletes was fetched');
+    assert.ok(fetched.length > 0, 'files with deletes are read to count what they still hold');
+    // the same table read for its values afterwards: every file, same answer as from disk
+    const sum = 'select count(*)::int as n, sum(amount)::varchar as s from main.ev';
+    assert.deepEqual((await query(fresh, 'r@main', sum)).rows, (await query(gw, 'l@main', sum)).rows);
+    assert.deepEqual((await query(fresh, 'r@main', sql)).rows, remote.rows);
+  });
+
   it('a parameterised statement fetches only the files its bound values reach (pruned after Bind), and answers like the disk', async () => {
     const sql = 'select count(*)::int as n, sum(amount)::varchar as s, min(id) as lo from main.ev where ts >= $1 and ts < $2';
     const values = ['2025-03-01', '2025-04-01'];
     const need = await overlappingBytes();
-    await query(fresh, 'r@main', 'select 1');
-    proxy.reset();
-    const remote = await query(fresh, 'r@main', sql, values);
-    const data = proxy.bytes((p) => p.includes('/partitioned/data/'));
+    // (the slow gateway: no statement has fetched anything there yet)
+    await query(slow, 'r@main', 'select 1');
+    slowProxy.reset();
+    const remote = await query(slow, 'r@main', sql, values);
+    const data = slowProxy.bytes((p) => p.includes('/partitioned/data/'));
     assert.ok(data > 0 && data <= 1.5 * need.bytes, `fetched ${data} bytes, files overlapping the bound range hold ${need.bytes}`);
     assert.deepEqual(remote.rows, (await query(gw, 'l@main', sql, values)).rows);
     // within the small budget (all files would not fit): each month in turn through one statement

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
+import { attachCatalog, countedFiles, countOnlyTable, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import type { StatementFiles, StatementHold, VersionLease } from './lease.js';
 import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
@@ -79,6 +79,14 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
       ]);
     };
+    const withConnection = async (work: (c: DuckDBConnection) => Promise<void>) => {
+      const c = await engine.connect();
+      try {
+        await work(c);
+      } finally {
+        c.disconnectSync();
+      }
+    };
     const ensureTables = async (wanted: { schema: string; name: string }[], statement?: StatementFiles): Promise<StatementHold> => {
       if (!remote) return NO_HOLD;
       // A DuckLake view may read any table: consider them all when one is named.
@@ -87,6 +95,13 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       if (tables.length === 0) return NO_HOLD;
       const judged = statement && prune ? await prune.judge(statement, dbName) : null;
       const needed = new Map(tables.map((t) => [t, judged ? judged.get(t.tableId) ?? new Set<number>() : new Set(t.dataFiles.map((f) => f.id))]));
+      // `count(*) FROM t`: files the catalog counts exactly are neither fetched nor read
+      const counting = statement && prune && !statement.params?.length ? await prune.countOnly(statement, dbName) : null;
+      const counted = counting && needed.has(counting) ? countedFiles(counting, catalog.snapshotId) : [];
+      if (counting && counted.length) {
+        const skip = new Set(counted.map((f) => f.id));
+        needed.set(counting, new Set([...needed.get(counting)!].filter((id) => !skip.has(id))));
+      }
       const leases: { release(): void }[] = [];
       let unlock: (() => void) | null = null;
       const bound = () => {
@@ -108,6 +123,12 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         for (const t of tables) {
           const need = needed.get(t)!;
           const current = inView.get(t);
+          if (t === counting && counted.length) {
+            // a view for this statement alone (bound before the lock is given back); the next one rebuilds
+            await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, counted.reduce((n, f) => n + f.recordCount!, 0)));
+            inView.delete(t);
+            continue;
+          }
           if (current && [...need].every((id) => current.has(id))) {
             const { lease, missing } = await version.holdCached(filesOf(t, new Set([...current].filter((id) => !need.has(id)))));
             if (missing.size === 0) {
@@ -116,12 +137,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
             }
             lease.release();
           }
-          const c = await engine.connect();
-          try {
-            await materializeTable(c, catalog, t, dbName, locate, need);
-          } finally {
-            c.disconnectSync();
-          }
+          await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need));
           inView.set(t, new Set(need));
         }
         return { bound, release };
@@ -207,6 +223,12 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
       const run = turn.then(() => index.survivors(conn, sql, statement.searchSchemas, params));
       turn = run.catch(() => undefined);
       return run.then((s) => (params.length ? s : (verdicts.set(key, { s }), s)));
+    },
+    /** The table a `count(*) FROM t` statement only counts, or null (lake/count-only.ts). */
+    countOnly(statement: StatementFiles, dbName: string): Promise<LakeTable | null> {
+      const run = turn.then(() => countOnlyTable(conn, statement.sql, catalog, statement.searchSchemas, dbName));
+      turn = run.catch(() => undefined);
+      return run;
     },
     async dispose() {
       await turn;
