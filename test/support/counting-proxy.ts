@@ -11,6 +11,8 @@ export interface CountingProxy {
   bytesByPath: Map<string, number>;
   /** Total GET body bytes whose path passes `filter`. */
   bytes(filter?: (path: string) => boolean): number;
+  /** GET requests that asked for a byte range (Range header), since the last reset. */
+  rangeRequests(): number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -18,7 +20,9 @@ export interface CountingProxy {
 export async function startCountingProxy(target: string, opts: { latencyMs?: number } = {}): Promise<CountingProxy> {
   const to = new URL(target);
   const bytesByPath = new Map<string, number>();
+  let ranged = 0;
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.headers.range) ranged++;
     const forward = () => {
       const up = request(
         { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
@@ -43,7 +47,11 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
     url: `http://127.0.0.1:${addr.port}`,
     bytesByPath,
     bytes: (filter = () => true) => [...bytesByPath].reduce((n, [p, b]) => n + (filter(p) ? b : 0), 0),
-    reset: () => bytesByPath.clear(),
+    rangeRequests: () => ranged,
+    reset: () => {
+      bytesByPath.clear();
+      ranged = 0;
+    },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }
