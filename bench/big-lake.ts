@@ -6,7 +6,7 @@
  * in-process DuckDB over the same local files, and the cache's peak vs its budget.
  * With FDL_BENCH_BASELINE=<path of another build's dist/src/cli/main.js>, that build serves the same
  * lake too and each row is printed for both, side by side (cold touches first on the baseline).
- * Data under /tmp. Run: npx tsc -p . && node dist/bench/big-lake.js [files] [rowsPerFile] [latencyMs]
+ * Data under /tmp. Run: npx tsc -p . && node dist/bench/big-lake.js [files] [rowsPerFile] [latencyMs] [MB/s per connection]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,13 +24,15 @@ import { makeSyntheticLake } from '../test/support/synthetic-lake.js';
 const FILES = Number(process.argv[2] ?? 40);
 const ROWS = Number(process.argv[3] ?? 120_000);
 const LATENCY = Number(process.argv[4] ?? 20);
+/** MB/s one response may carry (0: no cap): one connection to a distant store is slower than the link. */
+const PER_CONNECTION_MBPS = Number(process.argv[5] ?? 0);
 const DAYS: [string, string, number][] = [['one day', "ts >= '2024-01-05' AND ts < '2024-01-06'", 1], ['three days', "ts >= '2024-01-10' AND ts < '2024-01-13'", 3]];
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fdl-bench-big-lake-'));
   const s3 = await startS3('lake');
-  const proxy = await startCountingProxy(s3.endpoint, { latencyMs: LATENCY });
+  const proxy = await startCountingProxy(s3.endpoint, { latencyMs: LATENCY, bytesPerSecond: PER_CONNECTION_MBPS * 1e6 || undefined });
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     t0 = performance.now();
     await initRepository(loc, { s3: s3opts });
     await publishCatalog(loc, { catalog: lake.catalogFile, dataFrom: lake.dataDir, s3: s3opts, message: 'big lake', progress: () => undefined });
-    console.log(`published to s3rver in ${((performance.now() - t0) / 1000).toFixed(1)} s; proxy latency ${LATENCY} ms per request`);
+    console.log(`published to s3rver in ${((performance.now() - t0) / 1000).toFixed(1)} s; proxy latency ${LATENCY} ms per request${PER_CONNECTION_MBPS ? `, ${PER_CONNECTION_MBPS} MB/s per connection` : ''}`);
 
     const budget = Math.round(total / 4);
     const builds = [

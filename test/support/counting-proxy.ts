@@ -17,7 +17,11 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: string, opts: { latencyMs?: number } = {}): Promise<CountingProxy> {
+/**
+ * `latencyMs`: added before each request is forwarded. `bytesPerSecond`: a cap per response (one
+ * connection to a distant store is slower than its total bandwidth; parallel requests add up).
+ */
+export async function startCountingProxy(target: string, opts: { latencyMs?: number; bytesPerSecond?: number } = {}): Promise<CountingProxy> {
   const to = new URL(target);
   const bytesByPath = new Map<string, number>();
   let ranged = 0;
@@ -29,8 +33,17 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
         (upRes) => {
           res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
+          const started = Date.now();
+          let sent = 0;
           upRes.on('data', (chunk: Buffer) => {
             if (req.method === 'GET') bytesByPath.set(path, (bytesByPath.get(path) ?? 0) + chunk.length);
+            if (!opts.bytesPerSecond) return;
+            sent += chunk.length;
+            const wait = started + (sent / opts.bytesPerSecond) * 1000 - Date.now();
+            if (wait > 0) {
+              upRes.pause();
+              setTimeout(() => upRes.resume(), wait);
+            }
           });
           upRes.pipe(res);
         },
