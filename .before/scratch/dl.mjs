@@ -7,7 +7,7 @@ import { S3Store } from '../../dist/src/store/s3-store.js';
 import { startCountingProxy } from '../../dist/test/support/counting-proxy.js';
 import { S3_CREDENTIALS, startS3 } from '../../dist/test/support/s3-server.js';
 const s3 = await startS3('lake');
-const proxy = await startCountingProxy(s3.endpoint, { latencyMs: 20 });
+const proxy = await startCountingProxy(s3.endpoint, { latencyMs: 20, bytesPerSecond: 40e6 });
 const dir = mkdtempSync(join(tmpdir(), 'fdl-dl-'));
 const sizes = [13_200_000, 40_000_000];
 for (const n of sizes) await s3.client.send(new PutObjectCommand({ Bucket: 'lake', Key: `r/o${n}`, Body: randomBytes(n) }));

@@ -33,19 +33,33 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
         (upRes) => {
           res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           const path = decodeURIComponent((req.url ?? '').split('?')[0]!);
+          upRes.on('data', (chunk: Buffer) => {
+            if (req.method === 'GET') bytesByPath.set(path, (bytesByPath.get(path) ?? 0) + chunk.length);
+          });
+          if (!opts.bytesPerSecond) {
+            upRes.pipe(res);
+            return;
+          }
+          // relayed by hand (pipe would resume a paused source whenever the client drains)
+          const rate = opts.bytesPerSecond;
           const started = Date.now();
           let sent = 0;
           upRes.on('data', (chunk: Buffer) => {
-            if (req.method === 'GET') bytesByPath.set(path, (bytesByPath.get(path) ?? 0) + chunk.length);
-            if (!opts.bytesPerSecond) return;
             sent += chunk.length;
-            const wait = started + (sent / opts.bytesPerSecond) * 1000 - Date.now();
-            if (wait > 0) {
+            const drained = res.write(chunk);
+            const wait = started + (sent / rate) * 1000 - Date.now();
+            if (wait > 0 || !drained) {
               upRes.pause();
-              setTimeout(() => upRes.resume(), wait);
+              let pending = (wait > 0 ? 1 : 0) + (drained ? 0 : 1);
+              const go = () => {
+                if (--pending === 0) upRes.resume();
+              };
+              if (wait > 0) setTimeout(go, wait);
+              if (!drained) res.once('drain', go);
             }
           });
-          upRes.pipe(res);
+          upRes.on('end', () => res.end());
+          upRes.on('error', () => res.destroy());
         },
       );
       up.on('error', () => res.destroy());
