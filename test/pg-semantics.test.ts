@@ -1,7 +1,8 @@
 /**
  * Differential checks of PostgreSQL semantics drivers rely on, each run first against a private
  * PostgreSQL 15 holding a copy of the fixture's sales schema, then against the gateway serving the
- * fixture: Describe matches Execute, parameter inference (reg* casts, ANY over an untyped array),
+ * fixture: Describe matches Execute, parameter inference (a table of statements whose ParameterDescription
+ * must equal PostgreSQL 15's: operators, ANY/ALL, rows, casts, function arguments, LIMIT/OFFSET),
  * PostgreSQL array text, catalog system columns and "char", RowDescription table OID/attnum,
  * integer division, and the version's schemas on the default search_path.
  */
@@ -93,6 +94,17 @@ describe('Describe always matches Execute', () => {
   test('select cast($1 as regclass): typed regclass, and the text comes back', async () => {
     const r = await same((e) => describeThenExecute(e, 'select cast($1 as regclass)::text as r', ['sales.orders']));
     assert.deepEqual(r.rows, [['orders']]);
+    // The column itself is regclass (2205), as are reg* literals, with PostgreSQL's output text.
+    const typed = await same((e) => describeThenExecute(e, "select cast($1 as regclass) as r, 'sales.customers'::regclass as c, 'pg_class'::regclass as p, 'int4'::regtype as t, 'pg_catalog'::regnamespace as n", ['sales.orders']));
+    assert.deepEqual(typed.fields, [['r', 2205], ['c', 2205], ['p', 2205], ['t', 2206], ['n', 4089]]);
+    assert.deepEqual(typed.rows, [['orders', 'customers', 'pg_class', 'integer', 'pg_catalog']]);
+  });
+
+  test('a reg* name column requested in binary is refused with 0A000 (its binary form is the OID); the connection goes on', async () => {
+    const c = conns.gw!;
+    const r = await c.query('select cast($1 as regclass) as r', { params: ['sales.orders'], resultFormats: [1] });
+    assert.equal(r.error?.code, '0A000');
+    assert.deepEqual(text(await c.query('SELECT count(*) FROM sales.orders')), [['80']]);
   });
 
   test('a regclass parameter declared in Parse, sent as text or as a binary OID', async () => {
@@ -138,6 +150,74 @@ describe('parameter inference and array text', () => {
     await same(async (e) => text(await conns[e]!.query("select count(*) from sales.orders where status = ANY('{open,\"shipped\"}') and qty <> ALL('{1,2}')")));
     await same(async (e) => text(await conns[e]!.query("select '{1,2,3}'::int[] = ARRAY[1,2,3], array_length('{a,b}'::text[], 1)")));
   });
+});
+
+/** Parameter OIDs and result columns of a statement, as the unnamed statement's Describe answers them. */
+async function describeOnly(e: Engine, sql: string) {
+  const c = conns[e]!;
+  c.send(Buffer.concat([serialize.parse({ name: '', text: sql, types: [] }), serialize.describe({ type: 'S', name: '' }), serialize.sync()]));
+  const r = await c.untilReady();
+  assert.equal(r.error, undefined, `${e}: Describe ${sql}: ${r.error?.code} ${r.error?.message}`);
+  return (r.messages.find((m) => m.code === 't')?.parsed as unknown as { dataTypeIDs: number[] }).dataTypeIDs;
+}
+
+/**
+ * Untyped parameters, each in a context where PostgreSQL infers its type; ParameterDescription must
+ * be PostgreSQL 15's. With values: the rows must be equal too.
+ */
+const INFERENCE: ReadonlyArray<{ sql: string; oids: number[]; params?: string[] }> = [
+  // ANY/ALL: an array of the other side's type
+  { sql: 'select count(*) from sales.orders where qty < any($1)', oids: [1005], params: ['{2,3}'] },
+  { sql: 'select count(*) from sales.orders where order_id > all($1)', oids: [1016], params: ['{10,20}'] },
+  { sql: 'select count(*) from sales.orders where ordered_at >= any($1)', oids: [1115], params: ['{2024-03-01 00:00:00}'] },
+  { sql: 'select count(*) from sales.orders where status <> all($1) and customer_id = any($2)', oids: [1009, 1007], params: ['{shipped}', '{1,2,3}'] },
+  { sql: 'select count(*) from sales.orders where qty <= all($1) or status = any($2)', oids: [1005, 1009], params: ['{1}', '{open}'] },
+  // comparisons, IN, BETWEEN, rows
+  { sql: 'select count(*) from sales.orders where qty in ($1, $2) and order_id not in ($3)', oids: [21, 21, 20], params: ['1', '2', '7'] },
+  { sql: 'select count(*) from sales.orders where amount between $1 and $2', oids: [1700, 1700], params: ['10', '100'] },
+  { sql: 'select count(*) from sales.orders where $1 between qty and 10', oids: [21], params: ['2'] },
+  { sql: 'select count(*) from sales.customers where signup > $1 and vip = $2', oids: [1082, 16], params: ['2023-06-01', 't'] },
+  { sql: 'select count(*) from sales.orders where (qty, status) = ($1, $2)', oids: [21, 25], params: ['1', 'open'] },
+  { sql: 'select now() > $1, current_date = $2', oids: [1184, 1082] },
+  // arithmetic: the other side's type, or interval / float8 where PostgreSQL has no same-type operator
+  { sql: 'select count(*) from sales.orders where qty + $1 > $2', oids: [21, 21], params: ['1', '3'] },
+  { sql: 'select sum(qty - $1), sum(qty * $2), sum(qty / $3), sum(qty % $4), sum(order_id + $5) from sales.orders', oids: [21, 21, 21, 21, 20], params: ['1', '2', '3', '2', '5'] },
+  { sql: 'select $1 + 1', oids: [23], params: ['41'] },
+  { sql: "select max(ordered_at + $1)::text, max(ordered_at - $2)::text from sales.orders", oids: [1186, 1114], params: ['1 day', '2024-01-01'] },
+  { sql: "select now() - $1 > interval '0'", oids: [1184] },
+  { sql: "select $1 + interval '1 day', $2 - interval '1 day'", oids: [1186, 1186], params: ['1 hour', '2 days'] },
+  { sql: "select interval '1 day' * $1", oids: [701], params: ['1.5'] },
+  { sql: 'select min(signup - $1) from sales.customers', oids: [1082], params: ['2020-01-01'] },
+  // COALESCE, GREATEST, LEAST, NULLIF: the other arguments' type
+  { sql: "select coalesce($1, 1), nullif($2, 'x'), greatest($3, 2), least(4, $4)", oids: [23, 25, 23, 23], params: ['5', 'y', '1', '9'] },
+  { sql: 'select sum(coalesce(qty, $1)) from sales.orders', oids: [21], params: ['0'] },
+  // casts: the cast's type, even where DuckDB spells it differently (jsonb, varchar)
+  {
+    sql: 'select $1::int4, cast($2 as date), $3::numeric, $4::timestamptz, $5::bigint[], $6::text[], $7::uuid, $8::json, $9::jsonb, $10::bytea, $11::interval, $12::time, $13::float8, $14::real, $15::smallint, $16::bool, $17::varchar',
+    oids: [23, 1082, 1700, 1184, 1016, 1009, 2950, 114, 3802, 17, 1186, 1083, 701, 700, 21, 16, 1043],
+  },
+  // function arguments
+  { sql: 'select length($1), upper($2), lower($3)', oids: [25, 25, 25], params: ['abc', 'x', 'Y'] },
+  { sql: 'select left($1, $2), right($3, $4), repeat($5, $6), lpad($7, $8, $9)', oids: [25, 23, 25, 23, 25, 23, 25, 23, 25], params: ['abc', '2', 'abc', '2', 'ab', '2', 'x', '3', '.'] },
+  { sql: 'select substr(status, $1, $2), split_part(status, $3, $4) from sales.orders order by 1, 2 limit 1', oids: [23, 23, 25, 23], params: ['2', '3', 'p', '1'] },
+  { sql: 'select abs($1), round($2), ceil($3), floor($4), sqrt($5), power($6, $7), exp($8), ln($9)', oids: [701, 701, 701, 701, 701, 701, 701, 701, 701] },
+  { sql: 'select round(amount, $1) from sales.orders limit 0', oids: [23] },
+  { sql: 'select make_date($1, $2, $3)', oids: [23, 23, 23], params: ['2024', '2', '29'] },
+  { sql: 'select count(distinct date_trunc($1, ordered_at)) from sales.orders', oids: [25], params: ['month'] },
+  { sql: 'select $1, $2 || \'x\'', oids: [25, 25], params: ['a', 'b'] },
+  // LIMIT / OFFSET: int8
+  { sql: 'select order_id from sales.orders order by 1 limit $1 offset $2', oids: [20, 20], params: ['3', '2'] },
+  { sql: 'select order_id from sales.orders order by 1 offset $1 rows fetch first $2 rows only', oids: [20, 20], params: ['1', '2'] },
+];
+
+describe('parameter types PostgreSQL infers (ParameterDescription equals PostgreSQL 15\'s)', () => {
+  for (const c of INFERENCE) {
+    test(c.sql, async () => {
+      const oids = await same((e) => describeOnly(e, c.sql));
+      assert.deepEqual(oids, c.oids);
+      if (c.params) await same(async (e) => text(await conns[e]!.query(c.sql, { params: c.params! })));
+    });
+  }
 });
 
 describe('catalog', () => {

@@ -9,7 +9,7 @@ import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { declaredParamSql, duckTypeForOid } from '../sql/param-types.js';
+import { declaredParamSql, duckTypeForOid, inferParamOids } from '../sql/param-types.js';
 import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
@@ -98,17 +98,31 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     if (params > 0 && reads.length) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
     else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
     base.analysis = analysis;
-    let typeOf = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
-    let duck = await prepareTyped(ctx, sql, typeOf, declaredTypes);
-    if (undeterminedParams(duck).length > 0) {
+    const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
+    let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
+    let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
+    // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
+    const inferred = duck.parameterCount > declaredTypes.filter((t) => t !== 0).length && source.length <= PG_GRAMMAR_MAX_CHARS
+      ? await inferParamOids(ctx.conn, source, sql, (n) => {
+        const oid = declaredTypes[n - 1] ?? 0;
+        const t = duckTypeForOid(oid);
+        return t ? { duckType: t, oid } : undefined;
+      })
+      : new Map<number, number>();
+    // reg*/oid casts the rewrite already translated keep its reading.
+    for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
+    const unknown = new Set(undeterminedParams(duck));
+    const retype = [...inferred].some(([n, oid]) => duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
+    if (unknown.size > 0 || retype) {
       // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
-      const unknown = new Set(undeterminedParams(duck));
+      const count = duck.parameterCount;
       duck.destroySync();
-      const declared = typeOf;
-      typeOf = (n) => declared(n) ?? (unknown.has(n) ? 'VARCHAR' : undefined);
-      duck = await prepareTyped(ctx, sql, typeOf, declaredTypes);
+      const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined);
+      const typedAs = Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0));
+      duck = await prepareTyped(ctx, sql, typeOf, typedAs);
+      reprepare = () => prepareTyped(ctx, sql, typeOf, typedAs);
     }
-    if (base.fetchOnBind) base.fetchOnBind.prepare = () => prepareTyped(ctx, sql, typeOf, declaredTypes);
+    if (base.fetchOnBind) base.fetchOnBind.prepare = reprepare;
     if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
       const type = StatementType[duck.statementType] ?? String(duck.statementType);
       duck.destroySync();
@@ -120,7 +134,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? paramOidFor(duck, i + 1)));
+      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? paramOidFor(duck, i + 1)));
     }
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).

@@ -1,11 +1,19 @@
 /**
- * DuckDB types for parameter OIDs a client declares in Parse. PostgreSQL takes a declared type as
- * the parameter's type; DuckDB would infer its own, so the statement is prepared with an explicit
- * cast. Types without a sensible DuckDB spelling are left to inference. The mapping is part of the
- * one type table (compat/types.ts).
+ * Parameter types. A type the client declares in Parse is the parameter's type (DuckDB is told with
+ * an explicit cast). An undeclared one gets the type PostgreSQL 15 infers from its context, not
+ * DuckDB's: the cast it sits in, LIMIT/OFFSET (int8), the other side of an operator (`qty + $1` is
+ * int2, `qty < ANY($1)` int2[], `(a, b) = ($1, $2)` pairwise), the other arguments of COALESCE,
+ * GREATEST, LEAST and NULLIF, and the argument types of common functions (`left($1, $2)` is text,
+ * int4). "The other side's type" is asked of DuckDB itself with a probe statement that is prepared,
+ * never run. The mapping is part of the one type table (compat/types.ts).
  */
-import { PARAM_DUCKDB_TYPE } from './compat/types.js';
+import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { deparseSync } from 'pgsql-parser';
+import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './compat/types.js';
 import { COMPAT_DB } from './compat/names.js';
+import { PG_TYPES } from './compat/pg-data.js';
+import { parsePg } from './pg-parse.js';
+import { replaceParams } from './split.js';
 
 export function duckTypeForOid(oid: number): string | undefined {
   return PARAM_DUCKDB_TYPE.get(oid);
@@ -20,4 +28,219 @@ const REG_INPUT: ReadonlyMap<number, string> = new Map([
 export function declaredParamSql(n: number, duckType: string, oid: number): string {
   const input = REG_INPUT.get(oid);
   return input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
+}
+
+const INT4 = 23, INT8 = 20, TEXT = 25, FLOAT8 = 701, NUMERIC = 1700, INTERVAL = 1186;
+
+/** PostgreSQL type name (as the grammar spells a cast target: int4, varchar, jsonb…) → [OID, array OID]. */
+const TYPE_BY_NAME: ReadonlyMap<string, readonly [number, number]> = new Map(
+  PG_TYPES.map((r) => [r[1] as string, [r[0] as number, r[9] as number]] as const),
+);
+
+/**
+ * Argument types PostgreSQL 15 resolves for untyped parameters of common functions, by name and
+ * argument count (null: that argument is not decided by the function alone). Each row is checked
+ * against PostgreSQL 15 in test/pg-semantics.test.ts.
+ */
+const FUNCTION_ARGS: ReadonlyMap<string, ReadonlyArray<number | null>> = new Map([
+  ['length/1', [TEXT]], ['left/2', [TEXT, INT4]], ['right/2', [TEXT, INT4]], ['repeat/2', [TEXT, INT4]],
+  ['lpad/2', [TEXT, INT4]], ['lpad/3', [TEXT, INT4, TEXT]], ['rpad/2', [TEXT, INT4]], ['rpad/3', [TEXT, INT4, TEXT]],
+  ['substr/2', [TEXT, INT4]], ['substr/3', [TEXT, INT4, INT4]], ['split_part/3', [TEXT, TEXT, INT4]],
+  ['abs/1', [FLOAT8]], ['round/1', [FLOAT8]], ['round/2', [NUMERIC, INT4]], ['ceil/1', [FLOAT8]], ['floor/1', [FLOAT8]],
+  ['sqrt/1', [FLOAT8]], ['exp/1', [FLOAT8]], ['ln/1', [FLOAT8]], ['sign/1', [FLOAT8]], ['trunc/1', [FLOAT8]], ['power/2', [FLOAT8, FLOAT8]],
+  ['make_date/3', [INT4, INT4, INT4]], ['date_trunc/2', [TEXT, null]],
+]);
+
+/** What decides an undeclared parameter that PostgreSQL types from its context. */
+type Hint = { like: 'scalar' | 'array'; op?: string };
+
+type Node = Record<string, any>;
+const isParam = (n: unknown): n is { ParamRef: { number: number } } => !!(n as Node | undefined)?.ParamRef;
+const paramNo = (n: Node): number => n.ParamRef.number as number;
+const fn = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const isNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NULL' } });
+const NULL: Node = { A_Const: { isnull: true } };
+const COMPARISON = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
+
+interface Walk {
+  fixed: Map<number, number>;
+  hints: Map<number, Hint>;
+  /** How `x op $n` is probed: as `x op x` (keeps the result type), or as `x` where DuckDB has no `x op x`. */
+  arithmetic: 'same' | 'other';
+}
+
+/**
+ * PostgreSQL OIDs for undeclared parameters of `sql` (the statement as DuckDB will prepare it),
+ * where PostgreSQL's context rules decide them. `castTo(n)`: the DuckDB type a parameter is already
+ * prepared as (declared, or left to DuckDB when undefined). Empty when the text is not one
+ * PostgreSQL statement.
+ */
+export async function inferParamOids(
+  conn: DuckDBConnection,
+  clientSql: string,
+  sql: string,
+  castTo: (n: number) => { duckType: string; oid: number } | undefined,
+): Promise<Map<number, number>> {
+  const tree = parsePg(sql);
+  const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
+  if (!stmt) return new Map();
+  const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: 'same' };
+  const probeTree = transform(stmt, w);
+  if (clientSql !== sql) {
+    // Casts and functions are read in the client's text: the rewrite spells `$1::jsonb` as json for DuckDB.
+    const client = parsePg(clientSql);
+    const own: Walk = { fixed: new Map(), hints: new Map(), arithmetic: 'same' };
+    if (client?.stmts?.length === 1) transform(client.stmts[0]!.stmt, own);
+    for (const [n, oid] of own.fixed) w.fixed.set(n, oid);
+  }
+  for (const n of [...w.fixed.keys(), ...w.hints.keys()]) if (castTo(n)) { w.fixed.delete(n); w.hints.delete(n); }
+  const out = new Map(w.fixed);
+  if (w.hints.size === 0) return out;
+  const version = (tree as Node).version;
+  const probed = (await probeTypes(conn, version, probeTree, w, out, castTo))
+    ?? (await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: 'other' }), w, out, castTo));
+  for (const [n, oid] of probed ?? []) out.set(n, oid);
+  return out;
+}
+
+/**
+ * The probe: each hinted parameter stands in COALESCE(<other side>, $n), so DuckDB gives it the other
+ * side's type; parameters already typed are cast. Null when DuckDB cannot bind the probe.
+ */
+async function probeTypes(
+  conn: DuckDBConnection,
+  version: unknown,
+  probeTree: Node,
+  w: Walk,
+  fixed: ReadonlyMap<number, number>,
+  castTo: (n: number) => { duckType: string; oid: number } | undefined,
+): Promise<Map<number, number> | null> {
+  let probeSql: string;
+  try {
+    probeSql = deparseSync({ version, stmts: [{ stmt: probeTree }] } as Parameters<typeof deparseSync>[0]);
+  } catch {
+    return null;
+  }
+  probeSql = replaceParams(probeSql, (n) => {
+    if (w.hints.has(n)) return undefined;
+    const declared = castTo(n);
+    if (declared) return declaredParamSql(n, declared.duckType, declared.oid);
+    const oid = fixed.get(n);
+    const t = oid !== undefined ? duckTypeForOid(oid) : undefined;
+    return t ? `($${n}::${t})` : undefined;
+  });
+  let probe: DuckDBPreparedStatement | null = null;
+  try {
+    probe = await conn.prepare(probeSql);
+    const out = new Map<number, number>();
+    // Hinted parameters, and any other untyped one DuckDB types once the rest are typed.
+    for (let n = 1; n <= probe.parameterCount; n++) {
+      if (castTo(n) || fixed.has(n)) continue;
+      const id = probe.parameterTypeId(n);
+      if (id === DuckDBTypeId.INVALID || id === DuckDBTypeId.ANY || id === DuckDBTypeId.SQLNULL) continue;
+      const oid = duckdbTypeToPg(probe.parameterType(n).toString()).oid;
+      const hint = w.hints.get(n);
+      out.set(n, hint ? adjustForOperator(oid, hint) : oid);
+    }
+    return out;
+  } catch {
+    return null;
+  } finally {
+    probe?.destroySync();
+  }
+}
+
+/** PostgreSQL has no `timestamp + timestamp` or `interval * interval`: there the unknown side is interval / float8. */
+function adjustForOperator(oid: number, hint: Hint): number {
+  if (hint.like === 'array' || !hint.op) return oid;
+  if (hint.op === '+' && (oid === 1114 || oid === 1184 || oid === 1083 || oid === 1266)) return INTERVAL;
+  if ((hint.op === '*' || hint.op === '/') && oid === INTERVAL) return FLOAT8;
+  return oid;
+}
+
+/** A copy of `node` in which hinted parameters are wrapped for the probe; records what decides each parameter. */
+function transform(node: unknown, w: Walk): any {
+  if (Array.isArray(node)) return node.map((x) => transform(x, w));
+  if (!node || typeof node !== 'object') return node;
+  const n = node as Node;
+  if (n.TypeCast && isParam(n.TypeCast.arg)) {
+    const tn = n.TypeCast.typeName as Node;
+    const parts = (tn.names as Node[]).map((x) => String(x.String?.sval ?? ''));
+    const t = TYPE_BY_NAME.get(parts[parts.length - 1]!);
+    if (t) w.fixed.set(paramNo(n.TypeCast.arg), Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0 ? t[1] : t[0]);
+    return n;
+  }
+  if (n.SelectStmt) {
+    const s = n.SelectStmt as Node;
+    for (const k of ['limitCount', 'limitOffset']) if (isParam(s[k])) w.fixed.set(paramNo(s[k]), INT8);
+  }
+  if (n.A_Expr) {
+    const e = n.A_Expr as Node;
+    const op = String((e.name as Node[] | undefined)?.slice(-1)[0]?.String?.sval ?? '');
+    const probe = binaryHint(e, op, w);
+    if (probe) return probe;
+  }
+  if (n.CoalesceExpr || n.MinMaxExpr) {
+    const key = n.CoalesceExpr ? 'CoalesceExpr' : 'MinMaxExpr';
+    const args = n[key].args as Node[];
+    const other = args.find((a) => !isParam(a));
+    if (other) {
+      const t = transform(other, w);
+      return { [key]: { ...n[key], args: args.map((a) => (isParam(a) ? like(a, t, w, undefined) : transform(a, w))) } };
+    }
+  }
+  if (n.FuncCall) {
+    const f = n.FuncCall as Node;
+    const name = String((f.funcname as Node[]).slice(-1)[0]?.String?.sval ?? '').toLowerCase();
+    const args = (f.args ?? []) as Node[];
+    const types = FUNCTION_ARGS.get(`${name}/${args.length}`);
+    if (types) args.forEach((a, i) => isParam(a) && types[i] != null && w.fixed.set(paramNo(a), types[i]!));
+  }
+  const out: Node = {};
+  for (const k of Object.keys(n)) out[k] = transform(n[k], w);
+  return out;
+}
+
+/** `$n` takes the type of `other` (already transformed): probed as COALESCE(other, $n). */
+function like(param: Node, other: Node, w: Walk, op: string | undefined): Node {
+  w.hints.set(paramNo(param), op ? { like: 'scalar', op } : { like: 'scalar' });
+  return { CoalesceExpr: { args: [other, param] } };
+}
+
+/** Operators, ANY/ALL, NULLIF and row comparisons with an untyped parameter on one side. */
+function binaryHint(e: Node, op: string, w: Walk): Node | undefined {
+  const { lexpr, rexpr } = e;
+  if ((e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') && isParam(rexpr) && lexpr && !isParam(lexpr)) {
+    // x op ANY($n): $n is an array of x's type. Probed as list_contains(COALESCE([x], $n), x), a boolean like the original.
+    const l = transform(lexpr, w);
+    w.hints.set(paramNo(rexpr), { like: 'array' });
+    return fn('list_contains', [{ CoalesceExpr: { args: [{ A_ArrayExpr: { elements: [l] } }, rexpr] } }, l]);
+  }
+  if (e.kind === 'AEXPR_NULLIF' && lexpr && rexpr && isParam(lexpr) !== isParam(rexpr)) {
+    const [p, o] = isParam(lexpr) ? [lexpr, rexpr] : [rexpr, lexpr];
+    const t = transform(o, w);
+    return { A_Expr: { ...e, lexpr: isParam(lexpr) ? like(p, t, w, undefined) : t, rexpr: isParam(rexpr) ? like(p, t, w, undefined) : t } };
+  }
+  if (e.kind !== 'AEXPR_OP' || !lexpr || !rexpr) return undefined;
+  if (COMPARISON.has(op) && lexpr.RowExpr && rexpr.RowExpr && lexpr.RowExpr.args?.length === rexpr.RowExpr.args?.length) {
+    // (a, b) = ($1, $2): pairwise. Probed as a boolean over COALESCE(a, $1), COALESCE(b, $2).
+    const ls = lexpr.RowExpr.args as Node[], rs = rexpr.RowExpr.args as Node[];
+    const tests: Node[] = [];
+    ls.forEach((l, i) => {
+      const r = rs[i]!;
+      if (isParam(l) === isParam(r)) tests.push(isNull(transform({ RowExpr: { args: [l, r] } }, w)));
+      else tests.push(isNull(like(isParam(l) ? l : r, transform(isParam(l) ? r : l, w), w, undefined)));
+    });
+    return tests.length === 1 ? tests[0] : { BoolExpr: { boolop: 'AND_EXPR', args: tests } };
+  }
+  if (isParam(lexpr) === isParam(rexpr)) return undefined;
+  if (!COMPARISON.has(op) && !ARITHMETIC.has(op)) return undefined;
+  const [p, o] = isParam(lexpr) ? [lexpr, rexpr] : [rexpr, lexpr];
+  const other = transform(o, w);
+  const hinted = like(p, other, w, op);
+  // Comparisons stay booleans; arithmetic is probed as `other op other` (the result type), or as `other`.
+  if (COMPARISON.has(op)) return isNull(hinted);
+  const result = w.arithmetic === 'same' ? { A_Expr: { ...e, lexpr: other, rexpr: other } } : other;
+  return { CaseExpr: { args: [{ CaseWhen: { expr: isNull(hinted), result: NULL } }], defresult: result } };
 }

@@ -128,9 +128,17 @@ function catalogColumnTypes(tree: { stmts?: unknown[] }, ctes: ReadonlySet<strin
     }
   };
   for (const n of (select.fromClause ?? []) as Node[]) from(n);
-  if (rels.size === 0) return undefined;
+  // A reg* cast in the select list (`cast($1 as regclass)`) is a column of that type, as in PostgreSQL.
+  const regCast = (t: Node): string | undefined => {
+    const tc = t.ResTarget?.val?.TypeCast as Node | undefined;
+    const type = tc && !tc.typeName?.arrayBounds?.length ? names(tc.typeName?.names).slice(-1)[0] : undefined;
+    return type && REG_TYPES.has(type) ? type : undefined;
+  };
+  if (rels.size === 0 && !(select.targetList as Node[]).some(regCast)) return undefined;
   const out: (string | undefined)[] = [];
   for (const t of select.targetList as Node[]) {
+    const reg = regCast(t);
+    if (reg) { out.push(reg); continue; }
     const fields = t.ResTarget?.val?.ColumnRef?.fields as Node[] | undefined;
     if (fields?.some((f) => 'A_Star' in f)) return undefined; // positions unknown after expansion
     const parts = names(fields);

@@ -146,8 +146,14 @@ const CATALOG_TYPE_OIDS: Readonly<Record<string, number>> = {
   real: 700, '"char"[]': 1002, 'name[]': 1003, 'oid[]': 1028, 'aclitem[]': 1034, regtype: 26,
 };
 
+/** reg* values shown as names (a reg* cast in a select list): announced with their own type, as PostgreSQL does. */
+export const REG_NAME_OIDS: Readonly<Record<string, number>> = {
+  regclass: 2205, regtype: 2206, regproc: 24, regprocedure: 2202, regnamespace: 4089, regrole: 4096,
+};
+
 /** The announced OID for a catalog column of PostgreSQL type `pgType` (format_type spelling), if it fits the DuckDB type. */
 export function catalogTypeOid(pgType: string, duckdbType: string): number | undefined {
+  if (REG_NAME_OIDS[pgType] !== undefined && duckdbType.toUpperCase() === 'VARCHAR') return REG_NAME_OIDS[pgType];
   const oid = CATALOG_TYPE_OIDS[pgType];
   return oid === undefined ? undefined : catalogOidIfFits(oid, duckdbType);
 }

@@ -14,6 +14,7 @@ import { OID } from '../../sql/compat/oids.js';
 import * as T from './text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';
+import { SqlError, SQLSTATE } from '../../errors.js';
 import { valueEncoder, type EncodeSettings } from './values.js';
 
 /** Writes one cell (int32 length or -1, then the bytes) for row `i`. */
@@ -218,6 +219,9 @@ function genericColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ColumnF
   };
 }
 
+/** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
+const REG_OIDS: ReadonlySet<number> = new Set([2205, 2206, 24, 2202, 4089, 4096]);
+
 /** Writes the DataRows of `chunk` rows [start, end) into `w`; returns the number of rows written. */
 export type RowEncoder = (chunk: DuckDBDataChunk, w: Writer, start?: number, end?: number) => number;
 
@@ -232,6 +236,10 @@ export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: Encod
   const factories = types.map((t, c) => {
     const f = formats[c] ?? 0;
     const oid = oids?.[c] ?? defaultIntOid(t);
+    // reg* shown as names (`cast($1 as regclass)`): their binary form is the OID, which the name column does not carry.
+    if (f === 1 && REG_OIDS.has(oid) && t.typeId === DuckDBTypeId.VARCHAR) {
+      throw new SqlError(SQLSTATE.featureNotSupported, `binary format for result column ${c + 1} of type ${oid} (reg*) is not supported`, undefined, 'Request it in text format, or cast it to oid.');
+    }
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
   return (chunk, w, start = 0, end = chunk.rowCount) => {
