@@ -9,8 +9,8 @@ import { SqlError } from '../errors.js';
 import { classify, type Statement } from '../sql/classify.js';
 import { statementCeilingExceeded } from '../sql/split.js';
 import type { SystemTable } from '../sql/system-views.js';
-import type { VersionLease, VersionSource } from '../versions/lease.js';
-import { disposeStatement, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
+import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
+import { disposeStatement, fetchForValues, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import type { StatementClock } from './statement-clock.js';
@@ -108,6 +108,11 @@ export class StatementPreparer {
       if (timing) clock.stop();
     }
     return base;
+  }
+
+  /** Before a run: a parameterised statement over remote versions fetches the files its values reach (planner.ts). */
+  fetchForValues(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<void> {
+    return fetchForValues(this.planning(), prepared, values);
   }
 
   private planning(): PlanningContext {

@@ -327,7 +327,7 @@ export class Session {
     this.stream.interruptOpenPortals(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.versionView.revalidate(portal.prepared.leases);
-    await this.stream.open(portal);
+    await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
   }
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
