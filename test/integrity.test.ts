@@ -239,6 +239,26 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.equal(versions, '28000');
   });
 
+  test('a cached data file changed while the gateway runs is verified again before its next use: correct rows, the change counted', async () => {
+    assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
+    const mismatches = async () => Number((await query(gw, 's3r', "select mismatches::int as m from fdl.cache where cache = 'files'"))[0]!.m);
+    const before = await mismatches();
+    const files = join(cacheDir, 'files');
+    let patched = 0;
+    for (const n of readdirSync(files)) {
+      const p = join(files, n);
+      const bytes = readFileSync(p);
+      if (n.endsWith('.parquet') && bytes.includes('GOOD')) (writeFileSync(p, forge(bytes)), patched++);
+    }
+    assert.ok(patched >= 1, 'the table was read from the cache'); // other tables' cached files too: they are checked at their next use
+    // another text, so the result cache cannot answer it: the rows must come from the file
+    const again = await query(gw, 's3r', 'select label, sum(1)::int as n from main.t group by label order by label');
+    assert.deepEqual(again.map((r) => `${String(r.label)}:${String(r.n)}`), ['GOOD:500']);
+    assert.ok((await mismatches()) >= before + 1, 'the changed file read by the query was counted');
+    const forged = readdirSync(files).filter((n) => n.endsWith('.parquet') && readFileSync(join(files, n)).includes('EVIL'));
+    assert.ok(forged.length < patched, 'the changed file read by the query was replaced by the genuine one');
+  });
+
   test('cached files tampered with between restarts are re-verified: correct rows, the tampering counted', async () => {
     assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
     assert.deepEqual(await labels(gw, `s3r@${version}`, 'u'), ['GOOD:300']);

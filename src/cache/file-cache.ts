@@ -5,10 +5,13 @@
  * its final name is always complete. A pinned file (in use by a query) is never evicted.
  * Files found on disk at startup are not trusted: before first use a content-addressed file is
  * hashed again (a mismatch is counted, deleted and downloaded afresh), any other is downloaded again.
+ * While running, each file's identity on disk (size, mtime, ctime, inode) is remembered from when it
+ * was verified and compared at every use: a file changed under the gateway is verified again first.
  */
 import { createHash } from 'node:crypto';
 import { hashFile } from './verification-ledger.js';
-import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { ObjectStore } from '../store/store.js';
 import { PART_MARK } from '../store/verified-write.js';
@@ -52,6 +55,8 @@ export class FileCache {
   private readonly flights = new SingleFlight<void>();
   /** Adopted at startup and not yet re-verified by this process. */
   private readonly adopted = new Set<string>();
+  /** How each verified file looked on disk when it was verified (see identityOf). */
+  private readonly identities = new Map<string, string>();
   private bytes = 0;
   /** Bytes of downloads in flight: room for them is made before they start. */
   private reserved = 0;
@@ -103,7 +108,8 @@ export class FileCache {
     const path = join(this.dir, name);
     this.pin(name);
     try {
-      if (this.entries.has(name) && (await stat(path).catch(() => null))?.isFile() && (await this.reverify(name, path, spec))) {
+      const st = this.entries.has(name) ? await stat(path).catch(() => null) : null;
+      if (st?.isFile() && (await this.reverify(name, path, spec, st))) {
         this.counters.hits++;
         this.touch(name);
       } else {
@@ -125,6 +131,7 @@ export class FileCache {
           const st = await stat(path);
           this.counters.downloadedBytes += st.size;
           this.add(name, st.size);
+          this.identities.set(name, identityOf(st)); // verified while it downloaded
           this.peak = Math.max(this.peak, this.bytes + this.reserved);
         });
         await this.evict();
@@ -146,7 +153,8 @@ export class FileCache {
     if (!this.entries.has(name)) return null;
     this.pin(name);
     try {
-      if (!(await stat(path).catch(() => null))?.isFile() || !(await this.reverify(name, path, spec))) {
+      const st = await stat(path).catch(() => null);
+      if (!st?.isFile() || !(await this.reverify(name, path, spec, st))) {
         this.drop(name);
         this.unpin(name);
         return null;
@@ -174,17 +182,26 @@ export class FileCache {
   }
 
   /**
-   * A file adopted at startup is used only once it proves to be what its name says: a sha256
-   * address is re-hashed, anything else (no address to check against) is fetched again.
+   * A file adopted at startup, or changed on disk since it was verified, is used only once it proves
+   * to be what its name says: a sha256 address is re-hashed, anything else (no address to check
+   * against) is fetched again.
    */
-  private async reverify(name: string, path: string, spec: FileSpec): Promise<boolean> {
-    if (!this.adopted.has(name)) return true;
+  private async reverify(name: string, path: string, spec: FileSpec, seen: Stats): Promise<boolean> {
+    if (!this.adopted.has(name)) {
+      if (this.identities.get(name) === identityOf(seen)) return true;
+      this.adopted.add(name);
+    }
     return this.flights.run(`verify:${name}`, async () => {
       if (!this.adopted.has(name)) return;
       const want = /^sha256-([0-9a-f]{64})/.exec(name)?.[1];
-      const got = want ? await hashFile(path).catch(() => null) : null;
-      if (want && got && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
+      const before = want ? await stat(path).catch(() => null) : null;
+      const got = before ? await hashFile(path).catch(() => null) : null;
+      const after = got ? await stat(path).catch(() => null) : null;
+      // the identity recorded is the one the hash saw: unchanged from before the read to after it
+      const steady = before !== null && after !== null && identityOf(before) === identityOf(after);
+      if (want && got && steady && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
         this.adopted.delete(name);
+        this.identities.set(name, identityOf(after));
         return;
       }
       if (want) {
@@ -253,6 +270,7 @@ export class FileCache {
 
   private drop(name: string): void {
     this.adopted.delete(name);
+    this.identities.delete(name);
     const size = this.entries.get(name);
     if (size === undefined) return;
     this.entries.delete(name);
@@ -263,9 +281,8 @@ export class FileCache {
     const size = this.entries.get(name)!;
     this.entries.delete(name);
     this.entries.set(name, size);
-    // mtime carries the LRU order across restarts; losing it only makes eviction less precise
-    const now = new Date();
-    void utimes(join(this.dir, name), now, now).catch(() => {});
+    // In memory only: touching the file's times would change the identity it is checked by. After a
+    // restart the order is the download order (mtime), which only makes eviction less precise.
   }
 
   private pin(name: string): void {
@@ -289,4 +306,9 @@ export class FileCache {
       await unlink(join(this.dir, name)).catch(() => {});
     }
   }
+}
+
+/** A file's identity on disk: any write, replacement or metadata change alters one of these. */
+function identityOf(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
 }
