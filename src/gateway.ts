@@ -9,7 +9,8 @@ import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { VerificationLedger } from './cache/verification-ledger.js';
-import { createEngine, restrictFileAccess } from './sql/engine.js';
+import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
+import { TempCeiling } from './sql/temp-ceiling.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -129,18 +130,19 @@ export class Gateway {
       log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
-    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache };
+    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache, tempCeiling: null };
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
+    const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
     const engine = await createEngine({
       memoryLimit: config.memoryLimit,
       threads: config.threads,
-      tempDirectory: join(config.cacheDir, 'duckdb-tmp'),
+      tempDirectory,
       maxTempDirectorySize: config.maxTempDirectorySize,
     });
-    // Clients can reach no file but the served repositories and the cache.
-    shared.allowedDirs = [...[...repos.values()].flatMap((r) => (r.store.localPath ? [r.store.location] : [])), config.cacheDir];
-    await restrictFileAccess(engine, shared.allowedDirs);
+    // DuckDB reads only what served versions read, and its configuration is locked from here on.
+    shared.allowedDirs = engineReadDirs(localRepositories(repos), fileCache.dir);
+    await sealEngine(engine, shared.allowedDirs);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
     const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
     // Grants read this table; a reload replaces its contents in place.
@@ -156,7 +158,7 @@ export class Gateway {
       { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: () => engine.connect(),
+        connectDuckDB: () => connectSession(engine),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
@@ -170,6 +172,22 @@ export class Gateway {
       },
       observer,
     );
+    if (config.maxTempDirectorySize) {
+      // DuckDB's own temp limit misses a window's sort: the watchdog stops what spills past it.
+      const limit = config.maxTempDirectorySize;
+      let warned = 0;
+      shared.tempCeiling = new TempCeiling({
+        dir: tempDirectory,
+        limit,
+        onExceeded: (used) => {
+          server.stopForTempCeiling(limit);
+          if (Date.now() - warned > 10_000) {
+            warned = Date.now();
+            log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: running statements stopped`);
+          }
+        },
+      }).start();
+    }
     const address = await server.listen();
     gateway = new Gateway(address, server, versions, config, users, repos, shared, engine);
     return gateway;
@@ -192,8 +210,8 @@ export class Gateway {
       const repo = await openRepo(r, this.config, this.shared);
       // DuckDB's file allowlist is fixed once external access is off: a new local folder must lie
       // inside one allowed at start.
-      const local = repo.store.localPath ? repo.store.location : null;
-      if (local && !this.shared.allowedDirs.some((d) => isInside(local, d))) {
+      const needed = engineReadDirs(localRepositories(new Map([[r.name, repo]])), this.shared.fileCache.dir);
+      if (!needed.every((dir) => this.shared.allowedDirs.some((d) => isInside(dir, d)))) {
         throw new Error(`repository ${r.name}: a local folder not served at start needs a restart (DuckDB's file allowlist is fixed)`);
       }
       opened.set(r.name, repo);
@@ -267,6 +285,7 @@ export class Gateway {
    */
   async drain(timeoutMs: number): Promise<void> {
     await this.server.drain(timeoutMs);
+    this.shared.tempCeiling?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -274,6 +293,7 @@ export class Gateway {
   /** Immediate stop (tests and embedders): close every session now, then detach versions. */
   async close(): Promise<void> {
     await this.server.close();
+    this.shared.tempCeiling?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -305,6 +325,12 @@ interface Shared {
   log: Logger;
   results: ResultCache;
   allowedDirs: string[];
+  tempCeiling: TempCeiling | null;
+}
+
+/** Where the served local repositories live, for DuckDB's file allowlist. */
+function localRepositories(repos: Map<string, Repository>): { root: string; dataDir: string }[] {
+  return [...repos.values()].flatMap((r) => (r.store.localPath ? [{ root: r.store.location, dataDir: r.dataDir }] : []));
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
+import { directoryBytes } from '../src/sql/temp-ceiling.js';
 
 const MiB = 1024 * 1024;
 
@@ -216,5 +217,56 @@ describe('ceilings: connections', () => {
     // DuckDB materialises the 200-row chunk (~400 MB); the gateway adds a few MiB, not a copy of it
     // (before, the writer doubled to 512 MiB for the chunk and allocated another 512 MiB on hand-over).
     assert.ok(peak - before < 400 * MiB + 400 * MiB, `RSS grew by ${(peak - before) / MiB | 0} MiB`);
+  });
+});
+
+describe('ceilings: temp spill', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const tempDir = () => join(repos.dir, 'cache', 'duckdb-tmp');
+  const LIMIT = 50 * 1000 * 1000; // 50MB as DuckDB counts it
+
+  before(async () => {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ memoryLimit: '100MB', threads: 2, maxTempDirectorySize: '50MB' }));
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a window sort spilling past maxTempDirectorySize stops with 53100 near the limit; the gateway serves on and temp is cleaned', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+    const other = new pg.Client({ host: gw.host, port: gw.port, user: 'y', database: 'basic' });
+    await c.connect();
+    await other.connect();
+    try {
+      let peak = 0;
+      const sample = setInterval(() => void directoryBytes(tempDir()).then((n) => (peak = Math.max(peak, n))), 10);
+      const started = Date.now();
+      // Without the watchdog DuckDB writes ~540 MB of temp for this sort, ten times the limit.
+      const err = await c
+        .query("select max(w), max(s) from (select row_number() over (order by h) as w, s from (select hash(i) as h, repeat('x', 40) || i as s from range(6000000) t(i)) q) r")
+        .then(() => null, (e: { code?: string; message: string }) => e);
+      clearInterval(sample);
+      peak = Math.max(peak, await directoryBytes(tempDir()));
+      console.log(`temp spill: stopped after ${Date.now() - started} ms; peak temp ${(peak / 1e6).toFixed(1)} MB against 50MB`);
+      assert.equal(err?.code, '53100', `expected 53100, got ${err?.code} ${err?.message}`);
+      assert.match(err!.message, /max_temp_directory_size \(50MB\)/);
+      assert.ok(peak <= LIMIT + 32 * MiB, `peak temp ${peak} bytes: within the limit and one small margin`);
+      // The stopped statement's temp files are gone (its prepared statement was not kept for reuse),
+      // and the session and another one go on.
+      let left = await directoryBytes(tempDir());
+      for (let i = 0; i < 40 && left > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = await directoryBytes(tempDir());
+      }
+      assert.equal(left, 0, 'temp files cleaned');
+      assert.equal((await c.query('select count(*)::int as n from sales.orders')).rows[0].n > 0, true);
+      assert.equal((await other.query('select 1 as x')).rows[0].x, 1);
+    } finally {
+      await c.end();
+      await other.end();
+    }
   });
 });

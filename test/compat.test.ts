@@ -12,7 +12,7 @@ import { catalogColumnOid, duckdbTypeToPg } from '../src/sql/compat/types.js';
 import { relationInfoStatement } from '../src/sql/compat/session.js';
 import { rewriteForDuckDB, rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
-import { pgFieldFor } from '../src/wire/types/oids.js';
+import { pgFieldFor } from '../src/sql/compat/oids.js';
 
 const fixture = (name: string) => new URL(`../../test/fixtures-clients/${name}`, import.meta.url);
 const clientQueries = JSON.parse(readFileSync(fixture('client-queries.json'), 'utf8')) as Array<{ source: string; sql: string }>;

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import pg from 'pg';
 import { FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
-import { bind, close, describe, execute, fuzz, msg, parse, query, runCase, startupPacket, type FuzzCase } from './support/fuzz.js';
+import { bind, close, describe, execute, fuzz, msg, parse, Prng, query, runCase, startupPacket, sync, type FuzzCase } from './support/fuzz.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SEED = Number(process.env.FDL_FUZZ_SEED ?? 20_260_101);
@@ -144,4 +145,143 @@ test('clients disconnecting mid-query do not wedge or crash the gateway', { time
 test('a normal client is served after the fuzzing', async () => {
   await served();
   assert.ok(alive());
+});
+
+// ---------------------------------------------------------------- statement paths (issue 12)
+// Seeded statements through every path a query takes — simple Query, Parse/Bind/Execute with random
+// parameters, cursors, COPY TO STDOUT, PREPARE/EXECUTE and EXPLAIN (ANALYZE) — mixing ordinary
+// queries with escape attempts and mangled text. Each connection must stay usable (the probe answers)
+// or end with an ErrorResponse; no file may appear, the repository must not change.
+const REPO = join(FIXTURES, 'repos', 'basic');
+const OUT = `/tmp/fdl-fuzz-out-${process.pid}`;
+const ORDINARY = [
+  'select 1 as a',
+  'select * from sales.orders',
+  'select count(*) from sales.orders',
+  'select o.*, c.* from sales.orders o join sales.customers c using (customer_id)',
+  'select x, sum(x) over (order by x) from range(10) t(x)',
+  'with t as (select * from sales.orders) select * from t limit 3',
+  'select * from unnest([1, 2, 3])',
+  'select $1::int + 1',
+  'select $1::text, $2::int8',
+  'select * from range($1::int)',
+  'select * from pg_catalog.pg_class limit 3',
+  'select * from main.all_types',
+];
+const ESCAPES = [
+  "select * from read_text('/etc/passwd')",
+  `select * from '${REPO}/refs.json'`,
+  `select * from read_parquet('${REPO}/data/**/*.parquet')`,
+  `copy (select 1) to '${OUT}.csv'`,
+  `copy sales.orders to '${OUT}.parquet'`,
+  `attach '${OUT}.db' as x`,
+  'set global threads = 1',
+  "set memory_limit = '100GB'",
+  'select * from duckdb_settings()',
+  "select * from enable_logging(storage := 'file')",
+  'create or replace view sales.orders as select 1',
+  `select * from read_duckdb('${REPO}/versions')`,
+  "select * from query('select 1')",
+];
+const MANGLE = ['(', ')', ',', "'", '"', '$1', '$3', ';', '--', '/*', 'select', 'to', 'stdout', `'${OUT}.x'`, 'analyze', 'cursor', 'for'];
+
+function fuzzStatement(r: Prng): string {
+  const q = () => (r.chance(0.3) ? r.pick(ESCAPES) : r.pick(ORDINARY));
+  const n = r.int(3);
+  let sql: string;
+  switch (r.int(14)) {
+    case 0: sql = q(); break;
+    case 1: sql = `explain ${q()}`; break;
+    case 2: sql = `explain analyze ${q()}`; break;
+    case 3: sql = `copy (${q()}) to stdout`; break;
+    case 4: sql = `copy (${q()}) to stdout with (format csv, header)`; break;
+    case 5: sql = `declare c${n} cursor for ${q()}`; break;
+    case 6: sql = `fetch ${r.pick(['', 'next', '2', 'all', 'forward 3'])} from c${n}`; break;
+    case 7: sql = `close c${n}`; break;
+    case 8: sql = `prepare p${n} as ${q()}`; break;
+    case 9: sql = `execute p${n}${r.chance(0.5) ? `(${r.pick(['1', "'x'", '1, 2', 'null'])})` : ''}`; break;
+    case 10: sql = `deallocate ${r.chance(0.2) ? 'all' : `p${n}`}`; break;
+    case 11: sql = `explain ${r.pick(['execute', 'declare c9 cursor for', 'copy (select 1) to stdout;', ''])} ${r.chance(0.5) ? `p${n}` : q()}`; break;
+    case 12: sql = r.pick(['begin', 'commit', 'rollback', 'savepoint s', 'rollback to s']); break;
+    default: sql = `prepare p${n} as explain ${q()}`;
+  }
+  if (r.chance(0.25)) {
+    // mangle: cut, or splice a token in
+    const at = r.int(sql.length + 1);
+    sql = r.chance(0.4) ? sql.slice(0, at) : `${sql.slice(0, at)} ${r.pick(MANGLE)} ${sql.slice(at)}`;
+  }
+  return sql;
+}
+
+function fuzzParam(r: Prng): Buffer | null {
+  switch (r.int(6)) {
+    case 0: return null;
+    case 1: return Buffer.from(String(r.range(-5, 100)));
+    case 2: return Buffer.from(r.pick(['x', '', "'; drop", '1e400', '2024-13-45']));
+    case 3: return r.bytes(r.int(9));
+    default: return Buffer.from(String(r.int(5)));
+  }
+}
+
+function statementCase(r: Prng, id: number): FuzzCase {
+  const chunks: Buffer[] = [sp];
+  const kinds: string[] = [];
+  for (let i = r.range(1, 6); i > 0; i--) {
+    const sql = fuzzStatement(r);
+    if (r.chance(0.5)) {
+      chunks.push(query(sql));
+      kinds.push(`Q ${sql}`);
+    } else {
+      const name = r.chance(0.6) ? '' : `s${r.int(2)}`;
+      const params = Array.from({ length: r.int(4) }, () => fuzzParam(r));
+      const formats = r.chance(0.8) ? [] : [r.pick([0, 1])];
+      const types = r.chance(0.7) ? [] : params.map(() => r.pick([0, 23, 25, 20, 16]));
+      chunks.push(parse(name, sql, types), bind('', name, formats, params, r.chance(0.8) ? [] : [1]), describe('P', ''), execute('', r.pick([0, 0, 1, 3])), sync());
+      kinds.push(`X ${sql} (${params.length} params)`);
+    }
+  }
+  return { id, chunks, frames: chunks.length, framed: true, oversize: false, startupValid: true, singleByteAnswers: 0, kinds };
+}
+
+/** Every file under `dir` with its size and mtime: a repository must read the same afterwards. */
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+test(`fuzzed statements through every path: simple, extended, cursors, COPY, PREPARE/EXECUTE, EXPLAIN (seed ${SEED})`, { timeout: 120_000 }, async (t) => {
+  const r = new Prng(SEED ^ 0x5eed);
+  const before = tree(REPO);
+  const outcomes: Record<string, number> = {};
+  const findings: string[] = [];
+  const cases = Array.from({ length: 300 }, (_, i) => statementCase(r, i));
+  const started = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let c = cases[next++]; c; c = cases[next++]) {
+        const res = await runCase(gw.host, gw.port, c, 15_000);
+        outcomes[res.outcome] = (outcomes[res.outcome] ?? 0) + 1;
+        // usable (the probe answered) or ended with an ErrorResponse; nothing else
+        if (res.outcome !== 'continued' && res.outcome !== 'error-close') findings.push(`case ${c.id} ${res.outcome} ${res.detail ?? ''}: ${c.kinds.join(' | ')}`);
+        if (!alive()) findings.push(`gateway died after case ${c.id}: ${c.kinds.join(' | ')}`);
+      }
+    }),
+  );
+  t.diagnostic(`${cases.length} connections in ${((Date.now() - started) / 1000).toFixed(1)} s; outcomes ${JSON.stringify(outcomes)}`);
+  assert.deepEqual(findings, [], `seed ${SEED}`);
+  assert.ok((outcomes.continued ?? 0) > cases.length / 2, 'most fuzzed sessions go on');
+  const written = readdirSync('/tmp').filter((f) => f.startsWith(`fdl-fuzz-out-${process.pid}`));
+  assert.deepEqual(written, [], 'no file written by a fuzzed statement');
+  assert.ok(!existsSync(`${OUT}.csv`) && !existsSync(`${OUT}.db`));
+  assert.deepEqual(tree(REPO), before, 'the repository is unchanged');
+  await served();
 });

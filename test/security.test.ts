@@ -4,11 +4,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import pg from 'pg';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/sql/engine.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
 const basicRefs = manifest.repos.basic.refs as Record<string, string>;
@@ -104,6 +106,105 @@ describe('security: containment of DuckDB', () => {
     } finally {
       await c.end();
     }
+  });
+});
+
+/**
+ * Defence in depth below admission: statements run on a raw engine connection, as if admission had
+ * been bypassed. The sealed engine keeps its configuration and reads only what versions read.
+ */
+describe('security: the sealed engine (admission bypassed)', () => {
+  const repos = copyFixtures('repos/basic');
+  const root = () => repos.path('repos/basic');
+  const cacheDir = () => join(repos.dir, 'cache');
+  const stateDir = () => `${cacheDir()}.state`;
+  let engine: DuckDBInstance;
+  let conn: DuckDBConnection;
+  const LOCKED = ['threads', 'memory_limit', 'allowed_directories', 'allowed_paths', 'enable_external_access', 'lock_configuration', 'allowed_configs', 'temp_directory', 'max_temp_directory_size', 'integer_division', 'enable_object_cache'];
+  const settings = async () =>
+    (await conn.runAndReadAll(`SELECT name, value FROM duckdb_settings() WHERE name IN (${LOCKED.map((n) => `'${n}'`).join(', ')}, 'TimeZone') ORDER BY name`)).getRows().map((r) => `${r[0]}=${r[1]}`);
+  const failure = async (sql: string): Promise<string> => {
+    try {
+      await conn.run(sql);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return assert.fail(`${sql} should fail on the sealed engine`);
+  };
+
+  before(async () => {
+    for (const d of [join(cacheDir(), 'files'), stateDir(), join(root(), 'sources')]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(stateDir(), 'verified.json'), '{"secret": "ledger"}');
+    writeFileSync(join(cacheDir(), 'notes.json'), '{"secret": "cache metadata"}');
+    writeFileSync(join(root(), 'sources', 'original.csv'), 'private,source\n');
+    engine = await createEngine({ memoryLimit: '512MB', threads: 2, tempDirectory: join(cacheDir(), 'duckdb-tmp'), maxTempDirectorySize: '100MB' });
+    await sealEngine(engine, engineReadDirs([{ root: root(), dataDir: 'data/' }], join(cacheDir(), 'files')));
+    conn = await connectSession(engine);
+  });
+  after(() => {
+    conn?.disconnectSync();
+    engine?.closeSync();
+    repos.cleanup();
+  });
+
+  test('no statement changes threads, memory_limit, the file allowlist, external access or the temp ceiling', async () => {
+    const before = await settings();
+    const attempts = [
+      'SET threads = 1', 'SET GLOBAL threads = 64', 'RESET threads', 'PRAGMA threads = 1',
+      "SET memory_limit = '100GB'", "SET GLOBAL memory_limit = '100GB'", "PRAGMA memory_limit = '100GB'", 'RESET memory_limit',
+      "SET allowed_directories = ['/']", "SET allowed_paths = ['/etc/passwd']", 'RESET allowed_directories',
+      'SET enable_external_access = true', 'RESET enable_external_access',
+      'SET lock_configuration = false', "SET allowed_configs = ['threads']",
+      "SET temp_directory = '/tmp'", "SET max_temp_directory_size = '1TB'", 'SET SESSION integer_division = false', 'SET enable_object_cache = false',
+    ];
+    for (const sql of attempts) assert.match(await failure(sql), /the configuration has been locked/, sql);
+    assert.deepEqual(await settings(), before, 'every setting as it was');
+    assert.ok(before.includes('threads=2') && before.includes('enable_external_access=false') && before.includes('lock_configuration=true'), before.join(' '));
+  });
+
+  test("a session's TimeZone and search_path still work; a global TimeZone never reaches a session", async () => {
+    await conn.run("SET TimeZone = 'Asia/Tokyo'");
+    assert.equal((await conn.runAndReadAll("SELECT current_setting('TimeZone')")).getRows()[0]![0], 'Asia/Tokyo');
+    await conn.run("SET search_path = 'memory.main'");
+    await conn.run("SET GLOBAL TimeZone = 'America/New_York'");
+    const other = await connectSession(engine);
+    try {
+      assert.equal((await other.runAndReadAll("SELECT current_setting('TimeZone')")).getRows()[0]![0], 'UTC');
+    } finally {
+      other.disconnectSync();
+      await conn.run("SET GLOBAL TimeZone = 'UTC'");
+      await conn.run("SET TimeZone = 'UTC'");
+    }
+  });
+
+  test('DuckDB reads data files and catalogs, never ledgers, refs, settings, sources or the rest of the cache', async () => {
+    const secrets = [
+      join(stateDir(), 'verified.json'),
+      join(cacheDir(), 'notes.json'),
+      join(root(), 'refs.json'),
+      join(root(), 'fdl.json'),
+      join(root(), 'HEAD'),
+      join(root(), 'refs', 'tags', 'v1'),
+      join(root(), 'sources', 'original.csv'),
+      join(root(), 'data', '..', 'refs.json'),
+      join(cacheDir(), '*'),
+      join(root(), '*'),
+    ];
+    const seen: string[] = [];
+    for (const f of secrets) {
+      for (const sql of [`SELECT content FROM read_text('${f}')`, `SELECT * FROM read_csv('${f}')`]) {
+        const msg = await failure(sql);
+        if (!/(Permission Error|disabled by configuration)/.test(msg) || /ledger|metadata|private/.test(msg)) seen.push(`${sql}: ${msg}`);
+      }
+    }
+    assert.deepEqual(seen, [], 'each refused by the file allowlist, nothing of the contents in the message');
+    const orders = join(root(), 'data', 'sales', 'orders');
+    const file = readdirSync(orders).find((f) => !f.includes('delete'))!;
+    const n = (await conn.runAndReadAll(`SELECT count(*) FROM read_parquet('${join(orders, file)}')`)).getRows()[0]![0];
+    assert.ok(Number(n) > 0, 'a data file is readable');
+    const version = readdirSync(join(root(), 'versions'))[0]!;
+    await conn.run(`ATTACH '${join(root(), 'versions', version, 'ducklake.duckdb')}' AS cat (READ_ONLY)`);
+    await conn.run('DETACH cat');
   });
 });
 

@@ -1,6 +1,8 @@
 /**
  * Session planning without sockets: the transaction interpreter (session/transaction.ts), the
- * statement ceilings, SQL-level PREPARE/EXECUTE classification and SET/SHOW/RESET — values in, values out.
+ * statement ceilings, SQL-level PREPARE/EXECUTE classification and SET/SHOW/RESET, the cursor and
+ * PREPARE/EXECUTE/DEALLOCATE interpreters, the statement clock, the statement cache, the result-cache
+ * policy, audit lines and startup parameters — values in, values out.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,8 +10,21 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Transaction } from '../src/session/transaction.js';
 import { RefFollower } from '../src/session/ref-follower.js';
 import { onOff, SetShow } from '../src/session/set-show.js';
-import { SessionSettings } from '../src/wire/session-settings.js';
-import { classify } from '../src/sql/classify.js';
+import { SessionSettings } from '../src/session/settings.js';
+import { classify, type Statement } from '../src/sql/classify.js';
+import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
+import { argumentsQuery, argumentValues, declaredTypeOids, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
+import { StatementClock } from '../src/session/statement-clock.js';
+import { StatementAudit, fingerprint } from '../src/session/audit.js';
+import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
+import { ResultCachePolicy } from '../src/session/result-cache-policy.js';
+import { parseOptions, startupSettings, startupTarget } from '../src/session/startup.js';
+import type { PreparedStmt } from '../src/session/planner.js';
+import { analyze } from '../src/sql/analysis.js';
+import { consistentFunctions } from '../src/sql/determinism.js';
+import { ResultCache } from '../src/cache/result-cache.js';
+import type { VersionLease } from '../src/versions/lease.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/sql/split.js';
 
 const code = (f: () => unknown) => {
@@ -134,5 +149,243 @@ describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
     assert.equal(setShow.show('application_name'), '');
     assert.equal(onOff('x', 'YES'), 'on');
     assert.equal(onOff('x', '0'), 'off');
+  });
+});
+
+/** A statement as classify reads it, narrowed to the kind the test names. */
+function parsed<K extends Statement['kind']>(sql: string, kind: K): Extract<Statement, { kind: K }> {
+  const stmt = classify(sql);
+  assert.equal(stmt.kind, kind, sql);
+  return stmt as Extract<Statement, { kind: K }>;
+}
+
+describe('session units: the cursor interpreter (session/cursors.ts)', () => {
+  const cursor = (sql: string) => parsed(sql, classify(sql).kind as CursorStatement['kind']) as CursorStatement;
+  const portals = () => new Map<string, CursorEntry>([['', {}], ['c', { cursor: { hold: false } }], ['h', { cursor: { hold: true } }]]);
+
+  test('DECLARE: only in a block unless WITH HOLD, a free name, and a query', () => {
+    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), false)), '25P01');
+    assert.deepEqual(interpretCursor(cursor('DECLARE d BINARY CURSOR WITH HOLD FOR SELECT 1'), portals(), false), {
+      kind: 'declare', name: 'd', query: 'SELECT 1', stmt: { kind: 'query', sql: 'SELECT 1' }, hold: true, binary: true, tag: 'DECLARE CURSOR',
+    });
+    assert.equal(interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), true).kind, 'declare');
+    assert.equal(code(() => interpretCursor(cursor('DECLARE c CURSOR FOR SELECT 1'), portals(), true)), '42P03');
+    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SHOW TimeZone'), portals(), true)), '42601');
+    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR DELETE FROM t'), portals(), true)), '25006');
+    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR ATTACH \'x.db\''), portals(), true)), '42501');
+  });
+
+  test('FETCH and MOVE name a cursor, not a protocol portal; counts and tags as PostgreSQL', () => {
+    const open = portals();
+    const fetch = interpretCursor(cursor('FETCH 5 FROM c'), open, true);
+    assert.deepEqual(fetch, { kind: 'fetch', cursor: open.get('c'), count: 5, move: false });
+    assert.deepEqual(interpretCursor(cursor('MOVE ALL IN h'), open, false), { kind: 'fetch', cursor: open.get('h'), count: 0, move: true });
+    assert.equal((interpretCursor(cursor('FETCH c'), open, true) as { count: number }).count, 1);
+    assert.equal(code(() => interpretCursor(cursor('FETCH 1 FROM nope'), open, true)), '34000');
+    assert.equal(code(() => interpretCursor({ kind: 'fetch', name: '', count: 1, move: false }, open, true)), '34000'); // the unnamed portal is no cursor
+    assert.equal(fetchTag(false, 5), 'FETCH 5');
+    assert.equal(fetchTag(true, 0), 'MOVE 0');
+  });
+
+  test('CLOSE one or ALL (never the portal running it); which portals a transaction end closes', () => {
+    const open = portals();
+    assert.deepEqual(interpretCursor(cursor('CLOSE c'), open, true), { kind: 'close', names: ['c'], tag: 'CLOSE CURSOR' });
+    assert.equal(code(() => interpretCursor(cursor('CLOSE nope'), open, true)), '34000');
+    assert.deepEqual(interpretCursor(cursor('CLOSE ALL'), open, true, open.get('')), { kind: 'close', names: ['c', 'h'], tag: 'CLOSE CURSOR ALL' });
+    assert.deepEqual(closingAtTransactionEnd(open), ['', 'c']); // WITH HOLD survives COMMIT
+    assert.deepEqual(open.size, 3, 'the interpreter changes nothing itself');
+  });
+});
+
+describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/prepared-sql.ts)', () => {
+  const named = () => new Map<string, { paramOids: number[] }>([['p', { paramOids: [23, 25] }], ['q', { paramOids: [] }]]);
+
+  test('PREPARE names a free statement and a query; EXECUTE an existing one with as many arguments', () => {
+    assert.deepEqual(interpretPrepare(parsed('PREPARE n (int) AS SELECT $1', 'prepareSql'), named()), {
+      name: 'n', query: 'SELECT $1', stmt: { kind: 'query', sql: 'SELECT $1' }, types: ['int'],
+    });
+    assert.equal(code(() => interpretPrepare(parsed('PREPARE p AS SELECT 1', 'prepareSql'), named())), '42P05');
+    assert.equal(code(() => interpretPrepare(parsed('PREPARE n AS SHOW x', 'prepareSql'), named())), '42601');
+    assert.equal(code(() => interpretPrepare(parsed('PREPARE n AS DROP TABLE t', 'prepareSql'), named())), '25006');
+    const all = named();
+    assert.equal(interpretExecute(parsed("EXECUTE p(1, 'a')", 'executeSql'), all), all.get('p'));
+    assert.equal(code(() => interpretExecute(parsed('EXECUTE p(1)', 'executeSql'), all)), '42601');
+    assert.equal(code(() => interpretExecute(parsed('EXECUTE nope', 'executeSql'), all)), '26000');
+  });
+
+  test('DEALLOCATE one or ALL, DISCARD ALL only outside a block; the running statement stays', () => {
+    const all = named();
+    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE p', 'deallocate'), all), { names: ['p'], tag: 'DEALLOCATE' });
+    assert.equal(code(() => interpretDeallocate(parsed('DEALLOCATE nope', 'deallocate'), all)), '26000');
+    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE ALL', 'deallocate'), all, all.get('q')), { names: ['p'], tag: 'DEALLOCATE ALL' });
+    assert.deepEqual(interpretDiscardAll(all, false), ['p', 'q']);
+    assert.equal(code(() => interpretDiscardAll(all, true)), '25001');
+    assert.equal(all.size, 2, 'the interpreter changes nothing itself');
+  });
+
+  test("EXECUTE's arguments as one query, PREPARE's type names as DuckDB reads them", async () => {
+    assert.equal(argumentsQuery(['1', "'a'"]), "SELECT CAST((1) AS VARCHAR), CAST(('a') AS VARCHAR)");
+    assert.deepEqual(argumentValues(['1', 'NULL'], ['1', null]), [Buffer.from('1'), null]);
+    const instance = await DuckDBInstance.create(':memory:');
+    const conn = await instance.connect();
+    try {
+      assert.deepEqual(await declaredTypeOids(conn, ['int', 'text', 'numeric(10,2)', 'int[]']), [23, 25, 1700, 1007]);
+      assert.deepEqual(await declaredTypeOids(conn, []), []);
+      assert.equal(await code2(() => declaredTypeOids(conn, ['no_such_type'])), '42704');
+    } finally {
+      conn.disconnectSync();
+      instance.closeSync();
+    }
+  });
+});
+
+async function code2(f: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await f();
+    return 'ok';
+  } catch (e) {
+    return (e as { sqlstate?: string }).sqlstate;
+  }
+}
+
+describe('session units: the statement clock (session/statement-clock.ts)', () => {
+  const duckdbInterrupt = new Error('INTERRUPT Error: Interrupted!');
+
+  test('a cancel with nothing running does nothing; while running it interrupts and reports 57014', () => {
+    let interrupts = 0;
+    const clock = new StatementClock(() => interrupts++, () => 0);
+    clock.cancel();
+    assert.equal(interrupts, 0);
+    assert.equal(clock.stopRequested, false);
+    clock.start();
+    clock.cancel();
+    assert.equal(interrupts, 1);
+    assert.equal(clock.stopRequested, true);
+    clock.stop();
+    const err = clock.failure(duckdbInterrupt);
+    assert.equal(err.sqlstate, '57014');
+    assert.equal(err.message, 'canceling statement due to user request');
+    assert.equal(clock.stopRequested, false, 'the next statement starts clean');
+    assert.equal(clock.failure(duckdbInterrupt).message, 'Interrupted!', 'an interrupt nobody asked for is reported as DuckDB said');
+    assert.equal(clock.failure(new Error('Binder Error: Referenced column x not found')).sqlstate, '42703');
+  });
+
+  test('statement_timeout interrupts after its time; the temp ceiling reports 53100; a gone client 08006', async () => {
+    let interrupts = 0;
+    const clock = new StatementClock(() => interrupts++, () => 20);
+    clock.start();
+    await sleep(60);
+    assert.equal(interrupts, 1);
+    clock.stop();
+    assert.equal(clock.failure(duckdbInterrupt).message, 'canceling statement due to statement timeout');
+    clock.start();
+    clock.stop(); // stopped in time: the timer is gone
+    await sleep(40);
+    assert.equal(interrupts, 1);
+    clock.start();
+    clock.stopForTempCeiling('300MB');
+    clock.stop();
+    assert.equal(clock.failure(duckdbInterrupt).sqlstate, '53100');
+    clock.stopForTempCeiling('300MB'); // nothing running: nothing to stop
+    assert.equal(clock.stopRequested, false);
+    clock.start();
+    clock.abort();
+    clock.stop();
+    assert.equal(clock.failure(duckdbInterrupt).sqlstate, '08006');
+    assert.equal(code(() => clock.start()), '08006', 'nothing starts once the client is gone');
+  });
+});
+
+describe('session units: statement cache, result-cache policy, audit, startup (session/)', () => {
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  let settings: SessionSettings;
+  before(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+    await conn.run('CREATE TABLE t AS SELECT range AS id FROM range(3)');
+    settings = new SessionSettings(conn, 'alice', { statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 }, () => undefined);
+  });
+  after(() => {
+    conn.disconnectSync();
+    instance.closeSync();
+  });
+
+  /** A planned statement as the planner leaves it (a real DuckDB prepared statement). */
+  async function planned(sql: string, extra: Partial<PreparedStmt> = {}): Promise<PreparedStmt> {
+    return {
+      refs: 1, sql, stmt: { kind: 'query', sql }, declaredTypes: [], duck: await conn.prepare(sql), paramOids: [], fields: [], columnTypes: [],
+      columnOids: [], leases: [], untyped: new Set(), cacheableSql: sql, analysis: await analyze(conn, sql), preparedFor: 'v1', ...extra,
+    };
+  }
+
+  test('the statement cache keeps statements of the session version only, and releases what it drops', async () => {
+    const cache = new StatementCache();
+    const kept = await planned('SELECT id FROM t');
+    cache.offer(kept);
+    assert.equal(kept.refs, 2, 'the cache holds its own reference');
+    assert.equal(cache.get('SELECT id FROM t', []), kept);
+    assert.equal(cache.get('SELECT id FROM t', [23]), undefined, 'declared types are part of the key');
+    const system = await planned('SELECT 1 AS fdl_x', { sql: 'SELECT * FROM fdl.session' });
+    assert.equal(isKeepable(system), false);
+    assert.equal(isKeepable({ ...kept, leases: [{} as VersionLease] }), false);
+    assert.equal(isKeepable({ ...kept, duck: null }), false);
+    cache.clear();
+    assert.equal(kept.refs, 1);
+    assert.ok(kept.duck, 'still owned by the caller');
+    kept.duck.destroySync();
+    system.duck?.destroySync();
+  });
+
+  test('the result-cache policy: only repeatable statements of the version read now are answered or recorded', async () => {
+    const lease = { versionId: 'v1', dbName: 'memory', hasTable: (_s: string, t: string) => t === 't', definesFunction: () => false } as unknown as VersionLease;
+    const cache = new ResultCache({ maxBytes: 1 << 20, maxEntryBytes: 1 << 16 });
+    const policy = new ResultCachePolicy({ cache, consistentFunctions: await consistentFunctions(conn) });
+    const run = { resultFormats: [0], paramFormats: [], params: [] };
+    const stmt = await planned('SELECT count(*) FROM t');
+    assert.equal(policy.applies(stmt, settings, 0), true);
+    assert.equal(policy.applies(stmt, settings, 5), false, 'a portal already partly sent');
+    assert.equal(new ResultCachePolicy(null).applies(stmt, settings, 0), false);
+    const first = policy.decide(stmt, lease, settings, run);
+    assert.equal(first.kind, 'record');
+    assert.ok(first.kind === 'record');
+    first.recording.recorder.add(Buffer.from('row'));
+    policy.keep(first.recording, 'v2', 1); // the session moved meanwhile: not kept
+    assert.equal(policy.decide(stmt, lease, settings, run).kind, 'record');
+    policy.keep(first.recording, 'v1', 1);
+    const hit = policy.decide(stmt, lease, settings, run);
+    assert.ok(hit.kind === 'hit');
+    assert.equal(hit.result.rowCount, 1);
+    assert.equal(policy.decide(stmt, lease, settings, { ...run, resultFormats: [1] }).kind, 'record', 'formats are part of the key');
+    assert.equal(policy.decide({ ...stmt, preparedFor: 'v0' }, lease, settings, run).kind, 'bypass', 'prepared before the branch moved');
+    const volatile = await planned('SELECT random() FROM t');
+    assert.equal(policy.decide(volatile, lease, settings, run).kind, 'bypass');
+    await settings.set('fdl.result_cache', 'off');
+    assert.equal(policy.applies(stmt, settings, 0), false);
+    await settings.set('fdl.result_cache', null);
+    stmt.duck?.destroySync();
+    volatile.duck?.destroySync();
+  });
+
+  test('audit lines: who, which version, a fingerprint of the text (never the text), outcome', () => {
+    const lines: Record<string, unknown>[] = [];
+    const audit = new StatementAudit((l) => lines.push(l), () => ({ user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1' }));
+    const stmt = { sql: "SELECT 'secret'", stmt: { kind: 'query' } };
+    audit.succeeded(stmt, 1.5, 3, true);
+    audit.failed(Object.assign(new Error('permission denied\nmore'), { sqlstate: '42501' }) as never);
+    assert.deepEqual(lines[0], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', kind: 'query', sql_sha256: fingerprint("SELECT 'secret'"), cached: true, ms: 1.5, rows: 3, sqlstate: '00000' });
+    assert.deepEqual(lines[1], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', sqlstate: '42501', error: 'permission denied' });
+    assert.ok(!JSON.stringify(lines).includes('secret'));
+    assert.match(fingerprint('x'), /^[0-9a-f]{16}$/);
+  });
+
+  test('startup: the database names a repository and ref; parameters and options become settings', () => {
+    assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), { repo: 'basic', ref: 'v1' });
+    assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1' });
+    assert.equal(code(() => startupTarget('@v1', ['a', 'b'], null)), '3D000');
+    assert.equal(code(() => startupTarget('nope', ['basic'], 'basic')), '3D000');
+    assert.deepEqual(parseOptions('-c search_path=a\\ b --statement-timeout=5s -cTimeZone=UTC junk'), [['search_path', 'a b'], ['statement_timeout', '5s'], ['timezone', 'UTC']]);
+    const params = new Map([['user', 'alice'], ['database', 'basic'], ['Application_Name', "'psql'"], ['options', '-c datestyle=ISO'], ['replication', 'false']]);
+    assert.deepEqual(startupSettings(params), [['application_name', 'psql'], ['datestyle', 'ISO']]);
   });
 });

@@ -20,10 +20,8 @@ import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import type { VersionLease, VersionSource } from '../versions/lease.js';
-// The one table of types and the field shape live with the wire codec; planning only reads them.
-import type { FieldDescription } from '../wire/backend.js';
-import { pgFieldFor, pgTypeLen } from '../wire/types/index.js';
-import type { SessionSettings } from '../wire/session-settings.js';
+import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
+import type { SessionSettings } from './settings.js';
 
 /** Longest text given to the PostgreSQL grammar (rewrite, column names); longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;

@@ -5,7 +5,7 @@
  * search_path) as a value; no protocol.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { SessionSettings } from '../wire/session-settings.js';
+import type { SessionSettings } from './settings.js';
 import type { RefFollower } from './ref-follower.js';
 
 export interface SettingOutcome {

@@ -2,7 +2,8 @@
  * The one DuckDB instance of a gateway process: created with the engine settings every session
  * shares (UTC, bounded memory and threads, a private temp directory).
  */
-import { DuckDBInstance } from '@duckdb/node-api';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from './compat/index.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -44,18 +45,55 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
 }
 
 /**
- * Confine DuckDB's file access to `dirs` (the local repositories and the cache). Once
- * enable_external_access is off it cannot be turned back on, and client statements never reach
- * DuckDB's SET/PRAGMA (sessions answer or refuse them), so the setting holds for the process.
+ * The directories DuckDB reads for served versions, and nothing else: of a local repository its
+ * `versions/` (the frozen catalogs ATTACH opens) and its data directory — not its refs, settings or
+ * `sources/` — and the file cache's data area (remote catalogs and data files). The state directory
+ * (ledgers), the rest of the cache directory and download temp files stay out. DuckDB adds its own
+ * temp directory itself.
  */
-export async function restrictFileAccess(instance: DuckDBInstance, dirs: string[]): Promise<void> {
+export function engineReadDirs(localRepositories: { root: string; dataDir: string }[], fileCacheDir: string): string[] {
+  const dirs = new Set<string>();
+  for (const r of localRepositories) {
+    dirs.add(join(r.root, 'versions'));
+    dirs.add(join(r.root, r.dataDir));
+  }
+  dirs.add(fileCacheDir);
+  return [...dirs];
+}
+
+/** The only engine setting a session changes itself (search_path and schema are never locked). */
+const SESSION_SETTINGS = ['TimeZone'];
+
+/**
+ * Seal the engine once the gateway has set it up: DuckDB's file access is confined to `dirs`
+ * (engineReadDirs) and its configuration is locked, so no statement — even one that slipped past
+ * admission — can change threads, memory_limit, the file allowlist, external access or the temp
+ * ceiling. Only TimeZone stays settable (a session's own PostgreSQL TimeZone); every session
+ * connection sets it at SESSION scope (connectSession), so a global value never reaches one.
+ * The lock is for the life of the process: a reload cannot widen the allowlist.
+ */
+export async function sealEngine(instance: DuckDBInstance, dirs: string[]): Promise<void> {
   const conn = await instance.connect();
   try {
     const list = dirs.map((d) => `'${(d.endsWith('/') ? d : d + '/').replace(/'/g, "''")}'`).join(', ');
     await conn.run(`SET allowed_directories = [${list}]`);
     await conn.run('SET enable_external_access = false');
     await conn.run('SET allow_community_extensions = false');
+    await conn.run(`SET allowed_configs = [${SESSION_SETTINGS.map((s) => `'${s}'`).join(', ')}]`);
+    await conn.run('SET lock_configuration = true');
   } finally {
     conn.disconnectSync();
   }
+}
+
+/** A connection for one client session: UTC until the session says otherwise, whatever the global value. */
+export async function connectSession(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const conn = await instance.connect();
+  try {
+    await conn.run("SET SESSION TimeZone = 'UTC'");
+  } catch (e) {
+    conn.disconnectSync();
+    throw e;
+  }
+  return conn;
 }

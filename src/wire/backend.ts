@@ -2,16 +2,9 @@
  * Backend serializer: each function appends one complete message to a Writer. No I/O here.
  */
 import type { Writer } from './writer.js';
+import type { FieldDescription } from '../sql/compat/oids.js';
 
-export interface FieldDescription {
-  name: string;
-  tableOid?: number;
-  columnAttr?: number;
-  typeOid: number;
-  typeLen: number;
-  typeMod: number;
-  format: 0 | 1;
-}
+export type { FieldDescription };
 
 /** Fields of ErrorResponse/NoticeResponse, keyed by their one-letter protocol codes. */
 export interface Notice {

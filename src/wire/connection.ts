@@ -10,57 +10,17 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import { Session, toNotice, type SessionLimits, type SessionResults, type SessionOutput, type VersionSource } from './session.js';
-import { INITIAL_REPORTED, reportedName } from './settings.js';
+import { Session, toNotice, type SessionOutput } from './session.js';
+import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
+import { startupSettings, startupTarget } from '../session/startup.js';
+import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { authenticator, type AuthMethod, type Authenticator } from './auth.js';
+import { authenticator, type Authenticator } from './auth.js';
 import type { ProxiedAddress } from './proxy-protocol.js';
 
-export interface ConnectionContext {
-  versions: VersionSource;
-  connectDuckDB(): Promise<DuckDBConnection>;
-  /** Register for CancelRequest lookups; returns the key data to send. */
-  register(conn: Connection): { pid: number; secret: number };
-  unregister(pid: number): void;
-  /** Move an authenticated connection into a session slot; false when every slot is taken. */
-  claimSessionSlot(conn: Connection): boolean;
-  cancel(pid: number, secret: number): void;
-  maxMessageBytes: number;
-  limits: SessionLimits;
-  /** Results of repeatable queries, shared by all sessions; null when disabled. */
-  results: SessionResults | null;
-  /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
-  tls: { context: SecureContext; required: boolean } | null;
-  startupTimeoutMs: number;
-  /** How `user` must authenticate and the verifier on file (undefined for unknown users). */
-  authFor(user: string): { method: AuthMethod; stored: string | undefined };
-  /** Repository used when the database names none (exactly one served), else null. */
-  defaultRepository(): string | null;
-  log: ConnectionLog;
-  /** Every finished statement's audit entry (sqlstate, ms), for metrics. */
-  observeStatement?(entry: Record<string, unknown>): void;
-  /** A session that passed startup (ok) or was refused during it (the SQLSTATE). */
-  observeStartup?(sqlstate: string): void;
-}
-
-export interface ConnectionLog {
-  info(o: object, msg?: string): void;
-  warn(o: object, msg?: string): void;
-  /** Lines of one session carry its request id (pino's child loggers). */
-  child?(bindings: Record<string, unknown>): ConnectionLog;
-}
-
-/** A session as the status page shows it (no secrets: no SQL text, no passwords). */
-export interface ConnectionInfo {
-  pid: number;
-  user: string;
-  database: string;
-  clientAddress: string | null;
-  startedAt: Date;
-  state: 'idle' | 'active' | 'idle in transaction';
-}
+// The contracts a connection is built from live in connection-context.ts; re-exported for the server.
+export type { ConnectionContext, ConnectionInfo, ConnectionLog };
 
 type Phase = 'startup' | 'auth' | 'ready' | 'closed';
 
@@ -154,6 +114,11 @@ export class Connection {
 
   cancel(): void {
     this.session?.cancel();
+  }
+
+  /** The engine's temp directory passed its ceiling: stop this session's running statement. */
+  stopForTempCeiling(limit: string): void {
+    this.session?.stopForTempCeiling(limit);
   }
 
   /** Bytes that arrived before the connection existed (after a PROXY header). */
@@ -344,7 +309,7 @@ export class Connection {
     const w = this.w;
     const user = params.get('user')!;
     const database = params.get('database') ?? user;
-    const { repo, ref } = this.parseDatabase(database);
+    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
 
     be.authenticationOk(w);
     const conn = await this.ctx.connectDuckDB();
@@ -362,14 +327,7 @@ export class Connection {
     });
     session.clientAddress = this.client.address;
     try {
-      for (const [k, v] of params) {
-        if (k === 'user' || k === 'database' || k === 'replication') continue;
-        if (k === 'options') {
-          for (const [ok, ov] of parseOptions(v)) await session.applyStartupSetting(ok, ov);
-          continue;
-        }
-        await session.applyStartupSetting(k.toLowerCase(), v.replace(/^'(.*)'$/, '$1'));
-      }
+      for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);
       await session.open();
     } catch (e) {
       await session.close();
@@ -395,22 +353,6 @@ export class Connection {
     this.ctx.observeStartup?.('00000');
     this.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId, client: this.client.address, pid: this.pid });
     await this.flush();
-  }
-
-  /** `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served. */
-  private parseDatabase(database: string): { repo: string; ref: string } {
-    const at = database.indexOf('@');
-    let repo = at < 0 ? database : database.slice(0, at);
-    const ref = at < 0 ? '' : database.slice(at + 1);
-    if (repo === '') {
-      const only = this.ctx.defaultRepository();
-      if (!only) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository, and more than one is served`);
-      repo = only;
-    }
-    if (!this.ctx.versions.repositories().includes(repo)) {
-      throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, `Served repositories: ${this.ctx.versions.repositories().join(', ')}`);
-    }
-    return { repo, ref };
   }
 
   private async onMessage(msg: FrontendMessage): Promise<void> {
@@ -541,32 +483,6 @@ export class Connection {
     }
     if (!this.socket.destroyed) this.socket.destroy();
   }
-}
-
-/** `-c name=value --name=value` from the startup `options` parameter (backslash escapes spaces). */
-export function parseOptions(options: string): [string, string][] {
-  const words: string[] = [];
-  let cur = '';
-  for (let i = 0; i < options.length; i++) {
-    const c = options[i]!;
-    if (c === '\\' && i + 1 < options.length) cur += options[++i];
-    else if (c === ' ' || c === '\t') {
-      if (cur) words.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  if (cur) words.push(cur);
-  const out: [string, string][] = [];
-  for (let i = 0; i < words.length; i++) {
-    let kv: string | undefined;
-    if (words[i] === '-c') kv = words[++i];
-    else if (words[i]!.startsWith('-c')) kv = words[i]!.slice(2);
-    else if (words[i]!.startsWith('--')) kv = words[i]!.slice(2);
-    if (!kv) continue;
-    const eq = kv.indexOf('=');
-    if (eq > 0) out.push([kv.slice(0, eq).toLowerCase().replace(/-/g, '_'), kv.slice(eq + 1)]);
-  }
-  return out;
 }
 
 export function newSecret(): number {

@@ -160,6 +160,11 @@ export class WireServer {
     Object.assign(this.full, ctx);
   }
 
+  /** The engine's temp directory passed its ceiling: every statement running now stops with 53100. */
+  stopForTempCeiling(limit: string): void {
+    for (const c of this.connections) c.stopForTempCeiling(limit);
+  }
+
   /** The sessions now open (for the status page). */
   sessions(): ConnectionInfo[] {
     return [...this.connections].flatMap((c) => c.info() ?? []);

@@ -1,6 +1,6 @@
 /**
  * One mapping from DuckDB types to PostgreSQL type OIDs (TYPE_TABLE), used in SQL (pg_attribute,
- * information_schema.columns), in the wire layer (RowDescription, ../../wire/types/oids.ts) and for
+ * information_schema.columns), in the wire layer (RowDescription, oids.ts) and for
  * declared parameter types, so that `atttypid`/`atttypmod` always agree with what the client sees.
  */
 import { PG_CATALOG_COLUMN_OIDS } from './pg-data.js';

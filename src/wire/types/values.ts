@@ -10,7 +10,7 @@ import {
   type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { elementOidFor, listLeaf, OID } from './oids.js';
+import { elementOidFor, listLeaf, OID } from '../../sql/compat/oids.js';
 import * as T from './text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';

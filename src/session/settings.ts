@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { defaultSettings, normalizeSetting, reportedName } from './settings.js';
+import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([

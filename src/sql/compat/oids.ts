@@ -1,9 +1,10 @@
 /**
  * PostgreSQL type OIDs and the mapping from DuckDB logical types to them (RowDescription,
- * ParameterDescription). Values are PostgreSQL 15's pg_type.
+ * ParameterDescription). Values are PostgreSQL 15's pg_type. Planning (session/) and the wire's
+ * encoders both read it, so it lives below both.
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
-import { FALLBACK_OID, OID_BY_DUCKDB_ID } from '../../sql/compat/types.js';
+import { FALLBACK_OID, OID_BY_DUCKDB_ID } from './types.js';
 
 export const OID = {
   bool: 16, bytea: 17, char: 18, name: 19, int8: 20, int2: 21, int4: 23, text: 25, oid: 26,
@@ -50,6 +51,20 @@ export function pgTypeLen(oid: number): number {
     case OID.void: return 4;
     default: return -1;
   }
+}
+
+/**
+ * One result column as a client is told about it (RowDescription): planning builds these, the wire
+ * encodes them.
+ */
+export interface FieldDescription {
+  name: string;
+  tableOid?: number;
+  columnAttr?: number;
+  typeOid: number;
+  typeLen: number;
+  typeMod: number;
+  format: 0 | 1;
 }
 
 export interface PgField {

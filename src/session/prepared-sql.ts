@@ -1,0 +1,75 @@
+/**
+ * SQL-level prepared statements: PREPARE, EXECUTE, DEALLOCATE and DISCARD ALL as PostgreSQL answers
+ * them. They share one namespace with the protocol's named statements (as in PostgreSQL); the wire
+ * keeps that map, this module reads it and returns what to do as a value. The two DuckDB look-ups
+ * (PREPARE's type names, EXECUTE's argument expressions) run admitted statements only.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { Statement } from '../sql/classify.js';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { pgFieldFor } from '../sql/compat/oids.js';
+import { innerQuery, type QueryStatement } from './cursors.js';
+
+/** What the interpreter reads of a prepared statement: how many parameters it takes. */
+export interface NamedStatement {
+  readonly paramOids: readonly number[];
+}
+
+/** PREPARE name [(types)] AS query: the name must be free and the statement a query. */
+export function interpretPrepare(stmt: Extract<Statement, { kind: 'prepareSql' }>, statements: ReadonlyMap<string, unknown>): { name: string; query: string; stmt: QueryStatement; types: string[] } {
+  if (statements.has(stmt.name)) throw new SqlError('42P05', `prepared statement "${stmt.name}" already exists`);
+  return { name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'PREPARE'), types: stmt.types };
+}
+
+/** EXECUTE name [(args)]: the statement must exist and take exactly that many parameters. */
+export function interpretExecute<S extends NamedStatement>(stmt: Extract<Statement, { kind: 'executeSql' }>, statements: ReadonlyMap<string, S>): S {
+  const target = statements.get(stmt.name);
+  if (!target) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+  if (stmt.args.length !== target.paramOids.length) {
+    throw new SqlError(SQLSTATE.syntaxError, `wrong number of parameters for prepared statement "${stmt.name}"`, `Expected ${target.paramOids.length} parameters but got ${stmt.args.length}.`);
+  }
+  return target;
+}
+
+/** DEALLOCATE [ALL]: the names to drop (never `running`, the statement executing this one). */
+export function interpretDeallocate<S>(stmt: Extract<Statement, { kind: 'deallocate' }>, statements: ReadonlyMap<string, S>, running?: S): { names: string[]; tag: 'DEALLOCATE' | 'DEALLOCATE ALL' } {
+  if (stmt.name === null) return { names: othersThan(statements, running), tag: 'DEALLOCATE ALL' };
+  if (!statements.has(stmt.name)) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+  return { names: [stmt.name], tag: 'DEALLOCATE' };
+}
+
+/** DISCARD ALL: refused inside a block; otherwise every other statement goes (and settings reset). */
+export function interpretDiscardAll<S>(statements: ReadonlyMap<string, S>, inBlock: boolean, running?: S): string[] {
+  if (inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'DISCARD ALL cannot run inside a transaction block');
+  return othersThan(statements, running);
+}
+
+function othersThan<S>(statements: ReadonlyMap<string, S>, running: S | undefined): string[] {
+  return [...statements].filter(([, s]) => s !== running).map(([name]) => name);
+}
+
+/** PostgreSQL type names of a PREPARE (checked against a strict pattern in classify) as OIDs, as DuckDB reads them. */
+export async function declaredTypeOids(conn: DuckDBConnection, types: readonly string[]): Promise<number[]> {
+  if (types.length === 0) return [];
+  let duck: Awaited<ReturnType<DuckDBConnection['prepare']>> | null = null;
+  try {
+    duck = await conn.prepare(`SELECT ${types.map((t) => `NULL::${t}`).join(', ')}`);
+    const d = duck;
+    return types.map((_, i) => pgFieldFor(d.columnType(i)).oid);
+  } catch (e) {
+    throw fromDuckDB(e);
+  } finally {
+    duck?.destroySync();
+  }
+}
+
+/** EXECUTE's arguments as one query (admitted like any other), each cast to text for the parameters. */
+export function argumentsQuery(args: readonly string[]): string {
+  return `SELECT ${args.map((a) => `CAST((${a}) AS VARCHAR)`).join(', ')}`;
+}
+
+/** The row argumentsQuery returned, as text-format parameter values. */
+export function argumentValues(args: readonly string[], row: readonly unknown[]): (Buffer | null)[] {
+  return args.map((_, i) => (row[i] === null || row[i] === undefined ? null : Buffer.from(String(row[i]))));
+}

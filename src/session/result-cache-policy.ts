@@ -1,0 +1,86 @@
+/**
+ * Which runs the shared result cache may answer or keep. A repeatable statement (sql/determinism.ts)
+ * already run against this version with the same parameters, formats and output settings is answered
+ * with the DataRows recorded then; a repeatable statement not yet cached is recorded as it streams and
+ * kept only if it ran to the end against the version it was keyed by. Decisions are values; the wire
+ * sends the bytes.
+ */
+import { ResultRecorder, type CachedResult, type ResultCache, type ResultKey } from '../cache/result-cache.js';
+import { isRepeatable } from '../sql/determinism.js';
+import type { VersionLease } from '../versions/lease.js';
+import type { PreparedStmt } from './planner.js';
+import type { SessionSettings } from './settings.js';
+
+/** The shared result cache and what decides which statements it may answer. */
+export interface SessionResults {
+  readonly cache: ResultCache;
+  /** Built-in functions DuckDB declares consistent (sql/determinism.ts). */
+  readonly consistentFunctions: ReadonlySet<string>;
+}
+
+/** One run of a prepared statement, as the result depends on it. */
+export interface ResultRun {
+  readonly resultFormats: readonly number[];
+  readonly paramFormats: readonly number[];
+  readonly params: readonly (Buffer | null)[];
+}
+
+/** A result being recorded for the cache, and under which key. */
+export interface Recording {
+  readonly recorder: ResultRecorder;
+  readonly key: ResultKey;
+}
+
+export type CacheDecision =
+  | { kind: 'bypass' }
+  | { kind: 'hit'; result: CachedResult }
+  | { kind: 'record'; recording: Recording };
+
+const BYPASS: CacheDecision = { kind: 'bypass' };
+
+export class ResultCachePolicy {
+  constructor(private readonly results: SessionResults | null) {}
+
+  /**
+   * Whether the cache may be consulted at all for this run (before the version is re-checked):
+   * the session has a cache, the plan said its result may be cached, nothing of it was sent yet and
+   * the session did not turn `fdl.result_cache` off.
+   */
+  applies(prepared: PreparedStmt, settings: SessionSettings, rowsSent: number): boolean {
+    return this.results !== null && prepared.cacheableSql !== null && rowsSent === 0 && settings.get('fdl.result_cache') !== 'off';
+  }
+
+  /** Answer from the cache, record this run, or neither — for the version the session reads now. */
+  decide(prepared: PreparedStmt, lease: VersionLease | null, settings: SessionSettings, run: ResultRun): CacheDecision {
+    const results = this.results;
+    if (!results || prepared.cacheableSql === null) return BYPASS;
+    // A statement prepared before the session's branch moved is never cached under the new version.
+    if (!lease || prepared.preparedFor !== lease.versionId) return BYPASS;
+    if (prepared.repeatable === undefined) {
+      prepared.repeatable = !!prepared.analysis && isRepeatable(prepared.analysis, results.consistentFunctions, lease.dbName, {
+        isVersionTable: (s, t) => lease.hasTable(s, t),
+        isVersionFunction: (f) => lease.definesFunction(f),
+      });
+    }
+    if (!prepared.repeatable) return BYPASS;
+    const key: ResultKey = {
+      versionId: lease.versionId,
+      database: lease.dbName,
+      sql: prepared.cacheableSql,
+      settings: settings.fingerprint(),
+      resultFormats: run.resultFormats,
+      paramFormats: run.paramFormats,
+      params: run.params,
+    };
+    const hit = results.cache.get(key);
+    if (hit) return { kind: 'hit', result: hit };
+    return { kind: 'record', recording: { recorder: new ResultRecorder(results.cache.maxEntryBytes), key } };
+  }
+
+  /** A run recorded to its end: kept only if the session still reads the version it was keyed by. */
+  keep(recording: Recording, versionNow: string | undefined, rowCount: number): void {
+    if (!this.results || versionNow !== recording.key.versionId) return;
+    const result = recording.recorder.finish(rowCount);
+    if (result) this.results.cache.set(recording.key, result);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The version a session reads, on its DuckDB connection: the requested ref resolved and attached
+ * (USE, the version's schemas on search_path, the catalog's identity), followed as it moves
+ * (ref-follower.ts), re-checked before every run, and described as fdl.session's one row.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+import type { SystemTable } from '../sql/system-views.js';
+import type { VersionLease, VersionSource } from '../versions/lease.js';
+import { RefFollower } from './ref-follower.js';
+import type { SessionSettings } from './settings.js';
+
+export class SessionVersion {
+  readonly follower: RefFollower;
+
+  constructor(
+    private readonly conn: DuckDBConnection,
+    private readonly versions: VersionSource,
+    private readonly repo: string,
+    user: string,
+    requestedRef: string,
+    settings: SessionSettings,
+    /** The session moved to another version: what was prepared against the old one must go. */
+    moved: () => void,
+  ) {
+    this.follower = new RefFollower(versions, repo, user, requestedRef, async (next) => {
+      try {
+        await conn.run(`USE ${quoteIdent(next.dbName)}`);
+        await settings.useVersion(next.dbName);
+        await conn.run(next.catalogInfoSql);
+      } catch (e) {
+        throw fromDuckDB(e);
+      }
+      moved();
+    });
+  }
+
+  /** The version the session reads now (null before open and after release). */
+  get lease(): VersionLease | null {
+    return this.follower.lease;
+  }
+
+  /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
+  open(): Promise<void> {
+    return this.follower.open();
+  }
+
+  release(): void {
+    this.follower.release();
+  }
+
+  /**
+   * Branches move: re-resolve at the start of every transaction (each autocommit statement is one).
+   * Returns what to tell the client when the session moved, or null.
+   */
+  async refresh(statementSeq: number, inBlock: boolean): Promise<string | null> {
+    const move = await this.follower.refresh(statementSeq, inBlock);
+    return move ? `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` : null;
+  }
+
+  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
+  async revalidate(pinned: readonly VersionLease[]): Promise<void> {
+    if (this.lease) await this.lease.revalidate();
+    for (const l of pinned) await l.revalidate();
+  }
+
+  /** fdl.session: what the client asked for and what it reads now. */
+  sessionTable(clientAddress: string | null, inBlock: boolean): SystemTable {
+    const l = this.lease;
+    const moving = l ? this.versions.isMoving(l) : false;
+    return {
+      columns: [
+        ['repository', 'VARCHAR'],
+        ['requested_ref', 'VARCHAR'],
+        ['resolved_ref', 'VARCHAR'],
+        ['version', 'VARCHAR'],
+        ['resolved_at', 'TIMESTAMPTZ'],
+        ['pinned', 'BOOLEAN'],
+        ['client_addr', 'VARCHAR'],
+      ],
+      rows: [[this.repo, this.follower.ref, l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || inBlock, clientAddress]],
+    };
+  }
+}
+
+function quoteIdent(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}

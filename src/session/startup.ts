@@ -1,0 +1,61 @@
+/**
+ * What a StartupMessage asks for, read as values: which repository and ref the `database` names,
+ * and the session settings its other parameters (and `options=-c x=y`) set. The connection applies
+ * them; nothing here touches a socket.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+/** Startup parameters that are not session settings. */
+const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
+
+/** `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served (`only`). */
+export function startupTarget(database: string, served: readonly string[], only: string | null): { repo: string; ref: string } {
+  const at = database.indexOf('@');
+  let repo = at < 0 ? database : database.slice(0, at);
+  const ref = at < 0 ? '' : database.slice(at + 1);
+  if (repo === '') {
+    if (!only) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository, and more than one is served`);
+    repo = only;
+  }
+  if (!served.includes(repo)) {
+    throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, `Served repositories: ${served.join(', ')}`);
+  }
+  return { repo, ref };
+}
+
+/** The settings a StartupMessage sets, in order: its parameters, with `options` expanded in place. */
+export function startupSettings(params: ReadonlyMap<string, string>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of params) {
+    if (NOT_SETTINGS.has(k)) continue;
+    if (k === 'options') out.push(...parseOptions(v));
+    else out.push([k.toLowerCase(), v.replace(/^'(.*)'$/, '$1')]);
+  }
+  return out;
+}
+
+/** `-c name=value --name=value` from the startup `options` parameter (backslash escapes spaces). */
+export function parseOptions(options: string): [string, string][] {
+  const words: string[] = [];
+  let cur = '';
+  for (let i = 0; i < options.length; i++) {
+    const c = options[i]!;
+    if (c === '\\' && i + 1 < options.length) cur += options[++i];
+    else if (c === ' ' || c === '\t') {
+      if (cur) words.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (cur) words.push(cur);
+  const out: [string, string][] = [];
+  for (let i = 0; i < words.length; i++) {
+    let kv: string | undefined;
+    if (words[i] === '-c') kv = words[++i];
+    else if (words[i]!.startsWith('-c')) kv = words[i]!.slice(2);
+    else if (words[i]!.startsWith('--')) kv = words[i]!.slice(2);
+    if (!kv) continue;
+    const eq = kv.indexOf('=');
+    if (eq > 0) out.push([kv.slice(0, eq).toLowerCase().replace(/-/g, '_'), kv.slice(eq + 1)]);
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/**
+ * A session's prepared statements by text. Statements repeat (dashboards, pgbench, and drivers that
+ * send every parameterized query as an unnamed Parse): the DuckDB prepared statement is kept by text
+ * and declared parameter types, so an unnamed statement costs what a named one does. Only statements
+ * that read the session's own version are kept, and the cache is emptied whenever the session moves
+ * to another version (the caller's job: clear).
+ */
+import { LRUCache } from 'lru-cache';
+import { disposeStatement, type PreparedStmt } from './planner.js';
+
+/** Statements kept per session. */
+const STATEMENTS_KEPT = 64;
+
+export class StatementCache {
+  private readonly entries = new LRUCache<string, PreparedStmt>({ max: STATEMENTS_KEPT, dispose: (p) => disposeStatement(p) });
+
+  /** The kept statement for exactly this text and declared types (no reference taken), or undefined. */
+  get(text: string, declaredTypes: readonly number[]): PreparedStmt | undefined {
+    return this.entries.get(statementKey(text, declaredTypes));
+  }
+
+  /** Keep a statement just planned, if it may be kept (the cache takes its own reference). */
+  offer(prepared: PreparedStmt): void {
+    if (!isKeepable(prepared)) return;
+    prepared.refs++;
+    this.entries.set(statementKey(prepared.sql, prepared.declaredTypes), prepared);
+  }
+
+  /**
+   * Forget this statement if it is the one kept: a run that failed or was interrupted leaves DuckDB's
+   * operator state (its memory and temp files) inside the prepared statement until it is destroyed.
+   */
+  forget(prepared: PreparedStmt): void {
+    const key = statementKey(prepared.sql, prepared.declaredTypes);
+    if (this.entries.peek(key) === prepared) this.entries.delete(key);
+  }
+
+  /** Forget everything (each statement is released as it goes). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * A statement may be kept when DuckDB prepared it against the session's own version only: no pinned
+ * "NAME@REF" versions, and no fdl.* system view (their rows are the session's state at planning).
+ */
+export function isKeepable(prepared: PreparedStmt): boolean {
+  return prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(prepared.sql);
+}
+
+/** The cache's key: the statement's text and the parameter types its Parse declared. */
+function statementKey(text: string, declaredTypes: readonly number[]): string {
+  return declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
+}

@@ -1,0 +1,102 @@
+/**
+ * What may stop a session's running statement: statement_timeout, a CancelRequest from another
+ * socket, the engine's temp directory passing its ceiling, or the client leaving. Each interrupts DuckDB; why it was interrupted is kept here as state
+ * and reported as a typed error (57014, 53100 or 08006) — never recognised from a marker string. No sockets:
+ * the caller gives the interrupt to call; unit-tested directly.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import { fromDuckDB } from '../sql/duckdb-errors.js';
+
+/** The client is gone: what a statement still running reports. */
+export const DISCONNECTED = new SqlError('08006', 'client disconnected');
+
+export class StatementClock {
+  private running = false;
+  private cancelRequested = false;
+  private timedOut = false;
+  private aborted = false;
+  /** The temp directory's ceiling, when passing it stopped the running statement. */
+  private tempCeiling: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    /** Stops what DuckDB runs on the session's connection now. */
+    private readonly interrupt: () => void,
+    /** statement_timeout as the session has it now (ms, 0 = none). */
+    private readonly timeoutMs: () => number,
+  ) {}
+
+  /** A statement is being analysed, prepared or run. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The client has gone: nothing more is started. */
+  get isAborted(): boolean {
+    return this.aborted;
+  }
+
+  /** The running statement must stop (cancelled or timed out). */
+  get stopRequested(): boolean {
+    return this.cancelRequested || this.timedOut || this.tempCeiling !== null;
+  }
+
+  /** CancelRequest: interrupt DuckDB if a statement is running; otherwise nothing (as PostgreSQL). */
+  cancel(): void {
+    if (!this.running) return;
+    this.cancelRequested = true;
+    this.interrupt();
+  }
+
+  /** The engine's temp directory passed `limit`: stop what runs now (53100). */
+  stopForTempCeiling(limit: string): void {
+    if (!this.running) return;
+    this.tempCeiling = limit;
+    this.interrupt();
+  }
+
+  /** The client is gone: interrupt what runs and refuse to start anything else. */
+  abort(): void {
+    this.aborted = true;
+    this.cancel();
+  }
+
+  /** A statement starts (statement_timeout is armed). Throws 08006 once the client is gone. */
+  start(): void {
+    if (this.aborted) throw DISCONNECTED;
+    this.running = true;
+    const timeoutMs = this.timeoutMs();
+    if (timeoutMs > 0) {
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.interrupt();
+      }, timeoutMs);
+    }
+  }
+
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Why the running statement stops, as the client is told. */
+  interruption(): SqlError {
+    if (this.aborted) return DISCONNECTED;
+    if (this.tempCeiling) return new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${this.tempCeiling}): statement stopped`);
+    return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
+  }
+
+  /**
+   * The error a failed statement reports, and the clock made ready for the next statement. DuckDB
+   * reports an interrupted query as its own error kind (mapped to 57014); say why it was interrupted.
+   */
+  failure(e: unknown): SqlError {
+    let err = e instanceof SqlError ? e : fromDuckDB(e);
+    if (!(e instanceof SqlError) && err.sqlstate === SQLSTATE.queryCanceled && this.stopRequested) err = this.interruption();
+    this.cancelRequested = false;
+    this.timedOut = false;
+    this.tempCeiling = null;
+    return err;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * From a statement's text to a planned statement, once per text: the session's statement cache
+ * first (statement-cache.ts), else planning (planner.ts) under the statement clock — statement_timeout
+ * and CancelRequest cover analysis and prepare as well as execution. The caller owns one reference to
+ * what is returned (release with disposeStatement).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError } from '../errors.js';
+import type { Statement } from '../sql/classify.js';
+import type { SystemTable } from '../sql/system-views.js';
+import type { VersionLease, VersionSource } from '../versions/lease.js';
+import { disposeStatement, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
+import type { SessionSettings } from './settings.js';
+import { StatementCache } from './statement-cache.js';
+import type { StatementClock } from './statement-clock.js';
+import type { Transaction } from './transaction.js';
+
+/** What preparing reads from (and asks of) the session. */
+export interface PreparerHost {
+  readonly conn: DuckDBConnection;
+  readonly versions: VersionSource;
+  readonly repo: string;
+  readonly user: string;
+  readonly settings: SessionSettings;
+  readonly clock: StatementClock;
+  readonly tx: Transaction;
+  /** Whether the session has a result cache (plans then say which results they may keep). */
+  readonly cachesResults: boolean;
+  /** The session's own version now. */
+  lease(): VersionLease | null;
+  /** Re-resolve a moving ref (at most once per statement). */
+  refreshVersion(): Promise<void>;
+  /** Wait for result fetches still running on the DuckDB connection. */
+  settleStreams(): Promise<void>;
+  /** DuckDB keeps one open stream per connection: planning ends the others (they fail if resumed). */
+  endOpenStreams(): void;
+  /** fdl.session's one row, as the session sees itself now. */
+  sessionTable(): SystemTable;
+  /** A NOTICE for the client (file pruning). */
+  notice(message: string): void;
+}
+
+export class StatementPreparer {
+  /** Prepared statements by text and declared types, shared by simple Query, unnamed and named Parse. */
+  readonly cache = new StatementCache();
+
+  constructor(private readonly host: PreparerHost) {}
+
+  /** A statement from the cache, or planned now and offered to it. */
+  async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    const reused = await this.reuseCached(text, declaredTypes);
+    if (reused) return reused;
+    const prepared = await this.prepare(text, stmt, declaredTypes);
+    this.cache.offer(prepared);
+    return prepared;
+  }
+
+  /** The cached statement for exactly this text and declared types (one more reference), or null. */
+  async reuseCached(text: string, declaredTypes: number[]): Promise<PreparedStmt | null> {
+    if (!this.cache.get(text, declaredTypes)) return null;
+    await this.host.refreshVersion();
+    const again = this.cache.get(text, declaredTypes); // a version move empties the cache
+    if (!again) return null;
+    this.host.tx.admits(isExitFromFailed(again.stmt));
+    again.refs++;
+    return again;
+  }
+
+  /** Plan a statement now (never from the cache): gateway statements need no DuckDB prepare. */
+  async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
+    const { clock } = this.host;
+    await this.host.settleStreams();
+    const base: PreparedStmt = { refs: 1, sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
+    if (stmt.kind === 'show') {
+      base.fields = [textField(stmt.name)];
+      return base;
+    }
+    if (stmt.kind === 'showAll') {
+      base.fields = [textField('name'), textField('setting'), textField('description')];
+      return base;
+    }
+    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
+    if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
+    const timing = !clock.isRunning;
+    if (timing) clock.start();
+    try {
+      this.host.endOpenStreams();
+      await this.host.refreshVersion();
+      await planQuery(this.planning(), base, stmt);
+      if (clock.stopRequested) throw clock.interruption();
+    } catch (e) {
+      disposeStatement(base);
+      throw e;
+    } finally {
+      if (timing) clock.stop();
+    }
+    return base;
+  }
+
+  private planning(): PlanningContext {
+    const h = this.host;
+    return {
+      conn: h.conn,
+      versions: h.versions,
+      repo: h.repo,
+      user: h.user,
+      lease: h.lease(),
+      settings: h.settings,
+      cachesResults: h.cachesResults,
+      sessionTable: () => h.sessionTable(),
+      notice: (message) => h.notice(message),
+    };
+  }
+}
+
+/** Statements a failed transaction block still admits (they end it). */
+export function isExitFromFailed(stmt: Statement): boolean {
+  return stmt.kind === 'rollback' || stmt.kind === 'commit' || stmt.kind === 'rollbackTo';
+}

@@ -1,0 +1,76 @@
+/**
+ * The protocol's portal: a prepared statement bound to parameter values and result formats, and the
+ * DuckDB result it streams from (chunks fetched ahead, position, rows and bytes sent). SQL cursors
+ * (DECLARE) are portals too, as in PostgreSQL.
+ */
+import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
+import type { FieldDescription } from './backend.js';
+import { pgFieldFor, type RowEncoder } from './types/index.js';
+import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import type { Recording } from '../session/result-cache-policy.js';
+
+/** One chunk fetched (or the error fetching it), settled rather than rejected. */
+export interface Fetched {
+  chunk: DuckDBDataChunk | null;
+  error: unknown;
+}
+
+export interface Portal {
+  prepared: PreparedStmt;
+  params: (Buffer | null)[];
+  paramFormats: number[];
+  resultFormats: (0 | 1)[];
+  result: DuckDBResult | null;
+  encoder: RowEncoder | null;
+  chunk: DuckDBDataChunk | null;
+  chunkPos: number;
+  rows: number;
+  /** Rows sent since the last Execute began (for PortalSuspended). */
+  batchRows: number;
+  /** Chunks DuckDB produces (one call after another) while the current one is sent. */
+  ahead: Promise<Fetched>[];
+  /** DataRow bytes produced (for the byte cap). */
+  bytes: number;
+  done: boolean;
+  /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT. */
+  cursor?: { hold: boolean };
+  /** Another statement ran on the connection while this portal's DuckDB stream was open. */
+  interrupted?: boolean;
+  /** Rows being recorded for the result cache (session/result-cache-policy.ts). */
+  recording?: Recording;
+  /** Answered from the result cache. */
+  replayed?: boolean;
+}
+
+export function newPortal(prepared: PreparedStmt, params: (Buffer | null)[], paramFormats: number[], resultFormats: (0 | 1)[]): Portal {
+  return { prepared, params, paramFormats, resultFormats, result: null, encoder: null, chunk: null, chunkPos: 0, rows: 0, batchRows: 0, ahead: [], bytes: 0, done: false };
+}
+
+/** Let go of the portal's result (and, for a cursor, its own prepared statement). */
+export function dropPortal(p: Portal): void {
+  if (p.cursor) disposeStatement(p.prepared);
+  p.ahead = [];
+  p.result = null;
+  p.chunk = null;
+  p.done = true;
+}
+
+/** Bind's result format codes for `n` columns: none = all text, one = all alike, else one each. */
+export function expandFormats(codes: number[], n: number): (0 | 1)[] {
+  if (codes.length === 0) return new Array<0 | 1>(n).fill(0);
+  if (codes.length === 1) return new Array<0 | 1>(n).fill(codes[0] as 0 | 1);
+  return codes as (0 | 1)[];
+}
+
+/** RowDescription of a portal: the prepared description, completed from the running result. */
+export function portalFields(portal: Portal): FieldDescription[] {
+  const fields = portal.prepared.fields ?? [];
+  const result = portal.result;
+  return fields.map((f, i) => {
+    if (result && portal.prepared.untyped.has(i) && portal.prepared.columnOids[i] === undefined) {
+      const t = pgFieldFor(result.columnType(i));
+      return { ...f, typeOid: t.oid, typeLen: t.typlen, typeMod: t.typmod, format: portal.resultFormats[i] ?? 0 };
+    }
+    return { ...f, format: portal.resultFormats[i] ?? 0 };
+  });
+}

@@ -1,0 +1,274 @@
+/**
+ * Streaming a portal's result to the client: DataRows chunk by chunk with DuckDB producing ahead,
+ * Execute's row limit (PortalSuspended), COPY … TO STDOUT, the row and byte caps on every path, and
+ * the result cache's recording and replay. Flushes with backpressure, so memory stays bounded by a
+ * few chunks whatever the result's size.
+ */
+import type { DuckDBDataChunk } from '@duckdb/node-api';
+import { SqlError } from '../errors.js';
+import * as be from './backend.js';
+import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
+import { portalFields, type Fetched, type Portal } from './portal.js';
+import { decodeParam, makeRowEncoder } from './types/index.js';
+import { Writer } from './writer.js';
+import type { CachedResult } from '../cache/result-cache.js';
+import type { ResultCachePolicy } from '../session/result-cache-policy.js';
+import type { SessionSettings } from '../session/settings.js';
+import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
+
+export interface SessionOutput {
+  readonly w: Writer;
+  /** Send what is buffered; resolves when the socket can take more (backpressure). */
+  flush(): Promise<void>;
+  /** True once the client is gone: stop producing rows. */
+  readonly closed: boolean;
+}
+
+/** The gateway's result caps (0 = none). */
+export interface ResultLimits {
+  readonly maxResultRows: number;
+  readonly maxResultBytes: number;
+}
+
+const FLUSH_BYTES = 256 * 1024;
+/** Chunks (of 2,048 rows) fetched ahead of the one being sent. */
+const PREFETCH_CHUNKS = 4;
+const END_OF_RESULT: Fetched = { chunk: null, error: null };
+
+export class ResultStream {
+  /** A chunk prefetch that may still be running on the DuckDB connection. */
+  private inflight: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly out: SessionOutput,
+    private readonly clock: StatementClock,
+    private readonly limits: ResultLimits,
+    private readonly settings: SessionSettings,
+    private readonly cachePolicy: ResultCachePolicy,
+    /** The session's portals (one open DuckDB stream per connection: see interruptOpenPortals). */
+    private readonly portals: () => Iterable<Portal>,
+    /** The version the session reads now (a recording is kept only for the version it was keyed by). */
+    private readonly versionNow: () => string | undefined,
+  ) {}
+
+  /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
+  async settle(): Promise<void> {
+    const p = this.inflight;
+    if (p) {
+      await p;
+      if (this.inflight === p) this.inflight = null;
+    }
+  }
+
+  /**
+   * DuckDB keeps one open stream per connection: any other statement ends it. A portal whose stream
+   * was ended this way must fail when resumed, never look finished (that would be a silent short
+   * result).
+   */
+  interruptOpenPortals(except: Portal | null): void {
+    for (const p of this.portals()) {
+      if (p === except || p.done || !p.result) continue;
+      p.interrupted = true;
+      p.result = null;
+      p.ahead = [];
+    }
+  }
+
+  /** Bind the portal's parameters, start DuckDB's stream and the row encoder (statement clock running). */
+  async open(portal: Portal): Promise<void> {
+    const prepared = portal.prepared;
+    const duck = prepared.duck!;
+    duck.clearBindings();
+    for (let i = 0; i < portal.params.length; i++) {
+      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
+      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null, { timeZone: this.settings.get('timezone') });
+      if (value === null) duck.bindNull(i + 1);
+      else duck.bindValue(i + 1, value, type);
+    }
+    this.clock.start();
+    try {
+      portal.result = await duck.stream();
+      // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
+      // active query to interrupt: honour it now, before the first fetch runs the query.
+      if (this.clock.stopRequested || this.clock.isAborted) {
+        portal.result = null;
+        throw this.clock.interruption();
+      }
+    } catch (e) {
+      this.clock.stop();
+      throw e;
+    }
+    // Encode with the result's real types: columns DuckDB could only type now are described from
+    // the running result too (portalFields), so description and data agree.
+    const types = portal.result.columnTypes();
+    const requested = portal.resultFormats.length ? portal.resultFormats : types.map(() => 0 as const);
+    portal.encoder = makeRowEncoder(
+      types,
+      types.map((_, i) => requested[i] ?? 0),
+      {
+        timeZone: this.settings.get('timezone') ?? 'UTC',
+        extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
+      },
+      prepared.columnOids,
+    );
+  }
+
+  /** Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded). */
+  async send(portal: Portal, maxRows: number): Promise<void> {
+    const suspended = await this.pump(portal, maxRows, this.out.w);
+    if (suspended) be.portalSuspended(this.out.w);
+    else {
+      const rec = portal.recording;
+      portal.recording = undefined;
+      if (rec) this.cachePolicy.keep(rec, this.versionNow(), portal.rows);
+      be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
+    }
+  }
+
+  /** Answer a portal with the DataRows the result cache recorded. */
+  replay(portal: Portal, hit: CachedResult, describe: boolean): void {
+    if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
+    portal.rows = hit.rowCount;
+    portal.bytes = hit.rows.length;
+    this.checkResultLimits(portal);
+    this.out.w.bytes(hit.rows);
+    portal.done = true;
+    portal.replayed = true;
+    be.commandComplete(this.out.w, `SELECT ${hit.rowCount}`);
+  }
+
+  /**
+   * Send up to `maxRows` rows (0 = all) of a portal as DataRows into `w` (a scratch writer for
+   * MOVE). Returns true when the limit was reached before the end of the result.
+   */
+  async pump(portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
+    const toClient = w === this.out.w;
+    if (portal.interrupted) {
+      throw new SqlError(
+        '55000',
+        'portal cannot be resumed: another statement ran on this connection while it was open',
+        'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
+      );
+    }
+    portal.batchRows = 0;
+    try {
+      if (!this.clock.isRunning) this.clock.start();
+      for (;;) {
+        if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
+          portal.chunk = await this.nextChunk(portal);
+          portal.chunkPos = 0;
+          if (!portal.chunk || portal.chunk.rowCount === 0) {
+            portal.done = true;
+            portal.result = null;
+            portal.chunk = null;
+            return false;
+          }
+          // DuckDB produces the next chunk on its threads while this one is encoded and sent.
+          this.prefetch(portal);
+        }
+        if (this.clock.stopRequested) throw this.clock.interruption();
+        const available = portal.chunk.rowCount - portal.chunkPos;
+        let take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+        // Never send a row past the row cap (across every Execute of the portal): one more is the refusal.
+        const cap = this.limits.maxResultRows;
+        if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
+        const before = w.length;
+        const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+        portal.chunkPos += written;
+        portal.rows += written;
+        portal.batchRows += written;
+        if (toClient) {
+          portal.bytes += w.length - before;
+          this.checkResultLimits(portal, w, before);
+          // A result that outgrew the cache's entry limit is not recorded further (nor kept).
+          if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
+          if (w.length >= FLUSH_BYTES) await this.out.flush();
+          if (this.out.closed) throw DISCONNECTED;
+        } else w.flush();
+        if (maxRows > 0 && portal.batchRows >= maxRows) return true;
+      }
+    } finally {
+      this.clock.stop();
+    }
+  }
+
+  /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
+  async copy(portal: Portal, f: CopyFormat): Promise<void> {
+    const w = this.out.w;
+    const scratch = new Writer(64 * 1024);
+    be.copyOutResponse(w, portal.prepared.columnTypes.length, 0);
+    if (f.header) copyHeader(w, portal.prepared.fields!.map((x) => x.name), f);
+    let rows = 0;
+    try {
+      for (;;) {
+        const chunk = await this.nextChunk(portal);
+        if (chunk && chunk.rowCount > 0) this.prefetch(portal);
+        if (!chunk || chunk.rowCount === 0) break;
+        if (this.clock.stopRequested) throw this.clock.interruption();
+        portal.encoder!(chunk, scratch);
+        const before = w.length;
+        rows += dataRowsToCopy(scratch.flush(), w, f);
+        // The row and byte caps hold for COPY as for any result.
+        portal.rows = rows;
+        portal.bytes += w.length - before;
+        this.checkResultLimits(portal, w, before);
+        if (w.length >= FLUSH_BYTES) await this.out.flush();
+        if (this.out.closed) throw DISCONNECTED;
+      }
+    } finally {
+      this.clock.stop();
+      portal.result = null;
+      portal.done = true;
+    }
+    be.copyDone(w);
+    be.commandComplete(w, `COPY ${rows}`);
+  }
+
+  /**
+   * The row and byte caps. When `w` is given, the rows written since `before` are taken back from
+   * the output on refusal, so no more than the caps ever reaches the client.
+   */
+  private checkResultLimits(portal: Portal, w?: Writer, before = 0): void {
+    const { maxResultRows, maxResultBytes } = this.limits;
+    const over = (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
+    if (over && w) w.truncate(before);
+    if (maxResultRows > 0 && portal.rows > maxResultRows) {
+      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
+    }
+    if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
+      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+    }
+  }
+
+  /**
+   * Keep PREFETCH_CHUNKS chunks coming: each fetch starts when the previous one ends (DuckDB takes one
+   * call at a time per connection), so DuckDB produces while JavaScript encodes and the socket drains.
+   */
+  private prefetch(portal: Portal): void {
+    const result = portal.result;
+    if (!result) return;
+    // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
+    // The client is gone: no more work for DuckDB (an error, never an early end: that would look
+    // like a complete result, e.g. to the result cache).
+    const fetch = (): Promise<Fetched> => this.clock.isAborted ? Promise.resolve({ chunk: null, error: DISCONNECTED }) : result.fetchChunk().then(
+      (chunk) => ({ chunk, error: null as unknown }),
+      (error: unknown) => ({ chunk: null, error }),
+    );
+    while (portal.ahead.length < PREFETCH_CHUNKS) {
+      const last = portal.ahead[portal.ahead.length - 1];
+      const p = last ? last.then((r) => (r.error || !r.chunk || r.chunk.rowCount === 0 ? END_OF_RESULT : fetch())) : fetch();
+      portal.ahead.push(p);
+      this.inflight = p;
+    }
+  }
+
+  private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
+    const pending = portal.ahead.shift();
+    if (pending) {
+      const { chunk, error } = await pending;
+      if (error) throw error;
+      return chunk;
+    }
+    return portal.result ? portal.result.fetchChunk() : null;
+  }
+}
