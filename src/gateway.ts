@@ -180,7 +180,7 @@ export class Gateway {
         dir: tempDirectory,
         limit,
         onExceeded: (used) => {
-          server.stopForTempCeiling(limit);
+          server.stopForTempCeiling(limit, 100);
           if (Date.now() - warned > 10_000) {
             warned = Date.now();
             log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: running statements stopped`);

@@ -6,13 +6,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
-import { directoryBytes } from '../src/sql/temp-ceiling.js';
+import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
+import { StatementClock } from '../src/session/statement-clock.js';
 
 const MiB = 1024 * 1024;
 
@@ -269,4 +271,76 @@ describe('ceilings: temp spill', () => {
       await other.end();
     }
   });
+
+  test('a named statement stopped by the temp ceiling keeps no temp files and runs again', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+    await c.connect();
+    try {
+      // pg sends a named Parse once, then Bind/Execute: the statement outlives the failed run.
+      const spill = { name: 'spill', text: "select max(w) as max, max(s) as s from (select row_number() over (order by h) as w, s from (select hash(i) as h, repeat('x', 40) || i as s from range($1::int) t(i)) q) r" };
+      const err = await c.query({ ...spill, values: [6000000] }).then((r) => ({ code: 'none', message: JSON.stringify(r.rows) }), (e: { code?: string; message: string }) => e);
+      assert.equal(err.code, '53100', err.message);
+      let left = await directoryBytes(tempDir());
+      for (let i = 0; i < 40 && left > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = await directoryBytes(tempDir());
+      }
+      assert.equal(left, 0, 'temp files of the named statement freed while the client still holds it');
+      assert.equal(Number((await c.query({ ...spill, values: [1000] })).rows[0].max), 1000, 'the named statement runs again');
+    } finally {
+      await c.end();
+    }
+  });
+});
+
+test('the temp watchdog: sizes in DuckDB units, disk blocks counted, told only past the limit', async () => {
+  assert.equal(parseByteSize('50MB'), 50_000_000);
+  assert.equal(parseByteSize('1.5GiB'), 1.5 * 1024 ** 3);
+  assert.equal(parseByteSize('10gb'), 10_000_000_000);
+  assert.equal(parseByteSize('300KiB'), 300 * 1024);
+  assert.equal(parseByteSize('4096 bytes'), 4096);
+  assert.equal(parseByteSize('100'), 100_000_000, 'no unit is MB, as DuckDB reads it');
+  assert.throws(() => parseByteSize('lots'), /not a size/);
+  const dir = mkdtempSync(join(tmpdir(), 'fdl-temp-ceiling-'));
+  try {
+    const told: number[] = [];
+    const ceiling = new TempCeiling({ dir, limit: '1MB', onExceeded: (used) => told.push(used) });
+    writeFileSync(join(dir, 'a.tmp'), Buffer.alloc(600_000, 1));
+    assert.ok((await ceiling.poll()) >= 600_000);
+    assert.deepEqual(told, [], 'under the limit: nothing to stop');
+    writeFileSync(join(dir, 'b.tmp'), Buffer.alloc(600_000, 1));
+    const used = await ceiling.poll();
+    assert.equal(told.length, 1);
+    assert.equal(told[0], used);
+    assert.ok(used > 1_000_000 && ceiling.peakBytes === used);
+    // a sparse file costs what it occupies, not its apparent length
+    rmSync(join(dir, 'a.tmp'));
+    rmSync(join(dir, 'b.tmp'));
+    writeFileSync(join(dir, 'sparse.tmp'), '');
+    truncateSync(join(dir, 'sparse.tmp'), 500 * MiB);
+    assert.ok((await ceiling.poll()) < 1_000_000);
+    assert.equal(told.length, 1);
+    assert.equal(await directoryBytes(join(dir, 'missing')), 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the temp ceiling stops a statement only once it has run for the grace period, and says so with 53100', () => {
+  let interrupts = 0;
+  const clock = new StatementClock(() => interrupts++, () => 0);
+  clock.start();
+  clock.stopForTempCeiling('50MB', performance.now() - 100); // started after that moment: spared
+  assert.equal(interrupts, 0);
+  assert.equal(clock.stopRequested, false);
+  clock.stopForTempCeiling('50MB', performance.now() + 1);
+  assert.equal(interrupts, 1);
+  const err = clock.failure(new Error('INTERRUPT Error: Interrupted!'));
+  assert.equal(err.sqlstate, '53100');
+  assert.match(err.message, /max_temp_directory_size \(50MB\)/);
+  clock.stop();
+  // the next statement starts clean
+  clock.start();
+  assert.equal(clock.failure(new Error('INTERRUPT Error: Interrupted!')).sqlstate, '57014');
+  clock.stop();
 });

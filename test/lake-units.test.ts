@@ -10,6 +10,8 @@ import { joinRelative, pathProblem } from '../src/lake/paths.js';
 import { writtenByDuckLake } from '../src/lake/probe.js';
 import { type ColNode, leafType, sqlType } from '../src/lake/types.js';
 import { replaceCatalogPlaceholder } from '../src/lake/views.js';
+import { countOnlyTable } from '../src/lake/count-only.js';
+import type { LakeCatalog, LakeTable } from '../src/lake/model.js';
 
 describe('lake paths', () => {
   it('accepts plain relative paths', () => {
@@ -162,6 +164,37 @@ describe('lake catalog versions', () => {
       conn.closeSync();
       instance.closeSync();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('statements the catalog answers (count-only)', () => {
+  it('finds the table of a plain count(*) and refuses anything that reads values, filters, groups or limits', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const table = (schema: string, name: string) => ({ schema, name }) as unknown as LakeTable;
+    const ev = table('main', 'ev');
+    const other = table('s2', 'ev');
+    const catalog = { tables: [ev, other], views: [{ schema: 'main', name: 'v' }] } as unknown as LakeCatalog;
+    const judge = (sql: string, path = ['main']) => countOnlyTable(conn, sql, catalog, path, 'r@1');
+    try {
+      assert.equal(await judge('select count(*) from ev'), ev);
+      assert.equal(await judge('SELECT COUNT(*)::int AS n, count(*) FROM main.EV'), ev);
+      assert.equal(await judge('select count(*) from "r@1".main.ev'), ev);
+      assert.equal(await judge('select count(*) from ev', ['s2', 'main']), other);
+      for (const sql of [
+        'select count(*) from ev where id > 1', 'select count(id) from ev', 'select count(*) from ev group by id',
+        'select count(*) from ev limit 0', 'select count(*), sum(id) from ev', 'select count(distinct id) from ev',
+        'select count(*) filter (where id > 1) from ev', 'select count(*) from v', 'select count(*) from ev, ev e2',
+        'with x as (select 1) select count(*) from ev', 'select count(*) from "r@2".main.ev', 'select count(*) from nope',
+        'select count(*) from ev using sample 10%', 'select count(*) from ev; select 1', 'select count(*) from ev order by 1',
+        'select count(*) from ev having count(*) > 1', 'not sql at all',
+      ]) {
+        assert.equal(await judge(sql), null, sql);
+      }
+    } finally {
+      conn.closeSync();
+      db.closeSync();
     }
   });
 });

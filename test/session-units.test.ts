@@ -13,7 +13,7 @@ import { onOff, SetShow } from '../src/session/set-show.js';
 import { SessionSettings } from '../src/session/settings.js';
 import { classify, type Statement } from '../src/sql/classify.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
-import { argumentsQuery, argumentValues, declaredTypeOids, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
+import { argumentsQuery, argumentValues, declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
 import { StatementClock } from '../src/session/statement-clock.js';
 import { StatementAudit, fingerprint } from '../src/session/audit.js';
 import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
@@ -232,6 +232,12 @@ describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/p
       assert.deepEqual(await declaredTypeOids(conn, ['int', 'text', 'numeric(10,2)', 'int[]']), [23, 25, 1700, 1007]);
       assert.deepEqual(await declaredTypeOids(conn, []), []);
       assert.equal(await code2(() => declaredTypeOids(conn, ['no_such_type'])), '42704');
+      const prepare = async (text: string): Promise<PreparedStmt> => ({
+        refs: 1, sql: text, stmt: { kind: 'query', sql: text }, declaredTypes: [], duck: await conn.prepare(text), paramOids: [], fields: [],
+        columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null,
+      });
+      assert.deepEqual(await evaluateArguments(['1 + 1', 'NULL', "'x'"], prepare), [Buffer.from('2'), null, Buffer.from('x')]);
+      assert.deepEqual(await evaluateArguments([], prepare), []);
     } finally {
       conn.disconnectSync();
       instance.closeSync();
@@ -330,6 +336,14 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
     assert.equal(isKeepable(system), false);
     assert.equal(isKeepable({ ...kept, leases: [{} as VersionLease] }), false);
     assert.equal(isKeepable({ ...kept, duck: null }), false);
+    const other = await planned('SELECT id FROM t');
+    cache.forget(other); // not the one kept: nothing happens
+    assert.equal(cache.get('SELECT id FROM t', []), kept);
+    other.duck?.destroySync();
+    cache.forget(kept); // a failed run's statement is not reused
+    assert.equal(cache.get('SELECT id FROM t', []), undefined);
+    assert.equal(kept.refs, 1, 'the cache released its reference');
+    cache.offer(kept);
     cache.clear();
     assert.equal(kept.refs, 1);
     assert.ok(kept.duck, 'still owned by the caller');

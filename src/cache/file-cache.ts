@@ -112,10 +112,11 @@ export class FileCache {
         await this.flights.run(name, async () => {
           if (this.entries.has(name)) return;
           const room = spec.size ?? 0;
-          await this.makeRoom(room);
+          // reserved before room is made: parallel downloads each see the others' reservations
           this.reserved += room;
-          this.peak = Math.max(this.peak, this.bytes + this.reserved);
           try {
+            await this.makeRoom(0);
+            this.peak = Math.max(this.peak, this.bytes + this.reserved);
             await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
           } finally {
             this.reserved -= room;
@@ -132,6 +133,34 @@ export class FileCache {
       this.unpin(name);
       throw e;
     }
+    return this.leaseFor(name, path);
+  }
+
+  /**
+   * Pins the object only if it is already cached and verified (no download): a view built over
+   * files fetched earlier keeps only those still on disk. null when it is not (or no longer) here.
+   */
+  async holdIfCached(store: ObjectStore, key: string, spec: FileSpec = {}): Promise<Lease | null> {
+    const name = this.nameFor(store, key, spec);
+    const path = join(this.dir, name);
+    if (!this.entries.has(name)) return null;
+    this.pin(name);
+    try {
+      if (!(await stat(path).catch(() => null))?.isFile() || !(await this.reverify(name, path, spec))) {
+        this.drop(name);
+        this.unpin(name);
+        return null;
+      }
+    } catch (e) {
+      this.unpin(name);
+      throw e;
+    }
+    this.counters.hits++;
+    this.touch(name);
+    return this.leaseFor(name, path);
+  }
+
+  private leaseFor(name: string, path: string): Lease {
     let released = false;
     return {
       path,

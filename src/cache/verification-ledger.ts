@@ -6,10 +6,13 @@
  * atomically, loaded at startup. Also counts hashing work and mismatches for fdl.cache and metrics.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
+
+/** Longer than any file system's timestamp granularity we read from (ext4/xfs: a clock tick; some: 1 s). */
+const RACY_MS = 2000;
 
 export interface FileIdentity {
   size: number;
@@ -67,7 +70,9 @@ export class VerificationLedger {
   async verify(path: string, name: string, expect: { size?: number; sha256?: string }): Promise<void> {
     let st;
     try {
-      st = await stat(path, { bigint: false });
+      // synchronous: a few microseconds, where a thread-pool round trip costs ~20 µs per file and
+      // every statement of a local version re-stats all its files
+      st = statSync(path);
     } catch (e) {
       throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`, (e as Error).message);
     }
@@ -95,6 +100,9 @@ export class VerificationLedger {
     }
     // Changed while being hashed: verified bytes, but not necessarily the bytes on disk now.
     if (!sameIdentity(identity(st), after)) return;
+    // Racily clean (as git's index): a file written within the timestamp granularity of now could be
+    // rewritten again with the same size and mtime; it is hashed again until its mtime is settled.
+    if (Date.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS) return;
     this.entries.set(path, { ...identity(st), sha256: want });
     this.schedulePersist();
   }

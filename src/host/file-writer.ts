@@ -5,13 +5,15 @@
  * DuckDB cannot split partitioned output by size in one COPY, so a partitioned write takes two
  * streaming passes: the source is first spread into staging partitions (keys derived in SQL, not
  * written), then each partition is sorted and written in files of the target size. Both passes
- * stream and spill to disk; nothing holds the whole source in memory.
+ * stream and spill to disk; nothing holds the whole source in memory. The final files are hashed
+ * while DuckDB writes them (hashed-output.ts), for files.json.
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fieldIds, lit, qi, type ColDef } from './coltypes.js';
 import { hiveKey, type PartitionKey } from './layout.js';
+import { HashedOutput, PIPE_PATTERN } from './hashed-output.js';
 
 export interface LayoutKey {
   key: PartitionKey;
@@ -38,6 +40,8 @@ export interface LayoutFile {
   partitionValues?: (string | null)[];
   records: number;
   size: number;
+  /** Hashed while DuckDB wrote it (hashed-output.ts). */
+  sha256: string;
   footer: number;
   stats: Map<string, Map<string, string>>;
 }
@@ -79,20 +83,34 @@ export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promi
 async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, outDir: string, hiveDir: string, partitionValues: (string | null)[] | undefined): Promise<LayoutFile[]> {
   const list = w.cols.map((c) => qi(c.name)).join(', ');
   const order = w.sortBy.length ? ` ORDER BY ${w.sortBy.map((c) => qi(c.name)).join(', ')}` : '';
-  const r = await conn.runAndReadAll(`COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(outDir)} ` +
-    `(FORMAT parquet, FIELD_IDS ${fieldIds(w.cols)}, FILE_SIZE_BYTES ${w.targetFileSize}, FILENAME_PATTERN 'data_{uuid}', RETURN_STATS)`);
+  // DuckDB writes into pipes; the real files are written (and hashed) from them in outDir.
+  const pipes = await HashedOutput.open(`${outDir}/.pipes`, outDir);
+  let rows: StatsRow[];
+  try {
+    const r = await conn.runAndReadAll(`COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(pipes.pipeDir)} ` +
+      `(FORMAT parquet, FIELD_IDS ${fieldIds(w.cols)}, FILE_SIZE_BYTES ${w.targetFileSize}, FILENAME_PATTERN '${PIPE_PATTERN}', OVERWRITE_OR_IGNORE, RETURN_STATS)`);
+    rows = r.getRowObjectsJson() as unknown as StatsRow[];
+  } catch (e) {
+    await pipes.abandon();
+    // never leave a named pipe behind: anything that later opened it to read would wait forever
+    await rm(pipes.pipeDir, { recursive: true, force: true });
+    throw e;
+  }
+  const hashed = await pipes.finish(rows.map((st) => String(st.filename))).finally(() => rm(pipes.pipeDir, { recursive: true, force: true }));
   const out: LayoutFile[] = [];
-  for (const st of r.getRowObjectsJson() as unknown as StatsRow[]) {
+  for (const st of rows) {
+    const h = hashed.get(String(st.filename))!;
     // a size-split COPY can end with an empty file: it holds nothing a reader needs
     if (Number(st.count) === 0) {
-      await rm(String(st.filename), { force: true });
+      await rm(h.file, { force: true });
       continue;
     }
+    if (h.size !== Number(st.file_size_bytes)) throw new Error(`DuckDB reports ${st.file_size_bytes} bytes for ${h.file}, ${h.size} arrived`);
     const stats = new Map<string, Map<string, string>>();
     for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
     out.push({
-      file: String(st.filename), hiveDir, partitionValues, records: Number(st.count),
-      size: Number(st.file_size_bytes), footer: Number(st.footer_size_bytes), stats,
+      file: h.file, hiveDir, partitionValues, records: Number(st.count),
+      size: h.size, sha256: h.sha256, footer: Number(st.footer_size_bytes), stats,
     });
   }
   return out;

@@ -13,7 +13,7 @@ import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js
 import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
 import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
-import { hashFile, hashStored, readSettings, readStore } from './repo.js';
+import { hashStored, readSettings, readStore } from './repo.js';
 import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
@@ -202,8 +202,8 @@ export async function importData(location: string, opts: ImportOptions): Promise
         const name = `ducklake-${uuidv7()}.parquet`;
         const rel = `${w.hiveDir}${name}`;
         const key = `${settings.dataDir}${plan.dir}${rel}`;
-        // DuckDB writes the file: it is hashed in one read right after, before it is published.
-        hashes.set(`${plan.dir}${rel}`, (await hashFile(w.file)).sha256);
+        // hashed while DuckDB wrote it (hashed-output.ts), before it is published
+        hashes.set(`${plan.dir}${rel}`, w.sha256);
         plan.files.push({ name: rel, records: w.records, size: w.size, footer: w.footer, stats: w.stats, partitionValues: w.partitionValues });
         records += w.records;
         if (target instanceof LocalTarget) {

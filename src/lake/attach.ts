@@ -10,6 +10,7 @@ import type { LakeCatalog, LakeTable } from './model.js';
 import { filesToProbe, probeShapes } from './probe.js';
 import { lit, qi, rows, str } from './sql.js';
 import { tableSql } from './tablesql.js';
+import { countingTableSql } from './count-only.js';
 import { createViews } from './views.js';
 
 export interface AttachOptions {
@@ -78,9 +79,12 @@ export async function materializeTable(
   targetDb: string,
   locate: (rel: string) => string,
   only?: ReadonlySet<number>,
+  /** Rows counted from the catalog instead of read (countingTableSql): for one counting statement. */
+  counted?: number,
 ): Promise<void> {
   const ctx = await tableContext(conn, catalog, [table], locate, only);
-  await createTableView(conn, targetDb, table, tableSql(table, ctx, only), true);
+  const sql = counted === undefined ? tableSql(table, ctx, only) : countingTableSql(table, ctx, only ?? new Set(), counted);
+  await createTableView(conn, targetDb, table, sql, true);
 }
 
 /** Footer shapes and decoded deletion vectors the table SQL needs for `tables`. */

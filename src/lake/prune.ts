@@ -15,7 +15,7 @@
  * missing, a type outside the allowlist) is projected through an expression DuckDB knows nothing
  * about, so no filter on it prunes anything.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import type { ColumnStats, DataFile, LakeCatalog, LakeTable } from './model.js';
 import { lit, qi, rows, str } from './sql.js';
 import { type ColNode, sqlType } from './types.js';
@@ -105,6 +105,12 @@ function opaqueViewSql(db: string, table: LakeTable): string {
   return `SELECT ${exprs.join(', ')} FROM ${qi(db)}.${FILES_SCHEMA}.${qi(`t${table.tableId}_all`)}`;
 }
 
+/** A parameter value bound to the statement being judged. */
+export interface BoundValue {
+  value: DuckDBValue | null;
+  type?: DuckDBType;
+}
+
 /** Data file ids a statement needs, per table id; a table absent from the map is not read at all. */
 export type Survivors = Map<number, Set<number>>;
 
@@ -173,15 +179,27 @@ export class PruneIndex {
    * it switches to the pruning database for the EXPLAIN). null when DuckDB cannot plan the
    * statement there (parameters, a name outside the version…): the caller must then assume every file.
    */
-  async survivors(conn: DuckDBConnection, sql: string, searchPath: readonly string[] = ['main']): Promise<Survivors | null> {
+  async survivors(conn: DuckDBConnection, sql: string, searchPath: readonly string[] = ['main'], params: readonly BoundValue[] = []): Promise<Survivors | null> {
     let plan: string;
     const path = searchPath.length ? searchPath : ['main'];
     try {
       await conn.run(`USE ${qi(this.dbName)}.${qi(path[0]!)}`);
       // names resolve as on the session's search path, but among the statistics views
       await conn.run(`SET search_path = ${lit(path.map((s) => `${qi(this.dbName)}.${qi(s)}`).join(','))}`);
-      const [r] = await rows(conn, `EXPLAIN (FORMAT JSON) ${sql}`);
-      plan = str(r?.explain_value);
+      if (params.length === 0) {
+        const [r] = await rows(conn, `EXPLAIN (FORMAT JSON) ${sql}`);
+        plan = str(r?.explain_value);
+      } else {
+        // bound values are constants to the optimizer: a parameterised statement prunes like its literal form
+        const p = await conn.prepare(`EXPLAIN (FORMAT JSON) ${sql}`);
+        try {
+          params.forEach((v, i) => (v.value === null ? p.bindNull(i + 1) : p.bindValue(i + 1, v.value, v.type)));
+          const r = (await p.runAndReadAll()).getRowObjects()[0];
+          plan = str(r?.explain_value);
+        } finally {
+          p.destroySync();
+        }
+      }
     } catch {
       return null;
     }

@@ -102,6 +102,11 @@ export interface VerifiedVersion {
    * files hashed unless the verification ledger knows them unchanged. Throws XX001 naming the file.
    */
   ensureFiles(files: DataFile[], onProgress?: (p: DownloadProgress) => void): Promise<Lease>;
+  /**
+   * Remote files: pins those already in the file cache (no download) and names the others
+   * (paths as given). Local files are always present.
+   */
+  holdCached(files: DataFile[]): Promise<{ lease: Lease; missing: Set<string> }>;
   /** Local repositories: proves the catalog in place is still the verified one (a stat; hashed again if changed). */
   recheckCatalog(): Promise<void>;
   /** Releases the pin on the catalog file (and files ensured through this handle). */
@@ -557,6 +562,24 @@ export class Repository {
         }
         let done = false;
         return { path: '', release: () => (done ? undefined : ((done = true), release())) };
+      },
+      async holdCached(files: DataFile[]): Promise<{ lease: Lease; missing: Set<string> }> {
+        const got: Lease[] = [];
+        const missing = new Set<string>();
+        const cache = repo.store.localPath ? null : repo.remoteCache();
+        try {
+          for (const f of files) {
+            if (!cache) continue;
+            const held = await cache.holdIfCached(repo.store, dataKey(f.path), repo.expectation(id, f, index));
+            if (held) got.push(held);
+            else missing.add(f.path);
+          }
+        } catch (e) {
+          got.forEach((l) => l.release());
+          throw e;
+        }
+        let done = false;
+        return { lease: { path: '', release: () => (done ? undefined : ((done = true), got.forEach((l) => l.release()))) }, missing };
       },
       async recheckCatalog(): Promise<void> {
         if (repo.store.localPath) await repo.verifyLocal(catalogFile, id, catalog.path, catalog.sha256, catalog.size);

@@ -19,7 +19,7 @@ import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
-import type { VersionLease, VersionSource } from '../versions/lease.js';
+import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionSource } from '../versions/lease.js';
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
 import type { SessionSettings } from './settings.js';
 
@@ -59,9 +59,16 @@ export interface PreparedStmt {
   columnOids: (number | undefined)[];
   /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
   leases: VersionLease[];
+  /** Remote versions' files the statement reads, pinned while it exists (versions/lease.ts). */
+  holds?: StatementHold[];
+  /**
+   * A parameterised statement over remote versions: files are chosen with the bound values and
+   * DuckDB prepares it again over them at each execution (fetchForValues).
+   */
+  fetchOnBind?: { sql: string; reads: TableReads; prepare: () => Promise<DuckDBPreparedStatement> };
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
-  /** The SQL DuckDB prepared, when its result may be cached (see replayCached); else null. */
+  /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
   cacheableSql: string | null;
   /** The statement's one analysis (sql/analysis.ts), for queries. */
   analysis?: Analysis;
@@ -84,10 +91,16 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     const analysis = await analyze(ctx.conn, sql);
-    await admitFor(ctx, analysis, base.leases, sql);
+    const reads = await admitFor(ctx, analysis, base.leases);
+    // Parameters: which files the statement needs is known only with their values (fetchForValues).
+    let params = 0;
+    replaceParams(sql, () => (params++, undefined));
+    if (params > 0 && reads.length) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
+    else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
+    let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
     const unknown = new Set(undeterminedParams(duck));
     const inferred = duck.parameterCount > declaredTypes.filter((t) => t !== 0).length && source.length <= PG_GRAMMAR_MAX_CHARS
@@ -105,14 +118,19 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       const count = duck.parameterCount;
       duck.destroySync();
       const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined);
-      duck = await prepareTyped(ctx, sql, typeOf, Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0)));
+      const typedAs = Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0));
+      duck = await prepareTyped(ctx, sql, typeOf, typedAs);
+      reprepare = () => prepareTyped(ctx, sql, typeOf, typedAs);
     }
+    if (base.fetchOnBind) base.fetchOnBind.prepare = reprepare;
     if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
       const type = StatementType[duck.statementType] ?? String(duck.statementType);
       duck.destroySync();
       throw refusal(type);
     }
     base.duck = duck;
+    // bound to the files pinned for it: other statements may change the views again
+    for (const h of base.holds ?? []) h.bound();
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
@@ -142,12 +160,14 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
         format: 0,
       });
     }
-    const pgNames = source.length > PG_GRAMMAR_MAX_CHARS ? null : postgresColumnNames(stmt.kind === 'copyOut' ? stmt.query : stmt.sql, base.fields.map((f) => f.name));
+    // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
+    const named = rewrite.sql === source ? analysis : await analyze(ctx.conn, source).catch(() => undefined);
+    const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
     if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
-      // The client's text (parsed once for names and sources); pinned "NAME@REF" relations have no sources.
-      const sources = await columnSources(ctx.conn, stmt.sql, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
+      // Pinned "NAME@REF" relations (another catalog) have no sources.
+      const sources = await columnSources(ctx.conn, analysis.sources, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
       sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
     }
     // Candidates for the result cache: plain queries over the session's own version — not the
@@ -202,11 +222,15 @@ async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leases: Ver
   return replaceQuotedIdentifiers(sql, (name) => map.get(name));
 }
 
+/** Tables of remote versions a statement reads, per version (one lease per attached database). */
+type TableReads = { lease: VersionLease; tables: { schema: string; name: string }[] }[];
+
 /**
  * Admission (sql/containment.ts): every function, table function and relation of the statement
- * must be allowed for this session. Tables of a remote version it reads are fetched before it runs.
+ * must be allowed for this session. Returns the tables of remote versions it reads (their files
+ * are fetched before it is bound: fetchTables).
  */
-async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: VersionLease[], sql: string): Promise<void> {
+async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: VersionLease[]): Promise<TableReads> {
   const own = ctx.lease;
   if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
   const all = [own, ...leases];
@@ -223,15 +247,43 @@ async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: Versio
     definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
   };
   const read: ResolvedRelation[] = admit(analysis, admission);
-  for (const lease of all) {
+  // versions in name order, so two statements never wait for each other's views
+  const out: TableReads = [];
+  for (const [db, lease] of [...byDb].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!lease.hasPendingTables()) continue;
-    const db = lease.dbName.toLowerCase();
-    const wanted = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
-    // Files are pruned by the statement's filters when it reads this version alone.
-    const statement = lease === own && leases.length === 0
-      ? { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (message: string) => ctx.notice(message) }
-      : undefined;
-    if (wanted.length) await lease.ensureTables(wanted, statement);
+    const tables = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
+    if (tables.length) out.push({ lease, tables });
+  }
+  return out;
+}
+
+/** Fetch and pin the files `statement` needs, each version's pruned by its filters on that version's tables. */
+async function fetchTables(ctx: PlanningContext, reads: TableReads, statement: StatementFiles): Promise<StatementHold[]> {
+  const holds: StatementHold[] = [];
+  try {
+    for (const r of reads) holds.push(await r.lease.ensureTables(r.tables, statement));
+  } catch (e) {
+    for (const h of holds) h.release();
+    throw e;
+  }
+  return holds;
+}
+
+/**
+ * Before a parameterised statement over remote versions runs: fetch the files its bound values
+ * can reach and prepare it again over them (DuckDB binds a view's files when it prepares).
+ */
+export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, params: readonly BoundParam[]): Promise<void> {
+  const f = s.fetchOnBind;
+  if (!f) return;
+  for (const h of s.holds ?? []) h.release();
+  s.holds = await fetchTables(ctx, f.reads, { sql: f.sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m), params });
+  try {
+    const duck = await f.prepare();
+    s.duck?.destroySync();
+    s.duck = duck;
+  } finally {
+    for (const h of s.holds) h.bound();
   }
 }
 
@@ -269,6 +321,8 @@ export function disposeStatement(s: PreparedStmt): void {
 }
 
 export function releaseAll(s: PreparedStmt): void {
+  for (const h of s.holds ?? []) h.release();
+  s.holds = [];
   for (const l of s.leases) l.release();
   s.leases = [];
 }

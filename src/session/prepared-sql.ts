@@ -10,6 +10,7 @@ import type { Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
 import { pgFieldFor } from '../sql/compat/oids.js';
 import { innerQuery, type QueryStatement } from './cursors.js';
+import { disposeStatement, type PreparedStmt } from './planner.js';
 
 /** What the interpreter reads of a prepared statement: how many parameters it takes. */
 export interface NamedStatement {
@@ -64,7 +65,24 @@ export async function declaredTypeOids(conn: DuckDBConnection, types: readonly s
   }
 }
 
-/** EXECUTE's arguments as one query (admitted like any other), each cast to text for the parameters. */
+/**
+ * EXECUTE's arguments as PostgreSQL-style text parameters: one SELECT of them, planned by `prepare`
+ * (the session's one pipeline: analysis and admission like any statement) and run at once.
+ */
+export async function evaluateArguments(args: readonly string[], prepare: (text: string) => Promise<PreparedStmt>): Promise<(Buffer | null)[]> {
+  if (args.length === 0) return [];
+  const prepared = await prepare(argumentsQuery(args));
+  try {
+    const reader = await prepared.duck!.runAndReadAll();
+    return argumentValues(args, reader.getRows()[0] ?? []);
+  } catch (e) {
+    throw fromDuckDB(e);
+  } finally {
+    disposeStatement(prepared);
+  }
+}
+
+/** EXECUTE's arguments as one query, each cast to text for the parameters. */
 export function argumentsQuery(args: readonly string[]): string {
   return `SELECT ${args.map((a) => `CAST((${a}) AS VARCHAR)`).join(', ')}`;
 }

@@ -14,7 +14,7 @@ export class SessionVersion {
   readonly follower: RefFollower;
 
   constructor(
-    private readonly conn: DuckDBConnection,
+    conn: DuckDBConnection,
     private readonly versions: VersionSource,
     private readonly repo: string,
     user: string,

@@ -2,7 +2,7 @@
  * A session's prepared statements by text. Statements repeat (dashboards, pgbench, and drivers that
  * send every parameterized query as an unnamed Parse): the DuckDB prepared statement is kept by text
  * and declared parameter types, so an unnamed statement costs what a named one does. Only statements
- * that read the session's own version are kept, and the cache is emptied whenever the session moves
+ * that read the session's own version (and pin no remote files) are kept, and the cache is emptied whenever the session moves
  * to another version (the caller's job: clear).
  */
 import { LRUCache } from 'lru-cache';
@@ -50,7 +50,9 @@ export class StatementCache {
  * "NAME@REF" versions, and no fdl.* system view (their rows are the session's state at planning).
  */
 export function isKeepable(prepared: PreparedStmt): boolean {
-  return prepared.duck !== null && prepared.leases.length === 0 && !/\bfdl\s*\./i.test(prepared.sql);
+  // a statement over a remote version's files is planned afresh each time: its pins end with it
+  const holdsFiles = !!prepared.holds?.length || !!prepared.fetchOnBind;
+  return prepared.duck !== null && prepared.leases.length === 0 && !holdsFiles && !/\bfdl\s*\./i.test(prepared.sql);
 }
 
 /** The cache's key: the statement's text and the parameter types its Parse declared. */

@@ -18,6 +18,8 @@ export class StatementClock {
   /** The temp directory's ceiling, when passing it stopped the running statement. */
   private tempCeiling: string | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When the running statement started (performance.now()). */
+  private startedAt = 0;
 
   constructor(
     /** Stops what DuckDB runs on the session's connection now. */
@@ -48,9 +50,12 @@ export class StatementClock {
     this.interrupt();
   }
 
-  /** The engine's temp directory passed `limit`: stop what runs now (53100). */
-  stopForTempCeiling(limit: string): void {
-    if (!this.running) return;
+  /**
+   * The engine's temp directory passed `limit`: stop what runs now (53100) if it started before
+   * `startedBefore` (performance.now(); a statement younger than that has written little yet).
+   */
+  stopForTempCeiling(limit: string, startedBefore = Infinity): void {
+    if (!this.running || this.startedAt > startedBefore) return;
     this.tempCeiling = limit;
     this.interrupt();
   }
@@ -65,6 +70,7 @@ export class StatementClock {
   start(): void {
     if (this.aborted) throw DISCONNECTED;
     this.running = true;
+    this.startedAt = performance.now();
     const timeoutMs = this.timeoutMs();
     if (timeoutMs > 0) {
       this.timer = setTimeout(() => {

@@ -6,10 +6,11 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError } from '../errors.js';
-import type { Statement } from '../sql/classify.js';
+import { classify, type Statement } from '../sql/classify.js';
+import { statementCeilingExceeded } from '../sql/split.js';
 import type { SystemTable } from '../sql/system-views.js';
-import type { VersionLease, VersionSource } from '../versions/lease.js';
-import { disposeStatement, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
+import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
+import { disposeStatement, fetchForValues, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import type { StatementClock } from './statement-clock.js';
@@ -45,6 +46,18 @@ export class StatementPreparer {
   readonly cache = new StatementCache();
 
   constructor(private readonly host: PreparerHost) {}
+
+  /**
+   * One statement's text (a simple-Query part, or a Parse): the size and nesting ceilings, what kind
+   * of statement it is, whether a failed block admits it, then the cache or planning.
+   */
+  async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+    const over = statementCeilingExceeded(text);
+    if (over) throw new SqlError(over.sqlstate, over.message);
+    const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
+    this.host.tx.admits(isExitFromFailed(stmt));
+    return this.prepareCached(text, stmt, declaredTypes);
+  }
 
   /** A statement from the cache, or planned now and offered to it. */
   async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
@@ -95,6 +108,11 @@ export class StatementPreparer {
       if (timing) clock.stop();
     }
     return base;
+  }
+
+  /** Before a run: a parameterised statement over remote versions fetches the files its values reach (planner.ts). */
+  fetchForValues(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<void> {
+    return fetchForValues(this.planning(), prepared, values);
   }
 
   private planning(): PlanningContext {

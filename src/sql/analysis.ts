@@ -2,14 +2,19 @@
  * One analysis per statement text. DuckDB parses the statement once (json_serialize_sql: parse only,
  * nothing bound, nothing run) and one walk of that tree yields everything the gateway decides from it:
  * the statement's kind, every function call (scalar, aggregate, window, macro), every table function,
- * every relation it names (CTE references removed, by scope), and what makes a result unrepeatable.
- * Admission (containment.ts), fetching a remote version's tables and the result cache
- * (determinism.ts) all read this one value. It depends only on the text, so it is memoized by text.
+ * every relation it names (CTE references removed, by scope), what makes a result unrepeatable, and
+ * from the top-level select list the result columns' PostgreSQL names (column-names.ts) and the
+ * table columns they come from (column-sources.ts). Admission (containment.ts), fetching a remote
+ * version's tables, the result cache (determinism.ts) and RowDescription all read this one value;
+ * PostgreSQL's own grammar runs only for the rewrite (rewrite.ts). It depends only on the text, so it
+ * is memoized by text.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
+import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
+import { sourceShape, type SourceShape } from './column-sources.js';
 
 export interface RelationRef {
   catalog: string;
@@ -36,6 +41,10 @@ export interface Analysis {
   readonly unknown: readonly string[];
   /** USING SAMPLE / TABLESAMPLE, or a SQL value keyword reading the clock or session. */
   readonly volatile: boolean;
+  /** Queries: PostgreSQL's name per select-list item (column-names.ts); undefined for EXPLAIN. */
+  readonly columnNames?: readonly FiguredName[];
+  /** Queries: what the select list reads from plain tables (column-sources.ts); undefined when nothing certain. */
+  readonly sources?: SourceShape;
 }
 
 /** The FROM-item types a query may use; any other is refused rather than guessed about. */
@@ -85,7 +94,10 @@ async function analyzeUncached(conn: DuckDBConnection, sql: string): Promise<Ana
     throw new SqlError(SQLSTATE.syntaxError, tree.error_message ?? 'syntax error');
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
-  return { kind: head ? 'explain' : 'query', ...walk(tree.statements[0]) };
+  const statement = tree.statements[0] as Node;
+  if (head) return { kind: 'explain', ...walk(statement) };
+  const node = statement.node as Node | undefined;
+  return { kind: 'query', ...walk(statement), columnNames: figureColumnNames(node, new StatementText(inner)), sources: sourceShape(node) };
 }
 
 interface Serialized {

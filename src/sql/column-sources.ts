@@ -5,12 +5,11 @@
  * the values agree with pg_class.oid and pg_attribute.attnum of the catalog emulation (both are
  * DuckDB's own object id and column index).
  *
- * The statement's shape comes from PostgreSQL's grammar (one parse per text, remembered); the
+ * The statement's shape comes from its one DuckDB parse (sql/analysis.ts calls sourceShape); the
  * relations' columns from DuckDB's catalog, remembered per version database (versions never change).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
-import { parsePg, type PgTree } from './pg-parse.js';
 
 export interface ColumnSource {
   tableOid: number;
@@ -19,71 +18,61 @@ export interface ColumnSource {
 
 type Node = Record<string, any>;
 
-interface Relation {
+export interface SourceRelation {
   schema: string | null;
   name: string;
   /** The name columns are qualified by (alias, else the table name). */
   ref: string;
 }
 
-type Target = { kind: 'column'; qualifier: string | null; column: string } | { kind: 'star'; qualifier: string | null } | { kind: 'other' };
+export type SourceTarget = { kind: 'column'; qualifier: string | null; column: string } | { kind: 'star'; qualifier: string | null } | { kind: 'other' };
 
-interface Shape {
-  relations: Relation[];
+/** What a top-level SELECT reads and returns, as far as table columns go. */
+export interface SourceShape {
+  relations: SourceRelation[];
   /** FROM has items other than plain tables (subqueries, functions, CTEs, USING/NATURAL joins). */
   opaque: boolean;
-  targets: Target[];
+  targets: SourceTarget[];
 }
 
-/** Only SELECTs that read something can have table columns. */
-const MAY_HAVE_SOURCES = /\bfrom\b/i;
-const shapes = new LRUCache<string, { shape: Shape | null }>({ max: 512 });
-
-function shapeOf(sql: string): Shape | null {
-  const hit = shapes.get(sql);
-  if (hit) return hit.shape;
-  const tree = parsePg(sql);
-  const shape = tree ? parseShape(tree) : null;
-  shapes.set(sql, { shape });
-  return shape;
-}
-
-function sval(n: Node | undefined): string | null {
-  return typeof n?.String?.sval === 'string' ? n.String.sval : null;
-}
-
-function parseShape(tree: PgTree): Shape | null {
-  if (tree.stmts?.length !== 1) return null;
-  const select = tree.stmts[0]!.stmt?.SelectStmt as Node | undefined;
-  if (!select || (select.op && select.op !== 'SETOP_NONE') || !select.targetList) return null;
-  const ctes = new Set<string>(((select.withClause?.ctes ?? []) as Node[]).map((c) => String(c.CommonTableExpr?.ctename)));
-  const relations: Relation[] = [];
+/**
+ * The shape of a query node (DuckDB's parse tree), or undefined when it cannot have sources
+ * certainly: a set operation, no plain table in FROM, a star that renames or drops columns.
+ */
+export function sourceShape(node: Node | undefined): SourceShape | undefined {
+  if (node?.type !== 'SELECT_NODE' || !Array.isArray(node.select_list)) return undefined;
+  const ctes = new Set<string>(((node.cte_map?.map ?? []) as Node[]).map((e) => String(e.key).toLowerCase()));
+  const relations: SourceRelation[] = [];
   let opaque = false;
-  const from = (n: Node): void => {
-    if (n.RangeVar) {
-      const rv = n.RangeVar as Node;
-      if (rv.catalogname || (!rv.schemaname && ctes.has(rv.relname))) opaque = true;
-      else relations.push({ schema: rv.schemaname ?? null, name: rv.relname, ref: rv.alias?.aliasname ?? rv.relname });
-    } else if (n.JoinExpr) {
-      const j = n.JoinExpr as Node;
-      if (j.usingClause || j.isNatural) opaque = true;
-      from(j.larg);
-      from(j.rarg);
-    } else opaque = true;
+  const from = (n: Node | undefined): void => {
+    if (n?.type === 'BASE_TABLE') {
+      const schema = typeof n.schema_name === 'string' && n.schema_name !== '' ? n.schema_name : null;
+      const name = String(n.table_name ?? '');
+      const hasAliasColumns = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
+      // Another catalog (a pinned version), a CTE or renamed columns: not looked into.
+      if ((n.catalog_name ?? '') !== '' || (!schema && ctes.has(name.toLowerCase())) || hasAliasColumns || n.at_clause) opaque = true;
+      else relations.push({ schema, name, ref: typeof n.alias === 'string' && n.alias !== '' ? n.alias : name });
+    } else if (n?.type === 'JOIN') {
+      if ((n.ref_type !== 'REGULAR' && n.ref_type !== 'CROSS') || (Array.isArray(n.using_columns) && n.using_columns.length > 0)) opaque = true;
+      from(n.left as Node);
+      from(n.right as Node);
+    } else if (n?.type !== 'EMPTY') opaque = true;
   };
-  for (const n of (select.fromClause ?? []) as Node[]) from(n);
-  if (relations.length === 0) return null;
-  const targets: Target[] = (select.targetList as Node[]).map((t) => {
-    const val = t.ResTarget?.val as Node | undefined;
-    const fields = val?.ColumnRef?.fields as Node[] | undefined;
-    if (!fields) return { kind: 'other' };
-    const last = fields[fields.length - 1]!;
-    const qualifier = fields.length >= 2 ? sval(fields[fields.length - 2]) : null;
-    if ('A_Star' in last) return { kind: 'star', qualifier };
-    const column = sval(last);
-    // schema.table.column: the table part qualifies it.
-    return column === null || fields.length > 3 ? { kind: 'other' } : { kind: 'column', qualifier, column };
-  });
+  from(node.from_table as Node | undefined);
+  if (relations.length === 0) return undefined;
+  const targets: SourceTarget[] = [];
+  for (const item of node.select_list as Node[]) {
+    if (item.class === 'STAR') {
+      const plain = !item.columns && !item.expr && !(item.exclude_list?.length > 0) && !(item.replace_list?.length > 0) && !(item.rename_list?.length > 0);
+      if (!plain) return undefined;
+      targets.push({ kind: 'star', qualifier: typeof item.relation_name === 'string' && item.relation_name !== '' ? item.relation_name : null });
+    } else if (item.class === 'COLUMN_REF') {
+      const names = item.column_names as string[];
+      // schema.table.column: the table part qualifies it; catalog.schema.table.column is not followed.
+      if (!Array.isArray(names) || names.length === 0 || names.length > 3) targets.push({ kind: 'other' });
+      else targets.push({ kind: 'column', qualifier: names.length >= 2 ? names[names.length - 2]! : null, column: names[names.length - 1]! });
+    } else targets.push({ kind: 'other' });
+  }
   return { relations, opaque, targets };
 }
 
@@ -119,15 +108,13 @@ async function tableColumns(conn: DuckDBConnection, db: string, schema: string, 
  */
 export async function columnSources(
   conn: DuckDBConnection,
-  sql: string,
+  shape: SourceShape | undefined,
   db: string,
   searchSchemas: readonly string[],
   columnCount: number,
 ): Promise<(ColumnSource | null)[] | null> {
-  if (!MAY_HAVE_SOURCES.test(sql)) return null;
-  const shape = shapeOf(sql);
   if (!shape) return null;
-  const resolved: { rel: Relation; table: TableColumns }[] = [];
+  const resolved: { rel: SourceRelation; table: TableColumns }[] = [];
   for (const rel of shape.relations) {
     let table: TableColumns | null = null;
     for (const schema of rel.schema ? [rel.schema] : searchSchemas) {

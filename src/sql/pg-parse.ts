@@ -1,7 +1,7 @@
 /**
- * PostgreSQL's grammar (pgsql-parser, WASM) over a statement text, parsed once per text: the
- * rewriter, the result-name rule and the column-source rule all read the same memoized tree, so a
- * statement costs one parse however many of them look at it. Trees are shared: callers never mutate.
+ * PostgreSQL's grammar (pgsql-parser, WASM) over a statement text, parsed once per text, for the
+ * rewriter only (rewrite.ts runs it when its pre-check finds something catalog-ish): result names and
+ * column sources come from the DuckDB analysis (analysis.ts). Trees are shared: callers never mutate.
  */
 import { LRUCache } from 'lru-cache';
 import { loadModule, parseSync } from 'pgsql-parser';
@@ -14,10 +14,18 @@ const memo = new LRUCache<string, { tree: PgTree | null }>({ max: 512 });
 /** Huge generated statements are parsed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
 
+let parses = 0;
+
+/** For tests and benches: how many texts the grammar has parsed (memo hits not counted). */
+export function pgParses(): number {
+  return parses;
+}
+
 /** The parse tree, or null when the text is not PostgreSQL (DuckDB-only syntax). */
 export function parsePg(sql: string): PgTree | null {
   const hit = memo.get(sql);
   if (hit) return hit.tree;
+  parses++;
   let tree: PgTree | null;
   try {
     tree = parseSync(sql) as PgTree;

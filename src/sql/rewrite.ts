@@ -7,6 +7,7 @@
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
 import { parsePg } from './pg-parse.js';
+import { mapSegments } from './split.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
@@ -44,8 +45,19 @@ export function rewriteForDuckDB(sql: string): string {
   return rewriteForDuckDBDetailed(sql).sql;
 }
 
+/**
+ * What the pre-check reads: the statement without comments and without the contents of string
+ * literals (other than PostgreSQL array text, which the rewrite translates), so a catalog name
+ * inside a literal or a comment does not send a statement to the PostgreSQL grammar.
+ */
+function precheckText(sql: string): string {
+  if (!/['$]|--|\/\*/.test(sql)) return sql;
+  return mapSegments(sql, (kind, text) =>
+    kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text);
+}
+
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
-  if (!CATALOGISH.test(sql)) return { sql, rewritten: false };
+  if (!CATALOGISH.test(precheckText(sql))) return { sql, rewritten: false };
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };

@@ -6,9 +6,10 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { SqlError } from '../errors.js';
-import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import { DEFAULT_LIMITS, checkKey, ioError, mismatch, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
 import { isConnectionError, TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
+import { RANGED_MIN_BYTES, writeVerifiedRanged, type RangeSource } from './ranged-write.js';
 
 export interface S3StoreOptions {
   endpoint?: string;
@@ -131,7 +132,20 @@ export class S3Store implements ObjectStore {
 
   async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
     const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
+    // large objects in parallel byte ranges (the store must honour Range; else one stream, as below)
+    let ranged = options.expectedSize !== undefined && options.expectedSize >= RANGED_MIN_BYTES;
     await withRetry(`download ${this.location}${key}`, this.limits, retryable, async () => {
+      if (ranged) {
+        try {
+          await writeVerifiedRanged(options.expectedSize!, (start, end) => this.range(key, start, end, options.expectedSize!), dest, {
+            ...options, key, location: this.location, idleMs: this.limits.timeoutMs,
+          });
+          return;
+        } catch (e) {
+          if (!(e instanceof RangeUnsupported)) throw e;
+          ranged = false;
+        }
+      }
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
       let res;
@@ -151,4 +165,33 @@ export class S3Store implements ObjectStore {
       });
     });
   }
+
+  /** One byte range [start, end] of an object that must be `size` bytes long. */
+  private async range(key: string, start: number, end: number, size: number): Promise<RangeSource> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
+    let res;
+    try {
+      res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), Range: `bytes=${start}-${end}` }), { abortSignal: ctl.signal });
+    } catch (e) {
+      if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+    const body = res.Body as Readable;
+    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.ContentRange ?? '');
+    if (!m || Number(m[1]) !== start || Number(m[2]) !== end) {
+      body.destroy();
+      throw new RangeUnsupported();
+    }
+    if (m[3] !== '*' && Number(m[3]) !== size) {
+      body.destroy();
+      throw mismatch('size', key, this.location, `expected ${size} bytes, the store holds ${m[3]}`);
+    }
+    return { body, abort: () => body.destroy(new TransientError('transfer stalled')) };
+  }
 }
+
+/** The store answered a range request with something else (the whole object): download it in one stream. */
+class RangeUnsupported extends Error {}

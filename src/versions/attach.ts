@@ -6,8 +6,9 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
-import type { StatementFiles, VersionLease } from './lease.js';
+import { attachCatalog, countedFiles, countOnlyTable, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
+import type { StatementFiles, StatementHold, VersionLease } from './lease.js';
+import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
@@ -20,14 +21,12 @@ export interface AttachedVersion
   readonly dataset: unknown;
 }
 
-/** Local files are re-checked (stat; re-hashed when changed) at most this often while attached. */
-const LOCAL_RECHECK_MS = 1000;
-
 /**
  * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`.
  * While attached, `revalidate` (called before anything runs against the version) re-checks it once
- * `recheckMs` has passed: an expired.json that appeared refuses it, a local file or catalog changed
- * on disk is re-hashed.
+ * `recheckMs` has passed (an expired.json that appeared refuses it) and, for a local version, before
+ * every statement: each file and the catalog are stat'ed against the verification ledger and
+ * re-hashed only when their identity (size, mtime, ctime, inode) changed.
  */
 export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
@@ -40,20 +39,22 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     // Local files are read in place: every byte is verified before any view can read it.
     const allFiles = catalog.tables.flatMap((t) => t.files);
     let checkedAt = Date.now();
-    let filesCheckedAt = checkedAt;
     let rechecking: Promise<void> | null = null;
     const due = () => Date.now() - checkedAt >= recheckMs;
     const recheck = () =>
       (rechecking ??= (async () => {
         await repo.checkNotExpired(versionId);
-        if (!remote && Date.now() - filesCheckedAt >= LOCAL_RECHECK_MS) {
-          // inlined rows are read from the catalog at query time: it is re-checked like the data files
-          await version.recheckCatalog();
-          (await version.ensureFiles(allFiles)).release();
-          filesCheckedAt = Date.now();
-        }
         checkedAt = Date.now();
       })().finally(() => (rechecking = null)));
+    // A local file rewritten after verification is caught before the next statement reads it: one
+    // stat per file (the ledger answers unchanged ones), shared by statements starting together.
+    let restating: Promise<void> | null = null;
+    const restat = () =>
+      (restating ??= (async () => {
+        // inlined rows are read from the catalog at query time: it is re-checked like the data files
+        await version.recheckCatalog();
+        (await version.ensureFiles(allFiles)).release();
+      })().finally(() => (restating = null)));
     try {
       if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
@@ -62,53 +63,88 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       throw e;
     }
-    // Remote tables: each view reads the files fetched so far, a set that only grows. A statement
-    // needs the files its filters can reach (PruneIndex); files it cannot reach hold no row that
-    // could change its answer, so a view over any superset of the needed files answers it exactly.
+    // Remote tables: a statement needs the files its filters can reach (PruneIndex); files it
+    // cannot reach hold no row that could change its answer, so a view over any superset of the
+    // needed files answers it exactly. A view keeps the files earlier statements fetched while they
+    // stay cached and the statements that read it need no other; otherwise it is rebuilt over the
+    // files the statement needs, so the budget can evict the rest between statements.
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
-    const tableState = new Map<LakeTable, { inView: Set<number>; materialized: boolean; chain: Promise<void> }>();
-    const complete = (t: LakeTable) => {
-      const s = tableState.get(t);
-      return !!s && s.materialized && s.inView.size === t.dataFiles.length;
+    const inView = new Map<LakeTable, Set<number>>();
+    // View changes wait for statements between their fetch and their bind (see StatementHold).
+    const viewLock = new Mutex();
+    const filesOf = (t: LakeTable, ids: ReadonlySet<number>) => {
+      const sizes = new Map(t.files.map((f) => [f.path, f.size]));
+      return t.dataFiles.filter((f) => ids.has(f.id)).flatMap((f) => [
+        { path: f.path, size: Number.isFinite(f.size) ? f.size : undefined },
+        ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
+      ]);
     };
-    const grow = (t: LakeTable, needed: ReadonlySet<number>, progress: (p: DownloadProgress) => void): Promise<void> => {
-      let s = tableState.get(t);
-      if (!s) tableState.set(t, (s = { inView: new Set(), materialized: false, chain: Promise.resolve() }));
-      const state = s;
-      const run = state.chain.then(async () => {
-        const missing = t.dataFiles.filter((f) => needed.has(f.id) && !state.inView.has(f.id));
-        if (missing.length === 0 && state.materialized) return;
-        const sizes = new Map(t.files.map((f) => [f.path, f.size]));
-        const files = missing.flatMap((f) => [
-          { path: f.path, size: Number.isFinite(f.size) ? f.size : undefined },
-          ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
-        ]);
-        if (files.length) pins.push(await version.ensureFiles(files, progress));
-        const next = new Set([...state.inView, ...missing.map((f) => f.id)]);
-        const c = await engine.connect();
-        try {
-          await materializeTable(c, catalog, t, dbName, locate, next);
-        } finally {
-          c.disconnectSync();
-        }
-        state.inView = next;
-        state.materialized = true;
-      });
-      // A failed download leaves the view as it was; the next statement tries again.
-      state.chain = run.catch(() => undefined);
-      return run;
+    const withConnection = async (work: (c: DuckDBConnection) => Promise<void>) => {
+      const c = await engine.connect();
+      try {
+        await work(c);
+      } finally {
+        c.disconnectSync();
+      }
     };
-    const ensureTables = async (wanted: { schema: string; name: string }[], statement?: StatementFiles) => {
-      if (!remote) return;
+    const ensureTables = async (wanted: { schema: string; name: string }[], statement?: StatementFiles): Promise<StatementHold> => {
+      if (!remote) return NO_HOLD;
       // A DuckLake view may read any table: consider them all when one is named.
       const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
-      const tables = (viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name)))
-        .filter((t) => !complete(t));
-      if (tables.length === 0) return;
-      // A statement naming this version's database explicitly is judged unpruned (the judge resolves names in its own database).
-      const judged = statement && prune && !statement.sql.toLowerCase().includes(dbName.toLowerCase()) ? await prune.judge(statement) : null;
-      const progress = progressNotice(statement?.notice);
-      await Promise.all(tables.map((t) => grow(t, judged ? judged.get(t.tableId) ?? new Set() : new Set(t.dataFiles.map((f) => f.id)), progress)));
+      const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
+      if (tables.length === 0) return NO_HOLD;
+      const judged = statement && prune ? await prune.judge(statement, dbName) : null;
+      const needed = new Map(tables.map((t) => [t, judged ? judged.get(t.tableId) ?? new Set<number>() : new Set(t.dataFiles.map((f) => f.id))]));
+      // `count(*) FROM t`: files the catalog counts exactly are neither fetched nor read
+      const counting = statement && prune && !statement.params?.length ? await prune.countOnly(statement, dbName) : null;
+      const counted = counting && needed.has(counting) ? countedFiles(counting, catalog.snapshotId) : [];
+      if (counting && counted.length) {
+        const skip = new Set(counted.map((f) => f.id));
+        needed.set(counting, new Set([...needed.get(counting)!].filter((id) => !skip.has(id))));
+      }
+      const leases: { release(): void }[] = [];
+      let unlock: (() => void) | null = null;
+      const bound = () => {
+        unlock?.();
+        unlock = null;
+      };
+      const release = () => {
+        bound();
+        leases.splice(0).forEach((l) => l.release());
+      };
+      try {
+        // 1. fetch (or find cached) and pin what the statement needs, all tables in one budget check
+        const files = tables.flatMap((t) => filesOf(t, needed.get(t)!));
+        if (files.length) leases.push(await version.ensureFiles(files, progressNotice(statement?.notice)));
+        // 2. each view: kept when it already reads the needed files and its other files are all still
+        //    cached (pinned too: DuckDB binds the statement to the whole view); else rebuilt over
+        //    exactly the needed ones, so a statement never pins files it does not read
+        unlock = await viewLock.lock();
+        for (const t of tables) {
+          const need = needed.get(t)!;
+          const current = inView.get(t);
+          if (t === counting && counted.length) {
+            // a view for this statement alone (bound before the lock is given back); the next one rebuilds
+            await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, counted.reduce((n, f) => n + f.recordCount!, 0)));
+            inView.delete(t);
+            continue;
+          }
+          if (current && [...need].every((id) => current.has(id))) {
+            const { lease, missing } = await version.holdCached(filesOf(t, new Set([...current].filter((id) => !need.has(id)))));
+            if (missing.size === 0) {
+              leases.push(lease);
+              continue;
+            }
+            lease.release();
+          }
+          await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need));
+          inView.set(t, new Set(need));
+        }
+        return { bound, release };
+      } catch (e) {
+        release();
+        throw e;
+      }
     };
     const catalogInfoSql = relationInfoStatement([
       ...catalog.tables.map((t) => ({
@@ -129,9 +165,10 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables,
-      hasPendingTables: () => remote && !catalog.tables.every(complete),
+      hasPendingTables: () => remote,
       revalidate: async () => {
         if (due()) await recheck();
+        if (!remote) await restat();
       },
       async dispose() {
         const c = await engine.connect();
@@ -172,13 +209,27 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
   // A dashboard repeats its statements: the verdict depends only on the text and the search path.
   const verdicts = new LRUCache<string, { s: Survivors | null }>({ max: 512 });
   return {
-    judge(statement: StatementFiles): Promise<Survivors | null> {
-      const key = `${statement.searchSchemas.join('\0')}\n${statement.sql}`;
-      const known = verdicts.get(key);
+    /**
+     * The files `statement` needs. Names of this version's own database (a cross-version statement
+     * names each version's database) are judged among the statistics views; other versions' tables
+     * are left to their own judges.
+     */
+    judge(statement: StatementFiles, dbName: string): Promise<Survivors | null> {
+      const own = dbName.toLowerCase();
+      const sql = replaceQuotedIdentifiers(statement.sql, (name) => (name.toLowerCase() === own ? index.dbName : undefined));
+      const key = `${statement.searchSchemas.join('\0')}\n${sql}`;
+      const params = statement.params ?? [];
+      const known = params.length ? undefined : verdicts.get(key);
       if (known) return Promise.resolve(known.s);
-      const run = turn.then(() => index.survivors(conn, statement.sql, statement.searchSchemas));
+      const run = turn.then(() => index.survivors(conn, sql, statement.searchSchemas, params));
       turn = run.catch(() => undefined);
-      return run.then((s) => (verdicts.set(key, { s }), s));
+      return run.then((s) => (params.length ? s : (verdicts.set(key, { s }), s)));
+    },
+    /** The table a `count(*) FROM t` statement only counts, or null (lake/count-only.ts). */
+    countOnly(statement: StatementFiles, dbName: string): Promise<LakeTable | null> {
+      const run = turn.then(() => countOnlyTable(conn, statement.sql, catalog, statement.searchSchemas, dbName));
+      turn = run.catch(() => undefined);
+      return run;
     },
     async dispose() {
       await turn;
@@ -186,6 +237,27 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
       conn.disconnectSync();
     },
   };
+}
+
+const NO_HOLD: StatementHold = { bound: () => undefined, release: () => undefined };
+
+/** One holder at a time; waiters in arrival order. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Resolves, once the lock is ours, to the function that gives it back (idempotent). */
+  lock(): Promise<() => void> {
+    let open!: () => void;
+    const mine = new Promise<void>((r) => (open = r));
+    const ready = this.tail.then(() => {
+      let done = false;
+      return () => {
+        if (!done) (done = true), open();
+      };
+    });
+    this.tail = this.tail.then(() => mine);
+    return ready;
+  }
 }
 
 /** A NOTICE with files, MB and rate for a fetch that has run longer than 2 s, then every 2 s. */

@@ -2,7 +2,14 @@
  * What sessions get from the version service: a leased, attached version of `repo@ref`, and the
  * rows of the gateway's system views. The wire layer depends on these types, never the reverse.
  */
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+
+/** A parameter value bound to a statement. */
+export interface BoundParam {
+  value: DuckDBValue | null;
+  type?: DuckDBType;
+}
 
 /** Prefix of the DuckDB databases holding a version's frozen DuckLake catalog: never client-visible. */
 export const META_PREFIX = '__fdl_meta_';
@@ -20,11 +27,13 @@ export interface VersionLease {
   /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
   readonly catalogInfoSql: string;
   /**
-   * Make these tables of the version readable (fetching remote files) before a statement runs.
-   * With the statement, a remote version fetches only the files its filters can reach.
+   * Make these tables of the version readable (fetching remote files) before a statement is bound.
+   * With the statement, a remote version fetches only the files its filters can reach. The files
+   * stay pinned until the hold is released (when the statement is disposed); the tables' views
+   * stay as they are until `bound()` (call it once DuckDB has prepared the statement).
    */
-  ensureTables(tables: { schema: string; name: string }[], statement?: StatementFiles): Promise<void>;
-  /** True while some table of a remote version has not been fetched yet. */
+  ensureTables(tables: { schema: string; name: string }[], statement?: StatementFiles): Promise<StatementHold>;
+  /** True when statements must ensure their tables first (remote versions: files are fetched and pinned per statement). */
   hasPendingTables(): boolean;
   /**
    * Re-checks the version once its verdict is a ref TTL old (expired.json appeared? local files or
@@ -39,10 +48,22 @@ export interface VersionLease {
   release(): void;
 }
 
+/**
+ * A statement's claim on a version's files: pinned (never evicted) until `release`. Until
+ * `bound` (or `release`), no other statement changes the views of the version, so what DuckDB
+ * binds is exactly the set of files pinned here.
+ */
+export interface StatementHold {
+  bound(): void;
+  release(): void;
+}
+
 /** The statement a fetch is for: pruning judges it with the session's search path. */
 export interface StatementFiles {
   sql: string;
   searchSchemas: readonly string[];
+  /** Bound parameter values ($1…), as the statement will run with them (null: SQL NULL). */
+  params?: readonly BoundParam[];
   /** Progress of a fetch that takes a while (sent to the client as a NOTICE). */
   notice?: (message: string) => void;
 }

@@ -117,8 +117,8 @@ export class Connection {
   }
 
   /** The engine's temp directory passed its ceiling: stop this session's running statement. */
-  stopForTempCeiling(limit: string): void {
-    this.session?.stopForTempCeiling(limit);
+  stopForTempCeiling(limit: string, startedBefore: number): void {
+    this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
   /** Bytes that arrived before the connection existed (after a PROXY header). */
@@ -404,7 +404,8 @@ export class Connection {
           throw msg.error;
       }
     } catch (e) {
-      s.fail(e instanceof SqlError ? e : fromDuckDB(e));
+      // The session maps DuckDB's errors itself: an interrupt says why (timeout, cancel, temp ceiling).
+      s.fail(e);
       // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
       // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
       // A well-framed but invalid message is such an error too; only broken framing ends the connection.

@@ -9,7 +9,7 @@ import { SqlError } from '../errors.js';
 import * as be from './backend.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
-import { decodeParam, makeRowEncoder } from './types/index.js';
+import { decodeParam, makeRowEncoder, type DecodedParam } from './types/index.js';
 import { Writer } from './writer.js';
 import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
@@ -74,17 +74,21 @@ export class ResultStream {
     }
   }
 
-  /** Bind the portal's parameters, start DuckDB's stream and the row encoder (statement clock running). */
-  async open(portal: Portal): Promise<void> {
+  /**
+   * Bind the portal's parameters, start DuckDB's stream and the row encoder (statement clock running).
+   * `beforeBind` sees the decoded values first (remote files are chosen by them, and the statement
+   * may be prepared again over them).
+   */
+  async open(portal: Portal, beforeBind?: (values: readonly DecodedParam[]) => Promise<void>): Promise<void> {
     const prepared = portal.prepared;
+    const values = portal.params.map((raw, i) => {
+      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
+      return decodeParam(prepared.paramOids[i] ?? 0, format, raw ?? null, { timeZone: this.settings.get('timezone') });
+    });
+    await beforeBind?.(values);
     const duck = prepared.duck!;
     duck.clearBindings();
-    for (let i = 0; i < portal.params.length; i++) {
-      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
-      const { value, type } = decodeParam(prepared.paramOids[i] ?? 0, format, portal.params[i] ?? null, { timeZone: this.settings.get('timezone') });
-      if (value === null) duck.bindNull(i + 1);
-      else duck.bindValue(i + 1, value, type);
-    }
+    values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
     this.clock.start();
     try {
       portal.result = await duck.stream();

@@ -160,9 +160,14 @@ export class WireServer {
     Object.assign(this.full, ctx);
   }
 
-  /** The engine's temp directory passed its ceiling: every statement running now stops with 53100. */
-  stopForTempCeiling(limit: string): void {
-    for (const c of this.connections) c.stopForTempCeiling(limit);
+  /**
+   * The engine's temp directory passed its ceiling: every statement that has run for `graceMs` or
+   * more stops with 53100. Short statements of other sessions (SELECT 1) are spared; a spilling one
+   * is caught at the latest one grace period after it started.
+   */
+  stopForTempCeiling(limit: string, graceMs: number): void {
+    const startedBefore = performance.now() - graceMs;
+    for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
 
   /** The sessions now open (for the status page). */

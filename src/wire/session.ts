@@ -7,9 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { classify, type Statement } from '../sql/classify.js';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { splitStatements, statementCeilingExceeded } from '../sql/split.js';
+import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, newPortal, portalFields, type Portal } from './portal.js';
@@ -26,7 +24,7 @@ import { StatementClock } from '../session/statement-clock.js';
 import { StatementAudit, type AuditSink } from '../session/audit.js';
 import { ResultCachePolicy, type SessionResults } from '../session/result-cache-policy.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor } from '../session/cursors.js';
-import { argumentsQuery, argumentValues, declaredTypeOids, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../session/prepared-sql.js';
+import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../session/prepared-sql.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
 // The contracts the connection (and the composition root) build a session from, in one place.
@@ -47,15 +45,18 @@ export class Session {
   /** Prepared statements and portals by name (wire/protocol-objects.ts). */
   private readonly named = new ProtocolObjects();
   private readonly statements = this.named.statements;
+  private readonly portals = this.named.portals;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
-  private readonly portals = this.named.portals;
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
-  /** statement_timeout, CancelRequest, the client leaving (session/statement-clock.ts). */
+  /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
   private readonly clock: StatementClock;
+  /** DataRows, COPY, caps, result-cache replay and recording (wire/result-stream.ts). */
   private readonly stream: ResultStream;
+  /** Which runs the result cache answers or records (session/result-cache-policy.ts). */
   private readonly cachePolicy: ResultCachePolicy;
+  /** One line per statement (session/audit.ts). */
   private readonly audit: StatementAudit;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
@@ -70,7 +71,7 @@ export class Session {
     readonly user: string,
     private readonly out: SessionOutput,
     limits: SessionLimits,
-    private readonly results: SessionResults | null,
+    results: SessionResults | null,
     audit: AuditSink = () => undefined,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
@@ -127,9 +128,9 @@ export class Session {
     this.clock.cancel();
   }
 
-  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now (53100). */
-  stopForTempCeiling(limit: string): void {
-    this.clock.stopForTempCeiling(limit);
+  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now if it started before `startedBefore` (53100). */
+  stopForTempCeiling(limit: string, startedBefore: number): void {
+    this.clock.stopForTempCeiling(limit, startedBefore);
   }
 
   /**
@@ -150,11 +151,7 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
-        const over = statementCeilingExceeded(text);
-        if (over) throw new SqlError(over.sqlstate, over.message);
-        const stmt = classify(text);
-        this.tx.admits(isExitFromFailed(stmt));
-        const prepared = await this.preparer.prepareCached(text, stmt, []);
+        const prepared = await this.preparer.prepareText(text, []);
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
@@ -190,12 +187,7 @@ export class Session {
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    const text = parts[0] ?? '';
-    const over = statementCeilingExceeded(text);
-    if (over) throw new SqlError(over.sqlstate, over.message);
-    const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
-    this.tx.admits(isExitFromFailed(stmt));
-    return this.preparer.prepareCached(text, stmt, paramTypes);
+    return this.preparer.prepareText(parts[0] ?? '', paramTypes);
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
@@ -335,7 +327,7 @@ export class Session {
     this.stream.interruptOpenPortals(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.versionView.revalidate(portal.prepared.leases);
-    await this.stream.open(portal);
+    await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
   }
 
   /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
@@ -424,7 +416,7 @@ export class Session {
       }
       case 'executeSql': {
         const target = interpretExecute(stmt, this.statements);
-        const params = await this.evaluateArguments(stmt.args);
+        const params = await evaluateArguments(stmt.args, (text) => this.preparer.prepare(text, { kind: 'query', sql: text }, []));
         const run = newPortal(target, params, [0], target.columnTypes.map(() => 0));
         try {
           await this.runPortal(run, 0, describe);
@@ -472,21 +464,6 @@ export class Session {
         return; // handled in runPortal
       case 'query':
         return;
-    }
-  }
-
-  /** EXECUTE's arguments: one admitted SELECT of them, each as PostgreSQL-style text for the parameters. */
-  private async evaluateArguments(args: string[]): Promise<(Buffer | null)[]> {
-    if (args.length === 0) return [];
-    const text = argumentsQuery(args);
-    const prepared = await this.preparer.prepare(text, { kind: 'query', sql: text }, []);
-    try {
-      const reader = await prepared.duck!.runAndReadAll();
-      return argumentValues(args, reader.getRows()[0] ?? []);
-    } catch (e) {
-      throw fromDuckDB(e);
-    } finally {
-      disposeStatement(prepared);
     }
   }
 

@@ -11,14 +11,22 @@ export interface CountingProxy {
   bytesByPath: Map<string, number>;
   /** Total GET body bytes whose path passes `filter`. */
   bytes(filter?: (path: string) => boolean): number;
+  /** GET requests that asked for a byte range (Range header), since the last reset. */
+  rangeRequests(): number;
   reset(): void;
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(target: string, opts: { latencyMs?: number } = {}): Promise<CountingProxy> {
+/**
+ * `latencyMs`: added before each request is forwarded. `bytesPerSecond`: a cap per response (one
+ * connection to a distant store is slower than its total bandwidth; parallel requests add up).
+ */
+export async function startCountingProxy(target: string, opts: { latencyMs?: number; bytesPerSecond?: number } = {}): Promise<CountingProxy> {
   const to = new URL(target);
   const bytesByPath = new Map<string, number>();
+  let ranged = 0;
   const server: Server = createServer((req, res) => {
+    if (req.method === 'GET' && req.headers.range) ranged++;
     const forward = () => {
       const up = request(
         { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
@@ -28,7 +36,30 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
           upRes.on('data', (chunk: Buffer) => {
             if (req.method === 'GET') bytesByPath.set(path, (bytesByPath.get(path) ?? 0) + chunk.length);
           });
-          upRes.pipe(res);
+          if (!opts.bytesPerSecond) {
+            upRes.pipe(res);
+            return;
+          }
+          // relayed by hand (pipe would resume a paused source whenever the client drains)
+          const rate = opts.bytesPerSecond;
+          const started = Date.now();
+          let sent = 0;
+          upRes.on('data', (chunk: Buffer) => {
+            sent += chunk.length;
+            const drained = res.write(chunk);
+            const wait = started + (sent / rate) * 1000 - Date.now();
+            if (wait > 0 || !drained) {
+              upRes.pause();
+              let pending = (wait > 0 ? 1 : 0) + (drained ? 0 : 1);
+              const go = () => {
+                if (--pending === 0) upRes.resume();
+              };
+              if (wait > 0) setTimeout(go, wait);
+              if (!drained) res.once('drain', go);
+            }
+          });
+          upRes.on('end', () => res.end());
+          upRes.on('error', () => res.destroy());
         },
       );
       up.on('error', () => res.destroy());
@@ -43,7 +74,11 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
     url: `http://127.0.0.1:${addr.port}`,
     bytesByPath,
     bytes: (filter = () => true) => [...bytesByPath].reduce((n, [p, b]) => n + (filter(p) ? b : 0), 0),
-    reset: () => bytesByPath.clear(),
+    rangeRequests: () => ranged,
+    reset: () => {
+      bytesByPath.clear();
+      ranged = 0;
+    },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

@@ -22,8 +22,8 @@ export interface RunningGateway {
   stop(): Promise<number | null>;
 }
 
-export async function startGateway(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunningGateway> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+export async function startGateway(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cli?: string } = {}): Promise<RunningGateway> {
+  const proc = spawn(process.execPath, [opts.cli ?? CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });

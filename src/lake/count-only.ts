@@ -1,0 +1,63 @@
+/**
+ * Statements whose answer the catalog already holds: `SELECT count(*)[, count(*)…] FROM table`, no
+ * filter, grouping or limit. Such a statement observes only how many rows the table has, and a
+ * data file that needs no row filter (no deletes, no rows newer than the snapshot) holds exactly
+ * its catalog record count: it can stand as that many rows without being fetched or read.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DataFile, LakeCatalog, LakeTable } from './model.js';
+import { lit, qi, rows, str } from './sql.js';
+import { needsRowFilter, tableSql, type TableSqlContext } from './tablesql.js';
+import { sqlType } from './types.js';
+
+type Json = Record<string, unknown>;
+
+const isCountStar = (e: Json): boolean => {
+  if (e.class === 'CAST' && e.child && typeof e.child === 'object') return isCountStar(e.child as Json);
+  return e.class === 'FUNCTION' && e.function_name === 'count_star' && e.filter === null && e.distinct === false && (e.schema === '' || e.schema === undefined);
+};
+
+/**
+ * The table `sql` only counts the rows of, or null. Parsed by DuckDB (json_serialize_sql: nothing
+ * bound or run); names resolve along `searchPath` as DuckDB would, and `db` is the one database
+ * name the statement may qualify the table with.
+ */
+export async function countOnlyTable(conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string): Promise<LakeTable | null> {
+  let tree: Json;
+  try {
+    const [r] = await rows(conn, `SELECT json_serialize_sql(${lit(sql)}) AS j`);
+    tree = JSON.parse(str(r?.j)) as Json;
+  } catch {
+    return null;
+  }
+  const statements = tree.statements as Json[] | undefined;
+  if (tree.error || !statements || statements.length !== 1) return null;
+  const n = statements[0]!.node as Json;
+  const from = n.from_table as Json | null;
+  const list = n.select_list as Json[];
+  if (n.type !== 'SELECT_NODE' || (n.modifiers as unknown[]).length || ((n.cte_map as Json).map as unknown[]).length) return null;
+  if (n.where_clause !== null || (n.group_expressions as unknown[]).length || (n.group_sets as unknown[]).length || n.having !== null || n.qualify !== null || n.sample !== null) return null;
+  if (!from || from.type !== 'BASE_TABLE' || from.sample !== null || from.at_clause !== null || !list.length || !list.every(isCountStar)) return null;
+  const catalogName = String(from.catalog_name ?? '');
+  if (catalogName !== '' && catalogName.toLowerCase() !== db.toLowerCase()) return null;
+  const name = String(from.table_name).toLowerCase();
+  const schemas = from.schema_name ? [String(from.schema_name)] : searchPath.length ? searchPath : ['main'];
+  for (const s of schemas.map((x) => x.toLowerCase())) {
+    // the first schema holding anything of that name is the one DuckDB binds
+    if (catalog.views.some((v) => v.schema.toLowerCase() === s && v.name.toLowerCase() === name)) return null;
+    const t = catalog.tables.find((x) => x.schema.toLowerCase() === s && x.name.toLowerCase() === name);
+    if (t) return t;
+  }
+  return null;
+}
+
+/** Files whose rows the catalog counts exactly (they need not be read to be counted). */
+export function countedFiles(table: LakeTable, snapshot: number): DataFile[] {
+  return table.dataFiles.filter((f) => f.recordCount !== null && !needsRowFilter(f, snapshot));
+}
+
+/** The table's view for one counting statement: the `read` files as usual, `counted` rows of NULLs for the rest. */
+export function countingTableSql(table: LakeTable, ctx: TableSqlContext, read: ReadonlySet<number>, counted: number): string {
+  const nulls = `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} FROM range(${counted})`;
+  return `${tableSql(table, ctx, read)}\nUNION ALL\n${nulls}`;
+}
