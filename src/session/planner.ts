@@ -102,16 +102,16 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
+    const unknown = new Set(undeterminedParams(duck));
     const inferred = duck.parameterCount > declaredTypes.filter((t) => t !== 0).length && source.length <= PG_GRAMMAR_MAX_CHARS
       ? await inferParamOids(ctx.conn, source, sql, (n) => {
         const oid = declaredTypes[n - 1] ?? 0;
         const t = duckTypeForOid(oid);
         return t ? { duckType: t, oid } : undefined;
-      })
+      }, (n) => !unknown.has(n))
       : new Map<number, number>();
     // reg*/oid casts the rewrite already translated keep its reading.
     for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
-    const unknown = new Set(undeterminedParams(duck));
     const retype = [...inferred].some(([n, oid]) => duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
     if (unknown.size > 0 || retype) {
       // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.

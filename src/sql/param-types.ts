@@ -81,6 +81,7 @@ export async function inferParamOids(
   clientSql: string,
   sql: string,
   castTo: (n: number) => { duckType: string; oid: number } | undefined,
+  typedByDuckDB: (n: number) => boolean = () => false,
 ): Promise<Map<number, number>> {
   const tree = parsePg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
@@ -96,7 +97,8 @@ export async function inferParamOids(
   }
   for (const n of [...w.fixed.keys(), ...w.hints.keys()]) if (castTo(n)) { w.fixed.delete(n); w.hints.delete(n); }
   const out = new Map(w.fixed);
-  if (w.hints.size === 0) return out;
+  // DuckDB already gives `x = $1` x's type: a statement with only such parameters needs no probe.
+  if (![...w.hints].some(([n, h]) => h.op === undefined || !COMPARISON.has(h.op) || !typedByDuckDB(n))) return out;
   const version = (tree as Node).version;
   const probed = (await probeTypes(conn, version, probeTree, w, out, castTo))
     ?? (await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: 'other' }), w, out, castTo));
