@@ -6,12 +6,12 @@
  * later parts are still arriving.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { offloadedSha256, type OffloadedHash } from './offloaded-hash.js';
 import { TransientError } from './retry.js';
-import { mismatch, type DownloadOptions } from './store.js';
-import { PART_MARK, syncDir } from './verified-write.js';
+import type { DownloadOptions } from './store.js';
+import { commitVerified, discardPartial, PART_MARK, syncDir } from './verified-write.js';
 
 /** Objects at least this large are fetched in parts. */
 export const RANGED_MIN_BYTES = 8 * 1024 * 1024;
@@ -79,21 +79,11 @@ export async function writeVerifiedRanged(
       await hashing.catch(() => undefined);
     }
     await hashing;
-    const got = await hash?.digest();
-    if (opts.sha256 !== undefined && got !== opts.sha256.toLowerCase()) {
-      throw mismatch('sha256', opts.key, opts.location, `expected ${opts.sha256}, got ${got}`);
-    }
-    await fh.sync();
-    await fh.close();
-    await rename(tmp, dest);
+    await commitVerified(fh, tmp, dest, hash, opts);
     done = true;
     await syncDir(dirname(dest));
   } finally {
-    if (!done) {
-      hash?.drop();
-      await fh.close().catch(() => {});
-      await unlink(tmp).catch(() => {});
-    }
+    if (!done) await discardPartial(fh, tmp, hash);
   }
 }
 

@@ -146,17 +146,7 @@ export class S3Store implements ObjectStore {
           ranged = false;
         }
       }
-      const ctl = new AbortController();
-      const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
-      let res;
-      try {
-        res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }), { abortSignal: ctl.signal });
-      } catch (e) {
-        if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
-        throw e;
-      } finally {
-        clearTimeout(timer);
-      }
+      const res = await this.getObject(key);
       const body = res.Body as Readable;
       await writeVerified({ body, declaredLength: res.ContentLength, abort: () => body.destroy(new TransientError('transfer stalled')), idleMs: this.limits.timeoutMs }, dest, {
         ...options,
@@ -166,19 +156,23 @@ export class S3Store implements ObjectStore {
     });
   }
 
-  /** One byte range [start, end] of an object that must be `size` bytes long. */
-  private async range(key: string, start: number, end: number, size: number): Promise<RangeSource> {
+  /** GetObject (all of it, or one Range) with its response due within the timeout; an absent key is an io error. */
+  private async getObject(key: string, range?: string) {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
-    let res;
     try {
-      res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), Range: `bytes=${start}-${end}` }), { abortSignal: ctl.signal });
+      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), Range: range }), { abortSignal: ctl.signal });
     } catch (e) {
       if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
       throw e;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** One byte range [start, end] of an object that must be `size` bytes long. */
+  private async range(key: string, start: number, end: number, size: number): Promise<RangeSource> {
+    const res = await this.getObject(key, `bytes=${start}-${end}`);
     const body = res.Body as Readable;
     const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.ContentRange ?? '');
     if (!m || Number(m[1]) !== start || Number(m[2]) !== end) {

@@ -4,10 +4,10 @@
  * A crash or a fault at any point leaves at most a `*.part-*` temp file, never a complete-looking one.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { mismatch, type DownloadOptions } from './store.js';
-import { offloadedSha256 } from './offloaded-hash.js';
+import { offloadedSha256, type OffloadedHash } from './offloaded-hash.js';
 import { TransientError } from './retry.js';
 
 export const PART_MARK = '.part-';
@@ -106,25 +106,42 @@ export async function writeVerified(
     if (opts.expectedSize !== undefined && bytes !== opts.expectedSize) {
       throw mismatch('size', opts.key, opts.location, `expected ${opts.expectedSize} bytes, got ${bytes}${bytes > opts.expectedSize ? ' or more' : ''}`);
     }
-    const got = await hash?.digest();
-    if (opts.sha256 !== undefined && got !== opts.sha256.toLowerCase()) {
-      throw mismatch('sha256', opts.key, opts.location, `expected ${opts.sha256}, got ${got}`);
-    }
-    await fh.sync();
-    await fh.close();
-    await rename(tmp, dest);
+    await commitVerified(fh, tmp, dest, hash, opts);
     done = true;
     await syncDir(dirname(dest));
   } finally {
-    if (!done) {
-      hash?.drop();
-      await fh.close().catch(() => {});
-      await unlink(tmp).catch(() => {});
-    }
+    if (!done) await discardPartial(fh, tmp, hash);
   }
 }
 
 /** Makes a rename durable; some filesystems refuse fsync on directories, which is harmless here. */
+/**
+ * The end of every verified download: the digest must match (else XX001), then the temp file
+ * becomes `dest` (fsync, rename). The caller fsyncs the folder, or discards the temp file on a throw.
+ */
+export async function commitVerified(
+  fh: FileHandle,
+  tmp: string,
+  dest: string,
+  hash: OffloadedHash | null,
+  opts: DownloadOptions & { key: string; location: string },
+): Promise<void> {
+  const got = await hash?.digest();
+  if (opts.sha256 !== undefined && got !== opts.sha256.toLowerCase()) {
+    throw mismatch('sha256', opts.key, opts.location, `expected ${opts.sha256}, got ${got}`);
+  }
+  await fh.sync();
+  await fh.close();
+  await rename(tmp, dest);
+}
+
+/** What a failed download leaves goes: the hashing thread's work, the handle, the temp file. */
+export async function discardPartial(fh: FileHandle, tmp: string, hash: OffloadedHash | null): Promise<void> {
+  hash?.drop();
+  await fh.close().catch(() => {});
+  await unlink(tmp).catch(() => {});
+}
+
 export async function syncDir(dir: string): Promise<void> {
   try {
     const d = await open(dir, 'r');
