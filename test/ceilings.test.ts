@@ -427,3 +427,64 @@ describe('ceilings: statement text', () => {
     }
   });
 });
+
+describe('ceilings: slow prepares', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  /** Nested 250 deep around a long argument list: DuckDB's (uninterruptible) prepare takes seconds. */
+  const slow = (v: number) => `SELECT ${'(1+'.repeat(250)}coalesce(${Array.from({ length: 400 }, (_, k) => k + v).join(',')})${')'.repeat(250)} AS v`;
+  const connect = async (user: string) => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user, database: 'basic' });
+    await c.connect();
+    return c;
+  };
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('statement_timeout answers a slow prepare with 57014 without waiting for DuckDB; the session goes on', async () => {
+    const c = await connect('t');
+    try {
+      await c.query('SET statement_timeout = 300');
+      const t0 = performance.now();
+      const err = await c.query(slow(1)).then(() => null, (e: { code?: string; message: string }) => e);
+      const ms = performance.now() - t0;
+      console.log(`slow prepare under statement_timeout 300 ms: answered ${err?.code} after ${ms.toFixed(0)} ms`);
+      assert.equal(err?.code, '57014', err?.message);
+      assert.match(err!.message, /statement timeout/);
+      assert.ok(ms < 1500, `answered after ${ms.toFixed(0)} ms`);
+      // The next statement waits (under its own timeout) for DuckDB to finish the abandoned prepare.
+      await c.query('SET statement_timeout = 120000');
+      assert.equal((await c.query('SELECT 41 + 1 AS x')).rows[0].x, 42);
+      assert.equal((await c.query('SELECT count(*)::int AS n FROM sales.orders')).rows[0].n > 0, true);
+    } finally {
+      await c.end();
+    }
+  });
+
+  test("four sessions' slow prepares never hold the threads another session's query needs", async () => {
+    const slowSessions = await Promise.all([1, 2, 3, 4].map((i) => connect(`s${i}`)));
+    const fifth = await connect('fifth');
+    try {
+      const t0 = performance.now();
+      const running = slowSessions.map((c, i) => c.query(slow(10 + i)).then(() => performance.now() - t0, (e: Error) => e));
+      await new Promise((r) => setTimeout(r, 200)); // the four prepares are under way
+      const q0 = performance.now();
+      const n = (await fifth.query('SELECT count(*)::int AS n, sum(amount)::varchar AS s FROM sales.orders')).rows[0].n;
+      const fifthMs = performance.now() - q0;
+      const slowMs = await Promise.all(running);
+      console.log(`slow prepares: the fifth session's count(*) took ${fifthMs.toFixed(0)} ms; the four slow statements ${slowMs.map((m) => (typeof m === 'number' ? m.toFixed(0) : m.message)).join(', ')} ms`);
+      assert.ok(n > 0);
+      for (const m of slowMs) assert.equal(typeof m, 'number', `slow statement failed: ${(m as Error).message}`);
+      // Before: the fifth waited until the four prepares ended (seconds; 146 s in the issue's recipe).
+      assert.ok(fifthMs < Math.min(...(slowMs as number[])) / 2 && fifthMs < 1500, `the fifth session's statement took ${fifthMs.toFixed(0)} ms`);
+    } finally {
+      for (const c of [...slowSessions, fifth]) await c.end();
+    }
+  });
+});

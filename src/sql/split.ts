@@ -196,17 +196,10 @@ export const MAX_NESTING = 256;
 /** A bracket, or a character that may open a string, identifier, dollar quote or comment. */
 const BRACKET_OR_OPENER = /[()[\]{}'"$]|--|\/\*/g;
 
-/**
- * The ceilings on one statement's text, checked in one linear pass before anything parses it:
- * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
- */
-export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
-  if (sql.length > MAX_STATEMENT_CHARS) {
-    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
-  }
+/** Deepest nesting of brackets outside strings and comments: one native scan from bracket or opener to the next. */
+export function nestingDepth(sql: string): number {
   let depth = 0;
   let deepest = 0;
-  // One native scan from bracket or opener to the next; strings and comments are jumped over.
   for (let i = 0; i < sql.length; ) {
     BRACKET_OR_OPENER.lastIndex = i;
     const next = BRACKET_OR_OPENER.exec(sql);
@@ -222,6 +215,18 @@ export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54
     }
     i++;
   }
+  return deepest;
+}
+
+/**
+ * The ceilings on one statement's text, checked in one linear pass before anything parses it:
+ * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
+ */
+export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
+  if (sql.length > MAX_STATEMENT_CHARS) {
+    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
+  }
+  const deepest = nestingDepth(sql);
   if (deepest > MAX_NESTING) {
     return { sqlstate: '54001', message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
   }
