@@ -4,8 +4,8 @@
  * short-TTL cache with ETag revalidation; everything under versions/<id>/ is cached forever.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
 import { checkKey, type ObjectStore } from '../store/store.js';
@@ -461,7 +461,7 @@ export class Repository {
     const key = `versions/${id}/${file}`;
     let st;
     try {
-      st = await stat(path);
+      st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
     } catch (e) {
       throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
     }
@@ -513,6 +513,14 @@ export class Repository {
       }
       return checkKey(`${repo.dataDir}${rel}`);
     };
+    // a file's key and expected size/sha256 are fixed for the version: worked out once per file
+    const checks = new Map<string, { key: string; expect: { size?: number; sha256?: string } }>();
+    const checked = (f: DataFile) => {
+      const id2 = `${f.size ?? ''}/${f.path}`;
+      let c = checks.get(id2);
+      if (!c) checks.set(id2, (c = { key: dataKey(f.path), expect: repo.expectation(id, f, index) }));
+      return c;
+    };
     let closed = false;
     return {
       id,
@@ -531,9 +539,10 @@ export class Repository {
         const got: Lease[] = [];
         const release = () => got.forEach((l) => l.release());
         try {
-          const queue = files.map((f) => ({ f, key: dataKey(f.path), expect: repo.expectation(id, f, index) }));
+          const queue = files.map((f) => ({ f, ...checked(f) }));
           const store = repo.store;
-          const local = store.localPath ? (key: string) => store.localPath!(key) : null;
+          // local: the path resolved and confined once (fs-store.ts statLocal), then a plain lstat
+          const local = store.localPath ? (key: string) => ({ path: store.localPath!(key), stats: store.statLocal ? store.statLocal(key) : undefined }) : null;
           const cache = local ? null : repo.remoteCache();
           // remote: refuse up front (53100) what the disk budget cannot hold
           cache?.checkFits(store, queue.map((q) => ({ key: q.key, spec: q.expect })));
@@ -544,7 +553,10 @@ export class Repository {
             for (let item = queue.shift(); item; item = queue.shift()) {
               const { key, expect } = item;
               try {
-                if (local) await repo.verification.verify(local(key), key, expect);
+                if (local) {
+                  const { path, stats } = local(key);
+                  await repo.verification.verify(path, key, expect, stats);
+                }
                 else got.push(await cache!.acquire(repo.store, key, expect));
                 progress.files++;
                 progress.bytes += item.f.size ?? 0;

@@ -36,17 +36,24 @@ export interface VersionLease {
   /** True when statements must ensure their tables first (remote versions: files are fetched and pinned per statement). */
   hasPendingTables(): boolean;
   /**
-   * Re-checks the version once its verdict is a ref TTL old (expired.json appeared? local files or
-   * catalog changed?); cheap otherwise. Called before anything runs against the version; throws the
+   * Re-checks the version once its verdict is a ref TTL old (expired.json appeared?) and, for a local
+   * version, the files (and catalog) of what the statement can read (`reads`, default 'all'): each
+   * stat'ed against what was verified. Called before anything runs against the version; throws the
    * same error as attaching it would.
    */
-  revalidate(): Promise<void>;
+  revalidate(reads?: VersionReads): Promise<void>;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
   definesFunction(name: string): boolean;
   release(): void;
 }
+
+/**
+ * What a statement can read of a version: the tables (and views) it names, lower-cased, or 'all'
+ * (it names a macro of the version, or nothing is known of it).
+ */
+export type VersionReads = readonly { schema: string; name: string }[] | 'all';
 
 /**
  * A statement's claim on a version's files: pinned (never evicted) until `release`. Until

@@ -69,7 +69,7 @@ export class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
-      revalidate: () => lease.value.revalidate(),
+      revalidate: (reads) => lease.value.revalidate(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),
