@@ -192,6 +192,12 @@ export class Repository {
     return res;
   }
 
+  /** The version `requested` resolves to while its last resolution is fresh (no read, no wait), else undefined. */
+  freshVersion(requested: string): string | undefined {
+    const known = this.resolutions.get(requested);
+    return known && this.refs.isFresh(known.seen) ? known.res.versionId : undefined;
+  }
+
   private async resolveNow(requested: string, seen: Freshness): Promise<Resolution> {
     const name = requested;
     if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen);

@@ -79,6 +79,11 @@ export interface StatementFiles {
 export interface VersionSource {
   /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
   acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
+  /**
+   * The version `ref` resolves to without reading anything, while its last resolution is within the
+   * ref TTL (undefined otherwise): a session already on it need not acquire it again.
+   */
+  freshVersion?(repo: string, ref: string): string | undefined;
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
   repositories(): string[];

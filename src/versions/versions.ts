@@ -47,6 +47,10 @@ export class Versions implements VersionSource {
     return this.repos.get(name);
   }
 
+  freshVersion(repoName: string, ref: string): string | undefined {
+    return this.repos.get(repoName)?.freshVersion(ref);
+  }
+
   isMoving(lease: VersionLease): boolean {
     return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
   }
