@@ -42,24 +42,40 @@ function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
   return { names, types, probed };
 }
 
-/** `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound. */
+/**
+ * `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound.
+ * `typedAtBind(n)`: parameter n is left untyped and takes its value's own type at Bind (numeric):
+ * DuckDB's provisional columns for it are a guess, so the shape comes from the probe.
+ */
 export async function resultShape(
   conn: DuckDBConnection,
   duck: DuckDBPreparedStatement,
   sql: string,
   typeOf: (n: number) => string,
+  typedAtBind: (n: number) => boolean = () => false,
 ): Promise<ResultShape> {
-  if (!isPlaceholder(duck)) return shapeOf(duck, false);
-  let probe: DuckDBPreparedStatement | null = null;
-  try {
-    probe = await conn.prepare(replaceParams(sql, (n) => `CAST(NULL AS ${typeOf(n)})`));
-    const shape = shapeOf(probe, true);
-    if (shape.types.every((t) => t !== null)) return shape;
-  } catch {
-    // fall through to the error below
-  } finally {
-    probe?.destroySync();
+  const placeholder = isPlaceholder(duck);
+  let guessed = false;
+  for (let n = 1; n <= duck.parameterCount && !guessed; n++) guessed = typedAtBind(n);
+  if (!placeholder && !guessed) return shapeOf(duck, false);
+  // Typed parameters first (DuckDB folds `CAST(NULL AS DECIMAL(18,4)) * 2.5` to INTEGER), then NULLs of
+  // those types (a parameter inside a catalog macro's correlated subquery binds only as a value).
+  for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => `CAST(NULL AS ${typeOf(n)})`]) {
+    let probe: DuckDBPreparedStatement | null = null;
+    try {
+      probe = await conn.prepare(replaceParams(sql, stand));
+      if (!isPlaceholder(probe)) {
+        const shape = shapeOf(probe, true);
+        if (shape.types.every((t) => t !== null)) return shape;
+      }
+    } catch {
+      // the next stand-in, or the error below
+    } finally {
+      probe?.destroySync();
+    }
   }
+  // DuckDB's own columns, described again from the running result for portals.
+  if (!placeholder) return shapeOf(duck, true);
   throw new SqlError('42P18', 'could not determine the result columns of this statement before its parameters are bound', undefined,
     'Cast the parameters to their types, or inline the values.');
 }
