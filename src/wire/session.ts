@@ -6,6 +6,7 @@
  * result-stream.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
@@ -48,6 +49,8 @@ export class Session {
   private readonly portals = this.named.portals;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
+  /** Parse texts that split into one other text (`SELECT 1;` → `SELECT 1`): the repeat goes straight to the cache. */
+  private readonly wholeText = new LRUCache<string, string>({ max: 256 });
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
   /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
@@ -179,7 +182,7 @@ export class Session {
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips splitting, the ceiling check and classification
     // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
-    const prepared = (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
+    const prepared = (await this.preparer.reuseCached(this.wholeText.get(sql) ?? sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
     this.named.setStatement(name, prepared);
     be.parseComplete(this.out.w);
   }
@@ -187,7 +190,10 @@ export class Session {
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
     const parts = splitStatements(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    return this.preparer.prepareText(parts[0] ?? '', paramTypes);
+    const prepared = await this.preparer.prepareText(parts[0] ?? '', paramTypes);
+    // its one statement passed the ceilings and classification: a repeat of this text may skip them
+    if (parts.length === 1 && parts[0] !== sql) this.wholeText.set(sql, parts[0]!);
+    return prepared;
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
