@@ -49,8 +49,8 @@ export class Session {
   private readonly portals = this.named.portals;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
-  /** Parse texts that split into one other text (`SELECT 1;` → `SELECT 1`): the repeat goes straight to the cache. */
-  private readonly wholeText = new LRUCache<string, string>({ max: 256 });
+  /** How recent texts split into statements (`SELECT 1;` → `SELECT 1`): a repeat is not split again. */
+  private readonly splits = new LRUCache<string, readonly string[]>({ max: 256 });
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
   /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
@@ -146,7 +146,7 @@ export class Session {
   // ---------------------------------------------------------------- simple query protocol
 
   async simpleQuery(sql: string): Promise<void> {
-    const parts = splitStatements(sql);
+    const parts = this.split(sql);
     if (parts.length === 0) {
       be.emptyQueryResponse(this.out.w);
     }
@@ -154,7 +154,8 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
-        const prepared = await this.preparer.prepareText(text, []);
+        // a text planned before already passed the ceilings and classification
+        const prepared = (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
@@ -182,18 +183,25 @@ export class Session {
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips splitting, the ceiling check and classification
     // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
-    const prepared = (await this.preparer.reuseCached(this.wholeText.get(sql) ?? sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
+    const prepared = (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
     this.named.setStatement(name, prepared);
     be.parseComplete(this.out.w);
   }
 
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
-    const parts = splitStatements(sql);
+    const parts = this.split(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    const prepared = await this.preparer.prepareText(parts[0] ?? '', paramTypes);
-    // its one statement passed the ceilings and classification: a repeat of this text may skip them
-    if (parts.length === 1 && parts[0] !== sql) this.wholeText.set(sql, parts[0]!);
-    return prepared;
+    const text = parts[0] ?? '';
+    return (text !== sql ? await this.preparer.reuseCached(text, paramTypes) : null) ?? (await this.preparer.prepareText(text, paramTypes));
+  }
+
+  /** The statements of a text; short texts remembered (splitting is a pure function of the text). */
+  private split(sql: string): readonly string[] {
+    const known = this.splits.get(sql);
+    if (known) return known;
+    const parts = splitStatements(sql);
+    if (sql.length <= 4096) this.splits.set(sql, parts);
+    return parts;
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
