@@ -9,7 +9,7 @@ import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../sql/classify.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { declaredParamSql, duckTypeForOid, inferParamOids } from '../sql/param-types.js';
+import { declaredParamSql, duckTypeForOid, inferParamOids, shapeParamType, valueTypedParam } from '../sql/param-types.js';
 import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
@@ -119,7 +119,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
       const count = duck.parameterCount;
       duck.destroySync();
-      const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0) ?? (unknown.has(n) ? 'VARCHAR' : undefined);
+      // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
+      const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0)
+        ?? (unknown.has(n) && !valueTypedParam(inferred.get(n)) ? 'VARCHAR' : undefined);
       const typedAs = Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0));
       duck = await prepareTyped(ctx, sql, typeOf, typedAs);
       reprepare = () => prepareTyped(ctx, sql, typeOf, typedAs);
@@ -140,7 +142,8 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     }
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
-    const shape = await resultShape(ctx.conn, duck, sql, (n) => duckTypeForOid(base.paramOids[n - 1] ?? 0) ?? 'VARCHAR');
+    const shape = await resultShape(ctx.conn, duck, sql, (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
+      (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]));
     for (let i = 0; i < shape.names.length; i++) {
       const name = shape.names[i]!;
       // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
