@@ -19,6 +19,20 @@ export function duckTypeForOid(oid: number): string | undefined {
   return PARAM_DUCKDB_TYPE.get(oid);
 }
 
+/**
+ * numeric and numeric[] have no one DuckDB type: PostgreSQL's numeric keeps each value's own scale
+ * (1.25 * 2 = 2.50). Such a parameter is left untyped in the prepared statement, and its value arrives
+ * at Bind as a DECIMAL of its own precision and scale (wire/types/params.ts), which DuckDB binds to.
+ */
+export function valueTypedParam(oid: number | undefined): boolean {
+  return oid === NUMERIC || oid === NUMERIC_ARRAY;
+}
+
+/** The DuckDB type a parameter stands in as when the result's columns are worked out before Bind. */
+export function shapeParamType(oid: number): string {
+  return duckTypeForOid(oid) ?? (oid === NUMERIC ? 'DECIMAL(38,10)' : oid === NUMERIC_ARRAY ? 'DECIMAL(38,10)[]' : 'VARCHAR');
+}
+
 /** reg* types: a declared parameter is resolved to the OID its name (or OID digits) denotes, as PostgreSQL's input function does. */
 const REG_INPUT: ReadonlyMap<number, string> = new Map([
   [2205, '_regclass_in'], [2206, '_regtype_in'], [24, '_regproc_in'], [2202, '_regproc_in'], [4089, '_regnamespace_in'], [4096, '_regrole_in'],
@@ -30,7 +44,7 @@ export function declaredParamSql(n: number, duckType: string, oid: number): stri
   return input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
 }
 
-const INT4 = 23, INT8 = 20, TEXT = 25, FLOAT8 = 701, NUMERIC = 1700, INTERVAL = 1186;
+const INT4 = 23, INT8 = 20, TEXT = 25, FLOAT8 = 701, NUMERIC = 1700, NUMERIC_ARRAY = 1231, INTERVAL = 1186;
 
 /** PostgreSQL type name (as the grammar spells a cast target: int4, varchar, jsonb…) → [OID, array OID]. */
 const TYPE_BY_NAME: ReadonlyMap<string, readonly [number, number]> = new Map(
@@ -45,11 +59,17 @@ const TYPE_BY_NAME: ReadonlyMap<string, readonly [number, number]> = new Map(
 const FUNCTION_ARGS: ReadonlyMap<string, ReadonlyArray<number | null>> = new Map([
   ['length/1', [TEXT]], ['left/2', [TEXT, INT4]], ['right/2', [TEXT, INT4]], ['repeat/2', [TEXT, INT4]],
   ['lpad/2', [TEXT, INT4]], ['lpad/3', [TEXT, INT4, TEXT]], ['rpad/2', [TEXT, INT4]], ['rpad/3', [TEXT, INT4, TEXT]],
-  ['substr/2', [TEXT, INT4]], ['substr/3', [TEXT, INT4, INT4]], ['split_part/3', [TEXT, TEXT, INT4]],
+  ['substr/2', [TEXT, INT4]], ['substr/3', [TEXT, INT4, INT4]], ['substring/2', [TEXT, INT4]], ['substring/3', [TEXT, INT4, INT4]],
+  ['position/2', [TEXT, TEXT]], ['strpos/2', [TEXT, TEXT]], ['replace/3', [TEXT, TEXT, TEXT]], ['initcap/1', [TEXT]], ['md5/1', [TEXT]],
+  ['btrim/1', [TEXT]], ['btrim/2', [TEXT, TEXT]], ['ltrim/1', [TEXT]], ['ltrim/2', [TEXT, TEXT]], ['rtrim/1', [TEXT]], ['rtrim/2', [TEXT, TEXT]],
+  ['starts_with/2', [TEXT, TEXT]], ['to_date/2', [TEXT, TEXT]], ['to_timestamp/1', [FLOAT8]], ['to_timestamp/2', [TEXT, TEXT]], ['split_part/3', [TEXT, TEXT, INT4]],
   ['abs/1', [FLOAT8]], ['round/1', [FLOAT8]], ['round/2', [NUMERIC, INT4]], ['ceil/1', [FLOAT8]], ['floor/1', [FLOAT8]],
   ['sqrt/1', [FLOAT8]], ['exp/1', [FLOAT8]], ['ln/1', [FLOAT8]], ['sign/1', [FLOAT8]], ['trunc/1', [FLOAT8]], ['power/2', [FLOAT8, FLOAT8]],
   ['make_date/3', [INT4, INT4, INT4]], ['date_trunc/2', [TEXT, null]],
 ]);
+
+/** Functions whose parameters take the type of their other arguments (PostgreSQL's anyelement-like resolution). */
+const SAME_TYPE_ARGS: ReadonlySet<string> = new Set(['generate_series']);
 
 /** What decides an undeclared parameter that PostgreSQL types from its context. */
 type Hint = { like: 'scalar' | 'array'; op?: string };
@@ -196,6 +216,12 @@ function transform(node: unknown, w: Walk): any {
     const f = n.FuncCall as Node;
     const name = String((f.funcname as Node[]).slice(-1)[0]?.String?.sval ?? '').toLowerCase();
     const args = (f.args ?? []) as Node[];
+    const other = SAME_TYPE_ARGS.has(name) ? args.find((a) => !isParam(a)) : undefined;
+    if (other) {
+      // generate_series(1, $1): the parameter takes the other bound's type.
+      const t = transform(other, w);
+      return { FuncCall: { ...f, args: args.map((a) => (isParam(a) ? like(a, t, w, undefined) : transform(a, w))) } };
+    }
     const types = FUNCTION_ARGS.get(`${name}/${args.length}`);
     if (types) args.forEach((a, i) => isParam(a) && types[i] != null && w.fixed.set(paramNo(a), types[i]!));
   }

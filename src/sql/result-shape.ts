@@ -23,34 +23,59 @@ function isPlaceholder(duck: DuckDBPreparedStatement): boolean {
   return duck.parameterCount > 0 && duck.columnCount === 1 && duck.columnName(0) === 'unknown' && duck.columnTypeId(0) === DuckDBTypeId.INVALID;
 }
 
+/**
+ * PostgreSQL's ceiling on result columns (MaxTupleAttributeNumber). A gateway needs it too: DuckDB's
+ * C API copies every column's type to report one, so reading n columns costs n² on the event loop
+ * (25,000 columns held it for seconds).
+ */
+export const MAX_RESULT_COLUMNS = 1664;
+
 function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
   const names: string[] = [];
   const types: (DuckDBType | null)[] = [];
-  for (let i = 0; i < duck.columnCount; i++) {
+  const count = duck.columnCount;
+  if (count > MAX_RESULT_COLUMNS) throw new SqlError('54011', `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
+  for (let i = 0; i < count; i++) {
     names.push(duck.columnName(i));
     types.push(duck.columnTypeId(i) === DuckDBTypeId.INVALID ? null : duck.columnType(i));
   }
   return { names, types, probed };
 }
 
-/** `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound. */
+/**
+ * `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound.
+ * `typedAtBind(n)`: parameter n is left untyped and takes its value's own type at Bind (numeric):
+ * DuckDB's provisional columns for it are a guess, so the shape comes from the probe.
+ */
 export async function resultShape(
   conn: DuckDBConnection,
   duck: DuckDBPreparedStatement,
   sql: string,
   typeOf: (n: number) => string,
+  typedAtBind: (n: number) => boolean = () => false,
 ): Promise<ResultShape> {
-  if (!isPlaceholder(duck)) return shapeOf(duck, false);
-  let probe: DuckDBPreparedStatement | null = null;
-  try {
-    probe = await conn.prepare(replaceParams(sql, (n) => `CAST(NULL AS ${typeOf(n)})`));
-    const shape = shapeOf(probe, true);
-    if (shape.types.every((t) => t !== null)) return shape;
-  } catch {
-    // fall through to the error below
-  } finally {
-    probe?.destroySync();
+  const placeholder = isPlaceholder(duck);
+  let guessed = false;
+  for (let n = 1; n <= duck.parameterCount && !guessed; n++) guessed = typedAtBind(n);
+  if (!placeholder && !guessed) return shapeOf(duck, false);
+  // Typed parameters first (DuckDB folds `CAST(NULL AS DECIMAL(18,4)) * 2.5` to INTEGER), then NULLs of
+  // those types (a parameter inside a catalog macro's correlated subquery binds only as a value).
+  for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => `CAST(NULL AS ${typeOf(n)})`]) {
+    let probe: DuckDBPreparedStatement | null = null;
+    try {
+      probe = await conn.prepare(replaceParams(sql, stand));
+      if (!isPlaceholder(probe)) {
+        const shape = shapeOf(probe, true);
+        if (shape.types.every((t) => t !== null)) return shape;
+      }
+    } catch {
+      // the next stand-in, or the error below
+    } finally {
+      probe?.destroySync();
+    }
   }
+  // DuckDB's own columns, described again from the running result for portals.
+  if (!placeholder) return shapeOf(duck, true);
   throw new SqlError('42P18', 'could not determine the result columns of this statement before its parameters are bound', undefined,
     'Cast the parameters to their types, or inline the values.');
 }

@@ -47,6 +47,10 @@ export class Versions implements VersionSource {
     return this.repos.get(name);
   }
 
+  freshVersion(repoName: string, ref: string): string | undefined {
+    return this.repos.get(repoName)?.freshVersion(ref);
+  }
+
   isMoving(lease: VersionLease): boolean {
     return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
   }
@@ -70,7 +74,7 @@ export class Versions implements VersionSource {
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
       countingStatement: (sql, searchSchemas) => lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
-      revalidate: () => lease.value.revalidate(),
+      revalidate: (reads) => lease.value.revalidate(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),
