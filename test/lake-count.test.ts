@@ -68,12 +68,10 @@ describe('count(*) from the catalog on local versions', () => {
             continue;
           }
           const scan = (scanned as pg.QueryResult).rows[0]!.n as string;
-          const counted = await c.query(`select count(*) as n, count(*)::int, count(*) as "Total" from ${ref}`);
+          const counted = await c.query(`select count(*) as n, count(*)::int, COUNT( * ) as "Total" from ${ref}${checked % 2 ? ' AS x' : ''}`);
           assert.deepEqual(counted.fields.map((f) => f.name), ['n', 'count', 'Total'], what);
           assert.deepEqual(counted.rows[0], { n: scan, count: Number(scan), Total: scan }, what);
           if (t.rows !== null) assert.equal(Number(scan), t.rows, `${what}: the real extension's rows`);
-          // another spelling, with a table alias
-          assert.equal((await c.query(`SELECT COUNT( * ) FROM ${ref} AS x`)).rows[0]!.count, scan, what);
           checked++;
         }
       } finally {
