@@ -42,7 +42,8 @@ const list = (files: string[]) => `[${files.map((f) => `'${f}'`).join(', ')}]`;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fdl-bench-lake-scan-'));
-  const instance = await DuckDBInstance.create(':memory:');
+  // as the gateway's engine (sql/engine.ts): Parquet footers stay cached between queries, both sides alike
+  const instance = await DuckDBInstance.create(':memory:', { enable_object_cache: 'true' });
   const conn = await instance.connect();
   try {
     const t0 = performance.now();

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttps } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -205,6 +205,56 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.ok(Number(stats.m) >= 3, 'mismatches are counted');
     assert.ok(Number(stats.e) >= 2, 'verified files are remembered');
     assert.match(gw.stderr(), /"event":"integrity"/, 'and logged');
+  });
+
+  test('a local file or its folder swapped for a symlink between statements: what DuckDB would read is re-checked (XX001 forged, 58030 outside the root)', async () => {
+    // one session: its statements are planned once (DuckDB reads a view's files when it prepares)
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'test', database: 'loc' });
+    await c.connect();
+    const LABELS = 'select label, count(*)::int as n from main.t group by label order by label';
+    const COUNT = 'select count(*)::int as n from main.t';
+    const rows = async () => (await c.query(LABELS)).rows.map((r) => `${String(r.label)}:${String(r.n)}`);
+    const refused = (sql: string, code: string, message: RegExp) =>
+      assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => (assert.equal(e.code, code, e.message), assert.match(e.message!, message), true));
+    const mismatches = async () => Number((await c.query("select mismatches::int as m from fdl.cache where cache = 'verified'")).rows[0].m);
+    try {
+      assert.deepEqual(await rows(), ['GOOD:500']);
+      assert.deepEqual((await c.query(COUNT)).rows, [{ n: 500 }]);
+      const path = join(LOCAL, tFile);
+      const dir = join(path, '..');
+      const good = readFileSync(path);
+      const name = new RegExp(`mismatch: ${tFile.replace(/[.]/g, '\\.')}`);
+      const before = await mismatches();
+      // 1. the file becomes a link to a forged file outside the repository: refused as a link outside
+      const outside = join(work.dir, 'outside-forged.parquet');
+      writeFileSync(outside, forge(good));
+      renameSync(path, `${path}.away`);
+      symlinkSync(outside, path);
+      await refused(LABELS, '58030', /link to a file outside the repository/);
+      await refused(COUNT, '58030', /link to a file outside the repository/);
+      rmSync(path);
+      renameSync(`${path}.away`, path);
+      assert.deepEqual(await rows(), ['GOOD:500'], 'the genuine file is served again');
+      // 2. the parent folder becomes a link to a folder inside the repository holding a forged file of the same name
+      const twin = join(LOCAL, 'data', 'main', 't-twin');
+      mkdirSync(twin);
+      const twinFile = join(twin, tFile.split('/').pop()!);
+      writeFileSync(twinFile, forge(good));
+      renameSync(dir, `${dir}.away`);
+      symlinkSync(twin, dir);
+      await refused(COUNT, 'XX001', name);
+      await refused(LABELS, 'XX001', name);
+      // 3. the same folder link to a genuine copy: the same bytes, served
+      writeFileSync(twinFile, good);
+      assert.deepEqual(await rows(), ['GOOD:500'], 'a genuine copy behind a link verifies');
+      rmSync(dir);
+      renameSync(`${dir}.away`, dir);
+      rmSync(twin, { recursive: true });
+      assert.deepEqual(await rows(), ['GOOD:500']);
+      assert.ok((await mismatches()) > before, 'the forged twin is counted');
+    } finally {
+      await c.end();
+    }
   });
 
   test('a file replaced on S3 or behind HTTPS (same size, valid Parquet) is XX001 naming it; the genuine one is served once restored', async () => {

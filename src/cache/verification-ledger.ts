@@ -6,7 +6,7 @@
  * atomically, loaded at startup. Also counts hashing work and mismatches for fdl.cache and metrics.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, statSync, type Stats } from 'node:fs';
 import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -66,13 +66,15 @@ export class VerificationLedger {
    * Ensures the file at `path` has `size` bytes and, when `sha256` is given, those bytes: answered
    * from the ledger while the file's identity is unchanged, else hashed (streaming) and recorded.
    * Throws XX001 naming `name` on a mismatch; the file stays untrusted until it verifies.
+   * `stats`: the file's stats when the caller already took them (null: no such file).
    */
-  async verify(path: string, name: string, expect: { size?: number; sha256?: string }): Promise<void> {
+  async verify(path: string, name: string, expect: { size?: number; sha256?: string }, stats?: Stats | null): Promise<void> {
     let st;
+    if (stats === null) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`);
     try {
       // synchronous: a few microseconds, where a thread-pool round trip costs ~20 µs per file and
-      // every statement of a local version re-stats all its files
-      st = statSync(path);
+      // statements of a local version re-stat the files they read
+      st = stats ?? statSync(path);
     } catch (e) {
       throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`, (e as Error).message);
     }

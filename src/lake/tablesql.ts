@@ -91,16 +91,20 @@ export function needsRowFilter(f: DataFile, snapshot: number): boolean {
   return f.delete !== null || f.inlinedDeletes.length > 0 || (f.partialMax !== null && f.partialMax > snapshot);
 }
 
-/** WHERE clause: partial-file snapshot filter and the delete anti-join. */
+/**
+ * The delete anti-join and the partial-file snapshot filter. An explicit ANTI JOIN, not NOT
+ * EXISTS: the correlated form is planned as a delim join (an extra grouping and join per branch),
+ * which costs a short query more than the deletes themselves.
+ */
 function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, snapCol: boolean): string {
-  const conds: string[] = [];
-  const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
-  if (partial.length && snapCol) conds.push(`(r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`);
+  let out = '';
   const dels = deletesSql(files, ctx);
   // one file: its positions alone are the key (a single-column anti-join)
   const key = files.length === 1 ? 'd.pos = r.__ducklake_pos' : 'd.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos';
-  if (dels) conds.push(`NOT EXISTS (SELECT 1 FROM (${dels}) d WHERE ${key})`);
-  return conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+  if (dels) out += ` ANTI JOIN (${dels}) d ON ${key}`;
+  const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
+  if (partial.length && snapCol) out += ` WHERE (r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`;
+  return out;
 }
 
 /** Branch for files written by DuckLake: columns by field id. */

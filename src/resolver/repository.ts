@@ -4,13 +4,13 @@
  * short-TTL cache with ETag revalidation; everything under versions/<id>/ is cached forever.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
 import { checkKey, type ObjectStore } from '../store/store.js';
 import { FileCache, type Lease } from '../cache/file-cache.js';
-import { RefCache } from '../cache/ref-cache.js';
+import { RefCache, type Freshness } from '../cache/ref-cache.js';
 import { TagLedger } from '../cache/tag-ledger.js';
 import { VerificationLedger } from '../cache/verification-ledger.js';
 import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
@@ -122,6 +122,8 @@ export interface VersionInfo {
 }
 
 const MAX_REF = 4096;
+/** Resolutions remembered at once (requested names are the clients'; valid ones are few). */
+const MAX_RESOLUTIONS = 1024;
 const MAX_REFS_JSON = 8 * 1024 * 1024;
 const MAX_VERSION_JSON = 4 * 1024 * 1024;
 const MAX_SIG = 64 * 1024;
@@ -146,6 +148,8 @@ export class Repository {
   /** Local catalogs already hashed, by path → stat fingerprint, so an unchanged file is not re-hashed. */
   private readonly verifiedLocal = new Map<string, string>();
   private refsDir: { present: boolean; at: number } | null = null;
+  /** Resolutions while every read they depend on is within the ref TTL: one resolution per TTL, not per statement. */
+  private readonly resolutions = new Map<string, { res: Resolution; seen: Freshness }>();
 
   constructor(
     readonly name: string,
@@ -174,53 +178,72 @@ export class Repository {
 
   // ------------------------------------------------------------------ refs
 
-  /** Spec Part 2: the first rule that matches decides. */
+  /**
+   * Spec Part 2: the first rule that matches decides. A resolution is reused while every ref it read
+   * is within the ref TTL, so it is never staler than reading the refs themselves would be.
+   */
   async resolve(requested: string): Promise<Resolution> {
+    const known = this.resolutions.get(requested);
+    if (known && this.refs.isFresh(known.seen)) return known.res;
+    const seen = this.refs.freshness();
+    const res = await this.resolveNow(requested, seen);
+    if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear(); // names are the clients'
+    this.resolutions.set(requested, { res, seen });
+    return res;
+  }
+
+  /** The version `requested` resolves to while its last resolution is fresh (no read, no wait), else undefined. */
+  freshVersion(requested: string): string | undefined {
+    const known = this.resolutions.get(requested);
+    return known && this.refs.isFresh(known.seen) ? known.res.versionId : undefined;
+  }
+
+  private async resolveNow(requested: string, seen: Freshness): Promise<Resolution> {
     const name = requested;
-    if (name === '' || name === 'HEAD') return this.resolveHead(requested);
-    if (name.startsWith('refs/')) return this.resolveFull(name, requested);
-    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested);
-    if (isVersionId(name) && (await this.versionExists(name))) {
+    if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen);
+    if (name.startsWith('refs/')) return this.resolveFull(name, requested, seen);
+    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested, seen);
+    if (isVersionId(name) && (await this.versionExists(name, seen))) {
       return { requested, ref: null, kind: 'version', versionId: name };
     }
     if (!isValidShortName(name) || !refKind(`refs/heads/${name}`) || !refKind(`refs/tags/${name}`)) throw invalidRefName(name);
     const head = `refs/heads/${name}`;
     const tag = `refs/tags/${name}`;
-    const [h, t] = await Promise.all([this.readRef(head), this.readRef(tag)]);
+    const [h, t] = await Promise.all([this.readRef(head, seen), this.readRef(tag, seen)]);
     if (h !== null && t !== null) {
       throw new SqlError(SQLSTATE.invalidCatalogName, `ambiguous ref: ${head}, ${tag} ("${name}" in repository ${this.name})`, `${head} -> ${h}, ${tag} -> ${t}`, `use heads/${name} or tags/${name}`);
     }
-    if (h !== null) return this.finish(requested, head, 'branch', h);
-    if (t !== null) return this.finish(requested, tag, 'tag', t);
+    if (h !== null) return this.finish(requested, head, 'branch', h, seen);
+    if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
     const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
     throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.name} (tried ${tried.join(', ')})`, undefined, await this.refsHint());
   }
 
-  private async resolveFull(full: string, requested: string): Promise<Resolution> {
+  private async resolveFull(full: string, requested: string, seen: Freshness): Promise<Resolution> {
     const kind = refKind(full);
     if (!kind) throw invalidRefName(requested);
-    const id = await this.readRef(full);
+    const id = await this.readRef(full, seen);
     if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.name} (tried ${full})`, undefined, await this.refsHint());
-    return this.finish(requested, full, kind, id);
+    return this.finish(requested, full, kind, id, seen);
   }
 
-  private async resolveHead(requested: string): Promise<Resolution> {
-    const body = await this.refs.get(this.store, 'HEAD', MAX_REF);
+  private async resolveHead(requested: string, seen: Freshness): Promise<Resolution> {
+    const body = await this.refs.get(this.store, 'HEAD', MAX_REF, seen);
     let target = 'refs/heads/main';
     if (body !== null) {
       const text = body.toString('utf8').trim();
       const m = /^ref:\s*(\S+)$/.exec(text);
       if (m && refKind(m[1]!)) target = m[1]!;
-      else if (isVersionId(text)) return this.finish(requested, null, 'version', text); // detached HEAD, accepted liberally
+      else if (isVersionId(text)) return this.finish(requested, null, 'version', text, seen); // detached HEAD, accepted liberally
       else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>"`, `content: ${JSON.stringify(text.slice(0, 80))}`);
     }
-    const id = await this.readRef(target);
+    const id = await this.readRef(target, seen);
     if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint());
-    return this.finish(requested, target, refKind(target)!, id);
+    return this.finish(requested, target, refKind(target)!, id, seen);
   }
 
-  private async finish(requested: string, ref: string | null, kind: RefKind | 'version', versionId: string): Promise<Resolution> {
-    if (!(await this.versionExists(versionId))) {
+  private async finish(requested: string, ref: string | null, kind: RefKind | 'version', versionId: string, seen?: Freshness): Promise<Resolution> {
+    if (!(await this.versionExists(versionId, seen))) {
       throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.name} (versions/${versionId}/version.json does not exist)`);
     }
     if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.name);
@@ -228,25 +251,26 @@ export class Repository {
   }
 
   /** A ref's version ID, or null when it does not exist. A ref file wins over refs.json. */
-  private async readRef(full: string): Promise<string | null> {
-    const body = await this.refs.get(this.store, full, MAX_REF);
+  private async readRef(full: string, seen?: Freshness): Promise<string | null> {
+    const body = await this.refs.get(this.store, full, MAX_REF, seen);
     if (body !== null) return parseRefFile(body, full);
-    if (!(await this.useRefsJson())) return null;
-    return (await this.refsJson())?.refs.get(full) ?? null;
+    if (!(await this.useRefsJson(seen))) return null;
+    return (await this.refsJson(seen))?.refs.get(full) ?? null;
   }
 
   /** refs.json is the index for stores that cannot list, and the fallback when refs/ is absent. */
-  private async useRefsJson(): Promise<boolean> {
+  private async useRefsJson(seen?: Freshness): Promise<boolean> {
     if (!this.store.list) return true;
     const now = Date.now();
     if (!this.refsDir || now - this.refsDir.at >= this.refs.ttlMs) {
       this.refsDir = { present: (await this.store.list('refs/')).length > 0, at: now };
     }
+    this.refs.narrow(seen, this.refsDir.at);
     return !this.refsDir.present;
   }
 
-  private async refsJson(): Promise<{ head?: string; refs: Map<string, string> } | null> {
-    const body = await this.refs.get(this.store, 'refs.json', MAX_REFS_JSON);
+  private async refsJson(seen?: Freshness): Promise<{ head?: string; refs: Map<string, string> } | null> {
+    const body = await this.refs.get(this.store, 'refs.json', MAX_REFS_JSON, seen);
     return body === null ? null : parseRefsJson(body);
   }
 
@@ -284,14 +308,14 @@ export class Repository {
   // ------------------------------------------------------------------ versions
 
   /** version.json present = version complete (spec Part 3). Positive answers are kept forever. */
-  private async versionExists(id: string): Promise<boolean> {
-    return (await this.readVersionBytes(id)) !== null;
+  private async versionExists(id: string, seen?: Freshness): Promise<boolean> {
+    return (await this.readVersionBytes(id, seen)) !== null;
   }
 
-  private async readVersionBytes(id: string): Promise<Buffer | null> {
+  private async readVersionBytes(id: string, seen?: Freshness): Promise<Buffer | null> {
     const known = this.versionBytes.get(id);
     if (known) return known;
-    const body = await this.refs.get(this.store, `versions/${id}/version.json`, MAX_VERSION_JSON);
+    const body = await this.refs.get(this.store, `versions/${id}/version.json`, MAX_VERSION_JSON, seen);
     if (body !== null) this.versionBytes.set(id, body);
     return body;
   }
@@ -461,7 +485,7 @@ export class Repository {
     const key = `versions/${id}/${file}`;
     let st;
     try {
-      st = await stat(path);
+      st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
     } catch (e) {
       throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
     }
@@ -513,6 +537,14 @@ export class Repository {
       }
       return checkKey(`${repo.dataDir}${rel}`);
     };
+    // a file's key and expected size/sha256 are fixed for the version: worked out once per file
+    const checks = new Map<string, { key: string; expect: { size?: number; sha256?: string } }>();
+    const checked = (f: DataFile) => {
+      const id2 = `${f.size ?? ''}/${f.path}`;
+      let c = checks.get(id2);
+      if (!c) checks.set(id2, (c = { key: dataKey(f.path), expect: repo.expectation(id, f, index) }));
+      return c;
+    };
     let closed = false;
     return {
       id,
@@ -531,9 +563,10 @@ export class Repository {
         const got: Lease[] = [];
         const release = () => got.forEach((l) => l.release());
         try {
-          const queue = files.map((f) => ({ f, key: dataKey(f.path), expect: repo.expectation(id, f, index) }));
+          const queue = files.map((f) => ({ f, ...checked(f) }));
           const store = repo.store;
-          const local = store.localPath ? (key: string) => store.localPath!(key) : null;
+          // local: the path resolved and confined once (fs-store.ts statLocal), then a plain lstat
+          const local = store.localPath ? (key: string) => ({ path: store.localPath!(key), stats: store.statLocal ? store.statLocal(key) : undefined }) : null;
           const cache = local ? null : repo.remoteCache();
           // remote: refuse up front (53100) what the disk budget cannot hold
           cache?.checkFits(store, queue.map((q) => ({ key: q.key, spec: q.expect })));
@@ -544,7 +577,10 @@ export class Repository {
             for (let item = queue.shift(); item; item = queue.shift()) {
               const { key, expect } = item;
               try {
-                if (local) await repo.verification.verify(local(key), key, expect);
+                if (local) {
+                  const { path, stats } = local(key);
+                  await repo.verification.verify(path, key, expect, stats);
+                }
                 else got.push(await cache!.acquire(repo.store, key, expect));
                 progress.files++;
                 progress.bytes += item.f.size ?? 0;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SqlError } from '../errors.js';
 
+/** Receives each line; it is the sink's own (it may add fields to it). */
 export type AuditSink = (entry: Record<string, unknown>) => void;
 
 /** Who is reading what, at the moment a line is written. */
@@ -30,24 +31,21 @@ export class StatementAudit {
     private readonly subject: () => AuditSubject,
   ) {}
 
+  // One object literal per line (no spreads): this runs once per statement, on the hot path.
   succeeded(statement: AuditedStatement, ms: number, rows: number, cached: boolean): void {
-    this.write({
-      kind: statement.stmt.kind,
-      sql_sha256: (statement.sqlHash ??= fingerprint(statement.sql)),
-      ...(cached ? { cached: true } : {}),
-      ms,
-      rows,
-      sqlstate: '00000',
-    });
+    const s = this.subject();
+    const kind = statement.stmt.kind;
+    const sql_sha256 = (statement.sqlHash ??= fingerprint(statement.sql));
+    this.sink(
+      cached
+        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: '00000' }
+        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: '00000' },
+    );
   }
 
   failed(err: SqlError): void {
-    this.write({ sqlstate: err.sqlstate, error: err.message.split('\n')[0] });
-  }
-
-  private write(fields: Record<string, unknown>): void {
     const s = this.subject();
-    this.sink({ event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, ...fields });
+    this.sink({ event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, sqlstate: err.sqlstate, error: err.message.split('\n')[0] });
   }
 }
 

@@ -19,7 +19,7 @@ import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
-import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionSource } from '../versions/lease.js';
+import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
 import type { SessionSettings } from './settings.js';
 
@@ -61,6 +61,8 @@ export interface PreparedStmt {
   leases: VersionLease[];
   /** Remote versions' files the statement reads, pinned while it exists (versions/lease.ts). */
   holds?: StatementHold[];
+  /** What the statement can read of each version (by database, lower-cased): what is re-checked before it runs. */
+  reads?: ReadonlyMap<string, VersionReads>;
   /**
    * A parameterised statement over remote versions: files are chosen with the bound values and
    * DuckDB prepares it again over them at each execution (fetchForValues).
@@ -91,7 +93,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     const analysis = await analyze(ctx.conn, sql);
-    const reads = await admitFor(ctx, analysis, base.leases);
+    const reads = await admitFor(ctx, analysis, base);
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
     let params = 0;
     replaceParams(sql, () => (params++, undefined));
@@ -233,7 +235,8 @@ type TableReads = { lease: VersionLease; tables: { schema: string; name: string 
  * must be allowed for this session. Returns the tables of remote versions it reads (their files
  * are fetched before it is bound: fetchTables).
  */
-async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: VersionLease[]): Promise<TableReads> {
+async function admitFor(ctx: PlanningContext, analysis: Analysis, base: PreparedStmt): Promise<TableReads> {
+  const leases = base.leases;
   const own = ctx.lease;
   if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
   const all = [own, ...leases];
@@ -250,12 +253,32 @@ async function admitFor(ctx: PlanningContext, analysis: Analysis, leases: Versio
     definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
   };
   const read: ResolvedRelation[] = admit(analysis, admission);
+  base.reads = versionReads(analysis, read, all, admission.versionDb);
   // versions in name order, so two statements never wait for each other's views
   const out: TableReads = [];
   for (const [db, lease] of [...byDb].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!lease.hasPendingTables()) continue;
     const tables = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
     if (tables.length) out.push({ lease, tables });
+  }
+  return out;
+}
+
+/**
+ * The tables of each version a statement names; a version whose macro it calls may be read
+ * anywhere ('all'). Every version of the statement has an entry (none named: nothing read).
+ */
+function versionReads(analysis: Analysis, read: readonly ResolvedRelation[], leases: readonly VersionLease[], ownDb: string): Map<string, VersionReads> {
+  const out = new Map<string, VersionReads>();
+  for (const l of leases) out.set(l.dbName.toLowerCase(), []);
+  const own = ownDb.toLowerCase();
+  for (const f of [...analysis.functions, ...analysis.tableFunctions]) {
+    const db = f.catalog || own;
+    if (leases.some((l) => l.dbName.toLowerCase() === db && l.definesFunction(f.name))) out.set(db, 'all');
+  }
+  for (const r of read) {
+    const tables = out.get(r.db);
+    if (tables && tables !== 'all') (tables as { schema: string; name: string }[]).push({ schema: r.schema, name: r.table });
   }
   return out;
 }

@@ -67,6 +67,9 @@ export class RefFollower {
     if (inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return null;
     if (!reauthorize && this.refreshedFor === statementSeq) return null;
     this.refreshedFor = statementSeq;
+    // Still resolved to the version the session reads (within the ref TTL): nothing to acquire. Its
+    // expiry is re-checked by the attached version itself (revalidate) on the same TTL.
+    if (!reauthorize && this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId) return null;
     const next = await this.versions.acquire(this.repo, this.requested, this.user);
     this.authorizedIn = generation;
     if (next.versionId === this.lease.versionId) {

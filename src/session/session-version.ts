@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
 import type { SystemTable } from '../sql/system-views.js';
-import type { VersionLease, VersionSource } from '../versions/lease.js';
+import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
 import type { SessionSettings } from './settings.js';
 
@@ -58,10 +58,15 @@ export class SessionVersion {
     return move ? `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` : null;
   }
 
-  /** Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is replayed. */
-  async revalidate(pinned: readonly VersionLease[]): Promise<void> {
-    if (this.lease) await this.lease.revalidate();
-    for (const l of pinned) await l.revalidate();
+  /**
+   * Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is
+   * replayed: of each, what the statement can read (`reads` by database, lower-cased; a version it
+   * was not planned against: all of it).
+   */
+  async revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> {
+    const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
+    if (this.lease) await this.lease.revalidate(of(this.lease));
+    for (const l of pinned) await l.revalidate(of(l));
   }
 
   /** fdl.session: what the client asked for and what it reads now. */

@@ -11,6 +11,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
+import { analyzeOffThread } from './analysis-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
@@ -64,6 +65,12 @@ const EXPLAIN_HEAD = new RegExp(String.raw`^EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBO
 const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
+/**
+ * Longer texts are analysed on a worker thread (analysis-pool.ts): their parse tree's JSON grows to
+ * megabytes, and parsing and walking it on the event loop (plus the garbage it leaves) would stall
+ * every other session. Shorter ones cost well under a millisecond here and stay.
+ */
+export const OFF_THREAD_CHARS = 8 * 1024;
 
 /**
  * The analysis of one statement (no trailing semicolon). Throws SqlError: 42601 when DuckDB cannot
@@ -75,7 +82,8 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
     if (known instanceof SqlError) throw known;
     return known;
   }
-  const result = await analyzeUncached(conn, sql).catch((e: unknown) => {
+  const uncached = sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql);
+  const result = await uncached.catch((e: unknown) => {
     if (e instanceof SqlError) return e;
     throw e;
   });
@@ -84,11 +92,15 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
   return result;
 }
 
-async function analyzeUncached(conn: DuckDBConnection, sql: string): Promise<Analysis> {
+/** DuckDB's parse tree of `sql` as JSON text (json_serialize_sql: parse only, nothing bound or run). */
+export type Serializer = (sql: string) => Promise<string>;
+
+/** The analysis of one text, uncached, with DuckDB's parse from `serialize` (here or on the worker). */
+export async function analyzeText(serialize: Serializer, sql: string): Promise<Analysis> {
   const body = stripLeadingComments(sql);
   const head = EXPLAIN_HEAD.exec(body.slice(0, 256));
   const inner = head ? body.slice(head[0].length) : body;
-  const tree = await parse(conn, inner);
+  const tree = JSON.parse(await serialize(inner)) as Serialized;
   if (tree.error) {
     if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
     throw new SqlError(SQLSTATE.syntaxError, tree.error_message ?? 'syntax error');
@@ -106,9 +118,9 @@ interface Serialized {
   statements?: unknown[];
 }
 
-async function parse(conn: DuckDBConnection, sql: string): Promise<Serialized> {
+export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<string> {
   const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
-  return JSON.parse(String(reader.getRows()[0]?.[0] ?? '{"error":true}')) as Serialized;
+  return String(reader.getRows()[0]?.[0] ?? '{"error":true}');
 }
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */

@@ -25,10 +25,19 @@ function isPlaceholder(duck: DuckDBPreparedStatement): boolean {
   return duck.parameterCount > 0 && duck.columnCount === 1 && duck.columnName(0) === 'unknown' && duck.columnTypeId(0) === DuckDBTypeId.INVALID;
 }
 
+/**
+ * PostgreSQL's ceiling on result columns (MaxTupleAttributeNumber). A gateway needs it too: DuckDB's
+ * C API copies every column's type to report one, so reading n columns costs n² on the event loop
+ * (25,000 columns held it for seconds).
+ */
+export const MAX_RESULT_COLUMNS = 1664;
+
 function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
   const names: string[] = [];
   const types: (DuckDBType | null)[] = [];
-  for (let i = 0; i < duck.columnCount; i++) {
+  const count = duck.columnCount;
+  if (count > MAX_RESULT_COLUMNS) throw new SqlError('54011', `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
+  for (let i = 0; i < count; i++) {
     names.push(duck.columnName(i));
     types.push(duck.columnTypeId(i) === DuckDBTypeId.INVALID ? null : duck.columnType(i));
   }

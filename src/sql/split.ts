@@ -38,33 +38,35 @@ export function mapCode(sql: string, fn: (code: string) => string): string {
   return mapSegments(sql, (kind, text) => (kind === 'code' ? fn(text) : text));
 }
 
+/** A semicolon, or a character that may open a string, identifier, dollar quote or comment. */
+const SEMICOLON_OR_OPENER = /['"$;]|--|\/\*/g;
+
 /**
  * Split a simple-Query string into statements at top-level semicolons. Statements that hold only
- * whitespace and comments are dropped.
+ * whitespace and comments are dropped. One native scan from opener to opener, nothing built per
+ * string or comment: a megabyte of literals is split in milliseconds.
  */
 export function splitStatements(sql: string): string[] {
   const out: string[] = [];
-  let current = '';
-  let hasContent = false;
-  mapSegments(sql, (kind, text) => {
-    if (kind !== 'code') {
-      current += text;
-      if (kind !== 'comment') hasContent = true;
-      return text;
+  let start = 0;
+  const end = (at: number) => {
+    const part = sql.slice(start, at);
+    if (stripLeadingComments(part) !== '') out.push(part.trim());
+    start = at + 1;
+  };
+  for (let i = 0; i < sql.length; ) {
+    SEMICOLON_OR_OPENER.lastIndex = i;
+    const next = SEMICOLON_OR_OPENER.exec(sql);
+    if (!next) break;
+    i = next.index;
+    if (sql[i] === ';') {
+      end(i);
+      i++;
+      continue;
     }
-    const parts = text.split(';');
-    for (let p = 0; p < parts.length; p++) {
-      if (p > 0) {
-        if (hasContent) out.push(current.trim());
-        current = '';
-        hasContent = false;
-      }
-      current += parts[p];
-      if (/\S/.test(parts[p]!)) hasContent = true;
-    }
-    return text;
-  });
-  if (hasContent) out.push(current.trim());
+    i = quotedOrComment(sql, i)?.end ?? i + 1;
+  }
+  end(sql.length);
   return out;
 }
 
@@ -182,6 +184,9 @@ export const MAX_STATEMENT_CHARS = 256 * 1024;
 /** Deepest nesting of parentheses and brackets: DuckDB's parser and binder recurse per level. */
 export const MAX_NESTING = 256;
 
+/** A bracket, or a character that may open a string, identifier, dollar quote or comment. */
+const BRACKET_OR_OPENER = /[()[\]{}'"$]|--|\/\*/g;
+
 /**
  * The ceilings on one statement's text, checked in one linear pass before anything parses it:
  * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
@@ -192,15 +197,22 @@ export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54
   }
   let depth = 0;
   let deepest = 0;
-  mapCode(sql, (code) => {
-    for (let i = 0; i < code.length; i++) {
-      const c = code.charCodeAt(i);
-      if (c === 40 || c === 91 || c === 123) {
-        if (++depth > deepest) deepest = depth;
-      } else if (c === 41 || c === 93 || c === 125) depth--;
+  // One native scan from bracket or opener to the next; strings and comments are jumped over.
+  for (let i = 0; i < sql.length; ) {
+    BRACKET_OR_OPENER.lastIndex = i;
+    const next = BRACKET_OR_OPENER.exec(sql);
+    if (!next) break;
+    i = next.index;
+    const c = sql.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 41 || c === 93 || c === 125) depth--;
+    else {
+      i = quotedOrComment(sql, i)?.end ?? i + 1;
+      continue;
     }
-    return code;
-  });
+    i++;
+  }
   if (deepest > MAX_NESTING) {
     return { sqlstate: '54001', message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
   }

@@ -3,7 +3,7 @@
  * resolved path must stay under the root's real path, so a symlink inside the repository
  * cannot expose files outside it.
  */
-import { createReadStream, realpathSync } from 'node:fs';
+import { createReadStream, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -13,9 +13,18 @@ import { writeVerified } from './verified-write.js';
 const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
 const isAbsent = (e: unknown) => ABSENT.has((e as { code?: string })?.code ?? '');
 
+/** A path handed out for in-place reading, and the identity of the file it led to when last confined. */
+interface HandedOut {
+  readonly path: string;
+  dev: number;
+  ino: number;
+}
+
 export class FsStore implements ObjectStore {
   readonly location: string;
   private readonly realRoot: string;
+  /** key → the resolved path given to readers (DuckDB opens it); resolved once, re-resolved when it changes. */
+  private readonly handedOut = new Map<string, HandedOut>();
 
   constructor(root: string, private readonly limits: StoreLimits = DEFAULT_LIMITS) {
     try {
@@ -46,7 +55,13 @@ export class FsStore implements ObjectStore {
     }
   }
 
+  /**
+   * The path to read `key` in place: resolved (no symlink left) and confined to the root the first
+   * time, then the same path every time, so what a reader opens is what statLocal checks.
+   */
   localPath(key: string): string {
+    const known = this.handedOut.get(key);
+    if (known) return known.path;
     const p = join(this.realRoot, checkKey(key));
     let real: string;
     try {
@@ -55,7 +70,36 @@ export class FsStore implements ObjectStore {
       return p;
     }
     this.checkInside(real, key);
+    this.handedOut.set(key, { path: real, dev: -1, ino: -1 });
     return real;
+  }
+
+  /**
+   * The stats of the file a reader of `localPath(key)` opens now, or null when there is none (or it
+   * is not a regular file). Cheap while nothing changed: one lstat of the resolved path, which must
+   * still be a regular file with the device and inode it had when last confined. A file swapped for
+   * another, the path turned into a symlink, or a parent folder replaced by a link to another tree
+   * each change that, and the path is then resolved and confined again (throws when it now leads
+   * outside the root). Sameness of content is the caller's (verification ledger).
+   */
+  statLocal(key: string): Stats | null {
+    const path = this.localPath(key);
+    const known = this.handedOut.get(key);
+    const st = statOrNull(lstatSync, path);
+    if (known && st?.isFile() && st.ino === known.ino && st.dev === known.dev) return st;
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch (e) {
+      if (isAbsent(e)) return null;
+      throw ioError(`cannot read ${key} in ${this.location}`, e);
+    }
+    this.checkInside(real, key);
+    const target = statOrNull(statSync, real);
+    if (!target?.isFile()) return null;
+    // only a plain file at the handed-out path may take the fast path next time
+    if (known) [known.dev, known.ino] = st?.isFile() ? [target.dev, target.ino] : [-1, -1];
+    return target;
   }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
@@ -124,6 +168,15 @@ export class FsStore implements ObjectStore {
     } finally {
       stream.destroy();
     }
+  }
+}
+
+function statOrNull(how: (p: string, o: { throwIfNoEntry: false }) => Stats | undefined, path: string): Stats | null {
+  try {
+    return how(path, { throwIfNoEntry: false }) ?? null;
+  } catch (e) {
+    if (isAbsent(e)) return null;
+    throw e;
   }
 }
 

@@ -3,6 +3,7 @@
  * paths relative to the store's root. Every implementation reports failures as SqlError 58030
  * (I/O) or XX001 (downloaded bytes do not match what the caller expected).
  */
+import type { Stats } from 'node:fs';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 export interface GetOptions {
@@ -32,6 +33,8 @@ export interface ObjectStore {
   download(key: string, dest: string, options?: DownloadOptions): Promise<void>;
   /** Local stores only: the file to read in place. */
   localPath?(key: string): string;
+  /** Local stores only: the stats of the file `localPath(key)` reads now (null: none), confined to the root. */
+  statLocal?(key: string): Stats | null;
 }
 
 /** Limits shared by every store; defaults are generous for catalogs, strict for small JSON. */

@@ -7,7 +7,7 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, countedFiles, countOnlyTable, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
-import type { StatementFiles, StatementHold, VersionLease } from './lease.js';
+import type { StatementFiles, StatementHold, VersionLease, VersionReads } from './lease.js';
 import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
@@ -46,15 +46,25 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         await repo.checkNotExpired(versionId);
         checkedAt = Date.now();
       })().finally(() => (rechecking = null)));
-    // A local file rewritten after verification is caught before the next statement reads it: one
-    // stat per file (the ledger answers unchanged ones), shared by statements starting together.
-    let restating: Promise<void> | null = null;
-    const restat = () =>
-      (restating ??= (async () => {
-        // inlined rows are read from the catalog at query time: it is re-checked like the data files
-        await version.recheckCatalog();
-        (await version.ensureFiles(allFiles)).release();
-      })().finally(() => (restating = null)));
+    // A local file rewritten after verification is caught before the next statement that can read it:
+    // one stat per file of the tables it names (the ledger answers unchanged ones). A view of the
+    // version may read any table, so naming one re-checks them all.
+    const filesByName = new Map(catalog.tables.map((t) => [`${t.schema.toLowerCase()}.${t.name.toLowerCase()}`, t.files]));
+    const viewNames = new Set(catalog.views.map((v) => `${v.schema.toLowerCase()}.${v.name.toLowerCase()}`));
+    const filesRead = (reads: VersionReads) => {
+      if (reads === 'all') return allFiles;
+      const names = reads.map((r) => `${r.schema.toLowerCase()}.${r.name.toLowerCase()}`);
+      if (names.some((n) => viewNames.has(n))) return allFiles;
+      return names.flatMap((n) => filesByName.get(n) ?? []);
+    };
+    const restat = async (reads: VersionReads) => {
+      // a statement that reads no table of the version reads neither its files nor its catalog
+      if (reads !== 'all' && reads.length === 0) return;
+      // inlined rows are read from the catalog at query time: it is re-checked like the data files
+      await version.recheckCatalog();
+      const files = filesRead(reads);
+      if (files.length) (await version.ensureFiles(files)).release();
+    };
     try {
       if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
@@ -166,9 +176,9 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       dataset: version.dataset,
       ensureTables,
       hasPendingTables: () => remote,
-      revalidate: async () => {
+      revalidate: async (reads = 'all') => {
         if (due()) await recheck();
-        if (!remote) await restat();
+        if (!remote) await restat(reads);
       },
       async dispose() {
         const c = await engine.connect();

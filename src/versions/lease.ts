@@ -36,17 +36,24 @@ export interface VersionLease {
   /** True when statements must ensure their tables first (remote versions: files are fetched and pinned per statement). */
   hasPendingTables(): boolean;
   /**
-   * Re-checks the version once its verdict is a ref TTL old (expired.json appeared? local files or
-   * catalog changed?); cheap otherwise. Called before anything runs against the version; throws the
+   * Re-checks the version once its verdict is a ref TTL old (expired.json appeared?) and, for a local
+   * version, the files (and catalog) of what the statement can read (`reads`, default 'all'): each
+   * stat'ed against what was verified. Called before anything runs against the version; throws the
    * same error as attaching it would.
    */
-  revalidate(): Promise<void>;
+  revalidate(reads?: VersionReads): Promise<void>;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
   definesFunction(name: string): boolean;
   release(): void;
 }
+
+/**
+ * What a statement can read of a version: the tables (and views) it names, lower-cased, or 'all'
+ * (it names a macro of the version, or nothing is known of it).
+ */
+export type VersionReads = readonly { schema: string; name: string }[] | 'all';
 
 /**
  * A statement's claim on a version's files: pinned (never evicted) until `release`. Until
@@ -72,6 +79,11 @@ export interface StatementFiles {
 export interface VersionSource {
   /** Resolve, verify, authorize and attach `repo@ref` for `user`. */
   acquire(repo: string, ref: string, user: string): Promise<VersionLease>;
+  /**
+   * The version `ref` resolves to without reading anything, while its last resolution is within the
+   * ref TTL (undefined otherwise): a session already on it need not acquire it again.
+   */
+  freshVersion?(repo: string, ref: string): string | undefined;
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
   repositories(): string[];

@@ -47,6 +47,10 @@ export class Versions implements VersionSource {
     return this.repos.get(name);
   }
 
+  freshVersion(repoName: string, ref: string): string | undefined {
+    return this.repos.get(repoName)?.freshVersion(ref);
+  }
+
   isMoving(lease: VersionLease): boolean {
     return lease.kind === 'branch' || lease.kind === 'head' || lease.kind === 'request';
   }
@@ -69,7 +73,7 @@ export class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
-      revalidate: () => lease.value.revalidate(),
+      revalidate: (reads) => lease.value.revalidate(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),

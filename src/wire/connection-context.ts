@@ -38,6 +38,8 @@ export interface ConnectionContext {
 export interface ConnectionLog {
   info(o: object, msg?: string): void;
   warn(o: object, msg?: string): void;
+  /** Whether lines of this level are written (pino); absent: they are. */
+  isLevelEnabled?(level: string): boolean;
   /** Lines of one session carry its request id (pino's child loggers). */
   child?(bindings: Record<string, unknown>): ConnectionLog;
 }

@@ -322,8 +322,13 @@ export class Connection {
       },
     };
     const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, this.ctx.results, (entry) => {
-      this.log.info({ ...entry, pid: this.pid, request: `${this.requestId}.${++this.statements}` });
       this.ctx.observeStatement?.(entry);
+      // the entry is ours (session/audit.ts): completed in place, not copied; request ids count every statement
+      const request = `${this.requestId}.${++this.statements}`;
+      if (this.log.isLevelEnabled?.('info') === false) return;
+      entry.pid = this.pid;
+      entry.request = request;
+      this.log.info(entry);
     });
     session.clientAddress = this.client.address;
     try {

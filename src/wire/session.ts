@@ -313,7 +313,7 @@ export class Session {
   private async replayCached(portal: Portal, describe: boolean): Promise<boolean> {
     if (!this.cachePolicy.applies(portal.prepared, this.settings, portal.rows)) return false;
     if (!this.tx.inBlock) await this.refreshVersion();
-    await this.versionView.revalidate(portal.prepared.leases);
+    await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
     const decision = this.cachePolicy.decide(portal.prepared, this.lease, this.settings, portal);
     if (decision.kind === 'record') portal.recording = decision.recording;
     if (decision.kind !== 'hit') return false;
@@ -326,7 +326,7 @@ export class Session {
     await this.stream.settle();
     this.stream.interruptOpenPortals(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
-    await this.versionView.revalidate(portal.prepared.leases);
+    await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
     await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
   }
 
