@@ -432,9 +432,12 @@ describe('PostgreSQL arithmetic', () => {
     await same(async (e) => text(await conns[e]!.query('select 7/2, -7/2, 1/3, (-9)/4, 9 % 4, 2^3')));
   });
   test('division by zero: PostgreSQL raises 22012; the gateway answers NULL (docs/compatibility.md)', async () => {
-    const p = await conns.pg!.query('select 1/0');
-    assert.equal(p.error?.code, '22012');
-    assert.deepEqual(text(await conns.gw!.query('select 1/0')), [[null]]);
+    for (const sql of ['select 1/0', 'select 1.0::float8/0', 'select qty % $1 from sales.orders limit 1']) {
+      const params = sql.includes('$1') ? ['0'] : [];
+      const p = await conns.pg!.query(sql, { params });
+      assert.equal(p.error?.code, '22012', sql);
+      assert.deepEqual(text(await conns.gw!.query(sql, { params })), [[null]], sql);
+    }
   });
 });
 
