@@ -354,6 +354,33 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   // PostgreSQL cannot type these; the gateway types them as text
   { sql: 'select $1 is null', oids: [], pgError: '42P18', differs: { why: 'an unknown nothing decides is text in the gateway (PostgreSQL refuses)', gateway: { params: [25], columns: [16] } } },
   { sql: 'select concat($1, $2)', oids: [], pgError: '42P18', differs: { why: 'concat(VARIADIC "any") leaves the unknowns unknown in PostgreSQL; text in the gateway', gateway: { params: [25, 25], columns: [25] } } },
+  // shapes BI tools and ORMs send
+  { sql: `select count(*) ${O} where status like $1 || '%'`, oids: [25], params: ['op'] },
+  { sql: `select count(*) ${O} where ordered_at >= $1::date and ordered_at < $1::date + 1`, oids: [1082], params: ['2024-01-05'] },
+  { sql: `select count(*) ${O} where ordered_at >= date_trunc('month', $1::timestamp)`, oids: [1114], params: ['2024-02-15'] },
+  { sql: 'select $1 = $2, cast($3 as integer) * 2', oids: [25, 25, 23], params: ['a', 'a', '21'] },
+  { sql: `select count(*) ${O} where qty > $1 and qty < $1 * 2`, oids: [21], params: ['1'] },
+  { sql: `select count(*) ${O} where amount >= $1::numeric(12,2) or amount = $2`, oids: [1700, 1700], params: ['50.5', '13.73'] },
+  { sql: `select count(*) ${O} where lower(status) = lower($1) or status = upper($2)`, oids: [25, 25], params: ['OPEN', 'x'] },
+  { sql: `select count(*) ${O} where ordered_at > timestamp '2024-03-01' - $1 * interval '1 day'`, oids: [701], params: ['30'] },
+  { sql: 'select $1::int4 = any($2)', oids: [23, 1007], params: ['3', '{1,3}'] },
+  { sql: `select count(*) ${O} where order_id = any($1::bigint[]) or status in (select unnest($2::text[]))`, oids: [1016, 1009], params: ['{1,2,3}', '{open}'] },
+  { sql: `select count(*) ${O} where status similar to $1`, oids: [25], params: ['(open|shipped)'] },
+  { sql: `select ordered_at at time zone $1 ${O} order by order_id limit 1`, oids: [25], params: ['UTC'] },
+  { sql: `select order_id, amount ${O} where customer_id = $1 order by order_id`, oids: [23], params: ['3'] },
+  { sql: `select string_agg(status, $1 order by order_id) ${O} where order_id < 4`, oids: [25], params: [','] },
+  { sql: 'select $1::int8 / $2::int8, $3::int2 % $4', oids: [20, 20, 21, 21], params: ['7', '2', '7', '3'] },
+  {
+    sql: `select extract(year from ordered_at) = $1 ${O} order by order_id limit 1`, oids: [1700], params: ['2024'],
+    differs: { why: 'extract returns BIGINT in DuckDB, numeric in PostgreSQL 14+', gateway: { params: [20] } },
+  },
+  {
+    sql: `select greatest(amount, $1) ${O} order by order_id limit 2`, oids: [1700], params: ['20.005'],
+    differs: {
+      why: 'DuckDB gives GREATEST one DECIMAL type (the widest scale); PostgreSQL\'s numeric keeps each value\'s scale',
+      gateway: { text: [['20.005'], ['27.460']], binary: [['000200000000000300140032'], ['0002000000000003001b11f8']], binaryParams: [['20.005'], ['27.460']] },
+    },
+  },
   // LIMIT / OFFSET: int8
   { sql: 'select order_id ' + O + ' order by 1 limit $1 offset $2', oids: [20, 20], params: ['3', '2'] },
   { sql: 'select order_id ' + O + ' order by 1 offset $1 rows fetch first $2 rows only', oids: [20, 20], params: ['1', '2'] },
