@@ -227,6 +227,9 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: `select count(*) ${O} where qty <= all($1) or status = any($2)`, oids: [1005, 1009], params: ['{1}', '{open}'] },
   { sql: `select count(*) ${O} where qty = any($1) and qty <> all($2)`, oids: [1005, 1005], params: ['{1,2,3}', '{2}'] },
   { sql: `select count(*) ${O} where amount > any($1) and amount < all($2)`, oids: [1231, 1231], params: ['{10,20.5}', '{500.125}'] },
+  // numeric[]: elements of different scales compare exactly; empty and NULL arrays
+  { sql: `select count(*) ${O} where amount = any($1) or amount < all($2)`, oids: [1231, 1231], params: ['{1,13.73}', '{100000,13.725}'] },
+  { sql: `select count(*) ${O} where amount > any($1) or amount = any($2)`, oids: [1231, 1231], params: ['{}', null] },
   { sql: `select count(*) ${O} where status >= any($1) and status <= all($2)`, oids: [1009, 1009], params: ['{open}', '{zzz}'] },
   { sql: `select count(*) ${O} where ordered_at < any($1) or ordered_at <> any($2)`, oids: [1115, 1115], params: ['{2024-02-01}', '{2024-02-01}'] },
   { sql: `select count(*) ${O} where status = any(array[$1, $2])`, oids: [25, 25], params: ['open', 'shipped'] },
@@ -262,6 +265,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: `select qty * $1 ${O} order by order_id limit 3`, oids: [21], params: ['3'] },
   { sql: `select amount * $1, amount - $2, amount + $3 ${O} order by order_id limit 3`, oids: [1700, 1700, 1700], params: ['2', '0.5', '1.125'] },
   { sql: `select count(*) ${O} where amount > $1 * 1.1`, oids: [1700], params: ['20'] },
+  { sql: `select amount * $1, $2 * 2.5, round($3, 2) ${O} order by order_id limit 1`, oids: [1700, 1700, 1700], params: [null, null, null] },
   { sql: 'select round($1, 2), round(amount, $2) ' + O + ' order by order_id limit 2', oids: [1700, 23], params: ['3.14159', '1'] },
   { sql: `select count(*) * $1, sum(amount) - $2 ${O}`, oids: [20, 1700], params: ['3', '0.25'] },
   {
