@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachCatalog, countedFiles, countingStatement, countingTableSql, openCatalog, tableContext, type LakeCatalog } from '../src/lake/index.js';
+import { attachCatalog, countedFiles, countedRows, countingStatement, countingTableSql, openCatalog, tableContext, type LakeCatalog } from '../src/lake/index.js';
 import { makeSyntheticLake } from '../test/support/synthetic-lake.js';
 
 const FILES = Number(process.argv[2] ?? 200);
@@ -54,7 +54,7 @@ async function countingSql(conn: DuckDBConnection, catalog: LakeCatalog, db: str
     const counted = countedFiles(t, catalog.snapshotId);
     const read = new Set(t.dataFiles.filter((f) => !counted.includes(f)).map((f) => f.id));
     const ctx = await tableContext(conn, catalog, [t], locate, read);
-    return countingTableSql(t, ctx, read, counted.reduce((n, f) => n + f.recordCount!, 0));
+    return countingTableSql(t, ctx, read, countedRows(counted, catalog.snapshotId));
   });
   if (!sql) throw new Error('not a counting statement');
   return sql;

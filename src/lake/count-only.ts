@@ -2,12 +2,13 @@
  * Statements whose answer the catalog already holds: `SELECT count(*)[, count(*)…] FROM table`, no
  * filter, grouping or limit. Such a statement observes only how many rows the table has, and a
  * data file that needs no row filter (no deletes, no rows newer than the snapshot) holds exactly
- * its catalog record count: it can stand as that many rows without being fetched or read.
+ * its catalog record count, less its inlined deletions if it has only those: it can stand as that
+ * many rows without being fetched or read.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataFile, LakeCatalog, LakeTable } from './model.js';
 import { lit, qi, rows, str } from './sql.js';
-import { needsRowFilter, tableSql, type TableSqlContext } from './tablesql.js';
+import { tableSql, type TableSqlContext } from './tablesql.js';
 import { sqlType } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -86,9 +87,28 @@ export async function countingStatement(
   return `${select} FROM (${from}) AS ${qi(parsed.table.name)}`;
 }
 
+/**
+ * Live rows of a data file at `snapshot` when the catalog alone says how many: its record count,
+ * less its inlined deletions (positions held in the catalog) when those are all it has. null when
+ * it must be read (a delete file or deletion vector, rows newer than the snapshot, no count).
+ */
+export function knownRows(f: DataFile, snapshot: number): number | null {
+  if (f.recordCount === null || f.delete !== null || (f.partialMax !== null && f.partialMax > snapshot)) return null;
+  if (f.inlinedDeletes.length === 0) return f.recordCount;
+  const gone = new Set(f.inlinedDeletes);
+  // a position past the file's rows would make the subtraction wrong: read such a file instead
+  for (const p of gone) if (!(Number.isInteger(p) && p >= 0 && p < f.recordCount)) return null;
+  return f.recordCount - gone.size;
+}
+
 /** Files whose rows the catalog counts exactly (they need not be read to be counted). */
 export function countedFiles(table: LakeTable, snapshot: number): DataFile[] {
-  return table.dataFiles.filter((f) => f.recordCount !== null && !needsRowFilter(f, snapshot));
+  return table.dataFiles.filter((f) => knownRows(f, snapshot) !== null);
+}
+
+/** The rows of `files` (countedFiles) the catalog counts. */
+export function countedRows(files: DataFile[], snapshot: number): number {
+  return files.reduce((n, f) => n + knownRows(f, snapshot)!, 0);
 }
 
 /** The table's view for one counting statement: the `read` files as usual, `counted` rows of NULLs for the rest. */

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, countedFiles, countingStatement, countingTableSql, countOnlyTable, materializeTable, openCatalog, PruneIndex, tableContext, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
+import { attachCatalog, countedFiles, countedRows, countingStatement, countingTableSql, countOnlyTable, materializeTable, openCatalog, PruneIndex, tableContext, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import type { StatementFiles, StatementHold, VersionLease, VersionReads } from './lease.js';
 import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
@@ -137,7 +137,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
           const current = inView.get(t);
           if (t === counting && counted.length) {
             // a view for this statement alone (bound before the lock is given back); the next one rebuilds
-            await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, counted.reduce((n, f) => n + f.recordCount!, 0)));
+            await withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, countedRows(counted, catalog.snapshotId)));
             inView.delete(t);
             continue;
           }
@@ -273,7 +273,7 @@ function localCounting(engine: DuckDBInstance, catalog: LakeCatalog, locate: (re
         const skip = new Set(counted.map((f) => f.id));
         const read = new Set(t.dataFiles.filter((f) => !skip.has(f.id)).map((f) => f.id));
         const ctx = await tableContext(c, catalog, [t], locate, read);
-        return countingTableSql(t, ctx, read, counted.reduce((n, f) => n + f.recordCount!, 0));
+        return countingTableSql(t, ctx, read, countedRows(counted, catalog.snapshotId));
       })();
       s.catch(() => sources.delete(t));
       sources.set(t, s);
