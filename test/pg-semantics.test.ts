@@ -413,6 +413,23 @@ describe('parameter types PostgreSQL infers (ParameterDescription, RowDescriptio
   }
 });
 
+describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', () => {
+  test('numeric declared in Parse keeps the value\'s scale; Describe before Bind gives PostgreSQL\'s column types', async () => {
+    const sql = 'select qty + $1, amount * $1, round($1, 1) from sales.orders order by order_id limit 2';
+    await same(async (e) => {
+      const c = conns[e]!;
+      c.send(Buffer.concat([serialize.parse({ name: '', text: sql, types: [1700] }), serialize.describe({ type: 'S', name: '' }), serialize.sync()]));
+      const d = await c.untilReady();
+      assert.equal(d.error, undefined, `${e}: ${d.error?.message}`);
+      return {
+        columns: d.rowDescription!.fields.map((f) => f.dataTypeID),
+        text: text(await c.query(sql, { paramTypes: [1700], params: ['1.25'] })),
+        binary: rowsOf(await c.query(sql, { paramTypes: [1700], params: ['1.25'], resultFormats: [1] }), true),
+      };
+    });
+  });
+});
+
 describe('catalog', () => {
   test('system columns of catalog tables: tableoid, xmin, ctid', async () => {
     for (const [rel, oid] of [['pg_class', 1259], ['pg_attribute', 1249], ['pg_type', 1247], ['pg_proc', 1255], ['pg_namespace', 2615]] as const) {
