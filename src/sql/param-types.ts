@@ -81,6 +81,8 @@ const paramNo = (n: Node): number => n.ParamRef.number as number;
 const fn = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
 const isNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NULL' } });
 const NULL: Node = { A_Const: { isnull: true } };
+/** Probes of one parameter at a time, at most (each is a DuckDB prepare; only after the first probe failed). */
+const MAX_SINGLE_PROBES = 8;
 const COMPARISON = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 
@@ -124,7 +126,7 @@ export async function inferParamOids(
   // Every `x op $n` as `x op x` first; where DuckDB has no such operator (`interval * interval`), as `x`:
   // for one parameter at a time, then for all, so one such operator does not undo the others.
   let probed = await probeTypes(conn, version, probeTree, w, out, castTo);
-  const arithmetic = [...w.hints].filter(([, h]) => h.op && ARITHMETIC.has(h.op)).map(([n]) => n);
+  const arithmetic = [...w.hints].filter(([, h]) => h.op && ARITHMETIC.has(h.op)).map(([n]) => n).slice(0, MAX_SINGLE_PROBES);
   for (const mode of [...arithmetic.map((k) => (n: number) => (n === k ? 'other' as const : 'same' as const)), () => 'other' as const]) {
     if (probed || arithmetic.length === 0) break;
     probed = await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: mode }), w, out, castTo);
