@@ -132,15 +132,37 @@ async function paramQuery(t: Target, n: number): Promise<{ unnamed: { p50: numbe
 
 const PGBENCH = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbench');
 
-/** `pgbench -M mode` running `SELECT 1;` for `seconds` with `clients` connections: transactions per second. */
-function pgbench(t: Target, mode: 'simple' | 'extended' | 'prepared', clients: number, seconds: number, dir: string): number {
+/** CPU seconds a process has used (with `children`, also those of children it has waited for: PostgreSQL's backends). */
+function cpuSeconds(pid: number, children: boolean): number {
+  // /proc/PID/stat: fields after the ")" of the command name; utime, stime, cutime, cstime are 14–17
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+  const ticks = f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0);
+  return ticks / CLK_TCK;
+}
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * pgbench, and the server's CPU per statement in that run (µs; independent of how busy the machine
+ * is, unlike tps): `cpu` reads the server's CPU seconds so far.
+ */
+function pgbenchCpu(t: Target, mode: 'simple' | 'extended' | 'prepared', clients: number, seconds: number, dir: string, cpu: () => number): { tps: number; cpuUs: number } {
+  const before = cpu();
+  const r = pgbenchRun(t, mode, clients, seconds, dir);
+  // PostgreSQL's backends count once the postmaster has reaped them, just after pgbench disconnects
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+  return { tps: r.tps, cpuUs: ((cpu() - before) * 1e6) / r.transactions };
+}
+
+/** `pgbench -M mode` running `SELECT 1;` for `seconds` with `clients` connections: tps and transactions. */
+function pgbenchRun(t: Target, mode: 'simple' | 'extended' | 'prepared', clients: number, seconds: number, dir: string): { tps: number; transactions: number } {
   const script = join(dir, 'select1.sql');
   writeFileSync(script, 'SELECT 1;\n');
   const r = spawnSync(PGBENCH, ['-n', '-f', script, '-M', mode, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds),
     '-h', t.host, '-p', String(t.port), '-U', t.user, t.database], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: t.options ?? '' } });
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout);
-  if (r.status !== 0 || !m) throw new Error(`pgbench -M ${mode} against ${t.name} failed: ${r.stderr || r.stdout}`);
-  return Number(m[1]);
+  const n = /number of transactions actually processed: (\d+)/.exec(r.stdout);
+  if (r.status !== 0 || !m || !n) throw new Error(`pgbench -M ${mode} against ${t.name} failed: ${r.stderr || r.stdout}`);
+  return { tps: Number(m[1]), transactions: Number(n[1]) };
 }
 
 /** Self time per function from a .cpuprofile, top `n`. */
@@ -295,12 +317,20 @@ async function main(): Promise<void> {
       }
       const SECONDS = opt('pgbench-seconds', 5);
       const CLIENTS = opt('pgbench-clients', 4);
+      // server CPU per statement: the gateway process; PostgreSQL's postmaster with the backends it reaped
+      const postmaster = Number(readFileSync(join(pgc.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const pgCpu = () => cpuSeconds(postmaster, true);
+      const gwCpu = () => cpuSeconds(gw!.proc.pid!, false);
       for (const mode of ['simple', 'extended', 'prepared'] as const) {
-        const p = pgbench(P, mode, CLIENTS, SECONDS, dir);
-        const g = pgbench(G, mode, CLIENTS, SECONDS, dir);
-        const gu = pgbench(uncached, mode, CLIENTS, SECONDS, dir);
-        proto[`pgbench_${mode}`] = { postgres: p, gateway: g, gatewayCacheOff: gu, ratio: g / p, ratioCacheOff: gu / p };
-        log(`pgbench -M ${mode.padEnd(8)} SELECT 1, ${CLIENTS} clients ${SECONDS} s: postgres ${fmt(p).padStart(7)} tps   gateway ${fmt(g).padStart(7)} tps (${(g / p).toFixed(2)}×)   gateway, cache off ${fmt(gu).padStart(7)} tps (${(gu / p).toFixed(2)}×)${mode === 'extended' ? ' (target ≥ 0.5×)' : ''}`);
+        const p = pgbenchCpu(P, mode, CLIENTS, SECONDS, dir, pgCpu);
+        const g = pgbenchCpu(G, mode, CLIENTS, SECONDS, dir, gwCpu);
+        const gu = pgbenchCpu(uncached, mode, CLIENTS, SECONDS, dir, gwCpu);
+        proto[`pgbench_${mode}`] = {
+          postgres: p.tps, gateway: g.tps, gatewayCacheOff: gu.tps, ratio: g.tps / p.tps, ratioCacheOff: gu.tps / p.tps,
+          cpuUsPerStatement: { postgres: p.cpuUs, gateway: g.cpuUs, gatewayCacheOff: gu.cpuUs },
+        };
+        log(`pgbench -M ${mode.padEnd(8)} SELECT 1, ${CLIENTS} clients ${SECONDS} s: postgres ${fmt(p.tps).padStart(7)} tps   gateway ${fmt(g.tps).padStart(7)} tps (${(g.tps / p.tps).toFixed(2)}×)   gateway, cache off ${fmt(gu.tps).padStart(7)} tps (${(gu.tps / p.tps).toFixed(2)}×)${mode === 'extended' ? ' (target ≥ 0.5×)' : ''}`);
+        log(`  server CPU per statement: postgres ${p.cpuUs.toFixed(0)} µs   gateway ${g.cpuUs.toFixed(0)} µs   gateway, cache off ${gu.cpuUs.toFixed(0)} µs`);
       }
       result.protocol = proto;
     }

@@ -354,6 +354,7 @@ function observedVersions(versions: Versions, generation: () => number, observer
         throw e;
       }
     },
+    freshVersion: (repo, ref) => versions.freshVersion(repo, ref),
     isMoving: (lease) => versions.isMoving(lease),
     repositories: () => versions.repositories(),
     systemTable: (view, ctx) => versions.systemTable(view, ctx),

@@ -95,6 +95,8 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     const analysis = await analyze(ctx.conn, sql);
     const reads = await admitFor(ctx, analysis, base);
+    // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
+    if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
     let params = 0;
     replaceParams(sql, () => (params++, undefined));
@@ -122,7 +124,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       duck.destroySync();
       // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
       const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0)
-        ?? (unknown.has(n) && !valueTypedParam(inferred.get(n)) ? 'VARCHAR' : undefined);
+        ?? (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
       const typedAs = Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0));
       duck = await prepareTyped(ctx, sql, typeOf, typedAs);
       reprepare = () => prepareTyped(ctx, sql, typeOf, typedAs);

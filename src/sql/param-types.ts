@@ -5,7 +5,8 @@
  * int2, `qty < ANY($1)` int2[], `(a, b) = ($1, $2)` pairwise), the other arguments of COALESCE,
  * GREATEST, LEAST and NULLIF, and the argument types of common functions (`left($1, $2)` is text,
  * int4). "The other side's type" is asked of DuckDB itself with a probe statement that is prepared,
- * never run. The mapping is part of the one type table (compat/types.ts).
+ * never run. The mapping is part of the one type table (compat/types.ts). numeric has no one DuckDB
+ * type (valueTypedParam): such a parameter is typed by its value at Bind.
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { deparseSync } from 'pgsql-parser';
@@ -80,6 +81,8 @@ const paramNo = (n: Node): number => n.ParamRef.number as number;
 const fn = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
 const isNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NULL' } });
 const NULL: Node = { A_Const: { isnull: true } };
+/** Probes of one parameter at a time, at most (each is a DuckDB prepare; only after the first probe failed). */
+const MAX_SINGLE_PROBES = 8;
 const COMPARISON = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 
@@ -87,7 +90,7 @@ interface Walk {
   fixed: Map<number, number>;
   hints: Map<number, Hint>;
   /** How `x op $n` is probed: as `x op x` (keeps the result type), or as `x` where DuckDB has no `x op x`. */
-  arithmetic: 'same' | 'other';
+  arithmetic: (n: number) => 'same' | 'other';
 }
 
 /**
@@ -106,12 +109,12 @@ export async function inferParamOids(
   const tree = parsePg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
   if (!stmt) return new Map();
-  const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: 'same' };
+  const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };
   const probeTree = transform(stmt, w);
   if (clientSql !== sql) {
     // Casts and functions are read in the client's text: the rewrite spells `$1::jsonb` as json for DuckDB.
     const client = parsePg(clientSql);
-    const own: Walk = { fixed: new Map(), hints: new Map(), arithmetic: 'same' };
+    const own: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };
     if (client?.stmts?.length === 1) transform(client.stmts[0]!.stmt, own);
     for (const [n, oid] of own.fixed) w.fixed.set(n, oid);
   }
@@ -120,8 +123,14 @@ export async function inferParamOids(
   // DuckDB already gives `x = $1` x's type: a statement with only such parameters needs no probe.
   if (![...w.hints].some(([n, h]) => h.op === undefined || !COMPARISON.has(h.op) || !typedByDuckDB(n))) return out;
   const version = (tree as Node).version;
-  const probed = (await probeTypes(conn, version, probeTree, w, out, castTo))
-    ?? (await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: 'other' }), w, out, castTo));
+  // Every `x op $n` as `x op x` first; where DuckDB has no such operator (`interval * interval`), as `x`:
+  // for one parameter at a time, then for all, so one such operator does not undo the others.
+  let probed = await probeTypes(conn, version, probeTree, w, out, castTo);
+  const arithmetic = [...w.hints].filter(([, h]) => h.op && ARITHMETIC.has(h.op)).map(([n]) => n).slice(0, MAX_SINGLE_PROBES);
+  for (const mode of [...arithmetic.map((k) => (n: number) => (n === k ? 'other' as const : 'same' as const)), () => 'other' as const]) {
+    if (probed || arithmetic.length === 0) break;
+    probed = await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: mode }), w, out, castTo);
+  }
   for (const [n, oid] of probed ?? []) out.set(n, oid);
   return out;
 }
@@ -269,6 +278,6 @@ function binaryHint(e: Node, op: string, w: Walk): Node | undefined {
   const hinted = like(p, other, w, op);
   // Comparisons stay booleans; arithmetic is probed as `other op other` (the result type), or as `other`.
   if (COMPARISON.has(op)) return isNull(hinted);
-  const result = w.arithmetic === 'same' ? { A_Expr: { ...e, lexpr: other, rexpr: other } } : other;
+  const result = w.arithmetic(paramNo(p)) === 'same' ? { A_Expr: { ...e, lexpr: other, rexpr: other } } : other;
   return { CaseExpr: { args: [{ CaseWhen: { expr: isNull(hinted), result: NULL } }], defresult: result } };
 }

@@ -6,6 +6,7 @@
  * result-stream.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
@@ -49,6 +50,8 @@ export class Session {
   private readonly portals = this.named.portals;
   /** Planning, with the statement cache by text (session/statement-preparer.ts). */
   private readonly preparer: StatementPreparer;
+  /** How recent texts split into statements (`SELECT 1;` → `SELECT 1`): a repeat is not split again. */
+  private readonly splits = new LRUCache<string, readonly string[]>({ max: 256 });
   /** Transaction and savepoint state (session/transaction.ts). */
   private readonly tx = new Transaction();
   /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
@@ -145,7 +148,7 @@ export class Session {
   // ---------------------------------------------------------------- simple query protocol
 
   async simpleQuery(sql: string): Promise<void> {
-    const parts = splitStatements(sql);
+    const parts = this.split(sql);
     if (parts.length === 0) {
       be.emptyQueryResponse(this.out.w);
     }
@@ -153,7 +156,8 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
-        const prepared = await this.preparer.prepareText(text, []);
+        // a text planned before already passed the ceilings and classification
+        const prepared = (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
@@ -187,9 +191,19 @@ export class Session {
   }
 
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
-    const parts = splitStatements(sql);
+    const parts = this.split(sql);
     if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    return this.preparer.prepareText(parts[0] ?? '', paramTypes);
+    const text = parts[0] ?? '';
+    return (text !== sql ? await this.preparer.reuseCached(text, paramTypes) : null) ?? (await this.preparer.prepareText(text, paramTypes));
+  }
+
+  /** The statements of a text; short texts remembered (splitting is a pure function of the text). */
+  private split(sql: string): readonly string[] {
+    const known = this.splits.get(sql);
+    if (known) return known;
+    const parts = splitStatements(sql);
+    if (sql.length <= 4096) this.splits.set(sql, parts);
+    return parts;
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
