@@ -15,9 +15,26 @@ import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
 await loadModule();
 
-/** Cheap pre-check: only statements matching this go through the parser. */
+/**
+ * Cheap pre-check: only statements matching this go through the parser. Exact for casts, COLLATE
+ * and ANY/ALL: it flags what the walk below changes. Over-matches that remain, and why harmless
+ * (the parse finds nothing to change and the text goes to DuckDB as written, as without the parse):
+ * `~~`/`!~~` (LIKE spelled as operators) and a prefix `~` (bitwise NOT) — telling them from the regex
+ * operators needs the grammar; catalog-ish names (pg_…, current_user…) used as plain identifiers.
+ */
 const CATALOGISH =
-  /pg_|information_schema|::\s*"?(?:reg[a-z]+|oid|name|char|int2vector|oidvector|jsonb|xid)\b|~|\bcollate\b|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|\b(?:any|all|some)\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+/**
+ * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
+ * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
+ */
+const PG_COLLATE = /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][aA][lL][oO][gG]"?\s*\.\s*)?"(?:default|C|POSIX)"/;
+
+/** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
+export function needsPgRewrite(sql: string): boolean {
+  const text = precheckText(sql);
+  return CATALOGISH.test(text) || PG_COLLATE.test(text);
+}
 
 /** PostgreSQL system columns: catalog relations naming one are served from a view that has them. */
 const SYSTEM_COLUMNS = /\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
@@ -57,7 +74,12 @@ function precheckText(sql: string): string {
 }
 
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
-  if (!CATALOGISH.test(precheckText(sql))) return { sql, rewritten: false };
+  if (!needsPgRewrite(sql)) return { sql, rewritten: false };
+  return rewriteParsed(sql);
+}
+
+/** The rewrite without the pre-check (tests compare the two). */
+export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };
@@ -409,7 +431,8 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
   const op = names(e.name).slice(-1)[0] ?? '';
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
-  if (e.kind === 'AEXPR_OP' && REGEX_OPS[op]) {
+  // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
+  if (e.kind === 'AEXPR_OP' && REGEX_OPS[op] && e.lexpr) {
     // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.
     const { negate, flags } = REGEX_OPS[op]!;
     ctx.changed = true;

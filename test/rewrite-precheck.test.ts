@@ -1,0 +1,66 @@
+/**
+ * The rewrite's pre-check (sql/rewrite.ts needsPgRewrite) against the rewrite itself, both ways:
+ * what it flags is what the PostgreSQL-grammar walk changes; what it lets pass gives DuckDB's answer
+ * unchanged (checked by running both texts); the over-matches that remain are the documented ones.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { needsPgRewrite, rewriteParsed } from '../src/sql/rewrite.js';
+
+const NEEDS = [
+  'select relname from pg_class',
+  `select 'a'::"char" as c`,
+  'select 1::oid as o',
+  'select x from t where a = any($1)',
+  'select x from t where a <> all(array[1, 2])',
+  `select 'b' collate "C" as s`,
+  `select 'b' COLLATE "default" as s`,
+  `select 'b' collate pg_catalog."POSIX" as s`,
+  `select s from t where s ~ 'x'`,
+  `select s from t where s !~* 'x'`,
+  `select '{1,2}'::int[] as a`,
+  'select current_user',
+  `select 'pg_class'::regclass`,
+];
+
+/** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
+const PLAIN = [
+  `select 'ab'::char(3) as c`,
+  `select cast('ab' as char(3)) as c`,
+  'select 1 as x union all (select 2)',
+  `select 'b' collate nocase as s`,
+  `select 'pg_class ~ collate "C"' as s`,
+  'select 1 as x -- pg_class ~',
+  'select 2 = any_value(2) as b',
+  'select [1, 2] as l',
+  `select 'x' as "ANY"`,
+];
+
+/** The documented over-matches: flagged, but the walk changes nothing. */
+const OVER = [`select 'ab' ~~ 'a%' as b`, `select 'ab' !~~ 'a%' as b`, 'select ~5 as n'];
+
+test('the pre-check flags exactly what the rewrite changes', async () => {
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  const rows = async (sql: string) => JSON.stringify((await conn.runAndReadAll(sql)).getRowObjectsJson());
+  try {
+    for (const sql of NEEDS) {
+      assert.equal(needsPgRewrite(sql), true, `flagged: ${sql}`);
+      assert.notEqual(rewriteParsed(sql).sql, sql, `the rewrite changes: ${sql}`);
+    }
+    for (const sql of PLAIN) {
+      assert.equal(needsPgRewrite(sql), false, `not flagged: ${sql}`);
+      const rewritten = rewriteParsed(sql).sql;
+      if (rewritten !== sql) assert.equal(await rows(sql), await rows(rewritten), `same answer without the rewrite: ${sql} / ${rewritten}`);
+    }
+    for (const sql of OVER) {
+      assert.equal(needsPgRewrite(sql), true, `over-match still flagged: ${sql}`);
+      const r = rewriteParsed(sql);
+      assert.equal(r.sql, sql, `nothing changed: ${sql}`);
+      assert.equal(r.rewritten, false);
+    }
+  } finally {
+    conn.disconnectSync();
+  }
+});
