@@ -4,12 +4,14 @@
  * reader's table view and through in-process DuckDB read_parquet over the same files with the same
  * deletes applied. One DuckDB instance, same threads, best of 3 rounds, ratios side by side.
  * Data under /tmp. Run: npx tsc -p . && node dist/bench/lake-scan.js [files] [rowsPerFile]
+ * With FDL_BENCH_BASELINE=<another build's dist/src/lake/index.js>, that build's views are measured
+ * too (rows marked "baseline build"), against the same read_parquet, in the same run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachCatalog, openCatalog } from '../src/lake/index.js';
+import { attachCatalog, countedFiles, countingStatement, countingTableSql, openCatalog, tableContext, type LakeCatalog } from '../src/lake/index.js';
 import { makeSyntheticLake } from '../test/support/synthetic-lake.js';
 
 const FILES = Number(process.argv[2] ?? 200);
@@ -24,18 +26,38 @@ const QUERIES: [string, string][] = [
   ['one day', "SELECT count(*), round(sum(v), 2) FROM T WHERE ts >= '2024-01-05' AND ts < '2024-01-06'"],
 ];
 
-/** Best of ROUNDS for each side, the two sides alternating so machine noise hits both alike. */
-async function bestPair(conn: DuckDBConnection, sqls: [string, string]): Promise<{ ms: number; result: string }[]> {
-  const out = sqls.map(() => ({ ms: Infinity, result: '' }));
+/**
+ * Best of ROUNDS for each side, the two sides alternating so machine noise hits both alike. CPU
+ * time (this process: DuckDB's worker threads included) is reported too: on a shared machine it
+ * moves far less with the load than the wall clock.
+ */
+async function bestPair(conn: DuckDBConnection, sqls: [string, string]): Promise<{ ms: number; cpu: number; result: string }[]> {
+  const out = sqls.map(() => ({ ms: Infinity, cpu: Infinity, result: '' }));
   for (let i = 0; i < ROUNDS; i++) {
     for (const [k, sql] of sqls.entries()) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const r = await conn.runAndReadAll(sql);
-      out[k]!.ms = Math.min(out[k]!.ms, performance.now() - t0);
+      const ms = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      out[k]!.ms = Math.min(out[k]!.ms, ms);
+      out[k]!.cpu = Math.min(out[k]!.cpu, (c.user + c.system) / 1000);
       out[k]!.result = JSON.stringify(r.getRowsJson().map((row) => row.map(String)).sort());
     }
   }
   return out;
+}
+
+/** What the gateway runs for `SELECT count(*) FROM db.main.events` (versions/attach.ts localCounting). */
+async function countingSql(conn: DuckDBConnection, catalog: LakeCatalog, db: string, locate: (rel: string) => string): Promise<string> {
+  const sql = await countingStatement(conn, `SELECT count(*) FROM ${db}.main.events`, catalog, ['main'], db, async (t) => {
+    const counted = countedFiles(t, catalog.snapshotId);
+    const read = new Set(t.dataFiles.filter((f) => !counted.includes(f)).map((f) => f.id));
+    const ctx = await tableContext(conn, catalog, [t], locate, read);
+    return countingTableSql(t, ctx, read, counted.reduce((n, f) => n + f.recordCount!, 0));
+  });
+  if (!sql) throw new Error('not a counting statement');
+  return sql;
 }
 
 const list = (files: string[]) => `[${files.map((f) => `'${f}'`).join(', ')}]`;
@@ -55,6 +77,12 @@ async function main(): Promise<void> {
     // the same lake as if it had no delete files
     const plain = { ...catalog, tables: catalog.tables.map((t) => ({ ...t, dataFiles: t.dataFiles.map((f) => ({ ...f, delete: null })) })) };
     await attachCatalog(conn, plain, 'no_deletes', locate);
+    // another build's reader (FDL_BENCH_BASELINE=<its dist/src/lake/index.js>) over the same lake, for before/after in one run
+    const before = process.env.FDL_BENCH_BASELINE ? (await import(path.resolve(process.env.FDL_BENCH_BASELINE))) as { attachCatalog: typeof attachCatalog } : null;
+    if (before) {
+      await before.attachCatalog(conn, catalog, 'with_deletes_before', locate);
+      await before.attachCatalog(conn, plain, 'no_deletes_before', locate);
+    }
     await conn.run('SET TimeZone = \'UTC\'');
     const deleted = lake.dataFiles.slice(0, lake.deletedFiles);
     const clean = lake.dataFiles.slice(lake.deletedFiles);
@@ -63,13 +91,20 @@ async function main(): Promise<void> {
       with_deletes: `(SELECT * FROM read_parquet(${list(clean)}) UNION ALL ` +
         `SELECT id, ts, v, k FROM read_parquet(${list(deleted)}, file_row_number := true) WHERE file_row_number % ${lake.deleteEvery} <> 0)`,
     };
-    console.log('| case | query | reader view ms | read_parquet ms | ratio |');
-    console.log('|---|---|---:|---:|---:|');
+    console.log('| case | query | reader view ms | read_parquet ms | ratio | view CPU ms | read_parquet CPU ms | CPU ratio |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+    const catalogs = { no_deletes: plain, with_deletes: catalog };
     for (const db of ['no_deletes', 'with_deletes'] as const) {
-      for (const [label, sql] of QUERIES) {
-        const [a, b] = await bestPair(conn, [sql.replace('FROM T', `FROM ${db}.main.events`), sql.replace('FROM T', `FROM ${baseline[db]} x`)]) as [{ ms: number; result: string }, { ms: number; result: string }];
+      const cases: [string, string, string][] = QUERIES.flatMap(([label, sql]): [string, string, string][] => [
+        ...(before ? [[`${label} (baseline build)`, sql.replace('FROM T', `FROM ${db}_before.main.events`), sql.replace('FROM T', `FROM ${baseline[db]} x`)] as [string, string, string]] : []),
+        [label, sql.replace('FROM T', `FROM ${db}.main.events`), sql.replace('FROM T', `FROM ${baseline[db]} x`)],
+      ]);
+      // the gateway answers a bare count from the catalog's record counts where they are exact
+      cases.splice(before ? 2 : 1, 0, ['count(*), as served', await countingSql(conn, catalogs[db], db, locate), `SELECT count(*) FROM ${baseline[db]} x`]);
+      for (const [label, view, base] of cases) {
+        const [a, b] = await bestPair(conn, [view, base]) as [{ ms: number; cpu: number; result: string }, { ms: number; cpu: number; result: string }];
         if (a.result !== b.result) throw new Error(`${db} ${label}: results differ\n${a.result.slice(0, 300)}\n${b.result.slice(0, 300)}`);
-        console.log(`| ${db.replace('_', ' ')} | ${label} | ${a.ms.toFixed(1)} | ${b.ms.toFixed(1)} | ${(a.ms / b.ms).toFixed(2)}× |`);
+        console.log(`| ${db.replace('_', ' ')} | ${label} | ${a.ms.toFixed(1)} | ${b.ms.toFixed(1)} | ${(a.ms / b.ms).toFixed(2)}× | ${a.cpu.toFixed(1)} | ${b.cpu.toFixed(1)} | ${(a.cpu / b.cpu).toFixed(2)}× |`);
       }
     }
   } finally {

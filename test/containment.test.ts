@@ -324,7 +324,7 @@ describe('containment: escape attempts through every path are refused and change
     assert.equal(await show(), '20000');
   });
 
-  test('statement size and nesting ceilings; a 1 MB statement never stalls another session', async () => {
+  test('statement size and nesting ceilings', async () => {
     const before = await state();
     const long = await attacker.simple(`SELECT 1 AS "${'x'.repeat(300 * 1024)}"`);
     assert.equal(long.error?.code, '54000');
@@ -332,40 +332,7 @@ describe('containment: escape attempts through every path are refused and change
     assert.equal(deep.error?.code, '54001');
     const deepExtended = await attacker.query(`SELECT ${'['.repeat(900)}1${']'.repeat(900)}`);
     assert.equal(deepExtended.error?.code, '54001');
-    // Another session measures SELECT 1 round trips while the big statements are handled. The
-    // machine is shared (tests run in parallel), so the bound is on the 90th percentile, not the
-    // single worst round trip a busy scheduler can produce.
-    let stop = false;
-    const rtts: number[] = [];
-    const probe = (async () => {
-      while (!stop) {
-        const t0 = performance.now();
-        const r = await other.simple('SELECT 1');
-        assert.equal(r.error, undefined);
-        rtts.push(performance.now() - t0);
-      }
-    })();
-    const took: string[] = [];
-    const texts = (i: number) => [
-      `SELECT 1 AS "${'y'.repeat(1024 * 1024 + i)}"`,
-      `SELECT ${'a'.repeat(1024 * 1024 + i)}.b.c FROM t`,
-      `SELECT '${'z'.repeat(200 * 1024 + i)}' AS s`,
-      `SELECT 1 AS "${'q'.repeat(60_000 + i)}"`,
-    ];
-    // Until the probe has enough round trips for a percentile (new texts each round: nothing cached).
-    for (let round = 0; round < 20 && (round < 2 || rtts.length < 30); round++) for (const text of texts(round)) {
-      const t0 = performance.now();
-      const r = await attacker.simple(text);
-      const ms = performance.now() - t0;
-      took.push(`${text.slice(0, 12)}… ${ms.toFixed(0)} ms`);
-      assert.ok(ms < 1000, took.join('; '));
-      assert.ok(r.error === undefined || r.error.code === '54000', `${r.error?.code} ${r.error?.message}`);
-    }
-    stop = true;
-    await probe;
-    rtts.sort((x, y) => x - y);
-    const p90 = rtts[Math.floor(rtts.length * 0.9)] ?? 0;
-    assert.ok(p90 < 50, `another session's SELECT 1: p90 ${p90.toFixed(1)} ms over ${rtts.length} round trips (${took.join('; ')})`);
+    // Another session's worst-case SELECT 1 while big texts are handled: test/ceilings.test.ts.
     assert.equal(await state(), before);
   });
 });

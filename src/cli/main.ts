@@ -3,6 +3,7 @@
  * `fdl` command line. `fdl serve` is a contract other scripts rely on: it prints exactly one line
  * `listening on HOST:PORT` on stdout when ready; everything else (logs) goes to stderr.
  */
+import './threadpool.js'; // first: sizes libuv's thread pool before anything uses it
 import { Command } from 'commander';
 import pino from 'pino';
 import { runService } from '../service/run.js';

@@ -17,16 +17,27 @@ const isCountStar = (e: Json): boolean => {
   return e.class === 'FUNCTION' && e.function_name === 'count_star' && e.filter === null && e.distinct === false && (e.schema === '' || e.schema === undefined);
 };
 
+/** A parsed counting statement: the table it counts and its parse tree (json_serialize_sql). */
+interface CountOnly {
+  table: LakeTable;
+  tree: Json;
+}
+
 /**
  * The table `sql` only counts the rows of, or null. Parsed by DuckDB (json_serialize_sql: nothing
  * bound or run); names resolve along `searchPath` as DuckDB would, and `db` is the one database
  * name the statement may qualify the table with.
  */
 export async function countOnlyTable(conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string): Promise<LakeTable | null> {
+  return (await parseCountOnly(conn, sql, catalog, searchPath, db))?.table ?? null;
+}
+
+async function parseCountOnly(conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string): Promise<CountOnly | null> {
   let tree: Json;
   try {
     const [r] = await rows(conn, `SELECT json_serialize_sql(${lit(sql)}) AS j`);
-    tree = JSON.parse(str(r?.j)) as Json;
+    // query_location is a uint64 (-1 when unknown) that JSON numbers cannot carry; it only places error messages
+    tree = JSON.parse(str(r?.j).replace(/"query_location":\d+/g, '"query_location":0')) as Json;
   } catch {
     return null;
   }
@@ -46,9 +57,33 @@ export async function countOnlyTable(conn: DuckDBConnection, sql: string, catalo
     // the first schema holding anything of that name is the one DuckDB binds
     if (catalog.views.some((v) => v.schema.toLowerCase() === s && v.name.toLowerCase() === name)) return null;
     const t = catalog.tables.find((x) => x.schema.toLowerCase() === s && x.name.toLowerCase() === name);
-    if (t) return t;
+    if (t) return { table: t, tree };
   }
   return null;
+}
+
+/**
+ * A counting statement over a table whose rows the catalog (partly) counts: the same statement
+ * with the table replaced by `source(table)` (the counting relation, countingTableSql), or null
+ * when `sql` is not such a statement or `source` declines. The select list (counts, casts,
+ * aliases) is DuckDB's own deparse of the client's; nothing else is in such a statement.
+ */
+export async function countingStatement(
+  conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string,
+  source: (t: LakeTable) => Promise<string | null>,
+): Promise<string | null> {
+  // most statements are not counts: no parse for them
+  if (!/count\s*\(\s*\*\s*\)/i.test(sql)) return null;
+  const parsed = await parseCountOnly(conn, sql, catalog, searchPath, db);
+  if (!parsed) return null;
+  const from = await source(parsed.table);
+  if (from === null) return null;
+  const node = (parsed.tree.statements as Json[])[0]!.node as Json;
+  node.from_table = { type: 'EMPTY', alias: '', sample: null, query_location: 0 };
+  const [r] = await rows(conn, `SELECT json_deserialize_sql(${lit(JSON.stringify(parsed.tree))}) AS s`);
+  const select = str(r?.s).replace(/;\s*$/, '');
+  if (!/^SELECT /i.test(select)) return null;
+  return `${select} FROM (${from}) AS ${qi(parsed.table.name)}`;
 }
 
 /** Files whose rows the catalog counts exactly (they need not be read to be counted). */

@@ -4,4 +4,4 @@ export { attachCatalog, materializeTable, tableContext, type AttachOptions } fro
 export { PruneIndex, type Survivors } from './prune.js';
 export { tableSql, type TableSqlContext } from './tablesql.js';
 export type { LakeCatalog, LakeColumn, LakeFile, LakeTable, LakeView, LakeMacro } from './model.js';
-export { countOnlyTable, countedFiles } from './count-only.js';
+export { countingStatement, countingTableSql, countOnlyTable, countedFiles } from './count-only.js';

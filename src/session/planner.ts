@@ -13,6 +13,7 @@ import { declaredParamSql, duckTypeForOid, inferParamOids, shapeParamType, value
 import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
+import { OFF_THREAD_CHARS, rewriteOffThread } from '../sql/text-pool.js';
 import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
@@ -23,7 +24,7 @@ import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionRe
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
 import type { SessionSettings } from './settings.js';
 
-/** Longest text given to the PostgreSQL grammar (rewrite, column names); longer ones keep DuckDB's reading. */
+/** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
 
 /** What planning reads from the session. */
@@ -87,13 +88,15 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   const declaredTypes = base.declaredTypes;
   const source = await withSystemViews(ctx, stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
-  // The PostgreSQL grammar (WASM, synchronous) is not run on huge texts: it would hold the event loop.
-  const rewrite = source.length <= PG_GRAMMAR_MAX_CHARS ? rewriteForDuckDBDetailed(source) : { sql: source, rewritten: false, paramOids: undefined };
+  // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.
+  const rewrite = source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source);
   let sql = rewrite.sql;
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     const analysis = await analyze(ctx.conn, sql);
     const reads = await admitFor(ctx, analysis, base);
+    // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
+    if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
     let params = 0;
     replaceParams(sql, () => (params++, undefined));

@@ -20,6 +20,8 @@ export class StatementClock {
   private timer: NodeJS.Timeout | null = null;
   /** When the running statement started (performance.now()). */
   private startedAt = 0;
+  /** Work raced by bound(): told the moment the running statement must stop. */
+  private readonly stopListeners = new Set<() => void>();
 
   constructor(
     /** Stops what DuckDB runs on the session's connection now. */
@@ -48,6 +50,7 @@ export class StatementClock {
     if (!this.running) return;
     this.cancelRequested = true;
     this.interrupt();
+    this.stopped();
   }
 
   /**
@@ -58,6 +61,7 @@ export class StatementClock {
     if (!this.running || this.startedAt > startedBefore) return;
     this.tempCeiling = limit;
     this.interrupt();
+    this.stopped();
   }
 
   /** The client is gone: interrupt what runs and refuse to start anything else. */
@@ -76,6 +80,7 @@ export class StatementClock {
       this.timer = setTimeout(() => {
         this.timedOut = true;
         this.interrupt();
+        this.stopped();
       }, timeoutMs);
     }
   }
@@ -84,6 +89,25 @@ export class StatementClock {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  /**
+   * `work`, or the running statement's interruption the moment it must stop, without waiting for
+   * `work`: DuckDB's prepare cannot be interrupted, and a session's statement_timeout or cancel must
+   * not wait for it. The caller owns what `work` still does afterwards.
+   */
+  bound<T>(work: Promise<T>): Promise<T> {
+    if (this.stopRequested || this.aborted) return Promise.reject(this.interruption());
+    return new Promise<T>((resolve, reject) => {
+      const onStop = () => reject(this.interruption());
+      this.stopListeners.add(onStop);
+      work.then(resolve, reject).finally(() => this.stopListeners.delete(onStop));
+    });
+  }
+
+  private stopped(): void {
+    for (const l of [...this.stopListeners]) l();
+    this.stopListeners.clear();
   }
 
   /** Why the running statement stops, as the client is told. */

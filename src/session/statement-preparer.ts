@@ -44,6 +44,12 @@ export interface PreparerHost {
 export class StatementPreparer {
   /** Prepared statements by text and declared types, shared by simple Query, unnamed and named Parse. */
   readonly cache = new StatementCache();
+  /**
+   * Planning given up on (statement_timeout or cancel during DuckDB's uninterruptible prepare): it
+   * still holds the session's DuckDB connection until DuckDB finishes; what comes next waits for it
+   * under its own clock.
+   */
+  private busy: Promise<void> | null = null;
 
   constructor(private readonly host: PreparerHost) {}
 
@@ -96,18 +102,48 @@ export class StatementPreparer {
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     const timing = !clock.isRunning;
     if (timing) clock.start();
-    try {
+    let settled = false;
+    let givenUp = false;
+    const planning = (async () => {
+      await this.busy;
+      if (givenUp) return; // timed out while the connection was still busy: nothing to plan
       this.host.endOpenStreams();
       await this.host.refreshVersion();
+      if (givenUp) return;
       await planQuery(this.planning(), base, stmt);
+    })().finally(() => (settled = true));
+    try {
+      await clock.bound(planning);
       if (clock.stopRequested) throw clock.interruption();
     } catch (e) {
-      disposeStatement(base);
+      givenUp = true;
+      if (settled) disposeStatement(base);
+      else this.abandon(planning.then(() => disposeStatement(base), () => undefined));
       throw e;
     } finally {
       if (timing) clock.stop();
     }
     return base;
+  }
+
+  /** Before a run on the session's DuckDB connection: planning given up on has finished (under the statement clock). */
+  async waitIdle(): Promise<void> {
+    if (!this.busy) return;
+    const { clock } = this.host;
+    const timing = !clock.isRunning;
+    if (timing) clock.start();
+    try {
+      await clock.bound(this.busy);
+    } finally {
+      if (timing) clock.stop();
+    }
+  }
+
+  private abandon(rest: Promise<void>): void {
+    const busy: Promise<void> = rest.finally(() => {
+      if (this.busy === busy) this.busy = null;
+    });
+    this.busy = busy;
   }
 
   /** Before a run: a parameterised statement over remote versions fetches the files its values reach (planner.ts). */

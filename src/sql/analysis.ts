@@ -11,7 +11,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
-import { analyzeOffThread } from './analysis-pool.js';
+import { analyzeOffThread, OFF_THREAD_CHARS } from './text-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
@@ -65,12 +65,7 @@ const EXPLAIN_HEAD = new RegExp(String.raw`^EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBO
 const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
-/**
- * Longer texts are analysed on a worker thread (analysis-pool.ts): their parse tree's JSON grows to
- * megabytes, and parsing and walking it on the event loop (plus the garbage it leaves) would stall
- * every other session. Shorter ones cost well under a millisecond here and stay.
- */
-export const OFF_THREAD_CHARS = 8 * 1024;
+// Longer texts than OFF_THREAD_CHARS are analysed on a worker thread (text-pool.ts).
 
 /**
  * The analysis of one statement (no trailing semicolon). Throws SqlError: 42601 when DuckDB cannot

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from './compat/index.js';
+import { nestingDepth } from './split.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -86,9 +87,51 @@ export async function sealEngine(instance: DuckDBInstance, dirs: string[]): Prom
   }
 }
 
+/**
+ * How many DuckDB prepares run at once, process-wide. The DuckDB binding runs every call (prepare,
+ * query start, each chunk fetched) as a task on libuv's thread pool, like file system calls and
+ * SCRAM's key derivation; a prepare cannot be interrupted and a deep statement keeps one thread
+ * busy for seconds. Without a bound, four such prepares held every thread of the default pool and
+ * other sessions' statements waited for them. With it, prepares queue here (under their session's
+ * statement_timeout) and the pool (8 threads, cli/threadpool.ts) always has threads for everything else.
+ */
+export const PREPARE_SLOTS = 5;
+/**
+ * Of those, how many may be heavy — a long or deeply nested text, the kind that takes seconds — so
+ * an ordinary statement's prepare never queues behind them.
+ */
+export const HEAVY_PREPARE_SLOTS = 2;
+const isHeavy = (sql: string) => sql.length > 8 * 1024 || nestingDepth(sql) > 16;
+
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.waiting.push(r));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+const prepareSlots = new Slots(PREPARE_SLOTS);
+const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
+
 /** A connection for one client session: UTC until the session says otherwise, whatever the global value. */
 export async function connectSession(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const conn = await instance.connect();
+  // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
+  const prepare = conn.prepare.bind(conn);
+  conn.prepare = (sql: string) =>
+    isHeavy(sql) ? heavyPrepareSlots.run(() => prepareSlots.run(() => prepare(sql))) : prepareSlots.run(() => prepare(sql));
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
   } catch (e) {

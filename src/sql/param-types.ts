@@ -5,7 +5,8 @@
  * int2, `qty < ANY($1)` int2[], `(a, b) = ($1, $2)` pairwise), the other arguments of COALESCE,
  * GREATEST, LEAST and NULLIF, and the argument types of common functions (`left($1, $2)` is text,
  * int4). "The other side's type" is asked of DuckDB itself with a probe statement that is prepared,
- * never run. The mapping is part of the one type table (compat/types.ts).
+ * never run. The mapping is part of the one type table (compat/types.ts). numeric has no one DuckDB
+ * type (valueTypedParam): such a parameter is typed by its value at Bind.
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { deparseSync } from 'pgsql-parser';

@@ -18,6 +18,8 @@ export interface ResultShape {
   probed: boolean;
 }
 
+const NUMBER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+,\s*\d+\))?)$/i;
+
 /** DuckDB's stand-in result of a statement it could not bind before parameter values. */
 function isPlaceholder(duck: DuckDBPreparedStatement): boolean {
   return duck.parameterCount > 0 && duck.columnCount === 1 && duck.columnName(0) === 'unknown' && duck.columnTypeId(0) === DuckDBTypeId.INVALID;
@@ -58,9 +60,11 @@ export async function resultShape(
   let guessed = false;
   for (let n = 1; n <= duck.parameterCount && !guessed; n++) guessed = typedAtBind(n);
   if (!placeholder && !guessed) return shapeOf(duck, false);
-  // Typed parameters first (DuckDB folds `CAST(NULL AS DECIMAL(18,4)) * 2.5` to INTEGER), then NULLs of
-  // those types (a parameter inside a catalog macro's correlated subquery binds only as a value).
-  for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => `CAST(NULL AS ${typeOf(n)})`]) {
+  // Typed parameters first, then values of those types (a parameter inside a catalog macro's correlated
+  // subquery binds only as a value): zero for numbers, as DuckDB folds `CAST(NULL AS INTEGER)` in
+  // `round(amount, NULL)` or `NULL * 2.5` to an INTEGER NULL; NULL for the rest.
+  const value = (t: string) => (NUMBER.test(t) ? `CAST(0 AS ${t})` : `CAST(NULL AS ${t})`);
+  for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => value(typeOf(n))]) {
     let probe: DuckDBPreparedStatement | null = null;
     try {
       probe = await conn.prepare(replaceParams(sql, stand));

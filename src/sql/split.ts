@@ -44,7 +44,8 @@ const SEMICOLON_OR_OPENER = /['"$;]|--|\/\*/g;
 /**
  * Split a simple-Query string into statements at top-level semicolons. Statements that hold only
  * whitespace and comments are dropped. One native scan from opener to opener, nothing built per
- * string or comment: a megabyte of literals is split in milliseconds.
+ * string or comment. A statement longer than MAX_STATEMENT_CHARS ends the split: it is refused
+ * (54000) and, as an error skips the rest of a Query, what follows it is never looked at.
  */
 export function splitStatements(sql: string): string[] {
   const out: string[] = [];
@@ -65,6 +66,10 @@ export function splitStatements(sql: string): string[] {
       continue;
     }
     i = quotedOrComment(sql, i)?.end ?? i + 1;
+    if (i - start > MAX_STATEMENT_CHARS) {
+      out.push(sql.slice(start).trim());
+      return out;
+    }
   }
   end(sql.length);
   return out;
@@ -87,6 +92,7 @@ export function stripLeadingComments(sql: string): string {
  * one (PostgreSQL's "unknown").
  */
 export function replaceParams(sql: string, replace: (n: number) => string | undefined): string {
+  if (!sql.includes('$')) return sql; // no parameter: no pass over every literal of a long text
   return mapCode(sql, (code) => code.replace(/(?<![A-Za-z0-9_$])\$(\d+)/g, (m, n: string) => replace(Number(n)) ?? m));
 }
 
@@ -96,6 +102,7 @@ export function replaceParams(sql: string, replace: (n: number) => string | unde
  * how they are found and pinned to a version.
  */
 export function replaceQuotedIdentifiers(sql: string, replace: (name: string) => string | undefined): string {
+  if (!sql.includes('"')) return sql;
   return mapSegments(sql, (kind, text) => {
     if (kind !== 'identifier') return text;
     const r = replace(text.slice(1, -1).replace(/""/g, '"'));
@@ -108,7 +115,9 @@ function isSpace(c: string): boolean {
 }
 
 function isIdentChar(c: string | undefined): boolean {
-  return c !== undefined && /[A-Za-z0-9_$]/.test(c);
+  if (c === undefined) return false;
+  const k = c.charCodeAt(0);
+  return (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36;
 }
 
 /** The string, identifier, dollar-quoted body or comment starting at `i`, if one does. */
@@ -187,17 +196,10 @@ export const MAX_NESTING = 256;
 /** A bracket, or a character that may open a string, identifier, dollar quote or comment. */
 const BRACKET_OR_OPENER = /[()[\]{}'"$]|--|\/\*/g;
 
-/**
- * The ceilings on one statement's text, checked in one linear pass before anything parses it:
- * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
- */
-export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
-  if (sql.length > MAX_STATEMENT_CHARS) {
-    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
-  }
+/** Deepest nesting of brackets outside strings and comments: one native scan from bracket or opener to the next. */
+export function nestingDepth(sql: string): number {
   let depth = 0;
   let deepest = 0;
-  // One native scan from bracket or opener to the next; strings and comments are jumped over.
   for (let i = 0; i < sql.length; ) {
     BRACKET_OR_OPENER.lastIndex = i;
     const next = BRACKET_OR_OPENER.exec(sql);
@@ -213,6 +215,18 @@ export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54
     }
     i++;
   }
+  return deepest;
+}
+
+/**
+ * The ceilings on one statement's text, checked in one linear pass before anything parses it:
+ * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
+ */
+export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
+  if (sql.length > MAX_STATEMENT_CHARS) {
+    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
+  }
+  const deepest = nestingDepth(sql);
   if (deepest > MAX_NESTING) {
     return { sqlstate: '54001', message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
   }

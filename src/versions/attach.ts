@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, countedFiles, countOnlyTable, materializeTable, openCatalog, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
+import { attachCatalog, countedFiles, countingStatement, countingTableSql, countOnlyTable, materializeTable, openCatalog, PruneIndex, tableContext, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import type { StatementFiles, StatementHold, VersionLease, VersionReads } from './lease.js';
 import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
@@ -17,7 +17,7 @@ import { relationInfoStatement } from '../sql/compat/index.js';
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
   extends Attached,
-    Pick<VersionLease, 'versionId' | 'ensureTables' | 'hasPendingTables' | 'revalidate' | 'hasTable' | 'definesFunction' | 'catalogInfoSql'> {
+    Pick<VersionLease, 'versionId' | 'ensureTables' | 'hasPendingTables' | 'revalidate' | 'hasTable' | 'definesFunction' | 'catalogInfoSql' | 'countingStatement'> {
   readonly dataset: unknown;
 }
 
@@ -79,6 +79,8 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     // stay cached and the statements that read it need no other; otherwise it is rebuilt over the
     // files the statement needs, so the budget can evict the rest between statements.
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
+    // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
+    const counting = remote ? null : localCounting(engine, catalog, locate);
     const inView = new Map<LakeTable, Set<number>>();
     // View changes wait for statements between their fetch and their bind (see StatementHold).
     const viewLock = new Mutex();
@@ -176,6 +178,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       dataset: version.dataset,
       ensureTables,
       hasPendingTables: () => remote,
+      countingStatement: (sql, searchSchemas) => counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: async (reads = 'all') => {
         if (due()) await recheck();
         if (!remote) await restat(reads);
@@ -186,6 +189,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
           if (prune) await prune.dispose();
+          if (counting) await counting.dispose();
         } finally {
           c.disconnectSync();
           for (const p of pins) p.release();
@@ -245,6 +249,51 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
       await turn;
       await index.dispose(conn).catch(() => undefined);
       conn.disconnectSync();
+    },
+  };
+}
+
+/**
+ * Counting statements over a local version (`SELECT count(*) FROM t`, lake/count-only.ts): data
+ * files that need no row filter stand as their catalog record counts, the others (deletes,
+ * rows newer than the snapshot) and inlined rows are read as the table's view reads them. The
+ * counting relation of a table is built once (the version is frozen); one connection, one
+ * statement at a time.
+ */
+function localCounting(engine: DuckDBInstance, catalog: LakeCatalog, locate: (rel: string) => string) {
+  let conn: Promise<DuckDBConnection> | null = null;
+  let turn: Promise<unknown> = Promise.resolve();
+  const sources = new Map<LakeTable, Promise<string | null>>();
+  const source = (c: DuckDBConnection, t: LakeTable): Promise<string | null> => {
+    let s = sources.get(t);
+    if (!s) {
+      s = (async () => {
+        const counted = countedFiles(t, catalog.snapshotId);
+        if (counted.length === 0) return null;
+        const skip = new Set(counted.map((f) => f.id));
+        const read = new Set(t.dataFiles.filter((f) => !skip.has(f.id)).map((f) => f.id));
+        const ctx = await tableContext(c, catalog, [t], locate, read);
+        return countingTableSql(t, ctx, read, counted.reduce((n, f) => n + f.recordCount!, 0));
+      })();
+      s.catch(() => sources.delete(t));
+      sources.set(t, s);
+    }
+    return s;
+  };
+  return {
+    statement(sql: string, searchSchemas: readonly string[], dbName: string): Promise<string | null> {
+      // a cheap look first: most statements, counts with a filter among them, are never parsed here
+      if (!/count\s*\(\s*\*\s*\)/i.test(sql) || /\b(where|group|having|join|limit|union|qualify|order|with)\b/i.test(sql)) return Promise.resolve(null);
+      const run = turn.then(async () => {
+        const c = await (conn ??= engine.connect());
+        return countingStatement(c, sql, catalog, searchSchemas, dbName, (t) => source(c, t));
+      });
+      turn = run.catch(() => undefined);
+      return run;
+    },
+    async dispose() {
+      await turn;
+      if (conn) (await conn).disconnectSync();
     },
   };
 }

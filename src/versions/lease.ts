@@ -36,6 +36,12 @@ export interface VersionLease {
   /** True when statements must ensure their tables first (remote versions: files are fetched and pinned per statement). */
   hasPendingTables(): boolean;
   /**
+   * `sql` rewritten to count the rows the catalog counts exactly without reading them, when it is
+   * `SELECT count(*)… FROM t` over a local version's table (same answer, same columns); else null.
+   * Remote versions do the same through ensureTables.
+   */
+  countingStatement?(sql: string, searchSchemas: readonly string[]): Promise<string | null>;
+  /**
    * Re-checks the version once its verdict is a ref TTL old (expired.json appeared?) and, for a local
    * version, the files (and catalog) of what the statement can read (`reads`, default 'all'): each
    * stat'ed against what was verified. Called before anything runs against the version; throws the

@@ -73,6 +73,7 @@ export class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
+      countingStatement: (sql, searchSchemas) => lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
       revalidate: (reads) => lease.value.revalidate(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),

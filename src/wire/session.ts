@@ -338,6 +338,7 @@ export class Session {
   /** Start a portal's query: other open streams end, the version is re-checked, then DuckDB runs it. */
   private async startQuery(portal: Portal): Promise<void> {
     await this.stream.settle();
+    await this.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
     this.stream.interruptOpenPortals(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);

@@ -232,17 +232,41 @@ function listType(elemType: DuckDBType | undefined, depth: number): DuckDBType {
 }
 
 function arrayFromText(oid: number, elemOid: number, s: string, set: DecodeSettings): DecodedParam {
-  let elemType: DuckDBType | undefined;
   let depth = 1;
-  const conv = (x: unknown, d: number): DuckDBValue => {
+  const leaves: DecodedParam[] = [];
+  const decode = (x: unknown, d: number): unknown => {
     if (x === null) return null;
-    if (Array.isArray(x)) { depth = Math.max(depth, d + 1); return new DuckDBListValue(x.map((y) => conv(y, d + 1))); }
+    if (Array.isArray(x)) { depth = Math.max(depth, d + 1); return x.map((y) => decode(y, d + 1)); }
     const r = decodeParam(elemOid, 0, Buffer.from(x as string, 'utf8'), set);
-    elemType ??= r.type;
-    return r.value;
+    leaves.push(r);
+    return r;
   };
-  const items = parseArrayText(s, oid).map((x) => conv(x, 1));
-  return { value: new DuckDBListValue(items), type: listType(elemType, depth) };
+  const tree = parseArrayText(s, oid).map((x) => decode(x, 1));
+  const { type, value } = commonElementType(leaves, elemOid);
+  const build = (x: unknown): DuckDBValue => (x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam));
+  return { value: new DuckDBListValue(tree.map(build)), type: listType(type, depth) };
+}
+
+/**
+ * One element type for a list: numeric elements keep their own scales in PostgreSQL ({10,13.725}),
+ * but a DuckDB list has one DECIMAL type, so every element is widened to the largest integer part
+ * and scale (exactly; DOUBLE if one element is NaN/Infinity). Other types: the first element's.
+ */
+function commonElementType(leaves: DecodedParam[], elemOid: number): { type: DuckDBType | undefined; value: (r: DecodedParam) => DuckDBValue } {
+  const same = { type: leaves.find((r) => r.type)?.type ?? typeForOid(elemOid), value: (r: DecodedParam) => r.value };
+  if (elemOid !== OID.numeric || leaves.length === 0) return same;
+  if (leaves.some((r) => !(r.value instanceof DuckDBDecimalValue))) {
+    if (leaves.some((r) => typeof r.value === 'string')) throw new SqlError('22003', 'numeric array element out of range (more than 38 digits)');
+    return { type: DOUBLE, value: (r) => (r.value instanceof DuckDBDecimalValue ? r.value.toDouble() : r.value) };
+  }
+  const decs = leaves.map((r) => r.value as DuckDBDecimalValue);
+  const scale = Math.max(...decs.map((d) => d.scale));
+  const width = Math.max(...decs.map((d) => d.width - d.scale)) + scale;
+  if (width > 38) throw new SqlError('22003', 'numeric array element out of range (more than 38 digits)');
+  return {
+    type: DECIMAL(width, scale),
+    value: (r) => { const d = r.value as DuckDBDecimalValue; return new DuckDBDecimalValue(d.value * 10n ** BigInt(scale - d.scale), width, scale); },
+  };
 }
 
 function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): DecodedParam {
@@ -251,22 +275,24 @@ function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): DecodedPa
   let p = 12;
   const dims: number[] = [];
   for (let d = 0; d < ndim; d++) { dims.push(b.readInt32BE(p)); p += 8; }
-  let elemType: DuckDBType | undefined;
-  const next = (): DuckDBValue => {
+  const leaves: DecodedParam[] = [];
+  const next = (): DecodedParam | null => {
     const len = b.readInt32BE(p); p += 4;
     if (len < 0) return null;
     const r = decodeParam(elemOid, 1, b.subarray(p, p + len), set);
     p += len;
-    elemType ??= r.type;
-    return r.value;
+    leaves.push(r);
+    return r;
   };
-  const build = (d: number): DuckDBValue => {
-    const items: DuckDBValue[] = [];
-    for (let k = 0; k < dims[d]; k++) items.push(d + 1 < ndim ? build(d + 1) : next());
-    return new DuckDBListValue(items);
+  const read = (d: number): unknown[] => {
+    const items: unknown[] = [];
+    for (let k = 0; k < dims[d]!; k++) items.push(d + 1 < ndim ? read(d + 1) : next());
+    return items;
   };
-  const value = ndim === 0 ? new DuckDBListValue([]) : build(0);
-  return { value, type: listType(elemType ?? typeForOid(elemOid), Math.max(ndim, 1)) };
+  const tree = ndim === 0 ? [] : read(0);
+  const { type, value } = commonElementType(leaves, elemOid);
+  const build = (x: unknown): DuckDBValue => (x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam));
+  return { value: new DuckDBListValue(tree.map(build)), type: listType(type, Math.max(ndim, 1)) };
 }
 
 function typeForOid(oid: number): DuckDBType | undefined {
@@ -276,6 +302,8 @@ function typeForOid(oid: number): DuckDBType | undefined {
     case OID.text: case OID.varchar: case OID.name: case OID.bpchar: return VARCHAR;
     case OID.date: return DATE; case OID.timestamp: return TIMESTAMP; case OID.timestamptz: return TIMESTAMPTZ;
     case OID.uuid: return UUID; case OID.bytea: return BLOB;
+    // a NULL or empty-array numeric has no scale of its own: DuckDB's default DECIMAL
+    case OID.numeric: return DECIMAL(18, 3);
     default: return undefined;
   }
 }
