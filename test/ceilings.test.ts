@@ -88,6 +88,8 @@ function watchRss(pid: number): { stop(): number } {
 
 describe('ceilings: connections', () => {
   let gw: RunningGateway;
+  /** RSS once the gateway has served its first session. */
+  let started = 0;
   const repos = copyFixtures('repos/basic');
 
   before(async () => {
@@ -97,6 +99,10 @@ describe('ceilings: connections', () => {
       JSON.stringify({ users: { alice: { password }, bob: { password } }, maxConnections: 3, maxAuthenticating: 32, startupTimeoutMs: 1500, memoryLimit: '256MB' }),
     );
     gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    const c = await login(gw);
+    await c.query('select 1');
+    await c.end();
+    started = rssBytes(gw.proc.pid!);
   });
   after(async () => {
     await gw?.stop();
@@ -219,6 +225,36 @@ describe('ceilings: connections', () => {
     // DuckDB materialises the 200-row chunk (~400 MB); the gateway adds a few MiB, not a copy of it
     // (before, the writer doubled to 512 MiB for the chunk and allocated another 512 MiB on hand-over).
     assert.ok(peak - before < 400 * MiB + 400 * MiB, `RSS grew by ${(peak - before) / MiB | 0} MiB`);
+  });
+  test('memory returns when the client leaves: 200 × 5 MB rows, RSS back near the start within 5 s', async () => {
+    const pid = gw.proc.pid!;
+    // The previous test's huge result (a client that left) is given back first.
+    for (let i = 0; i < 25 && rssBytes(pid) - started > 128 * MiB; i++) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(rssBytes(pid) - started <= 128 * MiB, `RSS ${(rssBytes(pid) - started) / MiB | 0} MiB above the gateway's start after the huge-rows client left`);
+    const before = rssBytes(pid);
+    const { sock, closed } = await rawSession(gw);
+    let tail = '';
+    const done = new Promise<void>((r) =>
+      sock.on('data', (d: Buffer) => {
+        tail = (tail + d.subarray(-64).toString('latin1')).slice(-64);
+        if (/Z\0\0\0\x05[IE]$/.test(tail)) r();
+      }),
+    );
+    const watch = watchRss(pid);
+    sock.write(query("select repeat('x', 5000000) as s from range(200)"));
+    await within(done, 120_000, 'the huge result');
+    const peak = watch.stop();
+    sock.destroy();
+    await closed;
+    const samples: number[] = [];
+    for (let i = 0; i < 25 && (samples.length === 0 || samples.at(-1)! - before > 64 * MiB); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      samples.push(rssBytes(pid));
+    }
+    console.log(`memory return: RSS ${before / MiB | 0} MiB before, peak ${peak / MiB | 0} MiB, ${samples.at(-1)! / MiB | 0} MiB ${samples.length * 200} ms after the client left`);
+    assert.ok(peak - before > 500 * MiB, 'the result did pass through memory');
+    // Before: ~950 MiB stayed held by DuckDB's allocator for good.
+    assert.ok(samples.at(-1)! - before <= 64 * MiB, `RSS ${(samples.at(-1)! - before) / MiB | 0} MiB above the start 5 s after the client left`);
   });
 });
 

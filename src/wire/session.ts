@@ -22,6 +22,7 @@ import { SetShow, type SettingOutcome } from '../session/set-show.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
 import { isExitFromFailed, StatementPreparer } from '../session/statement-preparer.js';
 import { StatementClock } from '../session/statement-clock.js';
+import { releaseNativeMemory } from '../session/native-memory.js';
 import { StatementAudit, type AuditSink } from '../session/audit.js';
 import { ResultCachePolicy, type SessionResults } from '../session/result-cache-policy.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor } from '../session/cursors.js';
@@ -124,6 +125,7 @@ export class Session {
     } catch {
       /* already gone */
     }
+    releaseNativeMemory(); // its results' native memory, held until their wrappers are collected
   }
 
   /** CancelRequest from another socket: interrupt DuckDB if a query is running. */
