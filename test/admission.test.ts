@@ -52,7 +52,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
   });
 
   test('statements: admitted, unknown (42P01), refused (42501/25006), or not parsed (42601)', async () => {
-    const tables = new Set(['v@1:main.t', 'v@1:sales.orders', 'v@1:main.some_view', 'v@2:main.t', 'fdl_pg:pgcat.pg_class']);
+    const tables = new Set(['v@1:main.t', 'v@1:main.t[1]', 'v@1:sales.orders', 'v@1:main.some_view', 'v@2:main.t', 'fdl_pg:pgcat.pg_class']);
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(conn),
       versionDb: 'v@1',
@@ -92,6 +92,11 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['EXPLAIN SELECT * FROM t', 'ok'],
       ['EXPLAIN ANALYZE SELECT * FROM t', 'ok'],
       ['SELECT * FROM nope', '42P01'],
+      // a version table whose name only looks like a glob is that table (DuckDB binds entries first)
+      ['SELECT * FROM main."t[1]"', 'ok'],
+      ['SELECT * FROM "t[1]"', 'ok'],
+      ['SELECT * FROM "t[2]"', '42501'],
+      ['SELECT * FROM main."t[2]"', '42501'],
       ['SELECT * FROM sales.nope', '42P01'],
       ['SELECT * FROM "v@9".main.t', '3D000'],
       ["SELECT * FROM '/etc/passwd'", '42501'],

@@ -47,7 +47,6 @@ describe('count(*) from the catalog on local versions', () => {
 
   it('equals the scan and the real extension on every table of every fixture version', async () => {
     let checked = 0;
-    const refused: string[] = [];
     for (const v of allVersions()) {
       if (!v.expectedFile) continue;
       const tables = tablesOf(v.expectedFile);
@@ -59,15 +58,8 @@ describe('count(*) from the catalog on local versions', () => {
           const ref = `${qi(t.schema)}.${qi(t.name)}`;
           const what = `${v.repo}@${v.id} ${ref}`;
           // a filter that keeps every row makes it a scan (the statement is no longer a bare count)
-          const scanned = await c.query(`select count(*)::bigint as n from ${ref} where true`).catch((e: Error) => e);
-          if (scanned instanceof Error) {
-            // refused as a scan (admission): refused alike as a count, never answered from the catalog
-            const code = (scanned as { code?: string }).code;
-            await assert.rejects(c.query(`select count(*) from ${ref}`), (e: { code?: string }) => e.code === code, what);
-            refused.push(`${what}: ${code} ${scanned.message}`);
-            continue;
-          }
-          const scan = (scanned as pg.QueryResult).rows[0]!.n as string;
+          const scanned = await c.query(`select count(*)::bigint as n from ${ref} where true`);
+          const scan = scanned.rows[0]!.n as string;
           const counted = await c.query(`select count(*) as n, count(*)::int, COUNT( * ) as "Total" from ${ref}${checked % 2 ? ' AS x' : ''}`);
           assert.deepEqual(counted.fields.map((f) => f.name), ['n', 'count', 'Total'], what);
           assert.deepEqual(counted.rows[0], { n: scan, count: Number(scan), Total: scan }, what);
@@ -79,8 +71,6 @@ describe('count(*) from the catalog on local versions', () => {
       }
     }
     assert.ok(checked > 40, `checked ${checked} tables`);
-    // odd_names' `main."t[1]"` is refused by admission whichever way it is read (known, not the counting path)
-    assert.ok(refused.length <= 2, refused.join('\n'));
   });
 });
 

@@ -289,3 +289,25 @@ test('FsStore: keys with traversal and symlinks escaping the root are refused', 
   const viaUrl = await openStore(`file://${dir}`);
   assert.ok((await viaUrl.head('fdl.json'))!.size > 0);
 });
+
+test('a resolution is reused only while every ref it read is within the ref TTL; invalidate ends it', async () => {
+  const info = manifest.repos.basic!;
+  const dir = await copyRepo(join(FIX, info.path));
+  const repo = await repoAt(dir, { refTtlMs: 300 });
+  const main = info.refs['refs/heads/main']!;
+  const other = Object.entries(info.refs).find(([, id]) => id !== main)![1];
+  assert.equal((await repo.resolve('')).versionId, main);
+  assert.equal(repo.freshVersion(''), main, 'fresh right after resolving');
+  const reads = () => repo.refs.stats().hits + repo.refs.stats().misses + repo.refs.stats().revalidations;
+  const before = reads();
+  await writeFile(join(dir, 'refs/heads/main'), `${other}\n`);
+  assert.equal((await repo.resolve('')).versionId, main, 'within the TTL: the resolution stands, as the ref read itself would');
+  assert.equal(reads(), before, 'and no ref is read for it');
+  await new Promise((r) => setTimeout(r, 350));
+  assert.equal(repo.freshVersion(''), undefined, 'stale once the TTL of its reads has passed');
+  assert.equal((await repo.resolve('')).versionId, other, 'the moved branch is seen after the TTL');
+  await writeFile(join(dir, 'refs/heads/main'), `${main}\n`);
+  repo.refs.invalidate();
+  assert.equal(repo.freshVersion(''), undefined, 'invalidate ends it');
+  assert.equal((await repo.resolve('')).versionId, main);
+});

@@ -120,10 +120,23 @@ function functionAllowed(catalog: string, schema: string, name: string, window: 
   return ctx.functions.has(name) || (window && WINDOW_FUNCTIONS.has(name));
 }
 
+/**
+ * DuckDB binds a name to a catalog entry first and tries a replacement scan only when none exists,
+ * so a table of the version whose name merely looks like a file (`main."t[1]"`) is that table; a
+ * name that resolves to nothing and looks like a path, glob or URL is refused as a file read.
+ */
 function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
-  if (looksLikeFile(r.table) || looksLikeFile(r.schema) || looksLikeFile(r.catalog)) {
-    throw denied(`reading ${quoteName(r)} directly is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+  const fileRead = () => denied(`reading ${quoteName(r)} directly is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+  if (looksLikeFile(r.schema) || looksLikeFile(r.catalog)) throw fileRead();
+  try {
+    return resolveEntry(r, ctx, versionDbs, compat);
+  } catch (e) {
+    if (e instanceof SqlError && e.sqlstate === SQLSTATE.undefinedTable && looksLikeFile(r.table)) throw fileRead();
+    throw e;
   }
+}
+
+function resolveEntry(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
   const has = (db: string, schema: string, table: string) => ctx.hasRelation(db, schema, table);
   const catalogs = [...versionDbs, compat];
   if (r.catalog !== '') {
