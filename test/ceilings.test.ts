@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -325,6 +325,73 @@ describe('ceilings: temp spill', () => {
       assert.equal(Number((await c.query({ ...spill, values: [1000] })).rows[0].max), 1000, 'the named statement runs again');
     } finally {
       await c.end();
+    }
+  });
+});
+
+describe('ceilings: temp held by a suspended cursor', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const tempDir = () => join(repos.dir, 'cache', 'duckdb-tmp');
+  // Above the sort's peak while it runs (~90-125 MB here), so the cursor's first FETCH completes.
+  const LIMIT = 150 * 1000 * 1000;
+
+  before(async () => {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ memoryLimit: '100MB', threads: 2, maxTempDirectorySize: '150MB' }));
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test("a suspended cursor's spilled sort is ended (53100 on its next FETCH, temp freed) instead of another session's statement", async () => {
+    const a = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+    const b = new pg.Client({ host: gw.host, port: gw.port, user: 'y', database: 'basic' });
+    await a.connect();
+    await b.connect();
+    const filler = join(tempDir(), 'other-holder.tmp');
+    try {
+      await a.query('begin');
+      await a.query("declare cur cursor for select row_number() over (order by h) as w, s from (select hash(i) as h, repeat('x', 40) || i as s from range(1700000) t(i)) q");
+      const first = await a.query('fetch 5 from cur');
+      assert.deepEqual(first.rows.map((r) => Number(r.w)), [1, 2, 3, 4, 5]);
+      const held = await directoryBytes(tempDir());
+      assert.ok(held > 20e6, `the suspended cursor holds its spilled sort: ${held} bytes of temp`);
+      // The rest of the directory's use, as another holder would have it: with the cursor's temp
+      // over the ceiling, without it under (a real file in DuckDB's temp directory, on disk).
+      const fillerBytes = LIMIT - 15e6;
+      writeFileSync(filler, Buffer.alloc(fillerBytes, 1));
+      const fillerOnDisk = statSync(filler).blocks * 512;
+      // Session B's ordinary longer statement runs while the directory is over the ceiling.
+      const started = Date.now();
+      const sum = await b.query('select sum(i % 7)::bigint as s from range(210000000) t(i)').then((r) => r.rows[0].s, (e: { code?: string; message: string }) => `${e.code} ${e.message}`);
+      const bMs = Date.now() - started;
+      assert.equal(sum, '630000000', "B's statement is not stopped for temp it does not hold");
+      assert.ok(bMs >= 150, `B ran long enough to meet the watchdog (${bMs} ms)`);
+      // The cursor's temp files are gone: only the other holder's remain.
+      let left = await directoryBytes(tempDir());
+      for (let i = 0; i < 40 && left > fillerOnDisk; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = await directoryBytes(tempDir());
+      }
+      assert.ok(left <= fillerOnDisk, `cursor's temp freed: ${left} bytes left, ${fillerOnDisk} of them not the cursor's`);
+      rmSync(filler);
+      console.log(`suspended cursor held ${(held / 1e6).toFixed(1)} MB; B's statement ran ${bMs} ms and succeeded`);
+      // A's next FETCH fails with 53100 naming the limit: never a short result.
+      const err = await a.query('fetch 5 from cur').then((r) => ({ code: 'none', message: JSON.stringify(r.rows) }), (e: { code?: string; message: string }) => e);
+      assert.equal(err.code, '53100', err.message);
+      assert.match(err.message, /max_temp_directory_size \(150MB\)/);
+      // The transaction is aborted as PostgreSQL has it; after ROLLBACK the session serves on.
+      const inFailed = await a.query('select 1').then(() => 'none', (e: { code?: string }) => e.code);
+      assert.equal(inFailed, '25P02');
+      await a.query('rollback');
+      assert.equal((await a.query('select 1 as x')).rows[0].x, 1);
+      assert.equal(await directoryBytes(tempDir()), 0, 'temp directory empty again');
+    } finally {
+      rmSync(filler, { force: true });
+      await a.end();
+      await b.end();
     }
   });
 });

@@ -121,6 +121,22 @@ export class Connection {
     this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
+  /**
+   * The engine's temp directory passed its ceiling: if this session is idle and holds suspended
+   * results, end them (freeing their temp). Handled like a message (no other one meanwhile);
+   * resolves once done, or null when there was nothing to end.
+   */
+  endSuspendedForTempCeiling(limit: string): Promise<void> | null {
+    const s = this.session;
+    if (this.busy || this.phase !== 'ready' || !s?.holdsSuspendedResults) return null;
+    this.busy = true;
+    const ending = s.endSuspendedForTempCeiling(limit).catch(() => undefined).finally(() => {
+      this.busy = false;
+      if (this.phase !== 'closed') this.pumping = this.pump(); // messages that came meanwhile
+    });
+    return ending;
+  }
+
   /** Bytes that arrived before the connection existed (after a PROXY header). */
   push(data: Buffer): void {
     this.onData(data);

@@ -36,6 +36,11 @@ export interface Portal {
   cursor?: { hold: boolean };
   /** Another statement ran on the connection while this portal's DuckDB stream was open. */
   interrupted?: boolean;
+  /**
+   * The temp directory's ceiling (as configured) when passing it ended this suspended result to free
+   * its temp files: the next Execute/FETCH fails with 53100, never a short result.
+   */
+  endedByTempCeiling?: string;
   /** Rows being recorded for the result cache (session/result-cache-policy.ts). */
   recording?: Recording;
   /** Answered from the result cache. */

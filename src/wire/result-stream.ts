@@ -5,7 +5,7 @@
  * few chunks whatever the result's size.
  */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
@@ -71,6 +71,55 @@ export class ResultStream {
       p.interrupted = true;
       p.result = null;
       p.ahead = [];
+    }
+  }
+
+  /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */
+  suspended(): Portal[] {
+    return [...this.portals()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
+  }
+
+  /**
+   * The temp directory passed its ceiling while the session was idle: end its suspended results so
+   * their temp files go (a suspended sort keeps its spilled runs until its query ends). Each is
+   * marked first, so it can never look finished. A prefetch running now is interrupted; DuckDB's
+   * stream is then ended by `endStream` (another statement on the connection: a fetch after an
+   * interrupt still returned a chunk and freed nothing), and a cursor's own DuckDB statement is
+   * destroyed at once rather than at CLOSE.
+   */
+  async endSuspended(limit: string, interrupt: () => void, endStream: () => Promise<void>): Promise<void> {
+    const ended = this.suspended();
+    for (const p of ended) p.endedByTempCeiling = limit;
+    interrupt();
+    await this.settle();
+    for (const p of ended) {
+      p.result = null;
+      p.ahead = [];
+      p.chunk = null;
+      if (p.cursor) {
+        p.prepared.duck?.destroySync();
+        p.prepared.duck = null;
+      }
+    }
+    await endStream();
+  }
+
+  /** A portal that cannot go on: another statement ended its stream, or the temp ceiling did. */
+  assertResumable(portal: Portal): void {
+    if (portal.endedByTempCeiling) {
+      throw new SqlError(
+        SQLSTATE.diskFull,
+        `temporary files exceed max_temp_directory_size (${portal.endedByTempCeiling}): this suspended result was ended to free its temporary files`,
+        undefined,
+        'Read results with temporary spill (large sorts) in one go, or run the query again.',
+      );
+    }
+    if (portal.interrupted) {
+      throw new SqlError(
+        '55000',
+        'portal cannot be resumed: another statement ran on this connection while it was open',
+        'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
+      );
     }
   }
 
@@ -147,13 +196,7 @@ export class ResultStream {
    */
   async pump(portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
     const toClient = w === this.out.w;
-    if (portal.interrupted) {
-      throw new SqlError(
-        '55000',
-        'portal cannot be resumed: another statement ran on this connection while it was open',
-        'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
-      );
-    }
+    this.assertResumable(portal);
     portal.batchRows = 0;
     try {
       if (!this.clock.isRunning) this.clock.start();

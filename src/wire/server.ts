@@ -11,6 +11,9 @@ import { Connection, newSecret, type ConnectionContext, type ConnectionInfo } fr
 import { parseProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { Writer } from './writer.js';
 
+/** After suspended results were ended for the temp ceiling: how long DuckDB gets to delete their files before running statements are stopped. */
+const SPARE_AFTER_ENDING_MS = 250;
+
 export interface ServerOptions {
   host: string;
   port: number;
@@ -166,9 +169,25 @@ export class WireServer {
    * is caught at the latest one grace period after it started.
    */
   stopForTempCeiling(limit: string, graceMs: number): void {
+    // Idle sessions' suspended results (a cursor over a spilled sort) go first: their holders are
+    // not reading, and their temp would otherwise stop everyone else's statements.
+    for (const c of this.connections) {
+      const ending = c.endSuspendedForTempCeiling(limit);
+      if (!ending) continue;
+      this.endingSuspended++;
+      void ending.finally(() => {
+        this.endingSuspended--;
+        this.sparedUntil = performance.now() + SPARE_AFTER_ENDING_MS;
+      });
+    }
+    // Running statements are spared while that temp is being freed; still over afterwards, they stop.
+    if (this.endingSuspended > 0 || performance.now() < this.sparedUntil) return;
     const startedBefore = performance.now() - graceMs;
     for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
+  /** Suspended results being ended for the temp ceiling now, and until when running statements are spared. */
+  private endingSuspended = 0;
+  private sparedUntil = 0;
 
   /** The sessions now open (for the status page). */
   sessions(): ConnectionInfo[] {

@@ -138,6 +138,24 @@ export class Session {
     this.clock.stopForTempCeiling(limit, startedBefore);
   }
 
+  /** Results held between Executes/FETCHes (their spilled temp stays until they end). */
+  get holdsSuspendedResults(): boolean {
+    return this.stream.suspended().length > 0;
+  }
+
+  /**
+   * The temp directory passed `limit` while this session is idle: end its suspended results and
+   * free their temp; their next Execute/FETCH fails with 53100. Only while no message is handled.
+   */
+  async endSuspendedForTempCeiling(limit: string): Promise<void> {
+    // Ending DuckDB's stream takes another statement on the connection: one that reads nothing.
+    const endStream = async () => {
+      await this.preparer.waitIdle(); // a prepare given up on still holds the connection
+      await this.conn.run('select 1');
+    };
+    await this.stream.endSuspended(limit, () => this.conn.interrupt(), endStream);
+  }
+
   /**
    * The client is gone: interrupt what runs now and refuse to start anything else, so the DuckDB
    * connection is idle (and can be freed) as soon as the message loop returns.
@@ -314,6 +332,7 @@ export class Session {
       await this.runGatewayStatement(portal, describe);
       return;
     }
+    this.stream.assertResumable(portal); // never start an ended portal's query again
     if (!portal.result && !portal.done) {
       if (maxRows === 0 && (await this.replayCached(portal, describe))) return;
       await this.startQuery(portal);
