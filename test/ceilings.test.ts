@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
-import { bind, execute, parse, query, startupPacket } from './support/fuzz.js';
+import { bind, execute, parse, query, startupPacket, sync } from './support/fuzz.js';
 import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
 import { StatementClock } from '../src/session/statement-clock.js';
 
@@ -392,6 +392,51 @@ describe('ceilings: temp held by a suspended cursor', () => {
       rmSync(filler, { force: true });
       await a.end();
       await b.end();
+    }
+  });
+
+  test('a suspended protocol portal (Execute with a row limit) over a spilled sort: ended, 53100 on the next Execute, temp freed, the session serves on', async () => {
+    const { sock, closed } = await rawSession(gw);
+    let got = Buffer.alloc(0);
+    sock.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
+    const until = async (what: string, pred: () => boolean) => {
+      for (let i = 0; i < 400 && !pred(); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(pred(), what);
+    };
+    const filler = join(tempDir(), 'other-holder.tmp');
+    try {
+      const sql = "select row_number() over (order by h) as w, s from (select hash(i) as h, repeat('x', 40) || i as s from range(1700000) t(i)) q";
+      const flushMsg = Buffer.from([0x48, 0, 0, 0, 4]);
+      sock.write(Buffer.concat([parse('spill', sql), bind('p', 'spill', [], [], []), execute('p', 5), flushMsg]));
+      const portalSuspended = Buffer.from([0x73, 0, 0, 0, 4]);
+      await until('PortalSuspended after 5 rows', () => got.includes(portalSuspended));
+      const held = await directoryBytes(tempDir());
+      assert.ok(held > 20e6, `the suspended portal holds its spilled sort: ${held} bytes of temp`);
+      writeFileSync(filler, Buffer.alloc(LIMIT - 15e6, 1));
+      const fillerOnDisk = statSync(filler).blocks * 512;
+      let left = await directoryBytes(tempDir());
+      for (let i = 0; i < 60 && left > fillerOnDisk; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = await directoryBytes(tempDir());
+      }
+      assert.ok(left <= fillerOnDisk, `portal's temp freed: ${left} bytes left, ${fillerOnDisk} of them not the portal's`);
+      rmSync(filler);
+      got = Buffer.alloc(0);
+      sock.write(Buffer.concat([execute('p', 5), sync()]));
+      await until('ReadyForQuery', () => got.includes(Buffer.from('Z\0\0\0\x05', 'latin1')));
+      assert.equal(errorCode(got), '53100', got.toString('latin1'));
+      assert.match(got.toString('latin1'), /max_temp_directory_size \(150MB\)/);
+      assert.equal(String.fromCharCode(got[0]!), 'E', 'the error is the first answer: no rows, never a short result');
+      got = Buffer.alloc(0);
+      sock.write(query('select 41 + 1'));
+      await until('ReadyForQuery', () => got.includes(Buffer.from('Z\0\0\0\x05I', 'latin1')));
+      assert.equal(errorCode(got), null);
+      assert.ok(got.includes(Buffer.from('42')), 'the session answers after the error');
+      assert.equal(await directoryBytes(tempDir()), 0, 'temp directory empty again');
+    } finally {
+      rmSync(filler, { force: true });
+      sock.end();
+      await closed;
     }
   });
 });
