@@ -183,9 +183,10 @@ export class Gateway {
           server.stopForTempCeiling(limit, 100);
           if (Date.now() - warned > 10_000) {
             warned = Date.now();
-            log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: running statements stopped`);
+            log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: suspended results ended, then running statements stopped`);
           }
         },
+        onWithin: () => server.tempCeilingHeld(),
       }).start();
     }
     const address = await server.listen();

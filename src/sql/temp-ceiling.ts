@@ -2,8 +2,8 @@
  * The temp spill ceiling on every path. DuckDB's own max_temp_directory_size holds for a spilling
  * aggregate but not for a window's sort (measured: 538 MB written against 50MB), so a watchdog
  * measures DuckDB's temp directory and, once it holds more than the limit, calls `onExceeded`:
- * the gateway stops the statements running now, each with 53100 naming the limit. DuckDB deletes
- * a stopped statement's temp files itself.
+ * the gateway ends idle sessions' suspended results (their spilled temp) first, then stops the
+ * statements running now, each with 53100 naming the limit. DuckDB deletes their temp files itself.
  *
  * Cheap by construction: one readdir and a stat per temp file every `pollMs`, never two at once; an
  * idle gateway has an empty directory.
@@ -45,6 +45,8 @@ export interface TempCeilingOptions {
   limit: string;
   /** Told when the directory holds more than the limit; again at the next poll while it still does. */
   onExceeded: (usedBytes: number) => void;
+  /** Told at each poll that finds the directory within the limit. */
+  onWithin?: () => void;
   pollMs?: number;
 }
 
@@ -79,6 +81,7 @@ export class TempCeiling {
       const used = await directoryBytes(this.opts.dir);
       if (used > this.peakBytes) this.peakBytes = used;
       if (used > this.limitBytes) this.opts.onExceeded(used);
+      else this.opts.onWithin?.();
       return used;
     } finally {
       this.polling = false;

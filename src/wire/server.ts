@@ -13,6 +13,8 @@ import { Writer } from './writer.js';
 
 /** After suspended results were ended for the temp ceiling: how long DuckDB gets to delete their files before running statements are stopped. */
 const SPARE_AFTER_ENDING_MS = 250;
+/** The longest running statements are spared in one episode over the ceiling, however many results are ended. */
+const MAX_SPARE_MS = 1000;
 
 export interface ServerOptions {
   host: string;
@@ -169,6 +171,8 @@ export class WireServer {
    * is caught at the latest one grace period after it started.
    */
   stopForTempCeiling(limit: string, graceMs: number): void {
+    const now = performance.now();
+    this.overSince ??= now;
     // Idle sessions' suspended results (a cursor over a spilled sort) go first: their holders are
     // not reading, and their temp would otherwise stop everyone else's statements.
     for (const c of this.connections) {
@@ -180,14 +184,25 @@ export class WireServer {
         this.sparedUntil = performance.now() + SPARE_AFTER_ENDING_MS;
       });
     }
-    // Running statements are spared while that temp is being freed; still over afterwards, they stop.
-    if (this.endingSuspended > 0 || performance.now() < this.sparedUntil) return;
-    const startedBefore = performance.now() - graceMs;
+    // Running statements are spared while that temp is freed; still over afterwards, they stop. The
+    // spare is bounded per episode over the limit: cursors opened again and again must not keep a
+    // spilling statement spared.
+    const sparing = this.endingSuspended > 0 || now < this.sparedUntil;
+    if (sparing && now - this.overSince < MAX_SPARE_MS) return;
+    const startedBefore = now - graceMs;
     for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
+
+  /** The temp directory is within its ceiling again: the next time over is a new episode. */
+  tempCeilingHeld(): void {
+    this.overSince = null;
+  }
+
   /** Suspended results being ended for the temp ceiling now, and until when running statements are spared. */
   private endingSuspended = 0;
   private sparedUntil = 0;
+  /** When the temp directory went over its ceiling (null: within it). */
+  private overSince: number | null = null;
 
   /** The sessions now open (for the status page). */
   sessions(): ConnectionInfo[] {
