@@ -18,6 +18,8 @@ export interface SyntheticLake {
   /** Per data file: deleted positions' filter for in-process comparisons (`pos % every = 0`), or null. */
   deleteEvery: number | null;
   deletedFiles: number;
+  /** The positional delete files (file_path, pos) of the first `deletedFiles` data files. */
+  deletePaths: string[];
 }
 
 export interface SyntheticOptions {
@@ -55,6 +57,7 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
     const R = o.rowsPerFile;
     const every = o.deleteEvery ?? 10;
     const dataFiles: string[] = [];
+    const deletePaths: string[] = [];
     for (let i = 0; i < o.files; i++) {
       const name = `ducklake-synthetic-${String(i).padStart(6, '0')}.parquet`;
       const file = path.join(tableDir, name);
@@ -76,11 +79,12 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
       if (i < (o.deleteFiles ?? 0)) {
         const del = path.join(tableDir, `ducklake-synthetic-${String(i).padStart(6, '0')}-delete.parquet`);
         await conn.run(`COPY (SELECT ${q(file)} AS file_path, r AS pos FROM range(0, ${R}, ${every}) t(r)) TO ${q(del)} (FORMAT parquet)`);
+        deletePaths.push(del);
         await conn.run(`INSERT INTO syn.ducklake_delete_file VALUES (${i + 1}, 1, 1, NULL, ${i + 1}, ${q(path.basename(del))}, true, 'parquet', ${Math.ceil(R / every)}, ${statSync(del).size}, NULL, NULL, NULL)`);
       }
     }
     await conn.run(`INSERT INTO syn.ducklake_table_stats VALUES (1, ${o.files * R}, ${o.files * R}, NULL)`);
-    return { catalogFile, dataDir, dataFiles, deleteEvery: o.deleteFiles ? every : null, deletedFiles: o.deleteFiles ?? 0 };
+    return { catalogFile, dataDir, dataFiles, deleteEvery: o.deleteFiles ? every : null, deletedFiles: o.deleteFiles ?? 0, deletePaths };
   } finally {
     await conn.run('DETACH syn');
   }
