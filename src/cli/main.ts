@@ -6,6 +6,7 @@
 import './threadpool.js'; // first: sizes libuv's thread pool before anything uses it
 import { Command } from 'commander';
 import pino from 'pino';
+import { LineBatch } from './line-batch.js';
 import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
@@ -67,7 +68,11 @@ Example:
     // Audit lines are written in batches (one per statement would be a write(2) per query on the
     // hot path) and at least every 100 ms, and synchronously on the way out.
     const logDest = pino.destination({ dest: 2, sync: false, minLength: 8 * 1024 });
-    setInterval(() => logDest.flush(), 100).unref();
+    const lines = new LineBatch(logDest);
+    setInterval(() => {
+      lines.drain();
+      logDest.flush();
+    }, 100).unref();
     // On the way out every audit line must reach stderr: wait for the write in flight and the
     // buffer behind it (a synchronous flush would throw while a write is in flight and lose them),
     // for at most 2 s.
@@ -75,7 +80,9 @@ Example:
     const exit = (code: number): void => {
       if (exiting) return;
       exiting = true;
+      lines.drain();
       const done = () => {
+        lines.drain();
         try {
           logDest.flushSync();
         } catch {
@@ -94,7 +101,7 @@ Example:
       process.stderr.write(`fdl serve: --log-level expects fatal, error, warn, info, debug or trace, got "${opts.logLevel}"\n`);
       process.exit(2);
     }
-    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, logDest);
+    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, lines);
     let service;
     try {
       service = buildServiceConfig(opts);
