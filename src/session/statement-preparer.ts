@@ -139,6 +139,15 @@ export class StatementPreparer {
     }
   }
 
+  /**
+   * Before the connection is closed: planning given up on has finished, however long it takes.
+   * DuckDB's prepare cannot be interrupted, and closing the connection under it crashes or wedges
+   * the process (fuzz.test.ts › clients disconnecting mid-query…).
+   */
+  async drained(): Promise<void> {
+    while (this.busy) await this.busy.catch(() => undefined);
+  }
+
   private abandon(rest: Promise<void>): void {
     const busy: Promise<void> = rest.finally(() => {
       if (this.busy === busy) this.busy = null;

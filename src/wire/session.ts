@@ -117,6 +117,7 @@ export class Session {
 
   async close(): Promise<void> {
     await this.stream.settle();
+    await this.preparer.drained();
     this.named.clear();
     this.preparer.cache.clear();
     this.versionView.release();
