@@ -130,9 +130,12 @@ export class Connection {
     const s = this.session;
     if (this.busy || this.phase !== 'ready' || !s?.holdsSuspendedResults) return null;
     this.busy = true;
-    const ending = s.endSuspendedForTempCeiling(limit).catch(() => undefined).finally(() => {
+    const ending = s.endSuspendedForTempCeiling(limit).catch(() => undefined);
+    // Part of the message loop: teardown waits for it before freeing the DuckDB connection, which
+    // this uses (a client leaving now must not close the connection under its `select 1`).
+    this.pumping = ending.then(() => {
       this.busy = false;
-      if (this.phase !== 'closed') this.pumping = this.pump(); // messages that came meanwhile
+      if (this.phase !== 'closed') return this.pump(); // messages that came meanwhile
     });
     return ending;
   }
