@@ -32,12 +32,15 @@ export interface ResultKey {
   resultFormats: readonly number[];
   paramFormats: readonly number[];
   params: readonly (Buffer | null)[];
+  /** The key as one string, made once per key object (a key reused for repeated runs is not rebuilt). */
+  id?: string;
 }
 
 function keyOf(k: ResultKey): string {
+  if (k.id !== undefined) return k.id;
   const params = k.params.map((p) => (p === null ? '-' : p.toString('base64'))).join(',');
   // \u0000 cannot occur in any part (SQL text and settings are NUL-free: the protocol's strings).
-  return [k.versionId, k.database, k.settings, k.resultFormats.join(''), k.paramFormats.join(''), params, k.sql].join('\u0000');
+  return (k.id = [k.versionId, k.database, k.settings, k.resultFormats.join(''), k.paramFormats.join(''), params, k.sql].join('\u0000'));
 }
 
 export class ResultCache {

@@ -4,9 +4,10 @@
  * scrape time. Labels are closed sets (outcome, cache, reason, kind): never SQL text, user, database
  * or ref names, which clients choose.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
 
-export type QueryOutcome = 'ok' | 'error' | 'cancelled';
+export type { QueryOutcome };
 export type VersionFailure = 'verification' | 'resolution' | 'permission';
 
 /** What the caches report at scrape time (bytes in use, and result-cache hits). */
@@ -21,13 +22,11 @@ export class Metrics {
   readonly connections: Gauge;
   readonly connectionsTotal: Counter<'outcome'>;
   readonly refused: Counter<'reason'>;
-  readonly queries: Counter<'outcome'>;
-  readonly duration: Histogram<'outcome'>;
+  /** Statements by outcome and their durations (fdl_queries_total, fdl_query_duration_seconds). */
+  private readonly times = new StatementTimes([0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300]);
   readonly versionFailures: Counter<'kind'>;
   readonly reloads: Counter<'outcome'>;
   private readings: CacheReadings | null = null;
-  /** Per outcome, the label children statement() bumps (bound once: no label lookup per statement). */
-  private readonly byOutcome: Record<QueryOutcome, { count: { inc(): void }; time: { observe(v: number): void } }>;
 
   constructor() {
     const registers = [this.registry];
@@ -46,14 +45,18 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
-    this.queries = new Counter({ name: 'fdl_queries_total', help: 'Statements executed, by outcome', labelNames: ['outcome'], registers });
-    this.duration = new Histogram({
-      name: 'fdl_query_duration_seconds',
-      help: 'Statement execution time, from start to the last row sent',
+    const times = this.times;
+    new Counter({
+      name: 'fdl_queries_total',
+      help: 'Statements executed, by outcome',
       labelNames: ['outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300],
       registers,
+      collect() {
+        this.reset();
+        for (const outcome of OUTCOMES) this.inc({ outcome }, times.count(outcome));
+      },
     });
+    this.registry.registerMetric(times.histogram('fdl_query_duration_seconds', 'Statement execution time, from start to the last row sent'));
     this.versionFailures = new Counter({
       name: 'fdl_version_failures_total',
       help: 'Versions refused: kind=verification (hash or signature), resolution (unknown or dangling ref), permission (grants)',
@@ -61,11 +64,6 @@ export class Metrics {
       registers,
     });
     this.reloads = new Counter({ name: 'fdl_config_reloads_total', help: 'SIGHUP reloads, by outcome', labelNames: ['outcome'], registers });
-    for (const o of ['ok', 'error', 'cancelled'] as const) {
-      this.queries.inc({ outcome: o }, 0);
-    }
-    const bound = (o: QueryOutcome) => ({ count: this.queries.labels(o), time: this.duration.labels(o) });
-    this.byOutcome = { ok: bound('ok'), error: bound('error'), cancelled: bound('cancelled') };
     for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed'] as const) this.refused.inc({ reason: r }, 0);
     for (const k of ['verification', 'resolution', 'permission'] as const) this.versionFailures.inc({ kind: k }, 0);
     const self = this;
@@ -113,11 +111,9 @@ export class Metrics {
   /** One finished statement (from the session's audit entry: sqlstate and milliseconds). */
   statement(sqlstate: string, ms: number | undefined): void {
     const outcome: QueryOutcome = sqlstate === '00000' ? 'ok' : sqlstate === '57014' ? 'cancelled' : 'error';
-    const bound = this.byOutcome[outcome];
-    bound.count.inc();
+    this.times.record(outcome, ms === undefined ? undefined : ms / 1000);
     // A data file whose bytes differ from files.json is found while the statement reads it.
     if (sqlstate === 'XX001') this.versionFailures.inc({ kind: 'verification' });
-    if (ms !== undefined) bound.time.observe(ms / 1000);
   }
 
   /** A version acquisition refused with this SQLSTATE. */

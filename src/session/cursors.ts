@@ -64,5 +64,7 @@ export function fetchTag(move: boolean, rows: number): string {
 
 /** The portals a transaction's end closes: all but cursors declared WITH HOLD. */
 export function closingAtTransactionEnd<P extends CursorEntry>(portals: ReadonlyMap<string, P>): string[] {
-  return [...portals].filter(([, p]) => !p.cursor?.hold).map(([name]) => name);
+  const names: string[] = [];
+  for (const [name, p] of portals) if (!p.cursor?.hold) names.push(name);
+  return names;
 }

@@ -23,6 +23,7 @@ import { expandSystemViews, referencedSystemViews, type SystemTable, type System
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
 import type { SessionSettings } from './settings.js';
+import type { ResultKey } from '../cache/result-cache.js';
 
 /** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
@@ -79,6 +80,8 @@ export interface PreparedStmt {
   preparedFor?: string;
   /** Decided on first execution: whether the result depends only on the version. */
   repeatable?: boolean;
+  /** The result-cache key of its last run without parameters (reused while nothing in it changed). */
+  lastResultKey?: ResultKey;
   /** The statement's fingerprint in audit lines (computed once). */
   sqlHash?: string;
 }

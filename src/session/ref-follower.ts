@@ -62,21 +62,29 @@ export class RefFollower {
    * stays on its version.
    */
   async refresh(statementSeq: number, inBlock: boolean): Promise<VersionMove | null> {
+    if (this.staysPut(statementSeq, inBlock)) return null;
     const generation = this.versions.generation?.() ?? 0;
-    const reauthorize = generation !== this.authorizedIn;
-    if (inBlock || !this.lease || (!reauthorize && !this.versions.isMoving(this.lease))) return null;
-    if (!reauthorize && this.refreshedFor === statementSeq) return null;
     this.refreshedFor = statementSeq;
-    // Still resolved to the version the session reads (within the ref TTL): nothing to acquire. Its
-    // expiry is re-checked by the attached version itself (revalidate) on the same TTL.
-    if (!reauthorize && this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId) return null;
     const next = await this.versions.acquire(this.repo, this.requested, this.user);
     this.authorizedIn = generation;
-    if (next.versionId === this.lease.versionId) {
+    if (next.versionId === this.lease?.versionId) {
       next.release();
       return null;
     }
     return this.switchTo(next);
+  }
+
+  /**
+   * Whether refresh would keep the session where it is without resolving anything: inside a block,
+   * a ref that cannot move, already resolved for this statement, or still resolved (within the ref
+   * TTL) to the version the session reads; its expiry is re-checked by the attached version itself
+   * (revalidate) on the same TTL. After a grants reload every ref is resolved (and authorized) again.
+   */
+  staysPut(statementSeq: number, inBlock: boolean): boolean {
+    if (inBlock || !this.lease) return true;
+    if ((this.versions.generation?.() ?? 0) !== this.authorizedIn) return false;
+    if (!this.versions.isMoving(this.lease) || this.refreshedFor === statementSeq) return true;
+    return this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId;
   }
 
   release(): void {

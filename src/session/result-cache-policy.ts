@@ -38,6 +38,26 @@ export type CacheDecision =
 
 const BYPASS: CacheDecision = { kind: 'bypass' };
 
+/** The run's key; a statement run again without parameters, as before, reuses its last one. */
+function keyFor(prepared: PreparedStmt, sql: string, lease: VersionLease, settings: string, run: ResultRun): ResultKey {
+  const last = prepared.lastResultKey;
+  if (
+    last && run.params.length === 0 && last.params.length === 0 && last.versionId === lease.versionId && last.database === lease.dbName &&
+    last.settings === settings && sameCodes(last.resultFormats, run.resultFormats) && sameCodes(last.paramFormats, run.paramFormats)
+  ) {
+    return last;
+  }
+  const key: ResultKey = { versionId: lease.versionId, database: lease.dbName, sql, settings, resultFormats: run.resultFormats, paramFormats: run.paramFormats, params: run.params };
+  if (run.params.length === 0) prepared.lastResultKey = key;
+  return key;
+}
+
+function sameCodes(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class ResultCachePolicy {
   constructor(private readonly results: SessionResults | null) {}
 
@@ -63,15 +83,7 @@ export class ResultCachePolicy {
       });
     }
     if (!prepared.repeatable) return BYPASS;
-    const key: ResultKey = {
-      versionId: lease.versionId,
-      database: lease.dbName,
-      sql: prepared.cacheableSql,
-      settings: settings.fingerprint(),
-      resultFormats: run.resultFormats,
-      paramFormats: run.paramFormats,
-      params: run.params,
-    };
+    const key = keyFor(prepared, prepared.cacheableSql, lease, settings.fingerprint(), run);
     const hit = results.cache.get(key);
     if (hit) return { kind: 'hit', result: hit };
     return { kind: 'record', recording: { recorder: new ResultRecorder(results.cache.maxEntryBytes), key } };

@@ -49,11 +49,17 @@ export class SessionVersion {
     this.follower.release();
   }
 
+  /** Whether refresh would certainly keep the session on its version, decided without waiting. */
+  staysPut(statementSeq: number, inBlock: boolean): boolean {
+    return this.follower.staysPut(statementSeq, inBlock);
+  }
+
   /**
    * Branches move: re-resolve at the start of every transaction (each autocommit statement is one).
    * Returns what to tell the client when the session moved, or null.
    */
   async refresh(statementSeq: number, inBlock: boolean): Promise<string | null> {
+    // (callers ask staysPut first: most statements need no resolution at all)
     const move = await this.follower.refresh(statementSeq, inBlock);
     return move ? `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` : null;
   }
@@ -63,10 +69,14 @@ export class SessionVersion {
    * replayed: of each, what the statement can read (`reads` by database, lower-cased; a version it
    * was not planned against: all of it).
    */
-  async revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> {
+  revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
-    if (this.lease) await this.lease.revalidate(of(this.lease));
-    for (const l of pinned) await l.revalidate(of(l));
+    const own = this.lease?.revalidate(of(this.lease));
+    if (pinned.length === 0) return own; // the usual case: no promise when nothing is due
+    return (async () => {
+      await own;
+      for (const l of pinned) await l.revalidate(of(l));
+    })();
   }
 
   /** fdl.session: what the client asked for and what it reads now. */

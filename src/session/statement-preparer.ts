@@ -29,8 +29,10 @@ export interface PreparerHost {
   readonly cachesResults: boolean;
   /** The session's own version now. */
   lease(): VersionLease | null;
-  /** Re-resolve a moving ref (at most once per statement). */
-  refreshVersion(): Promise<void>;
+  /** Re-resolve a moving ref (at most once per statement); undefined when the session stays on its version. */
+  refreshVersion(): Promise<void> | undefined;
+  /** Whether refreshVersion would certainly keep the session on its version (asked without waiting). */
+  versionStaysPut(): boolean;
   /** Wait for result fetches still running on the DuckDB connection. */
   settleStreams(): Promise<void>;
   /** DuckDB keeps one open stream per connection: planning ends the others (they fail if resumed). */
@@ -79,10 +81,22 @@ export class StatementPreparer {
     if (!this.cache.get(text, declaredTypes)) return null;
     await this.host.refreshVersion();
     const again = this.cache.get(text, declaredTypes); // a version move empties the cache
-    if (!again) return null;
-    this.host.tx.admits(isExitFromFailed(again.stmt));
-    again.refs++;
-    return again;
+    return again ? this.take(again) : null;
+  }
+
+  /**
+   * The cached statement when taking it needs no wait (no ref to re-resolve first): the hot path of
+   * a repeated statement. null means ask reuseCached.
+   */
+  reuseCachedNow(text: string, declaredTypes: number[]): PreparedStmt | null {
+    const cached = this.cache.get(text, declaredTypes);
+    return cached && this.host.versionStaysPut() ? this.take(cached) : null;
+  }
+
+  private take(cached: PreparedStmt): PreparedStmt {
+    this.host.tx.admits(isExitFromFailed(cached.stmt));
+    cached.refs++;
+    return cached;
   }
 
   /** Plan a statement now (never from the cache): gateway statements need no DuckDB prepare. */

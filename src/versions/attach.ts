@@ -58,8 +58,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       return names.flatMap((n) => filesByName.get(n) ?? []);
     };
     const restat = async (reads: VersionReads) => {
-      // a statement that reads no table of the version reads neither its files nor its catalog
-      if (reads !== 'all' && reads.length === 0) return;
       // inlined rows are read from the catalog at query time: it is re-checked like the data files
       await version.recheckCatalog();
       const files = filesRead(reads);
@@ -179,9 +177,14 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       ensureTables,
       hasPendingTables: () => remote,
       countingStatement: (sql, searchSchemas) => counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
-      revalidate: async (reads = 'all') => {
-        if (due()) await recheck();
-        if (!remote) await restat(reads);
+      revalidate: (reads = 'all') => {
+        // a statement that reads no table of the version reads neither its files nor its catalog
+        const reading = !remote && (reads === 'all' || reads.length > 0);
+        if (!due() && !reading) return undefined;
+        return (async () => {
+          if (due()) await recheck();
+          if (reading) await restat(reads);
+        })();
       },
       async dispose() {
         const c = await engine.connect();

@@ -45,9 +45,10 @@ export interface VersionLease {
    * Re-checks the version once its verdict is a ref TTL old (expired.json appeared?) and, for a local
    * version, the files (and catalog) of what the statement can read (`reads`, default 'all'): each
    * stat'ed against what was verified. Called before anything runs against the version; throws the
-   * same error as attaching it would.
+   * same error as attaching it would. undefined when there is nothing to check now (the usual case
+   * for a statement that reads no table: it then costs no promise).
    */
-  revalidate(reads?: VersionReads): Promise<void>;
+  revalidate(reads?: VersionReads): Promise<void> | undefined;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */

@@ -216,7 +216,8 @@ export class Connection {
         } else {
           const msg = this.decoder.next();
           if (!msg) break;
-          await this.onMessage(msg);
+          const waiting = this.onMessage(msg);
+          if (waiting) await waiting;
           // Pipelined messages without Sync/Flush would pile up their answers here: send them and
           // wait for the socket (flush) before taking more input.
           if (this.w.length >= OUTPUT_FLUSH_BYTES) await this.flush();
@@ -379,79 +380,87 @@ export class Connection {
     await this.flush();
   }
 
-  private async onMessage(msg: FrontendMessage): Promise<void> {
+  /** One message of the session; a promise only while it must wait (most messages are answered at once). */
+  private onMessage(msg: FrontendMessage): Promise<void> | undefined {
     const s = this.session!;
     if (msg.type === 'Terminate') {
       this.close();
-      return;
+      return undefined;
     }
-    if (this.skipUntilSync && msg.type !== 'Sync') return;
+    if (this.skipUntilSync && msg.type !== 'Sync') return undefined;
     try {
-      switch (msg.type) {
-        case 'Query':
-          this.skipUntilSync = false;
-          await s.simpleQuery(msg.sql);
-          return;
-        case 'Parse':
-          await s.parse(msg.name, msg.sql, msg.paramTypes);
-          return;
-        case 'Bind':
-          s.bind(msg.portal, msg.statement, msg.paramFormats, msg.params, msg.resultFormats);
-          return;
-        case 'Describe':
-          if (msg.target === 'S') s.describeStatement(msg.name);
-          else await s.describePortal(msg.name);
-          return;
-        case 'Execute':
-          await s.execute(msg.portal, msg.maxRows);
-          return;
-        case 'Close':
-          if (msg.target === 'S') s.closeStatement(msg.name);
-          else s.closePortal(msg.name);
-          return;
-        case 'Sync':
-          this.skipUntilSync = false;
-          await s.sync();
-          return;
-        case 'Flush':
-          await this.flush();
-          return;
-        case 'Password':
-          throw new SqlError(SQLSTATE.protocolViolation, 'unexpected password message');
-        case 'CopyData':
-        case 'CopyDone':
-        case 'CopyFail':
-          return; // no COPY FROM is ever started; PostgreSQL ignores these outside COPY too
-        case 'FunctionCall':
-          throw new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported');
-        case 'Invalid':
-          throw msg.error;
-      }
+      return this.dispatch(s, msg)?.catch((e: unknown) => this.failed(s, e));
     } catch (e) {
-      // The session maps DuckDB's errors itself: an interrupt says why (timeout, cancel, temp ceiling).
-      s.fail(e);
-      // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
-      // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
-      // A well-framed but invalid message is such an error too; only broken framing ends the connection.
-      this.skipUntilSync = true;
-      await this.flush();
+      return this.failed(s, e);
     }
+  }
+
+  private dispatch(s: Session, msg: FrontendMessage): Promise<void> | undefined {
+    switch (msg.type) {
+      case 'Query':
+        this.skipUntilSync = false;
+        return s.simpleQuery(msg.sql);
+      case 'Parse':
+        return s.parse(msg.name, msg.sql, msg.paramTypes);
+      case 'Bind':
+        s.bind(msg.portal, msg.statement, msg.paramFormats, msg.params, msg.resultFormats);
+        return undefined;
+      case 'Describe':
+        if (msg.target === 'P') return s.describePortal(msg.name);
+        s.describeStatement(msg.name);
+        return undefined;
+      case 'Execute':
+        return s.execute(msg.portal, msg.maxRows);
+      case 'Close':
+        if (msg.target === 'S') s.closeStatement(msg.name);
+        else s.closePortal(msg.name);
+        return undefined;
+      case 'Sync':
+        this.skipUntilSync = false;
+        return s.sync();
+      case 'Flush':
+        return this.flush();
+      case 'Password':
+        throw new SqlError(SQLSTATE.protocolViolation, 'unexpected password message');
+      case 'CopyData':
+      case 'CopyDone':
+      case 'CopyFail':
+        return undefined; // no COPY FROM is ever started; PostgreSQL ignores these outside COPY too
+      case 'FunctionCall':
+        throw new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported');
+      case 'Invalid':
+        throw msg.error;
+      case 'Terminate':
+        return undefined; // handled by onMessage
+    }
+  }
+
+  private failed(s: Session, e: unknown): Promise<void> | undefined {
+    // The session maps DuckDB's errors itself: an interrupt says why (timeout, cancel, temp ceiling).
+    s.fail(e);
+    // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
+    // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
+    // A well-framed but invalid message is such an error too; only broken framing ends the connection.
+    this.skipUntilSync = true;
+    return this.flush();
   }
 
   /**
    * Write buffered messages; wait for 'drain' once more than SOCKET_BACKLOG bytes are queued. Not
    * the socket's own 16 KiB mark: every 256 KiB batch of rows would then wait for the socket to
-   * empty, and encoding would never overlap sending. Memory stays bounded by the backlog.
+   * empty, and encoding would never overlap sending. Memory stays bounded by the backlog. A promise
+   * only when there is something to wait for.
    */
-  async flush(): Promise<void> {
-    if (this.w.length === 0 || this.isClosed) return;
+  flush(): Promise<void> | undefined {
+    if (this.w.length === 0 || this.isClosed) return undefined;
     const out = this.w.flush();
     this.socket.write(out, (err) => {
       if (!err) this.w.recycle(out);
     });
     if (this.socket.writableLength > SOCKET_BACKLOG && !this.isClosed) {
-      await new Promise<void>((resolve) => this.writableWaiters.push(resolve));
+      return new Promise<void>((resolve) => this.writableWaiters.push(resolve));
     }
+    return undefined;
   }
 
   private wakeWriters(): void {

@@ -18,8 +18,8 @@ import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js
 
 export interface SessionOutput {
   readonly w: Writer;
-  /** Send what is buffered; resolves when the socket can take more (backpressure). */
-  flush(): Promise<void>;
+  /** Send what is buffered; a promise, resolved when the socket can take more, only when it must wait (backpressure). */
+  flush(): Promise<void> | undefined;
   /** True once the client is gone: stop producing rows. */
   readonly closed: boolean;
 }

@@ -89,6 +89,7 @@ export class Session {
       cachesResults: results !== null,
       lease: () => this.lease,
       refreshVersion: () => this.refreshVersion(),
+      versionStaysPut: () => this.versionView.staysPut(this.statementSeq, this.tx.inBlock),
       settleStreams: () => this.stream.settle(),
       endOpenStreams: () => this.stream.interruptOpenPortals(null),
       sessionTable: () => this.versionView.sessionTable(this.clientAddress, this.tx.inBlock),
@@ -176,7 +177,7 @@ export class Session {
       this.statementSeq++;
       try {
         // a text planned before already passed the ceilings and classification
-        const prepared = (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
+        const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
         try {
           await this.runLogged(portal, 0, true);
@@ -199,20 +200,36 @@ export class Session {
 
   // ---------------------------------------------------------------- extended query protocol
 
-  async parse(name: string, sql: string, paramTypes: number[]): Promise<void> {
+  // The per-message handlers answer at once when they can (a repeated statement, a cached result)
+  // and return a promise only when they must wait: a statement costs few promises on the hot path.
+
+  parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
     this.named.checkStatementName(name);
-    // A text seen before as one whole statement skips splitting, the ceiling check and classification
-    // (all already passed for exactly this text): an unnamed repeat costs what a named Bind does.
-    const prepared = (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes));
+    // A text seen before as one whole statement skips the ceiling check and classification (all
+    // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
+    const cached = this.preparer.reuseCachedNow(sql, paramTypes) ?? this.preparer.reuseCachedNow(this.oneStatement(sql), paramTypes);
+    if (cached) {
+      this.parsed(name, cached);
+      return undefined;
+    }
+    return (async () => this.parsed(name, (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes))))();
+  }
+
+  /** The one statement of a Parse's text (`SELECT 1;` → `SELECT 1`); 42601 for several. */
+  private oneStatement(sql: string): string {
+    const parts = this.split(sql);
+    if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
+    return parts[0] ?? '';
+  }
+
+  private parsed(name: string, prepared: PreparedStmt): void {
     this.named.setStatement(name, prepared);
     be.parseComplete(this.out.w);
   }
 
   private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
-    const parts = this.split(sql);
-    if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
-    const text = parts[0] ?? '';
+    const text = this.oneStatement(sql);
     return (text !== sql ? await this.preparer.reuseCached(text, paramTypes) : null) ?? (await this.preparer.prepareText(text, paramTypes));
   }
 
@@ -237,25 +254,33 @@ export class Session {
     else be.noData(this.out.w);
   }
 
-  async describePortal(name: string): Promise<void> {
+  describePortal(name: string): Promise<void> | undefined {
     const portal = this.named.portal(name);
     const fields = portal.prepared.fields;
-    if (fields && fields.length > 0 && portal.prepared.stmt.kind !== 'copyOut') {
-      // Columns typed only by the bound parameters: run the portal now and describe what it yields.
-      if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) await this.startQuery(portal);
-      be.rowDescription(this.out.w, portalFields(portal));
-    } else be.noData(this.out.w);
+    if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
+      be.noData(this.out.w);
+      return undefined;
+    }
+    // Columns typed only by the bound parameters: run the portal now and describe what it yields.
+    if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) {
+      return this.startQuery(portal).then(() => be.rowDescription(this.out.w, portalFields(portal)));
+    }
+    be.rowDescription(this.out.w, portalFields(portal));
+    return undefined;
   }
 
-  async execute(portalName: string, maxRows: number): Promise<void> {
+  execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementSeq++;
     const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
-    try {
-      await this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
-    } catch (e) {
+    const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
       throw e;
+    };
+    try {
+      return this.runLogged(portal, maxRows > 0 ? maxRows : 0, false)?.catch(failed);
+    } catch (e) {
+      return failed(e);
     }
   }
 
@@ -275,10 +300,10 @@ export class Session {
   }
 
   /** Sync: end an implicit transaction and report status. */
-  async sync(): Promise<void> {
+  sync(): Promise<void> | undefined {
     this.endImplicitTransaction();
     be.readyForQuery(this.out.w, this.tx.status);
-    await this.out.flush();
+    return this.out.flush();
   }
 
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
@@ -302,22 +327,47 @@ export class Session {
 
   /** The transaction ended: portals and cursors without HOLD close. */
   private closePortalsAtEnd(): void {
-    this.named.dropPortals(closingAtTransactionEnd(this.portals));
+    if (this.portals.size > 0) this.named.dropPortals(closingAtTransactionEnd(this.portals));
   }
 
   /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: see fail). */
-  private async runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+  private runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
     const started = process.hrtime.bigint();
     const rowsBefore = portal.rows;
-    await this.runPortal(portal, maxRows, describe);
-    this.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
+    const logged = () => this.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
+    const running = this.runPortal(portal, maxRows, describe);
+    if (running) return running.then(logged);
+    logged();
+    return undefined;
   }
 
   /**
    * Run (or resume) a portal. `describe` is true for simple Query, where RowDescription precedes
-   * the rows; in the extended protocol the client asked with Describe (or already knows).
+   * the rows; in the extended protocol the client asked with Describe (or already knows). Answered
+   * at once (undefined) from the result cache when nothing needs re-checking first.
    */
-  private async runPortal(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+  private runPortal(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
+    const prepared = portal.prepared;
+    if (prepared.stmt.kind !== 'query' || prepared.sql === '') return this.runOther(portal, describe);
+    this.stream.assertResumable(portal); // never start an ended portal's query again
+    if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
+    const replayed = this.replayCached(portal, describe);
+    if (replayed === true) return undefined;
+    if (replayed === false) return this.runQuery(portal, maxRows, describe);
+    return replayed.then((hit) => (hit ? undefined : this.runQuery(portal, maxRows, describe)));
+  }
+
+  /** Start (unless resumed) and stream a query's rows. */
+  private async runQuery(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+    if (!portal.result && !portal.done) {
+      await this.startQuery(portal);
+      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
+    }
+    await this.stream.send(portal, maxRows);
+  }
+
+  /** COPY … TO STDOUT, an empty query, or a statement the gateway answers itself. */
+  private async runOther(portal: Portal, describe: boolean): Promise<void> {
     const stmt = portal.prepared.stmt;
     if (stmt.kind === 'copyOut') {
       portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
@@ -325,31 +375,27 @@ export class Session {
       await this.stream.copy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
       return;
     }
-    if (stmt.kind !== 'query' || portal.prepared.sql === '') {
-      if (portal.prepared.sql === '' && stmt.kind === 'query') {
-        be.emptyQueryResponse(this.out.w);
-        return;
-      }
-      await this.runGatewayStatement(portal, describe);
-      return;
-    }
-    this.stream.assertResumable(portal); // never start an ended portal's query again
-    if (!portal.result && !portal.done) {
-      if (maxRows === 0 && (await this.replayCached(portal, describe))) return;
-      await this.startQuery(portal);
-      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
-    }
-    await this.stream.send(portal, maxRows);
+    if (stmt.kind === 'query') be.emptyQueryResponse(this.out.w); // the empty statement
+    else await this.runGatewayStatement(portal, describe);
   }
 
   /**
    * The result cache (session/result-cache-policy.ts): answer the portal from it (true), or start
-   * recording its rows as they stream, or neither.
+   * recording its rows as they stream, or neither (false); a promise of that when the version must
+   * be re-resolved or re-checked first.
    */
-  private async replayCached(portal: Portal, describe: boolean): Promise<boolean> {
-    if (!this.cachePolicy.applies(portal.prepared, this.settings, portal.rows)) return false;
-    if (!this.tx.inBlock) await this.refreshVersion();
-    await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
+  private replayCached(portal: Portal, describe: boolean): boolean | Promise<boolean> {
+    const prepared = portal.prepared;
+    if (!this.cachePolicy.applies(prepared, this.settings, portal.rows)) return false;
+    const refreshing = this.tx.inBlock ? undefined : this.refreshVersion();
+    if (refreshing) {
+      return refreshing.then(() => this.versionView.revalidate(prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
+    }
+    const checking = this.versionView.revalidate(prepared.leases, prepared.reads);
+    return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
+  }
+
+  private answerFromCache(portal: Portal, describe: boolean): boolean {
     const decision = this.cachePolicy.decide(portal.prepared, this.lease, this.settings, portal);
     if (decision.kind === 'record') portal.recording = decision.recording;
     if (decision.kind !== 'hit') return false;
@@ -367,10 +413,15 @@ export class Session {
     await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
   }
 
-  /** Branches move: re-resolve at the start of every transaction (each autocommit statement is one). */
-  private async refreshVersion(): Promise<void> {
-    const moved = await this.versionView.refresh(this.statementSeq, this.tx.inBlock);
-    if (moved) this.notice({ code: '01000', message: moved });
+  /**
+   * Branches move: re-resolve at the start of every transaction (each autocommit statement is one).
+   * undefined, without a promise, when the session certainly stays on its version (the usual case).
+   */
+  private refreshVersion(): Promise<void> | undefined {
+    if (this.versionView.staysPut(this.statementSeq, this.tx.inBlock)) return undefined;
+    return this.versionView.refresh(this.statementSeq, this.tx.inBlock).then((moved) => {
+      if (moved) this.notice({ code: '01000', message: moved });
+    });
   }
 
   /** Carry out the outcome of a statement the gateway answers itself (session/ interprets, the wire encodes). */

@@ -35,10 +35,17 @@ export async function startS3(bucket = 'lake'): Promise<S3Server> {
     });
   });
   const server = {
+    // s3rver's own close waits for every open connection (a client's idle keep-alive sockets
+    // included): a test's cleanup never hangs on it, SIGKILL follows after a grace period.
     close: () =>
       new Promise<void>((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r();
         child.removeAllListeners('exit');
-        child.once('exit', () => r());
+        const kill = setTimeout(() => child.kill('SIGKILL'), 2000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          r();
+        });
         child.kill('SIGTERM');
       }),
   };
