@@ -20,9 +20,9 @@ import {
 
 const protocolError = (msg: string) => new SqlError(SQLSTATE.protocolViolation, msg);
 
-/** Statement texts remembered by their bytes, and the longest one kept. */
+/** Statement texts remembered by their bytes, and the longest one kept (at most 64 KiB per connection). */
 const RECENT_TEXTS = 4;
-const RECENT_TEXT_BYTES = 64 * 1024;
+const RECENT_TEXT_BYTES = 16 * 1024;
 
 /** Recently decoded statement texts (Query, Parse), most recent first. */
 class RecentTexts {

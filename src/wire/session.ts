@@ -208,12 +208,15 @@ export class Session {
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
-    const cached = this.preparer.reuseCachedNow(sql, paramTypes) ?? this.preparer.reuseCachedNow(this.oneStatement(sql), paramTypes);
+    // Plans are kept under the split text (`SELECT 1;` → `SELECT 1`), which the split cache gives back.
+    let cached = this.preparer.reuseCachedNow(sql, paramTypes);
+    const text = cached ? sql : this.oneStatement(sql);
+    if (!cached && text !== sql) cached = this.preparer.reuseCachedNow(text, paramTypes);
     if (cached) {
       this.parsed(name, cached);
       return undefined;
     }
-    return (async () => this.parsed(name, (await this.preparer.reuseCached(sql, paramTypes)) ?? (await this.parseNew(sql, paramTypes))))();
+    return (async () => this.parsed(name, (await this.preparer.reuseCached(text, paramTypes)) ?? (await this.preparer.prepareText(text, paramTypes))))();
   }
 
   /** The one statement of a Parse's text (`SELECT 1;` → `SELECT 1`); 42601 for several. */
@@ -226,11 +229,6 @@ export class Session {
   private parsed(name: string, prepared: PreparedStmt): void {
     this.named.setStatement(name, prepared);
     be.parseComplete(this.out.w);
-  }
-
-  private async parseNew(sql: string, paramTypes: number[]): Promise<PreparedStmt> {
-    const text = this.oneStatement(sql);
-    return (text !== sql ? await this.preparer.reuseCached(text, paramTypes) : null) ?? (await this.preparer.prepareText(text, paramTypes));
   }
 
   /** The statements of a text; short texts remembered (splitting is a pure function of the text). */
