@@ -360,3 +360,45 @@ describe('result cache: moving branches', () => {
     }
   });
 });
+
+describe('result cache: a moving branch on the hot path', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const branch = () => join(repos.path('repos/basic'), 'refs', 'heads', 'main');
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--ref-ttl', '300', '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a repeated statement answered at once (plan and result cached, ref fresh) follows the branch once its TTL passes', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@main' });
+    const notices: string[] = [];
+    c.on('notice', (n) => notices.push(n.message ?? ''));
+    await c.connect();
+    const original = readFileSync(branch(), 'utf8');
+    // unnamed Parse/Bind/Describe/Execute/Sync every time, as pgbench -M extended and most drivers send it
+    const count = async () => (await c.query({ text: 'SELECT count(*)::int AS n FROM sales.orders WHERE $1::int = 1', values: [1] })).rows[0].n as number;
+    try {
+      const before = await count();
+      for (let i = 0; i < 5; i++) assert.equal(await count(), before);
+      writeFileSync(branch(), `${basic.refs['refs/tags/v1']}\n`); // main now points where v1 does (50 orders)
+      assert.notEqual(before, 50);
+      let now = before;
+      const deadline = Date.now() + 5000;
+      while (now === before && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        now = await count();
+      }
+      assert.equal(now, 50, 'the session moved to the branch\'s new version');
+      assert.equal(await count(), 50);
+      assert.ok(notices.some((m) => /moved from version/.test(m)), `a NOTICE says so: ${JSON.stringify(notices)}`);
+    } finally {
+      writeFileSync(branch(), original);
+      await c.end();
+    }
+  });
+});
