@@ -56,10 +56,10 @@ export class SessionVersion {
 
   /**
    * Branches move: re-resolve at the start of every transaction (each autocommit statement is one).
-   * Returns what to tell the client when the session moved, or null.
+   * Returns what to tell the client when the session moved, or null. Hot paths ask staysPut first:
+   * most statements need no resolution at all, and then no promise either.
    */
   async refresh(statementSeq: number, inBlock: boolean): Promise<string | null> {
-    // (callers ask staysPut first: most statements need no resolution at all)
     const move = await this.follower.refresh(statementSeq, inBlock);
     return move ? `fdl: ${this.repo}@${this.follower.ref} moved from version ${move.from} to ${move.to}` : null;
   }
