@@ -89,7 +89,10 @@ export interface PreparedStmt {
 /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
 export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
   const declaredTypes = base.declaredTypes;
-  const source = await withSystemViews(ctx, stmt.kind === 'copyOut' ? stmt.query : stmt.sql);
+  const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
+  // The emulation's database is the gateway's own: a client's text never names it, in any spelling.
+  if (/fdl_pg/i.test(clientText)) throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
+  const source = await withSystemViews(ctx, clientText);
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.
   const rewrite = source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source);
@@ -97,7 +100,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     const analysis = await analyze(ctx.conn, sql);
-    const reads = await admitFor(ctx, analysis, base);
+    // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
+    sql = analysis.sql;
+    const reads = await admitFor(ctx, analysis, base, rewrite.rewritten);
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
     if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
@@ -241,7 +246,7 @@ type TableReads = { lease: VersionLease; tables: { schema: string; name: string 
  * must be allowed for this session. Returns the tables of remote versions it reads (their files
  * are fetched before it is bound: fetchTables).
  */
-async function admitFor(ctx: PlanningContext, analysis: Analysis, base: PreparedStmt): Promise<TableReads> {
+async function admitFor(ctx: PlanningContext, analysis: Analysis, base: PreparedStmt, rewritten: boolean): Promise<TableReads> {
   const leases = base.leases;
   const own = ctx.lease;
   if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
@@ -257,6 +262,7 @@ async function admitFor(ctx: PlanningContext, analysis: Analysis, base: Prepared
     compatDb: COMPAT_DB,
     hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
     definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
+    compatInternals: rewritten,
   };
   const read: ResolvedRelation[] = admit(analysis, admission);
   base.reads = versionReads(analysis, read, all, admission.versionDb);

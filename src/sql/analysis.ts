@@ -14,6 +14,8 @@ import { LRUCache } from 'lru-cache';
 import { analyzeOffThread, OFF_THREAD_CHARS } from './text-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
+import { composeExplain, readExplain } from './explain.js';
+import { foldIdentifier } from './identifier.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 
@@ -34,6 +36,11 @@ export interface FunctionRef {
 export interface Analysis {
   /** A query (SELECT, set operation, VALUES, TABLE, FROM-first, DESCRIBE/SUMMARIZE) or EXPLAIN of one. */
   readonly kind: 'query' | 'explain';
+  /**
+   * The text DuckDB runs, exactly what DuckDB's parse admitted: the client's text itself, or for
+   * EXPLAIN the gateway's own head over the client's inner query (explain.ts).
+   */
+  readonly sql: string;
   readonly functions: readonly FunctionRef[];
   readonly tableFunctions: readonly FunctionRef[];
   /** Relations named (lower-cased), CTE references in scope removed. */
@@ -58,9 +65,6 @@ const SESSION_KEYWORDS = new Set([
   'transaction_timestamp', 'statement_timestamp',
 ]);
 
-/** `EXPLAIN [ANALYZE|ANALYSE] [VERBOSE]` or `EXPLAIN (option [value], …)`: read from the head only. */
-const OPTION = String.raw`[A-Za-z_]+(?:\s+[A-Za-z0-9_']+)?`;
-const EXPLAIN_HEAD = new RegExp(String.raw`^EXPLAIN(?:\s+ANALY[SZ]E)?(?:\s+VERBOSE)?\s+|^EXPLAIN\s*\(\s*${OPTION}(?:\s*,\s*${OPTION})*\s*\)\s*`, 'i');
 
 const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
@@ -92,9 +96,9 @@ export type Serializer = (sql: string) => Promise<string>;
 
 /** The analysis of one text, uncached, with DuckDB's parse from `serialize` (here or on the worker). */
 export async function analyzeText(serialize: Serializer, sql: string): Promise<Analysis> {
-  const body = stripLeadingComments(sql);
-  const head = EXPLAIN_HEAD.exec(body.slice(0, 256));
-  const inner = head ? body.slice(head[0].length) : body;
+  const explain = readExplain(sql);
+  // DuckDB parses exactly the bytes it will run; only an EXPLAIN's head is the gateway's own.
+  const inner = explain ? explain.inner : sql;
   const tree = JSON.parse(await serialize(inner)) as Serialized;
   if (tree.error) {
     if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
@@ -102,9 +106,9 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   const statement = tree.statements[0] as Node;
-  if (head) return { kind: 'explain', ...walk(statement) };
+  if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), ...walk(statement) };
   const node = statement.node as Node | undefined;
-  return { kind: 'query', ...walk(statement), columnNames: figureColumnNames(node, new StatementText(inner)), sources: sourceShape(node) };
+  return { kind: 'query', sql, ...walk(statement), columnNames: figureColumnNames(node, new StatementText(inner)), sources: sourceShape(node) };
 }
 
 interface Serialized {
@@ -120,6 +124,7 @@ export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */
 function notAQuery(sql: string): SqlError {
+  sql = stripLeadingComments(sql);
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();
   const writes = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
   if (writes.test(first)) return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${first} in a read-only transaction`);
@@ -129,7 +134,7 @@ function notAQuery(sql: string): SqlError {
 type Node = Record<string, unknown>;
 
 /** One walk over the tree: functions, table functions, relations (CTE scopes honoured), volatility. */
-function walk(root: unknown): Omit<Analysis, 'kind'> {
+function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
   const functions: FunctionRef[] = [];
   const tableFunctions: FunctionRef[] = [];
   const relations: RelationRef[] = [];
@@ -146,9 +151,20 @@ function walk(root: unknown): Omit<Analysis, 'kind'> {
     if (!node || typeof node !== 'object') continue;
     const o = node as Node;
     let ctes = outer;
-    const cteMap = (o.cte_map as { map?: { key?: unknown }[] } | undefined)?.map;
+    // Scopes as DuckDB's binder has them: a CTE's body sees the CTEs before it, never itself or later
+    // ones (a name there is a table); the rest of the query sees them all.
+    const cteMap = (o.cte_map as { map?: { key?: unknown; value?: unknown }[] } | undefined)?.map;
     if (Array.isArray(cteMap) && cteMap.length > 0) {
-      ctes = new Set([...outer, ...cteMap.map((e) => lower(e.key))]);
+      const seen = new Set(outer);
+      for (const entry of cteMap) {
+        stack.push({ node: entry.value, ctes: new Set(seen) });
+        seen.add(lower(entry.key));
+      }
+      ctes = seen;
+    }
+    // A recursive CTE's own name is in scope in its recursive term only.
+    if (o.type === 'RECURSIVE_CTE_NODE' && typeof o.cte_name === 'string') {
+      stack.push({ node: o.right, ctes: new Set([...ctes, lower(o.cte_name)]) });
     }
     if (o.sample) volatile = true;
     if (typeof o.type === 'string' && 'query_location' in o && 'sample' in o && !('class' in o) && !KNOWN_FROM.has(o.type)) unknown.push(o.type);
@@ -179,14 +195,17 @@ function walk(root: unknown): Omit<Analysis, 'kind'> {
       }
     }
     if ((o.class === 'FUNCTION' || o.class === 'WINDOW') && typeof o.function_name === 'string') {
-      functions.push({ catalog: lower(o.catalog), schema: lower(o.schema), name: o.function_name.toLowerCase(), window: o.class === 'WINDOW' });
+      functions.push({ catalog: lower(o.catalog), schema: lower(o.schema), name: lower(o.function_name), window: o.class === 'WINDOW' });
     }
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push({ node: v, ctes });
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'cte_map' || (k === 'right' && o.type === 'RECURSIVE_CTE_NODE')) continue; // walked above, in their own scopes
+      if (v && typeof v === 'object') stack.push({ node: v, ctes });
+    }
   }
   return { functions, tableFunctions, relations, unknown, volatile };
 }
 
-const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
+const lower = (v: unknown) => (typeof v === 'string' ? foldIdentifier(v) : '');
 
 /** For tests and benches: forget every memoized analysis. */
 export function forgetAnalyses(): void {

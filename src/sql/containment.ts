@@ -15,6 +15,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis, RelationRef } from './analysis.js';
+import { foldIdentifier } from './identifier.js';
 
 /**
  * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
@@ -56,12 +57,26 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
     const names = new Set(r.getRows().map((row) => String(row[0])));
     for (const w of UNLISTED_BUILTINS) names.add(w);
     for (const f of REFUSED_FUNCTIONS) names.delete(f);
+    for (const f of await catalogReadingMacros(conn)) names.delete(f);
     return names;
   })().catch((e: unknown) => {
     builtins = null;
     throw e;
   });
   return builtins;
+}
+
+/**
+ * DuckDB's own macros that read a table function (pg_get_viewdef over duckdb_views(),
+ * pg_get_constraintdef, get_block_size, format_type …): they see every attached database of the
+ * engine, other versions and repositories included, so none is callable; the catalog emulation
+ * answers PostgreSQL's spellings from the session's own version.
+ */
+export async function catalogReadingMacros(conn: DuckDBConnection): Promise<string[]> {
+  const r = await conn.runAndReadAll(`
+    SELECT DISTINCT lower(function_name) FROM duckdb_functions()
+    WHERE database_name = 'system' AND function_type = 'macro' AND regexp_matches(macro_definition, '(?i)\\bFROM\\s+"?[a-z_]+"?\\s*\\(')`);
+  return r.getRows().map((row) => String(row[0]));
 }
 
 /** What admission needs to know about the catalogs a statement may read. */
@@ -80,6 +95,11 @@ export interface AdmissionContext {
   hasRelation(db: string, schema: string, table: string): boolean;
   /** Macros of a version's database (lower-cased names). */
   definesFunction(db: string, name: string): boolean;
+  /**
+   * The text is the gateway's PostgreSQL rewrite, which reads the emulation's internal relations
+   * (`_`-prefixed); a client's own text never may (they hold what only the rewrite filters).
+   */
+  compatInternals?: boolean;
 }
 
 /** A relation admitted, resolved to its database, schema and name. */
@@ -127,13 +147,17 @@ function functionAllowed(catalog: string, schema: string, name: string, window: 
  */
 function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
   const fileRead = () => denied(`reading ${quoteName(r)} directly is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
-  if (looksLikeFile(r.schema) || looksLikeFile(r.catalog)) throw fileRead();
+  let resolved: ResolvedRelation;
   try {
-    return resolveEntry(r, ctx, versionDbs, compat);
+    resolved = resolveEntry(r, ctx, versionDbs, compat);
   } catch (e) {
-    if (e instanceof SqlError && e.sqlstate === SQLSTATE.undefinedTable && looksLikeFile(r.table)) throw fileRead();
+    // Unresolved, DuckDB would try a replacement scan over the dotted name: a file read.
+    if (e instanceof SqlError && (e.sqlstate === SQLSTATE.undefinedTable || e.sqlstate === SQLSTATE.insufficientPrivilege)
+      && [r.catalog, r.schema, r.table].some(looksLikeFile)) throw fileRead();
     throw e;
   }
+  if (resolved.db === compat && resolved.table.startsWith('_') && !ctx.compatInternals) throw undefinedTable(r);
+  return resolved;
 }
 
 function resolveEntry(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
@@ -188,18 +212,18 @@ function denied(message: string, hint?: string, raw = false): SqlError {
 const relationSets = new LRUCache<string, ReadonlySet<string>>({ max: 256 });
 
 /**
- * The tables and views of an attached database as "schema.name" (lower-cased). A version's
+ * The tables and views of an attached database as "schema.name" (folded as DuckDB folds names). A version's
  * database never changes once attached under its name, so the answer is kept per name.
  */
 export async function relationsOf(conn: DuckDBConnection, db: string): Promise<ReadonlySet<string>> {
   const known = relationSets.get(db);
   if (known) return known;
   const r = await conn.runAndReadAll(
-    `SELECT lower(schema_name) || '.' || lower(table_name) FROM duckdb_tables() WHERE database_name = $1::VARCHAR
-     UNION ALL SELECT lower(schema_name) || '.' || lower(view_name) FROM duckdb_views() WHERE database_name = $1::VARCHAR AND NOT internal`,
+    `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = $1::VARCHAR
+     UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = $1::VARCHAR AND NOT internal`,
     [db],
   );
-  const set = new Set(r.getRows().map((row) => String(row[0])));
+  const set = new Set(r.getRows().map((row) => `${foldIdentifier(String(row[0]))}.${foldIdentifier(String(row[1]))}`));
   relationSets.set(db, set);
   return set;
 }

@@ -13,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
 import { relationInfoStatement } from '../sql/compat/index.js';
+import { foldIdentifier } from '../sql/identifier.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -165,8 +166,8 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       })),
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
     ]);
-    const tableNames = new Set(catalog.tables.map((t) => `${t.schema.toLowerCase()}.${t.name.toLowerCase()}`));
-    const macroNames = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
+    const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
+    const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {
       dbName,
       versionId,
