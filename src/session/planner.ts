@@ -14,7 +14,7 @@ import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../sql/text-pool.js';
-import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
+import { admit, allowedFunctions, refuseInternalNames, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
@@ -90,8 +90,7 @@ export interface PreparedStmt {
 export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
   const declaredTypes = base.declaredTypes;
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
-  // The emulation's database is the gateway's own: a client's text never names it, in any spelling.
-  if (/fdl_pg/i.test(clientText)) throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
+  refuseInternalNames(clientText);
   const source = await withSystemViews(ctx, clientText);
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.

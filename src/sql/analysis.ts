@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
 import { analyzeOffThread, OFF_THREAD_CHARS } from './text-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
-import { composeExplain, readExplain } from './explain.js';
+import { composeExplain, readExplain, type ExplainHead } from './explain.js';
 import { foldIdentifier } from './identifier.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
@@ -41,6 +41,8 @@ export interface Analysis {
    * EXPLAIN the gateway's own head over the client's inner query (explain.ts).
    */
   readonly sql: string;
+  /** EXPLAIN: the head the client asked for (its plan is rendered for it from DuckDB's JSON). */
+  readonly explain?: ExplainHead;
   readonly functions: readonly FunctionRef[];
   readonly tableFunctions: readonly FunctionRef[];
   /** Relations named (lower-cased), CTE references in scope removed. */
@@ -106,7 +108,7 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   const statement = tree.statements[0] as Node;
-  if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), ...walk(statement) };
+  if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
   const node = statement.node as Node | undefined;
   return { kind: 'query', sql, ...walk(statement), columnNames: figureColumnNames(node, new StatementText(inner)), sources: sourceShape(node) };
 }

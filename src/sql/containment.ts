@@ -110,6 +110,14 @@ export interface ResolvedRelation {
 }
 
 /**
+ * The emulation's database is the gateway's own: a client's text never names it, in any spelling or
+ * place (its internal relations hold what only the rewrite filters by the session's version).
+ */
+export function refuseInternalNames(clientText: string): void {
+  if (/fdl_pg/i.test(clientText)) throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
+}
+
+/**
  * Admit a statement or throw the refusal. Returns the relations it reads, resolved (so a remote
  * version can fetch exactly those tables).
  */

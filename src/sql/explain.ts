@@ -55,10 +55,60 @@ export function readExplain(sql: string): { head: ExplainHead; inner: string } |
   return { head, inner: body.slice(words.at) };
 }
 
-/** The text DuckDB runs for an admitted EXPLAIN: the gateway's head over the client's inner query. */
+/**
+ * The text DuckDB runs for an admitted EXPLAIN: the gateway's head over the client's inner query.
+ * DuckDB always answers in JSON: the plan a client gets is rendered from it (renderPlan), since
+ * DuckDB's text boxes wrap the files a scan reads, by server path, over several lines.
+ */
 export function composeExplain(head: ExplainHead, inner: string): string {
-  if (head.format === 'json') return `EXPLAIN (${head.analyze ? 'ANALYZE, ' : ''}FORMAT JSON)\n${inner}`;
-  return `EXPLAIN${head.analyze ? ' ANALYZE' : ''}\n${inner}`;
+  return `EXPLAIN (${head.analyze ? 'ANALYZE, ' : ''}FORMAT JSON)\n${inner}`;
+}
+
+type PlanNode = { [key: string]: unknown; children?: PlanNode[]; extra_info?: Record<string, unknown> };
+
+/** Keys of a plan node that name server files: never shown. */
+const FILE_KEYS = new Set(['Filename(s)', 'File Filters', 'Files']);
+
+/**
+ * DuckDB's JSON plan as the client asked for it: the JSON without the files scans read (format
+ * json), or an indented tree of operators in the manner of PostgreSQL's text plans. Paths left in
+ * any other value are cut to their last segment by `redact`.
+ */
+export function renderPlan(json: string, format: ExplainHead['format'], redact: (text: string) => string): string {
+  let plan: unknown;
+  try {
+    plan = JSON.parse(json);
+  } catch {
+    return redact(json);
+  }
+  const clean = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (Array.isArray(v)) return v.map(clean);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !FILE_KEYS.has(k)).map(([k, x]) => [k, clean(x)]));
+    return v;
+  };
+  const cleaned = clean(plan);
+  if (format === 'json') return JSON.stringify(cleaned, null, 2);
+  const lines: string[] = [];
+  const walk = (node: PlanNode, depth: number) => {
+    const name = String(node.operator_name ?? node.name ?? node.operator_type ?? '');
+    const skip = name === '' || name === 'EXPLAIN_ANALYZE';
+    if (!skip) {
+      const facts: string[] = [];
+      if (typeof node.operator_cardinality === 'number') facts.push(`rows=${node.operator_cardinality}`);
+      if (typeof node.operator_timing === 'number') facts.push(`time=${(node.operator_timing * 1000).toFixed(3)} ms`);
+      const pad = depth === 0 ? '' : `${' '.repeat(depth * 6 - 4)}->  `;
+      lines.push(`${pad}${name.trim()}${facts.length ? `  (${facts.join(' ')})` : ''}`);
+      for (const [k, v] of Object.entries(node.extra_info ?? {})) {
+        const value = Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        if (value !== '') lines.push(`${' '.repeat(depth * 6 + 2)}${k}: ${value.replace(/\s*\n\s*/g, ' ')}`);
+      }
+    }
+    for (const c of node.children ?? []) walk(c, skip ? depth : depth + 1);
+  };
+  for (const root of Array.isArray(cleaned) ? cleaned : [cleaned]) walk(root as PlanNode, 0);
+  if (typeof (cleaned as PlanNode).latency === 'number') lines.push(`Execution Time: ${(((cleaned as PlanNode).latency as number) * 1000).toFixed(3)} ms`);
+  return lines.join('\n');
 }
 
 /** Plain words, parentheses and commas separated by whitespace or comments: nothing else belongs to a head. */

@@ -11,6 +11,8 @@ import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam } from './types/index.js';
 import { Writer } from './writer.js';
+import { redactServerPaths } from '../sql/duckdb-errors.js';
+import { renderPlan, type ExplainHead } from '../sql/explain.js';
 import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
@@ -161,6 +163,8 @@ export class ResultStream {
       {
         timeZone: this.settings.get('timezone') ?? 'UTC',
         extraFloatDigits: Number(this.settings.get('extra_float_digits') ?? '1'),
+        // A plan names the files it reads by their server paths: a client sees `…/` and the name.
+        ...(prepared.analysis?.explain ? { textFilter: explainText(prepared.analysis.explain.format) } : {}),
       },
       prepared.columnOids,
     );
@@ -318,4 +322,9 @@ export class ResultStream {
     }
     return portal.result ? portal.result.fetchChunk() : null;
   }
+}
+
+/** EXPLAIN's value column: DuckDB's JSON plan rendered as the client asked (its key column passes as is). */
+function explainText(format: ExplainHead['format']): (text: string) => string {
+  return (text) => (text.startsWith('{') || text.startsWith('[') ? renderPlan(text, format, redactServerPaths) : redactServerPaths(text));
 }

@@ -219,6 +219,21 @@ function genericColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ColumnF
   };
 }
 
+/** A text column passed through `filter` (text and binary forms of text are the same bytes). */
+function filteredText(filter: (text: string) => string): ColumnFactory {
+  return (ch, c) => {
+    const vec = ch.getColumnVector(c);
+    return (w, i) => {
+      const v = vec.getItem(i);
+      if (v === null) { w.int32(-1); return; }
+      const at = w.length;
+      w.int32(0);
+      w.utf8(filter(String(v)));
+      w.setInt32(at, w.length - at - 4);
+    };
+  };
+}
+
 /** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
 const REG_OIDS: ReadonlySet<number> = new Set([2205, 2206, 24, 2202, 4089, 4096]);
 
@@ -240,6 +255,7 @@ export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: Encod
     if (f === 1 && REG_OIDS.has(oid) && t.typeId === DuckDBTypeId.VARCHAR) {
       throw new SqlError(SQLSTATE.featureNotSupported, `binary format for result column ${c + 1} of type ${oid} (reg*) is not supported`, undefined, 'Request it in text format, or cast it to oid.');
     }
+    if (s.textFilter && t.typeId === DuckDBTypeId.VARCHAR) return filteredText(s.textFilter);
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
   return (chunk, w, start = 0, end = chunk.rowCount) => {

@@ -22,6 +22,8 @@ export interface EncodeSettings {
   timeZone: string;
   /** extra_float_digits (default 1: shortest round-trip, as PostgreSQL 12+). */
   extraFloatDigits?: number;
+  /** Applied to every text value before it is sent (EXPLAIN's plans name files by server path). */
+  textFilter?: (text: string) => string;
 }
 
 /** Writes the payload of one non-NULL value (no length prefix). */
