@@ -3,13 +3,14 @@
  * and the wire server, wired together from one validated configuration; and what a running service
  * asks of them (reload, drain, sessions, cache figures, HEAD's description for the status page).
  */
-import type { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { VerificationLedger } from './cache/verification-ledger.js';
-import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
+import { connectSession, engineReadDirs } from './sql/engine.js';
+import { Engines } from './sql/engines.js';
+import { ADMISSION_OFF_FOR_TESTS } from './sql/containment.js';
 import { TempCeiling } from './sql/temp-ceiling.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
@@ -115,10 +116,15 @@ export class Gateway {
     private readonly users: Record<string, UserConfig>,
     readonly repos: Map<string, Repository>,
     private readonly shared: Shared,
-    private readonly engine: DuckDBInstance,
+    private readonly engines: Engines,
   ) {}
 
   static async start(config: GatewayConfig, log: Logger, observer: GatewayObserver = {}): Promise<Gateway> {
+    if (ADMISSION_OFF_FOR_TESTS) {
+      // Only the engine's line stands then: never in a served gateway by accident.
+      if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes') throw new Error('FDL_TEST_ADMISSION=off is for the test suite only');
+      log.warn({ event: 'admission-off' }, 'admission is OFF (test switch): only the engine line contains statements');
+    }
     await mkdir(config.cacheDir, { recursive: true });
     const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
@@ -130,25 +136,27 @@ export class Gateway {
       log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
-    const shared: Shared = { fileCache, refCache, verification, stateDir, log, allowedDirs: [], results: null as unknown as ResultCache, tempCeiling: null };
+    const shared: Shared = { fileCache, refCache, verification, stateDir, log, results: null as unknown as ResultCache, tempCeiling: null };
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
-    const engine = await createEngine({
-      memoryLimit: config.memoryLimit,
-      threads: config.threads,
-      tempDirectory,
-      maxTempDirectorySize: config.maxTempDirectorySize,
-    });
-    // DuckDB reads only what served versions read, and its configuration is locked from here on.
-    shared.allowedDirs = engineReadDirs(localRepositories(repos), fileCache.dir);
-    await sealEngine(engine, shared.allowedDirs);
+    // One sealed DuckDB instance per repository: another repository's files are out of its reach.
+    const engines = new Engines(
+      { memoryLimit: config.memoryLimit, threads: config.threads, tempRoot: tempDirectory, maxTempDirectorySize: config.maxTempDirectorySize, repositories: repos.size },
+      (name) => {
+        const repo = repos.get(name);
+        if (!repo) return null;
+        return engineReadDirs(repo.store.localPath ? { local: { root: repo.store.location, dataDir: repo.dataDir } } : { cacheArea: fileCache.areaDir(repo.store) });
+      },
+    );
+    // Built now, so a repository whose engine cannot start fails the start, not its first session.
+    for (const name of repos.keys()) await engines.for(name);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
     const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
     // Grants read this table; a reload replaces its contents in place.
     const users: Record<string, UserConfig> = { ...config.users };
-    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
-    const probe = await engine.connect();
+    const versions = new Versions(repos, (repo) => engines.for(repo), config.maxIdleVersions, new Grants(users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
+    const probe = await (await engines.for([...repos.keys()][0] ?? '')).connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
       ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
@@ -158,7 +166,7 @@ export class Gateway {
       { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: () => connectSession(engine),
+        connectDuckDB: async (repo) => connectSession(await engines.for(repo)),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
@@ -190,7 +198,7 @@ export class Gateway {
       }).start();
     }
     const address = await server.listen();
-    gateway = new Gateway(address, server, versions, config, users, repos, shared, engine);
+    gateway = new Gateway(address, server, versions, config, users, repos, shared, engines);
     return gateway;
   }
 
@@ -208,14 +216,11 @@ export class Gateway {
     const opened = new Map<string, Repository>();
     for (const r of next.repos) {
       if (same(r, before.get(r.name)) && this.repos.has(r.name)) continue;
-      const repo = await openRepo(r, this.config, this.shared);
-      // DuckDB's file allowlist is fixed once external access is off: a new local folder must lie
-      // inside one allowed at start.
-      const needed = engineReadDirs(localRepositories(new Map([[r.name, repo]])), this.shared.fileCache.dir);
-      if (!needed.every((dir) => this.shared.allowedDirs.some((d) => isInside(dir, d)))) {
-        throw new Error(`repository ${r.name}: a local folder not served at start needs a restart (DuckDB's file allowlist is fixed)`);
+      // A changed location needs an engine sealed to it: only a new name gets one (engines.ts).
+      if (this.repos.has(r.name) && before.get(r.name)?.location !== r.location) {
+        throw new Error(`repository ${r.name}: a new location for a served repository needs a restart (its DuckDB instance is sealed to the old one)`);
       }
-      opened.set(r.name, repo);
+      opened.set(r.name, await openRepo(r, this.config, this.shared));
     }
     const wanted = new Set(next.repos.map((r) => r.name));
     const removed = [...this.repos.keys()].filter((n) => !wanted.has(n));
@@ -240,7 +245,7 @@ export class Gateway {
     try {
       const d = await this.versions.systemTable('dataset', { repo: repoName, user: STATUS_USER, versionId: lease.versionId });
       const [title, description, license, homepage] = (d.rows[0] ?? []) as (string | null)[];
-      const conn = await this.engine.connect();
+      const conn = await (await this.engines.for(repoName)).connect();
       try {
         const db = lease.dbName.replace(/'/g, "''");
         const rels = (await conn.runAndReadAll(`SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = '${db}' AND NOT internal ORDER BY 1, 2`)).getRows();
@@ -325,23 +330,11 @@ interface Shared {
   stateDir: string;
   log: Logger;
   results: ResultCache;
-  allowedDirs: string[];
   tempCeiling: TempCeiling | null;
-}
-
-/** Where the served local repositories live, for DuckDB's file allowlist. */
-function localRepositories(repos: Map<string, Repository>): { root: string; dataDir: string }[] {
-  return [...repos.values()].flatMap((r) => (r.store.localPath ? [{ root: r.store.location, dataDir: r.dataDir }] : []));
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
   return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined });
-}
-
-function isInside(path: string, dir: string): boolean {
-  const d = dir.endsWith('/') ? dir : `${dir}/`;
-  const p = path.endsWith('/') ? path : `${path}/`;
-  return p.startsWith(d);
 }
 
 /** The version source sessions see: counts refusals by kind and carries the reload generation. */

@@ -40,6 +40,16 @@ async function spec(id: string) {
   return { sha256: sha(b), size: b.length };
 }
 
+/** Files in the cache directory and its stores' areas (one level of folders), relative to it. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) for (const f of await readdir(join(dir, e.name))) out.push(join(e.name, f));
+    else out.push(e.name);
+  }
+  return out;
+}
+
 test('single flight: 20 concurrent acquires download once; a restart reuses the file', async () => {
   const dir = await tmp();
   const cache = await FileCache.open(dir);
@@ -97,7 +107,7 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   const cache = await FileCache.open(dir);
   const store = new HttpStore(http.url, { attempts: 1, backoffMs: 1, timeoutMs: 5000, maxGetBytes: 1 << 20 });
   await assert.rejects(cache.acquire(store, cat(IDS[0]!), { sha256: '0'.repeat(64) }), /sha256 mismatch/);
-  assert.deepEqual(await readdir(dir), []);
+  assert.deepEqual(await filesUnder(dir), []);
   assert.equal(cache.stats().pinned, 0);
 
   // a separate process downloads through a slow proxy and is killed with SIGKILL mid-transfer
@@ -116,7 +126,7 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   child.stdout!.on('data', (c) => (out += c));
   // wait until some bytes are on disk, then kill
   for (let i = 0; i < 200; i++) {
-    const names = await readdir(crashDir);
+    const names = await filesUnder(crashDir);
     const sizes = await Promise.all(names.map((n) => stat(join(crashDir, n)).then((x) => x.size)));
     if (sizes.some((x) => x > 4096)) break;
     await new Promise((r) => setTimeout(r, 25));
@@ -125,11 +135,11 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   await new Promise((r) => child.once('exit', r));
   proxy.rules = [];
   assert.equal(out, '', 'the download was interrupted');
-  const left = await readdir(crashDir);
+  const left = await filesUnder(crashDir);
   assert.ok(left.length > 0 && left.every((n) => n.includes('.part-')), `only temp files remain: ${left}`);
   const reopened = await FileCache.open(crashDir);
   assert.equal(reopened.stats().entries, 0);
-  assert.deepEqual(await readdir(crashDir), [], 'restart removes the interrupted temp file');
+  assert.deepEqual(await filesUnder(crashDir), [], 'restart removes the interrupted temp file');
   const l = await reopened.acquire(new HttpStore(http.url), cat(IDS[1]!), s);
   assert.equal(sha(await readFile(l.path)), s.sha256);
   l.release();

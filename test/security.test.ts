@@ -138,7 +138,7 @@ describe('security: the sealed engine (admission bypassed)', () => {
     writeFileSync(join(cacheDir(), 'notes.json'), '{"secret": "cache metadata"}');
     writeFileSync(join(root(), 'sources', 'original.csv'), 'private,source\n');
     engine = await createEngine({ memoryLimit: '512MB', threads: 2, tempDirectory: join(cacheDir(), 'duckdb-tmp'), maxTempDirectorySize: '100MB' });
-    await sealEngine(engine, engineReadDirs([{ root: root(), dataDir: 'data/' }], join(cacheDir(), 'files')));
+    await sealEngine(engine, engineReadDirs({ local: { root: root(), dataDir: 'data/' } }));
     conn = await connectSession(engine);
   });
   after(() => {

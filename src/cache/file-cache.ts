@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { hashFile } from './verification-ledger.js';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { extname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import type { ObjectStore } from '../store/store.js';
 import { PART_MARK } from '../store/verified-write.js';
 import { SingleFlight } from './single-flight.js';
@@ -72,14 +72,24 @@ export class FileCache {
     await mkdir(dir, { recursive: true });
     const cache = new FileCache(dir, options.maxBytes ?? 10 * 1024 ** 3, Math.max(1, options.downloadConcurrency ?? 8));
     const found: { name: string; size: number; used: number }[] = [];
-    for (const name of await readdir(dir)) {
-      const p = join(dir, name);
-      if (name.includes(PART_MARK)) {
-        await unlink(p).catch(() => {});
+    for (const area of await readdir(dir)) {
+      const areaPath = join(dir, area);
+      const st = await stat(areaPath).catch(() => null);
+      // Files outside any store's area are from before areas: fetched again when needed.
+      if (!st?.isDirectory()) {
+        await unlink(areaPath).catch(() => {});
         continue;
       }
-      const st = await stat(p).catch(() => null);
-      if (st?.isFile()) found.push({ name, size: st.size, used: st.mtimeMs });
+      for (const file of await readdir(areaPath)) {
+        const name = `${area}/${file}`;
+        const p = join(dir, name);
+        if (file.includes(PART_MARK)) {
+          await unlink(p).catch(() => {});
+          continue;
+        }
+        const fst = await stat(p).catch(() => null);
+        if (fst?.isFile()) found.push({ name, size: fst.size, used: fst.mtimeMs });
+      }
     }
     found.sort((a, b) => a.used - b.used);
     for (const f of found) {
@@ -95,11 +105,19 @@ export class FileCache {
     return join(this.dir, this.nameFor(store, key, spec));
   }
 
+  /**
+   * The folder of one store's files. Each repository's DuckDB instance may open its own area only
+   * (sql/engines.ts), so the same content served by two repositories is kept twice.
+   */
+  areaDir(store: ObjectStore): string {
+    return join(this.dir, areaOf(store));
+  }
+
   private nameFor(store: ObjectStore, key: string, spec: FileSpec): string {
     const ext = extname(key);
     const suffix = /^\.[a-z0-9]{1,10}$/i.test(ext) ? ext : '';
-    if (spec.sha256) return `sha256-${spec.sha256.toLowerCase()}${suffix}`;
-    return `obj-${createHash('sha256').update(`${store.location}\0${key}`).digest('hex')}${suffix}`;
+    if (spec.sha256) return `${areaOf(store)}/sha256-${spec.sha256.toLowerCase()}${suffix}`;
+    return `${areaOf(store)}/obj-${createHash('sha256').update(`${store.location}\0${key}`).digest('hex')}${suffix}`;
   }
 
   /** Ensures the object is present and verified, pinned until the lease is released. */
@@ -123,6 +141,7 @@ export class FileCache {
           try {
             await this.makeRoom(0);
             this.peak = Math.max(this.peak, this.bytes + this.reserved);
+            await mkdir(dirname(path), { recursive: true });
             await store.download(key, path, { sha256: spec.sha256, expectedSize: spec.size });
           } finally {
             this.reserved -= room;
@@ -193,7 +212,7 @@ export class FileCache {
     }
     return this.flights.run(`verify:${name}`, async () => {
       if (!this.adopted.has(name)) return;
-      const want = /^sha256-([0-9a-f]{64})/.exec(name)?.[1];
+      const want = /(?:^|\/)sha256-([0-9a-f]{64})/.exec(name)?.[1];
       const before = want ? await stat(path).catch(() => null) : null;
       const got = before ? await hashFile(path).catch(() => null) : null;
       const after = got ? await stat(path).catch(() => null) : null;
@@ -311,4 +330,9 @@ export class FileCache {
 /** A file's identity on disk: any write, replacement or metadata change alters one of these. */
 function identityOf(st: Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
+}
+
+/** A store's area: a name derived from its location, stable across restarts. */
+function areaOf(store: ObjectStore): string {
+  return `store-${createHash('sha256').update(store.location).digest('hex').slice(0, 24)}`;
 }

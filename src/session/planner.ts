@@ -230,6 +230,11 @@ async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leases: Ver
   const map = new Map<string, string>();
   for (const name of wanted) {
     const at = name.indexOf('@');
+    // Each repository has its own DuckDB instance (sql/engines.ts): another one's versions are not there.
+    if (name.slice(0, at) !== ctx.repo) {
+      throw new SqlError(SQLSTATE.featureNotSupported, `cross-repository references are not supported: "${name}"`, undefined,
+        `Versions of the session's own repository can be read as "${ctx.repo}@REF"; connect to ${name.slice(0, at)} to read it.`);
+    }
     const lease = await ctx.versions.acquire(name.slice(0, at), name.slice(at + 1), ctx.user);
     leases.push(lease);
     map.set(name, lease.dbName);

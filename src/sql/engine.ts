@@ -53,20 +53,15 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
 }
 
 /**
- * The directories DuckDB reads for served versions, and nothing else: of a local repository its
- * `versions/` (the frozen catalogs ATTACH opens) and its data directory — not its refs, settings or
- * `sources/` — and the file cache's data area (remote catalogs and data files). The state directory
- * (ledgers), the rest of the cache directory and download temp files stay out. DuckDB adds its own
- * temp directory itself.
+ * The directories one repository's DuckDB instance reads (sql/engines.ts), and nothing else: of a
+ * local repository its `versions/` (the frozen catalogs ATTACH opens) and its data directory — not
+ * its refs, settings or `sources/`; of a remote one its own area of the file cache (catalogs and
+ * data files). The state directory (ledgers), other areas and download temp files stay out. DuckDB
+ * adds its own temp directory itself.
  */
-export function engineReadDirs(localRepositories: { root: string; dataDir: string }[], fileCacheDir: string): string[] {
-  const dirs = new Set<string>();
-  for (const r of localRepositories) {
-    dirs.add(join(r.root, 'versions'));
-    dirs.add(join(r.root, r.dataDir));
-  }
-  dirs.add(fileCacheDir);
-  return [...dirs];
+export function engineReadDirs(repository: { local: { root: string; dataDir: string } } | { cacheArea: string }): string[] {
+  if ('cacheArea' in repository) return [repository.cacheArea];
+  return [join(repository.local.root, 'versions'), join(repository.local.root, repository.local.dataDir)];
 }
 
 /** The only engine setting a session changes itself (search_path and schema are never locked). */

@@ -22,8 +22,11 @@ export function parseByteSize(text: string): number {
   return Math.floor(Number(m[1]) * base ** power);
 }
 
-/** Bytes on disk under `dir` (files directly in it, as DuckDB writes them); 0 when it does not exist. */
-export async function directoryBytes(dir: string): Promise<number> {
+/**
+ * Bytes on disk under `dir`: files directly in it and in its folders (one per repository's DuckDB
+ * instance, each writing its files flat); 0 when it does not exist.
+ */
+export async function directoryBytes(dir: string, depth = 1): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -35,6 +38,7 @@ export async function directoryBytes(dir: string): Promise<number> {
     const st = await stat(join(dir, name)).catch(() => null);
     // Disk in use, not the apparent size: DuckDB's temp files may be sparse.
     if (st?.isFile()) total += st.blocks * 512;
+    else if (st?.isDirectory() && depth > 0) total += await directoryBytes(join(dir, name), depth - 1);
   }
   return total;
 }

@@ -29,7 +29,8 @@ export class Versions implements VersionSource {
 
   constructor(
     private readonly repos: Map<string, Repository>,
-    private readonly engine: DuckDBInstance,
+    /** The DuckDB instance of a repository (sql/engines.ts): its versions are attached there. */
+    private readonly engineFor: (repo: string) => Promise<DuckDBInstance>,
     maxIdle: number,
     readonly grants: Grants,
     readonly caches: VersionCaches,
@@ -89,7 +90,7 @@ export class Versions implements VersionSource {
   /** The attached version (attaching it when needed), leased until released. */
   lease(repo: Repository, versionId: string) {
     const key = `${repo.name}@${versionId}`;
-    return this.attached.acquire(key, () => attachVersion(this.engine, repo, versionId, key, `${META_PREFIX}${++this.seq}`, this.recheckMs));
+    return this.attached.acquire(key, async () => attachVersion(await this.engineFor(repo.name), repo, versionId, key, `${META_PREFIX}${++this.seq}`, this.recheckMs));
   }
 
   close(): Promise<void> {

@@ -10,7 +10,8 @@ import type { SessionLimits, SessionResults, VersionSource } from './session.js'
 
 export interface ConnectionContext {
   versions: VersionSource;
-  connectDuckDB(): Promise<DuckDBConnection>;
+  /** A DuckDB connection on the instance of the session's repository (sql/engines.ts). */
+  connectDuckDB(repo: string): Promise<DuckDBConnection>;
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
   unregister(pid: number): void;

@@ -332,7 +332,7 @@ export class Connection {
     const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
 
     be.authenticationOk(w);
-    const conn = await this.ctx.connectDuckDB();
+    const conn = await this.ctx.connectDuckDB(repo);
     const self = this;
     const out: SessionOutput = {
       w,
