@@ -495,17 +495,22 @@ describe('PostgreSQL arithmetic', () => {
 describe('visible schemas', () => {
   test('the default search_path lists the version\'s schemas: psql \\dt, pg_table_is_visible and unqualified names agree', async () => {
     const r = await runProbe('psql', [`host=${gw.host} port=${gw.port} dbname=basic@v2 user=me`, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
-      '-c', 'show search_path', '-c', '\\dt', '-c', 'select count(*) from orders', '-c', "select count(*) from pg_class c where relkind = 'r' and pg_table_is_visible(c.oid) and relnamespace <> 'pg_catalog'::regnamespace"], { timeoutMs: 30_000 });
+      '-c', 'show search_path', '-c', '\\dt', '-c', 'select count(*) from orders', '-c', 'select count(*) from all_types', '-c', "select count(*) from pg_class c where relkind = 'r' and pg_table_is_visible(c.oid) and relnamespace <> 'pg_catalog'::regnamespace"], { timeoutMs: 30_000 });
     assert.equal(r.code, 0, describeProbe(r));
     const lines = r.stdout.trim().split('\n');
     assert.equal(lines[0], '"$user", public, sales');
     const dt = lines.filter((l) => l.split('|').length === 4).map((l) => l.split('|').slice(0, 2).join('.'));
     assert.deepEqual(dt, ['main.all_types', 'main.all_types_inlined', 'sales.customers', 'sales.orders']);
-    assert.deepEqual(lines.slice(-2), ['80', String(dt.length)]);
+    // DuckLake's default schema main stands for PostgreSQL's public: its tables resolve unqualified.
+    assert.deepEqual(lines.slice(-3), ['80', lines.at(-2), String(dt.length)]);
+    assert.match(lines.at(-2)!, /^\d+$/);
     // A search_path the client sets is honoured: sales is no longer visible.
     const c = conns.gw!;
     assert.equal((await c.simple('set search_path = public')).error, undefined);
     assert.equal((await c.query('select count(*) from orders')).error?.code, '42P01');
+    assert.deepEqual(text(await c.query('select count(*) from all_types')), [[lines.at(-2)!]], 'public is DuckLake\'s main');
+    assert.equal((await c.simple('set search_path = main')).error, undefined);
+    assert.deepEqual(text(await c.query('select count(*) from all_types')), [[lines.at(-2)!]], 'main by its own name');
     assert.equal((await c.simple('reset search_path')).error, undefined);
     assert.deepEqual(text(await c.query('select count(*) from orders')), [['80']]);
   });

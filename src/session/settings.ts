@@ -169,7 +169,7 @@ export class SessionSettings {
    */
   async useVersion(db: string): Promise<void> {
     const r = await this.conn.runAndReadAll(
-      `SELECT schema_name FROM duckdb_schemas() WHERE database_name = ${sqlString(db)} AND NOT internal ORDER BY schema_name = 'main' DESC, schema_name`,
+      `SELECT schema_name FROM duckdb_schemas() WHERE database_name = ${sqlString(db)} AND (NOT internal OR schema_name = 'main') ORDER BY schema_name = 'main' DESC, schema_name`,
     );
     const wasDefault = this.values.get('search_path') === this.defaultSearchPath();
     this.version = { db, schemas: r.getRows().map((row) => String(row[0])) };
