@@ -74,9 +74,9 @@ async function comparePruned(o: Opened, locate: (rel: string) => string, stateme
 }
 
 describe('pruning never changes a result: every fixture version', () => {
-  const sum = { kept: 0, total: 0, statements: 0 };
+  const sum = { kept: 0, total: 0, statements: 0, versions: 0 };
   after(() => {
-    if (sum.statements === 0) return; // filtered out (--test-name-pattern)
+    if (sum.versions === 0) return; // every version filtered out (--test-name-pattern)
     console.log(`# pruning: ${sum.statements} statements, files kept ${sum.kept} of ${sum.total}`);
     // the corpus has multi-file tables with disjoint statistics: some statements must drop files
     assert.ok(sum.statements > 300, `statements checked: ${sum.statements}`);
@@ -84,11 +84,14 @@ describe('pruning never changes a result: every fixture version', () => {
   });
   for (const v of allVersions()) {
     it(`${v.repo} ${v.id}`, async () => {
+      sum.versions++;
       let o: Opened;
       try {
         o = await openVersion(v);
-      } catch {
-        return; // versions the reader refuses are covered by lake.test
+      } catch (e) {
+        // Only a catalog feature the reader refuses on purpose (0A000, covered by lake.test) is skipped.
+        assert.equal((e as { sqlstate?: string }).sqlstate, '0A000', `${v.repo} ${v.id} failed to open: ${(e as Error).message}`);
+        return;
       }
       try {
         const r = await comparePruned(o, (rel) => path.join(v.root, v.dataDir, rel));

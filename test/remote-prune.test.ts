@@ -94,9 +94,13 @@ async function months(gw: RunningGateway): Promise<string[]> {
 
 const monthSql = (m: string) => `select count(*)::int as n, sum(amount)::varchar as s from main.ev where ts >= DATE '${m}' and ts < DATE '${m}' + INTERVAL 1 MONTH`;
 
+/** Bytes of the files under `dir` (the file cache keeps one folder per store). */
 async function dirBytes(dir: string): Promise<number> {
   let n = 0;
-  for (const f of await readdir(dir).catch(() => [] as string[])) n += (await stat(join(dir, f))).size;
+  for (const f of await readdir(dir, { recursive: true }).catch(() => [] as string[])) {
+    const st = await stat(join(dir, f));
+    if (st.isFile()) n += st.size;
+  }
   return n;
 }
 

@@ -108,7 +108,7 @@ test('s3: tampered catalog is refused and never lands in the cache; openStore pa
   const store = backends.s3!('tampered_catalog');
   const repo = await openRepository('t', store, { signatures: 'require', allowedSigners: SIGNERS, cacheDir });
   await assert.rejects(repo.openVersion((await repo.resolve('main')).versionId), (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /sha256 mismatch: ducklake.duckdb/.test(e.message));
-  const left = readdirSync(join(cacheDir, 'files'));
+  const left = readdirSync(join(cacheDir, 'files'), { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory());
   assert.deepEqual(left, [], 'no file, not even a temp file, is left behind');
   const viaUrl = await openStore(`s3://${s3.bucket}/basic/`, { s3: { endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1' } });
   assert.equal(viaUrl.location, `s3://${s3.bucket}/basic/`);

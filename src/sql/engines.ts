@@ -6,6 +6,7 @@
  * versions are not attached there and its files are outside what DuckDB may open.
  * Refs within a repository are admission's to keep apart (grants per ref): docs/security.md.
  */
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBInstance } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -23,7 +24,7 @@ export interface EnginesOptions {
   repositories: number;
 }
 
-/** The smallest share of memory an instance gets, however many repositories there are. */
+/** The smallest share of memory an instance gets, however many repositories there are (capped by the limit itself). */
 const MIN_SHARE = 128 * 1024 * 1024;
 
 export class Engines {
@@ -51,9 +52,11 @@ export class Engines {
   }
 
   private async create(dirs: string[]): Promise<DuckDBInstance> {
-    const share = this.opts.memoryLimit
-      ? `${Math.max(MIN_SHARE, Math.floor(parseByteSize(this.opts.memoryLimit) / Math.max(1, this.opts.repositories)))}B`
-      : undefined;
+    const total = this.opts.memoryLimit ? parseByteSize(this.opts.memoryLimit) : null;
+    // Never more than the operator's limit, never less than a workable share of it.
+    const share = total === null ? undefined : `${Math.max(Math.min(total, MIN_SHARE), Math.floor(total / Math.max(1, this.opts.repositories)))}B`;
+    // DuckDB creates its temp directory but not the folders above it.
+    await mkdir(this.opts.tempRoot, { recursive: true });
     const instance = await createEngine({
       memoryLimit: share,
       threads: this.opts.threads,
