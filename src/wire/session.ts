@@ -81,7 +81,12 @@ export class Session {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
     this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
     this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
-    this.clock = new StatementClock(() => this.conn.interrupt(), () => Number(this.settings.get('statement_timeout') ?? '0'));
+    // An interrupted DuckDB stream reads as ended: the open portals are told why first.
+    const interrupt = () => {
+      this.conn.interrupt();
+      this.stream.stopOpenPortals(this.clock.interruption());
+    };
+    this.clock = new StatementClock(interrupt, () => Number(this.settings.get('statement_timeout') ?? '0'));
     this.cachePolicy = new ResultCachePolicy(results);
     this.stream = new ResultStream(out, this.clock, limits, this.settings, this.cachePolicy, () => this.portals.values(), () => this.lease?.versionId);
     this.preparer = new StatementPreparer({
@@ -117,6 +122,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    this.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
     await this.stream.settle();
     await this.preparer.drained();
     this.named.clear();
@@ -176,6 +182,7 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
+        this.statementStarts();
         // a text planned before already passed the ceilings and classification
         const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
@@ -191,6 +198,8 @@ export class Session {
       } catch (e) {
         this.fail(e);
         break;
+      } finally {
+        this.statementEnds(); // each statement of a Query is timed on its own (PostgreSQL 13+)
       }
     }
     this.endImplicitTransaction();
@@ -205,6 +214,7 @@ export class Session {
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
+    this.statementStarts();
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
@@ -241,11 +251,13 @@ export class Session {
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+    this.statementStarts();
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
 
   describeStatement(name: string): void {
+    this.statementStarts();
     const prepared = this.named.statement(name);
     be.parameterDescription(this.out.w, prepared.paramOids);
     if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
@@ -253,6 +265,7 @@ export class Session {
   }
 
   describePortal(name: string): Promise<void> | undefined {
+    this.statementStarts();
     const portal = this.named.portal(name);
     const fields = portal.prepared.fields;
     if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
@@ -269,14 +282,24 @@ export class Session {
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementSeq++;
+    this.statementStarts();
     const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
       throw e;
     };
+    // A completed Execute ends the statement; a suspended one runs on until Sync (as PostgreSQL).
+    const ran = () => {
+      if (!portal.result || portal.done) this.statementEnds();
+    };
     try {
-      return this.runLogged(portal, maxRows > 0 ? maxRows : 0, false)?.catch(failed);
+      const running = this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+      if (!running) {
+        ran();
+        return undefined;
+      }
+      return running.then(ran, failed);
     } catch (e) {
       return failed(e);
     }
@@ -299,6 +322,7 @@ export class Session {
 
   /** Sync: end an implicit transaction and report status. */
   sync(): Promise<void> | undefined {
+    this.statementEnds();
     this.endImplicitTransaction();
     be.readyForQuery(this.out.w, this.tx.status);
     return this.out.flush();
@@ -307,9 +331,27 @@ export class Session {
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
     const err = this.clock.failure(e);
+    this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
     this.tx.fail();
     this.audit.failed(err);
     be.errorResponse(this.out.w, toNotice(err));
+  }
+
+  // ---------------------------------------------------------------- the statement's life
+
+  /**
+   * The statement clock's one owner (statement_timeout and the cancel state), as in PostgreSQL: a
+   * statement starts with each statement of a simple Query, or with the first Parse, Bind, Describe
+   * or Execute of the extended protocol; it ends with that statement, a completed Execute, an error,
+   * or Sync. Between statements nothing is timed and a CancelRequest is ignored, even while a cursor
+   * or portal keeps its DuckDB stream open.
+   */
+  private statementStarts(): void {
+    if (!this.clock.isRunning) this.clock.start();
+  }
+
+  private statementEnds(): void {
+    this.clock.stop();
   }
 
   // ---------------------------------------------------------------- internals
