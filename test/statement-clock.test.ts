@@ -124,6 +124,26 @@ describe('statement clock: armed while a statement runs, never between statement
     }
   });
 
+  test('a SET while a cursor streams (SET runs on the same DuckDB connection) ends it: the next FETCH fails with 55000, never a short result', async () => {
+    const c = await connect();
+    try {
+      ok(await c.simple('BEGIN'), 'BEGIN');
+      ok(await c.simple('DECLARE c CURSOR FOR SELECT i FROM range(100000) t(i)'), 'DECLARE CURSOR');
+      ok(await c.simple('FETCH 2 FROM c'), 'FETCH 2');
+      ok(await c.simple("SET application_name = 'between fetches'"), 'SET');
+      const rest = await c.simple('FETCH ALL FROM c');
+      assert.equal(rest.error?.code, '55000', `an ended cursor is an error: ${rest.commandTag} after ${rest.dataRows.length} rows`);
+      assert.equal(rest.dataRows.length, 0);
+      ok(await c.simple('ROLLBACK'), 'ROLLBACK');
+      // the SET took effect, and the session goes on
+      const name = await c.simple('SHOW application_name');
+      assert.deepEqual(texts(name), ['between fetches']);
+      ok(await c.simple('SELECT 1'), 'SELECT 1');
+    } finally {
+      await c.close();
+    }
+  });
+
   test('FETCH on a cursor whose query stalls past statement_timeout fails with 57014, never a short result; resuming it later fails too', async () => {
     const c = await connect();
     try {

@@ -492,6 +492,7 @@ export class Session {
         return;
       }
       case 'set':
+        await this.endOpenStreams();
         this.settled(await this.setShow.set(stmt.name, stmt.value, this.tx.inBlock));
         be.commandComplete(w, 'SET');
         return;
@@ -499,10 +500,12 @@ export class Session {
         be.commandComplete(w, 'SET');
         return;
       case 'reset':
+        await this.endOpenStreams();
         this.settled(await this.setShow.set(stmt.name, null, this.tx.inBlock));
         be.commandComplete(w, 'RESET');
         return;
       case 'resetAll':
+        await this.endOpenStreams();
         this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'RESET');
         return;
@@ -522,6 +525,7 @@ export class Session {
       case 'discardAll':
         this.named.dropStatements(interpretDiscardAll(this.statements, this.tx.inBlock, portal.prepared));
         this.preparer.cache.clear();
+        await this.endOpenStreams();
         this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'DISCARD ALL');
         return;
@@ -536,6 +540,7 @@ export class Session {
       }
       case 'prepareSql': {
         const { name, query, stmt: inner, types } = interpretPrepare(stmt, this.statements);
+        await this.endOpenStreams(); // its declared types are prepared on the connection
         // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
         const prepared = await this.preparer.prepareCached(query, inner, await declaredTypeOids(this.conn, types));
         this.statements.set(name, prepared);
@@ -593,6 +598,17 @@ export class Session {
       case 'query':
         return;
     }
+  }
+
+  /**
+   * Before the gateway runs something of its own on the DuckDB connection (SET mirrors the setting
+   * there): that ends DuckDB's open stream, so its portals are marked to fail when resumed rather than
+   * read as finished (a silent short result).
+   */
+  private async endOpenStreams(): Promise<void> {
+    await this.stream.settle();
+    await this.preparer.waitIdle();
+    this.stream.interruptOpenPortals(null);
   }
 
   /** Carry out what a SET / RESET asks of the session. */
