@@ -75,11 +75,12 @@ export class ResultStream {
   }
 
   /**
-   * The statement clock interrupted DuckDB (`why`): every open stream reads as ended from now on.
-   * Marked here, so a portal resumed later fails with `why` instead of returning a short result.
+   * The statement clock interrupts DuckDB (`why`): every open stream reads as ended from now on.
+   * Marked first, so a portal resumed later fails with `why` instead of returning a short result.
    */
-  stopOpenPortals(why: SqlError): void {
+  stopOpenPortals(why: SqlError, interrupt: () => void): void {
     for (const p of this.portals()) if (!p.done && p.result && !p.stoppedBy) p.stoppedBy = why;
+    interrupt();
   }
 
   /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */

@@ -81,11 +81,8 @@ export class Session {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
     this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
     this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
-    // An interrupted DuckDB stream reads as ended: the open portals are told why first.
-    const interrupt = () => {
-      this.conn.interrupt();
-      this.stream.stopOpenPortals(this.clock.interruption());
-    };
+    // An interrupted DuckDB stream reads as ended: its open portals are told why.
+    const interrupt = () => this.stream.stopOpenPortals(this.clock.interruption(), () => this.conn.interrupt());
     this.clock = new StatementClock(interrupt, () => Number(this.settings.get('statement_timeout') ?? '0'));
     this.cachePolicy = new ResultCachePolicy(results);
     this.stream = new ResultStream(out, this.clock, limits, this.settings, this.cachePolicy, () => this.portals.values(), () => this.lease?.versionId);
@@ -290,16 +287,10 @@ export class Session {
       throw e;
     };
     // A completed Execute ends the statement; a suspended one runs on until Sync (as PostgreSQL).
-    const ran = () => {
-      if (!portal.result || portal.done) this.statementEnds();
-    };
+    const ran = () => void (portal.done || !portal.result ? this.statementEnds() : undefined);
     try {
       const running = this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
-      if (!running) {
-        ran();
-        return undefined;
-      }
-      return running.then(ran, failed);
+      return running ? running.then(ran, failed) : ran();
     } catch (e) {
       return failed(e);
     }
@@ -337,14 +328,12 @@ export class Session {
     be.errorResponse(this.out.w, toNotice(err));
   }
 
-  // ---------------------------------------------------------------- the statement's life
+  // ---------------------------------------------------------------- internals
 
   /**
-   * The statement clock's one owner (statement_timeout and the cancel state), as in PostgreSQL: a
-   * statement starts with each statement of a simple Query, or with the first Parse, Bind, Describe
-   * or Execute of the extended protocol; it ends with that statement, a completed Execute, an error,
-   * or Sync. Between statements nothing is timed and a CancelRequest is ignored, even while a cursor
-   * or portal keeps its DuckDB stream open.
+   * The statement clock's one owner, as PostgreSQL: a statement starts with each statement of a Query,
+   * or the first Parse/Bind/Describe/Execute; it ends with it, a completed Execute, an error or Sync.
+   * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
     if (!this.clock.isRunning) this.clock.start();
@@ -353,8 +342,6 @@ export class Session {
   private statementEnds(): void {
     this.clock.stop();
   }
-
-  // ---------------------------------------------------------------- internals
 
   private notice(n: Omit<Notice, 'severity'> & { severity?: Notice['severity'] }): void {
     be.noticeResponse(this.out.w, { severity: 'NOTICE', ...n });
@@ -600,11 +587,7 @@ export class Session {
     }
   }
 
-  /**
-   * Before the gateway runs something of its own on the DuckDB connection (SET mirrors the setting
-   * there): that ends DuckDB's open stream, so its portals are marked to fail when resumed rather than
-   * read as finished (a silent short result).
-   */
+  /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
   private async endOpenStreams(): Promise<void> {
     await this.stream.settle();
     await this.preparer.waitIdle();
