@@ -589,8 +589,7 @@ export class Session {
 
   /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
   private async endOpenStreams(): Promise<void> {
-    await this.stream.settle();
-    await this.preparer.waitIdle();
+    await this.stream.settle(); // a prefetch still running (a prepare given up on ended the streams already)
     this.stream.interruptOpenPortals(null);
   }
 
