@@ -57,10 +57,10 @@ describe('statement clock: armed while a statement runs, never between statement
   test('a cursor left open longer than statement_timeout is not timed while idle: FETCH returns its rows, the next statement runs', async () => {
     const c = await connect();
     try {
-      ok(await c.simple('SET statement_timeout = 300'), 'SET');
+      ok(await c.simple('SET statement_timeout = 1000'), 'SET'); // the statements below take ms: far from it even on a loaded machine
       ok(await c.simple('BEGIN'), 'BEGIN');
       ok(await c.simple('DECLARE c CURSOR FOR SELECT i FROM range(10) t(i)'), 'DECLARE CURSOR');
-      await sleep(1200); // four times the timeout, idle
+      await sleep(2500); // idle, well past the timeout
       const two = await c.simple('FETCH 2 FROM c');
       ok(two, 'FETCH 2');
       assert.deepEqual(texts(two), ['0', '1']);
@@ -101,7 +101,7 @@ describe('statement clock: armed while a statement runs, never between statement
   test('Describe of a portal run at Describe (columns typed by its values), then Sync without Execute: the clock stops at Sync', async () => {
     const c = await connect();
     try {
-      ok(await c.simple('SET statement_timeout = 300'), 'SET');
+      ok(await c.simple('SET statement_timeout = 1000'), 'SET'); // the statements below take ms: far from it even on a loaded machine
       // numeric takes its type from the bound value: the portal runs at Describe to describe its column
       c.send(Buffer.concat([
         serialize.parse({ text: 'select $1::numeric as n', types: [1700] }),
@@ -112,7 +112,7 @@ describe('statement clock: armed while a statement runs, never between statement
       const described = await c.untilReady();
       assert.equal(described.error, undefined);
       assert.equal(described.rowDescription?.fields[0]?.name, 'n');
-      await sleep(1200);
+      await sleep(2500); // idle, well past the timeout
       const one = await c.simple('SELECT 1');
       ok(one, 'SELECT 1');
       assert.deepEqual(texts(one), ['1']);
