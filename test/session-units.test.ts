@@ -267,8 +267,8 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     clock.cancel();
     assert.equal(interrupts, 1);
     assert.equal(clock.stopRequested, true);
+    const err = clock.failure(duckdbInterrupt); // a failed statement's error is taken before it stops
     clock.stop();
-    const err = clock.failure(duckdbInterrupt);
     assert.equal(err.sqlstate, '57014');
     assert.equal(err.message, 'canceling statement due to user request');
     assert.equal(clock.stopRequested, false, 'the next statement starts clean');
@@ -282,23 +282,44 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     clock.start();
     await sleep(60);
     assert.equal(interrupts, 1);
-    clock.stop();
     assert.equal(clock.failure(duckdbInterrupt).message, 'canceling statement due to statement timeout');
+    clock.stop();
     clock.start();
     clock.stop(); // stopped in time: the timer is gone
     await sleep(40);
     assert.equal(interrupts, 1);
     clock.start();
     clock.stopForTempCeiling('300MB');
-    clock.stop();
     assert.equal(clock.failure(duckdbInterrupt).sqlstate, '53100');
+    clock.stop();
     clock.stopForTempCeiling('300MB'); // nothing running: nothing to stop
     assert.equal(clock.stopRequested, false);
     clock.start();
     clock.abort();
-    clock.stop();
     assert.equal(clock.failure(duckdbInterrupt).sqlstate, '08006');
+    clock.stop();
     assert.equal(code(() => clock.start()), '08006', 'nothing starts once the client is gone');
+  });
+
+  test('one timer per statement: a second start is refused (the armed timer is never overwritten), stop disarms timer and cancel state', async () => {
+    let interrupts = 0;
+    const clock = new StatementClock(() => interrupts++, () => 30);
+    clock.start();
+    assert.equal(code(() => clock.start()), 'XX000', 'an armed clock refuses to start again');
+    clock.stop();
+    await sleep(90);
+    assert.equal(interrupts, 0, 'no timer survives stop (a second start once left one armed)');
+    clock.start();
+    clock.cancel();
+    assert.equal(interrupts, 1);
+    clock.stop();
+    assert.equal(clock.stopRequested, false, 'a cancel ends with its statement');
+    clock.cancel(); // idle: ignored, as in PostgreSQL
+    assert.equal(interrupts, 1);
+    clock.start();
+    assert.equal(clock.stopRequested, false, 'the next statement starts clean');
+    assert.equal(clock.failure(duckdbInterrupt).message, 'Interrupted!');
+    clock.stop();
   });
 });
 

@@ -70,9 +70,15 @@ export class StatementClock {
     this.cancel();
   }
 
-  /** A statement starts (statement_timeout is armed). Throws 08006 once the client is gone. */
+  /**
+   * A statement starts: statement_timeout is armed and the cancel state starts clean. Only the
+   * statement's owner (wire/session.ts) calls this, once per statement: an armed clock is refused,
+   * never overwritten (its timer would fire into a later statement). Throws 08006 once the client is gone.
+   */
   start(): void {
     if (this.aborted) throw DISCONNECTED;
+    if (this.running) throw new SqlError(SQLSTATE.internalError, 'statement clock started twice for one statement');
+    this.clearStop();
     this.running = true;
     this.startedAt = performance.now();
     const timeoutMs = this.timeoutMs();
@@ -85,10 +91,21 @@ export class StatementClock {
     }
   }
 
+  /**
+   * The statement ended: its timer and cancel state go with it, so nothing fires or is reported into
+   * a later statement. Take `failure` first when it failed.
+   */
   stop(): void {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.clearStop();
+  }
+
+  private clearStop(): void {
+    this.cancelRequested = false;
+    this.timedOut = false;
+    this.tempCeiling = null;
   }
 
   /**
@@ -118,15 +135,13 @@ export class StatementClock {
   }
 
   /**
-   * The error a failed statement reports, and the clock made ready for the next statement. DuckDB
+   * The error a failed statement reports (before `stop`), its cancel state cleared. DuckDB
    * reports an interrupted query as its own error kind (mapped to 57014); say why it was interrupted.
    */
   failure(e: unknown): SqlError {
     let err = e instanceof SqlError ? e : fromDuckDB(e);
     if (!(e instanceof SqlError) && err.sqlstate === SQLSTATE.queryCanceled && this.stopRequested) err = this.interruption();
-    this.cancelRequested = false;
-    this.timedOut = false;
-    this.tempCeiling = null;
+    this.clearStop();
     return err;
   }
 }

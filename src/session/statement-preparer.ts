@@ -49,7 +49,7 @@ export class StatementPreparer {
   /**
    * Planning given up on (statement_timeout or cancel during DuckDB's uninterruptible prepare): it
    * still holds the session's DuckDB connection until DuckDB finishes; what comes next waits for it
-   * under its own clock.
+   * under its own statement's clock.
    */
   private busy: Promise<void> | null = null;
 
@@ -114,8 +114,6 @@ export class StatementPreparer {
     }
     if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
-    const timing = !clock.isRunning;
-    if (timing) clock.start();
     let settled = false;
     let givenUp = false;
     const planning = (async () => {
@@ -134,23 +132,14 @@ export class StatementPreparer {
       if (settled) disposeStatement(base);
       else this.abandon(planning.then(() => disposeStatement(base), () => undefined));
       throw e;
-    } finally {
-      if (timing) clock.stop();
     }
     return base;
   }
 
-  /** Before a run on the session's DuckDB connection: planning given up on has finished (under the statement clock). */
+  /** Before a run on the session's DuckDB connection: planning given up on has finished (under the statement's clock, if one runs). */
   async waitIdle(): Promise<void> {
     if (!this.busy) return;
-    const { clock } = this.host;
-    const timing = !clock.isRunning;
-    if (timing) clock.start();
-    try {
-      await clock.bound(this.busy);
-    } finally {
-      if (timing) clock.stop();
-    }
+    await this.host.clock.bound(this.busy);
   }
 
   /**

@@ -4,6 +4,7 @@
  * (DECLARE) are portals too, as in PostgreSQL.
  */
 import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
+import type { SqlError } from '../errors.js';
 import type { FieldDescription } from './backend.js';
 import { pgFieldFor, type RowEncoder } from './types/index.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
@@ -36,6 +37,11 @@ export interface Portal {
   cursor?: { hold: boolean };
   /** Another statement ran on the connection while this portal's DuckDB stream was open. */
   interrupted?: boolean;
+  /**
+   * Why the statement clock interrupted DuckDB while this portal's stream was open (timeout, cancel,
+   * temp ceiling): an interrupted stream reads as empty, so the portal must fail, never look finished.
+   */
+  stoppedBy?: SqlError;
   /**
    * The temp directory's ceiling (as configured) when passing it ended this suspended result to free
    * its temp files: the next Execute/FETCH fails with 53100, never a short result.

@@ -76,6 +76,15 @@ export class ResultStream {
     }
   }
 
+  /**
+   * The statement clock interrupts DuckDB (`why`): every open stream reads as ended from now on.
+   * Marked first, so a portal resumed later fails with `why` instead of returning a short result.
+   */
+  stopOpenPortals(why: SqlError, interrupt: () => void): void {
+    for (const p of this.portals()) if (!p.done && p.result && !p.stoppedBy) p.stoppedBy = why;
+    interrupt();
+  }
+
   /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */
   suspended(): Portal[] {
     return [...this.portals()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
@@ -116,6 +125,10 @@ export class ResultStream {
         'Read results with temporary spill (large sorts) in one go, or run the query again.',
       );
     }
+    if (portal.stoppedBy) {
+      const why = portal.stoppedBy;
+      throw new SqlError(why.sqlstate, why.message, 'The query of this portal was stopped while it was open; it cannot be resumed.');
+    }
     if (portal.interrupted) {
       throw new SqlError(
         '55000',
@@ -126,7 +139,8 @@ export class ResultStream {
   }
 
   /**
-   * Bind the portal's parameters, start DuckDB's stream and the row encoder (statement clock running).
+   * Bind the portal's parameters, start DuckDB's stream and the row encoder (under the statement's
+   * clock, armed and disarmed by its owner in wire/session.ts).
    * `beforeBind` sees the decoded values first (remote files are chosen by them, and the statement
    * may be prepared again over them).
    */
@@ -140,18 +154,12 @@ export class ResultStream {
     const duck = prepared.duck!;
     duck.clearBindings();
     values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
-    this.clock.start();
-    try {
-      portal.result = await duck.stream();
-      // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
-      // active query to interrupt: honour it now, before the first fetch runs the query.
-      if (this.clock.stopRequested || this.clock.isAborted) {
-        portal.result = null;
-        throw this.clock.interruption();
-      }
-    } catch (e) {
-      this.clock.stop();
-      throw e;
+    portal.result = await duck.stream();
+    // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
+    // active query to interrupt: honour it now, before the first fetch runs the query.
+    if (this.clock.stopRequested || this.clock.isAborted) {
+      portal.result = null;
+      throw this.clock.interruption();
     }
     // Encode with the result's real types: columns DuckDB could only type now are described from
     // the running result too (portalFields), so description and data agree.
@@ -202,45 +210,50 @@ export class ResultStream {
     const toClient = w === this.out.w;
     this.assertResumable(portal);
     portal.batchRows = 0;
-    try {
-      if (!this.clock.isRunning) this.clock.start();
-      for (;;) {
-        if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
-          portal.chunk = await this.nextChunk(portal);
-          portal.chunkPos = 0;
-          if (!portal.chunk || portal.chunk.rowCount === 0) {
-            portal.done = true;
-            portal.result = null;
-            portal.chunk = null;
-            return false;
-          }
-          // DuckDB produces the next chunk on its threads while this one is encoded and sent.
-          this.prefetch(portal);
+    for (;;) {
+      if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
+        portal.chunk = await this.nextChunk(portal);
+        portal.chunkPos = 0;
+        if (!portal.chunk || portal.chunk.rowCount === 0) {
+          this.assertNotStopped(portal);
+          portal.done = true;
+          portal.result = null;
+          portal.chunk = null;
+          return false;
         }
-        if (this.clock.stopRequested) throw this.clock.interruption();
-        const available = portal.chunk.rowCount - portal.chunkPos;
-        let take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
-        // Never send a row past the row cap (across every Execute of the portal): one more is the refusal.
-        const cap = this.limits.maxResultRows;
-        if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
-        const before = w.length;
-        const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
-        portal.chunkPos += written;
-        portal.rows += written;
-        portal.batchRows += written;
-        if (toClient) {
-          portal.bytes += w.length - before;
-          this.checkResultLimits(portal, w, before);
-          // A result that outgrew the cache's entry limit is not recorded further (nor kept).
-          if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
-          if (w.length >= FLUSH_BYTES) await this.out.flush();
-          if (this.out.closed) throw DISCONNECTED;
-        } else w.flush();
-        if (maxRows > 0 && portal.batchRows >= maxRows) return true;
+        // DuckDB produces the next chunk on its threads while this one is encoded and sent.
+        this.prefetch(portal);
       }
-    } finally {
-      this.clock.stop();
+      if (this.clock.stopRequested) throw this.clock.interruption();
+      const available = portal.chunk.rowCount - portal.chunkPos;
+      let take = maxRows > 0 ? Math.min(available, maxRows - portal.batchRows) : available;
+      // Never send a row past the row cap (across every Execute of the portal): one more is the refusal.
+      const cap = this.limits.maxResultRows;
+      if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
+      const before = w.length;
+      const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      portal.chunkPos += written;
+      portal.rows += written;
+      portal.batchRows += written;
+      if (toClient) {
+        portal.bytes += w.length - before;
+        this.checkResultLimits(portal, w, before);
+        // A result that outgrew the cache's entry limit is not recorded further (nor kept).
+        if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
+        if (w.length >= FLUSH_BYTES) await this.out.flush();
+        if (this.out.closed) throw DISCONNECTED;
+      } else w.flush();
+      if (maxRows > 0 && portal.batchRows >= maxRows) return true;
     }
+  }
+
+  /**
+   * DuckDB reads an interrupted stream as empty: at what looks like the end of rows, an interruption
+   * (now, or of an earlier statement while this stream was open) is the error it is, never the end.
+   */
+  private assertNotStopped(portal: Portal): void {
+    if (this.clock.stopRequested || this.clock.isAborted) throw this.clock.interruption();
+    this.assertResumable(portal);
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
@@ -254,7 +267,10 @@ export class ResultStream {
       for (;;) {
         const chunk = await this.nextChunk(portal);
         if (chunk && chunk.rowCount > 0) this.prefetch(portal);
-        if (!chunk || chunk.rowCount === 0) break;
+        if (!chunk || chunk.rowCount === 0) {
+          this.assertNotStopped(portal);
+          break;
+        }
         if (this.clock.stopRequested) throw this.clock.interruption();
         portal.encoder!(chunk, scratch);
         const before = w.length;
@@ -267,7 +283,6 @@ export class ResultStream {
         if (this.out.closed) throw DISCONNECTED;
       }
     } finally {
-      this.clock.stop();
       portal.result = null;
       portal.done = true;
     }

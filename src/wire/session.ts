@@ -81,7 +81,9 @@ export class Session {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
     this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
     this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
-    this.clock = new StatementClock(() => this.conn.interrupt(), () => Number(this.settings.get('statement_timeout') ?? '0'));
+    // An interrupted DuckDB stream reads as ended: its open portals are told why.
+    const interrupt = () => this.stream.stopOpenPortals(this.clock.interruption(), () => this.conn.interrupt());
+    this.clock = new StatementClock(interrupt, () => Number(this.settings.get('statement_timeout') ?? '0'));
     this.cachePolicy = new ResultCachePolicy(results);
     this.stream = new ResultStream(out, this.clock, limits, this.settings, this.cachePolicy, () => this.portals.values(), () => this.lease?.versionId);
     this.preparer = new StatementPreparer({
@@ -117,6 +119,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    this.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
     await this.stream.settle();
     await this.preparer.drained();
     this.named.clear();
@@ -176,6 +179,7 @@ export class Session {
     for (const text of parts) {
       this.statementSeq++;
       try {
+        this.statementStarts();
         // a text planned before already passed the ceilings and classification
         const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
@@ -191,6 +195,8 @@ export class Session {
       } catch (e) {
         this.fail(e);
         break;
+      } finally {
+        this.statementEnds(); // each statement of a Query is timed on its own (PostgreSQL 13+)
       }
     }
     this.endImplicitTransaction();
@@ -205,6 +211,7 @@ export class Session {
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
+    this.statementStarts();
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
@@ -241,11 +248,13 @@ export class Session {
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+    this.statementStarts();
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
 
   describeStatement(name: string): void {
+    this.statementStarts();
     const prepared = this.named.statement(name);
     be.parameterDescription(this.out.w, prepared.paramOids);
     if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
@@ -253,6 +262,7 @@ export class Session {
   }
 
   describePortal(name: string): Promise<void> | undefined {
+    this.statementStarts();
     const portal = this.named.portal(name);
     const fields = portal.prepared.fields;
     if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
@@ -269,14 +279,18 @@ export class Session {
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementSeq++;
+    this.statementStarts();
     const portal = this.named.portal(portalName);
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
       throw e;
     };
+    // A completed Execute ends the statement; a suspended one runs on until Sync (as PostgreSQL).
+    const ran = () => void (portal.done || !portal.result ? this.statementEnds() : undefined);
     try {
-      return this.runLogged(portal, maxRows > 0 ? maxRows : 0, false)?.catch(failed);
+      const running = this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+      return running ? running.then(ran, failed) : ran();
     } catch (e) {
       return failed(e);
     }
@@ -299,6 +313,7 @@ export class Session {
 
   /** Sync: end an implicit transaction and report status. */
   sync(): Promise<void> | undefined {
+    this.statementEnds();
     this.endImplicitTransaction();
     be.readyForQuery(this.out.w, this.tx.status);
     return this.out.flush();
@@ -307,12 +322,26 @@ export class Session {
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
     const err = this.clock.failure(e);
+    this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
     this.tx.fail();
     this.audit.failed(err);
     be.errorResponse(this.out.w, toNotice(err));
   }
 
   // ---------------------------------------------------------------- internals
+
+  /**
+   * The statement clock's one owner, as PostgreSQL: a statement starts with each statement of a Query,
+   * or the first Parse/Bind/Describe/Execute; it ends with it, a completed Execute, an error or Sync.
+   * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
+   */
+  private statementStarts(): void {
+    if (!this.clock.isRunning) this.clock.start();
+  }
+
+  private statementEnds(): void {
+    this.clock.stop();
+  }
 
   private notice(n: Omit<Notice, 'severity'> & { severity?: Notice['severity'] }): void {
     be.noticeResponse(this.out.w, { severity: 'NOTICE', ...n });
@@ -450,6 +479,7 @@ export class Session {
         return;
       }
       case 'set':
+        await this.endOpenStreams();
         this.settled(await this.setShow.set(stmt.name, stmt.value, this.tx.inBlock));
         be.commandComplete(w, 'SET');
         return;
@@ -457,10 +487,12 @@ export class Session {
         be.commandComplete(w, 'SET');
         return;
       case 'reset':
+        await this.endOpenStreams();
         this.settled(await this.setShow.set(stmt.name, null, this.tx.inBlock));
         be.commandComplete(w, 'RESET');
         return;
       case 'resetAll':
+        await this.endOpenStreams();
         this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'RESET');
         return;
@@ -480,6 +512,7 @@ export class Session {
       case 'discardAll':
         this.named.dropStatements(interpretDiscardAll(this.statements, this.tx.inBlock, portal.prepared));
         this.preparer.cache.clear();
+        await this.endOpenStreams();
         this.settled(await this.setShow.resetAll());
         be.commandComplete(w, 'DISCARD ALL');
         return;
@@ -494,6 +527,7 @@ export class Session {
       }
       case 'prepareSql': {
         const { name, query, stmt: inner, types } = interpretPrepare(stmt, this.statements);
+        await this.endOpenStreams(); // its declared types are prepared on the connection
         // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
         const prepared = await this.preparer.prepareCached(query, inner, await declaredTypeOids(this.conn, types));
         this.statements.set(name, prepared);
@@ -551,6 +585,12 @@ export class Session {
       case 'query':
         return;
     }
+  }
+
+  /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
+  private async endOpenStreams(): Promise<void> {
+    await this.stream.settle(); // a prefetch still running (a prepare given up on ended the streams already)
+    this.stream.interruptOpenPortals(null);
   }
 
   /** Carry out what a SET / RESET asks of the session. */
