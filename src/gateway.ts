@@ -21,7 +21,7 @@ import { WireServer, type ServerObserver } from './wire/server.js';
 import type { ConnectionInfo } from './wire/connection.js';
 import type { SessionLimits } from './wire/session.js';
 import type { VersionSource } from './versions/lease.js';
-import { SqlError } from './errors.js';
+import { SqlError, SQLSTATE } from './errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -147,7 +147,7 @@ export class Gateway {
     const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
     // Grants read this table; a reload replaces its contents in place.
     const users: Record<string, UserConfig> = { ...config.users };
-    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
+    const versions = new Versions(repos, engine, config.maxIdleVersions, new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
     const probe = await engine.connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
@@ -221,6 +221,7 @@ export class Gateway {
     const removed = [...this.repos.keys()].filter((n) => !wanted.has(n));
     for (const n of removed) this.repos.delete(n);
     for (const [n, repo] of opened) this.repos.set(n, repo);
+    const listed = new Set(Object.keys(this.users));
     for (const k of Object.keys(this.users)) delete this.users[k];
     Object.assign(this.users, next.users);
     const kept = { ...next };
@@ -228,6 +229,11 @@ export class Gateway {
     this.config = kept;
     this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections });
     this.generation++;
+    // A user taken out of the table has no grants any more: their sessions end now (28000) rather
+    // than read on with whatever "no entry" would mean. Under password authentication every
+    // unlisted user goes (none could log in now).
+    const gone = (user: string) => !Object.hasOwn(this.users, user) && (listed.has(user) || kept.auth !== 'trust');
+    this.server.endSessions(gone, (user) => new SqlError(SQLSTATE.invalidAuthorization, `terminating connection: user "${user}" is no longer in the gateway's configuration`));
     return { ignored: [...ignored], added: [...opened.keys()], removed };
   }
 

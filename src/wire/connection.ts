@@ -55,6 +55,8 @@ export class Connection {
   private isClosed = false;
   /** Ending after the statement in progress (graceful drain). */
   private draining = false;
+  /** Ending after the statement in progress, before any further message (the user was removed). */
+  private ending: SqlError | null = null;
   private readonly startedAt = new Date();
   private identity: { user: string; database: string } | null = null;
   /** Request id of the session; statements are `<id>.<n>`. */
@@ -151,6 +153,12 @@ export class Connection {
     if (!this.busy) this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
   }
 
+  /** End the session with `err` at once, or right after the statement in progress; no later message runs. */
+  terminate(err: SqlError): void {
+    this.ending = err;
+    if (!this.busy) this.fatal(err);
+  }
+
   info(): ConnectionInfo | null {
     const s = this.session;
     if (!s || !this.identity || this.isClosed) return null;
@@ -204,7 +212,7 @@ export class Connection {
   private async pump(): Promise<void> {
     this.busy = true;
     try {
-      while (this.phase !== 'closed') {
+      while (this.phase !== 'closed' && !this.ending) {
         if (this.phase === 'startup') {
           const packet = this.decoder.nextStartup();
           if (!packet) break;
@@ -228,6 +236,7 @@ export class Connection {
       this.fatal(e);
     } finally {
       this.busy = false;
+      if (this.ending) this.fatal(this.ending);
       if (this.draining && this.decoder.pending === 0) {
         this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
       }

@@ -165,6 +165,14 @@ export class WireServer {
     Object.assign(this.full, ctx);
   }
 
+  /** End the sessions of users `gone` picks (a reload removed them): at once if idle, else after their statement. */
+  endSessions(gone: (user: string) => boolean, why: (user: string) => SqlError): void {
+    for (const c of this.connections) {
+      const user = c.info()?.user;
+      if (user !== undefined && gone(user)) c.terminate(why(user));
+    }
+  }
+
   /**
    * The engine's temp directory passed its ceiling: every statement that has run for `graceMs` or
    * more stops with 53100. Short statements of other sessions (SELECT 1) are spared; a spilling one
