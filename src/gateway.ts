@@ -49,8 +49,12 @@ export interface GatewayConfig {
   /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
   stateDir?: string;
   maxConnections: number;
+  /** Sessions of one user (default: half of maxConnections). */
+  maxConnectionsPerUser?: number;
   /** Sockets that may be authenticating at once, apart from the sessions. */
   maxAuthenticating: number;
+  /** Of those, from one source address (default: half of maxAuthenticating). */
+  maxAuthenticatingPerAddress?: number;
   maxMessageBytes: number;
   startupTimeoutMs: number;
   refTtlMs: number;
@@ -100,7 +104,7 @@ export interface HeadDescription {
 }
 
 /** Settings read once at start; a reload that changes them is logged and they keep their old value. */
-const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'refTtlMs', 'maxIdleVersions'] as const;
+const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
@@ -155,7 +159,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser, maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => connectSession(engine),
@@ -227,7 +231,7 @@ export class Gateway {
     const kept = { ...next };
     for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
     this.config = kept;
-    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections });
+    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections, maxConnectionsPerUser: next.maxConnectionsPerUser });
     this.generation++;
     // A user taken out of the table has no grants any more: their sessions end now (28000) rather
     // than read on with whatever "no entry" would mean. Under password authentication every

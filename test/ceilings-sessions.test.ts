@@ -88,3 +88,86 @@ describe('ceilings: a user removed by a reload', () => {
     await bob.end();
   });
 });
+
+describe('ceilings: pre-auth fairness and sessions per user', () => {
+  const repos = copyFixtures('repos/basic');
+  const configFile = join(repos.dir, 'gateway.json');
+  let gw: RunningGateway;
+
+  before(async () => {
+    const password = hashPassword('s3cret');
+    // Four sessions; by default one user may hold half of them.
+    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, users: { alice: { password }, bob: { password } }, maxConnections: 4, maxAuthenticating: 32 }));
+    gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('one user cannot take every session slot: past maxConnectionsPerUser 53300 names the per-user limit; others still log in', async () => {
+    const mine = [await login(gw, 'alice', 'basic'), await login(gw, 'alice', 'basic')];
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
+    c.on('error', () => undefined);
+    await assert.rejects(c.connect(), (e: { code?: string; message: string }) => {
+      assert.equal(e.code, '53300');
+      assert.match(e.message, /too many connections for user "alice": the per-user limit \(maxConnectionsPerUser\) is 2/);
+      return true;
+    });
+    const bob = await login(gw, 'bob', 'basic');
+    assert.equal((await bob.query('select 1 as one')).rows[0].one, 1);
+    // The slot is the user's again once one of their sessions ends.
+    await mine.pop()!.end();
+    let again: pg.Client | null = null;
+    for (let i = 0; i < 50 && !again; i++) {
+      again = await login(gw, 'alice', 'basic').catch(() => null);
+      if (!again) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(again, 'alice could not log in again after ending a session');
+    assert.equal((await again.query('select 2 as two')).rows[0].two, 2);
+    for (const s of [...mine, again, bob]) await s.end();
+  });
+
+  test('a connection flood from one address evicts only its own sockets: SCRAM logins from another address all succeed', async () => {
+    let stop = false;
+    let opened = 0;
+    let open = 0;
+    const sockets = new Set<Socket>();
+    // Up to 64 sockets at once from 127.0.0.2, each replaced as soon as the gateway closes it.
+    const flood = async () => {
+      while (!stop) {
+        if (open >= 64) {
+          await new Promise((r) => setImmediate(r));
+          continue;
+        }
+        open++;
+        opened++;
+        const s = connect({ host: gw.host, port: gw.port, localAddress: '127.0.0.2' });
+        sockets.add(s);
+        s.on('error', () => undefined);
+        s.resume(); // read (and drop) what the gateway says, so its close is seen
+        s.once('connect', () => s.write(startupPacket({ user: 'alice', database: 'basic' })));
+        s.once('close', () => {
+          open--;
+          sockets.delete(s);
+        });
+        if (opened % 16 === 0) await new Promise((r) => setImmediate(r));
+      }
+    };
+    const flooding = flood();
+    try {
+      // Let the flood fill the pre-auth pool first.
+      await waitFor('the flood under way', () => opened > 200);
+      for (let i = 0; i < 20; i++) {
+        const c = await login(gw, 'bob', 'basic');
+        assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
+        await c.end();
+      }
+    } finally {
+      stop = true;
+      await flooding;
+      for (const s of sockets) s.destroy();
+    }
+    assert.ok(opened > 500, `the flood opened only ${opened} sockets`);
+  });
+});

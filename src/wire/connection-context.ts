@@ -14,8 +14,8 @@ export interface ConnectionContext {
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
   unregister(pid: number): void;
-  /** Move an authenticated connection into a session slot; false when every slot is taken. */
-  claimSessionSlot(conn: Connection): boolean;
+  /** Move an authenticated connection into a session slot; throws 53300 when every slot, or every one of the user's, is taken. */
+  claimSessionSlot(conn: Connection, user: string): void;
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
   limits: SessionLimits;

@@ -332,11 +332,11 @@ export class Connection {
     if (this.startupTimer) clearTimeout(this.startupTimer);
     this.startupTimer = null;
     // A session slot is taken only now: unauthenticated sockets wait in their own, smaller pool.
-    if (!this.ctx.claimSessionSlot(this)) throw new SqlError(SQLSTATE.tooManyConnections, 'sorry, too many clients already');
+    const user = params.get('user')!;
+    this.ctx.claimSessionSlot(this, user);
     this.authenticated = true;
     this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
     const w = this.w;
-    const user = params.get('user')!;
     const database = params.get('database') ?? user;
     const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
 
