@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { startupPacket } from './support/fuzz.js';
+import { serialize } from 'pg-protocol';
+import { buildBind, RawPg } from './support/raw-pg.js';
 
 const hashPassword = (p: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: p }).toString().trim();
 
@@ -169,5 +171,126 @@ describe('ceilings: pre-auth fairness and sessions per user', () => {
       for (const s of sockets) s.destroy();
     }
     assert.ok(opened > 500, `the flood opened only ${opened} sockets`);
+  });
+});
+
+describe('ceilings: named statements and portals per session', () => {
+  const repos = copyFixtures('repos/basic');
+  const configFile = join(repos.dir, 'gateway.json');
+  let gw: RunningGateway;
+
+  before(async () => {
+    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPreparedStatements: 3, maxPortals: 3 }));
+    gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  const one = async (c: RawPg) => assert.equal((await c.simple('select 1 as one')).dataRows.length, 1);
+
+  test('past maxPreparedStatements Parse and PREPARE answer 53400; the session goes on, and a freed name makes room', async () => {
+    const c = await RawPg.connect({ port: gw.port, database: 'basic' });
+    for (const n of ['s1', 's2']) {
+      c.send(Buffer.concat([serialize.parse({ name: n, text: 'select 1' }), serialize.sync()]));
+      assert.equal((await c.untilReady()).error, undefined);
+    }
+    assert.equal((await c.simple('prepare s3 as select 2')).error, undefined);
+    c.send(Buffer.concat([serialize.parse({ name: 's4', text: 'select 1' }), serialize.sync()]));
+    const refused = (await c.untilReady()).error;
+    assert.equal(refused?.code, '53400');
+    assert.match(refused!.message, /too many prepared statements in this session: the limit \(maxPreparedStatements\) is 3/);
+    const sql = (await c.simple('prepare s5 as select 3')).error;
+    assert.equal(sql?.code, '53400');
+    // The unnamed statement never counts, and nothing of the refused ones exists.
+    assert.equal((await c.query('select 4')).error, undefined);
+    assert.equal((await c.simple('execute s5')).error?.code, '26000');
+    await one(c);
+    assert.equal((await c.simple('deallocate s1')).error, undefined);
+    assert.equal((await c.simple('prepare s5 as select 5')).error, undefined);
+    assert.equal((await c.simple('execute s5')).dataRows.length, 1);
+    await c.close();
+  });
+
+  test('past maxPortals a named Bind and DECLARE answer 53400; the session goes on', async () => {
+    const c = await RawPg.connect({ port: gw.port, database: 'basic' });
+    assert.equal((await c.simple('begin')).error, undefined);
+    for (const n of ['p1', 'p2']) {
+      c.send(Buffer.concat([serialize.parse({ text: 'select 1' }), serialize.bind({ portal: n }), serialize.sync()]));
+      assert.equal((await c.untilReady()).error, undefined);
+    }
+    assert.equal((await c.simple('declare c3 cursor for select 1')).error, undefined);
+    const declared = (await c.simple('declare c4 cursor for select 1')).error;
+    assert.equal(declared?.code, '53400');
+    assert.match(declared!.message, /too many portals and cursors in this session: the limit \(maxPortals\) is 3/);
+    assert.equal((await c.simple('rollback')).error, undefined);
+    // The transaction's end closed them all: room again.
+    assert.equal((await c.simple('begin')).error, undefined);
+    for (const n of ['p1', 'p2', 'p3']) {
+      c.send(Buffer.concat([serialize.parse({ text: 'select 1' }), serialize.bind({ portal: n }), serialize.sync()]));
+      assert.equal((await c.untilReady()).error, undefined);
+    }
+    c.send(Buffer.concat([serialize.parse({ text: 'select 1' }), serialize.bind({ portal: 'p4' }), serialize.sync()]));
+    const bound = (await c.untilReady()).error;
+    assert.equal(bound?.code, '53400');
+    assert.equal((await c.simple('rollback')).error, undefined);
+    await one(c);
+    await c.close();
+  });
+});
+
+describe('ceilings: malformed binary arrays in Bind', () => {
+  const repos = copyFixtures('repos/basic');
+  let gw: RunningGateway;
+
+  before(async () => {
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  /** A binary int4[] header: ndim, no nulls, element type int4, then (dim, lower bound 1) per dimension. */
+  const header = (dims: number[], ndim = dims.length) => {
+    const b = Buffer.alloc(12 + 8 * dims.length);
+    b.writeInt32BE(ndim, 0);
+    b.writeUInt32BE(23, 8);
+    dims.forEach((d, i) => {
+      b.writeInt32BE(d, 12 + 8 * i);
+      b.writeInt32BE(1, 16 + 8 * i);
+    });
+    return b;
+  };
+  const element = (v: number) => Buffer.from([0, 0, 0, 4, (v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]);
+
+  test('huge, overflowing, negative or too many dimensions, and elements beyond the bytes, answer 22P03; the session goes on', async () => {
+    const c = await RawPg.connect({ port: gw.port, database: 'basic' });
+    const bindArray = async (param: Buffer) => {
+      c.send(Buffer.concat([serialize.parse({ text: 'select $1::int4[] as a', types: [1007] }), buildBind({ params: [param] }), serialize.execute({}), serialize.sync()]));
+      return c.untilReady();
+    };
+    const cases: [string, Buffer][] = [
+      ['2^31-1 elements announced, none sent', header([0x7fffffff])],
+      ['a dimension product past 2^48', Buffer.concat([header([65536, 65536, 65536]), element(1)])],
+      ['a negative dimension', Buffer.concat([header([-1]), element(1)])],
+      ['seven dimensions', header([1, 1, 1, 1, 1, 1, 1])],
+      ['a negative dimension count', header([], -1)],
+      ['two elements announced, one sent', Buffer.concat([header([2]), element(1)])],
+      ['an element longer than the bytes left', Buffer.concat([header([1]), Buffer.from([0, 0, 0, 64, 0, 0, 0, 1])])],
+      ['bytes left after the last element', Buffer.concat([header([1]), element(1), Buffer.from([0])])],
+    ];
+    for (const [what, param] of cases) {
+      const r = await bindArray(param);
+      assert.equal(r.error?.code, '22P03', `${what}: ${JSON.stringify(r.error)}`);
+      assert.match(r.error!.message, /incorrect binary data format in bind parameter/, what);
+    }
+    // A well-formed one is read as before.
+    const ok = await bindArray(Buffer.concat([header([2]), element(7), element(-3)]));
+    assert.equal(ok.error, undefined);
+    assert.equal(ok.dataRows.length, 1);
+    assert.match(ok.dataRows[0]!.toString('latin1'), /\{7,-3\}/);
+    await c.close();
   });
 });

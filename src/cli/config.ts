@@ -55,6 +55,8 @@ export const ConfigFile = z
     idleInTransactionTimeoutMs: z.number().int().nonnegative().optional(),
     maxResultRows: z.number().int().nonnegative().optional(),
     maxResultBytes: z.number().int().nonnegative().optional(),
+    maxPreparedStatements: z.number().int().positive().optional(),
+    maxPortals: z.number().int().positive().optional(),
     threads: z.number().int().positive().optional(),
     tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
     /** HOST:PORT of the HTTP listener (health, readiness, metrics, status page); absent: none. */
@@ -263,6 +265,8 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
       idleInTransactionTimeoutMs: file.idleInTransactionTimeoutMs ?? 600_000,
       maxResultRows: file.maxResultRows ?? 0,
       maxResultBytes: file.maxResultBytes ?? 0,
+      maxPreparedStatements: file.maxPreparedStatements ?? 1000,
+      maxPortals: file.maxPortals ?? 1000,
     },
     tls,
     proxyProtocol: flags.proxyProtocol ?? file.proxyProtocol ?? false,
