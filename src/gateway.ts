@@ -25,7 +25,7 @@ import { SqlError, SQLSTATE } from './errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
-import type { AuthMethod } from './wire/auth.js';
+import { parseScramVerifier, type AuthMethod } from './wire/auth.js';
 
 export interface RepoConfig {
   name: string;
@@ -345,7 +345,14 @@ function localRepositories(repos: Map<string, Repository>): { root: string; data
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
-  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined });
+  // Unknown names are challenged at the cost configured users have (the most common one).
+  const counts = new Map<number, number>();
+  for (const u of Object.values(users)) {
+    const v = u.password ? parseScramVerifier(u.password) : null;
+    if (v) counts.set(v.iterations, (counts.get(v.iterations) ?? 0) + 1);
+  }
+  const decoyIterations = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 4096;
+  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined, decoyIterations });
 }
 
 function isInside(path: string, dir: string): boolean {

@@ -14,6 +14,7 @@ import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/
 import { startupPacket } from './support/fuzz.js';
 import { serialize } from 'pg-protocol';
 import { buildBind, RawPg } from './support/raw-pg.js';
+import { makeScramVerifier } from '../src/wire/auth.js';
 
 const hashPassword = (p: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: p }).toString().trim();
 
@@ -291,6 +292,61 @@ describe('ceilings: malformed binary arrays in Bind', () => {
     assert.equal(ok.error, undefined);
     assert.equal(ok.dataRows.length, 1);
     assert.match(ok.dataRows[0]!.toString('latin1'), /\{7,-3\}/);
+    await c.close();
+  });
+});
+
+describe('ceilings: cleartext password authentication', () => {
+  const repos = copyFixtures('repos/basic');
+  const configFile = join(repos.dir, 'gateway.json');
+  let gw: RunningGateway;
+
+  before(async () => {
+    // A costly verifier (as a careful operator would make): hashing it is what an unknown name skipped.
+    const password = makeScramVerifier('s3cret', 200_000);
+    writeFileSync(configFile, JSON.stringify({ auth: 'password', repos: { basic: repos.path('repos/basic') }, users: { alice: { password } } }));
+    gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  /** Milliseconds until a login with a wrong password is refused (28P01 checked). */
+  const refusedIn = async (user: string): Promise<number> => {
+    const t0 = performance.now();
+    await assert.rejects(RawPg.connect({ port: gw.port, user, password: 'wrong', database: 'basic' }), /password authentication failed for user/);
+    return performance.now() - t0;
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+  test('an unknown user is refused as slowly as a known one with a wrong password; a right password logs in', async () => {
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      known.push(await refusedIn('alice'));
+      unknown.push(await refusedIn(`nobody${i}`));
+    }
+    const ratio = median(unknown) / median(known);
+    console.log(`# refused in (median of 10): known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`);
+    assert.ok(ratio > 0.5 && ratio < 2, `unknown/known = ${ratio.toFixed(2)}`);
+    const c = await RawPg.connect({ port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
+    assert.equal((await c.simple('select 1')).dataRows.length, 1);
+    await c.close();
+  });
+
+  test('password hashing runs off the event loop: a session is answered while eight logins hash', async () => {
+    const c = await RawPg.connect({ port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
+    const alone = await refusedIn('alice');
+    const logins = Array.from({ length: 8 }, () => refusedIn('alice'));
+    await new Promise((r) => setTimeout(r, 5));
+    const t0 = performance.now();
+    assert.equal((await c.simple('select 1')).dataRows.length, 1);
+    const answered = performance.now() - t0;
+    await Promise.all(logins);
+    console.log(`# one refusal alone ${alone.toFixed(1)} ms; SELECT 1 during eight: ${answered.toFixed(1)} ms`);
+    // Hashed on the event loop, the eight would hold SELECT 1 for all eight hashes.
+    assert.ok(answered < 3 * alone, `SELECT 1 took ${answered.toFixed(1)} ms, one hash ${alone.toFixed(1)} ms`);
     await c.close();
   });
 });

@@ -25,7 +25,8 @@ export interface ConnectionContext {
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
   /** How `user` must authenticate and the verifier on file (undefined for unknown users). */
-  authFor(user: string): { method: AuthMethod; stored: string | undefined };
+  /** How `user` logs in; `decoyIterations`: the PBKDF2 cost of configured verifiers, for unknown names. */
+  authFor(user: string): { method: AuthMethod; stored: string | undefined; decoyIterations?: number };
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
   log: ConnectionLog;

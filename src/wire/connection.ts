@@ -298,8 +298,8 @@ export class Connection {
     }
     const user = params.get('user');
     if (!user) throw new SqlError(SQLSTATE.invalidAuthorization, 'no PostgreSQL user name specified in startup packet');
-    const { method, stored } = this.ctx.authFor(user);
-    const auth = authenticator(method, user, stored);
+    const { method, stored, decoyIterations } = this.ctx.authFor(user);
+    const auth = authenticator(method, user, stored, decoyIterations);
     if (auth.start(w)) {
       await this.finishStartup(params);
       return;
@@ -318,7 +318,7 @@ export class Connection {
     if (msg.type !== 'Password' || !this.auth) {
       throw new SqlError(SQLSTATE.protocolViolation, `expected password response, got message type ${msg.type}`);
     }
-    const done = this.auth.authenticator.step(msg.data, this.w);
+    const done = await this.auth.authenticator.step(msg.data, this.w);
     if (!done) {
       await this.flush();
       return;
