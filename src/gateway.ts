@@ -56,6 +56,8 @@ export interface GatewayConfig {
   /** Of those, from one source address (default: half of maxAuthenticating). */
   maxAuthenticatingPerAddress?: number;
   maxMessageBytes: number;
+  /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
+  maxPendingMessageBytes?: number;
   startupTimeoutMs: number;
   refTtlMs: number;
   maxIdleVersions: number;
@@ -104,7 +106,7 @@ export interface HeadDescription {
 }
 
 /** Settings read once at start; a reload that changes them is logged and they keep their old value. */
-const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
+const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxPendingMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
@@ -159,7 +161,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser, maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser, maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, maxPendingMessageBytes: config.maxPendingMessageBytes, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => connectSession(engine),

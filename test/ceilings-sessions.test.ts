@@ -350,3 +350,50 @@ describe('ceilings: cleartext password authentication', () => {
     await c.close();
   });
 });
+
+describe('ceilings: incomplete messages of all connections together', () => {
+  const repos = copyFixtures('repos/basic');
+  const configFile = join(repos.dir, 'gateway.json');
+  let gw: RunningGateway;
+  const MiB = 1024 * 1024;
+
+  before(async () => {
+    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPendingMessageBytes: 100 * MiB }));
+    gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  /** A Bind announcing 60 MiB, of which 1 MiB is sent; resolves with the first answer within `ms`, or null. */
+  const startLargeBind = async (c: RawPg, ms: number) => {
+    const header = Buffer.alloc(5);
+    header[0] = 'B'.charCodeAt(0);
+    header.writeInt32BE(60 * MiB, 1);
+    c.send(Buffer.concat([header, Buffer.alloc(MiB, 0x41)]));
+    return c.next(ms).catch(() => null);
+  };
+
+  test('past maxPendingMessageBytes a connection starting a large message ends with 53200; its budget comes back when one ends', async () => {
+    const a = await RawPg.connect({ port: gw.port, database: 'basic' });
+    const b = await RawPg.connect({ port: gw.port, database: 'basic' });
+    const other = await RawPg.connect({ port: gw.port, database: 'basic' });
+    assert.equal(await startLargeBind(a, 500), null, 'the first 60 MiB message fits the 100 MiB budget');
+    const refused = await startLargeBind(b, 5000);
+    assert.equal(refused?.code, 'E');
+    const e = refused!.parsed as unknown as { code: string; message: string; severity: string };
+    assert.equal(e.code, '53200');
+    assert.equal(e.severity, 'FATAL');
+    assert.match(e.message, /budget for incomplete messages of all connections \(maxPendingMessageBytes, 104857600 bytes\)/);
+    await assert.rejects(b.next(5000), /connection closed/);
+    // Everyone else goes on; once the first connection ends its 60 MiB are free again.
+    assert.equal((await other.simple('select 1')).dataRows.length, 1);
+    a.socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const c = await RawPg.connect({ port: gw.port, database: 'basic' });
+    assert.equal(await startLargeBind(c, 500), null);
+    c.socket.destroy();
+    await other.close();
+  });
+});

@@ -24,9 +24,10 @@ export interface ConnectionContext {
   /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
-  /** How `user` must authenticate and the verifier on file (undefined for unknown users). */
-  /** How `user` logs in; `decoyIterations`: the PBKDF2 cost of configured verifiers, for unknown names. */
+  /** How `user` logs in (the verifier on file is undefined for unknown users); `decoyIterations`: the PBKDF2 cost of configured verifiers, for unknown names. */
   authFor(user: string): { method: AuthMethod; stored: string | undefined; decoyIterations?: number };
+  /** Bytes all connections together may hold of large messages not yet complete. */
+  inputBudget: InputBudget;
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
   log: ConnectionLog;
@@ -53,4 +54,21 @@ export interface ConnectionInfo {
   clientAddress: string | null;
   startedAt: Date;
   state: 'idle' | 'active' | 'idle in transaction';
+}
+
+/** A byte budget shared by every connection: `take` fails (false) rather than pass the maximum. */
+export class InputBudget {
+  private used = 0;
+
+  constructor(public max: number) {}
+
+  take(n: number): boolean {
+    if (this.used + n > this.max) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.used -= n;
+  }
 }

@@ -33,6 +33,8 @@ const INPUT_PAUSE_BYTES = 1024 * 1024;
 const INPUT_RESUME_BYTES = 512 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/** An incomplete message larger than this holds its announced size of the shared input budget. */
+const BUDGETED_FRAME_BYTES = 1024 * 1024;
 /** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
 const ENCODE_BATCH_BYTES = 1024 * 1024;
 
@@ -69,6 +71,8 @@ export class Connection {
   private inputPaused = false;
   /** Set once the client proved who it is; until then PRE_AUTH_BYTES bounds its input. */
   private authenticated = false;
+  /** Bytes of the shared input budget this connection holds for its incomplete head message. */
+  private reserved = 0;
 
   constructor(
     private socket: Socket,
@@ -199,6 +203,7 @@ export class Connection {
     const pending = this.decoder.pending;
     const head = this.decoder.headFrameBytes(false); // after login every frame is typed
     const complete = head > 0 && pending >= head;
+    this.reserve(!complete && head > BUDGETED_FRAME_BYTES ? head : 0);
     if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
       this.inputPaused = true;
       this.socket.pause();
@@ -206,6 +211,21 @@ export class Connection {
       this.inputPaused = false;
       this.socket.resume();
     }
+  }
+
+  /**
+   * Hold `bytes` of the input budget shared by all connections (the announced size of a large
+   * message still arriving; 0 once it is complete). Many connections each sending most of a large
+   * message must not together hold more than the budget: past it, 53200 and the connection ends.
+   */
+  private reserve(bytes: number): void {
+    if (bytes === this.reserved) return;
+    const budget = this.ctx.inputBudget;
+    if (bytes > this.reserved && !budget.take(bytes - this.reserved)) {
+      throw new SqlError(SQLSTATE.outOfMemory, `out of memory: a message of ${bytes} bytes would pass the budget for incomplete messages of all connections (maxPendingMessageBytes, ${budget.max} bytes)`);
+    }
+    if (bytes < this.reserved) budget.give(this.reserved - bytes);
+    this.reserved = bytes;
   }
 
   /** Handle every complete message in the decoder, one at a time. */
@@ -508,6 +528,8 @@ export class Connection {
     this.phase = 'closed';
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.ctx.inputBudget.give(this.reserved);
+    this.reserved = 0;
     this.wakeWriters();
     if (this.pid) this.ctx.unregister(this.pid);
     const s = this.session;

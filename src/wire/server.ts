@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { Connection, newSecret, type ConnectionContext, type ConnectionInfo } from './connection.js';
+import { InputBudget } from './connection-context.js';
 import { parseProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { Writer } from './writer.js';
 
@@ -27,6 +28,8 @@ export interface ServerOptions {
   maxAuthenticating: number;
   /** Sockets not yet authenticated from one source address; past it, that address's longest waiting one is closed. */
   maxAuthenticatingPerAddress?: number;
+  /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
+  maxPendingMessageBytes?: number;
   /** Expect a PROXY v1/v2 header first on every connection (behind HAProxy); refuse without one. */
   proxyProtocol?: boolean;
 }
@@ -38,7 +41,7 @@ export interface ServerObserver {
   refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
 }
 
-export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot'>;
+export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot' | 'inputBudget'>;
 
 export class WireServer {
   private readonly server: net.Server;
@@ -65,6 +68,7 @@ export class WireServer {
   ) {
     const full: ConnectionContext = (this.full = {
       ...ctx,
+      inputBudget: new InputBudget(opts.maxPendingMessageBytes ?? 256 * 1024 * 1024),
       register: (conn) => {
         const pid = this.nextPid++;
         const secret = newSecret();
