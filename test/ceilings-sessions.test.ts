@@ -329,7 +329,8 @@ describe('ceilings: cleartext password authentication', () => {
     }
     const ratio = median(unknown) / median(known);
     console.log(`# refused in (median of 10): known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`);
-    assert.ok(ratio > 0.5 && ratio < 2, `unknown/known = ${ratio.toFixed(2)}`);
+    // Before: 0.09 (the unknown name skipped the hash). Equal work now; the bound leaves room for a busy machine.
+    assert.ok(ratio > 1 / 3 && ratio < 3, `unknown/known = ${ratio.toFixed(2)}`);
     const c = await RawPg.connect({ port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
     assert.equal((await c.simple('select 1')).dataRows.length, 1);
     await c.close();
