@@ -49,7 +49,7 @@ export interface GatewayConfig {
   /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
   stateDir?: string;
   maxConnections: number;
-  /** Sessions of one user (default: half of maxConnections). */
+  /** Sessions of one user (default: half of maxConnections under password authentication; none under trust). */
   maxConnectionsPerUser?: number;
   /** Sockets that may be authenticating at once, apart from the sessions. */
   maxAuthenticating: number;
@@ -161,7 +161,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: config.maxConnectionsPerUser, maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, maxPendingMessageBytes: config.maxPendingMessageBytes, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: perUserLimit(config), maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, maxPendingMessageBytes: config.maxPendingMessageBytes, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: () => connectSession(engine),
@@ -233,7 +233,7 @@ export class Gateway {
     const kept = { ...next };
     for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
     this.config = kept;
-    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections, maxConnectionsPerUser: next.maxConnectionsPerUser });
+    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections, maxConnectionsPerUser: perUserLimit(next) });
     this.generation++;
     // A user taken out of the table has no grants any more: their sessions end now (28000) rather
     // than read on with whatever "no entry" would mean. Under password authentication every
@@ -355,6 +355,15 @@ function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
   }
   const decoyIterations = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 4096;
   return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined, decoyIterations });
+}
+
+/**
+ * Sessions one user may hold. Under password authentication half the slots by default: one leaked
+ * password or runaway pool leaves the rest to others. Under trust any name logs in, so a limit by
+ * name would only hold back honest clients: none unless configured.
+ */
+function perUserLimit(config: GatewayConfig): number {
+  return config.maxConnectionsPerUser ?? (config.auth === 'trust' ? config.maxConnections : Math.max(1, Math.ceil(config.maxConnections / 2)));
 }
 
 function isInside(path: string, dir: string): boolean {

@@ -22,7 +22,7 @@ export interface ServerOptions {
   port: number;
   /** Logged-in sessions. */
   maxConnections: number;
-  /** Logged-in sessions of one user (default: half of maxConnections, at least 1). */
+  /** Logged-in sessions of one user (default: maxConnections). */
   maxConnectionsPerUser?: number;
   /** Sockets not yet authenticated; when full, the longest waiting one of the busiest source address is closed for a new one. */
   maxAuthenticating: number;
@@ -114,7 +114,7 @@ export class WireServer {
   }
 
   private get maxConnectionsPerUser(): number {
-    return this.opts.maxConnectionsPerUser ?? Math.max(1, Math.ceil(this.opts.maxConnections / 2));
+    return this.opts.maxConnectionsPerUser ?? this.opts.maxConnections;
   }
 
   private refuse(socket: net.Socket, reason: 'too_many_connections' | 'draining' | 'proxy_header', code: string, message: string): void {
