@@ -22,11 +22,11 @@ import { WireServer, type ServerObserver } from './wire/server.js';
 import type { ConnectionInfo } from './wire/connection.js';
 import type { SessionLimits } from './wire/session.js';
 import type { VersionSource } from './versions/lease.js';
-import { SqlError } from './errors.js';
+import { SqlError, SQLSTATE } from './errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
-import type { AuthMethod } from './wire/auth.js';
+import { parseScramVerifier, type AuthMethod } from './wire/auth.js';
 
 export interface RepoConfig {
   name: string;
@@ -50,9 +50,15 @@ export interface GatewayConfig {
   /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
   stateDir?: string;
   maxConnections: number;
+  /** Sessions of one user (default: half of maxConnections under password authentication; none under trust). */
+  maxConnectionsPerUser?: number;
   /** Sockets that may be authenticating at once, apart from the sessions. */
   maxAuthenticating: number;
+  /** Of those, from one source address (default: half of maxAuthenticating). */
+  maxAuthenticatingPerAddress?: number;
   maxMessageBytes: number;
+  /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
+  maxPendingMessageBytes?: number;
   startupTimeoutMs: number;
   refTtlMs: number;
   maxIdleVersions: number;
@@ -101,7 +107,7 @@ export interface HeadDescription {
 }
 
 /** Settings read once at start; a reload that changes them is logged and they keep their old value. */
-const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'refTtlMs', 'maxIdleVersions'] as const;
+const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxPendingMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
@@ -155,7 +161,7 @@ export class Gateway {
     const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
     // Grants read this table; a reload replaces its contents in place.
     const users: Record<string, UserConfig> = { ...config.users };
-    const versions = new Versions(repos, (repo) => engines.for(repo), config.maxIdleVersions, new Grants(users), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
+    const versions = new Versions(repos, (repo) => engines.for(repo), config.maxIdleVersions, new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
     const probe = await (await engines.for([...repos.keys()][0] ?? '')).connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
@@ -163,7 +169,7 @@ export class Gateway {
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxAuthenticating: config.maxAuthenticating, proxyProtocol: config.proxyProtocol },
+      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: perUserLimit(config), maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, maxPendingMessageBytes: config.maxPendingMessageBytes, proxyProtocol: config.proxyProtocol },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: async (repo) => connectSession(await engines.for(repo)),
@@ -226,13 +232,19 @@ export class Gateway {
     const removed = [...this.repos.keys()].filter((n) => !wanted.has(n));
     for (const n of removed) this.repos.delete(n);
     for (const [n, repo] of opened) this.repos.set(n, repo);
+    const listed = new Set(Object.keys(this.users));
     for (const k of Object.keys(this.users)) delete this.users[k];
     Object.assign(this.users, next.users);
     const kept = { ...next };
     for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
     this.config = kept;
-    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections });
+    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections, maxConnectionsPerUser: perUserLimit(next) });
     this.generation++;
+    // A user taken out of the table has no grants any more: their sessions end now (28000) rather
+    // than read on with whatever "no entry" would mean. Under password authentication every
+    // unlisted user goes (none could log in now).
+    const gone = (user: string) => !Object.hasOwn(this.users, user) && (listed.has(user) || kept.auth !== 'trust');
+    this.server.endSessions(gone, (user) => new SqlError(SQLSTATE.invalidAuthorization, `terminating connection: user "${user}" is no longer in the gateway's configuration`));
     return { ignored: [...ignored], added: [...opened.keys()], removed };
   }
 
@@ -334,7 +346,23 @@ interface Shared {
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
-  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined });
+  // Unknown names are challenged at the cost configured users have (the most common one).
+  const counts = new Map<number, number>();
+  for (const u of Object.values(users)) {
+    const v = u.password ? parseScramVerifier(u.password) : null;
+    if (v) counts.set(v.iterations, (counts.get(v.iterations) ?? 0) + 1);
+  }
+  const decoyIterations = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 4096;
+  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined, decoyIterations });
+}
+
+/**
+ * Sessions one user may hold. Under password authentication half the slots by default: one leaked
+ * password or runaway pool leaves the rest to others. Under trust any name logs in, so a limit by
+ * name would only hold back honest clients: none unless configured.
+ */
+function perUserLimit(config: GatewayConfig): number {
+  return config.maxConnectionsPerUser ?? (config.auth === 'trust' ? config.maxConnections : Math.max(1, Math.ceil(config.maxConnections / 2)));
 }
 
 /** The version source sessions see: counts refusals by kind and carries the reload generation. */

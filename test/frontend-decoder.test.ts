@@ -104,3 +104,19 @@ test('format codes other than 0 and 1 are refused as PostgreSQL does', () => {
   const [m] = decodeAll([bind([], [2])]);
   assert.equal(m!.type === 'Invalid' && m.error.sqlstate, '22023');
 });
+
+test('a large message taken from a chunk holding the start of the next does not keep that chunk alive', () => {
+  const d = new FrontendDecoder(64 * 1024 * 1024);
+  const body = Buffer.alloc(4 * 1024 * 1024, 0x41);
+  const query = Buffer.concat([Buffer.from('Q'), Buffer.alloc(4), body, Buffer.from([0])]);
+  query.writeInt32BE(query.length - 1, 1);
+  // The whole Query and the first byte of a Sync arrive in one 4 MiB chunk; the client then idles.
+  d.push(Buffer.concat([query, Buffer.from('S')]));
+  const m = d.next();
+  assert.equal(m?.type, 'Query');
+  assert.equal(d.pending, 1);
+  const held = (d as unknown as { chunks: Buffer[] }).chunks;
+  assert.ok(held.every((c) => c.buffer.byteLength < 1024 * 1024), `the decoder still holds ${held.map((c) => c.buffer.byteLength)} bytes`);
+  d.push(Buffer.from([0, 0, 0, 4]));
+  assert.equal(d.next()?.type, 'Sync');
+});

@@ -114,6 +114,32 @@ describe('service: HTTP listener, metrics, status page', () => {
     assert.equal((await get(s.http!, '/metrics', 'POST')).status, 405);
   });
 
+  test('200 idle sockets on the HTTP listener: /healthz still answers within 1 s (the longest idle ones make room)', async () => {
+    const [host, port] = [s.http!.split(':')[0]!, Number(s.http!.split(':')[1])];
+    const idle: net.Socket[] = [];
+    let closedByServer = 0;
+    try {
+      for (let i = 0; i < 200; i++) {
+        const sock = net.connect(port, host);
+        sock.on('error', () => undefined);
+        sock.resume();
+        sock.once('close', () => closedByServer++);
+        idle.push(sock);
+        await new Promise<void>((r) => sock.once('connect', () => r()).once('close', () => r()));
+      }
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const r = await fetch(`http://${s.http}/healthz`, { signal: AbortSignal.timeout(1000) });
+        assert.equal(r.status, 200);
+        assert.equal(await r.text(), 'ok\n');
+        assert.ok(performance.now() - t0 < 1000);
+      }
+      assert.ok(closedByServer >= 200 - 64, `only ${closedByServer} idle sockets were closed`);
+    } finally {
+      for (const sock of idle) sock.destroy();
+    }
+  });
+
   test('metrics count connections, statements by outcome, durations and cache use', async () => {
     const before = (await get(s.http!, '/metrics')).body;
     assert.match(before, /^# TYPE fdl_query_duration_seconds histogram$/m);

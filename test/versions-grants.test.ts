@@ -18,6 +18,15 @@ test('ref patterns: * stays within one path component; a lone * matches everythi
   assert.ok(refPatternMatches('versions/*', 'versions/01234567-89ab-7def-8123-456789abcdef'));
 });
 
+test('grants: under password authentication a user missing from the table reads nothing (a reload removed them)', () => {
+  const g = new Grants({ bob: {} }, () => true);
+  assert.ok(g.allows('bob', 'shop', 'refs/heads/main'));
+  assert.ok(!g.allows('alice', 'shop', 'refs/heads/main'));
+  assert.ok(g.restricts('alice'), 'views list nothing for them');
+  assert.throws(() => g.authorize('alice', 'shop', 'refs/tags/v1'), { sqlstate: '42501' });
+  assert.ok(g.allows('\u0000status', 'shop', 'refs/heads/main'), 'the status page reads as an internal user');
+});
+
 test('grants: users without grants read everything; others only what a pattern of their repository (or *) covers', () => {
   const g = new Grants({
     open: {},

@@ -4,7 +4,10 @@
  * (the status page). GET and HEAD only; nothing here changes the gateway.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** Sockets open at once; past it the longest idle one makes room (a health check must get through). */
+const MAX_SOCKETS = 64;
 
 export type Readiness = 'starting' | 'ready' | 'draining';
 
@@ -22,7 +25,16 @@ export class ServiceHttp {
   ) {}
 
   static async listen(host: string, port: number, h: HttpHandlers): Promise<ServiceHttp> {
-    const server = http.createServer((req, res) => {
+    /** Open sockets, oldest first, with their requests in flight. */
+    const inFlight = new Map<Socket, number>();
+    // Idle sockets are expired within a second or two of their deadline, not at Node's 30 s sweep.
+    const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+      const socket = req.socket;
+      inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        const n = inFlight.get(socket);
+        if (n !== undefined) inFlight.set(socket, n - 1);
+      });
       void handle(req, res, h);
     });
     // Slow or idle clients must not hold sockets open (a scraper every few seconds is the norm).
@@ -30,8 +42,22 @@ export class ServiceHttp {
     server.headersTimeout = 10_000;
     server.keepAliveTimeout = 5_000;
     server.maxHeadersCount = 50;
-    // Scrapers, health checks and a few people: a small ceiling keeps a flood off the gateway.
-    server.maxConnections = 64;
+    // Scrapers, health checks and a few people: a small ceiling keeps a flood off the gateway. Not
+    // server.maxConnections, which turns the newcomer away (a health check behind 64 idle
+    // sockets): the longest open socket without a request in flight is closed for it instead.
+    server.on('connection', (socket: Socket) => {
+      if (inFlight.size >= MAX_SOCKETS) {
+        const idle = [...inFlight].find(([, n]) => n === 0)?.[0];
+        if (!idle) {
+          socket.destroy();
+          return;
+        }
+        inFlight.delete(idle);
+        idle.destroy();
+      }
+      inFlight.set(socket, 0);
+      socket.once('close', () => inFlight.delete(socket));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());

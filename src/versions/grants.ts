@@ -1,6 +1,8 @@
 /**
  * Who may read what: per user, an allowlist of ref patterns per repository (`*` for any
- * repository). Users without grants read everything their authentication lets them in to.
+ * repository). Users listed without grants read everything their authentication lets them in to.
+ * A user not listed at all reads nothing once the user table is closed (password authentication):
+ * only a listed user can log in then, so an unlisted name is one removed by a reload.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -9,11 +11,24 @@ export interface GrantedUser {
   grants?: Record<string, string[]>;
 }
 
+/** Internal readers (the status page) have names no startup packet can carry: a leading NUL. */
+const INTERNAL = '\u0000';
+
 export class Grants {
-  constructor(private readonly users: Record<string, GrantedUser>) {}
+  /** `closed()`: whether users missing from the table read nothing (false under trust, where any name logs in). */
+  constructor(
+    private readonly users: Record<string, GrantedUser>,
+    private readonly closed: () => boolean = () => false,
+  ) {}
+
+  /** Missing from a closed table: reads nothing (a removed user's open session, a race with a reload). */
+  private shutOut(user: string): boolean {
+    return !Object.hasOwn(this.users, user) && !user.startsWith(INTERNAL) && this.closed();
+  }
 
   /** Whether `user` may read `fullRef` (`refs/tags/v1`, or `versions/<id>` for a version ID) of `repo`. */
   allows(user: string, repo: string, fullRef: string): boolean {
+    if (this.shutOut(user)) return false;
     const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
     if (!grants) return true;
     const patterns = Object.hasOwn(grants, repo) ? grants[repo] : Object.hasOwn(grants, '*') ? grants['*'] : undefined;
@@ -23,6 +38,7 @@ export class Grants {
 
   /** Whether the user's reads are limited at all (then views list only what is granted). */
   restricts(user: string): boolean {
+    if (this.shutOut(user)) return true;
     return Object.hasOwn(this.users, user) && this.users[user]!.grants !== undefined;
   }
 

@@ -5,7 +5,8 @@
  * (`md5` + md5(password + user)). Each authenticator is a small state machine driven by the
  * client's password messages.
  */
-import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, pbkdf2, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import type { Writer } from './writer.js';
@@ -42,18 +43,58 @@ export function makeScramVerifier(password: string, iterations = 4096, salt = ra
   return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
 }
 
-function verifyPasswordAgainst(stored: string, user: string, password: string): boolean {
-  const scram = parseScramVerifier(stored);
-  if (scram) {
-    const salted = pbkdf2Sync(password.normalize('NFKC'), scram.salt, scram.iterations, 32, 'sha256');
-    const storedKey = sha256(hmac(salted, 'Client Key'));
-    return storedKey.length === scram.storedKey.length && timingSafeEqual(storedKey, scram.storedKey);
+const pbkdf2Async = promisify(pbkdf2);
+
+/**
+ * Cleartext passwords hashed at once. libuv's pool (8 threads, cli/threadpool.ts) also runs
+ * DuckDB's prepares and fetches: unauthenticated clients must never hold all of it.
+ */
+const HASH_SLOTS = 2;
+let hashing = 0;
+const hashQueue: (() => void)[] = [];
+
+async function hashPassword(password: string, salt: Buffer, iterations: number): Promise<Buffer> {
+  if (hashing >= HASH_SLOTS) await new Promise<void>((r) => hashQueue.push(r));
+  else hashing++;
+  try {
+    return await pbkdf2Async(password, salt, iterations, 32, 'sha256');
+  } finally {
+    // The slot passes straight to the next waiter, if any.
+    const next = hashQueue.shift();
+    if (next) next();
+    else hashing--;
   }
-  if (/^md5[0-9a-f]{32}$/.test(stored)) {
+}
+
+/**
+ * A cleartext password against what is on file. PBKDF2 runs on libuv's pool, never on the event
+ * loop; a user without a verifier is checked against a decoy of the same cost, so the answer
+ * takes as long whether the name exists or not.
+ */
+async function verifyPasswordAgainst(stored: string | undefined, user: string, password: string, decoyIterations: number): Promise<boolean> {
+  if (stored && /^md5[0-9a-f]{32}$/.test(stored)) {
     const h = 'md5' + createHash('md5').update(password + user).digest('hex');
     return timingSafeEqual(Buffer.from(h), Buffer.from(stored));
   }
-  return false;
+  const scram = (stored && parseScramVerifier(stored)) || null;
+  const v = scram ?? decoyVerifier(user, decoyIterations);
+  const salted = await hashPassword(password.normalize('NFKC'), v.salt, v.iterations);
+  const storedKey = sha256(hmac(salted, 'Client Key'));
+  return timingSafeEqual(storedKey, v.storedKey) && scram !== null;
+}
+
+/**
+ * What an unknown (or md5-only, under SCRAM) user is challenged with: a salt fixed per name (the
+ * same answer each time, as for a real user) and the iteration count real users have, so neither
+ * the challenge nor the time taken tells whether the name exists.
+ */
+function decoyVerifier(user: string, iterations: number): ScramVerifier {
+  return {
+    iterations,
+    salt: createHash('sha256').update(`fdl-mock-salt:${user}`).digest().subarray(0, 16),
+    storedKey: randomBytes(32),
+    serverKey: randomBytes(32),
+  };
 }
 
 const wrongPassword = (user: string) => new SqlError(SQLSTATE.invalidPassword, `password authentication failed for user "${user}"`);
@@ -62,11 +103,14 @@ export interface Authenticator {
   /** Send the first challenge (nothing for trust). Returns true when already authenticated. */
   start(w: Writer): boolean;
   /** Handle one password message; true when authentication succeeded. Throws 28P01 on failure. */
-  step(data: Buffer, w: Writer): boolean;
+  step(data: Buffer, w: Writer): boolean | Promise<boolean>;
 }
 
-/** `stored` is undefined for unknown users: the exchange still runs so timing reveals nothing. */
-export function authenticator(method: AuthMethod, user: string, stored: string | undefined): Authenticator {
+/**
+ * `stored` is undefined for unknown users: the exchange still runs, against a decoy verifier of
+ * `decoyIterations` (those of the configured users), so neither timing nor challenge reveals it.
+ */
+export function authenticator(method: AuthMethod, user: string, stored: string | undefined, decoyIterations = 4096): Authenticator {
   switch (method) {
     case 'trust':
       return { start: () => true, step: () => true };
@@ -76,15 +120,15 @@ export function authenticator(method: AuthMethod, user: string, stored: string |
           be.authenticationCleartext(w);
           return false;
         },
-        step(data) {
+        async step(data) {
           const password = data.subarray(0, data.indexOf(0) < 0 ? data.length : data.indexOf(0)).toString('utf8');
-          if (!stored || !verifyPasswordAgainst(stored, user, password)) throw wrongPassword(user);
+          if (!(await verifyPasswordAgainst(stored, user, password, decoyIterations))) throw wrongPassword(user);
           return true;
         },
       };
     case 'md5': {
       // md5 needs an md5 hash on file; users with a SCRAM verifier get SCRAM, as PostgreSQL does.
-      if (stored && parseScramVerifier(stored)) return scram(user, stored);
+      if (stored && parseScramVerifier(stored)) return scram(user, stored, decoyIterations);
       const salt = randomBytes(4);
       return {
         start(w) {
@@ -101,18 +145,13 @@ export function authenticator(method: AuthMethod, user: string, stored: string |
       };
     }
     case 'scram-sha-256':
-      return scram(user, stored);
+      return scram(user, stored, decoyIterations);
   }
 }
 
-function scram(user: string, stored: string | undefined): Authenticator {
-  // Unknown users and md5-only users get a fake verifier: the exchange fails at the proof.
-  const verifier = (stored && parseScramVerifier(stored)) || {
-    iterations: 4096,
-    salt: createHash('sha256').update(`fdl-mock-salt:${user}`).digest().subarray(0, 16),
-    storedKey: randomBytes(32),
-    serverKey: randomBytes(32),
-  };
+function scram(user: string, stored: string | undefined, decoyIterations: number): Authenticator {
+  // Unknown users and md5-only users get a decoy verifier: the exchange fails at the proof.
+  const verifier = (stored && parseScramVerifier(stored)) || decoyVerifier(user, decoyIterations);
   let state: 'initial' | 'final' | 'done' = 'initial';
   let clientFirstBare = '';
   let serverFirst = '';

@@ -15,8 +15,8 @@ export interface ConnectionContext {
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
   unregister(pid: number): void;
-  /** Move an authenticated connection into a session slot; false when every slot is taken. */
-  claimSessionSlot(conn: Connection): boolean;
+  /** Move an authenticated connection into a session slot; throws 53300 when every slot, or every one of the user's, is taken. */
+  claimSessionSlot(conn: Connection, user: string): void;
   cancel(pid: number, secret: number): void;
   maxMessageBytes: number;
   limits: SessionLimits;
@@ -25,8 +25,10 @@ export interface ConnectionContext {
   /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
-  /** How `user` must authenticate and the verifier on file (undefined for unknown users). */
-  authFor(user: string): { method: AuthMethod; stored: string | undefined };
+  /** How `user` logs in (the verifier on file is undefined for unknown users); `decoyIterations`: the PBKDF2 cost of configured verifiers, for unknown names. */
+  authFor(user: string): { method: AuthMethod; stored: string | undefined; decoyIterations?: number };
+  /** Bytes all connections together may hold of large messages not yet complete. */
+  inputBudget: InputBudget;
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
   log: ConnectionLog;
@@ -53,4 +55,21 @@ export interface ConnectionInfo {
   clientAddress: string | null;
   startedAt: Date;
   state: 'idle' | 'active' | 'idle in transaction';
+}
+
+/** A byte budget shared by every connection: `take` fails (false) rather than pass the maximum. */
+export class InputBudget {
+  private used = 0;
+
+  constructor(public max: number) {}
+
+  take(n: number): boolean {
+    if (this.used + n > this.max) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.used -= n;
+  }
 }

@@ -33,6 +33,8 @@ const INPUT_PAUSE_BYTES = 1024 * 1024;
 const INPUT_RESUME_BYTES = 512 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
+/** An incomplete message larger than this holds its announced size of the shared input budget. */
+const BUDGETED_FRAME_BYTES = 1024 * 1024;
 /** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
 const ENCODE_BATCH_BYTES = 1024 * 1024;
 
@@ -55,6 +57,8 @@ export class Connection {
   private isClosed = false;
   /** Ending after the statement in progress (graceful drain). */
   private draining = false;
+  /** Ending after the statement in progress, before any further message (the user was removed). */
+  private ending: SqlError | null = null;
   private readonly startedAt = new Date();
   private identity: { user: string; database: string } | null = null;
   /** Request id of the session; statements are `<id>.<n>`. */
@@ -67,6 +71,8 @@ export class Connection {
   private inputPaused = false;
   /** Set once the client proved who it is; until then PRE_AUTH_BYTES bounds its input. */
   private authenticated = false;
+  /** Bytes of the shared input budget this connection holds for its incomplete head message. */
+  private reserved = 0;
 
   constructor(
     private socket: Socket,
@@ -151,6 +157,12 @@ export class Connection {
     if (!this.busy) this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
   }
 
+  /** End the session with `err` at once, or right after the statement in progress; no later message runs. */
+  terminate(err: SqlError): void {
+    this.ending = err;
+    if (!this.busy) this.fatal(err);
+  }
+
   info(): ConnectionInfo | null {
     const s = this.session;
     if (!s || !this.identity || this.isClosed) return null;
@@ -191,6 +203,7 @@ export class Connection {
     const pending = this.decoder.pending;
     const head = this.decoder.headFrameBytes(false); // after login every frame is typed
     const complete = head > 0 && pending >= head;
+    this.reserve(!complete && head > BUDGETED_FRAME_BYTES ? head : 0);
     if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
       this.inputPaused = true;
       this.socket.pause();
@@ -200,11 +213,26 @@ export class Connection {
     }
   }
 
+  /**
+   * Hold `bytes` of the input budget shared by all connections (the announced size of a large
+   * message still arriving; 0 once it is complete). Many connections each sending most of a large
+   * message must not together hold more than the budget: past it, 53200 and the connection ends.
+   */
+  private reserve(bytes: number): void {
+    if (bytes === this.reserved) return;
+    const budget = this.ctx.inputBudget;
+    if (bytes > this.reserved && !budget.take(bytes - this.reserved)) {
+      throw new SqlError(SQLSTATE.outOfMemory, `out of memory: a message of ${bytes} bytes would pass the budget for incomplete messages of all connections (maxPendingMessageBytes, ${budget.max} bytes)`);
+    }
+    if (bytes < this.reserved) budget.give(this.reserved - bytes);
+    this.reserved = bytes;
+  }
+
   /** Handle every complete message in the decoder, one at a time. */
   private async pump(): Promise<void> {
     this.busy = true;
     try {
-      while (this.phase !== 'closed') {
+      while (this.phase !== 'closed' && !this.ending) {
         if (this.phase === 'startup') {
           const packet = this.decoder.nextStartup();
           if (!packet) break;
@@ -228,6 +256,7 @@ export class Connection {
       this.fatal(e);
     } finally {
       this.busy = false;
+      if (this.ending) this.fatal(this.ending);
       if (this.draining && this.decoder.pending === 0) {
         this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
       }
@@ -289,8 +318,8 @@ export class Connection {
     }
     const user = params.get('user');
     if (!user) throw new SqlError(SQLSTATE.invalidAuthorization, 'no PostgreSQL user name specified in startup packet');
-    const { method, stored } = this.ctx.authFor(user);
-    const auth = authenticator(method, user, stored);
+    const { method, stored, decoyIterations } = this.ctx.authFor(user);
+    const auth = authenticator(method, user, stored, decoyIterations);
     if (auth.start(w)) {
       await this.finishStartup(params);
       return;
@@ -309,7 +338,7 @@ export class Connection {
     if (msg.type !== 'Password' || !this.auth) {
       throw new SqlError(SQLSTATE.protocolViolation, `expected password response, got message type ${msg.type}`);
     }
-    const done = this.auth.authenticator.step(msg.data, this.w);
+    const done = await this.auth.authenticator.step(msg.data, this.w);
     if (!done) {
       await this.flush();
       return;
@@ -323,11 +352,11 @@ export class Connection {
     if (this.startupTimer) clearTimeout(this.startupTimer);
     this.startupTimer = null;
     // A session slot is taken only now: unauthenticated sockets wait in their own, smaller pool.
-    if (!this.ctx.claimSessionSlot(this)) throw new SqlError(SQLSTATE.tooManyConnections, 'sorry, too many clients already');
+    const user = params.get('user')!;
+    this.ctx.claimSessionSlot(this, user);
     this.authenticated = true;
     this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
     const w = this.w;
-    const user = params.get('user')!;
     const database = params.get('database') ?? user;
     const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
 
@@ -499,6 +528,8 @@ export class Connection {
     this.phase = 'closed';
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.ctx.inputBudget.give(this.reserved);
+    this.reserved = 0;
     this.wakeWriters();
     if (this.pid) this.ctx.unregister(this.pid);
     const s = this.session;

@@ -148,6 +148,9 @@ function decodeUtf8(b: Buffer, start: number, end: number): string {
   return b.toString('utf8', start, end);
 }
 
+/** A received (or concatenated) chunk this large is not kept alive by a small rest of it. */
+const RELEASE_CHUNK_BYTES = 1024 * 1024;
+
 /** Accumulates socket bytes and cuts them into messages. */
 export class FrontendDecoder {
   /** Received chunks; the first is consumed up to `head`. */
@@ -207,6 +210,11 @@ export class FrontendDecoder {
     this.buffered -= n;
     if (this.head === chunk.length) {
       this.chunks.shift();
+      this.head = 0;
+    } else if (chunk.length > RELEASE_CHUNK_BYTES && chunk.length - this.head < chunk.length / 2) {
+      // A large message was taken from a chunk that holds the start of the next: copy that start so
+      // the large buffer goes with the message (an idle client must not keep 60 MiB alive).
+      this.chunks[0] = Buffer.from(chunk.subarray(this.head));
       this.head = 0;
     }
     return { chunk, start };

@@ -7,9 +7,29 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
 import { dropPortal, expandFormats, newPortal, type Portal } from './portal.js';
 
+/** Named statements, and named portals, a session may hold at once unless configured otherwise. */
+export const DEFAULT_MAX_NAMED = 1000;
+
 export class ProtocolObjects {
   readonly statements = new Map<string, PreparedStmt>();
   readonly portals = new Map<string, Portal>();
+
+  /** Caps on named statements (Parse, PREPARE) and named portals (Bind, DECLARE): each holds a DuckDB prepared statement. */
+  caps: { maxPreparedStatements?: number; maxPortals?: number } = {};
+
+  /** 53400 when one more named statement would pass the cap (the unnamed one and a replaced name do not count). */
+  roomForStatement(name: string): void {
+    const max = this.caps.maxPreparedStatements ?? DEFAULT_MAX_NAMED;
+    if (name === '' || this.statements.has(name) || this.statements.size - (this.statements.has('') ? 1 : 0) < max) return;
+    throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`, undefined, 'Close or DEALLOCATE prepared statements the session no longer needs.');
+  }
+
+  /** 53400 when one more named portal or cursor would pass the cap. */
+  roomForPortal(name: string): void {
+    const max = this.caps.maxPortals ?? DEFAULT_MAX_NAMED;
+    if (name === '' || this.portals.has(name) || this.portals.size - (this.portals.has('') ? 1 : 0) < max) return;
+    throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many portals and cursors in this session: the limit (maxPortals) is ${max}`, undefined, 'Close portals and cursors the session no longer needs.');
+  }
 
   statement(name: string): PreparedStmt {
     const s = this.statements.get(name);
@@ -26,6 +46,7 @@ export class ProtocolObjects {
   /** Parse may name a statement only once (the unnamed one is replaced). */
   checkStatementName(name: string): void {
     if (name !== '' && this.statements.has(name)) throw new SqlError('42P05', `prepared statement "${name}" already exists`);
+    this.roomForStatement(name);
   }
 
   /** Keep `prepared` under `name`, releasing what was there. */
@@ -56,6 +77,7 @@ export class ProtocolObjects {
       if (portalName !== '') throw new SqlError('42P03', `cursor "${portalName}" already exists`);
       dropPortal(existing);
     }
+    this.roomForPortal(portalName);
     this.portals.set(portalName, newPortal(prepared, params, paramFormats, expandFormats(resultFormats, ncols)));
   }
 

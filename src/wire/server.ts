@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { Connection, newSecret, type ConnectionContext, type ConnectionInfo } from './connection.js';
+import { InputBudget } from './connection-context.js';
 import { parseProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { Writer } from './writer.js';
 
@@ -21,8 +22,14 @@ export interface ServerOptions {
   port: number;
   /** Logged-in sessions. */
   maxConnections: number;
-  /** Sockets not yet authenticated; when full, the longest waiting one is closed for a new one. */
+  /** Logged-in sessions of one user (default: maxConnections). */
+  maxConnectionsPerUser?: number;
+  /** Sockets not yet authenticated; when full, the longest waiting one of the busiest source address is closed for a new one. */
   maxAuthenticating: number;
+  /** Sockets not yet authenticated from one source address; past it, that address's longest waiting one is closed. */
+  maxAuthenticatingPerAddress?: number;
+  /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
+  maxPendingMessageBytes?: number;
   /** Expect a PROXY v1/v2 header first on every connection (behind HAProxy); refuse without one. */
   proxyProtocol?: boolean;
 }
@@ -34,14 +41,19 @@ export interface ServerObserver {
   refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
 }
 
-export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot'>;
+export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot' | 'inputBudget'>;
 
 export class WireServer {
   private readonly server: net.Server;
   private readonly connections = new Set<Connection>();
   /** Connections still authenticating, oldest first (a Set keeps insertion order). */
   private readonly authenticating = new Set<Connection>();
+  /** The same connections by source address, oldest first: a flood from one address evicts only its own. */
+  private readonly authenticatingFrom = new Map<string, Set<Connection>>();
   private readonly sessionSlots = new Set<Connection>();
+  /** Session slots taken per user name. */
+  private readonly slotsOf = new Map<string, number>();
+  private readonly userOf = new Map<Connection, string>();
   private readonly byPid = new Map<number, { conn: Connection; secret: number }>();
   private nextPid = 1000 + Math.floor(Math.random() * 1000);
   private readonly full: ConnectionContext;
@@ -56,6 +68,7 @@ export class WireServer {
   ) {
     const full: ConnectionContext = (this.full = {
       ...ctx,
+      inputBudget: new InputBudget(opts.maxPendingMessageBytes ?? 256 * 1024 * 1024),
       register: (conn) => {
         const pid = this.nextPid++;
         const secret = newSecret();
@@ -63,14 +76,22 @@ export class WireServer {
         return { pid, secret };
       },
       unregister: (pid) => this.byPid.delete(pid),
-      claimSessionSlot: (conn) => {
-        if (!this.authenticating.delete(conn)) return false; // evicted or closed meanwhile
+      claimSessionSlot: (conn, user) => {
+        const full = () => new SqlError(SQLSTATE.tooManyConnections, 'sorry, too many clients already');
+        if (!this.leaveAuthenticating(conn)) throw full(); // evicted or closed meanwhile
         if (this.sessionSlots.size >= this.opts.maxConnections) {
           this.observer.refused?.('too_many_connections');
-          return false;
+          throw full();
+        }
+        // One user (one leaked password, one runaway pool) cannot take every slot from the others.
+        const perUser = this.maxConnectionsPerUser;
+        if ((this.slotsOf.get(user) ?? 0) >= perUser) {
+          this.observer.refused?.('too_many_connections');
+          throw new SqlError(SQLSTATE.tooManyConnections, `too many connections for user "${user}": the per-user limit (maxConnectionsPerUser) is ${perUser}`);
         }
         this.sessionSlots.add(conn);
-        return true;
+        this.userOf.set(conn, user);
+        this.slotsOf.set(user, (this.slotsOf.get(user) ?? 0) + 1);
       },
       cancel: (pid, secret) => {
         const entry = this.byPid.get(pid);
@@ -92,6 +113,10 @@ export class WireServer {
     });
   }
 
+  private get maxConnectionsPerUser(): number {
+    return this.opts.maxConnectionsPerUser ?? this.opts.maxConnections;
+  }
+
   private refuse(socket: net.Socket, reason: 'too_many_connections' | 'draining' | 'proxy_header', code: string, message: string): void {
     this.observer.refused?.(reason);
     const w = new Writer(256);
@@ -100,19 +125,53 @@ export class WireServer {
     socket.end(w.flush());
   }
 
-  private accept(socket: net.Socket, client: ProxiedAddress, rest: Buffer | null): void {
-    if (this.authenticating.size >= this.opts.maxAuthenticating) {
-      const oldest = this.authenticating.values().next().value!;
-      this.authenticating.delete(oldest);
-      oldest.evict();
+  /** Remove `conn` from the pre-auth pools; false if it was in none (evicted or closed meanwhile). */
+  private leaveAuthenticating(conn: Connection): boolean {
+    if (!this.authenticating.delete(conn)) return false;
+    const source = conn.client.address ?? '';
+    const mine = this.authenticatingFrom.get(source);
+    mine?.delete(conn);
+    if (mine?.size === 0) this.authenticatingFrom.delete(source);
+    return true;
+  }
+
+  /**
+   * Room for one more unauthenticated socket from `source`: a source at its own cap loses its
+   * longest waiting socket; with the whole pool full, the source holding most loses its longest
+   * waiting one. Clients of other addresses in the middle of a login are never the ones closed.
+   */
+  private makeRoomFor(source: string): void {
+    const perAddress = this.opts.maxAuthenticatingPerAddress ?? Math.max(1, Math.floor(this.opts.maxAuthenticating / 2));
+    let from = this.authenticatingFrom.get(source);
+    if (!from || from.size < perAddress) {
+      if (this.authenticating.size < this.opts.maxAuthenticating) return;
+      for (const set of this.authenticatingFrom.values()) if (!from || set.size > from.size) from = set;
     }
+    const oldest = from!.values().next().value!;
+    this.leaveAuthenticating(oldest);
+    oldest.evict();
+  }
+
+  private accept(socket: net.Socket, client: ProxiedAddress, rest: Buffer | null): void {
+    const source = client.address ?? '';
+    this.makeRoomFor(source);
     const conn = new Connection(socket, this.full, client);
     this.connections.add(conn);
     this.authenticating.add(conn);
+    const from = this.authenticatingFrom.get(source);
+    if (from) from.add(conn);
+    else this.authenticatingFrom.set(source, new Set([conn]));
     this.observer.opened?.();
     socket.on('close', () => {
-      this.authenticating.delete(conn);
+      this.leaveAuthenticating(conn);
       this.sessionSlots.delete(conn);
+      const user = this.userOf.get(conn);
+      if (user !== undefined) {
+        this.userOf.delete(conn);
+        const n = this.slotsOf.get(user)! - 1;
+        if (n > 0) this.slotsOf.set(user, n);
+        else this.slotsOf.delete(user);
+      }
       if (this.connections.delete(conn)) this.observer.closed?.();
     });
     if (rest && rest.length > 0) conn.push(rest);
@@ -159,10 +218,19 @@ export class WireServer {
   }
 
   /** Settings that a reload may change for sessions that start afterwards. */
-  reconfigure(patch: Partial<Pick<ConnectionContext, 'limits' | 'authFor'>> & { maxConnections?: number }): void {
-    const { maxConnections, ...ctx } = patch;
+  reconfigure(patch: Partial<Pick<ConnectionContext, 'limits' | 'authFor'>> & { maxConnections?: number; maxConnectionsPerUser?: number }): void {
+    const { maxConnections, maxConnectionsPerUser, ...ctx } = patch;
     if (maxConnections !== undefined) this.opts.maxConnections = maxConnections;
+    this.opts.maxConnectionsPerUser = maxConnectionsPerUser;
     Object.assign(this.full, ctx);
+  }
+
+  /** End the sessions of users `gone` picks (a reload removed them): at once if idle, else after their statement. */
+  endSessions(gone: (user: string) => boolean, why: (user: string) => SqlError): void {
+    for (const c of this.connections) {
+      const user = c.info()?.user;
+      if (user !== undefined && gone(user)) c.terminate(why(user));
+    }
   }
 
   /**

@@ -36,6 +36,10 @@ export type { VersionLease, VersionSource, SessionResults, SessionOutput };
 export interface SessionLimits extends ResultLimits {
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  /** Named prepared statements (Parse, PREPARE) a session may hold (default 1000). */
+  maxPreparedStatements?: number;
+  /** Named portals and cursors (Bind, DECLARE) a session may hold (default 1000). */
+  maxPortals?: number;
 }
 
 export class Session {
@@ -78,6 +82,7 @@ export class Session {
     results: SessionResults | null,
     audit: AuditSink = () => undefined,
   ) {
+    this.named.caps = limits;
     this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
     this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
     this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
@@ -527,6 +532,7 @@ export class Session {
       }
       case 'prepareSql': {
         const { name, query, stmt: inner, types } = interpretPrepare(stmt, this.statements);
+        this.named.roomForStatement(name);
         await this.endOpenStreams(); // its declared types are prepared on the connection
         // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
         const prepared = await this.preparer.prepareCached(query, inner, await declaredTypeOids(this.conn, types));
@@ -554,6 +560,7 @@ export class Session {
           this.named.dropPortals(action.names);
           be.commandComplete(w, action.tag);
         } else if (action.kind === 'declare') {
+          this.named.roomForPortal(action.name);
           // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
           const prepared = await this.preparer.prepare(action.query, action.stmt, []);
           const cursor = newPortal(prepared, [], [], prepared.columnTypes.map(() => (action.binary ? 1 : 0)));

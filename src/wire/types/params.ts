@@ -272,12 +272,24 @@ function commonElementType(leaves: DecodedParam[], elemOid: number): { type: Duc
 function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): DecodedParam {
   if (b.length < 12) throw badBinary(oid);
   const ndim = b.readInt32BE(0), elemOid = b.readUInt32BE(8);
+  // Checked before anything is read or allocated (22P03, as PostgreSQL's array_recv): at most 6
+  // dimensions, none negative, and no more elements than the bytes can hold (4 each at least).
+  if (ndim < 0 || ndim > 6 || b.length < 12 + 8 * ndim) throw badBinary(oid);
   let p = 12;
   const dims: number[] = [];
-  for (let d = 0; d < ndim; d++) { dims.push(b.readInt32BE(p)); p += 8; }
+  let elements = ndim === 0 ? 0 : 1;
+  for (let d = 0; d < ndim; d++) {
+    const n = b.readInt32BE(p);
+    p += 8;
+    elements *= n;
+    if (n < 0 || elements > (b.length - p) / 4) throw badBinary(oid);
+    dims.push(n);
+  }
   const leaves: DecodedParam[] = [];
   const next = (): DecodedParam | null => {
+    if (p + 4 > b.length) throw badBinary(oid);
     const len = b.readInt32BE(p); p += 4;
+    if (len < -1 || p + Math.max(0, len) > b.length) throw badBinary(oid);
     if (len < 0) return null;
     const r = decodeParam(elemOid, 1, b.subarray(p, p + len), set);
     p += len;
@@ -290,6 +302,7 @@ function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): DecodedPa
     return items;
   };
   const tree = ndim === 0 ? [] : read(0);
+  if (p !== b.length) throw badBinary(oid);
   const { type, value } = commonElementType(leaves, elemOid);
   const build = (x: unknown): DuckDBValue => (x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam));
   return { value: new DuckDBListValue(tree.map(build)), type: listType(type, Math.max(ndim, 1)) };
