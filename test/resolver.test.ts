@@ -239,8 +239,10 @@ test('refs: a ref file wins over refs.json; HEAD missing means main; HEAD elsewh
   assert.equal((await repo.resolve('')).ref, 'refs/heads/dev');
   await writeFile(join(dir, 'HEAD'), 'ref: refs/heads/../../x\n');
   await rejects(repo.resolve(''), '3D000', 'malformed ref HEAD');
-  await writeFile(join(dir, 'refs/heads/dev'), `  ${v1}  \n\n`);
-  assert.equal((await repo.resolve('dev')).versionId, v1, 'surrounding whitespace is ignored');
+  // dev was served above: its own ID (a branch never moves back, see the high-water mark test)
+  const dev = refs.refs['refs/heads/dev']!;
+  await writeFile(join(dir, 'refs/heads/dev'), `  ${dev}  \n\n`);
+  assert.equal((await repo.resolve('dev')).versionId, dev, 'surrounding whitespace is ignored');
   // a catalog changed after it was verified once is hashed again
   const v = await repo.openVersion(main);
   v.close();
@@ -294,8 +296,9 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   const info = manifest.repos.basic!;
   const dir = await copyRepo(join(FIX, info.path));
   const repo = await repoAt(dir, { refTtlMs: 300 });
-  const main = info.refs['refs/heads/main']!;
-  const other = Object.entries(info.refs).find(([, id]) => id !== main)![1];
+  // main starts at v1 and moves forward to v2, then to its own version (branches never move back)
+  const [main, other, last] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!, info.refs['refs/heads/main']!];
+  await writeFile(join(dir, 'refs/heads/main'), `${main}\n`);
   assert.equal((await repo.resolve('')).versionId, main);
   assert.equal(repo.freshVersion(''), main, 'fresh right after resolving');
   const reads = () => repo.refs.stats().hits + repo.refs.stats().misses + repo.refs.stats().revalidations;
@@ -306,8 +309,36 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   await new Promise((r) => setTimeout(r, 350));
   assert.equal(repo.freshVersion(''), undefined, 'stale once the TTL of its reads has passed');
   assert.equal((await repo.resolve('')).versionId, other, 'the moved branch is seen after the TTL');
-  await writeFile(join(dir, 'refs/heads/main'), `${main}\n`);
+  await writeFile(join(dir, 'refs/heads/main'), `${last}\n`);
   repo.refs.invalidate();
   assert.equal(repo.freshVersion(''), undefined, 'invalidate ends it');
-  assert.equal((await repo.resolve('')).versionId, main);
+  assert.equal((await repo.resolve('')).versionId, last);
+});
+
+test('branch high-water mark: a forged unsigned parent link does not bridge an old signed version to the mark; an unsigned version never pins a branch', async () => {
+  const info = manifest.repos.basic!;
+  const [v1, v2] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!];
+  const main = info.refs['refs/heads/main']!;
+  const root = await copyRepo(join(FIX, 'repos/basic'));
+  const stateDir = join(await tmp(), 'state');
+  const open = () => repoAt(root, { signatures: 'require', stateDir });
+  assert.equal((await (await open()).resolve('main')).versionId, main);
+  // v2 (signed) has parent v1; v1's version.json is rewritten to claim main as its parent
+  const v1Json = join(root, 'versions', v1, 'version.json');
+  const forged = JSON.parse(await readFile(v1Json, 'utf8')) as { parents: string[] };
+  forged.parents = [main];
+  await writeFile(v1Json, JSON.stringify(forged));
+  await writeFile(join(root, 'refs/heads/main'), `${v2}\n`);
+  await rejects((await open()).resolve('main'), 'XX001', `moved back: it no longer leads to version ${main}`);
+  // an unsigned version claiming main as parent is not trusted under require, and is not recorded
+  const fake = '01a23632-ffff-7000-8000-000000000001';
+  await cp(join(root, 'versions', main), join(root, 'versions', fake), { recursive: true });
+  const rec = JSON.parse(await readFile(join(root, 'versions', fake, 'version.json'), 'utf8')) as { id: string; parents: string[] };
+  await writeFile(join(root, 'versions', fake, 'version.json'), JSON.stringify({ ...rec, id: fake, parents: [main] }));
+  await writeFile(join(root, 'refs/heads/main'), `${fake}\n`);
+  const repo = await open();
+  assert.equal((await repo.resolve('main')).versionId, fake);
+  await rejects(repo.openVersion(fake), '28000', 'signature invalid');
+  await writeFile(join(root, 'refs/heads/main'), `${main}\n`);
+  assert.equal((await (await open()).resolve('main')).versionId, main, 'the unsigned version did not move the mark');
 });

@@ -99,14 +99,31 @@ export interface ExpiryMark {
   successor?: string;
 }
 
+/**
+ * expired.json, kept to what a client may be shown: a date, a version ID, a short word-like reason.
+ * Anything else in the file (or a file that is not JSON) is dropped, never echoed.
+ */
 export function parseExpired(body: Buffer): ExpiryMark {
   try {
     const raw = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    return { expired: str(raw.expired), reason: str(raw.reason), successor: str(raw.successor) };
+    const date = typeof raw.expired === 'string' ? new Date(raw.expired) : null;
+    const mark: ExpiryMark = {};
+    if (date && !Number.isNaN(date.getTime())) mark.expired = date.toISOString().replace(/\.000Z$/, 'Z');
+    if (typeof raw.reason === 'string' && REASON.test(raw.reason)) mark.reason = raw.reason;
+    if (typeof raw.successor === 'string' && isVersionId(raw.successor)) mark.successor = raw.successor;
+    return mark;
   } catch {
     return {}; // the marker's presence is what counts; an unreadable one still expires the version
   }
+}
+
+const REASON = /^[A-Za-z][A-Za-z0-9 ._-]{0,63}$/;
+
+/** An expiry as recorded in the state directory (see parseExpired). */
+export function isExpiryMark(v: unknown): v is ExpiryMark {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return ['expired', 'reason', 'successor'].every((k) => m[k] === undefined || typeof m[k] === 'string');
 }
 
 /** The first catalog whose DuckLake format this reader understands (spec Part 5.5). */

@@ -12,9 +12,10 @@ import { checkKey, type ObjectStore } from '../store/store.js';
 import { FileCache, type Lease } from '../cache/file-cache.js';
 import { RefCache, type Freshness } from '../cache/ref-cache.js';
 import { TagLedger } from '../cache/tag-ledger.js';
+import { StateMap } from '../cache/state-map.js';
 import { VerificationLedger } from '../cache/verification-ledger.js';
 import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
-import { parseExpired, parseFdlJson, parseFilesJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type FdlSettings, type FilesIndex, type VersionRecord } from './records.js';
+import { parseExpired, isExpiryMark, parseFdlJson, parseFilesJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type ExpiryMark, type FdlSettings, type FilesIndex, type VersionRecord } from './records.js';
 import { parseAllowedSigners, verifySshsig, type SignatureStatus, type TrustedSigner } from './sshsig.js';
 
 export type SignaturePolicy = 'require' | 'prefer' | 'off';
@@ -129,6 +130,16 @@ const MAX_VERSION_JSON = 4 * 1024 * 1024;
 const MAX_SIG = 64 * 1024;
 const MAX_DATASET = 16 * 1024 * 1024;
 const MAX_FILES_JSON = 256 * 1024 * 1024;
+/** Versions walked at most to prove that a branch moved forward (a longer history is refused, not trusted). */
+const MAX_ANCESTRY = 100_000;
+
+/** What the gateway must not forget when the store changes under it (kept in the state directory). */
+export interface RepositoryState {
+  /** branch → the newest version this gateway served on it (its high-water mark). */
+  branches: StateMap<string>;
+  /** version → the expiry it was seen with; deleting expired.json later changes nothing. */
+  expiries: StateMap<ExpiryMark>;
+}
 
 const sha256Hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -164,6 +175,7 @@ export class Repository {
     readonly dataHashes: DataHashPolicy,
     private readonly verification: VerificationLedger,
     private readonly onIntegrityFailure: (f: IntegrityFailure) => void,
+    private readonly state: RepositoryState,
   ) {
     this.refs = refCache;
   }
@@ -247,7 +259,63 @@ export class Repository {
       throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.name} (versions/${versionId}/version.json does not exist)`);
     }
     if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.name);
+    if (kind === 'branch' && ref) await this.checkForward(ref, versionId);
     return { requested, ref, kind, versionId };
+  }
+
+  /**
+   * A branch only moves forward: once it was served at version V, it must resolve to V or to a
+   * version that descends from V, else a store writer could move it back to an older signed version.
+   * The mark is recorded for trusted (G) versions only, so an unsigned version a store writer wrote
+   * can never pin a branch; without trusted keys nothing can be told apart and every version counts.
+   */
+  private async checkForward(ref: string, versionId: string): Promise<void> {
+    const mark = this.state.branches.get(ref);
+    if (mark !== undefined && mark !== versionId && !(await this.descendsFrom(versionId, mark))) {
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `branch ${ref} of repository ${this.name} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
+        `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
+        'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
+      );
+    }
+    if (mark === versionId) return;
+    let meta: VersionMeta;
+    try {
+      meta = await this.meta(versionId);
+    } catch (e) {
+      if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) return; // opening it reports why; nothing is recorded
+      throw e;
+    }
+    if (meta.signature.status === 'G' || this.trusted.length === 0) await this.state.branches.set(ref, versionId);
+  }
+
+  /**
+   * Whether `ancestor` is `id` or reached from it by parent links. Past `id` itself only the links
+   * of trusted (G) versions are followed when keys are configured: a store writer can write any
+   * unsigned version.json, and a forged parent link must not bridge an old signed version to the mark.
+   */
+  private async descendsFrom(id: string, ancestor: string): Promise<boolean> {
+    const queue = [id];
+    const seen = new Set(queue);
+    for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
+      if (v === ancestor) return true;
+      let meta: VersionMeta;
+      try {
+        meta = await this.meta(v);
+      } catch (e) {
+        if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) continue; // absent or unusable: a dead end
+        throw e;
+      }
+      if (v !== id && this.trusted.length > 0 && meta.signature.status !== 'G') continue;
+      for (const p of meta.record.parents) {
+        if (seen.has(p) || !isVersionId(p)) continue;
+        if (seen.size >= MAX_ANCESTRY) return false;
+        seen.add(p);
+        queue.push(p);
+      }
+    }
+    return false;
   }
 
   /** A ref's version ID, or null when it does not exist. A ref file wins over refs.json. */
@@ -354,9 +422,15 @@ export class Repository {
     return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time });
   }
 
+  /** Once seen, an expiry is recorded in the state directory: deleting expired.json does not un-expire a version. */
   private async expiry(id: string): Promise<VersionInfo['expired']> {
+    const known = this.state.expiries.get(id);
+    if (known) return known;
     const body = await this.refs.get(this.store, `versions/${id}/expired.json`, MAX_REF * 16);
-    return body === null ? null : parseExpired(body);
+    if (body === null) return null;
+    const mark = parseExpired(body);
+    await this.state.expiries.set(id, mark);
+    return mark;
   }
 
   /** Metadata, signature status and expiry, without fetching the catalog and without refusing. */
@@ -656,12 +730,16 @@ export async function openRepository(name: string, store: ObjectStore, options: 
   const cacheDir = options.cacheDir ?? null;
   const stateDir = options.stateDir ?? (cacheDir ? `${cacheDir}.state` : null);
   const ledger = await TagLedger.open(stateDir ? join(stateDir, 'tags') : null, store.location);
+  const state: RepositoryState = {
+    branches: await StateMap.open(stateDir ? join(stateDir, 'branches') : null, store.location, 'branch ledger', (v): v is string => typeof v === 'string' && isVersionId(v)),
+    expiries: await StateMap.open(stateDir ? join(stateDir, 'expired') : null, store.location, 'expiry record', isExpiryMark),
+  };
   const verification = options.verification ?? (await VerificationLedger.open(null));
   let fileCache = options.fileCache ?? null;
   if (!fileCache && !store.localPath && cacheDir) fileCache = await FileCache.open(join(cacheDir, 'files'));
   const refCache = options.refCache ?? new RefCache({ ttlMs: options.refTtlMs ?? 2000 });
   return new Repository(
     name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache,
-    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined),
+    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined), state,
   );
 }
