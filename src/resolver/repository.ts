@@ -409,17 +409,16 @@ export class Repository {
     if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
       throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to repository ${record.repository}, but fdl.json of ${this.name} has id ${this.settings.id}`);
     }
-    const signature = await this.checkSignature(id, bytes, record);
+    const signature = await this.checkSignature(id, bytes);
     return { bytes, record, signature };
   }
 
-  private async checkSignature(id: string, bytes: Buffer, record: VersionRecord): Promise<SignatureStatus> {
+  private async checkSignature(id: string, bytes: Buffer): Promise<SignatureStatus> {
     const sig = await this.store.get(`versions/${id}/version.json.sig`, { maxBytes: MAX_SIG });
     const armored = sig === null || sig === 'not-modified' ? null : sig.body;
-    // valid-after/valid-before are judged at the version's own creation time, as git does with commit dates
-    const created = record.created ? new Date(record.created) : new Date();
-    const time = Number.isNaN(created.getTime()) ? new Date() : created;
-    return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time });
+    // valid-after/valid-before are judged now: `created` is whatever the signer wrote, so judging at it
+    // would let a key past its valid-before sign a backdated version (a revoked key verifies nothing new)
+    return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time: new Date() });
   }
 
   /** Once seen, an expiry is recorded in the state directory: deleting expired.json does not un-expire a version. */
