@@ -247,7 +247,7 @@ export class Repository {
       const m = /^ref:\s*(\S+)$/.exec(text);
       if (m && refKind(m[1]!)) target = m[1]!;
       else if (isVersionId(text)) return this.finish(requested, null, 'version', text, seen); // detached HEAD, accepted liberally
-      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>"`, `content: ${JSON.stringify(text.slice(0, 80))}`);
+      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
     }
     const id = await this.readRef(target, seen);
     if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint());
@@ -404,7 +404,7 @@ export class Repository {
     if (bytes === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${id} in repository ${this.name} (versions/${id}/version.json does not exist)`);
     const record = parseVersionJson(bytes, id);
     if (record.id !== id) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json says its id is ${JSON.stringify(record.id)}`);
+      throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json gives another id`);
     }
     if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
       throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to repository ${record.repository}, but fdl.json of ${this.name} has id ${this.settings.id}`);
