@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { buildConfig } from '../src/cli/config.js';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 
 const SIGNERS = join(FIXTURES, 'keys/allowed_signers');
@@ -110,6 +111,29 @@ describe('store writer without a key', () => {
       gw = await startGateway(args);
       try {
         await refused(gw, 'b@v1', '3D000', new RegExp(`version ${V1} expired 2026-01-01T00:00:00Z, successor ${V2}`));
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      repos.cleanup();
+    }
+  });
+
+  test('with allowed_signers configured the default policy is require: an unsigned version a store writer made is refused (28000); prefer only when asked', async () => {
+    const pol = (flags: Parameters<typeof buildConfig>[0]) => buildConfig(flags).repos.map((r) => r.signatures ?? 'prefer');
+    assert.deepEqual(pol({ repo: ['b=/x'], allowedSigners: [`b=${SIGNERS}`] }), ['require']);
+    assert.deepEqual(pol({ repo: ['b=/x'], allowedSigners: [`b=${SIGNERS}`], signatures: ['b=prefer'] }), ['prefer']);
+    assert.deepEqual(pol({ repo: ['b=/x'] }), ['prefer'], 'no keys: nothing to require');
+    const repos = copyFixtures('repos/basic');
+    const root = repos.path('repos/basic');
+    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache'), '--ref-ttl', '0'];
+    try {
+      // the store writer drops the signature of main's version (as good as writing an unsigned one)
+      unlinkSync(join(root, 'versions', MAIN, 'version.json.sig'));
+      const gw = await startGateway(args);
+      try {
+        await refused(gw, 'b@main', '28000', new RegExp(`version ${MAIN} has no signature`));
+        assert.equal(await version(gw, 'b@v2'), V2, 'signed versions are served');
       } finally {
         await gw.stop();
       }
