@@ -1,7 +1,7 @@
 // Resolution and verification on the fixture repositories through FsStore (spec Parts 2–5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -282,7 +282,18 @@ test('FsStore: keys with traversal and symlinks escaping the root are refused', 
   assert.throws(() => store.localPath('refs/heads/evil'), /outside the repository/);
   assert.ok((await store.get('refs/heads/alias')) !== null, 'links inside the root are fine');
   const repo = await repoAt(dir);
-  await rejects(repo.resolve('evil'), '58030', 'outside the repository');
+  const refusal = await rejects(repo.resolve('evil'), '58030', 'refusing refs/heads/evil: it is a link to a file outside the repository');
+  // paths relative to the repository root only: neither the folder's absolute path nor the link's target
+  const said = [refusal.message, refusal.detail ?? '', refusal.hint ?? ''].join(' ');
+  assert.ok(!said.includes(dir) && !said.includes(await realpath(dir)) && !said.includes(outside), said);
+  const data = (JSON.parse(await readFile(join(dir, 'versions', manifest.repos.basic!.refs['refs/heads/main']!, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number }[] }> });
+  const file = Object.values(data.tables)[0]!.files[0]!;
+  await rm(join(dir, 'data', file.path));
+  await symlink(outside, join(dir, 'data', file.path));
+  const v = await repo.openVersion(manifest.repos.basic!.refs['refs/heads/main']!);
+  const e2 = await rejects(v.ensureFiles([file]), '58030', `refusing data/${file.path}: it is a link to a file outside the repository`);
+  assert.ok(![e2.message, e2.detail ?? ''].join(' ').includes(dir), e2.message);
+  await assert.rejects(store.get('fdl.json', { maxBytes: 10 }), (e: Error) => /larger than 10 bytes/.test(e.message) && !e.message.includes(dir));
   const got = await store.get('fdl.json');
   assert.ok(got && got !== 'not-modified');
   assert.equal(await store.get('fdl.json', { ifNoneMatch: got.etag }), 'not-modified');

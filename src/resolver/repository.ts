@@ -544,7 +544,7 @@ export class Repository {
         try {
           return JSON.parse(res.body.toString('utf8')) as unknown;
         } catch (e) {
-          throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${key}: ${(e as Error).message}`);
+          throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${key}: not valid JSON`); // the parser's message quotes the file
         }
       })();
       this.datasets.set(id, p);
@@ -560,7 +560,7 @@ export class Repository {
     try {
       st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
     } catch (e) {
-      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
+      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} of repository ${this.name}: ${(e as { code?: string }).code ?? 'I/O error'}`);
     }
     const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
     if (this.verifiedLocal.get(path) === fp) return;
