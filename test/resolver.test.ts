@@ -353,3 +353,34 @@ test('branch high-water mark: a forged unsigned parent link does not bridge an o
   await writeFile(join(root, 'refs/heads/main'), `${main}\n`);
   assert.equal((await (await open()).resolve('main')).versionId, main, 'the unsigned version did not move the mark');
 });
+
+test('expiry: a signed expiry (fdl expire --sign-key) is remembered for good; with trusted keys an unsigned or copied one is honoured only while present', async () => {
+  const { expireVersion } = await import('../src/host/expire.js');
+  const info = manifest.repos.basic!;
+  const [v1, v2] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!];
+  const root = await copyRepo(join(FIX, 'repos/basic'));
+  const stateDir = join(await tmp(), 'state');
+  const open = () => repoAt(root, { signatures: 'require', stateDir });
+  const marker = (id: string) => join(root, 'versions', id, 'expired.json');
+  // a store writer's expiry: refused while there, saying it is unsigned; gone, the version is back
+  await writeFile(marker(v1), JSON.stringify({ id: v1, expired: '2026-01-01T00:00:00Z' }));
+  const e = await rejects((await open()).openVersion(v1), '3D000', `version ${v1} expired 2026-01-01T00:00:00Z`);
+  assert.match(e.detail ?? '', /not signed by a trusted key/);
+  await rm(marker(v1));
+  (await (await open()).openVersion(v1)).close();
+  // the publisher's signed expiry: deleting both files changes nothing, also after a restart
+  await expireVersion(root, v1, v2, undefined, join(FIX, 'keys/alice_ed25519'));
+  const repo = await open();
+  await rejects(repo.openVersion(v1), '3D000', `version ${v1} expired`, `successor ${v2}`);
+  const signed = [await readFile(marker(v1)), await readFile(`${marker(v1)}.sig`)] as const;
+  await rm(marker(v1));
+  await rm(`${marker(v1)}.sig`);
+  await rejects(repo.openVersion(v1), '3D000', `version ${v1} expired`);
+  await rejects((await open()).openVersion(v1), '3D000', `version ${v1} expired`, `successor ${v2}`);
+  // v1's signed expiry copied onto v2 names v1: honoured while there, never remembered
+  await writeFile(marker(v2), signed[0]);
+  await writeFile(`${marker(v2)}.sig`, signed[1]);
+  await rejects((await open()).openVersion(v2), '3D000', `version ${v2} expired`);
+  await rm(marker(v2));
+  (await (await open()).openVersion(v2)).close();
+});

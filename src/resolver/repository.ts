@@ -119,7 +119,8 @@ export interface VersionInfo {
   id: string;
   version: VersionRecord;
   signature: SignatureStatus;
-  expired: { expired?: string; reason?: string; successor?: string } | null;
+  /** unsigned: trusted keys are configured but expired.json is not signed by one (honoured, not recorded). */
+  expired: { expired?: string; reason?: string; successor?: string; unsigned?: boolean } | null;
 }
 
 const MAX_REF = 4096;
@@ -421,15 +422,34 @@ export class Repository {
     return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time: new Date() });
   }
 
-  /** Once seen, an expiry is recorded in the state directory: deleting expired.json does not un-expire a version. */
+  /**
+   * Once seen, an expiry is recorded in the state directory: deleting expired.json does not
+   * un-expire a version. With trusted keys only a signed expiry is recorded (expired.json.sig by a
+   * trusted key, naming this version): an unsigned one is honoured while the file is there, so a
+   * store writer can neither make a forged expiry permanent nor lift a signed one.
+   */
   private async expiry(id: string): Promise<VersionInfo['expired']> {
     const known = this.state.expiries.get(id);
     if (known) return known;
     const body = await this.refs.get(this.store, `versions/${id}/expired.json`, MAX_REF * 16);
     if (body === null) return null;
     const mark = parseExpired(body);
+    if (this.trusted.length > 0 && !(await this.expirySigned(id, body))) return { ...mark, unsigned: true };
     await this.state.expiries.set(id, mark);
     return mark;
+  }
+
+  private async expirySigned(id: string, body: Buffer): Promise<boolean> {
+    let names: unknown;
+    try {
+      names = (JSON.parse(body.toString('utf8')) as { id?: unknown }).id;
+    } catch {
+      return false;
+    }
+    if (names !== id) return false; // a signed expiry of another version, copied here
+    const sig = await this.store.get(`versions/${id}/expired.json.sig`, { maxBytes: MAX_SIG });
+    const armored = sig === null || sig === 'not-modified' ? null : sig.body;
+    return verifySshsig(body, armored, this.trusted, { namespace: 'fdl', time: new Date() }).status === 'G';
   }
 
   /** Metadata, signature status and expiry, without fetching the catalog and without refusing. */
@@ -451,7 +471,7 @@ export class Repository {
     throw new SqlError(
       SQLSTATE.invalidCatalogName,
       `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
-      expired.reason ? `reason: ${expired.reason}` : undefined,
+      [expired.reason ? `reason: ${expired.reason}` : '', expired.unsigned ? 'the expiry is not signed by a trusted key: honoured while expired.json is there, not remembered' : ''].filter(Boolean).join('; ') || undefined,
       expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
     );
   }
