@@ -267,8 +267,9 @@ export class Repository {
   /**
    * A branch only moves forward: once it was served at version V, it must resolve to V or to a
    * version that descends from V, else a store writer could move it back to an older signed version.
-   * The mark is recorded for trusted (G) versions only, so an unsigned version a store writer wrote
-   * can never pin a branch; without trusted keys nothing can be told apart and every version counts.
+   * The mark is recorded for trusted (G) versions only: an unsigned version a store writer wrote can
+   * never pin a branch, and without trusted keys (where a store writer can publish anything) there
+   * is no mark.
    */
   private async checkForward(ref: string, versionId: string): Promise<void> {
     const mark = this.state.branches.get(ref);
@@ -288,7 +289,7 @@ export class Repository {
       if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) return; // opening it reports why; nothing is recorded
       throw e;
     }
-    if (meta.signature.status === 'G' || this.trusted.length === 0) await this.state.branches.set(ref, versionId);
+    if (meta.signature.status === 'G') await this.state.branches.set(ref, versionId);
   }
 
   /**
