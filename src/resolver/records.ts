@@ -55,6 +55,9 @@ function parseJson(body: Buffer, what: string, sqlstate: string): unknown {
   }
 }
 
+/** A format version as found in a file, shown only when it looks like one. */
+const shownVersion = (v: string) => (/^\d{1,4}(\.\d{1,4}){0,3}$/.test(v) ? v : '(not a version number)');
+
 /** A schema issue's path, with only names the format itself uses (an object key of the file is its content). */
 function issuePath(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' || (typeof p === 'string' && /^[a-z_]{1,32}$/.test(p)) ? String(p) : '…')).join('.');
@@ -65,7 +68,7 @@ export function parseFdlJson(body: Buffer, repo: string): FdlSettings {
   if (!r.success) throw new SqlError(SQLSTATE.invalidCatalogName, `malformed fdl.json of repository ${repo}: ${r.error.issues[0] ? `${issuePath(r.error.issues[0].path)}: ${r.error.issues[0].message}` : 'invalid'}`);
   const major = r.data.fdl.split('.')[0];
   if (major !== '0') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in repository ${repo} (this reader understands FDL 0.x)`);
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in repository ${repo} (this reader understands FDL 0.x)`);
   }
   let dataDir = r.data.data_dir ?? 'data/';
   if (dataDir !== '' && !dataDir.endsWith('/')) dataDir += '/';
@@ -95,7 +98,7 @@ export function parseVersionJson(body: Buffer, dirId: string): VersionRecord {
     throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid'}`);
   }
   if (r.data.fdl !== undefined && r.data.fdl.split('.')[0] !== '0') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in ${what}`);
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in ${what}`);
   }
   return { ...r.data, parents: r.data.parents ?? [] };
 }

@@ -409,7 +409,7 @@ export class Repository {
       throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json gives another id`);
     }
     if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to repository ${record.repository}, but fdl.json of ${this.name} has id ${this.settings.id}`);
+      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to another repository than the id in fdl.json of ${this.name}`);
     }
     const signature = await this.checkSignature(id, bytes);
     return { bytes, record, signature };
