@@ -170,3 +170,38 @@ function flipLast(b: Buffer): Buffer {
   c[c.length - 3] = c[c.length - 3]! ^ 0x55;
   return c;
 }
+
+test('valid-before and valid-after are judged now, not at the signer-chosen created date: a revoked key cannot sign a backdated version', async () => {
+  const repoDir = join(dir, 'repo-dated');
+  await cp(join(FIX, 'repos/empty'), repoDir, { recursive: true });
+  const walk = async (p: string): Promise<void> => {
+    const st = await stat(p);
+    await chmod(p, st.isDirectory() ? 0o755 : 0o644);
+    if (st.isDirectory()) for (const n of await readdir(p)) await walk(join(p, n));
+  };
+  await walk(repoDir);
+  const id = (await readFile(join(repoDir, 'refs/heads/main'), 'utf8')).trim();
+  const vj = join(repoDir, 'versions', id, 'version.json');
+  const allowed = join(dir, 'dated_allowed');
+  const key = await pub('ed25519');
+  const open = () => openRepository('d', new FsStore(repoDir), { signatures: 'require', allowedSigners: allowed, refTtlMs: 0 });
+  const refused = async (why: string) =>
+    assert.rejects((await open()).openVersion(id), (e: unknown) => e instanceof SqlError && e.sqlstate === '28000' && e.message.includes(why));
+  const dated = async (created: string) => {
+    const rec = JSON.parse(await readFile(vj, 'utf8')) as Record<string, unknown>;
+    await writeFile(vj, JSON.stringify({ ...rec, created }));
+    await sign('ed25519', 'fdl', undefined, vj);
+  };
+  // the key was revoked at the start of 2020; its holder signs a version dated 2019
+  await writeFile(allowed, `ed@test valid-before="20200101Z" ${key}\n`);
+  await dated('2019-06-01T00:00:00Z');
+  await refused('expired key');
+  // a key valid only from 2099 signs a version dated 2100
+  await writeFile(allowed, `ed@test valid-after="20990101Z" ${key}\n`);
+  await dated('2100-01-01T00:00:00Z');
+  await refused('not yet valid');
+  // within its window now, whatever the date in version.json: G
+  await writeFile(allowed, `ed@test valid-after="20200101Z",valid-before="20990101Z" ${key}\n`);
+  await dated('2019-06-01T00:00:00Z');
+  assert.equal((await (await open()).openVersion(id)).signature.status, 'G');
+});

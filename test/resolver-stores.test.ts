@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cp, writeFile } from 'node:fs/promises';
 import { openStore, type ObjectStore } from '../src/store/index.js';
 import { S3Store } from '../src/store/s3-store.js';
 import { HttpStore } from '../src/store/http-store.js';
@@ -133,4 +134,73 @@ test('s3: listing paginates past 1000 keys and conditional GET answers not-modif
   assert.equal(await store.get('refs/heads/none'), null);
   assert.equal(await store.head('refs/heads/none'), null);
   assert.equal((await store.head('refs/heads/b0001'))!.size, 1);
+});
+
+test('http: a redirect to another origin is refused (58030, naming the key only) and never followed; a same-origin redirect is followed', async () => {
+  const SECRET = 'AKIA-EXAMPLE-aws_secret_access_key=wJalrXUtnFEMI';
+  // what a cloud metadata endpoint would answer
+  const metadata = await serveFolder(await tmp(), { redirect: () => undefined });
+  const lures = await tmp();
+  await writeFile(join(lures, 'creds'), SECRET);
+  const evil = await serveFolder(lures);
+  const front = await serveFolder(join(FIX, 'repos'), {
+    redirect: (path) =>
+      path === '/basic/refs/heads/dev' ? `${evil.url}creds` : path.startsWith('/alias/') ? `/basic/${path.slice('/alias/'.length)}` : undefined,
+  });
+  try {
+    const repo = await openRepository('b', new HttpStore(`${front.url}basic/`), { signatures: 'require', allowedSigners: SIGNERS, cacheDir: await tmp(), refTtlMs: 0 });
+    const e = await repo.resolve('dev').then(() => assert.fail('resolved through a redirect to another origin'), (err: unknown) => err);
+    assert.ok(e instanceof SqlError, String(e));
+    assert.equal(e.sqlstate, '58030', e.message);
+    assert.match(e.message, /refusing refs\/heads\/dev of .*: the server redirects it to another origin/);
+    assert.ok(!`${e.message} ${e.detail ?? ''}`.includes(String(evil.port)) && !`${e.message} ${e.detail ?? ''}`.includes('wJalr'), e.message);
+    assert.equal(evil.requests.size, 0, 'the other origin was never asked');
+    assert.equal(metadata.requests.size, 0);
+    // the rest of the repository is unaffected; a same-origin redirect (a CDN alias) is followed
+    assert.equal((await repo.resolve('main')).kind, 'branch');
+    const manifest = JSON.parse(readFileSync(join(FIX, 'manifest.json'), 'utf8')).repos.basic as { refs: Record<string, string> };
+    const alias = await openRepository('a', new HttpStore(`${front.url}alias/`), { signatures: 'require', allowedSigners: SIGNERS, cacheDir: await tmp(), refTtlMs: 0 });
+    const main = await alias.resolve('main');
+    assert.equal(main.versionId, manifest.refs['refs/heads/main']);
+    (await alias.openVersion(main.versionId)).close();
+    assert.ok((front.requests.get('/alias/refs/heads/main') ?? 0) > 0 && (front.requests.get('/basic/refs/heads/main') ?? 0) > 0);
+  } finally {
+    await Promise.all([metadata.close(), evil.close(), front.close()]);
+  }
+});
+
+test('http: what a ref, HEAD, refs.json, fdl.json or version.json holds is never quoted into an error', async () => {
+  const SECRET = 'wjalrxutnfemi-k7mdeng-bpxrficyexamplekey';
+  const root = join(await tmp(), 'repo');
+  await cp(join(FIX, 'repos/basic'), root, { recursive: true });
+  const server = await serveFolder(join(root, '..'));
+  const text = (e: unknown) => (e instanceof SqlError ? `${e.message} ${e.detail ?? ''} ${e.hint ?? ''}` : String(e));
+  const open = async () => openRepository('s', new HttpStore(`${server.url}repo/`), { signatures: 'require', allowedSigners: SIGNERS, cacheDir: await tmp(), refTtlMs: 0 });
+  const mainId = (JSON.parse(readFileSync(join(FIX, 'manifest.json'), 'utf8')).repos.basic as { refs: Record<string, string> }).refs['refs/heads/main']!;
+  const vj = `versions/${mainId}/version.json`;
+  const forgedVersion = JSON.stringify({ ...JSON.parse(readFileSync(join(root, vj), 'utf8')), id: SECRET });
+  try {
+    const cases: [string, string, () => Promise<unknown>, string][] = [
+      ['refs/heads/main', `aws_secret_access_key=${SECRET.toUpperCase()}\n`, async () => (await open()).resolve('main'), 'malformed ref refs/heads/main'],
+      ['HEAD', `token ${SECRET}\n`, async () => (await open()).resolve(''), 'malformed ref HEAD'],
+      ['refs/heads/main', `{"Token":"${SECRET}"`, async () => (await open()).resolve('main'), 'malformed ref'],
+      ['fdl.json', `{"Token":"${SECRET}"`, () => open(), 'malformed fdl.json'],
+      ['fdl.json', JSON.stringify({ fdl: '0.1', data_dir: `/${SECRET}/` }), () => open(), 'invalid data_dir'],
+      [vj, forgedVersion, async () => (await open()).openVersion(mainId), 'version id mismatch'],
+      [vj, `{"${SECRET}": 1, "id": "${mainId}", "catalogs": [{ "path": "x", "format": {}, "sha256": "${'0'.repeat(64)}", "size": 1, "${SECRET}x": 2 }], "files": { "${SECRET}": {} } }`, async () => (await open()).openVersion(mainId), 'malformed'],
+    ];
+    for (const [file, body, act, expect] of cases) {
+      const original = readFileSync(join(root, file));
+      await writeFile(join(root, file), body);
+      try {
+        const e = await act().then(() => assert.fail(`${file}: no error`), (err: unknown) => err);
+        assert.ok(e instanceof SqlError && text(e).includes(expect), text(e));
+        assert.ok(!text(e).toLowerCase().includes(SECRET.slice(0, 12)), `${file}: ${text(e)}`);
+      } finally {
+        await writeFile(join(root, file), original);
+      }
+    }
+  } finally {
+    await server.close();
+  }
 });

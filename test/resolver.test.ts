@@ -1,7 +1,7 @@
 // Resolution and verification on the fixture repositories through FsStore (spec Parts 2–5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -239,8 +239,10 @@ test('refs: a ref file wins over refs.json; HEAD missing means main; HEAD elsewh
   assert.equal((await repo.resolve('')).ref, 'refs/heads/dev');
   await writeFile(join(dir, 'HEAD'), 'ref: refs/heads/../../x\n');
   await rejects(repo.resolve(''), '3D000', 'malformed ref HEAD');
-  await writeFile(join(dir, 'refs/heads/dev'), `  ${v1}  \n\n`);
-  assert.equal((await repo.resolve('dev')).versionId, v1, 'surrounding whitespace is ignored');
+  // dev was served above: its own ID (a branch never moves back, see the high-water mark test)
+  const dev = refs.refs['refs/heads/dev']!;
+  await writeFile(join(dir, 'refs/heads/dev'), `  ${dev}  \n\n`);
+  assert.equal((await repo.resolve('dev')).versionId, dev, 'surrounding whitespace is ignored');
   // a catalog changed after it was verified once is hashed again
   const v = await repo.openVersion(main);
   v.close();
@@ -280,7 +282,18 @@ test('FsStore: keys with traversal and symlinks escaping the root are refused', 
   assert.throws(() => store.localPath('refs/heads/evil'), /outside the repository/);
   assert.ok((await store.get('refs/heads/alias')) !== null, 'links inside the root are fine');
   const repo = await repoAt(dir);
-  await rejects(repo.resolve('evil'), '58030', 'outside the repository');
+  const refusal = await rejects(repo.resolve('evil'), '58030', 'refusing refs/heads/evil: it is a link to a file outside the repository');
+  // paths relative to the repository root only: neither the folder's absolute path nor the link's target
+  const said = [refusal.message, refusal.detail ?? '', refusal.hint ?? ''].join(' ');
+  assert.ok(!said.includes(dir) && !said.includes(await realpath(dir)) && !said.includes(outside), said);
+  const data = (JSON.parse(await readFile(join(dir, 'versions', manifest.repos.basic!.refs['refs/heads/main']!, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number }[] }> });
+  const file = Object.values(data.tables)[0]!.files[0]!;
+  await rm(join(dir, 'data', file.path));
+  await symlink(outside, join(dir, 'data', file.path));
+  const v = await repo.openVersion(manifest.repos.basic!.refs['refs/heads/main']!);
+  const e2 = await rejects(v.ensureFiles([file]), '58030', `refusing data/${file.path}: it is a link to a file outside the repository`);
+  assert.ok(![e2.message, e2.detail ?? ''].join(' ').includes(dir), e2.message);
+  await assert.rejects(store.get('fdl.json', { maxBytes: 10 }), (e: Error) => /larger than 10 bytes/.test(e.message) && !e.message.includes(dir));
   const got = await store.get('fdl.json');
   assert.ok(got && got !== 'not-modified');
   assert.equal(await store.get('fdl.json', { ifNoneMatch: got.etag }), 'not-modified');
@@ -294,8 +307,9 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   const info = manifest.repos.basic!;
   const dir = await copyRepo(join(FIX, info.path));
   const repo = await repoAt(dir, { refTtlMs: 300 });
-  const main = info.refs['refs/heads/main']!;
-  const other = Object.entries(info.refs).find(([, id]) => id !== main)![1];
+  // main starts at v1 and moves forward to v2, then to its own version (branches never move back)
+  const [main, other, last] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!, info.refs['refs/heads/main']!];
+  await writeFile(join(dir, 'refs/heads/main'), `${main}\n`);
   assert.equal((await repo.resolve('')).versionId, main);
   assert.equal(repo.freshVersion(''), main, 'fresh right after resolving');
   const reads = () => repo.refs.stats().hits + repo.refs.stats().misses + repo.refs.stats().revalidations;
@@ -306,8 +320,67 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   await new Promise((r) => setTimeout(r, 350));
   assert.equal(repo.freshVersion(''), undefined, 'stale once the TTL of its reads has passed');
   assert.equal((await repo.resolve('')).versionId, other, 'the moved branch is seen after the TTL');
-  await writeFile(join(dir, 'refs/heads/main'), `${main}\n`);
+  await writeFile(join(dir, 'refs/heads/main'), `${last}\n`);
   repo.refs.invalidate();
   assert.equal(repo.freshVersion(''), undefined, 'invalidate ends it');
-  assert.equal((await repo.resolve('')).versionId, main);
+  assert.equal((await repo.resolve('')).versionId, last);
+});
+
+test('branch high-water mark: a forged unsigned parent link does not bridge an old signed version to the mark; an unsigned version never pins a branch', async () => {
+  const info = manifest.repos.basic!;
+  const [v1, v2] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!];
+  const main = info.refs['refs/heads/main']!;
+  const root = await copyRepo(join(FIX, 'repos/basic'));
+  const stateDir = join(await tmp(), 'state');
+  const open = () => repoAt(root, { signatures: 'require', stateDir });
+  assert.equal((await (await open()).resolve('main')).versionId, main);
+  // v2 (signed) has parent v1; v1's version.json is rewritten to claim main as its parent
+  const v1Json = join(root, 'versions', v1, 'version.json');
+  const forged = JSON.parse(await readFile(v1Json, 'utf8')) as { parents: string[] };
+  forged.parents = [main];
+  await writeFile(v1Json, JSON.stringify(forged));
+  await writeFile(join(root, 'refs/heads/main'), `${v2}\n`);
+  await rejects((await open()).resolve('main'), 'XX001', `moved back: it no longer leads to version ${main}`);
+  // an unsigned version claiming main as parent is not trusted under require, and is not recorded
+  const fake = '01a23632-ffff-7000-8000-000000000001';
+  await cp(join(root, 'versions', main), join(root, 'versions', fake), { recursive: true });
+  const rec = JSON.parse(await readFile(join(root, 'versions', fake, 'version.json'), 'utf8')) as { id: string; parents: string[] };
+  await writeFile(join(root, 'versions', fake, 'version.json'), JSON.stringify({ ...rec, id: fake, parents: [main] }));
+  await writeFile(join(root, 'refs/heads/main'), `${fake}\n`);
+  const repo = await open();
+  assert.equal((await repo.resolve('main')).versionId, fake);
+  await rejects(repo.openVersion(fake), '28000', 'signature invalid');
+  await writeFile(join(root, 'refs/heads/main'), `${main}\n`);
+  assert.equal((await (await open()).resolve('main')).versionId, main, 'the unsigned version did not move the mark');
+});
+
+test('expiry: a signed expiry (fdl expire --sign-key) is remembered for good; with trusted keys an unsigned or copied one is honoured only while present', async () => {
+  const { expireVersion } = await import('../src/host/expire.js');
+  const info = manifest.repos.basic!;
+  const [v1, v2] = [info.refs['refs/tags/v1']!, info.refs['refs/tags/v2']!];
+  const root = await copyRepo(join(FIX, 'repos/basic'));
+  const stateDir = join(await tmp(), 'state');
+  const open = () => repoAt(root, { signatures: 'require', stateDir });
+  const marker = (id: string) => join(root, 'versions', id, 'expired.json');
+  // a store writer's expiry: refused while there, saying it is unsigned; gone, the version is back
+  await writeFile(marker(v1), JSON.stringify({ id: v1, expired: '2026-01-01T00:00:00Z' }));
+  const e = await rejects((await open()).openVersion(v1), '3D000', `version ${v1} expired 2026-01-01T00:00:00Z`);
+  assert.match(e.detail ?? '', /not signed by a trusted key/);
+  await rm(marker(v1));
+  (await (await open()).openVersion(v1)).close();
+  // the publisher's signed expiry: deleting both files changes nothing, also after a restart
+  await expireVersion(root, v1, v2, undefined, join(FIX, 'keys/alice_ed25519'));
+  const repo = await open();
+  await rejects(repo.openVersion(v1), '3D000', `version ${v1} expired`, `successor ${v2}`);
+  const signed = [await readFile(marker(v1)), await readFile(`${marker(v1)}.sig`)] as const;
+  await rm(marker(v1));
+  await rm(`${marker(v1)}.sig`);
+  await rejects(repo.openVersion(v1), '3D000', `version ${v1} expired`);
+  await rejects((await open()).openVersion(v1), '3D000', `version ${v1} expired`, `successor ${v2}`);
+  // v1's signed expiry copied onto v2 names v1: honoured while there, never remembered
+  await writeFile(marker(v2), signed[0]);
+  await writeFile(`${marker(v2)}.sig`, signed[1]);
+  await rejects((await open()).openVersion(v2), '3D000', `version ${v2} expired`);
+  await rm(marker(v2));
+  (await (await open()).openVersion(v2)).close();
 });

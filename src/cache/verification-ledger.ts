@@ -76,7 +76,7 @@ export class VerificationLedger {
       // statements of a local version re-stat the files they read
       st = stats ?? statSync(path);
     } catch (e) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`, (e as Error).message);
+      throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`, (e as { code?: string }).code); // the message would quote the absolute path
     }
     if (!st.isFile()) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name} is not a file`);
     if (expect.size !== undefined && st.size !== expect.size) {

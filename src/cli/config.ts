@@ -199,6 +199,8 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
   }
   if (repos.size === 0) throw new ConfigError('no repository to serve: give at least one --repo NAME=LOCATION');
   for (const r of repos.values()) {
+    // trusted keys configured: an unsigned version is what a store writer without a key can make, so refuse it unless told otherwise
+    if (r.allowedSigners && r.signatures === undefined) r.signatures = 'require';
     if (r.signatures === 'require' && !r.allowedSigners) {
       throw new ConfigError(`repository ${r.name}: --signatures require needs --allowed-signers ${r.name}=FILE`);
     }

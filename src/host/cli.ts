@@ -126,8 +126,9 @@ export function registerHostCommands(program: Command): void {
     .description('mark a version expired (writes expired.json)')
     .argument('<LOCATION>').argument('<VERSION>')
     .option('--successor <VERSION>', 'the version readers should use instead')
-    .action(wrap(async (location: string, version: string, o: { successor?: string }) => {
-      await expireVersion(location, version, o.successor);
+    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign expired.json with this OpenSSH key (namespace fdl): readers with trusted keys keep the expiry for good')
+    .action(wrap(async (location: string, version: string, o: { successor?: string; signKey?: string }) => {
+      await expireVersion(location, version, o.successor, undefined, o.signKey);
       process.stdout.write(`version ${version} expired\n`);
     }));
 

@@ -45,25 +45,35 @@ export type VersionRecord = z.infer<typeof VersionJson> & { parents: string[] };
 /** Catalog formats this reader can open (lake/ reads DuckLake 1.0 and 0.4 catalogs). */
 export const SUPPORTED_DUCKLAKE = ['1.0', '0.4'];
 
+/** JSON.parse's own message quotes the text near the error: store content, never shown to a client. */
 function parseJson(body: Buffer, what: string, sqlstate: string): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (e) {
-    throw new SqlError(sqlstate, `malformed ${what}: ${(e as Error).message}`);
+    const at = /at position (\d+)/.exec((e as Error).message)?.[1];
+    throw new SqlError(sqlstate, `malformed ${what}: not valid JSON${at ? ` (at byte ${at})` : ''}`);
   }
+}
+
+/** A format version as found in a file, shown only when it looks like one. */
+const shownVersion = (v: string) => (/^\d{1,4}(\.\d{1,4}){0,3}$/.test(v) ? v : '(not a version number)');
+
+/** A schema issue's path, with only names the format itself uses (an object key of the file is its content). */
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' || (typeof p === 'string' && /^[a-z_]{1,32}$/.test(p)) ? String(p) : '…')).join('.');
 }
 
 export function parseFdlJson(body: Buffer, repo: string): FdlSettings {
   const r = FdlJson.safeParse(parseJson(body, `fdl.json of repository ${repo}`, SQLSTATE.invalidCatalogName));
-  if (!r.success) throw new SqlError(SQLSTATE.invalidCatalogName, `malformed fdl.json of repository ${repo}: ${r.error.issues[0]?.message ?? 'invalid'}`);
+  if (!r.success) throw new SqlError(SQLSTATE.invalidCatalogName, `malformed fdl.json of repository ${repo}: ${r.error.issues[0] ? `${issuePath(r.error.issues[0].path)}: ${r.error.issues[0].message}` : 'invalid'}`);
   const major = r.data.fdl.split('.')[0];
   if (major !== '0') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in repository ${repo} (this reader understands FDL 0.x)`);
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in repository ${repo} (this reader understands FDL 0.x)`);
   }
   let dataDir = r.data.data_dir ?? 'data/';
   if (dataDir !== '' && !dataDir.endsWith('/')) dataDir += '/';
   const bad = dataDir.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(dataDir) || dataDir.includes('\\') || dataDir.slice(0, -1).split('/').some((c) => c === '' || c === '.' || c === '..');
-  if (dataDir !== '' && bad) throw new SqlError(SQLSTATE.invalidCatalogName, `fdl.json of repository ${repo} has an invalid data_dir ${JSON.stringify(r.data.data_dir)}`);
+  if (dataDir !== '' && bad) throw new SqlError(SQLSTATE.invalidCatalogName, `fdl.json of repository ${repo} has an invalid data_dir (absolute, another scheme, or a "." / ".." / empty component)`);
   return { fdl: r.data.fdl, id: r.data.id, dataDir, signers: r.data.signers ?? [] };
 }
 
@@ -85,10 +95,10 @@ export function parseVersionJson(body: Buffer, dirId: string): VersionRecord {
   const r = VersionJson.safeParse(parseJson(body, what, SQLSTATE.dataCorrupted));
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`);
+    throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid'}`);
   }
   if (r.data.fdl !== undefined && r.data.fdl.split('.')[0] !== '0') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${r.data.fdl} in ${what}`);
+    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in ${what}`);
   }
   return { ...r.data, parents: r.data.parents ?? [] };
 }
@@ -99,21 +109,38 @@ export interface ExpiryMark {
   successor?: string;
 }
 
+/**
+ * expired.json, kept to what a client may be shown: a date, a version ID, a short word-like reason.
+ * Anything else in the file (or a file that is not JSON) is dropped, never echoed.
+ */
 export function parseExpired(body: Buffer): ExpiryMark {
   try {
     const raw = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-    return { expired: str(raw.expired), reason: str(raw.reason), successor: str(raw.successor) };
+    const date = typeof raw.expired === 'string' ? new Date(raw.expired) : null;
+    const mark: ExpiryMark = {};
+    if (date && !Number.isNaN(date.getTime())) mark.expired = date.toISOString().replace(/\.000Z$/, 'Z');
+    if (typeof raw.reason === 'string' && REASON.test(raw.reason)) mark.reason = raw.reason;
+    if (typeof raw.successor === 'string' && isVersionId(raw.successor)) mark.successor = raw.successor;
+    return mark;
   } catch {
     return {}; // the marker's presence is what counts; an unreadable one still expires the version
   }
+}
+
+const REASON = /^[A-Za-z][A-Za-z0-9 ._-]{0,63}$/;
+
+/** An expiry as recorded in the state directory (see parseExpired). */
+export function isExpiryMark(v: unknown): v is ExpiryMark {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return ['expired', 'reason', 'successor'].every((k) => m[k] === undefined || typeof m[k] === 'string');
 }
 
 /** The first catalog whose DuckLake format this reader understands (spec Part 5.5). */
 export function pickCatalog(rec: VersionRecord, id: string): CatalogEntry {
   const hit = rec.catalogs.find((c) => c.format.ducklake !== undefined && SUPPORTED_DUCKLAKE.includes(c.format.ducklake));
   if (!hit) {
-    const have = rec.catalogs.map((c) => JSON.stringify(c.format)).join(', ');
+    const have = rec.catalogs.map((c) => (c.format.ducklake !== undefined && /^\d{1,4}(\.\d{1,4}){0,3}$/.test(c.format.ducklake) ? `ducklake ${c.format.ducklake}` : 'another format')).join(', ');
     throw new SqlError(SQLSTATE.featureNotSupported, `version ${id} has no catalog in a supported format (has ${have}; supported: ducklake ${SUPPORTED_DUCKLAKE.join(', ')})`);
   }
   return hit;

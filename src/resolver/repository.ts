@@ -12,9 +12,10 @@ import { checkKey, type ObjectStore } from '../store/store.js';
 import { FileCache, type Lease } from '../cache/file-cache.js';
 import { RefCache, type Freshness } from '../cache/ref-cache.js';
 import { TagLedger } from '../cache/tag-ledger.js';
+import { StateMap } from '../cache/state-map.js';
 import { VerificationLedger } from '../cache/verification-ledger.js';
 import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
-import { parseExpired, parseFdlJson, parseFilesJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type FdlSettings, type FilesIndex, type VersionRecord } from './records.js';
+import { parseExpired, isExpiryMark, parseFdlJson, parseFilesJson, parseRefsJson, parseVersionJson, pickCatalog, type CatalogEntry, type ExpiryMark, type FdlSettings, type FilesIndex, type VersionRecord } from './records.js';
 import { parseAllowedSigners, verifySshsig, type SignatureStatus, type TrustedSigner } from './sshsig.js';
 
 export type SignaturePolicy = 'require' | 'prefer' | 'off';
@@ -118,7 +119,8 @@ export interface VersionInfo {
   id: string;
   version: VersionRecord;
   signature: SignatureStatus;
-  expired: { expired?: string; reason?: string; successor?: string } | null;
+  /** unsigned: trusted keys are configured but expired.json is not signed by one (honoured, not recorded). */
+  expired: { expired?: string; reason?: string; successor?: string; unsigned?: boolean } | null;
 }
 
 const MAX_REF = 4096;
@@ -129,6 +131,16 @@ const MAX_VERSION_JSON = 4 * 1024 * 1024;
 const MAX_SIG = 64 * 1024;
 const MAX_DATASET = 16 * 1024 * 1024;
 const MAX_FILES_JSON = 256 * 1024 * 1024;
+/** Versions walked at most to prove that a branch moved forward (a longer history is refused, not trusted). */
+const MAX_ANCESTRY = 100_000;
+
+/** What the gateway must not forget when the store changes under it (kept in the state directory). */
+export interface RepositoryState {
+  /** branch → the newest version this gateway served on it (its high-water mark). */
+  branches: StateMap<string>;
+  /** version → the expiry it was seen with; deleting expired.json later changes nothing. */
+  expiries: StateMap<ExpiryMark>;
+}
 
 const sha256Hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -164,6 +176,7 @@ export class Repository {
     readonly dataHashes: DataHashPolicy,
     private readonly verification: VerificationLedger,
     private readonly onIntegrityFailure: (f: IntegrityFailure) => void,
+    private readonly state: RepositoryState,
   ) {
     this.refs = refCache;
   }
@@ -235,7 +248,7 @@ export class Repository {
       const m = /^ref:\s*(\S+)$/.exec(text);
       if (m && refKind(m[1]!)) target = m[1]!;
       else if (isVersionId(text)) return this.finish(requested, null, 'version', text, seen); // detached HEAD, accepted liberally
-      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>"`, `content: ${JSON.stringify(text.slice(0, 80))}`);
+      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
     }
     const id = await this.readRef(target, seen);
     if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint());
@@ -247,7 +260,64 @@ export class Repository {
       throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.name} (versions/${versionId}/version.json does not exist)`);
     }
     if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.name);
+    if (kind === 'branch' && ref) await this.checkForward(ref, versionId);
     return { requested, ref, kind, versionId };
+  }
+
+  /**
+   * A branch only moves forward: once it was served at version V, it must resolve to V or to a
+   * version that descends from V, else a store writer could move it back to an older signed version.
+   * The mark is recorded for trusted (G) versions only: an unsigned version a store writer wrote can
+   * never pin a branch, and without trusted keys (where a store writer can publish anything) there
+   * is no mark.
+   */
+  private async checkForward(ref: string, versionId: string): Promise<void> {
+    const mark = this.state.branches.get(ref);
+    if (mark !== undefined && mark !== versionId && !(await this.descendsFrom(versionId, mark))) {
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `branch ${ref} of repository ${this.name} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
+        `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
+        'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
+      );
+    }
+    if (mark === versionId) return;
+    let meta: VersionMeta;
+    try {
+      meta = await this.meta(versionId);
+    } catch (e) {
+      if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) return; // opening it reports why; nothing is recorded
+      throw e;
+    }
+    if (meta.signature.status === 'G') await this.state.branches.set(ref, versionId);
+  }
+
+  /**
+   * Whether `ancestor` is `id` or reached from it by parent links. Past `id` itself only the links
+   * of trusted (G) versions are followed when keys are configured: a store writer can write any
+   * unsigned version.json, and a forged parent link must not bridge an old signed version to the mark.
+   */
+  private async descendsFrom(id: string, ancestor: string): Promise<boolean> {
+    const queue = [id];
+    const seen = new Set(queue);
+    for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
+      if (v === ancestor) return true;
+      let meta: VersionMeta;
+      try {
+        meta = await this.meta(v);
+      } catch (e) {
+        if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) continue; // absent or unusable: a dead end
+        throw e;
+      }
+      if (v !== id && this.trusted.length > 0 && meta.signature.status !== 'G') continue;
+      for (const p of meta.record.parents) {
+        if (seen.has(p) || !isVersionId(p)) continue;
+        if (seen.size >= MAX_ANCESTRY) return false;
+        seen.add(p);
+        queue.push(p);
+      }
+    }
+    return false;
   }
 
   /** A ref's version ID, or null when it does not exist. A ref file wins over refs.json. */
@@ -336,27 +406,51 @@ export class Repository {
     if (bytes === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${id} in repository ${this.name} (versions/${id}/version.json does not exist)`);
     const record = parseVersionJson(bytes, id);
     if (record.id !== id) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json says its id is ${JSON.stringify(record.id)}`);
+      throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json gives another id`);
     }
     if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to repository ${record.repository}, but fdl.json of ${this.name} has id ${this.settings.id}`);
+      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to another repository than the id in fdl.json of ${this.name}`);
     }
-    const signature = await this.checkSignature(id, bytes, record);
+    const signature = await this.checkSignature(id, bytes);
     return { bytes, record, signature };
   }
 
-  private async checkSignature(id: string, bytes: Buffer, record: VersionRecord): Promise<SignatureStatus> {
+  private async checkSignature(id: string, bytes: Buffer): Promise<SignatureStatus> {
     const sig = await this.store.get(`versions/${id}/version.json.sig`, { maxBytes: MAX_SIG });
     const armored = sig === null || sig === 'not-modified' ? null : sig.body;
-    // valid-after/valid-before are judged at the version's own creation time, as git does with commit dates
-    const created = record.created ? new Date(record.created) : new Date();
-    const time = Number.isNaN(created.getTime()) ? new Date() : created;
-    return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time });
+    // valid-after/valid-before are judged now: `created` is whatever the signer wrote, so judging at it
+    // would let a key past its valid-before sign a backdated version (a revoked key verifies nothing new)
+    return verifySshsig(bytes, armored, this.trusted, { namespace: 'fdl', time: new Date() });
   }
 
+  /**
+   * Once seen, an expiry is recorded in the state directory: deleting expired.json does not
+   * un-expire a version. With trusted keys only a signed expiry is recorded (expired.json.sig by a
+   * trusted key, naming this version): an unsigned one is honoured while the file is there, so a
+   * store writer can neither make a forged expiry permanent nor lift a signed one.
+   */
   private async expiry(id: string): Promise<VersionInfo['expired']> {
+    const known = this.state.expiries.get(id);
+    if (known) return known;
     const body = await this.refs.get(this.store, `versions/${id}/expired.json`, MAX_REF * 16);
-    return body === null ? null : parseExpired(body);
+    if (body === null) return null;
+    const mark = parseExpired(body);
+    if (this.trusted.length > 0 && !(await this.expirySigned(id, body))) return { ...mark, unsigned: true };
+    await this.state.expiries.set(id, mark);
+    return mark;
+  }
+
+  private async expirySigned(id: string, body: Buffer): Promise<boolean> {
+    let names: unknown;
+    try {
+      names = (JSON.parse(body.toString('utf8')) as { id?: unknown }).id;
+    } catch {
+      return false;
+    }
+    if (names !== id) return false; // a signed expiry of another version, copied here
+    const sig = await this.store.get(`versions/${id}/expired.json.sig`, { maxBytes: MAX_SIG });
+    const armored = sig === null || sig === 'not-modified' ? null : sig.body;
+    return verifySshsig(body, armored, this.trusted, { namespace: 'fdl', time: new Date() }).status === 'G';
   }
 
   /** Metadata, signature status and expiry, without fetching the catalog and without refusing. */
@@ -378,7 +472,7 @@ export class Repository {
     throw new SqlError(
       SQLSTATE.invalidCatalogName,
       `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
-      expired.reason ? `reason: ${expired.reason}` : undefined,
+      [expired.reason ? `reason: ${expired.reason}` : '', expired.unsigned ? 'the expiry is not signed by a trusted key: honoured while expired.json is there, not remembered' : ''].filter(Boolean).join('; ') || undefined,
       expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
     );
   }
@@ -471,7 +565,7 @@ export class Repository {
         try {
           return JSON.parse(res.body.toString('utf8')) as unknown;
         } catch (e) {
-          throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${key}: ${(e as Error).message}`);
+          throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${key}: not valid JSON`); // the parser's message quotes the file
         }
       })();
       this.datasets.set(id, p);
@@ -487,7 +581,7 @@ export class Repository {
     try {
       st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
     } catch (e) {
-      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} in ${this.store.location}: ${(e as Error).message}`);
+      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} of repository ${this.name}: ${(e as { code?: string }).code ?? 'I/O error'}`);
     }
     const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
     if (this.verifiedLocal.get(path) === fp) return;
@@ -656,12 +750,16 @@ export async function openRepository(name: string, store: ObjectStore, options: 
   const cacheDir = options.cacheDir ?? null;
   const stateDir = options.stateDir ?? (cacheDir ? `${cacheDir}.state` : null);
   const ledger = await TagLedger.open(stateDir ? join(stateDir, 'tags') : null, store.location);
+  const state: RepositoryState = {
+    branches: await StateMap.open(stateDir ? join(stateDir, 'branches') : null, store.location, 'branch ledger', (v): v is string => typeof v === 'string' && isVersionId(v)),
+    expiries: await StateMap.open(stateDir ? join(stateDir, 'expired') : null, store.location, 'expiry record', isExpiryMark),
+  };
   const verification = options.verification ?? (await VerificationLedger.open(null));
   let fileCache = options.fileCache ?? null;
   if (!fileCache && !store.localPath && cacheDir) fileCache = await FileCache.open(join(cacheDir, 'files'));
   const refCache = options.refCache ?? new RefCache({ ttlMs: options.refTtlMs ?? 2000 });
   return new Repository(
     name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache,
-    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined),
+    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined), state,
   );
 }

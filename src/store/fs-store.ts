@@ -43,7 +43,7 @@ export class FsStore implements ObjectStore {
       real = await realpath(p);
     } catch (e) {
       if (isAbsent(e)) return p; // callers see the absence when they open it
-      throw ioError(`cannot read ${key} in ${this.location}`, e);
+      throw fsError(`cannot read ${key}`, e);
     }
     this.checkInside(real, key);
     return real;
@@ -51,7 +51,7 @@ export class FsStore implements ObjectStore {
 
   private checkInside(real: string, key: string): void {
     if (real !== this.realRoot && !real.startsWith(this.realRoot + sep)) {
-      throw new SqlError(SQLSTATE.ioError, `refusing ${key} in ${this.location}: it is a link to a file outside the repository`);
+      throw new SqlError(SQLSTATE.ioError, `refusing ${key}: it is a link to a file outside the repository`);
     }
   }
 
@@ -92,7 +92,7 @@ export class FsStore implements ObjectStore {
       real = realpathSync(path);
     } catch (e) {
       if (isAbsent(e)) return null;
-      throw ioError(`cannot read ${key} in ${this.location}`, e);
+      throw fsError(`cannot read ${key}`, e);
     }
     this.checkInside(real, key);
     const target = statOrNull(statSync, real);
@@ -110,14 +110,14 @@ export class FsStore implements ObjectStore {
       if (!st.isFile()) return null;
       const etag = etagOf(st);
       if (options.ifNoneMatch !== undefined && options.ifNoneMatch === etag) return 'not-modified';
-      if (st.size > max) throw tooLarge(this.location, key, max);
+      if (st.size > max) throw tooLarge('the repository', key, max);
       const body = await readFile(p);
-      if (body.length > max) throw tooLarge(this.location, key, max);
+      if (body.length > max) throw tooLarge('the repository', key, max);
       return { body, etag };
     } catch (e) {
       if (isAbsent(e)) return null;
       if (e instanceof SqlError) throw e;
-      throw ioError(`cannot read ${key} in ${this.location}`, e);
+      throw fsError(`cannot read ${key}`, e);
     }
   }
 
@@ -128,7 +128,7 @@ export class FsStore implements ObjectStore {
       return st.isFile() ? { size: st.size, etag: etagOf(st) } : null;
     } catch (e) {
       if (isAbsent(e)) return null;
-      throw ioError(`cannot read ${key} in ${this.location}`, e);
+      throw fsError(`cannot read ${key}`, e);
     }
   }
 
@@ -142,7 +142,7 @@ export class FsStore implements ObjectStore {
         entries = await readdir(abs, { withFileTypes: true });
       } catch (e) {
         if (isAbsent(e)) return;
-        throw ioError(`cannot list ${rel || '/'} in ${this.location}`, e);
+        throw fsError(`cannot list ${rel || '/'}`, e);
       }
       for (const ent of entries) {
         const childRel = rel ? `${rel}/${ent.name}` : ent.name;
@@ -161,10 +161,10 @@ export class FsStore implements ObjectStore {
       await writeVerified({ body: stream }, dest, { ...options, key, location: this.location });
     } catch (e) {
       if ((e as { cause?: unknown }).cause && isAbsent((e as { cause?: unknown }).cause)) {
-        throw new SqlError(SQLSTATE.ioError, `${key} does not exist in ${this.location}`);
+        throw new SqlError(SQLSTATE.ioError, `${key} does not exist in the repository`);
       }
       if (e instanceof SqlError) throw e;
-      throw ioError(`cannot copy ${key} from ${this.location}`, e);
+      throw fsError(`cannot copy ${key}`, e);
     } finally {
       stream.destroy();
     }
@@ -183,4 +183,13 @@ function statOrNull(how: (p: string, o: { throwIfNoEntry: false }) => Stats | un
 /** Size, mtime and inode change whenever a writer replaces a ref file (writers rename into place). */
 function etagOf(st: { size: number; mtimeMs: number; ino: number }): string {
   return `"${st.size}-${Math.floor(st.mtimeMs * 1000)}-${st.ino}"`;
+}
+
+/**
+ * Errors a client may see name keys relative to the repository root, never the folder's absolute
+ * path: the cause is reduced to its code (a Node message quotes the absolute path).
+ */
+function fsError(message: string, cause: unknown): SqlError {
+  const code = (cause as { code?: unknown })?.code;
+  return new SqlError(SQLSTATE.ioError, `${message}: ${typeof code === 'string' ? code : 'I/O error'}`);
 }

@@ -1,6 +1,8 @@
 /**
  * A read-only repository over HTTP(S) with the global fetch. It cannot list (the resolver then
- * uses refs.json); conditional GETs (If-None-Match) make ref revalidation cheap.
+ * uses refs.json); conditional GETs (If-None-Match) make ref revalidation cheap. Redirects are
+ * followed only within the repository's origin: whoever can write the served files could otherwise
+ * point the gateway at any URL it can reach (a cloud metadata endpoint) and read the answer back.
  */
 import { SqlError } from '../errors.js';
 import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
@@ -12,6 +14,9 @@ class HttpStatusError extends TransientError {
     super(`HTTP ${status} for ${url}`);
   }
 }
+
+const MAX_REDIRECTS = 5;
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 const transient = (e: unknown) => (e instanceof HttpStatusError ? e.status >= 500 || e.status === 429 : isConnectionError(e));
 
@@ -30,13 +35,30 @@ export class HttpStore implements ObjectStore {
     return new URL(checkKey(key).split('/').map(encodeURIComponent).join('/'), this.base).href;
   }
 
-  /** One request: headers must arrive within timeoutMs. Returns the response with its abort handle. */
-  private async request(url: string, method: string, headers: Record<string, string>): Promise<{ res: Response; abort: () => void }> {
+  /**
+   * One request: headers must arrive within timeoutMs. Returns the response with its abort handle.
+   * Same-origin redirects are followed (a few); one to another origin is refused naming the key only.
+   */
+  private async request(key: string, url: string, method: string, headers: Record<string, string>): Promise<{ res: Response; abort: () => void }> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(new TransientError(`no response within ${this.limits.timeoutMs} ms`)), this.limits.timeoutMs);
     try {
-      const res = await fetch(url, { method, headers, signal: ctl.signal, redirect: 'follow' });
-      return { res, abort: () => ctl.abort(new TransientError('transfer stalled')) };
+      let at = url;
+      for (let hops = 0; ; hops++) {
+        const res = await fetch(at, { method, headers, signal: ctl.signal, redirect: 'manual' });
+        if (!REDIRECT.has(res.status)) return { res, abort: () => ctl.abort(new TransientError('transfer stalled')) };
+        await res.body?.cancel();
+        const location = res.headers.get('location');
+        let next: URL | null = null;
+        try {
+          next = location === null ? null : new URL(location, at);
+        } catch {
+          next = null;
+        }
+        if (next === null || next.origin !== this.base.origin) throw ioError(`refusing ${key} of ${this.location}: the server redirects it to another origin`);
+        if (hops >= MAX_REDIRECTS) throw ioError(`refusing ${key} of ${this.location}: more than ${MAX_REDIRECTS} redirects`);
+        at = next.href;
+      }
     } finally {
       clearTimeout(timer);
     }
@@ -48,7 +70,7 @@ export class HttpStore implements ObjectStore {
     return withRetry(`GET ${url}`, this.limits, transient, async () => {
       const headers: Record<string, string> = {};
       if (options.ifNoneMatch) headers['if-none-match'] = options.ifNoneMatch;
-      const { res, abort } = await this.request(url, 'GET', headers);
+      const { res, abort } = await this.request(key, url, 'GET', headers);
       if (res.status === 304) return 'not-modified';
       if (res.status === 404 || res.status === 410) {
         await res.body?.cancel();
@@ -73,7 +95,7 @@ export class HttpStore implements ObjectStore {
   async head(key: string): Promise<{ size: number; etag?: string } | null> {
     const url = this.url(key);
     return withRetry(`HEAD ${url}`, this.limits, transient, async () => {
-      const { res } = await this.request(url, 'HEAD', {});
+      const { res } = await this.request(key, url, 'HEAD', {});
       if (res.status === 404 || res.status === 410) return null;
       if (res.status >= 500 || res.status === 429) throw new HttpStatusError(res.status, url);
       if (!res.ok) throw ioError(`HTTP ${res.status} for ${url}`);
@@ -86,7 +108,7 @@ export class HttpStore implements ObjectStore {
     // a mismatch may come from a broken transfer, so it is retried too (bounded); the last one is reported
     const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
     await withRetry(`download ${url}`, this.limits, retryable, async () => {
-      const { res, abort } = await this.request(url, 'GET', {});
+      const { res, abort } = await this.request(key, url, 'GET', {});
       if (res.status === 404 || res.status === 410) {
         await res.body?.cancel();
         throw ioError(`${key} does not exist in ${this.location} (HTTP ${res.status})`);

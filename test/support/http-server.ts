@@ -15,12 +15,19 @@ export interface HttpFolderServer {
   close(): Promise<void>;
 }
 
-export async function serveFolder(root: string): Promise<HttpFolderServer> {
+export interface ServeOptions {
+  /** A redirect (302 with this Location) for a request path, instead of the file. */
+  redirect?: (path: string) => string | undefined;
+}
+
+export async function serveFolder(root: string, options: ServeOptions = {}): Promise<HttpFolderServer> {
   const requests = new Map<string, number>();
   const notModified = new Map<string, number>();
   const server: Server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     requests.set(path, (requests.get(path) ?? 0) + 1);
+    const location = options.redirect?.(path);
+    if (location !== undefined) return void res.writeHead(302, { location }).end();
     const file = normalize(join(root, path));
     if (!file.startsWith(root)) return void res.writeHead(403).end();
     const st = await stat(file).catch(() => null);
