@@ -357,7 +357,7 @@ function observedVersions(versions: Versions, generation: () => number, observer
     },
     freshVersion: (repo, ref) => versions.freshVersion(repo, ref),
     isMoving: (lease) => versions.isMoving(lease),
-    repositories: () => versions.repositories(),
+    repositories: (user) => versions.repositories(user),
     systemTable: (view, ctx) => versions.systemTable(view, ctx),
     generation,
   };

@@ -329,7 +329,7 @@ export class Connection {
     const w = this.w;
     const user = params.get('user')!;
     const database = params.get('database') ?? user;
-    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
+    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(user), this.ctx.defaultRepository());
 
     be.authenticationOk(w);
     const conn = await this.ctx.connectDuckDB();

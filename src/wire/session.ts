@@ -561,7 +561,7 @@ export class Session {
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
-    await this.settings.describeSession(database, pid, this.versions.repositories());
+    await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
     if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
     await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
