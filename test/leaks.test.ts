@@ -61,7 +61,7 @@ describe('what an ordinary account cannot learn', () => {
     await c.end();
     assert.fail(`${user} connected to ${database}`);
   };
-  const queryError = async (c: pg.Client, sql: string, params?: unknown[]): Promise<ErrorFields> => {
+  const queryError = async (c: pg.Client, sql: string | pg.QueryConfig, params?: unknown[]): Promise<ErrorFields> => {
     try {
       await c.query(sql, params);
     } catch (e) {
@@ -144,5 +144,32 @@ describe('what an ordinary account cannot learn', () => {
     } finally {
       await c.end();
     }
+  });
+
+  test('no literal a statement or its parameters carry reaches the log; the client still gets the full message', async () => {
+    const c = await connect('ana', 'basic@v1');
+    const secrets: string[] = [];
+    const secret = (tag: string) => (secrets.push(`hunter2-${tag}-secret`), `hunter2-${tag}-secret`);
+    try {
+      const simple = await queryError(c, `select '${secret('simple')}'::int`);
+      assert.equal(simple.code, '22P02');
+      assert.ok(simple.message.includes('hunter2-simple-secret'), `the client sees PostgreSQL's message: ${simple.message}`);
+      assert.equal((await queryError(c, { text: `select '${secret('extended')}'::int`, queryMode: 'extended' } as never)).code, '22P02');
+      assert.equal((await queryError(c, 'select $1::int', [secret('bind')])).code, '22P02');
+      assert.equal((await queryError(c, 'select * from sales.orders where order_id = $1', [secret('typed')])).code, '22P02');
+      assert.equal((await queryError(c, `select '${secret('unterminated')}`)).code, '42601');
+      assert.equal((await queryError(c, `select * from sales.orders where "${secret('ident')}" = 1`)).code, '42703');
+      secrets.push('987654321987654321987654321');
+      assert.equal((await queryError(c, 'select 987654321987654321987654321::int')).code, '22P02'); // DuckDB: a conversion error
+      assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
+    } finally {
+      await c.end();
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the log is written asynchronously
+    const log = gw.stderr();
+    const failures = log.split('\n').filter((l) => l.includes('"event":"statement"') && l.includes('"user":"ana"') && !l.includes('"sqlstate":"00000"'));
+    assert.ok(failures.length >= secrets.length, `one audit line per failure:\n${failures.join('\n')}`);
+    for (const line of failures) assert.match(line, /"sql_sha256":"[0-9a-f]{16}".*"sqlstate":"[0-9A-Z]{5}"/, line);
+    for (const s of secrets) assert.ok(!log.includes(s), `the log holds ${s}:\n${log.split('\n').filter((l) => l.includes(s)).join('\n')}`);
   });
 });

@@ -12,6 +12,7 @@ import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { Session, toNotice, type SessionOutput } from './session.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
+import { scrubLiterals } from '../session/audit.js';
 import { startupSettings, startupTarget } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
@@ -482,7 +483,7 @@ export class Connection {
     const notice = toNotice(err);
     be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
     if (!this.socket.destroyed) this.socket.write(this.w.flush());
-    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: err.message });
+    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: scrubLiterals(err.message) }); // no literal in the log
     this.close();
   }
 

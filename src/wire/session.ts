@@ -64,6 +64,8 @@ export class Session {
   private readonly audit: StatementAudit;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
+  /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
+  private current: { readonly sql: string; sqlHash?: string; readonly stmt?: { readonly kind: string } } | undefined;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
 
@@ -175,10 +177,12 @@ export class Session {
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
     for (const text of parts) {
       this.statementSeq++;
+      this.current = { sql: text };
       try {
         // a text planned before already passed the ceilings and classification
         const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
+        this.current = prepared;
         try {
           await this.runLogged(portal, 0, true);
         } catch (e) {
@@ -205,6 +209,7 @@ export class Session {
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
+    this.current = { sql };
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
@@ -241,6 +246,8 @@ export class Session {
   }
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+    this.current = undefined;
+    this.current = this.named.statement(statementName);
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
@@ -269,7 +276,9 @@ export class Session {
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementSeq++;
+    this.current = undefined;
     const portal = this.named.portal(portalName);
+    this.current = portal.prepared;
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
@@ -308,7 +317,8 @@ export class Session {
   fail(e: unknown): void {
     const err = this.clock.failure(e);
     this.tx.fail();
-    this.audit.failed(err);
+    this.audit.failed(err, this.current);
+    this.current = undefined;
     be.errorResponse(this.out.w, toNotice(err));
   }
 
