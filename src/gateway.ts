@@ -4,14 +4,14 @@
  * asks of them (reload, drain, sessions, cache figures, HEAD's description for the status page).
  */
 import type { DuckDBInstance } from '@duckdb/node-api';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
 import { VerificationLedger } from './cache/verification-ledger.js';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
 import { TempCeiling } from './sql/temp-ceiling.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
@@ -22,6 +22,7 @@ import type { ConnectionInfo } from './wire/connection.js';
 import type { SessionLimits } from './wire/session.js';
 import type { VersionSource } from './versions/lease.js';
 import { SqlError } from './errors.js';
+import type { ServerRoot } from './sql/duckdb-errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -166,6 +167,7 @@ export class Gateway {
         startupTimeoutMs: config.startupTimeoutMs,
         authFor: authFor(config, users),
         defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
+        serverRoots: () => serverRoots(repos, [config.cacheDir, stateDir]),
         log,
         observeStatement: observer.statement,
         observeStartup: observer.startup,
@@ -361,4 +363,26 @@ function observedVersions(versions: Versions, generation: () => number, observer
     systemTable: (view, ctx) => versions.systemTable(view, ctx),
     generation,
   };
+}
+
+/**
+ * The folders of the server error texts must not name: each local repository's root (paths below
+ * it become relative to it), the cache directory (with the file cache and DuckDB's temp directory
+ * inside) and the state directory, as configured and as resolved.
+ */
+function serverRoots(repos: ReadonlyMap<string, Repository>, dirs: readonly string[]): ServerRoot[] {
+  const out: ServerRoot[] = [];
+  for (const r of repos.values()) if (r.store.localPath) out.push({ path: r.store.location, as: '' });
+  for (const d of dirs) {
+    for (const p of new Set([resolve(d), realOr(d)])) out.push({ path: p, as: '<server>' });
+  }
+  return out;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }

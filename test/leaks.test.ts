@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -173,3 +173,63 @@ describe('what an ordinary account cannot learn', () => {
     for (const s of secrets) assert.ok(!log.includes(s), `the log holds ${s}:\n${log.split('\n').filter((l) => l.includes(s)).join('\n')}`);
   });
 });
+
+describe('no client-visible message names a folder of the server', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const linked = join(repos.dir, 'linked');
+  const broken = join(repos.dir, 'broken');
+  const orders = 'data/sales/orders';
+  const customers = join('data/sales/customers', readdirSync(join(repos.path('repos/basic'), 'data/sales/customers'))[0]!);
+
+  before(async () => {
+    cpSync(repos.path('repos/basic'), linked, { recursive: true });
+    cpSync(repos.path('repos/basic'), broken, { recursive: true });
+    // links to files outside the repository: a ref and a data file
+    cpSync(join(linked, 'refs/tags/v2'), join(repos.dir, 'outside-v2'));
+    rmSync(join(linked, 'refs/tags/v2'));
+    symlinkSync(join(repos.dir, 'outside-v2'), join(linked, 'refs/tags/v2'));
+    cpSync(join(linked, customers), join(repos.dir, 'outside.parquet'));
+    rmSync(join(linked, customers));
+    symlinkSync(join(repos.dir, 'outside.parquet'), join(linked, customers));
+    // a link to itself: Node's error names the absolute path it could not resolve
+    rmSync(join(linked, 'refs/heads/dev'));
+    symlinkSync(join(linked, 'refs/heads/dev'), join(linked, 'refs/heads/dev'));
+    // data files gone
+    rmSync(join(broken, orders), { recursive: true });
+    gw = await startGateway(['--repo', `linked=${linked}`, '--repo', `broken=${broken}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  const errorOf = async (database: string, sql?: string): Promise<ErrorFields> => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+    try {
+      await c.connect();
+      if (sql) await c.query(sql);
+    } catch (e) {
+      return fields(e);
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+    assert.fail(`${database} ${sql ?? ''} succeeded`);
+  };
+
+  test('a link out of the repository, a link loop and a data file that is gone are refused without an absolute path', async () => {
+    const seen: ErrorFields[] = [
+      await errorOf('linked@v2'),
+      await errorOf('linked@dev'),
+      await errorOf('linked@v1', 'select count(*) from sales.customers'),
+      await errorOf('broken@v1', 'select count(*) from sales.orders'),
+    ];
+    assert.deepEqual(seen.map((e) => e.code), ['58030', '58030', '58030', 'XX001']);
+    assert.match(seen[0]!.message, /^refusing refs\/tags\/v2 in the repository folder: it is a link to a file outside the repository$/);
+    assert.match(seen[1]!.message, /'refs\/heads\/dev'/, 'the path, relative to the repository root');
+    for (const e of seen) {
+      assert.ok(!JSON.stringify(e).includes(repos.dir), `names the server's folder: ${JSON.stringify(e)}`);
+    }
+  });
+});
+

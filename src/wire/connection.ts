@@ -352,6 +352,7 @@ export class Connection {
       this.log.info(entry);
     });
     session.clientAddress = this.client.address;
+    if (this.ctx.serverRoots) session.serverRoots = this.ctx.serverRoots;
     try {
       for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);
       await session.open();
@@ -480,7 +481,7 @@ export class Connection {
     if (this.isClosed) return;
     const err = e instanceof SqlError ? e : fromDuckDB(e);
     if (this.phase === 'startup' || this.phase === 'auth') this.ctx.observeStartup?.(err.sqlstate);
-    const notice = toNotice(err);
+    const notice = toNotice(err, this.ctx.serverRoots?.() ?? []);
     be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
     if (!this.socket.destroyed) this.socket.write(this.w.flush());
     if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: scrubLiterals(err.message) }); // no literal in the log

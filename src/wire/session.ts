@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { hideServerRoots, type ServerRoot } from '../sql/duckdb-errors.js';
 import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
@@ -68,6 +69,8 @@ export class Session {
   private current: { readonly sql: string; sqlHash?: string; readonly stmt?: { readonly kind: string } } | undefined;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
+  /** The server's folders no error text may name (repositories, cache, temp, state). */
+  serverRoots: () => readonly ServerRoot[] = () => [];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -319,7 +322,7 @@ export class Session {
     this.tx.fail();
     this.audit.failed(err, this.current);
     this.current = undefined;
-    be.errorResponse(this.out.w, toNotice(err));
+    be.errorResponse(this.out.w, toNotice(err, this.serverRoots()));
   }
 
   // ---------------------------------------------------------------- internals
@@ -582,13 +585,15 @@ export class Session {
   }
 }
 
-export function toNotice(e: SqlError): Notice {
+/** What the client is told of an error: its texts never name a folder of the server (`roots`). */
+export function toNotice(e: SqlError, roots: readonly ServerRoot[] = []): Notice {
   const [first, ...rest] = e.message.split('\n');
+  const hide = (t: string | undefined) => (t === undefined || roots.length === 0 ? t : hideServerRoots(t, roots));
   return {
     severity: 'ERROR',
     code: e.sqlstate,
-    message: first ?? '',
-    detail: e.detail,
-    hint: e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined),
+    message: hide(first ?? '')!,
+    detail: hide(e.detail),
+    hint: hide(e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined)),
   };
 }
