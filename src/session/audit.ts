@@ -48,11 +48,14 @@ export class StatementAudit {
    * text is the client's; the log gets it without quoted spans or numbers (a failed cast quotes
    * the value it could not convert, which may be a password).
    */
-  failed(err: SqlError, statement?: Pick<AuditedStatement, 'sql' | 'sqlHash'> & { readonly stmt?: { readonly kind: string } }): void {
+  failed(err: SqlError, statement?: string | AuditedStatement): void {
     const s = this.subject();
     const line: Record<string, unknown> = { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version };
-    if (statement?.stmt) line.kind = statement.stmt.kind;
-    if (statement) line.sql_sha256 = statement.sqlHash ??= fingerprint(statement.sql);
+    if (typeof statement === 'string') line.sql_sha256 = fingerprint(statement);
+    else if (statement) {
+      line.kind = statement.stmt.kind;
+      line.sql_sha256 = statement.sqlHash ??= fingerprint(statement.sql);
+    }
     line.sqlstate = err.sqlstate;
     line.error = scrubLiterals(err.message.split('\n')[0]!);
     this.sink(line);

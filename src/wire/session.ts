@@ -66,7 +66,7 @@ export class Session {
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
-  private current: { readonly sql: string; sqlHash?: string; readonly stmt?: { readonly kind: string } } | undefined;
+  private current: string | PreparedStmt | undefined;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
   /** The server's folders no error text may name (repositories, cache, temp, state). */
@@ -180,7 +180,7 @@ export class Session {
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
     for (const text of parts) {
       this.statementSeq++;
-      this.current = { sql: text };
+      this.current = text;
       try {
         // a text planned before already passed the ceilings and classification
         const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
@@ -212,7 +212,7 @@ export class Session {
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
-    this.current = { sql };
+    this.current = sql;
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
