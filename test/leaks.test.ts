@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { hideServerRoots } from '../src/sql/duckdb-errors.js';
 
 const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
 const hashPassword = (password: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();
@@ -231,5 +232,13 @@ describe('no client-visible message names a folder of the server', () => {
       assert.ok(!JSON.stringify(e).includes(repos.dir), `names the server's folder: ${JSON.stringify(e)}`);
     }
   });
+});
+
+test('server folders in a text: below a repository root relative to it, the root and the cache named, longest root first', () => {
+  const roots = [{ path: '/srv/cache', as: '<server>' }, { path: '/srv/repos/shop', as: '' }, { path: '/srv/cache/duckdb-tmp', as: '<server>' }];
+  assert.equal(hideServerRoots("cannot read data/x in /srv/repos/shop: ELOOP, realpath '/srv/repos/shop/data/x'", roots), "cannot read data/x in the repository folder: ELOOP, realpath 'data/x'");
+  assert.equal(hideServerRoots('temp files in /srv/cache/duckdb-tmp/t1 and /srv/cache', roots), 'temp files in <server>/t1 and <server>');
+  assert.equal(hideServerRoots('nothing here', roots), 'nothing here');
+  assert.equal(hideServerRoots('/srv/repos/shopping/x', roots), '/srv/repos/shopping/x', 'a sibling folder is not the root');
 });
 

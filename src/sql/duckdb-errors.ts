@@ -74,7 +74,9 @@ export function hideServerRoots(text: string, roots: readonly ServerRoot[]): str
   let out = text;
   for (const r of [...roots].sort((a, b) => b.path.length - a.path.length)) {
     if (r.path.length < 2 || !out.includes(r.path)) continue;
-    out = out.split(`${r.path}/`).join(r.as === '' ? '' : `${r.as}/`).split(r.path).join(r.as || 'the repository folder');
+    // the root itself, or a path below it; not a sibling that merely starts with its name
+    const re = new RegExp(`${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.-]))`, 'g');
+    out = out.replace(re, (_m, slash: string) => (slash ? (r.as === '' ? '' : `${r.as}/`) : r.as || 'the repository folder'));
   }
   return out;
 }
