@@ -3,7 +3,7 @@
  * and the wire server, wired together from one validated configuration; and what a running service
  * asks of them (reload, drain, sessions, cache figures, HEAD's description for the status page).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
@@ -12,7 +12,7 @@ import { connectSession, engineReadDirs } from './sql/engine.js';
 import { Engines } from './sql/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './sql/containment.js';
 import { TempCeiling } from './sql/temp-ceiling.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
@@ -23,6 +23,7 @@ import type { ConnectionInfo } from './wire/connection.js';
 import type { SessionLimits } from './wire/session.js';
 import type { VersionSource } from './versions/lease.js';
 import { SqlError, SQLSTATE } from './errors.js';
+import type { ServerRoot } from './sql/duckdb-errors.js';
 import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -180,6 +181,7 @@ export class Gateway {
         startupTimeoutMs: config.startupTimeoutMs,
         authFor: authFor(config, users),
         defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
+        serverRoots: () => serverRoots(repos, [config.cacheDir, stateDir]),
         log,
         observeStatement: observer.statement,
         observeStartup: observer.startup,
@@ -378,8 +380,30 @@ function observedVersions(versions: Versions, generation: () => number, observer
     },
     freshVersion: (repo, ref) => versions.freshVersion(repo, ref),
     isMoving: (lease) => versions.isMoving(lease),
-    repositories: () => versions.repositories(),
+    repositories: (user) => versions.repositories(user),
     systemTable: (view, ctx) => versions.systemTable(view, ctx),
     generation,
   };
+}
+
+/**
+ * The folders of the server error texts must not name: each local repository's root (paths below
+ * it become relative to it), the cache directory (with the file cache and DuckDB's temp directory
+ * inside) and the state directory, as configured and as resolved.
+ */
+function serverRoots(repos: ReadonlyMap<string, Repository>, dirs: readonly string[]): ServerRoot[] {
+  const out: ServerRoot[] = [];
+  for (const r of repos.values()) if (r.store.localPath) out.push({ path: r.store.location, as: '' });
+  for (const d of dirs) {
+    for (const p of new Set([resolve(d), realOr(d)])) out.push({ path: p, as: '<server>' });
+  }
+  return out;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }

@@ -412,6 +412,9 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
     assert.deepEqual(lines[1], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', sqlstate: '42501', error: 'permission denied' });
     assert.ok(!JSON.stringify(lines).includes('secret'));
     assert.match(fingerprint('x'), /^[0-9a-f]{16}$/);
+    // A failure names its statement by fingerprint; quoted spans and numbers leave its error text.
+    audit.failed(Object.assign(new Error(`Could not convert string 'pw''s 1' to INT32 near "x" at 12345`), { sqlstate: '22P02' }) as never, stmt);
+    assert.deepEqual(lines[2], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', kind: 'query', sql_sha256: fingerprint("SELECT 'secret'"), sqlstate: '22P02', error: `Could not convert string '…' to INT32 near "…" at #` });
   });
 
   test('startup: the database names a repository and ref; parameters and options become settings', () => {

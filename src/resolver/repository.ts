@@ -194,12 +194,13 @@ export class Repository {
   /**
    * Spec Part 2: the first rule that matches decides. A resolution is reused while every ref it read
    * is within the ref TTL, so it is never staler than reading the refs themselves would be.
+   * `shown`: which refs an unknown-ref hint may name (a user limited by grants sees only theirs).
    */
-  async resolve(requested: string): Promise<Resolution> {
+  async resolve(requested: string, shown?: (fullRef: string) => boolean): Promise<Resolution> {
     const known = this.resolutions.get(requested);
     if (known && this.refs.isFresh(known.seen)) return known.res;
     const seen = this.refs.freshness();
-    const res = await this.resolveNow(requested, seen);
+    const res = await this.resolveNow(requested, seen, shown);
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear(); // names are the clients'
     this.resolutions.set(requested, { res, seen });
     return res;
@@ -211,11 +212,11 @@ export class Repository {
     return known && this.refs.isFresh(known.seen) ? known.res.versionId : undefined;
   }
 
-  private async resolveNow(requested: string, seen: Freshness): Promise<Resolution> {
+  private async resolveNow(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
     const name = requested;
-    if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen);
-    if (name.startsWith('refs/')) return this.resolveFull(name, requested, seen);
-    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested, seen);
+    if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen, shown);
+    if (name.startsWith('refs/')) return this.resolveFull(name, requested, seen, shown);
+    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested, seen, shown);
     if (isVersionId(name) && (await this.versionExists(name, seen))) {
       return { requested, ref: null, kind: 'version', versionId: name };
     }
@@ -229,18 +230,18 @@ export class Repository {
     if (h !== null) return this.finish(requested, head, 'branch', h, seen);
     if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
     const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
-    throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.name} (tried ${tried.join(', ')})`, undefined, await this.refsHint());
+    throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.name} (tried ${tried.join(', ')})`, undefined, await this.refsHint(shown));
   }
 
-  private async resolveFull(full: string, requested: string, seen: Freshness): Promise<Resolution> {
+  private async resolveFull(full: string, requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
     const kind = refKind(full);
     if (!kind) throw invalidRefName(requested);
     const id = await this.readRef(full, seen);
-    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.name} (tried ${full})`, undefined, await this.refsHint());
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.name} (tried ${full})`, undefined, await this.refsHint(shown));
     return this.finish(requested, full, kind, id, seen);
   }
 
-  private async resolveHead(requested: string, seen: Freshness): Promise<Resolution> {
+  private async resolveHead(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
     const body = await this.refs.get(this.store, 'HEAD', MAX_REF, seen);
     let target = 'refs/heads/main';
     if (body !== null) {
@@ -251,7 +252,7 @@ export class Repository {
       else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
     }
     const id = await this.readRef(target, seen);
-    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint());
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.name}`, undefined, await this.refsHint(shown));
     return this.finish(requested, target, refKind(target)!, id, seen);
   }
 
@@ -364,9 +365,9 @@ export class Repository {
     return [...((await this.refsJson())?.refs.keys() ?? [])].sort();
   }
 
-  private async refsHint(): Promise<string | undefined> {
+  private async refsHint(visible?: (fullRef: string) => boolean): Promise<string | undefined> {
     try {
-      const refs = await this.refNames();
+      const refs = (await this.refNames()).filter((r) => !visible || visible(r));
       if (refs.length === 0) return undefined;
       const shown = refs.slice(0, 12).map((r) => r.replace(/^refs\//, ''));
       return `available refs: ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}`;

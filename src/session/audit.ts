@@ -43,10 +43,32 @@ export class StatementAudit {
     );
   }
 
-  failed(err: SqlError): void {
+  /**
+   * A statement failed (`statement`: what was being parsed, bound or run, when known). Its error
+   * text is the client's; the log gets it without quoted spans or numbers (a failed cast quotes
+   * the value it could not convert, which may be a password).
+   */
+  failed(err: SqlError, statement?: string | AuditedStatement): void {
     const s = this.subject();
-    this.sink({ event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, sqlstate: err.sqlstate, error: err.message.split('\n')[0] });
+    const line: Record<string, unknown> = { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version };
+    if (typeof statement === 'string') line.sql_sha256 = fingerprint(statement);
+    else if (statement) {
+      line.kind = statement.stmt.kind;
+      line.sql_sha256 = statement.sqlHash ??= fingerprint(statement.sql);
+    }
+    line.sqlstate = err.sqlstate;
+    line.error = scrubLiterals(err.message.split('\n')[0]!);
+    this.sink(line);
   }
+}
+
+/**
+ * An error text fit for the log: every quoted span ('…' or "…", an unterminated one to the end)
+ * and every free-standing number becomes a placeholder; what is left says what went wrong, not
+ * with which values. One linear pass.
+ */
+export function scrubLiterals(text: string): string {
+  return text.replace(/'(?:[^']|'')*(?:'|$)|"(?:[^"]|"")*(?:"|$)|(?<![\w.])[-+]?\d[\w.+-]*/g, (m) => (m[0] === "'" ? "'…'" : m[0] === '"' ? '"…"' : '#'));
 }
 
 /** A statement's text as a short fingerprint (first 16 hex digits of its SHA-256). */

@@ -220,7 +220,7 @@ async function withSystemViews(ctx: PlanningContext, sql: string): Promise<strin
  */
 async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leases: VersionLease[]): Promise<string> {
   const wanted = new Set<string>();
-  const served = new Set(ctx.versions.repositories());
+  const served = new Set(ctx.versions.repositories(ctx.user)); // others read as unknown catalogs
   replaceQuotedIdentifiers(sql, (name) => {
     const at = name.indexOf('@');
     if (at > 0 && served.has(name.slice(0, at))) wanted.add(name);

@@ -8,17 +8,21 @@ import { SqlError, SQLSTATE } from '../errors.js';
 /** Startup parameters that are not session settings. */
 const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
 
-/** `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served (`only`). */
+/**
+ * `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served (`only`). `served`: the
+ * repositories this user may see; any other name, served or not, gets the same answer.
+ */
 export function startupTarget(database: string, served: readonly string[], only: string | null): { repo: string; ref: string } {
   const at = database.indexOf('@');
   let repo = at < 0 ? database : database.slice(0, at);
   const ref = at < 0 ? '' : database.slice(at + 1);
   if (repo === '') {
-    if (!only) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository, and more than one is served`);
+    // how many repositories are served is not the user's to know
+    if (!only || !served.includes(only)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository`, served.length ? `Served repositories: ${served.join(', ')}` : undefined);
     repo = only;
   }
   if (!served.includes(repo)) {
-    throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, `Served repositories: ${served.join(', ')}`);
+    throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, served.length ? `Served repositories: ${served.join(', ')}` : undefined);
   }
   return { repo, ref };
 }

@@ -57,3 +57,26 @@ function stripKind(message: string): string {
 export function redactServerPaths(text: string): string {
   return text.replace(/(?<![\w.~])\/(?:[^\s'"/]+\/)+([^\s'"/]*)/g, '…/$1');
 }
+
+/** A folder of the server a client-visible text must not name: the text says `as` instead. */
+export interface ServerRoot {
+  readonly path: string;
+  /** What replaces the folder itself; a path below it becomes relative to it. */
+  readonly as: string;
+}
+
+/**
+ * Client-visible text without the server's folders: `<root>/versions/x` → `versions/x` (relative
+ * to the repository root, as the spec names files), `<root>` alone → its `as`. Longest roots first,
+ * so the temp directory inside the cache directory is named as such.
+ */
+export function hideServerRoots(text: string, roots: readonly ServerRoot[]): string {
+  let out = text;
+  for (const r of [...roots].sort((a, b) => b.path.length - a.path.length)) {
+    if (r.path.length < 2 || !out.includes(r.path)) continue;
+    // the root itself, or a path below it; not a sibling that merely starts with its name
+    const re = new RegExp(`${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.-]))`, 'g');
+    out = out.replace(re, (_m, slash: string) => (slash ? (r.as === '' ? '' : `${r.as}/`) : r.as || 'the repository folder'));
+  }
+  return out;
+}

@@ -42,10 +42,26 @@ export class Grants {
     return Object.hasOwn(this.users, user) && this.users[user]!.grants !== undefined;
   }
 
+  /**
+   * Whether `repo` exists for `user` at all: always for an unrestricted user, else when a pattern
+   * names it (or `*`). A repository a user may not see answers like one that is not served.
+   */
+  seesRepository(user: string, repo: string): boolean {
+    const grants = Object.hasOwn(this.users, user) ? this.users[user]!.grants : undefined;
+    if (!grants) return true;
+    const patterns = Object.hasOwn(grants, repo) ? grants[repo] : Object.hasOwn(grants, '*') ? grants['*'] : undefined;
+    return !!patterns && patterns.length > 0;
+  }
+
   /** Refuses (42501) a ref the user's grants do not cover. */
   authorize(user: string, repo: string, fullRef: string): void {
     if (this.allows(user, repo, fullRef)) return;
-    throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repo}@${fullRef.replace(/^refs\//, '')}`);
+    throw this.denial(user, repo, fullRef);
+  }
+
+  /** The refusal of `name` (as the user wrote it): it says nothing of whether the ref exists. */
+  denial(user: string, repo: string, name: string): SqlError {
+    return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repo}@${name.replace(/^refs\//, '')}`);
   }
 }
 

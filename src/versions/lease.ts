@@ -93,7 +93,8 @@ export interface VersionSource {
   freshVersion?(repo: string, ref: string): string | undefined;
   /** Whether `ref`, as requested, can move (branches and HEAD are re-resolved per transaction). */
   isMoving(lease: VersionLease): boolean;
-  repositories(): string[];
+  /** The served repositories; with `user`, only those that user may see (the others answer as not served). */
+  repositories(user?: string): string[];
   /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
   generation?(): number;
   /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */

@@ -13,6 +13,7 @@ import type { Repository } from '../resolver/repository.js';
 import type { SystemTable, SystemViewName } from '../sql/system-views.js';
 import { attachVersion, type AttachedVersion } from './attach.js';
 import type { Grants } from './grants.js';
+import { resolveGranted } from './granted-ref.js';
 import { META_PREFIX, type VersionLease, type VersionSource } from './lease.js';
 import { systemTable } from './system-tables.js';
 
@@ -40,8 +41,10 @@ export class Versions implements VersionSource {
     this.attached = new AttachedVersions(maxIdle);
   }
 
-  repositories(): string[] {
-    return [...this.repos.keys()];
+  /** The served repositories; with `user`, only those the user may see (grants name them). */
+  repositories(user?: string): string[] {
+    const all = [...this.repos.keys()];
+    return user === undefined ? all : all.filter((r) => this.grants.seesRepository(user, r));
   }
 
   repository(name: string): Repository | undefined {
@@ -58,9 +61,9 @@ export class Versions implements VersionSource {
 
   async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
     const repo = this.repos.get(repoName);
-    if (!repo) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
-    const res = await repo.resolve(ref);
-    this.grants.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);
+    // A repository the user's grants do not name answers exactly like one that is not served.
+    if (!repo || !this.grants.seesRepository(user, repoName)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
+    const res = await resolveGranted(this.grants, user, repo, repoName, ref);
     // An attached version may have expired since it was attached: same refusal as at attach.
     await repo.checkNotExpired(res.versionId);
     const lease = await this.lease(repo, res.versionId);

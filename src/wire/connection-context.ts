@@ -4,6 +4,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ServerRoot } from '../sql/duckdb-errors.js';
 import type { AuthMethod } from './auth.js';
 import type { Connection } from './connection.js';
 import type { SessionLimits, SessionResults, VersionSource } from './session.js';
@@ -31,6 +32,8 @@ export interface ConnectionContext {
   inputBudget: InputBudget;
   /** Repository used when the database names none (exactly one served), else null. */
   defaultRepository(): string | null;
+  /** The server's folders (repositories, cache, temp, state) no client-visible error may name. */
+  serverRoots?(): readonly ServerRoot[];
   log: ConnectionLog;
   /** Every finished statement's audit entry (sqlstate, ms), for metrics. */
   observeStatement?(entry: Record<string, unknown>): void;

@@ -12,6 +12,7 @@ import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { Session, toNotice, type SessionOutput } from './session.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
+import { scrubLiterals } from '../session/audit.js';
 import { startupSettings, startupTarget } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
@@ -358,7 +359,7 @@ export class Connection {
     this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
     const w = this.w;
     const database = params.get('database') ?? user;
-    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(), this.ctx.defaultRepository());
+    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(user), this.ctx.defaultRepository());
 
     be.authenticationOk(w);
     const conn = await this.ctx.connectDuckDB(repo);
@@ -380,6 +381,7 @@ export class Connection {
       this.log.info(entry);
     });
     session.clientAddress = this.client.address;
+    if (this.ctx.serverRoots) session.serverRoots = this.ctx.serverRoots;
     try {
       for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);
       await session.open();
@@ -508,10 +510,10 @@ export class Connection {
     if (this.isClosed) return;
     const err = e instanceof SqlError ? e : fromDuckDB(e);
     if (this.phase === 'startup' || this.phase === 'auth') this.ctx.observeStartup?.(err.sqlstate);
-    const notice = toNotice(err);
+    const notice = toNotice(err, this.ctx.serverRoots?.() ?? []);
     be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
     if (!this.socket.destroyed) this.socket.write(this.w.flush());
-    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: err.message });
+    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: scrubLiterals(err.message) }); // no literal in the log
     this.close();
   }
 

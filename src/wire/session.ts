@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { hideServerRoots, type ServerRoot } from '../sql/duckdb-errors.js';
 import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
@@ -68,8 +69,12 @@ export class Session {
   private readonly audit: StatementAudit;
   /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
+  /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
+  private current: string | PreparedStmt | undefined;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
+  /** The server's folders no error text may name (repositories, cache, temp, state). */
+  serverRoots: () => readonly ServerRoot[] = () => [];
 
   constructor(
     private readonly conn: DuckDBConnection,
@@ -183,11 +188,13 @@ export class Session {
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
     for (const text of parts) {
       this.statementSeq++;
+      this.current = text;
       try {
         this.statementStarts();
         // a text planned before already passed the ceilings and classification
         const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
+        this.current = prepared;
         try {
           await this.runLogged(portal, 0, true);
         } catch (e) {
@@ -217,6 +224,7 @@ export class Session {
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementSeq++;
     this.statementStarts();
+    this.current = sql;
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
@@ -254,6 +262,8 @@ export class Session {
 
   bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
     this.statementStarts();
+    this.current = undefined;
+    this.current = this.named.statement(statementName);
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
@@ -285,7 +295,9 @@ export class Session {
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementSeq++;
     this.statementStarts();
+    this.current = undefined;
     const portal = this.named.portal(portalName);
+    this.current = portal.prepared;
     this.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
@@ -329,8 +341,9 @@ export class Session {
     const err = this.clock.failure(e);
     this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
     this.tx.fail();
-    this.audit.failed(err);
-    be.errorResponse(this.out.w, toNotice(err));
+    this.audit.failed(err, this.current);
+    this.current = undefined;
+    be.errorResponse(this.out.w, toNotice(err, this.serverRoots()));
   }
 
   // ---------------------------------------------------------------- internals
@@ -608,7 +621,7 @@ export class Session {
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
-    await this.settings.describeSession(database, pid, this.versions.repositories());
+    await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
     if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
     await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
   }
@@ -619,13 +632,15 @@ export class Session {
   }
 }
 
-export function toNotice(e: SqlError): Notice {
+/** What the client is told of an error: its texts never name a folder of the server (`roots`). */
+export function toNotice(e: SqlError, roots: readonly ServerRoot[] = []): Notice {
   const [first, ...rest] = e.message.split('\n');
+  const hide = (t: string | undefined) => (t === undefined || roots.length === 0 ? t : hideServerRoots(t, roots));
   return {
     severity: 'ERROR',
     code: e.sqlstate,
-    message: first ?? '',
-    detail: e.detail,
-    hint: e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined),
+    message: hide(first ?? '')!,
+    detail: hide(e.detail),
+    hint: hide(e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined)),
   };
 }

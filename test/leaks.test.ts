@@ -1,0 +1,244 @@
+/**
+ * What an ordinary account cannot learn (docs/security.md): a user granted one tag of one
+ * repository, logging in with SCRAM, learns nothing of the repositories and refs they are not
+ * granted, no literal they send reaches the log, and no message names a server path.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { CLI, copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { hideServerRoots } from '../src/sql/duckdb-errors.js';
+
+const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
+const hashPassword = (password: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();
+
+/** Every name the user `ana` (granted basic@tags/v1 only) must never see. */
+const UNGRANTED = ['secretrepo', 'heads/main', 'heads/dev', 'requests/1', 'tags/v2', refs['refs/heads/main']!, refs['refs/heads/dev']!, refs['refs/tags/v2']!];
+
+interface ErrorFields {
+  code?: string;
+  severity?: string;
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+const fields = (e: unknown): ErrorFields => {
+  const { code, severity, message, detail, hint } = e as ErrorFields;
+  return { code, severity, message, detail, hint };
+};
+
+/** The error fields with the name the user typed replaced, to compare two answers. */
+function shape(e: ErrorFields, typed: string): ErrorFields {
+  const strip = (s: string | undefined) => s?.split(typed).join('<NAME>');
+  return { code: e.code, severity: e.severity, message: strip(e.message)!, detail: strip(e.detail), hint: strip(e.hint) };
+}
+
+/** Fails when `e` names an ungranted repository, ref or version, other than the one the user typed. */
+function assertNamesNothingUngranted(e: ErrorFields | string, what: string, typed?: string): void {
+  let text = typeof e === 'string' ? e : JSON.stringify(e);
+  if (typed) text = text.split(typed).join('<NAME>');
+  for (const name of UNGRANTED) assert.ok(!text.includes(name), `${what} names ${name}: ${text}`);
+}
+
+describe('what an ordinary account cannot learn', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic', 'repos/deletes');
+  const connect = async (user: string, database: string, password = `${user}-pw`) => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user, password, database });
+    await c.connect();
+    return c;
+  };
+  const connectError = async (user: string, database: string): Promise<ErrorFields> => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user, password: `${user}-pw`, database });
+    try {
+      await c.connect();
+    } catch (e) {
+      return fields(e);
+    }
+    await c.end();
+    assert.fail(`${user} connected to ${database}`);
+  };
+  const queryError = async (c: pg.Client, sql: string | pg.QueryConfig, params?: unknown[]): Promise<ErrorFields> => {
+    try {
+      await c.query(sql, params);
+    } catch (e) {
+      return fields(e);
+    }
+    assert.fail(`${sql} succeeded`);
+  };
+
+  before(async () => {
+    const users = {
+      ana: { password: hashPassword('ana-pw'), grants: { basic: ['tags/v1'] } },
+      tagger: { password: hashPassword('tagger-pw'), grants: { basic: ['tags/*'] } },
+      root: { password: hashPassword('root-pw') },
+    };
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ users }));
+    gw = await startGateway([
+      '--repo', `basic=${repos.path('repos/basic')}`,
+      '--repo', `secretrepo=${repos.path('repos/deletes')}`,
+      '--config', join(repos.dir, 'config.json'),
+      '--cache-dir', join(repos.dir, 'cache'),
+    ]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('an ungranted repository answers byte for byte like one that does not exist (3D000), naming only granted repositories', async () => {
+    const ungranted = await connectError('ana', 'secretrepo');
+    const missing = await connectError('ana', 'nosuchrepo');
+    assert.equal(ungranted.code, '3D000', JSON.stringify(ungranted));
+    assert.deepEqual(shape(ungranted, 'secretrepo'), shape(missing, 'nosuchrepo'));
+    assert.equal(missing.message, 'database "nosuchrepo" does not exist');
+    assertNamesNothingUngranted(missing, 'a missing repository');
+    assert.deepEqual(shape(await connectError('ana', 'secretrepo@main'), 'secretrepo'), shape(await connectError('ana', 'nosuchrepo@main'), 'nosuchrepo'));
+    const noRepo = await connectError('ana', '@v1');
+    assert.equal(noRepo.code, '3D000');
+    assertNamesNothingUngranted(noRepo, 'a database naming no repository');
+    // An unrestricted user still learns what is served.
+    assert.match((await connectError('root', 'nosuchrepo')).detail ?? '', /basic, secretrepo/);
+  });
+
+  test('an ungranted ref answers byte for byte like one that does not exist; nothing lists ungranted refs', async () => {
+    for (const [ungranted, missing] of [['dev', 'nope'], ['heads/main', 'heads/nope'], ['tags/v2', 'tags/v9'], ['requests/1', 'requests/9'], [refs['refs/tags/v2']!, '01a23632-0000-7000-8000-000000000000'], ['', 'HEAD']]) {
+      const a = await connectError('ana', `basic@${ungranted}`);
+      const b = await connectError('ana', `basic@${missing}`);
+      assert.equal(a.code, '42501', `${ungranted}: ${JSON.stringify(a)}`);
+      if (ungranted !== '') assert.deepEqual(shape(a, ungranted), shape(b, missing), `${ungranted} vs ${missing}`);
+      assertNamesNothingUngranted(a, `basic@${ungranted}`, ungranted || undefined);
+      assertNamesNothingUngranted(b, `basic@${missing}`, missing);
+    }
+    // Where the user's grants cover a name, an unknown one is 3D000 and its hint lists granted refs only.
+    const unknown = await connectError('tagger', 'basic@tags/v9');
+    assert.equal(unknown.code, '3D000');
+    assert.equal(unknown.hint, 'available refs: tags/v1, tags/v2');
+    // A short name resolves among granted refs only: `main` is a branch the tagger may not read,
+    // `v2` is a tag they may.
+    const main = await connectError('tagger', 'basic@main');
+    assert.equal(main.code, '42501');
+    assert.deepEqual(shape(main, 'main'), shape(await connectError('tagger', 'basic@nomain'), 'nomain'));
+    await (await connect('tagger', 'basic@v2')).end();
+  });
+
+  test('inside a session: SET fdl.ref, "NAME@REF" catalogs, pg_database and the fdl views name only what is granted', async () => {
+    const c = await connect('ana', 'basic@v1');
+    try {
+      assert.deepEqual(shape(await queryError(c, "SET fdl.ref = 'dev'"), 'dev'), shape(await queryError(c, "SET fdl.ref = 'nope'"), 'nope'));
+      const a = await queryError(c, 'select * from "secretrepo@main".main.t');
+      const b = await queryError(c, 'select * from "nosuchrepo@main".main.t');
+      assert.deepEqual(shape(a, 'secretrepo'), shape(b, 'nosuchrepo'));
+      assert.deepEqual(shape(await queryError(c, 'select * from "basic@dev".sales.orders'), 'dev'), shape(await queryError(c, 'select * from "basic@nope".sales.orders'), 'nope'));
+      // the served repositories the user may see, and the database as the session named it
+      assert.deepEqual((await c.query('select datname from pg_database order by 1')).rows, [{ datname: 'basic' }, { datname: 'basic@v1' }]);
+      assert.deepEqual((await c.query('select name from fdl.refs')).rows, [{ name: 'tags/v1' }]);
+      assert.deepEqual((await c.query('select id from fdl.versions')).rows, [{ id: refs['refs/tags/v1'] }]);
+      // Whatever else a catalog or status view says, it names nothing ungranted.
+      for (const sql of ['select * from pg_database', 'select * from pg_stat_activity', 'select * from fdl.session', 'select * from fdl.cache', 'select * from pg_namespace', 'select * from information_schema.schemata']) {
+        assertNamesNothingUngranted(JSON.stringify((await c.query(sql)).rows), sql);
+      }
+    } finally {
+      await c.end();
+    }
+  });
+
+  test('no literal a statement or its parameters carry reaches the log; the client still gets the full message', async () => {
+    const c = await connect('ana', 'basic@v1');
+    const secrets: string[] = [];
+    const secret = (tag: string) => (secrets.push(`hunter2-${tag}-secret`), `hunter2-${tag}-secret`);
+    try {
+      const simple = await queryError(c, `select '${secret('simple')}'::int`);
+      assert.equal(simple.code, '22P02');
+      assert.ok(simple.message.includes('hunter2-simple-secret'), `the client sees PostgreSQL's message: ${simple.message}`);
+      assert.equal((await queryError(c, { text: `select '${secret('extended')}'::int`, queryMode: 'extended' } as never)).code, '22P02');
+      assert.equal((await queryError(c, 'select $1::int', [secret('bind')])).code, '22P02');
+      assert.equal((await queryError(c, 'select * from sales.orders where order_id = $1', [secret('typed')])).code, '22P02');
+      assert.equal((await queryError(c, `select '${secret('unterminated')}`)).code, '42601');
+      assert.equal((await queryError(c, `select * from sales.orders where "${secret('ident')}" = 1`)).code, '42703');
+      secrets.push('987654321987654321987654321');
+      assert.equal((await queryError(c, 'select 987654321987654321987654321::int')).code, '22P02'); // DuckDB: a conversion error
+      assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
+    } finally {
+      await c.end();
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the log is written asynchronously
+    const log = gw.stderr();
+    const failures = log.split('\n').filter((l) => l.includes('"event":"statement"') && l.includes('"user":"ana"') && !l.includes('"sqlstate":"00000"'));
+    assert.ok(failures.length >= secrets.length, `one audit line per failure:\n${failures.join('\n')}`);
+    for (const line of failures) assert.match(line, /"sql_sha256":"[0-9a-f]{16}".*"sqlstate":"[0-9A-Z]{5}"/, line);
+    for (const s of secrets) assert.ok(!log.includes(s), `the log holds ${s}:\n${log.split('\n').filter((l) => l.includes(s)).join('\n')}`);
+  });
+});
+
+describe('no client-visible message names a folder of the server', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic');
+  const linked = join(repos.dir, 'linked');
+  const broken = join(repos.dir, 'broken');
+  const orders = 'data/sales/orders';
+  const customers = join('data/sales/customers', readdirSync(join(repos.path('repos/basic'), 'data/sales/customers'))[0]!);
+
+  before(async () => {
+    cpSync(repos.path('repos/basic'), linked, { recursive: true });
+    cpSync(repos.path('repos/basic'), broken, { recursive: true });
+    // links to files outside the repository: a ref and a data file
+    cpSync(join(linked, 'refs/tags/v2'), join(repos.dir, 'outside-v2'));
+    rmSync(join(linked, 'refs/tags/v2'));
+    symlinkSync(join(repos.dir, 'outside-v2'), join(linked, 'refs/tags/v2'));
+    cpSync(join(linked, customers), join(repos.dir, 'outside.parquet'));
+    rmSync(join(linked, customers));
+    symlinkSync(join(repos.dir, 'outside.parquet'), join(linked, customers));
+    // a link to itself: Node's error names the absolute path it could not resolve
+    rmSync(join(linked, 'refs/heads/dev'));
+    symlinkSync(join(linked, 'refs/heads/dev'), join(linked, 'refs/heads/dev'));
+    // data files gone
+    rmSync(join(broken, orders), { recursive: true });
+    gw = await startGateway(['--repo', `linked=${linked}`, '--repo', `broken=${broken}`, '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  const errorOf = async (database: string, sql?: string): Promise<ErrorFields> => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+    try {
+      await c.connect();
+      if (sql) await c.query(sql);
+    } catch (e) {
+      return fields(e);
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+    assert.fail(`${database} ${sql ?? ''} succeeded`);
+  };
+
+  test('a link out of the repository, a link loop and a data file that is gone are refused without an absolute path', async () => {
+    const seen: ErrorFields[] = [
+      await errorOf('linked@v2'),
+      await errorOf('linked@dev'),
+      await errorOf('linked@v1', 'select count(*) from sales.customers'),
+      await errorOf('broken@v1', 'select count(*) from sales.orders'),
+    ];
+    assert.deepEqual(seen.map((e) => e.code), ['58030', '58030', '58030', 'XX001']);
+    assert.match(seen[0]!.message, /^refusing refs\/tags\/v2 in the repository folder: it is a link to a file outside the repository$/);
+    assert.match(seen[1]!.message, /'refs\/heads\/dev'/, 'the path, relative to the repository root');
+    for (const e of seen) {
+      assert.ok(!JSON.stringify(e).includes(repos.dir), `names the server's folder: ${JSON.stringify(e)}`);
+    }
+  });
+});
+
+test('server folders in a text: below a repository root relative to it, the root and the cache named, longest root first', () => {
+  const roots = [{ path: '/srv/cache', as: '<server>' }, { path: '/srv/repos/shop', as: '' }, { path: '/srv/cache/duckdb-tmp', as: '<server>' }];
+  assert.equal(hideServerRoots("cannot read data/x in /srv/repos/shop: ELOOP, realpath '/srv/repos/shop/data/x'", roots), "cannot read data/x in the repository folder: ELOOP, realpath 'data/x'");
+  assert.equal(hideServerRoots('temp files in /srv/cache/duckdb-tmp/t1 and /srv/cache', roots), 'temp files in <server>/t1 and <server>');
+  assert.equal(hideServerRoots('nothing here', roots), 'nothing here');
+  assert.equal(hideServerRoots('/srv/repos/shopping/x', roots), '/srv/repos/shopping/x', 'a sibling folder is not the root');
+});
+
