@@ -11,6 +11,7 @@ import { openRepository, type DataHashPolicy, type Repository, type SignaturePol
 import { VerificationLedger } from './cache/verification-ledger.js';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from './sql/engine.js';
 import { TempCeiling } from './sql/temp-ceiling.js';
+import { applyDataLimit, dataLimitFor } from './sql/memory-ceiling.js';
 import { join } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -134,6 +135,16 @@ export class Gateway {
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
+    if (config.memoryLimit) {
+      // memoryLimit + 1 GiB for the whole process, held by the kernel (sql/memory-ceiling.ts).
+      const wanted = dataLimitFor(config.memoryLimit);
+      try {
+        const limit = applyDataLimit(wanted);
+        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 1 GiB)`);
+      } catch (e) {
+        log.warn({ event: 'memory-ceiling', err: (e as Error).message }, 'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded');
+      }
+    }
     const engine = await createEngine({
       memoryLimit: config.memoryLimit,
       threads: config.threads,
