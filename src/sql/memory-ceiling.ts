@@ -25,6 +25,19 @@ export function dataLimitFor(memoryLimit: string): number {
   return parseByteSize(memoryLimit) + HEADROOM_BYTES - FILE_PAGES_BYTES;
 }
 
+/**
+ * DuckDB's allocator (jemalloc) keeps the address space it once mapped for reuse by the same arena
+ * (`retain`). Under a data limit that is fatal: after a statement that failed at the ceiling, the
+ * freed space stayed counted (VmData 1.8 GB at RSS 140 MB) and the next allocations elsewhere (a
+ * session's 50 MB row in Node) failed. Without it the space is unmapped once decayed (VmData back to
+ * 440 MB). jemalloc reads it when the binding is loaded: cli/allocator-env.ts sets it first thing.
+ */
+export function allocatorReturnsAddressSpace(env: NodeJS.ProcessEnv = process.env): void {
+  const conf = env.DUCKDB_JE_MALLOC_CONF ?? '';
+  if (/(^|,)retain:/.test(conf)) return; // the operator decided
+  env.DUCKDB_JE_MALLOC_CONF = conf ? `${conf},retain:false` : 'retain:false';
+}
+
 /** This process's current soft data limit in bytes (Infinity when unlimited). */
 export function currentDataLimit(): number {
   const m = /^Max data size\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
