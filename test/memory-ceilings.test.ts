@@ -13,7 +13,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { query } from './support/fuzz.js';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { dataLimitFor } from '../src/sql/memory-ceiling.js';
+import { checkSizeLimits } from '../src/sql/size-limits.js';
+import { SqlError } from '../src/errors.js';
 
 const MiB = 1024 * 1024;
 const MEMORY_LIMIT = 1000 ** 3; // '1GB' in DuckDB's units
@@ -157,4 +160,29 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     assert.equal(r.rows[0].s.length, 50_000_000);
     await c.end();
   });
+});
+
+test('size limits: a value built from constant counts over 64 Mi is refused (54000) from the parse tree; streams, small and non-constant counts pass', async () => {
+  const conn = await (await DuckDBInstance.create(':memory:')).connect();
+  const tree = async (sql: string) => JSON.parse(String((await conn.runAndReadAll('select json_serialize_sql($1::varchar)', [sql])).getRows()[0]![0])) as unknown;
+  try {
+    for (const sql of [
+      'select len(range(300000000))',
+      "select length(repeat('x', 1500000000))",
+      "select repeat('ab', 40000000)",
+      "select lpad('a', 100000000::bigint, 'x')",
+      'select generate_series(1, 100000000, 1)',
+      'select x from (select 1 as x) where x in (select unnest(range(-1, 99999999)))',
+    ]) {
+      const t = await tree(sql);
+      assert.throws(() => checkSizeLimits(t), (e: unknown) => e instanceof SqlError && e.sqlstate === '54000', sql);
+    }
+    // A stream in FROM, small constants, the limit itself, counts that are not constants (left to the ceiling).
+    for (const sql of ['select * from range(300000000)', "select repeat('-', 80), range(10), generate_series(0, 100, 5)", "select rpad('a', 67108864, 'x')", "select repeat(s, n) from (select 1000000000 as n, 'x' as s)"]) {
+      const t = await tree(sql);
+      assert.doesNotThrow(() => checkSizeLimits(t), sql);
+    }
+  } finally {
+    conn.disconnectSync();
+  }
 });
