@@ -12,6 +12,7 @@ import { connectSession, engineReadDirs } from './sql/engine.js';
 import { Engines } from './sql/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './sql/containment.js';
 import { TempCeiling } from './sql/temp-ceiling.js';
+import { applyDataLimit, dataLimitFor } from './sql/memory-ceiling.js';
 import { join, resolve } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -147,6 +148,16 @@ export class Gateway {
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
+    if (config.memoryLimit) {
+      // memoryLimit + 1 GiB for the whole process, held by the kernel (sql/memory-ceiling.ts).
+      const wanted = dataLimitFor(config.memoryLimit);
+      try {
+        const limit = applyDataLimit(wanted);
+        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 1 GiB)`);
+      } catch (e) {
+        log.warn({ event: 'memory-ceiling', err: (e as Error).message }, 'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded');
+      }
+    }
     // One sealed DuckDB instance per repository: another repository's files are out of its reach.
     const engines = new Engines(
       { memoryLimit: config.memoryLimit, threads: config.threads, tempRoot: tempDirectory, maxTempDirectorySize: config.maxTempDirectorySize, repositories: repos.size },

@@ -69,8 +69,8 @@ describe('ceilings: a user removed by a reload', () => {
     const bob = await login(gw, 'bob', 'views');
     const counted = (await alice.query('select count(*)::int as n from sales.orders')).rows[0].n;
     assert.ok(counted > 0);
-    // Granted basic only: the views repository is refused before the reload.
-    assert.equal(await loginError(gw, 'alice', 'views'), '42501');
+    // Granted basic only: the views repository is, to her, not served (as if it did not exist) before the reload.
+    assert.equal(await loginError(gw, 'alice', 'views'), '3D000');
     const ended = new Promise<{ code?: string; message: string }>((r) => alice.once('error', (e) => r(e as { code?: string; message: string })));
     const n = reloads();
     config({ bob: { password } });
@@ -390,7 +390,8 @@ describe('ceilings: incomplete messages of all connections together', () => {
     assert.equal(e.code, '53200');
     assert.equal(e.severity, 'FATAL');
     assert.match(e.message, /budget for incomplete messages of all connections \(maxPendingMessageBytes, 104857600 bytes\)/);
-    await assert.rejects(b.next(5000), /connection closed/);
+    // The server closed it after the FATAL: the rest of the unsent message may meet a reset.
+    await assert.rejects(b.next(5000), /connection closed|ECONNRESET/);
     // Everyone else goes on; once the first connection ends its 60 MiB are free again.
     assert.equal((await other.simple('select 1')).dataRows.length, 1);
     a.socket.destroy();

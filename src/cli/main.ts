@@ -4,6 +4,7 @@
  * `listening on HOST:PORT` on stdout when ready; everything else (logs) goes to stderr.
  */
 import './threadpool.js'; // first: sizes libuv's thread pool before anything uses it
+import './allocator-env.js'; // and DuckDB's allocator options, read when the binding loads
 import { Command } from 'commander';
 import pino from 'pino';
 import { LineBatch } from './line-batch.js';

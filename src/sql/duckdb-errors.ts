@@ -35,11 +35,14 @@ const byPattern: [RegExp, string][] = [
   [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
 ];
 
+/** An allocation failed: DuckDB's memory_limit, or the process ceiling (sql/memory-ceiling.ts). */
+const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
+
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
   for (const [re, code] of byPattern) {
-    if (re.test(message)) return new SqlError(code, stripKind(message));
+    if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === '53200' ? OUT_OF_MEMORY_HINT : undefined);
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));
 }

@@ -1,0 +1,97 @@
+/**
+ * Sizes a statement asks for in its own text: a call that builds one value from a constant count
+ * (repeat('x', 1500000000), range(300000000) as a list, lpad to a billion characters). DuckDB folds
+ * such a constant while it prepares the statement, which no timeout or cancel can stop, outside its
+ * memory_limit; the process ceiling (memory-ceiling.ts) ends it with 53200 once it runs into it. This
+ * check refuses it before DuckDB sees it (54000), whatever memoryLimit is. Counts that are not
+ * constants are left to the ceiling. Pure: the input is DuckDB's parse tree (json_serialize_sql).
+ */
+import { SqlError } from '../errors.js';
+
+/** The largest value one call may build from constants: characters, bytes or list elements. */
+export const MAX_CONSTANT_VALUE = 64 * 1024 * 1024;
+
+type Node = Record<string, unknown>;
+
+/** The number a constant argument stands for (through casts), or null when it is not one. */
+function constantNumber(n: unknown): number | null {
+  let o = n as Node | undefined;
+  while (o && o.class === 'CAST') o = o.child as Node | undefined;
+  if (!o || o.class !== 'CONSTANT') return null;
+  const v = (o.value as { is_null?: boolean; value?: unknown } | undefined) ?? {};
+  if (v.is_null) return null;
+  const x = typeof v.value === 'number' || typeof v.value === 'string' ? Number(v.value) : NaN;
+  return Number.isFinite(x) ? x : null;
+}
+
+/** The length of a constant string argument (1 when it is not one). */
+function constantLength(n: unknown): number {
+  const o = n as Node | undefined;
+  const v = o?.class === 'CONSTANT' ? (o.value as { value?: unknown } | undefined)?.value : undefined;
+  return typeof v === 'string' ? Math.max(1, Buffer.byteLength(v)) : 1;
+}
+
+/** What one call would build, from its constant arguments; null when unknown. */
+function requestedSize(name: string, args: unknown[]): number | null {
+  const num = (i: number) => constantNumber(args[i]);
+  switch (name) {
+    case 'repeat': {
+      const n = num(1);
+      return n === null ? null : n * constantLength(args[0]);
+    }
+    case 'lpad':
+    case 'rpad':
+    case 'list_resize':
+    case 'array_resize':
+      return num(1);
+    case 'to_base':
+      return num(2);
+    case 'range':
+    case 'generate_series': {
+      const nums = args.map((_, i) => num(i));
+      if (nums.length === 0 || nums.some((x) => x === null)) return null;
+      const [a, b, step] = nums.length === 1 ? [0, nums[0]!, 1] : [nums[0]!, nums[1]!, nums[2] ?? 1];
+      return step === 0 ? null : Math.abs((b - a) / step);
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Throw 54000 when a call of the statement would build a value over `max` from constant arguments.
+ * `tree` is json_serialize_sql's output, parsed. Table functions (range(…) in FROM) stream their
+ * rows and are not values: their own arguments are still checked.
+ */
+export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
+  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack.
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (const n of node) if (n && typeof n === 'object') stack.push(n);
+      continue;
+    }
+    if (!node || typeof node !== 'object') continue;
+    const o = node as Node;
+    if (o.type === 'TABLE_FUNCTION') {
+      const fn = o.function as Node | undefined;
+      if (fn) stack.push(fn.children);
+      for (const [k, v] of Object.entries(o)) if (k !== 'function' && v && typeof v === 'object') stack.push(v);
+      continue;
+    }
+    if (o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog) {
+      const name = o.function_name.toLowerCase();
+      const size = requestedSize(name, Array.isArray(o.children) ? o.children : []);
+      if (size !== null && size > max) {
+        throw new SqlError(
+          '54000',
+          `${name}() would build a value of ${size} elements or bytes, over the gateway's limit of ${max}`,
+          undefined,
+          'Ask for smaller values; a table function in FROM (range(n)) streams its rows instead.',
+        );
+      }
+    }
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+}
