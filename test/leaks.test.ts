@@ -227,7 +227,7 @@ describe('no client-visible message names a folder of the server', () => {
     ];
     assert.deepEqual(seen.map((e) => e.code), ['58030', '58030', '58030', 'XX001']);
     assert.match(seen[0]!.message, /^refusing refs\/tags\/v2: it is a link to a file outside the repository$/);
-    assert.match(seen[1]!.message, /'refs\/heads\/dev'/, 'the path, relative to the repository root');
+    assert.match(seen[1]!.message, /\brefs\/heads\/dev\b/, 'the path, relative to the repository root');
     for (const e of seen) {
       assert.ok(!JSON.stringify(e).includes(repos.dir), `names the server's folder: ${JSON.stringify(e)}`);
     }
