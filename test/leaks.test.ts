@@ -162,6 +162,10 @@ describe('what an ordinary account cannot learn', () => {
       assert.equal((await queryError(c, `select * from sales.orders where "${secret('ident')}" = 1`)).code, '42703');
       secrets.push('987654321987654321987654321');
       assert.equal((await queryError(c, 'select 987654321987654321987654321::int')).code, '22P02'); // DuckDB: a conversion error
+      // DuckDB's messages quote some values without quotes: a regex, error()'s own argument, a ref name
+      assert.notEqual((await queryError(c, 'select count(*) from sales.orders where regexp_matches(status, $1)', [`${secret('regex')}(`])).code, undefined);
+      assert.notEqual((await queryError(c, 'select error($1)', [secret('error')])).code, undefined);
+      assert.equal((await queryError(c, `set fdl.ref = '${secret('ref')}'`)).code, '42501');
       assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
     } finally {
       await c.end();

@@ -45,8 +45,7 @@ export class StatementAudit {
 
   /**
    * A statement failed (`statement`: what was being parsed, bound or run, when known). Its error
-   * text is the client's; the log gets it without quoted spans or numbers (a failed cast quotes
-   * the value it could not convert, which may be a password).
+   * text is the client's alone: the log gets the fingerprint and the SQLSTATE.
    */
   failed(err: SqlError, statement?: string | AuditedStatement): void {
     const s = this.subject();
@@ -56,19 +55,11 @@ export class StatementAudit {
       line.kind = statement.stmt.kind;
       line.sql_sha256 = statement.sqlHash ??= fingerprint(statement.sql);
     }
+    // No error text: DuckDB's messages quote values unquoted too (`missing ): <pattern>`, error(x)
+    // is x itself), so no scrubbing of ours could keep a literal out. The SQLSTATE says what failed.
     line.sqlstate = err.sqlstate;
-    line.error = scrubLiterals(err.message.split('\n')[0]!);
     this.sink(line);
   }
-}
-
-/**
- * An error text fit for the log: every quoted span ('…' or "…", an unterminated one to the end)
- * and every free-standing number becomes a placeholder; what is left says what went wrong, not
- * with which values. One linear pass.
- */
-export function scrubLiterals(text: string): string {
-  return text.replace(/'(?:[^']|'')*(?:'|$)|"(?:[^"]|"")*(?:"|$)|(?<![\w.])[-+]?\d[\w.+-]*/g, (m) => (m[0] === "'" ? "'…'" : m[0] === '"' ? '"…"' : '#'));
 }
 
 /** A statement's text as a short fingerprint (first 16 hex digits of its SHA-256). */

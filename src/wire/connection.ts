@@ -12,7 +12,6 @@ import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { Session, toNotice, type SessionOutput } from './session.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
-import { scrubLiterals } from '../session/audit.js';
 import { startupSettings, startupTarget } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
@@ -513,7 +512,7 @@ export class Connection {
     const notice = toNotice(err, this.ctx.serverRoots?.() ?? []);
     be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
     if (!this.socket.destroyed) this.socket.write(this.w.flush());
-    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', err: scrubLiterals(err.message) }); // no literal in the log
+    if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', sqlstate: err.sqlstate }); // its text may quote a client's values
     this.close();
   }
 
