@@ -147,6 +147,24 @@ describe('what an ordinary account cannot learn', () => {
     }
   });
 
+  test('DuckDB\'s "Did you mean" names no other version, and a schema-qualified macro call of another catalog is refused', async () => {
+    // Another user's session attaches heads/main: its database is then in the engine's catalog.
+    const root = await connect('root', 'basic@main');
+    const mainVersion = (await root.query('show fdl.version')).rows[0]['fdl.version'] as string;
+    const c = await connect('ana', 'basic@v1');
+    try {
+      for (const sql of ['select 1::sales.nosuchtype', 'select 1::nosuchtype', 'select * from sales.nosuchtable', 'select nosuchfunction(1)']) {
+        const e = await queryError(c, sql);
+        const all = `${e.message}\n${e.detail ?? ''}\n${e.hint ?? ''}`;
+        assert.ok(!all.includes(mainVersion) && !all.includes('@') && !all.includes('__fdl_'), `${sql}: ${all}`);
+      }
+      assert.equal((await queryError(c, `select "BASIC@${mainVersion}".nosuch(1)`)).code, '42501');
+    } finally {
+      await c.end();
+      await root.end();
+    }
+  });
+
   test('no literal a statement or its parameters carry reaches the log; the client still gets the full message', async () => {
     const c = await connect('ana', 'basic@v1');
     const secrets: string[] = [];

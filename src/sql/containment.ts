@@ -139,7 +139,7 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
   }
   for (const f of a.tableFunctions) {
-    const own = f.catalog === compat || (versionDbs.includes(f.catalog) || f.catalog === '') && ctx.definesFunction(f.catalog || ctx.versionDb, f.name);
+    const own = f.catalog === compat || (versionDbs.includes(f.catalog) || f.catalog === '') && (f.schema === '' || f.schema === 'main') && ctx.definesFunction(f.catalog || ctx.versionDb, f.name);
     if (own || (f.catalog === '' && (f.schema === '' || f.schema === 'main') && ALLOWED_TABLE_FUNCTIONS.has(f.name))) continue;
     throw denied(`table function ${displayName(f)}() is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
   }
@@ -149,10 +149,12 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
 function functionAllowed(catalog: string, schema: string, name: string, window: boolean, ctx: AdmissionContext, versionDbs: string[], compat: string): boolean {
   if (catalog === compat) return true; // the catalog emulation's macros
   if (catalog !== '' && !versionDbs.includes(catalog)) return false;
+  // `x.f()`: DuckDB reads x as a schema or a catalog; only main (and pg_catalog for built-ins) is
+  // judged here, whatever the version defines (an attacker's review passed `"OTHER@id".f()`).
+  if (schema !== '' && schema !== 'main' && schema !== 'pg_catalog') return false;
   // A version's macro resolves before a built-in of the same name (the session reads that version).
   if (ctx.definesFunction(catalog || ctx.versionDb, name)) return true;
   if (catalog !== '') return false;
-  if (schema !== '' && schema !== 'main' && schema !== 'pg_catalog') return false;
   return ctx.functions.has(name) || (window && WINDOW_FUNCTIONS.has(name));
 }
 

@@ -50,7 +50,19 @@ export function fromDuckDB(e: unknown): SqlError {
 /** "Catalog Error: Table with name x does not exist!\nDid you mean …" → first line without the kind. */
 function stripKind(message: string): string {
   const body = message.replace(/^[A-Za-z ]+ Error: /, '');
-  return redactServerPaths(body.trim());
+  return redactServerPaths(withoutForeignSuggestions(body.trim()));
+}
+
+/**
+ * DuckDB's "Did you mean …" looks through every attached database: a suggestion naming one that is
+ * not the client's to know (another version `NAME@id`, the frozen metadata, the emulation, DuckDB's
+ * own) is dropped, whole.
+ */
+function withoutForeignSuggestions(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !(/^\s*Did you mean/i.test(line) && /@|__fdl_|fdl_pg|\b(?:memory|system|temp)\./i.test(line)))
+    .join('\n');
 }
 
 /**
