@@ -87,6 +87,32 @@ describe('store writer without a key', () => {
     }
   });
 
+  test('a review request and a detached HEAD only move forward too (a rollback through either is XX001)', async () => {
+    const repos = copyFixtures('repos/basic');
+    const root = repos.path('repos/basic');
+    const stateDir = join(repos.dir, 'state');
+    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache'), '--state-dir', stateDir, '--ref-ttl', '0'];
+    const REQUEST = refs['refs/requests/1']!;
+    try {
+      writeFileSync(join(root, 'HEAD'), `${MAIN}\n`); // detached
+      const gw = await startGateway(args);
+      try {
+        assert.equal(await version(gw, 'b'), MAIN);
+        assert.equal(await version(gw, 'b@requests/1'), REQUEST);
+        writeFileSync(join(root, 'HEAD'), `${V1}\n`);
+        await refused(gw, 'b', 'XX001', new RegExp(`HEAD of repository b moved back: it no longer leads to version ${MAIN}`));
+        writeFileSync(join(root, 'refs', 'requests', '1'), `${V1}\n`);
+        await refused(gw, 'b@requests/1', 'XX001', new RegExp(`request refs/requests/1 of repository b moved back: it no longer leads to version ${REQUEST}`));
+        writeFileSync(join(root, 'HEAD'), `${MAIN}\n`);
+        assert.equal(await version(gw, 'b'), MAIN, 'back at the mark: served');
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      repos.cleanup();
+    }
+  });
+
   test('an expiry once seen is kept in the state directory: deleting expired.json does not un-expire the version, also after a restart', async () => {
     const repos = copyFixtures('repos/basic');
     const root = repos.path('repos/basic');

@@ -248,7 +248,12 @@ export class Repository {
       const text = body.toString('utf8').trim();
       const m = /^ref:\s*(\S+)$/.exec(text);
       if (m && refKind(m[1]!)) target = m[1]!;
-      else if (isVersionId(text)) return this.finish(requested, null, 'version', text, seen); // detached HEAD, accepted liberally
+      else if (isVersionId(text)) {
+        // detached HEAD, accepted liberally — but, like a branch, only ever forward (an attacker's review rolled it back)
+        const r = await this.finish(requested, null, 'version', text, seen);
+        await this.checkForward('HEAD', text);
+        return r;
+      }
       else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.name}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
     }
     const id = await this.readRef(target, seen);
@@ -261,12 +266,13 @@ export class Repository {
       throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.name} (versions/${versionId}/version.json does not exist)`);
     }
     if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.name);
-    if (kind === 'branch' && ref) await this.checkForward(ref, versionId);
+    // Branches and review requests move, and only forward; tags never move (the ledger above).
+    if ((kind === 'branch' || kind === 'request') && ref) await this.checkForward(ref, versionId);
     return { requested, ref, kind, versionId };
   }
 
   /**
-   * A branch only moves forward: once it was served at version V, it must resolve to V or to a
+   * A branch (a request, a detached HEAD) only moves forward: once it was served at version V, it must resolve to V or to a
    * version that descends from V, else a store writer could move it back to an older signed version.
    * The mark is recorded for trusted (G) versions only: an unsigned version a store writer wrote can
    * never pin a branch, and without trusted keys (where a store writer can publish anything) there
@@ -277,7 +283,7 @@ export class Repository {
     if (mark !== undefined && mark !== versionId && !(await this.descendsFrom(versionId, mark))) {
       throw new SqlError(
         SQLSTATE.dataCorrupted,
-        `branch ${ref} of repository ${this.name} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
+        `${ref === 'HEAD' ? 'HEAD' : ref.startsWith('refs/requests/') ? `request ${ref}` : `branch ${ref}`} of repository ${this.name} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
         `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
         'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
       );
