@@ -168,6 +168,10 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT len(range(300000000))', '54000'],
       ["SELECT repeat('x', 1500000000)", '54000'],
       ['SELECT count(*) FROM range(300000000)', 'ok'],
+      // SHOW … FROM lists any attached catalog or schema
+      ['FROM (SHOW TABLES FROM "__fdl_meta_4")', '42501'],
+      ['FROM (SHOW TABLES FROM "V@2".main)', '42501'],
+      ['SELECT * FROM (SHOW TABLES FROM sales)', '42501'],
       // the emulation's internal relations are the rewrite's alone
       ['SELECT * FROM fdl_pg.pgcat._rel', '42P01'],
       ["EXPLAIN SELECT * FROM read_text('/etc/hostname')", '42501'],

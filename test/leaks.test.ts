@@ -159,6 +159,10 @@ describe('what an ordinary account cannot learn', () => {
         assert.ok(!all.includes(mainVersion) && !all.includes('@') && !all.includes('__fdl_'), `${sql}: ${all}`);
       }
       assert.equal((await queryError(c, `select "BASIC@${mainVersion}".nosuch(1)`)).code, '42501');
+      // found by a second review: SHOW … FROM over the frozen metadata, and U& spelling the emulation's name through the rewrite
+      for (const n of [1, 2, 3]) assert.equal((await queryError(c, `FROM (SHOW TABLES FROM "__fdl_meta_${n}")`)).code, '42501');
+      assert.equal((await queryError(c, `FROM (SHOW TABLES FROM "BASIC@${mainVersion}".sales)`)).code, '42501');
+      assert.equal((await queryError(c, 'select * from U&"fdl\\005fpg".pgcat._dbs, pg_class limit 2')).code, '0A000');
     } finally {
       await c.end();
       await root.end();

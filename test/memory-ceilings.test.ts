@@ -1,7 +1,7 @@
 /**
  * The process memory ceiling (sql/memory-ceiling.ts) against a real `fdl serve` with memoryLimit
  * 1GB: statements whose memory DuckDB does not count (a constant folded at prepare, a chunk of huge
- * values) end with 53200 while the gateway's RSS stays ≤ memoryLimit + 1 GiB, and RSS returns to
+ * values) end with 53200 while the gateway's RSS stays ≤ memoryLimit + 2 GiB, and RSS returns to
  * within 64 MiB of its start once the client has left. RSS is read from /proc/<pid>/status.
  */
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +20,7 @@ import { SqlError } from '../src/errors.js';
 
 const MiB = 1024 * 1024;
 const MEMORY_LIMIT = 1000 ** 3; // '1GB' in DuckDB's units
-const CEILING = MEMORY_LIMIT + 1024 * MiB;
+const CEILING = MEMORY_LIMIT + 2048 * MiB;
 
 function rssBytes(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -87,7 +87,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     repos.cleanup();
   });
 
-  test('the process is limited to memoryLimit + 1 GiB (less its file-backed pages)', () => {
+  test('the process is limited to memoryLimit + 2 GiB (less its file-backed pages)', () => {
     const limits = readFileSync(`/proc/${gw.proc.pid}/limits`, 'utf8');
     const m = /^Max data size\s+(\d+)\s+(\d+)/m.exec(limits);
     assert.ok(m, limits);
@@ -95,14 +95,14 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     assert.equal(Number(m[2]), dataLimitFor('1GB'), 'the hard limit too: nothing in the process can raise it');
   });
 
-  test('constants folded at prepare (len(range(300000000)), repeat 1.5e9): 53200 at once, RSS bounded, the session goes on', async () => {
+  test('constants folded at prepare (len(range(300000000)), repeat 1.5e9): refused before DuckDB folds them (54000, sql/size-limits.ts), RSS bounded, the session goes on', async () => {
     const pid = gw.proc.pid!;
     const c = await login();
     await c.query('set statement_timeout = 20000');
     const watch = watchRss(pid);
     for (const sql of ['select len(range(300000000))', "select length(repeat('x', 1500000000))"]) {
       const t0 = Date.now();
-      await assert.rejects(c.query(sql), (e: { code?: string }) => e.code === '53200', sql);
+      await assert.rejects(c.query(sql), (e: { code?: string }) => e.code === '54000', sql);
       // Before the ceiling: 57014 after the timeout while DuckDB went on folding (RSS 2.4 → 6.4 GB).
       assert.ok(Date.now() - t0 < 15_000, `${sql}: answered after ${Date.now() - t0} ms`);
     }
@@ -114,7 +114,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     await settled('folded constants');
   });
 
-  test('200 rows of 50 MB, read or unread: 53200 with RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves; one 50 MB value is served', async () => {
+  test('200 rows of 50 MB, read or unread: 53200 with RSS ≤ memoryLimit + 2 GiB, back near the start once the client leaves; one 50 MB value is served', async () => {
     const pid = gw.proc.pid!;
     for (const reading of [true, false]) {
       const c = await login();
@@ -153,7 +153,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
       const back = await settled(reading ? 'read' : 'unread');
       console.log(`200 × 50 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
       assert.ok(peak - start > 200 * MiB, 'the values did pass through memory');
-      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
+      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 2 GiB`);
     }
     const c = await login();
     const r = await c.query("select repeat('x', 50000000) as s");

@@ -181,6 +181,9 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
         break;
       }
       case 'SHOW_REF':
+        // `SHOW TABLES FROM x` lists a whole catalog or schema (any attached one): not a relation
+        // admission can judge, so refused (an attacker's review listed other versions' metadata).
+        if (o.show_type === 'SHOW_FROM' || (o.table_name === '' && !o.query)) unknown.push('SHOW … FROM');
         if (typeof o.table_name === 'string' && o.table_name !== '') {
           relations.push({ catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) });
         }

@@ -122,6 +122,9 @@ export const ADMISSION_OFF_FOR_TESTS = process.env.FDL_TEST_ADMISSION === 'off';
 export function refuseInternalNames(clientText: string): void {
   if (ADMISSION_OFF_FOR_TESTS) return;
   if (/fdl_pg/i.test(clientText)) throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
+  // PostgreSQL's Unicode escapes spell any name without its letters; DuckDB has none, but the
+  // PostgreSQL rewrite would print them out plainly (`U&"fdl\005fpg"` became fdl_pg).
+  if (/U&["']/i.test(clientText)) throw new SqlError(SQLSTATE.featureNotSupported, 'Unicode escapes (U&"…", U&\'…\') are not supported by fdl-gateway');
 }
 
 /**
