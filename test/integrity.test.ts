@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttps } from 'node:https';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -329,10 +329,10 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     }
     assert.ok(patched >= 1);
     // and one cached catalog replaced by another version's catalog
-    // another version's catalog (each store keeps its own copy of a shared one: pick a different content address)
-    const other = catalogs.find((p) => basename(p) !== basename(catalogs[0]!));
-    assert.ok(other, 'two versions were attached, two catalogs cached');
-    writeFileSync(catalogs[0]!, readFileSync(other));
+    // another version's catalog of the same store (each store keeps its own area: the repository read below has both)
+    const pair = catalogs.flatMap((a) => catalogs.filter((b) => dirname(b) === dirname(a) && basename(b) !== basename(a)).map((b) => [a, b] as const))[0];
+    assert.ok(pair, 'two versions were attached, two catalogs cached');
+    writeFileSync(pair[0], readFileSync(pair[1]));
     gw = await startGateway(args(), { env });
     assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
     assert.deepEqual(await labels(gw, `s3r@${version}`, 'u'), ['GOOD:300']);
