@@ -10,7 +10,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
@@ -23,6 +23,7 @@ import { FIXTURES } from './support/gateway.js';
 import { redactServerPaths } from '../src/sql/duckdb-errors.js';
 import { renderPlan, type ExplainHead } from '../src/sql/explain.js';
 import { basename } from 'node:path';
+import { fileListing as files } from './support/files.js';
 
 interface Manifest { repos: Record<string, { path: string; data_dir: string; refs: Record<string, string> }> }
 const manifest = (await import(join(FIXTURES, 'manifest.json'), { with: { type: 'json' } })).default as Manifest;
@@ -35,19 +36,6 @@ function rng(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
 }
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;

@@ -15,6 +15,7 @@ import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/
 import { bind, execute, parse, query, startupPacket, sync } from './support/fuzz.js';
 import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
 import { StatementClock } from '../src/session/statement-clock.js';
+import { within } from './support/files.js';
 
 const MiB = 1024 * 1024;
 
@@ -46,15 +47,6 @@ function errorCode(bytes: Buffer): string | null {
     at += 1 + len;
   }
   return null;
-}
-
-async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<T>((_, j) => (timer = setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function login(gw: RunningGateway, user = 'alice'): Promise<pg.Client> {

@@ -9,29 +9,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serialize } from 'pg-protocol';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { buildBind, RawPg, type QueryResult } from './support/raw-pg.js';
-
-/** Every file under `dir` with its size and modification time. */
-function listing(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        const st = statSync(p);
-        out.push(`${p} ${st.size} ${st.mtimeMs}`);
-      }
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+import { fileListing as listing } from './support/files.js';
 
 type Path = 'simple' | 'unnamed' | 'named' | 'cursor' | 'copy' | 'explain' | 'explain-analyze' | 'prepare';
 const PATHS: Path[] = ['simple', 'unnamed', 'named', 'cursor', 'copy', 'explain', 'explain-analyze', 'prepare'];

@@ -8,23 +8,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { RawPg } from './support/raw-pg.js';
-
-function listing(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+import { fileListing as listing } from './support/files.js';
 
 describe('the engine line holds without admission', () => {
   let gw: RunningGateway;

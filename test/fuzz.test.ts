@@ -8,8 +8,9 @@ import { connect as netConnect } from 'node:net';
 import pg from 'pg';
 import { FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, close, describe, execute, fuzz, msg, parse, Prng, query, runCase, startupPacket, sync, type FuzzCase } from './support/fuzz.js';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileListing as tree } from './support/files.js';
 
 const SEED = Number(process.env.FDL_FUZZ_SEED ?? 20_260_101);
 let gw: RunningGateway;
@@ -241,20 +242,6 @@ function statementCase(r: Prng, id: number): FuzzCase {
     }
   }
   return { id, chunks, frames: chunks.length, framed: true, oversize: false, startupValid: true, singleByteAnswers: 0, kinds };
-}
-
-/** Every file under `dir` with its size and mtime: a repository must read the same afterwards. */
-function tree(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
-    }
-  };
-  walk(dir);
-  return out.sort();
 }
 
 test(`fuzzed statements through every path: simple, extended, cursors, COPY, PREPARE/EXECUTE, EXPLAIN (seed ${SEED})`, { timeout: 120_000 }, async (t) => {

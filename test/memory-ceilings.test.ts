@@ -17,6 +17,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { dataLimitFor } from '../src/sql/memory-ceiling.js';
 import { checkSizeLimits } from '../src/sql/size-limits.js';
 import { SqlError } from '../src/errors.js';
+import { within } from './support/files.js';
 
 const MiB = 1024 * 1024;
 const MEMORY_LIMIT = 1000 ** 3; // '1GB' in DuckDB's units
@@ -34,15 +35,6 @@ function watchRss(pid: number): { stop(): number } {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<T>((_, j) => (timer = setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('memory ceilings (memoryLimit 1GB)', () => {
   let gw: RunningGateway;

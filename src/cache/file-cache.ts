@@ -332,7 +332,11 @@ function identityOf(st: Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`;
 }
 
-/** A store's area: a name derived from its location, stable across restarts. */
+const areas = new WeakMap<ObjectStore, string>();
+
+/** A store's area: a name derived from its location, stable across restarts (hashed once per store). */
 function areaOf(store: ObjectStore): string {
-  return `store-${createHash('sha256').update(store.location).digest('hex').slice(0, 24)}`;
+  let area = areas.get(store);
+  if (area === undefined) areas.set(store, (area = `store-${createHash('sha256').update(store.location).digest('hex').slice(0, 24)}`));
+  return area;
 }

@@ -15,7 +15,7 @@ import * as T from './text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';
 import { SqlError, SQLSTATE } from '../../errors.js';
-import { valueEncoder, type EncodeSettings } from './values.js';
+import { valueEncoder, type EncodeSettings, type ValueEncoder } from './values.js';
 
 /** Writes one cell (int32 length or -1, then the bytes) for row `i`. */
 type Cell = (w: Writer, i: number) => void;
@@ -205,7 +205,11 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
 }
 
 function genericColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ColumnFactory {
-  const enc = valueEncoder(t, format, s);
+  return encodedColumn(valueEncoder(t, format, s));
+}
+
+/** A column whose values `enc` writes one by one (NULL as -1, each value behind its length). */
+function encodedColumn(enc: ValueEncoder): ColumnFactory {
   return (ch, c) => {
     const vec = ch.getColumnVector(c);
     return (w, i) => {
@@ -221,17 +225,7 @@ function genericColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ColumnF
 
 /** A text column passed through `filter` (text and binary forms of text are the same bytes). */
 function filteredText(filter: (text: string) => string): ColumnFactory {
-  return (ch, c) => {
-    const vec = ch.getColumnVector(c);
-    return (w, i) => {
-      const v = vec.getItem(i);
-      if (v === null) { w.int32(-1); return; }
-      const at = w.length;
-      w.int32(0);
-      w.utf8(filter(String(v)));
-      w.setInt32(at, w.length - at - 4);
-    };
-  };
+  return encodedColumn((w, v) => void w.utf8(filter(String(v))));
 }
 
 /** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
