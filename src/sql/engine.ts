@@ -56,8 +56,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
  * The directories one repository's DuckDB instance reads (sql/engines.ts), and nothing else: of a
  * local repository its `versions/` (the frozen catalogs ATTACH opens) and its data directory — not
  * its refs, settings or `sources/`; of a remote one its own area of the file cache (catalogs and
- * data files). The state directory (ledgers), other areas and download temp files stay out. DuckDB
- * adds its own temp directory itself.
+ * data files, and download temp files holding a prefix of one of them). The state directory
+ * (ledgers) and other stores' areas stay out. DuckDB adds its own temp directory itself.
  */
 export function engineReadDirs(repository: { local: { root: string; dataDir: string } } | { cacheArea: string }): string[] {
   if ('cacheArea' in repository) return [repository.cacheArea];
