@@ -145,7 +145,9 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   l.release();
 });
 
-test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a moved branch after the TTL', async () => {
+test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a moved branch after the TTL', async (t) => {
+  // The TTL runs on a mocked clock (Date only: sockets and file times stay real).
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
   const root = join(await tmp(), 'repo');
   await cp(REPO, root, { recursive: true });
   await chmod(join(root, 'refs/heads'), 0o755);
@@ -160,9 +162,12 @@ test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a 
     assert.ok(all.every((b) => b?.equals(all[0]!)));
     await refs.get(store, 'refs/heads/dev', 4096);
     assert.equal(srv.requests.get(key), 1, 'within the TTL no request');
-    await new Promise((r) => setTimeout(r, 350));
+    t.mock.timers.tick(299);
     await refs.get(store, 'refs/heads/dev', 4096);
-    assert.equal(srv.requests.get(key), 2);
+    assert.equal(srv.requests.get(key), 1, 'still within the TTL at 299 ms');
+    t.mock.timers.tick(2);
+    await refs.get(store, 'refs/heads/dev', 4096);
+    assert.equal(srv.requests.get(key), 2, 'revalidated once the TTL has passed');
     assert.equal(srv.notModified.get(key), 1, 'revalidated with If-None-Match');
     assert.equal(refs.stats().notModified, 1);
     assert.equal(await refs.get(store, 'refs/heads/none', 4096), null);
@@ -173,7 +178,9 @@ test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a 
     await new Promise((r) => setTimeout(r, 20)); // mtime must differ for the server's ETag
     await writeFile(join(root, 'refs/heads/dev'), `${IDS[0]}\n`);
     assert.equal((await repo.resolve('dev')).versionId, before, 'cached within the TTL');
-    await new Promise((r) => setTimeout(r, 650));
+    t.mock.timers.tick(599);
+    assert.equal((await repo.resolve('dev')).versionId, before, 'still cached at 599 ms');
+    t.mock.timers.tick(2);
     assert.equal((await repo.resolve('dev')).versionId, IDS[0], 'seen after the TTL');
     refs.invalidate(store);
     assert.equal(refs.stats().entries, 0);
