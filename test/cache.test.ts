@@ -188,3 +188,36 @@ test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a 
     await srv.close();
   }
 });
+
+test('a download that fails among parallel ones leaves no file pinned (the others finish and are released)', async () => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { openCatalog } = await import('../src/lake/index.js');
+  const fileCache = await FileCache.open(await tmp(), { downloadConcurrency: 4 });
+  const repo = await openRepository('b', new HttpStore(proxy.url), { fileCache, cacheDir: await tmp(), signatures: 'off' });
+  const version = await repo.openVersion(IDS[1]!);
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  try {
+    const catalog = await openCatalog(conn, version.catalogFile, 'meta');
+    const files = catalog.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size })));
+    assert.ok(files.length >= 3, `several files: ${files.length}`);
+    // one file fails at once (every retry too); the others arrive slowly, after the failure
+    const failing = files[0]!.path.split('/').pop()!;
+    proxy.rules = [
+      { match: new RegExp(failing.replace(/[.]/g, '\\.')), fault: '500' },
+      { match: /\.parquet$/, fault: 'slow-body', delayMs: 600 },
+    ];
+    const pinnedBefore = fileCache.stats().pinned; // the version's catalog
+    await assert.rejects(version.ensureFiles(files));
+    proxy.rules = [];
+    // what was still downloading when the failure was reported finishes afterwards
+    for (let i = 0; i < 300 && fileCache.stats().entries < files.length - 1; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(fileCache.stats().entries >= files.length - 1, `the other downloads finished: ${fileCache.stats().entries}`);
+    assert.equal(fileCache.stats().pinned, pinnedBefore, 'no pin left behind');
+  } finally {
+    proxy.rules = [];
+    conn.closeSync();
+    inst.closeSync();
+    version.close();
+  }
+});
