@@ -37,7 +37,7 @@ export interface PreparerHost {
   /** Wait for result fetches still running on the DuckDB connection. */
   settleStreams(): Promise<void>;
   /** DuckDB keeps one open stream per connection: planning ends the others (they fail if resumed). */
-  endOpenStreams(): void;
+  endOpenStreams(): Promise<void>;
   /** fdl.session's one row, as the session sees itself now. */
   sessionTable(): SystemTable;
   /** A NOTICE for the client (file pruning). */
@@ -126,7 +126,7 @@ export class StatementPreparer {
     const planning = (async () => {
       await this.busy;
       if (givenUp) return; // timed out while the connection was still busy: nothing to plan
-      this.host.endOpenStreams();
+      await this.host.endOpenStreams();
       await this.host.refreshVersion();
       if (givenUp) return;
       await planQuery(this.planning(), base, stmt);

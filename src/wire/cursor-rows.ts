@@ -98,18 +98,34 @@ async function rowAt(stream: ResultStream, portal: Portal, name: string, i: numb
       'Fetch the rows again with a new cursor, or keep the rows you need in the client.',
     );
   }
-  while (portal.rows < i && !portal.done) {
-    const sink = new CollectingWriter(64 * 1024);
-    const pulled = portal.rows;
-    await stream.pump(portal, Math.min(Math.max(i - portal.rows, 64), PULL_ROWS), sink);
-    sink.flush();
-    if (c.kept.length === 0) c.keptFrom = pulled + 1; // rows streamed straight to the client were never kept
-    for (const b of sink.out) keep(c, b);
-    // A forward-only cursor skipping ahead keeps only what lies ahead of the row asked for.
-    drop(c, c.scroll ? Math.min(i, keptLimitFrom(c)) : i);
-  }
+  while (portal.rows < i && !portal.done) await pull(stream, portal, Math.max(i - portal.rows, 64), i);
   const k = i - c.keptFrom;
   return i <= portal.rows && k >= 0 && k < c.kept.length ? c.kept[k]! : null;
+}
+
+/**
+ * Read up to `n` more rows from DuckDB into the kept rows. Rows before `from` may go: a forward-only
+ * cursor never reads them again; a SCROLL cursor lets its oldest go past the cap.
+ */
+async function pull(stream: ResultStream, portal: Portal, n: number, from: number): Promise<void> {
+  const c = portal.cursor!;
+  const sink = new CollectingWriter(64 * 1024);
+  if (c.kept.length === 0) c.keptFrom = portal.rows + 1; // rows streamed straight to the client were never kept
+  await stream.pump(portal, Math.min(n, PULL_ROWS), sink);
+  sink.flush();
+  for (const b of sink.out) keep(c, b);
+  drop(c, c.scroll ? Math.min(from, keptLimitFrom(c)) : from);
+}
+
+/**
+ * Another statement is about to run on the connection, which ends DuckDB's open stream: the cursor
+ * reads the rest of its rows first (at most the cap ahead of its position), so it reads on as
+ * PostgreSQL's would. Past the cap the stream ends and resuming it fails (55000), never short.
+ */
+export async function parkCursor(stream: ResultStream, portal: Portal): Promise<void> {
+  const c = portal.cursor!;
+  const from = c.place.pos + 1;
+  while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < SCROLL_KEPT_BYTES) await pull(stream, portal, PULL_ROWS, from);
 }
 
 /** Split a buffer of DataRow messages into the cursor's kept rows. */

@@ -13,7 +13,7 @@ import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
-import { cursorFields, fetchCursor, newCursorState } from './cursor-rows.js';
+import { cursorFields, fetchCursor, newCursorState, parkCursor } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
 import { Writer } from './writer.js';
@@ -104,7 +104,7 @@ export class Session {
       refreshVersion: () => this.refreshVersion(),
       versionStaysPut: () => this.versionView.staysPut(this.statementSeq, this.tx.inBlock),
       settleStreams: () => this.stream.settle(),
-      endOpenStreams: () => this.stream.interruptOpenPortals(null),
+      endOpenStreams: () => this.endStreamsBut(null),
       sessionTable: () => this.versionView.sessionTable(this.clientAddress, this.tx.inBlock),
       notice: (message) => this.notice({ code: '00000', message }),
     });
@@ -468,7 +468,7 @@ export class Session {
   private async startQuery(portal: Portal): Promise<void> {
     await this.stream.settle();
     await this.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
-    this.stream.interruptOpenPortals(portal);
+    await this.endStreamsBut(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
     await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
@@ -629,7 +629,14 @@ export class Session {
   /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
   private async endOpenStreams(): Promise<void> {
     await this.stream.settle(); // a prefetch still running (a prepare given up on ended the streams already)
-    this.stream.interruptOpenPortals(null);
+    await this.endStreamsBut(null);
+  }
+
+  /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
+  private async endStreamsBut(except: Portal | null): Promise<void> {
+    for (const p of this.portals.values()) if (p !== except && p.cursor && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
+    this.stream.interruptOpenPortals(except);
   }
 
   /** Carry out what a SET / RESET asks of the session. */
