@@ -10,6 +10,7 @@ import { classify, type Statement } from '../sql/classify.js';
 import { statementCeilingExceeded } from '../sql/split.js';
 import type { SystemTable } from '../sql/system-views.js';
 import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
+import { innerQuery } from './cursors.js';
 import { disposeStatement, fetchForValues, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
@@ -36,7 +37,7 @@ export interface PreparerHost {
   /** Wait for result fetches still running on the DuckDB connection. */
   settleStreams(): Promise<void>;
   /** DuckDB keeps one open stream per connection: planning ends the others (they fail if resumed). */
-  endOpenStreams(): void;
+  endOpenStreams(): Promise<void>;
   /** fdl.session's one row, as the session sees itself now. */
   sessionTable(): SystemTable;
   /** A NOTICE for the client (file pruning). */
@@ -113,13 +114,19 @@ export class StatementPreparer {
       return base;
     }
     if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
+    if (stmt.kind === 'declare') {
+      // Planned now, as PostgreSQL does: DECLARE … $1 takes the query's parameters.
+      base.cursorQuery = await this.prepare(stmt.query, innerQuery(stmt.query, 'DECLARE CURSOR'), declaredTypes);
+      base.paramOids = base.cursorQuery.paramOids;
+      return base;
+    }
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;
     let settled = false;
     let givenUp = false;
     const planning = (async () => {
       await this.busy;
       if (givenUp) return; // timed out while the connection was still busy: nothing to plan
-      this.host.endOpenStreams();
+      await this.host.endOpenStreams();
       await this.host.refreshVersion();
       if (givenUp) return;
       await planQuery(this.planning(), base, stmt);
