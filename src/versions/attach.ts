@@ -319,7 +319,10 @@ class Mutex {
     const ready = this.tail.then(() => {
       let done = false;
       return () => {
-        if (!done) (done = true), open();
+        if (!done) {
+          done = true;
+          open();
+        }
       };
     });
     this.tail = this.tail.then(() => mine);
