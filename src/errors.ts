@@ -52,6 +52,22 @@ export const SQLSTATE = {
   cantChangeRuntimeParam: '55P02',
   objectNotInPrerequisiteState: '55000',
   programLimitExceeded: '54000',
+  statementTooComplex: '54001',
+  tooManyColumns: '54011',
+  ambiguousColumn: '42702',
+  syntaxErrorOrAccessRuleViolation: '42000',
+  invalidTextRepresentation: '22P02',
+  numericValueOutOfRange: '22003',
+  divisionByZero: '22012',
+  integrityConstraintViolation: '23000',
+  invalidSchemaName: '3F000',
+  indeterminateDatatype: '42P18',
+  duplicateCursor: '42P03',
+  duplicatePreparedStatement: '42P05',
+  connectionFailure: '08006',
+  successfulCompletion: '00000',
+  warning: '01000',
+  dependentObjectsStillExist: '2BP01',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

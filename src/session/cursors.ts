@@ -39,7 +39,7 @@ export function interpretCursor<P extends CursorEntry>(stmt: CursorStatement, po
   switch (stmt.kind) {
     case 'declare':
       if (!inBlock && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
-      if (portals.has(stmt.name)) throw new SqlError('42P03', `cursor "${stmt.name}" already exists`);
+      if (portals.has(stmt.name)) throw new SqlError(SQLSTATE.duplicateCursor, `cursor "${stmt.name}" already exists`);
       return { kind: 'declare', name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'DECLARE CURSOR'), hold: stmt.hold, scroll: stmt.scroll, binary: stmt.binary, tag: 'DECLARE CURSOR' };
     case 'fetch': {
       const cursor = portals.get(stmt.name);

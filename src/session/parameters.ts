@@ -77,7 +77,7 @@ export function normalizeSetting(name: string, value: string): string {
     case 'client_encoding': {
       const v = value.replace(/['"]/g, '').toUpperCase().replace(/-/g, '');
       if (v !== 'UTF8' && v !== 'UNICODE') {
-        throw new SqlError('22023', `invalid value for parameter "client_encoding": "${value}"`, 'fdl-gateway only speaks UTF8.');
+        throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "client_encoding": "${value}"`, 'fdl-gateway only speaks UTF8.');
       }
       return 'UTF8';
     }
@@ -85,7 +85,7 @@ export function normalizeSetting(name: string, value: string): string {
       // Output is always ISO; accept the order part so pgjdbc and psqlODBC are satisfied.
       const parts = value.split(',').map((p) => p.trim().toUpperCase());
       if (parts.some((p) => !['ISO', 'MDY', 'DMY', 'YMD', 'US', 'EUROPEAN', 'NONEUROPEAN', 'GERMAN', 'SQL', 'POSTGRES', 'DEFAULT'].includes(p))) {
-        throw new SqlError('22023', `invalid value for parameter "DateStyle": "${value}"`);
+        throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "DateStyle": "${value}"`);
       }
       if (parts.some((p) => ['SQL', 'POSTGRES', 'GERMAN'].includes(p))) {
         throw new SqlError(SQLSTATE.featureNotSupported, `DateStyle "${value}" is not supported: output is always ISO`);
@@ -100,7 +100,7 @@ export function normalizeSetting(name: string, value: string): string {
     case 'extra_float_digits': {
       const n = Number(value);
       if (!Number.isInteger(n) || n < -15 || n > 3) {
-        throw new SqlError('22023', `invalid value for parameter "extra_float_digits": "${value}"`);
+        throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "extra_float_digits": "${value}"`);
       }
       return String(n);
     }
@@ -121,7 +121,7 @@ export function normalizeSetting(name: string, value: string): string {
 /** PostgreSQL duration syntax: plain number = milliseconds, or with a unit (ms, s, min, h, d). */
 export function parseDurationMs(name: string, value: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|min|h|d)?\s*$/i.exec(value);
-  if (!m) throw new SqlError('22023', `invalid value for parameter "${name}": "${value}"`);
+  if (!m) throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`);
   const n = Number(m[1]);
   const unit = (m[2] ?? 'ms').toLowerCase();
   const factor = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[unit]!;

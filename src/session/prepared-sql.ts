@@ -19,7 +19,7 @@ export interface NamedStatement {
 
 /** PREPARE name [(types)] AS query: the name must be free and the statement a query. */
 export function interpretPrepare(stmt: Extract<Statement, { kind: 'prepareSql' }>, statements: ReadonlyMap<string, unknown>): { name: string; query: string; stmt: QueryStatement; types: string[] } {
-  if (statements.has(stmt.name)) throw new SqlError('42P05', `prepared statement "${stmt.name}" already exists`);
+  if (statements.has(stmt.name)) throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${stmt.name}" already exists`);
   return { name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'PREPARE'), types: stmt.types };
 }
 

@@ -70,5 +70,5 @@ export class SetShow {
 export function onOff(name: string, value: string): 'on' | 'off' {
   if (/^(on|true|yes|1)$/i.test(value)) return 'on';
   if (/^(off|false|no|0)$/i.test(value)) return 'off';
-  throw new SqlError('22023', `parameter "${name}" requires a Boolean value`);
+  throw new SqlError(SQLSTATE.invalidParameterValue, `parameter "${name}" requires a Boolean value`);
 }

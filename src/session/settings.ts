@@ -227,7 +227,7 @@ export class SessionSettings {
     try {
       await this.conn.run(`SET TimeZone = ${sqlString(tz)}`);
     } catch {
-      throw new SqlError('22023', `invalid value for parameter "TimeZone": "${tz}"`);
+      throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "TimeZone": "${tz}"`);
     }
   }
 }

@@ -8,7 +8,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
 
 /** The client is gone: what a statement still running reports. */
-export const DISCONNECTED = new SqlError('08006', 'client disconnected');
+export const DISCONNECTED = new SqlError(SQLSTATE.connectionFailure, 'client disconnected');
 
 export class StatementClock {
   private running = false;

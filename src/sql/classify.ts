@@ -42,7 +42,7 @@ const ENGINE = new Set(['ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'UPDATE_
 /** A type name in PREPARE's list: words, an optional (precision[, scale]) and array brackets. */
 const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*(?:\(\d+(?:,\s*\d+)?\))?(?:\[\])*$/;
 
-const SYNTAX = '42601';
+const SYNTAX = SQLSTATE.syntaxError;
 const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
 
 /** Unquote a (possibly dotted) identifier the way PostgreSQL folds it. */
@@ -103,7 +103,7 @@ export function classify(statement: string): Statement {
       break;
     case 'SET': {
       // Engine-wide settings are never a session's to change.
-      if (/^SET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' };
+      if (/^SET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' };
       if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
@@ -118,7 +118,7 @@ export function classify(statement: string): Statement {
       break;
     }
     case 'RESET':
-      if (/^RESET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: '42501', message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway' };
+      if (/^RESET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway' };
       if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
@@ -167,14 +167,14 @@ export function classify(statement: string): Statement {
     case 'COPY': {
       const copy = parseCopyOut(s);
       if (copy) return copy;
-      return { kind: 'refused', sqlstate: '42501', message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' };
+      return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' };
     }
   }
   if (first === 'WITH' && /\)\s*(INSERT|UPDATE|DELETE|MERGE)\b/i.test(s)) {
-    return { kind: 'refused', sqlstate: '25006', message: 'cannot execute a data-modifying WITH in a read-only transaction' };
+    return { kind: 'refused', sqlstate: SQLSTATE.readOnlyTransaction, message: 'cannot execute a data-modifying WITH in a read-only transaction' };
   }
-  if (WRITES.has(first)) return { kind: 'refused', sqlstate: '25006', message: `cannot execute ${first} in a read-only transaction` };
-  if (ENGINE.has(first)) return { kind: 'refused', sqlstate: '42501', message: `permission denied: ${first} statements are not allowed by fdl-gateway` };
+  if (WRITES.has(first)) return { kind: 'refused', sqlstate: SQLSTATE.readOnlyTransaction, message: `cannot execute ${first} in a read-only transaction` };
+  if (ENGINE.has(first)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: `permission denied: ${first} statements are not allowed by fdl-gateway` };
   return { kind: 'query', sql: s };
 }
 
@@ -245,7 +245,7 @@ function parsePrepare(s: string): Statement | null {
   const m = new RegExp(`^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`, 'i').exec(s);
   if (!m) return null;
   const types = m[2] === undefined ? [] : m[2].split(/,(?![^(]*\))/).map((t) => t.trim().replace(/\s+/g, ' '));
-  if (types.some((t) => !TYPE_NAME.test(t))) return { kind: 'refused', sqlstate: '42601', message: 'syntax error in the parameter types of PREPARE' };
+  if (types.some((t) => !TYPE_NAME.test(t))) return { kind: 'refused', sqlstate: SQLSTATE.syntaxError, message: 'syntax error in the parameter types of PREPARE' };
   return { kind: 'prepareSql', name: normalizeIdent(m[1]!), types, query: m[3]! };
 }
 

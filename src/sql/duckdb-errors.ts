@@ -9,29 +9,29 @@ const byPattern: [RegExp, string][] = [
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
-  [/^Invalid Input Error: schema ".*" does not exist/, '3F000'],
+  [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
-  [/^Catalog Error: Schema with name .* does not exist/i, '3F000'],
+  [/^Catalog Error: Schema with name .* does not exist/i, SQLSTATE.invalidSchemaName],
   [/^Catalog Error: (Scalar Function|Aggregate Function|Macro Function|Function) with name .* does not exist/i, SQLSTATE.undefinedFunction],
   [/^Catalog Error: Type with name .* does not exist/i, SQLSTATE.undefinedObject],
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
   [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
-  [/^Binder Error: Ambiguous reference/i, '42702'],
-  [/^Binder Error/i, '42000'],
+  [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
+  [/^Binder Error/i, SQLSTATE.syntaxErrorOrAccessRuleViolation],
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
-  [/^Conversion Error/i, '22P02'],
-  [/^Out of Range Error/i, '22003'],
-  [/division by zero/i, '22012'],
-  [/^Invalid Input Error/i, '22023'],
+  [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
+  [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
+  [/division by zero/i, SQLSTATE.divisionByZero],
+  [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],
-  [/^Out of Memory Error/i, '53200'],
-  [/^Constraint Error/i, '23000'],
-  [/^Dependency Error/i, '2BP01'],
+  [/^Out of Memory Error/i, SQLSTATE.outOfMemory],
+  [/^Constraint Error/i, SQLSTATE.integrityConstraintViolation],
+  [/^Dependency Error/i, SQLSTATE.dependentObjectsStillExist],
   [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
 ];
 
@@ -42,7 +42,7 @@ export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
   for (const [re, code] of byPattern) {
-    if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === '53200' ? OUT_OF_MEMORY_HINT : undefined);
+    if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));
 }

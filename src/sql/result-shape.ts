@@ -7,7 +7,7 @@
  * if even that cannot be bound, the statement fails at Parse with a clear error.
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { replaceParams } from './split.js';
 
 export interface ResultShape {
@@ -36,7 +36,7 @@ function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
   const names: string[] = [];
   const types: (DuckDBType | null)[] = [];
   const count = duck.columnCount;
-  if (count > MAX_RESULT_COLUMNS) throw new SqlError('54011', `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
+  if (count > MAX_RESULT_COLUMNS) throw new SqlError(SQLSTATE.tooManyColumns, `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
   for (let i = 0; i < count; i++) {
     names.push(duck.columnName(i));
     types.push(duck.columnTypeId(i) === DuckDBTypeId.INVALID ? null : duck.columnType(i));
@@ -80,6 +80,6 @@ export async function resultShape(
   }
   // DuckDB's own columns, described again from the running result for portals.
   if (!placeholder) return shapeOf(duck, true);
-  throw new SqlError('42P18', 'could not determine the result columns of this statement before its parameters are bound', undefined,
+  throw new SqlError(SQLSTATE.indeterminateDatatype, 'could not determine the result columns of this statement before its parameters are bound', undefined,
     'Cast the parameters to their types, or inline the values.');
 }
