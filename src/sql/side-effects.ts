@@ -51,16 +51,27 @@ type PlanNode = { type?: string; name?: string; function_data?: unknown; childre
 export async function refuseSideEffects(conn: DuckDBConnection, sql: string, analysis: Analysis): Promise<void> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
-  const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${literal(inner)}, optimize := false)`);
-  const json = String(reader.getRows()[0]?.[0] ?? '');
-  const plan = JSON.parse(json) as { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
-  if (plan.error) {
+  const plan = await bind(conn, inner);
+  if (!plan || plan.error) {
     // Not bindable here (a parameter, an operator without serialization, a binder error): the
     // parse decides, and the prepare reports a real binder error as it would.
     return judgeFromParse(analysis);
   }
   const readDirs = await sealedDirs(conn);
   for (const root of plan.plans ?? []) walk(root, readDirs);
+}
+
+type BoundPlan = { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
+
+/** DuckDB's bound plan of `sql`, or null when it gives none (NULL, or an error raised rather than returned). */
+async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
+  try {
+    const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`);
+    const json = reader.getRows()[0]?.[0];
+    return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
+  } catch {
+    return null;
+  }
 }
 
 const dirsByConnection = new WeakMap<DuckDBConnection, Promise<string[]>>();
