@@ -63,7 +63,11 @@ export async function refuseSideEffects(conn: DuckDBConnection, sql: string, ana
 
 type BoundPlan = { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
 
-/** DuckDB's bound plan of `sql`, or null when it gives none (NULL, or an error raised rather than returned). */
+/**
+ * DuckDB's bound plan of `sql`, or null when it gives none: NULL, an error raised rather than
+ * returned, or JSON that does not come back whole (a scan of encrypted Parquet carries its key's
+ * bytes, and the text ends at the first NUL).
+ */
 async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
   try {
     const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`);
