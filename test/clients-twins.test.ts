@@ -20,7 +20,7 @@ import { venvPython } from './support/python-venv.js';
 const PROBES = join(ROOT, 'test', 'clients');
 const JAR = '/usr/share/java/postgresql.jar';
 
-describe('client twins: the same calls against PostgreSQL 15 and the gateway', () => {
+describe('client twins: the same calls against PostgreSQL 15 and the gateway', { concurrency: 3 }, () => {
   let pg: PgCluster;
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
@@ -76,6 +76,22 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', (
       'scrollable cursor: relative and absolute, back and forth', 'NO SCROLL cursor scrolled back', 'NO SCROLL cursor scrolled forward',
       'binary named cursor', 'WITH HOLD cursor read after COMMIT', 'two named cursors read in turn', 'named cursor over a failing query',
       'SQLAlchemy 2 stream_results over psycopg 3', 'SQLAlchemy 2 yield_per partitions',
+    ]);
+  });
+
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch', async () => {
+    await twins(venvPython(), ['twins_asyncpg.py'], [
+      'cursor fetch, forward, fetchrow', 'cursor iteration with prefetch 7', 'cursor over a failing cast', 'connection usable afterwards',
+    ]);
+  });
+
+  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns, fetch … in after declare … with hold, setFetchSize', async () => {
+    const javac = await compiled;
+    assert.equal(javac.code, 0, describeProbe(javac));
+    // The probe takes its target as arguments: one run per server, compared as the Python probes are.
+    await twins('sh', ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`], [
+      'setDate on a date column', 'setDate with a Calendar, equality', 'setTimestamp on a date column', 'setObject(LocalDate) on a date column',
+      'getFunctionColumns(textin)', 'declare with hold, then fetch in', 'setFetchSize in a transaction',
     ]);
   });
 });
