@@ -244,6 +244,7 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
       case 'ResTarget': return resTarget(body, ctx);
       case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
+      case 'ColumnRef': return columnRef(obj, body, ctx);
       case 'RowExpr':
         if (!display) break;
         ctx.changed = true;
@@ -294,6 +295,20 @@ function figureColname(n: Node | undefined): string | undefined {
   if (n.A_ArrayExpr) return 'array';
   if (n.CollateClause) return figureColname(n.CollateClause.arg);
   return '?column?';
+}
+
+/**
+ * `pg_catalog.pg_class.relname` (SQLAlchemy 2 qualifies columns so): the relation is served from the
+ * compat database under its own name, so the column is `pg_class.relname`.
+ */
+function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  const fields = cr.fields as Node[];
+  const schema = fields[0]?.String?.sval;
+  const rel = String(fields[1]?.String?.sval);
+  const served = (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) || (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel));
+  if (fields.length !== 3 || !served) return orig;
+  ctx.changed = true;
+  return { ColumnRef: { ...cr, fields: fields.slice(1) } };
 }
 
 function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
@@ -373,6 +388,8 @@ function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
   const args = walk(fc.args, ctx, false) as Node[] | undefined;
   const out: Node = { ...fc, args };
+  // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
+  for (const k of ['agg_order', 'agg_filter', 'over'] as const) if (fc[k] !== undefined) out[k] = walk(fc[k], ctx, false);
   const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   if (pgName === 'format' && args && args.length > 0 && !fc.agg_star) {
     ctx.changed = true;
@@ -496,6 +513,15 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
     const { negate, flags } = REGEX_OPS[op]!;
     ctx.changed = true;
     const m = call(['regexp_matches'], flags ? [lexpr, rexpr, strConst(flags)] : [lexpr, rexpr]);
+    return negate ? not(m) : m;
+  }
+  const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
+  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && escaped && names(escaped.funcname).slice(-1)[0] === 'like_escape' && (escaped.args as Node[] | undefined)?.length === 2) {
+    // `x LIKE p ESCAPE e` parses as x ~~ like_escape(p, e): DuckDB's like_escape takes all three.
+    const { negate, fn } = LIKE_OPS[op]!;
+    ctx.changed = true;
+    const [pattern, escape] = (escaped.args as Node[]).map((a) => walk(a, ctx, false) as Node);
+    const m = call([fn], [lexpr, pattern!, escape!]);
     return negate ? not(m) : m;
   }
   if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {
