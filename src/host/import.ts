@@ -10,7 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
-import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
+import { colDef, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
 import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
 import { hashStored, readSettings, readStore } from './repo.js';

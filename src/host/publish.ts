@@ -24,7 +24,7 @@ import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
 import { hashStored, readSettings, readStore } from './repo.js';
 import { createHash } from 'node:crypto';
-import { LocalTarget, openTarget } from './target.js';
+import { openTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];

@@ -5,7 +5,7 @@
  * index) and swap (a branch moves only if it still names the version we built on).
  */
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';

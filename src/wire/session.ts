@@ -16,7 +16,6 @@ import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from 
 import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
-import { Writer } from './writer.js';
 import { SessionSettings } from '../session/settings.js';
 import { Transaction } from '../session/transaction.js';
 import { SessionVersion } from '../session/session-version.js';
