@@ -471,7 +471,12 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`txid_current()`, '1'],
     [`pg_current_xact_id()`, '1'],
     [`pg_jit_available()`, 'false'],
+    // pg_dump compares ACLs with the owner's defaults; no object here has an ACL, so neither has a default.
+    [`acldefault(kind, owner)`, `list_transform(CASE kind WHEN 'r' THEN ['@=arwdDxt/@'] WHEN 's' THEN ['@=rwU/@'] WHEN 'n' THEN ['@=UC/@'] WHEN 'f' THEN ['=X/@', '@=X/@']
+      WHEN 'l' THEN ['=U/@', '@=U/@'] WHEN 'T' THEN ['=U/@', '@=U/@'] WHEN 'd' THEN ['=Tc/@', '@=CTc/@'] WHEN 'L' THEN ['@=rw/@'] WHEN 'S' THEN ['@=U/@']
+      WHEN 'F' THEN ['@=U/@'] WHEN 't' THEN ['@=C/@'] WHEN 'c' THEN CAST([] AS VARCHAR[]) END, a -> replace(a, '@', ${C}pg_get_userbyid(owner)))`],
     [`pg_listening_channels()`, 'CAST(NULL AS VARCHAR)'],
+    [`array_remove(arr, x)`, `list_filter(arr, fdl_pg_e -> fdl_pg_e IS DISTINCT FROM x)`],
     [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
     [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
     [`_regclass_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
