@@ -553,7 +553,7 @@ describe('visible schemas', () => {
       '-c', 'show search_path', '-c', '\\dt', '-c', 'select count(*) from orders', '-c', 'select count(*) from all_types', '-c', "select count(*) from pg_class c where relkind = 'r' and pg_table_is_visible(c.oid) and relnamespace <> 'pg_catalog'::regnamespace"], { timeoutMs: 30_000 });
     assert.equal(r.code, 0, describeProbe(r));
     const lines = r.stdout.trim().split('\n');
-    assert.equal(lines[0], '"$user", public, sales');
+    assert.equal(lines[0], '"$user", public, main, sales');
     const dt = lines.filter((l) => l.split('|').length === 4).map((l) => l.split('|').slice(0, 2).join('.'));
     assert.deepEqual(dt, ['main.all_types', 'main.all_types_inlined', 'sales.customers', 'sales.orders']);
     // DuckLake's default schema main stands for PostgreSQL's public: its tables resolve unqualified.

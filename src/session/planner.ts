@@ -20,6 +20,7 @@ import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
+import { respellCatalogNames } from '../sql/catalog-names.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
@@ -101,7 +102,11 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   let sql = rewrite.sql;
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
-    const analysis = await analyze(ctx.conn, sql);
+    let analysis = await analyze(ctx.conn, sql);
+    // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
+    const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
+      { repo: ctx.repo, versionDb: ctx.lease.dbName, schemas: ctx.settings.versionSchemas() }) : null;
+    if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
     const reads = await admitFor(ctx, analysis, base, rewrite.rewritten);

@@ -25,6 +25,8 @@ export interface RelationRef {
   catalog: string;
   schema: string;
   table: string;
+  /** Where its (qualified) name starts in the analysed text: DuckDB's query_location. */
+  location?: number;
 }
 
 export interface FunctionRef {
@@ -179,7 +181,8 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
     if (o.at_clause) unknown.push('time travel (AT …)');
     switch (o.type) {
       case 'BASE_TABLE': {
-        const r = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) };
+        const at = typeof o.query_location === 'number' && o.query_location >= 0 ? o.query_location : undefined;
+        const r: RelationRef = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name), location: at };
         if (!(r.catalog === '' && r.schema === '' && ctes.has(r.table))) relations.push(r);
         break;
       }
