@@ -114,7 +114,11 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     literal = '';
     const text = castTo(value, 'varchar');
     if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
-    else if (m[3] === 'I') parts.push(compat('quote_ident', [text]));
+    else if (m[3] === 'I') {
+      // PostgreSQL refuses a NULL identifier (22004, sql/duckdb-errors.ts).
+      const isNull = { NullTest: { arg: text, nulltesttype: 'IS_NULL' } };
+      parts.push({ CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: call('error', [strConst('null values cannot be formatted as an SQL identifier')]) } }], defresult: compat('quote_ident', [text]) } });
+    }
     else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
   }
   literal += fmt.slice(last);
@@ -258,4 +262,40 @@ export function jsonAggCall(fc: Node, args: Node[]): Node {
   const list = { FuncCall: { ...fc, funcname: [str('list')], args: [element] } };
   const concat = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: l, rexpr: r } });
   return castTo(concat(concat(strConst('['), call('array_to_string', [list, strConst(', ')])), strConst(']')), 'json');
+}
+
+/**
+ * `s SIMILAR TO 'pattern'`: PostgreSQL's SQL regular expression (% any run, _ one character, the
+ * rest regex syntax, matched against the whole string); DuckDB reads the pattern as a plain regex.
+ */
+export function similarTo(lexpr: Node, escapeCall: Node, negate: boolean): Node {
+  const args = (escapeCall?.FuncCall?.args ?? []) as Node[];
+  const pattern = args[0]?.A_Const?.sval?.sval;
+  if (args.length !== 1) throw refuse('SIMILAR TO … ESCAPE', 'Use the default escape (backslash), or regexp_full_match(s, regex).');
+  if (typeof pattern !== 'string') {
+    // A parameter or column: translated when the statement runs (dots escaped, then % and _).
+    let regex = call('replace', [args[0]!, strConst('.'), strConst('\\.')]);
+    regex = call('replace', [call('replace', [regex, strConst('%'), strConst('.*')]), strConst('_'), strConst('.')]);
+    const m = call('regexp_full_match', [lexpr, { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: strConst('(?s)'), rexpr: regex } }]);
+    return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
+  }
+  let regex = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) regex += '\\' + pattern[++i];
+    else if (ch === '%') regex += '.*';
+    else if (ch === '_') regex += '.';
+    else if (ch === '.' || ch === '^' || ch === '$') regex += '\\' + ch;
+    else regex += ch;
+  }
+  const m = call('regexp_full_match', [lexpr, strConst(`(?s)${regex}`)]);
+  return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
+}
+
+/** PostgreSQL's encode(bytea, format) / decode(text, format) for hex and base64. */
+export function codecCall(fn: 'encode' | 'decode', args: Node[]): Node {
+  const format = String(args[1]?.A_Const?.sval?.sval ?? '').toLowerCase();
+  if (format === 'hex') return fn === 'encode' ? call('lower', [call('hex', [args[0]!])]) : call('unhex', [args[0]!]);
+  if (format === 'base64') return fn === 'encode' ? call('to_base64', [args[0]!]) : call('from_base64', [args[0]!]);
+  throw refuse(`${fn}() with format ${format ? `"${format}"` : 'that is not a constant'}`, "Supported formats: 'hex' and 'base64'.");
 }
