@@ -6,6 +6,7 @@
  * session switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
+import { PG_FUNCTION_MACROS } from './pg-macros.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   PG_CATALOG_RELATIONS,
@@ -452,7 +453,6 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_indexes_size(id)`, '0'],
     [`pg_database_size(x)`, '0'],
-    [`pg_size_pretty(x)`, `format_bytes(CAST(x AS BIGINT))`],
     [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`inet_server_addr()`, `${C}_var('server_addr')`],
@@ -520,6 +520,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
+  macros.push(...PG_FUNCTION_MACROS);
   return macros;
 }
 
