@@ -68,6 +68,7 @@ export const SQLSTATE = {
   successfulCompletion: '00000',
   warning: '01000',
   dependentObjectsStillExist: '2BP01',
+  nullValueNotAllowed: '22004',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

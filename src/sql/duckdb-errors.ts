@@ -26,6 +26,7 @@ const byPattern: [RegExp, string][] = [
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
+  [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],
