@@ -15,6 +15,7 @@ import { HttpStore } from '../src/store/http-store.js';
 import { openRepository } from '../src/resolver/index.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { startFaultyProxy, type FaultyProxy } from './support/faulty-proxy.js';
+import { waitFor } from './support/gateway.js';
 
 const HERE = fileURLToPath(import.meta.url);
 const FIX = resolve(HERE, '../../../test/fixtures');
@@ -211,8 +212,7 @@ test('a download that fails among parallel ones leaves no file pinned (the other
     await assert.rejects(version.ensureFiles(files));
     proxy.rules = [];
     // what was still downloading when the failure was reported finishes afterwards
-    for (let i = 0; i < 300 && fileCache.stats().entries < files.length - 1; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(fileCache.stats().entries >= files.length - 1, `the other downloads finished: ${fileCache.stats().entries}`);
+    await waitFor(() => fileCache.stats().entries >= files.length - 1, 'the other downloads to finish', 20_000);
     assert.equal(fileCache.stats().pinned, pinnedBefore, 'no pin left behind');
   } finally {
     proxy.rules = [];

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { consistentFunctions, isRepeatable } from '../src/sql/determinism.js';
 import { analyze } from '../src/sql/analysis.js';
 import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
-import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { client, copyFixtures, FIXTURES, startGateway, waitFor, type RunningGateway } from './support/gateway.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
 const basic = manifest.repos.basic as { refs: Record<string, string> };
@@ -341,10 +341,8 @@ describe('result cache: moving branches', () => {
   });
 
   test('after a branch moves, statements prepared before and after it and the cache give each version its rows', async () => {
-    const onMain = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@main' });
-    const onV1 = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@v1' });
-    await onMain.connect();
-    await onV1.connect();
+    const onMain = await client(gw, 'basic@main');
+    const onV1 = await client(gw, 'basic@v1');
     const original = readFileSync(branch(), 'utf8');
     const sql = 'SELECT count(*)::int AS n FROM sales.orders';
     try {
@@ -396,12 +394,8 @@ describe('result cache: a moving branch on the hot path', () => {
       for (let i = 0; i < 5; i++) assert.equal(await count(), before);
       writeFileSync(branch(), `${basic.refs['refs/tags/v1']}\n`); // main now points where v1 does (50 orders)
       assert.notEqual(before, 50);
-      let now = before;
-      const deadline = Date.now() + 5000;
-      while (now === before && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        now = await count();
-      }
+      // the branch is re-read once the ref TTL (300 ms, in the gateway process) has passed
+      const now = await waitFor(async () => { const n = await count(); return n !== before && n; }, 'the session to follow the branch');
       assert.equal(now, 50, 'the session moved to the branch\'s new version');
       assert.equal(await count(), 50);
       assert.ok(notices.some((m) => /moved from version/.test(m)), `a NOTICE says so: ${JSON.stringify(notices)}`);

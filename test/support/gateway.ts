@@ -79,3 +79,29 @@ export function copyFixtures(...names: string[]): { dir: string; path(name: stri
   for (const n of names) cpSync(join(FIXTURES, n), join(dir, n.replace(/\//g, '_')), { recursive: true });
   return { dir, path: (n) => join(dir, n.replace(/\//g, '_')), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * A connected node-postgres client on `gw` (user `x` unless given); the caller ends it. One place
+ * for the connection options every end-to-end test repeats.
+ */
+export async function client(gw: Pick<RunningGateway, 'host' | 'port'>, database: string, opts: { user?: string; password?: string } = {}) {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ host: gw.host, port: gw.port, user: opts.user ?? 'x', password: opts.password, database });
+  await c.connect();
+  return c;
+}
+
+/**
+ * Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`
+ * (generous: the machine may be loaded). Use for what happens in the background, never for a clock
+ * a test can mock.
+ */
+export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000, everyMs = 50): Promise<Exclude<T, undefined | false>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v as Exclude<T, undefined | false>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
