@@ -5,12 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, normalize } from 'node:path';
 import { promisify } from 'node:util';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { psqlHint } from '../src/service/psql-hint.js';
 import { CLI, FIXTURES, ROOT } from './support/gateway.js';
 
@@ -145,5 +146,65 @@ describe('fdl as a command', () => {
     assert.match(pkg.scripts.prepare ?? '', /build/, 'npm ci builds dist/ (prepare)');
     const r = await run('npx', ['--no-install', 'fdl', '--version'], { cwd: ROOT });
     assert.equal(r.stdout.trim(), '0.1.0');
+  });
+});
+
+describe('--ca-file: HTTPS and S3 endpoints with a private CA', () => {
+  const dir = join(work, 'pki');
+  let server: HttpsServer;
+  let url: string;
+  const repo = join(FIXTURES, 'repos', 'basic');
+
+  before(async () => {
+    // A private CA and a server certificate for 127.0.0.1 signed by it, made by openssl.
+    mkdirSync(dir, { recursive: true });
+    const ssl = (args: string[]) => run('openssl', args, { cwd: dir });
+    await ssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=fdl test CA']);
+    await ssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1']);
+    writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+    await ssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext']);
+    server = createHttpsServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }, (req, res) => {
+      const file = normalize(join(repo, decodeURIComponent(new URL(req.url ?? '/', 'https://x').pathname)));
+      if (!file.startsWith(repo) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end();
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-length': body.length }).end(req.method === 'HEAD' ? undefined : body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  });
+  after(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('without the CA the TLS failure is named; --ca-file and FDL_CA_FILE trust it (fdl push)', async () => {
+    const fail = await run(process.execPath, [CLI, 'push', url, join(work, 'tls-none')]).catch((e: { code: number; stderr: string }) => e);
+    assert.equal((fail as { code: number }).code, 1);
+    assert.match((fail as { stderr: string }).stderr, /TLS: .*\((UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\); .*--ca-file/);
+    assert.equal(existsSync(join(work, 'tls-none', 'refs')), false);
+    const ok = await run(process.execPath, [CLI, 'push', '--ca-file', join(dir, 'ca.pem'), url, join(work, 'tls-flag')]);
+    assert.match(ok.stdout, /^pushed \d+ version/);
+    const env = await run(process.execPath, [CLI, 'push', url, join(work, 'tls-env')], { env: { ...process.env, FDL_CA_FILE: join(dir, 'ca.pem') } });
+    assert.match(env.stdout, /^pushed \d+ version/);
+    const bad = await run(process.execPath, [CLI, 'push', '--ca-file', join(dir, 'san.ext'), url, join(work, 'tls-bad')]).catch((e: { code: number; stderr: string }) => e);
+    assert.match((bad as { stderr: string }).stderr, /CA file .*san\.ext holds no PEM certificate/);
+  });
+
+  it('fdl serve of an https:// repository: caFile in the config file trusts the CA; without it the client is told TLS', async () => {
+    const withCa = config('ca.json', { repos: { basic: url }, caFile: join(dir, 'ca.pem'), listen: '127.0.0.1:0' });
+    const rows: unknown[] = [];
+    await serveUntilReady(['--config', withCa], {
+      then: async (port) => {
+        const r = await run('psql', ['-X', '-At', '-h', '127.0.0.1', '-p', String(port), '-d', 'basic', '-U', 'me', '-c', 'show fdl.version']);
+        rows.push(r.stdout.trim());
+      },
+    });
+    assert.match(String(rows[0]), /^[0-9a-f]{8}-/);
+    const without = config('noca.json', { repos: { basic: url }, listen: '127.0.0.1:0' });
+    const errors: string[] = [];
+    const served = await serveUntilReady(['--config', without], {
+      then: async (port) => {
+        await run('psql', ['-X', '-At', '-h', '127.0.0.1', '-p', String(port), '-d', 'basic', '-U', 'me', '-c', 'select 1']).catch((e: { stderr: string }) => errors.push(e.stderr));
+      },
+    });
+    // the gateway reaches the repository when a client asks for it, or at start: either way the failure names TLS
+    assert.match(errors[0] ?? served.stderr, /TLS: .*--ca-file/);
   });
 });

@@ -66,6 +66,8 @@ export const ConfigFile = z
     drainTimeoutMs: z.number().int().nonnegative().optional(),
     proxyProtocol: z.boolean().optional(),
     logLevel: z.string().optional(),
+    /** PEM CA bundle trusted (with the bundled roots) for https:// repositories and S3 endpoints. */
+    caFile: z.string().optional(),
   })
   .strict();
 
@@ -96,6 +98,7 @@ export interface ServeFlags {
   drainTimeout?: string;
   proxyProtocol?: boolean;
   logLevel?: string;
+  caFile?: string;
 }
 
 /** What `fdl serve` runs: the gateway's configuration and the service around it. */
@@ -104,6 +107,8 @@ export interface ServiceConfig {
   http: { host: string; port: number } | null;
   drainTimeoutMs: number;
   logLevel: string;
+  /** The CA bundle to trust for https:// and S3 endpoints (flag, file, then FDL_CA_FILE). */
+  caFile?: string;
 }
 
 export class ConfigError extends Error {}
@@ -144,6 +149,7 @@ export function buildServiceConfig(flags: ServeFlags): ServiceConfig {
     http: http ? parseListen(http, '--http') : null,
     drainTimeoutMs: int('--drain-timeout', flags.drainTimeout) ?? file.drainTimeoutMs ?? 30_000,
     logLevel: flags.logLevel ?? file.logLevel ?? 'info',
+    caFile: flags.caFile ?? file.caFile ?? (process.env.FDL_CA_FILE || undefined),
   };
 }
 

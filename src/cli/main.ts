@@ -8,6 +8,7 @@ import './allocator-env.js'; // and DuckDB's allocator options, read when the bi
 import { Command } from 'commander';
 import pino from 'pino';
 import { openLogging } from './logging.js';
+import { trustCaFile } from '../store/tls-trust.js';
 import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
@@ -50,6 +51,7 @@ program
   .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
   .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
   .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info (default), debug; logs go to stderr, readable lines on a terminal, JSON lines otherwise')
+  .option('--ca-file <PEM>', 'trust the CA certificates in this PEM file (with the bundled ones) for https:// repositories and S3 endpoints (also "caFile" in the config file, FDL_CA_FILE)')
   .option('--http <HOST:PORT>', 'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)')
   .option('--drain-timeout <MS>', 'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)')
   .option('--proxy-protocol', 'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one')
@@ -85,6 +87,14 @@ Example:
       process.stderr.write(`fdl serve: log level expects fatal, error, warn, info, debug or trace, got "${service.logLevel}"\n`);
       process.exit(2);
     }
+    if (service.caFile) {
+      try {
+        trustCaFile(service.caFile);
+      } catch (e) {
+        process.stderr.write(`fdl serve: ${(e as Error).message}\n`);
+        process.exit(2);
+      }
+    }
     const { log, say, exit } = openLogging(service.logLevel);
     await runService(service.gateway, {
       http: service.http,
@@ -112,6 +122,10 @@ program
   });
 
 (await import('../host/cli.js')).registerHostCommands(program);
+// Publisher commands trust FDL_CA_FILE too (serve reads it with its flag and config file).
+program.hook('preAction', (_program, command) => {
+  if (command.name() !== 'serve' && process.env.FDL_CA_FILE) trustCaFile(process.env.FDL_CA_FILE);
+});
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`fdl: ${(e as Error).message}\n`);
   process.exit(1);
