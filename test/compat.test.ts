@@ -10,6 +10,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../src/sql/compat/install.js';
 import { catalogColumnOid, duckdbTypeToPg } from '../src/sql/compat/types.js';
 import { relationInfoStatement } from '../src/sql/compat/session.js';
+import { snapshotVersionCatalog } from '../src/sql/compat/version-snapshot.js';
 import { rewriteForDuckDB, rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
 import { pgFieldFor } from '../src/sql/compat/oids.js';
@@ -74,6 +75,7 @@ before(async () => {
       { schema: 'sales', name: 'big_orders', kind: 'view' },
     ]),
   ]) await conn.run(sql);
+  await snapshotVersionCatalog(conn, 'v_test'); // as versions/attach.ts does once a version is attached
   for (const r of await rows(`SELECT view_name, view_oid FROM duckdb_views() WHERE database_name = 'v_test'`)) {
     oids[String(r.view_name).replace('big_orders', 'bigOrders')] = Number(r.view_oid);
   }
@@ -155,6 +157,7 @@ describe('catalog content', () => {
     // The wire layer's own function (RowDescription), not the catalog's: both read one type table.
     await conn.run(`CREATE VIEW main.odd AS SELECT '0101'::BIT AS b, ['1'::BIT] AS bl, '12:00:00'::TIME_NS AS tn, ['12:00:00'::TIME_NS] AS tnl,
       1.5::DECIMAL(10,2) AS d, [1.5::DECIMAL(10,2)] AS dl, '1'::HUGEINT AS h, {'k': 1} AS s, 'x'::VARCHAR AS v, TIMETZ '12:00:00+01' AS tz`);
+    await snapshotVersionCatalog(conn, 'v_test');
     try {
       for (const rel of ['orders', 'odd']) {
         const r = await client(`SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a
@@ -171,6 +174,7 @@ describe('catalog content', () => {
       }
     } finally {
       await conn.run('DROP VIEW main.odd');
+      await snapshotVersionCatalog(conn, 'v_test');
     }
   });
   it('information_schema.columns uses PostgreSQL spelling and udt_name', async () => {
@@ -289,6 +293,7 @@ describe('per-connection isolation', () => {
     const other = await instance.connect();
     try {
       await other.run(`ATTACH ':memory:' AS v_other; USE v_other; CREATE VIEW main.things AS SELECT 1 AS x`);
+      await snapshotVersionCatalog(other, 'v_other');
       const r = (await other.runAndReadAll(rewriteForDuckDB(`SELECT relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'main'`))).getRowObjectsJS();
       assert.deepEqual(r, [{ relname: 'things' }]);
       const mine = await rows(rewriteForDuckDB(`SELECT relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'main'`));

@@ -12,7 +12,7 @@ import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
-import { relationInfoStatement } from '../sql/compat/index.js';
+import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../sql/compat/index.js';
 import { foldIdentifier } from '../sql/identifier.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
@@ -68,6 +68,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       if (!remote) pins.push(await version.ensureFiles(allFiles));
       await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       throw e;
@@ -192,6 +193,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
+          await forgetVersionCatalog(c, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
         } finally {
