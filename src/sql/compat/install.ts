@@ -190,6 +190,7 @@ function compatStatements(b: Build): string[] {
     FROM (SELECT list_transform(string_split(coalesce(${C}_var('search_path'), '"$user", public'), ','), x -> trim(trim(x), '"')) AS raw, ${C}_schemas() AS sc, ${C}_user() AS u)))`);
 
   // ---- relations of the current database
+  s.push(...snapshotStatements());
   const relInfoType = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
   s.push(`CREATE VIEW ${C}_relinfo AS SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${relInfoType}), []::${relInfoType}), recursive := true)`);
   s.push(`CREATE VIEW ${C}_rel AS
@@ -199,11 +200,10 @@ function compatStatements(b: Build): string[] {
     WHERE v.database_name = current_database() AND NOT v.internal
     UNION ALL
     SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
-    FROM duckdb_tables() t WHERE t.database_name = current_database() AND NOT t.internal`);
+    FROM ${C}_tables t`);
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
-  s.push(...snapshotStatements());
 
   // ---- pg_catalog views
   s.push(pgView('pg_namespace', { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` }, `FROM (

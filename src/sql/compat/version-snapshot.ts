@@ -1,5 +1,5 @@
 /**
- * A version's columns and functions, copied into tables of the emulation once when the version is
+ * A version's columns, tables and functions, copied into tables of the emulation once when the version is
  * attached (a version is immutable). Computing them per statement from duckdb_columns() and
  * duckdb_functions() cost 50–120 ms of DuckDB time for every catalog statement that touched
  * pg_attribute, pg_class or pg_proc (duckdb_functions() lists every built-in function), which made
@@ -24,6 +24,12 @@ function columnsOf(db: string): string {
       LEFT JOIN ${C}_types e ON e.oid = c.elem`;
 }
 
+/** The tables (not views) of database `db`, as `_tables` lists them; their OIDs never change. */
+function tablesOf(db: string): string {
+  return `SELECT table_oid, table_name, schema_oid, schema_name, comment, estimated_size
+    FROM duckdb_tables() WHERE database_name = ${db} AND NOT internal`;
+}
+
 /** The user-defined functions (macros) of database `db`, as `_funcs` lists them. */
 function functionsOf(db: string): string {
   return `SELECT f.function_oid, f.function_name, n.oid AS schema_oid, len(f.parameters) AS nargs, f.macro_definition
@@ -36,12 +42,14 @@ export function snapshotStatements(): string[] {
   return [
     `CREATE TABLE ${C}_snapshot_dbs (db VARCHAR PRIMARY KEY)`,
     `CREATE TABLE ${C}_cols_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${columnsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${C}_tables_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${tablesOf("''")}) LIMIT 0`,
     `CREATE TABLE ${C}_funcs_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${functionsOf("''")}) LIMIT 0`,
-    // Relation OIDs are read live (cheap): a remote version's table views are rebuilt per statement.
+    `CREATE VIEW ${C}_tables AS SELECT * EXCLUDE (db) FROM ${C}_tables_by_db WHERE db = current_database()`,
+    // View OIDs are read live (cheap): a remote version's table views are rebuilt per statement.
     `CREATE VIEW ${C}_cols AS SELECT r.oid AS attrelid, c.* EXCLUDE (db, attrelid)
       FROM ${C}_cols_by_db c JOIN (
         SELECT view_oid AS oid, schema_name, view_name AS name FROM duckdb_views() WHERE database_name = current_database()
-        UNION ALL SELECT table_oid, schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database()
+        UNION ALL SELECT table_oid, schema_name, table_name FROM ${C}_tables
       ) r ON r.schema_name = c.schema_name AND r.name = c.table_name
       WHERE c.db = current_database()`,
     `CREATE VIEW ${C}_funcs AS SELECT * EXCLUDE (db) FROM ${C}_funcs_by_db WHERE db = current_database()`,
@@ -53,6 +61,7 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   await forgetVersionCatalog(conn, db);
   const d = quoteLiteral(db);
   await conn.run(`INSERT INTO ${C}_cols_by_db SELECT ${d}, * FROM (${columnsOf(d)})`);
+  await conn.run(`INSERT INTO ${C}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
   await conn.run(`INSERT INTO ${C}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   await conn.run(`INSERT INTO ${C}_snapshot_dbs VALUES (${d})`);
 }
@@ -62,5 +71,6 @@ export async function forgetVersionCatalog(conn: DuckDBConnection, db: string): 
   const d = quoteLiteral(db);
   await conn.run(`DELETE FROM ${C}_snapshot_dbs WHERE db = ${d}`);
   await conn.run(`DELETE FROM ${C}_cols_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${C}_tables_by_db WHERE db = ${d}`);
   await conn.run(`DELETE FROM ${C}_funcs_by_db WHERE db = ${d}`);
 }
