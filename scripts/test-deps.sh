@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
   postgresql-15 postgresql-client-15 openssh-client                      # PostgreSQL 15 (fidelity tests), ssh-keygen (signatures)
   python3-psycopg2 python3-psycopg python3-sqlalchemy python3-asyncpg     # Python clients
+  python3-venv python3-pip                                                # the venv for SQLAlchemy 2 / pandas (below)
   libpostgresql-jdbc-java openjdk-17-jdk-headless                         # JDBC
   odbc-postgresql unixodbc python3-pyodbc                                 # ODBC
   pgcli tmux                                                              # interactive clients
@@ -39,14 +40,30 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${db:Status-Status}' "$p" >/dev/null 2>&1 || { [[ " ${missing[*]-} " == *" $p "* ]] || missing+=("$p"); }
 done
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# SQLAlchemy 2 and pandas are not Debian packages: a venv over the system's Python packages, with
+# test/clients/requirements-venv.txt from pip's index (PIP_INDEX_URL; a local mirror at
+# /opt/pypi/simple when there is one). Rebuilt only when the requirements change.
+python_venv() {
+  local venv="${FDL_TEST_VENV:-$HOME/.cache/fdl-gateway/test-venv}"
+  local req; req="$(dirname "$0")/../test/clients/requirements-venv.txt"
+  [ -f "$venv/.requirements" ] && cmp -s "$req" "$venv/.requirements" && return 0
+  [ "$mode" = check ] && { echo "test-deps: the Python venv $venv is missing or stale (run with FDL_TEST_DEPS=install)" >&2; return 1; }
+  local index=()
+  [ -z "${PIP_INDEX_URL:-}" ] && [ -d /opt/pypi/simple ] && index=(--index-url file:///opt/pypi/simple)
+  /usr/bin/python3 -m venv --system-site-packages "$venv" &&
+    "$venv/bin/pip" install -q --retries 0 "${index[@]}" -r "$req" &&
+    cp "$req" "$venv/.requirements"
+}
+
+if [ ${#missing[@]} -eq 0 ]; then python_venv; exit $?; fi
 
 if [ "$mode" = install ] && [ "$(id -u)" = 0 ]; then
   echo "test-deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  exit 0
+  python_venv
+  exit $?
 fi
 
 {

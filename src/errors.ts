@@ -50,6 +50,8 @@ export const SQLSTATE = {
   invalidSqlStatementName: '26000',
   invalidCursorName: '34000',
   cantChangeRuntimeParam: '55P02',
+  objectNotInPrerequisiteState: '55000',
+  programLimitExceeded: '54000',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

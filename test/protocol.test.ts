@@ -111,7 +111,7 @@ describe('protocol: trust sessions', () => {
     }
   });
 
-  test('SQL cursors: DECLARE, FETCH n / ALL, MOVE, CLOSE; WITH HOLD survives COMMIT; scrolling is refused', async () => {
+  test('SQL cursors: DECLARE, FETCH n / ALL, MOVE, CLOSE; WITH HOLD survives COMMIT; only SCROLL cursors go back', async () => {
     const c = new pg.Client(url());
     await c.connect();
     try {
@@ -127,7 +127,15 @@ describe('protocol: trust sessions', () => {
       assert.deepEqual(rest.rows.map((r) => Number(r.i)), [6, 7, 8, 9]);
       assert.equal(rest.command, 'FETCH');
       assert.equal((await c.query('FETCH 5 FROM c')).rows.length, 0);
-      await assert.rejects(c.query('FETCH PRIOR FROM c'), (e: { code?: string }) => e.code === '0A000');
+      await assert.rejects(c.query('FETCH PRIOR FROM c'), (e: { code?: string }) => e.code === '55000');
+      await c.query('ROLLBACK');
+      await c.query('BEGIN');
+      await c.query('DECLARE s SCROLL CURSOR FOR select i from range(10) t(i) order by i');
+      assert.equal((await c.query('FETCH ALL FROM s')).rows.length, 10);
+      assert.deepEqual((await c.query('FETCH BACKWARD 3 FROM s')).rows.map((r) => Number(r.i)), [9, 8, 7]);
+      assert.deepEqual((await c.query('FETCH ABSOLUTE 2 FROM s')).rows.map((r) => Number(r.i)), [1]);
+      assert.equal((await c.query('MOVE LAST IN s')).rowCount, 1);
+      assert.deepEqual((await c.query('FETCH RELATIVE -1 FROM s')).rows.map((r) => Number(r.i)), [8]);
       await c.query('ROLLBACK');
       await c.query('BEGIN');
       await c.query('DECLARE h CURSOR WITH HOLD FOR select i from range(4) t(i) order by i');

@@ -12,6 +12,8 @@ import { RefFollower } from '../src/session/ref-follower.js';
 import { onOff, SetShow } from '../src/session/set-show.js';
 import { SessionSettings } from '../src/session/settings.js';
 import { classify, type Statement } from '../src/sql/classify.js';
+import { moveCursor, type CursorPlace } from '../src/session/cursor-moves.js';
+import type { FetchDirection } from '../src/sql/classify.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
 import { argumentsQuery, argumentValues, declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
 import { StatementClock } from '../src/session/statement-clock.js';
@@ -166,7 +168,7 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
   test('DECLARE: only in a block unless WITH HOLD, a free name, and a query', () => {
     assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), false)), '25P01');
     assert.deepEqual(interpretCursor(cursor('DECLARE d BINARY CURSOR WITH HOLD FOR SELECT 1'), portals(), false), {
-      kind: 'declare', name: 'd', query: 'SELECT 1', stmt: { kind: 'query', sql: 'SELECT 1' }, hold: true, binary: true, tag: 'DECLARE CURSOR',
+      kind: 'declare', name: 'd', query: 'SELECT 1', stmt: { kind: 'query', sql: 'SELECT 1' }, hold: true, scroll: false, binary: true, tag: 'DECLARE CURSOR',
     });
     assert.equal(interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), true).kind, 'declare');
     assert.equal(code(() => interpretCursor(cursor('DECLARE c CURSOR FOR SELECT 1'), portals(), true)), '42P03');
@@ -178,11 +180,11 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
   test('FETCH and MOVE name a cursor, not a protocol portal; counts and tags as PostgreSQL', () => {
     const open = portals();
     const fetch = interpretCursor(cursor('FETCH 5 FROM c'), open, true);
-    assert.deepEqual(fetch, { kind: 'fetch', cursor: open.get('c'), count: 5, move: false });
-    assert.deepEqual(interpretCursor(cursor('MOVE ALL IN h'), open, false), { kind: 'fetch', cursor: open.get('h'), count: 0, move: true });
-    assert.equal((interpretCursor(cursor('FETCH c'), open, true) as { count: number }).count, 1);
+    assert.deepEqual(fetch, { kind: 'fetch', name: 'c', cursor: open.get('c'), direction: { how: 'forward', count: 5 }, move: false });
+    assert.deepEqual(interpretCursor(cursor('MOVE ALL IN h'), open, false), { kind: 'fetch', name: 'h', cursor: open.get('h'), direction: { how: 'forward', count: Infinity }, move: true });
+    assert.deepEqual((interpretCursor(cursor('FETCH c'), open, true) as { direction: unknown }).direction, { how: 'forward', count: 1 });
     assert.equal(code(() => interpretCursor(cursor('FETCH 1 FROM nope'), open, true)), '34000');
-    assert.equal(code(() => interpretCursor({ kind: 'fetch', name: '', count: 1, move: false }, open, true)), '34000'); // the unnamed portal is no cursor
+    assert.equal(code(() => interpretCursor({ kind: 'fetch', name: '', direction: { how: 'forward', count: 1 }, move: false }, open, true)), '34000'); // the unnamed portal is no cursor
     assert.equal(fetchTag(false, 5), 'FETCH 5');
     assert.equal(fetchTag(true, 0), 'MOVE 0');
   });
@@ -194,6 +196,36 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
     assert.deepEqual(interpretCursor(cursor('CLOSE ALL'), open, true, open.get('')), { kind: 'close', names: ['c', 'h'], tag: 'CLOSE CURSOR ALL' });
     assert.deepEqual(closingAtTransactionEnd(open), ['', 'c']); // WITH HOLD survives COMMIT
     assert.deepEqual(open.size, 3, 'the interpreter changes nothing itself');
+  });
+});
+
+describe('session units: where FETCH and MOVE leave a cursor (session/cursor-moves.ts)', () => {
+  // Rows 1..5; `read` records which rows were asked for (a forward-only cursor never asks twice).
+  const run = async (pos: number, how: FetchDirection['how'], count: number, scroll = true, end: number | null = null) => {
+    const place: CursorPlace = { pos, end };
+    const rows = await moveCursor(place, { how, count }, scroll, { rowAt: (i) => (i >= 1 && i <= 5 ? i : null), count: () => 5 });
+    return { rows, pos: place.pos };
+  };
+  test('forward, backward, absolute and relative as PostgreSQL positions a portal', async () => {
+    assert.deepEqual(await run(0, 'forward', 2), { rows: [1, 2], pos: 2 });
+    assert.deepEqual(await run(4, 'forward', 5), { rows: [5], pos: 6 }); // fewer rows: after the last
+    assert.deepEqual(await run(4, 'forward', 1), { rows: [5], pos: 5 }); // exactly: on the last
+    assert.deepEqual(await run(3, 'backward', 5), { rows: [2, 1], pos: 0 });
+    assert.deepEqual(await run(6, 'backward', 1, true, 5), { rows: [5], pos: 5 });
+    assert.deepEqual(await run(2, 'absolute', -1), { rows: [5], pos: 5 });
+    assert.deepEqual(await run(2, 'absolute', -9), { rows: [], pos: 0 });
+    assert.deepEqual(await run(2, 'absolute', 9), { rows: [], pos: 6 });
+    assert.deepEqual(await run(2, 'relative', 2), { rows: [4], pos: 4 });
+    assert.deepEqual(await run(2, 'relative', -5), { rows: [], pos: 0 });
+    assert.deepEqual(await run(3, 'relative', 0), { rows: [3], pos: 3 });
+    assert.deepEqual(await run(0, 'relative', 0), { rows: [], pos: 0 });
+  });
+  test('a cursor without SCROLL goes forward only: 55000 before going back', async () => {
+    assert.deepEqual(await run(1, 'relative', 3, false), { rows: [4], pos: 4 });
+    assert.deepEqual(await run(1, 'absolute', 3, false), { rows: [3], pos: 3 });
+    for (const [pos, how, count] of [[3, 'backward', 1], [3, 'absolute', 2], [3, 'relative', -1], [3, 'forward', 0], [3, 'absolute', -1]] as const) {
+      await assert.rejects(run(pos, how, count, false), (e: { sqlstate?: string }) => e.sqlstate === '55000', `${how} ${count}`);
+    }
   });
 });
 

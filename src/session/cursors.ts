@@ -5,7 +5,7 @@
  * (the wire starts the query, streams the rows, drops the portals). No sockets: unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { classify, type Statement } from '../sql/classify.js';
+import { classify, type FetchDirection, type Statement } from '../sql/classify.js';
 
 export type QueryStatement = Extract<Statement, { kind: 'query' }>;
 export type CursorStatement = Extract<Statement, { kind: 'declare' | 'fetch' | 'closeCursor' }>;
@@ -17,9 +17,9 @@ export interface CursorEntry {
 
 export type CursorAction<P> =
   /** Start `query` (classified: `stmt`) as a new cursor `name` (it owns its own prepared statement). */
-  | { kind: 'declare'; name: string; query: string; stmt: QueryStatement; hold: boolean; binary: boolean; tag: 'DECLARE CURSOR' }
-  /** Send (or, for MOVE, skip) up to `count` rows of `cursor` (0 = all that remain); tag: fetchTag. */
-  | { kind: 'fetch'; cursor: P; count: number; move: boolean }
+  | { kind: 'declare'; name: string; query: string; stmt: QueryStatement; hold: boolean; scroll: boolean; binary: boolean; tag: 'DECLARE CURSOR' }
+  /** Send (or, for MOVE, pass over) the rows `direction` reaches (session/cursor-moves.ts); tag: fetchTag. */
+  | { kind: 'fetch'; name: string; cursor: P; direction: FetchDirection; move: boolean }
   /** Drop these portals. */
   | { kind: 'close'; names: string[]; tag: 'CLOSE CURSOR' | 'CLOSE CURSOR ALL' };
 
@@ -40,11 +40,11 @@ export function interpretCursor<P extends CursorEntry>(stmt: CursorStatement, po
     case 'declare':
       if (!inBlock && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
       if (portals.has(stmt.name)) throw new SqlError('42P03', `cursor "${stmt.name}" already exists`);
-      return { kind: 'declare', name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'DECLARE CURSOR'), hold: stmt.hold, binary: stmt.binary, tag: 'DECLARE CURSOR' };
+      return { kind: 'declare', name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'DECLARE CURSOR'), hold: stmt.hold, scroll: stmt.scroll, binary: stmt.binary, tag: 'DECLARE CURSOR' };
     case 'fetch': {
       const cursor = portals.get(stmt.name);
       if (!cursor?.cursor) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
-      return { kind: 'fetch', cursor, count: stmt.count ?? 0, move: stmt.move };
+      return { kind: 'fetch', name: stmt.name, cursor, direction: stmt.direction, move: stmt.move };
     }
     case 'closeCursor': {
       if (stmt.name === null) {

@@ -84,6 +84,8 @@ export interface PreparedStmt {
   lastResultKey?: ResultKey;
   /** The statement's fingerprint in audit lines (computed once). */
   sqlHash?: string;
+  /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
+  cursorQuery?: PreparedStmt;
 }
 
 /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
@@ -357,6 +359,8 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
 /** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
 export function disposeStatement(s: PreparedStmt): void {
   if (--s.refs > 0) return;
+  if (s.cursorQuery) disposeStatement(s.cursorQuery);
+  s.cursorQuery = undefined;
   s.duck?.destroySync();
   s.duck = null;
   releaseAll(s);

@@ -3,6 +3,7 @@
  * statements are answered by the gateway itself (as PostgreSQL would), everything else is a query
  * for DuckDB (whose statement type is checked again after prepare).
  */
+import { SQLSTATE } from '../errors.js';
 import { splitTopLevel, stripLeadingComments } from './split.js';
 
 export type Statement =
@@ -29,8 +30,8 @@ export type Statement =
   | { kind: 'unlisten' }
   | { kind: 'listen' }
   | { kind: 'copyOut'; query: string; format: 'text' | 'csv'; header: boolean; delimiter: string | null }
-  | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean }
-  | { kind: 'fetch'; name: string; count: number | null; move: boolean }
+  | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean; scroll: boolean }
+  | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
   | { kind: 'refused'; sqlstate: string; message: string }
   | { kind: 'query'; sql: string };
 
@@ -151,7 +152,7 @@ export function classify(statement: string): Statement {
       return { kind: 'unlisten' };
     case 'DECLARE':
       if ((m = new RegExp(`^DECLARE\\s+(${word})\\s+((?:BINARY|ASENSITIVE|INSENSITIVE|NO\\s+SCROLL|SCROLL|\\s)*)CURSOR\\s+(?:(WITH|WITHOUT)\\s+HOLD\\s+)?FOR\\s+([\\s\\S]+)$`, 'i').exec(s))) {
-        return { kind: 'declare', name: normalizeIdent(m[1]!), binary: /BINARY/i.test(m[2]!), hold: m[3]?.toUpperCase() === 'WITH', query: m[4]! };
+        return { kind: 'declare', name: normalizeIdent(m[1]!), binary: /BINARY/i.test(m[2]!), hold: m[3]?.toUpperCase() === 'WITH', scroll: /(^|\s)SCROLL/i.test(m[2]!) && !/NO\s+SCROLL/i.test(m[2]!), query: m[4]! };
       }
       break;
     case 'FETCH':
@@ -177,18 +178,45 @@ export function classify(statement: string): Statement {
   return { kind: 'query', sql: s };
 }
 
-/** FETCH/MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] cursor — forward only (cursors do not scroll). */
+/**
+ * Where a FETCH/MOVE goes, as PostgreSQL's grammar reads it: `forward`/`backward` by `count` rows
+ * (Infinity for ALL; 0 re-reads the current row), or to an `absolute`/`relative` row number.
+ */
+export interface FetchDirection {
+  how: 'forward' | 'backward' | 'absolute' | 'relative';
+  count: number;
+}
+
+/** FETCH/MOVE [NEXT | PRIOR | FIRST | LAST | ABSOLUTE n | RELATIVE n | n | ALL | FORWARD [n | ALL] | BACKWARD [n | ALL]] [FROM | IN] cursor */
 function parseFetch(s: string): Statement | null {
   const m = new RegExp(`^(FETCH|MOVE)\\s+(?:(.*?)\\s+)?(?:(?:FROM|IN)\\s+)?(${word})$`, 'is').exec(s);
   if (!m) return null;
   const move = m[1]!.toUpperCase() === 'MOVE';
-  const dir = (m[2] ?? '').trim().toUpperCase().replace(/\s+/g, ' ');
-  let count: number | null;
-  if (dir === '' || dir === 'NEXT' || dir === 'FORWARD') count = 1;
-  else if (dir === 'ALL' || dir === 'FORWARD ALL') count = null;
-  else if (/^(FORWARD )?\d+$/.test(dir)) count = Number(dir.replace('FORWARD ', ''));
-  else return { kind: 'refused', sqlstate: '0A000', message: `cursors of fdl-gateway only move forward: ${m[1]} ${dir} is not supported` };
-  return { kind: 'fetch', name: normalizeIdent(m[3]!), count: count === 0 ? null : count, move };
+  const words = (m[2] ?? '').trim().toUpperCase().split(/\s+/).filter((w) => w !== '');
+  const number = (w: string | undefined) => (w !== undefined && /^[+-]?\d+$/.test(w) ? Number(w) : null);
+  const [first, second] = words;
+  let direction: FetchDirection | null = null;
+  if (words.length === 0 || (words.length === 1 && first === 'NEXT')) direction = { how: 'forward', count: 1 };
+  else if (words.length === 1 && first === 'PRIOR') direction = { how: 'backward', count: 1 };
+  else if (words.length === 1 && first === 'FIRST') direction = { how: 'absolute', count: 1 };
+  else if (words.length === 1 && first === 'LAST') direction = { how: 'absolute', count: -1 };
+  else if (words.length === 1 && first === 'ALL') direction = { how: 'forward', count: Infinity };
+  else if (words.length === 1 && number(first) !== null) direction = signed('forward', number(first)!);
+  else if (words.length === 2 && (first === 'ABSOLUTE' || first === 'RELATIVE') && number(second) !== null) direction = { how: first === 'ABSOLUTE' ? 'absolute' : 'relative', count: number(second)! };
+  else if ((first === 'FORWARD' || first === 'BACKWARD') && words.length <= 2) {
+    const how = first === 'FORWARD' ? 'forward' : 'backward';
+    if (second === undefined) direction = { how, count: 1 };
+    else if (second === 'ALL') direction = { how, count: Infinity };
+    else if (number(second) !== null) direction = signed(how, number(second)!);
+  }
+  if (!direction) return { kind: 'refused', sqlstate: SQLSTATE.syntaxError, message: `syntax error in ${m[1]!.toUpperCase()}: ${words.join(' ')}` };
+  return { kind: 'fetch', name: normalizeIdent(m[3]!), direction, move };
+}
+
+/** A negative count turns the direction round (`FETCH -2` = `FETCH BACKWARD 2`), as PostgreSQL. */
+function signed(how: 'forward' | 'backward', n: number): FetchDirection {
+  if (n >= 0) return { how, count: n };
+  return { how: how === 'forward' ? 'backward' : 'forward', count: -n };
 }
 
 /** COPY (query) TO STDOUT [WITH] [(FORMAT csv, HEADER [true], DELIMITER 'x')] | [CSV [HEADER]] */

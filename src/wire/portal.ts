@@ -9,6 +9,7 @@ import type { FieldDescription } from './backend.js';
 import { pgFieldFor, type RowEncoder } from './types/index.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
 import type { Recording } from '../session/result-cache-policy.js';
+import type { CursorState } from './cursor-rows.js';
 
 /** One chunk fetched (or the error fetching it), settled rather than rejected. */
 export interface Fetched {
@@ -33,8 +34,8 @@ export interface Portal {
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;
-  /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT. */
-  cursor?: { hold: boolean };
+  /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT; SCROLL keeps rows. */
+  cursor?: CursorState;
   /** Another statement ran on the connection while this portal's DuckDB stream was open. */
   interrupted?: boolean;
   /**

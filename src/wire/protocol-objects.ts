@@ -69,7 +69,9 @@ export class ProtocolObjects {
       throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${paramFormats.length} parameter formats but ${params.length} parameters`);
     }
     const ncols = prepared.fields?.length ?? 0;
-    if (resultFormats.length > 1 && resultFormats.length !== ncols) {
+    // A FETCH's columns are its cursor's, known when it runs: its formats are kept as sent.
+    const fetch = prepared.stmt.kind === 'fetch';
+    if (!fetch && resultFormats.length > 1 && resultFormats.length !== ncols) {
       throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${resultFormats.length} result formats but query has ${ncols} columns`);
     }
     const existing = this.portals.get(portalName);
@@ -78,7 +80,7 @@ export class ProtocolObjects {
       dropPortal(existing);
     }
     this.roomForPortal(portalName);
-    this.portals.set(portalName, newPortal(prepared, params, paramFormats, expandFormats(resultFormats, ncols)));
+    this.portals.set(portalName, newPortal(prepared, params, paramFormats, fetch ? (resultFormats as (0 | 1)[]) : expandFormats(resultFormats, ncols)));
   }
 
   dropStatements(names: Iterable<string>): void {

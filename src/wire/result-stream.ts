@@ -4,12 +4,12 @@
  * the result cache's recording and replay. Flushes with backpressure, so memory stays bounded by a
  * few chunks whatever the result's size.
  */
-import type { DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
-import { decodeParam, makeRowEncoder, type DecodedParam } from './types/index.js';
+import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
 import { redactServerPaths } from '../sql/duckdb-errors.js';
 import { renderPlan, type ExplainHead } from '../sql/explain.js';
@@ -163,9 +163,20 @@ export class ResultStream {
     }
     // Encode with the result's real types: columns DuckDB could only type now are described from
     // the running result too (portalFields), so description and data agree.
-    const types = portal.result.columnTypes();
+    portal.encoder = this.encoderFor(portal, portal.result.columnTypes());
+  }
+
+  /** A cursor's next rows go out in `formats` (a FETCH's own result formats, as PostgreSQL). */
+  useFormats(portal: Portal, formats: (0 | 1)[]): void {
+    if (formats.length === portal.resultFormats.length && formats.every((f, i) => f === portal.resultFormats[i])) return;
+    portal.resultFormats = formats;
+    if (portal.result) portal.encoder = this.encoderFor(portal, portal.result.columnTypes());
+  }
+
+  private encoderFor(portal: Portal, types: DuckDBType[]): RowEncoder {
+    const prepared = portal.prepared;
     const requested = portal.resultFormats.length ? portal.resultFormats : types.map(() => 0 as const);
-    portal.encoder = makeRowEncoder(
+    return makeRowEncoder(
       types,
       types.map((_, i) => requested[i] ?? 0),
       {

@@ -12,7 +12,8 @@ import { hideServerRoots, type ServerRoot } from '../sql/duckdb-errors.js';
 import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
-import { dropPortal, newPortal, portalFields, type Portal } from './portal.js';
+import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
+import { cursorFields, fetchCursor, newCursorState, parkCursor } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
 import { Writer } from './writer.js';
@@ -103,7 +104,7 @@ export class Session {
       refreshVersion: () => this.refreshVersion(),
       versionStaysPut: () => this.versionView.staysPut(this.statementSeq, this.tx.inBlock),
       settleStreams: () => this.stream.settle(),
-      endOpenStreams: () => this.stream.interruptOpenPortals(null),
+      endOpenStreams: () => this.endStreamsBut(null),
       sessionTable: () => this.versionView.sessionTable(this.clientAddress, this.tx.inBlock),
       notice: (message) => this.notice({ code: '00000', message }),
     });
@@ -272,13 +273,20 @@ export class Session {
     this.statementStarts();
     const prepared = this.named.statement(name);
     be.parameterDescription(this.out.w, prepared.paramOids);
-    if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
+    const cursor = this.fetched(prepared);
+    if (cursor) be.rowDescription(this.out.w, cursorFields(cursor, []));
+    else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
     else be.noData(this.out.w);
   }
 
   describePortal(name: string): Promise<void> | undefined {
     this.statementStarts();
     const portal = this.named.portal(name);
+    const cursor = this.fetched(portal.prepared);
+    if (cursor) {
+      be.rowDescription(this.out.w, cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)));
+      return undefined;
+    }
     const fields = portal.prepared.fields;
     if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
       be.noData(this.out.w);
@@ -290,6 +298,14 @@ export class Session {
     }
     be.rowDescription(this.out.w, portalFields(portal));
     return undefined;
+  }
+
+  /** The cursor a FETCH (not MOVE) reads, if it exists now: its rows are what the FETCH describes. */
+  private fetched(prepared: PreparedStmt): Portal | undefined {
+    const stmt = prepared.stmt;
+    if (stmt.kind !== 'fetch' || stmt.move) return undefined;
+    const cursor = this.portals.get(stmt.name);
+    return cursor?.cursor ? cursor : undefined;
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
@@ -452,7 +468,7 @@ export class Session {
   private async startQuery(portal: Portal): Promise<void> {
     await this.stream.settle();
     await this.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
-    this.stream.interruptOpenPortals(portal);
+    await this.endStreamsBut(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
     await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
     await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
@@ -574,10 +590,11 @@ export class Session {
           be.commandComplete(w, action.tag);
         } else if (action.kind === 'declare') {
           this.named.roomForPortal(action.name);
-          // The cursor owns its own prepared statement: it outlives the DECLARE that created it.
-          const prepared = await this.preparer.prepare(action.query, action.stmt, []);
-          const cursor = newPortal(prepared, [], [], prepared.columnTypes.map(() => (action.binary ? 1 : 0)));
-          cursor.cursor = { hold: action.hold };
+          // The cursor holds its own reference to the query planned with the DECLARE (and its parameters).
+          const prepared = portal.prepared.cursorQuery ?? (await this.preparer.prepare(action.query, action.stmt, []));
+          if (prepared === portal.prepared.cursorQuery) prepared.refs++;
+          const cursor = newPortal(prepared, portal.params, portal.paramFormats, prepared.columnTypes.map(() => (action.binary ? 1 : 0)));
+          cursor.cursor = newCursorState(action.hold, action.scroll);
           try {
             await this.startQuery(cursor);
           } catch (e) {
@@ -588,10 +605,12 @@ export class Session {
           be.commandComplete(w, action.tag);
         } else {
           const cursor = action.cursor;
-          if (!action.move && describe) be.rowDescription(w, cursor.prepared.fields!.map((f, i) => ({ ...f, format: cursor.resultFormats[i] ?? 0 })));
-          const before = cursor.rows;
-          if (!cursor.done) await this.stream.pump(cursor, action.count, action.move ? new Writer(64 * 1024) : w);
-          be.commandComplete(w, fetchTag(action.move, cursor.rows - before));
+          // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
+          const formats = describe ? cursor.resultFormats : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
+          if (!action.move && describe) be.rowDescription(w, cursorFields(cursor, formats));
+          const n = await fetchCursor(this.stream, cursor, action.name, action.direction, action.move, w, formats);
+          portal.rows = n;
+          be.commandComplete(w, fetchTag(action.move, n));
         }
         return;
       }
@@ -610,7 +629,14 @@ export class Session {
   /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
   private async endOpenStreams(): Promise<void> {
     await this.stream.settle(); // a prefetch still running (a prepare given up on ended the streams already)
-    this.stream.interruptOpenPortals(null);
+    await this.endStreamsBut(null);
+  }
+
+  /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
+  private async endStreamsBut(except: Portal | null): Promise<void> {
+    for (const p of this.portals.values()) if (p !== except && p.cursor && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
+    this.stream.interruptOpenPortals(except);
   }
 
   /** Carry out what a SET / RESET asks of the session. */
