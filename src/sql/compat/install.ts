@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL catalog emulation: one in-memory database (`fdl_pg`) shared by every connection of a
  * DuckDB instance, holding views and macros that describe *the calling connection's current database*
- * (the session's lake version). Everything is evaluated at query time from duckdb_schemas(),
- * duckdb_views(), duckdb_columns() and the session's `pg_*` variables, so nothing is rebuilt when a
- * session switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
+ * (the session's lake version). Views are evaluated at query time from duckdb_schemas(),
+ * duckdb_views(), the session's `pg_*` variables and each attached version's columns, tables and
+ * functions (copied once at attach, ./version-snapshot.ts), so nothing is rebuilt when a session
+ * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
