@@ -10,7 +10,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../src/sql/compat/install.js';
 import { catalogColumnOid, duckdbTypeToPg } from '../src/sql/compat/types.js';
 import { relationInfoStatement } from '../src/sql/compat/session.js';
-import { snapshotVersionCatalog } from '../src/sql/compat/version-snapshot.js';
+import { forgetVersionCatalog, snapshotVersionCatalog } from '../src/sql/compat/version-snapshot.js';
 import { rewriteForDuckDB, rewriteForDuckDBDetailed, rewriteParsed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
 import { pgFieldFor } from '../src/sql/compat/oids.js';
@@ -362,6 +362,14 @@ describe('per-connection isolation', () => {
       assert.deepEqual(mine, [{ relname: 'users' }]);
       const u = (await other.runAndReadAll(rewriteForDuckDB('SELECT current_user AS u'))).getRowObjectsJS();
       assert.deepEqual(u, [{ u: 'fdl' }]); // pg_user is this connection's variable, unset here
+      // each version's columns come from its own snapshot; detaching one forgets only its own
+      const attrs = `SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'things'`;
+      assert.deepEqual((await other.runAndReadAll(rewriteForDuckDB(attrs))).getRowObjectsJS(), [{ attname: 'x' }]);
+      await other.run('USE v_test; DETACH v_other');
+      await forgetVersionCatalog(other, 'v_other');
+      const left = await rows(`SELECT DISTINCT db FROM fdl_pg.pgcat._cols_by_db UNION SELECT db FROM fdl_pg.pgcat._snapshot_dbs`);
+      assert.deepEqual(left, [{ db: 'v_test' }]);
+      assert.ok(((await rows(rewriteForDuckDB(`SELECT count(*) AS n FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'users'`)))[0] as { n: bigint }).n > 0n);
     } finally {
       other.closeSync();
     }
