@@ -14,6 +14,7 @@ import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../sql/text-pool.js';
+import { refuseSideEffects } from '../sql/side-effects.js';
 import { admit, allowedFunctions, refuseInternalNames, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
@@ -113,6 +114,8 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
+    // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
+    await refuseSideEffects(ctx.conn, sql, analysis);
     let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.

@@ -17,6 +17,7 @@ import { stripLeadingComments } from './split.js';
 import { composeExplain, readExplain, type ExplainHead } from './explain.js';
 import { foldIdentifier } from './identifier.js';
 import { checkSizeLimits } from './size-limits.js';
+import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 
@@ -110,6 +111,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
   checkSizeLimits(tree);
+  // A qualified type name would probe other attached databases (qualified-types.ts).
+  refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;
   if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
   const node = statement.node as Node | undefined;
