@@ -4,6 +4,7 @@
  * create (a new name, never overwrite: fdl.json, tags, versions, data files), put (the refs.json
  * index) and swap (a branch moves only if it still names the version we built on).
  */
+import { s3RequestHandler } from '../store/tls-trust.js';
 import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -270,6 +271,7 @@ export class S3Target implements WriteTarget {
         credentials: options.credentials,
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: s3RequestHandler(),
       });
   }
 

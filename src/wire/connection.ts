@@ -118,8 +118,8 @@ export class Connection {
     return this.isClosed;
   }
 
-  cancel(): void {
-    this.session?.cancel();
+  cancel(reason: 'client' | 'shutdown' = 'client'): void {
+    this.session?.cancel(reason);
   }
 
   /** The engine's temp directory passed its ceiling: stop this session's running statement. */

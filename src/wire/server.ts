@@ -295,7 +295,7 @@ export class WireServer {
     let timer: NodeJS.Timeout | undefined;
     const after = (ms: number) => new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
     if ((await Promise.race([all(), after(timeoutMs)])) === 'timeout') {
-      for (const c of this.connections) c.cancel();
+      for (const c of this.connections) c.cancel('shutdown');
       if ((await Promise.race([all(), after(graceMs)])) === 'timeout') {
         for (const c of this.connections) c.close();
       }
