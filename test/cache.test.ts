@@ -145,7 +145,9 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   l.release();
 });
 
-test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a moved branch after the TTL', async () => {
+test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a moved branch after the TTL', async (t) => {
+  // The TTL runs on a mocked clock (Date only: sockets and file times stay real).
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
   const root = join(await tmp(), 'repo');
   await cp(REPO, root, { recursive: true });
   await chmod(join(root, 'refs/heads'), 0o755);
@@ -160,9 +162,12 @@ test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a 
     assert.ok(all.every((b) => b?.equals(all[0]!)));
     await refs.get(store, 'refs/heads/dev', 4096);
     assert.equal(srv.requests.get(key), 1, 'within the TTL no request');
-    await new Promise((r) => setTimeout(r, 350));
+    t.mock.timers.tick(299);
     await refs.get(store, 'refs/heads/dev', 4096);
-    assert.equal(srv.requests.get(key), 2);
+    assert.equal(srv.requests.get(key), 1, 'still within the TTL at 299 ms');
+    t.mock.timers.tick(2);
+    await refs.get(store, 'refs/heads/dev', 4096);
+    assert.equal(srv.requests.get(key), 2, 'revalidated once the TTL has passed');
     assert.equal(srv.notModified.get(key), 1, 'revalidated with If-None-Match');
     assert.equal(refs.stats().notModified, 1);
     assert.equal(await refs.get(store, 'refs/heads/none', 4096), null);
@@ -173,11 +178,46 @@ test('RefCache: TTL, ETag revalidation (304), single flight; repositories see a 
     await new Promise((r) => setTimeout(r, 20)); // mtime must differ for the server's ETag
     await writeFile(join(root, 'refs/heads/dev'), `${IDS[0]}\n`);
     assert.equal((await repo.resolve('dev')).versionId, before, 'cached within the TTL');
-    await new Promise((r) => setTimeout(r, 650));
+    t.mock.timers.tick(599);
+    assert.equal((await repo.resolve('dev')).versionId, before, 'still cached at 599 ms');
+    t.mock.timers.tick(2);
     assert.equal((await repo.resolve('dev')).versionId, IDS[0], 'seen after the TTL');
     refs.invalidate(store);
     assert.equal(refs.stats().entries, 0);
   } finally {
     await srv.close();
+  }
+});
+
+test('a download that fails among parallel ones leaves no file pinned (the others finish and are released)', async () => {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { openCatalog } = await import('../src/lake/index.js');
+  const fileCache = await FileCache.open(await tmp(), { downloadConcurrency: 4 });
+  const repo = await openRepository('b', new HttpStore(proxy.url), { fileCache, cacheDir: await tmp(), signatures: 'off' });
+  const version = await repo.openVersion(IDS[1]!);
+  const inst = await DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  try {
+    const catalog = await openCatalog(conn, version.catalogFile, 'meta');
+    const files = catalog.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size })));
+    assert.ok(files.length >= 3, `several files: ${files.length}`);
+    // one file fails at once (every retry too); the others arrive slowly, after the failure
+    const failing = files[0]!.path.split('/').pop()!;
+    proxy.rules = [
+      { match: new RegExp(failing.replace(/[.]/g, '\\.')), fault: '500' },
+      { match: /\.parquet$/, fault: 'slow-body', delayMs: 600 },
+    ];
+    const pinnedBefore = fileCache.stats().pinned; // the version's catalog
+    await assert.rejects(version.ensureFiles(files));
+    proxy.rules = [];
+    // what was still downloading when the failure was reported finishes afterwards
+    for (let i = 0; i < 300 && fileCache.stats().entries < files.length - 1; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(fileCache.stats().entries >= files.length - 1, `the other downloads finished: ${fileCache.stats().entries}`);
+    assert.equal(fileCache.stats().pinned, pinnedBefore, 'no pin left behind');
+  } finally {
+    proxy.rules = [];
+    conn.closeSync();
+    inst.closeSync();
+    version.close();
   }
 });

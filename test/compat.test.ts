@@ -13,6 +13,10 @@ import { relationInfoStatement } from '../src/sql/compat/session.js';
 import { rewriteForDuckDB, rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
 import { pgFieldFor } from '../src/sql/compat/oids.js';
+import { analyze } from '../src/sql/analysis.js';
+import { postgresColumnNames } from '../src/sql/column-names.js';
+import pg from 'pg';
+import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 
 const fixture = (name: string) => new URL(`../../test/fixtures-clients/${name}`, import.meta.url);
 const clientQueries = JSON.parse(readFileSync(fixture('client-queries.json'), 'utf8')) as Array<{ source: string; sql: string }>;
@@ -24,18 +28,51 @@ let conn: DuckDBConnection;
 const oids: Record<string, number> = {};
 
 async function rows(sql: string, params?: unknown[]): Promise<Row[]> {
+  return (await result(sql, params)).rows;
+}
+
+async function result(sql: string, params?: unknown[]): Promise<{ columns: string[]; rows: Row[] }> {
   const reader = params ? await conn.runAndReadAll(sql, params as never) : await conn.runAndReadAll(sql);
-  return reader.getRowObjectsJS() as Row[];
+  return { columns: reader.columnNames(), rows: reader.getRowObjectsJS() as Row[] };
+}
+
+/**
+ * PostgreSQL 15 is the authority on what a client gets: the same statement over the same tables
+ * there names the same columns, in the same order.
+ */
+let cluster: PgCluster;
+let pgClient: pg.Client;
+const pgOids: Record<string, number> = {};
+
+async function pgColumns(sql: string): Promise<string[]> {
+  const text = sql.replace('$1::oid[]', "'{23,1007}'::oid[]").replace(/\b16384\b/g, String(pgOids.users)).replace(/\b16393\b/g, String(pgOids.orders));
+  const params = /\$1\b/.test(text) ? paramsFor(text) : undefined;
+  const r = await pgClient.query({ text, values: params, rowMode: 'array' });
+  return r.fields.map((f) => f.name);
+}
+
+/** A client statement through the emulation, with the column names PostgreSQL 15 gives it. */
+async function clientAgreesWithPg(sql: string): Promise<void> {
+  const expected = await pgColumns(sql);
+  const got = (await clientResult(sql)).columns;
+  assert.deepEqual(got, expected, 'column names as PostgreSQL 15 names them');
 }
 
 /** Run a client statement as the gateway would: rewrite, then execute (with params where it has $n). */
 async function client(sql: string): Promise<Row[]> {
+  return (await clientResult(sql)).rows;
+}
+
+async function clientResult(sql: string): Promise<{ columns: string[]; rows: Row[] }> {
   // asyncpg binds an oid[] in binary; its text form stands in here (the wire layer binds the real one).
   const text = sql.replace('$1::oid[]', "'{23,1007}'::oid[]").replace(/\b16384\b/g, String(oids.users)).replace(/\b16393\b/g, String(oids.orders));
   const rewritten = rewriteForDuckDB(text);
   const params = /\$1\b/.test(text) ? paramsFor(text) : undefined;
   try {
-    return await rows(rewritten, params);
+    const r = await result(rewritten, params);
+    // The names the wire sends: PostgreSQL's names figured from the client's own text (session/planner.ts).
+    const named = await analyze(conn, text).catch(() => undefined);
+    return { ...r, columns: postgresColumnNames(named?.columnNames, r.columns) ?? r.columns };
   } catch (e) {
     throw new Error(`${(e as Error).message}\n--- rewritten:\n${rewritten}`);
   }
@@ -47,6 +84,19 @@ function paramsFor(sql: string): unknown[] {
 }
 
 before(async () => {
+  cluster = await startPgCluster({ settings: { TimeZone: 'UTC' } });
+  pgClient = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
+  await pgClient.connect();
+  // The same tables in PostgreSQL (types as the emulation reports them; only names and shapes matter here).
+  await pgClient.query(`CREATE TABLE public.users (id integer, name varchar, created_at timestamptz, score numeric(10,2));
+    COMMENT ON TABLE public.users IS 'People who buy things'; COMMENT ON COLUMN public.users.name IS 'Full name';
+    INSERT INTO public.users VALUES (1, 'ann', '2024-01-01 10:00:00+00', 1.5), (2, 'bob', '2024-02-01 10:00:00+00', 2.25);
+    CREATE SCHEMA sales; CREATE TABLE sales.orders (id bigint, user_id integer, amount double precision, tags varchar[], meta jsonb, day date);
+    INSERT INTO sales.orders VALUES (10, 1, 120.5, '{a,b}', '{"k":1}', '2024-01-02');
+    CREATE VIEW sales.big_orders AS SELECT * FROM sales.orders WHERE amount > 100;`);
+  for (const r of (await pgClient.query(`SELECT relname, oid::int AS oid FROM pg_class WHERE relname IN ('users', 'orders', 'big_orders')`)).rows as { relname: string; oid: number }[]) {
+    pgOids[r.relname.replace('big_orders', 'bigOrders')] = r.oid;
+  }
   instance = await DuckDBInstance.create(':memory:');
   conn = await instance.connect();
   await installCompat(conn);
@@ -79,27 +129,39 @@ before(async () => {
   }
 });
 
-after(() => {
+after(async () => {
   conn?.closeSync();
   instance?.closeSync();
+  await pgClient?.end();
+  await cluster?.stop();
 });
+
+/**
+ * Known differences (reported as todo, still run): psql's \d statements cast with `::pg_catalog.text`,
+ * which DuckDB cannot parse as written, so the names come from the rewritten text ('' and `case`
+ * where PostgreSQL says ?column?, reloftype, array_to_string). psql reads these columns by position.
+ */
+const NAMES_DIFFER = /^\s*SELECT (c\.relchecks|pol\.polname),/;
+const todoFor = (sql: string) => (NAMES_DIFFER.test(sql) ? { todo: 'column names come from the rewritten text (client text not parseable by DuckDB)' } : {});
 
 describe('client statements (client-queries.json)', () => {
   for (const [i, q] of clientQueries.entries()) {
     // Transaction control and SET/SHOW are answered by the session, never by DuckDB: the classifier
     // must recognise them (the client probes run them through the wire).
     const sessionStatement = /^\s*(BEGIN|COMMIT|ROLLBACK|SET|SHOW)\b/i.test(q.sql);
-    it(`#${i} ${q.source}: ${q.sql.slice(0, 60).replace(/\s+/g, ' ')}`, async () => {
+    it(`#${i} ${q.source}: ${q.sql.slice(0, 60).replace(/\s+/g, ' ')}`, todoFor(q.sql), async () => {
       if (sessionStatement) assert.notEqual(classify(q.sql).kind, 'query', 'handled by the session layer');
-      else await client(q.sql);
+      else await clientAgreesWithPg(q.sql);
     });
   }
 });
 
 describe('psql 15 backslash commands', () => {
   for (const q of psql.statements) {
-    it(`${q.command}: ${q.sql.slice(0, 50).replace(/\s+/g, ' ')}`, async () => {
-      await client(q.sql.replace(/\{\{users_oid\}\}/g, String(oids.users)).replace(/\{\{big_orders_oid\}\}/g, String(oids.bigOrders)));
+    it(`${q.command}: ${q.sql.slice(0, 50).replace(/\s+/g, ' ')}`, todoFor(q.sql), async () => {
+      const expected = await pgColumns(q.sql.replace(/\{\{users_oid\}\}/g, String(pgOids.users)).replace(/\{\{big_orders_oid\}\}/g, String(pgOids.bigOrders)));
+      const got = await clientResult(q.sql.replace(/\{\{users_oid\}\}/g, String(oids.users)).replace(/\{\{big_orders_oid\}\}/g, String(oids.bigOrders)));
+      assert.deepEqual(got.columns, expected, 'column names as PostgreSQL 15 names them');
     });
   }
   it('\\dt lists lake tables as tables and \\dv lists lake views', async () => {

@@ -357,7 +357,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   {
     sql: 'select to_timestamp($1)', oids: [701], params: ['0'],
   },
-  { sql: `select to_char(ordered_at, $1) ${O} order by order_id limit 2`, oids: [25], params: ['YYYY-MM'], differs: { why: 'DuckDB has no to_char (strftime is its formatter)', gateway: { error: '42501' } } },
+  { sql: `select to_char(ordered_at, $1) ${O} order by order_id limit 2`, oids: [25], params: ['YYYY-MM'], differs: { why: 'DuckDB has no to_char (strftime is its formatter)', gateway: { error: '42883' } } },
   // PostgreSQL cannot type these; the gateway types them as text
   { sql: 'select $1 is null', oids: [], pgError: '42P18', differs: { why: 'an unknown nothing decides is text in the gateway (PostgreSQL refuses)', gateway: { params: [25], columns: [16] } } },
   { sql: 'select concat($1, $2)', oids: [], pgError: '42P18', differs: { why: 'concat(VARIADIC "any") leaves the unknowns unknown in PostgreSQL; text in the gateway', gateway: { params: [25, 25], columns: [25] } } },
@@ -482,13 +482,68 @@ describe('PostgreSQL arithmetic', () => {
   test('integer division truncates (7/2 = 3)', async () => {
     await same(async (e) => text(await conns[e]!.query('select 7/2, -7/2, 1/3, (-9)/4, 9 % 4, 2^3')));
   });
-  test('division by zero: PostgreSQL raises 22012; the gateway answers NULL (docs/compatibility.md)', async () => {
-    for (const sql of ['select 1/0', 'select 1.0::float8/0', 'select qty % $1 from sales.orders limit 1']) {
-      const params = sql.includes('$1') ? ['0'] : [];
-      const p = await conns.pg!.query(sql, { params });
-      assert.equal(p.error?.code, '22012', sql);
-      assert.deepEqual(text(await conns.gw!.query(sql, { params })), [[null]], sql);
+  test('division by zero raises 22012 as in PostgreSQL; a bare parameter divisor still answers NULL (docs/compatibility.md)', async () => {
+    for (const sql of ['select 1/0', 'select 1.0::float8/0', 'select qty % (qty - qty) from sales.orders', 'select amount / (qty * 0) from sales.orders']) {
+      for (const e of ENGINES) assert.equal((await conns[e]!.query(sql)).error?.code, '22012', `${e}: ${sql}`);
     }
+    const sql = 'select qty % $1 from sales.orders limit 1';
+    assert.equal((await conns.pg!.query(sql, { params: ['0'] })).error?.code, '22012');
+    assert.deepEqual(text(await conns.gw!.query(sql, { params: ['0'] })), [[null]]);
+    // The connection is usable and answers as before.
+    await same(async (e) => text(await conns[e]!.query('select 7 / 2, count(*) from sales.orders')));
+  });
+});
+
+describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', () => {
+  const SAME = [
+    'select generate_series(1, 3)',
+    'select generate_series(1, 3) + 1 as g, 2 as h',
+    'select a from generate_series(1, 3) a',
+    'select g from generate_series(2, 10, 4) g',
+    "select d::date from generate_series(timestamp '2024-01-01', timestamp '2024-01-03', interval '1 day') d",
+    "select format('%s has %s', name, country) from sales.customers order by customer_id limit 3",
+    "select format('%I %L %L %% %2$s', 'Ab', 'it''s', null), format('x'), format('%s|%s', null, 1)",
+    'select 1234567890123456::numeric, 12345678901234567890.123456789::numeric * 2',
+    "select '1.50'::numeric, cast('0.000123' as numeric), 1.5::decimal + 1",
+    "select 'abc'::char(2), 'a'::char(3) || '|', 'abc'::varchar(2), cast('abcd' as character varying(3))",
+    "select 'a'::char(3) = 'a'",
+    'select count(*) from sales.orders tablesample bernoulli (100)',
+    'select count(*) from sales.orders tablesample system (0)',
+    'select count(*) between 1 and 79 from sales.orders tablesample bernoulli (50) repeatable (7)',
+    "select row(1, 'a'), (1, 'x', null) as r, 2 as b",
+    "select row(name, 'a b', '', null, signup, amount) from sales.customers c join sales.orders o using (customer_id) order by order_id limit 2",
+    "select count(*) from sales.orders where (qty, status) = (1, 'paid')",
+  ];
+  for (const sql of SAME) {
+    test(sql, async () => {
+      await same(async (e) => {
+        const r = await conns[e]!.query(sql);
+        return { names: r.rowDescription?.fields.map((f) => f.name), rows: text(r) };
+      });
+    });
+  }
+  test('row constructors are records (2249) in text and binary', async () => {
+    await same(async (e) => {
+      const r = await conns[e]!.query("select row(1::int4, 'a b'::text, null::int8, 2.50::numeric(5,2)) as r", { resultFormats: [1] });
+      return { types: r.rowDescription!.fields.map((f) => f.dataTypeID), row: splitDataRow(r.dataRows[0]!).map((b) => b?.toString('hex')) };
+    });
+  });
+  test('format() with a format string that is not a constant, or a width, is refused 0A000; TABLESAMPLE of a non-constant too', async () => {
+    for (const sql of ["select format(name, 1) from sales.customers", "select format('%10s', 'a')", 'select count(*) from sales.orders tablesample bernoulli (1 + 1)']) {
+      const r = await conns.gw!.query(sql);
+      assert.equal(r.error?.code, '0A000', sql);
+      assert.ok(r.error?.hint, `a hint: ${sql}`);
+    }
+    await same(async (e) => text(await conns[e]!.query('select count(*) from sales.orders')));
+  });
+  test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
+    for (const [sql, hint] of [['select nosuchfunc(1)', /No function/], ['select to_char(now(), \'YYYY\')', /strftime/], ['select json_agg(name) from sales.customers', /json_group_array/], ["select date_bin(interval '1 hour', now(), now())", /time_bucket/]] as const) {
+      const r = await conns.gw!.query(sql);
+      assert.equal(r.error?.code, '42883', sql);
+      assert.match(r.error?.hint ?? '', hint, sql);
+    }
+    // Refused on purpose stays a permission error.
+    assert.equal((await conns.gw!.query("select getenv('HOME')")).error?.code, '42501');
   });
 });
 

@@ -303,7 +303,8 @@ test('FsStore: keys with traversal and symlinks escaping the root are refused', 
   assert.ok((await viaUrl.head('fdl.json'))!.size > 0);
 });
 
-test('a resolution is reused only while every ref it read is within the ref TTL; invalidate ends it', async () => {
+test('a resolution is reused only while every ref it read is within the ref TTL; invalidate ends it', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: Date.now() }); // the TTL on a mocked clock
   const info = manifest.repos.basic!;
   const dir = await copyRepo(join(FIX, info.path));
   const repo = await repoAt(dir, { refTtlMs: 300 });
@@ -317,7 +318,9 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   await writeFile(join(dir, 'refs/heads/main'), `${other}\n`);
   assert.equal((await repo.resolve('')).versionId, main, 'within the TTL: the resolution stands, as the ref read itself would');
   assert.equal(reads(), before, 'and no ref is read for it');
-  await new Promise((r) => setTimeout(r, 350));
+  t.mock.timers.tick(299);
+  assert.equal(repo.freshVersion(''), main, 'still fresh at 299 ms');
+  t.mock.timers.tick(2);
   assert.equal(repo.freshVersion(''), undefined, 'stale once the TTL of its reads has passed');
   assert.equal((await repo.resolve('')).versionId, other, 'the moved branch is seen after the TTL');
   await writeFile(join(dir, 'refs/heads/main'), `${last}\n`);

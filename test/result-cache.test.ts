@@ -344,8 +344,10 @@ describe('result cache: moving branches', () => {
       const named = { name: 'orders_count', text: sql };
       const before = (await onMain.query(named)).rows[0].n;
       writeFileSync(branch(), `${basic.refs['refs/tags/v1']}\n`); // main now points where v1 does
-      await onMain.query(named); // the named statement, prepared on the old version, runs again
-      await onMain.query(named);
+      // The named statement, prepared (and its result cached) on the old version, runs again: the
+      // session has moved, so it reads the new version, first planned afresh and then from the cache.
+      assert.equal((await onMain.query(named)).rows[0].n, 50, 'the named statement reads the version main moved to');
+      assert.equal((await onMain.query(named)).rows[0].n, 50, 'and its repeat too');
       // The same text through the extended protocol on v1: the key it would share with a mislabeled entry.
       const v1 = (await onV1.query({ name: 'count_v1', text: sql })).rows[0].n;
       const v1Again = (await onV1.query({ name: 'count_v1', text: sql })).rows[0].n;

@@ -12,6 +12,7 @@ import { logCommand } from './log.js';
 import { verifyRepository } from './verify.js';
 import { expireVersion } from './expire.js';
 import { buildDemo } from './demo.js';
+import { registerPushCommand } from './push-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
@@ -29,6 +30,7 @@ function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
 }
 
 export function registerHostCommands(program: Command): void {
+  registerPushCommand(program);
   program
     .command('init')
     .description('create an FDL repository (fdl.json only if absent, HEAD)')

@@ -692,7 +692,19 @@ export class Repository {
             }
           };
           const parallel = cache ? cache.downloadConcurrency : 4;
-          await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, worker));
+          // On a failure the queue is emptied and every worker is waited for: a download still
+          // running then pins its file after the failure, and that pin must be released with the rest.
+          const stopping = async () => {
+            try {
+              await worker();
+            } catch (e) {
+              queue.length = 0;
+              throw e;
+            }
+          };
+          const settled = await Promise.allSettled(Array.from({ length: Math.min(parallel, queue.length) }, stopping));
+          const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (failed) throw failed.reason;
         } catch (e) {
           release();
           throw e;

@@ -5,7 +5,7 @@
  * what is returned (release with disposeStatement).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { classify, type Statement } from '../sql/classify.js';
 import { statementCeilingExceeded } from '../sql/split.js';
 import type { SystemTable } from '../sql/system-views.js';
@@ -166,8 +166,39 @@ export class StatementPreparer {
   }
 
   /** Before a run: a parameterised statement over remote versions fetches the files its values reach (planner.ts). */
-  fetchForValues(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<void> {
+  async fetchForValues(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<void> {
+    await this.replanIfMoved(prepared);
     return fetchForValues(this.planning(), prepared, values);
+  }
+
+  /**
+   * A statement DuckDB prepared on a version the session has since moved off (a named statement
+   * kept across a branch move) bound its names there: plan it again on the version read now, as
+   * PostgreSQL re-plans a cached plan whose objects changed, and refuse as it does when the
+   * result's shape would change (0A000, "cached plan must not change result type").
+   */
+  private async replanIfMoved(prepared: PreparedStmt): Promise<void> {
+    const now = this.host.lease()?.versionId;
+    if (prepared.duck === null || prepared.preparedFor === undefined || now === undefined || prepared.preparedFor === now) return;
+    const fresh = await this.prepare(prepared.sql, prepared.stmt, prepared.declaredTypes);
+    try {
+      const same = (a: PreparedStmt['fields'], b: PreparedStmt['fields']) =>
+        a?.length === b?.length && (a ?? []).every((f, i) => f.name === b![i]!.name && f.typeOid === b![i]!.typeOid && f.typeMod === b![i]!.typeMod);
+      if (!same(prepared.fields, fresh.fields) || prepared.paramOids.join() !== fresh.paramOids.join()) {
+        throw new SqlError(SQLSTATE.featureNotSupported, 'cached plan must not change result type');
+      }
+      // Swap the planned parts: the old ones go with `fresh` (released below).
+      for (const k of ['duck', 'fields', 'columnTypes', 'columnOids', 'leases', 'holds', 'reads', 'fetchOnBind', 'untyped', 'cacheableSql', 'analysis', 'preparedFor'] as const) {
+        const mine = prepared[k];
+        (prepared as unknown as Record<string, unknown>)[k] = fresh[k];
+        (fresh as unknown as Record<string, unknown>)[k] = mine;
+      }
+      prepared.repeatable = undefined;
+      prepared.lastResultKey = undefined;
+    } finally {
+      fresh.refs = 1;
+      disposeStatement(fresh);
+    }
   }
 
   private planning(): PlanningContext {

@@ -21,8 +21,9 @@ type Node = Record<string, any>;
  */
 export type FiguredName = string | null | 'star' | 'values';
 
-/** Names DuckDB built from an expression are the only ones that can differ. */
-const PLAIN = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+/** Names DuckDB built from an expression are the only ones that can differ (NULL, TRUE and FALSE are
+ * constants DuckDB names by their spelling; PostgreSQL calls them ?column? and bool). */
+const PLAIN = /^(?!(?:null|true|false)$)[A-Za-z_][A-Za-z0-9_$]*$/i;
 
 /** The result names to send, or null to keep DuckDB's (`figured` from the statement's analysis). */
 export function postgresColumnNames(figured: readonly FiguredName[] | undefined, duckdbNames: readonly string[]): string[] | null {

@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis, RelationRef } from './analysis.js';
 import { foldIdentifier } from './identifier.js';
+import { undefinedFunction } from './function-hints.js';
 
 /**
  * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
@@ -47,6 +48,8 @@ const UNLISTED_BUILTINS = ['unnest', 'unlist'];
 export const FUNCTION_KINDS = ['scalar', 'aggregate', 'macro'] as const;
 
 let builtins: Promise<ReadonlySet<string>> | null = null;
+/** Every function name DuckDB knows, refused ones included: a name outside it does not exist (42883). */
+let everyBuiltin: ReadonlySet<string> | null = null;
 
 /** DuckDB's built-in scalar/aggregate/macro names (read once per process), minus the refused ones. */
 export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<string>> {
@@ -56,6 +59,8 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
       WHERE database_name = 'system' AND internal AND function_type IN (${FUNCTION_KINDS.map((k) => `'${k}'`).join(', ')})`);
     const names = new Set(r.getRows().map((row) => String(row[0])));
     for (const w of UNLISTED_BUILTINS) names.add(w);
+    const every = await conn.runAndReadAll(`SELECT DISTINCT lower(function_name) FROM duckdb_functions()`);
+    everyBuiltin = new Set([...names, ...REFUSED_FUNCTIONS, ...WINDOW_FUNCTIONS, ...every.getRows().map((row) => String(row[0]))]);
     for (const f of REFUSED_FUNCTIONS) names.delete(f);
     for (const f of await catalogReadingMacros(conn)) names.delete(f);
     return names;
@@ -139,6 +144,7 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
   const compat = ctx.compatDb.toLowerCase();
   for (const f of a.functions) {
     if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
+    if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name)) throw undefinedFunction(f.name);
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
   }
   for (const f of a.tableFunctions) {

@@ -7,10 +7,12 @@
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
 import { parsePg } from './pg-parse.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { mapSegments } from './split.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
+import { formatCall, guardDivisor, lengthCast, LIST_SRF_IN_SELECT, numericCast, recordValue, unnestSrf } from './compat/pg-calls.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
 await loadModule();
@@ -25,6 +27,12 @@ await loadModule();
 const CATALOGISH =
   /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 /**
+ * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
+ * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
+ * row constructors in a select list (records).
+ */
+const PG_MEANINGS = /\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,/i;
+/**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
  */
@@ -33,7 +41,7 @@ const PG_COLLATE = /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
-  return CATALOGISH.test(text) || PG_COLLATE.test(text);
+  return CATALOGISH.test(text) || PG_COLLATE.test(text) || PG_MEANINGS.test(text);
 }
 
 /** PostgreSQL system columns: catalog relations naming one are served from a view that has them. */
@@ -86,7 +94,8 @@ export function rewriteParsed(sql: string): RewriteResult {
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
-  const rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
+  let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
+  if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.includes(COMPAT_DB) };
@@ -106,6 +115,24 @@ interface Ctx {
   params: Map<number, number>;
   /** The statement names a system column (tableoid, xmin, ctid…). */
   systemColumns: boolean;
+  /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
+  tableSample?: boolean;
+}
+
+/** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
+function samplePercent(sample: Node): void {
+  const c = (sample.args as Node[] | undefined)?.[0]?.A_Const as Node | undefined;
+  if ((sample.args as Node[]).length !== 1 || !(c?.ival || c?.fval)) {
+    throw new SqlError(SQLSTATE.featureNotSupported, 'TABLESAMPLE with a percentage that is not a numeric constant is not supported by fdl-gateway', undefined, 'Write the percentage as a number: TABLESAMPLE BERNOULLI (10).');
+  }
+}
+
+/**
+ * PostgreSQL's `TABLESAMPLE method (n)` samples n percent; DuckDB reads a bare n as a row count.
+ * The deparser spells the clause `TABLESAMPLE method (arg)`; the percentage is said explicitly.
+ */
+function percentSamples(sql: string): string {
+  return mapSegments(sql, (kind, text) => (kind === 'code' ? text.replace(/\bTABLESAMPLE\s+(\w+)\s*\(\s*([0-9.]+)\s*\)/gi, 'TABLESAMPLE $1($2 PERCENT)') : text));
 }
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
@@ -218,6 +245,15 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'ResTarget': return resTarget(body, ctx);
       case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
       case 'ColumnRef': return columnRef(obj, body, ctx);
+      case 'RowExpr':
+        if (!display) break;
+        ctx.changed = true;
+        return recordValue(walk(body.args ?? [], ctx, false) as Node[]);
+      case 'RangeTableSample':
+        samplePercent(body);
+        ctx.changed = true;
+        ctx.tableSample = true;
+        break;
     }
   }
   const out: Node = {};
@@ -354,6 +390,15 @@ function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
   for (const k of ['agg_order', 'agg_filter', 'over'] as const) if (fc[k] !== undefined) out[k] = walk(fc[k], ctx, false);
+  const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
+  if (pgName === 'format' && args && args.length > 0 && !fc.agg_star) {
+    ctx.changed = true;
+    return formatCall(args, compat);
+  }
+  if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
+    ctx.changed = true;
+    return unnestSrf({ ...out, funcname: [str(pgName)] });
+  }
   if (parts.length === 2 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) {
     ctx.changed = true;
     const base = RENAMED[parts[1]!] ?? parts[1]!;
@@ -409,6 +454,15 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
   }
+  if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
+    const exact = numericCast(tc, arg);
+    if (exact) { ctx.changed = true; return exact; }
+  }
+  const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
+  if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {
+    ctx.changed = true;
+    return lengthCast(type, length, arg, display);
+  }
   const paramNo = tc.arg?.ParamRef?.number as number | undefined;
   const paramOid = PARAM_CAST_OIDS[type];
   if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
@@ -448,6 +502,11 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
   const op = names(e.name).slice(-1)[0] ?? '';
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
+  if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
+    const guarded = guardDivisor(rexpr);
+    if (guarded !== rexpr) ctx.changed = true;
+    return { A_Expr: { ...e, lexpr, rexpr: guarded } };
+  }
   // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
   if (e.kind === 'AEXPR_OP' && REGEX_OPS[op] && e.lexpr) {
     // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.

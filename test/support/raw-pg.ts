@@ -54,7 +54,7 @@ export interface QueryResult {
   /** Raw 'D' messages in order. */
   dataRows: Buffer[];
   commandTag?: string;
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; hint?: string };
 }
 
 /** Split one raw DataRow message into its column values (null for SQL NULL). */
@@ -189,7 +189,7 @@ export class RawPg {
       if (m.code === 'T') res.rowDescription = p;
       else if (m.code === 'D') res.dataRows.push(m.raw);
       else if (m.code === 'C') res.commandTag = p.text;
-      else if (m.code === 'E') res.error = { code: p.code, message: p.message };
+      else if (m.code === 'E') res.error = { code: p.code, message: p.message, ...(p.hint ? { hint: p.hint } : {}) };
       else if (m.code === 'Z') return res;
     }
   }

@@ -76,7 +76,18 @@ export interface PgField {
 /** The element OID a DuckDB scalar (non-list) type is served as (the one type table, sql/compat/types.ts). */
 function scalarOid(t: DuckDBType): number {
   if (t.typeId === DuckDBTypeId.VARCHAR && t.alias === 'JSON') return OID.json;
+  if (isRecordStruct(t)) return OID.record;
   return OID_BY_DUCKDB_ID.get(DuckDBTypeId[t.typeId] ?? '') ?? FALLBACK_OID;
+}
+
+/**
+ * A PostgreSQL anonymous record: the rewrite builds `row(…)` as a struct with fields f1…fn, the
+ * names PostgreSQL gives a record's columns (other structs are served as json).
+ */
+export function isRecordStruct(t: DuckDBType): boolean {
+  if (t.typeId !== DuckDBTypeId.STRUCT) return false;
+  const names = (t as unknown as { entryNames: readonly string[] }).entryNames;
+  return names.length > 0 && names.every((n, i) => n === `f${i + 1}`);
 }
 
 /** Innermost element type of nested LIST/ARRAY types, and how many list levels wrap it. */

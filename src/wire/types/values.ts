@@ -7,10 +7,11 @@ import {
   DuckDBTypeId, type DuckDBType, type DuckDBValue, type DuckDBDateValue, type DuckDBTimestampValue,
   type DuckDBDecimalValue, type DuckDBIntervalValue, type DuckDBTimeValue, type DuckDBTimeTZValue,
   type DuckDBUUIDValue, type DuckDBBlobValue, type DuckDBTimeNSValue, type DuckDBTimestampNanosecondsValue,
-  type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue,
+  type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue, type DuckDBStructType,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { elementOidFor, listLeaf, OID } from '../../sql/compat/oids.js';
+import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../sql/compat/oids.js';
+import { recordEncoder } from './records.js';
 import * as T from './text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';
@@ -119,6 +120,7 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
     case DuckDBTypeId.UUID:
       return text ? (w, v) => { w.latin1(T.uuidString((v as DuckDBUUIDValue).toUint128())); } : (w, v) => B.uuidBinary(w, (v as DuckDBUUIDValue).toUint128());
     case DuckDBTypeId.STRUCT: case DuckDBTypeId.MAP: case DuckDBTypeId.UNION: case DuckDBTypeId.VARIANT: {
+      if (isRecordStruct(t)) return recordEncoder(t as DuckDBStructType, text ? 0 : 1, s, valueEncoder);
       // Served as json (114), whose text and binary forms are the same bytes.
       return (w, v) => { w.utf8(jsonText(t, v, s)); };
     }

@@ -1,0 +1,24 @@
+/** `fdl push SRC DST`: the command line of src/host/push.ts. Exit 1 when a ref was refused. */
+import type { Command } from 'commander';
+import { pushRepository } from './push.js';
+
+export function registerPushCommand(program: Command): void {
+  program
+    .command('push')
+    .description('copy versions (same IDs and signatures), their data and refs to another location: only what DST lacks, every file checked; refs last, tags never rewritten, branches only forward')
+    .argument('<SRC>', 'folder, file://, s3://bucket/prefix/ or https://host/prefix/ (read through refs.json)')
+    .argument('<DST>', 'folder (e.g. one an HTTPS server mirrors), file:// or s3://bucket/prefix/')
+    .action(async (src: string, dst: string) => {
+      try {
+        const r = await pushRepository(src, dst, { progress: (l) => process.stderr.write(l + '\n') });
+        process.stdout.write(
+          `pushed ${r.versionsCopied.length} version(s) (${r.versionsPresent} already there), ${r.filesCopied} file(s) written (${r.filesPresent} already there); ` +
+            `refs moved: ${r.refsMoved.length ? r.refsMoved.join(', ') : 'none'}${r.refsRefused.length ? `; refused: ${r.refsRefused.join(', ')}` : ''}\n`,
+        );
+        if (r.refsRefused.length) process.exitCode = 1;
+      } catch (e) {
+        process.stderr.write(`fdl: ${(e as Error).message}\n`);
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,282 @@
+/**
+ * fdl push SRC DST: copies a repository's versions, their data and its refs to another location
+ * byte for byte, so version IDs and signatures stay valid. Only what DST lacks is written; every
+ * file is downloaded with the size and sha256 its version records (catalog and JSON from
+ * version.json, data and delete files from files.json) before it is created in DST. A version
+ * becomes visible in DST only when its version.json lands, after everything it names, so an
+ * interrupted push leaves nothing a reader sees and the next run continues where it stopped.
+ * Refs move last: tags are created, never rewritten; branches and requests move by the same
+ * compare-and-swap as publishing, and only forward (DST's version must be an ancestor).
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { openCatalog } from '../lake/index.js';
+import { isVersionId, refKind } from '../resolver/names.js';
+import { parseFdlJson, parseVersionJson, type FdlSettings } from '../resolver/records.js';
+import { verifySshsig } from '../resolver/sshsig.js';
+import { openStore, type ObjectStore } from '../store/index.js';
+import { parentHashes } from './import.js';
+import { hashFile, readStore } from './repo.js';
+import { readRef, writeRefsJson } from './refs-writer.js';
+import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+
+export interface PushOptions {
+  s3?: S3TargetOptions;
+  progress?: (line: string) => void;
+  /** Called after each file is created in DST (tests interrupt a push here). */
+  afterFile?: (key: string) => void;
+}
+
+export interface PushReport {
+  versionsCopied: string[];
+  versionsPresent: number;
+  filesCopied: number;
+  filesPresent: number;
+  refsMoved: string[];
+  /** Refs DST keeps because moving them would rewrite a tag or move a branch backwards/sideways. */
+  refsRefused: string[];
+}
+
+interface Expect {
+  sha256?: string;
+  size?: number;
+}
+
+type VersionRecord = ReturnType<typeof parseVersionJson>;
+
+export async function pushRepository(src: string, dst: string, opts: PushOptions = {}): Promise<PushReport> {
+  const say = opts.progress ?? (() => undefined);
+  const source = await openStore(src, { s3: { endpoint: opts.s3?.endpoint, region: opts.s3?.region, forcePathStyle: opts.s3?.forcePathStyle } });
+  const target = openTarget(dst, opts.s3);
+  const report: PushReport = { versionsCopied: [], versionsPresent: 0, filesCopied: 0, filesPresent: 0, refsMoved: [], refsRefused: [] };
+  const tmp = await mkdtemp(join(tmpdir(), 'fdl-push-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    const { srcSettings, dstSettings } = await matchRepositories(source, target, src, dst);
+    const dstStore = await readStore(target); // after fdl.json: a new folder exists only now
+    const refs = await sourceRefs(source);
+    const records = new Map<string, { bytes: Buffer; rec: VersionRecord }>();
+    const order = await versionsInOrder(source, refs, records);
+    const copier = new FileCopier(source, target, dstStore, tmp, report, opts.afterFile);
+    for (const id of order) {
+      const { bytes, rec } = records.get(id)!;
+      const present = await target.read(`versions/${id}/version.json`);
+      if (present) {
+        if (!present.body.equals(bytes)) throw new Error(`versions/${id}/version.json differs between ${src} and ${dst}: not the same version`);
+        report.versionsPresent++;
+        continue;
+      }
+      say(`version ${id}`);
+      await copyVersion(id, bytes, rec, copier, conn, srcSettings, dstSettings, source, tmp);
+      report.versionsCopied.push(id);
+    }
+    await moveRefs(source, target, refs, records, report, say);
+    return report;
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** DST gets SRC's fdl.json when it has none; otherwise both must be the same repository. */
+async function matchRepositories(source: ObjectStore, target: WriteTarget, src: string, dst: string): Promise<{ srcSettings: FdlSettings; dstSettings: FdlSettings }> {
+  const fdl = await getBytes(source, 'fdl.json');
+  if (!fdl) throw new Error(`${src} is not an FDL repository (no fdl.json)`);
+  const srcSettings = parseFdlJson(fdl, src);
+  if (await target.create('fdl.json', fdl)) return { srcSettings, dstSettings: srcSettings };
+  const theirs = (await target.read('fdl.json'))!.body;
+  const dstSettings = parseFdlJson(theirs, dst);
+  if (srcSettings.id !== dstSettings.id) throw new Error(`${dst} holds another repository (id ${dstSettings.id ?? 'none'}, ${src} has ${srcSettings.id ?? 'none'}): signed versions name their repository`);
+  return { srcSettings, dstSettings };
+}
+
+async function getBytes(store: ObjectStore, key: string): Promise<Buffer | null> {
+  const r = await store.get(key, { maxBytes: 64 * 1024 * 1024 });
+  return r === null || r === 'not-modified' ? null : r.body;
+}
+
+interface SourceRefs {
+  refs: Map<string, string>;
+  head: Buffer | null;
+}
+
+/** Refs from refs/ where the source can list, else from its refs.json index (an HTTPS mirror). */
+async function sourceRefs(source: ObjectStore): Promise<SourceRefs> {
+  const refs = new Map<string, string>();
+  const head = await getBytes(source, 'HEAD');
+  if (source.list) {
+    for (const key of await source.list('refs/')) {
+      if (!refKind(key)) continue;
+      const id = (await getBytes(source, key))?.toString('utf8').trim();
+      if (id !== undefined && isVersionId(id)) refs.set(key, id);
+    }
+    return { refs, head };
+  }
+  const index = await getBytes(source, 'refs.json');
+  if (!index) throw new Error(`${source.location} cannot be listed and has no refs.json`);
+  const parsed = JSON.parse(index.toString('utf8')) as { head?: string; refs?: Record<string, string> };
+  for (const [key, id] of Object.entries(parsed.refs ?? {})) if (refKind(key) && isVersionId(id)) refs.set(key, id);
+  return { refs, head: head ?? (parsed.head ? Buffer.from(`ref: ${parsed.head}\n`) : null) };
+}
+
+/** Every complete version (listed, or reachable from the refs), parents before children. */
+async function versionsInOrder(source: ObjectStore, { refs }: SourceRefs, records: Map<string, { bytes: Buffer; rec: VersionRecord }>): Promise<string[]> {
+  const roots = new Set(refs.values());
+  if (source.list) {
+    for (const key of await source.list('versions/')) {
+      const m = /^versions\/([^/]+)\/version\.json$/.exec(key);
+      if (m && isVersionId(m[1]!)) roots.add(m[1]!);
+    }
+  }
+  const order: string[] = [];
+  const visiting = new Set<string>();
+  const visit = async (id: string): Promise<void> => {
+    if (records.has(id)) return;
+    if (visiting.has(id)) throw new Error(`version ${id} is its own ancestor`);
+    visiting.add(id);
+    const bytes = await getBytes(source, `versions/${id}/version.json`);
+    if (!bytes) throw new Error(`version ${id} has no version.json in ${source.location}`);
+    const rec = parseVersionJson(bytes, id);
+    if (rec.id !== id) throw new Error(`versions/${id}/version.json names ${rec.id}`);
+    for (const parent of rec.parents) await visit(parent);
+    records.set(id, { bytes, rec });
+    order.push(id);
+  };
+  for (const id of [...roots].sort()) await visit(id);
+  return order;
+}
+
+async function copyVersion(
+  id: string, bytes: Buffer, rec: VersionRecord, copier: FileCopier, conn: DuckDBConnection,
+  srcSettings: FdlSettings, dstSettings: FdlSettings, source: ObjectStore, tmp: string,
+): Promise<void> {
+  const vdir = `versions/${id}`;
+  const sig = await getBytes(source, `${vdir}/version.json.sig`);
+  // A signature that does not verify over these bytes would be refused by every reader.
+  if (verifySshsig(bytes, sig, []).status === 'B') throw new Error(`${vdir}/version.json.sig does not verify: not copied`);
+  const catalogPath = rec.catalogs[0]!.path;
+  const local = join(tmp, `${id}-catalog`);
+  for (const c of rec.catalogs) await copier.copy(`${vdir}/${c.path}`, `${vdir}/${c.path}`, c, c.path === catalogPath ? local : undefined);
+  let filesJson: Buffer | null = null;
+  for (const [path, entry] of Object.entries(rec.files ?? {})) {
+    const keep = path === 'files.json' ? join(tmp, `${id}-files.json`) : undefined;
+    await copier.copy(`${vdir}/${path}`, `${vdir}/${path}`, entry, keep);
+    if (keep) filesJson = await readFile(keep);
+  }
+  const sums = new Map(parentHashes(filesJson));
+  const alias = `push_${id.replace(/[^a-z0-9]/g, '_')}`;
+  const catalog = await openCatalog(conn, local, alias);
+  try {
+    for (const t of catalog.tables) {
+      for (const f of t.files) await copier.copy(`${srcSettings.dataDir}${f.path}`, `${dstSettings.dataDir}${f.path}`, { sha256: sums.get(f.path), size: f.size });
+    }
+  } finally {
+    await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+    await rm(local, { force: true });
+  }
+  // An expiry travels with its version, and lands before version.json so the copy is never briefly live.
+  for (const extra of ['expired.json', 'expired.json.sig']) {
+    const b = await getBytes(source, `${vdir}/${extra}`);
+    if (b) await copier.createBytes(`${vdir}/${extra}`, b);
+  }
+  if (sig) await copier.createBytes(`${vdir}/version.json.sig`, sig);
+  await copier.createBytes(`${vdir}/version.json`, bytes);
+}
+
+/** One file SRC → DST: skipped when DST already has it (checked), else downloaded, checked, created. */
+class FileCopier {
+  private n = 0;
+  constructor(
+    private readonly source: ObjectStore,
+    private readonly target: WriteTarget,
+    private readonly dstStore: ObjectStore,
+    private readonly tmp: string,
+    private readonly report: PushReport,
+    private readonly afterFile?: (key: string) => void,
+  ) {}
+
+  /** `keep`: also leave a checked local copy there (the catalog and files.json are read afterwards). */
+  async copy(srcKey: string, dstKey: string, want: Expect, keep?: string): Promise<void> {
+    if (await this.present(dstKey, want)) {
+      this.report.filesPresent++;
+      if (keep) await this.dstStore.download(dstKey, keep, { sha256: want.sha256, expectedSize: want.size });
+      return;
+    }
+    const file = keep ?? join(this.tmp, `file-${this.n++}`);
+    await this.source.download(srcKey, file, { sha256: want.sha256, expectedSize: want.size });
+    try {
+      await this.target.create(dstKey, { file });
+    } finally {
+      if (!keep) await rm(file, { force: true });
+    }
+    this.report.filesCopied++;
+    this.afterFile?.(dstKey);
+  }
+
+  async createBytes(key: string, body: Buffer): Promise<void> {
+    if (!(await this.target.create(key, body))) {
+      const cur = await this.target.read(key);
+      if (!cur?.body.equals(body)) throw new Error(`${key} already exists in ${this.target.location} with other content`);
+      this.report.filesPresent++;
+      return;
+    }
+    this.report.filesCopied++;
+    this.afterFile?.(key);
+  }
+
+  /** Creates are atomic, so a file DST has is whole; it must still be the same file. */
+  private async present(key: string, want: Expect): Promise<boolean> {
+    const h = await this.dstStore.head(key);
+    if (!h) return false;
+    const where = `${key} in ${this.target.location}`;
+    if (want.size !== undefined && h.size !== want.size) throw new Error(`${where} has ${h.size} bytes, expected ${want.size}: left as it is`);
+    if (want.sha256 && this.target.localPath) {
+      if ((await hashFile(this.target.localPath(key))).sha256 !== want.sha256) throw new Error(`${where}: sha256 differs: left as it is`);
+    }
+    return true;
+  }
+}
+
+/** Refs after every version they name is complete in DST; refs.json rebuilt once at the end. */
+async function moveRefs(
+  source: ObjectStore, target: WriteTarget, { refs, head }: SourceRefs,
+  records: Map<string, { bytes: Buffer; rec: VersionRecord }>, report: PushReport, say: (l: string) => void,
+): Promise<void> {
+  if (head) await target.create('HEAD', head);
+  const ancestors = (id: string): Set<string> => {
+    const seen = new Set<string>();
+    const walk = [id];
+    while (walk.length) {
+      const v = walk.pop()!;
+      if (seen.has(v)) continue;
+      seen.add(v);
+      walk.push(...(records.get(v)?.rec.parents ?? []));
+    }
+    return seen;
+  };
+  for (const [full, id] of [...refs].sort()) {
+    const cur = await readRef(target, full);
+    if (cur === id) continue;
+    const refuse = (why: string) => {
+      report.refsRefused.push(full);
+      say(`refused ${full}: ${why}`);
+    };
+    if (refKind(full) === 'tag') {
+      if (cur !== null) refuse(`DST has it at ${cur}, ${source.location} at ${id}; tags are never rewritten`);
+      else if (await target.create(full, Buffer.from(`${id}\n`))) report.refsMoved.push(full);
+      else refuse('created by another writer meanwhile');
+      continue;
+    }
+    if (cur !== null && !ancestors(id).has(cur)) {
+      refuse(`DST's ${cur} is not an ancestor of ${id} (not a fast-forward)`);
+      continue;
+    }
+    await target.swap(full, cur, Buffer.from(`${id}\n`));
+    report.refsMoved.push(full);
+  }
+  await writeRefsJson(target);
+}

@@ -1,0 +1,138 @@
+/**
+ * PostgreSQL meanings DuckDB spells differently, applied to PostgreSQL parse-tree nodes by rewrite.ts:
+ * each function returns the node DuckDB must run to give PostgreSQL 15's answer, or throws a precise
+ * refusal where no faithful translation exists (never a silently different answer).
+ */
+import { SqlError, SQLSTATE } from '../../errors.js';
+
+type Node = Record<string, any>;
+
+const str = (sval: string): Node => ({ String: { sval } });
+const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
+const intConst = (n: number): Node => ({ A_Const: { ival: { ival: n } } });
+const call = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const coalesce = (args: Node[]): Node => ({ CoalesceExpr: { args } });
+const castTo = (arg: Node, type: string, typmods?: Node[]): Node => ({
+  TypeCast: { arg, typeName: { names: [str(type)], typemod: -1, ...(typmods ? { typmods } : {}) } },
+});
+
+/** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
+export const LIST_SRF_IN_SELECT = new Set(['generate_series']);
+
+/** `generate_series(…)` in a select list: PostgreSQL yields one row per value, DuckDB one list. */
+export function unnestSrf(fc: Node): Node {
+  return call('unnest', [{ FuncCall: fc }]);
+}
+
+/** The numeric value of a constant node (an integer, a decimal, or a string spelling one), as text. */
+function numericLiteral(n: Node | undefined): string | undefined {
+  const c = n?.A_Const as Node | undefined;
+  if (!c) return undefined;
+  if (c.ival) return String(c.ival.ival ?? 0);
+  if (c.fval) return String(c.fval.fval);
+  const s = c.sval?.sval;
+  return typeof s === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(s) ? s.trim() : undefined;
+}
+
+/** Whether a node is a constant PostgreSQL would reject as a zero divisor (0, 0.0, '0'). */
+function constantZero(n: Node | undefined): boolean | undefined {
+  const v = numericLiteral(n);
+  return v === undefined ? undefined : Number(v) === 0;
+}
+
+/**
+ * `numeric` / `decimal` without a typmod: PostgreSQL keeps a constant's exact digits, DuckDB casts to
+ * DECIMAL(18,3). A constant gets DECIMAL(38, its own scale); beyond 38 digits the cast is refused.
+ * Other values keep DuckDB's cast (documented in docs/compatibility.md).
+ */
+export function numericCast(tc: Node, arg: Node): Node | undefined {
+  const value = numericLiteral(tc.arg);
+  if (value === undefined) return undefined;
+  const [whole = '', frac = ''] = value.replace(/^[+-]/, '').split('.');
+  const digits = whole.replace(/^0+/, '').length + frac.length;
+  if (digits > 38) {
+    throw new SqlError(SQLSTATE.featureNotSupported, `numeric value ${value.length > 60 ? value.slice(0, 60) + '…' : value} has more than 38 digits`,
+      undefined, 'fdl-gateway computes numeric with at most 38 significant digits (DuckDB DECIMAL(38,s)); use double precision for larger magnitudes.');
+  }
+  return { TypeCast: { ...tc, arg, typeName: { ...tc.typeName, names: [str('decimal')], typmods: [intConst(38), intConst(frac.length)] } } };
+}
+
+/**
+ * `x::char(n)` / `x::varchar(n)`: PostgreSQL truncates to n characters and pads char(n) with spaces
+ * when shown; DuckDB ignores the length. Compared, char(n) ignores the padding (PostgreSQL's bpchar).
+ */
+export function lengthCast(type: string, n: number, arg: Node, display: boolean): Node {
+  const cut = call('left', [castTo(arg, 'varchar'), intConst(n)]);
+  if (type === 'varchar') return cut;
+  return display ? call('rpad', [cut, intConst(n), strConst(' ')]) : call('rtrim', [cut]);
+}
+
+/**
+ * `a / b`, `a % b`: PostgreSQL raises 22012 on a zero divisor, DuckDB answers NULL. The divisor is
+ * checked unless it is a non-zero constant or a bare parameter ($1 is typed after the dividend). DuckDB's error() has side effects, so it is never folded.
+ */
+export function guardDivisor(divisor: Node): Node {
+  // A parameter divisor is left as is: PostgreSQL infers its type from the dividend, a check would not.
+  if (constantZero(divisor) === false || divisor.ParamRef) return divisor;
+  return {
+    CaseExpr: {
+      args: [{ CaseWhen: { expr: { A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: divisor, rexpr: intConst(0) } }, result: call('error', [strConst('division by zero')]) } }],
+      defresult: divisor,
+    },
+  };
+}
+
+/**
+ * PostgreSQL's format(fmt, …) with a constant fmt → concatenation DuckDB runs: %s (NULL as ''),
+ * %I (quoted identifier), %L (quoted literal, NULL as NULL), %%, and positions (%2$s). Width and
+ * `*` are refused; so is a format string that is not a constant.
+ */
+export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => Node): Node {
+  const fmt = args[0]?.A_Const?.sval?.sval;
+  if (typeof fmt !== 'string') {
+    throw new SqlError(SQLSTATE.featureNotSupported, 'format() with a format string that is not a constant is not supported by fdl-gateway',
+      undefined, "Write the format string as a literal, or build the text with || or concat().");
+  }
+  const values = args.slice(1);
+  const parts: Node[] = [];
+  let next = 0;
+  let literal = '';
+  const re = /%(?:(\d+)\$)?([-0-9*]*)([sIL%])|%/g;
+  let last = 0;
+  for (let m = re.exec(fmt); m; m = re.exec(fmt)) {
+    literal += fmt.slice(last, m.index);
+    last = re.lastIndex;
+    if (m[3] === '%' && m[1] === undefined && !m[2]) { literal += '%'; continue; }
+    if (!m[3] || m[2]) {
+      throw new SqlError(SQLSTATE.featureNotSupported, `format() specifier "${m[0]}" is not supported by fdl-gateway`, undefined, 'Supported: %s, %I, %L, %%, and positions such as %1$s; pad with lpad()/rpad().');
+    }
+    const index = m[1] !== undefined ? Number(m[1]) - 1 : next;
+    next = index + 1;
+    const value = values[index];
+    if (value === undefined) throw new SqlError('22023', 'too few arguments for format()');
+    if (literal) parts.push(strConst(literal));
+    literal = '';
+    const text = castTo(value, 'varchar');
+    if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
+    else if (m[3] === 'I') parts.push(compat('quote_ident', [text]));
+    else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
+  }
+  literal += fmt.slice(last);
+  if (literal) parts.push(strConst(literal));
+  return parts.length === 0 ? strConst('') : call('concat', parts);
+}
+
+/**
+ * `row(a, b)` / `(a, b)` shown in a select list: DuckDB's row() is a struct with empty field names
+ * (its values collapse); PostgreSQL's is a record whose fields are f1…fn. A struct with exactly those
+ * names is sent as a record (wire/types/records.ts). Row comparisons are left to DuckDB.
+ */
+export function recordValue(args: Node[]): Node {
+  return {
+    FuncCall: {
+      funcname: [str('struct_pack')],
+      args: args.map((arg, i) => ({ NamedArgExpr: { arg, name: `f${i + 1}`, argnumber: -1 } })),
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * fdl push: a copy keeps version IDs and signatures, writes only what DST lacks, checks every file,
+ * resumes after an interruption with refs moved last, never rewrites a tag; a push to S3 (s3rver)
+ * is served by `fdl serve` under the same IDs; an HTTPS mirror is a source through its refs.json.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { buildDemo } from '../src/host/demo.js';
+import { pushRepository } from '../src/host/push.js';
+import { tagCommand, branchCommand } from '../src/host/refs-cmd.js';
+import { verifyRepository } from '../src/host/verify.js';
+import { CLI, ROOT, startGateway } from './support/gateway.js';
+import { serveFolder } from './support/http-server.js';
+import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+
+const run = promisify(execFile);
+const SIGNERS = path.join(ROOT, 'examples', 'demo-data', 'allowed_signers');
+
+/** Files under `dir`, relative, '/'-separated; none when it does not exist. */
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(path.join(dir, f)).isFile()).map((f) => f.split(path.sep).join('/')).sort();
+}
+
+/** Every file and its bytes, refs.json's time stamp left out (each writer stamps its own). */
+function snapshot(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of listFiles(dir)) {
+    let body = readFileSync(path.join(dir, f)).toString('base64');
+    if (f === 'refs.json') body = JSON.stringify({ ...JSON.parse(readFileSync(path.join(dir, f), 'utf8')), updated: '' });
+    out.set(f, body);
+  }
+  return out;
+}
+
+describe('fdl push', () => {
+  let work: string;
+  let demo: string;
+  let ids: { v1: string; v2: string };
+  const fresh = (name: string) => {
+    const dir = path.join(work, name);
+    cpSync(demo, dir, { recursive: true });
+    return dir;
+  };
+
+  before(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'fdl-push-'));
+    demo = path.join(work, 'demo');
+    ids = await buildDemo(demo);
+  });
+  after(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('copies every version byte for byte (same IDs, signatures verify), then nothing the second time', async () => {
+    const dst = path.join(work, 'copy');
+    const first = await pushRepository(demo, dst);
+    assert.deepEqual(first.versionsCopied, [ids.v1, ids.v2]);
+    assert.deepEqual(first.refsMoved, ['refs/heads/dev', 'refs/heads/main', 'refs/tags/v1', 'refs/tags/v2']);
+    assert.deepEqual(snapshot(dst), snapshot(demo));
+    const v = await verifyRepository(dst, { allowedSigners: SIGNERS });
+    assert.deepEqual(v.problems, []);
+    assert.equal(v.versions, 2);
+    const again = await pushRepository(demo, dst);
+    assert.deepEqual([again.versionsCopied, again.filesCopied, again.refsMoved, again.versionsPresent], [[], 0, [], 2]);
+  });
+
+  it('an interrupted push leaves no ref and no complete version behind; the next run copies only the rest', async () => {
+    const dst = path.join(work, 'resumed');
+    let files = 0;
+    await assert.rejects(
+      pushRepository(demo, dst, {
+        afterFile: () => {
+          if (++files === 3) throw new Error('interrupted');
+        },
+      }),
+      /interrupted/,
+    );
+    assert.equal(existsSync(path.join(dst, 'refs')), false, 'no ref moved before every version is complete');
+    assert.equal(existsSync(path.join(dst, 'versions', ids.v1, 'version.json')), false);
+    const rest = await pushRepository(demo, dst);
+    const whole = await pushRepository(demo, path.join(work, 'whole'));
+    assert.equal(rest.filesCopied, whole.filesCopied - 3, 'the files the first run wrote are not copied again');
+    assert.deepEqual(snapshot(dst), snapshot(demo));
+  });
+
+  it('a source file whose bytes differ from files.json is refused; the version and refs stay out of DST', async () => {
+    const src = fresh('tampered');
+    const dataDir = path.join(src, 'data', 'sales', 'customers');
+    const file = path.join(dataDir, readdirSync(dataDir)[0]!);
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0xff; // same size: only the sha256 can tell
+    writeFileSync(file, bytes);
+    const dst = path.join(work, 'from-tampered');
+    await assert.rejects(pushRepository(src, dst), /sha256 mismatch|mismatch/);
+    assert.equal(existsSync(path.join(dst, 'versions', ids.v1, 'version.json')), false);
+    assert.equal(existsSync(path.join(dst, 'refs')), false);
+    assert.equal(listFiles(dst).some((f) => f.startsWith('data/sales/customers/')), false, 'the corrupt file was not written');
+  });
+
+  it('tags are never rewritten and branches move only forward; the other refs still move', async () => {
+    const src = fresh('moving');
+    const dst = path.join(work, 'kept');
+    await pushRepository(src, dst);
+    await tagCommand(src, 'v3', ids.v2);
+    await tagCommand(dst, 'v3', ids.v1); // DST already has v3, elsewhere
+    await branchCommand(src, 'feature', ids.v2);
+    writeFileSync(path.join(src, 'refs', 'heads', 'dev'), `${ids.v2}\n`); // forward: v1 → v2
+    writeFileSync(path.join(src, 'refs', 'heads', 'main'), `${ids.v1}\n`); // DST is at v2: pushing v1 would move it back
+    const r = await pushRepository(src, dst, { progress: () => undefined });
+    assert.deepEqual(r.refsRefused.sort(), ['refs/heads/main', 'refs/tags/v3']);
+    assert.deepEqual(r.refsMoved.sort(), ['refs/heads/dev', 'refs/heads/feature']);
+    const ref = (n: string) => readFileSync(path.join(dst, 'refs', n), 'utf8').trim();
+    assert.equal(ref('tags/v3'), ids.v1);
+    assert.equal(ref('heads/main'), ids.v2);
+    assert.equal(ref('heads/dev'), ids.v2);
+    const index = JSON.parse(readFileSync(path.join(dst, 'refs.json'), 'utf8')) as { refs: Record<string, string> };
+    assert.equal(index.refs['refs/heads/feature'], ids.v2, 'refs.json kept in step');
+    // the CLI reports the refusal with a non-zero exit
+    await tagCommand(src, 'v4', ids.v2);
+    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, /refused refs\/tags\/v3: .*tags are never rewritten/);
+    assert.equal(ref('tags/v4'), ids.v2);
+  });
+
+  it('an HTTPS-style mirror (no listing) is a source through its refs.json', async () => {
+    const mirror = await serveFolder(path.join(work, 'copy'));
+    try {
+      const dst = path.join(work, 'from-mirror');
+      const r = await pushRepository(mirror.url, dst);
+      assert.deepEqual(r.versionsCopied, [ids.v1, ids.v2]);
+      assert.deepEqual(snapshot(dst), snapshot(demo));
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  describe('to S3', () => {
+    let s3: S3Server;
+    before(async () => {
+      s3 = await startS3('lake');
+    });
+    after(async () => {
+      await s3?.close();
+    });
+
+    it('fdl push to S3, then fdl serve of the S3 copy serves the same versions under the same IDs, signatures required', async () => {
+      const env = { ...process.env, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey, AWS_ENDPOINT_URL: s3.endpoint, AWS_REGION: 'us-east-1', FDL_S3_FORCE_PATH_STYLE: '1' };
+      const pushed = await run(process.execPath, [CLI, 'push', demo, 's3://lake/copy/'], { env });
+      assert.match(pushed.stdout, /^pushed 2 version\(s\)/);
+      assert.doesNotMatch(pushed.stderr, /NodeDeprecationWarning|AWS SDK/);
+      const gw = await startGateway(['--repo', `local=${demo}`, '--repo', 'remote=s3://lake/copy/', '--allowed-signers', `local=${SIGNERS}`, '--allowed-signers', `remote=${SIGNERS}`, '--s3-force-path-style', '--cache-dir', path.join(work, 'cache')], { env });
+      try {
+        const ask = async (db: string, sql: string) => {
+          const c = new pg.Client({ host: gw.host, port: gw.port, user: 'me', database: db });
+          await c.connect();
+          try {
+            return (await c.query(sql)).rows;
+          } finally {
+            await c.end();
+          }
+        };
+        for (const tag of ['v1', 'v2']) {
+          const [remote] = await ask(`remote@${tag}`, 'show fdl.version');
+          const [local] = await ask(`local@${tag}`, 'show fdl.version');
+          assert.deepEqual(remote, local);
+          assert.equal(Object.values(remote as object)[0], ids[tag as 'v1' | 'v2']);
+          assert.deepEqual(await ask(`remote@${tag}`, 'select * from sales.orders order by order_id'), await ask(`local@${tag}`, 'select * from sales.orders order by order_id'));
+        }
+        const history = await ask('remote', 'select * from fdl.versions order by 1');
+        assert.deepEqual(history, await ask('local', 'select * from fdl.versions order by 1'));
+      } finally {
+        await gw.stop();
+      }
+    });
+  });
+});
