@@ -60,8 +60,11 @@ if [ ${#missing[@]} -eq 0 ]; then python_venv; exit $?; fi
 if [ "$mode" = install ] && [ "$(id -u)" = 0 ]; then
   echo "test-deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Another apt or dpkg (unattended-upgrades, a second `npm test`) may hold the package lock: wait
+  # for it (up to 10 minutes) instead of failing at once.
+  wait_lock=(-o DPkg::Lock::Timeout=600)
+  apt-get "${wait_lock[@]}" update -qq
+  apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"
   python_venv
   exit $?
 fi

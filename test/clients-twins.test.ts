@@ -52,6 +52,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     await gw?.stop();
     await pg?.stop();
     repos.cleanup();
+    await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
     rmSync(classes, { recursive: true, force: true });
   }, { timeout: 30_000 });
 

@@ -1,6 +1,7 @@
 /**
- * Flags and the optional JSON config file become one validated configuration. Flags win over the
- * file; the file can hold everything a flag can (and, later, users).
+ * Flags and the optional JSON config file become one validated configuration. A flag given on the
+ * command line wins over the file, the file over the built-in default (no flag has a commander
+ * default, or it would hide the file's value); the file can hold everything a flag can, and users.
  */
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +65,9 @@ export const ConfigFile = z
     http: z.string().optional(),
     drainTimeoutMs: z.number().int().nonnegative().optional(),
     proxyProtocol: z.boolean().optional(),
+    logLevel: z.string().optional(),
+    /** PEM CA bundle trusted (with the bundled roots) for https:// repositories and S3 endpoints. */
+    caFile: z.string().optional(),
   })
   .strict();
 
@@ -93,6 +97,8 @@ export interface ServeFlags {
   http?: string;
   drainTimeout?: string;
   proxyProtocol?: boolean;
+  logLevel?: string;
+  caFile?: string;
 }
 
 /** What `fdl serve` runs: the gateway's configuration and the service around it. */
@@ -100,6 +106,9 @@ export interface ServiceConfig {
   gateway: GatewayConfig;
   http: { host: string; port: number } | null;
   drainTimeoutMs: number;
+  logLevel: string;
+  /** The CA bundle to trust for https:// and S3 endpoints (flag, file, then FDL_CA_FILE). */
+  caFile?: string;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +148,8 @@ export function buildServiceConfig(flags: ServeFlags): ServiceConfig {
     gateway: config,
     http: http ? parseListen(http, '--http') : null,
     drainTimeoutMs: int('--drain-timeout', flags.drainTimeout) ?? file.drainTimeoutMs ?? 30_000,
+    logLevel: flags.logLevel ?? file.logLevel ?? 'info',
+    caFile: flags.caFile ?? file.caFile ?? (process.env.FDL_CA_FILE || undefined),
   };
 }
 

@@ -7,7 +7,8 @@ import './threadpool.js'; // first: sizes libuv's thread pool before anything us
 import './allocator-env.js'; // and DuckDB's allocator options, read when the binding loads
 import { Command } from 'commander';
 import pino from 'pino';
-import { LineBatch } from './line-batch.js';
+import { openLogging } from './logging.js';
+import { trustCaFile } from '../store/tls-trust.js';
 import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
@@ -28,7 +29,7 @@ program
   .command('serve')
   .description('serve FDL repositories over the PostgreSQL wire protocol')
   .option('--repo <NAME=LOCATION>', 'serve the repository at LOCATION (a folder, file://, s3://bucket/prefix/ or https://host/prefix/) as database NAME; repeatable', collect)
-  .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port)', '127.0.0.1:5433')
+  .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port; default 127.0.0.1:5433)')
   .option('--cache-dir <DIR>', 'directory for the gateway cache (downloaded files, DuckDB temp files)')
   .option('--state-dir <DIR>', 'directory for the tag ledger and the verification ledger (default <cache-dir>.state; never inside the cache dir)')
   .option('--cache-max-bytes <N>', 'byte budget of the disk cache for files of remote repositories (default 10 GiB)')
@@ -49,7 +50,8 @@ program
   .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')
   .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
   .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
-  .option('--log-level <LEVEL>', 'log level of the JSON lines on stderr: fatal, error, warn, info, debug', 'info')
+  .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info (default), debug; logs go to stderr, readable lines on a terminal, JSON lines otherwise')
+  .option('--ca-file <PEM>', 'trust the CA certificates in this PEM file (with the bundled ones) for https:// repositories and S3 endpoints (also "caFile" in the config file, FDL_CA_FILE)')
   .option('--http <HOST:PORT>', 'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)')
   .option('--drain-timeout <MS>', 'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)')
   .option('--proxy-protocol', 'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one')
@@ -69,44 +71,7 @@ Example:
   fdl serve --repo demo=./examples/demo
   psql "host=127.0.0.1 port=5433 dbname=demo@v1 user=me"`,
   )
-  .action(async (opts: ServeFlags & { logLevel: string }) => {
-    // Audit lines are written in batches (one per statement would be a write(2) per query on the
-    // hot path) and at least every 100 ms, and synchronously on the way out.
-    const logDest = pino.destination({ dest: 2, sync: false, minLength: 8 * 1024 });
-    const lines = new LineBatch(logDest);
-    setInterval(() => {
-      lines.drain();
-      logDest.flush();
-    }, 100).unref();
-    // On the way out every audit line must reach stderr: wait for the write in flight and the
-    // buffer behind it (a synchronous flush would throw while a write is in flight and lose them),
-    // for at most 2 s.
-    let exiting = false;
-    const exit = (code: number): void => {
-      if (exiting) return;
-      exiting = true;
-      lines.drain();
-      const done = () => {
-        lines.drain();
-        try {
-          logDest.flushSync();
-        } catch {
-          /* still busy after the grace period: what is left is lost with the process */
-        }
-        process.exit(code);
-      };
-      setTimeout(done, 2000).unref();
-      try {
-        logDest.flush(() => done());
-      } catch {
-        done();
-      }
-    };
-    if (!pino.levels.values[opts.logLevel]) {
-      process.stderr.write(`fdl serve: --log-level expects fatal, error, warn, info, debug or trace, got "${opts.logLevel}"\n`);
-      process.exit(2);
-    }
-    const log = pino({ level: opts.logLevel, base: { svc: 'fdl-gateway' } }, lines);
+  .action(async (opts: ServeFlags) => {
     let service;
     try {
       service = buildServiceConfig(opts);
@@ -117,12 +82,27 @@ Example:
       }
       throw e;
     }
+    // A flag given wins; else the config file; else info.
+    if (!pino.levels.values[service.logLevel]) {
+      process.stderr.write(`fdl serve: log level expects fatal, error, warn, info, debug or trace, got "${service.logLevel}"\n`);
+      process.exit(2);
+    }
+    if (service.caFile) {
+      try {
+        trustCaFile(service.caFile);
+      } catch (e) {
+        process.stderr.write(`fdl serve: ${(e as Error).message}\n`);
+        process.exit(2);
+      }
+    }
+    const { log, say, exit } = openLogging(service.logLevel);
     await runService(service.gateway, {
       http: service.http,
       drainTimeoutMs: service.drainTimeoutMs,
       // Flags stay as given; the file is read again.
       reloadConfig: () => buildServiceConfig(opts).gateway,
       log,
+      say,
       exit,
     });
   });
@@ -142,6 +122,10 @@ program
   });
 
 (await import('../host/cli.js')).registerHostCommands(program);
+// Publisher commands trust FDL_CA_FILE too (serve reads it with its flag and config file).
+program.hook('preAction', (_program, command) => {
+  if (command.name() !== 'serve' && process.env.FDL_CA_FILE) trustCaFile(process.env.FDL_CA_FILE);
+});
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`fdl: ${(e as Error).message}\n`);
   process.exit(1);

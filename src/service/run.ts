@@ -10,6 +10,7 @@ import { Metrics } from './metrics.js';
 import { gatherStatus } from './status.js';
 import { renderStatusPage } from './status-page.js';
 import { armWatchdog } from './watchdog.js';
+import { psqlHint } from './psql-hint.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -18,6 +19,8 @@ export interface ServiceOptions {
   /** Builds the configuration again from the same flags and file (SIGHUP). */
   reloadConfig(): GatewayConfig;
   log: Logger;
+  /** A plain line for the person who started the service, in order with the log lines. */
+  say?(line: string): void;
   /** Flush logs, then end the process (asynchronously). */
   exit(code: number): void;
 }
@@ -126,6 +129,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   process.stdout.write(`listening on ${hostPort(gw.address)}\n`);
   if (http) process.stdout.write(`http on ${hostPort(http.address)}\n`);
   readiness = 'ready';
-  const names = config.repos.map((r) => r.name);
-  process.stderr.write(`connect with: psql "host=${gw.address.host} port=${gw.address.port} dbname=${names[0]} user=${process.env.USER ?? 'me'}"\n`);
+  // Last of the start-up output, after every start-up log line.
+  const hint = psqlHint(config, gw.address);
+  if (opts.say) opts.say(hint);
+  else process.stderr.write(hint + '\n');
 }

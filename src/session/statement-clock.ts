@@ -14,6 +14,8 @@ export class StatementClock {
   private running = false;
   private cancelRequested = false;
   private timedOut = false;
+  /** The server's drain ran out of time: the statement stops because the server is shutting down. */
+  private shuttingDown = false;
   private aborted = false;
   /** The temp directory's ceiling, when passing it stopped the running statement. */
   private tempCeiling: string | null = null;
@@ -45,10 +47,14 @@ export class StatementClock {
     return this.cancelRequested || this.timedOut || this.tempCeiling !== null;
   }
 
-  /** CancelRequest: interrupt DuckDB if a statement is running; otherwise nothing (as PostgreSQL). */
-  cancel(): void {
+  /**
+   * CancelRequest (or `shutdown`: the drain's timeout): interrupt DuckDB if a statement is running;
+   * otherwise nothing (as PostgreSQL).
+   */
+  cancel(reason: 'client' | 'shutdown' = 'client'): void {
     if (!this.running) return;
     this.cancelRequested = true;
+    if (reason === 'shutdown') this.shuttingDown = true;
     this.interrupt();
     this.stopped();
   }
@@ -104,6 +110,7 @@ export class StatementClock {
 
   private clearStop(): void {
     this.cancelRequested = false;
+    this.shuttingDown = false;
     this.timedOut = false;
     this.tempCeiling = null;
   }
@@ -131,6 +138,7 @@ export class StatementClock {
   interruption(): SqlError {
     if (this.aborted) return DISCONNECTED;
     if (this.tempCeiling) return new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${this.tempCeiling}): statement stopped`);
+    if (this.shuttingDown) return new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command: the server is shutting down');
     return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
   }
 

@@ -5,6 +5,7 @@
  */
 import { isSqlError } from '../errors.js';
 import { ioError, type StoreLimits } from './store.js';
+import { tlsProblem } from './tls-trust.js';
 
 /** Thrown by store code for failures worth another attempt (truncated body, 5xx, timeout). */
 export class TransientError extends Error {
@@ -34,12 +35,14 @@ export async function withRetry<T>(
     }
   }
   if (isSqlError(last)) throw last;
-  throw ioError(`${what} failed`, last);
+  const tls = tlsProblem(last);
+  throw ioError(`${what} failed${tls ? `: ${tls}` : ''}`, tls ? undefined : last);
 }
 
 /** Errors from node's sockets and fetch that mean "the connection broke", not "you asked wrong". */
 export function isConnectionError(e: unknown): boolean {
   if (e instanceof TransientError) return true;
+  if (tlsProblem(e)) return false; // a certificate the client does not trust stays so: no retry
   const err = e as { code?: string; name?: string; cause?: unknown } | null;
   if (!err || typeof err !== 'object') return false;
   if (err.name === 'AbortError' || err.name === 'TimeoutError') return true;

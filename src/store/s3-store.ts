@@ -3,6 +3,7 @@
  * credential chain. Endpoint, region and path style reach MinIO, R2 or s3rver. The SDK's own
  * retries are off so that every store retries the same bounded way (including mid-body breaks).
  */
+import { s3RequestHandler } from './tls-trust.js';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { SqlError } from '../errors.js';
@@ -54,6 +55,7 @@ export class S3Store implements ObjectStore {
       // checksums only where S3 requires them: MinIO/s3rver and older gateways reject the newer defaults
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: s3RequestHandler(),
     });
   }
 

@@ -16,7 +16,6 @@ import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from 
 import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
-import { Writer } from './writer.js';
 import { SessionSettings } from '../session/settings.js';
 import { Transaction } from '../session/transaction.js';
 import { SessionVersion } from '../session/session-version.js';
@@ -144,9 +143,9 @@ export class Session {
     releaseNativeMemory(); // its results' native memory, held until their wrappers are collected
   }
 
-  /** CancelRequest from another socket: interrupt DuckDB if a query is running. */
-  cancel(): void {
-    this.clock.cancel();
+  /** CancelRequest from another socket (or the drain's timeout: `shutdown`): interrupt DuckDB if a query is running. */
+  cancel(reason: 'client' | 'shutdown' = 'client'): void {
+    this.clock.cancel(reason);
   }
 
   /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now if it started before `startedBefore` (53100). */
