@@ -6,6 +6,7 @@
  * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
+import { LRUCache } from 'lru-cache';
 import { parsePg } from './pg-parse.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { mapSegments } from './split.js';
@@ -81,9 +82,19 @@ function precheckText(sql: string): string {
     kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text);
 }
 
+/**
+ * Rewrites by text, memoized: a client's catalog statements repeat (psql, drivers and BI tools send
+ * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each.
+ */
+const rewrites = new LRUCache<string, RewriteResult>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (r, sql) => 2 * (sql.length + r.sql.length) + 64 });
+
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
-  return rewriteParsed(sql);
+  const known = rewrites.get(sql);
+  if (known) return known;
+  const result = rewriteParsed(sql);
+  rewrites.set(sql, result);
+  return result;
 }
 
 /** The rewrite without the pre-check (tests compare the two). */

@@ -12,7 +12,7 @@ import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
-import { relationInfoStatement } from '../sql/compat/index.js';
+import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../sql/compat/index.js';
 import { foldIdentifier } from '../sql/identifier.js';
 import { degraded } from '../degraded.js';
 
@@ -71,6 +71,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       throw e;
@@ -195,6 +196,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
+          await forgetVersionCatalog(c, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
         } finally {

@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL catalog emulation: one in-memory database (`fdl_pg`) shared by every connection of a
  * DuckDB instance, holding views and macros that describe *the calling connection's current database*
- * (the session's lake version). Everything is evaluated at query time from duckdb_schemas(),
- * duckdb_views(), duckdb_columns() and the session's `pg_*` variables, so nothing is rebuilt when a
- * session switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
+ * (the session's lake version). Views are evaluated at query time from duckdb_schemas(),
+ * duckdb_views(), the session's `pg_*` variables and each attached version's columns, tables and
+ * functions (copied once at attach, ./version-snapshot.ts), so nothing is rebuilt when a session
+ * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
 import { PG_FUNCTION_MACROS } from './pg-macros.js';
@@ -18,8 +19,9 @@ import {
   PG_TYPES,
   PG_VIEW_COLUMNS,
 } from './pg-data.js';
-import { duckdbTypeForCatalogColumn, elementOidSql, typeIsArraySql, typeModSql } from './types.js';
+import { duckdbTypeForCatalogColumn } from './types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
+import { snapshotStatements } from './version-snapshot.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
 export interface InstallOptions {
@@ -191,6 +193,7 @@ function compatStatements(b: Build): string[] {
     FROM (SELECT list_transform(string_split(coalesce(${C}_var('search_path'), '"$user", public'), ','), x -> trim(trim(x), '"')) AS raw, ${C}_schemas() AS sc, ${C}_user() AS u)))`);
 
   // ---- relations of the current database
+  s.push(...snapshotStatements());
   const relInfoType = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
   s.push(`CREATE VIEW ${C}_relinfo AS SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${relInfoType}), []::${relInfoType}), recursive := true)`);
   s.push(`CREATE VIEW ${C}_rel AS
@@ -200,16 +203,10 @@ function compatStatements(b: Build): string[] {
     WHERE v.database_name = current_database() AND NOT v.internal
     UNION ALL
     SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
-    FROM duckdb_tables() t WHERE t.database_name = current_database() AND NOT t.internal`);
+    FROM ${C}_tables t`);
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
-  s.push(`CREATE VIEW ${C}_cols AS
-    SELECT c.table_oid AS attrelid, c.schema_name, c.table_name, c.column_name AS attname, c.column_index AS attnum,
-      CASE WHEN ${typeIsArraySql('c.data_type')} THEN coalesce(e.typarray, 1009) ELSE c.elem END AS atttypid,
-      ${typeModSql('c.data_type')} AS atttypmod, c.data_type, c.is_nullable, c.comment, c.column_default
-    FROM (SELECT *, ${elementOidSql('data_type')} AS elem FROM duckdb_columns() WHERE database_name = current_database() AND NOT internal) c
-      LEFT JOIN ${C}_types e ON e.oid = c.elem`);
 
   // ---- pg_catalog views
   s.push(pgView('pg_namespace', { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` }, `FROM (
@@ -247,9 +244,8 @@ function compatStatements(b: Build): string[] {
     SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, proisstrict, provolatile, pronargs, prorettype,
       CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes, prosrc FROM ${C}_procs
     UNION ALL
-    SELECT f.function_oid, f.function_name, n.oid, 14, false, 'v', len(f.parameters), 25, [], f.macro_definition
-    FROM duckdb_functions() f JOIN duckdb_schemas() n ON n.database_name = f.database_name AND n.schema_name = f.schema_name
-    WHERE f.database_name = current_database() AND NOT f.internal)`));
+    SELECT f.function_oid, f.function_name, f.schema_oid, 14, false, 'v', f.nargs, 25, [], f.macro_definition
+    FROM ${C}_funcs f)`));
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
