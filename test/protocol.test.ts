@@ -137,6 +137,15 @@ describe('protocol: trust sessions', () => {
       assert.equal((await c.query('MOVE LAST IN s')).rowCount, 1);
       assert.deepEqual((await c.query('FETCH RELATIVE -1 FROM s')).rows.map((r) => Number(r.i)), [8]);
       await c.query('ROLLBACK');
+      // A SCROLL cursor keeps its last 100,000 rows: further back is refused (54000), never answered short.
+      await c.query('BEGIN');
+      await c.query('DECLARE big SCROLL CURSOR FOR select i from range(150000) t(i)');
+      assert.equal((await c.query('MOVE FORWARD ALL IN big')).rowCount, 150000);
+      assert.deepEqual((await c.query('FETCH ABSOLUTE 50001 FROM big')).rows.map((r) => Number(r.i)), [50000]);
+      await assert.rejects(c.query('FETCH ABSOLUTE 1 FROM big'), (e: { code?: string }) => e.code === '54000');
+      await assert.rejects(c.query('FETCH 1 FROM big'), (e: { code?: string }) => e.code === '25P02');
+      await c.query('ROLLBACK');
+      await assert.rejects(c.query('FETCH 1 FROM big'), (e: { code?: string }) => e.code === '34000');
       await c.query('BEGIN');
       await c.query('DECLARE h CURSOR WITH HOLD FOR select i from range(4) t(i) order by i');
       await c.query('COMMIT');
