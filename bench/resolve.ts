@@ -28,7 +28,7 @@ try {
   await time('cold open tags/v1 (resolve+download+verify)', () => open('tags/v1'));
   await time('cold open tags/v2', () => open('tags/v2'));
   let flip = false;
-  await time('warm switch v1 <-> v2 (mean of 200)', () => open((flip = !flip) ? 'tags/v1' : 'tags/v2'), 200);
+  await time('warm switch v1 <-> v2 (mean of 200)', () => { flip = !flip; return open(flip ? 'tags/v1' : 'tags/v2'); }, 200);
   console.log('file cache', fileCache.stats(), 'ref cache', repo.refs.stats());
 } finally {
   await s3.close();

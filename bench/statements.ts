@@ -109,7 +109,12 @@ async function admission(): Promise<void> {
     await analyze(conn, text(1));
     parsePg(text(1));
     const wb = performance.now() - t0;
-    if (i >= 0) cold.push(c), coldBefore.push(cb), warm.push(w), warmBefore.push(wb);
+    if (i >= 0) {
+      cold.push(c);
+      coldBefore.push(cb);
+      warm.push(w);
+      warmBefore.push(wb);
+    }
   }
   const a = await analyze(conn, text(1));
   const check = await timed(N, async () => admit(a, ctx));

@@ -29,6 +29,7 @@ import { Grants, type GrantedUser } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
 import { parseScramVerifier, type AuthMethod } from './wire/auth.js';
+import { logDegradedTo } from './degraded.js';
 
 export interface RepoConfig {
   name: string;
@@ -128,6 +129,7 @@ export class Gateway {
   ) {}
 
   static async start(config: GatewayConfig, log: Logger, observer: GatewayObserver = {}): Promise<Gateway> {
+    logDegradedTo((fields, message) => log.warn({ event: 'degraded', ...fields }, message));
     if (ADMISSION_OFF_FOR_TESTS) {
       // Only the engine's line stands then: never in a served gateway by accident.
       if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes') throw new Error('FDL_TEST_ADMISSION=off is for the test suite only');

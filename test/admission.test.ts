@@ -168,6 +168,12 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT len(range(300000000))', '54000'],
       ["SELECT repeat('x', 1500000000)", '54000'],
       ['SELECT count(*) FROM range(300000000)', 'ok'],
+      // a qualified type name probes other attached databases (binds or not): refused from the parse
+      ['SELECT CAST(\'x\' AS "V@2".main.t)', '42501'],
+      ["SELECT 'x'::\"BASIC@0123456789abcdef\".main.sometype", '42501'],
+      ["SELECT 'x'::\"V@2\".t", '42501'],
+      ["SELECT TRY_CAST('x' AS otherdb.main.sometype[])", '42501'],
+      ["SELECT '1'::INTEGER, 2::VARCHAR[], CAST(3 AS DECIMAL(4, 1))", 'ok'],
       // SHOW … FROM lists any attached catalog or schema
       ['FROM (SHOW TABLES FROM "__fdl_meta_4")', '42501'],
       ['FROM (SHOW TABLES FROM "V@2".main)', '42501'],

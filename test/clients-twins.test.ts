@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
-import { RawPg } from './support/raw-pg.js';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { copySalesSchema } from './support/sales-mirror.js';
 import { describeProbe, runProbe, type ProbeResult } from './support/probe.js';
 import { venvPython } from './support/python-venv.js';
@@ -20,7 +20,7 @@ import { venvPython } from './support/python-venv.js';
 const PROBES = join(ROOT, 'test', 'clients');
 const JAR = '/usr/share/java/postgresql.jar';
 
-describe('client twins: the same calls against PostgreSQL 15 and the gateway', () => {
+describe('client twins: the same calls against PostgreSQL 15 and the gateway', { concurrency: 4 }, () => {
   let pg: PgCluster;
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
@@ -37,6 +37,13 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', (
     const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
     try {
       await copySalesSchema(pg, c);
+      // Table comments too (the Inspector's get_table_comment reads them).
+      const comments = await c.simple(`select c.relname, obj_description(c.oid, 'pg_class') from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'sales' and c.relkind = 'r'`);
+      assert.equal(comments.error, undefined, comments.error?.message);
+      for (const d of comments.dataRows) {
+        const [table, comment] = splitDataRow(d);
+        if (comment !== null) pg.psql(`COMMENT ON TABLE sales.${table!.toString()} IS '${comment.toString().replace(/'/g, "''")}'`);
+      }
     } finally {
       await c.close();
     }
@@ -45,6 +52,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', (
     await gw?.stop();
     await pg?.stop();
     repos.cleanup();
+    await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
     rmSync(classes, { recursive: true, force: true });
   }, { timeout: 30_000 });
 
@@ -76,6 +84,33 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', (
       'scrollable cursor: relative and absolute, back and forth', 'NO SCROLL cursor scrolled back', 'NO SCROLL cursor scrolled forward',
       'binary named cursor', 'WITH HOLD cursor read after COMMIT', 'two named cursors read in turn', 'named cursor over a failing query',
       'SQLAlchemy 2 stream_results over psycopg 3', 'SQLAlchemy 2 yield_per partitions',
+    ]);
+  });
+
+  test('SQLAlchemy 2 over psycopg 3: every Inspector method, MetaData.reflect(views=True), Table(autoload_with), pandas read_sql_table', async () => {
+    await twins(venvPython(), ['twins_sqlalchemy2.py'], [
+      'get_schema_names has sales', 'get_table_names', 'get_view_names', 'get_materialized_view_names', 'get_sequence_names',
+      'get_temp_table_names', 'get_temp_view_names', 'has_schema', 'has_table', 'has_sequence', 'has_index', 'get_columns orders',
+      'get_columns customers', 'get_pk_constraint', 'get_foreign_keys', 'get_indexes', 'get_unique_constraints', 'get_check_constraints',
+      'get_table_comment', 'get_table_options', 'get_multi_columns', 'get_multi_pk_constraint', 'get_multi_indexes',
+      'get_sorted_table_and_fkc_names', 'get_enums', 'get_domains', 'MetaData.reflect(views=True)', 'Table(autoload_with) and a query over it',
+      'pandas read_sql_table',
+    ]);
+  });
+
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch', async () => {
+    await twins(venvPython(), ['twins_asyncpg.py'], [
+      'cursor fetch, forward, fetchrow', 'cursor iteration with prefetch 7', 'cursor over a failing cast', 'connection usable afterwards',
+    ]);
+  });
+
+  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns, fetch … in after declare … with hold, setFetchSize', async () => {
+    const javac = await compiled;
+    assert.equal(javac.code, 0, describeProbe(javac));
+    // The probe takes its target as arguments: one run per server, compared as the Python probes are.
+    await twins('sh', ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`], [
+      'setDate on a date column', 'setDate with a Calendar, equality', 'setTimestamp on a date column', 'setObject(LocalDate) on a date column',
+      'getFunctionColumns(textin)', 'declare with hold, then fetch in', 'setFetchSize in a transaction',
     ]);
   });
 });

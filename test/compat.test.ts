@@ -10,7 +10,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../src/sql/compat/install.js';
 import { catalogColumnOid, duckdbTypeToPg } from '../src/sql/compat/types.js';
 import { relationInfoStatement } from '../src/sql/compat/session.js';
-import { rewriteForDuckDB, rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
+import { forgetVersionCatalog, snapshotVersionCatalog } from '../src/sql/compat/version-snapshot.js';
+import { rewriteForDuckDB, rewriteForDuckDBDetailed, rewriteParsed } from '../src/sql/rewrite.js';
 import { classify } from '../src/sql/classify.js';
 import { pgFieldFor } from '../src/sql/compat/oids.js';
 import { analyze } from '../src/sql/analysis.js';
@@ -124,6 +125,7 @@ before(async () => {
       { schema: 'sales', name: 'big_orders', kind: 'view' },
     ]),
   ]) await conn.run(sql);
+  await snapshotVersionCatalog(conn, 'v_test'); // as versions/attach.ts does once a version is attached
   for (const r of await rows(`SELECT view_name, view_oid FROM duckdb_views() WHERE database_name = 'v_test'`)) {
     oids[String(r.view_name).replace('big_orders', 'bigOrders')] = Number(r.view_oid);
   }
@@ -217,6 +219,7 @@ describe('catalog content', () => {
     // The wire layer's own function (RowDescription), not the catalog's: both read one type table.
     await conn.run(`CREATE VIEW main.odd AS SELECT '0101'::BIT AS b, ['1'::BIT] AS bl, '12:00:00'::TIME_NS AS tn, ['12:00:00'::TIME_NS] AS tnl,
       1.5::DECIMAL(10,2) AS d, [1.5::DECIMAL(10,2)] AS dl, '1'::HUGEINT AS h, {'k': 1} AS s, 'x'::VARCHAR AS v, TIMETZ '12:00:00+01' AS tz`);
+    await snapshotVersionCatalog(conn, 'v_test');
     try {
       for (const rel of ['orders', 'odd']) {
         const r = await client(`SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a
@@ -233,6 +236,7 @@ describe('catalog content', () => {
       }
     } finally {
       await conn.run('DROP VIEW main.odd');
+      await snapshotVersionCatalog(conn, 'v_test');
     }
   });
   it('information_schema.columns uses PostgreSQL spelling and udt_name', async () => {
@@ -351,12 +355,21 @@ describe('per-connection isolation', () => {
     const other = await instance.connect();
     try {
       await other.run(`ATTACH ':memory:' AS v_other; USE v_other; CREATE VIEW main.things AS SELECT 1 AS x`);
+      await snapshotVersionCatalog(other, 'v_other');
       const r = (await other.runAndReadAll(rewriteForDuckDB(`SELECT relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'main'`))).getRowObjectsJS();
       assert.deepEqual(r, [{ relname: 'things' }]);
       const mine = await rows(rewriteForDuckDB(`SELECT relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'main'`));
       assert.deepEqual(mine, [{ relname: 'users' }]);
       const u = (await other.runAndReadAll(rewriteForDuckDB('SELECT current_user AS u'))).getRowObjectsJS();
       assert.deepEqual(u, [{ u: 'fdl' }]); // pg_user is this connection's variable, unset here
+      // each version's columns come from its own snapshot; detaching one forgets only its own
+      const attrs = `SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'things'`;
+      assert.deepEqual((await other.runAndReadAll(rewriteForDuckDB(attrs))).getRowObjectsJS(), [{ attname: 'x' }]);
+      await other.run('USE v_test; DETACH v_other');
+      await forgetVersionCatalog(other, 'v_other');
+      const left = await rows(`SELECT DISTINCT db FROM fdl_pg.pgcat._cols_by_db UNION SELECT db FROM fdl_pg.pgcat._snapshot_dbs`);
+      assert.deepEqual(left, [{ db: 'v_test' }]);
+      assert.ok(((await rows(rewriteForDuckDB(`SELECT count(*) AS n FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'users'`)))[0] as { n: bigint }).n > 0n);
     } finally {
       other.closeSync();
     }
@@ -372,7 +385,12 @@ describe('cost', () => {
     };
     const plain = time('SELECT id, name FROM sales.orders WHERE amount > 10 ORDER BY id', 20000);
     const catalog = time(psql.statements[2]!.sql, 200);
-    console.log(`rewriteForDuckDB: plain ${plain.toFixed(2)} µs/call, catalog (\\dt) ${catalog.toFixed(0)} µs/call`);
+    const t = process.hrtime.bigint();
+    for (let i = 0; i < 50; i++) rewriteParsed(psql.statements[2]!.sql);
+    const unmemoized = Number(process.hrtime.bigint() - t) / 50 / 1000;
+    console.log(`rewriteForDuckDB: plain ${plain.toFixed(2)} µs/call, catalog (\\dt) ${catalog.toFixed(0)} µs/call memoized, ${unmemoized.toFixed(0)} µs parsed`);
+    // a repeated text is rewritten once: the same result object comes back
+    assert.equal(rewriteForDuckDBDetailed(psql.statements[2]!.sql), rewriteForDuckDBDetailed(psql.statements[2]!.sql));
     assert.ok(plain < 50);
   });
 });

@@ -34,7 +34,8 @@ describe('the engine line holds without admission', () => {
 
   test('admission is really off: what it alone refuses runs', async () => {
     assert.match(gw.stderr(), /admission is OFF/);
-    const r = await c.simple(`SELECT count(*) FROM glob('${granted()}/data/**')`);
+    // Admission allows no catalog listing; the engine line lets the instance's own be read.
+    const r = await c.simple('SELECT count(*) FROM duckdb_tables()');
     assert.equal(r.error, undefined, r.error?.message);
   });
 

@@ -26,7 +26,7 @@ interface Seen { method: string; key: string; ifNoneMatch?: string; ifMatch?: st
 describe('host tooling on S3 (s3rver)', () => {
   let s3: S3Server;
   let work: string;
-  let seen: Seen[] = [];
+  const seen: Seen[] = [];
   let opts: S3TargetOptions;
 
   before(async () => {

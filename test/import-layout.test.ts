@@ -93,7 +93,6 @@ describe('fdl import with --partition-by, --sort-by, --target-file-size', () => 
   let gw: RunningGateway;
   // more rows per month than one row group (122,880 rows), so a small target size splits each month
   const ROWS = 960_000;
-  const cols = 'id, ts, cat, v';
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'fdl-import-layout-'));

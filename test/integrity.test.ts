@@ -303,7 +303,10 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     for (const n of cachedFiles(files)) {
       const p = join(files, n);
       const bytes = readFileSync(p);
-      if (n.endsWith('.parquet') && bytes.includes('GOOD')) (writeFileSync(p, forge(bytes)), patched++);
+      if (n.endsWith('.parquet') && bytes.includes('GOOD')) {
+        writeFileSync(p, forge(bytes));
+        patched++;
+      }
     }
     assert.ok(patched >= 1, 'the table was read from the cache'); // other tables' cached files too: they are checked at their next use
     // another text, so the result cache cannot answer it: the rows must come from the file
@@ -324,7 +327,10 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     for (const n of cachedFiles(files)) {
       const p = join(files, n);
       const bytes = readFileSync(p);
-      if (n.endsWith('.parquet') && bytes.includes('GOOD')) (writeFileSync(p, forge(bytes)), patched++);
+      if (n.endsWith('.parquet') && bytes.includes('GOOD')) {
+        writeFileSync(p, forge(bytes));
+        patched++;
+      }
       if (n.endsWith('.duckdb')) catalogs.push(p);
     }
     assert.ok(patched >= 1);

@@ -107,7 +107,10 @@ describe('the counting statement (lake layer)', () => {
         `select count(x) from ${qi(table.schema)}.${qi(table.name)}`, `select count(*) from other.${qi(table.name)}`,
         `select distinct count(*) from ${qi(table.schema)}.${qi(table.name)}`, `select count(*) from ${qi(table.schema)}.${qi(table.name)} group by 1 + 1`,
         `with w as (select 1) ${sql}`, `select count(*) filter (where true) from ${qi(table.schema)}.${qi(table.name)}`,
-      ]) other = text, assert.equal(await countingStatement(conn, text, catalog, ['main'], 'db', never), null, text);
+      ]) {
+        other = text;
+        assert.equal(await countingStatement(conn, text, catalog, ['main'], 'db', never), null, text);
+      }
     } finally {
       conn.closeSync();
       instance.closeSync();

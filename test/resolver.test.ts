@@ -372,7 +372,10 @@ test('expiry: a signed expiry (fdl expire --sign-key) is remembered for good; wi
   await rm(marker(v1));
   (await (await open()).openVersion(v1)).close();
   // the publisher's signed expiry: deleting both files changes nothing, also after a restart
-  await expireVersion(root, v1, v2, undefined, join(FIX, 'keys/alice_ed25519'));
+  const key = join(await tmp(), 'alice_ed25519'); // signing keys must be private (0600); a checkout makes them 0644
+  await writeFile(key, await readFile(join(FIX, 'keys/alice_ed25519')));
+  await chmod(key, 0o600);
+  await expireVersion(root, v1, v2, undefined, key);
   const repo = await open();
   await rejects(repo.openVersion(v1), '3D000', `version ${v1} expired`, `successor ${v2}`);
   const signed = [await readFile(marker(v1)), await readFile(`${marker(v1)}.sig`)] as const;

@@ -175,6 +175,13 @@ describe('result cache: through real clients', () => {
       assert.deepEqual(again.fields.map((f) => [f.name, f.dataTypeID]), first.fields.map((f) => [f.name, f.dataTypeID]));
       assert.equal(s1.hits, s0.hits + 1, 'the second session was answered from the cache');
       assert.equal(again.rowCount, first.rowCount);
+      // A division by a column is checked for zero (22012, error()), and still repeatable.
+      const div = 'SELECT order_id, amount / qty AS per_item FROM sales.orders ORDER BY order_id';
+      const d1 = await a.query({ text: div, rowMode: 'array' });
+      const beforeDiv = (await stats(a)).hits;
+      const d2 = await b.query({ text: div, rowMode: 'array' });
+      assert.deepEqual(d2.rows, d1.rows);
+      assert.equal((await stats(a)).hits, beforeDiv + 1, 'a statement with a checked division is answered from the cache');
       // Extended protocol, with a parameter and binary results: keyed by both.
       const raw = { getTypeParser: () => (v: unknown) => v } as any; // the bytes as sent
       const q = (v: number, binary: boolean) => ({ text: 'SELECT order_id, amount FROM sales.orders WHERE order_id > $1 ORDER BY order_id', values: [v], binary, types: raw });

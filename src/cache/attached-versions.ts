@@ -4,6 +4,7 @@
  * least recently used first.
  */
 import { LRUCache } from 'lru-cache';
+import { degraded } from '../degraded.js';
 
 export interface Attached {
   readonly dbName: string;
@@ -24,6 +25,8 @@ interface Entry<T> {
 export class AttachedVersions<T extends Attached> {
   private readonly live = new Map<string, Entry<T>>();
   private readonly loading = new Map<string, Promise<T>>();
+  /** Evicted versions still detaching: attaching the same name again waits for it. */
+  private readonly detaching = new Map<string, Promise<void>>();
   private readonly idle: LRUCache<string, Entry<T>>;
   hits = 0;
   misses = 0;
@@ -36,8 +39,13 @@ export class AttachedVersions<T extends Attached> {
         // 'set' / 'delete' happen when an idle version is taken back into use: keep it.
         if (reason !== 'evict') return;
         this.evictions++;
-        void entry.value.dispose().catch(() => undefined);
-        void key;
+        const done: Promise<void> = entry.value
+          .dispose()
+          .catch((e: unknown) => degraded('detach', `detaching ${entry.value.dbName} failed: ${(e as Error).message}`))
+          .finally(() => {
+            if (this.detaching.get(key) === done) this.detaching.delete(key);
+          });
+        this.detaching.set(key, done);
       },
     });
   }
@@ -63,7 +71,8 @@ export class AttachedVersions<T extends Attached> {
       let pending = this.loading.get(key);
       if (!pending) {
         this.misses++;
-        pending = load().finally(() => this.loading.delete(key));
+        const detached = this.detaching.get(key);
+        pending = (detached ? detached.then(load) : load()).finally(() => this.loading.delete(key));
         this.loading.set(key, pending);
       } else this.hits++;
       const value = await pending;
@@ -95,6 +104,9 @@ export class AttachedVersions<T extends Attached> {
     const all = [...this.live.values(), ...this.idle.values()];
     this.live.clear();
     this.idle.clear();
-    await Promise.all(all.map((e) => e.value.dispose().catch(() => undefined)));
+    await Promise.all([
+      ...all.map((e) => e.value.dispose().catch((err: unknown) => degraded('detach', `detaching ${e.value.dbName} failed: ${(err as Error).message}`))),
+      ...this.detaching.values(),
+    ]);
   }
 }

@@ -5,22 +5,23 @@
  * rename, directory fsync) before the caller goes on; an unreadable file stops the repository from
  * opening rather than forgetting what it held.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { writeFileAtomic } from '../atomic-file.js';
 
 export class StateMap<V> {
   private writing: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly dir: string | null, private readonly file: string | null, private readonly entries: Map<string, V>) {}
+  private constructor(private readonly file: string | null, private readonly entries: Map<string, V>) {}
 
   /**
    * `dir` null keeps the map in memory only. `accept` keeps the entries of the file it can use
    * (a hand-edited value of the wrong shape is left out, never trusted).
    */
   static async open<V>(dir: string | null, repositoryLocation: string, what: string, accept: (v: unknown) => v is V): Promise<StateMap<V>> {
-    if (dir === null) return new StateMap<V>(null, null, new Map());
+    if (dir === null) return new StateMap<V>(null, new Map());
     await mkdir(dir, { recursive: true });
     const file = join(dir, `${createHash('sha256').update(repositoryLocation).digest('hex').slice(0, 32)}.json`);
     const entries = new Map<string, V>();
@@ -32,7 +33,7 @@ export class StateMap<V> {
         throw new SqlError(SQLSTATE.ioError, `cannot read the ${what} ${file}: ${(e as Error).message}`, undefined, 'remove the file only if you trust the repository');
       }
     }
-    return new StateMap<V>(dir, file, entries);
+    return new StateMap<V>(file, entries);
   }
 
   get(key: string): V | undefined {
@@ -45,23 +46,7 @@ export class StateMap<V> {
     const file = this.file;
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file with the current map
-    this.writing = this.writing.catch(() => {}).then(async () => {
-      const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
-      const fh = await open(tmp, 'w', 0o600);
-      try {
-        await fh.writeFile(JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1));
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, file);
-      const d = await open(this.dir!, 'r');
-      try {
-        await d.sync(); // the rename itself survives a crash
-      } finally {
-        await d.close();
-      }
-    });
+    this.writing = this.writing.catch(() => {}).then(() => writeFileAtomic(file, JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1)));
     return this.writing;
   }
 }

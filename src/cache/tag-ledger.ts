@@ -3,10 +3,11 @@
  * repository first resolved to; a later different answer is tampering (or a rewritten mirror)
  * and is refused, naming both versions. One JSON file per repository location.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { writeFileAtomic } from '../atomic-file.js';
 
 export class TagLedger {
   private writing: Promise<void> = Promise.resolve();
@@ -53,17 +54,8 @@ export class TagLedger {
     const file = this.file;
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file atomically with the current map
-    this.writing = this.writing.catch(() => {}).then(async () => {
-      const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
-      const fh = await open(tmp, 'w');
-      try {
-        await fh.writeFile(JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1));
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, file);
-    });
+    // (a failed write fails the check that asked for it; the next write starts afresh)
+    this.writing = this.writing.catch(() => {}).then(() => writeFileAtomic(file, JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1), 0o644));
     return this.writing;
   }
 }

@@ -5,11 +5,13 @@
  * state directory (never in the cache: wiping or filling the cache must not forge trust), written
  * atomically, loaded at startup. Also counts hashing work and mismatches for fdl.cache and metrics.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream, statSync, type Stats } from 'node:fs';
-import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { writeFileAtomic } from '../atomic-file.js';
+import { degraded } from '../degraded.js';
 
 /** Longer than any file system's timestamp granularity we read from (ext4/xfs: a clock tick; some: 1 s). */
 const RACY_MS = 2000;
@@ -135,15 +137,10 @@ export class VerificationLedger {
     this.writing = this.writing.catch(() => {}).then(async () => {
       await new Promise((r) => setTimeout(r, 20));
       this.dirty = false;
-      const tmp = `${file}.tmp-${randomBytes(4).toString('hex')}`;
-      const fh = await open(tmp, 'w', 0o600);
-      try {
-        await fh.writeFile(JSON.stringify({ files: Object.fromEntries(this.entries) }));
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, file);
+      await writeFileAtomic(file, JSON.stringify({ files: Object.fromEntries(this.entries) })).catch((e: unknown) =>
+        // nothing is trusted wrongly: files not recorded are hashed again after a restart
+        degraded('ledger_write', `cannot write the verification ledger: ${(e as { code?: string }).code ?? (e as Error).message}`),
+      );
     });
   }
 }

@@ -4,6 +4,8 @@
  * there (not a secret: anyone can sign as the demo signer).
  */
 import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importData } from './import.js';
@@ -22,7 +24,19 @@ export function demoDataDir(): string {
 export async function buildDemo(dir: string, progress?: (l: string) => void): Promise<{ v1: string; v2: string }> {
   if (existsSync(join(dir, 'fdl.json'))) throw new Error(`${dir} already holds a repository; fdl demo builds a new one (remove it first)`);
   const data = demoDataDir();
-  const key = join(data, 'demo_ed25519_DEMO_ONLY');
+  // A checkout makes the shipped key 0644; signing wants a private copy (0600).
+  const keyDir = await mkdtemp(join(tmpdir(), 'fdl-demo-key-'));
+  try {
+    const key = join(keyDir, 'demo_ed25519_DEMO_ONLY');
+    await copyFile(join(data, 'demo_ed25519_DEMO_ONLY'), key);
+    await chmod(key, 0o600);
+    return await buildWith(dir, data, key, progress);
+  } finally {
+    await rm(keyDir, { recursive: true, force: true });
+  }
+}
+
+async function buildWith(dir: string, data: string, key: string, progress?: (l: string) => void): Promise<{ v1: string; v2: string }> {
   const author = 'demo@fdl.example';
   await initRepository(dir, { id: '00000000-0000-4000-8000-00000000de40', signers: [await publicKeyLine(key, author)] });
   const common = { author, signKey: key, dataset: join(data, 'dataset.json'), progress };

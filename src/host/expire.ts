@@ -5,11 +5,14 @@
  * neither forge one nor lift it.
  */
 import { isVersionId } from '../resolver/names.js';
+import { checkSignKey, checkWritableTarget } from './preflight.js';
 import { sshSign } from './sign.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 
 export async function expireVersion(location: string, version: string, successor?: string, s3?: S3TargetOptions, signKey?: string): Promise<void> {
+  await checkSignKey(signKey);
   const target = openTarget(location, s3);
+  await checkWritableTarget(target, ['versions/']);
   for (const v of [version, successor]) {
     if (v === undefined) continue;
     if (!isVersionId(v) || !(await target.exists(`versions/${v}/version.json`))) throw new Error(`no version ${v} in ${target.location}`);
@@ -20,5 +23,8 @@ export async function expireVersion(location: string, version: string, successor
   const bytes = Buffer.from(JSON.stringify(body, null, 2) + '\n');
   // the signature first: a reader that sees expired.json finds its signature next to it
   if (signKey) await target.put(`${key}.sig`, await sshSign(bytes, signKey));
-  if (!(await target.create(key, bytes))) throw new Error(`version ${version} is already expired`);
+  if (!(await target.create(key, bytes))) {
+    if (signKey) await target.remove(`${key}.sig`); // another expire won the race: its signature is not ours to keep
+    throw new Error(`version ${version} is already expired`);
+  }
 }

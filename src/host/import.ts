@@ -10,12 +10,14 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
-import { colDef, fieldIds, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
+import { colDef, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
 import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
 import { hashStored, readSettings, readStore } from './repo.js';
 import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
+import { checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
+import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
 import { writeLayout, type LayoutKey } from './file-writer.js';
 
@@ -139,11 +141,20 @@ export async function importData(location: string, opts: ImportOptions): Promise
   const refKey = checkRefName('heads', branch);
   const mode = opts.mode ?? 'append';
   if (opts.tables.length === 0) throw new Error('nothing to import: give at least one --table SCHEMA.TABLE=FILE');
+  // Everything checked before the first write.
+  await checkSignKey(opts.signKey);
+  for (const src of opts.tables) {
+    await checkReadableFile('--table', src.file, `--table ${src.schema}.${src.table}=${src.file}`);
+    sourceSql(src.file);
+  }
+  const datasetBytes = opts.dataset ? await readJsonFile(opts.dataset) : null;
+  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
   const parent = await readRef(target, refKey);
   const id = uuidv7();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-import-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
     // Sorts and partitioned writes spill here; DuckDB fixes the folder once it has been used.
@@ -171,6 +182,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
       await initCatalog(conn, 'cat', dataPathOf(target, settings.dataDir));
     }
     const builder = await CatalogBuilder.open(conn, 'cat');
+    journal = await WriteJournal.begin(target, id);
 
     // Data files first: nothing references them until the catalog does.
     const rowCounts: Record<string, number> = {};
@@ -192,6 +204,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
       say(`writing ${src.schema}.${src.table} from ${basename(src.file)} …`);
       const t0 = Date.now();
       const outDir = target instanceof LocalTarget ? target.localPath(`${settings.dataDir}${plan.dir}.import-${process.pid}-${uuidv7()}`) : join(tmp, `out-${uuidv7()}`);
+      journal.tempDir(outDir);
       const written = await writeLayout(conn, {
         source: `(SELECT ${select} FROM ${from})`, cols, keys, sortBy, targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
         work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
@@ -209,9 +222,11 @@ export async function importData(location: string, opts: ImportOptions): Promise
         if (target instanceof LocalTarget) {
           await mkdir(dirname(target.localPath(key)), { recursive: true });
           if (!(await target.adopt(key, w.file))) throw new Error(`data file ${key} already exists`);
+          journal.created(key);
         } else {
           say(`  uploading ${key} (${w.size.toLocaleString('en')} bytes) …`);
           if (!(await target.create(key, { file: w.file }))) throw new Error(`data file ${key} already exists`);
+          journal.created(key);
           await rm(w.file, { force: true });
         }
       }
@@ -238,14 +253,19 @@ export async function importData(location: string, opts: ImportOptions): Promise
       target,
       {
         id, repository: settings.id, parent, branch, catalogFile: final, formatVersion: '1.0', snapshotId,
-        dataset: opts.dataset ? await readJsonFile(opts.dataset) : parentDataset ?? Buffer.from('{}\n'),
+        dataset: datasetBytes ?? parentDataset ?? Buffer.from('{}\n'),
         filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
       },
       step,
+      journal,
     );
+    await journal.commit();
     say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
     await step('ref');
     return { versionId: id, parent, snapshotId, rows: rowCounts };
+  } catch (e) {
+    await journal?.rollback(refKey);
+    throw e;
   } finally {
     conn.closeSync();
     instance.closeSync();

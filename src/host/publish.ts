@@ -24,8 +24,10 @@ import { checkRefName, readRef } from './refs-writer.js';
 import { readJsonFile, writeVersion } from './version-writer.js';
 import { hashStored, readSettings, readStore } from './repo.js';
 import { createHash } from 'node:crypto';
-import { LocalTarget, openTarget } from './target.js';
+import { openTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
+import { checkReadableDir, checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
+import { WriteJournal } from './write-journal.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
 
@@ -220,16 +222,22 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
   const working = resolve(opts.catalog.replace(/^ducklake:/i, ''));
   const st = await stat(working).catch(() => null);
   if (!st?.isFile()) throw new Error(`working catalog ${opts.catalog} not found (give a DuckDB file: --catalog WORKING.ducklake)`);
+  await checkReadableFile('--catalog', working);
   const target = openTarget(location, opts.s3);
   const settings = await readSettings(target);
   const branch = opts.branch ?? 'main';
   const refKey = checkRefName('heads', branch);
+  // Everything checked before the first write.
+  await checkSignKey(opts.signKey);
   const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
+  if (opts.dataFrom) await checkReadableDir('--data-from', opts.dataFrom);
+  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
   const parent = await readRef(target, refKey);
   const id = uuidv7();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-publish-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'");
     say(`copying ${working} …`);
@@ -259,6 +267,7 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
     }
     const uploaded: string[] = [];
     const hashes = new Map<string, string>();
+    journal = await WriteJournal.begin(target, id);
     if (missing.length) {
       if (!opts.dataFrom) {
         const list = missing.slice(0, 5).map((f) => `${settings.dataDir}${f.rel} (${f.kind} file of ${f.table})`).join(', ');
@@ -281,7 +290,10 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
         if (!(await target.create(key, { file: src, hash }))) {
           const h = await store.head(key);
           if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
-        } else hashes.set(f.rel, hash.digest('hex'));
+        } else {
+          journal.created(key);
+          hashes.set(f.rel, hash.digest('hex'));
+        }
         uploaded.push(f.rel);
       }
     }
@@ -308,10 +320,15 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
         filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
       },
       step,
+      journal,
     );
+    await journal.commit();
     say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
     await step('ref');
     return { versionId: id, parent, snapshotId, formatVersion, files: byRel.size, uploaded };
+  } catch (e) {
+    await journal?.rollback(refKey);
+    throw e;
   } finally {
     conn.closeSync();
     instance.closeSync();

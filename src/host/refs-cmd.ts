@@ -1,5 +1,6 @@
 /** fdl tag / fdl branch: resolve REF with the gateway's own resolver, then create the ref once. */
 import { openRepository } from '../resolver/repository.js';
+import { checkWritableTarget } from './preflight.js';
 import { checkRefName, createRef } from './refs-writer.js';
 import { readStore } from './repo.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
@@ -12,6 +13,7 @@ export async function resolveRef(target: WriteTarget, ref: string | undefined): 
 export async function tagCommand(location: string, name: string, ref?: string, s3?: S3TargetOptions): Promise<string> {
   const target = openTarget(location, s3);
   const full = checkRefName('tags', name);
+  await checkWritableTarget(target, ['refs/']);
   const id = await resolveRef(target, ref);
   await createRef(target, full, id);
   return id;
@@ -20,6 +22,7 @@ export async function tagCommand(location: string, name: string, ref?: string, s
 export async function branchCommand(location: string, name: string, ref?: string, s3?: S3TargetOptions): Promise<string> {
   const target = openTarget(location, s3);
   const full = checkRefName('heads', name);
+  await checkWritableTarget(target, ['refs/']);
   const id = await resolveRef(target, ref);
   await createRef(target, full, id);
   return id;

@@ -6,14 +6,14 @@
  */
 import { s3RequestHandler } from '../store/tls-trust.js';
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { checkKey } from '../store/store.js';
 import { syncDir } from '../store/verified-write.js';
 
@@ -62,6 +62,10 @@ export interface WriteTarget {
   put(key: string, body: Buffer): Promise<void>;
   /** Writes `body` to ref `key` only if it currently holds `expected` (null: absent). */
   swap(key: string, expected: string | null, body: Buffer): Promise<void>;
+  /** Keys under `prefix` with their last-modified time (ms since the epoch): what gc judges age by. */
+  listAged(prefix: string): Promise<{ key: string; modified: number }[]>;
+  /** Deletes `key` (absent is fine); local targets also drop folders it leaves empty. Only rollback and gc call it. */
+  remove(key: string): Promise<void>;
   /** Local targets: where a key lives on disk (data files are written in place, then linked). */
   localPath?(key: string): string;
 }
@@ -117,6 +121,31 @@ export class LocalTarget implements WriteTarget {
     };
     await walk(prefix.replace(/\/+$/, ''));
     return out.sort();
+  }
+
+  async listAged(prefix: string): Promise<{ key: string; modified: number }[]> {
+    const out: { key: string; modified: number }[] = [];
+    for (const key of await this.list(prefix)) {
+      const st = await stat(this.localPath(key)).catch(() => null);
+      if (st) out.push({ key, modified: st.mtimeMs });
+    }
+    return out;
+  }
+
+  async remove(key: string): Promise<void> {
+    await unlink(this.localPath(key)).catch((e) => {
+      if (code(e) !== 'ENOENT') throw e;
+    });
+    // Folders the key leaves empty go too (never the root): a rolled-back write leaves no trace.
+    let dir = dirname(this.localPath(key));
+    while (dir.startsWith(this.location + '/')) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break; // not empty (or gone): stop climbing
+      }
+      dir = dirname(dir);
+    }
   }
 
   /** Temp file, fsync, then link(2): atomic and exclusive (EEXIST when the name is taken). */
@@ -280,6 +309,21 @@ export class S3Target implements WriteTarget {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return out.sort();
+  }
+
+  async listAged(prefix: string): Promise<{ key: string; modified: number }[]> {
+    const out: { key: string; modified: number }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push({ key: o.Key.slice(this.prefix.length), modified: o.LastModified?.getTime() ?? 0 });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
   }
 
   private async body(b: Body) {

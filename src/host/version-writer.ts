@@ -8,6 +8,7 @@ import { moveBranch } from './refs-writer.js';
 import { hashBytes, hashFile } from './repo.js';
 import { sshSign } from './sign.js';
 import type { WriteTarget } from './target.js';
+import type { WriteJournal } from './write-journal.js';
 
 export interface NewVersion {
   id: string;
@@ -26,14 +27,14 @@ export interface NewVersion {
   signKey?: string;
 }
 
-export async function writeVersion(target: WriteTarget, v: NewVersion, step: (name: string) => Promise<void> | void): Promise<void> {
+export async function writeVersion(target: WriteTarget, v: NewVersion, step: (name: string) => Promise<void> | void, journal?: WriteJournal): Promise<void> {
   const vdir = `versions/${v.id}`;
   const catHash = await hashFile(v.catalogFile);
-  await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: v.catalogFile });
+  await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: v.catalogFile }, journal);
   await step('catalog');
   const files = Buffer.from(JSON.stringify(v.filesJson, null, 2) + '\n');
-  await createOrFail(target, `${vdir}/dataset.json`, v.dataset);
-  await createOrFail(target, `${vdir}/files.json`, files);
+  await createOrFail(target, `${vdir}/dataset.json`, v.dataset, journal);
+  await createOrFail(target, `${vdir}/files.json`, files, journal);
   const record = {
     fdl: '0.1',
     id: v.id,
@@ -47,14 +48,15 @@ export async function writeVersion(target: WriteTarget, v: NewVersion, step: (na
   };
   const vbytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
   // The signature goes first so that a complete version (version.json present) is never unsigned.
-  if (v.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, v.signKey));
-  await createOrFail(target, `${vdir}/version.json`, vbytes);
+  if (v.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, v.signKey), journal);
+  await createOrFail(target, `${vdir}/version.json`, vbytes, journal);
   await step('version');
   await moveBranch(target, v.branch, v.parent, v.id);
 }
 
-export async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }): Promise<void> {
+export async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }, journal?: WriteJournal): Promise<void> {
   if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
+  journal?.created(key);
 }
 
 /** A --dataset file: read and checked to be JSON. */

@@ -40,7 +40,10 @@ function tokens(line: string): string[] {
   for (const ch of line) {
     if (ch === '"') quoted = !quoted;
     if (!quoted && /\s/.test(ch)) {
-      if (cur) out.push(cur), (cur = '');
+      if (cur) {
+        out.push(cur);
+        cur = '';
+      }
     } else cur += ch;
   }
   if (cur) out.push(cur);

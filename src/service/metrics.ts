@@ -5,6 +5,7 @@
  * or ref names, which clients choose.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { DEGRADED, degradedCounts } from '../degraded.js';
 import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
 
 export type { QueryOutcome };
@@ -98,6 +99,17 @@ export class Metrics {
           this.inc(read(self.readings));
         },
       });
+    new Counter({
+      name: 'fdl_degraded_total',
+      help: 'Work the gateway went on without, by what (each also logged): view_dropped, temp_dir_unreadable, ledger_write, prune_index, version_history, detach',
+      labelNames: ['what'],
+      registers,
+      collect() {
+        this.reset();
+        const counts = degradedCounts();
+        for (const what of DEGRADED) this.inc({ what }, counts.get(what) ?? 0);
+      },
+    });
     readCounter('fdl_store_bytes_downloaded_total', 'Bytes of data files downloaded from remote stores into the file cache', (r) => r.files().downloadedBytes);
     readCounter('fdl_result_cache_hits_total', 'Statements answered from the result cache without running them', (r) => r.results().hits);
     readCounter('fdl_result_cache_misses_total', 'Repeatable statements looked up in the result cache and not found', (r) => r.results().misses);

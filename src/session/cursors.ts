@@ -43,7 +43,8 @@ export function interpretCursor<P extends CursorEntry>(stmt: CursorStatement, po
       return { kind: 'declare', name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'DECLARE CURSOR'), hold: stmt.hold, scroll: stmt.scroll, binary: stmt.binary, tag: 'DECLARE CURSOR' };
     case 'fetch': {
       const cursor = portals.get(stmt.name);
-      if (!cursor?.cursor) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
+      // Any named portal, as in PostgreSQL: a DECLAREd cursor or one the protocol's Bind opened.
+      if (!cursor || stmt.name === '') throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
       return { kind: 'fetch', name: stmt.name, cursor, direction: stmt.direction, move: stmt.move };
     }
     case 'closeCursor': {

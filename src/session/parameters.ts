@@ -60,6 +60,10 @@ export function defaultSettings(user: string): Map<string, string> {
     ['max_index_keys', '32'],
     ['block_size', '8192'],
     ['jit', 'off'],
+    // pg_dump sets these first; a read-only gateway with no row security has nothing they change.
+    ['synchronize_seqscans', 'on'],
+    ['row_security', 'on'],
+    ['quote_all_identifiers', 'off'],
     // fdl-gateway's own: answer repeatable queries from the result cache (off: always run them).
     ['fdl.result_cache', 'on'],
   ]);

@@ -14,11 +14,13 @@ import { replaceParams, replaceQuotedIdentifiers } from '../sql/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../sql/compat/index.js';
 import { rewriteForDuckDBDetailed } from '../sql/rewrite.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../sql/text-pool.js';
+import { refuseSideEffects } from '../sql/side-effects.js';
 import { admit, allowedFunctions, refuseInternalNames, relationsOf, type AdmissionContext, type ResolvedRelation } from '../sql/containment.js';
 import { postgresColumnNames } from '../sql/column-names.js';
 import { resultShape } from '../sql/result-shape.js';
 import { columnSources } from '../sql/column-sources.js';
 import { analyze, type Analysis } from '../sql/analysis.js';
+import { respellCatalogNames } from '../sql/catalog-names.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../sql/system-views.js';
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../sql/compat/oids.js';
@@ -100,7 +102,11 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   let sql = rewrite.sql;
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
-    const analysis = await analyze(ctx.conn, sql);
+    let analysis = await analyze(ctx.conn, sql);
+    // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
+    const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
+      { repo: ctx.repo, versionDb: ctx.lease.dbName, schemas: ctx.settings.versionSchemas() }) : null;
+    if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
     const reads = await admitFor(ctx, analysis, base, rewrite.rewritten);
@@ -113,6 +119,8 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
+    // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
+    await refuseSideEffects(ctx.conn, sql, analysis);
     let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.

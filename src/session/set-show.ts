@@ -37,7 +37,7 @@ export class SetShow {
   /** SET (value) or RESET (null) of one parameter. A move to another version (fdl.ref) is attached here. */
   async set(name: string, value: string | null, inBlock: boolean): Promise<SettingOutcome> {
     if (name === 'fdl.ref') {
-      if (inBlock) throw new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block');
+      if (inBlock) throw refInBlock(this.repo, value);
       await this.follower.follow(value ?? ''); // set by the client: not announced
       return { forgetStatements: false }; // attaching the new version already forgot them
     }
@@ -64,6 +64,13 @@ export class SetShow {
     }
     await this.settings.applyStartup(name, name === 'fdl.result_cache' ? onOff(name, value) : value);
   }
+}
+
+/** A transaction reads one version; the error names the ways to choose another that work. */
+function refInBlock(repo: string, ref: string | null): SqlError {
+  const r = ref && /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : 'REF';
+  return new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block', 'A transaction reads one version from its first statement to its end.',
+    `End the transaction (COMMIT or ROLLBACK) and run SET fdl.ref in autocommit mode (psycopg: connection.autocommit = True; JDBC: setAutoCommit(true)), or choose the ref when connecting: database "${repo}~${r}" (or "${repo}@${r}"), or options=-c fdl.ref=${r}.`);
 }
 
 /** A Boolean parameter as PostgreSQL spells its values. */

@@ -182,6 +182,11 @@ export class SessionSettings {
     await this.applySearchPath(this.values.get('search_path') ?? this.defaultSearchPath());
   }
 
+  /** The version's schemas (DuckDB names). */
+  versionSchemas(): readonly string[] {
+    return this.version?.schemas ?? [];
+  }
+
   /** Schemas of the version on the search_path, in order (PostgreSQL's `public` is DuckDB's `main`). */
   searchSchemas(path = this.values.get('search_path') ?? ''): string[] {
     const schemas = this.version?.schemas ?? [];
@@ -197,7 +202,8 @@ export class SessionSettings {
   }
 
   private defaultSearchPath(): string {
-    const extra = (this.version?.schemas ?? []).filter((s) => s !== 'main' && s !== 'public');
+    // PostgreSQL's own default, then DuckLake's default schema `main`, then the version's others.
+    const extra = (this.version?.schemas ?? []).filter((s) => s !== 'public');
     return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`))].join(', ');
   }
 

@@ -9,11 +9,14 @@ import { SqlError, SQLSTATE } from '../errors.js';
 const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
 
 /**
- * `NAME`, `NAME@REF`, or `@REF` when exactly one repository is served (`only`). `served`: the
- * repositories this user may see; any other name, served or not, gets the same answer.
+ * `NAME`, `NAME@REF`, `NAME~REF`, or `@REF`/`~REF` when exactly one repository is served (`only`).
+ * `~` (never part of a repository or ref name) needs no escaping in URLs, where `@` ends the user
+ * part; a `%40` a URL client left undecoded is read as `@`. `served`: the repositories this user may
+ * see; any other name, served or not, gets the same answer.
  */
-export function startupTarget(database: string, served: readonly string[], only: string | null): { repo: string; ref: string } {
-  const at = database.indexOf('@');
+export function startupTarget(requested: string, served: readonly string[], only: string | null): { repo: string; ref: string } {
+  const database = requested.replace(/%40/gi, '@');
+  const at = refSeparator(database);
   let repo = at < 0 ? database : database.slice(0, at);
   const ref = at < 0 ? '' : database.slice(at + 1);
   if (repo === '') {
@@ -25,6 +28,20 @@ export function startupTarget(database: string, served: readonly string[], only:
     throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, served.length ? `Served repositories: ${served.join(', ')}` : undefined);
   }
   return { repo, ref };
+}
+
+/** The database name as the session reports it (current_database()): `NAME@REF` whichever separator the client used. */
+export function canonicalDatabase(requested: string): string {
+  const database = requested.replace(/%40/gi, '@');
+  const at = refSeparator(database);
+  return at < 0 ? database : `${database.slice(0, at)}@${database.slice(at + 1)}`;
+}
+
+/** Where the ref starts: the first `@` or `~`, -1 when none. */
+function refSeparator(database: string): number {
+  const at = database.indexOf('@');
+  const tilde = database.indexOf('~');
+  return at < 0 ? tilde : tilde < 0 ? at : Math.min(at, tilde);
 }
 
 /** The settings a StartupMessage sets, in order: its parameters, with `options` expanded in place. */

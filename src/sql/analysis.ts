@@ -17,6 +17,7 @@ import { stripLeadingComments } from './split.js';
 import { composeExplain, readExplain, type ExplainHead } from './explain.js';
 import { foldIdentifier } from './identifier.js';
 import { checkSizeLimits } from './size-limits.js';
+import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 
@@ -24,6 +25,8 @@ export interface RelationRef {
   catalog: string;
   schema: string;
   table: string;
+  /** Where its (qualified) name starts in the analysed text: DuckDB's query_location. */
+  location?: number;
 }
 
 export interface FunctionRef {
@@ -110,6 +113,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
   checkSizeLimits(tree);
+  // A qualified type name would probe other attached databases (qualified-types.ts).
+  refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;
   if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
   const node = statement.node as Node | undefined;
@@ -176,7 +181,8 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
     if (o.at_clause) unknown.push('time travel (AT …)');
     switch (o.type) {
       case 'BASE_TABLE': {
-        const r = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name) };
+        const at = typeof o.query_location === 'number' && o.query_location >= 0 ? o.query_location : undefined;
+        const r: RelationRef = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name), location: at };
         if (!(r.catalog === '' && r.schema === '' && ctes.has(r.table))) relations.push(r);
         break;
       }

@@ -223,7 +223,7 @@ function signed(how: 'forward' | 'backward', n: number): FetchDirection {
 function parseCopyOut(s: string): Statement | null {
   const m = /^COPY\s+([\s\S]+?)\s+TO\s+STDOUT\b\s*([\s\S]*)$/i.exec(s);
   if (!m) return null;
-  let src = m[1]!.trim();
+  const src = m[1]!.trim();
   const opts = m[2]!.trim().replace(/^WITH\s*/i, '');
   let query: string;
   if (src.startsWith('(') && src.endsWith(')')) query = src.slice(1, -1);

@@ -26,6 +26,7 @@ const byPattern: [RegExp, string][] = [
   [/^Conversion Error/i, '22P02'],
   [/^Out of Range Error/i, '22003'],
   [/division by zero/i, '22012'],
+  [/null values cannot be formatted as an SQL identifier/, '22004'],
   [/^Invalid Input Error/i, '22023'],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],

@@ -44,6 +44,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     await conn.run('SET GLOBAL scalar_subquery_error_on_multiple_rows = false');
     // PostgreSQL's `/` on integers truncates (7/2 = 3); clients and BI tools rely on it.
     await conn.run('SET GLOBAL integer_division = true');
+    // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
+    await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
     // The PostgreSQL catalog emulation is shared by every session of the instance.
     await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
   } finally {

@@ -49,7 +49,10 @@ export function readExplain(sql: string): { head: ExplainHead; inner: string } |
       if (next !== ',') break;
     }
   } else {
-    if (/^analy[sz]e$/i.test(words.peekWord() ?? '')) (words.word(), (head.analyze = true));
+    if (/^analy[sz]e$/i.test(words.peekWord() ?? '')) {
+      words.word();
+      head.analyze = true;
+    }
     if (/^verbose$/i.test(words.peekWord() ?? '')) words.word();
   }
   return { head, inner: body.slice(words.at) };

@@ -6,13 +6,14 @@
  * statement the grammar rejects (DuckDB-only syntax) or that needs no change is returned as is.
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
+import { LRUCache } from 'lru-cache';
 import { parsePg } from './pg-parse.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { mapSegments } from './split.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
 import { COMPAT_DB } from './compat/names.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
-import { formatCall, guardDivisor, lengthCast, LIST_SRF_IN_SELECT, numericCast, recordValue, unnestSrf } from './compat/pg-calls.js';
+import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './compat/pg-calls.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
 await loadModule();
@@ -25,13 +26,13 @@ await loadModule();
  * operators needs the grammar; catalog-ish names (pg_…, current_user…) used as plain identifiers.
  */
 const CATALOGISH =
-  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 /**
  * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
  * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
  * row constructors in a select list (records).
  */
-const PG_MEANINGS = /\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,/i;
+const PG_MEANINGS = /\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b/i;
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -81,9 +82,19 @@ function precheckText(sql: string): string {
     kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text);
 }
 
+/**
+ * Rewrites by text, memoized: a client's catalog statements repeat (psql, drivers and BI tools send
+ * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each.
+ */
+const rewrites = new LRUCache<string, RewriteResult>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (r, sql) => 2 * (sql.length + r.sql.length) + 64 });
+
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
-  return rewriteParsed(sql);
+  const known = rewrites.get(sql);
+  if (known) return known;
+  const result = rewriteParsed(sql);
+  rewrites.set(sql, result);
+  return result;
 }
 
 /** The rewrite without the pre-check (tests compare the two). */
@@ -244,6 +255,7 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
       case 'ResTarget': return resTarget(body, ctx);
       case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
+      case 'ColumnRef': return columnRef(obj, body, ctx);
       case 'RowExpr':
         if (!display) break;
         ctx.changed = true;
@@ -294,6 +306,20 @@ function figureColname(n: Node | undefined): string | undefined {
   if (n.A_ArrayExpr) return 'array';
   if (n.CollateClause) return figureColname(n.CollateClause.arg);
   return '?column?';
+}
+
+/**
+ * `pg_catalog.pg_class.relname` (SQLAlchemy 2 qualifies columns so): the relation is served from the
+ * compat database under its own name, so the column is `pg_class.relname`.
+ */
+function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  const fields = cr.fields as Node[];
+  const schema = fields[0]?.String?.sval;
+  const rel = String(fields[1]?.String?.sval);
+  const served = (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) || (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel));
+  if (fields.length !== 3 || !served) return orig;
+  ctx.changed = true;
+  return { ColumnRef: { ...cr, fields: fields.slice(1) } };
 }
 
 function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
@@ -373,11 +399,19 @@ function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
   const args = walk(fc.args, ctx, false) as Node[] | undefined;
   const out: Node = { ...fc, args };
+  // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
+  for (const k of ['agg_order', 'agg_filter', 'over'] as const) if (fc[k] !== undefined) out[k] = walk(fc[k], ctx, false);
   const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   if (pgName === 'format' && args && args.length > 0 && !fc.agg_star) {
     ctx.changed = true;
     return formatCall(args, compat);
   }
+  if (pgName === 'to_char' && args) { ctx.changed = true; return toCharCall(args); }
+  if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) { ctx.changed = true; return parseDateCall(pgName, args); }
+  if (pgName === 'to_number' && args?.length === 2) { ctx.changed = true; return toNumberCall(args); }
+  if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) { ctx.changed = true; return codecCall(pgName, args); }
+  if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) { ctx.changed = true; return jsonAggCall(fc, args); }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
     return unnestSrf({ ...out, funcname: [str(pgName)] });
@@ -485,6 +519,10 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
   const op = names(e.name).slice(-1)[0] ?? '';
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
+  if (e.kind === 'AEXPR_SIMILAR') {
+    ctx.changed = true;
+    return similarTo(lexpr, rexpr, op === '!~');
+  }
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
@@ -496,6 +534,15 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
     const { negate, flags } = REGEX_OPS[op]!;
     ctx.changed = true;
     const m = call(['regexp_matches'], flags ? [lexpr, rexpr, strConst(flags)] : [lexpr, rexpr]);
+    return negate ? not(m) : m;
+  }
+  const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
+  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && escaped && names(escaped.funcname).slice(-1)[0] === 'like_escape' && (escaped.args as Node[] | undefined)?.length === 2) {
+    // `x LIKE p ESCAPE e` parses as x ~~ like_escape(p, e): DuckDB's like_escape takes all three.
+    const { negate, fn } = LIKE_OPS[op]!;
+    ctx.changed = true;
+    const [pattern, escape] = (escaped.args as Node[]).map((a) => walk(a, ctx, false) as Node);
+    const m = call([fn], [lexpr, pattern!, escape!]);
     return negate ? not(m) : m;
   }
   if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {

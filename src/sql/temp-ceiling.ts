@@ -10,6 +10,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { degraded } from '../degraded.js';
 
 /** Size with DuckDB's units: KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary, no unit is MB. */
 export function parseByteSize(text: string): number {
@@ -30,7 +31,9 @@ export async function directoryBytes(dir: string, depth = 1): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir);
-  } catch {
+  } catch (e) {
+    // absent: nothing written yet; unreadable: the ceiling cannot see, and must say so
+    if ((e as { code?: string }).code !== 'ENOENT') degraded('temp_dir_unreadable', `cannot read the temp directory (the temp ceiling does not see it): ${(e as { code?: string }).code ?? (e as Error).message}`);
     return 0;
   }
   let total = 0;

@@ -12,8 +12,9 @@ import { replaceQuotedIdentifiers } from '../sql/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
-import { relationInfoStatement } from '../sql/compat/index.js';
+import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../sql/compat/index.js';
 import { foldIdentifier } from '../sql/identifier.js';
+import { degraded } from '../degraded.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -66,8 +67,11 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     };
     try {
       if (!remote) pins.push(await version.ensureFiles(allFiles));
-      await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
+      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
+      // a view or macro that cannot be created is left out (or dangling); the operator hears of it
+      for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       throw e;
@@ -192,6 +196,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
+          await forgetVersionCatalog(c, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
         } finally {
@@ -219,7 +224,8 @@ async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog, name: 
   let index: PruneIndex;
   try {
     index = await PruneIndex.build(conn, catalog, name);
-  } catch {
+  } catch (e) {
+    degraded('prune_index', `no pruning index for ${name} (every file a statement reads is fetched): ${(e as Error).message.split('\n')[0]}`);
     conn.disconnectSync();
     return null;
   }
@@ -315,7 +321,10 @@ class Mutex {
     const ready = this.tail.then(() => {
       let done = false;
       return () => {
-        if (!done) (done = true), open();
+        if (!done) {
+          done = true;
+          open();
+        }
       };
     });
     this.tail = this.tail.then(() => mine);

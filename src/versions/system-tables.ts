@@ -6,6 +6,7 @@
 import type { Repository, VersionInfo } from '../resolver/repository.js';
 import type { SystemTable, SystemViewName } from '../sql/system-views.js';
 import type { Versions } from './versions.js';
+import { degraded } from '../degraded.js';
 
 type Row = SystemTable['rows'][number];
 interface Ctx {
@@ -35,7 +36,11 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       const seen = new Set<string>();
       while (id && !seen.has(id) && seen.size < 1000) {
         seen.add(id);
-        const info: VersionInfo | null = await repo.describeVersion(id).catch(() => null);
+        const at: string = id;
+        const info: VersionInfo | null = await repo.describeVersion(at).catch((e: unknown) => {
+          degraded('version_history', `fdl.versions history of ${ctx.repo} stops at version ${at}: ${(e as Error).message.split('\n')[0]}`);
+          return null;
+        });
         if (!info) break;
         if (visible(id)) {
           const v = info.version as { created?: string; author?: string; message?: string };

@@ -12,7 +12,7 @@ import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { Session, toNotice, type SessionOutput } from './session.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
-import { startupSettings, startupTarget } from '../session/startup.js';
+import { canonicalDatabase, startupSettings, startupTarget } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
 import { fromDuckDB } from '../sql/duckdb-errors.js';
@@ -396,7 +396,7 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
-    await session.describeSession(database, key.pid);
+    await session.describeSession(canonicalDatabase(database), key.pid);
     for (const name of INITIAL_REPORTED) {
       const v = session.settings.get(name);
       if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);

@@ -20,6 +20,8 @@ const PULL_ROWS = 1024;
 
 /** What an SQL cursor (DECLARE) adds to its portal. */
 export interface CursorState {
+  /** DECLAREd (owns a reference to its statement), or a protocol portal that a FETCH/MOVE reads. */
+  declared: boolean;
   hold: boolean;
   scroll: boolean;
   place: CursorPlace;
@@ -30,7 +32,19 @@ export interface CursorState {
 }
 
 export function newCursorState(hold: boolean, scroll: boolean): CursorState {
-  return { hold, scroll, place: { pos: 0, end: null }, kept: [], keptFrom: 1, keptBytes: 0 };
+  return { declared: true, hold, scroll, place: { pos: 0, end: null }, kept: [], keptFrom: 1, keptBytes: 0 };
+}
+
+/** FETCH/MOVE on a protocol portal (asyncpg's Cursor.forward): forward-only, from the rows Execute already sent. */
+export function protocolPortalCursor(portal: Portal): CursorState {
+  const c: CursorState = { ...newCursorState(false, false), declared: false };
+  c.place.pos = portal.rows;
+  c.keptFrom = portal.rows + 1;
+  if (portal.done) {
+    c.place.end = portal.rows;
+    c.place.pos = portal.rows + 1;
+  }
+  return c;
 }
 
 /** RowDescription of a cursor's rows as a FETCH sends them, in `formats`. */
@@ -58,6 +72,8 @@ export async function fetchCursor(stream: ResultStream, portal: Portal, name: st
     throw new SqlError(SQLSTATE.featureNotSupported, `cursor "${name}" holds rows in another format: fetch them in the format of the earlier FETCHes`);
   }
   stream.useFormats(portal, formats);
+  // A protocol portal's next Execute reads DuckDB's stream on: it never holds rows read ahead.
+  if (!c.declared && dir.how !== 'forward') throw new SqlError(SQLSTATE.featureNotSupported, `FETCH ${dir.how.toUpperCase()} on the protocol portal "${name}" is not supported`, undefined, 'Declare a cursor (DECLARE … SCROLL CURSOR) to move in any direction.');
   if (!c.scroll && dir.how === 'forward' && dir.count > 0 && c.kept.length === 0) return streamForward(stream, portal, dir.count, move, w);
   const rows = await moveCursor(c.place, dir, c.scroll, { rowAt: (i) => rowAt(stream, portal, name, i), count: () => portal.rows });
   if (!move) for (const r of rows) w.bytes(r);

@@ -60,7 +60,7 @@ export function newPortal(prepared: PreparedStmt, params: (Buffer | null)[], par
 
 /** Let go of the portal's result (and, for a cursor, its own prepared statement). */
 export function dropPortal(p: Portal): void {
-  if (p.cursor) disposeStatement(p.prepared);
+  if (p.cursor?.declared) disposeStatement(p.prepared);
   p.ahead = [];
   p.result = null;
   p.chunk = null;

@@ -107,7 +107,7 @@ export class ResultStream {
       p.result = null;
       p.ahead = [];
       p.chunk = null;
-      if (p.cursor) {
+      if (p.cursor?.declared && p.prepared.refs === 1) {
         p.prepared.duck?.destroySync();
         p.prepared.duck = null;
       }

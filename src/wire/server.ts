@@ -66,7 +66,7 @@ export class WireServer {
     ctx: ServerContext,
     private readonly observer: ServerObserver = {},
   ) {
-    const full: ConnectionContext = (this.full = {
+    this.full = {
       ...ctx,
       inputBudget: new InputBudget(opts.maxPendingMessageBytes ?? 256 * 1024 * 1024),
       register: (conn) => {
@@ -102,7 +102,7 @@ export class WireServer {
         b.writeInt32BE(entry.secret);
         if (timingSafeEqual(a, b)) entry.conn.cancel();
       },
-    });
+    };
     this.server = net.createServer((socket) => {
       if (this.draining) {
         this.refuse(socket, 'draining', SQLSTATE.cannotConnectNow, 'the database system is shutting down');

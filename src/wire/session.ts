@@ -13,10 +13,9 @@ import { splitStatements } from '../sql/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
-import { cursorFields, fetchCursor, newCursorState, parkCursor } from './cursor-rows.js';
+import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
-import { Writer } from './writer.js';
 import { SessionSettings } from '../session/settings.js';
 import { Transaction } from '../session/transaction.js';
 import { SessionVersion } from '../session/session-version.js';
@@ -305,7 +304,7 @@ export class Session {
     const stmt = prepared.stmt;
     if (stmt.kind !== 'fetch' || stmt.move) return undefined;
     const cursor = this.portals.get(stmt.name);
-    return cursor?.cursor ? cursor : undefined;
+    return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length ? cursor : undefined;
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
@@ -605,6 +604,11 @@ export class Session {
           be.commandComplete(w, action.tag);
         } else {
           const cursor = action.cursor;
+          if (!cursor.cursor) {
+            if (cursor.prepared.stmt.kind !== 'query' || !cursor.prepared.fields?.length) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${action.name}" does not exist`);
+            if (!cursor.result && !cursor.done) await this.startQuery(cursor);
+            cursor.cursor = protocolPortalCursor(cursor);
+          }
           // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
           const formats = describe ? cursor.resultFormats : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
           if (!action.move && describe) be.rowDescription(w, cursorFields(cursor, formats));
@@ -634,7 +638,7 @@ export class Session {
 
   /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
   private async endStreamsBut(except: Portal | null): Promise<void> {
-    for (const p of this.portals.values()) if (p !== except && p.cursor && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    for (const p of this.portals.values()) if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
     this.stream.interruptOpenPortals(except);
   }

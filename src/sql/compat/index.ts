@@ -3,3 +3,4 @@ export { installCompat, type InstallOptions } from './install.js';
 export { catalogColumnOid, catalogColumnTypeOverrides, catalogTypeOid, duckdbTypeToPg, type PgTypeRef } from './types.js';
 export { relationInfoStatement, type RelationInfo } from './session.js';
 export { COMPAT_DB, DEFAULT_SERVER_VERSION } from './names.js';
+export { snapshotVersionCatalog, forgetVersionCatalog } from './version-snapshot.js';

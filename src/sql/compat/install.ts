@@ -1,11 +1,13 @@
 /**
  * The PostgreSQL catalog emulation: one in-memory database (`fdl_pg`) shared by every connection of a
  * DuckDB instance, holding views and macros that describe *the calling connection's current database*
- * (the session's lake version). Everything is evaluated at query time from duckdb_schemas(),
- * duckdb_views(), duckdb_columns() and the session's `pg_*` variables, so nothing is rebuilt when a
- * session switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
+ * (the session's lake version). Views are evaluated at query time from duckdb_schemas(),
+ * duckdb_views(), the session's `pg_*` variables and each attached version's columns, tables and
+ * functions (copied once at attach, ./version-snapshot.ts), so nothing is rebuilt when a session
+ * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
+import { PG_FUNCTION_MACROS } from './pg-macros.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   PG_CATALOG_RELATIONS,
@@ -17,7 +19,9 @@ import {
   PG_TYPES,
   PG_VIEW_COLUMNS,
 } from './pg-data.js';
-import { duckdbTypeForCatalogColumn, elementOidSql, typeIsArraySql, typeModSql } from './types.js';
+import { duckdbTypeForCatalogColumn } from './types.js';
+import { hygienicMacro, macroParams } from './hygiene.js';
+import { snapshotStatements } from './version-snapshot.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
 export interface InstallOptions {
@@ -178,8 +182,8 @@ function compatStatements(b: Build): string[] {
   // ---- session facts (per connection: DuckDB variables are connection-local)
   s.push(`CREATE MACRO ${C}_user() AS coalesce(getvariable('pg_user')::VARCHAR, 'fdl')`);
   s.push(`CREATE MACRO ${C}_dbname() AS coalesce(getvariable('pg_database')::VARCHAR, current_database())`);
-  s.push(`CREATE MACRO ${C}_var(n) AS (SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`);
-  s.push(`CREATE MACRO ${C}_setting(n) AS coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n)))`);
+  s.push(`CREATE MACRO ${C}_var${hygienicMacro(['n'], `(SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`)}`);
+  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n)))`)}`);
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
   s.push(`CREATE MACRO ${C}_schemas() AS (SELECT list(schema_name) FROM duckdb_schemas() WHERE database_name = current_database())`);
@@ -189,6 +193,7 @@ function compatStatements(b: Build): string[] {
     FROM (SELECT list_transform(string_split(coalesce(${C}_var('search_path'), '"$user", public'), ','), x -> trim(trim(x), '"')) AS raw, ${C}_schemas() AS sc, ${C}_user() AS u)))`);
 
   // ---- relations of the current database
+  s.push(...snapshotStatements());
   const relInfoType = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
   s.push(`CREATE VIEW ${C}_relinfo AS SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${relInfoType}), []::${relInfoType}), recursive := true)`);
   s.push(`CREATE VIEW ${C}_rel AS
@@ -198,16 +203,10 @@ function compatStatements(b: Build): string[] {
     WHERE v.database_name = current_database() AND NOT v.internal
     UNION ALL
     SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
-    FROM duckdb_tables() t WHERE t.database_name = current_database() AND NOT t.internal`);
+    FROM ${C}_tables t`);
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
-  s.push(`CREATE VIEW ${C}_cols AS
-    SELECT c.table_oid AS attrelid, c.schema_name, c.table_name, c.column_name AS attname, c.column_index AS attnum,
-      CASE WHEN ${typeIsArraySql('c.data_type')} THEN coalesce(e.typarray, 1009) ELSE c.elem END AS atttypid,
-      ${typeModSql('c.data_type')} AS atttypmod, c.data_type, c.is_nullable, c.comment, c.column_default
-    FROM (SELECT *, ${elementOidSql('data_type')} AS elem FROM duckdb_columns() WHERE database_name = current_database() AND NOT internal) c
-      LEFT JOIN ${C}_types e ON e.oid = c.elem`);
 
   // ---- pg_catalog views
   s.push(pgView('pg_namespace', { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` }, `FROM (
@@ -245,9 +244,8 @@ function compatStatements(b: Build): string[] {
     SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, proisstrict, provolatile, pronargs, prorettype,
       CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes, prosrc FROM ${C}_procs
     UNION ALL
-    SELECT f.function_oid, f.function_name, n.oid, 14, false, 'v', len(f.parameters), 25, [], f.macro_definition
-    FROM duckdb_functions() f JOIN duckdb_schemas() n ON n.database_name = f.database_name AND n.schema_name = f.schema_name
-    WHERE f.database_name = current_database() AND NOT f.internal)`));
+    SELECT f.function_oid, f.function_name, f.schema_oid, 14, false, 'v', f.nargs, 25, [], f.macro_definition
+    FROM ${C}_funcs f)`));
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
@@ -289,7 +287,7 @@ function compatStatements(b: Build): string[] {
   for (const [sig, body] of macros) {
     const name = sig.slice(0, sig.indexOf('('));
     const list = byName.get(name) ?? [];
-    list.push(`${sig.slice(name.length)} AS ${body}`);
+    list.push(hygienicMacro(macroParams(sig), body));
     byName.set(name, list);
   }
   // Macros are bound lazily, so definition order only matters for readability.
@@ -398,7 +396,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
   const macros: Array<[string, string]> = [
     // No server path in a definition: a quoted absolute path keeps only its file name (issue 12).
     [`_viewdef(sql)`, `regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g')`],
-    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' ELSE t.fmt END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
+    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
     [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
     [`pg_table_is_visible(id)`, `coalesce((SELECT r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) FROM ${C}_relall r WHERE r.oid = id), false)`],
     [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
@@ -451,7 +449,6 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_indexes_size(id)`, '0'],
     [`pg_database_size(x)`, '0'],
-    [`pg_size_pretty(x)`, `format_bytes(CAST(x AS BIGINT))`],
     [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`inet_server_addr()`, `${C}_var('server_addr')`],
@@ -470,7 +467,12 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`txid_current()`, '1'],
     [`pg_current_xact_id()`, '1'],
     [`pg_jit_available()`, 'false'],
+    // pg_dump compares ACLs with the owner's defaults; no object here has an ACL, so neither has a default.
+    [`acldefault(kind, owner)`, `list_transform(CASE kind WHEN 'r' THEN ['@=arwdDxt/@'] WHEN 's' THEN ['@=rwU/@'] WHEN 'n' THEN ['@=UC/@'] WHEN 'f' THEN ['=X/@', '@=X/@']
+      WHEN 'l' THEN ['=U/@', '@=U/@'] WHEN 'T' THEN ['=U/@', '@=U/@'] WHEN 'd' THEN ['=Tc/@', '@=CTc/@'] WHEN 'L' THEN ['@=rw/@'] WHEN 'S' THEN ['@=U/@']
+      WHEN 'F' THEN ['@=U/@'] WHEN 't' THEN ['@=C/@'] WHEN 'c' THEN CAST([] AS VARCHAR[]) END, a -> replace(a, '@', ${C}pg_get_userbyid(owner)))`],
     [`pg_listening_channels()`, 'CAST(NULL AS VARCHAR)'],
+    [`array_remove(arr, x)`, `list_filter(arr, fdl_pg_e -> fdl_pg_e IS DISTINCT FROM x)`],
     [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
     [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
     [`_regclass_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
@@ -514,6 +516,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
+  macros.push(...PG_FUNCTION_MACROS);
   return macros;
 }
 

@@ -114,7 +114,11 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     literal = '';
     const text = castTo(value, 'varchar');
     if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
-    else if (m[3] === 'I') parts.push(compat('quote_ident', [text]));
+    else if (m[3] === 'I') {
+      // PostgreSQL refuses a NULL identifier (22004, sql/duckdb-errors.ts).
+      const isNull = { NullTest: { arg: text, nulltesttype: 'IS_NULL' } };
+      parts.push({ CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: call('error', [strConst('null values cannot be formatted as an SQL identifier')]) } }], defresult: compat('quote_ident', [text]) } });
+    }
     else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
   }
   literal += fmt.slice(last);
@@ -135,4 +139,163 @@ export function recordValue(args: Node[]): Node {
       funcformat: 'COERCE_EXPLICIT_CALL',
     },
   };
+}
+
+const refuse = (what: string, hint: string): SqlError => new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
+
+/** to_char's date/time patterns → strftime codes, or an expression over the value (`v`). */
+const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boolean) => Node)]> = [
+  ['HH24', '%H'], ['HH12', '%I'], ['HH', '%I'], ['MI', '%M'], ['SS', '%S'], ['MS', '%g'], ['US', '%f'],
+  ['AM', '%p'], ['PM', '%p'], ['am', 'lower:%p'], ['pm', 'lower:%p'],
+  ['YYYY', '%Y'], ['YY', '%y'],
+  ['MONTH', 'upper:pad:%B'], ['Month', 'pad:%B'], ['month', 'lower:pad:%B'],
+  ['MON', 'upper:%b'], ['Mon', '%b'], ['mon', 'lower:%b'], ['MM', '%m'],
+  ['DAY', 'upper:pad:%A'], ['Day', 'pad:%A'], ['day', 'lower:pad:%A'],
+  ['DY', 'upper:%a'], ['Dy', '%a'], ['dy', 'lower:%a'], ['DDD', '%j'], ['DD', '%d'],
+  ['D', (v) => castTo({ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } }, 'varchar')],
+  ['Q', (v) => castTo(call('quarter', [v]), 'varchar')],
+];
+/** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
+const UNSUPPORTED_PATTERN = /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|tz|OF|CC|RM|rm|Y,YYY|YYY|BC|AD|bc|ad|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|th|J|W|I|Y)/;
+/** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
+const FM_CODES: Readonly<Record<string, string>> = { '%H': '%-H', '%I': '%-I', '%M': '%-M', '%S': '%-S', '%m': '%-m', '%d': '%-d', '%j': '%-j', '%y': '%-y' };
+
+/** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
+export function toCharCall(args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (args.length !== 2 || typeof fmt !== 'string') {
+    throw refuse('to_char() with a format that is not a constant', "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').");
+  }
+  if (/^(?:FM)?[90.,DGSLPRMIV\s$-]*$/.test(fmt) && /[90]/.test(fmt)) {
+    throw refuse('to_char() of a number', "Use printf('%.2f', x) or format() and round(); DuckDB has no numeric picture formats.");
+  }
+  const v = args[0]!;
+  const parts: Node[] = [];
+  let codes = '';
+  const flush = () => { if (codes) parts.push(call('strftime', [v, strConst(codes)])); codes = ''; };
+  for (let i = 0; i < fmt.length;) {
+    let fm = false;
+    if (fmt.startsWith('FM', i)) { fm = true; i += 2; }
+    if (fmt[i] === '"') {
+      const end = fmt.indexOf('"', i + 1);
+      codes += (end < 0 ? fmt.slice(i + 1) : fmt.slice(i + 1, end)).replace(/%/g, '%%');
+      i = end < 0 ? fmt.length : end + 1;
+      continue;
+    }
+    const found = DATE_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    if (!found) {
+      if (UNSUPPORTED_PATTERN.test(fmt.slice(i))) throw refuse(`to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`, 'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".');
+      codes += fmt[i] === '%' ? '%%' : fmt[i];
+      i++;
+      continue;
+    }
+    const [pattern, how] = found;
+    i += pattern.length;
+    if (typeof how === 'function') { flush(); parts.push(how(v, fm)); continue; }
+    const code = how.replace(/^(?:upper:|lower:)?(?:pad:)?/, '');
+    const caseFn = how.startsWith('upper:') ? 'upper' : how.startsWith('lower:') ? 'lower' : undefined;
+    const padded = how.includes('pad:') && !fm;
+    if (!caseFn && !padded) { codes += fm ? (FM_CODES[code] ?? code) : code; continue; }
+    flush();
+    let e = call('strftime', [v, strConst(code)]);
+    if (padded) e = call('rpad', [e, intConst(9), strConst(' ')]);
+    if (caseFn) e = call(caseFn, [e]);
+    parts.push(e);
+  }
+  flush();
+  return parts.length === 1 ? parts[0]! : call('concat', parts.length ? parts : [strConst('')]);
+}
+
+/** PostgreSQL's input patterns → strptime codes (to_date, to_timestamp). */
+const INPUT_PATTERNS: ReadonlyArray<readonly [string, string]> = [
+  ['HH24', '%H'], ['HH12', '%I'], ['HH', '%I'], ['MI', '%M'], ['SS', '%S'], ['MS', '%g'], ['US', '%f'], ['AM', '%p'], ['PM', '%p'],
+  ['YYYY', '%Y'], ['YY', '%y'], ['MONTH', '%B'], ['Month', '%B'], ['month', '%B'], ['MON', '%b'], ['Mon', '%b'], ['mon', '%b'],
+  ['MM', '%m'], ['DDD', '%j'], ['DD', '%d'],
+];
+
+function strptimeFormat(fmt: string, fn: string): string {
+  let out = '';
+  for (let i = 0; i < fmt.length;) {
+    if (fmt.startsWith('FM', i)) { i += 2; continue; }
+    const found = INPUT_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    if (found) { out += found[1]; i += found[0].length; continue; }
+    if (UNSUPPORTED_PATTERN.test(fmt.slice(i)) || fmt.startsWith('Day', i) || fmt.startsWith('DY', i) || fmt.startsWith('Dy', i)) {
+      throw refuse(`${fn}() pattern at "${fmt.slice(i, i + 4)}"`, 'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).');
+    }
+    out += fmt[i] === '%' ? '%%' : fmt[i];
+    i++;
+  }
+  return out;
+}
+
+/** `to_date(text, fmt)` / `to_timestamp(text, fmt)` → strptime with the translated pattern. */
+export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (typeof fmt !== 'string') throw refuse(`${fn}() with a format that is not a constant`, `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`);
+  return castTo(call('strptime', [castTo(args[0]!, 'varchar'), strConst(strptimeFormat(fmt, fn))]), fn === 'to_date' ? 'date' : 'timestamptz');
+}
+
+/** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
+export function toNumberCall(args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
+    throw refuse('to_number() with this format', "Supported: 9, 0, '.', ',', D, G, S, FM; or CAST(replace(text, ',', '') AS numeric).");
+  }
+  const point = fmt.search(/[.D]/);
+  const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
+  const digits = call('regexp_replace', [castTo(args[0]!, 'varchar'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
+  return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
+}
+
+/** PostgreSQL's regexp_matches returns a set of text arrays; DuckDB's the boolean of a search. */
+export function regexpMatchesRefused(): SqlError {
+  return refuse('regexp_matches() (PostgreSQL returns the matches as rows of text arrays)',
+    'Use regexp_extract_all(s, pattern) for every match, regexp_extract(s, pattern, group) for one group, or s ~ pattern for a test.');
+}
+
+/**
+ * `json_agg(x [ORDER BY …] [FILTER …])`: PostgreSQL prints the elements separated by ", " (no rows:
+ * NULL; a NULL element: null). Built inline so the aggregate keeps its ORDER BY, DISTINCT and FILTER.
+ */
+export function jsonAggCall(fc: Node, args: Node[]): Node {
+  const element = { CoalesceExpr: { args: [castTo(call('to_json', [args[0]!]), 'varchar'), strConst('null')] } };
+  const list = { FuncCall: { ...fc, funcname: [str('list')], args: [element] } };
+  const concat = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: l, rexpr: r } });
+  return castTo(concat(concat(strConst('['), call('array_to_string', [list, strConst(', ')])), strConst(']')), 'json');
+}
+
+/**
+ * `s SIMILAR TO 'pattern'`: PostgreSQL's SQL regular expression (% any run, _ one character, the
+ * rest regex syntax, matched against the whole string); DuckDB reads the pattern as a plain regex.
+ */
+export function similarTo(lexpr: Node, escapeCall: Node, negate: boolean): Node {
+  const args = (escapeCall?.FuncCall?.args ?? []) as Node[];
+  const pattern = args[0]?.A_Const?.sval?.sval;
+  if (args.length !== 1) throw refuse('SIMILAR TO … ESCAPE', 'Use the default escape (backslash), or regexp_full_match(s, regex).');
+  if (typeof pattern !== 'string') {
+    // A parameter or column: translated when the statement runs (dots escaped, then % and _).
+    let regex = call('replace', [args[0]!, strConst('.'), strConst('\\.')]);
+    regex = call('replace', [call('replace', [regex, strConst('%'), strConst('.*')]), strConst('_'), strConst('.')]);
+    const m = call('regexp_full_match', [lexpr, { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: strConst('(?s)'), rexpr: regex } }]);
+    return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
+  }
+  let regex = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) regex += '\\' + pattern[++i];
+    else if (ch === '%') regex += '.*';
+    else if (ch === '_') regex += '.';
+    else if (ch === '.' || ch === '^' || ch === '$') regex += '\\' + ch;
+    else regex += ch;
+  }
+  const m = call('regexp_full_match', [lexpr, strConst(`(?s)${regex}`)]);
+  return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
+}
+
+/** PostgreSQL's encode(bytea, format) / decode(text, format) for hex and base64. */
+export function codecCall(fn: 'encode' | 'decode', args: Node[]): Node {
+  const format = String(args[1]?.A_Const?.sval?.sval ?? '').toLowerCase();
+  if (format === 'hex') return fn === 'encode' ? call('lower', [call('hex', [args[0]!])]) : call('unhex', [args[0]!]);
+  if (format === 'base64') return fn === 'encode' ? call('to_base64', [args[0]!]) : call('from_base64', [args[0]!]);
+  throw refuse(`${fn}() with format ${format ? `"${format}"` : 'that is not a constant'}`, "Supported formats: 'hex' and 'base64'.");
 }

@@ -76,10 +76,11 @@ function dateFromText(s: string): number {
   if (t === 'infinity' || t === '+infinity') return DATE_PINF;
   if (t === '-infinity') return DATE_NINF;
   if (t === 'epoch') return 0;
-  const m = /^(\d{4,})-(\d{1,2})-(\d{1,2})(\s+bc)?$/.exec(t);
+  // As PostgreSQL's date_in: a time and zone may follow (pgjdbc's setDate sends `2023-06-01 +00`); only the date counts.
+  const m = TS_RE.exec(t);
   if (!m) throw badText(OID.date, s);
   const y = Number(m[1]);
-  return daysFromCivil(m[4] ? 1 - y : y, Number(m[2]), Number(m[3]));
+  return daysFromCivil(m[9] ? 1 - y : y, Number(m[2]), Number(m[3]));
 }
 
 const TS_RE = /^(\d{4,})-(\d{1,2})-(\d{1,2})(?:[ tT]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?\s*(z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?(\s+bc)?$/i;

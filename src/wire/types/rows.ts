@@ -228,6 +228,10 @@ function filteredText(filter: (text: string) => string): ColumnFactory {
   return encodedColumn((w, v) => void w.utf8(filter(String(v))));
 }
 
+/** int2vector and oidvector: their text form lists the numbers with spaces (`2275 25`), not as an array (pgjdbc parses it so). */
+const VECTOR_OIDS: ReadonlySet<number> = new Set([22, 30]);
+const vectorText: ColumnFactory = encodedColumn((w, v) => void w.utf8((v as { items: unknown[] }).items.map(String).join(' ')));
+
 /** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
 const REG_OIDS: ReadonlySet<number> = new Set([2205, 2206, 24, 2202, 4089, 4096]);
 
@@ -250,6 +254,7 @@ export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: Encod
       throw new SqlError(SQLSTATE.featureNotSupported, `binary format for result column ${c + 1} of type ${oid} (reg*) is not supported`, undefined, 'Request it in text format, or cast it to oid.');
     }
     if (s.textFilter && t.typeId === DuckDBTypeId.VARCHAR) return filteredText(s.textFilter);
+    if (f === 0 && VECTOR_OIDS.has(oid) && t.typeId === DuckDBTypeId.LIST) return vectorText;
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
   return (chunk, w, start = 0, end = chunk.rowCount) => {

@@ -1,0 +1,87 @@
+/**
+ * Checks every publisher command makes before it writes anything: the signing key (a private key
+ * file only its owner can read, without a passphrase unless a terminal can ask for it), the sources
+ * (readable files), the target (a local root that is a writable folder). A refused command has
+ * written nothing; what can only fail later is undone by the write journal (write-journal.ts).
+ */
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, open, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { LocalTarget, type WriteTarget } from './target.js';
+
+const run = promisify(execFile);
+const code = (e: unknown) => (e as { code?: string })?.code;
+
+/** A terminal ssh-keygen can ask a passphrase on (it reads /dev/tty, not stdin). */
+export function haveTerminal(): boolean {
+  return process.stdin.isTTY === true || process.stderr.isTTY === true;
+}
+
+/** A file the command reads: present, a regular file, readable. `flag` names it in the error (`--flag FILE: …`). */
+export async function checkReadableFile(flag: string, file: string, label = `${flag} ${file}`): Promise<void> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    if (code(e) === 'ENOENT') throw new Error(`${label}: no such file`);
+    if (code(e) === 'EACCES') throw new Error(`${label}: not readable (permission denied)`);
+    throw new Error(`${label}: ${(e as Error).message}`);
+  }
+  try {
+    if (!(await fh.stat()).isFile()) throw new Error(`${label}: not a file`);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A folder the command reads (--data-from). */
+export async function checkReadableDir(flag: string, dir: string): Promise<void> {
+  const st = await stat(dir).catch(() => null);
+  if (!st) throw new Error(`${flag} ${dir}: no such folder`);
+  if (!st.isDirectory()) throw new Error(`${flag} ${dir}: not a folder`);
+  await access(dir, constants.R_OK | constants.X_OK).catch(() => {
+    throw new Error(`${flag} ${dir}: not readable (permission denied)`);
+  });
+}
+
+/**
+ * --sign-key: readable, private (no group/other bits, as ssh itself demands), a private key
+ * ssh-keygen loads. A passphrase-protected key needs a terminal; without one (CI, cron) it is
+ * refused here instead of hanging after the data is written.
+ */
+export async function checkSignKey(file: string | undefined, terminal = haveTerminal()): Promise<void> {
+  if (file === undefined) return;
+  await checkReadableFile('--sign-key', file);
+  const mode = (await stat(file)).mode & 0o777;
+  if (mode & 0o077) throw new Error(`--sign-key ${file} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file}`);
+  try {
+    await run('ssh-keygen', ['-y', '-P', '', '-f', file], { timeout: 30_000 });
+  } catch (e) {
+    const msg = String((e as { stderr?: string }).stderr ?? (e as Error).message);
+    if (/incorrect passphrase/i.test(msg)) {
+      if (!terminal) throw new Error(`--sign-key ${file} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`);
+      return;
+    }
+    throw new Error(`--sign-key ${file} is not an OpenSSH private key (${msg.trim().split('\n').at(-1) ?? 'unreadable'})`);
+  }
+}
+
+/** A local target's root must be a writable folder, and the folders the writer adds to must be folders. */
+export async function checkWritableTarget(target: WriteTarget, folders: string[] = []): Promise<void> {
+  if (!(target instanceof LocalTarget)) return; // S3: only a write can tell; the journal undoes a failed one
+  const root = target.location;
+  const st = await stat(root).catch(() => null);
+  if (!st?.isDirectory()) throw new Error(`${root} is not a folder`);
+  await access(root, constants.W_OK | constants.X_OK).catch(() => {
+    throw new Error(`${root} is not writable (permission denied)`);
+  });
+  for (const f of folders) {
+    const p = target.localPath(f.replace(/\/+$/, ''));
+    const s = await stat(p).catch(() => null);
+    if (s && !s.isDirectory()) throw new Error(`${p} is not a folder, so nothing can be written under it`);
+    if (s) await access(p, constants.W_OK | constants.X_OK).catch(() => {
+      throw new Error(`${p} is not writable (permission denied)`);
+    });
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Type names qualified with a catalog or schema (`CAST(x AS "OTHER@id".main.t)`): DuckDB looks the
+ * type up in that catalog, so whether the cast binds tells whether another database is attached —
+ * an oracle on other versions' IDs. No version, and not the catalog emulation, defines a type of its
+ * own, so a qualified type name is never needed: one naming a catalog, or a schema other than
+ * `main`/`pg_catalog`, is refused 42501 from DuckDB's parse before anything binds it. Pure: the
+ * input is DuckDB's parse tree (json_serialize_sql), whose UNBOUND types keep their qualification.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+const PLAIN_SCHEMAS = new Set(['', 'main', 'pg_catalog']);
+
+export function refuseQualifiedTypes(tree: unknown): void {
+  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack.
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!node || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const n of node) if (n && typeof n === 'object') stack.push(n);
+      continue;
+    }
+    const o = node as Record<string, unknown>;
+    if (o.type === 'UNBOUND_TYPE_INFO') {
+      const catalog = typeof o.catalog === 'string' ? o.catalog : '';
+      const schema = typeof o.schema === 'string' ? o.schema.toLowerCase() : '';
+      if (catalog !== '' || !PLAIN_SCHEMAS.has(schema)) {
+        throw new SqlError(SQLSTATE.insufficientPrivilege, 'permission denied: a type name qualified with a database or schema is not allowed through fdl-gateway');
+      }
+    }
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+}

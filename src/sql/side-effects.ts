@@ -1,0 +1,129 @@
+/**
+ * The engine's own judgement of a statement, a second line behind admission (containment.ts) that
+ * holds without it: before a session's statement is prepared, DuckDB binds it on the same connection
+ * (json_serialize_plan, unoptimized: bound, nothing run) and the logical plan must consist of
+ * reading operators only, its scans of tables, catalog listings, generators, or Parquet files in the
+ * folders the repository's instance may read. A write, COPY TO, ATTACH, SET, CREATE, a pragma, a
+ * side-effecting table function (checkpoint, enable_logging) or a file read anywhere else is
+ * refused 42501 "refused by the engine". DuckDB's binder names what runs, not a reading of ours.
+ *
+ * A text too long to bind twice cheaply (> 8 KiB), one with parameters, or one whose plan DuckDB
+ * cannot serialize is judged from DuckDB's parse (the analysis): a query or EXPLAIN of one, whose
+ * table functions are all on the list without files. A binder error is left to the prepare, which
+ * reports it as it would.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { Analysis } from './analysis.js';
+
+/** Longest text bound a second time for this check; longer ones are judged from the parse. */
+export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
+
+/** Logical operators that only read. */
+const READING_OPERATORS = new Set([
+  'LOGICAL_PROJECTION', 'LOGICAL_FILTER', 'LOGICAL_AGGREGATE_AND_GROUP_BY', 'LOGICAL_WINDOW', 'LOGICAL_UNNEST',
+  'LOGICAL_LIMIT', 'LOGICAL_ORDER_BY', 'LOGICAL_TOP_N', 'LOGICAL_DISTINCT', 'LOGICAL_SAMPLE', 'LOGICAL_PIVOT',
+  'LOGICAL_GET', 'LOGICAL_DELIM_GET', 'LOGICAL_CHUNK_GET', 'LOGICAL_EXPRESSION_GET', 'LOGICAL_DUMMY_SCAN',
+  'LOGICAL_EMPTY_RESULT', 'LOGICAL_CTE_REF', 'LOGICAL_MATERIALIZED_CTE', 'LOGICAL_RECURSIVE_CTE',
+  'LOGICAL_JOIN', 'LOGICAL_DELIM_JOIN', 'LOGICAL_COMPARISON_JOIN', 'LOGICAL_ANY_JOIN', 'LOGICAL_CROSS_PRODUCT',
+  'LOGICAL_POSITIONAL_JOIN', 'LOGICAL_ASOF_JOIN', 'LOGICAL_DEPENDENT_JOIN', 'LOGICAL_UNION', 'LOGICAL_EXCEPT',
+  'LOGICAL_INTERSECT', 'LOGICAL_COLUMN_DATA_GET',
+]);
+
+/** Table functions (LOGICAL_GET) that read no file and change nothing: generators and DuckDB's catalog listings. */
+const READING_FUNCTIONS = new Set([
+  'seq_scan', 'range', 'generate_series', 'unnest', 'repeat', 'repeat_row',
+  'duckdb_databases', 'duckdb_schemas', 'duckdb_tables', 'duckdb_views', 'duckdb_columns', 'duckdb_functions',
+  'duckdb_types', 'duckdb_constraints', 'duckdb_indexes', 'duckdb_sequences', 'duckdb_keywords', 'duckdb_variables',
+  'duckdb_dependencies', 'pragma_version', 'pragma_table_info', 'pragma_database_size',
+]);
+
+/** Table functions that read files: only where the repository's instance may read (the sealed folders). */
+const FILE_FUNCTIONS = new Set(['read_parquet', 'parquet_scan']);
+
+type PlanNode = { type?: string; name?: string; function_data?: unknown; children?: PlanNode[] };
+
+/**
+ * Refuse `sql` unless DuckDB binds it to reading operators over what the session may read. `sql` is
+ * the text the session will prepare; for EXPLAIN, `analysis.sql` carries the gateway's head and the
+ * inner query is what gets bound. Parquet may come only from the folders the instance was sealed to.
+ */
+export async function refuseSideEffects(conn: DuckDBConnection, sql: string, analysis: Analysis): Promise<void> {
+  const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
+  if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
+  const plan = await bind(conn, inner);
+  if (!plan || plan.error) {
+    // Not bindable here (a parameter, an operator without serialization, a binder error): the
+    // parse decides, and the prepare reports a real binder error as it would.
+    return judgeFromParse(analysis);
+  }
+  const readDirs = await sealedDirs(conn);
+  for (const root of plan.plans ?? []) walk(root, readDirs);
+}
+
+type BoundPlan = { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
+
+/**
+ * DuckDB's bound plan of `sql`, or null when it gives none: NULL, an error raised rather than
+ * returned, or JSON that does not come back whole (a scan of encrypted Parquet carries its key's
+ * bytes, and the text ends at the first NUL).
+ */
+async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
+  try {
+    const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`);
+    const json = reader.getRows()[0]?.[0];
+    return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
+  } catch {
+    return null;
+  }
+}
+
+const dirsByConnection = new WeakMap<DuckDBConnection, Promise<string[]>>();
+
+/** The folders the connection's instance was sealed to (engine.ts › sealEngine), asked once per connection. */
+function sealedDirs(conn: DuckDBConnection): Promise<string[]> {
+  let dirs = dirsByConnection.get(conn);
+  if (!dirs) {
+    dirs = conn.runAndReadAll("SELECT unnest(current_setting('allowed_directories'))").then((r) => r.getRows().map((row) => String(row[0])));
+    dirsByConnection.set(conn, dirs);
+  }
+  return dirs;
+}
+
+function walk(node: PlanNode, readDirs: readonly string[]): void {
+  const type = node.type ?? '';
+  if (!READING_OPERATORS.has(type)) throw refused(`${type.replace(/^LOGICAL_/, '').toLowerCase()}`);
+  if (type === 'LOGICAL_GET') {
+    const fn = (node.name ?? '').toLowerCase();
+    if (FILE_FUNCTIONS.has(fn)) {
+      for (const path of filePaths(node)) if (!readDirs.some((d) => within(path, d))) throw refused(`${fn} outside the repository`);
+    } else if (!READING_FUNCTIONS.has(fn)) throw refused(`table function ${fn}`);
+  }
+  for (const child of node.children ?? []) walk(child, readDirs);
+}
+
+/** The files a Parquet scan reads, as DuckDB expanded them at bind (globs resolved); none known is refused. */
+function filePaths(node: PlanNode): string[] {
+  const files = (node.function_data as { files?: unknown } | undefined)?.files;
+  if (!Array.isArray(files) || files.length === 0) return ['?'];
+  return files.map((f) => (typeof f === 'string' ? f : '?'));
+}
+
+function within(path: string, dir: string): boolean {
+  const d = dir.endsWith('/') ? dir : dir + '/';
+  return path.startsWith(d) && !path.slice(d.length).split('/').includes('..');
+}
+
+function judgeFromParse(analysis: Analysis): void {
+  for (const f of analysis.tableFunctions) {
+    if (!READING_FUNCTIONS.has(f.name.toLowerCase())) throw refused(`table function ${f.name.toLowerCase()}`);
+  }
+}
+
+function literal(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+function refused(what: string): SqlError {
+  return new SqlError(SQLSTATE.insufficientPrivilege, `refused by the engine: ${what} is not a read of this version`);
+}

@@ -1,0 +1,99 @@
+// pgjdbc calls whose results test/clients-twins.test.ts compares between PostgreSQL 15 and the
+// gateway: one line "<check>: <result>" per call, an error as its SQLSTATE.
+// Usage: java -cp <dir>:/usr/share/java/postgresql.jar JdbcTwins HOST PORT DB USER
+import java.sql.*;
+import java.util.*;
+
+public class JdbcTwins {
+  interface Call { Object run() throws Exception; }
+
+  static void show(String name, Call c) {
+    String out;
+    try {
+      out = String.valueOf(c.run());
+    } catch (SQLException e) {
+      System.err.println("# " + name + ": " + e);
+      out = "ERROR " + e.getSQLState();
+    } catch (Exception e) {
+      System.err.println("# " + name + ": " + e);
+      out = "ERROR " + e.getClass().getSimpleName();
+    }
+    System.out.println(name + ": " + out);
+    System.out.flush();
+  }
+
+  static List<String> rows(ResultSet rs) throws SQLException {
+    List<String> out = new ArrayList<>();
+    int n = rs.getMetaData().getColumnCount();
+    while (rs.next()) {
+      StringBuilder b = new StringBuilder("(");
+      for (int i = 1; i <= n; i++) b.append(i > 1 ? ", " : "").append(rs.getString(i));
+      out.add(b.append(")").toString());
+    }
+    rs.close();
+    return out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Properties props = new Properties();
+    props.setProperty("user", args[3]);
+    props.setProperty("sslmode", "disable");
+    try (Connection conn = DriverManager.getConnection("jdbc:postgresql://" + args[0] + ":" + args[1] + "/" + args[2], props)) {
+      show("setDate on a date column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select customer_id, signup from sales.customers where signup >= ? order by customer_id limit 3")) {
+          ps.setDate(1, java.sql.Date.valueOf("2023-06-01"));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("setDate with a Calendar, equality", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup = ?")) {
+          ps.setDate(1, java.sql.Date.valueOf("2023-06-15"), Calendar.getInstance(TimeZone.getTimeZone("UTC")));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("setTimestamp on a date column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup < ?")) {
+          ps.setTimestamp(1, java.sql.Timestamp.valueOf("2023-06-01 10:30:00"));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("setObject(LocalDate) on a date column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup <= ?")) {
+          ps.setObject(1, java.time.LocalDate.of(2023, 6, 1));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("getFunctionColumns(textin)", () -> {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = conn.getMetaData().getFunctionColumns(null, "pg_catalog", "textin", null)) {
+          while (rs.next()) out.add(rs.getString("COLUMN_NAME") + " " + rs.getInt("COLUMN_TYPE") + " " + rs.getString("TYPE_NAME"));
+        }
+        Collections.sort(out);
+        return out.isEmpty() ? "none" : out.get(0);
+      });
+      show("declare with hold, then fetch in", () -> {
+        try (Statement st = conn.createStatement()) {
+          st.execute("declare \"SQL_CUR1\" cursor with hold for select order_id, amount from sales.orders order by order_id");
+          List<String> got = new ArrayList<>();
+          got.addAll(rows(st.executeQuery("fetch 30 in \"SQL_CUR1\"")));
+          got.addAll(rows(st.executeQuery("fetch 30 in \"SQL_CUR1\"")));
+          List<String> last = rows(st.executeQuery("fetch 30 in \"SQL_CUR1\""));
+          st.execute("close \"SQL_CUR1\"");
+          return got.size() + " " + last.size() + " " + got.get(0) + " " + last.get(last.size() - 1);
+        }
+      });
+      show("setFetchSize in a transaction", () -> {
+        conn.setAutoCommit(false);
+        try (PreparedStatement ps = conn.prepareStatement("select order_id, status from sales.orders where order_id > ? order by order_id")) {
+          ps.setFetchSize(9);
+          ps.setInt(1, 3);
+          List<String> got = rows(ps.executeQuery());
+          return got.size() + " " + got.get(0) + " " + got.get(got.size() - 1);
+        } finally {
+          conn.commit();
+          conn.setAutoCommit(true);
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,39 @@
+"""asyncpg's server-side cursors (Cursor.fetch, forward, fetchrow; iteration with prefetch) inside a
+transaction, printed for test/clients-twins.test.ts to compare with PostgreSQL 15."""
+import asyncio
+import asyncpg
+from _twins import HOST, PORT, DB, USER, show
+
+Q = "select order_id, amount, ordered_at from sales.orders where order_id > $1 order by order_id"
+
+
+async def main():
+    conn = await asyncpg.connect(host=HOST, port=PORT, database=DB, user=USER)
+    out = {}
+    try:
+        async with conn.transaction():
+            cur = await conn.cursor(Q, 10)
+            a = await cur.fetch(3)
+            moved = await cur.forward(5)
+            b = await cur.fetchrow()
+            c = await cur.fetch(100)
+            out["cursor fetch, forward, fetchrow"] = [[tuple(r) for r in a], moved, tuple(b), len(c), tuple(c[-1])]
+        async with conn.transaction():
+            seen = [r["order_id"] async for r in conn.cursor("select order_id from sales.orders order by order_id", prefetch=7)]
+            out["cursor iteration with prefetch 7"] = [len(seen), seen[:3], seen[-1]]
+        try:
+            async with conn.transaction():
+                cur = await conn.cursor("select cast(status as integer) from sales.orders")
+                await cur.fetch(5)
+            out["cursor over a failing cast"] = "no error"
+        except asyncpg.PostgresError as e:
+            out["cursor over a failing cast"] = f"ERROR {e.sqlstate}"
+        out["connection usable afterwards"] = await conn.fetchval("select count(*) from sales.orders")
+    finally:
+        await conn.close()
+    return out
+
+
+result = asyncio.run(main())
+for name, value in result.items():
+    show(name, lambda value=value: value)

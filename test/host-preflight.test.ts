@@ -1,0 +1,199 @@
+/**
+ * Every publisher command checks its inputs before it writes (signing key readable, private and
+ * usable without a terminal; sources readable; target writable) and a failure after writing began
+ * leaves nothing behind. Each case asserts the exact error and that the repository — every folder,
+ * file, mode and byte — is what it was. Runs on a local folder through the real CLI (no terminal:
+ * the child's stdio are pipes), and on s3rver through the library.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { S3Client } from '@aws-sdk/client-s3';
+import { importData } from '../src/host/import.js';
+import { initRepository } from '../src/host/repo.js';
+import type { S3TargetOptions } from '../src/host/target.js';
+import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { bucketBytes, treeBytes } from './support/tree.js';
+
+const run = promisify(execFile);
+const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
+const quiet = { progress: () => undefined };
+
+async function fdl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const r = await run(process.execPath, [CLI, ...args], { timeout: 120_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
+  }
+}
+
+let work: string;
+let root: string; // a repository with one version, the target of every refused command
+let csv: string;
+let key: string; // a usable private key (0600, no passphrase)
+before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'fdl-preflight-'));
+  root = path.join(work, 'repo');
+  csv = path.join(work, 'rows.csv');
+  writeFileSync(csv, 'a,b\n1,x\n2,y\n');
+  key = path.join(work, 'key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  assert.equal((await fdl('init', root)).code, 0);
+  const first = await fdl('import', root, '--table', `main.t=${csv}`, '--sign-key', key);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal((await fdl('tag', root, 'v1')).code, 0);
+});
+after(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Runs the command, expects exit 1 with exactly `fdl: <message>` and the repository unchanged. */
+async function refused(message: string, ...args: string[]): Promise<void> {
+  const before = treeBytes(root);
+  const r = await fdl(...args);
+  assert.equal(r.code, 1, `exit code of fdl ${args.join(' ')}`);
+  assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('fdl: ')).join('\n'), `fdl: ${message}`);
+  assert.equal(r.stdout, '');
+  assert.deepEqual(treeBytes(root), before, 'the repository is byte-identical');
+}
+
+describe('preflight: the signing key', () => {
+  it('a missing key file', async () => {
+    const k = path.join(work, 'no-such-key');
+    await refused(`--sign-key ${k}: no such file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
+    await refused(`--sign-key ${k}: no such file`, 'publish', root, '--catalog', path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'), '--sign-key', k);
+  });
+
+  it('a key others can read (mode 0644), as a git checkout leaves it', async () => {
+    const k = path.join(work, 'open-key');
+    copyFileSync(key, k);
+    chmodSync(k, 0o644);
+    const msg = `--sign-key ${k} can be read by others (mode 0644): run chmod 600 ${k}`;
+    await refused(msg, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
+    await refused(msg, 'expire', root, readFileSync(path.join(root, 'refs/tags/v1'), 'utf8').trim(), '--sign-key', k);
+  });
+
+  it('a public key, a folder, and garbage are not private keys', async () => {
+    const pub = path.join(work, 'pub-as-key');
+    copyFileSync(`${key}.pub`, pub);
+    chmodSync(pub, 0o600);
+    await refused(`--sign-key ${pub} is not an OpenSSH private key (Load key "${pub}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    await refused(`--sign-key ${work}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', work);
+  });
+
+  it('a passphrase-protected key with no terminal is refused at once (it used to hang after writing)', async () => {
+    const k = path.join(work, 'locked-key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'secret words', '-f', k]);
+    await refused(`--sign-key ${k} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
+  });
+});
+
+describe('preflight: sources and target', () => {
+  it('a missing source, a folder as source, an unknown format', async () => {
+    const gone = path.join(work, 'gone.csv');
+    await refused(`--table main.u=${gone}: no such file`, 'import', root, '--table', `main.t=${csv}`, '--table', `main.u=${gone}`);
+    await refused(`--table main.t=${work}: not a file`, 'import', root, '--table', `main.t=${work}`);
+    const odd = path.join(work, 'rows.xlsx');
+    writeFileSync(odd, 'x');
+    await refused(`cannot tell the format of ${odd}: use .csv, .tsv, .parquet, .json, .ndjson or .jsonl`, 'import', root, '--table', `main.t=${odd}`);
+  });
+
+  it('a --dataset that is not JSON, a missing --data-from', async () => {
+    const bad = path.join(work, 'dataset.json');
+    writeFileSync(bad, '{ nope');
+    const r = await fdl('import', root, '--table', `main.t=${csv}`, '--dataset', bad);
+    assert.match(r.stderr, new RegExp(`^fdl: ${bad.replaceAll('.', '\\.')} is not JSON: `));
+    await refused(`--data-from ${path.join(work, 'nowhere')}: no such folder`, 'publish', root, '--catalog', path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'), '--data-from', path.join(work, 'nowhere'));
+  });
+
+  it('a target whose versions/ or refs/ is not a folder', async () => {
+    const other = path.join(work, 'blocked');
+    assert.equal((await fdl('init', other)).code, 0);
+    writeFileSync(path.join(other, 'versions'), 'in the way\n');
+    const before = treeBytes(other);
+    const r = await fdl('import', other, '--table', `main.t=${csv}`);
+    assert.equal(r.stderr, `fdl: ${path.join(other, 'versions')} is not a folder, so nothing can be written under it\n`);
+    assert.deepEqual(treeBytes(other), before);
+    rmSync(path.join(other, 'versions'));
+    assert.equal((await fdl('import', other, '--table', `main.t=${csv}`)).code, 0);
+    rmSync(path.join(other, 'refs/tags'), { recursive: true, force: true });
+    writeFileSync(path.join(other, 'refs/tags'), 'in the way\n');
+    const before2 = treeBytes(other);
+    const t = await fdl('tag', other, 'v1');
+    assert.equal(t.code, 1);
+    assert.deepEqual(treeBytes(other), before2);
+  });
+});
+
+describe('rollback: a failure after writing began leaves nothing', () => {
+  for (const at of ['data', 'catalog', 'version']) {
+    it(`an import that fails after step "${at}" (local folder)`, async () => {
+      const before = treeBytes(root);
+      await assert.rejects(importData(root, { ...quiet, signKey: key, tables: [{ schema: 'main', table: 't', file: csv }], step: (s) => { if (s === at) throw new Error(`failed at ${at}`); } }), new RegExp(`^Error: failed at ${at}$`));
+      assert.deepEqual(treeBytes(root), before);
+    });
+  }
+
+  it('the loser of a branch race removes its whole version', async () => {
+    const other = path.join(work, 'race');
+    await initRepository(other);
+    await importData(other, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv }] });
+    let snapshot: string[] = [];
+    await assert.rejects(
+      importData(other, {
+        ...quiet,
+        tables: [{ schema: 'main', table: 't', file: csv }],
+        step: async (s) => {
+          if (s !== 'version') return;
+          await importData(other, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv }] });
+          snapshot = treeBytes(other).filter((l) => !l.startsWith('versions/') || true);
+        },
+      }),
+      /branch moved, retry/,
+    );
+    // what the winner left, minus the loser's files: exactly the winner's repository
+    const loserFree = treeBytes(other);
+    assert.equal(loserFree.length, snapshot.length - snapshot.filter((l) => !loserFree.includes(l)).length);
+    const versions = loserFree.filter((l) => /^versions\/[^/]+\/$/.test(l));
+    assert.equal(versions.length, 2, 'two published versions, the loser\'s is gone');
+    assert.equal(loserFree.filter((l) => l.includes('/pending ')).length, 0, 'no pending marker left');
+  });
+});
+
+describe('on S3 (s3rver)', () => {
+  let s3: S3Server;
+  let opts: S3TargetOptions;
+  let client: S3Client;
+  const loc = 's3://lake/pre/';
+  before(async () => {
+    s3 = await startS3('lake');
+    client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    opts = { client, endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS };
+    await initRepository(loc, { s3: opts });
+    await importData(loc, { ...quiet, s3: opts, tables: [{ schema: 'main', table: 't', file: csv }] });
+  });
+  after(async () => {
+    await s3?.close();
+  });
+
+  it('a bad key is refused before any write; a failed upload run is rolled back', async () => {
+    const before = await bucketBytes(client, 'lake', 'pre/');
+    const open = path.join(work, 's3-open-key');
+    copyFileSync(key, open);
+    chmodSync(open, 0o640);
+    await assert.rejects(importData(loc, { ...quiet, s3: opts, signKey: open, tables: [{ schema: 'main', table: 't', file: csv }] }), { message: `--sign-key ${open} can be read by others (mode 0640): run chmod 600 ${open}` });
+    assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before);
+    for (const at of ['data', 'version']) {
+      await assert.rejects(importData(loc, { ...quiet, s3: opts, signKey: key, tables: [{ schema: 'main', table: 't', file: csv }], step: (s) => { if (s === at) throw new Error(`failed at ${at}`); } }), { message: `failed at ${at}` });
+      assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before, `nothing left after a failure at ${at}`);
+    }
+  });
+});
+void mkdirSync;

@@ -1,0 +1,59 @@
+/**
+ * The differential corpus against PostgreSQL 15 (support/pg-corpus.ts): every statement ends the
+ * same, refused with 0A000/42883 and a hint, or as a difference docs/compatibility.md documents.
+ * No statement may answer differently in silence; each documented difference must still occur.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
+import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { RawPg } from './support/raw-pg.js';
+import { copySalesSchema } from './support/sales-mirror.js';
+import { answer, compare, corpusStatements, documentedDifferences, type State } from './support/pg-corpus.js';
+
+let pg: PgCluster;
+let gw: RunningGateway;
+const repos = copyFixtures('repos/basic');
+const conns: { pg?: RawPg; gw?: RawPg } = {};
+
+before(async () => {
+  [pg, gw] = await Promise.all([
+    startPgCluster({ settings: { TimeZone: 'UTC' } }),
+    startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+  ]);
+  conns.gw = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2', params: { TimeZone: 'UTC' } });
+  const setup = await RawPg.connect({ port: pg.port });
+  await copySalesSchema(pg, conns.gw);
+  await setup.close();
+  conns.pg = await RawPg.connect({ port: pg.port });
+}, { timeout: 120_000 });
+
+after(async () => {
+  await conns.gw?.close().catch(() => undefined);
+  await conns.pg?.close().catch(() => undefined);
+  await gw?.stop();
+  await pg?.stop();
+  repos.cleanup();
+}, { timeout: 30_000 });
+
+test('every corpus statement: same answer as PostgreSQL 15 (text and binary), refused with a hint, or a documented difference', { timeout: 240_000 }, async () => {
+  const statements = corpusStatements();
+  assert.ok(statements.length >= 1000, `${statements.length} statements`);
+  const documented = documentedDifferences(ROOT);
+  const used = new Set<string>();
+  const counts: Record<State, number> = { same: 0, refused: 0, documented: 0, undocumented: 0 };
+  const undocumented: string[] = [];
+  for (const sql of statements) {
+    const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
+    const result = compare(p, g);
+    if (result !== 'different') { counts[result]++; continue; }
+    const doc = documented.find((d) => d.pattern.test(sql));
+    if (doc) { counts.documented++; used.add(doc.source); continue; }
+    counts.undocumented++;
+    undocumented.push(`${sql}\n    PostgreSQL: ${JSON.stringify(p).slice(0, 300)}\n    gateway:    ${JSON.stringify(g).slice(0, 300)}`);
+  }
+  console.log(`corpus: ${statements.length} statements: same ${counts.same}, refused with a hint ${counts.refused}, documented difference ${counts.documented}, undocumented ${counts.undocumented}`);
+  assert.deepEqual(undocumented, [], 'statements answering differently without a documented reason');
+  assert.deepEqual(documented.map((d) => d.source).filter((s) => !used.has(s)), [], 'documented differences no statement shows any more (remove them from docs/compatibility.md)');
+});

@@ -1,0 +1,184 @@
+/**
+ * The differential corpus: statements over the fixture's sales schema (the PostgreSQL twin holds the
+ * same rows, support/sales-mirror.ts), each run on PostgreSQL 15 and the gateway in text and binary,
+ * and classified: the same answer; refused with a precise SQLSTATE and a hint; or a documented,
+ * deliberate difference listed in docs/compatibility.md ("Differential corpus: documented differences").
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
+
+const FROM = 'from sales.orders join sales.customers using (customer_id)';
+const INTS = ['qty', 'customer_id', 'order_id'];
+const TEXTS = ['name', 'status', 'email', 'country'];
+
+const INT_EXPRS = ['{c} + 1', '{c} - 3', '{c} * 2', '{c} / 2', '{c} % 3', '-{c}', 'abs({c} - 5)', '{c} / 0', '{c} % 0', '{c}::text', '{c}::numeric',
+  '{c}::float8 / 3', '{c}::int2', 'greatest({c}, 3)', 'least({c}, 3)', '{c} between 2 and 4', '{c} in (1, 2, 3)', 'nullif({c}, 2)',
+  'coalesce(nullif({c}, 2), 0)', "case when {c} > 2 then 'big' else 'small' end", '{c} & 3', '{c} | 4', '{c} # 5', '{c} << 1', '{c} >> 1',
+  '~{c}', 'sqrt({c})', 'power({c}, 2)', '{c} ^ 2', 'mod({c}, 4)', 'div({c}, 4)', 'sign({c} - 3)', 'ceil({c} / 3.0)', 'floor({c} / 3.0)',
+  'round({c} / 3.0, 2)', 'trunc({c} / 3.0, 1)', 'width_bucket({c}, 0, 10, 5)', '{c}::bigint * 1000000000', 'gcd({c}, 6)', 'lcm({c}, 4)',
+  'exp({c} / 10.0)', 'ln({c} + 1)', 'log({c} + 1)', 'log10({c} + 1)', 'cbrt({c})', '{c} / 7.0', '{c}::numeric / 7', 'pg_typeof({c})',
+  "format('%s-%s', {c}, {c} * 2)", '({c}, {c} + 1)', 'row({c}, null)', '{c}::float4', '{c}::numeric(6,2)', '{c}::text::int8', '{c} = any(array[1, 2])'];
+const NUM_EXPRS = ['{c} + 1', '{c} * 2', '{c} / 3', '{c} / 0', 'round({c})', 'round({c}, 1)', 'trunc({c})', 'ceil({c})', 'floor({c})', '{c}::int4', '{c}::text',
+  '{c}::float8', 'abs(-{c})', '{c}::numeric(10,1)', '{c} % 7', 'sign({c})', 'scale({c})', '{c} > 50', "to_char({c}, '999.99')", 'pg_typeof({c})',
+  '{c} * 1.5', '{c} - 0.005', '{c}::numeric', 'sum({c}) over (order by order_id)', '{c} * {c}', 'sqrt({c})'];
+const TEXT_EXPRS = ['upper({c})', 'lower({c})', 'length({c})', 'char_length({c})', 'octet_length({c})', "{c} || '!'", 'concat({c}, 1, null)',
+  "concat_ws('-', {c}, 'x')", 'substr({c}, 2, 3)', 'substring({c} from 2 for 3)', 'left({c}, 2)', 'right({c}, 2)', "lpad({c}, 12, '*')",
+  "rpad({c}, 12, '*')", 'trim({c})', "ltrim({c}, 'C')", "rtrim({c}, 'r')", "btrim({c}, 'C')", "replace({c}, 'a', 'A')", 'reverse({c})',
+  'repeat({c}, 2)', "position('a' in {c})", "strpos({c}, 'e')", "split_part({c}, ' ', 2)", 'initcap({c})', 'md5({c})', 'ascii({c})',
+  "{c} like 'C%'", "{c} ilike 'c%'", "{c} ~ '^C'", "{c} ~* 'o'", "{c} !~ 'x'", "regexp_replace({c}, '[aeiou]', '_')",
+  "regexp_replace({c}, '[aeiou]', '_', 'g')", "translate({c}, 'aeiou', 'AEIOU')", "format('[%s]', {c})", 'quote_literal({c})',
+  'quote_ident({c})', "string_to_array({c}, ' ')", "starts_with({c}, 'C')", '{c}::char(4)', '{c}::varchar(3)', "{c} = 'paid'", "{c} < 'M'",
+  '{c} is null', "coalesce({c}, '?')", "{c} similar to 'C%'", "regexp_matches({c}, 'a')", "array_to_string(string_to_array({c}, ' '), '+')",
+  "format('%I', {c})", "format('%L', {c})", "{c} not like '%e%'", 'pg_typeof({c})', "{c} || 1", "upper({c}) collate \"C\""];
+const DATE_EXPRS = ['{c} + 1', '{c} - 1', "{c} + interval '1 month'", "{c} - date '2023-01-01'", 'extract(year from {c})', 'extract(month from {c})',
+  'extract(dow from {c})', 'extract(doy from {c})', 'extract(epoch from {c})', "date_part('day', {c})", "date_trunc('month', {c})",
+  "date_trunc('year', {c})", "to_char({c}, 'YYYY-MM')", '{c}::timestamp', '{c}::text', "{c} > date '2023-06-01'", "age(date '2025-01-01', {c})",
+  'make_date(2020, 1, 1) - {c}', '{c} + 7', "to_char({c}, 'FMDD/FMMM/YYYY Dy')", 'pg_typeof({c})', "{c} between date '2023-01-01' and date '2023-12-31'"];
+const TS_EXPRS = ["date_trunc('hour', {c})", "date_trunc('day', {c})", "date_trunc('week', {c})", "date_trunc('quarter', {c})", 'extract(hour from {c})',
+  'extract(minute from {c})', 'extract(epoch from {c})', '{c}::date', '{c}::time', '{c}::text', "{c} + interval '90 minutes'",
+  "{c} - interval '1 day 2 hours'", "{c} - timestamp '2024-01-01'", "to_char({c}, 'YYYY-MM-DD HH24:MI')", "to_char({c}, 'Day DD Month')",
+  "date_bin(interval '1 hour', {c}, timestamp '2000-01-01')", "{c} at time zone 'UTC'", "{c} at time zone 'America/New_York'",
+  "age({c}, timestamp '2024-01-01')", "justify_hours({c} - timestamp '2024-01-01')", '{c}::timestamptz', "date_part('isodow', {c})",
+  'extract(week from {c})', "to_char({c}, 'HH12:MI AM')", "{c} > timestamp '2024-02-01'", 'pg_typeof({c})', "extract(quarter from {c})"];
+const BOOL_EXPRS = ['not {c}', '{c} and true', '{c} or null', '{c}::int', '{c}::text', '{c} is true', '{c} is distinct from false', 'case when {c} then 1 end'];
+const AGGS = ['count({c})', 'count(distinct {c})', 'min({c})', 'max({c})', 'sum({c})', 'avg({c})', 'stddev({c})', 'variance({c})',
+  "string_agg({c}::text, ',' order by {c}::text)", 'array_agg({c} order by {c})', 'json_agg({c} order by {c})', 'bool_and({c} is not null)',
+  'percentile_cont(0.5) within group (order by {c})', 'mode() within group (order by {c})', 'count(*) filter (where {c} is null)'];
+const WINDOWS = ['row_number() over (order by {c}, order_id)', 'rank() over (order by {c})', 'dense_rank() over (order by {c})',
+  'lag({c}) over (order by order_id)', 'lead({c}, 2) over (order by order_id)', 'first_value({c}) over (partition by status order by order_id)',
+  'ntile(3) over (order by order_id)', 'cume_dist() over (order by {c})', 'percent_rank() over (order by {c})',
+  'count({c}) over (order by order_id rows between 1 preceding and 1 following)', 'last_value({c}) over (order by order_id rows between unbounded preceding and unbounded following)'];
+const ALL_COLUMNS = ['order_id', 'customer_id', 'amount', 'qty', 'ordered_at', 'status', 'name', 'email', 'country', 'signup', 'vip'];
+const AGG_COLUMNS = ['qty', 'amount', 'customer_id', 'ordered_at', 'name', 'status', 'signup'];
+
+const FIXED = [
+  'select generate_series(1, 5)', 'select generate_series(1, 10, 3), 1 as x', "select generate_series(date '2024-01-01', date '2024-01-05', interval '1 day')",
+  "select d::date from generate_series(timestamp '2024-01-01', timestamp '2024-01-07', interval '2 days') d", 'select a from generate_series(1, 3) a',
+  'select * from generate_series(1, 4)', 'select n, n * 2 from generate_series(1, 4) as t(n)', 'select unnest(array[1, 2, 3])',
+  "select * from unnest(array['a', 'b']) with ordinality", 'select status, count(*) from sales.orders group by rollup (status) order by 1',
+  'select status, qty, count(*) from sales.orders group by grouping sets ((status), (qty), ()) order by 1, 2',
+  'select status, qty > 2, count(*) from sales.orders group by cube (status, qty > 2) order by 1, 2',
+  'select status, grouping(status), count(*) from sales.orders group by rollup (status) order by 1',
+  'select 1 union select 2 order by 1', 'select 1 union all select 1', 'select 2 except select 1', 'select 1 intersect select 1',
+  "select interval '1 day' + interval '25 hours'", "select interval '1 month' * 3", "select interval '90 minutes'", "select interval '1 year 2 months 3 days 04:05:06'",
+  "select date '2024-02-29' + interval '1 year'", "select timestamp '2024-03-10 01:30' + interval '1 hour'", "select timestamptz '2024-06-01 12:00+02'",
+  "select timestamptz '2024-06-01 12:00+02' at time zone 'Asia/Tokyo'", "select '2024-01-01'::date - '2023-01-01'::date",
+  "select extract(epoch from interval '1 day 1 hour')", "select justify_days(interval '35 days')", "select justify_interval(interval '1 mon -1 hour')",
+  'select 7 / 2, -7 / 2, 7 % -3, 7.0 / 2, 2 ^ 10, 10 / 3.0', 'select 1 / 0', 'select 1.5 / 0', 'select 1::float8 / 0', 'select 5 % 0',
+  'select 1234567890123456789012345678901234567::numeric', 'select 0.1 + 0.2', 'select 0.1::float8 + 0.2', 'select 1e300 * 10',
+  'select 123.456::numeric(5,1)', 'select 99.995::numeric(4,2)', "select '1.50'::numeric * 2", 'select 10::numeric / 4', 'select round(2.5), round(-2.5), round(2.5::float8)',
+  "select 'abc'::char(2), 'a'::char(3) || 'b', 'abcd'::varchar(2)", "select 'x'::text || null", "select concat('a', null, 'b')",
+  "select row(1, 'a', null)", "select (1, 2) = (1, 2)", "select (1, 'x') < (2, 'a')", "select row(1, 2.5, 'a b', date '2024-01-01')",
+  "select format('%s, %s and %s', 'a', 'b', 'c')", "select format('%2$s %1$s', 'world', 'hello')", "select format('%%')",
+  "select json_build_object('a', 1, 'b', 'x')", "select to_json('x'::text)", "select to_json(array[1, 2])", "select '{\"a\": 1}'::json -> 'a'",
+  "select '{\"a\": {\"b\": 2}}'::json #>> '{a,b}'", "select json_agg(x) from generate_series(1, 3) x", "select json_array_length('[1, 2, 3]')",
+  "select array[1, 2] || 3", "select array[1, 2] || array[3]", "select array_length(array[1, 2, 3], 1)", "select cardinality(array[1, 2])",
+  "select array[1, 2, 3] @> array[2]", "select array_to_string(array['a', null, 'c'], ',')", "select array_to_string(array['a', null, 'c'], ',', '*')",
+  "select string_to_array('a,b,,c', ',')", "select array_position(array['a', 'b'], 'b')", "select array_remove(array[1, 2, 1], 1)",
+  "select array_cat(array[1], array[2])", "select (array[10, 20, 30])[2]", "select (array[10, 20, 30])[2:3]",
+  "select encode('abc'::bytea, 'hex')", "select decode('616263', 'hex')", "select md5('abc')", "select 'abc'::bytea",
+  "select to_char(timestamp '2024-03-05 14:07:09', 'YYYY-MM-DD HH24:MI:SS.MS')", "select to_char(date '2024-03-05', 'Month DD, YYYY')",
+  "select to_date('2024-03-05', 'YYYY-MM-DD')", "select to_timestamp('05/03/2024 14:07', 'DD/MM/YYYY HH24:MI')", "select to_number('1,234.50', '9G999D99')",
+  "select to_timestamp(0)", "select age(timestamp '2024-03-01', timestamp '2024-01-01')", "select date_trunc('month', date '2024-03-15')",
+  "select date_trunc('day', timestamptz '2024-03-15 10:00+00')", "select pg_typeof(1), pg_typeof(1.5), pg_typeof('a'::text), pg_typeof(now())",
+  "select pg_size_pretty(12345678::bigint)", "select initcap('o''brien mc-donald')", "select width_bucket(15, 0, 100, 10)",
+  "select split_part('a.b.c', '.', -1)", "select left('abc', -1), right('abc', -1)", "select repeat('ab', 0)", "select lpad('abc', 2)",
+  "select 'A' < 'a', 'a' < 'B'", "select upper('ß'), lower('Ä')", "select length('Zoë'), octet_length('Zoë')", "select chr(9731), ascii('☃')",
+  "select 'x' || 1 || true", "select true::text, false::int, 't'::boolean, 'yes'::boolean", "select 1::boolean, 0::boolean",
+  "select null::int is null, null = null, null is distinct from null", "select coalesce(null, null, 3)", "select greatest(1, null, 3), least(null, 2)",
+  "select nullif(1, 1), nullif(1, 2)", "select case 1 when 1 then 'one' end", "select 'abc' ~ 'b', 'abc' ~ '^b'",
+  "select regexp_replace('aaa', 'a', 'b')", "select regexp_replace('aaa', 'a', 'b', 'g')", "select regexp_replace('Hello', 'L', 'x', 'gi')",
+  "select regexp_matches('abc123', '[0-9]+')", "select substring('hello' from 'l+')", "select 'abc' similar to 'a%'",
+  "select gen_random_uuid() is not null", "select now() is not null, current_date is not null", "select 5::int2 * 10000",
+  "select 2147483647::int4 + 1", "select 9223372036854775807::int8 + 1", "select (-2147483648)::int4 / -1", "select 32767::int2 + 1::int2",
+  "select 'NaN'::float8, 'Infinity'::float8, '-Infinity'::float8", "select 'NaN'::numeric", "select 1.0e-5::float8, 1.0e16::float8, 123456789.123::float4",
+  "select 0.1::float4", "select 100000000000000000000::float8", "select 3.14159265358979::float8", "select -0.0::float8",
+  "select count(*) from sales.orders tablesample bernoulli (100)", "select count(*) from sales.orders tablesample system (0)",
+  "select exists (select 1 from sales.orders where qty > 3)", "select (select max(qty) from sales.orders)",
+  "select c.name, (select count(*) from sales.orders o where o.customer_id = c.customer_id) from sales.customers c order by c.customer_id",
+  "select c.customer_id, o.order_id from sales.customers c left join sales.orders o on o.customer_id = c.customer_id and exists (select 1 from sales.orders x where x.order_id = o.order_id and x.qty > 3) order by 1, 2 nulls first",
+  "select count(*) from sales.customers c where not exists (select 1 from sales.orders o where o.customer_id = c.customer_id)",
+  "select status, count(*) filter (where qty > 2), avg(qty)::numeric(6,3) from sales.orders group by status order by status",
+  "select distinct on (status) status, order_id from sales.orders order by status, order_id desc",
+  "select * from (values (1, 'a'), (2, null)) as v(n, s) order by n", "select 1 as a, 2 as a", "select 1 limit 0", "select 1 offset 1",
+  "select order_id from sales.orders order by order_id fetch first 3 rows only", "select qty from sales.orders order by qty desc, order_id limit 3 offset 2",
+  "with t as (select qty from sales.orders) select max(qty) from t", "with recursive r(n) as (select 1 union all select n + 1 from r where n < 5) select sum(n) from r",
+  "select current_setting('TimeZone')", "select 'a' = 'a '::char(2)", "select 'a '::varchar = 'a'", "select length('a '::char(3))",
+];
+
+/** Every statement of the corpus, each once. */
+export function corpusStatements(): string[] {
+  const out: string[] = [];
+  const apply = (templates: string[], cols: string[]) => {
+    for (const c of cols) for (const t of templates) out.push(`select order_id, ${t.replaceAll('{c}', c)} as v ${FROM} order by order_id limit 12`);
+  };
+  apply(INT_EXPRS, INTS);
+  apply(NUM_EXPRS, ['amount']);
+  apply(TEXT_EXPRS, TEXTS);
+  apply(DATE_EXPRS, ['signup', 'ordered_at::date']);
+  apply(TS_EXPRS, ['ordered_at']);
+  apply(BOOL_EXPRS, ['vip', '(qty > 2)', '(name is null)']);
+  apply(TEXT_EXPRS, ["(status || '/' || country)"]);
+  for (const c of AGG_COLUMNS) {
+    for (const a of AGGS) {
+      const agg = a.replaceAll('{c}', c);
+      out.push(`select ${agg} ${FROM}`);
+      out.push(`select status, ${agg} ${FROM} group by status order by status`);
+    }
+  }
+  for (const c of ['qty', 'amount', 'name', 'ordered_at']) for (const w of WINDOWS) out.push(`select order_id, ${w.replaceAll('{c}', c)} ${FROM} order by order_id`);
+  // NULL ordering: PostgreSQL puts NULLs last ascending and first descending.
+  for (const c of ALL_COLUMNS) {
+    for (const dir of ['', ' desc', ' nulls first', ' desc nulls last']) out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
+    out.push(`select ${c} ${FROM} order by order_id`);
+  }
+  out.push(...FIXED);
+  return [...new Set(out)];
+}
+
+export interface Answer {
+  error?: { code: string; hint?: string };
+  columns?: Array<[string, number]>;
+  text?: Array<Array<string | null>>;
+  binary?: Array<Array<string | null>>;
+}
+
+const rowsOf = (r: QueryResult, enc: BufferEncoding) => r.dataRows.map((d) => splitDataRow(d).map((v) => (v === null ? null : v.toString(enc))));
+
+/** One statement in text and in binary on one connection. */
+export async function answer(c: RawPg, sql: string): Promise<Answer> {
+  const t = await c.query(sql);
+  if (t.error) return { error: { code: t.error.code, ...(t.error.hint ? { hint: t.error.hint } : {}) } };
+  const b = await c.query(sql, { resultFormats: [1] });
+  if (b.error) return { error: { code: b.error.code, ...(b.error.hint ? { hint: b.error.hint } : {}) } };
+  return { columns: (t.rowDescription?.fields ?? []).map((f) => [f.name, f.dataTypeID]), text: rowsOf(t, 'utf8'), binary: rowsOf(b, 'hex') };
+}
+
+export type State = 'same' | 'refused' | 'documented' | 'undocumented';
+
+/** A documented difference: a pattern over statement texts and why (docs/compatibility.md). */
+export interface Documented { pattern: RegExp; source: string }
+
+/** The documented differences, read from docs/compatibility.md so the doc and the test agree. */
+export function documentedDifferences(root: string): Documented[] {
+  const doc = readFileSync(join(root, 'docs', 'compatibility.md'), 'utf8');
+  const start = doc.indexOf('### Differential corpus: documented differences');
+  if (start < 0) throw new Error('docs/compatibility.md has no "Differential corpus: documented differences" section');
+  const section = doc.slice(start).split(/\n#{2,3} /)[0]!.split('\n').slice(1).join('\n');
+  const out: Documented[] = [];
+  for (const line of section.split('\n')) {
+    // A pattern is the first cell, in backquotes; `\|` stands for the regex alternation bar (markdown tables).
+    const m = /^\|\s*`((?:[^`\\]|\\.)+)`\s*\|/.exec(line);
+    if (m) out.push({ pattern: new RegExp(m[1]!.replaceAll('\\|', '|'), 'i'), source: m[1]! });
+  }
+  return out;
+}
+
+/** Same answer; refused with a precise SQLSTATE and a hint; or different. */
+export function compare(pg: Answer, gw: Answer): 'same' | 'refused' | 'different' {
+  if (JSON.stringify(pg) === JSON.stringify(gw)) return 'same';
+  if (pg.error && gw.error && pg.error.code === gw.error.code) return 'same';
+  if (gw.error && ['0A000', '42883'].includes(gw.error.code) && gw.error.hint) return 'refused';
+  return 'different';
+}
