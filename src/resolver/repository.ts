@@ -229,6 +229,8 @@ export class Repository {
     }
     if (h !== null) return this.finish(requested, head, 'branch', h, seen);
     if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
+    const byPrefix = await this.versionByPrefix(name, shown);
+    if (byPrefix !== null) return { requested, ref: null, kind: 'version', versionId: byPrefix };
     const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
     throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.name} (tried ${tried.join(', ')})`, undefined, await this.refsHint(shown));
   }
@@ -385,6 +387,28 @@ export class Repository {
   // ------------------------------------------------------------------ versions
 
   /** version.json present = version complete (spec Part 3). Positive answers are kept forever. */
+  /**
+   * Git's short IDs: a name that is no ref and holds at least 8 hex digits (dashes allowed) names
+   * the one complete version whose ID starts with it; two or more are 3D000, listing only those
+   * `shown` lets the client see. Versions are those the store lists, else those the refs name.
+   */
+  private async versionByPrefix(name: string, shown?: (fullRef: string) => boolean): Promise<string | null> {
+    if (!/^[0-9a-f][0-9a-f-]*$/.test(name) || name.replace(/-/g, '').length < 8) return null;
+    const ids = this.store.list
+      ? (await this.store.list('versions/')).map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1]).filter((id): id is string => id !== undefined)
+      : (await this.listRefs()).map((r) => r.versionId);
+    const matches = [...new Set(ids.filter((id) => id.startsWith(name) && isVersionId(id)))].sort();
+    if (matches.length === 1) return (await this.versionExists(matches[0]!)) ? matches[0]! : null;
+    if (matches.length === 0) return null;
+    const visible = matches.filter((id) => !shown || shown(`versions/${id}`));
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `ambiguous version ID prefix "${name}" in repository ${this.name}: ${matches.length} versions start with it`,
+      visible.length ? `candidates: ${visible.join(', ')}` : undefined,
+      'give more digits of the version ID',
+    );
+  }
+
   private async versionExists(id: string, seen?: Freshness): Promise<boolean> {
     return (await this.readVersionBytes(id, seen)) !== null;
   }
