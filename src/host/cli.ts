@@ -13,6 +13,7 @@ import { verifyRepository } from './verify.js';
 import { expireVersion } from './expire.js';
 import { buildDemo } from './demo.js';
 import { registerPushCommand } from './push-cmd.js';
+import { registerGcCommand } from './gc-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
@@ -30,6 +31,7 @@ function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
 }
 
 export function registerHostCommands(program: Command): void {
+  registerGcCommand(program);
   registerPushCommand(program);
   program
     .command('init')

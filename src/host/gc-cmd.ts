@@ -1,0 +1,21 @@
+/** `fdl gc LOCATION [--dry-run] [--grace DURATION]`: the command line of src/host/gc.ts. */
+import type { Command } from 'commander';
+import { collectGarbage, parseDuration } from './gc.js';
+
+export function registerGcCommand(program: Command): void {
+  program
+    .command('gc')
+    .description('remove data files no unexpired version reads and version folders no writer finished (older than --grace); never what a live version or a running writer needs')
+    .argument('<LOCATION>')
+    .option('--dry-run', 'only list what would be removed')
+    .option('--grace <DURATION>', 'keep unreferenced objects and writers\' pending markers younger than this (e.g. 30m, 12h, 7d)', '24h')
+    .action(async (location: string, o: { dryRun?: boolean; grace: string }) => {
+      try {
+        const r = await collectGarbage(location, { dryRun: o.dryRun, graceMs: parseDuration(o.grace), report: (l) => process.stderr.write(l + '\n') });
+        process.stdout.write(`${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)); kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`);
+      } catch (e) {
+        process.stderr.write(`fdl: ${(e as Error).message}\n`);
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,97 @@
+/**
+ * What a repository holds, as gc and verify judge it: each version folder (complete when
+ * version.json is there, expired, or unfinished; a writer's pending marker and its age), the data
+ * and delete files each complete version's frozen snapshot reads (the gateway's own catalog
+ * reader decides), and every object under data_dir with its age.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { openCatalog } from '../lake/index.js';
+import { isVersionId } from '../resolver/names.js';
+import { parseVersionJson } from '../resolver/records.js';
+import { readSettings, readStore } from './repo.js';
+import type { WriteTarget } from './target.js';
+import { PENDING_MARKER } from './write-journal.js';
+
+export interface VersionFolder {
+  id: string;
+  keys: { key: string; modified: number }[];
+  complete: boolean;
+  expired: boolean;
+  /** When the pending marker was written, if there is one. */
+  pendingSince: number | null;
+  /** Newest object in the folder (ms). */
+  newest: number;
+}
+
+export interface Inventory {
+  dataDir: string;
+  versions: VersionFolder[];
+  /** Data-dir-relative paths read by complete versions that are not expired. */
+  liveFiles: Set<string>;
+  /** … and by every complete version, expired included. */
+  anyFiles: Set<string>;
+  /** Objects under data_dir (keys relative to the root) with their age. */
+  dataObjects: { key: string; modified: number }[];
+}
+
+/** Top-level names that are the repository's own, never data (when data_dir is the root). */
+const OWN = /^(versions|refs)\/|^[^/]+$/;
+
+export async function takeInventory(target: WriteTarget): Promise<Inventory> {
+  const settings = await readSettings(target);
+  const store = await readStore(target);
+  const byId = new Map<string, VersionFolder>();
+  for (const o of await target.listAged('versions/')) {
+    const [, id, ...rest] = o.key.split('/');
+    if (!id || rest.length === 0) continue;
+    let v = byId.get(id);
+    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, newest: 0 }));
+    v.keys.push(o);
+    v.newest = Math.max(v.newest, o.modified);
+    const name = rest.join('/');
+    if (name === 'version.json') v.complete = true;
+    else if (name === 'expired.json') v.expired = true;
+    else if (name === PENDING_MARKER) v.pendingSince = o.modified;
+  }
+  const liveFiles = new Set<string>();
+  const anyFiles = new Set<string>();
+  const tmp = await mkdtemp(join(tmpdir(), 'fdl-inventory-'));
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  try {
+    let n = 0;
+    for (const v of byId.values()) {
+      if (!v.complete) continue;
+      // A complete version whose catalog cannot be read stops everything: its files stay unknown.
+      if (!isVersionId(v.id)) throw new Error(`versions/${v.id}: not a version id`);
+      const rec = parseVersionJson((await target.read(`versions/${v.id}/version.json`))!.body, v.id);
+      const cat = rec.catalogs[0]!;
+      const file = join(tmp, `${n}.duckdb`);
+      await store.download(`versions/${v.id}/${cat.path}`, file, { sha256: cat.sha256, expectedSize: cat.size });
+      const alias = `inv${n++}`;
+      try {
+        const lake = await openCatalog(conn, file, alias);
+        for (const t of lake.tables) {
+          for (const f of t.files) {
+            anyFiles.add(f.path);
+            if (!v.expired) liveFiles.add(f.path);
+          }
+        }
+      } catch (e) {
+        throw new Error(`version ${v.id}: its catalog cannot be read, so the files it needs are unknown: ${(e as Error).message.split('\n')[0]}`);
+      } finally {
+        await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+        await rm(file, { force: true });
+      }
+    }
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await rm(tmp, { recursive: true, force: true });
+  }
+  const dataObjects = (await target.listAged(settings.dataDir)).filter((o) => settings.dataDir !== '' || !OWN.test(o.key));
+  return { dataDir: settings.dataDir, versions: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), liveFiles, anyFiles, dataObjects };
+}
