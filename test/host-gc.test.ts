@@ -1,10 +1,10 @@
 /**
  * fdl gc: files only an expired version read go; nothing a live version reads, nothing younger
- * than the grace period. (The concurrent-writer and crashed-writer cases are still open.)
+ * than the grace period, nothing a running writer is writing (even with --grace 0).
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { initRepository } from '../src/host/repo.js';
 import { verifyRepository } from '../src/host/verify.js';
 import { openRepository } from '../src/resolver/repository.js';
 import { FsStore } from '../src/store/fs-store.js';
+import { openVersion } from './support/lake-fixtures.js';
 import { treeBytes } from './support/tree.js';
 
 const run = promisify(execFile);
@@ -56,7 +57,68 @@ async function rowsOf(root: string, ref: string): Promise<string> {
   return (await repo.resolve(ref)).versionId;
 }
 
+/** Column a of main.t as the native reader sees version `id`. */
+async function tRows(root: string, id: string): Promise<number[]> {
+  const o = await openVersion({ root, dataDir: 'data', catalogFile: path.join(root, 'versions', id, 'ducklake.duckdb') });
+  try {
+    return (await o.conn.runAndReadAll('SELECT a FROM main.t ORDER BY a')).getRowsJson().map((r) => Number(r[0]));
+  } finally {
+    o.close();
+  }
+}
+
 describe('fdl gc', () => {
+  it('--grace 0 while an import runs: keeps the writer\'s files; afterwards every live version still reads its rows', async () => {
+    const root = path.join(work, 'writer');
+    await initRepository(root);
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] })).versionId;
+    const v1Files = dataFiles(root);
+    const v2 = (await importData(root, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: csv('a\n2\n') }, { schema: 'main', table: 'u', file: csv('b\n2\n') }] })).versionId;
+    const v3 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n3\n') }] })).versionId;
+    await expireVersion(root, v1);
+    // v4 stops once its data file is in place (pending marker written, no version.json yet)
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let paused!: () => void;
+    const atData = new Promise<void>((r) => (paused = r));
+    const writer = importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n4\n') }], step: async (s) => {
+      if (s === 'data') {
+        paused();
+        await gate;
+      }
+    } });
+    await atData;
+    const before = dataFiles(root);
+    const during = await collectGarbage(root, { graceMs: 0 });
+    assert.equal(during.writers.length, 1, 'the paused import is a running writer, --grace 0 or not');
+    assert.deepEqual(during.removed, []);
+    assert.deepEqual(dataFiles(root), before);
+    release();
+    const v4 = (await writer).versionId;
+    const r = await run(process.execPath, [CLI, 'gc', root, '--grace', '0']);
+    assert.match(r.stdout, /^removed 1 object\(s\)/);
+    assert.deepEqual(dataFiles(root), before.filter((f) => !v1Files.includes(f)), 'only the expired version\'s own file went');
+    assert.deepEqual((await verifyRepository(root)).problems, []);
+    assert.deepEqual(await tRows(root, v2), [2]);
+    assert.deepEqual(await tRows(root, v3), [2, 3]);
+    assert.deepEqual(await tRows(root, v4), [2, 3, 4]);
+    assert.equal(await rowsOf(root, 'main'), v4);
+  });
+
+  it('refuses to remove a file some kept version\'s files.json names, even when its catalog does not', async () => {
+    const root = path.join(work, 'second-account');
+    await initRepository(root);
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] })).versionId;
+    writeFileSync(path.join(root, 'data/main/t/stray.parquet'), 'x');
+    const fj = path.join(root, 'versions', v1, 'files.json');
+    const j = JSON.parse(readFileSync(fj, 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
+    j.tables['main.t']!.files.push({ path: 'main/t/stray.parquet' });
+    writeFileSync(fj, JSON.stringify(j));
+    const before = dataFiles(root);
+    await assert.rejects(collectGarbage(root, { graceMs: 0 }), /files\.json names 1 file\(s\) its catalog does not \(data\/main\/t\/stray\.parquet\): nothing removed/);
+    assert.deepEqual(dataFiles(root), before);
+  });
+
   it('removes only the files an expired version alone read; verify passes before and after', async () => {
     const root = path.join(work, 'expired');
     await initRepository(root);

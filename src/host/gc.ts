@@ -1,13 +1,21 @@
 /**
  * fdl gc: removes data and delete files that no unexpired version reads, and version folders a
  * writer never finished — never anything a live version or a running writer may need.
- * A running writer is a pending marker younger than the grace period: while one exists, files of
- * expired versions are kept too (it may build on one). An object is removed only when it is older
- * than the grace period, so files of a writer that started after gc looked are safe as well.
+ * A running writer is a pending marker younger than the grace period, or one whose process is
+ * still alive on this host (whatever --grace says): while one exists, files of expired versions
+ * are kept too (it may build on one), and so is every object written since its marker (the files
+ * it is writing, which no catalog names yet). An object is removed only when it is older than the
+ * grace period, so files of a writer that started after gc looked are safe as well. Before
+ * removing anything, the files.json of every version gc must keep is read as a second, independent
+ * account: a candidate it names (or a version without one) stops the run.
  */
-import { takeInventory } from './inventory.js';
+import { hostname } from 'node:os';
+import { type Inventory, takeInventory, type VersionFolder } from './inventory.js';
 import { checkWritableTarget } from './preflight.js';
-import { openTarget, type S3TargetOptions } from './target.js';
+import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+
+/** Clock and timestamp-granularity slack when comparing an object's age with a writer's marker. */
+const WRITER_SLACK_MS = 60_000;
 
 export const DEFAULT_GRACE_MS = 24 * 3600_000;
 
@@ -45,9 +53,12 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   const inv = await takeInventory(target);
   const now = opts.now ?? Date.now();
   const old = (t: number) => t < now - grace;
-  const writers = inv.versions.filter((v) => !v.complete && v.pendingSince !== null && !old(v.pendingSince)).map((v) => v.id);
-  for (const w of writers) say(`writer running: versions/${w}/ (pending marker younger than the grace period): kept, and expired versions' files too`);
+  const running = inv.versions.filter((v) => !v.complete && v.pendingSince !== null && (!old(v.pendingSince) || writerAlive(v)));
+  const writers = running.map((v) => v.id);
+  for (const w of writers) say(`writer running: versions/${w}/ (pending marker younger than the grace period, or its process is alive): kept, with expired versions' files and every object written since`);
   const needed = writers.length ? inv.anyFiles : inv.liveFiles;
+  // A running writer's own files are in no catalog yet: keep whatever is as new as its marker.
+  const writersSince = Math.min(...running.map((v) => v.pendingSince! - WRITER_SLACK_MS));
 
   const removed: string[] = [];
   const unfinished: string[] = [];
@@ -65,8 +76,15 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   for (const o of inv.dataObjects) {
     const rel = o.key.slice(inv.dataDir.length);
     if (needed.has(rel)) continue;
-    if (!old(o.modified)) keptYoung.push(o.key);
+    if (!old(o.modified) || o.modified >= writersSince) keptYoung.push(o.key);
     else removed.push(o.key);
+  }
+  const candidates = removed.filter((k) => k.startsWith(inv.dataDir) && !k.startsWith('versions/'));
+  try {
+    await confirmUnreferenced(target, inv, writers.length > 0, candidates);
+  } catch (e) {
+    if (!opts.dryRun) throw e;
+    say(`a real run would stop here: ${(e as Error).message}`);
   }
   for (const k of removed) {
     say(`${opts.dryRun ? 'would remove' : 'removing'} ${k}`);
@@ -74,4 +92,39 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   }
   if (keptYoung.length) say(`kept ${keptYoung.length} unreferenced object(s) younger than the grace period`);
   return { removed, unfinished, keptYoung, writers };
+}
+
+/** The marker's process still runs on this host (signal 0 only asks). Another host's writer is judged by age alone. */
+function writerAlive(v: VersionFolder): boolean {
+  if (!v.writer || v.writer.host !== hostname()) return false;
+  try {
+    process.kill(v.writer.pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/**
+ * The second account: every data and delete file named by the files.json of a version gc keeps
+ * (every complete version while a writer runs, else the unexpired ones). Any candidate named
+ * there, or a kept version without files.json, means the two accounts disagree: nothing is removed.
+ */
+async function confirmUnreferenced(target: WriteTarget, inv: Inventory, withExpired: boolean, candidates: string[]): Promise<void> {
+  if (candidates.length === 0) return;
+  const named = new Set<string>();
+  for (const v of inv.versions) {
+    if (!v.complete || (v.expired && !withExpired)) continue;
+    const r = await target.read(`versions/${v.id}/files.json`);
+    if (!r) throw new Error(`version ${v.id} has no files.json, so gc cannot confirm what it reads: nothing removed (use --dry-run to list)`);
+    const j = JSON.parse(r.body.toString('utf8')) as { tables?: Record<string, { files?: { path?: unknown; delete_file?: unknown }[] }> };
+    for (const t of Object.values(j.tables ?? {})) {
+      for (const f of t.files ?? []) {
+        if (typeof f.path === 'string') named.add(f.path);
+        if (typeof f.delete_file === 'string') named.add(f.delete_file);
+      }
+    }
+  }
+  const clash = candidates.filter((k) => named.has(k.slice(inv.dataDir.length)));
+  if (clash.length) throw new Error(`a version's files.json names ${clash.length} file(s) its catalog does not (${clash[0]}${clash.length > 1 ? ', …' : ''}): nothing removed`);
 }

@@ -22,6 +22,8 @@ export interface VersionFolder {
   expired: boolean;
   /** When the pending marker was written, if there is one. */
   pendingSince: number | null;
+  /** The writer the pending marker names (host and process id), when it is readable. */
+  writer: { host: string; pid: number } | null;
   /** Newest object in the folder (ms). */
   newest: number;
 }
@@ -43,12 +45,17 @@ const OWN = /^(versions|refs)\/|^[^/]+$/;
 export async function takeInventory(target: WriteTarget): Promise<Inventory> {
   const settings = await readSettings(target);
   const store = await readStore(target);
+  // Data first, versions second: a writer creates its pending marker before its first data file and
+  // removes it only after version.json, so every data object listed here belongs to a version whose
+  // marker or version.json the listing below sees (listed the other way round, a writer that
+  // started in between would have files but no marker gc knows of).
+  const dataObjects = (await target.listAged(settings.dataDir)).filter((o) => settings.dataDir !== '' || !OWN.test(o.key));
   const byId = new Map<string, VersionFolder>();
   for (const o of await target.listAged('versions/')) {
     const [, id, ...rest] = o.key.split('/');
     if (!id || rest.length === 0) continue;
     let v = byId.get(id);
-    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, newest: 0 }));
+    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, writer: null, newest: 0 }));
     v.keys.push(o);
     v.newest = Math.max(v.newest, o.modified);
     const name = rest.join('/');
@@ -56,6 +63,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     else if (name === 'expired.json') v.expired = true;
     else if (name === PENDING_MARKER) v.pendingSince = o.modified;
   }
+  for (const v of byId.values()) if (v.pendingSince !== null) v.writer = await readWriter(target, v.id);
   const liveFiles = new Set<string>();
   const anyFiles = new Set<string>();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-inventory-'));
@@ -92,6 +100,16 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
   }
-  const dataObjects = (await target.listAged(settings.dataDir)).filter((o) => settings.dataDir !== '' || !OWN.test(o.key));
   return { dataDir: settings.dataDir, versions: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), liveFiles, anyFiles, dataObjects };
+}
+
+/** host and pid from a pending marker (write-journal.ts), or null when it cannot be read. */
+async function readWriter(target: WriteTarget, id: string): Promise<{ host: string; pid: number } | null> {
+  try {
+    const r = await target.read(`versions/${id}/${PENDING_MARKER}`);
+    const j = r ? (JSON.parse(r.body.toString('utf8')) as { host?: unknown; pid?: unknown }) : null;
+    return j && typeof j.host === 'string' && Number.isInteger(j.pid) ? { host: j.host, pid: j.pid as number } : null;
+  } catch {
+    return null;
+  }
 }
