@@ -267,35 +267,33 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
     }
     const uploaded: string[] = [];
     const hashes = new Map<string, string>();
+    if (missing.length && !opts.dataFrom) {
+      const list = missing.slice(0, 5).map((f) => `${settings.dataDir}${f.rel} (${f.kind} file of ${f.table})`).join(', ');
+      throw new Error(`${missing.length} file(s) the catalog references are not in ${target.location}: ${list}${missing.length > 5 ? ', …' : ''}; copy them there or give --data-from DIR`);
+    }
+    // Check every source first, so that a refused publish writes nothing, not even its pending marker.
+    const sources: [ReferencedFile, string][] = [];
+    for (const f of missing) {
+      const src = join(resolve(opts.dataFrom!), f.rel);
+      const s = await stat(src).catch(() => null);
+      if (!s?.isFile()) throw new Error(`${f.kind} file ${settings.dataDir}${f.rel} of ${f.table} is neither in ${target.location} nor in --data-from ${opts.dataFrom}`);
+      if (s.size !== f.size) throw new Error(`${src} has ${s.size} bytes, the catalog records ${f.size} for ${f.rel}`);
+      sources.push([f, src]);
+    }
     journal = await WriteJournal.begin(target, id);
-    if (missing.length) {
-      if (!opts.dataFrom) {
-        const list = missing.slice(0, 5).map((f) => `${settings.dataDir}${f.rel} (${f.kind} file of ${f.table})`).join(', ');
-        throw new Error(`${missing.length} file(s) the catalog references are not in ${target.location}: ${list}${missing.length > 5 ? ', …' : ''}; copy them there or give --data-from DIR`);
+    for (const [f, src] of sources) {
+      const key = `${settings.dataDir}${f.rel}`;
+      say(`uploading ${key} (${f.size.toLocaleString('en')} bytes) …`);
+      // hashed while uploading (one read of the source)
+      const hash = createHash('sha256');
+      if (!(await target.create(key, { file: src, hash }))) {
+        const h = await store.head(key);
+        if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
+      } else {
+        journal.created(key);
+        hashes.set(f.rel, hash.digest('hex'));
       }
-      // Check every source first, so that a refused publish uploads nothing.
-      const sources: [ReferencedFile, string][] = [];
-      for (const f of missing) {
-        const src = join(resolve(opts.dataFrom), f.rel);
-        const s = await stat(src).catch(() => null);
-        if (!s?.isFile()) throw new Error(`${f.kind} file ${settings.dataDir}${f.rel} of ${f.table} is neither in ${target.location} nor in --data-from ${opts.dataFrom}`);
-        if (s.size !== f.size) throw new Error(`${src} has ${s.size} bytes, the catalog records ${f.size} for ${f.rel}`);
-        sources.push([f, src]);
-      }
-      for (const [f, src] of sources) {
-        const key = `${settings.dataDir}${f.rel}`;
-        say(`uploading ${key} (${f.size.toLocaleString('en')} bytes) …`);
-        // hashed while uploading (one read of the source)
-        const hash = createHash('sha256');
-        if (!(await target.create(key, { file: src, hash }))) {
-          const h = await store.head(key);
-          if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
-        } else {
-          journal.created(key);
-          hashes.set(f.rel, hash.digest('hex'));
-        }
-        uploaded.push(f.rel);
-      }
+      uploaded.push(f.rel);
     }
 
     // Parent: hashes of carried-over files and the default dataset.json.
