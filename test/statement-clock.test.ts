@@ -124,11 +124,20 @@ describe('statement clock: armed while a statement runs, never between statement
     }
   });
 
-  test('a SET while a cursor streams (SET runs on the same DuckDB connection) ends it: the next FETCH fails with 55000, never a short result', async () => {
+  test('a SET while a cursor streams (SET runs on the same DuckDB connection): a cursor over the read-ahead cap ends and the next FETCH fails with 55000, never a short result; a smaller one reads on', async () => {
     const c = await connect();
     try {
       ok(await c.simple('BEGIN'), 'BEGIN');
-      ok(await c.simple('DECLARE c CURSOR FOR SELECT i FROM range(100000) t(i)'), 'DECLARE CURSOR');
+      // the rest of a declared cursor is read ahead before another statement runs, up to SCROLL_KEPT_ROWS (100,000)
+      ok(await c.simple('DECLARE small CURSOR FOR SELECT i FROM range(1000) t(i)'), 'DECLARE CURSOR');
+      ok(await c.simple('FETCH 2 FROM small'), 'FETCH 2');
+      ok(await c.simple("SET application_name = 'between small fetches'"), 'SET');
+      const all = await c.simple('FETCH ALL FROM small');
+      ok(all, 'FETCH 998');
+      assert.deepEqual(texts(all).slice(0, 2), ['2', '3']);
+      assert.equal(all.dataRows.length, 998);
+      ok(await c.simple('CLOSE small'), 'CLOSE CURSOR');
+      ok(await c.simple('DECLARE c CURSOR FOR SELECT i FROM range(250000) t(i)'), 'DECLARE CURSOR');
       ok(await c.simple('FETCH 2 FROM c'), 'FETCH 2');
       ok(await c.simple("SET application_name = 'between fetches'"), 'SET');
       const rest = await c.simple('FETCH ALL FROM c');
