@@ -129,13 +129,17 @@ class Slots {
 const prepareSlots = new Slots(PREPARE_SLOTS);
 const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
 
+/** Runs work that binds `sql` (its prepare, or DuckDB's plan of it) in a prepare slot, as its weight asks. */
+export function inPrepareSlot<T>(sql: string, work: () => Promise<T>): Promise<T> {
+  return isHeavy(sql) ? heavyPrepareSlots.run(() => prepareSlots.run(work)) : prepareSlots.run(work);
+}
+
 /** A connection for one client session: UTC until the session says otherwise, whatever the global value. */
 export async function connectSession(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const conn = await instance.connect();
   // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
   const prepare = conn.prepare.bind(conn);
-  conn.prepare = (sql: string) =>
-    isHeavy(sql) ? heavyPrepareSlots.run(() => prepareSlots.run(() => prepare(sql))) : prepareSlots.run(() => prepare(sql));
+  conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
   } catch (e) {

@@ -15,6 +15,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
+import { inPrepareSlot } from './engine.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
@@ -70,7 +71,8 @@ type BoundPlan = { error: boolean; error_type?: string; error_message?: string; 
  */
 async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
   try {
-    const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`);
+    // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
+    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`));
     const json = reader.getRows()[0]?.[0];
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
