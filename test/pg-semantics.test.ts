@@ -504,6 +504,8 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     "select format('%s has %s', name, country) from sales.customers order by customer_id limit 3",
     "select format('%I %L %L %% %2$s', 'Ab', 'it''s', null), format('x'), format('%s|%s', null, 1)",
     'select 1234567890123456::numeric, 12345678901234567890.123456789::numeric * 2',
+    'select 1::float / 3, 16777217::float, cast(16777217 as float), pg_typeof(1::float), pg_typeof(cast(1 as float(10)))',
+    'select qty::float / 7 from sales.orders order by order_id limit 3',
     "select '1.50'::numeric, cast('0.000123' as numeric), 1.5::decimal + 1",
     "select 'abc'::char(2), 'a'::char(3) || '|', 'abc'::varchar(2), cast('abcd' as character varying(3))",
     "select 'a'::char(3) = 'a'",

@@ -30,9 +30,9 @@ const CATALOGISH =
 /**
  * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
  * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
- * row constructors in a select list (records).
+ * row constructors in a select list (records), `float` (PostgreSQL's float8, DuckDB's FLOAT is 4 bytes).
  */
-const PG_MEANINGS = /\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b/i;
+const PG_MEANINGS = /\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b/i;
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -101,7 +101,7 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql) };
+  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
@@ -126,6 +126,8 @@ interface Ctx {
   params: Map<number, number>;
   /** The statement names a system column (tableoid, xmin, ctid…). */
   systemColumns: boolean;
+  /** The text spells `float`, which DuckDB reads as FLOAT4 where PostgreSQL means float8. */
+  floatSpelled: boolean;
   /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
   tableSample?: boolean;
 }
@@ -494,6 +496,8 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     return display ? compat(`_${kind}_name`, [oid]) : oid;
   }
   let typeName = tn;
+  // PostgreSQL parses `float` as float8; the original text would hand DuckDB its 4-byte FLOAT.
+  if (ctx.floatSpelled && (type === 'float8' || type === 'float4')) ctx.changed = true;
   const mapped = TYPE_MAP[type];
   if (mapped) {
     const [base, arr] = mapped.endsWith('[]') ? [mapped.slice(0, -2), true] : [mapped, false];
