@@ -120,3 +120,16 @@ test('a large message taken from a chunk holding the start of the next does not 
   d.push(Buffer.from([0, 0, 0, 4]));
   assert.equal(d.next()?.type, 'Sync');
 });
+
+test('parameter and format counts are unsigned, as PostgreSQL reads them: 65,535 parameters decode', () => {
+  const n = 65535;
+  // built without spreading 65,535 arguments (the helpers above would overflow the stack)
+  const parseBody = Buffer.concat([cstr('big'), cstr('SELECT 1'), i16(n), Buffer.concat(Array.from({ length: n }, () => i32(23)))]);
+  const [p] = decodeAll([Buffer.concat([Buffer.from('P'), i32(parseBody.length + 4), parseBody])]);
+  assert.equal(p?.type === 'Parse' && p.paramTypes.length, n);
+  const values = Array.from({ length: n }, (_, i) => Buffer.from(String(i)));
+  const bindBody = Buffer.concat([cstr(''), cstr(''), i16(0), i16(n), Buffer.concat(values.flatMap((v) => [i32(v.length), v])), i16(0)]);
+  const [b] = decodeAll([Buffer.concat([Buffer.from('B'), i32(bindBody.length + 4), bindBody])]);
+  assert.equal(b?.type === 'Bind' && b.params.length, n);
+  assert.deepEqual(b?.type === 'Bind' && b.params[n - 1], Buffer.from(String(n - 1)));
+});

@@ -71,6 +71,14 @@ class BodyReader {
     return v;
   }
 
+  /** A count of fields: PostgreSQL reads these two bytes unsigned (up to 65,535 parameters). */
+  count16(): number {
+    this.need(2);
+    const v = this.b.readUInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+
   int32(): number {
     this.need(4);
     const v = this.b.readInt32BE(this.pos);
@@ -277,8 +285,7 @@ function parseTyped(type: number, r: BodyReader, recent: RecentTexts): FrontendM
     case P: {
       const name = r.cstring();
       const sql = r.text(recent);
-      const n = r.int16();
-      if (n < 0) throw protocolError('negative parameter count');
+      const n = r.count16();
       const paramTypes: number[] = [];
       for (let i = 0; i < n; i++) paramTypes.push(r.uint32());
       return { type: 'Parse', name, sql, paramTypes };
@@ -286,20 +293,17 @@ function parseTyped(type: number, r: BodyReader, recent: RecentTexts): FrontendM
     case B: {
       const portal = r.cstring();
       const statement = r.cstring();
-      const nf = r.int16();
-      if (nf < 0) throw protocolError('negative format count');
+      const nf = r.count16();
       const paramFormats: number[] = [];
       for (let i = 0; i < nf; i++) paramFormats.push(format(r.int16()));
-      const np = r.int16();
-      if (np < 0) throw protocolError('negative parameter count');
+      const np = r.count16();
       const params: (Buffer | null)[] = [];
       for (let i = 0; i < np; i++) {
         const len = r.int32();
         if (len < -1) throw protocolError('invalid parameter length');
         params.push(len === -1 ? null : r.bytes(len));
       }
-      const nr = r.int16();
-      if (nr < 0) throw protocolError('negative result format count');
+      const nr = r.count16();
       const resultFormats: number[] = [];
       for (let i = 0; i < nr; i++) resultFormats.push(format(r.int16()));
       return { type: 'Bind', portal, statement, paramFormats, params, resultFormats };
