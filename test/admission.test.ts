@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { analyze } from '../src/sql/analysis.js';
-import { admit, allowedFunctions, ALLOWED_TABLE_FUNCTIONS, FUNCTION_KINDS, REFUSED_FUNCTIONS, type AdmissionContext } from '../src/sql/containment.js';
+import { analyze } from '../src/analysis/analysis.js';
+import { admit, allowedFunctions, ALLOWED_TABLE_FUNCTIONS, FUNCTION_KINDS, REFUSED_FUNCTIONS, type AdmissionContext } from '../src/analysis/containment.js';
 import { FIXTURES } from './support/gateway.js';
-import { redactServerPaths } from '../src/sql/duckdb-errors.js';
+import { redactServerPaths } from '../src/engine/duckdb-errors.js';
 
 const SNAPSHOT = join(FIXTURES, 'duckdb-functions.json');
 
@@ -37,7 +37,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
     }
     // Written only on request: a missing snapshot fails below instead of agreeing with itself.
     if (process.env.FDL_UPDATE_FUNCTIONS === '1') {
-      writeFileSync(SNAPSHOT, JSON.stringify({ note: 'Reviewed decisions about DuckDB functions: see src/sql/containment.ts', functions: decisions }, null, 1) + '\n');
+      writeFileSync(SNAPSHOT, JSON.stringify({ note: 'Reviewed decisions about DuckDB functions: see src/analysis/containment.ts', functions: decisions }, null, 1) + '\n');
     }
     assert.ok(existsSync(SNAPSHOT), `${SNAPSHOT} is missing: review the decisions and write it with FDL_UPDATE_FUNCTIONS=1`);
     const reviewed = (JSON.parse(readFileSync(SNAPSHOT, 'utf8')) as { functions: Record<string, string> }).functions;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket, sync } from './support/fuzz.js';
-import { directoryBytes, parseByteSize, TempCeiling } from '../src/sql/temp-ceiling.js';
+import { directoryBytes, parseByteSize, TempCeiling } from '../src/engine/temp-ceiling.js';
 import { StatementClock } from '../src/session/statement-clock.js';
 import { within } from './support/files.js';
 

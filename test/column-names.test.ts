@@ -9,11 +9,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
-import { analyze } from '../src/sql/analysis.js';
-import { postgresColumnNames } from '../src/sql/column-names.js';
-import { columnSources } from '../src/sql/column-sources.js';
-import { pgParses } from '../src/sql/pg-parse.js';
-import { rewriteForDuckDBDetailed } from '../src/sql/rewrite.js';
+import { analyze } from '../src/analysis/analysis.js';
+import { postgresColumnNames } from '../src/pg/column-names.js';
+import { columnSources } from '../src/analysis/column-sources.js';
+import { pgParses } from '../src/pg/pg-parse.js';
+import { rewriteForDuckDBDetailed } from '../src/pg/rewrite.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 
 let cluster: PgCluster;

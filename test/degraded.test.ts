@@ -65,7 +65,7 @@ test('degraded cases are exposed in /metrics as fdl_degraded_total{what}', async
 });
 
 test('an unreadable temp directory is reported, not read as empty in silence', async () => {
-  const { directoryBytes } = await import('../src/sql/temp-ceiling.js');
+  const { directoryBytes } = await import('../src/engine/temp-ceiling.js');
   const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
-import { hideServerRoots } from '../src/sql/duckdb-errors.js';
+import { hideServerRoots } from '../src/engine/duckdb-errors.js';
 
 const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
 const hashPassword = (password: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();

@@ -14,8 +14,8 @@ import pg from 'pg';
 import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { query } from './support/fuzz.js';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { dataLimitFor } from '../src/sql/memory-ceiling.js';
-import { checkSizeLimits } from '../src/sql/size-limits.js';
+import { dataLimitFor } from '../src/engine/memory-ceiling.js';
+import { checkSizeLimits } from '../src/analysis/size-limits.js';
 import { SqlError } from '../src/errors.js';
 import { within } from './support/files.js';
 

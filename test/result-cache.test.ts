@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
-import { consistentFunctions, isRepeatable } from '../src/sql/determinism.js';
-import { analyze } from '../src/sql/analysis.js';
+import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
+import { analyze } from '../src/analysis/analysis.js';
 import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
 import { client, copyFixtures, FIXTURES, startGateway, waitFor, type RunningGateway } from './support/gateway.js';
 

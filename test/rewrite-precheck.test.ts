@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { needsPgRewrite, rewriteParsed } from '../src/sql/rewrite.js';
+import { needsPgRewrite, rewriteParsed } from '../src/pg/rewrite.js';
 
 const NEEDS = [
   'select relname from pg_class',

@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import pg from 'pg';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
-import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/sql/engine.js';
+import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/engine/engine.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
 const basicRefs = manifest.repos.basic.refs as Record<string, string>;

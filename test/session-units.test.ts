@@ -11,9 +11,9 @@ import { Transaction } from '../src/session/transaction.js';
 import { RefFollower } from '../src/session/ref-follower.js';
 import { onOff, SetShow } from '../src/session/set-show.js';
 import { SessionSettings } from '../src/session/settings.js';
-import { classify, type Statement } from '../src/sql/classify.js';
+import { classify, type Statement } from '../src/text/classify.js';
 import { moveCursor, type CursorPlace } from '../src/session/cursor-moves.js';
-import type { FetchDirection } from '../src/sql/classify.js';
+import type { FetchDirection } from '../src/text/classify.js';
 import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
 import { argumentsQuery, argumentValues, declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
 import { StatementClock } from '../src/session/statement-clock.js';
@@ -22,12 +22,12 @@ import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
 import { ResultCachePolicy } from '../src/session/result-cache-policy.js';
 import { parseOptions, startupSettings, startupTarget } from '../src/session/startup.js';
 import type { PreparedStmt } from '../src/session/planner.js';
-import { analyze } from '../src/sql/analysis.js';
-import { consistentFunctions } from '../src/sql/determinism.js';
+import { analyze } from '../src/analysis/analysis.js';
+import { consistentFunctions } from '../src/analysis/determinism.js';
 import { ResultCache } from '../src/cache/result-cache.js';
 import type { VersionLease } from '../src/versions/lease.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/sql/split.js';
+import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/text/split.js';
 
 const code = (f: () => unknown) => {
   try {

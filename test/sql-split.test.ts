@@ -1,8 +1,8 @@
-/** Lexical scanning and statement classification (src/sql/split.ts, src/sql/classify.ts). */
+/** Lexical scanning and statement classification (src/text/split.ts, src/text/classify.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mapCode, replaceParams, replaceQuotedIdentifiers, splitStatements, stripLeadingComments } from '../src/sql/split.js';
-import { classify } from '../src/sql/classify.js';
+import { mapCode, replaceParams, replaceQuotedIdentifiers, splitStatements, stripLeadingComments } from '../src/text/split.js';
+import { classify } from '../src/text/classify.js';
 
 test('splitStatements cuts at top-level semicolons only', () => {
   assert.deepEqual(splitStatements("select 1; select ';' as s; select \"a;b\" from t"), ['select 1', "select ';' as s", 'select "a;b" from t']);

@@ -3,6 +3,6 @@
  * its options when the binding is loaded, before any of the gateway's code runs. `fdl serve` runs
  * under the memory ceiling (sql/memory-ceiling.ts), which needs freed address space given back.
  */
-import { allocatorReturnsAddressSpace } from '../sql/memory-ceiling.js';
+import { allocatorReturnsAddressSpace } from '../engine/memory-ceiling.js';
 
 if (process.argv[2] === 'serve') allocatorReturnsAddressSpace();

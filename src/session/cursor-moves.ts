@@ -5,7 +5,7 @@
  * (wire/cursor-rows.ts); unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { FetchDirection } from '../sql/classify.js';
+import type { FetchDirection } from '../text/classify.js';
 
 export interface CursorPlace {
   /** 0 before the first row, i on row i, end + 1 after the last. */

@@ -5,7 +5,7 @@
  * (the wire starts the query, streams the rows, drops the portals). No sockets: unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { classify, type FetchDirection, type Statement } from '../sql/classify.js';
+import { classify, type FetchDirection, type Statement } from '../text/classify.js';
 
 export type QueryStatement = Extract<Statement, { kind: 'query' }>;
 export type CursorStatement = Extract<Statement, { kind: 'declare' | 'fetch' | 'closeCursor' }>;

@@ -6,9 +6,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { Statement } from '../sql/classify.js';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
-import { pgFieldFor } from '../sql/compat/oids.js';
+import type { Statement } from '../text/classify.js';
+import { fromDuckDB } from '../engine/duckdb-errors.js';
+import { pgFieldFor } from '../pg/oids.js';
 import { innerQuery, type QueryStatement } from './cursors.js';
 import { disposeStatement, type PreparedStmt } from './planner.js';
 

@@ -6,7 +6,7 @@
  * sends the bytes.
  */
 import { ResultRecorder, type CachedResult, type ResultCache, type ResultKey } from '../cache/result-cache.js';
-import { isRepeatable } from '../sql/determinism.js';
+import { isRepeatable } from '../analysis/determinism.js';
 import type { VersionLease } from '../versions/lease.js';
 import type { PreparedStmt } from './planner.js';
 import type { SessionSettings } from './settings.js';

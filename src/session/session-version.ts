@@ -4,8 +4,8 @@
  * (ref-follower.ts), re-checked before every run, and described as fdl.session's one row.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
-import type { SystemTable } from '../sql/system-views.js';
+import { fromDuckDB } from '../engine/duckdb-errors.js';
+import type { SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
 import type { SessionSettings } from './settings.js';

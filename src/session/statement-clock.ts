@@ -5,7 +5,7 @@
  * the caller gives the interrupt to call; unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { fromDuckDB } from '../engine/duckdb-errors.js';
 
 /** The client is gone: what a statement still running reports. */
 export const DISCONNECTED = new SqlError(SQLSTATE.connectionFailure, 'client disconnected');

@@ -6,9 +6,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { classify, type Statement } from '../sql/classify.js';
-import { statementCeilingExceeded } from '../sql/split.js';
-import type { SystemTable } from '../sql/system-views.js';
+import { classify, type Statement } from '../text/classify.js';
+import { statementCeilingExceeded } from '../text/split.js';
+import type { SystemTable } from '../text/system-views.js';
 import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
 import { innerQuery } from './cursors.js';
 import { disposeStatement, fetchForValues, planQuery, textField, type PlanningContext, type PreparedStmt } from './planner.js';

@@ -8,12 +8,12 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, countedFiles, countedRows, countingStatement, countingTableSql, countOnlyTable, materializeTable, openCatalog, PruneIndex, tableContext, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import type { StatementFiles, StatementHold, VersionLease, VersionReads } from './lease.js';
-import { replaceQuotedIdentifiers } from '../sql/split.js';
+import { replaceQuotedIdentifiers } from '../text/split.js';
 import { LRUCache } from 'lru-cache';
 import { lit, qi } from '../lake/sql.js';
 import type { DownloadProgress, Repository } from '../resolver/repository.js';
-import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../sql/compat/index.js';
-import { foldIdentifier } from '../sql/identifier.js';
+import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
+import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */

@@ -3,7 +3,7 @@
  * rows of the gateway's system views. The wire layer depends on these types, never the reverse.
  */
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+import type { SystemTable, SystemViewName } from '../text/system-views.js';
 
 /** A parameter value bound to a statement. */
 export interface BoundParam {

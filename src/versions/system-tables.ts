@@ -4,7 +4,7 @@
  * refs (or a granted `versions/…` pattern) points at, plus the version the session reads.
  */
 import type { Repository, VersionInfo } from '../resolver/repository.js';
-import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+import type { SystemTable, SystemViewName } from '../text/system-views.js';
 import type { Versions } from './versions.js';
 import { degraded } from '../degraded.js';
 

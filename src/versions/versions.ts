@@ -10,7 +10,7 @@ import type { ResultCache } from '../cache/result-cache.js';
 import type { VerificationLedger } from '../cache/verification-ledger.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Repository } from '../resolver/repository.js';
-import type { SystemTable, SystemViewName } from '../sql/system-views.js';
+import type { SystemTable, SystemViewName } from '../text/system-views.js';
 import { attachVersion, type AttachedVersion } from './attach.js';
 import type { Grants } from './grants.js';
 import { resolveGranted } from './granted-ref.js';

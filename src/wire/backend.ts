@@ -2,7 +2,7 @@
  * Backend serializer: each function appends one complete message to a Writer. No I/O here.
  */
 import type { Writer } from './writer.js';
-import type { FieldDescription } from '../sql/compat/oids.js';
+import type { FieldDescription } from '../pg/oids.js';
 
 export type { FieldDescription };
 

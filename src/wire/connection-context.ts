@@ -4,7 +4,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ServerRoot } from '../sql/duckdb-errors.js';
+import type { ServerRoot } from '../engine/duckdb-errors.js';
 import type { AuthMethod } from './auth.js';
 import type { Connection } from './connection.js';
 import type { SessionLimits, SessionResults, VersionSource } from './session.js';

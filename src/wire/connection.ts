@@ -15,7 +15,7 @@ import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connect
 import { canonicalDatabase, startupSettings, startupTarget } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import { Writer } from './writer.js';
-import { fromDuckDB } from '../sql/duckdb-errors.js';
+import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { authenticator, type Authenticator } from './auth.js';
 import type { ProxiedAddress } from './proxy-protocol.js';
 

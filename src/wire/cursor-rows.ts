@@ -7,7 +7,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { moveCursor, cannotScanBackward, type CursorPlace } from '../session/cursor-moves.js';
-import type { FetchDirection } from '../sql/classify.js';
+import type { FetchDirection } from '../text/classify.js';
 import { portalFields, type Portal } from './portal.js';
 import type { FieldDescription } from './backend.js';
 import type { ResultStream } from './result-stream.js';

@@ -8,8 +8,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { hideServerRoots, type ServerRoot } from '../sql/duckdb-errors.js';
-import { splitStatements } from '../sql/split.js';
+import { hideServerRoots, type ServerRoot } from '../engine/duckdb-errors.js';
+import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';

@@ -33,7 +33,7 @@ parts.append(ts('PG_SETTINGS', settings, list(settings[0].keys()), 'pg_settings 
 parts.append(ts('PG_KEYWORDS', kw, list(kw[0].keys()), 'pg_get_keywords().'))
 parts.append(ts('PG_CATALOG_RELATIONS', rels, list(rels[0].keys()), 'OIDs of pg_catalog relations (for regclass of catalog names).'))
 parts.append(ts('PG_SPECIAL_NAMESPACES', nsp, list(nsp[0].keys()), 'OIDs of the system namespaces.'))
-open('/work/main/src/sql/compat/pg-data.ts','w').write('\n\n'.join(parts)+'\n')
+open('/work/main/src/pg/catalog/pg-data.ts','w').write('\n\n'.join(parts)+'\n')
 print(len(types), len(procs), len(ranges), len(settings), len(kw), len(rels), nsp)
 
 # ---- relations whose columns (and, for a few, rows) we copy
@@ -69,7 +69,7 @@ for rel in list(STATIC) + EMPTY + VIEWS:
     for x in cols(rel): allc.setdefault(x['name'], set()).add(x['typoid'])
 CAT = {18, 19, 21, 22, 24, 26, 28, 30, 194, 700, 1002, 1003, 1028, 1034}
 over = {k: list(v)[0] for k, v in sorted(allc.items()) if len(v) == 1 and list(v)[0] in CAT}
-with open('/work/main/src/sql/compat/pg-data.ts','a') as f:
+with open('/work/main/src/pg/catalog/pg-data.ts','a') as f:
     f.write('\n/** Catalog relations emulated as tables: PostgreSQL columns (name, format_type) and rows (static ones). */\n')
     f.write('export const PG_STATIC_RELATIONS: ReadonlyArray<{ name: string; columns: ReadonlyArray<readonly [string, string]>; rows: ReadonlyArray<readonly unknown[]> }> = ' + '[\n' + ''.join('  ' + json.dumps(x, ensure_ascii=False) + ',\n' for x in static) + ']' + ';\n')
     f.write('\n/** Column lists of the catalog relations built as views (checked by tests against the views). */\n')

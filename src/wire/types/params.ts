@@ -11,7 +11,7 @@ import {
   type DuckDBType, type DuckDBValue,
 } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../../errors.js';
-import { ELEMENT_OF, OID, pgTypeName } from '../../sql/compat/oids.js';
+import { ELEMENT_OF, OID, pgTypeName } from '../../pg/oids.js';
 import { PG_EPOCH_DAYS, PG_EPOCH_US } from './binary.js';
 import { daysFromCivil, TS_NINF, TS_PINF, DATE_NINF, DATE_PINF } from './text.js';
 import { zoneFor } from './tz.js';

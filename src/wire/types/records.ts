@@ -6,7 +6,7 @@
  */
 import type { DuckDBStructType, DuckDBStructValue, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { Writer } from '../writer.js';
-import { pgFieldFor } from '../../sql/compat/oids.js';
+import { pgFieldFor } from '../../pg/oids.js';
 import type { EncodeSettings, ValueEncoder } from './values.js';
 
 /** record_out quotes a field that is empty or holds a quote, backslash, parenthesis, comma or space. */

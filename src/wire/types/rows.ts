@@ -10,7 +10,7 @@
 import duckdb from '@duckdb/node-bindings';
 import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { OID } from '../../sql/compat/oids.js';
+import { OID } from '../../pg/oids.js';
 import * as T from './text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';

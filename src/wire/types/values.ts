@@ -10,7 +10,7 @@ import {
   type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue, type DuckDBStructType,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../sql/compat/oids.js';
+import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
 import * as T from './text.js';
 import * as B from './binary.js';

@@ -15,7 +15,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
-import { inPrepareSlot } from './engine.js';
+import { inPrepareSlot } from '../engine/engine.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;

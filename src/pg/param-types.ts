@@ -10,11 +10,11 @@
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { deparseSync } from 'pgsql-parser';
-import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './compat/types.js';
-import { COMPAT_DB } from './compat/names.js';
-import { PG_TYPES } from './compat/pg-data.js';
+import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { PG_TYPES } from './catalog/pg-data.js';
 import { parsePg } from './pg-parse.js';
-import { replaceParams } from './split.js';
+import { replaceParams } from '../text/split.js';
 
 export function duckTypeForOid(oid: number): string | undefined {
   return PARAM_DUCKDB_TYPE.get(oid);

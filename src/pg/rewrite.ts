@@ -9,11 +9,11 @@ import { deparseSync, loadModule } from 'pgsql-parser';
 import { LRUCache } from 'lru-cache';
 import { parsePg } from './pg-parse.js';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { mapSegments } from './split.js';
-import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './compat/install.js';
-import { COMPAT_DB } from './compat/names.js';
-import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './compat/pg-data.js';
-import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './compat/pg-calls.js';
+import { mapSegments } from '../text/split.js';
+import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
+import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
 await loadModule();

@@ -3,7 +3,7 @@
  * information_schema.columns), in the wire layer (RowDescription, oids.ts) and for
  * declared parameter types, so that `atttypid`/`atttypmod` always agree with what the client sees.
  */
-import { PG_CATALOG_COLUMN_OIDS } from './pg-data.js';
+import { PG_CATALOG_COLUMN_OIDS } from './catalog/pg-data.js';
 
 /**
  * The one table of types: each PostgreSQL type the gateway serves DuckDB values as, its array type,

@@ -8,8 +8,8 @@
 import { parentPort } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { SqlError } from '../errors.js';
-import { analyzeText, serializeOn } from './analysis.js';
-import { rewriteForDuckDBDetailed } from './rewrite.js';
+import { analyzeText, serializeOn } from '../analysis/analysis.js';
+import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 
 export interface TextTask {
   id: number;

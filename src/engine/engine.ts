@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { installCompat } from './compat/index.js';
-import { nestingDepth } from './split.js';
+import { installCompat } from '../pg/catalog/index.js';
+import { nestingDepth } from '../text/split.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 

@@ -11,14 +11,14 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
-import { analyzeOffThread, OFF_THREAD_CHARS } from './text-pool.js';
+import { analyzeOffThread, OFF_THREAD_CHARS } from '../engine/text-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { stripLeadingComments } from './split.js';
-import { composeExplain, readExplain, type ExplainHead } from './explain.js';
-import { foldIdentifier } from './identifier.js';
+import { stripLeadingComments } from '../text/split.js';
+import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
+import { foldIdentifier } from '../text/identifier.js';
 import { checkSizeLimits } from './size-limits.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
-import { figureColumnNames, StatementText, type FiguredName } from './column-names.js';
+import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 
 export interface RelationRef {

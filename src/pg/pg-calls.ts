@@ -3,7 +3,7 @@
  * each function returns the node DuckDB must run to give PostgreSQL 15's answer, or throws a precise
  * refusal where no faithful translation exists (never a silently different answer).
  */
-import { SqlError, SQLSTATE } from '../../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 type Node = Record<string, any>;
 

@@ -7,8 +7,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { SqlError } from '../errors.js';
-import type { Analysis } from './analysis.js';
-import type { RewriteResult } from './rewrite.js';
+import type { Analysis } from '../analysis/analysis.js';
+import type { RewriteResult } from '../pg/rewrite.js';
 import type { TextReply, TextTask } from './text-thread.js';
 
 /**

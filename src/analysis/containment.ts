@@ -15,7 +15,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis, RelationRef } from './analysis.js';
-import { foldIdentifier } from './identifier.js';
+import { foldIdentifier } from '../text/identifier.js';
 import { undefinedFunction } from './function-hints.js';
 
 /**

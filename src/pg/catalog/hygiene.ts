@@ -6,7 +6,7 @@
  * refused in client text by containment.ts); DuckDB binds an unqualified argument in the caller's
  * scope already. The body's text is our own, rewritten once at install time, never a client's.
  */
-import { mapCode } from '../split.js';
+import { mapCode } from '../../text/split.js';
 
 const KEYWORDS = new Set(['where', 'join', 'on', 'group', 'order', 'limit', 'union', 'left', 'right', 'inner', 'cross', 'using', 'having', 'window', 'qualify']);
 /** `FROM name [AS alias]` / `JOIN name [AS alias]` over our own qualified names and table functions. */

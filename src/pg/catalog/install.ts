@@ -7,7 +7,7 @@
  * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
-import { PG_FUNCTION_MACROS } from './pg-macros.js';
+import { PG_FUNCTION_MACROS } from '../pg-macros.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   PG_CATALOG_RELATIONS,
@@ -19,7 +19,7 @@ import {
   PG_TYPES,
   PG_VIEW_COLUMNS,
 } from './pg-data.js';
-import { duckdbTypeForCatalogColumn } from './types.js';
+import { duckdbTypeForCatalogColumn } from '../types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';

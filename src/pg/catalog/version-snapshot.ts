@@ -9,7 +9,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { C } from './names.js';
-import { elementOidSql, typeIsArraySql, typeModSql } from './types.js';
+import { elementOidSql, typeIsArraySql, typeModSql } from '../types.js';
 
 function quoteLiteral(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;

@@ -8,7 +8,7 @@
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { replaceParams } from './split.js';
+import { replaceParams } from '../text/split.js';
 
 export interface ResultShape {
   names: string[];
