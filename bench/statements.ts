@@ -14,9 +14,9 @@
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
-import { analyze } from '../src/sql/analysis.js';
-import { parsePg } from '../src/sql/pg-parse.js';
-import { admit, allowedFunctions, type AdmissionContext } from '../src/sql/containment.js';
+import { analyze } from '../src/analysis/analysis.js';
+import { parsePg } from '../src/pg/pg-parse.js';
+import { admit, allowedFunctions, type AdmissionContext } from '../src/analysis/containment.js';
 import { copyFixtures, startGateway } from '../test/support/gateway.js';
 
 const args = process.argv.slice(2);
