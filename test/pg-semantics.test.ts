@@ -585,3 +585,22 @@ describe('visible schemas', () => {
     assert.deepEqual(text(await c.query('select count(*) from orders')), [['80']]);
   });
 });
+
+test("current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository' | 'search_path') answers as SHOW does, also after SET fdl.ref", async () => {
+  const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
+  try {
+    const settings = async () => text(await c.query("select current_setting('fdl.ref'), current_setting('fdl.version'), current_setting('fdl.repository'), current_setting('search_path')"))[0]!;
+    const shown = async () => Promise.all(['fdl.ref', 'fdl.version', 'fdl.repository', 'search_path'].map(async (n) => text(await c.simple(`show ${n}`))[0]![0]));
+    const before = await settings();
+    assert.equal(before[0], 'v2');
+    assert.equal(before[2], 'basic');
+    assert.deepEqual(before, await shown());
+    assert.ok(text(await c.simple('set fdl.ref = v1')));
+    const after = await settings();
+    assert.equal(after[0], 'v1');
+    assert.notEqual(after[1], before[1], 'the version follows the ref');
+    assert.deepEqual(after, await shown());
+  } finally {
+    await c.close();
+  }
+});
