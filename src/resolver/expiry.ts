@@ -5,7 +5,7 @@
  * file is there, so a store writer can neither make a forged expiry permanent nor lift a signed one.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { StateMap } from '../cache/state-map.js';
+import type { StateMap } from '../state/state-map.js';
 import type { RefCache } from '../cache/ref-cache.js';
 import type { ObjectStore } from '../store/store.js';
 import { parseExpired, type ExpiryMark } from './records.js';

@@ -7,8 +7,8 @@
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
 import type { ObjectStore } from '../store/store.js';
 import type { Freshness, RefCache } from '../cache/ref-cache.js';
-import type { StateMap } from '../cache/state-map.js';
-import type { TagLedger } from '../cache/tag-ledger.js';
+import type { StateMap } from '../state/state-map.js';
+import type { TagLedger } from '../state/tag-ledger.js';
 import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
 import { parseRefsJson } from './records.js';
 import type { RefInfo, Resolution } from './types.js';

@@ -2,10 +2,10 @@
  * What a repository gives and is given: options, resolutions, refs, a verified version's handle,
  * what is known of a version without its catalog, and the state it must not forget.
  */
-import type { StateMap } from '../cache/state-map.js';
+import type { StateMap } from '../state/state-map.js';
 import type { FileCache, Lease } from '../cache/file-cache.js';
 import type { RefCache } from '../cache/ref-cache.js';
-import type { VerificationLedger } from '../cache/verification-ledger.js';
+import type { VerificationLedger } from '../state/verification-ledger.js';
 import type { RefKind } from './names.js';
 import type { CatalogEntry, ExpiryMark, FilesIndex, VersionRecord } from './records.js';
 import type { SignatureStatus } from './sshsig.js';

@@ -7,7 +7,7 @@
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
 import { checkKey, type ObjectStore } from '../store/store.js';
 import type { FileCache, Lease } from '../cache/file-cache.js';
-import type { VerificationLedger } from '../cache/verification-ledger.js';
+import type { VerificationLedger } from '../state/verification-ledger.js';
 import type { CatalogEntry, FilesIndex } from './records.js';
 import type { LocalVerifier } from './local-verify.js';
 import type { DataFile, DataHashPolicy, DownloadProgress, IntegrityFailure, VerifiedVersion } from './types.js';
