@@ -191,6 +191,26 @@ const BI = [
   'select order_id, amount, amount - lag(amount) over (order by order_id), round(100.0 * amount / sum(amount) over (), 2) from sales.orders order by order_id limit 5',
 ];
 
+/** Result types of operators, functions and casts, one expression a statement (RowDescription OIDs against PostgreSQL 15). */
+const OPERATOR_TYPES = [
+  'qty + qty', 'qty * qty', 'qty - 1::int2', 'qty + 1::int8', 'qty + 1.5', 'qty + 1.5::float8',
+  'qty + 1.5::float4', 'customer_id + order_id', 'customer_id * 2::int8', 'order_id / 2', 'amount + amount', 'amount * amount',
+  'amount - 1', 'amount + 1.5', 'amount * 1.5::float8', 'amount % 7', '-amount', '1::int8 + 1',
+  '2.5 * 2', '2.5::float4 * 2', '10::int8 / 3', '2 ^ 3', '2.0 ^ 3', 'ordered_at + interval \'1 day\'',
+  'ordered_at - interval \'1 hour\'', 'ordered_at::date + 1', 'ordered_at::date - 1', 'ordered_at::date + interval \'1 day\'', 'ordered_at::date + time \'10:00\'', 'ordered_at - ordered_at',
+  'ordered_at::time', 'ordered_at::time - time \'01:00\'', 'interval \'1 day\' * 2', 'interval \'1 hour\' * 1.5', 'status || \'x\'', '\'x\' || status',
+  'name || email', 'status = \'open\'', 'status < \'p\'', 'qty > 1.5', 'amount > 10', 'amount = 13.73',
+  'ordered_at > date \'2024-01-01\'', 'vip and true', 'not vip', 'abs(amount)', 'abs(customer_id)', '-customer_id',
+  'power(qty, 2)', 'power(amount, 2)', 'exp(qty)', 'ln(amount)', 'ceil(amount)', 'floor(amount)',
+  'round(amount, 1)', 'trunc(amount)', 'trunc(amount, 1)', 'ceil(qty::float8)', 'floor(qty::float8 / 3)', 'mod(amount, 3)',
+  'greatest(amount, 2)', 'least(customer_id, order_id)', 'coalesce(amount, 0)', 'nullif(qty, 1)', 'case when qty > 1 then amount else 0 end', 'upper(status)',
+  'substr(status, 2)', 'replace(status, \'o\', \'0\')', 'lpad(status, 10, \' \')', 'reverse(status)', 'chr(65)', 'amount::int',
+  'amount::float8', 'qty::float4', 'qty::int8', 'customer_id::int2', '1.5::int', '\'1.5\'::numeric::int',
+  '2.5::int', '(-2.5)::int', '3.5::float8::int', '2.5::float8::int', 'ordered_at::text', 'amount::text',
+  'vip::text', 'make_date(2024, 1, 1)', 'make_timestamp(2024, 1, 1, 0, 0, 0)', 'date_trunc(\'day\', ordered_at)', 'to_json(qty)', 'to_json(amount)',
+  `'{"a":1}'::json -> 'a'`, `'{"a":1}'::json ->> 'a'`, '\'[1,2]\'::json -> 0', 'md5(status)', 'status::bytea', 'split_part(status, \'p\', 1)',
+];
+
 /** Every statement of the corpus, each once. */
 export function corpusStatements(): string[] {
   const out: string[] = [];
@@ -218,6 +238,7 @@ export function corpusStatements(): string[] {
     out.push(`select ${c} ${FROM} order by order_id`);
   }
   out.push(...FIXED, ...REVIEWED, ...BI);
+  for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }
 
