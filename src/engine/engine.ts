@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
+import { Slots } from '../serial.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -106,25 +107,6 @@ export const PREPARE_SLOTS = 5;
  */
 export const HEAVY_PREPARE_SLOTS = 2;
 const isHeavy = (sql: string) => sql.length > 8 * 1024 || nestingDepth(sql) > 16;
-
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((r) => this.waiting.push(r));
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
 
 const prepareSlots = new Slots(PREPARE_SLOTS);
 const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
