@@ -16,6 +16,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
+import { quoteLiteral } from '../quote.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
@@ -72,7 +73,7 @@ type BoundPlan = { error: boolean; error_type?: string; error_message?: string; 
 async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`));
+    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`));
     const json = reader.getRows()[0]?.[0];
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
@@ -122,9 +123,6 @@ function judgeFromParse(analysis: Analysis): void {
   }
 }
 
-function literal(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
 
 function refused(what: string): SqlError {
   return new SqlError(SQLSTATE.insufficientPrivilege, `refused by the engine: ${what} is not a read of this version`);

@@ -7,6 +7,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
+import { quoteLiteral } from '../quote.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -81,7 +82,7 @@ const SESSION_SETTINGS = ['TimeZone'];
 export async function sealEngine(instance: DuckDBInstance, dirs: string[]): Promise<void> {
   const conn = await instance.connect();
   try {
-    const list = dirs.map((d) => `'${(d.endsWith('/') ? d : d + '/').replace(/'/g, "''")}'`).join(', ');
+    const list = dirs.map((d) => quoteLiteral(d.endsWith('/') ? d : d + '/')).join(', ');
     await conn.run(`SET allowed_directories = [${list}]`);
     await conn.run('SET enable_external_access = false');
     await conn.run('SET allow_community_extensions = false');

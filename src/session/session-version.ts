@@ -9,6 +9,7 @@ import type { SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
 import type { SessionSettings } from './settings.js';
+import { quoteIdent } from '../quote.js';
 
 export class SessionVersion {
   readonly follower: RefFollower;
@@ -98,6 +99,4 @@ export class SessionVersion {
   }
 }
 
-function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
+

@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([
@@ -204,13 +205,13 @@ export class SessionSettings {
   private defaultSearchPath(): string {
     // PostgreSQL's own default, then DuckLake's default schema `main`, then the version's others.
     const extra = (this.version?.schemas ?? []).filter((s) => s !== 'public');
-    return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`))].join(', ');
+    return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : quoteIdent(s)))].join(', ');
   }
 
   private async applySearchPath(path: string): Promise<void> {
     if (!this.version) return;
-    const db = `"${this.version.db.replace(/"/g, '""')}"`;
-    const entries = this.searchSchemas(path).map((s) => `${db}."${s.replace(/"/g, '""')}"`);
+    const db = quoteIdent(this.version.db);
+    const entries = this.searchSchemas(path).map((s) => `${db}.${quoteIdent(s)}`);
     // An empty path still resolves nothing unqualified outside the version: its main schema stays first.
     const list = entries.length > 0 ? entries.join(',') : `${db}.main`;
     await this.conn.run(`SET search_path = ${sqlString(list)}`);
@@ -238,6 +239,4 @@ export class SessionSettings {
   }
 }
 
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+const sqlString = quoteLiteral;

@@ -3,6 +3,7 @@
  * PostgreSQL and DuckDB rules for '…' with '' escapes, E'…' with backslash escapes, "…" identifiers,
  * $tag$…$tag$ bodies, -- line comments and nested /* block comments *\/.
  */
+import { quoteIdent } from '../quote.js';
 
 export type SegmentKind = 'code' | 'string' | 'identifier' | 'dollar' | 'comment';
 
@@ -106,7 +107,7 @@ export function replaceQuotedIdentifiers(sql: string, replace: (name: string) =>
   return mapSegments(sql, (kind, text) => {
     if (kind !== 'identifier') return text;
     const r = replace(text.slice(1, -1).replace(/""/g, '"'));
-    return r === undefined ? text : `"${r.replace(/"/g, '""')}"`;
+    return r === undefined ? text : quoteIdent(r);
   });
 }
 

@@ -10,10 +10,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { C } from './names.js';
 import { elementOidSql, typeIsArraySql, typeModSql } from '../types.js';
+import { quoteLiteral } from '../../quote.js';
 
-function quoteLiteral(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+
 
 /** The columns of database `db` (a SQL expression), as `_cols` lists them. */
 function columnsOf(db: string): string {
