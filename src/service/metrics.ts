@@ -7,6 +7,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEGRADED, degradedCounts } from '../degraded.js';
 import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
+import { SQLSTATE } from '../errors.js';
 
 export type { QueryOutcome };
 export type VersionFailure = 'verification' | 'resolution' | 'permission';
@@ -122,15 +123,15 @@ export class Metrics {
 
   /** One finished statement (from the session's audit entry: sqlstate and milliseconds). */
   statement(sqlstate: string, ms: number | undefined): void {
-    const outcome: QueryOutcome = sqlstate === '00000' ? 'ok' : sqlstate === '57014' ? 'cancelled' : 'error';
+    const outcome: QueryOutcome = sqlstate === SQLSTATE.successfulCompletion ? 'ok' : sqlstate === SQLSTATE.queryCanceled ? 'cancelled' : 'error';
     this.times.record(outcome, ms === undefined ? undefined : ms / 1000);
     // A data file whose bytes differ from files.json is found while the statement reads it.
-    if (sqlstate === 'XX001') this.versionFailures.inc({ kind: 'verification' });
+    if (sqlstate === SQLSTATE.dataCorrupted) this.versionFailures.inc({ kind: 'verification' });
   }
 
   /** A version acquisition refused with this SQLSTATE. */
   versionFailure(sqlstate: string): void {
-    const kind: VersionFailure = sqlstate === '42501' ? 'permission' : sqlstate === 'XX001' || sqlstate === '28000' ? 'verification' : 'resolution';
+    const kind: VersionFailure = sqlstate === SQLSTATE.insufficientPrivilege ? 'permission' : sqlstate === SQLSTATE.dataCorrupted || sqlstate === SQLSTATE.invalidAuthorization ? 'verification' : 'resolution';
     this.versionFailures.inc({ kind });
   }
 

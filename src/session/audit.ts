@@ -4,7 +4,7 @@
  * rows it returned or which SQLSTATE it failed with. Lines are values handed to a sink (the log).
  */
 import { createHash } from 'node:crypto';
-import type { SqlError } from '../errors.js';
+import { SQLSTATE, type SqlError } from '../errors.js';
 
 /** Receives each line; it is the sink's own (it may add fields to it). */
 export type AuditSink = (entry: Record<string, unknown>) => void;
@@ -38,8 +38,8 @@ export class StatementAudit {
     const sql_sha256 = (statement.sqlHash ??= fingerprint(statement.sql));
     this.sink(
       cached
-        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: '00000' }
-        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: '00000' },
+        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: SQLSTATE.successfulCompletion }
+        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: SQLSTATE.successfulCompletion },
     );
   }
 

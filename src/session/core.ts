@@ -16,6 +16,7 @@ import { SessionSettings, type SettingDefaults } from './settings.js';
 import { StatementClock } from './statement-clock.js';
 import { StatementPreparer, type PreparerHost } from './statement-preparer.js';
 import { Transaction } from './transaction.js';
+import { SQLSTATE } from '../errors.js';
 
 export class SessionCore implements PreparerHost {
   readonly settings: SessionSettings;
@@ -73,7 +74,7 @@ export class SessionCore implements PreparerHost {
   refreshVersion(): Promise<void> | undefined {
     if (this.versionStaysPut()) return undefined;
     return this.version.refresh(this.statementSeq, this.tx.inBlock).then((moved) => {
-      if (moved) this.outbox.notice(moved, 'NOTICE', '01000');
+      if (moved) this.outbox.notice(moved, 'NOTICE', SQLSTATE.warning);
     });
   }
 

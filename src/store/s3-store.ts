@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { DEFAULT_LIMITS, checkKey, ioError, mismatch, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
 import { TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
@@ -110,7 +110,7 @@ export class S3Store implements ObjectStore {
   }
 
   async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
-    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
+    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === SQLSTATE.dataCorrupted);
     // large objects in parallel byte ranges (the store must honour Range; else one stream, as below)
     let ranged = options.expectedSize !== undefined && options.expectedSize >= RANGED_MIN_BYTES;
     await withRetry(`download ${this.location}${key}`, this.limits, retryable, async () => {

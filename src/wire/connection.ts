@@ -240,7 +240,7 @@ export class Connection {
     if (!(ms > 0)) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      this.fatal(new SqlError('25P03', 'terminating connection due to idle-in-transaction timeout'));
+      this.fatal(new SqlError(SQLSTATE.idleInTransactionSessionTimeout, 'terminating connection due to idle-in-transaction timeout'));
     }, ms);
   }
 
@@ -358,7 +358,7 @@ export class Connection {
     await announceSession(session, w, database, key);
     this.phase = 'ready';
     this.identity = { user, database };
-    this.ctx.observeStartup?.('00000');
+    this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);
     this.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId, client: this.client.address, pid: this.pid });
     await this.flush();
   }

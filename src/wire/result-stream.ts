@@ -132,7 +132,7 @@ export class ResultStream {
     }
     if (portal.interrupted) {
       throw new SqlError(
-        '55000',
+        SQLSTATE.objectNotInPrerequisiteState,
         'portal cannot be resumed: another statement ran on this connection while it was open',
         'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
       );
@@ -313,10 +313,10 @@ export class ResultStream {
     const over = (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
     if (over && w) w.truncate(before);
     if (maxResultRows > 0 && portal.rows > maxResultRows) {
-      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
+      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
     }
     if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
-      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
     }
   }
 
