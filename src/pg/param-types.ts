@@ -14,6 +14,7 @@ import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { PG_TYPES } from './catalog/pg-data.js';
 import { parsePg } from './pg-parse.js';
+import { counted } from '../stages.js';
 import { replaceParams } from '../text/split.js';
 
 export function duckTypeForOid(oid: number): string | undefined {
@@ -163,6 +164,7 @@ async function probeTypes(
   });
   let probe: DuckDBPreparedStatement | null = null;
   try {
+    counted('duckdb_prepare');
     probe = await conn.prepare(probeSql);
     const out = new Map<number, number>();
     // Hinted parameters, and any other untyped one DuckDB types once the rest are typed.

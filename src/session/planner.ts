@@ -26,6 +26,7 @@ import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionRe
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../pg/oids.js';
 import type { SessionSettings } from './settings.js';
 import type { ResultKey } from '../cache/result-cache.js';
+import { counted, spent, stageClock, timed } from '../stages.js';
 
 /** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
@@ -94,6 +95,7 @@ export interface PreparedStmt {
 export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
   const declaredTypes = base.declaredTypes;
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
+  let planning = stageClock();
   refuseInternalNames(clientText);
   const source = await withSystemViews(ctx, clientText);
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
@@ -102,14 +104,18 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   let sql = rewrite.sql;
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
+    spent('planning', planning);
     let analysis = await analyze(ctx.conn, sql);
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
+    planning = stageClock();
     const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
       { repo: ctx.repo, versionDb: ctx.lease.dbName, schemas: ctx.settings.versionSchemas() }) : null;
+    spent('planning', planning);
     if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
-    const reads = await admitFor(ctx, analysis, base, rewrite.rewritten);
+    const reads = await timed('admission', () => admitFor(ctx, analysis, base, rewrite.rewritten));
+    const pruning = stageClock();
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
     if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
@@ -117,10 +123,12 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     replaceParams(sql, () => (params++, undefined));
     if (params > 0 && reads.length) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
     else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
+    spent('pruning', pruning);
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
-    await refuseSideEffects(ctx.conn, sql, analysis);
+    await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis));
+    const preparing = stageClock();
     let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
     // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
@@ -164,6 +172,8 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
     const shape = await resultShape(ctx.conn, duck, sql, (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
       (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]));
+    spent('prepare', preparing);
+    planning = stageClock();
     for (let i = 0; i < shape.names.length; i++) {
       const name = shape.names[i]!;
       // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
@@ -202,6 +212,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       base.cacheableSql = sql;
       base.preparedFor = ctx.lease?.versionId;
     }
+    spent('planning', planning);
   } catch (e) {
     releaseAll(base);
     throw e;
@@ -344,6 +355,7 @@ async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: numbe
     const t = typeOf(n);
     return t ? declaredParamSql(n, t, declaredTypes[n - 1] ?? 0) : undefined;
   });
+  counted('duckdb_prepare');
   try {
     return await ctx.conn.prepare(typed);
   } catch (e) {

@@ -5,6 +5,7 @@
  * to resolve again and returns the move as a value for the caller to announce.
  */
 import type { VersionLease, VersionSource } from '../versions/lease.js';
+import { counted } from '../stages.js';
 
 /** A version change the session should announce (and drop what it prepared against `from`). */
 export interface VersionMove {
@@ -82,6 +83,7 @@ export class RefFollower {
    */
   staysPut(statementSeq: number, inBlock: boolean): boolean {
     if (inBlock || !this.lease) return true;
+    counted('ref_check');
     if ((this.versions.generation?.() ?? 0) !== this.authorizedIn) return false;
     if (!this.versions.isMoving(this.lease) || this.refreshedFor === statementSeq) return true;
     return this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId;

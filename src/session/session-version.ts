@@ -8,6 +8,7 @@ import { fromDuckDB } from '../engine/duckdb-errors.js';
 import type { SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
+import { counted, spent, stageClock } from '../stages.js';
 import type { SessionSettings } from './settings.js';
 
 export class SessionVersion {
@@ -71,12 +72,20 @@ export class SessionVersion {
    */
   revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
+    const started = stageClock();
+    counted('revalidation');
     const own = this.lease?.revalidate(of(this.lease));
-    if (pinned.length === 0) return own; // the usual case: no promise when nothing is due
+    if (pinned.length === 0) {
+      if (!own) {
+        spent('revalidation', started);
+        return undefined; // the usual case: no promise when nothing is due
+      }
+      return own.finally(() => spent('revalidation', started));
+    }
     return (async () => {
       await own;
       for (const l of pinned) await l.revalidate(of(l));
-    })();
+    })().finally(() => spent('revalidation', started));
   }
 
   /** fdl.session: what the client asked for and what it reads now. */
