@@ -16,13 +16,14 @@ export type Stage = (typeof STAGES)[number];
 /**
  * Work counted, each at most once per statement (or per text):
  * - analysis: a DuckDB parse of a text (analysis/analysis.ts), memoized by text;
- * - duckdb_prepare: a statement DuckDB prepared (the statement itself, probes for parameter types and result shape);
+ * - duckdb_prepare: the statement prepared by DuckDB (at most once per parameter-type signature);
+ * - type_probe: a probe DuckDB prepares, never runs, for PostgreSQL's parameter types or a result's shape before Bind;
  * - bind_check: DuckDB's bind of a text for the engine's line (analysis/side-effects.ts);
  * - prune_explain: DuckDB's EXPLAIN of a statement to choose its files (lake/prune.ts);
  * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
  * - revalidation: a version re-checked before a statement runs or is replayed (versions/).
  */
-export const WORKS = ['analysis', 'duckdb_prepare', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
+export const WORKS = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
 export type Work = (typeof WORKS)[number];
 
 /** Upper bounds of the per-statement histogram, in seconds. */

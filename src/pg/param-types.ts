@@ -164,7 +164,7 @@ async function probeTypes(
   });
   let probe: DuckDBPreparedStatement | null = null;
   try {
-    counted('duckdb_prepare');
+    counted('type_probe');
     probe = await conn.prepare(probeSql);
     const out = new Map<number, number>();
     // Hinted parameters, and any other untyped one DuckDB types once the rest are typed.

@@ -68,7 +68,7 @@ export async function resultShape(
   for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => value(typeOf(n))]) {
     let probe: DuckDBPreparedStatement | null = null;
     try {
-      counted('duckdb_prepare');
+      counted('type_probe');
       probe = await conn.prepare(replaceParams(sql, stand));
       if (!isPlaceholder(probe)) {
         const shape = shapeOf(probe, true);

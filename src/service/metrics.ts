@@ -114,7 +114,7 @@ export class Metrics {
     this.registry.registerMetric(stageMetric());
     new Counter({
       name: 'fdl_statement_work_total',
-      help: 'Work done for statements, by what: analysis (a DuckDB parse of a new text), duckdb_prepare, bind_check (the engine line), prune_explain, ref_check, revalidation',
+      help: 'Work done for statements, by what: analysis (a DuckDB parse of a new text), duckdb_prepare, type_probe, bind_check (the engine line), prune_explain, ref_check, revalidation',
       labelNames: ['work'],
       registers,
       collect() {
