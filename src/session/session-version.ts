@@ -13,6 +13,8 @@ import type { SessionSettings } from './settings.js';
 
 export class SessionVersion {
   readonly follower: RefFollower;
+  /** What was last re-checked, for which statement: a statement's versions are re-checked once (replay, then run). */
+  private checked: { seq: number; pinned: readonly VersionLease[]; reads?: ReadonlyMap<string, VersionReads>; lease: VersionLease | null } | null = null;
 
   constructor(
     conn: DuckDBConnection,
@@ -68,24 +70,38 @@ export class SessionVersion {
   /**
    * Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is
    * replayed: of each, what the statement can read (`reads` by database, lower-cased; a version it
-   * was not planned against: all of it).
+   * was not planned against: all of it). Once per statement (`statementSeq`): a result-cache miss
+   * re-checked before the lookup is not re-checked again before it runs.
    */
-  revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
+  revalidate(statementSeq: number, pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
+    const c = this.checked;
+    if (c && c.seq === statementSeq && c.pinned === pinned && c.reads === reads && c.lease === this.lease) return undefined;
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
     const started = stageClock();
     counted('revalidation');
-    const own = this.lease?.revalidate(of(this.lease));
+    const lease = this.lease;
+    const done = () => {
+      spent('revalidation', started);
+      this.checked = { seq: statementSeq, pinned, reads, lease };
+    };
+    const own = lease?.revalidate(of(lease));
     if (pinned.length === 0) {
       if (!own) {
-        spent('revalidation', started);
+        done();
         return undefined; // the usual case: no promise when nothing is due
       }
-      return own.finally(() => spent('revalidation', started));
+      return own.then(done, (e: unknown) => {
+        spent('revalidation', started);
+        throw e;
+      });
     }
     return (async () => {
       await own;
       for (const l of pinned) await l.revalidate(of(l));
-    })().finally(() => spent('revalidation', started));
+    })().then(done, (e: unknown) => {
+      spent('revalidation', started);
+      throw e;
+    });
   }
 
   /** fdl.session: what the client asked for and what it reads now. */

@@ -67,7 +67,7 @@ export class Session {
   private readonly cachePolicy: ResultCachePolicy;
   /** One line per statement (session/audit.ts). */
   private readonly audit: StatementAudit;
-  /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
+  /** Counts statements (simple-query parts; Parse/Bind/Execute up to a completed Execute) so a branch is re-resolved once per statement. */
   private statementSeq = 0;
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
   private current: string | PreparedStmt | undefined;
@@ -222,7 +222,6 @@ export class Session {
   // and return a promise only when they must wait: a statement costs few promises on the hot path.
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
-    this.statementSeq++;
     this.statementStarts();
     this.current = sql;
     this.named.checkStatementName(name);
@@ -308,7 +307,6 @@ export class Session {
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
-    this.statementSeq++;
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
@@ -369,7 +367,9 @@ export class Session {
    * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
-    if (!this.clock.isRunning) this.clock.start();
+    if (this.clock.isRunning) return;
+    this.statementSeq++; // the ref is checked, and versions re-checked, once per statement
+    this.clock.start();
   }
 
   private statementEnds(): void {
@@ -449,9 +449,9 @@ export class Session {
     if (!this.cachePolicy.applies(prepared, this.settings, portal.rows)) return false;
     const refreshing = this.tx.inBlock ? undefined : this.refreshVersion();
     if (refreshing) {
-      return refreshing.then(() => this.versionView.revalidate(prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
+      return refreshing.then(() => this.versionView.revalidate(this.statementSeq, prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
     }
-    const checking = this.versionView.revalidate(prepared.leases, prepared.reads);
+    const checking = this.versionView.revalidate(this.statementSeq, prepared.leases, prepared.reads);
     return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
   }
 
@@ -469,7 +469,7 @@ export class Session {
     await this.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
     await this.endStreamsBut(portal);
     if (!this.tx.inBlock) await this.refreshVersion();
-    await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
+    await this.versionView.revalidate(this.statementSeq, portal.prepared.leases, portal.prepared.reads);
     await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
   }
 
