@@ -110,6 +110,25 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.deepEqual(again, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
   });
 
+  test('each statement has its time by stage: a new text spends it analysing, preparing and executing; a repeat of a planned one does not analyse', async () => {
+    const stage = async () => {
+      const text = await (await fetch(`http://${s.http}/metrics`)).text();
+      const read = (what: string, st: string) => Number(new RegExp(`^fdl_statement_stage_seconds_${what}\\{stage="${st}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { count: read('count', 'execution'), analysis: read('sum', 'analysis'), prepare: read('sum', 'prepare'), execution: read('sum', 'execution') };
+    };
+    const a = await stage();
+    await c.query({ text: `${POINT} -- stages`, values: [1, 2] });
+    const b = await stage();
+    assert.equal(b.count - a.count, 1, 'one statement ended');
+    for (const st of ['analysis', 'prepare', 'execution'] as const) assert.ok(b[st] > a[st], `time spent in ${st}`);
+    await c.query({ text: `${POINT} -- stages`, values: [3, 4] });
+    const d = await stage();
+    assert.equal(d.count - b.count, 1);
+    assert.equal(d.analysis, b.analysis, 'a planned text is not analysed again');
+    assert.equal(d.prepare, b.prepare, 'nor prepared again');
+    assert.ok(d.execution > b.execution);
+  });
+
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
     // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
     const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';
