@@ -12,7 +12,7 @@
  *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -75,9 +75,9 @@ const positional = (q: string) => {
 
 interface Served { proc: ChildProcess; port: number; http: string }
 
-async function serve(repo: string, cacheDir: string): Promise<Served> {
+async function serve(repo: string, cacheDir: string, resultCache = false): Promise<Served> {
   const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--repo', `basic=${repo}`, '--cache-dir', cacheDir,
-    '--result-cache-bytes', '0', '--log-level', 'warn', '--max-connections', '64'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    ...(resultCache ? [] : ['--result-cache-bytes', '0']), '--log-level', 'warn', '--max-connections', '64'], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   return new Promise((resolve, reject) => {
     proc.stdout!.on('data', (d: Buffer) => {
@@ -114,20 +114,33 @@ async function split(s: Served, run: () => Promise<unknown>): Promise<Split> {
   return { statements: n, us, work };
 }
 
+/** CPU seconds of a process (with `children`: also of the children it reaped — PostgreSQL's backends). */
+function cpuSeconds(pid: number, children: boolean): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+  return (f[11]! + f[12]! + (children ? f[13]! + f[14]! : 0)) / CLK_TCK;
+}
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+/** Wait for PostgreSQL's postmaster to reap the backends pgbench used (their CPU counts then). */
+const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+
 const PGBENCH = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbench');
 type Target = { name: string; port: number; user: string; database: string };
 
-function pgbench(t: Target, script: string, mode: string, clients: number): { tps: number; latencyMs: number } {
+/** pgbench's tps, and the server's CPU per transaction (µs; what the machine's load does not change much). */
+function pgbench(t: Target, script: string, mode: string, clients: number, cpu: () => number): { tps: number; cpuUs: number } {
+  const before = cpu();
   const r = spawnSync(PGBENCH, ['-n', '-f', script, '-M', mode, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(SECONDS),
     '-h', '127.0.0.1', '-p', String(t.port), '-U', t.user, t.database], { encoding: 'utf8' });
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout);
-  const lat = /latency average = ([\d.]+) ms/.exec(r.stdout);
-  if (r.status !== 0 || !tps) throw new Error(`pgbench -M ${mode} -c ${clients} against ${t.name} failed: ${r.stderr || r.stdout}`);
-  return { tps: Number(tps[1]), latencyMs: Number(lat?.[1] ?? NaN) };
+  const n = /number of transactions actually processed: (\d+)/.exec(r.stdout);
+  if (r.status !== 0 || !tps || !n) throw new Error(`pgbench -M ${mode} -c ${clients} against ${t.name} failed: ${r.stderr || r.stdout}`);
+  settle();
+  return { tps: Number(tps[1]), cpuUs: ((cpu() - before) * 1e6) / Number(n[1]) };
 }
 
 /** In-process DuckDB running the dashboard (each query prepared once per connection) for SECONDS with `clients` connections. */
-async function duckDashboard(conns: DuckDBConnection[]): Promise<number> {
+async function duckDashboard(conns: DuckDBConnection[]): Promise<{ tps: number; cpuUs: number }> {
+  const cpu0 = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   let scripts = 0;
   await Promise.all(conns.map(async (conn) => {
@@ -146,7 +159,8 @@ async function duckDashboard(conns: DuckDBConnection[]): Promise<number> {
     }
     for (const { p } of qs) p.destroySync();
   }));
-  return scripts / SECONDS;
+  const used = process.cpuUsage(cpu0);
+  return { tps: scripts / SECONDS, cpuUs: (used.user + used.system) / scripts };
 }
 
 async function main(): Promise<void> {
@@ -234,29 +248,42 @@ async function main(): Promise<void> {
     writeFileSync(select1, 'SELECT 1;\n');
     const gwT: Target = { name: 'gateway', port: gw.port, user: 'bench', database: 'basic' };
     const pgT: Target = { name: 'PostgreSQL', port: pgc.port, user: 'postgres', database: 'postgres' };
-    const tps: Record<string, number> = {};
+    const tps: Record<string, { tps: number; cpuUs: number }> = {};
+    const gwCpu = () => cpuSeconds(gw.proc.pid!, false);
+    const postmaster = Number(readFileSync(join(pgc.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pgCpu = () => cpuSeconds(postmaster, true);
     for (let i = 1; i < 8; i++) {
       const c = await duckConn();
       await c.run('USE lake');
       duckConns.push(c);
     }
-    log(`\ndashboard script (${DASHBOARD.length} queries, random parameters), scripts per second over ${SECONDS} s; gateway result cache off`);
-    log('                       in-process DuckDB   gateway   PostgreSQL 15   gateway ÷ DuckDB   gateway ÷ PostgreSQL');
+    const f = (r: { tps: number; cpuUs: number }) => `${r.tps.toFixed(1).padStart(8)} (${(r.cpuUs / 1000).toFixed(1).padStart(6)})`;
+    log(`\ndashboard script (${DASHBOARD.length} queries, random parameters): scripts per second over ${SECONDS} s (CPU ms per script); gateway result cache off`);
+    log('                       in-process DuckDB          gateway    PostgreSQL 15   gateway ÷ DuckDB tps (CPU)   gateway ÷ PostgreSQL tps');
     for (const c of [1, 8]) {
-      tps[`duckdb c${c}`] = await duckDashboard(duckConns.slice(0, c));
+      const d = (tps[`duckdb c${c}`] = await duckDashboard(duckConns.slice(0, c)));
       for (const mode of ['simple', 'extended', 'prepared']) {
         const key = `${mode} c${c}`;
-        gwSplit[`dashboard ${key}`] = await split(gw, async () => (tps[`gateway ${key}`] = pgbench(gwT, script, mode, c).tps));
-        tps[`postgres ${key}`] = pgbench(pgT, script, mode, c).tps;
-        const d = tps[`duckdb c${c}`]!, gt = tps[`gateway ${key}`]!, pt = tps[`postgres ${key}`]!;
-        log(`  -M ${mode.padEnd(8)} -c ${c}       ${d.toFixed(0).padStart(9)}   ${gt.toFixed(0).padStart(7)}   ${pt.toFixed(0).padStart(13)}   ${(gt / d).toFixed(2).padStart(15)}×   ${(gt / pt).toFixed(2).padStart(18)}×`);
+        gwSplit[`dashboard ${key}`] = await split(gw, async () => (tps[`gateway ${key}`] = pgbench(gwT, script, mode, c, gwCpu)));
+        const g = tps[`gateway ${key}`]!;
+        const q = (tps[`postgres ${key}`] = pgbench(pgT, script, mode, c, pgCpu));
+        log(`  -M ${mode.padEnd(8)} -c ${c}  ${f(d)}  ${f(g)}  ${f(q)}   ${(g.tps / d.tps).toFixed(2).padStart(8)}× (${(d.cpuUs / g.cpuUs).toFixed(2)}×)   ${(g.tps / q.tps).toFixed(2).padStart(8)}×`);
       }
     }
-    log('\n`SELECT 1` -M extended, transactions per second');
-    for (const c of [1, 8]) {
-      const gt = (tps[`gateway select1 c${c}`] = pgbench(gwT, select1, 'extended', c).tps);
-      const pt = (tps[`postgres select1 c${c}`] = pgbench(pgT, select1, 'extended', c).tps);
-      log(`  -c ${c}   gateway ${gt.toFixed(0).padStart(7)}   PostgreSQL 15 ${pt.toFixed(0).padStart(7)}   ratio ${(gt / pt).toFixed(2)}×`);
+    // SELECT 1 as deployed (the result cache on: a gateway of its own) and with it off
+    const cached = await serve(repo, join(repos.dir, 'cache-on'), true);
+    try {
+      const cachedT: Target = { ...gwT, port: cached.port };
+      const cachedCpu = () => cpuSeconds(cached.proc.pid!, false);
+      log('\n`SELECT 1` -M extended, transactions per second (server CPU µs per statement)');
+      for (const c of [1, 8]) {
+        const on = (tps[`gateway cache on select1 c${c}`] = pgbench(cachedT, select1, 'extended', c, cachedCpu));
+        const off = (tps[`gateway select1 c${c}`] = pgbench(gwT, select1, 'extended', c, gwCpu));
+        const pt = (tps[`postgres select1 c${c}`] = pgbench(pgT, select1, 'extended', c, pgCpu));
+        log(`  -c ${c}   gateway (result cache on) ${on.tps.toFixed(0).padStart(6)} (${on.cpuUs.toFixed(0)})   off ${off.tps.toFixed(0).padStart(6)} (${off.cpuUs.toFixed(0)})   PostgreSQL 15 ${pt.tps.toFixed(0).padStart(6)} (${pt.cpuUs.toFixed(0)})   ratio on ${(on.tps / pt.tps).toFixed(2)}×, off ${(off.tps / pt.tps).toFixed(2)}×`);
+      }
+    } finally {
+      cached.proc.kill('SIGTERM');
     }
     result.tps = tps;
 
