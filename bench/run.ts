@@ -19,6 +19,7 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
   { name: 'versions', file: 'versions.js', limitS: 600, what: 'gateway over s3rver: cold open, warm switch, bytes per table' },
   { name: 'verify', file: 'verify.js', limitS: 300, what: 'first open of ~1 GB local data (hash MB/s); download with vs without hashing' },
   { name: 'statements', file: 'statements.js', limitS: 300, what: 'unnamed vs named extended latency, admission cost per statement' },
+  { name: 'statement-cost', file: 'statement-cost.js', limitS: 900, what: 'uncached statements: in-process DuckDB vs gateway (result cache off) vs PostgreSQL 15, stage split' },
   { name: 'catalog', file: 'catalog-speed.js', limitS: 600, what: 'catalog statements of psql, pgjdbc, SQLAlchemy, sqlsmith: gateway vs PostgreSQL 15' },
   { name: 'load', file: 'load.js', limitS: 300, what: '200 clients × 60 s mix, peak RSS' },
   { name: 'service', file: 'service.js', limitS: 300, what: '200 clients: SIGHUP reloads under load, then SIGTERM drain' },

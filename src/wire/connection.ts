@@ -9,6 +9,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
+import { spent, stageClock } from '../stages.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { toNotice, type Session, type SessionOutput } from './session.js';
 import { announceSession, openSession } from './session-open.js';
@@ -210,7 +211,9 @@ export class Connection {
           if (!msg) break;
           await this.onAuthMessage(msg);
         } else {
+          const decoding = stageClock();
           const msg = this.decoder.next();
+          spent('decode', decoding);
           if (!msg) break;
           const waiting = this.onMessage(msg);
           if (waiting) await waiting;

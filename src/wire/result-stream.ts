@@ -17,6 +17,7 @@ import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
+import { spent, stageClock } from '../stages.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -157,7 +158,9 @@ export class ResultStream {
     duck.clearBindings();
     values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
     portal.stopsAtOpen = this.clock.stopCount;
+    const starting = stageClock();
     portal.result = await duck.stream();
+    spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
     if (this.clock.stopRequested || this.clock.isAborted) {
@@ -245,7 +248,9 @@ export class ResultStream {
       const cap = this.limits.maxResultRows;
       if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
       const before = w.length;
+      const encoding = stageClock();
       const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      spent('encoding', encoding);
       portal.chunkPos += written;
       portal.rows += written;
       portal.batchRows += written;
@@ -342,14 +347,20 @@ export class ResultStream {
     }
   }
 
+  /** The next chunk; the time waited for DuckDB to produce it is execution. */
   private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
-    const pending = portal.ahead.shift();
-    if (pending) {
-      const { chunk, error } = await pending;
-      if (error) throw error;
-      return chunk;
+    const waiting = stageClock();
+    try {
+      const pending = portal.ahead.shift();
+      if (pending) {
+        const { chunk, error } = await pending;
+        if (error) throw error;
+        return chunk;
+      }
+      return portal.result ? await portal.result.fetchChunk() : null;
+    } finally {
+      spent('execution', waiting);
     }
-    return portal.result ? portal.result.fetchChunk() : null;
   }
 }
 

@@ -231,7 +231,6 @@ export class Session {
   // and return a promise only when they must wait: a statement costs few promises on the hot path.
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = sql;
     this.named.checkStatementName(name);
@@ -317,7 +316,6 @@ export class Session {
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
@@ -378,7 +376,9 @@ export class Session {
    * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
-    if (!this.core.clock.isRunning) this.core.clock.start();
+    if (this.core.clock.isRunning) return;
+    this.core.statementSeq++; // the ref is checked, and versions re-checked, once per statement
+    this.core.clock.start();
   }
 
   private statementEnds(): void {
