@@ -7,7 +7,8 @@
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
-import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
+import { copyEnd, copyStart, dataRowsToCopy, forcedColumns } from './copy.js';
+import type { CopyOptions } from '../text/copy-options.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
@@ -268,11 +269,12 @@ export class ResultStream {
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
-  async copy(portal: Portal, f: CopyFormat): Promise<void> {
+  async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
     const scratch = new Writer(64 * 1024);
-    be.copyOutResponse(w, portal.prepared.columnTypes.length, 0);
-    if (f.header) copyHeader(w, portal.prepared.fields!.map((x) => x.name), f);
+    const names = portal.prepared.fields!.map((x) => x.name);
+    const forced = forcedColumns(names, f);
+    copyStart(w, names, f);
     let rows = 0;
     try {
       for (;;) {
@@ -285,7 +287,7 @@ export class ResultStream {
         if (this.clock.stopRequested) throw this.clock.interruption();
         portal.encoder!(chunk, scratch);
         const before = w.length;
-        rows += dataRowsToCopy(scratch.flush(), w, f);
+        rows += dataRowsToCopy(scratch.flush(), w, f, forced);
         // The row and byte caps hold for COPY as for any result.
         portal.rows = rows;
         portal.bytes += w.length - before;
@@ -297,6 +299,7 @@ export class ResultStream {
       portal.result = null;
       portal.done = true;
     }
+    copyEnd(w, f);
     be.copyDone(w);
     be.commandComplete(w, `COPY ${rows}`);
   }

@@ -5,6 +5,7 @@
  * the statement clock, result-cache policy, audit) and returned as values; results stream through
  * result-stream.ts.
  */
+import { interpretLock } from '../session/lock.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -430,9 +431,10 @@ export class Session {
   private async runOther(portal: Portal, describe: boolean): Promise<void> {
     const stmt = portal.prepared.stmt;
     if (stmt.kind === 'copyOut') {
-      portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
+      const binary = stmt.options.format === 'binary' ? 1 : 0;
+      portal.resultFormats = portal.prepared.columnTypes.map(() => binary);
       await this.startQuery(portal);
-      await this.stream.copy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
+      await this.stream.copy(portal, stmt.options);
       return;
     }
     if (stmt.kind === 'query') be.emptyQueryResponse(this.out.w); // the empty statement
@@ -618,6 +620,10 @@ export class Session {
         }
         return;
       }
+      case 'lock':
+        for (const read of interpretLock(stmt, this.tx.inBlock)) disposeStatement(await this.preparer.prepare(read, { kind: 'query', sql: read }, []));
+        be.commandComplete(w, 'LOCK TABLE');
+        return;
       case 'unlisten':
         be.commandComplete(w, 'UNLISTEN');
         return;

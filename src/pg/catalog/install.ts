@@ -22,6 +22,7 @@ import {
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
+import { ABSENT_FEATURE_RELATIONS, absentFeatureStatements } from './absent-features.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
 export interface InstallOptions {
@@ -170,7 +171,7 @@ function compatStatements(b: Build): string[] {
     ['rngtypid', 'BIGINT'], ['rngsubtype', 'BIGINT'], ['rngmultitypid', 'BIGINT'], ['rngcollation', 'BIGINT'],
     ['rngsubopc', 'BIGINT'], ['rngcanonical', 'BIGINT'], ['rngsubdiff', 'BIGINT'],
   ], PG_RANGES));
-  for (const rel of PG_STATIC_RELATIONS) {
+  for (const rel of [...PG_STATIC_RELATIONS, ...ABSENT_FEATURE_RELATIONS]) {
     if (rel.name === 'pg_stat_activity') {
       s.push(statActivityView(rel.columns));
       continue;
@@ -188,7 +189,8 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
   s.push(`CREATE MACRO ${C}_schemas() AS (SELECT list(schema_name) FROM duckdb_schemas() WHERE database_name = current_database())`);
   // search_path entries that name schemas of this version; PostgreSQL's `public` is DuckDB's `main`.
-  s.push(`CREATE MACRO ${C}_search_path() AS (SELECT CASE WHEN len(l) = 0 THEN ['main'] ELSE l END FROM (
+  // A schema named twice counts once (PostgreSQL's recomputeNamespacePath), so current_schemas() lists it once.
+  s.push(`CREATE MACRO ${C}_search_path() AS (SELECT CASE WHEN len(l) = 0 THEN ['main'] ELSE list_filter(l, (x, i) -> list_position(l, x) = i) END FROM (
     SELECT list_filter(list_transform(raw, x -> CASE WHEN x = 'public' AND NOT list_contains(sc, 'public') THEN 'main' WHEN x = '$user' THEN u ELSE x END), x -> list_contains(sc, x)) AS l
     FROM (SELECT list_transform(string_split(coalesce(${C}_var('search_path'), '"$user", public'), ','), x -> trim(trim(x), '"')) AS raw, ${C}_schemas() AS sc, ${C}_user() AS u)))`);
 
@@ -297,6 +299,7 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE MACRO ${C}pg_get_keywords() AS TABLE SELECT word, catcode, barelabel, catdesc, baredesc FROM ${C}_keywords`);
   s.push(`CREATE MACRO ${C}pg_partition_ancestors_ord(id) AS TABLE SELECT CAST(id AS BIGINT) AS relid, CAST(1 AS BIGINT) AS depth`);
   s.push(`CREATE MACRO ${C}pg_partition_ancestors(id) AS TABLE SELECT CAST(id AS BIGINT) AS relid`);
+  s.push(...absentFeatureStatements());
 
   // ---- information_schema
   const dataType = `CASE WHEN t.typcategory = 'A' THEN 'ARRAY' ELSE t.fmt END`;
