@@ -63,7 +63,6 @@ export const SQLSTATE = {
   invalidSchemaName: '3F000',
   indeterminateDatatype: '42P18',
   duplicateCursor: '42P03',
-  invalidColumnReference: '42P10',
   duplicatePreparedStatement: '42P05',
   connectionFailure: '08006',
   successfulCompletion: '00000',

@@ -51,9 +51,9 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
   assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), { kind: 'copyOut', query: 'select 1', options: { format: 'csv', header: true, delimiter: ',', nullString: '', quote: '"', escape: '"', forceQuote: null } });
   assert.deepEqual(classify('COPY (select 1 as a, 2 as "B") TO STDOUT WITH CSV HEADER FORCE QUOTE a, "B"'), { kind: 'copyOut', query: 'select 1 as a, 2 as "B"', options: { format: 'csv', header: true, delimiter: ',', nullString: '', quote: '"', escape: '"', forceQuote: ['a', 'B'] } });
   assert.equal((classify('COPY (select 1) TO STDOUT (FORMAT binary)') as { options: { format: string } }).options.format, 'binary');
-  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT binary, HEADER)'), { kind: 'refused', sqlstate: '42601', message: 'cannot specify HEADER in BINARY mode' });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT binary, HEADER)'), { kind: 'refused', sqlstate: '0A000', message: 'cannot specify HEADER in BINARY mode' });
   assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORCE_QUOTE *)'), { kind: 'refused', sqlstate: '0A000', message: 'COPY force quote available only in CSV mode' });
-  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT csv, FREEZE)'), { kind: 'refused', sqlstate: '0A000', message: 'COPY FREEZE is only available using COPY FROM' });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT csv, FORCE_NULL (a))'), { kind: 'refused', sqlstate: '0A000', message: 'COPY force null only available using COPY FROM' });
   assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT csv, FORMAT text)'), { kind: 'refused', sqlstate: '42601', message: 'conflicting or redundant options' });
   assert.deepEqual(classify('LOCK TABLE main.t, "Odd, name" IN ACCESS SHARE MODE NOWAIT'), { kind: 'lock', relations: ['main.t', '"Odd, name"'], mode: 'ACCESS SHARE' });
   assert.deepEqual(classify('lock t'), { kind: 'lock', relations: ['t'], mode: 'ACCESS EXCLUSIVE' });

@@ -92,7 +92,8 @@ function check(raw: [string, string | string[] | null][]): CopyOptionsResult {
   };
   for (const name of seen.keys()) {
     if (['format', 'header', 'delimiter', 'null', 'quote', 'escape', 'force_quote', 'encoding'].includes(name)) continue;
-    if (['force_not_null', 'force_null', 'freeze'].includes(name)) return fail(SQLSTATE.featureNotSupported, `COPY ${name.toUpperCase().replace(/_/g, ' ')} is only available using COPY FROM`);
+    if (name === 'freeze') continue; // accepted and meaningless in COPY TO, as in PostgreSQL
+    if (name === 'force_not_null' || name === 'force_null') return fail(SQLSTATE.featureNotSupported, `COPY ${name.replace(/_/g, ' ')} only available using COPY FROM`);
     return fail(SQLSTATE.syntaxError, `option "${name}" not recognized`);
   }
   const format = str('format') ?? 'text';
@@ -102,13 +103,15 @@ function check(raw: [string, string | string[] | null][]): CopyOptionsResult {
   if (seen.has('header')) {
     if (headerRaw === null) header = true;
     else if (typeof headerRaw === 'string' && headerRaw in BOOLEAN) header = BOOLEAN[headerRaw]!;
-    else return fail(SQLSTATE.syntaxError, `header requires a Boolean value`);
+    else if (headerRaw === 'match') return fail(SQLSTATE.featureNotSupported, 'cannot use "match" with HEADER in COPY TO');
+    else return fail(SQLSTATE.syntaxError, 'header requires a Boolean value or "match"');
   }
   const encoding = str('encoding');
   if (encoding !== undefined && !/^utf-?8$/i.test(encoding)) return fail(SQLSTATE.featureNotSupported, 'COPY ENCODING other than UTF8 is not supported by fdl-gateway');
   const csv = format === 'csv';
   if (format === 'binary') {
-    for (const name of ['delimiter', 'null', 'header']) if (seen.has(name) && !(name === 'header' && !header)) return fail(SQLSTATE.syntaxError, `cannot specify ${name.toUpperCase()} in BINARY mode`);
+    for (const name of ['delimiter', 'null']) if (seen.has(name)) return fail(SQLSTATE.syntaxError, `cannot specify ${name.toUpperCase()} in BINARY mode`);
+    if (header) return fail(SQLSTATE.featureNotSupported, 'cannot specify HEADER in BINARY mode');
   }
   const delimiter = str('delimiter') ?? (csv ? ',' : '\t');
   const nullString = str('null') ?? (csv ? '' : '\\N');
@@ -119,7 +122,7 @@ function check(raw: [string, string | string[] | null][]): CopyOptionsResult {
   if (Buffer.byteLength(delimiter) !== 1) return fail(SQLSTATE.featureNotSupported, 'COPY delimiter must be a single one-byte character');
   if (/[\r\n]/.test(delimiter)) return fail(SQLSTATE.invalidParameterValue, 'COPY delimiter cannot be newline or carriage return');
   if (/[\r\n]/.test(nullString)) return fail(SQLSTATE.invalidParameterValue, 'COPY null representation cannot use newline or carriage return');
-  if (!csv && 'abcdefghijklmnopqrstuvwxyz0123456789.\\'.includes(delimiter.toLowerCase())) return fail(SQLSTATE.featureNotSupported, `COPY delimiter cannot be "${delimiter}"`);
+  if (!csv && 'abcdefghijklmnopqrstuvwxyz0123456789.\\'.includes(delimiter.toLowerCase())) return fail(SQLSTATE.invalidParameterValue, `COPY delimiter cannot be "${delimiter}"`);
   if (csv && Buffer.byteLength(quote) !== 1) return fail(SQLSTATE.featureNotSupported, 'COPY quote must be a single one-byte character');
   if (csv && delimiter === quote) return fail(SQLSTATE.invalidParameterValue, 'COPY delimiter and quote must be different');
   if (csv && Buffer.byteLength(escape) !== 1) return fail(SQLSTATE.featureNotSupported, 'COPY escape must be a single one-byte character');

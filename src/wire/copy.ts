@@ -54,74 +54,92 @@ function csvField(s: string, f: CopyOptions, forced: boolean, single: boolean): 
   return out + f.quote;
 }
 
-/** Which result columns FORCE_QUOTE names: every one for `*`; a name that is not a result column is PostgreSQL's 42P10. */
+/** Which result columns FORCE_QUOTE names: every one for `*`; a name that is not a result column is PostgreSQL's 42703. */
 export function forcedColumns(names: string[], f: CopyOptions): boolean[] {
   if (f.forceQuote === null) return names.map(() => false);
   if (f.forceQuote === '*') return names.map(() => true);
   for (const c of f.forceQuote) {
-    if (!names.includes(c)) throw new SqlError(SQLSTATE.invalidColumnReference, `FORCE_QUOTE column "${c}" not referenced by COPY`);
+    if (!names.includes(c)) throw new SqlError(SQLSTATE.undefinedColumn, `column "${c}" does not exist`);
   }
   return names.map((n) => (f.forceQuote as string[]).includes(n));
 }
 
-/** CopyOutResponse, the header line (text, CSV) or the binary signature. */
-export function copyStart(w: Writer, names: string[], f: CopyOptions): void {
-  const binary = f.format === 'binary';
-  be.copyOutResponse(w, names.length, binary ? 1 : 0);
-  if (binary) {
-    const at = w.begin(CH('d'));
-    w.bytes(BINARY_SIGNATURE);
-    w.end(at);
-    return;
+/**
+ * One COPY's framing. PostgreSQL sends the binary signature in the same CopyData message as the first
+ * tuple (or the trailer, when there is none), each text or CSV line (the header too) in a message of
+ * its own: the same messages here, so clients see PostgreSQL's bytes.
+ */
+export class CopyFramer {
+  private signaturePending: boolean;
+  private readonly forced: boolean[];
+  private readonly delim: number;
+
+  constructor(private readonly f: CopyOptions, private readonly names: string[]) {
+    this.forced = forcedColumns(names, f);
+    this.signaturePending = f.format === 'binary';
+    this.delim = f.delimiter.charCodeAt(0);
   }
-  if (!f.header) return;
-  const delim = f.delimiter.charCodeAt(0);
-  const fields = f.format === 'csv' ? names.map((n) => csvField(n, f, false, names.length === 1)) : names.map((n) => textField(Buffer.from(n), delim));
-  be.copyData(w, fields.join(f.delimiter) + '\n');
-}
 
-/** The binary trailer (a field count of -1); nothing for text and CSV. */
-export function copyEnd(w: Writer, f: CopyOptions): void {
-  if (f.format !== 'binary') return;
-  const at = w.begin(CH('d'));
-  w.int16(-1);
-  w.end(at);
-}
+  /** CopyOutResponse and the header line. */
+  start(w: Writer): void {
+    const { f, names } = this;
+    be.copyOutResponse(w, names.length, f.format === 'binary' ? 1 : 0);
+    if (f.format === 'binary' || !f.header) return;
+    const fields = f.format === 'csv' ? names.map((n) => csvField(n, f, false, names.length === 1)) : names.map((n) => textField(Buffer.from(n), this.delim));
+    be.copyData(w, fields.join(f.delimiter) + '\n');
+  }
 
-/** Convert the DataRows in `rows` (a buffer of complete 'D' messages) into CopyData messages. */
-export function dataRowsToCopy(rows: Buffer, w: Writer, f: CopyOptions, forced: boolean[]): number {
-  const delim = f.delimiter.charCodeAt(0);
-  const binary = f.format === 'binary';
-  let pos = 0;
-  let n = 0;
-  while (pos < rows.length) {
-    const len = rows.readInt32BE(pos + 1);
-    const end = pos + 1 + len;
-    if (binary) {
-      const at = w.begin(CH('d'));
-      w.bytes(rows.subarray(pos + 5, end));
-      w.end(at);
-      pos = end;
-      n++;
-      continue;
-    }
-    const ncols = rows.readInt16BE(pos + 5);
-    let p = pos + 7;
-    const fields: string[] = [];
-    for (let c = 0; c < ncols; c++) {
-      const flen = rows.readInt32BE(p);
-      p += 4;
-      if (flen < 0) {
-        fields.push(f.nullString);
+  /** The binary trailer (a field count of -1); nothing for text and CSV. */
+  end(w: Writer): void {
+    if (this.f.format !== 'binary') return;
+    const at = w.begin(CH('d'));
+    this.signature(w);
+    w.int16(-1);
+    w.end(at);
+  }
+
+  private signature(w: Writer): void {
+    if (!this.signaturePending) return;
+    w.bytes(BINARY_SIGNATURE);
+    this.signaturePending = false;
+  }
+
+  /** Convert the DataRows in `rows` (a buffer of complete 'D' messages) into CopyData messages. */
+  rows(rows: Buffer, w: Writer): number {
+    const { f, forced, delim } = this;
+    const binary = f.format === 'binary';
+    let pos = 0;
+    let n = 0;
+    while (pos < rows.length) {
+      const len = rows.readInt32BE(pos + 1);
+      const end = pos + 1 + len;
+      if (binary) {
+        const at = w.begin(CH('d'));
+        this.signature(w);
+        w.bytes(rows.subarray(pos + 5, end));
+        w.end(at);
+        pos = end;
+        n++;
         continue;
       }
-      const bytes = rows.subarray(p, p + flen);
-      p += flen;
-      fields.push(f.format === 'csv' ? csvField(bytes.toString('utf8'), f, forced[c]!, ncols === 1) : textField(bytes, delim));
+      const ncols = rows.readInt16BE(pos + 5);
+      let p = pos + 7;
+      const fields: string[] = [];
+      for (let c = 0; c < ncols; c++) {
+        const flen = rows.readInt32BE(p);
+        p += 4;
+        if (flen < 0) {
+          fields.push(f.nullString);
+          continue;
+        }
+        const bytes = rows.subarray(p, p + flen);
+        p += flen;
+        fields.push(f.format === 'csv' ? csvField(bytes.toString('utf8'), f, forced[c]!, ncols === 1) : textField(bytes, delim));
+      }
+      be.copyData(w, fields.join(f.delimiter) + '\n');
+      pos = end;
+      n++;
     }
-    be.copyData(w, fields.join(f.delimiter) + '\n');
-    pos = end;
-    n++;
+    return n;
   }
-  return n;
 }

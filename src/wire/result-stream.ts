@@ -7,7 +7,7 @@
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
-import { copyEnd, copyStart, dataRowsToCopy, forcedColumns } from './copy.js';
+import { CopyFramer } from './copy.js';
 import type { CopyOptions } from '../text/copy-options.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
@@ -272,9 +272,8 @@ export class ResultStream {
   async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
     const scratch = new Writer(64 * 1024);
-    const names = portal.prepared.fields!.map((x) => x.name);
-    const forced = forcedColumns(names, f);
-    copyStart(w, names, f);
+    const framer = new CopyFramer(f, portal.prepared.fields!.map((x) => x.name));
+    framer.start(w);
     let rows = 0;
     try {
       for (;;) {
@@ -287,7 +286,7 @@ export class ResultStream {
         if (this.clock.stopRequested) throw this.clock.interruption();
         portal.encoder!(chunk, scratch);
         const before = w.length;
-        rows += dataRowsToCopy(scratch.flush(), w, f, forced);
+        rows += framer.rows(scratch.flush(), w);
         // The row and byte caps hold for COPY as for any result.
         portal.rows = rows;
         portal.bytes += w.length - before;
@@ -299,7 +298,7 @@ export class ResultStream {
       portal.result = null;
       portal.done = true;
     }
-    copyEnd(w, f);
+    framer.end(w);
     be.copyDone(w);
     be.commandComplete(w, `COPY ${rows}`);
   }
