@@ -11,6 +11,15 @@ export const ABSENT_FEATURE_RELATIONS: ReadonlyArray<{ name: string; columns: Re
   { name: 'pg_seclabels', columns: [['objoid', 'oid'], ['classoid', 'oid'], ['objsubid', 'integer'], ['objtype', 'text'], ['objnamespace', 'oid'], ['objname', 'text'], ['provider', 'text'], ['label', 'text']], rows: [] },
   { name: 'pg_shseclabel', columns: [['objoid', 'oid'], ['classoid', 'oid'], ['provider', 'text'], ['label', 'text']], rows: [] },
   { name: 'pg_db_role_setting', columns: [['setdatabase', 'oid'], ['setrole', 'oid'], ['setconfig', 'text[]']], rows: [] },
+  { name: 'pg_user_mappings', columns: [['umid', 'oid'], ['srvid', 'oid'], ['srvname', 'name'], ['umuser', 'oid'], ['usename', 'name'], ['umoptions', 'text[]']], rows: [] },
+  { name: 'pg_parameter_acl', columns: [['oid', 'oid'], ['parname', 'text'], ['paracl', 'aclitem[]']], rows: [] },
+];
+
+/** Scalar functions over those features, as [signature, body] (install.ts' scalar macros). */
+export const ABSENT_FEATURE_MACROS: ReadonlyArray<[string, string]> = [
+  // No extended statistics object exists; PostgreSQL answers NULL for an OID that names none.
+  ['pg_statistics_obj_is_visible(id)', 'CAST(NULL AS BOOLEAN)'],
+  ['getdatabaseencoding()', "'UTF8'"],
 ];
 
 /** Table functions called in FROM, by name (the rewriter points a call there: ../rewrite.ts). */

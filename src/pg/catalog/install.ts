@@ -22,7 +22,9 @@ import {
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
-import { ABSENT_FEATURE_RELATIONS, absentFeatureStatements } from './absent-features.js';
+import { DESCRIBE_MACROS } from './describe.js';
+import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
+import { ABSENT_FEATURE_MACROS, ABSENT_FEATURE_RELATIONS, absentFeatureStatements } from './absent-features.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
 export interface InstallOptions {
@@ -166,6 +168,7 @@ function compatStatements(b: Build): string[] {
     if (typeof r[9] === 'string') s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
   });
   s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
+  s.push(...valuesTable('_catattrs', [['attrelid', 'BIGINT'], ['attname', 'VARCHAR'], ['atttypid', 'BIGINT'], ['attnum', 'SMALLINT'], ['atttypmod', 'INTEGER'], ['attnotnull', 'BOOLEAN'], ['attcollation', 'BIGINT']], PG_CATALOG_ATTRIBUTES));
   s.push(...valuesTable('_catrels', [['oid', 'BIGINT'], ['relname', 'VARCHAR'], ['relkind', 'VARCHAR']], PG_CATALOG_RELATIONS));
   s.push(...valuesTable('pg_range', [
     ['rngtypid', 'BIGINT'], ['rngsubtype', 'BIGINT'], ['rngmultitypid', 'BIGINT'], ['rngcollation', 'BIGINT'],
@@ -228,8 +231,9 @@ function compatStatements(b: Build): string[] {
     attndims: "CASE WHEN t.typcategory = 'A' THEN 1 ELSE 0 END", attcacheoff: '-1', atttypmod: 'a.atttypmod', attbyval: 't.typbyval',
     attalign: 't.typalign', attstorage: 't.typstorage', attcompression: "''", attnotnull: 'NOT a.is_nullable', atthasdef: 'a.column_default IS NOT NULL',
     atthasmissing: 'false', attidentity: "''", attgenerated: "''", attisdropped: 'false', attislocal: 'true', attinhcount: '0',
-    attcollation: 't.typcollation',
-  }, `FROM ${C}_cols a LEFT JOIN ${C}_types t ON t.oid = a.atttypid`));
+    attcollation: 'coalesce(a.attcollation, t.typcollation)',
+  }, `FROM (SELECT attrelid, attname, atttypid, attnum, atttypmod, is_nullable, column_default, CAST(NULL AS BIGINT) AS attcollation FROM ${C}_cols
+      UNION ALL SELECT attrelid, attname, atttypid, attnum, atttypmod, NOT attnotnull, NULL, attcollation FROM ${C}_catattrs) a LEFT JOIN ${C}_types t ON t.oid = a.atttypid`));
   s.push(pgView('pg_type', {
     oid: 'oid', typname: 'typname', typnamespace: `${PG_CATALOG_OID}`, typowner: `${BOOTSTRAP_ROLE_OID}`, typlen: 'typlen', typbyval: 'typbyval',
     typtype: 'typtype', typcategory: 'typcategory', typispreferred: 'typispreferred', typisdefined: 'true', typdelim: 'typdelim', typrelid: '0',
@@ -520,6 +524,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS);
+  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS);
   return macros;
 }
 
