@@ -23,7 +23,7 @@ export const ABSENT_FEATURE_MACROS: ReadonlyArray<[string, string]> = [
 ];
 
 /** Table functions called in FROM, by name (the rewriter points a call there: ../rewrite.ts). */
-export const ABSENT_FEATURE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['pg_options_to_table']);
+export const ABSENT_FEATURE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['pg_options_to_table', 'pg_partition_tree']);
 
 export function absentFeatureStatements(): string[] {
   return [
@@ -31,5 +31,7 @@ export function absentFeatureStatements(): string[] {
     `CREATE MACRO ${C}pg_options_to_table(fdl_pg_opts) AS TABLE SELECT CAST(split_part(fdl_pg_o, '=', 1) AS VARCHAR) AS option_name,
       CAST(CASE WHEN contains(fdl_pg_o, '=') THEN fdl_pg_o[strpos(fdl_pg_o, '=') + 1:] END AS VARCHAR) AS option_value
       FROM (SELECT unnest(coalesce(CAST(fdl_pg_opts AS VARCHAR[]), CAST([] AS VARCHAR[]))) AS fdl_pg_o)`,
+    // No relation is partitioned, and PostgreSQL lists no tree for one that is not.
+    `CREATE MACRO ${C}pg_partition_tree(fdl_pg_rel) AS TABLE SELECT CAST(fdl_pg_rel AS BIGINT) AS relid, CAST(NULL AS BIGINT) AS parentrelid, true AS isleaf, 0 AS level WHERE false`,
   ];
 }

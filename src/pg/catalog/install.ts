@@ -24,6 +24,7 @@ import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
 import { DESCRIBE_MACROS } from './describe.js';
 import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
+import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
 import { ABSENT_FEATURE_MACROS, ABSENT_FEATURE_RELATIONS, absentFeatureStatements } from './absent-features.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
@@ -169,6 +170,7 @@ function compatStatements(b: Build): string[] {
   });
   s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
   s.push(...valuesTable('_catattrs', [['attrelid', 'BIGINT'], ['attname', 'VARCHAR'], ['atttypid', 'BIGINT'], ['attnum', 'SMALLINT'], ['atttypmod', 'INTEGER'], ['attnotnull', 'BOOLEAN'], ['attcollation', 'BIGINT']], PG_CATALOG_ATTRIBUTES));
+  s.push(...valuesTable('_builtin_descriptions', [['objoid', 'BIGINT'], ['classoid', 'BIGINT'], ['description', 'VARCHAR']], PG_BUILTIN_DESCRIPTIONS));
   s.push(...valuesTable('_catrels', [['oid', 'BIGINT'], ['relname', 'VARCHAR'], ['relkind', 'VARCHAR']], PG_CATALOG_RELATIONS));
   s.push(...valuesTable('pg_range', [
     ['rngtypid', 'BIGINT'], ['rngsubtype', 'BIGINT'], ['rngmultitypid', 'BIGINT'], ['rngcollation', 'BIGINT'],
@@ -255,7 +257,8 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
-    UNION ALL SELECT oid, 2615, 0, comment FROM duckdb_schemas() WHERE database_name = current_database() AND comment IS NOT NULL`);
+    UNION ALL SELECT oid, 2615, 0, comment FROM duckdb_schemas() WHERE database_name = current_database() AND comment IS NOT NULL
+    UNION ALL SELECT objoid, classoid, 0, description FROM ${C}_builtin_descriptions`);
   s.push(pgView('pg_description', { objoid: 'objoid', classoid: 'classoid', objsubid: 'objsubid', description: 'description' }, `FROM ${C}_descriptions`));
   s.push(`CREATE VIEW ${C}_dbs AS SELECT name, row_number() OVER (ORDER BY name) AS n FROM (
     SELECT DISTINCT unnest(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname())) AS name)`);
@@ -447,7 +450,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`_parse_ident(x)`, `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`],
     [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
     [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
-    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat WHEN 'pg_namespace' THEN 2615 ELSE 1259 END)`],
+    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat WHEN 'pg_namespace' THEN 2615 WHEN 'pg_type' THEN 1247 WHEN 'pg_am' THEN 2601 WHEN 'pg_language' THEN 2612 WHEN 'pg_extension' THEN 3079 WHEN 'pg_proc' THEN 1255 ELSE 1259 END)`],
     [`col_description(id, n)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`],
     [`shobj_description(id, cat)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
