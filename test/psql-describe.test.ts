@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
@@ -16,7 +16,11 @@ import { describeProbe, runProbe } from './support/probe.js';
 
 /** The gateway's default search_path, given to both so visibility is the same. */
 const SEARCH_PATH = '"$user", public, main, sales';
-const ENV = { PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: `-c search_path=${SEARCH_PATH.replace(/ /g, '\\ ')}` };
+const envFor = (path: string) => ({ PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: `-c search_path=${path.replace(/ /g, '\\ ')}` });
+const ENV = envFor(SEARCH_PATH);
+/** The views fixture's schemas (its tag v1), and the views PostgreSQL can create as the gateway defines them (the others call DuckDB macros). */
+const VIEWS_ENV = envFor('"$user", public, main, reporting');
+const VIEWS_DUMPED = ['main.base', 'reporting.targets', 'main.v_base', 'main.v_over', 'reporting.v_join', 'main.v_alias'];
 
 /** A rewrite of PostgreSQL's output (never the gateway's) before comparing, and why it is allowed. */
 interface Allowed { why: string; pg: (out: string) => string; gw?: (out: string) => string }
@@ -41,7 +45,14 @@ function dropColumn(name: string, why: string): Allowed {
 }
 
 /** Each command: the same output as PostgreSQL 15 after the listed rewrites, or a clear failure. */
-const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser?: string; todo?: string }> = [
+/** A view's definition: the gateway shows the SQL DuckDB keeps for it, PostgreSQL deparses its own parse tree. */
+const viewText: Allowed = {
+  why: 'a view\'s definition is the text DuckDB keeps (the same pg_get_viewdef answers), PostgreSQL deparses its parse tree',
+  pg: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
+  gw: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
+};
+
+const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser?: string; todo?: string; views?: true }> = [
   { cmd: '\\d' },
   { cmd: '\\d sales.orders' },
   { cmd: '\\d+ sales.orders' },
@@ -117,33 +128,47 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\dFp', allowed: [noTextSearch] },
   { cmd: '\\dFt', allowed: [noTextSearch] },
   { cmd: '\\dFd+', allowed: [noTextSearch] },
+  // Views (the views fixture at v1, beside PostgreSQL's views of the same definitions).
+  { cmd: '\\dv main.v_base', views: true },
+  { cmd: '\\dv+ reporting.*', views: true },
+  { cmd: '\\d main.v_base', views: true },
+  { cmd: '\\d+ main.v_base', views: true, allowed: [viewText] },
+  { cmd: '\\d+ reporting.v_join', views: true, allowed: [viewText] },
+  { cmd: '\\sv main.v_over', views: true, allowed: [viewText] },
+  { cmd: '\\sv+ reporting.v_join', views: true, allowed: [viewText] },
+  { cmd: '\\dt+ reporting.*', views: true, allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
   // Every function is a DuckDB built-in with no SQL source: \sf fails in words.
-  { cmd: '\\sf abs', fails: /^ERROR: {2}(function "abs" does not exist|more than one function named "abs"|function definitions are not supported by fdl-gateway)/ },
-  { cmd: '\\sf pg_catalog.lower(text)', fails: /^ERROR: {2}(function "pg_catalog\.lower\(text\)" does not exist|function definitions are not supported by fdl-gateway)/ },
+  { cmd: '\\sf abs', fails: /^error: ERROR: {2}(function "abs" does not exist|more than one function named "abs"|function definitions are not supported by fdl-gateway)/ },
+  { cmd: '\\sf pg_catalog.lower(text)', fails: /^error: ERROR: {2}(function "pg_catalog\.lower\(text\)" does not exist|function definitions are not supported by fdl-gateway)/ },
 ];
 
 describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { concurrency: 4 }, () => {
   let gw: RunningGateway;
   let pg: PgCluster;
-  const repos = copyFixtures('repos/basic');
+  const repos = copyFixtures('repos/basic', 'repos/views');
   const work = mkdtempSync(join(tmpdir(), 'fdl-psql-describe-'));
-  const targets = () => ({
-    gateway: `host=${gw.host} port=${gw.port} dbname=basic user=me`,
-    postgres: `host=${pg.host} port=${pg.port} dbname=basic user=me`,
+  const targets = (views = false) => ({
+    gateway: `host=${gw.host} port=${gw.port} dbname=${views ? 'views@v1' : 'basic'} user=me`,
+    postgres: `host=${pg.host} port=${pg.port} dbname=${views ? 'views' : 'basic'} user=me`,
   });
 
   before(async () => {
     [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')]),
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
     ]);
     // The same tables, schemas, comments and owner: the gateway's own dump (test/pg-dump.test.ts proves it restores).
-    pg.psql('CREATE ROLE me LOGIN; CREATE DATABASE basic OWNER me;');
-    pg.psql('DROP SCHEMA public;', ['-d', 'basic']);
-    const file = join(work, 'basic.dump');
-    for (const [cmd, args] of [['pg_dump', ['-Fc', '-f', file, targets().gateway]], ['pg_restore', ['--exit-on-error', '-d', targets().postgres, file]]] as const) {
-      const r = await runProbe(cmd, [...args], { env: ENV, timeoutMs: 120_000 });
-      assert.equal(r.code, 0, `${cmd}: ${describeProbe(r)}`);
+    pg.psql('CREATE ROLE me LOGIN; CREATE DATABASE basic OWNER me; CREATE DATABASE views OWNER me;');
+    for (const views of [false, true]) {
+      const db = views ? 'views' : 'basic';
+      // A dump of named tables creates no schemas.
+      pg.psql(views ? 'DROP SCHEMA public; CREATE SCHEMA main AUTHORIZATION me; CREATE SCHEMA reporting AUTHORIZATION me;' : 'DROP SCHEMA public;', ['-d', db]);
+      const file = join(work, `${db}.dump`);
+      const only = views ? VIEWS_DUMPED.flatMap((t) => ['-t', t]) : [];
+      for (const [cmd, args] of [['pg_dump', ['-Fc', ...only, '-f', file, targets(views).gateway]], ['pg_restore', ['--exit-on-error', '-d', targets(views).postgres, file]]] as const) {
+        const r = await runProbe(cmd, [...args], { env: views ? VIEWS_ENV : ENV, timeoutMs: 120_000 });
+        assert.equal(r.code, 0, `${cmd}: ${describeProbe(r)}`);
+      }
     }
   }, { timeout: 180_000 });
   after(async () => {
@@ -152,20 +177,52 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
     rmSync(work, { recursive: true, force: true });
   }, { timeout: 30_000 });
 
-  async function psql(conninfo: string, cmd: string): Promise<string> {
-    const r = await runProbe('psql', [conninfo, '-X', '-A', '-c', cmd], { env: ENV, timeoutMs: 60_000 });
-    return (r.stdout + r.stderr).trimEnd();
+  /**
+   * Every command of one group in one psql session (a connection per command costs seconds on a
+   * loaded machine), each output found after its marker; psql flushes a result before the next
+   * command's error, so stdout and stderr interleave in order.
+   */
+  const outputs = new Map<string, Promise<Map<string, string>>>();
+  function session(conninfo: string, views: boolean, cmds: string[]): Promise<Map<string, string>> {
+    const key = `${conninfo} ${views}`;
+    let run = outputs.get(key);
+    if (!run) {
+      const marker = (i: number) => `<<<fdl-describe-${i}>>>`;
+      const script = cmds.map((c, i) => `\\echo ${marker(i)}\n${c}\n`).join('');
+      const file = join(work, `script-${outputs.size}.psql`);
+      writeFileSync(file, script);
+      run = runProbe('sh', ['-c', 'exec psql "$0" -X -A -f "$1" 2>&1', conninfo, file], { env: views ? VIEWS_ENV : ENV, timeoutMs: 240_000 }).then((r) => {
+        const out = new Map<string, string>();
+        cmds.forEach((c, i) => {
+          const from = r.stdout.indexOf(`${marker(i)}\n`);
+          const to = i + 1 < cmds.length ? r.stdout.indexOf(marker(i + 1)) : r.stdout.length;
+          assert.ok(from >= 0 && to >= from, `${c}: no output found\n${describeProbe(r)}`);
+          // An error is prefixed with the script's name and line: not part of the answer.
+          out.set(c, r.stdout.slice(from + marker(i).length + 1, to).replace(/^psql:[^:]+:\d+: /gm, '').trimEnd());
+        });
+        return out;
+      });
+      outputs.set(key, run);
+    }
+    return run;
   }
 
-  for (const { cmd, allowed = [], fails, pgUser, todo } of COMMANDS) {
-    test(cmd, { todo }, async () => {
-      const { gateway, postgres } = targets();
-      let [ours, theirs] = await Promise.all([psql(gateway, cmd), psql(pgUser ? postgres.replace('user=me', `user=${pgUser}`) : postgres, cmd)]);
+  for (const { cmd, allowed = [], fails, pgUser, todo, views = false } of COMMANDS) {
+    test(`${cmd}${views ? ' (views)' : ''}`, { todo }, async () => {
+      const { gateway, postgres } = targets(views);
+      const group = COMMANDS.filter((c) => (c.views ?? false) === views);
+      const theirsConn = pgUser ? postgres.replace('user=me', `user=${pgUser}`) : postgres;
+      const [oursAll, theirsAll] = await Promise.all([
+        session(gateway, views, group.map((c) => c.cmd)),
+        session(theirsConn, views, group.filter((c) => c.pgUser === pgUser).map((c) => c.cmd)),
+      ]);
+      let ours = oursAll.get(cmd)!;
+      let theirs = theirsAll.get(cmd)!;
       if (fails) {
         assert.match(ours, fails);
         return;
       }
-      assert.doesNotMatch(theirs, /ERROR|error:/, `PostgreSQL answers ${cmd}`);
+      assert.doesNotMatch(theirs, /ERROR:/, `PostgreSQL answers ${cmd}`);
       for (const a of allowed) {
         theirs = a.pg(theirs);
         if (a.gw) ours = a.gw(ours);
