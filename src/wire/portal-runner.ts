@@ -63,9 +63,10 @@ export class PortalRunner {
   private async runOther(portal: Portal, describe: boolean): Promise<void> {
     const stmt = portal.prepared.stmt;
     if (stmt.kind === 'copyOut') {
-      portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
+      const binary = stmt.options.format === 'binary' ? 1 : 0;
+      portal.resultFormats = portal.prepared.columnTypes.map(() => binary);
       await this.startQuery(portal);
-      await this.stream.copy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
+      await this.stream.copy(portal, stmt.options);
       return;
     }
     if (!isGatewayStatement(stmt)) {

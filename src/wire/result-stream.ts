@@ -7,7 +7,8 @@
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
-import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
+import { CopyFramer } from './copy.js';
+import type { CopyOptions } from '../text/copy-options.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
@@ -276,11 +277,11 @@ export class ResultStream {
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
-  async copy(portal: Portal, f: CopyFormat): Promise<void> {
+  async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
     const scratch = new Writer(64 * 1024);
-    be.copyOutResponse(w, portal.prepared.columnTypes.length, 0);
-    if (f.header) copyHeader(w, portal.prepared.fields!.map((x) => x.name), f);
+    const framer = new CopyFramer(f, portal.prepared.fields!.map((x) => x.name));
+    framer.start(w);
     let rows = 0;
     try {
       for (;;) {
@@ -293,7 +294,7 @@ export class ResultStream {
         if (this.clock.stopRequested) throw this.clock.interruption();
         portal.encoder!(chunk, scratch);
         const before = w.length;
-        rows += dataRowsToCopy(scratch.flush(), w, f);
+        rows += framer.rows(scratch.flush(), w);
         // The row and byte caps hold for COPY as for any result.
         portal.rows = rows;
         portal.bytes += w.length - before;
@@ -305,6 +306,7 @@ export class ResultStream {
       portal.result = null;
       portal.done = true;
     }
+    framer.end(w);
     be.copyDone(w);
     be.commandComplete(w, `COPY ${rows}`);
   }
