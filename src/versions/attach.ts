@@ -65,12 +65,23 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       const files = filesRead(reads);
       if (files.length) (await version.ensureFiles(files)).release();
     };
+    const catalogInfoSql = relationInfoStatement([
+      ...catalog.tables.map((t) => ({
+        schema: t.schema,
+        name: t.name,
+        kind: 'table' as const,
+        sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
+      })),
+      ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
+    ]);
     try {
       if (!remote) pins.push(await version.ensureFiles(allFiles));
       const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      // the snapshot reads which views are lake tables and which lake views from this connection
+      await conn.run(catalogInfoSql);
       await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
@@ -161,15 +172,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
         throw e;
       }
     };
-    const catalogInfoSql = relationInfoStatement([
-      ...catalog.tables.map((t) => ({
-        schema: t.schema,
-        name: t.name,
-        kind: 'table' as const,
-        sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
-      })),
-      ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
-    ]);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {
