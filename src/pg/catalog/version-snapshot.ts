@@ -67,7 +67,7 @@ function schemasOf(db: string): string {
  * Catalog views whose rows depend only on the version (not on session variables): materialised per
  * version at attach, so a statement reads a table instead of binding and running the view's joins.
  */
-export const MATERIALISED_VIEWS = ['_relall', 'pg_class', 'pg_attribute', 'pg_namespace', 'pg_description'] as const;
+export const MATERIALISED_VIEWS = ['_relall', 'pg_class', 'pg_attribute', 'pg_namespace', 'pg_description', 'pg_proc'] as const;
 
 /**
  * Rewrite install statements so each view of MATERIALISED_VIEWS becomes `_live_<name>` (its definition,
