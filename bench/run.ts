@@ -21,6 +21,7 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
   { name: 'statements', file: 'statements.js', limitS: 300, what: 'unnamed vs named extended latency, admission cost per statement' },
   { name: 'statement-cost', file: 'statement-cost.js', limitS: 900, what: 'uncached statements: in-process DuckDB vs gateway (result cache off) vs PostgreSQL 15, stage split' },
   { name: 'catalog', file: 'catalog-speed.js', limitS: 600, what: 'catalog statements of psql, pgjdbc, SQLAlchemy, sqlsmith: gateway vs PostgreSQL 15' },
+  { name: 'sqlsmith', file: 'sqlsmith.js', limitS: 1800, what: 'sqlsmith seed 42, 2,000 generated statements: no crash, no hang, RSS over the run' },
   { name: 'load', file: 'load.js', limitS: 300, what: '200 clients × 60 s mix, peak RSS' },
   { name: 'service', file: 'service.js', limitS: 300, what: '200 clients: SIGHUP reloads under load, then SIGTERM drain' },
   { name: 'fuzz', file: 'fuzz.js', limitS: 900, what: '≥ 100,000 fuzzed frames' },
