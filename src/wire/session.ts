@@ -119,6 +119,16 @@ export class Session {
     return this.versionView.lease;
   }
 
+  /** How long the statement now running has run (ms), or null between statements (status page). */
+  get statementRunningMs(): number | null {
+    return this.clock.runningMs;
+  }
+
+  /** The session's application_name (startup parameter or SET), for the status page. */
+  get applicationName(): string {
+    return String(this.settings.get('application_name') ?? '');
+  }
+
   get transactionStatus(): 'I' | 'T' | 'E' {
     return this.tx.status;
   }
