@@ -118,13 +118,15 @@ export function registerHostCommands(program: Command): void {
 
   program
     .command('verify')
-    .description('check every version: hashes, signatures, catalogs, data files; exit code 0 when all hold')
+    .description('check every version: hashes, signatures, catalogs, data files; warn of unfinished versions and orphan data files; exit code 0 when all hold (and, with --strict, no warning)')
     .argument('<LOCATION>')
     .option('--allowed-signers <FILE>', 'require every version to be signed by a key in this file')
-    .action(wrap(async (location: string, o: { allowedSigners?: string }) => {
+    .option('--strict', 'warnings (unfinished versions, orphan data files) fail too')
+    .action(wrap(async (location: string, o: { allowedSigners?: string; strict?: boolean }) => {
       const r = await verifyRepository(location, { allowedSigners: o.allowedSigners, report: (l) => process.stdout.write(l + '\n') });
-      process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified\n` : `FAILED: ${r.problems.length} problem(s)\n`);
-      return r.ok ? 0 : 1;
+      const w = r.warnings.length ? `, ${r.warnings.length} warning(s) (unfinished versions, orphan data files: fdl gc removes them)` : '';
+      process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified${w}\n` : `FAILED: ${r.problems.length} problem(s)${w}\n`);
+      return r.ok && !(o.strict && r.warnings.length) ? 0 : 1;
     }));
 
   program
