@@ -107,7 +107,7 @@ export class Session {
 
   /** How long the statement now running has run (ms), or null between statements (status page). */
   get statementRunningMs(): number | null {
-    return this.clock.runningMs;
+    return this.core.clock.runningMs;
   }
 
   /** The session's application_name (startup parameter or SET), for the status page. */
