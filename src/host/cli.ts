@@ -2,6 +2,7 @@
  * Host commands of `fdl` (init, import, publish, delete, update, tag, branch, log, verify, expire, demo). Names and flags are
  * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
  */
+import { errorLine } from '../store/tls-trust.js';
 import type { Command } from 'commander';
 import { importData, parseTableSpec } from './import.js';
 import { parseLayoutFlags, parseSize } from './layout.js';
@@ -17,7 +18,7 @@ import { registerGcCommand } from './gc-cmd.js';
 import { registerRowChangeCommands } from './row-change-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
-const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
+const err = (e: unknown) => process.stderr.write(`fdl: ${errorLine(e)}\n`);
 
 function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
   return async (...a: A) => {
