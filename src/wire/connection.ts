@@ -170,6 +170,8 @@ export class Connection {
       clientAddress: this.client.address,
       startedAt: this.startedAt,
       state: this.busy ? 'active' : s.transactionStatus === 'I' ? 'idle' : 'idle in transaction',
+      applicationName: s.applicationName,
+      statementMs: s.statementRunningMs,
     };
   }
 

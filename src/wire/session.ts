@@ -106,6 +106,16 @@ export class Session {
     return this.core.lease();
   }
 
+  /** How long the statement now running has run (ms), or null between statements (status page). */
+  get statementRunningMs(): number | null {
+    return this.core.clock.runningMs;
+  }
+
+  /** The session's application_name (startup parameter or SET), for the status page. */
+  get applicationName(): string {
+    return String(this.settings.get('application_name') ?? '');
+  }
+
   get transactionStatus(): 'I' | 'T' | 'E' {
     return this.core.tx.status;
   }
