@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { performance } from 'node:perf_hooks';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { VerificationLedger } from '../src/cache/verification-ledger.js';
+import { VerificationLedger } from '../src/state/verification-ledger.js';
 import { importData } from '../src/host/import.js';
 import { initRepository } from '../src/host/repo.js';
 import { openRepository } from '../src/resolver/index.js';

@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
-import { VerificationLedger } from './cache/verification-ledger.js';
+import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';

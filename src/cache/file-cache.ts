@@ -9,7 +9,7 @@
  * was verified and compared at every use: a file changed under the gateway is verified again first.
  */
 import { createHash } from 'node:crypto';
-import { hashFile } from './verification-ledger.js';
+import { hashFile } from '../state/verification-ledger.js';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, extname, join } from 'node:path';

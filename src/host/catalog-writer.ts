@@ -96,6 +96,31 @@ export interface TablePlan {
   partition: { id: number; fields: PartitionField[]; isNew: boolean } | null;
 }
 
+/** Row deletes of one table in the next snapshot (fdl delete, fdl update). */
+export interface TableDeletes {
+  tableId: number;
+  /** New Parquet delete files, named relative to the table folder. */
+  files: NewDeleteFile[];
+  /** Data files none of whose rows is left: they end, with their delete file. */
+  ended: number[];
+  /** Inlined rows that end: inlined data table name → row ids. */
+  inlined: Map<string, number[]>;
+}
+
+export interface NewDeleteFile {
+  dataFileId: number;
+  name: string;
+  count: number;
+  size: number;
+  footer: number;
+  /**
+   * The delete file this one replaces (its positions are in this one too, each with the snapshot
+   * that deleted it): as the extension does, the old row goes and this one is a partial delete file
+   * whose begin_snapshot is the old one's and partial_max the new snapshot.
+   */
+  replaces: { id: number; begin: number } | null;
+}
+
 interface TableState {
   id: number;
   schemaId: number;
@@ -113,6 +138,7 @@ interface TableState {
  */
 export class CatalogBuilder {
   private plans: TablePlan[] = [];
+  private deletes: TableDeletes[] = [];
   private newSchemas = new Map<string, { id: number; path: string }>();
 
   private constructor(
@@ -216,6 +242,11 @@ export class CatalogBuilder {
     return plan;
   }
 
+  /** Row deletes for the next snapshot (written after the planned tables' files, as the extension orders ids). */
+  addDeletes(d: TableDeletes): void {
+    this.deletes.push(d);
+  }
+
   /** Writes snapshot S+1 with every planned table and file; returns its id. */
   async commit(info: { author?: string; message?: string }): Promise<number> {
     const { conn, m } = this;
@@ -271,6 +302,7 @@ export class CatalogBuilder {
         await this.writeFiles(p, S);
         if (p.files.length > 0) changes.push(`inserted_into_table:${p.tableId}`);
       }
+      for (const d of this.deletes) await this.writeDeletes(d, S, changes);
       await conn.run(`INSERT INTO ${m}.ducklake_snapshot VALUES (${S}, now(), ${this.schemaVersion}, ${this.nextCatalogId}, ${this.nextFileId})`);
       await conn.run(`INSERT INTO ${m}.ducklake_snapshot_changes VALUES (${S}, ${lit(changes.join(','))}, ${lit(info.author ?? null)}, ${lit(info.message ?? null)}, NULL)`);
       await conn.run('COMMIT');
@@ -329,6 +361,28 @@ export class CatalogBuilder {
         WHERE s.column_id = ${col.id} AND ${live}
         HAVING count(*) > 0`);
     }
+  }
+
+  private async writeDeletes(d: TableDeletes, S: number, changes: string[]): Promise<void> {
+    const { conn, m } = this;
+    for (const f of d.files) {
+      const id = this.nextFileId++;
+      if (f.replaces) await conn.run(`DELETE FROM ${m}.ducklake_delete_file WHERE delete_file_id = ${f.replaces.id}`);
+      await conn.run(`INSERT INTO ${m}.ducklake_delete_file VALUES (${id}, ${d.tableId}, ${f.replaces?.begin ?? S}, NULL, ${f.dataFileId}, ${lit(f.name)}, true, 'parquet', ${f.count}, ${f.size}, ${f.footer}, NULL, ${f.replaces ? S : 'NULL'})`);
+    }
+    for (const fileId of d.ended) {
+      await conn.run(`UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`);
+      await conn.run(`UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`);
+    }
+    if (d.ended.length) {
+      const live = `f.table_id = ${d.tableId} AND f.begin_snapshot <= ${S} AND (f.end_snapshot IS NULL OR f.end_snapshot > ${S})`;
+      await conn.run(`UPDATE ${m}.ducklake_table_stats SET file_size_bytes = (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live}) WHERE table_id = ${d.tableId}`);
+    }
+    for (const [table, ids] of d.inlined) {
+      if (ids.length) await conn.run(`UPDATE ${m}.main.${qi(table)} SET end_snapshot = ${S} WHERE end_snapshot IS NULL AND begin_snapshot <= ${S} AND row_id IN (${ids.join(', ')})`);
+    }
+    if (d.files.length || d.ended.length) changes.push(`deleted_from_table:${d.tableId}`);
+    if ([...d.inlined.values()].some((ids) => ids.length)) changes.push(`inlined_delete:${d.tableId}`);
   }
 
   private async recordCount(tableId: number): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * Host commands of `fdl` (init, import, publish, tag, branch, log, verify, expire, demo). Names and flags are
+ * Host commands of `fdl` (init, import, publish, delete, update, tag, branch, log, verify, expire, demo). Names and flags are
  * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
  */
 import type { Command } from 'commander';
@@ -14,6 +14,7 @@ import { expireVersion } from './expire.js';
 import { buildDemo } from './demo.js';
 import { registerPushCommand } from './push-cmd.js';
 import { registerGcCommand } from './gc-cmd.js';
+import { registerRowChangeCommands } from './row-change-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
@@ -33,6 +34,7 @@ function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
 export function registerHostCommands(program: Command): void {
   registerGcCommand(program);
   registerPushCommand(program);
+  registerRowChangeCommands(program);
   program
     .command('init')
     .description('create an FDL repository (fdl.json only if absent, HEAD)')

@@ -108,7 +108,7 @@ function projection(table: ColDef[], incoming: ColDef[], where: string): { selec
 }
 
 /** The partition keys the table's new files get: the flag's, else the table's live spec (appends stay partitioned). */
-function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: TableLayout, where: string): LayoutKey[] | null {
+export function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: TableLayout, where: string): LayoutKey[] | null {
   if (layout.partitionBy?.length) {
     return layout.partitionBy.map((key) => {
       const col = findColumn(plan.columns, key.column, `${where}: --partition-by`);
@@ -274,7 +274,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
 }
 
 /** Where the extension would look without OVERRIDE_DATA_PATH; FDL readers ignore it. */
-function dataPathOf(target: WriteTarget, dataDir: string): string {
+export function dataPathOf(target: WriteTarget, dataDir: string): string {
   if (target instanceof S3Target) return `${target.location}${dataDir}`;
   return join(target.location, dataDir) + '/';
 }

@@ -16,6 +16,15 @@ import { type ColNode, sqlType } from './types.js';
 
 /** Field id DuckLake writes for the per-row origin snapshot in compacted/flushed files. */
 export const SNAPSHOT_FIELD_ID = 2147483539;
+/** Field id of the row id DuckLake embeds in files whose rows keep older ids (updates, compaction). */
+export const ROW_ID_FIELD_ID = 2147483540;
+
+/**
+ * Extra columns `tableSql(…, identity = true)` gives every row, for writers of deletes and updates:
+ * its data file id and 0-based position in that file (NULL for inlined rows), the inlined table that
+ * holds it (NULL for files), and its DuckLake row id.
+ */
+export const IDENTITY_COLUMNS = ['__fdl_file', '__fdl_pos', '__fdl_inlined', '__fdl_rowid'] as const;
 
 export interface TableSqlContext {
   snapshot: number;
@@ -108,7 +117,7 @@ function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, sn
 }
 
 /** Branch for files written by DuckLake: columns by field id. */
-function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | undefined, key: string | null, ctx: TableSqlContext): string {
+function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | undefined, key: string | null, ctx: TableSqlContext, identity = false): string {
   const entries: string[] = [];
   const exprs: string[] = [];
   for (const cur of table.tree) {
@@ -126,11 +135,15 @@ function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | u
   const needSnap = files.some((f) => f.partialMax !== null && f.partialMax > ctx.snapshot);
   if (needSnap) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
   if (entries.length === 0) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
+  if (identity) {
+    entries.push(`${ROW_ID_FIELD_ID}: {name: '_rid', type: 'BIGINT', default_value: NULL::VARCHAR}`);
+    exprs.push(identityExprs(files, 'r._rid'));
+  }
   const filtered = hasDeletes(files) || needSnap;
   const read =
     `read_parquet(${pathList(files, ctx)}, schema := MAP {${entries.join(', ')}}, hive_partitioning := false` +
     `${encryptionArg(key)})`;
-  const from = filtered ? `(SELECT *, ${VIRTUAL} FROM ${read}) r` : `${read} r`;
+  const from = filtered || identity ? `(SELECT *, ${VIRTUAL} FROM ${read}) r` : `${read} r`;
   return `SELECT ${exprs.join(', ')} FROM ${from}${filtered ? rowFilter(table, files, ctx, needSnap) : ''}`;
 }
 
@@ -146,7 +159,7 @@ function mappedSource(entries: NameMapEntry[], entry: NameMapEntry, cur: ColNode
 }
 
 /** Branch for files read by name: ducklake_add_data_files (mapping) or legacy positional files. */
-function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[], key: string | null, ctx: TableSqlContext): string {
+function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[], key: string | null, ctx: TableSqlContext, identity = false): string {
   const exprs = table.tree.map((cur) => {
     const e = entries.find((x) => x.parent === null && x.targetFieldId === cur.id);
     if (!e) return `${defaultExpr(cur)} AS ${qi(cur.name)}`;
@@ -157,22 +170,31 @@ function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[]
     }
     return `${convert(`r.${qi(e.sourceName)}`, cur, mappedSource(entries, e, cur))} AS ${qi(cur.name)}`;
   });
+  if (identity) exprs.push(identityExprs(files, 'NULL'));
   const filtered = hasDeletes(files);
   const read = `read_parquet(${pathList(files, ctx)}, hive_partitioning := false, union_by_name := true${encryptionArg(key)})`;
-  const virtual = filtered || entries.some((e) => e.parent === null && e.isPartition);
+  const virtual = filtered || identity || entries.some((e) => e.parent === null && e.isPartition);
   const from = virtual ? `(SELECT *, ${VIRTUAL} FROM ${read}) r` : `${read} r`;
   return `SELECT ${exprs.join(', ')} FROM ${from}${filtered ? rowFilter(table, files, ctx, false) : ''}`;
 }
 
 /** Branch for one inlined data table: physical names are those of its schema version. */
-function inlinedBranch(table: LakeTable, name: string, columns: ColNode[], ctx: TableSqlContext): string {
+function inlinedBranch(table: LakeTable, name: string, columns: ColNode[], ctx: TableSqlContext, identity = false): string {
   const exprs = table.tree.map((cur) => {
     const src = columns.find((c) => c.id === cur.id);
     return `${src ? convert(qi(src.name), cur, src) : defaultExpr(cur)} AS ${qi(cur.name)}`;
   });
+  if (identity) exprs.push(`NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, ${lit(name)} AS __fdl_inlined, row_id AS __fdl_rowid`);
   const S = ctx.snapshot;
   return `SELECT ${exprs.join(', ')} FROM ${qi(ctx.metaAlias)}.main.${qi(name)} ` +
     `WHERE begin_snapshot <= ${S} AND (end_snapshot IS NULL OR end_snapshot > ${S})`;
+}
+
+/** IDENTITY_COLUMNS of a file row: the embedded row id when the file has one, else row_id_start + position. */
+function identityExprs(files: DataFile[], embedded: string): string {
+  const at = (xs: (number | null)[]) => `[${xs.map((x) => x ?? 'NULL').join(', ')}][r.__ducklake_fi::BIGINT + 1]`;
+  return `${at(files.map((f) => f.id))}::BIGINT AS __fdl_file, r.__ducklake_pos::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, ` +
+    `coalesce(${embedded}, ${at(files.map((f) => f.rowIdStart))} + r.__ducklake_pos)::BIGINT AS __fdl_rowid`;
 }
 
 /** Top-level names of a legacy file become a synthetic name map: file column i ↔ table column i. */
@@ -186,7 +208,7 @@ function positionalMap(table: LakeTable, shape: SrcNode[]): NameMapEntry[] {
  * `only`: the data files to read (pruned by statistics for one query); absent: every file.
  * Inlined rows live in the catalog and are always read.
  */
-export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: ReadonlySet<number>): string {
+export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: ReadonlySet<number>, identity = false): string {
   const branches: string[] = [];
   const fieldGroups = new Map<string, { key: string | null; shape: SrcNode[] | undefined; files: DataFile[] }>();
   const nameGroups = new Map<string, { key: string | null; entries: NameMapEntry[]; files: DataFile[] }>();
@@ -214,11 +236,12 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: Readonly
     if (!fieldGroups.has(g)) fieldGroups.set(g, { key: f.key, shape: uniform ? undefined : shape, files: [] });
     fieldGroups.get(g)!.files.push(f);
   }
-  for (const g of fieldGroups.values()) branches.push(fieldIdBranch(table, g.files, g.shape, g.key, ctx));
-  for (const g of nameGroups.values()) branches.push(nameBranch(table, g.files, g.entries, g.key, ctx));
-  for (const inl of table.inlined) branches.push(inlinedBranch(table, inl.name, inl.columns, ctx));
+  for (const g of fieldGroups.values()) branches.push(fieldIdBranch(table, g.files, g.shape, g.key, ctx, identity));
+  for (const g of nameGroups.values()) branches.push(nameBranch(table, g.files, g.entries, g.key, ctx, identity));
+  for (const inl of table.inlined) branches.push(inlinedBranch(table, inl.name, inl.columns, ctx, identity));
   if (branches.length === 0) {
-    return `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} WHERE false`;
+    const ids = identity ? ', NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, NULL::BIGINT AS __fdl_rowid' : '';
+    return `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')}${ids} WHERE false`;
   }
   return branches.join('\nUNION ALL\n');
 }

@@ -24,6 +24,11 @@ export class StatementClock {
   private startedAt = 0;
   /** Work raced by bound(): told the moment the running statement must stop. */
   private readonly stopListeners = new Set<() => void>();
+  /**
+   * Every interruption of the session's statements, in order: DuckDB reads a stream open across one
+   * as ended, so a result opened before it must fail with it (stopSince), never look complete.
+   */
+  private readonly stops: SqlError[] = [];
 
   constructor(
     /** Stops what DuckDB runs on the session's connection now. */
@@ -42,6 +47,16 @@ export class StatementClock {
     return this.aborted;
   }
 
+  /** How many interruptions happened so far: a stream opened now remembers it (stopSince). */
+  get stopCount(): number {
+    return this.stops.length;
+  }
+
+  /** Why DuckDB was first interrupted after the `count`-th interruption, if it was. */
+  stopSince(count: number): SqlError | undefined {
+    return this.stops[count];
+  }
+
   /** The running statement must stop (cancelled or timed out). */
   get stopRequested(): boolean {
     return this.cancelRequested || this.timedOut || this.tempCeiling !== null;
@@ -55,7 +70,7 @@ export class StatementClock {
     if (!this.running) return;
     this.cancelRequested = true;
     if (reason === 'shutdown') this.shuttingDown = true;
-    this.interrupt();
+    this.interruptNow();
     this.stopped();
   }
 
@@ -66,7 +81,7 @@ export class StatementClock {
   stopForTempCeiling(limit: string, startedBefore = Infinity): void {
     if (!this.running || this.startedAt > startedBefore) return;
     this.tempCeiling = limit;
-    this.interrupt();
+    this.interruptNow();
     this.stopped();
   }
 
@@ -91,7 +106,7 @@ export class StatementClock {
     if (timeoutMs > 0) {
       this.timer = setTimeout(() => {
         this.timedOut = true;
-        this.interrupt();
+        this.interruptNow();
         this.stopped();
       }, timeoutMs);
     }
@@ -127,6 +142,12 @@ export class StatementClock {
       this.stopListeners.add(onStop);
       work.then(resolve, reject).finally(() => this.stopListeners.delete(onStop));
     });
+  }
+
+  /** Record why, then stop what DuckDB runs. */
+  private interruptNow(): void {
+    this.stops.push(this.interruption());
+    this.interrupt();
   }
 
   private stopped(): void {

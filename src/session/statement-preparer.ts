@@ -16,8 +16,9 @@ import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import type { StatementClock } from './statement-clock.js';
 import type { Transaction } from './transaction.js';
+import type { Outbox } from './outbox.js';
 
-/** What preparing reads from (and asks of) the session. */
+/** What preparing reads of the session (session/core.ts): nothing here calls into the wire. */
 export interface PreparerHost {
   readonly conn: DuckDBConnection;
   readonly versions: VersionSource;
@@ -28,20 +29,24 @@ export interface PreparerHost {
   readonly tx: Transaction;
   /** Whether the session has a result cache (plans then say which results they may keep). */
   readonly cachesResults: boolean;
+  /** NOTICEs for the client (file pruning). */
+  readonly outbox: Outbox;
   /** The session's own version now. */
   lease(): VersionLease | null;
   /** Re-resolve a moving ref (at most once per statement); undefined when the session stays on its version. */
   refreshVersion(): Promise<void> | undefined;
   /** Whether refreshVersion would certainly keep the session on its version (asked without waiting). */
   versionStaysPut(): boolean;
-  /** Wait for result fetches still running on the DuckDB connection. */
-  settleStreams(): Promise<void>;
-  /** DuckDB keeps one open stream per connection: planning ends the others (they fail if resumed). */
-  endOpenStreams(): Promise<void>;
   /** fdl.session's one row, as the session sees itself now. */
   sessionTable(): SystemTable;
-  /** A NOTICE for the client (file pruning). */
-  notice(message: string): void;
+}
+
+/**
+ * Whether preparing `stmt` runs DuckDB on the session's connection: the caller first frees it (no
+ * result stream open, no prefetch running: DuckDB keeps one stream per connection).
+ */
+export function plansOnDuckDB(stmt: Statement, text: string): boolean {
+  return stmt.kind === 'declare' || ((stmt.kind === 'query' || stmt.kind === 'copyOut') && text !== '');
 }
 
 export class StatementPreparer {
@@ -58,14 +63,15 @@ export class StatementPreparer {
 
   /**
    * One statement's text (a simple-Query part, or a Parse): the size and nesting ceilings, what kind
-   * of statement it is, whether a failed block admits it, then the cache or planning.
+   * of statement it is, whether a failed block admits it. Then prepareCached (plansOnDuckDB says
+   * whether the connection must be freed first).
    */
-  async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+  classifyText(text: string): Statement {
     const over = statementCeilingExceeded(text);
     if (over) throw new SqlError(over.sqlstate, over.message);
     const stmt: Statement = text === '' ? { kind: 'query', sql: '' } : classify(text);
     this.host.tx.admits(isExitFromFailed(stmt));
-    return this.prepareCached(text, stmt, declaredTypes);
+    return stmt;
   }
 
   /** A statement from the cache, or planned now and offered to it. */
@@ -100,10 +106,12 @@ export class StatementPreparer {
     return cached;
   }
 
-  /** Plan a statement now (never from the cache): gateway statements need no DuckDB prepare. */
+  /**
+   * Plan a statement now (never from the cache): gateway statements need no DuckDB prepare. When
+   * plansOnDuckDB, the caller has freed the connection (no open stream, no prefetch running).
+   */
   async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     const { clock } = this.host;
-    await this.host.settleStreams();
     const base: PreparedStmt = { refs: 1, sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name)];
@@ -126,7 +134,6 @@ export class StatementPreparer {
     const planning = (async () => {
       await this.busy;
       if (givenUp) return; // timed out while the connection was still busy: nothing to plan
-      await this.host.endOpenStreams();
       await this.host.refreshVersion();
       if (givenUp) return;
       await planQuery(this.planning(), base, stmt);
@@ -212,7 +219,7 @@ export class StatementPreparer {
       settings: h.settings,
       cachesResults: h.cachesResults,
       sessionTable: () => h.sessionTable(),
-      notice: (message) => h.notice(message),
+      notice: (message) => h.outbox.notice(message),
     };
   }
 }

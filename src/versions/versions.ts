@@ -7,7 +7,7 @@ import { AttachedVersions } from '../cache/attached-versions.js';
 import type { FileCache } from '../cache/file-cache.js';
 import type { RefCache } from '../cache/ref-cache.js';
 import type { ResultCache } from '../cache/result-cache.js';
-import type { VerificationLedger } from '../cache/verification-ledger.js';
+import type { VerificationLedger } from '../state/verification-ledger.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Repository } from '../resolver/repository.js';
 import type { SystemTable, SystemViewName } from '../text/system-views.js';

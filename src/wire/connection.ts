@@ -10,13 +10,15 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import { Session, toNotice, type SessionOutput } from './session.js';
+import { toNotice, type Session, type SessionOutput } from './session.js';
+import { announceSession, openSession } from './session-open.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
-import { canonicalDatabase, startupSettings, startupTarget } from '../session/startup.js';
-import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
+import { startupTarget } from '../session/startup.js';
 import { Writer } from './writer.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { authenticator, type Authenticator } from './auth.js';
+import { dispatch } from './dispatch.js';
+import { InputPacing } from './input-pacing.js';
 import type { ProxiedAddress } from './proxy-protocol.js';
 
 // The contracts a connection is built from live in connection-context.ts; re-exported for the server.
@@ -28,13 +30,8 @@ type Phase = 'startup' | 'auth' | 'ready' | 'closed';
 const SOCKET_BACKLOG = 1024 * 1024;
 /** Before login: the largest message, and all unprocessed input together. */
 export const PRE_AUTH_BYTES = 64 * 1024;
-/** Unprocessed input above which the socket is paused, and below which it reads again. */
-const INPUT_PAUSE_BYTES = 1024 * 1024;
-const INPUT_RESUME_BYTES = 512 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
-/** An incomplete message larger than this holds its announced size of the shared input budget. */
-const BUDGETED_FRAME_BYTES = 1024 * 1024;
 /** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
 const ENCODE_BATCH_BYTES = 1024 * 1024;
 
@@ -68,11 +65,10 @@ export class Connection {
   private markFinished!: () => void;
   /** Resolves once the connection is torn down and its DuckDB connection released. */
   readonly finished = new Promise<void>((resolve) => (this.markFinished = resolve));
-  private inputPaused = false;
   /** Set once the client proved who it is; until then PRE_AUTH_BYTES bounds its input. */
   private authenticated = false;
-  /** Bytes of the shared input budget this connection holds for its incomplete head message. */
-  private reserved = 0;
+  /** Pausing the socket while much input waits; the shared budget for large messages still arriving. */
+  private readonly pacing: InputPacing;
 
   constructor(
     private socket: Socket,
@@ -80,6 +76,7 @@ export class Connection {
     readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
     this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
+    this.pacing = new InputPacing(ctx.inputBudget);
     // Nothing from an unauthenticated client needs more than a few KiB (a SCRAM message, a password).
     this.decoder = new FrontendDecoder(Math.min(PRE_AUTH_BYTES, ctx.maxMessageBytes));
     socket.setNoDelay(true);
@@ -191,41 +188,12 @@ export class Connection {
     if (!this.busy) this.pumping = this.pump();
   }
 
-  /**
-   * Stop reading while more than INPUT_PAUSE_BYTES of complete input wait (a client pipelining
-   * without reading its answers), read again below INPUT_RESUME_BYTES. A frame still incomplete is
-   * always read on: its size was checked against the message limit from its header.
-   */
+  /** Pause reading while much complete input waits (wire/input-pacing.ts); nothing to pace before login. */
   private paceInput(): void {
     // Before login PRE_AUTH_BYTES bounds input, and the frame at the head may be a startup packet or
-    // a typed message (after the StartupMessage is taken, before its answer): nothing to pace yet.
+    // a typed message (after the StartupMessage is taken, before its answer).
     if (this.phase === 'closed' || !this.authenticated) return;
-    const pending = this.decoder.pending;
-    const head = this.decoder.headFrameBytes(false); // after login every frame is typed
-    const complete = head > 0 && pending >= head;
-    this.reserve(!complete && head > BUDGETED_FRAME_BYTES ? head : 0);
-    if (!this.inputPaused && complete && pending > INPUT_PAUSE_BYTES) {
-      this.inputPaused = true;
-      this.socket.pause();
-    } else if (this.inputPaused && (!complete || pending < INPUT_RESUME_BYTES)) {
-      this.inputPaused = false;
-      this.socket.resume();
-    }
-  }
-
-  /**
-   * Hold `bytes` of the input budget shared by all connections (the announced size of a large
-   * message still arriving; 0 once it is complete). Many connections each sending most of a large
-   * message must not together hold more than the budget: past it, 53200 and the connection ends.
-   */
-  private reserve(bytes: number): void {
-    if (bytes === this.reserved) return;
-    const budget = this.ctx.inputBudget;
-    if (bytes > this.reserved && !budget.take(bytes - this.reserved)) {
-      throw new SqlError(SQLSTATE.outOfMemory, `out of memory: a message of ${bytes} bytes would pass the budget for incomplete messages of all connections (maxPendingMessageBytes, ${budget.max} bytes)`);
-    }
-    if (bytes < this.reserved) budget.give(this.reserved - bytes);
-    this.reserved = bytes;
+    this.pacing.pace(this.decoder, this.socket);
   }
 
   /** Handle every complete message in the decoder, one at a time. */
@@ -370,7 +338,7 @@ export class Connection {
         return self.isClosed;
       },
     };
-    const session = new Session(conn, this.ctx.versions, repo, ref, user, out, this.ctx.limits, this.ctx.results, (entry) => {
+    const session = await openSession(this.ctx, conn, { repo, ref, user, clientAddress: this.client.address }, params, out, (entry) => {
       this.ctx.observeStatement?.(entry);
       // the entry is ours (session/audit.ts): completed in place, not copied; request ids count every statement
       const request = `${this.requestId}.${++this.statements}`;
@@ -379,15 +347,6 @@ export class Connection {
       entry.request = request;
       this.log.info(entry);
     });
-    session.clientAddress = this.client.address;
-    if (this.ctx.serverRoots) session.serverRoots = this.ctx.serverRoots;
-    try {
-      for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);
-      await session.open();
-    } catch (e) {
-      await session.close();
-      throw e;
-    }
     if (this.isClosed) {
       // The client left while the version was being opened.
       await session.close();
@@ -396,13 +355,7 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
-    await session.describeSession(canonicalDatabase(database), key.pid);
-    for (const name of INITIAL_REPORTED) {
-      const v = session.settings.get(name);
-      if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);
-    }
-    be.backendKeyData(w, key.pid, key.secret);
-    be.readyForQuery(w, 'I');
+    await announceSession(session, w, database, key);
     this.phase = 'ready';
     this.identity = { user, database };
     this.ctx.observeStartup?.('00000');
@@ -419,49 +372,11 @@ export class Connection {
     }
     if (this.skipUntilSync && msg.type !== 'Sync') return undefined;
     try {
-      return this.dispatch(s, msg)?.catch((e: unknown) => this.failed(s, e));
+      // Query and Sync end the skipping after an error in the extended protocol.
+      if (msg.type === 'Query' || msg.type === 'Sync') this.skipUntilSync = false;
+      return dispatch(s, msg, () => this.flush())?.catch((e: unknown) => this.failed(s, e));
     } catch (e) {
       return this.failed(s, e);
-    }
-  }
-
-  private dispatch(s: Session, msg: FrontendMessage): Promise<void> | undefined {
-    switch (msg.type) {
-      case 'Query':
-        this.skipUntilSync = false;
-        return s.simpleQuery(msg.sql);
-      case 'Parse':
-        return s.parse(msg.name, msg.sql, msg.paramTypes);
-      case 'Bind':
-        s.bind(msg.portal, msg.statement, msg.paramFormats, msg.params, msg.resultFormats);
-        return undefined;
-      case 'Describe':
-        if (msg.target === 'P') return s.describePortal(msg.name);
-        s.describeStatement(msg.name);
-        return undefined;
-      case 'Execute':
-        return s.execute(msg.portal, msg.maxRows);
-      case 'Close':
-        if (msg.target === 'S') s.closeStatement(msg.name);
-        else s.closePortal(msg.name);
-        return undefined;
-      case 'Sync':
-        this.skipUntilSync = false;
-        return s.sync();
-      case 'Flush':
-        return this.flush();
-      case 'Password':
-        throw new SqlError(SQLSTATE.protocolViolation, 'unexpected password message');
-      case 'CopyData':
-      case 'CopyDone':
-      case 'CopyFail':
-        return undefined; // no COPY FROM is ever started; PostgreSQL ignores these outside COPY too
-      case 'FunctionCall':
-        throw new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported');
-      case 'Invalid':
-        throw msg.error;
-      case 'Terminate':
-        return undefined; // handled by onMessage
     }
   }
 
@@ -529,8 +444,7 @@ export class Connection {
     this.phase = 'closed';
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.ctx.inputBudget.give(this.reserved);
-    this.reserved = 0;
+    this.pacing.release();
     this.wakeWriters();
     if (this.pid) this.ctx.unregister(this.pid);
     const s = this.session;

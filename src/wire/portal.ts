@@ -43,6 +43,8 @@ export interface Portal {
    * temp ceiling): an interrupted stream reads as empty, so the portal must fail, never look finished.
    */
   stoppedBy?: SqlError;
+  /** The statement clock's interruption count when the stream opened (StatementClock.stopSince). */
+  stopsAtOpen?: number;
   /**
    * The temp directory's ceiling (as configured) when passing it ended this suspended result to free
    * its temp files: the next Execute/FETCH fails with 53100, never a short result.

@@ -5,30 +5,23 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import { roomForPortal, roomForStatement, type NamedLimits } from '../session/named-limits.js';
 import { dropPortal, expandFormats, newPortal, type Portal } from './portal.js';
 
-/** Named statements, and named portals, a session may hold at once unless configured otherwise. */
-export const DEFAULT_MAX_NAMED = 1000;
 
 export class ProtocolObjects {
   readonly statements = new Map<string, PreparedStmt>();
   readonly portals = new Map<string, Portal>();
 
   /** Caps on named statements (Parse, PREPARE) and named portals (Bind, DECLARE): each holds a DuckDB prepared statement. */
-  caps: { maxPreparedStatements?: number; maxPortals?: number } = {};
+  caps: NamedLimits = {};
 
-  /** 53400 when one more named statement would pass the cap (the unnamed one and a replaced name do not count). */
   roomForStatement(name: string): void {
-    const max = this.caps.maxPreparedStatements ?? DEFAULT_MAX_NAMED;
-    if (name === '' || this.statements.has(name) || this.statements.size - (this.statements.has('') ? 1 : 0) < max) return;
-    throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`, undefined, 'Close or DEALLOCATE prepared statements the session no longer needs.');
+    roomForStatement(this.statements, name, this.caps);
   }
 
-  /** 53400 when one more named portal or cursor would pass the cap. */
   roomForPortal(name: string): void {
-    const max = this.caps.maxPortals ?? DEFAULT_MAX_NAMED;
-    if (name === '' || this.portals.has(name) || this.portals.size - (this.portals.has('') ? 1 : 0) < max) return;
-    throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many portals and cursors in this session: the limit (maxPortals) is ${max}`, undefined, 'Close portals and cursors the session no longer needs.');
+    roomForPortal(this.portals, name, this.caps);
   }
 
   statement(name: string): PreparedStmt {

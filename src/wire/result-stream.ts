@@ -48,9 +48,7 @@ export class ResultStream {
     private readonly settings: SessionSettings,
     private readonly cachePolicy: ResultCachePolicy,
     /** The session's portals (one open DuckDB stream per connection: see interruptOpenPortals). */
-    private readonly portals: () => Iterable<Portal>,
-    /** The version the session reads now (a recording is kept only for the version it was keyed by). */
-    private readonly versionNow: () => string | undefined,
+    private readonly portals: ReadonlyMap<string, Portal>,
   ) {}
 
   /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
@@ -68,8 +66,9 @@ export class ResultStream {
    * result).
    */
   interruptOpenPortals(except: Portal | null): void {
-    for (const p of this.portals()) {
+    for (const p of this.portals.values()) {
       if (p === except || p.done || !p.result) continue;
+      p.stoppedBy ??= this.stopOf(p);
       p.interrupted = true;
       p.result = null;
       p.ahead = [];
@@ -77,32 +76,35 @@ export class ResultStream {
   }
 
   /**
-   * The statement clock interrupts DuckDB (`why`): every open stream reads as ended from now on.
-   * Marked first, so a portal resumed later fails with `why` instead of returning a short result.
+   * Why the statement clock interrupted DuckDB while this portal's stream was open (DuckDB then
+   * reads the stream as ended): the first interruption since it opened, kept once its stream is gone.
    */
-  stopOpenPortals(why: SqlError, interrupt: () => void): void {
-    for (const p of this.portals()) if (!p.done && p.result && !p.stoppedBy) p.stoppedBy = why;
-    interrupt();
+  private stopOf(portal: Portal): SqlError | undefined {
+    if (portal.stoppedBy || portal.stopsAtOpen === undefined || !portal.result || portal.done) return portal.stoppedBy;
+    return this.clock.stopSince(portal.stopsAtOpen);
   }
 
   /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */
   suspended(): Portal[] {
-    return [...this.portals()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
+    return [...this.portals.values()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
   }
 
   /**
-   * The temp directory passed its ceiling while the session was idle: end its suspended results so
-   * their temp files go (a suspended sort keeps its spilled runs until its query ends). Each is
-   * marked first, so it can never look finished. A prefetch running now is interrupted; DuckDB's
-   * stream is then ended by `endStream` (another statement on the connection: a fetch after an
-   * interrupt still returned a chunk and freed nothing), and a cursor's own DuckDB statement is
-   * destroyed at once rather than at CLOSE.
+   * The temp directory passed its ceiling while the session was idle: its suspended results are
+   * marked first, so none can ever look finished (their next Execute/FETCH fails with 53100). The
+   * caller then interrupts a running prefetch, settles, and lets them go (releaseEnded).
    */
-  async endSuspended(limit: string, interrupt: () => void, endStream: () => Promise<void>): Promise<void> {
+  markEndedByTempCeiling(limit: string): Portal[] {
     const ended = this.suspended();
     for (const p of ended) p.endedByTempCeiling = limit;
-    interrupt();
-    await this.settle();
+    return ended;
+  }
+
+  /**
+   * Let go of results ended by the temp ceiling (a cursor's own DuckDB statement is destroyed at
+   * once rather than at CLOSE); DuckDB's stream itself ends with the next statement on the connection.
+   */
+  releaseEnded(ended: readonly Portal[]): void {
     for (const p of ended) {
       p.result = null;
       p.ahead = [];
@@ -112,7 +114,6 @@ export class ResultStream {
         p.prepared.duck = null;
       }
     }
-    await endStream();
   }
 
   /** A portal that cannot go on: another statement ended its stream, or the temp ceiling did. */
@@ -125,8 +126,8 @@ export class ResultStream {
         'Read results with temporary spill (large sorts) in one go, or run the query again.',
       );
     }
-    if (portal.stoppedBy) {
-      const why = portal.stoppedBy;
+    const why = this.stopOf(portal);
+    if (why) {
       throw new SqlError(why.sqlstate, why.message, 'The query of this portal was stopped while it was open; it cannot be resumed.');
     }
     if (portal.interrupted) {
@@ -138,22 +139,24 @@ export class ResultStream {
     }
   }
 
-  /**
-   * Bind the portal's parameters, start DuckDB's stream and the row encoder (under the statement's
-   * clock, armed and disarmed by its owner in wire/session.ts).
-   * `beforeBind` sees the decoded values first (remote files are chosen by them, and the statement
-   * may be prepared again over them).
-   */
-  async open(portal: Portal, beforeBind?: (values: readonly DecodedParam[]) => Promise<void>): Promise<void> {
+  /** The portal's parameter values decoded (remote files are chosen by them before the run). */
+  decodeParams(portal: Portal): DecodedParam[] {
     const prepared = portal.prepared;
-    const values = portal.params.map((raw, i) => {
+    return portal.params.map((raw, i) => {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
       return decodeParam(prepared.paramOids[i] ?? 0, format, raw ?? null, { timeZone: this.settings.get('timezone') });
     });
-    await beforeBind?.(values);
-    const duck = prepared.duck!;
+  }
+
+  /**
+   * Bind the portal's parameter `values`, start DuckDB's stream and the row encoder (under the
+   * statement's clock, armed and disarmed by its owner in wire/session.ts).
+   */
+  async open(portal: Portal, values: readonly DecodedParam[]): Promise<void> {
+    const duck = portal.prepared.duck!;
     duck.clearBindings();
     values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
+    portal.stopsAtOpen = this.clock.stopCount;
     portal.result = await duck.stream();
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
@@ -190,13 +193,13 @@ export class ResultStream {
   }
 
   /** Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded). */
-  async send(portal: Portal, maxRows: number): Promise<void> {
+  async send(portal: Portal, maxRows: number, versionNow: string | undefined): Promise<void> {
     const suspended = await this.pump(portal, maxRows, this.out.w);
     if (suspended) be.portalSuspended(this.out.w);
     else {
       const rec = portal.recording;
       portal.recording = undefined;
-      if (rec) this.cachePolicy.keep(rec, this.versionNow(), portal.rows);
+      if (rec) this.cachePolicy.keep(rec, versionNow, portal.rows);
       be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
     }
   }

@@ -1,9 +1,9 @@
 /**
  * One client session as the protocol sees it: prepared statements and portals by name, the simple
- * and extended query flows, and what each statement's outcome becomes on the wire. What to do is
- * decided below wire/ (session/: planning, the transaction, cursor, PREPARE and SET interpreters,
- * the statement clock, result-cache policy, audit) and returned as values; results stream through
- * result-stream.ts.
+ * and extended query flows, and the statement's life (the clock is armed and disarmed here only).
+ * What to do is decided below wire/ (session/core.ts and its parts: planning, the transaction,
+ * cursor, PREPARE and SET interpreters, the statement clock, result-cache policy, audit) and returned
+ * as values; portals run in portal-runner.ts, results stream through result-stream.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
@@ -13,66 +13,47 @@ import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import type { Notice } from './backend.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
-import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
+import { cursorFields } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
-import { SessionSettings } from '../session/settings.js';
-import { Transaction } from '../session/transaction.js';
-import { SessionVersion } from '../session/session-version.js';
-import { SetShow, type SettingOutcome } from '../session/set-show.js';
+import { PortalRunner } from './portal-runner.js';
+import { SessionCore } from '../session/core.js';
+import type { SessionSettings } from '../session/settings.js';
 import { disposeStatement, type PreparedStmt } from '../session/planner.js';
-import { isExitFromFailed, StatementPreparer } from '../session/statement-preparer.js';
-import { StatementClock } from '../session/statement-clock.js';
+import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
-import { StatementAudit, type AuditSink } from '../session/audit.js';
-import { ResultCachePolicy, type SessionResults } from '../session/result-cache-policy.js';
-import { closingAtTransactionEnd, fetchTag, interpretCursor } from '../session/cursors.js';
-import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../session/prepared-sql.js';
+import type { AuditSink } from '../session/audit.js';
+import type { SessionResults } from '../session/result-cache-policy.js';
+import type { NamedLimits } from '../session/named-limits.js';
+import { closingAtTransactionEnd } from '../session/cursors.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
 // The contracts the connection (and the composition root) build a session from, in one place.
 export type { VersionLease, VersionSource, SessionResults, SessionOutput };
 
 /** Per-session limits from the gateway configuration (0 = none). */
-export interface SessionLimits extends ResultLimits {
+export interface SessionLimits extends ResultLimits, NamedLimits {
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
-  /** Named prepared statements (Parse, PREPARE) a session may hold (default 1000). */
-  maxPreparedStatements?: number;
-  /** Named portals and cursors (Bind, DECLARE) a session may hold (default 1000). */
-  maxPortals?: number;
 }
 
 export class Session {
+  /** The session below the wire: settings, version, transaction, clock, planning, cache policy, audit. */
+  private readonly core: SessionCore;
   readonly settings: SessionSettings;
-  /** Which version the session reads, following a moving ref (session/session-version.ts). */
-  private readonly versionView: SessionVersion;
-  /** SET / SHOW / RESET (session/set-show.ts). */
-  private readonly setShow: SetShow;
   /** Prepared statements and portals by name (wire/protocol-objects.ts). */
   private readonly named = new ProtocolObjects();
-  private readonly statements = this.named.statements;
   private readonly portals = this.named.portals;
-  /** Planning, with the statement cache by text (session/statement-preparer.ts). */
-  private readonly preparer: StatementPreparer;
-  /** How recent texts split into statements (`SELECT 1;` → `SELECT 1`): a repeat is not split again. */
-  private readonly splits = new LRUCache<string, readonly string[]>({ max: 256 });
-  /** Transaction and savepoint state (session/transaction.ts). */
-  private readonly tx = new Transaction();
-  /** statement_timeout, CancelRequest, the temp ceiling, the client leaving (session/statement-clock.ts). */
-  private readonly clock: StatementClock;
+  /** Where messages go: the session's pending NOTICEs and ParameterStatus first (session/outbox.ts). */
+  private readonly out: SessionOutput;
   /** DataRows, COPY, caps, result-cache replay and recording (wire/result-stream.ts). */
   private readonly stream: ResultStream;
-  /** Which runs the result cache answers or records (session/result-cache-policy.ts). */
-  private readonly cachePolicy: ResultCachePolicy;
-  /** One line per statement (session/audit.ts). */
-  private readonly audit: StatementAudit;
-  /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
-  private statementSeq = 0;
+  /** Queries, COPY and the gateway's own statements run and encoded (wire/portal-runner.ts). */
+  private readonly runner: PortalRunner;
+  /** How recent texts split into statements (`SELECT 1;` → `SELECT 1`): a repeat is not split again. */
+  private readonly splits = new LRUCache<string, readonly string[]>({ max: 256 });
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
   private current: string | PreparedStmt | undefined;
-  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
-  clientAddress: string | null = null;
   /** The server's folders no error text may name (repositories, cache, temp, state). */
   serverRoots: () => readonly ServerRoot[] = () => [];
 
@@ -82,59 +63,74 @@ export class Session {
     readonly repo: string,
     requestedRef: string,
     readonly user: string,
-    private readonly out: SessionOutput,
+    out: SessionOutput,
     limits: SessionLimits,
     results: SessionResults | null,
     audit: AuditSink = () => undefined,
   ) {
     this.named.caps = limits;
-    this.settings = new SessionSettings(conn, user, limits, (name, value) => be.parameterStatus(this.out.w, name, value));
-    this.versionView = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
-    this.setShow = new SetShow(this.settings, this.versionView.follower, repo);
-    // An interrupted DuckDB stream reads as ended: its open portals are told why.
-    const interrupt = () => this.stream.stopOpenPortals(this.clock.interruption(), () => this.conn.interrupt());
-    this.clock = new StatementClock(interrupt, () => Number(this.settings.get('statement_timeout') ?? '0'));
-    this.cachePolicy = new ResultCachePolicy(results);
-    this.stream = new ResultStream(out, this.clock, limits, this.settings, this.cachePolicy, () => this.portals.values(), () => this.lease?.versionId);
-    this.preparer = new StatementPreparer({
-      conn, versions, repo, user, settings: this.settings, clock: this.clock, tx: this.tx,
-      cachesResults: results !== null,
-      lease: () => this.lease,
-      refreshVersion: () => this.refreshVersion(),
-      versionStaysPut: () => this.versionView.staysPut(this.statementSeq, this.tx.inBlock),
-      settleStreams: () => this.stream.settle(),
-      endOpenStreams: () => this.endStreamsBut(null),
-      sessionTable: () => this.versionView.sessionTable(this.clientAddress, this.tx.inBlock),
-      notice: (message) => this.notice({ code: '00000', message }),
-    });
-    this.audit = new StatementAudit(audit, () => ({ user: this.user, database: this.repo, ref: this.versionView.follower.ref, version: this.lease?.versionId }));
+    const core = new SessionCore(conn, versions, repo, requestedRef, user, limits, results, audit);
+    this.core = core;
+    this.settings = core.settings;
+    // Every write first sends what the session has pending for the client, in the order it arose.
+    const deliver = () => Session.deliver(core, out);
+    this.out = {
+      get w() {
+        if (!core.outbox.isEmpty) deliver();
+        return out.w;
+      },
+      flush: () => out.flush(),
+      get closed() {
+        return out.closed;
+      },
+    };
+    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, this.portals);
+    this.runner = new PortalRunner(core, this.out, this.named, this.stream);
+  }
+
+  /** Write what the session has pending for the client now. */
+  private deliverPending(): void {
+    if (!this.core.outbox.isEmpty) Session.deliver(this.core, this.out);
+  }
+
+  private static deliver(core: SessionCore, out: SessionOutput): void {
+    for (const m of core.outbox.take()) {
+      if (m.kind === 'notice') be.noticeResponse(out.w, { severity: m.severity, code: m.code, message: m.message });
+      else be.parameterStatus(out.w, m.name, m.value);
+    }
   }
 
   /** The version the session reads now. */
   get version(): VersionLease | null {
-    return this.versionView.lease;
-  }
-
-  private get lease(): VersionLease | null {
-    return this.versionView.lease;
+    return this.core.lease();
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
-    return this.tx.status;
+    return this.core.tx.status;
+  }
+
+  /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
+  get clientAddress(): string | null {
+    return this.core.clientAddress;
+  }
+
+  set clientAddress(address: string | null) {
+    this.core.clientAddress = address;
   }
 
   /** Resolve and attach the startup version; errors here end the connection (3D000 etc.). */
   async open(): Promise<void> {
-    await this.versionView.open();
+    await this.core.version.open();
+    this.deliverPending(); // before the startup's own messages
   }
 
   async close(): Promise<void> {
-    this.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
+    this.core.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
     await this.stream.settle();
-    await this.preparer.drained();
+    await this.core.preparer.drained();
     this.named.clear();
-    this.preparer.cache.clear();
-    this.versionView.release();
+    this.core.preparer.cache.clear();
+    this.core.version.release();
     try {
       this.conn.disconnectSync();
     } catch {
@@ -145,12 +141,12 @@ export class Session {
 
   /** CancelRequest from another socket (or the drain's timeout: `shutdown`): interrupt DuckDB if a query is running. */
   cancel(reason: 'client' | 'shutdown' = 'client'): void {
-    this.clock.cancel(reason);
+    this.core.clock.cancel(reason);
   }
 
-  /** The engine's temp directory passed `limit` (sql/temp-ceiling.ts): stop what runs now if it started before `startedBefore` (53100). */
+  /** The engine's temp directory passed `limit` (engine/temp-ceiling.ts): stop what runs now if it started before `startedBefore` (53100). */
   stopForTempCeiling(limit: string, startedBefore: number): void {
-    this.clock.stopForTempCeiling(limit, startedBefore);
+    this.core.clock.stopForTempCeiling(limit, startedBefore);
   }
 
   /** Results held between Executes/FETCHes (their spilled temp stays until they end). */
@@ -161,14 +157,16 @@ export class Session {
   /**
    * The temp directory passed `limit` while this session is idle: end its suspended results and
    * free their temp; their next Execute/FETCH fails with 53100. Only while no message is handled.
+   * A prefetch running now is interrupted; DuckDB's stream is then ended by another statement on the
+   * connection, one that reads nothing (a fetch after an interrupt still returned a chunk and freed nothing).
    */
   async endSuspendedForTempCeiling(limit: string): Promise<void> {
-    // Ending DuckDB's stream takes another statement on the connection: one that reads nothing.
-    const endStream = async () => {
-      await this.preparer.waitIdle(); // a prepare given up on still holds the connection
-      await this.conn.run('select 1');
-    };
-    await this.stream.endSuspended(limit, () => this.conn.interrupt(), endStream);
+    const ended = this.stream.markEndedByTempCeiling(limit);
+    this.conn.interrupt();
+    await this.stream.settle();
+    this.stream.releaseEnded(ended);
+    await this.core.preparer.waitIdle(); // a prepare given up on still holds the connection
+    await this.conn.run('select 1');
   }
 
   /**
@@ -176,7 +174,7 @@ export class Session {
    * connection is idle (and can be freed) as soon as the message loop returns.
    */
   abort(): void {
-    this.clock.abort();
+    this.core.clock.abort();
   }
   // ---------------------------------------------------------------- simple query protocol
 
@@ -187,16 +185,16 @@ export class Session {
     }
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
     for (const text of parts) {
-      this.statementSeq++;
+      this.core.statementSeq++;
       this.current = text;
       try {
         this.statementStarts();
         // a text planned before already passed the ceilings and classification
-        const prepared = this.preparer.reuseCachedNow(text, []) ?? (await this.preparer.reuseCached(text, [])) ?? (await this.preparer.prepareText(text, []));
+        const prepared = this.core.preparer.reuseCachedNow(text, []) ?? (await this.prepareText(text, []));
         const portal = newPortal(prepared, [], [], []);
         this.current = prepared;
         try {
-          await this.runLogged(portal, 0, true);
+          await this.runner.runLogged(portal, 0, true);
         } catch (e) {
           this.forgetFailed(prepared);
           throw e;
@@ -212,8 +210,18 @@ export class Session {
       }
     }
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.tx.status);
+    be.readyForQuery(this.out.w, this.core.tx.status);
     await this.out.flush();
+  }
+
+  /** A text's plan: from the statement cache, or classified and planned (the connection freed first when DuckDB plans it). */
+  private async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+    const { preparer } = this.core;
+    const reused = await preparer.reuseCached(text, declaredTypes);
+    if (reused) return reused;
+    const stmt = preparer.classifyText(text);
+    if (plansOnDuckDB(stmt, text)) await this.runner.freeConnection();
+    return preparer.prepareCached(text, stmt, declaredTypes);
   }
 
   // ---------------------------------------------------------------- extended query protocol
@@ -222,21 +230,21 @@ export class Session {
   // and return a promise only when they must wait: a statement costs few promises on the hot path.
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
-    this.statementSeq++;
+    this.core.statementSeq++;
     this.statementStarts();
     this.current = sql;
     this.named.checkStatementName(name);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
     // Plans are kept under the split text (`SELECT 1;` → `SELECT 1`), which the split cache gives back.
-    let cached = this.preparer.reuseCachedNow(sql, paramTypes);
+    let cached = this.core.preparer.reuseCachedNow(sql, paramTypes);
     const text = cached ? sql : this.oneStatement(sql);
-    if (!cached && text !== sql) cached = this.preparer.reuseCachedNow(text, paramTypes);
+    if (!cached && text !== sql) cached = this.core.preparer.reuseCachedNow(text, paramTypes);
     if (cached) {
       this.parsed(name, cached);
       return undefined;
     }
-    return (async () => this.parsed(name, (await this.preparer.reuseCached(text, paramTypes)) ?? (await this.preparer.prepareText(text, paramTypes))))();
+    return (async () => this.parsed(name, await this.prepareText(text, paramTypes)))();
   }
 
   /** The one statement of a Parse's text (`SELECT 1;` → `SELECT 1`); 42601 for several. */
@@ -293,7 +301,7 @@ export class Session {
     }
     // Columns typed only by the bound parameters: run the portal now and describe what it yields.
     if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) {
-      return this.startQuery(portal).then(() => be.rowDescription(this.out.w, portalFields(portal)));
+      return this.runner.startQuery(portal).then(() => be.rowDescription(this.out.w, portalFields(portal)));
     }
     be.rowDescription(this.out.w, portalFields(portal));
     return undefined;
@@ -308,12 +316,12 @@ export class Session {
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
-    this.statementSeq++;
+    this.core.statementSeq++;
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
     this.current = portal.prepared;
-    this.tx.admits(isExitFromFailed(portal.prepared.stmt));
+    this.core.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {
       this.forgetFailed(portal.prepared);
       throw e;
@@ -321,7 +329,7 @@ export class Session {
     // A completed Execute ends the statement; a suspended one runs on until Sync (as PostgreSQL).
     const ran = () => void (portal.done || !portal.result ? this.statementEnds() : undefined);
     try {
-      const running = this.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
+      const running = this.runner.runLogged(portal, maxRows > 0 ? maxRows : 0, false);
       return running ? running.then(ran, failed) : ran();
     } catch (e) {
       return failed(e);
@@ -330,7 +338,7 @@ export class Session {
 
   /** A failed or interrupted run's statement is never kept for reuse (session/statement-cache.ts). */
   private forgetFailed(prepared: PreparedStmt): void {
-    this.preparer.cache.forget(prepared);
+    this.core.preparer.cache.forget(prepared);
   }
 
   closeStatement(name: string): void {
@@ -347,16 +355,16 @@ export class Session {
   sync(): Promise<void> | undefined {
     this.statementEnds();
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.tx.status);
+    be.readyForQuery(this.out.w, this.core.tx.status);
     return this.out.flush();
   }
 
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
-    const err = this.clock.failure(e);
+    const err = this.core.clock.failure(e);
     this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
-    this.tx.fail();
-    this.audit.failed(err, this.current);
+    this.core.tx.fail();
+    this.core.audit.failed(err, this.current);
     this.current = undefined;
     be.errorResponse(this.out.w, toNotice(err, this.serverRoots()));
   }
@@ -369,296 +377,29 @@ export class Session {
    * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
-    if (!this.clock.isRunning) this.clock.start();
+    if (!this.core.clock.isRunning) this.core.clock.start();
   }
 
   private statementEnds(): void {
-    this.clock.stop();
+    this.core.clock.stop();
   }
 
-  private notice(n: Omit<Notice, 'severity'> & { severity?: Notice['severity'] }): void {
-    be.noticeResponse(this.out.w, { severity: 'NOTICE', ...n });
-  }
-
-  /** Implicit transactions (autocommit) end at Sync / end of a simple Query. */
+  /** Implicit transactions (autocommit) end at Sync / end of a simple Query: portals and cursors without HOLD close. */
   private endImplicitTransaction(): void {
-    if (!this.tx.inBlock) this.closePortalsAtEnd();
-  }
-
-  /** The transaction ended: portals and cursors without HOLD close. */
-  private closePortalsAtEnd(): void {
-    if (this.portals.size > 0) this.named.dropPortals(closingAtTransactionEnd(this.portals));
-  }
-
-  /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: see fail). */
-  private runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
-    const started = process.hrtime.bigint();
-    const rowsBefore = portal.rows;
-    const logged = () => this.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
-    const running = this.runPortal(portal, maxRows, describe);
-    if (running) return running.then(logged);
-    logged();
-    return undefined;
-  }
-
-  /**
-   * Run (or resume) a portal. `describe` is true for simple Query, where RowDescription precedes
-   * the rows; in the extended protocol the client asked with Describe (or already knows). Answered
-   * at once (undefined) from the result cache when nothing needs re-checking first.
-   */
-  private runPortal(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
-    const prepared = portal.prepared;
-    if (prepared.stmt.kind !== 'query' || prepared.sql === '') return this.runOther(portal, describe);
-    this.stream.assertResumable(portal); // never start an ended portal's query again
-    if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
-    const replayed = this.replayCached(portal, describe);
-    if (replayed === true) return undefined;
-    if (replayed === false) return this.runQuery(portal, maxRows, describe);
-    return replayed.then((hit) => (hit ? undefined : this.runQuery(portal, maxRows, describe)));
-  }
-
-  /** Start (unless resumed) and stream a query's rows. */
-  private async runQuery(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
-    if (!portal.result && !portal.done) {
-      await this.startQuery(portal);
-      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
-    }
-    await this.stream.send(portal, maxRows);
-  }
-
-  /** COPY … TO STDOUT, an empty query, or a statement the gateway answers itself. */
-  private async runOther(portal: Portal, describe: boolean): Promise<void> {
-    const stmt = portal.prepared.stmt;
-    if (stmt.kind === 'copyOut') {
-      portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
-      await this.startQuery(portal);
-      await this.stream.copy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
-      return;
-    }
-    if (stmt.kind === 'query') be.emptyQueryResponse(this.out.w); // the empty statement
-    else await this.runGatewayStatement(portal, describe);
-  }
-
-  /**
-   * The result cache (session/result-cache-policy.ts): answer the portal from it (true), or start
-   * recording its rows as they stream, or neither (false); a promise of that when the version must
-   * be re-resolved or re-checked first.
-   */
-  private replayCached(portal: Portal, describe: boolean): boolean | Promise<boolean> {
-    const prepared = portal.prepared;
-    if (!this.cachePolicy.applies(prepared, this.settings, portal.rows)) return false;
-    const refreshing = this.tx.inBlock ? undefined : this.refreshVersion();
-    if (refreshing) {
-      return refreshing.then(() => this.versionView.revalidate(prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
-    }
-    const checking = this.versionView.revalidate(prepared.leases, prepared.reads);
-    return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
-  }
-
-  private answerFromCache(portal: Portal, describe: boolean): boolean {
-    const decision = this.cachePolicy.decide(portal.prepared, this.lease, this.settings, portal);
-    if (decision.kind === 'record') portal.recording = decision.recording;
-    if (decision.kind !== 'hit') return false;
-    this.stream.replay(portal, decision.result, describe);
-    return true;
-  }
-
-  /** Start a portal's query: other open streams end, the version is re-checked, then DuckDB runs it. */
-  private async startQuery(portal: Portal): Promise<void> {
-    await this.stream.settle();
-    await this.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
-    await this.endStreamsBut(portal);
-    if (!this.tx.inBlock) await this.refreshVersion();
-    await this.versionView.revalidate(portal.prepared.leases, portal.prepared.reads);
-    await this.stream.open(portal, (values) => this.preparer.fetchForValues(portal.prepared, values));
-  }
-
-  /**
-   * Branches move: re-resolve at the start of every transaction (each autocommit statement is one).
-   * undefined, without a promise, when the session certainly stays on its version (the usual case).
-   */
-  private refreshVersion(): Promise<void> | undefined {
-    if (this.versionView.staysPut(this.statementSeq, this.tx.inBlock)) return undefined;
-    return this.versionView.refresh(this.statementSeq, this.tx.inBlock).then((moved) => {
-      if (moved) this.notice({ code: '01000', message: moved });
-    });
-  }
-
-  /** Carry out the outcome of a statement the gateway answers itself (session/ interprets, the wire encodes). */
-  private async runGatewayStatement(portal: Portal, describe: boolean): Promise<void> {
-    const w = this.out.w;
-    const stmt = portal.prepared.stmt;
-    switch (stmt.kind) {
-      case 'begin':
-      case 'commit':
-      case 'rollback':
-      case 'savepoint':
-      case 'release':
-      case 'rollbackTo': {
-        const outcome =
-          stmt.kind === 'begin' ? this.tx.begin()
-          : stmt.kind === 'commit' ? this.tx.commit()
-          : stmt.kind === 'rollback' ? this.tx.rollback()
-          : stmt.kind === 'savepoint' ? this.tx.savepoint(stmt.name)
-          : stmt.kind === 'release' ? this.tx.release(stmt.name)
-          : this.tx.rollbackTo(stmt.name);
-        if (outcome.warning) this.notice({ severity: 'WARNING', ...outcome.warning });
-        if (outcome.begins) {
-          await this.refreshVersion(); // a moving ref is re-resolved as the block starts
-          this.tx.begun();
-        }
-        if (outcome.ended) this.closePortalsAtEnd();
-        be.commandComplete(w, outcome.tag);
-        return;
-      }
-      case 'set':
-        await this.endOpenStreams();
-        this.settled(await this.setShow.set(stmt.name, stmt.value, this.tx.inBlock));
-        be.commandComplete(w, 'SET');
-        return;
-      case 'setTransaction':
-        be.commandComplete(w, 'SET');
-        return;
-      case 'reset':
-        await this.endOpenStreams();
-        this.settled(await this.setShow.set(stmt.name, null, this.tx.inBlock));
-        be.commandComplete(w, 'RESET');
-        return;
-      case 'resetAll':
-        await this.endOpenStreams();
-        this.settled(await this.setShow.resetAll());
-        be.commandComplete(w, 'RESET');
-        return;
-      case 'show': {
-        const value = this.setShow.show(stmt.name);
-        if (describe) be.rowDescription(w, portal.prepared.fields!);
-        be.dataRowText(w, [value]);
-        be.commandComplete(w, 'SHOW');
-        return;
-      }
-      case 'showAll': {
-        if (describe) be.rowDescription(w, portal.prepared.fields!);
-        for (const row of this.setShow.showAll()) be.dataRowText(w, row);
-        be.commandComplete(w, 'SHOW');
-        return;
-      }
-      case 'discardAll':
-        this.named.dropStatements(interpretDiscardAll(this.statements, this.tx.inBlock, portal.prepared));
-        this.preparer.cache.clear();
-        await this.endOpenStreams();
-        this.settled(await this.setShow.resetAll());
-        be.commandComplete(w, 'DISCARD ALL');
-        return;
-      case 'discard':
-        be.commandComplete(w, `DISCARD ${stmt.what === 'TEMPORARY' ? 'TEMP' : stmt.what}`);
-        return;
-      case 'deallocate': {
-        const { names, tag } = interpretDeallocate(stmt, this.statements, portal.prepared);
-        this.named.dropStatements(names);
-        be.commandComplete(w, tag);
-        return;
-      }
-      case 'prepareSql': {
-        const { name, query, stmt: inner, types } = interpretPrepare(stmt, this.statements);
-        this.named.roomForStatement(name);
-        await this.endOpenStreams(); // its declared types are prepared on the connection
-        // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
-        const prepared = await this.preparer.prepareCached(query, inner, await declaredTypeOids(this.conn, types));
-        this.statements.set(name, prepared);
-        be.commandComplete(w, 'PREPARE');
-        return;
-      }
-      case 'executeSql': {
-        const target = interpretExecute(stmt, this.statements);
-        const params = await evaluateArguments(stmt.args, (text) => this.preparer.prepare(text, { kind: 'query', sql: text }, []));
-        const run = newPortal(target, params, [0], target.columnTypes.map(() => 0));
-        try {
-          await this.runPortal(run, 0, describe);
-        } finally {
-          portal.rows = run.rows;
-          dropPortal(run);
-        }
-        return;
-      }
-      case 'declare':
-      case 'fetch':
-      case 'closeCursor': {
-        const action = interpretCursor(stmt, this.portals, this.tx.inBlock, portal);
-        if (action.kind === 'close') {
-          this.named.dropPortals(action.names);
-          be.commandComplete(w, action.tag);
-        } else if (action.kind === 'declare') {
-          this.named.roomForPortal(action.name);
-          // The cursor holds its own reference to the query planned with the DECLARE (and its parameters).
-          const prepared = portal.prepared.cursorQuery ?? (await this.preparer.prepare(action.query, action.stmt, []));
-          if (prepared === portal.prepared.cursorQuery) prepared.refs++;
-          const cursor = newPortal(prepared, portal.params, portal.paramFormats, prepared.columnTypes.map(() => (action.binary ? 1 : 0)));
-          cursor.cursor = newCursorState(action.hold, action.scroll);
-          try {
-            await this.startQuery(cursor);
-          } catch (e) {
-            disposeStatement(prepared);
-            throw e;
-          }
-          this.portals.set(action.name, cursor);
-          be.commandComplete(w, action.tag);
-        } else {
-          const cursor = action.cursor;
-          if (!cursor.cursor) {
-            if (cursor.prepared.stmt.kind !== 'query' || !cursor.prepared.fields?.length) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${action.name}" does not exist`);
-            if (!cursor.result && !cursor.done) await this.startQuery(cursor);
-            cursor.cursor = protocolPortalCursor(cursor);
-          }
-          // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
-          const formats = describe ? cursor.resultFormats : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
-          if (!action.move && describe) be.rowDescription(w, cursorFields(cursor, formats));
-          const n = await fetchCursor(this.stream, cursor, action.name, action.direction, action.move, w, formats);
-          portal.rows = n;
-          be.commandComplete(w, fetchTag(action.move, n));
-        }
-        return;
-      }
-      case 'unlisten':
-        be.commandComplete(w, 'UNLISTEN');
-        return;
-      case 'listen':
-        throw new SqlError(SQLSTATE.featureNotSupported, 'LISTEN/NOTIFY is not supported by fdl-gateway');
-      case 'copyOut':
-        return; // handled in runPortal
-      case 'query':
-        return;
-    }
-  }
-
-  /** Before the gateway runs a statement of its own on DuckDB (SET mirrors there): open streams end, their portals fail when resumed. */
-  private async endOpenStreams(): Promise<void> {
-    await this.stream.settle(); // a prefetch still running (a prepare given up on ended the streams already)
-    await this.endStreamsBut(null);
-  }
-
-  /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
-  private async endStreamsBut(except: Portal | null): Promise<void> {
-    for (const p of this.portals.values()) if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
-    await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
-    this.stream.interruptOpenPortals(except);
-  }
-
-  /** Carry out what a SET / RESET asks of the session. */
-  private settled(outcome: SettingOutcome): void {
-    if (outcome.warning) this.notice({ severity: 'WARNING', code: '01000', message: outcome.warning });
-    if (outcome.forgetStatements) this.preparer.cache.clear();
+    if (!this.core.tx.inBlock && this.portals.size > 0) this.named.dropPortals(closingAtTransactionEnd(this.portals));
   }
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
-    if (this.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.clientAddress.replace(/'/g, "''")}'`);
+    if (this.core.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.core.clientAddress.replace(/'/g, "''")}'`);
     await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
+    this.deliverPending(); // before the startup's own messages
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
   async applyStartupSetting(name: string, value: string): Promise<void> {
-    await this.setShow.applyStartup(name, value);
+    await this.core.setShow.applyStartup(name, value);
   }
 }
 

@@ -22,6 +22,7 @@ import {
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
+import { DESCRIPTION_CLASSES, FUNCTION_CATALOG_ROWS, functionCatalogStatements, functionProcSelect } from './functions.js';
 import { COMPAT_DB, C, I, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 
 export interface InstallOptions {
@@ -176,8 +177,10 @@ function compatStatements(b: Build): string[] {
       continue;
     }
     const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
-    s.push(...valuesTable(rel.name, cols, rel.rows.map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
+    s.push(...valuesTable(rel.name, cols, (FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
   }
+
+  s.push(...functionCatalogStatements());
 
   // ---- session facts (per connection: DuckDB variables are connection-local)
   s.push(`CREATE MACRO ${C}_user() AS coalesce(getvariable('pg_user')::VARCHAR, 'fdl')`);
@@ -236,20 +239,28 @@ function compatStatements(b: Build): string[] {
     typnotnull: 'false', typbasetype: '0', typtypmod: '-1', typndims: '0', typcollation: 'typcollation',
   }, `FROM ${C}_types`));
   s.push(pgView('pg_proc', {
-    oid: 'oid', proname: 'proname', pronamespace: 'pronamespace', proowner: `${BOOTSTRAP_ROLE_OID}`, prolang: 'prolang', procost: '1', prorows: '0',
-    provariadic: '0', prosupport: '0', prokind: "'f'", prosecdef: 'false', proleakproof: 'false', proisstrict: 'proisstrict', proretset: 'false',
-    provolatile: 'provolatile', proparallel: "'s'", pronargs: 'pronargs', pronargdefaults: '0', prorettype: 'prorettype',
-    proargtypes: 'argtypes', prosrc: 'prosrc',
+    oid: 'oid', proname: 'proname', pronamespace: 'pronamespace', proowner: `${BOOTSTRAP_ROLE_OID}`, prolang: 'prolang',
+    provariadic: 'provariadic', prosupport: '0', prokind: 'prokind', prosecdef: 'false', proleakproof: 'proleakproof', proisstrict: 'proisstrict',
+    proretset: 'proretset', provolatile: 'provolatile', proparallel: 'proparallel', pronargs: 'pronargs', pronargdefaults: 'pronargdefaults',
+    prorettype: 'prorettype', procost: 'procost', prorows: 'prorows', proargtypes: 'argtypes', proallargtypes: 'proallargtypes',
+    proargmodes: 'proargmodes', proargnames: 'proargnames', prosrc: 'prosrc',
   }, `FROM (
-    SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, proisstrict, provolatile, pronargs, prorettype,
-      CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes, prosrc FROM ${C}_procs
+    SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, 1 AS procost, 0 AS prorows, 0 AS provariadic, 'f' AS prokind, false AS proleakproof,
+      proisstrict, false AS proretset, provolatile, 's' AS proparallel, pronargs, 0 AS pronargdefaults, prorettype,
+      CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes,
+      CAST(NULL AS BIGINT[]) AS proallargtypes, CAST(NULL AS VARCHAR[]) AS proargmodes, CAST(NULL AS VARCHAR[]) AS proargnames, prosrc FROM ${C}_procs
+      -- Type I/O functions cannot be called here, so pg_proc lists none but array_recv: Npgsql tells array types by
+      -- typreceive's proname = 'array_recv'. The rest stay in _procs for typinput::regproc and friends.
+      WHERE proname = 'array_recv'
+    UNION ALL ${functionProcSelect()}
     UNION ALL
-    SELECT f.function_oid, f.function_name, f.schema_oid, 14, false, 'v', f.nargs, 25, [], f.macro_definition
+    SELECT f.function_oid, f.function_name, f.schema_oid, 14, 100, 0, 0, 'f', false, false, false, 'v', 'u', f.nargs, 0, 25, [], NULL, NULL, NULL, f.macro_definition
     FROM ${C}_funcs f)`));
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
-    UNION ALL SELECT oid, 2615, 0, comment FROM duckdb_schemas() WHERE database_name = current_database() AND comment IS NOT NULL`);
+    UNION ALL SELECT oid, 2615, 0, comment FROM duckdb_schemas() WHERE database_name = current_database() AND comment IS NOT NULL
+    UNION ALL SELECT objoid, classoid, objsubid, description FROM ${C}_func_descriptions`);
   s.push(pgView('pg_description', { objoid: 'objoid', classoid: 'classoid', objsubid: 'objsubid', description: 'description' }, `FROM ${C}_descriptions`));
   s.push(`CREATE VIEW ${C}_dbs AS SELECT name, row_number() OVER (ORDER BY name) AS n FROM (
     SELECT DISTINCT unnest(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname())) AS name)`);
@@ -412,9 +423,12 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_get_partkeydef(id)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_statisticsobjdef_columns(id)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_serial_sequence(tbl, col)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_function_result(id)`, `(SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id)`],
-    [`pg_get_function_arguments(id)`, "''"],
-    [`pg_get_function_identity_arguments(id)`, "''"],
+    [`pg_get_function_result(id)`, `coalesce((SELECT g.result FROM ${C}_functions g WHERE g.oid = id), (SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id))`],
+    [`pg_get_function_arguments(id)`, `coalesce((SELECT g.args FROM ${C}_functions g WHERE g.oid = id), '')`],
+    [`pg_get_function_identity_arguments(id)`, `coalesce((SELECT g.identity_args FROM ${C}_functions g WHERE g.oid = id), '')`],
+    [`pg_operator_is_visible(id)`, 'true'],
+    // No function here has a SQL-standard body (prosqlbody is NULL), so psql \df+ shows none.
+    [`pg_get_function_sqlbody(id)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_viewdef(id)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
     [`pg_get_viewdef(id, pretty)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
     [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
@@ -440,7 +454,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`_parse_ident(x)`, `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`],
     [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
     [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
-    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat WHEN 'pg_namespace' THEN 2615 ELSE 1259 END)`],
+    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat ${Object.entries(DESCRIPTION_CLASSES).map(([k, v]) => `WHEN '${k}' THEN ${v}`).join(' ')} ELSE 1259 END)`],
     [`col_description(id, n)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`],
     [`shobj_description(id, cat)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],

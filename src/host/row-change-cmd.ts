@@ -1,0 +1,40 @@
+/** `fdl delete` and `fdl update`: the command line of src/host/row-change.ts. */
+import type { Command } from 'commander';
+import { changeRows, type RowChangeOptions } from './row-change.js';
+
+type Flags = { table: string; where: string; set?: string; branch: string; message?: string; author?: string; signKey?: string; dataset?: string };
+
+async function run(location: string, o: Flags): Promise<void> {
+  try {
+    const opts: RowChangeOptions = {
+      table: o.table, where: o.where, set: o.set, branch: o.branch, message: o.message, author: o.author, signKey: o.signKey, dataset: o.dataset,
+      progress: (l) => process.stderr.write(l + '\n'),
+    };
+    const r = await changeRows(location, opts);
+    process.stderr.write(`${o.set === undefined ? 'deleted' : 'updated'} ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`);
+    process.stdout.write(`${r.versionId}\n`);
+  } catch (e) {
+    process.stderr.write(`fdl: ${(e as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .argument('<LOCATION>')
+    .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
+    .requiredOption('--where <PREDICATE>', 'SQL predicate over the table\'s columns (DuckDB syntax); --where true for every row')
+    .option('--branch <NAME>', 'branch to build on and move', 'main')
+    .option('--message <TEXT>', 'version message')
+    .option('--author <NAME>', 'version author')
+    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--dataset <dataset.json>', 'dataset.json for the version (default: the parent\'s)');
+}
+
+export function registerRowChangeCommands(program: Command): void {
+  common(program.command('delete').description('delete the rows of a table that match --where: a new version with DuckLake delete files'))
+    .action((location: string, o: Flags) => run(location, o));
+  common(program.command('update').description('change the rows of a table that match --where: a new version with DuckLake delete files and new data files'))
+    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row)')
+    .action((location: string, o: Flags) => run(location, o));
+}

@@ -1,0 +1,33 @@
+/**
+ * A local repository's catalog proven in place: hashed once, then only a stat while its size, mtime,
+ * ctime, inode and device stay the same (a changed file is hashed again). XX001 names the file.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, statSync } from 'node:fs';
+import { SqlError, SQLSTATE } from '../errors.js';
+
+export class LocalVerifier {
+  /** Local catalogs already hashed, by path → stat fingerprint, so an unchanged file is not re-hashed. */
+  private readonly verified = new Map<string, string>();
+
+  constructor(private readonly repoName: string) {}
+
+  /** Hashes a local file unless it was hashed before and its size/mtime/ctime/inode/device did not change. */
+  async verify(path: string, id: string, file: string, sha256: string, size: number): Promise<void> {
+    const key = `versions/${id}/${file}`;
+    let st;
+    try {
+      st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
+    } catch (e) {
+      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`);
+    }
+    const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
+    if (this.verified.get(path) === fp) return;
+    if (st.size !== size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${file} of version ${id} in repository ${this.repoName}`, `${key} has ${st.size} bytes, version.json says ${size}`);
+    const h = createHash('sha256');
+    for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+    const got = h.digest('hex');
+    if (got !== sha256) throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${file} of version ${id} in repository ${this.repoName}`, `${key}: version.json says ${sha256}, the file hashes to ${got}`);
+    this.verified.set(path, fp);
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * Ref resolution (spec Part 2): a requested name → a version, by the first rule that matches (HEAD,
+ * full and short ref names, version IDs and their prefixes), through the short-TTL ref cache; tags
+ * never move (the tag ledger), branches only forward (the branch ledger), and a resolution is reused
+ * while every read it depends on is fresh.
+ */
+import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
+import type { ObjectStore } from '../store/store.js';
+import type { Freshness, RefCache } from '../cache/ref-cache.js';
+import type { StateMap } from '../state/state-map.js';
+import type { TagLedger } from '../state/tag-ledger.js';
+import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
+import { parseRefsJson } from './records.js';
+import type { RefInfo, Resolution } from './types.js';
+import type { VersionMeta, VersionMetas } from './version-meta.js';
+
+export const MAX_REF = 4096;
+/** Resolutions remembered at once (requested names are the clients'; valid ones are few). */
+const MAX_RESOLUTIONS = 1024;
+const MAX_REFS_JSON = 8 * 1024 * 1024;
+/** Versions walked at most to prove that a branch moved forward (a longer history is refused, not trusted). */
+const MAX_ANCESTRY = 100_000;
+
+export class RefResolver {
+  private refsDir: { present: boolean; at: number } | null = null;
+  /** Resolutions while every read they depend on is within the ref TTL: one resolution per TTL, not per statement. */
+  private readonly resolutions = new Map<string, { res: Resolution; seen: Freshness }>();
+
+  constructor(
+    private readonly repoName: string,
+    private readonly store: ObjectStore,
+    private readonly refs: RefCache,
+    private readonly metas: VersionMetas,
+    /** Tags never move: the first version a tag was seen at. */
+    private readonly ledger: TagLedger,
+    /** branch → the newest version this gateway served on it (its high-water mark). */
+    private readonly branches: StateMap<string>,
+    private readonly hasTrustedKeys: boolean,
+  ) {}
+
+  /**
+   * Spec Part 2: the first rule that matches decides. A resolution is reused while every ref it read
+   * is within the ref TTL, so it is never staler than reading the refs themselves would be.
+   * `shown`: which refs an unknown-ref hint may name (a user limited by grants sees only theirs).
+   */
+  async resolve(requested: string, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+    const known = this.resolutions.get(requested);
+    if (known && this.refs.isFresh(known.seen)) return known.res;
+    const seen = this.refs.freshness();
+    const res = await this.resolveNow(requested, seen, shown);
+    if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear(); // names are the clients'
+    this.resolutions.set(requested, { res, seen });
+    return res;
+  }
+
+  /** The version `requested` resolves to while its last resolution is fresh (no read, no wait), else undefined. */
+  freshVersion(requested: string): string | undefined {
+    const known = this.resolutions.get(requested);
+    return known && this.refs.isFresh(known.seen) ? known.res.versionId : undefined;
+  }
+
+  private async resolveNow(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+    const name = requested;
+    if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen, shown);
+    if (name.startsWith('refs/')) return this.resolveFull(name, requested, seen, shown);
+    if (/^(heads|tags|requests)\//.test(name)) return this.resolveFull(`refs/${name}`, requested, seen, shown);
+    if (isVersionId(name) && (await this.metas.exists(name, seen))) {
+      return { requested, ref: null, kind: 'version', versionId: name };
+    }
+    if (!isValidShortName(name) || !refKind(`refs/heads/${name}`) || !refKind(`refs/tags/${name}`)) throw invalidRefName(name);
+    const head = `refs/heads/${name}`;
+    const tag = `refs/tags/${name}`;
+    const [h, t] = await Promise.all([this.readRef(head, seen), this.readRef(tag, seen)]);
+    if (h !== null && t !== null) {
+      throw new SqlError(SQLSTATE.invalidCatalogName, `ambiguous ref: ${head}, ${tag} ("${name}" in repository ${this.repoName})`, `${head} -> ${h}, ${tag} -> ${t}`, `use heads/${name} or tags/${name}`);
+    }
+    if (h !== null) return this.finish(requested, head, 'branch', h, seen);
+    if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
+    const byPrefix = await this.versionByPrefix(name, shown);
+    if (byPrefix !== null) return { requested, ref: null, kind: 'version', versionId: byPrefix };
+    const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
+    throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.repoName} (tried ${tried.join(', ')})`, undefined, await this.refsHint(shown));
+  }
+
+  private async resolveFull(full: string, requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+    const kind = refKind(full);
+    if (!kind) throw invalidRefName(requested);
+    const id = await this.readRef(full, seen);
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.repoName} (tried ${full})`, undefined, await this.refsHint(shown));
+    return this.finish(requested, full, kind, id, seen);
+  }
+
+  private async resolveHead(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+    const body = await this.refs.get(this.store, 'HEAD', MAX_REF, seen);
+    let target = 'refs/heads/main';
+    if (body !== null) {
+      const text = body.toString('utf8').trim();
+      const m = /^ref:\s*(\S+)$/.exec(text);
+      if (m && refKind(m[1]!)) target = m[1]!;
+      else if (isVersionId(text)) {
+        // detached HEAD, accepted liberally — but, like a branch, only ever forward (an attacker's review rolled it back)
+        const r = await this.finish(requested, null, 'version', text, seen);
+        await this.checkForward('HEAD', text);
+        return r;
+      }
+      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.repoName}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
+    }
+    const id = await this.readRef(target, seen);
+    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.repoName}`, undefined, await this.refsHint(shown));
+    return this.finish(requested, target, refKind(target)!, id, seen);
+  }
+
+  private async finish(requested: string, ref: string | null, kind: RefKind | 'version', versionId: string, seen?: Freshness): Promise<Resolution> {
+    if (!(await this.metas.exists(versionId, seen))) {
+      throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.repoName} (versions/${versionId}/version.json does not exist)`);
+    }
+    if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.repoName);
+    // Branches and review requests move, and only forward; tags never move (the ledger above).
+    if ((kind === 'branch' || kind === 'request') && ref) await this.checkForward(ref, versionId);
+    return { requested, ref, kind, versionId };
+  }
+
+  /**
+   * A branch (a request, a detached HEAD) only moves forward: once it was served at version V, it must resolve to V or to a
+   * version that descends from V, else a store writer could move it back to an older signed version.
+   * The mark is recorded for trusted (G) versions only: an unsigned version a store writer wrote can
+   * never pin a branch, and without trusted keys (where a store writer can publish anything) there
+   * is no mark.
+   */
+  private async checkForward(ref: string, versionId: string): Promise<void> {
+    const mark = this.branches.get(ref);
+    if (mark !== undefined && mark !== versionId && !(await this.descendsFrom(versionId, mark))) {
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `${ref === 'HEAD' ? 'HEAD' : ref.startsWith('refs/requests/') ? `request ${ref}` : `branch ${ref}`} of repository ${this.repoName} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
+        `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
+        'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
+      );
+    }
+    if (mark === versionId) return;
+    let meta: VersionMeta;
+    try {
+      meta = await this.metas.meta(versionId);
+    } catch (e) {
+      if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) return; // opening it reports why; nothing is recorded
+      throw e;
+    }
+    if (meta.signature.status === 'G') await this.branches.set(ref, versionId);
+  }
+
+  /**
+   * Whether `ancestor` is `id` or reached from it by parent links. Past `id` itself only the links
+   * of trusted (G) versions are followed when keys are configured: a store writer can write any
+   * unsigned version.json, and a forged parent link must not bridge an old signed version to the mark.
+   */
+  private async descendsFrom(id: string, ancestor: string): Promise<boolean> {
+    const queue = [id];
+    const seen = new Set(queue);
+    for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
+      if (v === ancestor) return true;
+      let meta: VersionMeta;
+      try {
+        meta = await this.metas.meta(v);
+      } catch (e) {
+        if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) continue; // absent or unusable: a dead end
+        throw e;
+      }
+      if (v !== id && this.hasTrustedKeys && meta.signature.status !== 'G') continue;
+      for (const p of meta.record.parents) {
+        if (seen.has(p) || !isVersionId(p)) continue;
+        if (seen.size >= MAX_ANCESTRY) return false;
+        seen.add(p);
+        queue.push(p);
+      }
+    }
+    return false;
+  }
+
+  /** A ref's version ID, or null when it does not exist. A ref file wins over refs.json. */
+  private async readRef(full: string, seen?: Freshness): Promise<string | null> {
+    const body = await this.refs.get(this.store, full, MAX_REF, seen);
+    if (body !== null) return parseRefFile(body, full);
+    if (!(await this.useRefsJson(seen))) return null;
+    return (await this.refsJson(seen))?.refs.get(full) ?? null;
+  }
+
+  /** refs.json is the index for stores that cannot list, and the fallback when refs/ is absent. */
+  private async useRefsJson(seen?: Freshness): Promise<boolean> {
+    if (!this.store.list) return true;
+    const now = Date.now();
+    if (!this.refsDir || now - this.refsDir.at >= this.refs.ttlMs) {
+      this.refsDir = { present: (await this.store.list('refs/')).length > 0, at: now };
+    }
+    this.refs.narrow(seen, this.refsDir.at);
+    return !this.refsDir.present;
+  }
+
+  private async refsJson(seen?: Freshness): Promise<{ head?: string; refs: Map<string, string> } | null> {
+    const body = await this.refs.get(this.store, 'refs.json', MAX_REFS_JSON, seen);
+    return body === null ? null : parseRefsJson(body);
+  }
+
+  /** Every valid ref whose version exists (malformed, invalid and dangling refs are left out). */
+  async listRefs(): Promise<RefInfo[]> {
+    const out: RefInfo[] = [];
+    for (const name of await this.refNames()) {
+      try {
+        const id = await this.readRef(name);
+        if (id !== null && (await this.metas.exists(id))) out.push({ name, kind: refKind(name)!, versionId: id });
+      } catch (e) {
+        if (!isSqlError(e) || e.sqlstate !== SQLSTATE.invalidCatalogName) throw e;
+      }
+    }
+    return out;
+  }
+
+  /** Names only (no per-ref reads), so an error message costs at most one listing. */
+  private async refNames(): Promise<string[]> {
+    if (this.store.list && !(await this.useRefsJson())) return (await this.store.list('refs/')).filter((k) => refKind(k));
+    return [...((await this.refsJson())?.refs.keys() ?? [])].sort();
+  }
+
+  private async refsHint(visible?: (fullRef: string) => boolean): Promise<string | undefined> {
+    try {
+      const refs = (await this.refNames()).filter((r) => !visible || visible(r));
+      if (refs.length === 0) return undefined;
+      const shown = refs.slice(0, 12).map((r) => r.replace(/^refs\//, ''));
+      return `available refs: ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Git's short IDs: a name that is no ref and holds at least 8 hex digits (dashes allowed) names
+   * the one complete version whose ID starts with it; two or more are 3D000, listing only those
+   * `shown` lets the client see. Versions are those the store lists, else those the refs name.
+   */
+  private async versionByPrefix(name: string, shown?: (fullRef: string) => boolean): Promise<string | null> {
+    if (!/^[0-9a-f][0-9a-f-]*$/.test(name) || name.replace(/-/g, '').length < 8) return null;
+    const ids = this.store.list
+      ? (await this.store.list('versions/')).map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1]).filter((id): id is string => id !== undefined)
+      : (await this.listRefs()).map((r) => r.versionId);
+    const matches = [...new Set(ids.filter((id) => id.startsWith(name) && isVersionId(id)))].sort();
+    if (matches.length === 1) return (await this.metas.exists(matches[0]!)) ? matches[0]! : null;
+    if (matches.length === 0) return null;
+    const visible = matches.filter((id) => !shown || shown(`versions/${id}`));
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `ambiguous version ID prefix "${name}" in repository ${this.repoName}: ${matches.length} versions start with it`,
+      visible.length ? `candidates: ${visible.join(', ')}` : undefined,
+      'give more digits of the version ID',
+    );
+  }
+}

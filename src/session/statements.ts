@@ -1,0 +1,152 @@
+/**
+ * The statements the gateway answers itself (transaction control, SET/SHOW/RESET, DISCARD, PREPARE/
+ * EXECUTE/DEALLOCATE, DECLARE/FETCH/MOVE/CLOSE, LISTEN), interpreted against the session's state and
+ * returned as an outcome value for the wire to carry out: a tag to send, rows to send, a plan to run
+ * or a cursor to open. Nothing here writes protocol messages or calls into the wire.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { Statement } from '../text/classify.js';
+import type { SessionCore } from './core.js';
+import { closingAtTransactionEnd, interpretCursor, type CursorAction, type CursorEntry } from './cursors.js';
+import { roomForPortal, roomForStatement, type NamedLimits } from './named-limits.js';
+import type { PreparedStmt } from './planner.js';
+import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from './prepared-sql.js';
+import type { SettingOutcome } from './set-show.js';
+import type { TransactionOutcome } from './transaction.js';
+
+/** A statement the gateway answers itself (queries and COPY go to DuckDB). */
+export type GatewayStatement = Exclude<Statement, { kind: 'query' | 'copyOut' | 'refused' }>;
+
+export type StatementOutcome<P> =
+  /** CommandComplete with `tag`, once these named objects are dropped and `keep` is kept. */
+  | { kind: 'done'; tag: string; dropStatements?: readonly string[]; dropPortals?: readonly string[]; keep?: { name: string; prepared: PreparedStmt } }
+  /** SHOW: these rows under the plan's fields (text), then CommandComplete SHOW. */
+  | { kind: 'rows'; rows: readonly (readonly string[])[]; tag: 'SHOW' }
+  /** EXECUTE: run `target` with these text parameters as its own portal. */
+  | { kind: 'execute'; target: PreparedStmt; params: (Buffer | null)[] }
+  /** DECLARE: open cursor `name` over `query` (one reference, the cursor's own), with the DECLARE's parameters. */
+  | { kind: 'declare'; name: string; query: PreparedStmt; hold: boolean; scroll: boolean; binary: boolean; tag: 'DECLARE CURSOR' }
+  /** FETCH / MOVE: send or pass over the rows `direction` reaches (tag: fetchTag). */
+  | Extract<CursorAction<P>, { kind: 'fetch' }>;
+
+/** What the interpreter reads of the session's protocol objects. */
+export interface StatementScope<P extends CursorEntry> {
+  readonly statements: ReadonlyMap<string, PreparedStmt>;
+  readonly portals: ReadonlyMap<string, P>;
+  readonly limits: NamedLimits;
+  /** The portal running this statement (CLOSE ALL leaves it alone), and its plan. */
+  readonly running: P;
+  readonly plan: PreparedStmt;
+}
+
+export function isGatewayStatement(stmt: Statement): stmt is GatewayStatement {
+  return stmt.kind !== 'query' && stmt.kind !== 'copyOut' && stmt.kind !== 'refused';
+}
+
+/**
+ * Whether the statement runs something of its own on the DuckDB connection (SET mirrors there,
+ * PREPARE's declared types and EXECUTE's arguments are prepared there): the wire ends the open
+ * result streams first (DuckDB keeps one per connection).
+ */
+export function usesConnection(stmt: GatewayStatement): boolean {
+  switch (stmt.kind) {
+    case 'set':
+    case 'reset':
+    case 'resetAll':
+    case 'discardAll':
+    case 'prepareSql':
+      return true;
+    case 'executeSql':
+      return stmt.args.length > 0;
+    default:
+      return false;
+  }
+}
+
+export async function runStatement<P extends CursorEntry>(core: SessionCore, scope: StatementScope<P>, stmt: GatewayStatement): Promise<StatementOutcome<P>> {
+  switch (stmt.kind) {
+    case 'begin':
+      return transactionDone(core, scope, core.tx.begin());
+    case 'commit':
+      return transactionDone(core, scope, core.tx.commit());
+    case 'rollback':
+      return transactionDone(core, scope, core.tx.rollback());
+    case 'savepoint':
+      return transactionDone(core, scope, core.tx.savepoint(stmt.name));
+    case 'release':
+      return transactionDone(core, scope, core.tx.release(stmt.name));
+    case 'rollbackTo':
+      return transactionDone(core, scope, core.tx.rollbackTo(stmt.name));
+    case 'set':
+      settled(core, await core.setShow.set(stmt.name, stmt.value, core.tx.inBlock));
+      return { kind: 'done', tag: 'SET' };
+    case 'setTransaction':
+      return { kind: 'done', tag: 'SET' };
+    case 'reset':
+      settled(core, await core.setShow.set(stmt.name, null, core.tx.inBlock));
+      return { kind: 'done', tag: 'RESET' };
+    case 'resetAll':
+      settled(core, await core.setShow.resetAll());
+      return { kind: 'done', tag: 'RESET' };
+    case 'show':
+      return { kind: 'rows', rows: [[core.setShow.show(stmt.name)]], tag: 'SHOW' };
+    case 'showAll':
+      return { kind: 'rows', rows: core.setShow.showAll(), tag: 'SHOW' };
+    case 'discardAll': {
+      const dropStatements = interpretDiscardAll(scope.statements, core.tx.inBlock, scope.plan);
+      core.preparer.cache.clear();
+      settled(core, await core.setShow.resetAll());
+      return { kind: 'done', tag: 'DISCARD ALL', dropStatements };
+    }
+    case 'discard':
+      return { kind: 'done', tag: `DISCARD ${stmt.what === 'TEMPORARY' ? 'TEMP' : stmt.what}` };
+    case 'deallocate': {
+      const { names, tag } = interpretDeallocate(stmt, scope.statements, scope.plan);
+      return { kind: 'done', tag, dropStatements: names };
+    }
+    case 'prepareSql': {
+      const { name, query, stmt: inner, types } = interpretPrepare(stmt, scope.statements);
+      roomForStatement(scope.statements, name, scope.limits);
+      // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
+      const prepared = await core.preparer.prepareCached(query, inner, await declaredTypeOids(core.conn, types));
+      return { kind: 'done', tag: 'PREPARE', keep: { name, prepared } };
+    }
+    case 'executeSql': {
+      const target = interpretExecute(stmt, scope.statements);
+      const params = await evaluateArguments(stmt.args, (text) => core.preparer.prepare(text, { kind: 'query', sql: text }, []));
+      return { kind: 'execute', target, params };
+    }
+    case 'declare':
+    case 'fetch':
+    case 'closeCursor': {
+      const action = interpretCursor(stmt, scope.portals, core.tx.inBlock, scope.running);
+      if (action.kind === 'close') return { kind: 'done', tag: action.tag, dropPortals: action.names };
+      if (action.kind === 'fetch') return action;
+      roomForPortal(scope.portals, action.name, scope.limits);
+      // The query was planned with the DECLARE (and takes its parameters); the cursor holds its own reference.
+      const query = scope.plan.cursorQuery;
+      if (!query) throw new SqlError(SQLSTATE.internalError, 'DECLARE without its planned query');
+      query.refs++;
+      return { kind: 'declare', name: action.name, query, hold: action.hold, scroll: action.scroll, binary: action.binary, tag: action.tag };
+    }
+    case 'unlisten':
+      return { kind: 'done', tag: 'UNLISTEN' };
+    case 'listen':
+      throw new SqlError(SQLSTATE.featureNotSupported, 'LISTEN/NOTIFY is not supported by fdl-gateway');
+  }
+}
+
+async function transactionDone<P extends CursorEntry>(core: SessionCore, scope: StatementScope<P>, outcome: TransactionOutcome): Promise<StatementOutcome<P>> {
+  if (outcome.warning) core.outbox.notice(outcome.warning.message, 'WARNING', outcome.warning.code);
+  if (outcome.begins) {
+    await core.refreshVersion(); // a moving ref is re-resolved as the block starts
+    core.tx.begun();
+  }
+  return { kind: 'done', tag: outcome.tag, ...(outcome.ended ? { dropPortals: closingAtTransactionEnd(scope.portals) } : {}) };
+}
+
+/** Carry out what a SET / RESET asks of the session. */
+function settled(core: SessionCore, outcome: SettingOutcome): void {
+  if (outcome.warning) core.outbox.notice(outcome.warning, 'WARNING', '01000');
+  if (outcome.forgetStatements) core.preparer.cache.clear();
+}

@@ -1,0 +1,196 @@
+/**
+ * Running a portal on the wire: a query's rows from DuckDB or from the result cache, COPY … TO
+ * STDOUT, and the outcome of a statement the gateway answers itself (session/statements.ts decides,
+ * this encodes). DuckDB keeps one open stream per connection: before anything else runs on it, open
+ * cursors read their rest and other streams end (freeConnection).
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import type { SessionCore } from '../session/core.js';
+import { fetchTag } from '../session/cursors.js';
+import { disposeStatement } from '../session/planner.js';
+import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
+import * as be from './backend.js';
+import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
+import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
+import type { ProtocolObjects } from './protocol-objects.js';
+import type { ResultStream, SessionOutput } from './result-stream.js';
+
+export class PortalRunner {
+  constructor(
+    private readonly core: SessionCore,
+    private readonly out: SessionOutput,
+    private readonly named: ProtocolObjects,
+    readonly stream: ResultStream,
+  ) {}
+
+  /** Run a portal and write one audit line: who, which version, how long, how many rows (errors: Session.fail). */
+  runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
+    const started = process.hrtime.bigint();
+    const rowsBefore = portal.rows;
+    const logged = () => this.core.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
+    const running = this.run(portal, maxRows, describe);
+    if (running) return running.then(logged);
+    logged();
+    return undefined;
+  }
+
+  /**
+   * Run (or resume) a portal. `describe` is true for simple Query, where RowDescription precedes
+   * the rows; in the extended protocol the client asked with Describe (or already knows). Answered
+   * at once (undefined) from the result cache when nothing needs re-checking first.
+   */
+  run(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
+    const prepared = portal.prepared;
+    if (prepared.stmt.kind !== 'query' || prepared.sql === '') return this.runOther(portal, describe);
+    this.stream.assertResumable(portal); // never start an ended portal's query again
+    if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
+    const replayed = this.replayCached(portal, describe);
+    if (replayed === true) return undefined;
+    if (replayed === false) return this.runQuery(portal, maxRows, describe);
+    return replayed.then((hit) => (hit ? undefined : this.runQuery(portal, maxRows, describe)));
+  }
+
+  /** Start (unless resumed) and stream a query's rows. */
+  private async runQuery(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+    if (!portal.result && !portal.done) {
+      await this.startQuery(portal);
+      if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
+    }
+    await this.stream.send(portal, maxRows, this.core.lease()?.versionId);
+  }
+
+  /** COPY … TO STDOUT, an empty query, or a statement the gateway answers itself. */
+  private async runOther(portal: Portal, describe: boolean): Promise<void> {
+    const stmt = portal.prepared.stmt;
+    if (stmt.kind === 'copyOut') {
+      portal.resultFormats = portal.prepared.columnTypes.map(() => 0);
+      await this.startQuery(portal);
+      await this.stream.copy(portal, { format: stmt.format, header: stmt.header, delimiter: stmt.delimiter ?? (stmt.format === 'csv' ? ',' : '\t') });
+      return;
+    }
+    if (!isGatewayStatement(stmt)) {
+      be.emptyQueryResponse(this.out.w); // the empty statement
+      return;
+    }
+    if (usesConnection(stmt)) await this.endOpenStreams();
+    const outcome = await runStatement(this.core, { statements: this.named.statements, portals: this.named.portals, limits: this.named.caps, running: portal, plan: portal.prepared }, stmt);
+    await this.carryOut(outcome, portal, describe);
+  }
+
+  /** Encode a gateway statement's outcome (or run what it names). */
+  private async carryOut(outcome: StatementOutcome<Portal>, portal: Portal, describe: boolean): Promise<void> {
+    const w = this.out.w;
+    switch (outcome.kind) {
+      case 'done':
+        if (outcome.dropStatements) this.named.dropStatements(outcome.dropStatements);
+        if (outcome.dropPortals) this.named.dropPortals(outcome.dropPortals);
+        if (outcome.keep) this.named.setStatement(outcome.keep.name, outcome.keep.prepared);
+        be.commandComplete(this.out.w, outcome.tag);
+        return;
+      case 'rows':
+        if (describe) be.rowDescription(w, portal.prepared.fields!);
+        for (const row of outcome.rows) be.dataRowText(w, row as string[]);
+        be.commandComplete(w, outcome.tag);
+        return;
+      case 'execute': {
+        const run = newPortal(outcome.target, outcome.params, [0], outcome.target.columnTypes.map(() => 0));
+        try {
+          await this.run(run, 0, describe);
+        } finally {
+          portal.rows = run.rows;
+          dropPortal(run);
+        }
+        return;
+      }
+      case 'declare': {
+        const cursor = newPortal(outcome.query, portal.params, portal.paramFormats, outcome.query.columnTypes.map(() => (outcome.binary ? 1 : 0)));
+        cursor.cursor = newCursorState(outcome.hold, outcome.scroll);
+        try {
+          await this.startQuery(cursor);
+        } catch (e) {
+          disposeStatement(outcome.query);
+          throw e;
+        }
+        this.named.portals.set(outcome.name, cursor);
+        be.commandComplete(this.out.w, outcome.tag);
+        return;
+      }
+      case 'fetch': {
+        const cursor = outcome.cursor;
+        if (!cursor.cursor) {
+          if (cursor.prepared.stmt.kind !== 'query' || !cursor.prepared.fields?.length) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${outcome.name}" does not exist`);
+          if (!cursor.result && !cursor.done) await this.startQuery(cursor);
+          cursor.cursor = protocolPortalCursor(cursor);
+        }
+        // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
+        const formats = describe ? cursor.resultFormats : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
+        if (!outcome.move && describe) be.rowDescription(this.out.w, cursorFields(cursor, formats));
+        const n = await fetchCursor(this.stream, cursor, outcome.name, outcome.direction, outcome.move, this.out.w, formats);
+        portal.rows = n;
+        be.commandComplete(this.out.w, fetchTag(outcome.move, n));
+        return;
+      }
+    }
+  }
+
+  /**
+   * The result cache (session/result-cache-policy.ts): answer the portal from it (true), or start
+   * recording its rows as they stream, or neither (false); a promise of that when the version must
+   * be re-resolved or re-checked first.
+   */
+  private replayCached(portal: Portal, describe: boolean): boolean | Promise<boolean> {
+    const { core } = this;
+    const prepared = portal.prepared;
+    if (!core.cachePolicy.applies(prepared, core.settings, portal.rows)) return false;
+    const refreshing = core.tx.inBlock ? undefined : core.refreshVersion();
+    if (refreshing) {
+      return refreshing.then(() => core.version.revalidate(prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
+    }
+    const checking = core.version.revalidate(prepared.leases, prepared.reads);
+    return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
+  }
+
+  private answerFromCache(portal: Portal, describe: boolean): boolean {
+    const decision = this.core.cachePolicy.decide(portal.prepared, this.core.lease(), this.core.settings, portal);
+    if (decision.kind === 'record') portal.recording = decision.recording;
+    if (decision.kind !== 'hit') return false;
+    this.stream.replay(portal, decision.result, describe);
+    return true;
+  }
+
+  /** Start a portal's query: other open streams end, the version is re-checked, then DuckDB runs it. */
+  async startQuery(portal: Portal): Promise<void> {
+    await this.stream.settle();
+    await this.core.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
+    await this.endStreamsBut(portal);
+    if (!this.core.tx.inBlock) await this.core.refreshVersion();
+    await this.core.version.revalidate(portal.prepared.leases, portal.prepared.reads);
+    const values = this.stream.decodeParams(portal);
+    // A parameterised statement over remote versions fetches the files its values reach first.
+    await this.core.preparer.fetchForValues(portal.prepared, values);
+    await this.stream.open(portal, values);
+  }
+
+  /**
+   * Before the gateway runs a statement of its own on DuckDB (SET mirrors there): a prefetch still
+   * running finishes, open cursors read their rest, other streams end (their portals fail when resumed).
+   */
+  async endOpenStreams(): Promise<void> {
+    await this.stream.settle();
+    await this.endStreamsBut(null);
+  }
+
+  /** Before planning on the DuckDB connection: a prepare given up on finishes too (under the statement's clock). */
+  async freeConnection(): Promise<void> {
+    await this.stream.settle();
+    await this.core.preparer.waitIdle();
+    await this.endStreamsBut(null);
+  }
+
+  /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
+  private async endStreamsBut(except: Portal | null): Promise<void> {
+    for (const p of this.named.portals.values()) if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
+    this.stream.interruptOpenPortals(except);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A logged-in user's session opened, and announced: its startup parameters applied as SET would be
+ * (without ParameterStatus), its version resolved and attached (errors here end the connection:
+ * 3D000 …); once registered, its identity given to the catalog emulation and the client told the
+ * reported parameters, its key data and ReadyForQuery.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import * as be from './backend.js';
+import type { ConnectionContext } from './connection-context.js';
+import { Session, type SessionOutput } from './session.js';
+import type { AuditSink } from '../session/audit.js';
+import { canonicalDatabase, startupSettings } from '../session/startup.js';
+import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
+import type { Writer } from './writer.js';
+
+export interface SessionTarget {
+  readonly repo: string;
+  readonly ref: string;
+  readonly user: string;
+  readonly clientAddress: string | null;
+}
+
+/** A session on `conn`, opened; closed again (and the error thrown) when opening fails. */
+export async function openSession(ctx: ConnectionContext, conn: DuckDBConnection, target: SessionTarget, params: Map<string, string>, out: SessionOutput, audit: AuditSink): Promise<Session> {
+  const session = new Session(conn, ctx.versions, target.repo, target.ref, target.user, out, ctx.limits, ctx.results, audit);
+  session.clientAddress = target.clientAddress;
+  if (ctx.serverRoots) session.serverRoots = ctx.serverRoots;
+  try {
+    for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);
+    await session.open();
+  } catch (e) {
+    await session.close();
+    throw e;
+  }
+  return session;
+}
+
+/** The registered session's identity for the catalog, then ParameterStatus, BackendKeyData, ReadyForQuery. */
+export async function announceSession(session: Session, w: Writer, database: string, key: { pid: number; secret: number }): Promise<void> {
+  await session.describeSession(canonicalDatabase(database), key.pid);
+  for (const name of INITIAL_REPORTED) {
+    const v = session.settings.get(name);
+    if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);
+  }
+  be.backendKeyData(w, key.pid, key.secret);
+  be.readyForQuery(w, 'I');
+}
