@@ -8,6 +8,7 @@ import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
+import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -125,9 +126,26 @@ export async function connectSession(instance: DuckDBInstance): Promise<DuckDBCo
   conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
+    await conn.run(await costGuards(instance, conn));
   } catch (e) {
     conn.disconnectSync();
     throw e;
   }
   return conn;
+}
+
+const guardsByInstance = new WeakMap<DuckDBInstance, Promise<string>>();
+/** The cost guards' macros (cost-guards.ts) as one text, built once per instance from its catalog. */
+function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<string> {
+  let sql = guardsByInstance.get(instance);
+  if (!sql) {
+    sql = (async () => {
+      const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
+      const arities = new Map(rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]));
+      return costGuardStatements(arities).join(';\n');
+    })();
+    sql.catch(() => guardsByInstance.delete(instance));
+    guardsByInstance.set(instance, sql);
+  }
+  return sql;
 }

@@ -8,6 +8,9 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, openCatalog, type LakeCatalog } from '../lake/index.js';
 import type { VersionLease } from './lease.js';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import { lit, qi } from '../lake/sql.js';
 import type { Repository } from '../resolver/repository.js';
 import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
@@ -33,6 +36,7 @@ export interface AttachedVersion
 export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.connect();
+  let viewsFile: string | undefined;
   try {
     const catalog = await openCatalog(conn, version.catalogFile, metaName);
     const remote = !repo.store.localPath;
@@ -51,15 +55,25 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     try {
       // Local files are read in place: every byte is verified before any view can read it.
       if (!remote) pins.push(await version.ensureFiles(recheck.files));
-      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
+      // A local version's views never change once built: they are built in a file under DuckDB's
+      // temp directory and attached READ_ONLY, so no statement, whatever passed it, can replace one.
+      // A remote version's views are rebuilt over the files each statement needs: in memory, writable.
+      viewsFile = remote ? undefined : await viewsFileFor(conn, dbName);
+      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote, file: viewsFile });
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      if (viewsFile) {
+        await conn.run(`DETACH ${qi(dbName)}`);
+        await conn.run(`ATTACH ${lit(viewsFile)} AS ${qi(dbName)} (READ_ONLY)`);
+      }
       // the snapshot reads which views are lake tables and which lake views from this connection
       await conn.run(catalogInfoSql);
       await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
+      await conn.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`).catch(() => undefined);
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
+      if (viewsFile) await rm(viewsFile, { force: true }).catch(() => undefined);
       throw e;
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
@@ -88,6 +102,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
           await forgetVersionCatalog(c, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
+          if (viewsFile) await rm(viewsFile, { force: true });
         } finally {
           c.disconnectSync();
           for (const p of pins) p.release();
@@ -120,4 +135,17 @@ async function applyDatasetComments(conn: DuckDBConnection, dbName: string, cata
       if (!c.comment && typeof text === 'string') await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
     }
   }
+}
+
+/**
+ * A fresh file for a local version's views database, in a folder of the instance's own temp
+ * directory (the one place besides the repository a sealed instance may open).
+ */
+async function viewsFileFor(conn: DuckDBConnection, dbName: string): Promise<string | undefined> {
+  const r = await conn.runAndReadAll("SELECT current_setting('temp_directory')");
+  const temp = String(r.getRows()[0]![0] ?? '');
+  if (!isAbsolute(temp)) return undefined; // no temp directory of its own (an engine made for a test): in memory
+  const dir = join(temp, 'views');
+  await mkdir(dir, { recursive: true });
+  return join(dir, `${dbName.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomBytes(6).toString('hex')}.duckdb`);
 }
