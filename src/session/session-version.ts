@@ -31,7 +31,9 @@ export class SessionVersion {
       try {
         await conn.run(`USE ${quoteIdent(next.dbName)}`);
         await settings.useVersion(next.dbName);
-        await conn.run(next.catalogInfoSql);
+        // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
+        const v = (name: string, value: string) => `SET VARIABLE "pg_${name}" = '${value.replace(/'/g, "''")}'`;
+        await conn.run([next.catalogInfoSql, v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '));
       } catch (e) {
         throw fromDuckDB(e);
       }

@@ -7,7 +7,7 @@
  * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
-import { PG_FUNCTION_MACROS } from '../pg-macros.js';
+import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS } from '../pg-macros.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   PG_CATALOG_RELATIONS,
@@ -529,7 +529,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
-  macros.push(...PG_FUNCTION_MACROS);
+  macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
   macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS);
   return macros;
 }
