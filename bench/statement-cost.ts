@@ -38,15 +38,17 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
-async function timed(n: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+/** p50/p99 ms of `fn`, and (with `cpu`, seconds so far of the process doing the work) its CPU µs per call. */
+async function timed(n: number, fn: (i: number) => Promise<unknown>, cpu?: () => number): Promise<{ p50: number; p99: number; cpuUs?: number }> {
   for (let i = 0; i < Math.min(30, n); i++) await fn(-1 - i); // warm up
+  const cpu0 = cpu?.();
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     await fn(i);
     out.push(performance.now() - t0);
   }
-  return { p50: pct(out, 50), p99: pct(out, 99) };
+  return { p50: pct(out, 50), p99: pct(out, 99), ...(cpu ? { cpuUs: ((cpu() - cpu0!) * 1e6) / n } : {}) };
 }
 
 /** The point query of the issue: a repeated text with new parameters. */
@@ -122,6 +124,12 @@ function cpuSeconds(pid: number, children: boolean): number {
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 /** Wait for PostgreSQL's postmaster to reap the backends pgbench used (their CPU counts then). */
 const settle = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+
+/** This process's CPU seconds (in-process DuckDB's threads included). */
+const selfCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 const PGBENCH = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbench');
 type Target = { name: string; port: number; user: string; database: string };
@@ -207,16 +215,17 @@ async function main(): Promise<void> {
       prepared.bindInteger(1, a!);
       prepared.bindBigInt(2, BigInt(b!));
       await prepared.runAndReadAll();
-    });
+    }, selfCpu);
     const duckNewText = await timed(N, async (i) => {
+      if (i < 0) i -= 1000; // warm-up texts are never measured texts
       const s = await duck.conn.prepare(`${POINT} /* ${i} */`);
       const [a, b] = vals(i);
       s.bindInteger(1, a!);
       s.bindBigInt(2, BigInt(b!));
       await s.runAndReadAll();
       s.destroySync();
-    });
-    const lat: Record<string, { p50: number; p99: number }> = {};
+    }, selfCpu);
+    const lat: Record<string, { p50: number; p99: number; cpuUs?: number }> = {};
     const gwSplit: Record<string, Split> = {};
     const series = (c: pg.Client, tag: string) => ({
       unnamed: (i: number) => c.query({ text: POINT, values: vals(i) }),
@@ -225,16 +234,16 @@ async function main(): Promise<void> {
     });
     for (const [target, c] of [['gateway', g], ['postgres', p]] as const) {
       for (const [kind, fn] of Object.entries(series(c, target))) {
-        if (target === 'gateway') gwSplit[kind] = await split(gw, async () => (lat[`${target} ${kind}`] = await timed(N, fn)));
+        if (target === 'gateway') gwSplit[kind] = await split(gw, async () => (lat[`${target} ${kind}`] = await timed(N, fn, () => cpuSeconds(gw.proc.pid!, false))));
         else lat[`${target} ${kind}`] = await timed(N, fn);
       }
     }
     log('\npoint query `' + POINT + '`, one client, p50 / p99 ms (gateway: result cache off)');
-    log('                                 in-process DuckDB      gateway          PostgreSQL 15    gateway − DuckDB p50');
-    const row = (label: string, d: { p50: number; p99: number }, kind: string) => {
+    log('                                 in-process DuckDB      gateway          PostgreSQL 15    gateway − DuckDB p50   CPU µs: DuckDB gateway');
+    const row = (label: string, d: { p50: number; p99: number; cpuUs?: number }, kind: string) => {
       const gl = lat[`gateway ${kind}`]!;
       const pl = lat[`postgres ${kind}`]!;
-      log(`  ${label.padEnd(31)}${ms(d.p50)} /${ms(d.p99)}  ${ms(gl.p50)} /${ms(gl.p99)}  ${ms(pl.p50)} /${ms(pl.p99)}  ${ms(gl.p50 - d.p50)}`);
+      log(`  ${label.padEnd(31)}${ms(d.p50)} /${ms(d.p99)}  ${ms(gl.p50)} /${ms(gl.p99)}  ${ms(pl.p50)} /${ms(pl.p99)}  ${ms(gl.p50 - d.p50)}   ${d.cpuUs!.toFixed(0).padStart(6)} ${gl.cpuUs!.toFixed(0).padStart(6)}`);
     };
     row('new parameters, unnamed', duckPoint, 'unnamed');
     row('new parameters, named', duckPoint, 'named');
