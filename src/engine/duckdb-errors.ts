@@ -3,9 +3,12 @@
  * everyone on 57014), so map the kinds and the common messages to PostgreSQL's codes.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { COST_LIMIT_PHRASE } from './cost-guards.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
+  // A cost guard (cost-guards.ts): an input too large for a function whose cost grows faster than it.
+  [new RegExp(`^Invalid Input Error: .*${COST_LIMIT_PHRASE}`), SQLSTATE.programLimitExceeded],
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
@@ -19,6 +22,7 @@ const byPattern: [RegExp, string][] = [
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
   [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
+  [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
   [/^Binder Error/i, SQLSTATE.syntaxErrorOrAccessRuleViolation],
@@ -32,6 +36,7 @@ const byPattern: [RegExp, string][] = [
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
   [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
+  [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],
