@@ -19,7 +19,9 @@ export interface AttachOptions {
    * table's files are downloaded when a query first touches it). Until then the view has the
    * table's columns and types but raises an error if read, so nothing partial is ever served.
    */
-  deferTables?: boolean;
+  deferTables?: boolean | ((t: LakeTable) => boolean);
+  /** What a deferred table's placeholder says when read (default: not downloaded yet). */
+  placeholderMessage?: (t: LakeTable) => string;
 }
 
 export async function attachCatalog(
@@ -40,11 +42,11 @@ export async function attachCatalog(
       if (s.comment !== null) await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
     }
 
-    if (options.deferTables) {
-      for (const t of catalog.tables) await createTableView(conn, targetDb, t, placeholderSql(t));
-    } else {
-      const ctx = await tableContext(conn, catalog, catalog.tables, locate);
-      for (const t of catalog.tables) await createTableView(conn, targetDb, t, tableSql(t, ctx));
+    const deferred = (t: LakeTable) => (typeof options.deferTables === 'function' ? options.deferTables(t) : options.deferTables === true);
+    const now = catalog.tables.filter((t) => !deferred(t));
+    const ctx = now.length ? await tableContext(conn, catalog, now, locate) : null;
+    for (const t of catalog.tables) {
+      await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t, options.placeholderMessage?.(t)));
     }
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
@@ -120,7 +122,7 @@ async function createTableView(conn: DuckDBConnection, targetDb: string, t: Lake
 }
 
 /** The table's columns and types; reading it fails loudly instead of returning nothing. */
-function placeholderSql(t: LakeTable): string {
-  const message = lit(`fdl: table ${t.schema}.${t.name} is not downloaded yet`);
+function placeholderSql(t: LakeTable, text?: string): string {
+  const message = lit(text ?? `fdl: table ${t.schema}.${t.name} is not downloaded yet`);
   return `SELECT ${t.columns.map((c) => `CAST(error(${message}) AS ${c.type}) AS ${qi(c.name)}`).join(', ')}`;
 }

@@ -15,6 +15,7 @@ import type { DownloadProgress, Repository } from '../resolver/repository.js';
 import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
+import { isSqlError, SQLSTATE } from '../errors.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -59,6 +60,9 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       if (names.some((n) => viewNames.has(n))) return allFiles;
       return names.flatMap((n) => filesByName.get(n) ?? []);
     };
+    // Local tables with a file that failed verification at attach: placeholders until their files
+    // verify (XX001 for every statement that reads them meanwhile); the other tables are served.
+    const unverified = new Set<LakeTable>();
     const restat = async (reads: VersionReads) => {
       // inlined rows are read from the catalog at query time: it is re-checked like the data files
       await version.recheckCatalog();
@@ -66,8 +70,22 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       if (files.length) (await version.ensureFiles(files)).release();
     };
     try {
-      if (!remote) pins.push(await version.ensureFiles(allFiles));
-      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote });
+      if (!remote) {
+        // Each table's files are verified on their own: a corrupt file refuses the statements that
+        // read its table (ensureTables and restat: XX001), not the whole version.
+        for (const t of catalog.tables) {
+          try {
+            pins.push(await version.ensureFiles(t.files));
+          } catch (e) {
+            if (!isSqlError(e) || e.sqlstate !== SQLSTATE.dataCorrupted) throw e;
+            unverified.add(t);
+          }
+        }
+      }
+      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, {
+        deferTables: remote || ((t) => unverified.has(t)),
+        placeholderMessage: remote ? undefined : (t) => `fdl: a data file of table ${t.schema}.${t.name} failed verification`,
+      });
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
@@ -103,10 +121,24 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       }
     };
     const ensureTables = async (wanted: { schema: string; name: string }[], statement?: StatementFiles): Promise<StatementHold> => {
-      if (!remote) return NO_HOLD;
       // A DuckLake view may read any table: consider them all when one is named.
       const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
       const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
+      if (!remote) {
+        // a local table that failed verification: its files verified again (XX001 while they do
+        // not), then its real view replaces the placeholder before the statement binds
+        for (const t of tables.filter((x) => unverified.has(x))) {
+          (await version.ensureFiles(t.files)).release();
+          const unlock = await viewLock.lock();
+          try {
+            if (unverified.has(t)) await withConnection((c) => materializeTable(c, catalog, t, dbName, locate));
+            unverified.delete(t);
+          } finally {
+            unlock();
+          }
+        }
+        return NO_HOLD;
+      }
       if (tables.length === 0) return NO_HOLD;
       const judged = statement && prune ? await prune.judge(statement, dbName) : null;
       const needed = new Map(tables.map((t) => [t, judged ? judged.get(t.tableId) ?? new Set<number>() : new Set(t.dataFiles.map((f) => f.id))]));
@@ -180,7 +212,7 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables,
-      hasPendingTables: () => remote,
+      hasPendingTables: () => remote || unverified.size > 0,
       countingStatement: (sql, searchSchemas) => counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => {
         // a statement that reads no table of the version reads neither its files nor its catalog
