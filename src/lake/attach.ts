@@ -19,9 +19,9 @@ export interface AttachOptions {
    * table's files are downloaded when a query first touches it). Until then the view has the
    * table's columns and types but raises an error if read, so nothing partial is ever served.
    */
-  deferTables?: boolean | ((t: LakeTable) => boolean);
-  /** What a deferred table's placeholder says when read (default: not downloaded yet). */
-  placeholderMessage?: (t: LakeTable) => string;
+  deferTables?: boolean;
+  /** Build the database in this file instead of in memory (to be attached READ_ONLY once built). */
+  file?: string;
 }
 
 export async function attachCatalog(
@@ -34,7 +34,7 @@ export async function attachCatalog(
   const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
   const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
   const db = qi(targetDb);
-  await conn.run(`ATTACH ':memory:' AS ${db}`);
+  await conn.run(`ATTACH ${lit(options.file ?? ':memory:')} AS ${db}`);
   const use = async (schema: string) => { await conn.run(`USE ${db}.${qi(schema)}`); };
   try {
     for (const s of catalog.schemas) {
@@ -42,11 +42,11 @@ export async function attachCatalog(
       if (s.comment !== null) await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
     }
 
-    const deferred = (t: LakeTable) => (typeof options.deferTables === 'function' ? options.deferTables(t) : options.deferTables === true);
-    const now = catalog.tables.filter((t) => !deferred(t));
-    const ctx = now.length ? await tableContext(conn, catalog, now, locate) : null;
-    for (const t of catalog.tables) {
-      await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t, options.placeholderMessage?.(t)));
+    if (options.deferTables) {
+      for (const t of catalog.tables) await createTableView(conn, targetDb, t, placeholderSql(t));
+    } else {
+      const ctx = await tableContext(conn, catalog, catalog.tables, locate);
+      for (const t of catalog.tables) await createTableView(conn, targetDb, t, tableSql(t, ctx));
     }
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
@@ -122,7 +122,7 @@ async function createTableView(conn: DuckDBConnection, targetDb: string, t: Lake
 }
 
 /** The table's columns and types; reading it fails loudly instead of returning nothing. */
-function placeholderSql(t: LakeTable, text?: string): string {
-  const message = lit(text ?? `fdl: table ${t.schema}.${t.name} is not downloaded yet`);
+function placeholderSql(t: LakeTable): string {
+  const message = lit(`fdl: table ${t.schema}.${t.name} is not downloaded yet`);
   return `SELECT ${t.columns.map((c) => `CAST(error(${message}) AS ${c.type}) AS ${qi(c.name)}`).join(', ')}`;
 }
