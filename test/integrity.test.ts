@@ -201,11 +201,17 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     await refusedWith(gw, `loc@${version}`, 'select count(*) from main.t', 'XX001', /size mismatch: ducklake\.duckdb of version/);
     writeFileSync(catalogPath, catalog);
     assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
-    // tampered before a version is first attached: the attach itself fails (nothing half-attached stays)
+    // tampered before a version is first attached: the version attaches; the statements that read
+    // the corrupt table get XX001 (whatever they ask of it, even a count the catalog could answer),
+    // the intact tables are served, and nothing is served from the forged bytes
     writeFileSync(path, forge(good));
-    await refusedWith(gw, 'fresh', 'select 1', 'XX001', name);
+    await refusedWith(gw, 'fresh', 'select count(*) from main.t', 'XX001', name);
+    await refusedWith(gw, 'fresh', "select label from main.t where label = 'EVIL'", 'XX001', name);
+    await refusedWith(gw, 'fresh', 'select u.id from main.u join main.t using (id) limit 1', 'XX001', name);
+    assert.deepEqual(await labels(gw, 'fresh', 'u'), ['GOOD:300'], 'an intact table of the same version is served');
+    assert.deepEqual(await query(gw, 'fresh', 'select 1 as one'), [{ one: 1 }]);
     writeFileSync(path, good);
-    assert.deepEqual(await labels(gw, 'fresh', 't'), ['GOOD:500']);
+    assert.deepEqual(await labels(gw, 'fresh', 't'), ['GOOD:500'], 'the restored file verifies and its table is served');
     const stats = (await query(gw, 'loc', "select mismatches::int as m, entries::int as e from fdl.cache where cache = 'verified'"))[0]!;
     assert.ok(Number(stats.m) >= 3, 'mismatches are counted');
     assert.ok(Number(stats.e) >= 2, 'verified files are remembered');

@@ -16,6 +16,7 @@ import type { Repository } from '../resolver/repository.js';
 import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
+import { isSqlError, SQLSTATE } from '../errors.js';
 import { localCounting } from './local-counting.js';
 import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
@@ -53,8 +54,19 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
     ]);
     try {
-      // Local files are read in place: every byte is verified before any view can read it.
-      if (!remote) pins.push(await version.ensureFiles(recheck.files));
+      // Local files are read in place: every byte is verified before any statement can read it.
+      // Each table on its own: a table with a corrupt file still gets its view, and every statement
+      // that reads it is refused (XX001) by the re-check before it runs, until the file verifies
+      // again; the other tables are served.
+      if (!remote) {
+        for (const t of catalog.tables) {
+          try {
+            pins.push(await version.ensureFiles(t.files));
+          } catch (e) {
+            if (!isSqlError(e) || e.sqlstate !== SQLSTATE.dataCorrupted) throw e;
+          }
+        }
+      }
       // A local version's views never change once built: they are built in a file under DuckDB's
       // temp directory and attached READ_ONLY, so no statement, whatever passed it, can replace one.
       // A remote version's views are rebuilt over the files each statement needs: in memory, writable.
