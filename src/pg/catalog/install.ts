@@ -20,6 +20,7 @@ import {
   PG_VIEW_COLUMNS,
 } from './pg-data.js';
 import { duckdbTypeForCatalogColumn } from '../types.js';
+import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { snapshotStatements } from './version-snapshot.js';
 import { DESCRIPTION_CLASSES, FUNCTION_CATALOG_ROWS, functionCatalogStatements, functionProcSelect } from './functions.js';
@@ -155,7 +156,7 @@ function compatStatements(b: Build): string[] {
     ['name', 'VARCHAR'], ['setting', 'VARCHAR'], ['unit', 'VARCHAR'], ['category', 'VARCHAR'], ['short_desc', 'VARCHAR'],
     ['context', 'VARCHAR'], ['vartype', 'VARCHAR'], ['min_val', 'VARCHAR'], ['max_val', 'VARCHAR'], ['enumvals', 'VARCHAR[]'],
     ['boot_val', 'VARCHAR'],
-  ], PG_SETTINGS.map((r) => {
+  ], PG_SETTINGS.filter((r) => !PRIVILEGED_SETTINGS.has(String(r[0]))).map((r) => {
     const row = [...r];
     const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
     if (d !== undefined) row[1] = row[10] = d;
@@ -163,7 +164,7 @@ function compatStatements(b: Build): string[] {
     return row;
   })));
   PG_SETTINGS.forEach((r) => {
-    if (typeof r[9] === 'string') s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
+    if (typeof r[9] === 'string' && !PRIVILEGED_SETTINGS.has(String(r[0]))) s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
   });
   s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
   s.push(...valuesTable('_catrels', [['oid', 'BIGINT'], ['relname', 'VARCHAR'], ['relkind', 'VARCHAR']], PG_CATALOG_RELATIONS));
@@ -186,7 +187,8 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE MACRO ${C}_user() AS coalesce(getvariable('pg_user')::VARCHAR, 'fdl')`);
   s.push(`CREATE MACRO ${C}_dbname() AS coalesce(getvariable('pg_database')::VARCHAR, current_database())`);
   s.push(`CREATE MACRO ${C}_var${hygienicMacro(['n'], `(SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`)}`);
-  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n)))`)}`);
+  const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
+  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`);
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
   s.push(`CREATE MACRO ${C}_schemas() AS (SELECT list(schema_name) FROM duckdb_schemas() WHERE database_name = current_database())`);
@@ -201,7 +203,9 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE VIEW ${C}_relinfo AS SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${relInfoType}), []::${relInfoType}), recursive := true)`);
   s.push(`CREATE VIEW ${C}_rel AS
     SELECT v.view_oid AS oid, v.view_name AS relname, v.schema_oid AS relnamespace, v.schema_name AS nspname,
-      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment, v.sql AS definition, i.row_count, i.size_bytes
+      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment,
+      -- a table's DuckDB view is the gateway's own SQL (files, the frozen catalog): PostgreSQL has no definition for a table
+      CASE WHEN i.kind = 'view' THEN v.sql END AS definition, i.row_count, i.size_bytes
     FROM duckdb_views() v LEFT JOIN ${C}_relinfo i ON i.schema_name = v.schema_name AND i.name = v.view_name
     WHERE v.database_name = current_database() AND NOT v.internal
     UNION ALL
@@ -405,8 +409,9 @@ function dependencyOrder(statements: string[]): string[] {
 /** Scalar macros as [signature, body]; several signatures of one name become one overloaded macro. */
 function scalarMacros(b: Build): Array<[string, string]> {
   const macros: Array<[string, string]> = [
-    // No server path in a definition: a quoted absolute path keeps only its file name (issue 12).
-    [`_viewdef(sql)`, `regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g')`],
+    // No server path in a definition: a quoted absolute path keeps only its file name (issue 12);
+    // names qualified with the version's internal database name ("NAME@id".s.t) read as s.t.
+    [`_viewdef(sql)`, `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '')`],
     [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
     [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
     [`pg_table_is_visible(id)`, `coalesce((SELECT r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) FROM ${C}_relall r WHERE r.oid = id), false)`],
