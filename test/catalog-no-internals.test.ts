@@ -78,8 +78,8 @@ describe('catalog texts name nothing internal', () => {
     const r = await c.query(`select c.relkind, pg_get_viewdef(c.oid) as d from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'main' and c.relname in ('base', 'v_qualified', 'v_literal') order by c.relname`);
     assert.deepEqual(r.rows, [
       { relkind: 'r', d: null },
-      { relkind: 'v', d: "SELECT 'l.main.base' AS s, id FROM base WHERE (id < 3)" },
-      { relkind: 'v', d: 'SELECT count_star() AS n FROM main.base' },
+      { relkind: 'v', d: "SELECT 'l.main.base' AS s, id FROM base WHERE (id < 3);" },
+      { relkind: 'v', d: 'SELECT count_star() AS n FROM main.base;' },
     ]);
     // the definitions still say what the views read: the view answers as before
     assert.equal((await c.query('select n::int as n from v_qualified')).rows[0].n > 0, true);

@@ -28,10 +28,16 @@ const byPattern: [RegExp, string][] = [
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
   [/^Binder Error/i, SQLSTATE.syntaxErrorOrAccessRuleViolation],
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
+  // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out
+  // of range, 22007 unreadable); other conversions are 22P02 as PostgreSQL's input functions say.
+  [/^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i, SQLSTATE.numericValueOutOfRange],
+  [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
+  [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
   [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
+  [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],
@@ -47,6 +53,9 @@ const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway al
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
+  const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
+  if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
   for (const [re, code] of byPattern) {
     if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
   }

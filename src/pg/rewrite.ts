@@ -12,7 +12,11 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { mapSegments } from '../text/split.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
+import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
+import { aggregateDivision, avgCall, rowDivision, concatWithNull, constantDivision, dateLike, dateMinus, hasAggregate, numericOf, roundCall, SEMANTIC_MACRO_PREFIX, sumCall } from './pg-result-types.js';
+import { isLikeAny, jsonPathOperator, likeAny, sortUsing } from './pg-operators.js';
 import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
@@ -28,11 +32,22 @@ await loadModule();
 const CATALOGISH =
   /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 /**
+ * A string constant cast to a type whose input PostgreSQL reads differently (pg-input.ts): `'…'::int`,
+ * `CAST('…' AS boolean)`, `timestamptz '…'`. The pre-check sees literals as `''`.
+ */
+const LITERAL_TYPES = String.raw`(?:int[248]?|integer|smallint|bigint|bool(?:ean)?|timestamptz|timestamp\s+with\s+time\s+zone)\b`;
+const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\bcast\s*\(\s*''\s+as\s+(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\b${LITERAL_TYPES}\s*''`;
+/**
  * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
  * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
  * row constructors in a select list (records), `float` (PostgreSQL's float8, DuckDB's FLOAT is 4 bytes).
+ * Also the operators and clauses of pg-operators.ts (`#>`, `LIKE ANY`, `ORDER BY … USING`).
  */
-const PG_MEANINGS = /\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b/i;
+/** A minus near something that is syntactically a date (date - date is int4 in PostgreSQL). */
+const DATE_SIDE = String.raw`(?:\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\()`;
+const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
+const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#>|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}`;
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -109,7 +124,8 @@ export function rewriteParsed(sql: string): RewriteResult {
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
-  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.includes(COMPAT_DB) };
+  // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.
+  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.replaceAll(SEMANTIC_MACRO_PREFIX, '').includes(COMPAT_DB) };
   if (result.rewritten) {
     const types = catalogColumnTypes(tree, ctx.ctes);
     if (types) result.columnTypes = types;
@@ -168,9 +184,11 @@ const RENAMED: Record<string, string> = {
   json_build_object: 'json_object', jsonb_build_object: 'json_object', current_database: 'pg_current_database', btrim: 'trim',
 };
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
+/** Names PostgreSQL takes as an alias that DuckDB's grammar does not (pg_dump writes `pg_attribute at`): renamed. */
+const DUCKDB_RESERVED_ALIASES: ReadonlySet<unknown> = new Set(['at', 'by', 'show']);
 const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
 /** Other functions that are table functions in DuckDB or the compat catalog; any other FROM function is scalar. */
-const TABLE_FUNCTIONS = new Set(['pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
+const TABLE_FUNCTIONS = new Set([...ABSENT_FEATURE_TABLE_FUNCTIONS, 'pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
 
 const str = (sval: string): Node => ({ String: { sval } });
 const names = (list: Node[] | undefined): string[] => (list ?? []).map((n) => String(n?.String?.sval ?? ''));
@@ -243,12 +261,22 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => walk(n, ctx, false));
   if (!node || typeof node !== 'object') return node;
   const obj = node as Node;
+  if (typeof obj.aliasname === 'string' && DUCKDB_RESERVED_ALIASES.has(obj.aliasname)) {
+    ctx.changed = true;
+    return walk({ ...obj, aliasname: `fdl_${obj.aliasname}` }, ctx, display);
+  }
   const keys = Object.keys(obj);
   if (keys.length === 1) {
     const type = keys[0]!;
     const body = obj[type] as Node;
     switch (type) {
-      case 'RangeVar': return rangeVar(obj, body, ctx);
+      case 'RangeVar': {
+        const named = body.alias?.aliasname ?? body.relname;
+        if (!DUCKDB_RESERVED_ALIASES.has(named)) return rangeVar(obj, body, ctx);
+        ctx.changed = true;
+        const renamed = { ...body, alias: { ...body.alias, aliasname: `fdl_${named}` } };
+        return rangeVar({ RangeVar: renamed }, renamed, ctx);
+      }
       case 'RangeFunction': return rangeFunction(obj, body, ctx);
       case 'FuncCall': return funcCall(obj, body, ctx, false);
       case 'TypeCast': return typeCast(body, ctx, display);
@@ -256,7 +284,12 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'CollateClause': return collate(obj, body, ctx);
       case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
       case 'ResTarget': return resTarget(body, ctx);
-      case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
+      case 'SortBy': {
+        const node = walk(body.node, ctx, true);
+        if (body.sortby_dir !== 'SORTBY_USING') return { SortBy: { ...body, node } };
+        ctx.changed = true;
+        return { SortBy: { ...sortUsing(body), node } };
+      }
       case 'ColumnRef': return columnRef(obj, body, ctx);
       case 'RowExpr':
         if (!display) break;
@@ -315,6 +348,12 @@ function figureColname(n: Node | undefined): string | undefined {
  * compat database under its own name, so the column is `pg_class.relname`.
  */
 function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  const first = (cr.fields as Node[])[0]?.String?.sval;
+  if ((cr.fields as Node[]).length >= 2 && DUCKDB_RESERVED_ALIASES.has(first)) {
+    // The alias was renamed where it is declared (walk).
+    ctx.changed = true;
+    return { ColumnRef: { ...cr, fields: [str(`fdl_${first}`), ...(cr.fields as Node[]).slice(1)] } };
+  }
   const fields = cr.fields as Node[];
   const schema = fields[0]?.String?.sval;
   const rel = String(fields[1]?.String?.sval);
@@ -352,6 +391,9 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
     let replaced: Node;
     if ((parts.length === 1 || qualified) && base === 'pg_get_keywords') {
       replaced = compat('pg_get_keywords', []);
+      ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && ABSENT_FEATURE_TABLE_FUNCTIONS.has(base)) {
+      replaced = compat(base, walk(fc.args ?? [], ctx, false) as Node[]);
       ctx.changed = true;
     } else if ((parts.length === 1 || qualified) && base === 'pg_partition_ancestors') {
       // DuckDB has no WITH ORDINALITY for table macros: the _ord variant returns the ordinal itself.
@@ -412,12 +454,19 @@ function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) { ctx.changed = true; return parseDateCall(pgName, args); }
   if (pgName === 'to_number' && args?.length === 2) { ctx.changed = true; return toNumberCall(args); }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: out }, args[0]!)
+    : pgName === 'round' && args?.length === 1 ? roundCall(args[0]!)
+    : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star ? avgCall(out, args[0]!) : undefined;
+  if (typed) { ctx.changed = true; return typed; }
   if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) { ctx.changed = true; return codecCall(pgName, args); }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) { ctx.changed = true; return jsonAggCall(fc, args); }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
     return unnestSrf({ ...out, funcname: [str(pgName)] });
   }
+  // EXTRACT(… FROM …), POSITION(… IN …), … parse as pg_catalog calls in SQL syntax: kept, so the
+  // deparse spells them as written (DuckDB reads that syntax; `extract(...)` as a call it has not).
+  if (parts.length === 2 && parts[0] === 'pg_catalog' && fc.funcformat === 'COERCE_SQL_SYNTAX') return { FuncCall: out };
   if (parts.length === 2 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) {
     ctx.changed = true;
     const base = RENAMED[parts[1]!] ?? parts[1]!;
@@ -473,9 +522,21 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
   }
+  if (!isArray && sval !== undefined) {
+    // PostgreSQL's input function decides what a string constant means (pg-input.ts).
+    const read = isIntegerType(type) ? integerInput(type, sval) : type === 'bool' || type === 'boolean' ? booleanInput(sval)
+      : type === 'timestamptz' ? timestamptzInput(sval) : undefined;
+    if (read && read.A_Const.sval.sval !== sval) {
+      ctx.changed = true;
+      arg = read;
+    }
+  }
   if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
     const exact = numericCast(tc, arg);
     if (exact) { ctx.changed = true; return exact; }
+    // A parameter keeps DuckDB's typing (param-types.ts); any other value keeps its own scale.
+    const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
+    if (kept) { ctx.changed = true; return kept; }
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {
@@ -519,17 +580,37 @@ const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
 };
 const not = (n: Node): Node => ({ BoolExpr: { boolop: 'NOT_EXPR', args: [n] } });
 
-function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
-  const op = names(e.name).slice(-1)[0] ?? '';
+function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
+  const op = names(expr.name).slice(-1)[0] ?? '';
+  // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.
+  const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
+  if (qualified) ctx.changed = true;
+  const e = qualified ? { ...expr, name: [str(op)] } : expr;
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');
   }
+  const minus = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr)) ? dateMinus(lexpr, rexpr) : undefined;
+  if (minus) { ctx.changed = true; return minus; }
+  if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr) {
+    const typed = concatWithNull({ A_Expr: { ...e, lexpr, rexpr } }, lexpr, rexpr);
+    if (typed) { ctx.changed = true; return typed; }
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
+    ctx.changed = true;
+    return jsonPathOperator(op, lexpr, rexpr);
+  }
+  if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
+    const folded = constantDivision(e.lexpr, e.rexpr);
+    if (folded) { ctx.changed = true; return folded; }
+  }
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
+    const typed = op !== '/' ? undefined : hasAggregate(e.lexpr) || hasAggregate(e.rexpr) ? aggregateDivision(lexpr, guarded) : rowDivision(lexpr, guarded);
+    if (typed) { ctx.changed = true; return typed; }
     return { A_Expr: { ...e, lexpr, rexpr: guarded } };
   }
   // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
@@ -570,6 +651,10 @@ function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
       if (membership) return { A_Const: { boolval: { boolval: e.kind === 'AEXPR_OP_ALL' } } };
       rexpr = { A_ArrayExpr: { elements: items } };
     }
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') && isLikeAny(op)) {
+    ctx.changed = true;
+    return likeAny(e.kind, op, lexpr, rexpr);
   }
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
     // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
