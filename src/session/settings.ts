@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
+import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/privileged-settings.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
@@ -78,6 +79,7 @@ export class SessionSettings {
   }
 
   show(name: string): string {
+    if (PRIVILEGED_SETTINGS.has(name)) throw new SqlError(SQLSTATE.insufficientPrivilege, privilegedSettingMessage(name));
     const v = this.values.get(name);
     if (v === undefined) {
       if (name.includes('.')) return ''; // custom (dotted) parameters read as empty, as in PostgreSQL

@@ -375,6 +375,12 @@ export class Connection {
       this.close();
       return undefined;
     }
+    if (msg.type === 'Invalid' && msg.query) {
+      // A malformed Query is answered as PostgreSQL answers it: the error, then ReadyForQuery.
+      this.skipUntilSync = false;
+      s.fail(msg.error);
+      return s.sync();
+    }
     if (this.skipUntilSync && msg.type !== 'Sync') return undefined;
     try {
       // Query and Sync end the skipping after an error in the extended protocol.

@@ -265,16 +265,23 @@ export class FrontendDecoder {
     // An unknown message type means client and server disagree on the protocol: fatal, as in PostgreSQL.
     if (!KNOWN_TYPES.has(type)) throw protocolError(`invalid frontend message type ${type}`);
     try {
-      return parseTyped(type, new BodyReader(chunk, start + 5, start + frame), this.recent);
+      const body = new BodyReader(chunk, start + 5, start + frame);
+      const message = parseTyped(type, body, this.recent);
+      // Bytes left over (a Query text with a NUL inside it: PostgreSQL reads the string to the NUL)
+      // make the message malformed, as PostgreSQL's pq_getmsgend says; DuckDB never sees a cut text.
+      if (body.remaining > 0 && CHECKED_TO_END.has(type)) throw protocolError('invalid message format');
+      return message;
     } catch (e) {
       // The frame itself was sound, so the stream stays in step: report, and go on.
-      if (e instanceof SqlError) return { type: 'Invalid', error: e };
+      if (e instanceof SqlError) return type === Q ? { type: 'Invalid', error: e, query: true } : { type: 'Invalid', error: e };
       throw e;
     }
   }
 }
 
 const KNOWN_TYPES = new Set([...'QPBDECSHXpdcfF'].map((c) => c.charCodeAt(0)));
+/** Messages PostgreSQL reads to their last byte (pq_getmsgend): anything after their fields is an error. */
+const CHECKED_TO_END = new Set([...'QPBDECSH'].map((c) => c.charCodeAt(0)));
 const code = (c: string) => c.charCodeAt(0);
 const [Q, P, B, D, E, C, S, H, X, p, d, c, f, F] = [...'QPBDECSHXpdcfF'].map(code);
 

@@ -36,4 +36,5 @@ export type FrontendMessage =
   | { type: 'CopyFail'; message: string }
   | { type: 'FunctionCall' }
   /** A correctly framed message whose body is invalid: an error for the session, not the end of it. */
-  | { type: 'Invalid'; error: SqlError };
+  /** A well-framed message that could not be read; `query` when it was a Query (answered like one: error, then ReadyForQuery). */
+  | { type: 'Invalid'; error: SqlError; query?: boolean };

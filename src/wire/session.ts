@@ -5,6 +5,7 @@
  * cursor, PREPARE and SET interpreters, the statement clock, result-cache policy, audit) and returned
  * as values; portals run in portal-runner.ts, results stream through result-stream.ts.
  */
+import { checkParamEncoding } from './types/utf8.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -282,6 +283,8 @@ export class Session {
     this.statementStarts();
     this.current = undefined;
     this.current = this.named.statement(statementName);
+    // (a wrong parameter count is named.bind's error, as PostgreSQL checks the count first)
+    if (params.length === this.current.paramOids.length) checkParamEncoding(paramFormats, params, this.current.paramOids);
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }

@@ -20,6 +20,7 @@ import {
   PG_VIEW_COLUMNS,
 } from './pg-data.js';
 import { duckdbTypeForCatalogColumn } from '../types.js';
+import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { materialiseViews, snapshotStatements } from './version-snapshot.js';
 import { DESCRIBE_MACROS } from './describe.js';
@@ -159,7 +160,7 @@ function compatStatements(b: Build): string[] {
     ['name', 'VARCHAR'], ['setting', 'VARCHAR'], ['unit', 'VARCHAR'], ['category', 'VARCHAR'], ['short_desc', 'VARCHAR'],
     ['context', 'VARCHAR'], ['vartype', 'VARCHAR'], ['min_val', 'VARCHAR'], ['max_val', 'VARCHAR'], ['enumvals', 'VARCHAR[]'],
     ['boot_val', 'VARCHAR'],
-  ], PG_SETTINGS.map((r) => {
+  ], PG_SETTINGS.filter((r) => !PRIVILEGED_SETTINGS.has(String(r[0]))).map((r) => {
     const row = [...r];
     const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
     if (d !== undefined) row[1] = row[10] = d;
@@ -167,7 +168,7 @@ function compatStatements(b: Build): string[] {
     return row;
   })));
   PG_SETTINGS.forEach((r) => {
-    if (typeof r[9] === 'string') s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
+    if (typeof r[9] === 'string' && !PRIVILEGED_SETTINGS.has(String(r[0]))) s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
   });
   s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
   s.push(...valuesTable('_catattrs', [['attrelid', 'BIGINT'], ['attname', 'VARCHAR'], ['atttypid', 'BIGINT'], ['attnum', 'SMALLINT'], ['atttypmod', 'INTEGER'], ['attnotnull', 'BOOLEAN'], ['attcollation', 'BIGINT']], PG_CATALOG_ATTRIBUTES));
@@ -192,7 +193,8 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE MACRO ${C}_user() AS coalesce(getvariable('pg_user')::VARCHAR, 'fdl')`);
   s.push(`CREATE MACRO ${C}_dbname() AS coalesce(getvariable('pg_database')::VARCHAR, current_database())`);
   s.push(`CREATE MACRO ${C}_var${hygienicMacro(['n'], `(SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`)}`);
-  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n)))`)}`);
+  const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
+  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`);
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
   // The version's schemas on the session's search_path, resolved by the session when the path or the version
@@ -401,9 +403,10 @@ function dependencyOrder(statements: string[]): string[] {
 /** Scalar macros as [signature, body]; several signatures of one name become one overloaded macro. */
 function scalarMacros(b: Build): Array<[string, string]> {
   const macros: Array<[string, string]> = [
-    // No server path in a definition: a quoted absolute path keeps only its file name (issue 12).
+    // No server path in a definition: a quoted absolute path keeps only its file name (issue 12);
+    // names qualified with the version's internal database name ("NAME@id".s.t) read as s.t.
     // Ending with ';' as PostgreSQL's does (pg_dump strips the last character, psql's \\sv the semicolon).
-    [`_viewdef(sql)`, `regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g') || ';'`],
+    [`_viewdef(sql)`, `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`],
     [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
     [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
     // An uncorrelated IN (one semi-join per statement) instead of a subquery per row.

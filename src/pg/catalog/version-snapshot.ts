@@ -44,7 +44,9 @@ const RELINFO_TYPE = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, ro
 /** The relations (lake tables and views, as DuckDB views; DuckDB tables) of database `db`, as `_rel` lists them. */
 function relationsOf(db: string): string {
   return `SELECT v.view_oid AS oid, v.view_name AS relname, v.schema_oid AS relnamespace, v.schema_name AS nspname,
-      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment, v.sql AS definition, i.row_count, i.size_bytes
+      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment,
+      -- a table's DuckDB view is the gateway's own SQL (files, the frozen catalog): PostgreSQL has no definition for a table
+      CASE WHEN i.kind = 'view' THEN v.sql END AS definition, i.row_count, i.size_bytes
     FROM duckdb_views() v LEFT JOIN (SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${RELINFO_TYPE}), []::${RELINFO_TYPE}), recursive := true)) i
       ON i.schema_name = v.schema_name AND i.name = v.view_name
     WHERE v.database_name = ${db} AND NOT v.internal

@@ -15,6 +15,7 @@ import { ELEMENT_OF, OID, pgTypeName } from '../../pg/oids.js';
 import { PG_EPOCH_DAYS, PG_EPOCH_US } from './binary.js';
 import { daysFromCivil, TS_NINF, TS_PINF, DATE_NINF, DATE_PINF } from './text.js';
 import { zoneFor } from './tz.js';
+import { strictUtf8 } from './utf8.js';
 
 export interface DecodedParam { value: DuckDBValue; type?: DuckDBType }
 export interface DecodeSettings { timeZone?: string }
@@ -365,19 +366,19 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
         return { value: new DuckDBIntervalValue(bytes.readInt32BE(12), bytes.readInt32BE(8), bytes.readBigInt64BE(0)), type: INTERVAL };
       case OID.jsonb:
         if (bytes[0] !== 1) throw badBinary(oid);
-        return { value: bytes.toString('utf8', 1), type: VARCHAR };
-      case OID.json: return { value: bytes.toString('utf8'), type: VARCHAR };
+        return { value: strictUtf8(bytes, 1), type: VARCHAR };
+      case OID.json: return { value: strictUtf8(bytes), type: VARCHAR };
       case OID.char: return { value: bytes.toString('latin1'), type: VARCHAR };
       // reg* travel as their OID; the catalog resolves OID digits as well as names.
       case OID.regclass: case OID.regtype: case OID.regproc: case REGNAMESPACE: case REGROLE:
         need(4); return { value: String(bytes.readUInt32BE(0)), type: VARCHAR };
       case OID.text: case OID.varchar: case OID.name: case OID.bpchar: case OID.unknown: case 0:
-        return { value: bytes.toString('utf8'), type: VARCHAR };
+        return { value: strictUtf8(bytes), type: VARCHAR };
       default:
         throw new SqlError(SQLSTATE.featureNotSupported, `binary format for parameters of type ${pgTypeName(oid)} (${oid}) is not supported`);
     }
   }
-  const s = bytes.toString('utf8');
+  const s = strictUtf8(bytes);
   if (elemOid !== undefined) return arrayFromText(oid, elemOid, s, set);
   switch (oid) {
     case OID.bool: return { value: boolFromText(s), type: BOOLEAN };
