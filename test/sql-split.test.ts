@@ -48,7 +48,16 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
   assert.deepEqual(dir('FETCH -2 FROM c1'), { how: 'backward', count: 2 });
   assert.deepEqual(dir('FETCH BACKWARD ALL FROM c1'), { how: 'backward', count: Infinity });
   assert.deepEqual(classify('FETCH SIDEWAYS 2 FROM c1'), { kind: 'refused', sqlstate: '42601', message: 'syntax error in FETCH: SIDEWAYS 2' });
-  assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), { kind: 'copyOut', query: 'select 1', format: 'csv', header: true, delimiter: null });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), { kind: 'copyOut', query: 'select 1', options: { format: 'csv', header: true, delimiter: ',', nullString: '', quote: '"', escape: '"', forceQuote: null } });
+  assert.deepEqual(classify('COPY (select 1 as a, 2 as "B") TO STDOUT WITH CSV HEADER FORCE QUOTE a, "B"'), { kind: 'copyOut', query: 'select 1 as a, 2 as "B"', options: { format: 'csv', header: true, delimiter: ',', nullString: '', quote: '"', escape: '"', forceQuote: ['a', 'B'] } });
+  assert.equal((classify('COPY (select 1) TO STDOUT (FORMAT binary)') as { options: { format: string } }).options.format, 'binary');
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT binary, HEADER)'), { kind: 'refused', sqlstate: '0A000', message: 'cannot specify HEADER in BINARY mode' });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORCE_QUOTE *)'), { kind: 'refused', sqlstate: '0A000', message: 'COPY force quote available only in CSV mode' });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT csv, FORCE_NULL (a))'), { kind: 'refused', sqlstate: '0A000', message: 'COPY force null only available using COPY FROM' });
+  assert.deepEqual(classify('COPY (select 1) TO STDOUT (FORMAT csv, FORMAT text)'), { kind: 'refused', sqlstate: '42601', message: 'conflicting or redundant options' });
+  assert.deepEqual(classify('LOCK TABLE main.t, "Odd, name" IN ACCESS SHARE MODE NOWAIT'), { kind: 'lock', relations: ['main.t', '"Odd, name"'], mode: 'ACCESS SHARE' });
+  assert.deepEqual(classify('lock t'), { kind: 'lock', relations: ['t'], mode: 'ACCESS EXCLUSIVE' });
+  assert.equal(classify('LOCK TABLE t IN SIDEWAYS MODE').kind, 'refused');
   assert.deepEqual(classify("copy t to '/tmp/x'"), { kind: 'refused', sqlstate: '42501', message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' });
   assert.equal(classify('insert into t values (1)').kind, 'refused');
   assert.equal(classify('with x as (select 1) delete from t').kind, 'refused');

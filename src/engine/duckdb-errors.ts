@@ -27,6 +27,7 @@ const byPattern: [RegExp, string][] = [
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
   [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
+  [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   [/^IO Error/i, SQLSTATE.ioError],

@@ -12,6 +12,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { mapSegments } from '../text/split.js';
 import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
 import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
 
@@ -168,9 +169,11 @@ const RENAMED: Record<string, string> = {
   json_build_object: 'json_object', jsonb_build_object: 'json_object', current_database: 'pg_current_database', btrim: 'trim',
 };
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
+/** Names PostgreSQL takes as an alias that DuckDB's grammar does not (pg_dump writes `pg_attribute at`): renamed. */
+const DUCKDB_RESERVED_ALIASES: ReadonlySet<unknown> = new Set(['at', 'by', 'show']);
 const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
 /** Other functions that are table functions in DuckDB or the compat catalog; any other FROM function is scalar. */
-const TABLE_FUNCTIONS = new Set(['pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
+const TABLE_FUNCTIONS = new Set([...ABSENT_FEATURE_TABLE_FUNCTIONS, 'pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
 
 const str = (sval: string): Node => ({ String: { sval } });
 const names = (list: Node[] | undefined): string[] => (list ?? []).map((n) => String(n?.String?.sval ?? ''));
@@ -243,12 +246,22 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => walk(n, ctx, false));
   if (!node || typeof node !== 'object') return node;
   const obj = node as Node;
+  if (typeof obj.aliasname === 'string' && DUCKDB_RESERVED_ALIASES.has(obj.aliasname)) {
+    ctx.changed = true;
+    return walk({ ...obj, aliasname: `fdl_${obj.aliasname}` }, ctx, display);
+  }
   const keys = Object.keys(obj);
   if (keys.length === 1) {
     const type = keys[0]!;
     const body = obj[type] as Node;
     switch (type) {
-      case 'RangeVar': return rangeVar(obj, body, ctx);
+      case 'RangeVar': {
+        const named = body.alias?.aliasname ?? body.relname;
+        if (!DUCKDB_RESERVED_ALIASES.has(named)) return rangeVar(obj, body, ctx);
+        ctx.changed = true;
+        const renamed = { ...body, alias: { ...body.alias, aliasname: `fdl_${named}` } };
+        return rangeVar({ RangeVar: renamed }, renamed, ctx);
+      }
       case 'RangeFunction': return rangeFunction(obj, body, ctx);
       case 'FuncCall': return funcCall(obj, body, ctx, false);
       case 'TypeCast': return typeCast(body, ctx, display);
@@ -315,6 +328,12 @@ function figureColname(n: Node | undefined): string | undefined {
  * compat database under its own name, so the column is `pg_class.relname`.
  */
 function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  const first = (cr.fields as Node[])[0]?.String?.sval;
+  if ((cr.fields as Node[]).length >= 2 && DUCKDB_RESERVED_ALIASES.has(first)) {
+    // The alias was renamed where it is declared (walk).
+    ctx.changed = true;
+    return { ColumnRef: { ...cr, fields: [str(`fdl_${first}`), ...(cr.fields as Node[]).slice(1)] } };
+  }
   const fields = cr.fields as Node[];
   const schema = fields[0]?.String?.sval;
   const rel = String(fields[1]?.String?.sval);
@@ -352,6 +371,9 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
     let replaced: Node;
     if ((parts.length === 1 || qualified) && base === 'pg_get_keywords') {
       replaced = compat('pg_get_keywords', []);
+      ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && ABSENT_FEATURE_TABLE_FUNCTIONS.has(base)) {
+      replaced = compat(base, walk(fc.args ?? [], ctx, false) as Node[]);
       ctx.changed = true;
     } else if ((parts.length === 1 || qualified) && base === 'pg_partition_ancestors') {
       // DuckDB has no WITH ORDINALITY for table macros: the _ord variant returns the ordinal itself.
@@ -519,8 +541,12 @@ const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
 };
 const not = (n: Node): Node => ({ BoolExpr: { boolop: 'NOT_EXPR', args: [n] } });
 
-function aExpr(orig: Node, e: Node, ctx: Ctx): Node {
-  const op = names(e.name).slice(-1)[0] ?? '';
+function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
+  const op = names(expr.name).slice(-1)[0] ?? '';
+  // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.
+  const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
+  if (qualified) ctx.changed = true;
+  const e = qualified ? { ...expr, name: [str(op)] } : expr;
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
   if (e.kind === 'AEXPR_SIMILAR') {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SQLSTATE, type SqlError } from '../errors.js';
+import { statementEnded } from '../stages.js';
 
 /** Receives each line; it is the sink's own (it may add fields to it). */
 export type AuditSink = (entry: Record<string, unknown>) => void;
@@ -33,6 +34,7 @@ export class StatementAudit {
 
   // One object literal per line (no spreads): this runs once per statement, on the hot path.
   succeeded(statement: AuditedStatement, ms: number, rows: number, cached: boolean): void {
+    statementEnded(); // the stage split (stages.ts) closes with the statement's line
     const s = this.subject();
     const kind = statement.stmt.kind;
     const sql_sha256 = (statement.sqlHash ??= fingerprint(statement.sql));
@@ -48,6 +50,7 @@ export class StatementAudit {
    * text is the client's alone: the log gets the fingerprint and the SQLSTATE.
    */
   failed(err: SqlError, statement?: string | AuditedStatement): void {
+    statementEnded();
     const s = this.subject();
     const line: Record<string, unknown> = { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version };
     if (typeof statement === 'string') line.sql_sha256 = fingerprint(statement);

@@ -37,7 +37,7 @@ export class SessionCore implements PreparerHost {
   /** NOTICEs and ParameterStatus for the client, sent by the wire before its next message. */
   readonly outbox = new Outbox();
   readonly cachesResults: boolean;
-  /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
+  /** Counts statements (simple-query parts; Parse/Bind/Execute up to a completed Execute) so the ref is judged and versions re-checked once per statement. */
   statementSeq = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;

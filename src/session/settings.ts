@@ -211,10 +211,13 @@ export class SessionSettings {
   private async applySearchPath(path: string): Promise<void> {
     if (!this.version) return;
     const db = quoteIdent(this.version.db);
-    const entries = this.searchSchemas(path).map((s) => `${db}.${quoteIdent(s)}`);
+    const schemas = this.searchSchemas(path);
+    const entries = schemas.map((s) => `${db}.${quoteIdent(s)}`);
     // An empty path still resolves nothing unqualified outside the version: its main schema stays first.
     const list = entries.length > 0 ? entries.join(',') : `${db}.main`;
-    await this.conn.run(`SET search_path = ${sqlString(list)}`);
+    // The catalog's _search_path() reads the resolved list (pg_table_is_visible, ::regclass …, per row).
+    const visible = `[${(schemas.length > 0 ? schemas : ['main']).map(sqlString).join(', ')}]::VARCHAR[]`;
+    await this.conn.run(`SET search_path = ${sqlString(list)}; SET VARIABLE pg_search_schemas = ${visible}`);
   }
 
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {

@@ -4,12 +4,13 @@
  * returned as an outcome value for the wire to carry out: a tag to send, rows to send, a plan to run
  * or a cursor to open. Nothing here writes protocol messages or calls into the wire.
  */
+import { interpretLock } from './lock.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import type { SessionCore } from './core.js';
 import { closingAtTransactionEnd, interpretCursor, type CursorAction, type CursorEntry } from './cursors.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from './named-limits.js';
-import type { PreparedStmt } from './planner.js';
+import { disposeStatement, type PreparedStmt } from './planner.js';
 import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from './prepared-sql.js';
 import type { SettingOutcome } from './set-show.js';
 import type { TransactionOutcome } from './transaction.js';
@@ -129,6 +130,10 @@ export async function runStatement<P extends CursorEntry>(core: SessionCore, sco
       query.refs++;
       return { kind: 'declare', name: action.name, query, hold: action.hold, scroll: action.scroll, binary: action.binary, tag: action.tag };
     }
+    case 'lock':
+      // Each relation read once through the one pipeline: it must exist and be granted (lock.ts).
+      for (const read of interpretLock(stmt, core.tx.inBlock)) disposeStatement(await core.preparer.prepare(read, { kind: 'query', sql: read }, []));
+      return { kind: 'done', tag: 'LOCK TABLE' };
     case 'unlisten':
       return { kind: 'done', tag: 'UNLISTEN' };
     case 'listen':

@@ -5,6 +5,7 @@
  */
 import { SQLSTATE } from '../errors.js';
 import { splitTopLevel, stripLeadingComments } from './split.js';
+import { parseCopyOptions, type CopyOptions } from './copy-options.js';
 
 export type Statement =
   | { kind: 'begin'; readOnly: boolean | null }
@@ -29,7 +30,9 @@ export type Statement =
   | { kind: 'closeCursor'; name: string | null }
   | { kind: 'unlisten' }
   | { kind: 'listen' }
-  | { kind: 'copyOut'; query: string; format: 'text' | 'csv'; header: boolean; delimiter: string | null }
+  | { kind: 'copyOut'; query: string; options: CopyOptions }
+  /** LOCK [TABLE] name, … [IN mode MODE]: relations as written, the mode in upper case. */
+  | { kind: 'lock'; relations: string[]; mode: string }
   | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean; scroll: boolean }
   | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
   | { kind: 'refused'; sqlstate: string; message: string }
@@ -164,6 +167,8 @@ export function classify(statement: string): Statement {
     case 'LISTEN':
     case 'NOTIFY':
       return { kind: 'listen' };
+    case 'LOCK':
+      return parseLock(s);
     case 'COPY': {
       const copy = parseCopyOut(s);
       if (copy) return copy;
@@ -219,12 +224,11 @@ function signed(how: 'forward' | 'backward', n: number): FetchDirection {
   return { how: how === 'forward' ? 'backward' : 'forward', count: -n };
 }
 
-/** COPY (query) TO STDOUT [WITH] [(FORMAT csv, HEADER [true], DELIMITER 'x')] | [CSV [HEADER]] */
+/** COPY (query) TO STDOUT [[WITH] options] | COPY table [(cols)] TO STDOUT …; options: copy-options.ts. */
 function parseCopyOut(s: string): Statement | null {
   const m = /^COPY\s+([\s\S]+?)\s+TO\s+STDOUT\b\s*([\s\S]*)$/i.exec(s);
   if (!m) return null;
   const src = m[1]!.trim();
-  const opts = m[2]!.trim().replace(/^WITH\s*/i, '');
   let query: string;
   if (src.startsWith('(') && src.endsWith(')')) query = src.slice(1, -1);
   else {
@@ -232,19 +236,41 @@ function parseCopyOut(s: string): Statement | null {
     if (cols) query = `SELECT ${cols[2]} FROM ${cols[1]}`;
     else query = `SELECT * FROM ${src}`;
   }
-  const o = opts.replace(/^\(|\)$/g, '');
-  const csv = /\bFORMAT\s+'?csv'?|\bCSV\b/i.test(o);
-  if (/\bFORMAT\s+'?binary'?|\bBINARY\b/i.test(o)) return null;
-  const header = /\bHEADER\b(?!\s+(false|off|0)\b)/i.test(o);
-  const d = /\bDELIMITER\s+(?:AS\s+)?E?'((?:[^']|'')*)'/i.exec(o);
-  return { kind: 'copyOut', query, format: csv ? 'csv' : 'text', header, delimiter: d ? d[1]!.replace(/''/g, "'") : null };
+  const options = parseCopyOptions(m[2]!);
+  if ('error' in options) return { kind: 'refused', ...options.error };
+  return { kind: 'copyOut', query, options: options.ok };
+}
+
+const LOCK_MODES = ['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'];
+
+/** LOCK [TABLE] [ONLY] name [*] [, …] [IN mode MODE] [NOWAIT] (what it means: session/lock.ts). */
+function parseLock(s: string): Statement {
+  const name = `${word}(?:\\.${word}){0,2}`;
+  const head = /^LOCK\s+(?:TABLE\s+)?/i.exec(s)!;
+  const item = new RegExp(`(?:ONLY\\s+)?(${name})(?:\\s*\\*)?\\s*(,\\s*)?`, 'iy');
+  const relations: string[] = [];
+  item.lastIndex = head[0].length;
+  let m: RegExpExecArray | null;
+  let end = item.lastIndex;
+  while ((m = item.exec(s))) {
+    relations.push(m[1]!);
+    end = item.lastIndex;
+    if (!m[2]) break;
+  }
+  const tail = /^(?:IN\s+([A-Z ]+?)\s+MODE\s*)?(?:NOWAIT\s*)?$/i.exec(s.slice(end));
+  const mode = (tail?.[1] ?? 'ACCESS EXCLUSIVE').toUpperCase().replace(/\s+/g, ' ');
+  if (relations.length === 0 || !tail || !LOCK_MODES.includes(mode)) {
+    return { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in LOCK: LOCK [TABLE] [ONLY] name [, ...] [IN lockmode MODE] [NOWAIT]' };
+  }
+  return { kind: 'lock', relations, mode };
 }
 
 /** PREPARE name [(type, …)] AS statement — the statement itself is classified and admitted when prepared. */
 function parsePrepare(s: string): Statement | null {
   const m = new RegExp(`^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`, 'i').exec(s);
   if (!m) return null;
-  const types = m[2] === undefined ? [] : m[2].split(/,(?![^(]*\))/).map((t) => t.trim().replace(/\s+/g, ' '));
+  // pg_catalog's types are the ones PREPARE knows unqualified (pg_dump writes `pg_catalog.oid`).
+  const types = m[2] === undefined ? [] : m[2].split(/,(?![^(]*\))/).map((t) => t.trim().replace(/\s+/g, ' ').replace(/^(?:pg_catalog|"pg_catalog")\s*\.\s*/i, ''));
   if (types.some((t) => !TYPE_NAME.test(t))) return { kind: 'refused', sqlstate: SQLSTATE.syntaxError, message: 'syntax error in the parameter types of PREPARE' };
   return { kind: 'prepareSql', name: normalizeIdent(m[1]!), types, query: m[3]! };
 }

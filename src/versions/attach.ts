@@ -39,6 +39,15 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     const pins: { release(): void }[] = [];
     const locate = (rel: string) => version.locate(rel);
     const recheck = new VersionRecheck(repo, version, versionId, catalog, recheckMs, !remote);
+    const catalogInfoSql = relationInfoStatement([
+      ...catalog.tables.map((t) => ({
+        schema: t.schema,
+        name: t.name,
+        kind: 'table' as const,
+        sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
+      })),
+      ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
+    ]);
     try {
       // Local files are read in place: every byte is verified before any view can read it.
       if (!remote) pins.push(await version.ensureFiles(recheck.files));
@@ -46,6 +55,8 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
+      // the snapshot reads which views are lake tables and which lake views from this connection
+      await conn.run(catalogInfoSql);
       await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
@@ -56,15 +67,6 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
     const tables = remote ? new RemoteTables(engine, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
     const counting = remote ? null : localCounting(engine, catalog, locate);
-    const catalogInfoSql = relationInfoStatement([
-      ...catalog.tables.map((t) => ({
-        schema: t.schema,
-        name: t.name,
-        kind: 'table' as const,
-        sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
-      })),
-      ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
-    ]);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {

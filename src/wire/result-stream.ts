@@ -7,7 +7,8 @@
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
-import { copyHeader, dataRowsToCopy, type CopyFormat } from './copy.js';
+import { CopyFramer } from './copy.js';
+import type { CopyOptions } from '../text/copy-options.js';
 import { portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
@@ -17,6 +18,7 @@ import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
+import { spent, stageClock } from '../stages.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -157,7 +159,9 @@ export class ResultStream {
     duck.clearBindings();
     values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
     portal.stopsAtOpen = this.clock.stopCount;
+    const starting = stageClock();
     portal.result = await duck.stream();
+    spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
     if (this.clock.stopRequested || this.clock.isAborted) {
@@ -245,7 +249,9 @@ export class ResultStream {
       const cap = this.limits.maxResultRows;
       if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
       const before = w.length;
+      const encoding = stageClock();
       const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      spent('encoding', encoding);
       portal.chunkPos += written;
       portal.rows += written;
       portal.batchRows += written;
@@ -271,11 +277,11 @@ export class ResultStream {
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
-  async copy(portal: Portal, f: CopyFormat): Promise<void> {
+  async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
     const scratch = new Writer(64 * 1024);
-    be.copyOutResponse(w, portal.prepared.columnTypes.length, 0);
-    if (f.header) copyHeader(w, portal.prepared.fields!.map((x) => x.name), f);
+    const framer = new CopyFramer(f, portal.prepared.fields!.map((x) => x.name));
+    framer.start(w);
     let rows = 0;
     try {
       for (;;) {
@@ -288,7 +294,7 @@ export class ResultStream {
         if (this.clock.stopRequested) throw this.clock.interruption();
         portal.encoder!(chunk, scratch);
         const before = w.length;
-        rows += dataRowsToCopy(scratch.flush(), w, f);
+        rows += framer.rows(scratch.flush(), w);
         // The row and byte caps hold for COPY as for any result.
         portal.rows = rows;
         portal.bytes += w.length - before;
@@ -300,6 +306,7 @@ export class ResultStream {
       portal.result = null;
       portal.done = true;
     }
+    framer.end(w);
     be.copyDone(w);
     be.commandComplete(w, `COPY ${rows}`);
   }
@@ -342,14 +349,20 @@ export class ResultStream {
     }
   }
 
+  /** The next chunk; the time waited for DuckDB to produce it is execution. */
   private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
-    const pending = portal.ahead.shift();
-    if (pending) {
-      const { chunk, error } = await pending;
-      if (error) throw error;
-      return chunk;
+    const waiting = stageClock();
+    try {
+      const pending = portal.ahead.shift();
+      if (pending) {
+        const { chunk, error } = await pending;
+        if (error) throw error;
+        return chunk;
+      }
+      return portal.result ? await portal.result.fetchChunk() : null;
+    } finally {
+      spent('execution', waiting);
     }
-    return portal.result ? portal.result.fetchChunk() : null;
   }
 }
 

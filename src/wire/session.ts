@@ -106,6 +106,16 @@ export class Session {
     return this.core.lease();
   }
 
+  /** How long the statement now running has run (ms), or null between statements (status page). */
+  get statementRunningMs(): number | null {
+    return this.core.clock.runningMs;
+  }
+
+  /** The session's application_name (startup parameter or SET), for the status page. */
+  get applicationName(): string {
+    return String(this.settings.get('application_name') ?? '');
+  }
+
   get transactionStatus(): 'I' | 'T' | 'E' {
     return this.core.tx.status;
   }
@@ -231,7 +241,6 @@ export class Session {
   // and return a promise only when they must wait: a statement costs few promises on the hot path.
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = sql;
     this.named.checkStatementName(name);
@@ -317,7 +326,6 @@ export class Session {
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
@@ -378,7 +386,9 @@ export class Session {
    * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
-    if (!this.core.clock.isRunning) this.core.clock.start();
+    if (this.core.clock.isRunning) return;
+    this.core.statementSeq++; // the ref is checked, and versions re-checked, once per statement
+    this.core.clock.start();
   }
 
   private statementEnds(): void {

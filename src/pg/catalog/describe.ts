@@ -1,0 +1,23 @@
+/**
+ * What psql's describe commands call beyond the catalog tables: object descriptions (\dx+), rule
+ * definitions (\d+ of a view: pg_rewrite is empty, a view's own rule is never listed), and function
+ * definitions (\sf, \ef), which do not exist here: every function is a DuckDB built-in with no SQL
+ * source, so asking for one is refused in words (duckdb-errors.ts maps them to 0A000).
+ */
+import { C, PG_CATALOG_OID } from './names.js';
+
+/** Scalar macros as [signature, body] (install.ts' scalar macros). */
+export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
+  // getObjectDescription for the objects a version has: its schemas, relations and types.
+  ['pg_describe_object(classid, objid, objsubid)', `CASE classid
+    WHEN 2615 THEN (SELECT 'schema ' || ${C}quote_ident(nspname) FROM ${C}pg_namespace WHERE oid = objid)
+    WHEN 1259 THEN (SELECT CASE r.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence ' ELSE 'table ' END
+        || CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END
+        || CASE WHEN objsubid <> 0 THEN ' column ' || (SELECT a.attname FROM ${C}pg_attribute a WHERE a.attrelid = objid AND a.attnum = objsubid) ELSE '' END
+      FROM ${C}_relall r WHERE r.oid = objid)
+    WHEN 1247 THEN 'type ' || ${C}_regtype_name(objid)
+    END`],
+  ['pg_get_ruledef(id)', 'CAST(NULL AS VARCHAR)'],
+  ['pg_get_ruledef(id, pretty)', 'CAST(NULL AS VARCHAR)'],
+  ['pg_get_functiondef(id)', `error('function definitions are not supported by fdl-gateway: its functions are DuckDB built-ins, with no SQL source')`],
+];

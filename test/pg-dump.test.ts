@@ -1,0 +1,213 @@
+/**
+ * pg_dump 15 and COPY against the gateway, with a throw-away PostgreSQL 15 beside it:
+ * - `pg_dump --schema-only`, `--data-only -t`, `-Fc` + `pg_restore` into fresh PostgreSQL databases
+ *   reproduce every served table: each restored table's rows (psql's text output, sorted) are the
+ *   gateway's own answer to `SELECT *`.
+ * - LOCK TABLE answers as PostgreSQL 15 does (only in a block; missing relations 42P01), except the
+ *   modes that would block other readers: 25006, the transaction failed, the session still reads.
+ * - COPY … TO STDOUT in text, CSV (FORCE_QUOTE, NULL, HEADER) and binary: the bytes psql's \copy,
+ *   psycopg 3's cursor.copy() and the raw protocol receive are PostgreSQL's for the same rows (the
+ *   fixture's sales schema copied into PostgreSQL).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { RawPg } from './support/raw-pg.js';
+import { copySalesSchema } from './support/sales-mirror.js';
+import { describeProbe, runProbe } from './support/probe.js';
+import { venvPython } from './support/python-venv.js';
+
+const TABLES = ['main.all_types', 'main.all_types_inlined', 'sales.customers', 'sales.orders'];
+const ENV = { PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: '-c extra_float_digits=1' };
+
+describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () => {
+  let gw: RunningGateway;
+  let pg: PgCluster;
+  const repos = copyFixtures('repos/basic');
+  const work = mkdtempSync(join(tmpdir(), 'fdl-pgdump-'));
+  const gwConn = () => `host=${gw.host} port=${gw.port} dbname=basic user=me`;
+  const pgConn = (db: string) => `host=${pg.host} port=${pg.port} dbname=${db} user=postgres`;
+
+  before(async () => {
+    [gw, pg] = await Promise.all([
+      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startPgCluster({ settings: { TimeZone: 'UTC' } }),
+    ]);
+    // The dump names the gateway's user as every object's owner.
+    pg.psql('CREATE ROLE me; CREATE DATABASE schema_only; CREATE DATABASE custom_format;');
+    const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic' });
+    try {
+      await copySalesSchema(pg, c);
+    } finally {
+      await c.close();
+    }
+  }, { timeout: 180_000 });
+  after(async () => {
+    await Promise.all([gw?.stop(), pg?.stop()]);
+    repos.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  }, { timeout: 30_000 });
+
+  async function run(cmd: string, args: string[]): Promise<string> {
+    const r = await runProbe(cmd, args, { env: ENV, timeoutMs: 120_000 });
+    assert.equal(r.code, 0, `${cmd} ${args.join(' ')}: ${describeProbe(r)}\n--- gateway\n${gw.stderr().slice(-2000)}`);
+    return r.stdout;
+  }
+  /** A table's rows as psql prints them unaligned, sorted (row order is not part of a dump). */
+  async function rows(conninfo: string, table: string): Promise<string[]> {
+    const out = await run('psql', [conninfo, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', `SELECT * FROM ${table}`]);
+    return out.split('\n').filter((l) => l !== '').sort();
+  }
+  /** A plain-format dump loaded into the schema_only database, stopping at its first error. */
+  async function restore(script: string): Promise<void> {
+    const file = join(work, `plain-${Math.random().toString(36).slice(2)}.sql`);
+    writeFileSync(file, script);
+    await run('psql', [pgConn('schema_only'), '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', file]);
+  }
+  async function sameRows(db: string, tables: string[]): Promise<void> {
+    for (const t of tables) {
+      const [ours, restored] = await Promise.all([rows(gwConn(), t), rows(pgConn(db), t)]);
+      assert.ok(ours.length > 0, `${t}: the gateway serves rows`);
+      assert.deepEqual(restored, ours, `${t}: restored rows differ from the gateway's`);
+    }
+  }
+
+  test('pg_dump --schema-only, then --data-only -t, restore into PostgreSQL 15 and hold the served rows', async () => {
+    const schema = await run('pg_dump', ['--schema-only', gwConn()]);
+    for (const t of TABLES) assert.match(schema, new RegExp(`CREATE TABLE ${t.replace('.', '\\.')} \\(`));
+    assert.match(schema, /COMMENT ON COLUMN sales\.orders\.amount IS/);
+    await restore(schema);
+    // The restored columns have the types the gateway's catalog describes.
+    const columns = (conninfo: string) => run('psql', [conninfo, '-X', '-A', '-t', '-c',
+      `SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname IN ('main', 'sales') AND c.relkind = 'r' AND a.attnum > 0 ORDER BY 1`]);
+    assert.equal(await columns(pgConn('schema_only')), await columns(gwConn()));
+    for (const t of ['sales.orders', 'main.all_types']) {
+      const data = await run('pg_dump', ['--data-only', '-t', t, gwConn()]);
+      assert.match(data, new RegExp(`COPY ${t.replace('.', '\\.')} \\(`));
+      await restore(data);
+    }
+    await sameRows('schema_only', ['sales.orders', 'main.all_types']);
+    assert.deepEqual(await rows(pgConn('schema_only'), 'sales.customers'), [], 'only the tables named with -t were dumped');
+  });
+
+  test('pg_dump -Fc and pg_restore reproduce every served table', async () => {
+    const file = join(work, 'basic.dump');
+    await run('pg_dump', ['-Fc', '-f', file, gwConn()]);
+    await run('pg_restore', ['--exit-on-error', '-d', pgConn('custom_format'), file]);
+    await sameRows('custom_format', TABLES);
+  });
+
+  test('LOCK TABLE: as PostgreSQL 15 in a block and outside one; modes that block readers refused', async () => {
+    const [ours, theirs] = await Promise.all([
+      RawPg.connect({ port: gw.port, user: 'me', database: 'basic' }),
+      RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres' }),
+    ]);
+    try {
+      const both = async (sql: string) => {
+        const [a, b] = await Promise.all([ours.simple(sql), theirs.simple(sql)]);
+        assert.deepEqual({ tag: a.commandTag, error: a.error?.code, message: a.error?.message }, { tag: b.commandTag, error: b.error?.code, message: b.error?.message }, sql);
+        return a;
+      };
+      assert.equal((await both('LOCK TABLE sales.orders IN ACCESS SHARE MODE')).error?.code, '25P01');
+      await both('BEGIN READ ONLY');
+      assert.equal((await both('LOCK TABLE sales.orders, ONLY sales.customers IN ACCESS SHARE MODE')).commandTag, 'LOCK TABLE');
+      await both('LOCK sales.orders IN ROW SHARE MODE NOWAIT');
+      assert.equal((await both('SELECT count(*) FROM sales.orders')).commandTag, 'SELECT 1');
+      await both('COMMIT');
+      await both('BEGIN');
+      assert.equal((await both('LOCK TABLE sales.nope IN ACCESS SHARE MODE')).error?.code, '42P01');
+      await both('ROLLBACK');
+      // PostgreSQL takes ACCESS EXCLUSIVE even read-only; here it would have to stop other sessions reading.
+      await ours.simple('BEGIN');
+      const refused = await ours.simple('LOCK TABLE sales.orders');
+      assert.equal(refused.error?.code, '25006');
+      assert.match(refused.error!.message, /ACCESS EXCLUSIVE mode/);
+      assert.equal((await ours.simple('SELECT 1')).error?.code, '25P02', 'the block failed');
+      await ours.simple('ROLLBACK');
+      const after = await ours.simple('SELECT count(*) FROM sales.orders');
+      assert.equal(after.error, undefined);
+      assert.equal(after.dataRows.length, 1);
+    } finally {
+      await Promise.all([ours.close(), theirs.close()]);
+    }
+  });
+
+  const COPIES = [
+    'COPY (SELECT * FROM sales.orders ORDER BY order_id) TO STDOUT (FORMAT binary)',
+    'COPY (SELECT * FROM sales.customers ORDER BY customer_id) TO STDOUT WITH BINARY',
+    'COPY (SELECT * FROM sales.customers ORDER BY customer_id) TO STDOUT (FORMAT csv, FORCE_QUOTE *, HEADER)',
+    'COPY (SELECT customer_id, name, email, vip FROM sales.customers ORDER BY customer_id) TO STDOUT WITH CSV HEADER FORCE QUOTE name, vip',
+    `COPY (SELECT * FROM sales.orders ORDER BY order_id) TO STDOUT (FORMAT csv, NULL 'none', DELIMITER ';', QUOTE '''', FORCE_QUOTE (status))`,
+    `COPY (SELECT E'tab\\there', E'back\\\\slash', E'bell\\bform\\fvt\\x0b', NULL::text, '', '\\.' ) TO STDOUT (HEADER)`,
+    `COPY (SELECT '\\.' AS x) TO STDOUT (FORMAT csv)`,
+    `COPY (SELECT E'a\\nb' AS "odd ""name""", 'x,y', '"q"', NULL) TO STDOUT (FORMAT csv, HEADER)`,
+    'COPY sales.orders (order_id, status) TO STDOUT',
+  ];
+
+  test('COPY … TO STDOUT: the protocol bytes are PostgreSQL\'s (binary, CSV with FORCE_QUOTE, text escapes)', async () => {
+    const [ours, theirs] = await Promise.all([
+      RawPg.connect({ port: gw.port, user: 'me', database: 'basic' }),
+      RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres' }),
+    ]);
+    try {
+      // Copy-out messages as sent: H (formats), every d, c, and the command tag.
+      const copyBytes = async (c: RawPg, sql: string) => {
+        const r = await c.simple(sql);
+        assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+        return Buffer.concat(r.messages.filter((m) => 'Hdc'.includes(m.code)).map((m) => m.raw)).toString('hex') + ` ${r.commandTag}`;
+      };
+      for (const sql of COPIES) assert.equal(await copyBytes(ours, sql), await copyBytes(theirs, sql), sql);
+      // Refused as PostgreSQL refuses them, same SQLSTATE and message.
+      for (const sql of [
+        'COPY (SELECT 1) TO STDOUT (FORMAT binary, HEADER)',
+        'COPY (SELECT 1) TO STDOUT (FORCE_QUOTE *)',
+        "COPY (SELECT 1) TO STDOUT (FORMAT csv, DELIMITER ',', QUOTE ',')",
+        'COPY (SELECT 1 AS a) TO STDOUT (FORMAT csv, FORCE_QUOTE (b))',
+        'COPY (SELECT 1) TO STDOUT (FORMAT csv, FORMAT text)',
+        'COPY (SELECT 1) TO STDOUT (FORMAT xml)',
+        "COPY (SELECT 1) TO STDOUT (HEADER 'maybe')",
+        "COPY (SELECT 1) TO STDOUT (DELIMITER 'a')",
+        'COPY (SELECT 1) TO STDOUT (FORMAT csv, FORCE_NOT_NULL (a))',
+        "COPY (SELECT 1) TO STDOUT (FORMAT csv, NULL 'a\"b')",
+      ]) {
+        const [a, b] = await Promise.all([ours.simple(sql), theirs.simple(sql)]);
+        assert.ok(b.error, `PostgreSQL refuses ${sql}`);
+        assert.deepEqual([a.error?.code, a.error?.message], [b.error.code, b.error.message], sql);
+        assert.equal((await ours.simple('SELECT 1')).error, undefined, 'the session goes on');
+      }
+    } finally {
+      await Promise.all([ours.close(), theirs.close()]);
+    }
+  });
+
+  test('psql \\copy … to stdout and psycopg 3 cursor.copy() receive PostgreSQL\'s bytes', async () => {
+    const psqlCopy = (conninfo: string) => run('psql', [conninfo, '-X', '-q', '-v', 'ON_ERROR_STOP=1',
+      '-c', '\\copy (SELECT * FROM sales.customers ORDER BY customer_id) to stdout with (format csv, force_quote *, header)',
+      '-c', '\\copy (SELECT * FROM sales.orders ORDER BY order_id) to stdout with csv force quote status',
+      '-c', '\\copy sales.orders to stdout']);
+    const [a, b] = await Promise.all([psqlCopy(gwConn()), psqlCopy(pgConn('postgres'))]);
+    assert.match(b, /^customer_id,name,.*\n"1","Customer 1",/);
+    assert.equal(a, b);
+    const script = [
+      'import psycopg, sys',
+      'with psycopg.connect(sys.argv[1], autocommit=True) as conn:',
+      '    with conn.cursor() as cur:',
+      '        for q in sys.argv[2:]:',
+      '            with cur.copy(q) as copy:',
+      '                data = b"".join(bytes(b) for b in copy)',
+      '            print(q[:40], len(data), data.hex())',
+      '        with cur.copy("COPY (SELECT * FROM sales.orders ORDER BY order_id) TO STDOUT (FORMAT binary)") as copy:',
+      '            copy.set_types(["int8", "int4", "numeric", "int2", "timestamp", "text"])',
+      '            print([r for r in copy.rows()][:3])',
+    ].join('\n');
+    const queries = COPIES.slice(0, 5);
+    const [ours, theirs] = await Promise.all([gwConn(), pgConn('postgres')].map((conninfo) => run(venvPython(), ['-c', script, conninfo, ...queries])));
+    assert.match(theirs!, /Decimal\('/);
+    assert.equal(ours, theirs);
+  });
+});

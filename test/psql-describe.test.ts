@@ -1,0 +1,233 @@
+/**
+ * psql 15's reading backslash commands (the list of `\?`), each run through the real psql against the
+ * gateway and against PostgreSQL 15 holding the same tables (the gateway's own `pg_dump -Fc`, restored;
+ * the same schema names, the same owner `me`, the same search_path), outputs compared in psql's
+ * unaligned format. Only what must differ is normalised, each rule listed with its reason; commands
+ * the gateway cannot answer as PostgreSQL does must fail with a clear message, asserted.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { describeProbe, runProbe } from './support/probe.js';
+
+/** The gateway's default search_path, given to both so visibility is the same. */
+const SEARCH_PATH = '"$user", public, main, sales';
+const envFor = (path: string) => ({ PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: `-c search_path=${path.replace(/ /g, '\\ ')}` });
+const ENV = envFor(SEARCH_PATH);
+/** The views fixture's schemas (its tag v1), and the views PostgreSQL can create as the gateway defines them (the others call DuckDB macros). */
+const VIEWS_ENV = envFor('"$user", public, main, reporting');
+const VIEWS_DUMPED = ['main.base', 'reporting.targets', 'main.v_base', 'main.v_over', 'reporting.v_join', 'main.v_alias'];
+
+/** A rewrite of PostgreSQL's output (never the gateway's) before comparing, and why it is allowed. */
+interface Allowed { why: string; pg: (out: string) => string; gw?: (out: string) => string }
+
+/** Built-in objects belong to the bootstrap superuser `postgres`; on the gateway every object belongs to the session's user. */
+const bootstrapOwner: Allowed = { why: 'built-in objects are owned by the connected user on the gateway', pg: (o) => o.replace(/\|postgres(?=\||$)/gm, '|me') };
+/** The twin cluster is initialised with locale C (test/support/pg-cluster.ts); the gateway reports C.UTF-8, DuckDB's byte order. */
+const collation: Allowed = { why: 'the twin cluster runs with locale C, the gateway reports C.UTF-8', pg: (o) => o.replace(/^(basic\|me\|UTF8)\|C\|C\|/m, '$1|C.UTF-8|C.UTF-8|') };
+/** PostgreSQL's built-in text search objects: the gateway serves no text search (to_tsvector is 42883), so it lists none. */
+const noTextSearch: Allowed = { why: 'the gateway has no text search: it lists no dictionaries, parsers or templates', pg: (o) => o.replace(/^(List of text search [a-z]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)') };
+/** A column's values dropped on both sides (found by its name in the unaligned header). */
+function dropColumn(name: string, why: string): Allowed {
+  const drop = (o: string) => {
+    const lines = o.split('\n');
+    const header = lines.findIndex((l) => l.split('|').includes(name));
+    if (header < 0) return o;
+    const at = lines[header]!.split('|').indexOf(name);
+    const width = lines[header]!.split('|').length;
+    return lines.map((l, i) => (i >= header && l.split('|').length === width ? l.split('|').filter((_, j) => j !== at).join('|') : l)).join('\n');
+  };
+  return { why, pg: drop, gw: drop };
+}
+
+/** Each command: the same output as PostgreSQL 15 after the listed rewrites, or a clear failure. */
+/** A view's definition: the gateway shows the SQL DuckDB keeps for it, PostgreSQL deparses its own parse tree. */
+const viewText: Allowed = {
+  why: 'a view\'s definition is the text DuckDB keeps (the same pg_get_viewdef answers), PostgreSQL deparses its parse tree',
+  pg: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
+  gw: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
+};
+
+const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser?: string; todo?: string; views?: true }> = [
+  { cmd: '\\d' },
+  { cmd: '\\d sales.orders' },
+  { cmd: '\\d+ sales.orders' },
+  { cmd: '\\d+', allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  { cmd: '\\dt' },
+  { cmd: '\\dt+', allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  { cmd: '\\dt sales.*' },
+  { cmd: '\\dtS pg_class', allowed: [bootstrapOwner] },
+  { cmd: '\\dS pg_namespace', allowed: [{ why: 'the emulated catalog has no indexes', pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd() }] },
+  { cmd: '\\dS pg_class', allowed: [{ why: 'the emulated catalog has no indexes', pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd() }] },
+  { cmd: '\\da' },
+  { cmd: '\\dA' },
+  { cmd: '\\dA+', todo: 'access methods\' handlers show as OIDs until pg_proc lists PostgreSQL\'s functions (issue 24, the function catalog)' },
+  { cmd: '\\db', allowed: [bootstrapOwner] },
+  { cmd: '\\dc' },
+  { cmd: '\\dd' },
+  { cmd: '\\dD' },
+  { cmd: '\\dD+' },
+  { cmd: '\\ddp' },
+  { cmd: '\\dE' },
+  { cmd: '\\des' },
+  { cmd: '\\des+' },
+  { cmd: '\\det' },
+  { cmd: '\\deu' },
+  { cmd: '\\deu+' },
+  { cmd: '\\dew' },
+  { cmd: '\\dew+' },
+  { cmd: '\\du me' },
+  { cmd: '\\dg me' },
+  { cmd: '\\di' },
+  { cmd: '\\di+' },
+  { cmd: '\\dl' },
+  { cmd: '\\dm' },
+  { cmd: '\\dn' },
+  { cmd: '\\dn+' },
+  { cmd: '\\do' },
+  { cmd: '\\dO' },
+  { cmd: '\\dO+' },
+  { cmd: '\\dp' },
+  { cmd: '\\dp sales.*' },
+  { cmd: '\\dP' },
+  { cmd: '\\dP+' },
+  { cmd: '\\drds' },
+  { cmd: '\\dRp' },
+  { cmd: '\\dRp+' },
+  { cmd: '\\dRs' },
+  // PostgreSQL shows subscriptions' connection strings to superusers only.
+  { cmd: '\\dRs+', pgUser: 'postgres' },
+  { cmd: '\\ds' },
+  { cmd: '\\ds+' },
+  { cmd: '\\dT' },
+  { cmd: '\\dv' },
+  { cmd: '\\dv+' },
+  { cmd: '\\dX' },
+  { cmd: '\\dX+' },
+  { cmd: '\\dy' },
+  { cmd: '\\dy+' },
+  { cmd: '\\z' },
+  { cmd: '\\z sales.orders' },
+  { cmd: '\\dconfig search_path' },
+  { cmd: '\\dconfig+ search_path' },
+  { cmd: '\\dconfig datestyle' },
+  { cmd: '\\sv sales.orders' },
+  { cmd: '\\dL', allowed: [bootstrapOwner] },
+  { cmd: '\\dL+', todo: 'a language\'s handler functions are listed once pg_proc lists PostgreSQL\'s functions (issue 24, the function catalog)' },
+  { cmd: '\\dx' },
+  { cmd: '\\dx+', todo: 'plpgsql\'s objects are listed once pg_proc and pg_depend list them (issue 24, the function catalog)' },
+  { cmd: '\\dT+ int4', allowed: [bootstrapOwner] },
+  { cmd: '\\dT+' },
+  { cmd: '\\l basic', allowed: [collation] },
+  { cmd: '\\l+ basic', allowed: [collation, dropColumn('Size', 'the gateway serves Parquet files; PostgreSQL counts its data directory')] },
+  { cmd: '\\dFd', allowed: [noTextSearch] },
+  { cmd: '\\dFp', allowed: [noTextSearch] },
+  { cmd: '\\dFt', allowed: [noTextSearch] },
+  { cmd: '\\dFd+', allowed: [noTextSearch] },
+  // Views (the views fixture at v1, beside PostgreSQL's views of the same definitions).
+  { cmd: '\\dv main.v_base', views: true },
+  { cmd: '\\dv+ reporting.*', views: true },
+  { cmd: '\\d main.v_base', views: true },
+  { cmd: '\\d+ main.v_base', views: true, allowed: [viewText] },
+  { cmd: '\\d+ reporting.v_join', views: true, allowed: [viewText] },
+  { cmd: '\\sv main.v_over', views: true, allowed: [viewText] },
+  { cmd: '\\sv+ reporting.v_join', views: true, allowed: [viewText] },
+  { cmd: '\\dt+ reporting.*', views: true, allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  // Every function is a DuckDB built-in with no SQL source: \sf fails in words.
+  { cmd: '\\sf abs', fails: /^error: ERROR: {2}(function "abs" does not exist|more than one function named "abs"|function definitions are not supported by fdl-gateway)/ },
+  { cmd: '\\sf pg_catalog.lower(text)', fails: /^error: ERROR: {2}(function "pg_catalog\.lower\(text\)" does not exist|function definitions are not supported by fdl-gateway)/ },
+];
+
+describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { concurrency: 4 }, () => {
+  let gw: RunningGateway;
+  let pg: PgCluster;
+  const repos = copyFixtures('repos/basic', 'repos/views');
+  const work = mkdtempSync(join(tmpdir(), 'fdl-psql-describe-'));
+  const targets = (views = false) => ({
+    gateway: `host=${gw.host} port=${gw.port} dbname=${views ? 'views@v1' : 'basic'} user=me`,
+    postgres: `host=${pg.host} port=${pg.port} dbname=${views ? 'views' : 'basic'} user=me`,
+  });
+
+  before(async () => {
+    [gw, pg] = await Promise.all([
+      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startPgCluster({ settings: { TimeZone: 'UTC' } }),
+    ]);
+    // The same tables, schemas, comments and owner: the gateway's own dump (test/pg-dump.test.ts proves it restores).
+    pg.psql('CREATE ROLE me LOGIN; CREATE DATABASE basic OWNER me; CREATE DATABASE views OWNER me;');
+    for (const views of [false, true]) {
+      const db = views ? 'views' : 'basic';
+      // A dump of named tables creates no schemas.
+      pg.psql(views ? 'DROP SCHEMA public; CREATE SCHEMA main AUTHORIZATION me; CREATE SCHEMA reporting AUTHORIZATION me;' : 'DROP SCHEMA public;', ['-d', db]);
+      const file = join(work, `${db}.dump`);
+      const only = views ? VIEWS_DUMPED.flatMap((t) => ['-t', t]) : [];
+      for (const [cmd, args] of [['pg_dump', ['-Fc', ...only, '-f', file, targets(views).gateway]], ['pg_restore', ['--exit-on-error', '-d', targets(views).postgres, file]]] as const) {
+        const r = await runProbe(cmd, [...args], { env: views ? VIEWS_ENV : ENV, timeoutMs: 120_000 });
+        assert.equal(r.code, 0, `${cmd}: ${describeProbe(r)}`);
+      }
+    }
+  }, { timeout: 180_000 });
+  after(async () => {
+    await Promise.all([gw?.stop(), pg?.stop()]);
+    repos.cleanup();
+    rmSync(work, { recursive: true, force: true });
+  }, { timeout: 30_000 });
+
+  /**
+   * Every command of one group in one psql session (a connection per command costs seconds on a
+   * loaded machine), each output found after its marker; psql flushes a result before the next
+   * command's error, so stdout and stderr interleave in order.
+   */
+  const outputs = new Map<string, Promise<Map<string, string>>>();
+  function session(conninfo: string, views: boolean, cmds: string[]): Promise<Map<string, string>> {
+    const key = `${conninfo} ${views}`;
+    let run = outputs.get(key);
+    if (!run) {
+      const marker = (i: number) => `<<<fdl-describe-${i}>>>`;
+      const script = cmds.map((c, i) => `\\echo ${marker(i)}\n${c}\n`).join('');
+      const file = join(work, `script-${outputs.size}.psql`);
+      writeFileSync(file, script);
+      run = runProbe('sh', ['-c', 'exec psql "$0" -X -A -f "$1" 2>&1', conninfo, file], { env: views ? VIEWS_ENV : ENV, timeoutMs: 240_000 }).then((r) => {
+        const out = new Map<string, string>();
+        cmds.forEach((c, i) => {
+          const from = r.stdout.indexOf(`${marker(i)}\n`);
+          const to = i + 1 < cmds.length ? r.stdout.indexOf(marker(i + 1)) : r.stdout.length;
+          assert.ok(from >= 0 && to >= from, `${c}: no output found\n${describeProbe(r)}`);
+          // An error is prefixed with the script's name and line: not part of the answer.
+          out.set(c, r.stdout.slice(from + marker(i).length + 1, to).replace(/^psql:[^:]+:\d+: /gm, '').trimEnd());
+        });
+        return out;
+      });
+      outputs.set(key, run);
+    }
+    return run;
+  }
+
+  for (const { cmd, allowed = [], fails, pgUser, todo, views = false } of COMMANDS) {
+    test(`${cmd}${views ? ' (views)' : ''}`, { todo }, async () => {
+      const { gateway, postgres } = targets(views);
+      const group = COMMANDS.filter((c) => (c.views ?? false) === views);
+      const theirsConn = pgUser ? postgres.replace('user=me', `user=${pgUser}`) : postgres;
+      const [oursAll, theirsAll] = await Promise.all([
+        session(gateway, views, group.map((c) => c.cmd)),
+        session(theirsConn, views, group.filter((c) => c.pgUser === pgUser).map((c) => c.cmd)),
+      ]);
+      let ours = oursAll.get(cmd)!;
+      let theirs = theirsAll.get(cmd)!;
+      if (fails) {
+        assert.match(ours, fails);
+        return;
+      }
+      assert.doesNotMatch(theirs, /ERROR:/, `PostgreSQL answers ${cmd}`);
+      for (const a of allowed) {
+        theirs = a.pg(theirs);
+        if (a.gw) ours = a.gw(ours);
+      }
+      assert.equal(ours, theirs, `${cmd}${allowed.length ? ` (allowed: ${allowed.map((a) => a.why).join('; ')})` : ''}`);
+    });
+  }
+});
