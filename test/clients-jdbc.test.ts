@@ -8,18 +8,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
-import { describeProbe, passedChecks, runProbe } from './support/probe.js';
+import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { JavaProbe } from './support/jdbc.js';
+import { describeProbe, passedChecks } from './support/probe.js';
 
-const JAR = '/usr/share/java/postgresql.jar';
 
 describe('pgjdbc', () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
-  const classes = mkdtempSync(join(tmpdir(), 'fdl-jdbc-'));
+  const java = new JavaProbe();
 
   before(async () => {
     gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
@@ -27,14 +25,11 @@ describe('pgjdbc', () => {
   after(async () => {
     await gw?.stop();
     repos.cleanup();
-    rmSync(classes, { recursive: true, force: true });
+    java.cleanup();
   });
 
   test('JdbcProbe: prepareThreshold reuse, setFetchSize cursor, binary int params, cancel, recovery, DatabaseMetaData', async () => {
-    assert.ok(existsSync(JAR), `${JAR} missing: install libpostgresql-jdbc-java`);
-    const compiled = await runProbe('javac', ['-cp', JAR, '-d', classes, join(ROOT, 'test', 'clients', 'JdbcProbe.java')], { timeoutMs: 120_000 });
-    assert.equal(compiled.code, 0, describeProbe(compiled));
-    const r = await runProbe('java', ['-cp', `${classes}:${JAR}`, 'JdbcProbe', gw.host, String(gw.port), 'basic'], { timeoutMs: 150_000 });
+    const r = await java.run('JdbcProbe', [gw.host, String(gw.port), 'basic'], 150_000);
     assert.equal(r.code, 0, describeProbe(r));
     const passed = passedChecks(r.stdout);
     for (const c of [

@@ -7,19 +7,17 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
+import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { JavaProbe } from './support/jdbc.js';
 import { describeProbe, runProbe } from './support/probe.js';
 import { canonicalDatabase, startupTarget } from '../src/session/startup.js';
 
-const JAR = '/usr/share/java/postgresql.jar';
 
 describe('names and refs as tools write them', () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
-  const classes = mkdtempSync(join(tmpdir(), 'fdl-jdbc-ref-'));
+  const java = new JavaProbe();
 
   before(async () => {
     gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
@@ -27,7 +25,7 @@ describe('names and refs as tools write them', () => {
   after(async () => {
     await gw?.stop();
     repos.cleanup();
-    rmSync(classes, { recursive: true, force: true });
+    java.cleanup();
   });
 
   /** psql -A -t over a libpq URL or conninfo; every command must succeed. Lines of output. */
@@ -87,9 +85,7 @@ describe('names and refs as tools write them', () => {
     assert.equal(sq.code, 0, describeProbe(sq));
     assert.deepEqual(sq.stdout.trim().split('\n'), [expected, expected]);
 
-    const compiled = await runProbe('javac', ['-cp', JAR, '-d', classes, join(ROOT, 'test', 'clients', 'JdbcRefUrl.java')], { timeoutMs: 120_000 });
-    assert.equal(compiled.code, 0, describeProbe(compiled));
-    const j = await runProbe('java', ['-cp', `${classes}:${JAR}`, 'JdbcRefUrl', `jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'], { timeoutMs: 60_000 });
+    const j = await java.run('JdbcRefUrl', [`jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'], 60_000);
     assert.equal(j.code, 0, describeProbe(j));
     assert.equal(j.stdout.trim(), expected);
   });

@@ -5,36 +5,21 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
-import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
-import { RawPg } from './support/raw-pg.js';
-import { copySalesSchema } from './support/sales-mirror.js';
+import { ROOT } from './support/gateway.js';
+import { startPgTwins, type PgTwins } from './support/pg-twins.js';
+import type { RawPg } from './support/raw-pg.js';
 import { answer, compare, corpusStatements, documentedDifferences, type State } from './support/pg-corpus.js';
 
-let pg: PgCluster;
-let gw: RunningGateway;
-const repos = copyFixtures('repos/basic');
+let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
 
 before(async () => {
-  [pg, gw] = await Promise.all([
-    startPgCluster({ settings: { TimeZone: 'UTC' } }),
-    startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
-  ]);
-  conns.gw = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2', params: { TimeZone: 'UTC' } });
-  const setup = await RawPg.connect({ port: pg.port });
-  await copySalesSchema(pg, conns.gw);
-  await setup.close();
-  conns.pg = await RawPg.connect({ port: pg.port });
+  twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
+  Object.assign(conns, twins.conns);
 }, { timeout: 120_000 });
 
 after(async () => {
-  await conns.gw?.close().catch(() => undefined);
-  await conns.pg?.close().catch(() => undefined);
-  await gw?.stop();
-  await pg?.stop();
-  repos.cleanup();
+  await twins?.stop();
 }, { timeout: 30_000 });
 
 test('every corpus statement: same answer as PostgreSQL 15 (text and binary), refused with a hint, or a documented difference', { timeout: 600_000 }, async () => {

@@ -8,41 +8,25 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { serialize } from 'pg-protocol';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
-import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { startPgTwins, type PgTwins } from './support/pg-twins.js';
 import { buildBind, RawPg, splitDataRow, type QueryResult } from './support/raw-pg.js';
 import { runProbe, describeProbe } from './support/probe.js';
-import { copySalesSchema } from './support/sales-mirror.js';
 
-let pg: PgCluster;
-let gw: RunningGateway;
-const repos = copyFixtures('repos/basic');
+let twins: PgTwins | undefined;
 /** One raw connection per engine, reused by every check. */
 const conns: { pg?: RawPg; gw?: RawPg } = {};
 type Engine = 'pg' | 'gw';
 const ENGINES: Engine[] = ['pg', 'gw'];
 
 before(async () => {
-  [pg, gw] = await Promise.all([
-    startPgCluster(),
-    startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
-  ]);
-  conns.gw = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
-  conns.pg = await RawPg.connect({ port: pg.port });
   // PostgreSQL gets the fixture's sales schema and the gateway's default search_path.
-  await copySalesSchema(pg, conns.gw);
-  await conns.pg.close();
-  conns.pg = await RawPg.connect({ port: pg.port });
+  twins = await startPgTwins();
+  Object.assign(conns, twins.conns);
 }, { timeout: 120_000 });
 
 after(async () => {
-  await conns.gw?.close().catch(() => undefined);
-  await conns.pg?.close().catch(() => undefined);
-  await gw?.stop();
-  await pg?.stop();
-  repos.cleanup();
+  await twins?.stop();
 }, { timeout: 30_000 });
 
 /** Rows as text; a check that expects rows never accepts an error. */
@@ -564,7 +548,7 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
 
 describe('visible schemas', () => {
   test('the default search_path lists the version\'s schemas: psql \\dt, pg_table_is_visible and unqualified names agree', async () => {
-    const r = await runProbe('psql', [`host=${gw.host} port=${gw.port} dbname=basic@v2 user=me`, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
+    const r = await runProbe('psql', [`host=${twins!.gw.host} port=${twins!.gw.port} dbname=basic@v2 user=me`, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1',
       '-c', 'show search_path', '-c', '\\dt', '-c', 'select count(*) from orders', '-c', 'select count(*) from all_types', '-c', "select count(*) from pg_class c where relkind = 'r' and pg_table_is_visible(c.oid) and relnamespace <> 'pg_catalog'::regnamespace"], { timeoutMs: 30_000 });
     assert.equal(r.code, 0, describeProbe(r));
     const lines = r.stdout.trim().split('\n');
