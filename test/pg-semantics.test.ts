@@ -571,7 +571,7 @@ describe('visible schemas', () => {
 });
 
 test("current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository' | 'search_path') answers as SHOW does, also after SET fdl.ref", async () => {
-  const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
+  const c = await RawPg.connect({ port: twins!.gw.port, user: 'me', database: 'basic@v2' });
   try {
     const settings = async () => text(await c.query("select current_setting('fdl.ref'), current_setting('fdl.version'), current_setting('fdl.repository'), current_setting('search_path')"))[0]!;
     const shown = async () => {
