@@ -45,7 +45,9 @@ async function main(): Promise<void> {
     console.log(`gateway answers after the run: ${one.error ? `NO (${one.error.message})` : 'yes'}; crash signs in sqlsmith's log: ${/server closed the connection|terminating connection|internal error/i.test(r.stderr) ? 'YES' : 'none'}`);
     console.log('commonest errors:');
     for (const [k, n] of [...errors].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${String(n).padStart(5)}  ${k}`);
-    if (r.timedOut || r.code !== 0 || one.error) process.exitCode = 1;
+    const sent = Number(/queries: (\d+)/.exec(r.stderr)?.[1] ?? 0);
+    if (sent < QUERIES) console.log(`sqlsmith stopped early; its last output:\n${r.stderr.split('\n').slice(-25).join('\n')}\n${r.stdout.split('\n').slice(-10).join('\n')}`);
+    if (r.timedOut || r.code !== 0 || one.error || sent < QUERIES) process.exitCode = 1;
   } finally {
     clearInterval(timer);
     await gw.stop();

@@ -39,7 +39,7 @@ test('sqlsmith (seed 42, 300 statements) ends on its own; the gateway survives, 
   assert.match(r.stderr, /queries: 300\b/, 'all 300 statements were sent');
   // Most generated statements run: calls are built from pg_proc/pg_operator, which list only what works.
   const errorRate = Number(/error rate: ([\d.]+)/.exec(r.stderr)?.[1]);
-  assert.ok(errorRate < 0.55, `error rate ${errorRate}`);
+  assert.ok(errorRate < 0.6, `error rate ${errorRate}`); // 0.65 when pg_proc listed the type I/O functions
   assert.doesNotMatch(r.stderr, /server closed the connection|terminating connection|internal error/i);
   // The gateway is still there and answers.
   const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });

@@ -64,7 +64,10 @@ function schemasOf(db: string): string {
  * Catalog views whose rows depend only on the version (not on session variables): materialised per
  * version at attach, so a statement reads a table instead of binding and running the view's joins.
  */
-export const MATERIALISED_VIEWS = ['_relall', 'pg_class', 'pg_attribute', 'pg_namespace', 'pg_description', 'pg_proc'] as const;
+// Empty for now: with pg_class, pg_attribute, pg_namespace, pg_description, pg_proc and _relall as tables,
+// sqlsmith's generated joins over them got plans that ran for minutes and GBs past statement_timeout
+// (seed 42: 13 statements in 300 s, RSS 2.8 GB; 100 in < 90 s without). Re-enable once those plans are bounded.
+export const MATERIALISED_VIEWS: readonly string[] = [];
 
 /**
  * Rewrite install statements so each view of MATERIALISED_VIEWS becomes `_live_<name>` (its definition,
