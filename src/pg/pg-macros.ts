@@ -46,6 +46,13 @@ const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
 /** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
 export const refusedAtRun = (what: string, hint: string): string => `error('${`${what} is not supported by fdl-gateway|${hint}`.replace(/'/g, "''")}')`;
 
+/**
+ * A refusal that depends on the value `x` and is typed DECIMAL: a body without `x` would drop the
+ * caller's aggregate from the statement, and an untyped NULL would be folded away by the function
+ * around it (`round(avg(f)::numeric, 2)` answered a NULL per row instead of refusing).
+ */
+const refusedFor = (x: string, refusal: string): string => `CAST(CASE WHEN ${x} IS NULL THEN NULL ELSE ${refusal} END AS DECIMAL(38,0))`;
+
 const overloads = (name: string, params: (type: string) => string, body: (type: string) => string, types: readonly string[]): Array<[string, string]> =>
   types.map((t) => [`${name}(${params(t)})`, body(t)]);
 
@@ -58,9 +65,9 @@ const TYPED_MACROS: Array<[string, string]> = [
   ['_pgsem_round(t, x)', 'round(x)'],
   // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0.
   ...overloads('_pgsem_numeric', (t) => `t ${t}, x`, (t) => (t === 'DECIMAL' ? 'x' : t === 'FLOAT' || t === 'DOUBLE'
-    ? refusedAtRun('a cast of a float to numeric without precision and scale', 'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.')
+    ? refusedFor('x', refusedAtRun('a cast of a float to numeric without precision and scale', 'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.'))
     : 'CAST(x AS DECIMAL(38,0))'), NUMERIC_TYPES),
-  ['_pgsem_numeric(t, x)', refusedAtRun('a cast to numeric without precision and scale of a value that is not a number', 'Give precision and scale: CAST(x AS numeric(38, 6)).')],
+  ['_pgsem_numeric(t, x)', refusedFor('x', refusedAtRun('a cast to numeric without precision and scale of a value that is not a number', 'Give precision and scale: CAST(x AS numeric(38, 6)).'))],
   // date - date is int4 in PostgreSQL (DuckDB: BIGINT).
   ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
