@@ -69,6 +69,10 @@ export const SQLSTATE = {
   warning: '01000',
   dependentObjectsStillExist: '2BP01',
   nullValueNotAllowed: '22004',
+  invalidSavepointSpecification: '3B001',
+  idleInTransactionSessionTimeout: '25P03',
+  characterNotInRepertoire: '22021',
+  arraySubscriptError: '2202E',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

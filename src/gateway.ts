@@ -274,9 +274,9 @@ export class Gateway {
       const [title, description, license, homepage] = (d.rows[0] ?? []) as (string | null)[];
       const conn = await (await this.engines.for(repoName)).connect();
       try {
-        const db = lease.dbName.replace(/'/g, "''");
-        const rels = (await conn.runAndReadAll(`SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = '${db}' AND NOT internal ORDER BY 1, 2`)).getRows();
-        const cols = (await conn.runAndReadAll(`SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = '${db}' ORDER BY schema_name, table_name, column_index`)).getRows();
+        const db = lease.dbName;
+        const rels = (await conn.runAndReadAll('SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal ORDER BY 1, 2', [db])).getRows();
+        const cols = (await conn.runAndReadAll('SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = $1 ORDER BY schema_name, table_name, column_index', [db])).getRows();
         const tables = rels.map(([schema, name, comment]) => ({
           schema: String(schema),
           name: String(name),

@@ -104,13 +104,13 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     ]);
   });
 
-  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns, fetch … in after declare … with hold, setFetchSize', async () => {
+  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns / getFunctions / getProcedures, fetch … in after declare … with hold, setFetchSize', async () => {
     const javac = await compiled;
     assert.equal(javac.code, 0, describeProbe(javac));
     // The probe takes its target as arguments: one run per server, compared as the Python probes are.
     await twins('sh', ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`], [
       'setDate on a date column', 'setDate with a Calendar, equality', 'setTimestamp on a date column', 'setObject(LocalDate) on a date column',
-      'getFunctionColumns(textin)', 'declare with hold, then fetch in', 'setFetchSize in a transaction',
+      'getFunctionColumns(split_part)', 'getFunctions(abs)', 'getProcedures(concat_ws)', 'declare with hold, then fetch in', 'setFetchSize in a transaction',
     ]);
   });
 });

@@ -173,11 +173,12 @@ describe('psql 15 backslash commands', () => {
     assert.deepEqual((await client(dts)).map((r) => r.Name), ['orders']);
     const dv = psql.statements.find((s) => s.command === '\\dv')!.sql;
     assert.deepEqual(await client(dv), []); // sales is not on the search path, as in PostgreSQL
-    await conn.run(`SET VARIABLE pg_search_path = 'public, sales'`);
+    // as session/settings.ts sets them for `SET search_path = public, sales`
+    await conn.run(`SET VARIABLE pg_search_path = 'public, sales'; SET VARIABLE pg_search_schemas = ['main', 'sales']`);
     try {
       assert.deepEqual((await client(dv)).map((r) => [r.Schema, r.Name, r.Type]), [['sales', 'big_orders', 'view']]);
     } finally {
-      await conn.run(`SET VARIABLE pg_search_path = '"$user", public'`);
+      await conn.run(`SET VARIABLE pg_search_path = '"$user", public'; SET VARIABLE pg_search_schemas = ['main']`);
     }
   });
   it('\\d+ users shows PostgreSQL types and column descriptions', async () => {

@@ -114,4 +114,16 @@ describe('every escape payload with admission off', () => {
     }
     assert.deepEqual(wrong, []);
   });
+
+  test("the version's views database is attached READ_ONLY: a CREATE OR REPLACE VIEW in it could not land even past every layer", async () => {
+    const r = await attacker.simple("SELECT database_name, readonly FROM duckdb_databases() WHERE database_name LIKE 'granted@%' ORDER BY 1");
+    assert.equal(r.error, undefined, r.error?.message);
+    const flags = r.dataRows.map((d) => d.toString('latin1'));
+    assert.ok(flags.length >= 1 && flags.every((f) => /\x01t$/.test(f)), flags.join(' | '));
+    const before = await state();
+    for (const sql of ['CREATE OR REPLACE VIEW sales.orders AS SELECT 1 AS forged', `CREATE OR REPLACE VIEW "granted@v1".sales.orders AS SELECT 1 AS forged`]) {
+      assert.equal((await attacker.simple(sql)).error?.code, '25006', sql);
+      assert.equal(await state(), before, sql);
+    }
+  });
 });

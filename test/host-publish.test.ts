@@ -187,6 +187,18 @@ describe('fdl publish: every fixture repository round-trips through publish', { 
       assert.ok(count > 0 || name === 'empty', `${name}: some queries checked`);
       const v = await fdl('verify', root);
       assert.equal(v.code, 0, v.stdout + v.stderr);
+      // The whole fixture data folder was copied, but only the newest snapshot is published: files only
+      // older versions read are orphans here. verify names exactly those (the second account:
+      // files.json) as warnings; --strict fails on them.
+      const named = new Set(Object.values(files.tables).flatMap((t) => t.files.flatMap((f) => [f.path, ...(f.delete_file ? [f.delete_file] : [])])));
+      const onDiskFiles = readdirSync(path.join(root, fx.dataDir), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile()).map((e) => path.relative(path.join(root, fx.dataDir), path.join(e.parentPath, e.name)));
+      const orphans = onDiskFiles.filter((f) => !named.has(f)).map((f) => `${fx.dataDir}${f}`).sort();
+      const warned = [...v.stdout.matchAll(/WARN (\S+): orphan/g)].map((m) => m[1]!).sort();
+      assert.deepEqual(warned, orphans, 'orphan warnings');
+      assert.doesNotMatch(v.stdout, /WARN versions\//, "no unfinished version");
+      const strict = await fdl('verify', root, '--strict');
+      assert.equal(strict.code, orphans.length ? 1 : 0, strict.stdout);
     });
   }
 });

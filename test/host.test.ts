@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -216,7 +216,9 @@ describe('refs', () => {
     assert.equal(refsJson.refs['refs/heads/main'], good);
     // the failed runs rolled back: only the good version's folder is left, and verify finds no debris
     assert.deepEqual(readdirSync(path.join(root, 'versions')), [good]);
-    assert.equal((await verifyRepository(root)).ok, true);
+    const vr = await verifyRepository(root);
+    assert.equal(vr.ok, true);
+    assert.deepEqual(vr.warnings, [], 'no unfinished version, no orphan');
     const repo = await openRepository('r', new FsStore(root), { signatures: 'off' });
     assert.equal((await repo.resolve('main')).versionId, good);
   });
@@ -287,6 +289,27 @@ describe('init, verify, expire (CLI)', () => {
       writeFileSync(victim, orig);
       await run(process.execPath, [CLI, 'verify', root]);
     }
+  });
+
+  it('verify warns of unfinished versions and orphan data files; only --strict makes them fail', async () => {
+    const root = await newRepo();
+    await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('o.csv', 'a\n1\n') }] });
+    const clean = await run(process.execPath, [CLI, 'verify', root, '--strict']);
+    assert.match(clean.stdout, /^ok: 1 version\(s\) verified\n$/m);
+    // what a crashed writer leaves: a version folder without version.json and a data file nothing reads
+    const unfinished = '01a2419b-0000-7000-8000-000000000001';
+    mkdirSync(path.join(root, 'versions', unfinished), { recursive: true });
+    writeFileSync(path.join(root, 'versions', unfinished, 'ducklake.duckdb'), 'x');
+    mkdirSync(path.join(root, 'data', 'main', 't'), { recursive: true });
+    writeFileSync(path.join(root, 'data', 'main', 't', 'ducklake-orphan.parquet'), 'x');
+    const warned = await run(process.execPath, [CLI, 'verify', root]);
+    assert.match(warned.stdout, new RegExp(`WARN versions/${unfinished}/: unfinished version`));
+    assert.match(warned.stdout, /WARN data\/main\/t\/ducklake-orphan\.parquet: orphan/);
+    assert.match(warned.stdout, /^ok: 1 version\(s\) verified, 2 warning\(s\)/m);
+    await assert.rejects(run(process.execPath, [CLI, 'verify', root, '--strict']), (e: { code?: number; stdout?: string }) => e.code === 1 && /2 warning/.test(e.stdout ?? ''));
+    const r = await verifyRepository(root);
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.warnings.length, 2);
   });
 
   it('expire writes expired.json and readers refuse the version', async () => {

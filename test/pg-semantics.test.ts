@@ -274,7 +274,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   },
   {
     sql: `select avg(qty) * $1 ${O}`, oids: [1700], params: ['2'],
-    differs: { why: 'avg of integers is DOUBLE in DuckDB, numeric in PostgreSQL', gateway: { params: [701], columns: [701], text: [['8']], binary: [['4020000000000000']], binaryParams: [['8']] } },
+    differs: { why: 'avg of integers is numeric with PostgreSQL\'s value, its scale padded to 20 (one scale per column)', gateway: { text: [['8.00000000000000000000']], binary: [['00010000000000140008']], binaryParams: [['8.00000000000000000000']] } },
   },
   {
     sql: 'select $1::numeric * 2', oids: [1700], params: ['1.25'],
@@ -584,4 +584,27 @@ describe('visible schemas', () => {
     assert.equal((await c.simple('reset search_path')).error, undefined);
     assert.deepEqual(text(await c.query('select count(*) from orders')), [['80']]);
   });
+});
+
+test("current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository' | 'search_path') answers as SHOW does, also after SET fdl.ref", async () => {
+  const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
+  try {
+    const settings = async () => text(await c.query("select current_setting('fdl.ref'), current_setting('fdl.version'), current_setting('fdl.repository'), current_setting('search_path')"))[0]!;
+    const shown = async () => {
+      const out: (string | null)[] = [];
+      for (const n of ['fdl.ref', 'fdl.version', 'fdl.repository', 'search_path']) out.push(text(await c.simple(`show ${n}`))[0]![0]!);
+      return out;
+    };
+    const before = await settings();
+    assert.equal(before[0], 'v2');
+    assert.equal(before[2], 'basic');
+    assert.deepEqual(before, await shown());
+    assert.ok(text(await c.simple('set fdl.ref = v1')));
+    const after = await settings();
+    assert.equal(after[0], 'v1');
+    assert.notEqual(after[1], before[1], 'the version follows the ref');
+    assert.deepEqual(after, await shown());
+  } finally {
+    await c.close();
+  }
 });

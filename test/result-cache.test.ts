@@ -366,6 +366,31 @@ describe('result cache: moving branches', () => {
       await onV1.end();
     }
   });
+  test('a named statement whose columns change when the branch moves is refused with 0A000, as PostgreSQL refuses a cached plan, and the session reads on', async () => {
+    const c = await client(gw, 'basic@main');
+    const original = readFileSync(branch(), 'utf8');
+    const named = { name: 'customers_all', text: 'SELECT * FROM sales.customers ORDER BY customer_id LIMIT 1' };
+    try {
+      const before = await c.query(named);
+      assert.deepEqual(before.fields.map((f) => f.name), ['customer_id', 'name', 'email', 'country', 'signup', 'vip']);
+      writeFileSync(branch(), `${basic.refs['refs/heads/dev']}\n`); // dev's customers have one more column, segment
+      const refused = async () => {
+        const e = await c.query(named).then(() => null, (err: { code?: string; message: string }) => err);
+        assert.equal(e?.code, '0A000', `expected 0A000, got ${e?.code} ${e?.message}`);
+        assert.equal(e?.message, 'cached plan must not change result type');
+      };
+      await refused();
+      await refused(); // refused every time, never answered with the old columns
+      // Nothing else changed: the session reads the version main moved to, its own statements included.
+      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/dev']);
+      const fresh = await c.query('SELECT * FROM sales.customers ORDER BY customer_id LIMIT 1');
+      assert.deepEqual(fresh.fields.map((f) => f.name), ['customer_id', 'name', 'email', 'country', 'signup', 'vip', 'segment']);
+      assert.equal(fresh.rows[0].customer_id, before.rows[0].customer_id);
+    } finally {
+      writeFileSync(branch(), original);
+      await c.end();
+    }
+  });
 });
 
 describe('result cache: a moving branch on the hot path', () => {

@@ -29,7 +29,17 @@ const NEEDS = [
   'select count(*) from t tablesample bernoulli (50)',
   'select 1 / x from range(3) t(x)',
   'select 1.5::numeric as n',
-];
+  `select ' 12 '::int as n`,
+  `select cast('on' as boolean) as b`,
+  `select timestamptz '2024-01-01 12:00+00' as t`,
+  `select j #>> '{a,b}' as v from (select '{}'::json as j) t`,
+  `select s from (select 'a' as s) t where s ilike any(array['a%'])`,
+  'select x from range(3) t(x) order by x using >',
+  'select sum(x) as s from range(3) t(x)',
+  'select round(x) as r from range(3) t(x)',
+  `select 'a' || null as s`,
+  `select current_date - date '2024-01-01' as d`,
+]; 
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
 const PLAIN = [

@@ -189,6 +189,61 @@ describe('service: HTTP listener, metrics, status page', () => {
     assert.doesNotMatch(m, /no_such_table|sales\.orders|tester|no-such-ref|basic@/);
   });
 
+  test('the status page lists running statements with user, application name and duration (longest first), not their text', async () => {
+    const page = async () => (await get(s.http!, '/')).body;
+    const runningRows = (html: string) => {
+      const table = /<table class="running">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
+      return [...table.matchAll(/<tr><td>\d+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td data-ms="(\d+)">([^<]*)<\/td><\/tr>/g)]
+        .map((m) => ({ user: m[1], app: m[2], database: m[3], ms: Number(m[4]), shown: m[5] }));
+    };
+    const poll = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const v = await probe();
+        if (v !== undefined) return v;
+        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    assert.match(await page(), /No statement is running\./);
+    const slow = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'analyst', database: 'basic@v1', application_name: 'nightly <report>' });
+    const idle = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic@v1', application_name: 'idle-app' });
+    await slow.connect();
+    await idle.connect();
+    try {
+      const running = slow.query('select count(*) from range(100000000000) t(i) where i % 7 = 12345678901 -- secret literal');
+      running.catch(() => undefined);
+      const first = await poll('the statement on the page', async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms >= 200));
+      assert.equal(first.app, 'nightly &lt;report&gt;', 'application name, escaped');
+      assert.equal(first.database, 'basic@v1');
+      assert.match(first.shown!, /^\d+\.\d s$/);
+      const html = await page();
+      assert.equal(runningRows(html).length, 1, 'the idle session runs nothing');
+      assert.match(html, /<td>tester<\/td><td>idle-app<\/td><td>basic@v1<\/td>/, 'the idle session is listed with its application name');
+      assert.doesNotMatch(html, /secret literal|12345678901/, 'no statement text');
+      const later = await poll('the duration grows', async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms > first.ms));
+      assert.ok(later.ms > first.ms);
+      const raw = slow as unknown as { processID: number; secretKey: number };
+      await new Promise<void>((resolve, reject) => {
+        const sock = net.connect(s.port, '127.0.0.1', () => {
+          const b = Buffer.alloc(16);
+          b.writeInt32BE(16, 0);
+          b.writeInt32BE(80877102, 4);
+          b.writeInt32BE(raw.processID, 8);
+          b.writeInt32BE(raw.secretKey, 12);
+          sock.end(b);
+        });
+        sock.on('close', () => resolve());
+        sock.on('error', reject);
+      });
+      await assert.rejects(running, { code: '57014' });
+      await waitFor('no statement running', async () => /No statement is running\./.test(await page()));
+    } finally {
+      await slow.end();
+      await idle.end();
+    }
+  });
+
   test('the status page shows datasets, refs, history and tables, without JavaScript, in headless Chromium', async () => {
     const c = await client(s, 'basic@v2');
     const dir = mkdtempSync(join(tmpdir(), 'fdl-chromium-'));
@@ -202,7 +257,7 @@ describe('service: HTTP listener, metrics, status page', () => {
       }
       // The graph: one dot per version, and the open session with its client address.
       assert.equal((dom.match(/<circle /g) ?? []).length, 5);
-      assert.match(dom, /<td>tester<\/td><td>basic@v2<\/td><td>127\.0\.0\.1<\/td>/);
+      assert.match(dom, /<td>tester<\/td><td><\/td><td>basic@v2<\/td><td>127\.0\.0\.1<\/td>/);
       // No server paths.
       assert.ok(!dom.includes(repos.dir), 'no server path on the page');
       await run('/usr/bin/chromium', [...flags, '--window-size=1200,1600', `--screenshot=${shot}`, url], { timeout: 120_000 });

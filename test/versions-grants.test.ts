@@ -85,3 +85,46 @@ describe('system views show a user limited by grants only what they may read', (
     }
   });
 });
+
+describe('fdl.cache tells a user limited by grants nothing of other users\' activity', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic', 'repos/odd_names');
+
+  before(async () => {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }));
+    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `odd=${repos.path('repos/odd_names')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('another user opening versions of another repository changes nothing the restricted user reads; an unrestricted user sees the counts', async () => {
+    const restricted = new pg.Client({ host: gw.host, port: gw.port, user: 'onetag', database: 'basic@v2' });
+    await restricted.connect();
+    const read = async (c: pg.Client) => (await c.query('select * from fdl.cache order by cache')).rows as Record<string, unknown>[];
+    try {
+      const before = await read(restricted);
+      assert.deepEqual(before.map((r) => r.cache), ['files', 'refs', 'results', 'verified', 'versions']);
+      for (const r of before) for (const [k, v] of Object.entries(r)) if (k !== 'cache') assert.equal(v, null, `${r.cache}.${k}`);
+      // Someone else reads versions of both repositories (attaches, hashes files, misses and hits).
+      const other = new pg.Client({ host: gw.host, port: gw.port, user: 'someone', database: 'odd@main' });
+      await other.connect();
+      const open = async (db: string) => {
+        const c = new pg.Client({ host: gw.host, port: gw.port, user: 'someone', database: db });
+        await c.connect();
+        await c.query('select 1');
+        await c.end();
+      };
+      await open('basic@v1');
+      await open('odd@main');
+      const seen = await read(other);
+      const versions = seen.find((r) => r.cache === 'versions')!;
+      assert.ok(Number(versions.entries) >= 2 && Number(versions.misses) >= 2, JSON.stringify(versions));
+      await other.end();
+      assert.deepEqual(await read(restricted), before, 'the restricted user reads the same rows as before');
+    } finally {
+      await restricted.end();
+    }
+  });
+});

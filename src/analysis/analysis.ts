@@ -20,6 +20,7 @@ import { checkSizeLimits } from './size-limits.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
+import { counted, timed } from '../stages.js';
 
 export interface RelationRef {
   catalog: string;
@@ -87,7 +88,8 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
     if (known instanceof SqlError) throw known;
     return known;
   }
-  const uncached = sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql);
+  counted('analysis');
+  const uncached = timed('analysis', () => sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql));
   const result = await uncached.catch((e: unknown) => {
     if (e instanceof SqlError) return e;
     throw e;

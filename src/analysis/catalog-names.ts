@@ -6,6 +6,7 @@
  * searching the text: the catalog part becomes the session's version database, `public` becomes `main`.
  */
 import type { RelationRef } from './analysis.js';
+import { quoteIdent } from '../quote.js';
 
 export interface NameScope {
   /** The repository the session connected to (lower-cased comparison). */
@@ -28,7 +29,7 @@ export function respellCatalogNames(sql: string, relations: readonly RelationRef
     if (!ownCatalog && !publicSchema) continue;
     const parts = nameParts(sql, r.location, r.catalog !== '' ? 3 : 2);
     if (!parts) continue;
-    if (ownCatalog) edits.push({ ...parts[0]!, text: quote(scope.versionDb) });
+    if (ownCatalog) edits.push({ ...parts[0]!, text: quoteIdent(scope.versionDb) });
     if (publicSchema) edits.push({ ...parts[r.catalog !== '' ? 1 : 0]!, text: 'main' });
   }
   if (edits.length === 0) return null;
@@ -79,6 +80,4 @@ function identifierEnd(sql: string, i: number): number | null {
   return PLAIN.test(sql) ? PLAIN.lastIndex : null;
 }
 
-function quote(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+

@@ -89,10 +89,9 @@ async function tableColumns(conn: DuckDBConnection, db: string, schema: string, 
   const key = `${db}\u0000${schema}\u0000${name}`;
   const hit = tables.get(key);
   if (hit) return hit.table;
-  const q = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const r = await conn.runAndReadAll(
-    `SELECT table_oid, column_name, column_index FROM duckdb_columns()
-     WHERE database_name = ${q(db)} AND schema_name = ${q(schema)} AND lower(table_name) = ${q(name.toLowerCase())} AND NOT internal ORDER BY column_index`,
+    'SELECT table_oid, column_name, column_index FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 AND lower(table_name) = $3 AND NOT internal ORDER BY column_index',
+    [db, schema, name.toLowerCase()],
   );
   const rows = r.getRows();
   const table = rows.length === 0 ? null : { oid: Number(rows[0]![0]), columns: rows.map((row) => String(row[1])) };

@@ -4,7 +4,8 @@
  * (json_serialize_sql) and its function registry, and deliberately conservative — anything not
  * known to be repeatable is not:
  *  - every function is a built-in scalar or aggregate DuckDB declares CONSISTENT (so not now(),
- *    random(), nextval(), current_setting(), nor any macro — the catalog emulation is macros — nor
+ *    random(), nextval(), current_setting(), nor any macro — the catalog emulation is macros (the
+ *    rewrite's `_pgsem_` macros excepted: built-ins chosen by type) — nor
  *    a name the version's own DuckLake macros shadow);
  *  - no SQL value keyword that reads the clock or the session (CURRENT_TIMESTAMP, CURRENT_USER, ...);
  *  - no table functions, no sampling;
@@ -13,6 +14,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Analysis } from './analysis.js';
+import { COMPAT_DB } from '../pg/catalog/names.js';
 
 /** Built-ins DuckDB calls consistent that read the session (its variables and settings). */
 const SESSION_FUNCTIONS = new Set(['getvariable', 'current_setting', 'current_database', 'current_schema', 'current_schemas', 'pg_backend_pid', 'txid_current']);
@@ -44,6 +46,8 @@ export function isRepeatable(a: Analysis, consistent: ReadonlySet<string>, datab
   if (a.volatile || a.kind !== 'query' || a.tableFunctions.length > 0) return false;
   for (const f of a.functions) {
     if (f.window && WINDOW_ONLY.has(f.name)) continue;
+    // PostgreSQL's meaning of a plain query (pg/pg-result-types.ts): macros over consistent built-ins.
+    if (f.catalog === COMPAT_DB && f.schema === 'pgcat' && f.name.startsWith('_pgsem_')) continue;
     if (f.catalog || (f.schema && f.schema !== 'main')) return false; // a qualified name: a macro of some catalog
     if (!consistent.has(f.name) || SESSION_FUNCTIONS.has(f.name) || version.isVersionFunction(f.name)) return false;
   }

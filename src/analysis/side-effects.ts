@@ -16,6 +16,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
+import { quoteLiteral } from '../quote.js';
+import { counted } from '../stages.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
@@ -70,9 +72,10 @@ type BoundPlan = { error: boolean; error_type?: string; error_message?: string; 
  * bytes, and the text ends at the first NUL).
  */
 async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
+  counted('bind_check');
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${literal(sql)}, optimize := false)`));
+    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`));
     const json = reader.getRows()[0]?.[0];
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
@@ -122,9 +125,6 @@ function judgeFromParse(analysis: Analysis): void {
   }
 }
 
-function literal(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
 
 function refused(what: string): SqlError {
   return new SqlError(SQLSTATE.insufficientPrivilege, `refused by the engine: ${what} is not a read of this version`);

@@ -6,7 +6,7 @@
  * check refuses it before DuckDB sees it (54000), whatever memoryLimit is. Counts that are not
  * constants are left to the ceiling. Pure: the input is DuckDB's parse tree (json_serialize_sql).
  */
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 /** The largest value one call may build from constants: characters, bytes or list elements. */
 export const MAX_CONSTANT_VALUE = 64 * 1024 * 1024;
@@ -85,7 +85,7 @@ export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
       const size = requestedSize(name, Array.isArray(o.children) ? o.children : []);
       if (size !== null && size > max) {
         throw new SqlError(
-          '54000',
+          SQLSTATE.programLimitExceeded,
           `${name}() would build a value of ${size} elements or bytes, over the gateway's limit of ${max}`,
           undefined,
           'Ask for smaller values; a table function in FROM (range(n)) streams its rows instead.',

@@ -3,9 +3,12 @@
  * everyone on 57014), so map the kinds and the common messages to PostgreSQL's codes.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { COST_LIMIT_PHRASE } from './cost-guards.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
+  // A cost guard (cost-guards.ts): an input too large for a function whose cost grows faster than it.
+  [new RegExp(`^Invalid Input Error: .*${COST_LIMIT_PHRASE}`), SQLSTATE.programLimitExceeded],
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
@@ -19,10 +22,16 @@ const byPattern: [RegExp, string][] = [
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
   [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
+  [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
   [/^Binder Error/i, SQLSTATE.syntaxErrorOrAccessRuleViolation],
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
+  // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out
+  // of range, 22007 unreadable); other conversions are 22P02 as PostgreSQL's input functions say.
+  [/^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i, SQLSTATE.numericValueOutOfRange],
+  [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
+  [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
@@ -43,6 +52,9 @@ const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway al
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
+  const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
+  if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
   for (const [re, code] of byPattern) {
     if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
   }

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
+import { Slots } from '../serial.js';
+import { quoteLiteral } from '../quote.js';
+import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -80,7 +83,7 @@ const SESSION_SETTINGS = ['TimeZone'];
 export async function sealEngine(instance: DuckDBInstance, dirs: string[]): Promise<void> {
   const conn = await instance.connect();
   try {
-    const list = dirs.map((d) => `'${(d.endsWith('/') ? d : d + '/').replace(/'/g, "''")}'`).join(', ');
+    const list = dirs.map((d) => quoteLiteral(d.endsWith('/') ? d : d + '/')).join(', ');
     await conn.run(`SET allowed_directories = [${list}]`);
     await conn.run('SET enable_external_access = false');
     await conn.run('SET allow_community_extensions = false');
@@ -107,25 +110,6 @@ export const PREPARE_SLOTS = 5;
 export const HEAVY_PREPARE_SLOTS = 2;
 const isHeavy = (sql: string) => sql.length > 8 * 1024 || nestingDepth(sql) > 16;
 
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((r) => this.waiting.push(r));
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    }
-  }
-}
-
 const prepareSlots = new Slots(PREPARE_SLOTS);
 const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
 
@@ -142,9 +126,26 @@ export async function connectSession(instance: DuckDBInstance): Promise<DuckDBCo
   conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
+    await conn.run(await costGuards(instance, conn));
   } catch (e) {
     conn.disconnectSync();
     throw e;
   }
   return conn;
+}
+
+const guardsByInstance = new WeakMap<DuckDBInstance, Promise<string>>();
+/** The cost guards' macros (cost-guards.ts) as one text, built once per instance from its catalog. */
+function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<string> {
+  let sql = guardsByInstance.get(instance);
+  if (!sql) {
+    sql = (async () => {
+      const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
+      const arities = new Map(rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]));
+      return costGuardStatements(arities).join(';\n');
+    })();
+    sql.catch(() => guardsByInstance.delete(instance));
+    guardsByInstance.set(instance, sql);
+  }
+  return sql;
 }

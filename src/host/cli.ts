@@ -2,6 +2,7 @@
  * Host commands of `fdl` (init, import, publish, delete, update, tag, branch, log, verify, expire, demo). Names and flags are
  * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
  */
+import { errorLine } from '../store/tls-trust.js';
 import type { Command } from 'commander';
 import { importData, parseTableSpec } from './import.js';
 import { parseLayoutFlags, parseSize } from './layout.js';
@@ -17,7 +18,7 @@ import { registerGcCommand } from './gc-cmd.js';
 import { registerRowChangeCommands } from './row-change-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
-const err = (e: unknown) => process.stderr.write(`fdl: ${(e as Error).message}\n`);
+const err = (e: unknown) => process.stderr.write(`fdl: ${errorLine(e)}\n`);
 
 function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
   return async (...a: A) => {
@@ -118,13 +119,15 @@ export function registerHostCommands(program: Command): void {
 
   program
     .command('verify')
-    .description('check every version: hashes, signatures, catalogs, data files; exit code 0 when all hold')
+    .description('check every version: hashes, signatures, catalogs, data files; warn of unfinished versions and orphan data files; exit code 0 when all hold (and, with --strict, no warning)')
     .argument('<LOCATION>')
     .option('--allowed-signers <FILE>', 'require every version to be signed by a key in this file')
-    .action(wrap(async (location: string, o: { allowedSigners?: string }) => {
+    .option('--strict', 'warnings (unfinished versions, orphan data files) fail too')
+    .action(wrap(async (location: string, o: { allowedSigners?: string; strict?: boolean }) => {
       const r = await verifyRepository(location, { allowedSigners: o.allowedSigners, report: (l) => process.stdout.write(l + '\n') });
-      process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified\n` : `FAILED: ${r.problems.length} problem(s)\n`);
-      return r.ok ? 0 : 1;
+      const w = r.warnings.length ? `, ${r.warnings.length} warning(s) (unfinished versions, orphan data files: fdl gc removes them)` : '';
+      process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified${w}\n` : `FAILED: ${r.problems.length} problem(s)${w}\n`);
+      return r.ok && !(o.strict && r.warnings.length) ? 0 : 1;
     }));
 
   program

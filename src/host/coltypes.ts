@@ -35,8 +35,9 @@ const SQL: Record<string, string> = {
   timestamptz: 'TIMESTAMPTZ', interval: 'INTERVAL', varchar: 'VARCHAR', blob: 'BLOB', uuid: 'UUID', json: 'JSON',
 };
 
-export const qi = (s: string) => '"' + s.replaceAll('"', '""') + '"';
-export const lit = (s: string | null) => (s === null ? 'NULL' : "'" + s.replaceAll("'", "''") + "'");
+import { quoteIdent as qi, quoteLiteral as lit } from '../quote.js';
+
+export { qi, lit };
 
 export function colDef(name: string, t: DuckDBType): ColDef {
   if (t.alias?.toUpperCase() === 'JSON') return { name, type: 'json', children: [] };

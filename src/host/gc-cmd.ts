@@ -1,4 +1,5 @@
 /** `fdl gc LOCATION [--dry-run] [--grace DURATION]`: the command line of src/host/gc.ts. */
+import { errorLine } from '../store/tls-trust.js';
 import type { Command } from 'commander';
 import { collectGarbage, parseDuration } from './gc.js';
 
@@ -14,7 +15,7 @@ export function registerGcCommand(program: Command): void {
         const r = await collectGarbage(location, { dryRun: o.dryRun, graceMs: parseDuration(o.grace), report: (l) => process.stderr.write(l + '\n') });
         process.stdout.write(`${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)); kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`);
       } catch (e) {
-        process.stderr.write(`fdl: ${(e as Error).message}\n`);
+        process.stderr.write(`fdl: ${errorLine(e)}\n`);
         process.exitCode = 1;
       }
     });

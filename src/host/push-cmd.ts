@@ -1,7 +1,7 @@
 /** `fdl push SRC DST`: the command line of src/host/push.ts. Exit 1 when a ref was refused. */
 import type { Command } from 'commander';
 import { pushRepository } from './push.js';
-import { trustCaFile } from '../store/tls-trust.js';
+import { errorLine, trustCaFile } from '../store/tls-trust.js';
 
 export function registerPushCommand(program: Command): void {
   program
@@ -20,7 +20,7 @@ export function registerPushCommand(program: Command): void {
         );
         if (r.refsRefused.length) process.exitCode = 1;
       } catch (e) {
-        process.stderr.write(`fdl: ${(e as Error).message}\n`);
+        process.stderr.write(`fdl: ${errorLine(e)}\n`);
         process.exitCode = 1;
       }
     });

@@ -40,11 +40,7 @@ export async function readSettings(target: WriteTarget): Promise<FdlSettings> {
 
 /** A read-only store on the same location (for downloads with hash checks, resolver, verify). */
 export async function readStore(target: WriteTarget): Promise<ObjectStore> {
-  if (target instanceof S3Target) {
-    const { S3Store } = await import('../store/s3-store.js');
-    const { endpoint, region, forcePathStyle, credentials } = target.options;
-    return new S3Store(target.bucket, target.prefix, { endpoint, region, forcePathStyle, credentials });
-  }
+  if (target instanceof S3Target) return target.store;
   return new FsStore(target.location);
 }
 

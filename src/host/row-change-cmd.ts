@@ -1,4 +1,5 @@
 /** `fdl delete` and `fdl update`: the command line of src/host/row-change.ts. */
+import { errorLine } from '../store/tls-trust.js';
 import type { Command } from 'commander';
 import { changeRows, type RowChangeOptions } from './row-change.js';
 
@@ -14,7 +15,7 @@ async function run(location: string, o: Flags): Promise<void> {
     process.stderr.write(`${o.set === undefined ? 'deleted' : 'updated'} ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`);
     process.stdout.write(`${r.versionId}\n`);
   } catch (e) {
-    process.stderr.write(`fdl: ${(e as Error).message}\n`);
+    process.stderr.write(`fdl: ${errorLine(e)}\n`);
     process.exitCode = 1;
   }
 }

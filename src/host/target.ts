@@ -1,10 +1,10 @@
 /**
  * Writing side of a repository location. src/store only reads, so the host writes here: a local
- * folder through node:fs, or S3 through @aws-sdk/client-s3. Three kinds of write, matching FDL:
+ * folder through node:fs, or S3 through store/'s client set-up (s3-client.ts), reading and listing
+ * through an S3Store on the same client (its bounded retries and size cap). Three kinds of write, matching FDL:
  * create (a new name, never overwrite: fdl.json, tags, versions, data files), put (the refs.json
  * index) and swap (a branch moves only if it still names the version we built on).
  */
-import { s3RequestHandler } from '../store/tls-trust.js';
 import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -13,8 +13,11 @@ import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { checkKey } from '../store/store.js';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createS3Client, isPreconditionFailed, isTransientS3, parseS3Url, type S3ClientOptions } from '../store/s3-client.js';
+import { withRetry } from '../store/retry.js';
+import { checkKey, DEFAULT_LIMITS } from '../store/store.js';
+import { S3Store } from '../store/s3-store.js';
 import { syncDir } from '../store/verified-write.js';
 
 export class BranchMovedError extends Error {
@@ -41,11 +44,7 @@ function readHashing(file: string, hash?: Hash): Readable {
   return src.pipe(through);
 }
 
-export interface S3TargetOptions {
-  endpoint?: string;
-  region?: string;
-  forcePathStyle?: boolean;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+export interface S3TargetOptions extends S3ClientOptions {
   /** Tests pass their own client (e.g. with a header-recording middleware). */
   client?: S3Client;
 }
@@ -240,13 +239,8 @@ async function writeDurable(path: string, body: Buffer): Promise<void> {
   }
 }
 
-interface AwsError {
-  name?: string;
-  $metadata?: { httpStatusCode?: number };
-}
-const status = (e: unknown) => (e as AwsError)?.$metadata?.httpStatusCode;
-const absent = (e: unknown) => status(e) === 404 || (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound';
-const preconditionFailed = (e: unknown) => status(e) === 412 || status(e) === 409 || (e as AwsError)?.name === 'PreconditionFailed';
+/** The largest object the host reads whole: a files.json (resolver/version-meta.ts reads it under the same cap). */
+const MAX_READ_BYTES = 256 * 1024 * 1024;
 
 export class S3Target implements WriteTarget {
   readonly remote = true;
@@ -255,24 +249,17 @@ export class S3Target implements WriteTarget {
   readonly bucket: string;
   readonly prefix: string;
 
+  /** Reads, existence and listings: the gateway's own S3 store on the same client. */
+  readonly store: S3Store;
+
   constructor(url: string, readonly options: S3TargetOptions = {}) {
-    const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
-    if (!m) throw new Error(`not an s3:// location: ${url}`);
-    this.bucket = m[1]!;
-    const p = m[2]!;
-    this.prefix = p === '' || p.endsWith('/') ? p : `${p}/`;
+    const at = parseS3Url(url);
+    if (!at) throw new Error(`not an s3:// location: ${url}`);
+    this.bucket = at.bucket;
+    this.prefix = at.prefix;
     this.location = `s3://${this.bucket}/${this.prefix}`;
-    this.client =
-      options.client ??
-      new S3Client({
-        region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-        endpoint: options.endpoint ?? process.env.AWS_ENDPOINT_URL ?? undefined,
-        forcePathStyle: options.forcePathStyle ?? process.env.FDL_S3_FORCE_PATH_STYLE === '1',
-        credentials: options.credentials,
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-        requestHandler: s3RequestHandler(),
-      });
+    this.client = options.client ?? createS3Client(options);
+    this.store = new S3Store(this.bucket, this.prefix, { client: this.client });
   }
 
   private key(key: string) {
@@ -280,50 +267,25 @@ export class S3Target implements WriteTarget {
   }
 
   async read(key: string) {
-    try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
-      const body = Buffer.from(await r.Body!.transformToByteArray());
-      return { body, etag: r.ETag };
-    } catch (e) {
-      if (absent(e)) return null;
-      throw e;
-    }
+    const r = await this.store.get(key, { maxBytes: MAX_READ_BYTES });
+    return r === null || r === 'not-modified' ? null : { body: r.body, etag: r.etag };
   }
 
   async exists(key: string) {
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
-      return true;
-    } catch (e) {
-      if (absent(e)) return false;
-      throw e;
-    }
+    return (await this.store.head(key)) !== null;
   }
 
-  async list(prefix: string): Promise<string[]> {
-    const out: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
-      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push(o.Key.slice(this.prefix.length));
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return out.sort();
+  list(prefix: string): Promise<string[]> {
+    return this.store.list(prefix);
   }
 
-  async listAged(prefix: string): Promise<{ key: string; modified: number }[]> {
-    const out: { key: string; modified: number }[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }));
-      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push({ key: o.Key.slice(this.prefix.length), modified: o.LastModified?.getTime() ?? 0 });
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  listAged(prefix: string): Promise<{ key: string; modified: number }[]> {
+    return this.store.listAged(prefix);
   }
 
+  /** Idempotent: retried the store's bounded way. */
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+    await withRetry(`DELETE ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) })));
   }
 
   private async body(b: Body) {
@@ -341,13 +303,14 @@ export class S3Target implements WriteTarget {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: '*', ...(await this.body(body)) }));
       return true;
     } catch (e) {
-      if (preconditionFailed(e)) return false;
+      if (isPreconditionFailed(e)) return false;
       throw e;
     }
   }
 
+  /** Unconditional, so idempotent: retried the store's bounded way. Conditional writes (create, swap) are tried once: a retry after a write that landed would read as "exists" or "moved". */
   async put(key: string, body: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length }));
+    await withRetry(`PUT ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length })));
   }
 
   /** Read the ref and its ETag, compare, then PutObject with If-Match on that ETag (If-None-Match when absent). */
@@ -359,7 +322,7 @@ export class S3Target implements WriteTarget {
     try {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length, ...cond }));
     } catch (e) {
-      if (preconditionFailed(e)) throw new BranchMovedError(key, 'changed while this import ran');
+      if (isPreconditionFailed(e)) throw new BranchMovedError(key, 'changed while this import ran');
       throw e;
     }
   }

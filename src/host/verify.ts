@@ -3,7 +3,9 @@
  * names, the signature (required when trusted keys are given), the catalog opens with the
  * gateway's reader, and every data/delete file it references exists with the catalog's size and,
  * where files.json gives one, its sha256 (each mismatch named by file).
- * Also every ref must name a complete version.
+ * Also every ref must name a complete version. Warnings (a non-zero exit only with --strict):
+ * unfinished version folders (no version.json) and orphans (objects under data_dir that no complete
+ * version's snapshot reads; `fdl gc` removes both once they are old enough).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,11 +19,14 @@ import { parentHashes } from './import.js';
 import { hashFile, readStore } from './repo.js';
 import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';
+import { takeInventory } from './inventory.js';
 
 export interface VerifyReport {
   ok: boolean;
   versions: number;
   problems: string[];
+  /** Unfinished versions and orphan data files: not failures, but debris `fdl gc` would remove. */
+  warnings: string[];
 }
 
 export async function verifyRepository(location: string, opts: { allowedSigners?: string; s3?: S3TargetOptions; report?: (l: string) => void } = {}): Promise<VerifyReport> {
@@ -31,7 +36,7 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
   const problems: string[] = [];
   const bad = (p: string) => (problems.push(p), say(`  FAIL ${p}`));
   const fdl = await target.read('fdl.json');
-  if (!fdl) return { ok: false, versions: 0, problems: ['no fdl.json'] };
+  if (!fdl) return { ok: false, versions: 0, problems: ['no fdl.json'], warnings: [] };
   const settings = parseFdlJson(fdl.body, location);
   let trusted: TrustedSigner[] | null = null;
   if (opts.allowedSigners) trusted = parseAllowedSigners(await readFile(opts.allowedSigners, 'utf8')).signers;
@@ -118,10 +123,31 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
       if (!isVersionId(body)) bad(`${key}: malformed ref`);
       else if (!ids.includes(body)) bad(`${key}: dangling ref to ${body}`);
     }
-    return { ok: problems.length === 0, versions: ids.length, problems };
+    return { ok: problems.length === 0, versions: ids.length, problems, warnings: await debris(target, say) };
   } finally {
     conn.closeSync();
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** Unfinished version folders and orphan data files, each a warning line. */
+async function debris(target: ReturnType<typeof openTarget>, say: (l: string) => void): Promise<string[]> {
+  const warnings: string[] = [];
+  const warn = (w: string) => (warnings.push(w), say(`  WARN ${w}`));
+  let inv;
+  try {
+    inv = await takeInventory(target);
+  } catch (e) {
+    warn(`orphans not checked: ${(e as Error).message}`);
+    return warnings;
+  }
+  for (const v of inv.versions) {
+    if (v.complete) continue;
+    warn(`versions/${v.id}/: unfinished version (no version.json${v.pendingSince !== null ? '; a writer\'s pending marker is there: it may still be running' : ''})`);
+  }
+  for (const o of inv.dataObjects) {
+    if (!inv.anyFiles.has(o.key.slice(inv.dataDir.length))) warn(`${o.key}: orphan (no version reads it)`);
+  }
+  return warnings;
 }

@@ -20,6 +20,8 @@ export interface AttachOptions {
    * table's columns and types but raises an error if read, so nothing partial is ever served.
    */
   deferTables?: boolean;
+  /** Build the database in this file instead of in memory (to be attached READ_ONLY once built). */
+  file?: string;
 }
 
 export async function attachCatalog(
@@ -32,7 +34,7 @@ export async function attachCatalog(
   const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
   const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
   const db = qi(targetDb);
-  await conn.run(`ATTACH ':memory:' AS ${db}`);
+  await conn.run(`ATTACH ${lit(options.file ?? ':memory:')} AS ${db}`);
   const use = async (schema: string) => { await conn.run(`USE ${db}.${qi(schema)}`); };
   try {
     for (const s of catalog.schemas) {

@@ -6,6 +6,7 @@
  */
 import { lit } from './sql.js';
 import { type ColNode, type NodeKind, sqlType } from './types.js';
+import { quoteIdent } from '../quote.js';
 
 /** Shape of a column as stored in one source: names as written there, ids when known. */
 export interface SrcNode {
@@ -15,7 +16,7 @@ export interface SrcNode {
   children: SrcNode[];
 }
 
-const q = (name: string) => '"' + name.replaceAll('"', '""') + '"';
+const q = quoteIdent;
 
 /** Same names, ids and child order all the way down: a plain CAST is enough. */
 export function sameShape(cur: ColNode, src: SrcNode): boolean {

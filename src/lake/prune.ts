@@ -20,6 +20,7 @@ import type { ColumnStats, DataFile, LakeCatalog, LakeTable } from './model.js';
 import { lit, qi, rows, str } from './sql.js';
 import { type ColNode, sqlType } from './types.js';
 import { createViews } from './views.js';
+import { counted } from '../stages.js';
 
 /** Schema of the per-file statistics tables inside the pruning database. */
 const FILES_SCHEMA = '__fdl_files';
@@ -182,6 +183,7 @@ export class PruneIndex {
   async survivors(conn: DuckDBConnection, sql: string, searchPath: readonly string[] = ['main'], params: readonly BoundValue[] = []): Promise<Survivors | null> {
     let plan: string;
     const path = searchPath.length ? searchPath : ['main'];
+    counted('prune_explain');
     try {
       await conn.run(`USE ${qi(this.dbName)}.${qi(path[0]!)}`);
       // names resolve as on the session's search path, but among the statistics views

@@ -1,15 +1,8 @@
 /** SQL text helpers: every identifier and literal the reader emits goes through these. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 
-/** Double-quoted identifier. */
-export function qi(name: string): string {
-  return '"' + name.replaceAll('"', '""') + '"';
-}
-
-/** Single-quoted string literal (NULL for null). */
-export function lit(value: string | null): string {
-  return value === null ? 'NULL' : "'" + value.replaceAll("'", "''") + "'";
-}
+/** Double-quoted identifier and single-quoted literal: src/quote.ts, under the names the reader uses. */
+export { quoteIdent as qi, quoteLiteral as lit } from '../quote.js';
 
 export type Row = Record<string, unknown>;
 

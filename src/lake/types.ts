@@ -3,6 +3,7 @@
  * spellings are the ones DESCRIBE prints, so the catalog reports exactly what a client will see.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { quoteIdent } from '../quote.js';
 
 const LEAF: Record<string, string> = {
   boolean: 'BOOLEAN',
@@ -47,7 +48,7 @@ export function leafType(ducklakeType: string, where: string): string {
 
 /** Struct field names are printed bare by DESCRIBE when they are plain lower-case identifiers. */
 function fieldName(name: string, display: boolean): string {
-  return display && /^[a-z_][a-z0-9_]*$/.test(name) ? name : '"' + name.replaceAll('"', '""') + '"';
+  return display && /^[a-z_][a-z0-9_]*$/.test(name) ? name : quoteIdent(name);
 }
 
 /**

@@ -14,6 +14,7 @@ import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { PG_TYPES } from './catalog/pg-data.js';
 import { parsePg } from './pg-parse.js';
+import { counted } from '../stages.js';
 import { replaceParams } from '../text/split.js';
 
 export function duckTypeForOid(oid: number): string | undefined {
@@ -94,6 +95,28 @@ interface Walk {
 }
 
 /**
+ * What PostgreSQL's grammar alone says of `sql`'s undeclared parameters, before DuckDB sees it:
+ * the types their own context fixes (a cast, LIMIT, a function's argument), and whether a probe
+ * must ask DuckDB whatever DuckDB itself makes of them (an operator other than a comparison, a
+ * COALESCE…): then the statement is prepared once, after the probe. null: not one PostgreSQL statement.
+ */
+export function paramContext(clientSql: string, sql: string): { fixed: ReadonlyMap<number, number>; probes: boolean } | null {
+  const tree = parsePg(sql);
+  const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
+  if (!stmt) return null;
+  const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };
+  transform(stmt, w);
+  if (clientSql !== sql) {
+    const client = parsePg(clientSql);
+    const own: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };
+    if (client?.stmts?.length === 1) transform(client.stmts[0]!.stmt, own);
+    for (const [n, oid] of own.fixed) w.fixed.set(n, oid);
+  }
+  for (const n of w.fixed.keys()) w.hints.delete(n);
+  return { fixed: w.fixed, probes: [...w.hints.values()].some((h) => h.op === undefined || !COMPARISON.has(h.op)) };
+}
+
+/**
  * PostgreSQL OIDs for undeclared parameters of `sql` (the statement as DuckDB will prepare it),
  * where PostgreSQL's context rules decide them. `castTo(n)`: the DuckDB type a parameter is already
  * prepared as (declared, or left to DuckDB when undefined). Empty when the text is not one
@@ -163,6 +186,7 @@ async function probeTypes(
   });
   let probe: DuckDBPreparedStatement | null = null;
   try {
+    counted('type_probe');
     probe = await conn.prepare(probeSql);
     const out = new Map<number, number>();
     // Hinted parameters, and any other untyped one DuckDB types once the rest are typed.

@@ -109,7 +109,7 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     const index = m[1] !== undefined ? Number(m[1]) - 1 : next;
     next = index + 1;
     const value = values[index];
-    if (value === undefined) throw new SqlError('22023', 'too few arguments for format()');
+    if (value === undefined) throw new SqlError(SQLSTATE.invalidParameterValue, 'too few arguments for format()');
     if (literal) parts.push(strConst(literal));
     literal = '';
     const text = castTo(value, 'varchar');

@@ -3,6 +3,7 @@
  * (install.ts declares them with the others; the rewrite redirects a PostgreSQL call to them).
  * Each is checked against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
+import { C } from './catalog/names.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -30,3 +31,85 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
   ['pg_typeof(x)', `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`],
 ];
+
+/**
+ * PostgreSQL's result types where DuckDB's differ, chosen by the argument's DuckDB type: a macro's
+ * typed parameter picks the overload at bind time (a tag argument, never evaluated: the body reads
+ * only the untyped ones). The rewrite (pg-semantics.ts) calls them; each overload is checked against
+ * PostgreSQL 15 by the corpus. Named `_pgsem_…`: not catalog emulation (rewrite.ts), repeatable
+ * (analysis/determinism.ts).
+ */
+const INT_SMALL = ['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'];
+const INT_BIG = ['BIGINT', 'UINTEGER', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
+/** Every type an overload list must name: DuckDB prefers an implicit cast to any typed overload over the untyped one. */
+const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
+/** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
+export const refusedAtRun = (what: string, hint: string): string => `error('${`${what} is not supported by fdl-gateway|${hint}`.replace(/'/g, "''")}')`;
+
+const overloads = (name: string, params: (type: string) => string, body: (type: string) => string, types: readonly string[]): Array<[string, string]> =>
+  types.map((t) => [`${name}(${params(t)})`, body(t)]);
+
+const TYPED_MACROS: Array<[string, string]> = [
+  // sum(int2/int4) is int8, sum(int8) numeric, sum(float4) float4 (DuckDB: HUGEINT, HUGEINT, DOUBLE).
+  ...overloads('_pgsem_sum', (t) => `t ${t}, s`, (t) => (INT_SMALL.includes(t) ? 'CAST(s AS BIGINT)' : INT_BIG.includes(t) ? 'CAST(s AS DECIMAL(38,0))' : t === 'FLOAT' ? 'CAST(s AS FLOAT)' : 's'), NUMERIC_TYPES),
+  ['_pgsem_sum(t, s)', 's'],
+  // round(float8) rounds half to even (rint); round(numeric) half away from zero, as DuckDB's round.
+  ...overloads('_pgsem_round', (t) => `t ${t}, x`, (t) => (t === 'FLOAT' || t === 'DOUBLE' ? 'round_even(CAST(x AS DOUBLE), 0)' : 'round(x)'), NUMERIC_TYPES),
+  ['_pgsem_round(t, x)', 'round(x)'],
+  // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0.
+  ...overloads('_pgsem_numeric', (t) => `t ${t}, x`, (t) => (t === 'DECIMAL' ? 'x' : t === 'FLOAT' || t === 'DOUBLE'
+    ? refusedAtRun('a cast of a float to numeric without precision and scale', 'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.')
+    : 'CAST(x AS DECIMAL(38,0))'), NUMERIC_TYPES),
+  ['_pgsem_numeric(t, x)', refusedAtRun('a cast to numeric without precision and scale of a value that is not a number', 'Give precision and scale: CAST(x AS numeric(38, 6)).')],
+  // date - date is int4 in PostgreSQL (DuckDB: BIGINT).
+  ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
+  ['_pgsem_minus(a, b, x, y)', 'x - y'],
+];
+
+/**
+ * PostgreSQL's numeric division (numeric_div, also avg's): the quotient rounded half away from zero
+ * at select_div_scale's scale — 16 significant digits from the operands' leading base-10000 digits,
+ * at least either operand's scale — computed exactly in HUGEINT (DuckDB divides DECIMALs as DOUBLE).
+ * The column is DECIMAL(38,20): the value is PostgreSQL's, trailing zeros pad it to 20 decimals
+ * (docs/compatibility.md); a scale above 20 is rounded at 20.
+ */
+const NUMERIC_DIVISION: Array<[string, string]> = [
+  ['_pgsem_p10(n)', `CAST('1' || repeat('0', CAST(n AS INTEGER)) AS HUGEINT)`],
+  ['_pgsem_scale(x)', `CASE WHEN typeof(x) LIKE 'DECIMAL(%' THEN CAST(regexp_extract(typeof(x), ',(\\d+)\\)', 1) AS INTEGER) ELSE 0 END`],
+  ['_pgsem_unscaled(x)', `CAST(replace(CAST(x AS VARCHAR), '.', '') AS HUGEINT)`],
+  // The weight of X·10^-s's leading base-10000 digit, and that digit (0 for zero, as PostgreSQL).
+  ['_pgsem_weight(x, s)', `CASE WHEN x = 0 THEN 0 ELSE CAST(floor((length(CAST(abs(x) AS VARCHAR)) - 1 - s) / 4.0) AS INTEGER) END`],
+  ['_pgsem_first(x, s, w)', `CASE WHEN x = 0 THEN 0 WHEN s + 4 * w >= 0 THEN abs(x) // _pgsem_p10(s + 4 * w) ELSE abs(x) * _pgsem_p10(-(s + 4 * w)) END`],
+  // |x|·10^sy·10^r / (|y|·10^sx) rounded half away from zero: the digits of the quotient at scale r.
+  ['_pgsem_qdigits(n, d)', `CAST(n // d + CASE WHEN 2 * (n % d) >= d THEN 1 ELSE 0 END AS VARCHAR)`],
+  // Digits q at scale r, signed, read as DECIMAL(38,20) (DuckDB reads no long mantissa with an exponent).
+  ['_pgsem_decimal(neg, q, r)', `CAST(CASE WHEN neg THEN '-' ELSE '' END || CASE WHEN r = 0 THEN q WHEN length(q) > r THEN left(q, length(q) - r) || '.' || right(q, r) ELSE '0.' || lpad(q, r, '0') END AS DECIMAL(38,20))`],
+  // Each step binds its values once (a lambda over a one-element list): nested macros would paste the
+  // operands into the expression many times over.
+  ['_pgsem_ndiv(a, b)', `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], v ->
+    list_transform([{'x': v.x, 'sx': v.sx, 'y': v.y, 'sy': v.sy, 'wx': _pgsem_weight(v.x, v.sx), 'wy': _pgsem_weight(v.y, v.sy)}], w ->
+      list_transform([{'x': w.x, 'sx': w.sx, 'y': w.y, 'sy': w.sy, 'r': least(greatest(16 - 4 * (w.wx - w.wy - CASE WHEN _pgsem_first(w.x, w.sx, w.wx) <= _pgsem_first(w.y, w.sy, w.wy) THEN 1 ELSE 0 END), w.sx, w.sy, 0), 20)}], z ->
+        _pgsem_decimal(sign(z.x) * sign(z.y) < 0, _pgsem_qdigits(abs(z.x) * _pgsem_p10(z.sy + z.r), abs(z.y) * _pgsem_p10(z.sx)), z.r))[1])[1])[1]`],
+];
+const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
+const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
+const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
+/** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
+const DIVISION: Array<[string, string]> = [
+  ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
+    (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? '_pgsem_ndiv(a, b)' : 'a / b'])),
+  ['_pgsem_div(ta, tb, a, b)', 'a / b'],
+  // Per row, exact division costs too much (strings per value): numeric through double precision.
+  ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
+    (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))' : 'a / b'])),
+  ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
+];
+/** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
+const AVG: Array<[string, string]> = [
+  ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'CASE WHEN n = 0 THEN NULL ELSE _pgsem_ndiv(s, n) END']),
+  ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'a']),
+  ['_pgsem_avg(t, a, s, n)', 'a'],
+];
+/** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG]
+  .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

@@ -9,6 +9,7 @@
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { replaceParams } from '../text/split.js';
+import { counted } from '../stages.js';
 
 export interface ResultShape {
   names: string[];
@@ -67,6 +68,7 @@ export async function resultShape(
   for (const stand of [(n: number) => `($${n}::${typeOf(n)})`, (n: number) => value(typeOf(n))]) {
     let probe: DuckDBPreparedStatement | null = null;
     try {
+      counted('type_probe');
       probe = await conn.prepare(replaceParams(sql, stand));
       if (!isPlaceholder(probe)) {
         const shape = shapeOf(probe, true);

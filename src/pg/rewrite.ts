@@ -14,6 +14,9 @@ import { COMPAT_FUNCTION_ARITIES, COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } fr
 import { COMPAT_DB } from './catalog/names.js';
 import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
+import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
+import { aggregateDivision, avgCall, rowDivision, concatWithNull, constantDivision, dateLike, dateMinus, hasAggregate, numericOf, roundCall, SEMANTIC_MACRO_PREFIX, sumCall } from './pg-result-types.js';
+import { isLikeAny, jsonPathOperator, likeAny, sortUsing } from './pg-operators.js';
 import { codecCall, formatCall, guardDivisor, jsonAggCall, similarTo, lengthCast, LIST_SRF_IN_SELECT, numericCast, parseDateCall, recordValue, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
 
 // The WASM grammar loads once, at import, so that rewriting stays synchronous.
@@ -29,11 +32,22 @@ await loadModule();
 const CATALOGISH =
   /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 /**
+ * A string constant cast to a type whose input PostgreSQL reads differently (pg-input.ts): `'…'::int`,
+ * `CAST('…' AS boolean)`, `timestamptz '…'`. The pre-check sees literals as `''`.
+ */
+const LITERAL_TYPES = String.raw`(?:int[248]?|integer|smallint|bigint|bool(?:ean)?|timestamptz|timestamp\s+with\s+time\s+zone)\b`;
+const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\bcast\s*\(\s*''\s+as\s+(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\b${LITERAL_TYPES}\s*''`;
+/**
  * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
  * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
  * row constructors in a select list (records), `float` (PostgreSQL's float8, DuckDB's FLOAT is 4 bytes).
+ * Also the operators and clauses of pg-operators.ts (`#>`, `LIKE ANY`, `ORDER BY … USING`).
  */
-const PG_MEANINGS = /\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b/i;
+/** A minus near something that is syntactically a date (date - date is int4 in PostgreSQL). */
+const DATE_SIDE = String.raw`(?:\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\()`;
+const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
+const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#>|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}`;
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -110,7 +124,8 @@ export function rewriteParsed(sql: string): RewriteResult {
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
-  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.includes(COMPAT_DB) };
+  // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.
+  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.replaceAll(SEMANTIC_MACRO_PREFIX, '').includes(COMPAT_DB) };
   if (result.rewritten) {
     const types = catalogColumnTypes(tree, ctx.ctes);
     if (types) result.columnTypes = types;
@@ -269,7 +284,12 @@ function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'CollateClause': return collate(obj, body, ctx);
       case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
       case 'ResTarget': return resTarget(body, ctx);
-      case 'SortBy': return { SortBy: { ...body, node: walk(body.node, ctx, true) } };
+      case 'SortBy': {
+        const node = walk(body.node, ctx, true);
+        if (body.sortby_dir !== 'SORTBY_USING') return { SortBy: { ...body, node } };
+        ctx.changed = true;
+        return { SortBy: { ...sortUsing(body), node } };
+      }
       case 'ColumnRef': return columnRef(obj, body, ctx);
       case 'RowExpr':
         if (!display) break;
@@ -434,12 +454,19 @@ function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) { ctx.changed = true; return parseDateCall(pgName, args); }
   if (pgName === 'to_number' && args?.length === 2) { ctx.changed = true; return toNumberCall(args); }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: out }, args[0]!)
+    : pgName === 'round' && args?.length === 1 ? roundCall(args[0]!)
+    : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star ? avgCall(out, args[0]!) : undefined;
+  if (typed) { ctx.changed = true; return typed; }
   if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) { ctx.changed = true; return codecCall(pgName, args); }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) { ctx.changed = true; return jsonAggCall(fc, args); }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
     return unnestSrf({ ...out, funcname: [str(pgName)] });
   }
+  // EXTRACT(… FROM …), POSITION(… IN …), … parse as pg_catalog calls in SQL syntax: kept, so the
+  // deparse spells them as written (DuckDB reads that syntax; `extract(...)` as a call it has not).
+  if (parts.length === 2 && parts[0] === 'pg_catalog' && fc.funcformat === 'COERCE_SQL_SYNTAX') return { FuncCall: out };
   if (parts.length === 2 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) {
     ctx.changed = true;
     const base = RENAMED[parts[1]!] ?? parts[1]!;
@@ -495,9 +522,21 @@ function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
   }
+  if (!isArray && sval !== undefined) {
+    // PostgreSQL's input function decides what a string constant means (pg-input.ts).
+    const read = isIntegerType(type) ? integerInput(type, sval) : type === 'bool' || type === 'boolean' ? booleanInput(sval)
+      : type === 'timestamptz' ? timestamptzInput(sval) : undefined;
+    if (read && read.A_Const.sval.sval !== sval) {
+      ctx.changed = true;
+      arg = read;
+    }
+  }
   if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
     const exact = numericCast(tc, arg);
     if (exact) { ctx.changed = true; return exact; }
+    // A parameter keeps DuckDB's typing (param-types.ts); any other value keeps its own scale.
+    const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
+    if (kept) { ctx.changed = true; return kept; }
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {
@@ -553,9 +592,25 @@ function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');
   }
+  const minus = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr)) ? dateMinus(lexpr, rexpr) : undefined;
+  if (minus) { ctx.changed = true; return minus; }
+  if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr) {
+    const typed = concatWithNull({ A_Expr: { ...e, lexpr, rexpr } }, lexpr, rexpr);
+    if (typed) { ctx.changed = true; return typed; }
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
+    ctx.changed = true;
+    return jsonPathOperator(op, lexpr, rexpr);
+  }
+  if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
+    const folded = constantDivision(e.lexpr, e.rexpr);
+    if (folded) { ctx.changed = true; return folded; }
+  }
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
+    const typed = op !== '/' ? undefined : hasAggregate(e.lexpr) || hasAggregate(e.rexpr) ? aggregateDivision(lexpr, guarded) : rowDivision(lexpr, guarded);
+    if (typed) { ctx.changed = true; return typed; }
     return { A_Expr: { ...e, lexpr, rexpr: guarded } };
   }
   // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
@@ -596,6 +651,10 @@ function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
       if (membership) return { A_Const: { boolval: { boolval: e.kind === 'AEXPR_OP_ALL' } } };
       rexpr = { A_ArrayExpr: { elements: items } };
     }
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') && isLikeAny(op)) {
+    ctx.changed = true;
+    return likeAny(e.kind, op, lexpr, rexpr);
   }
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
     // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.

@@ -4,9 +4,11 @@
  * scrape time. Labels are closed sets (outcome, cache, reason, kind): never SQL text, user, database
  * or ref names, which clients choose.
  */
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { DEGRADED, degradedCounts } from '../degraded.js';
 import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
+import { SQLSTATE } from '../errors.js';
+import { STAGE_BOUNDS, STAGES, stageHistogram, WORKS, workCount } from '../stages.js';
 
 export type { QueryOutcome };
 export type VersionFailure = 'verification' | 'resolution' | 'permission';
@@ -110,6 +112,17 @@ export class Metrics {
         for (const what of DEGRADED) this.inc({ what }, counts.get(what) ?? 0);
       },
     });
+    this.registry.registerMetric(stageMetric());
+    new Counter({
+      name: 'fdl_statement_work_total',
+      help: 'Work done for statements, by what: analysis (a DuckDB parse of a new text), duckdb_prepare, type_probe, bind_check (the engine line), prune_explain, ref_check, revalidation',
+      labelNames: ['work'],
+      registers,
+      collect() {
+        this.reset();
+        for (const work of WORKS) this.inc({ work }, workCount(work));
+      },
+    });
     readCounter('fdl_store_bytes_downloaded_total', 'Bytes of data files downloaded from remote stores into the file cache', (r) => r.files().downloadedBytes);
     readCounter('fdl_result_cache_hits_total', 'Statements answered from the result cache without running them', (r) => r.results().hits);
     readCounter('fdl_result_cache_misses_total', 'Repeatable statements looked up in the result cache and not found', (r) => r.results().misses);
@@ -122,19 +135,40 @@ export class Metrics {
 
   /** One finished statement (from the session's audit entry: sqlstate and milliseconds). */
   statement(sqlstate: string, ms: number | undefined): void {
-    const outcome: QueryOutcome = sqlstate === '00000' ? 'ok' : sqlstate === '57014' ? 'cancelled' : 'error';
+    const outcome: QueryOutcome = sqlstate === SQLSTATE.successfulCompletion ? 'ok' : sqlstate === SQLSTATE.queryCanceled ? 'cancelled' : 'error';
     this.times.record(outcome, ms === undefined ? undefined : ms / 1000);
     // A data file whose bytes differ from files.json is found while the statement reads it.
-    if (sqlstate === 'XX001') this.versionFailures.inc({ kind: 'verification' });
+    if (sqlstate === SQLSTATE.dataCorrupted) this.versionFailures.inc({ kind: 'verification' });
   }
 
   /** A version acquisition refused with this SQLSTATE. */
   versionFailure(sqlstate: string): void {
-    const kind: VersionFailure = sqlstate === '42501' ? 'permission' : sqlstate === 'XX001' || sqlstate === '28000' ? 'verification' : 'resolution';
+    const kind: VersionFailure = sqlstate === SQLSTATE.insufficientPrivilege ? 'permission' : sqlstate === SQLSTATE.dataCorrupted || sqlstate === SQLSTATE.invalidAuthorization ? 'verification' : 'resolution';
     this.versionFailures.inc({ kind });
   }
 
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/**
+ * fdl_statement_stage_seconds{stage}: each statement's time per stage (stages.ts), as a histogram
+ * read at scrape time (the same shape StatementTimes reports: cumulative buckets, _sum, _count).
+ */
+function stageMetric(): Metric {
+  const name = 'fdl_statement_stage_seconds';
+  const help = 'Time per statement in each stage: decode, analysis, admission, planning, prepare, bind_check, pruning, revalidation, execution, encoding';
+  const get = () => {
+    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+    for (const stage of STAGES) {
+      const h = stageHistogram(stage);
+      STAGE_BOUNDS.forEach((le, i) => values.push({ labels: { le, stage }, value: h.cumulative[i]!, metricName: `${name}_bucket` }));
+      values.push({ labels: { le: '+Inf', stage }, value: h.cumulative[STAGE_BOUNDS.length]!, metricName: `${name}_bucket` });
+      values.push({ labels: { stage }, value: h.sum, metricName: `${name}_sum` });
+      values.push({ labels: { stage }, value: h.count, metricName: `${name}_count` });
+    }
+    return Promise.resolve({ name, help, type: 'histogram', values, aggregator: 'sum' });
+  };
+  return { name, help, type: 'histogram', aggregator: 'sum', get, reset: () => undefined } as unknown as Metric;
 }

@@ -11,6 +11,7 @@ import { gatherStatus } from './status.js';
 import { renderStatusPage } from './status-page.js';
 import { armWatchdog } from './watchdog.js';
 import { psqlHint } from './psql-hint.js';
+import { SQLSTATE } from '../errors.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -105,11 +106,11 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
       opened: () => metrics.connections.inc(),
       closed: () => metrics.connections.dec(),
       refused: (reason) => metrics.refused.inc({ reason }),
-      statement: (e) => metrics.statement(String(e.sqlstate ?? 'XX000'), typeof e.ms === 'number' ? e.ms : undefined),
+      statement: (e) => metrics.statement(String(e.sqlstate ?? SQLSTATE.internalError), typeof e.ms === 'number' ? e.ms : undefined),
       startup: (sqlstate) => {
-        metrics.connectionsTotal.inc({ outcome: sqlstate === '00000' ? 'ok' : 'error' });
+        metrics.connectionsTotal.inc({ outcome: sqlstate === SQLSTATE.successfulCompletion ? 'ok' : 'error' });
         // Wrong password or unknown user only (28000 also means a refused signature or plaintext).
-        if (sqlstate === '28P01') metrics.refused.inc({ reason: 'auth_failed' });
+        if (sqlstate === SQLSTATE.invalidPassword) metrics.refused.inc({ reason: 'auth_failed' });
       },
       versionFailure: (sqlstate) => metrics.versionFailure(sqlstate),
     });

@@ -33,14 +33,15 @@ th{background:#f4f4f4}code{font-size:.92em}.muted{color:#777}.sig-G{color:#176f2
 svg text{font:12px system-ui,sans-serif}
 </style></head><body>
 <h1>fdl-gateway</h1>
-<p>State: <span class="state state-${esc(s.state)}" id="state">${esc(s.state)}</span> · ${s.repositories.length} repositories · ${s.sessions.length} sessions · generated ${esc(s.generatedAt.toISOString())}</p>
+<p>State: <span class="state state-${esc(s.state)}" id="state">${esc(s.state)}</span> · ${s.repositories.length} repositories · ${s.sessions.length} sessions · ${s.sessions.filter((x) => x.statementMs !== null).length} running · generated ${esc(s.generatedAt.toISOString())}</p>
 ${s.repositories.map(repository).join('\n')}
+${running(s)}
 <h2 id="sessions">Sessions</h2>
 ${
   s.sessions.length === 0
     ? '<p class="muted">No sessions.</p>'
-    : `<table><tr><th>pid</th><th>user</th><th>database</th><th>client</th><th>state</th><th>since</th></tr>
-${s.sessions.map((x) => `<tr><td>${x.pid}</td><td>${esc(x.user)}</td><td>${esc(x.database)}</td><td>${esc(x.clientAddress)}</td><td>${esc(x.state)}</td><td>${esc(x.startedAt.toISOString())}</td></tr>`).join('\n')}</table>`
+    : `<table><tr><th>pid</th><th>user</th><th>application</th><th>database</th><th>client</th><th>state</th><th>since</th></tr>
+${s.sessions.map((x) => `<tr><td>${x.pid}</td><td>${esc(x.user)}</td><td>${esc(x.applicationName)}</td><td>${esc(x.database)}</td><td>${esc(x.clientAddress)}</td><td>${esc(x.state)}</td><td>${esc(x.startedAt.toISOString())}</td></tr>`).join('\n')}</table>`
 }
 <h2 id="caches">Caches</h2>
 <table><tr><th>cache</th><th>entries</th><th>size</th><th>hits</th><th>misses</th></tr>
@@ -51,6 +52,26 @@ ${s.sessions.map((x) => `<tr><td>${x.pid}</td><td>${esc(x.user)}</td><td>${esc(x
 <p class="muted">Metrics for machines: <a href="/metrics">/metrics</a> · health: <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a></p>
 </body></html>
 `;
+}
+
+/** 1.2 s, 3 min 4 s, 2 h 5 min: a running statement's age at a glance. */
+export function duration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.floor(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Statements running now, longest first (their text is not shown: it may hold other users' literals). */
+function running(s: StatusSnapshot): string {
+  const now = s.sessions.filter((x) => x.statementMs !== null).sort((a, b) => b.statementMs! - a.statementMs!);
+  return `<h2 id="running">Running statements</h2>
+${
+  now.length === 0
+    ? '<p class="muted">No statement is running.</p>'
+    : `<table class="running"><tr><th>pid</th><th>user</th><th>application</th><th>database</th><th>running for</th></tr>
+${now.map((x) => `<tr><td>${x.pid}</td><td>${esc(x.user)}</td><td>${esc(x.applicationName)}</td><td>${esc(x.database)}</td><td data-ms="${Math.round(x.statementMs!)}">${esc(duration(x.statementMs!))}</td></tr>`).join('\n')}</table>`
+}`;
 }
 
 function repository(r: RepositoryStatus): string {

@@ -4,7 +4,8 @@
  * rows it returned or which SQLSTATE it failed with. Lines are values handed to a sink (the log).
  */
 import { createHash } from 'node:crypto';
-import type { SqlError } from '../errors.js';
+import { SQLSTATE, type SqlError } from '../errors.js';
+import { statementEnded } from '../stages.js';
 
 /** Receives each line; it is the sink's own (it may add fields to it). */
 export type AuditSink = (entry: Record<string, unknown>) => void;
@@ -33,13 +34,14 @@ export class StatementAudit {
 
   // One object literal per line (no spreads): this runs once per statement, on the hot path.
   succeeded(statement: AuditedStatement, ms: number, rows: number, cached: boolean): void {
+    statementEnded(); // the stage split (stages.ts) closes with the statement's line
     const s = this.subject();
     const kind = statement.stmt.kind;
     const sql_sha256 = (statement.sqlHash ??= fingerprint(statement.sql));
     this.sink(
       cached
-        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: '00000' }
-        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: '00000' },
+        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: SQLSTATE.successfulCompletion }
+        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: SQLSTATE.successfulCompletion },
     );
   }
 
@@ -48,6 +50,7 @@ export class StatementAudit {
    * text is the client's alone: the log gets the fingerprint and the SQLSTATE.
    */
   failed(err: SqlError, statement?: string | AuditedStatement): void {
+    statementEnded();
     const s = this.subject();
     const line: Record<string, unknown> = { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version };
     if (typeof statement === 'string') line.sql_sha256 = fingerprint(statement);

@@ -16,6 +16,7 @@ import { SessionSettings, type SettingDefaults } from './settings.js';
 import { StatementClock } from './statement-clock.js';
 import { StatementPreparer, type PreparerHost } from './statement-preparer.js';
 import { Transaction } from './transaction.js';
+import { SQLSTATE } from '../errors.js';
 
 export class SessionCore implements PreparerHost {
   readonly settings: SessionSettings;
@@ -36,7 +37,7 @@ export class SessionCore implements PreparerHost {
   /** NOTICEs and ParameterStatus for the client, sent by the wire before its next message. */
   readonly outbox = new Outbox();
   readonly cachesResults: boolean;
-  /** Counts statements (simple-query parts, Parse, Execute) so a branch is re-resolved once per statement. */
+  /** Counts statements (simple-query parts; Parse/Bind/Execute up to a completed Execute) so the ref is judged and versions re-checked once per statement. */
   statementSeq = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
@@ -73,7 +74,7 @@ export class SessionCore implements PreparerHost {
   refreshVersion(): Promise<void> | undefined {
     if (this.versionStaysPut()) return undefined;
     return this.version.refresh(this.statementSeq, this.tx.inBlock).then((moved) => {
-      if (moved) this.outbox.notice(moved, 'NOTICE', '01000');
+      if (moved) this.outbox.notice(moved, 'NOTICE', SQLSTATE.warning);
     });
   }
 

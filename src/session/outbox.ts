@@ -3,6 +3,7 @@
  * changed reported parameter (ParameterStatus) — kept as values in the order they arose. The wire
  * sends them before the next message it writes, so session/ never calls into the protocol.
  */
+import { SQLSTATE } from '../errors.js';
 
 export type SessionMessage =
   | { kind: 'notice'; severity: 'NOTICE' | 'WARNING'; code: string; message: string }
@@ -16,7 +17,7 @@ export class Outbox {
     return this.pending.length === 0;
   }
 
-  notice(message: string, severity: 'NOTICE' | 'WARNING' = 'NOTICE', code = '00000'): void {
+  notice(message: string, severity: 'NOTICE' | 'WARNING' = 'NOTICE', code: string = SQLSTATE.successfulCompletion): void {
     this.pending.push({ kind: 'notice', severity, code, message });
   }
 

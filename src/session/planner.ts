@@ -9,7 +9,7 @@ import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import { declaredParamSql, duckTypeForOid, inferParamOids, shapeParamType, valueTypedParam } from '../pg/param-types.js';
+import { declaredParamSql, duckTypeForOid, inferParamOids, paramContext, shapeParamType, valueTypedParam } from '../pg/param-types.js';
 import { replaceParams, replaceQuotedIdentifiers } from '../text/split.js';
 import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
@@ -26,6 +26,7 @@ import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionRe
 import { pgFieldFor, pgTypeLen, type FieldDescription } from '../pg/oids.js';
 import type { SessionSettings } from './settings.js';
 import type { ResultKey } from '../cache/result-cache.js';
+import { counted, spent, stageClock, timed } from '../stages.js';
 
 /** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
@@ -76,6 +77,8 @@ export interface PreparedStmt {
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
   cacheableSql: string | null;
+  /** It reads fdl.* system views, expanded to their rows at planning (text/system-views.ts): never reused. */
+  systemViews?: boolean;
   /** The statement's one analysis (sql/analysis.ts), for queries. */
   analysis?: Analysis;
   /** The version the session read when DuckDB prepared the statement (names were bound there). */
@@ -94,57 +97,78 @@ export interface PreparedStmt {
 export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
   const declaredTypes = base.declaredTypes;
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
+  let planning = stageClock();
   refuseInternalNames(clientText);
   const source = await withSystemViews(ctx, clientText);
+  if (source !== clientText) base.systemViews = true;
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.
   const rewrite = source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source);
   let sql = rewrite.sql;
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
+    spent('planning', planning);
     let analysis = await analyze(ctx.conn, sql);
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
+    planning = stageClock();
     const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
       { repo: ctx.repo, versionDb: ctx.lease.dbName, schemas: ctx.settings.versionSchemas() }) : null;
+    spent('planning', planning);
     if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
-    const reads = await admitFor(ctx, analysis, base, rewrite.rewritten);
+    const reads = await timed('admission', () => admitFor(ctx, analysis, base, rewrite.rewritten));
+    const pruning = stageClock();
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
     if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
-    let params = 0;
-    replaceParams(sql, () => (params++, undefined));
-    if (params > 0 && reads.length) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
+    const mayHaveParams = sql.includes('$');
+    if (reads.length && mayHaveParams && hasParams(sql)) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
     else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
+    spent('pruning', pruning);
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
-    await refuseSideEffects(ctx.conn, sql, analysis);
-    let duck = await prepareTyped(ctx, sql, declaredDuck, declaredTypes);
-    let reprepare = () => prepareTyped(ctx, sql, declaredDuck, declaredTypes);
-    // Undeclared parameters get PostgreSQL's inferred types (sql/param-types.ts), announced and prepared as such.
-    const unknown = new Set(undeterminedParams(duck));
-    const inferred = duck.parameterCount > declaredTypes.filter((t) => t !== 0).length && source.length <= PG_GRAMMAR_MAX_CHARS
-      ? await inferParamOids(ctx.conn, source, sql, (n) => {
-        const oid = declaredTypes[n - 1] ?? 0;
-        const t = duckTypeForOid(oid);
-        return t ? { duckType: t, oid } : undefined;
-      }, (n) => !unknown.has(n))
-      : new Map<number, number>();
+    await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis));
+    const preparing = stageClock();
+    // Undeclared parameters get PostgreSQL's inferred types (pg/param-types.ts), announced and prepared
+    // as such. What the grammar alone fixes (a cast, LIMIT) is prepared so at once, and a probe that
+    // runs whatever DuckDB makes of the text runs before: the statement is prepared once.
+    const grammar = mayHaveParams && source.length <= PG_GRAMMAR_MAX_CHARS ? paramContext(source, sql) : null;
     // reg*/oid casts the rewrite already translated keep its reading.
+    const fixedOid = (n: number): number => {
+      const oid = (declaredTypes[n - 1] || rewrite.paramOids?.has(n)) ? 0 : (grammar?.fixed.get(n) ?? 0);
+      return duckTypeForOid(oid) ? oid : 0;
+    };
+    const castTo = (n: number) => {
+      const oid = declaredTypes[n - 1] || fixedOid(n);
+      const t = duckTypeForOid(oid);
+      return t ? { duckType: t, oid } : undefined;
+    };
+    let inferred = grammar?.probes ? await inferParamOids(ctx.conn, source, sql, castTo, () => false) : new Map<number, number>();
     for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
-    const retype = [...inferred].some(([n, oid]) => duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
-    if (unknown.size > 0 || retype) {
-      // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
-      const count = duck.parameterCount;
+    const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
+    let oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
+    let duck = await prepareTyped(ctx, sql, typedFirst, oidOf);
+    let reprepare = () => prepareTyped(ctx, sql, typedFirst, oidOf);
+    // DuckDB reports no type for a parameter under a cast: those typed here are known
+    const unknown = new Set(undeterminedParams(duck).filter((n) => !typedFirst(n)));
+    if (grammar && !grammar.probes && duck.parameterCount > declaredTypes.filter((t) => t !== 0).length) {
+      // only comparisons left to PostgreSQL's rules: DuckDB's own types serve where it found them
+      inferred = await inferParamOids(ctx.conn, source, sql, castTo, (n) => !unknown.has(n));
+      for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
+    }
+    // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
+    // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
+    const typeOf = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0)
+      ?? (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
+    // prepared again only when that spells the parameters differently
+    const retype = [...inferred].some(([n, oid]) => !typedFirst(n) && duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
+    if (retype || [...unknown].some((n) => typeOf(n) !== undefined)) {
       duck.destroySync();
-      // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
-      const typeOf = (n: number) => declaredDuck(n) ?? duckTypeForOid(inferred.get(n) ?? 0)
-        ?? (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
-      const typedAs = Array.from({ length: count }, (_, i) => declaredTypes[i] || (inferred.get(i + 1) ?? 0));
-      duck = await prepareTyped(ctx, sql, typeOf, typedAs);
-      reprepare = () => prepareTyped(ctx, sql, typeOf, typedAs);
+      oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
+      duck = await prepareTyped(ctx, sql, typeOf, oidOf);
+      reprepare = () => prepareTyped(ctx, sql, typeOf, oidOf);
     }
     if (base.fetchOnBind) base.fetchOnBind.prepare = reprepare;
     if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
@@ -158,12 +182,14 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? paramOidFor(duck, i + 1)));
+      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? (fixedOid(i + 1) || paramOidFor(duck, i + 1))));
     }
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
     const shape = await resultShape(ctx.conn, duck, sql, (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
       (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]));
+    spent('prepare', preparing);
+    planning = stageClock();
     for (let i = 0; i < shape.names.length; i++) {
       const name = shape.names[i]!;
       // Unknown until execution (depends on a parameter): described as text, as PostgreSQL's unknown.
@@ -202,6 +228,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       base.cacheableSql = sql;
       base.preparedFor = ctx.lease?.versionId;
     }
+    spent('planning', planning);
   } catch (e) {
     releaseAll(base);
     throw e;
@@ -339,16 +366,25 @@ export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, para
   }
 }
 
-async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: number) => string | undefined, declaredTypes: number[] = []): Promise<DuckDBPreparedStatement> {
+/** `sql` prepared with parameter n cast to `typeOf(n)` (PostgreSQL OID `oidOf(n)`), left to DuckDB where undefined. */
+async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: number) => string | undefined, oidOf: (n: number) => number): Promise<DuckDBPreparedStatement> {
   const typed = replaceParams(sql, (n) => {
     const t = typeOf(n);
-    return t ? declaredParamSql(n, t, declaredTypes[n - 1] ?? 0) : undefined;
+    return t ? declaredParamSql(n, t, oidOf(n)) : undefined;
   });
+  counted('duckdb_prepare');
   try {
     return await ctx.conn.prepare(typed);
   } catch (e) {
     throw fromDuckDB(e);
   }
+}
+
+/** Whether `sql` has a parameter ($n) outside literals and comments. */
+function hasParams(sql: string): boolean {
+  let found = false;
+  replaceParams(sql, () => ((found = true), undefined));
+  return found;
 }
 
 /** 1-based indexes of parameters whose type DuckDB could not infer. */

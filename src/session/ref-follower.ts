@@ -5,6 +5,7 @@
  * to resolve again and returns the move as a value for the caller to announce.
  */
 import type { VersionLease, VersionSource } from '../versions/lease.js';
+import { counted } from '../stages.js';
 
 /** A version change the session should announce (and drop what it prepared against `from`). */
 export interface VersionMove {
@@ -17,8 +18,13 @@ export class RefFollower {
   lease: VersionLease | null = null;
   /** The ref the client asked for; '' means HEAD. */
   private requested: string;
-  /** Statement number of the last re-resolution: at most once per statement, as PostgreSQL snapshots. */
-  private refreshedFor = -1;
+  /**
+   * Statement number whose ref is settled (judged to stay, or re-resolved): at most one check and
+   * one resolution per statement, as PostgreSQL takes one snapshot per statement.
+   */
+  private settledFor = -1;
+  /** Statement number judged to need a resolution (refresh then resolves it without judging again). */
+  private unsettledFor = -1;
   /** The version service's generation (reloads) the lease was authorized in. */
   private authorizedIn = 0;
 
@@ -64,9 +70,9 @@ export class RefFollower {
   async refresh(statementSeq: number, inBlock: boolean): Promise<VersionMove | null> {
     if (this.staysPut(statementSeq, inBlock)) return null;
     const generation = this.versions.generation?.() ?? 0;
-    this.refreshedFor = statementSeq;
     const next = await this.versions.acquire(this.repo, this.requested, this.user);
     this.authorizedIn = generation;
+    this.settledFor = statementSeq;
     if (next.versionId === this.lease?.versionId) {
       next.release();
       return null;
@@ -81,10 +87,14 @@ export class RefFollower {
    * (revalidate) on the same TTL. After a grants reload every ref is resolved (and authorized) again.
    */
   staysPut(statementSeq: number, inBlock: boolean): boolean {
-    if (inBlock || !this.lease) return true;
-    if ((this.versions.generation?.() ?? 0) !== this.authorizedIn) return false;
-    if (!this.versions.isMoving(this.lease) || this.refreshedFor === statementSeq) return true;
-    return this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId;
+    if (inBlock || !this.lease || this.settledFor === statementSeq) return true;
+    if (this.unsettledFor === statementSeq) return false;
+    counted('ref_check');
+    const stays = (this.versions.generation?.() ?? 0) === this.authorizedIn
+      && (!this.versions.isMoving(this.lease) || this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId);
+    if (stays) this.settledFor = statementSeq;
+    else this.unsettledFor = statementSeq;
+    return stays;
   }
 
   release(): void {

@@ -8,10 +8,14 @@ import { fromDuckDB } from '../engine/duckdb-errors.js';
 import type { SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
+import { counted, spent, stageClock } from '../stages.js';
 import type { SessionSettings } from './settings.js';
+import { quoteIdent } from '../quote.js';
 
 export class SessionVersion {
   readonly follower: RefFollower;
+  /** What was last re-checked, for which statement: a statement's versions are re-checked once (replay, then run). */
+  private checked: { seq: number; pinned: readonly VersionLease[]; reads?: ReadonlyMap<string, VersionReads>; lease: VersionLease | null } | null = null;
 
   constructor(
     conn: DuckDBConnection,
@@ -27,7 +31,9 @@ export class SessionVersion {
       try {
         await conn.run(`USE ${quoteIdent(next.dbName)}`);
         await settings.useVersion(next.dbName);
-        await conn.run(next.catalogInfoSql);
+        // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
+        const v = (name: string, value: string) => `SET VARIABLE "pg_${name}" = '${value.replace(/'/g, "''")}'`;
+        await conn.run([next.catalogInfoSql, v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '));
       } catch (e) {
         throw fromDuckDB(e);
       }
@@ -67,16 +73,38 @@ export class SessionVersion {
   /**
    * Versions are re-checked (expiry, files unchanged; versions/) before a statement runs or is
    * replayed: of each, what the statement can read (`reads` by database, lower-cased; a version it
-   * was not planned against: all of it).
+   * was not planned against: all of it). Once per statement (`statementSeq`): a result-cache miss
+   * re-checked before the lookup is not re-checked again before it runs.
    */
-  revalidate(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
+  revalidate(statementSeq: number, pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
+    const c = this.checked;
+    if (c && c.seq === statementSeq && c.pinned === pinned && c.reads === reads && c.lease === this.lease) return undefined;
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
-    const own = this.lease?.revalidate(of(this.lease));
-    if (pinned.length === 0) return own; // the usual case: no promise when nothing is due
+    const started = stageClock();
+    counted('revalidation');
+    const lease = this.lease;
+    const done = () => {
+      spent('revalidation', started);
+      this.checked = { seq: statementSeq, pinned, reads, lease };
+    };
+    const own = lease?.revalidate(of(lease));
+    if (pinned.length === 0) {
+      if (!own) {
+        done();
+        return undefined; // the usual case: no promise when nothing is due
+      }
+      return own.then(done, (e: unknown) => {
+        spent('revalidation', started);
+        throw e;
+      });
+    }
     return (async () => {
       await own;
       for (const l of pinned) await l.revalidate(of(l));
-    })();
+    })().then(done, (e: unknown) => {
+      spent('revalidation', started);
+      throw e;
+    });
   }
 
   /** fdl.session: what the client asked for and what it reads now. */
@@ -98,6 +126,4 @@ export class SessionVersion {
   }
 }
 
-function quoteIdent(s: string): string {
-  return `"${s.replace(/"/g, '""')}"`;
-}
+

@@ -7,6 +7,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([
@@ -204,16 +205,19 @@ export class SessionSettings {
   private defaultSearchPath(): string {
     // PostgreSQL's own default, then DuckLake's default schema `main`, then the version's others.
     const extra = (this.version?.schemas ?? []).filter((s) => s !== 'public');
-    return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : `"${s.replace(/"/g, '""')}"`))].join(', ');
+    return ['"$user"', 'public', ...extra.map((s) => (/^[a-z_][a-z0-9_$]*$/.test(s) ? s : quoteIdent(s)))].join(', ');
   }
 
   private async applySearchPath(path: string): Promise<void> {
     if (!this.version) return;
-    const db = `"${this.version.db.replace(/"/g, '""')}"`;
-    const entries = this.searchSchemas(path).map((s) => `${db}."${s.replace(/"/g, '""')}"`);
+    const db = quoteIdent(this.version.db);
+    const schemas = this.searchSchemas(path);
+    const entries = schemas.map((s) => `${db}.${quoteIdent(s)}`);
     // An empty path still resolves nothing unqualified outside the version: its main schema stays first.
     const list = entries.length > 0 ? entries.join(',') : `${db}.main`;
-    await this.conn.run(`SET search_path = ${sqlString(list)}`);
+    // The catalog's _search_path() reads the resolved list (pg_table_is_visible, ::regclass …, per row).
+    const visible = `[${(schemas.length > 0 ? schemas : ['main']).map(sqlString).join(', ')}]::VARCHAR[]`;
+    await this.conn.run(`SET search_path = ${sqlString(list)}; SET VARIABLE pg_search_schemas = ${visible}`);
   }
 
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {
@@ -238,6 +242,4 @@ export class SessionSettings {
   }
 }
 
-function sqlString(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+const sqlString = quoteLiteral;

@@ -52,7 +52,7 @@ export class StatementCache {
 export function isKeepable(prepared: PreparedStmt): boolean {
   // a statement over a remote version's files is planned afresh each time: its pins end with it
   const holdsFiles = !!prepared.holds?.length || !!prepared.fetchOnBind;
-  return prepared.duck !== null && prepared.leases.length === 0 && !holdsFiles && !/\bfdl\s*\./i.test(prepared.sql);
+  return prepared.duck !== null && prepared.leases.length === 0 && !holdsFiles && !prepared.systemViews;
 }
 
 /** The cache's key: the statement's text and the parameter types its Parse declared. */

@@ -42,6 +42,11 @@ export class StatementClock {
     return this.running;
   }
 
+  /** How long the running statement has run (ms), or null between statements. */
+  get runningMs(): number | null {
+    return this.running ? performance.now() - this.startedAt : null;
+  }
+
   /** The client has gone: nothing more is started. */
   get isAborted(): boolean {
     return this.aborted;

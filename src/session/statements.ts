@@ -152,6 +152,6 @@ async function transactionDone<P extends CursorEntry>(core: SessionCore, scope: 
 
 /** Carry out what a SET / RESET asks of the session. */
 function settled(core: SessionCore, outcome: SettingOutcome): void {
-  if (outcome.warning) core.outbox.notice(outcome.warning, 'WARNING', '01000');
+  if (outcome.warning) core.outbox.notice(outcome.warning, 'WARNING', SQLSTATE.warning);
   if (outcome.forgetStatements) core.preparer.cache.clear();
 }

@@ -34,7 +34,7 @@ export class Transaction {
   }
 
   begin(): TransactionOutcome {
-    if (this.state !== 'I') return { tag: 'BEGIN', warning: { code: '25001', message: 'there is already a transaction in progress' } };
+    if (this.state !== 'I') return { tag: 'BEGIN', warning: { code: SQLSTATE.activeTransaction, message: 'there is already a transaction in progress' } };
     return { tag: 'BEGIN', begins: true };
   }
 
@@ -66,7 +66,7 @@ export class Transaction {
   release(name: string): TransactionOutcome {
     if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
     const at = this.savepoints.lastIndexOf(name);
-    if (at < 0) throw new SqlError('3B001', `savepoint "${name}" does not exist`);
+    if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at;
     return { tag: 'RELEASE' };
   }
@@ -75,7 +75,7 @@ export class Transaction {
   rollbackTo(name: string): TransactionOutcome {
     if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
     const at = this.savepoints.lastIndexOf(name);
-    if (at < 0) throw new SqlError('3B001', `savepoint "${name}" does not exist`);
+    if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at + 1;
     this.state = 'T';
     return { tag: 'ROLLBACK' };
@@ -99,4 +99,4 @@ export class Transaction {
   }
 }
 
-const NO_TRANSACTION = { code: '25P01', message: 'there is no transaction in progress' };
+const NO_TRANSACTION = { code: SQLSTATE.noActiveTransaction, message: 'there is no transaction in progress' };

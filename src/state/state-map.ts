@@ -10,9 +10,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { writeFileAtomic } from '../atomic-file.js';
+import { Slots } from '../serial.js';
 
 export class StateMap<V> {
-  private writing: Promise<void> = Promise.resolve();
+  /** Each write replaces the whole file: one at a time. */
+  private readonly writes = new Slots();
 
   private constructor(private readonly file: string | null, private readonly entries: Map<string, V>) {}
 
@@ -46,7 +48,6 @@ export class StateMap<V> {
     const file = this.file;
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file with the current map
-    this.writing = this.writing.catch(() => {}).then(() => writeFileAtomic(file, JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1)));
-    return this.writing;
+    return this.writes.run(() => writeFileAtomic(file, JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1)));
   }
 }

@@ -8,9 +8,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { writeFileAtomic } from '../atomic-file.js';
+import { Slots } from '../serial.js';
 
 export class TagLedger {
-  private writing: Promise<void> = Promise.resolve();
+  /** Each write replaces the whole file: one at a time. */
+  private readonly writes = new Slots();
 
   private constructor(private readonly file: string | null, private readonly tags: Map<string, string>) {}
 
@@ -55,7 +57,6 @@ export class TagLedger {
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file atomically with the current map
     // (a failed write fails the check that asked for it; the next write starts afresh)
-    this.writing = this.writing.catch(() => {}).then(() => writeFileAtomic(file, JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1), 0o644));
-    return this.writing;
+    return this.writes.run(() => writeFileAtomic(file, JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1), 0o644));
   }
 }

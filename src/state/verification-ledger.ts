@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { writeFileAtomic } from '../atomic-file.js';
 import { degraded } from '../degraded.js';
+import { Slots } from '../serial.js';
 
 /** Longer than any file system's timestamp granularity we read from (ext4/xfs: a clock tick; some: 1 s). */
 const RACY_MS = 2000;
@@ -41,7 +42,8 @@ export interface VerificationStats {
 }
 
 export class VerificationLedger {
-  private writing: Promise<void> = Promise.resolve();
+  /** Each write replaces the whole file: one at a time. */
+  private readonly writes = new Slots();
   private dirty = false;
   private counters = { hashed: 0, hashedBytes: 0, hits: 0, mismatches: 0 };
 
@@ -122,7 +124,7 @@ export class VerificationLedger {
 
   /** Resolves when what is recorded so far is on disk. */
   async flush(): Promise<void> {
-    await this.writing.catch(() => undefined);
+    await this.writes.idle();
   }
 
   private forget(path: string): void {
@@ -134,7 +136,7 @@ export class VerificationLedger {
     if (!file || this.dirty) return;
     this.dirty = true;
     // Coalesced: many files verified at once become one atomic write of the whole map.
-    this.writing = this.writing.catch(() => {}).then(async () => {
+    void this.writes.run(async () => {
       await new Promise((r) => setTimeout(r, 20));
       this.dirty = false;
       await writeFileAtomic(file, JSON.stringify({ files: Object.fromEntries(this.entries) })).catch((e: unknown) =>

@@ -4,7 +4,7 @@
  * followed only within the repository's origin: whoever can write the served files could otherwise
  * point the gateway at any URL it can reach (a cloud metadata endpoint) and read the answer back.
  */
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
 import { isConnectionError, TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
@@ -106,7 +106,7 @@ export class HttpStore implements ObjectStore {
   async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
     const url = this.url(key);
     // a mismatch may come from a broken transfer, so it is retried too (bounded); the last one is reported
-    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
+    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === SQLSTATE.dataCorrupted);
     await withRetry(`download ${url}`, this.limits, retryable, async () => {
       const { res, abort } = await this.request(key, url, 'GET', {});
       if (res.status === 404 || res.status === 410) {

@@ -3,66 +3,38 @@
  * credential chain. Endpoint, region and path style reach MinIO, R2 or s3rver. The SDK's own
  * retries are off so that every store retries the same bounded way (including mid-body breaks).
  */
-import { s3RequestHandler } from './tls-trust.js';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { DEFAULT_LIMITS, checkKey, ioError, mismatch, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
-import { isConnectionError, TransientError, withRetry } from './retry.js';
+import { TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
 import { RANGED_MIN_BYTES, writeVerifiedRanged, type RangeSource } from './ranged-write.js';
+import { createS3Client, httpStatus as status, isAbsent, isTransientS3 as transient, parseS3Url, type S3ClientOptions } from './s3-client.js';
 
-export interface S3StoreOptions {
-  endpoint?: string;
-  region?: string;
-  forcePathStyle?: boolean;
+export interface S3StoreOptions extends S3ClientOptions {
   limits?: StoreLimits;
-  /** For tests: explicit credentials instead of the standard chain. */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** A client already made (the publisher's target shares its own; tests add middleware). */
+  client?: S3Client;
 }
 
-interface AwsError {
-  name?: string;
-  $metadata?: { httpStatusCode?: number };
-  $retryable?: unknown;
-}
-
-const status = (e: unknown) => (e as AwsError)?.$metadata?.httpStatusCode;
-const isAbsent = (e: unknown) => (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound' || status(e) === 404;
-const transient = (e: unknown) => {
-  if (e instanceof SqlError) return false;
-  const s = status(e);
-  if (s !== undefined && s !== 0) return s >= 500 || s === 429 || s === 408;
-  return isConnectionError(e) || (e as AwsError)?.$retryable !== undefined || !(e as AwsError)?.$metadata;
-};
 
 export class S3Store implements ObjectStore {
   readonly location: string;
-  private readonly client: S3Client;
+  readonly client: S3Client;
   private readonly limits: StoreLimits;
 
   constructor(readonly bucket: string, readonly prefix: string, options: S3StoreOptions = {}) {
     this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     this.location = `s3://${bucket}/${this.prefix}`;
     this.limits = options.limits ?? DEFAULT_LIMITS;
-    const forcePathStyle = options.forcePathStyle ?? process.env.FDL_S3_FORCE_PATH_STYLE === '1';
-    this.client = new S3Client({
-      region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      endpoint: options.endpoint ?? process.env.AWS_ENDPOINT_URL ?? undefined,
-      forcePathStyle,
-      credentials: options.credentials,
-      maxAttempts: 1,
-      // checksums only where S3 requires them: MinIO/s3rver and older gateways reject the newer defaults
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: s3RequestHandler(),
-    });
+    this.client = options.client ?? createS3Client(options);
   }
 
   static fromUrl(url: string, options: S3StoreOptions = {}): S3Store {
-    const m = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
-    if (!m) throw ioError(`not an s3:// location: ${url}`);
-    return new S3Store(m[1]!, m[2]!, options);
+    const at = parseS3Url(url);
+    if (!at) throw ioError(`not an s3:// location: ${url}`);
+    return new S3Store(at.bucket, at.prefix, options);
   }
 
   private key(key: string): string {
@@ -80,7 +52,7 @@ export class S3Store implements ObjectStore {
       try {
         res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: options.ifNoneMatch }), { abortSignal: this.signal() });
       } catch (e) {
-        if (status(e) === 304 || (e as AwsError).name === 'NotModified') return 'not-modified';
+        if (status(e) === 304 || (e as { name?: string }).name === 'NotModified') return 'not-modified';
         if (isAbsent(e)) return null;
         throw e;
       }
@@ -120,20 +92,25 @@ export class S3Store implements ObjectStore {
   }
 
   async list(prefix: string): Promise<string[]> {
-    const out: string[] = [];
+    return (await this.listAged(prefix)).map((o) => o.key);
+  }
+
+  /** Keys under `prefix`, sorted, with their last-modified time (ms since the epoch). */
+  async listAged(prefix: string): Promise<{ key: string; modified: number }[]> {
+    const out: { key: string; modified: number }[] = [];
     let token: string | undefined;
     do {
       const page = await withRetry(`LIST ${this.location}${prefix}`, this.limits, transient, () =>
         this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }), { abortSignal: this.signal() }),
       );
-      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push(o.Key.slice(this.prefix.length));
+      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push({ key: o.Key.slice(this.prefix.length), modified: o.LastModified?.getTime() ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return out.sort();
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
-    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === 'XX001');
+    const retryable = (e: unknown) => transient(e) || (e instanceof SqlError && e.sqlstate === SQLSTATE.dataCorrupted);
     // large objects in parallel byte ranges (the store must honour Range; else one stream, as below)
     let ranged = options.expectedSize !== undefined && options.expectedSize >= RANGED_MIN_BYTES;
     await withRetry(`download ${this.location}${key}`, this.limits, retryable, async () => {

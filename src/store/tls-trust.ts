@@ -49,3 +49,8 @@ export function tlsProblem(e: unknown): string | null {
   }
   return null;
 }
+
+/** A command's error as one line: its TLS failure named (tlsProblem), else its message. */
+export function errorLine(e: unknown): string {
+  return tlsProblem(e) ?? String((e as Error)?.message ?? e);
+}

@@ -3,6 +3,8 @@
  * PostgreSQL and DuckDB rules for '…' with '' escapes, E'…' with backslash escapes, "…" identifiers,
  * $tag$…$tag$ bodies, -- line comments and nested /* block comments *\/.
  */
+import { quoteIdent } from '../quote.js';
+import { SQLSTATE } from '../errors.js';
 
 export type SegmentKind = 'code' | 'string' | 'identifier' | 'dollar' | 'comment';
 
@@ -106,7 +108,7 @@ export function replaceQuotedIdentifiers(sql: string, replace: (name: string) =>
   return mapSegments(sql, (kind, text) => {
     if (kind !== 'identifier') return text;
     const r = replace(text.slice(1, -1).replace(/""/g, '"'));
-    return r === undefined ? text : `"${r.replace(/"/g, '""')}"`;
+    return r === undefined ? text : quoteIdent(r);
   });
 }
 
@@ -222,13 +224,13 @@ export function nestingDepth(sql: string): number {
  * The ceilings on one statement's text, checked in one linear pass before anything parses it:
  * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
  */
-export function statementCeilingExceeded(sql: string): { sqlstate: '54000' | '54001'; message: string } | null {
+export function statementCeilingExceeded(sql: string): { sqlstate: typeof SQLSTATE.programLimitExceeded | typeof SQLSTATE.statementTooComplex; message: string } | null {
   if (sql.length > MAX_STATEMENT_CHARS) {
-    return { sqlstate: '54000', message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
+    return { sqlstate: SQLSTATE.programLimitExceeded, message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
   }
   const deepest = nestingDepth(sql);
   if (deepest > MAX_NESTING) {
-    return { sqlstate: '54001', message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
+    return { sqlstate: SQLSTATE.statementTooComplex, message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
   }
   return null;
 }

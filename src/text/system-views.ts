@@ -5,6 +5,7 @@
  * (WHERE, JOIN, ORDER BY) and always reflect the moment the statement runs.
  */
 import { mapCode } from './split.js';
+import { quoteLiteral } from '../quote.js';
 
 export const SYSTEM_VIEWS = ['refs', 'versions', 'session', 'dataset', 'cache'] as const;
 export type SystemViewName = (typeof SYSTEM_VIEWS)[number];
@@ -45,7 +46,7 @@ export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewNam
 function literal(v: string | number | boolean | null, type: string): string {
   if (v === null) return `NULL::${type}`;
   if (typeof v === 'number' || typeof v === 'boolean') return `${v}::${type}`;
-  return `'${v.replace(/'/g, "''")}'::${type}`;
+  return `${quoteLiteral(v)}::${type}`;
 }
 
 function valuesSql(t: SystemTable): string {

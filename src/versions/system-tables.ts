@@ -70,10 +70,14 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       const v = verification.stats();
       const r = refs.stats();
       const a = versions.attached;
+      // The counters are the whole process's: other users' activity, other repositories in use. A
+      // user limited by grants sees which caches there are and nothing of what they count.
+      const hidden = versions.grants.restricts(ctx.user);
+      const shown = (row: Row): Row => (hidden ? [row[0]!, ...row.slice(1).map(() => null)] : row);
       return {
         columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT'],
           ['budget_bytes', 'BIGINT'], ['pinned_bytes', 'BIGINT'], ['peak_bytes', 'BIGINT']],
-        rows: [
+        rows: ([
           // the disk budget of remote files: its size, what running queries and views pin, the peak on disk
           ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches, f.maxBytes, f.pinnedBytes, f.peakBytes],
           ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null, null, null, null],
@@ -81,7 +85,7 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
           ['results', results.size, results.bytes, results.hits, results.misses, null, null, null, null, null, null],
           // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
           ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches, null, null, null],
-        ],
+        ] as Row[]).map(shown),
       };
     }
   }

@@ -58,6 +58,9 @@ export interface ConnectionInfo {
   clientAddress: string | null;
   startedAt: Date;
   state: 'idle' | 'active' | 'idle in transaction';
+  applicationName: string;
+  /** How long the running statement has run (ms); null when none runs. Its text is not shown (literals). */
+  statementMs: number | null;
 }
 
 /** A byte budget shared by every connection: `take` fails (false) rather than pass the maximum. */

@@ -9,6 +9,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
+import { spent, stageClock } from '../stages.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import { toNotice, type Session, type SessionOutput } from './session.js';
 import { announceSession, openSession } from './session-open.js';
@@ -169,6 +170,8 @@ export class Connection {
       clientAddress: this.client.address,
       startedAt: this.startedAt,
       state: this.busy ? 'active' : s.transactionStatus === 'I' ? 'idle' : 'idle in transaction',
+      applicationName: s.applicationName,
+      statementMs: s.statementRunningMs,
     };
   }
 
@@ -210,7 +213,9 @@ export class Connection {
           if (!msg) break;
           await this.onAuthMessage(msg);
         } else {
+          const decoding = stageClock();
           const msg = this.decoder.next();
+          spent('decode', decoding);
           if (!msg) break;
           const waiting = this.onMessage(msg);
           if (waiting) await waiting;
@@ -240,7 +245,7 @@ export class Connection {
     if (!(ms > 0)) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      this.fatal(new SqlError('25P03', 'terminating connection due to idle-in-transaction timeout'));
+      this.fatal(new SqlError(SQLSTATE.idleInTransactionSessionTimeout, 'terminating connection due to idle-in-transaction timeout'));
     }, ms);
   }
 
@@ -358,7 +363,7 @@ export class Connection {
     await announceSession(session, w, database, key);
     this.phase = 'ready';
     this.identity = { user, database };
-    this.ctx.observeStartup?.('00000');
+    this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);
     this.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId, client: this.client.address, pid: this.pid });
     await this.flush();
   }

@@ -152,7 +152,7 @@ function decodeUtf8(b: Buffer, start: number, end: number): string {
     }
     if (ascii) return b.toString('latin1', start, end);
   }
-  if (!isUtf8(b.subarray(start, end))) throw new SqlError('22021', 'invalid byte sequence for encoding "UTF8"');
+  if (!isUtf8(b.subarray(start, end))) throw new SqlError(SQLSTATE.characterNotInRepertoire, 'invalid byte sequence for encoding "UTF8"');
   return b.toString('utf8', start, end);
 }
 
@@ -241,7 +241,7 @@ export class FrontendDecoder {
     const major = code >>> 16;
     const minor = code & 0xffff;
     if (major !== 3) {
-      throw new SqlError('0A000', `unsupported frontend protocol ${major}.${minor}: server supports 3.0`);
+      throw new SqlError(SQLSTATE.featureNotSupported, `unsupported frontend protocol ${major}.${minor}: server supports 3.0`);
     }
     const params = new Map<string, string>();
     const unknownOptions: string[] = [];

@@ -145,9 +145,9 @@ export class PortalRunner {
     if (!core.cachePolicy.applies(prepared, core.settings, portal.rows)) return false;
     const refreshing = core.tx.inBlock ? undefined : core.refreshVersion();
     if (refreshing) {
-      return refreshing.then(() => core.version.revalidate(prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
+      return refreshing.then(() => core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
     }
-    const checking = core.version.revalidate(prepared.leases, prepared.reads);
+    const checking = core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads);
     return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
   }
 
@@ -165,7 +165,7 @@ export class PortalRunner {
     await this.core.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
     await this.endStreamsBut(portal);
     if (!this.core.tx.inBlock) await this.core.refreshVersion();
-    await this.core.version.revalidate(portal.prepared.leases, portal.prepared.reads);
+    await this.core.version.revalidate(this.core.statementSeq, portal.prepared.leases, portal.prepared.reads);
     const values = this.stream.decodeParams(portal);
     // A parameterised statement over remote versions fetches the files its values reach first.
     await this.core.preparer.fetchForValues(portal.prepared, values);

@@ -38,7 +38,7 @@ export class ProtocolObjects {
 
   /** Parse may name a statement only once (the unnamed one is replaced). */
   checkStatementName(name: string): void {
-    if (name !== '' && this.statements.has(name)) throw new SqlError('42P05', `prepared statement "${name}" already exists`);
+    if (name !== '' && this.statements.has(name)) throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${name}" already exists`);
     this.roomForStatement(name);
   }
 
@@ -69,7 +69,7 @@ export class ProtocolObjects {
     }
     const existing = this.portals.get(portalName);
     if (existing) {
-      if (portalName !== '') throw new SqlError('42P03', `cursor "${portalName}" already exists`);
+      if (portalName !== '') throw new SqlError(SQLSTATE.duplicateCursor, `cursor "${portalName}" already exists`);
       dropPortal(existing);
     }
     this.roomForPortal(portalName);

@@ -18,6 +18,7 @@ import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
+import { spent, stageClock } from '../stages.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -133,7 +134,7 @@ export class ResultStream {
     }
     if (portal.interrupted) {
       throw new SqlError(
-        '55000',
+        SQLSTATE.objectNotInPrerequisiteState,
         'portal cannot be resumed: another statement ran on this connection while it was open',
         'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
       );
@@ -158,7 +159,9 @@ export class ResultStream {
     duck.clearBindings();
     values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
     portal.stopsAtOpen = this.clock.stopCount;
+    const starting = stageClock();
     portal.result = await duck.stream();
+    spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
     if (this.clock.stopRequested || this.clock.isAborted) {
@@ -246,7 +249,9 @@ export class ResultStream {
       const cap = this.limits.maxResultRows;
       if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
       const before = w.length;
+      const encoding = stageClock();
       const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      spent('encoding', encoding);
       portal.chunkPos += written;
       portal.rows += written;
       portal.batchRows += written;
@@ -315,10 +320,10 @@ export class ResultStream {
     const over = (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
     if (over && w) w.truncate(before);
     if (maxResultRows > 0 && portal.rows > maxResultRows) {
-      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
+      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
     }
     if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
-      throw new SqlError('54000', `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
     }
   }
 
@@ -344,14 +349,20 @@ export class ResultStream {
     }
   }
 
+  /** The next chunk; the time waited for DuckDB to produce it is execution. */
   private async nextChunk(portal: Portal): Promise<DuckDBDataChunk | null> {
-    const pending = portal.ahead.shift();
-    if (pending) {
-      const { chunk, error } = await pending;
-      if (error) throw error;
-      return chunk;
+    const waiting = stageClock();
+    try {
+      const pending = portal.ahead.shift();
+      if (pending) {
+        const { chunk, error } = await pending;
+        if (error) throw error;
+        return chunk;
+      }
+      return portal.result ? await portal.result.fetchChunk() : null;
+    } finally {
+      spent('execution', waiting);
     }
-    return portal.result ? portal.result.fetchChunk() : null;
   }
 }
 

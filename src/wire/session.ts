@@ -27,6 +27,7 @@ import type { SessionResults } from '../session/result-cache-policy.js';
 import type { NamedLimits } from '../session/named-limits.js';
 import { closingAtTransactionEnd } from '../session/cursors.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
+import { quoteLiteral } from '../quote.js';
 
 // The contracts the connection (and the composition root) build a session from, in one place.
 export type { VersionLease, VersionSource, SessionResults, SessionOutput };
@@ -103,6 +104,16 @@ export class Session {
   /** The version the session reads now. */
   get version(): VersionLease | null {
     return this.core.lease();
+  }
+
+  /** How long the statement now running has run (ms), or null between statements (status page). */
+  get statementRunningMs(): number | null {
+    return this.core.clock.runningMs;
+  }
+
+  /** The session's application_name (startup parameter or SET), for the status page. */
+  get applicationName(): string {
+    return String(this.settings.get('application_name') ?? '');
   }
 
   get transactionStatus(): 'I' | 'T' | 'E' {
@@ -230,7 +241,6 @@ export class Session {
   // and return a promise only when they must wait: a statement costs few promises on the hot path.
 
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = sql;
     this.named.checkStatementName(name);
@@ -316,7 +326,6 @@ export class Session {
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
-    this.core.statementSeq++;
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
@@ -377,7 +386,9 @@ export class Session {
    * Between statements nothing is timed and a cancel is ignored, even with a cursor's stream open.
    */
   private statementStarts(): void {
-    if (!this.core.clock.isRunning) this.core.clock.start();
+    if (this.core.clock.isRunning) return;
+    this.core.statementSeq++; // the ref is checked, and versions re-checked, once per statement
+    this.core.clock.start();
   }
 
   private statementEnds(): void {
@@ -392,7 +403,7 @@ export class Session {
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
-    if (this.core.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = '${this.core.clientAddress.replace(/'/g, "''")}'`);
+    if (this.core.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = ${quoteLiteral(this.core.clientAddress)}`);
     await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
     this.deliverPending(); // before the startup's own messages
   }

@@ -63,13 +63,28 @@ public class JdbcTwins {
           return rows(ps.executeQuery());
         }
       });
-      show("getFunctionColumns(textin)", () -> {
+      // pg_proc lists only functions that work through the gateway (type I/O functions such as textin are not among them)
+      show("getFunctionColumns(split_part)", () -> {
         List<String> out = new ArrayList<>();
-        try (ResultSet rs = conn.getMetaData().getFunctionColumns(null, "pg_catalog", "textin", null)) {
-          while (rs.next()) out.add(rs.getString("COLUMN_NAME") + " " + rs.getInt("COLUMN_TYPE") + " " + rs.getString("TYPE_NAME"));
+        try (ResultSet rs = conn.getMetaData().getFunctionColumns(null, "pg_catalog", "split_part", null)) {
+          while (rs.next()) out.add(rs.getString("COLUMN_NAME") + " " + rs.getInt("COLUMN_TYPE") + " " + rs.getString("TYPE_NAME") + " " + rs.getInt("ORDINAL_POSITION") + " " + rs.getString("SPECIFIC_NAME"));
+        }
+        return out.isEmpty() ? "none" : String.join("; ", out);
+      });
+      show("getFunctions(abs)", () -> {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = conn.getMetaData().getFunctions(null, "pg_catalog", "abs")) {
+          while (rs.next()) out.add(rs.getString("FUNCTION_NAME") + " " + rs.getInt("FUNCTION_TYPE") + " " + rs.getString("SPECIFIC_NAME") + " " + rs.getString("REMARKS"));
         }
         Collections.sort(out);
-        return out.isEmpty() ? "none" : out.get(0);
+        return out.isEmpty() ? "none" : String.join("; ", out);
+      });
+      show("getProcedures(concat_ws)", () -> {
+        List<String> out = new ArrayList<>();
+        try (ResultSet rs = conn.getMetaData().getProcedures(null, "pg_catalog", "concat_ws")) {
+          while (rs.next()) out.add(rs.getString("PROCEDURE_NAME") + " " + rs.getInt("PROCEDURE_TYPE") + " " + rs.getString("SPECIFIC_NAME") + " " + rs.getString("REMARKS"));
+        }
+        return out.isEmpty() ? "none" : String.join("; ", out);
       });
       show("declare with hold, then fetch in", () -> {
         try (Statement st = conn.createStatement()) {

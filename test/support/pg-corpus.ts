@@ -107,6 +107,90 @@ const FIXED = [
   "select current_setting('TimeZone')", "select 'a' = 'a '::char(2)", "select 'a '::varchar = 'a'", "select length('a '::char(3))",
 ];
 
+/** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
+const REVIEWED = [
+  // S2: a value cast to numeric keeps its scale (integers scale 0)
+  'select order_id, amount::numeric, (qty * 2)::numeric, (order_id / 3)::numeric, qty::numeric + 0.5 from sales.orders order by order_id limit 5',
+  'select order_id, (amount / 3)::numeric from sales.orders order by order_id limit 3',
+  // S3: sum's result types; integer division of an int8 sum by a count is numeric division
+  'select sum(order_id) / count(*), sum(qty) / count(*), sum(customer_id) / count(*) from sales.orders',
+  'select sum(qty), sum(customer_id), sum(order_id), sum(amount), sum(qty::float4), sum(qty::float8) from sales.orders',
+  'select status, sum(order_id) / count(*) as mean_id, sum(qty) from sales.orders group by status order by status',
+  'select order_id, sum(qty) over (order by order_id), sum(order_id) over (partition by status order by order_id) from sales.orders order by order_id limit 6',
+  // S4: numeric division and avg are numeric (values exact; see the scale note in docs/compatibility.md)
+  "select 1::numeric / 3, 7.0 / 2, 10::numeric / 4, 10 / 3.0, 1.5 / 0.7, 100000::numeric / 3, 0.05 / 7, 2 / 3.0, '2.50'::numeric / 2",
+  'select avg(qty), avg(amount), avg(order_id), avg(customer_id), avg(qty::float8) from sales.orders',
+  'select status, avg(qty), sum(amount) / sum(qty), round(avg(amount), 2) from sales.orders group by status order by status',
+  'select round(avg(qty), 2), round(avg(amount)::numeric, 1), avg(qty)::numeric(10,3), round(sum(amount) / count(*), 3) from sales.orders',
+  'select avg(amount) filter (where qty > 2), avg(distinct qty), round(avg(distinct amount), 4) from sales.orders',
+  // S5: round(float8) half to even, round(numeric) half away from zero
+  'select round(2.5::float8), round(-2.5::float8), round(3.5::float8), round(0.5::float8), round(2.5), round(-2.5), round(0.5)',
+  'select order_id, round(qty / 2.0), round(qty::float8 / 2), round(amount) from sales.orders order by order_id limit 8',
+  // S6: PostgreSQL's input functions and error codes
+  "select '1.5'::int", "select ' 12 '::int, '+3'::int2, '-9223372036854775808'::int8", "select '99999'::int2", "select 'x1'::bigint",
+  'select 2147483648::bigint::int', 'select 70000::int2', "select '2024-02-30'::date", "select 'abc'::date", "select '2024-13-01'::date",
+  "select cast('12' as integer) + 1", "select integer '42'",
+  // S8: result types
+  "select 'a' || null, null || 'b', 'a' || null::text", "select date '2024-03-01' - date '2024-01-01', current_date - current_date",
+  'select order_id, signup - date \'2023-01-01\', ordered_at::date - signup from sales.orders join sales.customers using (customer_id) order by order_id limit 4',
+  // errors where PostgreSQL answers
+  'select extract(year from ordered_at), sum(amount) / count(*) from sales.orders group by 1 order by 1',
+  'select extract(month from signup) / 2.0 from sales.customers order by customer_id limit 3',
+  "select timestamptz '2024-01-01 12:00+00'", "select timestamptz '2024-06-01 12:00:30-03', '2024-06-01 08:00+0530'::timestamptz",
+  "select '2024-01-01 12:00 UTC'::timestamptz, timestamp with time zone '2024-01-01 00:00+01'",
+  "select '{\"a\": {\"b\": [1,2]}}'::json #>> '{a,b}'", "select '{\"a\": {\"b\": [1,2]}}'::json #> '{a,b}'",
+  "select '{\"a\": {\"b\": [1,2]}}'::jsonb #>> '{a,b,1}'", "select '{\"a\": [1,2,3]}'::json #>> '{a,-1}'", "select '{\"a\": 1}'::json #>> '{x}'",
+  "select name from sales.customers where name ilike any(array['a%', '%e%']) order by 1",
+  "select name from sales.customers where name like any(array['Customer 1%', 'O%']) order by 1",
+  "select name from sales.customers where name not ilike all(array['%1%', '%2%']) order by 1",
+  'select order_id from sales.orders order by qty using <, order_id using > limit 5', 'select order_id, qty from sales.orders order by qty using >, order_id limit 5',
+  "select 'on'::boolean, 'yes'::boolean, 't'::boolean, 'OFF'::boolean, ' n '::boolean, 'TRUE'::bool, '1'::boolean", "select 'o'::boolean", "select 'maybe'::boolean",
+];
+
+/** SQL as BI tools generate it (Metabase, Superset, Tableau): date truncation, bins, frames, grouping sets, intervals, zones. */
+const O = '"sales"."orders"';
+const BI = [
+  `SELECT date_trunc('month', ${O}."ordered_at") AS "ordered_at", count(*) AS "count" FROM ${O} GROUP BY date_trunc('month', ${O}."ordered_at") ORDER BY date_trunc('month', ${O}."ordered_at") ASC`,
+  `SELECT (date_trunc('week', (${O}."ordered_at" + INTERVAL '1 day')) + INTERVAL '-1 day') AS "ordered_at", sum(${O}."amount") AS "sum" FROM ${O} GROUP BY 1 ORDER BY 1 ASC`,
+  `SELECT CAST(extract(dow from ${O}."ordered_at") AS integer) + 1 AS "dow", count(*) AS "count" FROM ${O} GROUP BY 1 ORDER BY 1`,
+  `SELECT CAST(extract(hour from ${O}."ordered_at") AS integer) AS "h", avg(${O}."qty") AS "avg" FROM ${O} GROUP BY 1 ORDER BY 1`,
+  `SELECT ${O}."status" AS "status", sum(${O}."amount") AS "sum" FROM ${O} GROUP BY ${O}."status" ORDER BY "sum" DESC, "status" ASC LIMIT 10`,
+  `SELECT ((floor(((${O}."amount" - 0.0) / 50.0)) * 50.0) + 0.0) AS "amount", count(*) AS "count" FROM ${O} GROUP BY 1 ORDER BY 1 ASC`,
+  `SELECT CAST(${O}."ordered_at" AS date) AS "d", count(distinct ${O}."customer_id") AS "count" FROM ${O} GROUP BY 1 ORDER BY 1 LIMIT 5`,
+  `SELECT CAST(date_trunc('quarter', ${O}."ordered_at") AS date) AS "q", sum(${O}."qty") AS "sum", avg(${O}."amount") AS "avg" FROM ${O} GROUP BY 1 ORDER BY 1`,
+  `SELECT count(*) AS "count" FROM ${O} WHERE (${O}."ordered_at" >= timestamp '2024-01-05' AND ${O}."ordered_at" < timestamp '2024-01-05' + INTERVAL '7 day')`,
+  `SELECT ${O}."status" AS "status", count(*) AS "count", (CAST(count(*) AS float) / CAST(sum(count(*)) OVER () AS float)) AS "share" FROM ${O} GROUP BY 1 ORDER BY 1`,
+  `SELECT DATE_TRUNC('day', ordered_at) AS __timestamp, COUNT(*) AS count FROM sales.orders GROUP BY DATE_TRUNC('day', ordered_at) ORDER BY count DESC, __timestamp LIMIT 5`,
+  `SELECT status AS status, SUM(amount) AS "SUM(amount)" FROM sales.orders GROUP BY status ORDER BY "SUM(amount)" DESC LIMIT 10000`,
+  `SELECT percentile_cont(0.9) WITHIN GROUP (ORDER BY qty) AS p90, percentile_disc(0.5) WITHIN GROUP (ORDER BY amount) AS p50 FROM sales.orders`,
+  `SELECT CAST(EXTRACT(YEAR FROM "orders"."ordered_at") AS BIGINT) AS "yr:ordered_at:ok", SUM(CAST(1 AS BIGINT)) AS "sum:Number of Records:ok" FROM "sales"."orders" "orders" GROUP BY 1`,
+  `SELECT SUM("orders"."amount") AS "sum:amount:ok", ("orders"."qty" IS NULL) AS "io:qty null" FROM "sales"."orders" "orders" GROUP BY 2`,
+  `SELECT CAST(TRUNC(EXTRACT(MONTH FROM "orders"."ordered_at")) AS INTEGER) AS "mn:ordered_at:ok", AVG(CAST("orders"."qty" AS DOUBLE PRECISION)) AS "avg:qty:ok" FROM "sales"."orders" "orders" GROUP BY 1`,
+  `SELECT CAST(DATE_TRUNC('QUARTER', CAST("orders"."ordered_at" AS DATE)) AS DATE) AS "tqr:ordered_at:ok", SUM((CASE WHEN "orders"."qty" > 2 THEN 1 ELSE 0 END)) AS "sum:big:ok" FROM "sales"."orders" "orders" GROUP BY 1`,
+  'select order_id, sum(amount) over (order by ordered_at rows between 2 preceding and current row) from sales.orders order by order_id limit 8',
+  'select order_id, avg(qty) over (partition by status order by order_id rows between unbounded preceding and current row) from sales.orders order by order_id limit 8',
+  "select order_id, count(*) over (order by ordered_at range between interval '1 day' preceding and current row) from sales.orders order by order_id limit 8",
+  'select order_id, sum(qty) over (order by order_id groups between 1 preceding and 1 following) from sales.orders order by order_id limit 8',
+  'select order_id, first_value(amount) over w, last_value(amount) over w from sales.orders window w as (partition by status order by order_id rows between unbounded preceding and unbounded following) order by order_id limit 8',
+  'select status, qty, sum(amount), count(*) from sales.orders group by grouping sets ((status, qty), (status), ()) order by 1, 2 limit 12',
+  'select status, date_trunc(\'month\', ordered_at), sum(qty) from sales.orders group by rollup (status, date_trunc(\'month\', ordered_at)) order by 1, 2',
+  'select status, country, count(*) from sales.orders join sales.customers using (customer_id) group by cube (status, country) order by 1, 2, 3 limit 15',
+  "select order_id, ordered_at - interval '1 week', ordered_at + interval '1 month 2 days', ordered_at - interval '36 hours' from sales.orders order by order_id limit 4",
+  "select order_id, extract(epoch from ordered_at - timestamp '2024-01-01'), ordered_at - timestamp '2024-01-01' from sales.orders order by order_id limit 4",
+  "select interval '1 day' * 1.5, interval '1 hour' / 4, interval '2 months' - interval '1 day', -interval '3 days'",
+  "select order_id, ordered_at at time zone 'UTC' at time zone 'Europe/Paris' from sales.orders order by order_id limit 3",
+  "select order_id, (ordered_at::timestamptz at time zone 'America/New_York')::date from sales.orders order by order_id limit 3",
+  "select timezone('Asia/Tokyo', timestamptz '2024-03-01 00:00:00+00'), timestamptz '2024-03-10 12:00:00+00' at time zone 'America/Los_Angeles'",
+  "select date_trunc('week', timestamp '2024-03-06 10:00'), date_trunc('decade', timestamp '2024-05-05'), date_trunc('quarter', timestamp '2024-05-05')",
+  "select date_part('epoch', timestamp '2024-01-01 00:00:01'), date_part('week', date '2024-12-30'), date_part('isoyear', date '2024-12-30')",
+  "select to_char(ordered_at, 'YYYY-MM-DD'), count(*) from sales.orders group by 1 order by 2 desc, 1 limit 5",
+  'select count(distinct status), count(distinct customer_id) filter (where qty > 2) from sales.orders',
+  'select customer_id, sum(amount) as total from sales.orders group by customer_id having sum(amount) > 500 order by total desc limit 5',
+  'select status, sum(qty) * 1.0 / count(*), sum(amount) / nullif(count(*), 0) from sales.orders group by status order by status',
+  'select coalesce(status, \'(none)\'), count(*) from sales.orders group by 1 order by 1',
+  'select order_id, amount, amount - lag(amount) over (order by order_id), round(100.0 * amount / sum(amount) over (), 2) from sales.orders order by order_id limit 5',
+];
+
 /** Every statement of the corpus, each once. */
 export function corpusStatements(): string[] {
   const out: string[] = [];
@@ -133,7 +217,7 @@ export function corpusStatements(): string[] {
     for (const dir of ['', ' desc', ' nulls first', ' desc nulls last']) out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED);
+  out.push(...FIXED, ...REVIEWED, ...BI);
   return [...new Set(out)];
 }
 

@@ -1,13 +1,13 @@
 /**
  * The PostgreSQL catalog emulation: one in-memory database (`fdl_pg`) shared by every connection of a
  * DuckDB instance, holding views and macros that describe *the calling connection's current database*
- * (the session's lake version). Views are evaluated at query time from duckdb_schemas(),
- * duckdb_views(), the session's `pg_*` variables and each attached version's columns, tables and
- * functions (copied once at attach, ./version-snapshot.ts), so nothing is rebuilt when a session
+ * (the session's lake version). Views are evaluated at query time from the session's `pg_*` variables
+ * and each attached version's relations, schemas, columns and functions (copied once at attach,
+ * ./version-snapshot.ts), so nothing is rebuilt when a session
  * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
  * points `pg_catalog.X` here.
  */
-import { PG_FUNCTION_MACROS } from '../pg-macros.js';
+import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS } from '../pg-macros.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   PG_CATALOG_RELATIONS,
@@ -21,7 +21,7 @@ import {
 } from './pg-data.js';
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
-import { snapshotStatements } from './version-snapshot.js';
+import { materialiseViews, snapshotStatements } from './version-snapshot.js';
 import { DESCRIBE_MACROS } from './describe.js';
 import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
 import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
@@ -195,25 +195,13 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n)))`)}`);
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
-  s.push(`CREATE MACRO ${C}_schemas() AS (SELECT list(schema_name) FROM duckdb_schemas() WHERE database_name = current_database())`);
-  // search_path entries that name schemas of this version; PostgreSQL's `public` is DuckDB's `main`.
-  // A schema named twice counts once (PostgreSQL's recomputeNamespacePath), so current_schemas() lists it once.
-  s.push(`CREATE MACRO ${C}_search_path() AS (SELECT CASE WHEN len(l) = 0 THEN ['main'] ELSE list_filter(l, (x, i) -> list_position(l, x) = i) END FROM (
-    SELECT list_filter(list_transform(raw, x -> CASE WHEN x = 'public' AND NOT list_contains(sc, 'public') THEN 'main' WHEN x = '$user' THEN u ELSE x END), x -> list_contains(sc, x)) AS l
-    FROM (SELECT list_transform(string_split(coalesce(${C}_var('search_path'), '"$user", public'), ','), x -> trim(trim(x), '"')) AS raw, ${C}_schemas() AS sc, ${C}_user() AS u)))`);
+  // The version's schemas on the session's search_path, resolved by the session when the path or the version
+  // changes (session/settings.ts sets pg_search_schemas); computing them here cost ~5 ms per statement.
+  s.push(`CREATE MACRO ${C}_search_path() AS coalesce(CAST(getvariable('pg_search_schemas') AS VARCHAR[]), ['main'])`);
 
   // ---- relations of the current database
   s.push(...snapshotStatements());
-  const relInfoType = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
-  s.push(`CREATE VIEW ${C}_relinfo AS SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${relInfoType}), []::${relInfoType}), recursive := true)`);
-  s.push(`CREATE VIEW ${C}_rel AS
-    SELECT v.view_oid AS oid, v.view_name AS relname, v.schema_oid AS relnamespace, v.schema_name AS nspname,
-      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment, v.sql AS definition, i.row_count, i.size_bytes
-    FROM duckdb_views() v LEFT JOIN ${C}_relinfo i ON i.schema_name = v.schema_name AND i.name = v.view_name
-    WHERE v.database_name = current_database() AND NOT v.internal
-    UNION ALL
-    SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
-    FROM ${C}_tables t`);
+  // _rel (the version's relations) and _nsp (its schemas) are snapshot views (./version-snapshot.ts).
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
@@ -221,8 +209,7 @@ function compatStatements(b: Build): string[] {
   // ---- pg_catalog views
   s.push(pgView('pg_namespace', { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` }, `FROM (
     SELECT ${PG_CATALOG_OID} AS oid, 'pg_catalog' AS nspname UNION ALL SELECT ${INFO_SCHEMA_OID}, 'information_schema'
-    UNION ALL SELECT oid, schema_name FROM duckdb_schemas() WHERE database_name = current_database()
-      AND schema_name NOT IN ('pg_catalog', 'information_schema'))`));
+    UNION ALL SELECT oid, nspname FROM ${C}_nsp WHERE nspname NOT IN ('pg_catalog', 'information_schema'))`));
   s.push(pgView('pg_class', {
     oid: 'r.oid', relname: 'r.relname', relnamespace: 'r.relnamespace', reltype: '0', reloftype: '0', relowner: `${BOOTSTRAP_ROLE_OID}`,
     relam: "CASE WHEN r.relkind = 'r' THEN 2 ELSE 0 END", relfilenode: 'r.oid', reltablespace: '0', relpages: '0',
@@ -267,12 +254,11 @@ function compatStatements(b: Build): string[] {
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
-    UNION ALL SELECT oid, 2615, 0, comment FROM duckdb_schemas() WHERE database_name = current_database() AND comment IS NOT NULL
+    UNION ALL SELECT oid, 2615, 0, comment FROM ${C}_nsp WHERE comment IS NOT NULL
     UNION ALL SELECT objoid, classoid, 0, description FROM ${C}_builtin_descriptions
     UNION ALL SELECT objoid, classoid, objsubid, description FROM ${C}_func_descriptions`);
   s.push(pgView('pg_description', { objoid: 'objoid', classoid: 'classoid', objsubid: 'objsubid', description: 'description' }, `FROM ${C}_descriptions`));
-  s.push(`CREATE VIEW ${C}_dbs AS SELECT name, row_number() OVER (ORDER BY name) AS n FROM (
-    SELECT DISTINCT unnest(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname())) AS name)`);
+  s.push(`CREATE VIEW ${C}_dbs AS SELECT unnest(list_distinct(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname()))) AS name`);
   s.push(`CREATE MACRO ${C}_dboid(name) AS 16384 + CAST(hash(name) % 1000000 AS BIGINT)`);
   s.push(pgView('pg_database', {
     oid: `${C}_dboid(name)`, datname: 'name', datdba: `${BOOTSTRAP_ROLE_OID}`, encoding: '6', datlocprovider: "'c'", datistemplate: 'false',
@@ -363,7 +349,7 @@ function compatStatements(b: Build): string[] {
   s.push(empty('column_privileges', ['grantor', 'grantee', 'table_catalog', 'table_schema', 'table_name', 'column_name', 'privilege_type', 'is_grantable']));
   s.push(`CREATE MACRO ${I}_pg_expandarray(arr) AS ${C}_pg_expandarray(arr)`);
   s.push(...systemColumnViews(s));
-  return dependencyOrder(s);
+  return dependencyOrder(materialiseViews(s));
 }
 
 /**
@@ -420,7 +406,8 @@ function scalarMacros(b: Build): Array<[string, string]> {
     [`_viewdef(sql)`, `regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g') || ';'`],
     [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
     [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
-    [`pg_table_is_visible(id)`, `coalesce((SELECT r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) FROM ${C}_relall r WHERE r.oid = id), false)`],
+    // An uncorrelated IN (one semi-join per statement) instead of a subquery per row.
+    [`pg_table_is_visible(id)`, `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`],
     [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
     [`pg_function_is_visible(id)`, 'true'],
     [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
@@ -542,7 +529,7 @@ function scalarMacros(b: Build): Array<[string, string]> {
     if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
-  macros.push(...PG_FUNCTION_MACROS);
+  macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
   macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS);
   return macros;
 }

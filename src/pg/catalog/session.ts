@@ -3,6 +3,7 @@
  * lake's tables and which are the lake's own views (both are DuckDB views), and row/size estimates.
  * The session runs the returned statement on its connection after attaching the version.
  */
+import { quoteLiteral } from '../../quote.js';
 export interface RelationInfo {
   schema: string;
   name: string;
@@ -14,7 +15,7 @@ export interface RelationInfo {
   sizeBytes?: number;
 }
 
-const q = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const q = quoteLiteral;
 const n = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? 'NULL' : String(Math.trunc(v)));
 
 /** `SET VARIABLE pg_relations = [...]` for the relations of the session's version. */

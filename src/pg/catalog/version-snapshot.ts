@@ -1,19 +1,21 @@
 /**
- * A version's columns, tables and functions, copied into tables of the emulation once when the version is
- * attached (a version is immutable). Computing them per statement from duckdb_columns() and
- * duckdb_functions() cost 50–120 ms of DuckDB time for every catalog statement that touched
- * pg_attribute, pg_class or pg_proc (duckdb_functions() lists every built-in function), which made
- * sqlsmith's start-up take tens of seconds. `_cols` and `_funcs` keep their names and columns and
- * read the calling connection's current database from these tables. (A live fallback for databases
- * without a snapshot was measured: DuckDB runs a UNION branch even when its filter is false.)
+ * A version's relations, schemas, columns and functions, copied into tables of the emulation once when
+ * the version is attached (a version is immutable). Computing them per statement from duckdb_views(),
+ * duckdb_schemas(), duckdb_columns() and duckdb_functions() cost 10–120 ms of DuckDB time for every
+ * catalog statement (those table functions walk every attached catalog, DuckLake metadata included;
+ * duckdb_functions() lists every built-in), which made sqlsmith's start-up take tens of seconds and psql's
+ * \d 30–60× PostgreSQL. `_rel`, `_nsp`, `_cols`, `_tables` and `_funcs` read the calling connection's
+ * current database from these tables. Relation OIDs are the ones DuckDB gave at attach: a remote
+ * version's table views are rebuilt later with new OIDs, but the emulation only compares its own OIDs
+ * (and column-sources.ts keeps the first ones it saw too). Whether a DuckDB view is a lake table or a
+ * lake view comes from the attaching connection's `pg_relations` variable (session.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { C } from './names.js';
 import { elementOidSql, typeIsArraySql, typeModSql } from '../types.js';
+import { quoteIdent, quoteLiteral } from '../../quote.js';
 
-function quoteLiteral(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
-}
+
 
 /** The columns of database `db` (a SQL expression), as `_cols` lists them. */
 function columnsOf(db: string): string {
@@ -37,31 +39,86 @@ function functionsOf(db: string): string {
     WHERE f.database_name = ${db} AND NOT f.internal`;
 }
 
-/** Install-time statements: the snapshot tables (empty) and the `_cols` / `_funcs` views over them. */
+const RELINFO_TYPE = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
+
+/** The relations (lake tables and views, as DuckDB views; DuckDB tables) of database `db`, as `_rel` lists them. */
+function relationsOf(db: string): string {
+  return `SELECT v.view_oid AS oid, v.view_name AS relname, v.schema_oid AS relnamespace, v.schema_name AS nspname,
+      CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment, v.sql AS definition, i.row_count, i.size_bytes
+    FROM duckdb_views() v LEFT JOIN (SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${RELINFO_TYPE}), []::${RELINFO_TYPE}), recursive := true)) i
+      ON i.schema_name = v.schema_name AND i.name = v.view_name
+    WHERE v.database_name = ${db} AND NOT v.internal
+    UNION ALL
+    SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
+    FROM duckdb_tables() t WHERE t.database_name = ${db} AND NOT t.internal`;
+}
+
+/** The schemas of database `db`, as `_nsp` lists them. */
+function schemasOf(db: string): string {
+  return `SELECT oid, schema_name AS nspname, comment FROM duckdb_schemas() WHERE database_name = ${db}`;
+}
+
+/**
+ * Catalog views whose rows depend only on the version (not on session variables): materialised per
+ * version at attach, so a statement reads a table instead of binding and running the view's joins.
+ */
+export const MATERIALISED_VIEWS = ['_relall', 'pg_class', 'pg_attribute', 'pg_namespace', 'pg_description', 'pg_proc'] as const;
+
+/**
+ * Rewrite install statements so each view of MATERIALISED_VIEWS becomes `_live_<name>` (its definition,
+ * read once per version by snapshotVersionCatalog) and `<name>` a view over `_<name>_by_db`.
+ */
+export function materialiseViews(statements: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const sql of statements) {
+    const name = MATERIALISED_VIEWS.find((n) => sql.startsWith(`CREATE VIEW ${C}${n} AS`));
+    if (!name) {
+      out.push(sql);
+      continue;
+    }
+    out.push(sql.replace(`CREATE VIEW ${C}${name} AS`, `CREATE VIEW ${C}_live_${name} AS`));
+    out.push(`CREATE TABLE ${C}_${name}_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM ${C}_live_${name} LIMIT 0`);
+    out.push(`CREATE VIEW ${C}${name} AS SELECT * EXCLUDE (db) FROM ${C}_${name}_by_db WHERE db = current_database()`);
+  }
+  return out;
+}
+
+/** Install-time statements: the snapshot tables (empty) and the per-database views over them. */
 export function snapshotStatements(): string[] {
   return [
     `CREATE TABLE ${C}_snapshot_dbs (db VARCHAR PRIMARY KEY)`,
     `CREATE TABLE ${C}_cols_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${columnsOf("''")}) LIMIT 0`,
     `CREATE TABLE ${C}_tables_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${tablesOf("''")}) LIMIT 0`,
     `CREATE TABLE ${C}_funcs_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${functionsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${C}_rel_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${relationsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${C}_nsp_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${schemasOf("''")}) LIMIT 0`,
     `CREATE VIEW ${C}_tables AS SELECT * EXCLUDE (db) FROM ${C}_tables_by_db WHERE db = current_database()`,
-    // View OIDs are read live (cheap): a remote version's table views are rebuilt per statement.
-    `CREATE VIEW ${C}_cols AS SELECT r.oid AS attrelid, c.* EXCLUDE (db, attrelid)
-      FROM ${C}_cols_by_db c JOIN (
-        SELECT view_oid AS oid, schema_name, view_name AS name FROM duckdb_views() WHERE database_name = current_database()
-        UNION ALL SELECT table_oid, schema_name, table_name FROM ${C}_tables
-      ) r ON r.schema_name = c.schema_name AND r.name = c.table_name
-      WHERE c.db = current_database()`,
+    `CREATE VIEW ${C}_rel AS SELECT * EXCLUDE (db) FROM ${C}_rel_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_nsp AS SELECT * EXCLUDE (db) FROM ${C}_nsp_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_cols AS SELECT * EXCLUDE (db) FROM ${C}_cols_by_db WHERE db = current_database()`,
     `CREATE VIEW ${C}_funcs AS SELECT * EXCLUDE (db) FROM ${C}_funcs_by_db WHERE db = current_database()`,
   ];
 }
 
-/** Copy database `db`'s columns and functions once it is complete (after attach and comments). */
+/** Copy database `db`'s relations, schemas, columns and functions once it is complete (after attach and comments; `pg_relations` set). */
 export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string): Promise<void> {
   await forgetVersionCatalog(conn, db);
   const d = quoteLiteral(db);
-  await conn.run(`INSERT INTO ${C}_cols_by_db SELECT ${d}, * FROM (${columnsOf(d)})`);
+  await conn.run(`INSERT INTO ${C}_rel_by_db SELECT ${d}, * FROM (${relationsOf(d)})`);
+  await conn.run(`INSERT INTO ${C}_nsp_by_db SELECT ${d}, * FROM (${schemasOf(d)})`);
+  // attrelid: the relation's OID as _rel lists it (columns are matched to relations by name)
+  await conn.run(`INSERT INTO ${C}_cols_by_db SELECT ${d}, r.oid, c.* EXCLUDE (attrelid) FROM (${columnsOf(d)}) c
+    JOIN ${C}_rel_by_db r ON r.db = ${d} AND r.nspname = c.schema_name AND r.relname = c.table_name`);
   await conn.run(`INSERT INTO ${C}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
+  // The live views read the connection's current database: read them with `db` current.
+  const current = String((await conn.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0] ?? '');
+  const schema = String((await conn.runAndReadAll('SELECT current_schema()')).getRows()[0]?.[0] ?? 'main');
+  await conn.run(`USE ${quoteIdent(db)}`);
+  try {
+    for (const name of MATERIALISED_VIEWS) await conn.run(`INSERT INTO ${C}_${name}_by_db SELECT ${d}, * FROM ${C}_live_${name}`);
+  } finally {
+    if (current !== '' && current !== db) await conn.run(`USE ${quoteIdent(current)}.${quoteIdent(schema)}`);
+  }
   await conn.run(`INSERT INTO ${C}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   await conn.run(`INSERT INTO ${C}_snapshot_dbs VALUES (${d})`);
 }
@@ -73,4 +130,7 @@ export async function forgetVersionCatalog(conn: DuckDBConnection, db: string): 
   await conn.run(`DELETE FROM ${C}_cols_by_db WHERE db = ${d}`);
   await conn.run(`DELETE FROM ${C}_tables_by_db WHERE db = ${d}`);
   await conn.run(`DELETE FROM ${C}_funcs_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${C}_rel_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${C}_nsp_by_db WHERE db = ${d}`);
+  for (const name of MATERIALISED_VIEWS) await conn.run(`DELETE FROM ${C}_${name}_by_db WHERE db = ${d}`);
 }

@@ -6,7 +6,7 @@
  */
 import type { DuckDBType, DuckDBValue, DuckDBListValue } from '@duckdb/node-api';
 import { Writer } from '../writer.js';
-import { SqlError } from '../../errors.js';
+import { SqlError, SQLSTATE } from '../../errors.js';
 import type { ValueEncoder } from './values.js';
 
 type Items = readonly DuckDBValue[];
@@ -99,7 +99,7 @@ export function arrayEncoder(depth: number, elem: ValueEncoder, elemOid: number,
   return (w, v) => {
     const dims = depth > 1 ? dimsOf(v, depth) : (itemsOf(v).length ? [itemsOf(v).length] : []);
     if (dims === null) {
-      throw new SqlError('2202E', 'multidimensional arrays must have array expressions with matching dimensions',
+      throw new SqlError(SQLSTATE.arraySubscriptError, 'multidimensional arrays must have array expressions with matching dimensions',
         'DuckDB returned a jagged nested list, which has no PostgreSQL binary array form');
     }
     const flat: DuckDBValue[] = [];

@@ -23,9 +23,9 @@ export interface DecodeSettings { timeZone?: string }
 const REGNAMESPACE = 4089;
 const REGROLE = 4096;
 const badBinary = (oid: number) =>
-  new SqlError('22P03', `incorrect binary data format in bind parameter (type ${pgTypeName(oid)})`);
+  new SqlError(SQLSTATE.invalidBinaryRepresentation, `incorrect binary data format in bind parameter (type ${pgTypeName(oid)})`);
 const badText = (oid: number, s: string) =>
-  new SqlError('22P02', `invalid input syntax for type ${pgTypeName(oid)}: "${s}"`);
+  new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type ${pgTypeName(oid)}: "${s}"`);
 
 // ---------- numeric ----------
 
@@ -175,7 +175,7 @@ function intFromText(oid: number, s: string, min: number, max: number): number {
   const t = s.trim();
   if (!/^[+-]?\d+$/.test(t)) throw badText(oid, s);
   const v = Number(t);
-  if (v < min || v > max) throw new SqlError('22003', `value "${s}" is out of range for type ${pgTypeName(oid)}`);
+  if (v < min || v > max) throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${s}" is out of range for type ${pgTypeName(oid)}`);
   return v;
 }
 
@@ -257,13 +257,13 @@ function commonElementType(leaves: DecodedParam[], elemOid: number): { type: Duc
   const same = { type: leaves.find((r) => r.type)?.type ?? typeForOid(elemOid), value: (r: DecodedParam) => r.value };
   if (elemOid !== OID.numeric || leaves.length === 0) return same;
   if (leaves.some((r) => !(r.value instanceof DuckDBDecimalValue))) {
-    if (leaves.some((r) => typeof r.value === 'string')) throw new SqlError('22003', 'numeric array element out of range (more than 38 digits)');
+    if (leaves.some((r) => typeof r.value === 'string')) throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
     return { type: DOUBLE, value: (r) => (r.value instanceof DuckDBDecimalValue ? r.value.toDouble() : r.value) };
   }
   const decs = leaves.map((r) => r.value as DuckDBDecimalValue);
   const scale = Math.max(...decs.map((d) => d.scale));
   const width = Math.max(...decs.map((d) => d.width - d.scale)) + scale;
-  if (width > 38) throw new SqlError('22003', 'numeric array element out of range (more than 38 digits)');
+  if (width > 38) throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
   return {
     type: DECIMAL(width, scale),
     value: (r) => { const d = r.value as DuckDBDecimalValue; return new DuckDBDecimalValue(d.value * 10n ** BigInt(scale - d.scale), width, scale); },
@@ -387,7 +387,7 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
     case OID.int8: {
       if (!/^\s*[+-]?\d+\s*$/.test(s)) throw badText(oid, s);
       const v = BigInt(s.trim());
-      if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new SqlError('22003', `value "${s}" is out of range for type bigint`);
+      if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${s}" is out of range for type bigint`);
       return { value: v, type: BIGINT };
     }
     case OID.float4: return { value: floatFromText(oid, s), type: FLOAT };

@@ -1,0 +1,82 @@
+/**
+ * Per-call ceilings on DuckDB functions whose cost grows faster than their input. DuckDB checks
+ * for an interrupt only between vectors of 2,048 rows, so one vector of calls runs to its end
+ * whatever statement_timeout or a cancel says: `levenshtein(repeat('a', n), repeat('b', n))` with
+ * n = 200,000 taken from a row ran four minutes past a 10 s timeout, and on after the client left.
+ * A function whose cost is linear in its input is bounded by the memory its input must occupy (the
+ * process ceiling, memory-ceiling.ts); a quadratic one is not, and its size comes from rows, where
+ * the constant-size check (analysis/size-limits.ts) cannot see it. So every session connection
+ * shadows those functions with a temporary macro of the same name (DuckDB looks a function up in
+ * `temp` first, then the session's schemas, then `system`) that checks the sizes of its inputs and
+ * calls the built-in only when they are within the ceiling; over it, the call fails 54000
+ * (duckdb-errors.ts maps the message). A constant short pattern folds the check away, so LIKE's
+ * rewrites (prefix, contains) and filter pushdown into Parquet scans are unchanged.
+ *
+ * Measured on the shared 2-core machine, one thread, a vector of 2,048 calls at the ceiling:
+ * levenshtein and editdist3 1.4 s, damerau_levenshtein 2.9 s, jaro(_winkler) 6–24 ms; pattern
+ * matchers cost 1–16 ns per text×pattern byte pair (ILIKE, GLOB the most), 1–16 ms per call at
+ * MAX_PATTERN_WORK. Not bounded here (docs/security.md): a pattern of at most 64 bytes over long
+ * texts built from rows (up to 64 comparisons per text byte), regular expressions, and a text
+ * that repeats a bounded call thousands of times.
+ */
+
+/** Edit distances: each argument at most this many bytes (PostgreSQL's fuzzystrmatch: 255 characters; DuckDB's work by byte). */
+export const MAX_EDIT_DISTANCE_BYTES = 255;
+/** Patterns longer than this are checked: text bytes × pattern bytes at most MAX_PATTERN_WORK. */
+export const CHECKED_PATTERN_BYTES = 64;
+export const MAX_PATTERN_WORK = 2 ** 20;
+
+/** The phrase duckdb-errors.ts maps to 54000. */
+export const COST_LIMIT_PHRASE = 'exceeds the per-call limit';
+
+const EDIT_DISTANCE = ['levenshtein', 'damerau_levenshtein', 'editdist3', 'jaro_similarity', 'jaro_winkler_similarity'];
+/**
+ * Pattern matchers (text, pattern, …): LIKE, ILIKE, GLOB, their negations and ESCAPE forms.
+ * Regular expressions (RE2, SIMILAR TO) are not wrapped: DuckDB binds a macro's body when it is
+ * created, and their options argument must be a constant there.
+ */
+const PATTERN = ['~~', '!~~', '~~*', '!~~*', '~~~', '!~~~', 'glob', 'like_escape', 'not_like_escape', 'ilike_escape', 'not_ilike_escape'];
+
+const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
+const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** One macro overload per arity the built-in has, each guarding and then calling the built-in. */
+function guardMacro(name: string, arities: number[], condition: string, message: string): string {
+  const overloads = arities.map((n) => {
+    const params = Array.from({ length: n }, (_, i) => `a${i + 1}`);
+    const call = `system.main.${qi(name)}(${params.join(', ')})`;
+    // Every guarded built-in takes two strings first: typed, a wrong call fails as the built-in's would (42883).
+    const typed = params.map((p, i) => (i < 2 ? `${p} VARCHAR` : p));
+    return `(${typed.join(', ')}) AS CASE WHEN ${condition} THEN error(${message}) ELSE ${call} END`;
+  });
+  return `CREATE OR REPLACE TEMP MACRO ${qi(name)}${overloads.join(', ')}`;
+}
+
+/**
+ * The statements that install the guards on a connection, from the arities DuckDB lists for each
+ * built-in (`arities`: name → parameter counts); a function DuckDB does not have is skipped.
+ */
+export function costGuardStatements(arities: ReadonlyMap<string, number[]>): string[] {
+  const out: string[] = [];
+  for (const name of EDIT_DISTANCE) {
+    const a = arities.get(name);
+    if (!a) continue;
+    const max = MAX_EDIT_DISTANCE_BYTES;
+    const message = ql(`${name} argument exceeds maximum length of ${max} bytes (${COST_LIMIT_PHRASE})`);
+    out.push(guardMacro(name, a, `strlen(a1) > ${max} OR strlen(a2) > ${max}`, message));
+  }
+  for (const name of PATTERN) {
+    const a = arities.get(name);
+    if (!a) continue;
+    const shown = name.startsWith('~') || name.startsWith('!') ? 'pattern match' : name;
+    const message = `${ql(`${shown}: a pattern of `)} || strlen(a2) || ' bytes over a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
+    const condition = `strlen(a2) > ${CHECKED_PATTERN_BYTES} AND strlen(a1) * strlen(a2) > ${MAX_PATTERN_WORK}`;
+    out.push(guardMacro(name, a, condition, message));
+  }
+  return out;
+}
+
+/** The SQL that reads the arities costGuardStatements needs. */
+export const GUARDED_ARITIES_SQL = `SELECT function_name, list(DISTINCT len(parameters)) FROM duckdb_functions()
+  WHERE database_name = 'system' AND function_type = 'scalar' AND function_name IN (${[...EDIT_DISTANCE, ...PATTERN].map(ql).join(', ')})
+  GROUP BY function_name`;

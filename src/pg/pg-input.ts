@@ -1,0 +1,58 @@
+/**
+ * PostgreSQL's input functions for constants DuckDB reads differently, applied by rewrite.ts to a
+ * string constant cast to a type (`'1.5'::int`, `'on'::boolean`, `timestamptz '… 12:00+00'`): the
+ * constant PostgreSQL 15 reads, or its error (22P02, 22003) — never DuckDB's rounding or refusal.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+type Node = Record<string, any>;
+
+const INT_RANGES: Record<string, readonly [string, bigint, bigint]> = {
+  int2: ['smallint', -32768n, 32767n], smallint: ['smallint', -32768n, 32767n],
+  int4: ['integer', -2147483648n, 2147483647n], int: ['integer', -2147483648n, 2147483647n], integer: ['integer', -2147483648n, 2147483647n],
+  int8: ['bigint', -9223372036854775808n, 9223372036854775807n], bigint: ['bigint', -9223372036854775808n, 9223372036854775807n],
+};
+
+/** PostgreSQL's boolean input words (case-insensitive, trimmed); any unique prefix of them is accepted too. */
+const TRUE_WORDS = ['true', 'yes', 'on', '1'];
+const FALSE_WORDS = ['false', 'no', 'off', '0'];
+
+/** The integer types whose input PostgreSQL reads strictly (no fraction, no exponent). */
+export function isIntegerType(type: string): boolean {
+  return type in INT_RANGES;
+}
+
+/**
+ * `'…'::int4`: PostgreSQL accepts an optional sign and digits with surrounding spaces; anything else
+ * is 22P02 and a value out of the type's range 22003 (DuckDB rounds `'1.5'` to 2).
+ */
+export function integerInput(type: string, text: string): Node {
+  const [name, lo, hi] = INT_RANGES[type]!;
+  if (!/^\s*[+-]?\d+\s*$/.test(text)) throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type ${name}: "${text}"`);
+  const value = BigInt(text.trim());
+  if (value < lo || value > hi) throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${text}" is out of range for type ${name}`);
+  return { A_Const: { sval: { sval: value.toString() } } };
+}
+
+/** `'on'::boolean`: PostgreSQL's words (t, yes, on, 1, f, no, off, 0 and prefixes) → the constant it reads. */
+export function booleanInput(text: string): Node {
+  const word = text.trim().toLowerCase();
+  const matches = (words: string[]) => word !== '' && words.some((w) => w.startsWith(word) && (word.length > 1 || !['o'].includes(word)));
+  const isTrue = matches(TRUE_WORDS);
+  const isFalse = matches(FALSE_WORDS);
+  if (isTrue === isFalse) throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type boolean: "${text}"`);
+  return { A_Const: { sval: { sval: isTrue ? 'true' : 'false' } } };
+}
+
+/**
+ * A timestamptz constant PostgreSQL reads but DuckDB's reader does not: a time without seconds before
+ * a zone (`… 12:00+00`, `12:00 UTC`), a one-digit or `+0530` offset. Respelled `HH:MM:SS±HH:MM`;
+ * anything else stays for DuckDB's reader.
+ */
+export function timestamptzInput(text: string): Node | undefined {
+  const m = /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?(\s*)(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const zone = m[5] ? `${m[5]}${m[6]!.padStart(2, '0')}:${m[7] ?? '00'}` : m[8] ? '+00:00' : '';
+  const spelled = `${m[1]}${m[2]}${m[3] ?? ':00'}${zone}`;
+  return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
+}

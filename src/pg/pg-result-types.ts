@@ -1,0 +1,194 @@
+/**
+ * PostgreSQL's answers where DuckDB's differ by the operands' types (sum(int8) is numeric, round of a
+ * float8 is half-to-even, date - date is int4, `x::numeric` keeps x's scale): the rewrite cannot see
+ * types, so it calls the `_pgsem_*` macros of pg-macros.ts, whose typed tag parameter lets DuckDB's
+ * binder pick PostgreSQL's rule for the operand's type. Each returns the node replacing the call.
+ */
+import { COMPAT_DB } from './catalog/names.js';
+
+type Node = Record<string, any>;
+
+const str = (sval: string): Node => ({ String: { sval } });
+/** A `_pgsem_` macro of the compat catalog; `tags` are read for their types only. */
+const sem = (fn: string, tags: Node[], args: Node[]): Node => ({
+  FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args: [...tags, ...args], funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+
+/** Aggregates whose result type a tag cannot stand in for: an expression holding one is left to DuckDB. */
+const OTHER_AGGREGATES = /^(?:stddev\w*|var\w*|percentile_\w+|mode|string_agg|array_agg|jsonb?_agg|bool_\w+|every|bit_\w+|corr|covar_\w+|regr_\w+|first|last|any_value|arg_\w+|median|list|listagg|group_concat|product|approx_\w+|grouping)$/;
+
+/**
+ * A tag: an expression of the same DuckDB type as `n` but without aggregates (DuckDB cannot bind an
+ * aggregate inside a macro's typed argument): `sum(x)` → `_pgsem_sum(x, x)`, `count(…)` → a BIGINT
+ * NULL, `min/max(x)` → x. Undefined when `n` holds a window or another aggregate.
+ */
+export function tagOf(n: unknown): any {
+  if (Array.isArray(n)) {
+    const out = n.map(tagOf);
+    return out.some((x, i) => x === undefined && n[i] !== undefined) ? undefined : out;
+  }
+  if (!n || typeof n !== 'object') return n;
+  const node = n as Node;
+  if (node.SubLink) return node;
+  // A parameter has no type at bind time (DuckDB infers it from its use): no overload could be chosen.
+  if (node.ParamRef) return undefined;
+  const fc = node.FuncCall as Node | undefined;
+  if (fc) {
+    const name = String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval);
+    if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
+    const args = (fc.args ?? []) as Node[];
+    const typedNull = (type: string): Node => ({ TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str(type)], typemod: -1 } } });
+    if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedNull('bigint');
+    if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedNull('double');
+    const inner = args.length >= 1 ? tagOf(args[0]) : undefined;
+    if (['min', 'max', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'].includes(name) && args.length >= 1) return inner;
+    if (fc.over && !['sum', 'avg'].includes(name)) return undefined;
+    if (name === 'sum' && args.length === 1) return inner === undefined ? undefined : sem('sum', [inner], [inner]);
+    if (name === 'avg' && args.length === 1) return inner === undefined ? undefined : sem('avg', [inner], [inner, inner, { TypeCast: { arg: { A_Const: { ival: { ival: 1 } } }, typeName: { names: [str('bigint')], typemod: -1 } } }]);
+    if (fc.agg_star || fc.agg_order || fc.agg_distinct || fc.agg_filter) return undefined;
+  }
+  const out: Node = {};
+  for (const [k, v] of Object.entries(node)) {
+    const t = tagOf(v);
+    if (t === undefined && v !== undefined) return undefined;
+    out[k] = t;
+  }
+  return out;
+}
+
+/** A `_pgsem_` call whose typed tags stand for `typed`; undefined (keep DuckDB's meaning) when no tag can. */
+function dispatch(fn: string, typed: Node[], args: Node[]): Node | undefined {
+  const tags = typed.map(tagOf);
+  return tags.some((t) => t === undefined) ? undefined : sem(fn, tags, args);
+}
+
+/** Text of a rewritten statement names the compat catalog only for these macros: not catalog emulation. */
+export const SEMANTIC_MACRO_PREFIX = `${COMPAT_DB}.pgcat._pgsem_`;
+
+/** `sum(x)` (with DISTINCT, FILTER, OVER kept): int8 of int2/int4, numeric of int8, float4 of float4. */
+export function sumCall(sum: Node, arg: Node): Node | undefined {
+  return dispatch('sum', [arg], [sum]);
+}
+
+/** `round(x)`: half to even for float8 (PostgreSQL's rint), half away from zero for numeric. */
+export function roundCall(arg: Node): Node | undefined {
+  return dispatch('round', [arg], [arg]);
+}
+
+/** `x::numeric` of a value (not a constant): a numeric keeps its scale, an integer gets scale 0. */
+export function numericOf(arg: Node): Node | undefined {
+  return dispatch('numeric', [arg], [arg]);
+}
+
+/** Whether a node is syntactically a date: `date '…'`, `…::date`, current_date, make_date(…). */
+export function dateLike(n: Node | undefined): boolean {
+  if (!n) return false;
+  const tc = n.TypeCast as Node | undefined;
+  if (tc) return String((tc.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval) === 'date' && !(tc.typeName?.arrayBounds?.length);
+  if (n.SQLValueFunction?.op === 'SVFOP_CURRENT_DATE') return true;
+  const fn = (n.FuncCall?.funcname as Node[] | undefined)?.map((p) => String(p?.String?.sval)).slice(-1)[0];
+  return fn === 'make_date';
+}
+
+/** `a - b` with a date side: int4 when both are dates (PostgreSQL), as DuckDB says otherwise. */
+export function dateMinus(l: Node, r: Node): Node | undefined {
+  return dispatch('minus', [l, r], [l, r]);
+}
+
+/**
+ * `x || NULL`: PostgreSQL reads the NULL as text and answers a text NULL; DuckDB folds it into an
+ * INTEGER NULL. An array on the other side keeps DuckDB's answer.
+ */
+export function concatWithNull(expr: Node, l: Node, r: Node): Node | undefined {
+  const isNull = (n: Node) => n?.A_Const?.isnull === true || (n?.TypeCast?.arg?.A_Const?.isnull === true && !n.TypeCast.typeName?.arrayBounds?.length);
+  const other = isNull(l) ? r : isNull(r) ? l : undefined;
+  if (!other || other.A_ArrayExpr || other.TypeCast?.typeName?.arrayBounds?.length || other.ArrayExpr) return undefined;
+  return { TypeCast: { arg: expr, typeName: { names: [str('varchar')], typemod: -1 } } };
+}
+
+const AGGREGATES = new Set(['sum', 'avg', 'count', 'min', 'max']);
+
+/** Whether a node holds an aggregate of this query level (not windowed, not in a subquery). */
+export function hasAggregate(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(hasAggregate);
+  if (!n || typeof n !== 'object') return false;
+  const node = n as Node;
+  if (node.SubLink) return false;
+  const fc = node.FuncCall as Node | undefined;
+  if (fc && !fc.over && AGGREGATES.has(String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval))) return true;
+  return Object.values(node).some(hasAggregate);
+}
+
+/**
+ * `a / b` over aggregates (`sum(x) / count(*)`): numeric division when either side is numeric, as
+ * PostgreSQL (sum of int8 is numeric) — computed exactly by `_pgsem_ndiv`, once per group. Row-level
+ * numeric division stays DuckDB's DOUBLE (documented): exact division per row costs too much.
+ */
+export function aggregateDivision(l: Node, r: Node): Node | undefined {
+  return dispatch('div', [l, r], [l, r]);
+}
+
+/**
+ * `a / b` per row: numeric (DECIMAL(38,16), through double precision: 15–17 significant digits) when
+ * either side is numeric, so round() and the column type follow numeric; integers divide as integers.
+ */
+export function rowDivision(l: Node, r: Node): Node | undefined {
+  if (l.A_Const?.ival && r.A_Const?.ival) return undefined; // integer constants: DuckDB divides them as PostgreSQL
+  return dispatch('rdiv', [l, r], [l, r]);
+}
+
+/** `avg(x)` (not windowed): numeric for integers and numerics, sum / count divided as PostgreSQL. */
+export function avgCall(fc: Node, arg: Node): Node | undefined {
+  const as = (name: string): Node => ({ FuncCall: { ...fc, funcname: [str(name)] } });
+  return dispatch('avg', [arg], [as('avg'), as('sum'), as('count')]);
+}
+
+/** A numeric constant's digits as [unscaled, scale]; undefined when not a plain number. */
+function constantNumeric(n: Node | undefined): { value: bigint; scale: number; numeric: boolean } | undefined {
+  let node = n;
+  let numeric = false;
+  const cast = node?.TypeCast as Node | undefined;
+  if (cast) {
+    const type = String((cast.typeName?.names as Node[]).slice(-1)[0]?.String?.sval);
+    if ((type !== 'numeric' && type !== 'decimal') || cast.typeName?.typmods || cast.typeName?.arrayBounds) return undefined;
+    numeric = true;
+    node = cast.arg;
+  }
+  const c = node?.A_Const as Node | undefined;
+  const text = c?.ival ? String(c.ival.ival ?? 0) : c?.fval ? String(c.fval.fval) : numeric && typeof c?.sval?.sval === 'string' ? c.sval.sval.trim() : undefined;
+  if (text === undefined || !/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
+  const [whole = '', frac = ''] = text.replace(/^[+-]/, '').split('.');
+  return { value: BigInt((text.startsWith('-') ? '-' : '') + (whole + frac || '0')), scale: frac.length, numeric: numeric || text.includes('.') };
+}
+
+const p10 = (n: number): bigint => 10n ** BigInt(n);
+/** PostgreSQL's weight and first base-10000 digit of value·10^-scale (0, 0 for zero). */
+function leading(value: bigint, scale: number): [number, bigint] {
+  const abs = value < 0n ? -value : value;
+  if (abs === 0n) return [0, 0n];
+  const w = Math.floor((abs.toString().length - 1 - scale) / 4);
+  const e = scale + 4 * w;
+  return [w, e >= 0 ? abs / p10(e) : abs * p10(-e)];
+}
+
+/**
+ * `7.0 / 2`, `1::numeric / 3`: numeric constants divided as PostgreSQL's numeric_div (select_div_scale,
+ * rounded half away from zero), folded into a constant of that exact scale. Undefined when not both
+ * numeric constants with one of them numeric (integer constants divide as integers).
+ */
+export function constantDivision(l: Node, r: Node): Node | undefined {
+  const a = constantNumeric(l);
+  const b = constantNumeric(r);
+  if (!a || !b || !(a.numeric || b.numeric) || b.value === 0n) return undefined;
+  const [wa, fa] = leading(a.value, a.scale);
+  const [wb, fb] = leading(b.value, b.scale);
+  const rscale = Math.min(Math.max(16 - 4 * (wa - wb - (fa <= fb ? 1 : 0)), a.scale, b.scale, 0), 1000);
+  const n = (a.value < 0n ? -a.value : a.value) * p10(b.scale + rscale);
+  const d = (b.value < 0n ? -b.value : b.value) * p10(a.scale);
+  const q = n / d + (2n * (n % d) >= d ? 1n : 0n);
+  const digits = q.toString().padStart(rscale + 1, '0');
+  if (digits.length > 38) return undefined; // beyond DuckDB's DECIMAL: left to DuckDB (documented)
+  const negative = (a.value < 0n) !== (b.value < 0n) && q !== 0n;
+  const text = `${negative ? '-' : ''}${rscale ? `${digits.slice(0, -rscale)}.${digits.slice(-rscale)}` : digits}`;
+  return { TypeCast: { arg: { A_Const: { sval: { sval: text } } }, typeName: { names: [str('decimal')], typemod: -1, typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: rscale } } }] } } };
+}

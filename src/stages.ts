@@ -1,0 +1,91 @@
+/**
+ * Where a statement's time goes, by stage, and how often the work that should happen once per
+ * statement (or once per text) happens. Process-wide plain numbers, as degraded.ts keeps its counts:
+ * recording is an addition on the statement's path; /metrics reads them at scrape time
+ * (fdl_statement_stage_seconds, fdl_statement_work_total).
+ *
+ * Time is wall time spent in the stage: for the stages that run on the event loop (decode, planning,
+ * admission, encoding) that is the gateway's own CPU; for those that wait on DuckDB (analysis,
+ * prepare, bind check, execution) it is DuckDB's time on its threads as the statement waits for it.
+ * A statement's split is what accrued since the previous statement ended: exact with one statement
+ * running at a time, mixed across statements when sessions overlap (the totals stay exact).
+ */
+export const STAGES = ['decode', 'analysis', 'admission', 'planning', 'prepare', 'bind_check', 'pruning', 'revalidation', 'execution', 'encoding'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/**
+ * Work counted, each at most once per statement (or per text):
+ * - analysis: a DuckDB parse of a text (analysis/analysis.ts), memoized by text;
+ * - duckdb_prepare: the statement prepared by DuckDB (at most once per parameter-type signature);
+ * - type_probe: a probe DuckDB prepares, never runs, for PostgreSQL's parameter types or a result's shape before Bind;
+ * - bind_check: DuckDB's bind of a text for the engine's line (analysis/side-effects.ts);
+ * - prune_explain: DuckDB's EXPLAIN of a statement to choose its files (lake/prune.ts);
+ * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
+ * - revalidation: a version re-checked before a statement runs or is replayed (versions/).
+ */
+export const WORKS = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
+export type Work = (typeof WORKS)[number];
+
+/** Upper bounds of the per-statement histogram, in seconds. */
+export const STAGE_BOUNDS: readonly number[] = [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1];
+
+const stageIndex = new Map<Stage, number>(STAGES.map((s, i) => [s, i]));
+const workIndex = new Map<Work, number>(WORKS.map((w, i) => [w, i]));
+
+/** Milliseconds accrued per stage since the last statement ended. */
+const current = new Float64Array(STAGES.length);
+/** Per stage: seconds in total, and per-statement observations by bucket (not cumulative; the last is +Inf). */
+const totalSeconds = new Float64Array(STAGES.length);
+const buckets = STAGES.map(() => new Float64Array(STAGE_BOUNDS.length + 1));
+let statements = 0;
+const works = new Float64Array(WORKS.length);
+
+/** A start time for `spent` (milliseconds, monotonic). */
+export const stageClock = (): number => performance.now();
+
+/** Time since `started` (from stageClock) was spent in `stage`. */
+export function spent(stage: Stage, started: number): void {
+  current[stageIndex.get(stage)!]! += performance.now() - started;
+}
+
+/** Time `work` in `stage` (its wait included), whether it resolves or rejects. */
+export async function timed<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await work();
+  } finally {
+    spent(stage, t);
+  }
+}
+
+/** One unit of `work` done. */
+export function counted(work: Work): void {
+  works[workIndex.get(work)!]!++;
+}
+
+/** A statement ended: what accrued since the last one is its split. */
+export function statementEnded(): void {
+  statements++;
+  for (let s = 0; s < STAGES.length; s++) {
+    const seconds = current[s]! / 1000;
+    current[s] = 0;
+    totalSeconds[s]! += seconds;
+    let i = 0;
+    while (i < STAGE_BOUNDS.length && seconds > STAGE_BOUNDS[i]!) i++;
+    buckets[s]![i]!++;
+  }
+}
+
+/** For /metrics: per stage, the cumulative histogram of its seconds per statement. */
+export function stageHistogram(stage: Stage): { cumulative: number[]; sum: number; count: number } {
+  const s = stageIndex.get(stage)!;
+  const cumulative: number[] = [];
+  let acc = 0;
+  for (const n of buckets[s]!) cumulative.push((acc += n));
+  return { cumulative, sum: totalSeconds[s]!, count: statements };
+}
+
+/** For /metrics and tests: how often each work was done since the process started. */
+export function workCount(work: Work): number {
+  return works[workIndex.get(work)!]!;
+}

@@ -1,0 +1,143 @@
+/**
+ * The work a statement costs the gateway, counted (issue 26): each statement text is analysed once,
+ * prepared by DuckDB at most once per distinct parameter-type signature, its ref checked and its
+ * version re-validated at most once per statement. Counted by the gateway itself
+ * (fdl_statement_work_total in /metrics, src/stages.ts), through a real `fdl serve` and node-postgres.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import pg from 'pg';
+import { CLI, copyFixtures } from './support/gateway.js';
+
+const WORK = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
+type Counts = Record<(typeof WORK)[number], number>;
+
+interface Served {
+  proc: ChildProcess;
+  port: number;
+  http: string;
+}
+
+async function serve(args: string[]): Promise<Served> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in time; stderr:\n${err}`)), 60_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
+      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
+      if (l && h) {
+        clearTimeout(timer);
+        resolve({ proc, port: Number(l[1]), http: h[1]! });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`exited with ${code} before ready; stderr:\n${err}`)));
+  });
+}
+
+async function counts(s: Served): Promise<Counts> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const out = {} as Counts;
+  for (const w of WORK) {
+    const m = new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\d+)$`, 'm').exec(text);
+    assert.ok(m, `fdl_statement_work_total{work="${w}"} is in /metrics`);
+    out[w] = Number(m[1]);
+  }
+  return out;
+}
+
+/** What `work` cost, counted by the gateway. */
+async function cost(s: Served, work: () => Promise<unknown>): Promise<Counts> {
+  const before = await counts(s);
+  await work();
+  const after = await counts(s);
+  const d = {} as Counts;
+  for (const w of WORK) d[w] = after[w] - before[w];
+  return d;
+}
+
+const POINT = 'select $1::int + order_id as n from sales.orders where order_id = $2';
+
+describe('statement work: once per text, once per signature, once per statement', () => {
+  let s: Served;
+  let c: pg.Client;
+  const repos = copyFixtures('repos/basic');
+
+  before(async () => {
+    // HEAD: a moving ref, so every statement has a ref to check. The result cache is on: a miss is the case that re-validated twice.
+    s = await serve(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });
+    await c.connect();
+  });
+
+  after(async () => {
+    await c?.end();
+    s?.proc.kill('SIGTERM');
+    await new Promise((r) => (s?.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)));
+    repos.cleanup();
+  });
+
+  test('a new text with parameters (unnamed Parse/Bind/Execute): one analysis, one DuckDB prepare, one ref check, one re-validation', async () => {
+    let rows: unknown[] = [];
+    const d = await cost(s, async () => (rows = (await c.query({ text: POINT, values: [100, 3] })).rows));
+    assert.deepEqual(rows, [{ n: '103' }]); // int + bigint: bigint
+    // DuckDB binds it once for the engine's line (side-effects.ts), parameters and all
+    assert.deepEqual(d, { analysis: 1, duckdb_prepare: 1, type_probe: 0, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+  });
+
+  test('the same text with new parameters, unnamed and named: nothing analysed or prepared again; one ref check and one re-validation per statement', async () => {
+    const seen: unknown[] = [];
+    const d = await cost(s, async () => {
+      for (let i = 0; i < 5; i++) seen.push((await c.query({ text: POINT, values: [1000 + i, 1 + i] })).rows[0]);
+      for (let i = 0; i < 5; i++) seen.push((await c.query({ name: 'point', text: POINT, values: [2000 + i, 1 + i] })).rows[0]);
+    });
+    assert.deepEqual(seen, [1001, 1003, 1005, 1007, 1009, 2001, 2003, 2005, 2007, 2009].map((n) => ({ n: String(n) })));
+    assert.deepEqual(d, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 10, revalidation: 10 });
+  });
+
+  test('a new text without parameters (simple Query, a result-cache miss): analysed, bound for the engine line and prepared once; checked once', async () => {
+    let rows: unknown[] = [];
+    const d = await cost(s, async () => (rows = (await c.query('select count(*)::int as n from sales.orders where qty > 3')).rows));
+    assert.equal(typeof (rows[0] as { n: number }).n, 'number');
+    assert.deepEqual(d, { analysis: 1, duckdb_prepare: 1, type_probe: 0, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    // answered from the result cache: nothing planned, still one check of the ref and of the files
+    const again = await cost(s, () => c.query('select count(*)::int as n from sales.orders where qty > 3'));
+    assert.deepEqual(again, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
+  });
+
+  test('each statement has its time by stage: a new text spends it analysing, preparing and executing; a repeat of a planned one does not analyse', async () => {
+    const stage = async () => {
+      const text = await (await fetch(`http://${s.http}/metrics`)).text();
+      const read = (what: string, st: string) => Number(new RegExp(`^fdl_statement_stage_seconds_${what}\\{stage="${st}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { count: read('count', 'execution'), analysis: read('sum', 'analysis'), prepare: read('sum', 'prepare'), execution: read('sum', 'execution') };
+    };
+    const a = await stage();
+    await c.query({ text: `${POINT} -- stages`, values: [1, 2] });
+    const b = await stage();
+    assert.equal(b.count - a.count, 1, 'one statement ended');
+    for (const st of ['analysis', 'prepare', 'execution'] as const) assert.ok(b[st] > a[st], `time spent in ${st}`);
+    await c.query({ text: `${POINT} -- stages`, values: [3, 4] });
+    const d = await stage();
+    assert.equal(d.count - b.count, 1);
+    assert.equal(d.analysis, b.analysis, 'a planned text is not analysed again');
+    assert.equal(d.prepare, b.prepare, 'nor prepared again');
+    assert.ok(d.execution > b.execution);
+  });
+
+  test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
+    // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
+    const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';
+    let rows: unknown[] = [];
+    const first = await cost(s, async () => (rows = (await c.query({ text, values: [0, 5] })).rows));
+    assert.deepEqual(rows, [{ order_id: '4' }]);
+    // one probe asks DuckDB what `amount > x * 2` makes x; the statement itself is prepared once, typed so
+    assert.deepEqual(first, { analysis: 1, duckdb_prepare: 1, type_probe: 1, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    const repeat = await cost(s, () => c.query({ text, values: [1, 5] }));
+    assert.deepEqual(repeat, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
+  });
+});
