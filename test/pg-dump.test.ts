@@ -34,7 +34,7 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
 
   before(async () => {
     [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')], { timeoutMs: 120_000 }), // a loaded machine starts slowly
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
     ]);
     // The dump names the gateway's user as every object's owner.

@@ -154,7 +154,7 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
 
   before(async () => {
     [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')], { timeoutMs: 120_000 }), // a loaded machine starts slowly
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
     ]);
     // The same tables, schemas, comments and owner: the gateway's own dump (test/pg-dump.test.ts proves it restores).
