@@ -112,6 +112,9 @@ const REVIEWED = [
   // S2: a value cast to numeric keeps its scale (integers scale 0)
   'select order_id, amount::numeric, (qty * 2)::numeric, (order_id / 3)::numeric, qty::numeric + 0.5 from sales.orders order by order_id limit 5',
   'select order_id, (amount / 3)::numeric from sales.orders order by order_id limit 3',
+  // a refused cast inside a function or an aggregate stays refused (it answered a NULL per row, the aggregate dropped)
+  'select round(avg(amount)::numeric, 2) from sales.orders', 'select count(*) from sales.orders where round(amount::numeric, 0) > 100',
+  'select status, round(sum(amount)::numeric, 2) from sales.orders group by status order by 1', 'select round(1.5::float8::numeric)',
   // S3: sum's result types; integer division of an int8 sum by a count is numeric division
   'select sum(order_id) / count(*), sum(qty) / count(*), sum(customer_id) / count(*) from sales.orders',
   'select sum(qty), sum(customer_id), sum(order_id), sum(amount), sum(qty::float4), sum(qty::float8) from sales.orders',
