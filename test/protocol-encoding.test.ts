@@ -85,4 +85,21 @@ describe('bytes PostgreSQL 15 refuses: NUL in a Query, invalid UTF-8 in Bind', (
       assert.deepEqual(ours.after, ['42'], what);
     }
   });
+
+  test('a fastpath FunctionCall and a Query that is not UTF-8 are refused, then ReadyForQuery, as PostgreSQL 15 does', async () => {
+    const cases: [string, Buffer, RegExp][] = [
+      // PostgreSQL: 42883 (no function of that OID); the gateway has no fastpath at all: 0A000
+      ['FunctionCall', msg('F', Buffer.concat([i32(1247), i16(0), i16(0), i16(0)])), /^E (0A000|42883) /],
+      ['invalid UTF-8 in a Query', msg('Q', Buffer.from("SELECT '\xff'\0", 'latin1')), /^E 22021 invalid byte sequence for encoding "UTF8"/],
+    ];
+    for (const [what, bytes, error] of cases) {
+      const [ours, theirs] = await Promise.all([exchange('gateway', bytes), exchange('pg', bytes)]);
+      for (const side of [ours, theirs]) {
+        assert.equal(side.seen.length, 2, `${what}: ${side.seen.join(' | ')}`);
+        assert.match(side.seen[0]!, error, what);
+        assert.equal(side.seen[1], 'Z', what);
+        assert.deepEqual(side.after, ['42'], what);
+      }
+    }
+  });
 });

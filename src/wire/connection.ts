@@ -382,6 +382,12 @@ export class Connection {
       return s.sync();
     }
     if (this.skipUntilSync && msg.type !== 'Sync') return undefined;
+    if (msg.type === 'FunctionCall') {
+      // A fastpath call is answered as PostgreSQL answers one: its outcome, then ReadyForQuery
+      // (an error alone left the client waiting for ever).
+      s.fail(new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported'));
+      return s.sync();
+    }
     try {
       // Query and Sync end the skipping after an error in the extended protocol.
       if (msg.type === 'Query' || msg.type === 'Sync') this.skipUntilSync = false;
