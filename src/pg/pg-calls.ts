@@ -148,15 +148,20 @@ const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boo
   ['HH24', '%H'], ['HH12', '%I'], ['HH', '%I'], ['MI', '%M'], ['SS', '%S'], ['MS', '%g'], ['US', '%f'],
   ['AM', '%p'], ['PM', '%p'], ['am', 'lower:%p'], ['pm', 'lower:%p'],
   ['YYYY', '%Y'], ['YY', '%y'],
+  // PostgreSQL reads the numeric fields in lower case too (its keyword table lists both spellings)
+  ['hh24', '%H'], ['hh12', '%I'], ['hh', '%I'], ['mi', '%M'], ['ss', '%S'], ['ms', '%g'], ['us', '%f'],
+  ['yyyy', '%Y'], ['yy', '%y'], ['mm', '%m'], ['ddd', '%j'], ['dd', '%d'],
   ['MONTH', 'upper:pad:%B'], ['Month', 'pad:%B'], ['month', 'lower:pad:%B'],
   ['MON', 'upper:%b'], ['Mon', '%b'], ['mon', 'lower:%b'], ['MM', '%m'],
   ['DAY', 'upper:pad:%A'], ['Day', 'pad:%A'], ['day', 'lower:pad:%A'],
   ['DY', 'upper:%a'], ['Dy', '%a'], ['dy', 'lower:%a'], ['DDD', '%j'], ['DD', '%d'],
   ['D', (v) => castTo({ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } }, 'varchar')],
   ['Q', (v) => castTo(call('quarter', [v]), 'varchar')],
+  ['d', (v) => castTo({ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } }, 'varchar')],
+  ['q', (v) => castTo(call('quarter', [v]), 'varchar')],
 ];
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
-const UNSUPPORTED_PATTERN = /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|tz|OF|CC|RM|rm|Y,YYY|YYY|BC|AD|bc|ad|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|th|J|W|I|Y)/;
+const UNSUPPORTED_PATTERN = /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|W|I|Y|iyyy|iyy|iy|iw|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|w|i|y)/;
 /** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
 const FM_CODES: Readonly<Record<string, string>> = { '%H': '%-H', '%I': '%-I', '%M': '%-M', '%S': '%-S', '%m': '%-m', '%d': '%-d', '%j': '%-j', '%y': '%-y' };
 
@@ -175,7 +180,7 @@ export function toCharCall(args: Node[]): Node {
   const flush = () => { if (codes) parts.push(call('strftime', [v, strConst(codes)])); codes = ''; };
   for (let i = 0; i < fmt.length;) {
     let fm = false;
-    if (fmt.startsWith('FM', i)) { fm = true; i += 2; }
+    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) { fm = true; i += 2; }
     if (fmt[i] === '"') {
       const end = fmt.indexOf('"', i + 1);
       codes += (end < 0 ? fmt.slice(i + 1) : fmt.slice(i + 1, end)).replace(/%/g, '%%');
@@ -183,6 +188,11 @@ export function toCharCall(args: Node[]): Node {
       continue;
     }
     const found = DATE_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    const unsupported = UNSUPPORTED_PATTERN.exec(fmt.slice(i))?.[0];
+    // a longer pattern PostgreSQL knows wins over a translated prefix of it (SSSSS is not SS SS S)
+    if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
+      throw refuse(`to_char() pattern "${unsupported}"`, 'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".');
+    }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i))) throw refuse(`to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`, 'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".');
       codes += fmt[i] === '%' ? '%%' : fmt[i];

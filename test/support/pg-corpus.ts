@@ -37,7 +37,7 @@ const DATE_EXPRS = ['{c} + 1', '{c} - 1', "{c} + interval '1 month'", "{c} - dat
   'make_date(2020, 1, 1) - {c}', '{c} + 7', "to_char({c}, 'FMDD/FMMM/YYYY Dy')", 'pg_typeof({c})', "{c} between date '2023-01-01' and date '2023-12-31'"];
 const TS_EXPRS = ["date_trunc('hour', {c})", "date_trunc('day', {c})", "date_trunc('week', {c})", "date_trunc('quarter', {c})", 'extract(hour from {c})',
   'extract(minute from {c})', 'extract(epoch from {c})', '{c}::date', '{c}::time', '{c}::text', "{c} + interval '90 minutes'",
-  "{c} - interval '1 day 2 hours'", "{c} - timestamp '2024-01-01'", "to_char({c}, 'YYYY-MM-DD HH24:MI')", "to_char({c}, 'Day DD Month')",
+  "{c} - interval '1 day 2 hours'", "{c} - timestamp '2024-01-01'", "to_char({c}, 'YYYY-MM-DD HH24:MI')", "to_char({c}, 'Day DD Month')", "to_char({c}, 'yyyy-mm-dd hh24:mi:ss')", "to_char({c}, 'fmdd fmMonth yyyy, q')", "to_char({c}, 'YY-MM \"h\" dd')",
   "date_bin(interval '1 hour', {c}, timestamp '2000-01-01')", "{c} at time zone 'UTC'", "{c} at time zone 'America/New_York'",
   "age({c}, timestamp '2024-01-01')", "justify_hours({c} - timestamp '2024-01-01')", '{c}::timestamptz', "date_part('isodow', {c})",
   'extract(week from {c})', "to_char({c}, 'HH12:MI AM')", "{c} > timestamp '2024-02-01'", 'pg_typeof({c})', "extract(quarter from {c})"];
