@@ -243,6 +243,7 @@ describe('fdl delete / update refusals leave the repository unchanged', () => {
     await changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 2' });
     await refused('no match', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id < 0' }), /no row of sales\.orders matches/);
     await refused('unknown column', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'nope = 1' }), /--where: .*nope/);
+    await refused('a predicate that is not boolean (DuckDB would cast it to true: every row)', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id' }), /--where must be a boolean predicate, not bigint/);
     await refused('second statement', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'true; DELETE FROM x' }), /--where/);
     await refused('bad --set', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', set: 'nope = 1' }), /--set: .*nope/);
     await refused('unknown table', () => changeRows(root, { ...quiet, table: 'sales.nope', where: 'true' }), /has no table sales\.nope/);

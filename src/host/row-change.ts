@@ -128,6 +128,15 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     const local = await verifiedCopies(table, settings.dataDir, hashes, target, store, tmp);
     const locate = (rel: string) => local.get(rel) ?? rel;
     const ctx = await tableContext(conn, catalog, [table], locate);
+    // A predicate is boolean, as PostgreSQL requires (42804): DuckDB would cast `--where id` to true and match every row.
+    // (prepared: one statement only, as --where itself is run)
+    const predicateType = await conn
+      .prepare(`SELECT (${opts.where}) AS predicate FROM (${tableSql(table, ctx, undefined, true)}) LIMIT 0`)
+      .then((st) => st.columnType(0).toString())
+      .catch((e: Error) => {
+        throw new Error(`--where: ${e.message.split('\n')[0]!.replaceAll(MATCHED, display)}`);
+      });
+    if (predicateType !== 'BOOLEAN') throw new Error(`--where must be a boolean predicate, not ${predicateType.toLowerCase() || 'nothing'}: e.g. --where "id = 5" (nothing written)`);
     await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${opts.where})`, '--where', display);
     const matched = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${MATCHED}`))[0]!.n);
     if (matched === 0) throw new Error(`no row of ${display} matches --where ${opts.where}: nothing to ${verb}, no version written`);
