@@ -37,9 +37,11 @@ test('sqlsmith (seed 42, 300 statements) ends on its own; the gateway survives, 
   assert.equal(r.timedOut, false, 'sqlsmith finished (no hang)');
   assert.equal(r.code, 0, describeProbe(r));
   assert.match(r.stderr, /queries: 300\b/, 'all 300 statements were sent');
-  // Most generated statements run: calls are built from pg_proc/pg_operator, which list only what works.
+  // Calls are built from pg_proc/pg_operator, which list what works plus the type I/O functions clients'
+  // type maps read (ruby-pg, Rails, Sequel join typinput to pg_proc): sqlsmith calls those too and they fail
+  // (0.43 without them, 0.65 with them on one loaded run).
   const errorRate = Number(/error rate: ([\d.]+)/.exec(r.stderr)?.[1]);
-  assert.ok(errorRate < 0.6, `error rate ${errorRate}`); // 0.65 when pg_proc listed the type I/O functions
+  assert.ok(errorRate < 0.75, `error rate ${errorRate}`);
   assert.doesNotMatch(r.stderr, /server closed the connection|terminating connection|internal error/i);
   // The gateway is still there and answers.
   const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });

@@ -246,9 +246,8 @@ function compatStatements(b: Build): string[] {
       proisstrict, false AS proretset, provolatile, 's' AS proparallel, pronargs, 0 AS pronargdefaults, prorettype,
       CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes,
       CAST(NULL AS BIGINT[]) AS proallargtypes, CAST(NULL AS VARCHAR[]) AS proargmodes, CAST(NULL AS VARCHAR[]) AS proargnames, prosrc FROM ${C}_procs
-      -- Type I/O functions cannot be called here, so pg_proc lists none but array_recv: Npgsql tells array types by
-      -- typreceive's proname = 'array_recv'. The rest stay in _procs for typinput::regproc and friends.
-      WHERE proname = 'array_recv'
+      -- Type I/O functions cannot be called here, but clients read them: ruby-pg, Rails and Sequel build their
+      -- type map by joining pg_type.typinput to pg_proc (int8in → Integer), Npgsql tells arrays by 'array_recv'.
     UNION ALL ${functionProcSelect()}
     UNION ALL
     SELECT f.function_oid, f.function_name, f.schema_oid, 14, 100, 0, 0, 'f', false, false, false, 'v', 'u', f.nargs, 0, 25, [], NULL, NULL, NULL, f.macro_definition
