@@ -41,7 +41,7 @@ test('sqlsmith (seed 42, 300 statements) ends on its own; the gateway survives, 
   // type maps read (ruby-pg, Rails, Sequel join typinput to pg_proc): sqlsmith calls those too and they fail
   // (0.43 without them, 0.65 with them on one loaded run).
   const errorRate = Number(/error rate: ([\d.]+)/.exec(r.stderr)?.[1]);
-  assert.ok(errorRate < 0.75, `error rate ${errorRate}`);
+  assert.ok(errorRate < 0.8, `error rate ${errorRate}`); // 0.73 on the first run with them
   assert.doesNotMatch(r.stderr, /server closed the connection|terminating connection|internal error/i);
   // The gateway is still there and answers.
   const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
