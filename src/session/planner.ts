@@ -72,7 +72,13 @@ export interface PreparedStmt {
    * A parameterised statement over remote versions: files are chosen with the bound values and
    * DuckDB prepares it again over them at each execution (fetchForValues).
    */
-  fetchOnBind?: { sql: string; reads: TableReads; prepare: () => Promise<DuckDBPreparedStatement> };
+  fetchOnBind?: {
+    sql: string;
+    reads: TableReads;
+    prepare: () => Promise<DuckDBPreparedStatement>;
+    /** The views (StatementHold.views, per version) `duck` was last prepared over under their lock. */
+    views?: readonly (number | undefined)[];
+  };
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
@@ -358,9 +364,15 @@ export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, para
   for (const h of s.holds ?? []) h.release();
   s.holds = await fetchTables(ctx, f.reads, { sql: f.sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m), params });
   try {
-    const duck = await f.prepare();
-    s.duck?.destroySync();
-    s.duck = duck;
+    // No view rebuilt since the last execution's prepare: DuckDB's statement already reads these files.
+    const views = s.holds.map((h) => h.views);
+    const same = s.duck && f.views?.length === views.length && views.every((v, i) => v !== undefined && v === f.views![i]);
+    if (!same) {
+      const duck = await f.prepare();
+      s.duck?.destroySync();
+      s.duck = duck;
+      f.views = views;
+    }
   } finally {
     for (const h of s.holds) h.bound();
   }
