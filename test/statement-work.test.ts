@@ -130,6 +130,16 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.ok(d.execution > b.execution);
   });
 
+  test('a new text the PostgreSQL rewrite changes: analysed once (its text and the client\'s, for the column names, in one DuckDB call)', async () => {
+    const text = "select c.relname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnum + 0 from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'orders' and a.attname = 'qty'";
+    let r: pg.QueryResult | undefined;
+    const d = await cost(s, async () => (r = await c.query(text)));
+    assert.deepEqual(r!.fields.map((f) => f.name), ['relname', 'format_type', '?column?']);
+    assert.deepEqual(r!.rows.map((row) => Object.values(row)), [['orders', 'smallint', 4]]);
+    assert.equal(d.analysis, 1, JSON.stringify(d));
+    assert.equal(d.duckdb_prepare, 1, JSON.stringify(d));
+  });
+
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
     // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
     const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';

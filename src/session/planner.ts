@@ -19,7 +19,7 @@ import { admit, allowedFunctions, refuseInternalNames, relationsOf, type Admissi
 import { postgresColumnNames } from '../pg/column-names.js';
 import { resultShape } from '../pg/result-shape.js';
 import { columnSources } from '../analysis/column-sources.js';
-import { analyze, type Analysis } from '../analysis/analysis.js';
+import { analyze, analyzeRewritten, type Analysis } from '../analysis/analysis.js';
 import { respellCatalogNames } from '../analysis/catalog-names.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../text/system-views.js';
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
@@ -114,7 +114,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     spent('planning', planning);
-    let analysis = await analyze(ctx.conn, sql);
+    // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
+    const first = rewrite.sql === source ? { analysis: await analyze(ctx.conn, sql), named: undefined } : await analyzeRewritten(ctx.conn, sql, source);
+    let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
     planning = stageClock();
     const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
@@ -218,7 +220,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       });
     }
     // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
-    const named = rewrite.sql === source ? analysis : await analyze(ctx.conn, source).catch(() => undefined);
+    const named = rewrite.sql === source ? analysis : first.named;
     const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
