@@ -72,9 +72,10 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`],
   [`_regprocedure_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(p.proname || '(' || coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
       FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '') || ')') FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`],
-  [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regproc_oid(x),
-    CASE WHEN len(${C}_regproc_matches(x)) > 1 THEN error('more than one function named "' || CAST(x AS VARCHAR) || '"') END,
-    error('function "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+  // One lookup: the match, or PostgreSQL's refusal of an ambiguous or unknown name.
+  [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
+      ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`],
   [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
   [`_regprocedure_in(x)`, `${C}_regproc_in(x)`],
   // PostgreSQL's definition of a function listed in pg_proc, in pg_get_functiondef's layout; aggregates have none.
