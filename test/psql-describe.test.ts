@@ -158,6 +158,8 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\sv+ reporting.v_join', views: true, allowed: [viewText] },
   { cmd: '\\dt+ reporting.*', views: true, allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
   // PostgreSQL's definition of each function the gateway answers as PostgreSQL does (every one is compared below).
+  { cmd: '\\df date_trunc' },
+  { cmd: '\\sf date_trunc(text,timestamptz,text)' },
   { cmd: '\\sf pg_catalog.lower(text)' },
   { cmd: '\\sf date_trunc(text,timestamp)' },
   { cmd: '\\sf+ pg_catalog.upper(text)' },
