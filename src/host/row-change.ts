@@ -32,6 +32,7 @@ import type { WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 import { compactCatalog, finishVersion, preflightVersion } from './version-writer.js';
 import { onInterrupt } from './interrupt.js';
+import { checkedAssignments, checkedPredicate } from './user-sql.js';
 import { WriteJournal } from './write-journal.js';
 
 export interface RowChangeOptions extends VersionWriteOptions {
@@ -110,6 +111,9 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
   try {
     await conn.run("SET TimeZone = 'UTC'");
     await conn.run(`SET temp_directory = ${lit(join(tmp, 'spill'))}`);
+    // DuckDB's parse of --where and --set decides what they are; its rendering is what runs (user-sql.ts).
+    const where = await checkedPredicate(conn, opts.where);
+    const set = opts.set === undefined ? undefined : await checkedAssignments(conn, opts.set);
     const vj = await target.read(`versions/${parent}/version.json`);
     if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
     const rec = parseVersionJson(vj.body, parent);
@@ -130,19 +134,23 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     const local = await verifiedCopies(table, settings.dataDir, hashes, target, store, tmp);
     const locate = (rel: string) => local.get(rel) ?? rel;
     const ctx = await tableContext(conn, catalog, [table], locate);
+    // From here DuckDB reads and writes only the scratch folder and the repository's data folder (the table's files).
+    const allowed = [tmp, ...(target.localPath ? [join(target.location, settings.dataDir)] : [])];
+    await conn.run(`SET allowed_directories = [${allowed.map((d) => lit(d.endsWith('/') ? d : `${d}/`)).join(', ')}]`);
+    await conn.run('SET enable_external_access = false');
     // A predicate is boolean, as PostgreSQL requires (42804): DuckDB would cast `--where id` to true and match every row.
     // (prepared: one statement only, as --where itself is run)
     const predicateType = await conn
-      .prepare(`SELECT (${opts.where}) AS predicate FROM (${tableSql(table, ctx, undefined, true)}) LIMIT 0`)
+      .prepare(`SELECT (${where}) AS predicate FROM (${tableSql(table, ctx, undefined, true)}) LIMIT 0`)
       .then((st) => st.columnType(0).toString())
       .catch((e: Error) => {
         throw new Error(`--where: ${e.message.split('\n')[0]!.replaceAll(MATCHED, display)}`);
       });
     if (predicateType !== 'BOOLEAN') throw new Error(`--where must be a boolean predicate, not ${predicateType.toLowerCase() || 'nothing'}: e.g. --where "id = 5" (nothing written)`);
-    await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${opts.where})`, '--where', display);
+    await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${where})`, '--where', display);
     const matched = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${MATCHED}`))[0]!.n);
     if (matched === 0) throw new NoRowMatched(`no row of ${display} matches --where ${opts.where}: nothing to ${verb}; no version written (${refKey} stays at ${parent})`);
-    if (opts.set !== undefined) await runUserSql(conn, `UPDATE ${MATCHED} SET ${opts.set}`, '--set', display);
+    if (set !== undefined) await runUserSql(conn, `UPDATE ${MATCHED} SET ${set}`, '--set', display);
     say(`${verb === 'delete' ? 'deleting' : 'updating'} ${matched.toLocaleString('en')} row(s) of ${display} …`);
 
     const S = catalog.snapshotId + 1;
