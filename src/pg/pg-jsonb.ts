@@ -75,6 +75,7 @@ function parse(text: string): Json {
     return m[0] === 'true' ? true : m[0] === 'false' ? false : m[0] === 'null' ? null : { num: numericText(m[0]) };
   };
   const string = (): string => {
+    // eslint-disable-next-line no-control-regex -- JSON strings may not hold raw control characters
     const m = /^"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/.exec(text.slice(i));
     if (!m) throw invalid(text);
     i += m[0].length;
@@ -90,6 +91,7 @@ function parse(text: string): Json {
 
 /** PostgreSQL's escape_json: ", \\, \b \f \n \r \t, other control characters as \u00XX. */
 function quote(s: string): string {
+  // eslint-disable-next-line no-control-regex -- JSON's control characters are what is escaped
   return `"${s.replace(/["\\\u0000-\u001f]/g, (ch) => ({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' } as Record<string, string>)[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
