@@ -19,7 +19,7 @@ import { admit, allowedFunctions, refuseInternalNames, relationsOf, type Admissi
 import { postgresColumnNames } from '../pg/column-names.js';
 import { resultShape } from '../pg/result-shape.js';
 import { columnSources } from '../analysis/column-sources.js';
-import { analyze, type Analysis } from '../analysis/analysis.js';
+import { analyze, analyzeRewritten, type Analysis } from '../analysis/analysis.js';
 import { respellCatalogNames } from '../analysis/catalog-names.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../text/system-views.js';
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
@@ -72,7 +72,13 @@ export interface PreparedStmt {
    * A parameterised statement over remote versions: files are chosen with the bound values and
    * DuckDB prepares it again over them at each execution (fetchForValues).
    */
-  fetchOnBind?: { sql: string; reads: TableReads; prepare: () => Promise<DuckDBPreparedStatement> };
+  fetchOnBind?: {
+    sql: string;
+    reads: TableReads;
+    prepare: () => Promise<DuckDBPreparedStatement>;
+    /** The views (StatementHold.views, per version) `duck` was last prepared over under their lock. */
+    views?: readonly (number | undefined)[];
+  };
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
@@ -108,7 +114,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     spent('planning', planning);
-    let analysis = await analyze(ctx.conn, sql);
+    // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
+    const first = rewrite.sql === source ? { analysis: await analyze(ctx.conn, sql), named: undefined } : await analyzeRewritten(ctx.conn, sql, source);
+    let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
     planning = stageClock();
     const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
@@ -212,7 +220,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       });
     }
     // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
-    const named = rewrite.sql === source ? analysis : await analyze(ctx.conn, source).catch(() => undefined);
+    const named = rewrite.sql === source ? analysis : first.named;
     const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
@@ -358,9 +366,15 @@ export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, para
   for (const h of s.holds ?? []) h.release();
   s.holds = await fetchTables(ctx, f.reads, { sql: f.sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m), params });
   try {
-    const duck = await f.prepare();
-    s.duck?.destroySync();
-    s.duck = duck;
+    // No view rebuilt since the last execution's prepare: DuckDB's statement already reads these files.
+    const views = s.holds.map((h) => h.views);
+    const same = s.duck && f.views?.length === views.length && views.every((v, i) => v !== undefined && v === f.views![i]);
+    if (!same) {
+      const duck = await f.prepare();
+      s.duck?.destroySync();
+      s.duck = duck;
+      f.views = views;
+    }
   } finally {
     for (const h of s.holds) h.bound();
   }
