@@ -24,6 +24,8 @@ const byPattern: [RegExp, string][] = [
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
   [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
+  // PostgreSQL's "function … is not unique" (an untyped argument two overloads could take).
+  [/^Binder Error: (?:Could not choose a best candidate function|Macro .* has multiple overloads that match)/i, '42725'],
   [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],

@@ -4,6 +4,7 @@
  * Each is checked against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
 import { C } from './catalog/names.js';
+import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -107,10 +108,12 @@ const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
     (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? '_pgsem_ndiv(a, b)' : 'a / b'])),
+  ...INTERVAL_DIVISION('_pgsem_div'),
   ['_pgsem_div(ta, tb, a, b)', 'a / b'],
   // Per row, exact division costs too much (strings per value): numeric through double precision.
   ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
     (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))' : 'a / b'])),
+  ...INTERVAL_DIVISION('_pgsem_rdiv'),
   ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
 ];
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
@@ -120,5 +123,5 @@ const AVG: Array<[string, string]> = [
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG]
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS]
   .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

@@ -1,4 +1,5 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
+import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
@@ -37,6 +38,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
     const read = isIntegerType(type) ? integerInput(type, sval) : type === 'bool' || type === 'boolean' ? booleanInput(sval)
       : type === 'timestamptz' ? timestamptzInput(sval) : undefined;
+    if (type === 'jsonb') {
+      // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
+      const normal = jsonbText(sval);
+      if (normal !== sval) { ctx.changed = true; arg = strConst(normal); }
+    }
     if (read && read.A_Const.sval.sval !== sval) {
       ctx.changed = true;
       arg = read;
