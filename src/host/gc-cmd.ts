@@ -6,7 +6,7 @@ import { collectGarbage, parseDuration } from './gc.js';
 export function registerGcCommand(program: Command): void {
   program
     .command('gc')
-    .description('remove data files no unexpired version reads and version folders no writer finished (older than --grace); never what a live version or a running writer needs')
+    .description('remove data files no unexpired version reads and version folders no writer finished (older than --grace; a writer whose process is gone from this host: at once); never what a live version or a running writer needs')
     .argument('<LOCATION>')
     .option('--dry-run', 'only list what would be removed')
     .option('--grace <DURATION>', 'keep unreferenced objects and writers\' pending markers younger than this (e.g. 30m, 12h, 7d)', '24h')
