@@ -1,7 +1,7 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { avgCall, roundCall, sumCall } from './pg-result-types.js';
+import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
 import { asTimestamptz, extractNumeric, int4Result, octetLength } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
@@ -14,6 +14,9 @@ const RENAMED: Record<string, string> = {
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
+  const rounded = !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
+    ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node) : undefined;
+  if (rounded) { ctx.changed = true; return rounded; }
   const args = walk(fc.args, ctx, false) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
