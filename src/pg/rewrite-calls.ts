@@ -3,7 +3,7 @@ import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
-import { asTimestamptz, extractNumeric, int4Result, octetLength } from './pg-forms.js';
+import { asTimestamptz, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -33,6 +33,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
   if (result) { ctx.changed = true; return result; }
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  if (pgName === 'current_setting' && args?.length === 1 && !inFrom) { ctx.changed = true; return settingOrError(plain, args[0]!); }
   const int4 = pgName && !inFrom && plain.FuncCall ? int4Result(pgName, plain.FuncCall) : undefined;
   if (int4) { ctx.changed = true; return int4; }
   return plain;

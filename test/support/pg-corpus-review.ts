@@ -43,5 +43,13 @@ export const REVIEW_2 = [
   'select order_id, round(amount::float8::numeric, 2), round(amount::numeric, 2), round(amount::numeric, 3), round(qty::numeric, 1), round((qty::float8 / 3)::numeric, 4), round(amount::float8::numeric) from sales.orders order by order_id limit 4',
   'select round(2.675::float8::numeric, 2), round(1.005::float8::numeric, 2), round((-2.5)::float8::numeric), round(1e20::float8::numeric, 2), round(1234.5::float8::numeric, -2), round(0.1::float4::numeric, 5), round((1/3::float8)::numeric, 13)',
   'select round(f::numeric, 3) from (values (0.1::float8), (2.0005), (null), (-1e-15), (123456789.123456789)) v(f)',
-  "select round('NaN'::float8::numeric, 2)", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
+  "select round('NaN'::float8::numeric, 2)",
+  // timestamptz with a zone name; current_setting of a name PostgreSQL does not know is 42704
+  "select timestamptz '2024-01-01 12:00 Europe/Paris', '2024-06-01 08:30:15 America/New_York'::timestamptz, timestamptz '2024-01-01 12:00:00.25 Asia/Tokyo'",
+  "select order_id, ordered_at::timestamptz at time zone 'Europe/Paris', timestamptz '2024-06-01 12:00:00+00' at time zone 'Europe/Paris' from sales.orders order by order_id limit 2",
+  "select current_setting('threads')", "select current_setting('memory_limit')", "select current_setting('x.y')",
+  "select current_setting('x.y', true), current_setting('TimeZone')",
+  // set_config answers its value but does not change the setting (documented)
+  "select set_config('search_path', 'sales', false), current_setting('search_path')",
+  "show lc_ctype", "show lc_collate", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
 ];
