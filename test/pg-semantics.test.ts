@@ -498,6 +498,7 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     'select json_agg(qty) from sales.orders where order_id < 4',
     "select json_agg(name order by name) filter (where name like 'C%'), jsonb_agg(customer_id order by customer_id) from sales.customers",
     "select date_bin(interval '15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01'), date_bin(interval '1 day', ordered_at, timestamp '2000-01-01') from sales.orders order by order_id limit 2",
+    "select date_trunc('day', timestamptz '2024-03-10 05:00+00', 'America/New_York'), date_trunc('hour', timestamptz '2024-11-03 06:30+00', 'America/New_York'), date_trunc('month', timestamptz '2024-01-31 20:00+00', 'Asia/Kolkata'), date_trunc('week', ordered_at::timestamptz, 'Europe/Paris') from sales.orders order by order_id limit 3",
     'select pg_size_pretty(1024::bigint), pg_size_pretty(10240::bigint), pg_size_pretty(123456789::bigint), pg_size_pretty(99999999999999::bigint), pg_size_pretty(-20000::bigint)',
     "select encode('abc'::bytea, 'base64'), encode('abc'::bytea, 'hex'), decode('616263', 'hex'), decode('YWJj', 'base64')",
     "select name similar to 'C%', name not similar to '%(1|2)', status similar to '_pen' from sales.customers join sales.orders using (customer_id) order by order_id limit 5",

@@ -12,6 +12,7 @@ const byPattern: [RegExp, string][] = [
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
+  [/^Invalid Input Error: more than one function named ".*"/, '42725'],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],

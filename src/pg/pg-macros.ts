@@ -30,6 +30,8 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   ['initcap(s)', `array_to_string(list_transform(range(1, length(s) + 1), i -> CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[[:alnum:]]') THEN upper(substr(s, i, 1)) ELSE lower(substr(s, i, 1)) END), '')`],
   ['width_bucket(op, lo, hi, n)', `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`],
   ['date_bin(stride, source, origin)', 'time_bucket(stride, source, origin)'],
+  // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
+  ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
   ['pg_typeof(x)', `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`],
 ];

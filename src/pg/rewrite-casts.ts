@@ -70,7 +70,7 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
   if (REG_TYPES.has(type)) {
     ctx.changed = true;
-    const kind = type === 'regprocedure' ? 'regproc' : type;
+    const kind = type;
     if (isArray) return { TypeCast: { ...tc, arg, typeName: { ...tn, names: [str('bigint')], typmods: undefined } } };
     // An oid column is already the oid: only text needs a lookup, which fails for an unknown name
     // with PostgreSQL's error (to_regclass and relatives return NULL instead).

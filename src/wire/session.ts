@@ -20,7 +20,7 @@ import { ResultStream, type ResultLimits, type SessionOutput } from './result-st
 import { PortalRunner } from './portal-runner.js';
 import { SessionCore } from '../session/core.js';
 import type { SessionSettings } from '../session/settings.js';
-import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
 import { releaseEngineLine } from '../analysis/side-effects.js';
