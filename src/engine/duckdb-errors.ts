@@ -15,6 +15,7 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: more than one function named ".*"/, '42725'],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
+  [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/, SQLSTATE.insufficientPrivilege],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
