@@ -15,7 +15,7 @@ import { openCatalog } from '../lake/index.js';
 import { isVersionId, refKind } from '../resolver/names.js';
 import { parseFdlJson, parseVersionJson } from '../resolver/records.js';
 import { parseAllowedSigners, verifySshsig, type TrustedSigner } from '../resolver/sshsig.js';
-import { parentHashes } from './import.js';
+import { parentHashes } from './files-json.js';
 import { hashFile, readStore } from './repo.js';
 import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';

@@ -3,6 +3,7 @@ import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { avgCall, roundCall, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
+import { asTimestamptz, extractNumeric, int4Result, octetLength } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -10,7 +11,6 @@ import { walk } from './rewrite-walk.js';
 const RENAMED: Record<string, string> = {
   json_build_object: 'json_object', jsonb_build_object: 'json_object', current_database: 'pg_current_database', btrim: 'trim',
 };
-
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
@@ -27,6 +27,34 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) { ctx.changed = true; return parseDateCall(pgName, args); }
   if (pgName === 'to_number' && args?.length === 2) { ctx.changed = true; return toNumberCall(args); }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  const result = pgCall(pgName, fc, out, args, ctx, inFrom);
+  if (result) { ctx.changed = true; return result; }
+  const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  const int4 = pgName && !inFrom && plain.FuncCall ? int4Result(pgName, plain.FuncCall) : undefined;
+  if (int4) { ctx.changed = true; return int4; }
+  return plain;
+}
+
+/** PostgreSQL's result types and argument readings for calls DuckDB has under the same name. */
+function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node | undefined {
+  if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX') return extractNumeric(out, args);
+  if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
+  if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
+    out.args = [args[0]!, asTimestamptz(args[1]!)];
+    return { FuncCall: out };
+  }
+  // generate_series over dates (or untyped strings) with an interval step: timestamptz, as PostgreSQL resolves it.
+  const numeric = (n: Node | undefined) => n?.A_Const?.ival !== undefined || n?.A_Const?.fval !== undefined || (n?.A_Const && Object.keys(n.A_Const).length === 0);
+  if (pgName === 'generate_series' && args?.length === 3 && !numeric(args[0]) && !numeric(args[2])) {
+    out.args = [asTimestamptz(args[0]!), asTimestamptz(args[1]!), args[2]!];
+    return LIST_SRF_IN_SELECT.has(pgName) && !inFrom ? unnestSrf({ ...out, funcname: [str(pgName)] }) : { FuncCall: out };
+  }
+  return undefined;
+}
+
+/** Renamed and compat-catalog calls, and the ones PostgreSQL means differently by name. */
+function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node {
+  const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: out }, args[0]!)
     : pgName === 'round' && args?.length === 1 ? roundCall(args[0]!)
     : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star ? avgCall(out, args[0]!) : undefined;

@@ -1,4 +1,5 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
+import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
@@ -37,6 +38,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
     const read = isIntegerType(type) ? integerInput(type, sval) : type === 'bool' || type === 'boolean' ? booleanInput(sval)
       : type === 'timestamptz' ? timestamptzInput(sval) : undefined;
+    if (type === 'jsonb') {
+      // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
+      const normal = jsonbText(sval);
+      if (normal !== sval) { ctx.changed = true; arg = strConst(normal); }
+    }
     if (read && read.A_Const.sval.sval !== sval) {
       ctx.changed = true;
       arg = read;
@@ -59,7 +65,7 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (paramNo !== undefined && paramOid && !ctx.params.has(paramNo)) ctx.params.set(paramNo, paramOid[isArray ? 1 : 0]);
   if (REG_TYPES.has(type)) {
     ctx.changed = true;
-    const kind = type === 'regprocedure' ? 'regproc' : type;
+    const kind = type;
     if (isArray) return { TypeCast: { ...tc, arg, typeName: { ...tn, names: [str('bigint')], typmods: undefined } } };
     // An oid column is already the oid: only text needs a lookup, which fails for an unknown name
     // with PostgreSQL's error (to_regclass and relatives return NULL instead).

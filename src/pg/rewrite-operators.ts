@@ -2,6 +2,7 @@
 import { aggregateDivision, rowDivision, concatWithNull, constantDivision, dateLike, dateMinus, hasAggregate } from './pg-result-types.js';
 import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
+import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -27,6 +28,12 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
   }
   const minus = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr)) ? dateMinus(lexpr, rexpr) : undefined;
   if (minus) { ctx.changed = true; return minus; }
+  const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
+  if (symmetric) { ctx.changed = true; return symmetric; }
+  const jsonKey = e.kind === 'AEXPR_OP' && e.lexpr ? jsonKeyOperator(op, lexpr, rexpr) : undefined;
+  if (jsonKey) { ctx.changed = true; return jsonKey; }
+  const listed = e.kind === 'AEXPR_OP' && op === '||' && e.lexpr ? arrayConcat(lexpr, rexpr) : undefined;
+  if (listed) { ctx.changed = true; return listed; }
   if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr) {
     const typed = concatWithNull({ A_Expr: { ...e, lexpr, rexpr } }, lexpr, rexpr);
     if (typed) { ctx.changed = true; return typed; }

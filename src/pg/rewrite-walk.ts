@@ -9,6 +9,7 @@ import { COMPAT_DB } from './catalog/names.js';
 import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { recordValue } from './pg-calls.js';
+import { withTiesRefused } from './pg-forms.js';
 import { call, compat, DUCKDB_RESERVED_ALIASES, INFOSCHEMA, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { funcCall } from './rewrite-calls.js';
 import { typeCast } from './rewrite-casts.js';
@@ -79,6 +80,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (!display) break;
         ctx.changed = true;
         return recordValue(walk(body.args ?? [], ctx, false) as Node[]);
+      case 'GroupingFunc':
+        // grouping() is int4 in PostgreSQL, BIGINT in DuckDB.
+        ctx.changed = true;
+        return { TypeCast: { arg: { GroupingFunc: { ...body, args: walk(body.args, ctx, false) } }, typeName: { names: [str('integer')], typemod: -1 } } };
+      case 'SelectStmt':
+        if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        break;
       case 'RangeTableSample':
         samplePercent(body);
         ctx.changed = true;
@@ -121,6 +129,7 @@ function figureColname(n: Node | undefined): string | undefined {
   }
   if (n.SQLValueFunction) return String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, '');
   if (n.CaseExpr) return 'case';
+  if (n.GroupingFunc) return 'grouping';
   if (n.CoalesceExpr) return 'coalesce';
   if (n.A_ArrayExpr) return 'array';
   if (n.CollateClause) return figureColname(n.CollateClause.arg);

@@ -11,6 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { PG_CATALOG_RELATIONS } from './pg-data.js';
 import { materialiseViews, snapshotStatements } from './version-snapshot.js';
 import { functionCatalogStatements } from './functions.js';
+import { procedureStatements } from './procedures.js';
 import { COMPAT_DB, C } from './names.js';
 import { staticTableStatements } from './static-tables.js';
 import { catalogViewStatements } from './catalog-views.js';
@@ -47,6 +48,7 @@ function compatStatements(b: Build): string[] {
   const s: string[] = [`CREATE SCHEMA ${COMPAT_DB}.pgcat`, `CREATE SCHEMA ${COMPAT_DB}.infoschema`];
   s.push(...staticTableStatements());
   s.push(...functionCatalogStatements());
+  s.push(...procedureStatements());
   s.push(...sessionMacroStatements());
   // ---- relations of the current database
   s.push(...snapshotStatements());

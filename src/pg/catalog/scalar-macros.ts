@@ -7,6 +7,7 @@ import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS } from '../pg-macros.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
+import { PROCEDURE_MACROS } from './procedures.js';
 import { ABSENT_FEATURE_MACROS, absentFeatureStatements } from './absent-features.js';
 import { DESCRIPTION_CLASSES } from './functions.js';
 import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
@@ -66,7 +67,8 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     // names qualified with the version's internal database name ("NAME@id".s.t) read as s.t.
     // Ending with ';' as PostgreSQL's does (pg_dump strips the last character, psql's \\sv the semicolon).
     [`_viewdef(sql)`, `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`],
-    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
+    // int2vector and oidvector are arrays that PostgreSQL prints by their own name (plain storage).
+    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' AND t.typstorage <> 'p' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
     [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
     // An uncorrelated IN (one semi-join per statement) instead of a subquery per row.
     [`pg_table_is_visible(id)`, `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`],
@@ -159,9 +161,6 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`_regtype_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`],
     [`_regtype_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT fmt FROM ${C}_types WHERE oid = x), CAST(x AS VARCHAR)) END`],
-    [`_regproc_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT min(oid) FROM ${C}_procs WHERE proname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '')) END`],
-    [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT proname FROM ${C}_procs WHERE oid = x), CAST(x AS VARCHAR)) END`],
     [`_regnamespace_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`],
     [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
@@ -173,7 +172,6 @@ export function scalarMacros(b: Build): Array<[string, string]> {
         THEN error('schema "' || ${C}_parse_ident(CAST(x AS VARCHAR))[1] || '" does not exist') END,
       error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regtype_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regtype_oid(x), error('type "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
-    [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regproc_oid(x), error('function "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regnamespace_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regnamespace_oid(x), error('schema "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     [`_regrole_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regrole_oid(x), error('role "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
     // No relation has an index, so every index property is unknown (NULL), as PostgreSQL answers for a non-index.
@@ -192,6 +190,6 @@ export function scalarMacros(b: Build): Array<[string, string]> {
   }
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
-  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS);
+  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS);
   return macros;
 }

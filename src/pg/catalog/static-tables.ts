@@ -18,6 +18,7 @@ import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
 import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
 import { ABSENT_FEATURE_RELATIONS } from './absent-features.js';
 import { FUNCTION_CATALOG_ROWS } from './functions.js';
+import { EXTENSION_DEPENDS } from './procedures.js';
 import { C, DEFAULT_SERVER_VERSION } from './names.js';
 import { lit, pgArrayText, valuesTable } from './sql-literals.js';
 
@@ -65,6 +66,9 @@ function statActivityView(columns: ReadonlyArray<readonly [string, string]>): st
   return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
 }
 
+/** Rows the gateway has beyond pg-data.ts' copy: the extension's members. */
+const STATIC_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> = { pg_depend: EXTENSION_DEPENDS };
+
 /** CREATE TABLE (and INSERT) statements for the static data. */
 export function staticTableStatements(): string[] {
   const s: string[] = [];
@@ -107,7 +111,7 @@ export function staticTableStatements(): string[] {
       continue;
     }
     const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
-    s.push(...valuesTable(rel.name, cols, (FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
+    s.push(...valuesTable(rel.name, cols, (STATIC_ROWS[rel.name] ?? FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
   }
   return s;
 }
