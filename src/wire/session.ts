@@ -24,7 +24,6 @@ import type { SessionSettings } from '../session/settings.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
-import { releaseEngineLine } from '../analysis/side-effects.js';
 import type { AuditSink } from '../session/audit.js';
 import type { SessionResults } from '../session/result-cache-policy.js';
 import type { NamedLimits } from '../session/named-limits.js';
@@ -128,7 +127,6 @@ export class Session {
     this.named.clear();
     this.core.preparer.cache.clear();
     this.core.version.release();
-    releaseEngineLine(this.conn);
     try {
       this.conn.disconnectSync();
     } catch {
