@@ -11,7 +11,8 @@ import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';
-import { TempCeiling } from './engine/temp-ceiling.js';
+import { TempCeiling, parseByteSize } from './engine/temp-ceiling.js';
+import { MemoryWatchdog, WATCH_MARGIN_BYTES } from './engine/memory-watchdog.js';
 import { applyDataLimit, dataLimitFor } from './engine/memory-ceiling.js';
 import { join, resolve } from 'node:path';
 import { openStore } from './store/index.js';
@@ -23,7 +24,7 @@ import { WireServer } from './wire/server.js';
 import type { ConnectionInfo } from './wire/connection.js';
 import type { VersionSource } from './versions/lease.js';
 import { SqlError, SQLSTATE } from './errors.js';
-import type { ServerRoot } from './engine/duckdb-errors.js';
+import { OUT_OF_MEMORY_HINT, type ServerRoot } from './engine/duckdb-errors.js';
 import { Grants } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -73,16 +74,16 @@ export class Gateway {
       log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
-    const shared: Shared = { fileCache, refCache, verification, stateDir, log, results: null as unknown as ResultCache, tempCeiling: null };
+    const shared: Shared = { fileCache, refCache, verification, stateDir, log, results: null as unknown as ResultCache, tempCeiling: null, memoryWatchdog: null };
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
     if (config.memoryLimit) {
-      // memoryLimit + 2 GiB for the whole process, held by the kernel (sql/memory-ceiling.ts).
+      // memoryLimit + 1 GiB for the whole process, held by the kernel (engine/memory-ceiling.ts).
       const wanted = dataLimitFor(config.memoryLimit);
       try {
         const limit = applyDataLimit(wanted);
-        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 2 GiB)`);
+        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 1 GiB)`);
       } catch (e) {
         log.warn({ event: 'memory-ceiling', err: (e as Error).message }, 'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded');
       }
@@ -143,6 +144,22 @@ export class Gateway {
           }
         },
         onWithin: () => server.tempCeilingHeld(),
+      }).start();
+    }
+    if (config.memoryLimit) {
+      // Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB.
+      const line = parseByteSize(config.memoryLimit) + WATCH_MARGIN_BYTES;
+      let warned = 0;
+      shared.memoryWatchdog = new MemoryWatchdog({
+        lineBytes: line,
+        onExceeded: (rss) => {
+          const mib = (b: number) => Math.round(b / 1024 ** 2);
+          server.stopForMemoryCeiling(new SqlError(SQLSTATE.outOfMemory, `out of memory: the gateway holds ${mib(rss)} MiB, over memoryLimit (${config.memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB: statement stopped`, undefined, OUT_OF_MEMORY_HINT));
+          if (Date.now() - warned > 10_000) {
+            warned = Date.now();
+            log.warn({ event: 'memory-watchdog', rssBytes: rss, lineBytes: line }, `resident memory ${rss} bytes, over memoryLimit + ${mib(WATCH_MARGIN_BYTES)} MiB: running statements stopped`);
+          }
+        },
       }).start();
     }
     const address = await server.listen();
@@ -246,6 +263,7 @@ export class Gateway {
   async drain(timeoutMs: number): Promise<void> {
     await this.server.drain(timeoutMs);
     this.shared.tempCeiling?.stop();
+    this.shared.memoryWatchdog?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -254,6 +272,7 @@ export class Gateway {
   async close(): Promise<void> {
     await this.server.close();
     this.shared.tempCeiling?.stop();
+    this.shared.memoryWatchdog?.stop();
     await this.versions.close();
     await this.shared.verification.flush();
   }
@@ -285,6 +304,7 @@ interface Shared {
   log: Logger;
   results: ResultCache;
   tempCeiling: TempCeiling | null;
+  memoryWatchdog: MemoryWatchdog | null;
 }
 
 function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {

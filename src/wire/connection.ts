@@ -117,6 +117,11 @@ export class Connection {
     this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
+  /** The process's memory passed the watchdog's line: stop this session's running statement (53200). */
+  stopForMemoryCeiling(error: SqlError): void {
+    this.session?.stopForMemoryCeiling(error);
+  }
+
   /**
    * The engine's temp directory passed its ceiling: if this session is idle and holds suspended
    * results, end them (freeing their temp). Handled like a message (no other one meanwhile);

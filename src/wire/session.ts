@@ -145,6 +145,11 @@ export class Session {
     this.core.clock.stopForTempCeiling(limit, startedBefore);
   }
 
+  /** The process's memory passed the watchdog's line (engine/memory-watchdog.ts): stop what runs now (53200). */
+  stopForMemoryCeiling(error: SqlError): void {
+    this.core.clock.stopForMemoryCeiling(error);
+  }
+
   /** Results held between Executes/FETCHes (their spilled temp stays until they end). */
   get holdsSuspendedResults(): boolean {
     return this.stream.suspended().length > 0;
