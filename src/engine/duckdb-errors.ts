@@ -15,6 +15,7 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: more than one function named ".*"/, '42725'],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
+  [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/, SQLSTATE.insufficientPrivilege],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
@@ -50,8 +51,8 @@ const byPattern: [RegExp, string][] = [
   [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
 ];
 
-/** An allocation failed: DuckDB's memory_limit, or the process ceiling (sql/memory-ceiling.ts). */
-const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 2 GiB for the whole process): read fewer or smaller values, or aggregate.';
+/** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
+export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
 
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;

@@ -80,3 +80,12 @@ export function withTiesRefused(): SqlError {
   return new SqlError(SQLSTATE.featureNotSupported, 'FETCH FIRST … WITH TIES is not supported by fdl-gateway', undefined,
     'Rank the rows in a subquery and keep the first ones: … WHERE r <= n with rank() OVER (ORDER BY …) AS r.');
 }
+
+/**
+ * `current_setting(name)` of a name neither the session nor PostgreSQL's settings know: 42704, as
+ * PostgreSQL (the catalog's lookup answers NULL). `current_setting(name, true)` keeps the NULL.
+ */
+export function settingOrError(setting: Node, name: Node): Node {
+  const message = { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Const: { sval: { sval: 'unrecognized configuration parameter "' } } }, rexpr: castTo(name, 'varchar') } }, rexpr: { A_Const: { sval: { sval: '"' } } } } };
+  return { CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: setting, nulltesttype: 'IS_NULL' } }, result: call('error', [message]) } }], defresult: setting } };
+}

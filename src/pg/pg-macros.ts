@@ -5,6 +5,7 @@
  */
 import { C } from './catalog/names.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
+import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -124,5 +125,5 @@ const AVG: Array<[string, string]> = [
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS]
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS, ...PG_FLOAT_MACROS]
   .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

@@ -1,9 +1,9 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { avgCall, roundCall, sumCall } from './pg-result-types.js';
+import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
-import { asTimestamptz, extractNumeric, int4Result, octetLength } from './pg-forms.js';
+import { asTimestamptz, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -14,6 +14,9 @@ const RENAMED: Record<string, string> = {
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
+  const rounded = !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
+    ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node) : undefined;
+  if (rounded) { ctx.changed = true; return rounded; }
   const args = walk(fc.args, ctx, false) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
@@ -30,6 +33,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
   if (result) { ctx.changed = true; return result; }
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  if (pgName === 'current_setting' && args?.length === 1 && !inFrom) { ctx.changed = true; return settingOrError(plain, args[0]!); }
   const int4 = pgName && !inFrom && plain.FuncCall ? int4Result(pgName, plain.FuncCall) : undefined;
   if (int4) { ctx.changed = true; return int4; }
   return plain;

@@ -1,7 +1,7 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
 import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
-import { numericOf } from './pg-result-types.js';
+import { numericOf, textOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import { compat, names, parseArrayText, REG_TYPES, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
@@ -54,6 +54,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // A parameter keeps DuckDB's typing (param-types.ts); any other value keeps its own scale.
     const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
     if (kept) { ctx.changed = true; return kept; }
+  }
+  if ((type === 'text' || type === 'varchar') && !isArray && !tn.typmods && tc.arg && !tc.arg.A_Const && !tc.arg.ParamRef) {
+    // A float shown as text: PostgreSQL's digits (`100`, `1e+20`), not DuckDB's (`100.0`).
+    const text = textOf(arg);
+    if (text) { ctx.changed = true; return text; }
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {

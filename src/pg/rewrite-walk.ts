@@ -112,28 +112,32 @@ function resTarget(rt: Node, ctx: Ctx): Node {
 
 /** PostgreSQL's FigureColname for the shapes catalog queries use. */
 function figureColname(n: Node | undefined): string | undefined {
-  if (!n) return undefined;
+  return n ? figured(n)[0] : undefined;
+}
+
+/** A name and its strength (PostgreSQL's FigureColnameInternal: 2 a real name, 1 a type or `case`, 0 none). */
+function figured(n: Node): [string | undefined, number] {
   if (n.ColumnRef) {
     const last = (n.ColumnRef.fields as Node[]).slice(-1)[0];
-    return last?.String ? String(last.String.sval) : undefined;
+    return last?.String ? [String(last.String.sval), 2] : [undefined, 0];
   }
-  if (n.FuncCall) return names(n.FuncCall.funcname).slice(-1)[0];
+  if (n.FuncCall) return [names(n.FuncCall.funcname).slice(-1)[0], 2];
   if (n.TypeCast) {
-    // A cast of something nameless ($1, a constant) is named after the type, as in PostgreSQL.
-    const inner = figureColname(n.TypeCast.arg);
-    return inner !== undefined && inner !== '?column?' ? inner : names(n.TypeCast.typeName?.names).slice(-1)[0];
+    // A cast of something nameless ($1, a constant, a cast of one) is named after the type, as in PostgreSQL.
+    const inner = n.TypeCast.arg ? figured(n.TypeCast.arg) : ([undefined, 0] as [undefined, number]);
+    return inner[1] <= 1 ? [names(n.TypeCast.typeName?.names).slice(-1)[0], 1] : inner;
   }
   if (n.A_Indirection) {
     const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
-    return last?.String ? String(last.String.sval) : figureColname(n.A_Indirection.arg);
+    return last?.String ? [String(last.String.sval), 2] : figured(n.A_Indirection.arg);
   }
-  if (n.SQLValueFunction) return String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, '');
-  if (n.CaseExpr) return 'case';
-  if (n.GroupingFunc) return 'grouping';
-  if (n.CoalesceExpr) return 'coalesce';
-  if (n.A_ArrayExpr) return 'array';
-  if (n.CollateClause) return figureColname(n.CollateClause.arg);
-  return '?column?';
+  if (n.SQLValueFunction) return [String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, ''), 2];
+  if (n.CaseExpr) return ['case', 1];
+  if (n.CoalesceExpr) return ['coalesce', 2];
+  if (n.A_ArrayExpr) return ['array', 2];
+  if (n.GroupingFunc) return ['grouping', 2];
+  if (n.CollateClause) return figured(n.CollateClause.arg);
+  return ['?column?', 0];
 }
 
 /**

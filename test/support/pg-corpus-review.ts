@@ -34,4 +34,22 @@ export const REVIEW_2 = [
   'select \'{"b":2,"a":{"d":1,"c":null}, "a2": [1,  2]}\'::jsonb ->> \'a\', \'{"b": 1, "b": 2}\'::jsonb ->> \'b\', \'{"n": 1.50e1}\'::jsonb ->> \'n\'',
   'select \'{"a":1,"b":2}\'::jsonb ? \'a\', \'{"a":1}\'::jsonb ?| array[\'b\',\'a\'], \'{"a":1}\'::jsonb ?& array[\'a\',\'b\'], \'["a",1]\'::jsonb ? \'a\', \'["a",1]\'::jsonb ? \'1\', \'"a"\'::jsonb ? \'a\', \'{"a":1}\'::jsonb ?& array[]::text[], \'{"a":1}\'::jsonb ?| array[null,\'a\']',
   "select '{\"a\":1'::jsonb",
+  // a float cast to text: PostgreSQL's shortest digits (100, not 100.0; exponent outside [1e-4, 1e15), float4 1e6)
+  'select 100::float8::text, 1e20::float8::text, 1.5e-7::float8::text, 0.1::float8::text, (1/3::float8)::text',
+  'select 100::float4::text, 0.1::float4::text, 1e7::float4::text, 123456.7::float4::text, 1e15::float8::text, 1e14::float8::text, 0.0001::float8::text, 0.00001::float8::text',
+  'select order_id, amount::float8::text, (qty * 100)::float8::text, cast(qty::float8 / 3 as text), qty::text, amount::text, ordered_at::text from sales.orders order by order_id limit 4',
+  "select 'NaN'::float8::text, 'Infinity'::float8::text, (-0.0::float8)::text, 1.7976931348623157e308::float8::text, 5e-324::float8::text, 123456789012345678::float8::text, (-1.5)::float4::text",
+  // round(float::numeric, n): the float's numeric at 15 significant digits, rounded half away from zero
+  'select order_id, round(amount::float8::numeric, 2), round(amount::numeric, 2), round(amount::numeric, 3), round(qty::numeric, 1), round((qty::float8 / 3)::numeric, 4), round(amount::float8::numeric) from sales.orders order by order_id limit 4',
+  'select round(2.675::float8::numeric, 2), round(1.005::float8::numeric, 2), round((-2.5)::float8::numeric), round(1e20::float8::numeric, 2), round(1234.5::float8::numeric, -2), round(0.1::float4::numeric, 5), round((1/3::float8)::numeric, 13)',
+  'select round(f::numeric, 3) from (values (0.1::float8), (2.0005), (null), (-1e-15), (123456789.123456789)) v(f)',
+  "select round('NaN'::float8::numeric, 2)",
+  // timestamptz with a zone name; current_setting of a name PostgreSQL does not know is 42704
+  "select timestamptz '2024-01-01 12:00 Europe/Paris', '2024-06-01 08:30:15 America/New_York'::timestamptz, timestamptz '2024-01-01 12:00:00.25 Asia/Tokyo'",
+  "select order_id, ordered_at::timestamptz at time zone 'Europe/Paris', timestamptz '2024-06-01 12:00:00+00' at time zone 'Europe/Paris' from sales.orders order by order_id limit 2",
+  "select current_setting('threads')", "select current_setting('memory_limit')", "select current_setting('x.y')",
+  "select current_setting('x.y', true), current_setting('TimeZone')",
+  // set_config answers its value but does not change the setting (documented)
+  "select set_config('search_path', 'sales', false), current_setting('search_path')",
+  "show lc_ctype", "show lc_collate", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
 ];
