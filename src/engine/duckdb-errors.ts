@@ -34,6 +34,7 @@ const byPattern: [RegExp, string][] = [
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
   // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out
   // of range, 22007 unreadable); other conversions are 22P02 as PostgreSQL's input functions say.
+  [/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/i, SQLSTATE.numericValueOutOfRange],
   [/^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i, SQLSTATE.numericValueOutOfRange],
   [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
   [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
@@ -54,14 +55,25 @@ const byPattern: [RegExp, string][] = [
 /** An allocation failed: DuckDB's memory_limit, or the process ceiling (sql/memory-ceiling.ts). */
 const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 2 GiB for the whole process): read fewer or smaller values, or aggregate.';
 
+/** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
+const PG_TYPE_WORDS: Record<string, string> = { INT16: 'smallint', INT32: 'integer', INT64: 'bigint', SMALLINT: 'smallint', INTEGER: 'integer', BIGINT: 'bigint' };
+function pgWording(message: string): string | undefined {
+  const overflow = /^Out of Range Error: Overflow in (?:addition|subtraction|multiplication|negation) of (INT16|INT32|INT64)\b/.exec(message)
+    ?? /^Conversion Error: .*out of range for the destination type (INT16|INT32|INT64|SMALLINT|INTEGER|BIGINT)\b/.exec(message);
+  if (overflow) return `${PG_TYPE_WORDS[overflow[1]!]} out of range`;
+  if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message)) return 'numeric field overflow';
+  return undefined;
+}
+
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  const worded = pgWording(message);
   for (const [re, code] of byPattern) {
-    if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
+    if (re.test(message)) return new SqlError(code, worded ?? stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));
 }
