@@ -17,6 +17,9 @@ import { directoryBytes, parseByteSize, TempCeiling } from '../src/engine/temp-c
 import { StatementClock } from '../src/session/statement-clock.js';
 import { within } from './support/files.js';
 
+/** `rows` rows of `bytes` (a multiple of 250,000): repeat builds at most 256 KiB more than its input (engine/value-guards.ts). */
+const rowsOf = (bytes: number, rows: number) =>
+  `select ${Array.from({ length: bytes / 250_000 }, () => "repeat('x', 250000)").join(' || ')} as s from range(${rows})`;
 const MiB = 1024 * 1024;
 
 function rssBytes(pid: number): number {
@@ -206,7 +209,7 @@ describe('ceilings: connections', () => {
       }),
     );
     const watch = watchRss(pid);
-    sock.write(query("select repeat('x', 2000000) as s from range(200)"));
+    sock.write(query(rowsOf(2_000_000, 200)));
     await within(done, 60_000, 'the huge result');
     const peak = watch.stop();
     sock.destroy();
@@ -233,7 +236,7 @@ describe('ceilings: connections', () => {
       }),
     );
     const watch = watchRss(pid);
-    sock.write(query("select repeat('x', 5000000) as s from range(200)"));
+    sock.write(query(rowsOf(5_000_000, 200)));
     await within(done, 120_000, 'the huge result');
     const peak = watch.stop();
     sock.destroy();

@@ -23,6 +23,11 @@ function cpuSeconds(pid: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A text of `count` × `unit` (a multiple of 100,000), aggregated from pieces within the value guards. */
+function long(unit: string, count: number): string {
+  return `(select string_agg(repeat('${unit}', 100000), '') from range(${count / 100000}))`;
+}
+
 describe('cost guards: quadratic functions over row-sized inputs', () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
@@ -49,7 +54,7 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       "select levenshtein(repeat('a', n), repeat('b', n)) from (values (200000)) t(n)",
       "select damerau_levenshtein(repeat('a', n), repeat('b', n)) from (values (100000)) t(n)",
       "select editdist3(repeat('a', n), repeat('b', n)) from (values (100000)) t(n)",
-      "select jaro_winkler_similarity(repeat('ab', n), repeat('ba', n)) from (values (2000000)) t(n)",
+      `select jaro_winkler_similarity(${long('ab', 2000000)} || n, ${long('ba', 2000000)}) from (values (1)) t(n)`,
       "select repeat('a', n) ilike '%' || repeat('a', n / 2) || 'b%' from (values (200000)) t(n)",
       "select repeat('a', n) glob '*' || repeat('a', n / 2) || 'b*' from (values (200000)) t(n)",
       "select repeat('a', n) not like '%' || repeat('a_', n / 4) || 'b%' escape '!' from (values (200000)) t(n)",
@@ -84,7 +89,48 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     assert.equal((await c.query(`select repeat('a', 16000) ilike ${pat} as m`)).rows[0].m, false);
     await assert.rejects(c.query(`select repeat('a', n) ilike ${pat} from (values (17000)) t(n)`), (e: { code?: string }) => e.code === '54000');
     // A short constant pattern is never checked, whatever the text's length (it folds away).
-    assert.equal((await c.query(`select repeat('a', 10000000) like '%b%' as m`)).rows[0].m, false);
+    assert.equal((await c.query(`select ${long('a', 10000000)} like '%b%' as m`)).rows[0].m, false);
+    await c.end();
+  });
+
+  test('value guards (engine/value-guards.ts): calls that build far more than their inputs end 54000 at once and the process goes idle; ordinary calls answer as before', async () => {
+    const c = await login();
+    // Before: 53200 after 17-54 s at 1.8-2.3 GB, or 57014 with the process busy for seconds after.
+    const payloads: [string, RegExp][] = [
+      ["select sum(length(repeat('x', 60000000 + range))) from range(40)", /^repeat: a result exceeds the per-call limit of 262144 bytes/],
+      ["select count(*) from range(2048) where repeat('ab', 1000000 + range) ~ '(a|b)*c'", /^repeat: a result exceeds/],
+      ["select sum(length(replace(repeat('a', 100000 + range), 'a', repeat('b', 4000)))) from range(10)", /^replace: a result exceeds/],
+      ["select length(printf('%0500000000d', 1))", /^printf: a width taken from an argument, or a result exceeds/],
+      ["select length(printf('%-500000000s', 'x'))", /^printf: .* exceeds/],
+      ['select printf(\'%*d\', n, 1) from (values (500000000)) t(n)', /^printf: a width taken from an argument/],
+      ["select length(printf('%1$s%1$s%1$s%1$s%1$s%1$s%1$s%1$s', repeat('x', 200000)))", /^printf: .* exceeds/],
+      ["select lpad('x', n, 'y') from (values (500000000)) t(n)", /^lpad: a result exceeds/],
+      ["select rpad('x', n, 'é') from (values (200000)) t(n)", /^rpad: a result exceeds/],
+      ['select bar(1, 0, 2, n) from (values (1e9)) t(n)', /^bar: a result exceeds/],
+    ];
+    for (const [sql, message] of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''), sql);
+      const took = Date.now() - t0;
+      assert.ok(took < TIMEOUT_MS, `${sql}: answered after ${took} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(1000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the second after the answer`);
+    }
+    // Within the ceiling, and calls that do not grow their input however large it is, answer as the built-ins do.
+    const r = await c.query(`select printf('%05.2f|%s|%d', 3.14159, 'x', 42) as p, printf('%5s', 'ab') as f, lpad('ab', 5, '0') as l,
+      rpad('ab', 5, 'é') as r, lpad('abc', 2, 'x') as t, replace('abcabc', 'b', 'XYZ') as x, repeat('ab', 3) as a, repeat([1, 2], 2)::varchar as li,
+      length(repeat('x', 262145))::int as edge, length(replace(${long('x,', 400000)}, ',', ', '))::int as grown, length(repeat(${long('y', 1000000)}, 1))::int as once,
+      length(bar(5, 0, 10, 20))::int as b, length(printf('%s', ${long('z', 1000000)}))::int as big`);
+    // Nested guarded calls are bound once per appearance of an argument in each guard: 54001 past 256 copies, not a binder running for minutes.
+    let nested = 's';
+    for (let i = 0; i < 12; i++) nested = `replace(${nested}, 'a${i}', 'bb')`;
+    const t0 = Date.now();
+    await assert.rejects(c.query(`select ${nested} from (values ('x')) t(s)`), (e: { code?: string }) => e.code === '54001');
+    assert.ok(Date.now() - t0 < TIMEOUT_MS, `12 nested replace calls answered after ${Date.now() - t0} ms`);
+    assert.equal((await c.query(`select replace(replace(replace(replace(replace(replace(s, 'a', 'bb'), 'b', 'cc'), 'c', 'dd'), 'd', 'ee'), 'e', 'ff'), 'f', 'gg') as r from (values ('a')) t(s)`)).rows[0].r, 'g'.repeat(64));
+    assert.deepEqual(r.rows[0], { p: '03.14|x|42', f: '   ab', l: '000ab', r: 'abééé', t: 'ab', x: 'aXYZcaXYZc', a: 'ababab', li: '[1, 2, 1, 2]', edge: 262145, grown: 1200000, once: 1000000, b: 20, big: 1000000 });
     await c.end();
   });
 });

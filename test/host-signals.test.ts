@@ -89,6 +89,23 @@ describe('signals during a writing command', () => {
     });
   }
 
+  it('SIGINT in the middle of fdl update (the pending marker written, new data files on their way): rolled back, exit 130', async () => {
+    const root = path.join(work, 'update-SIGINT');
+    assert.equal((await fdl('init', root)).code, 0);
+    const loaded = await fdl('import', root, '--table', `main.t=${big}`);
+    assert.equal(loaded.code, 0, loaded.stderr);
+    const before = treeBytes(root);
+    const run = start(['update', root, '--table', 'main.t', '--set', 'amount = amount + 1', '--where', 'true']);
+    const pending = () => readdirSync(path.join(root, 'versions')).some((v) => existsSync(path.join(root, 'versions', v, 'pending')));
+    await waitFor(pending, 'the update\'s pending marker', 120_000, 10);
+    run.child.kill('SIGINT');
+    const r = await run.ended;
+    assert.equal(r.code, 130, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /fdl: interrupted by SIGINT: stopped, and what this run had written was removed\n$/);
+    assert.deepEqual(treeBytes(root), before);
+  });
+
   it('SIGKILL leaves a dead writer\'s debris; the default fdl gc (grace 24h) removes all of it at once, and nothing else', async () => {
     const root = path.join(work, 'killed');
     assert.equal((await fdl('init', root)).code, 0);

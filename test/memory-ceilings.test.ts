@@ -1,7 +1,8 @@
 /**
- * The process memory ceiling (sql/memory-ceiling.ts) against a real `fdl serve` with memoryLimit
- * 1GB: statements whose memory DuckDB does not count (a constant folded at prepare, a chunk of huge
- * values) end with 53200 while the gateway's RSS stays ≤ memoryLimit + 2 GiB, and RSS returns to
+ * The process memory ceilings (engine/memory-ceiling.ts, memory-watchdog.ts, value-guards.ts)
+ * against a real `fdl serve` with memoryLimit 1GB: statements whose memory DuckDB does not count (a
+ * constant folded at prepare, a chunk of huge values, results a pipelining client does not read)
+ * end with 54000 or 53200 while the gateway's RSS stays ≤ memoryLimit + 1 GiB, and RSS returns to
  * within 64 MiB of its start once the client has left. RSS is read from /proc/<pid>/status.
  */
 import { after, before, describe, test } from 'node:test';
@@ -21,7 +22,14 @@ import { within } from './support/files.js';
 
 const MiB = 1024 * 1024;
 const MEMORY_LIMIT = 1000 ** 3; // '1GB' in DuckDB's units
-const CEILING = MEMORY_LIMIT + 2048 * MiB;
+const CEILING = MEMORY_LIMIT + 1024 * MiB;
+
+/** A value of 200,000 × 2^k bytes per row of range(rows), built by doubling (each || within the value guards). */
+function doubled(k: number, rows: number): string {
+  let sql = `(select repeat('x', 199990) || lpad(range::varchar, 10, '0') as s from range(${rows}))`;
+  for (let i = 0; i < k; i++) sql = `(select s || s as s from ${sql})`;
+  return `select s from ${sql}`;
+}
 
 function rssBytes(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -62,9 +70,9 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
     writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ users: { alice: { password } }, memoryLimit: '1GB' }));
     gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
-    // Warm-up: a session and a result of 500 MB, so allocator arenas and the JIT exist before the start is taken.
+    // Warm-up: a session and a result of 400 MB, so allocator arenas and the JIT exist before the start is taken.
     const c = await login();
-    await c.query("select repeat('x', 5000000) as s from range(100)");
+    await c.query(doubled(5, 60));
     await c.end();
     // The start: RSS once the warm-up's memory has been given back (after 3 s, steady over 1 s; 10 s at most).
     const samples = [rssBytes(gw.proc.pid!)];
@@ -79,7 +87,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     repos.cleanup();
   });
 
-  test('the process is limited to memoryLimit + 2 GiB (less its file-backed pages)', () => {
+  test('the process is limited to memoryLimit + 1 GiB (less its file-backed pages)', () => {
     const limits = readFileSync(`/proc/${gw.proc.pid}/limits`, 'utf8');
     const m = /^Max data size\s+(\d+)\s+(\d+)/m.exec(limits);
     assert.ok(m, limits);
@@ -106,51 +114,84 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     await settled('folded constants');
   });
 
-  test('200 rows of 50 MB, read or unread: 53200 with RSS ≤ memoryLimit + 2 GiB, back near the start once the client leaves; one 50 MB value is served', async () => {
+  /**
+   * Send `sqls` at once on a raw socket of a fresh session (pipelined), read or not; returns what came
+   * back (the first 64 KiB) and the peak RSS. Unread, the client reads nothing until DuckDB has given
+   * up (RSS up, then back down) or `unreadMs` has passed; with `leave`, the client then leaves unanswered.
+   */
+  async function pipelined(sqls: string[], reading: boolean, unreadMs = 30_000, leave = false): Promise<{ received: string; peak: number }> {
     const pid = gw.proc.pid!;
-    for (const reading of [true, false]) {
-      const c = await login();
-      const sock = (c as unknown as { connection: { stream: Socket } }).connection.stream;
-      for (const e of ['data', 'error', 'close', 'end']) sock.removeAllListeners(e);
-      sock.on('error', () => undefined);
-      const closed = new Promise<void>((r) => sock.once('close', () => r()));
-      let received = Buffer.alloc(0);
-      let tail = '';
-      const done = new Promise<void>((r) =>
-        sock.on('data', (d: Buffer) => {
-          if (received.length < 4096) received = Buffer.concat([received, d]);
-          tail = (tail + d.subarray(-64).toString('latin1')).slice(-64);
-          if (/Z\0\0\0\x05[IE]$/.test(tail)) r();
-        }),
-      );
-      if (!reading) sock.pause();
-      const watch = watchRss(pid);
-      sock.write(query("select repeat('x', 50000000) as s from range(200)"));
-      if (!reading) {
-        // The client does not read until DuckDB has given up (RSS up, then back down), 30 s at most.
-        let high = 0;
-        for (let i = 0; i < 150; i++) {
-          await sleep(200);
-          const now = rssBytes(pid);
-          high = Math.max(high, now);
-          if (high - start > 200 * MiB && now - start < 128 * MiB) break;
-        }
-        sock.resume();
+    const c = await login();
+    const sock = (c as unknown as { connection: { stream: Socket } }).connection.stream;
+    for (const e of ['data', 'error', 'close', 'end']) sock.removeAllListeners(e);
+    sock.on('error', () => undefined);
+    const closed = new Promise<void>((r) => sock.once('close', () => r()));
+    let received = Buffer.alloc(0);
+    let tail = '';
+    let answers = 0;
+    const done = new Promise<void>((r) =>
+      sock.on('data', (d: Buffer) => {
+        if (received.length < 65536) received = Buffer.concat([received, d.subarray(0, 4096)]);
+        tail = (tail + d.toString('latin1')).slice(-64);
+        answers += (d.toString('latin1').match(/Z\0\0\0\x05[IE]/g) ?? []).length;
+        if (answers >= sqls.length) r();
+      }),
+    );
+    if (!reading) sock.pause();
+    const watch = watchRss(pid);
+    sock.write(Buffer.concat(sqls.map((q) => query(q))));
+    if (!reading) {
+      let high = 0;
+      for (let i = 0; i < unreadMs / 200; i++) {
+        await sleep(200);
+        const now = rssBytes(pid);
+        high = Math.max(high, now);
+        if (high - start > 200 * MiB && now - start < 128 * MiB) break;
       }
-      await within(done, 40_000, 'the answer to the huge result');
-      const peak = watch.stop();
-      assert.match(received.toString('latin1'), /C53200\0/, 'the statement failed with 53200');
-      sock.destroy();
-      await closed;
+      if (!leave) sock.resume();
+    }
+    if (!leave) await within(done, 60_000, 'the answers');
+    const peak = watch.stop();
+    sock.destroy();
+    await closed;
+    return { received: received.toString('latin1'), peak };
+  }
+
+  test('200 rows of 50 MB by repeat, read or unread: 54000 at once (value-guards.ts), RSS ≤ memoryLimit + 1 GiB', async () => {
+    for (const reading of [true, false]) {
+      const t0 = Date.now();
+      const { received, peak } = await pipelined(["select repeat('x', 50000000) as s from range(200)"], reading, 3000);
+      assert.match(received, /C54000\0/, 'the statement was refused with 54000');
+      assert.match(received, /repeat: a result exceeds the per-call limit/);
+      assert.ok(Date.now() - t0 < 15_000, `answered after ${Date.now() - t0} ms`);
       const back = await settled(reading ? 'read' : 'unread');
-      console.log(`200 × 50 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
+      console.log(`200 × repeat 50 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after`);
+      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
+    }
+  });
+
+  test('200 rows of 51 MB built by doubling, read or unread: 53200 with RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves; one 51 MB value is served', async () => {
+    for (const reading of [true, false]) {
+      const { received, peak } = await pipelined([doubled(8, 200)], reading);
+      assert.match(received, /C53200\0/, 'the statement failed with 53200');
+      const back = await settled(reading ? 'read' : 'unread');
+      console.log(`200 × 51 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
       assert.ok(peak - start > 200 * MiB, 'the values did pass through memory');
-      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 2 GiB`);
+      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
     }
     const c = await login();
-    const r = await c.query("select repeat('x', 50000000) as s");
-    assert.equal(r.rows[0].s.length, 50_000_000);
+    const r = await c.query(doubled(8, 1));
+    assert.equal(r.rows[0].s.length, 200_000 * 256);
     await c.end();
+  });
+
+  test('unread 1 MB rows while pipelining: RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves', async () => {
+    // Eight statements of 2,000 rows of 1 MB each, sent at once; the client reads nothing for 10 s.
+    const sqls = Array.from({ length: 8 }, () => doubled(2, 2000).replace('199990', '249990'));
+    const { peak } = await pipelined(sqls, false, 10_000, true);
+    const back = await settled('pipelined');
+    console.log(`pipelined 8 × 2,000 × 1 MB unread: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
+    assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
   });
 });
 

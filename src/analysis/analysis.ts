@@ -16,7 +16,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from '../text/split.js';
 import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
 import { foldIdentifier } from '../text/identifier.js';
-import { checkSizeLimits } from './size-limits.js';
+import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
@@ -141,6 +141,7 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
   checkSizeLimits(tree);
+  checkGuardNesting(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;

@@ -12,10 +12,11 @@
  * table functions are all on the list without files. A binder error is left to the prepare, which
  * reports it as it would.
  */
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
+import { quoteLiteral } from '../quote.js';
 import { counted } from '../stages.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
@@ -73,56 +74,13 @@ type BoundPlan = { error: boolean; error_type?: string; error_message?: string; 
 async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | null> {
   counted('bind_check');
   try {
-    const check = await planStatement(conn);
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const json = await inPrepareSlot(sql, () => check.run(async (stmt) => {
-      stmt.bindVarchar(1, sql);
-      return (await stmt.runAndReadAll()).getRows()[0]?.[0];
-    }));
+    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`));
+    const json = reader.getRows()[0]?.[0];
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
     return null;
   }
-}
-
-/**
- * The check's own statement, prepared once per connection: the text to bind is a parameter, so
- * DuckDB never parses a quoted copy of it, and fields at their defaults are left out of the JSON
- * (the walk reads only operator types, table function names and their files).
- */
-const PLAN_SQL = 'SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, skip_default := true, optimize := false)';
-
-/** One check at a time per connection: its parameter is bound, then the statement runs. */
-class PlanStatement {
-  private tail: Promise<unknown> = Promise.resolve();
-  constructor(private readonly stmt: DuckDBPreparedStatement) {}
-  run<T>(work: (stmt: DuckDBPreparedStatement) => Promise<T>): Promise<T> {
-    const done = this.tail.then(() => work(this.stmt));
-    this.tail = done.catch(() => undefined);
-    return done;
-  }
-  destroy(): void {
-    this.stmt.destroySync();
-  }
-}
-
-const planStatements = new WeakMap<DuckDBConnection, Promise<PlanStatement>>();
-
-function planStatement(conn: DuckDBConnection): Promise<PlanStatement> {
-  let check = planStatements.get(conn);
-  if (!check) {
-    check = conn.prepare(PLAN_SQL).then((stmt) => new PlanStatement(stmt));
-    check.catch(() => planStatements.delete(conn));
-    planStatements.set(conn, check);
-  }
-  return check;
-}
-
-/** A session's connection closes: its check statement goes with it. */
-export function releaseEngineLine(conn: DuckDBConnection): void {
-  const check = planStatements.get(conn);
-  planStatements.delete(conn);
-  void check?.then((c) => c.destroy(), () => undefined);
 }
 
 const dirsByConnection = new WeakMap<DuckDBConnection, Promise<string[]>>();

@@ -7,6 +7,7 @@
  * constants are left to the ceiling. Pure: the input is DuckDB's parse tree (json_serialize_sql).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { GUARD_ARGUMENT_COPIES, MAX_GUARD_COPIES } from '../engine/value-guards.js';
 
 /** The largest value one call may build from constants: characters, bytes or list elements. */
 export const MAX_CONSTANT_VALUE = 64 * 1024 * 1024;
@@ -93,5 +94,34 @@ export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
       }
     }
     for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+  }
+}
+
+/**
+ * Throw 54001 when a guarded call would be bound more than MAX_GUARD_COPIES times through nested
+ * guarded calls (engine/value-guards.ts: each guard's macro body names its arguments several times,
+ * and DuckDB's binder, which nothing interrupts, copies an argument per appearance).
+ */
+export function checkGuardNesting(tree: unknown): void {
+  const stack: [unknown, number][] = [[tree, 1]];
+  while (stack.length > 0) {
+    const [node, copies] = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (const n of node) if (n && typeof n === 'object') stack.push([n, copies]);
+      continue;
+    }
+    if (!node || typeof node !== 'object') continue;
+    const o = node as Node;
+    const perArgument = o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog ? GUARD_ARGUMENT_COPIES[o.function_name.toLowerCase()] : undefined;
+    if (perArgument && Array.isArray(o.children)) {
+      // A guarded call is itself a macro expanded each time it is copied (leaves cost nothing).
+      if (copies > MAX_GUARD_COPIES) {
+        throw new SqlError(SQLSTATE.statementTooComplex, `statement is too complex: calls of ${String(o.function_name)}() and other size-checked functions are nested too deeply`, undefined, 'Nest fewer of them in one expression, e.g. compute a step in a subquery.');
+      }
+      o.children.forEach((child, i) => stack.push([child, copies * (perArgument[Math.min(i, perArgument.length - 1)] ?? 1)]));
+      for (const [k, v] of Object.entries(o)) if (k !== 'children' && v && typeof v === 'object') stack.push([v, copies]);
+      continue;
+    }
+    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push([v, copies]);
   }
 }

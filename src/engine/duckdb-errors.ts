@@ -52,8 +52,8 @@ const byPattern: [RegExp, string][] = [
   [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
 ];
 
-/** An allocation failed: DuckDB's memory_limit, or the process ceiling (sql/memory-ceiling.ts). */
-const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 2 GiB for the whole process): read fewer or smaller values, or aggregate.';
+/** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
+export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
 
 /** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
 const PG_TYPE_WORDS: Record<string, string> = { INT16: 'smallint', INT32: 'integer', INT64: 'bigint', SMALLINT: 'smallint', INTEGER: 'integer', BIGINT: 'bigint' };

@@ -23,6 +23,7 @@ const wrap = commandAction;
 const readOnly = <A extends unknown[]>(fn: (...a: A) => Promise<number | void>) => commandAction(fn, false);
 
 export function registerHostCommands(program: Command): void {
+  program.addHelpText('after', '\nPublisher commands that write (import, publish, delete, update, push, gc, …) stopped by Ctrl-C\n(SIGINT) or SIGTERM remove what they had written and exit 130 / 143.');
   registerGcCommand(program);
   registerPushCommand(program);
   registerRowChangeCommands(program);

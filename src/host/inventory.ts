@@ -14,6 +14,7 @@ import { parseVersionJson } from '../resolver/records.js';
 import { readSettings, readStore } from './repo.js';
 import type { WriteTarget } from './target.js';
 import { PENDING_MARKER, type MarkerBody, type WriterId } from './write-journal.js';
+import { checkInterrupt } from './interrupt.js';
 
 export interface VersionFolder {
   id: string;
@@ -83,6 +84,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     let n = 0;
     for (const v of byId.values()) {
       if (!v.complete) continue;
+      checkInterrupt(); // fdl gc stopped by a signal: nothing removed yet
       // A complete version whose catalog cannot be read stops everything: its files stay unknown.
       if (!isVersionId(v.id)) throw new Error(`versions/${v.id}: not a version id`);
       const rec = parseVersionJson((await target.read(`versions/${v.id}/version.json`))!.body, v.id);

@@ -28,7 +28,7 @@ function common(cmd: Command): Command {
   return cmd
     .argument('<LOCATION>')
     .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
-    .requiredOption('--where <PREDICATE>', 'SQL predicate over the table\'s columns (DuckDB syntax); --where true for every row')
+    .requiredOption('--where <PREDICATE>', 'one SQL expression over the table\'s columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0')
     .option('--branch <NAME>', 'branch to build on and move', 'main')
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
@@ -40,6 +40,6 @@ export function registerRowChangeCommands(program: Command): void {
   common(program.command('delete').description('delete the rows of a table that match --where: a new version with DuckLake delete files'))
     .action(commandAction(run));
   common(program.command('update').description('change the rows of a table that match --where: a new version with DuckLake delete files and new data files'))
-    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row)')
+    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row and the table\'s columns only)')
     .action(commandAction(run));
 }

@@ -1,7 +1,7 @@
 /**
  * What may stop a session's running statement: statement_timeout, a CancelRequest from another
- * socket, the engine's temp directory passing its ceiling, or the client leaving. Each interrupts DuckDB; why it was interrupted is kept here as state
- * and reported as a typed error (57014, 53100 or 08006) — never recognised from a marker string. No sockets:
+ * socket, the engine's temp directory or the process's memory passing its ceiling, or the client leaving. Each interrupts DuckDB; why it was interrupted is kept here as state
+ * and reported as a typed error (57014, 53100, 53200 or 08006) — never recognised from a marker string. No sockets:
  * the caller gives the interrupt to call; unit-tested directly.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -17,8 +17,8 @@ export class StatementClock {
   /** The server's drain ran out of time: the statement stops because the server is shutting down. */
   private shuttingDown = false;
   private aborted = false;
-  /** The temp directory's ceiling, when passing it stopped the running statement. */
-  private tempCeiling: string | null = null;
+  /** What a ceiling (temp directory 53100, memory 53200) said when passing it stopped the running statement. */
+  private ceiling: SqlError | null = null;
   private timer: NodeJS.Timeout | null = null;
   /** When the running statement started (performance.now()). */
   private startedAt = 0;
@@ -64,7 +64,7 @@ export class StatementClock {
 
   /** The running statement must stop (cancelled or timed out). */
   get stopRequested(): boolean {
-    return this.cancelRequested || this.timedOut || this.tempCeiling !== null;
+    return this.cancelRequested || this.timedOut || this.ceiling !== null;
   }
 
   /**
@@ -85,7 +85,17 @@ export class StatementClock {
    */
   stopForTempCeiling(limit: string, startedBefore = Infinity): void {
     if (!this.running || this.startedAt > startedBefore) return;
-    this.tempCeiling = limit;
+    this.stopForCeiling(new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${limit}): statement stopped`));
+  }
+
+  /** The process's memory passed its watchdog line (engine/memory-watchdog.ts): stop what runs now (53200). */
+  stopForMemoryCeiling(error: SqlError): void {
+    if (!this.running) return;
+    this.stopForCeiling(error);
+  }
+
+  private stopForCeiling(error: SqlError): void {
+    this.ceiling = error;
     this.interruptNow();
     this.stopped();
   }
@@ -132,7 +142,7 @@ export class StatementClock {
     this.cancelRequested = false;
     this.shuttingDown = false;
     this.timedOut = false;
-    this.tempCeiling = null;
+    this.ceiling = null;
   }
 
   /**
@@ -163,7 +173,7 @@ export class StatementClock {
   /** Why the running statement stops, as the client is told. */
   interruption(): SqlError {
     if (this.aborted) return DISCONNECTED;
-    if (this.tempCeiling) return new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${this.tempCeiling}): statement stopped`);
+    if (this.ceiling) return this.ceiling;
     if (this.shuttingDown) return new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command: the server is shutting down');
     return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
   }

@@ -261,6 +261,11 @@ export class WireServer {
     for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
 
+  /** The process's memory passed the watchdog's line (engine/memory-watchdog.ts): every running statement stops with `error`. */
+  stopForMemoryCeiling(error: SqlError): void {
+    for (const c of this.connections) c.stopForMemoryCeiling(error);
+  }
+
   /** The temp directory is within its ceiling again: the next time over is a new episode. */
   tempCeilingHeld(): void {
     this.overSince = null;

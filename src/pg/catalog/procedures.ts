@@ -6,6 +6,7 @@
  * function the gateway answers as PostgreSQL does.
  */
 import { C } from './names.js';
+import { PG_TYPES } from './pg-data.js';
 import { valuesTable } from './sql-literals.js';
 
 /** PostgreSQL 15's handler and validator functions: oid, name, argument type OIDs ('2281'), result type OID. */
@@ -60,7 +61,13 @@ export function procedureStatements(): string[] {
 /** `name(type, …)` split into the bare name (no `pg_catalog.`) and its argument type OIDs; `name` alone has no list. */
 const sigName = `regexp_replace(trim(split_part(CAST(x AS VARCHAR), '(', 1)), '^pg_catalog\\.', '')`;
 const sigParts = `list_filter(list_transform(string_split(regexp_extract(CAST(x AS VARCHAR), '\\((.*)\\)', 1), ','), a -> trim(a)), a -> a <> '')`;
-const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN coalesce((SELECT list(${C}_regtype_oid(a) ORDER BY i) FROM (SELECT unnest(${sigParts}) AS a, generate_subscripts(${sigParts}, 1) AS i)), CAST([] AS BIGINT[])) END`;
+/** Type name (typname or format_type's spelling) → OID, the first of equals, as a constant: no subquery per lookup. */
+const typeOids = (() => {
+  const m = new Map<string, number>();
+  for (const r of [...PG_TYPES].sort((a, b) => Number(a[0]) - Number(b[0]))) for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
+  return `MAP {${[...m].map(([n, oid]) => `'${n.replace(/'/g, "''")}': ${oid}`).join(', ')}}`;
+})();
+const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
 
 /** Scalar macros as [signature, body] (scalar-macros.ts). */
 export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
