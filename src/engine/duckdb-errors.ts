@@ -48,7 +48,7 @@ const byPattern: [RegExp, string][] = [
 ];
 
 /** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
-export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
+export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
 
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;

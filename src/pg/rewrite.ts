@@ -65,6 +65,8 @@ const SYSTEM_COLUMNS = /\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 
 export interface RewriteResult {
   sql: string;
+  /** Databases named in front of emulated catalog relations (and the three-part name): the session's own, or 0A000. */
+  catalogsNamed?: { db: string; name: string }[];
   /** True when the statement used the PostgreSQL catalog emulation (label its columns with catalog types). */
   rewritten: boolean;
   /**
@@ -116,7 +118,7 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
+  const ctx: Ctx = { changed: false, catalogsNamed: new Map(), ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
@@ -131,12 +133,15 @@ export function rewriteParsed(sql: string): RewriteResult {
     if (types) result.columnTypes = types;
   }
   if (ctx.params.size > 0) result.paramOids = ctx.params;
+  if (ctx.catalogsNamed.size > 0) result.catalogsNamed = [...ctx.catalogsNamed].map(([db, name]) => ({ db, name }));
   return result;
 }
 
 type Node = Record<string, any>;
 interface Ctx {
   changed: boolean;
+  /** Databases named in front of catalog relations the emulation serves (`db.pg_catalog.pg_class`): db → the name written. */
+  catalogsNamed: Map<string, string>;
   ctes: Set<string>;
   /** Parameter number → PostgreSQL OID, for parameters cast to a type DuckDB spells differently. */
   params: Map<number, number>;
@@ -372,6 +377,9 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
   else if (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel)) target = INFOSCHEMA;
   if (!target) return orig;
   ctx.changed = true;
+  // `db.information_schema.tables` is served for the session's database whatever db says: the
+  // session checks db is its own (0A000 otherwise, as PostgreSQL).
+  if (rv.catalogname) ctx.catalogsNamed.set(String(rv.catalogname), `${rv.catalogname}.${schema}.${rel}`);
   if (target === PGCAT && ctx.systemColumns && SYSTEM_COLUMN_RELATIONS.has(rel)) {
     // The same relation with PostgreSQL's system columns; keeps the name its columns are qualified by.
     return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target, relname: `_sys_${rel}`, alias: rv.alias ?? { aliasname: rel } } };
