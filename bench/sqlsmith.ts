@@ -40,12 +40,15 @@ async function main(): Promise<void> {
       errors.set(k, (errors.get(k) ?? 0) + 1);
     }
     const q = (i: number) => samples[Math.min(samples.length - 1, Math.floor((i * samples.length) / 4))]!.toFixed(0);
-    console.log(`sqlsmith seed ${SEED}: ${/queries: (\d+)/.exec(r.stderr)?.[1] ?? '?'} statements in ${wall.toFixed(1)} s; error rate ${/error rate: ([\d.]+)/.exec(r.stderr)?.[1] ?? '?'}; exit ${r.code}${r.timedOut ? ' (TIMED OUT)' : ''}`);
+    // sqlsmith --verbose reports along the way (every ~800 statements here): its last report is the run's.
+    const last = (re: RegExp) => [...r.stderr.matchAll(re)].at(-1)?.[1];
+    const sent = Number(last(/queries: (\d+)/g) ?? 0);
+    const rate = Number(last(/error rate: ([\d.]+)/g) ?? NaN);
+    console.log(`sqlsmith seed ${SEED}: ${sent} statements in ${wall.toFixed(1)} s; error rate ${rate}, so ${Math.round(sent * (1 - rate))} accepted; exit ${r.code}${r.timedOut ? ' (TIMED OUT)' : ''}`);
     console.log(`gateway RSS MiB: start ${samples[0]!.toFixed(0)}, quarters ${q(1)} / ${q(2)} / ${q(3)}, end ${samples[samples.length - 1]!.toFixed(0)}, peak ${Math.max(...samples).toFixed(0)}`);
     console.log(`gateway answers after the run: ${one.error ? `NO (${one.error.message})` : 'yes'}; crash signs in sqlsmith's log: ${/server closed the connection|terminating connection|internal error/i.test(r.stderr) ? 'YES' : 'none'}`);
     console.log('commonest errors:');
     for (const [k, n] of [...errors].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${String(n).padStart(5)}  ${k}`);
-    const sent = Number(/queries: (\d+)/.exec(r.stderr)?.[1] ?? 0);
     if (sent < QUERIES) console.log(`sqlsmith stopped early; its last output:\n${r.stderr.split('\n').slice(-25).join('\n')}\n${r.stdout.split('\n').slice(-10).join('\n')}`);
     if (r.timedOut || r.code !== 0 || one.error || sent < QUERIES) process.exitCode = 1;
   } finally {

@@ -9,7 +9,11 @@
  * -M simple/extended/prepared, -c 1 and -c 8, and of `SELECT 1` -M extended; the gateway's time per
  * statement by stage and its work per statement (fdl_statement_stage_seconds, fdl_statement_work_total).
  *
- *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json]
+ *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json] [--before <cli>]
+ *
+ * --before: another build's dist/src/cli/main.js (e.g. main's, built elsewhere), measured in the same
+ * run, series by series next to this one: the point query's series, the dashboard at -c 1, and the
+ * work each statement cost.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +34,7 @@ const opt = (name: string, dflt: number) => (args.includes(`--${name}`) ? Number
 const N = opt('n', 300);
 const SECONDS = opt('seconds', 5);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+const beforeCli = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
 const log = (s: string) => process.stdout.write(s + '\n');
 const ms = (x: number) => x.toFixed(3).padStart(8);
 
@@ -77,8 +82,8 @@ const positional = (q: string) => {
 
 interface Served { proc: ChildProcess; port: number; http: string }
 
-async function serve(repo: string, cacheDir: string, resultCache = false): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--repo', `basic=${repo}`, '--cache-dir', cacheDir,
+async function serve(repo: string, cacheDir: string, resultCache = false, cli = CLI): Promise<Served> {
+  const proc = spawn(process.execPath, [cli, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--repo', `basic=${repo}`, '--cache-dir', cacheDir,
     ...(resultCache ? [] : ['--result-cache-bytes', '0']), '--log-level', 'warn', '--max-connections', '64'], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -306,6 +311,7 @@ async function main(): Promise<void> {
       log(`  ${name.padEnd(26)}${WORKS.map((w) => s.work[w]!.toFixed(2).padStart(14)).join('')}`);
     }
     result.stages = gwSplit;
+    if (beforeCli) result.beforeAfter = await beforeAfter(beforeCli, repo, join(repos.dir, 'cache-before'), gw, g, script, gwCpu);
     log(`\nload average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     result.loadavgEnd = loadavg();
     if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));
@@ -318,6 +324,51 @@ async function main(): Promise<void> {
     repos.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Another build (`cli`) next to this run's gateway, series by series, interleaved so the machine's
+ * load falls on both alike: p50/p99 ms, the gateway's CPU µs per statement, and its work per statement.
+ */
+async function beforeAfter(cli: string, repo: string, cacheDir: string, gw: Served, g: pg.Client, script: string, gwCpu: () => number) {
+  const old = await serve(repo, cacheDir, false, cli);
+  const c = new pg.Client({ host: '127.0.0.1', port: old.port, user: 'bench', database: 'basic' });
+  await c.connect();
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  try {
+    const vals = (i: number) => [1000 + (i & 0xff), 1 + (Math.abs(i) % ORDERS)];
+    const kinds = {
+      unnamed: (k: pg.Client) => (i: number) => k.query({ text: POINT, values: vals(i) }),
+      named: (k: pg.Client) => (i: number) => k.query({ name: 'point_ba', text: POINT, values: vals(i) }),
+      newText: (k: pg.Client) => (i: number) => k.query({ text: `${POINT} /* ba ${i} */`, values: vals(i) }),
+    };
+    const workLine = (w: Record<string, number>) => WORKS.filter((x) => w[x]! > 0).map((x) => `${x} ${w[x]!.toFixed(2)}`).join(', ');
+    log('\nbefore (' + cli + ') → after (this build), same run: p50 / p99 ms, gateway CPU µs per statement; work per statement');
+    for (const [kind, make] of Object.entries(kinds)) {
+      let b: Awaited<ReturnType<typeof timed>> | undefined;
+      let a: Awaited<ReturnType<typeof timed>> | undefined;
+      const bs = await split(old, async () => (b = await timed(N, make(c), () => cpuSeconds(old.proc.pid!, false))));
+      const as = await split(gw, async () => (a = await timed(N, make(g), () => cpuSeconds(gw.proc.pid!, false))));
+      out[kind] = { before: { ...b, work: bs.work, us: bs.us }, after: { ...a, work: as.work, us: as.us } };
+      log(`  ${kind.padEnd(10)} ${ms(b!.p50)} /${ms(b!.p99)} (${b!.cpuUs!.toFixed(0).padStart(6)})  →  ${ms(a!.p50)} /${ms(a!.p99)} (${a!.cpuUs!.toFixed(0).padStart(6)})`);
+      log(`             before: ${workLine(bs.work)}`);
+      log(`             after:  ${workLine(as.work)}`);
+    }
+    const oldT: Target = { name: 'before', port: old.port, user: 'bench', database: 'basic' };
+    const newT: Target = { name: 'after', port: gw.port, user: 'bench', database: 'basic' };
+    for (const mode of ['simple', 'extended', 'prepared']) {
+      const bs = await split(old, async () => (out[`dashboard ${mode}`] = { before: pgbench(oldT, script, mode, 1, () => cpuSeconds(old.proc.pid!, false)), after: undefined }));
+      const as = await split(gw, async () => (out[`dashboard ${mode}`]!.after = pgbench(newT, script, mode, 1, gwCpu)));
+      const [x, y] = [out[`dashboard ${mode}`]!.before as { tps: number; cpuUs: number }, out[`dashboard ${mode}`]!.after as { tps: number; cpuUs: number }];
+      log(`  dashboard -M ${mode.padEnd(8)} -c 1: ${x.tps.toFixed(1)} scripts/s (${(x.cpuUs / 1000).toFixed(1)} CPU ms)  →  ${y.tps.toFixed(1)} (${(y.cpuUs / 1000).toFixed(1)})`);
+      log(`             before: ${workLine(bs.work)}`);
+      log(`             after:  ${workLine(as.work)}`);
+    }
+  } finally {
+    await c.end().catch(() => undefined);
+    old.proc.kill('SIGTERM');
+  }
+  return out;
 }
 
 await main();

@@ -6,7 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
-import { openRepository, type DataHashPolicy, type Repository, type SignaturePolicy } from './resolver/repository.js';
+import { openRepository, type Repository } from './resolver/repository.js';
 import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
 import { Engines } from './engine/engines.js';
@@ -20,98 +20,25 @@ import { FileCache } from './cache/file-cache.js';
 import { RefCache } from './cache/ref-cache.js';
 import { ResultCache } from './cache/result-cache.js';
 import { consistentFunctions } from './analysis/determinism.js';
-import { WireServer, type ServerObserver } from './wire/server.js';
+import { WireServer } from './wire/server.js';
 import type { ConnectionInfo } from './wire/connection.js';
-import type { SessionLimits } from './wire/session.js';
 import type { VersionSource } from './versions/lease.js';
 import { SqlError, SQLSTATE } from './errors.js';
 import { OUT_OF_MEMORY_HINT, type ServerRoot } from './engine/duckdb-errors.js';
-import { Grants, type GrantedUser } from './versions/grants.js';
+import { Grants } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
-import { parseScramVerifier, type AuthMethod } from './wire/auth.js';
+import { parseScramVerifier } from './wire/auth.js';
 import { logDegradedTo } from './degraded.js';
+import { RESTART_ONLY, type CacheReport, type GatewayConfig, type GatewayObserver, type HeadDescription, type RepoConfig, type UserConfig } from './gateway-config.js';
 
-export interface RepoConfig {
-  name: string;
-  location: string;
-  signatures?: SignaturePolicy;
-  allowedSigners?: string;
-  dataHashes?: DataHashPolicy;
-}
+// The configuration's types live in gateway-config.ts; re-exported for the service and the CLI.
+export type { CacheReport, GatewayConfig, GatewayObserver, HeadDescription, RepoConfig, UserConfig };
 
-export interface UserConfig extends GrantedUser {
-  password?: string;
-}
-
-export interface GatewayConfig {
-  repos: RepoConfig[];
-  auth: AuthMethod;
-  users: Record<string, UserConfig>;
-  host: string;
-  port: number;
-  cacheDir: string;
-  /** Tag ledger and verification ledger; outside cacheDir (default `<cacheDir>.state`). */
-  stateDir?: string;
-  maxConnections: number;
-  /** Sessions of one user (default: half of maxConnections under password authentication; none under trust). */
-  maxConnectionsPerUser?: number;
-  /** Sockets that may be authenticating at once, apart from the sessions. */
-  maxAuthenticating: number;
-  /** Of those, from one source address (default: half of maxAuthenticating). */
-  maxAuthenticatingPerAddress?: number;
-  maxMessageBytes: number;
-  /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
-  maxPendingMessageBytes?: number;
-  startupTimeoutMs: number;
-  refTtlMs: number;
-  maxIdleVersions: number;
-  memoryLimit?: string;
-  threads?: number;
-  maxTempDirectorySize?: string;
-  /** Byte budget of the disk cache of remote files. */
-  cacheMaxBytes: number;
-  /** Parallel downloads of remote data files (default 8). */
-  downloadConcurrency?: number;
-  /** Memory for results of repeatable queries (0 = off). */
-  resultCacheBytes: number;
-  s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
-  limits: SessionLimits;
-  tls?: { cert: string; key: string; mode: 'required' | 'optional' };
-  /** Expect a PROXY protocol header (HAProxy send-proxy-v2) on every connection. */
-  proxyProtocol?: boolean;
-}
-
-/** What the service layer watches (metrics); every hook is optional. */
-export interface GatewayObserver extends ServerObserver {
-  statement?(entry: Record<string, unknown>): void;
-  startup?(sqlstate: string): void;
-  versionFailure?(sqlstate: string): void;
-}
-
-/** Cache figures for metrics and the status page. */
-export interface CacheReport {
-  files: { entries: number; bytes: number; maxBytes: number; downloadedBytes: number; hits: number; misses: number };
-  results: { entries: number; bytes: number; hits: number; misses: number; enabled: boolean };
-  versions: { attached: number };
-  /** Data integrity: files remembered as verified, bytes hashed, and mismatches from every source (local, downloads, cache). */
-  verification: { entries: number; hashedBytes: number; mismatches: number };
-}
 
 /** The status page reads as no configured user can be named (NUL never survives a startup packet). */
 const STATUS_USER = '\u0000status';
 
-export interface HeadDescription {
-  versionId: string;
-  title: string | null;
-  description: string | null;
-  license: string | null;
-  homepage: string | null;
-  tables: { schema: string; name: string; description: string | null; columns: { name: string; type: string; description: string | null }[] }[];
-}
-
-/** Settings read once at start; a reload that changes them is logged and they keep their old value. */
-const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxPendingMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */

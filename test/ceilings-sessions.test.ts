@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { CLI, copyFixtures, serveBasic, startGateway, type RunningGateway, waitFor } from './support/gateway.js';
 import { startupPacket } from './support/fuzz.js';
 import { serialize } from 'pg-protocol';
 import { buildBind, RawPg } from './support/raw-pg.js';
@@ -36,14 +36,6 @@ async function loginError(gw: RunningGateway, user: string, database: string, pa
   }
   await c.end();
   return assert.fail('the login succeeded');
-}
-
-async function waitFor(what: string, cond: () => boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('ceilings: a user removed by a reload', () => {
@@ -75,7 +67,7 @@ describe('ceilings: a user removed by a reload', () => {
     const n = reloads();
     config({ bob: { password } });
     gw.proc.kill('SIGHUP');
-    await waitFor('the reload', () => reloads() > n);
+    await waitFor(() => reloads() > n, 'the reload', 20_000);
     const err = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
     assert.ok(err, 'the removed user\'s session was not ended');
     assert.equal(err.code, '28000');
@@ -161,7 +153,7 @@ describe('ceilings: pre-auth fairness and sessions per user', () => {
     const flooding = flood();
     try {
       // Let the flood fill the pre-auth pool first.
-      await waitFor('the flood under way', () => opened > 200);
+      await waitFor(() => opened > 200, 'the flood under way', 20_000);
       for (let i = 0; i < 20; i++) {
         const c = await login(gw, 'bob', 'basic');
         assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
@@ -245,16 +237,12 @@ describe('ceilings: named statements and portals per session', () => {
 });
 
 describe('ceilings: malformed binary arrays in Bind', () => {
-  const repos = copyFixtures('repos/basic');
   let gw: RunningGateway;
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
-  after(async () => {
-    await gw?.stop();
-    repos.cleanup();
-  });
+  after(() => gw?.stop());
 
   /** A binary int4[] header: ndim, no nulls, element type int4, then (dim, lower bound 1) per dimension. */
   const header = (dims: number[], ndim = dims.length) => {

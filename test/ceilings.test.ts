@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { CLI, copyFixtures, serveBasic, startGateway, type RunningGateway } from './support/gateway.js';
 import { bind, execute, parse, query, startupPacket, sync } from './support/fuzz.js';
 import { directoryBytes, parseByteSize, TempCeiling } from '../src/engine/temp-ceiling.js';
 import { StatementClock } from '../src/session/statement-clock.js';
@@ -490,15 +490,11 @@ test('the temp ceiling stops a statement only once it has run for the grace peri
 
 describe('ceilings: statement text', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
-  after(async () => {
-    await gw?.stop();
-    repos.cleanup();
-  });
+  after(() => gw?.stop());
 
   const KiB = 1024;
   /** Comma-joined items `f(0), f(1), …` of about `chars` characters. */
@@ -573,7 +569,6 @@ describe('ceilings: statement text', () => {
 
 describe('ceilings: slow prepares', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   /** Nested 250 deep around a long argument list: DuckDB's (uninterruptible) prepare takes seconds. */
   const slow = (v: number) => `SELECT ${'(1+'.repeat(250)}coalesce(${Array.from({ length: 400 }, (_, k) => k + v).join(',')})${')'.repeat(250)} AS v`;
   const connect = async (user: string) => {
@@ -583,12 +578,9 @@ describe('ceilings: slow prepares', () => {
   };
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
-  after(async () => {
-    await gw?.stop();
-    repos.cleanup();
-  });
+  after(() => gw?.stop());
 
   test('statement_timeout answers a slow prepare with 57014 without waiting for DuckDB; the session goes on', async () => {
     const c = await connect('t');

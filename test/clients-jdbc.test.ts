@@ -8,23 +8,20 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { JavaProbe } from './support/jdbc.js';
 import { describeProbe, passedChecks } from './support/probe.js';
 
 
 describe('pgjdbc', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   const java = new JavaProbe();
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
   after(async () => {
     await gw?.stop();
-    repos.cleanup();
     java.cleanup();
   });
 

@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
+import { ROOT, serveBasic, type RunningGateway } from './support/gateway.js';
 import { describeProbe, passedChecks, runProbe } from './support/probe.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -27,14 +27,12 @@ const COMMON = [
 
 describe('Python clients', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
   after(async () => {
     await gw?.stop();
-    repos.cleanup();
   });
 
   async function probe(file: string, extra: string[]): Promise<void> {

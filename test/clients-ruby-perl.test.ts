@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
+import { ROOT, serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg } from './support/raw-pg.js';
 import { copySalesSchema } from './support/sales-mirror.js';
@@ -20,12 +20,11 @@ const PROBES = join(ROOT, 'test', 'clients');
 describe('ruby-pg and Perl DBD::Pg, against PostgreSQL 15 and the gateway', () => {
   let pg: PgCluster;
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
 
   before(async () => {
     [pg, gw] = await Promise.all([
       startPgCluster(),
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      serveBasic(),
     ]);
     const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
     try {
@@ -37,7 +36,6 @@ describe('ruby-pg and Perl DBD::Pg, against PostgreSQL 15 and the gateway', () =
   after(async () => {
     await gw?.stop();
     await pg?.stop();
-    repos.cleanup();
   }, { timeout: 30_000 });
 
   const targets = () => [

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyFixtures, ROOT, startGateway, type RunningGateway } from './support/gateway.js';
+import { ROOT, serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { copySalesSchema } from './support/sales-mirror.js';
@@ -23,7 +23,6 @@ const JAR = '/usr/share/java/postgresql.jar';
 describe('client twins: the same calls against PostgreSQL 15 and the gateway', { concurrency: 4 }, () => {
   let pg: PgCluster;
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   const classes = mkdtempSync(join(tmpdir(), 'fdl-twins-java-'));
   let compiled: Promise<ProbeResult>;
 
@@ -32,7 +31,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     compiled = runProbe('javac', ['-cp', JAR, '-d', classes, join(PROBES, 'JdbcTwins.java')], { timeoutMs: 120_000 });
     [pg, gw] = await Promise.all([
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      serveBasic(),
     ]);
     const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
     try {
@@ -51,7 +50,6 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
   after(async () => {
     await gw?.stop();
     await pg?.stop();
-    repos.cleanup();
     await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
     rmSync(classes, { recursive: true, force: true });
   }, { timeout: 30_000 });

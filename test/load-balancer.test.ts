@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, FIXTURES, ROOT } from './support/gateway.js';
+import { CLI, FIXTURES, ROOT, waitFor } from './support/gateway.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 
 interface Replica {
@@ -86,14 +86,6 @@ async function metric(r: Replica, name: string): Promise<number> {
   return Number(line?.split(' ')[1] ?? NaN);
 }
 
-async function waitFor(what: string, cond: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond().catch(() => false))) {
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('two replicas over one S3 repository behind HAProxy', () => {
   let s3: S3Server;
   let dir: string;
@@ -126,12 +118,14 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
       },
     });
     haproxy.stderr!.on('data', (d: Buffer) => (haproxyErr += d.toString()));
-    await waitFor(`HAProxy listening; stderr:\n${haproxyErr}`, async () => {
-      const c = clientVia(lbPort);
-      await c.connect();
-      await c.end();
-      return true;
-    });
+    await waitFor(
+      async () => {
+        const c = clientVia(lbPort);
+        return c.connect().then(() => c.end()).then(() => true, () => false);
+      },
+      'HAProxy listening',
+      30_000,
+    ).catch((e: Error) => assert.fail(`${e.message}; stderr:\n${haproxyErr}`));
     // The oracle: the same query straight from the fixture's expected rows is not needed — both
     // replicas must agree with each other and with the first answer.
     const c = clientVia(lbPort);

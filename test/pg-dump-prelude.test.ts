@@ -5,8 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { describeProbe, runProbe } from './support/probe.js';
 
@@ -29,17 +28,10 @@ async function run(conninfo: string): Promise<string> {
 describe('pg_dump prelude', () => {
   let gw: RunningGateway;
   let pg: PgCluster;
-  const repos = copyFixtures('repos/basic');
   before(async () => {
-    [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
-      startPgCluster(),
-    ]);
+    [gw, pg] = await Promise.all([serveBasic(), startPgCluster()]);
   });
-  after(async () => {
-    await Promise.all([gw?.stop(), pg?.stop()]);
-    repos.cleanup();
-  });
+  after(() => Promise.all([gw?.stop(), pg?.stop()]));
 
   test('SETs, acldefault() and array_remove() answer as PostgreSQL 15', async () => {
     const [ours, theirs] = await Promise.all([

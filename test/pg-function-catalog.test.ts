@@ -7,8 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { runProbe } from './support/probe.js';
@@ -20,13 +19,12 @@ import { PG_PROCS } from '../src/pg/catalog/pg-data.js';
 describe('function catalog: what pg_proc and friends list works through the gateway', { concurrency: 1 }, () => {
   let pg: PgCluster;
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   const conns: { pg?: RawPg; gw?: RawPg } = {};
 
   before(async () => {
     [pg, gw] = await Promise.all([
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      serveBasic(),
     ]);
     conns.pg = await RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres', params: { TimeZone: 'UTC' } });
     conns.gw = await RawPg.connect({ port: gw.port, user: 'postgres', database: 'basic@v2', params: { TimeZone: 'UTC' } });
@@ -37,7 +35,6 @@ describe('function catalog: what pg_proc and friends list works through the gate
     await conns.pg?.close().catch(() => undefined);
     await gw?.stop();
     await pg?.stop();
-    repos.cleanup();
   }, { timeout: 30_000 });
 
   const count = async (c: RawPg, sql: string) => {

@@ -224,10 +224,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: `select count(*) ${O} where $1 between qty and 10`, oids: [21], params: ['2'] },
   { sql: `select count(*) ${O} where ordered_at between $1 and $2`, oids: [1114, 1114], params: ['2024-01-01', '2024-03-01 12:00'] },
   { sql: `select count(*) ${O} where qty not between $1 and $2`, oids: [21, 21], params: ['2', '3'] },
-  {
-    sql: `select count(*) ${O} where amount between symmetric $1 and $2`, oids: [1700, 1700], params: ['100', '10'],
-    differs: { why: 'DuckDB\'s parser has no BETWEEN SYMMETRIC', gateway: { error: '42601' } },
-  },
+  { sql: `select count(*) ${O} where amount between symmetric $1 and $2`, oids: [1700, 1700], params: ['100', '10'] },
   { sql: 'select count(*) from sales.customers where signup > $1 and vip = $2', oids: [1082, 16], params: ['2023-06-01', 't'] },
   { sql: 'select count(*) from sales.customers where email is not distinct from $1 or vip = $2', oids: [25, 16], params: ['x', 't'] },
   { sql: `select count(*) ${O} where (qty, status) = ($1, $2)`, oids: [21, 25], params: ['1', 'open'] },
@@ -322,10 +319,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
     differs: { why: 'PostgreSQL reads substring(text from unknown) as the regular-expression form; the gateway has only the positional one', gateway: { params: [23], text: '22P02', binary: '22P02', binaryParams: 'no binary form: 22P02' } },
   },
   { sql: "select position($1 in 'hello') > 2, strpos('abc', $2) > 2", oids: [25, 25], params: ['l', 'c'] },
-  {
-    sql: "select position($1 in $2), length($3)", oids: [25, 25, 25], params: ['l', 'hello', 'abc'],
-    differs: { why: 'position/strpos/length return BIGINT in DuckDB, int4 in PostgreSQL', gateway: { columns: [20, 20], binary: [['0000000000000003', '0000000000000003']] } },
-  },
+  { sql: "select position($1 in $2), length($3)", oids: [25, 25, 25], params: ['l', 'hello', 'abc'] },
   { sql: 'select replace($1, $2, $3), replace(status, $4, $5) ' + O + ' order by order_id limit 1', oids: [25, 25, 25, 25, 25], params: ['hello', 'l', 'L', 'o', '0'] },
   { sql: "select split_part($1, ',', $2), trim($3), md5($4)", oids: [25, 23, 25, 25], params: ['a,b,c', '2', ' x ', 'abc'] },
   { sql: `select $1 || status ${O} order by order_id limit 1`, oids: [25], params: ['s:'] },
@@ -335,8 +329,8 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: 'select make_date($1, $2, $3)', oids: [23, 23, 23], params: ['2024', '2', '29'] },
   { sql: 'select count(distinct date_trunc($1, ordered_at)) ' + O, oids: [25], params: ['month'] },
   { sql: `select date_trunc($1, ordered_at) ${O} order by order_id limit 2`, oids: [25], params: ['day'] },
-  { sql: "select date_trunc('month', $1)", oids: [], pgError: '42725', differs: { why: 'PostgreSQL finds date_trunc(unknown, unknown) ambiguous; DuckDB has no VARCHAR form', gateway: { error: '42883' } } },
-  { sql: 'select extract(year from $1::date)', oids: [1082], params: ['2024-03-15'], differs: { why: 'extract returns BIGINT in DuckDB, numeric in PostgreSQL 14+', gateway: { columns: [20], binary: [['00000000000007e8']] } } },
+  { sql: "select date_trunc('month', $1)", oids: [], pgError: '42725' },
+  { sql: 'select extract(year from $1::date)', oids: [1082], params: ['2024-03-15'] },
   { sql: 'select count(*) from generate_series(1, $1)', oids: [23], params: ['5'] },
   {
     sql: 'select to_timestamp($1)', oids: [701], params: ['0'],
@@ -361,10 +355,7 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: `select order_id, amount ${O} where customer_id = $1 order by order_id`, oids: [23], params: ['3'] },
   { sql: `select string_agg(status, $1 order by order_id) ${O} where order_id < 4`, oids: [25], params: [','] },
   { sql: 'select $1::int8 / $2::int8, $3::int2 % $4', oids: [20, 20, 21, 21], params: ['7', '2', '7', '3'] },
-  {
-    sql: `select extract(year from ordered_at) = $1 ${O} order by order_id limit 1`, oids: [1700], params: ['2024'],
-    differs: { why: 'extract returns BIGINT in DuckDB, numeric in PostgreSQL 14+', gateway: { params: [20] } },
-  },
+  { sql: `select extract(year from ordered_at) = $1 ${O} order by order_id limit 1`, oids: [1700], params: ['2024'] },
   {
     sql: `select greatest(amount, $1) ${O} order by order_id limit 2`, oids: [1700], params: ['20.005'],
     differs: {
@@ -507,6 +498,7 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     'select json_agg(qty) from sales.orders where order_id < 4',
     "select json_agg(name order by name) filter (where name like 'C%'), jsonb_agg(customer_id order by customer_id) from sales.customers",
     "select date_bin(interval '15 minutes', timestamp '2020-02-11 15:44:17', timestamp '2001-01-01'), date_bin(interval '1 day', ordered_at, timestamp '2000-01-01') from sales.orders order by order_id limit 2",
+    "select date_trunc('day', timestamptz '2024-03-10 05:00+00', 'America/New_York'), date_trunc('hour', timestamptz '2024-11-03 06:30+00', 'America/New_York'), date_trunc('month', timestamptz '2024-01-31 20:00+00', 'Asia/Kolkata'), date_trunc('week', ordered_at::timestamptz, 'Europe/Paris') from sales.orders order by order_id limit 3",
     'select pg_size_pretty(1024::bigint), pg_size_pretty(10240::bigint), pg_size_pretty(123456789::bigint), pg_size_pretty(99999999999999::bigint), pg_size_pretty(-20000::bigint)',
     "select encode('abc'::bytea, 'base64'), encode('abc'::bytea, 'hex'), decode('616263', 'hex'), decode('YWJj', 'base64')",
     "select name similar to 'C%', name not similar to '%(1|2)', status similar to '_pen' from sales.customers join sales.orders using (customer_id) order by order_id limit 5",

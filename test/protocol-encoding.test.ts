@@ -9,8 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { RawPg } from './support/raw-pg.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 
@@ -38,18 +37,11 @@ function extended(sql: string, oids: number[], format: number, value: Buffer): B
 describe('bytes PostgreSQL 15 refuses: NUL in a Query, invalid UTF-8 in Bind', () => {
   let gw: RunningGateway;
   let pg: PgCluster;
-  const repos = copyFixtures('repos/basic');
 
   before(async () => {
-    [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
-      startPgCluster(),
-    ]);
+    [gw, pg] = await Promise.all([serveBasic(), startPgCluster()]);
   });
-  after(async () => {
-    await Promise.all([gw?.stop(), pg?.stop()]);
-    repos.cleanup();
-  });
+  after(() => Promise.all([gw?.stop(), pg?.stop()]));
 
   /** The messages' types and, for an error, its SQLSTATE and text — then the session's next answer. */
   const exchange = async (target: 'gateway' | 'pg', bytes: Buffer) => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { client, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { describeProbe, runProbe } from './support/probe.js';
 
@@ -23,7 +23,7 @@ const VIEWS_ENV = envFor('"$user", public, main, reporting');
 const VIEWS_DUMPED = ['main.base', 'reporting.targets', 'main.v_base', 'main.v_over', 'reporting.v_join', 'main.v_alias'];
 
 /** A rewrite of PostgreSQL's output (never the gateway's) before comparing, and why it is allowed. */
-interface Allowed { why: string; pg: (out: string) => string; gw?: (out: string) => string }
+interface Allowed { why: string; pg: (out: string, gateway: string) => string; gw?: (out: string) => string }
 
 /** Built-in objects belong to the bootstrap superuser `postgres`; on the gateway every object belongs to the session's user. */
 const bootstrapOwner: Allowed = { why: 'built-in objects are owned by the connected user on the gateway', pg: (o) => o.replace(/\|postgres(?=\||$)/gm, '|me') };
@@ -31,6 +31,22 @@ const bootstrapOwner: Allowed = { why: 'built-in objects are owned by the connec
 const collation: Allowed = { why: 'the twin cluster runs with locale C, the gateway reports C.UTF-8', pg: (o) => o.replace(/^(basic\|me\|UTF8)\|C\|C\|/m, '$1|C.UTF-8|C.UTF-8|') };
 /** PostgreSQL's built-in text search objects: the gateway serves no text search (to_tsvector is 42883), so it lists none. */
 const noTextSearch: Allowed = { why: 'the gateway has no text search: it lists no dictionaries, parsers or templates', pg: (o) => o.replace(/^(List of text search [a-z]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)') };
+/**
+ * pg_cast lists only the casts that work through the gateway (pg-function-catalog.test.ts), and no cast
+ * function (int4(bigint) …) can be called by name here, so pg_proc has none to name: PostgreSQL's rows
+ * kept for the casts the gateway lists, the Function column dropped on both sides.
+ */
+const castsServed: Allowed = {
+  why: 'pg_cast lists the casts that work here, and their functions cannot be called by name, so pg_proc does not list them',
+  pg: (o, gw) => {
+    const key = (l: string) => l.split('|').slice(0, 2).join('|');
+    const served = new Set(gw.split('\n').map(key));
+    const lines = o.split('\n');
+    const kept = lines.filter((l, i) => i < 2 || /^\(\d+ rows?\)$/.test(l) || served.has(key(l)));
+    return dropColumn('Function', '').pg(kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - 3} rows)`), gw);
+  },
+  gw: (o) => dropColumn('Function', '').pg(o, ''),
+};
 /** A column's values dropped on both sides (found by its name in the unaligned header). */
 function dropColumn(name: string, why: string): Allowed {
   const drop = (o: string) => {
@@ -65,7 +81,7 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\dS pg_class', allowed: [{ why: 'the emulated catalog has no indexes', pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd() }] },
   { cmd: '\\da' },
   { cmd: '\\dA' },
-  { cmd: '\\dA+', todo: 'access methods\' handlers show as OIDs until pg_proc lists PostgreSQL\'s functions (issue 24, the function catalog)' },
+  { cmd: '\\dA+', allowed: [dropColumn('Handler', 'a regproc column travels as the function\'s OID (clients join pg_type.typinput to pg_proc.oid); only a ::regproc cast shows the name')] },
   { cmd: '\\db', allowed: [bootstrapOwner] },
   { cmd: '\\dc' },
   { cmd: '\\dd' },
@@ -117,9 +133,9 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\dconfig datestyle' },
   { cmd: '\\sv sales.orders' },
   { cmd: '\\dL', allowed: [bootstrapOwner] },
-  { cmd: '\\dL+', todo: 'a language\'s handler functions are listed once pg_proc lists PostgreSQL\'s functions (issue 24, the function catalog)' },
+  { cmd: '\\dL+', allowed: [bootstrapOwner] },
   { cmd: '\\dx' },
-  { cmd: '\\dx+', todo: 'plpgsql\'s objects are listed once pg_proc and pg_depend list them (issue 24, the function catalog)' },
+  { cmd: '\\dx+' },
   { cmd: '\\dT+ int4', allowed: [bootstrapOwner] },
   { cmd: '\\dT+' },
   { cmd: '\\l basic', allowed: [collation] },
@@ -128,6 +144,10 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\dFp', allowed: [noTextSearch] },
   { cmd: '\\dFt', allowed: [noTextSearch] },
   { cmd: '\\dFd+', allowed: [noTextSearch] },
+  { cmd: '\\dF', allowed: [noTextSearch] },
+  { cmd: '\\dF+', allowed: [{ why: 'the gateway has no text search: it has no configuration to describe', pg: () => 'error: Did not find any text search configurations.' }] },
+  { cmd: '\\dC', allowed: [castsServed] },
+  { cmd: '\\dC+', allowed: [castsServed] },
   // Views (the views fixture at v1, beside PostgreSQL's views of the same definitions).
   { cmd: '\\dv main.v_base', views: true },
   { cmd: '\\dv+ reporting.*', views: true },
@@ -137,9 +157,15 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\sv main.v_over', views: true, allowed: [viewText] },
   { cmd: '\\sv+ reporting.v_join', views: true, allowed: [viewText] },
   { cmd: '\\dt+ reporting.*', views: true, allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
-  // Every function is a DuckDB built-in with no SQL source: \sf fails in words.
-  { cmd: '\\sf abs', fails: /^error: ERROR: {2}(function "abs" does not exist|more than one function named "abs"|function definitions are not supported by fdl-gateway)/ },
-  { cmd: '\\sf pg_catalog.lower(text)', fails: /^error: ERROR: {2}(function "pg_catalog\.lower\(text\)" does not exist|function definitions are not supported by fdl-gateway)/ },
+  // PostgreSQL's definition of each function the gateway answers as PostgreSQL does (every one is compared below).
+  { cmd: '\\df date_trunc' },
+  { cmd: '\\sf date_trunc(text,timestamptz,text)' },
+  { cmd: '\\sf pg_catalog.lower(text)' },
+  { cmd: '\\sf date_trunc(text,timestamp)' },
+  { cmd: '\\sf+ pg_catalog.upper(text)' },
+  // Refused as PostgreSQL refuses them (the same words).
+  { cmd: '\\sf abs', fails: /^error: ERROR: {2}more than one function named "abs"$/ },
+  { cmd: '\\sf no_such_function', fails: /^error: ERROR: {2}function "no_such_function" does not exist$/ },
 ];
 
 describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { concurrency: 4 }, () => {
@@ -207,6 +233,28 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
     return run;
   }
 
+  test('pg_get_functiondef (\\sf) of every function pg_proc lists is PostgreSQL\'s, and an aggregate is refused as there', async () => {
+    const ours = await client(gw, 'basic', { user: 'me' });
+    const theirs = await client(pg, 'basic', { user: 'me' });
+    try {
+      const listed = (await ours.query(`SELECT oid::int8 AS oid, prokind FROM pg_catalog.pg_proc WHERE prolang = 12 ORDER BY oid`)).rows as Array<{ oid: string; prokind: string }>;
+      const functions = listed.filter((r) => r.prokind !== 'a').map((r) => r.oid);
+      assert.ok(functions.length > 100, `${functions.length} functions listed`);
+      const sql = (oids: string[]) => `SELECT oid::int8 AS oid, pg_catalog.pg_get_functiondef(oid) AS def FROM pg_catalog.pg_proc WHERE oid::int8 IN (${oids.join(', ')}) ORDER BY oid`;
+      const [a, b] = await Promise.all([ours.query(sql(functions)), theirs.query(sql(functions))]);
+      assert.equal(a.rows.length, functions.length);
+      const text = (rows: Array<{ oid: unknown; def: unknown }>) => rows.map((r) => `${String(r.oid)}: ${String(r.def)}`);
+      assert.deepEqual(text(a.rows), text(b.rows));
+      const aggregate = listed.find((r) => r.prokind === 'a')!.oid;
+      const refusal = async (c: typeof ours) => c.query(`SELECT pg_catalog.pg_get_functiondef(${aggregate})`).then(() => 'answered', (e: { message: string }) => e.message);
+      const [ra, rb] = await Promise.all([refusal(ours), refusal(theirs)]);
+      assert.match(rb, /is an aggregate function/);
+      assert.equal(ra, rb);
+    } finally {
+      await Promise.all([ours.end(), theirs.end()]);
+    }
+  });
+
   for (const { cmd, allowed = [], fails, pgUser, todo, views = false } of COMMANDS) {
     test(`${cmd}${views ? ' (views)' : ''}`, { todo }, async () => {
       const { gateway, postgres } = targets(views);
@@ -220,11 +268,13 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
       let theirs = theirsAll.get(cmd)!;
       if (fails) {
         assert.match(ours, fails);
+        // Where PostgreSQL refuses too, it says the same.
+        if (/ERROR:/.test(theirs)) assert.equal(ours, theirs);
         return;
       }
       assert.doesNotMatch(theirs, /ERROR:/, `PostgreSQL answers ${cmd}`);
       for (const a of allowed) {
-        theirs = a.pg(theirs);
+        theirs = a.pg(theirs, ours);
         if (a.gw) ours = a.gw(ours);
       }
       assert.equal(ours, theirs, `${cmd}${allowed.length ? ` (allowed: ${allowed.map((a) => a.why).join('; ')})` : ''}`);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,12 +13,18 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { buildDemo } from '../src/host/demo.js';
+import { expireVersion } from '../src/host/expire.js';
+import { collectGarbage } from '../src/host/gc.js';
+import { importData } from '../src/host/import.js';
+import { initRepository } from '../src/host/repo.js';
 import { pushRepository } from '../src/host/push.js';
 import { tagCommand, branchCommand } from '../src/host/refs-cmd.js';
 import { verifyRepository } from '../src/host/verify.js';
 import { CLI, ROOT, startGateway } from './support/gateway.js';
 import { serveFolder } from './support/http-server.js';
+import { S3Client } from '@aws-sdk/client-s3';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { bucketBytes } from './support/tree.js';
 
 const run = promisify(execFile);
 const SIGNERS = path.join(ROOT, 'examples', 'demo-data', 'allowed_signers');
@@ -49,6 +55,23 @@ describe('fdl push', () => {
     cpSync(demo, dir, { recursive: true });
     return dir;
   };
+  /** v1, then v2 replacing v1's rows; v1 expired and its own data file collected by gc. */
+  const collected = async (name: string) => {
+    const dir = path.join(work, name);
+    await initRepository(dir);
+    const file = (rows: string) => {
+      const p = path.join(work, `${name}-${rows.length}.csv`);
+      writeFileSync(p, `a\n${rows}`);
+      return p;
+    };
+    const quiet = { progress: () => undefined };
+    const v1 = (await importData(dir, { ...quiet, tables: [{ schema: 'main', table: 't', file: file('1\n') }] })).versionId;
+    const v2 = (await importData(dir, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: file('2\n3\n') }] })).versionId;
+    await expireVersion(dir, v1);
+    const gc = await collectGarbage(dir, { graceMs: 0 });
+    assert.equal(gc.removed.length, 1, 'gc removed the expired version\'s own data file');
+    return { dir, v1, v2 };
+  };
 
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'fdl-push-'));
@@ -72,23 +95,73 @@ describe('fdl push', () => {
     assert.deepEqual([again.versionsCopied, again.filesCopied, again.refsMoved, again.versionsPresent], [[], 0, [], 2]);
   });
 
-  it('an interrupted push leaves no ref and no complete version behind; the next run copies only the rest', async () => {
+  it('an interrupted push removes what it wrote for the version in progress, keeps the complete ones; the next run copies only the rest', async () => {
     const dst = path.join(work, 'resumed');
-    let files = 0;
+    let v1Files = 0;
+    let inV2 = 0;
     await assert.rejects(
       pushRepository(demo, dst, {
-        afterFile: () => {
-          if (++files === 3) throw new Error('interrupted');
+        afterFile: (key) => {
+          if (!key.startsWith(`versions/${ids.v2}/`) && inV2 === 0) v1Files++;
+          else if (++inV2 === 2) throw new Error('interrupted');
         },
       }),
       /interrupted/,
     );
     assert.equal(existsSync(path.join(dst, 'refs')), false, 'no ref moved before every version is complete');
-    assert.equal(existsSync(path.join(dst, 'versions', ids.v1, 'version.json')), false);
+    assert.equal(existsSync(path.join(dst, 'versions', ids.v1, 'version.json')), true, 'the complete version stays');
+    assert.equal(existsSync(path.join(dst, 'versions', ids.v2)), false, 'nothing of the version in progress');
+    const v = await verifyRepository(dst, { allowedSigners: SIGNERS, report: () => undefined });
+    assert.deepEqual([v.problems, v.warnings], [[], []], 'no unfinished version, no orphan data file');
     const rest = await pushRepository(demo, dst);
     const whole = await pushRepository(demo, path.join(work, 'whole'));
-    assert.equal(rest.filesCopied, whole.filesCopied - 3, 'the files the first run wrote are not copied again');
+    assert.deepEqual(rest.versionsCopied, [ids.v2]);
+    assert.equal(rest.filesCopied, whole.filesCopied - v1Files, 'the first version\'s files are not copied again');
     assert.deepEqual(snapshot(dst), snapshot(demo));
+  });
+
+  it('a source whose expired version was gc\'ed pushes (expiry carried, no data for it, no debris) and verifies; an expiry made after a push follows the next push', async () => {
+    const src = fresh('expiring');
+    const early = path.join(work, 'pushed-early');
+    await pushRepository(src, early);
+    const c = await collected('collected');
+    const dst = path.join(work, 'from-collected');
+    const r = await pushRepository(c.dir, dst);
+    assert.deepEqual(r.versionsCopied, [c.v1, c.v2]);
+    assert.deepEqual(snapshot(dst), snapshot(c.dir), 'the copy is the collected source, expiry included');
+    const v = await verifyRepository(dst, { report: () => undefined });
+    assert.deepEqual([v.ok, v.problems, v.warnings], [true, [], []]);
+    // already pushed, then expired in SRC: the next push carries the expiry to DST's copy
+    await expireVersion(src, ids.v1);
+    const again = await pushRepository(src, early);
+    assert.deepEqual(again.versionsCopied, []);
+    assert.equal(readFileSync(path.join(early, 'versions', ids.v1, 'expired.json'), 'utf8'), readFileSync(path.join(src, 'versions', ids.v1, 'expired.json'), 'utf8'));
+  });
+
+  it('a push that fails before its first version leaves DST as it was (a new folder is removed again)', async () => {
+    const src = fresh('broken');
+    rmSync(path.join(src, 'data', 'sales', 'orders'), { recursive: true }); // every version reads these
+    const dst = path.join(work, 'never-made');
+    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, /\nfdl: data\/sales\/orders\/[^ ]+ does not exist in the repository\n$/);
+    assert.equal(existsSync(dst), false, 'no folder, no fdl.json, no pending marker, no data file');
+  });
+
+  it('a DST that cannot be written is refused before anything is copied: a read-only file system, new or existing folder', async () => {
+    const parent = path.join(work, 'locked');
+    const cases = [
+      // as root, access(2) grants every permission: a read-only mount (a private mount namespace) is what refuses
+      { what: 'read-only', sh: `mount -t tmpfs -o ro tmpfs ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`, message: `fdl: ${parent}/copy cannot be created: ${parent} is on a read-only file system\n` },
+      { what: 'read-only, existing', sh: `mount -t tmpfs tmpfs ${parent} && mkdir ${parent}/copy && mount -o remount,ro ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`, message: `fdl: ${parent}/copy is on a read-only file system\n` },
+    ];
+    mkdirSync(parent, { recursive: true });
+    for (const c of cases) {
+      const r = await run('unshare', ['-m', 'sh', '-c', c.sh]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+      assert.equal(r.code, 1, c.what);
+      assert.equal(r.stderr, c.message, c.what);
+    }
+    assert.deepEqual(readdirSync(parent), [], 'nothing written');
   });
 
   it('a source file whose bytes differ from files.json is refused; the version and refs stay out of DST', async () => {
@@ -150,6 +223,18 @@ describe('fdl push', () => {
     });
     after(async () => {
       await s3?.close();
+    });
+
+    it('a source whose expired version was gc\'ed pushes to S3: both versions, the expiry, no data for it, no pending marker', async () => {
+      const src = (await collected('collected-s3')).dir;
+      const env = { ...process.env, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey, AWS_ENDPOINT_URL: s3.endpoint, AWS_REGION: 'us-east-1', FDL_S3_FORCE_PATH_STYLE: '1' };
+      const pushed = await run(process.execPath, [CLI, 'push', src, 's3://lake/collected/'], { env });
+      assert.match(pushed.stdout, /^pushed 2 version\(s\) \(0 already there\)/);
+      const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS });
+      const objects = (await bucketBytes(client, 'lake', 'collected/')).map((l) => l.split(' ')[0]!.slice('collected/'.length));
+      assert.deepEqual(objects.filter((k) => k !== 'refs.json'), listFiles(src).filter((f) => f !== 'refs.json'), 'exactly the collected source: no pending marker, no data of the expired version');
+      const verified = await run(process.execPath, [CLI, 'verify', 's3://lake/collected/', '--strict'], { env });
+      assert.match(verified.stdout, /^ok: 2 version\(s\) verified\n$/m);
     });
 
     it('fdl push to S3, then fdl serve of the S3 copy serves the same versions under the same IDs, signatures required', async () => {

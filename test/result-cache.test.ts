@@ -12,7 +12,7 @@ import pg from 'pg';
 import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
 import { analyze } from '../src/analysis/analysis.js';
 import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
-import { client, copyFixtures, FIXTURES, startGateway, waitFor, type RunningGateway } from './support/gateway.js';
+import { client, copyFixtures, FIXTURES, serveBasic, startGateway, waitFor, type RunningGateway } from './support/gateway.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
 const basic = manifest.repos.basic as { refs: Record<string, string> };
@@ -144,15 +144,11 @@ describe('result cache: the byte-budgeted store', () => {
 
 describe('result cache: through real clients', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
-  after(async () => {
-    await gw?.stop();
-    repos.cleanup();
-  });
+  after(() => gw?.stop());
 
   async function connect(database = 'basic@v1'): Promise<pg.Client> {
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });

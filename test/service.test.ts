@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CLI, copyFixtures, FIXTURES, ROOT } from './support/gateway.js';
+import { cancelFrom, CLI, copyFixtures, FIXTURES, ROOT, waitFor } from './support/gateway.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { encodeProxyV2 } from '../src/wire/proxy-protocol.js';
 
@@ -79,14 +79,6 @@ function sample(text: string, name: string, labels = ''): number {
   const line = text.split('\n').find((l) => l.startsWith(`${name}${labels} `));
   assert.ok(line, `metric ${name}${labels} missing`);
   return Number(line.split(' ')[1]);
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const SLOW = 'select count(*) as n from range(10000000) t(i) where random() < 2';
@@ -157,26 +149,13 @@ describe('service: HTTP listener, metrics, status page', () => {
       const running = c.query('select count(*) from range(10000000000) t(i) where random() < 2');
       running.catch(() => undefined); // asserted below; the cancel may land before that line runs
       await new Promise((r) => setTimeout(r, 300));
-      // CancelRequest on a second socket, as every driver sends it.
-      const raw = c as unknown as { processID: number; secretKey: number };
-      await new Promise<void>((resolve, reject) => {
-        const sock = net.connect(s.port, '127.0.0.1', () => {
-          const b = Buffer.alloc(16);
-          b.writeInt32BE(16, 0);
-          b.writeInt32BE(80877102, 4);
-          b.writeInt32BE(raw.processID, 8);
-          b.writeInt32BE(raw.secretKey, 12);
-          sock.end(b);
-        });
-        sock.on('close', () => resolve());
-        sock.on('error', reject);
-      });
+      await cancelFrom({ host: '127.0.0.1', port: s.port }, c as unknown as { processID: number; secretKey: number });
       await assert.rejects(running, { code: '57014' });
     } finally {
       await c.end();
     }
     assert.equal((await connectError(s, 'basic@no-such-ref')).code, '3D000');
-    await waitFor('connection gauge back to 0', async () => sample((await get(s.http!, '/metrics')).body, 'fdl_connections') === 0);
+    await waitFor(async () => sample((await get(s.http!, '/metrics')).body, 'fdl_connections') === 0, 'connection gauge back to 0', 20_000);
     const m = (await get(s.http!, '/metrics')).body;
     assert.equal(sample(m, 'fdl_queries_total', '{outcome="ok"}') - ok0, 2);
     assert.equal(sample(m, 'fdl_queries_total', '{outcome="error"}') - err0, 1);
@@ -196,15 +175,6 @@ describe('service: HTTP listener, metrics, status page', () => {
       return [...table.matchAll(/<tr><td>\d+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td data-ms="(\d+)">([^<]*)<\/td><\/tr>/g)]
         .map((m) => ({ user: m[1], app: m[2], database: m[3], ms: Number(m[4]), shown: m[5] }));
     };
-    const poll = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const v = await probe();
-        if (v !== undefined) return v;
-        if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
     assert.match(await page(), /No statement is running\./);
     const slow = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'analyst', database: 'basic@v1', application_name: 'nightly <report>' });
     const idle = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic@v1', application_name: 'idle-app' });
@@ -213,7 +183,7 @@ describe('service: HTTP listener, metrics, status page', () => {
     try {
       const running = slow.query('select count(*) from range(100000000000) t(i) where i % 7 = 12345678901 -- secret literal');
       running.catch(() => undefined);
-      const first = await poll('the statement on the page', async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms >= 200));
+      const first = await waitFor(async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms >= 200), 'the statement on the page', 20_000);
       assert.equal(first.app, 'nightly &lt;report&gt;', 'application name, escaped');
       assert.equal(first.database, 'basic@v1');
       assert.match(first.shown!, /^\d+\.\d s$/);
@@ -221,23 +191,11 @@ describe('service: HTTP listener, metrics, status page', () => {
       assert.equal(runningRows(html).length, 1, 'the idle session runs nothing');
       assert.match(html, /<td>tester<\/td><td>idle-app<\/td><td>basic@v1<\/td>/, 'the idle session is listed with its application name');
       assert.doesNotMatch(html, /secret literal|12345678901/, 'no statement text');
-      const later = await poll('the duration grows', async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms > first.ms));
+      const later = await waitFor(async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms > first.ms), 'the duration grows', 20_000);
       assert.ok(later.ms > first.ms);
-      const raw = slow as unknown as { processID: number; secretKey: number };
-      await new Promise<void>((resolve, reject) => {
-        const sock = net.connect(s.port, '127.0.0.1', () => {
-          const b = Buffer.alloc(16);
-          b.writeInt32BE(16, 0);
-          b.writeInt32BE(80877102, 4);
-          b.writeInt32BE(raw.processID, 8);
-          b.writeInt32BE(raw.secretKey, 12);
-          sock.end(b);
-        });
-        sock.on('close', () => resolve());
-        sock.on('error', reject);
-      });
+      await cancelFrom({ host: '127.0.0.1', port: s.port }, slow as unknown as { processID: number; secretKey: number });
       await assert.rejects(running, { code: '57014' });
-      await waitFor('no statement running', async () => /No statement is running\./.test(await page()));
+      await waitFor(async () => /No statement is running\./.test(await page()), 'no statement running', 20_000);
     } finally {
       await slow.end();
       await idle.end();
@@ -286,7 +244,7 @@ describe('service: graceful drain on SIGTERM', () => {
     await new Promise((r) => setTimeout(r, 200));
     s.proc.kill('SIGTERM');
     assert.equal((await idleError).code, '57P01');
-    await waitFor('readyz 503', async () => (await get(s.http!, '/readyz').catch(() => ({ status: 0 }))).status === 503);
+    await waitFor(async () => (await get(s.http!, '/readyz').catch(() => ({ status: 0 }))).status === 503, 'readyz 503', 20_000);
     await assert.rejects(
       new Promise<void>((resolve, reject) => {
         const sock = net.connect(s.port, '127.0.0.1', () => {
@@ -371,7 +329,7 @@ describe('service: SIGHUP reload', () => {
     const count = expect === 'reload' ? reloads : rejections;
     const n = count();
     s.proc.kill('SIGHUP');
-    await waitFor(expect, () => count() > n).catch((e: Error) => assert.fail(`${e.message}; stderr:\n${s.stderr().slice(-2000)}`));
+    await waitFor(() => count() > n, expect, 20_000).catch((e: Error) => assert.fail(`${e.message}; stderr:\n${s.stderr().slice(-2000)}`));
   }
 
   before(async () => {
@@ -408,13 +366,13 @@ describe('service: SIGHUP reload', () => {
     await hup('reload');
     assert.equal((await connectError(s, 'basic')).code, '53300');
     await main.end();
-    await waitFor('a free slot', async () => {
+    await waitFor(async () => {
       const c = await client(s, 'basic').catch(() => null);
       if (!c) return false;
       assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
       await c.end();
       return true;
-    });
+    }, 'a free slot', 20_000);
     assert.equal((await ana.query('show statement_timeout')).rows[0].statement_timeout, '0');
     await ana.end();
     writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
@@ -509,7 +467,7 @@ describe('service: PROXY protocol', () => {
     // Room again once they are gone.
     const fw = await forwarder(() => encodeProxyV2({ address: '203.0.113.8', port: 40003 }, { address: '127.0.0.1', port: s.port }));
     try {
-      await waitFor('a session through the forwarder', async () => {
+      await waitFor(async () => {
         const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
         c.on('error', () => undefined);
         try {
@@ -519,7 +477,7 @@ describe('service: PROXY protocol', () => {
         }
         await c.end();
         return true;
-      });
+      }, 'a session through the forwarder', 20_000);
     } finally {
       fw.close();
     }
@@ -537,7 +495,7 @@ describe('service: PROXY protocol', () => {
         assert.equal((await c.query('select inet_client_addr()::text as a')).rows[0].a, addr);
         await c.query('select count(*) from sales.orders');
         await c.end();
-        await waitFor('audit line', () => s.stderr().includes(`"client":"${addr}"`));
+        await waitFor(() => s.stderr().includes(`"client":"${addr}"`), 'audit line', 20_000);
       }
     } finally {
       v1.close();

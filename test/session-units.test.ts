@@ -21,7 +21,7 @@ import { StatementAudit, fingerprint } from '../src/session/audit.js';
 import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
 import { ResultCachePolicy } from '../src/session/result-cache-policy.js';
 import { parseOptions, startupSettings, startupTarget } from '../src/session/startup.js';
-import type { PreparedStmt } from '../src/session/planner.js';
+import type { PreparedStmt } from '../src/session/plan.js';
 import { analyze } from '../src/analysis/analysis.js';
 import { consistentFunctions } from '../src/analysis/determinism.js';
 import { ResultCache } from '../src/cache/result-cache.js';

@@ -11,21 +11,18 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { RawPg } from './support/raw-pg.js';
 import { describeProbe, runProbe } from './support/probe.js';
 
 let gw: RunningGateway;
-const repos = copyFixtures('repos/basic');
 
 before(async () => {
-  gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+  gw = await serveBasic();
 }, { timeout: 60_000 });
 
 after(async () => {
   await gw?.stop();
-  repos.cleanup();
 }, { timeout: 30_000 });
 
 /** Resident memory of the gateway process, in MiB. */

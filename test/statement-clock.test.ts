@@ -6,11 +6,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect as netConnect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
 import { serialize } from 'pg-protocol';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { cancelFrom, serveBasic, type RunningGateway } from './support/gateway.js';
 import { buildBind, RawPg, type QueryResult } from './support/raw-pg.js';
 
 /** Its first rows come at once (DuckDB buffers them in DECLARE); past them DuckDB finds no row for minutes. */
@@ -26,32 +24,15 @@ function ok(r: QueryResult, tag: string): void {
   assert.equal(r.commandTag, tag);
 }
 
-/** A CancelRequest for `c`'s backend, over a socket of its own; resolves once the gateway has handled it (it closes that socket). */
-async function cancelFrom(gw: RunningGateway, c: RawPg): Promise<void> {
-  const sock = netConnect(gw.port, gw.host);
-  const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
-  sock.on('error', () => undefined);
-  await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
-  const b = Buffer.alloc(16);
-  b.writeInt32BE(16, 0);
-  b.writeInt32BE(80877102, 4);
-  b.writeInt32BE(c.processId, 8);
-  b.writeInt32BE(c.secretKey, 12);
-  sock.write(b);
-  await closed;
-}
-
 describe('statement clock: armed while a statement runs, never between statements', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   const connect = () => RawPg.connect({ port: gw.port, host: gw.host, user: 'tester', database: 'basic@v1' });
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await serveBasic();
   });
   after(async () => {
     await gw?.stop();
-    repos.cleanup();
   });
 
   test('a cursor left open longer than statement_timeout is not timed while idle: FETCH returns its rows, the next statement runs', async () => {

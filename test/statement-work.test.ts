@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, copyFixtures } from './support/gateway.js';
+import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
+import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 
 const WORK = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
 type Counts = Record<(typeof WORK)[number], number>;
@@ -20,8 +21,8 @@ interface Served {
   http: string;
 }
 
-async function serve(args: string[]): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -129,6 +130,16 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.ok(d.execution > b.execution);
   });
 
+  test('a new text the PostgreSQL rewrite changes: analysed once (its text and the client\'s, for the column names, in one DuckDB call)', async () => {
+    const text = "select c.relname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnum + 0 from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'orders' and a.attname = 'qty'";
+    let r: pg.QueryResult | undefined;
+    const d = await cost(s, async () => (r = await c.query(text)));
+    assert.deepEqual(r!.fields.map((f) => f.name), ['relname', 'format_type', '?column?']);
+    assert.deepEqual(r!.rows.map((row) => Object.values(row)), [['orders', 'smallint', 4]]);
+    assert.equal(d.analysis, 1, JSON.stringify(d));
+    assert.equal(d.duckdb_prepare, 1, JSON.stringify(d));
+  });
+
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
     // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
     const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';
@@ -139,5 +150,65 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.deepEqual(first, { analysis: 1, duckdb_prepare: 1, type_probe: 1, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
     const repeat = await cost(s, () => c.query({ text, values: [1, 5] }));
     assert.deepEqual(repeat, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
+  });
+});
+
+describe('statement work over a remote version: no EXPLAIN or prepare that cannot change what runs', () => {
+  let s3: S3Server;
+  let s: Served;
+  let c: pg.Client;
+  const work = copyFixtures();
+
+  before(async () => {
+    s3 = await startS3('lake');
+    await s3.upload(join(FIXTURES, 'repos', 'partitioned'), 'partitioned/');
+    s = await serve(['--repo', 'r=s3://lake/partitioned/', '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style',
+      '--cache-dir', join(work.dir, 'cache'), '--result-cache-bytes', '0'], { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey });
+    c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'r@main' });
+    await c.connect();
+  });
+
+  after(async () => {
+    await c?.end();
+    s?.proc.kill('SIGTERM');
+    await new Promise((r) => (s?.proc.exitCode !== null ? r(null) : s.proc.once('exit', r)));
+    await s3?.close();
+    work.cleanup();
+  });
+
+  const BY_RANGE = 'select count(*)::int as n, sum(amount)::varchar as total from main.ev where ts >= $1 and ts < $2';
+  const MARCH = ['2025-03-01', '2025-04-01'];
+  const MAY = ['2025-05-01', '2025-06-01'];
+
+  test('a parameterised statement is prepared again only when its values need other files; with every file in view, not even the EXPLAIN', async () => {
+    const run = (values: string[]) => c.query({ name: 'by_range', text: BY_RANGE, values }).then((r) => r.rows[0]);
+    const first = await cost(s, () => run(MARCH));
+    // planned (one prepare), then prepared over the files March's values reach under their view lock
+    assert.equal(first.duckdb_prepare, 2, JSON.stringify(first));
+    assert.equal(first.prune_explain, 1);
+    const seen: unknown[] = [];
+    const again = await cost(s, async () => {
+      for (let i = 0; i < 3; i++) seen.push(await run(MARCH));
+    });
+    // the same files: the views were kept, DuckDB's statement already reads them
+    assert.deepEqual({ prepare: again.duckdb_prepare, explain: again.prune_explain, analysis: again.analysis }, { prepare: 0, explain: 3, analysis: 0 });
+    const may = await cost(s, () => run(MAY));
+    // other files: the view is rebuilt over them, so the statement is prepared again
+    assert.deepEqual({ prepare: may.duckdb_prepare, explain: may.prune_explain }, { prepare: 1, explain: 1 });
+    // every file of the table in its view (a full read), all cached: nothing to judge or prepare again
+    const whole = (await c.query('select count(*)::int as n, sum(amount)::varchar as total from main.ev where amount is not null or amount is null')).rows[0];
+    await run(MARCH); // prepared once over the full view
+    const full = await cost(s, async () => {
+      seen.push(await run(MARCH));
+      seen.push(await run(MAY));
+    });
+    assert.deepEqual({ prepare: full.duckdb_prepare, explain: full.prune_explain }, { prepare: 0, explain: 0 });
+    // and the answers are those of a statement written with the values as literals
+    const literal = async (v: string[]) => (await c.query(`select count(*)::int as n, sum(amount)::varchar as total from main.ev where ts >= '${v[0]}' and ts < '${v[1]}'`)).rows[0];
+    const march = await literal(MARCH);
+    const mayRow = await literal(MAY);
+    assert.ok((march as { n: number }).n > 0 && (mayRow as { n: number }).n > 0, JSON.stringify([march, mayRow]));
+    assert.deepEqual(seen, [march, march, march, march, mayRow]);
+    assert.ok((whole as { n: number }).n > (march as { n: number }).n);
   });
 });

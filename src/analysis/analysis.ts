@@ -92,13 +92,39 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
   }
   counted('analysis');
   const uncached = timed('analysis', () => sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql));
-  const result = await uncached.catch((e: unknown) => {
+  return remembered(sql, uncached);
+}
+
+/** `analysis` memoized under `sql`, its SqlError too (another error is not the text's). */
+async function remembered(sql: string, analysis: Promise<Analysis>): Promise<Analysis> {
+  const result = await analysis.catch((e: unknown) => {
     if (e instanceof SqlError) return e;
     throw e;
   });
   if (sql.length <= MEMO_MAX_CHARS) memo.set(sql, result);
   if (result instanceof SqlError) throw result;
   return result;
+}
+
+/**
+ * A rewritten statement: the analysis of `sql` (what DuckDB runs), and of the client's own text
+ * `namesFrom` for PostgreSQL's column names, or undefined where DuckDB cannot parse it. Both texts
+ * are parsed in one DuckDB call (one analysis), each memoized by its text as `analyze` does.
+ */
+export async function analyzeRewritten(conn: DuckDBConnection, sql: string, namesFrom: string): Promise<{ analysis: Analysis; named: Analysis | undefined }> {
+  if (memo.has(sql) || memo.has(namesFrom) || sql.length > OFF_THREAD_CHARS || namesFrom.length > OFF_THREAD_CHARS) {
+    const analysis = await analyze(conn, sql);
+    return { analysis, named: await analyze(conn, namesFrom).catch(() => undefined) };
+  }
+  counted('analysis');
+  const [tree, own] = await timed('analysis', async () => {
+    const inner = (text: string) => readExplain(text)?.inner ?? text;
+    const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR), json_serialize_sql($2::VARCHAR)', [inner(sql), inner(namesFrom)]);
+    const row = reader.getRows()[0] ?? [];
+    return [String(row[0] ?? '{"error":true}'), String(row[1] ?? '{"error":true}')];
+  });
+  const named = await remembered(namesFrom, analyzeText(async () => own, namesFrom)).catch(() => undefined);
+  return { analysis: await remembered(sql, analyzeText(async () => tree, sql)), named };
 }
 
 /** DuckDB's parse tree of `sql` as JSON text (json_serialize_sql: parse only, nothing bound or run). */

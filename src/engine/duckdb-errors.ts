@@ -12,8 +12,10 @@ const byPattern: [RegExp, string][] = [
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
+  [/^Invalid Input Error: more than one function named ".*"/, '42725'],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
+  [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/, SQLSTATE.insufficientPrivilege],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
@@ -23,6 +25,8 @@ const byPattern: [RegExp, string][] = [
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
   [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
+  // PostgreSQL's "function … is not unique" (an untyped argument two overloads could take).
+  [/^Binder Error: (?:Could not choose a best candidate function|Macro .* has multiple overloads that match)/i, '42725'],
   [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],

@@ -1,8 +1,9 @@
 /**
  * Host commands of `fdl` (init, import, publish, delete, update, tag, branch, log, verify, expire, demo). Names and flags are
  * a contract (issue 8). Errors print one line and exit non-zero; verify's exit code is its verdict.
+ * Writing commands stopped by SIGINT/SIGTERM roll back and exit 130/143 (interrupt.ts).
  */
-import { errorLine } from '../store/tls-trust.js';
+import { commandAction } from './interrupt.js';
 import type { Command } from 'commander';
 import { importData, parseTableSpec } from './import.js';
 import { parseLayoutFlags, parseSize } from './layout.js';
@@ -18,21 +19,11 @@ import { registerGcCommand } from './gc-cmd.js';
 import { registerRowChangeCommands } from './row-change-cmd.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
-const err = (e: unknown) => process.stderr.write(`fdl: ${errorLine(e)}\n`);
-
-function wrap<A extends unknown[]>(fn: (...a: A) => Promise<number | void>) {
-  return async (...a: A) => {
-    try {
-      const code = await fn(...a);
-      if (typeof code === 'number' && code !== 0) process.exitCode = code;
-    } catch (e) {
-      err(e);
-      process.exitCode = 1;
-    }
-  };
-}
+const wrap = commandAction;
+const readOnly = <A extends unknown[]>(fn: (...a: A) => Promise<number | void>) => commandAction(fn, false);
 
 export function registerHostCommands(program: Command): void {
+  program.addHelpText('after', '\nPublisher commands that write (import, publish, delete, update, push, gc, …) stopped by Ctrl-C\n(SIGINT) or SIGTERM remove what they had written and exit 130 / 143.');
   registerGcCommand(program);
   registerPushCommand(program);
   registerRowChangeCommands(program);
@@ -113,7 +104,7 @@ export function registerHostCommands(program: Command): void {
     .description('history along parents with signature status')
     .argument('<LOCATION>').argument('[REF]')
     .option('--allowed-signers <FILE>', 'trusted keys (OpenSSH allowed_signers)')
-    .action(wrap(async (location: string, ref: string | undefined, o: { allowedSigners?: string }) => {
+    .action(readOnly(async (location: string, ref: string | undefined, o: { allowedSigners?: string }) => {
       process.stdout.write(await logCommand(location, ref, o.allowedSigners));
     }));
 
@@ -123,7 +114,7 @@ export function registerHostCommands(program: Command): void {
     .argument('<LOCATION>')
     .option('--allowed-signers <FILE>', 'require every version to be signed by a key in this file')
     .option('--strict', 'warnings (unfinished versions, orphan data files) fail too')
-    .action(wrap(async (location: string, o: { allowedSigners?: string; strict?: boolean }) => {
+    .action(readOnly(async (location: string, o: { allowedSigners?: string; strict?: boolean }) => {
       const r = await verifyRepository(location, { allowedSigners: o.allowedSigners, report: (l) => process.stdout.write(l + '\n') });
       const w = r.warnings.length ? `, ${r.warnings.length} warning(s) (unfinished versions, orphan data files: fdl gc removes them)` : '';
       process.stdout.write(r.ok ? `ok: ${r.versions} version(s) verified${w}\n` : `FAILED: ${r.problems.length} problem(s)${w}\n`);

@@ -1,18 +1,21 @@
 /**
  * fdl gc: removes data and delete files that no unexpired version reads, and version folders a
  * writer never finished — never anything a live version or a running writer may need.
- * A running writer is a pending marker younger than the grace period, or one whose process is
- * still alive on this host (whatever --grace says): while one exists, files of expired versions
- * are kept too (it may build on one), and so is every object written since its marker (the files
- * it is writing, which no catalog names yet). An object is removed only when it is older than the
- * grace period, so files of a writer that started after gc looked are safe as well. Before
+ * A running writer is a pending marker whose process is alive on this host (whatever --grace says),
+ * or another host's marker younger than the grace period: while one exists, files of expired
+ * versions are kept too (it may build on one), and so is every object written since its marker (the
+ * files it is writing, which no catalog names yet). A marker whose process is gone from this host
+ * (killed, crashed, the pid reused or the host rebooted) is a dead writer: its folder and the keys
+ * its marker lists go at once, whatever their age. Any other object is removed only when it is older
+ * than the grace period, so files of a writer that started after gc looked are safe as well. Before
  * removing anything, the files.json of every version gc must keep is read as a second, independent
  * account: a candidate it names (or a version without one) stops the run.
  */
-import { hostname } from 'node:os';
-import { type Inventory, takeInventory, type VersionFolder } from './inventory.js';
+import { type Inventory, takeInventory } from './inventory.js';
 import { checkWritableTarget } from './preflight.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { writerState } from './write-journal.js';
+import { checkInterrupt } from './interrupt.js';
 
 /** Clock and timestamp-granularity slack when comparing an object's age with a writer's marker. */
 const WRITER_SLACK_MS = 60_000;
@@ -53,9 +56,15 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   const inv = await takeInventory(target);
   const now = opts.now ?? Date.now();
   const old = (t: number) => t < now - grace;
-  const running = inv.versions.filter((v) => !v.complete && v.pendingSince !== null && (!old(v.pendingSince) || writerAlive(v)));
+  const pending = inv.versions.filter((v) => !v.complete && v.pendingSince !== null);
+  const state = new Map(pending.map((v) => [v.id, writerState(v.writer)]));
+  const running = pending.filter((v) => state.get(v.id) === 'alive' || (state.get(v.id) === 'unknown' && !old(v.pendingSince!)));
+  const dead = pending.filter((v) => state.get(v.id) === 'dead');
   const writers = running.map((v) => v.id);
-  for (const w of writers) say(`writer running: versions/${w}/ (pending marker younger than the grace period, or its process is alive): kept, with expired versions' files and every object written since`);
+  for (const w of writers) say(`writer running: versions/${w}/ (its process is alive, or another host's pending marker is younger than the grace period): kept, with expired versions' files and every object written since`);
+  for (const v of dead) say(`writer gone: versions/${v.id}/ (process ${v.writer!.pid} on this host no longer runs): its folder and the ${v.writerKeys.length} key(s) its marker lists are removed now`);
+  const deadKeys = dead.flatMap((v) => v.writerKeys);
+  const byDeadWriter = (key: string) => deadKeys.some((k) => (k.endsWith('/') ? key.startsWith(k) : key === k));
   const needed = writers.length ? inv.anyFiles : inv.liveFiles;
   // A running writer's own files are in no catalog yet: keep whatever is as new as its marker.
   const writersSince = Math.min(...running.map((v) => v.pendingSince! - WRITER_SLACK_MS));
@@ -65,7 +74,7 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   const keptYoung: string[] = [];
   for (const v of inv.versions) {
     if (v.complete || writers.includes(v.id)) continue;
-    if (!old(v.newest)) {
+    if (!old(v.newest) && !dead.includes(v)) {
       keptYoung.push(`versions/${v.id}/`);
       continue;
     }
@@ -76,7 +85,8 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   for (const o of inv.dataObjects) {
     const rel = o.key.slice(inv.dataDir.length);
     if (needed.has(rel)) continue;
-    if (!old(o.modified) || o.modified >= writersSince) keptYoung.push(o.key);
+    if (byDeadWriter(o.key)) removed.push(o.key);
+    else if (!old(o.modified) || o.modified >= writersSince) keptYoung.push(o.key);
     else removed.push(o.key);
   }
   const candidates = removed.filter((k) => k.startsWith(inv.dataDir) && !k.startsWith('versions/'));
@@ -88,21 +98,13 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   }
   for (const k of removed) {
     say(`${opts.dryRun ? 'would remove' : 'removing'} ${k}`);
-    if (!opts.dryRun) await target.remove(k);
+    if (!opts.dryRun) {
+      checkInterrupt(); // SIGINT/SIGTERM: stop between removals (each one is whole; a later run finishes)
+      await target.remove(k);
+    }
   }
   if (keptYoung.length) say(`kept ${keptYoung.length} unreferenced object(s) younger than the grace period`);
   return { removed, unfinished, keptYoung, writers };
-}
-
-/** The marker's process still runs on this host (signal 0 only asks). Another host's writer is judged by age alone. */
-function writerAlive(v: VersionFolder): boolean {
-  if (!v.writer || v.writer.host !== hostname()) return false;
-  try {
-    process.kill(v.writer.pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === 'EPERM'; // alive, someone else's
-  }
 }
 
 /**

@@ -11,12 +11,13 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
 import { colDef, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
-import { checkRefName, readRef } from './refs-writer.js';
-import { readJsonFile, writeVersion } from './version-writer.js';
-import { hashStored, readSettings, readStore } from './repo.js';
-import { LocalTarget, openTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
+import { compactCatalog, finishVersion, preflightVersion } from './version-writer.js';
+import { readStore } from './repo.js';
+import { LocalTarget, S3Target, type S3TargetOptions, type WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
-import { checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
+import { checkReadableFile } from './preflight.js';
+import { parentHashes } from './files-json.js';
+import { Interrupted, interruptedBy, onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
 import { writeLayout, type LayoutKey } from './file-writer.js';
@@ -135,25 +136,21 @@ function findColumn(cols: ColDef[], name: string, where: string): ColDef {
 export async function importData(location: string, opts: ImportOptions): Promise<ImportResult> {
   const say = opts.progress ?? (() => undefined);
   const step = opts.step ?? (() => undefined);
-  const target = openTarget(location, opts.s3);
-  const settings = await readSettings(target);
-  const branch = opts.branch ?? 'main';
-  const refKey = checkRefName('heads', branch);
   const mode = opts.mode ?? 'append';
   if (opts.tables.length === 0) throw new Error('nothing to import: give at least one --table SCHEMA.TABLE=FILE');
   // Everything checked before the first write.
-  await checkSignKey(opts.signKey);
-  for (const src of opts.tables) {
-    await checkReadableFile('--table', src.file, `--table ${src.schema}.${src.table}=${src.file}`);
-    sourceSql(src.file);
-  }
-  const datasetBytes = opts.dataset ? await readJsonFile(opts.dataset) : null;
-  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
-  const parent = await readRef(target, refKey);
+  const vt = await preflightVersion(location, opts, async () => {
+    for (const src of opts.tables) {
+      await checkReadableFile('--table', src.file, `--table ${src.schema}.${src.table}=${src.file}`);
+      sourceSql(src.file);
+    }
+  });
+  const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-import-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  const unhook = onInterrupt(() => conn.interrupt());
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
@@ -163,13 +160,13 @@ export async function importData(location: string, opts: ImportOptions): Promise
     const work = join(tmp, 'work.duckdb');
     let parentDataset: Buffer | null = null;
     let parentFiles: Buffer | null = null;
+    const store = await readStore(target);
     if (parent) {
       const vj = await target.read(`versions/${parent}/version.json`);
       if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
       const rec = parseVersionJson(vj.body, parent);
       const cat = rec.catalogs[0]!;
       if (cat.format.ducklake !== '1.0') throw new Error(`parent ${parent} has a DuckLake ${cat.format.ducklake} catalog; this writer extends 1.0 catalogs only`);
-      const store = await readStore(target);
       await store.download(`versions/${parent}/${cat.path}`, work, { sha256: cat.sha256, expectedSize: cat.size });
       if (rec.files?.['dataset.json']) {
         const d = await target.read(`versions/${parent}/dataset.json`);
@@ -193,7 +190,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
       const where = `${src.schema}.${src.table} from ${src.file}`;
       await stat(src.file).catch(() => { throw new Error(`${where}: file not found`); });
       const from = sourceSql(src.file);
-      const incoming = await describe(conn, from);
+      const incoming = await readSource(conn, from, src.file, () => describe(conn, from));
       const existing = builder.existingColumns(src.schema, src.table);
       const plan: TablePlan = builder.planTable(src.schema, src.table, mode === 'replace' || !existing ? incoming : existing, mode);
       const { select, cols } = projection(plan.columns, incoming, where);
@@ -203,13 +200,17 @@ export async function importData(location: string, opts: ImportOptions): Promise
       const sortBy = (layout.sortBy ?? []).map((c) => findColumn(cols, c, `${where}: --sort-by`));
       say(`writing ${src.schema}.${src.table} from ${basename(src.file)} …`);
       const t0 = Date.now();
-      const outDir = target instanceof LocalTarget ? target.localPath(`${settings.dataDir}${plan.dir}.import-${process.pid}-${uuidv7()}`) : join(tmp, `out-${uuidv7()}`);
-      journal.tempDir(outDir);
-      const written = await writeLayout(conn, {
+      let outDir = join(tmp, `out-${uuidv7()}`);
+      if (target instanceof LocalTarget) {
+        const rel = `${settings.dataDir}${plan.dir}.import-${process.pid}-${uuidv7()}`;
+        await journal.tempDir(rel);
+        outDir = target.localPath(rel);
+      }
+      const written = await readSource(conn, from, src.file, () => writeLayout(conn, {
         source: `(SELECT ${select} FROM ${from})`, cols, keys, sortBy, targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
         work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
         outDir,
-      });
+      }));
       let records = 0;
       for (const w of written) {
         const name = `ducklake-${uuidv7()}.parquet`;
@@ -219,18 +220,18 @@ export async function importData(location: string, opts: ImportOptions): Promise
         hashes.set(`${plan.dir}${rel}`, w.sha256);
         plan.files.push({ name: rel, records: w.records, size: w.size, footer: w.footer, stats: w.stats, partitionValues: w.partitionValues });
         records += w.records;
+        await journal.intend(key);
         if (target instanceof LocalTarget) {
           await mkdir(dirname(target.localPath(key)), { recursive: true });
-          if (!(await target.adopt(key, w.file))) throw new Error(`data file ${key} already exists`);
-          journal.created(key);
+          if (!(await target.adopt(key, w.file))) throw journal.forget(key, new Error(`data file ${key} already exists`));
         } else {
           say(`  uploading ${key} (${w.size.toLocaleString('en')} bytes) …`);
-          if (!(await target.create(key, { file: w.file }))) throw new Error(`data file ${key} already exists`);
-          journal.created(key);
+          if (!(await target.create(key, { file: w.file }))) throw journal.forget(key, new Error(`data file ${key} already exists`));
           await rm(w.file, { force: true });
         }
       }
-      await rm(outDir, { recursive: true, force: true });
+      if (target instanceof LocalTarget) await target.removeTree(outDir.slice(target.location.length + 1));
+      else await rm(outDir, { recursive: true, force: true });
       rowCounts[`${src.schema}.${src.table}`] = (rowCounts[`${src.schema}.${src.table}`] ?? 0) + records;
       const secs = (Date.now() - t0) / 1000;
       say(`  ${records.toLocaleString('en')} rows in ${written.length} file(s), ${secs.toFixed(1)} s (${Math.round(records / Math.max(secs, 0.001)).toLocaleString('en')} rows/s)`);
@@ -238,39 +239,46 @@ export async function importData(location: string, opts: ImportOptions): Promise
     await step('data');
 
     const snapshotId = await builder.commit({ author: opts.author, message: opts.message });
-    await conn.run('DETACH cat');
-    // A compacted copy: the same rows in a fresh file with small blocks (as the fixtures' catalogs).
     const final = join(tmp, 'ducklake.duckdb');
-    await conn.run(`ATTACH ${lit(work)} AS w (READ_ONLY)`);
-    await conn.run(`ATTACH ${lit(final)} AS f (BLOCK_SIZE 16384)`);
-    await conn.run('COPY FROM DATABASE w TO f');
-    await conn.run('DETACH w');
-    const store = await readStore(target);
-    const filesJson = await buildFilesJson(conn, 'f', snapshotId, async (rel) => hashes.get(rel) ?? (await hashStored(target, store, `${settings.dataDir}${rel}`, tmp)));
-    await conn.run('DETACH f');
-    say(`writing version ${id} (snapshot ${snapshotId}) …`);
-    await writeVersion(
-      target,
-      {
-        id, repository: settings.id, parent, branch, catalogFile: final, formatVersion: '1.0', snapshotId,
-        dataset: datasetBytes ?? parentDataset ?? Buffer.from('{}\n'),
-        filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
-      },
-      step,
-      journal,
-    );
-    await journal.commit();
-    say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
-    await step('ref');
+    await compactCatalog(conn, 'cat', work, final);
+    await finishVersion(conn, {
+      vt, id, journal, catalogFile: final, formatVersion: '1.0', snapshotId, hashes, store, tmp, parentDataset,
+      author: opts.author, message: opts.message, signKey: opts.signKey, say, step, detail: `(snapshot ${snapshotId})`,
+    });
     return { versionId: id, parent, snapshotId, rows: rowCounts };
   } catch (e) {
     await journal?.rollback(refKey);
     throw e;
   } finally {
+    unhook();
     conn.closeSync();
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs a step that reads a source file. DuckDB's errors about the file (a malformed CSV line, a
+ * type it cannot convert) are reported with the file's name and DuckDB's own explanation; the SQL
+ * we generated around it is not the user's concern and is left out.
+ */
+async function readSource<T>(conn: DuckDBConnection, from: string, file: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof Interrupted || interruptedBy()) throw e;
+    throw new Error(`${file}: ${sourceError((e as Error).message, from)}`);
+  }
+}
+
+/**
+ * DuckDB's message without the generated SQL it may quote (LINE 1: COPY …, the caret) and without
+ * its "Possible fixes" (read_csv options fdl does not take); the offending line it quotes stays.
+ */
+export function sourceError(message: string, from: string): string {
+  const cut = message.search(/\n\s*Possible fixes:/);
+  const lines = (cut >= 0 ? message.slice(0, cut) : message).split('\n');
+  return lines.filter((l) => !l.includes(from) && !/^\s*LINE \d+:/.test(l) && !/^\s*\^\s*$/.test(l)).map((l) => l.trimEnd()).filter((l) => l !== '').join('\n');
 }
 
 /** Where the extension would look without OVERRIDE_DATA_PATH; FDL readers ignore it. */
@@ -278,50 +286,3 @@ export function dataPathOf(target: WriteTarget, dataDir: string): string {
   if (target instanceof S3Target) return `${target.location}${dataDir}`;
   return join(target.location, dataDir) + '/';
 }
-
-/** path → sha256 from a files.json, data and delete files (ours carry both; older ones may not). */
-export function parentHashes(filesJson: Buffer | null): [string, string][] {
-  if (!filesJson) return [];
-  try {
-    const j = JSON.parse(filesJson.toString('utf8')) as { tables?: Record<string, { files?: Record<string, unknown>[] }> };
-    const out: [string, string][] = [];
-    for (const t of Object.values(j.tables ?? {})) {
-      for (const f of t.files ?? []) {
-        if (typeof f.path === 'string' && typeof f.sha256 === 'string') out.push([f.path, f.sha256]);
-        if (typeof f.delete_file === 'string' && typeof f.delete_file_sha256 === 'string') out.push([f.delete_file, f.delete_file_sha256]);
-      }
-    }
-    return out;
-  } catch {
-    return [];
-  }
-}
-
-/** files.json (spec Part 3): live data files per table at the frozen snapshot, paths relative to data_dir. */
-export async function buildFilesJson(conn: DuckDBConnection, alias: string, S: number, sha256Of: (rel: string) => Promise<string | undefined> = async () => undefined): Promise<unknown> {
-  const m = qi(alias);
-  const live = (a: string) => `${a}.begin_snapshot <= ${S} AND (${a}.end_snapshot IS NULL OR ${a}.end_snapshot > ${S})`;
-  const r = await conn.runAndReadAll(`
-    SELECT s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.path, d.file_size_bytes, d.record_count, x.path AS del, x.file_size_bytes AS del_size
-    FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s')}
-    LEFT JOIN ${m}.ducklake_data_file d ON d.table_id = t.table_id AND ${live('d')}
-    LEFT JOIN ${m}.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND ${live('x')}
-    WHERE ${live('t')} ORDER BY s.schema_name, t.table_name, d.data_file_id`);
-  const tables: Record<string, { files: unknown[] }> = {};
-  for (const row of r.getRowObjectsJson()) {
-    const name = `${String(row.schema_name)}.${String(row.table_name)}`;
-    const t = (tables[name] ??= { files: [] });
-    if (row.path === null) continue;
-    const dir = String(row.dir);
-    const rel = dir + String(row.path);
-    const sha256 = await sha256Of(rel);
-    const del = row.del !== null ? dir + String(row.del) : null;
-    const delSha256 = del ? await sha256Of(del) : undefined;
-    t.files.push({
-      path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}),
-      ...(del ? { delete_file: del, delete_file_size: Number(row.del_size), ...(delSha256 ? { delete_file_sha256: delSha256 } : {}) } : {}),
-    });
-  }
-  return { snapshot_id: S, tables };
-}
-

@@ -13,7 +13,8 @@ import { isVersionId } from '../resolver/names.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { readSettings, readStore } from './repo.js';
 import type { WriteTarget } from './target.js';
-import { PENDING_MARKER } from './write-journal.js';
+import { PENDING_MARKER, type MarkerBody, type WriterId } from './write-journal.js';
+import { checkInterrupt } from './interrupt.js';
 
 export interface VersionFolder {
   id: string;
@@ -22,8 +23,10 @@ export interface VersionFolder {
   expired: boolean;
   /** When the pending marker was written, if there is one. */
   pendingSince: number | null;
-  /** The writer the pending marker names (host and process id), when it is readable. */
-  writer: { host: string; pid: number } | null;
+  /** The writer the pending marker names, when it is readable. */
+  writer: WriterId | null;
+  /** Keys outside the folder the writer's marker lists (its data files and scratch folders, ending in '/'). */
+  writerKeys: string[];
   /** Newest object in the folder (ms). */
   newest: number;
 }
@@ -55,7 +58,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     const [, id, ...rest] = o.key.split('/');
     if (!id || rest.length === 0) continue;
     let v = byId.get(id);
-    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, writer: null, newest: 0 }));
+    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, writer: null, writerKeys: [], newest: 0 }));
     v.keys.push(o);
     v.newest = Math.max(v.newest, o.modified);
     const name = rest.join('/');
@@ -63,7 +66,15 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     else if (name === 'expired.json') v.expired = true;
     else if (name === PENDING_MARKER) v.pendingSince = o.modified;
   }
-  for (const v of byId.values()) if (v.pendingSince !== null) v.writer = await readWriter(target, v.id);
+  for (const v of byId.values()) {
+    if (v.pendingSince === null) continue;
+    const m = await readMarker(target, v.id);
+    if (!m) continue;
+    v.writer = m.writer;
+    v.writerKeys = m.keys;
+    // the marker is rewritten as the writer goes: its start, not its last write, dates the writer
+    if (m.started !== null) v.pendingSince = Math.min(v.pendingSince, m.started);
+  }
   const liveFiles = new Set<string>();
   const anyFiles = new Set<string>();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-inventory-'));
@@ -73,6 +84,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     let n = 0;
     for (const v of byId.values()) {
       if (!v.complete) continue;
+      checkInterrupt(); // fdl gc stopped by a signal: nothing removed yet
       // A complete version whose catalog cannot be read stops everything: its files stay unknown.
       if (!isVersionId(v.id)) throw new Error(`versions/${v.id}: not a version id`);
       const rec = parseVersionJson((await target.read(`versions/${v.id}/version.json`))!.body, v.id);
@@ -103,12 +115,18 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
   return { dataDir: settings.dataDir, versions: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), liveFiles, anyFiles, dataObjects };
 }
 
-/** host and pid from a pending marker (write-journal.ts), or null when it cannot be read. */
-async function readWriter(target: WriteTarget, id: string): Promise<{ host: string; pid: number } | null> {
+/** The writer, its start and its listed keys from a pending marker (write-journal.ts), or null when it cannot be read. */
+async function readMarker(target: WriteTarget, id: string): Promise<{ writer: WriterId | null; started: number | null; keys: string[] } | null> {
   try {
     const r = await target.read(`versions/${id}/${PENDING_MARKER}`);
-    const j = r ? (JSON.parse(r.body.toString('utf8')) as { host?: unknown; pid?: unknown }) : null;
-    return j && typeof j.host === 'string' && Number.isInteger(j.pid) ? { host: j.host, pid: j.pid as number } : null;
+    if (!r) return null;
+    const j = JSON.parse(r.body.toString('utf8')) as Partial<MarkerBody>;
+    const writer = typeof j.host === 'string' && Number.isInteger(j.pid)
+      ? { host: j.host, pid: j.pid!, ...(typeof j.boot === 'string' ? { boot: j.boot } : {}), ...(Number.isInteger(j.start) ? { start: j.start } : {}) }
+      : null;
+    const started = typeof j.started === 'string' && Number.isFinite(Date.parse(j.started)) ? Date.parse(j.started) : null;
+    const keys = Array.isArray(j.keys) ? j.keys.filter((k): k is string => typeof k === 'string') : [];
+    return { writer, started, keys };
   } catch {
     return null;
   }

@@ -67,21 +67,29 @@ export async function checkSignKey(file: string | undefined, terminal = haveTerm
   }
 }
 
+/**
+ * A folder the command writes in: access(2) with W_OK answers EROFS on a read-only file system and
+ * EACCES for permissions, and each is named as such. `because` starts the message.
+ */
+export async function checkWritableFolder(dir: string, because = ''): Promise<void> {
+  await access(dir, constants.W_OK | constants.X_OK).catch((e) => {
+    if (code(e) === 'EROFS') throw new Error(`${because}${dir} is on a read-only file system`);
+    if (code(e) === 'EACCES' || code(e) === 'EPERM') throw new Error(`${because}${dir} is not writable (permission denied)`);
+    throw new Error(`${because}${dir}: ${(e as Error).message}`);
+  });
+}
+
 /** A local target's root must be a writable folder, and the folders the writer adds to must be folders. */
 export async function checkWritableTarget(target: WriteTarget, folders: string[] = []): Promise<void> {
   if (!(target instanceof LocalTarget)) return; // S3: only a write can tell; the journal undoes a failed one
   const root = target.location;
   const st = await stat(root).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`${root} is not a folder`);
-  await access(root, constants.W_OK | constants.X_OK).catch(() => {
-    throw new Error(`${root} is not writable (permission denied)`);
-  });
+  await checkWritableFolder(root);
   for (const f of folders) {
     const p = target.localPath(f.replace(/\/+$/, ''));
     const s = await stat(p).catch(() => null);
     if (s && !s.isDirectory()) throw new Error(`${p} is not a folder, so nothing can be written under it`);
-    if (s) await access(p, constants.W_OK | constants.X_OK).catch(() => {
-      throw new Error(`${p} is not writable (permission denied)`);
-    });
+    if (s) await checkWritableFolder(p);
   }
 }

@@ -19,14 +19,14 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { pathProblem } from '../lake/paths.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { lit, qi } from './coltypes.js';
-import { parentHashes, type VersionWriteOptions } from './import.js';
-import { checkRefName, readRef } from './refs-writer.js';
-import { readJsonFile, writeVersion } from './version-writer.js';
-import { hashStored, readSettings, readStore } from './repo.js';
+import type { VersionWriteOptions } from './import.js';
+import { parentHashes } from './files-json.js';
+import { finishVersion, preflightVersion } from './version-writer.js';
+import { readStore } from './repo.js';
 import { createHash } from 'node:crypto';
-import { openTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
-import { checkReadableDir, checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
+import { checkReadableDir, checkReadableFile } from './preflight.js';
+import { onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
@@ -133,62 +133,6 @@ export async function referencedFiles(conn: DuckDBConnection, alias: string): Pr
   return out;
 }
 
-/** files.json (spec Part 3, the fixtures' shape): live files per table at snapshot S, paths relative to data_dir. */
-export async function publishFilesJson(conn: DuckDBConnection, alias: string, S: number, sha256Of: (rel: string) => Promise<string | undefined>): Promise<unknown> {
-  const m = qi(alias);
-  const live = (a: string) => { const p = a ? `${a}.` : ''; return `${p}begin_snapshot <= ${S} AND (${p}end_snapshot IS NULL OR ${p}end_snapshot > ${S})`; };
-  const r = await rowsOf(conn, `
-    SELECT t.table_id, s.schema_name, t.table_name, coalesce(s.path, '') || coalesce(t.path, '') AS dir, d.data_file_id, d.path, d.file_size_bytes, d.record_count,
-           x.path AS del, x.delete_count, x.format AS del_format, x.file_size_bytes AS del_size
-    FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s')}
-    LEFT JOIN ${m}.ducklake_data_file d ON d.table_id = t.table_id AND ${live('d')}
-    LEFT JOIN ${m}.ducklake_delete_file x ON x.data_file_id = d.data_file_id AND ${live('x')}
-    WHERE ${live('t')} ORDER BY s.schema_name, t.table_name, d.data_file_id`);
-  const existing = new Set((await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = ${lit(alias)} AND schema_name = 'main' AND table_name LIKE 'ducklake_inlined_delete_%'`)).map((x) => String(x.table_name)));
-  const tables: Record<string, { files: unknown[]; inlined_rows?: number; inlined_file_deletions?: number }> = {};
-  const liveFiles = new Map<string, Set<string>>();
-  const nameOf = new Map<string, string>();
-  for (const row of r) {
-    const name = `${String(row.schema_name)}.${String(row.table_name)}`;
-    nameOf.set(String(row.table_id), name);
-    const t = (tables[name] ??= { files: [] });
-    if (row.path === null) continue;
-    (liveFiles.get(String(row.table_id)) ?? liveFiles.set(String(row.table_id), new Set()).get(String(row.table_id))!).add(String(row.data_file_id));
-    const dir = String(row.dir);
-    const rel = dir + String(row.path);
-    const sha256 = await sha256Of(rel);
-    const delSha256 = row.del !== null ? await sha256Of(dir + String(row.del)) : undefined;
-    t.files.push({
-      path: rel, size: Number(row.file_size_bytes), rows: Number(row.record_count), ...(sha256 ? { sha256 } : {}),
-      ...(row.del !== null ? {
-        delete_file: dir + String(row.del),
-        delete_file_size: Number(row.del_size),
-        ...(delSha256 ? { delete_file_sha256: delSha256 } : {}),
-        ...(row.delete_count !== null ? { delete_count: Number(row.delete_count) } : {}),
-        ...(row.del_format !== null && row.del_format !== 'parquet' ? { delete_format: String(row.del_format) } : {}),
-      } : {}),
-    });
-  }
-  // Rows inlined in the catalog (ducklake_inlined_data_<table>_<schema version>), live at S, per table.
-  const inlined = await rowsOf(conn, `SELECT table_id, table_name FROM ${m}.ducklake_inlined_data_tables`);
-  for (const it of inlined) {
-    const name = nameOf.get(String(it.table_id));
-    if (!name) continue;
-    const c = await rowsOf(conn, `SELECT count(*) AS n FROM ${m}.main.${qi(String(it.table_name))} WHERE ${live('')}`);
-    const n = Number(c[0]?.n ?? 0);
-    if (n > 0) tables[name]!.inlined_rows = (tables[name]!.inlined_rows ?? 0) + n;
-  }
-  // Inlined file deletions (deleted rows of Parquet files kept in the catalog), counted per table.
-  for (const [tid, name] of nameOf) {
-    const ids = [...(liveFiles.get(tid) ?? [])];
-    if (!existing.has(`ducklake_inlined_delete_${tid}`) || ids.length === 0) continue;
-    const c = await rowsOf(conn, `SELECT count(*) AS n FROM ${m}.main.${qi(`ducklake_inlined_delete_${tid}`)} WHERE begin_snapshot <= ${S} AND file_id IN (${ids.join(', ')})`);
-    const n = Number(c[0]?.n ?? 0);
-    if (n > 0) tables[name]!.inlined_file_deletions = n;
-  }
-  return { snapshot_id: S, tables };
-}
-
 /** Attach the working catalog READ_ONLY and copy it whole into `dest` (fresh file, small blocks, checkpointed, no WAL). */
 async function compactCopy(conn: DuckDBConnection, working: string, dest: string): Promise<void> {
   try {
@@ -223,20 +167,16 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
   const st = await stat(working).catch(() => null);
   if (!st?.isFile()) throw new Error(`working catalog ${opts.catalog} not found (give a DuckDB file: --catalog WORKING.ducklake)`);
   await checkReadableFile('--catalog', working);
-  const target = openTarget(location, opts.s3);
-  const settings = await readSettings(target);
-  const branch = opts.branch ?? 'main';
-  const refKey = checkRefName('heads', branch);
   // Everything checked before the first write.
-  await checkSignKey(opts.signKey);
-  const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
-  if (opts.dataFrom) await checkReadableDir('--data-from', opts.dataFrom);
-  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
-  const parent = await readRef(target, refKey);
+  const vt = await preflightVersion(location, opts, async () => {
+    if (opts.dataFrom) await checkReadableDir('--data-from', opts.dataFrom);
+  });
+  const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-publish-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  const unhook = onInterrupt(() => conn.interrupt());
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'");
@@ -286,11 +226,12 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
       say(`uploading ${key} (${f.size.toLocaleString('en')} bytes) …`);
       // hashed while uploading (one read of the source)
       const hash = createHash('sha256');
+      await journal.intend(key);
       if (!(await target.create(key, { file: src, hash }))) {
+        journal.forget(key, new Error('taken'));
         const h = await store.head(key);
         if (!h || h.size !== f.size) throw new Error(`${key} appeared in ${target.location} while publishing, with ${h?.size ?? '?'} bytes (the catalog records ${f.size})`);
       } else {
-        journal.created(key);
         hashes.set(f.rel, hash.digest('hex'));
       }
       uploaded.push(f.rel);
@@ -306,28 +247,17 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
       if (rec.files?.['files.json']) for (const [p, h] of parentHashes((await target.read(`versions/${parent}/files.json`))?.body ?? null)) if (!hashes.has(p)) hashes.set(p, h);
     }
     // Files already in the repository (and not hashed by the parent) are read once to hash them.
-    const filesJson = await publishFilesJson(conn, 'f', snapshotId, async (rel) => hashes.get(rel) ?? (await hashStored(target, store, `${settings.dataDir}${rel}`, tmp)));
-    await conn.run('DETACH f');
-
-    say(`writing version ${id} (DuckLake ${formatVersion}, snapshot ${snapshotId}, ${byRel.size} file(s)) …`);
-    await writeVersion(
-      target,
-      {
-        id, repository: settings.id, parent, branch, catalogFile: final, formatVersion, snapshotId,
-        dataset: dataset ?? parentDataset ?? Buffer.from('{}\n'),
-        filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
-      },
-      step,
-      journal,
-    );
-    await journal.commit();
-    say(`${refKey} → ${id}${parent ? ` (was ${parent})` : ''}`);
-    await step('ref');
+    await finishVersion(conn, {
+      vt, id, journal, catalogFile: final, formatVersion, snapshotId, hashes, store, tmp, parentDataset,
+      author: opts.author, message: opts.message, signKey: opts.signKey, say, step,
+      detail: `(DuckLake ${formatVersion}, snapshot ${snapshotId}, ${byRel.size} file(s))`,
+    });
     return { versionId: id, parent, snapshotId, formatVersion, files: byRel.size, uploaded };
   } catch (e) {
     await journal?.rollback(refKey);
     throw e;
   } finally {
+    unhook();
     conn.closeSync();
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });

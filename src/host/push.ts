@@ -7,20 +7,28 @@
  * interrupted push leaves nothing a reader sees and the next run continues where it stopped.
  * Refs move last: tags are created, never rewritten; branches and requests move by the same
  * compare-and-swap as publishing, and only forward (DST's version must be an ancestor).
+ * Each version is written under a pending marker (write-journal.ts): a failure or SIGINT/SIGTERM
+ * removes what was written for the version in progress (versions already complete stay, so the next
+ * run continues with the next one), and a run that completed no version removes the fdl.json it
+ * created. An expired version (expired.json, which travels with it) is never served again, so its
+ * data files are not copied: a source whose gc removed them pushes as well as one that kept them.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
 import { isVersionId, refKind } from '../resolver/names.js';
 import { parseFdlJson, parseVersionJson, type FdlSettings } from '../resolver/records.js';
 import { verifySshsig } from '../resolver/sshsig.js';
 import { openStore, type ObjectStore } from '../store/index.js';
-import { parentHashes } from './import.js';
+import { parentHashes } from './files-json.js';
 import { hashFile, readStore } from './repo.js';
 import { readRef, writeRefsJson } from './refs-writer.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { checkWritableFolder, checkWritableTarget } from './preflight.js';
+import { checkInterrupt, onInterrupt } from './interrupt.js';
+import { WriteJournal } from './write-journal.js';
 
 export interface PushOptions {
   s3?: S3TargetOptions;
@@ -51,11 +59,17 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
   const source = await openStore(src, { s3: { endpoint: opts.s3?.endpoint, region: opts.s3?.region, forcePathStyle: opts.s3?.forcePathStyle } });
   const target = openTarget(dst, opts.s3);
   const report: PushReport = { versionsCopied: [], versionsPresent: 0, filesCopied: 0, filesPresent: 0, refsMoved: [], refsRefused: [] };
+  // Checked before anything is written: DST (or the folder it will be made in) can be written to.
+  const madeRoot = await checkPushTarget(target);
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-push-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  const unhook = onInterrupt(() => conn.interrupt());
+  let createdFdl = false;
+  let journal: WriteJournal | null = null;
   try {
-    const { srcSettings, dstSettings } = await matchRepositories(source, target, src, dst);
+    const { srcSettings, dstSettings, created } = await matchRepositories(source, target, src, dst);
+    createdFdl = created;
     const dstStore = await readStore(target); // after fdl.json: a new folder exists only now
     const refs = await sourceRefs(source);
     const records = new Map<string, { bytes: Buffer; rec: VersionRecord }>();
@@ -67,15 +81,27 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
       if (present) {
         if (!present.body.equals(bytes)) throw new Error(`versions/${id}/version.json differs between ${src} and ${dst}: not the same version`);
         report.versionsPresent++;
+        await copyExpiry(id, source, copier); // expired in SRC since an earlier push
         continue;
       }
       say(`version ${id}`);
-      await copyVersion(id, bytes, rec, copier, conn, srcSettings, dstSettings, source, tmp);
+      journal = copier.journal = await WriteJournal.begin(target, id);
+      await copyVersion(id, bytes, rec, copier, conn, srcSettings, dstSettings, source, tmp, say);
+      await journal.commit();
+      journal = copier.journal = null;
       report.versionsCopied.push(id);
     }
     await moveRefs(source, target, refs, records, report, say);
     return report;
+  } catch (e) {
+    await journal?.rollback();
+    if (createdFdl && report.versionsCopied.length === 0) {
+      await target.remove('fdl.json').catch(() => undefined);
+      if (madeRoot) await rmdir(target.location).catch(() => undefined);
+    }
+    throw e;
   } finally {
+    unhook();
     conn.closeSync();
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
@@ -83,15 +109,42 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
 }
 
 /** DST gets SRC's fdl.json when it has none; otherwise both must be the same repository. */
-async function matchRepositories(source: ObjectStore, target: WriteTarget, src: string, dst: string): Promise<{ srcSettings: FdlSettings; dstSettings: FdlSettings }> {
+async function matchRepositories(source: ObjectStore, target: WriteTarget, src: string, dst: string): Promise<{ srcSettings: FdlSettings; dstSettings: FdlSettings; created: boolean }> {
   const fdl = await getBytes(source, 'fdl.json');
   if (!fdl) throw new Error(`${src} is not an FDL repository (no fdl.json)`);
   const srcSettings = parseFdlJson(fdl, src);
-  if (await target.create('fdl.json', fdl)) return { srcSettings, dstSettings: srcSettings };
+  checkInterrupt();
+  if (await target.create('fdl.json', fdl)) return { srcSettings, dstSettings: srcSettings, created: true };
   const theirs = (await target.read('fdl.json'))!.body;
   const dstSettings = parseFdlJson(theirs, dst);
   if (srcSettings.id !== dstSettings.id) throw new Error(`${dst} holds another repository (id ${dstSettings.id ?? 'none'}, ${src} has ${srcSettings.id ?? 'none'}): signed versions name their repository`);
-  return { srcSettings, dstSettings };
+  return { srcSettings, dstSettings, created: false };
+}
+
+/**
+ * DST must be writable before anything is copied: a local folder (or, when it does not exist yet,
+ * the nearest folder above it, where it will be made); S3 is judged by its first write. Returns
+ * whether the root folder is still to be made (a failed push removes it again).
+ */
+async function checkPushTarget(target: WriteTarget): Promise<boolean> {
+  if (!target.localPath) return false;
+  const root = target.location;
+  if (await stat(root).then(() => true, () => false)) {
+    await checkWritableTarget(target, ['versions/', 'refs/']);
+    return false;
+  }
+  let above = dirname(root);
+  while (!(await stat(above).then(() => true, () => false)) && dirname(above) !== above) above = dirname(above);
+  await checkWritableFolder(above, `${root} cannot be created: `);
+  return true;
+}
+
+/** An expiry that SRC has and DST's copy of the version lacks. */
+async function copyExpiry(id: string, source: ObjectStore, copier: FileCopier): Promise<void> {
+  for (const extra of ['expired.json', 'expired.json.sig']) {
+    const b = await getBytes(source, `versions/${id}/${extra}`);
+    if (b) await copier.createBytes(`versions/${id}/${extra}`, b);
+  }
 }
 
 async function getBytes(store: ObjectStore, key: string): Promise<Buffer | null> {
@@ -152,9 +205,11 @@ async function versionsInOrder(source: ObjectStore, { refs }: SourceRefs, record
 
 async function copyVersion(
   id: string, bytes: Buffer, rec: VersionRecord, copier: FileCopier, conn: DuckDBConnection,
-  srcSettings: FdlSettings, dstSettings: FdlSettings, source: ObjectStore, tmp: string,
+  srcSettings: FdlSettings, dstSettings: FdlSettings, source: ObjectStore, tmp: string, say: (line: string) => void,
 ): Promise<void> {
   const vdir = `versions/${id}`;
+  // No reader serves an expired version: its data files (perhaps gone, by gc) are not copied.
+  const expired = (await getBytes(source, `${vdir}/expired.json`)) !== null;
   const sig = await getBytes(source, `${vdir}/version.json.sig`);
   // A signature that does not verify over these bytes would be refused by every reader.
   if (verifySshsig(bytes, sig, []).status === 'B') throw new Error(`${vdir}/version.json.sig does not verify: not copied`);
@@ -167,6 +222,20 @@ async function copyVersion(
     await copier.copy(`${vdir}/${path}`, `${vdir}/${path}`, entry, keep);
     if (keep) filesJson = await readFile(keep);
   }
+  if (expired) {
+    say(`  expired: its data files are not copied`);
+    await rm(local, { force: true });
+  } else await copyData(local, filesJson, copier, conn, srcSettings, dstSettings, id);
+  // An expiry travels with its version, and lands before version.json so the copy is never briefly live.
+  await copyExpiry(id, source, copier);
+  if (sig) await copier.createBytes(`${vdir}/version.json.sig`, sig);
+  await copier.createBytes(`${vdir}/version.json`, bytes);
+}
+
+/** The data and delete files a version's catalog reads, checked against its files.json. */
+async function copyData(
+  local: string, filesJson: Buffer | null, copier: FileCopier, conn: DuckDBConnection, srcSettings: FdlSettings, dstSettings: FdlSettings, id: string,
+): Promise<void> {
   const sums = new Map(parentHashes(filesJson));
   const alias = `push_${id.replace(/[^a-z0-9]/g, '_')}`;
   const catalog = await openCatalog(conn, local, alias);
@@ -178,18 +247,13 @@ async function copyVersion(
     await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
     await rm(local, { force: true });
   }
-  // An expiry travels with its version, and lands before version.json so the copy is never briefly live.
-  for (const extra of ['expired.json', 'expired.json.sig']) {
-    const b = await getBytes(source, `${vdir}/${extra}`);
-    if (b) await copier.createBytes(`${vdir}/${extra}`, b);
-  }
-  if (sig) await copier.createBytes(`${vdir}/version.json.sig`, sig);
-  await copier.createBytes(`${vdir}/version.json`, bytes);
 }
 
 /** One file SRC → DST: skipped when DST already has it (checked), else downloaded, checked, created. */
 class FileCopier {
   private n = 0;
+  /** The version being copied: every key is recorded before it is created, for rollback. */
+  journal: WriteJournal | null = null;
   constructor(
     private readonly source: ObjectStore,
     private readonly target: WriteTarget,
@@ -209,7 +273,9 @@ class FileCopier {
     const file = keep ?? join(this.tmp, `file-${this.n++}`);
     await this.source.download(srcKey, file, { sha256: want.sha256, expectedSize: want.size });
     try {
-      await this.target.create(dstKey, { file });
+      await this.journal?.intend(dstKey);
+      // taken meanwhile (another push of the same repository): not ours to roll back
+      if (!(await this.target.create(dstKey, { file }))) this.journal?.forget(dstKey, new Error('taken'));
     } finally {
       if (!keep) await rm(file, { force: true });
     }
@@ -218,7 +284,10 @@ class FileCopier {
   }
 
   async createBytes(key: string, body: Buffer): Promise<void> {
+    if (this.journal) await this.journal.intend(key);
+    else checkInterrupt();
     if (!(await this.target.create(key, body))) {
+      this.journal?.forget(key, new Error('taken'));
       const cur = await this.target.read(key);
       if (!cur?.body.equals(body)) throw new Error(`${key} already exists in ${this.target.location} with other content`);
       this.report.filesPresent++;

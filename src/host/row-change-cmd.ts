@@ -1,30 +1,34 @@
 /** `fdl delete` and `fdl update`: the command line of src/host/row-change.ts. */
-import { errorLine } from '../store/tls-trust.js';
+import { commandAction } from './interrupt.js';
 import type { Command } from 'commander';
-import { changeRows, type RowChangeOptions } from './row-change.js';
+import { changeRows, NoRowMatched, type RowChangeOptions } from './row-change.js';
 
 type Flags = { table: string; where: string; set?: string; branch: string; message?: string; author?: string; signKey?: string; dataset?: string };
 
+/** Prints the new version id on stdout; when no row matches, nothing (exit 0) and says so on stderr. */
 async function run(location: string, o: Flags): Promise<void> {
-  try {
-    const opts: RowChangeOptions = {
-      table: o.table, where: o.where, set: o.set, branch: o.branch, message: o.message, author: o.author, signKey: o.signKey, dataset: o.dataset,
-      progress: (l) => process.stderr.write(l + '\n'),
-    };
-    const r = await changeRows(location, opts);
-    process.stderr.write(`${o.set === undefined ? 'deleted' : 'updated'} ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`);
-    process.stdout.write(`${r.versionId}\n`);
-  } catch (e) {
-    process.stderr.write(`fdl: ${errorLine(e)}\n`);
-    process.exitCode = 1;
+  const opts: RowChangeOptions = {
+    table: o.table, where: o.where, set: o.set, branch: o.branch, message: o.message, author: o.author, signKey: o.signKey, dataset: o.dataset,
+    progress: (l) => process.stderr.write(l + '\n'),
+  };
+  const verb = o.set === undefined ? 'delete' : 'update';
+  const r = await changeRows(location, opts).catch((e: unknown) => {
+    if (e instanceof NoRowMatched) return e;
+    throw e;
+  });
+  if (r instanceof NoRowMatched) {
+    process.stderr.write(`fdl: ${r.message}\n`);
+    return;
   }
+  process.stderr.write(`${verb}d ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`);
+  process.stdout.write(`${r.versionId}\n`);
 }
 
 function common(cmd: Command): Command {
   return cmd
     .argument('<LOCATION>')
     .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
-    .requiredOption('--where <PREDICATE>', 'SQL predicate over the table\'s columns (DuckDB syntax); --where true for every row')
+    .requiredOption('--where <PREDICATE>', 'one SQL expression over the table\'s columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0')
     .option('--branch <NAME>', 'branch to build on and move', 'main')
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
@@ -34,8 +38,8 @@ function common(cmd: Command): Command {
 
 export function registerRowChangeCommands(program: Command): void {
   common(program.command('delete').description('delete the rows of a table that match --where: a new version with DuckLake delete files'))
-    .action((location: string, o: Flags) => run(location, o));
+    .action(commandAction(run));
   common(program.command('update').description('change the rows of a table that match --where: a new version with DuckLake delete files and new data files'))
-    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row)')
-    .action((location: string, o: Flags) => run(location, o));
+    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row and the table\'s columns only)')
+    .action(commandAction(run));
 }

@@ -24,15 +24,15 @@ import type { LakeTable } from '../lake/model.js';
 import { CatalogBuilder, type TableDeletes } from './catalog-writer.js';
 import { lit, qi, type ColDef } from './coltypes.js';
 import { writeLayout } from './file-writer.js';
-import { dataPathOf, parentHashes, partitionKeys, type VersionWriteOptions } from './import.js';
+import { dataPathOf, partitionKeys, type VersionWriteOptions } from './import.js';
 import { DEFAULT_TARGET_FILE_SIZE } from './layout.js';
-import { checkSignKey, checkWritableTarget } from './preflight.js';
-import { publishFilesJson } from './publish.js';
-import { checkRefName, readRef } from './refs-writer.js';
-import { hashFile, hashStored, readSettings, readStore } from './repo.js';
-import { openTarget } from './target.js';
+import { parentHashes } from './files-json.js';
+import { hashFile, readStore } from './repo.js';
+import type { WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
-import { readJsonFile, writeVersion } from './version-writer.js';
+import { compactCatalog, finishVersion, preflightVersion } from './version-writer.js';
+import { onInterrupt } from './interrupt.js';
+import { checkedAssignments, checkedPredicate } from './user-sql.js';
 import { WriteJournal } from './write-journal.js';
 
 export interface RowChangeOptions extends VersionWriteOptions {
@@ -54,6 +54,14 @@ export interface RowChangeResult {
   deleteFiles: number;
   endedFiles: number;
   dataFiles: number;
+}
+
+/** No row matched: nothing written. The command line exits 0 (the rows are already absent), the API throws. */
+export class NoRowMatched extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoRowMatched';
+  }
 }
 
 type Row = Record<string, unknown>;
@@ -90,24 +98,22 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
   const display = `${schema}.${tableName}`;
   if (!opts.where.trim()) throw new Error(`--where is empty: give a predicate (--where true to ${verb} every row)`);
   if (opts.set !== undefined && !opts.set.trim()) throw new Error('--set is empty: give col = expr, …');
-  const target = openTarget(location, opts.s3);
-  const settings = await readSettings(target);
-  const branch = opts.branch ?? 'main';
-  const refKey = checkRefName('heads', branch);
   // Everything checked before the first write.
-  await checkSignKey(opts.signKey);
-  const datasetBytes = opts.dataset ? await readJsonFile(opts.dataset) : null;
-  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
-  const parent = await readRef(target, refKey);
+  const vt = await preflightVersion(location, opts);
+  const { target, settings, parent, refKey } = vt;
   if (!parent) throw new Error(`${refKey} names no version in ${target.location}: there are no rows to ${verb}`);
   const id = uuidv7();
   const tmp = await mkdtemp(join(tmpdir(), `fdl-${verb}-`));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
+  const unhook = onInterrupt(() => conn.interrupt());
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'");
     await conn.run(`SET temp_directory = ${lit(join(tmp, 'spill'))}`);
+    // DuckDB's parse of --where and --set decides what they are; its rendering is what runs (user-sql.ts).
+    const where = await checkedPredicate(conn, opts.where);
+    const set = opts.set === undefined ? undefined : await checkedAssignments(conn, opts.set);
     const vj = await target.read(`versions/${parent}/version.json`);
     if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
     const rec = parseVersionJson(vj.body, parent);
@@ -128,19 +134,23 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     const local = await verifiedCopies(table, settings.dataDir, hashes, target, store, tmp);
     const locate = (rel: string) => local.get(rel) ?? rel;
     const ctx = await tableContext(conn, catalog, [table], locate);
+    // From here DuckDB reads and writes only the scratch folder and the repository's data folder (the table's files).
+    const allowed = [tmp, ...(target.localPath ? [join(target.location, settings.dataDir)] : [])];
+    await conn.run(`SET allowed_directories = [${allowed.map((d) => lit(d.endsWith('/') ? d : `${d}/`)).join(', ')}]`);
+    await conn.run('SET enable_external_access = false');
     // A predicate is boolean, as PostgreSQL requires (42804): DuckDB would cast `--where id` to true and match every row.
     // (prepared: one statement only, as --where itself is run)
     const predicateType = await conn
-      .prepare(`SELECT (${opts.where}) AS predicate FROM (${tableSql(table, ctx, undefined, true)}) LIMIT 0`)
+      .prepare(`SELECT (${where}) AS predicate FROM (${tableSql(table, ctx, undefined, true)}) LIMIT 0`)
       .then((st) => st.columnType(0).toString())
       .catch((e: Error) => {
         throw new Error(`--where: ${e.message.split('\n')[0]!.replaceAll(MATCHED, display)}`);
       });
     if (predicateType !== 'BOOLEAN') throw new Error(`--where must be a boolean predicate, not ${predicateType.toLowerCase() || 'nothing'}: e.g. --where "id = 5" (nothing written)`);
-    await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${opts.where})`, '--where', display);
+    await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${where})`, '--where', display);
     const matched = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${MATCHED}`))[0]!.n);
-    if (matched === 0) throw new Error(`no row of ${display} matches --where ${opts.where}: nothing to ${verb}, no version written`);
-    if (opts.set !== undefined) await runUserSql(conn, `UPDATE ${MATCHED} SET ${opts.set}`, '--set', display);
+    if (matched === 0) throw new NoRowMatched(`no row of ${display} matches --where ${opts.where}: nothing to ${verb}; no version written (${refKey} stays at ${parent})`);
+    if (set !== undefined) await runUserSql(conn, `UPDATE ${MATCHED} SET ${set}`, '--set', display);
     say(`${verb === 'delete' ? 'deleting' : 'updating'} ${matched.toLocaleString('en')} row(s) of ${display} …`);
 
     const S = catalog.snapshotId + 1;
@@ -154,8 +164,8 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     journal = await WriteJournal.begin(target, id);
     const place = async (rel: string, file: string, sha256: string) => {
       const key = `${settings.dataDir}${rel}`;
-      if (!(await target.create(key, { file }))) throw new Error(`${key} already exists in ${target.location}`);
-      journal!.created(key);
+      await journal!.intend(key);
+      if (!(await target.create(key, { file }))) throw journal!.forget(key, new Error(`${key} already exists in ${target.location}`));
       hashes.set(rel, sha256);
     };
     const deletes: TableDeletes = { tableId: table.tableId, files: [], ended: [], inlined: new Map() };
@@ -214,34 +224,18 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     await step('data');
     const snapshotId = await builder.commit({ author: opts.author, message: opts.message });
     if (snapshotId !== S) throw new Error(`internal error: snapshot ${snapshotId} written, ${S} expected`);
-    await conn.run('DETACH cat');
-    // A compacted copy: the same rows in a fresh file with small blocks (as the fixtures' catalogs).
     const final = join(tmp, 'ducklake.duckdb');
-    await conn.run(`ATTACH ${lit(work)} AS w (READ_ONLY)`);
-    await conn.run(`ATTACH ${lit(final)} AS f (BLOCK_SIZE 16384)`);
-    await conn.run('COPY FROM DATABASE w TO f');
-    await conn.run('DETACH w');
-    const filesJson = await publishFilesJson(conn, 'f', snapshotId, async (rel) => hashes.get(rel) ?? (await hashStored(target, store, `${settings.dataDir}${rel}`, tmp)));
-    await conn.run('DETACH f');
-    say(`writing version ${id} (snapshot ${snapshotId}) …`);
-    await writeVersion(
-      target,
-      {
-        id, repository: settings.id, parent, branch, catalogFile: final, formatVersion: '1.0', snapshotId,
-        dataset: datasetBytes ?? parentDataset ?? Buffer.from('{}\n'),
-        filesJson, author: opts.author, message: opts.message, signKey: opts.signKey,
-      },
-      step,
-      journal,
-    );
-    await journal.commit();
-    say(`${refKey} → ${id} (was ${parent})`);
-    await step('ref');
+    await compactCatalog(conn, 'cat', work, final);
+    await finishVersion(conn, {
+      vt, id, journal, catalogFile: final, formatVersion: '1.0', snapshotId, hashes, store, tmp, parentDataset,
+      author: opts.author, message: opts.message, signKey: opts.signKey, say, step, detail: `(snapshot ${snapshotId})`,
+    });
     return { versionId: id, parent, snapshotId, rows: matched, deleteFiles: deletes.files.length, endedFiles: deletes.ended.length, dataFiles };
   } catch (e) {
     await journal?.rollback(refKey);
     throw e;
   } finally {
+    unhook();
     conn.closeSync();
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
@@ -255,7 +249,7 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
  */
 async function verifiedCopies(
   table: LakeTable, dataDir: string, hashes: Map<string, string>,
-  target: ReturnType<typeof openTarget>, store: Awaited<ReturnType<typeof readStore>>, tmp: string,
+  target: WriteTarget, store: Awaited<ReturnType<typeof readStore>>, tmp: string,
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const f of table.dataFiles) {

@@ -6,7 +6,7 @@
  * index) and swap (a branch moves only if it still names the version we built on).
  */
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readFile, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -67,6 +67,8 @@ export interface WriteTarget {
   remove(key: string): Promise<void>;
   /** Local targets: where a key lives on disk (data files are written in place, then linked). */
   localPath?(key: string): string;
+  /** Local targets: removes a scratch folder and whatever it holds (named pipes too), and the folders it leaves empty. */
+  removeTree?(prefix: string): Promise<void>;
 }
 
 const tmpName = (p: string) => `${p}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -135,8 +137,18 @@ export class LocalTarget implements WriteTarget {
     await unlink(this.localPath(key)).catch((e) => {
       if (code(e) !== 'ENOENT') throw e;
     });
-    // Folders the key leaves empty go too (never the root): a rolled-back write leaves no trace.
-    let dir = dirname(this.localPath(key));
+    await this.dropEmpty(dirname(this.localPath(key)));
+  }
+
+  async removeTree(prefix: string): Promise<void> {
+    const dir = this.localPath(prefix.replace(/\/+$/, ''));
+    await rm(dir, { recursive: true, force: true });
+    await this.dropEmpty(dirname(dir));
+  }
+
+  /** Folders a removal leaves empty go too (never the root): a rolled-back write leaves no trace. */
+  private async dropEmpty(from: string): Promise<void> {
+    let dir = from;
     while (dir.startsWith(this.location + '/')) {
       try {
         await rmdir(dir);

@@ -15,7 +15,8 @@ import { openCatalog } from '../lake/index.js';
 import { isVersionId, refKind } from '../resolver/names.js';
 import { parseFdlJson, parseVersionJson } from '../resolver/records.js';
 import { parseAllowedSigners, verifySshsig, type TrustedSigner } from '../resolver/sshsig.js';
-import { parentHashes } from './import.js';
+import { parentHashes } from './files-json.js';
+import { writerState } from './write-journal.js';
 import { hashFile, readStore } from './repo.js';
 import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';
@@ -144,7 +145,9 @@ async function debris(target: ReturnType<typeof openTarget>, say: (l: string) =>
   }
   for (const v of inv.versions) {
     if (v.complete) continue;
-    warn(`versions/${v.id}/: unfinished version (no version.json${v.pendingSince !== null ? '; a writer\'s pending marker is there: it may still be running' : ''})`);
+    const state = v.pendingSince === null ? null : writerState(v.writer);
+    const marker = state === 'dead' ? '; its writer\'s process no longer runs: fdl gc removes it now' : state === 'alive' ? '; its writer is running' : state ? '; a writer\'s pending marker is there: it may still be running' : '';
+    warn(`versions/${v.id}/: unfinished version (no version.json${marker})`);
   }
   for (const o of inv.dataObjects) {
     if (!inv.anyFiles.has(o.key.slice(inv.dataDir.length))) warn(`${o.key}: orphan (no version reads it)`);

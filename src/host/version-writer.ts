@@ -1,14 +1,107 @@
 /**
- * The last steps every new version takes, in the order the spec requires (Part 3): the catalog,
- * dataset.json and files.json, the signature, version.json last (its presence means complete),
- * then the branch moves with a conditional write. Shared by `fdl import` and `fdl publish`.
+ * The first and last steps every new version takes (fdl import, publish, delete, update). First the
+ * checks before any write (preflightVersion). Last, in the order the spec requires (Part 3): the
+ * catalog, dataset.json and files.json, the signature, version.json last (its presence means
+ * complete), then the branch moves with a conditional write and the pending marker goes.
  */
 import { readFile } from 'node:fs/promises';
-import { moveBranch } from './refs-writer.js';
-import { hashBytes, hashFile } from './repo.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FdlSettings } from '../resolver/records.js';
+import type { ObjectStore } from '../store/index.js';
+import { lit } from './coltypes.js';
+import { checkInterrupt } from './interrupt.js';
+import { checkSignKey, checkWritableTarget } from './preflight.js';
+import { buildFilesJson } from './files-json.js';
+import { checkRefName, moveBranch, readRef } from './refs-writer.js';
+import { hashBytes, hashFile, hashStored, readSettings } from './repo.js';
 import { sshSign } from './sign.js';
-import type { WriteTarget } from './target.js';
+import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import type { WriteJournal } from './write-journal.js';
+
+/** What preflightVersion found: where to write and what the branch names now. */
+export interface VersionTarget {
+  target: WriteTarget;
+  settings: FdlSettings;
+  branch: string;
+  refKey: string;
+  parent: string | null;
+  /** --dataset's bytes (checked JSON), null without one. */
+  dataset: Buffer | null;
+}
+
+/**
+ * Every check a version writer makes before its first write: the target's fdl.json, the branch
+ * name, --sign-key, the command's own inputs (`inputs`), --dataset, a writable target; then the
+ * branch's current version.
+ */
+export async function preflightVersion(
+  location: string,
+  opts: { branch?: string; signKey?: string; dataset?: string; s3?: S3TargetOptions },
+  inputs: () => Promise<void> = async () => undefined,
+): Promise<VersionTarget> {
+  const target = openTarget(location, opts.s3);
+  const settings = await readSettings(target);
+  const branch = opts.branch ?? 'main';
+  const refKey = checkRefName('heads', branch);
+  await checkSignKey(opts.signKey);
+  await inputs();
+  const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
+  await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
+  return { target, settings, branch, refKey, parent: await readRef(target, refKey), dataset };
+}
+
+/** A working catalog (attached as `from`) copied into a fresh file with small blocks (as the fixtures' catalogs); attached as `f` afterwards. */
+export async function compactCatalog(conn: DuckDBConnection, from: string, work: string, final: string): Promise<void> {
+  await conn.run(`DETACH ${from}`);
+  await conn.run(`ATTACH ${lit(work)} AS w (READ_ONLY)`);
+  await conn.run(`ATTACH ${lit(final)} AS f (BLOCK_SIZE 16384)`);
+  await conn.run('COPY FROM DATABASE w TO f');
+  await conn.run('DETACH w');
+}
+
+export interface Finish {
+  vt: VersionTarget;
+  id: string;
+  journal: WriteJournal;
+  /** The frozen catalog file, attached as `f` (detached here). */
+  catalogFile: string;
+  formatVersion: string;
+  snapshotId: number;
+  /** sha256 by data-dir-relative path of files this run wrote or the parent hashed; others are read once. */
+  hashes: Map<string, string>;
+  store: ObjectStore;
+  tmp: string;
+  /** The parent's dataset.json (used when no --dataset was given). */
+  parentDataset: Buffer | null;
+  author?: string;
+  message?: string;
+  signKey?: string;
+  say: (line: string) => void;
+  step: (name: string) => Promise<void> | void;
+  /** Said with the version id, e.g. `(snapshot 3)`. */
+  detail: string;
+}
+
+/** files.json from `f`, then writeVersion, the branch move and the marker's removal. */
+export async function finishVersion(conn: DuckDBConnection, x: Finish): Promise<void> {
+  const { target, settings, parent, branch, refKey } = x.vt;
+  const filesJson = await buildFilesJson(conn, 'f', x.snapshotId, async (rel) => x.hashes.get(rel) ?? (await hashStored(target, x.store, `${settings.dataDir}${rel}`, x.tmp)));
+  await conn.run('DETACH f');
+  x.say(`writing version ${x.id} ${x.detail} …`);
+  await writeVersion(
+    target,
+    {
+      id: x.id, repository: settings.id, parent, branch, catalogFile: x.catalogFile, formatVersion: x.formatVersion, snapshotId: x.snapshotId,
+      dataset: x.vt.dataset ?? x.parentDataset ?? Buffer.from('{}\n'),
+      filesJson, author: x.author, message: x.message, signKey: x.signKey,
+    },
+    x.step,
+    x.journal,
+  );
+  await x.journal.commit();
+  x.say(`${refKey} → ${x.id}${parent ? ` (was ${parent})` : ''}`);
+  await x.step('ref');
+}
 
 export interface NewVersion {
   id: string;
@@ -51,12 +144,16 @@ export async function writeVersion(target: WriteTarget, v: NewVersion, step: (na
   if (v.signKey) await createOrFail(target, `${vdir}/version.json.sig`, await sshSign(vbytes, v.signKey), journal);
   await createOrFail(target, `${vdir}/version.json`, vbytes, journal);
   await step('version');
+  checkInterrupt(); // the last moment a signal can stop the version: after the move it is published
   await moveBranch(target, v.branch, v.parent, v.id);
 }
 
 export async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }, journal?: WriteJournal): Promise<void> {
-  if (!(await target.create(key, body))) throw new Error(`${key} already exists in ${target.location}`);
-  journal?.created(key);
+  await journal?.intend(key);
+  if (!(await target.create(key, body))) {
+    const e = new Error(`${key} already exists in ${target.location}`);
+    throw journal ? journal.forget(key, e) : e;
+  }
 }
 
 /** A --dataset file: read and checked to be JSON. */

@@ -46,10 +46,13 @@ export function booleanInput(text: string): Node {
 
 /**
  * A timestamptz constant PostgreSQL reads but DuckDB's reader does not: a time without seconds before
- * a zone (`… 12:00+00`, `12:00 UTC`), a one-digit or `+0530` offset. Respelled `HH:MM:SS±HH:MM`;
+ * a zone (`… 12:00+00`, `12:00 UTC`, `12:00 Europe/Paris`), a one-digit or `+0530` offset. Respelled `HH:MM:SS±HH:MM`;
  * anything else stays for DuckDB's reader.
  */
 export function timestamptzInput(text: string): Node | undefined {
+  // A zone name (`… 12:00 Europe/Paris`): DuckDB reads it after a time with seconds.
+  const named = /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s+([A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)\s*$/.exec(text);
+  if (named) return { A_Const: { sval: { sval: `${named[1]}${named[2]}${named[3] ?? ':00'} ${named[4]}` } } };
   const m = /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?(\s*)(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))?\s*$/i.exec(text);
   if (!m) return undefined;
   const zone = m[5] ? `${m[5]}${m[6]!.padStart(2, '0')}:${m[7] ?? '00'}` : m[8] ? '+00:00' : '';

@@ -4,6 +4,8 @@
  * Each is checked against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
 import { C } from './catalog/names.js';
+import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
+import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -28,6 +30,8 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   ['initcap(s)', `array_to_string(list_transform(range(1, length(s) + 1), i -> CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[[:alnum:]]') THEN upper(substr(s, i, 1)) ELSE lower(substr(s, i, 1)) END), '')`],
   ['width_bucket(op, lo, hi, n)', `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`],
   ['date_bin(stride, source, origin)', 'time_bucket(stride, source, origin)'],
+  // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
+  ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
   ['pg_typeof(x)', `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`],
 ];
@@ -105,10 +109,12 @@ const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
     (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? '_pgsem_ndiv(a, b)' : 'a / b'])),
+  ...INTERVAL_DIVISION('_pgsem_div'),
   ['_pgsem_div(ta, tb, a, b)', 'a / b'],
   // Per row, exact division costs too much (strings per value): numeric through double precision.
   ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
     (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))' : 'a / b'])),
+  ...INTERVAL_DIVISION('_pgsem_rdiv'),
   ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
 ];
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
@@ -118,5 +124,5 @@ const AVG: Array<[string, string]> = [
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG]
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS, ...PG_FLOAT_MACROS]
   .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

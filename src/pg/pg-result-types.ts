@@ -192,3 +192,25 @@ export function constantDivision(l: Node, r: Node): Node | undefined {
   const text = `${negative ? '-' : ''}${rscale ? `${digits.slice(0, -rscale)}.${digits.slice(-rscale)}` : digits}`;
   return { TypeCast: { arg: { A_Const: { sval: { sval: text } } }, typeName: { names: [str('decimal')], typemod: -1, typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: rscale } } }] } } };
 }
+
+/** `x::text`: a float printed as PostgreSQL's float8out/float4out does; any other type as DuckDB casts it. */
+export function textOf(arg: Node): Node | undefined {
+  return dispatch('text', [arg], [arg]);
+}
+
+/**
+ * `round(x::numeric[, n])` of a value (not a constant), n a constant in [-20, 13]: a float becomes the
+ * numeric PostgreSQL's float8_numeric gives (15 significant digits) before rounding; the result has
+ * scale n, as PostgreSQL's round(numeric, int). Undefined for any other shape.
+ */
+export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => Node): Node | undefined {
+  const cast = args?.[0]?.TypeCast as Node | undefined;
+  const type = String((cast?.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval);
+  if (!cast || (type !== 'numeric' && type !== 'decimal') || cast.typeName.typmods || cast.typeName.arrayBounds?.length || cast.arg?.A_Const || cast.arg?.ParamRef) return undefined;
+  const places = args!.length === 1 ? 0 : args![1]?.A_Const?.ival !== undefined ? Number(args![1].A_Const.ival.ival ?? 0) : undefined;
+  if (args!.length > 2 || places === undefined || places < -20 || places > 13) return undefined;
+  const x = walked(cast.arg);
+  const n = { A_Const: { ival: { ival: places } } };
+  const rounded = dispatch('fround', [x], [x, n]);
+  return rounded && { TypeCast: { arg: rounded, typeName: { names: [str('decimal')], typemod: -1, typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: Math.max(places, 0) } } }] } } };
+}

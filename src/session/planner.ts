@@ -4,94 +4,32 @@
  * admission (sql/containment.ts), the DuckDB prepare, the columns as Execute will send them, and
  * whether the result may be cached. No protocol: the plan is a value (PreparedStmt).
  */
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { declaredParamSql, duckTypeForOid, inferParamOids, paramContext, shapeParamType, valueTypedParam } from '../pg/param-types.js';
-import { replaceParams, replaceQuotedIdentifiers } from '../text/split.js';
-import { catalogColumnOid, catalogTypeOid, COMPAT_DB } from '../pg/catalog/index.js';
+import { replaceParams } from '../text/split.js';
+import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
-import { admit, allowedFunctions, refuseInternalNames, relationsOf, type AdmissionContext, type ResolvedRelation } from '../analysis/containment.js';
+import { refuseInternalNames } from '../analysis/containment.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { resultShape } from '../pg/result-shape.js';
 import { columnSources } from '../analysis/column-sources.js';
-import { analyze, type Analysis } from '../analysis/analysis.js';
+import { analyze, analyzeRewritten } from '../analysis/analysis.js';
 import { respellCatalogNames } from '../analysis/catalog-names.js';
 import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../text/system-views.js';
-import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
-import { pgFieldFor, pgTypeLen, type FieldDescription } from '../pg/oids.js';
-import type { SessionSettings } from './settings.js';
-import type { ResultKey } from '../cache/result-cache.js';
+import { pgFieldFor, pgTypeLen } from '../pg/oids.js';
+import { releaseAll, type PlanningContext, type PreparedStmt } from './plan.js';
+import { admitFor, fetchTables, pinVersionCatalogs } from './plan-reads.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
 
 /** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
 
-/** What planning reads from the session. */
-export interface PlanningContext {
-  readonly conn: DuckDBConnection;
-  readonly versions: VersionSource;
-  readonly repo: string;
-  readonly user: string;
-  /** The session's own version. */
-  readonly lease: VersionLease | null;
-  readonly settings: SessionSettings;
-  /** Whether the session has a result cache (plans then say which results it may keep). */
-  readonly cachesResults: boolean;
-  /** fdl.session's one row, as the session sees itself now. */
-  sessionTable(): SystemTable;
-  /** A NOTICE for the client (file pruning). */
-  notice(message: string): void;
-}
-
-/** A planned statement (the "prepared statement" of the protocol). */
-export interface PreparedStmt {
-  /** Owners: the statement cache, named statements, a running simple Query (see disposeStatement). */
-  refs: number;
-  sql: string;
-  stmt: Statement;
-  declaredTypes: number[];
-  /** DuckDB prepared statement for queries; null for gateway-handled statements. */
-  duck: DuckDBPreparedStatement | null;
-  paramOids: number[];
-  fields: FieldDescription[] | null;
-  columnTypes: DuckDBType[];
-  /** Per column: the catalog type OID to announce and encode with (catalog queries only). */
-  columnOids: (number | undefined)[];
-  /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
-  leases: VersionLease[];
-  /** Remote versions' files the statement reads, pinned while it exists (versions/lease.ts). */
-  holds?: StatementHold[];
-  /** What the statement can read of each version (by database, lower-cased): what is re-checked before it runs. */
-  reads?: ReadonlyMap<string, VersionReads>;
-  /**
-   * A parameterised statement over remote versions: files are chosen with the bound values and
-   * DuckDB prepares it again over them at each execution (fetchForValues).
-   */
-  fetchOnBind?: { sql: string; reads: TableReads; prepare: () => Promise<DuckDBPreparedStatement> };
-  /** Columns DuckDB could only type at execution (described as text). */
-  untyped: Set<number>;
-  /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
-  cacheableSql: string | null;
-  /** It reads fdl.* system views, expanded to their rows at planning (text/system-views.ts): never reused. */
-  systemViews?: boolean;
-  /** The statement's one analysis (sql/analysis.ts), for queries. */
-  analysis?: Analysis;
-  /** The version the session read when DuckDB prepared the statement (names were bound there). */
-  preparedFor?: string;
-  /** Decided on first execution: whether the result depends only on the version. */
-  repeatable?: boolean;
-  /** The result-cache key of its last run without parameters (reused while nothing in it changed). */
-  lastResultKey?: ResultKey;
-  /** The statement's fingerprint in audit lines (computed once). */
-  sqlHash?: string;
-  /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
-  cursorQuery?: PreparedStmt;
-}
 
 /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
 export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
@@ -112,7 +50,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     spent('planning', planning);
-    let analysis = await analyze(ctx.conn, sql);
+    // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
+    const first = rewrite.sql === source ? { analysis: await analyze(ctx.conn, sql), named: undefined } : await analyzeRewritten(ctx.conn, sql, source);
+    let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
     planning = stageClock();
     const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
@@ -216,7 +156,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       });
     }
     // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
-    const named = rewrite.sql === source ? analysis : await analyze(ctx.conn, source).catch(() => undefined);
+    const named = rewrite.sql === source ? analysis : first.named;
     const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
@@ -254,121 +194,6 @@ async function withSystemViews(ctx: PlanningContext, sql: string): Promise<strin
   return expandSystemViews(sql, tables);
 }
 
-/**
- * Cross-version catalogs: a quoted `"NAME@REF"` names another version of a served repository.
- * Each is resolved, verified, authorized and attached like a session's own version, then the
- * name is replaced by the attached database of that exact version for this statement.
- */
-async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leases: VersionLease[]): Promise<string> {
-  const wanted = new Set<string>();
-  const served = new Set(ctx.versions.repositories(ctx.user)); // others read as unknown catalogs
-  replaceQuotedIdentifiers(sql, (name) => {
-    const at = name.indexOf('@');
-    if (at > 0 && served.has(name.slice(0, at))) wanted.add(name);
-    return undefined;
-  });
-  if (wanted.size === 0) return sql;
-  const map = new Map<string, string>();
-  for (const name of wanted) {
-    const at = name.indexOf('@');
-    // Each repository has its own DuckDB instance (sql/engines.ts): another one's versions are not there.
-    if (name.slice(0, at) !== ctx.repo) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `cross-repository references are not supported: "${name}"`, undefined,
-        `Versions of the session's own repository can be read as "${ctx.repo}@REF"; connect to ${name.slice(0, at)} to read it.`);
-    }
-    const lease = await ctx.versions.acquire(name.slice(0, at), name.slice(at + 1), ctx.user);
-    leases.push(lease);
-    map.set(name, lease.dbName);
-  }
-  return replaceQuotedIdentifiers(sql, (name) => map.get(name));
-}
-
-/** Tables of remote versions a statement reads, per version (one lease per attached database). */
-type TableReads = { lease: VersionLease; tables: { schema: string; name: string }[] }[];
-
-/**
- * Admission (sql/containment.ts): every function, table function and relation of the statement
- * must be allowed for this session. Returns the tables of remote versions it reads (their files
- * are fetched before it is bound: fetchTables).
- */
-async function admitFor(ctx: PlanningContext, analysis: Analysis, base: PreparedStmt, rewritten: boolean): Promise<TableReads> {
-  const leases = base.leases;
-  const own = ctx.lease;
-  if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
-  const all = [own, ...leases];
-  const byDb = new Map(all.map((l) => [l.dbName.toLowerCase(), l] as const));
-  const sets = new Map<string, ReadonlySet<string>>();
-  for (const db of [...all.map((l) => l.dbName), COMPAT_DB]) sets.set(db.toLowerCase(), await relationsOf(ctx.conn, db));
-  const admission: AdmissionContext = {
-    functions: await allowedFunctions(ctx.conn),
-    versionDb: own.dbName,
-    searchSchemas: ctx.settings.searchSchemas(),
-    pinnedDbs: leases.map((l) => l.dbName),
-    compatDb: COMPAT_DB,
-    hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
-    definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
-    compatInternals: rewritten,
-  };
-  const read: ResolvedRelation[] = admit(analysis, admission);
-  base.reads = versionReads(analysis, read, all, admission.versionDb);
-  // versions in name order, so two statements never wait for each other's views
-  const out: TableReads = [];
-  for (const [db, lease] of [...byDb].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!lease.hasPendingTables()) continue;
-    const tables = read.filter((r) => r.db === db).map((r) => ({ schema: r.schema, name: r.table }));
-    if (tables.length) out.push({ lease, tables });
-  }
-  return out;
-}
-
-/**
- * The tables of each version a statement names; a version whose macro it calls may be read
- * anywhere ('all'). Every version of the statement has an entry (none named: nothing read).
- */
-function versionReads(analysis: Analysis, read: readonly ResolvedRelation[], leases: readonly VersionLease[], ownDb: string): Map<string, VersionReads> {
-  const out = new Map<string, VersionReads>();
-  for (const l of leases) out.set(l.dbName.toLowerCase(), []);
-  const own = ownDb.toLowerCase();
-  for (const f of [...analysis.functions, ...analysis.tableFunctions]) {
-    const db = f.catalog || own;
-    if (leases.some((l) => l.dbName.toLowerCase() === db && l.definesFunction(f.name))) out.set(db, 'all');
-  }
-  for (const r of read) {
-    const tables = out.get(r.db);
-    if (tables && tables !== 'all') (tables as { schema: string; name: string }[]).push({ schema: r.schema, name: r.table });
-  }
-  return out;
-}
-
-/** Fetch and pin the files `statement` needs, each version's pruned by its filters on that version's tables. */
-async function fetchTables(ctx: PlanningContext, reads: TableReads, statement: StatementFiles): Promise<StatementHold[]> {
-  const holds: StatementHold[] = [];
-  try {
-    for (const r of reads) holds.push(await r.lease.ensureTables(r.tables, statement));
-  } catch (e) {
-    for (const h of holds) h.release();
-    throw e;
-  }
-  return holds;
-}
-
-/**
- * Before a parameterised statement over remote versions runs: fetch the files its bound values
- * can reach and prepare it again over them (DuckDB binds a view's files when it prepares).
- */
-export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, params: readonly BoundParam[]): Promise<void> {
-  const f = s.fetchOnBind;
-  if (!f) return;
-  for (const h of s.holds ?? []) h.release();
-  s.holds = await fetchTables(ctx, f.reads, { sql: f.sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m), params });
-  try {
-    const duck = await f.prepare();
-    s.duck?.destroySync();
-    s.duck = duck;
-  } finally {
-    for (const h of s.holds) h.bound();
-  }
-}
 
 /** `sql` prepared with parameter n cast to `typeOf(n)` (PostgreSQL OID `oidOf(n)`), left to DuckDB where undefined. */
 async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: number) => string | undefined, oidOf: (n: number) => number): Promise<DuckDBPreparedStatement> {
@@ -404,26 +229,6 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
   return out;
 }
 
-/** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
-export function disposeStatement(s: PreparedStmt): void {
-  if (--s.refs > 0) return;
-  if (s.cursorQuery) disposeStatement(s.cursorQuery);
-  s.cursorQuery = undefined;
-  s.duck?.destroySync();
-  s.duck = null;
-  releaseAll(s);
-}
-
-export function releaseAll(s: PreparedStmt): void {
-  for (const h of s.holds ?? []) h.release();
-  s.holds = [];
-  for (const l of s.leases) l.release();
-  s.leases = [];
-}
-
-export function textField(name: string): FieldDescription {
-  return { name, typeOid: 25, typeLen: -1, typeMod: -1, format: 0 };
-}
 
 /** The OID to announce for an undeclared parameter; text when DuckDB cannot infer one, as PostgreSQL does for unknown. */
 function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {

@@ -10,7 +10,7 @@ import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { pgFieldFor } from '../pg/oids.js';
 import { innerQuery, type QueryStatement } from './cursors.js';
-import { disposeStatement, type PreparedStmt } from './planner.js';
+import { disposeStatement, type PreparedStmt } from './plan.js';
 
 /** What the interpreter reads of a prepared statement: how many parameters it takes. */
 export interface NamedStatement {

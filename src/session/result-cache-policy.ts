@@ -8,7 +8,7 @@
 import { ResultRecorder, type CachedResult, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { isRepeatable } from '../analysis/determinism.js';
 import type { VersionLease } from '../versions/lease.js';
-import type { PreparedStmt } from './planner.js';
+import type { PreparedStmt } from './plan.js';
 import type { SessionSettings } from './settings.js';
 
 /** The shared result cache and what decides which statements it may answer. */

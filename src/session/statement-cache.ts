@@ -6,7 +6,7 @@
  * to another version (the caller's job: clear).
  */
 import { LRUCache } from 'lru-cache';
-import { disposeStatement, type PreparedStmt } from './planner.js';
+import { disposeStatement, type PreparedStmt } from './plan.js';
 
 /** Statements kept per session. */
 const STATEMENTS_KEPT = 64;

@@ -10,7 +10,7 @@ import type { Statement } from '../text/classify.js';
 import type { SessionCore } from './core.js';
 import { closingAtTransactionEnd, interpretCursor, type CursorAction, type CursorEntry } from './cursors.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from './named-limits.js';
-import { disposeStatement, type PreparedStmt } from './planner.js';
+import { disposeStatement, type PreparedStmt } from './plan.js';
 import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from './prepared-sql.js';
 import type { SettingOutcome } from './set-show.js';
 import type { TransactionOutcome } from './transaction.js';

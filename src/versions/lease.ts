@@ -70,6 +70,12 @@ export type VersionReads = readonly { schema: string; name: string }[] | 'all';
 export interface StatementHold {
   bound(): void;
   release(): void;
+  /**
+   * Which views of the version the statement is bound to: a number that changes whenever a view
+   * is rebuilt. A statement DuckDB prepared under the same number reads the same files (no need to
+   * prepare it again); undefined when the version has no per-statement views.
+   */
+  readonly views?: number;
 }
 
 /** The statement a fetch is for: pruning judges it with the session's search path. */

@@ -19,6 +19,8 @@ export class RemoteTables {
   private readonly inView = new Map<LakeTable, Set<number>>();
   /** View changes wait for statements between their fetch and their bind (see StatementHold). */
   private readonly viewLock = new Slots();
+  /** Changes with every view rebuilt (StatementHold.views). */
+  private views = 0;
 
   constructor(
     private readonly engine: DuckDBInstance,
@@ -35,7 +37,10 @@ export class RemoteTables {
     const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
     const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
     if (tables.length === 0) return NO_HOLD;
-    const judged = statement && prune ? await prune.judge(statement, dbName) : null;
+    // Every file of every table already in its view and still cached: the view is kept whatever
+    // the filters reach, so the judge's EXPLAIN is skipped (its answer could only be a subset).
+    const pinnedAll = statement && prune ? await this.holdIfAllInView(tables) : null;
+    const judged = statement && prune && !pinnedAll ? await prune.judge(statement, dbName) : null;
     const needed = new Map(tables.map((t) => [t, judged ? judged.get(t.tableId) ?? new Set<number>() : new Set(t.dataFiles.map((f) => f.id))]));
     // `count(*) FROM t`: files the catalog counts exactly are neither fetched nor read
     const counting = statement && prune && !statement.params?.length ? await prune.countOnly(statement, dbName) : null;
@@ -44,7 +49,7 @@ export class RemoteTables {
       const skip = new Set(counted.map((f) => f.id));
       needed.set(counting, new Set([...needed.get(counting)!].filter((id) => !skip.has(id))));
     }
-    const leases: { release(): void }[] = [];
+    const leases: { release(): void }[] = pinnedAll ? [pinnedAll] : [];
     let unlock: (() => void) | null = null;
     const bound = () => {
       unlock?.();
@@ -70,6 +75,7 @@ export class RemoteTables {
           // a view for this statement alone (bound before the lock is given back); the next one rebuilds
           await this.withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, countedRows(counted, catalog.snapshotId)));
           this.inView.delete(t);
+          this.views++;
           continue;
         }
         if (current && [...need].every((id) => current.has(id))) {
@@ -82,12 +88,22 @@ export class RemoteTables {
         }
         await this.withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need));
         this.inView.set(t, new Set(need));
+        this.views++;
       }
-      return { bound, release };
+      return { bound, release, views: this.views };
     } catch (e) {
       release();
       throw e;
     }
+  }
+
+  /** A pin on every file of `tables` when each table's view reads all its files and all are cached; else null. */
+  private async holdIfAllInView(tables: readonly LakeTable[]): Promise<{ release(): void } | null> {
+    if (!tables.every((t) => this.inView.get(t)?.size === t.dataFiles.length)) return null;
+    const { lease, missing } = await this.version.holdCached(tables.flatMap((t) => filesOf(t, new Set(t.dataFiles.map((f) => f.id)))));
+    if (missing.size === 0) return lease;
+    lease.release();
+    return null;
   }
 
   private async withConnection(work: (c: DuckDBConnection) => Promise<void>): Promise<void> {

@@ -4,21 +4,22 @@
  * being executed, the socket's later bytes wait in the decoder.
  */
 import type { Socket } from 'node:net';
-import { TLSSocket, type SecureContext } from 'node:tls';
+import type { SecureContext } from 'node:tls';
 import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import { spent, stageClock } from '../stages.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import { toNotice, type Session, type SessionOutput } from './session.js';
+import type { Session, SessionOutput } from './session.js';
+import { toNotice } from './error-notice.js';
 import { announceSession, openSession } from './session-open.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
 import { startupTarget } from '../session/startup.js';
 import { Writer } from './writer.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import { authenticator, type Authenticator } from './auth.js';
-import { dispatch } from './dispatch.js';
+import { Login, startTls } from './login.js';
+import { MessageFlow } from './dispatch.js';
 import { InputPacing } from './input-pacing.js';
 import type { ProxiedAddress } from './proxy-protocol.js';
 
@@ -42,8 +43,8 @@ export class Connection {
   private phase: Phase = 'startup';
   private session: Session | null = null;
   private busy = false;
-  /** After an error in the extended protocol, skip messages until Sync. */
-  private skipUntilSync = false;
+  /** Messages to the session, skipped after an error in the extended protocol until Sync (wire/dispatch.ts). */
+  private readonly flow = new MessageFlow();
   private startupTimer: NodeJS.Timeout | null;
   private pid = 0;
   private writableWaiters: (() => void)[] = [];
@@ -51,7 +52,8 @@ export class Connection {
   private idleTimer: NodeJS.Timeout | null = null;
   /** The message loop in progress; teardown waits for it before freeing the DuckDB connection. */
   private pumping: Promise<void> = Promise.resolve();
-  private auth: { authenticator: Authenticator; params: Map<string, string> } | null = null;
+  /** The StartupMessage's checks and the authentication exchange (wire/login.ts). */
+  private readonly login: Login;
   private isClosed = false;
   /** Ending after the statement in progress (graceful drain). */
   private draining = false;
@@ -77,6 +79,7 @@ export class Connection {
     readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
     this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
+    this.login = new Login(ctx, this.w);
     this.pacing = new InputPacing(ctx.inputBudget);
     // Nothing from an unauthenticated client needs more than a few KiB (a SCRAM message, a password).
     this.decoder = new FrontendDecoder(Math.min(PRE_AUTH_BYTES, ctx.maxMessageBytes));
@@ -96,20 +99,9 @@ export class Connection {
 
   /** Answer 'S' and continue the conversation inside TLS on the same TCP connection. */
   private async upgradeToTls(context: SecureContext): Promise<void> {
-    const raw = this.socket;
-    raw.removeAllListeners('data');
-    raw.removeAllListeners('drain');
-    raw.removeAllListeners('error');
-    raw.removeAllListeners('close');
-    raw.write('S');
-    const secure = new TLSSocket(raw, { isServer: true, secureContext: context });
-    this.socket = secure;
     this.encrypted = true;
-    await new Promise<void>((resolve, reject) => {
-      secure.once('secure', resolve);
-      secure.once('error', reject);
-    });
-    this.listen(secure);
+    this.socket = await startTls(this.socket, context, (secure) => (this.socket = secure));
+    this.listen(this.socket);
   }
 
   get closed(): boolean {
@@ -286,24 +278,12 @@ export class Connection {
   }
 
   private async startSession(params: Map<string, string>, minor: number, unknownOptions: string[]): Promise<void> {
-    const w = this.w;
-    if (this.ctx.tls?.required && !this.encrypted) {
-      throw new SqlError(SQLSTATE.invalidAuthorization, 'SSL is required: connect with sslmode=require (or stronger)');
-    }
-    if (minor > 0 || unknownOptions.length > 0) be.negotiateProtocolVersion(w, 0, unknownOptions);
-    if (params.has('replication') && !/^(false|off|0|no)$/i.test(params.get('replication')!)) {
-      throw new SqlError(SQLSTATE.insufficientPrivilege, 'replication connections are not supported by fdl-gateway');
-    }
-    const user = params.get('user');
-    if (!user) throw new SqlError(SQLSTATE.invalidAuthorization, 'no PostgreSQL user name specified in startup packet');
-    const { method, stored, decoyIterations } = this.ctx.authFor(user);
-    const auth = authenticator(method, user, stored, decoyIterations);
-    if (auth.start(w)) {
-      await this.finishStartup(params);
+    const authenticated = this.login.begin(params, minor, unknownOptions, this.encrypted);
+    if (authenticated) {
+      await this.finishStartup(authenticated);
       return;
     }
     // Wait for the client's password messages; the startup timer keeps running until then.
-    this.auth = { authenticator: auth, params };
     this.phase = 'auth';
     await this.flush();
   }
@@ -313,17 +293,12 @@ export class Connection {
       this.close();
       return;
     }
-    if (msg.type !== 'Password' || !this.auth) {
-      throw new SqlError(SQLSTATE.protocolViolation, `expected password response, got message type ${msg.type}`);
-    }
-    const done = await this.auth.authenticator.step(msg.data, this.w);
-    if (!done) {
+    const authenticated = await this.login.answer(msg);
+    if (!authenticated) {
       await this.flush();
       return;
     }
-    const params = this.auth.params;
-    this.auth = null;
-    await this.finishStartup(params);
+    await this.finishStartup(authenticated);
   }
 
   private async finishStartup(params: Map<string, string>): Promise<void> {
@@ -375,41 +350,11 @@ export class Connection {
 
   /** One message of the session; a promise only while it must wait (most messages are answered at once). */
   private onMessage(msg: FrontendMessage): Promise<void> | undefined {
-    const s = this.session!;
     if (msg.type === 'Terminate') {
       this.close();
       return undefined;
     }
-    if (msg.type === 'Invalid' && msg.query) {
-      // A malformed Query is answered as PostgreSQL answers it: the error, then ReadyForQuery.
-      this.skipUntilSync = false;
-      s.fail(msg.error);
-      return s.sync();
-    }
-    if (this.skipUntilSync && msg.type !== 'Sync') return undefined;
-    if (msg.type === 'FunctionCall') {
-      // A fastpath call is answered as PostgreSQL answers one: its outcome, then ReadyForQuery
-      // (an error alone left the client waiting for ever).
-      s.fail(new SqlError(SQLSTATE.featureNotSupported, 'the fastpath function call protocol is not supported'));
-      return s.sync();
-    }
-    try {
-      // Query and Sync end the skipping after an error in the extended protocol.
-      if (msg.type === 'Query' || msg.type === 'Sync') this.skipUntilSync = false;
-      return dispatch(s, msg, () => this.flush())?.catch((e: unknown) => this.failed(s, e));
-    } catch (e) {
-      return this.failed(s, e);
-    }
-  }
-
-  private failed(s: Session, e: unknown): Promise<void> | undefined {
-    // The session maps DuckDB's errors itself: an interrupt says why (timeout, cancel, temp ceiling).
-    s.fail(e);
-    // An error in the extended protocol discards messages until Sync. PostgreSQL sends the
-    // error at once: clients that pipeline Parse/Describe/Flush (postgres.js, asyncpg) wait for it.
-    // A well-framed but invalid message is such an error too; only broken framing ends the connection.
-    this.skipUntilSync = true;
-    return this.flush();
+    return this.flow.handle(this.session!, msg, () => this.flush());
   }
 
   /**

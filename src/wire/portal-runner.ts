@@ -7,7 +7,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { SessionCore } from '../session/core.js';
 import { fetchTag } from '../session/cursors.js';
-import { disposeStatement } from '../session/planner.js';
+import { disposeStatement } from '../session/plan.js';
 import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
 import * as be from './backend.js';
 import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';

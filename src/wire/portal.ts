@@ -7,7 +7,7 @@ import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import type { SqlError } from '../errors.js';
 import type { FieldDescription } from './backend.js';
 import { pgFieldFor, type RowEncoder } from './types/index.js';
-import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import type { Recording } from '../session/result-cache-policy.js';
 import type { CursorState } from './cursor-rows.js';
 

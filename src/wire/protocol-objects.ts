@@ -4,7 +4,7 @@
  * protocol's checks on naming and binding them. Each object is released exactly once as it goes.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from '../session/named-limits.js';
 import { dropPortal, expandFormats, newPortal, type Portal } from './portal.js';
 

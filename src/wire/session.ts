@@ -9,18 +9,19 @@ import { checkParamEncoding } from './types/utf8.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { hideServerRoots, type ServerRoot } from '../engine/duckdb-errors.js';
+import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
-import type { Notice } from './backend.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
 import { cursorFields } from './cursor-rows.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
+import { deliverOutbox, outboxFirst } from './outbox-writes.js';
+import { toNotice } from './error-notice.js';
 import { PortalRunner } from './portal-runner.js';
 import { SessionCore } from '../session/core.js';
 import type { SessionSettings } from '../session/settings.js';
-import { disposeStatement, type PreparedStmt } from '../session/planner.js';
+import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
 import type { AuditSink } from '../session/audit.js';
@@ -75,31 +76,14 @@ export class Session {
     this.core = core;
     this.settings = core.settings;
     // Every write first sends what the session has pending for the client, in the order it arose.
-    const deliver = () => Session.deliver(core, out);
-    this.out = {
-      get w() {
-        if (!core.outbox.isEmpty) deliver();
-        return out.w;
-      },
-      flush: () => out.flush(),
-      get closed() {
-        return out.closed;
-      },
-    };
+    this.out = outboxFirst(core.outbox, out);
     this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, this.portals);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
   }
 
   /** Write what the session has pending for the client now. */
   private deliverPending(): void {
-    if (!this.core.outbox.isEmpty) Session.deliver(this.core, this.out);
-  }
-
-  private static deliver(core: SessionCore, out: SessionOutput): void {
-    for (const m of core.outbox.take()) {
-      if (m.kind === 'notice') be.noticeResponse(out.w, { severity: m.severity, code: m.code, message: m.message });
-      else be.parameterStatus(out.w, m.name, m.value);
-    }
+    deliverOutbox(this.core.outbox, this.out);
   }
 
   /** The version the session reads now. */
@@ -420,17 +404,4 @@ export class Session {
   async applyStartupSetting(name: string, value: string): Promise<void> {
     await this.core.setShow.applyStartup(name, value);
   }
-}
-
-/** What the client is told of an error: its texts never name a folder of the server (`roots`). */
-export function toNotice(e: SqlError, roots: readonly ServerRoot[] = []): Notice {
-  const [first, ...rest] = e.message.split('\n');
-  const hide = (t: string | undefined) => (t === undefined || roots.length === 0 ? t : hideServerRoots(t, roots));
-  return {
-    severity: 'ERROR',
-    code: e.sqlstate,
-    message: hide(first ?? '')!,
-    detail: hide(e.detail),
-    hint: hide(e.hint ?? (rest.length ? rest.join('\n').trim() || undefined : undefined)),
-  };
 }

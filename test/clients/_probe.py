@@ -10,6 +10,7 @@ import decimal
 import os
 import sys
 import threading
+import time
 import traceback
 
 HOST = os.environ.get("FDL_HOST", "127.0.0.1")
@@ -70,3 +71,32 @@ def watchdog(seconds=60):
         print(f"probe watchdog: gave up after {seconds}s", file=sys.stderr, flush=True)
         os._exit(3)
     later(seconds, die)
+
+
+def expect_cancelled(conn, cur, cancel_error, sqlstate_of):
+    """Cancels LONG_QUERY from another thread after ~300 ms (the driver's own cancel call) and checks
+    that it ends with 57014, soon, and that the connection answers afterwards."""
+    conn.autocommit = True
+    later(0.3, conn.cancel)
+    t0 = time.monotonic()
+    try:
+        cur.execute(LONG_QUERY)
+        raise AssertionError("query was not cancelled")
+    except cancel_error as e:
+        expect(sqlstate_of(e) == "57014", sqlstate_of(e))
+    expect(time.monotonic() - t0 < 10, "cancel took effect quickly")
+    cur.execute("select 1")
+    expect(tuple(cur.fetchone()) == (1,), "connection usable after cancel")
+    conn.autocommit = False
+
+
+def count_in_batches(cur, size=10000):
+    """Reads the current result with fetchmany, as DB-API code does: (row count, last row as a tuple)."""
+    n = 0
+    last = None
+    while True:
+        rows = cur.fetchmany(size)
+        if not rows:
+            return n, last
+        n += len(rows)
+        last = tuple(rows[-1])

@@ -63,14 +63,7 @@ with check("columns()"):
 
 with check("100000 rows streamed"):
     cur.execute(STREAM_QUERY)
-    n = 0
-    last = None
-    while True:
-        rows = cur.fetchmany(10000)
-        if not rows:
-            break
-        n += len(rows)
-        last = tuple(rows[-1])
+    n, last = count_in_batches(cur)
     expect(n == 100000 and last == (99999, "99999"), f"{n} rows, last {last!r}")
     conn.rollback()
 

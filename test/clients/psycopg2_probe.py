@@ -1,5 +1,4 @@
 """psycopg2 (libpq, simple protocol with client-side interpolation, BEGIN first) against the gateway."""
-import time
 
 import psycopg2
 import psycopg2.errors
@@ -39,14 +38,7 @@ with check("prepared reuse"):
 
 with check("100000 rows streamed"):
     cur.execute(STREAM_QUERY)
-    n = 0
-    last = None
-    while True:
-        rows = cur.fetchmany(10000)
-        if not rows:
-            break
-        n += len(rows)
-        last = rows[-1]
+    n, last = count_in_batches(cur)
     expect(n == 100000 and last == (99999, "99999"), f"{n} rows, last {last!r}")
     conn.rollback()
 
@@ -60,18 +52,7 @@ with check("named cursor (DECLARE/FETCH)"):
     expect(n == 100000, f"{n} rows through a server-side cursor")
 
 with check("cancel long query 57014"):
-    conn.autocommit = True
-    later(0.3, conn.cancel)
-    t0 = time.monotonic()
-    try:
-        cur.execute(LONG_QUERY)
-        raise AssertionError("query was not cancelled")
-    except psycopg2.errors.QueryCanceled as e:
-        expect(e.pgcode == "57014", e.pgcode)
-    expect(time.monotonic() - t0 < 10, "cancel took effect quickly")
-    cur.execute("select 1")
-    expect(cur.fetchone() == (1,), "connection usable after cancel")
-    conn.autocommit = False
+    expect_cancelled(conn, cur, psycopg2.errors.QueryCanceled, lambda e: e.pgcode)
 
 with check("error then recovery"):
     try:

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { connect as netConnect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,7 +32,7 @@ export async function startGateway(args: string[], opts: { timeoutMs?: number; e
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const address = await new Promise<{ host: string; port: number }>((resolvePromise, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in time; stderr:\n${err}`)), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start in time; stderr:\n${err}`)), opts.timeoutMs ?? 60_000);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^listening on (.+):(\d+)$/m.exec(out);
@@ -56,6 +57,21 @@ export async function startGateway(args: string[], opts: { timeoutMs?: number; e
         proc.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * The gateway most end-to-end tests need: `fdl serve` over a private copy of repos/basic with its
+ * own cache; `stop()` also removes the copy. `extraArgs` are more `serve` flags.
+ */
+export async function serveBasic(extraArgs: string[] = [], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<RunningGateway> {
+  const repos = copyFixtures('repos/basic');
+  try {
+    const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...extraArgs], opts);
+    return { ...gw, stop: () => gw.stop().finally(() => repos.cleanup()) };
+  } catch (e) {
+    repos.cleanup();
+    throw e;
+  }
 }
 
 /** Run `fdl serve` expecting it to fail; resolves with exit code and stderr. */
@@ -104,4 +120,23 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * Sends a CancelRequest for the backend `key` names (node-postgres keeps it as processID/secretKey,
+ * RawPg as processId/secretKey) over a socket of its own, as every driver does; resolves once the
+ * gateway has handled it (it closes that socket).
+ */
+export async function cancelFrom(gw: Pick<RunningGateway, 'host' | 'port'>, key: { processID?: number; processId?: number; secretKey: number }): Promise<void> {
+  const sock = netConnect(gw.port, gw.host);
+  const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+  sock.on('error', () => undefined);
+  await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
+  const b = Buffer.alloc(16);
+  b.writeInt32BE(16, 0);
+  b.writeInt32BE(80877102, 4); // the CancelRequest code
+  b.writeInt32BE(key.processId ?? key.processID ?? 0, 8);
+  b.writeInt32BE(key.secretKey, 12);
+  sock.write(b);
+  await closed;
 }

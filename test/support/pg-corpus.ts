@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
+import { REVIEW_2 } from './pg-corpus-review.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -240,7 +241,7 @@ export function corpusStatements(): string[] {
     for (const dir of ['', ' desc', ' nulls first', ' desc nulls last']) out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED, ...REVIEWED, ...BI);
+  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...BI);
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }

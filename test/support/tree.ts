@@ -16,6 +16,8 @@ export function treeBytes(root: string): string[] {
       if (e.isDirectory()) {
         out.push(`${rel}/`);
         walk(p);
+      } else if (!e.isFile()) {
+        out.push(`${rel} ${e.isFIFO() ? 'fifo' : 'special'}`); // never read: opening a named pipe would wait for a writer
       } else {
         const mode = (statSync(p).mode & 0o7777).toString(8);
         out.push(`${rel} ${mode} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);

@@ -1,10 +1,10 @@
 /**
- * What psql's describe commands call beyond the catalog tables: object descriptions (\dx+), rule
- * definitions (\d+ of a view: pg_rewrite is empty, a view's own rule is never listed), and function
- * definitions (\sf, \ef), which do not exist here: every function is a DuckDB built-in with no SQL
- * source, so asking for one is refused in words (duckdb-errors.ts maps them to 0A000).
+ * What psql's describe commands call beyond the catalog tables: object descriptions (\dx+) and rule
+ * definitions (\d+ of a view: pg_rewrite is empty, a view's own rule is never listed). Function
+ * definitions (\sf) are ./procedures.ts'.
  */
 import { C, PG_CATALOG_OID } from './names.js';
+import { DESCRIBE_PROCEDURE_CASES } from './procedures.js';
 
 /** Scalar macros as [signature, body] (install.ts' scalar macros). */
 export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
@@ -16,8 +16,8 @@ export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
         || CASE WHEN objsubid <> 0 THEN ' column ' || (SELECT a.attname FROM ${C}pg_attribute a WHERE a.attrelid = objid AND a.attnum = objsubid) ELSE '' END
       FROM ${C}_relall r WHERE r.oid = objid)
     WHEN 1247 THEN 'type ' || ${C}_regtype_name(objid)
+    ${DESCRIBE_PROCEDURE_CASES}
     END`],
   ['pg_get_ruledef(id)', 'CAST(NULL AS VARCHAR)'],
   ['pg_get_ruledef(id, pretty)', 'CAST(NULL AS VARCHAR)'],
-  ['pg_get_functiondef(id)', `error('function definitions are not supported by fdl-gateway: its functions are DuckDB built-ins, with no SQL source')`],
 ];

@@ -36,6 +36,7 @@ export const PG_FUNCTIONS: ReadonlyArray<readonly unknown[]> = [
   [1218,"date_trunc",12,1,0,0,"f",false,false,true,false,"i","s",2,0,1186,"25 1186",null,null,null,"interval_trunc","text, interval","text, interval","interval","truncate interval to specified units"],
   [1282,"quote_ident",12,1,0,0,"f",false,false,true,false,"i","s",1,0,25,"25",null,null,null,"quote_ident","text","text","text","quote an identifier for usage in a querystring"],
   [1283,"quote_literal",12,1,0,0,"f",false,false,true,false,"i","s",1,0,25,"25",null,null,null,"quote_literal","text","text","text","quote a literal for usage in a querystring"],
+  [1284,"date_trunc",12,1,0,0,"f",false,false,true,false,"s","s",3,0,1184,"25 1184 25",null,null,null,"timestamptz_trunc_zone","text, timestamp with time zone, text","text, timestamp with time zone, text","timestamp with time zone","truncate timestamp with time zone to specified units in specified time zone"],
   [1285,"quote_literal",14,1,0,0,"f",false,false,true,false,"s","s",1,0,25,"2283",null,null,null,"select pg_catalog.quote_literal($1::pg_catalog.text)","anyelement","anyelement","text","quote a data value for usage in a querystring"],
   [1299,"now",12,1,0,0,"f",false,false,true,false,"s","s",0,0,1184,"",null,null,null,"now","","","timestamp with time zone","current transaction time"],
   [1340,"log",12,1,0,0,"f",false,false,true,false,"i","s",1,0,701,"701",null,null,null,"dlog10","double precision","double precision","double precision","base 10 logarithm"],

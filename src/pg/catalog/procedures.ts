@@ -1,0 +1,107 @@
+/**
+ * Functions by name and signature: regproc/regprocedure input and output, PostgreSQL's handler
+ * functions (access methods', plpgsql's: clients read them through pg_am, pg_language and
+ * pg_extension; nobody can call them, so pg_proc does not list them), the extension's members in
+ * pg_depend, and pg_get_functiondef (psql's \sf), which prints PostgreSQL's own definition of a
+ * function the gateway answers as PostgreSQL does.
+ */
+import { C } from './names.js';
+import { PG_TYPES } from './pg-data.js';
+import { valuesTable } from './sql-literals.js';
+
+/** PostgreSQL 15's handler and validator functions: oid, name, argument type OIDs ('2281'), result type OID. */
+const HANDLER_PROCS: ReadonlyArray<readonly [number, string, string, number]> = [
+  [3, 'heap_tableam_handler', '2281', 269],
+  [330, 'bthandler', '2281', 325],
+  [331, 'hashhandler', '2281', 325],
+  [332, 'gisthandler', '2281', 325],
+  [333, 'ginhandler', '2281', 325],
+  [334, 'spghandler', '2281', 325],
+  [335, 'brinhandler', '2281', 325],
+  [2246, 'fmgr_internal_validator', '26', 2278],
+  [2247, 'fmgr_c_validator', '26', 2278],
+  [2248, 'fmgr_sql_validator', '26', 2278],
+  [13560, 'plpgsql_call_handler', '', 2280],
+  [13561, 'plpgsql_inline_handler', '2281', 2278],
+  [13562, 'plpgsql_validator', '26', 2278],
+];
+
+/** The planner support functions (prosupport) of functions pg_proc lists, which pg_get_functiondef names. */
+const SUPPORT_FUNCTIONS: ReadonlyMap<number, string> = new Map([
+  [1068, 'generate_series_int8_support'], [1069, 'generate_series_int8_support'], [2147, 'int8inc_support'], [2331, 'array_unnest_support'],
+  [2803, 'int8inc_support'], [3100, 'window_row_number_support'], [3101, 'window_rank_support'], [3102, 'window_dense_rank_support'],
+  [3696, 'text_starts_with_support'],
+]);
+
+/** pg_depend's rows: the members of the one extension (plpgsql, 13559): its three functions and its language. */
+export const EXTENSION_DEPENDS: ReadonlyArray<readonly unknown[]> = [
+  [1255, 13560, 0, 3079, 13559, 0, 'e'],
+  [1255, 13561, 0, 3079, 13559, 0, 'e'],
+  [1255, 13562, 0, 3079, 13559, 0, 'e'],
+  [2612, 13563, 0, 3079, 13559, 0, 'e'],
+];
+
+/** `_procsig`: every function OID the catalog knows with its name and argument types (pg_proc's, and the handlers). */
+export function procedureStatements(): string[] {
+  return [
+    ...valuesTable('_handler_procs', [['oid', 'BIGINT'], ['proname', 'VARCHAR'], ['argtypes', 'VARCHAR'], ['prorettype', 'BIGINT']], HANDLER_PROCS),
+    `CREATE VIEW ${C}_procsig AS SELECT oid, proname, CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes
+      FROM (SELECT oid, proname, argtypes FROM ${C}_procs UNION ALL SELECT oid, proname, proargtypes FROM ${C}_functions
+        UNION ALL SELECT oid, proname, argtypes FROM ${C}_handler_procs)`,
+    // What pg_get_functiondef prints, for pg_proc's functions and the type I/O functions (all internal, parallel safe).
+    `CREATE VIEW ${C}_functiondefs AS
+      SELECT oid, proname, prolang, procost, prorows, prokind, prosecdef, proleakproof, proisstrict, proretset, provolatile, proparallel, prosrc, args, result FROM ${C}_functions
+      UNION ALL SELECT p.oid, p.proname, 12, 1, 0, 'f', false, false, p.proisstrict, false, p.provolatile, 's', p.prosrc,
+        coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ', ' ORDER BY a.i) FROM (SELECT unnest(s.argtypes) AS t, generate_subscripts(s.argtypes, 1) AS i) a), ''),
+        ${C}format_type(p.prorettype, NULL)
+      FROM ${C}_procs p JOIN ${C}_procsig s ON s.oid = p.oid`,
+  ];
+}
+
+/** `name(type, …)` split into the bare name (no `pg_catalog.`) and its argument type OIDs; `name` alone has no list. */
+const sigName = `regexp_replace(trim(split_part(CAST(x AS VARCHAR), '(', 1)), '^pg_catalog\\.', '')`;
+const sigParts = `list_filter(list_transform(string_split(regexp_extract(CAST(x AS VARCHAR), '\\((.*)\\)', 1), ','), a -> trim(a)), a -> a <> '')`;
+/** Type name (typname or format_type's spelling) → OID, the first of equals, as a constant: no subquery per lookup. */
+const typeOids = (() => {
+  const m = new Map<string, number>();
+  for (const r of [...PG_TYPES].sort((a, b) => Number(a[0]) - Number(b[0]))) for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
+  return `MAP {${[...m].map(([n, oid]) => `'${n.replace(/'/g, "''")}': ${oid}`).join(', ')}}`;
+})();
+const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
+
+/** Scalar macros as [signature, body] (scalar-macros.ts). */
+export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
+  // The matches of a name (with its argument types when given, as regprocedure's input has them).
+  [`_regproc_matches(x)`, `(SELECT list(oid ORDER BY oid) FROM ${C}_procsig WHERE proname = ${sigName} AND (${sigArgs} IS NULL OR argtypes = ${sigArgs}))`],
+  // An OID as itself; a name naming exactly one function (PostgreSQL refuses an ambiguous one).
+  [`_regproc_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`],
+  [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`],
+  [`_regprocedure_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(p.proname || '(' || coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
+      FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '') || ')') FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`],
+  // One lookup: the match, or PostgreSQL's refusal of an ambiguous or unknown name.
+  [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
+      ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`],
+  [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
+  [`_regprocedure_in(x)`, `${C}_regproc_in(x)`],
+  // PostgreSQL's definition of a function listed in pg_proc, in pg_get_functiondef's layout; aggregates have none.
+  [`pg_get_functiondef(id)`, `(SELECT CASE WHEN f.prokind = 'a' THEN error('"' || f.proname || '" is an aggregate function')
+      ELSE 'CREATE OR REPLACE FUNCTION pg_catalog.' || ${C}quote_ident(f.proname) || '(' || f.args || ')' || chr(10)
+        || ' RETURNS ' || f.result || chr(10)
+        || ' LANGUAGE ' || CASE f.prolang WHEN 12 THEN 'internal' WHEN 13 THEN 'c' WHEN 14 THEN 'sql' ELSE 'plpgsql' END || chr(10)
+        || CASE WHEN f.prokind = 'w' THEN ' WINDOW' ELSE '' END
+        || CASE f.provolatile WHEN 'i' THEN ' IMMUTABLE' WHEN 's' THEN ' STABLE' ELSE '' END
+        || CASE f.proparallel WHEN 's' THEN ' PARALLEL SAFE' WHEN 'r' THEN ' PARALLEL RESTRICTED' ELSE '' END
+        || CASE WHEN f.proisstrict THEN ' STRICT' ELSE '' END || CASE WHEN f.prosecdef THEN ' SECURITY DEFINER' ELSE '' END
+        || CASE WHEN f.proleakproof THEN ' LEAKPROOF' ELSE '' END
+        || CASE WHEN f.procost <> CASE WHEN f.prolang IN (12, 13) THEN 1 ELSE 100 END THEN ' COST ' || CAST(f.procost AS INTEGER) ELSE '' END
+        || CASE WHEN f.proretset AND f.prorows <> 1000 THEN ' ROWS ' || CAST(f.prorows AS INTEGER) ELSE '' END
+        || CASE f.oid ${[...SUPPORT_FUNCTIONS].map(([oid, name]) => `WHEN ${oid} THEN ' SUPPORT ${name}'`).join(' ')} ELSE '' END
+        || chr(10) || 'AS $function$' || f.prosrc || '$function$' || chr(10) END
+    FROM ${C}_functiondefs f WHERE f.oid = id)`],
+];
+
+/** pg_describe_object's words for functions and languages (describe.ts covers the version's objects). */
+export const DESCRIBE_PROCEDURE_CASES = `WHEN 1255 THEN 'function ' || ${C}_regprocedure_name(objid)
+    WHEN 2612 THEN (SELECT 'language ' || lanname FROM ${C}pg_language WHERE oid = objid)`;

@@ -1,0 +1,117 @@
+/**
+ * The catalog's fixed tables, copied from a real PostgreSQL 15 (./pg-data.ts): types, the type I/O
+ * functions, settings with the gateway's defaults, keywords, the catalog's own relations and columns,
+ * built-in descriptions and the relations no feature here fills.
+ */
+import {
+  PG_CATALOG_RELATIONS,
+  PG_KEYWORDS,
+  PG_PROCS,
+  PG_RANGES,
+  PG_SETTINGS,
+  PG_STATIC_RELATIONS,
+  PG_TYPES,
+} from './pg-data.js';
+import { duckdbTypeForCatalogColumn } from '../types.js';
+import { PRIVILEGED_SETTINGS } from './privileged-settings.js';
+import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
+import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
+import { ABSENT_FEATURE_RELATIONS } from './absent-features.js';
+import { FUNCTION_CATALOG_ROWS } from './functions.js';
+import { EXTENSION_DEPENDS } from './procedures.js';
+import { C, DEFAULT_SERVER_VERSION } from './names.js';
+import { lit, pgArrayText, valuesTable } from './sql-literals.js';
+
+/** Settings whose defaults differ from a stock server because the gateway is read-only and UTF-8. */
+const SETTING_DEFAULTS: Record<string, string> = {
+  server_version: DEFAULT_SERVER_VERSION,
+  server_version_num: '150000',
+  server_encoding: 'UTF8',
+  client_encoding: 'UTF8',
+  datestyle: 'ISO, MDY',
+  timezone: 'UTC',
+  log_timezone: 'UTC',
+  default_transaction_read_only: 'on',
+  transaction_read_only: 'on',
+  transaction_isolation: 'read committed',
+  search_path: '"$user", public',
+  standard_conforming_strings: 'on',
+  integer_datetimes: 'on',
+  intervalstyle: 'postgres',
+  is_superuser: 'off',
+  application_name: '',
+  lc_collate: 'C.UTF-8',
+  lc_ctype: 'C.UTF-8',
+  in_hot_standby: 'off',
+  max_index_keys: '32',
+};
+
+/**
+ * pg_stat_activity shows the calling session (sessions are separate DuckDB connections; a
+ * non-superuser sees no detail of other users' sessions in PostgreSQL either): pid, user, database,
+ * application and the client's address — the real one when a PROXY-protocol balancer is in front.
+ */
+function statActivityView(columns: ReadonlyArray<readonly [string, string]>): string {
+  const exprs: Record<string, string> = {
+    datname: `${C}_dbname()`,
+    pid: `TRY_CAST(${C}_var('backend_pid') AS INTEGER)`,
+    usename: `${C}_user()`,
+    application_name: `coalesce(${C}_var('application_name'), '')`,
+    client_addr: `${C}_var('client_addr')`,
+    backend_start: `TRY_CAST(${C}_var('backend_start') AS TIMESTAMPTZ)`,
+    state: `'active'`,
+    backend_type: `'client backend'`,
+  };
+  const list = columns.map(([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`);
+  return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
+}
+
+/** Rows the gateway has beyond pg-data.ts' copy: the extension's members. */
+const STATIC_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> = { pg_depend: EXTENSION_DEPENDS };
+
+/** CREATE TABLE (and INSERT) statements for the static data. */
+export function staticTableStatements(): string[] {
+  const s: string[] = [];
+  s.push(...valuesTable('_types', [
+    ['oid', 'BIGINT'], ['typname', 'VARCHAR'], ['typlen', 'SMALLINT'], ['typbyval', 'BOOLEAN'], ['typtype', 'VARCHAR'],
+    ['typcategory', 'VARCHAR'], ['typispreferred', 'BOOLEAN'], ['typdelim', 'VARCHAR'], ['typelem', 'BIGINT'],
+    ['typarray', 'BIGINT'], ['typinput', 'BIGINT'], ['typoutput', 'BIGINT'], ['typreceive', 'BIGINT'], ['typsend', 'BIGINT'],
+    ['typmodin', 'BIGINT'], ['typmodout', 'BIGINT'], ['typanalyze', 'BIGINT'], ['typalign', 'VARCHAR'], ['typstorage', 'VARCHAR'],
+    ['typcollation', 'BIGINT'], ['typsubscript', 'BIGINT'], ['fmt', 'VARCHAR'],
+  ], PG_TYPES));
+  s.push(...valuesTable('_procs', [
+    ['oid', 'BIGINT'], ['proname', 'VARCHAR'], ['pronargs', 'SMALLINT'], ['prorettype', 'BIGINT'], ['argtypes', 'VARCHAR'],
+    ['provolatile', 'VARCHAR'], ['proisstrict', 'BOOLEAN'], ['prosrc', 'VARCHAR'],
+  ], PG_PROCS));
+  s.push(...valuesTable('_settings', [
+    ['name', 'VARCHAR'], ['setting', 'VARCHAR'], ['unit', 'VARCHAR'], ['category', 'VARCHAR'], ['short_desc', 'VARCHAR'],
+    ['context', 'VARCHAR'], ['vartype', 'VARCHAR'], ['min_val', 'VARCHAR'], ['max_val', 'VARCHAR'], ['enumvals', 'VARCHAR[]'],
+    ['boot_val', 'VARCHAR'],
+  ], PG_SETTINGS.filter((r) => !PRIVILEGED_SETTINGS.has(String(r[0]))).map((r) => {
+    const row = [...r];
+    const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
+    if (d !== undefined) row[1] = row[10] = d;
+    row[9] = null; // replaced below from the text form
+    return row;
+  })));
+  PG_SETTINGS.forEach((r) => {
+    if (typeof r[9] === 'string' && !PRIVILEGED_SETTINGS.has(String(r[0]))) s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
+  });
+  s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
+  s.push(...valuesTable('_catattrs', [['attrelid', 'BIGINT'], ['attname', 'VARCHAR'], ['atttypid', 'BIGINT'], ['attnum', 'SMALLINT'], ['atttypmod', 'INTEGER'], ['attnotnull', 'BOOLEAN'], ['attcollation', 'BIGINT']], PG_CATALOG_ATTRIBUTES));
+  s.push(...valuesTable('_builtin_descriptions', [['objoid', 'BIGINT'], ['classoid', 'BIGINT'], ['description', 'VARCHAR']], PG_BUILTIN_DESCRIPTIONS));
+  s.push(...valuesTable('_catrels', [['oid', 'BIGINT'], ['relname', 'VARCHAR'], ['relkind', 'VARCHAR']], PG_CATALOG_RELATIONS));
+  s.push(...valuesTable('pg_range', [
+    ['rngtypid', 'BIGINT'], ['rngsubtype', 'BIGINT'], ['rngmultitypid', 'BIGINT'], ['rngcollation', 'BIGINT'],
+    ['rngsubopc', 'BIGINT'], ['rngcanonical', 'BIGINT'], ['rngsubdiff', 'BIGINT'],
+  ], PG_RANGES));
+  for (const rel of [...PG_STATIC_RELATIONS, ...ABSENT_FEATURE_RELATIONS]) {
+    if (rel.name === 'pg_stat_activity') {
+      s.push(statActivityView(rel.columns));
+      continue;
+    }
+    const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
+    s.push(...valuesTable(rel.name, cols, (STATIC_ROWS[rel.name] ?? FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
+  }
+  return s;
+}

@@ -1,0 +1,52 @@
+/**
+ * `_pgsem_*` macros for floats as PostgreSQL prints and converts them (pg-forms.ts calls them):
+ * `x::text` of float4/float8 (shortest round-trip digits, exponent form outside [1e-4, 1e15) — 1e6 for
+ * float4 —, `100` not DuckDB's `100.0`), and `round(x::numeric, n)` of a float, whose numeric is the
+ * value printed with 15 (float4: 6) significant digits, as PostgreSQL's float8_numeric does.
+ */
+
+const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT'];
+const OTHERS = ['VARCHAR', 'BOOLEAN', 'DATE', 'TIME', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'INTERVAL', 'BLOB', 'UUID'];
+
+/**
+ * DuckDB's shortest digits (`100.0`, `1e+20`, `1.5e-07`) laid out as PostgreSQL's float8out: `digits`
+ * is the significand without leading and trailing zeros, `x` the decimal exponent of its first digit.
+ */
+const floatText = (exponentAt: number): string => `CASE WHEN isnan(x) THEN 'NaN' WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END ELSE
+  list_transform([regexp_extract(CAST(x AS VARCHAR), '^(-?)(\\d+)(?:\\.(\\d+))?(?:e([+-]\\d+))?$', ['s', 'i', 'f', 'e'])], lambda m:
+    list_transform([{'s': m.s, 'all': m.i || m.f, 'point': length(m.i) + CAST(coalesce(nullif(m.e, ''), '0') AS INTEGER)}], lambda a:
+      list_transform([{'s': a.s, 'd': rtrim(ltrim(a.all, '0'), '0'), 'x': CAST(a.point - (length(a.all) - length(ltrim(a.all, '0'))) - 1 AS INTEGER)}], lambda v:
+        CASE WHEN v.d = '' THEN v.s || '0'
+          WHEN v.x < -4 OR v.x >= ${exponentAt} THEN v.s || left(v.d, 1) || CASE WHEN length(v.d) > 1 THEN '.' || substr(v.d, 2) ELSE '' END
+            || 'e' || CASE WHEN v.x < 0 THEN '-' ELSE '+' END || CASE WHEN abs(v.x) < 10 THEN '0' ELSE '' END || CAST(abs(v.x) AS VARCHAR)
+          WHEN v.x < 0 THEN v.s || '0.' || repeat('0', -v.x - 1) || v.d
+          ELSE v.s || rpad(left(v.d, v.x + 1), v.x + 1, '0') || CASE WHEN length(v.d) > v.x + 1 THEN '.' || substr(v.d, v.x + 2) ELSE '' END END
+      )[1])[1])[1] END`;
+
+/**
+ * round(numeric of a float, n): the float's text at PostgreSQL's precision read as an exact DECIMAL
+ * (scale 29 below 1e9, 18 below 1e20, else 0: each holds every digit of that text), then rounded half
+ * away from zero, as text (the rewrite casts it to numeric(38, n): a CASE over DECIMALs of different
+ * scales would take the smallest). The rewrite passes only n ≤ 13, where a float below 1e-14 rounds to 0 either way.
+ */
+const floatRound = (digits: number): string => `list_transform([printf('%.${digits}g', x)], lambda s:
+  CASE WHEN isnan(x) OR isinf(x) THEN error('a NaN or infinite float cast to numeric is not supported by fdl-gateway|DuckDB''s DECIMAL has neither NaN nor infinity: keep the value double precision.')
+    WHEN abs(x) < 1e9 THEN CAST(round(CAST(s AS DECIMAL(38,29)), n) AS VARCHAR) WHEN abs(x) < 1e20 THEN CAST(round(CAST(s AS DECIMAL(38,18)), n) AS VARCHAR)
+    ELSE CAST(round(CAST(s AS DECIMAL(38,0)), n) AS VARCHAR) END)[1]`;
+
+/** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`), as pg-macros.ts's refusedFor. */
+const NOT_A_NUMBER = `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('a cast to numeric without precision and scale of a value that is not a number is not supported by fdl-gateway|Give precision and scale: CAST(x AS numeric(38, 6)).') END AS DECIMAL(38,0))`;
+
+export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
+  ['_pgsem_text(t DOUBLE, x)', floatText(15)],
+  ['_pgsem_text(t FLOAT, x)', floatText(6)],
+  ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_text(t ${t}, x)`, 'CAST(x AS VARCHAR)']),
+  ['_pgsem_text(t, x)', 'CAST(x AS VARCHAR)'],
+  ['_pgsem_fround(t DOUBLE, x, n)', floatRound(15)],
+  ['_pgsem_fround(t FLOAT, x, n)', floatRound(6)],
+  ['_pgsem_fround(t DECIMAL, x, n)', 'round(x, n)'],
+  ...NUMBERS.filter((t) => t !== 'DECIMAL').map((t): [string, string] => [`_pgsem_fround(t ${t}, x, n)`, 'round(CAST(x AS DECIMAL(38,0)), n)']),
+  // Text and other values keep the refusal of a cast to numeric without a typmod (pg-macros.ts).
+  ['_pgsem_fround(t VARCHAR, x, n)', NOT_A_NUMBER],
+  ['_pgsem_fround(t, x, n)', NOT_A_NUMBER],
+];

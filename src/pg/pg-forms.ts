@@ -1,0 +1,91 @@
+/**
+ * PostgreSQL forms DuckDB lacks or types differently, as parse-tree nodes for the rewrite (rewrite-calls.ts,
+ * rewrite-operators.ts): BETWEEN SYMMETRIC, `array || element`, jsonb's key operators, int4 results
+ * (length, ntile, …), extract's numeric, date arguments read as timestamptz; FETCH … WITH TIES refused.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import { COMPAT_DB } from './catalog/names.js';
+
+type Node = Record<string, any>;
+
+const str = (sval: string): Node => ({ String: { sval } });
+const call = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const sem = (fn: string, args: Node[]): Node => ({ FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const castTo = (arg: Node, type: string, typmods?: number[]): Node => ({
+  TypeCast: { arg, typeName: { names: [str(type)], typemod: -1, ...(typmods ? { typmods: typmods.map((ival) => ({ A_Const: { ival: { ival } } })) } : {}) } },
+});
+
+/** `x BETWEEN SYMMETRIC a AND b`: either order of the bounds (DuckDB's parser has no SYMMETRIC). */
+export function betweenSymmetric(kind: string, x: Node, bounds: Node[]): Node | undefined {
+  if (kind !== 'AEXPR_BETWEEN_SYM' && kind !== 'AEXPR_NOT_BETWEEN_SYM') return undefined;
+  const [lo, hi] = bounds;
+  const between = (a: Node, b: Node): Node => ({ A_Expr: { kind: 'AEXPR_BETWEEN', name: [str('BETWEEN')], lexpr: x, rexpr: { List: { items: [a, b] } } } });
+  const either: Node = { BoolExpr: { boolop: 'OR_EXPR', args: [between(lo!, hi!), between(hi!, lo!)] } };
+  return kind === 'AEXPR_BETWEEN_SYM' ? either : { BoolExpr: { boolop: 'NOT_EXPR', args: [either] } };
+}
+
+/** Syntactically an array: `ARRAY[…]`, `…::type[]`, `'{…}'::type[]` rewritten to ARRAY[…]. */
+const isArray = (n: Node | undefined): boolean => !!(n?.A_ArrayExpr || n?.ArrayExpr || n?.TypeCast?.typeName?.arrayBounds?.length || n?.TypeCast?.arg?.A_ArrayExpr);
+
+/** `array || element`, `element || array`: DuckDB's || joins two lists only. */
+export function arrayConcat(l: Node, r: Node): Node | undefined {
+  // An untyped NULL is read as the array's type: the array itself (DuckDB folds the whole to NULL).
+  if (isArray(l) && r.A_Const?.isnull) return l;
+  if (isArray(r) && l.A_Const?.isnull) return r;
+  if (isArray(l) && !isArray(r) && !r.A_Const?.isnull) return call('list_append', [l, r]);
+  if (isArray(r) && !isArray(l) && !l.A_Const?.isnull) return call('list_prepend', [l, r]);
+  return undefined;
+}
+
+/** jsonb `x ? k`, `x ?| ks`, `x ?& ks`. */
+export function jsonKeyOperator(op: string, l: Node, r: Node): Node | undefined {
+  const fn = op === '?' ? 'jhas' : op === '?|' ? 'jhas_any' : op === '?&' ? 'jhas_all' : undefined;
+  return fn ? sem(fn, [castTo(l, 'json'), r]) : undefined;
+}
+
+/** Functions whose result is int4 in PostgreSQL and int8 (or wider) in DuckDB. */
+const INT4_RESULTS = new Set(['length', 'char_length', 'character_length', 'strpos', 'position', 'array_length', 'json_array_length', 'ntile', 'grouping']);
+
+/** `length(s)`, `ntile(n) over (…)`, …: the call as DuckDB runs it, cast to int4. */
+export function int4Result(name: string, fc: Node): Node | undefined {
+  return INT4_RESULTS.has(name) ? castTo({ FuncCall: fc }, 'integer') : undefined;
+}
+
+/** `octet_length(x)`: int4, of text too (DuckDB has it for blobs only). */
+export function octetLength(args: Node[]): Node {
+  return sem('octets', [args[0]!, args[0]!]);
+}
+
+/**
+ * `extract(field from x)`: numeric in PostgreSQL 14+ (scale 6 for second and epoch, 3 for
+ * milliseconds; an epoch of a date scale 0). `julian` and the time zone fields keep DuckDB's answer.
+ */
+export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
+  const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
+  const x = args[1];
+  if (!x || !field || field === 'julian' || field.startsWith('timezone')) return undefined;
+  if (field === 'epoch') return sem('epoch', [x, x]);
+  if (field === 'second' || field === 'milliseconds' || field === 'microseconds') return sem(field === 'second' ? 'seconds' : field, [x]);
+  return castTo({ FuncCall: fc }, 'decimal', [38, 0]);
+}
+
+/** A date argument PostgreSQL reads as timestamptz (date_trunc, generate_series); an untyped string constant too. */
+export function asTimestamptz(n: Node): Node {
+  if (n.A_Const?.sval) return castTo(n, 'timestamptz');
+  return sem('tstz', [n, n]);
+}
+
+/** `FETCH FIRST n ROWS WITH TIES`: DuckDB has no such clause. */
+export function withTiesRefused(): SqlError {
+  return new SqlError(SQLSTATE.featureNotSupported, 'FETCH FIRST … WITH TIES is not supported by fdl-gateway', undefined,
+    'Rank the rows in a subquery and keep the first ones: … WHERE r <= n with rank() OVER (ORDER BY …) AS r.');
+}
+
+/**
+ * `current_setting(name)` of a name neither the session nor PostgreSQL's settings know: 42704, as
+ * PostgreSQL (the catalog's lookup answers NULL). `current_setting(name, true)` keeps the NULL.
+ */
+export function settingOrError(setting: Node, name: Node): Node {
+  const message = { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Const: { sval: { sval: 'unrecognized configuration parameter "' } } }, rexpr: castTo(name, 'varchar') } }, rexpr: { A_Const: { sval: { sval: '"' } } } } };
+  return { CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: setting, nulltesttype: 'IS_NULL' } }, result: call('error', [message]) } }], defresult: setting } };
+}

@@ -1,0 +1,63 @@
+/**
+ * `_pgsem_*` macros for PostgreSQL values DuckDB computes or types differently (pg-forms.ts calls them):
+ * extract's numeric fields, date arguments read as timestamptz, jsonb's key operators, interval
+ * division, octet_length of text. Typed tag parameters pick the rule at bind time, as in pg-macros.ts;
+ * every typed list names the types DuckDB could otherwise cast implicitly into an overload.
+ */
+
+/** The date/time types a tag can have; a typed overload list names them all (DuckDB casts VARCHAR to DATE implicitly). */
+const TEMPORAL = ['DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'VARCHAR', 'INTERVAL', 'TIME'];
+const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'];
+
+/** Microseconds of a value's seconds field (seconds × 10⁶ + fraction), as DuckDB's microsecond(). */
+const usec = 'CAST(microsecond(x) AS DECIMAL(38,0))';
+
+/** PostgreSQL's interval epoch: a year of 365.25 days, a remaining month of 30. */
+const intervalEpochUs = `(CAST((datepart('year', x) * 31557600 + datepart('month', x) * 2592000 + datepart('day', x) * 86400) AS DECIMAL(38,0)) * 1000000
+  + CAST(datepart('hour', x) AS DECIMAL(38,0)) * 3600000000 + CAST(datepart('minute', x) AS DECIMAL(38,0)) * 60000000 + ${usec})`;
+
+/** PostgreSQL 15's interval_div (months and days divided, their fractions carried down to days and microseconds). */
+const INTERVAL_DIV = `list_transform([{'m': datepart('year', a) * 12 + datepart('month', a), 'd': datepart('day', a),
+    't': datepart('hour', a) * 3600000000 + datepart('minute', a) * 60000000 + datepart('microseconds', a), 'f': CAST(b AS DOUBLE)}], v ->
+  list_transform([{'v': v, 'rm': CAST(trunc(v.m / v.f) AS BIGINT), 'rd': CAST(trunc(v.d / v.f) AS BIGINT)}], w ->
+    list_transform([{'w': w, 'mrd': round_even((w.v.m / w.v.f - w.rm) * 30 * 1000000, 0) / 1000000}], x ->
+      list_transform([{'x': x, 'sr': round_even((x.w.v.d / x.w.v.f - x.w.rd + x.mrd - trunc(x.mrd)) * 86400 * 1000000, 0) / 1000000}], y ->
+        list_transform([{'y': y, 'carry': CASE WHEN abs(y.sr) >= 86400 THEN trunc(y.sr / 86400) ELSE 0 END}], z ->
+          to_months(z.y.x.w.rm) + to_days(CAST(z.y.x.w.rd + z.carry + trunc(z.y.x.mrd) AS BIGINT))
+          + to_microseconds(CAST(round_even(z.y.x.w.v.t / z.y.x.w.v.f + (z.y.sr - z.carry * 86400) * 1000000, 0) AS BIGINT))
+        )[1])[1])[1])[1])[1]`;
+
+/** The keys `?` finds in a jsonb value: an object's top-level keys, an array's string elements, a string itself. */
+const JSON_KEYS = `CASE json_type(x) WHEN 'OBJECT' THEN json_keys(x)
+  WHEN 'ARRAY' THEN list_transform(list_filter(json_extract(x, '$[*]'), lambda e: json_type(e) = 'VARCHAR'), lambda e: e ->> '$')
+  WHEN 'VARCHAR' THEN [x ->> '$'] ELSE CAST([] AS VARCHAR[]) END`;
+
+export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
+  // A date argument of date_trunc and generate_series is read as timestamptz (PostgreSQL's preferred type).
+  ...[...TEMPORAL, ...NUMBERS].map((t): [string, string] => [`_pgsem_tstz(t ${t}, x)`, t === 'DATE' ? 'CAST(x AS TIMESTAMP WITH TIME ZONE)' : 'x']),
+  ['_pgsem_tstz(t, x)', 'x'],
+  // extract(epoch …): numeric, scale 0 for a date, 6 otherwise.
+  ...TEMPORAL.map((t): [string, string] => [`_pgsem_epoch(t ${t}, x)`, t === 'DATE' ? 'CAST(epoch_us(CAST(x AS TIMESTAMP)) // 1000000 AS DECIMAL(38,0))'
+    : t === 'INTERVAL' ? `CAST(${intervalEpochUs} * 0.000001 AS DECIMAL(38,6))` : t === 'TIME' ? `CAST(CAST(epoch_us(CAST('1970-01-01' AS DATE) + x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))`
+    : 'CAST(CAST(epoch_us(x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))']),
+  ['_pgsem_epoch(t, x)', 'CAST(CAST(epoch_us(x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))'],
+  // extract(second / milliseconds / microseconds …): numeric at scale 6 / 3 / 0.
+  ['_pgsem_seconds(x)', `CAST(${usec} * 0.000001 AS DECIMAL(38,6))`],
+  ['_pgsem_milliseconds(x)', `CAST(${usec} * 0.001 AS DECIMAL(38,3))`],
+  ['_pgsem_microseconds(x)', usec],
+  // jsonb ?, ?|, ?& (NULL keys in the array are ignored, as PostgreSQL does).
+  ['_pgsem_jkeys(x)', JSON_KEYS],
+  ['_pgsem_jhas(x, k)', 'list_contains(_pgsem_jkeys(x), k)'],
+  ['_pgsem_jhas_any(x, ks)', 'list_has_any(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL))'],
+  ['_pgsem_jhas_all(x, ks)', 'list_has_all(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL))'],
+  // octet_length: int4, of text too (DuckDB has it for blobs only).
+  ['_pgsem_octets(t VARCHAR, x)', 'CAST(strlen(x) AS INTEGER)'],
+  ['_pgsem_octets(t BLOB, x)', 'CAST(octet_length(x) AS INTEGER)'],
+  ['_pgsem_octets(t BIT, x)', 'CAST(octet_length(x) AS INTEGER)'],
+  ['_pgsem_octets(t, x)', 'CAST(octet_length(x) AS INTEGER)'],
+  ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+];
+
+/** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */
+export const INTERVAL_DIVISION = (name: string): Array<[string, string]> =>
+  NUMBERS.map((t): [string, string] => [`${name}(ta INTERVAL, tb ${t}, a, b)`, '_pgsem_idiv(a, b)']);

@@ -1,0 +1,49 @@
+/** Parse-tree shapes and builders shared by the rewrite's modules (rewrite-*.ts). */
+import { COMPAT_DB } from './catalog/names.js';
+
+export type Node = Record<string, any>;
+export interface Ctx {
+  changed: boolean;
+  /** Databases named in front of catalog relations the emulation serves (`db.pg_catalog.pg_class`): db → the name written. */
+  catalogsNamed: Map<string, string>;
+  ctes: Set<string>;
+  /** Parameter number → PostgreSQL OID, for parameters cast to a type DuckDB spells differently. */
+  params: Map<number, number>;
+  /** The statement names a system column (tableoid, xmin, ctid…). */
+  systemColumns: boolean;
+  /** The text spells `float`, which DuckDB reads as FLOAT4 where PostgreSQL means float8. */
+  floatSpelled: boolean;
+  /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
+  tableSample?: boolean;
+}
+
+export const PGCAT = 'pgcat';
+export const INFOSCHEMA = 'infoschema';
+export const REG_TYPES = new Set(['regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole']);
+/** Names PostgreSQL takes as an alias that DuckDB's grammar does not (pg_dump writes `pg_attribute at`): renamed. */
+export const DUCKDB_RESERVED_ALIASES: ReadonlySet<unknown> = new Set(['at', 'by', 'show']);
+
+export const str = (sval: string): Node => ({ String: { sval } });
+export const names = (list: Node[] | undefined): string[] => (list ?? []).map((n) => String(n?.String?.sval ?? ''));
+export const call = (name: string[], args: Node[]): Node => ({
+  FuncCall: { funcname: name.map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+export const compat = (fn: string, args: Node[]): Node => call([COMPAT_DB, PGCAT, fn], args);
+export const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
+export const not = (n: Node): Node => ({ BoolExpr: { boolop: 'NOT_EXPR', args: [n] } });
+
+/** PostgreSQL array text '{a,"b c",NULL}' → element strings (null for NULL); undefined if not one. */
+export function parseArrayText(s: string): Array<string | null> | undefined {
+  if (!/^\{.*\}$/s.test(s)) return undefined;
+  const inner = s.slice(1, -1);
+  if (inner.trim() === '') return [];
+  const out: Array<string | null> = [];
+  const re = /\s*(?:"((?:[^"\\]|\\.)*)"|([^,]*?))\s*(?:,|$)/gy;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < inner.length && (m = re.exec(inner))) {
+    if (m[1] !== undefined) out.push(m[1].replace(/\\(.)/g, '$1'));
+    else out.push(m[2]!.toUpperCase() === 'NULL' ? null : m[2]!);
+    if (m[0] === '') break;
+  }
+  return out;
+}

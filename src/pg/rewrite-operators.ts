@@ -1,0 +1,120 @@
+/** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
+import { aggregateDivision, rowDivision, concatWithNull, constantDivision, dateLike, dateMinus, hasAggregate } from './pg-result-types.js';
+import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
+import { guardDivisor, similarTo } from './pg-calls.js';
+import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
+import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
+import { walk } from './rewrite-walk.js';
+
+const REGEX_OPS: Record<string, { negate: boolean; flags?: string }> = {
+  '~': { negate: false }, '~*': { negate: false, flags: 'i' }, '!~': { negate: true }, '!~*': { negate: true, flags: 'i' },
+};
+const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
+  '~~': { negate: false, fn: 'like_escape' }, '!~~': { negate: true, fn: 'like_escape' },
+  '~~*': { negate: false, fn: 'ilike_escape' }, '!~~*': { negate: true, fn: 'ilike_escape' },
+};
+
+export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
+  const op = names(expr.name).slice(-1)[0] ?? '';
+  // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.
+  const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
+  if (qualified) ctx.changed = true;
+  const e = qualified ? { ...expr, name: [str(op)] } : expr;
+  const lexpr = walk(e.lexpr, ctx, false) as Node;
+  let rexpr = walk(e.rexpr, ctx, false) as Node;
+  if (e.kind === 'AEXPR_SIMILAR') {
+    ctx.changed = true;
+    return similarTo(lexpr, rexpr, op === '!~');
+  }
+  const minus = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr)) ? dateMinus(lexpr, rexpr) : undefined;
+  if (minus) { ctx.changed = true; return minus; }
+  const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
+  if (symmetric) { ctx.changed = true; return symmetric; }
+  const jsonKey = e.kind === 'AEXPR_OP' && e.lexpr ? jsonKeyOperator(op, lexpr, rexpr) : undefined;
+  if (jsonKey) { ctx.changed = true; return jsonKey; }
+  const listed = e.kind === 'AEXPR_OP' && op === '||' && e.lexpr ? arrayConcat(lexpr, rexpr) : undefined;
+  if (listed) { ctx.changed = true; return listed; }
+  if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr) {
+    const typed = concatWithNull({ A_Expr: { ...e, lexpr, rexpr } }, lexpr, rexpr);
+    if (typed) { ctx.changed = true; return typed; }
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
+    ctx.changed = true;
+    return jsonPathOperator(op, lexpr, rexpr);
+  }
+  if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
+    const folded = constantDivision(e.lexpr, e.rexpr);
+    if (folded) { ctx.changed = true; return folded; }
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
+    const guarded = guardDivisor(rexpr);
+    if (guarded !== rexpr) ctx.changed = true;
+    const typed = op !== '/' ? undefined : hasAggregate(e.lexpr) || hasAggregate(e.rexpr) ? aggregateDivision(lexpr, guarded) : rowDivision(lexpr, guarded);
+    if (typed) { ctx.changed = true; return typed; }
+    return { A_Expr: { ...e, lexpr, rexpr: guarded } };
+  }
+  // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
+  if (e.kind === 'AEXPR_OP' && REGEX_OPS[op] && e.lexpr) {
+    // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.
+    const { negate, flags } = REGEX_OPS[op]!;
+    ctx.changed = true;
+    const m = call(['regexp_matches'], flags ? [lexpr, rexpr, strConst(flags)] : [lexpr, rexpr]);
+    return negate ? not(m) : m;
+  }
+  const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
+  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && escaped && names(escaped.funcname).slice(-1)[0] === 'like_escape' && (escaped.args as Node[] | undefined)?.length === 2) {
+    // `x LIKE p ESCAPE e` parses as x ~~ like_escape(p, e): DuckDB's like_escape takes all three.
+    const { negate, fn } = LIKE_OPS[op]!;
+    ctx.changed = true;
+    const [pattern, escape] = (escaped.args as Node[]).map((a) => walk(a, ctx, false) as Node);
+    const m = call([fn], [lexpr, pattern!, escape!]);
+    return negate ? not(m) : m;
+  }
+  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {
+    // PostgreSQL's LIKE escapes with backslash by default (pgjdbc sends 'a\_b'); DuckDB's has no escape.
+    const { negate, fn } = LIKE_OPS[op]!;
+    ctx.changed = true;
+    const m = call([fn], [lexpr, rexpr, strConst('\\')]);
+    return negate ? not(m) : m;
+  }
+  if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') {
+    // ANY('{r,p,f}'): PostgreSQL reads the text as an array of the left side's type.
+    const elems = typeof rexpr?.A_Const?.sval?.sval === 'string' ? parseArrayText(rexpr.A_Const.sval.sval) : undefined;
+    if (elems) {
+      ctx.changed = true;
+      const items = elems.map((x) => (x === null ? { A_Const: { isnull: true } } : strConst(x)));
+      const membership = (e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>');
+      if (membership && items.length > 0) {
+        // x = ANY('{1,2}') is x IN ('1', '2'): DuckDB casts the literals to x's type, as PostgreSQL types the array.
+        return { A_Expr: { kind: 'AEXPR_IN', name: [str(op)], lexpr, rexpr: { List: { items } } } };
+      }
+      if (membership) return { A_Const: { boolval: { boolval: e.kind === 'AEXPR_OP_ALL' } } };
+      rexpr = { A_ArrayExpr: { elements: items } };
+    }
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') && isLikeAny(op)) {
+    ctx.changed = true;
+    return likeAny(e.kind, op, lexpr, rexpr);
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
+    // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
+    // It also lets DuckDB infer an untyped `= ANY($1)` parameter as an array of the left side's type.
+    ctx.changed = true;
+    const contains = call(['list_contains'], [rexpr, lexpr]);
+    return e.kind === 'AEXPR_OP_ANY' ? contains : not(contains);
+  }
+  if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
+  if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
+    // A column compared with '{...}' array text: give DuckDB its own list text.
+    const fix = (n: Node): Node => {
+      const s = n?.A_Const?.sval?.sval as string | undefined;
+      const elems = s !== undefined ? parseArrayText(s) : undefined;
+      if (!elems) return n;
+      ctx.changed = true;
+      return strConst(`[${elems.map((x) => x ?? 'NULL').join(', ')}]`);
+    };
+    rexpr = fix(rexpr);
+    return { A_Expr: { ...e, lexpr: fix(lexpr), rexpr } };
+  }
+  return { A_Expr: { ...e, lexpr, rexpr } };
+}

@@ -1,0 +1,59 @@
+/**
+ * The rewrite's cheap pre-check (rewrite.ts): which statement texts may need the PostgreSQL grammar at
+ * all. Most statements match nothing here and skip the parse.
+ */
+import { mapSegments } from '../text/split.js';
+
+/**
+ * Cheap pre-check: only statements matching this go through the parser. Exact for casts, COLLATE
+ * and ANY/ALL: it flags what the walk below changes. Over-matches that remain, and why harmless
+ * (the parse finds nothing to change and the text goes to DuckDB as written, as without the parse):
+ * `~~`/`!~~` (LIKE spelled as operators) and a prefix `~` (bitwise NOT) — telling them from the regex
+ * operators needs the grammar; catalog-ish names (pg_…, current_user…) used as plain identifiers.
+ */
+const CATALOGISH =
+  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+/**
+ * A string constant cast to a type whose input PostgreSQL reads differently (pg-input.ts): `'…'::int`,
+ * `CAST('…' AS boolean)`, `timestamptz '…'`. The pre-check sees literals as `''`.
+ */
+const LITERAL_TYPES = String.raw`(?:int[248]?|integer|smallint|bigint|bool(?:ean)?|timestamptz|timestamp\s+with\s+time\s+zone)\b`;
+const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\bcast\s*\(\s*''\s+as\s+(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\b${LITERAL_TYPES}\s*''`;
+/**
+ * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,
+ * format(), TABLESAMPLE percentages, numeric constants, char(n)/varchar(n), a zero divisor (22012),
+ * row constructors in a select list (records), `float` (PostgreSQL's float8, DuckDB's FLOAT is 4 bytes).
+ * Also the operators and clauses of pg-operators.ts (`#>`, `LIKE ANY`, `ORDER BY … USING`).
+ */
+/** A minus near something that is syntactically a date (date - date is int4 in PostgreSQL). */
+const DATE_SIDE = String.raw`(?:\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\()`;
+const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
+/**
+ * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
+ * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
+ */
+const PG_TYPED_RESULTS = String.raw`\b(?:length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#>|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
+/**
+ * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
+ * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
+ */
+const PG_COLLATE = /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][aA][lL][oO][gG]"?\s*\.\s*)?"(?:default|C|POSIX)"/;
+
+/** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
+export function needsPgRewrite(sql: string): boolean {
+  const text = precheckText(sql);
+  return CATALOGISH.test(text) || PG_COLLATE.test(text) || PG_MEANINGS.test(text);
+}
+
+/**
+ * What the pre-check reads: the statement without comments and without the contents of string
+ * literals (other than PostgreSQL array text, which the rewrite translates), so a catalog name
+ * inside a literal or a comment does not send a statement to the PostgreSQL grammar.
+ */
+function precheckText(sql: string): string {
+  if (!/['$]|--|\/\*/.test(sql)) return sql;
+  return mapSegments(sql, (kind, text) =>
+    kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text);
+}

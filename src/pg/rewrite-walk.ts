@@ -1,0 +1,265 @@
+/**
+ * The rewrite's tree walk (rewrite.ts runs it): relations and columns of the catalog emulation, FROM
+ * functions, select-list names; calls, casts and operators are handed to rewrite-calls.ts,
+ * rewrite-casts.ts and rewrite-operators.ts.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
+import { sortUsing } from './pg-operators.js';
+import { recordValue } from './pg-calls.js';
+import { withTiesRefused } from './pg-forms.js';
+import { call, compat, DUCKDB_RESERVED_ALIASES, INFOSCHEMA, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
+import { funcCall } from './rewrite-calls.js';
+import { typeCast } from './rewrite-casts.js';
+import { aExpr } from './rewrite-operators.js';
+
+/** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
+const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
+/** Other functions that are table functions in DuckDB or the compat catalog; any other FROM function is scalar. */
+const TABLE_FUNCTIONS = new Set([...ABSENT_FEATURE_TABLE_FUNCTIONS, 'pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
+
+/** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
+function samplePercent(sample: Node): void {
+  const c = (sample.args as Node[] | undefined)?.[0]?.A_Const as Node | undefined;
+  if ((sample.args as Node[]).length !== 1 || !(c?.ival || c?.fval)) {
+    throw new SqlError(SQLSTATE.featureNotSupported, 'TABLESAMPLE with a percentage that is not a numeric constant is not supported by fdl-gateway', undefined, 'Write the percentage as a number: TABLESAMPLE BERNOULLI (10).');
+  }
+}
+
+export function collectCtes(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) node.forEach((n) => collectCtes(n, into));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'CommonTableExpr' && typeof (v as Node).ctename === 'string') into.add((v as Node).ctename);
+      collectCtes(v, into);
+    }
+  }
+}
+
+/**
+ * Walk the tree, returning the (possibly replaced) node. `display` is true where a value is shown
+ * rather than compared (select list, ORDER BY, under a cast to text): there reg* casts yield names.
+ */
+export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => walk(n, ctx, false));
+  if (!node || typeof node !== 'object') return node;
+  const obj = node as Node;
+  if (typeof obj.aliasname === 'string' && DUCKDB_RESERVED_ALIASES.has(obj.aliasname)) {
+    ctx.changed = true;
+    return walk({ ...obj, aliasname: `fdl_${obj.aliasname}` }, ctx, display);
+  }
+  const keys = Object.keys(obj);
+  if (keys.length === 1) {
+    const type = keys[0]!;
+    const body = obj[type] as Node;
+    switch (type) {
+      case 'RangeVar': {
+        const named = body.alias?.aliasname ?? body.relname;
+        if (!DUCKDB_RESERVED_ALIASES.has(named)) return rangeVar(obj, body, ctx);
+        ctx.changed = true;
+        const renamed = { ...body, alias: { ...body.alias, aliasname: `fdl_${named}` } };
+        return rangeVar({ RangeVar: renamed }, renamed, ctx);
+      }
+      case 'RangeFunction': return rangeFunction(obj, body, ctx);
+      case 'FuncCall': return funcCall(obj, body, ctx, false);
+      case 'TypeCast': return typeCast(body, ctx, display);
+      case 'A_Expr': return aExpr(obj, body, ctx);
+      case 'CollateClause': return collate(obj, body, ctx);
+      case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
+      case 'ResTarget': return resTarget(body, ctx);
+      case 'SortBy': {
+        const node = walk(body.node, ctx, true);
+        if (body.sortby_dir !== 'SORTBY_USING') return { SortBy: { ...body, node } };
+        ctx.changed = true;
+        return { SortBy: { ...sortUsing(body), node } };
+      }
+      case 'ColumnRef': return columnRef(obj, body, ctx);
+      case 'RowExpr':
+        if (!display) break;
+        ctx.changed = true;
+        return recordValue(walk(body.args ?? [], ctx, false) as Node[]);
+      case 'GroupingFunc':
+        // grouping() is int4 in PostgreSQL, BIGINT in DuckDB.
+        ctx.changed = true;
+        return { TypeCast: { arg: { GroupingFunc: { ...body, args: walk(body.args, ctx, false) } }, typeName: { names: [str('integer')], typemod: -1 } } };
+      case 'SelectStmt':
+        if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        break;
+      case 'RangeTableSample':
+        samplePercent(body);
+        ctx.changed = true;
+        ctx.tableSample = true;
+        break;
+    }
+  }
+  const out: Node = {};
+  for (const k of keys) out[k] = walk(obj[k], ctx, false);
+  return out;
+}
+
+/** Select-list items keep PostgreSQL's column names (DuckDB would name them after the rewritten expression). */
+function resTarget(rt: Node, ctx: Ctx): Node {
+  const before = ctx.changed;
+  ctx.changed = false;
+  const val = walk(rt.val, ctx, true);
+  const touched = ctx.changed;
+  ctx.changed = before || touched;
+  const name = rt.name ?? (touched ? figureColname(rt.val) : undefined);
+  return { ResTarget: { ...rt, val, ...(name !== undefined ? { name } : {}) } };
+}
+
+/** PostgreSQL's FigureColname for the shapes catalog queries use. */
+function figureColname(n: Node | undefined): string | undefined {
+  return n ? figured(n)[0] : undefined;
+}
+
+/** A name and its strength (PostgreSQL's FigureColnameInternal: 2 a real name, 1 a type or `case`, 0 none). */
+function figured(n: Node): [string | undefined, number] {
+  if (n.ColumnRef) {
+    const last = (n.ColumnRef.fields as Node[]).slice(-1)[0];
+    return last?.String ? [String(last.String.sval), 2] : [undefined, 0];
+  }
+  if (n.FuncCall) return [names(n.FuncCall.funcname).slice(-1)[0], 2];
+  if (n.TypeCast) {
+    // A cast of something nameless ($1, a constant, a cast of one) is named after the type, as in PostgreSQL.
+    const inner = n.TypeCast.arg ? figured(n.TypeCast.arg) : ([undefined, 0] as [undefined, number]);
+    return inner[1] <= 1 ? [names(n.TypeCast.typeName?.names).slice(-1)[0], 1] : inner;
+  }
+  if (n.A_Indirection) {
+    const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
+    return last?.String ? [String(last.String.sval), 2] : figured(n.A_Indirection.arg);
+  }
+  if (n.SQLValueFunction) return [String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, ''), 2];
+  if (n.CaseExpr) return ['case', 1];
+  if (n.CoalesceExpr) return ['coalesce', 2];
+  if (n.A_ArrayExpr) return ['array', 2];
+  if (n.GroupingFunc) return ['grouping', 2];
+  if (n.CollateClause) return figured(n.CollateClause.arg);
+  return ['?column?', 0];
+}
+
+/**
+ * `pg_catalog.pg_class.relname` (SQLAlchemy 2 qualifies columns so): the relation is served from the
+ * compat database under its own name, so the column is `pg_class.relname`.
+ */
+function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  const first = (cr.fields as Node[])[0]?.String?.sval;
+  if ((cr.fields as Node[]).length >= 2 && DUCKDB_RESERVED_ALIASES.has(first)) {
+    // The alias was renamed where it is declared (walk).
+    ctx.changed = true;
+    return { ColumnRef: { ...cr, fields: [str(`fdl_${first}`), ...(cr.fields as Node[]).slice(1)] } };
+  }
+  const fields = cr.fields as Node[];
+  const schema = fields[0]?.String?.sval;
+  const rel = String(fields[1]?.String?.sval);
+  const served = (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) || (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel));
+  if (fields.length !== 3 || !served) return orig;
+  ctx.changed = true;
+  return { ColumnRef: { ...cr, fields: fields.slice(1) } };
+}
+
+function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
+  const rel = String(rv.relname);
+  const schema = rv.schemaname as string | undefined;
+  let target: string | undefined;
+  if (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) target = PGCAT;
+  else if (!schema && !rv.catalogname && COMPAT_RELATIONS.pgCatalog.has(rel) && !ctx.ctes.has(rel)) target = PGCAT;
+  else if (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel)) target = INFOSCHEMA;
+  if (!target) return orig;
+  ctx.changed = true;
+  // `db.information_schema.tables` is served for the session's database whatever db says: the
+  // session checks db is its own (0A000 otherwise, as PostgreSQL).
+  if (rv.catalogname) ctx.catalogsNamed.set(String(rv.catalogname), `${rv.catalogname}.${schema}.${rel}`);
+  if (target === PGCAT && ctx.systemColumns && SYSTEM_COLUMN_RELATIONS.has(rel)) {
+    // The same relation with PostgreSQL's system columns; keeps the name its columns are qualified by.
+    return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target, relname: `_sys_${rel}`, alias: rv.alias ?? { aliasname: rel } } };
+  }
+  return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target } };
+}
+
+function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
+  const body: Node = { ...rf };
+  body.functions = (rf.functions as Node[]).map((item) => {
+    const list = item?.List?.items as Node[] | undefined;
+    const fc = list?.[0]?.FuncCall as Node | undefined;
+    if (!list || !fc) return walk(item, ctx, false);
+    const parts = names(fc.funcname);
+    const base = parts[parts.length - 1]!;
+    const qualified = parts.length === 2 && parts[0] === 'pg_catalog';
+    let replaced: Node;
+    if ((parts.length === 1 || qualified) && base === 'pg_get_keywords') {
+      replaced = compat('pg_get_keywords', []);
+      ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && ABSENT_FEATURE_TABLE_FUNCTIONS.has(base)) {
+      replaced = compat(base, walk(fc.args ?? [], ctx, false) as Node[]);
+      ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && base === 'pg_partition_ancestors') {
+      // DuckDB has no WITH ORDINALITY for table macros: the _ord variant returns the ordinal itself.
+      replaced = compat(rf.ordinality ? 'pg_partition_ancestors_ord' : 'pg_partition_ancestors', walk(fc.args ?? [], ctx, false) as Node[]);
+      body.ordinality = false;
+      ctx.changed = true;
+    } else {
+      replaced = funcCall(list[0]!, fc, ctx, true);
+    }
+    return { List: { items: [replaced, ...list.slice(1).map((n) => walk(n, ctx, false))] } };
+  });
+  const fn = body.functions?.[0]?.List?.items?.[0]?.FuncCall as Node | undefined;
+  const fname = fn ? names(fn.funcname).slice(-1)[0] : undefined;
+  if (fn && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality && JSON.stringify(fn.args ?? []).includes(`"${COMPAT_DB}"`)) {
+    // DuckDB table functions take no subqueries, and compat macros contain some: unnest a list instead.
+    ctx.changed = true;
+    const alias = rf.alias ?? { aliasname: fname };
+    const col = names(alias.colnames)[0] ?? alias.aliasname;
+    const inner = fname === 'unnest' ? fn.args[0] : { FuncCall: fn };
+    return {
+      RangeSubselect: {
+        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: call(['unnest'], [inner]) } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        alias: { aliasname: alias.aliasname, colnames: [str(col)] },
+      },
+    };
+  }
+  if (fn && fname && !SINGLE_COLUMN_SRF.has(fname) && !TABLE_FUNCTIONS.has(fname) && !/^(duckdb_|pragma_|read_|parquet_|ducklake_)/.test(fname) && names(fn.funcname).length < 3 && !rf.ordinality && body.functions.length === 1) {
+    // PostgreSQL accepts a scalar function in FROM (one row, one column named after the alias).
+    ctx.changed = true;
+    const alias = rf.alias ?? { aliasname: fname };
+    const col = names(alias.colnames)[0] ?? alias.aliasname;
+    return {
+      RangeSubselect: {
+        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: { FuncCall: fn } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        alias: { aliasname: alias.aliasname, colnames: [str(col)] },
+      },
+    };
+  }
+  if (rf.alias && !rf.alias.colnames && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality) {
+    body.alias = { ...rf.alias, colnames: [str(rf.alias.aliasname)] };
+    ctx.changed = true;
+  }
+  return orig === rf ? orig : { RangeFunction: body };
+}
+
+function collate(orig: Node, c: Node, ctx: Ctx): Node {
+  const name = names(c.collname).slice(-1)[0];
+  if (name === 'default' || name === 'C' || name === 'POSIX') {
+    ctx.changed = true;
+    return walk(c.arg, ctx, false) as Node;
+  }
+  return { CollateClause: { ...c, arg: walk(c.arg, ctx, false) } };
+}
+
+function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
+  switch (f.op) {
+    case 'SVFOP_CURRENT_USER': case 'SVFOP_USER': case 'SVFOP_SESSION_USER': case 'SVFOP_CURRENT_ROLE':
+      ctx.changed = true;
+      return compat('pg_current_user', []);
+    case 'SVFOP_CURRENT_CATALOG':
+      ctx.changed = true;
+      return compat('pg_current_database', []);
+    case 'SVFOP_CURRENT_SCHEMA':
+      ctx.changed = true;
+      return compat('current_schema', []);
+    default:
+      return orig;
+  }
+}

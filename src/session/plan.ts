@@ -1,0 +1,105 @@
+/**
+ * The plan value: what planning (planner.ts) reads from the session, the planned statement the wire
+ * runs (the protocol's "prepared statement"), and its owners' references: the last one destroys
+ * DuckDB's statement and releases the versions and files it holds.
+ */
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
+import type { Statement } from '../text/classify.js';
+import type { Analysis } from '../analysis/analysis.js';
+import type { SystemTable } from '../text/system-views.js';
+import type { StatementHold, VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
+import type { FieldDescription } from '../pg/oids.js';
+import type { SessionSettings } from './settings.js';
+import type { ResultKey } from '../cache/result-cache.js';
+
+/** What planning reads from the session. */
+export interface PlanningContext {
+  readonly conn: DuckDBConnection;
+  readonly versions: VersionSource;
+  readonly repo: string;
+  readonly user: string;
+  /** The session's own version. */
+  readonly lease: VersionLease | null;
+  readonly settings: SessionSettings;
+  /** Whether the session has a result cache (plans then say which results it may keep). */
+  readonly cachesResults: boolean;
+  /** fdl.session's one row, as the session sees itself now. */
+  sessionTable(): SystemTable;
+  /** A NOTICE for the client (file pruning). */
+  notice(message: string): void;
+}
+
+/** A planned statement (the "prepared statement" of the protocol). */
+export interface PreparedStmt {
+  /** Owners: the statement cache, named statements, a running simple Query (see disposeStatement). */
+  refs: number;
+  sql: string;
+  stmt: Statement;
+  declaredTypes: number[];
+  /** DuckDB prepared statement for queries; null for gateway-handled statements. */
+  duck: DuckDBPreparedStatement | null;
+  paramOids: number[];
+  fields: FieldDescription[] | null;
+  columnTypes: DuckDBType[];
+  /** Per column: the catalog type OID to announce and encode with (catalog queries only). */
+  columnOids: (number | undefined)[];
+  /** Other versions the statement reads ("demo@v1"), held while the statement exists. */
+  leases: VersionLease[];
+  /** Remote versions' files the statement reads, pinned while it exists (versions/lease.ts). */
+  holds?: StatementHold[];
+  /** What the statement can read of each version (by database, lower-cased): what is re-checked before it runs. */
+  reads?: ReadonlyMap<string, VersionReads>;
+  /**
+   * A parameterised statement over remote versions: files are chosen with the bound values and
+   * DuckDB prepares it again over them at each execution (fetchForValues).
+   */
+  fetchOnBind?: {
+    sql: string;
+    reads: TableReads;
+    prepare: () => Promise<DuckDBPreparedStatement>;
+    /** The views (StatementHold.views, per version) `duck` was last prepared over under their lock. */
+    views?: readonly (number | undefined)[];
+  };
+  /** Columns DuckDB could only type at execution (described as text). */
+  untyped: Set<number>;
+  /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
+  cacheableSql: string | null;
+  /** It reads fdl.* system views, expanded to their rows at planning (text/system-views.ts): never reused. */
+  systemViews?: boolean;
+  /** The statement's one analysis (sql/analysis.ts), for queries. */
+  analysis?: Analysis;
+  /** The version the session read when DuckDB prepared the statement (names were bound there). */
+  preparedFor?: string;
+  /** Decided on first execution: whether the result depends only on the version. */
+  repeatable?: boolean;
+  /** The result-cache key of its last run without parameters (reused while nothing in it changed). */
+  lastResultKey?: ResultKey;
+  /** The statement's fingerprint in audit lines (computed once). */
+  sqlHash?: string;
+  /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
+  cursorQuery?: PreparedStmt;
+}
+
+/** Tables of remote versions a statement reads, per version (one lease per attached database). */
+export type TableReads = { lease: VersionLease; tables: { schema: string; name: string }[] }[];
+
+/** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
+export function disposeStatement(s: PreparedStmt): void {
+  if (--s.refs > 0) return;
+  if (s.cursorQuery) disposeStatement(s.cursorQuery);
+  s.cursorQuery = undefined;
+  s.duck?.destroySync();
+  s.duck = null;
+  releaseAll(s);
+}
+
+export function releaseAll(s: PreparedStmt): void {
+  for (const h of s.holds ?? []) h.release();
+  s.holds = [];
+  for (const l of s.leases) l.release();
+  s.leases = [];
+}
+
+export function textField(name: string): FieldDescription {
+  return { name, typeOid: 25, typeLen: -1, typeMod: -1, format: 0 };
+}

@@ -1,0 +1,30 @@
+/**
+ * What the session has to tell the client besides a statement's answer (session/outbox.ts: NOTICEs,
+ * ParameterStatus), written before anything else the session writes, in the order it arose.
+ */
+import * as be from './backend.js';
+import type { Outbox } from '../session/outbox.js';
+import type { SessionOutput } from './result-stream.js';
+
+/** Write the outbox's messages now. */
+export function deliverOutbox(outbox: Outbox, out: SessionOutput): void {
+  if (outbox.isEmpty) return;
+  for (const m of outbox.take()) {
+    if (m.kind === 'notice') be.noticeResponse(out.w, { severity: m.severity, code: m.code, message: m.message });
+    else be.parameterStatus(out.w, m.name, m.value);
+  }
+}
+
+/** `out`, whose writer is handed out only after the outbox's messages are written to it. */
+export function outboxFirst(outbox: Outbox, out: SessionOutput): SessionOutput {
+  return {
+    get w() {
+      deliverOutbox(outbox, out);
+      return out.w;
+    },
+    flush: () => out.flush(),
+    get closed() {
+      return out.closed;
+    },
+  };
+}

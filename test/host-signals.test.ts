@@ -1,0 +1,129 @@
+/**
+ * A writing command stopped by SIGINT or SIGTERM rolls back as on an error (named pipes, partial
+ * data files, the pending marker, the version folder all go) and exits 130 / 143; the repository is
+ * byte for byte what it was. A writer killed outright (SIGKILL) leaves debris whose marker names a
+ * process that no longer runs: the default `fdl gc` (grace 24h) clears it at once.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CLI, waitFor } from './support/gateway.js';
+import { treeBytes } from './support/tree.js';
+
+let work: string;
+let big: string;
+
+/** ~3M rows: long enough that an import is still writing when the signal comes. */
+async function writeBigCsv(file: string, rows: number): Promise<void> {
+  const out = createWriteStream(file);
+  out.write('id,grp,name,amount\n');
+  const chunk = 50_000;
+  for (let start = 0; start < rows; start += chunk) {
+    let s = '';
+    for (let i = start; i < Math.min(rows, start + chunk); i++) s += `${i},${i % 97},name-${i},${(i * 7) % 1000}.25\n`;
+    if (!out.write(s)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r, j) => out.end((e?: Error | null) => (e ? j(e) : r())));
+}
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `fdl …`; `stop(sig)` sends a signal once `ready()` holds, and resolves with how it ended. */
+function start(args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ended = new Promise<Ran>((r) => child.on('exit', (code, signal) => r({ code, signal, stdout, stderr })));
+  return { child, ended };
+}
+
+async function fdl(...args: string[]): Promise<Ran> {
+  return start(args).ended;
+}
+
+/** True once a running import's named pipes (its scratch folder in the data folder) are there. */
+const importWriting = (root: string) => () => {
+  const walk = (d: string): boolean => existsSync(d) && readdirSync(d, { withFileTypes: true }).some((e) => e.isFIFO() || (e.isDirectory() && walk(path.join(d, e.name))));
+  return walk(path.join(root, 'data'));
+};
+
+before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'fdl-signals-'));
+  big = path.join(work, 'big.csv');
+  await writeBigCsv(big, 3_000_000);
+});
+after(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('signals during a writing command', () => {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} in the middle of fdl import: rolled back, exit ${code}, the repository byte for byte as before`, async () => {
+      const root = path.join(work, `import-${signal}`);
+      assert.equal((await fdl('init', root)).code, 0);
+      const small = path.join(work, 'small.csv');
+      await writeBigCsv(small, 10);
+      const first = await fdl('import', root, '--table', `main.t=${small}`);
+      assert.equal(first.code, 0, first.stderr);
+      const before = treeBytes(root);
+      const run = start(['import', root, '--table', `main.t=${big}`, '--sort-by', 'main.t=name']);
+      await waitFor(importWriting(root), 'the import writing its data', 120_000);
+      assert.ok(treeBytes(root).some((l) => / fifo$/.test(l)), 'named pipes are there mid-import');
+      run.child.kill(signal);
+      const r = await run.ended;
+      assert.equal(r.code, code, r.stderr);
+      assert.equal(r.stdout, '', 'no version id printed');
+      assert.match(r.stderr, new RegExp(`fdl: interrupted by ${signal}: stopped, and what this run had written was removed\\n$`));
+      assert.deepEqual(treeBytes(root), before);
+    });
+  }
+
+  it('SIGINT in the middle of fdl update (the pending marker written, new data files on their way): rolled back, exit 130', async () => {
+    const root = path.join(work, 'update-SIGINT');
+    assert.equal((await fdl('init', root)).code, 0);
+    const loaded = await fdl('import', root, '--table', `main.t=${big}`);
+    assert.equal(loaded.code, 0, loaded.stderr);
+    const before = treeBytes(root);
+    const run = start(['update', root, '--table', 'main.t', '--set', 'amount = amount + 1', '--where', 'true']);
+    const pending = () => readdirSync(path.join(root, 'versions')).some((v) => existsSync(path.join(root, 'versions', v, 'pending')));
+    await waitFor(pending, 'the update\'s pending marker', 120_000, 10);
+    run.child.kill('SIGINT');
+    const r = await run.ended;
+    assert.equal(r.code, 130, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /fdl: interrupted by SIGINT: stopped, and what this run had written was removed\n$/);
+    assert.deepEqual(treeBytes(root), before);
+  });
+
+  it('SIGKILL leaves a dead writer\'s debris; the default fdl gc (grace 24h) removes all of it at once, and nothing else', async () => {
+    const root = path.join(work, 'killed');
+    assert.equal((await fdl('init', root)).code, 0);
+    const small = path.join(work, 'small-k.csv');
+    await writeBigCsv(small, 10);
+    assert.equal((await fdl('import', root, '--table', `main.t=${small}`)).code, 0);
+    const before = treeBytes(root);
+    const run = start(['import', root, '--table', `main.t=${big}`]);
+    await waitFor(importWriting(root), 'the import writing its data', 120_000);
+    run.child.kill('SIGKILL');
+    await run.ended;
+    const debris = treeBytes(root).filter((l) => !before.includes(l));
+    assert.ok(debris.some((l) => /\/pending /.test(l)), 'a pending marker is left');
+    assert.ok(debris.some((l) => / fifo$/.test(l)), 'named pipes are left');
+    const gc = await fdl('gc', root);
+    assert.equal(gc.code, 0, gc.stderr);
+    assert.match(gc.stdout, /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\); kept 0 younger than the grace period; 0 writer\(s\) running\n$/);
+    assert.match(gc.stderr, /writer gone: versions\/[0-9a-f-]+\/ \(process \d+ on this host no longer runs\)/);
+    assert.deepEqual(treeBytes(root), before);
+  });
+});
