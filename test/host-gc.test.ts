@@ -3,10 +3,11 @@
  * than the grace period, nothing a running writer is writing (even with --grace 0).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +16,7 @@ import { collectGarbage } from '../src/host/gc.js';
 import { importData } from '../src/host/import.js';
 import { initRepository } from '../src/host/repo.js';
 import { verifyRepository } from '../src/host/verify.js';
+import { uuidv7 } from '../src/host/uuid.js';
 import { openRepository } from '../src/resolver/repository.js';
 import { FsStore } from '../src/store/fs-store.js';
 import { openVersion } from './support/lake-fixtures.js';
@@ -24,6 +26,7 @@ const run = promisify(execFile);
 const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
 const quiet = { progress: () => undefined };
 const HOUR = 3600_000;
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
 let work: string;
 let n = 0;
@@ -142,6 +145,28 @@ describe('fdl gc', () => {
     const v = await verifyRepository(root);
     assert.deepEqual(v.problems, []);
     assert.deepEqual((await collectGarbage(root, { graceMs: 0 })).removed, [], 'a second gc finds nothing');
+  });
+
+  it('a pending marker from this host whose process is gone is cleared at once with the keys it lists; another host\'s young marker is a running writer', async () => {
+    const root = path.join(work, 'markers');
+    await initRepository(root);
+    await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] });
+    const before = treeBytes(root);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(); // exited
+    const marker = (id: string, host: string, pid: number, key: string) => {
+      mkdirSync(path.join(root, 'versions', id), { recursive: true });
+      writeFileSync(path.join(root, 'versions', id, 'pending'), JSON.stringify({ started: new Date().toISOString(), host, pid, keys: [key] }) + '\n');
+      writeFileSync(path.join(root, key), 'partial');
+    };
+    const dead = uuidv7();
+    const elsewhere = uuidv7();
+    marker(dead, hostname(), Number(gone), 'data/main/t/ducklake-dead.parquet');
+    marker(elsewhere, 'another-host', process.pid, 'data/main/t/ducklake-elsewhere.parquet');
+    const r = await collectGarbage(root);
+    assert.deepEqual(r.writers, [elsewhere], 'the other host\'s writer is judged by the age of its marker');
+    assert.deepEqual(r.removed.sort(), ['data/main/t/ducklake-dead.parquet', `versions/${dead}/pending`]);
+    assert.deepEqual(r.unfinished, [dead]);
+    assert.deepEqual(treeBytes(root), [...before, `versions/${elsewhere}/`, `versions/${elsewhere}/pending 644 ${sha(path.join(root, 'versions', elsewhere, 'pending'))}`, `data/main/t/ducklake-elsewhere.parquet 644 ${sha(path.join(root, 'data/main/t/ducklake-elsewhere.parquet'))}`].sort());
   });
 
   it('--grace must be a duration', async () => {

@@ -163,7 +163,7 @@ describe('protocol: trust sessions', () => {
     try {
       const r = await c.query('select array_length($1::text[], 1) as n', [['a', 'b', 'c']]);
       assert.equal(r.fields[0]!.name, 'n');
-      assert.equal(r.fields[0]!.dataTypeID, 20);
+      assert.equal(r.fields[0]!.dataTypeID, 23, 'int4, as PostgreSQL types array_length');
       assert.equal(String(r.rows[0].n), '3');
       const simple = await c.query("select array_length('{a,b}'::text[], 1) as m");
       assert.equal(String(simple.rows[0].m), '2');

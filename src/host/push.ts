@@ -81,7 +81,7 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
       if (present) {
         if (!present.body.equals(bytes)) throw new Error(`versions/${id}/version.json differs between ${src} and ${dst}: not the same version`);
         report.versionsPresent++;
-        await copyExpiry(id, source, copier); // expired in SRC since an earlier push
+        await copyExpiry(id, source, copier, say); // expired in SRC since an earlier push
         continue;
       }
       say(`version ${id}`);
@@ -139,11 +139,20 @@ async function checkPushTarget(target: WriteTarget): Promise<boolean> {
   return true;
 }
 
-/** An expiry that SRC has and DST's copy of the version lacks. */
-async function copyExpiry(id: string, source: ObjectStore, copier: FileCopier): Promise<void> {
+/**
+ * An expiry that SRC has and DST's copy of the version lacks. With `say`, the version was already in
+ * DST: an expiry DST has in other words (its own record) is kept, said, and the push goes on.
+ */
+async function copyExpiry(id: string, source: ObjectStore, copier: FileCopier, say?: (line: string) => void): Promise<void> {
   for (const extra of ['expired.json', 'expired.json.sig']) {
     const b = await getBytes(source, `versions/${id}/${extra}`);
-    if (b) await copier.createBytes(`versions/${id}/${extra}`, b);
+    if (!b) continue;
+    try {
+      await copier.createBytes(`versions/${id}/${extra}`, b);
+    } catch (e) {
+      if (!say || !(e instanceof OtherContent)) throw e;
+      say(`kept DST's versions/${id}/${extra}: it differs from SRC's (an expiry is never rewritten)`);
+    }
   }
 }
 
@@ -249,6 +258,8 @@ async function copyData(
   }
 }
 
+class OtherContent extends Error {}
+
 /** One file SRC → DST: skipped when DST already has it (checked), else downloaded, checked, created. */
 class FileCopier {
   private n = 0;
@@ -289,7 +300,7 @@ class FileCopier {
     if (!(await this.target.create(key, body))) {
       this.journal?.forget(key, new Error('taken'));
       const cur = await this.target.read(key);
-      if (!cur?.body.equals(body)) throw new Error(`${key} already exists in ${this.target.location} with other content`);
+      if (!cur?.body.equals(body)) throw new OtherContent(`${key} already exists in ${this.target.location} with other content`);
       this.report.filesPresent++;
       return;
     }
