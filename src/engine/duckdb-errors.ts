@@ -53,7 +53,7 @@ const byPattern: [RegExp, string][] = [
 ];
 
 /** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
-export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
+export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
 
 /** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
 const PG_TYPE_WORDS: Record<string, string> = { INT16: 'smallint', INT32: 'integer', INT64: 'bigint', SMALLINT: 'smallint', INTEGER: 'integer', BIGINT: 'bigint' };
@@ -81,7 +81,33 @@ export function fromDuckDB(e: unknown): SqlError {
 /** "Catalog Error: Table with name x does not exist!\nDid you mean …" → first line without the kind. */
 function stripKind(message: string): string {
   const body = message.replace(/^[A-Za-z ]+ Error: /, '');
-  return redactServerPaths(withoutForeignSuggestions(body.trim()));
+  return redactServerPaths(withoutInternalNames(withoutForeignSuggestions(body.trim())));
+}
+
+const INTERNAL_NAME = /_pgsem_|fdl_pg|__fdl_|\bpgcat\b|\binfoschema\b/;
+
+/**
+ * No name of the gateway's own macros in what a client reads: the PostgreSQL-semantics macros
+ * (`fdl_pg.pgcat._pgsem_sum`) are named as the function the client called, DuckDB's list of
+ * candidate macros (the emulation's, or a guard's parameters) is dropped, and so is a "LINE n:"
+ * quote of a text the gateway rewrote (with the caret under it).
+ */
+function withoutInternalNames(text: string): string {
+  const out: string[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^Candidate macros:/.test(line)) {
+      while (i + 1 < lines.length && /^\s/.test(lines[i + 1]!) && lines[i + 1]!.trim() !== '') i++;
+      continue;
+    }
+    if (/^LINE \d+:/.test(line) && INTERNAL_NAME.test(line)) {
+      if (i + 1 < lines.length && /^\s*\^\s*$/.test(lines[i + 1]!)) i++;
+      continue;
+    }
+    out.push(line.replace(/(?:"?fdl_pg"?\.)?(?:"?pgcat"?\.)?"?_pgsem_(\w+)"?/g, '$1'));
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /**
