@@ -79,11 +79,11 @@ export class Gateway {
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
     if (config.memoryLimit) {
-      // memoryLimit + 1 GiB for the whole process, held by the kernel (engine/memory-ceiling.ts).
+      // memoryLimit + 2 GiB for the whole process, held by the kernel (engine/memory-ceiling.ts).
       const wanted = dataLimitFor(config.memoryLimit);
       try {
         const limit = applyDataLimit(wanted);
-        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 1 GiB)`);
+        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 2 GiB)`);
       } catch (e) {
         log.warn({ event: 'memory-ceiling', err: (e as Error).message }, 'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded');
       }

@@ -87,7 +87,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     repos.cleanup();
   });
 
-  test('the process is limited to memoryLimit + 1 GiB (less its file-backed pages)', () => {
+  test('the kernel backstop: the process is limited to memoryLimit + 2 GiB (less its file-backed pages)', () => {
     const limits = readFileSync(`/proc/${gw.proc.pid}/limits`, 'utf8');
     const m = /^Max data size\s+(\d+)\s+(\d+)/m.exec(limits);
     assert.ok(m, limits);

@@ -584,3 +584,13 @@ test("current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository' | 'search_pat
     await c.close();
   }
 });
+
+describe('errors worded as PostgreSQL', () => {
+  test('integer and numeric overflow: 22003 with PostgreSQL\'s message', async () => {
+    for (const sql of ['select 99999999999::int', 'select 2147483647::int4 + 1', 'select 9223372036854775807::int8 + 1', 'select 32767::int2 + 1::int2', 'select 99.995::numeric(4,2)', "select current_setting('threads')"]) {
+      const [p, g] = await Promise.all([conns.pg!.query(sql), conns.gw!.query(sql)]);
+      assert.ok(p.error, `PostgreSQL refuses ${sql}`);
+      assert.deepEqual([g.error?.code, g.error?.message], [p.error.code, p.error.message], sql);
+    }
+  });
+});

@@ -28,6 +28,8 @@ export interface RelationRef {
   table: string;
   /** Where its (qualified) name starts in the analysed text: DuckDB's query_location. */
   location?: number;
+  /** Its name as written (case kept), dotted: what PostgreSQL's messages quote. */
+  written?: string;
 }
 
 export interface FunctionRef {
@@ -211,7 +213,8 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
     switch (o.type) {
       case 'BASE_TABLE': {
         const at = typeof o.query_location === 'number' && o.query_location >= 0 ? o.query_location : undefined;
-        const r: RelationRef = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name), location: at };
+        const written = [o.catalog_name, o.schema_name, o.table_name].filter((p) => typeof p === 'string' && p !== '').join('.');
+        const r: RelationRef = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name), location: at, written };
         if (!(r.catalog === '' && r.schema === '' && ctes.has(r.table))) relations.push(r);
         break;
       }

@@ -191,10 +191,11 @@ function resolveEntry(r: RelationRef, ctx: AdmissionContext, versionDbs: string[
   const has = (db: string, schema: string, table: string) => ctx.hasRelation(db, schema, table);
   const catalogs = [...versionDbs, compat];
   if (r.catalog !== '') {
-    if (!catalogs.includes(r.catalog)) {
-      if (r.catalog.includes('@')) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${r.catalog}" does not exist`);
-      throw denied(`permission denied for database "${r.catalog}"`, undefined, true);
-    }
+    // Another version of the session's repository ("NAME@REF") that is not attached: none such.
+    const repo = ctx.versionDb.slice(0, ctx.versionDb.lastIndexOf('@') + 1);
+    if (!catalogs.includes(r.catalog) && repo !== '' && r.catalog.startsWith(repo)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${r.catalog}" does not exist`);
+    // PostgreSQL's words for any other database (namespace.c, RangeVarGetRelidExtended).
+    if (!catalogs.includes(r.catalog)) throw new SqlError(SQLSTATE.featureNotSupported, `cross-database references are not implemented: "${r.written ?? `${r.catalog}.${r.schema}.${r.table}`}"`);
     const schema = r.schema || 'main';
     if (has(r.catalog, schema, r.table)) return { db: r.catalog, schema, table: r.table };
     throw undefinedTable(r);

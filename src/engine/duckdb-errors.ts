@@ -34,6 +34,7 @@ const byPattern: [RegExp, string][] = [
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
   // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out
   // of range, 22007 unreadable); other conversions are 22P02 as PostgreSQL's input functions say.
+  [/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/i, SQLSTATE.numericValueOutOfRange],
   [/^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i, SQLSTATE.numericValueOutOfRange],
   [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
   [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
@@ -52,7 +53,17 @@ const byPattern: [RegExp, string][] = [
 ];
 
 /** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
-export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 1 GiB for the whole process): read fewer or smaller values, or aggregate.';
+export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
+
+/** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
+const PG_TYPE_WORDS: Record<string, string> = { INT16: 'smallint', INT32: 'integer', INT64: 'bigint', SMALLINT: 'smallint', INTEGER: 'integer', BIGINT: 'bigint' };
+function pgWording(message: string): string | undefined {
+  const overflow = /^Out of Range Error: Overflow in (?:addition|subtraction|multiplication|negation) of (INT16|INT32|INT64)\b/.exec(message)
+    ?? /^Conversion Error: .*out of range for the destination type (INT16|INT32|INT64|SMALLINT|INTEGER|BIGINT)\b/.exec(message);
+  if (overflow) return `${PG_TYPE_WORDS[overflow[1]!]} out of range`;
+  if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message)) return 'numeric field overflow';
+  return undefined;
+}
 
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
@@ -60,8 +71,9 @@ export function fromDuckDB(e: unknown): SqlError {
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  const worded = pgWording(message);
   for (const [re, code] of byPattern) {
-    if (re.test(message)) return new SqlError(code, stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
+    if (re.test(message)) return new SqlError(code, worded ?? stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));
 }
@@ -69,7 +81,33 @@ export function fromDuckDB(e: unknown): SqlError {
 /** "Catalog Error: Table with name x does not exist!\nDid you mean …" → first line without the kind. */
 function stripKind(message: string): string {
   const body = message.replace(/^[A-Za-z ]+ Error: /, '');
-  return redactServerPaths(withoutForeignSuggestions(body.trim()));
+  return redactServerPaths(withoutInternalNames(withoutForeignSuggestions(body.trim())));
+}
+
+const INTERNAL_NAME = /_pgsem_|fdl_pg|__fdl_|\bpgcat\b|\binfoschema\b/;
+
+/**
+ * No name of the gateway's own macros in what a client reads: the PostgreSQL-semantics macros
+ * (`fdl_pg.pgcat._pgsem_sum`) are named as the function the client called, DuckDB's list of
+ * candidate macros (the emulation's, or a guard's parameters) is dropped, and so is a "LINE n:"
+ * quote of a text the gateway rewrote (with the caret under it).
+ */
+function withoutInternalNames(text: string): string {
+  const out: string[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^Candidate macros:/.test(line)) {
+      while (i + 1 < lines.length && /^\s/.test(lines[i + 1]!) && lines[i + 1]!.trim() !== '') i++;
+      continue;
+    }
+    if (/^LINE \d+:/.test(line) && INTERNAL_NAME.test(line)) {
+      if (i + 1 < lines.length && /^\s*\^\s*$/.test(lines[i + 1]!)) i++;
+      continue;
+    }
+    out.push(line.replace(/(?:"?fdl_pg"?\.)?(?:"?pgcat"?\.)?"?_pgsem_(\w+)"?/g, '$1'));
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The process memory ceiling: memoryLimit + 1 GiB, held by the kernel. DuckDB's memory_limit only
+ * The process memory ceiling: memoryLimit + 2 GiB, held by the kernel (the last line: the value
+ * guards and the memory watchdog keep ordinary and hostile statements within memoryLimit + 1 GiB). DuckDB's memory_limit only
  * counts its buffer pool; the vectors an expression fills are outside it, and a chunk of 2,048 rows
  * is computed in one uninterruptible step (200 rows of repeat('x', 50000000): 10 GB before the
  * first row reaches the client), as is a constant folded while a statement is prepared
@@ -13,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { parseByteSize } from './temp-ceiling.js';
 
 /** What the process may hold above DuckDB's memory_limit: JavaScript, buffers, untracked vectors. */
-export const HEADROOM_BYTES = 1024 ** 3;
+export const HEADROOM_BYTES = 2 * 1024 ** 3;
 /**
  * RSS also counts file-backed pages (Node's and DuckDB's code, ~80 MiB) that the data limit does
  * not: they come off the limit so RSS stays under memoryLimit + HEADROOM_BYTES.

@@ -89,3 +89,8 @@ export function settingOrError(setting: Node, name: Node): Node {
   const message = { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Const: { sval: { sval: 'unrecognized configuration parameter "' } } }, rexpr: castTo(name, 'varchar') } }, rexpr: { A_Const: { sval: { sval: '"' } } } } };
   return { CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: setting, nulltesttype: 'IS_NULL' } }, result: call('error', [message]) } }], defresult: setting } };
 }
+
+/** `upper(s)`, `lower(s)`: ASCII letters only, as PostgreSQL under the C locale the gateway reports (lc_ctype). */
+export function caseMapped(fn: 'upper' | 'lower', arg: Node): Node {
+  return sem(fn, [arg]);
+}

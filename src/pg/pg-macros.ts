@@ -25,9 +25,14 @@ const PG_TYPE_NAMES: ReadonlyArray<readonly [string, string]> = [
 const pgTypeName = (t: string): string =>
   `CASE WHEN ${t} LIKE 'DECIMAL%' THEN 'numeric' WHEN ${t} LIKE 'STRUCT(%' THEN 'record' ${PG_TYPE_NAMES.map(([d, p]) => `WHEN ${t} = '${d}' THEN '${p}'`).join(' ')} ELSE lower(${t}) END`;
 
+/** Case mapping of the C locale (lc_ctype C, as the gateway reports): ASCII letters only; DuckDB's maps all of Unicode. */
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+export const ASCII_UPPER = (x: string): string => `translate(${x}, '${LOWER}', '${LOWER.toUpperCase()}')`;
+export const ASCII_LOWER = (x: string): string => `translate(${x}, '${LOWER.toUpperCase()}', '${LOWER}')`;
+
 export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
-  // Words are runs of letters and digits; the first letter of each is upper case, the rest lower.
-  ['initcap(s)', `array_to_string(list_transform(range(1, length(s) + 1), i -> CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[[:alnum:]]') THEN upper(substr(s, i, 1)) ELSE lower(substr(s, i, 1)) END), '')`],
+  // Words are runs of ASCII letters and digits (the C locale the gateway reports); the first letter of each is upper case, the rest lower.
+  ['initcap(s)', `array_to_string(list_transform(range(1, length(s) + 1), lambda i: CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[A-Za-z0-9]') THEN ${ASCII_UPPER('substr(s, i, 1)')} ELSE ${ASCII_LOWER('substr(s, i, 1)')} END), '')`],
   ['width_bucket(op, lo, hi, n)', `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`],
   ['date_bin(stride, source, origin)', 'time_bucket(stride, source, origin)'],
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
@@ -125,5 +130,6 @@ const AVG: Array<[string, string]> = [
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS, ...PG_FLOAT_MACROS]
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS, ...PG_FLOAT_MACROS,
+  ['_pgsem_upper(s)', ASCII_UPPER('s')], ['_pgsem_lower(s)', ASCII_LOWER('s')]]
   .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

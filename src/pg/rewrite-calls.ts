@@ -3,7 +3,7 @@ import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
-import { asTimestamptz, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
+import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -43,6 +43,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
 function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node | undefined {
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX') return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
+  if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
     out.args = [args[0]!, asTimestamptz(args[1]!)];
     return { FuncCall: { ...out, funcname: [str(pgName)] } };

@@ -4,6 +4,8 @@ import { COMPAT_DB } from './catalog/names.js';
 export type Node = Record<string, any>;
 export interface Ctx {
   changed: boolean;
+  /** Databases named in front of catalog relations the emulation serves (`db.pg_catalog.pg_class`): db → the name written. */
+  catalogsNamed: Map<string, string>;
   ctes: Set<string>;
   /** Parameter number → PostgreSQL OID, for parameters cast to a type DuckDB spells differently. */
   params: Map<number, number>;

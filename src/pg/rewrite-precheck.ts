@@ -32,7 +32,7 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
  */
-const PG_TYPED_RESULTS = String.raw`\b(?:length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_TYPED_RESULTS = String.raw`\b(?:upper|lower|length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
 const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#>|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
 /**

@@ -169,6 +169,9 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
   else if (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel)) target = INFOSCHEMA;
   if (!target) return orig;
   ctx.changed = true;
+  // `db.information_schema.tables` is served for the session's database whatever db says: the
+  // session checks db is its own (0A000 otherwise, as PostgreSQL).
+  if (rv.catalogname) ctx.catalogsNamed.set(String(rv.catalogname), `${rv.catalogname}.${schema}.${rel}`);
   if (target === PGCAT && ctx.systemColumns && SYSTEM_COLUMN_RELATIONS.has(rel)) {
     // The same relation with PostgreSQL's system columns; keeps the name its columns are qualified by.
     return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target, relname: `_sys_${rel}`, alias: rv.alias ?? { aliasname: rel } } };

@@ -29,6 +29,8 @@ const SYSTEM_COLUMNS = /\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 
 export interface RewriteResult {
   sql: string;
+  /** Databases named in front of emulated catalog relations (and the three-part name): the session's own, or 0A000. */
+  catalogsNamed?: { db: string; name: string }[];
   /** True when the statement used the PostgreSQL catalog emulation (label its columns with catalog types). */
   rewritten: boolean;
   /**
@@ -69,7 +71,7 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  const ctx: Ctx = { changed: false, ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
+  const ctx: Ctx = { changed: false, catalogsNamed: new Map(), ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
@@ -84,6 +86,7 @@ export function rewriteParsed(sql: string): RewriteResult {
     if (types) result.columnTypes = types;
   }
   if (ctx.params.size > 0) result.paramOids = ctx.params;
+  if (ctx.catalogsNamed.size > 0) result.catalogsNamed = [...ctx.catalogsNamed].map(([db, name]) => ({ db, name }));
   return result;
 }
 

@@ -43,6 +43,10 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.
   const rewrite = source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source);
   let sql = rewrite.sql;
+  // `db.information_schema.tables` is the emulation's answer for this session's database only.
+  for (const { db, name } of rewrite.catalogsNamed ?? []) {
+    if (db !== ctx.repo && !db.startsWith(`${ctx.repo}@`)) throw new SqlError(SQLSTATE.featureNotSupported, `cross-database references are not implemented: "${name}"`);
+  }
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     spent('planning', planning);
@@ -243,3 +247,4 @@ function refusal(type: string): SqlError {
   }
   return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${type.replace('_', ' ')} statements are not allowed by fdl-gateway`);
 }
+

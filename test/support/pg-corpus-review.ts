@@ -51,5 +51,12 @@ export const REVIEW_2 = [
   "select current_setting('x.y', true), current_setting('TimeZone')",
   // set_config answers its value but does not change the setting (documented)
   "select set_config('search_path', 'sales', false), current_setting('search_path')",
-  "show lc_ctype", "show lc_collate", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
+  "show lc_ctype", "show lc_collate",
+  // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)
+  'select t from (select 1 as a, \'a\' as b) t', 'select c from sales.customers c order by customer_id limit 2',
+  // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
+  'select order_id, amount / qty, amount::numeric / 7, qty::numeric / 3 from sales.orders order by order_id limit 8',
+  // case mapping under the C locale both report: ASCII letters only
+  "select initcap('élan vital ÉCOLE'), upper('straße é'), lower('ÉCOLE Ä'), initcap('o''brien mc-donald 2nd'), upper(null), lower('ABC')",
+  "select upper(name), lower(country), initcap(lower(name)) from sales.customers order by customer_id limit 3", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
 ];
