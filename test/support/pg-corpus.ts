@@ -118,6 +118,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   'select round(avg(qty), 4), sum(qty) / count(*), round(sum(amount) / count(*), 4) from sales.orders v',
   'select round(avg(sx), 2), round(avg(y), 3) from (values (1, 2::bigint), (4, 7)) w(sx, y)',
   'select z.x, round(avg(z.x), 4) from (values (1),(2),(2)) z(x) group by z.x order by 1',
+  // the same for interval / number's lambdas: `w.rm` bound to the caller's w(rm) and answered -209 days
+  "select a / 2, a / 7 from (values (interval '1 mon 3 days', 7, 9)) w(a, rm, f)",
+  "select a / 2, a / 7 from (values (interval '1 mon 3 days', 7, 9)) v(a, m, f)",
   // pg_catalog-qualified calls (pg_dump, Metabase, sqlsmith): the typed rewrite answered 42703 on pg_catalog.sum
   'SELECT pg_catalog.sum(x0) FROM (VALUES (1::bigint),(2)) v(x0)',
   'select pg_catalog.sum(qty), round(pg_catalog.avg(qty), 4), round(pg_catalog.avg(amount), 4), pg_catalog.sum(order_id) from sales.orders',
