@@ -105,6 +105,17 @@ describe('preflight: sources and target', () => {
     await refused(`cannot tell the format of ${odd}: use .csv, .tsv, .parquet, .json, .ndjson or .jsonl`, 'import', root, '--table', `main.t=${odd}`);
   });
 
+  it('a named pipe with no writer as source or --dataset is refused at once, never opened (it used to hang)', async () => {
+    const fifo = path.join(work, 'fifo.csv');
+    execFileSync('mkfifo', [fifo]);
+    const t0 = Date.now();
+    await refused(`--table main.t=${fifo}: not a file`, 'import', root, '--table', `main.t=${fifo}`, '--sign-key', key);
+    const fifoJson = path.join(work, 'fifo.json');
+    execFileSync('mkfifo', [fifoJson]);
+    await refused(`--dataset ${fifoJson}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--dataset', fifoJson);
+    assert.ok(Date.now() - t0 < 60_000, 'refused without waiting for a writer');
+  });
+
   it('a --dataset that is not JSON, a missing --data-from', async () => {
     const bad = path.join(work, 'dataset.json');
     writeFileSync(bad, '{ nope');
