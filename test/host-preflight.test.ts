@@ -84,7 +84,12 @@ describe('preflight: the signing key', () => {
     const pub = path.join(work, 'pub-as-key');
     copyFileSync(`${key}.pub`, pub);
     chmodSync(pub, 0o600);
-    await refused(`--sign-key ${pub} is not an OpenSSH private key (Load key "${pub}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    await refused(`--sign-key ${pub} is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    // as ssh-keygen leaves it (0644): named a public key, not blamed on its mode
+    await refused(`--sign-key ${key}.pub is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', `${key}.pub`);
+    const junk = path.join(work, 'junk-key');
+    writeFileSync(junk, 'not a key\n', { mode: 0o600 });
+    await refused(`--sign-key ${junk} is not an OpenSSH private key (Load key "${junk}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', junk);
     await refused(`--sign-key ${work}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', work);
   });
 

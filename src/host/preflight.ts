@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { LocalTarget, type WriteTarget } from './target.js';
 
@@ -53,6 +53,10 @@ export async function checkReadableDir(flag: string, dir: string): Promise<void>
 export async function checkSignKey(file: string | undefined, terminal = haveTerminal()): Promise<void> {
   if (file === undefined) return;
   await checkReadableFile('--sign-key', file);
+  // A .pub file given by mistake: say so before its (usual) 0644 mode would be blamed.
+  if (/^(ssh-|ecdsa-|sk-)\S+ [A-Za-z0-9+/]+=*/.test((await readFile(file, 'utf8')).trimStart())) {
+    throw new Error(`--sign-key ${file} is a public key; give the private key (the same path without .pub)`);
+  }
   const mode = (await stat(file)).mode & 0o777;
   if (mode & 0o077) throw new Error(`--sign-key ${file} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file}`);
   try {
