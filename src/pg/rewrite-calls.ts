@@ -46,13 +46,13 @@ function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | 
   if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
     out.args = [args[0]!, asTimestamptz(args[1]!)];
-    return { FuncCall: out };
+    return { FuncCall: { ...out, funcname: [str(pgName)] } };
   }
   // generate_series over dates (or untyped strings) with an interval step: timestamptz, as PostgreSQL resolves it.
   const numeric = (n: Node | undefined) => n?.A_Const?.ival !== undefined || n?.A_Const?.fval !== undefined || (n?.A_Const && Object.keys(n.A_Const).length === 0);
   if (pgName === 'generate_series' && args?.length === 3 && !numeric(args[0]) && !numeric(args[2])) {
     out.args = [asTimestamptz(args[0]!), asTimestamptz(args[1]!), args[2]!];
-    return LIST_SRF_IN_SELECT.has(pgName) && !inFrom ? unnestSrf({ ...out, funcname: [str(pgName)] }) : { FuncCall: out };
+    return LIST_SRF_IN_SELECT.has(pgName) && !inFrom ? unnestSrf({ ...out, funcname: [str(pgName)] }) : { FuncCall: { ...out, funcname: [str(pgName)] } };
   }
   return undefined;
 }
@@ -60,7 +60,8 @@ function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | 
 /** Renamed and compat-catalog calls, and the ones PostgreSQL means differently by name. */
 function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node {
   const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
-  const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: out }, args[0]!)
+  // The typed forms call DuckDB's own aggregate by its bare name (`pg_catalog.sum(x)` would read as a method on a column).
+  const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
     : pgName === 'round' && args?.length === 1 ? roundCall(args[0]!)
     : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star ? avgCall(out, args[0]!) : undefined;
   if (typed) { ctx.changed = true; return typed; }

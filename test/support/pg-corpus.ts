@@ -108,6 +108,25 @@ const FIXED = [
   "select current_setting('TimeZone')", "select 'a' = 'a '::char(2)", "select 'a '::varchar = 'a'", "select length('a '::char(3))",
 ];
 
+/**
+ * Answers that once failed outright (issue 25, session 34): the same as PostgreSQL or refused with a
+ * hint, never excused by a documented difference (the broad `avg`/`sum` row would hide an error).
+ */
+export const NEVER_EXCUSED: readonly string[] = [
+  // a caller's table alias or column named like a macro's lambda (v, w, x, sx, y) answered 42803
+  'select round(avg(x), 4) from (values (1),(2)) v(x)', 'select round(avg(x), 4) from (select 1 as x) v',
+  'select round(avg(qty), 4), sum(qty) / count(*), round(sum(amount) / count(*), 4) from sales.orders v',
+  'select round(avg(sx), 2), round(avg(y), 3) from (values (1, 2::bigint), (4, 7)) w(sx, y)',
+  'select z.x, round(avg(z.x), 4) from (values (1),(2),(2)) z(x) group by z.x order by 1',
+  // pg_catalog-qualified calls (pg_dump, Metabase, sqlsmith): the typed rewrite answered 42703 on pg_catalog.sum
+  'SELECT pg_catalog.sum(x0) FROM (VALUES (1::bigint),(2)) v(x0)',
+  'select pg_catalog.sum(qty), round(pg_catalog.avg(qty), 4), round(pg_catalog.avg(amount), 4), pg_catalog.sum(order_id) from sales.orders',
+  'select pg_catalog.round(2.5::float8), pg_catalog.round(2.5), pg_catalog.round(qty::float8 / 2) from sales.orders order by order_id limit 3',
+  "select pg_catalog.date_trunc('month', ordered_at::date), pg_catalog.octet_length(status), pg_catalog.btrim(' a ') from sales.orders order by order_id limit 2",
+  "select * from pg_catalog.generate_series(date '2024-01-01', date '2024-01-03', interval '1 day')",
+  "select pg_catalog.format('%s-%s', 1, 2), pg_catalog.encode('ab'::bytea, 'hex'), pg_catalog.initcap('ab cd')",
+];
+
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
 const REVIEWED = [
   // S2: a value cast to numeric keeps its scale (integers scale 0)
@@ -241,7 +260,7 @@ export function corpusStatements(): string[] {
     for (const dir of ['', ' desc', ' nulls first', ' desc nulls last']) out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...BI);
+  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...BI, ...NEVER_EXCUSED);
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }
