@@ -91,8 +91,11 @@ describe('fdl push', () => {
     const v = await verifyRepository(dst, { allowedSigners: SIGNERS });
     assert.deepEqual(v.problems, []);
     assert.equal(v.versions, 2);
+    const refsJson = readFileSync(path.join(dst, 'refs.json'));
+    await new Promise((r) => setTimeout(r, 1100)); // refs.json's `updated` has whole seconds
     const again = await pushRepository(demo, dst);
     assert.deepEqual([again.versionsCopied, again.filesCopied, again.refsMoved, again.versionsPresent], [[], 0, [], 2]);
+    assert.deepEqual(readFileSync(path.join(dst, 'refs.json')), refsJson, 'a push that moves no ref rewrites no refs.json');
   });
 
   it('an interrupted push removes what it wrote for the version in progress, keeps the complete ones; the next run copies only the rest', async () => {
