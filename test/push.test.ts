@@ -86,6 +86,7 @@ describe('fdl push', () => {
     const dst = path.join(work, 'copy');
     const first = await pushRepository(demo, dst);
     assert.deepEqual(first.versionsCopied, [ids.v1, ids.v2]);
+    assert.equal(first.filesPresent, 0, 'files shared by both versions are not counted as already there');
     assert.deepEqual(first.refsMoved, ['refs/heads/dev', 'refs/heads/main', 'refs/tags/v1', 'refs/tags/v2']);
     assert.deepEqual(snapshot(dst), snapshot(demo));
     const v = await verifyRepository(dst, { allowedSigners: SIGNERS });
