@@ -58,6 +58,8 @@ describe('--where and --set are what DuckDB parses them to be', () => {
   it('text that only balances once wrapped in parentheses is not one expression', async () => {
     await refused('--where: syntax error at or near ")"', ...del('false) or (true'));
     await refused('--where: DuckDB reads 2 expressions in it; give one predicate (combine conditions with AND / OR)', ...del('order_id = 1, true'));
+    await refused('--where: DuckDB reads more than one statement in it; give a single expression', ...del('order_id = 1; drop table x'));
+    await refused('--where: DuckDB reads 2 statements in it; give a single expression', ...del('order_id = 1; SELECT 2'));
   });
 
   it('no file, table or subquery: only the table\'s columns', async () => {

@@ -84,7 +84,12 @@ describe('preflight: the signing key', () => {
     const pub = path.join(work, 'pub-as-key');
     copyFileSync(`${key}.pub`, pub);
     chmodSync(pub, 0o600);
-    await refused(`--sign-key ${pub} is not an OpenSSH private key (Load key "${pub}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    await refused(`--sign-key ${pub} is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    // as ssh-keygen leaves it (0644): named a public key, not blamed on its mode
+    await refused(`--sign-key ${key}.pub is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', `${key}.pub`);
+    const junk = path.join(work, 'junk-key');
+    writeFileSync(junk, 'not a key\n', { mode: 0o600 });
+    await refused(`--sign-key ${junk} is not an OpenSSH private key (Load key "${junk}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', junk);
     await refused(`--sign-key ${work}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', work);
   });
 
@@ -103,6 +108,17 @@ describe('preflight: sources and target', () => {
     const odd = path.join(work, 'rows.xlsx');
     writeFileSync(odd, 'x');
     await refused(`cannot tell the format of ${odd}: use .csv, .tsv, .parquet, .json, .ndjson or .jsonl`, 'import', root, '--table', `main.t=${odd}`);
+  });
+
+  it('a named pipe with no writer as source or --dataset is refused at once, never opened (it used to hang)', async () => {
+    const fifo = path.join(work, 'fifo.csv');
+    execFileSync('mkfifo', [fifo]);
+    const t0 = Date.now();
+    await refused(`--table main.t=${fifo}: not a file`, 'import', root, '--table', `main.t=${fifo}`, '--sign-key', key);
+    const fifoJson = path.join(work, 'fifo.json');
+    execFileSync('mkfifo', [fifoJson]);
+    await refused(`--dataset ${fifoJson}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--dataset', fifoJson);
+    assert.ok(Date.now() - t0 < 60_000, 'refused without waiting for a writer');
   });
 
   it('a --dataset that is not JSON, a missing --data-from', async () => {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readdirSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -125,5 +126,38 @@ describe('signals during a writing command', () => {
     assert.match(gc.stdout, /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\); kept 0 younger than the grace period; 0 writer\(s\) running\n$/);
     assert.match(gc.stderr, /writer gone: versions\/[0-9a-f-]+\/ \(process \d+ on this host no longer runs\)/);
     assert.deepEqual(treeBytes(root), before);
+  });
+
+  it('a signal while I/O is stuck (an S3 endpoint that accepts and never answers) still ends the run: exit 143 within the stop deadline', async () => {
+    const held: Socket[] = [];
+    let connected = false;
+    const blackHole = createServer((sock) => {
+      connected = true;
+      held.push(sock);
+    });
+    await new Promise<void>((r) => blackHole.listen(0, '127.0.0.1', () => r()));
+    const port = (blackHole.address() as { port: number }).port;
+    try {
+      const small = path.join(work, 'small-s3.csv');
+      await writeBigCsv(small, 10);
+      const child = spawn(process.execPath, [CLI, 'import', 's3://stuck/repo', '--table', `main.t=${small}`], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, FDL_S3_FORCE_PATH_STYLE: '1' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const ended = new Promise<{ code: number | null }>((r) => child.on('exit', (code) => r({ code })));
+      await waitFor(() => connected, 'the import asking the endpoint', 60_000);
+      const t0 = Date.now();
+      child.kill('SIGTERM');
+      const r = await ended;
+      const took = Date.now() - t0;
+      assert.equal(r.code, 143, stderr);
+      assert.ok(took < 40_000, `exited ${took} ms after SIGTERM`);
+      assert.match(stderr, /fdl: the clean-up did not end within 10 s; exiting without finishing the clean-up \(run fdl gc to remove what is left\)\n$/);
+    } finally {
+      for (const s of held) s.destroy();
+      blackHole.close();
+    }
   });
 });

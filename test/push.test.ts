@@ -86,13 +86,17 @@ describe('fdl push', () => {
     const dst = path.join(work, 'copy');
     const first = await pushRepository(demo, dst);
     assert.deepEqual(first.versionsCopied, [ids.v1, ids.v2]);
+    assert.equal(first.filesPresent, 0, 'files shared by both versions are not counted as already there');
     assert.deepEqual(first.refsMoved, ['refs/heads/dev', 'refs/heads/main', 'refs/tags/v1', 'refs/tags/v2']);
     assert.deepEqual(snapshot(dst), snapshot(demo));
     const v = await verifyRepository(dst, { allowedSigners: SIGNERS });
     assert.deepEqual(v.problems, []);
     assert.equal(v.versions, 2);
+    const refsJson = readFileSync(path.join(dst, 'refs.json'));
+    await new Promise((r) => setTimeout(r, 1100)); // refs.json's `updated` has whole seconds
     const again = await pushRepository(demo, dst);
     assert.deepEqual([again.versionsCopied, again.filesCopied, again.refsMoved, again.versionsPresent], [[], 0, [], 2]);
+    assert.deepEqual(readFileSync(path.join(dst, 'refs.json')), refsJson, 'a push that moves no ref rewrites no refs.json');
   });
 
   it('an interrupted push removes what it wrote for the version in progress, keeps the complete ones; the next run copies only the rest', async () => {

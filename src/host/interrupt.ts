@@ -39,15 +39,28 @@ export function signalExitCode(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 1;
 }
 
-/** Runs a writing command with SIGINT and SIGTERM turned into a rollback instead of an abrupt exit. */
+/** How long the rollback after a signal may take before the process exits anyway. */
+export const STOP_DEADLINE_MS = 10_000;
+
+/**
+ * Ends the process with `signal`'s exit code although some I/O may still be stuck (a dead network
+ * peer, a hung file system): what the rollback did not reach is left for `fdl gc`.
+ */
+function exitNow(signal: NodeJS.Signals, why: string): never {
+  process.stderr.write(`fdl: ${why}; exiting without finishing the clean-up (run fdl gc to remove what is left)\n`);
+  process.exit(signalExitCode(signal));
+}
+
+/**
+ * Runs a writing command with SIGINT and SIGTERM turned into a rollback instead of an abrupt exit.
+ * The rollback is bounded: a second signal, or STOP_DEADLINE_MS after the first, ends the process.
+ */
 export async function guardSignals<T>(run: () => Promise<T>): Promise<T> {
   const handler = (signal: NodeJS.Signals) => {
-    if (received) {
-      process.stderr.write(`fdl: ${signal}: still removing what this run wrote; wait for it\n`);
-      return;
-    }
+    if (received) exitNow(received, `${signal} again`);
     received = signal;
-    process.stderr.write(`fdl: ${signal}: stopping; removing what this run wrote …\n`);
+    process.stderr.write(`fdl: ${signal}: stopping; removing what this run wrote (a second signal stops at once) …\n`);
+    setTimeout(() => exitNow(signal, `the clean-up did not end within ${STOP_DEADLINE_MS / 1000} s`), STOP_DEADLINE_MS).unref();
     for (const stop of hooks) {
       try {
         stop();

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, open, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { LocalTarget, type WriteTarget } from './target.js';
 
@@ -18,21 +18,21 @@ export function haveTerminal(): boolean {
   return process.stdin.isTTY === true || process.stderr.isTTY === true;
 }
 
-/** A file the command reads: present, a regular file, readable. `flag` names it in the error (`--flag FILE: …`). */
+/**
+ * A file the command reads: present, a regular file, readable. Judged by stat and access alone,
+ * never by opening it: opening a named pipe with no writer blocks forever. `flag` names it in the
+ * error (`--flag FILE: …`).
+ */
 export async function checkReadableFile(flag: string, file: string, label = `${flag} ${file}`): Promise<void> {
-  let fh;
-  try {
-    fh = await open(file, 'r');
-  } catch (e) {
+  const st = await stat(file).catch((e) => {
     if (code(e) === 'ENOENT') throw new Error(`${label}: no such file`);
     if (code(e) === 'EACCES') throw new Error(`${label}: not readable (permission denied)`);
     throw new Error(`${label}: ${(e as Error).message}`);
-  }
-  try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${label}: not a file`);
-  } finally {
-    await fh.close();
-  }
+  });
+  if (!st.isFile()) throw new Error(`${label}: not a file`);
+  await access(file, constants.R_OK).catch(() => {
+    throw new Error(`${label}: not readable (permission denied)`);
+  });
 }
 
 /** A folder the command reads (--data-from). */
@@ -53,6 +53,10 @@ export async function checkReadableDir(flag: string, dir: string): Promise<void>
 export async function checkSignKey(file: string | undefined, terminal = haveTerminal()): Promise<void> {
   if (file === undefined) return;
   await checkReadableFile('--sign-key', file);
+  // A .pub file given by mistake: say so before its (usual) 0644 mode would be blamed.
+  if (/^(ssh-|ecdsa-|sk-)\S+ [A-Za-z0-9+/]+=*/.test((await readFile(file, 'utf8')).trimStart())) {
+    throw new Error(`--sign-key ${file} is a public key; give the private key (the same path without .pub)`);
+  }
   const mode = (await stat(file)).mode & 0o777;
   if (mode & 0o077) throw new Error(`--sign-key ${file} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file}`);
   try {

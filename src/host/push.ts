@@ -263,6 +263,8 @@ class OtherContent extends Error {}
 /** One file SRC → DST: skipped when DST already has it (checked), else downloaded, checked, created. */
 class FileCopier {
   private n = 0;
+  /** Keys this run wrote: met again (a file later versions share), they are not "already there". */
+  private readonly wrote = new Set<string>();
   /** The version being copied: every key is recorded before it is created, for rollback. */
   journal: WriteJournal | null = null;
   constructor(
@@ -277,7 +279,7 @@ class FileCopier {
   /** `keep`: also leave a checked local copy there (the catalog and files.json are read afterwards). */
   async copy(srcKey: string, dstKey: string, want: Expect, keep?: string): Promise<void> {
     if (await this.present(dstKey, want)) {
-      this.report.filesPresent++;
+      if (!this.wrote.has(dstKey)) this.report.filesPresent++;
       if (keep) await this.dstStore.download(dstKey, keep, { sha256: want.sha256, expectedSize: want.size });
       return;
     }
@@ -291,6 +293,7 @@ class FileCopier {
       if (!keep) await rm(file, { force: true });
     }
     this.report.filesCopied++;
+    this.wrote.add(dstKey);
     this.afterFile?.(dstKey);
   }
 

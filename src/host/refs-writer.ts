@@ -45,7 +45,18 @@ export async function writeRefsJson(target: WriteTarget): Promise<void> {
   }
   const headFile = await target.read('HEAD');
   const m = headFile ? /^ref:\s*(\S+)\s*$/.exec(headFile.body.toString('utf8')) : null;
-  const body = { head: m?.[1] ?? 'refs/heads/main', refs, updated: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  const head = m?.[1] ?? 'refs/heads/main';
+  // Unchanged refs write nothing (a push that moves no ref leaves the target byte for byte as it was).
+  const old = await target.read('refs.json');
+  if (old) {
+    try {
+      const prev = JSON.parse(old.body.toString('utf8')) as { head?: string; refs?: Record<string, string> };
+      if (prev.head === head && JSON.stringify(prev.refs) === JSON.stringify(refs)) return;
+    } catch {
+      // an unreadable index is rewritten
+    }
+  }
+  const body = { head, refs, updated: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
   await target.put('refs.json', Buffer.from(JSON.stringify(body, null, 2) + '\n'));
 }
 

@@ -18,9 +18,13 @@ async function selectList(conn: DuckDBConnection, fragment: string, flag: string
   st.bindVarchar(1, `SELECT ${fragment}`);
   const json = String((await st.runAndReadAll()).getRowsJson()[0]![0]);
   const parsed = JSON.parse(json) as { error?: boolean; error_message?: string; statements?: Node[] };
+  // DuckDB serializes SELECTs only: this error means it parsed a second, non-SELECT statement after `;`.
+  if (parsed.error && /Only SELECT statements can be serialized/i.test(parsed.error_message ?? '')) {
+    throw new Error(`${flag}: DuckDB reads more than one statement in it; give a single expression`);
+  }
   if (parsed.error) throw new Error(`${flag}: ${parsed.error_message ?? 'DuckDB cannot parse it'}`);
   const statements = parsed.statements ?? [];
-  if (statements.length !== 1) throw new Error(`${flag}: one expression, not ${statements.length} statements`);
+  if (statements.length !== 1) throw new Error(`${flag}: DuckDB reads ${statements.length} statements in it; give a single expression`);
   const node = statements[0]!.node as Node;
   const extra = [
     (node.from_table as Node | null)?.type !== 'EMPTY' && 'FROM',

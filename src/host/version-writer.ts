@@ -10,7 +10,7 @@ import type { FdlSettings } from '../resolver/records.js';
 import type { ObjectStore } from '../store/index.js';
 import { lit } from './coltypes.js';
 import { checkInterrupt } from './interrupt.js';
-import { checkSignKey, checkWritableTarget } from './preflight.js';
+import { checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
 import { buildFilesJson } from './files-json.js';
 import { checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, hashStored, readSettings } from './repo.js';
@@ -158,6 +158,7 @@ export async function createOrFail(target: WriteTarget, key: string, body: Buffe
 
 /** A --dataset file: read and checked to be JSON. */
 export async function readJsonFile(path: string): Promise<Buffer> {
+  await checkReadableFile('--dataset', path); // a named pipe is refused before anything opens it
   const b = await readFile(path).catch((e: Error) => {
     throw new Error(`--dataset ${path}: ${e.message}`);
   });
