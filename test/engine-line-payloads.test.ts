@@ -47,7 +47,8 @@ describe('every escape payload with admission off', () => {
     targets: ['', '.csv', '.db', '.log', '.parquet'].filter((s) => existsSync(target() + s)),
     other: await rows(other, 'SELECT count(*), sum(amount)::VARCHAR FROM sales.orders'),
     otherViews: await rows(other, 'SELECT count(*) FROM sales.customers'),
-    otherSettings: await rows(other, "SELECT current_setting('threads'), current_setting('memory_limit'), current_setting('TimeZone')"),
+    // DuckDB's own current_setting (the PostgreSQL one answers 42704 for DuckDB-only names, as PostgreSQL does)
+    otherSettings: await rows(other, "SELECT system.main.current_setting('threads'), system.main.current_setting('memory_limit'), current_setting('TimeZone')"),
   });
 
   test('each payload: its exact SQLSTATE, nothing written, nothing of the other repository read', async () => {
