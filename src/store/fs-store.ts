@@ -3,8 +3,8 @@
  * resolved path must stay under the root's real path, so a symlink inside the repository
  * cannot expose files outside it.
  */
-import { createReadStream, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { checkKey, DEFAULT_LIMITS, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
@@ -156,7 +156,13 @@ export class FsStore implements ObjectStore {
 
   async download(key: string, dest: string, options: DownloadOptions = {}): Promise<void> {
     const p = await this.resolve(key);
-    const stream = createReadStream(p);
+    // Opened before streaming: a stream that opens by itself reports a missing file as an 'error'
+    // event, which can fire before anything listens and then ends the process.
+    const fh = await open(p, 'r').catch((e: unknown) => {
+      if (isAbsent(e)) throw new SqlError(SQLSTATE.ioError, `${key} does not exist in the repository`);
+      throw fsError(`cannot copy ${key}`, e);
+    });
+    const stream = fh.createReadStream();
     try {
       await writeVerified({ body: stream }, dest, { ...options, key, location: this.location });
     } catch (e) {
