@@ -2,6 +2,7 @@
  * The walking skeleton, end to end: `fdl serve` as a child process, real clients (node-postgres and
  * the psql binary) over real sockets, fixture repositories on disk.
  */
+import { asPostgresFloatText } from './support/lake-fixtures.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -80,7 +81,7 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
           // Unaliased expressions are named as PostgreSQL names them (count(*) → count), not as DuckDB does.
           const expectedNames = q.columns!.map((n) => (n === 'count_star()' ? 'count' : n));
           assert.deepEqual(res.fields.map((f) => f.name), expectedNames, `columns of ${q.kind} ${q.object} at ${v.id}`);
-          assert.deepEqual(multiset(res.rows), multiset(q.rows!), `rows of ${q.kind} ${q.object} at ${v.id}`);
+          assert.deepEqual(multiset(res.rows), multiset(asPostgresFloatText(q.rows!)), `rows of ${q.kind} ${q.object} at ${v.id}`);
         }
       } finally {
         await c.end();

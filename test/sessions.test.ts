@@ -2,6 +2,7 @@
  * Sessions that follow refs, repositories on S3 and HTTP served by `fdl serve`, the gateway's
  * system views — through node-postgres over real sockets.
  */
+import { asPostgresFloatText } from './support/lake-fixtures.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ async function checkAllVersions(gw: RunningGateway, repo: string): Promise<void>
       for (const q of expectedQueries(v.id)) {
         if (q.error) continue;
         const r = await c.query({ text: q.sql, rowMode: 'array' });
-        assert.deepEqual(multiset(r.rows), multiset(q.rows!), `${repo}@${v.id}: ${q.sql.slice(0, 80)}`);
+        assert.deepEqual(multiset(r.rows), multiset(asPostgresFloatText(q.rows!)), `${repo}@${v.id}: ${q.sql.slice(0, 80)}`);
       }
     } finally {
       await c.end();

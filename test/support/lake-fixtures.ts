@@ -79,3 +79,13 @@ export function sortRows(rows: unknown[][]): unknown[][] {
 export function rowsSha256(rows: unknown[][]): string {
   return createHash('sha256').update(JSON.stringify(sortRows(rows)), 'utf8').digest('hex');
 }
+
+/**
+ * A fixture's expected cells (DuckDB's text of each value) as a PostgreSQL client reads them: the
+ * gateway prints float4/float8 as PostgreSQL does (`4`, `NaN`, `Infinity`) where DuckDB prints `4.0`,
+ * `nan`, `inf`. Only those spellings change, so any other difference still fails.
+ */
+export function asPostgresFloatText(rows: unknown[][]): unknown[][] {
+  const special: Record<string, string> = { inf: 'Infinity', '-inf': '-Infinity', nan: 'NaN' };
+  return rows.map((r) => r.map((v) => (typeof v !== 'string' ? v : special[v] ?? v.replace(/^(-?\d+)\.0$/, '$1'))));
+}
