@@ -13,20 +13,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { CLI } from './support/gateway.js';
+import { CLI, runFdl } from './support/gateway.js';
 import { treeBytes } from './support/tree.js';
 
 const run = promisify(execFile);
 
-async function fdl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [CLI, ...args], { timeout: 120_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-  }
-}
+const fdl = (...args: string[]) => runFdl(args, 120_000);
 
 let work: string;
 let root: string;

@@ -6,33 +6,23 @@
  * the child's stdio are pipes), and on s3rver through the library.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { S3Client } from '@aws-sdk/client-s3';
 import { importData } from '../src/host/import.js';
 import { initRepository } from '../src/host/repo.js';
 import type { S3TargetOptions } from '../src/host/target.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { runFdl } from './support/gateway.js';
 import { bucketBytes, treeBytes } from './support/tree.js';
 
-const run = promisify(execFile);
-const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
 const quiet = { progress: () => undefined };
 
-async function fdl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [CLI, ...args], { timeout: 120_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-  }
-}
+const fdl = (...args: string[]) => runFdl(args, 120_000);
 
 let work: string;
 let root: string; // a repository with one version, the target of every refused command

@@ -25,10 +25,10 @@ import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { openRepository } from '../src/resolver/repository.js';
 import { S3Store } from '../src/store/s3-store.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { runFdl } from './support/gateway.js';
 import { FIXTURES, openVersion, repoVersions, rowsSha256, sortRows, type Opened } from './support/lake-fixtures.js';
 
 const run = promisify(execFile);
-const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
 
 interface Query { object: string; kind: string; sql: string; columns?: string[]; rows?: unknown[][]; row_count?: number; rows_sha256?: string; error?: string }
 interface Column { name: string; type: string }
@@ -43,15 +43,7 @@ after(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function fdl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await run(process.execPath, [CLI, ...args], { timeout: 300_000, maxBuffer: 16 << 20 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof x.code === 'number' ? x.code : 1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-  }
-}
+const fdl = (...args: string[]) => runFdl(args);
 
 interface FixtureRepo { name: string; root: string; dataDir: string; newest: string; catalog: string }
 

@@ -2,7 +2,7 @@
  * Start the real `fdl serve` binary as a child process on a free port, the way users and scripts
  * do, and wait for its `listening on HOST:PORT` line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -139,4 +139,14 @@ export async function cancelFrom(gw: Pick<RunningGateway, 'host' | 'port'>, key:
   b.writeInt32BE(key.secretKey, 12);
   sock.write(b);
   await closed;
+}
+
+/** Runs the `fdl` CLI to its end: exit code (0 on success), stdout and stderr, never a throw. */
+export function runFdl(args: string[], timeoutMs = 300_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    execFile(process.execPath, [CLI, ...args], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
 }
