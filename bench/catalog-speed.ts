@@ -23,9 +23,19 @@ const ONLY = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1]!
 const log = (s: string) => process.stdout.write(s + '\n');
 const JAR = '/usr/share/java/postgresql.jar';
 
-interface Target { name: 'gateway' | 'pg15'; proxy: TimerProxy; db: string; user: string }
+interface Target {
+  name: 'gateway' | 'pg15';
+  proxy: TimerProxy;
+  db: string;
+  user: string;
+}
 
-function run(cmd: string, argv: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; ms: number }> {
+function run(
+  cmd: string,
+  argv: string[],
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string; ms: number }> {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const p = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -33,7 +43,10 @@ function run(cmd: string, argv: string[], timeoutMs: number, env: NodeJS.Process
     p.stdout.on('data', (d: Buffer) => (out += d));
     p.stderr.on('data', (d: Buffer) => (out += d));
     const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('exit', (code) => { clearTimeout(timer); resolve({ code, out, ms: performance.now() - t0 }); });
+    p.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, ms: performance.now() - t0 });
+    });
   });
 }
 
@@ -69,16 +82,50 @@ async function client(kind: string, t: Target, javaDir: string): Promise<{ ok: b
   const port = String(t.proxy.port);
   let r: { code: number | null; out: string; ms: number };
   if (kind === 'psql') {
-    r = await run('psql', [`host=127.0.0.1 port=${port} dbname=${t.db} user=${t.user} sslmode=disable`, '-X', '-P', 'pager=off', ...PSQL_COMMANDS.flatMap((c) => ['-c', c])], 60_000);
+    r = await run(
+      'psql',
+      [
+        `host=127.0.0.1 port=${port} dbname=${t.db} user=${t.user} sslmode=disable`,
+        '-X',
+        '-P',
+        'pager=off',
+        ...PSQL_COMMANDS.flatMap((c) => ['-c', c]),
+      ],
+      60_000,
+    );
   } else if (kind === 'jdbc') {
     r = await run('java', ['-cp', `${javaDir}:${JAR}`, 'CatalogBench', port, t.db, t.user], 120_000);
   } else if (kind === 'sqlalchemy') {
-    r = await run('/usr/bin/python3', ['-c', PYTHON, `postgresql+psycopg2://${t.user}@127.0.0.1:${port}/${t.db}?sslmode=disable`], 120_000);
+    r = await run(
+      '/usr/bin/python3',
+      ['-c', PYTHON, `postgresql+psycopg2://${t.user}@127.0.0.1:${port}/${t.db}?sslmode=disable`],
+      120_000,
+    );
   } else {
-    r = await run('sqlsmith', [`--target=host=127.0.0.1 port=${port} dbname=${t.db} user=${t.user} sslmode=disable`, '--dry-run', '--max-queries=1', '--seed=1'], 180_000);
+    r = await run(
+      'sqlsmith',
+      [
+        `--target=host=127.0.0.1 port=${port} dbname=${t.db} user=${t.user} sslmode=disable`,
+        '--dry-run',
+        '--max-queries=1',
+        '--seed=1',
+      ],
+      180_000,
+    );
   }
   const bad = r.code !== 0 || /ERROR|Exception|Traceback/.test(r.out);
-  return { ok: !bad, ms: r.ms, note: bad ? r.out.split('\n').filter((l) => /ERROR|Exception|Error/.test(l)).slice(0, 2).join(' | ').slice(0, 200) : '' };
+  return {
+    ok: !bad,
+    ms: r.ms,
+    note: bad
+      ? r.out
+          .split('\n')
+          .filter((l) => /ERROR|Exception|Error/.test(l))
+          .slice(0, 2)
+          .join(' | ')
+          .slice(0, 200)
+      : '',
+  };
 }
 
 function pct(xs: number[], p: number): number {
@@ -91,7 +138,14 @@ const ms = (x: number) => (Number.isNaN(x) ? '—' : x < 10 ? x.toFixed(2) : x.t
 async function main(): Promise<void> {
   const repos = copyFixtures('repos/basic');
   const javaDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
-  const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), '--result-cache-bytes', '0']);
+  const gw = await startGateway([
+    '--repo',
+    `basic=${repos.path('repos/basic')}`,
+    '--cache-dir',
+    join(repos.dir, 'cache'),
+    '--result-cache-bytes',
+    '0',
+  ]);
   const pg = await startPgCluster({ settings: { TimeZone: 'UTC' } });
   try {
     const raw = await RawPg.connect({ host: gw.host, port: gw.port, user: 'bench', database: 'basic' });
@@ -104,7 +158,9 @@ async function main(): Promise<void> {
       { name: 'gateway', proxy: await startTimerProxy(gw), db: 'basic', user: 'bench' },
       { name: 'pg15', proxy: await startTimerProxy(pg), db: 'postgres', user: 'postgres' },
     ];
-    log(`machine: ${process.env.BENCH_NOTE ?? 'shared, loaded (figures are noisy; compare within the run)'}; rounds ${ROUNDS} (sqlsmith 1)`);
+    log(
+      `machine: ${process.env.BENCH_NOTE ?? 'shared, loaded (figures are noisy; compare within the run)'}; rounds ${ROUNDS} (sqlsmith 1)`,
+    );
     log('client       server   runs  stmts/run   p50 ms    p99 ms   max ms   client wall ms   ok');
     for (const kind of ['psql', 'jdbc', 'sqlalchemy', 'sqlsmith']) {
       if (ONLY && !ONLY.has(kind)) continue;
@@ -124,12 +180,15 @@ async function main(): Promise<void> {
           times.push(...t.proxy.take());
         }
         const xs = times.map((s) => s.ms);
-        log(`${kind.padEnd(12)} ${t.name.padEnd(8)} ${String(rounds).padStart(4)}  ${String(Math.round(times.length / rounds)).padStart(9)}  ${ms(pct(xs, 50)).padStart(7)}  ${ms(pct(xs, 99)).padStart(8)}  ${ms(Math.max(...xs)).padStart(7)}  ${ms(pct(walls, 50)).padStart(15)}   ${ok ? 'yes' : `NO ${note}`}`);
+        log(
+          `${kind.padEnd(12)} ${t.name.padEnd(8)} ${String(rounds).padStart(4)}  ${String(Math.round(times.length / rounds)).padStart(9)}  ${ms(pct(xs, 50)).padStart(7)}  ${ms(pct(xs, 99)).padStart(8)}  ${ms(Math.max(...xs)).padStart(7)}  ${ms(pct(walls, 50)).padStart(15)}   ${ok ? 'yes' : `NO ${note}`}`,
+        );
         slowest.set(t.name, times);
       }
       const gwTimes = slowest.get('gateway') ?? [];
       const top = [...gwTimes].sort((a, b) => b.ms - a.ms).slice(0, 3);
-      for (const s of top) log(`    slowest on gateway ${ms(s.ms).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 110)}`);
+      for (const s of top)
+        log(`    slowest on gateway ${ms(s.ms).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 110)}`);
     }
     for (const t of targets) await t.proxy.close();
   } finally {

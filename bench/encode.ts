@@ -24,30 +24,47 @@ async function fetchAll(sql: string): Promise<{ chunks: DuckDBDataChunk[]; ms: n
   const t0 = performance.now();
   const r = await conn.run(sql);
   const chunks: DuckDBDataChunk[] = [];
-  for (;;) { const c = await r.fetchChunk(); if (!c || c.rowCount === 0) break; chunks.push(c); }
+  for (;;) {
+    const c = await r.fetchChunk();
+    if (!c || c.rowCount === 0) break;
+    chunks.push(c);
+  }
   return { chunks, ms: performance.now() - t0, types: r.columnTypes() };
 }
 
 function bench(label: string, chunks: DuckDBDataChunk[], types: any[], format: 0 | 1, timeZone = 'UTC') {
-  const enc = makeRowEncoder(types, types.map(() => format), { timeZone });
+  const enc = makeRowEncoder(
+    types,
+    types.map(() => format),
+    { timeZone },
+  );
   const w = new Writer(256 * 1024);
-  let best = Infinity, bytes = 0;
+  let best = Infinity,
+    bytes = 0;
   for (let rep = 0; rep < 5; rep++) {
     const t0 = performance.now();
     let n = 0;
     for (const c of chunks) {
       n += enc(c, w);
-      if (w.length > 128 * 1024) { bytes += w.length; w.flush(); } // as a connection would hand off to the socket
+      if (w.length > 128 * 1024) {
+        bytes += w.length;
+        w.flush();
+      } // as a connection would hand off to the socket
     }
-    bytes += w.length; w.flush();
+    bytes += w.length;
+    w.flush();
     best = Math.min(best, performance.now() - t0);
     if (n !== rows) throw new Error(`encoded ${n} rows`);
   }
-  console.log(`${label.padEnd(44)} ${(rows / (best / 1000) / 1e6).toFixed(2)} M rows/s  (${best.toFixed(0)} ms, ${(bytes / 5 / rows).toFixed(1)} B/row)`);
+  console.log(
+    `${label.padEnd(44)} ${(rows / (best / 1000) / 1e6).toFixed(2)} M rows/s  (${best.toFixed(0)} ms, ${(bytes / 5 / rows).toFixed(1)} B/row)`,
+  );
 }
 
 const { chunks, ms, types } = await fetchAll(SQL(rows));
-console.log(`DuckDB fetch of ${rows} rows in ${chunks.length} chunks: ${ms.toFixed(0)} ms (${(rows / ms / 1000).toFixed(2)} M rows/s)`);
+console.log(
+  `DuckDB fetch of ${rows} rows in ${chunks.length} chunks: ${ms.toFixed(0)} ms (${(rows / ms / 1000).toFixed(2)} M rows/s)`,
+);
 bench('int/varchar/double/timestamp, text', chunks, types, 0);
 bench('int/varchar/double/timestamp, binary', chunks, types, 1);
 
@@ -71,7 +88,9 @@ if (args.includes('--pg')) {
       const t0 = performance.now();
       const r = await c.query(pgSql, { resultFormats: [f] });
       const dt = performance.now() - t0;
-      console.log(`PostgreSQL 15 → RawPg test client (client-bound, NOT a gateway target), ${f ? "binary" : "text"}: ${(r.dataRows.length / dt / 1000).toFixed(2)} M rows/s (${dt.toFixed(0)} ms incl. query + socket)`);
+      console.log(
+        `PostgreSQL 15 → RawPg test client (client-bound, NOT a gateway target), ${f ? 'binary' : 'text'}: ${(r.dataRows.length / dt / 1000).toFixed(2)} M rows/s (${dt.toFixed(0)} ms incl. query + socket)`,
+      );
     }
     await c.close();
   } finally {

@@ -21,7 +21,8 @@ import { quoteLiteral } from '../src/quote.js';
 import { sealEngine } from '../src/engine/engine.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : dflt);
+const opt = (name: string, dflt: number) =>
+  args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : dflt;
 const N = opt('n', 200);
 const ROUNDS = opt('rounds', 5);
 const TEXTS = {
@@ -36,7 +37,9 @@ const cpuMs = () => {
 
 /** The same bind as the check, through one prepared statement (the text its parameter), defaults left out of the JSON. */
 async function preparedCheck(conn: DuckDBConnection): Promise<(sql: string) => Promise<void>> {
-  const stmt = await conn.prepare('SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, skip_default := true, optimize := false)');
+  const stmt = await conn.prepare(
+    'SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, skip_default := true, optimize := false)',
+  );
   return async (sql) => {
     stmt.bindVarchar(1, sql);
     JSON.parse(String((await stmt.runAndReadAll()).getRows()[0]?.[0]));
@@ -45,21 +48,31 @@ async function preparedCheck(conn: DuckDBConnection): Promise<(sql: string) => P
 
 /** The check's bind spelled inline without default fields. */
 async function skippingCheck(conn: DuckDBConnection, sql: string): Promise<void> {
-  const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, skip_null := true, skip_empty := true, skip_default := true, optimize := false)`);
+  const reader = await conn.runAndReadAll(
+    `SELECT json_serialize_plan(${quoteLiteral(sql)}, skip_null := true, skip_empty := true, skip_default := true, optimize := false)`,
+  );
   JSON.parse(String(reader.getRows()[0]?.[0]));
 }
 
 async function main(): Promise<void> {
   const repos = copyFixtures('repos/basic');
-  const head = repoVersions(repos.path('repos/basic'), 'basic', null).find((v) => v.id === '01a23632-a230-7000-a827-2230f6ffa9fe')!;
+  const head = repoVersions(repos.path('repos/basic'), 'basic', null).find(
+    (v) => v.id === '01a23632-a230-7000-a827-2230f6ffa9fe',
+  )!;
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {
-    await attachCatalog(conn, await openCatalog(conn, head.catalogFile, 'meta'), 'lake', (rel) => join(head.root, head.dataDir, rel));
+    await attachCatalog(conn, await openCatalog(conn, head.catalogFile, 'meta'), 'lake', (rel) =>
+      join(head.root, head.dataDir, rel),
+    );
     await conn.run('USE lake');
     // sealed as the gateway seals a repository's instance: the check's Parquet scans are inside
     await sealEngine(instance, [join(head.root, head.dataDir)]);
-    console.log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${N} new texts per series, ${ROUNDS} alternating rounds; CPU ms per text, median of rounds`);
+    console.log(
+      `load average at start: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}; ${N} new texts per series, ${ROUNDS} alternating rounds; CPU ms per text, median of rounds`,
+    );
     let seq = 0;
     for (const [name, text] of Object.entries(TEXTS)) {
       const prepared = await preparedCheck(conn);
@@ -75,7 +88,7 @@ async function main(): Promise<void> {
         },
         'check, prepared once': async () => prepared(`${text} /* ${seq++} */`),
         'check, no defaults': async () => skippingCheck(conn, `${text} /* ${seq++} */`),
-        'prepare': async () => (await conn.prepare(`${text} /* ${seq++} */`)).destroySync(),
+        prepare: async () => (await conn.prepare(`${text} /* ${seq++} */`)).destroySync(),
       };
       const per: Record<string, number[]> = {};
       for (let r = 0; r < ROUNDS; r++) {
@@ -91,9 +104,17 @@ async function main(): Promise<void> {
         }
       }
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-      console.log(`${name}: ${Object.entries(per).map(([l, xs]) => `${l} ${median(xs).toFixed(3)}`).join(' · ')}`);
+      console.log(
+        `${name}: ${Object.entries(per)
+          .map(([l, xs]) => `${l} ${median(xs).toFixed(3)}`)
+          .join(' · ')}`,
+      );
     }
-    console.log(`load average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average at end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     conn.closeSync();
     instance.closeSync();

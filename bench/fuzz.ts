@@ -14,7 +14,10 @@ import { FIXTURES, startGateway } from '../test/support/gateway.js';
 import { caseOf, fuzz } from '../test/support/fuzz.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const opt = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
 const frames = opt('frames', 100_000);
 const seed = opt('seed', 20_260_101);
 const concurrency = opt('concurrency', 16);
@@ -33,19 +36,46 @@ export function vmHwmKb(pid: number): number {
 // reports how often the gateway died. Each finding names its seed and case id (caseOf reproduces it).
 let failed = false;
 const t0 = performance.now();
-const total = { frames: 0, connections: 0, outcomes: {} as Record<string, number>, slowestCaseMs: 0, findings: 0, crashes: 0, rounds: 0, peakRssMB: 0 };
+const total = {
+  frames: 0,
+  connections: 0,
+  outcomes: {} as Record<string, number>,
+  slowestCaseMs: 0,
+  findings: 0,
+  crashes: 0,
+  rounds: 0,
+  peakRssMB: 0,
+};
 const findings: string[] = [];
 let servedAfter = 'not checked';
 console.log(`fuzz: seed ${seed}, ${frames} frames, ${concurrency} connections in flight`);
 for (let round = 0; total.frames < frames && performance.now() - t0 < maxSeconds * 1000; round++) {
   const roundSeed = seed + round;
-  const gw = await startGateway(['--repo', `basic=${join(FIXTURES, 'repos', 'basic')}`, '--log-level', 'error', '--max-connections', '200']);
+  const gw = await startGateway([
+    '--repo',
+    `basic=${join(FIXTURES, 'repos', 'basic')}`,
+    '--log-level',
+    'error',
+    '--max-connections',
+    '200',
+  ]);
   const alive = () => gw.proc.exitCode === null && gw.proc.signalCode === null;
   total.rounds++;
   try {
     const s = await fuzz({
-      host: gw.host, port: gw.port, database: 'basic', seed: roundSeed, maxFrames: frames - total.frames, maxMs: maxSeconds * 1000 - (performance.now() - t0), concurrency, timeoutMs: 15_000, alive,
-      onProgress: (p) => console.log(`  … round ${round}: ${total.frames + p.frames} frames, ${total.connections + p.cases} connections, ${((performance.now() - t0) / 1000).toFixed(0)} s, gateway RSS peak ${(vmHwmKb(gw.proc.pid!) / 1024).toFixed(0)} MB`),
+      host: gw.host,
+      port: gw.port,
+      database: 'basic',
+      seed: roundSeed,
+      maxFrames: frames - total.frames,
+      maxMs: maxSeconds * 1000 - (performance.now() - t0),
+      concurrency,
+      timeoutMs: 15_000,
+      alive,
+      onProgress: (p) =>
+        console.log(
+          `  … round ${round}: ${total.frames + p.frames} frames, ${total.connections + p.cases} connections, ${((performance.now() - t0) / 1000).toFixed(0)} s, gateway RSS peak ${(vmHwmKb(gw.proc.pid!) / 1024).toFixed(0)} MB`,
+        ),
     });
     total.peakRssMB = Math.max(total.peakRssMB, Math.round(vmHwmKb(gw.proc.pid!) / 1024));
     total.frames += s.frames;
@@ -54,16 +84,34 @@ for (let round = 0; total.frames < frames && performance.now() - t0 < maxSeconds
     for (const [k, v] of Object.entries(s.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v;
     total.findings += s.findings.length;
     for (const f of s.findings.slice(0, 5)) {
-      findings.push(`seed ${roundSeed} case ${f.id}: ${f.outcome} ${f.detail ?? ''} [${f.kinds.join(',')}]\n  bytes: ${caseOf(roundSeed, f.id, 'basic').chunks.map((b) => b.toString('hex')).join(' ').slice(0, 400)}`);
+      findings.push(
+        `seed ${roundSeed} case ${f.id}: ${f.outcome} ${f.detail ?? ''} [${f.kinds.join(',')}]\n  bytes: ${caseOf(
+          roundSeed,
+          f.id,
+          'basic',
+        )
+          .chunks.map((b) => b.toString('hex'))
+          .join(' ')
+          .slice(0, 400)}`,
+      );
     }
     if (!alive()) {
       total.crashes++;
       const tail = gw.stderr().trim().split('\n').slice(-2).join(' | ');
-      console.log(`  round ${round} (seed ${roundSeed}): gateway died (${gw.proc.signalCode ?? gw.proc.exitCode}) after ${s.frames} frames: ${tail.slice(0, 300)}`);
+      console.log(
+        `  round ${round} (seed ${roundSeed}): gateway died (${gw.proc.signalCode ?? gw.proc.exitCode}) after ${s.frames} frames: ${tail.slice(0, 300)}`,
+      );
       continue;
     }
     if (total.frames >= frames || performance.now() - t0 >= maxSeconds * 1000) {
-      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'after-fuzz', database: 'basic', query_timeout: 10_000, connectionTimeoutMillis: 10_000 });
+      const c = new pg.Client({
+        host: gw.host,
+        port: gw.port,
+        user: 'after-fuzz',
+        database: 'basic',
+        query_timeout: 10_000,
+        connectionTimeoutMillis: 10_000,
+      });
       try {
         await c.connect();
         const r = await c.query('select count(*)::int as n from sales.orders');
@@ -84,7 +132,19 @@ for (let round = 0; total.frames < frames && performance.now() - t0 < maxSeconds
   }
 }
 const secs = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ ...total, seconds: +secs.toFixed(1), framesPerSecond: Math.round(total.frames / secs), connectionsPerSecond: Math.round(total.connections / secs), servedAfter }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      ...total,
+      seconds: +secs.toFixed(1),
+      framesPerSecond: Math.round(total.frames / secs),
+      connectionsPerSecond: Math.round(total.connections / secs),
+      servedAfter,
+    },
+    null,
+    2,
+  ),
+);
 for (const f of findings.slice(0, 20)) console.log(`FINDING ${f}`);
 if (total.findings || total.crashes) failed = true;
 process.exitCode = failed ? 1 : 0;

@@ -17,7 +17,10 @@ const dir = await mkdtemp(path.join(tmpdir(), 'fdl-bench-import-hash-'));
 const inst = await DuckDBInstance.create(':memory:');
 const conn = await inst.connect();
 const source = `SELECT i AS id, random() AS a, random() AS b, random() AS c FROM range(${rows}) t(i)`;
-const copy = (to: string) => conn.runAndReadAll(`COPY (${source}) TO '${to}' (FORMAT parquet, FILE_SIZE_BYTES 536870912, FILENAME_PATTERN '${PIPE_PATTERN}', OVERWRITE_OR_IGNORE, RETURN_STATS)`);
+const copy = (to: string) =>
+  conn.runAndReadAll(
+    `COPY (${source}) TO '${to}' (FORMAT parquet, FILE_SIZE_BYTES 536870912, FILENAME_PATTERN '${PIPE_PATTERN}', OVERWRITE_OR_IGNORE, RETURN_STATS)`,
+  );
 const files = (r: Awaited<ReturnType<typeof copy>>) => r.getRowObjectsJson().map((x) => String(x.filename));
 try {
   await conn.run('SET preserve_insertion_order = false');
@@ -30,7 +33,9 @@ try {
     let bytes = 0;
     for (const w of written) bytes += (await stat(w)).size;
     results.push({ name, secs, bytes });
-    process.stdout.write(`${name}: ${secs.toFixed(2)} s, ${(bytes / 1e6).toFixed(0)} MB in ${written.length} file(s), ${(bytes / 1e6 / secs).toFixed(0)} MB/s\n`);
+    process.stdout.write(
+      `${name}: ${secs.toFixed(2)} s, ${(bytes / 1e6).toFixed(0)} MB in ${written.length} file(s), ${(bytes / 1e6 / secs).toFixed(0)} MB/s\n`,
+    );
     await rm(out, { recursive: true, force: true });
   };
   await measure('plain COPY (no hash)', async (out) => files(await copy(out)));
@@ -45,8 +50,10 @@ try {
     const hashed = await pipes.finish(files(r));
     return [...hashed.values()].map((h) => h.file);
   });
-  const [plain, readBack, piped] = results as [typeof results[0], typeof results[0], typeof results[0]];
-  process.stdout.write(`relative to plain: read back ${(readBack.secs / plain.secs).toFixed(2)}x, pipes ${(piped.secs / plain.secs).toFixed(2)}x; pipes / read back ${(piped.secs / readBack.secs).toFixed(2)}x\n`);
+  const [plain, readBack, piped] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
+  process.stdout.write(
+    `relative to plain: read back ${(readBack.secs / plain.secs).toFixed(2)}x, pipes ${(piped.secs / plain.secs).toFixed(2)}x; pipes / read back ${(piped.secs / readBack.secs).toFixed(2)}x\n`,
+  );
 } finally {
   conn.closeSync();
   inst.closeSync();

@@ -57,7 +57,9 @@ async function main(): Promise<void> {
   for (const v of versions) {
     const { ms, files } = await timeOpen(v.catalogFile, (rel) => path.join(v.root, v.dataDir, rel));
     total += ms;
-    console.log(`  ${v.repo.padEnd(18)} ${v.id}  ${files.toString().padStart(4)} files  ${ms.toFixed(1).padStart(7)} ms`);
+    console.log(
+      `  ${v.repo.padEnd(18)} ${v.id}  ${files.toString().padStart(4)} files  ${ms.toFixed(1).padStart(7)} ms`,
+    );
   }
   console.log(`  mean ${(total / versions.length).toFixed(1)} ms per version`);
 
@@ -73,8 +75,10 @@ async function main(): Promise<void> {
         const runs = [];
         for (let i = 0; i < 3; i++) runs.push(await timeOpen(file, locate));
         const best = runs.reduce((a, b) => (a.ms < b.ms ? a : b));
-        console.log(`  ${best.files.toString().padStart(6)} files${withDeletes ? ' + delete files' : '                '}  ` +
-          `${best.ms.toFixed(1).padStart(7)} ms  ${((best.ms / best.files) * 1000).toFixed(1).padStart(6)} ms per 1,000 files`);
+        console.log(
+          `  ${best.files.toString().padStart(6)} files${withDeletes ? ' + delete files' : '                '}  ` +
+            `${best.ms.toFixed(1).padStart(7)} ms  ${((best.ms / best.files) * 1000).toFixed(1).padStart(6)} ms per 1,000 files`,
+        );
       }
     }
   } finally {

@@ -14,7 +14,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { attachCatalog, countedFiles, countedRows, countingStatement, countingTableSql, openCatalog, tableContext, type LakeCatalog } from '../src/lake/index.js';
+import {
+  attachCatalog,
+  countedFiles,
+  countedRows,
+  countingStatement,
+  countingTableSql,
+  openCatalog,
+  tableContext,
+  type LakeCatalog,
+} from '../src/lake/index.js';
 import { makeSyntheticLake } from '../test/support/synthetic-lake.js';
 
 const FILES = Number(process.argv[2] ?? 200);
@@ -45,20 +54,37 @@ async function bestOf(conn: DuckDBConnection, sqls: string[]): Promise<{ ms: num
       const c = process.cpuUsage(c0);
       out[k]!.ms = Math.min(out[k]!.ms, ms);
       out[k]!.cpu = Math.min(out[k]!.cpu, (c.user + c.system) / 1000);
-      out[k]!.result = JSON.stringify(r.getRowsJson().map((row) => row.map(String)).sort());
+      out[k]!.result = JSON.stringify(
+        r
+          .getRowsJson()
+          .map((row) => row.map(String))
+          .sort(),
+      );
     }
   }
   return out;
 }
 
 /** What the gateway runs for `SELECT count(*) FROM db.main.events` (versions/attach.ts localCounting). */
-async function countingSql(conn: DuckDBConnection, catalog: LakeCatalog, db: string, locate: (rel: string) => string): Promise<string> {
-  const sql = await countingStatement(conn, `SELECT count(*) FROM ${db}.main.events`, catalog, ['main'], db, async (t) => {
-    const counted = countedFiles(t, catalog.snapshotId);
-    const read = new Set(t.dataFiles.filter((f) => !counted.includes(f)).map((f) => f.id));
-    const ctx = await tableContext(conn, catalog, [t], locate, read);
-    return countingTableSql(t, ctx, read, countedRows(counted, catalog.snapshotId));
-  });
+async function countingSql(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  db: string,
+  locate: (rel: string) => string,
+): Promise<string> {
+  const sql = await countingStatement(
+    conn,
+    `SELECT count(*) FROM ${db}.main.events`,
+    catalog,
+    ['main'],
+    db,
+    async (t) => {
+      const counted = countedFiles(t, catalog.snapshotId);
+      const read = new Set(t.dataFiles.filter((f) => !counted.includes(f)).map((f) => f.id));
+      const ctx = await tableContext(conn, catalog, [t], locate, read);
+      return countingTableSql(t, ctx, read, countedRows(counted, catalog.snapshotId));
+    },
+  );
   if (!sql) throw new Error('not a counting statement');
   return sql;
 }
@@ -72,49 +98,82 @@ async function main(): Promise<void> {
   const conn = await instance.connect();
   try {
     const t0 = performance.now();
-    const lake = await makeSyntheticLake(conn, dir, { files: FILES, rowsPerFile: ROWS, deleteFiles: 2, deleteEvery: 10 });
-    console.log(`generated ${FILES} files × ${ROWS} rows (${(FILES * ROWS / 1e6).toFixed(1)}M rows) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const lake = await makeSyntheticLake(conn, dir, {
+      files: FILES,
+      rowsPerFile: ROWS,
+      deleteFiles: 2,
+      deleteEvery: 10,
+    });
+    console.log(
+      `generated ${FILES} files × ${ROWS} rows (${((FILES * ROWS) / 1e6).toFixed(1)}M rows) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     const catalog = await openCatalog(conn, lake.catalogFile, 'meta');
     const locate = (rel: string) => path.join(lake.dataDir, rel);
     await attachCatalog(conn, catalog, 'with_deletes', locate);
     // the same lake as if it had no delete files
-    const plain = { ...catalog, tables: catalog.tables.map((t) => ({ ...t, dataFiles: t.dataFiles.map((f) => ({ ...f, delete: null })) })) };
+    const plain = {
+      ...catalog,
+      tables: catalog.tables.map((t) => ({ ...t, dataFiles: t.dataFiles.map((f) => ({ ...f, delete: null })) })),
+    };
     await attachCatalog(conn, plain, 'no_deletes', locate);
     // another build's reader (FDL_BENCH_BASELINE=<its dist/src/lake/index.js>) over the same lake, for before/after in one run
-    const before = process.env.FDL_BENCH_BASELINE ? (await import(path.resolve(process.env.FDL_BENCH_BASELINE))) as { attachCatalog: typeof attachCatalog } : null;
+    const before = process.env.FDL_BENCH_BASELINE
+      ? ((await import(path.resolve(process.env.FDL_BENCH_BASELINE))) as { attachCatalog: typeof attachCatalog })
+      : null;
     if (before) {
       await before.attachCatalog(conn, catalog, 'with_deletes_before', locate);
       await before.attachCatalog(conn, plain, 'no_deletes_before', locate);
     }
-    await conn.run('SET TimeZone = \'UTC\'');
+    await conn.run("SET TimeZone = 'UTC'");
     const deleted = lake.dataFiles.slice(0, lake.deletedFiles);
     const clean = lake.dataFiles.slice(lake.deletedFiles);
     const baseline = {
       no_deletes: `read_parquet(${list(lake.dataFiles)})`,
-      with_deletes: `(SELECT * FROM read_parquet(${list(clean)}) UNION ALL ` +
+      with_deletes:
+        `(SELECT * FROM read_parquet(${list(clean)}) UNION ALL ` +
         `SELECT id, ts, v, k FROM read_parquet(${list(deleted)}, file_row_number := true) WHERE file_row_number % ${lake.deleteEvery} <> 0)`,
     };
-    const withDeleteFiles = `(SELECT * FROM read_parquet(${list(clean)}) UNION ALL ` +
+    const withDeleteFiles =
+      `(SELECT * FROM read_parquet(${list(clean)}) UNION ALL ` +
       `SELECT r.id, r.ts, r.v, r.k FROM read_parquet(${list(deleted)}, file_row_number := true, filename := true) r ` +
       `ANTI JOIN read_parquet(${list(lake.deletePaths)}) d ON d.file_path = r.filename AND d.pos = r.file_row_number)`;
-    console.log('| case | query | reader view ms | read_parquet ms (ideal deletes) | ratio | view CPU ms | read_parquet CPU ms | CPU ratio | read_parquet reading delete files ms | ratio |');
+    console.log(
+      '| case | query | reader view ms | read_parquet ms (ideal deletes) | ratio | view CPU ms | read_parquet CPU ms | CPU ratio | read_parquet reading delete files ms | ratio |',
+    );
     console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     const catalogs = { no_deletes: plain, with_deletes: catalog };
     for (const db of ['no_deletes', 'with_deletes'] as const) {
       const cases: [string, string, string][] = QUERIES.flatMap(([label, sql]): [string, string, string][] => [
-        ...(before ? [[`${label} (baseline build)`, sql.replace('FROM T', `FROM ${db}_before.main.events`), sql.replace('FROM T', `FROM ${baseline[db]} x`)] as [string, string, string]] : []),
+        ...(before
+          ? [
+              [
+                `${label} (baseline build)`,
+                sql.replace('FROM T', `FROM ${db}_before.main.events`),
+                sql.replace('FROM T', `FROM ${baseline[db]} x`),
+              ] as [string, string, string],
+            ]
+          : []),
         [label, sql.replace('FROM T', `FROM ${db}.main.events`), sql.replace('FROM T', `FROM ${baseline[db]} x`)],
       ]);
       // the gateway answers a bare count from the catalog's record counts where they are exact
-      cases.splice(before ? 2 : 1, 0, ['count(*), as served', await countingSql(conn, catalogs[db], db, locate), `SELECT count(*) FROM ${baseline[db]} x`]);
+      cases.splice(before ? 2 : 1, 0, [
+        'count(*), as served',
+        await countingSql(conn, catalogs[db], db, locate),
+        `SELECT count(*) FROM ${baseline[db]} x`,
+      ]);
       for (const [label, view, base] of cases) {
         const real = db === 'with_deletes' ? [base.replace(baseline[db], withDeleteFiles)] : [];
-        const [a, b, c] = await bestOf(conn, [view, base, ...real]) as { ms: number; cpu: number; result: string }[];
+        const [a, b, c] = (await bestOf(conn, [view, base, ...real])) as { ms: number; cpu: number; result: string }[];
         for (const other of [b!, ...(c ? [c] : [])]) {
-          if (a!.result !== other.result) throw new Error(`${db} ${label}: results differ\n${a!.result.slice(0, 300)}\n${other.result.slice(0, 300)}`);
+          if (a!.result !== other.result)
+            throw new Error(
+              `${db} ${label}: results differ\n${a!.result.slice(0, 300)}\n${other.result.slice(0, 300)}`,
+            );
         }
         const realCells = c ? `${c.ms.toFixed(1)} | ${(a!.ms / c.ms).toFixed(2)}×` : '— | —';
-        console.log(`| ${db.replace('_', ' ')} | ${label} | ${a!.ms.toFixed(1)} | ${b!.ms.toFixed(1)} | ${(a!.ms / b!.ms).toFixed(2)}× | ${a!.cpu.toFixed(1)} | ${b!.cpu.toFixed(1)} | ${(a!.cpu / b!.cpu).toFixed(2)}× | ${realCells} |`);
+        console.log(
+          `| ${db.replace('_', ' ')} | ${label} | ${a!.ms.toFixed(1)} | ${b!.ms.toFixed(1)} | ${(a!.ms / b!.ms).toFixed(2)}× | ${a!.cpu.toFixed(1)} | ${b!.cpu.toFixed(1)} | ${(a!.cpu / b!.cpu).toFixed(2)}× | ${realCells} |`,
+        );
       }
     }
   } finally {

@@ -13,10 +13,20 @@ const FIX = resolve(fileURLToPath(import.meta.url), '../../../test/fixtures');
 const s3 = await startS3();
 try {
   await s3.upload(join(FIX, 'repos/basic'), 'basic/');
-  const store = new S3Store(s3.bucket, 'basic/', { endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: S3_CREDENTIALS });
+  const store = new S3Store(s3.bucket, 'basic/', {
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: S3_CREDENTIALS,
+  });
   const cacheDir = await mkdtemp(join(tmpdir(), 'fdl-bench-'));
   const fileCache = await FileCache.open(join(cacheDir, 'files'));
-  const repo = await openRepository('basic', store, { signatures: 'require', allowedSigners: join(FIX, 'keys/allowed_signers'), cacheDir, fileCache });
+  const repo = await openRepository('basic', store, {
+    signatures: 'require',
+    allowedSigners: join(FIX, 'keys/allowed_signers'),
+    cacheDir,
+    fileCache,
+  });
   const time = async (label: string, f: () => Promise<unknown>, n = 1) => {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await f();
@@ -28,7 +38,14 @@ try {
   await time('cold open tags/v1 (resolve+download+verify)', () => open('tags/v1'));
   await time('cold open tags/v2', () => open('tags/v2'));
   let flip = false;
-  await time('warm switch v1 <-> v2 (mean of 200)', () => { flip = !flip; return open(flip ? 'tags/v1' : 'tags/v2'); }, 200);
+  await time(
+    'warm switch v1 <-> v2 (mean of 200)',
+    () => {
+      flip = !flip;
+      return open(flip ? 'tags/v1' : 'tags/v2');
+    },
+    200,
+  );
   console.log('file cache', fileCache.stats(), 'ref cache', repo.refs.stats());
 } finally {
   await s3.close();

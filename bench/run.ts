@@ -14,16 +14,61 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
   { name: 'encode', file: 'encode.js', limitS: 300, what: 'DataRow encoder micro-bench' },
   { name: 'import', file: 'import.js', limitS: 600, what: 'fdl import vs plain DuckDB COPY' },
   { name: 'lake-open', file: 'lake-open.js', limitS: 300, what: 'native DuckLake reader open+attach' },
-  { name: 'resolve', file: 'resolve.js', limitS: 300, what: 'resolver cold open / warm switch (library level, s3rver)' },
-  { name: 'wire', file: 'wire.js', limitS: 900, what: 'gateway vs PostgreSQL 15: streaming, SELECT 1 latency, profile' },
-  { name: 'versions', file: 'versions.js', limitS: 600, what: 'gateway over s3rver: cold open, warm switch, bytes per table' },
-  { name: 'verify', file: 'verify.js', limitS: 300, what: 'first open of ~1 GB local data (hash MB/s); download with vs without hashing' },
-  { name: 'statements', file: 'statements.js', limitS: 300, what: 'unnamed vs named extended latency, admission cost per statement' },
-  { name: 'statement-cost', file: 'statement-cost.js', limitS: 900, what: 'uncached statements: in-process DuckDB vs gateway (result cache off) vs PostgreSQL 15, stage split' },
-  { name: 'catalog', file: 'catalog-speed.js', limitS: 600, what: 'catalog statements of psql, pgjdbc, SQLAlchemy, sqlsmith: gateway vs PostgreSQL 15' },
-  { name: 'sqlsmith', file: 'sqlsmith.js', limitS: 1800, what: 'sqlsmith seed 42, 2,000 generated statements: no crash, no hang, RSS over the run' },
+  {
+    name: 'resolve',
+    file: 'resolve.js',
+    limitS: 300,
+    what: 'resolver cold open / warm switch (library level, s3rver)',
+  },
+  {
+    name: 'wire',
+    file: 'wire.js',
+    limitS: 900,
+    what: 'gateway vs PostgreSQL 15: streaming, SELECT 1 latency, profile',
+  },
+  {
+    name: 'versions',
+    file: 'versions.js',
+    limitS: 600,
+    what: 'gateway over s3rver: cold open, warm switch, bytes per table',
+  },
+  {
+    name: 'verify',
+    file: 'verify.js',
+    limitS: 300,
+    what: 'first open of ~1 GB local data (hash MB/s); download with vs without hashing',
+  },
+  {
+    name: 'statements',
+    file: 'statements.js',
+    limitS: 300,
+    what: 'unnamed vs named extended latency, admission cost per statement',
+  },
+  {
+    name: 'statement-cost',
+    file: 'statement-cost.js',
+    limitS: 900,
+    what: 'uncached statements: in-process DuckDB vs gateway (result cache off) vs PostgreSQL 15, stage split',
+  },
+  {
+    name: 'catalog',
+    file: 'catalog-speed.js',
+    limitS: 600,
+    what: 'catalog statements of psql, pgjdbc, SQLAlchemy, sqlsmith: gateway vs PostgreSQL 15',
+  },
+  {
+    name: 'sqlsmith',
+    file: 'sqlsmith.js',
+    limitS: 1800,
+    what: 'sqlsmith seed 42, 2,000 generated statements: no crash, no hang, RSS over the run',
+  },
   { name: 'load', file: 'load.js', limitS: 300, what: '200 clients × 60 s mix, peak RSS' },
-  { name: 'service', file: 'service.js', limitS: 300, what: '200 clients: SIGHUP reloads under load, then SIGTERM drain' },
+  {
+    name: 'service',
+    file: 'service.js',
+    limitS: 300,
+    what: '200 clients: SIGHUP reloads under load, then SIGTERM drain',
+  },
   { name: 'fuzz', file: 'fuzz.js', limitS: 900, what: '≥ 100,000 fuzzed frames' },
 ];
 
@@ -36,10 +81,19 @@ for (const b of BENCHES) {
   const t0 = performance.now();
   const code = await new Promise<number | string>((resolve) => {
     const p = spawn(process.execPath, [join(here, b.file), ...(b.args ?? [])], { stdio: 'inherit' });
-    const timer = setTimeout(() => { p.kill('SIGTERM'); setTimeout(() => p.kill('SIGKILL'), 10_000).unref(); resolve(`killed after ${b.limitS} s`); }, b.limitS * 1000);
-    p.on('exit', (c, s) => { clearTimeout(timer); resolve(c ?? String(s)); });
+    const timer = setTimeout(() => {
+      p.kill('SIGTERM');
+      setTimeout(() => p.kill('SIGKILL'), 10_000).unref();
+      resolve(`killed after ${b.limitS} s`);
+    }, b.limitS * 1000);
+    p.on('exit', (c, s) => {
+      clearTimeout(timer);
+      resolve(c ?? String(s));
+    });
   });
-  summary.push(`${b.name.padEnd(10)} ${code === 0 ? 'ok    ' : `FAILED (${code})`} ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  summary.push(
+    `${b.name.padEnd(10)} ${code === 0 ? 'ok    ' : `FAILED (${code})`} ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
 }
 process.stdout.write(`\n=== summary\n${summary.join('\n')}\n`);
 process.exitCode = summary.some((s) => s.includes('FAILED')) ? 1 : 0;

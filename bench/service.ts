@@ -38,9 +38,24 @@ const config = (n: number) => ({
 });
 writeFileSync(configFile, JSON.stringify(config(0)));
 
-const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--config', configFile, '--cache-dir', join(dir, 'cache'), '--drain-timeout', '20000'], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const proc = spawn(
+  process.execPath,
+  [
+    CLI,
+    'serve',
+    '--listen',
+    '127.0.0.1:0',
+    '--config',
+    configFile,
+    '--cache-dir',
+    join(dir, 'cache'),
+    '--drain-timeout',
+    '20000',
+  ],
+  {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 let stderr = '';
 proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
 const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));

@@ -30,7 +30,8 @@ import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { STAGES, WORKS } from '../src/stages.js';
 
 const args = process.argv.slice(2);
-const opt = (name: string, dflt: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : dflt);
+const opt = (name: string, dflt: number) =>
+  args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : dflt;
 const N = opt('n', 300);
 const SECONDS = opt('seconds', 5);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
@@ -44,7 +45,11 @@ function pct(xs: number[], p: number): number {
 }
 
 /** p50/p99 ms of `fn`, and (with `cpu`, seconds so far of the process doing the work) its CPU µs per call. */
-async function timed(n: number, fn: (i: number) => Promise<unknown>, cpu?: () => number): Promise<{ p50: number; p99: number; cpuUs?: number }> {
+async function timed(
+  n: number,
+  fn: (i: number) => Promise<unknown>,
+  cpu?: () => number,
+): Promise<{ p50: number; p99: number; cpuUs?: number }> {
   for (let i = 0; i < Math.min(30, n); i++) await fn(-1 - i); // warm up
   const cpu0 = cpu?.();
   const out: number[] = [];
@@ -68,8 +73,18 @@ const DASHBOARD = [
   'SELECT order_id, amount, status FROM sales.orders WHERE order_id = :o',
   "SELECT date_trunc('day', ordered_at) AS d, count(*) FROM sales.orders WHERE amount BETWEEN :lo AND :lo + 20 GROUP BY 1 ORDER BY 1",
 ];
-const SETS = ['\\set c random(1, 20)', '\\set q random(1, 6)', '\\set lo random(0, 60)', `\\set o random(1, ${ORDERS})`];
-const randomParams = () => ({ c: 1 + Math.floor(Math.random() * 20), q: 1 + Math.floor(Math.random() * 6), lo: Math.floor(Math.random() * 60), o: 1 + Math.floor(Math.random() * ORDERS) });
+const SETS = [
+  '\\set c random(1, 20)',
+  '\\set q random(1, 6)',
+  '\\set lo random(0, 60)',
+  `\\set o random(1, ${ORDERS})`,
+];
+const randomParams = () => ({
+  c: 1 + Math.floor(Math.random() * 20),
+  q: 1 + Math.floor(Math.random() * 6),
+  lo: Math.floor(Math.random() * 60),
+  o: 1 + Math.floor(Math.random() * ORDERS),
+});
 /** A dashboard query with DuckDB's $n for :name, and the names in order. */
 const positional = (q: string) => {
   const names: string[] = [];
@@ -80,11 +95,34 @@ const positional = (q: string) => {
   return { sql, names: names as (keyof ReturnType<typeof randomParams>)[] };
 };
 
-interface Served { proc: ChildProcess; port: number; http: string }
+interface Served {
+  proc: ChildProcess;
+  port: number;
+  http: string;
+}
 
 async function serve(repo: string, cacheDir: string, resultCache = false, cli = CLI): Promise<Served> {
-  const proc = spawn(process.execPath, [cli, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--repo', `basic=${repo}`, '--cache-dir', cacheDir,
-    ...(resultCache ? [] : ['--result-cache-bytes', '0']), '--log-level', 'warn', '--max-connections', '64'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const proc = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--http',
+      '127.0.0.1:0',
+      '--repo',
+      `basic=${repo}`,
+      '--cache-dir',
+      cacheDir,
+      ...(resultCache ? [] : ['--result-cache-bytes', '0']),
+      '--log-level',
+      'warn',
+      '--max-connections',
+      '64',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   let out = '';
   return new Promise((resolve, reject) => {
     proc.stdout!.on('data', (d: Buffer) => {
@@ -98,13 +136,19 @@ async function serve(repo: string, cacheDir: string, resultCache = false, cli = 
 }
 
 /** The gateway's stage seconds and work counts so far (/metrics). */
-async function scrape(s: Served): Promise<{ stages: Map<string, number>; statements: number; work: Map<string, number> }> {
+async function scrape(
+  s: Served,
+): Promise<{ stages: Map<string, number>; statements: number; work: Map<string, number> }> {
   // a kept-alive socket the server closed while idle fails once: ask again on a new one
   const get = () => fetch(`http://${s.http}/metrics`).then((r) => r.text());
   const text = await get().catch(get);
   const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
-  const stages = new Map(STAGES.map((st) => [st, num(new RegExp(`^fdl_statement_stage_seconds_sum\\{stage="${st}"\\} (\\S+)$`, 'm'))]));
-  const work = new Map(WORKS.map((w) => [w, num(new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\S+)$`, 'm'))]));
+  const stages = new Map(
+    STAGES.map((st) => [st, num(new RegExp(`^fdl_statement_stage_seconds_sum\\{stage="${st}"\\} (\\S+)$`, 'm'))]),
+  );
+  const work = new Map(
+    WORKS.map((w) => [w, num(new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\S+)$`, 'm'))]),
+  );
   return { stages, statements: num(/^fdl_statement_stage_seconds_count\{stage="decode"\} (\S+)$/m), work };
 }
 
@@ -140,13 +184,42 @@ const PGBENCH = join(process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin', 'pgbenc
 type Target = { name: string; port: number; user: string; database: string };
 
 /** pgbench's tps, and the server's CPU per transaction (µs; what the machine's load does not change much). */
-function pgbench(t: Target, script: string, mode: string, clients: number, cpu: () => number): { tps: number; cpuUs: number } {
+function pgbench(
+  t: Target,
+  script: string,
+  mode: string,
+  clients: number,
+  cpu: () => number,
+): { tps: number; cpuUs: number } {
   const before = cpu();
-  const r = spawnSync(PGBENCH, ['-n', '-f', script, '-M', mode, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(SECONDS),
-    '-h', '127.0.0.1', '-p', String(t.port), '-U', t.user, t.database], { encoding: 'utf8' });
+  const r = spawnSync(
+    PGBENCH,
+    [
+      '-n',
+      '-f',
+      script,
+      '-M',
+      mode,
+      '-c',
+      String(clients),
+      '-j',
+      String(Math.min(clients, 2)),
+      '-T',
+      String(SECONDS),
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(t.port),
+      '-U',
+      t.user,
+      t.database,
+    ],
+    { encoding: 'utf8' },
+  );
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout);
   const n = /number of transactions actually processed: (\d+)/.exec(r.stdout);
-  if (r.status !== 0 || !tps || !n) throw new Error(`pgbench -M ${mode} -c ${clients} against ${t.name} failed: ${r.stderr || r.stdout}`);
+  if (r.status !== 0 || !tps || !n)
+    throw new Error(`pgbench -M ${mode} -c ${clients} against ${t.name} failed: ${r.stderr || r.stdout}`);
   settle();
   return { tps: Number(tps[1]), cpuUs: ((cpu() - before) * 1e6) / Number(n[1]) };
 }
@@ -156,22 +229,24 @@ async function duckDashboard(conns: DuckDBConnection[]): Promise<{ tps: number; 
   const cpu0 = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   let scripts = 0;
-  await Promise.all(conns.map(async (conn) => {
-    const qs: { p: DuckDBPreparedStatement; names: ReturnType<typeof positional>['names'] }[] = [];
-    for (const q of DASHBOARD) {
-      const { sql, names } = positional(q);
-      qs.push({ p: await conn.prepare(sql), names });
-    }
-    while (performance.now() < deadline) {
-      const v = randomParams();
-      for (const { p, names } of qs) {
-        names.forEach((n, i) => p.bindInteger(i + 1, v[n]));
-        await p.runAndReadAll();
+  await Promise.all(
+    conns.map(async (conn) => {
+      const qs: { p: DuckDBPreparedStatement; names: ReturnType<typeof positional>['names'] }[] = [];
+      for (const q of DASHBOARD) {
+        const { sql, names } = positional(q);
+        qs.push({ p: await conn.prepare(sql), names });
       }
-      scripts++;
-    }
-    for (const { p } of qs) p.destroySync();
-  }));
+      while (performance.now() < deadline) {
+        const v = randomParams();
+        for (const { p, names } of qs) {
+          names.forEach((n, i) => p.bindInteger(i + 1, v[n]));
+          await p.runAndReadAll();
+        }
+        scripts++;
+      }
+      for (const { p } of qs) p.destroySync();
+    }),
+  );
   const used = process.cpuUsage(cpu0);
   return { tps: scripts / SECONDS, cpuUs: (used.user + used.system) / scripts };
 }
@@ -182,8 +257,17 @@ async function main(): Promise<void> {
   const repos = copyFixtures('repos/basic');
   const repo = repos.path('repos/basic');
   const head = repoVersions(repo, 'basic', null).find((v) => v.id === '01a23632-a230-7000-a827-2230f6ffa9fe')!;
-  const result: Record<string, unknown> = { date: new Date().toISOString(), loadavg: loadavg(), n: N, seconds: SECONDS };
-  log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores)`);
+  const result: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    loadavg: loadavg(),
+    n: N,
+    seconds: SECONDS,
+  };
+  log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores)`,
+  );
   // (a): the version's views built by the gateway's own lake reader, over the same Parquet files
   const instance = await DuckDBInstance.create(':memory:');
   const duckConn = async () => {
@@ -192,7 +276,9 @@ async function main(): Promise<void> {
     return c;
   };
   const setup = await duckConn();
-  await attachCatalog(setup, await openCatalog(setup, head.catalogFile, 'meta'), 'lake', (rel) => join(head.root, head.dataDir, rel));
+  await attachCatalog(setup, await openCatalog(setup, head.catalogFile, 'meta'), 'lake', (rel) =>
+    join(head.root, head.dataDir, rel),
+  );
   await setup.run('USE lake');
   const duck = { conn: setup };
   const gw = await serve(repo, join(repos.dir, 'cache'));
@@ -215,21 +301,29 @@ async function main(): Promise<void> {
     // --- latency: the point query
     const vals = (i: number) => [1000 + (i & 0xff), 1 + (Math.abs(i) % ORDERS)];
     const prepared = await duck.conn.prepare(POINT);
-    const duckPoint = await timed(N, async (i) => {
-      const [a, b] = vals(i);
-      prepared.bindInteger(1, a!);
-      prepared.bindBigInt(2, BigInt(b!));
-      await prepared.runAndReadAll();
-    }, selfCpu);
-    const duckNewText = await timed(N, async (i) => {
-      if (i < 0) i -= 1000; // warm-up texts are never measured texts
-      const s = await duck.conn.prepare(`${POINT} /* ${i} */`);
-      const [a, b] = vals(i);
-      s.bindInteger(1, a!);
-      s.bindBigInt(2, BigInt(b!));
-      await s.runAndReadAll();
-      s.destroySync();
-    }, selfCpu);
+    const duckPoint = await timed(
+      N,
+      async (i) => {
+        const [a, b] = vals(i);
+        prepared.bindInteger(1, a!);
+        prepared.bindBigInt(2, BigInt(b!));
+        await prepared.runAndReadAll();
+      },
+      selfCpu,
+    );
+    const duckNewText = await timed(
+      N,
+      async (i) => {
+        if (i < 0) i -= 1000; // warm-up texts are never measured texts
+        const s = await duck.conn.prepare(`${POINT} /* ${i} */`);
+        const [a, b] = vals(i);
+        s.bindInteger(1, a!);
+        s.bindBigInt(2, BigInt(b!));
+        await s.runAndReadAll();
+        s.destroySync();
+      },
+      selfCpu,
+    );
     const lat: Record<string, { p50: number; p99: number; cpuUs?: number }> = {};
     const gwSplit: Record<string, Split> = {};
     const series = (c: pg.Client, tag: string) => ({
@@ -237,18 +331,29 @@ async function main(): Promise<void> {
       named: (i: number) => c.query({ name: `point_${tag}`, text: POINT, values: vals(i) }),
       newText: (i: number) => c.query({ text: `${POINT} /* ${tag} ${i} */`, values: vals(i) }),
     });
-    for (const [target, c] of [['gateway', g], ['postgres', p]] as const) {
+    for (const [target, c] of [
+      ['gateway', g],
+      ['postgres', p],
+    ] as const) {
       for (const [kind, fn] of Object.entries(series(c, target))) {
-        if (target === 'gateway') gwSplit[kind] = await split(gw, async () => (lat[`${target} ${kind}`] = await timed(N, fn, () => cpuSeconds(gw.proc.pid!, false))));
+        if (target === 'gateway')
+          gwSplit[kind] = await split(
+            gw,
+            async () => (lat[`${target} ${kind}`] = await timed(N, fn, () => cpuSeconds(gw.proc.pid!, false))),
+          );
         else lat[`${target} ${kind}`] = await timed(N, fn);
       }
     }
     log('\npoint query `' + POINT + '`, one client, p50 / p99 ms (gateway: result cache off)');
-    log('                                 in-process DuckDB      gateway          PostgreSQL 15    gateway − DuckDB p50   CPU µs: DuckDB gateway');
+    log(
+      '                                 in-process DuckDB      gateway          PostgreSQL 15    gateway − DuckDB p50   CPU µs: DuckDB gateway',
+    );
     const row = (label: string, d: { p50: number; p99: number; cpuUs?: number }, kind: string) => {
       const gl = lat[`gateway ${kind}`]!;
       const pl = lat[`postgres ${kind}`]!;
-      log(`  ${label.padEnd(31)}${ms(d.p50)} /${ms(d.p99)}  ${ms(gl.p50)} /${ms(gl.p99)}  ${ms(pl.p50)} /${ms(pl.p99)}  ${ms(gl.p50 - d.p50)}   ${d.cpuUs!.toFixed(0).padStart(6)} ${gl.cpuUs!.toFixed(0).padStart(6)}`);
+      log(
+        `  ${label.padEnd(31)}${ms(d.p50)} /${ms(d.p99)}  ${ms(gl.p50)} /${ms(gl.p99)}  ${ms(pl.p50)} /${ms(pl.p99)}  ${ms(gl.p50 - d.p50)}   ${d.cpuUs!.toFixed(0).padStart(6)} ${gl.cpuUs!.toFixed(0).padStart(6)}`,
+      );
     };
     row('new parameters, unnamed', duckPoint, 'unnamed');
     row('new parameters, named', duckPoint, 'named');
@@ -271,17 +376,27 @@ async function main(): Promise<void> {
       await c.run('USE lake');
       duckConns.push(c);
     }
-    const f = (r: { tps: number; cpuUs: number }) => `${r.tps.toFixed(1).padStart(8)} (${(r.cpuUs / 1000).toFixed(1).padStart(6)})`;
-    log(`\ndashboard script (${DASHBOARD.length} queries, random parameters): scripts per second over ${SECONDS} s (CPU ms per script); gateway result cache off`);
-    log('                       in-process DuckDB          gateway    PostgreSQL 15   gateway ÷ DuckDB tps (CPU)   gateway ÷ PostgreSQL tps');
+    const f = (r: { tps: number; cpuUs: number }) =>
+      `${r.tps.toFixed(1).padStart(8)} (${(r.cpuUs / 1000).toFixed(1).padStart(6)})`;
+    log(
+      `\ndashboard script (${DASHBOARD.length} queries, random parameters): scripts per second over ${SECONDS} s (CPU ms per script); gateway result cache off`,
+    );
+    log(
+      '                       in-process DuckDB          gateway    PostgreSQL 15   gateway ÷ DuckDB tps (CPU)   gateway ÷ PostgreSQL tps',
+    );
     for (const c of [1, 8]) {
       const d = (tps[`duckdb c${c}`] = await duckDashboard(duckConns.slice(0, c)));
       for (const mode of ['simple', 'extended', 'prepared']) {
         const key = `${mode} c${c}`;
-        gwSplit[`dashboard ${key}`] = await split(gw, async () => (tps[`gateway ${key}`] = pgbench(gwT, script, mode, c, gwCpu)));
+        gwSplit[`dashboard ${key}`] = await split(
+          gw,
+          async () => (tps[`gateway ${key}`] = pgbench(gwT, script, mode, c, gwCpu)),
+        );
         const g = tps[`gateway ${key}`]!;
         const q = (tps[`postgres ${key}`] = pgbench(pgT, script, mode, c, pgCpu));
-        log(`  -M ${mode.padEnd(8)} -c ${c}  ${f(d)}  ${f(g)}  ${f(q)}   ${(g.tps / d.tps).toFixed(2).padStart(8)}× (${(d.cpuUs / g.cpuUs).toFixed(2)}×)   ${(g.tps / q.tps).toFixed(2).padStart(8)}×`);
+        log(
+          `  -M ${mode.padEnd(8)} -c ${c}  ${f(d)}  ${f(g)}  ${f(q)}   ${(g.tps / d.tps).toFixed(2).padStart(8)}× (${(d.cpuUs / g.cpuUs).toFixed(2)}×)   ${(g.tps / q.tps).toFixed(2).padStart(8)}×`,
+        );
       }
     }
     // SELECT 1 as deployed (the result cache on: a gateway of its own) and with it off
@@ -294,14 +409,16 @@ async function main(): Promise<void> {
         const on = (tps[`gateway cache on select1 c${c}`] = pgbench(cachedT, select1, 'extended', c, cachedCpu));
         const off = (tps[`gateway select1 c${c}`] = pgbench(gwT, select1, 'extended', c, gwCpu));
         const pt = (tps[`postgres select1 c${c}`] = pgbench(pgT, select1, 'extended', c, pgCpu));
-        log(`  -c ${c}   gateway (result cache on) ${on.tps.toFixed(0).padStart(6)} (${on.cpuUs.toFixed(0)})   off ${off.tps.toFixed(0).padStart(6)} (${off.cpuUs.toFixed(0)})   PostgreSQL 15 ${pt.tps.toFixed(0).padStart(6)} (${pt.cpuUs.toFixed(0)})   ratio on ${(on.tps / pt.tps).toFixed(2)}×, off ${(off.tps / pt.tps).toFixed(2)}×`);
+        log(
+          `  -c ${c}   gateway (result cache on) ${on.tps.toFixed(0).padStart(6)} (${on.cpuUs.toFixed(0)})   off ${off.tps.toFixed(0).padStart(6)} (${off.cpuUs.toFixed(0)})   PostgreSQL 15 ${pt.tps.toFixed(0).padStart(6)} (${pt.cpuUs.toFixed(0)})   ratio on ${(on.tps / pt.tps).toFixed(2)}×, off ${(off.tps / pt.tps).toFixed(2)}×`,
+        );
       }
     } finally {
       cached.proc.kill('SIGTERM');
     }
     result.tps = tps;
 
-    log('\nthe gateway\'s time per statement by stage (µs, mean), and work per statement');
+    log("\nthe gateway's time per statement by stage (µs, mean), and work per statement");
     log(`  ${'series'.padEnd(26)}${STAGES.map((s) => s.slice(0, 10).padStart(11)).join('')}`);
     for (const [name, s] of Object.entries(gwSplit)) {
       log(`  ${name.padEnd(26)}${STAGES.map((st) => s.us[st]!.toFixed(0).padStart(11)).join('')}`);
@@ -311,8 +428,13 @@ async function main(): Promise<void> {
       log(`  ${name.padEnd(26)}${WORKS.map((w) => s.work[w]!.toFixed(2).padStart(14)).join('')}`);
     }
     result.stages = gwSplit;
-    if (beforeCli) result.beforeAfter = await beforeAfter(beforeCli, repo, join(repos.dir, 'cache-before'), gw, g, script, gwCpu);
-    log(`\nload average at end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    if (beforeCli)
+      result.beforeAfter = await beforeAfter(beforeCli, repo, join(repos.dir, 'cache-before'), gw, g, script, gwCpu);
+    log(
+      `\nload average at end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
     result.loadavgEnd = loadavg();
     if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));
   } finally {
@@ -330,7 +452,15 @@ async function main(): Promise<void> {
  * Another build (`cli`) next to this run's gateway, series by series, interleaved so the machine's
  * load falls on both alike: p50/p99 ms, the gateway's CPU µs per statement, and its work per statement.
  */
-async function beforeAfter(cli: string, repo: string, cacheDir: string, gw: Served, g: pg.Client, script: string, gwCpu: () => number) {
+async function beforeAfter(
+  cli: string,
+  repo: string,
+  cacheDir: string,
+  gw: Served,
+  g: pg.Client,
+  script: string,
+  gwCpu: () => number,
+) {
   const old = await serve(repo, cacheDir, false, cli);
   const c = new pg.Client({ host: '127.0.0.1', port: old.port, user: 'bench', database: 'basic' });
   await c.connect();
@@ -342,25 +472,46 @@ async function beforeAfter(cli: string, repo: string, cacheDir: string, gw: Serv
       named: (k: pg.Client) => (i: number) => k.query({ name: 'point_ba', text: POINT, values: vals(i) }),
       newText: (k: pg.Client) => (i: number) => k.query({ text: `${POINT} /* ba ${i} */`, values: vals(i) }),
     };
-    const workLine = (w: Record<string, number>) => WORKS.filter((x) => w[x]! > 0).map((x) => `${x} ${w[x]!.toFixed(2)}`).join(', ');
-    log('\nbefore (' + cli + ') → after (this build), same run: p50 / p99 ms, gateway CPU µs per statement; work per statement');
+    const workLine = (w: Record<string, number>) =>
+      WORKS.filter((x) => w[x]! > 0)
+        .map((x) => `${x} ${w[x]!.toFixed(2)}`)
+        .join(', ');
+    log(
+      '\nbefore (' +
+        cli +
+        ') → after (this build), same run: p50 / p99 ms, gateway CPU µs per statement; work per statement',
+    );
     for (const [kind, make] of Object.entries(kinds)) {
       let b: Awaited<ReturnType<typeof timed>> | undefined;
       let a: Awaited<ReturnType<typeof timed>> | undefined;
       const bs = await split(old, async () => (b = await timed(N, make(c), () => cpuSeconds(old.proc.pid!, false))));
       const as = await split(gw, async () => (a = await timed(N, make(g), () => cpuSeconds(gw.proc.pid!, false))));
       out[kind] = { before: { ...b, work: bs.work, us: bs.us }, after: { ...a, work: as.work, us: as.us } };
-      log(`  ${kind.padEnd(10)} ${ms(b!.p50)} /${ms(b!.p99)} (${b!.cpuUs!.toFixed(0).padStart(6)})  →  ${ms(a!.p50)} /${ms(a!.p99)} (${a!.cpuUs!.toFixed(0).padStart(6)})`);
+      log(
+        `  ${kind.padEnd(10)} ${ms(b!.p50)} /${ms(b!.p99)} (${b!.cpuUs!.toFixed(0).padStart(6)})  →  ${ms(a!.p50)} /${ms(a!.p99)} (${a!.cpuUs!.toFixed(0).padStart(6)})`,
+      );
       log(`             before: ${workLine(bs.work)}`);
       log(`             after:  ${workLine(as.work)}`);
     }
     const oldT: Target = { name: 'before', port: old.port, user: 'bench', database: 'basic' };
     const newT: Target = { name: 'after', port: gw.port, user: 'bench', database: 'basic' };
     for (const mode of ['simple', 'extended', 'prepared']) {
-      const bs = await split(old, async () => (out[`dashboard ${mode}`] = { before: pgbench(oldT, script, mode, 1, () => cpuSeconds(old.proc.pid!, false)), after: undefined }));
+      const bs = await split(
+        old,
+        async () =>
+          (out[`dashboard ${mode}`] = {
+            before: pgbench(oldT, script, mode, 1, () => cpuSeconds(old.proc.pid!, false)),
+            after: undefined,
+          }),
+      );
       const as = await split(gw, async () => (out[`dashboard ${mode}`]!.after = pgbench(newT, script, mode, 1, gwCpu)));
-      const [x, y] = [out[`dashboard ${mode}`]!.before as { tps: number; cpuUs: number }, out[`dashboard ${mode}`]!.after as { tps: number; cpuUs: number }];
-      log(`  dashboard -M ${mode.padEnd(8)} -c 1: ${x.tps.toFixed(1)} scripts/s (${(x.cpuUs / 1000).toFixed(1)} CPU ms)  →  ${y.tps.toFixed(1)} (${(y.cpuUs / 1000).toFixed(1)})`);
+      const [x, y] = [
+        out[`dashboard ${mode}`]!.before as { tps: number; cpuUs: number },
+        out[`dashboard ${mode}`]!.after as { tps: number; cpuUs: number },
+      ];
+      log(
+        `  dashboard -M ${mode.padEnd(8)} -c 1: ${x.tps.toFixed(1)} scripts/s (${(x.cpuUs / 1000).toFixed(1)} CPU ms)  →  ${y.tps.toFixed(1)} (${(y.cpuUs / 1000).toFixed(1)})`,
+      );
       log(`             before: ${workLine(bs.work)}`);
       log(`             after:  ${workLine(as.work)}`);
     }

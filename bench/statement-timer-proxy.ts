@@ -59,37 +59,56 @@ export async function startTimerProxy(target: { host: string; port: number }): P
     let started: number | null = null;
     let sql = '';
     const named = new Map<string, string>();
-    client.on('data', messageSplitter((type, body) => {
-      if (type === 0 || !ready) return;
-      if (started === null) {
-        started = performance.now();
-        sql = '';
-      }
-      if (type === 0x51 /* Q */) sql ||= cstring(body, 0)[0];
-      if (type === 0x50 /* P */) {
-        const [name, at] = cstring(body, 0);
-        const text = cstring(body, at)[0];
-        if (name) named.set(name, text);
-        sql ||= text;
-      }
-      if (type === 0x42 /* B */ && !sql) sql = named.get(cstring(body, cstring(body, 0)[1])[0]) ?? '';
-    }, true));
-    upstream.on('data', messageSplitter((type) => {
-      if (type !== 0x5a /* Z */) return;
-      if (ready && started !== null) recorded.push({ sql, ms: performance.now() - started });
-      ready = true;
-      started = null;
-    }, false));
+    client.on(
+      'data',
+      messageSplitter((type, body) => {
+        if (type === 0 || !ready) return;
+        if (started === null) {
+          started = performance.now();
+          sql = '';
+        }
+        if (type === 0x51 /* Q */) sql ||= cstring(body, 0)[0];
+        if (type === 0x50 /* P */) {
+          const [name, at] = cstring(body, 0);
+          const text = cstring(body, at)[0];
+          if (name) named.set(name, text);
+          sql ||= text;
+        }
+        if (type === 0x42 /* B */ && !sql) sql = named.get(cstring(body, cstring(body, 0)[1])[0]) ?? '';
+      }, true),
+    );
+    upstream.on(
+      'data',
+      messageSplitter((type) => {
+        if (type !== 0x5a /* Z */) return;
+        if (ready && started !== null) recorded.push({ sql, ms: performance.now() - started });
+        ready = true;
+        started = null;
+      }, false),
+    );
     client.pipe(upstream);
     upstream.pipe(client);
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as { port: number }).port,
-    take: () => { const out = recorded; recorded = []; return out; },
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    take: () => {
+      const out = recorded;
+      recorded = [];
+      return out;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }

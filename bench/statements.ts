@@ -50,7 +50,13 @@ const SQL = 'SELECT count(*), sum(qty) FROM sales.orders WHERE qty > $1';
 async function wire(resultCache: 'off' | 'on'): Promise<void> {
   const repos = copyFixtures('repos/basic');
   const cacheArgs = resultCache === 'off' ? ['--result-cache-bytes', '0'] : [];
-  const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...cacheArgs]);
+  const gw = await startGateway([
+    '--repo',
+    `basic=${repos.path('repos/basic')}`,
+    '--cache-dir',
+    join(repos.dir, 'cache'),
+    ...cacheArgs,
+  ]);
   const c = new pg.Client({ host: gw.host, port: gw.port, user: 'bench', database: 'basic@v1' });
   await c.connect();
   try {
@@ -62,12 +68,24 @@ async function wire(resultCache: 'off' | 'on'): Promise<void> {
     const namedNew = await timed(Math.min(N, 500), (i) => c.query({ name: 'q', text: SQL, values: [20_000 + i] }));
     const fresh = await timed(Math.min(N, 500), (i) => c.query({ text: `${SQL} /* ${i} */`, values: [i % 7] }));
     log(`extended protocol, node-postgres, one client, result cache ${resultCache.padEnd(3)}      p50        p99`);
-    log(`  named (Parse once, Bind+Execute), repeated values  ${us(pct(named, 50)).padStart(9)}  ${us(pct(named, 99)).padStart(9)}`);
-    log(`  unnamed (Parse+Bind+Execute), repeated values      ${us(pct(unnamed, 50)).padStart(9)}  ${us(pct(unnamed, 99)).padStart(9)}`);
-    log(`  named, a new value every time                      ${us(pct(namedNew, 50)).padStart(9)}  ${us(pct(namedNew, 99)).padStart(9)}`);
-    log(`  unnamed, a new value every time                    ${us(pct(unnamedNew, 50)).padStart(9)}  ${us(pct(unnamedNew, 99)).padStart(9)}`);
-    log(`  unnamed, new text every time (nothing cached)      ${us(pct(fresh, 50)).padStart(9)}  ${us(pct(fresh, 99)).padStart(9)}`);
-    log(`  unnamed ÷ named p50: repeated values ${(pct(unnamed, 50) / pct(named, 50)).toFixed(2)}×, new values ${(pct(unnamedNew, 50) / pct(namedNew, 50)).toFixed(2)}×   (target ≤ 1.5×)`);
+    log(
+      `  named (Parse once, Bind+Execute), repeated values  ${us(pct(named, 50)).padStart(9)}  ${us(pct(named, 99)).padStart(9)}`,
+    );
+    log(
+      `  unnamed (Parse+Bind+Execute), repeated values      ${us(pct(unnamed, 50)).padStart(9)}  ${us(pct(unnamed, 99)).padStart(9)}`,
+    );
+    log(
+      `  named, a new value every time                      ${us(pct(namedNew, 50)).padStart(9)}  ${us(pct(namedNew, 99)).padStart(9)}`,
+    );
+    log(
+      `  unnamed, a new value every time                    ${us(pct(unnamedNew, 50)).padStart(9)}  ${us(pct(unnamedNew, 99)).padStart(9)}`,
+    );
+    log(
+      `  unnamed, new text every time (nothing cached)      ${us(pct(fresh, 50)).padStart(9)}  ${us(pct(fresh, 99)).padStart(9)}`,
+    );
+    log(
+      `  unnamed ÷ named p50: repeated values ${(pct(unnamed, 50) / pct(named, 50)).toFixed(2)}×, new values ${(pct(unnamedNew, 50) / pct(namedNew, 50)).toFixed(2)}×   (target ≤ 1.5×)`,
+    );
   } finally {
     await c.end();
     await gw.stop();
@@ -86,7 +104,8 @@ async function admission(): Promise<void> {
     hasRelation: (_db, s, t) => s === 'sales' && t === 'orders',
     definesFunction: () => false,
   };
-  const text = (i: number) => `SELECT status, count(*), sum(qty) OVER (PARTITION BY status) FROM sales.orders WHERE qty > ${i} GROUP BY ALL ORDER BY 1 LIMIT 10`;
+  const text = (i: number) =>
+    `SELECT status, count(*), sum(qty) OVER (PARTITION BY status) FROM sales.orders WHERE qty > ${i} GROUP BY ALL ORDER BY 1 LIMIT 10`;
   // Series interleaved per iteration, so machine load falls on both alike; every new text is new to both caches.
   const cold: number[] = [];
   const coldBefore: number[] = [];
@@ -119,10 +138,18 @@ async function admission(): Promise<void> {
   const a = await analyze(conn, text(1));
   const check = await timed(N, async () => admit(a, ctx));
   log('admission per statement (in-process)                                       p50       p99');
-  log(`  new text: analysis with names and sources (now)                     ${us(pct(cold, 50)).padStart(9)} ${us(pct(cold, 99)).padStart(9)}`);
-  log(`  new text: analysis + PostgreSQL-grammar parse for names/sources (before) ${us(pct(coldBefore, 50)).padStart(6)} ${us(pct(coldBefore, 99)).padStart(9)}`);
-  log(`  repeated text: memoized analysis (now)                              ${us(pct(warm, 50)).padStart(9)} ${us(pct(warm, 99)).padStart(9)}`);
-  log(`  repeated text: memoized analysis + memoized PostgreSQL parse (before) ${us(pct(warmBefore, 50)).padStart(7)} ${us(pct(warmBefore, 99)).padStart(9)}`);
+  log(
+    `  new text: analysis with names and sources (now)                     ${us(pct(cold, 50)).padStart(9)} ${us(pct(cold, 99)).padStart(9)}`,
+  );
+  log(
+    `  new text: analysis + PostgreSQL-grammar parse for names/sources (before) ${us(pct(coldBefore, 50)).padStart(6)} ${us(pct(coldBefore, 99)).padStart(9)}`,
+  );
+  log(
+    `  repeated text: memoized analysis (now)                              ${us(pct(warm, 50)).padStart(9)} ${us(pct(warm, 99)).padStart(9)}`,
+  );
+  log(
+    `  repeated text: memoized analysis + memoized PostgreSQL parse (before) ${us(pct(warmBefore, 50)).padStart(7)} ${us(pct(warmBefore, 99)).padStart(9)}`,
+  );
   log(`  allowlist check of an analysis                                      ${us(pct(check, 50)).padStart(9)}`);
   log(`  new text, before ÷ now p50: ${(pct(coldBefore, 50) / pct(cold, 50)).toFixed(2)}×`);
   conn.disconnectSync();

@@ -41,58 +41,70 @@ const secs = async (f: () => Promise<unknown>) => {
 try {
   // ---------------------------------------------------------------- 1. local first open
   if (!SKIP_LOCAL) {
-  const parts = Math.max(1, Math.round(MB / 128));
-  const rowsPer = Math.round((MB / parts) * 1e6 / 72); // ~72 bytes a row, incompressible
-  const inst = await DuckDBInstance.create(':memory:');
-  const conn = await inst.connect();
-  const sources: string[] = [];
-  for (let p = 0; p < parts; p++) {
-    const f = join(dir, `src${p}.parquet`);
-    await conn.run(`COPY (SELECT i AS id, md5(i::VARCHAR || '${p}') || md5((i * 7)::VARCHAR) AS h FROM range(${rowsPer}) t(i)) TO '${f}' (FORMAT parquet, COMPRESSION uncompressed)`);
-    sources.push(f);
-  }
-  conn.closeSync();
-  inst.closeSync();
-  const root = join(dir, 'repo');
-  await initRepository(root, {});
-  const built = await secs(() => importData(root, { tables: sources.map((file) => ({ schema: 'main', table: 'big', file })) }));
-  for (const f of sources) await rm(f);
+    const parts = Math.max(1, Math.round(MB / 128));
+    const rowsPer = Math.round(((MB / parts) * 1e6) / 72); // ~72 bytes a row, incompressible
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    const sources: string[] = [];
+    for (let p = 0; p < parts; p++) {
+      const f = join(dir, `src${p}.parquet`);
+      await conn.run(
+        `COPY (SELECT i AS id, md5(i::VARCHAR || '${p}') || md5((i * 7)::VARCHAR) AS h FROM range(${rowsPer}) t(i)) TO '${f}' (FORMAT parquet, COMPRESSION uncompressed)`,
+      );
+      sources.push(f);
+    }
+    conn.closeSync();
+    inst.closeSync();
+    const root = join(dir, 'repo');
+    await initRepository(root, {});
+    const built = await secs(() =>
+      importData(root, { tables: sources.map((file) => ({ schema: 'main', table: 'big', file })) }),
+    );
+    for (const f of sources) await rm(f);
 
-  const ledgerFile = join(dir, 'state', 'verified.json');
-  const openAll = async (ledger: VerificationLedger) => {
-    const repo = await openRepository('bench', new FsStore(root), { verification: ledger, refTtlMs: 0 });
-    const v = await repo.openVersion((await repo.resolve('main')).versionId);
-    const index = JSON.parse((await import('node:fs')).readFileSync(join(root, 'versions', v.id, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number }[] }> };
-    const files = Object.values(index.tables).flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size })));
-    const t = await secs(async () => (await v.ensureFiles(files)).release());
-    v.close();
-    return { t, bytes: files.reduce((n, f) => n + f.size, 0), files: files.length };
-  };
-  const ledger = await VerificationLedger.open(ledgerFile);
-  const cold = await openAll(ledger);
-  const warm = await openAll(ledger);
-  await ledger.flush();
-  const restarted = await openAll(await VerificationLedger.open(ledgerFile));
-  const mb = cold.bytes / 1e6;
-  say(`local version: ${cold.files} data files, ${mb.toFixed(0)} MB (built by fdl import in ${built.toFixed(1)} s)`);
-  say(`  first open (hash every file)      ${cold.t.toFixed(2)} s   ${(mb / cold.t).toFixed(0)} MB/s`);
-  say(`  open again, same process (ledger) ${(warm.t * 1000).toFixed(1)} ms`);
-  say(`  open after a restart (ledger)     ${(restarted.t * 1000).toFixed(1)} ms`);
-  await rm(root, { recursive: true, force: true });
+    const ledgerFile = join(dir, 'state', 'verified.json');
+    const openAll = async (ledger: VerificationLedger) => {
+      const repo = await openRepository('bench', new FsStore(root), { verification: ledger, refTtlMs: 0 });
+      const v = await repo.openVersion((await repo.resolve('main')).versionId);
+      const index = JSON.parse(
+        (await import('node:fs')).readFileSync(join(root, 'versions', v.id, 'files.json'), 'utf8'),
+      ) as { tables: Record<string, { files: { path: string; size: number }[] }> };
+      const files = Object.values(index.tables).flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size })));
+      const t = await secs(async () => (await v.ensureFiles(files)).release());
+      v.close();
+      return { t, bytes: files.reduce((n, f) => n + f.size, 0), files: files.length };
+    };
+    const ledger = await VerificationLedger.open(ledgerFile);
+    const cold = await openAll(ledger);
+    const warm = await openAll(ledger);
+    await ledger.flush();
+    const restarted = await openAll(await VerificationLedger.open(ledgerFile));
+    const mb = cold.bytes / 1e6;
+    say(`local version: ${cold.files} data files, ${mb.toFixed(0)} MB (built by fdl import in ${built.toFixed(1)} s)`);
+    say(`  first open (hash every file)      ${cold.t.toFixed(2)} s   ${(mb / cold.t).toFixed(0)} MB/s`);
+    say(`  open again, same process (ledger) ${(warm.t * 1000).toFixed(1)} ms`);
+    say(`  open after a restart (ledger)     ${(restarted.t * 1000).toFixed(1)} ms`);
+    await rm(root, { recursive: true, force: true });
   }
 
   // ---------------------------------------------------------------- 2. download + hash (unpaced, then paced)
   const blob = join(dir, 'blob.bin');
   const i2 = await DuckDBInstance.create(':memory:');
   const c2 = await i2.connect();
-  await c2.run(`COPY (SELECT md5(i::VARCHAR) AS h FROM range(${Math.round((DOWNLOAD_MB * 1e6) / 40)}) t(i)) TO '${blob}' (FORMAT csv, HEADER false)`);
+  await c2.run(
+    `COPY (SELECT md5(i::VARCHAR) AS h FROM range(${Math.round((DOWNLOAD_MB * 1e6) / 40)}) t(i)) TO '${blob}' (FORMAT csv, HEADER false)`,
+  );
   c2.closeSync();
   i2.closeSync();
   const size = (await stat(blob)).size;
   // The server runs in its own process, as a real store would: the client's thread only receives,
   // hashes and writes. RATE (MB/s, 0 = as fast as localhost goes) paces it like a network link.
   const startServer = async (rate: number) => {
-    const child = spawn(process.execPath, ['-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const { createServer } = require('node:http'); const { openSync, readSync } = require('node:fs');
       const fd = openSync(${JSON.stringify(blob)}, 'r'); const size = ${size}; const rate = ${rate} * 1e6;
       const s = createServer((req, res) => {
@@ -111,72 +123,87 @@ try {
         };
         next();
       });
-      s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((res) => child.stdout!.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(d.toString()); if (m) res(Number(m[1])); }));
+      s.listen(0, '127.0.0.1', () => console.log('port ' + s.address().port));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const port = await new Promise<number>((res) =>
+      child.stdout!.on('data', (d: Buffer) => {
+        const m = /port (\d+)/.exec(d.toString());
+        if (m) res(Number(m[1]));
+      }),
+    );
     return { child, base: `http://127.0.0.1:${port}/` };
   };
   for (const rate of [0, RATE]) {
-  const { child: server, base } = await startServer(rate);
-  const store = new HttpStore(base);
-  const want = createHash('sha256');
-  for await (const c of createReadStream(blob)) want.update(c as Buffer);
-  const sha256 = want.digest('hex');
+    const { child: server, base } = await startServer(rate);
+    const store = new HttpStore(base);
+    const want = createHash('sha256');
+    for await (const c of createReadStream(blob)) want.update(c as Buffer);
+    const sha256 = want.digest('hex');
 
-  // the same transport and the same durability (fsync before use), no hash
-  const plain = async (dest: string) => {
-    const r = await fetch(`${base}blob.bin`);
-    await pipeline(Readable.fromWeb(r.body as import('node:stream/web').ReadableStream), createWriteStream(dest, { highWaterMark: 1 << 20 }));
-    const fh = await open(dest, 'r+');
-    await fh.sync().finally(() => fh.close());
-  };
-  const hashAfter = async (dest: string) => {
-    await plain(dest);
-    const h = createHash('sha256');
-    for await (const c of createReadStream(dest, { highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
-    if (h.digest('hex') !== sha256) throw new Error('hash');
-  };
-  const streamed = (dest: string) => store.download('blob.bin', dest, { sha256, expectedSize: size });
-  const unhashed = (dest: string) => store.download('blob.bin', dest, { expectedSize: size });
-  // the earlier way, for comparison in the same run: sha256 updated per chunk on the main thread
-  const inlineHash = async (dest: string) => {
-    const r = await fetch(`${base}blob.bin`);
-    const h = createHash('sha256');
-    async function* hashing() {
-      for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) {
-        h.update(c);
-        yield c;
+    // the same transport and the same durability (fsync before use), no hash
+    const plain = async (dest: string) => {
+      const r = await fetch(`${base}blob.bin`);
+      await pipeline(
+        Readable.fromWeb(r.body as import('node:stream/web').ReadableStream),
+        createWriteStream(dest, { highWaterMark: 1 << 20 }),
+      );
+      const fh = await open(dest, 'r+');
+      await fh.sync().finally(() => fh.close());
+    };
+    const hashAfter = async (dest: string) => {
+      await plain(dest);
+      const h = createHash('sha256');
+      for await (const c of createReadStream(dest, { highWaterMark: 1024 * 1024 })) h.update(c as Buffer);
+      if (h.digest('hex') !== sha256) throw new Error('hash');
+    };
+    const streamed = (dest: string) => store.download('blob.bin', dest, { sha256, expectedSize: size });
+    const unhashed = (dest: string) => store.download('blob.bin', dest, { expectedSize: size });
+    // the earlier way, for comparison in the same run: sha256 updated per chunk on the main thread
+    const inlineHash = async (dest: string) => {
+      const r = await fetch(`${base}blob.bin`);
+      const h = createHash('sha256');
+      async function* hashing() {
+        for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) {
+          h.update(c);
+          yield c;
+        }
+      }
+      await writeVerified({ body: hashing() }, dest, { expectedSize: size, key: 'blob.bin', location: base });
+      if (h.digest('hex') !== sha256) throw new Error('hash');
+    };
+    const kinds: [string, (d: string) => Promise<unknown>][] = [
+      ['gateway download, no hash', unhashed],
+      ['gateway download, hash in the stream', streamed],
+      ['  same, sha256 on the main thread (before)', inlineHash],
+      ['plain fetch + write + fsync, no hash', plain],
+      ['plain fetch, then hash (second read)', hashAfter],
+    ];
+    const rounds: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
+    // main-thread busy time (event loop active): what the query path competes with during a download
+    const busy: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
+    for (let k = 0; k < ROUNDS; k++) {
+      for (const [name, f] of kinds) {
+        const dest = join(dir, `dl-${k}-${name.length}`);
+        const elu = performance.eventLoopUtilization();
+        rounds[name]!.push(await secs(() => f(dest)));
+        busy[name]!.push(performance.eventLoopUtilization(elu).active / 1000);
+        await rm(dest, { force: true });
       }
     }
-    await writeVerified({ body: hashing() }, dest, { expectedSize: size, key: 'blob.bin', location: base });
-    if (h.digest('hex') !== sha256) throw new Error('hash');
-  };
-  const kinds: [string, (d: string) => Promise<unknown>][] = [
-    ['gateway download, no hash', unhashed],
-    ['gateway download, hash in the stream', streamed],
-    ['  same, sha256 on the main thread (before)', inlineHash],
-    ['plain fetch + write + fsync, no hash', plain],
-    ['plain fetch, then hash (second read)', hashAfter],
-  ];
-  const rounds: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
-  // main-thread busy time (event loop active): what the query path competes with during a download
-  const busy: Record<string, number[]> = Object.fromEntries(kinds.map(([k]) => [k, []]));
-  for (let k = 0; k < ROUNDS; k++) {
-    for (const [name, f] of kinds) {
-      const dest = join(dir, `dl-${k}-${name.length}`);
-      const elu = performance.eventLoopUtilization();
-      rounds[name]!.push(await secs(() => f(dest)));
-      busy[name]!.push(performance.eventLoopUtilization(elu).active / 1000);
-      await rm(dest, { force: true });
+    server.kill();
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const baseT = median(rounds['gateway download, no hash']!);
+    say(
+      `download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost${rate ? `, paced to ${rate} MB/s` : ', unpaced'}), median of ${ROUNDS} interleaved rounds:`,
+    );
+    for (const [name] of kinds) {
+      const t = median(rounds[name]!);
+      say(
+        `  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x  main thread busy ${median(busy[name]!).toFixed(2)} s`,
+      );
     }
-  }
-  server.kill();
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const baseT = median(rounds['gateway download, no hash']!);
-  say(`download of ${(size / 1e6).toFixed(0)} MB over HTTP (localhost${rate ? `, paced to ${rate} MB/s` : ', unpaced'}), median of ${ROUNDS} interleaved rounds:`);
-  for (const [name] of kinds) {
-    const t = median(rounds[name]!);
-    say(`  ${name.padEnd(42)} ${t.toFixed(2)} s  ${(size / 1e6 / t).toFixed(0)} MB/s  ${(t / baseT).toFixed(2)}x  main thread busy ${median(busy[name]!).toFixed(2)} s`);
-  }
   }
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -16,7 +16,8 @@ export type Degraded = (typeof DEGRADED)[number];
 type Warn = (fields: Record<string, unknown>, message: string) => void;
 
 const counts = new Map<Degraded, number>(DEGRADED.map((d) => [d, 0]));
-let warn: Warn = (fields, message) => process.stderr.write(`${JSON.stringify({ level: 40, ...fields, msg: message })}\n`);
+let warn: Warn = (fields, message) =>
+  process.stderr.write(`${JSON.stringify({ level: 40, ...fields, msg: message })}\n`);
 
 /** Where degraded lines go (the gateway's logger). */
 export function logDegradedTo(w: Warn): void {

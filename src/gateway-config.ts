@@ -81,8 +81,32 @@ export interface HeadDescription {
   description: string | null;
   license: string | null;
   homepage: string | null;
-  tables: { schema: string; name: string; description: string | null; columns: { name: string; type: string; description: string | null }[] }[];
+  tables: {
+    schema: string;
+    name: string;
+    description: string | null;
+    columns: { name: string; type: string; description: string | null }[];
+  }[];
 }
 
 /** Settings read once at start; a reload that changes them is logged and they keep their old value. */
-export const RESTART_ONLY = ['host', 'port', 'cacheDir', 'stateDir', 'proxyProtocol', 'tls', 's3', 'memoryLimit', 'threads', 'maxTempDirectorySize', 'cacheMaxBytes', 'resultCacheBytes', 'maxMessageBytes', 'maxPendingMessageBytes', 'maxAuthenticating', 'maxAuthenticatingPerAddress', 'refTtlMs', 'maxIdleVersions'] as const;
+export const RESTART_ONLY = [
+  'host',
+  'port',
+  'cacheDir',
+  'stateDir',
+  'proxyProtocol',
+  'tls',
+  's3',
+  'memoryLimit',
+  'threads',
+  'maxTempDirectorySize',
+  'cacheMaxBytes',
+  'resultCacheBytes',
+  'maxMessageBytes',
+  'maxPendingMessageBytes',
+  'maxAuthenticating',
+  'maxAuthenticatingPerAddress',
+  'refTtlMs',
+  'maxIdleVersions',
+] as const;

@@ -30,15 +30,21 @@ import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
 import { parseScramVerifier } from './wire/auth.js';
 import { logDegradedTo } from './degraded.js';
-import { RESTART_ONLY, type CacheReport, type GatewayConfig, type GatewayObserver, type HeadDescription, type RepoConfig, type UserConfig } from './gateway-config.js';
+import {
+  RESTART_ONLY,
+  type CacheReport,
+  type GatewayConfig,
+  type GatewayObserver,
+  type HeadDescription,
+  type RepoConfig,
+  type UserConfig,
+} from './gateway-config.js';
 
 // The configuration's types live in gateway-config.ts; re-exported for the service and the CLI.
 export type { CacheReport, GatewayConfig, GatewayObserver, HeadDescription, RepoConfig, UserConfig };
 
-
 /** The status page reads as no configured user can be named (NUL never survives a startup packet). */
 const STATUS_USER = '\u0000status';
-
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
@@ -60,21 +66,37 @@ export class Gateway {
     logDegradedTo((fields, message) => log.warn({ event: 'degraded', ...fields }, message));
     if (ADMISSION_OFF_FOR_TESTS) {
       // Only the engine's line stands then: never in a served gateway by accident.
-      if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes') throw new Error('FDL_TEST_ADMISSION=off is for the test suite only');
+      if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes')
+        throw new Error('FDL_TEST_ADMISSION=off is for the test suite only');
       log.warn({ event: 'admission-off' }, 'admission is OFF (test switch): only the engine line contains statements');
     }
     await mkdir(config.cacheDir, { recursive: true });
     const stateDir = config.stateDir ?? `${config.cacheDir}.state`;
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     // One file cache and one ref cache for all repositories: one byte budget, one set of counters.
-    const fileCache = await FileCache.open(join(config.cacheDir, 'files'), { maxBytes: config.cacheMaxBytes, downloadConcurrency: config.downloadConcurrency });
+    const fileCache = await FileCache.open(join(config.cacheDir, 'files'), {
+      maxBytes: config.cacheMaxBytes,
+      downloadConcurrency: config.downloadConcurrency,
+    });
     const verification = await VerificationLedger.open(join(stateDir, 'verified.json'));
     fileCache.onMismatch = (name, detail) => {
       verification.countMismatch();
-      log.warn({ event: 'integrity', cached: name, detail }, `cached file ${name} differs from its content address; deleted, fetched again`);
+      log.warn(
+        { event: 'integrity', cached: name, detail },
+        `cached file ${name} differs from its content address; deleted, fetched again`,
+      );
     };
     const refCache = new RefCache({ ttlMs: config.refTtlMs });
-    const shared: Shared = { fileCache, refCache, verification, stateDir, log, results: null as unknown as ResultCache, tempCeiling: null, memoryWatchdog: null };
+    const shared: Shared = {
+      fileCache,
+      refCache,
+      verification,
+      stateDir,
+      log,
+      results: null as unknown as ResultCache,
+      tempCeiling: null,
+      memoryWatchdog: null,
+    };
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
@@ -83,35 +105,73 @@ export class Gateway {
       const wanted = dataLimitFor(config.memoryLimit);
       try {
         const limit = applyDataLimit(wanted);
-        log.info({ event: 'memory-ceiling', dataLimitBytes: limit }, `process data segment limited to ${limit} bytes (memoryLimit + 2 GiB)`);
+        log.info(
+          { event: 'memory-ceiling', dataLimitBytes: limit },
+          `process data segment limited to ${limit} bytes (memoryLimit + 2 GiB)`,
+        );
       } catch (e) {
-        log.warn({ event: 'memory-ceiling', err: (e as Error).message }, 'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded');
+        log.warn(
+          { event: 'memory-ceiling', err: (e as Error).message },
+          'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded',
+        );
       }
     }
     // One sealed DuckDB instance per repository: another repository's files are out of its reach.
     const engines = new Engines(
-      { memoryLimit: config.memoryLimit, threads: config.threads, tempRoot: tempDirectory, maxTempDirectorySize: config.maxTempDirectorySize, repositories: repos.size },
+      {
+        memoryLimit: config.memoryLimit,
+        threads: config.threads,
+        tempRoot: tempDirectory,
+        maxTempDirectorySize: config.maxTempDirectorySize,
+        repositories: repos.size,
+      },
       (name) => {
         const repo = repos.get(name);
         if (!repo) return null;
-        return engineReadDirs(repo.store.localPath ? { local: { root: repo.store.location, dataDir: repo.dataDir } } : { cacheArea: fileCache.areaDir(repo.store) });
+        return engineReadDirs(
+          repo.store.localPath
+            ? { local: { root: repo.store.location, dataDir: repo.dataDir } }
+            : { cacheArea: fileCache.areaDir(repo.store) },
+        );
       },
     );
     // Built now, so a repository whose engine cannot start fails the start, not its first session.
     for (const name of repos.keys()) await engines.for(name);
     // An entry of at most 1 MiB: a session records at most that much of a result it may cache.
-    const results = (shared.results = new ResultCache({ maxBytes: config.resultCacheBytes, maxEntryBytes: 1024 * 1024 }));
+    const results = (shared.results = new ResultCache({
+      maxBytes: config.resultCacheBytes,
+      maxEntryBytes: 1024 * 1024,
+    }));
     // Grants read this table; a reload replaces its contents in place.
     const users: Record<string, UserConfig> = { ...config.users };
-    const versions = new Versions(repos, (repo) => engines.for(repo), config.maxIdleVersions, new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'), { files: fileCache, refs: refCache, results, verification }, config.refTtlMs);
+    const versions = new Versions(
+      repos,
+      (repo) => engines.for(repo),
+      config.maxIdleVersions,
+      new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'),
+      { files: fileCache, refs: refCache, results, verification },
+      config.refTtlMs,
+    );
     const probe = await (await engines.for([...repos.keys()][0] ?? '')).connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
     const tls = config.tls
-      ? { context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }), required: config.tls.mode === 'required' }
+      ? {
+          context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }),
+          required: config.tls.mode === 'required',
+        }
       : null;
     let gateway: Gateway | null = null;
     const server = new WireServer(
-      { host: config.host, port: config.port, maxConnections: config.maxConnections, maxConnectionsPerUser: perUserLimit(config), maxAuthenticating: config.maxAuthenticating, maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress, maxPendingMessageBytes: config.maxPendingMessageBytes, proxyProtocol: config.proxyProtocol },
+      {
+        host: config.host,
+        port: config.port,
+        maxConnections: config.maxConnections,
+        maxConnectionsPerUser: perUserLimit(config),
+        maxAuthenticating: config.maxAuthenticating,
+        maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress,
+        maxPendingMessageBytes: config.maxPendingMessageBytes,
+        proxyProtocol: config.proxyProtocol,
+      },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
         connectDuckDB: async (repo) => connectSession(await engines.for(repo)),
@@ -140,7 +200,10 @@ export class Gateway {
           server.stopForTempCeiling(limit, 100);
           if (Date.now() - warned > 10_000) {
             warned = Date.now();
-            log.warn({ event: 'temp-ceiling', usedBytes: used, limit }, `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: suspended results ended, then running statements stopped`);
+            log.warn(
+              { event: 'temp-ceiling', usedBytes: used, limit },
+              `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: suspended results ended, then running statements stopped`,
+            );
           }
         },
         onWithin: () => server.tempCeilingHeld(),
@@ -154,10 +217,20 @@ export class Gateway {
         lineBytes: line,
         onExceeded: (rss) => {
           const mib = (b: number) => Math.round(b / 1024 ** 2);
-          server.stopForMemoryCeiling(new SqlError(SQLSTATE.outOfMemory, `out of memory: the gateway holds ${mib(rss)} MiB, over memoryLimit (${config.memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB: statement stopped`, undefined, OUT_OF_MEMORY_HINT));
+          server.stopForMemoryCeiling(
+            new SqlError(
+              SQLSTATE.outOfMemory,
+              `out of memory: the gateway holds ${mib(rss)} MiB, over memoryLimit (${config.memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB: statement stopped`,
+              undefined,
+              OUT_OF_MEMORY_HINT,
+            ),
+          );
           if (Date.now() - warned > 10_000) {
             warned = Date.now();
-            log.warn({ event: 'memory-watchdog', rssBytes: rss, lineBytes: line }, `resident memory ${rss} bytes, over memoryLimit + ${mib(WATCH_MARGIN_BYTES)} MiB: running statements stopped`);
+            log.warn(
+              { event: 'memory-watchdog', rssBytes: rss, lineBytes: line },
+              `resident memory ${rss} bytes, over memoryLimit + ${mib(WATCH_MARGIN_BYTES)} MiB: running statements stopped`,
+            );
           }
         },
       }).start();
@@ -176,14 +249,21 @@ export class Gateway {
   async reload(next: GatewayConfig): Promise<{ ignored: string[]; added: string[]; removed: string[] }> {
     const old = this.config;
     const ignored = RESTART_ONLY.filter((k) => JSON.stringify(old[k]) !== JSON.stringify(next[k]));
-    const same = (a: RepoConfig, b: RepoConfig | undefined) => !!b && a.location === b.location && a.signatures === b.signatures && a.allowedSigners === b.allowedSigners && a.dataHashes === b.dataHashes;
+    const same = (a: RepoConfig, b: RepoConfig | undefined) =>
+      !!b &&
+      a.location === b.location &&
+      a.signatures === b.signatures &&
+      a.allowedSigners === b.allowedSigners &&
+      a.dataHashes === b.dataHashes;
     const before = new Map(old.repos.map((r) => [r.name, r]));
     const opened = new Map<string, Repository>();
     for (const r of next.repos) {
       if (same(r, before.get(r.name)) && this.repos.has(r.name)) continue;
       // A changed location needs an engine sealed to it: only a new name gets one (engines.ts).
       if (this.repos.has(r.name) && before.get(r.name)?.location !== r.location) {
-        throw new Error(`repository ${r.name}: a new location for a served repository needs a restart (its DuckDB instance is sealed to the old one)`);
+        throw new Error(
+          `repository ${r.name}: a new location for a served repository needs a restart (its DuckDB instance is sealed to the old one)`,
+        );
       }
       opened.set(r.name, await openRepo(r, this.config, this.shared));
     }
@@ -197,13 +277,25 @@ export class Gateway {
     const kept = { ...next };
     for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
     this.config = kept;
-    this.server.reconfigure({ limits: next.limits, authFor: authFor(kept, this.users), maxConnections: next.maxConnections, maxConnectionsPerUser: perUserLimit(next) });
+    this.server.reconfigure({
+      limits: next.limits,
+      authFor: authFor(kept, this.users),
+      maxConnections: next.maxConnections,
+      maxConnectionsPerUser: perUserLimit(next),
+    });
     this.generation++;
     // A user taken out of the table has no grants any more: their sessions end now (28000) rather
     // than read on with whatever "no entry" would mean. Under password authentication every
     // unlisted user goes (none could log in now).
     const gone = (user: string) => !Object.hasOwn(this.users, user) && (listed.has(user) || kept.auth !== 'trust');
-    this.server.endSessions(gone, (user) => new SqlError(SQLSTATE.invalidAuthorization, `terminating connection: user "${user}" is no longer in the gateway's configuration`));
+    this.server.endSessions(
+      gone,
+      (user) =>
+        new SqlError(
+          SQLSTATE.invalidAuthorization,
+          `terminating connection: user "${user}" is no longer in the gateway's configuration`,
+        ),
+    );
     return { ignored: [...ignored], added: [...opened.keys()], removed };
   }
 
@@ -214,22 +306,47 @@ export class Gateway {
   async describeHead(repoName: string): Promise<HeadDescription> {
     const lease = await this.versions.acquire(repoName, '', STATUS_USER);
     try {
-      const d = await this.versions.systemTable('dataset', { repo: repoName, user: STATUS_USER, versionId: lease.versionId });
+      const d = await this.versions.systemTable('dataset', {
+        repo: repoName,
+        user: STATUS_USER,
+        versionId: lease.versionId,
+      });
       const [title, description, license, homepage] = (d.rows[0] ?? []) as (string | null)[];
       const conn = await (await this.engines.for(repoName)).connect();
       try {
         const db = lease.dbName;
-        const rels = (await conn.runAndReadAll('SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal ORDER BY 1, 2', [db])).getRows();
-        const cols = (await conn.runAndReadAll('SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = $1 ORDER BY schema_name, table_name, column_index', [db])).getRows();
+        const rels = (
+          await conn.runAndReadAll(
+            'SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal ORDER BY 1, 2',
+            [db],
+          )
+        ).getRows();
+        const cols = (
+          await conn.runAndReadAll(
+            'SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = $1 ORDER BY schema_name, table_name, column_index',
+            [db],
+          )
+        ).getRows();
         const tables = rels.map(([schema, name, comment]) => ({
           schema: String(schema),
           name: String(name),
           description: comment === null ? null : String(comment),
           columns: cols
             .filter((c) => c[0] === schema && c[1] === name)
-            .map(([, , column, type, comment]) => ({ name: String(column), type: String(type), description: comment === null ? null : String(comment) })),
+            .map(([, , column, type, comment]) => ({
+              name: String(column),
+              type: String(type),
+              description: comment === null ? null : String(comment),
+            })),
         }));
-        return { versionId: lease.versionId, title: title ?? null, description: description ?? null, license: license ?? null, homepage: homepage ?? null, tables };
+        return {
+          versionId: lease.versionId,
+          title: title ?? null,
+          description: description ?? null,
+          license: license ?? null,
+          homepage: homepage ?? null,
+          tables,
+        };
       } finally {
         conn.disconnectSync();
       }
@@ -247,10 +364,19 @@ export class Gateway {
     const f = this.shared.fileCache.stats();
     const r = this.shared.results;
     return {
-      files: { entries: f.entries, bytes: f.bytes, maxBytes: f.maxBytes, downloadedBytes: f.downloadedBytes, hits: f.hits, misses: f.misses },
+      files: {
+        entries: f.entries,
+        bytes: f.bytes,
+        maxBytes: f.maxBytes,
+        downloadedBytes: f.downloadedBytes,
+        hits: f.hits,
+        misses: f.misses,
+      },
       results: { entries: r.size, bytes: r.bytes, hits: r.hits, misses: r.misses, enabled: r.enabled },
       versions: { attached: this.versions.attached.size },
-      verification: (({ entries, hashedBytes, mismatches }) => ({ entries, hashedBytes, mismatches }))(this.shared.verification.stats()),
+      verification: (({ entries, hashedBytes, mismatches }) => ({ entries, hashedBytes, mismatches }))(
+        this.shared.verification.stats(),
+      ),
     };
   }
 
@@ -288,7 +414,8 @@ function openRepo(r: RepoConfig, config: GatewayConfig, shared: Shared): Promise
       refTtlMs: config.refTtlMs,
       dataHashes: r.dataHashes,
       verification: shared.verification,
-      onIntegrityFailure: (f) => shared.log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
+      onIntegrityFailure: (f) =>
+        shared.log.warn({ event: 'integrity', repository: f.repository, version: f.version, file: f.file }, f.message),
       fileCache: shared.fileCache,
       refCache: shared.refCache,
     }),
@@ -315,7 +442,11 @@ function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
     if (v) counts.set(v.iterations, (counts.get(v.iterations) ?? 0) + 1);
   }
   const decoyIterations = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 4096;
-  return (user: string) => ({ method: config.auth, stored: Object.hasOwn(users, user) ? users[user]!.password : undefined, decoyIterations });
+  return (user: string) => ({
+    method: config.auth,
+    stored: Object.hasOwn(users, user) ? users[user]!.password : undefined,
+    decoyIterations,
+  });
 }
 
 /**
@@ -324,7 +455,10 @@ function authFor(config: GatewayConfig, users: Record<string, UserConfig>) {
  * name would only hold back honest clients: none unless configured.
  */
 function perUserLimit(config: GatewayConfig): number {
-  return config.maxConnectionsPerUser ?? (config.auth === 'trust' ? config.maxConnections : Math.max(1, Math.ceil(config.maxConnections / 2)));
+  return (
+    config.maxConnectionsPerUser ??
+    (config.auth === 'trust' ? config.maxConnections : Math.max(1, Math.ceil(config.maxConnections / 2)))
+  );
 }
 
 /** The version source sessions see: counts refusals by kind and carries the reload generation. */

@@ -10,7 +10,18 @@
  * A statement's split is what accrued since the previous statement ended: exact with one statement
  * running at a time, mixed across statements when sessions overlap (the totals stay exact).
  */
-export const STAGES = ['decode', 'analysis', 'admission', 'planning', 'prepare', 'bind_check', 'pruning', 'revalidation', 'execution', 'encoding'] as const;
+export const STAGES = [
+  'decode',
+  'analysis',
+  'admission',
+  'planning',
+  'prepare',
+  'bind_check',
+  'pruning',
+  'revalidation',
+  'execution',
+  'encoding',
+] as const;
 export type Stage = (typeof STAGES)[number];
 
 /**
@@ -23,11 +34,21 @@ export type Stage = (typeof STAGES)[number];
  * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
  * - revalidation: a version re-checked before a statement runs or is replayed (versions/).
  */
-export const WORKS = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
+export const WORKS = [
+  'analysis',
+  'duckdb_prepare',
+  'type_probe',
+  'bind_check',
+  'prune_explain',
+  'ref_check',
+  'revalidation',
+] as const;
 export type Work = (typeof WORKS)[number];
 
 /** Upper bounds of the per-statement histogram, in seconds. */
-export const STAGE_BOUNDS: readonly number[] = [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1];
+export const STAGE_BOUNDS: readonly number[] = [
+  0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1,
+];
 
 const stageIndex = new Map<Stage, number>(STAGES.map((s, i) => [s, i]));
 const workIndex = new Map<Work, number>(WORKS.map((w, i) => [w, i]));

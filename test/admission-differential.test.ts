@@ -15,7 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import { analyze } from '../src/analysis/analysis.js';
-import { admit, allowedFunctions, refuseInternalNames, relationsOf, type AdmissionContext } from '../src/analysis/containment.js';
+import {
+  admit,
+  allowedFunctions,
+  refuseInternalNames,
+  relationsOf,
+  type AdmissionContext,
+} from '../src/analysis/containment.js';
 import { installCompat } from '../src/pg/catalog/install.js';
 import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import type { LakeCatalog } from '../src/lake/model.js';
@@ -25,7 +31,9 @@ import { renderPlan, type ExplainHead } from '../src/text/explain.js';
 import { basename } from 'node:path';
 import { fileListing as files } from './support/files.js';
 
-interface Manifest { repos: Record<string, { path: string; data_dir: string; refs: Record<string, string> }> }
+interface Manifest {
+  repos: Record<string, { path: string; data_dir: string; refs: Record<string, string> }>;
+}
 const manifest = (await import(join(FIXTURES, 'manifest.json'), { with: { type: 'json' } })).default as Manifest;
 
 /** mulberry32: a small seeded generator, so every run builds the same statements. */
@@ -70,7 +78,9 @@ describe('admission against DuckDB’s own reading', () => {
     catalog = await attach(granted, 'odd_names', GRANTED_DB, '__fdl_meta_granted');
     await attach(other, 'basic', OTHER_DB, '__fdl_meta_other');
     await conn.run(`USE ${q(GRANTED_DB)}`);
-    grantedFiles = new Set(catalog.tables.flatMap((t) => t.files.map((f) => join(granted, manifest.repos.odd_names!.data_dir, f.path))));
+    grantedFiles = new Set(
+      catalog.tables.flatMap((t) => t.files.map((f) => join(granted, manifest.repos.odd_names!.data_dir, f.path))),
+    );
     const sets = new Map<string, ReadonlySet<string>>();
     for (const db of [GRANTED_DB, 'fdl_pg']) sets.set(db.toLowerCase(), await relationsOf(conn, db));
     const macros = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
@@ -105,7 +115,10 @@ describe('admission against DuckDB’s own reading', () => {
   }
 
   /** Run an admitted text in the sandbox and return what DuckDB touched and answered. */
-  async function touches(sql: string, explain?: ExplainHead): Promise<{ opened: string[]; writes: string[]; type: string; output: string; error?: string }> {
+  async function touches(
+    sql: string,
+    explain?: ExplainHead,
+  ): Promise<{ opened: string[]; writes: string[]; type: string; output: string; error?: string }> {
     await conn.run('CALL truncate_duckdb_logs()');
     await conn.run("CALL enable_logging('FileSystem')");
     let type = '?';
@@ -118,7 +131,9 @@ describe('admission against DuckDB’s own reading', () => {
       if (p.statementType === StatementType.SELECT || p.statementType === StatementType.EXPLAIN) {
         const r = await p.runAndReadUntil(200);
         // as the wire sends an EXPLAIN's plan (result-stream.ts)
-        const rows = explain ? r.getRows().map(([k, v]) => [k, renderPlan(String(v), explain.format, redactServerPaths)]) : r.getRows();
+        const rows = explain
+          ? r.getRows().map(([k, v]) => [k, renderPlan(String(v), explain.format, redactServerPaths)])
+          : r.getRows();
         output = JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
       }
       p.destroySync();
@@ -140,33 +155,77 @@ describe('admission against DuckDB’s own reading', () => {
   }
 
   test('thousands of generated statements: whatever is admitted touches only the granted version', async () => {
-    const pick = <T,>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
     const grantedTables = catalog.tables.map((t) => `${q(t.schema)}.${q(t.name)}`);
     const otherMeta = readdirSync(join(other, 'versions'))[0]!;
     const paths = [
-      `${other}/data/**/*.parquet`, `${granted}/data/**/*.parquet`, '/etc/passwd', `${other}/versions/${otherMeta}/ducklake.duckdb`,
-      'data/**/*.parquet', `${granted}/data/evil.parquet`,
+      `${other}/data/**/*.parquet`,
+      `${granted}/data/**/*.parquet`,
+      '/etc/passwd',
+      `${other}/versions/${otherMeta}/ducklake.duckdb`,
+      'data/**/*.parquet',
+      `${granted}/data/evil.parquet`,
     ];
-    const names = ['a', 'b', 'c', 'duckdb_databases', 'duckdb_views', 'duckdb_tables', 'duckdb_settings', 'x/y', ...paths];
+    const names = [
+      'a',
+      'b',
+      'c',
+      'duckdb_databases',
+      'duckdb_views',
+      'duckdb_tables',
+      'duckdb_settings',
+      'x/y',
+      ...paths,
+    ];
     const sources = (r: () => number, scope: string[]): string => {
       switch (Math.floor(r() * 14)) {
-        case 0: case 1: case 2: return pick(r, grantedTables);
-        case 3: return q(pick(r, names));
-        case 4: return lit(pick(r, paths));
-        case 5: return `read_parquet(${lit(pick(r, paths))})`;
-        case 6: return pick(r, ['range(3)', 'generate_series(1, 2)', 'unnest([1, 2])', 'glob(\'*\')', 'duckdb_views()', 'duckdb_databases()', `query('SELECT 1')`, 'pg_get_viewdef(1)', 'read_text(\'/etc/hostname\')']);
-        case 7: return `${q(pick(r, [OTHER_DB, 'system', 'temp', 'memory', '__fdl_meta_other', GRANTED_DB]))}.main.${q(pick(r, ['orders', 'customers', 'duckdb_views', 'ducklake_data_file', 'a']))}`;
-        case 8: return `(${select(r, scope, 1)}) AS s${Math.floor(r() * 9)}`;
-        case 9: return `${pick(r, ['duckdb_databases', 'duckdb_views', 'pg_catalog.pg_class', 'information_schema.tables', 'pg_class'])}`;
-        default: return scope.length ? q(pick(r, scope)) : pick(r, grantedTables);
+        case 0:
+        case 1:
+        case 2:
+          return pick(r, grantedTables);
+        case 3:
+          return q(pick(r, names));
+        case 4:
+          return lit(pick(r, paths));
+        case 5:
+          return `read_parquet(${lit(pick(r, paths))})`;
+        case 6:
+          return pick(r, [
+            'range(3)',
+            'generate_series(1, 2)',
+            'unnest([1, 2])',
+            "glob('*')",
+            'duckdb_views()',
+            'duckdb_databases()',
+            `query('SELECT 1')`,
+            'pg_get_viewdef(1)',
+            "read_text('/etc/hostname')",
+          ]);
+        case 7:
+          return `${q(pick(r, [OTHER_DB, 'system', 'temp', 'memory', '__fdl_meta_other', GRANTED_DB]))}.main.${q(pick(r, ['orders', 'customers', 'duckdb_views', 'ducklake_data_file', 'a']))}`;
+        case 8:
+          return `(${select(r, scope, 1)}) AS s${Math.floor(r() * 9)}`;
+        case 9:
+          return `${pick(r, ['duckdb_databases', 'duckdb_views', 'pg_catalog.pg_class', 'information_schema.tables', 'pg_class'])}`;
+        default:
+          return scope.length ? q(pick(r, scope)) : pick(r, grantedTables);
       }
     };
     const select = (r: () => number, scope: string[], depth: number): string => {
       const from = sources(r, scope);
-      const item = pick(r, ['*', 'count(*)', '1', `pg_get_viewdef(1)`, `(SELECT count(*) FROM ${sources(r, scope)})`, 'current_database()', "getenv('HOME')"]);
+      const item = pick(r, [
+        '*',
+        'count(*)',
+        '1',
+        `pg_get_viewdef(1)`,
+        `(SELECT count(*) FROM ${sources(r, scope)})`,
+        'current_database()',
+        "getenv('HOME')",
+      ]);
       const where = r() < 0.2 ? ` WHERE EXISTS (SELECT 1 FROM ${sources(r, scope)})` : '';
       const base = pick(r, [`SELECT ${item} FROM ${from}${where}`, `FROM ${from} SELECT ${item}`, `FROM ${from}`]);
-      if (depth < 2 && r() < 0.25) return `${base} ${pick(r, ['UNION ALL', 'EXCEPT', 'INTERSECT'])} ${select(r, scope, depth + 1)}`;
+      if (depth < 2 && r() < 0.25)
+        return `${base} ${pick(r, ['UNION ALL', 'EXCEPT', 'INTERSECT'])} ${select(r, scope, depth + 1)}`;
       return base;
     };
     const withClause = (r: () => number): { text: string; scope: string[] } => {
@@ -174,7 +233,10 @@ describe('admission against DuckDB’s own reading', () => {
         // a name read in an earlier body, defined as a CTE only later: DuckDB binds it as a table or file
         const target = pick(r, names);
         const read = r() < 0.5 ? lit(target) : q(target);
-        return { text: `WITH ${r() < 0.3 ? 'RECURSIVE ' : ''}a AS (SELECT * FROM ${read}), ${q(target)} AS (SELECT 1 AS n) `, scope: ['a', target] };
+        return {
+          text: `WITH ${r() < 0.3 ? 'RECURSIVE ' : ''}a AS (SELECT * FROM ${read}), ${q(target)} AS (SELECT 1 AS n) `,
+          scope: ['a', target],
+        };
       }
       const n = 1 + Math.floor(r() * 3);
       const recursive = r() < 0.3;
@@ -182,9 +244,10 @@ describe('admission against DuckDB’s own reading', () => {
       const scope: string[] = [];
       for (let i = 0; i < n; i++) {
         const name = pick(r, names);
-        const body = recursive && r() < 0.4
-          ? `SELECT 1 AS n UNION ALL SELECT n + 1 FROM ${q(name)} WHERE n < 3`
-          : select(r, [...scope, ...names.filter(() => r() < 0.2)], 1);
+        const body =
+          recursive && r() < 0.4
+            ? `SELECT 1 AS n UNION ALL SELECT n + 1 FROM ${q(name)} WHERE n < 3`
+            : select(r, [...scope, ...names.filter(() => r() < 0.2)], 1);
         defs.push(`${q(name)} AS ${r() < 0.2 ? 'MATERIALIZED ' : ''}(${body})`);
         scope.push(name);
       }
@@ -193,19 +256,33 @@ describe('admission against DuckDB’s own reading', () => {
     const payloads = [
       `COPY (SELECT 1) TO ${lit(`${granted}/data/evil.parquet`)}`,
       `CREATE OR REPLACE VIEW ${q(GRANTED_DB)}.main.a AS SELECT 1`,
-      'SET GLOBAL threads = 1', 'CHECKPOINT', 'CALL enable_logging()', `ATTACH ${lit(`${other}/versions/${otherMeta}/ducklake.duckdb`)} AS z`,
+      'SET GLOBAL threads = 1',
+      'CHECKPOINT',
+      'CALL enable_logging()',
+      `ATTACH ${lit(`${other}/versions/${otherMeta}/ducklake.duckdb`)} AS z`,
     ];
     const statement = (r: () => number): string => {
       const w = r() < 0.5 ? withClause(r) : { text: '', scope: [] };
       let sql = w.text + select(r, w.scope, 0);
       const comment = pick(r, ['', '/* c */ ', '-- c\n', '/* /* nested */ */ ']);
       switch (Math.floor(r() * 10)) {
-        case 0: sql = `EXPLAIN ${comment}${sql}`; break;
-        case 1: sql = `EXPLAIN ANALYZE ${sql}`; break;
-        case 2: sql = `EXPLAIN (${pick(r, ['ANALYZE', 'FORMAT JSON', 'ANALYZE, FORMAT JSON', "ANALYZE ') SELECT ')", 'ANALYZE true'])}) ${sql}`; break;
-        case 3: sql = `EXPLAIN (ANALYZE ') SELECT ') ${pick(r, payloads)} --' AS a`; break;
-        case 4: sql = `${comment}${pick(r, payloads)}`; break;
-        default: sql = comment + sql;
+        case 0:
+          sql = `EXPLAIN ${comment}${sql}`;
+          break;
+        case 1:
+          sql = `EXPLAIN ANALYZE ${sql}`;
+          break;
+        case 2:
+          sql = `EXPLAIN (${pick(r, ['ANALYZE', 'FORMAT JSON', 'ANALYZE, FORMAT JSON', "ANALYZE ') SELECT ')", 'ANALYZE true'])}) ${sql}`;
+          break;
+        case 3:
+          sql = `EXPLAIN (ANALYZE ') SELECT ') ${pick(r, payloads)} --' AS a`;
+          break;
+        case 4:
+          sql = `${comment}${pick(r, payloads)}`;
+          break;
+        default:
+          sql = comment + sql;
       }
       return sql;
     };
@@ -214,7 +291,12 @@ describe('admission against DuckDB’s own reading', () => {
     const counts = { admitted: 0, refused: 0, engineError: 0 };
     const problems: string[] = [];
     const before = files(work);
-    const views = async () => (await conn.runAndReadAll(`SELECT string_agg(sql, ';' ORDER BY view_name) FROM duckdb_views() WHERE database_name = ${lit(GRANTED_DB)}`)).getRows()[0]![0];
+    const views = async () =>
+      (
+        await conn.runAndReadAll(
+          `SELECT string_agg(sql, ';' ORDER BY view_name) FROM duckdb_views() WHERE database_name = ${lit(GRANTED_DB)}`,
+        )
+      ).getRows()[0]![0];
     const viewsBefore = await views();
     for (let i = 0; i < 2000; i++) {
       const sql = statement(r);
@@ -230,7 +312,10 @@ describe('admission against DuckDB’s own reading', () => {
       if (outside.length) problems.push(`${sql}\n  opened ${outside.join(', ')}`);
       if (t.writes.length) problems.push(`${sql}\n  wrote ${t.writes.join(', ')}`);
       if (!t.error && t.type !== 'SELECT' && t.type !== 'EXPLAIN') problems.push(`${sql}\n  ran a ${t.type} statement`);
-      if (t.output.includes(basename(work))) problems.push(`${sql}\n  answered a server path: ${t.output.slice(Math.max(0, t.output.indexOf(basename(work)) - 120), t.output.indexOf(basename(work)) + 60)}`);
+      if (t.output.includes(basename(work)))
+        problems.push(
+          `${sql}\n  answered a server path: ${t.output.slice(Math.max(0, t.output.indexOf(basename(work)) - 120), t.output.indexOf(basename(work)) + 60)}`,
+        );
     }
     assert.deepEqual(files(work), before, 'no file was written or changed');
     assert.equal(await views(), viewsBefore, 'no view was replaced');
@@ -249,7 +334,12 @@ describe('admission against DuckDB’s own reading', () => {
       const cat = await openCatalog(conn, join(root, 'versions', id, 'ducklake.duckdb'), `__fdl_meta_fx_${name}`);
       await attachCatalog(conn, cat, db, (rel) => join(root, repo.data_dir, rel));
       const sets = await relationsOf(conn, db);
-      const fxCtx: AdmissionContext = { ...ctx, versionDb: db, hasRelation: (d, s, t) => d === db && sets.has(`${s}.${t}`), definesFunction: () => false };
+      const fxCtx: AdmissionContext = {
+        ...ctx,
+        versionDb: db,
+        hasRelation: (d, s, t) => d === db && sets.has(`${s}.${t}`),
+        definesFunction: () => false,
+      };
       for (const t of cat.tables) {
         const sql = `SELECT count(*) FROM ${q(t.schema)}.${q(t.name)}`;
         const a = await analyze(conn, sql);

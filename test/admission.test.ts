@@ -9,7 +9,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { analyze } from '../src/analysis/analysis.js';
-import { admit, allowedFunctions, ALLOWED_TABLE_FUNCTIONS, FUNCTION_KINDS, REFUSED_FUNCTIONS, type AdmissionContext } from '../src/analysis/containment.js';
+import {
+  admit,
+  allowedFunctions,
+  ALLOWED_TABLE_FUNCTIONS,
+  FUNCTION_KINDS,
+  REFUSED_FUNCTIONS,
+  type AdmissionContext,
+} from '../src/analysis/containment.js';
 import { FIXTURES } from './support/gateway.js';
 import { redactServerPaths } from '../src/engine/duckdb-errors.js';
 
@@ -29,33 +36,77 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
 
   test('every built-in in duckdb_functions() has a decision recorded in the snapshot', async () => {
     const allowed = await allowedFunctions(conn);
-    const r = await conn.runAndReadAll(`SELECT DISTINCT function_type, lower(function_name) FROM duckdb_functions() WHERE database_name = 'system' ORDER BY ALL`);
+    const r = await conn.runAndReadAll(
+      `SELECT DISTINCT function_type, lower(function_name) FROM duckdb_functions() WHERE database_name = 'system' ORDER BY ALL`,
+    );
     const decisions: Record<string, 'allowed' | 'refused'> = {};
     for (const [type, name] of r.getRows().map((row) => row.map(String) as [string, string])) {
-      const callable = (FUNCTION_KINDS as readonly string[]).includes(type) ? allowed.has(name) : ALLOWED_TABLE_FUNCTIONS.has(name);
+      const callable = (FUNCTION_KINDS as readonly string[]).includes(type)
+        ? allowed.has(name)
+        : ALLOWED_TABLE_FUNCTIONS.has(name);
       decisions[`${type}:${name}`] = callable ? 'allowed' : 'refused';
     }
     // Written only on request: a missing snapshot fails below instead of agreeing with itself.
     if (process.env.FDL_UPDATE_FUNCTIONS === '1') {
-      writeFileSync(SNAPSHOT, JSON.stringify({ note: 'Reviewed decisions about DuckDB functions: see src/analysis/containment.ts', functions: decisions }, null, 1) + '\n');
+      writeFileSync(
+        SNAPSHOT,
+        JSON.stringify(
+          { note: 'Reviewed decisions about DuckDB functions: see src/analysis/containment.ts', functions: decisions },
+          null,
+          1,
+        ) + '\n',
+      );
     }
-    assert.ok(existsSync(SNAPSHOT), `${SNAPSHOT} is missing: review the decisions and write it with FDL_UPDATE_FUNCTIONS=1`);
+    assert.ok(
+      existsSync(SNAPSHOT),
+      `${SNAPSHOT} is missing: review the decisions and write it with FDL_UPDATE_FUNCTIONS=1`,
+    );
     const reviewed = (JSON.parse(readFileSync(SNAPSHOT, 'utf8')) as { functions: Record<string, string> }).functions;
     const undecided = Object.keys(decisions).filter((k) => reviewed[k] === undefined);
     const changed = Object.keys(decisions).filter((k) => reviewed[k] !== undefined && reviewed[k] !== decisions[k]);
-    assert.deepEqual(undecided, [], 'functions DuckDB added since the snapshot: allow them (FDL_UPDATE_FUNCTIONS=1) or add them to REFUSED_FUNCTIONS');
+    assert.deepEqual(
+      undecided,
+      [],
+      'functions DuckDB added since the snapshot: allow them (FDL_UPDATE_FUNCTIONS=1) or add them to REFUSED_FUNCTIONS',
+    );
     assert.deepEqual(changed, [], 'decisions that differ from the reviewed snapshot');
     // The dangerous ones are refused whatever the snapshot says.
-    for (const f of ['scalar:current_setting', 'scalar:write_log', 'scalar:json_serialize_plan', 'scalar:nextval', 'scalar:sleep_ms', 'table:read_csv', 'table:read_duckdb',
-      'table:json_execute_serialized_sql', 'table:parquet_full_metadata', 'table:enable_logging', 'table:enable_profiling', 'table:enable_peg_parser', 'table:glob', 'table:duckdb_settings',
-      'macro:pg_get_viewdef', 'macro:pg_get_constraintdef', 'macro:get_block_size']) {
+    for (const f of [
+      'scalar:current_setting',
+      'scalar:write_log',
+      'scalar:json_serialize_plan',
+      'scalar:nextval',
+      'scalar:sleep_ms',
+      'table:read_csv',
+      'table:read_duckdb',
+      'table:json_execute_serialized_sql',
+      'table:parquet_full_metadata',
+      'table:enable_logging',
+      'table:enable_profiling',
+      'table:enable_peg_parser',
+      'table:glob',
+      'table:duckdb_settings',
+      'macro:pg_get_viewdef',
+      'macro:pg_get_constraintdef',
+      'macro:get_block_size',
+    ]) {
       if (decisions[f] !== undefined) assert.equal(decisions[f], 'refused', f);
     }
     for (const f of REFUSED_FUNCTIONS) assert.ok(!allowed.has(f), f);
   });
 
   test('statements: admitted, unknown (42P01), refused (42501/25006), or not parsed (42601)', async () => {
-    const tables = new Set(['v@1:weird.schema.x/y', 'v@1:weird.schema.Ünïcode tbl', 'fdl_pg:pgcat._rel', 'v@1:main.t', 'v@1:main.t[1]', 'v@1:sales.orders', 'v@1:main.some_view', 'v@2:main.t', 'fdl_pg:pgcat.pg_class']);
+    const tables = new Set([
+      'v@1:weird.schema.x/y',
+      'v@1:weird.schema.Ünïcode tbl',
+      'fdl_pg:pgcat._rel',
+      'v@1:main.t',
+      'v@1:main.t[1]',
+      'v@1:sales.orders',
+      'v@1:main.some_view',
+      'v@2:main.t',
+      'fdl_pg:pgcat.pg_class',
+    ]);
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(conn),
       versionDb: 'v@1',
@@ -109,7 +160,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ["SELECT * FROM '/etc/passwd'", '42501'],
       ['SELECT * FROM "/etc/passwd"', '42501'],
       ["FROM 'data/**/*.parquet'", '42501'],
-      ['SELECT * FROM/**/\'x.csv\'', '42501'],
+      ["SELECT * FROM/**/'x.csv'", '42501'],
       ["SELECT * FROM (SELECT * FROM 'a.parquet')", '42501'],
       ["WITH c AS (SELECT * FROM 'a.csv') SELECT * FROM c", '42501'],
       ["SELECT * FROM t, LATERAL (SELECT * FROM 'https://example.invalid/x.parquet')", '42501'],
@@ -134,7 +185,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT * FROM __fdl_meta_1.main.ducklake_data_file', '0A000'],
       ['SELECT * FROM system.main.duckdb_settings', '0A000'],
       ['SELECT * FROM t AT (VERSION => 1)', '42501'],
-      ['EXPLAIN ANALYZE COPY t TO \'/tmp/x.csv\'', '42501'],
+      ["EXPLAIN ANALYZE COPY t TO '/tmp/x.csv'", '42501'],
       ['EXPLAIN ANALYZE CREATE OR REPLACE VIEW t AS SELECT 1', '25006'],
       ['EXPLAIN /**/ ANALYZE SELECT 1', 'ok'],
       // EXPLAIN's head is read by the gateway as plain words; a quote there is no option value
@@ -146,7 +197,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['EXPLAIN (NOPE) SELECT 1', '42601'],
       ["EXPLAIN SELECT * FROM 'x.parquet'", '42501'],
       // CTE scopes as DuckDB binds them: a body sees only earlier CTEs, a recursive one also itself
-      ["WITH a AS (SELECT * FROM 'x/**/*.parquet'), \"x/**/*.parquet\" AS (SELECT 1) SELECT * FROM a", '42501'],
+      ['WITH a AS (SELECT * FROM \'x/**/*.parquet\'), "x/**/*.parquet" AS (SELECT 1) SELECT * FROM a', '42501'],
       ['WITH a AS (SELECT * FROM duckdb_databases), duckdb_databases AS (SELECT 1) SELECT * FROM a', '42P01'],
       ['WITH RECURSIVE a AS (SELECT 1 UNION ALL SELECT 1 FROM b), b AS (SELECT 2) SELECT * FROM a', '42P01'],
       ['WITH RECURSIVE a AS (SELECT * FROM duckdb_views), duckdb_views AS (SELECT 1) SELECT * FROM a', '42P01'],
@@ -171,8 +222,8 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT count(*) FROM range(300000000)', 'ok'],
       // a qualified type name probes other attached databases (binds or not): refused from the parse
       ['SELECT CAST(\'x\' AS "V@2".main.t)', '42501'],
-      ["SELECT 'x'::\"BASIC@0123456789abcdef\".main.sometype", '42501'],
-      ["SELECT 'x'::\"V@2\".t", '42501'],
+      ['SELECT \'x\'::"BASIC@0123456789abcdef".main.sometype', '42501'],
+      ['SELECT \'x\'::"V@2".t', '42501'],
       ["SELECT TRY_CAST('x' AS otherdb.main.sometype[])", '42501'],
       ["SELECT '1'::INTEGER, 2::VARCHAR[], CAST(3 AS DECIMAL(4, 1))", 'ok'],
       // SHOW … FROM lists any attached catalog or schema
@@ -185,7 +236,7 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SET GLOBAL threads = 1', '42501'],
       ["COPY (SELECT 1) TO '/tmp/x'", '42501'],
       ['CREATE TABLE x AS SELECT 1', '25006'],
-      ['ATTACH \'x.db\'', '42501'],
+      ["ATTACH 'x.db'", '42501'],
       ['SELECT 1; SELECT 2', '42601'],
       ['SELEC 1', '42601'],
     ];
@@ -204,7 +255,10 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
   });
 
   test('error texts name files without the server path', () => {
-    assert.equal(redactServerPaths('No files found that match the pattern "/srv/fdl/cache/files/ab/cd.parquet"'), 'No files found that match the pattern "…/cd.parquet"');
+    assert.equal(
+      redactServerPaths('No files found that match the pattern "/srv/fdl/cache/files/ab/cd.parquet"'),
+      'No files found that match the pattern "…/cd.parquet"',
+    );
     assert.equal(redactServerPaths("Could not convert 'a/b/c' to INT; 1/0"), "Could not convert 'a/b/c' to INT; 1/0");
   });
 });

@@ -20,7 +20,12 @@ import { waitFor } from './support/gateway.js';
 const HERE = fileURLToPath(import.meta.url);
 const FIX = resolve(HERE, '../../../test/fixtures');
 const REPO = join(FIX, 'repos/basic');
-const IDS = ['01a23632-9cbd-7000-893b-c0fd960a2cf8', '01a23632-9daf-7000-9dda-53ba8df94528', '01a23632-9f61-7000-98bf-ccc5fd8185d4', '01a23632-a077-7000-b875-3ca04132821d'];
+const IDS = [
+  '01a23632-9cbd-7000-893b-c0fd960a2cf8',
+  '01a23632-9daf-7000-9dda-53ba8df94528',
+  '01a23632-9f61-7000-98bf-ccc5fd8185d4',
+  '01a23632-a077-7000-b875-3ca04132821d',
+];
 const cat = (id: string) => `versions/${id}/ducklake.duckdb`;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const tmp = () => mkdtemp(join(tmpdir(), 'fdl-cache-'));
@@ -122,7 +127,9 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
     const cache = await FileCache.open(${JSON.stringify(crashDir)});
     await cache.acquire(new HttpStore(${JSON.stringify(proxy.url)}), ${JSON.stringify(cat(IDS[1]!))}, ${JSON.stringify(s)});
     console.log('finished');`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   // wait until some bytes are on disk, then kill
@@ -194,7 +201,11 @@ test('a download that fails among parallel ones leaves no file pinned (the other
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { openCatalog } = await import('../src/lake/index.js');
   const fileCache = await FileCache.open(await tmp(), { downloadConcurrency: 4 });
-  const repo = await openRepository('b', new HttpStore(proxy.url), { fileCache, cacheDir: await tmp(), signatures: 'off' });
+  const repo = await openRepository('b', new HttpStore(proxy.url), {
+    fileCache,
+    cacheDir: await tmp(),
+    signatures: 'off',
+  });
   const version = await repo.openVersion(IDS[1]!);
   const inst = await DuckDBInstance.create(':memory:');
   const conn = await inst.connect();

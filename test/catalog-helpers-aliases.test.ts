@@ -36,7 +36,11 @@ const HELPERS: [string, string, string][] = [
   ['quote_ident(A.relname)', 'pg_class', "A.relkind IN ('r', 'v')"],
   ['A.oid::regnamespace::text', 'pg_namespace', 'true'],
   ["obj_description(A.oid, 'pg_namespace')", 'pg_namespace', 'true'],
-  ['current_setting(A.name)', 'pg_settings', "A.name IN ('DateStyle', 'search_path', 'server_version_num', 'TimeZone', 'client_encoding')"],
+  [
+    'current_setting(A.name)',
+    'pg_settings',
+    "A.name IN ('DateStyle', 'search_path', 'server_version_num', 'TimeZone', 'client_encoding')",
+  ],
   ['A.oid::regproc::text', 'pg_proc', 'A.oid IN (SELECT min(oid) FROM pg_proc)'],
   ['pg_get_function_result(A.oid)', 'pg_proc', 'A.oid IN (SELECT min(oid) FROM pg_proc)'],
 ];
@@ -59,8 +63,10 @@ function answer(g: { calls: string[]; from: string; where: string }, alias: stri
   const q = alias === '' ? '' : `${alias}.`;
   const key = g.from === 'pg_settings' ? `${q}name` : `${q}oid`;
   const sub = (s: string) => s.replaceAll('A.', q);
-  return `(SELECT ${g.calls.map((c) => `coalesce(string_agg(coalesce(${sub(c)}, '<null>'), ' | ' ORDER BY ${key}), '<none>')`).join(` || '${SEPARATOR}' || `)}`
-    + ` FROM pg_catalog.${g.from} ${alias} WHERE ${sub(g.where)})`;
+  return (
+    `(SELECT ${g.calls.map((c) => `coalesce(string_agg(coalesce(${sub(c)}, '<null>'), ' | ' ORDER BY ${key}), '<none>')`).join(` || '${SEPARATOR}' || `)}` +
+    ` FROM pg_catalog.${g.from} ${alias} WHERE ${sub(g.where)})`
+  );
 }
 
 /** One statement per group of helpers, one column per alias. */
@@ -70,7 +76,11 @@ function statement(g: { calls: string[]; from: string; where: string }, aliases:
 
 /** Each statement's one row, split into its columns. */
 async function answers(conninfo: string, statements: string[]): Promise<string[][]> {
-  const r = await runProbe('psql', [conninfo, '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', ...statements.flatMap((s) => ['-c', s])], { timeoutMs: 120_000 });
+  const r = await runProbe(
+    'psql',
+    [conninfo, '-X', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', ...statements.flatMap((s) => ['-c', s])],
+    { timeoutMs: 120_000 },
+  );
   assert.equal(r.code, 0, describeProbe(r));
   const lines = r.stdout.split('\n').slice(0, statements.length);
   assert.equal(lines.length, statements.length, describeProbe(r));
@@ -84,7 +94,14 @@ describe('catalog helpers under any alias', () => {
 
   before(async () => {
     [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')]),
+      startGateway([
+        '--repo',
+        `basic=${repos.path('repos/basic')}`,
+        '--repo',
+        `views=${repos.path('repos/views')}`,
+        '--cache-dir',
+        join(repos.dir, 'cache'),
+      ]),
       startPgCluster({ settings: { TimeZone: 'UTC' } }),
     ]);
   });
@@ -95,19 +112,26 @@ describe('catalog helpers under any alias', () => {
 
   test('every helper answers the same under every alias as under one nothing uses', async () => {
     const all = groups(HELPERS);
-    const rows = await answers(`host=${gw.host} port=${gw.port} dbname=views user=me`, all.map((g) => statement(g, [REFERENCE, ...ALIASES])));
+    const rows = await answers(
+      `host=${gw.host} port=${gw.port} dbname=views user=me`,
+      all.map((g) => statement(g, [REFERENCE, ...ALIASES])),
+    );
     all.forEach((g, k) => {
       const [reference, ...others] = rows[k]!.map((v) => v.split(SEPARATOR));
       assert.equal(reference!.length, g.calls.length, `${g.from}: ${rows[k]}`);
       g.calls.forEach((call, h) => {
         assert.notEqual(reference![h], '<none>', `${call} over ${g.from}: no rows`);
-        others.forEach((got, i) => assert.equal(got[h], reference![h], `${call} over ${g.from} ${ALIASES[i] || '(no alias)'}`));
+        others.forEach((got, i) =>
+          assert.equal(got[h], reference![h], `${call} over ${g.from} ${ALIASES[i] || '(no alias)'}`),
+        );
       });
     });
   });
 
   test('the type helpers answer as PostgreSQL 15 under every alias', async () => {
-    const typeHelpers = groups(HELPERS.filter(([call, from]) => from === 'pg_type' && !call.startsWith('pg_get_userbyid')));
+    const typeHelpers = groups(
+      HELPERS.filter(([call, from]) => from === 'pg_type' && !call.startsWith('pg_get_userbyid')),
+    );
     const statements = typeHelpers.map((g) => statement(g, ALIASES));
     const [ours, theirs] = await Promise.all([
       answers(`host=${gw.host} port=${gw.port} dbname=basic user=me`, statements),

@@ -19,7 +19,14 @@ describe('catalog texts name nothing internal', () => {
   let c: pg.Client;
 
   before(async () => {
-    gw = await startGateway(['--repo', `views=${repos.path('repos/views')}`, '--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `views=${repos.path('repos/views')}`,
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
     c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'views' });
     await c.connect();
   });
@@ -32,7 +39,10 @@ describe('catalog texts name nothing internal', () => {
   const internal = (text: string): string | null => {
     const checks: [RegExp, string][] = [
       [/@[0-9a-f]{8}-[0-9a-f]{4}-/i, 'an internal database name'],
-      [/__fdl_meta|fdl_pg|__ducklake|ducklake_inlined|begin_snapshot|end_snapshot|snapshot_id/i, 'an internal relation'],
+      [
+        /__fdl_meta|fdl_pg|__ducklake|ducklake_inlined|begin_snapshot|end_snapshot|snapshot_id/i,
+        'an internal relation',
+      ],
       [/\.parquet|read_parquet|parquet_scan/i, 'a data file'],
       [/(^|[\s'"(=,])\/(tmp|usr|var|etc|home|work|opt|root|run|srv|proc)\//, 'a server path'],
     ];
@@ -61,7 +71,10 @@ describe('catalog texts name nothing internal', () => {
       await c.connect();
       await scan('pg_views', 'select * from pg_views');
       await scan('information_schema.views', 'select * from information_schema.views');
-      const defs = await scan('pg_get_viewdef', 'select c.relname, c.relkind, pg_get_viewdef(c.oid), pg_get_viewdef(c.oid, true) from pg_class c');
+      const defs = await scan(
+        'pg_get_viewdef',
+        'select c.relname, c.relkind, pg_get_viewdef(c.oid), pg_get_viewdef(c.oid, true) from pg_class c',
+      );
       assert.ok(defs > 0);
       await scan('pg_description', 'select * from pg_description');
       await scan('obj_description', 'select obj_description(c.oid), col_description(c.oid, 1) from pg_class c');
@@ -75,7 +88,9 @@ describe('catalog texts name nothing internal', () => {
     await c.end();
     c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'views' });
     await c.connect();
-    const r = await c.query(`select c.relkind, pg_get_viewdef(c.oid) as d from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'main' and c.relname in ('base', 'v_qualified', 'v_literal') order by c.relname`);
+    const r = await c.query(
+      `select c.relkind, pg_get_viewdef(c.oid) as d from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'main' and c.relname in ('base', 'v_qualified', 'v_literal') order by c.relname`,
+    );
     assert.deepEqual(r.rows, [
       { relkind: 'r', d: null },
       { relkind: 'v', d: "SELECT 'l.main.base' AS s, id FROM base WHERE (id < 3);" },
@@ -87,10 +102,29 @@ describe('catalog texts name nothing internal', () => {
 
   test('superuser-only settings: absent from pg_settings, SHOW and current_setting refuse them (42501), as PostgreSQL does for an ordinary login', async () => {
     const names = (await c.query('select name from pg_settings')).rows.map((r: { name: string }) => r.name);
-    for (const n of ['data_directory', 'config_file', 'hba_file', 'ident_file', 'unix_socket_directories', 'log_directory']) assert.ok(!names.includes(n), n);
+    for (const n of [
+      'data_directory',
+      'config_file',
+      'hba_file',
+      'ident_file',
+      'unix_socket_directories',
+      'log_directory',
+    ])
+      assert.ok(!names.includes(n), n);
     assert.equal(names.length, 333, 'PostgreSQL 15 shows an ordinary login 333 settings');
-    for (const sql of ['show data_directory', "select current_setting('data_directory')", "select current_setting('HBA_FILE')", 'show unix_socket_directories']) {
-      await assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => e.code === '42501' && /^must be superuser or have privileges of pg_read_all_settings to examine "\w+"$/.test(e.message ?? ''), sql);
+    for (const sql of [
+      'show data_directory',
+      "select current_setting('data_directory')",
+      "select current_setting('HBA_FILE')",
+      'show unix_socket_directories',
+    ]) {
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) =>
+          e.code === '42501' &&
+          /^must be superuser or have privileges of pg_read_all_settings to examine "\w+"$/.test(e.message ?? ''),
+        sql,
+      );
     }
     // the session goes on
     assert.equal((await c.query("select current_setting('TimeZone') as tz")).rows[0].tz, 'UTC');

@@ -16,7 +16,8 @@ import { serialize } from 'pg-protocol';
 import { buildBind, RawPg } from './support/raw-pg.js';
 import { makeScramVerifier } from '../src/wire/auth.js';
 
-const hashPassword = (p: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: p }).toString().trim();
+const hashPassword = (p: string) =>
+  execFileSync(process.execPath, [CLI, 'hash-password'], { input: p }).toString().trim();
 
 async function login(gw: RunningGateway, user: string, database: string, password = 's3cret'): Promise<pg.Client> {
   const c = new pg.Client({ host: gw.host, port: gw.port, user, password, database });
@@ -26,7 +27,12 @@ async function login(gw: RunningGateway, user: string, database: string, passwor
 }
 
 /** The SQLSTATE a login fails with (assert.fail if it succeeds). */
-async function loginError(gw: RunningGateway, user: string, database: string, password = 's3cret'): Promise<string | undefined> {
+async function loginError(
+  gw: RunningGateway,
+  user: string,
+  database: string,
+  password = 's3cret',
+): Promise<string | undefined> {
   const c = new pg.Client({ host: gw.host, port: gw.port, user, password, database });
   c.on('error', () => undefined);
   try {
@@ -44,7 +50,14 @@ describe('ceilings: a user removed by a reload', () => {
   const password = hashPassword('s3cret');
   let gw: RunningGateway;
   const config = (users: object) =>
-    writeFileSync(configFile, JSON.stringify({ auth: 'scram-sha-256', repos: { basic: repos.path('repos/basic'), views: repos.path('repos/views') }, users }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        auth: 'scram-sha-256',
+        repos: { basic: repos.path('repos/basic'), views: repos.path('repos/views') },
+        users,
+      }),
+    );
   const reloads = () => (gw.stderr().match(/"event":"reload"/g) ?? []).length;
 
   before(async () => {
@@ -63,13 +76,15 @@ describe('ceilings: a user removed by a reload', () => {
     assert.ok(counted > 0);
     // Granted basic only: the views repository is, to her, not served (as if it did not exist) before the reload.
     assert.equal(await loginError(gw, 'alice', 'views'), '3D000');
-    const ended = new Promise<{ code?: string; message: string }>((r) => alice.once('error', (e) => r(e as { code?: string; message: string })));
+    const ended = new Promise<{ code?: string; message: string }>((r) =>
+      alice.once('error', (e) => r(e as { code?: string; message: string })),
+    );
     const n = reloads();
     config({ bob: { password } });
     gw.proc.kill('SIGHUP');
     await waitFor(() => reloads() > n, 'the reload', 20_000);
     const err = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
-    assert.ok(err, 'the removed user\'s session was not ended');
+    assert.ok(err, "the removed user's session was not ended");
     assert.equal(err.code, '28000');
     assert.match(err.message, /user "alice" is no longer in the gateway's configuration/);
     await assert.rejects(alice.query('select count(*) from sales.orders'));
@@ -92,7 +107,15 @@ describe('ceilings: pre-auth fairness and sessions per user', () => {
   before(async () => {
     const password = hashPassword('s3cret');
     // Four sessions; by default one user may hold half of them.
-    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, users: { alice: { password }, bob: { password } }, maxConnections: 4, maxAuthenticating: 32 }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        repos: { basic: repos.path('repos/basic') },
+        users: { alice: { password }, bob: { password } },
+        maxConnections: 4,
+        maxAuthenticating: 32,
+      }),
+    );
     gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
   });
   after(async () => {
@@ -106,7 +129,10 @@ describe('ceilings: pre-auth fairness and sessions per user', () => {
     c.on('error', () => undefined);
     await assert.rejects(c.connect(), (e: { code?: string; message: string }) => {
       assert.equal(e.code, '53300');
-      assert.match(e.message, /too many connections for user "alice": the per-user limit \(maxConnectionsPerUser\) is 2/);
+      assert.match(
+        e.message,
+        /too many connections for user "alice": the per-user limit \(maxConnectionsPerUser\) is 2/,
+      );
       return true;
     });
     const bob = await login(gw, 'bob', 'basic');
@@ -165,7 +191,9 @@ describe('ceilings: pre-auth fairness and sessions per user', () => {
       for (const s of sockets) s.destroy();
     }
     const rate = (opened / (performance.now() - started)) * 1000;
-    console.log(`# flood from 127.0.0.2: ${opened} sockets, ${rate.toFixed(0)}/s; 20 SCRAM logins from 127.0.0.1 succeeded`);
+    console.log(
+      `# flood from 127.0.0.2: ${opened} sockets, ${rate.toFixed(0)}/s; 20 SCRAM logins from 127.0.0.1 succeeded`,
+    );
     assert.ok(opened > 500, `the flood opened only ${opened} sockets`);
   });
 });
@@ -176,7 +204,10 @@ describe('ceilings: named statements and portals per session', () => {
   let gw: RunningGateway;
 
   before(async () => {
-    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPreparedStatements: 3, maxPortals: 3 }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPreparedStatements: 3, maxPortals: 3 }),
+    );
     gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
   });
   after(async () => {
@@ -196,7 +227,10 @@ describe('ceilings: named statements and portals per session', () => {
     c.send(Buffer.concat([serialize.parse({ name: 's4', text: 'select 1' }), serialize.sync()]));
     const refused = (await c.untilReady()).error;
     assert.equal(refused?.code, '53400');
-    assert.match(refused!.message, /too many prepared statements in this session: the limit \(maxPreparedStatements\) is 3/);
+    assert.match(
+      refused!.message,
+      /too many prepared statements in this session: the limit \(maxPreparedStatements\) is 3/,
+    );
     const sql = (await c.simple('prepare s5 as select 3')).error;
     assert.equal(sql?.code, '53400');
     // The unnamed statement never counts, and nothing of the refused ones exists.
@@ -255,12 +289,20 @@ describe('ceilings: malformed binary arrays in Bind', () => {
     });
     return b;
   };
-  const element = (v: number) => Buffer.from([0, 0, 0, 4, (v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]);
+  const element = (v: number) =>
+    Buffer.from([0, 0, 0, 4, (v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]);
 
   test('huge, overflowing, negative or too many dimensions, and elements beyond the bytes, answer 22P03; the session goes on', async () => {
     const c = await RawPg.connect({ port: gw.port, database: 'basic' });
     const bindArray = async (param: Buffer) => {
-      c.send(Buffer.concat([serialize.parse({ text: 'select $1::int4[] as a', types: [1007] }), buildBind({ params: [param] }), serialize.execute({}), serialize.sync()]));
+      c.send(
+        Buffer.concat([
+          serialize.parse({ text: 'select $1::int4[] as a', types: [1007] }),
+          buildBind({ params: [param] }),
+          serialize.execute({}),
+          serialize.sync(),
+        ]),
+      );
       return c.untilReady();
     };
     const cases: [string, Buffer][] = [
@@ -295,7 +337,10 @@ describe('ceilings: cleartext password authentication', () => {
   before(async () => {
     // A costly verifier (as a careful operator would make): hashing it is what an unknown name skipped.
     const password = makeScramVerifier('s3cret', 200_000);
-    writeFileSync(configFile, JSON.stringify({ auth: 'password', repos: { basic: repos.path('repos/basic') }, users: { alice: { password } } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ auth: 'password', repos: { basic: repos.path('repos/basic') }, users: { alice: { password } } }),
+    );
     gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
   });
   after(async () => {
@@ -306,7 +351,10 @@ describe('ceilings: cleartext password authentication', () => {
   /** Milliseconds until a login with a wrong password is refused (28P01 checked). */
   const refusedIn = async (user: string): Promise<number> => {
     const t0 = performance.now();
-    await assert.rejects(RawPg.connect({ port: gw.port, user, password: 'wrong', database: 'basic' }), /password authentication failed for user/);
+    await assert.rejects(
+      RawPg.connect({ port: gw.port, user, password: 'wrong', database: 'basic' }),
+      /password authentication failed for user/,
+    );
     return performance.now() - t0;
   };
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -319,7 +367,9 @@ describe('ceilings: cleartext password authentication', () => {
       unknown.push(await refusedIn(`nobody${i}`));
     }
     const ratio = median(unknown) / median(known);
-    console.log(`# refused in (median of 10): known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`);
+    console.log(
+      `# refused in (median of 10): known ${median(known).toFixed(1)} ms, unknown ${median(unknown).toFixed(1)} ms`,
+    );
     // Before: 0.09 (the unknown name skipped the hash). Equal work now; the bound leaves room for a busy machine.
     assert.ok(ratio > 1 / 3 && ratio < 3, `unknown/known = ${ratio.toFixed(2)}`);
     const c = await RawPg.connect({ port: gw.port, user: 'alice', password: 's3cret', database: 'basic' });
@@ -350,7 +400,10 @@ describe('ceilings: incomplete messages of all connections together', () => {
   const MiB = 1024 * 1024;
 
   before(async () => {
-    writeFileSync(configFile, JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPendingMessageBytes: 100 * MiB }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ repos: { basic: repos.path('repos/basic') }, maxPendingMessageBytes: 100 * MiB }),
+    );
     gw = await startGateway(['--config', configFile, '--cache-dir', join(repos.dir, 'cache')]);
   });
   after(async () => {
@@ -377,7 +430,10 @@ describe('ceilings: incomplete messages of all connections together', () => {
     const e = refused!.parsed as unknown as { code: string; message: string; severity: string };
     assert.equal(e.code, '53200');
     assert.equal(e.severity, 'FATAL');
-    assert.match(e.message, /budget for incomplete messages of all connections \(maxPendingMessageBytes, 104857600 bytes\)/);
+    assert.match(
+      e.message,
+      /budget for incomplete messages of all connections \(maxPendingMessageBytes, 104857600 bytes\)/,
+    );
     // The server closed it after the FATAL: the rest of the unsent message may meet a reset.
     await assert.rejects(b.next(5000), /connection closed|ECONNRESET/);
     // Everyone else goes on; once the first connection ends its 60 MiB are free again.

@@ -12,7 +12,6 @@ import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { JavaProbe } from './support/jdbc.js';
 import { describeProbe, passedChecks } from './support/probe.js';
 
-
 describe('pgjdbc', () => {
   let gw: RunningGateway;
   const java = new JavaProbe();

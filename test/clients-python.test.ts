@@ -38,12 +38,19 @@ describe('Python clients', () => {
   async function probe(file: string, extra: string[]): Promise<void> {
     const r = await runProbe(PYTHON, [join(PROBES, file)], {
       cwd: PROBES,
-      env: { FDL_HOST: gw.host, FDL_PORT: String(gw.port), FDL_DB: 'basic', PYTHONDONTWRITEBYTECODE: '1', PGSSLMODE: 'prefer' },
+      env: {
+        FDL_HOST: gw.host,
+        FDL_PORT: String(gw.port),
+        FDL_DB: 'basic',
+        PYTHONDONTWRITEBYTECODE: '1',
+        PGSSLMODE: 'prefer',
+      },
       timeoutMs: 150_000,
     });
     const passed = passedChecks(r.stdout);
     assert.equal(r.code, 0, describeProbe(r));
-    for (const c of [...COMMON, ...extra, 'done']) assert.ok(passed.includes(c), `check "${c}" did not pass\n${describeProbe(r)}`);
+    for (const c of [...COMMON, ...extra, 'done'])
+      assert.ok(passed.includes(c), `check "${c}" did not pass\n${describeProbe(r)}`);
   }
 
   test('psycopg2: BEGIN first, status T/E/I, text interpolation, named cursors, cancel, 25P02 then ROLLBACK, 25006', async () => {

@@ -26,33 +26,39 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
   const classes = mkdtempSync(join(tmpdir(), 'fdl-twins-java-'));
   let compiled: Promise<ProbeResult>;
 
-  before(async () => {
-    // javac takes seconds: it compiles while the servers start.
-    compiled = runProbe('javac', ['-cp', JAR, '-d', classes, join(PROBES, 'JdbcTwins.java')], { timeoutMs: 120_000 });
-    [pg, gw] = await Promise.all([
-      startPgCluster({ settings: { TimeZone: 'UTC' } }),
-      serveBasic(),
-    ]);
-    const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
-    try {
-      await copySalesSchema(pg, c);
-      // Table comments too (the Inspector's get_table_comment reads them).
-      const comments = await c.simple(`select c.relname, obj_description(c.oid, 'pg_class') from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'sales' and c.relkind = 'r'`);
-      assert.equal(comments.error, undefined, comments.error?.message);
-      for (const d of comments.dataRows) {
-        const [table, comment] = splitDataRow(d);
-        if (comment !== null) pg.psql(`COMMENT ON TABLE sales.${table!.toString()} IS '${comment.toString().replace(/'/g, "''")}'`);
+  before(
+    async () => {
+      // javac takes seconds: it compiles while the servers start.
+      compiled = runProbe('javac', ['-cp', JAR, '-d', classes, join(PROBES, 'JdbcTwins.java')], { timeoutMs: 120_000 });
+      [pg, gw] = await Promise.all([startPgCluster({ settings: { TimeZone: 'UTC' } }), serveBasic()]);
+      const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
+      try {
+        await copySalesSchema(pg, c);
+        // Table comments too (the Inspector's get_table_comment reads them).
+        const comments = await c.simple(
+          `select c.relname, obj_description(c.oid, 'pg_class') from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'sales' and c.relkind = 'r'`,
+        );
+        assert.equal(comments.error, undefined, comments.error?.message);
+        for (const d of comments.dataRows) {
+          const [table, comment] = splitDataRow(d);
+          if (comment !== null)
+            pg.psql(`COMMENT ON TABLE sales.${table!.toString()} IS '${comment.toString().replace(/'/g, "''")}'`);
+        }
+      } finally {
+        await c.close();
       }
-    } finally {
-      await c.close();
-    }
-  }, { timeout: 180_000 });
-  after(async () => {
-    await gw?.stop();
-    await pg?.stop();
-    await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
-    rmSync(classes, { recursive: true, force: true });
-  }, { timeout: 30_000 });
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await gw?.stop();
+      await pg?.stop();
+      await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
+      rmSync(classes, { recursive: true, force: true });
+    },
+    { timeout: 30_000 },
+  );
 
   const targets = () => [
     { name: 'PostgreSQL 15', host: '127.0.0.1', port: pg.port, db: 'postgres', user: 'postgres' },
@@ -61,15 +67,28 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
 
   /** Run a probe against both, in parallel; the gateway's lines must be PostgreSQL's, every expected check among them. */
   async function twins(cmd: string, args: string[], checks: string[]): Promise<void> {
-    const [expected, actual] = await Promise.all(targets().map(async (t) => {
-      const env = { FDL_HOST: t.host, FDL_PORT: String(t.port), FDL_DB: t.db, FDL_USER: t.user, PGTZ: 'UTC', TZ: 'UTC' };
-      const r = await runProbe(cmd, args, { cwd: PROBES, env, timeoutMs: 90_000 });
-      assert.equal(r.code, 0, `${t.name}: ${describeProbe(r)}`);
-      return r;
-    }));
+    const [expected, actual] = await Promise.all(
+      targets().map(async (t) => {
+        const env = {
+          FDL_HOST: t.host,
+          FDL_PORT: String(t.port),
+          FDL_DB: t.db,
+          FDL_USER: t.user,
+          PGTZ: 'UTC',
+          TZ: 'UTC',
+        };
+        const r = await runProbe(cmd, args, { cwd: PROBES, env, timeoutMs: 90_000 });
+        assert.equal(r.code, 0, `${t.name}: ${describeProbe(r)}`);
+        return r;
+      }),
+    );
     const lines = (r: ProbeResult) => r.stdout.split('\n').filter((l) => l !== '');
     const pgLines = lines(expected!);
-    for (const c of checks) assert.ok(pgLines.some((l) => l.startsWith(`${c}: `)), `PostgreSQL 15 printed no "${c}"\n${describeProbe(expected!)}`);
+    for (const c of checks)
+      assert.ok(
+        pgLines.some((l) => l.startsWith(`${c}: `)),
+        `PostgreSQL 15 printed no "${c}"\n${describeProbe(expected!)}`,
+      );
     const gwLines = lines(actual!);
     for (let i = 0; i < Math.max(pgLines.length, gwLines.length); i++) {
       assert.equal(gwLines[i], pgLines[i], `line ${i + 1} differs\n--- gateway stderr\n${actual!.stderr.slice(-3000)}`);
@@ -77,38 +96,94 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
   }
 
   test('psycopg 3 named cursors (itersize, scroll, NO SCROLL, WITH HOLD, binary, parameters) and SQLAlchemy 2 stream_results', async () => {
-    await twins(venvPython(), ['twins_cursors.py'], [
-      'named cursor, itersize 7, parameter', 'named cursor, fetchone/fetchmany/fetchall, two parameters',
-      'scrollable cursor: relative and absolute, back and forth', 'NO SCROLL cursor scrolled back', 'NO SCROLL cursor scrolled forward',
-      'binary named cursor', 'WITH HOLD cursor read after COMMIT', 'two named cursors read in turn', 'named cursor over a failing query',
-      'SQLAlchemy 2 stream_results over psycopg 3', 'SQLAlchemy 2 yield_per partitions',
-    ]);
+    await twins(
+      venvPython(),
+      ['twins_cursors.py'],
+      [
+        'named cursor, itersize 7, parameter',
+        'named cursor, fetchone/fetchmany/fetchall, two parameters',
+        'scrollable cursor: relative and absolute, back and forth',
+        'NO SCROLL cursor scrolled back',
+        'NO SCROLL cursor scrolled forward',
+        'binary named cursor',
+        'WITH HOLD cursor read after COMMIT',
+        'two named cursors read in turn',
+        'named cursor over a failing query',
+        'SQLAlchemy 2 stream_results over psycopg 3',
+        'SQLAlchemy 2 yield_per partitions',
+      ],
+    );
   });
 
   test('SQLAlchemy 2 over psycopg 3: every Inspector method, MetaData.reflect(views=True), Table(autoload_with), pandas read_sql_table', async () => {
-    await twins(venvPython(), ['twins_sqlalchemy2.py'], [
-      'get_schema_names has sales', 'get_table_names', 'get_view_names', 'get_materialized_view_names', 'get_sequence_names',
-      'get_temp_table_names', 'get_temp_view_names', 'has_schema', 'has_table', 'has_sequence', 'has_index', 'get_columns orders',
-      'get_columns customers', 'get_pk_constraint', 'get_foreign_keys', 'get_indexes', 'get_unique_constraints', 'get_check_constraints',
-      'get_table_comment', 'get_table_options', 'get_multi_columns', 'get_multi_pk_constraint', 'get_multi_indexes',
-      'get_sorted_table_and_fkc_names', 'get_enums', 'get_domains', 'MetaData.reflect(views=True)', 'Table(autoload_with) and a query over it',
-      'pandas read_sql_table',
-    ]);
+    await twins(
+      venvPython(),
+      ['twins_sqlalchemy2.py'],
+      [
+        'get_schema_names has sales',
+        'get_table_names',
+        'get_view_names',
+        'get_materialized_view_names',
+        'get_sequence_names',
+        'get_temp_table_names',
+        'get_temp_view_names',
+        'has_schema',
+        'has_table',
+        'has_sequence',
+        'has_index',
+        'get_columns orders',
+        'get_columns customers',
+        'get_pk_constraint',
+        'get_foreign_keys',
+        'get_indexes',
+        'get_unique_constraints',
+        'get_check_constraints',
+        'get_table_comment',
+        'get_table_options',
+        'get_multi_columns',
+        'get_multi_pk_constraint',
+        'get_multi_indexes',
+        'get_sorted_table_and_fkc_names',
+        'get_enums',
+        'get_domains',
+        'MetaData.reflect(views=True)',
+        'Table(autoload_with) and a query over it',
+        'pandas read_sql_table',
+      ],
+    );
   });
 
   test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch', async () => {
-    await twins(venvPython(), ['twins_asyncpg.py'], [
-      'cursor fetch, forward, fetchrow', 'cursor iteration with prefetch 7', 'cursor over a failing cast', 'connection usable afterwards',
-    ]);
+    await twins(
+      venvPython(),
+      ['twins_asyncpg.py'],
+      [
+        'cursor fetch, forward, fetchrow',
+        'cursor iteration with prefetch 7',
+        'cursor over a failing cast',
+        'connection usable afterwards',
+      ],
+    );
   });
 
   test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns / getFunctions / getProcedures, fetch … in after declare … with hold, setFetchSize', async () => {
     const javac = await compiled;
     assert.equal(javac.code, 0, describeProbe(javac));
     // The probe takes its target as arguments: one run per server, compared as the Python probes are.
-    await twins('sh', ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`], [
-      'setDate on a date column', 'setDate with a Calendar, equality', 'setTimestamp on a date column', 'setObject(LocalDate) on a date column',
-      'getFunctionColumns(split_part)', 'getFunctions(abs)', 'getProcedures(concat_ws)', 'declare with hold, then fetch in', 'setFetchSize in a transaction',
-    ]);
+    await twins(
+      'sh',
+      ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`],
+      [
+        'setDate on a date column',
+        'setDate with a Calendar, equality',
+        'setTimestamp on a date column',
+        'setObject(LocalDate) on a date column',
+        'getFunctionColumns(split_part)',
+        'getFunctions(abs)',
+        'getProcedures(concat_ws)',
+        'declare with hold, then fetch in',
+        'setFetchSize in a transaction',
+      ],
+    );
   });
 });

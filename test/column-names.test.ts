@@ -24,21 +24,24 @@ let conn: DuckDBConnection;
 const TABLES = [
   'CREATE TABLE t (id integer, name varchar, qty bigint, d date, price double precision)',
   'CREATE TABLE u (id integer, t_id integer, label varchar)',
-  "CREATE TABLE \"Mixed\" (\"Col\" integer, other varchar)",
+  'CREATE TABLE "Mixed" ("Col" integer, other varchar)',
   'CREATE VIEW v AS SELECT id, name FROM t',
 ];
 
-before(async () => {
-  cluster = await startPgCluster({ settings: { TimeZone: 'UTC' } });
-  client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
-  await client.connect();
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  for (const ddl of TABLES) {
-    await client.query(ddl);
-    await conn.run(ddl);
-  }
-}, { timeout: 60_000 });
+before(
+  async () => {
+    cluster = await startPgCluster({ settings: { TimeZone: 'UTC' } });
+    client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
+    await client.connect();
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+    for (const ddl of TABLES) {
+      await client.query(ddl);
+      await conn.run(ddl);
+    }
+  },
+  { timeout: 60_000 },
+);
 
 after(async () => {
   await client?.end().catch(() => undefined);
@@ -52,8 +55,13 @@ async function fromPostgres(sql: string): Promise<{ names: string[]; sources: (s
   const r = await client.query({ text: sql, rowMode: 'array' });
   const oids = [...new Set(r.fields.map((f) => f.tableID).filter((o) => o !== 0))];
   const rel = new Map<number, string>();
-  if (oids.length) for (const row of (await client.query('SELECT oid::int, relname FROM pg_class WHERE oid = ANY($1)', [oids])).rows) rel.set(row.oid, row.relname);
-  return { names: r.fields.map((f) => f.name), sources: r.fields.map((f) => (f.tableID === 0 ? null : `${rel.get(f.tableID)}.${f.columnID}`)) };
+  if (oids.length)
+    for (const row of (await client.query('SELECT oid::int, relname FROM pg_class WHERE oid = ANY($1)', [oids])).rows)
+      rel.set(row.oid, row.relname);
+  return {
+    names: r.fields.map((f) => f.name),
+    sources: r.fields.map((f) => (f.tableID === 0 ? null : `${rel.get(f.tableID)}.${f.columnID}`)),
+  };
 }
 
 /** The gateway's answer from the analysis (same rule as session/planner.ts). */
@@ -65,8 +73,12 @@ async function fromAnalysis(sql: string): Promise<{ names: string[]; sources: (s
   const names = postgresColumnNames(analysis.columnNames, duckNames) ?? duckNames;
   const found = await columnSources(conn, analysis.sources, 'memory', ['main'], names.length);
   const rel = new Map<number, string>();
-  for (const row of (await conn.runAndReadAll('SELECT DISTINCT table_oid, table_name FROM duckdb_columns()')).getRows()) rel.set(Number(row[0]), String(row[1]));
-  return { names, sources: names.map((_, i) => (found?.[i] ? `${rel.get(found[i]!.tableOid)}.${found[i]!.attnum}` : null)) };
+  for (const row of (await conn.runAndReadAll('SELECT DISTINCT table_oid, table_name FROM duckdb_columns()')).getRows())
+    rel.set(Number(row[0]), String(row[1]));
+  return {
+    names,
+    sources: names.map((_, i) => (found?.[i] ? `${rel.get(found[i]!.tableOid)}.${found[i]!.attnum}` : null)),
+  };
 }
 
 const SHAPES: string[] = [
@@ -75,9 +87,9 @@ const SHAPES: string[] = [
   'SELECT Count(id), SUM(qty), max(d) FROM t',
   'SELECT lower(name), upper(name), length(name) FROM t',
   'SELECT count(*) OVER (), row_number() OVER (ORDER BY id) FROM t',
-  'SELECT extract(year from d), date_trunc(\'day\', d) FROM t',
-  'SELECT trim(name), trim(leading \'x\' from name), trim(trailing from name), substring(name from 1 for 2), position(\'a\' in name) FROM t',
-  'SELECT nullif(id, 1), greatest(id, qty), least(id, 2), coalesce(name, \'x\') FROM t',
+  "SELECT extract(year from d), date_trunc('day', d) FROM t",
+  "SELECT trim(name), trim(leading 'x' from name), trim(trailing from name), substring(name from 1 for 2), position('a' in name) FROM t",
+  "SELECT nullif(id, 1), greatest(id, qty), least(id, 2), coalesce(name, 'x') FROM t",
   'SELECT abs(-1), round(1.5), now() IS NOT NULL',
   // casts: of a column keep the column's name; of a constant, PostgreSQL's type name
   'SELECT id::text, CAST(qty AS integer), name::varchar(3) FROM t',
@@ -85,7 +97,7 @@ const SHAPES: string[] = [
   "SELECT 1.5::real, 2.5::double precision, 3.5::float, 4.5::numeric(4,1), 5::decimal, CAST('7' AS text)",
   "SELECT '2020-01-01'::date, '2020-01-01 00:00'::timestamp, '2020-01-01 00:00'::timestamptz, '2020-01-01 00:00'::timestamp with time zone",
   "SELECT '1 day'::interval, interval '2 days', date '2020-01-01', 'true'::boolean, true, false, NULL",
-  "SELECT (id + 1)::text, count(*)::int, (CASE WHEN id > 1 THEN 1 END)::text FROM t GROUP BY id",
+  'SELECT (id + 1)::text, count(*)::int, (CASE WHEN id > 1 THEN 1 END)::text FROM t GROUP BY id',
   "SELECT CAST(CAST(id AS text) AS int), '1'::int4::int8 FROM t",
   // forms named by a keyword
   'SELECT CASE WHEN id > 1 THEN 1 ELSE 0 END, CASE WHEN id > 1 THEN name ELSE qty::text END, CASE id WHEN 1 THEN name END FROM t',
@@ -149,11 +161,15 @@ test('result names and column sources match PostgreSQL 15 over many shapes', asy
   for (const sql of SHAPES) {
     const want = await fromPostgres(sql);
     if (NO_SOURCE_THROUGH.has(sql)) {
-      assert.ok(want.sources.some((s) => s !== null), `PostgreSQL reports sources for ${sql}`);
+      assert.ok(
+        want.sources.some((s) => s !== null),
+        `PostgreSQL reports sources for ${sql}`,
+      );
       want.sources = want.sources.map(() => null);
     }
     const got = await fromAnalysis(sql).catch((e: Error) => ({ error: e.message }));
-    if (JSON.stringify(want) !== JSON.stringify(got)) wrong.push(`${sql}\n  PostgreSQL: ${JSON.stringify(want)}\n  gateway:    ${JSON.stringify(got)}`);
+    if (JSON.stringify(want) !== JSON.stringify(got))
+      wrong.push(`${sql}\n  PostgreSQL: ${JSON.stringify(want)}\n  gateway:    ${JSON.stringify(got)}`);
   }
   assert.deepEqual(wrong, []);
 });
@@ -168,8 +184,16 @@ test('the PostgreSQL grammar runs only for statements the rewrite needs, once pe
   // (Shapes with PostgreSQL forms the rewrite looks at — ~, ANY, COLLATE, ::char, SQL user keywords, and the
   // meanings of pg/pg-calls.ts: varchar(n), numeric, division, generate_series, format, row, and the result types
   // of pg/pg-result-types.ts, pg-forms.ts and pg-input.ts: sum, avg, round, length, extract, date_trunc, casts to text, string constants cast to int/bool/timestamptz, || — are left out.)
-  for (const sql of [...SHAPES.filter((s) => !/~|current_user|session_user|current_schema|current_catalog|ANY|::char|COLLATE|varchar\(|numeric|decimal|generate_series|format|tablesample|\bsum\s*\(|\bavg\s*\(|\bround\s*\(|'[^']*'\s*::\s*(?:int[248]?|integer|smallint|bigint|bool|boolean|timestamptz|timestamp with time zone)\b|\bcast\s*\(\s*'|\btimestamptz\s+'|\|\||to_char|[/%]|row\(|(?:select|,)\s*\([^()]*,|\b(?:upper|lower|length|char_length|octet_length|strpos|position|array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)/i.test(s)),
-    "SELECT 'pg_class' AS a, 'x ~ y' FROM t /* pg_catalog.pg_class */ -- information_schema", 'SELECT $q$pg_type$q$']) {
+  for (const sql of [
+    ...SHAPES.filter(
+      (s) =>
+        !/~|current_user|session_user|current_schema|current_catalog|ANY|::char|COLLATE|varchar\(|numeric|decimal|generate_series|format|tablesample|\bsum\s*\(|\bavg\s*\(|\bround\s*\(|'[^']*'\s*::\s*(?:int[248]?|integer|smallint|bigint|bool|boolean|timestamptz|timestamp with time zone)\b|\bcast\s*\(\s*'|\btimestamptz\s+'|\|\||to_char|[/%]|row\(|(?:select|,)\s*\([^()]*,|\b(?:upper|lower|length|char_length|octet_length|strpos|position|array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)/i.test(
+          s,
+        ),
+    ),
+    "SELECT 'pg_class' AS a, 'x ~ y' FROM t /* pg_catalog.pg_class */ -- information_schema",
+    'SELECT $q$pg_type$q$',
+  ]) {
     assert.deepEqual(parsed(sql), { parses: 0, rewritten: false }, sql);
   }
   // A catalog statement is parsed once, however often it is planned.

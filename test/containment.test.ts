@@ -33,7 +33,14 @@ async function through(c: RawPg, path: Path, sql: string): Promise<string> {
       break;
     case 'named': {
       const name = `s${++seq}`;
-      c.send(Buffer.concat([serialize.parse({ name, text: sql, types: [] }), buildBind({ statement: name }), serialize.execute({ rows: 0 }), serialize.sync()]));
+      c.send(
+        Buffer.concat([
+          serialize.parse({ name, text: sql, types: [] }),
+          buildBind({ statement: name }),
+          serialize.execute({ rows: 0 }),
+          serialize.sync(),
+        ]),
+      );
       r = await c.untilReady();
       break;
     }
@@ -69,12 +76,24 @@ describe('containment: escape attempts through every path are refused and change
 
   const parquet = () => {
     const dir = join(repoDir(), 'data', 'sales', 'orders');
-    return join(dir, readdirSync(dir).find((f) => f.endsWith('.parquet'))!);
+    return join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.parquet'))!,
+    );
   };
 
   before(async () => {
     writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ maxResultRows: 1000, statementTimeoutMs: 20_000 }));
-    gw = await startGateway(['--repo', `basic=${repoDir()}`, '--repo', `other=${repoDir()}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', cacheDir()]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repoDir()}`,
+      '--repo',
+      `other=${repoDir()}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      cacheDir(),
+    ]);
     attacker = await RawPg.connect({ port: gw.port, host: gw.host, user: 'mallory', database: 'basic@v1' });
     other = await RawPg.connect({ port: gw.port, host: gw.host, user: 'alice', database: 'basic@v1' });
   });
@@ -95,9 +114,15 @@ describe('containment: escape attempts through every path are refused and change
     return JSON.stringify({
       files: listing(repos.dir),
       targets: ['', '.csv', '.db', '.log', '.parquet'].filter((s) => existsSync(target + s)),
-      other: await rows(other, "SELECT count(*), sum(amount)::VARCHAR, '2024-01-01 00:00:00+00'::TIMESTAMPTZ::VARCHAR FROM sales.orders"),
+      other: await rows(
+        other,
+        "SELECT count(*), sum(amount)::VARCHAR, '2024-01-01 00:00:00+00'::TIMESTAMPTZ::VARCHAR FROM sales.orders",
+      ),
       otherSettings: await rows(other, 'SHOW ALL'),
-      attacker: await rows(attacker, "SELECT count(*), '2024-01-01 00:00:00+00'::TIMESTAMPTZ::VARCHAR FROM sales.orders"),
+      attacker: await rows(
+        attacker,
+        "SELECT count(*), '2024-01-01 00:00:00+00'::TIMESTAMPTZ::VARCHAR FROM sales.orders",
+      ),
       attackerSettings: await rows(attacker, 'SHOW ALL'),
       unqualified: (await attacker.simple('SELECT * FROM orders')).error?.code,
     });
@@ -180,7 +205,7 @@ describe('containment: escape attempts through every path are refused and change
       'SELECT unnest([1, 2, 3])',
       'SELECT * FROM unnest([1, 2, 3]) AS t(x)',
       'SELECT x FROM range(3) r(x) CROSS JOIN LATERAL (SELECT x * 2 AS y) l',
-      'SELECT * FROM (VALUES (1, \'a\'), (2, \'b\')) v(n, s)',
+      "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v(n, s)",
       'VALUES (1), (2)',
       'TABLE sales.customers',
       'FROM sales.orders LIMIT 2',
@@ -192,18 +217,18 @@ describe('containment: escape attempts through every path are refused and change
       'SELECT (SELECT max(amount) FROM sales.orders) AS top',
       "SELECT date_trunc('month', ordered_at) AS m, sum(amount) FROM sales.orders GROUP BY 1 ORDER BY 1",
       "SELECT strftime(ordered_at, '%Y-%m') FROM sales.orders LIMIT 3",
-      'SELECT upper(name), length(email), coalesce(country, \'?\') FROM sales.customers',
+      "SELECT upper(name), length(email), coalesce(country, '?') FROM sales.customers",
       "SELECT regexp_replace(email, '@.*', '') FROM sales.customers",
-      'SELECT CASE WHEN amount > 50 THEN \'big\' ELSE \'small\' END, count(*) FROM sales.orders GROUP BY 1',
+      "SELECT CASE WHEN amount > 50 THEN 'big' ELSE 'small' END, count(*) FROM sales.orders GROUP BY 1",
       'SELECT amount::INTEGER, qty::VARCHAR, CAST(order_id AS DOUBLE) FROM sales.orders LIMIT 3',
       'SELECT list(order_id ORDER BY order_id) FROM sales.orders',
-      'SELECT string_agg(name, \', \') FROM sales.customers',
+      "SELECT string_agg(name, ', ') FROM sales.customers",
       'SELECT median(amount), quantile_cont(amount, 0.9), stddev(amount) FROM sales.orders',
       'SELECT approx_count_distinct(customer_id) FROM sales.orders',
       'SELECT status, count(*) FILTER (WHERE qty > 1) FROM sales.orders GROUP BY ROLLUP (status)',
       'SELECT * FROM sales.orders QUALIFY row_number() OVER (PARTITION BY customer_id ORDER BY amount DESC) = 1',
       'SELECT * FROM sales.orders ORDER BY amount DESC NULLS LAST LIMIT 3',
-      'SELECT {\'a\': 1, \'b\': [1, 2]} AS s',
+      "SELECT {'a': 1, 'b': [1, 2]} AS s",
       'SELECT [x * 2 FOR x IN [1, 2, 3]]',
       'SELECT list_transform([1, 2], x -> x + 1)',
       'DESCRIBE sales.orders',
@@ -215,12 +240,12 @@ describe('containment: escape attempts through every path are refused and change
       'SELECT * FROM fdl.refs',
       'SELECT count(*) FROM "basic@v2".sales.orders',
       'SELECT a.n - b.n FROM (SELECT count(*) n FROM "basic@v2".sales.orders) a, (SELECT count(*) n FROM sales.orders) b',
-      'SELECT relname FROM pg_catalog.pg_class WHERE relname = \'orders\'',
+      "SELECT relname FROM pg_catalog.pg_class WHERE relname = 'orders'",
       "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = 'sales' ORDER BY 2",
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position",
       'SELECT nspname FROM pg_namespace ORDER BY 1',
       "SELECT current_setting('TimeZone'), current_database(), current_user, version()",
-      'SELECT now() > TIMESTAMP \'2000-01-01\'',
+      "SELECT now() > TIMESTAMP '2000-01-01'",
       'SELECT md5(name), hash(email) FROM sales.customers LIMIT 1',
       'SELECT * FROM sales.orders USING SAMPLE 50%',
     ];
@@ -229,7 +254,8 @@ describe('containment: escape attempts through every path are refused and change
     for (const sql of ok) {
       const r = await attacker.simple(sql);
       if (r.error) failed.push(`${sql}: ${r.error.code} ${r.error.message}`);
-      else if (!/^(SELECT|EXPLAIN|SHOW)/.test(r.commandTag ?? '') && r.dataRows.length === 0) failed.push(`${sql}: no rows (${r.commandTag})`);
+      else if (!/^(SELECT|EXPLAIN|SHOW)/.test(r.commandTag ?? '') && r.dataRows.length === 0)
+        failed.push(`${sql}: no rows (${r.commandTag})`);
     }
     assert.deepEqual(failed, []);
     // The same statements through the extended protocol (unnamed Parse) give the same rows.
@@ -246,13 +272,19 @@ describe('containment: escape attempts through every path are refused and change
       assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
       return { tag: r.commandTag, rows: r.dataRows.length };
     };
-    assert.deepEqual(await rows('PREPARE big(int) AS SELECT order_id FROM sales.orders WHERE qty > $1'), { tag: 'PREPARE', rows: 0 });
+    assert.deepEqual(await rows('PREPARE big(int) AS SELECT order_id FROM sales.orders WHERE qty > $1'), {
+      tag: 'PREPARE',
+      rows: 0,
+    });
     const all = (await rows('SELECT order_id FROM sales.orders WHERE qty > 1')).rows;
     assert.deepEqual(await rows('EXECUTE big(1)'), { tag: `SELECT ${all}`, rows: all });
     assert.deepEqual(await rows('EXECUTE big(0 + 1)'), { tag: `SELECT ${all}`, rows: all });
     assert.equal((await attacker.simple('EXECUTE big')).error?.code, '42601');
     assert.equal((await attacker.simple('PREPARE big AS SELECT 1')).error?.code, '42P05');
-    assert.equal((await attacker.simple("EXECUTE big((SELECT count(*) FROM read_text('/etc/hostname')))")).error?.code, '42501');
+    assert.equal(
+      (await attacker.simple("EXECUTE big((SELECT count(*) FROM read_text('/etc/hostname')))")).error?.code,
+      '42501',
+    );
     assert.deepEqual(await rows('DEALLOCATE big'), { tag: 'DEALLOCATE', rows: 0 });
     assert.equal((await attacker.simple('EXECUTE big(1)')).error?.code, '26000');
   });
@@ -261,8 +293,8 @@ describe('containment: escape attempts through every path are refused and change
     for (const sql of [
       "SELECT pg_get_viewdef('sales.orders'::regclass)",
       "SELECT string_agg(pg_get_viewdef(c.oid), ' ') FROM pg_class c WHERE c.relkind = 'v'",
-      'SELECT string_agg(definition, \' \') FROM pg_views',
-      'SELECT string_agg(view_definition, \' \') FROM information_schema.views',
+      "SELECT string_agg(definition, ' ') FROM pg_views",
+      "SELECT string_agg(view_definition, ' ') FROM information_schema.views",
     ]) {
       const r = await attacker.simple(sql);
       assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
@@ -270,7 +302,10 @@ describe('containment: escape attempts through every path are refused and change
       assert.ok(!text.includes(repos.dir) && !text.includes(cacheDir()), `${sql} shows a server path`);
     }
     // A table has no definition (NULL, as in PostgreSQL): not even its files' names (test/catalog-no-internals.test.ts).
-    assert.doesNotMatch((await attacker.simple("SELECT pg_get_viewdef('sales.orders'::regclass)")).dataRows[0]!.toString(), /parquet/);
+    assert.doesNotMatch(
+      (await attacker.simple("SELECT pg_get_viewdef('sales.orders'::regclass)")).dataRows[0]!.toString(),
+      /parquet/,
+    );
   });
 
   test('row cap holds for COPY … TO STDOUT and across repeated Execute(n)', async () => {
@@ -282,10 +317,16 @@ describe('containment: escape attempts through every path are refused and change
     assert.equal(under.commandTag, 'COPY 900');
     // One portal, three Execute(400): the third passes 1,000 rows.
     await attacker.simple('BEGIN');
-    attacker.send(Buffer.concat([
-      serialize.parse({ text: 'SELECT * FROM range(5000)', types: [] }), buildBind({}),
-      serialize.execute({ rows: 400 }), serialize.execute({ rows: 400 }), serialize.execute({ rows: 400 }), serialize.sync(),
-    ]));
+    attacker.send(
+      Buffer.concat([
+        serialize.parse({ text: 'SELECT * FROM range(5000)', types: [] }),
+        buildBind({}),
+        serialize.execute({ rows: 400 }),
+        serialize.execute({ rows: 400 }),
+        serialize.execute({ rows: 400 }),
+        serialize.sync(),
+      ]),
+    );
     const r = await attacker.untilReady();
     assert.equal(r.error?.code, '54000');
     assert.ok(r.dataRows.length <= 1000, `${r.dataRows.length} rows sent`);

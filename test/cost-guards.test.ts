@@ -17,7 +17,9 @@ const TIMEOUT_MS = 3000;
 
 /** CPU seconds (user + system) the process has used so far. */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
 }
 
@@ -39,8 +41,18 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
   };
 
   before(async () => {
-    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }));
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }),
+    );
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -71,7 +83,8 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
     }
     // The sessions go on; ordinary calls answer as before (PostgreSQL's fuzzystrmatch gives 3 for kitten/sitting).
-    const r = await c.query(`select levenshtein('kitten', 'sitting')::int as l, damerau_levenshtein('ab', 'ba')::int as d,
+    const r =
+      await c.query(`select levenshtein('kitten', 'sitting')::int as l, damerau_levenshtein('ab', 'ba')::int as d,
       round(jaro_winkler_similarity('martha', 'marhta'), 4) as j, 'abc' like 'a%' as l1, 'ABC' ilike '%b%' as l2,
       'abc' glob 'a*c' as g, 'a%c' like 'a!%c' escape '!' as e, levenshtein(repeat('a', 255), '')::int as edge`);
     assert.deepEqual(r.rows[0], { l: 3, d: 1, j: 0.9611, l1: true, l2: true, g: true, e: true, edge: 255 });
@@ -82,12 +95,19 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
   test('the guard errs only over the ceiling: 255 bytes, and long patterns over long texts', async () => {
     const c = await login();
     // DuckDB's edit distances work by byte: 'é' is two.
-    await assert.rejects(c.query("select levenshtein(repeat('é', 128), 'x')"), (e: { code?: string; message?: string }) => e.code === '54000' && /maximum length of 255 bytes/.test(e.message ?? ''));
+    await assert.rejects(
+      c.query("select levenshtein(repeat('é', 128), 'x')"),
+      (e: { code?: string; message?: string }) =>
+        e.code === '54000' && /maximum length of 255 bytes/.test(e.message ?? ''),
+    );
     assert.equal((await c.query("select levenshtein(repeat('é', 127), 'x')::int as d")).rows[0].d, 254);
     // A 65-byte pattern over a 16 KB text is 1 MiB of pairs: served; over 17 KB: refused.
     const pat = `'%' || repeat('x', 63) || '%'`;
     assert.equal((await c.query(`select repeat('a', 16000) ilike ${pat} as m`)).rows[0].m, false);
-    await assert.rejects(c.query(`select repeat('a', n) ilike ${pat} from (values (17000)) t(n)`), (e: { code?: string }) => e.code === '54000');
+    await assert.rejects(
+      c.query(`select repeat('a', n) ilike ${pat} from (values (17000)) t(n)`),
+      (e: { code?: string }) => e.code === '54000',
+    );
     // A short constant pattern is never checked, whatever the text's length (it folds away).
     assert.equal((await c.query(`select ${long('a', 10000000)} like '%b%' as m`)).rows[0].m, false);
     await c.end();
@@ -97,12 +117,18 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     const c = await login();
     // Before: 53200 after 17-54 s at 1.8-2.3 GB, or 57014 with the process busy for seconds after.
     const payloads: [string, RegExp][] = [
-      ["select sum(length(repeat('x', 60000000 + range))) from range(40)", /^repeat: a result exceeds the per-call limit of 262144 bytes/],
+      [
+        "select sum(length(repeat('x', 60000000 + range))) from range(40)",
+        /^repeat: a result exceeds the per-call limit of 262144 bytes/,
+      ],
       ["select count(*) from range(2048) where repeat('ab', 1000000 + range) ~ '(a|b)*c'", /^repeat: a result exceeds/],
-      ["select sum(length(replace(repeat('a', 100000 + range), 'a', repeat('b', 4000)))) from range(10)", /^replace: a result exceeds/],
+      [
+        "select sum(length(replace(repeat('a', 100000 + range), 'a', repeat('b', 4000)))) from range(10)",
+        /^replace: a result exceeds/,
+      ],
       ["select length(printf('%0500000000d', 1))", /^printf: a width taken from an argument, or a result exceeds/],
       ["select length(printf('%-500000000s', 'x'))", /^printf: .* exceeds/],
-      ['select printf(\'%*d\', n, 1) from (values (500000000)) t(n)', /^printf: a width taken from an argument/],
+      ["select printf('%*d', n, 1) from (values (500000000)) t(n)", /^printf: a width taken from an argument/],
       ["select length(printf('%1$s%1$s%1$s%1$s%1$s%1$s%1$s%1$s', repeat('x', 200000)))", /^printf: .* exceeds/],
       ["select lpad('x', n, 'y') from (values (500000000)) t(n)", /^lpad: a result exceeds/],
       ["select rpad('x', n, 'é') from (values (200000)) t(n)", /^rpad: a result exceeds/],
@@ -110,7 +136,11 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     ];
     for (const [sql, message] of payloads) {
       const t0 = Date.now();
-      await assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''), sql);
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''),
+        sql,
+      );
       const took = Date.now() - t0;
       assert.ok(took < TIMEOUT_MS, `${sql}: answered after ${took} ms`);
       const cpu0 = cpuSeconds(gw.proc.pid!);
@@ -119,7 +149,8 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the second after the answer`);
     }
     // Within the ceiling, and calls that do not grow their input however large it is, answer as the built-ins do.
-    const r = await c.query(`select printf('%05.2f|%s|%d', 3.14159, 'x', 42) as p, printf('%5s', 'ab') as f, lpad('ab', 5, '0') as l,
+    const r =
+      await c.query(`select printf('%05.2f|%s|%d', 3.14159, 'x', 42) as p, printf('%5s', 'ab') as f, lpad('ab', 5, '0') as l,
       rpad('ab', 5, 'é') as r, lpad('abc', 2, 'x') as t, replace('abcabc', 'b', 'XYZ') as x, repeat('ab', 3) as a, repeat([1, 2], 2)::varchar as li,
       length(repeat('x', 262145))::int as edge, length(replace(${long('x,', 400000)}, ',', ', '))::int as grown, length(repeat(${long('y', 1000000)}, 1))::int as once,
       length(bar(5, 0, 10, 20))::int as b, length(printf('%s', ${long('z', 1000000)}))::int as big`);
@@ -127,10 +158,34 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     let nested = 's';
     for (let i = 0; i < 12; i++) nested = `replace(${nested}, 'a${i}', 'bb')`;
     const t0 = Date.now();
-    await assert.rejects(c.query(`select ${nested} from (values ('x')) t(s)`), (e: { code?: string }) => e.code === '54001');
+    await assert.rejects(
+      c.query(`select ${nested} from (values ('x')) t(s)`),
+      (e: { code?: string }) => e.code === '54001',
+    );
     assert.ok(Date.now() - t0 < TIMEOUT_MS, `12 nested replace calls answered after ${Date.now() - t0} ms`);
-    assert.equal((await c.query(`select replace(replace(replace(replace(replace(replace(s, 'a', 'bb'), 'b', 'cc'), 'c', 'dd'), 'd', 'ee'), 'e', 'ff'), 'f', 'gg') as r from (values ('a')) t(s)`)).rows[0].r, 'g'.repeat(64));
-    assert.deepEqual(r.rows[0], { p: '03.14|x|42', f: '   ab', l: '000ab', r: 'abééé', t: 'ab', x: 'aXYZcaXYZc', a: 'ababab', li: '[1, 2, 1, 2]', edge: 262145, grown: 1200000, once: 1000000, b: 20, big: 1000000 });
+    assert.equal(
+      (
+        await c.query(
+          `select replace(replace(replace(replace(replace(replace(s, 'a', 'bb'), 'b', 'cc'), 'c', 'dd'), 'd', 'ee'), 'e', 'ff'), 'f', 'gg') as r from (values ('a')) t(s)`,
+        )
+      ).rows[0].r,
+      'g'.repeat(64),
+    );
+    assert.deepEqual(r.rows[0], {
+      p: '03.14|x|42',
+      f: '   ab',
+      l: '000ab',
+      r: 'abééé',
+      t: 'ab',
+      x: 'aXYZcaXYZc',
+      a: 'ababab',
+      li: '[1, 2, 1, 2]',
+      edge: 262145,
+      grown: 1200000,
+      once: 1000000,
+      b: 20,
+      big: 1000000,
+    });
     await c.end();
   });
 });

@@ -31,7 +31,11 @@ test('a three-part name of another database is 0A000 with PostgreSQL 15 words; t
   ]) {
     const [p, g] = [await pg.query(sql), await gw.query(sql)];
     assert.equal(p.error?.code, '0A000', `PostgreSQL: ${sql}`);
-    assert.deepEqual({ code: g.error?.code, message: g.error?.message }, { code: p.error?.code, message: p.error?.message }, sql);
+    assert.deepEqual(
+      { code: g.error?.code, message: g.error?.message },
+      { code: p.error?.code, message: p.error?.message },
+      sql,
+    );
   }
   assert.deepEqual(rows(await gw.query('select count(*) from sales.orders')), before, 'the session answers as before');
 });
@@ -39,8 +43,12 @@ test('a three-part name of another database is 0A000 with PostgreSQL 15 words; t
 test("the session's own database in front of a catalog relation is served as PostgreSQL serves it", async () => {
   const { pg, gw } = twins.conns;
   // The gateway's session is on basic@v2, PostgreSQL's on postgres.
-  const g = await gw.query(`select table_name from "basic@v2".information_schema.tables where table_schema = 'sales' order by 1`);
-  const p = await pg.query(`select table_name from postgres.information_schema.tables where table_schema = 'sales' order by 1`);
+  const g = await gw.query(
+    `select table_name from "basic@v2".information_schema.tables where table_schema = 'sales' order by 1`,
+  );
+  const p = await pg.query(
+    `select table_name from postgres.information_schema.tables where table_schema = 'sales' order by 1`,
+  );
   assert.equal(g.error, undefined);
   assert.deepEqual(rows(g), rows(p));
   assert.ok(rows(g).length >= 2);

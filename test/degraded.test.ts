@@ -47,7 +47,10 @@ test('re-attaching a version whose eviction is still detaching waits for the DET
 test('a DETACH that fails is logged and counted (fdl_degraded_total{what="detach"})', async () => {
   const before = degradedCounts().get('detach') ?? 0;
   const versions = new AttachedVersions<Attached>(1);
-  const failing = (dbName: string) => async (): Promise<Attached> => ({ dbName, dispose: () => Promise.reject(new Error('boom')) });
+  const failing = (dbName: string) => async (): Promise<Attached> => ({
+    dbName,
+    dispose: () => Promise.reject(new Error('boom')),
+  });
   (await versions.acquire('a', failing('v_a'))).release();
   (await versions.acquire('b', failing('v_b'))).release();
   await new Promise((r) => setTimeout(r, 10));

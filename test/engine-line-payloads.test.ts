@@ -24,9 +24,12 @@ describe('every escape payload with admission off', () => {
   let other: RawPg;
 
   before(async () => {
-    gw = await startGateway(['--repo', `granted=${granted()}`, '--repo', `secret=${secret()}`, '--cache-dir', join(repos.dir, 'cache')], {
-      env: { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' },
-    });
+    gw = await startGateway(
+      ['--repo', `granted=${granted()}`, '--repo', `secret=${secret()}`, '--cache-dir', join(repos.dir, 'cache')],
+      {
+        env: { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' },
+      },
+    );
     attacker = await RawPg.connect({ port: gw.port, host: gw.host, user: 'mallory', database: 'granted@v1' });
     other = await RawPg.connect({ port: gw.port, host: gw.host, user: 'alice', database: 'granted@v1' });
   });
@@ -42,23 +45,36 @@ describe('every escape payload with admission off', () => {
     assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
     return r.dataRows.map((d) => d.toString('hex'));
   };
-  const state = async () => JSON.stringify({
-    files: listing(repos.dir).filter((l) => !l.includes('/cache/')),
-    targets: ['', '.csv', '.db', '.log', '.parquet'].filter((s) => existsSync(target() + s)),
-    other: await rows(other, 'SELECT count(*), sum(amount)::VARCHAR FROM sales.orders'),
-    otherViews: await rows(other, 'SELECT count(*) FROM sales.customers'),
-    // DuckDB's own current_setting (the PostgreSQL one answers 42704 for DuckDB-only names, as PostgreSQL does)
-    otherSettings: await rows(other, "SELECT system.main.current_setting('threads'), system.main.current_setting('memory_limit'), current_setting('TimeZone')"),
-  });
+  const state = async () =>
+    JSON.stringify({
+      files: listing(repos.dir).filter((l) => !l.includes('/cache/')),
+      targets: ['', '.csv', '.db', '.log', '.parquet'].filter((s) => existsSync(target() + s)),
+      other: await rows(other, 'SELECT count(*), sum(amount)::VARCHAR FROM sales.orders'),
+      otherViews: await rows(other, 'SELECT count(*) FROM sales.customers'),
+      // DuckDB's own current_setting (the PostgreSQL one answers 42704 for DuckDB-only names, as PostgreSQL does)
+      otherSettings: await rows(
+        other,
+        "SELECT system.main.current_setting('threads'), system.main.current_setting('memory_limit'), current_setting('TimeZone')",
+      ),
+    });
 
   test('each payload: its exact SQLSTATE, nothing written, nothing of the other repository read', async () => {
     const meta = (p: string) => `${p}/versions/*/ducklake.duckdb`;
     const payloads: [string, string][] = [
       // the issue's two differentials
       [`EXPLAIN(ANALYZE ') SELECT ') COPY (SELECT 1) TO '${target()}.parquet' --' AS a`, '42601'],
-      [`EXPLAIN(ANALYZE ') SELECT ') SELECT error(string_agg(x::VARCHAR, ',')) FROM read_parquet('${secret()}/data/**/*.parquet') x --' AS a`, '42601'],
-      [`WITH a AS (SELECT * FROM '${secret()}/data/**/*.parquet'), "${secret()}/data/**/*.parquet" AS (SELECT 1) SELECT * FROM a`, '42501'],
-      [`WITH a AS (SELECT * FROM duckdb_databases()), "duckdb_databases" AS (SELECT 1) SELECT string_agg(path, ',') FROM a WHERE path LIKE '%odd_names%'`, 'ok:'],
+      [
+        `EXPLAIN(ANALYZE ') SELECT ') SELECT error(string_agg(x::VARCHAR, ',')) FROM read_parquet('${secret()}/data/**/*.parquet') x --' AS a`,
+        '42601',
+      ],
+      [
+        `WITH a AS (SELECT * FROM '${secret()}/data/**/*.parquet'), "${secret()}/data/**/*.parquet" AS (SELECT 1) SELECT * FROM a`,
+        '42501',
+      ],
+      [
+        `WITH a AS (SELECT * FROM duckdb_databases()), "duckdb_databases" AS (SELECT 1) SELECT string_agg(path, ',') FROM a WHERE path LIKE '%odd_names%'`,
+        'ok:',
+      ],
       // what EXPLAIN ANALYZE would run, spelled plainly and under the gateway's EXPLAIN
       [`EXPLAIN ANALYZE COPY (SELECT 1) TO '${target()}.csv'`, '42501'],
       ['EXPLAIN ANALYZE CREATE OR REPLACE VIEW sales.orders AS SELECT 1 AS forged', '25006'],
@@ -76,7 +92,7 @@ describe('every escape payload with admission off', () => {
       ["SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))", '42501'],
       [`SELECT * FROM parquet_full_metadata('${granted()}/data/**/*.parquet')`, '42501'],
       ["SELECT * FROM sniff_csv('/etc/passwd')", '42501'],
-      ['SELECT * FROM sales.orders o, LATERAL (SELECT * FROM read_blob(\'/etc/hostname\')) x', '42501'],
+      ["SELECT * FROM sales.orders o, LATERAL (SELECT * FROM read_blob('/etc/hostname')) x", '42501'],
       // side-effecting table functions DuckDB runs despite the configuration lock
       [`SELECT * FROM enable_logging(storage := 'file', storage_path := '${target()}.log')`, '42501'],
       ['SELECT * FROM enable_profiling()', '42501'],
@@ -98,10 +114,10 @@ describe('every escape payload with admission off', () => {
       ['INSTALL httpfs', '42501'],
       // the other repository by name, its catalogs and its views' SQL
       ['SELECT * FROM "secret@v1".main."UPPER case"', '0A000'],
-      ['SELECT string_agg(pg_get_viewdef(oid), \' \') FROM pg_class', 'ok:'],
+      ["SELECT string_agg(pg_get_viewdef(oid), ' ') FROM pg_class", 'ok:'],
       ['FROM pg_get_viewdef(1)', '42501'],
       ['SELECT * FROM fdl_pg.pgcat._rel', 'ok:'],
-      ['SELECT string_agg(sql, \' \') FROM duckdb_views()', 'ok:'],
+      ["SELECT string_agg(sql, ' ') FROM duckdb_views()", 'ok:'],
     ];
     const before = await state();
     const wrong: string[] = [];
@@ -110,19 +126,27 @@ describe('every escape payload with admission off', () => {
       const got = r.error ? r.error.code : 'ok:';
       if (got !== want) wrong.push(`${sql}: expected ${want}, got ${got} ${r.error?.message ?? ''}`);
       const answered = r.dataRows.map(String).join('\n') + (r.error?.message ?? '');
-      assert.ok(!answered.includes(secret()) && !answered.includes('odd_names'), `${sql} answered something of the other repository`);
+      assert.ok(
+        !answered.includes(secret()) && !answered.includes('odd_names'),
+        `${sql} answered something of the other repository`,
+      );
       assert.equal(await state(), before, `state changed after ${sql}`);
     }
     assert.deepEqual(wrong, []);
   });
 
   test("the version's views database is attached READ_ONLY: a CREATE OR REPLACE VIEW in it could not land even past every layer", async () => {
-    const r = await attacker.simple("SELECT database_name, readonly FROM duckdb_databases() WHERE database_name LIKE 'granted@%' ORDER BY 1");
+    const r = await attacker.simple(
+      "SELECT database_name, readonly FROM duckdb_databases() WHERE database_name LIKE 'granted@%' ORDER BY 1",
+    );
     assert.equal(r.error, undefined, r.error?.message);
     const flags = r.dataRows.map((d) => d.toString('latin1'));
     assert.ok(flags.length >= 1 && flags.every((f) => /\x01t$/.test(f)), flags.join(' | '));
     const before = await state();
-    for (const sql of ['CREATE OR REPLACE VIEW sales.orders AS SELECT 1 AS forged', `CREATE OR REPLACE VIEW "granted@v1".sales.orders AS SELECT 1 AS forged`]) {
+    for (const sql of [
+      'CREATE OR REPLACE VIEW sales.orders AS SELECT 1 AS forged',
+      `CREATE OR REPLACE VIEW "granted@v1".sales.orders AS SELECT 1 AS forged`,
+    ]) {
       assert.equal((await attacker.simple(sql)).error?.code, '25006', sql);
       assert.equal(await state(), before, sql);
     }

@@ -21,9 +21,12 @@ describe('the engine line holds without admission', () => {
   let c: RawPg;
 
   before(async () => {
-    gw = await startGateway(['--repo', `granted=${granted()}`, '--repo', `secret=${secret()}`, '--cache-dir', join(repos.dir, 'cache')], {
-      env: { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' },
-    });
+    gw = await startGateway(
+      ['--repo', `granted=${granted()}`, '--repo', `secret=${secret()}`, '--cache-dir', join(repos.dir, 'cache')],
+      {
+        env: { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' },
+      },
+    );
     c = await RawPg.connect({ port: gw.port, host: gw.host, user: 'mallory', database: 'granted@v1' });
   });
   after(async () => {
@@ -41,7 +44,9 @@ describe('the engine line holds without admission', () => {
 
   test('another repository is out of reach, nothing is written, no view replaced', async () => {
     const before = listing(repos.dir);
-    const reference = (await c.simple('SELECT count(*), sum(amount)::VARCHAR FROM sales.orders')).dataRows.map((d) => d.toString('hex'));
+    const reference = (await c.simple('SELECT count(*), sum(amount)::VARCHAR FROM sales.orders')).dataRows.map((d) =>
+      d.toString('hex'),
+    );
     const payloads: [string, string][] = [
       [`SELECT * FROM read_parquet('${secret()}/data/**/*.parquet')`, '42501'],
       [`SELECT * FROM '${secret()}/data/**/*.parquet'`, '42501'],
@@ -49,7 +54,10 @@ describe('the engine line holds without admission', () => {
       [`SELECT * FROM read_blob('${secret()}/versions/*/version.json')`, '42501'],
       [`SELECT * FROM read_text('${join(repos.dir, 'cache.state')}/*')`, '42501'],
       ['SELECT * FROM "secret@v1".main."UPPER case"', '0A000'],
-      [`WITH a AS (SELECT * FROM '${secret()}/data/**/*.parquet'), "${secret()}/data/**/*.parquet" AS (SELECT 1) SELECT * FROM a`, '42501'],
+      [
+        `WITH a AS (SELECT * FROM '${secret()}/data/**/*.parquet'), "${secret()}/data/**/*.parquet" AS (SELECT 1) SELECT * FROM a`,
+        '42501',
+      ],
       [`EXPLAIN(ANALYZE ') SELECT ') COPY (SELECT 1) TO '${granted()}/data/evil.parquet' --' AS a`, '42601'],
       [`EXPLAIN ANALYZE CREATE OR REPLACE VIEW sales.orders AS SELECT 1 AS forged`, '25006'],
       [`COPY (SELECT 1) TO '${granted()}/data/evil.parquet'`, '42501'],
@@ -61,16 +69,27 @@ describe('the engine line holds without admission', () => {
     for (const [sql, want] of payloads) {
       const r = await c.simple(sql);
       const outcome = r.error ? r.error.code : `ok:${r.dataRows.length ? r.dataRows[0]!.toString() : ''}`;
-      if (outcome !== want && !(want.startsWith('ok:') && outcome.startsWith('ok:') && outcome.endsWith(want.slice(3)))) got.push(`${sql}: expected ${want}, got ${outcome} ${r.error?.message ?? ''}`);
-      for (const d of r.dataRows) assert.ok(!d.toString().includes(secret()), `${sql} answered a path of the other repository`);
+      if (outcome !== want && !(want.startsWith('ok:') && outcome.startsWith('ok:') && outcome.endsWith(want.slice(3))))
+        got.push(`${sql}: expected ${want}, got ${outcome} ${r.error?.message ?? ''}`);
+      for (const d of r.dataRows)
+        assert.ok(!d.toString().includes(secret()), `${sql} answered a path of the other repository`);
     }
     assert.deepEqual(got, []);
     // The session's instance sees its own repository's databases only.
-    const dbs = await c.simple('SELECT string_agg(path, \',\') FROM duckdb_databases()');
+    const dbs = await c.simple("SELECT string_agg(path, ',') FROM duckdb_databases()");
     assert.equal(dbs.error, undefined);
-    assert.ok(!dbs.dataRows.map(String).join().includes(secret()), 'no database of the other repository is attached to this instance');
-    assert.deepEqual(listing(repos.dir).filter((l) => !l.includes('/cache')), before.filter((l) => !l.includes('/cache')), 'no file of either repository changed');
-    const again = (await c.simple('SELECT count(*), sum(amount)::VARCHAR FROM sales.orders')).dataRows.map((d) => d.toString('hex'));
+    assert.ok(
+      !dbs.dataRows.map(String).join().includes(secret()),
+      'no database of the other repository is attached to this instance',
+    );
+    assert.deepEqual(
+      listing(repos.dir).filter((l) => !l.includes('/cache')),
+      before.filter((l) => !l.includes('/cache')),
+      'no file of either repository changed',
+    );
+    const again = (await c.simple('SELECT count(*), sum(amount)::VARCHAR FROM sales.orders')).dataRows.map((d) =>
+      d.toString('hex'),
+    );
     assert.deepEqual(again, reference, 'the shared version views answer as before');
   });
 });

@@ -14,8 +14,18 @@ import { copyFixtures, startGateway, type RunningGateway } from './support/gatew
 let gw: RunningGateway;
 const repos = copyFixtures('repos/basic');
 before(async () => {
-  writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }));
-  gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+  writeFileSync(
+    join(repos.dir, 'config.json'),
+    JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }),
+  );
+  gw = await startGateway([
+    '--repo',
+    `basic=${repos.path('repos/basic')}`,
+    '--config',
+    join(repos.dir, 'config.json'),
+    '--cache-dir',
+    join(repos.dir, 'cache'),
+  ]);
 });
 after(async () => {
   await gw?.stop();
@@ -34,7 +44,10 @@ test('wrong arguments to sum, round, repeat, printf…: the SQLSTATE kept, no in
       ["select printf('%s %s %s %s %s %s %s %s %s %s', 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)", '42883'],
       ['select lpad(1)', '42883'],
     ] as const) {
-      const e = await c.query(sql).then(() => null, (err: { code?: string; message?: string; detail?: string; hint?: string }) => err);
+      const e = await c.query(sql).then(
+        () => null,
+        (err: { code?: string; message?: string; detail?: string; hint?: string }) => err,
+      );
       assert.ok(e, `${sql}: refused`);
       assert.equal(e.code, code, `${sql}: ${e.message}`);
       const text = [e.message, e.detail, e.hint].join('\n');

@@ -19,9 +19,19 @@ function msg(type: string, ...parts: Buffer[]): Buffer {
   const body = Buffer.concat(parts);
   return Buffer.concat([Buffer.from(type), i32(body.length + 4), body]);
 }
-const parse = (name: string, sql: string | Buffer, types: number[] = []) => msg('P', cstr(name), cstr(sql), i16(types.length), ...types.map(i32));
+const parse = (name: string, sql: string | Buffer, types: number[] = []) =>
+  msg('P', cstr(name), cstr(sql), i16(types.length), ...types.map(i32));
 const bind = (params: (Buffer | null)[], resultFormats: number[] = []) =>
-  msg('B', cstr(''), cstr(''), i16(0), i16(params.length), ...params.flatMap((p) => (p === null ? [i32(-1)] : [i32(p.length), p])), i16(resultFormats.length), ...resultFormats.map(i16));
+  msg(
+    'B',
+    cstr(''),
+    cstr(''),
+    i16(0),
+    i16(params.length),
+    ...params.flatMap((p) => (p === null ? [i32(-1)] : [i32(p.length), p])),
+    i16(resultFormats.length),
+    ...resultFormats.map(i16),
+  );
 
 function decodeAll(chunks: Buffer[]): FrontendMessage[] {
   const d = new FrontendDecoder(1 << 20);
@@ -51,8 +61,18 @@ test('messages cut at every byte boundary decode as the whole stream does', () =
     ['Parse', 'Bind', 'Describe', 'Execute', 'Sync', 'Query', 'Close'],
   );
   assert.deepEqual(whole[0], { type: 'Parse', name: 's1', sql: 'SELECT $1::int + 1', paramTypes: [23] });
-  assert.deepEqual(whole[1], { type: 'Bind', portal: '', statement: '', paramFormats: [], params: [Buffer.from('41'), null], resultFormats: [1] });
-  assert.deepEqual(whole[5], { type: 'Query', sql: "select 'é', '日本語', '🐘' -- a longer text than the short-ASCII path takes" });
+  assert.deepEqual(whole[1], {
+    type: 'Bind',
+    portal: '',
+    statement: '',
+    paramFormats: [],
+    params: [Buffer.from('41'), null],
+    resultFormats: [1],
+  });
+  assert.deepEqual(whole[5], {
+    type: 'Query',
+    sql: "select 'é', '日本語', '🐘' -- a longer text than the short-ASCII path takes",
+  });
   for (let cut = 1; cut < stream.length; cut++) {
     assert.deepEqual(decodeAll([stream.subarray(0, cut), stream.subarray(cut)]), whole, `cut at ${cut}`);
   }
@@ -73,7 +93,10 @@ test('a field never reads into the next message', () => {
 });
 
 test('text is strict UTF-8: 22021 for invalid bytes, short or long, and the stream goes on', () => {
-  for (const bytes of [Buffer.from([0x73, 0xc3, 0x28]), Buffer.concat([Buffer.from('select '.repeat(10)), Buffer.from([0xed, 0xa0, 0x80])])]) {
+  for (const bytes of [
+    Buffer.from([0x73, 0xc3, 0x28]),
+    Buffer.concat([Buffer.from('select '.repeat(10)), Buffer.from([0xed, 0xa0, 0x80])]),
+  ]) {
     const [bad, next] = decodeAll([Buffer.concat([parse('', bytes), msg('S')])]);
     assert.equal(bad!.type === 'Invalid' && bad.error.sqlstate, '22021');
     assert.equal(next!.type, 'Sync');
@@ -116,7 +139,10 @@ test('a large message taken from a chunk holding the start of the next does not 
   assert.equal(m?.type, 'Query');
   assert.equal(d.pending, 1);
   const held = (d as unknown as { chunks: Buffer[] }).chunks;
-  assert.ok(held.every((c) => c.buffer.byteLength < 1024 * 1024), `the decoder still holds ${held.map((c) => c.buffer.byteLength)} bytes`);
+  assert.ok(
+    held.every((c) => c.buffer.byteLength < 1024 * 1024),
+    `the decoder still holds ${held.map((c) => c.buffer.byteLength)} bytes`,
+  );
   d.push(Buffer.from([0, 0, 0, 4]));
   assert.equal(d.next()?.type, 'Sync');
 });
@@ -124,11 +150,23 @@ test('a large message taken from a chunk holding the start of the next does not 
 test('parameter and format counts are unsigned, as PostgreSQL reads them: 65,535 parameters decode', () => {
   const n = 65535;
   // built without spreading 65,535 arguments (the helpers above would overflow the stack)
-  const parseBody = Buffer.concat([cstr('big'), cstr('SELECT 1'), i16(n), Buffer.concat(Array.from({ length: n }, () => i32(23)))]);
+  const parseBody = Buffer.concat([
+    cstr('big'),
+    cstr('SELECT 1'),
+    i16(n),
+    Buffer.concat(Array.from({ length: n }, () => i32(23))),
+  ]);
   const [p] = decodeAll([Buffer.concat([Buffer.from('P'), i32(parseBody.length + 4), parseBody])]);
   assert.equal(p?.type === 'Parse' && p.paramTypes.length, n);
   const values = Array.from({ length: n }, (_, i) => Buffer.from(String(i)));
-  const bindBody = Buffer.concat([cstr(''), cstr(''), i16(0), i16(n), Buffer.concat(values.flatMap((v) => [i32(v.length), v])), i16(0)]);
+  const bindBody = Buffer.concat([
+    cstr(''),
+    cstr(''),
+    i16(0),
+    i16(n),
+    Buffer.concat(values.flatMap((v) => [i32(v.length), v])),
+    i16(0),
+  ]);
   const [b] = decodeAll([Buffer.concat([Buffer.from('B'), i32(bindBody.length + 4), bindBody])]);
   assert.equal(b?.type === 'Bind' && b.params.length, n);
   assert.deepEqual(b?.type === 'Bind' && b.params[n - 1], Buffer.from(String(n - 1)));

@@ -47,7 +47,12 @@ test('size-split output through pipes: every digest and size equals the bytes on
       }
       assert.equal(rows, 400_000);
       // unused pipes released, no stray output
-      assert.deepEqual(readdirSync(dir).filter((n) => n !== '.pipes').sort(), [...hashed.values()].map((h) => h.file.slice(dir.length + 1)).sort());
+      assert.deepEqual(
+        readdirSync(dir)
+          .filter((n) => n !== '.pipes')
+          .sort(),
+        [...hashed.values()].map((h) => h.file.slice(dir.length + 1)).sort(),
+      );
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -59,7 +64,10 @@ test('a COPY that fails midway: abandon() leaves no reader waiting; a file DuckD
   try {
     await withDuck(async (run) => {
       const out = await HashedOutput.open(join(dir, 'a', '.pipes'), join(dir, 'a'));
-      await assert.rejects(run(copy(out.pipeDir, 400_000, 2_000_000, `, CASE WHEN i = 300000 THEN error('boom') END AS e`)), /boom/);
+      await assert.rejects(
+        run(copy(out.pipeDir, 400_000, 2_000_000, `, CASE WHEN i = 300000 THEN error('boom') END AS e`)),
+        /boom/,
+      );
       await out.abandon();
       // a regular file where pipe 0 would be: as if DuckDB had outrun the pipes
       const b = join(dir, 'b');

@@ -41,7 +41,13 @@ async function refused(message: string, ...args: string[]): Promise<void> {
   const r = await fdl(...args);
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stdout, '');
-  assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('fdl: ')).join('\n'), `fdl: ${message}`);
+  assert.equal(
+    r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('fdl: '))
+      .join('\n'),
+    `fdl: ${message}`,
+  );
   assert.deepEqual(treeBytes(root), before);
 }
 
@@ -49,24 +55,71 @@ describe('--where and --set are what DuckDB parses them to be', () => {
   const del = (where: string) => ['delete', root, '--table', 'sales.orders', '--where', where];
   it('text that only balances once wrapped in parentheses is not one expression', async () => {
     await refused('--where: syntax error at or near ")"', ...del('false) or (true'));
-    await refused('--where: DuckDB reads 2 expressions in it; give one predicate (combine conditions with AND / OR)', ...del('order_id = 1, true'));
-    await refused('--where: DuckDB reads more than one statement in it; give a single expression', ...del('order_id = 1; drop table x'));
-    await refused('--where: DuckDB reads 2 statements in it; give a single expression', ...del('order_id = 1; SELECT 2'));
+    await refused(
+      '--where: DuckDB reads 2 expressions in it; give one predicate (combine conditions with AND / OR)',
+      ...del('order_id = 1, true'),
+    );
+    await refused(
+      '--where: DuckDB reads more than one statement in it; give a single expression',
+      ...del('order_id = 1; drop table x'),
+    );
+    await refused(
+      '--where: DuckDB reads 2 statements in it; give a single expression',
+      ...del('order_id = 1; SELECT 2'),
+    );
   });
 
-  it('no file, table or subquery: only the table\'s columns', async () => {
-    const only = 'the expression may use the table\'s columns only (no subquery, table or file)';
-    await refused(`--where: DuckDB reads a subquery in it; ${only}`, ...del("order_id IN (SELECT 1 FROM read_csv('/etc/passwd'))"));
+  it("no file, table or subquery: only the table's columns", async () => {
+    const only = "the expression may use the table's columns only (no subquery, table or file)";
+    await refused(
+      `--where: DuckDB reads a subquery in it; ${only}`,
+      ...del("order_id IN (SELECT 1 FROM read_csv('/etc/passwd'))"),
+    );
     await refused(`--where: DuckDB reads a subquery in it; ${only}`, ...del("EXISTS (FROM '/etc/passwd')"));
-    await refused('--where: DuckDB reads FROM in it; give an expression over the table\'s columns only', ...del("true FROM '/etc/passwd'"));
-    await refused('--where: DuckDB reads ORDER BY / LIMIT / DISTINCT in it; give an expression over the table\'s columns only', ...del('true LIMIT 1'));
-    await refused('--set: DuckDB reads WHERE in it; give an expression over the table\'s columns only', 'update', root, '--table', 'sales.orders', '--set', 'qty = 0 WHERE false', '--where', 'order_id = 1');
-    await refused(`--set: DuckDB reads a subquery in it; ${only}`, 'update', root, '--table', 'sales.orders', '--set', "note = (SELECT content FROM read_text('/etc/passwd'))", '--where', 'order_id = 1');
+    await refused(
+      "--where: DuckDB reads FROM in it; give an expression over the table's columns only",
+      ...del("true FROM '/etc/passwd'"),
+    );
+    await refused(
+      "--where: DuckDB reads ORDER BY / LIMIT / DISTINCT in it; give an expression over the table's columns only",
+      ...del('true LIMIT 1'),
+    );
+    await refused(
+      "--set: DuckDB reads WHERE in it; give an expression over the table's columns only",
+      'update',
+      root,
+      '--table',
+      'sales.orders',
+      '--set',
+      'qty = 0 WHERE false',
+      '--where',
+      'order_id = 1',
+    );
+    await refused(
+      `--set: DuckDB reads a subquery in it; ${only}`,
+      'update',
+      root,
+      '--table',
+      'sales.orders',
+      '--set',
+      "note = (SELECT content FROM read_text('/etc/passwd'))",
+      '--where',
+      'order_id = 1',
+    );
   });
 
-  it('a comment cannot reach the statement the predicate is placed in: DuckDB\'s rendering runs, not the text', async () => {
+  it("a comment cannot reach the statement the predicate is placed in: DuckDB's rendering runs, not the text", async () => {
     const before = treeBytes(root);
-    const r = await fdl('update', root, '--table', 'sales.orders', '--set', 'qty = qty + 1 -- and more', '--where', 'order_id = 3 -- only three');
+    const r = await fdl(
+      'update',
+      root,
+      '--table',
+      'sales.orders',
+      '--set',
+      'qty = qty + 1 -- and more',
+      '--where',
+      'order_id = 3 -- only three',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^updated 1 row\(s\)/m);
     assert.notDeepEqual(treeBytes(root), before);
@@ -77,24 +130,33 @@ describe('--where and --set are what DuckDB parses them to be', () => {
     const r = await fdl(...del('order_id > 100'));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^fdl: no row of sales\.orders matches --where order_id > 100: nothing to delete; no version written \(refs\/heads\/main stays at [0-9a-f-]{36}\)\n$/);
+    assert.match(
+      r.stderr,
+      /^fdl: no row of sales\.orders matches --where order_id > 100: nothing to delete; no version written \(refs\/heads\/main stays at [0-9a-f-]{36}\)\n$/,
+    );
     assert.deepEqual(treeBytes(root), before);
   });
 });
 
-describe('import errors name the user\'s input, not our SQL', () => {
-  it('a CSV row DuckDB cannot read: the line and DuckDB\'s reason', async () => {
+describe("import errors name the user's input, not our SQL", () => {
+  it("a CSV row DuckDB cannot read: the line and DuckDB's reason", async () => {
     const bad = path.join(work, 'bad.csv');
-    writeFileSync(bad, 'order_id,qty,note\n' + Array.from({ length: 30_000 }, (_, i) => `${i},1,x\n`).join('') + '7,8,9,10\n');
+    writeFileSync(
+      bad,
+      'order_id,qty,note\n' + Array.from({ length: 30_000 }, (_, i) => `${i},1,x\n`).join('') + '7,8,9,10\n',
+    );
     const before = treeBytes(root);
     const r = await fdl('import', root, '--table', `sales.orders=${bad}`);
     assert.equal(r.code, 1);
     const said = r.stderr.slice(r.stderr.indexOf('fdl: '));
-    assert.equal(said, `fdl: ${bad}: Invalid Input Error: CSV Error on Line: 30002\nOriginal Line: 7,8,9,10\nExpected Number of Columns: 3 Found: 4\n`);
+    assert.equal(
+      said,
+      `fdl: ${bad}: Invalid Input Error: CSV Error on Line: 30002\nOriginal Line: 7,8,9,10\nExpected Number of Columns: 3 Found: 4\n`,
+    );
     assert.deepEqual(treeBytes(root), before);
   });
 
-  it('a value the table\'s column type cannot hold', async () => {
+  it("a value the table's column type cannot hold", async () => {
     const bad = path.join(work, 'bad-type.csv');
     writeFileSync(bad, 'order_id,qty,note\nseven,1,x\n');
     const before = treeBytes(root);
@@ -102,7 +164,10 @@ describe('import errors name the user\'s input, not our SQL', () => {
     assert.equal(r.code, 1);
     const said = r.stderr.slice(r.stderr.indexOf('fdl: '));
     assert.doesNotMatch(said, /COPY|SELECT|read_csv|LINE 1/);
-    assert.equal(said, `fdl: ${bad}: Conversion Error: Could not convert string 'seven' to INT64 when casting from source column order_id\n`);
+    assert.equal(
+      said,
+      `fdl: ${bad}: Conversion Error: Could not convert string 'seven' to INT64 when casting from source column order_id\n`,
+    );
     assert.deepEqual(treeBytes(root), before);
   });
 });
@@ -113,7 +178,10 @@ describe('a read-only file system is named as such', () => {
     const csv = path.join(work, 'one.csv');
     writeFileSync(csv, 'a\n1\n');
     const sh = `mkdir -p ${mnt} && mount -t tmpfs tmpfs ${mnt} && ${process.execPath} ${CLI} init ${mnt}/r >/dev/null && mount -o remount,ro ${mnt} && exec ${process.execPath} ${CLI} import ${mnt}/r --table main.t=${csv}`;
-    const r = await run('unshare', ['-m', 'sh', '-c', sh]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const r = await run('unshare', ['-m', 'sh', '-c', sh]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal(r.code, 1);
     assert.equal(r.stderr, `fdl: ${mnt}/r is on a read-only file system\n`);
   });

@@ -42,7 +42,10 @@ function csv(text: string): string {
   writeFileSync(p, text);
   return p;
 }
-const dataFiles = (root: string) => treeBytes(root).filter((l) => l.startsWith('data/') && !l.endsWith('/')).map((l) => l.split(' ')[0]!);
+const dataFiles = (root: string) =>
+  treeBytes(root)
+    .filter((l) => l.startsWith('data/') && !l.endsWith('/'))
+    .map((l) => l.split(' ')[0]!);
 /** Makes every file under `root` look `ms` old. */
 function age(root: string, ms: number): void {
   const t = new Date(Date.now() - ms);
@@ -62,7 +65,11 @@ async function rowsOf(root: string, ref: string): Promise<string> {
 
 /** Column a of main.t as the native reader sees version `id`. */
 async function tRows(root: string, id: string): Promise<number[]> {
-  const o = await openVersion({ root, dataDir: 'data', catalogFile: path.join(root, 'versions', id, 'ducklake.duckdb') });
+  const o = await openVersion({
+    root,
+    dataDir: 'data',
+    catalogFile: path.join(root, 'versions', id, 'ducklake.duckdb'),
+  });
   try {
     return (await o.conn.runAndReadAll('SELECT a FROM main.t ORDER BY a')).getRowsJson().map((r) => Number(r[0]));
   } finally {
@@ -71,25 +78,40 @@ async function tRows(root: string, id: string): Promise<number[]> {
 }
 
 describe('fdl gc', () => {
-  it('--grace 0 while an import runs: keeps the writer\'s files; afterwards every live version still reads its rows', async () => {
+  it("--grace 0 while an import runs: keeps the writer's files; afterwards every live version still reads its rows", async () => {
     const root = path.join(work, 'writer');
     await initRepository(root);
-    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] })).versionId;
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] }))
+      .versionId;
     const v1Files = dataFiles(root);
-    const v2 = (await importData(root, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: csv('a\n2\n') }, { schema: 'main', table: 'u', file: csv('b\n2\n') }] })).versionId;
-    const v3 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n3\n') }] })).versionId;
+    const v2 = (
+      await importData(root, {
+        ...quiet,
+        mode: 'replace',
+        tables: [
+          { schema: 'main', table: 't', file: csv('a\n2\n') },
+          { schema: 'main', table: 'u', file: csv('b\n2\n') },
+        ],
+      })
+    ).versionId;
+    const v3 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n3\n') }] }))
+      .versionId;
     await expireVersion(root, v1);
     // v4 stops once its data file is in place (pending marker written, no version.json yet)
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let paused!: () => void;
     const atData = new Promise<void>((r) => (paused = r));
-    const writer = importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n4\n') }], step: async (s) => {
-      if (s === 'data') {
-        paused();
-        await gate;
-      }
-    } });
+    const writer = importData(root, {
+      ...quiet,
+      tables: [{ schema: 'main', table: 't', file: csv('a\n4\n') }],
+      step: async (s) => {
+        if (s === 'data') {
+          paused();
+          await gate;
+        }
+      },
+    });
     await atData;
     const before = dataFiles(root);
     const during = await collectGarbage(root, { graceMs: 0 });
@@ -100,7 +122,11 @@ describe('fdl gc', () => {
     const v4 = (await writer).versionId;
     const r = await run(process.execPath, [CLI, 'gc', root, '--grace', '0']);
     assert.match(r.stdout, /^removed 1 object\(s\)/);
-    assert.deepEqual(dataFiles(root), before.filter((f) => !v1Files.includes(f)), 'only the expired version\'s own file went');
+    assert.deepEqual(
+      dataFiles(root),
+      before.filter((f) => !v1Files.includes(f)),
+      "only the expired version's own file went",
+    );
     assert.deepEqual((await verifyRepository(root)).problems, []);
     assert.deepEqual(await tRows(root, v2), [2]);
     assert.deepEqual(await tRows(root, v3), [2, 3]);
@@ -108,26 +134,37 @@ describe('fdl gc', () => {
     assert.equal(await rowsOf(root, 'main'), v4);
   });
 
-  it('refuses to remove a file some kept version\'s files.json names, even when its catalog does not', async () => {
+  it("refuses to remove a file some kept version's files.json names, even when its catalog does not", async () => {
     const root = path.join(work, 'second-account');
     await initRepository(root);
-    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] })).versionId;
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] }))
+      .versionId;
     writeFileSync(path.join(root, 'data/main/t/stray.parquet'), 'x');
     const fj = path.join(root, 'versions', v1, 'files.json');
     const j = JSON.parse(readFileSync(fj, 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
     j.tables['main.t']!.files.push({ path: 'main/t/stray.parquet' });
     writeFileSync(fj, JSON.stringify(j));
     const before = dataFiles(root);
-    await assert.rejects(collectGarbage(root, { graceMs: 0 }), /files\.json names 1 file\(s\) its catalog does not \(data\/main\/t\/stray\.parquet\): nothing removed/);
+    await assert.rejects(
+      collectGarbage(root, { graceMs: 0 }),
+      /files\.json names 1 file\(s\) its catalog does not \(data\/main\/t\/stray\.parquet\): nothing removed/,
+    );
     assert.deepEqual(dataFiles(root), before);
   });
 
   it('removes only the files an expired version alone read; verify passes before and after', async () => {
     const root = path.join(work, 'expired');
     await initRepository(root);
-    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] })).versionId;
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] }))
+      .versionId;
     const v1Files = dataFiles(root);
-    const v2 = (await importData(root, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: csv('a\n2\n') }] })).versionId;
+    const v2 = (
+      await importData(root, {
+        ...quiet,
+        mode: 'replace',
+        tables: [{ schema: 'main', table: 't', file: csv('a\n2\n') }],
+      })
+    ).versionId;
     const v2Files = dataFiles(root).filter((f) => !v1Files.includes(f));
     age(root, 2 * HOUR);
     // nothing to collect while v1 is live
@@ -147,7 +184,7 @@ describe('fdl gc', () => {
     assert.deepEqual((await collectGarbage(root, { graceMs: 0 })).removed, [], 'a second gc finds nothing');
   });
 
-  it('a pending marker from this host whose process is gone is cleared at once with the keys it lists; another host\'s young marker is a running writer', async () => {
+  it("a pending marker from this host whose process is gone is cleared at once with the keys it lists; another host's young marker is a running writer", async () => {
     const root = path.join(work, 'markers');
     await initRepository(root);
     await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] });
@@ -155,7 +192,10 @@ describe('fdl gc', () => {
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(); // exited
     const marker = (id: string, host: string, pid: number, key: string) => {
       mkdirSync(path.join(root, 'versions', id), { recursive: true });
-      writeFileSync(path.join(root, 'versions', id, 'pending'), JSON.stringify({ started: new Date().toISOString(), host, pid, keys: [key] }) + '\n');
+      writeFileSync(
+        path.join(root, 'versions', id, 'pending'),
+        JSON.stringify({ started: new Date().toISOString(), host, pid, keys: [key] }) + '\n',
+      );
       writeFileSync(path.join(root, key), 'partial');
     };
     const dead = uuidv7();
@@ -163,16 +203,26 @@ describe('fdl gc', () => {
     marker(dead, hostname(), Number(gone), 'data/main/t/ducklake-dead.parquet');
     marker(elsewhere, 'another-host', process.pid, 'data/main/t/ducklake-elsewhere.parquet');
     const r = await collectGarbage(root);
-    assert.deepEqual(r.writers, [elsewhere], 'the other host\'s writer is judged by the age of its marker');
+    assert.deepEqual(r.writers, [elsewhere], "the other host's writer is judged by the age of its marker");
     assert.deepEqual(r.removed.sort(), ['data/main/t/ducklake-dead.parquet', `versions/${dead}/pending`]);
     assert.deepEqual(r.unfinished, [dead]);
-    assert.deepEqual(treeBytes(root), [...before, `versions/${elsewhere}/`, `versions/${elsewhere}/pending 644 ${sha(path.join(root, 'versions', elsewhere, 'pending'))}`, `data/main/t/ducklake-elsewhere.parquet 644 ${sha(path.join(root, 'data/main/t/ducklake-elsewhere.parquet'))}`].sort());
+    assert.deepEqual(
+      treeBytes(root),
+      [
+        ...before,
+        `versions/${elsewhere}/`,
+        `versions/${elsewhere}/pending 644 ${sha(path.join(root, 'versions', elsewhere, 'pending'))}`,
+        `data/main/t/ducklake-elsewhere.parquet 644 ${sha(path.join(root, 'data/main/t/ducklake-elsewhere.parquet'))}`,
+      ].sort(),
+    );
   });
 
   it('--grace must be a duration', async () => {
     const root = path.join(work, 'grace');
     await initRepository(root);
-    const r = await run(process.execPath, [CLI, 'gc', root, '--grace', 'soon']).catch((e: { code: number; stderr: string }) => e);
+    const r = await run(process.execPath, [CLI, 'gc', root, '--grace', 'soon']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal((r as { code: number }).code, 1);
     assert.equal((r as { stderr: string }).stderr, 'fdl: --grace wants a duration like 30m, 12h or 7d, not "soon"\n');
   });

@@ -49,7 +49,13 @@ async function refused(message: string, ...args: string[]): Promise<void> {
   const before = treeBytes(root);
   const r = await fdl(...args);
   assert.equal(r.code, 1, `exit code of fdl ${args.join(' ')}`);
-  assert.equal(r.stderr.split('\n').filter((l) => l.startsWith('fdl: ')).join('\n'), `fdl: ${message}`);
+  assert.equal(
+    r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('fdl: '))
+      .join('\n'),
+    `fdl: ${message}`,
+  );
   assert.equal(r.stdout, '');
   assert.deepEqual(treeBytes(root), before, 'the repository is byte-identical');
 }
@@ -58,7 +64,15 @@ describe('preflight: the signing key', () => {
   it('a missing key file', async () => {
     const k = path.join(work, 'no-such-key');
     await refused(`--sign-key ${k}: no such file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
-    await refused(`--sign-key ${k}: no such file`, 'publish', root, '--catalog', path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'), '--sign-key', k);
+    await refused(
+      `--sign-key ${k}: no such file`,
+      'publish',
+      root,
+      '--catalog',
+      path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'),
+      '--sign-key',
+      k,
+    );
   });
 
   it('a key others can read (mode 0644), as a git checkout leaves it', async () => {
@@ -74,30 +88,76 @@ describe('preflight: the signing key', () => {
     const pub = path.join(work, 'pub-as-key');
     copyFileSync(`${key}.pub`, pub);
     chmodSync(pub, 0o600);
-    await refused(`--sign-key ${pub} is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', pub);
+    await refused(
+      `--sign-key ${pub} is a public key; give the private key (the same path without .pub)`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--sign-key',
+      pub,
+    );
     // as ssh-keygen leaves it (0644): named a public key, not blamed on its mode
-    await refused(`--sign-key ${key}.pub is a public key; give the private key (the same path without .pub)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', `${key}.pub`);
+    await refused(
+      `--sign-key ${key}.pub is a public key; give the private key (the same path without .pub)`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--sign-key',
+      `${key}.pub`,
+    );
     const junk = path.join(work, 'junk-key');
     writeFileSync(junk, 'not a key\n', { mode: 0o600 });
-    await refused(`--sign-key ${junk} is not an OpenSSH private key (Load key "${junk}": error in libcrypto)`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', junk);
+    await refused(
+      `--sign-key ${junk} is not an OpenSSH private key (Load key "${junk}": error in libcrypto)`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--sign-key',
+      junk,
+    );
     await refused(`--sign-key ${work}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', work);
   });
 
   it('a passphrase-protected key with no terminal is refused at once (it used to hang after writing)', async () => {
     const k = path.join(work, 'locked-key');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'secret words', '-f', k]);
-    await refused(`--sign-key ${k} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
+    await refused(
+      `--sign-key ${k} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--sign-key',
+      k,
+    );
   });
 });
 
 describe('preflight: sources and target', () => {
   it('a missing source, a folder as source, an unknown format', async () => {
     const gone = path.join(work, 'gone.csv');
-    await refused(`--table main.u=${gone}: no such file`, 'import', root, '--table', `main.t=${csv}`, '--table', `main.u=${gone}`);
+    await refused(
+      `--table main.u=${gone}: no such file`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--table',
+      `main.u=${gone}`,
+    );
     await refused(`--table main.t=${work}: not a file`, 'import', root, '--table', `main.t=${work}`);
     const odd = path.join(work, 'rows.xlsx');
     writeFileSync(odd, 'x');
-    await refused(`cannot tell the format of ${odd}: use .csv, .tsv, .parquet, .json, .ndjson or .jsonl`, 'import', root, '--table', `main.t=${odd}`);
+    await refused(
+      `cannot tell the format of ${odd}: use .csv, .tsv, .parquet, .json, .ndjson or .jsonl`,
+      'import',
+      root,
+      '--table',
+      `main.t=${odd}`,
+    );
   });
 
   it('a named pipe with no writer as source or --dataset is refused at once, never opened (it used to hang)', async () => {
@@ -107,7 +167,15 @@ describe('preflight: sources and target', () => {
     await refused(`--table main.t=${fifo}: not a file`, 'import', root, '--table', `main.t=${fifo}`, '--sign-key', key);
     const fifoJson = path.join(work, 'fifo.json');
     execFileSync('mkfifo', [fifoJson]);
-    await refused(`--dataset ${fifoJson}: not a file`, 'import', root, '--table', `main.t=${csv}`, '--dataset', fifoJson);
+    await refused(
+      `--dataset ${fifoJson}: not a file`,
+      'import',
+      root,
+      '--table',
+      `main.t=${csv}`,
+      '--dataset',
+      fifoJson,
+    );
     assert.ok(Date.now() - t0 < 60_000, 'refused without waiting for a writer');
   });
 
@@ -116,7 +184,15 @@ describe('preflight: sources and target', () => {
     writeFileSync(bad, '{ nope');
     const r = await fdl('import', root, '--table', `main.t=${csv}`, '--dataset', bad);
     assert.match(r.stderr, new RegExp(`^fdl: ${bad.replaceAll('.', '\\.')} is not JSON: `));
-    await refused(`--data-from ${path.join(work, 'nowhere')}: no such folder`, 'publish', root, '--catalog', path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'), '--data-from', path.join(work, 'nowhere'));
+    await refused(
+      `--data-from ${path.join(work, 'nowhere')}: no such folder`,
+      'publish',
+      root,
+      '--catalog',
+      path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb'),
+      '--data-from',
+      path.join(work, 'nowhere'),
+    );
   });
 
   it('a target whose versions/ or refs/ is not a folder', async () => {
@@ -125,7 +201,10 @@ describe('preflight: sources and target', () => {
     writeFileSync(path.join(other, 'versions'), 'in the way\n');
     const before = treeBytes(other);
     const r = await fdl('import', other, '--table', `main.t=${csv}`);
-    assert.equal(r.stderr, `fdl: ${path.join(other, 'versions')} is not a folder, so nothing can be written under it\n`);
+    assert.equal(
+      r.stderr,
+      `fdl: ${path.join(other, 'versions')} is not a folder, so nothing can be written under it\n`,
+    );
     assert.deepEqual(treeBytes(other), before);
     rmSync(path.join(other, 'versions'));
     assert.equal((await fdl('import', other, '--table', `main.t=${csv}`)).code, 0);
@@ -142,7 +221,17 @@ describe('rollback: a failure after writing began leaves nothing', () => {
   for (const at of ['data', 'catalog', 'version']) {
     it(`an import that fails after step "${at}" (local folder)`, async () => {
       const before = treeBytes(root);
-      await assert.rejects(importData(root, { ...quiet, signKey: key, tables: [{ schema: 'main', table: 't', file: csv }], step: (s) => { if (s === at) throw new Error(`failed at ${at}`); } }), new RegExp(`^Error: failed at ${at}$`));
+      await assert.rejects(
+        importData(root, {
+          ...quiet,
+          signKey: key,
+          tables: [{ schema: 'main', table: 't', file: csv }],
+          step: (s) => {
+            if (s === at) throw new Error(`failed at ${at}`);
+          },
+        }),
+        new RegExp(`^Error: failed at ${at}$`),
+      );
       assert.deepEqual(treeBytes(root), before);
     });
   }
@@ -168,7 +257,7 @@ describe('rollback: a failure after writing began leaves nothing', () => {
     const loserFree = treeBytes(other);
     assert.equal(loserFree.length, snapshot.length - snapshot.filter((l) => !loserFree.includes(l)).length);
     const versions = loserFree.filter((l) => /^versions\/[^/]+\/$/.test(l));
-    assert.equal(versions.length, 2, 'two published versions, the loser\'s is gone');
+    assert.equal(versions.length, 2, "two published versions, the loser's is gone");
     assert.equal(loserFree.filter((l) => l.includes('/pending ')).length, 0, 'no pending marker left');
   });
 });
@@ -180,7 +269,14 @@ describe('on S3 (s3rver)', () => {
   const loc = 's3://lake/pre/';
   before(async () => {
     s3 = await startS3('lake');
-    client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
     opts = { client, endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS };
     await initRepository(loc, { s3: opts });
     await importData(loc, { ...quiet, s3: opts, tables: [{ schema: 'main', table: 't', file: csv }] });
@@ -194,10 +290,24 @@ describe('on S3 (s3rver)', () => {
     const open = path.join(work, 's3-open-key');
     copyFileSync(key, open);
     chmodSync(open, 0o640);
-    await assert.rejects(importData(loc, { ...quiet, s3: opts, signKey: open, tables: [{ schema: 'main', table: 't', file: csv }] }), { message: `--sign-key ${open} can be read by others (mode 0640): run chmod 600 ${open}` });
+    await assert.rejects(
+      importData(loc, { ...quiet, s3: opts, signKey: open, tables: [{ schema: 'main', table: 't', file: csv }] }),
+      { message: `--sign-key ${open} can be read by others (mode 0640): run chmod 600 ${open}` },
+    );
     assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before);
     for (const at of ['data', 'version']) {
-      await assert.rejects(importData(loc, { ...quiet, s3: opts, signKey: key, tables: [{ schema: 'main', table: 't', file: csv }], step: (s) => { if (s === at) throw new Error(`failed at ${at}`); } }), { message: `failed at ${at}` });
+      await assert.rejects(
+        importData(loc, {
+          ...quiet,
+          s3: opts,
+          signKey: key,
+          tables: [{ schema: 'main', table: 't', file: csv }],
+          step: (s) => {
+            if (s === at) throw new Error(`failed at ${at}`);
+          },
+        }),
+        { message: `failed at ${at}` },
+      );
       assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before, `nothing left after a failure at ${at}`);
     }
   });

@@ -30,9 +30,24 @@ import { FIXTURES, openVersion, repoVersions, rowsSha256, sortRows, type Opened 
 
 const run = promisify(execFile);
 
-interface Query { object: string; kind: string; sql: string; columns?: string[]; rows?: unknown[][]; row_count?: number; rows_sha256?: string; error?: string }
-interface Column { name: string; type: string }
-interface Expected { tables: Record<string, Column[]>; queries: Query[] }
+interface Query {
+  object: string;
+  kind: string;
+  sql: string;
+  columns?: string[];
+  rows?: unknown[][];
+  row_count?: number;
+  rows_sha256?: string;
+  error?: string;
+}
+interface Column {
+  name: string;
+  type: string;
+}
+interface Expected {
+  tables: Record<string, Column[]>;
+  queries: Query[];
+}
 
 let work: string;
 let n = 0;
@@ -45,7 +60,13 @@ after(async () => {
 
 const fdl = (...args: string[]) => runFdl(args);
 
-interface FixtureRepo { name: string; root: string; dataDir: string; newest: string; catalog: string }
+interface FixtureRepo {
+  name: string;
+  root: string;
+  dataDir: string;
+  newest: string;
+  catalog: string;
+}
 
 function fixtureRepo(name: string, dir = path.join(FIXTURES, 'repos', name)): FixtureRepo {
   const versions = repoVersions(dir, name, null);
@@ -92,13 +113,20 @@ async function checkQuery(o: Opened, query: Query): Promise<void> {
     assert.equal(got.rows.length, query.row_count, `row count of ${query.sql}`);
     assert.equal(rowsSha256(got.rows), query.rows_sha256, `rows_sha256 of ${query.sql}`);
   } else {
-    assert.deepEqual(sortRows(got.rows), sortRows(query.rows ?? []), `rows of ${query.object} (${query.kind}): ${query.sql}`);
+    assert.deepEqual(
+      sortRows(got.rows),
+      sortRows(query.rows ?? []),
+      `rows of ${query.object} (${query.kind}): ${query.sql}`,
+    );
   }
 }
 
 /** Every recorded answer of the fixture version, asked of the published version. */
 async function checkExpected(root: string, dataDir: string, version: string, expectedFile: string): Promise<number> {
-  return checkOpened(await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') }), expectedFile);
+  return checkOpened(
+    await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') }),
+    expectedFile,
+  );
 }
 
 async function checkOpened(o: Opened, expectedFile: string): Promise<number> {
@@ -107,8 +135,14 @@ async function checkOpened(o: Opened, expectedFile: string): Promise<number> {
     const q = (s: string) => '"' + s.replaceAll('"', '""') + '"';
     for (const [name, cols] of Object.entries(exp.tables)) {
       const [schema, table] = [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)];
-      const d = (await o.conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE ${q(schema)}.${q(table)})`)).getRowsJson();
-      assert.deepEqual(d, cols.map((c) => [c.name, c.type]), `DESCRIBE ${name}`);
+      const d = (
+        await o.conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE ${q(schema)}.${q(table)})`)
+      ).getRowsJson();
+      assert.deepEqual(
+        d,
+        cols.map((c) => [c.name, c.type]),
+        `DESCRIBE ${name}`,
+      );
     }
     for (const query of exp.queries) await checkQuery(o, query);
     return exp.queries.length;
@@ -123,9 +157,14 @@ async function tableCounts(file: string): Promise<Record<string, number>> {
   const conn = await inst.connect();
   try {
     await conn.run(`ATTACH '${file.replaceAll("'", "''")}' AS c (READ_ONLY)`);
-    const names = (await conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1")).getRowsJson().map((r) => String(r[0]));
+    const names = (
+      await conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1")
+    )
+      .getRowsJson()
+      .map((r) => String(r[0]));
     const out: Record<string, number> = {};
-    for (const t of names) out[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM c.main."${t}"`)).getRowsJson()[0]![0]);
+    for (const t of names)
+      out[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM c.main."${t}"`)).getRowsJson()[0]![0]);
     return out;
   } finally {
     conn.closeSync();
@@ -134,11 +173,16 @@ async function tableCounts(file: string): Promise<Record<string, number>> {
 }
 
 /** The fixtures' files.json predate the data-integrity fields: compare without them. */
-const stripSha = (j: unknown): unknown => JSON.parse(JSON.stringify(j), (k, v: unknown) => (k === 'sha256' || k === 'delete_file_size' || k === 'delete_file_sha256' ? undefined : v));
+const stripSha = (j: unknown): unknown =>
+  JSON.parse(JSON.stringify(j), (k, v: unknown) =>
+    k === 'sha256' || k === 'delete_file_size' || k === 'delete_file_sha256' ? undefined : v,
+  );
 
 // Independent publishes into separate folders: a few at once (each is mostly a child process waiting on I/O).
 describe('fdl publish: every fixture repository round-trips through publish', { concurrency: 4 }, () => {
-  const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: Record<string, { path: string; expected: string }> };
+  const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as {
+    repos: Record<string, { path: string; expected: string }>;
+  };
   const onDisk = readdirSync(path.join(FIXTURES, 'repos')).sort();
   it('the manifest lists every fixture repository (none skipped)', () => {
     assert.deepEqual(Object.keys(manifest.repos).sort(), onDisk);
@@ -147,13 +191,28 @@ describe('fdl publish: every fixture repository round-trips through publish', { 
     it(`${name}: publish of its newest catalog gives the fixture's recorded answers; fdl verify passes`, async () => {
       const fx = fixtureRepo(name);
       const { root, working } = await prepare(fx);
-      const r = await fdl('publish', root, '--catalog', working, '--message', `republish ${name}`, '--author', 'test@example.org');
+      const r = await fdl(
+        'publish',
+        root,
+        '--catalog',
+        working,
+        '--message',
+        `republish ${name}`,
+        '--author',
+        'test@example.org',
+      );
       assert.equal(r.code, 0, r.stderr);
       const id = r.stdout.trim();
       assert.equal(headOf(root), id);
       const vdir = path.join(root, 'versions', id);
-      const rec = JSON.parse(readFileSync(path.join(vdir, 'version.json'), 'utf8')) as { parents: string[]; message: string; catalogs: { path: string; format: { ducklake: string }; snapshot_id: number; size: number }[] };
-      const orig = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'version.json'), 'utf8')) as { catalogs: { snapshot_id: number }[] };
+      const rec = JSON.parse(readFileSync(path.join(vdir, 'version.json'), 'utf8')) as {
+        parents: string[];
+        message: string;
+        catalogs: { path: string; format: { ducklake: string }; snapshot_id: number; size: number }[];
+      };
+      const orig = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'version.json'), 'utf8')) as {
+        catalogs: { snapshot_id: number }[];
+      };
       assert.deepEqual(rec.parents, []);
       assert.equal(rec.message, `republish ${name}`);
       assert.equal(rec.catalogs[0]!.path, 'ducklake.duckdb');
@@ -163,11 +222,33 @@ describe('fdl publish: every fixture repository round-trips through publish', { 
       assert.ok(!existsSync(path.join(vdir, 'ducklake.duckdb.wal')));
       assert.deepEqual(await tableCounts(path.join(vdir, 'ducklake.duckdb')), await tableCounts(working));
       // files.json as the fixture's own (built from the same catalog), plus sha256 per data file.
-      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; sha256?: string; delete_file?: string; delete_file_size?: number; delete_file_sha256?: string }[] }> };
-      assert.deepEqual(stripSha(files), JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')));
+      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as {
+        tables: Record<
+          string,
+          {
+            files: {
+              path: string;
+              sha256?: string;
+              delete_file?: string;
+              delete_file_size?: number;
+              delete_file_sha256?: string;
+            }[];
+          }
+        >;
+      };
+      assert.deepEqual(
+        stripSha(files),
+        JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')),
+      );
       // size and sha256 of every data and delete file, as the bytes in the repository
       for (const f of Object.values(files.tables).flatMap((t) => t.files)) {
-        assert.equal(f.sha256, createHash('sha256').update(readFileSync(path.join(root, fx.dataDir, f.path))).digest('hex'), f.path);
+        assert.equal(
+          f.sha256,
+          createHash('sha256')
+            .update(readFileSync(path.join(root, fx.dataDir, f.path)))
+            .digest('hex'),
+          f.path,
+        );
         if (f.delete_file === undefined) continue;
         const del = readFileSync(path.join(root, fx.dataDir, f.delete_file));
         assert.equal(f.delete_file_size, del.length, f.delete_file);
@@ -182,13 +263,21 @@ describe('fdl publish: every fixture repository round-trips through publish', { 
       // The whole fixture data folder was copied, but only the newest snapshot is published: files only
       // older versions read are orphans here. verify names exactly those (the second account:
       // files.json) as warnings; --strict fails on them.
-      const named = new Set(Object.values(files.tables).flatMap((t) => t.files.flatMap((f) => [f.path, ...(f.delete_file ? [f.delete_file] : [])])));
+      const named = new Set(
+        Object.values(files.tables).flatMap((t) =>
+          t.files.flatMap((f) => [f.path, ...(f.delete_file ? [f.delete_file] : [])]),
+        ),
+      );
       const onDiskFiles = readdirSync(path.join(root, fx.dataDir), { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile()).map((e) => path.relative(path.join(root, fx.dataDir), path.join(e.parentPath, e.name)));
-      const orphans = onDiskFiles.filter((f) => !named.has(f)).map((f) => `${fx.dataDir}${f}`).sort();
+        .filter((e) => e.isFile())
+        .map((e) => path.relative(path.join(root, fx.dataDir), path.join(e.parentPath, e.name)));
+      const orphans = onDiskFiles
+        .filter((f) => !named.has(f))
+        .map((f) => `${fx.dataDir}${f}`)
+        .sort();
       const warned = [...v.stdout.matchAll(/WARN (\S+): orphan/g)].map((m) => m[1]!).sort();
       assert.deepEqual(warned, orphans, 'orphan warnings');
-      assert.doesNotMatch(v.stdout, /WARN versions\//, "no unfinished version");
+      assert.doesNotMatch(v.stdout, /WARN versions\//, 'no unfinished version');
       const strict = await fdl('verify', root, '--strict');
       assert.equal(strict.code, orphans.length ? 1 : 0, strict.stdout);
     });
@@ -240,10 +329,16 @@ describe('fdl publish: refusals leave no version and no ref', () => {
   it('a data file whose size differs from file_size_bytes', async () => {
     const fx = fixtureRepo('deletes');
     const { root, working } = await prepare(fx);
-    const files = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
+    const files = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: { path: string }[] }>;
+    };
     const victim = Object.values(files.tables)[0]!.files[0]!.path;
     appendFileSync(path.join(root, fx.dataDir, victim), 'x');
-    await refused(root, ['--catalog', working], new RegExp(`${victim.replaceAll('.', '\\.')} .*has \\d+ bytes.*records`));
+    await refused(
+      root,
+      ['--catalog', working],
+      new RegExp(`${victim.replaceAll('.', '\\.')} .*has \\d+ bytes.*records`),
+    );
   });
 
   it('a catalog version other than 1.0 / 0.4', async () => {
@@ -278,21 +373,42 @@ describe('fdl publish: signatures, history, dataset, races', () => {
 
     const fx = fixtureRepo('evolution');
     const { root, working } = await prepare(fx);
-    const r1 = await fdl('publish', root, '--catalog', working, '--sign-key', key, '--dataset', dataset, '--message', 'first');
+    const r1 = await fdl(
+      'publish',
+      root,
+      '--catalog',
+      working,
+      '--sign-key',
+      key,
+      '--dataset',
+      dataset,
+      '--message',
+      'first',
+    );
     assert.equal(r1.code, 0, r1.stderr);
     const v1 = r1.stdout.trim();
     const vdir = path.join(root, 'versions', v1);
-    const ok = await run('sh', ['-c', `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n fdl -s "${vdir}/version.json.sig" < "${vdir}/version.json"`]);
+    const ok = await run('sh', [
+      '-c',
+      `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n fdl -s "${vdir}/version.json.sig" < "${vdir}/version.json"`,
+    ]);
     assert.match(ok.stdout + ok.stderr, /Good "fdl" signature for alice@example\.org/);
     assert.equal(readFileSync(path.join(vdir, 'dataset.json'), 'utf8'), readFileSync(dataset, 'utf8'));
     // wrong namespace fails: the signature is bound to "fdl"
-    await assert.rejects(run('sh', ['-c', `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n git -s "${vdir}/version.json.sig" < "${vdir}/version.json"`]));
+    await assert.rejects(
+      run('sh', [
+        '-c',
+        `ssh-keygen -Y verify -f "${allowed}" -I alice@example.org -n git -s "${vdir}/version.json.sig" < "${vdir}/version.json"`,
+      ]),
+    );
 
     // A second publish (the same working catalog, now on a branch with history): parent, dataset carried over.
     const r2 = await fdl('publish', root, '--catalog', working, '--sign-key', key, '--message', 'second');
     assert.equal(r2.code, 0, r2.stderr);
     const v2 = r2.stdout.trim();
-    const rec2 = JSON.parse(readFileSync(path.join(root, 'versions', v2, 'version.json'), 'utf8')) as { parents: string[] };
+    const rec2 = JSON.parse(readFileSync(path.join(root, 'versions', v2, 'version.json'), 'utf8')) as {
+      parents: string[];
+    };
     assert.deepEqual(rec2.parents, [v1]);
     assert.equal(headOf(root), v2);
     assert.equal(readFileSync(path.join(root, 'versions', v2, 'dataset.json'), 'utf8'), readFileSync(dataset, 'utf8'));
@@ -317,7 +433,9 @@ describe('fdl publish: signatures, history, dataset, races', () => {
     await assert.rejects(
       publishCatalog(root, {
         catalog: working,
-        step: (s) => { if (s === 'version') writeFileSync(path.join(root, 'refs/heads/main'), 'someone-else\n'); },
+        step: (s) => {
+          if (s === 'version') writeFileSync(path.join(root, 'refs/heads/main'), 'someone-else\n');
+        },
       }),
       /branch moved, retry/,
     );
@@ -329,16 +447,33 @@ describe('fdl publish: signatures, history, dataset, races', () => {
 describe('fdl publish to S3 (s3rver)', () => {
   let s3: S3Server;
   let opts: S3TargetOptions;
-  interface Seen { method: string; key: string; ifNoneMatch?: string; ifMatch?: string }
+  interface Seen {
+    method: string;
+    key: string;
+    ifNoneMatch?: string;
+    ifMatch?: string;
+  }
   const seen: Seen[] = [];
   before(async () => {
     s3 = await startS3('lake');
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
     client.middlewareStack.add(
       (next) => async (args) => {
         const req = args.request as { method: string; path: string; headers: Record<string, string> };
         const h = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
-        seen.push({ method: req.method, key: decodeURIComponent(req.path), ifNoneMatch: h['if-none-match'], ifMatch: h['if-match'] });
+        seen.push({
+          method: req.method,
+          key: decodeURIComponent(req.path),
+          ifNoneMatch: h['if-none-match'],
+          ifMatch: h['if-match'],
+        });
         return next(args);
       },
       { step: 'finalizeRequest', name: 'recordConditionalHeaders' },
@@ -355,12 +490,27 @@ describe('fdl publish to S3 (s3rver)', () => {
     const working = path.join(work, 'deletes-s3.ducklake');
     copyFileSync(fx.catalog, working);
     await initRepository(loc, { s3: opts });
-    await assert.rejects(publishCatalog(loc, { s3: opts, catalog: working }), /not in s3:\/\/lake\/repos\/pub\/: data\/main\/.*--data-from/);
-    assert.equal(seen.filter((x) => x.method === 'PUT' && x.key.includes('/versions/')).length, 0, 'nothing of a version written');
+    await assert.rejects(
+      publishCatalog(loc, { s3: opts, catalog: working }),
+      /not in s3:\/\/lake\/repos\/pub\/: data\/main\/.*--data-from/,
+    );
+    assert.equal(
+      seen.filter((x) => x.method === 'PUT' && x.key.includes('/versions/')).length,
+      0,
+      'nothing of a version written',
+    );
 
-    const r = await publishCatalog(loc, { s3: opts, catalog: working, dataFrom: path.join(fx.root, fx.dataDir), progress: () => undefined });
+    const r = await publishCatalog(loc, {
+      s3: opts,
+      catalog: working,
+      dataFrom: path.join(fx.root, fx.dataDir),
+      progress: () => undefined,
+    });
     assert.equal(r.uploaded.length, r.files);
-    assert.ok(r.uploaded.some((f) => f.endsWith('-delete.parquet')), 'delete files uploaded too');
+    assert.ok(
+      r.uploaded.some((f) => f.endsWith('-delete.parquet')),
+      'delete files uploaded too',
+    );
     for (const rel of r.uploaded) {
       const put = seen.find((x) => x.method === 'PUT' && x.key.endsWith(`/repos/pub/data/${rel}`));
       assert.equal(put?.ifNoneMatch, '*', rel);
@@ -372,9 +522,15 @@ describe('fdl publish to S3 (s3rver)', () => {
     const r2 = await publishCatalog(loc, { s3: opts, catalog: working, progress: () => undefined });
     assert.deepEqual(r2.uploaded, []);
     assert.equal(r2.parent, r.versionId);
-    assert.ok((seen.filter((x) => x.method === 'PUT' && x.key.endsWith('/refs/heads/main')).at(-1)!.ifMatch ?? '').length > 2);
+    assert.ok(
+      (seen.filter((x) => x.method === 'PUT' && x.key.endsWith('/refs/heads/main')).at(-1)!.ifMatch ?? '').length > 2,
+    );
 
-    const store = new S3Store('lake', 'repos/pub/', { endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
+    const store = new S3Store('lake', 'repos/pub/', {
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+    });
     const repo = await openRepository('pub', store, { cacheDir: path.join(work, 'cache-s3'), signatures: 'off' });
     const res = await repo.resolve('main');
     assert.equal(res.versionId, r2.versionId);
@@ -383,11 +539,23 @@ describe('fdl publish to S3 (s3rver)', () => {
     const conn = await inst.connect();
     try {
       const catalog = await openCatalog(conn, version.catalogFile, 'meta');
-      const lease = await version.ensureFiles(catalog.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size }))));
+      const lease = await version.ensureFiles(
+        catalog.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size }))),
+      );
       const { warnings } = await attachCatalog(conn, catalog, 'lake', (rel) => version.locate(rel));
       await conn.run('USE lake');
       await conn.run("SET TimeZone='UTC'");
-      const count = await checkOpened({ conn, catalog, warnings, close: () => { lease.release(); } }, path.join(FIXTURES, 'expected/deletes', `${fx.newest}.json`));
+      const count = await checkOpened(
+        {
+          conn,
+          catalog,
+          warnings,
+          close: () => {
+            lease.release();
+          },
+        },
+        path.join(FIXTURES, 'expected/deletes', `${fx.newest}.json`),
+      );
       assert.ok(count > 0);
     } finally {
       conn.closeSync();

@@ -22,14 +22,23 @@ import { treeBytes } from './support/tree.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
-const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } };
+const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as {
+  repos: { basic: { refs: Record<string, string> } };
+};
 const REFS = manifest.repos.basic.refs;
 const V2 = REFS['refs/tags/v2']!;
 const REQUEST = REFS['refs/requests/1']!;
 const MARCH = REFS['refs/heads/main']!;
 
-interface Query { object: string; kind: string; sql: string; columns?: string[]; rows?: unknown[][] }
-const expected = (id: string) => JSON.parse(readFileSync(path.join(FIXTURES, 'expected', 'basic', `${id}.json`), 'utf8')) as { queries: Query[] };
+interface Query {
+  object: string;
+  kind: string;
+  sql: string;
+  columns?: string[];
+  rows?: unknown[][];
+}
+const expected = (id: string) =>
+  JSON.parse(readFileSync(path.join(FIXTURES, 'expected', 'basic', `${id}.json`), 'utf8')) as { queries: Query[] };
 const fdl = (...args: string[]) => run(process.execPath, [CLI, ...args]);
 const head = (root: string, branch: string) => readFileSync(path.join(root, 'refs', 'heads', branch), 'utf8').trim();
 const quiet = { progress: () => undefined };
@@ -45,7 +54,8 @@ async function query(sql: string): Promise<Row[]> {
     inst.closeSync();
   }
 }
-const cat = (root: string, id: string) => `ATTACH '${path.join(root, 'versions', id, 'ducklake.duckdb')}' AS c (READ_ONLY); `;
+const cat = (root: string, id: string) =>
+  `ATTACH '${path.join(root, 'versions', id, 'ducklake.duckdb')}' AS c (READ_ONLY); `;
 async function catalogRows(root: string, id: string, sql: string): Promise<Row[]> {
   const inst = await DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
@@ -60,12 +70,20 @@ async function catalogRows(root: string, id: string, sql: string): Promise<Row[]
 
 /** Every recorded query of a fixture version, run by the lake reader on version `id` of `root`. */
 async function assertServesLike(root: string, id: string, oracle: string): Promise<void> {
-  const o = await openVersion({ root, dataDir: 'data/', catalogFile: path.join(root, 'versions', id, 'ducklake.duckdb') });
+  const o = await openVersion({
+    root,
+    dataDir: 'data/',
+    catalogFile: path.join(root, 'versions', id, 'ducklake.duckdb'),
+  });
   try {
     for (const q of expected(oracle).queries) {
       const r = await o.conn.runAndReadAll(q.sql);
       assert.deepEqual(r.columnNames(), q.columns, `columns of ${q.sql}`);
-      assert.deepEqual(sortRows(r.getRowsJson() as unknown[][]), sortRows(q.rows ?? []), `${q.object} (${q.kind}) of ${id} must equal the extension's ${oracle}`);
+      assert.deepEqual(
+        sortRows(r.getRowsJson() as unknown[][]),
+        sortRows(q.rows ?? []),
+        `${q.object} (${q.kind}) of ${id} must equal the extension's ${oracle}`,
+      );
     }
   } finally {
     o.close();
@@ -80,24 +98,51 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
 
   it('an UPDATE writes what the extension wrote for the request version (catalog rows, delete files, row ids) and serves its answers', async () => {
     await fdl('branch', root, 'req', 'refs/tags/v2');
-    const out = await fdl('update', root, '--branch', 'req', '--table', 'sales.orders', '--set', 'amount = amount * 1.1', '--where', "status = 'open'", '--message', '+10% on open orders');
+    const out = await fdl(
+      'update',
+      root,
+      '--branch',
+      'req',
+      '--table',
+      'sales.orders',
+      '--set',
+      'amount = amount * 1.1',
+      '--where',
+      "status = 'open'",
+      '--message',
+      '+10% on open orders',
+    );
     const id = out.stdout.trim();
     assert.equal(id, head(root, 'req'));
     assert.match(out.stderr, /updated 31 row\(s\): 2 delete file\(s\), 0 data file\(s\) ended, 1 new data file\(s\)/);
 
     // catalog rows: the same as the extension's but for file names, sizes (file_path holds an absolute path) and times
-    const same = async (sql: string, what: string) => assert.deepEqual(await catalogRows(root, id, sql), await catalogRows(fixture, REQUEST, sql), what);
-    await same('SELECT table_id, begin_snapshot, end_snapshot, data_file_id, path_is_relative, format, delete_count, encryption_key, partial_max FROM c.ducklake_delete_file ORDER BY data_file_id', 'ducklake_delete_file');
+    const same = async (sql: string, what: string) =>
+      assert.deepEqual(await catalogRows(root, id, sql), await catalogRows(fixture, REQUEST, sql), what);
+    await same(
+      'SELECT table_id, begin_snapshot, end_snapshot, data_file_id, path_is_relative, format, delete_count, encryption_key, partial_max FROM c.ducklake_delete_file ORDER BY data_file_id',
+      'ducklake_delete_file',
+    );
     await same('SELECT delete_file_id FROM c.ducklake_delete_file ORDER BY 1', 'delete file ids');
     await same('SELECT * EXCLUDE (path) FROM c.ducklake_data_file ORDER BY data_file_id', 'ducklake_data_file');
     await same('SELECT * FROM c.ducklake_table_stats ORDER BY table_id', 'ducklake_table_stats');
-    await same('SELECT * FROM c.ducklake_file_column_stats ORDER BY data_file_id, column_id', 'ducklake_file_column_stats');
+    await same(
+      'SELECT * FROM c.ducklake_file_column_stats ORDER BY data_file_id, column_id',
+      'ducklake_file_column_stats',
+    );
     await same('SELECT * EXCLUDE (snapshot_time) FROM c.ducklake_snapshot ORDER BY snapshot_id', 'ducklake_snapshot');
-    await same('SELECT snapshot_id, changes_made FROM c.ducklake_snapshot_changes ORDER BY snapshot_id', 'changes_made');
+    await same(
+      'SELECT snapshot_id, changes_made FROM c.ducklake_snapshot_changes ORDER BY snapshot_id',
+      'changes_made',
+    );
 
     // the files: delete files (file_path, pos with the extension's field ids), the new data file's row ids
     const files = async (r: string, v: string, kind: 'delete' | 'data') => {
-      const rows = await catalogRows(r, v, `SELECT data_file_id, path FROM c.ducklake_${kind}_file WHERE begin_snapshot = 15 ORDER BY data_file_id`);
+      const rows = await catalogRows(
+        r,
+        v,
+        `SELECT data_file_id, path FROM c.ducklake_${kind}_file WHERE begin_snapshot = 15 ORDER BY data_file_id`,
+      );
       return rows.map((x) => path.join(r, 'data', 'sales', 'orders', String(x.path)));
     };
     const ours = await files(root, id, 'delete');
@@ -115,13 +160,19 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
     const [ourData] = await files(root, id, 'data');
     const [theirData] = await files(fixture, REQUEST, 'data');
     const dataOf = (f: string) => query(`SELECT * FROM read_parquet('${f}') ORDER BY _ducklake_internal_row_id`);
-    assert.deepEqual(await dataOf(ourData!), await dataOf(theirData!), 'the new data file: the same rows with the same row ids');
+    assert.deepEqual(
+      await dataOf(ourData!),
+      await dataOf(theirData!),
+      'the new data file: the same rows with the same row ids',
+    );
     const schemaOf = (f: string) => query(`SELECT name, field_id, type FROM parquet_schema('${f}') ORDER BY column_id`);
     assert.deepEqual(await schemaOf(ourData!), await schemaOf(theirData!), 'the new data file schema and field ids');
 
     await assertServesLike(root, id, REQUEST);
     // files.json carries sha256 of every file the version reads, delete files too; verify agrees
-    const fj = JSON.parse(readFileSync(path.join(root, 'versions', id, 'files.json'), 'utf8')) as { tables: Record<string, { files: Record<string, unknown>[] }> };
+    const fj = JSON.parse(readFileSync(path.join(root, 'versions', id, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: Record<string, unknown>[] }>;
+    };
     const orders = fj.tables['sales.orders']!.files;
     assert.equal(orders.length, 3);
     for (const f of orders) assert.match(String(f.sha256), /^[0-9a-f]{64}$/);
@@ -131,7 +182,7 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
     assert.match(await logCommand(root, 'refs/heads/req'), /\+10% on open orders/);
   });
 
-  it('the March cleanup (deletes and updates over Parquet and inlined rows) replayed gives the extension\'s answers', async () => {
+  it("the March cleanup (deletes and updates over Parquet and inlined rows) replayed gives the extension's answers", async () => {
     await fdl('branch', root, 'mar', 'refs/tags/v2');
     const steps: [string, string, string?][] = [
       ['sales.orders', 'order_id % 7 = 0'],
@@ -148,7 +199,7 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
     await assertServesLike(root, V2, V2);
   });
 
-  it('a second delete on a file writes a partial delete file (the extension\'s layout); deleting every row ends the file', async () => {
+  it("a second delete on a file writes a partial delete file (the extension's layout); deleting every row ends the file", async () => {
     const before = head(root, 'req');
     const r = await changeRows(root, { ...quiet, branch: 'req', table: 'sales.orders', where: 'order_id % 5 = 0' });
     const rows = await catalogRows(root, r.versionId, 'SELECT * FROM c.ducklake_delete_file WHERE data_file_id = 4');
@@ -157,15 +208,43 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
     assert.equal(Number(d!.begin_snapshot), 15, 'begin_snapshot: the first delete');
     assert.equal(Number(d!.partial_max), 16, 'partial_max: the second delete');
     const file = path.join(root, 'data', 'sales', 'orders', String(d!.path));
-    const snaps = await query(`SELECT _ducklake_internal_snapshot_id AS s, count(*) AS n FROM read_parquet('${file}') GROUP BY 1 ORDER BY 1`);
-    assert.deepEqual(snaps.map((x) => Number(x.s)), [15, 16]);
-    assert.equal(Number(d!.delete_count), snaps.reduce((a, x) => a + Number(x.n), 0));
-    const schema = await query(`SELECT name, field_id FROM parquet_schema('${file}') WHERE field_id IS NOT NULL ORDER BY column_id`);
-    const theirs = path.join(FIXTURES, 'repos', 'deletes', 'data', 'main', 'items', 'ducklake-01a23632-aba0-7121-8570-884af488b6ff-delete.parquet');
-    assert.deepEqual(schema, await query(`SELECT name, field_id FROM parquet_schema('${theirs}') WHERE field_id IS NOT NULL ORDER BY column_id`), 'partial delete file: the extension\'s columns and field ids');
+    const snaps = await query(
+      `SELECT _ducklake_internal_snapshot_id AS s, count(*) AS n FROM read_parquet('${file}') GROUP BY 1 ORDER BY 1`,
+    );
+    assert.deepEqual(
+      snaps.map((x) => Number(x.s)),
+      [15, 16],
+    );
+    assert.equal(
+      Number(d!.delete_count),
+      snaps.reduce((a, x) => a + Number(x.n), 0),
+    );
+    const schema = await query(
+      `SELECT name, field_id FROM parquet_schema('${file}') WHERE field_id IS NOT NULL ORDER BY column_id`,
+    );
+    const theirs = path.join(
+      FIXTURES,
+      'repos',
+      'deletes',
+      'data',
+      'main',
+      'items',
+      'ducklake-01a23632-aba0-7121-8570-884af488b6ff-delete.parquet',
+    );
+    assert.deepEqual(
+      schema,
+      await query(
+        `SELECT name, field_id FROM parquet_schema('${theirs}') WHERE field_id IS NOT NULL ORDER BY column_id`,
+      ),
+      "partial delete file: the extension's columns and field ids",
+    );
     // served: the request version's rows minus the deleted ones (the oracle's rows, filtered)
     const req = expected(REQUEST).queries.find((q) => q.object === 'sales.orders' && q.kind === 'rows')!;
-    const o = await openVersion({ root, dataDir: 'data/', catalogFile: path.join(root, 'versions', r.versionId, 'ducklake.duckdb') });
+    const o = await openVersion({
+      root,
+      dataDir: 'data/',
+      catalogFile: path.join(root, 'versions', r.versionId, 'ducklake.duckdb'),
+    });
     try {
       const got = (await o.conn.runAndReadAll(req.sql)).getRowsJson() as unknown[][];
       assert.deepEqual(sortRows(got), sortRows(req.rows!.filter((x) => Number(x[0]) % 5 !== 0)));
@@ -176,9 +255,20 @@ describe('fdl update / fdl delete: the real extension is the oracle', () => {
     // every row left in data file 5 (order ids 51..80 that were not updated) goes: the file ends with its delete file
     const w = await changeRows(root, { ...quiet, branch: 'req', table: 'sales.orders', where: 'order_id > 50' });
     assert.equal(w.endedFiles, 1);
-    const ended = await catalogRows(root, w.versionId, 'SELECT end_snapshot FROM c.ducklake_data_file WHERE data_file_id = 5 UNION ALL SELECT end_snapshot FROM c.ducklake_delete_file WHERE data_file_id = 5');
-    assert.deepEqual(ended.map((x) => Number(x.end_snapshot)), [17, 17]);
-    const left = await openVersion({ root, dataDir: 'data/', catalogFile: path.join(root, 'versions', w.versionId, 'ducklake.duckdb') });
+    const ended = await catalogRows(
+      root,
+      w.versionId,
+      'SELECT end_snapshot FROM c.ducklake_data_file WHERE data_file_id = 5 UNION ALL SELECT end_snapshot FROM c.ducklake_delete_file WHERE data_file_id = 5',
+    );
+    assert.deepEqual(
+      ended.map((x) => Number(x.end_snapshot)),
+      [17, 17],
+    );
+    const left = await openVersion({
+      root,
+      dataDir: 'data/',
+      catalogFile: path.join(root, 'versions', w.versionId, 'ducklake.duckdb'),
+    });
     try {
       const got = (await left.conn.runAndReadAll(req.sql)).getRowsJson() as unknown[][];
       assert.deepEqual(sortRows(got), sortRows(req.rows!.filter((x) => Number(x[0]) % 5 !== 0 && Number(x[0]) <= 50)));
@@ -241,17 +331,58 @@ describe('fdl delete / update refusals leave the repository unchanged', () => {
   it('no matching row, bad SQL, a hidden second statement, a failure at any later step, a tampered data file', async () => {
     // one change first: its files.json records the sha256 of every file (the fixture's records none)
     await changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 2' });
-    await refused('no match', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id < 0' }), /no row of sales\.orders matches/);
-    await refused('unknown column', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'nope = 1' }), /--where: .*nope/);
-    await refused('a predicate that is not boolean (DuckDB would cast it to true: every row)', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id' }), /--where must be a boolean predicate, not bigint/);
-    await refused('second statement', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'true; DELETE FROM x' }), /--where/);
-    await refused('bad --set', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', set: 'nope = 1' }), /--set: .*nope/);
-    await refused('unknown table', () => changeRows(root, { ...quiet, table: 'sales.nope', where: 'true' }), /has no table sales\.nope/);
+    await refused(
+      'no match',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id < 0' }),
+      /no row of sales\.orders matches/,
+    );
+    await refused(
+      'unknown column',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'nope = 1' }),
+      /--where: .*nope/,
+    );
+    await refused(
+      'a predicate that is not boolean (DuckDB would cast it to true: every row)',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id' }),
+      /--where must be a boolean predicate, not bigint/,
+    );
+    await refused(
+      'second statement',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'true; DELETE FROM x' }),
+      /--where/,
+    );
+    await refused(
+      'bad --set',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', set: 'nope = 1' }),
+      /--set: .*nope/,
+    );
+    await refused(
+      'unknown table',
+      () => changeRows(root, { ...quiet, table: 'sales.nope', where: 'true' }),
+      /has no table sales\.nope/,
+    );
     for (const at of ['data', 'catalog', 'version']) {
-      await refused(`killed at ${at}`, () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', set: 'qty = 0', step: (s) => { if (s === at) throw new Error(`killed at ${at}`); } }), /killed/);
+      await refused(
+        `killed at ${at}`,
+        () =>
+          changeRows(root, {
+            ...quiet,
+            table: 'sales.orders',
+            where: 'order_id = 1',
+            set: 'qty = 0',
+            step: (s) => {
+              if (s === at) throw new Error(`killed at ${at}`);
+            },
+          }),
+        /killed/,
+      );
     }
     const key = path.join(path.dirname(new URL(import.meta.url).pathname), 'no-such-key');
-    await refused('missing --sign-key', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', signKey: key }), /sign-key/);
+    await refused(
+      'missing --sign-key',
+      () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1', signKey: key }),
+      /sign-key/,
+    );
     // a data file that no longer has the bytes files.json signed is never read to derive deletes
     const f = path.join(root, 'data', 'sales', 'orders', 'ducklake-01a23632-9c3c-70f7-9197-bb573d7471c5.parquet');
     const bytes = readFileSync(f);
@@ -259,7 +390,11 @@ describe('fdl delete / update refusals leave the repository unchanged', () => {
     bad[10] = bad[10]! ^ 0xff;
     writeFileSync(f, bad);
     try {
-      await refused('tampered data file', () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1' }), /does not match the sha256/);
+      await refused(
+        'tampered data file',
+        () => changeRows(root, { ...quiet, table: 'sales.orders', where: 'order_id = 1' }),
+        /does not match the sha256/,
+      );
     } finally {
       writeFileSync(f, bytes);
     }

@@ -27,7 +27,14 @@ describe('branch compare-and-swap on S3 that enforces If-Match / If-None-Match',
     s3 = await startS3('lake');
     front = await startConditionalS3(s3);
     work = await mkdtemp(path.join(tmpdir(), 'fdl-host-cas-'));
-    const client = new S3Client({ endpoint: front.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    const client = new S3Client({
+      endpoint: front.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
     opts = { client, endpoint: front.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS };
   });
   after(async () => {
@@ -37,7 +44,11 @@ describe('branch compare-and-swap on S3 that enforces If-Match / If-None-Match',
   });
 
   const branchNow = async (prefix: string) =>
-    (await (await s3.client.send(new GetObjectCommand({ Bucket: 'lake', Key: `${prefix}refs/heads/main` }))).Body!.transformToString()).trim();
+    (
+      await (
+        await s3.client.send(new GetObjectCommand({ Bucket: 'lake', Key: `${prefix}refs/heads/main` }))
+      ).Body!.transformToString()
+    ).trim();
 
   it('the store itself refuses a stale If-Match and an If-None-Match on an existing key (412)', async () => {
     const target = openTarget('s3://lake/cas/plain/', opts);
@@ -49,13 +60,23 @@ describe('branch compare-and-swap on S3 that enforces If-Match / If-None-Match',
     await target.swap('ref', null, Buffer.from('a\n'));
     // Both read "a" before either writes: the store, not the writer's own read, decides.
     front.gate('/cas/plain/ref', 2);
-    const results = await Promise.allSettled([target.swap('ref', 'a', Buffer.from('b\n')), target.swap('ref', 'a', Buffer.from('c\n'))]);
+    const results = await Promise.allSettled([
+      target.swap('ref', 'a', Buffer.from('b\n')),
+      target.swap('ref', 'a', Buffer.from('c\n')),
+    ]);
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     assert.equal(won.length, 1, `exactly one swap wins: ${JSON.stringify(results.map((r) => r.status))}`);
-    assert.ok(lost[0]!.reason instanceof BranchMovedError && /changed while/.test(lost[0]!.reason.message), String(lost[0]!.reason));
+    assert.ok(
+      lost[0]!.reason instanceof BranchMovedError && /changed while/.test(lost[0]!.reason.message),
+      String(lost[0]!.reason),
+    );
     assert.equal(front.refused.get('/lake/cas/plain/ref'), 1, 'the loser was refused by the store (412)');
-    const now = (await (await s3.client.send(new GetObjectCommand({ Bucket: 'lake', Key: 'cas/plain/ref' }))).Body!.transformToString()).trim();
+    const now = (
+      await (
+        await s3.client.send(new GetObjectCommand({ Bucket: 'lake', Key: 'cas/plain/ref' }))
+      ).Body!.transformToString()
+    ).trim();
     assert.equal(now, results[0]!.status === 'fulfilled' ? 'b' : 'c', 'the branch holds the winner');
   });
 
@@ -67,9 +88,14 @@ describe('branch compare-and-swap on S3 that enforces If-Match / If-None-Match',
       return p;
     };
     assert.equal((await initRepository(loc, { s3: opts })).created, true);
-    const base = await importData(loc, { s3: opts, tables: [{ schema: 'main', table: 't', file: csv('a.csv', 'id\n1\n') }], progress: () => undefined });
+    const base = await importData(loc, {
+      s3: opts,
+      tables: [{ schema: 'main', table: 't', file: csv('a.csv', 'id\n1\n') }],
+      progress: () => undefined,
+    });
     front.gate('/repos/race/refs/heads/main', 2);
-    const publish = (file: string) => importData(loc, { s3: opts, tables: [{ schema: 'main', table: 't', file }], progress: () => undefined });
+    const publish = (file: string) =>
+      importData(loc, { s3: opts, tables: [{ schema: 'main', table: 't', file }], progress: () => undefined });
     const results = await Promise.allSettled([publish(csv('b.csv', 'id\n2\n')), publish(csv('c.csv', 'id\n3\n'))]);
     const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));

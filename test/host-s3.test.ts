@@ -21,7 +21,12 @@ import { openRepository } from '../src/resolver/repository.js';
 import { S3Store } from '../src/store/s3-store.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 
-interface Seen { method: string; key: string; ifNoneMatch?: string; ifMatch?: string }
+interface Seen {
+  method: string;
+  key: string;
+  ifNoneMatch?: string;
+  ifMatch?: string;
+}
 
 describe('host tooling on S3 (s3rver)', () => {
   let s3: S3Server;
@@ -32,13 +37,25 @@ describe('host tooling on S3 (s3rver)', () => {
   before(async () => {
     s3 = await startS3('lake');
     work = await mkdtemp(path.join(tmpdir(), 'fdl-host-s3-'));
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
     // Records what goes on the wire, after serialization (the headers S3 would enforce).
     client.middlewareStack.add(
       (next) => async (args) => {
         const req = args.request as { method: string; path: string; headers: Record<string, string> };
         const h = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
-        seen.push({ method: req.method, key: decodeURIComponent(req.path), ifNoneMatch: h['if-none-match'], ifMatch: h['if-match'] });
+        seen.push({
+          method: req.method,
+          key: decodeURIComponent(req.path),
+          ifNoneMatch: h['if-none-match'],
+          ifMatch: h['if-match'],
+        });
         return next(args);
       },
       { step: 'finalizeRequest', name: 'recordConditionalHeaders' },
@@ -62,7 +79,11 @@ describe('host tooling on S3 (s3rver)', () => {
     assert.equal((await initRepository(loc, { s3: opts, id: 'other' })).created, false);
     assert.equal(puts('/fdl.json')[0]!.ifNoneMatch, '*');
 
-    const v1 = await importData(loc, { s3: opts, tables: [{ schema: 'main', table: 't', file: a }], progress: () => undefined });
+    const v1 = await importData(loc, {
+      s3: opts,
+      tables: [{ schema: 'main', table: 't', file: a }],
+      progress: () => undefined,
+    });
     // first version: the branch does not exist yet, so it is created with If-None-Match
     assert.equal(puts('/refs/heads/main').at(-1)!.ifNoneMatch, '*');
     for (const f of ['ducklake.duckdb', 'dataset.json', 'files.json', 'version.json']) {
@@ -71,7 +92,11 @@ describe('host tooling on S3 (s3rver)', () => {
     const dataPut = seen.find((s) => s.method === 'PUT' && /\/data\/main\/t\/ducklake-.*\.parquet$/.test(s.key));
     assert.equal(dataPut?.ifNoneMatch, '*');
 
-    const v2 = await importData(loc, { s3: opts, tables: [{ schema: 'main', table: 't', file: b }], progress: () => undefined });
+    const v2 = await importData(loc, {
+      s3: opts,
+      tables: [{ schema: 'main', table: 't', file: b }],
+      progress: () => undefined,
+    });
     const move = puts('/refs/heads/main').at(-1)!;
     assert.ok(move.ifMatch && move.ifMatch.length > 2, `branch move carries If-Match (got ${JSON.stringify(move)})`);
     assert.equal(move.ifNoneMatch, undefined);
@@ -83,7 +108,11 @@ describe('host tooling on S3 (s3rver)', () => {
     assert.equal((await verifyRepository(loc, { s3: opts })).ok, true);
 
     // Read back through the gateway's resolver over S3 and the lake reader.
-    const store = new S3Store('lake', 'repos/shop/', { endpoint: s3.endpoint, forcePathStyle: true, credentials: S3_CREDENTIALS });
+    const store = new S3Store('lake', 'repos/shop/', {
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: S3_CREDENTIALS,
+    });
     const repo = await openRepository('shop', store, { cacheDir: path.join(work, 'cache'), signatures: 'off' });
     const res = await repo.resolve('main');
     assert.equal(res.versionId, v2.versionId);
@@ -92,10 +121,16 @@ describe('host tooling on S3 (s3rver)', () => {
     const conn = await inst.connect();
     try {
       const cat = await openCatalog(conn, version.catalogFile, 'meta');
-      const lease = await version.ensureFiles(cat.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size }))));
+      const lease = await version.ensureFiles(
+        cat.tables.flatMap((t) => t.files.map((f) => ({ path: f.path, size: f.size }))),
+      );
       await attachCatalog(conn, cat, 'lake', (rel) => version.locate(rel));
       const rows = (await conn.runAndReadAll('SELECT id, name FROM lake.main.t ORDER BY id')).getRowsJson();
-      assert.deepEqual(rows, [['1', 'x'], ['2', 'y'], ['3', 'z']]);
+      assert.deepEqual(rows, [
+        ['1', 'x'],
+        ['2', 'y'],
+        ['3', 'z'],
+      ]);
       lease.release();
     } finally {
       conn.closeSync();

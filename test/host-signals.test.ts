@@ -55,7 +55,9 @@ async function fdl(...args: string[]): Promise<Ran> {
 
 /** True once a running import's named pipes (its scratch folder in the data folder) are there. */
 const importWriting = (root: string) => () => {
-  const walk = (d: string): boolean => existsSync(d) && readdirSync(d, { withFileTypes: true }).some((e) => e.isFIFO() || (e.isDirectory() && walk(path.join(d, e.name))));
+  const walk = (d: string): boolean =>
+    existsSync(d) &&
+    readdirSync(d, { withFileTypes: true }).some((e) => e.isFIFO() || (e.isDirectory() && walk(path.join(d, e.name))));
   return walk(path.join(root, 'data'));
 };
 
@@ -69,7 +71,10 @@ after(async () => {
 });
 
 describe('signals during a writing command', () => {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`${signal} in the middle of fdl import: rolled back, exit ${code}, the repository byte for byte as before`, async () => {
       const root = path.join(work, `import-${signal}`);
       assert.equal((await fdl('init', root)).code, 0);
@@ -80,12 +85,18 @@ describe('signals during a writing command', () => {
       const before = treeBytes(root);
       const run = start(['import', root, '--table', `main.t=${big}`, '--sort-by', 'main.t=name']);
       await waitFor(importWriting(root), 'the import writing its data', 120_000);
-      assert.ok(treeBytes(root).some((l) => / fifo$/.test(l)), 'named pipes are there mid-import');
+      assert.ok(
+        treeBytes(root).some((l) => / fifo$/.test(l)),
+        'named pipes are there mid-import',
+      );
       run.child.kill(signal);
       const r = await run.ended;
       assert.equal(r.code, code, r.stderr);
       assert.equal(r.stdout, '', 'no version id printed');
-      assert.match(r.stderr, new RegExp(`fdl: interrupted by ${signal}: stopped, and what this run had written was removed\\n$`));
+      assert.match(
+        r.stderr,
+        new RegExp(`fdl: interrupted by ${signal}: stopped, and what this run had written was removed\\n$`),
+      );
       assert.deepEqual(treeBytes(root), before);
     });
   }
@@ -97,8 +108,9 @@ describe('signals during a writing command', () => {
     assert.equal(loaded.code, 0, loaded.stderr);
     const before = treeBytes(root);
     const run = start(['update', root, '--table', 'main.t', '--set', 'amount = amount + 1', '--where', 'true']);
-    const pending = () => readdirSync(path.join(root, 'versions')).some((v) => existsSync(path.join(root, 'versions', v, 'pending')));
-    await waitFor(pending, 'the update\'s pending marker', 120_000, 10);
+    const pending = () =>
+      readdirSync(path.join(root, 'versions')).some((v) => existsSync(path.join(root, 'versions', v, 'pending')));
+    await waitFor(pending, "the update's pending marker", 120_000, 10);
     run.child.kill('SIGINT');
     const r = await run.ended;
     assert.equal(r.code, 130, r.stderr);
@@ -107,7 +119,7 @@ describe('signals during a writing command', () => {
     assert.deepEqual(treeBytes(root), before);
   });
 
-  it('SIGKILL leaves a dead writer\'s debris; the default fdl gc (grace 24h) removes all of it at once, and nothing else', async () => {
+  it("SIGKILL leaves a dead writer's debris; the default fdl gc (grace 24h) removes all of it at once, and nothing else", async () => {
     const root = path.join(work, 'killed');
     assert.equal((await fdl('init', root)).code, 0);
     const small = path.join(work, 'small-k.csv');
@@ -119,11 +131,20 @@ describe('signals during a writing command', () => {
     run.child.kill('SIGKILL');
     await run.ended;
     const debris = treeBytes(root).filter((l) => !before.includes(l));
-    assert.ok(debris.some((l) => /\/pending /.test(l)), 'a pending marker is left');
-    assert.ok(debris.some((l) => / fifo$/.test(l)), 'named pipes are left');
+    assert.ok(
+      debris.some((l) => /\/pending /.test(l)),
+      'a pending marker is left',
+    );
+    assert.ok(
+      debris.some((l) => / fifo$/.test(l)),
+      'named pipes are left',
+    );
     const gc = await fdl('gc', root);
     assert.equal(gc.code, 0, gc.stderr);
-    assert.match(gc.stdout, /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\); kept 0 younger than the grace period; 0 writer\(s\) running\n$/);
+    assert.match(
+      gc.stdout,
+      /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\); kept 0 younger than the grace period; 0 writer\(s\) running\n$/,
+    );
     assert.match(gc.stderr, /writer gone: versions\/[0-9a-f-]+\/ \(process \d+ on this host no longer runs\)/);
     assert.deepEqual(treeBytes(root), before);
   });
@@ -142,7 +163,14 @@ describe('signals during a writing command', () => {
       await writeBigCsv(small, 10);
       const child = spawn(process.execPath, [CLI, 'import', 's3://stuck/repo', '--table', `main.t=${small}`], {
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, FDL_S3_FORCE_PATH_STYLE: '1' },
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'x',
+          AWS_SECRET_ACCESS_KEY: 'y',
+          AWS_REGION: 'us-east-1',
+          AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+          FDL_S3_FORCE_PATH_STYLE: '1',
+        },
       });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -154,7 +182,10 @@ describe('signals during a writing command', () => {
       const took = Date.now() - t0;
       assert.equal(r.code, 143, stderr);
       assert.ok(took < 40_000, `exited ${took} ms after SIGTERM`);
-      assert.match(stderr, /fdl: the clean-up did not end within 10 s; exiting without finishing the clean-up \(run fdl gc to remove what is left\)\n$/);
+      assert.match(
+        stderr,
+        /fdl: the clean-up did not end within 10 s; exiting without finishing the clean-up \(run fdl gc to remove what is left\)\n$/,
+      );
     } finally {
       for (const s of held) s.destroy();
       blackHole.close();

@@ -75,7 +75,11 @@ function versionOf(root: string, ref = 'refs/heads/main'): string {
 
 /** Rows of a table in a version, served by the project's lake reader (openCatalog + attachCatalog). */
 async function served(root: string, version: string, table: string, cols: string[]): Promise<unknown[][]> {
-  const o = await openVersion({ root, dataDir: 'data/', catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') });
+  const o = await openVersion({
+    root,
+    dataDir: 'data/',
+    catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb'),
+  });
   try {
     return (await o.conn.runAndReadAll(asText(cols, table))).getRowsJson() as unknown[][];
   } finally {
@@ -94,25 +98,49 @@ const quiet: Pick<ImportOptions, 'progress'> = { progress: () => undefined };
 describe('import round trip (served by the lake reader = source read by plain DuckDB)', () => {
   it('CSV, Parquet (nested types) and JSON', async () => {
     const root = await newRepo();
-    const a = csv('types.csv', 'id,name,amount,day,at,flag\n1,"Zoë ""quoted""",12.50,2024-01-02,2024-01-02 03:04:05,true\n2,,-0.01,,2024-12-31 23:59:59,false\n3,"line\nbreak",99999.99,2000-02-29,,\n');
+    const a = csv(
+      'types.csv',
+      'id,name,amount,day,at,flag\n1,"Zoë ""quoted""",12.50,2024-01-02,2024-01-02 03:04:05,true\n2,,-0.01,,2024-12-31 23:59:59,false\n3,"line\nbreak",99999.99,2000-02-29,,\n',
+    );
     const pq = path.join(work, 'nested.parquet');
-    await plain(`COPY (SELECT i AS id, {'x': i, 'y': 'v' || i} AS s, [i, i + 1] AS l, MAP {'k' || i: i * 2} AS m, i::DECIMAL(18,3) / 7 AS d, TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) HOUR AS tz FROM range(1000) t(i)) TO '${pq}' (FORMAT parquet)`);
+    await plain(
+      `COPY (SELECT i AS id, {'x': i, 'y': 'v' || i} AS s, [i, i + 1] AS l, MAP {'k' || i: i * 2} AS m, i::DECIMAL(18,3) / 7 AS d, TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) HOUR AS tz FROM range(1000) t(i)) TO '${pq}' (FORMAT parquet)`,
+    );
     const js = csv('events.ndjson', '{"k": 1, "v": "a", "tags": ["x", "y"]}\n{"k": 2, "v": null, "tags": []}\n');
-    const r = await importData(root, { ...quiet, tables: [{ schema: 'main', table: 'types', file: a }, { schema: 'lab', table: 'nested', file: pq }, { schema: 'lab', table: 'events', file: js }], message: 'first' });
+    const r = await importData(root, {
+      ...quiet,
+      tables: [
+        { schema: 'main', table: 'types', file: a },
+        { schema: 'lab', table: 'nested', file: pq },
+        { schema: 'lab', table: 'events', file: js },
+      ],
+      message: 'first',
+    });
     assert.equal(r.parent, null);
     assert.deepEqual(r.rows, { 'main.types': 3, 'lab.nested': 1000, 'lab.events': 2 });
-    for (const [table, src] of [['main.types', `read_csv('${a}')`], ['lab.nested', `read_parquet('${pq}')`], ['lab.events', `read_json_auto('${js}')`]] as const) {
+    for (const [table, src] of [
+      ['main.types', `read_csv('${a}')`],
+      ['lab.nested', `read_parquet('${pq}')`],
+      ['lab.events', `read_json_auto('${js}')`],
+    ] as const) {
       const cols = await columnsOf(src);
       const got = await served(root, r.versionId, table, cols);
       const want = await plain(asText(cols, src));
       assert.deepEqual(sortRows(got), sortRows(want), table);
     }
     // data files carry field ids = ducklake_column.column_id
-    const files = JSON.parse(readFileSync(path.join(root, 'versions', r.versionId, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; rows: number }[] }> };
+    const files = JSON.parse(readFileSync(path.join(root, 'versions', r.versionId, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: { path: string; rows: number }[] }>;
+    };
     const f = files.tables['lab.nested']!.files[0]!;
     assert.match(f.path, /^lab\/nested\/ducklake-[0-9a-f-]{36}\.parquet$/);
-    const ids = await plain(`SELECT name, field_id FROM parquet_schema('${path.join(root, 'data', f.path)}') WHERE field_id IS NOT NULL ORDER BY field_id`);
-    assert.deepEqual(ids.map((x) => x[0]), ['id', 's', 'x', 'y', 'l', 'element', 'm', 'key', 'value', 'd', 'tz']);
+    const ids = await plain(
+      `SELECT name, field_id FROM parquet_schema('${path.join(root, 'data', f.path)}') WHERE field_id IS NOT NULL ORDER BY field_id`,
+    );
+    assert.deepEqual(
+      ids.map((x) => x[0]),
+      ['id', 's', 'x', 'y', 'l', 'element', 'm', 'key', 'value', 'd', 'tz'],
+    );
   });
 
   it('append, then replace (old versions keep their rows)', async () => {
@@ -122,32 +150,67 @@ describe('import round trip (served by the lake reader = source read by plain Du
     const c = csv('c.csv', 'id,w,x\n10,1.5,z\n');
     const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: a }] })).versionId;
     const v2 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: b }] })).versionId;
-    assert.deepEqual(sortRows(await served(root, v2, 't', ['id', 'v'])), [['1', 'a'], ['2', 'b'], ['3', 'c']]);
-    const v3 = (await importData(root, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: c }] })).versionId;
+    assert.deepEqual(sortRows(await served(root, v2, 't', ['id', 'v'])), [
+      ['1', 'a'],
+      ['2', 'b'],
+      ['3', 'c'],
+    ]);
+    const v3 = (
+      await importData(root, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: c }] })
+    ).versionId;
     assert.deepEqual(await served(root, v3, 't', ['id', 'w', 'x']), [['10', '1.5', 'z']]);
-    assert.deepEqual(sortRows(await served(root, v1, 't', ['id', 'v'])), [['1', 'a'], ['2', 'b']]);
-    const vj = JSON.parse(readFileSync(path.join(root, 'versions', v3, 'version.json'), 'utf8')) as { parents: string[]; catalogs: { snapshot_id: number }[] };
+    assert.deepEqual(sortRows(await served(root, v1, 't', ['id', 'v'])), [
+      ['1', 'a'],
+      ['2', 'b'],
+    ]);
+    const vj = JSON.parse(readFileSync(path.join(root, 'versions', v3, 'version.json'), 'utf8')) as {
+      parents: string[];
+      catalogs: { snapshot_id: number }[];
+    };
     assert.deepEqual(vj.parents, [v2]);
     assert.equal(vj.catalogs[0]!.snapshot_id, 3);
-    await assert.rejects(importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: a }] }), /not in the table/);
+    await assert.rejects(
+      importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: a }] }),
+      /not in the table/,
+    );
   });
 });
 
 describe('catalog structure', () => {
   it('has exactly the metadata tables, columns, types and keys of an extension-written 1.0 catalog', async () => {
     const root = await newRepo();
-    const v = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('s.csv', 'a\n1\n') }] })).versionId;
+    const v = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('s.csv', 'a\n1\n') }] })
+    ).versionId;
     const basic = path.join(FIXTURES, 'repos/basic');
-    const fixture = path.join(basic, 'versions', readFileSync(path.join(basic, 'refs/tags/v1'), 'utf8').trim(), 'ducklake.duckdb');
-    const shape = (file: string) => plain(`ATTACH '${file}' AS c (READ_ONLY);
+    const fixture = path.join(
+      basic,
+      'versions',
+      readFileSync(path.join(basic, 'refs/tags/v1'), 'utf8').trim(),
+      'ducklake.duckdb',
+    );
+    const shape = (file: string) =>
+      plain(`ATTACH '${file}' AS c (READ_ONLY);
       SELECT table_name, column_index, column_name, data_type, is_nullable FROM duckdb_columns() WHERE database_name = 'c' AND table_name NOT LIKE 'ducklake_inlined_%' ORDER BY ALL`);
-    const keys = (file: string) => plain(`ATTACH '${file}' AS c (READ_ONLY); SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints() WHERE database_name = 'c' ORDER BY ALL`);
+    const keys = (file: string) =>
+      plain(
+        `ATTACH '${file}' AS c (READ_ONLY); SELECT table_name, constraint_type, constraint_text FROM duckdb_constraints() WHERE database_name = 'c' ORDER BY ALL`,
+      );
     const ours = path.join(root, 'versions', v, 'ducklake.duckdb');
     assert.deepEqual(await shape(ours), await shape(fixture));
     assert.deepEqual(await keys(ours), await keys(fixture));
-    const meta = await plain(`ATTACH '${ours}' AS c (READ_ONLY); SELECT key, scope FROM c.ducklake_metadata ORDER BY key`);
-    assert.deepEqual(meta, [['created_by', null], ['data_path', null], ['encrypted', null], ['version', null]]);
-    const files = await plain(`ATTACH '${ours}' AS c (READ_ONLY); SELECT path_is_relative, footer_size > 0, row_id_start FROM c.ducklake_data_file`);
+    const meta = await plain(
+      `ATTACH '${ours}' AS c (READ_ONLY); SELECT key, scope FROM c.ducklake_metadata ORDER BY key`,
+    );
+    assert.deepEqual(meta, [
+      ['created_by', null],
+      ['data_path', null],
+      ['encrypted', null],
+      ['version', null],
+    ]);
+    const files = await plain(
+      `ATTACH '${ours}' AS c (READ_ONLY); SELECT path_is_relative, footer_size > 0, row_id_start FROM c.ducklake_data_file`,
+    );
     assert.deepEqual(files, [[true, true, '0']]);
   });
 });
@@ -157,11 +220,25 @@ describe('signatures', () => {
     const key = path.join(work, 'alice');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'alice', '-f', key]);
     const signers = path.join(work, 'allowed_signers');
-    writeFileSync(signers, `alice@example.org namespaces="fdl" ${readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+    writeFileSync(
+      signers,
+      `alice@example.org namespaces="fdl" ${readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`,
+    );
     const root = await newRepo();
-    const v = (await importData(root, { ...quiet, signKey: key, author: 'alice@example.org', tables: [{ schema: 'main', table: 't', file: csv('sig.csv', 'a\n1\n') }] })).versionId;
+    const v = (
+      await importData(root, {
+        ...quiet,
+        signKey: key,
+        author: 'alice@example.org',
+        tables: [{ schema: 'main', table: 't', file: csv('sig.csv', 'a\n1\n') }],
+      })
+    ).versionId;
     const dir = path.join(root, 'versions', v);
-    const out = execFileSync('ssh-keygen', ['-Y', 'verify', '-f', signers, '-I', 'alice@example.org', '-n', 'fdl', '-s', path.join(dir, 'version.json.sig')], { input: readFileSync(path.join(dir, 'version.json')) }).toString();
+    const out = execFileSync(
+      'ssh-keygen',
+      ['-Y', 'verify', '-f', signers, '-I', 'alice@example.org', '-n', 'fdl', '-s', path.join(dir, 'version.json.sig')],
+      { input: readFileSync(path.join(dir, 'version.json')) },
+    ).toString();
     assert.match(out, /Good "fdl" signature for alice@example.org/);
     assert.equal((await verifyRepository(root, { allowedSigners: signers })).ok, true);
     // an unsigned version fails verification against trusted keys
@@ -175,8 +252,14 @@ describe('signatures', () => {
 describe('refs', () => {
   it('two imports racing on one branch: exactly one wins, the other fails with "branch moved"', async () => {
     const root = await newRepo();
-    const base = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('r0.csv', 'a\n0\n') }] })).versionId;
-    const results = await Promise.allSettled([1, 2].map((i) => importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv(`r${i}.csv`, `a\n${i}\n`) }] })));
+    const base = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('r0.csv', 'a\n0\n') }] })
+    ).versionId;
+    const results = await Promise.allSettled(
+      [1, 2].map((i) =>
+        importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv(`r${i}.csv`, `a\n${i}\n`) }] }),
+      ),
+    );
     const won = results.filter((x) => x.status === 'fulfilled');
     const lost = results.filter((x) => x.status === 'rejected');
     assert.equal(won.length, 1);
@@ -197,7 +280,13 @@ describe('refs', () => {
         ...quiet,
         tables: [{ schema: 'main', table: 't', file: csv('d1.csv', 'a\n1\n') }],
         step: async (s) => {
-          if (s === 'version') other = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('d2.csv', 'a\n2\n') }] })).versionId;
+          if (s === 'version')
+            other = (
+              await importData(root, {
+                ...quiet,
+                tables: [{ schema: 'main', table: 't', file: csv('d2.csv', 'a\n2\n') }],
+              })
+            ).versionId;
         },
       }),
       /branch moved, retry/,
@@ -207,9 +296,20 @@ describe('refs', () => {
 
   it('an import interrupted at any step leaves no ref on an incomplete version', async () => {
     const root = await newRepo();
-    const good = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('c0.csv', 'a\n0\n') }] })).versionId;
+    const good = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('c0.csv', 'a\n0\n') }] })
+    ).versionId;
     for (const at of ['data', 'catalog']) {
-      await assert.rejects(importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('c1.csv', 'a\n1\n') }], step: (s) => { if (s === at) throw new Error(`killed at ${at}`); } }), /killed/);
+      await assert.rejects(
+        importData(root, {
+          ...quiet,
+          tables: [{ schema: 'main', table: 't', file: csv('c1.csv', 'a\n1\n') }],
+          step: (s) => {
+            if (s === at) throw new Error(`killed at ${at}`);
+          },
+        }),
+        /killed/,
+      );
       assert.equal(versionOf(root), good);
     }
     const refsJson = JSON.parse(readFileSync(path.join(root, 'refs.json'), 'utf8')) as { refs: Record<string, string> };
@@ -225,7 +325,9 @@ describe('refs', () => {
 
   it('a real process killed mid-import leaves main on a complete version', async () => {
     const root = await newRepo();
-    const good = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('k0.csv', 'a\n0\n') }] })).versionId;
+    const good = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('k0.csv', 'a\n0\n') }] })
+    ).versionId;
     const big = path.join(work, 'k1.csv');
     await plain(`COPY (SELECT range AS a FROM range(3000000)) TO '${big}' (HEADER)`);
     for (const delay of [150, 400, 900]) {
@@ -234,7 +336,10 @@ describe('refs', () => {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       const now = versionOf(root);
-      assert.ok(existsSync(path.join(root, 'versions', now, 'version.json')), `main → complete version after kill at ${delay} ms`);
+      assert.ok(
+        existsSync(path.join(root, 'versions', now, 'version.json')),
+        `main → complete version after kill at ${delay} ms`,
+      );
     }
     assert.ok(good);
     assert.equal((await verifyRepository(root)).ok, true);
@@ -242,8 +347,12 @@ describe('refs', () => {
 
   it('tags are create-only; branches are created at a ref', async () => {
     const root = await newRepo();
-    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('t1.csv', 'a\n1\n') }] })).versionId;
-    const v2 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('t2.csv', 'a\n2\n') }] })).versionId;
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('t1.csv', 'a\n1\n') }] })
+    ).versionId;
+    const v2 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('t2.csv', 'a\n2\n') }] })
+    ).versionId;
     assert.equal(await tagCommand(root, 'v1', v1), v1);
     await assert.rejects(tagCommand(root, 'v1', v2), /already exists.*never rewritten/);
     assert.equal(versionOf(root, 'refs/tags/v1'), v1);
@@ -251,9 +360,18 @@ describe('refs', () => {
     assert.equal(await branchCommand(root, 'dev', 'v1'), v1);
     await assert.rejects(tagCommand(root, 'Bad Name', v1), /invalid tag name/);
     const refs = JSON.parse(readFileSync(path.join(root, 'refs.json'), 'utf8')) as { refs: Record<string, string> };
-    assert.deepEqual(refs.refs, { 'refs/heads/dev': v1, 'refs/heads/main': v2, 'refs/tags/v1': v1, 'refs/tags/v2': v2 });
+    assert.deepEqual(refs.refs, {
+      'refs/heads/dev': v1,
+      'refs/heads/main': v2,
+      'refs/tags/v1': v1,
+      'refs/tags/v2': v2,
+    });
     // an import on a new branch starts from nothing; on dev it builds on v1
-    const d = await importData(root, { ...quiet, branch: 'dev', tables: [{ schema: 'main', table: 't', file: csv('t3.csv', 'a\n3\n') }] });
+    const d = await importData(root, {
+      ...quiet,
+      branch: 'dev',
+      tables: [{ schema: 'main', table: 't', file: csv('t3.csv', 'a\n3\n') }],
+    });
     assert.equal(d.parent, v1);
     assert.deepEqual(sortRows(await served(root, d.versionId, 't', ['a'])), [['1'], ['3']]);
   });
@@ -262,7 +380,15 @@ describe('refs', () => {
 describe('init, verify, expire (CLI)', () => {
   it('init keeps the first settings', async () => {
     const root = path.join(work, 'init');
-    const first = await run(process.execPath, [CLI, 'init', root, '--id', '11111111-2222-4333-8444-555555555555', '--data-dir', 'warehouse']);
+    const first = await run(process.execPath, [
+      CLI,
+      'init',
+      root,
+      '--id',
+      '11111111-2222-4333-8444-555555555555',
+      '--data-dir',
+      'warehouse',
+    ]);
     assert.match(first.stdout, /initialized/);
     const second = await run(process.execPath, [CLI, 'init', root, '--id', '99999999-2222-4333-8444-555555555555']);
     assert.match(second.stdout, /already an FDL repository.*kept its settings/);
@@ -271,21 +397,36 @@ describe('init, verify, expire (CLI)', () => {
     assert.equal(readFileSync(path.join(root, 'HEAD'), 'utf8'), 'ref: refs/heads/main\n');
     const out = await run(process.execPath, [CLI, 'import', root, '--table', `s.t=${csv('w.csv', 'a\n1\n')}`]);
     const v = out.stdout.trim();
-    const files = JSON.parse(readFileSync(path.join(root, 'versions', v, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
+    const files = JSON.parse(readFileSync(path.join(root, 'versions', v, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: { path: string }[] }>;
+    };
     assert.ok(existsSync(path.join(root, 'warehouse', files.tables['s.t']!.files[0]!.path)));
   });
 
   it('verify exits 0 on a good repository and non-zero after a flipped byte', async () => {
     const root = await newRepo();
-    const v = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('v.csv', 'a,b\n1,x\n2,y\n') }] })).versionId;
+    const v = (
+      await importData(root, {
+        ...quiet,
+        tables: [{ schema: 'main', table: 't', file: csv('v.csv', 'a,b\n1,x\n2,y\n') }],
+      })
+    ).versionId;
     await run(process.execPath, [CLI, 'verify', root]);
-    const files = JSON.parse(readFileSync(path.join(root, 'versions', v, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string }[] }> };
-    for (const victim of [path.join(root, 'data', files.tables['main.t']!.files[0]!.path), path.join(root, 'versions', v, 'ducklake.duckdb')]) {
+    const files = JSON.parse(readFileSync(path.join(root, 'versions', v, 'files.json'), 'utf8')) as {
+      tables: Record<string, { files: { path: string }[] }>;
+    };
+    for (const victim of [
+      path.join(root, 'data', files.tables['main.t']!.files[0]!.path),
+      path.join(root, 'versions', v, 'ducklake.duckdb'),
+    ]) {
       const orig = readFileSync(victim);
       const bad = Buffer.from(orig);
       bad[Math.floor(bad.length / 2)]! ^= 0xff;
       writeFileSync(victim, bad);
-      await assert.rejects(run(process.execPath, [CLI, 'verify', root]), (e: { code?: number; stdout?: string }) => e.code === 1 && /FAIL/.test(e.stdout ?? ''));
+      await assert.rejects(
+        run(process.execPath, [CLI, 'verify', root]),
+        (e: { code?: number; stdout?: string }) => e.code === 1 && /FAIL/.test(e.stdout ?? ''),
+      );
       writeFileSync(victim, orig);
       await run(process.execPath, [CLI, 'verify', root]);
     }
@@ -306,7 +447,10 @@ describe('init, verify, expire (CLI)', () => {
     assert.match(warned.stdout, new RegExp(`WARN versions/${unfinished}/: unfinished version`));
     assert.match(warned.stdout, /WARN data\/main\/t\/ducklake-orphan\.parquet: orphan/);
     assert.match(warned.stdout, /^ok: 1 version\(s\) verified, 2 warning\(s\)/m);
-    await assert.rejects(run(process.execPath, [CLI, 'verify', root, '--strict']), (e: { code?: number; stdout?: string }) => e.code === 1 && /2 warning/.test(e.stdout ?? ''));
+    await assert.rejects(
+      run(process.execPath, [CLI, 'verify', root, '--strict']),
+      (e: { code?: number; stdout?: string }) => e.code === 1 && /2 warning/.test(e.stdout ?? ''),
+    );
     const r = await verifyRepository(root);
     assert.deepEqual(r.problems, []);
     assert.equal(r.warnings.length, 2);
@@ -314,10 +458,18 @@ describe('init, verify, expire (CLI)', () => {
 
   it('expire writes expired.json and readers refuse the version', async () => {
     const root = await newRepo();
-    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('e1.csv', 'a\n1\n') }] })).versionId;
-    const v2 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('e2.csv', 'a\n2\n') }] })).versionId;
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('e1.csv', 'a\n1\n') }] })
+    ).versionId;
+    const v2 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('e2.csv', 'a\n2\n') }] })
+    ).versionId;
     await run(process.execPath, [CLI, 'expire', root, v1, '--successor', v2]);
-    const mark = JSON.parse(readFileSync(path.join(root, 'versions', v1, 'expired.json'), 'utf8')) as { expired: string; successor: string; reason: string };
+    const mark = JSON.parse(readFileSync(path.join(root, 'versions', v1, 'expired.json'), 'utf8')) as {
+      expired: string;
+      successor: string;
+      reason: string;
+    };
     assert.equal(mark.successor, v2);
     assert.match(mark.expired, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const repo = await openRepository('r', new FsStore(root), { signatures: 'off' });
@@ -340,7 +492,11 @@ describe('fdl demo', () => {
     assert.equal(versionOf(dir, 'refs/heads/main'), r.v2);
     assert.equal(versionOf(dir, 'refs/heads/dev'), r.v1);
     const count = async (v: string) => {
-      const o = await openVersion({ root: dir, dataDir: 'data/', catalogFile: path.join(dir, 'versions', v, 'ducklake.duckdb') });
+      const o = await openVersion({
+        root: dir,
+        dataDir: 'data/',
+        catalogFile: path.join(dir, 'versions', v, 'ducklake.duckdb'),
+      });
       try {
         return (await o.conn.runAndReadAll('select count(*) from sales.orders')).getRowsJson()[0]![0];
       } finally {

@@ -8,7 +8,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer as createHttps } from 'node:https';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,17 +31,29 @@ import { initRepository } from '../src/host/repo.js';
 import { importData } from '../src/host/import.js';
 import { verifyRepository } from '../src/host/verify.js';
 import { buildConfig, ConfigError } from '../src/cli/config.js';
-import { copyFixtures, FIXTURES, runServeExpectingFailure, startGateway, type RunningGateway } from './support/gateway.js';
+import {
+  copyFixtures,
+  FIXTURES,
+  runServeExpectingFailure,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
 import { startS3, S3_CREDENTIALS, type S3Server } from './support/s3-server.js';
 
 /** The file cache's files (in each store's area), as paths relative to its folder. */
 function cachedFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? readdirSync(join(dir, e.name)).map((f) => join(e.name, f)) : [e.name]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? readdirSync(join(dir, e.name)).map((f) => join(e.name, f)) : [e.name],
+  );
 }
 
 const run = promisify(execFile);
 const S3_ENV = { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey };
-const basicRefs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
+const basicRefs = (
+  JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+    repos: { basic: { refs: Record<string, string> } };
+  }
+).repos.basic.refs;
 
 const work = copyFixtures('repos/basic');
 const LOCAL = join(work.dir, 'lake');
@@ -49,7 +73,9 @@ async function writeCsv(name: string, rows: number, label: string): Promise<stri
 
 function dataFiles(root: string, table: string): string[] {
   const dir = join(root, 'data', 'main', table);
-  return readdirSync(dir).filter((n) => n.endsWith('.parquet')).map((n) => `data/main/${table}/${n}`);
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.parquet'))
+    .map((n) => `data/main/${table}/${n}`);
 }
 
 /** Same size, still valid Parquet, different rows: every 'GOOD' becomes 'EVIL'. */
@@ -70,7 +96,13 @@ async function query(gw: RunningGateway, database: string, sql: string): Promise
   }
 }
 
-async function refusedWith(gw: RunningGateway, database: string, sql: string, code: string, message: RegExp): Promise<void> {
+async function refusedWith(
+  gw: RunningGateway,
+  database: string,
+  sql: string,
+  code: string,
+  message: RegExp,
+): Promise<void> {
   await assert.rejects(query(gw, database, sql), (e: { code?: string; message?: string }) => {
     assert.equal(e.code, code, e.message);
     assert.match(e.message!, message);
@@ -79,7 +111,9 @@ async function refusedWith(gw: RunningGateway, database: string, sql: string, co
 }
 
 const labels = async (gw: RunningGateway, db: string, table: string) =>
-  (await query(gw, db, `select label, count(*)::int as n from main.${table} group by label order by label`)).map((r) => `${String(r.label)}:${String(r.n)}`);
+  (await query(gw, db, `select label, count(*)::int as n from main.${table} group by label order by label`)).map(
+    (r) => `${String(r.label)}:${String(r.n)}`,
+  );
 
 before(async () => {
   await initRepository(LOCAL, {});
@@ -95,7 +129,9 @@ before(async () => {
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   const big = join(work.dir, 'big.parquet');
-  await conn.run(`COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS h FROM range(120000) t(i)) TO '${big}' (FORMAT parquet, COMPRESSION uncompressed)`);
+  await conn.run(
+    `COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS h FROM range(120000) t(i)) TO '${big}' (FORMAT parquet, COMPRESSION uncompressed)`,
+  );
   conn.closeSync();
   db.closeSync();
   await importData(LOCAL, { tables: [{ schema: 'main', table: 'big', file: big }] });
@@ -106,7 +142,9 @@ before(async () => {
 after(() => work.cleanup());
 
 test('the publisher writes size and sha256 for every data file; fdl verify names each mismatch', async () => {
-  const files = JSON.parse(readFileSync(join(LOCAL, 'versions', version, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number; sha256?: string }[] }> };
+  const files = JSON.parse(readFileSync(join(LOCAL, 'versions', version, 'files.json'), 'utf8')) as {
+    tables: Record<string, { files: { path: string; size: number; sha256?: string }[] }>;
+  };
   for (const t of ['main.t', 'main.u']) {
     for (const f of files.tables[t]!.files) {
       assert.match(f.sha256 ?? '', /^[0-9a-f]{64}$/);
@@ -122,8 +160,14 @@ test('the publisher writes size and sha256 for every data file; fdl verify names
   assert.equal(report.ok, false);
   const tRel = tFile.slice('data/'.length);
   const uRel = uFile.slice('data/'.length);
-  assert.ok(report.problems.some((p) => p.includes(tRel) && /sha256/.test(p)), report.problems.join('\n'));
-  assert.ok(report.problems.some((p) => p.includes(uRel) && /bytes/.test(p)), report.problems.join('\n'));
+  assert.ok(
+    report.problems.some((p) => p.includes(tRel) && /sha256/.test(p)),
+    report.problems.join('\n'),
+  );
+  assert.ok(
+    report.problems.some((p) => p.includes(uRel) && /bytes/.test(p)),
+    report.problems.join('\n'),
+  );
 });
 
 describe('the gateway never serves a byte that differs from files.json', () => {
@@ -133,16 +177,31 @@ describe('the gateway never serves a byte that differs from files.json', () => {
   const WEB = join(work.dir, 'web');
   const cacheDir = join(work.dir, 'cache');
   const args = () => [
-    '--repo', `loc=${LOCAL}`,
-    '--repo', 's3r=s3://lake/r/',
-    '--repo', `web=${https.url}`,
-    '--repo', `req=${work.path('repos/basic')}`,
-    '--repo', `reqnew=${LOCAL}`,
-    '--repo', `fresh=${LOCAL}`,
-    '--data-hashes', 'req=require',
-    '--data-hashes', 'reqnew=require',
-    '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style',
-    '--cache-dir', cacheDir, '--ref-ttl', '0',
+    '--repo',
+    `loc=${LOCAL}`,
+    '--repo',
+    's3r=s3://lake/r/',
+    '--repo',
+    `web=${https.url}`,
+    '--repo',
+    `req=${work.path('repos/basic')}`,
+    '--repo',
+    `reqnew=${LOCAL}`,
+    '--repo',
+    `fresh=${LOCAL}`,
+    '--data-hashes',
+    'req=require',
+    '--data-hashes',
+    'reqnew=require',
+    '--s3-endpoint',
+    s3.endpoint,
+    '--s3-region',
+    'us-east-1',
+    '--s3-force-path-style',
+    '--cache-dir',
+    cacheDir,
+    '--ref-ttl',
+    '0',
   ];
   const env = { ...S3_ENV, NODE_EXTRA_CA_CERTS: join(work.dir, 'cert.pem') };
 
@@ -150,14 +209,33 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     s3 = await startS3();
     await s3.upload(LOCAL, 'r/');
     cpSync(LOCAL, WEB, { recursive: true });
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(work.dir, 'key.pem'), '-out', join(work.dir, 'cert.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
-    const server = createHttps({ cert: readFileSync(join(work.dir, 'cert.pem')), key: readFileSync(join(work.dir, 'key.pem')) }, (req, res) => {
-      const p = join(WEB, decodeURIComponent(new URL(req.url ?? '/', 'https://x').pathname));
-      if (!p.startsWith(WEB) || !existsSync(p) || !statSync(p).isFile()) return void res.writeHead(404).end();
-      const body = readFileSync(p);
-      res.writeHead(200, { 'content-length': body.length });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    });
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(work.dir, 'key.pem'),
+      '-out',
+      join(work.dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
+    const server = createHttps(
+      { cert: readFileSync(join(work.dir, 'cert.pem')), key: readFileSync(join(work.dir, 'key.pem')) },
+      (req, res) => {
+        const p = join(WEB, decodeURIComponent(new URL(req.url ?? '/', 'https://x').pathname));
+        if (!p.startsWith(WEB) || !existsSync(p) || !statSync(p).isFile()) return void res.writeHead(404).end();
+        const body = readFileSync(p);
+        res.writeHead(200, { 'content-length': body.length });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     https = {
       url: `https://127.0.0.1:${(server.address() as { port: number }).port}/`,
@@ -179,7 +257,9 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     writeFileSync(join(work.dir, 'forged.parquet'), forge(good));
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
-    const forgedRows = (await c.runAndReadAll(`SELECT DISTINCT label FROM '${join(work.dir, 'forged.parquet')}'`)).getRows();
+    const forgedRows = (
+      await c.runAndReadAll(`SELECT DISTINCT label FROM '${join(work.dir, 'forged.parquet')}'`)
+    ).getRows();
     c.closeSync();
     db.closeSync();
     assert.deepEqual(forgedRows, [['EVIL']]);
@@ -198,7 +278,13 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     const catalog = readFileSync(catalogPath);
     assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
     writeFileSync(catalogPath, Buffer.concat([catalog, Buffer.alloc(16)]));
-    await refusedWith(gw, `loc@${version}`, 'select count(*) from main.t', 'XX001', /size mismatch: ducklake\.duckdb of version/);
+    await refusedWith(
+      gw,
+      `loc@${version}`,
+      'select count(*) from main.t',
+      'XX001',
+      /size mismatch: ducklake\.duckdb of version/,
+    );
     writeFileSync(catalogPath, catalog);
     assert.deepEqual(await labels(gw, `loc@${version}`, 't'), ['GOOD:500']);
     // tampered before a version is first attached: the version attaches; the statements that read
@@ -211,8 +297,14 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.deepEqual(await labels(gw, 'fresh', 'u'), ['GOOD:300'], 'an intact table of the same version is served');
     assert.deepEqual(await query(gw, 'fresh', 'select 1 as one'), [{ one: 1 }]);
     writeFileSync(path, good);
-    assert.deepEqual(await labels(gw, 'fresh', 't'), ['GOOD:500'], 'the restored file verifies and its table is served');
-    const stats = (await query(gw, 'loc', "select mismatches::int as m, entries::int as e from fdl.cache where cache = 'verified'"))[0]!;
+    assert.deepEqual(
+      await labels(gw, 'fresh', 't'),
+      ['GOOD:500'],
+      'the restored file verifies and its table is served',
+    );
+    const stats = (
+      await query(gw, 'loc', "select mismatches::int as m, entries::int as e from fdl.cache where cache = 'verified'")
+    )[0]!;
     assert.ok(Number(stats.m) >= 3, 'mismatches are counted');
     assert.ok(Number(stats.e) >= 2, 'verified files are remembered');
     assert.match(gw.stderr(), /"event":"integrity"/, 'and logged');
@@ -226,8 +318,16 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     const COUNT = 'select count(*)::int as n from main.t';
     const rows = async () => (await c.query(LABELS)).rows.map((r) => `${String(r.label)}:${String(r.n)}`);
     const refused = (sql: string, code: string, message: RegExp) =>
-      assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => (assert.equal(e.code, code, e.message), assert.match(e.message!, message), true));
-    const mismatches = async () => Number((await c.query("select mismatches::int as m from fdl.cache where cache = 'verified'")).rows[0].m);
+      assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) => (
+          assert.equal(e.code, code, e.message),
+          assert.match(e.message!, message),
+          true
+        ),
+      );
+    const mismatches = async () =>
+      Number((await c.query("select mismatches::int as m from fdl.cache where cache = 'verified'")).rows[0].m);
     try {
       assert.deepEqual(await rows(), ['GOOD:500']);
       assert.deepEqual((await c.query(COUNT)).rows, [{ n: 500 }]);
@@ -273,14 +373,21 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `r/${uFile}`, Body: tampered }));
     writeFileSync(join(WEB, uFile), tampered);
     const name = new RegExp(`sha256 mismatch: ${uFile.replace(/[.]/g, '\\.')}`);
-    const before = Number((await query(gw, 's3r', "select mismatches from fdl.cache where cache = 'verified'"))[0]!.mismatches);
+    const before = Number(
+      (await query(gw, 's3r', "select mismatches from fdl.cache where cache = 'verified'"))[0]!.mismatches,
+    );
     await refusedWith(gw, 's3r', 'select * from main.u', 'XX001', name);
     await refusedWith(gw, 'web', 'select * from main.u', 'XX001', name);
-    const afterCount = Number((await query(gw, 's3r', "select mismatches from fdl.cache where cache = 'verified'"))[0]!.mismatches);
+    const afterCount = Number(
+      (await query(gw, 's3r', "select mismatches from fdl.cache where cache = 'verified'"))[0]!.mismatches,
+    );
     assert.equal(afterCount, before + 2);
     // nothing of the forged bytes stayed in the cache
-    for (const n of cachedFiles(join(cacheDir, 'files'))) assert.equal(readFileSync(join(cacheDir, 'files', n)).includes('EVIL'), false, n);
-    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `r/${uFile}`, Body: readFileSync(join(LOCAL, uFile)) }));
+    for (const n of cachedFiles(join(cacheDir, 'files')))
+      assert.equal(readFileSync(join(cacheDir, 'files', n)).includes('EVIL'), false, n);
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: s3.bucket, Key: `r/${uFile}`, Body: readFileSync(join(LOCAL, uFile)) }),
+    );
     writeFileSync(join(WEB, uFile), readFileSync(join(LOCAL, uFile)));
     assert.deepEqual(await labels(gw, 's3r', 'u'), ['GOOD:300']);
     assert.deepEqual(await labels(gw, 'web', 'u'), ['GOOD:300']);
@@ -294,15 +401,21 @@ describe('the gateway never serves a byte that differs from files.json', () => {
       return true;
     });
     assert.deepEqual((await query(gw, 'reqnew', 'select count(*)::int as n from main.t'))[0], { n: 500 });
-    assert.deepEqual((await query(gw, 'reqnew', 'select data_hashes from fdl.versions')).map((r) => r.data_hashes), ['full', 'full']);
-    assert.deepEqual((await query(gw, 'loc', `select data_hashes from fdl.versions where id = '${version}'`))[0], { data_hashes: 'full' });
+    assert.deepEqual(
+      (await query(gw, 'reqnew', 'select data_hashes from fdl.versions')).map((r) => r.data_hashes),
+      ['full', 'full'],
+    );
+    assert.deepEqual((await query(gw, 'loc', `select data_hashes from fdl.versions where id = '${version}'`))[0], {
+      data_hashes: 'full',
+    });
     const versions = await query(gw, 'req', 'select 1 as x').catch((e: { code?: string }) => e.code);
     assert.equal(versions, '28000');
   });
 
   test('a cached data file changed while the gateway runs is verified again before its next use: correct rows, the change counted', async () => {
     assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
-    const mismatches = async () => Number((await query(gw, 's3r', "select mismatches::int as m from fdl.cache where cache = 'files'"))[0]!.m);
+    const mismatches = async () =>
+      Number((await query(gw, 's3r', "select mismatches::int as m from fdl.cache where cache = 'files'"))[0]!.m);
     const before = await mismatches();
     const files = join(cacheDir, 'files');
     let patched = 0;
@@ -317,9 +430,14 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.ok(patched >= 1, 'the table was read from the cache'); // other tables' cached files too: they are checked at their next use
     // another text, so the result cache cannot answer it: the rows must come from the file
     const again = await query(gw, 's3r', 'select label, sum(1)::int as n from main.t group by label order by label');
-    assert.deepEqual(again.map((r) => `${String(r.label)}:${String(r.n)}`), ['GOOD:500']);
+    assert.deepEqual(
+      again.map((r) => `${String(r.label)}:${String(r.n)}`),
+      ['GOOD:500'],
+    );
     assert.ok((await mismatches()) >= before + 1, 'the changed file read by the query was counted');
-    const forged = cachedFiles(files).filter((n) => n.endsWith('.parquet') && readFileSync(join(files, n)).includes('EVIL'));
+    const forged = cachedFiles(files).filter(
+      (n) => n.endsWith('.parquet') && readFileSync(join(files, n)).includes('EVIL'),
+    );
     assert.ok(forged.length < patched, 'the changed file read by the query was replaced by the genuine one');
   });
 
@@ -342,31 +460,74 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.ok(patched >= 1);
     // and one cached catalog replaced by another version's catalog
     // another version's catalog of the same store (each store keeps its own area: the repository read below has both)
-    const pair = catalogs.flatMap((a) => catalogs.filter((b) => dirname(b) === dirname(a) && basename(b) !== basename(a)).map((b) => [a, b] as const))[0];
+    const pair = catalogs.flatMap((a) =>
+      catalogs.filter((b) => dirname(b) === dirname(a) && basename(b) !== basename(a)).map((b) => [a, b] as const),
+    )[0];
     assert.ok(pair, 'two versions were attached, two catalogs cached');
     writeFileSync(pair[0], readFileSync(pair[1]));
     gw = await startGateway(args(), { env });
     assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
     assert.deepEqual(await labels(gw, `s3r@${version}`, 'u'), ['GOOD:300']);
-    assert.equal((await query(gw, `s3r@${version}`, "select count(*)::int as n from information_schema.tables where table_name = 'big'"))[0]!.n, 0, 'the first version has no table big');
+    assert.equal(
+      (
+        await query(
+          gw,
+          `s3r@${version}`,
+          "select count(*)::int as n from information_schema.tables where table_name = 'big'",
+        )
+      )[0]!.n,
+      0,
+      'the first version has no table big',
+    );
     const f = (await query(gw, 's3r', "select mismatches::int as m from fdl.cache where cache = 'files'"))[0]!;
-    assert.ok(Number(f.m) >= patched + 1, `cache mismatches counted: ${String(f.m)} of ${patched} + 1: ${JSON.stringify(cachedFiles(files))}`);
+    assert.ok(
+      Number(f.m) >= patched + 1,
+      `cache mismatches counted: ${String(f.m)} of ${patched} + 1: ${JSON.stringify(cachedFiles(files))}`,
+    );
   });
 });
 
 test('configuration: --data-hashes per repository (flag or file), --state-dir default and refusals', () => {
   const cfg = join(work.dir, 'cfg.json');
   writeFileSync(cfg, JSON.stringify({ repos: { a: { location: LOCAL, dataHashes: 'require' }, b: LOCAL } }));
-  const c = buildConfig({ config: cfg, repo: [`c=${LOCAL}`], dataHashes: ['b=prefer', 'c=require'], cacheDir: join(work.dir, 'cc') });
-  assert.deepEqual(c.repos.map((r) => [r.name, r.dataHashes]), [['a', 'require'], ['b', 'prefer'], ['c', 'require']]);
+  const c = buildConfig({
+    config: cfg,
+    repo: [`c=${LOCAL}`],
+    dataHashes: ['b=prefer', 'c=require'],
+    cacheDir: join(work.dir, 'cc'),
+  });
+  assert.deepEqual(
+    c.repos.map((r) => [r.name, r.dataHashes]),
+    [
+      ['a', 'require'],
+      ['b', 'prefer'],
+      ['c', 'require'],
+    ],
+  );
   assert.equal(c.stateDir, `${join(work.dir, 'cc')}.state`);
-  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['a=sometimes'] }), (e) => e instanceof ConfigError && /expected require or prefer/.test(e.message));
-  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['z=require'] }), (e) => e instanceof ConfigError && /unknown repository "z"/.test(e.message));
+  assert.throws(
+    () => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['a=sometimes'] }),
+    (e) => e instanceof ConfigError && /expected require or prefer/.test(e.message),
+  );
+  assert.throws(
+    () => buildConfig({ repo: [`a=${LOCAL}`], dataHashes: ['z=require'] }),
+    (e) => e instanceof ConfigError && /unknown repository "z"/.test(e.message),
+  );
   for (const inside of [join(work.dir, 'cc'), join(work.dir, 'cc', 'state')]) {
-    assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: inside }), (e) => e instanceof ConfigError && /inside the cache directory/.test(e.message));
+    assert.throws(
+      () => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: inside }),
+      (e) => e instanceof ConfigError && /inside the cache directory/.test(e.message),
+    );
   }
-  assert.equal(buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(work.dir, 'cc-state') }).stateDir, join(work.dir, 'cc-state'));
-  assert.throws(() => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(LOCAL, 'state') }), (e) => e instanceof ConfigError && /inside repository a/.test(e.message));
+  assert.equal(
+    buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(work.dir, 'cc-state') })
+      .stateDir,
+    join(work.dir, 'cc-state'),
+  );
+  assert.throws(
+    () => buildConfig({ repo: [`a=${LOCAL}`], cacheDir: join(work.dir, 'cc'), stateDir: join(LOCAL, 'state') }),
+    (e) => e instanceof ConfigError && /inside repository a/.test(e.message),
+  );
 });
 
 describe('state outside the cache', () => {
@@ -375,7 +536,14 @@ describe('state outside the cache', () => {
     const root = repos.path('repos/basic');
     const cacheDir = join(repos.dir, 'cache');
     try {
-      const refused = await runServeExpectingFailure(['--repo', `b=${root}`, '--cache-dir', cacheDir, '--state-dir', join(cacheDir, 'state')]);
+      const refused = await runServeExpectingFailure([
+        '--repo',
+        `b=${root}`,
+        '--cache-dir',
+        cacheDir,
+        '--state-dir',
+        join(cacheDir, 'state'),
+      ]);
       assert.notEqual(refused.code, 0);
       assert.match(refused.stderr, /inside the cache directory/);
       let gw = await startGateway(['--repo', `b=${root}`, '--cache-dir', cacheDir]);
@@ -388,7 +556,11 @@ describe('state outside the cache', () => {
       gw = await startGateway(['--repo', `b=${root}`, '--cache-dir', cacheDir]);
       try {
         await refusedWith(gw, 'b@v1', 'select 1', 'XX001', /tag refs\/tags\/v1 of repository b moved/);
-        assert.equal((await query(gw, 'b@v2', 'SHOW fdl.version'))[0]!['fdl.version'], basicRefs['refs/tags/v2'], 'other refs unaffected');
+        assert.equal(
+          (await query(gw, 'b@v2', 'SHOW fdl.version'))[0]!['fdl.version'],
+          basicRefs['refs/tags/v2'],
+          'other refs unaffected',
+        );
       } finally {
         await gw.stop();
       }
@@ -411,14 +583,26 @@ describe('expiry while attached', () => {
       assert.ok(n > 0);
       assert.equal((await c.query('select count(*)::int as n from sales.orders')).rows[0].n, n);
       const id = basicRefs['refs/tags/v1']!;
-      writeFileSync(join(root, 'versions', id, 'expired.json'), JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'retention', successor: basicRefs['refs/tags/v2'] }));
+      writeFileSync(
+        join(root, 'versions', id, 'expired.json'),
+        JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'retention', successor: basicRefs['refs/tags/v2'] }),
+      );
       await new Promise((r) => setTimeout(r, 400));
       // the very statement that ran before (kept prepared by the session, its result in the result cache)
-      const inSession = await c.query('select count(*)::int as n from sales.orders').then(() => null, (e: { code?: string; message?: string }) => e);
+      const inSession = await c.query('select count(*)::int as n from sales.orders').then(
+        () => null,
+        (e: { code?: string; message?: string }) => e,
+      );
       assert.equal(inSession?.code, '3D000');
-      assert.match(inSession!.message!, new RegExp(`version ${id} expired 2026-01-01T00:00:00Z, successor ${basicRefs['refs/tags/v2']}`));
+      assert.match(
+        inSession!.message!,
+        new RegExp(`version ${id} expired 2026-01-01T00:00:00Z, successor ${basicRefs['refs/tags/v2']}`),
+      );
       // a prepared statement executed again gets it too
-      const named = await c.query({ name: 'again', text: 'select count(*)::int as n from sales.orders' }).then(() => null, (e: { code?: string }) => e);
+      const named = await c.query({ name: 'again', text: 'select count(*)::int as n from sales.orders' }).then(
+        () => null,
+        (e: { code?: string }) => e,
+      );
       assert.equal(named?.code, '3D000');
       // a new connection gets the same refusal
       await refusedWith(gw, 'b@v1', 'select 1', '3D000', new RegExp(`version ${id} expired`));
@@ -436,7 +620,19 @@ describe('crash safety', () => {
     const cacheDir = join(work.dir, 'crash-cache');
     try {
       await s3.upload(LOCAL, 'r/');
-      const args = ['--repo', 'r=s3://lake/r/', '--repo', `l=${LOCAL}`, '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style', '--cache-dir', cacheDir];
+      const args = [
+        '--repo',
+        'r=s3://lake/r/',
+        '--repo',
+        `l=${LOCAL}`,
+        '--s3-endpoint',
+        s3.endpoint,
+        '--s3-region',
+        'us-east-1',
+        '--s3-force-path-style',
+        '--cache-dir',
+        cacheDir,
+      ];
       const gw = await startGateway(args, { env: S3_ENV });
       const c = new pg.Client({ host: gw.host, port: gw.port, user: 'test', database: 'r' });
       await c.connect();
@@ -454,9 +650,15 @@ describe('crash safety', () => {
       await gw.stop();
       const again = await startGateway(args, { env: S3_ENV });
       try {
-        assert.deepEqual(await query(again, 'r', 'select count(*)::int as n, count(distinct h)::int as d from main.big'), [{ n: 120000, d: 120000 }]);
+        assert.deepEqual(
+          await query(again, 'r', 'select count(*)::int as n, count(distinct h)::int as d from main.big'),
+          [{ n: 120000, d: 120000 }],
+        );
         assert.deepEqual(await query(again, 'l', 'select count(*)::int as n from main.big'), [{ n: 120000 }]);
-        assert.equal(cachedFiles(join(cacheDir, 'files')).some((n) => n.includes('.part-')), false);
+        assert.equal(
+          cachedFiles(join(cacheDir, 'files')).some((n) => n.includes('.part-')),
+          false,
+        );
         assert.ok(statSync(join(LOCAL, bigFile)).size > 4_000_000);
       } finally {
         await again.stop();
@@ -474,20 +676,28 @@ describe('crash safety', () => {
     const src = join(work.dir, 'huge.parquet');
     const db = await DuckDBInstance.create(':memory:');
     const conn = await db.connect();
-    await conn.run(`COPY (SELECT i AS id, random() AS a, random() AS b, random() AS c FROM range(2000000) t(i)) TO '${src}' (FORMAT parquet, COMPRESSION uncompressed)`);
+    await conn.run(
+      `COPY (SELECT i AS id, random() AS a, random() AS b, random() AS c FROM range(2000000) t(i)) TO '${src}' (FORMAT parquet, COMPRESSION uncompressed)`,
+    );
     conn.closeSync();
     db.closeSync();
     await importData(lake, { tables: [{ schema: 'main', table: 'huge', file: src }] });
     const [hugeFile] = dataFiles(lake, 'huge') as [string];
     const hugePath = join(lake, hugeFile);
     assert.ok(statSync(hugePath).size > 50_000_000);
-    const ledger = () => (existsSync(join(stateDir, 'verified.json')) ? Object.keys((JSON.parse(readFileSync(join(stateDir, 'verified.json'), 'utf8')) as { files: object }).files) : []);
+    const ledger = () =>
+      existsSync(join(stateDir, 'verified.json'))
+        ? Object.keys((JSON.parse(readFileSync(join(stateDir, 'verified.json'), 'utf8')) as { files: object }).files)
+        : [];
     const args = ['--repo', `h=${lake}`, '--cache-dir', join(work.dir, 'huge-cache'), '--state-dir', stateDir];
     try {
       const gw = await startGateway(args);
       const c = new pg.Client({ host: gw.host, port: gw.port, user: 'test', database: 'h' });
       c.on('error', () => undefined);
-      const pending = c.connect().then(() => c.query('select count(*) from main.huge')).catch(() => undefined);
+      const pending = c
+        .connect()
+        .then(() => c.query('select count(*) from main.huge'))
+        .catch(() => undefined);
       // kill -9 once the gateway holds the data file open: it is hashed before DuckDB may read it
       const holdsIt = () => {
         try {
@@ -511,7 +721,10 @@ describe('crash safety', () => {
       assert.equal(ledger().includes(hugePath), false, 'no ledger entry for a hash that never finished');
       const again = await startGateway(args);
       try {
-        assert.deepEqual(await query(again, 'h', 'select count(*)::int as n, count(distinct id)::int as d from main.huge'), [{ n: 2000000, d: 2000000 }]);
+        assert.deepEqual(
+          await query(again, 'h', 'select count(*)::int as n, count(distinct id)::int as d from main.huge'),
+          [{ n: 2000000, d: 2000000 }],
+        );
         // recorded once verified and settled (a file written in the last 2 s is hashed again), written shortly after
         for (let i = 0; i < 30 && !ledger().includes(hugePath); i++) {
           await new Promise((r) => setTimeout(r, 200));

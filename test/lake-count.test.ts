@@ -15,7 +15,9 @@ import { countedFiles, countedRows, countingStatement, openCatalog, type LakeCat
 import { allVersions } from './support/lake-fixtures.js';
 import { FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 
-const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: Record<string, { path: string }> };
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+  repos: Record<string, { path: string }>;
+};
 const qi = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
 interface Expected {
@@ -60,8 +62,14 @@ describe('count(*) from the catalog on local versions', () => {
           // a filter that keeps every row makes it a scan (the statement is no longer a bare count)
           const scanned = await c.query(`select count(*)::bigint as n from ${ref} where true`);
           const scan = scanned.rows[0]!.n as string;
-          const counted = await c.query(`select count(*) as n, count(*)::int, COUNT( * ) as "Total" from ${ref}${checked % 2 ? ' AS x' : ''}`);
-          assert.deepEqual(counted.fields.map((f) => f.name), ['n', 'count', 'Total'], what);
+          const counted = await c.query(
+            `select count(*) as n, count(*)::int, COUNT( * ) as "Total" from ${ref}${checked % 2 ? ' AS x' : ''}`,
+          );
+          assert.deepEqual(
+            counted.fields.map((f) => f.name),
+            ['n', 'count', 'Total'],
+            what,
+          );
           assert.deepEqual(counted.rows[0], { n: scan, count: Number(scan), Total: scan }, what);
           if (t.rows !== null) assert.equal(Number(scan), t.rows, `${what}: the real extension's rows`);
           checked++;
@@ -80,7 +88,10 @@ describe('the counting statement (lake layer)', () => {
     const conn = await instance.connect();
     try {
       // a table with files both with and without deletes
-      const mixed = (c: LakeCatalog) => c.tables.find((t) => countedFiles(t, c.snapshotId).length > 0 && countedFiles(t, c.snapshotId).length < t.dataFiles.length);
+      const mixed = (c: LakeCatalog) =>
+        c.tables.find(
+          (t) => countedFiles(t, c.snapshotId).length > 0 && countedFiles(t, c.snapshotId).length < t.dataFiles.length,
+        );
       let catalog: LakeCatalog | null = null;
       for (const v of allVersions()) {
         await conn.run('DETACH DATABASE IF EXISTS meta');
@@ -103,10 +114,15 @@ describe('the counting statement (lake layer)', () => {
       let other = '';
       const never = async () => assert.fail(`not a counting statement: ${other}`);
       for (const text of [
-        `${sql} where true`, `${sql} limit 1`, `select count(*), 1 from ${qi(table.schema)}.${qi(table.name)}`,
-        `select count(x) from ${qi(table.schema)}.${qi(table.name)}`, `select count(*) from other.${qi(table.name)}`,
-        `select distinct count(*) from ${qi(table.schema)}.${qi(table.name)}`, `select count(*) from ${qi(table.schema)}.${qi(table.name)} group by 1 + 1`,
-        `with w as (select 1) ${sql}`, `select count(*) filter (where true) from ${qi(table.schema)}.${qi(table.name)}`,
+        `${sql} where true`,
+        `${sql} limit 1`,
+        `select count(*), 1 from ${qi(table.schema)}.${qi(table.name)}`,
+        `select count(x) from ${qi(table.schema)}.${qi(table.name)}`,
+        `select count(*) from other.${qi(table.name)}`,
+        `select distinct count(*) from ${qi(table.schema)}.${qi(table.name)}`,
+        `select count(*) from ${qi(table.schema)}.${qi(table.name)} group by 1 + 1`,
+        `with w as (select 1) ${sql}`,
+        `select count(*) filter (where true) from ${qi(table.schema)}.${qi(table.name)}`,
       ]) {
         other = text;
         assert.equal(await countingStatement(conn, text, catalog, ['main'], 'db', never), null, text);

@@ -24,11 +24,22 @@ function filtersFor(t: LakeTable): string[] {
     if (c.kind !== 'leaf') continue;
     const col = qi(c.name);
     out.push(`${col} IS NULL`, `${col} IS NOT NULL`);
-    const values = t.dataFiles.flatMap((f) => [f.stats.get(c.id)?.min, f.stats.get(c.id)?.max]).filter((v): v is string => typeof v === 'string');
+    const values = t.dataFiles
+      .flatMap((f) => [f.stats.get(c.id)?.min, f.stats.get(c.id)?.max])
+      .filter((v): v is string => typeof v === 'string');
     const pick = [...new Set(values)].slice(0, 2);
-    const [a, b] = [pick[0], pick[1] ?? pick[0]].map((v) => (v === undefined ? null : `TRY_CAST(${lit(v)} AS ${c.leafType})`));
+    const [a, b] = [pick[0], pick[1] ?? pick[0]].map((v) =>
+      v === undefined ? null : `TRY_CAST(${lit(v)} AS ${c.leafType})`,
+    );
     if (a && b) {
-      out.push(`${col} = ${a}`, `${col} > ${a}`, `${col} <= ${b}`, `${col} BETWEEN ${a} AND ${b}`, `${col} IN (${a}, ${b})`, `(${col} = ${b} OR ${col} IS NULL)`);
+      out.push(
+        `${col} = ${a}`,
+        `${col} > ${a}`,
+        `${col} <= ${b}`,
+        `${col} BETWEEN ${a} AND ${b}`,
+        `${col} IN (${a}, ${b})`,
+        `(${col} = ${b} OR ${col} IS NULL)`,
+      );
     }
   }
   // at most 24 statements per table, spread over its columns (the suite must stay fast)
@@ -41,18 +52,25 @@ async function rowsOf(o: Opened, sql: string): Promise<unknown[][]> {
 }
 
 /** Compare each filtered statement over full views and over pruned views; returns files kept / total. */
-async function comparePruned(o: Opened, locate: (rel: string) => string, statements?: (t: LakeTable) => string[]): Promise<{ kept: number; total: number; statements: number }> {
+async function comparePruned(
+  o: Opened,
+  locate: (rel: string) => string,
+  statements?: (t: LakeTable) => string[],
+): Promise<{ kept: number; total: number; statements: number }> {
   const index = await PruneIndex.build(o.conn, o.catalog, 'prune');
   const judge = o.conn;
   await o.conn.run('USE lake');
   const ctx = await tableContext(o.conn, o.catalog, o.catalog.tables, locate);
   await o.conn.run(`ATTACH ':memory:' AS pruned`);
-  let kept = 0, total = 0, n = 0;
+  let kept = 0,
+    total = 0,
+    n = 0;
   for (const t of o.catalog.tables) {
     if (t.columns.some((c) => /GEOMETRY|VARIANT/.test(c.type))) continue;
     const full = `lake.${qi(t.schema)}.${qi(t.name)}`;
     // a multiset fingerprint of the rows: count and the sum of row hashes (order-free, compact)
-    const fingerprint = (f: string) => `SELECT count(*) AS n, sum(hash(x))::VARCHAR AS h FROM (SELECT * FROM ${full} WHERE ${f}) x`;
+    const fingerprint = (f: string) =>
+      `SELECT count(*) AS n, sum(hash(x))::VARCHAR AS h FROM (SELECT * FROM ${full} WHERE ${f}) x`;
     for (const where of statements ? statements(t) : filtersFor(t).map(fingerprint)) {
       const sql = where;
       const s = await index.survivors(judge, sql.replaceAll(full, `${qi(t.schema)}.${qi(t.name)}`), [t.schema]);
@@ -116,9 +134,18 @@ describe('pruning on a generated lake (tight statistics, delete files)', () => {
         const statements = [
           "ts >= '2024-01-05' AND ts < '2024-01-06'", // one file
           "ts BETWEEN '2024-01-02 12:00' AND '2024-01-03 01:00'", // two files, one with deletes
-          'id IN (5, 11999)', "k = 'k3' AND id < 2000", 'id IS NULL', 'v > 999.99', "ts::DATE = '2024-01-12'", 'true',
+          'id IN (5, 11999)',
+          "k = 'k3' AND id < 2000",
+          'id IS NULL',
+          'v > 999.99',
+          "ts::DATE = '2024-01-12'",
+          'true',
         ].map((w) => `SELECT count(*) AS n, sum(hash(x))::VARCHAR AS h FROM (SELECT * FROM ${full} WHERE ${w}) x`);
-        const r = await comparePruned(o, (rel) => path.join(dir, 'data', rel), () => statements);
+        const r = await comparePruned(
+          o,
+          (rel) => path.join(dir, 'data', rel),
+          () => statements,
+        );
         // one day: 1 file; two days: 2; IN: 2; k/id: 2; IS NULL: 0; v > 999.99: 0 (max 999.99); date: 1; true: 12
         assert.equal(r.kept, 1 + 2 + 2 + 2 + 0 + 0 + 1 + 12, `files kept: ${r.kept}`);
       } finally {

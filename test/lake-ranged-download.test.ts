@@ -23,7 +23,14 @@ describe('ranged downloads of large objects (s3rver behind a counting proxy)', (
   let proxy: CountingProxy;
   let dir: string;
   const big = randomBytes(RANGED_MIN_BYTES * 2 + 12345);
-  const store = (attempts = 2) => new S3Store(s3.bucket, 'r/', { endpoint: proxy.url, forcePathStyle: true, region: 'us-east-1', credentials: S3_CREDENTIALS, limits: { maxGetBytes: 1 << 20, timeoutMs: 10_000, attempts, backoffMs: 10 } });
+  const store = (attempts = 2) =>
+    new S3Store(s3.bucket, 'r/', {
+      endpoint: proxy.url,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: S3_CREDENTIALS,
+      limits: { maxGetBytes: 1 << 20, timeoutMs: 10_000, attempts, backoffMs: 10 },
+    });
 
   before(async () => {
     s3 = await startS3('lake');
@@ -62,10 +69,17 @@ describe('ranged downloads of large objects (s3rver behind a counting proxy)', (
 
   it('a wrong hash or size fails with XX001 and leaves no file, not even a part', async () => {
     const wrong = sha(Buffer.from('something else'));
-    await assert.rejects(store().download('big.bin', join(dir, 'b.bin'), { sha256: wrong, expectedSize: big.length }),
-      (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /sha256 mismatch/.test(e.message));
-    await assert.rejects(store().download('big.bin', join(dir, 'c.bin'), { expectedSize: big.length - 1 }),
-      (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /size mismatch/.test(e.message));
-    assert.deepEqual((await readdir(dir)).filter((f) => f !== 'a.bin'), []);
+    await assert.rejects(
+      store().download('big.bin', join(dir, 'b.bin'), { sha256: wrong, expectedSize: big.length }),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /sha256 mismatch/.test(e.message),
+    );
+    await assert.rejects(
+      store().download('big.bin', join(dir, 'c.bin'), { expectedSize: big.length - 1 }),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /size mismatch/.test(e.message),
+    );
+    assert.deepEqual(
+      (await readdir(dir)).filter((f) => f !== 'a.bin'),
+      [],
+    );
   });
 });

@@ -16,29 +16,82 @@ import type { LakeCatalog, LakeTable } from '../src/lake/model.js';
 describe('lake paths', () => {
   it('accepts plain relative paths', () => {
     assert.equal(pathProblem('main/t/ducklake-1.parquet'), null);
-    assert.equal(joinRelative([{ path: 'main/', relative: true }, { path: 't/', relative: true }, { path: 'f.parquet', relative: true }], 't', 'data'), 'main/t/f.parquet');
-    assert.equal(joinRelative([{ path: null, relative: null }, { path: 'f.parquet', relative: true }], 't', 'data'), 'f.parquet');
+    assert.equal(
+      joinRelative(
+        [
+          { path: 'main/', relative: true },
+          { path: 't/', relative: true },
+          { path: 'f.parquet', relative: true },
+        ],
+        't',
+        'data',
+      ),
+      'main/t/f.parquet',
+    );
+    assert.equal(
+      joinRelative(
+        [
+          { path: null, relative: null },
+          { path: 'f.parquet', relative: true },
+        ],
+        't',
+        'data',
+      ),
+      'f.parquet',
+    );
   });
   it('refuses escapes, absolute paths, schemes and globs', () => {
-    for (const bad of ['../x.parquet', 'main/../../x', '/etc/passwd', 's3://b/k', 'C:/x', 'a\\b', 'f[1].parquet', 'f*.parquet', 'f?.parquet', 'f{a,b}.parquet', '']) {
+    for (const bad of [
+      '../x.parquet',
+      'main/../../x',
+      '/etc/passwd',
+      's3://b/k',
+      'C:/x',
+      'a\\b',
+      'f[1].parquet',
+      'f*.parquet',
+      'f?.parquet',
+      'f{a,b}.parquet',
+      '',
+    ]) {
       assert.notEqual(pathProblem(bad), null, bad);
     }
-    assert.throws(() => joinRelative([{ path: '/etc/passwd', relative: false }], 't', 'data'), (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /\/etc\/passwd/.test(e.message));
+    assert.throws(
+      () => joinRelative([{ path: '/etc/passwd', relative: false }], 't', 'data'),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /\/etc\/passwd/.test(e.message),
+    );
   });
 });
 
 describe('lake types', () => {
-  const leaf = (id: number, name: string, t: string, initialDefault: string | null = null): ColNode => ({ id, name, kind: 'leaf', leafType: leafType(t, 'x'), initialDefault, children: [] });
+  const leaf = (id: number, name: string, t: string, initialDefault: string | null = null): ColNode => ({
+    id,
+    name,
+    kind: 'leaf',
+    leafType: leafType(t, 'x'),
+    initialDefault,
+    children: [],
+  });
   it('maps DuckLake type names to DESCRIBE spellings', () => {
     assert.equal(leafType('int32', 'x'), 'INTEGER');
     assert.equal(leafType('TimestampTZ', 'x'), 'TIMESTAMP WITH TIME ZONE');
     assert.equal(leafType('timetz', 'x'), 'TIME WITH TIME ZONE');
     assert.equal(leafType('decimal(38, 10)', 'x'), 'DECIMAL(38,10)');
     assert.equal(leafType('int128', 'x'), 'HUGEINT');
-    assert.throws(() => leafType('mystery', 'table t'), (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /table t/.test(e.message));
+    assert.throws(
+      () => leafType('mystery', 'table t'),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /table t/.test(e.message),
+    );
   });
   it('prints nested types like DESCRIBE, quotes them for SQL', () => {
-    const s: ColNode = { id: 1, name: 's', kind: 'struct', leafType: '', initialDefault: null, children: [leaf(2, 'a', 'int32'), leaf(3, 'B c', 'varchar')] };
+    const s: ColNode = {
+      id: 1,
+      name: 's',
+      kind: 'struct',
+      leafType: '',
+      initialDefault: null,
+      children: [leaf(2, 'a', 'int32'), leaf(3, 'B c', 'varchar')],
+    };
     const l: ColNode = { id: 4, name: 'l', kind: 'list', leafType: '', initialDefault: null, children: [s] };
     assert.equal(sqlType(l, true), 'STRUCT(a INTEGER, "B c" VARCHAR)[]');
     assert.equal(sqlType(l), 'STRUCT("a" INTEGER, "B c" VARCHAR)[]');
@@ -51,22 +104,35 @@ describe('lake types', () => {
 
 describe('lake nested mapping by field id', () => {
   const cur: ColNode = {
-    id: 2, name: 's', kind: 'struct', leafType: '', initialDefault: null,
+    id: 2,
+    name: 's',
+    kind: 'struct',
+    leafType: '',
+    initialDefault: null,
     children: [
       { id: 3, name: 'a2', kind: 'leaf', leafType: 'INTEGER', initialDefault: null, children: [] },
       { id: 18, name: 'c', kind: 'leaf', leafType: 'DOUBLE', initialDefault: null, children: [] },
     ],
   };
-  const src: SrcNode = { id: 2, name: 's', kind: 'struct', children: [
-    { id: 3, name: 'a', kind: 'leaf', children: [] }, { id: 9, name: 'c', kind: 'leaf', children: [] }] };
+  const src: SrcNode = {
+    id: 2,
+    name: 's',
+    kind: 'struct',
+    children: [
+      { id: 3, name: 'a', kind: 'leaf', children: [] },
+      { id: 9, name: 'c', kind: 'leaf', children: [] },
+    ],
+  };
   it('declares the source shape and rebuilds by id (re-added name gets NULL, not old data)', async () => {
     assert.equal(sameShape(cur, src), false);
     assert.equal(shapeType(cur, src), 'STRUCT("a" INTEGER)');
     const expr = convert('v', cur, src);
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
-    const r = await conn.runAndReadAll(`SELECT CAST(${expr} AS VARCHAR) AS x FROM (VALUES ({'a': 1, 'c': 'old'}), (NULL)) t(v)`);
-    assert.deepEqual(r.getRowsJson(), [['{\'a2\': 1, \'c\': NULL}'], [null]]);
+    const r = await conn.runAndReadAll(
+      `SELECT CAST(${expr} AS VARCHAR) AS x FROM (VALUES ({'a': 1, 'c': 'old'}), (NULL)) t(v)`,
+    );
+    assert.deepEqual(r.getRowsJson(), [["{'a2': 1, 'c': NULL}"], [null]]);
     conn.closeSync();
     instance.closeSync();
   });
@@ -105,7 +171,13 @@ function dvBlob(values: number[]): Buffer {
     bodies.push(b);
     offset += b.length;
   });
-  const vector = Buffer.concat([Buffer.from([0xd1, 0xd3, 0x39, 0x64]), Buffer.alloc(8), Buffer.alloc(4), head, ...bodies]);
+  const vector = Buffer.concat([
+    Buffer.from([0xd1, 0xd3, 0x39, 0x64]),
+    Buffer.alloc(8),
+    Buffer.alloc(4),
+    head,
+    ...bodies,
+  ]);
   vector.writeBigInt64LE(1n, 4);
   const out = Buffer.alloc(vector.length + 8);
   out.writeUInt32BE(vector.length, 0);
@@ -122,14 +194,20 @@ describe('lake deletion vectors', () => {
     const b = dvBlob([1, 2]);
     b[b.length - 1] ^= 0xff;
     assert.throws(() => decodeDeletionVector(b, 't'), /CRC/);
-    assert.throws(() => decodeDeletionVector(Buffer.from('PFA1xxxxxxxxxxxx'), 't'), (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000');
+    assert.throws(
+      () => decodeDeletionVector(Buffer.from('PFA1xxxxxxxxxxxx'), 't'),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000',
+    );
   });
 });
 
 describe('lake views and probing helpers', () => {
   it('replaces the catalog placeholder outside literals and quoted identifiers', () => {
     assert.equal(
-      replaceCatalogPlaceholder(`SELECT '{DUCKLAKE_CATALOG}.x', "{DUCKLAKE_CATALOG}" FROM {DUCKLAKE_CATALOG}.main.t`, 'lake'),
+      replaceCatalogPlaceholder(
+        `SELECT '{DUCKLAKE_CATALOG}.x', "{DUCKLAKE_CATALOG}" FROM {DUCKLAKE_CATALOG}.main.t`,
+        'lake',
+      ),
       `SELECT '{DUCKLAKE_CATALOG}.x', "{DUCKLAKE_CATALOG}" FROM "lake".main.t`,
     );
   });
@@ -156,7 +234,10 @@ describe('lake catalog versions', () => {
       await conn.run(`ATTACH '${file}' AS w`);
       await conn.run(`UPDATE w.ducklake_metadata SET value = '1.1-dev1' WHERE key = 'version'`);
       await conn.run('DETACH w');
-      await assert.rejects(openCatalog(conn, file, 'meta'), (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /1\.1-dev1/.test(e.message));
+      await assert.rejects(
+        openCatalog(conn, file, 'meta'),
+        (e: unknown) => e instanceof SqlError && e.sqlstate === '0A000' && /1\.1-dev1/.test(e.message),
+      );
       // the failed open leaves nothing attached
       const r = await conn.runAndReadAll("SELECT count(*) FROM duckdb_databases() WHERE database_name = 'meta'");
       assert.equal(Number(r.getRowsJson()[0]![0]), 0);
@@ -183,12 +264,23 @@ describe('statements the catalog answers (count-only)', () => {
       assert.equal(await judge('select count(*) from "r@1".main.ev'), ev);
       assert.equal(await judge('select count(*) from ev', ['s2', 'main']), other);
       for (const sql of [
-        'select count(*) from ev where id > 1', 'select count(id) from ev', 'select count(*) from ev group by id',
-        'select count(*) from ev limit 0', 'select count(*), sum(id) from ev', 'select count(distinct id) from ev',
-        'select count(*) filter (where id > 1) from ev', 'select count(*) from v', 'select count(*) from ev, ev e2',
-        'with x as (select 1) select count(*) from ev', 'select count(*) from "r@2".main.ev', 'select count(*) from nope',
-        'select count(*) from ev using sample 10%', 'select count(*) from ev; select 1', 'select count(*) from ev order by 1',
-        'select count(*) from ev having count(*) > 1', 'not sql at all',
+        'select count(*) from ev where id > 1',
+        'select count(id) from ev',
+        'select count(*) from ev group by id',
+        'select count(*) from ev limit 0',
+        'select count(*), sum(id) from ev',
+        'select count(distinct id) from ev',
+        'select count(*) filter (where id > 1) from ev',
+        'select count(*) from v',
+        'select count(*) from ev, ev e2',
+        'with x as (select 1) select count(*) from ev',
+        'select count(*) from "r@2".main.ev',
+        'select count(*) from nope',
+        'select count(*) from ev using sample 10%',
+        'select count(*) from ev; select 1',
+        'select count(*) from ev order by 1',
+        'select count(*) from ev having count(*) > 1',
+        'not sql at all',
       ]) {
         assert.equal(await judge(sql), null, sql);
       }

@@ -12,11 +12,25 @@ import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 import { hideServerRoots } from '../src/engine/duckdb-errors.js';
 
-const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
-const hashPassword = (password: string) => execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();
+const refs = (
+  JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+    repos: { basic: { refs: Record<string, string> } };
+  }
+).repos.basic.refs;
+const hashPassword = (password: string) =>
+  execFileSync(process.execPath, [CLI, 'hash-password'], { input: password }).toString().trim();
 
 /** Every name the user `ana` (granted basic@tags/v1 only) must never see. */
-const UNGRANTED = ['secretrepo', 'heads/main', 'heads/dev', 'requests/1', 'tags/v2', refs['refs/heads/main']!, refs['refs/heads/dev']!, refs['refs/tags/v2']!];
+const UNGRANTED = [
+  'secretrepo',
+  'heads/main',
+  'heads/dev',
+  'requests/1',
+  'tags/v2',
+  refs['refs/heads/main']!,
+  refs['refs/heads/dev']!,
+  refs['refs/tags/v2']!,
+];
 
 interface ErrorFields {
   code?: string;
@@ -34,7 +48,13 @@ const fields = (e: unknown): ErrorFields => {
 /** The error fields with the name the user typed replaced, to compare two answers. */
 function shape(e: ErrorFields, typed: string): ErrorFields {
   const strip = (s: string | undefined) => s?.split(typed).join('<NAME>');
-  return { code: e.code, severity: e.severity, message: strip(e.message)!, detail: strip(e.detail), hint: strip(e.hint) };
+  return {
+    code: e.code,
+    severity: e.severity,
+    message: strip(e.message)!,
+    detail: strip(e.detail),
+    hint: strip(e.hint),
+  };
 }
 
 /** Fails when `e` names an ungranted repository, ref or version, other than the one the user typed. */
@@ -79,10 +99,14 @@ describe('what an ordinary account cannot learn', () => {
     };
     writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ users }));
     gw = await startGateway([
-      '--repo', `basic=${repos.path('repos/basic')}`,
-      '--repo', `secretrepo=${repos.path('repos/deletes')}`,
-      '--config', join(repos.dir, 'config.json'),
-      '--cache-dir', join(repos.dir, 'cache'),
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--repo',
+      `secretrepo=${repos.path('repos/deletes')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
     ]);
   });
   after(async () => {
@@ -97,7 +121,10 @@ describe('what an ordinary account cannot learn', () => {
     assert.deepEqual(shape(ungranted, 'secretrepo'), shape(missing, 'nosuchrepo'));
     assert.equal(missing.message, 'database "nosuchrepo" does not exist');
     assertNamesNothingUngranted(missing, 'a missing repository');
-    assert.deepEqual(shape(await connectError('ana', 'secretrepo@main'), 'secretrepo'), shape(await connectError('ana', 'nosuchrepo@main'), 'nosuchrepo'));
+    assert.deepEqual(
+      shape(await connectError('ana', 'secretrepo@main'), 'secretrepo'),
+      shape(await connectError('ana', 'nosuchrepo@main'), 'nosuchrepo'),
+    );
     const noRepo = await connectError('ana', '@v1');
     assert.equal(noRepo.code, '3D000');
     assertNamesNothingUngranted(noRepo, 'a database naming no repository');
@@ -106,7 +133,14 @@ describe('what an ordinary account cannot learn', () => {
   });
 
   test('an ungranted ref answers byte for byte like one that does not exist; nothing lists ungranted refs', async () => {
-    for (const [ungranted, missing] of [['dev', 'nope'], ['heads/main', 'heads/nope'], ['tags/v2', 'tags/v9'], ['requests/1', 'requests/9'], [refs['refs/tags/v2']!, '01a23632-0000-7000-8000-000000000000'], ['', 'HEAD']]) {
+    for (const [ungranted, missing] of [
+      ['dev', 'nope'],
+      ['heads/main', 'heads/nope'],
+      ['tags/v2', 'tags/v9'],
+      ['requests/1', 'requests/9'],
+      [refs['refs/tags/v2']!, '01a23632-0000-7000-8000-000000000000'],
+      ['', 'HEAD'],
+    ]) {
       const a = await connectError('ana', `basic@${ungranted}`);
       const b = await connectError('ana', `basic@${missing}`);
       assert.equal(a.code, '42501', `${ungranted}: ${JSON.stringify(a)}`);
@@ -129,17 +163,33 @@ describe('what an ordinary account cannot learn', () => {
   test('inside a session: SET fdl.ref, "NAME@REF" catalogs, pg_database and the fdl views name only what is granted', async () => {
     const c = await connect('ana', 'basic@v1');
     try {
-      assert.deepEqual(shape(await queryError(c, "SET fdl.ref = 'dev'"), 'dev'), shape(await queryError(c, "SET fdl.ref = 'nope'"), 'nope'));
+      assert.deepEqual(
+        shape(await queryError(c, "SET fdl.ref = 'dev'"), 'dev'),
+        shape(await queryError(c, "SET fdl.ref = 'nope'"), 'nope'),
+      );
       const a = await queryError(c, 'select * from "secretrepo@main".main.t');
       const b = await queryError(c, 'select * from "nosuchrepo@main".main.t');
       assert.deepEqual(shape(a, 'secretrepo'), shape(b, 'nosuchrepo'));
-      assert.deepEqual(shape(await queryError(c, 'select * from "basic@dev".sales.orders'), 'dev'), shape(await queryError(c, 'select * from "basic@nope".sales.orders'), 'nope'));
+      assert.deepEqual(
+        shape(await queryError(c, 'select * from "basic@dev".sales.orders'), 'dev'),
+        shape(await queryError(c, 'select * from "basic@nope".sales.orders'), 'nope'),
+      );
       // the served repositories the user may see, and the database as the session named it
-      assert.deepEqual((await c.query('select datname from pg_database order by 1')).rows, [{ datname: 'basic' }, { datname: 'basic@v1' }]);
+      assert.deepEqual((await c.query('select datname from pg_database order by 1')).rows, [
+        { datname: 'basic' },
+        { datname: 'basic@v1' },
+      ]);
       assert.deepEqual((await c.query('select name from fdl.refs')).rows, [{ name: 'tags/v1' }]);
       assert.deepEqual((await c.query('select id from fdl.versions')).rows, [{ id: refs['refs/tags/v1'] }]);
       // Whatever else a catalog or status view says, it names nothing ungranted.
-      for (const sql of ['select * from pg_database', 'select * from pg_stat_activity', 'select * from fdl.session', 'select * from fdl.cache', 'select * from pg_namespace', 'select * from information_schema.schemata']) {
+      for (const sql of [
+        'select * from pg_database',
+        'select * from pg_stat_activity',
+        'select * from fdl.session',
+        'select * from fdl.cache',
+        'select * from pg_namespace',
+        'select * from information_schema.schemata',
+      ]) {
         assertNamesNothingUngranted(JSON.stringify((await c.query(sql)).rows), sql);
       }
     } finally {
@@ -153,14 +203,20 @@ describe('what an ordinary account cannot learn', () => {
     const mainVersion = (await root.query('show fdl.version')).rows[0]['fdl.version'] as string;
     const c = await connect('ana', 'basic@v1');
     try {
-      for (const sql of ['select 1::sales.nosuchtype', 'select 1::nosuchtype', 'select * from sales.nosuchtable', 'select nosuchfunction(1)']) {
+      for (const sql of [
+        'select 1::sales.nosuchtype',
+        'select 1::nosuchtype',
+        'select * from sales.nosuchtable',
+        'select nosuchfunction(1)',
+      ]) {
         const e = await queryError(c, sql);
         const all = `${e.message}\n${e.detail ?? ''}\n${e.hint ?? ''}`;
         assert.ok(!all.includes(mainVersion) && !all.includes('@') && !all.includes('__fdl_'), `${sql}: ${all}`);
       }
       assert.equal((await queryError(c, `select "BASIC@${mainVersion}".nosuch(1)`)).code, '42501');
       // found by a second review: SHOW … FROM over the frozen metadata, and U& spelling the emulation's name through the rewrite
-      for (const n of [1, 2, 3]) assert.equal((await queryError(c, `FROM (SHOW TABLES FROM "__fdl_meta_${n}")`)).code, '42501');
+      for (const n of [1, 2, 3])
+        assert.equal((await queryError(c, `FROM (SHOW TABLES FROM "__fdl_meta_${n}")`)).code, '42501');
       assert.equal((await queryError(c, `FROM (SHOW TABLES FROM "BASIC@${mainVersion}".sales)`)).code, '42501');
       assert.equal((await queryError(c, 'select * from U&"fdl\\005fpg".pgcat._dbs, pg_class limit 2')).code, '0A000');
     } finally {
@@ -176,16 +232,32 @@ describe('what an ordinary account cannot learn', () => {
     try {
       const simple = await queryError(c, `select '${secret('simple')}'::int`);
       assert.equal(simple.code, '22P02');
-      assert.ok(simple.message.includes('hunter2-simple-secret'), `the client sees PostgreSQL's message: ${simple.message}`);
-      assert.equal((await queryError(c, { text: `select '${secret('extended')}'::int`, queryMode: 'extended' } as never)).code, '22P02');
+      assert.ok(
+        simple.message.includes('hunter2-simple-secret'),
+        `the client sees PostgreSQL's message: ${simple.message}`,
+      );
+      assert.equal(
+        (await queryError(c, { text: `select '${secret('extended')}'::int`, queryMode: 'extended' } as never)).code,
+        '22P02',
+      );
       assert.equal((await queryError(c, 'select $1::int', [secret('bind')])).code, '22P02');
-      assert.equal((await queryError(c, 'select * from sales.orders where order_id = $1', [secret('typed')])).code, '22P02');
+      assert.equal(
+        (await queryError(c, 'select * from sales.orders where order_id = $1', [secret('typed')])).code,
+        '22P02',
+      );
       assert.equal((await queryError(c, `select '${secret('unterminated')}`)).code, '42601');
       assert.equal((await queryError(c, `select * from sales.orders where "${secret('ident')}" = 1`)).code, '42703');
       secrets.push('987654321987654321987654321');
       assert.equal((await queryError(c, 'select 987654321987654321987654321::int')).code, '22003'); // PostgreSQL: integer out of range
       // DuckDB's messages quote some values without quotes: a regex, error()'s own argument, a ref name
-      assert.notEqual((await queryError(c, 'select count(*) from sales.orders where regexp_matches(status, $1)', [`${secret('regex')}(`])).code, undefined);
+      assert.notEqual(
+        (
+          await queryError(c, 'select count(*) from sales.orders where regexp_matches(status, $1)', [
+            `${secret('regex')}(`,
+          ])
+        ).code,
+        undefined,
+      );
       assert.notEqual((await queryError(c, 'select error($1)', [secret('error')])).code, undefined);
       assert.equal((await queryError(c, `set fdl.ref = '${secret('ref')}'`)).code, '42501');
       assert.equal((await c.query('select 1 as one')).rows[0].one, 1);
@@ -194,10 +266,21 @@ describe('what an ordinary account cannot learn', () => {
     }
     await new Promise((r) => setTimeout(r, 200)); // the log is written asynchronously
     const log = gw.stderr();
-    const failures = log.split('\n').filter((l) => l.includes('"event":"statement"') && l.includes('"user":"ana"') && !l.includes('"sqlstate":"00000"'));
+    const failures = log
+      .split('\n')
+      .filter(
+        (l) => l.includes('"event":"statement"') && l.includes('"user":"ana"') && !l.includes('"sqlstate":"00000"'),
+      );
     assert.ok(failures.length >= secrets.length, `one audit line per failure:\n${failures.join('\n')}`);
     for (const line of failures) assert.match(line, /"sql_sha256":"[0-9a-f]{16}".*"sqlstate":"[0-9A-Z]{5}"/, line);
-    for (const s of secrets) assert.ok(!log.includes(s), `the log holds ${s}:\n${log.split('\n').filter((l) => l.includes(s)).join('\n')}`);
+    for (const s of secrets)
+      assert.ok(
+        !log.includes(s),
+        `the log holds ${s}:\n${log
+          .split('\n')
+          .filter((l) => l.includes(s))
+          .join('\n')}`,
+      );
   });
 });
 
@@ -207,7 +290,10 @@ describe('no client-visible message names a folder of the server', () => {
   const linked = join(repos.dir, 'linked');
   const broken = join(repos.dir, 'broken');
   const orders = 'data/sales/orders';
-  const customers = join('data/sales/customers', readdirSync(join(repos.path('repos/basic'), 'data/sales/customers'))[0]!);
+  const customers = join(
+    'data/sales/customers',
+    readdirSync(join(repos.path('repos/basic'), 'data/sales/customers'))[0]!,
+  );
 
   before(async () => {
     cpSync(repos.path('repos/basic'), linked, { recursive: true });
@@ -224,7 +310,14 @@ describe('no client-visible message names a folder of the server', () => {
     symlinkSync(join(linked, 'refs/heads/dev'), join(linked, 'refs/heads/dev'));
     // data files gone
     rmSync(join(broken, orders), { recursive: true });
-    gw = await startGateway(['--repo', `linked=${linked}`, '--repo', `broken=${broken}`, '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `linked=${linked}`,
+      '--repo',
+      `broken=${broken}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -252,7 +345,10 @@ describe('no client-visible message names a folder of the server', () => {
       await errorOf('broken@v1', 'select count(*) from sales.orders'),
     ];
     // a data file that is gone is the store's missing object (58030), found when its table is read
-    assert.deepEqual(seen.map((e) => e.code), ['58030', '58030', '58030', '58030']);
+    assert.deepEqual(
+      seen.map((e) => e.code),
+      ['58030', '58030', '58030', '58030'],
+    );
     assert.match(seen[0]!.message, /^refusing refs\/tags\/v2: it is a link to a file outside the repository$/);
     assert.match(seen[1]!.message, /\brefs\/heads\/dev\b/, 'the path, relative to the repository root');
     for (const e of seen) {
@@ -262,10 +358,23 @@ describe('no client-visible message names a folder of the server', () => {
 });
 
 test('server folders in a text: below a repository root relative to it, the root and the cache named, longest root first', () => {
-  const roots = [{ path: '/srv/cache', as: '<server>' }, { path: '/srv/repos/shop', as: '' }, { path: '/srv/cache/duckdb-tmp', as: '<server>' }];
-  assert.equal(hideServerRoots("cannot read data/x in /srv/repos/shop: ELOOP, realpath '/srv/repos/shop/data/x'", roots), "cannot read data/x in the repository folder: ELOOP, realpath 'data/x'");
-  assert.equal(hideServerRoots('temp files in /srv/cache/duckdb-tmp/t1 and /srv/cache', roots), 'temp files in <server>/t1 and <server>');
+  const roots = [
+    { path: '/srv/cache', as: '<server>' },
+    { path: '/srv/repos/shop', as: '' },
+    { path: '/srv/cache/duckdb-tmp', as: '<server>' },
+  ];
+  assert.equal(
+    hideServerRoots("cannot read data/x in /srv/repos/shop: ELOOP, realpath '/srv/repos/shop/data/x'", roots),
+    "cannot read data/x in the repository folder: ELOOP, realpath 'data/x'",
+  );
+  assert.equal(
+    hideServerRoots('temp files in /srv/cache/duckdb-tmp/t1 and /srv/cache', roots),
+    'temp files in <server>/t1 and <server>',
+  );
   assert.equal(hideServerRoots('nothing here', roots), 'nothing here');
-  assert.equal(hideServerRoots('/srv/repos/shopping/x', roots), '/srv/repos/shopping/x', 'a sibling folder is not the root');
+  assert.equal(
+    hideServerRoots('/srv/repos/shopping/x', roots),
+    '/srv/repos/shopping/x',
+    'a sibling folder is not the root',
+  );
 });
-

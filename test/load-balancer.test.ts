@@ -24,10 +24,14 @@ interface Replica {
 }
 
 async function replica(args: string[], env: NodeJS.ProcessEnv): Promise<Replica> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--proxy-protocol', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const proc = spawn(
+    process.execPath,
+    [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--proxy-protocol', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -74,7 +78,8 @@ function clientVia(port: number, database = 'basic@v1'): pg.Client {
     stream: () => {
       const sock = new net.Socket();
       const connect = sock.connect.bind(sock) as (o: net.TcpSocketConnectOpts) => net.Socket;
-      (sock as unknown as { connect: (port: number, host: string) => net.Socket }).connect = (p: number, h: string) => connect({ port: p, host: h, localAddress: '127.0.0.2' });
+      (sock as unknown as { connect: (port: number, host: string) => net.Socket }).connect = (p: number, h: string) =>
+        connect({ port: p, host: h, localAddress: '127.0.0.2' });
       return sock;
     },
   });
@@ -99,10 +104,21 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
     dir = mkdtempSync(join(tmpdir(), 'fdl-lb-'));
     s3 = await startS3('lake');
     await s3.upload(join(FIXTURES, 'repos', 'basic'), 'basic/');
-    const env = { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
+    const env = {
+      AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+    };
     const config = join(dir, 'gateway.json');
-    writeFileSync(config, JSON.stringify({ repos: { basic: `s3://${s3.bucket}/basic/` }, s3: { endpoint: s3.endpoint, forcePathStyle: true } }));
-    for (const i of [1, 2]) replicas.push(await replica(['--config', config, '--cache-dir', join(dir, `cache${i}`)], env));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        repos: { basic: `s3://${s3.bucket}/basic/` },
+        s3: { endpoint: s3.endpoint, forcePathStyle: true },
+      }),
+    );
+    for (const i of [1, 2])
+      replicas.push(await replica(['--config', config, '--cache-dir', join(dir, `cache${i}`)], env));
     lbPort = await freePort();
     const cfg = join(dir, 'haproxy.cfg');
     writeFileSync(cfg, documentedHaproxyConfig());
@@ -121,7 +137,13 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
     await waitFor(
       async () => {
         const c = clientVia(lbPort);
-        return c.connect().then(() => c.end()).then(() => true, () => false);
+        return c
+          .connect()
+          .then(() => c.end())
+          .then(
+            () => true,
+            () => false,
+          );
       },
       'HAProxy listening',
       30_000,
@@ -130,7 +152,9 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
     // replicas must agree with each other and with the first answer.
     const c = clientVia(lbPort);
     await c.connect();
-    expected = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map((r) => JSON.stringify(r));
+    expected = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map((r) =>
+      JSON.stringify(r),
+    );
     await c.end();
     assert.ok(expected.length > 0);
   });
@@ -152,7 +176,9 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
         const c = clientVia(lbPort);
         await c.connect();
         clients.push(c);
-        const rows = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map((r) => JSON.stringify(r));
+        const rows = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map(
+          (r) => JSON.stringify(r),
+        );
         assert.deepEqual(rows, expected);
         assert.equal((await c.query('select client_addr from fdl.session')).rows[0].client_addr, '127.0.0.2');
         assert.equal((await c.query('select client_addr::text as a from pg_stat_activity')).rows[0].a, '127.0.0.2');
@@ -183,7 +209,9 @@ describe('two replicas over one S3 repository behind HAProxy', () => {
       const c = clientVia(lbPort, i % 2 ? 'basic@v1' : 'basic');
       await c.connect();
       if (i % 2) {
-        const rows = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map((r) => JSON.stringify(r));
+        const rows = (await c.query({ text: 'select * from sales.orders order by 1', rowMode: 'array' })).rows.map(
+          (r) => JSON.stringify(r),
+        );
         assert.deepEqual(rows, expected);
       } else {
         assert.ok(Number((await c.query('select count(*) as n from sales.orders')).rows[0].n) > 0);

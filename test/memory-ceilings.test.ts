@@ -62,14 +62,27 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
       await sleep(200);
       now = rssBytes(gw.proc.pid!);
     }
-    assert.ok(now - start <= 64 * MiB, `${what}: RSS ${(now - start) / MiB | 0} MiB above the start 5 s after the client left`);
+    assert.ok(
+      now - start <= 64 * MiB,
+      `${what}: RSS ${((now - start) / MiB) | 0} MiB above the start 5 s after the client left`,
+    );
     return now;
   };
 
   before(async () => {
     const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
-    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ users: { alice: { password } }, memoryLimit: '1GB' }));
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ users: { alice: { password } }, memoryLimit: '1GB' }),
+    );
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
     // Warm-up: a session and a result of 400 MB, so allocator arenas and the JIT exist before the start is taken.
     const c = await login();
     await c.query(doubled(5, 60));
@@ -109,8 +122,8 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     assert.equal((await c.query('select 41 + 1 as x')).rows[0].x, 42);
     await c.end();
     const peak = watch.stop();
-    console.log(`folded constants: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB`);
-    assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB`);
+    console.log(`folded constants: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB`);
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB`);
     await settled('folded constants');
   });
 
@@ -119,7 +132,12 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
    * back (the first 64 KiB) and the peak RSS. Unread, the client reads nothing until DuckDB has given
    * up (RSS up, then back down) or `unreadMs` has passed; with `leave`, the client then leaves unanswered.
    */
-  async function pipelined(sqls: string[], reading: boolean, unreadMs = 30_000, leave = false): Promise<{ received: string; peak: number }> {
+  async function pipelined(
+    sqls: string[],
+    reading: boolean,
+    unreadMs = 30_000,
+    leave = false,
+  ): Promise<{ received: string; peak: number }> {
     const pid = gw.proc.pid!;
     const c = await login();
     const sock = (c as unknown as { connection: { stream: Socket } }).connection.stream;
@@ -165,8 +183,10 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
       assert.match(received, /repeat: a result exceeds the per-call limit/);
       assert.ok(Date.now() - t0 < 15_000, `answered after ${Date.now() - t0} ms`);
       const back = await settled(reading ? 'read' : 'unread');
-      console.log(`200 × repeat 50 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after`);
-      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
+      console.log(
+        `200 × repeat 50 MB ${reading ? 'read' : 'unread'}: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB, ${(back / MiB) | 0} MiB after`,
+      );
+      assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
     }
   });
 
@@ -175,9 +195,11 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
       const { received, peak } = await pipelined([doubled(8, 200)], reading);
       assert.match(received, /C53200\0/, 'the statement failed with 53200');
       const back = await settled(reading ? 'read' : 'unread');
-      console.log(`200 × 51 MB ${reading ? 'read' : 'unread'}: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
+      console.log(
+        `200 × 51 MB ${reading ? 'read' : 'unread'}: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB, ${(back / MiB) | 0} MiB after the client left`,
+      );
       assert.ok(peak - start > 200 * MiB, 'the values did pass through memory');
-      assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
+      assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
     }
     const c = await login();
     const r = await c.query(doubled(8, 1));
@@ -190,14 +212,19 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     const sqls = Array.from({ length: 8 }, () => doubled(2, 2000).replace('199990', '249990'));
     const { peak } = await pipelined(sqls, false, 10_000, true);
     const back = await settled('pipelined');
-    console.log(`pipelined 8 × 2,000 × 1 MB unread: RSS ${start / MiB | 0} MiB at start, peak ${peak / MiB | 0} MiB, ${back / MiB | 0} MiB after the client left`);
-    assert.ok(peak <= CEILING, `peak RSS ${peak / MiB | 0} MiB over memoryLimit + 1 GiB`);
+    console.log(
+      `pipelined 8 × 2,000 × 1 MB unread: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB, ${(back / MiB) | 0} MiB after the client left`,
+    );
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
   });
 });
 
 test('size limits: a value built from constant counts over 64 Mi is refused (54000) from the parse tree; streams, small and non-constant counts pass', async () => {
   const conn = await (await DuckDBInstance.create(':memory:')).connect();
-  const tree = async (sql: string) => JSON.parse(String((await conn.runAndReadAll('select json_serialize_sql($1::varchar)', [sql])).getRows()[0]![0])) as unknown;
+  const tree = async (sql: string) =>
+    JSON.parse(
+      String((await conn.runAndReadAll('select json_serialize_sql($1::varchar)', [sql])).getRows()[0]![0]),
+    ) as unknown;
   try {
     for (const sql of [
       'select len(range(300000000))',
@@ -208,10 +235,19 @@ test('size limits: a value built from constant counts over 64 Mi is refused (540
       'select x from (select 1 as x) where x in (select unnest(range(-1, 99999999)))',
     ]) {
       const t = await tree(sql);
-      assert.throws(() => checkSizeLimits(t), (e: unknown) => e instanceof SqlError && e.sqlstate === '54000', sql);
+      assert.throws(
+        () => checkSizeLimits(t),
+        (e: unknown) => e instanceof SqlError && e.sqlstate === '54000',
+        sql,
+      );
     }
     // A stream in FROM, small constants, the limit itself, counts that are not constants (left to the ceiling).
-    for (const sql of ['select * from range(300000000)', "select repeat('-', 80), range(10), generate_series(0, 100, 5)", "select rpad('a', 67108864, 'x')", "select repeat(s, n) from (select 1000000000 as n, 'x' as s)"]) {
+    for (const sql of [
+      'select * from range(300000000)',
+      "select repeat('-', 80), range(10), generate_series(0, 100, 5)",
+      "select rpad('a', 67108864, 'x')",
+      "select repeat(s, n) from (select 1000000000 as n, 'x' as s)",
+    ]) {
       const t = await tree(sql);
       assert.doesNotThrow(() => checkSizeLimits(t), sql);
     }

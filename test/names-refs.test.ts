@@ -12,7 +12,6 @@ import { JavaProbe } from './support/jdbc.js';
 import { describeProbe, runProbe } from './support/probe.js';
 import { canonicalDatabase, startupTarget } from '../src/session/startup.js';
 
-
 describe('names and refs as tools write them', () => {
   let gw: RunningGateway;
   const java = new JavaProbe();
@@ -27,7 +26,11 @@ describe('names and refs as tools write them', () => {
 
   /** psql -A -t over a libpq URL or conninfo; every command must succeed. Lines of output. */
   async function psql(target: string, ...commands: string[]): Promise<string[]> {
-    const r = await runProbe('psql', [target, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...commands.flatMap((c) => ['-c', c])], { timeoutMs: 30_000 });
+    const r = await runProbe(
+      'psql',
+      [target, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...commands.flatMap((c) => ['-c', c])],
+      { timeoutMs: 30_000 },
+    );
     assert.equal(r.code, 0, describeProbe(r));
     return r.stdout.trim().split('\n');
   }
@@ -35,12 +38,19 @@ describe('names and refs as tools write them', () => {
   const url = (db: string) => `postgresql://me@${gw.host}:${gw.port}/${db}`;
 
   test('search_path: "$user", public, main, …; unqualified, public.t and <database>.schema.t name the same tables; \\dt lists all', async () => {
-    const lines = await psql(conninfo('basic'),
-      'show search_path', 'select current_schema()',
-      'select count(*) from all_types', 'select count(*) from public.all_types', 'select count(*) from basic.main.all_types',
-      'select count(*) from Basic . "main" . all_types t', 'select count(*) from basic.public.all_types',
-      'select count(*) from orders', 'select count(*) from basic.sales.orders o join public.all_types a on true',
-      '\\dt');
+    const lines = await psql(
+      conninfo('basic'),
+      'show search_path',
+      'select current_schema()',
+      'select count(*) from all_types',
+      'select count(*) from public.all_types',
+      'select count(*) from basic.main.all_types',
+      'select count(*) from Basic . "main" . all_types t',
+      'select count(*) from basic.public.all_types',
+      'select count(*) from orders',
+      'select count(*) from basic.sales.orders o join public.all_types a on true',
+      '\\dt',
+    );
     assert.equal(lines[0], '"$user", public, main, sales');
     assert.equal(lines[1], 'main');
     const n = lines[2]!;
@@ -53,19 +63,38 @@ describe('names and refs as tools write them', () => {
   });
 
   test('a search_path the client sets is followed as PostgreSQL would: main alone hides sales; a name in no schema is 42P01', async () => {
-    const r = await runProbe('psql', [conninfo('basic'), '-X', '-A', '-t',
-      '-c', 'set search_path = main', '-c', 'select count(*) > 0 from all_types', '-c', 'select count(*) from orders',
-      '-c', 'set search_path = sales, main', '-c', 'select count(*) > 0 from orders', '-c', 'select count(*) from basic.nowhere.orders'], { timeoutMs: 30_000 });
+    const r = await runProbe(
+      'psql',
+      [
+        conninfo('basic'),
+        '-X',
+        '-A',
+        '-t',
+        '-c',
+        'set search_path = main',
+        '-c',
+        'select count(*) > 0 from all_types',
+        '-c',
+        'select count(*) from orders',
+        '-c',
+        'set search_path = sales, main',
+        '-c',
+        'select count(*) > 0 from orders',
+        '-c',
+        'select count(*) from basic.nowhere.orders',
+      ],
+      { timeoutMs: 30_000 },
+    );
     assert.match(r.stdout, /^SET\nt\nSET\nt\n$/, describeProbe(r));
     assert.match(r.stderr, /relation "orders" does not exist[\s\S]*nowhere\.orders" does not exist/, describeProbe(r));
   });
 
   test('refs in URLs: libpq (psql) with ~ and %40, SQLAlchemy/psycopg2 with ~ and %40, pgjdbc with ~', async () => {
-    const [expected] = await psql(conninfo('basic@v1'), 'select current_database() || \' \' || count(*) from all_types');
+    const [expected] = await psql(conninfo('basic@v1'), "select current_database() || ' ' || count(*) from all_types");
     const [head] = await psql(conninfo('basic'), 'select count(*) from all_types');
     assert.match(expected!, /^basic@v1 \d+$/);
     assert.notEqual(expected!.split(' ')[1], head, 'v1 and the head differ in all_types, so the ref is observable');
-    const ask = 'select current_database() || \' \' || count(*) from all_types';
+    const ask = "select current_database() || ' ' || count(*) from all_types";
     assert.deepEqual(await psql(url('basic~v1'), ask), [expected]);
     assert.deepEqual(await psql(url('basic%40v1'), ask), [expected]);
     assert.deepEqual(await psql(conninfo('basic~v1'), ask), [expected]);
@@ -78,23 +107,57 @@ describe('names and refs as tools write them', () => {
       `        print(c.execute(sa.text("${ask}")).scalar_one())`,
       '    e.dispose()',
     ].join('\n');
-    const sq = await runProbe('/usr/bin/python3', ['-c', py, `${gw.host}:${gw.port}`, 'basic~v1', 'basic%40v1'], { timeoutMs: 60_000, env: { PGSSLMODE: 'disable' } });
+    const sq = await runProbe('/usr/bin/python3', ['-c', py, `${gw.host}:${gw.port}`, 'basic~v1', 'basic%40v1'], {
+      timeoutMs: 60_000,
+      env: { PGSSLMODE: 'disable' },
+    });
     assert.equal(sq.code, 0, describeProbe(sq));
     assert.deepEqual(sq.stdout.trim().split('\n'), [expected, expected]);
 
-    const j = await java.run('JdbcRefUrl', [`jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'], 60_000);
+    const j = await java.run(
+      'JdbcRefUrl',
+      [`jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'],
+      60_000,
+    );
     assert.equal(j.code, 0, describeProbe(j));
     assert.equal(j.stdout.trim(), expected);
   });
 
   test('SET fdl.ref inside a transaction: 25001 with a hint naming what works; the session still reads its version', async () => {
-    const r = await runProbe('psql', [conninfo('basic'), '-X', '-A', '-t',
-      '-c', 'show fdl.ref', '-c', 'begin', '-c', "set fdl.ref = 'v1'", '-c', 'rollback', '-c', 'show fdl.ref',
-      '-c', "\\set VERBOSITY verbose", '-c', 'begin', '-c', "set fdl.ref = 'v1'"], { timeoutMs: 30_000 });
+    const r = await runProbe(
+      'psql',
+      [
+        conninfo('basic'),
+        '-X',
+        '-A',
+        '-t',
+        '-c',
+        'show fdl.ref',
+        '-c',
+        'begin',
+        '-c',
+        "set fdl.ref = 'v1'",
+        '-c',
+        'rollback',
+        '-c',
+        'show fdl.ref',
+        '-c',
+        '\\set VERBOSITY verbose',
+        '-c',
+        'begin',
+        '-c',
+        "set fdl.ref = 'v1'",
+      ],
+      { timeoutMs: 30_000 },
+    );
     const out = r.stdout.split('\n').filter((l) => l && !/^(BEGIN|ROLLBACK)$/.test(l));
     assert.equal(out[0], out[1], describeProbe(r));
     assert.match(r.stderr, /ERROR: {2}25001: SET fdl\.ref cannot run inside a transaction block/, describeProbe(r));
-    assert.match(r.stderr, /HINT: {2}End the transaction \(COMMIT or ROLLBACK\) and run SET fdl\.ref in autocommit mode .* database "basic~v1" \(or "basic@v1"\), or options=-c fdl\.ref=v1\./, describeProbe(r));
+    assert.match(
+      r.stderr,
+      /HINT: {2}End the transaction \(COMMIT or ROLLBACK\) and run SET fdl\.ref in autocommit mode .* database "basic~v1" \(or "basic@v1"\), or options=-c fdl\.ref=v1\./,
+      describeProbe(r),
+    );
   });
 
   test('startup database names: NAME~REF and NAME%40REF read as NAME@REF', () => {

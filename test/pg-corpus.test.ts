@@ -8,37 +8,69 @@ import assert from 'node:assert/strict';
 import { ROOT } from './support/gateway.js';
 import { startPgTwins, type PgTwins } from './support/pg-twins.js';
 import type { RawPg } from './support/raw-pg.js';
-import { answer, compare, corpusStatements, documentedDifferences, NEVER_EXCUSED, type State } from './support/pg-corpus.js';
+import {
+  answer,
+  compare,
+  corpusStatements,
+  documentedDifferences,
+  NEVER_EXCUSED,
+  type State,
+} from './support/pg-corpus.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
 
-before(async () => {
-  twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
-  Object.assign(conns, twins.conns);
-}, { timeout: 120_000 });
+before(
+  async () => {
+    twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
+    Object.assign(conns, twins.conns);
+  },
+  { timeout: 120_000 },
+);
 
-after(async () => {
-  await twins?.stop();
-}, { timeout: 30_000 });
+after(
+  async () => {
+    await twins?.stop();
+  },
+  { timeout: 30_000 },
+);
 
-test('every corpus statement: same answer as PostgreSQL 15 (text and binary), refused with a hint, or a documented difference', { timeout: 600_000 }, async () => {
-  const statements = corpusStatements();
-  assert.ok(statements.length >= 1000, `${statements.length} statements`);
-  const documented = documentedDifferences(ROOT);
-  const used = new Set<string>();
-  const counts: Record<State, number> = { same: 0, refused: 0, documented: 0, undocumented: 0 };
-  const undocumented: string[] = [];
-  for (const sql of statements) {
-    const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
-    const result = compare(p, g);
-    if (result !== 'different') { counts[result]++; continue; }
-    const doc = NEVER_EXCUSED.includes(sql) ? undefined : documented.find((d) => d.pattern.test(sql));
-    if (doc) { counts.documented++; used.add(doc.source); continue; }
-    counts.undocumented++;
-    undocumented.push(`${sql}\n    PostgreSQL: ${JSON.stringify(p).slice(0, 300)}\n    gateway:    ${JSON.stringify(g).slice(0, 300)}`);
-  }
-  console.log(`corpus: ${statements.length} statements: same ${counts.same}, refused with a hint ${counts.refused}, documented difference ${counts.documented}, undocumented ${counts.undocumented}`);
-  assert.deepEqual(undocumented, [], 'statements answering differently without a documented reason');
-  assert.deepEqual(documented.map((d) => d.source).filter((s) => !used.has(s)), [], 'documented differences no statement shows any more (remove them from docs/compatibility.md)');
-});
+test(
+  'every corpus statement: same answer as PostgreSQL 15 (text and binary), refused with a hint, or a documented difference',
+  { timeout: 600_000 },
+  async () => {
+    const statements = corpusStatements();
+    assert.ok(statements.length >= 1000, `${statements.length} statements`);
+    const documented = documentedDifferences(ROOT);
+    const used = new Set<string>();
+    const counts: Record<State, number> = { same: 0, refused: 0, documented: 0, undocumented: 0 };
+    const undocumented: string[] = [];
+    for (const sql of statements) {
+      const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
+      const result = compare(p, g);
+      if (result !== 'different') {
+        counts[result]++;
+        continue;
+      }
+      const doc = NEVER_EXCUSED.includes(sql) ? undefined : documented.find((d) => d.pattern.test(sql));
+      if (doc) {
+        counts.documented++;
+        used.add(doc.source);
+        continue;
+      }
+      counts.undocumented++;
+      undocumented.push(
+        `${sql}\n    PostgreSQL: ${JSON.stringify(p).slice(0, 300)}\n    gateway:    ${JSON.stringify(g).slice(0, 300)}`,
+      );
+    }
+    console.log(
+      `corpus: ${statements.length} statements: same ${counts.same}, refused with a hint ${counts.refused}, documented difference ${counts.documented}, undocumented ${counts.undocumented}`,
+    );
+    assert.deepEqual(undocumented, [], 'statements answering differently without a documented reason');
+    assert.deepEqual(
+      documented.map((d) => d.source).filter((s) => !used.has(s)),
+      [],
+      'documented differences no statement shows any more (remove them from docs/compatibility.md)',
+    );
+  },
+);

@@ -20,7 +20,11 @@ const STATEMENTS = [
 ];
 
 async function run(conninfo: string): Promise<string> {
-  const r = await runProbe('psql', [conninfo, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...STATEMENTS.flatMap((s) => ['-c', s])], { timeoutMs: 60_000 });
+  const r = await runProbe(
+    'psql',
+    [conninfo, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...STATEMENTS.flatMap((s) => ['-c', s])],
+    { timeoutMs: 60_000 },
+  );
   assert.equal(r.code, 0, describeProbe(r));
   return r.stdout;
 }

@@ -32,25 +32,33 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
   const gwConn = () => `host=${gw.host} port=${gw.port} dbname=basic user=me`;
   const pgConn = (db: string) => `host=${pg.host} port=${pg.port} dbname=${db} user=postgres`;
 
-  before(async () => {
-    [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')], { timeoutMs: 120_000 }), // a loaded machine starts slowly
-      startPgCluster({ settings: { TimeZone: 'UTC' } }),
-    ]);
-    // The dump names the gateway's user as every object's owner.
-    pg.psql('CREATE ROLE me; CREATE DATABASE schema_only; CREATE DATABASE custom_format;');
-    const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic' });
-    try {
-      await copySalesSchema(pg, c);
-    } finally {
-      await c.close();
-    }
-  }, { timeout: 180_000 });
-  after(async () => {
-    await Promise.all([gw?.stop(), pg?.stop()]);
-    repos.cleanup();
-    rmSync(work, { recursive: true, force: true });
-  }, { timeout: 30_000 });
+  before(
+    async () => {
+      [gw, pg] = await Promise.all([
+        startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')], {
+          timeoutMs: 120_000,
+        }), // a loaded machine starts slowly
+        startPgCluster({ settings: { TimeZone: 'UTC' } }),
+      ]);
+      // The dump names the gateway's user as every object's owner.
+      pg.psql('CREATE ROLE me; CREATE DATABASE schema_only; CREATE DATABASE custom_format;');
+      const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic' });
+      try {
+        await copySalesSchema(pg, c);
+      } finally {
+        await c.close();
+      }
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await Promise.all([gw?.stop(), pg?.stop()]);
+      repos.cleanup();
+      rmSync(work, { recursive: true, force: true });
+    },
+    { timeout: 30_000 },
+  );
 
   async function run(cmd: string, args: string[]): Promise<string> {
     const r = await runProbe(cmd, args, { env: ENV, timeoutMs: 120_000 });
@@ -59,8 +67,20 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
   }
   /** A table's rows as psql prints them unaligned, sorted (row order is not part of a dump). */
   async function rows(conninfo: string, table: string): Promise<string[]> {
-    const out = await run('psql', [conninfo, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', `SELECT * FROM ${table}`]);
-    return out.split('\n').filter((l) => l !== '').sort();
+    const out = await run('psql', [
+      conninfo,
+      '-X',
+      '-A',
+      '-t',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      `SELECT * FROM ${table}`,
+    ]);
+    return out
+      .split('\n')
+      .filter((l) => l !== '')
+      .sort();
   }
   /** A plain-format dump loaded into the schema_only database, stopping at its first error. */
   async function restore(script: string): Promise<void> {
@@ -82,9 +102,16 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     assert.match(schema, /COMMENT ON COLUMN sales\.orders\.amount IS/);
     await restore(schema);
     // The restored columns have the types the gateway's catalog describes.
-    const columns = (conninfo: string) => run('psql', [conninfo, '-X', '-A', '-t', '-c',
-      `SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname IN ('main', 'sales') AND c.relkind = 'r' AND a.attnum > 0 ORDER BY 1`]);
+    const columns = (conninfo: string) =>
+      run('psql', [
+        conninfo,
+        '-X',
+        '-A',
+        '-t',
+        '-c',
+        `SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname IN ('main', 'sales') AND c.relkind = 'r' AND a.attnum > 0 ORDER BY 1`,
+      ]);
     assert.equal(await columns(pgConn('schema_only')), await columns(gwConn()));
     for (const t of ['sales.orders', 'main.all_types']) {
       const data = await run('pg_dump', ['--data-only', '-t', t, gwConn()]);
@@ -92,7 +119,11 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
       await restore(data);
     }
     await sameRows('schema_only', ['sales.orders', 'main.all_types']);
-    assert.deepEqual(await rows(pgConn('schema_only'), 'sales.customers'), [], 'only the tables named with -t were dumped');
+    assert.deepEqual(
+      await rows(pgConn('schema_only'), 'sales.customers'),
+      [],
+      'only the tables named with -t were dumped',
+    );
   });
 
   test('pg_dump -Fc and pg_restore reproduce every served table', async () => {
@@ -110,12 +141,19 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     try {
       const both = async (sql: string) => {
         const [a, b] = await Promise.all([ours.simple(sql), theirs.simple(sql)]);
-        assert.deepEqual({ tag: a.commandTag, error: a.error?.code, message: a.error?.message }, { tag: b.commandTag, error: b.error?.code, message: b.error?.message }, sql);
+        assert.deepEqual(
+          { tag: a.commandTag, error: a.error?.code, message: a.error?.message },
+          { tag: b.commandTag, error: b.error?.code, message: b.error?.message },
+          sql,
+        );
         return a;
       };
       assert.equal((await both('LOCK TABLE sales.orders IN ACCESS SHARE MODE')).error?.code, '25P01');
       await both('BEGIN READ ONLY');
-      assert.equal((await both('LOCK TABLE sales.orders, ONLY sales.customers IN ACCESS SHARE MODE')).commandTag, 'LOCK TABLE');
+      assert.equal(
+        (await both('LOCK TABLE sales.orders, ONLY sales.customers IN ACCESS SHARE MODE')).commandTag,
+        'LOCK TABLE',
+      );
       await both('LOCK sales.orders IN ROW SHARE MODE NOWAIT');
       assert.equal((await both('SELECT count(*) FROM sales.orders')).commandTag, 'SELECT 1');
       await both('COMMIT');
@@ -149,7 +187,7 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     'COPY sales.orders (order_id, status) TO STDOUT',
   ];
 
-  test('COPY … TO STDOUT: the protocol bytes are PostgreSQL\'s (binary, CSV with FORCE_QUOTE, text escapes)', async () => {
+  test("COPY … TO STDOUT: the protocol bytes are PostgreSQL's (binary, CSV with FORCE_QUOTE, text escapes)", async () => {
     const [ours, theirs] = await Promise.all([
       RawPg.connect({ port: gw.port, user: 'me', database: 'basic' }),
       RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres' }),
@@ -159,7 +197,10 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
       const copyBytes = async (c: RawPg, sql: string) => {
         const r = await c.simple(sql);
         assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
-        return Buffer.concat(r.messages.filter((m) => 'Hdc'.includes(m.code)).map((m) => m.raw)).toString('hex') + ` ${r.commandTag}`;
+        return (
+          Buffer.concat(r.messages.filter((m) => 'Hdc'.includes(m.code)).map((m) => m.raw)).toString('hex') +
+          ` ${r.commandTag}`
+        );
       };
       for (const sql of COPIES) assert.equal(await copyBytes(ours, sql), await copyBytes(theirs, sql), sql);
       // Refused as PostgreSQL refuses them, same SQLSTATE and message.
@@ -185,11 +226,21 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     }
   });
 
-  test('psql \\copy … to stdout and psycopg 3 cursor.copy() receive PostgreSQL\'s bytes', async () => {
-    const psqlCopy = (conninfo: string) => run('psql', [conninfo, '-X', '-q', '-v', 'ON_ERROR_STOP=1',
-      '-c', '\\copy (SELECT * FROM sales.customers ORDER BY customer_id) to stdout with (format csv, force_quote *, header)',
-      '-c', '\\copy (SELECT * FROM sales.orders ORDER BY order_id) to stdout with csv force quote status',
-      '-c', '\\copy sales.orders to stdout']);
+  test("psql \\copy … to stdout and psycopg 3 cursor.copy() receive PostgreSQL's bytes", async () => {
+    const psqlCopy = (conninfo: string) =>
+      run('psql', [
+        conninfo,
+        '-X',
+        '-q',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        '\\copy (SELECT * FROM sales.customers ORDER BY customer_id) to stdout with (format csv, force_quote *, header)',
+        '-c',
+        '\\copy (SELECT * FROM sales.orders ORDER BY order_id) to stdout with csv force quote status',
+        '-c',
+        '\\copy sales.orders to stdout',
+      ]);
     const [a, b] = await Promise.all([psqlCopy(gwConn()), psqlCopy(pgConn('postgres'))]);
     assert.match(b, /^customer_id,name,.*\n"1","Customer 1",/);
     assert.equal(a, b);
@@ -206,7 +257,9 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
       '            print([r for r in copy.rows()][:3])',
     ].join('\n');
     const queries = COPIES.slice(0, 5);
-    const [ours, theirs] = await Promise.all([gwConn(), pgConn('postgres')].map((conninfo) => run(venvPython(), ['-c', script, conninfo, ...queries])));
+    const [ours, theirs] = await Promise.all(
+      [gwConn(), pgConn('postgres')].map((conninfo) => run(venvPython(), ['-c', script, conninfo, ...queries])),
+    );
     assert.match(theirs!, /Decimal\('/);
     assert.equal(ours, theirs);
   });

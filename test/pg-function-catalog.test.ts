@@ -11,7 +11,15 @@ import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { runProbe } from './support/probe.js';
-import { castProbes, keep, operatorProbes, outcome, procProbes, PROBED_TYPES, type Outcome } from './support/function-probes.js';
+import {
+  castProbes,
+  keep,
+  operatorProbes,
+  outcome,
+  procProbes,
+  PROBED_TYPES,
+  type Outcome,
+} from './support/function-probes.js';
 import { corpusStatements } from './support/pg-corpus.js';
 import { PG_AGGREGATES, PG_CASTS, PG_FUNCTIONS, PG_OPERATORS } from '../src/pg/catalog/pg-functions.js';
 import { PG_PROCS } from '../src/pg/catalog/pg-data.js';
@@ -21,21 +29,34 @@ describe('function catalog: what pg_proc and friends list works through the gate
   let gw: RunningGateway;
   const conns: { pg?: RawPg; gw?: RawPg } = {};
 
-  before(async () => {
-    [pg, gw] = await Promise.all([
-      startPgCluster({ settings: { TimeZone: 'UTC' } }),
-      serveBasic(),
-    ]);
-    conns.pg = await RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres', params: { TimeZone: 'UTC' } });
-    conns.gw = await RawPg.connect({ port: gw.port, user: 'postgres', database: 'basic@v2', params: { TimeZone: 'UTC' } });
-  }, { timeout: 120_000 });
+  before(
+    async () => {
+      [pg, gw] = await Promise.all([startPgCluster({ settings: { TimeZone: 'UTC' } }), serveBasic()]);
+      conns.pg = await RawPg.connect({
+        port: pg.port,
+        user: 'postgres',
+        database: 'postgres',
+        params: { TimeZone: 'UTC' },
+      });
+      conns.gw = await RawPg.connect({
+        port: gw.port,
+        user: 'postgres',
+        database: 'basic@v2',
+        params: { TimeZone: 'UTC' },
+      });
+    },
+    { timeout: 120_000 },
+  );
 
-  after(async () => {
-    await conns.gw?.close().catch(() => undefined);
-    await conns.pg?.close().catch(() => undefined);
-    await gw?.stop();
-    await pg?.stop();
-  }, { timeout: 30_000 });
+  after(
+    async () => {
+      await conns.gw?.close().catch(() => undefined);
+      await conns.pg?.close().catch(() => undefined);
+      await gw?.stop();
+      await pg?.stop();
+    },
+    { timeout: 30_000 },
+  );
 
   const count = async (c: RawPg, sql: string) => {
     const r = await c.simple(sql);
@@ -43,14 +64,20 @@ describe('function catalog: what pg_proc and friends list works through the gate
     return Number(splitDataRow(r.dataRows[0]!)[0]!.toString());
   };
 
-  test('the catalogs list the generated rows, with PostgreSQL 15\'s OIDs and signatures', async () => {
+  test("the catalogs list the generated rows, with PostgreSQL 15's OIDs and signatures", async () => {
     const g = conns.gw!;
     // pg_proc: the listed functions plus the type I/O functions, which clients read but never call (ruby-pg,
     // Rails and Sequel map types by joining typinput to pg_proc; Npgsql tells arrays by array_recv)
     assert.ok(PG_PROCS.length > 300);
-    assert.equal(await count(g, "select count(*) from pg_proc where pronamespace = 11"), PG_FUNCTIONS.length + PG_PROCS.length);
+    assert.equal(
+      await count(g, 'select count(*) from pg_proc where pronamespace = 11'),
+      PG_FUNCTIONS.length + PG_PROCS.length,
+    );
     assert.equal(await count(g, "select count(*) from pg_proc where proname = 'array_recv'"), 1);
-    assert.equal(await count(g, "select count(*) from pg_proc where proname in ('int4in', 'textout', 'int4recv', 'numeric_send')"), 4);
+    assert.equal(
+      await count(g, "select count(*) from pg_proc where proname in ('int4in', 'textout', 'int4recv', 'numeric_send')"),
+      4,
+    );
     assert.ok(PG_FUNCTIONS.length >= 150, `${PG_FUNCTIONS.length} functions`);
     assert.equal(await count(g, 'select count(*) from pg_operator'), PG_OPERATORS.length);
     assert.equal(await count(g, 'select count(*) from pg_aggregate'), PG_AGGREGATES.length);
@@ -62,68 +89,160 @@ describe('function catalog: what pg_proc and friends list works through the gate
     const [a, b] = await Promise.all([outcome(conns.pg!, sql), outcome(g, sql)]);
     assert.ok(a.rows!.length >= 8, JSON.stringify(a));
     assert.deepEqual(b, a);
-    const ops = `select oid, oprname, oprkind, oprleft, oprright, oprresult, oprcode::oid from pg_operator where oid in (${PG_OPERATORS.slice(0, 40).map((o) => o[0]).join(',')}) order by 1`;
+    const ops = `select oid, oprname, oprkind, oprleft, oprright, oprresult, oprcode::oid from pg_operator where oid in (${PG_OPERATORS.slice(
+      0,
+      40,
+    )
+      .map((o) => o[0])
+      .join(',')}) order by 1`;
     assert.deepEqual(await outcome(g, ops), await outcome(conns.pg!, ops));
   });
 
-  test('a sample of the listed functions, operators and casts still answers as PostgreSQL 15 does', { timeout: 240_000 }, async () => {
-    const names = new Map<number, string>();
-    const t = await outcome(conns.pg!, `select oid::int, format_type(oid, null) from pg_type where oid = any('{${[...PROBED_TYPES].join(',')}}'::oid[])`);
-    for (const [oid, name] of t.rows!) names.set(Number(oid), name!);
-    const aggs = new Map(PG_AGGREGATES.map((a) => [a[0] as number, a]));
-    const probes: Array<{ what: string; sqls: string[]; volatile: boolean }> = [];
-    PG_FUNCTIONS.forEach((f, i) => {
-      if (i % 5 !== 0) return;
-      const agg = aggs.get(f[0] as number);
-      const argtypes = String(f[16]).split(' ').filter((x) => x !== '').map(Number);
-      probes.push({
-        what: `${f[1]}(${f[22]})`,
-        sqls: procProbes({ oid: f[0] as number, proname: f[1] as string, prokind: f[6] as string, proretset: f[10] as boolean, provolatile: f[11] as string, argtypes, aggkind: agg?.[1] as string, aggnumdirectargs: agg?.[2] as number }, names),
-        volatile: f[11] === 'v' || ['now', 'transaction_timestamp', 'pg_postmaster_start_time', 'pg_conf_load_time', 'pg_backend_pid'].includes(f[1] as string),
+  test(
+    'a sample of the listed functions, operators and casts still answers as PostgreSQL 15 does',
+    { timeout: 240_000 },
+    async () => {
+      const names = new Map<number, string>();
+      const t = await outcome(
+        conns.pg!,
+        `select oid::int, format_type(oid, null) from pg_type where oid = any('{${[...PROBED_TYPES].join(',')}}'::oid[])`,
+      );
+      for (const [oid, name] of t.rows!) names.set(Number(oid), name!);
+      const aggs = new Map(PG_AGGREGATES.map((a) => [a[0] as number, a]));
+      const probes: Array<{ what: string; sqls: string[]; volatile: boolean }> = [];
+      PG_FUNCTIONS.forEach((f, i) => {
+        if (i % 5 !== 0) return;
+        const agg = aggs.get(f[0] as number);
+        const argtypes = String(f[16])
+          .split(' ')
+          .filter((x) => x !== '')
+          .map(Number);
+        probes.push({
+          what: `${f[1]}(${f[22]})`,
+          sqls: procProbes(
+            {
+              oid: f[0] as number,
+              proname: f[1] as string,
+              prokind: f[6] as string,
+              proretset: f[10] as boolean,
+              provolatile: f[11] as string,
+              argtypes,
+              aggkind: agg?.[1] as string,
+              aggnumdirectargs: agg?.[2] as number,
+            },
+            names,
+          ),
+          volatile:
+            f[11] === 'v' ||
+            [
+              'now',
+              'transaction_timestamp',
+              'pg_postmaster_start_time',
+              'pg_conf_load_time',
+              'pg_backend_pid',
+            ].includes(f[1] as string),
+        });
       });
-    });
-    PG_OPERATORS.forEach((o, i) => {
-      if (i % 5 === 0) probes.push({ what: `operator ${o[1]}`, sqls: operatorProbes({ oid: o[0] as number, oprname: o[1] as string, oprkind: o[2] as string, oprleft: o[5] as number, oprright: o[6] as number }, names), volatile: false });
-    });
-    PG_CASTS.forEach((c, i) => {
-      if (i % 3 === 0) probes.push({ what: `cast ${c[1]} → ${c[2]}`, sqls: castProbes({ oid: c[0] as number, castsource: c[1] as number, casttarget: c[2] as number }, names), volatile: false });
-    });
-    const drifted: string[] = [];
-    for (const p of probes) {
-      const results: Array<{ pg: Outcome; gw: Outcome }> = [];
-      for (const sql of p.sqls) results.push({ pg: await outcome(conns.pg!, sql), gw: await outcome(conns.gw!, sql) });
-      if (!keep(results, p.volatile)) drifted.push(`${p.what}: ${p.sqls[0]}\n  PostgreSQL ${JSON.stringify(results[0]!.pg)}\n  gateway    ${JSON.stringify(results[0]!.gw)}`);
-    }
-    console.log(`function catalog: ${probes.length} sampled rows re-probed`);
-    assert.ok(probes.length >= 100);
-    assert.deepEqual(drifted, [], 'listed rows that no longer get PostgreSQL\'s answer (regenerate with gen-pg-functions)');
-  });
+      PG_OPERATORS.forEach((o, i) => {
+        if (i % 5 === 0)
+          probes.push({
+            what: `operator ${o[1]}`,
+            sqls: operatorProbes(
+              {
+                oid: o[0] as number,
+                oprname: o[1] as string,
+                oprkind: o[2] as string,
+                oprleft: o[5] as number,
+                oprright: o[6] as number,
+              },
+              names,
+            ),
+            volatile: false,
+          });
+      });
+      PG_CASTS.forEach((c, i) => {
+        if (i % 3 === 0)
+          probes.push({
+            what: `cast ${c[1]} → ${c[2]}`,
+            sqls: castProbes({ oid: c[0] as number, castsource: c[1] as number, casttarget: c[2] as number }, names),
+            volatile: false,
+          });
+      });
+      const drifted: string[] = [];
+      for (const p of probes) {
+        const results: Array<{ pg: Outcome; gw: Outcome }> = [];
+        for (const sql of p.sqls)
+          results.push({ pg: await outcome(conns.pg!, sql), gw: await outcome(conns.gw!, sql) });
+        if (!keep(results, p.volatile))
+          drifted.push(
+            `${p.what}: ${p.sqls[0]}\n  PostgreSQL ${JSON.stringify(results[0]!.pg)}\n  gateway    ${JSON.stringify(results[0]!.gw)}`,
+          );
+      }
+      console.log(`function catalog: ${probes.length} sampled rows re-probed`);
+      assert.ok(probes.length >= 100);
+      assert.deepEqual(
+        drifted,
+        [],
+        "listed rows that no longer get PostgreSQL's answer (regenerate with gen-pg-functions)",
+      );
+    },
+  );
 
-  test('no function the differential corpus finds refused (42883, 0A000) is listed in pg_proc', { timeout: 240_000 }, async () => {
-    const listed = new Set(PG_FUNCTIONS.map((f) => String(f[1])));
-    // Only statements calling a listed name can contradict the catalog.
-    const calls = corpusStatements().filter((sql) => [...sql.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)].some((m) => listed.has(m[1]!)));
-    const contradicted: string[] = [];
-    for (const sql of calls) {
-      const r = await conns.gw!.simple(sql);
-      if (!r.error || !['42883', '0A000'].includes(r.error.code)) continue;
-      const name = /function (?:pg_catalog\.)?"?([a-z_][a-z0-9_]*)"?\(/.exec(r.error.message)?.[1];
-      if (name && listed.has(name)) contradicted.push(`${name}: ${sql} → ${r.error.code} ${r.error.message}`);
-    }
-    console.log(`function catalog: ${calls.length} corpus statements call listed functions`);
-    assert.ok(calls.length >= 100, `${calls.length}`);
-    assert.deepEqual(contradicted, []);
-  });
+  test(
+    'no function the differential corpus finds refused (42883, 0A000) is listed in pg_proc',
+    { timeout: 240_000 },
+    async () => {
+      const listed = new Set(PG_FUNCTIONS.map((f) => String(f[1])));
+      // Only statements calling a listed name can contradict the catalog.
+      const calls = corpusStatements().filter((sql) =>
+        [...sql.matchAll(/\b([a-z_][a-z0-9_]*)\s*\(/g)].some((m) => listed.has(m[1]!)),
+      );
+      const contradicted: string[] = [];
+      for (const sql of calls) {
+        const r = await conns.gw!.simple(sql);
+        if (!r.error || !['42883', '0A000'].includes(r.error.code)) continue;
+        const name = /function (?:pg_catalog\.)?"?([a-z_][a-z0-9_]*)"?\(/.exec(r.error.message)?.[1];
+        if (name && listed.has(name)) contradicted.push(`${name}: ${sql} → ${r.error.code} ${r.error.message}`);
+      }
+      console.log(`function catalog: ${calls.length} corpus statements call listed functions`);
+      assert.ok(calls.length >= 100, `${calls.length}`);
+      assert.deepEqual(contradicted, []);
+    },
+  );
 
-  test('psql 15 \\df, \\df+, \\da and \\do answer as PostgreSQL 15 does for the listed functions', { timeout: 120_000 }, async () => {
-    const psql = async (port: number, db: string, cmd: string) => {
-      const r = await runProbe('psql', ['-X', '-P', 'pager=off', `host=127.0.0.1 port=${port} dbname=${db} user=postgres sslmode=disable`, '-c', cmd], { timeoutMs: 60_000 });
-      return r.stdout + r.stderr;
-    };
-    for (const cmd of ['\\df abs', '\\df+ abs', '\\df ceil|floor|mod|split_part|concat_ws|make_date', '\\dfa count|bool_or|regr_slope|percentile_disc', '\\dfw row_number|lag|first_value', '\\da', '\\do', '\\da+ count|corr|json_agg']) {
-      const [a, b] = await Promise.all([psql(pg.port, 'postgres', cmd), psql(gw.port, 'basic@v2', cmd)]);
-      assert.equal(b, a, cmd);
-      if (!['\\da', '\\do'].includes(cmd)) assert.match(a, /\(\d+ rows?\)/);
-    }
-  });
+  test(
+    'psql 15 \\df, \\df+, \\da and \\do answer as PostgreSQL 15 does for the listed functions',
+    { timeout: 120_000 },
+    async () => {
+      const psql = async (port: number, db: string, cmd: string) => {
+        const r = await runProbe(
+          'psql',
+          [
+            '-X',
+            '-P',
+            'pager=off',
+            `host=127.0.0.1 port=${port} dbname=${db} user=postgres sslmode=disable`,
+            '-c',
+            cmd,
+          ],
+          { timeoutMs: 60_000 },
+        );
+        return r.stdout + r.stderr;
+      };
+      for (const cmd of [
+        '\\df abs',
+        '\\df+ abs',
+        '\\df ceil|floor|mod|split_part|concat_ws|make_date',
+        '\\dfa count|bool_or|regr_slope|percentile_disc',
+        '\\dfw row_number|lag|first_value',
+        '\\da',
+        '\\do',
+        '\\da+ count|corr|json_agg',
+      ]) {
+        const [a, b] = await Promise.all([psql(pg.port, 'postgres', cmd), psql(gw.port, 'basic@v2', cmd)]);
+        assert.equal(b, a, cmd);
+        if (!['\\da', '\\do'].includes(cmd)) assert.match(a, /\(\d+ rows?\)/);
+      }
+    },
+  );
 });

@@ -19,8 +19,16 @@ const msg = (type: string, body: Buffer) => {
   head.writeInt32BE(body.length + 4, 1);
   return Buffer.concat([head, body]);
 };
-const i16 = (n: number) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b; };
-const i32 = (n: number) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b; };
+const i16 = (n: number) => {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(n);
+  return b;
+};
+const i32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
 const z = (s: string) => Buffer.from(s + '\0', 'utf8');
 const sync = msg('S', Buffer.alloc(0));
 
@@ -45,13 +53,18 @@ describe('bytes PostgreSQL 15 refuses: NUL in a Query, invalid UTF-8 in Bind', (
 
   /** The messages' types and, for an error, its SQLSTATE and text — then the session's next answer. */
   const exchange = async (target: 'gateway' | 'pg', bytes: Buffer) => {
-    const c = target === 'gateway'
-      ? await RawPg.connect({ port: gw.port, host: gw.host, user: 'ann', database: 'basic' })
-      : await RawPg.connect({ port: pg.port, host: pg.host, user: 'postgres', database: 'postgres' });
+    const c =
+      target === 'gateway'
+        ? await RawPg.connect({ port: gw.port, host: gw.host, user: 'ann', database: 'basic' })
+        : await RawPg.connect({ port: pg.port, host: pg.host, user: 'postgres', database: 'postgres' });
     try {
       c.send(bytes);
       const r = await c.untilReady();
-      const seen = r.messages.map((m) => (m.code === 'E' ? `E ${(m.parsed as unknown as { code: string }).code} ${(m.parsed as unknown as { message: string }).message}` : m.code));
+      const seen = r.messages.map((m) =>
+        m.code === 'E'
+          ? `E ${(m.parsed as unknown as { code: string }).code} ${(m.parsed as unknown as { message: string }).message}`
+          : m.code,
+      );
       const after = await c.simple('SELECT 40 + 2');
       return { seen, rows: r.dataRows.length, after: after.dataRows.map((d) => d.subarray(-2).toString()) };
     } finally {
@@ -73,7 +86,10 @@ describe('bytes PostgreSQL 15 refuses: NUL in a Query, invalid UTF-8 in Bind', (
       const [ours, theirs] = await Promise.all([exchange('gateway', bytes), exchange('pg', bytes)]);
       assert.deepEqual(ours, theirs, what);
       assert.equal(ours.rows, 0, `${what}: nothing ran`);
-      assert.ok(ours.seen.some((s) => /^E (08P01|22021) /.test(s)), `${what}: ${ours.seen.join(' | ')}`);
+      assert.ok(
+        ours.seen.some((s) => /^E (08P01|22021) /.test(s)),
+        `${what}: ${ours.seen.join(' | ')}`,
+      );
       assert.deepEqual(ours.after, ['42'], what);
     }
   });
@@ -82,7 +98,11 @@ describe('bytes PostgreSQL 15 refuses: NUL in a Query, invalid UTF-8 in Bind', (
     const cases: [string, Buffer, RegExp][] = [
       // PostgreSQL: 42883 (no function of that OID); the gateway has no fastpath at all: 0A000
       ['FunctionCall', msg('F', Buffer.concat([i32(1247), i16(0), i16(0), i16(0)])), /^E (0A000|42883) /],
-      ['invalid UTF-8 in a Query', msg('Q', Buffer.from("SELECT '\xff'\0", 'latin1')), /^E 22021 invalid byte sequence for encoding "UTF8"/],
+      [
+        'invalid UTF-8 in a Query',
+        msg('Q', Buffer.from("SELECT '\xff'\0", 'latin1')),
+        /^E 22021 invalid byte sequence for encoding "UTF8"/,
+      ],
     ];
     for (const [what, bytes, error] of cases) {
       const [ours, theirs] = await Promise.all([exchange('gateway', bytes), exchange('pg', bytes)]);

@@ -47,13 +47,19 @@ describe('protocol: trust sessions', () => {
     try {
       await c.query('BEGIN');
       await c.query('BEGIN');
-      assert.ok(notices.some((n) => n.startsWith('25001')), `nested BEGIN warns: ${notices}`);
+      assert.ok(
+        notices.some((n) => n.startsWith('25001')),
+        `nested BEGIN warns: ${notices}`,
+      );
       await assert.rejects(c.query('select * from nope'), (e: { code?: string }) => e.code === '42P01');
       await assert.rejects(c.query('select 1'), (e: { code?: string }) => e.code === '25P02');
       await c.query('ROLLBACK');
       assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
       await c.query('ROLLBACK');
-      assert.ok(notices.some((n) => n.startsWith('25P01')), 'ROLLBACK when idle warns');
+      assert.ok(
+        notices.some((n) => n.startsWith('25P01')),
+        'ROLLBACK when idle warns',
+      );
     } finally {
       await c.end();
     }
@@ -89,7 +95,8 @@ describe('protocol: trust sessions', () => {
   test('postgres.js: named prepared statements with typed parameters, cursors (PortalSuspended), errors and recovery', async () => {
     const sql = postgres(url(), { max: 1, onnotice: () => undefined });
     try {
-      const rows = await sql`select ${42}::integer + 1 as a, ${'x'} || 'y' as b, ${'12.50'}::decimal(10,2) as n, ${new Date('2024-01-02T03:04:05Z')}::timestamptz as t`;
+      const rows =
+        await sql`select ${42}::integer + 1 as a, ${'x'} || 'y' as b, ${'12.50'}::decimal(10,2) as n, ${new Date('2024-01-02T03:04:05Z')}::timestamptz as t`;
       assert.equal(rows[0]!.a, 43);
       assert.equal(rows[0]!.b, 'xy');
       assert.equal(rows[0]!.n, '12.50');
@@ -118,13 +125,22 @@ describe('protocol: trust sessions', () => {
       await assert.rejects(c.query('DECLARE c CURSOR FOR select 1'), (e: { code?: string }) => e.code === '25P01');
       await c.query('BEGIN');
       await c.query('DECLARE c CURSOR FOR select i from range(10) t(i) order by i');
-      assert.deepEqual((await c.query('FETCH 3 FROM c')).rows.map((r) => Number(r.i)), [0, 1, 2]);
+      assert.deepEqual(
+        (await c.query('FETCH 3 FROM c')).rows.map((r) => Number(r.i)),
+        [0, 1, 2],
+      );
       const moved = await c.query('MOVE 2 IN c');
       assert.equal(moved.command, 'MOVE');
       assert.equal(moved.rowCount, 2);
-      assert.deepEqual((await c.query('FETCH NEXT FROM c')).rows.map((r) => Number(r.i)), [5]);
+      assert.deepEqual(
+        (await c.query('FETCH NEXT FROM c')).rows.map((r) => Number(r.i)),
+        [5],
+      );
       const rest = await c.query('FETCH ALL FROM c');
-      assert.deepEqual(rest.rows.map((r) => Number(r.i)), [6, 7, 8, 9]);
+      assert.deepEqual(
+        rest.rows.map((r) => Number(r.i)),
+        [6, 7, 8, 9],
+      );
       assert.equal(rest.command, 'FETCH');
       assert.equal((await c.query('FETCH 5 FROM c')).rows.length, 0);
       await assert.rejects(c.query('FETCH PRIOR FROM c'), (e: { code?: string }) => e.code === '55000');
@@ -132,16 +148,28 @@ describe('protocol: trust sessions', () => {
       await c.query('BEGIN');
       await c.query('DECLARE s SCROLL CURSOR FOR select i from range(10) t(i) order by i');
       assert.equal((await c.query('FETCH ALL FROM s')).rows.length, 10);
-      assert.deepEqual((await c.query('FETCH BACKWARD 3 FROM s')).rows.map((r) => Number(r.i)), [9, 8, 7]);
-      assert.deepEqual((await c.query('FETCH ABSOLUTE 2 FROM s')).rows.map((r) => Number(r.i)), [1]);
+      assert.deepEqual(
+        (await c.query('FETCH BACKWARD 3 FROM s')).rows.map((r) => Number(r.i)),
+        [9, 8, 7],
+      );
+      assert.deepEqual(
+        (await c.query('FETCH ABSOLUTE 2 FROM s')).rows.map((r) => Number(r.i)),
+        [1],
+      );
       assert.equal((await c.query('MOVE LAST IN s')).rowCount, 1);
-      assert.deepEqual((await c.query('FETCH RELATIVE -1 FROM s')).rows.map((r) => Number(r.i)), [8]);
+      assert.deepEqual(
+        (await c.query('FETCH RELATIVE -1 FROM s')).rows.map((r) => Number(r.i)),
+        [8],
+      );
       await c.query('ROLLBACK');
       // A SCROLL cursor keeps its last 100,000 rows: further back is refused (54000), never answered short.
       await c.query('BEGIN');
       await c.query('DECLARE big SCROLL CURSOR FOR select i from range(150000) t(i)');
       assert.equal((await c.query('MOVE FORWARD ALL IN big')).rowCount, 150000);
-      assert.deepEqual((await c.query('FETCH ABSOLUTE 50001 FROM big')).rows.map((r) => Number(r.i)), [50000]);
+      assert.deepEqual(
+        (await c.query('FETCH ABSOLUTE 50001 FROM big')).rows.map((r) => Number(r.i)),
+        [50000],
+      );
       await assert.rejects(c.query('FETCH ABSOLUTE 1 FROM big'), (e: { code?: string }) => e.code === '54000');
       await assert.rejects(c.query('FETCH 1 FROM big'), (e: { code?: string }) => e.code === '25P02');
       await c.query('ROLLBACK');
@@ -176,10 +204,19 @@ describe('protocol: trust sessions', () => {
     const c = new pg.Client(url());
     await c.connect();
     try {
-      const r = await c.query("select count(*), sum(qty), order_id::text, 'a'::text, 1, qty + 1, max(qty) as top, coalesce(qty, 0), current_date from sales.orders group by order_id, qty limit 1");
-      assert.deepEqual(r.fields.map((f) => f.name), ['count', 'sum', 'order_id', 'text', '?column?', '?column?', 'top', 'coalesce', 'current_date']);
+      const r = await c.query(
+        "select count(*), sum(qty), order_id::text, 'a'::text, 1, qty + 1, max(qty) as top, coalesce(qty, 0), current_date from sales.orders group by order_id, qty limit 1",
+      );
+      assert.deepEqual(
+        r.fields.map((f) => f.name),
+        ['count', 'sum', 'order_id', 'text', '?column?', '?column?', 'top', 'coalesce', 'current_date'],
+      );
       const duck = await c.query('select list_transform([1, 2], x -> x + 1) as l');
-      assert.deepEqual(duck.fields.map((f) => f.name), ['l'], 'DuckDB syntax keeps its names');
+      assert.deepEqual(
+        duck.fields.map((f) => f.name),
+        ['l'],
+        'DuckDB syntax keeps its names',
+      );
     } finally {
       await c.end();
     }
@@ -191,7 +228,10 @@ describe('protocol: trust sessions', () => {
       await raw.simple('BEGIN');
       const first = await raw.query('select i from range(10000) t(i)', { maxRows: 5 });
       assert.equal(first.dataRows.length, 5);
-      assert.ok(first.messages.some((m) => m.code === 's'), 'PortalSuspended');
+      assert.ok(
+        first.messages.some((m) => m.code === 's'),
+        'PortalSuspended',
+      );
       // The unnamed portal is replaced by the next statement anyway; name one to resume it.
       raw.send(serialize.parse({ name: 'big', text: 'select i from range(10000) t(i)' }));
       raw.send(serialize.bind({ portal: 'cur', statement: 'big' }));
@@ -240,7 +280,10 @@ describe('protocol: trust sessions', () => {
     const before = rss();
     await new Promise((r) => setTimeout(r, 2500));
     const paused = rss();
-    assert.ok(paused - before < 100 * 1024 * 1024, `gateway memory grew ${((paused - before) / 1e6).toFixed(0)} MB while the client did not read`);
+    assert.ok(
+      paused - before < 100 * 1024 * 1024,
+      `gateway memory grew ${((paused - before) / 1e6).toFixed(0)} MB while the client did not read`,
+    );
     sock.resume();
     await done;
     assert.ok(received > 400_000_000, `all rows arrived (${received} bytes)`);
@@ -281,7 +324,10 @@ describe('protocol: trust sessions', () => {
       await c.query("SET statement_timeout = '200ms'");
       assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '200');
       const t0 = Date.now();
-      await assert.rejects(c.query(LONG_QUERY), (e: { code?: string; message: string }) => e.code === '57014' && /timeout/.test(e.message));
+      await assert.rejects(
+        c.query(LONG_QUERY),
+        (e: { code?: string; message: string }) => e.code === '57014' && /timeout/.test(e.message),
+      );
       assert.ok(Date.now() - t0 < 10_000);
       await c.query('RESET statement_timeout');
       assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
@@ -296,7 +342,12 @@ describe('protocol: trust sessions', () => {
     const conn = `host=${gw.host} port=${gw.port} dbname=basic@v1 user=me`;
     await run('psql', [conn, '-X', '-c', `\\copy (select 1 as a, 'x\ty' as b, NULL as c) to '${out}'`]);
     assert.equal(readFileSync(out, 'utf8'), '1\tx\\ty\t\\N\n');
-    await run('psql', [conn, '-X', '-c', `\\copy (select 1 as a, 'q"uote,d' as b, NULL as c, '' as d) to '${csv}' with (format csv, header)`]);
+    await run('psql', [
+      conn,
+      '-X',
+      '-c',
+      `\\copy (select 1 as a, 'q"uote,d' as b, NULL as c, '' as d) to '${csv}' with (format csv, header)`,
+    ]);
     assert.equal(readFileSync(csv, 'utf8'), 'a,b,c,d\n1,"q""uote,d",,""\n');
   });
 
@@ -307,7 +358,10 @@ describe('protocol: trust sessions', () => {
       await c.query("SET application_name = 'probe'");
       assert.equal((await c.query('SHOW application_name')).rows[0].application_name, 'probe');
       await c.query("SET TimeZone = 'Asia/Kolkata'");
-      const r = await c.query({ text: "select timestamptz '2024-01-01 00:00:00+00' as t", types: { getTypeParser: () => (v: string) => v } });
+      const r = await c.query({
+        text: "select timestamptz '2024-01-01 00:00:00+00' as t",
+        types: { getTypeParser: () => (v: string) => v },
+      });
       assert.equal(r.rows[0].t, '2024-01-01 05:30:00+05:30');
       await assert.rejects(c.query("SET TimeZone = 'Mars/Olympus'"), (e: { code?: string }) => e.code === '22023');
       await assert.rejects(c.query('SET no_such_setting = 1'), (e: { code?: string }) => e.code === '42704');
@@ -337,11 +391,20 @@ describe('protocol: trust sessions', () => {
   });
 
   test('protocol 3.2 is answered with NegotiateProtocolVersion; replication is refused', async () => {
-    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic', params: { _pq_: '' } }).catch((e) => e);
+    const raw = await RawPg.connect({
+      port: gw.port,
+      host: gw.host,
+      user: 'x',
+      database: 'basic',
+      params: { _pq_: '' },
+    }).catch((e) => e);
     void raw;
     const sock = netConnect(gw.port, gw.host);
     await new Promise((r) => sock.once('connect', r));
-    const body = Buffer.concat([Buffer.from([0, 3, 0, 2]), Buffer.from('user\0x\0database\0basic\0_pq_.odd\0v\0\0', 'latin1')]);
+    const body = Buffer.concat([
+      Buffer.from([0, 3, 0, 2]),
+      Buffer.from('user\0x\0database\0basic\0_pq_.odd\0v\0\0', 'latin1'),
+    ]);
     const len = Buffer.alloc(4);
     len.writeInt32BE(body.length + 4);
     const got: Buffer[] = [];
@@ -354,7 +417,13 @@ describe('protocol: trust sessions', () => {
     assert.equal(all.readInt32BE(5), 0, 'newest minor version supported');
     assert.match(all.toString('latin1'), /_pq_\.odd/);
 
-    const rep = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic', replication: 'database' } as pg.ClientConfig);
+    const rep = new pg.Client({
+      host: gw.host,
+      port: gw.port,
+      user: 'x',
+      database: 'basic',
+      replication: 'database',
+    } as pg.ClientConfig);
     await assert.rejects(rep.connect(), (e: { code?: string }) => e.code === '42501');
   });
 
@@ -385,13 +454,42 @@ describe('protocol: TLS and password authentication', () => {
 
   before(async () => {
     const dir = repos.dir;
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost']);
-    const md5 = 'md5' + createHash('md5').update('md5pass' + 'bob').digest('hex');
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+    ]);
+    const md5 =
+      'md5' +
+      createHash('md5')
+        .update('md5pass' + 'bob')
+        .digest('hex');
     writeFileSync(
       join(dir, 'config.json'),
-      JSON.stringify({ auth: 'md5', users: { alice: { password: await hashPassword('s3cret') }, bob: { password: md5 } }, tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), mode: 'optional' } }),
+      JSON.stringify({
+        auth: 'md5',
+        users: { alice: { password: await hashPassword('s3cret') }, bob: { password: md5 } },
+        tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), mode: 'optional' },
+      }),
     );
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(dir, 'config.json'), '--cache-dir', join(dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(dir, 'config.json'),
+      '--cache-dir',
+      join(dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -400,9 +498,13 @@ describe('protocol: TLS and password authentication', () => {
 
   test('SCRAM-SHA-256 over TLS with psql; wrong password is 28P01', async () => {
     const conn = `host=${gw.host} port=${gw.port} dbname=basic user=alice sslmode=require`;
-    const { stdout } = await run('psql', [conn, '-X', '-c', '\\conninfo'], { env: { ...process.env, PGPASSWORD: 's3cret' } });
+    const { stdout } = await run('psql', [conn, '-X', '-c', '\\conninfo'], {
+      env: { ...process.env, PGPASSWORD: 's3cret' },
+    });
     assert.match(stdout, /SSL connection \(protocol: TLS/);
-    const bad = await run('psql', [conn, '-X', '-c', 'select 1'], { env: { ...process.env, PGPASSWORD: 'nope' } }).catch((e) => e);
+    const bad = await run('psql', [conn, '-X', '-c', 'select 1'], {
+      env: { ...process.env, PGPASSWORD: 'nope' },
+    }).catch((e) => e);
     assert.match(String(bad.stderr), /password authentication failed for user "alice"/);
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'alice', password: 'wrong', database: 'basic' });
     await assert.rejects(c.connect(), (e: { code?: string }) => e.code === '28P01');
@@ -432,12 +534,43 @@ describe('protocol: TLS required', () => {
   test('a plaintext session is refused when TLS is required', async () => {
     const repos = copyFixtures('repos/basic');
     const dir = repos.dir;
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=localhost']);
-    const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem'), '--tls', 'required', '--cache-dir', join(dir, 'cache')]);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+    ]);
+    const gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--tls-cert',
+      join(dir, 'cert.pem'),
+      '--tls-key',
+      join(dir, 'key.pem'),
+      '--tls',
+      'required',
+      '--cache-dir',
+      join(dir, 'cache'),
+    ]);
     try {
       const plain = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
       await assert.rejects(plain.connect(), /SSL is required/);
-      const secure = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic', ssl: { rejectUnauthorized: false } });
+      const secure = new pg.Client({
+        host: gw.host,
+        port: gw.port,
+        user: 'x',
+        database: 'basic',
+        ssl: { rejectUnauthorized: false },
+      });
       await secure.connect();
       assert.equal((await secure.query('select 1 as x')).rows[0].x, 1);
       await secure.end();

@@ -20,17 +20,37 @@ const envFor = (path: string) => ({ PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: `-c searc
 const ENV = envFor(SEARCH_PATH);
 /** The views fixture's schemas (its tag v1), and the views PostgreSQL can create as the gateway defines them (the others call DuckDB macros). */
 const VIEWS_ENV = envFor('"$user", public, main, reporting');
-const VIEWS_DUMPED = ['main.base', 'reporting.targets', 'main.v_base', 'main.v_over', 'reporting.v_join', 'main.v_alias'];
+const VIEWS_DUMPED = [
+  'main.base',
+  'reporting.targets',
+  'main.v_base',
+  'main.v_over',
+  'reporting.v_join',
+  'main.v_alias',
+];
 
 /** A rewrite of PostgreSQL's output (never the gateway's) before comparing, and why it is allowed. */
-interface Allowed { why: string; pg: (out: string, gateway: string) => string; gw?: (out: string) => string }
+interface Allowed {
+  why: string;
+  pg: (out: string, gateway: string) => string;
+  gw?: (out: string) => string;
+}
 
 /** Built-in objects belong to the bootstrap superuser `postgres`; on the gateway every object belongs to the session's user. */
-const bootstrapOwner: Allowed = { why: 'built-in objects are owned by the connected user on the gateway', pg: (o) => o.replace(/\|postgres(?=\||$)/gm, '|me') };
+const bootstrapOwner: Allowed = {
+  why: 'built-in objects are owned by the connected user on the gateway',
+  pg: (o) => o.replace(/\|postgres(?=\||$)/gm, '|me'),
+};
 /** The twin cluster is initialised with locale C (test/support/pg-cluster.ts); the gateway reports C.UTF-8, DuckDB's byte order. */
-const collation: Allowed = { why: 'the twin cluster runs with locale C, the gateway reports C.UTF-8', pg: (o) => o.replace(/^(basic\|me\|UTF8)\|C\|C\|/m, '$1|C.UTF-8|C.UTF-8|') };
+const collation: Allowed = {
+  why: 'the twin cluster runs with locale C, the gateway reports C.UTF-8',
+  pg: (o) => o.replace(/^(basic\|me\|UTF8)\|C\|C\|/m, '$1|C.UTF-8|C.UTF-8|'),
+};
 /** PostgreSQL's built-in text search objects: the gateway serves no text search (to_tsvector is 42883), so it lists none. */
-const noTextSearch: Allowed = { why: 'the gateway has no text search: it lists no dictionaries, parsers or templates', pg: (o) => o.replace(/^(List of text search [a-z]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)') };
+const noTextSearch: Allowed = {
+  why: 'the gateway has no text search: it lists no dictionaries, parsers or templates',
+  pg: (o) => o.replace(/^(List of text search [a-z]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)'),
+};
 /**
  * pg_cast lists only the casts that work through the gateway (pg-function-catalog.test.ts), and no cast
  * function (int4(bigint) …) can be called by name here, so pg_proc has none to name: PostgreSQL's rows
@@ -55,7 +75,16 @@ function dropColumn(name: string, why: string): Allowed {
     if (header < 0) return o;
     const at = lines[header]!.split('|').indexOf(name);
     const width = lines[header]!.split('|').length;
-    return lines.map((l, i) => (i >= header && l.split('|').length === width ? l.split('|').filter((_, j) => j !== at).join('|') : l)).join('\n');
+    return lines
+      .map((l, i) =>
+        i >= header && l.split('|').length === width
+          ? l
+              .split('|')
+              .filter((_, j) => j !== at)
+              .join('|')
+          : l,
+      )
+      .join('\n');
   };
   return { why, pg: drop, gw: drop };
 }
@@ -63,25 +92,62 @@ function dropColumn(name: string, why: string): Allowed {
 /** Each command: the same output as PostgreSQL 15 after the listed rewrites, or a clear failure. */
 /** A view's definition: the gateway shows the SQL DuckDB keeps for it, PostgreSQL deparses its own parse tree. */
 const viewText: Allowed = {
-  why: 'a view\'s definition is the text DuckDB keeps (the same pg_get_viewdef answers), PostgreSQL deparses its parse tree',
+  why: "a view's definition is the text DuckDB keeps (the same pg_get_viewdef answers), PostgreSQL deparses its parse tree",
   pg: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
   gw: (o) => o.replace(/(\nView definition:|^(?:1 +)?CREATE OR REPLACE VIEW [^\n]* AS)\n[\s\S]*$/, '$1\n<definition>'),
 };
 
-const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser?: string; todo?: string; views?: true }> = [
+const COMMANDS: Array<{
+  cmd: string;
+  allowed?: Allowed[];
+  fails?: RegExp;
+  pgUser?: string;
+  todo?: string;
+  views?: true;
+}> = [
   { cmd: '\\d' },
   { cmd: '\\d sales.orders' },
   { cmd: '\\d+ sales.orders' },
-  { cmd: '\\d+', allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  {
+    cmd: '\\d+',
+    allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')],
+  },
   { cmd: '\\dt' },
-  { cmd: '\\dt+', allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  {
+    cmd: '\\dt+',
+    allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')],
+  },
   { cmd: '\\dt sales.*' },
   { cmd: '\\dtS pg_class', allowed: [bootstrapOwner] },
-  { cmd: '\\dS pg_namespace', allowed: [{ why: 'the emulated catalog has no indexes', pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd() }] },
-  { cmd: '\\dS pg_class', allowed: [{ why: 'the emulated catalog has no indexes', pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd() }] },
+  {
+    cmd: '\\dS pg_namespace',
+    allowed: [
+      {
+        why: 'the emulated catalog has no indexes',
+        pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd(),
+      },
+    ],
+  },
+  {
+    cmd: '\\dS pg_class',
+    allowed: [
+      {
+        why: 'the emulated catalog has no indexes',
+        pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd(),
+      },
+    ],
+  },
   { cmd: '\\da' },
   { cmd: '\\dA' },
-  { cmd: '\\dA+', allowed: [dropColumn('Handler', 'a regproc column travels as the function\'s OID (clients join pg_type.typinput to pg_proc.oid); only a ::regproc cast shows the name')] },
+  {
+    cmd: '\\dA+',
+    allowed: [
+      dropColumn(
+        'Handler',
+        "a regproc column travels as the function's OID (clients join pg_type.typinput to pg_proc.oid); only a ::regproc cast shows the name",
+      ),
+    ],
+  },
   { cmd: '\\db', allowed: [bootstrapOwner] },
   { cmd: '\\dc' },
   { cmd: '\\dd' },
@@ -139,13 +205,24 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\dT+ int4', allowed: [bootstrapOwner] },
   { cmd: '\\dT+' },
   { cmd: '\\l basic', allowed: [collation] },
-  { cmd: '\\l+ basic', allowed: [collation, dropColumn('Size', 'the gateway serves Parquet files; PostgreSQL counts its data directory')] },
+  {
+    cmd: '\\l+ basic',
+    allowed: [collation, dropColumn('Size', 'the gateway serves Parquet files; PostgreSQL counts its data directory')],
+  },
   { cmd: '\\dFd', allowed: [noTextSearch] },
   { cmd: '\\dFp', allowed: [noTextSearch] },
   { cmd: '\\dFt', allowed: [noTextSearch] },
   { cmd: '\\dFd+', allowed: [noTextSearch] },
   { cmd: '\\dF', allowed: [noTextSearch] },
-  { cmd: '\\dF+', allowed: [{ why: 'the gateway has no text search: it has no configuration to describe', pg: () => 'error: Did not find any text search configurations.' }] },
+  {
+    cmd: '\\dF+',
+    allowed: [
+      {
+        why: 'the gateway has no text search: it has no configuration to describe',
+        pg: () => 'error: Did not find any text search configurations.',
+      },
+    ],
+  },
   { cmd: '\\dC', allowed: [castsServed] },
   { cmd: '\\dC+', allowed: [castsServed] },
   // Views (the views fixture at v1, beside PostgreSQL's views of the same definitions).
@@ -156,7 +233,11 @@ const COMMANDS: Array<{ cmd: string; allowed?: Allowed[]; fails?: RegExp; pgUser
   { cmd: '\\d+ reporting.v_join', views: true, allowed: [viewText] },
   { cmd: '\\sv main.v_over', views: true, allowed: [viewText] },
   { cmd: '\\sv+ reporting.v_join', views: true, allowed: [viewText] },
-  { cmd: '\\dt+ reporting.*', views: true, allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')] },
+  {
+    cmd: '\\dt+ reporting.*',
+    views: true,
+    allowed: [dropColumn('Size', 'the gateway reports the Parquet bytes a table reads, PostgreSQL its heap pages')],
+  },
   // PostgreSQL's definition of each function the gateway answers as PostgreSQL does (every one is compared below).
   { cmd: '\\df date_trunc' },
   { cmd: '\\sf date_trunc(text,timestamptz,text)' },
@@ -178,30 +259,54 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
     postgres: `host=${pg.host} port=${pg.port} dbname=${views ? 'views' : 'basic'} user=me`,
   });
 
-  before(async () => {
-    [gw, pg] = await Promise.all([
-      startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`, '--cache-dir', join(repos.dir, 'cache')], { timeoutMs: 120_000 }), // a loaded machine starts slowly
-      startPgCluster({ settings: { TimeZone: 'UTC' } }),
-    ]);
-    // The same tables, schemas, comments and owner: the gateway's own dump (test/pg-dump.test.ts proves it restores).
-    pg.psql('CREATE ROLE me LOGIN; CREATE DATABASE basic OWNER me; CREATE DATABASE views OWNER me;');
-    for (const views of [false, true]) {
-      const db = views ? 'views' : 'basic';
-      // A dump of named tables creates no schemas.
-      pg.psql(views ? 'DROP SCHEMA public; CREATE SCHEMA main AUTHORIZATION me; CREATE SCHEMA reporting AUTHORIZATION me;' : 'DROP SCHEMA public;', ['-d', db]);
-      const file = join(work, `${db}.dump`);
-      const only = views ? VIEWS_DUMPED.flatMap((t) => ['-t', t]) : [];
-      for (const [cmd, args] of [['pg_dump', ['-Fc', ...only, '-f', file, targets(views).gateway]], ['pg_restore', ['--exit-on-error', '-d', targets(views).postgres, file]]] as const) {
-        const r = await runProbe(cmd, [...args], { env: views ? VIEWS_ENV : ENV, timeoutMs: 120_000 });
-        assert.equal(r.code, 0, `${cmd}: ${describeProbe(r)}`);
+  before(
+    async () => {
+      [gw, pg] = await Promise.all([
+        startGateway(
+          [
+            '--repo',
+            `basic=${repos.path('repos/basic')}`,
+            '--repo',
+            `views=${repos.path('repos/views')}`,
+            '--cache-dir',
+            join(repos.dir, 'cache'),
+          ],
+          { timeoutMs: 120_000 },
+        ), // a loaded machine starts slowly
+        startPgCluster({ settings: { TimeZone: 'UTC' } }),
+      ]);
+      // The same tables, schemas, comments and owner: the gateway's own dump (test/pg-dump.test.ts proves it restores).
+      pg.psql('CREATE ROLE me LOGIN; CREATE DATABASE basic OWNER me; CREATE DATABASE views OWNER me;');
+      for (const views of [false, true]) {
+        const db = views ? 'views' : 'basic';
+        // A dump of named tables creates no schemas.
+        pg.psql(
+          views
+            ? 'DROP SCHEMA public; CREATE SCHEMA main AUTHORIZATION me; CREATE SCHEMA reporting AUTHORIZATION me;'
+            : 'DROP SCHEMA public;',
+          ['-d', db],
+        );
+        const file = join(work, `${db}.dump`);
+        const only = views ? VIEWS_DUMPED.flatMap((t) => ['-t', t]) : [];
+        for (const [cmd, args] of [
+          ['pg_dump', ['-Fc', ...only, '-f', file, targets(views).gateway]],
+          ['pg_restore', ['--exit-on-error', '-d', targets(views).postgres, file]],
+        ] as const) {
+          const r = await runProbe(cmd, [...args], { env: views ? VIEWS_ENV : ENV, timeoutMs: 120_000 });
+          assert.equal(r.code, 0, `${cmd}: ${describeProbe(r)}`);
+        }
       }
-    }
-  }, { timeout: 180_000 });
-  after(async () => {
-    await Promise.all([gw?.stop(), pg?.stop()]);
-    repos.cleanup();
-    rmSync(work, { recursive: true, force: true });
-  }, { timeout: 30_000 });
+    },
+    { timeout: 180_000 },
+  );
+  after(
+    async () => {
+      await Promise.all([gw?.stop(), pg?.stop()]);
+      repos.cleanup();
+      rmSync(work, { recursive: true, force: true });
+    },
+    { timeout: 30_000 },
+  );
 
   /**
    * Every command of one group in one psql session (a connection per command costs seconds on a
@@ -217,14 +322,23 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
       const script = cmds.map((c, i) => `\\echo ${marker(i)}\n${c}\n`).join('');
       const file = join(work, `script-${outputs.size}.psql`);
       writeFileSync(file, script);
-      run = runProbe('sh', ['-c', 'exec psql "$0" -X -A -f "$1" 2>&1', conninfo, file], { env: views ? VIEWS_ENV : ENV, timeoutMs: 240_000 }).then((r) => {
+      run = runProbe('sh', ['-c', 'exec psql "$0" -X -A -f "$1" 2>&1', conninfo, file], {
+        env: views ? VIEWS_ENV : ENV,
+        timeoutMs: 240_000,
+      }).then((r) => {
         const out = new Map<string, string>();
         cmds.forEach((c, i) => {
           const from = r.stdout.indexOf(`${marker(i)}\n`);
           const to = i + 1 < cmds.length ? r.stdout.indexOf(marker(i + 1)) : r.stdout.length;
           assert.ok(from >= 0 && to >= from, `${c}: no output found\n${describeProbe(r)}`);
           // An error is prefixed with the script's name and line: not part of the answer.
-          out.set(c, r.stdout.slice(from + marker(i).length + 1, to).replace(/^psql:[^:]+:\d+: /gm, '').trimEnd());
+          out.set(
+            c,
+            r.stdout
+              .slice(from + marker(i).length + 1, to)
+              .replace(/^psql:[^:]+:\d+: /gm, '')
+              .trimEnd(),
+          );
         });
         return out;
       });
@@ -233,20 +347,28 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
     return run;
   }
 
-  test('pg_get_functiondef (\\sf) of every function pg_proc lists is PostgreSQL\'s, and an aggregate is refused as there', async () => {
+  test("pg_get_functiondef (\\sf) of every function pg_proc lists is PostgreSQL's, and an aggregate is refused as there", async () => {
     const ours = await client(gw, 'basic', { user: 'me' });
     const theirs = await client(pg, 'basic', { user: 'me' });
     try {
-      const listed = (await ours.query(`SELECT oid::int8 AS oid, prokind FROM pg_catalog.pg_proc WHERE prolang = 12 ORDER BY oid`)).rows as Array<{ oid: string; prokind: string }>;
+      const listed = (
+        await ours.query(`SELECT oid::int8 AS oid, prokind FROM pg_catalog.pg_proc WHERE prolang = 12 ORDER BY oid`)
+      ).rows as Array<{ oid: string; prokind: string }>;
       const functions = listed.filter((r) => r.prokind !== 'a').map((r) => r.oid);
       assert.ok(functions.length > 100, `${functions.length} functions listed`);
-      const sql = (oids: string[]) => `SELECT oid::int8 AS oid, pg_catalog.pg_get_functiondef(oid) AS def FROM pg_catalog.pg_proc WHERE oid::int8 IN (${oids.join(', ')}) ORDER BY oid`;
+      const sql = (oids: string[]) =>
+        `SELECT oid::int8 AS oid, pg_catalog.pg_get_functiondef(oid) AS def FROM pg_catalog.pg_proc WHERE oid::int8 IN (${oids.join(', ')}) ORDER BY oid`;
       const [a, b] = await Promise.all([ours.query(sql(functions)), theirs.query(sql(functions))]);
       assert.equal(a.rows.length, functions.length);
-      const text = (rows: Array<{ oid: unknown; def: unknown }>) => rows.map((r) => `${String(r.oid)}: ${String(r.def)}`);
+      const text = (rows: Array<{ oid: unknown; def: unknown }>) =>
+        rows.map((r) => `${String(r.oid)}: ${String(r.def)}`);
       assert.deepEqual(text(a.rows), text(b.rows));
       const aggregate = listed.find((r) => r.prokind === 'a')!.oid;
-      const refusal = async (c: typeof ours) => c.query(`SELECT pg_catalog.pg_get_functiondef(${aggregate})`).then(() => 'answered', (e: { message: string }) => e.message);
+      const refusal = async (c: typeof ours) =>
+        c.query(`SELECT pg_catalog.pg_get_functiondef(${aggregate})`).then(
+          () => 'answered',
+          (e: { message: string }) => e.message,
+        );
       const [ra, rb] = await Promise.all([refusal(ours), refusal(theirs)]);
       assert.match(rb, /is an aggregate function/);
       assert.equal(ra, rb);
@@ -261,8 +383,16 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
       const group = COMMANDS.filter((c) => (c.views ?? false) === views);
       const theirsConn = pgUser ? postgres.replace('user=me', `user=${pgUser}`) : postgres;
       const [oursAll, theirsAll] = await Promise.all([
-        session(gateway, views, group.map((c) => c.cmd)),
-        session(theirsConn, views, group.filter((c) => c.pgUser === pgUser).map((c) => c.cmd)),
+        session(
+          gateway,
+          views,
+          group.map((c) => c.cmd),
+        ),
+        session(
+          theirsConn,
+          views,
+          group.filter((c) => c.pgUser === pgUser).map((c) => c.cmd),
+        ),
       ]);
       let ours = oursAll.get(cmd)!;
       let theirs = theirsAll.get(cmd)!;
@@ -277,7 +407,11 @@ describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { co
         theirs = a.pg(theirs, ours);
         if (a.gw) ours = a.gw(ours);
       }
-      assert.equal(ours, theirs, `${cmd}${allowed.length ? ` (allowed: ${allowed.map((a) => a.why).join('; ')})` : ''}`);
+      assert.equal(
+        ours,
+        theirs,
+        `${cmd}${allowed.length ? ` (allowed: ${allowed.map((a) => a.why).join('; ')})` : ''}`,
+      );
     });
   }
 });

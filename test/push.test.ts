@@ -32,7 +32,10 @@ const SIGNERS = path.join(ROOT, 'examples', 'demo-data', 'allowed_signers');
 /** Files under `dir`, relative, '/'-separated; none when it does not exist. */
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => statSync(path.join(dir, f)).isFile()).map((f) => f.split(path.sep).join('/')).sort();
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => statSync(path.join(dir, f)).isFile())
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
 }
 
 /** Every file and its bytes, refs.json's time stamp left out (each writer stamps its own). */
@@ -40,7 +43,8 @@ function snapshot(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const f of listFiles(dir)) {
     let body = readFileSync(path.join(dir, f)).toString('base64');
-    if (f === 'refs.json') body = JSON.stringify({ ...JSON.parse(readFileSync(path.join(dir, f), 'utf8')), updated: '' });
+    if (f === 'refs.json')
+      body = JSON.stringify({ ...JSON.parse(readFileSync(path.join(dir, f), 'utf8')), updated: '' });
     out.set(f, body);
   }
   return out;
@@ -65,11 +69,18 @@ describe('fdl push', () => {
       return p;
     };
     const quiet = { progress: () => undefined };
-    const v1 = (await importData(dir, { ...quiet, tables: [{ schema: 'main', table: 't', file: file('1\n') }] })).versionId;
-    const v2 = (await importData(dir, { ...quiet, mode: 'replace', tables: [{ schema: 'main', table: 't', file: file('2\n3\n') }] })).versionId;
+    const v1 = (await importData(dir, { ...quiet, tables: [{ schema: 'main', table: 't', file: file('1\n') }] }))
+      .versionId;
+    const v2 = (
+      await importData(dir, {
+        ...quiet,
+        mode: 'replace',
+        tables: [{ schema: 'main', table: 't', file: file('2\n3\n') }],
+      })
+    ).versionId;
     await expireVersion(dir, v1);
     const gc = await collectGarbage(dir, { graceMs: 0 });
-    assert.equal(gc.removed.length, 1, 'gc removed the expired version\'s own data file');
+    assert.equal(gc.removed.length, 1, "gc removed the expired version's own data file");
     return { dir, v1, v2 };
   };
 
@@ -96,7 +107,11 @@ describe('fdl push', () => {
     await new Promise((r) => setTimeout(r, 1100)); // refs.json's `updated` has whole seconds
     const again = await pushRepository(demo, dst);
     assert.deepEqual([again.versionsCopied, again.filesCopied, again.refsMoved, again.versionsPresent], [[], 0, [], 2]);
-    assert.deepEqual(readFileSync(path.join(dst, 'refs.json')), refsJson, 'a push that moves no ref rewrites no refs.json');
+    assert.deepEqual(
+      readFileSync(path.join(dst, 'refs.json')),
+      refsJson,
+      'a push that moves no ref rewrites no refs.json',
+    );
   });
 
   it('an interrupted push removes what it wrote for the version in progress, keeps the complete ones; the next run copies only the rest', async () => {
@@ -120,11 +135,11 @@ describe('fdl push', () => {
     const rest = await pushRepository(demo, dst);
     const whole = await pushRepository(demo, path.join(work, 'whole'));
     assert.deepEqual(rest.versionsCopied, [ids.v2]);
-    assert.equal(rest.filesCopied, whole.filesCopied - v1Files, 'the first version\'s files are not copied again');
+    assert.equal(rest.filesCopied, whole.filesCopied - v1Files, "the first version's files are not copied again");
     assert.deepEqual(snapshot(dst), snapshot(demo));
   });
 
-  it('a source whose expired version was gc\'ed pushes (expiry carried, no data for it, no debris) and verifies; an expiry made after a push follows the next push', async () => {
+  it("a source whose expired version was gc'ed pushes (expiry carried, no data for it, no debris) and verifies; an expiry made after a push follows the next push", async () => {
     const src = fresh('expiring');
     const early = path.join(work, 'pushed-early');
     await pushRepository(src, early);
@@ -139,14 +154,20 @@ describe('fdl push', () => {
     await expireVersion(src, ids.v1);
     const again = await pushRepository(src, early);
     assert.deepEqual(again.versionsCopied, []);
-    assert.equal(readFileSync(path.join(early, 'versions', ids.v1, 'expired.json'), 'utf8'), readFileSync(path.join(src, 'versions', ids.v1, 'expired.json'), 'utf8'));
+    assert.equal(
+      readFileSync(path.join(early, 'versions', ids.v1, 'expired.json'), 'utf8'),
+      readFileSync(path.join(src, 'versions', ids.v1, 'expired.json'), 'utf8'),
+    );
   });
 
   it('a push that fails before its first version leaves DST as it was (a new folder is removed again)', async () => {
     const src = fresh('broken');
     rmSync(path.join(src, 'data', 'sales', 'orders'), { recursive: true }); // every version reads these
     const dst = path.join(work, 'never-made');
-    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /\nfdl: data\/sales\/orders\/[^ ]+ does not exist in the repository\n$/);
     assert.equal(existsSync(dst), false, 'no folder, no fdl.json, no pending marker, no data file');
@@ -156,12 +177,23 @@ describe('fdl push', () => {
     const parent = path.join(work, 'locked');
     const cases = [
       // as root, access(2) grants every permission: a read-only mount (a private mount namespace) is what refuses
-      { what: 'read-only', sh: `mount -t tmpfs -o ro tmpfs ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`, message: `fdl: ${parent}/copy cannot be created: ${parent} is on a read-only file system\n` },
-      { what: 'read-only, existing', sh: `mount -t tmpfs tmpfs ${parent} && mkdir ${parent}/copy && mount -o remount,ro ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`, message: `fdl: ${parent}/copy is on a read-only file system\n` },
+      {
+        what: 'read-only',
+        sh: `mount -t tmpfs -o ro tmpfs ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`,
+        message: `fdl: ${parent}/copy cannot be created: ${parent} is on a read-only file system\n`,
+      },
+      {
+        what: 'read-only, existing',
+        sh: `mount -t tmpfs tmpfs ${parent} && mkdir ${parent}/copy && mount -o remount,ro ${parent} && exec ${process.execPath} ${CLI} push ${demo} ${parent}/copy`,
+        message: `fdl: ${parent}/copy is on a read-only file system\n`,
+      },
     ];
     mkdirSync(parent, { recursive: true });
     for (const c of cases) {
-      const r = await run('unshare', ['-m', 'sh', '-c', c.sh]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+      const r = await run('unshare', ['-m', 'sh', '-c', c.sh]).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => e,
+      );
       assert.equal(r.code, 1, c.what);
       assert.equal(r.stderr, c.message, c.what);
     }
@@ -179,7 +211,11 @@ describe('fdl push', () => {
     await assert.rejects(pushRepository(src, dst), /sha256 mismatch|mismatch/);
     assert.equal(existsSync(path.join(dst, 'versions', ids.v1, 'version.json')), false);
     assert.equal(existsSync(path.join(dst, 'refs')), false);
-    assert.equal(listFiles(dst).some((f) => f.startsWith('data/sales/customers/')), false, 'the corrupt file was not written');
+    assert.equal(
+      listFiles(dst).some((f) => f.startsWith('data/sales/customers/')),
+      false,
+      'the corrupt file was not written',
+    );
   });
 
   it('tags are never rewritten and branches move only forward; the other refs still move', async () => {
@@ -202,7 +238,10 @@ describe('fdl push', () => {
     assert.equal(index.refs['refs/heads/feature'], ids.v2, 'refs.json kept in step');
     // the CLI reports the refusal with a non-zero exit
     await tagCommand(src, 'v4', ids.v2);
-    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(() => ({ code: 0, stderr: '' }), (e: { code: number; stderr: string }) => e);
+    const cli = await run(process.execPath, [CLI, 'push', src, dst]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /refused refs\/tags\/v3: .*tags are never rewritten/);
     assert.equal(ref('tags/v4'), ids.v2);
@@ -229,24 +268,64 @@ describe('fdl push', () => {
       await s3?.close();
     });
 
-    it('a source whose expired version was gc\'ed pushes to S3: both versions, the expiry, no data for it, no pending marker', async () => {
+    it("a source whose expired version was gc'ed pushes to S3: both versions, the expiry, no data for it, no pending marker", async () => {
       const src = (await collected('collected-s3')).dir;
-      const env = { ...process.env, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey, AWS_ENDPOINT_URL: s3.endpoint, AWS_REGION: 'us-east-1', FDL_S3_FORCE_PATH_STYLE: '1' };
+      const env = {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL: s3.endpoint,
+        AWS_REGION: 'us-east-1',
+        FDL_S3_FORCE_PATH_STYLE: '1',
+      };
       const pushed = await run(process.execPath, [CLI, 'push', src, 's3://lake/collected/'], { env });
       assert.match(pushed.stdout, /^pushed 2 version\(s\) \(0 already there\)/);
-      const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS });
-      const objects = (await bucketBytes(client, 'lake', 'collected/')).map((l) => l.split(' ')[0]!.slice('collected/'.length));
-      assert.deepEqual(objects.filter((k) => k !== 'refs.json'), listFiles(src).filter((f) => f !== 'refs.json'), 'exactly the collected source: no pending marker, no data of the expired version');
+      const client = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: S3_CREDENTIALS,
+      });
+      const objects = (await bucketBytes(client, 'lake', 'collected/')).map((l) =>
+        l.split(' ')[0]!.slice('collected/'.length),
+      );
+      assert.deepEqual(
+        objects.filter((k) => k !== 'refs.json'),
+        listFiles(src).filter((f) => f !== 'refs.json'),
+        'exactly the collected source: no pending marker, no data of the expired version',
+      );
       const verified = await run(process.execPath, [CLI, 'verify', 's3://lake/collected/', '--strict'], { env });
       assert.match(verified.stdout, /^ok: 2 version\(s\) verified\n$/m);
     });
 
     it('fdl push to S3, then fdl serve of the S3 copy serves the same versions under the same IDs, signatures required', async () => {
-      const env = { ...process.env, AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey, AWS_ENDPOINT_URL: s3.endpoint, AWS_REGION: 'us-east-1', FDL_S3_FORCE_PATH_STYLE: '1' };
+      const env = {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL: s3.endpoint,
+        AWS_REGION: 'us-east-1',
+        FDL_S3_FORCE_PATH_STYLE: '1',
+      };
       const pushed = await run(process.execPath, [CLI, 'push', demo, 's3://lake/copy/'], { env });
       assert.match(pushed.stdout, /^pushed 2 version\(s\)/);
       assert.doesNotMatch(pushed.stderr, /NodeDeprecationWarning|AWS SDK/);
-      const gw = await startGateway(['--repo', `local=${demo}`, '--repo', 'remote=s3://lake/copy/', '--allowed-signers', `local=${SIGNERS}`, '--allowed-signers', `remote=${SIGNERS}`, '--s3-force-path-style', '--cache-dir', path.join(work, 'cache')], { env });
+      const gw = await startGateway(
+        [
+          '--repo',
+          `local=${demo}`,
+          '--repo',
+          'remote=s3://lake/copy/',
+          '--allowed-signers',
+          `local=${SIGNERS}`,
+          '--allowed-signers',
+          `remote=${SIGNERS}`,
+          '--s3-force-path-style',
+          '--cache-dir',
+          path.join(work, 'cache'),
+        ],
+        { env },
+      );
       try {
         const ask = async (db: string, sql: string) => {
           const c = new pg.Client({ host: gw.host, port: gw.port, user: 'me', database: db });
@@ -262,7 +341,10 @@ describe('fdl push', () => {
           const [local] = await ask(`local@${tag}`, 'show fdl.version');
           assert.deepEqual(remote, local);
           assert.equal(Object.values(remote as object)[0], ids[tag as 'v1' | 'v2']);
-          assert.deepEqual(await ask(`remote@${tag}`, 'select * from sales.orders order by order_id'), await ask(`local@${tag}`, 'select * from sales.orders order by order_id'));
+          assert.deepEqual(
+            await ask(`remote@${tag}`, 'select * from sales.orders order by order_id'),
+            await ask(`local@${tag}`, 'select * from sales.orders order by order_id'),
+          );
         }
         const history = await ask('remote', 'select * from fdl.versions order by 1');
         assert.deepEqual(history, await ask('local', 'select * from fdl.versions order by 1'));

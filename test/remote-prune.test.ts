@@ -20,7 +20,11 @@ const V1 = '01a23632-d23d-7000-8a9a-046efb3710b0';
 const RANGE = "ts >= '2025-03-01' AND ts < '2025-04-01'";
 
 /** Bytes of the data files (and their delete files) whose catalog statistics overlap RANGE, read straight from the catalog. */
-async function overlappingBytes(version = MAIN, lo = '2025-03-01', hi = '2025-04-01'): Promise<{ bytes: number; files: number; all: number }> {
+async function overlappingBytes(
+  version = MAIN,
+  lo = '2025-03-01',
+  hi = '2025-04-01',
+): Promise<{ bytes: number; files: number; all: number }> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
@@ -28,8 +32,10 @@ async function overlappingBytes(version = MAIN, lo = '2025-03-01', hi = '2025-04
     const catalog = (await readdir(vdir)).find((f) => f.endsWith('.duckdb') || f.endsWith('.ducklake'))!;
     await c.run(`ATTACH '${join(vdir, catalog)}' AS m (READ_ONLY)`);
     const S = `(SELECT max(snapshot_id) FROM m.ducklake_snapshot)`;
-    const vis = (a: string) => `${S} >= ${a}.begin_snapshot AND (${a}.end_snapshot IS NULL OR ${S} < ${a}.end_snapshot)`;
-    const r = (await c.runAndReadAll(`
+    const vis = (a: string) =>
+      `${S} >= ${a}.begin_snapshot AND (${a}.end_snapshot IS NULL OR ${S} < ${a}.end_snapshot)`;
+    const r = (
+      await c.runAndReadAll(`
       WITH f AS (
         SELECT d.data_file_id, d.file_size_bytes + coalesce((SELECT sum(x.file_size_bytes) FROM m.ducklake_delete_file x WHERE x.data_file_id = d.data_file_id AND ${vis('x')}), 0) AS bytes,
                (SELECT s.min_value::TIMESTAMP < TIMESTAMP '${hi}' AND s.max_value::TIMESTAMP >= TIMESTAMP '${lo}'
@@ -37,7 +43,8 @@ async function overlappingBytes(version = MAIN, lo = '2025-03-01', hi = '2025-04
                 WHERE s.data_file_id = d.data_file_id AND col.column_name = 'ts' AND col.end_snapshot IS NULL) AS hit
         FROM m.ducklake_data_file d JOIN m.ducklake_table t ON t.table_id = d.table_id AND t.table_name = 'ev' AND ${vis('t')}
         WHERE ${vis('d')})
-      SELECT sum(bytes) FILTER (WHERE hit IS NOT false)::BIGINT AS b, count(*) FILTER (WHERE hit IS NOT false)::INT AS n, count(*)::INT AS a FROM f`)).getRowObjectsJson()[0]!;
+      SELECT sum(bytes) FILTER (WHERE hit IS NOT false)::BIGINT AS b, count(*) FILTER (WHERE hit IS NOT false)::INT AS n, count(*)::INT AS a FROM f`)
+    ).getRowObjectsJson()[0]!;
     return { bytes: Number(r.b), files: Number(r.n), all: Number(r.a) };
   } finally {
     c.closeSync();
@@ -66,11 +73,17 @@ async function filesWithoutDeletes(): Promise<string[]> {
 async function catalogBytes(): Promise<number> {
   const vdir = join(REPO, 'versions', MAIN);
   let n = 0;
-  for (const f of await readdir(vdir)) if (f.endsWith('.duckdb') || f.endsWith('.ducklake')) n += (await stat(join(vdir, f))).size;
+  for (const f of await readdir(vdir))
+    if (f.endsWith('.duckdb') || f.endsWith('.ducklake')) n += (await stat(join(vdir, f))).size;
   return n;
 }
 
-async function query(gw: RunningGateway, database: string, sql: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; notices: string[] }> {
+async function query(
+  gw: RunningGateway,
+  database: string,
+  sql: string,
+  values?: unknown[],
+): Promise<{ rows: Record<string, unknown>[]; notices: string[] }> {
   const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
   const notices: string[] = [];
   c.on('notice', (n) => notices.push(n.message ?? ''));
@@ -82,17 +95,38 @@ async function query(gw: RunningGateway, database: string, sql: string, values?:
   }
 }
 
-async function cacheRow(gw: RunningGateway): Promise<{ bytes: number; budget: number; pinned: number; peak: number; evictions: number }> {
-  const [r] = (await query(gw, 'r@main', "select bytes::bigint as b, budget_bytes::bigint as budget, pinned_bytes::bigint as p, peak_bytes::bigint as peak, evictions::int as e from fdl.cache where cache = 'files'")).rows;
-  return { bytes: Number(r!.b), budget: Number(r!.budget), pinned: Number(r!.p), peak: Number(r!.peak), evictions: Number(r!.e) };
+async function cacheRow(
+  gw: RunningGateway,
+): Promise<{ bytes: number; budget: number; pinned: number; peak: number; evictions: number }> {
+  const [r] = (
+    await query(
+      gw,
+      'r@main',
+      "select bytes::bigint as b, budget_bytes::bigint as budget, pinned_bytes::bigint as p, peak_bytes::bigint as peak, evictions::int as e from fdl.cache where cache = 'files'",
+    )
+  ).rows;
+  return {
+    bytes: Number(r!.b),
+    budget: Number(r!.budget),
+    pinned: Number(r!.p),
+    peak: Number(r!.peak),
+    evictions: Number(r!.e),
+  };
 }
 
 /** First days of the months written one file per month (from the local copy); earlier rows share three larger files. */
 async function months(gw: RunningGateway): Promise<string[]> {
-  return (await query(gw, 'l@main', "select distinct date_trunc('month', ts)::date::varchar as m from main.ev where ts >= '2024-12-01' order by 1")).rows.map((r) => String(r.m));
+  return (
+    await query(
+      gw,
+      'l@main',
+      "select distinct date_trunc('month', ts)::date::varchar as m from main.ev where ts >= '2024-12-01' order by 1",
+    )
+  ).rows.map((r) => String(r.m));
 }
 
-const monthSql = (m: string) => `select count(*)::int as n, sum(amount)::varchar as s from main.ev where ts >= DATE '${m}' and ts < DATE '${m}' + INTERVAL 1 MONTH`;
+const monthSql = (m: string) =>
+  `select count(*)::int as n, sum(amount)::varchar as s from main.ev where ts >= DATE '${m}' and ts < DATE '${m}' + INTERVAL 1 MONTH`;
 
 /** Bytes of the files under `dir` (the file cache keeps one folder per store). */
 async function dirBytes(dir: string): Promise<number> {
@@ -121,16 +155,49 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     proxy = await startCountingProxy(s3.endpoint);
     work = await mkdtemp(join(tmpdir(), 'fdl-remote-prune-'));
     const s3args = ['--s3-endpoint', proxy.url, '--s3-region', 'us-east-1', '--s3-force-path-style'];
-    const env = { env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey } };
-    gw = await startGateway(['--repo', 'r=s3://lake/partitioned/', '--repo', `l=${REPO}`, ...s3args, '--cache-dir', join(work, 'big')], env);
+    const env = {
+      env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+    };
+    gw = await startGateway(
+      ['--repo', 'r=s3://lake/partitioned/', '--repo', `l=${REPO}`, ...s3args, '--cache-dir', join(work, 'big')],
+      env,
+    );
     // a budget that holds the open version's catalog and a month or two of files, but not the table
     budget = (await catalogBytes()) + 3000;
-    small = await startGateway(['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'small'), '--cache-max-bytes', String(budget)], env);
-    fresh = await startGateway(['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'fresh')], env);
+    small = await startGateway(
+      [
+        '--repo',
+        'r=s3://lake/partitioned/',
+        ...s3args,
+        '--cache-dir',
+        join(work, 'small'),
+        '--cache-max-bytes',
+        String(budget),
+      ],
+      env,
+    );
+    fresh = await startGateway(
+      ['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'fresh')],
+      env,
+    );
     // a distant store: every request waits, one download at a time
     slowProxy = await startCountingProxy(s3.endpoint, { latencyMs: 150 });
-    slow = await startGateway(['--repo', 'r=s3://lake/partitioned/', '--s3-endpoint', slowProxy.url, '--s3-region', 'us-east-1', '--s3-force-path-style',
-      '--cache-dir', join(work, 'slow'), '--download-concurrency', '1'], env);
+    slow = await startGateway(
+      [
+        '--repo',
+        'r=s3://lake/partitioned/',
+        '--s3-endpoint',
+        slowProxy.url,
+        '--s3-region',
+        'us-east-1',
+        '--s3-force-path-style',
+        '--cache-dir',
+        join(work, 'slow'),
+        '--download-concurrency',
+        '1',
+      ],
+      env,
+    );
   });
   after(async () => {
     await gw?.stop();
@@ -152,7 +219,9 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const remote = await query(gw, 'r@main', sql);
     const data = proxy.bytes((p) => p.includes('/partitioned/data/'));
     assert.ok(data > 0, 'the data the query needs was fetched');
-    console.log(`# fetched ${data} data bytes; files overlapping the filter: ${need.files} of ${need.all}, ${need.bytes} bytes`);
+    console.log(
+      `# fetched ${data} data bytes; files overlapping the filter: ${need.files} of ${need.all}, ${need.bytes} bytes`,
+    );
     assert.ok(data <= 1.5 * need.bytes, `fetched ${data} bytes, files overlapping the filter hold ${need.bytes}`);
     const local = await query(gw, 'l@main', sql);
     assert.deepEqual(remote.rows, local.rows);
@@ -171,13 +240,27 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const fits = `select count(*)::int as n from main.ev where ${RANGE}`;
     const ok = await query(small, 'r@main', fits);
     assert.ok(Number(ok.rows[0]!.n) > 0);
-    await assert.rejects(query(small, 'r@main', 'select count(*) from main.ev'), (e: { code?: string; message?: string }) =>
-      e.code === '53100' && new RegExp(`--cache-max-bytes ${budget}`).test(e.message ?? '') && /needs \d+ bytes/.test(e.message ?? ''));
+    await assert.rejects(
+      query(small, 'r@main', 'select count(*) from main.ev'),
+      (e: { code?: string; message?: string }) =>
+        e.code === '53100' &&
+        new RegExp(`--cache-max-bytes ${budget}`).test(e.message ?? '') &&
+        /needs \d+ bytes/.test(e.message ?? ''),
+    );
     // still serving, same answer as before
     assert.deepEqual((await query(small, 'r@main', fits)).rows, ok.rows);
-    const [files] = (await query(small, 'r@main', "select bytes::bigint as b, budget_bytes::bigint as budget, pinned_bytes::bigint as p, peak_bytes::bigint as peak, evictions::int as e from fdl.cache where cache = 'files'")).rows;
+    const [files] = (
+      await query(
+        small,
+        'r@main',
+        "select bytes::bigint as b, budget_bytes::bigint as budget, pinned_bytes::bigint as p, peak_bytes::bigint as peak, evictions::int as e from fdl.cache where cache = 'files'",
+      )
+    ).rows;
     assert.equal(Number(files!.budget), budget);
-    assert.ok(Number(files!.b) <= budget && Number(files!.peak) <= budget && Number(files!.p) > 0, JSON.stringify(files));
+    assert.ok(
+      Number(files!.b) <= budget && Number(files!.peak) <= budget && Number(files!.p) > 0,
+      JSON.stringify(files),
+    );
     assert.ok((await dirBytes(join(work, 'small', 'files'))) <= budget);
   });
   it('files are pinned per statement: between statements the budget evicts, so every month in turn fits and answers like the disk', async () => {
@@ -185,12 +268,19 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     assert.ok(all.length >= 3, `fixture spans ${all.length} months`);
     const start = await cacheRow(small);
     for (const m of all) {
-      assert.deepEqual((await query(small, 'r@main', monthSql(m))).rows, (await query(gw, 'l@main', monthSql(m))).rows, m);
+      assert.deepEqual(
+        (await query(small, 'r@main', monthSql(m))).rows,
+        (await query(gw, 'l@main', monthSql(m))).rows,
+        m,
+      );
       // only the open version's catalog stays pinned once the statement is done
       assert.equal((await cacheRow(small)).pinned, await catalogBytes(), `pinned after ${m}`);
     }
     const end = await cacheRow(small);
-    assert.ok(end.evictions > start.evictions, `files of earlier months were evicted (${start.evictions} → ${end.evictions})`);
+    assert.ok(
+      end.evictions > start.evictions,
+      `files of earlier months were evicted (${start.evictions} → ${end.evictions})`,
+    );
     assert.ok(end.peak <= budget && end.bytes <= budget, JSON.stringify(end));
     assert.ok((await dirBytes(join(work, 'small', 'files'))) <= budget);
   });
@@ -200,7 +290,10 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const c = new pg.Client({ host: small.host, port: small.port, user: 'x', database: 'r@main' });
     await c.connect();
     try {
-      const named = { name: 'march', text: `select count(*)::int as n, sum(amount)::varchar as s from main.ev where ${RANGE}` };
+      const named = {
+        name: 'march',
+        text: `select count(*)::int as n, sum(amount)::varchar as s from main.ev where ${RANGE}`,
+      };
       const first = (await c.query(named)).rows;
       const before = (await cacheRow(small)).evictions;
       for (const m of all) await query(small, 'r@main', monthSql(m));
@@ -221,7 +314,11 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const remote = await query(fresh, 'r@main', sql);
     assert.deepEqual(remote.rows, (await query(gw, 'l@main', sql)).rows);
     const fetched = [...proxy.bytesByPath.keys()].filter((p) => p.includes('/partitioned/data/'));
-    assert.deepEqual(fetched.filter((p) => clean.some((c) => p.endsWith(c))), [], 'no file without deletes was fetched');
+    assert.deepEqual(
+      fetched.filter((p) => clean.some((c) => p.endsWith(c))),
+      [],
+      'no file without deletes was fetched',
+    );
     assert.ok(fetched.length > 0, 'files with deletes are read to count what they still hold');
     // the same table read for its values afterwards: every file, same answer as from disk
     const sum = 'select count(*)::int as n, sum(amount)::varchar as s from main.ev';
@@ -230,7 +327,8 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
   });
 
   it('a parameterised statement fetches only the files its bound values reach (pruned after Bind), and answers like the disk', async () => {
-    const sql = 'select count(*)::int as n, sum(amount)::varchar as s, min(id) as lo from main.ev where ts >= $1 and ts < $2';
+    const sql =
+      'select count(*)::int as n, sum(amount)::varchar as s, min(id) as lo from main.ev where ts >= $1 and ts < $2';
     const values = ['2025-03-01', '2025-04-01'];
     const need = await overlappingBytes();
     // (the slow gateway: no statement has fetched anything there yet)
@@ -238,7 +336,10 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     slowProxy.reset();
     const remote = await query(slow, 'r@main', sql, values);
     const data = slowProxy.bytes((p) => p.includes('/partitioned/data/'));
-    assert.ok(data > 0 && data <= 1.5 * need.bytes, `fetched ${data} bytes, files overlapping the bound range hold ${need.bytes}`);
+    assert.ok(
+      data > 0 && data <= 1.5 * need.bytes,
+      `fetched ${data} bytes, files overlapping the bound range hold ${need.bytes}`,
+    );
     assert.deepEqual(remote.rows, (await query(gw, 'l@main', sql, values)).rows);
     // within the small budget (all files would not fit): each month in turn through one statement
     const c = new pg.Client({ host: small.host, port: small.port, user: 'x', database: 'r@main' });
@@ -261,7 +362,10 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const range = "ts >= '2024-03-01' AND ts < '2024-04-01'";
     const sql = `select (select count(*) from main.ev where ${range})::int as now, (select count(*) from "r@v1".main.ev where ${range})::int as then`;
     const local = sql.replace('"r@v1"', '"l@v1"');
-    const [now, then] = [await overlappingBytes(MAIN, '2024-03-01', '2024-04-01'), await overlappingBytes(V1, '2024-03-01', '2024-04-01')];
+    const [now, then] = [
+      await overlappingBytes(MAIN, '2024-03-01', '2024-04-01'),
+      await overlappingBytes(V1, '2024-03-01', '2024-04-01'),
+    ];
     assert.ok(now.files < now.all, 'the filter leaves files of the current version out');
     const need = now.bytes + then.bytes;
     await query(fresh, 'r@main', 'select 1 from "r@v1".main.ev limit 0');
@@ -281,13 +385,17 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     assert.ok(ms > 2000, `the fetch took ${ms} ms: too quick to test the notice`);
     const progress = cold.notices.filter((n) => n.startsWith('fetching data files'));
     assert.ok(progress.length >= 1 && progress.length <= Math.ceil(ms / 2000), JSON.stringify(cold.notices));
-    for (const n of progress) assert.match(n, /^fetching data files: \d+ of \d+ files, \d+\.\d of \d+\.\d MB, \d+\.\d MB\/s$/);
+    for (const n of progress)
+      assert.match(n, /^fetching data files: \d+ of \d+ files, \d+\.\d of \d+\.\d MB, \d+\.\d MB\/s$/);
     const [files, total] = /(\d+) of (\d+) files/.exec(progress[0]!)!.slice(1).map(Number);
     assert.ok(files! < total! && total! > 1, progress[0]);
     assert.deepEqual(cold.rows, (await query(gw, 'l@main', sql)).rows);
     // cached now: answered at once, no notice
     const warm = await query(slow, 'r@main', sql);
     assert.deepEqual(warm.rows, cold.rows);
-    assert.deepEqual(warm.notices.filter((n) => n.startsWith('fetching')), []);
+    assert.deepEqual(
+      warm.notices.filter((n) => n.startsWith('fetching')),
+      [],
+    );
   });
 });

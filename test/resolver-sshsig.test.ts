@@ -22,8 +22,10 @@ const KEYS: Record<string, string[]> = {
   p521: ['-t', 'ecdsa', '-b', '521'],
   rsa: ['-t', 'rsa', '-b', '2048'],
 };
-for (const [name, args] of Object.entries(KEYS)) keygen('-q', ...args, '-N', '', '-C', `${name}@test`, '-f', join(dir, name));
-const pub = async (name: string) => (await readFile(join(dir, `${name}.pub`), 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+for (const [name, args] of Object.entries(KEYS))
+  keygen('-q', ...args, '-N', '', '-C', `${name}@test`, '-f', join(dir, name));
+const pub = async (name: string) =>
+  (await readFile(join(dir, `${name}.pub`), 'utf8')).trim().split(' ').slice(0, 2).join(' ');
 
 const message = Buffer.from('{"fdl":"0.1","id":"x","catalogs":[]}\n');
 await writeFile(join(dir, 'msg'), message);
@@ -31,7 +33,17 @@ await writeFile(join(dir, 'msg'), message);
 /** Signs `msg` with the key and returns the armored signature (ssh-keygen writes msg.sig). */
 async function sign(key: string, namespace = 'fdl', hashalg?: string, file = join(dir, 'msg')): Promise<string> {
   await unlink(`${file}.sig`).catch(() => {});
-  keygen('-Y', 'sign', '-q', '-f', join(dir, key), '-n', namespace, ...(hashalg ? ['-O', `hashalg=${hashalg}`] : []), file);
+  keygen(
+    '-Y',
+    'sign',
+    '-q',
+    '-f',
+    join(dir, key),
+    '-n',
+    namespace,
+    ...(hashalg ? ['-O', `hashalg=${hashalg}`] : []),
+    file,
+  );
   return readFile(`${file}.sig`, 'utf8');
 }
 
@@ -42,7 +54,14 @@ async function trust(lines: string[]) {
 
 test('G for every key type and hash made by ssh-keygen; U when the key is not trusted', async () => {
   const cases: [string, string | undefined][] = [
-    ['ed25519', undefined], ['ed25519', 'sha256'], ['p256', undefined], ['p384', undefined], ['p521', 'sha256'], ['rsa', 'sha256'], ['rsa', 'sha512'], ['rsa', undefined],
+    ['ed25519', undefined],
+    ['ed25519', 'sha256'],
+    ['p256', undefined],
+    ['p384', undefined],
+    ['p521', 'sha256'],
+    ['rsa', 'sha256'],
+    ['rsa', 'sha512'],
+    ['rsa', undefined],
   ];
   for (const [key, hash] of cases) {
     const sig = await sign(key, 'fdl', hash);
@@ -51,7 +70,9 @@ test('G for every key type and hash made by ssh-keygen; U when the key is not tr
     assert.equal(res.status, 'G', `${key} ${hash ?? 'default'}: ${JSON.stringify(res)}`);
     assert.equal(res.signer, `${key}@test`);
     // the fingerprint is the one ssh-keygen prints
-    const fp = keygen('-l', '-E', 'sha256', '-f', join(dir, `${key}.pub`)).toString().split(' ')[1];
+    const fp = keygen('-l', '-E', 'sha256', '-f', join(dir, `${key}.pub`))
+      .toString()
+      .split(' ')[1];
     assert.equal(res.fingerprint, fp);
     const other = key === 'ed25519' ? 'p256' : 'ed25519';
     const untrusted = verifySshsig(message, sig, (await trust([`x@test ${await pub(other)}`])).signers);
@@ -73,7 +94,8 @@ test('wrong namespace, expired and not-yet-valid keys, namespaces= limits, cert-
   assert.equal(verifySshsig(message, good, expired, { time: new Date('2019-06-01T00:00:00Z') }).status, 'G');
   const future = (await trust([`a@test valid-after="20990101Z" ${key}`])).signers;
   assert.deepEqual(pick(verifySshsig(message, good, future)), ['U', 'key not yet valid']);
-  const window = (await trust([`a@test namespaces="fdl",valid-after="20200101",valid-before="20990101" ${key}`])).signers;
+  const window = (await trust([`a@test namespaces="fdl",valid-after="20200101",valid-before="20990101" ${key}`]))
+    .signers;
   assert.equal(verifySshsig(message, good, window).status, 'G');
   const otherNs = (await trust([`a@test namespaces="git,file" ${key}`])).signers;
   assert.deepEqual(pick(verifySshsig(message, good, otherNs)), ['U', 'key not allowed for namespace']);
@@ -85,13 +107,35 @@ test('wrong namespace, expired and not-yet-valid keys, namespaces= limits, cert-
   assert.deepEqual(pick(verifySshsig(message, good, ca.signers)), ['U', 'unknown key']);
   assert.deepEqual(pick(verifySshsig(message, null, ok)), ['N', 'no signature']);
   assert.deepEqual(pick(verifySshsig(message, 'garbage', ok)), ['B', 'malformed signature']);
-  assert.deepEqual(pick(verifySshsig(message, rearmor(good, (b) => b.subarray(0, b.length - 10)), ok)), ['B', 'malformed signature']);
-  assert.deepEqual(pick(verifySshsig(message, rearmor(good, (b) => Buffer.concat([b, Buffer.from([0])])), ok)), ['B', 'malformed signature']);
+  assert.deepEqual(
+    pick(
+      verifySshsig(
+        message,
+        rearmor(good, (b) => b.subarray(0, b.length - 10)),
+        ok,
+      ),
+    ),
+    ['B', 'malformed signature'],
+  );
+  assert.deepEqual(
+    pick(
+      verifySshsig(
+        message,
+        rearmor(good, (b) => Buffer.concat([b, Buffer.from([0])])),
+        ok,
+      ),
+    ),
+    ['B', 'malformed signature'],
+  );
   assert.deepEqual(pick(verifySshsig(message, rearmor(good, flipLast), ok)), ['B', 'bad signature']);
   // our verdict agrees with ssh-keygen -Y verify
   await writeFile(join(dir, 'allowed'), `a@test namespaces="fdl" ${key}\n`);
   await writeFile(join(dir, 'msg.sig'), good);
-  execFileSync('ssh-keygen', ['-Y', 'verify', '-f', join(dir, 'allowed'), '-I', 'a@test', '-n', 'fdl', '-s', join(dir, 'msg.sig')], { input: message });
+  execFileSync(
+    'ssh-keygen',
+    ['-Y', 'verify', '-f', join(dir, 'allowed'), '-I', 'a@test', '-n', 'fdl', '-s', join(dir, 'msg.sig')],
+    { input: message },
+  );
   assert.equal(parseSshTime('20240101Z')!.toISOString(), '2024-01-01T00:00:00.000Z');
   assert.equal(parseSshTime('202401011230Z')!.toISOString(), '2024-01-01T12:30:00.000Z');
   assert.equal(parseSshTime('2024'), null);
@@ -102,7 +146,12 @@ test('fixture keys: alice, bob and carol are trusted; mallory is not', async () 
   const { signers, warnings } = parseAllowedSigners(await readFile(join(FIX, 'keys/allowed_signers'), 'utf8'));
   assert.equal(warnings.length, 0);
   assert.equal(signers.length, 3);
-  for (const [k, who] of [['alice_ed25519', 'alice@example.org'], ['bob_ecdsa_p256', 'bob@example.org'], ['carol_rsa', 'carol@example.org'], ['mallory_ed25519', null]] as const) {
+  for (const [k, who] of [
+    ['alice_ed25519', 'alice@example.org'],
+    ['bob_ecdsa_p256', 'bob@example.org'],
+    ['carol_rsa', 'carol@example.org'],
+    ['mallory_ed25519', null],
+  ] as const) {
     await copyFile(join(FIX, 'keys', k), join(dir, k));
     await chmod(join(dir, k), 0o600); // ssh-keygen refuses world-readable private keys
     const sig = await sign(k);
@@ -112,7 +161,10 @@ test('fixture keys: alice, bob and carol are trusted; mallory is not', async () 
   }
   // carol's line says valid-after="20240101"
   const carolSig = await sign('carol_rsa');
-  assert.deepEqual(pick(verifySshsig(message, carolSig, signers, { time: new Date('2023-06-01T00:00:00Z') })), ['U', 'key not yet valid']);
+  assert.deepEqual(pick(verifySshsig(message, carolSig, signers, { time: new Date('2023-06-01T00:00:00Z') })), [
+    'U',
+    'key not yet valid',
+  ]);
 });
 
 test('repository policy: require refuses with 28000 saying why; prefer serves with the status', async () => {
@@ -127,10 +179,14 @@ test('repository policy: require refuses with 28000 saying why; prefer serves wi
   const id = (await readFile(join(repoDir, 'refs/heads/main'), 'utf8')).trim();
   const vj = join(repoDir, 'versions', id, 'version.json');
   const allowed = join(dir, 'repo_allowed');
-  const open = (policy: 'require' | 'prefer') => openRepository('e', new FsStore(repoDir), { signatures: policy, allowedSigners: allowed, refTtlMs: 0 });
+  const open = (policy: 'require' | 'prefer') =>
+    openRepository('e', new FsStore(repoDir), { signatures: policy, allowedSigners: allowed, refTtlMs: 0 });
   const expectRefusal = async (why: string) => {
     const repo = await open('require');
-    await assert.rejects(repo.openVersion(id), (e: unknown) => e instanceof SqlError && e.sqlstate === '28000' && e.message.includes(why) && true);
+    await assert.rejects(
+      repo.openVersion(id),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '28000' && e.message.includes(why) && true,
+    );
     const soft = await open('prefer');
     const v = await soft.openVersion(id);
     assert.notEqual(v.signature.status, 'G');
@@ -161,7 +217,9 @@ function pick(s: { status: string; reason?: string }): [string, string | undefin
 /** Decodes an armored SSHSIG, changes its bytes and armors it again. */
 function rearmor(armored: string, change: (b: Buffer) => Buffer): string {
   const b64 = armored.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
-  const body = change(Buffer.from(b64, 'base64')).toString('base64').replace(/.{1,70}/g, '$&\n');
+  const body = change(Buffer.from(b64, 'base64'))
+    .toString('base64')
+    .replace(/.{1,70}/g, '$&\n');
   return `-----BEGIN SSH SIGNATURE-----\n${body}-----END SSH SIGNATURE-----\n`;
 }
 
@@ -184,9 +242,13 @@ test('valid-before and valid-after are judged now, not at the signer-chosen crea
   const vj = join(repoDir, 'versions', id, 'version.json');
   const allowed = join(dir, 'dated_allowed');
   const key = await pub('ed25519');
-  const open = () => openRepository('d', new FsStore(repoDir), { signatures: 'require', allowedSigners: allowed, refTtlMs: 0 });
+  const open = () =>
+    openRepository('d', new FsStore(repoDir), { signatures: 'require', allowedSigners: allowed, refTtlMs: 0 });
   const refused = async (why: string) =>
-    assert.rejects((await open()).openVersion(id), (e: unknown) => e instanceof SqlError && e.sqlstate === '28000' && e.message.includes(why));
+    assert.rejects(
+      (await open()).openVersion(id),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '28000' && e.message.includes(why),
+    );
   const dated = async (created: string) => {
     const rec = JSON.parse(await readFile(vj, 'utf8')) as Record<string, unknown>;
     await writeFile(vj, JSON.stringify({ ...rec, created }));

@@ -34,7 +34,12 @@ async function copyRepo(src: string): Promise<string> {
 }
 
 async function repoAt(path: string, opts: RepositoryOptions = {}) {
-  return openRepository('t', new FsStore(path), { allowedSigners: SIGNERS, cacheDir: await tmp(), refTtlMs: 0, ...opts });
+  return openRepository('t', new FsStore(path), {
+    allowedSigners: SIGNERS,
+    cacheDir: await tmp(),
+    refTtlMs: 0,
+    ...opts,
+  });
 }
 
 async function rejects(p: Promise<unknown>, sqlstate: string, ...parts: (string | RegExp)[]): Promise<SqlError> {
@@ -58,7 +63,12 @@ test('every ref of every fixture repository resolves and opens verified (G, sha2
     for (const [full, id] of Object.entries(info.refs)) {
       for (const asked of [full, full.slice('refs/'.length)]) {
         const r = await repo.resolve(asked);
-        assert.deepEqual(r, { requested: asked, ref: full, kind: full.startsWith('refs/heads/') ? 'branch' : full.startsWith('refs/tags/') ? 'tag' : 'request', versionId: id });
+        assert.deepEqual(r, {
+          requested: asked,
+          ref: full,
+          kind: full.startsWith('refs/heads/') ? 'branch' : full.startsWith('refs/tags/') ? 'tag' : 'request',
+          versionId: id,
+        });
       }
     }
     for (const { id } of info.versions) {
@@ -79,16 +89,37 @@ test('every ref of every fixture repository resolves and opens verified (G, sha2
 test('basic: short names, HEAD, version ids, requests, dataset and locate', async () => {
   const info = manifest.repos.basic!;
   const repo = await repoAt(join(FIX, info.path));
-  assert.deepEqual(await repo.resolve(''), { requested: '', ref: 'refs/heads/main', kind: 'branch', versionId: info.refs['refs/heads/main'] });
+  assert.deepEqual(await repo.resolve(''), {
+    requested: '',
+    ref: 'refs/heads/main',
+    kind: 'branch',
+    versionId: info.refs['refs/heads/main'],
+  });
   assert.equal((await repo.resolve('v1')).ref, 'refs/tags/v1');
   assert.equal((await repo.resolve('dev')).kind, 'branch');
-  assert.deepEqual(await repo.resolve('requests/1'), { requested: 'requests/1', ref: 'refs/requests/1', kind: 'request', versionId: info.refs['refs/requests/1'] });
+  assert.deepEqual(await repo.resolve('requests/1'), {
+    requested: 'requests/1',
+    ref: 'refs/requests/1',
+    kind: 'request',
+    versionId: info.refs['refs/requests/1'],
+  });
   const id = info.refs['refs/tags/v2']!;
   assert.deepEqual(await repo.resolve(id), { requested: id, ref: null, kind: 'version', versionId: id });
   await rejects(repo.resolve('nope'), '3D000', 'unknown ref "nope"', 'refs/heads/nope', 'refs/tags/nope');
   await rejects(repo.resolve('tags/nope'), '3D000', 'unknown ref', 'refs/tags/nope');
   await rejects(repo.resolve('requests/x'), '3D000', 'invalid ref name');
-  for (const bad of ['Main', '../x', 'heads/../../etc', 'refs/heads/a/../b', 'a b', 'x.lock', 'refs/remotes/x', '.hidden', 'a//b', 'x'.repeat(300)]) {
+  for (const bad of [
+    'Main',
+    '../x',
+    'heads/../../etc',
+    'refs/heads/a/../b',
+    'a b',
+    'x.lock',
+    'refs/remotes/x',
+    '.hidden',
+    'a//b',
+    'x'.repeat(300),
+  ]) {
     await rejects(repo.resolve(bad), '3D000', 'invalid ref name');
   }
   const v = await repo.openVersion(info.refs['refs/heads/main']!);
@@ -97,7 +128,13 @@ test('basic: short names, HEAD, version ids, requests, dataset and locate', asyn
   assert.equal(v.catalog.path, 'ducklake.duckdb');
   const some = readdirSync(join(FIX, info.path, 'data/main/all_types'))[0]!;
   assert.equal(v.locate(`main/all_types/${some}`), join(FIX, info.path, 'data/main/all_types', some));
-  for (const bad of ['../../../outside.parquet', '/etc/passwd', 's3://x/y.parquet', 'main/../../fdl.json', 'file:///etc/passwd']) {
+  for (const bad of [
+    '../../../outside.parquet',
+    '/etc/passwd',
+    's3://x/y.parquet',
+    'main/../../fdl.json',
+    'file:///etc/passwd',
+  ]) {
     assert.throws(() => v.locate(bad), /data file outside data_dir/);
   }
   const lease = await v.ensureFiles([{ path: `main/all_types/${some}` }]);
@@ -134,7 +171,13 @@ interface Check {
 
 /** A store that cannot list (like HTTP), built from a real FsStore. */
 function noList(store: FsStore): ObjectStore {
-  return { location: store.location, get: (k, o) => store.get(k, o), head: (k) => store.head(k), download: (k, d, o) => store.download(k, d, o), localPath: (k) => store.localPath(k) };
+  return {
+    location: store.location,
+    get: (k, o) => store.get(k, o),
+    head: (k) => store.head(k),
+    download: (k, d, o) => store.download(k, d, o),
+    localPath: (k) => store.localPath(k),
+  };
 }
 
 const LAKE_CASES = new Set(['path_absolute', 'path_escape_relative', 'glob_in_path']); // refused by lake/ when it reads the catalog
@@ -148,7 +191,12 @@ for (const name of readdirSync(join(FIX, 'negative')).sort()) {
         for (const listing of c.mode === 'no-list' ? [false, true] : [true]) {
           const fs = new FsStore(dir);
           const run = async () => {
-            const repo = await openRepository(name, listing ? fs : noList(fs), { signatures: policy, allowedSigners: SIGNERS, cacheDir: await tmp(), refTtlMs: 0 });
+            const repo = await openRepository(name, listing ? fs : noList(fs), {
+              signatures: policy,
+              allowedSigners: SIGNERS,
+              cacheDir: await tmp(),
+              refTtlMs: 0,
+            });
             const r = await repo.resolve(c.resolve);
             const v = await repo.openVersion(r.versionId);
             v.close();
@@ -186,16 +234,29 @@ test('negative sqlstates: 3D000 for names/expiry, XX001 for corruption, 28000 fo
   await rejects((await repoAt(neg('ambiguous_ref'))).resolve('v1'), '3D000', 'refs/heads/v1', 'refs/tags/v1');
   await rejects((await repoAt(neg('dangling_ref'))).resolve('main'), '3D000', 'dangling ref');
   await rejects((await repoAt(neg('malformed_ref'))).resolve('tags/two'), '3D000', 'malformed ref');
-  await rejects((await repoAt(neg('incomplete_publish'))).resolve('01a23633-0973-7000-91f3-cd2549b6c191'), '3D000', 'unknown ref');
+  await rejects(
+    (await repoAt(neg('incomplete_publish'))).resolve('01a23633-0973-7000-91f3-cd2549b6c191'),
+    '3D000',
+    'unknown ref',
+  );
   const exp = await repoAt(neg('expired'));
-  await rejects(exp.openVersion((await exp.resolve('v1')).versionId), '3D000', '2026-01-31T00:00:00Z', '01a23633-0518-7000-82fe-cdd6d8131faa');
+  await rejects(
+    exp.openVersion((await exp.resolve('v1')).versionId),
+    '3D000',
+    '2026-01-31T00:00:00Z',
+    '01a23633-0518-7000-82fe-cdd6d8131faa',
+  );
   const tam = await repoAt(neg('tampered_catalog'));
   await rejects(tam.openVersion((await tam.resolve('main')).versionId), 'XX001', 'sha256 mismatch: ducklake.duckdb');
   for (const n of ['id_mismatch', 'repository_mismatch']) {
     const r = await repoAt(neg(n));
     await rejects(r.openVersion((await r.resolve('main')).versionId), 'XX001', n.replace('_', ' '));
   }
-  for (const [n, why] of [['untrusted_signer', 'unknown key'], ['wrong_namespace', 'namespace'], ['signature_other_content', 'bad signature']] as const) {
+  for (const [n, why] of [
+    ['untrusted_signer', 'unknown key'],
+    ['wrong_namespace', 'namespace'],
+    ['signature_other_content', 'bad signature'],
+  ] as const) {
     const r = await repoAt(neg(n), { signatures: 'require' });
     await rejects(r.openVersion((await r.resolve('main')).versionId), '28000', why);
     const off = await repoAt(neg(n), { signatures: 'off' });
@@ -204,7 +265,10 @@ test('negative sqlstates: 3D000 for names/expiry, XX001 for corruption, 28000 fo
   await rejects(repoAt(neg('no_fdl_json')), '3D000', 'missing fdl.json');
   await rejects(repoAt(neg('fdl_major_unknown')), '0A000', 'unsupported fdl version 9.0');
   const inc = await repoAt(neg('incomplete_publish'));
-  assert.deepEqual((await inc.listRefs()).map((r) => r.name), ['refs/heads/main']);
+  assert.deepEqual(
+    (await inc.listRefs()).map((r) => r.name),
+    ['refs/heads/main'],
+  );
   const trav = await repoAt(neg('ref_traversal'));
   assert.ok((await trav.listRefs()).every((r) => !r.name.includes('..')));
 });
@@ -282,18 +346,31 @@ test('FsStore: keys with traversal and symlinks escaping the root are refused', 
   assert.throws(() => store.localPath('refs/heads/evil'), /outside the repository/);
   assert.ok((await store.get('refs/heads/alias')) !== null, 'links inside the root are fine');
   const repo = await repoAt(dir);
-  const refusal = await rejects(repo.resolve('evil'), '58030', 'refusing refs/heads/evil: it is a link to a file outside the repository');
+  const refusal = await rejects(
+    repo.resolve('evil'),
+    '58030',
+    'refusing refs/heads/evil: it is a link to a file outside the repository',
+  );
   // paths relative to the repository root only: neither the folder's absolute path nor the link's target
   const said = [refusal.message, refusal.detail ?? '', refusal.hint ?? ''].join(' ');
   assert.ok(!said.includes(dir) && !said.includes(await realpath(dir)) && !said.includes(outside), said);
-  const data = (JSON.parse(await readFile(join(dir, 'versions', manifest.repos.basic!.refs['refs/heads/main']!, 'files.json'), 'utf8')) as { tables: Record<string, { files: { path: string; size: number }[] }> });
+  const data = JSON.parse(
+    await readFile(join(dir, 'versions', manifest.repos.basic!.refs['refs/heads/main']!, 'files.json'), 'utf8'),
+  ) as { tables: Record<string, { files: { path: string; size: number }[] }> };
   const file = Object.values(data.tables)[0]!.files[0]!;
   await rm(join(dir, 'data', file.path));
   await symlink(outside, join(dir, 'data', file.path));
   const v = await repo.openVersion(manifest.repos.basic!.refs['refs/heads/main']!);
-  const e2 = await rejects(v.ensureFiles([file]), '58030', `refusing data/${file.path}: it is a link to a file outside the repository`);
+  const e2 = await rejects(
+    v.ensureFiles([file]),
+    '58030',
+    `refusing data/${file.path}: it is a link to a file outside the repository`,
+  );
   assert.ok(![e2.message, e2.detail ?? ''].join(' ').includes(dir), e2.message);
-  await assert.rejects(store.get('fdl.json', { maxBytes: 10 }), (e: Error) => /larger than 10 bytes/.test(e.message) && !e.message.includes(dir));
+  await assert.rejects(
+    store.get('fdl.json', { maxBytes: 10 }),
+    (e: Error) => /larger than 10 bytes/.test(e.message) && !e.message.includes(dir),
+  );
   const got = await store.get('fdl.json');
   assert.ok(got && got !== 'not-modified');
   assert.equal(await store.get('fdl.json', { ifNoneMatch: got.etag }), 'not-modified');
@@ -316,7 +393,11 @@ test('a resolution is reused only while every ref it read is within the ref TTL;
   const reads = () => repo.refs.stats().hits + repo.refs.stats().misses + repo.refs.stats().revalidations;
   const before = reads();
   await writeFile(join(dir, 'refs/heads/main'), `${other}\n`);
-  assert.equal((await repo.resolve('')).versionId, main, 'within the TTL: the resolution stands, as the ref read itself would');
+  assert.equal(
+    (await repo.resolve('')).versionId,
+    main,
+    'within the TTL: the resolution stands, as the ref read itself would',
+  );
   assert.equal(reads(), before, 'and no ref is read for it');
   t.mock.timers.tick(299);
   assert.equal(repo.freshVersion(''), main, 'still fresh at 299 ms');
@@ -347,7 +428,10 @@ test('branch high-water mark: a forged unsigned parent link does not bridge an o
   // an unsigned version claiming main as parent is not trusted under require, and is not recorded
   const fake = '01a23632-ffff-7000-8000-000000000001';
   await cp(join(root, 'versions', main), join(root, 'versions', fake), { recursive: true });
-  const rec = JSON.parse(await readFile(join(root, 'versions', fake, 'version.json'), 'utf8')) as { id: string; parents: string[] };
+  const rec = JSON.parse(await readFile(join(root, 'versions', fake, 'version.json'), 'utf8')) as {
+    id: string;
+    parents: string[];
+  };
   await writeFile(join(root, 'versions', fake, 'version.json'), JSON.stringify({ ...rec, id: fake, parents: [main] }));
   await writeFile(join(root, 'refs/heads/main'), `${fake}\n`);
   const repo = await open();

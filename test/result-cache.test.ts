@@ -12,7 +12,15 @@ import pg from 'pg';
 import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
 import { analyze } from '../src/analysis/analysis.js';
 import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
-import { client, copyFixtures, FIXTURES, serveBasic, startGateway, waitFor, type RunningGateway } from './support/gateway.js';
+import {
+  client,
+  copyFixtures,
+  FIXTURES,
+  serveBasic,
+  startGateway,
+  waitFor,
+  type RunningGateway,
+} from './support/gateway.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
 const basic = manifest.repos.basic as { refs: Record<string, string> };
@@ -41,7 +49,15 @@ describe('result cache: which statements are repeatable', () => {
 
   test('the function registry: consistent built-ins in, volatile and clock functions and macros out', () => {
     for (const f of ['abs', 'sum', 'count_star', 'lower', '+', 'strftime']) assert.ok(consistent.has(f), f);
-    for (const f of ['random', 'now', 'gen_random_uuid', 'nextval', 'current_date', 'get_current_timestamp', 'current_user']) {
+    for (const f of [
+      'random',
+      'now',
+      'gen_random_uuid',
+      'nextval',
+      'current_date',
+      'get_current_timestamp',
+      'current_user',
+    ]) {
       assert.ok(!consistent.has(f), f);
     }
   });
@@ -94,7 +110,14 @@ describe('result cache: which statements are repeatable', () => {
 
 describe('result cache: the byte-budgeted store', () => {
   const key = (sql: string, over: Partial<ResultKey> = {}): ResultKey => ({
-    versionId: 'v1', database: 'r@v1', sql, settings: 'timezone=UTC', resultFormats: [], paramFormats: [], params: [], ...over,
+    versionId: 'v1',
+    database: 'r@v1',
+    sql,
+    settings: 'timezone=UTC',
+    resultFormats: [],
+    paramFormats: [],
+    params: [],
+    ...over,
   });
 
   test('a hit needs every part of the key to match', () => {
@@ -156,19 +179,27 @@ describe('result cache: through real clients', () => {
     return c;
   }
   const stats = async (c: pg.Client) =>
-    (await c.query(`SELECT hits::int AS hits, misses::int AS misses, entries::int AS entries FROM fdl.cache WHERE cache = 'results'`)).rows[0] as { hits: number; misses: number; entries: number };
+    (
+      await c.query(
+        `SELECT hits::int AS hits, misses::int AS misses, entries::int AS entries FROM fdl.cache WHERE cache = 'results'`,
+      )
+    ).rows[0] as { hits: number; misses: number; entries: number };
 
   test('a repeated query is answered from the cache with the same rows, in text and binary, across sessions', async () => {
     const a = await connect();
     const b = await connect();
     try {
-      const sql = 'SELECT status, count(*) AS n, sum(amount) AS total FROM sales.orders GROUP BY status ORDER BY status';
+      const sql =
+        'SELECT status, count(*) AS n, sum(amount) AS total FROM sales.orders GROUP BY status ORDER BY status';
       const first = await a.query({ text: sql, rowMode: 'array' });
       const s0 = await stats(a);
       const again = await b.query({ text: sql, rowMode: 'array' });
       const s1 = await stats(a);
       assert.deepEqual(again.rows, first.rows);
-      assert.deepEqual(again.fields.map((f) => [f.name, f.dataTypeID]), first.fields.map((f) => [f.name, f.dataTypeID]));
+      assert.deepEqual(
+        again.fields.map((f) => [f.name, f.dataTypeID]),
+        first.fields.map((f) => [f.name, f.dataTypeID]),
+      );
       assert.equal(s1.hits, s0.hits + 1, 'the second session was answered from the cache');
       assert.equal(again.rowCount, first.rowCount);
       // A division by a column is checked for zero (22012, error()), and still repeatable.
@@ -177,10 +208,19 @@ describe('result cache: through real clients', () => {
       const beforeDiv = (await stats(a)).hits;
       const d2 = await b.query({ text: div, rowMode: 'array' });
       assert.deepEqual(d2.rows, d1.rows);
-      assert.equal((await stats(a)).hits, beforeDiv + 1, 'a statement with a checked division is answered from the cache');
+      assert.equal(
+        (await stats(a)).hits,
+        beforeDiv + 1,
+        'a statement with a checked division is answered from the cache',
+      );
       // Extended protocol, with a parameter and binary results: keyed by both.
       const raw = { getTypeParser: () => (v: unknown) => v } as any; // the bytes as sent
-      const q = (v: number, binary: boolean) => ({ text: 'SELECT order_id, amount FROM sales.orders WHERE order_id > $1 ORDER BY order_id', values: [v], binary, types: raw });
+      const q = (v: number, binary: boolean) => ({
+        text: 'SELECT order_id, amount FROM sales.orders WHERE order_id > $1 ORDER BY order_id',
+        values: [v],
+        binary,
+        types: raw,
+      });
       const p1 = await a.query(q(2, true));
       const hitsBefore = (await stats(a)).hits;
       const p2 = await b.query(q(2, true));
@@ -192,7 +232,10 @@ describe('result cache: through real clients', () => {
       assert.deepEqual(p2.rows, p1.rows);
       assert.equal(p3.rows.length, p1.rows.length - 1, 'another parameter value is another result');
       assert.equal(typeof p4.rows[0].order_id, 'string', 'text format is another result');
-      assert.deepEqual(p4.rows.map((r) => BigInt(r.order_id)), p1.rows.map((r) => (r.order_id as Buffer).readBigInt64BE()));
+      assert.deepEqual(
+        p4.rows.map((r) => BigInt(r.order_id)),
+        p1.rows.map((r) => (r.order_id as Buffer).readBigInt64BE()),
+      );
     } finally {
       await a.end();
       await b.end();
@@ -213,7 +256,11 @@ describe('result cache: through real clients', () => {
       };
       // New values miss on both paths; the same value again is a hit on both, whichever path recorded it.
       assert.deepEqual(await delta(() => unnamed(11)), { hits: 0, misses: 1 });
-      assert.deepEqual(await delta(() => unnamed(11)), { hits: 1, misses: 0 }, 'the unnamed repeat came from the cache');
+      assert.deepEqual(
+        await delta(() => unnamed(11)),
+        { hits: 1, misses: 0 },
+        'the unnamed repeat came from the cache',
+      );
       assert.deepEqual(await delta(() => named(11)), { hits: 1, misses: 0 }, 'named reads what unnamed recorded');
       assert.deepEqual(await delta(() => named(12)), { hits: 0, misses: 1 });
       assert.deepEqual(await delta(() => unnamed(12)), { hits: 1, misses: 0 }, 'unnamed reads what named recorded');
@@ -260,7 +307,8 @@ describe('result cache: through real clients', () => {
   test('results over the entry limit stream as usual and are not kept', async () => {
     const c = await connect();
     try {
-      const big = 'SELECT a.*, b.order_id AS b_id, c.order_id AS c_id FROM sales.orders a, sales.orders b, sales.orders c';
+      const big =
+        'SELECT a.*, b.order_id AS b_id, c.order_id AS c_id FROM sales.orders a, sales.orders b, sales.orders c';
       const before = await stats(c);
       const first = await c.query({ text: big, rowMode: 'array' });
       assert.equal(first.rowCount, 50 ** 3);
@@ -278,14 +326,20 @@ describe('result cache: through real clients', () => {
   test('output settings are part of the key: TimeZone changes a cached timestamptz result', async () => {
     const c = await connect();
     try {
-      const sql = "SELECT min(ordered_at)::timestamptz AS t FROM sales.orders";
-      const utc = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      const sql = 'SELECT min(ordered_at)::timestamptz AS t FROM sales.orders';
+      const utc = (
+        await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })
+      ).rows[0][0];
       await c.query("SET TimeZone = 'America/New_York'");
-      const ny = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      const ny = (
+        await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })
+      ).rows[0][0];
       assert.match(String(utc), /\+00$/);
       assert.match(String(ny), /-0[45]$/);
       await c.query("SET TimeZone = 'UTC'");
-      const back = (await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })).rows[0][0];
+      const back = (
+        await c.query({ text: sql, rowMode: 'array', types: { getTypeParser: () => (v: string) => v } as any })
+      ).rows[0][0];
       assert.equal(back, utc);
     } finally {
       await c.end();
@@ -318,7 +372,11 @@ describe('result cache: through real clients', () => {
       await c.end();
     }
     await new Promise((r) => setTimeout(r, 300));
-    const lines = gw.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = gw
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(lines.some((l) => l.event === 'statement' && l.cached === true && l.rows === 1));
   });
 });
@@ -329,7 +387,14 @@ describe('result cache: moving branches', () => {
   const branch = () => join(repos.path('repos/basic'), 'refs', 'heads', 'main');
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--ref-ttl', '0', '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--ref-ttl',
+      '0',
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -355,7 +420,11 @@ describe('result cache: moving branches', () => {
       assert.equal(v1, 50, 'v1 has 50 orders (fixture)');
       assert.equal(v1Again, 50);
       assert.notEqual(before, v1);
-      assert.equal((await onMain.query(sql)).rows[0].n, 50, 'a fresh statement on the moved branch reads the new version');
+      assert.equal(
+        (await onMain.query(sql)).rows[0].n,
+        50,
+        'a fresh statement on the moved branch reads the new version',
+      );
     } finally {
       writeFileSync(branch(), original);
       await onMain.end();
@@ -368,10 +437,16 @@ describe('result cache: moving branches', () => {
     const named = { name: 'customers_all', text: 'SELECT * FROM sales.customers ORDER BY customer_id LIMIT 1' };
     try {
       const before = await c.query(named);
-      assert.deepEqual(before.fields.map((f) => f.name), ['customer_id', 'name', 'email', 'country', 'signup', 'vip']);
+      assert.deepEqual(
+        before.fields.map((f) => f.name),
+        ['customer_id', 'name', 'email', 'country', 'signup', 'vip'],
+      );
       writeFileSync(branch(), `${basic.refs['refs/heads/dev']}\n`); // dev's customers have one more column, segment
       const refused = async () => {
-        const e = await c.query(named).then(() => null, (err: { code?: string; message: string }) => err);
+        const e = await c.query(named).then(
+          () => null,
+          (err: { code?: string; message: string }) => err,
+        );
         assert.equal(e?.code, '0A000', `expected 0A000, got ${e?.code} ${e?.message}`);
         assert.equal(e?.message, 'cached plan must not change result type');
       };
@@ -380,7 +455,10 @@ describe('result cache: moving branches', () => {
       // Nothing else changed: the session reads the version main moved to, its own statements included.
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/dev']);
       const fresh = await c.query('SELECT * FROM sales.customers ORDER BY customer_id LIMIT 1');
-      assert.deepEqual(fresh.fields.map((f) => f.name), ['customer_id', 'name', 'email', 'country', 'signup', 'vip', 'segment']);
+      assert.deepEqual(
+        fresh.fields.map((f) => f.name),
+        ['customer_id', 'name', 'email', 'country', 'signup', 'vip', 'segment'],
+      );
       assert.equal(fresh.rows[0].customer_id, before.rows[0].customer_id);
     } finally {
       writeFileSync(branch(), original);
@@ -395,7 +473,14 @@ describe('result cache: a moving branch on the hot path', () => {
   const branch = () => join(repos.path('repos/basic'), 'refs', 'heads', 'main');
 
   before(async () => {
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--ref-ttl', '300', '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--ref-ttl',
+      '300',
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -409,17 +494,25 @@ describe('result cache: a moving branch on the hot path', () => {
     await c.connect();
     const original = readFileSync(branch(), 'utf8');
     // unnamed Parse/Bind/Describe/Execute/Sync every time, as pgbench -M extended and most drivers send it
-    const count = async () => (await c.query({ text: 'SELECT count(*)::int AS n FROM sales.orders WHERE $1::int = 1', values: [1] })).rows[0].n as number;
+    const count = async () =>
+      (await c.query({ text: 'SELECT count(*)::int AS n FROM sales.orders WHERE $1::int = 1', values: [1] })).rows[0]
+        .n as number;
     try {
       const before = await count();
       for (let i = 0; i < 5; i++) assert.equal(await count(), before);
       writeFileSync(branch(), `${basic.refs['refs/tags/v1']}\n`); // main now points where v1 does (50 orders)
       assert.notEqual(before, 50);
       // the branch is re-read once the ref TTL (300 ms, in the gateway process) has passed
-      const now = await waitFor(async () => { const n = await count(); return n !== before && n; }, 'the session to follow the branch');
-      assert.equal(now, 50, 'the session moved to the branch\'s new version');
+      const now = await waitFor(async () => {
+        const n = await count();
+        return n !== before && n;
+      }, 'the session to follow the branch');
+      assert.equal(now, 50, "the session moved to the branch's new version");
       assert.equal(await count(), 50);
-      assert.ok(notices.some((m) => /moved from version/.test(m)), `a NOTICE says so: ${JSON.stringify(notices)}`);
+      assert.ok(
+        notices.some((m) => /moved from version/.test(m)),
+        `a NOTICE says so: ${JSON.stringify(notices)}`,
+      );
     } finally {
       writeFileSync(branch(), original);
       await c.end();

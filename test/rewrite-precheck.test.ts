@@ -39,7 +39,7 @@ const NEEDS = [
   'select round(x) as r from range(3) t(x)',
   `select 'a' || null as s`,
   `select current_date - date '2024-01-01' as d`,
-]; 
+];
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
 const PLAIN = [
@@ -67,7 +67,8 @@ test('the pre-check flags exactly what the rewrite changes', async () => {
     for (const sql of PLAIN) {
       assert.equal(needsPgRewrite(sql), false, `not flagged: ${sql}`);
       const rewritten = rewriteParsed(sql).sql;
-      if (rewritten !== sql) assert.equal(await rows(sql), await rows(rewritten), `same answer without the rewrite: ${sql} / ${rewritten}`);
+      if (rewritten !== sql)
+        assert.equal(await rows(sql), await rows(rewritten), `same answer without the rewrite: ${sql} / ${rewritten}`);
     }
     for (const sql of OVER) {
       assert.equal(needsPgRewrite(sql), true, `over-match still flagged: ${sql}`);

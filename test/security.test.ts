@@ -87,7 +87,11 @@ describe('security: containment of DuckDB', () => {
       // Nothing was written and the session still serves its version.
       const r = await c.query('select count(*)::int as n from sales.orders');
       assert.ok(r.rows[0].n > 0);
-      assert.equal((await c.query("select 'read_parquet(' as s")).rows[0].s, 'read_parquet(', 'a function name inside a string is not an attack');
+      assert.equal(
+        (await c.query("select 'read_parquet(' as s")).rows[0].s,
+        'read_parquet(',
+        'a function name inside a string is not an attack',
+      );
     } finally {
       await c.end();
     }
@@ -99,7 +103,9 @@ describe('security: containment of DuckDB', () => {
       const v1 = (await c.query('select count(*)::int as n from sales.orders')).rows[0].n;
       const v2 = (await c.query('select count(*)::int as n from "basic@v2".sales.orders')).rows[0].n;
       assert.ok(v2 > v1, 'the February append is visible in v2 only');
-      const diff = await c.query('select count(*)::int as n from (select * from "basic@v2".sales.orders except select * from sales.orders)');
+      const diff = await c.query(
+        'select count(*)::int as n from (select * from "basic@v2".sales.orders except select * from sales.orders)',
+      );
       assert.equal(diff.rows[0].n, v2 - v1);
       await refused(c, 'select * from "basic@nope".sales.orders', ['3D000']);
       await refused(c, 'select * from "elsewhere@v1".sales.orders', ['0A000']); // another repository: cross-database, as PostgreSQL
@@ -120,9 +126,27 @@ describe('security: the sealed engine (admission bypassed)', () => {
   const stateDir = () => `${cacheDir()}.state`;
   let engine: DuckDBInstance;
   let conn: DuckDBConnection;
-  const LOCKED = ['threads', 'memory_limit', 'allowed_directories', 'allowed_paths', 'enable_external_access', 'lock_configuration', 'allowed_configs', 'temp_directory', 'max_temp_directory_size', 'integer_division', 'enable_object_cache'];
+  const LOCKED = [
+    'threads',
+    'memory_limit',
+    'allowed_directories',
+    'allowed_paths',
+    'enable_external_access',
+    'lock_configuration',
+    'allowed_configs',
+    'temp_directory',
+    'max_temp_directory_size',
+    'integer_division',
+    'enable_object_cache',
+  ];
   const settings = async () =>
-    (await conn.runAndReadAll(`SELECT name, value FROM duckdb_settings() WHERE name IN (${LOCKED.map((n) => `'${n}'`).join(', ')}, 'TimeZone') ORDER BY name`)).getRows().map((r) => `${r[0]}=${r[1]}`);
+    (
+      await conn.runAndReadAll(
+        `SELECT name, value FROM duckdb_settings() WHERE name IN (${LOCKED.map((n) => `'${n}'`).join(', ')}, 'TimeZone') ORDER BY name`,
+      )
+    )
+      .getRows()
+      .map((r) => `${r[0]}=${r[1]}`);
   const failure = async (sql: string): Promise<string> => {
     try {
       await conn.run(sql);
@@ -137,7 +161,12 @@ describe('security: the sealed engine (admission bypassed)', () => {
     writeFileSync(join(stateDir(), 'verified.json'), '{"secret": "ledger"}');
     writeFileSync(join(cacheDir(), 'notes.json'), '{"secret": "cache metadata"}');
     writeFileSync(join(root(), 'sources', 'original.csv'), 'private,source\n');
-    engine = await createEngine({ memoryLimit: '512MB', threads: 2, tempDirectory: join(cacheDir(), 'duckdb-tmp'), maxTempDirectorySize: '100MB' });
+    engine = await createEngine({
+      memoryLimit: '512MB',
+      threads: 2,
+      tempDirectory: join(cacheDir(), 'duckdb-tmp'),
+      maxTempDirectorySize: '100MB',
+    });
     await sealEngine(engine, engineReadDirs({ local: { root: root(), dataDir: 'data/' } }));
     conn = await connectSession(engine);
   });
@@ -150,16 +179,34 @@ describe('security: the sealed engine (admission bypassed)', () => {
   test('no statement changes threads, memory_limit, the file allowlist, external access or the temp ceiling', async () => {
     const before = await settings();
     const attempts = [
-      'SET threads = 1', 'SET GLOBAL threads = 64', 'RESET threads', 'PRAGMA threads = 1',
-      "SET memory_limit = '100GB'", "SET GLOBAL memory_limit = '100GB'", "PRAGMA memory_limit = '100GB'", 'RESET memory_limit',
-      "SET allowed_directories = ['/']", "SET allowed_paths = ['/etc/passwd']", 'RESET allowed_directories',
-      'SET enable_external_access = true', 'RESET enable_external_access',
-      'SET lock_configuration = false', "SET allowed_configs = ['threads']",
-      "SET temp_directory = '/tmp'", "SET max_temp_directory_size = '1TB'", 'SET SESSION integer_division = false', 'SET enable_object_cache = false',
+      'SET threads = 1',
+      'SET GLOBAL threads = 64',
+      'RESET threads',
+      'PRAGMA threads = 1',
+      "SET memory_limit = '100GB'",
+      "SET GLOBAL memory_limit = '100GB'",
+      "PRAGMA memory_limit = '100GB'",
+      'RESET memory_limit',
+      "SET allowed_directories = ['/']",
+      "SET allowed_paths = ['/etc/passwd']",
+      'RESET allowed_directories',
+      'SET enable_external_access = true',
+      'RESET enable_external_access',
+      'SET lock_configuration = false',
+      "SET allowed_configs = ['threads']",
+      "SET temp_directory = '/tmp'",
+      "SET max_temp_directory_size = '1TB'",
+      'SET SESSION integer_division = false',
+      'SET enable_object_cache = false',
     ];
     for (const sql of attempts) assert.match(await failure(sql), /the configuration has been locked/, sql);
     assert.deepEqual(await settings(), before, 'every setting as it was');
-    assert.ok(before.includes('threads=2') && before.includes('enable_external_access=false') && before.includes('lock_configuration=true'), before.join(' '));
+    assert.ok(
+      before.includes('threads=2') &&
+        before.includes('enable_external_access=false') &&
+        before.includes('lock_configuration=true'),
+      before.join(' '),
+    );
   });
 
   test("a session's TimeZone and search_path still work; a global TimeZone never reaches a session", async () => {
@@ -194,7 +241,8 @@ describe('security: the sealed engine (admission bypassed)', () => {
     for (const f of secrets) {
       for (const sql of [`SELECT content FROM read_text('${f}')`, `SELECT * FROM read_csv('${f}')`]) {
         const msg = await failure(sql);
-        if (!/(Permission Error|disabled by configuration)/.test(msg) || /ledger|metadata|private/.test(msg)) seen.push(`${sql}: ${msg}`);
+        if (!/(Permission Error|disabled by configuration)/.test(msg) || /ledger|metadata|private/.test(msg))
+          seen.push(`${sql}: ${msg}`);
       }
     }
     assert.deepEqual(seen, [], 'each refused by the file allowlist, nothing of the contents in the message');
@@ -215,9 +263,22 @@ describe('security: authorization by ref patterns', () => {
   before(async () => {
     writeFileSync(
       join(repos.dir, 'config.json'),
-      JSON.stringify({ auth: 'trust', users: { analyst: { grants: { basic: ['tags/*', 'heads/main'] } }, reviewer: { grants: { basic: ['requests/*'] } } } }),
+      JSON.stringify({
+        auth: 'trust',
+        users: {
+          analyst: { grants: { basic: ['tags/*', 'heads/main'] } },
+          reviewer: { grants: { basic: ['requests/*'] } },
+        },
+      }),
     );
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -257,9 +318,19 @@ describe('security: malicious repositories (negative fixtures) through a real cl
 
   before(async () => {
     const args = served.flatMap((n) => ['--repo', `${n}=${repos.path(`negative/${n}/repo`)}`]);
-    args.push('--allowed-signers', `untrusted_signer=${join(FIXTURES, 'keys', 'allowed_signers')}`, '--signatures', 'untrusted_signer=require');
+    args.push(
+      '--allowed-signers',
+      `untrusted_signer=${join(FIXTURES, 'keys', 'allowed_signers')}`,
+      '--signatures',
+      'untrusted_signer=require',
+    );
     for (const n of ['wrong_namespace', 'signature_other_content']) {
-      args.push('--allowed-signers', `${n}=${join(FIXTURES, 'keys', 'allowed_signers')}`, '--signatures', `${n}=require`);
+      args.push(
+        '--allowed-signers',
+        `${n}=${join(FIXTURES, 'keys', 'allowed_signers')}`,
+        '--signatures',
+        `${n}=require`,
+      );
     }
     gw = await startGateway([...args, '--cache-dir', join(repos.dir, 'cache')]);
   });
@@ -274,7 +345,12 @@ describe('security: malicious repositories (negative fixtures) through a real cl
         checks: { resolve: string; outcome: string; error?: string; policy?: string; version?: string }[];
       };
       for (const check of expect.checks) {
-        if (check.policy && check.policy !== 'require' && ['untrusted_signer', 'wrong_namespace', 'signature_other_content'].includes(name)) continue;
+        if (
+          check.policy &&
+          check.policy !== 'require' &&
+          ['untrusted_signer', 'wrong_namespace', 'signature_other_content'].includes(name)
+        )
+          continue;
         const database = check.resolve === '' ? name : `${name}@${check.resolve}`;
         const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
         let error: { code?: string; message: string } | null = null;
@@ -282,7 +358,8 @@ describe('security: malicious repositories (negative fixtures) through a real cl
           await c.connect();
           const n = await c.query('select count(*)::int as n from main.t');
           assert.ok(n.rows[0].n >= 0);
-          if (check.version) assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], check.version, database);
+          if (check.version)
+            assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], check.version, database);
         } catch (e) {
           error = e as { code?: string; message: string };
         } finally {
@@ -291,7 +368,8 @@ describe('security: malicious repositories (negative fixtures) through a real cl
         const label = `${name}: ${check.resolve || 'HEAD'} → ${check.outcome}`;
         if (check.outcome === 'serve') assert.equal(error, null, `${label}: ${error?.message}`);
         else if (check.outcome === 'refuse') assert.ok(error, `${label} must be refused`);
-        else if (check.outcome === 'serve-or-refuse-0A000') assert.ok(!error || error.code === '0A000', `${label}: ${error?.code} ${error?.message}`);
+        else if (check.outcome === 'serve-or-refuse-0A000')
+          assert.ok(!error || error.code === '0A000', `${label}: ${error?.code} ${error?.message}`);
       }
     }
   });
@@ -304,9 +382,22 @@ describe('security: limits and audit', () => {
   before(async () => {
     writeFileSync(
       join(repos.dir, 'config.json'),
-      JSON.stringify({ maxConnections: 3, startupTimeoutMs: 500, idleInTransactionTimeoutMs: 400, maxResultRows: 1000, statementTimeoutMs: 20_000 }),
+      JSON.stringify({
+        maxConnections: 3,
+        startupTimeoutMs: 500,
+        idleInTransactionTimeoutMs: 400,
+        maxResultRows: 1000,
+        statementTimeoutMs: 20_000,
+      }),
     );
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -351,8 +442,14 @@ describe('security: limits and audit', () => {
     await c.query('select * from nope').catch(() => undefined);
     await c.end();
     await new Promise((r) => setTimeout(r, 200));
-    const lines = gw.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(lines.some((l) => l.event === 'connect' && l.user === 'auditor' && l.version === basicRefs['refs/tags/v1']));
+    const lines = gw
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      lines.some((l) => l.event === 'connect' && l.user === 'auditor' && l.version === basicRefs['refs/tags/v1']),
+    );
     const statements = lines.filter((l) => l.event === 'statement' && l.user === 'auditor');
     assert.ok(statements.some((l) => l.sqlstate === '00000' && l.rows === 1 && typeof l.ms === 'number'));
     assert.ok(statements.some((l) => l.sqlstate === '42P01'));
@@ -366,7 +463,14 @@ describe('security: startup timeout', () => {
 
   before(async () => {
     writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ startupTimeoutMs: 500 }));
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();

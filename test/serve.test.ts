@@ -10,7 +10,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { copyFixtures, FIXTURES, runServeExpectingFailure, startGateway, type RunningGateway } from './support/gateway.js';
+import {
+  copyFixtures,
+  FIXTURES,
+  runServeExpectingFailure,
+  startGateway,
+  type RunningGateway,
+} from './support/gateway.js';
 
 const run = promisify(execFile);
 
@@ -18,7 +24,14 @@ interface Expected {
   version: string;
   ref: string | null;
   refs: string[];
-  queries: { object: string; kind: string; sql: string; columns?: string[]; rows?: (string | null)[][]; error?: string }[];
+  queries: {
+    object: string;
+    kind: string;
+    sql: string;
+    columns?: string[];
+    rows?: (string | null)[][];
+    error?: string;
+  }[];
 }
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
@@ -51,15 +64,25 @@ async function connectError(gw: RunningGateway, database: string): Promise<{ cod
 
 describe('fdl serve: basic repository through node-postgres and psql', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic', 'negative/ambiguous_ref/repo', 'negative/dangling_ref/repo', 'negative/tampered_catalog/repo');
+  const repos = copyFixtures(
+    'repos/basic',
+    'negative/ambiguous_ref/repo',
+    'negative/dangling_ref/repo',
+    'negative/tampered_catalog/repo',
+  );
 
   before(async () => {
     gw = await startGateway([
-      '--repo', `basic=${repos.path('repos/basic')}`,
-      '--repo', `ambiguous=${repos.path('negative/ambiguous_ref/repo')}`,
-      '--repo', `dangling=file://${repos.path('negative/dangling_ref/repo')}`,
-      '--repo', `tampered=${repos.path('negative/tampered_catalog/repo')}`,
-      '--cache-dir', join(repos.dir, 'cache'),
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--repo',
+      `ambiguous=${repos.path('negative/ambiguous_ref/repo')}`,
+      '--repo',
+      `dangling=file://${repos.path('negative/dangling_ref/repo')}`,
+      '--repo',
+      `tampered=${repos.path('negative/tampered_catalog/repo')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
     ]);
   });
   after(async () => {
@@ -80,8 +103,16 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
           const res = await c.query({ text: q.sql, rowMode: 'array' });
           // Unaliased expressions are named as PostgreSQL names them (count(*) → count), not as DuckDB does.
           const expectedNames = q.columns!.map((n) => (n === 'count_star()' ? 'count' : n));
-          assert.deepEqual(res.fields.map((f) => f.name), expectedNames, `columns of ${q.kind} ${q.object} at ${v.id}`);
-          assert.deepEqual(multiset(res.rows), multiset(asPostgresFloatText(q.rows!)), `rows of ${q.kind} ${q.object} at ${v.id}`);
+          assert.deepEqual(
+            res.fields.map((f) => f.name),
+            expectedNames,
+            `columns of ${q.kind} ${q.object} at ${v.id}`,
+          );
+          assert.deepEqual(
+            multiset(res.rows),
+            multiset(asPostgresFloatText(q.rows!)),
+            `rows of ${q.kind} ${q.object} at ${v.id}`,
+          );
         }
       } finally {
         await c.end();
@@ -143,13 +174,22 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
   test('psql: query, several statements in one message, errors with SQLSTATE', async () => {
     const conn = `host=${gw.host} port=${gw.port} dbname=basic@v1 user=me`;
     const { stdout } = await run('psql', [conn, '-X', '-A', '-t', '-c', 'select count(*) from sales.orders']);
-    const expected = expectedFor('basic', basic.refs['refs/tags/v1']!).queries.find((q) => q.object === 'sales.orders' && q.kind === 'count')!;
+    const expected = expectedFor('basic', basic.refs['refs/tags/v1']!).queries.find(
+      (q) => q.object === 'sales.orders' && q.kind === 'count',
+    )!;
     assert.equal(stdout.trim(), expected.rows![0]![0]);
 
     const multi = await run('psql', [conn, '-X', '-A', '-t', '-c', 'select 1 as a; select 2 as b']);
     assert.equal(multi.stdout.trim(), '1\n2', 'psql 15 prints every result of a multi-statement query');
 
-    const failed = await run('psql', [conn, '-X', '-v', 'VERBOSITY=verbose', '-c', 'select * from no_such_table']).catch((e) => e);
+    const failed = await run('psql', [
+      conn,
+      '-X',
+      '-v',
+      'VERBOSITY=verbose',
+      '-c',
+      'select * from no_such_table',
+    ]).catch((e) => e);
     assert.match(String(failed.stderr), /42P01/);
     const syntax = await run('psql', [conn, '-X', '-v', 'VERBOSITY=verbose', '-c', 'selec 1']).catch((e) => e);
     assert.match(String(syntax.stderr), /42601/);
@@ -166,7 +206,16 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
         types: { getTypeParser: () => (v: string) => v },
       });
       assert.deepEqual(r.rows[0], [
-        't', '42', '9007199254740993', '1.5', '12.340', "x'y", '2024-02-29', '2024-01-02 03:04:05.123456', '\\x00ff', '{1,2,NULL}',
+        't',
+        '42',
+        '9007199254740993',
+        '1.5',
+        '12.340',
+        "x'y",
+        '2024-02-29',
+        '2024-01-02 03:04:05.123456',
+        '\\x00ff',
+        '{1,2,NULL}',
         '6ba7b810-9dad-11d1-80b4-00c04fd430c8',
       ]);
       assert.deepEqual(
@@ -185,7 +234,12 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
 
   test('@REF alone selects the only served repository', async () => {
     const single = copyFixtures('repos/basic');
-    const one = await startGateway(['--repo', `solo=${single.path('repos/basic')}`, '--cache-dir', join(single.dir, 'cache')]);
+    const one = await startGateway([
+      '--repo',
+      `solo=${single.path('repos/basic')}`,
+      '--cache-dir',
+      join(single.dir, 'cache'),
+    ]);
     try {
       const c = new pg.Client({ host: one.host, port: one.port, user: 'x', database: '@v1' });
       await c.connect();
@@ -207,7 +261,10 @@ describe('fdl serve: start-up contract', () => {
   });
 
   test('an unknown major fdl version stops start-up with exit code 1', async () => {
-    const r = await runServeExpectingFailure(['--repo', `x=${join(FIXTURES, 'negative', 'fdl_major_unknown', 'repo')}`]);
+    const r = await runServeExpectingFailure([
+      '--repo',
+      `x=${join(FIXTURES, 'negative', 'fdl_major_unknown', 'repo')}`,
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /9\.0|version/);
   });
@@ -219,7 +276,12 @@ describe('fdl serve: start-up contract', () => {
   });
 
   test('--help describes every serve option', async () => {
-    const { stdout } = await run(process.execPath, [join(FIXTURES, '..', '..', 'dist', 'src', 'cli', 'main.js'), 'serve', '--help']);
-    for (const flag of ['--repo', '--listen', '--cache-dir', '--config', '--signatures', '--allowed-signers']) assert.match(stdout, new RegExp(flag));
+    const { stdout } = await run(process.execPath, [
+      join(FIXTURES, '..', '..', 'dist', 'src', 'cli', 'main.js'),
+      'serve',
+      '--help',
+    ]);
+    for (const flag of ['--repo', '--listen', '--cache-dir', '--config', '--signatures', '--allowed-signers'])
+      assert.match(stdout, new RegExp(flag));
   });
 });

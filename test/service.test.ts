@@ -31,11 +31,15 @@ interface Service {
 /** Start `fdl serve` and wait for its ready lines (`listening on`, then `http on` when asked for). */
 async function serve(args: string[]): Promise<Service> {
   const wantHttp = args.includes('--http');
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code, signal) => r(code ?? (signal ? -1 : null))));
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code, signal) => r(code ?? (signal ? -1 : null))),
+  );
   const ready = await new Promise<{ port: number; http: string | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in time; stderr:\n${err}`)), 60_000);
     proc.stdout!.on('data', (d: Buffer) => {
@@ -58,7 +62,11 @@ async function client(s: Service, database: string, user = 'tester'): Promise<pg
   return c;
 }
 
-async function connectError(s: Service, database: string, user = 'tester'): Promise<{ code?: string; message: string }> {
+async function connectError(
+  s: Service,
+  database: string,
+  user = 'tester',
+): Promise<{ code?: string; message: string }> {
   const c = new pg.Client({ host: '127.0.0.1', port: s.port, user, database });
   try {
     await c.connect();
@@ -69,7 +77,11 @@ async function connectError(s: Service, database: string, user = 'tester'): Prom
   assert.fail(`connecting to ${database} as ${user} should fail`);
 }
 
-async function get(base: string, path: string, method = 'GET'): Promise<{ status: number; body: string; type: string | null }> {
+async function get(
+  base: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: string; type: string | null }> {
   const r = await fetch(`http://${base}${path}`, { method });
   return { status: r.status, body: await r.text(), type: r.headers.get('content-type') };
 }
@@ -87,7 +99,18 @@ describe('service: HTTP listener, metrics, status page', () => {
   const repos = copyFixtures('repos/basic');
   let s: Service;
   before(async () => {
-    s = await serve(['--http', '127.0.0.1:0', '--repo', `basic=${repos.path('repos/basic')}`, '--allowed-signers', `basic=${join(FIXTURES, 'keys', 'allowed_signers')}`, '--cache-dir', join(repos.dir, 'cache'), '--threads', '2']);
+    s = await serve([
+      '--http',
+      '127.0.0.1:0',
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--allowed-signers',
+      `basic=${join(FIXTURES, 'keys', 'allowed_signers')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--threads',
+      '2',
+    ]);
   });
   after(async () => {
     s?.proc.kill('SIGTERM');
@@ -155,7 +178,11 @@ describe('service: HTTP listener, metrics, status page', () => {
       await c.end();
     }
     assert.equal((await connectError(s, 'basic@no-such-ref')).code, '3D000');
-    await waitFor(async () => sample((await get(s.http!, '/metrics')).body, 'fdl_connections') === 0, 'connection gauge back to 0', 20_000);
+    await waitFor(
+      async () => sample((await get(s.http!, '/metrics')).body, 'fdl_connections') === 0,
+      'connection gauge back to 0',
+      20_000,
+    );
     const m = (await get(s.http!, '/metrics')).body;
     assert.equal(sample(m, 'fdl_queries_total', '{outcome="ok"}') - ok0, 2);
     assert.equal(sample(m, 'fdl_queries_total', '{outcome="error"}') - err0, 1);
@@ -172,28 +199,60 @@ describe('service: HTTP listener, metrics, status page', () => {
     const page = async () => (await get(s.http!, '/')).body;
     const runningRows = (html: string) => {
       const table = /<table class="running">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
-      return [...table.matchAll(/<tr><td>\d+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td data-ms="(\d+)">([^<]*)<\/td><\/tr>/g)]
-        .map((m) => ({ user: m[1], app: m[2], database: m[3], ms: Number(m[4]), shown: m[5] }));
+      return [
+        ...table.matchAll(
+          /<tr><td>\d+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td data-ms="(\d+)">([^<]*)<\/td><\/tr>/g,
+        ),
+      ].map((m) => ({ user: m[1], app: m[2], database: m[3], ms: Number(m[4]), shown: m[5] }));
     };
     assert.match(await page(), /No statement is running\./);
-    const slow = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'analyst', database: 'basic@v1', application_name: 'nightly <report>' });
-    const idle = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic@v1', application_name: 'idle-app' });
+    const slow = new pg.Client({
+      host: '127.0.0.1',
+      port: s.port,
+      user: 'analyst',
+      database: 'basic@v1',
+      application_name: 'nightly <report>',
+    });
+    const idle = new pg.Client({
+      host: '127.0.0.1',
+      port: s.port,
+      user: 'tester',
+      database: 'basic@v1',
+      application_name: 'idle-app',
+    });
     await slow.connect();
     await idle.connect();
     try {
-      const running = slow.query('select count(*) from range(100000000000) t(i) where i % 7 = 12345678901 -- secret literal');
+      const running = slow.query(
+        'select count(*) from range(100000000000) t(i) where i % 7 = 12345678901 -- secret literal',
+      );
       running.catch(() => undefined);
-      const first = await waitFor(async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms >= 200), 'the statement on the page', 20_000);
+      const first = await waitFor(
+        async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms >= 200),
+        'the statement on the page',
+        20_000,
+      );
       assert.equal(first.app, 'nightly &lt;report&gt;', 'application name, escaped');
       assert.equal(first.database, 'basic@v1');
       assert.match(first.shown!, /^\d+\.\d s$/);
       const html = await page();
       assert.equal(runningRows(html).length, 1, 'the idle session runs nothing');
-      assert.match(html, /<td>tester<\/td><td>idle-app<\/td><td>basic@v1<\/td>/, 'the idle session is listed with its application name');
+      assert.match(
+        html,
+        /<td>tester<\/td><td>idle-app<\/td><td>basic@v1<\/td>/,
+        'the idle session is listed with its application name',
+      );
       assert.doesNotMatch(html, /secret literal|12345678901/, 'no statement text');
-      const later = await waitFor(async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms > first.ms), 'the duration grows', 20_000);
+      const later = await waitFor(
+        async () => runningRows(await page()).find((r) => r.user === 'analyst' && r.ms > first.ms),
+        'the duration grows',
+        20_000,
+      );
       assert.ok(later.ms > first.ms);
-      await cancelFrom({ host: '127.0.0.1', port: s.port }, slow as unknown as { processID: number; secretKey: number });
+      await cancelFrom(
+        { host: '127.0.0.1', port: s.port },
+        slow as unknown as { processID: number; secretKey: number },
+      );
       await assert.rejects(running, { code: '57014' });
       await waitFor(async () => /No statement is running\./.test(await page()), 'no statement running', 20_000);
     } finally {
@@ -207,10 +266,38 @@ describe('service: HTTP listener, metrics, status page', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fdl-chromium-'));
     try {
       const shot = join(dir, 'status.png');
-      const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-javascript', `--user-data-dir=${join(dir, 'profile')}`];
+      const flags = [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-javascript',
+        `--user-data-dir=${join(dir, 'profile')}`,
+      ];
       const url = `http://${s.http}/`;
-      const { stdout: dom } = await run('/usr/bin/chromium', [...flags, '--dump-dom', url], { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
-      for (const expected of ['Basic shop', 'Two schemas, every common type, three versions.', 'CC0-1.0', 'heads/main', 'tags/v1', 'tags/v2', 'requests/1', 'sales.orders', 'Orders (DuckLake table comment)', 'One row per customer.', 'customer_id', 'Customer key', 'signed, trusted key', 'catalog + data files']) {
+      const { stdout: dom } = await run('/usr/bin/chromium', [...flags, '--dump-dom', url], {
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      for (const expected of [
+        'Basic shop',
+        'Two schemas, every common type, three versions.',
+        'CC0-1.0',
+        'heads/main',
+        'tags/v1',
+        'tags/v2',
+        'requests/1',
+        'sales.orders',
+        'Orders (DuckLake table comment)',
+        'One row per customer.',
+        'customer_id',
+        'Customer key',
+        'signed, trusted key',
+        'catalog + data files',
+      ]) {
         assert.ok(dom.includes(expected), `status page should show ${expected}`);
       }
       // The graph: one dot per version, and the open session with its client address.
@@ -218,7 +305,9 @@ describe('service: HTTP listener, metrics, status page', () => {
       assert.match(dom, /<td>tester<\/td><td><\/td><td>basic@v2<\/td><td>127\.0\.0\.1<\/td>/);
       // No server paths.
       assert.ok(!dom.includes(repos.dir), 'no server path on the page');
-      await run('/usr/bin/chromium', [...flags, '--window-size=1200,1600', `--screenshot=${shot}`, url], { timeout: 120_000 });
+      await run('/usr/bin/chromium', [...flags, '--window-size=1200,1600', `--screenshot=${shot}`, url], {
+        timeout: 120_000,
+      });
       assert.ok(existsSync(shot) && statSync(shot).size > 10_000, 'screenshot written');
       const png = readFileSync(shot);
       assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
@@ -234,7 +323,18 @@ describe('service: graceful drain on SIGTERM', () => {
   after(() => repos.cleanup());
 
   test('running statements finish, idle sessions end with 57P01, new connections are refused, /readyz turns 503, exit 0', async () => {
-    const s = await serve(['--http', '127.0.0.1:0', '--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), '--drain-timeout', '60000', '--threads', '1']);
+    const s = await serve([
+      '--http',
+      '127.0.0.1:0',
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--drain-timeout',
+      '60000',
+      '--threads',
+      '1',
+    ]);
     const busy = await client(s, 'basic');
     const idle = await client(s, 'basic');
     const idleError = new Promise<{ code?: string }>((r) => idle.on('error', (e) => r(e as { code?: string })));
@@ -244,7 +344,11 @@ describe('service: graceful drain on SIGTERM', () => {
     await new Promise((r) => setTimeout(r, 200));
     s.proc.kill('SIGTERM');
     assert.equal((await idleError).code, '57P01');
-    await waitFor(async () => (await get(s.http!, '/readyz').catch(() => ({ status: 0 }))).status === 503, 'readyz 503', 20_000);
+    await waitFor(
+      async () => (await get(s.http!, '/readyz').catch(() => ({ status: 0 }))).status === 503,
+      'readyz 503',
+      20_000,
+    );
     await assert.rejects(
       new Promise<void>((resolve, reject) => {
         const sock = net.connect(s.port, '127.0.0.1', () => {
@@ -263,14 +367,26 @@ describe('service: graceful drain on SIGTERM', () => {
   });
 
   test('a statement that outlives --drain-timeout is stopped with 57P01 saying the server is shutting down, then the process exits 0', async () => {
-    const s = await serve(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), '--drain-timeout', '500', '--threads', '1']);
+    const s = await serve([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--drain-timeout',
+      '500',
+      '--threads',
+      '1',
+    ]);
     const c = await client(s, 'basic');
     c.on('error', () => undefined);
     const running = c.query('select count(*) from range(10000000000) t(i) where random() < 2');
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();
     s.proc.kill('SIGTERM');
-    await assert.rejects(running, { code: '57P01', message: 'terminating connection due to administrator command: the server is shutting down' });
+    await assert.rejects(running, {
+      code: '57P01',
+      message: 'terminating connection due to administrator command: the server is shutting down',
+    });
     assert.equal(await s.exited, 0);
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
   });
@@ -280,7 +396,10 @@ describe('service: graceful drain on SIGTERM', () => {
     // Armed, then the main thread blocks at once: the event loop never turns again.
     const dir = mkdtempSync(join(tmpdir(), 'fdl-watchdog-'));
     const script = join(dir, 'blocked.mjs');
-    writeFileSync(script, `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`);
+    writeFileSync(
+      script,
+      `import { armWatchdog } from ${JSON.stringify(watchdog)}; armWatchdog(300); const t = Date.now(); while (Date.now() - t < 20000) {} console.log('survived');`,
+    );
     const t0 = Date.now();
     const r = await new Promise<{ signal: string | null; out: string; err: string }>((resolve) => {
       const p = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -322,14 +441,20 @@ describe('service: SIGHUP reload', () => {
   let web: HttpFolderServer;
   let s: Service;
   const writeConfig = (o: object) => writeFileSync(configFile, JSON.stringify(o));
-  const base = () => ({ auth: 'trust', repos: { basic: repos.path('repos/basic'), views: repos.path('repos/views') }, maxConnections: 50 });
+  const base = () => ({
+    auth: 'trust',
+    repos: { basic: repos.path('repos/basic'), views: repos.path('repos/views') },
+    maxConnections: 50,
+  });
   const reloads = () => (s.stderr().match(/"event":"reload"/g) ?? []).length;
   const rejections = () => (s.stderr().match(/"event":"reload_rejected"/g) ?? []).length;
   async function hup(expect: 'reload' | 'reload_rejected'): Promise<void> {
     const count = expect === 'reload' ? reloads : rejections;
     const n = count();
     s.proc.kill('SIGHUP');
-    await waitFor(() => count() > n, expect, 20_000).catch((e: Error) => assert.fail(`${e.message}; stderr:\n${s.stderr().slice(-2000)}`));
+    await waitFor(() => count() > n, expect, 20_000).catch((e: Error) =>
+      assert.fail(`${e.message}; stderr:\n${s.stderr().slice(-2000)}`),
+    );
   }
 
   before(async () => {
@@ -362,17 +487,26 @@ describe('service: SIGHUP reload', () => {
     await hup('reload');
     assert.ok(Number((await ana.query('select count(*) as n from sales.orders')).rows[0].n) > 0);
     // Limits and the connection ceiling: new sessions get them, open ones stay.
-    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } }, statementTimeoutMs: 4321, maxConnections: 2 });
+    writeConfig({
+      ...base(),
+      users: { ana: { grants: { basic: ['*'] } } },
+      statementTimeoutMs: 4321,
+      maxConnections: 2,
+    });
     await hup('reload');
     assert.equal((await connectError(s, 'basic')).code, '53300');
     await main.end();
-    await waitFor(async () => {
-      const c = await client(s, 'basic').catch(() => null);
-      if (!c) return false;
-      assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
-      await c.end();
-      return true;
-    }, 'a free slot', 20_000);
+    await waitFor(
+      async () => {
+        const c = await client(s, 'basic').catch(() => null);
+        if (!c) return false;
+        assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
+        await c.end();
+        return true;
+      },
+      'a free slot',
+      20_000,
+    );
     assert.equal((await ana.query('show statement_timeout')).rows[0].statement_timeout, '0');
     await ana.end();
     writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
@@ -381,13 +515,20 @@ describe('service: SIGHUP reload', () => {
 
   test('repositories added and removed; a bad file is rejected with a log line and the old config stays', async () => {
     const before = await client(s, 'views');
-    writeConfig({ auth: 'trust', repos: { basic: repos.path('repos/basic'), web: web.url }, users: { ana: { grants: { basic: ['*'] } } } });
+    writeConfig({
+      auth: 'trust',
+      repos: { basic: repos.path('repos/basic'), web: web.url },
+      users: { ana: { grants: { basic: ['*'] } } },
+    });
     await hup('reload');
     assert.match(s.stderr(), /"event":"reload","added":\["web"\],"removed":\["views"\]/);
     assert.equal((await connectError(s, 'views')).code, '3D000');
     const w = await client(s, 'web@v1');
     const b = await client(s, 'basic@v1');
-    assert.deepEqual((await w.query('select count(*) as n from sales.orders')).rows, (await b.query('select count(*) as n from sales.orders')).rows);
+    assert.deepEqual(
+      (await w.query('select count(*) as n from sales.orders')).rows,
+      (await b.query('select count(*) as n from sales.orders')).rows,
+    );
     // A session on the removed repository stays until it ends; its next transaction is refused.
     await assert.rejects(before.query('select 1'), { code: '3D000' });
     await before.end();
@@ -395,7 +536,12 @@ describe('service: SIGHUP reload', () => {
     writeFileSync(configFile, '{"repos": {"basic": ');
     await hup('reload_rejected');
     assert.match(s.stderr(), /"event":"reload_rejected".*not valid JSON/);
-    writeConfig({ auth: 'trust', repos: { basic: repos.path('repos/basic') }, users: { ana: { grants: { basic: ['*'] } } }, maxConnections: -1 });
+    writeConfig({
+      auth: 'trust',
+      repos: { basic: repos.path('repos/basic') },
+      users: { ana: { grants: { basic: ['*'] } } },
+      maxConnections: -1,
+    });
     await hup('reload_rejected');
     // Still the previous configuration: web is served, ana's grants unchanged.
     assert.equal((await w.query('select 1 as one')).rows[0].one, 1);
@@ -412,7 +558,15 @@ describe('service: PROXY protocol', () => {
   const repos = copyFixtures('repos/basic');
   let s: Service;
   before(async () => {
-    s = await serve(['--http', '127.0.0.1:0', '--proxy-protocol', '--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]);
+    s = await serve([
+      '--http',
+      '127.0.0.1:0',
+      '--proxy-protocol',
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     s?.proc.kill('SIGTERM');
@@ -465,19 +619,25 @@ describe('service: PROXY protocol', () => {
       for (const sock of silent) sock.destroy();
     }
     // Room again once they are gone.
-    const fw = await forwarder(() => encodeProxyV2({ address: '203.0.113.8', port: 40003 }, { address: '127.0.0.1', port: s.port }));
+    const fw = await forwarder(() =>
+      encodeProxyV2({ address: '203.0.113.8', port: 40003 }, { address: '127.0.0.1', port: s.port }),
+    );
     try {
-      await waitFor(async () => {
-        const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
-        c.on('error', () => undefined);
-        try {
-          await c.connect();
-        } catch {
-          return false;
-        }
-        await c.end();
-        return true;
-      }, 'a session through the forwarder', 20_000);
+      await waitFor(
+        async () => {
+          const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
+          c.on('error', () => undefined);
+          try {
+            await c.connect();
+          } catch {
+            return false;
+          }
+          await c.end();
+          return true;
+        },
+        'a session through the forwarder',
+        20_000,
+      );
     } finally {
       fw.close();
     }
@@ -485,13 +645,22 @@ describe('service: PROXY protocol', () => {
 
   test('v1 and v2 headers: fdl.session, pg_stat_activity, inet_client_addr() and the audit log show the real client', async () => {
     const v1 = await forwarder((sock) => Buffer.from(`PROXY TCP4 198.51.100.23 127.0.0.1 40001 ${sock.localPort}\r\n`));
-    const v2 = await forwarder(() => encodeProxyV2({ address: '203.0.113.7', port: 40002 }, { address: '127.0.0.1', port: s.port }));
+    const v2 = await forwarder(() =>
+      encodeProxyV2({ address: '203.0.113.7', port: 40002 }, { address: '127.0.0.1', port: s.port }),
+    );
     try {
-      for (const [fw, addr] of [[v1, '198.51.100.23'], [v2, '203.0.113.7']] as const) {
+      for (const [fw, addr] of [
+        [v1, '198.51.100.23'],
+        [v2, '203.0.113.7'],
+      ] as const) {
         const c = new pg.Client({ host: '127.0.0.1', port: fw.port, user: 'tester', database: 'basic' });
         await c.connect();
         assert.equal((await c.query('select client_addr from fdl.session')).rows[0].client_addr, addr);
-        assert.equal((await c.query('select client_addr::text as a, usename from pg_stat_activity where pid = pg_backend_pid()')).rows[0].a, addr);
+        assert.equal(
+          (await c.query('select client_addr::text as a, usename from pg_stat_activity where pid = pg_backend_pid()'))
+            .rows[0].a,
+          addr,
+        );
         assert.equal((await c.query('select inet_client_addr()::text as a')).rows[0].a, addr);
         await c.query('select count(*) from sales.orders');
         await c.end();
@@ -508,24 +677,51 @@ describe('PROXY protocol header parser', () => {
   test('v1 and v2 addresses, LOCAL and UNKNOWN, bytes after the header kept', async () => {
     const { parseProxyHeader } = await import('../src/wire/proxy-protocol.js');
     const v1 = Buffer.from('PROXY TCP4 192.0.2.1 192.0.2.2 5000 5433\r\nXYZ');
-    assert.deepEqual(parseProxyHeader(v1), { kind: 'done', client: { address: '192.0.2.1', port: 5000 }, consumed: v1.length - 3 });
+    assert.deepEqual(parseProxyHeader(v1), {
+      kind: 'done',
+      client: { address: '192.0.2.1', port: 5000 },
+      consumed: v1.length - 3,
+    });
     assert.deepEqual(parseProxyHeader(Buffer.from('PROXY TCP6 2001:db8::1 2001:db8::2 5000 5433\r\n')).kind, 'done');
-    assert.deepEqual(parseProxyHeader(Buffer.from('PROXY UNKNOWN\r\n')), { kind: 'done', client: { address: null, port: null }, consumed: 15 });
+    assert.deepEqual(parseProxyHeader(Buffer.from('PROXY UNKNOWN\r\n')), {
+      kind: 'done',
+      client: { address: null, port: null },
+      consumed: 15,
+    });
     const v2 = encodeProxyV2({ address: '203.0.113.9', port: 1234 }, { address: '10.0.0.1', port: 5433 });
-    assert.deepEqual(parseProxyHeader(Buffer.concat([v2, Buffer.from([0, 0, 0, 8])])), { kind: 'done', client: { address: '203.0.113.9', port: 1234 }, consumed: v2.length });
+    assert.deepEqual(parseProxyHeader(Buffer.concat([v2, Buffer.from([0, 0, 0, 8])])), {
+      kind: 'done',
+      client: { address: '203.0.113.9', port: 1234 },
+      consumed: v2.length,
+    });
     // IPv6 over v2, compressed as RFC 5952 writes it.
-    const v6 = Buffer.concat([v2.subarray(0, 12), Buffer.from([0x21, 0x21, 0, 36]), Buffer.from('20010db8000000000000000000000001', 'hex'), Buffer.alloc(16), Buffer.from([0x13, 0x88, 0x15, 0x39])]);
-    assert.deepEqual(parseProxyHeader(v6), { kind: 'done', client: { address: '2001:db8::1', port: 5000 }, consumed: 52 });
+    const v6 = Buffer.concat([
+      v2.subarray(0, 12),
+      Buffer.from([0x21, 0x21, 0, 36]),
+      Buffer.from('20010db8000000000000000000000001', 'hex'),
+      Buffer.alloc(16),
+      Buffer.from([0x13, 0x88, 0x15, 0x39]),
+    ]);
+    assert.deepEqual(parseProxyHeader(v6), {
+      kind: 'done',
+      client: { address: '2001:db8::1', port: 5000 },
+      consumed: 52,
+    });
     // LOCAL (the balancer's own health check): no client address.
     const local = Buffer.from(v2);
     local[12] = 0x20;
-    assert.deepEqual(parseProxyHeader(local).kind === 'done' && parseProxyHeader(local), { kind: 'done', client: { address: null, port: null }, consumed: v2.length });
+    assert.deepEqual(parseProxyHeader(local).kind === 'done' && parseProxyHeader(local), {
+      kind: 'done',
+      client: { address: null, port: null },
+      consumed: v2.length,
+    });
   });
 
   test('partial headers wait; malformed, oversized and missing headers are refused', async () => {
     const { parseProxyHeader } = await import('../src/wire/proxy-protocol.js');
     const v2 = encodeProxyV2({ address: '203.0.113.9', port: 1234 }, { address: '10.0.0.1', port: 5433 });
-    for (let n = 1; n < v2.length; n++) assert.equal(parseProxyHeader(v2.subarray(0, n)).kind, 'incomplete', `v2 prefix of ${n} bytes`);
+    for (let n = 1; n < v2.length; n++)
+      assert.equal(parseProxyHeader(v2.subarray(0, n)).kind, 'incomplete', `v2 prefix of ${n} bytes`);
     assert.equal(parseProxyHeader(Buffer.from('PROXY TCP4 1.2.3.4')).kind, 'incomplete');
     const refused = [
       Buffer.from([0, 0, 0, 8, 4, 210, 22, 47]), // a plain PostgreSQL SSLRequest

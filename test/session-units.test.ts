@@ -14,8 +14,23 @@ import { SessionSettings } from '../src/session/settings.js';
 import { classify, type Statement } from '../src/text/classify.js';
 import { moveCursor, type CursorPlace } from '../src/session/cursor-moves.js';
 import type { FetchDirection } from '../src/text/classify.js';
-import { closingAtTransactionEnd, fetchTag, interpretCursor, type CursorEntry, type CursorStatement } from '../src/session/cursors.js';
-import { argumentsQuery, argumentValues, declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from '../src/session/prepared-sql.js';
+import {
+  closingAtTransactionEnd,
+  fetchTag,
+  interpretCursor,
+  type CursorEntry,
+  type CursorStatement,
+} from '../src/session/cursors.js';
+import {
+  argumentsQuery,
+  argumentValues,
+  declaredTypeOids,
+  evaluateArguments,
+  interpretDeallocate,
+  interpretDiscardAll,
+  interpretExecute,
+  interpretPrepare,
+} from '../src/session/prepared-sql.js';
 import { StatementClock } from '../src/session/statement-clock.js';
 import { StatementAudit, fingerprint } from '../src/session/audit.js';
 import { StatementCache, isKeepable } from '../src/session/statement-cache.js';
@@ -41,7 +56,11 @@ const code = (f: () => unknown) => {
 describe('session units: the transaction interpreter', () => {
   test('BEGIN, savepoints, a failure, ROLLBACK TO, COMMIT as PostgreSQL answers them', () => {
     const tx = new Transaction();
-    assert.deepEqual(tx.commit(), { tag: 'COMMIT', warning: { code: '25P01', message: 'there is no transaction in progress' }, ended: true });
+    assert.deepEqual(tx.commit(), {
+      tag: 'COMMIT',
+      warning: { code: '25P01', message: 'there is no transaction in progress' },
+      ended: true,
+    });
     assert.deepEqual(tx.begin(), { tag: 'BEGIN', begins: true });
     assert.equal(tx.status, 'I'); // open once the caller has re-resolved the version
     tx.begun();
@@ -51,17 +70,32 @@ describe('session units: the transaction interpreter', () => {
     assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT' });
     tx.fail();
     assert.equal(tx.status, 'E');
-    assert.equal(code(() => tx.admits(false)), '25P02');
-    assert.equal(code(() => tx.admits(true)), 'ok');
-    assert.equal(code(() => tx.rollbackTo('nope')), '3B001');
+    assert.equal(
+      code(() => tx.admits(false)),
+      '25P02',
+    );
+    assert.equal(
+      code(() => tx.admits(true)),
+      'ok',
+    );
+    assert.equal(
+      code(() => tx.rollbackTo('nope')),
+      '3B001',
+    );
     assert.deepEqual(tx.rollbackTo('a'), { tag: 'ROLLBACK' });
     assert.equal(tx.status, 'T');
-    assert.equal(code(() => tx.release('b')), '3B001'); // b went with the rollback to a
+    assert.equal(
+      code(() => tx.release('b')),
+      '3B001',
+    ); // b went with the rollback to a
     assert.deepEqual(tx.release('a'), { tag: 'RELEASE' });
     tx.fail();
     assert.deepEqual(tx.commit(), { tag: 'ROLLBACK', warning: undefined, ended: true }); // COMMIT of a failed block
     assert.equal(tx.status, 'I');
-    assert.equal(code(() => tx.savepoint('x')), '25P01');
+    assert.equal(
+      code(() => tx.savepoint('x')),
+      '25P01',
+    );
     tx.fail(); // outside a block nothing fails
     assert.equal(tx.status, 'I');
   });
@@ -71,7 +105,10 @@ describe('session units: statement ceilings and SQL-level PREPARE/EXECUTE', () =
   test('size and nesting ceilings, counted outside strings and comments', () => {
     assert.equal(statementCeilingExceeded('SELECT 1'), null);
     assert.equal(statementCeilingExceeded('x'.repeat(MAX_STATEMENT_CHARS + 1))?.sqlstate, '54000');
-    assert.equal(statementCeilingExceeded(`SELECT ${'('.repeat(MAX_NESTING + 1)}1${')'.repeat(MAX_NESTING + 1)}`)?.sqlstate, '54001');
+    assert.equal(
+      statementCeilingExceeded(`SELECT ${'('.repeat(MAX_NESTING + 1)}1${')'.repeat(MAX_NESTING + 1)}`)?.sqlstate,
+      '54001',
+    );
     assert.equal(statementCeilingExceeded(`SELECT '${'('.repeat(1000)}' -- ${'['.repeat(1000)}`), null);
     const t0 = performance.now();
     statementCeilingExceeded(`SELECT "${'q'.repeat(MAX_STATEMENT_CHARS - 20)}"`);
@@ -79,11 +116,24 @@ describe('session units: statement ceilings and SQL-level PREPARE/EXECUTE', () =
   });
 
   test('PREPARE and EXECUTE are classified with their types and arguments', () => {
-    assert.deepEqual(classify('PREPARE p (int, numeric(10,2)) AS SELECT $1 + $2'), { kind: 'prepareSql', name: 'p', types: ['int', 'numeric(10,2)'], query: 'SELECT $1 + $2' });
-    assert.deepEqual(classify("EXECUTE p(1, 'a,b', f(1, 2))"), { kind: 'executeSql', name: 'p', args: ['1', "'a,b'", 'f(1, 2)'] });
+    assert.deepEqual(classify('PREPARE p (int, numeric(10,2)) AS SELECT $1 + $2'), {
+      kind: 'prepareSql',
+      name: 'p',
+      types: ['int', 'numeric(10,2)'],
+      query: 'SELECT $1 + $2',
+    });
+    assert.deepEqual(classify("EXECUTE p(1, 'a,b', f(1, 2))"), {
+      kind: 'executeSql',
+      name: 'p',
+      args: ['1', "'a,b'", 'f(1, 2)'],
+    });
     assert.deepEqual(classify('EXECUTE "P"'), { kind: 'executeSql', name: 'P', args: [] });
-    assert.equal((classify("PREPARE p (int) from x; --) AS SELECT 1") as { sqlstate?: string }).sqlstate, '42601');
-    assert.deepEqual(classify('SET GLOBAL threads = 1'), { kind: 'refused', sqlstate: '42501', message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' });
+    assert.equal((classify('PREPARE p (int) from x; --) AS SELECT 1') as { sqlstate?: string }).sqlstate, '42601');
+    assert.deepEqual(classify('SET GLOBAL threads = 1'), {
+      kind: 'refused',
+      sqlstate: '42501',
+      message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway',
+    });
     assert.deepEqual(splitTopLevel("1, [2, 3], '4,5' /* , */"), ['1', '[2, 3]', "'4,5' /* , */"]);
   });
 });
@@ -107,7 +157,12 @@ describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
   before(async () => {
     instance = await DuckDBInstance.create(':memory:');
     conn = await instance.connect();
-    settings = new SessionSettings(conn, 'alice', { statementTimeoutMs: 60_000, idleInTransactionTimeoutMs: 0 }, (n, v) => reported.push([n, v]));
+    settings = new SessionSettings(
+      conn,
+      'alice',
+      { statementTimeoutMs: 60_000, idleInTransactionTimeoutMs: 0 },
+      (n, v) => reported.push([n, v]),
+    );
     // Never opened: these cases resolve no version (the version service is exercised in sessions.test.ts).
     follower = new RefFollower(null as never, 'basic', 'alice', '', async () => undefined);
     setShow = new SetShow(settings, follower, 'basic');
@@ -127,7 +182,7 @@ describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
     assert.equal(setShow.show('fdl.version'), '');
   });
 
-  test('refusals carry PostgreSQL\'s SQLSTATE and change nothing', async () => {
+  test("refusals carry PostgreSQL's SQLSTATE and change nothing", async () => {
     assert.equal(await sqlstate(() => setShow.set('fdl.ref', 'v2', true)), '25001');
     assert.equal(setShow.show('fdl.ref'), 'HEAD');
     assert.equal(await sqlstate(() => setShow.set('fdl.version', 'x', false)), '55P02');
@@ -144,7 +199,10 @@ describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
     assert.deepEqual(await setShow.set('fdl.result_cache', null, false), { forgetStatements: false });
     assert.equal(setShow.show('fdl.result_cache'), 'on');
     assert.deepEqual(await setShow.set('application_name', 'units', false), { forgetStatements: false });
-    assert.ok(reported.some(([n, v]) => n === 'application_name' && v === 'units'), 'ParameterStatus asked for');
+    assert.ok(
+      reported.some(([n, v]) => n === 'application_name' && v === 'units'),
+      'ParameterStatus asked for',
+    );
     assert.equal((await setShow.set('search_path', 'sales', false)).forgetStatements, true);
     assert.ok(setShow.showAll().some(([k, v, d]) => k === 'application_name' && v === 'units' && d === ''));
     assert.deepEqual(await setShow.resetAll(), { forgetStatements: true });
@@ -163,37 +221,98 @@ function parsed<K extends Statement['kind']>(sql: string, kind: K): Extract<Stat
 
 describe('session units: the cursor interpreter (session/cursors.ts)', () => {
   const cursor = (sql: string) => parsed(sql, classify(sql).kind as CursorStatement['kind']) as CursorStatement;
-  const portals = () => new Map<string, CursorEntry>([['', {}], ['c', { cursor: { hold: false } }], ['h', { cursor: { hold: true } }]]);
+  const portals = () =>
+    new Map<string, CursorEntry>([
+      ['', {}],
+      ['c', { cursor: { hold: false } }],
+      ['h', { cursor: { hold: true } }],
+    ]);
 
   test('DECLARE: only in a block unless WITH HOLD, a free name, and a query', () => {
-    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), false)), '25P01');
+    assert.equal(
+      code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), false)),
+      '25P01',
+    );
     assert.deepEqual(interpretCursor(cursor('DECLARE d BINARY CURSOR WITH HOLD FOR SELECT 1'), portals(), false), {
-      kind: 'declare', name: 'd', query: 'SELECT 1', stmt: { kind: 'query', sql: 'SELECT 1' }, hold: true, scroll: false, binary: true, tag: 'DECLARE CURSOR',
+      kind: 'declare',
+      name: 'd',
+      query: 'SELECT 1',
+      stmt: { kind: 'query', sql: 'SELECT 1' },
+      hold: true,
+      scroll: false,
+      binary: true,
+      tag: 'DECLARE CURSOR',
     });
     assert.equal(interpretCursor(cursor('DECLARE d CURSOR FOR SELECT 1'), portals(), true).kind, 'declare');
-    assert.equal(code(() => interpretCursor(cursor('DECLARE c CURSOR FOR SELECT 1'), portals(), true)), '42P03');
-    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SHOW TimeZone'), portals(), true)), '42601');
-    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR DELETE FROM t'), portals(), true)), '25006');
-    assert.equal(code(() => interpretCursor(cursor('DECLARE d CURSOR FOR ATTACH \'x.db\''), portals(), true)), '42501');
+    assert.equal(
+      code(() => interpretCursor(cursor('DECLARE c CURSOR FOR SELECT 1'), portals(), true)),
+      '42P03',
+    );
+    assert.equal(
+      code(() => interpretCursor(cursor('DECLARE d CURSOR FOR SHOW TimeZone'), portals(), true)),
+      '42601',
+    );
+    assert.equal(
+      code(() => interpretCursor(cursor('DECLARE d CURSOR FOR DELETE FROM t'), portals(), true)),
+      '25006',
+    );
+    assert.equal(
+      code(() => interpretCursor(cursor("DECLARE d CURSOR FOR ATTACH 'x.db'"), portals(), true)),
+      '42501',
+    );
   });
 
   test('FETCH and MOVE name a cursor, not a protocol portal; counts and tags as PostgreSQL', () => {
     const open = portals();
     const fetch = interpretCursor(cursor('FETCH 5 FROM c'), open, true);
-    assert.deepEqual(fetch, { kind: 'fetch', name: 'c', cursor: open.get('c'), direction: { how: 'forward', count: 5 }, move: false });
-    assert.deepEqual(interpretCursor(cursor('MOVE ALL IN h'), open, false), { kind: 'fetch', name: 'h', cursor: open.get('h'), direction: { how: 'forward', count: Infinity }, move: true });
-    assert.deepEqual((interpretCursor(cursor('FETCH c'), open, true) as { direction: unknown }).direction, { how: 'forward', count: 1 });
-    assert.equal(code(() => interpretCursor(cursor('FETCH 1 FROM nope'), open, true)), '34000');
-    assert.equal(code(() => interpretCursor({ kind: 'fetch', name: '', direction: { how: 'forward', count: 1 }, move: false }, open, true)), '34000'); // the unnamed portal is no cursor
+    assert.deepEqual(fetch, {
+      kind: 'fetch',
+      name: 'c',
+      cursor: open.get('c'),
+      direction: { how: 'forward', count: 5 },
+      move: false,
+    });
+    assert.deepEqual(interpretCursor(cursor('MOVE ALL IN h'), open, false), {
+      kind: 'fetch',
+      name: 'h',
+      cursor: open.get('h'),
+      direction: { how: 'forward', count: Infinity },
+      move: true,
+    });
+    assert.deepEqual((interpretCursor(cursor('FETCH c'), open, true) as { direction: unknown }).direction, {
+      how: 'forward',
+      count: 1,
+    });
+    assert.equal(
+      code(() => interpretCursor(cursor('FETCH 1 FROM nope'), open, true)),
+      '34000',
+    );
+    assert.equal(
+      code(() =>
+        interpretCursor({ kind: 'fetch', name: '', direction: { how: 'forward', count: 1 }, move: false }, open, true),
+      ),
+      '34000',
+    ); // the unnamed portal is no cursor
     assert.equal(fetchTag(false, 5), 'FETCH 5');
     assert.equal(fetchTag(true, 0), 'MOVE 0');
   });
 
   test('CLOSE one or ALL (never the portal running it); which portals a transaction end closes', () => {
     const open = portals();
-    assert.deepEqual(interpretCursor(cursor('CLOSE c'), open, true), { kind: 'close', names: ['c'], tag: 'CLOSE CURSOR' });
-    assert.equal(code(() => interpretCursor(cursor('CLOSE nope'), open, true)), '34000');
-    assert.deepEqual(interpretCursor(cursor('CLOSE ALL'), open, true, open.get('')), { kind: 'close', names: ['c', 'h'], tag: 'CLOSE CURSOR ALL' });
+    assert.deepEqual(interpretCursor(cursor('CLOSE c'), open, true), {
+      kind: 'close',
+      names: ['c'],
+      tag: 'CLOSE CURSOR',
+    });
+    assert.equal(
+      code(() => interpretCursor(cursor('CLOSE nope'), open, true)),
+      '34000',
+    );
+    assert.deepEqual(interpretCursor(cursor('CLOSE ALL'), open, true, open.get('')), {
+      kind: 'close',
+      names: ['c', 'h'],
+      tag: 'CLOSE CURSOR ALL',
+    });
     assert.deepEqual(closingAtTransactionEnd(open), ['', 'c']); // WITH HOLD survives COMMIT
     assert.deepEqual(open.size, 3, 'the interpreter changes nothing itself');
   });
@@ -201,9 +320,18 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
 
 describe('session units: where FETCH and MOVE leave a cursor (session/cursor-moves.ts)', () => {
   // Rows 1..5; `read` records which rows were asked for (a forward-only cursor never asks twice).
-  const run = async (pos: number, how: FetchDirection['how'], count: number, scroll = true, end: number | null = null) => {
+  const run = async (
+    pos: number,
+    how: FetchDirection['how'],
+    count: number,
+    scroll = true,
+    end: number | null = null,
+  ) => {
     const place: CursorPlace = { pos, end };
-    const rows = await moveCursor(place, { how, count }, scroll, { rowAt: (i) => (i >= 1 && i <= 5 ? i : null), count: () => 5 });
+    const rows = await moveCursor(place, { how, count }, scroll, {
+      rowAt: (i) => (i >= 1 && i <= 5 ? i : null),
+      count: () => 5,
+    });
     return { rows, pos: place.pos };
   };
   test('forward, backward, absolute and relative as PostgreSQL positions a portal', async () => {
@@ -223,35 +351,79 @@ describe('session units: where FETCH and MOVE leave a cursor (session/cursor-mov
   test('a cursor without SCROLL goes forward only: 55000 before going back', async () => {
     assert.deepEqual(await run(1, 'relative', 3, false), { rows: [4], pos: 4 });
     assert.deepEqual(await run(1, 'absolute', 3, false), { rows: [3], pos: 3 });
-    for (const [pos, how, count] of [[3, 'backward', 1], [3, 'absolute', 2], [3, 'relative', -1], [3, 'forward', 0], [3, 'absolute', -1]] as const) {
-      await assert.rejects(run(pos, how, count, false), (e: { sqlstate?: string }) => e.sqlstate === '55000', `${how} ${count}`);
+    for (const [pos, how, count] of [
+      [3, 'backward', 1],
+      [3, 'absolute', 2],
+      [3, 'relative', -1],
+      [3, 'forward', 0],
+      [3, 'absolute', -1],
+    ] as const) {
+      await assert.rejects(
+        run(pos, how, count, false),
+        (e: { sqlstate?: string }) => e.sqlstate === '55000',
+        `${how} ${count}`,
+      );
     }
   });
 });
 
 describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/prepared-sql.ts)', () => {
-  const named = () => new Map<string, { paramOids: number[] }>([['p', { paramOids: [23, 25] }], ['q', { paramOids: [] }]]);
+  const named = () =>
+    new Map<string, { paramOids: number[] }>([
+      ['p', { paramOids: [23, 25] }],
+      ['q', { paramOids: [] }],
+    ]);
 
   test('PREPARE names a free statement and a query; EXECUTE an existing one with as many arguments', () => {
     assert.deepEqual(interpretPrepare(parsed('PREPARE n (int) AS SELECT $1', 'prepareSql'), named()), {
-      name: 'n', query: 'SELECT $1', stmt: { kind: 'query', sql: 'SELECT $1' }, types: ['int'],
+      name: 'n',
+      query: 'SELECT $1',
+      stmt: { kind: 'query', sql: 'SELECT $1' },
+      types: ['int'],
     });
-    assert.equal(code(() => interpretPrepare(parsed('PREPARE p AS SELECT 1', 'prepareSql'), named())), '42P05');
-    assert.equal(code(() => interpretPrepare(parsed('PREPARE n AS SHOW x', 'prepareSql'), named())), '42601');
-    assert.equal(code(() => interpretPrepare(parsed('PREPARE n AS DROP TABLE t', 'prepareSql'), named())), '25006');
+    assert.equal(
+      code(() => interpretPrepare(parsed('PREPARE p AS SELECT 1', 'prepareSql'), named())),
+      '42P05',
+    );
+    assert.equal(
+      code(() => interpretPrepare(parsed('PREPARE n AS SHOW x', 'prepareSql'), named())),
+      '42601',
+    );
+    assert.equal(
+      code(() => interpretPrepare(parsed('PREPARE n AS DROP TABLE t', 'prepareSql'), named())),
+      '25006',
+    );
     const all = named();
     assert.equal(interpretExecute(parsed("EXECUTE p(1, 'a')", 'executeSql'), all), all.get('p'));
-    assert.equal(code(() => interpretExecute(parsed('EXECUTE p(1)', 'executeSql'), all)), '42601');
-    assert.equal(code(() => interpretExecute(parsed('EXECUTE nope', 'executeSql'), all)), '26000');
+    assert.equal(
+      code(() => interpretExecute(parsed('EXECUTE p(1)', 'executeSql'), all)),
+      '42601',
+    );
+    assert.equal(
+      code(() => interpretExecute(parsed('EXECUTE nope', 'executeSql'), all)),
+      '26000',
+    );
   });
 
   test('DEALLOCATE one or ALL, DISCARD ALL only outside a block; the running statement stays', () => {
     const all = named();
-    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE p', 'deallocate'), all), { names: ['p'], tag: 'DEALLOCATE' });
-    assert.equal(code(() => interpretDeallocate(parsed('DEALLOCATE nope', 'deallocate'), all)), '26000');
-    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE ALL', 'deallocate'), all, all.get('q')), { names: ['p'], tag: 'DEALLOCATE ALL' });
+    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE p', 'deallocate'), all), {
+      names: ['p'],
+      tag: 'DEALLOCATE',
+    });
+    assert.equal(
+      code(() => interpretDeallocate(parsed('DEALLOCATE nope', 'deallocate'), all)),
+      '26000',
+    );
+    assert.deepEqual(interpretDeallocate(parsed('DEALLOCATE ALL', 'deallocate'), all, all.get('q')), {
+      names: ['p'],
+      tag: 'DEALLOCATE ALL',
+    });
     assert.deepEqual(interpretDiscardAll(all, false), ['p', 'q']);
-    assert.equal(code(() => interpretDiscardAll(all, true)), '25001');
+    assert.equal(
+      code(() => interpretDiscardAll(all, true)),
+      '25001',
+    );
     assert.equal(all.size, 2, 'the interpreter changes nothing itself');
   });
 
@@ -265,10 +437,24 @@ describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/p
       assert.deepEqual(await declaredTypeOids(conn, []), []);
       assert.equal(await code2(() => declaredTypeOids(conn, ['no_such_type'])), '42704');
       const prepare = async (text: string): Promise<PreparedStmt> => ({
-        refs: 1, sql: text, stmt: { kind: 'query', sql: text }, declaredTypes: [], duck: await conn.prepare(text), paramOids: [], fields: [],
-        columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null,
+        refs: 1,
+        sql: text,
+        stmt: { kind: 'query', sql: text },
+        declaredTypes: [],
+        duck: await conn.prepare(text),
+        paramOids: [],
+        fields: [],
+        columnTypes: [],
+        columnOids: [],
+        leases: [],
+        untyped: new Set(),
+        cacheableSql: null,
       });
-      assert.deepEqual(await evaluateArguments(['1 + 1', 'NULL', "'x'"], prepare), [Buffer.from('2'), null, Buffer.from('x')]);
+      assert.deepEqual(await evaluateArguments(['1 + 1', 'NULL', "'x'"], prepare), [
+        Buffer.from('2'),
+        null,
+        Buffer.from('x'),
+      ]);
       assert.deepEqual(await evaluateArguments([], prepare), []);
     } finally {
       conn.disconnectSync();
@@ -291,7 +477,10 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
 
   test('a cancel with nothing running does nothing; while running it interrupts and reports 57014', () => {
     let interrupts = 0;
-    const clock = new StatementClock(() => interrupts++, () => 0);
+    const clock = new StatementClock(
+      () => interrupts++,
+      () => 0,
+    );
     clock.cancel();
     assert.equal(interrupts, 0);
     assert.equal(clock.stopRequested, false);
@@ -304,13 +493,20 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     assert.equal(err.sqlstate, '57014');
     assert.equal(err.message, 'canceling statement due to user request');
     assert.equal(clock.stopRequested, false, 'the next statement starts clean');
-    assert.equal(clock.failure(duckdbInterrupt).message, 'Interrupted!', 'an interrupt nobody asked for is reported as DuckDB said');
+    assert.equal(
+      clock.failure(duckdbInterrupt).message,
+      'Interrupted!',
+      'an interrupt nobody asked for is reported as DuckDB said',
+    );
     assert.equal(clock.failure(new Error('Binder Error: Referenced column x not found')).sqlstate, '42703');
   });
 
   test('statement_timeout interrupts after its time; the temp ceiling reports 53100; a gone client 08006', async () => {
     let interrupts = 0;
-    const clock = new StatementClock(() => interrupts++, () => 20);
+    const clock = new StatementClock(
+      () => interrupts++,
+      () => 20,
+    );
     clock.start();
     await sleep(60);
     assert.equal(interrupts, 1);
@@ -330,14 +526,25 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     clock.abort();
     assert.equal(clock.failure(duckdbInterrupt).sqlstate, '08006');
     clock.stop();
-    assert.equal(code(() => clock.start()), '08006', 'nothing starts once the client is gone');
+    assert.equal(
+      code(() => clock.start()),
+      '08006',
+      'nothing starts once the client is gone',
+    );
   });
 
   test('one timer per statement: a second start is refused (the armed timer is never overwritten), stop disarms timer and cancel state', async () => {
     let interrupts = 0;
-    const clock = new StatementClock(() => interrupts++, () => 30);
+    const clock = new StatementClock(
+      () => interrupts++,
+      () => 30,
+    );
     clock.start();
-    assert.equal(code(() => clock.start()), 'XX000', 'an armed clock refuses to start again');
+    assert.equal(
+      code(() => clock.start()),
+      'XX000',
+      'an armed clock refuses to start again',
+    );
     clock.stop();
     await sleep(90);
     assert.equal(interrupts, 0, 'no timer survives stop (a second start once left one armed)');
@@ -363,7 +570,12 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
     instance = await DuckDBInstance.create(':memory:');
     conn = await instance.connect();
     await conn.run('CREATE TABLE t AS SELECT range AS id FROM range(3)');
-    settings = new SessionSettings(conn, 'alice', { statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 }, () => undefined);
+    settings = new SessionSettings(
+      conn,
+      'alice',
+      { statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 },
+      () => undefined,
+    );
   });
   after(() => {
     conn.disconnectSync();
@@ -373,8 +585,21 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
   /** A planned statement as the planner leaves it (a real DuckDB prepared statement). */
   async function planned(sql: string, extra: Partial<PreparedStmt> = {}): Promise<PreparedStmt> {
     return {
-      refs: 1, sql, stmt: { kind: 'query', sql }, declaredTypes: [], duck: await conn.prepare(sql), paramOids: [], fields: [], columnTypes: [],
-      columnOids: [], leases: [], untyped: new Set(), cacheableSql: sql, analysis: await analyze(conn, sql), preparedFor: 'v1', ...extra,
+      refs: 1,
+      sql,
+      stmt: { kind: 'query', sql },
+      declaredTypes: [],
+      duck: await conn.prepare(sql),
+      paramOids: [],
+      fields: [],
+      columnTypes: [],
+      columnOids: [],
+      leases: [],
+      untyped: new Set(),
+      cacheableSql: sql,
+      analysis: await analyze(conn, sql),
+      preparedFor: 'v1',
+      ...extra,
     };
   }
 
@@ -406,7 +631,12 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
   });
 
   test('the result-cache policy: only repeatable statements of the version read now are answered or recorded', async () => {
-    const lease = { versionId: 'v1', dbName: 'memory', hasTable: (_s: string, t: string) => t === 't', definesFunction: () => false } as unknown as VersionLease;
+    const lease = {
+      versionId: 'v1',
+      dbName: 'memory',
+      hasTable: (_s: string, t: string) => t === 't',
+      definesFunction: () => false,
+    } as unknown as VersionLease;
     const cache = new ResultCache({ maxBytes: 1 << 20, maxEntryBytes: 1 << 16 });
     const policy = new ResultCachePolicy({ cache, consistentFunctions: await consistentFunctions(conn) });
     const run = { resultFormats: [0], paramFormats: [], params: [] };
@@ -424,8 +654,16 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
     const hit = policy.decide(stmt, lease, settings, run);
     assert.ok(hit.kind === 'hit');
     assert.equal(hit.result.rowCount, 1);
-    assert.equal(policy.decide(stmt, lease, settings, { ...run, resultFormats: [1] }).kind, 'record', 'formats are part of the key');
-    assert.equal(policy.decide({ ...stmt, preparedFor: 'v0' }, lease, settings, run).kind, 'bypass', 'prepared before the branch moved');
+    assert.equal(
+      policy.decide(stmt, lease, settings, { ...run, resultFormats: [1] }).kind,
+      'record',
+      'formats are part of the key',
+    );
+    assert.equal(
+      policy.decide({ ...stmt, preparedFor: 'v0' }, lease, settings, run).kind,
+      'bypass',
+      'prepared before the branch moved',
+    );
     const volatile = await planned('SELECT random() FROM t');
     assert.equal(policy.decide(volatile, lease, settings, run).kind, 'bypass');
     await settings.set('fdl.result_cache', 'off');
@@ -437,26 +675,76 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
 
   test('audit lines: who, which version, a fingerprint of the text (never the text), outcome', () => {
     const lines: Record<string, unknown>[] = [];
-    const audit = new StatementAudit((l) => lines.push(l), () => ({ user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1' }));
+    const audit = new StatementAudit(
+      (l) => lines.push(l),
+      () => ({ user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1' }),
+    );
     const stmt = { sql: "SELECT 'secret'", stmt: { kind: 'query' } };
     audit.succeeded(stmt, 1.5, 3, true);
     audit.failed(Object.assign(new Error('permission denied\nmore'), { sqlstate: '42501' }) as never);
-    assert.deepEqual(lines[0], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', kind: 'query', sql_sha256: fingerprint("SELECT 'secret'"), cached: true, ms: 1.5, rows: 3, sqlstate: '00000' });
-    assert.deepEqual(lines[1], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', sqlstate: '42501' });
+    assert.deepEqual(lines[0], {
+      event: 'statement',
+      user: 'alice',
+      database: 'basic',
+      ref: 'HEAD',
+      version: 'v1',
+      kind: 'query',
+      sql_sha256: fingerprint("SELECT 'secret'"),
+      cached: true,
+      ms: 1.5,
+      rows: 3,
+      sqlstate: '00000',
+    });
+    assert.deepEqual(lines[1], {
+      event: 'statement',
+      user: 'alice',
+      database: 'basic',
+      ref: 'HEAD',
+      version: 'v1',
+      sqlstate: '42501',
+    });
     assert.ok(!JSON.stringify(lines).includes('secret'));
     assert.match(fingerprint('x'), /^[0-9a-f]{16}$/);
     // A failure names its statement by fingerprint and its SQLSTATE; its text (which may quote values, quoted or not) stays out.
     audit.failed(Object.assign(new Error(`missing ): pw-unquoted`), { sqlstate: '22P02' }) as never, stmt);
-    assert.deepEqual(lines[2], { event: 'statement', user: 'alice', database: 'basic', ref: 'HEAD', version: 'v1', kind: 'query', sql_sha256: fingerprint("SELECT 'secret'"), sqlstate: '22P02' });
+    assert.deepEqual(lines[2], {
+      event: 'statement',
+      user: 'alice',
+      database: 'basic',
+      ref: 'HEAD',
+      version: 'v1',
+      kind: 'query',
+      sql_sha256: fingerprint("SELECT 'secret'"),
+      sqlstate: '22P02',
+    });
   });
 
   test('startup: the database names a repository and ref; parameters and options become settings', () => {
     assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), { repo: 'basic', ref: 'v1' });
     assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1' });
-    assert.equal(code(() => startupTarget('@v1', ['a', 'b'], null)), '3D000');
-    assert.equal(code(() => startupTarget('nope', ['basic'], 'basic')), '3D000');
-    assert.deepEqual(parseOptions('-c search_path=a\\ b --statement-timeout=5s -cTimeZone=UTC junk'), [['search_path', 'a b'], ['statement_timeout', '5s'], ['timezone', 'UTC']]);
-    const params = new Map([['user', 'alice'], ['database', 'basic'], ['Application_Name', "'psql'"], ['options', '-c datestyle=ISO'], ['replication', 'false']]);
-    assert.deepEqual(startupSettings(params), [['application_name', 'psql'], ['datestyle', 'ISO']]);
+    assert.equal(
+      code(() => startupTarget('@v1', ['a', 'b'], null)),
+      '3D000',
+    );
+    assert.equal(
+      code(() => startupTarget('nope', ['basic'], 'basic')),
+      '3D000',
+    );
+    assert.deepEqual(parseOptions('-c search_path=a\\ b --statement-timeout=5s -cTimeZone=UTC junk'), [
+      ['search_path', 'a b'],
+      ['statement_timeout', '5s'],
+      ['timezone', 'UTC'],
+    ]);
+    const params = new Map([
+      ['user', 'alice'],
+      ['database', 'basic'],
+      ['Application_Name', "'psql'"],
+      ['options', '-c datestyle=ISO'],
+      ['replication', 'false'],
+    ]);
+    assert.deepEqual(startupSettings(params), [
+      ['application_name', 'psql'],
+      ['datestyle', 'ISO'],
+    ]);
   });
 });

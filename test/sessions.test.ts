@@ -16,9 +16,11 @@ const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'
 const basic = manifest.repos.basic as { refs: Record<string, string>; versions: { id: string }[] };
 
 function expectedQueries(id: string) {
-  return (JSON.parse(readFileSync(join(FIXTURES, 'expected', 'basic', `${id}.json`), 'utf8')) as {
-    queries: { sql: string; columns?: string[]; rows?: unknown[][]; error?: string }[];
-  }).queries;
+  return (
+    JSON.parse(readFileSync(join(FIXTURES, 'expected', 'basic', `${id}.json`), 'utf8')) as {
+      queries: { sql: string; columns?: string[]; rows?: unknown[][]; error?: string }[];
+    }
+  ).queries;
 }
 
 const multiset = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
@@ -31,7 +33,11 @@ async function checkAllVersions(gw: RunningGateway, repo: string): Promise<void>
       for (const q of expectedQueries(v.id)) {
         if (q.error) continue;
         const r = await c.query({ text: q.sql, rowMode: 'array' });
-        assert.deepEqual(multiset(r.rows), multiset(asPostgresFloatText(q.rows!)), `${repo}@${v.id}: ${q.sql.slice(0, 80)}`);
+        assert.deepEqual(
+          multiset(r.rows),
+          multiset(asPostgresFloatText(q.rows!)),
+          `${repo}@${v.id}: ${q.sql.slice(0, 80)}`,
+        );
       }
     } finally {
       await c.end();
@@ -75,16 +81,29 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
       const before = (await c.query(count)).rows[0].n;
       await c.query('BEGIN');
       writeFileSync(branch, `${basic.refs['refs/tags/v1']}\n`);
-      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/main'], 'pinned in the transaction');
+      assert.equal(
+        (await c.query('SHOW fdl.version')).rows[0]['fdl.version'],
+        basic.refs['refs/heads/main'],
+        'pinned in the transaction',
+      );
       await c.query('select count(*) from sales.orders');
       await c.query('COMMIT');
       await c.query('select 1');
-      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/tags/v1'], 'moved after the transaction');
+      assert.equal(
+        (await c.query('SHOW fdl.version')).rows[0]['fdl.version'],
+        basic.refs['refs/tags/v1'],
+        'moved after the transaction',
+      );
       // The same statement text, prepared before the move, now reads the new version.
-      const expectedV1 = expectedQueries(basic.refs['refs/tags/v1']!).find((q) => /count\(\*\) FROM "sales"\."orders"/i.test(q.sql))!;
+      const expectedV1 = expectedQueries(basic.refs['refs/tags/v1']!).find((q) =>
+        /count\(\*\) FROM "sales"\."orders"/i.test(q.sql),
+      )!;
       assert.equal(String((await c.query(count)).rows[0].n), expectedV1.rows![0]![0]);
       assert.notEqual(before, (await c.query(count)).rows[0].n);
-      assert.ok(notices.some((n) => n.includes(basic.refs['refs/heads/main']!) && n.includes(basic.refs['refs/tags/v1']!)), `notice names both versions: ${notices}`);
+      assert.ok(
+        notices.some((n) => n.includes(basic.refs['refs/heads/main']!) && n.includes(basic.refs['refs/tags/v1']!)),
+        `notice names both versions: ${notices}`,
+      );
     } finally {
       writeFileSync(branch, original);
       await c.end();
@@ -99,13 +118,23 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
       assert.equal((await c.query('SHOW fdl.ref')).rows[0]['fdl.ref'], 'tags/v2');
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/tags/v2']);
       await assert.rejects(c.query("SET fdl.ref = 'nope'"), (e: { code?: string }) => e.code === '3D000');
-      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/tags/v2'], 'a failed SET keeps the version');
+      assert.equal(
+        (await c.query('SHOW fdl.version')).rows[0]['fdl.version'],
+        basic.refs['refs/tags/v2'],
+        'a failed SET keeps the version',
+      );
       await c.query('RESET fdl.ref');
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/heads/main']);
     } finally {
       await c.end();
     }
-    const o = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic', options: '-c fdl.ref=tags/v1' });
+    const o = new pg.Client({
+      host: gw.host,
+      port: gw.port,
+      user: 'x',
+      database: 'basic',
+      options: '-c fdl.ref=tags/v1',
+    });
     await o.connect();
     assert.equal((await o.query('SHOW fdl.version')).rows[0]['fdl.version'], basic.refs['refs/tags/v1']);
     await o.end();
@@ -119,7 +148,11 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
       assert.deepEqual(
         refs.rows.map((r) => [r.name, r.kind, r.version]),
         Object.entries(basic.refs)
-          .map(([n, v]) => [n.replace(/^refs\//, ''), n.split('/')[1] === 'heads' ? 'branch' : n.split('/')[1] === 'tags' ? 'tag' : 'request', v])
+          .map(([n, v]) => [
+            n.replace(/^refs\//, ''),
+            n.split('/')[1] === 'heads' ? 'branch' : n.split('/')[1] === 'tags' ? 'tag' : 'request',
+            v,
+          ])
           .sort((a, b) => a[0]!.localeCompare(b[0]!)),
       );
       const history = await c.query('select id, message from fdl.versions');
@@ -128,12 +161,22 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
         [basic.refs['refs/heads/dev'], basic.refs['refs/tags/v2'], basic.refs['refs/tags/v1']],
       );
       const session = await c.query('select requested_ref, resolved_ref, version, pinned from fdl.session');
-      assert.deepEqual(session.rows[0], { requested_ref: 'dev', resolved_ref: 'refs/heads/dev', version: basic.refs['refs/heads/dev'], pinned: false });
+      assert.deepEqual(session.rows[0], {
+        requested_ref: 'dev',
+        resolved_ref: 'refs/heads/dev',
+        version: basic.refs['refs/heads/dev'],
+        pinned: false,
+      });
       const dataset = await c.query('select title from fdl.dataset');
-      const json = JSON.parse(readFileSync(join(root(), 'versions', basic.refs['refs/heads/dev']!, 'dataset.json'), 'utf8'));
+      const json = JSON.parse(
+        readFileSync(join(root(), 'versions', basic.refs['refs/heads/dev']!, 'dataset.json'), 'utf8'),
+      );
       assert.equal(dataset.rows[0].title, json.title ?? null);
       const cache = await c.query('select cache, entries from fdl.cache order by cache');
-      assert.deepEqual(cache.rows.map((r) => r.cache), ['files', 'refs', 'results', 'verified', 'versions']);
+      assert.deepEqual(
+        cache.rows.map((r) => r.cache),
+        ['files', 'refs', 'results', 'verified', 'versions'],
+      );
     } finally {
       await c.end();
     }
@@ -152,7 +195,19 @@ describe('sessions: a repository on S3 (s3rver) and one over HTTP', () => {
     await s3.upload(repos.path('repos/basic'), 'basic/');
     http = await serveFolder(repos.path('repos/basic'));
     gw = await startGateway(
-      ['--repo', `s3repo=s3://lake/basic/`, '--repo', `web=${http.url}`, '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style', '--cache-dir', cacheDir()],
+      [
+        '--repo',
+        `s3repo=s3://lake/basic/`,
+        '--repo',
+        `web=${http.url}`,
+        '--s3-endpoint',
+        s3.endpoint,
+        '--s3-region',
+        'us-east-1',
+        '--s3-force-path-style',
+        '--cache-dir',
+        cacheDir(),
+      ],
       { env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey } },
     );
   });
@@ -163,16 +218,19 @@ describe('sessions: a repository on S3 (s3rver) and one over HTTP', () => {
     repos.cleanup();
   });
 
-  test('a query touching one table downloads only that table\'s files', async () => {
+  test("a query touching one table downloads only that table's files", async () => {
     const v1 = basic.refs['refs/tags/v1']!;
-    const filesJson = JSON.parse(readFileSync(join(repos.path('repos/basic'), 'versions', v1, 'files.json'), 'utf8')) as {
+    const filesJson = JSON.parse(
+      readFileSync(join(repos.path('repos/basic'), 'versions', v1, 'files.json'), 'utf8'),
+    ) as {
       tables: Record<string, { files: { path: string; delete_file?: string }[] }>;
     };
     const count = (t: string) => filesJson.tables[t]!.files.reduce((n, f) => n + 1 + (f.delete_file ? 1 : 0), 0);
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 's3repo@v1' });
     await c.connect();
     try {
-      const downloads = async () => Number((await c.query("select downloads from fdl.cache where cache = 'files'")).rows[0].downloads);
+      const downloads = async () =>
+        Number((await c.query("select downloads from fdl.cache where cache = 'files'")).rows[0].downloads);
       const d0 = await downloads();
       // rows read for their values (a bare count(*) is answered from the catalog's record counts)
       const customers = await c.query('select count(*)::int as n, max(t::varchar) as m from sales.customers t');

@@ -52,13 +52,19 @@ describe('the engine line judges the bound plan', () => {
     const other = await instance.connect();
     try {
       assert.equal(await verdict(other, 'SELECT 1'), 'ok');
-      assert.match(await verdict(other, 'SELECT * FROM notes'), /^42501 refused by the engine: table function read_text/);
+      assert.match(
+        await verdict(other, 'SELECT * FROM notes'),
+        /^42501 refused by the engine: table function read_text/,
+      );
     } finally {
       other.disconnectSync();
     }
     // checks on one connection, at once: each binds its own text
     const texts = ['SELECT 1', 'SELECT * FROM notes', 'SELECT 2', 'SELECT count(*) FROM notes'];
     const got = await Promise.all(texts.map((t) => verdict(conn, t)));
-    assert.deepEqual(got.map((g) => g.slice(0, 5)), ['ok', '42501', 'ok', '42501']);
+    assert.deepEqual(
+      got.map((g) => g.slice(0, 5)),
+      ['ok', '42501', 'ok', '42501'],
+    );
   });
 });

@@ -84,12 +84,14 @@ describe('statement clock: armed while a statement runs, never between statement
     try {
       ok(await c.simple('SET statement_timeout = 1000'), 'SET'); // the statements below take ms: far from it even on a loaded machine
       // numeric takes its type from the bound value: the portal runs at Describe to describe its column
-      c.send(Buffer.concat([
-        serialize.parse({ text: 'select $1::numeric as n', types: [1700] }),
-        buildBind({ params: ['1.25'] }),
-        serialize.describe({ type: 'P' }),
-        serialize.sync(),
-      ]));
+      c.send(
+        Buffer.concat([
+          serialize.parse({ text: 'select $1::numeric as n', types: [1700] }),
+          buildBind({ params: ['1.25'] }),
+          serialize.describe({ type: 'P' }),
+          serialize.sync(),
+        ]),
+      );
       const described = await c.untilReady();
       assert.equal(described.error, undefined);
       assert.equal(described.rowDescription?.fields[0]?.name, 'n');
@@ -122,7 +124,11 @@ describe('statement clock: armed while a statement runs, never between statement
       ok(await c.simple('FETCH 2 FROM c'), 'FETCH 2');
       ok(await c.simple("SET application_name = 'between fetches'"), 'SET');
       const rest = await c.simple('FETCH ALL FROM c');
-      assert.equal(rest.error?.code, '55000', `an ended cursor is an error: ${rest.commandTag} after ${rest.dataRows.length} rows`);
+      assert.equal(
+        rest.error?.code,
+        '55000',
+        `an ended cursor is an error: ${rest.commandTag} after ${rest.dataRows.length} rows`,
+      );
       assert.equal(rest.dataRows.length, 0);
       ok(await c.simple('ROLLBACK'), 'ROLLBACK');
       // the SET took effect, and the session goes on
@@ -144,7 +150,11 @@ describe('statement clock: armed while a statement runs, never between statement
       ok(await c.simple('SAVEPOINT s'), 'SAVEPOINT');
       const t0 = Date.now();
       const r = await c.simple('FETCH ALL FROM c');
-      assert.equal(r.error?.code, '57014', `FETCH stopped by the timeout, not ended: ${r.commandTag} ${JSON.stringify(r.error)}`);
+      assert.equal(
+        r.error?.code,
+        '57014',
+        `FETCH stopped by the timeout, not ended: ${r.commandTag} ${JSON.stringify(r.error)}`,
+      );
       assert.match(r.error!.message, /statement timeout/);
       assert.equal(r.commandTag, undefined);
       assert.ok(r.dataRows.length < 200000, 'the stream stalled before its end');

@@ -13,7 +13,13 @@ const HELP = 'Statement execution time, from start to the last row sent';
 
 test('the exposition equals prom-client Histogram for the same observations', async () => {
   const theirs = new Registry();
-  const reference = new Histogram({ name: NAME, help: HELP, labelNames: ['outcome'], buckets: BOUNDS, registers: [theirs] });
+  const reference = new Histogram({
+    name: NAME,
+    help: HELP,
+    labelNames: ['outcome'],
+    buckets: BOUNDS,
+    registers: [theirs],
+  });
   const ours = new Registry();
   const times = new StatementTimes(BOUNDS);
   ours.registerMetric(times.histogram(NAME, HELP));

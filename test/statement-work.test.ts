@@ -12,7 +12,15 @@ import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 
-const WORK = ['analysis', 'duckdb_prepare', 'type_probe', 'bind_check', 'prune_explain', 'ref_check', 'revalidation'] as const;
+const WORK = [
+  'analysis',
+  'duckdb_prepare',
+  'type_probe',
+  'bind_check',
+  'prune_explain',
+  'ref_check',
+  'revalidation',
+] as const;
 type Counts = Record<(typeof WORK)[number], number>;
 
 interface Served {
@@ -22,7 +30,10 @@ interface Served {
 }
 
 async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
@@ -88,34 +99,79 @@ describe('statement work: once per text, once per signature, once per statement'
     const d = await cost(s, async () => (rows = (await c.query({ text: POINT, values: [100, 3] })).rows));
     assert.deepEqual(rows, [{ n: '103' }]); // int + bigint: bigint
     // DuckDB binds it once for the engine's line (side-effects.ts), parameters and all
-    assert.deepEqual(d, { analysis: 1, duckdb_prepare: 1, type_probe: 0, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    assert.deepEqual(d, {
+      analysis: 1,
+      duckdb_prepare: 1,
+      type_probe: 0,
+      bind_check: 1,
+      prune_explain: 0,
+      ref_check: 1,
+      revalidation: 1,
+    });
   });
 
   test('the same text with new parameters, unnamed and named: nothing analysed or prepared again; one ref check and one re-validation per statement', async () => {
     const seen: unknown[] = [];
     const d = await cost(s, async () => {
       for (let i = 0; i < 5; i++) seen.push((await c.query({ text: POINT, values: [1000 + i, 1 + i] })).rows[0]);
-      for (let i = 0; i < 5; i++) seen.push((await c.query({ name: 'point', text: POINT, values: [2000 + i, 1 + i] })).rows[0]);
+      for (let i = 0; i < 5; i++)
+        seen.push((await c.query({ name: 'point', text: POINT, values: [2000 + i, 1 + i] })).rows[0]);
     });
-    assert.deepEqual(seen, [1001, 1003, 1005, 1007, 1009, 2001, 2003, 2005, 2007, 2009].map((n) => ({ n: String(n) })));
-    assert.deepEqual(d, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 10, revalidation: 10 });
+    assert.deepEqual(
+      seen,
+      [1001, 1003, 1005, 1007, 1009, 2001, 2003, 2005, 2007, 2009].map((n) => ({ n: String(n) })),
+    );
+    assert.deepEqual(d, {
+      analysis: 0,
+      duckdb_prepare: 0,
+      type_probe: 0,
+      bind_check: 0,
+      prune_explain: 0,
+      ref_check: 10,
+      revalidation: 10,
+    });
   });
 
   test('a new text without parameters (simple Query, a result-cache miss): analysed, bound for the engine line and prepared once; checked once', async () => {
     let rows: unknown[] = [];
-    const d = await cost(s, async () => (rows = (await c.query('select count(*)::int as n from sales.orders where qty > 3')).rows));
+    const d = await cost(
+      s,
+      async () => (rows = (await c.query('select count(*)::int as n from sales.orders where qty > 3')).rows),
+    );
     assert.equal(typeof (rows[0] as { n: number }).n, 'number');
-    assert.deepEqual(d, { analysis: 1, duckdb_prepare: 1, type_probe: 0, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    assert.deepEqual(d, {
+      analysis: 1,
+      duckdb_prepare: 1,
+      type_probe: 0,
+      bind_check: 1,
+      prune_explain: 0,
+      ref_check: 1,
+      revalidation: 1,
+    });
     // answered from the result cache: nothing planned, still one check of the ref and of the files
     const again = await cost(s, () => c.query('select count(*)::int as n from sales.orders where qty > 3'));
-    assert.deepEqual(again, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    assert.deepEqual(again, {
+      analysis: 0,
+      duckdb_prepare: 0,
+      type_probe: 0,
+      bind_check: 0,
+      prune_explain: 0,
+      ref_check: 1,
+      revalidation: 1,
+    });
   });
 
   test('each statement has its time by stage: a new text spends it analysing, preparing and executing; a repeat of a planned one does not analyse', async () => {
     const stage = async () => {
       const text = await (await fetch(`http://${s.http}/metrics`)).text();
-      const read = (what: string, st: string) => Number(new RegExp(`^fdl_statement_stage_seconds_${what}\\{stage="${st}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
-      return { count: read('count', 'execution'), analysis: read('sum', 'analysis'), prepare: read('sum', 'prepare'), execution: read('sum', 'execution') };
+      const read = (what: string, st: string) =>
+        Number(new RegExp(`^fdl_statement_stage_seconds_${what}\\{stage="${st}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+      return {
+        count: read('count', 'execution'),
+        analysis: read('sum', 'analysis'),
+        prepare: read('sum', 'prepare'),
+        execution: read('sum', 'execution'),
+      };
     };
     const a = await stage();
     await c.query({ text: `${POINT} -- stages`, values: [1, 2] });
@@ -130,12 +186,19 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.ok(d.execution > b.execution);
   });
 
-  test('a new text the PostgreSQL rewrite changes: analysed once (its text and the client\'s, for the column names, in one DuckDB call)', async () => {
-    const text = "select c.relname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnum + 0 from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'orders' and a.attname = 'qty'";
+  test("a new text the PostgreSQL rewrite changes: analysed once (its text and the client's, for the column names, in one DuckDB call)", async () => {
+    const text =
+      "select c.relname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnum + 0 from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'orders' and a.attname = 'qty'";
     let r: pg.QueryResult | undefined;
     const d = await cost(s, async () => (r = await c.query(text)));
-    assert.deepEqual(r!.fields.map((f) => f.name), ['relname', 'format_type', '?column?']);
-    assert.deepEqual(r!.rows.map((row) => Object.values(row)), [['orders', 'smallint', 4]]);
+    assert.deepEqual(
+      r!.fields.map((f) => f.name),
+      ['relname', 'format_type', '?column?'],
+    );
+    assert.deepEqual(
+      r!.rows.map((row) => Object.values(row)),
+      [['orders', 'smallint', 4]],
+    );
     assert.equal(d.analysis, 1, JSON.stringify(d));
     assert.equal(d.duckdb_prepare, 1, JSON.stringify(d));
   });
@@ -147,9 +210,25 @@ describe('statement work: once per text, once per signature, once per statement'
     const first = await cost(s, async () => (rows = (await c.query({ text, values: [0, 5] })).rows));
     assert.deepEqual(rows, [{ order_id: '4' }]);
     // one probe asks DuckDB what `amount > x * 2` makes x; the statement itself is prepared once, typed so
-    assert.deepEqual(first, { analysis: 1, duckdb_prepare: 1, type_probe: 1, bind_check: 1, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    assert.deepEqual(first, {
+      analysis: 1,
+      duckdb_prepare: 1,
+      type_probe: 1,
+      bind_check: 1,
+      prune_explain: 0,
+      ref_check: 1,
+      revalidation: 1,
+    });
     const repeat = await cost(s, () => c.query({ text, values: [1, 5] }));
-    assert.deepEqual(repeat, { analysis: 0, duckdb_prepare: 0, type_probe: 0, bind_check: 0, prune_explain: 0, ref_check: 1, revalidation: 1 });
+    assert.deepEqual(repeat, {
+      analysis: 0,
+      duckdb_prepare: 0,
+      type_probe: 0,
+      bind_check: 0,
+      prune_explain: 0,
+      ref_check: 1,
+      revalidation: 1,
+    });
   });
 });
 
@@ -162,8 +241,22 @@ describe('statement work over a remote version: no EXPLAIN or prepare that canno
   before(async () => {
     s3 = await startS3('lake');
     await s3.upload(join(FIXTURES, 'repos', 'partitioned'), 'partitioned/');
-    s = await serve(['--repo', 'r=s3://lake/partitioned/', '--s3-endpoint', s3.endpoint, '--s3-region', 'us-east-1', '--s3-force-path-style',
-      '--cache-dir', join(work.dir, 'cache'), '--result-cache-bytes', '0'], { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey });
+    s = await serve(
+      [
+        '--repo',
+        'r=s3://lake/partitioned/',
+        '--s3-endpoint',
+        s3.endpoint,
+        '--s3-region',
+        'us-east-1',
+        '--s3-force-path-style',
+        '--cache-dir',
+        join(work.dir, 'cache'),
+        '--result-cache-bytes',
+        '0',
+      ],
+      { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+    );
     c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'r@main' });
     await c.connect();
   });
@@ -191,12 +284,19 @@ describe('statement work over a remote version: no EXPLAIN or prepare that canno
       for (let i = 0; i < 3; i++) seen.push(await run(MARCH));
     });
     // the same files: the views were kept, DuckDB's statement already reads them
-    assert.deepEqual({ prepare: again.duckdb_prepare, explain: again.prune_explain, analysis: again.analysis }, { prepare: 0, explain: 3, analysis: 0 });
+    assert.deepEqual(
+      { prepare: again.duckdb_prepare, explain: again.prune_explain, analysis: again.analysis },
+      { prepare: 0, explain: 3, analysis: 0 },
+    );
     const may = await cost(s, () => run(MAY));
     // other files: the view is rebuilt over them, so the statement is prepared again
     assert.deepEqual({ prepare: may.duckdb_prepare, explain: may.prune_explain }, { prepare: 1, explain: 1 });
     // every file of the table in its view (a full read), all cached: nothing to judge or prepare again
-    const whole = (await c.query('select count(*)::int as n, sum(amount)::varchar as total from main.ev where amount is not null or amount is null')).rows[0];
+    const whole = (
+      await c.query(
+        'select count(*)::int as n, sum(amount)::varchar as total from main.ev where amount is not null or amount is null',
+      )
+    ).rows[0];
     await run(MARCH); // prepared once over the full view
     const full = await cost(s, async () => {
       seen.push(await run(MARCH));
@@ -204,7 +304,12 @@ describe('statement work over a remote version: no EXPLAIN or prepare that canno
     });
     assert.deepEqual({ prepare: full.duckdb_prepare, explain: full.prune_explain }, { prepare: 0, explain: 0 });
     // and the answers are those of a statement written with the values as literals
-    const literal = async (v: string[]) => (await c.query(`select count(*)::int as n, sum(amount)::varchar as total from main.ev where ts >= '${v[0]}' and ts < '${v[1]}'`)).rows[0];
+    const literal = async (v: string[]) =>
+      (
+        await c.query(
+          `select count(*)::int as n, sum(amount)::varchar as total from main.ev where ts >= '${v[0]}' and ts < '${v[1]}'`,
+        )
+      ).rows[0];
     const march = await literal(MARCH);
     const mayRow = await literal(MAY);
     assert.ok((march as { n: number }).n > 0 && (mayRow as { n: number }).n > 0, JSON.stringify([march, mayRow]));

@@ -12,7 +12,11 @@ import { buildConfig } from '../src/cli/config.js';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 
 const SIGNERS = join(FIXTURES, 'keys/allowed_signers');
-const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
+const refs = (
+  JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+    repos: { basic: { refs: Record<string, string> } };
+  }
+).repos.basic.refs;
 // basic's history: v1 <- v2 <- {dev, requests/1, main}
 const V1 = refs['refs/tags/v1']!;
 const V2 = refs['refs/tags/v2']!;
@@ -42,7 +46,9 @@ async function refused(gw: RunningGateway, database: string, code: string, messa
 /** The files under the state directory and what they hold (to prove a refusal changed nothing). */
 function stateOf(dir: string): string {
   const walk = (d: string): string[] =>
-    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [`${join(d, e.name)}=${readFileSync(join(d, e.name), 'utf8')}`]));
+    readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(d, e.name)) : [`${join(d, e.name)}=${readFileSync(join(d, e.name), 'utf8')}`],
+    );
   return walk(dir).sort().join('\n');
 }
 
@@ -51,7 +57,18 @@ describe('store writer without a key', () => {
     const repos = copyFixtures('repos/basic');
     const root = repos.path('repos/basic');
     const stateDir = join(repos.dir, 'state');
-    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache'), '--state-dir', stateDir, '--ref-ttl', '0'];
+    const args = [
+      '--repo',
+      `b=${root}`,
+      '--allowed-signers',
+      `b=${SIGNERS}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--state-dir',
+      stateDir,
+      '--ref-ttl',
+      '0',
+    ];
     const point = (id: string) => writeFileSync(join(root, 'refs', 'heads', 'main'), `${id}\n`);
     try {
       point(V1);
@@ -64,7 +81,12 @@ describe('store writer without a key', () => {
         assert.equal(await version(gw, 'b@main'), MAIN);
         const before = stateOf(stateDir);
         point(V2); // back to its signed parent
-        const text = await refused(gw, 'b@main', 'XX001', new RegExp(`branch refs/heads/main of repository b moved back: it no longer leads to version ${MAIN}`));
+        const text = await refused(
+          gw,
+          'b@main',
+          'XX001',
+          new RegExp(`branch refs/heads/main of repository b moved back: it no longer leads to version ${MAIN}`),
+        );
         assert.ok(!text.includes(V2), 'the refusal names what was recorded, not what the store holds now');
         point(DEV); // a signed sibling: not a descendant either
         await refused(gw, 'b@main', 'XX001', /moved back/);
@@ -91,7 +113,18 @@ describe('store writer without a key', () => {
     const repos = copyFixtures('repos/basic');
     const root = repos.path('repos/basic');
     const stateDir = join(repos.dir, 'state');
-    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache'), '--state-dir', stateDir, '--ref-ttl', '0'];
+    const args = [
+      '--repo',
+      `b=${root}`,
+      '--allowed-signers',
+      `b=${SIGNERS}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--state-dir',
+      stateDir,
+      '--ref-ttl',
+      '0',
+    ];
     const REQUEST = refs['refs/requests/1']!;
     try {
       writeFileSync(join(root, 'HEAD'), `${MAIN}\n`); // detached
@@ -100,9 +133,19 @@ describe('store writer without a key', () => {
         assert.equal(await version(gw, 'b'), MAIN);
         assert.equal(await version(gw, 'b@requests/1'), REQUEST);
         writeFileSync(join(root, 'HEAD'), `${V1}\n`);
-        await refused(gw, 'b', 'XX001', new RegExp(`HEAD of repository b moved back: it no longer leads to version ${MAIN}`));
+        await refused(
+          gw,
+          'b',
+          'XX001',
+          new RegExp(`HEAD of repository b moved back: it no longer leads to version ${MAIN}`),
+        );
         writeFileSync(join(root, 'refs', 'requests', '1'), `${V1}\n`);
-        await refused(gw, 'b@requests/1', 'XX001', new RegExp(`request refs/requests/1 of repository b moved back: it no longer leads to version ${REQUEST}`));
+        await refused(
+          gw,
+          'b@requests/1',
+          'XX001',
+          new RegExp(`request refs/requests/1 of repository b moved back: it no longer leads to version ${REQUEST}`),
+        );
         writeFileSync(join(root, 'HEAD'), `${MAIN}\n`);
         assert.equal(await version(gw, 'b'), MAIN, 'back at the mark: served');
       } finally {
@@ -117,15 +160,32 @@ describe('store writer without a key', () => {
     const repos = copyFixtures('repos/basic');
     const root = repos.path('repos/basic');
     const stateDir = join(repos.dir, 'state');
-    const args = ['--repo', `b=${root}`, '--cache-dir', join(repos.dir, 'cache'), '--state-dir', stateDir, '--ref-ttl', '0'];
+    const args = [
+      '--repo',
+      `b=${root}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--state-dir',
+      stateDir,
+      '--ref-ttl',
+      '0',
+    ];
     const marker = join(root, 'versions', V1, 'expired.json');
     try {
       let gw = await startGateway(args);
       try {
         assert.equal(await version(gw, 'b@v1'), V1);
         // a reason that is not a short word is the store's content: never shown
-        writeFileSync(marker, JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'token=AKIAsecret/xyz', successor: V2 }));
-        const text = await refused(gw, 'b@v1', '3D000', new RegExp(`version ${V1} expired 2026-01-01T00:00:00Z, successor ${V2}`));
+        writeFileSync(
+          marker,
+          JSON.stringify({ expired: '2026-01-01T00:00:00Z', reason: 'token=AKIAsecret/xyz', successor: V2 }),
+        );
+        const text = await refused(
+          gw,
+          'b@v1',
+          '3D000',
+          new RegExp(`version ${V1} expired 2026-01-01T00:00:00Z, successor ${V2}`),
+        );
         assert.ok(!text.includes('AKIAsecret'), text);
         unlinkSync(marker);
         await refused(gw, 'b@v1', '3D000', new RegExp(`version ${V1} expired`));
@@ -146,13 +206,23 @@ describe('store writer without a key', () => {
   });
 
   test('with allowed_signers configured the default policy is require: an unsigned version a store writer made is refused (28000); prefer only when asked', async () => {
-    const pol = (flags: Parameters<typeof buildConfig>[0]) => buildConfig(flags).repos.map((r) => r.signatures ?? 'prefer');
+    const pol = (flags: Parameters<typeof buildConfig>[0]) =>
+      buildConfig(flags).repos.map((r) => r.signatures ?? 'prefer');
     assert.deepEqual(pol({ repo: ['b=/x'], allowedSigners: [`b=${SIGNERS}`] }), ['require']);
     assert.deepEqual(pol({ repo: ['b=/x'], allowedSigners: [`b=${SIGNERS}`], signatures: ['b=prefer'] }), ['prefer']);
     assert.deepEqual(pol({ repo: ['b=/x'] }), ['prefer'], 'no keys: nothing to require');
     const repos = copyFixtures('repos/basic');
     const root = repos.path('repos/basic');
-    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache'), '--ref-ttl', '0'];
+    const args = [
+      '--repo',
+      `b=${root}`,
+      '--allowed-signers',
+      `b=${SIGNERS}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--ref-ttl',
+      '0',
+    ];
     try {
       // the store writer drops the signature of main's version (as good as writing an unsigned one)
       unlinkSync(join(root, 'versions', MAIN, 'version.json.sig'));

@@ -41,10 +41,24 @@ after(async () => {
 const catalogBytes = () => readFile(join(REPO, CATALOG));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-const setups: Record<string, () => { store: (l?: Partial<StoreLimits>) => ObjectStore; proxy: FaultyProxy; path: (k: string) => string }> = {
-  http: () => ({ store: (l) => new HttpStore(httpProxy.url, { ...LIMITS, ...l }), proxy: httpProxy, path: (k) => `/${k}` }),
+const setups: Record<
+  string,
+  () => { store: (l?: Partial<StoreLimits>) => ObjectStore; proxy: FaultyProxy; path: (k: string) => string }
+> = {
+  http: () => ({
+    store: (l) => new HttpStore(httpProxy.url, { ...LIMITS, ...l }),
+    proxy: httpProxy,
+    path: (k) => `/${k}`,
+  }),
   s3: () => ({
-    store: (l) => new S3Store(s3.bucket, 'basic/', { endpoint: s3Proxy.url.replace(/\/$/, ''), forcePathStyle: true, region: 'us-east-1', credentials: S3_CREDENTIALS, limits: { ...LIMITS, ...l } }),
+    store: (l) =>
+      new S3Store(s3.bucket, 'basic/', {
+        endpoint: s3Proxy.url.replace(/\/$/, ''),
+        forcePathStyle: true,
+        region: 'us-east-1',
+        credentials: S3_CREDENTIALS,
+        limits: { ...LIMITS, ...l },
+      }),
     proxy: s3Proxy,
     path: (k) => `/${s3.bucket}/basic/${k}`,
   }),
@@ -67,7 +81,10 @@ for (const [kind, setup] of Object.entries(setups)) {
 
     proxy.rules = [{ match: new RegExp(`${path(key)}$`), fault: '503' }];
     const b2 = proxy.requests.get(path(key)) ?? 0;
-    await assert.rejects(store().get(key), (e: unknown) => e instanceof SqlError && e.sqlstate === '58030' && /503|failed/.test(e.message));
+    await assert.rejects(
+      store().get(key),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '58030' && /503|failed/.test(e.message),
+    );
     assert.equal((proxy.requests.get(path(key)) ?? 0) - b2, LIMITS.attempts, 'exactly `attempts` tries');
     proxy.rules = [];
   });
@@ -82,7 +99,10 @@ for (const [kind, setup] of Object.entries(setups)) {
 
     const dir2 = await mkdtemp(join(tmpdir(), 'fdl-store-'));
     proxy.rules = [{ match: new RegExp(`${path(CATALOG)}$`), fault: 'drop-mid-body' }];
-    await assert.rejects(store().download(CATALOG, join(dir2, 'cat.duckdb'), { sha256: sha(want) }), (e: unknown) => e instanceof SqlError && e.sqlstate === '58030');
+    await assert.rejects(
+      store().download(CATALOG, join(dir2, 'cat.duckdb'), { sha256: sha(want) }),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '58030',
+    );
     await noLeftovers(dir2);
     // refs read with get() are never returned half
     proxy.rules = [{ match: /fdl\.json$/, fault: 'drop-mid-body' }];
@@ -100,7 +120,10 @@ for (const [kind, setup] of Object.entries(setups)) {
 
     const dir2 = await mkdtemp(join(tmpdir(), 'fdl-store-'));
     proxy.rules = [{ match: new RegExp(`${path(CATALOG)}$`), fault: 'long-body' }];
-    await assert.rejects(store().download(CATALOG, join(dir2, 'b.duckdb'), { sha256: sha(want), expectedSize: want.length }), (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /mismatch/.test(e.message));
+    await assert.rejects(
+      store().download(CATALOG, join(dir2, 'b.duckdb'), { sha256: sha(want), expectedSize: want.length }),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === 'XX001' && /mismatch/.test(e.message),
+    );
     await noLeftovers(dir2);
     proxy.rules = [];
   });
@@ -117,7 +140,10 @@ for (const [kind, setup] of Object.entries(setups)) {
     const big = await catalogBytes();
     proxy.rules = [{ match: new RegExp(`${path(CATALOG)}$`), fault: 'slow-body', delayMs: 400 }];
     const t0 = Date.now();
-    await assert.rejects(store({ timeoutMs: 150, attempts: 2 }).download(CATALOG, join(dir2, 'c.duckdb'), { sha256: sha(big) }), (e: unknown) => e instanceof SqlError && e.sqlstate === '58030');
+    await assert.rejects(
+      store({ timeoutMs: 150, attempts: 2 }).download(CATALOG, join(dir2, 'c.duckdb'), { sha256: sha(big) }),
+      (e: unknown) => e instanceof SqlError && e.sqlstate === '58030',
+    );
     assert.ok(Date.now() - t0 < 5000, 'bounded');
     await noLeftovers(dir2);
     proxy.rules = [];

@@ -19,14 +19,23 @@ async function* chunked(data: Buffer, seed: number): AsyncIterable<Uint8Array> {
   }
 }
 
-const opts = (sha256: string | undefined, expectedSize: number | undefined, key: string) => ({ sha256, expectedSize, key, location: 'test:' });
+const opts = (sha256: string | undefined, expectedSize: number | undefined, key: string) => ({
+  sha256,
+  expectedSize,
+  key,
+  location: 'test:',
+});
 
 test('hashed downloads in parallel land byte for byte; mismatches leave nothing', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fdl-verified-write-'));
   try {
     const blobs = [9 << 20, 5 << 20, 1, 0, 1 << 20].map((n) => randomBytes(n));
     const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-    await Promise.all(blobs.map((b, i) => writeVerified({ body: chunked(b, i) }, join(dir, `ok${i}`), opts(sha(b), b.length, `ok${i}`))));
+    await Promise.all(
+      blobs.map((b, i) =>
+        writeVerified({ body: chunked(b, i) }, join(dir, `ok${i}`), opts(sha(b), b.length, `ok${i}`)),
+      ),
+    );
     for (const [i, b] of blobs.entries()) assert.ok((await readFile(join(dir, `ok${i}`))).equals(b), `ok${i} content`);
     // no sha256 to check: written the same way, not hashed
     await writeVerified({ body: chunked(blobs[0]!, 3) }, join(dir, 'plain'), opts(undefined, undefined, 'plain'));

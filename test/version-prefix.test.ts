@@ -24,8 +24,19 @@ describe('version ID prefixes', () => {
     // twin: the demo plus a version folder whose ID differs from v1's only in its last digit
     cpSync(path.join(work, 'demo'), path.join(work, 'twin'), { recursive: true });
     const last = ids.v1.at(-1) === '0' ? '1' : '0';
-    cpSync(path.join(work, 'twin', 'versions', ids.v1), path.join(work, 'twin', 'versions', ids.v1.slice(0, -1) + last), { recursive: true });
-    gw = await startGateway(['--repo', `demo=${path.join(work, 'demo')}`, '--repo', `twin=${path.join(work, 'twin')}`, '--cache-dir', path.join(work, 'cache')]);
+    cpSync(
+      path.join(work, 'twin', 'versions', ids.v1),
+      path.join(work, 'twin', 'versions', ids.v1.slice(0, -1) + last),
+      { recursive: true },
+    );
+    gw = await startGateway([
+      '--repo',
+      `demo=${path.join(work, 'demo')}`,
+      '--repo',
+      `twin=${path.join(work, 'twin')}`,
+      '--cache-dir',
+      path.join(work, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();

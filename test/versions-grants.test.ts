@@ -41,21 +41,38 @@ test('grants: users without grants read everything; others only what a pattern o
   assert.ok(!g.allows('analyst', 'other', 'refs/heads/dev'));
   assert.ok(!g.allows('none', 'shop', 'refs/tags/v1'));
   assert.ok(!g.allows('analyst', 'constructor', 'refs/heads/x'), 'prototype names are not repositories');
-  assert.throws(() => g.authorize('analyst', 'shop', 'versions/01234567-89ab-7def-8123-456789abcdef'), (e: { sqlstate?: string; message?: string }) => {
-    assert.equal(e.sqlstate, '42501');
-    assert.match(e.message!, /user "analyst" may not read shop@versions\//);
-    return true;
-  });
+  assert.throws(
+    () => g.authorize('analyst', 'shop', 'versions/01234567-89ab-7def-8123-456789abcdef'),
+    (e: { sqlstate?: string; message?: string }) => {
+      assert.equal(e.sqlstate, '42501');
+      assert.match(e.message!, /user "analyst" may not read shop@versions\//);
+      return true;
+    },
+  );
 });
 
 describe('system views show a user limited by grants only what they may read', () => {
-  const refs = (JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { repos: { basic: { refs: Record<string, string> } } }).repos.basic.refs;
+  const refs = (
+    JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+      repos: { basic: { refs: Record<string, string> } };
+    }
+  ).repos.basic.refs;
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
 
   before(async () => {
-    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }));
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }),
+    );
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -86,13 +103,25 @@ describe('system views show a user limited by grants only what they may read', (
   });
 });
 
-describe('fdl.cache tells a user limited by grants nothing of other users\' activity', () => {
+describe("fdl.cache tells a user limited by grants nothing of other users' activity", () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic', 'repos/odd_names');
 
   before(async () => {
-    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }));
-    gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `odd=${repos.path('repos/odd_names')}`, '--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')]);
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }),
+    );
+    gw = await startGateway([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--repo',
+      `odd=${repos.path('repos/odd_names')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
   });
   after(async () => {
     await gw?.stop();
@@ -102,11 +131,16 @@ describe('fdl.cache tells a user limited by grants nothing of other users\' acti
   test('another user opening versions of another repository changes nothing the restricted user reads; an unrestricted user sees the counts', async () => {
     const restricted = new pg.Client({ host: gw.host, port: gw.port, user: 'onetag', database: 'basic@v2' });
     await restricted.connect();
-    const read = async (c: pg.Client) => (await c.query('select * from fdl.cache order by cache')).rows as Record<string, unknown>[];
+    const read = async (c: pg.Client) =>
+      (await c.query('select * from fdl.cache order by cache')).rows as Record<string, unknown>[];
     try {
       const before = await read(restricted);
-      assert.deepEqual(before.map((r) => r.cache), ['files', 'refs', 'results', 'verified', 'versions']);
-      for (const r of before) for (const [k, v] of Object.entries(r)) if (k !== 'cache') assert.equal(v, null, `${r.cache}.${k}`);
+      assert.deepEqual(
+        before.map((r) => r.cache),
+        ['files', 'refs', 'results', 'verified', 'versions'],
+      );
+      for (const r of before)
+        for (const [k, v] of Object.entries(r)) if (k !== 'cache') assert.equal(v, null, `${r.cache}.${k}`);
       // Someone else reads versions of both repositories (attaches, hashes files, misses and hits).
       const other = new pg.Client({ host: gw.host, port: gw.port, user: 'someone', database: 'odd@main' });
       await other.connect();

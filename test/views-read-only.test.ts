@@ -39,8 +39,11 @@ after(async () => {
 
 test("a local version's views database is READ_ONLY: the engine refuses any change to it on a raw connection", async () => {
   const db = `"${attached.dbName}"`;
-  const count = async () => String((await conn.runAndReadAll(`SELECT count(*) FROM ${db}.sales.orders`)).getRows()[0]![0]);
-  const ro = (await conn.runAndReadAll(`SELECT readonly FROM duckdb_databases() WHERE database_name = '${attached.dbName}'`)).getRows();
+  const count = async () =>
+    String((await conn.runAndReadAll(`SELECT count(*) FROM ${db}.sales.orders`)).getRows()[0]![0]);
+  const ro = (
+    await conn.runAndReadAll(`SELECT readonly FROM duckdb_databases() WHERE database_name = '${attached.dbName}'`)
+  ).getRows();
   assert.deepEqual(ro, [[true]]);
   const before = await count();
   for (const sql of [

@@ -65,15 +65,34 @@ export interface Analysis {
 }
 
 /** The FROM-item types a query may use; any other is refused rather than guessed about. */
-const KNOWN_FROM = new Set(['BASE_TABLE', 'JOIN', 'SUBQUERY', 'TABLE_FUNCTION', 'EXPRESSION_LIST', 'EMPTY', 'SHOW_REF', 'PIVOT']);
+const KNOWN_FROM = new Set([
+  'BASE_TABLE',
+  'JOIN',
+  'SUBQUERY',
+  'TABLE_FUNCTION',
+  'EXPRESSION_LIST',
+  'EMPTY',
+  'SHOW_REF',
+  'PIVOT',
+]);
 
 /** SQL value keywords DuckDB parses as column references and binds to session or clock values. */
 const SESSION_KEYWORDS = new Set([
-  'current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp', 'current_user',
-  'session_user', 'user', 'current_role', 'current_catalog', 'current_schema', 'current_query',
-  'transaction_timestamp', 'statement_timestamp',
+  'current_date',
+  'current_time',
+  'current_timestamp',
+  'localtime',
+  'localtimestamp',
+  'current_user',
+  'session_user',
+  'user',
+  'current_role',
+  'current_catalog',
+  'current_schema',
+  'current_query',
+  'transaction_timestamp',
+  'statement_timestamp',
 ]);
-
 
 const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
@@ -91,7 +110,9 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
     return known;
   }
   counted('analysis');
-  const uncached = timed('analysis', () => sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql));
+  const uncached = timed('analysis', () =>
+    sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql),
+  );
   return remembered(sql, uncached);
 }
 
@@ -111,7 +132,11 @@ async function remembered(sql: string, analysis: Promise<Analysis>): Promise<Ana
  * `namesFrom` for PostgreSQL's column names, or undefined where DuckDB cannot parse it. Both texts
  * are parsed in one DuckDB call (one analysis), each memoized by its text as `analyze` does.
  */
-export async function analyzeRewritten(conn: DuckDBConnection, sql: string, namesFrom: string): Promise<{ analysis: Analysis; named: Analysis | undefined }> {
+export async function analyzeRewritten(
+  conn: DuckDBConnection,
+  sql: string,
+  namesFrom: string,
+): Promise<{ analysis: Analysis; named: Analysis | undefined }> {
   if (memo.has(sql) || memo.has(namesFrom) || sql.length > OFF_THREAD_CHARS || namesFrom.length > OFF_THREAD_CHARS) {
     const analysis = await analyze(conn, sql);
     return { analysis, named: await analyze(conn, namesFrom).catch(() => undefined) };
@@ -119,12 +144,24 @@ export async function analyzeRewritten(conn: DuckDBConnection, sql: string, name
   counted('analysis');
   const [tree, own] = await timed('analysis', async () => {
     const inner = (text: string) => readExplain(text)?.inner ?? text;
-    const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR), json_serialize_sql($2::VARCHAR)', [inner(sql), inner(namesFrom)]);
+    const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR), json_serialize_sql($2::VARCHAR)', [
+      inner(sql),
+      inner(namesFrom),
+    ]);
     const row = reader.getRows()[0] ?? [];
     return [String(row[0] ?? '{"error":true}'), String(row[1] ?? '{"error":true}')];
   });
-  const named = await remembered(namesFrom, analyzeText(async () => own, namesFrom)).catch(() => undefined);
-  return { analysis: await remembered(sql, analyzeText(async () => tree, sql)), named };
+  const named = await remembered(
+    namesFrom,
+    analyzeText(async () => own, namesFrom),
+  ).catch(() => undefined);
+  return {
+    analysis: await remembered(
+      sql,
+      analyzeText(async () => tree, sql),
+    ),
+    named,
+  };
 }
 
 /** DuckDB's parse tree of `sql` as JSON text (json_serialize_sql: parse only, nothing bound or run). */
@@ -147,9 +184,16 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;
-  if (explain) return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
+  if (explain)
+    return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
   const node = statement.node as Node | undefined;
-  return { kind: 'query', sql, ...walk(statement), columnNames: figureColumnNames(node, new StatementText(inner)), sources: sourceShape(node) };
+  return {
+    kind: 'query',
+    sql,
+    ...walk(statement),
+    columnNames: figureColumnNames(node, new StatementText(inner)),
+    sources: sourceShape(node),
+  };
 }
 
 interface Serialized {
@@ -167,9 +211,14 @@ export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<
 function notAQuery(sql: string): SqlError {
   sql = stripLeadingComments(sql);
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();
-  const writes = /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
-  if (writes.test(first)) return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${first} in a read-only transaction`);
-  return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${first || 'this'} statements are not allowed by fdl-gateway`);
+  const writes =
+    /^(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COMMENT|VACUUM|ANALY[SZ]E|UPSERT|REPLACE|WITH)$/;
+  if (writes.test(first))
+    return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${first} in a read-only transaction`);
+  return new SqlError(
+    SQLSTATE.insufficientPrivilege,
+    `permission denied: ${first || 'this'} statements are not allowed by fdl-gateway`,
+  );
 }
 
 type Node = Record<string, unknown>;
@@ -208,13 +257,28 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
       stack.push({ node: o.right, ctes: new Set([...ctes, lower(o.cte_name)]) });
     }
     if (o.sample) volatile = true;
-    if (typeof o.type === 'string' && 'query_location' in o && 'sample' in o && !('class' in o) && !KNOWN_FROM.has(o.type)) unknown.push(o.type);
+    if (
+      typeof o.type === 'string' &&
+      'query_location' in o &&
+      'sample' in o &&
+      !('class' in o) &&
+      !KNOWN_FROM.has(o.type)
+    )
+      unknown.push(o.type);
     if (o.at_clause) unknown.push('time travel (AT …)');
     switch (o.type) {
       case 'BASE_TABLE': {
         const at = typeof o.query_location === 'number' && o.query_location >= 0 ? o.query_location : undefined;
-        const written = [o.catalog_name, o.schema_name, o.table_name].filter((p) => typeof p === 'string' && p !== '').join('.');
-        const r: RelationRef = { catalog: lower(o.catalog_name), schema: lower(o.schema_name), table: lower(o.table_name), location: at, written };
+        const written = [o.catalog_name, o.schema_name, o.table_name]
+          .filter((p) => typeof p === 'string' && p !== '')
+          .join('.');
+        const r: RelationRef = {
+          catalog: lower(o.catalog_name),
+          schema: lower(o.schema_name),
+          table: lower(o.table_name),
+          location: at,
+          written,
+        };
         if (!(r.catalog === '' && r.schema === '' && ctes.has(r.table))) relations.push(r);
         break;
       }
@@ -228,10 +292,16 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
         break;
       case 'TABLE_FUNCTION': {
         const fn = o.function as Node | undefined;
-        tableFunctions.push({ catalog: lower(fn?.catalog), schema: lower(fn?.schema), name: lower(fn?.function_name), window: false });
+        tableFunctions.push({
+          catalog: lower(fn?.catalog),
+          schema: lower(fn?.schema),
+          name: lower(fn?.function_name),
+          window: false,
+        });
         // Its arguments are walked as ordinary expressions (below), not as a second table function.
         if (fn) stack.push({ node: fn.children, ctes });
-        for (const [k, v] of Object.entries(o)) if (k !== 'function' && v && typeof v === 'object') stack.push({ node: v, ctes });
+        for (const [k, v] of Object.entries(o))
+          if (k !== 'function' && v && typeof v === 'object') stack.push({ node: v, ctes });
         continue;
       }
       case 'COLUMN_REF': {
@@ -241,7 +311,12 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
       }
     }
     if ((o.class === 'FUNCTION' || o.class === 'WINDOW') && typeof o.function_name === 'string') {
-      functions.push({ catalog: lower(o.catalog), schema: lower(o.schema), name: lower(o.function_name), window: o.class === 'WINDOW' });
+      functions.push({
+        catalog: lower(o.catalog),
+        schema: lower(o.schema),
+        name: lower(o.function_name),
+        window: o.class === 'WINDOW',
+      });
     }
     for (const [k, v] of Object.entries(o)) {
       if (k === 'cte_map' || (k === 'right' && o.type === 'RECURSIVE_CTE_NODE')) continue; // walked above, in their own scopes

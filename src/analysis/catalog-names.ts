@@ -79,5 +79,3 @@ function identifierEnd(sql: string, i: number): number | null {
   PLAIN.lastIndex = i;
   return PLAIN.test(sql) ? PLAIN.lastIndex : null;
 }
-
-

@@ -25,7 +25,10 @@ export interface SourceRelation {
   ref: string;
 }
 
-export type SourceTarget = { kind: 'column'; qualifier: string | null; column: string } | { kind: 'star'; qualifier: string | null } | { kind: 'other' };
+export type SourceTarget =
+  | { kind: 'column'; qualifier: string | null; column: string }
+  | { kind: 'star'; qualifier: string | null }
+  | { kind: 'other' };
 
 /** What a top-level SELECT reads and returns, as far as table columns go. */
 export interface SourceShape {
@@ -50,10 +53,15 @@ export function sourceShape(node: Node | undefined): SourceShape | undefined {
       const name = String(n.table_name ?? '');
       const hasAliasColumns = Array.isArray(n.column_name_alias) && n.column_name_alias.length > 0;
       // Another catalog (a pinned version), a CTE or renamed columns: not looked into.
-      if ((n.catalog_name ?? '') !== '' || (!schema && ctes.has(name.toLowerCase())) || hasAliasColumns || n.at_clause) opaque = true;
+      if ((n.catalog_name ?? '') !== '' || (!schema && ctes.has(name.toLowerCase())) || hasAliasColumns || n.at_clause)
+        opaque = true;
       else relations.push({ schema, name, ref: typeof n.alias === 'string' && n.alias !== '' ? n.alias : name });
     } else if (n?.type === 'JOIN') {
-      if ((n.ref_type !== 'REGULAR' && n.ref_type !== 'CROSS') || (Array.isArray(n.using_columns) && n.using_columns.length > 0)) opaque = true;
+      if (
+        (n.ref_type !== 'REGULAR' && n.ref_type !== 'CROSS') ||
+        (Array.isArray(n.using_columns) && n.using_columns.length > 0)
+      )
+        opaque = true;
       from(n.left as Node);
       from(n.right as Node);
     } else if (n?.type !== 'EMPTY') opaque = true;
@@ -63,14 +71,27 @@ export function sourceShape(node: Node | undefined): SourceShape | undefined {
   const targets: SourceTarget[] = [];
   for (const item of node.select_list as Node[]) {
     if (item.class === 'STAR') {
-      const plain = !item.columns && !item.expr && !(item.exclude_list?.length > 0) && !(item.replace_list?.length > 0) && !(item.rename_list?.length > 0);
+      const plain =
+        !item.columns &&
+        !item.expr &&
+        !(item.exclude_list?.length > 0) &&
+        !(item.replace_list?.length > 0) &&
+        !(item.rename_list?.length > 0);
       if (!plain) return undefined;
-      targets.push({ kind: 'star', qualifier: typeof item.relation_name === 'string' && item.relation_name !== '' ? item.relation_name : null });
+      targets.push({
+        kind: 'star',
+        qualifier: typeof item.relation_name === 'string' && item.relation_name !== '' ? item.relation_name : null,
+      });
     } else if (item.class === 'COLUMN_REF') {
       const names = item.column_names as string[];
       // schema.table.column: the table part qualifies it; catalog.schema.table.column is not followed.
       if (!Array.isArray(names) || names.length === 0 || names.length > 3) targets.push({ kind: 'other' });
-      else targets.push({ kind: 'column', qualifier: names.length >= 2 ? names[names.length - 2]! : null, column: names[names.length - 1]! });
+      else
+        targets.push({
+          kind: 'column',
+          qualifier: names.length >= 2 ? names[names.length - 2]! : null,
+          column: names[names.length - 1]!,
+        });
     } else targets.push({ kind: 'other' });
   }
   return { relations, opaque, targets };
@@ -85,7 +106,12 @@ interface TableColumns {
 /** Columns of a relation of a version, by `db\0schema\0name` (versions are immutable). */
 const tables = new LRUCache<string, { table: TableColumns | null }>({ max: 4096 });
 
-async function tableColumns(conn: DuckDBConnection, db: string, schema: string, name: string): Promise<TableColumns | null> {
+async function tableColumns(
+  conn: DuckDBConnection,
+  db: string,
+  schema: string,
+  name: string,
+): Promise<TableColumns | null> {
   const key = `${db}\u0000${schema}\u0000${name}`;
   const hit = tables.get(key);
   if (hit) return hit.table;
@@ -125,7 +151,9 @@ export async function columnSources(
   }
   const out: (ColumnSource | null)[] = [];
   const find = (column: string, qualifier: string | null): ColumnSource | null => {
-    const candidates = resolved.filter((r) => qualifier === null || r.rel.ref.toLowerCase() === qualifier.toLowerCase());
+    const candidates = resolved.filter(
+      (r) => qualifier === null || r.rel.ref.toLowerCase() === qualifier.toLowerCase(),
+    );
     if (qualifier === null && shape.opaque) return null; // could come from an item we cannot see into
     const hits = candidates.flatMap((r) => {
       const i = r.table.columns.findIndex((c) => c.toLowerCase() === column.toLowerCase());
@@ -138,7 +166,9 @@ export async function columnSources(
     else if (t.kind === 'column') out.push(find(t.column, t.qualifier));
     else {
       if (t.qualifier === null && shape.opaque) return null; // `*` over items we cannot expand
-      const rels = resolved.filter((r) => t.qualifier === null || r.rel.ref.toLowerCase() === t.qualifier.toLowerCase());
+      const rels = resolved.filter(
+        (r) => t.qualifier === null || r.rel.ref.toLowerCase() === t.qualifier.toLowerCase(),
+      );
       if (rels.length === 0) return null;
       for (const r of rels) r.table.columns.forEach((_, i) => out.push({ tableOid: r.table.oid, attnum: i + 1 }));
     }

@@ -24,13 +24,27 @@ import { undefinedFunction } from './function-hints.js';
  */
 export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   // engine settings and environment (paths of the server among them)
-  'current_setting', 'getenv', 'in_search_path', 'current_query_id',
+  'current_setting',
+  'getenv',
+  'in_search_path',
+  'current_query_id',
   // SQL text or plans run or bound from a value
-  'json_serialize_plan', 'json_execute_serialized_sql', 'json_deserialize_sql', 'json_serialize_sql', 'query', 'query_table',
+  'json_serialize_plan',
+  'json_execute_serialized_sql',
+  'json_deserialize_sql',
+  'json_serialize_sql',
+  'query',
+  'query_table',
   // logging, profiling, sleeping
-  'write_log', 'parse_duckdb_log_message', 'sleep_ms', 'pg_sleep',
+  'write_log',
+  'parse_duckdb_log_message',
+  'sleep_ms',
+  'pg_sleep',
   // sequences and random state: side effects on the connection
-  'nextval', 'currval', 'setseed', 'set_variable',
+  'nextval',
+  'currval',
+  'setseed',
+  'set_variable',
   // variant/parquet internals
   'variant_to_parquet_variant',
 ]);
@@ -39,7 +53,20 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
 export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['range', 'generate_series', 'unnest']);
 
 /** Window-only functions DuckDB may not list in duckdb_functions(). */
-const WINDOW_FUNCTIONS = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value', 'fill']);
+const WINDOW_FUNCTIONS = new Set([
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'fill',
+]);
 
 /** Built-in expressions the parser spells as function calls but duckdb_functions() does not list. */
 const UNLISTED_BUILTINS = ['unnest', 'unlist'];
@@ -60,7 +87,12 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
     const names = new Set(r.getRows().map((row) => String(row[0])));
     for (const w of UNLISTED_BUILTINS) names.add(w);
     const every = await conn.runAndReadAll(`SELECT DISTINCT lower(function_name) FROM duckdb_functions()`);
-    everyBuiltin = new Set([...names, ...REFUSED_FUNCTIONS, ...WINDOW_FUNCTIONS, ...every.getRows().map((row) => String(row[0]))]);
+    everyBuiltin = new Set([
+      ...names,
+      ...REFUSED_FUNCTIONS,
+      ...WINDOW_FUNCTIONS,
+      ...every.getRows().map((row) => String(row[0])),
+    ]);
     for (const f of REFUSED_FUNCTIONS) names.delete(f);
     for (const f of await catalogReadingMacros(conn)) names.delete(f);
     return names;
@@ -126,10 +158,15 @@ export const ADMISSION_OFF_FOR_TESTS = process.env.FDL_TEST_ADMISSION === 'off';
  */
 export function refuseInternalNames(clientText: string): void {
   if (ADMISSION_OFF_FOR_TESTS) return;
-  if (/fdl_pg/i.test(clientText)) throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
+  if (/fdl_pg/i.test(clientText))
+    throw new SqlError(SQLSTATE.undefinedTable, 'relation or function of "fdl_pg" does not exist');
   // PostgreSQL's Unicode escapes spell any name without its letters; DuckDB has none, but the
   // PostgreSQL rewrite would print them out plainly (`U&"fdl\005fpg"` became fdl_pg).
-  if (/U&["']/i.test(clientText)) throw new SqlError(SQLSTATE.featureNotSupported, 'Unicode escapes (U&"…", U&\'…\') are not supported by fdl-gateway');
+  if (/U&["']/i.test(clientText))
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'Unicode escapes (U&"…", U&\'…\') are not supported by fdl-gateway',
+    );
 }
 
 /**
@@ -144,18 +181,35 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
   const compat = ctx.compatDb.toLowerCase();
   for (const f of a.functions) {
     if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
-    if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name)) throw undefinedFunction(f.name);
+    if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name))
+      throw undefinedFunction(f.name);
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
   }
   for (const f of a.tableFunctions) {
-    const own = f.catalog === compat || (versionDbs.includes(f.catalog) || f.catalog === '') && (f.schema === '' || f.schema === 'main') && ctx.definesFunction(f.catalog || ctx.versionDb, f.name);
-    if (own || (f.catalog === '' && (f.schema === '' || f.schema === 'main') && ALLOWED_TABLE_FUNCTIONS.has(f.name))) continue;
-    throw denied(`table function ${displayName(f)}() is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+    const own =
+      f.catalog === compat ||
+      ((versionDbs.includes(f.catalog) || f.catalog === '') &&
+        (f.schema === '' || f.schema === 'main') &&
+        ctx.definesFunction(f.catalog || ctx.versionDb, f.name));
+    if (own || (f.catalog === '' && (f.schema === '' || f.schema === 'main') && ALLOWED_TABLE_FUNCTIONS.has(f.name)))
+      continue;
+    throw denied(
+      `table function ${displayName(f)}() is not allowed through fdl-gateway`,
+      'Tables and views of the version are the only data a session can read.',
+    );
   }
   return a.relations.map((r) => resolveRelation(r, ctx, versionDbs, compat));
 }
 
-function functionAllowed(catalog: string, schema: string, name: string, window: boolean, ctx: AdmissionContext, versionDbs: string[], compat: string): boolean {
+function functionAllowed(
+  catalog: string,
+  schema: string,
+  name: string,
+  window: boolean,
+  ctx: AdmissionContext,
+  versionDbs: string[],
+  compat: string,
+): boolean {
   if (catalog === compat) return true; // the catalog emulation's macros
   if (catalog !== '' && !versionDbs.includes(catalog)) return false;
   // `x.f()`: DuckDB reads x as a schema or a catalog; only main (and pg_catalog for built-ins) is
@@ -172,15 +226,28 @@ function functionAllowed(catalog: string, schema: string, name: string, window: 
  * so a table of the version whose name merely looks like a file (`main."t[1]"`) is that table; a
  * name that resolves to nothing and looks like a path, glob or URL is refused as a file read.
  */
-function resolveRelation(r: RelationRef, ctx: AdmissionContext, versionDbs: string[], compat: string): ResolvedRelation {
-  const fileRead = () => denied(`reading ${quoteName(r)} directly is not allowed through fdl-gateway`, 'Tables and views of the version are the only data a session can read.');
+function resolveRelation(
+  r: RelationRef,
+  ctx: AdmissionContext,
+  versionDbs: string[],
+  compat: string,
+): ResolvedRelation {
+  const fileRead = () =>
+    denied(
+      `reading ${quoteName(r)} directly is not allowed through fdl-gateway`,
+      'Tables and views of the version are the only data a session can read.',
+    );
   let resolved: ResolvedRelation;
   try {
     resolved = resolveEntry(r, ctx, versionDbs, compat);
   } catch (e) {
     // Unresolved, DuckDB would try a replacement scan over the dotted name: a file read.
-    if (e instanceof SqlError && (e.sqlstate === SQLSTATE.undefinedTable || e.sqlstate === SQLSTATE.insufficientPrivilege)
-      && [r.catalog, r.schema, r.table].some(looksLikeFile)) throw fileRead();
+    if (
+      e instanceof SqlError &&
+      (e.sqlstate === SQLSTATE.undefinedTable || e.sqlstate === SQLSTATE.insufficientPrivilege) &&
+      [r.catalog, r.schema, r.table].some(looksLikeFile)
+    )
+      throw fileRead();
     throw e;
   }
   if (resolved.db === compat && resolved.table.startsWith('_') && !ctx.compatInternals) throw undefinedTable(r);
@@ -193,17 +260,29 @@ function resolveEntry(r: RelationRef, ctx: AdmissionContext, versionDbs: string[
   if (r.catalog !== '') {
     // Another version of the session's repository ("NAME@REF") that is not attached: none such.
     const repo = ctx.versionDb.slice(0, ctx.versionDb.lastIndexOf('@') + 1);
-    if (!catalogs.includes(r.catalog) && repo !== '' && r.catalog.startsWith(repo)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${r.catalog}" does not exist`);
+    if (!catalogs.includes(r.catalog) && repo !== '' && r.catalog.startsWith(repo))
+      throw new SqlError(SQLSTATE.invalidCatalogName, `database "${r.catalog}" does not exist`);
     // PostgreSQL's words for any other database (namespace.c, RangeVarGetRelidExtended).
-    if (!catalogs.includes(r.catalog)) throw new SqlError(SQLSTATE.featureNotSupported, `cross-database references are not implemented: "${r.written ?? `${r.catalog}.${r.schema}.${r.table}`}"`);
+    if (!catalogs.includes(r.catalog))
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `cross-database references are not implemented: "${r.written ?? `${r.catalog}.${r.schema}.${r.table}`}"`,
+      );
     const schema = r.schema || 'main';
     if (has(r.catalog, schema, r.table)) return { db: r.catalog, schema, table: r.table };
     throw undefinedTable(r);
   }
   if (r.schema !== '') {
     // `x.y`: DuckDB reads x as a schema of the current database, or as a database (schema main).
-    if (catalogs.includes(r.schema) && has(r.schema, 'main', r.table)) return { db: r.schema, schema: 'main', table: r.table };
-    if (r.schema.includes('@') || r.schema.startsWith('__fdl_') || r.schema === 'system' || r.schema === 'temp' || r.schema === 'memory') {
+    if (catalogs.includes(r.schema) && has(r.schema, 'main', r.table))
+      return { db: r.schema, schema: 'main', table: r.table };
+    if (
+      r.schema.includes('@') ||
+      r.schema.startsWith('__fdl_') ||
+      r.schema === 'system' ||
+      r.schema === 'temp' ||
+      r.schema === 'memory'
+    ) {
       if (!catalogs.includes(r.schema)) throw denied(`permission denied for database "${r.schema}"`, undefined, true);
     }
     if (has(ctx.versionDb, r.schema, r.table)) return { db: ctx.versionDb, schema: r.schema, table: r.table };
@@ -222,7 +301,10 @@ function looksLikeFile(name: string): boolean {
 }
 
 function quoteName(r: RelationRef): string {
-  return [r.catalog, r.schema, r.table].filter((p) => p !== '').map((p) => `"${p}"`).join('.');
+  return [r.catalog, r.schema, r.table]
+    .filter((p) => p !== '')
+    .map((p) => `"${p}"`)
+    .join('.');
 }
 
 function displayName(f: { catalog: string; schema: string; name: string }): string {
@@ -230,7 +312,10 @@ function displayName(f: { catalog: string; schema: string; name: string }): stri
 }
 
 function undefinedTable(r: RelationRef): SqlError {
-  return new SqlError(SQLSTATE.undefinedTable, `relation "${[r.catalog, r.schema, r.table].filter((p) => p !== '').join('.')}" does not exist`);
+  return new SqlError(
+    SQLSTATE.undefinedTable,
+    `relation "${[r.catalog, r.schema, r.table].filter((p) => p !== '').join('.')}" does not exist`,
+  );
 }
 
 function denied(message: string, hint?: string, raw = false): SqlError {

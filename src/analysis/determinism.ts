@@ -17,10 +17,30 @@ import type { Analysis } from './analysis.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
 
 /** Built-ins DuckDB calls consistent that read the session (its variables and settings). */
-const SESSION_FUNCTIONS = new Set(['getvariable', 'current_setting', 'current_database', 'current_schema', 'current_schemas', 'pg_backend_pid', 'txid_current']);
+const SESSION_FUNCTIONS = new Set([
+  'getvariable',
+  'current_setting',
+  'current_database',
+  'current_schema',
+  'current_schemas',
+  'pg_backend_pid',
+  'txid_current',
+]);
 
 /** Window functions that are not in duckdb_functions() but depend only on their input. */
-const WINDOW_ONLY = new Set(['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value']);
+const WINDOW_ONLY = new Set([
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+]);
 
 /** Names of functions whose every overload is a CONSISTENT built-in scalar or aggregate. */
 export async function consistentFunctions(conn: DuckDBConnection): Promise<Set<string>> {
@@ -42,7 +62,12 @@ export interface VersionNames {
 }
 
 /** True when the statement's rows depend only on the version: see the module comment. */
-export function isRepeatable(a: Analysis, consistent: ReadonlySet<string>, database: string, version: VersionNames): boolean {
+export function isRepeatable(
+  a: Analysis,
+  consistent: ReadonlySet<string>,
+  database: string,
+  version: VersionNames,
+): boolean {
   if (a.volatile || a.kind !== 'query' || a.tableFunctions.length > 0) return false;
   for (const f of a.functions) {
     if (f.window && WINDOW_ONLY.has(f.name)) continue;

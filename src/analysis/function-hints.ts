@@ -20,6 +20,8 @@ const INSTEAD: Readonly<Record<string, string>> = {
 };
 
 export function undefinedFunction(name: string): SqlError {
-  const hint = INSTEAD[name] ?? 'No function of this name exists in fdl-gateway (PostgreSQL 15 built-ins that DuckDB lacks are listed in docs/compatibility.md).';
+  const hint =
+    INSTEAD[name] ??
+    'No function of this name exists in fdl-gateway (PostgreSQL 15 built-ins that DuckDB lacks are listed in docs/compatibility.md).';
   return new SqlError(SQLSTATE.undefinedFunction, `function ${name}() does not exist`, undefined, hint);
 }

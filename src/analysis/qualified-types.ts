@@ -25,7 +25,10 @@ export function refuseQualifiedTypes(tree: unknown): void {
       const catalog = typeof o.catalog === 'string' ? o.catalog : '';
       const schema = typeof o.schema === 'string' ? o.schema.toLowerCase() : '';
       if (catalog !== '' || !PLAIN_SCHEMAS.has(schema)) {
-        throw new SqlError(SQLSTATE.insufficientPrivilege, 'permission denied: a type name qualified with a database or schema is not allowed through fdl-gateway');
+        throw new SqlError(
+          SQLSTATE.insufficientPrivilege,
+          'permission denied: a type name qualified with a database or schema is not allowed through fdl-gateway',
+        );
       }
     }
     for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);

@@ -24,21 +24,64 @@ export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
 
 /** Logical operators that only read. */
 const READING_OPERATORS = new Set([
-  'LOGICAL_PROJECTION', 'LOGICAL_FILTER', 'LOGICAL_AGGREGATE_AND_GROUP_BY', 'LOGICAL_WINDOW', 'LOGICAL_UNNEST',
-  'LOGICAL_LIMIT', 'LOGICAL_ORDER_BY', 'LOGICAL_TOP_N', 'LOGICAL_DISTINCT', 'LOGICAL_SAMPLE', 'LOGICAL_PIVOT',
-  'LOGICAL_GET', 'LOGICAL_DELIM_GET', 'LOGICAL_CHUNK_GET', 'LOGICAL_EXPRESSION_GET', 'LOGICAL_DUMMY_SCAN',
-  'LOGICAL_EMPTY_RESULT', 'LOGICAL_CTE_REF', 'LOGICAL_MATERIALIZED_CTE', 'LOGICAL_RECURSIVE_CTE',
-  'LOGICAL_JOIN', 'LOGICAL_DELIM_JOIN', 'LOGICAL_COMPARISON_JOIN', 'LOGICAL_ANY_JOIN', 'LOGICAL_CROSS_PRODUCT',
-  'LOGICAL_POSITIONAL_JOIN', 'LOGICAL_ASOF_JOIN', 'LOGICAL_DEPENDENT_JOIN', 'LOGICAL_UNION', 'LOGICAL_EXCEPT',
-  'LOGICAL_INTERSECT', 'LOGICAL_COLUMN_DATA_GET',
+  'LOGICAL_PROJECTION',
+  'LOGICAL_FILTER',
+  'LOGICAL_AGGREGATE_AND_GROUP_BY',
+  'LOGICAL_WINDOW',
+  'LOGICAL_UNNEST',
+  'LOGICAL_LIMIT',
+  'LOGICAL_ORDER_BY',
+  'LOGICAL_TOP_N',
+  'LOGICAL_DISTINCT',
+  'LOGICAL_SAMPLE',
+  'LOGICAL_PIVOT',
+  'LOGICAL_GET',
+  'LOGICAL_DELIM_GET',
+  'LOGICAL_CHUNK_GET',
+  'LOGICAL_EXPRESSION_GET',
+  'LOGICAL_DUMMY_SCAN',
+  'LOGICAL_EMPTY_RESULT',
+  'LOGICAL_CTE_REF',
+  'LOGICAL_MATERIALIZED_CTE',
+  'LOGICAL_RECURSIVE_CTE',
+  'LOGICAL_JOIN',
+  'LOGICAL_DELIM_JOIN',
+  'LOGICAL_COMPARISON_JOIN',
+  'LOGICAL_ANY_JOIN',
+  'LOGICAL_CROSS_PRODUCT',
+  'LOGICAL_POSITIONAL_JOIN',
+  'LOGICAL_ASOF_JOIN',
+  'LOGICAL_DEPENDENT_JOIN',
+  'LOGICAL_UNION',
+  'LOGICAL_EXCEPT',
+  'LOGICAL_INTERSECT',
+  'LOGICAL_COLUMN_DATA_GET',
 ]);
 
 /** Table functions (LOGICAL_GET) that read no file and change nothing: generators and DuckDB's catalog listings. */
 const READING_FUNCTIONS = new Set([
-  'seq_scan', 'range', 'generate_series', 'unnest', 'repeat', 'repeat_row',
-  'duckdb_databases', 'duckdb_schemas', 'duckdb_tables', 'duckdb_views', 'duckdb_columns', 'duckdb_functions',
-  'duckdb_types', 'duckdb_constraints', 'duckdb_indexes', 'duckdb_sequences', 'duckdb_keywords', 'duckdb_variables',
-  'duckdb_dependencies', 'pragma_version', 'pragma_table_info', 'pragma_database_size',
+  'seq_scan',
+  'range',
+  'generate_series',
+  'unnest',
+  'repeat',
+  'repeat_row',
+  'duckdb_databases',
+  'duckdb_schemas',
+  'duckdb_tables',
+  'duckdb_views',
+  'duckdb_columns',
+  'duckdb_functions',
+  'duckdb_types',
+  'duckdb_constraints',
+  'duckdb_indexes',
+  'duckdb_sequences',
+  'duckdb_keywords',
+  'duckdb_variables',
+  'duckdb_dependencies',
+  'pragma_version',
+  'pragma_table_info',
+  'pragma_database_size',
 ]);
 
 /** Table functions that read files: only where the repository's instance may read (the sealed folders). */
@@ -75,7 +118,9 @@ async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | nu
   counted('bind_check');
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const reader = await inPrepareSlot(sql, () => conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`));
+    const reader = await inPrepareSlot(sql, () =>
+      conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`),
+    );
     const json = reader.getRows()[0]?.[0];
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
@@ -89,7 +134,9 @@ const dirsByConnection = new WeakMap<DuckDBConnection, Promise<string[]>>();
 function sealedDirs(conn: DuckDBConnection): Promise<string[]> {
   let dirs = dirsByConnection.get(conn);
   if (!dirs) {
-    dirs = conn.runAndReadAll("SELECT unnest(current_setting('allowed_directories'))").then((r) => r.getRows().map((row) => String(row[0])));
+    dirs = conn
+      .runAndReadAll("SELECT unnest(current_setting('allowed_directories'))")
+      .then((r) => r.getRows().map((row) => String(row[0])));
     dirsByConnection.set(conn, dirs);
   }
   return dirs;
@@ -101,7 +148,8 @@ function walk(node: PlanNode, readDirs: readonly string[]): void {
   if (type === 'LOGICAL_GET') {
     const fn = (node.name ?? '').toLowerCase();
     if (FILE_FUNCTIONS.has(fn)) {
-      for (const path of filePaths(node)) if (!readDirs.some((d) => within(path, d))) throw refused(`${fn} outside the repository`);
+      for (const path of filePaths(node))
+        if (!readDirs.some((d) => within(path, d))) throw refused(`${fn} outside the repository`);
     } else if (!READING_FUNCTIONS.has(fn)) throw refused(`table function ${fn}`);
   }
   for (const child of node.children ?? []) walk(child, readDirs);
@@ -124,7 +172,6 @@ function judgeFromParse(analysis: Analysis): void {
     if (!READING_FUNCTIONS.has(f.name.toLowerCase())) throw refused(`table function ${f.name.toLowerCase()}`);
   }
 }
-
 
 function refused(what: string): SqlError {
   return new SqlError(SQLSTATE.insufficientPrivilege, `refused by the engine: ${what} is not a read of this version`);

@@ -112,14 +112,25 @@ export function checkGuardNesting(tree: unknown): void {
     }
     if (!node || typeof node !== 'object') continue;
     const o = node as Node;
-    const perArgument = o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog ? GUARD_ARGUMENT_COPIES[o.function_name.toLowerCase()] : undefined;
+    const perArgument =
+      o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog
+        ? GUARD_ARGUMENT_COPIES[o.function_name.toLowerCase()]
+        : undefined;
     if (perArgument && Array.isArray(o.children)) {
       // A guarded call is itself a macro expanded each time it is copied (leaves cost nothing).
       if (copies > MAX_GUARD_COPIES) {
-        throw new SqlError(SQLSTATE.statementTooComplex, `statement is too complex: calls of ${String(o.function_name)}() and other size-checked functions are nested too deeply`, undefined, 'Nest fewer of them in one expression, e.g. compute a step in a subquery.');
+        throw new SqlError(
+          SQLSTATE.statementTooComplex,
+          `statement is too complex: calls of ${String(o.function_name)}() and other size-checked functions are nested too deeply`,
+          undefined,
+          'Nest fewer of them in one expression, e.g. compute a step in a subquery.',
+        );
       }
-      o.children.forEach((child, i) => stack.push([child, copies * (perArgument[Math.min(i, perArgument.length - 1)] ?? 1)]));
-      for (const [k, v] of Object.entries(o)) if (k !== 'children' && v && typeof v === 'object') stack.push([v, copies]);
+      o.children.forEach((child, i) =>
+        stack.push([child, copies * (perArgument[Math.min(i, perArgument.length - 1)] ?? 1)]),
+      );
+      for (const [k, v] of Object.entries(o))
+        if (k !== 'children' && v && typeof v === 'object') stack.push([v, copies]);
       continue;
     }
     for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push([v, copies]);

@@ -105,7 +105,11 @@ export class AttachedVersions<T extends Attached> {
     this.live.clear();
     this.idle.clear();
     await Promise.all([
-      ...all.map((e) => e.value.dispose().catch((err: unknown) => degraded('detach', `detaching ${e.value.dbName} failed: ${(err as Error).message}`))),
+      ...all.map((e) =>
+        e.value
+          .dispose()
+          .catch((err: unknown) => degraded('detach', `detaching ${e.value.dbName} failed: ${(err as Error).message}`)),
+      ),
       ...this.detaching.values(),
     ]);
   }

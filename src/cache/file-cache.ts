@@ -65,10 +65,17 @@ export class FileCache {
   /** Told about every cached file found tampered with (logging); set by the owner. */
   onMismatch: (name: string, detail: string) => void = () => undefined;
 
-  private constructor(readonly dir: string, readonly maxBytes: number, readonly downloadConcurrency: number) {}
+  private constructor(
+    readonly dir: string,
+    readonly maxBytes: number,
+    readonly downloadConcurrency: number,
+  ) {}
 
   /** Opens (creating) the cache dir; leftovers of interrupted downloads are removed, the rest reused. */
-  static async open(dir: string, options: { maxBytes?: number; downloadConcurrency?: number } = {}): Promise<FileCache> {
+  static async open(
+    dir: string,
+    options: { maxBytes?: number; downloadConcurrency?: number } = {},
+  ): Promise<FileCache> {
     await mkdir(dir, { recursive: true });
     const cache = new FileCache(dir, options.maxBytes ?? 10 * 1024 ** 3, Math.max(1, options.downloadConcurrency ?? 8));
     const found: { name: string; size: number; used: number }[] = [];
@@ -210,33 +217,40 @@ export class FileCache {
       if (this.identities.get(name) === identityOf(seen)) return true;
       this.adopted.add(name);
     }
-    return this.flights.run(`verify:${name}`, async () => {
-      if (!this.adopted.has(name)) return;
-      const want = /(?:^|\/)sha256-([0-9a-f]{64})/.exec(name)?.[1];
-      const before = want ? await stat(path).catch(() => null) : null;
-      const got = before ? await hashFile(path).catch(() => null) : null;
-      const after = got ? await stat(path).catch(() => null) : null;
-      // the identity recorded is the one the hash saw: unchanged from before the read to after it
-      const steady = before !== null && after !== null && identityOf(before) === identityOf(after);
-      if (want && got && steady && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
+    return this.flights
+      .run(`verify:${name}`, async () => {
+        if (!this.adopted.has(name)) return;
+        const want = /(?:^|\/)sha256-([0-9a-f]{64})/.exec(name)?.[1];
+        const before = want ? await stat(path).catch(() => null) : null;
+        const got = before ? await hashFile(path).catch(() => null) : null;
+        const after = got ? await stat(path).catch(() => null) : null;
+        // the identity recorded is the one the hash saw: unchanged from before the read to after it
+        const steady = before !== null && after !== null && identityOf(before) === identityOf(after);
+        if (want && got && steady && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
+          this.adopted.delete(name);
+          this.identities.set(name, identityOf(after));
+          return;
+        }
+        if (want) {
+          this.counters.mismatches++;
+          this.onMismatch(name, got ? `hashes to ${got.sha256} (${got.size} bytes)` : 'unreadable');
+        }
         this.adopted.delete(name);
-        this.identities.set(name, identityOf(after));
-        return;
-      }
-      if (want) {
-        this.counters.mismatches++;
-        this.onMismatch(name, got ? `hashes to ${got.sha256} (${got.size} bytes)` : 'unreadable');
-      }
-      this.adopted.delete(name);
-      this.drop(name);
-      await unlink(path).catch(() => {});
-    }).then(() => this.entries.has(name));
+        this.drop(name);
+        await unlink(path).catch(() => {});
+      })
+      .then(() => this.entries.has(name));
   }
 
   stats(): FileCacheStats {
     return {
-      entries: this.entries.size, bytes: this.bytes, pinned: this.pins.size, pinnedBytes: this.pinnedBytes(), peakBytes: this.peak,
-      maxBytes: this.maxBytes, ...this.counters,
+      entries: this.entries.size,
+      bytes: this.bytes,
+      pinned: this.pins.size,
+      pinnedBytes: this.pinnedBytes(),
+      peakBytes: this.peak,
+      maxBytes: this.maxBytes,
+      ...this.counters,
     };
   }
 
@@ -337,6 +351,7 @@ const areas = new WeakMap<ObjectStore, string>();
 /** A store's area: a name derived from its location, stable across restarts (hashed once per store). */
 function areaOf(store: ObjectStore): string {
   let area = areas.get(store);
-  if (area === undefined) areas.set(store, (area = `store-${createHash('sha256').update(store.location).digest('hex').slice(0, 24)}`));
+  if (area === undefined)
+    areas.set(store, (area = `store-${createHash('sha256').update(store.location).digest('hex').slice(0, 24)}`));
   return area;
 }

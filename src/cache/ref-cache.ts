@@ -94,7 +94,10 @@ export class RefCache {
         this.entries.set(id, { ...prev, fetchedAt: now });
         return prev.body;
       }
-      const entry: Entry = res === null || res === 'not-modified' ? { body: null, fetchedAt: now } : { body: res.body, etag: res.etag, fetchedAt: now };
+      const entry: Entry =
+        res === null || res === 'not-modified'
+          ? { body: null, fetchedAt: now }
+          : { body: res.body, etag: res.etag, fetchedAt: now };
       this.entries.set(id, entry);
       return entry.body;
     });

@@ -40,7 +40,15 @@ function keyOf(k: ResultKey): string {
   if (k.id !== undefined) return k.id;
   const params = k.params.map((p) => (p === null ? '-' : p.toString('base64'))).join(',');
   // \u0000 cannot occur in any part (SQL text and settings are NUL-free: the protocol's strings).
-  return (k.id = [k.versionId, k.database, k.settings, k.resultFormats.join(''), k.paramFormats.join(''), params, k.sql].join('\u0000'));
+  return (k.id = [
+    k.versionId,
+    k.database,
+    k.settings,
+    k.resultFormats.join(''),
+    k.paramFormats.join(''),
+    params,
+    k.sql,
+  ].join('\u0000'));
 }
 
 export class ResultCache {
@@ -51,9 +59,13 @@ export class ResultCache {
 
   constructor(opts: ResultCacheOptions) {
     this.maxEntryBytes = Math.min(opts.maxEntryBytes, opts.maxBytes);
-    this.entries = opts.maxBytes > 0
-      ? new LRUCache<string, CachedResult>({ maxSize: opts.maxBytes, sizeCalculation: (r, key) => r.rows.length + key.length })
-      : null;
+    this.entries =
+      opts.maxBytes > 0
+        ? new LRUCache<string, CachedResult>({
+            maxSize: opts.maxBytes,
+            sizeCalculation: (r, key) => r.rows.length + key.length,
+          })
+        : null;
   }
 
   get enabled(): boolean {

@@ -26,7 +26,13 @@ const User = z
   .object({
     /** SCRAM-SHA-256 verifier (or md5 hash) as produced by `fdl hash-password`; never a plaintext password. */
     grants: z.record(z.string(), z.array(z.string().min(1))).optional(),
-    password: z.string().regex(/^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|md5[0-9a-f]{32})$/, 'must be a SCRAM-SHA-256 verifier or md5 hash (see fdl hash-password)').optional(),
+    password: z
+      .string()
+      .regex(
+        /^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|md5[0-9a-f]{32})$/,
+        'must be a SCRAM-SHA-256 verifier or md5 hash (see fdl hash-password)',
+      )
+      .optional(),
   })
   .strict();
 
@@ -41,7 +47,14 @@ export const ConfigFile = z
     cacheMaxBytes: z.number().int().positive().optional(),
     downloadConcurrency: z.number().int().min(1).max(64).optional(),
     resultCacheBytes: z.number().int().nonnegative().optional(),
-    s3: z.object({ endpoint: z.string().optional(), region: z.string().optional(), forcePathStyle: z.boolean().optional() }).strict().optional(),
+    s3: z
+      .object({
+        endpoint: z.string().optional(),
+        region: z.string().optional(),
+        forcePathStyle: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
     maxConnections: z.number().int().positive().optional(),
     maxConnectionsPerUser: z.number().int().positive().optional(),
     maxAuthenticating: z.number().int().positive().optional(),
@@ -60,7 +73,10 @@ export const ConfigFile = z
     maxPreparedStatements: z.number().int().positive().optional(),
     maxPortals: z.number().int().positive().optional(),
     threads: z.number().int().positive().optional(),
-    tls: z.object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() }).strict().optional(),
+    tls: z
+      .object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() })
+      .strict()
+      .optional(),
     /** HOST:PORT of the HTTP listener (health, readiness, metrics, status page); absent: none. */
     http: z.string().optional(),
     drainTimeoutMs: z.number().int().nonnegative().optional(),
@@ -174,7 +190,9 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     }
     const parsed = ConfigFile.safeParse(json);
     if (!parsed.success) {
-      throw new ConfigError(`config file ${flags.config}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      throw new ConfigError(
+        `config file ${flags.config}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      );
     }
     file = parsed.data;
   }
@@ -199,7 +217,8 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     const [name, policy] = pair('--data-hashes', s);
     const r = repos.get(name);
     if (!r) throw new ConfigError(`--data-hashes names unknown repository "${name}"`);
-    if (policy !== 'require' && policy !== 'prefer') throw new ConfigError(`--data-hashes ${name}: expected require or prefer, got "${policy}"`);
+    if (policy !== 'require' && policy !== 'prefer')
+      throw new ConfigError(`--data-hashes ${name}: expected require or prefer, got "${policy}"`);
     r.dataHashes = policy;
   }
   for (const s of flags.allowedSigners ?? []) {
@@ -223,7 +242,8 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
   const cert = flags.tlsCert ?? file.tls?.cert;
   const key = flags.tlsKey ?? file.tls?.key;
   const mode = flags.tls ?? file.tls?.mode ?? 'optional';
-  if (mode !== 'required' && mode !== 'optional') throw new ConfigError(`--tls expects required or optional, got "${mode}"`);
+  if (mode !== 'required' && mode !== 'optional')
+    throw new ConfigError(`--tls expects required or optional, got "${mode}"`);
   if (cert || key) {
     if (!cert || !key) throw new ConfigError('TLS needs both --tls-cert and --tls-key');
     tls = { cert, key, mode };
@@ -239,12 +259,21 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   };
   if (inside(stateDir, cacheDir)) {
-    throw new ConfigError(`--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`);
+    throw new ConfigError(
+      `--state-dir ${stateDir} is inside the cache directory ${cacheDir}; give a directory outside it (default: <cache-dir>.state)`,
+    );
   }
   // Sessions may read the served local folders (DuckDB's allowed directories): the ledgers may not live there.
   for (const r of repos.values()) {
-    const local = /^[a-z][a-z0-9+.-]*:/i.test(r.location) ? (r.location.startsWith('file://') ? fileURLToPath(r.location) : null) : resolve(r.location);
-    if (local && inside(stateDir, local)) throw new ConfigError(`--state-dir ${stateDir} is inside repository ${r.name} (${local}); give a directory outside it`);
+    const local = /^[a-z][a-z0-9+.-]*:/i.test(r.location)
+      ? r.location.startsWith('file://')
+        ? fileURLToPath(r.location)
+        : null
+      : resolve(r.location);
+    if (local && inside(stateDir, local))
+      throw new ConfigError(
+        `--state-dir ${stateDir} is inside repository ${r.name} (${local}); give a directory outside it`,
+      );
   }
   const config: GatewayConfig = {
     repos: [...repos.values()],
@@ -267,7 +296,10 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',
     cacheMaxBytes: int('--cache-max-bytes', flags.cacheMaxBytes) ?? file.cacheMaxBytes ?? 10 * 1024 ** 3,
-    downloadConcurrency: Math.min(64, int('--download-concurrency', flags.downloadConcurrency) ?? file.downloadConcurrency ?? 8),
+    downloadConcurrency: Math.min(
+      64,
+      int('--download-concurrency', flags.downloadConcurrency) ?? file.downloadConcurrency ?? 8,
+    ),
     resultCacheBytes: int('--result-cache-bytes', flags.resultCacheBytes) ?? file.resultCacheBytes ?? 64 * 1024 ** 2,
     // Flags, then the config file, then the standard AWS variables (read by the S3 store itself).
     s3: {

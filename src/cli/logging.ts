@@ -29,7 +29,15 @@ function readableLine(line: Record<string, unknown>): string {
 export function openLogging(level: string, terminal = process.stderr.isTTY === true): ServeLogging {
   const base = { svc: 'fdl-gateway' };
   if (terminal) {
-    const stream = pretty({ destination: 2, sync: true, colorize: true, hideObject: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l', messageFormat: readableLine });
+    const stream = pretty({
+      destination: 2,
+      sync: true,
+      colorize: true,
+      hideObject: true,
+      ignore: 'pid,hostname',
+      translateTime: 'SYS:HH:MM:ss.l',
+      messageFormat: readableLine,
+    });
     return {
       log: pino({ level, base }, stream),
       say: (line) => process.stderr.write(line + '\n'),

@@ -28,20 +28,42 @@ program
 program
   .command('serve')
   .description('serve FDL repositories over the PostgreSQL wire protocol')
-  .option('--repo <NAME=LOCATION>', 'serve the repository at LOCATION (a folder, file://, s3://bucket/prefix/ or https://host/prefix/) as database NAME; repeatable', collect)
+  .option(
+    '--repo <NAME=LOCATION>',
+    'serve the repository at LOCATION (a folder, file://, s3://bucket/prefix/ or https://host/prefix/) as database NAME; repeatable',
+    collect,
+  )
   .option('--listen <HOST:PORT>', 'address to listen on (port 0 picks a free port; default 127.0.0.1:5433)')
   .option('--cache-dir <DIR>', 'directory for the gateway cache (downloaded files, DuckDB temp files)')
-  .option('--state-dir <DIR>', 'directory for the tag ledger and the verification ledger (default <cache-dir>.state; never inside the cache dir)')
+  .option(
+    '--state-dir <DIR>',
+    'directory for the tag ledger and the verification ledger (default <cache-dir>.state; never inside the cache dir)',
+  )
   .option('--cache-max-bytes <N>', 'byte budget of the disk cache for files of remote repositories (default 10 GiB)')
   .option('--download-concurrency <N>', 'parallel downloads of remote data files (default 8)')
-  .option('--result-cache-bytes <N>', 'memory for results of repeatable queries, served again without running them (default 64 MiB; 0 = off)')
+  .option(
+    '--result-cache-bytes <N>',
+    'memory for results of repeatable queries, served again without running them (default 64 MiB; 0 = off)',
+  )
   .option('--s3-endpoint <URL>', 'S3 endpoint (MinIO, R2, s3rver); default from AWS_ENDPOINT_URL')
   .option('--s3-region <REGION>', 'S3 region; default from AWS_REGION')
   .option('--s3-force-path-style', 'path-style S3 addressing (also FDL_S3_FORCE_PATH_STYLE=1)')
   .option('--config <FILE>', 'JSON configuration file (repos, listen, cacheDir, limits); flags win over it')
-  .option('--signatures <NAME=POLICY>', 'signature policy of a repository: require, prefer (default) or off; repeatable', collect)
-  .option('--data-hashes <NAME=POLICY>', 'data hash policy of a repository: require (every file a version reads has a sha256 in files.json) or prefer (default); repeatable', collect)
-  .option('--allowed-signers <NAME=FILE>', 'OpenSSH allowed_signers file holding the keys trusted for a repository; repeatable', collect)
+  .option(
+    '--signatures <NAME=POLICY>',
+    'signature policy of a repository: require, prefer (default) or off; repeatable',
+    collect,
+  )
+  .option(
+    '--data-hashes <NAME=POLICY>',
+    'data hash policy of a repository: require (every file a version reads has a sha256 in files.json) or prefer (default); repeatable',
+    collect,
+  )
+  .option(
+    '--allowed-signers <NAME=FILE>',
+    'OpenSSH allowed_signers file holding the keys trusted for a repository; repeatable',
+    collect,
+  )
   .option('--max-connections <N>', 'maximum concurrent client connections (default 100)')
   .option('--ref-ttl <MS>', 'how long a resolved branch is trusted before it is revalidated (default 2000)')
   .option('--statement-timeout <MS>', 'default statement_timeout of every session in milliseconds (0 = none)')
@@ -50,11 +72,26 @@ program
   .option('--tls-cert <FILE>', 'PEM certificate: answer SSLRequest and speak TLS')
   .option('--tls-key <FILE>', 'PEM private key for --tls-cert')
   .option('--tls <MODE>', 'required (refuse plaintext sessions) or optional (default)')
-  .option('--log-level <LEVEL>', 'log level: fatal, error, warn, info (default), debug; logs go to stderr, readable lines on a terminal, JSON lines otherwise')
-  .option('--ca-file <PEM>', 'trust the CA certificates in this PEM file (with the bundled ones) for https:// repositories and S3 endpoints (also "caFile" in the config file, FDL_CA_FILE)')
-  .option('--http <HOST:PORT>', 'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)')
-  .option('--drain-timeout <MS>', 'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)')
-  .option('--proxy-protocol', 'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one')
+  .option(
+    '--log-level <LEVEL>',
+    'log level: fatal, error, warn, info (default), debug; logs go to stderr, readable lines on a terminal, JSON lines otherwise',
+  )
+  .option(
+    '--ca-file <PEM>',
+    'trust the CA certificates in this PEM file (with the bundled ones) for https:// repositories and S3 endpoints (also "caFile" in the config file, FDL_CA_FILE)',
+  )
+  .option(
+    '--http <HOST:PORT>',
+    'HTTP listener for /healthz, /readyz, /metrics (Prometheus) and the status page at / (off by default; port 0 picks a free port)',
+  )
+  .option(
+    '--drain-timeout <MS>',
+    'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)',
+  )
+  .option(
+    '--proxy-protocol',
+    'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one',
+  )
   .addHelpText(
     'after',
     `
@@ -84,7 +121,9 @@ Example:
     }
     // A flag given wins; else the config file; else info.
     if (!pino.levels.values[service.logLevel]) {
-      process.stderr.write(`fdl serve: log level expects fatal, error, warn, info, debug or trace, got "${service.logLevel}"\n`);
+      process.stderr.write(
+        `fdl serve: log level expects fatal, error, warn, info, debug or trace, got "${service.logLevel}"\n`,
+      );
       process.exit(2);
     }
     if (service.caFile) {
@@ -113,7 +152,9 @@ program
   .action(async () => {
     const chunks: Buffer[] = [];
     for await (const c of process.stdin) chunks.push(c as Buffer);
-    const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    const password = Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
     if (!password) {
       process.stderr.write('fdl hash-password: empty password on stdin\n');
       process.exit(2);

@@ -35,7 +35,19 @@ const EDIT_DISTANCE = ['levenshtein', 'damerau_levenshtein', 'editdist3', 'jaro_
  * Regular expressions (RE2, SIMILAR TO) are not wrapped: DuckDB binds a macro's body when it is
  * created, and their options argument must be a constant there.
  */
-const PATTERN = ['~~', '!~~', '~~*', '!~~*', '~~~', '!~~~', 'glob', 'like_escape', 'not_like_escape', 'ilike_escape', 'not_ilike_escape'];
+const PATTERN = [
+  '~~',
+  '!~~',
+  '~~*',
+  '!~~*',
+  '~~~',
+  '!~~~',
+  'glob',
+  'like_escape',
+  'not_like_escape',
+  'ilike_escape',
+  'not_ilike_escape',
+];
 
 const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
 const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;

@@ -16,17 +16,29 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
-  [/^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/, SQLSTATE.insufficientPrivilege],
+  [
+    /^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/,
+    SQLSTATE.insufficientPrivilege,
+  ],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
   [/^Catalog Error: Schema with name .* does not exist/i, SQLSTATE.invalidSchemaName],
-  [/^Catalog Error: (Scalar Function|Aggregate Function|Macro Function|Function) with name .* does not exist/i, SQLSTATE.undefinedFunction],
+  [
+    /^Catalog Error: (Scalar Function|Aggregate Function|Macro Function|Function) with name .* does not exist/i,
+    SQLSTATE.undefinedFunction,
+  ],
   [/^Catalog Error: Type with name .* does not exist/i, SQLSTATE.undefinedObject],
   [/^Catalog Error/i, SQLSTATE.undefinedObject],
-  [/^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i, SQLSTATE.undefinedColumn],
+  [
+    /^Binder Error: (Referenced column|Values list .* does not have a column|Table .* does not have a column)/i,
+    SQLSTATE.undefinedColumn,
+  ],
   [/^Binder Error: No function matches/i, SQLSTATE.undefinedFunction],
   // PostgreSQL's "function … is not unique" (an untyped argument two overloads could take).
-  [/^Binder Error: (?:Could not choose a best candidate function|Macro .* has multiple overloads that match)/i, '42725'],
+  [
+    /^Binder Error: (?:Could not choose a best candidate function|Macro .* has multiple overloads that match)/i,
+    '42725',
+  ],
   [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
@@ -34,8 +46,14 @@ const byPattern: [RegExp, string][] = [
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
   // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out
   // of range, 22007 unreadable); other conversions are 22P02 as PostgreSQL's input functions say.
-  [/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/i, SQLSTATE.numericValueOutOfRange],
-  [/^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i, SQLSTATE.numericValueOutOfRange],
+  [
+    /^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/i,
+    SQLSTATE.numericValueOutOfRange,
+  ],
+  [
+    /^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i,
+    SQLSTATE.numericValueOutOfRange,
+  ],
   [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
   [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
@@ -53,15 +71,29 @@ const byPattern: [RegExp, string][] = [
 ];
 
 /** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
-export const OUT_OF_MEMORY_HINT = 'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
+export const OUT_OF_MEMORY_HINT =
+  'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
 
 /** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
-const PG_TYPE_WORDS: Record<string, string> = { INT16: 'smallint', INT32: 'integer', INT64: 'bigint', SMALLINT: 'smallint', INTEGER: 'integer', BIGINT: 'bigint' };
+const PG_TYPE_WORDS: Record<string, string> = {
+  INT16: 'smallint',
+  INT32: 'integer',
+  INT64: 'bigint',
+  SMALLINT: 'smallint',
+  INTEGER: 'integer',
+  BIGINT: 'bigint',
+};
 function pgWording(message: string): string | undefined {
-  const overflow = /^Out of Range Error: Overflow in (?:addition|subtraction|multiplication|negation) of (INT16|INT32|INT64)\b/.exec(message)
-    ?? /^Conversion Error: .*out of range for the destination type (INT16|INT32|INT64|SMALLINT|INTEGER|BIGINT)\b/.exec(message);
+  const overflow =
+    /^Out of Range Error: Overflow in (?:addition|subtraction|multiplication|negation) of (INT16|INT32|INT64)\b/.exec(
+      message,
+    ) ??
+    /^Conversion Error: .*out of range for the destination type (INT16|INT32|INT64|SMALLINT|INTEGER|BIGINT)\b/.exec(
+      message,
+    );
   if (overflow) return `${PG_TYPE_WORDS[overflow[1]!]} out of range`;
-  if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message)) return 'numeric field overflow';
+  if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message))
+    return 'numeric field overflow';
   return undefined;
 }
 
@@ -73,7 +105,13 @@ export function fromDuckDB(e: unknown): SqlError {
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
   const worded = pgWording(message);
   for (const [re, code] of byPattern) {
-    if (re.test(message)) return new SqlError(code, worded ?? stripKind(message), undefined, code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined);
+    if (re.test(message))
+      return new SqlError(
+        code,
+        worded ?? stripKind(message),
+        undefined,
+        code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined,
+      );
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));
 }
@@ -107,7 +145,10 @@ function withoutInternalNames(text: string): string {
     }
     out.push(line.replace(/(?:"?fdl_pg"?\.)?(?:"?pgcat"?\.)?"?_pgsem_(\w+)"?/g, '$1'));
   }
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /**
@@ -148,7 +189,9 @@ export function hideServerRoots(text: string, roots: readonly ServerRoot[]): str
     if (r.path.length < 2 || !out.includes(r.path)) continue;
     // the root itself, or a path below it; not a sibling that merely starts with its name
     const re = new RegExp(`${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(/|(?![\\w.-]))`, 'g');
-    out = out.replace(re, (_m, slash: string) => (slash ? (r.as === '' ? '' : `${r.as}/`) : r.as || 'the repository folder'));
+    out = out.replace(re, (_m, slash: string) =>
+      slash ? (r.as === '' ? '' : `${r.as}/`) : r.as || 'the repository folder',
+    );
   }
   return out;
 }

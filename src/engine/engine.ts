@@ -65,7 +65,9 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
  * data files, and download temp files holding a prefix of one of them). The state directory
  * (ledgers) and other stores' areas stay out. DuckDB adds its own temp directory itself.
  */
-export function engineReadDirs(repository: { local: { root: string; dataDir: string } } | { cacheArea: string }): string[] {
+export function engineReadDirs(
+  repository: { local: { root: string; dataDir: string } } | { cacheArea: string },
+): string[] {
   if ('cacheArea' in repository) return [repository.cacheArea];
   return [join(repository.local.root, 'versions'), join(repository.local.root, repository.local.dataDir)];
 }
@@ -142,7 +144,9 @@ function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<s
   if (!sql) {
     sql = (async () => {
       const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
-      const arities = new Map(rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]));
+      const arities = new Map(
+        rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]),
+      );
       return [...costGuardStatements(arities), ...valueGuardStatements()].join(';\n');
     })();
     sql.catch(() => guardsByInstance.delete(instance));

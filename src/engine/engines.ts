@@ -32,7 +32,10 @@ export class Engines {
   private seq = 0;
 
   /** `dirsOf(repo)`: the directories that repository's versions read; null for an unknown one. */
-  constructor(private readonly opts: EnginesOptions, private readonly dirsOf: (repo: string) => string[] | null) {}
+  constructor(
+    private readonly opts: EnginesOptions,
+    private readonly dirsOf: (repo: string) => string[] | null,
+  ) {}
 
   /** The sealed instance of a repository, created on first use. */
   for(repo: string): Promise<DuckDBInstance> {
@@ -54,7 +57,10 @@ export class Engines {
   private async create(dirs: string[]): Promise<DuckDBInstance> {
     const total = this.opts.memoryLimit ? parseByteSize(this.opts.memoryLimit) : null;
     // Never more than the operator's limit, never less than a workable share of it.
-    const share = total === null ? undefined : `${Math.max(Math.min(total, MIN_SHARE), Math.floor(total / Math.max(1, this.opts.repositories)))}B`;
+    const share =
+      total === null
+        ? undefined
+        : `${Math.max(Math.min(total, MIN_SHARE), Math.floor(total / Math.max(1, this.opts.repositories)))}B`;
     // DuckDB creates its temp directory but not the folders above it.
     await mkdir(this.opts.tempRoot, { recursive: true });
     const instance = await createEngine({

@@ -33,7 +33,11 @@ export async function directoryBytes(dir: string, depth = 1): Promise<number> {
     names = await readdir(dir);
   } catch (e) {
     // absent: nothing written yet; unreadable: the ceiling cannot see, and must say so
-    if ((e as { code?: string }).code !== 'ENOENT') degraded('temp_dir_unreadable', `cannot read the temp directory (the temp ceiling does not see it): ${(e as { code?: string }).code ?? (e as Error).message}`);
+    if ((e as { code?: string }).code !== 'ENOENT')
+      degraded(
+        'temp_dir_unreadable',
+        `cannot read the temp directory (the temp ceiling does not see it): ${(e as { code?: string }).code ?? (e as Error).message}`,
+      );
     return 0;
   }
   let total = 0;

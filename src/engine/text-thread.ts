@@ -45,9 +45,10 @@ parentPort!.on('message', (task: TextTask) => {
   run(task).then(
     (value) => parentPort!.postMessage({ id: task.id, ok: true, value } satisfies TextReply),
     (e: unknown) => {
-      const reply: TextReply = e instanceof SqlError
-        ? { id: task.id, ok: false, sqlstate: e.sqlstate, message: e.message, detail: e.detail, hint: e.hint }
-        : { id: task.id, ok: false, message: (e as Error)?.message ?? String(e) };
+      const reply: TextReply =
+        e instanceof SqlError
+          ? { id: task.id, ok: false, sqlstate: e.sqlstate, message: e.message, detail: e.detail, hint: e.hint }
+          : { id: task.id, ok: false, message: (e as Error)?.message ?? String(e) };
       parentPort!.postMessage(reply);
     },
   );

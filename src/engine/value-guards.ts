@@ -49,11 +49,16 @@ function macro(name: string, overloads: Overload[]): string {
   return `CREATE OR REPLACE TEMP MACRO ${qi(name)}${bodies.join(', ')}`;
 }
 
-const refusal = (name: string, what = 'a result') => ql(`${name}: ${what} ${COST_LIMIT_PHRASE} of ${MAX_VALUE_GROWTH} bytes more than its largest input`);
+const refusal = (name: string, what = 'a result') =>
+  ql(`${name}: ${what} ${COST_LIMIT_PHRASE} of ${MAX_VALUE_GROWTH} bytes more than its largest input`);
 
 /** repeat(value, count): the value's text size times count − 1 added (strings, blobs and lists alike). */
 function repeatGuard(): Overload {
-  return { params: ['a1', 'a2'], over: `strlen(a1::VARCHAR) * (a2::DOUBLE - 1) > ${MAX_VALUE_GROWTH}`, message: refusal('repeat') };
+  return {
+    params: ['a1', 'a2'],
+    over: `strlen(a1::VARCHAR) * (a2::DOUBLE - 1) > ${MAX_VALUE_GROWTH}`,
+    message: refusal('repeat'),
+  };
 }
 
 /** lpad/rpad(text, length, fill): length − the text's characters, at the fill's bytes per character. */
@@ -111,11 +116,30 @@ function barGuard(): Overload {
  * counts times, which admission bounds (analysis/size-limits.ts).
  */
 export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> = {
-  repeat: [2, 2], lpad: [2, 2, 3], rpad: [2, 2, 3], replace: [2, 5, 3], printf: [6, 2], format: [6, 2], bar: [2],
+  repeat: [2, 2],
+  lpad: [2, 2, 3],
+  rpad: [2, 2, 3],
+  replace: [2, 5, 3],
+  printf: [6, 2],
+  format: [6, 2],
+  bar: [2],
   // cost-guards.ts: edit distances name each argument twice, pattern matchers the text 3 times, the pattern 4.
-  levenshtein: [2], damerau_levenshtein: [2], editdist3: [2], jaro_similarity: [2], jaro_winkler_similarity: [2],
-  '~~': [3, 4, 2], '!~~': [3, 4, 2], '~~*': [3, 4, 2], '!~~*': [3, 4, 2], '~~~': [3, 4, 2], '!~~~': [3, 4, 2], glob: [3, 4, 2],
-  like_escape: [3, 4, 2], not_like_escape: [3, 4, 2], ilike_escape: [3, 4, 2], not_ilike_escape: [3, 4, 2],
+  levenshtein: [2],
+  damerau_levenshtein: [2],
+  editdist3: [2],
+  jaro_similarity: [2],
+  jaro_winkler_similarity: [2],
+  '~~': [3, 4, 2],
+  '!~~': [3, 4, 2],
+  '~~*': [3, 4, 2],
+  '!~~*': [3, 4, 2],
+  '~~~': [3, 4, 2],
+  '!~~~': [3, 4, 2],
+  glob: [3, 4, 2],
+  like_escape: [3, 4, 2],
+  not_like_escape: [3, 4, 2],
+  ilike_escape: [3, 4, 2],
+  not_ilike_escape: [3, 4, 2],
 };
 /** The most times one expression may be bound through nested guarded calls. */
 export const MAX_GUARD_COPIES = 256;

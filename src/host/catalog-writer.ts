@@ -53,7 +53,9 @@ export async function initCatalog(conn: DuckDBConnection, alias: string, dataPat
   const m = qi(alias);
   for (const ddl of DDL_1_0) await conn.run(ddl.replace('CREATE TABLE ', `CREATE TABLE ${m}.`));
   const [v] = await rows(conn, 'SELECT source_id FROM pragma_version()');
-  await conn.run(`INSERT INTO ${m}.ducklake_metadata VALUES ('version', '1.0', NULL, NULL), ('created_by', ${lit(`DuckDB ${String(v?.source_id ?? '')}`)}, NULL, NULL), ('data_path', ${lit(dataPath)}, NULL, NULL), ('encrypted', 'false', NULL, NULL)`);
+  await conn.run(
+    `INSERT INTO ${m}.ducklake_metadata VALUES ('version', '1.0', NULL, NULL), ('created_by', ${lit(`DuckDB ${String(v?.source_id ?? '')}`)}, NULL, NULL), ('data_path', ${lit(dataPath)}, NULL, NULL), ('encrypted', 'false', NULL, NULL)`,
+  );
   await conn.run(`INSERT INTO ${m}.ducklake_snapshot VALUES (0, now(), 0, 1, 0)`);
   await conn.run(`INSERT INTO ${m}.ducklake_snapshot_changes VALUES (0, 'created_schema:"main"', NULL, NULL, NULL)`);
   await conn.run(`INSERT INTO ${m}.ducklake_schema VALUES (0, ${lit(uuidv7())}, 0, NULL, 'main', 'main/', true)`);
@@ -164,27 +166,54 @@ export class CatalogBuilder {
       schemas.set(String(r.schema_name), { id: n(r.schema_id), path: String(r.path ?? '') });
     }
     const tables = new Map<string, TableState>();
-    const trs = await rows(conn, `SELECT t.table_id, t.schema_id, s.schema_name, t.table_name, s.path AS spath, t.path AS tpath,
+    const trs = await rows(
+      conn,
+      `SELECT t.table_id, t.schema_id, s.schema_name, t.table_name, s.path AS spath, t.path AS tpath,
         (SELECT max(column_id) FROM ${m}.ducklake_column c WHERE c.table_id = t.table_id) AS max_col,
         (SELECT next_row_id FROM ${m}.ducklake_table_stats ts WHERE ts.table_id = t.table_id) AS next_row
-      FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s.')} WHERE ${live('t.')}`);
-    const cols = await rows(conn, `SELECT table_id, column_id, column_name, column_type, parent_column FROM ${m}.ducklake_column WHERE ${live()} ORDER BY column_order, column_id`);
-    const parts = await rows(conn, `SELECT i.table_id, i.partition_id, c.column_id, c."transform" FROM ${m}.ducklake_partition_info i
-      JOIN ${m}.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id WHERE ${live('i.')} ORDER BY c.partition_key_index`);
+      FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s.')} WHERE ${live('t.')}`,
+    );
+    const cols = await rows(
+      conn,
+      `SELECT table_id, column_id, column_name, column_type, parent_column FROM ${m}.ducklake_column WHERE ${live()} ORDER BY column_order, column_id`,
+    );
+    const parts = await rows(
+      conn,
+      `SELECT i.table_id, i.partition_id, c.column_id, c."transform" FROM ${m}.ducklake_partition_info i
+      JOIN ${m}.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id WHERE ${live('i.')} ORDER BY c.partition_key_index`,
+    );
     for (const t of trs) {
       const id = n(t.table_id);
       const mine = cols.filter((c) => n(c.table_id) === id);
       const tree = (parent: number | null): ColDef[] =>
-        mine.filter((c) => (c.parent_column === null ? null : n(c.parent_column)) === parent).map((c) => ({
-          name: String(c.column_name), type: String(c.column_type).toLowerCase(), id: n(c.column_id), children: tree(n(c.column_id)),
-        }));
+        mine
+          .filter((c) => (c.parent_column === null ? null : n(c.parent_column)) === parent)
+          .map((c) => ({
+            name: String(c.column_name),
+            type: String(c.column_type).toLowerCase(),
+            id: n(c.column_id),
+            children: tree(n(c.column_id)),
+          }));
       tables.set(`${String(t.schema_name)}.${String(t.table_name)}`, {
-        id, schemaId: n(t.schema_id), path: String(t.spath ?? '') + String(t.tpath ?? ''), columns: tree(null),
-        maxColumnId: t.max_col === null ? 0 : n(t.max_col), nextRowId: t.next_row === null ? 0 : n(t.next_row),
+        id,
+        schemaId: n(t.schema_id),
+        path: String(t.spath ?? '') + String(t.tpath ?? ''),
+        columns: tree(null),
+        maxColumnId: t.max_col === null ? 0 : n(t.max_col),
+        nextRowId: t.next_row === null ? 0 : n(t.next_row),
         partition: partitionOf(parts.filter((p) => n(p.table_id) === id)),
       });
     }
-    return new CatalogBuilder(conn, m, S, n(snap!.schema_version), n(snap!.next_catalog_id), n(snap!.next_file_id), schemas, tables);
+    return new CatalogBuilder(
+      conn,
+      m,
+      S,
+      n(snap!.schema_version),
+      n(snap!.next_catalog_id),
+      n(snap!.next_file_id),
+      schemas,
+      tables,
+    );
   }
 
   /** The table's live partition spec (column ids and transforms), or null. */
@@ -198,10 +227,12 @@ export class CatalogBuilder {
    */
   setPartition(plan: TablePlan, fields: PartitionField[] | null): void {
     const live = this.tables.get(`${plan.schema}.${plan.table}`)?.partition ?? null;
-    const same = (a: PartitionField[], b: PartitionField[]) => a.length === b.length && a.every((x, i) => x.columnId === b[i]!.columnId && x.transform === b[i]!.transform);
+    const same = (a: PartitionField[], b: PartitionField[]) =>
+      a.length === b.length && a.every((x, i) => x.columnId === b[i]!.columnId && x.transform === b[i]!.transform);
     if (plan.partition && fields && same(plan.partition.fields, fields)) return; // a second source for the same table
     if (!fields || fields.length === 0) plan.partition = null;
-    else if (live && !plan.newColumns && same(live.fields, fields)) plan.partition = { id: live.id, fields, isNew: false };
+    else if (live && !plan.newColumns && same(live.fields, fields))
+      plan.partition = { id: live.id, fields, isNew: false };
     else plan.partition = { id: this.nextCatalogId++, fields, isNew: true };
   }
 
@@ -229,14 +260,58 @@ export class CatalogBuilder {
     if (!st) {
       const tableId = this.nextCatalogId++;
       let next = 1;
-      const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
-      plan = { schema, table, mode, columns: assign(incoming), dir: sch.path + folder(table, uuidv7()), tableId, isNew: true, schemaIsNew, newColumns: true, files: [], partition: null };
+      const assign = (cs: ColDef[]): ColDef[] =>
+        cs.map((c) => {
+          const id = next++;
+          return { ...c, id, children: assign(c.children) };
+        });
+      plan = {
+        schema,
+        table,
+        mode,
+        columns: assign(incoming),
+        dir: sch.path + folder(table, uuidv7()),
+        tableId,
+        isNew: true,
+        schemaIsNew,
+        newColumns: true,
+        files: [],
+        partition: null,
+      };
     } else if (mode === 'append' || sameTree(st.columns, incoming)) {
-      plan = { schema, table, mode, columns: st.columns, dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: false, files: [], partition: null };
+      plan = {
+        schema,
+        table,
+        mode,
+        columns: st.columns,
+        dir: st.path,
+        tableId: st.id,
+        isNew: false,
+        schemaIsNew,
+        newColumns: false,
+        files: [],
+        partition: null,
+      };
     } else {
       let next = st.maxColumnId + 1;
-      const assign = (cs: ColDef[]): ColDef[] => cs.map((c) => { const id = next++; return { ...c, id, children: assign(c.children) }; });
-      plan = { schema, table, mode, columns: assign(incoming), dir: st.path, tableId: st.id, isNew: false, schemaIsNew, newColumns: true, files: [], partition: null };
+      const assign = (cs: ColDef[]): ColDef[] =>
+        cs.map((c) => {
+          const id = next++;
+          return { ...c, id, children: assign(c.children) };
+        });
+      plan = {
+        schema,
+        table,
+        mode,
+        columns: assign(incoming),
+        dir: st.path,
+        tableId: st.id,
+        isNew: false,
+        schemaIsNew,
+        newColumns: true,
+        files: [],
+        partition: null,
+      };
     }
     this.plans.push(plan);
     return plan;
@@ -258,18 +333,24 @@ export class CatalogBuilder {
     try {
       for (const [name, s] of this.newSchemas) {
         const uuid = (s as { uuid?: string }).uuid ?? uuidv7();
-        await conn.run(`INSERT INTO ${m}.ducklake_schema VALUES (${s.id}, ${lit(uuid)}, ${S}, NULL, ${lit(name)}, ${lit(s.path)}, true)`);
+        await conn.run(
+          `INSERT INTO ${m}.ducklake_schema VALUES (${s.id}, ${lit(uuid)}, ${S}, NULL, ${lit(name)}, ${lit(s.path)}, true)`,
+        );
         changes.push(`created_schema:${qi(name)}`);
       }
       for (const p of this.plans) {
         const schemaId = this.schemas.get(p.schema)?.id ?? this.newSchemas.get(p.schema)!.id;
         if (p.isNew) {
           const tpath = p.dir.slice((this.schemas.get(p.schema) ?? this.newSchemas.get(p.schema))!.path.length);
-          await conn.run(`INSERT INTO ${m}.ducklake_table VALUES (${p.tableId}, ${lit(uuidv7())}, ${S}, NULL, ${schemaId}, ${lit(p.table)}, ${lit(tpath)}, true)`);
+          await conn.run(
+            `INSERT INTO ${m}.ducklake_table VALUES (${p.tableId}, ${lit(uuidv7())}, ${S}, NULL, ${schemaId}, ${lit(p.table)}, ${lit(tpath)}, true)`,
+          );
           await conn.run(`INSERT INTO ${m}.ducklake_table_stats VALUES (${p.tableId}, 0, 0, 0)`);
           changes.push(`created_table:${qi(p.schema)}.${qi(p.table)}`);
         } else if (p.newColumns) {
-          await conn.run(`UPDATE ${m}.ducklake_column SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          await conn.run(
+            `UPDATE ${m}.ducklake_column SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`,
+          );
           changes.push(`altered_table:${p.tableId}`);
         }
         if (p.newColumns) {
@@ -277,34 +358,52 @@ export class CatalogBuilder {
           const walk = (cs: ColDef[], parent: number | null) => {
             for (const c of cs) {
               const nested = c.children.length > 0;
-              values.push(`(${c.id}, ${S}, NULL, ${p.tableId}, ${c.id}, ${lit(c.name)}, ${lit(c.type)}, NULL, 'NULL', true, ${parent ?? 'NULL'}, ${nested ? "''" : "'literal'"}, 'duckdb')`);
+              values.push(
+                `(${c.id}, ${S}, NULL, ${p.tableId}, ${c.id}, ${lit(c.name)}, ${lit(c.type)}, NULL, 'NULL', true, ${parent ?? 'NULL'}, ${nested ? "''" : "'literal'"}, 'duckdb')`,
+              );
               walk(c.children, c.id!);
             }
           };
           walk(p.columns, null);
           await conn.run(`INSERT INTO ${m}.ducklake_column VALUES ${values.join(', ')}`);
-          await conn.run(`INSERT INTO ${m}.ducklake_schema_versions VALUES (${S}, ${this.schemaVersion}, ${p.tableId})`);
+          await conn.run(
+            `INSERT INTO ${m}.ducklake_schema_versions VALUES (${S}, ${this.schemaVersion}, ${p.tableId})`,
+          );
         }
         if (p.mode === 'replace' && !p.isNew) {
-          await conn.run(`UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
-          await conn.run(`UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          await conn.run(
+            `UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`,
+          );
+          await conn.run(
+            `UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`,
+          );
           changes.push(`deleted_from_table:${p.tableId}`);
         }
         const live = this.tables.get(`${p.schema}.${p.table}`)?.partition ?? null;
         if (live && (!p.partition || p.partition.id !== live.id)) {
-          await conn.run(`UPDATE ${m}.ducklake_partition_info SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`);
+          await conn.run(
+            `UPDATE ${m}.ducklake_partition_info SET end_snapshot = ${S} WHERE table_id = ${p.tableId} AND end_snapshot IS NULL`,
+          );
         }
         if (p.partition?.isNew) {
-          await conn.run(`INSERT INTO ${m}.ducklake_partition_info VALUES (${p.partition.id}, ${p.tableId}, ${S}, NULL)`);
-          const keys = p.partition.fields.map((f, i) => `(${p.partition!.id}, ${p.tableId}, ${i}, ${f.columnId}, ${lit(f.transform)})`);
+          await conn.run(
+            `INSERT INTO ${m}.ducklake_partition_info VALUES (${p.partition.id}, ${p.tableId}, ${S}, NULL)`,
+          );
+          const keys = p.partition.fields.map(
+            (f, i) => `(${p.partition!.id}, ${p.tableId}, ${i}, ${f.columnId}, ${lit(f.transform)})`,
+          );
           await conn.run(`INSERT INTO ${m}.ducklake_partition_column VALUES ${keys.join(', ')}`);
         }
         await this.writeFiles(p, S);
         if (p.files.length > 0) changes.push(`inserted_into_table:${p.tableId}`);
       }
       for (const d of this.deletes) await this.writeDeletes(d, S, changes);
-      await conn.run(`INSERT INTO ${m}.ducklake_snapshot VALUES (${S}, now(), ${this.schemaVersion}, ${this.nextCatalogId}, ${this.nextFileId})`);
-      await conn.run(`INSERT INTO ${m}.ducklake_snapshot_changes VALUES (${S}, ${lit(changes.join(','))}, ${lit(info.author ?? null)}, ${lit(info.message ?? null)}, NULL)`);
+      await conn.run(
+        `INSERT INTO ${m}.ducklake_snapshot VALUES (${S}, now(), ${this.schemaVersion}, ${this.nextCatalogId}, ${this.nextFileId})`,
+      );
+      await conn.run(
+        `INSERT INTO ${m}.ducklake_snapshot_changes VALUES (${S}, ${lit(changes.join(','))}, ${lit(info.author ?? null)}, ${lit(info.message ?? null)}, NULL)`,
+      );
       await conn.run('COMMIT');
     } catch (e) {
       await conn.run('ROLLBACK').catch(() => undefined);
@@ -320,7 +419,9 @@ export class CatalogBuilder {
     const leafCols = leaves(p.columns);
     for (const f of p.files) {
       const fileId = this.nextFileId++;
-      await conn.run(`INSERT INTO ${m}.ducklake_data_file VALUES (${fileId}, ${p.tableId}, ${S}, NULL, NULL, ${lit(f.name)}, true, 'parquet', ${f.records}, ${f.size}, ${f.footer}, ${rowId}, ${p.partition?.id ?? 'NULL'}, NULL, NULL, NULL)`);
+      await conn.run(
+        `INSERT INTO ${m}.ducklake_data_file VALUES (${fileId}, ${p.tableId}, ${S}, NULL, NULL, ${lit(f.name)}, true, 'parquet', ${f.records}, ${f.size}, ${f.footer}, ${rowId}, ${p.partition?.id ?? 'NULL'}, NULL, NULL, NULL)`,
+      );
       if (p.partition && f.partitionValues) {
         const pv = f.partitionValues.map((v, i) => `(${fileId}, ${p.tableId}, ${i}, ${lit(v)})`);
         await conn.run(`INSERT INTO ${m}.ducklake_file_partition_value VALUES ${pv.join(', ')}`);
@@ -332,7 +433,9 @@ export class CatalogBuilder {
         if (!s) continue; // column absent from the file: readers see NULL for it
         const num = (k: string) => (s.has(k) ? Number(s.get(k)) : 0);
         const nan = s.has('has_nan') ? String(s.get('has_nan') === 'true') : 'NULL';
-        values.push(`(${fileId}, ${p.tableId}, ${col.id}, ${num('column_size_bytes')}, ${num('num_values') - num('null_count')}, ${num('null_count')}, ${lit(s.get('min') ?? null)}, ${lit(s.get('max') ?? null)}, ${nan}, NULL)`);
+        values.push(
+          `(${fileId}, ${p.tableId}, ${col.id}, ${num('column_size_bytes')}, ${num('num_values') - num('null_count')}, ${num('null_count')}, ${lit(s.get('min') ?? null)}, ${lit(s.get('max') ?? null)}, ${nan}, NULL)`,
+        );
       }
       if (values.length) await conn.run(`INSERT INTO ${m}.ducklake_file_column_stats VALUES ${values.join(', ')}`);
     }
@@ -343,7 +446,9 @@ export class CatalogBuilder {
     const added = rowId - (st?.nextRowId ?? 0);
     const records = p.mode === 'replace' ? added : (await this.recordCount(p.tableId)) + added;
     await conn.run(`DELETE FROM ${m}.ducklake_table_stats WHERE table_id = ${p.tableId}`);
-    await conn.run(`INSERT INTO ${m}.ducklake_table_stats SELECT ${p.tableId}, ${records}, ${rowId}, (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live})`);
+    await conn.run(
+      `INSERT INTO ${m}.ducklake_table_stats SELECT ${p.tableId}, ${records}, ${rowId}, (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live})`,
+    );
     await conn.run(`DELETE FROM ${m}.ducklake_table_column_stats WHERE table_id = ${p.tableId}`);
     const [cnt] = await rows(conn, `SELECT count(*) AS n FROM ${m}.ducklake_data_file f WHERE ${live}`);
     const files = n(cnt!.n);
@@ -368,30 +473,47 @@ export class CatalogBuilder {
     for (const f of d.files) {
       const id = this.nextFileId++;
       if (f.replaces) await conn.run(`DELETE FROM ${m}.ducklake_delete_file WHERE delete_file_id = ${f.replaces.id}`);
-      await conn.run(`INSERT INTO ${m}.ducklake_delete_file VALUES (${id}, ${d.tableId}, ${f.replaces?.begin ?? S}, NULL, ${f.dataFileId}, ${lit(f.name)}, true, 'parquet', ${f.count}, ${f.size}, ${f.footer}, NULL, ${f.replaces ? S : 'NULL'})`);
+      await conn.run(
+        `INSERT INTO ${m}.ducklake_delete_file VALUES (${id}, ${d.tableId}, ${f.replaces?.begin ?? S}, NULL, ${f.dataFileId}, ${lit(f.name)}, true, 'parquet', ${f.count}, ${f.size}, ${f.footer}, NULL, ${f.replaces ? S : 'NULL'})`,
+      );
     }
     for (const fileId of d.ended) {
-      await conn.run(`UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`);
-      await conn.run(`UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`);
+      await conn.run(
+        `UPDATE ${m}.ducklake_data_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`,
+      );
+      await conn.run(
+        `UPDATE ${m}.ducklake_delete_file SET end_snapshot = ${S} WHERE data_file_id = ${fileId} AND end_snapshot IS NULL`,
+      );
     }
     if (d.ended.length) {
       const live = `f.table_id = ${d.tableId} AND f.begin_snapshot <= ${S} AND (f.end_snapshot IS NULL OR f.end_snapshot > ${S})`;
-      await conn.run(`UPDATE ${m}.ducklake_table_stats SET file_size_bytes = (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live}) WHERE table_id = ${d.tableId}`);
+      await conn.run(
+        `UPDATE ${m}.ducklake_table_stats SET file_size_bytes = (SELECT coalesce(sum(file_size_bytes), 0) FROM ${m}.ducklake_data_file f WHERE ${live}) WHERE table_id = ${d.tableId}`,
+      );
     }
     for (const [table, ids] of d.inlined) {
-      if (ids.length) await conn.run(`UPDATE ${m}.main.${qi(table)} SET end_snapshot = ${S} WHERE end_snapshot IS NULL AND begin_snapshot <= ${S} AND row_id IN (${ids.join(', ')})`);
+      if (ids.length)
+        await conn.run(
+          `UPDATE ${m}.main.${qi(table)} SET end_snapshot = ${S} WHERE end_snapshot IS NULL AND begin_snapshot <= ${S} AND row_id IN (${ids.join(', ')})`,
+        );
     }
     if (d.files.length || d.ended.length) changes.push(`deleted_from_table:${d.tableId}`);
     if ([...d.inlined.values()].some((ids) => ids.length)) changes.push(`inlined_delete:${d.tableId}`);
   }
 
   private async recordCount(tableId: number): Promise<number> {
-    const [r] = await rows(this.conn, `SELECT record_count FROM ${this.m}.ducklake_table_stats WHERE table_id = ${tableId}`);
+    const [r] = await rows(
+      this.conn,
+      `SELECT record_count FROM ${this.m}.ducklake_table_stats WHERE table_id = ${tableId}`,
+    );
     return r ? n(r.record_count) : 0;
   }
 }
 
 function partitionOf(rs: Row[]): { id: number; fields: PartitionField[] } | null {
   if (rs.length === 0) return null;
-  return { id: n(rs[0]!.partition_id), fields: rs.map((r) => ({ columnId: n(r.column_id), transform: String(r.transform) })) };
+  return {
+    id: n(rs[0]!.partition_id),
+    fields: rs.map((r) => ({ columnId: n(r.column_id), transform: String(r.transform) })),
+  };
 }

@@ -16,13 +16,16 @@ import { publicKeyLine } from './sign.js';
 /** examples/demo-data from dist/src/host or src/host. */
 export function demoDataDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const found = [resolve(here, '../../examples/demo-data'), resolve(here, '../../../examples/demo-data')].find((p) => existsSync(join(p, 'orders.csv')));
+  const found = [resolve(here, '../../examples/demo-data'), resolve(here, '../../../examples/demo-data')].find((p) =>
+    existsSync(join(p, 'orders.csv')),
+  );
   if (!found) throw new Error('examples/demo-data not found next to the program');
   return found;
 }
 
 export async function buildDemo(dir: string, progress?: (l: string) => void): Promise<{ v1: string; v2: string }> {
-  if (existsSync(join(dir, 'fdl.json'))) throw new Error(`${dir} already holds a repository; fdl demo builds a new one (remove it first)`);
+  if (existsSync(join(dir, 'fdl.json')))
+    throw new Error(`${dir} already holds a repository; fdl demo builds a new one (remove it first)`);
   const data = demoDataDir();
   // A checkout makes the shipped key 0644; signing wants a private copy (0600).
   const keyDir = await mkdtemp(join(tmpdir(), 'fdl-demo-key-'));
@@ -36,9 +39,17 @@ export async function buildDemo(dir: string, progress?: (l: string) => void): Pr
   }
 }
 
-async function buildWith(dir: string, data: string, key: string, progress?: (l: string) => void): Promise<{ v1: string; v2: string }> {
+async function buildWith(
+  dir: string,
+  data: string,
+  key: string,
+  progress?: (l: string) => void,
+): Promise<{ v1: string; v2: string }> {
   const author = 'demo@fdl.example';
-  await initRepository(dir, { id: '00000000-0000-4000-8000-00000000de40', signers: [await publicKeyLine(key, author)] });
+  await initRepository(dir, {
+    id: '00000000-0000-4000-8000-00000000de40',
+    signers: [await publicKeyLine(key, author)],
+  });
   const common = { author, signKey: key, dataset: join(data, 'dataset.json'), progress };
   const v1 = await importData(dir, {
     ...common,

@@ -9,17 +9,29 @@ import { checkSignKey, checkWritableTarget } from './preflight.js';
 import { sshSign } from './sign.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 
-export async function expireVersion(location: string, version: string, successor?: string, s3?: S3TargetOptions, signKey?: string): Promise<void> {
+export async function expireVersion(
+  location: string,
+  version: string,
+  successor?: string,
+  s3?: S3TargetOptions,
+  signKey?: string,
+): Promise<void> {
   await checkSignKey(signKey);
   const target = openTarget(location, s3);
   await checkWritableTarget(target, ['versions/']);
   for (const v of [version, successor]) {
     if (v === undefined) continue;
-    if (!isVersionId(v) || !(await target.exists(`versions/${v}/version.json`))) throw new Error(`no version ${v} in ${target.location}`);
+    if (!isVersionId(v) || !(await target.exists(`versions/${v}/version.json`)))
+      throw new Error(`no version ${v} in ${target.location}`);
   }
   const key = `versions/${version}/expired.json`;
   if (await target.exists(key)) throw new Error(`version ${version} is already expired`);
-  const body = { id: version, expired: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), reason: 'retention', ...(successor ? { successor } : {}) };
+  const body = {
+    id: version,
+    expired: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    reason: 'retention',
+    ...(successor ? { successor } : {}),
+  };
   const bytes = Buffer.from(JSON.stringify(body, null, 2) + '\n');
   // the signature first: a reader that sees expired.json finds its signature next to it
   if (signKey) await target.put(`${key}.sig`, await sshSign(bytes, signKey));

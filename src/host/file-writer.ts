@@ -46,7 +46,13 @@ export interface LayoutFile {
   stats: Map<string, Map<string, string>>;
 }
 
-type StatsRow = { filename: unknown; count: unknown; file_size_bytes: unknown; footer_size_bytes: unknown; column_statistics: { key: string; value: { key: string; value: string }[] }[] | null };
+type StatsRow = {
+  filename: unknown;
+  count: unknown;
+  file_size_bytes: unknown;
+  footer_size_bytes: unknown;
+  column_statistics: { key: string; value: { key: string; value: string }[] }[] | null;
+};
 
 const STAGE_KEY = (i: number) => `__fdl_key${i}`;
 /** DuckDB's folder value for a NULL key. */
@@ -60,9 +66,14 @@ export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promi
   try {
     if (!w.keys || w.keys.length === 0) return await writeFiles(conn, w, w.source, w.outDir, '', undefined);
     const stage = `${w.work}/stage`;
-    const keyExprs = w.keys.map((k, i) => `${k.key.transform === 'identity' ? qi(k.col.name) : `${k.key.transform}(${qi(k.col.name)})`} AS ${STAGE_KEY(i)}`);
-    await conn.run(`COPY (SELECT *, ${keyExprs.join(', ')} FROM ${w.source}) TO ${lit(stage)} ` +
-      `(FORMAT parquet, PARTITION_BY (${w.keys.map((_, i) => STAGE_KEY(i)).join(', ')}), FILENAME_PATTERN 'stage_{uuid}')`);
+    const keyExprs = w.keys.map(
+      (k, i) =>
+        `${k.key.transform === 'identity' ? qi(k.col.name) : `${k.key.transform}(${qi(k.col.name)})`} AS ${STAGE_KEY(i)}`,
+    );
+    await conn.run(
+      `COPY (SELECT *, ${keyExprs.join(', ')} FROM ${w.source}) TO ${lit(stage)} ` +
+        `(FORMAT parquet, PARTITION_BY (${w.keys.map((_, i) => STAGE_KEY(i)).join(', ')}), FILENAME_PATTERN 'stage_{uuid}')`,
+    );
     const out: LayoutFile[] = [];
     await mkdir(w.outDir, { recursive: true });
     for (const dir of await leafDirs(stage)) {
@@ -80,15 +91,24 @@ export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promi
   }
 }
 
-async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, outDir: string, hiveDir: string, partitionValues: (string | null)[] | undefined): Promise<LayoutFile[]> {
+async function writeFiles(
+  conn: DuckDBConnection,
+  w: LayoutWrite,
+  from: string,
+  outDir: string,
+  hiveDir: string,
+  partitionValues: (string | null)[] | undefined,
+): Promise<LayoutFile[]> {
   const list = w.cols.map((c) => qi(c.name)).join(', ');
   const order = w.sortBy.length ? ` ORDER BY ${w.sortBy.map((c) => qi(c.name)).join(', ')}` : '';
   // DuckDB writes into pipes; the real files are written (and hashed) from them in outDir.
   const pipes = await HashedOutput.open(`${outDir}/.pipes`, outDir);
   let rows: StatsRow[];
   try {
-    const r = await conn.runAndReadAll(`COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(pipes.pipeDir)} ` +
-      `(FORMAT parquet, FIELD_IDS ${fieldIds(w.cols)}, FILE_SIZE_BYTES ${w.targetFileSize}, FILENAME_PATTERN '${PIPE_PATTERN}', OVERWRITE_OR_IGNORE, RETURN_STATS)`);
+    const r = await conn.runAndReadAll(
+      `COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(pipes.pipeDir)} ` +
+        `(FORMAT parquet, FIELD_IDS ${fieldIds(w.cols)}, FILE_SIZE_BYTES ${w.targetFileSize}, FILENAME_PATTERN '${PIPE_PATTERN}', OVERWRITE_OR_IGNORE, RETURN_STATS)`,
+    );
     rows = r.getRowObjectsJson() as unknown as StatsRow[];
   } catch (e) {
     await pipes.abandon();
@@ -96,7 +116,9 @@ async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, 
     await rm(pipes.pipeDir, { recursive: true, force: true });
     throw e;
   }
-  const hashed = await pipes.finish(rows.map((st) => String(st.filename))).finally(() => rm(pipes.pipeDir, { recursive: true, force: true }));
+  const hashed = await pipes
+    .finish(rows.map((st) => String(st.filename)))
+    .finally(() => rm(pipes.pipeDir, { recursive: true, force: true }));
   const out: LayoutFile[] = [];
   for (const st of rows) {
     const h = hashed.get(String(st.filename))!;
@@ -105,12 +127,19 @@ async function writeFiles(conn: DuckDBConnection, w: LayoutWrite, from: string, 
       await rm(h.file, { force: true });
       continue;
     }
-    if (h.size !== Number(st.file_size_bytes)) throw new Error(`DuckDB reports ${st.file_size_bytes} bytes for ${h.file}, ${h.size} arrived`);
+    if (h.size !== Number(st.file_size_bytes))
+      throw new Error(`DuckDB reports ${st.file_size_bytes} bytes for ${h.file}, ${h.size} arrived`);
     const stats = new Map<string, Map<string, string>>();
     for (const c of st.column_statistics ?? []) stats.set(c.key, new Map(c.value.map((kv) => [kv.key, kv.value])));
     out.push({
-      file: h.file, hiveDir, partitionValues, records: Number(st.count),
-      size: h.size, sha256: h.sha256, footer: Number(st.footer_size_bytes), stats,
+      file: h.file,
+      hiveDir,
+      partitionValues,
+      records: Number(st.count),
+      size: h.size,
+      sha256: h.sha256,
+      footer: Number(st.footer_size_bytes),
+      stats,
     });
   }
   return out;
@@ -124,6 +153,8 @@ async function leafDirs(root: string): Promise<string[]> {
     if (entries.some((e) => e.isFile())) out.push(d);
     for (const e of entries) if (e.isDirectory()) await walk(`${d}/${e.name}`);
   };
-  await walk(root).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+  await walk(root).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
   return out;
 }

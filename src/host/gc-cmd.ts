@@ -6,12 +6,26 @@ import { collectGarbage, parseDuration } from './gc.js';
 export function registerGcCommand(program: Command): void {
   program
     .command('gc')
-    .description('remove data files no unexpired version reads and version folders no writer finished (older than --grace; a writer whose process is gone from this host: at once); never what a live version or a running writer needs')
+    .description(
+      'remove data files no unexpired version reads and version folders no writer finished (older than --grace; a writer whose process is gone from this host: at once); never what a live version or a running writer needs',
+    )
     .argument('<LOCATION>')
     .option('--dry-run', 'only list what would be removed')
-    .option('--grace <DURATION>', 'keep unreferenced objects, and other hosts\' pending markers, younger than this (e.g. 30m, 12h, 7d); a marker whose process is gone from this host goes at once', '24h')
-    .action(commandAction(async (location: string, o: { dryRun?: boolean; grace: string }) => {
-      const r = await collectGarbage(location, { dryRun: o.dryRun, graceMs: parseDuration(o.grace), report: (l) => process.stderr.write(l + '\n') });
-      process.stdout.write(`${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)); kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`);
-    }));
+    .option(
+      '--grace <DURATION>',
+      "keep unreferenced objects, and other hosts' pending markers, younger than this (e.g. 30m, 12h, 7d); a marker whose process is gone from this host goes at once",
+      '24h',
+    )
+    .action(
+      commandAction(async (location: string, o: { dryRun?: boolean; grace: string }) => {
+        const r = await collectGarbage(location, {
+          dryRun: o.dryRun,
+          graceMs: parseDuration(o.grace),
+          report: (l) => process.stderr.write(l + '\n'),
+        });
+        process.stdout.write(
+          `${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)); kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`,
+        );
+      }),
+    );
 }

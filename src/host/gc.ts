@@ -58,11 +58,19 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   const old = (t: number) => t < now - grace;
   const pending = inv.versions.filter((v) => !v.complete && v.pendingSince !== null);
   const state = new Map(pending.map((v) => [v.id, writerState(v.writer)]));
-  const running = pending.filter((v) => state.get(v.id) === 'alive' || (state.get(v.id) === 'unknown' && !old(v.pendingSince!)));
+  const running = pending.filter(
+    (v) => state.get(v.id) === 'alive' || (state.get(v.id) === 'unknown' && !old(v.pendingSince!)),
+  );
   const dead = pending.filter((v) => state.get(v.id) === 'dead');
   const writers = running.map((v) => v.id);
-  for (const w of writers) say(`writer running: versions/${w}/ (its process is alive, or another host's pending marker is younger than the grace period): kept, with expired versions' files and every object written since`);
-  for (const v of dead) say(`writer gone: versions/${v.id}/ (process ${v.writer!.pid} on this host no longer runs): its folder and the ${v.writerKeys.length} key(s) its marker lists are removed now`);
+  for (const w of writers)
+    say(
+      `writer running: versions/${w}/ (its process is alive, or another host's pending marker is younger than the grace period): kept, with expired versions' files and every object written since`,
+    );
+  for (const v of dead)
+    say(
+      `writer gone: versions/${v.id}/ (process ${v.writer!.pid} on this host no longer runs): its folder and the ${v.writerKeys.length} key(s) its marker lists are removed now`,
+    );
   const deadKeys = dead.flatMap((v) => v.writerKeys);
   const byDeadWriter = (key: string) => deadKeys.some((k) => (k.endsWith('/') ? key.startsWith(k) : key === k));
   const needed = writers.length ? inv.anyFiles : inv.liveFiles;
@@ -112,14 +120,24 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
  * (every complete version while a writer runs, else the unexpired ones). Any candidate named
  * there, or a kept version without files.json, means the two accounts disagree: nothing is removed.
  */
-async function confirmUnreferenced(target: WriteTarget, inv: Inventory, withExpired: boolean, candidates: string[]): Promise<void> {
+async function confirmUnreferenced(
+  target: WriteTarget,
+  inv: Inventory,
+  withExpired: boolean,
+  candidates: string[],
+): Promise<void> {
   if (candidates.length === 0) return;
   const named = new Set<string>();
   for (const v of inv.versions) {
     if (!v.complete || (v.expired && !withExpired)) continue;
     const r = await target.read(`versions/${v.id}/files.json`);
-    if (!r) throw new Error(`version ${v.id} has no files.json, so gc cannot confirm what it reads: nothing removed (use --dry-run to list)`);
-    const j = JSON.parse(r.body.toString('utf8')) as { tables?: Record<string, { files?: { path?: unknown; delete_file?: unknown }[] }> };
+    if (!r)
+      throw new Error(
+        `version ${v.id} has no files.json, so gc cannot confirm what it reads: nothing removed (use --dry-run to list)`,
+      );
+    const j = JSON.parse(r.body.toString('utf8')) as {
+      tables?: Record<string, { files?: { path?: unknown; delete_file?: unknown }[] }>;
+    };
     for (const t of Object.values(j.tables ?? {})) {
       for (const f of t.files ?? []) {
         if (typeof f.path === 'string') named.add(f.path);
@@ -128,5 +146,8 @@ async function confirmUnreferenced(target: WriteTarget, inv: Inventory, withExpi
     }
   }
   const clash = candidates.filter((k) => named.has(k.slice(inv.dataDir.length)));
-  if (clash.length) throw new Error(`a version's files.json names ${clash.length} file(s) its catalog does not (${clash[0]}${clash.length > 1 ? ', …' : ''}): nothing removed`);
+  if (clash.length)
+    throw new Error(
+      `a version's files.json names ${clash.length} file(s) its catalog does not (${clash[0]}${clash.length > 1 ? ', …' : ''}): nothing removed`,
+    );
 }

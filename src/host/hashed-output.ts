@@ -118,7 +118,10 @@ export class HashedOutput {
   private failure: Error | null = null;
   private finishing = false;
 
-  private constructor(readonly pipeDir: string, readonly outDir: string) {}
+  private constructor(
+    readonly pipeDir: string,
+    readonly outDir: string,
+  ) {}
 
   static async open(pipeDir: string, outDir: string): Promise<HashedOutput> {
     await mkdir(pipeDir, { recursive: true });
@@ -174,21 +177,23 @@ export class HashedOutput {
   }
 
   private extendTo(last: number): Promise<void> {
-    this.made = this.made.then(async () => {
-      const first = this.highest + 1;
-      if (last < first) return;
-      this.highest = last;
-      const indexes = Array.from({ length: last - first + 1 }, (_, k) => first + k);
-      const paths = indexes.map((i) => join(this.pipeDir, pipeName(i)));
-      // one mkfifo for the batch; a name that already exists is a file DuckDB created first
-      await run('mkfifo', ['-m', '600', ...paths]).catch(() => undefined);
-      for (let k = 0; k < indexes.length; k++) {
-        if ((await lstat(paths[k]!).catch(() => null))?.isFIFO()) this.start(indexes[k]!, paths[k]!);
-        else this.fallbacks.add(indexes[k]!);
-      }
-    }).catch((e) => {
-      this.failure ??= e as Error;
-    });
+    this.made = this.made
+      .then(async () => {
+        const first = this.highest + 1;
+        if (last < first) return;
+        this.highest = last;
+        const indexes = Array.from({ length: last - first + 1 }, (_, k) => first + k);
+        const paths = indexes.map((i) => join(this.pipeDir, pipeName(i)));
+        // one mkfifo for the batch; a name that already exists is a file DuckDB created first
+        await run('mkfifo', ['-m', '600', ...paths]).catch(() => undefined);
+        for (let k = 0; k < indexes.length; k++) {
+          if ((await lstat(paths[k]!).catch(() => null))?.isFIFO()) this.start(indexes[k]!, paths[k]!);
+          else this.fallbacks.add(indexes[k]!);
+        }
+      })
+      .catch((e) => {
+        this.failure ??= e as Error;
+      });
     return this.made;
   }
 
@@ -199,21 +204,29 @@ export class HashedOutput {
     settled.catch(() => undefined);
     const task: Task = { index, opened: false, settled };
     this.tasks.set(index, task);
-    dispatch({ pipe, dest: join(this.outDir, pipeName(index)) }, {
-      index, resolve, reject,
-      opened: () => {
-        task.opened = true;
-        // DuckDB opened this one: keep at least WINDOW - 1 pipes ready after it (made in batches)
-        if (!this.finishing && index + WINDOW - 1 > this.highest) void this.extendTo(index + 2 * WINDOW - 1);
+    dispatch(
+      { pipe, dest: join(this.outDir, pipeName(index)) },
+      {
+        index,
+        resolve,
+        reject,
+        opened: () => {
+          task.opened = true;
+          // DuckDB opened this one: keep at least WINDOW - 1 pipes ready after it (made in batches)
+          if (!this.finishing && index + WINDOW - 1 > this.highest) void this.extendTo(index + 2 * WINDOW - 1);
+        },
       },
-    });
+    );
   }
 
   /** Opens and closes the write end of every pipe DuckDB never opened: its reader sees an empty file. */
   private async releaseUnused(): Promise<void> {
     for (const t of this.tasks.values()) {
       let done = false;
-      t.settled.then(() => (done = true), () => (done = true));
+      t.settled.then(
+        () => (done = true),
+        () => (done = true),
+      );
       const pipe = join(this.pipeDir, pipeName(t.index));
       while (!t.opened && !done) {
         try {
@@ -227,5 +240,4 @@ export class HashedOutput {
       }
     }
   }
-
 }

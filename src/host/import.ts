@@ -67,7 +67,8 @@ export function parseTableSpec(spec: string): TableSource {
   const file = spec.slice(eq + 1);
   const dot = name.indexOf('.');
   const [schema, table] = dot < 0 ? ['main', name] : [name.slice(0, dot), name.slice(dot + 1)];
-  if (!schema || !table || table.includes('.')) throw new Error(`--table wants SCHEMA.TABLE=FILE, got ${JSON.stringify(spec)}`);
+  if (!schema || !table || table.includes('.'))
+    throw new Error(`--table wants SCHEMA.TABLE=FILE, got ${JSON.stringify(spec)}`);
   return { schema, table, file };
 }
 
@@ -94,26 +95,42 @@ function projection(table: ColDef[], incoming: ColDef[], where: string): { selec
   const parts: string[] = [];
   const cols: ColDef[] = [];
   for (const c of table) {
-    const src = incoming.find((x) => x.name === c.name) ?? incoming.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
+    const src =
+      incoming.find((x) => x.name === c.name) ?? incoming.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
     if (!src) continue;
     used.add(src.name);
     // No cast when the types already agree: the projection stays a plain column (cheaper scans).
     const same = sameTree([{ ...src, name: c.name }], [c]);
-    parts.push(same ? (src.name === c.name ? qi(c.name) : `${qi(src.name)} AS ${qi(c.name)}`) : `CAST(${qi(src.name)} AS ${sqlType(c)}) AS ${qi(c.name)}`);
+    parts.push(
+      same
+        ? src.name === c.name
+          ? qi(c.name)
+          : `${qi(src.name)} AS ${qi(c.name)}`
+        : `CAST(${qi(src.name)} AS ${sqlType(c)}) AS ${qi(c.name)}`,
+    );
     cols.push(c);
   }
   const extra = incoming.filter((x) => !used.has(x.name)).map((x) => x.name);
-  if (extra.length) throw new Error(`${where}: column(s) ${extra.join(', ')} are not in the table; use --mode replace to change its columns`);
+  if (extra.length)
+    throw new Error(
+      `${where}: column(s) ${extra.join(', ')} are not in the table; use --mode replace to change its columns`,
+    );
   if (parts.length === 0) throw new Error(`${where}: the source shares no column with the table`);
   return { select: parts.join(', '), cols };
 }
 
 /** The partition keys the table's new files get: the flag's, else the table's live spec (appends stay partitioned). */
-export function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: TableLayout, where: string): LayoutKey[] | null {
+export function partitionKeys(
+  builder: CatalogBuilder,
+  plan: TablePlan,
+  layout: TableLayout,
+  where: string,
+): LayoutKey[] | null {
   if (layout.partitionBy?.length) {
     return layout.partitionBy.map((key) => {
       const col = findColumn(plan.columns, key.column, `${where}: --partition-by`);
-      if (col.children.length > 0 || !transformFits(key, col.type)) throw new Error(`${where}: --partition-by ${key.transform}(${col.name}) does not fit a ${col.type} column`);
+      if (col.children.length > 0 || !transformFits(key, col.type))
+        throw new Error(`${where}: --partition-by ${key.transform}(${col.name}) does not fit a ${col.type} column`);
       return { key, col };
     });
   }
@@ -121,7 +138,10 @@ export function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: 
   if (!live) return null;
   return live.map((f) => {
     const col = plan.columns.find((c) => c.id === f.columnId);
-    if (!col) throw new Error(`${where}: the table is partitioned on column id ${f.columnId}, which it no longer has; give --partition-by`);
+    if (!col)
+      throw new Error(
+        `${where}: the table is partitioned on column id ${f.columnId}, which it no longer has; give --partition-by`,
+      );
     return { key: { column: col.name, transform: f.transform as Transform }, col };
   });
 }
@@ -129,7 +149,8 @@ export function partitionKeys(builder: CatalogBuilder, plan: TablePlan, layout: 
 /** A top-level column by name (exact, else the only case-insensitive match). */
 function findColumn(cols: ColDef[], name: string, where: string): ColDef {
   const c = cols.find((x) => x.name === name) ?? cols.find((x) => x.name.toLowerCase() === name.toLowerCase());
-  if (!c) throw new Error(`${where}: no column ${JSON.stringify(name)} (columns: ${cols.map((x) => x.name).join(', ')})`);
+  if (!c)
+    throw new Error(`${where}: no column ${JSON.stringify(name)} (columns: ${cols.map((x) => x.name).join(', ')})`);
   return c;
 }
 
@@ -166,7 +187,10 @@ export async function importData(location: string, opts: ImportOptions): Promise
       if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
       const rec = parseVersionJson(vj.body, parent);
       const cat = rec.catalogs[0]!;
-      if (cat.format.ducklake !== '1.0') throw new Error(`parent ${parent} has a DuckLake ${cat.format.ducklake} catalog; this writer extends 1.0 catalogs only`);
+      if (cat.format.ducklake !== '1.0')
+        throw new Error(
+          `parent ${parent} has a DuckLake ${cat.format.ducklake} catalog; this writer extends 1.0 catalogs only`,
+        );
       await store.download(`versions/${parent}/${cat.path}`, work, { sha256: cat.sha256, expectedSize: cat.size });
       if (rec.files?.['dataset.json']) {
         const d = await target.read(`versions/${parent}/dataset.json`);
@@ -188,11 +212,18 @@ export async function importData(location: string, opts: ImportOptions): Promise
     const hashes = new Map<string, string>(parentHashes(parentFiles));
     for (const src of opts.tables) {
       const where = `${src.schema}.${src.table} from ${src.file}`;
-      await stat(src.file).catch(() => { throw new Error(`${where}: file not found`); });
+      await stat(src.file).catch(() => {
+        throw new Error(`${where}: file not found`);
+      });
       const from = sourceSql(src.file);
       const incoming = await readSource(conn, from, src.file, () => describe(conn, from));
       const existing = builder.existingColumns(src.schema, src.table);
-      const plan: TablePlan = builder.planTable(src.schema, src.table, mode === 'replace' || !existing ? incoming : existing, mode);
+      const plan: TablePlan = builder.planTable(
+        src.schema,
+        src.table,
+        mode === 'replace' || !existing ? incoming : existing,
+        mode,
+      );
       const { select, cols } = projection(plan.columns, incoming, where);
       const layout = opts.layout?.[`${src.schema}.${src.table}`] ?? {};
       const keys = partitionKeys(builder, plan, layout, where);
@@ -206,11 +237,17 @@ export async function importData(location: string, opts: ImportOptions): Promise
         await journal.tempDir(rel);
         outDir = target.localPath(rel);
       }
-      const written = await readSource(conn, from, src.file, () => writeLayout(conn, {
-        source: `(SELECT ${select} FROM ${from})`, cols, keys, sortBy, targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
-        work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
-        outDir,
-      }));
+      const written = await readSource(conn, from, src.file, () =>
+        writeLayout(conn, {
+          source: `(SELECT ${select} FROM ${from})`,
+          cols,
+          keys,
+          sortBy,
+          targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
+          work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
+          outDir,
+        }),
+      );
       let records = 0;
       for (const w of written) {
         const name = `ducklake-${uuidv7()}.parquet`;
@@ -218,15 +255,24 @@ export async function importData(location: string, opts: ImportOptions): Promise
         const key = `${settings.dataDir}${plan.dir}${rel}`;
         // hashed while DuckDB wrote it (hashed-output.ts), before it is published
         hashes.set(`${plan.dir}${rel}`, w.sha256);
-        plan.files.push({ name: rel, records: w.records, size: w.size, footer: w.footer, stats: w.stats, partitionValues: w.partitionValues });
+        plan.files.push({
+          name: rel,
+          records: w.records,
+          size: w.size,
+          footer: w.footer,
+          stats: w.stats,
+          partitionValues: w.partitionValues,
+        });
         records += w.records;
         await journal.intend(key);
         if (target instanceof LocalTarget) {
           await mkdir(dirname(target.localPath(key)), { recursive: true });
-          if (!(await target.adopt(key, w.file))) throw journal.forget(key, new Error(`data file ${key} already exists`));
+          if (!(await target.adopt(key, w.file)))
+            throw journal.forget(key, new Error(`data file ${key} already exists`));
         } else {
           say(`  uploading ${key} (${w.size.toLocaleString('en')} bytes) …`);
-          if (!(await target.create(key, { file: w.file }))) throw journal.forget(key, new Error(`data file ${key} already exists`));
+          if (!(await target.create(key, { file: w.file })))
+            throw journal.forget(key, new Error(`data file ${key} already exists`));
           await rm(w.file, { force: true });
         }
       }
@@ -234,7 +280,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
       else await rm(outDir, { recursive: true, force: true });
       rowCounts[`${src.schema}.${src.table}`] = (rowCounts[`${src.schema}.${src.table}`] ?? 0) + records;
       const secs = (Date.now() - t0) / 1000;
-      say(`  ${records.toLocaleString('en')} rows in ${written.length} file(s), ${secs.toFixed(1)} s (${Math.round(records / Math.max(secs, 0.001)).toLocaleString('en')} rows/s)`);
+      say(
+        `  ${records.toLocaleString('en')} rows in ${written.length} file(s), ${secs.toFixed(1)} s (${Math.round(records / Math.max(secs, 0.001)).toLocaleString('en')} rows/s)`,
+      );
     }
     await step('data');
 
@@ -242,8 +290,22 @@ export async function importData(location: string, opts: ImportOptions): Promise
     const final = join(tmp, 'ducklake.duckdb');
     await compactCatalog(conn, 'cat', work, final);
     await finishVersion(conn, {
-      vt, id, journal, catalogFile: final, formatVersion: '1.0', snapshotId, hashes, store, tmp, parentDataset,
-      author: opts.author, message: opts.message, signKey: opts.signKey, say, step, detail: `(snapshot ${snapshotId})`,
+      vt,
+      id,
+      journal,
+      catalogFile: final,
+      formatVersion: '1.0',
+      snapshotId,
+      hashes,
+      store,
+      tmp,
+      parentDataset,
+      author: opts.author,
+      message: opts.message,
+      signKey: opts.signKey,
+      say,
+      step,
+      detail: `(snapshot ${snapshotId})`,
     });
     return { versionId: id, parent, snapshotId, rows: rowCounts };
   } catch (e) {
@@ -278,7 +340,11 @@ async function readSource<T>(conn: DuckDBConnection, from: string, file: string,
 export function sourceError(message: string, from: string): string {
   const cut = message.search(/\n\s*Possible fixes:/);
   const lines = (cut >= 0 ? message.slice(0, cut) : message).split('\n');
-  return lines.filter((l) => !l.includes(from) && !/^\s*LINE \d+:/.test(l) && !/^\s*\^\s*$/.test(l)).map((l) => l.trimEnd()).filter((l) => l !== '').join('\n');
+  return lines
+    .filter((l) => !l.includes(from) && !/^\s*LINE \d+:/.test(l) && !/^\s*\^\s*$/.test(l))
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .join('\n');
 }
 
 /** Where the extension would look without OVERRIDE_DATA_PATH; FDL readers ignore it. */

@@ -60,7 +60,10 @@ export async function guardSignals<T>(run: () => Promise<T>): Promise<T> {
     if (received) exitNow(received, `${signal} again`);
     received = signal;
     process.stderr.write(`fdl: ${signal}: stopping; removing what this run wrote (a second signal stops at once) …\n`);
-    setTimeout(() => exitNow(signal, `the clean-up did not end within ${STOP_DEADLINE_MS / 1000} s`), STOP_DEADLINE_MS).unref();
+    setTimeout(
+      () => exitNow(signal, `the clean-up did not end within ${STOP_DEADLINE_MS / 1000} s`),
+      STOP_DEADLINE_MS,
+    ).unref();
     for (const stop of hooks) {
       try {
         stop();

@@ -52,13 +52,28 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
   // removes it only after version.json, so every data object listed here belongs to a version whose
   // marker or version.json the listing below sees (listed the other way round, a writer that
   // started in between would have files but no marker gc knows of).
-  const dataObjects = (await target.listAged(settings.dataDir)).filter((o) => settings.dataDir !== '' || !OWN.test(o.key));
+  const dataObjects = (await target.listAged(settings.dataDir)).filter(
+    (o) => settings.dataDir !== '' || !OWN.test(o.key),
+  );
   const byId = new Map<string, VersionFolder>();
   for (const o of await target.listAged('versions/')) {
     const [, id, ...rest] = o.key.split('/');
     if (!id || rest.length === 0) continue;
     let v = byId.get(id);
-    if (!v) byId.set(id, (v = { id, keys: [], complete: false, expired: false, pendingSince: null, writer: null, writerKeys: [], newest: 0 }));
+    if (!v)
+      byId.set(
+        id,
+        (v = {
+          id,
+          keys: [],
+          complete: false,
+          expired: false,
+          pendingSince: null,
+          writer: null,
+          writerKeys: [],
+          newest: 0,
+        }),
+      );
     v.keys.push(o);
     v.newest = Math.max(v.newest, o.modified);
     const name = rest.join('/');
@@ -101,7 +116,9 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
           }
         }
       } catch (e) {
-        throw new Error(`version ${v.id}: its catalog cannot be read, so the files it needs are unknown: ${(e as Error).message.split('\n')[0]}`);
+        throw new Error(
+          `version ${v.id}: its catalog cannot be read, so the files it needs are unknown: ${(e as Error).message.split('\n')[0]}`,
+        );
       } finally {
         await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
         await rm(file, { force: true });
@@ -112,19 +129,35 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     instance.closeSync();
     await rm(tmp, { recursive: true, force: true });
   }
-  return { dataDir: settings.dataDir, versions: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), liveFiles, anyFiles, dataObjects };
+  return {
+    dataDir: settings.dataDir,
+    versions: [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    liveFiles,
+    anyFiles,
+    dataObjects,
+  };
 }
 
 /** The writer, its start and its listed keys from a pending marker (write-journal.ts), or null when it cannot be read. */
-async function readMarker(target: WriteTarget, id: string): Promise<{ writer: WriterId | null; started: number | null; keys: string[] } | null> {
+async function readMarker(
+  target: WriteTarget,
+  id: string,
+): Promise<{ writer: WriterId | null; started: number | null; keys: string[] } | null> {
   try {
     const r = await target.read(`versions/${id}/${PENDING_MARKER}`);
     if (!r) return null;
     const j = JSON.parse(r.body.toString('utf8')) as Partial<MarkerBody>;
-    const writer = typeof j.host === 'string' && Number.isInteger(j.pid)
-      ? { host: j.host, pid: j.pid!, ...(typeof j.boot === 'string' ? { boot: j.boot } : {}), ...(Number.isInteger(j.start) ? { start: j.start } : {}) }
-      : null;
-    const started = typeof j.started === 'string' && Number.isFinite(Date.parse(j.started)) ? Date.parse(j.started) : null;
+    const writer =
+      typeof j.host === 'string' && Number.isInteger(j.pid)
+        ? {
+            host: j.host,
+            pid: j.pid!,
+            ...(typeof j.boot === 'string' ? { boot: j.boot } : {}),
+            ...(Number.isInteger(j.start) ? { start: j.start } : {}),
+          }
+        : null;
+    const started =
+      typeof j.started === 'string' && Number.isFinite(Date.parse(j.started)) ? Date.parse(j.started) : null;
     const keys = Array.isArray(j.keys) ? j.keys.filter((k): k is string => typeof k === 'string') : [];
     return { writer, started, keys };
   } catch {

@@ -28,7 +28,10 @@ export function parseTableList(flag: string, spec: string): { schema: string; ta
   const name = spec.slice(0, eq);
   const dot = name.indexOf('.');
   const [schema, table] = dot < 0 ? ['main', name] : [name.slice(0, dot), name.slice(dot + 1)];
-  const items = spec.slice(eq + 1).split(',').map((s) => s.trim());
+  const items = spec
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim());
   if (!schema || !table || table.includes('.') || items.some((s) => s === '')) throw bad();
   return { schema, table, items };
 }
@@ -37,7 +40,8 @@ export function parseTableList(flag: string, spec: string): { schema: string; ta
 export function parsePartitionKey(item: string): PartitionKey {
   const m = /^(year|month|day|hour)\s*\(\s*([^()]+?)\s*\)$/i.exec(item);
   if (m) return { column: unquote(m[2]!), transform: m[1]!.toLowerCase() as Transform };
-  if (/[()]/.test(item)) throw new Error(`--partition-by: ${JSON.stringify(item)} is not a column, year(c), month(c), day(c) or hour(c)`);
+  if (/[()]/.test(item))
+    throw new Error(`--partition-by: ${JSON.stringify(item)} is not a column, year(c), month(c), day(c) or hour(c)`);
   return { column: unquote(item), transform: 'identity' };
 }
 

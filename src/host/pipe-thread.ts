@@ -32,7 +32,7 @@ function copy(t: PipeTask): PipeReply {
       if (n === 0) break;
       to ??= openSync(t.dest, 'wx', 0o644);
       h.update(buf.subarray(0, n));
-      for (let off = 0; off < n; ) off += writeSync(to, buf, off, n - off);
+      for (let off = 0; off < n;) off += writeSync(to, buf, off, n - off);
       size += n;
     }
   } finally {
@@ -41,7 +41,11 @@ function copy(t: PipeTask): PipeReply {
   }
   // Nothing written: a pipe DuckDB never used, released when the write finished.
   if (size === 0) {
-    try { unlinkSync(t.dest); } catch { /* never created */ }
+    try {
+      unlinkSync(t.dest);
+    } catch {
+      /* never created */
+    }
   }
   return { op: 'done', id: t.id, size, sha256: h.digest('hex') };
 }

@@ -58,16 +58,24 @@ export async function checkSignKey(file: string | undefined, terminal = haveTerm
     throw new Error(`--sign-key ${file} is a public key; give the private key (the same path without .pub)`);
   }
   const mode = (await stat(file)).mode & 0o777;
-  if (mode & 0o077) throw new Error(`--sign-key ${file} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file}`);
+  if (mode & 0o077)
+    throw new Error(
+      `--sign-key ${file} can be read by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file}`,
+    );
   try {
     await run('ssh-keygen', ['-y', '-P', '', '-f', file], { timeout: 30_000 });
   } catch (e) {
     const msg = String((e as { stderr?: string }).stderr ?? (e as Error).message);
     if (/incorrect passphrase/i.test(msg)) {
-      if (!terminal) throw new Error(`--sign-key ${file} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`);
+      if (!terminal)
+        throw new Error(
+          `--sign-key ${file} is protected by a passphrase and there is no terminal to ask for it: use a key without a passphrase for unattended runs`,
+        );
       return;
     }
-    throw new Error(`--sign-key ${file} is not an OpenSSH private key (${msg.trim().split('\n').at(-1) ?? 'unreadable'})`);
+    throw new Error(
+      `--sign-key ${file} is not an OpenSSH private key (${msg.trim().split('\n').at(-1) ?? 'unreadable'})`,
+    );
   }
 }
 
@@ -78,7 +86,8 @@ export async function checkSignKey(file: string | undefined, terminal = haveTerm
 export async function checkWritableFolder(dir: string, because = ''): Promise<void> {
   await access(dir, constants.W_OK | constants.X_OK).catch((e) => {
     if (code(e) === 'EROFS') throw new Error(`${because}${dir} is on a read-only file system`);
-    if (code(e) === 'EACCES' || code(e) === 'EPERM') throw new Error(`${because}${dir} is not writable (permission denied)`);
+    if (code(e) === 'EACCES' || code(e) === 'EPERM')
+      throw new Error(`${because}${dir} is not writable (permission denied)`);
     throw new Error(`${because}${dir}: ${(e as Error).message}`);
   });
 }

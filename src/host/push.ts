@@ -56,9 +56,18 @@ type VersionRecord = ReturnType<typeof parseVersionJson>;
 
 export async function pushRepository(src: string, dst: string, opts: PushOptions = {}): Promise<PushReport> {
   const say = opts.progress ?? (() => undefined);
-  const source = await openStore(src, { s3: { endpoint: opts.s3?.endpoint, region: opts.s3?.region, forcePathStyle: opts.s3?.forcePathStyle } });
+  const source = await openStore(src, {
+    s3: { endpoint: opts.s3?.endpoint, region: opts.s3?.region, forcePathStyle: opts.s3?.forcePathStyle },
+  });
   const target = openTarget(dst, opts.s3);
-  const report: PushReport = { versionsCopied: [], versionsPresent: 0, filesCopied: 0, filesPresent: 0, refsMoved: [], refsRefused: [] };
+  const report: PushReport = {
+    versionsCopied: [],
+    versionsPresent: 0,
+    filesCopied: 0,
+    filesPresent: 0,
+    refsMoved: [],
+    refsRefused: [],
+  };
   // Checked before anything is written: DST (or the folder it will be made in) can be written to.
   const madeRoot = await checkPushTarget(target);
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-push-'));
@@ -79,7 +88,8 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
       const { bytes, rec } = records.get(id)!;
       const present = await target.read(`versions/${id}/version.json`);
       if (present) {
-        if (!present.body.equals(bytes)) throw new Error(`versions/${id}/version.json differs between ${src} and ${dst}: not the same version`);
+        if (!present.body.equals(bytes))
+          throw new Error(`versions/${id}/version.json differs between ${src} and ${dst}: not the same version`);
         report.versionsPresent++;
         await copyExpiry(id, source, copier, say); // expired in SRC since an earlier push
         continue;
@@ -109,7 +119,12 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
 }
 
 /** DST gets SRC's fdl.json when it has none; otherwise both must be the same repository. */
-async function matchRepositories(source: ObjectStore, target: WriteTarget, src: string, dst: string): Promise<{ srcSettings: FdlSettings; dstSettings: FdlSettings; created: boolean }> {
+async function matchRepositories(
+  source: ObjectStore,
+  target: WriteTarget,
+  src: string,
+  dst: string,
+): Promise<{ srcSettings: FdlSettings; dstSettings: FdlSettings; created: boolean }> {
   const fdl = await getBytes(source, 'fdl.json');
   if (!fdl) throw new Error(`${src} is not an FDL repository (no fdl.json)`);
   const srcSettings = parseFdlJson(fdl, src);
@@ -117,7 +132,10 @@ async function matchRepositories(source: ObjectStore, target: WriteTarget, src: 
   if (await target.create('fdl.json', fdl)) return { srcSettings, dstSettings: srcSettings, created: true };
   const theirs = (await target.read('fdl.json'))!.body;
   const dstSettings = parseFdlJson(theirs, dst);
-  if (srcSettings.id !== dstSettings.id) throw new Error(`${dst} holds another repository (id ${dstSettings.id ?? 'none'}, ${src} has ${srcSettings.id ?? 'none'}): signed versions name their repository`);
+  if (srcSettings.id !== dstSettings.id)
+    throw new Error(
+      `${dst} holds another repository (id ${dstSettings.id ?? 'none'}, ${src} has ${srcSettings.id ?? 'none'}): signed versions name their repository`,
+    );
   return { srcSettings, dstSettings, created: false };
 }
 
@@ -129,12 +147,24 @@ async function matchRepositories(source: ObjectStore, target: WriteTarget, src: 
 async function checkPushTarget(target: WriteTarget): Promise<boolean> {
   if (!target.localPath) return false;
   const root = target.location;
-  if (await stat(root).then(() => true, () => false)) {
+  if (
+    await stat(root).then(
+      () => true,
+      () => false,
+    )
+  ) {
     await checkWritableTarget(target, ['versions/', 'refs/']);
     return false;
   }
   let above = dirname(root);
-  while (!(await stat(above).then(() => true, () => false)) && dirname(above) !== above) above = dirname(above);
+  while (
+    !(await stat(above).then(
+      () => true,
+      () => false,
+    )) &&
+    dirname(above) !== above
+  )
+    above = dirname(above);
   await checkWritableFolder(above, `${root} cannot be created: `);
   return true;
 }
@@ -143,7 +173,12 @@ async function checkPushTarget(target: WriteTarget): Promise<boolean> {
  * An expiry that SRC has and DST's copy of the version lacks. With `say`, the version was already in
  * DST: an expiry DST has in other words (its own record) is kept, said, and the push goes on.
  */
-async function copyExpiry(id: string, source: ObjectStore, copier: FileCopier, say?: (line: string) => void): Promise<void> {
+async function copyExpiry(
+  id: string,
+  source: ObjectStore,
+  copier: FileCopier,
+  say?: (line: string) => void,
+): Promise<void> {
   for (const extra of ['expired.json', 'expired.json.sig']) {
     const b = await getBytes(source, `versions/${id}/${extra}`);
     if (!b) continue;
@@ -186,7 +221,11 @@ async function sourceRefs(source: ObjectStore): Promise<SourceRefs> {
 }
 
 /** Every complete version (listed, or reachable from the refs), parents before children. */
-async function versionsInOrder(source: ObjectStore, { refs }: SourceRefs, records: Map<string, { bytes: Buffer; rec: VersionRecord }>): Promise<string[]> {
+async function versionsInOrder(
+  source: ObjectStore,
+  { refs }: SourceRefs,
+  records: Map<string, { bytes: Buffer; rec: VersionRecord }>,
+): Promise<string[]> {
   const roots = new Set(refs.values());
   if (source.list) {
     for (const key of await source.list('versions/')) {
@@ -213,18 +252,28 @@ async function versionsInOrder(source: ObjectStore, { refs }: SourceRefs, record
 }
 
 async function copyVersion(
-  id: string, bytes: Buffer, rec: VersionRecord, copier: FileCopier, conn: DuckDBConnection,
-  srcSettings: FdlSettings, dstSettings: FdlSettings, source: ObjectStore, tmp: string, say: (line: string) => void,
+  id: string,
+  bytes: Buffer,
+  rec: VersionRecord,
+  copier: FileCopier,
+  conn: DuckDBConnection,
+  srcSettings: FdlSettings,
+  dstSettings: FdlSettings,
+  source: ObjectStore,
+  tmp: string,
+  say: (line: string) => void,
 ): Promise<void> {
   const vdir = `versions/${id}`;
   // No reader serves an expired version: its data files (perhaps gone, by gc) are not copied.
   const expired = (await getBytes(source, `${vdir}/expired.json`)) !== null;
   const sig = await getBytes(source, `${vdir}/version.json.sig`);
   // A signature that does not verify over these bytes would be refused by every reader.
-  if (verifySshsig(bytes, sig, []).status === 'B') throw new Error(`${vdir}/version.json.sig does not verify: not copied`);
+  if (verifySshsig(bytes, sig, []).status === 'B')
+    throw new Error(`${vdir}/version.json.sig does not verify: not copied`);
   const catalogPath = rec.catalogs[0]!.path;
   const local = join(tmp, `${id}-catalog`);
-  for (const c of rec.catalogs) await copier.copy(`${vdir}/${c.path}`, `${vdir}/${c.path}`, c, c.path === catalogPath ? local : undefined);
+  for (const c of rec.catalogs)
+    await copier.copy(`${vdir}/${c.path}`, `${vdir}/${c.path}`, c, c.path === catalogPath ? local : undefined);
   let filesJson: Buffer | null = null;
   for (const [path, entry] of Object.entries(rec.files ?? {})) {
     const keep = path === 'files.json' ? join(tmp, `${id}-files.json`) : undefined;
@@ -243,14 +292,24 @@ async function copyVersion(
 
 /** The data and delete files a version's catalog reads, checked against its files.json. */
 async function copyData(
-  local: string, filesJson: Buffer | null, copier: FileCopier, conn: DuckDBConnection, srcSettings: FdlSettings, dstSettings: FdlSettings, id: string,
+  local: string,
+  filesJson: Buffer | null,
+  copier: FileCopier,
+  conn: DuckDBConnection,
+  srcSettings: FdlSettings,
+  dstSettings: FdlSettings,
+  id: string,
 ): Promise<void> {
   const sums = new Map(parentHashes(filesJson));
   const alias = `push_${id.replace(/[^a-z0-9]/g, '_')}`;
   const catalog = await openCatalog(conn, local, alias);
   try {
     for (const t of catalog.tables) {
-      for (const f of t.files) await copier.copy(`${srcSettings.dataDir}${f.path}`, `${dstSettings.dataDir}${f.path}`, { sha256: sums.get(f.path), size: f.size });
+      for (const f of t.files)
+        await copier.copy(`${srcSettings.dataDir}${f.path}`, `${dstSettings.dataDir}${f.path}`, {
+          sha256: sums.get(f.path),
+          size: f.size,
+        });
     }
   } finally {
     await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
@@ -303,7 +362,8 @@ class FileCopier {
     if (!(await this.target.create(key, body))) {
       this.journal?.forget(key, new Error('taken'));
       const cur = await this.target.read(key);
-      if (!cur?.body.equals(body)) throw new OtherContent(`${key} already exists in ${this.target.location} with other content`);
+      if (!cur?.body.equals(body))
+        throw new OtherContent(`${key} already exists in ${this.target.location} with other content`);
       this.report.filesPresent++;
       return;
     }
@@ -316,9 +376,11 @@ class FileCopier {
     const h = await this.dstStore.head(key);
     if (!h) return false;
     const where = `${key} in ${this.target.location}`;
-    if (want.size !== undefined && h.size !== want.size) throw new Error(`${where} has ${h.size} bytes, expected ${want.size}: left as it is`);
+    if (want.size !== undefined && h.size !== want.size)
+      throw new Error(`${where} has ${h.size} bytes, expected ${want.size}: left as it is`);
     if (want.sha256 && this.target.localPath) {
-      if ((await hashFile(this.target.localPath(key))).sha256 !== want.sha256) throw new Error(`${where}: sha256 differs: left as it is`);
+      if ((await hashFile(this.target.localPath(key))).sha256 !== want.sha256)
+        throw new Error(`${where}: sha256 differs: left as it is`);
     }
     return true;
   }
@@ -326,8 +388,12 @@ class FileCopier {
 
 /** Refs after every version they name is complete in DST; refs.json rebuilt once at the end. */
 async function moveRefs(
-  source: ObjectStore, target: WriteTarget, { refs, head }: SourceRefs,
-  records: Map<string, { bytes: Buffer; rec: VersionRecord }>, report: PushReport, say: (l: string) => void,
+  source: ObjectStore,
+  target: WriteTarget,
+  { refs, head }: SourceRefs,
+  records: Map<string, { bytes: Buffer; rec: VersionRecord }>,
+  report: PushReport,
+  say: (l: string) => void,
 ): Promise<void> {
   if (head) await target.create('HEAD', head);
   const ancestors = (id: string): Set<string> => {

@@ -19,7 +19,12 @@ export async function tagCommand(location: string, name: string, ref?: string, s
   return id;
 }
 
-export async function branchCommand(location: string, name: string, ref?: string, s3?: S3TargetOptions): Promise<string> {
+export async function branchCommand(
+  location: string,
+  name: string,
+  ref?: string,
+  s3?: S3TargetOptions,
+): Promise<string> {
   const target = openTarget(location, s3);
   const full = checkRefName('heads', name);
   await checkWritableTarget(target, ['refs/']);

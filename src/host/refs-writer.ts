@@ -9,7 +9,10 @@ export class RefExistsError extends Error {}
 
 export function checkRefName(kind: 'heads' | 'tags', name: string): string {
   const full = `refs/${kind}/${name}`;
-  if (!refKind(full)) throw new Error(`invalid ${kind === 'heads' ? 'branch' : 'tag'} name ${JSON.stringify(name)}: lowercase components [a-z0-9][a-z0-9._-]* separated by "/"`);
+  if (!refKind(full))
+    throw new Error(
+      `invalid ${kind === 'heads' ? 'branch' : 'tag'} name ${JSON.stringify(name)}: lowercase components [a-z0-9][a-z0-9._-]* separated by "/"`,
+    );
   return full;
 }
 
@@ -22,7 +25,12 @@ export async function readRef(target: WriteTarget, full: string): Promise<string
 }
 
 /** Moves a branch from `expected` (null: the branch must not exist yet) to `id`. */
-export async function moveBranch(target: WriteTarget, branch: string, expected: string | null, id: string): Promise<void> {
+export async function moveBranch(
+  target: WriteTarget,
+  branch: string,
+  expected: string | null,
+  id: string,
+): Promise<void> {
   await target.swap(checkRefName('heads', branch), expected, Buffer.from(`${id}\n`));
   await writeRefsJson(target);
 }
@@ -31,7 +39,9 @@ export async function moveBranch(target: WriteTarget, branch: string, expected: 
 export async function createRef(target: WriteTarget, full: string, id: string): Promise<void> {
   if (!(await target.create(full, Buffer.from(`${id}\n`)))) {
     const cur = await readRef(target, full).catch(() => '?');
-    throw new RefExistsError(`${full} already exists (points at ${cur}); ${full.startsWith('refs/tags/') ? 'tags are never rewritten' : 'it is not moved'}`);
+    throw new RefExistsError(
+      `${full} already exists (points at ${cur}); ${full.startsWith('refs/tags/') ? 'tags are never rewritten' : 'it is not moved'}`,
+    );
   }
   await writeRefsJson(target);
 }

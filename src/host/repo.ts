@@ -17,7 +17,10 @@ export interface InitOptions {
 }
 
 /** fdl.json (create-only) and HEAD. A second init keeps the first settings and says so. */
-export async function initRepository(location: string, opts: InitOptions = {}): Promise<{ created: boolean; settings: FdlSettings }> {
+export async function initRepository(
+  location: string,
+  opts: InitOptions = {},
+): Promise<{ created: boolean; settings: FdlSettings }> {
   const target = openTarget(location, opts.s3);
   let dataDir = opts.dataDir ?? 'data/';
   if (dataDir !== '' && !dataDir.endsWith('/')) dataDir += '/';
@@ -58,7 +61,12 @@ export function hashBytes(b: Buffer): { sha256: string; size: number } {
  * sha256 of a file already in the repository: hashed in place for a local target, else copied
  * once to `tmpDir` and hashed there. Undefined when the object is missing or unreadable.
  */
-export async function hashStored(target: WriteTarget, store: ObjectStore, key: string, tmpDir: string): Promise<string | undefined> {
+export async function hashStored(
+  target: WriteTarget,
+  store: ObjectStore,
+  key: string,
+  tmpDir: string,
+): Promise<string | undefined> {
   if (target.localPath) return (await hashFile(target.localPath(key)).catch(() => null))?.sha256;
   const dest = join(tmpDir, `hash-${randomUUID()}`);
   try {

@@ -3,12 +3,28 @@ import { commandAction } from './interrupt.js';
 import type { Command } from 'commander';
 import { changeRows, NoRowMatched, type RowChangeOptions } from './row-change.js';
 
-type Flags = { table: string; where: string; set?: string; branch: string; message?: string; author?: string; signKey?: string; dataset?: string };
+type Flags = {
+  table: string;
+  where: string;
+  set?: string;
+  branch: string;
+  message?: string;
+  author?: string;
+  signKey?: string;
+  dataset?: string;
+};
 
 /** Prints the new version id on stdout; when no row matches, nothing (exit 0) and says so on stderr. */
 async function run(location: string, o: Flags): Promise<void> {
   const opts: RowChangeOptions = {
-    table: o.table, where: o.where, set: o.set, branch: o.branch, message: o.message, author: o.author, signKey: o.signKey, dataset: o.dataset,
+    table: o.table,
+    where: o.where,
+    set: o.set,
+    branch: o.branch,
+    message: o.message,
+    author: o.author,
+    signKey: o.signKey,
+    dataset: o.dataset,
     progress: (l) => process.stderr.write(l + '\n'),
   };
   const verb = o.set === undefined ? 'delete' : 'update';
@@ -20,7 +36,9 @@ async function run(location: string, o: Flags): Promise<void> {
     process.stderr.write(`fdl: ${r.message}\n`);
     return;
   }
-  process.stderr.write(`${verb}d ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`);
+  process.stderr.write(
+    `${verb}d ${r.rows.toLocaleString('en')} row(s): ${r.deleteFiles} delete file(s), ${r.endedFiles} data file(s) ended, ${r.dataFiles} new data file(s)\n`,
+  );
   process.stdout.write(`${r.versionId}\n`);
 }
 
@@ -28,18 +46,33 @@ function common(cmd: Command): Command {
   return cmd
     .argument('<LOCATION>')
     .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
-    .requiredOption('--where <PREDICATE>', 'one SQL expression over the table\'s columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0')
+    .requiredOption(
+      '--where <PREDICATE>',
+      "one SQL expression over the table's columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0",
+    )
     .option('--branch <NAME>', 'branch to build on and move', 'main')
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
     .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
-    .option('--dataset <dataset.json>', 'dataset.json for the version (default: the parent\'s)');
+    .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)");
 }
 
 export function registerRowChangeCommands(program: Command): void {
-  common(program.command('delete').description('delete the rows of a table that match --where: a new version with DuckLake delete files'))
-    .action(commandAction(run));
-  common(program.command('update').description('change the rows of a table that match --where: a new version with DuckLake delete files and new data files'))
-    .requiredOption('--set <COL = EXPR, …>', 'new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row and the table\'s columns only)')
+  common(
+    program
+      .command('delete')
+      .description('delete the rows of a table that match --where: a new version with DuckLake delete files'),
+  ).action(commandAction(run));
+  common(
+    program
+      .command('update')
+      .description(
+        'change the rows of a table that match --where: a new version with DuckLake delete files and new data files',
+      ),
+  )
+    .requiredOption(
+      '--set <COL = EXPR, …>',
+      "new values, as in UPDATE … SET (DuckDB syntax; expressions see the old row and the table's columns only)",
+    )
     .action(commandAction(run));
 }

@@ -65,15 +65,18 @@ export class NoRowMatched extends Error {
 }
 
 type Row = Record<string, unknown>;
-const rowsOf = async (conn: DuckDBConnection, sql: string): Promise<Row[]> => (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+const rowsOf = async (conn: DuckDBConnection, sql: string): Promise<Row[]> =>
+  (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
 const MATCHED = '__fdl_rows';
 /** Field ids of a Parquet delete file, as the extension writes them (the snapshot column only in partial ones). */
-const deleteFieldIds = (partial: boolean) => `{file_path: 2147483646, pos: 2147483645${partial ? ', _ducklake_internal_snapshot_id: 2147483539' : ''}}`;
+const deleteFieldIds = (partial: boolean) =>
+  `{file_path: 2147483646, pos: 2147483645${partial ? ', _ducklake_internal_snapshot_id: 2147483539' : ''}}`;
 
 export function parseTableName(spec: string): [string, string] {
   const dot = spec.indexOf('.');
   const [schema, table] = dot < 0 ? ['main', spec] : [spec.slice(0, dot), spec.slice(dot + 1)];
-  if (!schema || !table || table.includes('.')) throw new Error(`--table wants SCHEMA.TABLE, got ${JSON.stringify(spec)}`);
+  if (!schema || !table || table.includes('.'))
+    throw new Error(`--table wants SCHEMA.TABLE, got ${JSON.stringify(spec)}`);
   return [schema, table];
 }
 
@@ -118,19 +121,30 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     if (!vj) throw new Error(`${refKey} points at ${parent}, which has no version.json`);
     const rec = parseVersionJson(vj.body, parent);
     const cat = rec.catalogs[0]!;
-    if (cat.format.ducklake !== '1.0') throw new Error(`${parent} has a DuckLake ${cat.format.ducklake} catalog; this writer changes 1.0 catalogs only`);
+    if (cat.format.ducklake !== '1.0')
+      throw new Error(`${parent} has a DuckLake ${cat.format.ducklake} catalog; this writer changes 1.0 catalogs only`);
     const store = await readStore(target);
     const work = join(tmp, 'work.duckdb');
     await store.download(`versions/${parent}/${cat.path}`, work, { sha256: cat.sha256, expectedSize: cat.size });
-    const parentDataset = rec.files?.['dataset.json'] ? (await target.read(`versions/${parent}/dataset.json`))?.body ?? null : null;
-    const parentFiles = rec.files?.['files.json'] ? (await target.read(`versions/${parent}/files.json`))?.body ?? null : null;
+    const parentDataset = rec.files?.['dataset.json']
+      ? ((await target.read(`versions/${parent}/dataset.json`))?.body ?? null)
+      : null;
+    const parentFiles = rec.files?.['files.json']
+      ? ((await target.read(`versions/${parent}/files.json`))?.body ?? null)
+      : null;
     const hashes = new Map<string, string>(parentHashes(parentFiles));
 
     // The rows the predicate matches, read by the lake reader from verified copies of the table's files.
     const catalog = await openCatalog(conn, work, 'meta');
-    if (catalog.encrypted) throw new Error(`${parent} is an encrypted lake: ${verb} would have to write encrypted delete files, which this writer does not`);
+    if (catalog.encrypted)
+      throw new Error(
+        `${parent} is an encrypted lake: ${verb} would have to write encrypted delete files, which this writer does not`,
+      );
     const table = catalog.tables.find((t) => t.schema === schema && t.name === tableName);
-    if (!table) throw new Error(`version ${parent} has no table ${display} (tables: ${catalog.tables.map((t) => `${t.schema}.${t.name}`).join(', ') || 'none'})`);
+    if (!table)
+      throw new Error(
+        `version ${parent} has no table ${display} (tables: ${catalog.tables.map((t) => `${t.schema}.${t.name}`).join(', ') || 'none'})`,
+      );
     const local = await verifiedCopies(table, settings.dataDir, hashes, target, store, tmp);
     const locate = (rel: string) => local.get(rel) ?? rel;
     const ctx = await tableContext(conn, catalog, [table], locate);
@@ -146,37 +160,65 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
       .catch((e: Error) => {
         throw new Error(`--where: ${e.message.split('\n')[0]!.replaceAll(MATCHED, display)}`);
       });
-    if (predicateType !== 'BOOLEAN') throw new Error(`--where must be a boolean predicate, not ${predicateType.toLowerCase() || 'nothing'}: e.g. --where "id = 5" (nothing written)`);
-    await runUserSql(conn, `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${where})`, '--where', display);
+    if (predicateType !== 'BOOLEAN')
+      throw new Error(
+        `--where must be a boolean predicate, not ${predicateType.toLowerCase() || 'nothing'}: e.g. --where "id = 5" (nothing written)`,
+      );
+    await runUserSql(
+      conn,
+      `CREATE TEMP TABLE ${MATCHED} AS SELECT * FROM (${tableSql(table, ctx, undefined, true)}) WHERE (${where})`,
+      '--where',
+      display,
+    );
     const matched = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${MATCHED}`))[0]!.n);
-    if (matched === 0) throw new NoRowMatched(`no row of ${display} matches --where ${opts.where}: nothing to ${verb}; no version written (${refKey} stays at ${parent})`);
+    if (matched === 0)
+      throw new NoRowMatched(
+        `no row of ${display} matches --where ${opts.where}: nothing to ${verb}; no version written (${refKey} stays at ${parent})`,
+      );
     if (set !== undefined) await runUserSql(conn, `UPDATE ${MATCHED} SET ${set}`, '--set', display);
     say(`${verb === 'delete' ? 'deleting' : 'updating'} ${matched.toLocaleString('en')} row(s) of ${display} …`);
 
     const S = catalog.snapshotId + 1;
-    const [dirRow] = await rowsOf(conn, `SELECT coalesce(s.path, '') || coalesce(t.path, '') AS dir FROM meta.ducklake_table t JOIN meta.ducklake_schema s USING (schema_id)
-      WHERE t.table_id = ${table.tableId} AND t.end_snapshot IS NULL AND s.end_snapshot IS NULL`);
+    const [dirRow] = await rowsOf(
+      conn,
+      `SELECT coalesce(s.path, '') || coalesce(t.path, '') AS dir FROM meta.ducklake_table t JOIN meta.ducklake_schema s USING (schema_id)
+      WHERE t.table_id = ${table.tableId} AND t.end_snapshot IS NULL AND s.end_snapshot IS NULL`,
+    );
     const dir = String(dirRow!.dir);
-    const oldDeletes = await rowsOf(conn, `SELECT delete_file_id, data_file_id, begin_snapshot, path, format FROM meta.ducklake_delete_file
-      WHERE table_id = ${table.tableId} AND begin_snapshot < ${S} AND end_snapshot IS NULL`);
+    const oldDeletes = await rowsOf(
+      conn,
+      `SELECT delete_file_id, data_file_id, begin_snapshot, path, format FROM meta.ducklake_delete_file
+      WHERE table_id = ${table.tableId} AND begin_snapshot < ${S} AND end_snapshot IS NULL`,
+    );
     await conn.run('DETACH meta');
 
     journal = await WriteJournal.begin(target, id);
     const place = async (rel: string, file: string, sha256: string) => {
       const key = `${settings.dataDir}${rel}`;
       await journal!.intend(key);
-      if (!(await target.create(key, { file }))) throw journal!.forget(key, new Error(`${key} already exists in ${target.location}`));
+      if (!(await target.create(key, { file })))
+        throw journal!.forget(key, new Error(`${key} already exists in ${target.location}`));
       hashes.set(rel, sha256);
     };
     const deletes: TableDeletes = { tableId: table.tableId, files: [], ended: [], inlined: new Map() };
-    const perFile = await rowsOf(conn, `SELECT __fdl_file AS f, count(*) AS n FROM ${MATCHED} WHERE __fdl_file IS NOT NULL GROUP BY 1 ORDER BY 1`);
+    const perFile = await rowsOf(
+      conn,
+      `SELECT __fdl_file AS f, count(*) AS n FROM ${MATCHED} WHERE __fdl_file IS NOT NULL GROUP BY 1 ORDER BY 1`,
+    );
     for (const pf of perFile) {
       const fileId = Number(pf.f);
       const df = table.dataFiles.find((f) => f.id === fileId)!;
       const old = oldDeletes.find((d) => Number(d.data_file_id) === fileId) ?? null;
-      const oldSql = old === null || !df.delete ? null : await oldPositionsSql(conn, old, locate(df.delete.path), ctx.dvPositions.get(fileId));
+      const oldSql =
+        old === null || !df.delete
+          ? null
+          : await oldPositionsSql(conn, old, locate(df.delete.path), ctx.dvPositions.get(fileId));
       const before = oldSql === null ? 0 : Number((await rowsOf(conn, `SELECT count(*) AS n FROM (${oldSql})`))[0]!.n);
-      if (df.recordCount !== null && df.partialMax === null && before + df.inlinedDeletes.length + Number(pf.n) >= df.recordCount) {
+      if (
+        df.recordCount !== null &&
+        df.partialMax === null &&
+        before + df.inlinedDeletes.length + Number(pf.n) >= df.recordCount
+      ) {
         deletes.ended.push(fileId); // nothing of it is left: the file ends, as the extension's full-file delete does
         continue;
       }
@@ -184,18 +226,29 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
       const out = join(tmp, name);
       const filePath = lit(dataPathOf(target, settings.dataDir) + df.path);
       const fresh = `SELECT __fdl_pos AS pos, ${S}::BIGINT AS snap FROM ${MATCHED} WHERE __fdl_file = ${fileId}`;
-      const select = oldSql === null
-        ? `SELECT ${filePath} AS file_path, pos FROM (${fresh}) ORDER BY pos`
-        : `SELECT ${filePath} AS file_path, pos, snap AS _ducklake_internal_snapshot_id FROM (${fresh} UNION ALL ${oldSql}) ORDER BY pos`;
-      const [st] = await rowsOf(conn, `COPY (${select}) TO ${lit(out)} (FORMAT parquet, FIELD_IDS ${deleteFieldIds(oldSql !== null)}, RETURN_STATS)`);
+      const select =
+        oldSql === null
+          ? `SELECT ${filePath} AS file_path, pos FROM (${fresh}) ORDER BY pos`
+          : `SELECT ${filePath} AS file_path, pos, snap AS _ducklake_internal_snapshot_id FROM (${fresh} UNION ALL ${oldSql}) ORDER BY pos`;
+      const [st] = await rowsOf(
+        conn,
+        `COPY (${select}) TO ${lit(out)} (FORMAT parquet, FIELD_IDS ${deleteFieldIds(oldSql !== null)}, RETURN_STATS)`,
+      );
       const h = await hashFile(out);
       await place(dir + name, out, h.sha256);
       deletes.files.push({
-        dataFileId: fileId, name, count: Number(st!.count), size: h.size, footer: Number(st!.footer_size_bytes),
+        dataFileId: fileId,
+        name,
+        count: Number(st!.count),
+        size: h.size,
+        footer: Number(st!.footer_size_bytes),
         replaces: old === null ? null : { id: Number(old.delete_file_id), begin: Number(old.begin_snapshot) },
       });
     }
-    for (const r of await rowsOf(conn, `SELECT __fdl_inlined AS t, list(__fdl_rowid ORDER BY __fdl_rowid) AS ids FROM ${MATCHED} WHERE __fdl_inlined IS NOT NULL GROUP BY 1`)) {
+    for (const r of await rowsOf(
+      conn,
+      `SELECT __fdl_inlined AS t, list(__fdl_rowid ORDER BY __fdl_rowid) AS ids FROM ${MATCHED} WHERE __fdl_inlined IS NOT NULL GROUP BY 1`,
+    )) {
       deletes.inlined.set(String(r.t), (r.ids as unknown[]).map(Number));
     }
 
@@ -210,13 +263,24 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
       const rowId: ColDef = { name: '_ducklake_internal_row_id', type: 'int64', children: [], id: ROW_ID_FIELD_ID };
       const written = await writeLayout(conn, {
         source: `(SELECT ${plan.columns.map((c) => qi(c.name)).join(', ')}, __fdl_rowid AS _ducklake_internal_row_id FROM ${MATCHED} ORDER BY __fdl_rowid)`,
-        cols: [...plan.columns, rowId], keys, sortBy: [], targetFileSize: DEFAULT_TARGET_FILE_SIZE,
-        work: join(tmp, `stage-${uuidv7()}`), outDir: join(tmp, `out-${uuidv7()}`),
+        cols: [...plan.columns, rowId],
+        keys,
+        sortBy: [],
+        targetFileSize: DEFAULT_TARGET_FILE_SIZE,
+        work: join(tmp, `stage-${uuidv7()}`),
+        outDir: join(tmp, `out-${uuidv7()}`),
       });
       for (const w of written) {
         const name = `${w.hiveDir}ducklake-${uuidv7()}.parquet`;
         await place(plan.dir + name, w.file, w.sha256);
-        plan.files.push({ name, records: w.records, size: w.size, footer: w.footer, stats: w.stats, partitionValues: w.partitionValues });
+        plan.files.push({
+          name,
+          records: w.records,
+          size: w.size,
+          footer: w.footer,
+          stats: w.stats,
+          partitionValues: w.partitionValues,
+        });
       }
       dataFiles = written.length;
     }
@@ -227,10 +291,32 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     const final = join(tmp, 'ducklake.duckdb');
     await compactCatalog(conn, 'cat', work, final);
     await finishVersion(conn, {
-      vt, id, journal, catalogFile: final, formatVersion: '1.0', snapshotId, hashes, store, tmp, parentDataset,
-      author: opts.author, message: opts.message, signKey: opts.signKey, say, step, detail: `(snapshot ${snapshotId})`,
+      vt,
+      id,
+      journal,
+      catalogFile: final,
+      formatVersion: '1.0',
+      snapshotId,
+      hashes,
+      store,
+      tmp,
+      parentDataset,
+      author: opts.author,
+      message: opts.message,
+      signKey: opts.signKey,
+      say,
+      step,
+      detail: `(snapshot ${snapshotId})`,
     });
-    return { versionId: id, parent, snapshotId, rows: matched, deleteFiles: deletes.files.length, endedFiles: deletes.ended.length, dataFiles };
+    return {
+      versionId: id,
+      parent,
+      snapshotId,
+      rows: matched,
+      deleteFiles: deletes.files.length,
+      endedFiles: deletes.ended.length,
+      dataFiles,
+    };
   } catch (e) {
     await journal?.rollback(refKey);
     throw e;
@@ -248,8 +334,12 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
  * version signed. Local repositories are read in place.
  */
 async function verifiedCopies(
-  table: LakeTable, dataDir: string, hashes: Map<string, string>,
-  target: WriteTarget, store: Awaited<ReturnType<typeof readStore>>, tmp: string,
+  table: LakeTable,
+  dataDir: string,
+  hashes: Map<string, string>,
+  target: WriteTarget,
+  store: Awaited<ReturnType<typeof readStore>>,
+  tmp: string,
 ): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const f of table.dataFiles) {
@@ -260,8 +350,13 @@ async function verifiedCopies(
       if (target.localPath) {
         const path = target.localPath(key);
         if (sha256) {
-          const h = await hashFile(path).catch((e: Error) => { throw new Error(`cannot read ${key}: ${e.message}`); });
-          if (h.sha256 !== sha256) throw new Error(`${key} does not match the sha256 files.json records for it: refusing to derive a new version from it`);
+          const h = await hashFile(path).catch((e: Error) => {
+            throw new Error(`cannot read ${key}: ${e.message}`);
+          });
+          if (h.sha256 !== sha256)
+            throw new Error(
+              `${key} does not match the sha256 files.json records for it: refusing to derive a new version from it`,
+            );
         }
         out.set(rel, path);
       } else {
@@ -275,9 +370,15 @@ async function verifiedCopies(
 }
 
 /** (pos, snap) of a file's current delete file: each position with the snapshot that deleted it. */
-async function oldPositionsSql(conn: DuckDBConnection, old: Row, file: string, dv: number[] | undefined): Promise<string> {
+async function oldPositionsSql(
+  conn: DuckDBConnection,
+  old: Row,
+  file: string,
+  dv: number[] | undefined,
+): Promise<string> {
   const begin = Number(old.begin_snapshot);
-  if (old.format === 'puffin') return `SELECT unnest([${(dv ?? []).join(', ')}]::BIGINT[]) AS pos, ${begin}::BIGINT AS snap`;
+  if (old.format === 'puffin')
+    return `SELECT unnest([${(dv ?? []).join(', ')}]::BIGINT[]) AS pos, ${begin}::BIGINT AS snap`;
   const from = `read_parquet(${lit(file)})`;
   const cols = (await conn.runAndReadAll(`SELECT * FROM ${from} LIMIT 0`)).columnNames();
   const snap = cols.includes('_ducklake_internal_snapshot_id') ? '_ducklake_internal_snapshot_id' : `${begin}::BIGINT`;

@@ -14,7 +14,13 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createS3Client, isPreconditionFailed, isTransientS3, parseS3Url, type S3ClientOptions } from '../store/s3-client.js';
+import {
+  createS3Client,
+  isPreconditionFailed,
+  isTransientS3,
+  parseS3Url,
+  type S3ClientOptions,
+} from '../store/s3-client.js';
 import { withRetry } from '../store/retry.js';
 import { checkKey, DEFAULT_LIMITS } from '../store/store.js';
 import { S3Store } from '../store/s3-store.js';
@@ -218,7 +224,11 @@ export class LocalTarget implements WriteTarget {
     try {
       fh = await open(lock, 'wx', 0o644);
     } catch (e) {
-      if (code(e) === 'EEXIST') throw new BranchMovedError(key, `is being moved by another writer (${key}.lock exists; remove it if no writer is running)`);
+      if (code(e) === 'EEXIST')
+        throw new BranchMovedError(
+          key,
+          `is being moved by another writer (${key}.lock exists; remove it if no writer is running)`,
+        );
       throw e;
     }
     let renamed = false;
@@ -228,7 +238,8 @@ export class LocalTarget implements WriteTarget {
       await fh.close();
       const cur = await this.read(key);
       const now = cur ? cur.body.toString('utf8').trim() : null;
-      if (now !== expected) throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
+      if (now !== expected)
+        throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
       await rename(lock, dest);
       renamed = true;
       await syncDir(dirname(dest));
@@ -264,7 +275,10 @@ export class S3Target implements WriteTarget {
   /** Reads, existence and listings: the gateway's own S3 store on the same client. */
   readonly store: S3Store;
 
-  constructor(url: string, readonly options: S3TargetOptions = {}) {
+  constructor(
+    url: string,
+    readonly options: S3TargetOptions = {},
+  ) {
     const at = parseS3Url(url);
     if (!at) throw new Error(`not an s3:// location: ${url}`);
     this.bucket = at.bucket;
@@ -297,7 +311,9 @@ export class S3Target implements WriteTarget {
 
   /** Idempotent: retried the store's bounded way. */
   async remove(key: string): Promise<void> {
-    await withRetry(`DELETE ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) })));
+    await withRetry(`DELETE ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) })),
+    );
   }
 
   private async body(b: Body) {
@@ -312,7 +328,9 @@ export class S3Target implements WriteTarget {
     // header is what makes it atomic where it is honoured.
     if (await this.exists(key)) return false;
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: '*', ...(await this.body(body)) }));
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: '*', ...(await this.body(body)) }),
+      );
       return true;
     } catch (e) {
       if (isPreconditionFailed(e)) return false;
@@ -322,17 +340,30 @@ export class S3Target implements WriteTarget {
 
   /** Unconditional, so idempotent: retried the store's bounded way. Conditional writes (create, swap) are tried once: a retry after a write that landed would read as "exists" or "moved". */
   async put(key: string, body: Buffer): Promise<void> {
-    await withRetry(`PUT ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length })));
+    await withRetry(`PUT ${this.location}${key}`, DEFAULT_LIMITS, isTransientS3, () =>
+      this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length }),
+      ),
+    );
   }
 
   /** Read the ref and its ETag, compare, then PutObject with If-Match on that ETag (If-None-Match when absent). */
   async swap(key: string, expected: string | null, body: Buffer): Promise<void> {
     const cur = await this.read(key);
     const now = cur ? cur.body.toString('utf8').trim() : null;
-    if (now !== expected) throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
+    if (now !== expected)
+      throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
     const cond = cur ? { IfMatch: cur.etag ?? '*' } : { IfNoneMatch: '*' };
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(key), Body: body, ContentLength: body.length, ...cond }));
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key(key),
+          Body: body,
+          ContentLength: body.length,
+          ...cond,
+        }),
+      );
     } catch (e) {
       if (isPreconditionFailed(e)) throw new BranchMovedError(key, 'changed while this import ran');
       throw e;
@@ -343,6 +374,7 @@ export class S3Target implements WriteTarget {
 export function openTarget(location: string, s3: S3TargetOptions = {}): WriteTarget {
   if (/^s3:\/\//i.test(location)) return new S3Target(location, s3);
   if (/^file:\/\//i.test(location)) return new LocalTarget(fileURLToPath(location));
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new Error(`cannot write to ${location}: use a folder, file:// or s3://`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location))
+    throw new Error(`cannot write to ${location}: use a folder, file:// or s3://`);
   return new LocalTarget(location);
 }

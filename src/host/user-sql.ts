@@ -24,7 +24,8 @@ async function selectList(conn: DuckDBConnection, fragment: string, flag: string
   }
   if (parsed.error) throw new Error(`${flag}: ${parsed.error_message ?? 'DuckDB cannot parse it'}`);
   const statements = parsed.statements ?? [];
-  if (statements.length !== 1) throw new Error(`${flag}: DuckDB reads ${statements.length} statements in it; give a single expression`);
+  if (statements.length !== 1)
+    throw new Error(`${flag}: DuckDB reads ${statements.length} statements in it; give a single expression`);
   const node = statements[0]!.node as Node;
   const extra = [
     (node.from_table as Node | null)?.type !== 'EMPTY' && 'FROM',
@@ -37,12 +38,21 @@ async function selectList(conn: DuckDBConnection, fragment: string, flag: string
     (((node.cte_map as Node)?.map as unknown[]) ?? []).length > 0 && 'WITH',
     node.type !== 'SELECT_NODE' && 'a set operation',
   ].filter(Boolean);
-  if (extra.length) throw new Error(`${flag}: DuckDB reads ${extra.join(', ')} in it; give an expression over the table's columns only`);
+  if (extra.length)
+    throw new Error(
+      `${flag}: DuckDB reads ${extra.join(', ')} in it; give an expression over the table's columns only`,
+    );
   const items = (node.select_list as Node[]) ?? [];
   for (const item of items) {
-    if (item.alias) throw new Error(`${flag}: DuckDB reads an alias (AS ${item.alias}) in it; give an expression over the table's columns only`);
+    if (item.alias)
+      throw new Error(
+        `${flag}: DuckDB reads an alias (AS ${item.alias}) in it; give an expression over the table's columns only`,
+      );
     const found = readsBeyondColumns(item);
-    if (found) throw new Error(`${flag}: DuckDB reads ${found} in it; the expression may use the table's columns only (no subquery, table or file)`);
+    if (found)
+      throw new Error(
+        `${flag}: DuckDB reads ${found} in it; the expression may use the table's columns only (no subquery, table or file)`,
+      );
   }
   return items;
 }
@@ -59,7 +69,13 @@ function readsBeyondColumns(node: unknown): string | null {
   if (!node || typeof node !== 'object') return null;
   const o = node as Node;
   if (o.class === 'SUBQUERY') return 'a subquery';
-  if (typeof o.type === 'string' && /^(BASE_TABLE|TABLE_FUNCTION|SUBQUERY|JOIN|EXPRESSION_LIST|PIVOT|SHOW_REF|COLUMN_DATA)$/.test(o.type) && 'alias' in o && 'sample' in o) return 'a table reference';
+  if (
+    typeof o.type === 'string' &&
+    /^(BASE_TABLE|TABLE_FUNCTION|SUBQUERY|JOIN|EXPRESSION_LIST|PIVOT|SHOW_REF|COLUMN_DATA)$/.test(o.type) &&
+    'alias' in o &&
+    'sample' in o
+  )
+    return 'a table reference';
   for (const v of Object.values(o)) {
     const f = readsBeyondColumns(v);
     if (f) return f;
@@ -87,7 +103,10 @@ async function render(conn: DuckDBConnection, fragment: string, index: number, r
 /** --where: exactly one expression, as DuckDB renders it. */
 export async function checkedPredicate(conn: DuckDBConnection, where: string): Promise<string> {
   const items = await selectList(conn, where, '--where');
-  if (items.length !== 1) throw new Error(`--where: DuckDB reads ${items.length} expressions in it; give one predicate (combine conditions with AND / OR)`);
+  if (items.length !== 1)
+    throw new Error(
+      `--where: DuckDB reads ${items.length} expressions in it; give one predicate (combine conditions with AND / OR)`,
+    );
   return render(conn, where, 0);
 }
 
@@ -98,7 +117,8 @@ export async function checkedAssignments(conn: DuckDBConnection, set: string): P
   for (const [i, item] of items.entries()) {
     const left = item.left as Node | undefined;
     const names = left?.class === 'COLUMN_REF' ? (left.column_names as string[]) : [];
-    if (item.type !== 'COMPARE_EQUAL' || names.length !== 1) throw new Error('--set wants col = expr, … (DuckDB reads something else in it)');
+    if (item.type !== 'COMPARE_EQUAL' || names.length !== 1)
+      throw new Error('--set wants col = expr, … (DuckDB reads something else in it)');
     out.push(`${qi(names[0]!)} = ${await render(conn, set, i, true)}`);
   }
   return out.join(', ');

@@ -30,7 +30,10 @@ export interface VerifyReport {
   warnings: string[];
 }
 
-export async function verifyRepository(location: string, opts: { allowedSigners?: string; s3?: S3TargetOptions; report?: (l: string) => void } = {}): Promise<VerifyReport> {
+export async function verifyRepository(
+  location: string,
+  opts: { allowedSigners?: string; s3?: S3TargetOptions; report?: (l: string) => void } = {},
+): Promise<VerifyReport> {
   const say = opts.report ?? (() => undefined);
   const target = openTarget(location, opts.s3);
   const store = await readStore(target);
@@ -43,7 +46,9 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
   if (opts.allowedSigners) trusted = parseAllowedSigners(await readFile(opts.allowedSigners, 'utf8')).signers;
 
   const keys = await target.list('versions/');
-  const ids = [...new Set(keys.filter((k) => /^versions\/[^/]+\/version\.json$/.test(k)).map((k) => k.split('/')[1]!))].sort();
+  const ids = [
+    ...new Set(keys.filter((k) => /^versions\/[^/]+\/version\.json$/.test(k)).map((k) => k.split('/')[1]!)),
+  ].sort();
   const tmp = await mkdtemp(join(tmpdir(), 'fdl-verify-'));
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
@@ -61,7 +66,8 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
         continue;
       }
       if (rec.id !== id) bad(`${id}: version.json id is ${rec.id}`);
-      if (rec.repository !== undefined && settings.id !== undefined && rec.repository !== settings.id) bad(`${id}: repository ${rec.repository} is not this repository (${settings.id})`);
+      if (rec.repository !== undefined && settings.id !== undefined && rec.repository !== settings.id)
+        bad(`${id}: repository ${rec.repository} is not this repository (${settings.id})`);
       const sig = await target.read(`versions/${id}/version.json.sig`);
       const status = verifySshsig(vbytes, sig?.body ?? null, trusted ?? []);
       if (trusted) {
@@ -85,7 +91,9 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
         const alias = `v${n}`;
         try {
           const cat = await openCatalog(conn, catalogFile, alias);
-          const filesJson = rec.files?.['files.json'] ? (await target.read(`versions/${id}/files.json`))?.body ?? null : null;
+          const filesJson = rec.files?.['files.json']
+            ? ((await target.read(`versions/${id}/files.json`))?.body ?? null)
+            : null;
           const sums = new Map(parentHashes(filesJson));
           let unhashed = 0;
           for (const t of cat.tables) {
@@ -93,22 +101,27 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
               if (!sums.has(f.path)) unhashed++;
               const h = await store.head(`${settings.dataDir}${f.path}`);
               if (!h) bad(`${id}: ${t.schema}.${t.name}: missing ${f.kind} file ${f.path}`);
-              else if (h.size !== f.size) bad(`${id}: ${t.schema}.${t.name}: ${f.path} has ${h.size} bytes, the catalog says ${f.size}`);
+              else if (h.size !== f.size)
+                bad(`${id}: ${t.schema}.${t.name}: ${f.path} has ${h.size} bytes, the catalog says ${f.size}`);
               else if (sums.has(f.path)) {
                 const want = sums.get(f.path)!;
                 const key = `${settings.dataDir}${f.path}`;
                 if (target instanceof LocalTarget) {
-                  if ((await hashFile(target.localPath(key))).sha256 !== want) bad(`${id}: ${t.schema}.${t.name}: ${f.path}: sha256 differs from files.json`);
+                  if ((await hashFile(target.localPath(key))).sha256 !== want)
+                    bad(`${id}: ${t.schema}.${t.name}: ${f.path}: sha256 differs from files.json`);
                 } else {
                   const dest = join(tmp, `data-${n}`);
-                  await store.download(key, dest, { sha256: want, expectedSize: f.size }).catch((e: Error) => bad(`${id}: ${f.path}: ${e.message}`));
+                  await store
+                    .download(key, dest, { sha256: want, expectedSize: f.size })
+                    .catch((e: Error) => bad(`${id}: ${f.path}: ${e.message}`));
                   await rm(dest, { force: true });
                 }
               }
             }
           }
           if (unhashed > 0) say(`  ${unhashed} data/delete file(s) without sha256 in files.json: sizes checked only`);
-          if (rec.catalogs[0]!.snapshot_id !== undefined && rec.catalogs[0]!.snapshot_id !== cat.snapshotId) bad(`${id}: catalog is at snapshot ${cat.snapshotId}, version.json says ${rec.catalogs[0]!.snapshot_id}`);
+          if (rec.catalogs[0]!.snapshot_id !== undefined && rec.catalogs[0]!.snapshot_id !== cat.snapshotId)
+            bad(`${id}: catalog is at snapshot ${cat.snapshotId}, version.json says ${rec.catalogs[0]!.snapshot_id}`);
         } catch (e) {
           bad(`${id}: catalog: ${(e as Error).message.split('\n')[0]}`);
         } finally {
@@ -116,7 +129,10 @@ export async function verifyRepository(location: string, opts: { allowedSigners?
         }
       }
       n++;
-      if (problems.length === before) say(`  ok (${status.status === 'G' ? `signed by ${status.signer}` : status.status === 'N' ? 'unsigned' : 'signature not checked against trusted keys'})`);
+      if (problems.length === before)
+        say(
+          `  ok (${status.status === 'G' ? `signed by ${status.signer}` : status.status === 'N' ? 'unsigned' : 'signature not checked against trusted keys'})`,
+        );
     }
     for (const key of await target.list('refs/')) {
       if (!refKind(key)) continue;
@@ -146,7 +162,14 @@ async function debris(target: ReturnType<typeof openTarget>, say: (l: string) =>
   for (const v of inv.versions) {
     if (v.complete) continue;
     const state = v.pendingSince === null ? null : writerState(v.writer);
-    const marker = state === 'dead' ? '; its writer\'s process no longer runs: fdl gc removes it now' : state === 'alive' ? '; its writer is running' : state ? '; a writer\'s pending marker is there: it may still be running' : '';
+    const marker =
+      state === 'dead'
+        ? "; its writer's process no longer runs: fdl gc removes it now"
+        : state === 'alive'
+          ? '; its writer is running'
+          : state
+            ? "; a writer's pending marker is there: it may still be running"
+            : '';
     warn(`versions/${v.id}/: unfinished version (no version.json${marker})`);
   }
   for (const o of inv.dataObjects) {

@@ -85,15 +85,29 @@ export interface Finish {
 /** files.json from `f`, then writeVersion, the branch move and the marker's removal. */
 export async function finishVersion(conn: DuckDBConnection, x: Finish): Promise<void> {
   const { target, settings, parent, branch, refKey } = x.vt;
-  const filesJson = await buildFilesJson(conn, 'f', x.snapshotId, async (rel) => x.hashes.get(rel) ?? (await hashStored(target, x.store, `${settings.dataDir}${rel}`, x.tmp)));
+  const filesJson = await buildFilesJson(
+    conn,
+    'f',
+    x.snapshotId,
+    async (rel) => x.hashes.get(rel) ?? (await hashStored(target, x.store, `${settings.dataDir}${rel}`, x.tmp)),
+  );
   await conn.run('DETACH f');
   x.say(`writing version ${x.id} ${x.detail} …`);
   await writeVersion(
     target,
     {
-      id: x.id, repository: settings.id, parent, branch, catalogFile: x.catalogFile, formatVersion: x.formatVersion, snapshotId: x.snapshotId,
+      id: x.id,
+      repository: settings.id,
+      parent,
+      branch,
+      catalogFile: x.catalogFile,
+      formatVersion: x.formatVersion,
+      snapshotId: x.snapshotId,
       dataset: x.vt.dataset ?? x.parentDataset ?? Buffer.from('{}\n'),
-      filesJson, author: x.author, message: x.message, signKey: x.signKey,
+      filesJson,
+      author: x.author,
+      message: x.message,
+      signKey: x.signKey,
     },
     x.step,
     x.journal,
@@ -120,7 +134,12 @@ export interface NewVersion {
   signKey?: string;
 }
 
-export async function writeVersion(target: WriteTarget, v: NewVersion, step: (name: string) => Promise<void> | void, journal?: WriteJournal): Promise<void> {
+export async function writeVersion(
+  target: WriteTarget,
+  v: NewVersion,
+  step: (name: string) => Promise<void> | void,
+  journal?: WriteJournal,
+): Promise<void> {
   const vdir = `versions/${v.id}`;
   const catHash = await hashFile(v.catalogFile);
   await createOrFail(target, `${vdir}/ducklake.duckdb`, { file: v.catalogFile }, journal);
@@ -136,7 +155,9 @@ export async function writeVersion(target: WriteTarget, v: NewVersion, step: (na
     created: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     author: v.author ?? process.env.USER ?? 'unknown',
     message: v.message ?? '',
-    catalogs: [{ path: 'ducklake.duckdb', format: { ducklake: v.formatVersion }, ...catHash, snapshot_id: v.snapshotId }],
+    catalogs: [
+      { path: 'ducklake.duckdb', format: { ducklake: v.formatVersion }, ...catHash, snapshot_id: v.snapshotId },
+    ],
     files: { 'dataset.json': hashBytes(v.dataset), 'files.json': hashBytes(files) },
   };
   const vbytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
@@ -148,7 +169,12 @@ export async function writeVersion(target: WriteTarget, v: NewVersion, step: (na
   await moveBranch(target, v.branch, v.parent, v.id);
 }
 
-export async function createOrFail(target: WriteTarget, key: string, body: Buffer | { file: string }, journal?: WriteJournal): Promise<void> {
+export async function createOrFail(
+  target: WriteTarget,
+  key: string,
+  body: Buffer | { file: string },
+  journal?: WriteJournal,
+): Promise<void> {
   await journal?.intend(key);
   if (!(await target.create(key, body))) {
     const e = new Error(`${key} already exists in ${target.location}`);

@@ -81,7 +81,10 @@ export class WriteJournal {
   private readonly marker: string;
   private readonly body: MarkerBody;
 
-  private constructor(private readonly target: WriteTarget, readonly versionId: string) {
+  private constructor(
+    private readonly target: WriteTarget,
+    readonly versionId: string,
+  ) {
     this.marker = `versions/${versionId}/${PENDING_MARKER}`;
     this.body = { started: new Date().toISOString(), ...thisWriter(), keys: [] };
   }
@@ -90,7 +93,8 @@ export class WriteJournal {
   static async begin(target: WriteTarget, versionId: string): Promise<WriteJournal> {
     checkInterrupt();
     const j = new WriteJournal(target, versionId);
-    if (!(await target.create(j.marker, j.bytes()))) throw new Error(`${j.marker} already exists in ${target.location}`);
+    if (!(await target.create(j.marker, j.bytes())))
+      throw new Error(`${j.marker} already exists in ${target.location}`);
     j.keys.push(j.marker);
     return j;
   }

@@ -35,11 +35,14 @@ export async function attachCatalog(
   const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
   const db = qi(targetDb);
   await conn.run(`ATTACH ${lit(options.file ?? ':memory:')} AS ${db}`);
-  const use = async (schema: string) => { await conn.run(`USE ${db}.${qi(schema)}`); };
+  const use = async (schema: string) => {
+    await conn.run(`USE ${db}.${qi(schema)}`);
+  };
   try {
     for (const s of catalog.schemas) {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${db}.${qi(s.name)}`);
-      if (s.comment !== null) await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
+      if (s.comment !== null)
+        await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
     }
 
     if (options.deferTables) {
@@ -85,12 +88,19 @@ export async function materializeTable(
   counted?: number,
 ): Promise<void> {
   const ctx = await tableContext(conn, catalog, [table], locate, only);
-  const sql = counted === undefined ? tableSql(table, ctx, only) : countingTableSql(table, ctx, only ?? new Set(), counted);
+  const sql =
+    counted === undefined ? tableSql(table, ctx, only) : countingTableSql(table, ctx, only ?? new Set(), counted);
   await createTableView(conn, targetDb, table, sql, true);
 }
 
 /** Footer shapes and decoded deletion vectors the table SQL needs for `tables`. */
-export async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog, tables: LakeTable[], locate: (rel: string) => string, only?: ReadonlySet<number>) {
+export async function tableContext(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  tables: LakeTable[],
+  locate: (rel: string) => string,
+  only?: ReadonlySet<number>,
+) {
   // only the files the view will read are on disk (remote repositories fetch what a query needs)
   const probe = filesToProbe(tables);
   if (only) for (const id of [...probe.keys()]) if (!only.has(id)) probe.delete(id);
@@ -109,10 +119,23 @@ export async function tableContext(conn: DuckDBConnection, catalog: LakeCatalog,
       dvPositions.set(f.id, decodeDeletionVector(bytes, what));
     }
   }
-  return { snapshot: catalog.snapshotId, metaAlias: catalog.metaAlias, locate, nameMaps: catalog.nameMaps, shapes, dvPositions };
+  return {
+    snapshot: catalog.snapshotId,
+    metaAlias: catalog.metaAlias,
+    locate,
+    nameMaps: catalog.nameMaps,
+    shapes,
+    dvPositions,
+  };
 }
 
-async function createTableView(conn: DuckDBConnection, targetDb: string, t: LakeTable, sql: string, replace = false): Promise<void> {
+async function createTableView(
+  conn: DuckDBConnection,
+  targetDb: string,
+  t: LakeTable,
+  sql: string,
+  replace = false,
+): Promise<void> {
   const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
   await conn.run(`CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`);
   if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);

@@ -15,7 +15,13 @@ type Json = Record<string, unknown>;
 
 const isCountStar = (e: Json): boolean => {
   if (e.class === 'CAST' && e.child && typeof e.child === 'object') return isCountStar(e.child as Json);
-  return e.class === 'FUNCTION' && e.function_name === 'count_star' && e.filter === null && e.distinct === false && (e.schema === '' || e.schema === undefined);
+  return (
+    e.class === 'FUNCTION' &&
+    e.function_name === 'count_star' &&
+    e.filter === null &&
+    e.distinct === false &&
+    (e.schema === '' || e.schema === undefined)
+  );
 };
 
 /** A parsed counting statement: the table it counts and its parse tree (json_serialize_sql). */
@@ -29,11 +35,23 @@ interface CountOnly {
  * bound or run); names resolve along `searchPath` as DuckDB would, and `db` is the one database
  * name the statement may qualify the table with.
  */
-export async function countOnlyTable(conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string): Promise<LakeTable | null> {
+export async function countOnlyTable(
+  conn: DuckDBConnection,
+  sql: string,
+  catalog: LakeCatalog,
+  searchPath: readonly string[],
+  db: string,
+): Promise<LakeTable | null> {
   return (await parseCountOnly(conn, sql, catalog, searchPath, db))?.table ?? null;
 }
 
-async function parseCountOnly(conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string): Promise<CountOnly | null> {
+async function parseCountOnly(
+  conn: DuckDBConnection,
+  sql: string,
+  catalog: LakeCatalog,
+  searchPath: readonly string[],
+  db: string,
+): Promise<CountOnly | null> {
   let tree: Json;
   try {
     const [r] = await rows(conn, `SELECT json_serialize_sql(${lit(sql)}) AS j`);
@@ -47,9 +65,26 @@ async function parseCountOnly(conn: DuckDBConnection, sql: string, catalog: Lake
   const n = statements[0]!.node as Json;
   const from = n.from_table as Json | null;
   const list = n.select_list as Json[];
-  if (n.type !== 'SELECT_NODE' || (n.modifiers as unknown[]).length || ((n.cte_map as Json).map as unknown[]).length) return null;
-  if (n.where_clause !== null || (n.group_expressions as unknown[]).length || (n.group_sets as unknown[]).length || n.having !== null || n.qualify !== null || n.sample !== null) return null;
-  if (!from || from.type !== 'BASE_TABLE' || from.sample !== null || from.at_clause !== null || !list.length || !list.every(isCountStar)) return null;
+  if (n.type !== 'SELECT_NODE' || (n.modifiers as unknown[]).length || ((n.cte_map as Json).map as unknown[]).length)
+    return null;
+  if (
+    n.where_clause !== null ||
+    (n.group_expressions as unknown[]).length ||
+    (n.group_sets as unknown[]).length ||
+    n.having !== null ||
+    n.qualify !== null ||
+    n.sample !== null
+  )
+    return null;
+  if (
+    !from ||
+    from.type !== 'BASE_TABLE' ||
+    from.sample !== null ||
+    from.at_clause !== null ||
+    !list.length ||
+    !list.every(isCountStar)
+  )
+    return null;
   const catalogName = String(from.catalog_name ?? '');
   if (catalogName !== '' && catalogName.toLowerCase() !== db.toLowerCase()) return null;
   const name = String(from.table_name).toLowerCase();
@@ -70,7 +105,11 @@ async function parseCountOnly(conn: DuckDBConnection, sql: string, catalog: Lake
  * aliases) is DuckDB's own deparse of the client's; nothing else is in such a statement.
  */
 export async function countingStatement(
-  conn: DuckDBConnection, sql: string, catalog: LakeCatalog, searchPath: readonly string[], db: string,
+  conn: DuckDBConnection,
+  sql: string,
+  catalog: LakeCatalog,
+  searchPath: readonly string[],
+  db: string,
   source: (t: LakeTable) => Promise<string | null>,
 ): Promise<string | null> {
   // most statements are not counts: no parse for them
@@ -112,7 +151,12 @@ export function countedRows(files: DataFile[], snapshot: number): number {
 }
 
 /** The table's view for one counting statement: the `read` files as usual, `counted` rows of NULLs for the rest. */
-export function countingTableSql(table: LakeTable, ctx: TableSqlContext, read: ReadonlySet<number>, counted: number): string {
+export function countingTableSql(
+  table: LakeTable,
+  ctx: TableSqlContext,
+  read: ReadonlySet<number>,
+  counted: number,
+): string {
   const nulls = `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} FROM range(${counted})`;
   return `${tableSql(table, ctx, read)}\nUNION ALL\n${nulls}`;
 }

@@ -80,7 +80,10 @@ export function decodeRoaring(buf: Buffer, off: number, what: string): { values:
 /** Deleted row positions (0-based file_row_number values), ascending. */
 export function decodeDeletionVector(buf: Buffer, what: string): number[] {
   if (buf.length >= 4 && buf.subarray(0, 4).toString('latin1') === 'PFA1') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `deletion vector ${what}: Puffin container files (DuckLake 1.1) are not supported`);
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `deletion vector ${what}: Puffin container files (DuckLake 1.1) are not supported`,
+    );
   }
   if (buf.length < 12) throw bad(what, 'file too short');
   const len = buf.readUInt32BE(0);

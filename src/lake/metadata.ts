@@ -4,9 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import type {
-  DataFile, InlinedTable, LakeCatalog, LakeMacro, LakeTable, LakeView, NameMapEntry,
-} from './model.js';
+import type { DataFile, InlinedTable, LakeCatalog, LakeMacro, LakeTable, LakeView, NameMapEntry } from './model.js';
 import { joinRelative, type PathPart } from './paths.js';
 import { lit, num, optNum, optStr, qi, rows, str, type Row } from './sql.js';
 import { type ColNode, leafType, nodeKind, sqlType } from './types.js';
@@ -36,20 +34,24 @@ export function treeAt(history: ColumnRow[], s: number, where: string): ColNode[
     .filter((c) => c.begin <= s && (c.end === null || s < c.end))
     .sort((a, b) => a.order - b.order || a.id - b.id);
   const build = (parent: number | null): ColNode[] =>
-    live.filter((c) => c.parent === parent).map((c) => {
-      const kind = nodeKind(c.type);
-      const node: ColNode = {
-        id: c.id, name: c.name, kind,
-        leafType: kind === 'leaf' ? leafType(c.type, `${where} column "${c.name}"`) : '',
-        initialDefault: kind === 'leaf' ? c.initialDefault : null,
-        children: build(c.id),
-      };
-      const want = kind === 'list' ? 1 : kind === 'map' ? 2 : -1;
-      if (want >= 0 && node.children.length !== want) {
-        throw new SqlError(SQLSTATE.featureNotSupported, `${where}: malformed ${kind} column "${c.name}"`);
-      }
-      return node;
-    });
+    live
+      .filter((c) => c.parent === parent)
+      .map((c) => {
+        const kind = nodeKind(c.type);
+        const node: ColNode = {
+          id: c.id,
+          name: c.name,
+          kind,
+          leafType: kind === 'leaf' ? leafType(c.type, `${where} column "${c.name}"`) : '',
+          initialDefault: kind === 'leaf' ? c.initialDefault : null,
+          children: build(c.id),
+        };
+        const want = kind === 'list' ? 1 : kind === 'map' ? 2 : -1;
+        if (want >= 0 && node.children.length !== want) {
+          throw new SqlError(SQLSTATE.featureNotSupported, `${where}: malformed ${kind} column "${c.name}"`);
+        }
+        return node;
+      });
   return build(null);
 }
 
@@ -75,7 +77,11 @@ function unquoteList(aliases: string): string[] {
   return out;
 }
 
-export async function openCatalog(conn: DuckDBConnection, catalogFile: string, metaAlias: string): Promise<LakeCatalog> {
+export async function openCatalog(
+  conn: DuckDBConnection,
+  catalogFile: string,
+  metaAlias: string,
+): Promise<LakeCatalog> {
   await conn.run(`ATTACH ${lit(catalogFile)} AS ${qi(metaAlias)} (READ_ONLY)`);
   try {
     return await readCatalog(conn, metaAlias);
@@ -106,10 +112,28 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
   if (!Number.isFinite(S)) throw new SqlError(SQLSTATE.dataCorrupted, 'DuckLake catalog has no snapshot');
 
   // The handful of metadata queries: objects, column history, files, inlined tables, maps, views.
-  const [schemaRows, tableRows, columnRows, tagRows, colTagRows, fileRows, inlinedRows, physical, mapRows,
-    viewRows, macroRows, paramRows, statRows, partRows] = await Promise.all([
-    q(`SELECT schema_id, schema_name, path, path_is_relative FROM ${m}.ducklake_schema WHERE ${visible(S)} ORDER BY schema_id`),
-    q(`SELECT table_id, schema_id, table_name, path, path_is_relative FROM ${m}.ducklake_table WHERE ${visible(S)} ORDER BY table_id`),
+  const [
+    schemaRows,
+    tableRows,
+    columnRows,
+    tagRows,
+    colTagRows,
+    fileRows,
+    inlinedRows,
+    physical,
+    mapRows,
+    viewRows,
+    macroRows,
+    paramRows,
+    statRows,
+    partRows,
+  ] = await Promise.all([
+    q(
+      `SELECT schema_id, schema_name, path, path_is_relative FROM ${m}.ducklake_schema WHERE ${visible(S)} ORDER BY schema_id`,
+    ),
+    q(
+      `SELECT table_id, schema_id, table_name, path, path_is_relative FROM ${m}.ducklake_table WHERE ${visible(S)} ORDER BY table_id`,
+    ),
     q(`SELECT table_id, column_id, begin_snapshot, end_snapshot, column_order, column_name, column_type, initial_default, parent_column
        FROM ${m}.ducklake_column WHERE table_id IN (SELECT table_id FROM ${m}.ducklake_table WHERE ${visible(S)})`),
     q(`SELECT object_id, value FROM ${m}.ducklake_tag WHERE key = 'comment' AND ${visible(S)}`),
@@ -126,11 +150,15 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
        FROM ${m}.ducklake_inlined_data_tables i
        LEFT JOIN ${m}.ducklake_schema_versions v ON v.table_id = i.table_id AND v.schema_version = i.schema_version
        ORDER BY i.table_id, i.schema_version`),
-    q(`SELECT table_name FROM duckdb_tables() WHERE database_name = ${lit(metaAlias)} AND table_name LIKE 'ducklake_inlined_%'`),
+    q(
+      `SELECT table_name FROM duckdb_tables() WHERE database_name = ${lit(metaAlias)} AND table_name LIKE 'ducklake_inlined_%'`,
+    ),
     q(`SELECT n.mapping_id, n.column_id, n.source_name, n.target_field_id, n.parent_column, n.is_partition, c.type
        FROM ${m}.ducklake_name_mapping n JOIN ${m}.ducklake_column_mapping c USING (mapping_id)
        ORDER BY n.mapping_id, n.column_id`),
-    q(`SELECT view_id, schema_id, view_name, dialect, sql, column_aliases FROM ${m}.ducklake_view WHERE ${visible(S)} ORDER BY view_id`),
+    q(
+      `SELECT view_id, schema_id, view_name, dialect, sql, column_aliases FROM ${m}.ducklake_view WHERE ${visible(S)} ORDER BY view_id`,
+    ),
     q(`SELECT mc.schema_id, mc.macro_id, mc.macro_name, i.impl_id, i.dialect, i.sql, i.type
        FROM ${m}.ducklake_macro mc JOIN ${m}.ducklake_macro_impl i USING (macro_id)
        WHERE ${visible(S, 'mc.')} ORDER BY mc.macro_id, i.impl_id`),
@@ -149,20 +177,32 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
   ]);
 
   const comments = new Map<number, string>(tagRows.map((r) => [num(r.object_id), str(r.value)]));
-  const colComments = new Map<string, string>(colTagRows.map((r) => [`${num(r.table_id)}:${num(r.column_id)}`, str(r.value)]));
+  const colComments = new Map<string, string>(
+    colTagRows.map((r) => [`${num(r.table_id)}:${num(r.column_id)}`, str(r.value)]),
+  );
   const existing = new Set(physical.map((r) => str(r.table_name)));
 
   const schemas = new Map<number, { name: string; path: string | null; relative: boolean | null }>();
   for (const r of schemaRows) {
-    schemas.set(num(r.schema_id), { name: str(r.schema_name), path: optStr(r.path), relative: r.path_is_relative as boolean | null });
+    schemas.set(num(r.schema_id), {
+      name: str(r.schema_name),
+      path: optStr(r.path),
+      relative: r.path_is_relative as boolean | null,
+    });
   }
 
   const history = new Map<number, ColumnRow[]>();
   for (const r of columnRows) {
     const row: ColumnRow = {
-      tableId: num(r.table_id), id: num(r.column_id), begin: num(r.begin_snapshot), end: optNum(r.end_snapshot),
-      order: num(r.column_order), name: str(r.column_name), type: str(r.column_type),
-      initialDefault: optStr(r.initial_default), parent: optNum(r.parent_column),
+      tableId: num(r.table_id),
+      id: num(r.column_id),
+      begin: num(r.begin_snapshot),
+      end: optNum(r.end_snapshot),
+      order: num(r.column_order),
+      name: str(r.column_name),
+      type: str(r.column_type),
+      initialDefault: optStr(r.initial_default),
+      parent: optNum(r.parent_column),
     };
     history.set(row.tableId, [...(history.get(row.tableId) ?? []), row]);
   }
@@ -170,13 +210,22 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
   const nameMaps = new Map<number, NameMapEntry[]>();
   for (const r of mapRows) {
     if (str(r.type) !== 'map_by_name') {
-      throw new SqlError(SQLSTATE.featureNotSupported, `DuckLake column mapping ${num(r.mapping_id)}: unsupported mapping type "${str(r.type)}"`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `DuckLake column mapping ${num(r.mapping_id)}: unsupported mapping type "${str(r.type)}"`,
+      );
     }
     const id = num(r.mapping_id);
-    nameMaps.set(id, [...(nameMaps.get(id) ?? []), {
-      ordinal: num(r.column_id), parent: optNum(r.parent_column), sourceName: str(r.source_name),
-      targetFieldId: num(r.target_field_id), isPartition: r.is_partition === true,
-    }]);
+    nameMaps.set(id, [
+      ...(nameMaps.get(id) ?? []),
+      {
+        ordinal: num(r.column_id),
+        parent: optNum(r.parent_column),
+        sourceName: str(r.source_name),
+        targetFieldId: num(r.target_field_id),
+        isPartition: r.is_partition === true,
+      },
+    ]);
   }
 
   const tables: LakeTable[] = [];
@@ -191,9 +240,20 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     const tree = treeAt(hist, S, `table ${label}`);
     if (tree.length === 0) throw new SqlError(SQLSTATE.dataCorrupted, `table ${label} has no columns`);
     const table: LakeTable = {
-      schema: schema.name, name: str(r.table_name), comment: comments.get(tableId) ?? null,
-      columns: tree.map((c) => ({ name: c.name, type: sqlType(c, true), comment: colComments.get(`${tableId}:${c.id}`) ?? null })),
-      files: [], tableId, tree, nestedEvolved: nestedEvolved(hist), dataFiles: [], inlined: [],
+      schema: schema.name,
+      name: str(r.table_name),
+      comment: comments.get(tableId) ?? null,
+      columns: tree.map((c) => ({
+        name: c.name,
+        type: sqlType(c, true),
+        comment: colComments.get(`${tableId}:${c.id}`) ?? null,
+      })),
+      files: [],
+      tableId,
+      tree,
+      nestedEvolved: nestedEvolved(hist),
+      dataFiles: [],
+      inlined: [],
       stableTypes: stableTypes(hist),
     };
     tableBase.set(tableId, [
@@ -213,33 +273,66 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     if (format !== 'parquet') {
       throw new SqlError(SQLSTATE.featureNotSupported, `table ${label}: data file format "${format}" is not supported`);
     }
-    const path = joinRelative([...base, { path: str(r.path), relative: r.path_is_relative as boolean | null }], label, 'data');
+    const path = joinRelative(
+      [...base, { path: str(r.path), relative: r.path_is_relative as boolean | null }],
+      label,
+      'data',
+    );
     const key = optStr(r.encryption_key);
     if (encrypted && key === null) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `table ${label}: catalog is encrypted but data file ${path} has no encryption key`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `table ${label}: catalog is encrypted but data file ${path} has no encryption key`,
+      );
     }
     const file: DataFile = {
-      id: num(r.data_file_id), path, rowIdStart: optNum(r.row_id_start), beginSnapshot: num(r.begin_snapshot),
-      partialMax: optNum(r.partial_max), mappingId: optNum(r.mapping_id), key, delete: null, inlinedDeletes: [],
-      size: num(r.file_size_bytes), recordCount: optNum(r.record_count), stats: new Map(), partitions: [],
+      id: num(r.data_file_id),
+      path,
+      rowIdStart: optNum(r.row_id_start),
+      beginSnapshot: num(r.begin_snapshot),
+      partialMax: optNum(r.partial_max),
+      mappingId: optNum(r.mapping_id),
+      key,
+      delete: null,
+      inlinedDeletes: [],
+      size: num(r.file_size_bytes),
+      recordCount: optNum(r.record_count),
+      stats: new Map(),
+      partitions: [],
     };
     if (file.mappingId !== null && !nameMaps.has(file.mappingId)) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `table ${label}: data file ${path} names missing column mapping ${file.mappingId}`);
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `table ${label}: data file ${path} names missing column mapping ${file.mappingId}`,
+      );
     }
     table.files.push({ path, size: num(r.file_size_bytes), kind: 'data' });
     if (r.del_path !== null && r.del_path !== undefined) {
       const delFormat = str(r.del_format || 'parquet');
       if (delFormat !== 'parquet' && delFormat !== 'puffin') {
-        throw new SqlError(SQLSTATE.featureNotSupported, `table ${label}: delete file format "${delFormat}" is not supported`);
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `table ${label}: delete file format "${delFormat}" is not supported`,
+        );
       }
       if (file.delete) {
         // The extension would scan the data file twice; never guess which delete file is right.
-        throw new SqlError(SQLSTATE.featureNotSupported, `table ${label}: data file ${path} has two visible delete files`);
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `table ${label}: data file ${path} has two visible delete files`,
+        );
       }
-      const delPath = joinRelative([...base, { path: str(r.del_path), relative: r.del_rel as boolean | null }], label, 'delete');
+      const delPath = joinRelative(
+        [...base, { path: str(r.del_path), relative: r.del_rel as boolean | null }],
+        label,
+        'delete',
+      );
       const delKey = optStr(r.del_key);
       if (encrypted && delKey === null && delFormat === 'parquet') {
-        throw new SqlError(SQLSTATE.featureNotSupported, `table ${label}: catalog is encrypted but delete file ${delPath} has no encryption key`);
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `table ${label}: catalog is encrypted but delete file ${delPath} has no encryption key`,
+        );
       }
       file.delete = { path: delPath, format: delFormat, key: delKey, partialMax: optNum(r.del_partial_max) };
       table.files.push({ path: delPath, size: num(r.del_size), kind: 'delete' });
@@ -250,19 +343,26 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
   const fileById = new Map(tables.flatMap((t) => t.dataFiles.map((f) => [f.id, f] as const)));
   for (const r of statRows) {
     fileById.get(num(r.data_file_id))?.stats.set(num(r.column_id), {
-      min: optStr(r.min_value), max: optStr(r.max_value), nullCount: optNum(r.null_count),
-      valueCount: optNum(r.value_count), containsNan: r.contains_nan === null || r.contains_nan === undefined ? null : r.contains_nan === true,
+      min: optStr(r.min_value),
+      max: optStr(r.max_value),
+      nullCount: optNum(r.null_count),
+      valueCount: optNum(r.value_count),
+      containsNan: r.contains_nan === null || r.contains_nan === undefined ? null : r.contains_nan === true,
     });
   }
   for (const r of partRows) {
-    fileById.get(num(r.data_file_id))?.partitions.push({ columnId: num(r.column_id), transform: str(r.transform), value: optStr(r.partition_value) });
+    fileById
+      .get(num(r.data_file_id))
+      ?.partitions.push({ columnId: num(r.column_id), transform: str(r.transform), value: optStr(r.partition_value) });
   }
 
   // Inlined file deletions (≤ inlining-limit rows per DELETE): few rows, read once into constants.
   const deleteTables = tables.filter((t) => existing.has(`ducklake_inlined_delete_${t.tableId}`));
   if (deleteTables.length) {
-    const union = deleteTables.map((t) =>
-      `SELECT ${t.tableId} AS table_id, file_id, row_id FROM ${m}.main.${qi(`ducklake_inlined_delete_${t.tableId}`)} WHERE begin_snapshot <= ${S}`);
+    const union = deleteTables.map(
+      (t) =>
+        `SELECT ${t.tableId} AS table_id, file_id, row_id FROM ${m}.main.${qi(`ducklake_inlined_delete_${t.tableId}`)} WHERE begin_snapshot <= ${S}`,
+    );
     const files = new Map(tables.flatMap((t) => t.dataFiles.map((f) => [`${t.tableId}:${f.id}`, f] as const)));
     for (const r of await q(union.join(' UNION ALL ') + ' ORDER BY ALL')) {
       files.get(`${num(r.table_id)}:${num(r.file_id)}`)?.inlinedDeletes.push(num(r.row_id));
@@ -284,19 +384,31 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     if (!schema) continue;
     const dialect = str(r.dialect || 'duckdb');
     if (dialect !== 'duckdb') {
-      throw new SqlError(SQLSTATE.featureNotSupported, `view ${qi(schema.name)}.${qi(str(r.view_name))}: SQL dialect "${dialect}" is not supported`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `view ${qi(schema.name)}.${qi(str(r.view_name))}: SQL dialect "${dialect}" is not supported`,
+      );
     }
     views.push({
-      schema: schema.name, name: str(r.view_name), sql: str(r.sql), aliases: unquoteList(str(r.column_aliases)),
+      schema: schema.name,
+      name: str(r.view_name),
+      sql: str(r.sql),
+      aliases: unquoteList(str(r.column_aliases)),
       comment: comments.get(num(r.view_id)) ?? null,
     });
   }
 
   const macros = buildMacros(macroRows, paramRows, schemas);
   return {
-    metaAlias, formatVersion, snapshotId: S, encrypted,
+    metaAlias,
+    formatVersion,
+    snapshotId: S,
+    encrypted,
     schemas: [...schemas.entries()].map(([id, s]) => ({ name: s.name, comment: comments.get(id) ?? null })),
-    tables, views, macros, nameMaps,
+    tables,
+    views,
+    macros,
+    nameMaps,
   };
 }
 
@@ -321,7 +433,10 @@ function buildMacros(macroRows: Row[], paramRows: Row[], schemas: Map<number, { 
     if (!schema) continue;
     const name = str(r.macro_name);
     if (str(r.dialect || 'duckdb') !== 'duckdb') {
-      throw new SqlError(SQLSTATE.featureNotSupported, `macro ${qi(schema.name)}.${qi(name)}: SQL dialect "${str(r.dialect)}" is not supported`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `macro ${qi(schema.name)}.${qi(name)}: SQL dialect "${str(r.dialect)}" is not supported`,
+      );
     }
     const args = params.get(`${num(r.macro_id)}:${num(r.impl_id)}`) ?? [];
     const body = str(r.type) === 'table' ? `AS TABLE ${str(r.sql)}` : `AS ${str(r.sql)}`;

@@ -40,7 +40,11 @@ export function schemaTree(schemaRows: Row[]): SrcNode[] {
     if (conv === 'LIST' || logical.startsWith('LIST')) {
       // 3-level list: group → repeated group → element; 2-level legacy: the repeated node is the element
       const rep = kids[0]!;
-      return { ...base, kind: 'list', children: [rep.kind === 'struct' && rep.children.length === 1 && rep.id === null ? rep.children[0]! : rep] };
+      return {
+        ...base,
+        kind: 'list',
+        children: [rep.kind === 'struct' && rep.children.length === 1 && rep.id === null ? rep.children[0]! : rep],
+      };
     }
     if (conv === 'MAP' || conv === 'MAP_KEY_VALUE' || logical.startsWith('MAP')) {
       return { ...base, kind: 'map', children: kids[0]!.children };
@@ -51,7 +55,11 @@ export function schemaTree(schemaRows: Row[]): SrcNode[] {
   return root.children;
 }
 
-export async function probeShapes(conn: DuckDBConnection, files: Map<number, string>, locate: (rel: string) => string): Promise<Map<number, SrcNode[]>> {
+export async function probeShapes(
+  conn: DuckDBConnection,
+  files: Map<number, string>,
+  locate: (rel: string) => string,
+): Promise<Map<number, SrcNode[]>> {
   const out = new Map<number, SrcNode[]>();
   if (files.size === 0) return out;
   const byPath = new Map<string, number[]>();
@@ -60,7 +68,10 @@ export async function probeShapes(conn: DuckDBConnection, files: Map<number, str
     byPath.set(abs, [...(byPath.get(abs) ?? []), id]);
   }
   const list = [...byPath.keys()].map((p) => lit(p)).join(', ');
-  const result = await rows(conn, `SELECT file_name, name, num_children, converted_type, CAST(logical_type AS VARCHAR) AS logical_type, field_id FROM parquet_schema([${list}])`);
+  const result = await rows(
+    conn,
+    `SELECT file_name, name, num_children, converted_type, CAST(logical_type AS VARCHAR) AS logical_type, field_id FROM parquet_schema([${list}])`,
+  );
   const perFile = new Map<string, Row[]>();
   for (const r of result) {
     const f = str(r.file_name);

@@ -26,7 +26,8 @@ import { counted } from '../stages.js';
 const FILES_SCHEMA = '__fdl_files';
 
 /** Types whose catalog min/max text casts back to the value order DuckDB compares by. */
-const ORDERED = /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|DATE|TIME|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS|TIMESTAMP WITH TIME ZONE|VARCHAR|UUID)$/;
+const ORDERED =
+  /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|DATE|TIME|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS|TIMESTAMP WITH TIME ZONE|VARCHAR|UUID)$/;
 
 /** A value DuckDB has no statistics for: filters on it prune nothing. */
 const unknown = (type: string) => `TRY_CAST(CAST(random() AS VARCHAR) AS ${type})`;
@@ -49,11 +50,21 @@ export function columnBounds(table: LakeTable, f: DataFile, col: ColNode): Bound
     const float = col.leafType === 'FLOAT' || col.leafType === 'DOUBLE';
     if (float && s.containsNan !== false) return identityBounds(f, col);
     // timestamptz text without an offset would be read in the session's time zone
-    if (col.leafType === 'TIMESTAMP WITH TIME ZONE' && ![s.min, s.max].every((v) => v !== null && /[+-]\d\d(:?\d\d)?$/.test(v))) return identityBounds(f, col);
+    if (
+      col.leafType === 'TIMESTAMP WITH TIME ZONE' &&
+      ![s.min, s.max].every((v) => v !== null && /[+-]\d\d(:?\d\d)?$/.test(v))
+    )
+      return identityBounds(f, col);
     const nulls = s.nullCount === null || s.nullCount > 0;
     if (s.min !== null && s.max !== null) return { min: s.min, max: s.max, nulls };
     // no value statistics: only an all-NULL file is known
-    if (s.min === null && s.max === null && s.nullCount !== null && f.recordCount !== null && s.nullCount >= f.recordCount) {
+    if (
+      s.min === null &&
+      s.max === null &&
+      s.nullCount !== null &&
+      f.recordCount !== null &&
+      s.nullCount >= f.recordCount
+    ) {
       return { min: null, max: null, nulls: true };
     }
   }
@@ -84,8 +95,11 @@ function fileTableSql(db: string, table: LakeTable, f: DataFile): { sql: string;
     rowsSql.push(row(() => null)); // a NULL row only where a column may be NULL: IS NULL prunes the rest
   }
   // A column that is never NULL must not see the NULL row: its min fills that slot instead.
-  const nullRowFix = cols.map(({ c, b }) => (b && !b.nulls && b.min !== null ? `COALESCE(c${c.id}, (SELECT min(c${c.id}) FROM r)) AS c${c.id}` : `c${c.id}`));
-  const sql = `CREATE TABLE ${qi(db)}.${FILES_SCHEMA}.${qi(fileTableName(table.tableId, f.id))} AS ` +
+  const nullRowFix = cols.map(({ c, b }) =>
+    b && !b.nulls && b.min !== null ? `COALESCE(c${c.id}, (SELECT min(c${c.id}) FROM r)) AS c${c.id}` : `c${c.id}`,
+  );
+  const sql =
+    `CREATE TABLE ${qi(db)}.${FILES_SCHEMA}.${qi(fileTableName(table.tableId, f.id))} AS ` +
     `WITH r AS (${rowsSql.join(' UNION ALL ')}) SELECT ${nullRowFix.join(', ')} FROM r`;
   return { sql, known };
 }
@@ -94,10 +108,12 @@ function tableViewSql(db: string, table: LakeTable, branches: { file: DataFile; 
   if (branches.length === 0) {
     return `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} WHERE false`;
   }
-  return branches.map(({ file, known }) => {
-    const exprs = table.tree.map((c) => `${known.has(c.id) ? `c${c.id}` : unknown(sqlType(c))} AS ${qi(c.name)}`);
-    return `SELECT ${exprs.join(', ')} FROM ${qi(db)}.${FILES_SCHEMA}.${qi(fileTableName(table.tableId, file.id))}`;
-  }).join(' UNION ALL ');
+  return branches
+    .map(({ file, known }) => {
+      const exprs = table.tree.map((c) => `${known.has(c.id) ? `c${c.id}` : unknown(sqlType(c))} AS ${qi(c.name)}`);
+      return `SELECT ${exprs.join(', ')} FROM ${qi(db)}.${FILES_SCHEMA}.${qi(fileTableName(table.tableId, file.id))}`;
+    })
+    .join(' UNION ALL ');
 }
 
 /** Fallback for a table whose statistics view cannot be built: one scan standing for every file. */
@@ -158,7 +174,9 @@ export class PruneIndex {
           await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${opaqueViewSql(dbName, t)}`);
         }
       }
-      const use = async (schema: string) => { await conn.run(`USE ${db}.${qi(schema)}`); };
+      const use = async (schema: string) => {
+        await conn.run(`USE ${db}.${qi(schema)}`);
+      };
       for (const m of catalog.macros) {
         await use(m.schema);
         await conn.run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`).catch(() => undefined);
@@ -180,7 +198,12 @@ export class PruneIndex {
    * it switches to the pruning database for the EXPLAIN). null when DuckDB cannot plan the
    * statement there (parameters, a name outside the version…): the caller must then assume every file.
    */
-  async survivors(conn: DuckDBConnection, sql: string, searchPath: readonly string[] = ['main'], params: readonly BoundValue[] = []): Promise<Survivors | null> {
+  async survivors(
+    conn: DuckDBConnection,
+    sql: string,
+    searchPath: readonly string[] = ['main'],
+    params: readonly BoundValue[] = [],
+  ): Promise<Survivors | null> {
     let plan: string;
     const path = searchPath.length ? searchPath : ['main'];
     counted('prune_explain');
@@ -209,7 +232,10 @@ export class PruneIndex {
     const all = new Set<number>();
     const prefix = `${this.dbName}.${FILES_SCHEMA}.`;
     const visit = (node: unknown): void => {
-      if (Array.isArray(node)) { node.forEach(visit); return; }
+      if (Array.isArray(node)) {
+        node.forEach(visit);
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       const n = node as { extra_info?: { Table?: unknown }; children?: unknown };
       const table = n.extra_info?.Table;

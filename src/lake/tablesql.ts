@@ -77,13 +77,16 @@ function deletesSql(files: DataFile[], ctx: TableSqlContext): string | null {
     const fis = `[${g.items.map((it) => it.fi).join(', ')}]`;
     parts.push(
       `SELECT ${fis}[d.di::BIGINT + 1]::BIGINT AS fi, d.pos FROM (SELECT file_index AS di, pos${g.filter ? ', _ducklake_internal_snapshot_id AS snap' : ''} ` +
-      `FROM read_parquet(${pathList(g.items, ctx)}, hive_partitioning := false${encryptionArg(g.key)})) d` +
-      `${g.filter ? ` WHERE d.snap <= ${S}` : ''}`,
+        `FROM read_parquet(${pathList(g.items, ctx)}, hive_partitioning := false${encryptionArg(g.key)})) d` +
+        `${g.filter ? ` WHERE d.snap <= ${S}` : ''}`,
     );
   }
   // Deletion vectors and inlined file deletions were read at open time: constants here.
   for (const f of files) {
-    const positions = [...(f.delete?.format === 'puffin' ? ctx.dvPositions.get(f.id) ?? [] : []), ...f.inlinedDeletes];
+    const positions = [
+      ...(f.delete?.format === 'puffin' ? (ctx.dvPositions.get(f.id) ?? []) : []),
+      ...f.inlinedDeletes,
+    ];
     if (positions.length) {
       parts.push(`SELECT ${fileIndex.get(f.id)}::BIGINT AS fi, unnest([${positions.join(', ')}]::BIGINT[]) AS pos`);
     }
@@ -112,12 +115,20 @@ function rowFilter(table: LakeTable, files: DataFile[], ctx: TableSqlContext, sn
   const key = files.length === 1 ? 'd.pos = r.__ducklake_pos' : 'd.fi = r.__ducklake_fi AND d.pos = r.__ducklake_pos';
   if (dels) out += ` ANTI JOIN (${dels}) d ON ${key}`;
   const partial = files.flatMap((f, i) => (f.partialMax !== null && f.partialMax > ctx.snapshot ? [i] : []));
-  if (partial.length && snapCol) out += ` WHERE (r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`;
+  if (partial.length && snapCol)
+    out += ` WHERE (r.__ducklake_fi NOT IN (${partial.join(', ')}) OR r._snap <= ${ctx.snapshot})`;
   return out;
 }
 
 /** Branch for files written by DuckLake: columns by field id. */
-function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | undefined, key: string | null, ctx: TableSqlContext, identity = false): string {
+function fieldIdBranch(
+  table: LakeTable,
+  files: DataFile[],
+  shape: SrcNode[] | undefined,
+  key: string | null,
+  ctx: TableSqlContext,
+  identity = false,
+): string {
   const entries: string[] = [];
   const exprs: string[] = [];
   for (const cur of table.tree) {
@@ -130,11 +141,14 @@ function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | u
     const dflt = cur.kind === 'leaf' && cur.initialDefault !== null ? lit(cur.initialDefault) : 'NULL::VARCHAR';
     entries.push(`${cur.id}: {name: ${lit(colAlias(cur))}, type: ${lit(declared)}, default_value: ${dflt}}`);
     const ref = `r.${colAlias(cur)}`;
-    exprs.push(`${src && !sameShape(cur, src) ? convert(ref, cur, src) : `CAST(${ref} AS ${sqlType(cur)})`} AS ${qi(cur.name)}`);
+    exprs.push(
+      `${src && !sameShape(cur, src) ? convert(ref, cur, src) : `CAST(${ref} AS ${sqlType(cur)})`} AS ${qi(cur.name)}`,
+    );
   }
   const needSnap = files.some((f) => f.partialMax !== null && f.partialMax > ctx.snapshot);
   if (needSnap) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
-  if (entries.length === 0) entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
+  if (entries.length === 0)
+    entries.push(`${SNAPSHOT_FIELD_ID}: {name: '_snap', type: 'BIGINT', default_value: NULL::VARCHAR}`);
   if (identity) {
     entries.push(`${ROW_ID_FIELD_ID}: {name: '_rid', type: 'BIGINT', default_value: NULL::VARCHAR}`);
     exprs.push(identityExprs(files, 'r._rid'));
@@ -151,21 +165,35 @@ function fieldIdBranch(table: LakeTable, files: DataFile[], shape: SrcNode[] | u
 function mappedSource(entries: NameMapEntry[], entry: NameMapEntry, cur: ColNode): SrcNode {
   const kids = entries.filter((e) => e.parent === entry.ordinal);
   return {
-    id: entry.targetFieldId, name: entry.sourceName, kind: cur.kind,
-    children: cur.kind === 'struct'
-      ? kids.map((k) => mappedSource(entries, k, cur.children.find((c) => c.id === k.targetFieldId) ?? cur))
-      : cur.children.map((c, i) => (kids[i] ? mappedSource(entries, kids[i]!, c) : { id: c.id, name: c.name, kind: c.kind, children: [] })),
+    id: entry.targetFieldId,
+    name: entry.sourceName,
+    kind: cur.kind,
+    children:
+      cur.kind === 'struct'
+        ? kids.map((k) => mappedSource(entries, k, cur.children.find((c) => c.id === k.targetFieldId) ?? cur))
+        : cur.children.map((c, i) =>
+            kids[i] ? mappedSource(entries, kids[i]!, c) : { id: c.id, name: c.name, kind: c.kind, children: [] },
+          ),
   };
 }
 
 /** Branch for files read by name: ducklake_add_data_files (mapping) or legacy positional files. */
-function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[], key: string | null, ctx: TableSqlContext, identity = false): string {
+function nameBranch(
+  table: LakeTable,
+  files: DataFile[],
+  entries: NameMapEntry[],
+  key: string | null,
+  ctx: TableSqlContext,
+  identity = false,
+): string {
   const exprs = table.tree.map((cur) => {
     const e = entries.find((x) => x.parent === null && x.targetFieldId === cur.id);
     if (!e) return `${defaultExpr(cur)} AS ${qi(cur.name)}`;
     if (e.isPartition) {
       const type = sqlType(cur);
-      const cases = files.map((f, i) => `WHEN ${i} THEN ${partitionValueSql(hivePartitions(f.path).get(e.sourceName), type)}`);
+      const cases = files.map(
+        (f, i) => `WHEN ${i} THEN ${partitionValueSql(hivePartitions(f.path).get(e.sourceName), type)}`,
+      );
       return `CASE r.__ducklake_fi ${cases.join(' ')} END AS ${qi(cur.name)}`;
     }
     return `${convert(`r.${qi(e.sourceName)}`, cur, mappedSource(entries, e, cur))} AS ${qi(cur.name)}`;
@@ -179,28 +207,45 @@ function nameBranch(table: LakeTable, files: DataFile[], entries: NameMapEntry[]
 }
 
 /** Branch for one inlined data table: physical names are those of its schema version. */
-function inlinedBranch(table: LakeTable, name: string, columns: ColNode[], ctx: TableSqlContext, identity = false): string {
+function inlinedBranch(
+  table: LakeTable,
+  name: string,
+  columns: ColNode[],
+  ctx: TableSqlContext,
+  identity = false,
+): string {
   const exprs = table.tree.map((cur) => {
     const src = columns.find((c) => c.id === cur.id);
     return `${src ? convert(qi(src.name), cur, src) : defaultExpr(cur)} AS ${qi(cur.name)}`;
   });
-  if (identity) exprs.push(`NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, ${lit(name)} AS __fdl_inlined, row_id AS __fdl_rowid`);
+  if (identity)
+    exprs.push(
+      `NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, ${lit(name)} AS __fdl_inlined, row_id AS __fdl_rowid`,
+    );
   const S = ctx.snapshot;
-  return `SELECT ${exprs.join(', ')} FROM ${qi(ctx.metaAlias)}.main.${qi(name)} ` +
-    `WHERE begin_snapshot <= ${S} AND (end_snapshot IS NULL OR end_snapshot > ${S})`;
+  return (
+    `SELECT ${exprs.join(', ')} FROM ${qi(ctx.metaAlias)}.main.${qi(name)} ` +
+    `WHERE begin_snapshot <= ${S} AND (end_snapshot IS NULL OR end_snapshot > ${S})`
+  );
 }
 
 /** IDENTITY_COLUMNS of a file row: the embedded row id when the file has one, else row_id_start + position. */
 function identityExprs(files: DataFile[], embedded: string): string {
   const at = (xs: (number | null)[]) => `[${xs.map((x) => x ?? 'NULL').join(', ')}][r.__ducklake_fi::BIGINT + 1]`;
-  return `${at(files.map((f) => f.id))}::BIGINT AS __fdl_file, r.__ducklake_pos::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, ` +
-    `coalesce(${embedded}, ${at(files.map((f) => f.rowIdStart))} + r.__ducklake_pos)::BIGINT AS __fdl_rowid`;
+  return (
+    `${at(files.map((f) => f.id))}::BIGINT AS __fdl_file, r.__ducklake_pos::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, ` +
+    `coalesce(${embedded}, ${at(files.map((f) => f.rowIdStart))} + r.__ducklake_pos)::BIGINT AS __fdl_rowid`
+  );
 }
 
 /** Top-level names of a legacy file become a synthetic name map: file column i ↔ table column i. */
 function positionalMap(table: LakeTable, shape: SrcNode[]): NameMapEntry[] {
   return shape.slice(0, table.tree.length).map((s, i) => ({
-    ordinal: i, parent: null, sourceName: s.name, targetFieldId: table.tree[i]!.id, isPartition: false,
+    ordinal: i,
+    parent: null,
+    sourceName: s.name,
+    targetFieldId: table.tree[i]!.id,
+    isPartition: false,
   }));
 }
 
@@ -226,10 +271,12 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: Readonly
       continue;
     }
     // Files whose nested shape equals today's share one read_parquet per key.
-    const uniform = !shape || table.tree.every((c) => {
-      const s = shape.find((x) => x.id === c.id);
-      return !s || sameShape(c, s);
-    });
+    const uniform =
+      !shape ||
+      table.tree.every((c) => {
+        const s = shape.find((x) => x.id === c.id);
+        return !s || sameShape(c, s);
+      });
     // Files that need no row filter share a plain read; the others pay for the anti-join.
     const rowFiltered = needsRowFilter(f, ctx.snapshot);
     const g = `${rowFiltered ? (apart ? `f${f.id}` : 'f') : 'p'}|${f.key ?? ''}|${uniform ? '' : JSON.stringify(shape)}`;
@@ -240,7 +287,9 @@ export function tableSql(table: LakeTable, ctx: TableSqlContext, only?: Readonly
   for (const g of nameGroups.values()) branches.push(nameBranch(table, g.files, g.entries, g.key, ctx, identity));
   for (const inl of table.inlined) branches.push(inlinedBranch(table, inl.name, inl.columns, ctx, identity));
   if (branches.length === 0) {
-    const ids = identity ? ', NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, NULL::BIGINT AS __fdl_rowid' : '';
+    const ids = identity
+      ? ', NULL::BIGINT AS __fdl_file, NULL::BIGINT AS __fdl_pos, NULL::VARCHAR AS __fdl_inlined, NULL::BIGINT AS __fdl_rowid'
+      : '';
     return `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')}${ids} WHERE false`;
   }
   return branches.join('\nUNION ALL\n');

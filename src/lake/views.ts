@@ -21,7 +21,10 @@ export function replaceCatalogPlaceholder(sql: string, catalog: string): string 
       for (;;) {
         if (j >= sql.length) break;
         if (sql[j] === ch) {
-          if (sql[j + 1] === ch) { j += 2; continue; }
+          if (sql[j + 1] === ch) {
+            j += 2;
+            continue;
+          }
           break;
         }
         j++;
@@ -52,7 +55,12 @@ function message(e: unknown): string {
  * Create the views; returns warnings for dangling views. `use` sets the binding context
  * (unqualified names resolve in the view's own schema of the target database).
  */
-export async function createViews(conn: DuckDBConnection, targetDb: string, views: LakeView[], use: (schema: string) => Promise<void>): Promise<string[]> {
+export async function createViews(
+  conn: DuckDBConnection,
+  targetDb: string,
+  views: LakeView[],
+  use: (schema: string) => Promise<void>,
+): Promise<string[]> {
   const warnings: string[] = [];
   let pending = [...views];
   const errors = new Map<LakeView, string>();
@@ -74,13 +82,20 @@ export async function createViews(conn: DuckDBConnection, targetDb: string, view
   for (const v of pending) {
     const name = `${v.schema}.${v.name}`;
     const created = await createDangling(conn, targetDb, v, use);
-    warnings.push(`view ${name} ${created ? 'is dangling (listed, fails when queried)' : 'could not be created'}: ${errors.get(v)?.split('\n')[0]}`);
+    warnings.push(
+      `view ${name} ${created ? 'is dangling (listed, fails when queried)' : 'could not be created'}: ${errors.get(v)?.split('\n')[0]}`,
+    );
   }
   return warnings;
 }
 
 /** Bind a dangling view against stub tables for the missing names, then drop the stubs. */
-async function createDangling(conn: DuckDBConnection, targetDb: string, v: LakeView, use: (schema: string) => Promise<void>): Promise<boolean> {
+async function createDangling(
+  conn: DuckDBConnection,
+  targetDb: string,
+  v: LakeView,
+  use: (schema: string) => Promise<void>,
+): Promise<boolean> {
   const stubs = new Map<string, string[]>(); // stub table → columns
   const target = `${qi(targetDb)}.${qi(v.schema)}`;
   const create = async () => {

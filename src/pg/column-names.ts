@@ -26,12 +26,20 @@ export type FiguredName = string | null | 'star' | 'values';
 const PLAIN = /^(?!(?:null|true|false)$)[A-Za-z_][A-Za-z0-9_$]*$/i;
 
 /** The result names to send, or null to keep DuckDB's (`figured` from the statement's analysis). */
-export function postgresColumnNames(figured: readonly FiguredName[] | undefined, duckdbNames: readonly string[]): string[] | null {
+export function postgresColumnNames(
+  figured: readonly FiguredName[] | undefined,
+  duckdbNames: readonly string[],
+): string[] | null {
   if (figured?.length === 1 && figured[0] === 'values') return duckdbNames.map((_, i) => `column${i + 1}`);
   if (!figured || duckdbNames.every((n) => PLAIN.test(n))) return null;
   const stars = figured.filter((f) => f === 'star').length;
   // One star expands to the columns DuckDB reports between the items before and after it.
-  if (stars > 1 || (stars === 0 && figured.length !== duckdbNames.length) || (stars === 1 && duckdbNames.length < figured.length - 1)) return null;
+  if (
+    stars > 1 ||
+    (stars === 0 && figured.length !== duckdbNames.length) ||
+    (stars === 1 && duckdbNames.length < figured.length - 1)
+  )
+    return null;
   const names = [...duckdbNames];
   const star = figured.indexOf('star');
   const after = star < 0 ? 0 : figured.length - star - 1;
@@ -96,7 +104,8 @@ function figure(e: Node | undefined, text: StatementText, depth: number): Figure
       return functionName(e, text);
     case 'CAST': {
       // TRUE and FALSE are casts of 't'/'f' without a location: PostgreSQL's constants, no name.
-      if (e.cast_type?.id === 'BOOLEAN' && e.child?.class === 'CONSTANT' && text.at(e.query_location) === null) return NONE;
+      if (e.cast_type?.id === 'BOOLEAN' && e.child?.class === 'CONSTANT' && text.at(e.query_location) === null)
+        return NONE;
       const inner = figure(e.child as Node, text, depth + 1);
       if (inner === UNSURE || inner.strength === 2) return inner;
       const type = castTypeName(e, text);
@@ -148,21 +157,34 @@ function figure(e: Node | undefined, text: StatementText, depth: number): Figure
 
 /** `VALUES …`, or `SELECT * FROM (VALUES …) AS x` without column names. */
 function isValues(node: Node | undefined, depth: number): boolean {
-  if (node?.type !== 'SELECT_NODE' || node.select_list?.length !== 1 || !isPlainStar(node.select_list[0]) || depth > 8) return false;
+  if (node?.type !== 'SELECT_NODE' || node.select_list?.length !== 1 || !isPlainStar(node.select_list[0]) || depth > 8)
+    return false;
   const from = node.from_table as Node | undefined;
   if (from?.column_name_alias?.length > 0) return false;
-  return from?.type === 'EXPRESSION_LIST' || (from?.type === 'SUBQUERY' && isValues(from.subquery?.node as Node | undefined, depth + 1));
+  return (
+    from?.type === 'EXPRESSION_LIST' ||
+    (from?.type === 'SUBQUERY' && isValues(from.subquery?.node as Node | undefined, depth + 1))
+  );
 }
 
 function isPlainStar(item: Node): boolean {
-  return item.class === 'STAR' && !item.relation_name && !item.columns && !item.expr && !(item.exclude_list?.length > 0) && !(item.replace_list?.length > 0) && !(item.rename_list?.length > 0);
+  return (
+    item.class === 'STAR' &&
+    !item.relation_name &&
+    !item.columns &&
+    !item.expr &&
+    !(item.exclude_list?.length > 0) &&
+    !(item.replace_list?.length > 0) &&
+    !(item.rename_list?.length > 0)
+  );
 }
 
 function figureFirst(node: Node | undefined, text: StatementText, depth: number): string | typeof UNSURE {
   while (node?.type === 'SET_OPERATION_NODE') node = node.left as Node | undefined;
   const item = node?.type === 'SELECT_NODE' ? (node.select_list as Node[] | undefined)?.[0] : undefined;
   if (!item || item.class === 'STAR') return UNSURE;
-  if (typeof item.alias === 'string' && item.alias !== '') return item.alias.toLowerCase() === item.alias ? item.alias : UNSURE;
+  if (typeof item.alias === 'string' && item.alias !== '')
+    return item.alias.toLowerCase() === item.alias ? item.alias : UNSURE;
   const f = figure(item, text, depth);
   return f === UNSURE ? UNSURE : (f.name ?? '?column?');
 }
@@ -171,7 +193,9 @@ function figureFirst(node: Node | undefined, text: StatementText, depth: number)
 function isArraySubquery(sub: Node | undefined): boolean {
   const item = sub?.type === 'SELECT_NODE' ? (sub.select_list as Node[] | undefined)?.[0] : undefined;
   const agg = item?.class === 'CASE' ? (item.else_expr as Node | undefined) : undefined;
-  return agg?.function_name === 'array_agg' && (agg.children as Node[] | undefined)?.[0]?.class === 'POSITIONAL_REFERENCE';
+  return (
+    agg?.function_name === 'array_agg' && (agg.children as Node[] | undefined)?.[0]?.class === 'POSITIONAL_REFERENCE'
+  );
 }
 
 /** Functions named by PostgreSQL's grammar rather than by what is written. */
@@ -182,7 +206,10 @@ function functionName(e: Node, text: StatementText): Figured | typeof UNSURE {
   if (e.is_operator === true || !/^[A-Za-z_]/.test(fn)) return NONE;
   const at = text.at(e.query_location);
   if (at !== null) {
-    const call = /^((?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)(?:\s*\.\s*(?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*))*)\s*\(/.exec(at);
+    const call =
+      /^((?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)(?:\s*\.\s*(?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*))*)\s*\(/.exec(
+        at,
+      );
     if (!call) return NONE; // an operator spelled with words (SIMILAR TO, AT TIME ZONE)
     const path = identifierPath(call[1]!)!;
     const name = path[path.length - 1]!;
@@ -217,9 +244,22 @@ function identifierPath(s: string | null): string[] | null {
 
 /** DuckDB type → PostgreSQL's spelling, for casts whose text is not at hand (`date '…'`, `int4 '1'`). */
 const DUCK_TYPE_NAMES: Record<string, string> = {
-  BOOLEAN: 'bool', SMALLINT: 'int2', INTEGER: 'int4', BIGINT: 'int8', FLOAT: 'float4', DOUBLE: 'float8', DECIMAL: 'numeric',
-  VARCHAR: 'text', DATE: 'date', TIME: 'time', 'TIME WITH TIME ZONE': 'timetz', TIMESTAMP: 'timestamp',
-  'TIMESTAMP WITH TIME ZONE': 'timestamptz', INTERVAL: 'interval', BLOB: 'bytea', UUID: 'uuid',
+  BOOLEAN: 'bool',
+  SMALLINT: 'int2',
+  INTEGER: 'int4',
+  BIGINT: 'int8',
+  FLOAT: 'float4',
+  DOUBLE: 'float8',
+  DECIMAL: 'numeric',
+  VARCHAR: 'text',
+  DATE: 'date',
+  TIME: 'time',
+  'TIME WITH TIME ZONE': 'timetz',
+  TIMESTAMP: 'timestamp',
+  'TIMESTAMP WITH TIME ZONE': 'timestamptz',
+  INTERVAL: 'interval',
+  BLOB: 'bytea',
+  UUID: 'uuid',
 };
 
 /** The type name PostgreSQL's rule gives a cast: the last name of the type as its grammar reads it. */
@@ -253,7 +293,8 @@ function castTargetText(at: string): string | null {
     else if (c === ')') {
       depth--;
       if (depth === 0) return lastAs < 0 ? null : at.slice(lastAs, i);
-    } else if (depth === 1 && /[Aa]/.test(c) && /^as\b/i.test(at.slice(i, i + 3)) && !/[\w$]/.test(at[i - 1] ?? '')) lastAs = i + 2;
+    } else if (depth === 1 && /[Aa]/.test(c) && /^as\b/i.test(at.slice(i, i + 3)) && !/[\w$]/.test(at[i - 1] ?? ''))
+      lastAs = i + 2;
   }
   return null;
 }

@@ -7,19 +7,71 @@ import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 import { FALLBACK_OID, OID_BY_DUCKDB_ID } from './types.js';
 
 export const OID = {
-  bool: 16, bytea: 17, char: 18, name: 19, int8: 20, int2: 21, int4: 23, text: 25, oid: 26,
-  json: 114, xml: 142, float4: 700, float8: 701, unknown: 705, bpchar: 1042, varchar: 1043,
-  date: 1082, time: 1083, timestamp: 1114, timestamptz: 1184, interval: 1186, timetz: 1266,
-  bit: 1560, varbit: 1562, numeric: 1700, regproc: 24, regtype: 2206, regclass: 2205,
-  uuid: 2950, jsonb: 3802, void: 2278, record: 2249,
+  bool: 16,
+  bytea: 17,
+  char: 18,
+  name: 19,
+  int8: 20,
+  int2: 21,
+  int4: 23,
+  text: 25,
+  oid: 26,
+  json: 114,
+  xml: 142,
+  float4: 700,
+  float8: 701,
+  unknown: 705,
+  bpchar: 1042,
+  varchar: 1043,
+  date: 1082,
+  time: 1083,
+  timestamp: 1114,
+  timestamptz: 1184,
+  interval: 1186,
+  timetz: 1266,
+  bit: 1560,
+  varbit: 1562,
+  numeric: 1700,
+  regproc: 24,
+  regtype: 2206,
+  regclass: 2205,
+  uuid: 2950,
+  jsonb: 3802,
+  void: 2278,
+  record: 2249,
 } as const;
 
 /** element OID → array OID (pg_type.typarray). */
 export const ARRAY_OF: ReadonlyMap<number, number> = new Map([
-  [16, 1000], [17, 1001], [18, 1002], [19, 1003], [20, 1016], [21, 1005], [23, 1007], [25, 1009],
-  [26, 1028], [114, 199], [142, 143], [700, 1021], [701, 1022], [1042, 1014], [1043, 1015],
-  [1082, 1182], [1083, 1183], [1114, 1115], [1184, 1185], [1186, 1187], [1266, 1270], [1560, 1561],
-  [1562, 1563], [1700, 1231], [2950, 2951], [3802, 3807], [24, 1008], [2206, 2211], [2205, 2210],
+  [16, 1000],
+  [17, 1001],
+  [18, 1002],
+  [19, 1003],
+  [20, 1016],
+  [21, 1005],
+  [23, 1007],
+  [25, 1009],
+  [26, 1028],
+  [114, 199],
+  [142, 143],
+  [700, 1021],
+  [701, 1022],
+  [1042, 1014],
+  [1043, 1015],
+  [1082, 1182],
+  [1083, 1183],
+  [1114, 1115],
+  [1184, 1185],
+  [1186, 1187],
+  [1266, 1270],
+  [1560, 1561],
+  [1562, 1563],
+  [1700, 1231],
+  [2950, 2951],
+  [3802, 3807],
+  [24, 1008],
+  [2206, 2211],
+  [2205, 2210],
   [2249, 2287],
 ]);
 
@@ -28,7 +80,9 @@ export const ELEMENT_OF: ReadonlyMap<number, number> = new Map([...ARRAY_OF].map
 
 const NAMES: ReadonlyMap<number, string> = new Map<number, string>([
   ...Object.entries(OID).map(([n, o]) => [o, n] as [number, string]),
-  ...[...ARRAY_OF].map(([e, a]) => [a, `_${(Object.entries(OID).find(([, o]) => o === e) ?? ['?'])[0]}`] as [number, string]),
+  ...[...ARRAY_OF].map(
+    ([e, a]) => [a, `_${(Object.entries(OID).find(([, o]) => o === e) ?? ['?'])[0]}`] as [number, string],
+  ),
 ]);
 
 /** pg_type.typname for an OID ('int4', '_int4' for arrays); 'unknown' when we do not know it. */
@@ -39,17 +93,40 @@ export function pgTypeName(oid: number): string {
 /** pg_type.typlen (-1 varlena, -2 cstring). */
 export function pgTypeLen(oid: number): number {
   switch (oid) {
-    case OID.bool: case OID.char: return 1;
-    case OID.int2: return 2;
-    case OID.int4: case OID.oid: case OID.float4: case OID.date: case OID.regproc:
-    case OID.regtype: case OID.regclass: case 28: case 29: return 4;
-    case OID.int8: case OID.float8: case OID.time: case OID.timestamp: case OID.timestamptz: return 8;
-    case OID.timetz: return 12;
-    case OID.interval: case OID.uuid: return 16;
-    case OID.name: return 64;
-    case OID.unknown: return -2;
-    case OID.void: return 4;
-    default: return -1;
+    case OID.bool:
+    case OID.char:
+      return 1;
+    case OID.int2:
+      return 2;
+    case OID.int4:
+    case OID.oid:
+    case OID.float4:
+    case OID.date:
+    case OID.regproc:
+    case OID.regtype:
+    case OID.regclass:
+    case 28:
+    case 29:
+      return 4;
+    case OID.int8:
+    case OID.float8:
+    case OID.time:
+    case OID.timestamp:
+    case OID.timestamptz:
+      return 8;
+    case OID.timetz:
+      return 12;
+    case OID.interval:
+    case OID.uuid:
+      return 16;
+    case OID.name:
+      return 64;
+    case OID.unknown:
+      return -2;
+    case OID.void:
+      return 4;
+    default:
+      return -1;
   }
 }
 

@@ -32,12 +32,19 @@ export function valueTypedParam(oid: number | undefined): boolean {
 
 /** The DuckDB type a parameter stands in as when the result's columns are worked out before Bind. */
 export function shapeParamType(oid: number): string {
-  return duckTypeForOid(oid) ?? (oid === NUMERIC ? 'DECIMAL(38,10)' : oid === NUMERIC_ARRAY ? 'DECIMAL(38,10)[]' : 'VARCHAR');
+  return (
+    duckTypeForOid(oid) ?? (oid === NUMERIC ? 'DECIMAL(38,10)' : oid === NUMERIC_ARRAY ? 'DECIMAL(38,10)[]' : 'VARCHAR')
+  );
 }
 
 /** reg* types: a declared parameter is resolved to the OID its name (or OID digits) denotes, as PostgreSQL's input function does. */
 const REG_INPUT: ReadonlyMap<number, string> = new Map([
-  [2205, '_regclass_in'], [2206, '_regtype_in'], [24, '_regproc_in'], [2202, '_regproc_in'], [4089, '_regnamespace_in'], [4096, '_regrole_in'],
+  [2205, '_regclass_in'],
+  [2206, '_regtype_in'],
+  [24, '_regproc_in'],
+  [2202, '_regproc_in'],
+  [4089, '_regnamespace_in'],
+  [4096, '_regrole_in'],
 ]);
 
 /** The SQL a parameter `$n` declared with `oid` (DuckDB type `duckType`) is prepared as. */
@@ -46,7 +53,13 @@ export function declaredParamSql(n: number, duckType: string, oid: number): stri
   return input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
 }
 
-const INT4 = 23, INT8 = 20, TEXT = 25, FLOAT8 = 701, NUMERIC = 1700, NUMERIC_ARRAY = 1231, INTERVAL = 1186;
+const INT4 = 23,
+  INT8 = 20,
+  TEXT = 25,
+  FLOAT8 = 701,
+  NUMERIC = 1700,
+  NUMERIC_ARRAY = 1231,
+  INTERVAL = 1186;
 
 /** PostgreSQL type name (as the grammar spells a cast target: int4, varchar, jsonb…) → [OID, array OID]. */
 const TYPE_BY_NAME: ReadonlyMap<string, readonly [number, number]> = new Map(
@@ -59,15 +72,47 @@ const TYPE_BY_NAME: ReadonlyMap<string, readonly [number, number]> = new Map(
  * against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
 const FUNCTION_ARGS: ReadonlyMap<string, ReadonlyArray<number | null>> = new Map([
-  ['length/1', [TEXT]], ['left/2', [TEXT, INT4]], ['right/2', [TEXT, INT4]], ['repeat/2', [TEXT, INT4]],
-  ['lpad/2', [TEXT, INT4]], ['lpad/3', [TEXT, INT4, TEXT]], ['rpad/2', [TEXT, INT4]], ['rpad/3', [TEXT, INT4, TEXT]],
-  ['substr/2', [TEXT, INT4]], ['substr/3', [TEXT, INT4, INT4]], ['substring/2', [TEXT, INT4]], ['substring/3', [TEXT, INT4, INT4]],
-  ['position/2', [TEXT, TEXT]], ['strpos/2', [TEXT, TEXT]], ['replace/3', [TEXT, TEXT, TEXT]], ['initcap/1', [TEXT]], ['md5/1', [TEXT]],
-  ['btrim/1', [TEXT]], ['btrim/2', [TEXT, TEXT]], ['ltrim/1', [TEXT]], ['ltrim/2', [TEXT, TEXT]], ['rtrim/1', [TEXT]], ['rtrim/2', [TEXT, TEXT]],
-  ['starts_with/2', [TEXT, TEXT]], ['to_date/2', [TEXT, TEXT]], ['to_timestamp/1', [FLOAT8]], ['to_timestamp/2', [TEXT, TEXT]], ['split_part/3', [TEXT, TEXT, INT4]],
-  ['abs/1', [FLOAT8]], ['round/1', [FLOAT8]], ['round/2', [NUMERIC, INT4]], ['ceil/1', [FLOAT8]], ['floor/1', [FLOAT8]],
-  ['sqrt/1', [FLOAT8]], ['exp/1', [FLOAT8]], ['ln/1', [FLOAT8]], ['sign/1', [FLOAT8]], ['trunc/1', [FLOAT8]], ['power/2', [FLOAT8, FLOAT8]],
-  ['make_date/3', [INT4, INT4, INT4]], ['date_trunc/2', [TEXT, null]],
+  ['length/1', [TEXT]],
+  ['left/2', [TEXT, INT4]],
+  ['right/2', [TEXT, INT4]],
+  ['repeat/2', [TEXT, INT4]],
+  ['lpad/2', [TEXT, INT4]],
+  ['lpad/3', [TEXT, INT4, TEXT]],
+  ['rpad/2', [TEXT, INT4]],
+  ['rpad/3', [TEXT, INT4, TEXT]],
+  ['substr/2', [TEXT, INT4]],
+  ['substr/3', [TEXT, INT4, INT4]],
+  ['substring/2', [TEXT, INT4]],
+  ['substring/3', [TEXT, INT4, INT4]],
+  ['position/2', [TEXT, TEXT]],
+  ['strpos/2', [TEXT, TEXT]],
+  ['replace/3', [TEXT, TEXT, TEXT]],
+  ['initcap/1', [TEXT]],
+  ['md5/1', [TEXT]],
+  ['btrim/1', [TEXT]],
+  ['btrim/2', [TEXT, TEXT]],
+  ['ltrim/1', [TEXT]],
+  ['ltrim/2', [TEXT, TEXT]],
+  ['rtrim/1', [TEXT]],
+  ['rtrim/2', [TEXT, TEXT]],
+  ['starts_with/2', [TEXT, TEXT]],
+  ['to_date/2', [TEXT, TEXT]],
+  ['to_timestamp/1', [FLOAT8]],
+  ['to_timestamp/2', [TEXT, TEXT]],
+  ['split_part/3', [TEXT, TEXT, INT4]],
+  ['abs/1', [FLOAT8]],
+  ['round/1', [FLOAT8]],
+  ['round/2', [NUMERIC, INT4]],
+  ['ceil/1', [FLOAT8]],
+  ['floor/1', [FLOAT8]],
+  ['sqrt/1', [FLOAT8]],
+  ['exp/1', [FLOAT8]],
+  ['ln/1', [FLOAT8]],
+  ['sign/1', [FLOAT8]],
+  ['trunc/1', [FLOAT8]],
+  ['power/2', [FLOAT8, FLOAT8]],
+  ['make_date/3', [INT4, INT4, INT4]],
+  ['date_trunc/2', [TEXT, null]],
 ]);
 
 /** Functions whose parameters take the type of their other arguments (PostgreSQL's anyelement-like resolution). */
@@ -79,7 +124,9 @@ type Hint = { like: 'scalar' | 'array'; op?: string };
 type Node = Record<string, any>;
 const isParam = (n: unknown): n is { ParamRef: { number: number } } => !!(n as Node | undefined)?.ParamRef;
 const paramNo = (n: Node): number => n.ParamRef.number as number;
-const fn = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const fn = (name: string, args: Node[]): Node => ({
+  FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
 const isNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NULL' } });
 const NULL: Node = { A_Const: { isnull: true } };
 /** Probes of one parameter at a time, at most (each is a DuckDB prepare; only after the first probe failed). */
@@ -100,7 +147,10 @@ interface Walk {
  * must ask DuckDB whatever DuckDB itself makes of them (an operator other than a comparison, a
  * COALESCE…): then the statement is prepared once, after the probe. null: not one PostgreSQL statement.
  */
-export function paramContext(clientSql: string, sql: string): { fixed: ReadonlyMap<number, number>; probes: boolean } | null {
+export function paramContext(
+  clientSql: string,
+  sql: string,
+): { fixed: ReadonlyMap<number, number>; probes: boolean } | null {
   const tree = parsePg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
   if (!stmt) return null;
@@ -141,7 +191,11 @@ export async function inferParamOids(
     if (client?.stmts?.length === 1) transform(client.stmts[0]!.stmt, own);
     for (const [n, oid] of own.fixed) w.fixed.set(n, oid);
   }
-  for (const n of [...w.fixed.keys(), ...w.hints.keys()]) if (castTo(n)) { w.fixed.delete(n); w.hints.delete(n); }
+  for (const n of [...w.fixed.keys(), ...w.hints.keys()])
+    if (castTo(n)) {
+      w.fixed.delete(n);
+      w.hints.delete(n);
+    }
   const out = new Map(w.fixed);
   // DuckDB already gives `x = $1` x's type: a statement with only such parameters needs no probe.
   if (![...w.hints].some(([n, h]) => h.op === undefined || !COMPARISON.has(h.op) || !typedByDuckDB(n))) return out;
@@ -149,10 +203,23 @@ export async function inferParamOids(
   // Every `x op $n` as `x op x` first; where DuckDB has no such operator (`interval * interval`), as `x`:
   // for one parameter at a time, then for all, so one such operator does not undo the others.
   let probed = await probeTypes(conn, version, probeTree, w, out, castTo);
-  const arithmetic = [...w.hints].filter(([, h]) => h.op && ARITHMETIC.has(h.op)).map(([n]) => n).slice(0, MAX_SINGLE_PROBES);
-  for (const mode of [...arithmetic.map((k) => (n: number) => (n === k ? 'other' as const : 'same' as const)), () => 'other' as const]) {
+  const arithmetic = [...w.hints]
+    .filter(([, h]) => h.op && ARITHMETIC.has(h.op))
+    .map(([n]) => n)
+    .slice(0, MAX_SINGLE_PROBES);
+  for (const mode of [
+    ...arithmetic.map((k) => (n: number) => (n === k ? ('other' as const) : ('same' as const))),
+    () => 'other' as const,
+  ]) {
     if (probed || arithmetic.length === 0) break;
-    probed = await probeTypes(conn, version, transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: mode }), w, out, castTo);
+    probed = await probeTypes(
+      conn,
+      version,
+      transform(stmt, { fixed: new Map(), hints: new Map(), arithmetic: mode }),
+      w,
+      out,
+      castTo,
+    );
   }
   for (const [n, oid] of probed ?? []) out.set(n, oid);
   return out;
@@ -223,7 +290,8 @@ function transform(node: unknown, w: Walk): any {
     const tn = n.TypeCast.typeName as Node;
     const parts = (tn.names as Node[]).map((x) => String(x.String?.sval ?? ''));
     const t = TYPE_BY_NAME.get(parts[parts.length - 1]!);
-    if (t) w.fixed.set(paramNo(n.TypeCast.arg), Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0 ? t[1] : t[0]);
+    if (t)
+      w.fixed.set(paramNo(n.TypeCast.arg), Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0 ? t[1] : t[0]);
     return n;
   }
   if (n.SelectStmt) {
@@ -281,12 +349,24 @@ function binaryHint(e: Node, op: string, w: Walk): Node | undefined {
   if (e.kind === 'AEXPR_NULLIF' && lexpr && rexpr && isParam(lexpr) !== isParam(rexpr)) {
     const [p, o] = isParam(lexpr) ? [lexpr, rexpr] : [rexpr, lexpr];
     const t = transform(o, w);
-    return { A_Expr: { ...e, lexpr: isParam(lexpr) ? like(p, t, w, undefined) : t, rexpr: isParam(rexpr) ? like(p, t, w, undefined) : t } };
+    return {
+      A_Expr: {
+        ...e,
+        lexpr: isParam(lexpr) ? like(p, t, w, undefined) : t,
+        rexpr: isParam(rexpr) ? like(p, t, w, undefined) : t,
+      },
+    };
   }
   if (e.kind !== 'AEXPR_OP' || !lexpr || !rexpr) return undefined;
-  if (COMPARISON.has(op) && lexpr.RowExpr && rexpr.RowExpr && lexpr.RowExpr.args?.length === rexpr.RowExpr.args?.length) {
+  if (
+    COMPARISON.has(op) &&
+    lexpr.RowExpr &&
+    rexpr.RowExpr &&
+    lexpr.RowExpr.args?.length === rexpr.RowExpr.args?.length
+  ) {
     // (a, b) = ($1, $2): pairwise. Probed as a boolean over COALESCE(a, $1), COALESCE(b, $2).
-    const ls = lexpr.RowExpr.args as Node[], rs = rexpr.RowExpr.args as Node[];
+    const ls = lexpr.RowExpr.args as Node[],
+      rs = rexpr.RowExpr.args as Node[];
     const tests: Node[] = [];
     ls.forEach((l, i) => {
       const r = rs[i]!;

@@ -10,7 +10,9 @@ type Node = Record<string, any>;
 const str = (sval: string): Node => ({ String: { sval } });
 const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
 const intConst = (n: number): Node => ({ A_Const: { ival: { ival: n } } });
-const call = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const call = (name: string, args: Node[]): Node => ({
+  FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
 const coalesce = (args: Node[]): Node => ({ CoalesceExpr: { args } });
 const castTo = (arg: Node, type: string, typmods?: Node[]): Node => ({
   TypeCast: { arg, typeName: { names: [str(type)], typemod: -1, ...(typmods ? { typmods } : {}) } },
@@ -51,10 +53,20 @@ export function numericCast(tc: Node, arg: Node): Node | undefined {
   const [whole = '', frac = ''] = value.replace(/^[+-]/, '').split('.');
   const digits = whole.replace(/^0+/, '').length + frac.length;
   if (digits > 38) {
-    throw new SqlError(SQLSTATE.featureNotSupported, `numeric value ${value.length > 60 ? value.slice(0, 60) + '…' : value} has more than 38 digits`,
-      undefined, 'fdl-gateway computes numeric with at most 38 significant digits (DuckDB DECIMAL(38,s)); use double precision for larger magnitudes.');
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `numeric value ${value.length > 60 ? value.slice(0, 60) + '…' : value} has more than 38 digits`,
+      undefined,
+      'fdl-gateway computes numeric with at most 38 significant digits (DuckDB DECIMAL(38,s)); use double precision for larger magnitudes.',
+    );
   }
-  return { TypeCast: { ...tc, arg, typeName: { ...tc.typeName, names: [str('decimal')], typmods: [intConst(38), intConst(frac.length)] } } };
+  return {
+    TypeCast: {
+      ...tc,
+      arg,
+      typeName: { ...tc.typeName, names: [str('decimal')], typmods: [intConst(38), intConst(frac.length)] },
+    },
+  };
 }
 
 /**
@@ -76,7 +88,14 @@ export function guardDivisor(divisor: Node): Node {
   if (constantZero(divisor) === false || divisor.ParamRef) return divisor;
   return {
     CaseExpr: {
-      args: [{ CaseWhen: { expr: { A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: divisor, rexpr: intConst(0) } }, result: call('error', [strConst('division by zero')]) } }],
+      args: [
+        {
+          CaseWhen: {
+            expr: { A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: divisor, rexpr: intConst(0) } },
+            result: call('error', [strConst('division by zero')]),
+          },
+        },
+      ],
       defresult: divisor,
     },
   };
@@ -90,8 +109,12 @@ export function guardDivisor(divisor: Node): Node {
 export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => Node): Node {
   const fmt = args[0]?.A_Const?.sval?.sval;
   if (typeof fmt !== 'string') {
-    throw new SqlError(SQLSTATE.featureNotSupported, 'format() with a format string that is not a constant is not supported by fdl-gateway',
-      undefined, "Write the format string as a literal, or build the text with || or concat().");
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'format() with a format string that is not a constant is not supported by fdl-gateway',
+      undefined,
+      'Write the format string as a literal, or build the text with || or concat().',
+    );
   }
   const values = args.slice(1);
   const parts: Node[] = [];
@@ -102,9 +125,17 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
   for (let m = re.exec(fmt); m; m = re.exec(fmt)) {
     literal += fmt.slice(last, m.index);
     last = re.lastIndex;
-    if (m[3] === '%' && m[1] === undefined && !m[2]) { literal += '%'; continue; }
+    if (m[3] === '%' && m[1] === undefined && !m[2]) {
+      literal += '%';
+      continue;
+    }
     if (!m[3] || m[2]) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `format() specifier "${m[0]}" is not supported by fdl-gateway`, undefined, 'Supported: %s, %I, %L, %%, and positions such as %1$s; pad with lpad()/rpad().');
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `format() specifier "${m[0]}" is not supported by fdl-gateway`,
+        undefined,
+        'Supported: %s, %I, %L, %%, and positions such as %1$s; pad with lpad()/rpad().',
+      );
     }
     const index = m[1] !== undefined ? Number(m[1]) - 1 : next;
     next = index + 1;
@@ -117,9 +148,20 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     else if (m[3] === 'I') {
       // PostgreSQL refuses a NULL identifier (22004, sql/duckdb-errors.ts).
       const isNull = { NullTest: { arg: text, nulltesttype: 'IS_NULL' } };
-      parts.push({ CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: call('error', [strConst('null values cannot be formatted as an SQL identifier')]) } }], defresult: compat('quote_ident', [text]) } });
-    }
-    else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
+      parts.push({
+        CaseExpr: {
+          args: [
+            {
+              CaseWhen: {
+                expr: isNull,
+                result: call('error', [strConst('null values cannot be formatted as an SQL identifier')]),
+              },
+            },
+          ],
+          defresult: compat('quote_ident', [text]),
+        },
+      });
+    } else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
   }
   literal += fmt.slice(last);
   if (literal) parts.push(strConst(literal));
@@ -141,46 +183,114 @@ export function recordValue(args: Node[]): Node {
   };
 }
 
-const refuse = (what: string, hint: string): SqlError => new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
+const refuse = (what: string, hint: string): SqlError =>
+  new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
 
 /** to_char's date/time patterns → strftime codes, or an expression over the value (`v`). */
 const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boolean) => Node)]> = [
-  ['HH24', '%H'], ['HH12', '%I'], ['HH', '%I'], ['MI', '%M'], ['SS', '%S'], ['MS', '%g'], ['US', '%f'],
-  ['AM', '%p'], ['PM', '%p'], ['am', 'lower:%p'], ['pm', 'lower:%p'],
-  ['YYYY', '%Y'], ['YY', '%y'],
+  ['HH24', '%H'],
+  ['HH12', '%I'],
+  ['HH', '%I'],
+  ['MI', '%M'],
+  ['SS', '%S'],
+  ['MS', '%g'],
+  ['US', '%f'],
+  ['AM', '%p'],
+  ['PM', '%p'],
+  ['am', 'lower:%p'],
+  ['pm', 'lower:%p'],
+  ['YYYY', '%Y'],
+  ['YY', '%y'],
   // PostgreSQL reads the numeric fields in lower case too (its keyword table lists both spellings)
-  ['hh24', '%H'], ['hh12', '%I'], ['hh', '%I'], ['mi', '%M'], ['ss', '%S'], ['ms', '%g'], ['us', '%f'],
-  ['yyyy', '%Y'], ['yy', '%y'], ['mm', '%m'], ['ddd', '%j'], ['dd', '%d'],
-  ['MONTH', 'upper:pad:%B'], ['Month', 'pad:%B'], ['month', 'lower:pad:%B'],
-  ['MON', 'upper:%b'], ['Mon', '%b'], ['mon', 'lower:%b'], ['MM', '%m'],
-  ['DAY', 'upper:pad:%A'], ['Day', 'pad:%A'], ['day', 'lower:pad:%A'],
-  ['DY', 'upper:%a'], ['Dy', '%a'], ['dy', 'lower:%a'], ['DDD', '%j'], ['DD', '%d'],
-  ['D', (v) => castTo({ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } }, 'varchar')],
+  ['hh24', '%H'],
+  ['hh12', '%I'],
+  ['hh', '%I'],
+  ['mi', '%M'],
+  ['ss', '%S'],
+  ['ms', '%g'],
+  ['us', '%f'],
+  ['yyyy', '%Y'],
+  ['yy', '%y'],
+  ['mm', '%m'],
+  ['ddd', '%j'],
+  ['dd', '%d'],
+  ['MONTH', 'upper:pad:%B'],
+  ['Month', 'pad:%B'],
+  ['month', 'lower:pad:%B'],
+  ['MON', 'upper:%b'],
+  ['Mon', '%b'],
+  ['mon', 'lower:%b'],
+  ['MM', '%m'],
+  ['DAY', 'upper:pad:%A'],
+  ['Day', 'pad:%A'],
+  ['day', 'lower:pad:%A'],
+  ['DY', 'upper:%a'],
+  ['Dy', '%a'],
+  ['dy', 'lower:%a'],
+  ['DDD', '%j'],
+  ['DD', '%d'],
+  [
+    'D',
+    (v) =>
+      castTo(
+        { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } },
+        'varchar',
+      ),
+  ],
   ['Q', (v) => castTo(call('quarter', [v]), 'varchar')],
-  ['d', (v) => castTo({ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } }, 'varchar')],
+  [
+    'd',
+    (v) =>
+      castTo(
+        { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } },
+        'varchar',
+      ),
+  ],
   ['q', (v) => castTo(call('quarter', [v]), 'varchar')],
 ];
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
-const UNSUPPORTED_PATTERN = /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|W|I|Y|iyyy|iyy|iy|iw|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|w|i|y)/;
+const UNSUPPORTED_PATTERN =
+  /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|W|I|Y|iyyy|iyy|iy|iw|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|w|i|y)/;
 /** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
-const FM_CODES: Readonly<Record<string, string>> = { '%H': '%-H', '%I': '%-I', '%M': '%-M', '%S': '%-S', '%m': '%-m', '%d': '%-d', '%j': '%-j', '%y': '%-y' };
+const FM_CODES: Readonly<Record<string, string>> = {
+  '%H': '%-H',
+  '%I': '%-I',
+  '%M': '%-M',
+  '%S': '%-S',
+  '%m': '%-m',
+  '%d': '%-d',
+  '%j': '%-j',
+  '%y': '%-y',
+};
 
 /** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
 export function toCharCall(args: Node[]): Node {
   const fmt = args[1]?.A_Const?.sval?.sval;
   if (args.length !== 2 || typeof fmt !== 'string') {
-    throw refuse('to_char() with a format that is not a constant', "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').");
+    throw refuse(
+      'to_char() with a format that is not a constant',
+      "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').",
+    );
   }
   if (/^(?:FM)?[90.,DGSLPRMIV\s$-]*$/.test(fmt) && /[90]/.test(fmt)) {
-    throw refuse('to_char() of a number', "Use printf('%.2f', x) or format() and round(); DuckDB has no numeric picture formats.");
+    throw refuse(
+      'to_char() of a number',
+      "Use printf('%.2f', x) or format() and round(); DuckDB has no numeric picture formats.",
+    );
   }
   const v = args[0]!;
   const parts: Node[] = [];
   let codes = '';
-  const flush = () => { if (codes) parts.push(call('strftime', [v, strConst(codes)])); codes = ''; };
+  const flush = () => {
+    if (codes) parts.push(call('strftime', [v, strConst(codes)]));
+    codes = '';
+  };
   for (let i = 0; i < fmt.length;) {
     let fm = false;
-    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) { fm = true; i += 2; }
+    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) {
+      fm = true;
+      i += 2;
+    }
     if (fmt[i] === '"') {
       const end = fmt.indexOf('"', i + 1);
       codes += (end < 0 ? fmt.slice(i + 1) : fmt.slice(i + 1, end)).replace(/%/g, '%%');
@@ -191,21 +301,35 @@ export function toCharCall(args: Node[]): Node {
     const unsupported = UNSUPPORTED_PATTERN.exec(fmt.slice(i))?.[0];
     // a longer pattern PostgreSQL knows wins over a translated prefix of it (SSSSS is not SS SS S)
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
-      throw refuse(`to_char() pattern "${unsupported}"`, 'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".');
+      throw refuse(
+        `to_char() pattern "${unsupported}"`,
+        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".',
+      );
     }
     if (!found) {
-      if (UNSUPPORTED_PATTERN.test(fmt.slice(i))) throw refuse(`to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`, 'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".');
+      if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
+        throw refuse(
+          `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
+          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".',
+        );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;
       continue;
     }
     const [pattern, how] = found;
     i += pattern.length;
-    if (typeof how === 'function') { flush(); parts.push(how(v, fm)); continue; }
+    if (typeof how === 'function') {
+      flush();
+      parts.push(how(v, fm));
+      continue;
+    }
     const code = how.replace(/^(?:upper:|lower:)?(?:pad:)?/, '');
     const caseFn = how.startsWith('upper:') ? 'upper' : how.startsWith('lower:') ? 'lower' : undefined;
     const padded = how.includes('pad:') && !fm;
-    if (!caseFn && !padded) { codes += fm ? (FM_CODES[code] ?? code) : code; continue; }
+    if (!caseFn && !padded) {
+      codes += fm ? (FM_CODES[code] ?? code) : code;
+      continue;
+    }
     flush();
     let e = call('strftime', [v, strConst(code)]);
     if (padded) e = call('rpad', [e, intConst(9), strConst(' ')]);
@@ -218,19 +342,51 @@ export function toCharCall(args: Node[]): Node {
 
 /** PostgreSQL's input patterns → strptime codes (to_date, to_timestamp). */
 const INPUT_PATTERNS: ReadonlyArray<readonly [string, string]> = [
-  ['HH24', '%H'], ['HH12', '%I'], ['HH', '%I'], ['MI', '%M'], ['SS', '%S'], ['MS', '%g'], ['US', '%f'], ['AM', '%p'], ['PM', '%p'],
-  ['YYYY', '%Y'], ['YY', '%y'], ['MONTH', '%B'], ['Month', '%B'], ['month', '%B'], ['MON', '%b'], ['Mon', '%b'], ['mon', '%b'],
-  ['MM', '%m'], ['DDD', '%j'], ['DD', '%d'],
+  ['HH24', '%H'],
+  ['HH12', '%I'],
+  ['HH', '%I'],
+  ['MI', '%M'],
+  ['SS', '%S'],
+  ['MS', '%g'],
+  ['US', '%f'],
+  ['AM', '%p'],
+  ['PM', '%p'],
+  ['YYYY', '%Y'],
+  ['YY', '%y'],
+  ['MONTH', '%B'],
+  ['Month', '%B'],
+  ['month', '%B'],
+  ['MON', '%b'],
+  ['Mon', '%b'],
+  ['mon', '%b'],
+  ['MM', '%m'],
+  ['DDD', '%j'],
+  ['DD', '%d'],
 ];
 
 function strptimeFormat(fmt: string, fn: string): string {
   let out = '';
   for (let i = 0; i < fmt.length;) {
-    if (fmt.startsWith('FM', i)) { i += 2; continue; }
+    if (fmt.startsWith('FM', i)) {
+      i += 2;
+      continue;
+    }
     const found = INPUT_PATTERNS.find(([p]) => fmt.startsWith(p, i));
-    if (found) { out += found[1]; i += found[0].length; continue; }
-    if (UNSUPPORTED_PATTERN.test(fmt.slice(i)) || fmt.startsWith('Day', i) || fmt.startsWith('DY', i) || fmt.startsWith('Dy', i)) {
-      throw refuse(`${fn}() pattern at "${fmt.slice(i, i + 4)}"`, 'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).');
+    if (found) {
+      out += found[1];
+      i += found[0].length;
+      continue;
+    }
+    if (
+      UNSUPPORTED_PATTERN.test(fmt.slice(i)) ||
+      fmt.startsWith('Day', i) ||
+      fmt.startsWith('DY', i) ||
+      fmt.startsWith('Dy', i)
+    ) {
+      throw refuse(
+        `${fn}() pattern at "${fmt.slice(i, i + 4)}"`,
+        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).',
+      );
     }
     out += fmt[i] === '%' ? '%%' : fmt[i];
     i++;
@@ -241,26 +397,43 @@ function strptimeFormat(fmt: string, fn: string): string {
 /** `to_date(text, fmt)` / `to_timestamp(text, fmt)` → strptime with the translated pattern. */
 export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Node {
   const fmt = args[1]?.A_Const?.sval?.sval;
-  if (typeof fmt !== 'string') throw refuse(`${fn}() with a format that is not a constant`, `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`);
-  return castTo(call('strptime', [castTo(args[0]!, 'varchar'), strConst(strptimeFormat(fmt, fn))]), fn === 'to_date' ? 'date' : 'timestamptz');
+  if (typeof fmt !== 'string')
+    throw refuse(
+      `${fn}() with a format that is not a constant`,
+      `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`,
+    );
+  return castTo(
+    call('strptime', [castTo(args[0]!, 'varchar'), strConst(strptimeFormat(fmt, fn))]),
+    fn === 'to_date' ? 'date' : 'timestamptz',
+  );
 }
 
 /** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
 export function toNumberCall(args: Node[]): Node {
   const fmt = args[1]?.A_Const?.sval?.sval;
   if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
-    throw refuse('to_number() with this format', "Supported: 9, 0, '.', ',', D, G, S, FM; or CAST(replace(text, ',', '') AS numeric).");
+    throw refuse(
+      'to_number() with this format',
+      "Supported: 9, 0, '.', ',', D, G, S, FM; or CAST(replace(text, ',', '') AS numeric).",
+    );
   }
   const point = fmt.search(/[.D]/);
   const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
-  const digits = call('regexp_replace', [castTo(args[0]!, 'varchar'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
+  const digits = call('regexp_replace', [
+    castTo(args[0]!, 'varchar'),
+    strConst('[^0-9.-]'),
+    strConst(''),
+    strConst('g'),
+  ]);
   return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
 }
 
 /** PostgreSQL's regexp_matches returns a set of text arrays; DuckDB's the boolean of a search. */
 export function regexpMatchesRefused(): SqlError {
-  return refuse('regexp_matches() (PostgreSQL returns the matches as rows of text arrays)',
-    'Use regexp_extract_all(s, pattern) for every match, regexp_extract(s, pattern, group) for one group, or s ~ pattern for a test.');
+  return refuse(
+    'regexp_matches() (PostgreSQL returns the matches as rows of text arrays)',
+    'Use regexp_extract_all(s, pattern) for every match, regexp_extract(s, pattern, group) for one group, or s ~ pattern for a test.',
+  );
 }
 
 /**
@@ -281,12 +454,16 @@ export function jsonAggCall(fc: Node, args: Node[]): Node {
 export function similarTo(lexpr: Node, escapeCall: Node, negate: boolean): Node {
   const args = (escapeCall?.FuncCall?.args ?? []) as Node[];
   const pattern = args[0]?.A_Const?.sval?.sval;
-  if (args.length !== 1) throw refuse('SIMILAR TO … ESCAPE', 'Use the default escape (backslash), or regexp_full_match(s, regex).');
+  if (args.length !== 1)
+    throw refuse('SIMILAR TO … ESCAPE', 'Use the default escape (backslash), or regexp_full_match(s, regex).');
   if (typeof pattern !== 'string') {
     // A parameter or column: translated when the statement runs (dots escaped, then % and _).
     let regex = call('replace', [args[0]!, strConst('.'), strConst('\\.')]);
     regex = call('replace', [call('replace', [regex, strConst('%'), strConst('.*')]), strConst('_'), strConst('.')]);
-    const m = call('regexp_full_match', [lexpr, { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: strConst('(?s)'), rexpr: regex } }]);
+    const m = call('regexp_full_match', [
+      lexpr,
+      { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: strConst('(?s)'), rexpr: regex } },
+    ]);
     return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
   }
   let regex = '';
@@ -307,5 +484,8 @@ export function codecCall(fn: 'encode' | 'decode', args: Node[]): Node {
   const format = String(args[1]?.A_Const?.sval?.sval ?? '').toLowerCase();
   if (format === 'hex') return fn === 'encode' ? call('lower', [call('hex', [args[0]!])]) : call('unhex', [args[0]!]);
   if (format === 'base64') return fn === 'encode' ? call('to_base64', [args[0]!]) : call('from_base64', [args[0]!]);
-  throw refuse(`${fn}() with format ${format ? `"${format}"` : 'that is not a constant'}`, "Supported formats: 'hex' and 'base64'.");
+  throw refuse(
+    `${fn}() with format ${format ? `"${format}"` : 'that is not a constant'}`,
+    "Supported formats: 'hex' and 'base64'.",
+  );
 }

@@ -5,14 +5,38 @@
  * value printed with 15 (float4: 6) significant digits, as PostgreSQL's float8_numeric does.
  */
 
-const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT'];
-const OTHERS = ['VARCHAR', 'BOOLEAN', 'DATE', 'TIME', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'INTERVAL', 'BLOB', 'UUID'];
+const NUMBERS = [
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'DECIMAL',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+  'UHUGEINT',
+];
+const OTHERS = [
+  'VARCHAR',
+  'BOOLEAN',
+  'DATE',
+  'TIME',
+  'TIMESTAMP',
+  'TIMESTAMP WITH TIME ZONE',
+  'INTERVAL',
+  'BLOB',
+  'UUID',
+];
 
 /**
  * DuckDB's shortest digits (`100.0`, `1e+20`, `1.5e-07`) laid out as PostgreSQL's float8out: `digits`
  * is the significand without leading and trailing zeros, `x` the decimal exponent of its first digit.
  */
-const floatText = (exponentAt: number): string => `CASE WHEN isnan(x) THEN 'NaN' WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END ELSE
+const floatText = (
+  exponentAt: number,
+): string => `CASE WHEN isnan(x) THEN 'NaN' WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END ELSE
   list_transform([regexp_extract(CAST(x AS VARCHAR), '^(-?)(\\d+)(?:\\.(\\d+))?(?:e([+-]\\d+))?$', ['s', 'i', 'f', 'e'])], lambda m:
     list_transform([{'s': m.s, 'all': m.i || m.f, 'point': length(m.i) + CAST(coalesce(nullif(m.e, ''), '0') AS INTEGER)}], lambda a:
       list_transform([{'s': a.s, 'd': rtrim(ltrim(a.all, '0'), '0'), 'x': CAST(a.point - (length(a.all) - length(ltrim(a.all, '0'))) - 1 AS INTEGER)}], lambda v:
@@ -45,7 +69,10 @@ export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_fround(t DOUBLE, x, n)', floatRound(15)],
   ['_pgsem_fround(t FLOAT, x, n)', floatRound(6)],
   ['_pgsem_fround(t DECIMAL, x, n)', 'round(x, n)'],
-  ...NUMBERS.filter((t) => t !== 'DECIMAL').map((t): [string, string] => [`_pgsem_fround(t ${t}, x, n)`, 'round(CAST(x AS DECIMAL(38,0)), n)']),
+  ...NUMBERS.filter((t) => t !== 'DECIMAL').map((t): [string, string] => [
+    `_pgsem_fround(t ${t}, x, n)`,
+    'round(CAST(x AS DECIMAL(38,0)), n)',
+  ]),
   // Text and other values keep the refusal of a cast to numeric without a typmod (pg-macros.ts).
   ['_pgsem_fround(t VARCHAR, x, n)', NOT_A_NUMBER],
   ['_pgsem_fround(t, x, n)', NOT_A_NUMBER],

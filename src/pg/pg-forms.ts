@@ -9,23 +9,37 @@ import { COMPAT_DB } from './catalog/names.js';
 type Node = Record<string, any>;
 
 const str = (sval: string): Node => ({ String: { sval } });
-const call = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
-const sem = (fn: string, args: Node[]): Node => ({ FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' } });
+const call = (name: string, args: Node[]): Node => ({
+  FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+const sem = (fn: string, args: Node[]): Node => ({
+  FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
 const castTo = (arg: Node, type: string, typmods?: number[]): Node => ({
-  TypeCast: { arg, typeName: { names: [str(type)], typemod: -1, ...(typmods ? { typmods: typmods.map((ival) => ({ A_Const: { ival: { ival } } })) } : {}) } },
+  TypeCast: {
+    arg,
+    typeName: {
+      names: [str(type)],
+      typemod: -1,
+      ...(typmods ? { typmods: typmods.map((ival) => ({ A_Const: { ival: { ival } } })) } : {}),
+    },
+  },
 });
 
 /** `x BETWEEN SYMMETRIC a AND b`: either order of the bounds (DuckDB's parser has no SYMMETRIC). */
 export function betweenSymmetric(kind: string, x: Node, bounds: Node[]): Node | undefined {
   if (kind !== 'AEXPR_BETWEEN_SYM' && kind !== 'AEXPR_NOT_BETWEEN_SYM') return undefined;
   const [lo, hi] = bounds;
-  const between = (a: Node, b: Node): Node => ({ A_Expr: { kind: 'AEXPR_BETWEEN', name: [str('BETWEEN')], lexpr: x, rexpr: { List: { items: [a, b] } } } });
+  const between = (a: Node, b: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_BETWEEN', name: [str('BETWEEN')], lexpr: x, rexpr: { List: { items: [a, b] } } },
+  });
   const either: Node = { BoolExpr: { boolop: 'OR_EXPR', args: [between(lo!, hi!), between(hi!, lo!)] } };
   return kind === 'AEXPR_BETWEEN_SYM' ? either : { BoolExpr: { boolop: 'NOT_EXPR', args: [either] } };
 }
 
 /** Syntactically an array: `ARRAY[…]`, `…::type[]`, `'{…}'::type[]` rewritten to ARRAY[…]. */
-const isArray = (n: Node | undefined): boolean => !!(n?.A_ArrayExpr || n?.ArrayExpr || n?.TypeCast?.typeName?.arrayBounds?.length || n?.TypeCast?.arg?.A_ArrayExpr);
+const isArray = (n: Node | undefined): boolean =>
+  !!(n?.A_ArrayExpr || n?.ArrayExpr || n?.TypeCast?.typeName?.arrayBounds?.length || n?.TypeCast?.arg?.A_ArrayExpr);
 
 /** `array || element`, `element || array`: DuckDB's || joins two lists only. */
 export function arrayConcat(l: Node, r: Node): Node | undefined {
@@ -44,7 +58,17 @@ export function jsonKeyOperator(op: string, l: Node, r: Node): Node | undefined 
 }
 
 /** Functions whose result is int4 in PostgreSQL and int8 (or wider) in DuckDB. */
-const INT4_RESULTS = new Set(['length', 'char_length', 'character_length', 'strpos', 'position', 'array_length', 'json_array_length', 'ntile', 'grouping']);
+const INT4_RESULTS = new Set([
+  'length',
+  'char_length',
+  'character_length',
+  'strpos',
+  'position',
+  'array_length',
+  'json_array_length',
+  'ntile',
+  'grouping',
+]);
 
 /** `length(s)`, `ntile(n) over (…)`, …: the call as DuckDB runs it, cast to int4. */
 export function int4Result(name: string, fc: Node): Node | undefined {
@@ -65,7 +89,8 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   const x = args[1];
   if (!x || !field || field === 'julian' || field.startsWith('timezone')) return undefined;
   if (field === 'epoch') return sem('epoch', [x, x]);
-  if (field === 'second' || field === 'milliseconds' || field === 'microseconds') return sem(field === 'second' ? 'seconds' : field, [x]);
+  if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
+    return sem(field === 'second' ? 'seconds' : field, [x]);
   return castTo({ FuncCall: fc }, 'decimal', [38, 0]);
 }
 
@@ -77,8 +102,12 @@ export function asTimestamptz(n: Node): Node {
 
 /** `FETCH FIRST n ROWS WITH TIES`: DuckDB has no such clause. */
 export function withTiesRefused(): SqlError {
-  return new SqlError(SQLSTATE.featureNotSupported, 'FETCH FIRST … WITH TIES is not supported by fdl-gateway', undefined,
-    'Rank the rows in a subquery and keep the first ones: … WHERE r <= n with rank() OVER (ORDER BY …) AS r.');
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    'FETCH FIRST … WITH TIES is not supported by fdl-gateway',
+    undefined,
+    'Rank the rows in a subquery and keep the first ones: … WHERE r <= n with rank() OVER (ORDER BY …) AS r.',
+  );
 }
 
 /**
@@ -86,8 +115,31 @@ export function withTiesRefused(): SqlError {
  * PostgreSQL (the catalog's lookup answers NULL). `current_setting(name, true)` keeps the NULL.
  */
 export function settingOrError(setting: Node, name: Node): Node {
-  const message = { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: { A_Const: { sval: { sval: 'unrecognized configuration parameter "' } } }, rexpr: castTo(name, 'varchar') } }, rexpr: { A_Const: { sval: { sval: '"' } } } } };
-  return { CaseExpr: { args: [{ CaseWhen: { expr: { NullTest: { arg: setting, nulltesttype: 'IS_NULL' } }, result: call('error', [message]) } }], defresult: setting } };
+  const message = {
+    A_Expr: {
+      kind: 'AEXPR_OP',
+      name: [str('||')],
+      lexpr: {
+        A_Expr: {
+          kind: 'AEXPR_OP',
+          name: [str('||')],
+          lexpr: { A_Const: { sval: { sval: 'unrecognized configuration parameter "' } } },
+          rexpr: castTo(name, 'varchar'),
+        },
+      },
+      rexpr: { A_Const: { sval: { sval: '"' } } },
+    },
+  };
+  return {
+    CaseExpr: {
+      args: [
+        {
+          CaseWhen: { expr: { NullTest: { arg: setting, nulltesttype: 'IS_NULL' } }, result: call('error', [message]) },
+        },
+      ],
+      defresult: setting,
+    },
+  };
 }
 
 /** `upper(s)`, `lower(s)`: ASCII letters only, as PostgreSQL under the C locale the gateway reports (lc_ctype). */

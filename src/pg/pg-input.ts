@@ -8,9 +8,13 @@ import { SqlError, SQLSTATE } from '../errors.js';
 type Node = Record<string, any>;
 
 const INT_RANGES: Record<string, readonly [string, bigint, bigint]> = {
-  int2: ['smallint', -32768n, 32767n], smallint: ['smallint', -32768n, 32767n],
-  int4: ['integer', -2147483648n, 2147483647n], int: ['integer', -2147483648n, 2147483647n], integer: ['integer', -2147483648n, 2147483647n],
-  int8: ['bigint', -9223372036854775808n, 9223372036854775807n], bigint: ['bigint', -9223372036854775808n, 9223372036854775807n],
+  int2: ['smallint', -32768n, 32767n],
+  smallint: ['smallint', -32768n, 32767n],
+  int4: ['integer', -2147483648n, 2147483647n],
+  int: ['integer', -2147483648n, 2147483647n],
+  integer: ['integer', -2147483648n, 2147483647n],
+  int8: ['bigint', -9223372036854775808n, 9223372036854775807n],
+  bigint: ['bigint', -9223372036854775808n, 9223372036854775807n],
 };
 
 /** PostgreSQL's boolean input words (case-insensitive, trimmed); any unique prefix of them is accepted too. */
@@ -28,19 +32,23 @@ export function isIntegerType(type: string): boolean {
  */
 export function integerInput(type: string, text: string): Node {
   const [name, lo, hi] = INT_RANGES[type]!;
-  if (!/^\s*[+-]?\d+\s*$/.test(text)) throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type ${name}: "${text}"`);
+  if (!/^\s*[+-]?\d+\s*$/.test(text))
+    throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type ${name}: "${text}"`);
   const value = BigInt(text.trim());
-  if (value < lo || value > hi) throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${text}" is out of range for type ${name}`);
+  if (value < lo || value > hi)
+    throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${text}" is out of range for type ${name}`);
   return { A_Const: { sval: { sval: value.toString() } } };
 }
 
 /** `'on'::boolean`: PostgreSQL's words (t, yes, on, 1, f, no, off, 0 and prefixes) → the constant it reads. */
 export function booleanInput(text: string): Node {
   const word = text.trim().toLowerCase();
-  const matches = (words: string[]) => word !== '' && words.some((w) => w.startsWith(word) && (word.length > 1 || !['o'].includes(word)));
+  const matches = (words: string[]) =>
+    word !== '' && words.some((w) => w.startsWith(word) && (word.length > 1 || !['o'].includes(word)));
   const isTrue = matches(TRUE_WORDS);
   const isFalse = matches(FALSE_WORDS);
-  if (isTrue === isFalse) throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type boolean: "${text}"`);
+  if (isTrue === isFalse)
+    throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type boolean: "${text}"`);
   return { A_Const: { sval: { sval: isTrue ? 'true' : 'false' } } };
 }
 
@@ -51,9 +59,15 @@ export function booleanInput(text: string): Node {
  */
 export function timestamptzInput(text: string): Node | undefined {
   // A zone name (`… 12:00 Europe/Paris`): DuckDB reads it after a time with seconds.
-  const named = /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s+([A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)\s*$/.exec(text);
+  const named =
+    /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s+([A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)\s*$/.exec(
+      text,
+    );
   if (named) return { A_Const: { sval: { sval: `${named[1]}${named[2]}${named[3] ?? ':00'} ${named[4]}` } } };
-  const m = /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?(\s*)(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))?\s*$/i.exec(text);
+  const m =
+    /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?(\s*)(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))?\s*$/i.exec(
+      text,
+    );
   if (!m) return undefined;
   const zone = m[5] ? `${m[5]}${m[6]!.padStart(2, '0')}:${m[7] ?? '00'}` : m[8] ? '+00:00' : '';
   const spelled = `${m[1]}${m[2]}${m[3] ?? ':00'}${zone}`;

@@ -21,9 +21,16 @@ function numericText(token: string): string {
   const all = whole! + frac;
   let intPart: string;
   let fracPart: string;
-  if (point <= 0) { intPart = '0'; fracPart = '0'.repeat(-point) + all; }
-  else if (point >= all.length) { intPart = all + '0'.repeat(point - all.length); fracPart = ''; }
-  else { intPart = all.slice(0, point); fracPart = all.slice(point); }
+  if (point <= 0) {
+    intPart = '0';
+    fracPart = '0'.repeat(-point) + all;
+  } else if (point >= all.length) {
+    intPart = all + '0'.repeat(point - all.length);
+    fracPart = '';
+  } else {
+    intPart = all.slice(0, point);
+    fracPart = all.slice(point);
+  }
   fracPart = (fracPart + '0'.repeat(scale)).slice(0, scale);
   intPart = intPart.replace(/^0+(?=\d)/, '');
   const zero = /^0*$/.test(intPart + fracPart);
@@ -32,7 +39,9 @@ function numericText(token: string): string {
 
 function parse(text: string): Json {
   let i = 0;
-  const ws = () => { while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++; };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
   const value = (): Json => {
     ws();
     const c = text[i];
@@ -40,7 +49,10 @@ function parse(text: string): Json {
       i++;
       const obj = new Map<string, Json>();
       ws();
-      if (text[i] === '}') { i++; return obj; }
+      if (text[i] === '}') {
+        i++;
+        return obj;
+      }
       for (;;) {
         ws();
         if (text[i] !== '"') throw invalid(text);
@@ -50,7 +62,10 @@ function parse(text: string): Json {
         obj.delete(key);
         obj.set(key, value());
         ws();
-        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         if (text[i++] === '}') return obj;
         throw invalid(text);
       }
@@ -59,11 +74,17 @@ function parse(text: string): Json {
       i++;
       const arr: Json[] = [];
       ws();
-      if (text[i] === ']') { i++; return arr; }
+      if (text[i] === ']') {
+        i++;
+        return arr;
+      }
       for (;;) {
         arr.push(value());
         ws();
-        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         if (text[i++] === ']') return arr;
         throw invalid(text);
       }
@@ -92,7 +113,7 @@ function parse(text: string): Json {
 /** PostgreSQL's escape_json: ", \\, \b \f \n \r \t, other control characters as \u00XX. */
 function quote(s: string): string {
   // eslint-disable-next-line no-control-regex -- JSON's control characters are what is escaped
-  return `"${s.replace(/["\\\u0000-\u001f]/g, (ch) => ({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' } as Record<string, string>)[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+  return `"${s.replace(/["\\\u0000-\u001f]/g, (ch) => (({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' }) as Record<string, string>)[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
 /** jsonb's key order: shorter keys first, equal lengths by their UTF-8 bytes. */
@@ -107,7 +128,11 @@ function print(v: Json): string {
   if (typeof v === 'boolean') return String(v);
   if (typeof v === 'string') return quote(v);
   if (Array.isArray(v)) return `[${v.map(print).join(', ')}]`;
-  if (v instanceof Map) return `{${[...v.keys()].sort(keyOrder).map((k) => `${quote(k)}: ${print(v.get(k)!)}`).join(', ')}}`;
+  if (v instanceof Map)
+    return `{${[...v.keys()]
+      .sort(keyOrder)
+      .map((k) => `${quote(k)}: ${print(v.get(k)!)}`)
+      .join(', ')}}`;
   return v.num;
 }
 

@@ -17,10 +17,23 @@ const sizePretty = (b: string): string => {
 
 /** DuckDB type spellings (typeof) → PostgreSQL's (pg_typeof as text). */
 const PG_TYPE_NAMES: ReadonlyArray<readonly [string, string]> = [
-  ['BOOLEAN', 'boolean'], ['TINYINT', 'smallint'], ['SMALLINT', 'smallint'], ['INTEGER', 'integer'], ['BIGINT', 'bigint'],
-  ['HUGEINT', 'numeric'], ['FLOAT', 'real'], ['DOUBLE', 'double precision'], ['VARCHAR', 'text'], ['BLOB', 'bytea'],
-  ['DATE', 'date'], ['TIME', 'time without time zone'], ['TIMESTAMP', 'timestamp without time zone'],
-  ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'], ['INTERVAL', 'interval'], ['UUID', 'uuid'], ['JSON', 'json'],
+  ['BOOLEAN', 'boolean'],
+  ['TINYINT', 'smallint'],
+  ['SMALLINT', 'smallint'],
+  ['INTEGER', 'integer'],
+  ['BIGINT', 'bigint'],
+  ['HUGEINT', 'numeric'],
+  ['FLOAT', 'real'],
+  ['DOUBLE', 'double precision'],
+  ['VARCHAR', 'text'],
+  ['BLOB', 'bytea'],
+  ['DATE', 'date'],
+  ['TIME', 'time without time zone'],
+  ['TIMESTAMP', 'timestamp without time zone'],
+  ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'],
+  ['INTERVAL', 'interval'],
+  ['UUID', 'uuid'],
+  ['JSON', 'json'],
 ];
 const pgTypeName = (t: string): string =>
   `CASE WHEN ${t} LIKE 'DECIMAL%' THEN 'numeric' WHEN ${t} LIKE 'STRUCT(%' THEN 'record' ${PG_TYPE_NAMES.map(([d, p]) => `WHEN ${t} = '${d}' THEN '${p}'`).join(' ')} ELSE lower(${t}) END`;
@@ -32,13 +45,22 @@ export const ASCII_LOWER = (x: string): string => `translate(${x}, '${LOWER.toUp
 
 export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   // Words are runs of ASCII letters and digits (the C locale the gateway reports); the first letter of each is upper case, the rest lower.
-  ['initcap(s)', `array_to_string(list_transform(range(1, length(s) + 1), lambda i: CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[A-Za-z0-9]') THEN ${ASCII_UPPER('substr(s, i, 1)')} ELSE ${ASCII_LOWER('substr(s, i, 1)')} END), '')`],
-  ['width_bucket(op, lo, hi, n)', `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`],
+  [
+    'initcap(s)',
+    `array_to_string(list_transform(range(1, length(s) + 1), lambda i: CASE WHEN i = 1 OR NOT regexp_full_match(substr(s, i - 1, 1), '[A-Za-z0-9]') THEN ${ASCII_UPPER('substr(s, i, 1)')} ELSE ${ASCII_LOWER('substr(s, i, 1)')} END), '')`,
+  ],
+  [
+    'width_bucket(op, lo, hi, n)',
+    `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`,
+  ],
   ['date_bin(stride, source, origin)', 'time_bucket(stride, source, origin)'],
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
   ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
-  ['pg_typeof(x)', `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`],
+  [
+    'pg_typeof(x)',
+    `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`,
+  ],
 ];
 
 /**
@@ -53,30 +75,76 @@ const INT_BIG = ['BIGINT', 'UINTEGER', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 /** Every type an overload list must name: DuckDB prefers an implicit cast to any typed overload over the untyped one. */
 const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
 /** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
-export const refusedAtRun = (what: string, hint: string): string => `error('${`${what} is not supported by fdl-gateway|${hint}`.replace(/'/g, "''")}')`;
+export const refusedAtRun = (what: string, hint: string): string =>
+  `error('${`${what} is not supported by fdl-gateway|${hint}`.replace(/'/g, "''")}')`;
 
 /**
  * A refusal that depends on the value `x` and is typed DECIMAL: a body without `x` would drop the
  * caller's aggregate from the statement, and an untyped NULL would be folded away by the function
  * around it (`round(avg(f)::numeric, 2)` answered a NULL per row instead of refusing).
  */
-const refusedFor = (x: string, refusal: string): string => `CAST(CASE WHEN ${x} IS NULL THEN NULL ELSE ${refusal} END AS DECIMAL(38,0))`;
+const refusedFor = (x: string, refusal: string): string =>
+  `CAST(CASE WHEN ${x} IS NULL THEN NULL ELSE ${refusal} END AS DECIMAL(38,0))`;
 
-const overloads = (name: string, params: (type: string) => string, body: (type: string) => string, types: readonly string[]): Array<[string, string]> =>
-  types.map((t) => [`${name}(${params(t)})`, body(t)]);
+const overloads = (
+  name: string,
+  params: (type: string) => string,
+  body: (type: string) => string,
+  types: readonly string[],
+): Array<[string, string]> => types.map((t) => [`${name}(${params(t)})`, body(t)]);
 
 const TYPED_MACROS: Array<[string, string]> = [
   // sum(int2/int4) is int8, sum(int8) numeric, sum(float4) float4 (DuckDB: HUGEINT, HUGEINT, DOUBLE).
-  ...overloads('_pgsem_sum', (t) => `t ${t}, s`, (t) => (INT_SMALL.includes(t) ? 'CAST(s AS BIGINT)' : INT_BIG.includes(t) ? 'CAST(s AS DECIMAL(38,0))' : t === 'FLOAT' ? 'CAST(s AS FLOAT)' : 's'), NUMERIC_TYPES),
+  ...overloads(
+    '_pgsem_sum',
+    (t) => `t ${t}, s`,
+    (t) =>
+      INT_SMALL.includes(t)
+        ? 'CAST(s AS BIGINT)'
+        : INT_BIG.includes(t)
+          ? 'CAST(s AS DECIMAL(38,0))'
+          : t === 'FLOAT'
+            ? 'CAST(s AS FLOAT)'
+            : 's',
+    NUMERIC_TYPES,
+  ),
   ['_pgsem_sum(t, s)', 's'],
   // round(float8) rounds half to even (rint); round(numeric) half away from zero, as DuckDB's round.
-  ...overloads('_pgsem_round', (t) => `t ${t}, x`, (t) => (t === 'FLOAT' || t === 'DOUBLE' ? 'round_even(CAST(x AS DOUBLE), 0)' : 'round(x)'), NUMERIC_TYPES),
+  ...overloads(
+    '_pgsem_round',
+    (t) => `t ${t}, x`,
+    (t) => (t === 'FLOAT' || t === 'DOUBLE' ? 'round_even(CAST(x AS DOUBLE), 0)' : 'round(x)'),
+    NUMERIC_TYPES,
+  ),
   ['_pgsem_round(t, x)', 'round(x)'],
   // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0.
-  ...overloads('_pgsem_numeric', (t) => `t ${t}, x`, (t) => (t === 'DECIMAL' ? 'x' : t === 'FLOAT' || t === 'DOUBLE'
-    ? refusedFor('x', refusedAtRun('a cast of a float to numeric without precision and scale', 'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.'))
-    : 'CAST(x AS DECIMAL(38,0))'), NUMERIC_TYPES),
-  ['_pgsem_numeric(t, x)', refusedFor('x', refusedAtRun('a cast to numeric without precision and scale of a value that is not a number', 'Give precision and scale: CAST(x AS numeric(38, 6)).'))],
+  ...overloads(
+    '_pgsem_numeric',
+    (t) => `t ${t}, x`,
+    (t) =>
+      t === 'DECIMAL'
+        ? 'x'
+        : t === 'FLOAT' || t === 'DOUBLE'
+          ? refusedFor(
+              'x',
+              refusedAtRun(
+                'a cast of a float to numeric without precision and scale',
+                'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.',
+              ),
+            )
+          : 'CAST(x AS DECIMAL(38,0))',
+    NUMERIC_TYPES,
+  ),
+  [
+    '_pgsem_numeric(t, x)',
+    refusedFor(
+      'x',
+      refusedAtRun(
+        'a cast to numeric without precision and scale of a value that is not a number',
+        'Give precision and scale: CAST(x AS numeric(38, 6)).',
+      ),
+    ),
+  ],
   // date - date is int4 in PostgreSQL (DuckDB: BIGINT).
   ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
@@ -91,45 +159,90 @@ const TYPED_MACROS: Array<[string, string]> = [
  */
 const NUMERIC_DIVISION: Array<[string, string]> = [
   ['_pgsem_p10(n)', `CAST('1' || repeat('0', CAST(n AS INTEGER)) AS HUGEINT)`],
-  ['_pgsem_scale(x)', `CASE WHEN typeof(x) LIKE 'DECIMAL(%' THEN CAST(regexp_extract(typeof(x), ',(\\d+)\\)', 1) AS INTEGER) ELSE 0 END`],
+  [
+    '_pgsem_scale(x)',
+    `CASE WHEN typeof(x) LIKE 'DECIMAL(%' THEN CAST(regexp_extract(typeof(x), ',(\\d+)\\)', 1) AS INTEGER) ELSE 0 END`,
+  ],
   ['_pgsem_unscaled(x)', `CAST(replace(CAST(x AS VARCHAR), '.', '') AS HUGEINT)`],
   // The weight of X·10^-s's leading base-10000 digit, and that digit (0 for zero, as PostgreSQL).
-  ['_pgsem_weight(x, s)', `CASE WHEN x = 0 THEN 0 ELSE CAST(floor((length(CAST(abs(x) AS VARCHAR)) - 1 - s) / 4.0) AS INTEGER) END`],
-  ['_pgsem_first(x, s, w)', `CASE WHEN x = 0 THEN 0 WHEN s + 4 * w >= 0 THEN abs(x) // _pgsem_p10(s + 4 * w) ELSE abs(x) * _pgsem_p10(-(s + 4 * w)) END`],
+  [
+    '_pgsem_weight(x, s)',
+    `CASE WHEN x = 0 THEN 0 ELSE CAST(floor((length(CAST(abs(x) AS VARCHAR)) - 1 - s) / 4.0) AS INTEGER) END`,
+  ],
+  [
+    '_pgsem_first(x, s, w)',
+    `CASE WHEN x = 0 THEN 0 WHEN s + 4 * w >= 0 THEN abs(x) // _pgsem_p10(s + 4 * w) ELSE abs(x) * _pgsem_p10(-(s + 4 * w)) END`,
+  ],
   // |x|·10^sy·10^r / (|y|·10^sx) rounded half away from zero: the digits of the quotient at scale r.
   ['_pgsem_qdigits(n, d)', `CAST(n // d + CASE WHEN 2 * (n % d) >= d THEN 1 ELSE 0 END AS VARCHAR)`],
   // Digits q at scale r, signed, read as DECIMAL(38,20) (DuckDB reads no long mantissa with an exponent).
-  ['_pgsem_decimal(neg, q, r)', `CAST(CASE WHEN neg THEN '-' ELSE '' END || CASE WHEN r = 0 THEN q WHEN length(q) > r THEN left(q, length(q) - r) || '.' || right(q, r) ELSE '0.' || lpad(q, r, '0') END AS DECIMAL(38,20))`],
+  [
+    '_pgsem_decimal(neg, q, r)',
+    `CAST(CASE WHEN neg THEN '-' ELSE '' END || CASE WHEN r = 0 THEN q WHEN length(q) > r THEN left(q, length(q) - r) || '.' || right(q, r) ELSE '0.' || lpad(q, r, '0') END AS DECIMAL(38,20))`,
+  ],
   // Each step binds its values once (a lambda over a one-element list): nested macros would paste the
   // operands into the expression many times over. Lambda names are prefixed: a caller's table alias `v`
   // would otherwise bind `v.x` to its column, outside the aggregate (42803 on `FROM (VALUES …) v(x)`).
-  ['_pgsem_ndiv(a, b)', `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
+  [
+    '_pgsem_ndiv(a, b)',
+    `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
     list_transform([{'x': fdl_pg_v.x, 'sx': fdl_pg_v.sx, 'y': fdl_pg_v.y, 'sy': fdl_pg_v.sy, 'wx': _pgsem_weight(fdl_pg_v.x, fdl_pg_v.sx), 'wy': _pgsem_weight(fdl_pg_v.y, fdl_pg_v.sy)}], fdl_pg_w ->
       list_transform([{'x': fdl_pg_w.x, 'sx': fdl_pg_w.sx, 'y': fdl_pg_w.y, 'sy': fdl_pg_w.sy, 'r': least(greatest(16 - 4 * (fdl_pg_w.wx - fdl_pg_w.wy - CASE WHEN _pgsem_first(fdl_pg_w.x, fdl_pg_w.sx, fdl_pg_w.wx) <= _pgsem_first(fdl_pg_w.y, fdl_pg_w.sy, fdl_pg_w.wy) THEN 1 ELSE 0 END), fdl_pg_w.sx, fdl_pg_w.sy, 0), 20)}], fdl_pg_z ->
-        _pgsem_decimal(sign(fdl_pg_z.x) * sign(fdl_pg_z.y) < 0, _pgsem_qdigits(abs(fdl_pg_z.x) * _pgsem_p10(fdl_pg_z.sy + fdl_pg_z.r), abs(fdl_pg_z.y) * _pgsem_p10(fdl_pg_z.sx)), fdl_pg_z.r))[1])[1])[1]`],
+        _pgsem_decimal(sign(fdl_pg_z.x) * sign(fdl_pg_z.y) < 0, _pgsem_qdigits(abs(fdl_pg_z.x) * _pgsem_p10(fdl_pg_z.sy + fdl_pg_z.r), abs(fdl_pg_z.y) * _pgsem_p10(fdl_pg_z.sx)), fdl_pg_z.r))[1])[1])[1]`,
+  ],
 ];
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
 const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
 /** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
 const DIVISION: Array<[string, string]> = [
-  ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
-    (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? '_pgsem_ndiv(a, b)' : 'a / b'])),
+  ...DIVISION_TYPES.flatMap((ta) =>
+    DIVISION_TYPES.map((tb): [string, string] => [
+      `_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
+      (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
+      ta !== 'FLOAT' &&
+      ta !== 'DOUBLE' &&
+      tb !== 'FLOAT' &&
+      tb !== 'DOUBLE'
+        ? '_pgsem_ndiv(a, b)'
+        : 'a / b',
+    ]),
+  ),
   ...INTERVAL_DIVISION('_pgsem_div'),
   ['_pgsem_div(ta, tb, a, b)', 'a / b'],
   // Per row, exact division costs too much (strings per value): numeric through double precision.
-  ...DIVISION_TYPES.flatMap((ta) => DIVISION_TYPES.map((tb): [string, string] => [`_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
-    (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) && ta !== 'FLOAT' && ta !== 'DOUBLE' && tb !== 'FLOAT' && tb !== 'DOUBLE' ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))' : 'a / b'])),
+  ...DIVISION_TYPES.flatMap((ta) =>
+    DIVISION_TYPES.map((tb): [string, string] => [
+      `_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
+      (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
+      ta !== 'FLOAT' &&
+      ta !== 'DOUBLE' &&
+      tb !== 'FLOAT' &&
+      tb !== 'DOUBLE'
+        ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))'
+        : 'a / b',
+    ]),
+  ),
   ...INTERVAL_DIVISION('_pgsem_rdiv'),
   ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
 ];
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
 const AVG: Array<[string, string]> = [
-  ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'CASE WHEN n = 0 THEN NULL ELSE _pgsem_ndiv(s, n) END']),
+  ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [
+    `_pgsem_avg(t ${t}, a, s, n)`,
+    'CASE WHEN n = 0 THEN NULL ELSE _pgsem_ndiv(s, n) END',
+  ]),
   ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'a']),
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [...TYPED_MACROS, ...NUMERIC_DIVISION, ...DIVISION, ...AVG, ...PG_VALUE_MACROS, ...PG_FLOAT_MACROS,
-  ['_pgsem_upper(s)', ASCII_UPPER('s')], ['_pgsem_lower(s)', ASCII_LOWER('s')]]
-  .map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
+  ...TYPED_MACROS,
+  ...NUMERIC_DIVISION,
+  ...DIVISION,
+  ...AVG,
+  ...PG_VALUE_MACROS,
+  ...PG_FLOAT_MACROS,
+  ['_pgsem_upper(s)', ASCII_UPPER('s')],
+  ['_pgsem_lower(s)', ASCII_LOWER('s')],
+].map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

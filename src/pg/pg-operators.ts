@@ -9,8 +9,11 @@ type Node = Record<string, any>;
 
 const str = (sval: string): Node => ({ String: { sval } });
 const strConst = (s: string): Node => ({ A_Const: { sval: { sval: s } } });
-const call = (name: string, args: Node[]): Node => ({ FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' } });
-const refuse = (what: string, hint: string): SqlError => new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
+const call = (name: string, args: Node[]): Node => ({
+  FuncCall: { funcname: [str(name)], args, funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+const refuse = (what: string, hint: string): SqlError =>
+  new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
 
 /** PostgreSQL array text `{a,b,1}` → its elements (unquoted); undefined when not a plain one. */
 function pathElements(n: Node | undefined): string[] | undefined {
@@ -33,18 +36,32 @@ function pathElements(n: Node | undefined): string[] | undefined {
  */
 export function jsonPathOperator(op: '#>' | '#>>', lexpr: Node, rexpr: Node): Node {
   const path = pathElements(rexpr);
-  if (!path) throw refuse(`the ${op} operator with a path that is not a constant array text`, `Write the path as a literal ('{a,b}'), or use json_extract(j, '$.a.b').`);
-  if (path.length === 0) return op === '#>' ? call('json', [lexpr]) : { TypeCast: { arg: lexpr, typeName: { names: [str('varchar')], typemod: -1 } } };
+  if (!path)
+    throw refuse(
+      `the ${op} operator with a path that is not a constant array text`,
+      `Write the path as a literal ('{a,b}'), or use json_extract(j, '$.a.b').`,
+    );
+  if (path.length === 0)
+    return op === '#>'
+      ? call('json', [lexpr])
+      : { TypeCast: { arg: lexpr, typeName: { names: [str('varchar')], typemod: -1 } } };
   // A negative index counts from the end (PostgreSQL); JSON pointers have none, JSONPath's [#-n] does.
   const spelled = path.some((p) => /^-\d+$/.test(p))
-    ? '$' + path.map((p) => (/^-?\d+$/.test(p) ? (p.startsWith('-') ? `[#${p}]` : `[${p}]`) : `."${p.replace(/(["\\])/g, '\\$1')}"`)).join('')
+    ? '$' +
+      path
+        .map((p) =>
+          /^-?\d+$/.test(p) ? (p.startsWith('-') ? `[#${p}]` : `[${p}]`) : `."${p.replace(/(["\\])/g, '\\$1')}"`,
+        )
+        .join('')
     : '/' + path.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
   return call(op === '#>' ? 'json_extract' : 'json_extract_string', [lexpr, strConst(spelled)]);
 }
 
 const LIKE_ANY: Record<string, { fn: string; negate: boolean }> = {
-  '~~': { fn: 'like_escape', negate: false }, '!~~': { fn: 'like_escape', negate: true },
-  '~~*': { fn: 'ilike_escape', negate: false }, '!~~*': { fn: 'ilike_escape', negate: true },
+  '~~': { fn: 'like_escape', negate: false },
+  '!~~': { fn: 'like_escape', negate: true },
+  '~~*': { fn: 'ilike_escape', negate: false },
+  '!~~*': { fn: 'ilike_escape', negate: true },
 };
 
 /** Whether `x op ANY/ALL (…)` is a LIKE family operator this module translates. */
@@ -59,7 +76,11 @@ export function isLikeAny(op: string): boolean {
  */
 export function likeAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr: Node, rexpr: Node): Node {
   const patterns = rexpr?.A_ArrayExpr?.elements as Node[] | undefined;
-  if (!patterns) throw refuse(`${op === '~~' || op === '!~~' ? 'LIKE' : 'ILIKE'} ${kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL'} over an array that is not ARRAY[…]`, "List the patterns: x ILIKE ANY (ARRAY['a%', 'b%']), or write x ILIKE 'a%' OR x ILIKE 'b%'.");
+  if (!patterns)
+    throw refuse(
+      `${op === '~~' || op === '!~~' ? 'LIKE' : 'ILIKE'} ${kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL'} over an array that is not ARRAY[…]`,
+      "List the patterns: x ILIKE ANY (ARRAY['a%', 'b%']), or write x ILIKE 'a%' OR x ILIKE 'b%'.",
+    );
   const { fn, negate } = LIKE_ANY[op]!;
   const tests = patterns.map((p) => {
     const m = call(fn, [lexpr, p, strConst('\\')]);
@@ -73,7 +94,8 @@ export function likeAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr
 /** `ORDER BY x USING <` is ascending, `USING >` descending (NULLs placed as for ASC/DESC, as PostgreSQL). */
 export function sortUsing(sortBy: Node): Node {
   const op = (sortBy.useOp as Node[] | undefined)?.map((n) => String(n?.String?.sval ?? '')).slice(-1)[0];
-  if (op !== '<' && op !== '>') throw refuse(`ORDER BY … USING ${op ?? ''}`, 'Use ORDER BY … ASC (USING <) or DESC (USING >).');
+  if (op !== '<' && op !== '>')
+    throw refuse(`ORDER BY … USING ${op ?? ''}`, 'Use ORDER BY … ASC (USING <) or DESC (USING >).');
   const { useOp: _drop, ...rest } = sortBy;
   return { ...rest, sortby_dir: op === '<' ? 'SORTBY_ASC' : 'SORTBY_DESC' };
 }

@@ -11,11 +11,16 @@ type Node = Record<string, any>;
 const str = (sval: string): Node => ({ String: { sval } });
 /** A `_pgsem_` macro of the compat catalog; `tags` are read for their types only. */
 const sem = (fn: string, tags: Node[], args: Node[]): Node => ({
-  FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args: [...tags, ...args], funcformat: 'COERCE_EXPLICIT_CALL' },
+  FuncCall: {
+    funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str),
+    args: [...tags, ...args],
+    funcformat: 'COERCE_EXPLICIT_CALL',
+  },
 });
 
 /** Aggregates whose result type a tag cannot stand in for: an expression holding one is left to DuckDB. */
-const OTHER_AGGREGATES = /^(?:stddev\w*|var\w*|percentile_\w+|mode|string_agg|array_agg|jsonb?_agg|bool_\w+|every|bit_\w+|corr|covar_\w+|regr_\w+|first|last|any_value|arg_\w+|median|list|listagg|group_concat|product|approx_\w+|grouping)$/;
+const OTHER_AGGREGATES =
+  /^(?:stddev\w*|var\w*|percentile_\w+|mode|string_agg|array_agg|jsonb?_agg|bool_\w+|every|bit_\w+|corr|covar_\w+|regr_\w+|first|last|any_value|arg_\w+|median|list|listagg|group_concat|product|approx_\w+|grouping)$/;
 
 /**
  * A tag: an expression of the same DuckDB type as `n` but without aggregates (DuckDB cannot bind an
@@ -37,14 +42,33 @@ export function tagOf(n: unknown): any {
     const name = String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval);
     if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
     const args = (fc.args ?? []) as Node[];
-    const typedNull = (type: string): Node => ({ TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str(type)], typemod: -1 } } });
+    const typedNull = (type: string): Node => ({
+      TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str(type)], typemod: -1 } },
+    });
     if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedNull('bigint');
     if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedNull('double');
     const inner = args.length >= 1 ? tagOf(args[0]) : undefined;
-    if (['min', 'max', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'].includes(name) && args.length >= 1) return inner;
+    if (['min', 'max', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'].includes(name) && args.length >= 1)
+      return inner;
     if (fc.over && !['sum', 'avg'].includes(name)) return undefined;
     if (name === 'sum' && args.length === 1) return inner === undefined ? undefined : sem('sum', [inner], [inner]);
-    if (name === 'avg' && args.length === 1) return inner === undefined ? undefined : sem('avg', [inner], [inner, inner, { TypeCast: { arg: { A_Const: { ival: { ival: 1 } } }, typeName: { names: [str('bigint')], typemod: -1 } } }]);
+    if (name === 'avg' && args.length === 1)
+      return inner === undefined
+        ? undefined
+        : sem(
+            'avg',
+            [inner],
+            [
+              inner,
+              inner,
+              {
+                TypeCast: {
+                  arg: { A_Const: { ival: { ival: 1 } } },
+                  typeName: { names: [str('bigint')], typemod: -1 },
+                },
+              },
+            ],
+          );
     if (fc.agg_star || fc.agg_order || fc.agg_distinct || fc.agg_filter) return undefined;
   }
   const out: Node = {};
@@ -84,7 +108,11 @@ export function numericOf(arg: Node): Node | undefined {
 export function dateLike(n: Node | undefined): boolean {
   if (!n) return false;
   const tc = n.TypeCast as Node | undefined;
-  if (tc) return String((tc.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval) === 'date' && !(tc.typeName?.arrayBounds?.length);
+  if (tc)
+    return (
+      String((tc.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval) === 'date' &&
+      !tc.typeName?.arrayBounds?.length
+    );
   if (n.SQLValueFunction?.op === 'SVFOP_CURRENT_DATE') return true;
   const fn = (n.FuncCall?.funcname as Node[] | undefined)?.map((p) => String(p?.String?.sval)).slice(-1)[0];
   return fn === 'make_date';
@@ -100,7 +128,9 @@ export function dateMinus(l: Node, r: Node): Node | undefined {
  * INTEGER NULL. An array on the other side keeps DuckDB's answer.
  */
 export function concatWithNull(expr: Node, l: Node, r: Node): Node | undefined {
-  const isNull = (n: Node) => n?.A_Const?.isnull === true || (n?.TypeCast?.arg?.A_Const?.isnull === true && !n.TypeCast.typeName?.arrayBounds?.length);
+  const isNull = (n: Node) =>
+    n?.A_Const?.isnull === true ||
+    (n?.TypeCast?.arg?.A_Const?.isnull === true && !n.TypeCast.typeName?.arrayBounds?.length);
   const other = isNull(l) ? r : isNull(r) ? l : undefined;
   if (!other || other.A_ArrayExpr || other.TypeCast?.typeName?.arrayBounds?.length || other.ArrayExpr) return undefined;
   return { TypeCast: { arg: expr, typeName: { names: [str('varchar')], typemod: -1 } } };
@@ -150,15 +180,26 @@ function constantNumeric(n: Node | undefined): { value: bigint; scale: number; n
   const cast = node?.TypeCast as Node | undefined;
   if (cast) {
     const type = String((cast.typeName?.names as Node[]).slice(-1)[0]?.String?.sval);
-    if ((type !== 'numeric' && type !== 'decimal') || cast.typeName?.typmods || cast.typeName?.arrayBounds) return undefined;
+    if ((type !== 'numeric' && type !== 'decimal') || cast.typeName?.typmods || cast.typeName?.arrayBounds)
+      return undefined;
     numeric = true;
     node = cast.arg;
   }
   const c = node?.A_Const as Node | undefined;
-  const text = c?.ival ? String(c.ival.ival ?? 0) : c?.fval ? String(c.fval.fval) : numeric && typeof c?.sval?.sval === 'string' ? c.sval.sval.trim() : undefined;
+  const text = c?.ival
+    ? String(c.ival.ival ?? 0)
+    : c?.fval
+      ? String(c.fval.fval)
+      : numeric && typeof c?.sval?.sval === 'string'
+        ? c.sval.sval.trim()
+        : undefined;
   if (text === undefined || !/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
   const [whole = '', frac = ''] = text.replace(/^[+-]/, '').split('.');
-  return { value: BigInt((text.startsWith('-') ? '-' : '') + (whole + frac || '0')), scale: frac.length, numeric: numeric || text.includes('.') };
+  return {
+    value: BigInt((text.startsWith('-') ? '-' : '') + (whole + frac || '0')),
+    scale: frac.length,
+    numeric: numeric || text.includes('.'),
+  };
 }
 
 const p10 = (n: number): bigint => 10n ** BigInt(n);
@@ -188,9 +229,18 @@ export function constantDivision(l: Node, r: Node): Node | undefined {
   const q = n / d + (2n * (n % d) >= d ? 1n : 0n);
   const digits = q.toString().padStart(rscale + 1, '0');
   if (digits.length > 38) return undefined; // beyond DuckDB's DECIMAL: left to DuckDB (documented)
-  const negative = (a.value < 0n) !== (b.value < 0n) && q !== 0n;
+  const negative = a.value < 0n !== b.value < 0n && q !== 0n;
   const text = `${negative ? '-' : ''}${rscale ? `${digits.slice(0, -rscale)}.${digits.slice(-rscale)}` : digits}`;
-  return { TypeCast: { arg: { A_Const: { sval: { sval: text } } }, typeName: { names: [str('decimal')], typemod: -1, typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: rscale } } }] } } };
+  return {
+    TypeCast: {
+      arg: { A_Const: { sval: { sval: text } } },
+      typeName: {
+        names: [str('decimal')],
+        typemod: -1,
+        typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: rscale } } }],
+      },
+    },
+  };
 }
 
 /** `x::text`: a float printed as PostgreSQL's float8out/float4out does; any other type as DuckDB casts it. */
@@ -206,11 +256,35 @@ export function textOf(arg: Node): Node | undefined {
 export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => Node): Node | undefined {
   const cast = args?.[0]?.TypeCast as Node | undefined;
   const type = String((cast?.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval);
-  if (!cast || (type !== 'numeric' && type !== 'decimal') || cast.typeName.typmods || cast.typeName.arrayBounds?.length || cast.arg?.A_Const || cast.arg?.ParamRef) return undefined;
-  const places = args!.length === 1 ? 0 : args![1]?.A_Const?.ival !== undefined ? Number(args![1].A_Const.ival.ival ?? 0) : undefined;
+  if (
+    !cast ||
+    (type !== 'numeric' && type !== 'decimal') ||
+    cast.typeName.typmods ||
+    cast.typeName.arrayBounds?.length ||
+    cast.arg?.A_Const ||
+    cast.arg?.ParamRef
+  )
+    return undefined;
+  const places =
+    args!.length === 1
+      ? 0
+      : args![1]?.A_Const?.ival !== undefined
+        ? Number(args![1].A_Const.ival.ival ?? 0)
+        : undefined;
   if (args!.length > 2 || places === undefined || places < -20 || places > 13) return undefined;
   const x = walked(cast.arg);
   const n = { A_Const: { ival: { ival: places } } };
   const rounded = dispatch('fround', [x], [x, n]);
-  return rounded && { TypeCast: { arg: rounded, typeName: { names: [str('decimal')], typemod: -1, typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: Math.max(places, 0) } } }] } } };
+  return (
+    rounded && {
+      TypeCast: {
+        arg: rounded,
+        typeName: {
+          names: [str('decimal')],
+          typemod: -1,
+          typmods: [{ A_Const: { ival: { ival: 38 } } }, { A_Const: { ival: { ival: Math.max(places, 0) } } }],
+        },
+      },
+    }
+  );
 }

@@ -7,7 +7,20 @@
 
 /** The date/time types a tag can have; a typed overload list names them all (DuckDB casts VARCHAR to DATE implicitly). */
 const TEMPORAL = ['DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'VARCHAR', 'INTERVAL', 'TIME'];
-const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'];
+const NUMBERS = [
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'DECIMAL',
+  'FLOAT',
+  'DOUBLE',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+];
 
 /** Microseconds of a value's seconds field (seconds × 10⁶ + fraction), as DuckDB's microsecond(). */
 const usec = 'CAST(microsecond(x) AS DECIMAL(38,0))';
@@ -37,12 +50,22 @@ const JSON_KEYS = `CASE json_type(x) WHEN 'OBJECT' THEN json_keys(x)
 
 export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   // A date argument of date_trunc and generate_series is read as timestamptz (PostgreSQL's preferred type).
-  ...[...TEMPORAL, ...NUMBERS].map((t): [string, string] => [`_pgsem_tstz(t ${t}, x)`, t === 'DATE' ? 'CAST(x AS TIMESTAMP WITH TIME ZONE)' : 'x']),
+  ...[...TEMPORAL, ...NUMBERS].map((t): [string, string] => [
+    `_pgsem_tstz(t ${t}, x)`,
+    t === 'DATE' ? 'CAST(x AS TIMESTAMP WITH TIME ZONE)' : 'x',
+  ]),
   ['_pgsem_tstz(t, x)', 'x'],
   // extract(epoch …): numeric, scale 0 for a date, 6 otherwise.
-  ...TEMPORAL.map((t): [string, string] => [`_pgsem_epoch(t ${t}, x)`, t === 'DATE' ? 'CAST(epoch_us(CAST(x AS TIMESTAMP)) // 1000000 AS DECIMAL(38,0))'
-    : t === 'INTERVAL' ? `CAST(${intervalEpochUs} * 0.000001 AS DECIMAL(38,6))` : t === 'TIME' ? `CAST(CAST(epoch_us(CAST('1970-01-01' AS DATE) + x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))`
-    : 'CAST(CAST(epoch_us(x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))']),
+  ...TEMPORAL.map((t): [string, string] => [
+    `_pgsem_epoch(t ${t}, x)`,
+    t === 'DATE'
+      ? 'CAST(epoch_us(CAST(x AS TIMESTAMP)) // 1000000 AS DECIMAL(38,0))'
+      : t === 'INTERVAL'
+        ? `CAST(${intervalEpochUs} * 0.000001 AS DECIMAL(38,6))`
+        : t === 'TIME'
+          ? `CAST(CAST(epoch_us(CAST('1970-01-01' AS DATE) + x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))`
+          : 'CAST(CAST(epoch_us(x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))',
+  ]),
   ['_pgsem_epoch(t, x)', 'CAST(CAST(epoch_us(x) AS DECIMAL(38,0)) * 0.000001 AS DECIMAL(38,6))'],
   // extract(second / milliseconds / microseconds …): numeric at scale 6 / 3 / 0.
   ['_pgsem_seconds(x)', `CAST(${usec} * 0.000001 AS DECIMAL(38,6))`],

@@ -23,7 +23,12 @@ const NUMBER = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|FLOAT|DOUBLE|DECIMAL(\
 
 /** DuckDB's stand-in result of a statement it could not bind before parameter values. */
 function isPlaceholder(duck: DuckDBPreparedStatement): boolean {
-  return duck.parameterCount > 0 && duck.columnCount === 1 && duck.columnName(0) === 'unknown' && duck.columnTypeId(0) === DuckDBTypeId.INVALID;
+  return (
+    duck.parameterCount > 0 &&
+    duck.columnCount === 1 &&
+    duck.columnName(0) === 'unknown' &&
+    duck.columnTypeId(0) === DuckDBTypeId.INVALID
+  );
 }
 
 /**
@@ -37,7 +42,8 @@ function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
   const names: string[] = [];
   const types: (DuckDBType | null)[] = [];
   const count = duck.columnCount;
-  if (count > MAX_RESULT_COLUMNS) throw new SqlError(SQLSTATE.tooManyColumns, `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
+  if (count > MAX_RESULT_COLUMNS)
+    throw new SqlError(SQLSTATE.tooManyColumns, `target lists can have at most ${MAX_RESULT_COLUMNS} entries`);
   for (let i = 0; i < count; i++) {
     names.push(duck.columnName(i));
     types.push(duck.columnTypeId(i) === DuckDBTypeId.INVALID ? null : duck.columnType(i));
@@ -82,6 +88,10 @@ export async function resultShape(
   }
   // DuckDB's own columns, described again from the running result for portals.
   if (!placeholder) return shapeOf(duck, true);
-  throw new SqlError(SQLSTATE.indeterminateDatatype, 'could not determine the result columns of this statement before its parameters are bound', undefined,
-    'Cast the parameters to their types, or inline the values.');
+  throw new SqlError(
+    SQLSTATE.indeterminateDatatype,
+    'could not determine the result columns of this statement before its parameters are bound',
+    undefined,
+    'Cast the parameters to their types, or inline the values.',
+  );
 }

@@ -2,46 +2,92 @@
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
-import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, parseDateCall, regexpMatchesRefused, toCharCall, toNumberCall, unnestSrf } from './pg-calls.js';
+import {
+  codecCall,
+  formatCall,
+  jsonAggCall,
+  LIST_SRF_IN_SELECT,
+  parseDateCall,
+  regexpMatchesRefused,
+  toCharCall,
+  toNumberCall,
+  unnestSrf,
+} from './pg-calls.js';
 import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
 const RENAMED: Record<string, string> = {
-  json_build_object: 'json_object', jsonb_build_object: 'json_object', current_database: 'pg_current_database', btrim: 'trim',
+  json_build_object: 'json_object',
+  jsonb_build_object: 'json_object',
+  current_database: 'pg_current_database',
+  btrim: 'trim',
 };
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
-  const rounded = !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
-    ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node) : undefined;
-  if (rounded) { ctx.changed = true; return rounded; }
+  const rounded =
+    !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
+      ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node)
+      : undefined;
+  if (rounded) {
+    ctx.changed = true;
+    return rounded;
+  }
   const args = walk(fc.args, ctx, false) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
-  for (const k of ['agg_order', 'agg_filter', 'over'] as const) if (fc[k] !== undefined) out[k] = walk(fc[k], ctx, false);
-  const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
+  for (const k of ['agg_order', 'agg_filter', 'over'] as const)
+    if (fc[k] !== undefined) out[k] = walk(fc[k], ctx, false);
+  const pgName =
+    parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   if (pgName === 'format' && args && args.length > 0 && !fc.agg_star) {
     ctx.changed = true;
     return formatCall(args, compat);
   }
-  if (pgName === 'to_char' && args) { ctx.changed = true; return toCharCall(args); }
-  if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) { ctx.changed = true; return parseDateCall(pgName, args); }
-  if (pgName === 'to_number' && args?.length === 2) { ctx.changed = true; return toNumberCall(args); }
+  if (pgName === 'to_char' && args) {
+    ctx.changed = true;
+    return toCharCall(args);
+  }
+  if ((pgName === 'to_date' || pgName === 'to_timestamp') && args?.length === 2) {
+    ctx.changed = true;
+    return parseDateCall(pgName, args);
+  }
+  if (pgName === 'to_number' && args?.length === 2) {
+    ctx.changed = true;
+    return toNumberCall(args);
+  }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
-  if (result) { ctx.changed = true; return result; }
+  if (result) {
+    ctx.changed = true;
+    return result;
+  }
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
-  if (pgName === 'current_setting' && args?.length === 1 && !inFrom) { ctx.changed = true; return settingOrError(plain, args[0]!); }
+  if (pgName === 'current_setting' && args?.length === 1 && !inFrom) {
+    ctx.changed = true;
+    return settingOrError(plain, args[0]!);
+  }
   const int4 = pgName && !inFrom && plain.FuncCall ? int4Result(pgName, plain.FuncCall) : undefined;
-  if (int4) { ctx.changed = true; return int4; }
+  if (int4) {
+    ctx.changed = true;
+    return int4;
+  }
   return plain;
 }
 
 /** PostgreSQL's result types and argument readings for calls DuckDB has under the same name. */
-function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node | undefined {
-  if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX') return extractNumeric(out, args);
+function pgCall(
+  pgName: string | undefined,
+  fc: Node,
+  out: Node,
+  args: Node[] | undefined,
+  ctx: Ctx,
+  inFrom: boolean,
+): Node | undefined {
+  if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
+    return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
   if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
@@ -49,35 +95,57 @@ function pgCall(pgName: string | undefined, fc: Node, out: Node, args: Node[] | 
     return { FuncCall: { ...out, funcname: [str(pgName)] } };
   }
   // generate_series over dates (or untyped strings) with an interval step: timestamptz, as PostgreSQL resolves it.
-  const numeric = (n: Node | undefined) => n?.A_Const?.ival !== undefined || n?.A_Const?.fval !== undefined || (n?.A_Const && Object.keys(n.A_Const).length === 0);
+  const numeric = (n: Node | undefined) =>
+    n?.A_Const?.ival !== undefined ||
+    n?.A_Const?.fval !== undefined ||
+    (n?.A_Const && Object.keys(n.A_Const).length === 0);
   if (pgName === 'generate_series' && args?.length === 3 && !numeric(args[0]) && !numeric(args[2])) {
     out.args = [asTimestamptz(args[0]!), asTimestamptz(args[1]!), args[2]!];
-    return LIST_SRF_IN_SELECT.has(pgName) && !inFrom ? unnestSrf({ ...out, funcname: [str(pgName)] }) : { FuncCall: { ...out, funcname: [str(pgName)] } };
+    return LIST_SRF_IN_SELECT.has(pgName) && !inFrom
+      ? unnestSrf({ ...out, funcname: [str(pgName)] })
+      : { FuncCall: { ...out, funcname: [str(pgName)] } };
   }
   return undefined;
 }
 
 /** Renamed and compat-catalog calls, and the ones PostgreSQL means differently by name. */
 function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefined, ctx: Ctx, inFrom: boolean): Node {
-  const pgName = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
+  const pgName =
+    parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   // The typed forms call DuckDB's own aggregate by its bare name (`pg_catalog.sum(x)` would read as a method on a column).
-  const typed = pgName === 'sum' && args?.length === 1 && !fc.agg_star ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
-    : pgName === 'round' && args?.length === 1 ? roundCall(args[0]!)
-    : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star ? avgCall(out, args[0]!) : undefined;
-  if (typed) { ctx.changed = true; return typed; }
-  if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) { ctx.changed = true; return codecCall(pgName, args); }
-  if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) { ctx.changed = true; return jsonAggCall(fc, args); }
+  const typed =
+    pgName === 'sum' && args?.length === 1 && !fc.agg_star
+      ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
+      : pgName === 'round' && args?.length === 1
+        ? roundCall(args[0]!)
+        : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star
+          ? avgCall(out, args[0]!)
+          : undefined;
+  if (typed) {
+    ctx.changed = true;
+    return typed;
+  }
+  if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) {
+    ctx.changed = true;
+    return codecCall(pgName, args);
+  }
+  if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
+    ctx.changed = true;
+    return jsonAggCall(fc, args);
+  }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
     return unnestSrf({ ...out, funcname: [str(pgName)] });
   }
   // EXTRACT(… FROM …), POSITION(… IN …), … parse as pg_catalog calls in SQL syntax: kept, so the
   // deparse spells them as written (DuckDB reads that syntax; `extract(...)` as a call it has not).
-  if (parts.length === 2 && parts[0] === 'pg_catalog' && fc.funcformat === 'COERCE_SQL_SYNTAX') return { FuncCall: out };
+  if (parts.length === 2 && parts[0] === 'pg_catalog' && fc.funcformat === 'COERCE_SQL_SYNTAX')
+    return { FuncCall: out };
   if (parts.length === 2 && (parts[0] === 'pg_catalog' || parts[0] === 'information_schema')) {
     ctx.changed = true;
     const base = RENAMED[parts[1]!] ?? parts[1]!;
-    if (parts[0] === 'information_schema' && base === '_pg_expandarray') out.funcname = [COMPAT_DB, PGCAT, base].map(str);
+    if (parts[0] === 'information_schema' && base === '_pg_expandarray')
+      out.funcname = [COMPAT_DB, PGCAT, base].map(str);
     else if (hasCompat(base, args)) out.funcname = [COMPAT_DB, PGCAT, base].map(str);
     else out.funcname = [str(base)];
   } else if (parts.length === 1) {

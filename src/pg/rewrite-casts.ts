@@ -8,14 +8,32 @@ import { walk } from './rewrite-walk.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
 const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
-  oid: [26, 1028], regclass: [2205, 2210], regtype: [2206, 2211], regproc: [24, 1008], regprocedure: [2202, 2207],
-  regnamespace: [4089, 4090], regrole: [4096, 4097],
+  oid: [26, 1028],
+  regclass: [2205, 2210],
+  regtype: [2206, 2211],
+  regproc: [24, 1008],
+  regprocedure: [2202, 2207],
+  regnamespace: [4089, 4090],
+  regrole: [4096, 4097],
 };
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
-  oid: 'bigint', xid: 'bigint', cid: 'bigint', xid8: 'bigint', regoper: 'bigint', regoperator: 'bigint', regconfig: 'bigint',
-  name: 'varchar', char: 'varchar', bpchar: 'varchar', text: 'varchar', pg_node_tree: 'varchar', aclitem: 'varchar',
-  jsonb: 'json', int2vector: 'smallint[]', oidvector: 'bigint[]',
+  oid: 'bigint',
+  xid: 'bigint',
+  cid: 'bigint',
+  xid8: 'bigint',
+  regoper: 'bigint',
+  regoperator: 'bigint',
+  regconfig: 'bigint',
+  name: 'varchar',
+  char: 'varchar',
+  bpchar: 'varchar',
+  text: 'varchar',
+  pg_node_tree: 'varchar',
+  aclitem: 'varchar',
+  jsonb: 'json',
+  int2vector: 'smallint[]',
+  oidvector: 'bigint[]',
 };
 
 export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
@@ -36,12 +54,20 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   }
   if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
-    const read = isIntegerType(type) ? integerInput(type, sval) : type === 'bool' || type === 'boolean' ? booleanInput(sval)
-      : type === 'timestamptz' ? timestamptzInput(sval) : undefined;
+    const read = isIntegerType(type)
+      ? integerInput(type, sval)
+      : type === 'bool' || type === 'boolean'
+        ? booleanInput(sval)
+        : type === 'timestamptz'
+          ? timestamptzInput(sval)
+          : undefined;
     if (type === 'jsonb') {
       // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
       const normal = jsonbText(sval);
-      if (normal !== sval) { ctx.changed = true; arg = strConst(normal); }
+      if (normal !== sval) {
+        ctx.changed = true;
+        arg = strConst(normal);
+      }
     }
     if (read && read.A_Const.sval.sval !== sval) {
       ctx.changed = true;
@@ -50,15 +76,31 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   }
   if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
     const exact = numericCast(tc, arg);
-    if (exact) { ctx.changed = true; return exact; }
+    if (exact) {
+      ctx.changed = true;
+      return exact;
+    }
     // A parameter keeps DuckDB's typing (param-types.ts); any other value keeps its own scale.
     const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
-    if (kept) { ctx.changed = true; return kept; }
+    if (kept) {
+      ctx.changed = true;
+      return kept;
+    }
   }
-  if ((type === 'text' || type === 'varchar') && !isArray && !tn.typmods && tc.arg && !tc.arg.A_Const && !tc.arg.ParamRef) {
+  if (
+    (type === 'text' || type === 'varchar') &&
+    !isArray &&
+    !tn.typmods &&
+    tc.arg &&
+    !tc.arg.A_Const &&
+    !tc.arg.ParamRef
+  ) {
     // A float shown as text: PostgreSQL's digits (`100`, `1e+20`), not DuckDB's (`100.0`).
     const text = textOf(arg);
-    if (text) { ctx.changed = true; return text; }
+    if (text) {
+      ctx.changed = true;
+      return text;
+    }
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {
@@ -75,7 +117,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // An oid column is already the oid: only text needs a lookup, which fails for an unknown name
     // with PostgreSQL's error (to_regclass and relatives return NULL instead).
     const isOid = arg.ColumnRef !== undefined || arg.A_Const?.ival !== undefined;
-    const oid = isOid ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } } : compat(`_${kind}_in`, [arg]);
+    const oid = isOid
+      ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } }
+      : compat(`_${kind}_in`, [arg]);
     return display ? compat(`_${kind}_name`, [oid]) : oid;
   }
   let typeName = tn;
@@ -84,9 +128,35 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   const mapped = TYPE_MAP[type];
   if (mapped) {
     const [base, arr] = mapped.endsWith('[]') ? [mapped.slice(0, -2), true] : [mapped, false];
-    typeName = { ...tn, names: [str(base)], typmods: undefined, arrayBounds: arr || isArray ? [{ Integer: { ival: -1 } }] : undefined };
+    typeName = {
+      ...tn,
+      names: [str(base)],
+      typmods: undefined,
+      arrayBounds: arr || isArray ? [{ Integer: { ival: -1 } }] : undefined,
+    };
     ctx.changed = true;
-  } else if (parts.length === 2 && parts[0] === 'pg_catalog' && !['int2', 'int4', 'int8', 'float4', 'float8', 'bool', 'numeric', 'timestamptz', 'timestamp', 'date', 'time', 'timetz', 'interval', 'varchar', 'bit', 'varbit'].includes(type)) {
+  } else if (
+    parts.length === 2 &&
+    parts[0] === 'pg_catalog' &&
+    ![
+      'int2',
+      'int4',
+      'int8',
+      'float4',
+      'float8',
+      'bool',
+      'numeric',
+      'timestamptz',
+      'timestamp',
+      'date',
+      'time',
+      'timetz',
+      'interval',
+      'varchar',
+      'bit',
+      'varbit',
+    ].includes(type)
+  ) {
     typeName = { ...tn, names: [str(type)] };
     ctx.changed = true;
   }

@@ -9,14 +9,22 @@ const CATALOG_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, string>> = new Ma
 ]);
 
 /** See RewriteResult.columnTypes: the select list of one SELECT, read before rewriting. */
-export function catalogColumnTypes(tree: { stmts?: unknown[] }, ctes: ReadonlySet<string>): (string | undefined)[] | undefined {
+export function catalogColumnTypes(
+  tree: { stmts?: unknown[] },
+  ctes: ReadonlySet<string>,
+): (string | undefined)[] | undefined {
   if (tree.stmts?.length !== 1) return undefined;
   const select = (tree.stmts[0] as Node).stmt?.SelectStmt as Node | undefined;
   if (!select?.targetList || (select.op && select.op !== 'SETOP_NONE')) return undefined;
   const rels = new Map<string, string>(); // name columns are qualified by → catalog relation
   const from = (n: Node): void => {
     const rv = n?.RangeVar as Node | undefined;
-    if (rv && !rv.catalogname && (rv.schemaname === 'pg_catalog' || (!rv.schemaname && !ctes.has(rv.relname))) && CATALOG_COLUMNS.has(rv.relname)) {
+    if (
+      rv &&
+      !rv.catalogname &&
+      (rv.schemaname === 'pg_catalog' || (!rv.schemaname && !ctes.has(rv.relname))) &&
+      CATALOG_COLUMNS.has(rv.relname)
+    ) {
       rels.set(rv.alias?.aliasname ?? rv.relname, rv.relname);
     } else if (n?.JoinExpr) {
       from(n.JoinExpr.larg);
@@ -34,14 +42,22 @@ export function catalogColumnTypes(tree: { stmts?: unknown[] }, ctes: ReadonlySe
   const out: (string | undefined)[] = [];
   for (const t of select.targetList as Node[]) {
     const reg = regCast(t);
-    if (reg) { out.push(reg); continue; }
+    if (reg) {
+      out.push(reg);
+      continue;
+    }
     const fields = t.ResTarget?.val?.ColumnRef?.fields as Node[] | undefined;
     if (fields?.some((f) => 'A_Star' in f)) return undefined; // positions unknown after expansion
     const parts = names(fields);
-    if (!fields || parts.length > 2) { out.push(undefined); continue; }
+    if (!fields || parts.length > 2) {
+      out.push(undefined);
+      continue;
+    }
     const column = parts[parts.length - 1]!;
     const candidates = parts.length === 2 ? [rels.get(parts[0]!)] : [...rels.values()];
-    const found = candidates.flatMap((rel) => (rel && CATALOG_COLUMNS.get(rel)?.has(column) ? [CATALOG_COLUMNS.get(rel)!.get(column)!] : []));
+    const found = candidates.flatMap((rel) =>
+      rel && CATALOG_COLUMNS.get(rel)?.has(column) ? [CATALOG_COLUMNS.get(rel)!.get(column)!] : [],
+    );
     out.push(found.length === 1 ? found[0] : undefined);
   }
   return out;

@@ -1,5 +1,13 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
-import { aggregateDivision, rowDivision, concatWithNull, constantDivision, dateLike, dateMinus, hasAggregate } from './pg-result-types.js';
+import {
+  aggregateDivision,
+  rowDivision,
+  concatWithNull,
+  constantDivision,
+  dateLike,
+  dateMinus,
+  hasAggregate,
+} from './pg-result-types.js';
 import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
@@ -7,11 +15,16 @@ import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } 
 import { walk } from './rewrite-walk.js';
 
 const REGEX_OPS: Record<string, { negate: boolean; flags?: string }> = {
-  '~': { negate: false }, '~*': { negate: false, flags: 'i' }, '!~': { negate: true }, '!~*': { negate: true, flags: 'i' },
+  '~': { negate: false },
+  '~*': { negate: false, flags: 'i' },
+  '!~': { negate: true },
+  '!~*': { negate: true, flags: 'i' },
 };
 const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
-  '~~': { negate: false, fn: 'like_escape' }, '!~~': { negate: true, fn: 'like_escape' },
-  '~~*': { negate: false, fn: 'ilike_escape' }, '!~~*': { negate: true, fn: 'ilike_escape' },
+  '~~': { negate: false, fn: 'like_escape' },
+  '!~~': { negate: true, fn: 'like_escape' },
+  '~~*': { negate: false, fn: 'ilike_escape' },
+  '!~~*': { negate: true, fn: 'ilike_escape' },
 };
 
 export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
@@ -26,17 +39,35 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');
   }
-  const minus = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr)) ? dateMinus(lexpr, rexpr) : undefined;
-  if (minus) { ctx.changed = true; return minus; }
+  const minus =
+    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr))
+      ? dateMinus(lexpr, rexpr)
+      : undefined;
+  if (minus) {
+    ctx.changed = true;
+    return minus;
+  }
   const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
-  if (symmetric) { ctx.changed = true; return symmetric; }
+  if (symmetric) {
+    ctx.changed = true;
+    return symmetric;
+  }
   const jsonKey = e.kind === 'AEXPR_OP' && e.lexpr ? jsonKeyOperator(op, lexpr, rexpr) : undefined;
-  if (jsonKey) { ctx.changed = true; return jsonKey; }
+  if (jsonKey) {
+    ctx.changed = true;
+    return jsonKey;
+  }
   const listed = e.kind === 'AEXPR_OP' && op === '||' && e.lexpr ? arrayConcat(lexpr, rexpr) : undefined;
-  if (listed) { ctx.changed = true; return listed; }
+  if (listed) {
+    ctx.changed = true;
+    return listed;
+  }
   if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr) {
     const typed = concatWithNull({ A_Expr: { ...e, lexpr, rexpr } }, lexpr, rexpr);
-    if (typed) { ctx.changed = true; return typed; }
+    if (typed) {
+      ctx.changed = true;
+      return typed;
+    }
   }
   if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
     ctx.changed = true;
@@ -44,13 +75,24 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
   }
   if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
     const folded = constantDivision(e.lexpr, e.rexpr);
-    if (folded) { ctx.changed = true; return folded; }
+    if (folded) {
+      ctx.changed = true;
+      return folded;
+    }
   }
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
-    const typed = op !== '/' ? undefined : hasAggregate(e.lexpr) || hasAggregate(e.rexpr) ? aggregateDivision(lexpr, guarded) : rowDivision(lexpr, guarded);
-    if (typed) { ctx.changed = true; return typed; }
+    const typed =
+      op !== '/'
+        ? undefined
+        : hasAggregate(e.lexpr) || hasAggregate(e.rexpr)
+          ? aggregateDivision(lexpr, guarded)
+          : rowDivision(lexpr, guarded);
+    if (typed) {
+      ctx.changed = true;
+      return typed;
+    }
     return { A_Expr: { ...e, lexpr, rexpr: guarded } };
   }
   // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
@@ -62,7 +104,13 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     return negate ? not(m) : m;
   }
   const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
-  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && escaped && names(escaped.funcname).slice(-1)[0] === 'like_escape' && (escaped.args as Node[] | undefined)?.length === 2) {
+  if (
+    (e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') &&
+    LIKE_OPS[op] &&
+    escaped &&
+    names(escaped.funcname).slice(-1)[0] === 'like_escape' &&
+    (escaped.args as Node[] | undefined)?.length === 2
+  ) {
     // `x LIKE p ESCAPE e` parses as x ~~ like_escape(p, e): DuckDB's like_escape takes all three.
     const { negate, fn } = LIKE_OPS[op]!;
     ctx.changed = true;

@@ -39,7 +39,8 @@ const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
  */
-const PG_COLLATE = /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][aA][lL][oO][gG]"?\s*\.\s*)?"(?:default|C|POSIX)"/;
+const PG_COLLATE =
+  /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][aA][lL][oO][gG]"?\s*\.\s*)?"(?:default|C|POSIX)"/;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
@@ -55,5 +56,6 @@ export function needsPgRewrite(sql: string): boolean {
 function precheckText(sql: string): string {
   if (!/['$]|--|\/\*/.test(sql)) return sql;
   return mapSegments(sql, (kind, text) =>
-    kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text);
+    kind === 'comment' ? ' ' : kind === 'dollar' || (kind === 'string' && !/^'\{[^']*\}'$/.test(text)) ? "''" : text,
+  );
 }

@@ -10,21 +10,53 @@ import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
-import { call, compat, DUCKDB_RESERVED_ALIASES, INFOSCHEMA, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
+import {
+  call,
+  compat,
+  DUCKDB_RESERVED_ALIASES,
+  INFOSCHEMA,
+  names,
+  PGCAT,
+  str,
+  type Ctx,
+  type Node,
+} from './rewrite-nodes.js';
 import { funcCall } from './rewrite-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { aExpr } from './rewrite-operators.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
-const SINGLE_COLUMN_SRF = new Set(['unnest', 'generate_series', 'generate_subscripts', 'regexp_split_to_table', 'string_to_table']);
+const SINGLE_COLUMN_SRF = new Set([
+  'unnest',
+  'generate_series',
+  'generate_subscripts',
+  'regexp_split_to_table',
+  'string_to_table',
+]);
 /** Other functions that are table functions in DuckDB or the compat catalog; any other FROM function is scalar. */
-const TABLE_FUNCTIONS = new Set([...ABSENT_FEATURE_TABLE_FUNCTIONS, 'pg_get_keywords', 'pg_partition_ancestors', 'pg_partition_ancestors_ord', 'range', 'json_each', 'json_tree', 'read_csv', 'read_parquet', 'read_json']);
+const TABLE_FUNCTIONS = new Set([
+  ...ABSENT_FEATURE_TABLE_FUNCTIONS,
+  'pg_get_keywords',
+  'pg_partition_ancestors',
+  'pg_partition_ancestors_ord',
+  'range',
+  'json_each',
+  'json_tree',
+  'read_csv',
+  'read_parquet',
+  'read_json',
+]);
 
 /** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
 function samplePercent(sample: Node): void {
   const c = (sample.args as Node[] | undefined)?.[0]?.A_Const as Node | undefined;
   if ((sample.args as Node[]).length !== 1 || !(c?.ival || c?.fval)) {
-    throw new SqlError(SQLSTATE.featureNotSupported, 'TABLESAMPLE with a percentage that is not a numeric constant is not supported by fdl-gateway', undefined, 'Write the percentage as a number: TABLESAMPLE BERNOULLI (10).');
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'TABLESAMPLE with a percentage that is not a numeric constant is not supported by fdl-gateway',
+      undefined,
+      'Write the percentage as a number: TABLESAMPLE BERNOULLI (10).',
+    );
   }
 }
 
@@ -62,20 +94,28 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         const renamed = { ...body, alias: { ...body.alias, aliasname: `fdl_${named}` } };
         return rangeVar({ RangeVar: renamed }, renamed, ctx);
       }
-      case 'RangeFunction': return rangeFunction(obj, body, ctx);
-      case 'FuncCall': return funcCall(obj, body, ctx, false);
-      case 'TypeCast': return typeCast(body, ctx, display);
-      case 'A_Expr': return aExpr(obj, body, ctx);
-      case 'CollateClause': return collate(obj, body, ctx);
-      case 'SQLValueFunction': return sqlValueFunction(obj, body, ctx);
-      case 'ResTarget': return resTarget(body, ctx);
+      case 'RangeFunction':
+        return rangeFunction(obj, body, ctx);
+      case 'FuncCall':
+        return funcCall(obj, body, ctx, false);
+      case 'TypeCast':
+        return typeCast(body, ctx, display);
+      case 'A_Expr':
+        return aExpr(obj, body, ctx);
+      case 'CollateClause':
+        return collate(obj, body, ctx);
+      case 'SQLValueFunction':
+        return sqlValueFunction(obj, body, ctx);
+      case 'ResTarget':
+        return resTarget(body, ctx);
       case 'SortBy': {
         const node = walk(body.node, ctx, true);
         if (body.sortby_dir !== 'SORTBY_USING') return { SortBy: { ...body, node } };
         ctx.changed = true;
         return { SortBy: { ...sortUsing(body), node } };
       }
-      case 'ColumnRef': return columnRef(obj, body, ctx);
+      case 'ColumnRef':
+        return columnRef(obj, body, ctx);
       case 'RowExpr':
         if (!display) break;
         ctx.changed = true;
@@ -83,7 +123,12 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'GroupingFunc':
         // grouping() is int4 in PostgreSQL, BIGINT in DuckDB.
         ctx.changed = true;
-        return { TypeCast: { arg: { GroupingFunc: { ...body, args: walk(body.args, ctx, false) } }, typeName: { names: [str('integer')], typemod: -1 } } };
+        return {
+          TypeCast: {
+            arg: { GroupingFunc: { ...body, args: walk(body.args, ctx, false) } },
+            typeName: { names: [str('integer')], typemod: -1 },
+          },
+        };
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         break;
@@ -131,7 +176,14 @@ function figured(n: Node): [string | undefined, number] {
     const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
     return last?.String ? [String(last.String.sval), 2] : figured(n.A_Indirection.arg);
   }
-  if (n.SQLValueFunction) return [String(n.SQLValueFunction.op).replace(/^SVFOP_/, '').toLowerCase().replace(/_n$/, ''), 2];
+  if (n.SQLValueFunction)
+    return [
+      String(n.SQLValueFunction.op)
+        .replace(/^SVFOP_/, '')
+        .toLowerCase()
+        .replace(/_n$/, ''),
+      2,
+    ];
   if (n.CaseExpr) return ['case', 1];
   if (n.CoalesceExpr) return ['coalesce', 2];
   if (n.A_ArrayExpr) return ['array', 2];
@@ -154,7 +206,9 @@ function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
   const fields = cr.fields as Node[];
   const schema = fields[0]?.String?.sval;
   const rel = String(fields[1]?.String?.sval);
-  const served = (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) || (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel));
+  const served =
+    (schema === 'pg_catalog' && COMPAT_RELATIONS.pgCatalog.has(rel)) ||
+    (schema === 'information_schema' && COMPAT_RELATIONS.informationSchema.has(rel));
   if (fields.length !== 3 || !served) return orig;
   ctx.changed = true;
   return { ColumnRef: { ...cr, fields: fields.slice(1) } };
@@ -174,7 +228,15 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
   if (rv.catalogname) ctx.catalogsNamed.set(String(rv.catalogname), `${rv.catalogname}.${schema}.${rel}`);
   if (target === PGCAT && ctx.systemColumns && SYSTEM_COLUMN_RELATIONS.has(rel)) {
     // The same relation with PostgreSQL's system columns; keeps the name its columns are qualified by.
-    return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target, relname: `_sys_${rel}`, alias: rv.alias ?? { aliasname: rel } } };
+    return {
+      RangeVar: {
+        ...rv,
+        catalogname: COMPAT_DB,
+        schemaname: target,
+        relname: `_sys_${rel}`,
+        alias: rv.alias ?? { aliasname: rel },
+      },
+    };
   }
   return { RangeVar: { ...rv, catalogname: COMPAT_DB, schemaname: target } };
 }
@@ -197,7 +259,10 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       ctx.changed = true;
     } else if ((parts.length === 1 || qualified) && base === 'pg_partition_ancestors') {
       // DuckDB has no WITH ORDINALITY for table macros: the _ord variant returns the ordinal itself.
-      replaced = compat(rf.ordinality ? 'pg_partition_ancestors_ord' : 'pg_partition_ancestors', walk(fc.args ?? [], ctx, false) as Node[]);
+      replaced = compat(
+        rf.ordinality ? 'pg_partition_ancestors_ord' : 'pg_partition_ancestors',
+        walk(fc.args ?? [], ctx, false) as Node[],
+      );
       body.ordinality = false;
       ctx.changed = true;
     } else {
@@ -207,7 +272,13 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
   });
   const fn = body.functions?.[0]?.List?.items?.[0]?.FuncCall as Node | undefined;
   const fname = fn ? names(fn.funcname).slice(-1)[0] : undefined;
-  if (fn && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality && JSON.stringify(fn.args ?? []).includes(`"${COMPAT_DB}"`)) {
+  if (
+    fn &&
+    fname &&
+    SINGLE_COLUMN_SRF.has(fname) &&
+    !rf.ordinality &&
+    JSON.stringify(fn.args ?? []).includes(`"${COMPAT_DB}"`)
+  ) {
     // DuckDB table functions take no subqueries, and compat macros contain some: unnest a list instead.
     ctx.changed = true;
     const alias = rf.alias ?? { aliasname: fname };
@@ -215,19 +286,40 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
     const inner = fname === 'unnest' ? fn.args[0] : { FuncCall: fn };
     return {
       RangeSubselect: {
-        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: call(['unnest'], [inner]) } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        subquery: {
+          SelectStmt: {
+            targetList: [{ ResTarget: { name: col, val: call(['unnest'], [inner]) } }],
+            limitOption: 'LIMIT_OPTION_DEFAULT',
+            op: 'SETOP_NONE',
+          },
+        },
         alias: { aliasname: alias.aliasname, colnames: [str(col)] },
       },
     };
   }
-  if (fn && fname && !SINGLE_COLUMN_SRF.has(fname) && !TABLE_FUNCTIONS.has(fname) && !/^(duckdb_|pragma_|read_|parquet_|ducklake_)/.test(fname) && names(fn.funcname).length < 3 && !rf.ordinality && body.functions.length === 1) {
+  if (
+    fn &&
+    fname &&
+    !SINGLE_COLUMN_SRF.has(fname) &&
+    !TABLE_FUNCTIONS.has(fname) &&
+    !/^(duckdb_|pragma_|read_|parquet_|ducklake_)/.test(fname) &&
+    names(fn.funcname).length < 3 &&
+    !rf.ordinality &&
+    body.functions.length === 1
+  ) {
     // PostgreSQL accepts a scalar function in FROM (one row, one column named after the alias).
     ctx.changed = true;
     const alias = rf.alias ?? { aliasname: fname };
     const col = names(alias.colnames)[0] ?? alias.aliasname;
     return {
       RangeSubselect: {
-        subquery: { SelectStmt: { targetList: [{ ResTarget: { name: col, val: { FuncCall: fn } } }], limitOption: 'LIMIT_OPTION_DEFAULT', op: 'SETOP_NONE' } },
+        subquery: {
+          SelectStmt: {
+            targetList: [{ ResTarget: { name: col, val: { FuncCall: fn } } }],
+            limitOption: 'LIMIT_OPTION_DEFAULT',
+            op: 'SETOP_NONE',
+          },
+        },
         alias: { aliasname: alias.aliasname, colnames: [str(col)] },
       },
     };
@@ -250,7 +342,10 @@ function collate(orig: Node, c: Node, ctx: Ctx): Node {
 
 function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
   switch (f.op) {
-    case 'SVFOP_CURRENT_USER': case 'SVFOP_USER': case 'SVFOP_SESSION_USER': case 'SVFOP_CURRENT_ROLE':
+    case 'SVFOP_CURRENT_USER':
+    case 'SVFOP_USER':
+    case 'SVFOP_SESSION_USER':
+    case 'SVFOP_CURRENT_ROLE':
       ctx.changed = true;
       return compat('pg_current_user', []);
     case 'SVFOP_CURRENT_CATALOG':

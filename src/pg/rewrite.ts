@@ -56,7 +56,11 @@ export function rewriteForDuckDB(sql: string): string {
  * Rewrites by text, memoized: a client's catalog statements repeat (psql, drivers and BI tools send
  * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each.
  */
-const rewrites = new LRUCache<string, RewriteResult>({ max: 2000, maxSize: 16 * 1024 * 1024, sizeCalculation: (r, sql) => 2 * (sql.length + r.sql.length) + 64 });
+const rewrites = new LRUCache<string, RewriteResult>({
+  max: 2000,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (r, sql) => 2 * (sql.length + r.sql.length) + 64,
+});
 
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
@@ -71,7 +75,14 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
-  const ctx: Ctx = { changed: false, catalogsNamed: new Map(), ctes: new Set(), params: new Map(), systemColumns: SYSTEM_COLUMNS.test(sql), floatSpelled: /\bfloat\b/i.test(sql) };
+  const ctx: Ctx = {
+    changed: false,
+    catalogsNamed: new Map(),
+    ctes: new Set(),
+    params: new Map(),
+    systemColumns: SYSTEM_COLUMNS.test(sql),
+    floatSpelled: /\bfloat\b/i.test(sql),
+  };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
@@ -80,7 +91,10 @@ export function rewriteParsed(sql: string): RewriteResult {
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.
-  const result: RewriteResult = { sql: rewrittenSql, rewritten: rewrittenSql.replaceAll(SEMANTIC_MACRO_PREFIX, '').includes(COMPAT_DB) };
+  const result: RewriteResult = {
+    sql: rewrittenSql,
+    rewritten: rewrittenSql.replaceAll(SEMANTIC_MACRO_PREFIX, '').includes(COMPAT_DB),
+  };
   if (result.rewritten) {
     const types = catalogColumnTypes(tree, ctx.ctes);
     if (types) result.columnTypes = types;
@@ -95,5 +109,9 @@ export function rewriteParsed(sql: string): RewriteResult {
  * The deparser spells the clause `TABLESAMPLE method (arg)`; the percentage is said explicitly.
  */
 function percentSamples(sql: string): string {
-  return mapSegments(sql, (kind, text) => (kind === 'code' ? text.replace(/\bTABLESAMPLE\s+(\w+)\s*\(\s*([0-9.]+)\s*\)/gi, 'TABLESAMPLE $1($2 PERCENT)') : text));
+  return mapSegments(sql, (kind, text) =>
+    kind === 'code'
+      ? text.replace(/\bTABLESAMPLE\s+(\w+)\s*\(\s*([0-9.]+)\s*\)/gi, 'TABLESAMPLE $1($2 PERCENT)')
+      : text,
+  );
 }

@@ -24,10 +24,27 @@ export interface TypeEntry {
 
 export const TYPE_TABLE: readonly TypeEntry[] = [
   { oid: 16, arrayOid: 1000, ids: ['BOOLEAN'], names: ['BOOLEAN'], param: 'BOOLEAN' },
-  { oid: 21, arrayOid: 1005, ids: ['TINYINT', 'SMALLINT', 'UTINYINT'], names: ['TINYINT', 'SMALLINT', 'UTINYINT'], param: 'SMALLINT' },
+  {
+    oid: 21,
+    arrayOid: 1005,
+    ids: ['TINYINT', 'SMALLINT', 'UTINYINT'],
+    names: ['TINYINT', 'SMALLINT', 'UTINYINT'],
+    param: 'SMALLINT',
+  },
   { oid: 23, arrayOid: 1007, ids: ['INTEGER', 'USMALLINT'], names: ['INTEGER', 'USMALLINT'], param: 'INTEGER' },
-  { oid: 20, arrayOid: 1016, ids: ['BIGINT', 'UINTEGER', 'INTEGER_LITERAL'], names: ['BIGINT', 'UINTEGER'], param: 'BIGINT' },
-  { oid: 1700, arrayOid: 1231, ids: ['UBIGINT', 'HUGEINT', 'UHUGEINT', 'BIGNUM', 'DECIMAL'], names: ['HUGEINT', 'UBIGINT', 'UHUGEINT', 'BIGNUM', 'VARINT', 'DECIMAL'] },
+  {
+    oid: 20,
+    arrayOid: 1016,
+    ids: ['BIGINT', 'UINTEGER', 'INTEGER_LITERAL'],
+    names: ['BIGINT', 'UINTEGER'],
+    param: 'BIGINT',
+  },
+  {
+    oid: 1700,
+    arrayOid: 1231,
+    ids: ['UBIGINT', 'HUGEINT', 'UHUGEINT', 'BIGNUM', 'DECIMAL'],
+    names: ['HUGEINT', 'UBIGINT', 'UHUGEINT', 'BIGNUM', 'VARINT', 'DECIMAL'],
+  },
   { oid: 700, arrayOid: 1021, ids: ['FLOAT'], names: ['FLOAT'], param: 'FLOAT' },
   { oid: 701, arrayOid: 1022, ids: ['DOUBLE'], names: ['DOUBLE'], param: 'DOUBLE' },
   { oid: 25, arrayOid: 1009, ids: ['VARCHAR'], names: ['VARCHAR'], param: 'VARCHAR' },
@@ -35,12 +52,24 @@ export const TYPE_TABLE: readonly TypeEntry[] = [
   { oid: 1082, arrayOid: 1182, ids: ['DATE'], names: ['DATE'], param: 'DATE' },
   { oid: 1083, arrayOid: 1183, ids: ['TIME', 'TIME_NS'], names: ['TIME', 'TIME_NS'], param: 'TIME' },
   { oid: 1266, arrayOid: 1270, ids: ['TIME_TZ'], names: ['TIME WITH TIME ZONE'], param: 'TIMETZ' },
-  { oid: 1114, arrayOid: 1115, ids: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'], names: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'], param: 'TIMESTAMP' },
+  {
+    oid: 1114,
+    arrayOid: 1115,
+    ids: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'],
+    names: ['TIMESTAMP', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS'],
+    param: 'TIMESTAMP',
+  },
   { oid: 1184, arrayOid: 1185, ids: ['TIMESTAMP_TZ'], names: ['TIMESTAMP WITH TIME ZONE'], param: 'TIMESTAMPTZ' },
   { oid: 1186, arrayOid: 1187, ids: ['INTERVAL'], names: ['INTERVAL'], param: 'INTERVAL' },
   { oid: 2950, arrayOid: 2951, ids: ['UUID'], names: ['UUID'], param: 'UUID' },
   // No PostgreSQL equivalent: nested values are served as JSON documents (VARCHAR alias JSON too).
-  { oid: 114, arrayOid: 199, ids: ['STRUCT', 'MAP', 'UNION', 'VARIANT'], names: ['JSON', 'STRUCT', 'MAP', 'UNION', 'VARIANT'], param: 'JSON' },
+  {
+    oid: 114,
+    arrayOid: 199,
+    ids: ['STRUCT', 'MAP', 'UNION', 'VARIANT'],
+    names: ['JSON', 'STRUCT', 'MAP', 'UNION', 'VARIANT'],
+    param: 'JSON',
+  },
   // Bit strings are PostgreSQL's varbit, in text ('0101') and binary (bit count, then the bits).
   { oid: 1562, arrayOid: 1563, ids: ['BIT'], names: ['BIT'] },
 ];
@@ -50,20 +79,40 @@ export const FALLBACK_OID = 25;
 
 /** Parameter types PostgreSQL clients declare that have no entry of their own above. */
 const EXTRA_PARAM_TYPES: ReadonlyArray<readonly [number, string]> = [
-  [18, 'VARCHAR'], [19, 'VARCHAR'], [1042, 'VARCHAR'], [1043, 'VARCHAR'], [26, 'UINTEGER'], [3802, 'JSON'],
+  [18, 'VARCHAR'],
+  [19, 'VARCHAR'],
+  [1042, 'VARCHAR'],
+  [1043, 'VARCHAR'],
+  [26, 'UINTEGER'],
+  [3802, 'JSON'],
   // reg* values arrive as their text (a name) or their OID digits; the catalog resolves either.
-  [24, 'VARCHAR'], [2202, 'VARCHAR'], [2205, 'VARCHAR'], [2206, 'VARCHAR'], [4089, 'VARCHAR'], [4096, 'VARCHAR'],
-  [1028, 'UINTEGER[]'], [1015, 'VARCHAR[]'],
+  [24, 'VARCHAR'],
+  [2202, 'VARCHAR'],
+  [2205, 'VARCHAR'],
+  [2206, 'VARCHAR'],
+  [4089, 'VARCHAR'],
+  [4096, 'VARCHAR'],
+  [1028, 'UINTEGER[]'],
+  [1015, 'VARCHAR[]'],
 ];
 
 /** DuckDB type for a parameter OID a client declares in Parse (scalars and their arrays). */
 export const PARAM_DUCKDB_TYPE: ReadonlyMap<number, string> = new Map<number, string>([
-  ...TYPE_TABLE.flatMap((e) => (e.param ? [[e.oid, e.param], [e.arrayOid, `${e.param}[]`]] as [number, string][] : [])),
+  ...TYPE_TABLE.flatMap((e) =>
+    e.param
+      ? ([
+          [e.oid, e.param],
+          [e.arrayOid, `${e.param}[]`],
+        ] as [number, string][])
+      : [],
+  ),
   ...EXTRA_PARAM_TYPES,
 ]);
 
 /** PostgreSQL OID for a DuckDBTypeId name (scalar types only). */
-export const OID_BY_DUCKDB_ID: ReadonlyMap<string, number> = new Map(TYPE_TABLE.flatMap((e) => e.ids.map((id) => [id, e.oid] as const)));
+export const OID_BY_DUCKDB_ID: ReadonlyMap<string, number> = new Map(
+  TYPE_TABLE.flatMap((e) => e.ids.map((id) => [id, e.oid] as const)),
+);
 
 /** Element OID → array OID (PostgreSQL's typarray for the types above). */
 export const ARRAY_OID: ReadonlyMap<number, number> = new Map(TYPE_TABLE.map((e) => [e.oid, e.arrayOid]));
@@ -120,9 +169,21 @@ export function duckdbTypeForCatalogColumn(pgType: string): string {
   const isArray = pgType.endsWith('[]') || pgType === 'int2vector' || pgType === 'oidvector' || pgType === 'anyarray';
   const elem = pgType.replace(/\[\]$/, '');
   const scalar: Record<string, string> = {
-    oid: 'BIGINT', regproc: 'BIGINT', regtype: 'BIGINT', xid: 'BIGINT', bigint: 'BIGINT', integer: 'INTEGER',
-    smallint: 'SMALLINT', boolean: 'BOOLEAN', real: 'FLOAT', 'double precision': 'DOUBLE', bytea: 'BLOB',
-    interval: 'INTERVAL', 'timestamp with time zone': 'TIMESTAMPTZ', int2vector: 'SMALLINT', oidvector: 'BIGINT',
+    oid: 'BIGINT',
+    regproc: 'BIGINT',
+    regtype: 'BIGINT',
+    xid: 'BIGINT',
+    bigint: 'BIGINT',
+    integer: 'INTEGER',
+    smallint: 'SMALLINT',
+    boolean: 'BOOLEAN',
+    real: 'FLOAT',
+    'double precision': 'DOUBLE',
+    bytea: 'BLOB',
+    interval: 'INTERVAL',
+    'timestamp with time zone': 'TIMESTAMPTZ',
+    int2vector: 'SMALLINT',
+    oidvector: 'BIGINT',
   };
   const s = scalar[elem] ?? 'VARCHAR';
   return isArray ? `${s}[]` : s;
@@ -142,13 +203,31 @@ export function catalogColumnOid(columnName: string, duckdbType: string): number
 
 /** PostgreSQL catalog column types (as format_type spells them) whose OID differs from DuckDB's mapping. */
 const CATALOG_TYPE_OIDS: Readonly<Record<string, number>> = {
-  '"char"': 18, name: 19, smallint: 21, int2vector: 22, regproc: 24, oid: 26, xid: 28, cid: 29, oidvector: 30,
-  real: 700, '"char"[]': 1002, 'name[]': 1003, 'oid[]': 1028, 'aclitem[]': 1034, regtype: 26,
+  '"char"': 18,
+  name: 19,
+  smallint: 21,
+  int2vector: 22,
+  regproc: 24,
+  oid: 26,
+  xid: 28,
+  cid: 29,
+  oidvector: 30,
+  real: 700,
+  '"char"[]': 1002,
+  'name[]': 1003,
+  'oid[]': 1028,
+  'aclitem[]': 1034,
+  regtype: 26,
 };
 
 /** reg* values shown as names (a reg* cast in a select list): announced with their own type, as PostgreSQL does. */
 export const REG_NAME_OIDS: Readonly<Record<string, number>> = {
-  regclass: 2205, regtype: 2206, regproc: 24, regprocedure: 2202, regnamespace: 4089, regrole: 4096,
+  regclass: 2205,
+  regtype: 2206,
+  regproc: 24,
+  regprocedure: 2202,
+  regnamespace: 4089,
+  regrole: 4096,
 };
 
 /** The announced OID for a catalog column of PostgreSQL type `pgType` (format_type spelling), if it fits the DuckDB type. */
@@ -163,15 +242,31 @@ function catalogOidIfFits(oid: number, duckdbType: string): number | undefined {
   const t = duckdbType.toUpperCase();
   const integral = t === 'BIGINT' || t === 'INTEGER' || t === 'SMALLINT' || t === 'UINTEGER';
   switch (oid) {
-    case 18: case 19: case 194: return t === 'VARCHAR' ? oid : undefined;
-    case 21: return t === 'SMALLINT' || t === 'INTEGER' ? 21 : undefined;
+    case 18:
+    case 19:
+    case 194:
+      return t === 'VARCHAR' ? oid : undefined;
+    case 21:
+      return t === 'SMALLINT' || t === 'INTEGER' ? 21 : undefined;
     // regproc values are function OIDs here (not names), so they travel as plain oid.
-    case 24: case 26: case 28: case 29: return integral ? (oid === 24 ? 26 : oid) : undefined;
-    case 700: return t === 'FLOAT' ? 700 : undefined;
-    case 22: return t === 'SMALLINT[]' ? 22 : undefined;
-    case 30: case 1028: return t === 'BIGINT[]' ? oid : undefined;
-    case 1002: case 1003: case 1034: return t === 'VARCHAR[]' ? oid : undefined;
-    default: return undefined;
+    case 24:
+    case 26:
+    case 28:
+    case 29:
+      return integral ? (oid === 24 ? 26 : oid) : undefined;
+    case 700:
+      return t === 'FLOAT' ? 700 : undefined;
+    case 22:
+      return t === 'SMALLINT[]' ? 22 : undefined;
+    case 30:
+    case 1028:
+      return t === 'BIGINT[]' ? oid : undefined;
+    case 1002:
+    case 1003:
+    case 1034:
+      return t === 'VARCHAR[]' ? oid : undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -183,7 +278,10 @@ function catalogOidIfFits(oid: number, duckdbType: string): number | undefined {
 const CLIENT_ALIAS_OIDS: Readonly<Record<string, number>> = {
   attrtypoids: 1028,
   // System columns of catalog tables (compat/install.ts systemColumnViews).
-  tableoid: 26, xmax: 28, cmin: 29, cmax: 29,
+  tableoid: 26,
+  xmax: 28,
+  cmin: 29,
+  cmax: 29,
 };
 
 /** The whole name → OID table behind `catalogColumnOid`, for inspection and docs. */

@@ -45,7 +45,14 @@ export class Expiries {
     throw new SqlError(
       SQLSTATE.invalidCatalogName,
       `version ${id} expired ${date}${succ}: its retention has passed and it can no longer be queried`,
-      [expired.reason ? `reason: ${expired.reason}` : '', expired.unsigned ? 'the expiry is not signed by a trusted key: honoured while expired.json is there, not remembered' : ''].filter(Boolean).join('; ') || undefined,
+      [
+        expired.reason ? `reason: ${expired.reason}` : '',
+        expired.unsigned
+          ? 'the expiry is not signed by a trusted key: honoured while expired.json is there, not remembered'
+          : '',
+      ]
+        .filter(Boolean)
+        .join('; ') || undefined,
       expired.successor ? `query the successor version ${expired.successor} instead` : undefined,
     );
   }

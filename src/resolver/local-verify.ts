@@ -19,15 +19,28 @@ export class LocalVerifier {
     try {
       st = statSync(path); // one stat on the event loop costs less than a thread-pool round trip
     } catch (e) {
-      throw new SqlError(SQLSTATE.ioError, `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`);
+      throw new SqlError(
+        SQLSTATE.ioError,
+        `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`,
+      );
     }
     const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
     if (this.verified.get(path) === fp) return;
-    if (st.size !== size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${file} of version ${id} in repository ${this.repoName}`, `${key} has ${st.size} bytes, version.json says ${size}`);
+    if (st.size !== size)
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `size mismatch: ${file} of version ${id} in repository ${this.repoName}`,
+        `${key} has ${st.size} bytes, version.json says ${size}`,
+      );
     const h = createHash('sha256');
     for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
     const got = h.digest('hex');
-    if (got !== sha256) throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${file} of version ${id} in repository ${this.repoName}`, `${key}: version.json says ${sha256}, the file hashes to ${got}`);
+    if (got !== sha256)
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `sha256 mismatch: ${file} of version ${id} in repository ${this.repoName}`,
+        `${key}: version.json says ${sha256}, the file hashes to ${got}`,
+      );
     this.verified.set(path, fp);
   }
 }

@@ -53,7 +53,11 @@ export function parseRefFile(body: Buffer, refName: string): string {
   const text = body.toString('utf8').trim();
   if (!isVersionId(text)) {
     // what the file holds is never quoted: it is the store's content, not the client's
-    throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref ${refName}: its file does not hold exactly one version ID`, `the file has ${body.length} bytes`);
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `malformed ref ${refName}: its file does not hold exactly one version ID`,
+      `the file has ${body.length} bytes`,
+    );
   }
   return text;
 }

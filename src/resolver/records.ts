@@ -6,7 +6,10 @@ import { z } from 'zod';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { isVersionId, refKind } from './names.js';
 
-const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/).transform((s) => s.toLowerCase());
+const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/)
+  .transform((s) => s.toLowerCase());
 const size = z.number().int().nonnegative();
 
 const FdlJson = z.looseObject({
@@ -60,20 +63,40 @@ const shownVersion = (v: string) => (/^\d{1,4}(\.\d{1,4}){0,3}$/.test(v) ? v : '
 
 /** A schema issue's path, with only names the format itself uses (an object key of the file is its content). */
 function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' || (typeof p === 'string' && /^[a-z_]{1,32}$/.test(p)) ? String(p) : '…')).join('.');
+  return path
+    .map((p) => (typeof p === 'number' || (typeof p === 'string' && /^[a-z_]{1,32}$/.test(p)) ? String(p) : '…'))
+    .join('.');
 }
 
 export function parseFdlJson(body: Buffer, repo: string): FdlSettings {
   const r = FdlJson.safeParse(parseJson(body, `fdl.json of repository ${repo}`, SQLSTATE.invalidCatalogName));
-  if (!r.success) throw new SqlError(SQLSTATE.invalidCatalogName, `malformed fdl.json of repository ${repo}: ${r.error.issues[0] ? `${issuePath(r.error.issues[0].path)}: ${r.error.issues[0].message}` : 'invalid'}`);
+  if (!r.success)
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `malformed fdl.json of repository ${repo}: ${r.error.issues[0] ? `${issuePath(r.error.issues[0].path)}: ${r.error.issues[0].message}` : 'invalid'}`,
+    );
   const major = r.data.fdl.split('.')[0];
   if (major !== '0') {
-    throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in repository ${repo} (this reader understands FDL 0.x)`);
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `unsupported fdl version ${shownVersion(r.data.fdl)} in repository ${repo} (this reader understands FDL 0.x)`,
+    );
   }
   let dataDir = r.data.data_dir ?? 'data/';
   if (dataDir !== '' && !dataDir.endsWith('/')) dataDir += '/';
-  const bad = dataDir.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(dataDir) || dataDir.includes('\\') || dataDir.slice(0, -1).split('/').some((c) => c === '' || c === '.' || c === '..');
-  if (dataDir !== '' && bad) throw new SqlError(SQLSTATE.invalidCatalogName, `fdl.json of repository ${repo} has an invalid data_dir (absolute, another scheme, or a "." / ".." / empty component)`);
+  const bad =
+    dataDir.startsWith('/') ||
+    /^[a-z][a-z0-9+.-]*:/i.test(dataDir) ||
+    dataDir.includes('\\') ||
+    dataDir
+      .slice(0, -1)
+      .split('/')
+      .some((c) => c === '' || c === '.' || c === '..');
+  if (dataDir !== '' && bad)
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `fdl.json of repository ${repo} has an invalid data_dir (absolute, another scheme, or a "." / ".." / empty component)`,
+    );
   return { fdl: r.data.fdl, id: r.data.id, dataDir, signers: r.data.signers ?? [] };
 }
 
@@ -95,7 +118,10 @@ export function parseVersionJson(body: Buffer, dirId: string): VersionRecord {
   const r = VersionJson.safeParse(parseJson(body, what, SQLSTATE.dataCorrupted));
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid'}`);
+    throw new SqlError(
+      SQLSTATE.dataCorrupted,
+      `malformed ${what}: ${issue ? `${issuePath(issue.path)}: ${issue.message}` : 'invalid'}`,
+    );
   }
   if (r.data.fdl !== undefined && r.data.fdl.split('.')[0] !== '0') {
     throw new SqlError(SQLSTATE.featureNotSupported, `unsupported fdl version ${shownVersion(r.data.fdl)} in ${what}`);
@@ -138,10 +164,21 @@ export function isExpiryMark(v: unknown): v is ExpiryMark {
 
 /** The first catalog whose DuckLake format this reader understands (spec Part 5.5). */
 export function pickCatalog(rec: VersionRecord, id: string): CatalogEntry {
-  const hit = rec.catalogs.find((c) => c.format.ducklake !== undefined && SUPPORTED_DUCKLAKE.includes(c.format.ducklake));
+  const hit = rec.catalogs.find(
+    (c) => c.format.ducklake !== undefined && SUPPORTED_DUCKLAKE.includes(c.format.ducklake),
+  );
   if (!hit) {
-    const have = rec.catalogs.map((c) => (c.format.ducklake !== undefined && /^\d{1,4}(\.\d{1,4}){0,3}$/.test(c.format.ducklake) ? `ducklake ${c.format.ducklake}` : 'another format')).join(', ');
-    throw new SqlError(SQLSTATE.featureNotSupported, `version ${id} has no catalog in a supported format (has ${have}; supported: ducklake ${SUPPORTED_DUCKLAKE.join(', ')})`);
+    const have = rec.catalogs
+      .map((c) =>
+        c.format.ducklake !== undefined && /^\d{1,4}(\.\d{1,4}){0,3}$/.test(c.format.ducklake)
+          ? `ducklake ${c.format.ducklake}`
+          : 'another format',
+      )
+      .join(', ');
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `version ${id} has no catalog in a supported format (has ${have}; supported: ducklake ${SUPPORTED_DUCKLAKE.join(', ')})`,
+    );
   }
   return hit;
 }
@@ -168,24 +205,35 @@ export function parseFilesJson(body: Buffer, what: string): FilesIndex {
   const bad = (why: string) => new SqlError(SQLSTATE.dataCorrupted, `malformed ${what}: ${why}`);
   const add = (path: unknown, size: unknown, sha256: unknown, where: string) => {
     if (typeof path !== 'string') throw bad(`${where}: path is not a string`);
-    if (size !== undefined && (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)) throw bad(`${where}: size is not a byte count`);
-    if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256))) throw bad(`${where}: sha256 is not 64 hex digits`);
-    const entry: FileExpectation = { ...(size !== undefined ? { size: size as number } : {}), ...(sha256 !== undefined ? { sha256: (sha256 as string).toLowerCase() } : {}) };
+    if (size !== undefined && (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0))
+      throw bad(`${where}: size is not a byte count`);
+    if (sha256 !== undefined && (typeof sha256 !== 'string' || !SHA256.test(sha256)))
+      throw bad(`${where}: sha256 is not 64 hex digits`);
+    const entry: FileExpectation = {
+      ...(size !== undefined ? { size: size as number } : {}),
+      ...(sha256 !== undefined ? { sha256: (sha256 as string).toLowerCase() } : {}),
+    };
     const seen = files.get(path);
-    if (seen && ((seen.size !== undefined && entry.size !== undefined && seen.size !== entry.size) || (seen.sha256 && entry.sha256 && seen.sha256 !== entry.sha256))) {
+    if (
+      seen &&
+      ((seen.size !== undefined && entry.size !== undefined && seen.size !== entry.size) ||
+        (seen.sha256 && entry.sha256 && seen.sha256 !== entry.sha256))
+    ) {
       throw bad(`${path} is listed twice with different size or sha256`);
     }
     if (!seen?.sha256 && entry.sha256) hashed++;
     files.set(path, { ...seen, ...entry });
   };
-  if (j.tables !== undefined && (typeof j.tables !== 'object' || j.tables === null)) throw bad('tables is not an object');
+  if (j.tables !== undefined && (typeof j.tables !== 'object' || j.tables === null))
+    throw bad('tables is not an object');
   for (const [table, t] of Object.entries((j.tables ?? {}) as Record<string, { files?: unknown }>)) {
     if (t?.files === undefined) continue;
     if (!Array.isArray(t.files)) throw bad(`${table}.files is not an array`);
     for (const f of t.files as Record<string, unknown>[]) {
       if (typeof f !== 'object' || f === null) throw bad(`${table}: a file entry is not an object`);
       add(f.path, f.size, f.sha256, table);
-      if (f.delete_file !== undefined) add(f.delete_file, f.delete_file_size, f.delete_file_sha256, `${table} delete file`);
+      if (f.delete_file !== undefined)
+        add(f.delete_file, f.delete_file_size, f.delete_file_sha256, `${table} delete file`);
     }
   }
   return { files, coverage: hashed === 0 ? 'none' : hashed === files.size ? 'full' : 'partial' };

@@ -59,7 +59,11 @@ export class RefResolver {
     return known && this.refs.isFresh(known.seen) ? known.res.versionId : undefined;
   }
 
-  private async resolveNow(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+  private async resolveNow(
+    requested: string,
+    seen: Freshness,
+    shown?: (fullRef: string) => boolean,
+  ): Promise<Resolution> {
     const name = requested;
     if (name === '' || name === 'HEAD') return this.resolveHead(requested, seen, shown);
     if (name.startsWith('refs/')) return this.resolveFull(name, requested, seen, shown);
@@ -67,30 +71,56 @@ export class RefResolver {
     if (isVersionId(name) && (await this.metas.exists(name, seen))) {
       return { requested, ref: null, kind: 'version', versionId: name };
     }
-    if (!isValidShortName(name) || !refKind(`refs/heads/${name}`) || !refKind(`refs/tags/${name}`)) throw invalidRefName(name);
+    if (!isValidShortName(name) || !refKind(`refs/heads/${name}`) || !refKind(`refs/tags/${name}`))
+      throw invalidRefName(name);
     const head = `refs/heads/${name}`;
     const tag = `refs/tags/${name}`;
     const [h, t] = await Promise.all([this.readRef(head, seen), this.readRef(tag, seen)]);
     if (h !== null && t !== null) {
-      throw new SqlError(SQLSTATE.invalidCatalogName, `ambiguous ref: ${head}, ${tag} ("${name}" in repository ${this.repoName})`, `${head} -> ${h}, ${tag} -> ${t}`, `use heads/${name} or tags/${name}`);
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `ambiguous ref: ${head}, ${tag} ("${name}" in repository ${this.repoName})`,
+        `${head} -> ${h}, ${tag} -> ${t}`,
+        `use heads/${name} or tags/${name}`,
+      );
     }
     if (h !== null) return this.finish(requested, head, 'branch', h, seen);
     if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
     const byPrefix = await this.versionByPrefix(name, shown);
     if (byPrefix !== null) return { requested, ref: null, kind: 'version', versionId: byPrefix };
     const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
-    throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${name}" in repository ${this.repoName} (tried ${tried.join(', ')})`, undefined, await this.refsHint(shown));
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `unknown ref "${name}" in repository ${this.repoName} (tried ${tried.join(', ')})`,
+      undefined,
+      await this.refsHint(shown),
+    );
   }
 
-  private async resolveFull(full: string, requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+  private async resolveFull(
+    full: string,
+    requested: string,
+    seen: Freshness,
+    shown?: (fullRef: string) => boolean,
+  ): Promise<Resolution> {
     const kind = refKind(full);
     if (!kind) throw invalidRefName(requested);
     const id = await this.readRef(full, seen);
-    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${requested}" in repository ${this.repoName} (tried ${full})`, undefined, await this.refsHint(shown));
+    if (id === null)
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `unknown ref "${requested}" in repository ${this.repoName} (tried ${full})`,
+        undefined,
+        await this.refsHint(shown),
+      );
     return this.finish(requested, full, kind, id, seen);
   }
 
-  private async resolveHead(requested: string, seen: Freshness, shown?: (fullRef: string) => boolean): Promise<Resolution> {
+  private async resolveHead(
+    requested: string,
+    seen: Freshness,
+    shown?: (fullRef: string) => boolean,
+  ): Promise<Resolution> {
     const body = await this.refs.get(this.store, 'HEAD', MAX_REF, seen);
     let target = 'refs/heads/main';
     if (body !== null) {
@@ -102,17 +132,36 @@ export class RefResolver {
         const r = await this.finish(requested, null, 'version', text, seen);
         await this.checkForward('HEAD', text);
         return r;
-      }
-      else throw new SqlError(SQLSTATE.invalidCatalogName, `malformed ref HEAD in repository ${this.repoName}: expected "ref: refs/heads/<name>" or a version ID`, `the file has ${body.length} bytes`);
+      } else
+        throw new SqlError(
+          SQLSTATE.invalidCatalogName,
+          `malformed ref HEAD in repository ${this.repoName}: expected "ref: refs/heads/<name>" or a version ID`,
+          `the file has ${body.length} bytes`,
+        );
     }
     const id = await this.readRef(target, seen);
-    if (id === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown ref "${target}" (HEAD) in repository ${this.repoName}`, undefined, await this.refsHint(shown));
+    if (id === null)
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `unknown ref "${target}" (HEAD) in repository ${this.repoName}`,
+        undefined,
+        await this.refsHint(shown),
+      );
     return this.finish(requested, target, refKind(target)!, id, seen);
   }
 
-  private async finish(requested: string, ref: string | null, kind: RefKind | 'version', versionId: string, seen?: Freshness): Promise<Resolution> {
+  private async finish(
+    requested: string,
+    ref: string | null,
+    kind: RefKind | 'version',
+    versionId: string,
+    seen?: Freshness,
+  ): Promise<Resolution> {
     if (!(await this.metas.exists(versionId, seen))) {
-      throw new SqlError(SQLSTATE.invalidCatalogName, `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.repoName} (versions/${versionId}/version.json does not exist)`);
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `dangling ref: ${ref ?? 'HEAD'} -> ${versionId} in repository ${this.repoName} (versions/${versionId}/version.json does not exist)`,
+      );
     }
     if (kind === 'tag' && ref) await this.ledger.check(ref, versionId, this.repoName);
     // Branches and review requests move, and only forward; tags never move (the ledger above).
@@ -142,7 +191,8 @@ export class RefResolver {
     try {
       meta = await this.metas.meta(versionId);
     } catch (e) {
-      if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) return; // opening it reports why; nothing is recorded
+      if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted))
+        return; // opening it reports why; nothing is recorded
       throw e;
     }
     if (meta.signature.status === 'G') await this.branches.set(ref, versionId);
@@ -162,7 +212,8 @@ export class RefResolver {
       try {
         meta = await this.metas.meta(v);
       } catch (e) {
-        if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted)) continue; // absent or unusable: a dead end
+        if (isSqlError(e) && (e.sqlstate === SQLSTATE.invalidCatalogName || e.sqlstate === SQLSTATE.dataCorrupted))
+          continue; // absent or unusable: a dead end
         throw e;
       }
       if (v !== id && this.hasTrustedKeys && meta.signature.status !== 'G') continue;
@@ -216,7 +267,8 @@ export class RefResolver {
 
   /** Names only (no per-ref reads), so an error message costs at most one listing. */
   private async refNames(): Promise<string[]> {
-    if (this.store.list && !(await this.useRefsJson())) return (await this.store.list('refs/')).filter((k) => refKind(k));
+    if (this.store.list && !(await this.useRefsJson()))
+      return (await this.store.list('refs/')).filter((k) => refKind(k));
     return [...((await this.refsJson())?.refs.keys() ?? [])].sort();
   }
 
@@ -239,7 +291,9 @@ export class RefResolver {
   private async versionByPrefix(name: string, shown?: (fullRef: string) => boolean): Promise<string | null> {
     if (!/^[0-9a-f][0-9a-f-]*$/.test(name) || name.replace(/-/g, '').length < 8) return null;
     const ids = this.store.list
-      ? (await this.store.list('versions/')).map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1]).filter((id): id is string => id !== undefined)
+      ? (await this.store.list('versions/'))
+          .map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1])
+          .filter((id): id is string => id !== undefined)
       : (await this.listRefs()).map((r) => r.versionId);
     const matches = [...new Set(ids.filter((id) => id.startsWith(name) && isVersionId(id)))].sort();
     if (matches.length === 1) return (await this.metas.exists(matches[0]!)) ? matches[0]! : null;

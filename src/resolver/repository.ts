@@ -23,7 +23,18 @@ import { LocalVerifier } from './local-verify.js';
 import { RefResolver } from './refs.js';
 import { VersionFiles } from './version-files.js';
 import { VersionMetas } from './version-meta.js';
-import type { DataCoverage, DataHashPolicy, IntegrityFailure, RefInfo, RepositoryOptions, RepositoryState, Resolution, SignaturePolicy, VerifiedVersion, VersionInfo } from './types.js';
+import type {
+  DataCoverage,
+  DataHashPolicy,
+  IntegrityFailure,
+  RefInfo,
+  RepositoryOptions,
+  RepositoryState,
+  Resolution,
+  SignaturePolicy,
+  VerifiedVersion,
+  VersionInfo,
+} from './types.js';
 
 export type * from './types.js';
 
@@ -55,7 +66,16 @@ export class Repository {
     this.resolver = new RefResolver(name, store, refCache, this.metas, ledger, state.branches, trusted.length > 0);
     this.expiries = new Expiries(store, refCache, this.metas, trusted.length > 0, state.expiries);
     this.local = new LocalVerifier(name);
-    this.files = new VersionFiles(name, store, settings.dataDir, dataHashes, fileCache, verification, this.local, onIntegrityFailure);
+    this.files = new VersionFiles(
+      name,
+      store,
+      settings.dataDir,
+      dataHashes,
+      fileCache,
+      verification,
+      this.local,
+      onIntegrityFailure,
+    );
   }
 
   get id(): string | undefined {
@@ -116,7 +136,10 @@ export class Repository {
     this.enforcePolicy(id, meta.signature);
     const index = await this.metas.filesIndex(id, meta.record);
     if (this.dataHashes === 'require' && !index) {
-      throw new SqlError(SQLSTATE.invalidAuthorization, `version ${id} has no files.json: repository ${this.name} requires hash-covered data (--data-hashes require)`);
+      throw new SqlError(
+        SQLSTATE.invalidAuthorization,
+        `version ${id} has no files.json: repository ${this.name} requires hash-covered data (--data-hashes require)`,
+      );
     }
     const catalog = pickCatalog(meta.record, id);
     const catalogKey = checkKey(`versions/${id}/${catalog.path}`);
@@ -128,11 +151,19 @@ export class Repository {
     } else {
       let lease: Lease;
       try {
-        lease = await this.files.remoteCache().acquire(this.store, catalogKey, { sha256: catalog.sha256, size: catalog.size });
+        lease = await this.files
+          .remoteCache()
+          .acquire(this.store, catalogKey, { sha256: catalog.sha256, size: catalog.size });
       } catch (e) {
         // name the file the way the local path does, whichever store found the mismatch
-        const what = isSqlError(e) && e.sqlstate === SQLSTATE.dataCorrupted ? /^(\w+) mismatch/.exec(e.message)?.[1] : undefined;
-        if (what && isSqlError(e)) throw new SqlError(SQLSTATE.dataCorrupted, `${what} mismatch: ${catalog.path} of version ${id} in repository ${this.name}`, e.detail);
+        const what =
+          isSqlError(e) && e.sqlstate === SQLSTATE.dataCorrupted ? /^(\w+) mismatch/.exec(e.message)?.[1] : undefined;
+        if (what && isSqlError(e))
+          throw new SqlError(
+            SQLSTATE.dataCorrupted,
+            `${what} mismatch: ${catalog.path} of version ${id} in repository ${this.name}`,
+            e.detail,
+          );
         throw e;
       }
       leases.push(lease);
@@ -157,15 +188,27 @@ export class Repository {
         : sig.status === 'U'
           ? `signature not trusted: version ${id} is signed${who} but ${sig.reason === 'unknown key' ? 'the key is not in allowed_signers (unknown key)' : `the trusted key cannot be used (${sig.reason})`}`
           : `signature invalid (${sig.reason === 'wrong namespace' ? 'namespace' : sig.reason}): version ${id}${who}`;
-    throw new SqlError(SQLSTATE.invalidAuthorization, msg, sig.detail, this.trusted.length === 0 ? 'no trusted keys are configured (allowed_signers)' : undefined);
+    throw new SqlError(
+      SQLSTATE.invalidAuthorization,
+      msg,
+      sig.detail,
+      this.trusted.length === 0 ? 'no trusted keys are configured (allowed_signers)' : undefined,
+    );
   }
 }
 
 /** Reads fdl.json and the trust file; the repository is refused when either is unusable. */
-export async function openRepository(name: string, store: ObjectStore, options: RepositoryOptions = {}): Promise<Repository> {
+export async function openRepository(
+  name: string,
+  store: ObjectStore,
+  options: RepositoryOptions = {},
+): Promise<Repository> {
   const body = await store.get('fdl.json', { maxBytes: 1024 * 1024 });
   if (body === null || body === 'not-modified') {
-    throw new SqlError(SQLSTATE.invalidCatalogName, `missing fdl.json: ${store.location} is not an FDL repository (repository ${name})`);
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `missing fdl.json: ${store.location} is not an FDL repository (repository ${name})`,
+    );
   }
   const settings = parseFdlJson(body.body, name);
   let trusted: TrustedSigner[] = [];
@@ -175,7 +218,10 @@ export async function openRepository(name: string, store: ObjectStore, options: 
     try {
       text = await readFile(options.allowedSigners, 'utf8');
     } catch (e) {
-      throw new SqlError(SQLSTATE.ioError, `cannot read allowed_signers ${options.allowedSigners} for repository ${name}: ${(e as Error).message}`);
+      throw new SqlError(
+        SQLSTATE.ioError,
+        `cannot read allowed_signers ${options.allowedSigners} for repository ${name}: ${(e as Error).message}`,
+      );
     }
     ({ signers: trusted, warnings } = parseAllowedSigners(text));
   }
@@ -183,15 +229,36 @@ export async function openRepository(name: string, store: ObjectStore, options: 
   const stateDir = options.stateDir ?? (cacheDir ? `${cacheDir}.state` : null);
   const ledger = await TagLedger.open(stateDir ? join(stateDir, 'tags') : null, store.location);
   const state: RepositoryState = {
-    branches: await StateMap.open(stateDir ? join(stateDir, 'branches') : null, store.location, 'branch ledger', (v): v is string => typeof v === 'string' && isVersionId(v)),
-    expiries: await StateMap.open(stateDir ? join(stateDir, 'expired') : null, store.location, 'expiry record', isExpiryMark),
+    branches: await StateMap.open(
+      stateDir ? join(stateDir, 'branches') : null,
+      store.location,
+      'branch ledger',
+      (v): v is string => typeof v === 'string' && isVersionId(v),
+    ),
+    expiries: await StateMap.open(
+      stateDir ? join(stateDir, 'expired') : null,
+      store.location,
+      'expiry record',
+      isExpiryMark,
+    ),
   };
   const verification = options.verification ?? (await VerificationLedger.open(null));
   let fileCache = options.fileCache ?? null;
   if (!fileCache && !store.localPath && cacheDir) fileCache = await FileCache.open(join(cacheDir, 'files'));
   const refCache = options.refCache ?? new RefCache({ ttlMs: options.refTtlMs ?? 2000 });
   return new Repository(
-    name, store, settings, options.signatures ?? 'prefer', trusted, warnings, ledger, fileCache, refCache,
-    options.dataHashes ?? 'prefer', verification, options.onIntegrityFailure ?? (() => undefined), state,
+    name,
+    store,
+    settings,
+    options.signatures ?? 'prefer',
+    trusted,
+    warnings,
+    ledger,
+    fileCache,
+    refCache,
+    options.dataHashes ?? 'prefer',
+    verification,
+    options.onIntegrityFailure ?? (() => undefined),
+    state,
   );
 }

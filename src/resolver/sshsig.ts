@@ -81,8 +81,15 @@ export function parseAllowedSigners(text: string): { signers: TrustedSigner[]; w
         const eq = opt.indexOf('=');
         const name = (eq < 0 ? opt : opt.slice(0, eq)).toLowerCase();
         const value = eq < 0 ? '' : opt.slice(eq + 1).replace(/^"|"$/g, '');
-        if (name === 'cert-authority') return void warnings.push(`${where}: cert-authority is not supported (certificates are refused); line ignored`);
-        if (name === 'namespaces') signer.namespaces = value.split(',').map((s) => s.trim()).filter(Boolean);
+        if (name === 'cert-authority')
+          return void warnings.push(
+            `${where}: cert-authority is not supported (certificates are refused); line ignored`,
+          );
+        if (name === 'namespaces')
+          signer.namespaces = value
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
         else if (name === 'valid-after' || name === 'valid-before') {
           const d = parseSshTime(value);
           if (!d) return void warnings.push(`${where}: cannot parse ${name}="${value}"; line ignored`);
@@ -110,7 +117,14 @@ export function matchPatternList(value: string, patterns: string[]): boolean {
   for (const p of patterns) {
     const neg = p.startsWith('!');
     const pat = neg ? p.slice(1) : p;
-    const re = new RegExp('^' + pat.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$');
+    const re = new RegExp(
+      '^' +
+        pat
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.') +
+        '$',
+    );
     if (re.test(value)) {
       if (neg) return false;
       ok = true;
@@ -222,7 +236,12 @@ export interface VerifyOptions {
  * Verifies an armored SSHSIG over `message` against trusted signers. Never throws: every
  * outcome is a status with a reason, so callers apply their own policy.
  */
-export function verifySshsig(message: Buffer, armored: string | Buffer | null, trusted: TrustedSigner[], opts: VerifyOptions = {}): SignatureStatus {
+export function verifySshsig(
+  message: Buffer,
+  armored: string | Buffer | null,
+  trusted: TrustedSigner[],
+  opts: VerifyOptions = {},
+): SignatureStatus {
   if (armored === null) return { status: 'N', reason: 'no signature' };
   const namespace = opts.namespace ?? 'fdl';
   let sig: Sshsig;
@@ -235,7 +254,12 @@ export function verifySshsig(message: Buffer, armored: string | Buffer | null, t
   }
   const fingerprint = key.fingerprint('sha256').toString();
   if (sig.namespace !== namespace) {
-    return { status: 'B', fingerprint, reason: 'wrong namespace', detail: `signed for namespace "${sig.namespace}", expected "${namespace}"` };
+    return {
+      status: 'B',
+      fingerprint,
+      reason: 'wrong namespace',
+      detail: `signed for namespace "${sig.namespace}", expected "${namespace}"`,
+    };
   }
   if (sig.hashAlg !== 'sha256' && sig.hashAlg !== 'sha512') {
     return { status: 'B', fingerprint, reason: 'malformed signature', detail: `unsupported hash ${sig.hashAlg}` };
@@ -254,20 +278,45 @@ export function verifySshsig(message: Buffer, armored: string | Buffer | null, t
   } catch (e) {
     return { status: 'B', fingerprint, reason: 'malformed signature', detail: (e as Error).message };
   }
-  if (!good) return { status: 'B', fingerprint, reason: 'bad signature', detail: 'the signature does not match the content of version.json' };
+  if (!good)
+    return {
+      status: 'B',
+      fingerprint,
+      reason: 'bad signature',
+      detail: 'the signature does not match the content of version.json',
+    };
 
   const candidates = trusted.filter((t) => t.blob.equals(sig.publicKey));
-  if (candidates.length === 0) return { status: 'U', fingerprint, reason: 'unknown key', detail: `key ${fingerprint} is not in allowed_signers` };
+  if (candidates.length === 0)
+    return { status: 'U', fingerprint, reason: 'unknown key', detail: `key ${fingerprint} is not in allowed_signers` };
   const time = opts.time ?? new Date();
   let why: SignatureStatus | undefined;
   for (const t of candidates) {
     const signer = t.principals[0];
     if (t.namespaces && !matchPatternList(namespace, t.namespaces)) {
-      why ??= { status: 'U', signer, fingerprint, reason: 'key not allowed for namespace', detail: `allowed_signers line ${t.line} limits ${signer} to namespaces ${t.namespaces.join(',')}` };
+      why ??= {
+        status: 'U',
+        signer,
+        fingerprint,
+        reason: 'key not allowed for namespace',
+        detail: `allowed_signers line ${t.line} limits ${signer} to namespaces ${t.namespaces.join(',')}`,
+      };
     } else if (t.validBefore && time > t.validBefore) {
-      why ??= { status: 'U', signer, fingerprint, reason: 'expired key', detail: `key of ${signer} is valid before ${t.validBefore.toISOString()}; checked at ${time.toISOString()}` };
+      why ??= {
+        status: 'U',
+        signer,
+        fingerprint,
+        reason: 'expired key',
+        detail: `key of ${signer} is valid before ${t.validBefore.toISOString()}; checked at ${time.toISOString()}`,
+      };
     } else if (t.validAfter && time < t.validAfter) {
-      why ??= { status: 'U', signer, fingerprint, reason: 'key not yet valid', detail: `key of ${signer} is valid after ${t.validAfter.toISOString()}; checked at ${time.toISOString()}` };
+      why ??= {
+        status: 'U',
+        signer,
+        fingerprint,
+        reason: 'key not yet valid',
+        detail: `key of ${signer} is valid after ${t.validAfter.toISOString()}; checked at ${time.toISOString()}`,
+      };
     } else {
       return { status: 'G', signer, fingerprint };
     }

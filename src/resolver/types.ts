@@ -122,4 +122,3 @@ export interface RepositoryState {
   /** version → the expiry it was seen with; deleting expired.json later changes nothing. */
   expiries: StateMap<ExpiryMark>;
 }
-

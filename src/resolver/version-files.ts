@@ -26,7 +26,11 @@ export class VersionFiles {
   ) {}
 
   remoteCache(): FileCache {
-    if (!this.fileCache) throw new SqlError(SQLSTATE.internalError, `repository ${this.repoName} is remote but no file cache (cache dir) is configured`);
+    if (!this.fileCache)
+      throw new SqlError(
+        SQLSTATE.internalError,
+        `repository ${this.repoName} is remote but no file cache (cache dir) is configured`,
+      );
     return this.fileCache;
   }
 
@@ -34,7 +38,10 @@ export class VersionFiles {
   private expectation(id: string, f: DataFile, index: FilesIndex | null): { size?: number; sha256?: string } {
     const listed = index?.files.get(f.path);
     if (listed?.size !== undefined && f.size !== undefined && listed.size !== f.size) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${this.dataDir}${f.path}: files.json of version ${id} says ${listed.size} bytes, its catalog ${f.size}`);
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `size mismatch: ${this.dataDir}${f.path}: files.json of version ${id} says ${listed.size} bytes, its catalog ${f.size}`,
+      );
     }
     if (this.dataHashes === 'require' && !listed?.sha256) {
       throw new SqlError(
@@ -49,17 +56,37 @@ export class VersionFiles {
   private integrityFailure(id: string, key: string, e: unknown): unknown {
     if (!isSqlError(e) || e.sqlstate !== SQLSTATE.dataCorrupted) return e;
     const what = /^(size|sha256) mismatch/.exec(e.message)?.[1];
-    const message = what ? `${what} mismatch: ${key} (version ${id} of repository ${this.repoName})` : `${e.message} (version ${id} of repository ${this.repoName})`;
+    const message = what
+      ? `${what} mismatch: ${key} (version ${id} of repository ${this.repoName})`
+      : `${e.message} (version ${id} of repository ${this.repoName})`;
     if (what && !this.store.localPath) this.verification.countMismatch(); // local mismatches the ledger counted itself
     this.onIntegrityFailure({ repository: this.repoName, version: id, file: key, message });
-    return new SqlError(SQLSTATE.dataCorrupted, message, e.detail, what ? 'the file differs from what the signed version says; it is not used until it verifies' : undefined);
+    return new SqlError(
+      SQLSTATE.dataCorrupted,
+      message,
+      e.detail,
+      what ? 'the file differs from what the signed version says; it is not used until it verifies' : undefined,
+    );
   }
 
   /** The handle of a version whose metadata and catalog were verified (leases: the catalog's pin, if remote). */
-  handle(id: string, meta: VersionMeta, catalog: CatalogEntry, catalogFile: string, dataset: unknown, leases: Lease[], index: FilesIndex | null): VerifiedVersion {
+  handle(
+    id: string,
+    meta: VersionMeta,
+    catalog: CatalogEntry,
+    catalogFile: string,
+    dataset: unknown,
+    leases: Lease[],
+    index: FilesIndex | null,
+  ): VerifiedVersion {
     const repo = this;
     const dataKey = (rel: string): string => {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(rel) || rel.startsWith('/') || rel.includes('\\') || rel.split('/').some((c) => c === '..' || c === '.' || c === '')) {
+      if (
+        /^[a-z][a-z0-9+.-]*:/i.test(rel) ||
+        rel.startsWith('/') ||
+        rel.includes('\\') ||
+        rel.split('/').some((c) => c === '..' || c === '.' || c === '')
+      ) {
         throw new SqlError(SQLSTATE.dataCorrupted, `data file outside data_dir: ${rel}`);
       }
       return checkKey(`${repo.dataDir}${rel}`);
@@ -84,7 +111,9 @@ export class VersionFiles {
       locate(rel: string): string {
         const key = dataKey(rel);
         // remote: the cache name ensureFiles downloads to (content-addressed when files.json has a sha256)
-        return repo.store.localPath ? repo.store.localPath(key) : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
+        return repo.store.localPath
+          ? repo.store.localPath(key)
+          : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
       },
       async ensureFiles(files: DataFile[], onProgress?: (p: DownloadProgress) => void): Promise<Lease> {
         const got: Lease[] = [];
@@ -93,12 +122,25 @@ export class VersionFiles {
           const queue = files.map((f) => ({ f, ...checked(f) }));
           const store = repo.store;
           // local: the path resolved and confined once (fs-store.ts statLocal), then a plain lstat
-          const local = store.localPath ? (key: string) => ({ path: store.localPath!(key), stats: store.statLocal ? store.statLocal(key) : undefined }) : null;
+          const local = store.localPath
+            ? (key: string) => ({
+                path: store.localPath!(key),
+                stats: store.statLocal ? store.statLocal(key) : undefined,
+              })
+            : null;
           const cache = local ? null : repo.remoteCache();
           // remote: refuse up front (53100) what the disk budget cannot hold
-          cache?.checkFits(store, queue.map((q) => ({ key: q.key, spec: q.expect })));
+          cache?.checkFits(
+            store,
+            queue.map((q) => ({ key: q.key, spec: q.expect })),
+          );
           const started = Date.now();
-          const progress = { files: 0, totalFiles: queue.length, bytes: 0, totalBytes: queue.reduce((n, q) => n + (q.f.size ?? 0), 0) };
+          const progress = {
+            files: 0,
+            totalFiles: queue.length,
+            bytes: 0,
+            totalBytes: queue.reduce((n, q) => n + (q.f.size ?? 0), 0),
+          };
           // a few in parallel: hides download latency, keeps both cores busy hashing local files
           const worker = async () => {
             for (let item = queue.shift(); item; item = queue.shift()) {
@@ -107,8 +149,7 @@ export class VersionFiles {
                 if (local) {
                   const { path, stats } = local(key);
                   await repo.verification.verify(path, key, expect, stats);
-                }
-                else got.push(await cache!.acquire(repo.store, key, expect));
+                } else got.push(await cache!.acquire(repo.store, key, expect));
                 progress.files++;
                 progress.bytes += item.f.size ?? 0;
                 onProgress?.({ ...progress, elapsedMs: Date.now() - started });
@@ -154,7 +195,10 @@ export class VersionFiles {
           throw e;
         }
         let done = false;
-        return { lease: { path: '', release: () => (done ? undefined : ((done = true), got.forEach((l) => l.release()))) }, missing };
+        return {
+          lease: { path: '', release: () => (done ? undefined : ((done = true), got.forEach((l) => l.release()))) },
+          missing,
+        };
       },
       async recheckCatalog(): Promise<void> {
         if (repo.store.localPath) await repo.local.verify(catalogFile, id, catalog.path, catalog.sha256, catalog.size);

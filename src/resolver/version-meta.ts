@@ -55,15 +55,23 @@ export class VersionMetas {
   }
 
   private async loadMeta(id: string): Promise<VersionMeta> {
-    if (!isVersionId(id)) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${JSON.stringify(id)}: not a version ID`);
+    if (!isVersionId(id))
+      throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${JSON.stringify(id)}: not a version ID`);
     const bytes = await this.readVersionBytes(id);
-    if (bytes === null) throw new SqlError(SQLSTATE.invalidCatalogName, `unknown version ${id} in repository ${this.repoName} (versions/${id}/version.json does not exist)`);
+    if (bytes === null)
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `unknown version ${id} in repository ${this.repoName} (versions/${id}/version.json does not exist)`,
+      );
     const record = parseVersionJson(bytes, id);
     if (record.id !== id) {
       throw new SqlError(SQLSTATE.dataCorrupted, `version id mismatch: versions/${id}/version.json gives another id`);
     }
     if (record.repository !== undefined && this.settings.id !== undefined && record.repository !== this.settings.id) {
-      throw new SqlError(SQLSTATE.dataCorrupted, `repository mismatch: versions/${id}/version.json belongs to another repository than the id in fdl.json of ${this.repoName}`);
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `repository mismatch: versions/${id}/version.json belongs to another repository than the id in fdl.json of ${this.repoName}`,
+      );
     }
     const signature = await this.signatureOf(`versions/${id}/version.json.sig`, bytes);
     return { bytes, record, signature };
@@ -108,7 +116,8 @@ export class VersionMetas {
   /** A file version.json lists: read within its listed size (and `max`), its bytes checked against the listed hash. */
   private async sideFile(key: string, entry: { sha256: string; size: number }, max: number): Promise<Buffer> {
     const res = await this.store.get(key, { maxBytes: Math.min(entry.size + 1, max) });
-    if (res === null || res === 'not-modified') throw new SqlError(SQLSTATE.dataCorrupted, `${key} is listed in version.json but missing`);
+    if (res === null || res === 'not-modified')
+      throw new SqlError(SQLSTATE.dataCorrupted, `${key} is listed in version.json but missing`);
     checkBytes(res.body, entry, key);
     return res.body;
   }
@@ -126,7 +135,16 @@ function memoized<T>(cache: Map<string, Promise<T>>, key: string, load: () => Pr
 }
 
 function checkBytes(body: Buffer, entry: { sha256: string; size: number }, key: string): void {
-  if (body.length !== entry.size) throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${key} has ${body.length} bytes, version.json says ${entry.size}`);
+  if (body.length !== entry.size)
+    throw new SqlError(
+      SQLSTATE.dataCorrupted,
+      `size mismatch: ${key} has ${body.length} bytes, version.json says ${entry.size}`,
+    );
   const got = createHash('sha256').update(body).digest('hex');
-  if (got !== entry.sha256) throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${key}`, `version.json says ${entry.sha256}, the file hashes to ${got}`);
+  if (got !== entry.sha256)
+    throw new SqlError(
+      SQLSTATE.dataCorrupted,
+      `sha256 mismatch: ${key}`,
+      `version.json says ${entry.sha256}, the file hashes to ${got}`,
+    );
 }

@@ -59,15 +59,23 @@ export class Metrics {
         for (const outcome of OUTCOMES) this.inc({ outcome }, times.count(outcome));
       },
     });
-    this.registry.registerMetric(times.histogram('fdl_query_duration_seconds', 'Statement execution time, from start to the last row sent'));
+    this.registry.registerMetric(
+      times.histogram('fdl_query_duration_seconds', 'Statement execution time, from start to the last row sent'),
+    );
     this.versionFailures = new Counter({
       name: 'fdl_version_failures_total',
       help: 'Versions refused: kind=verification (hash or signature), resolution (unknown or dangling ref), permission (grants)',
       labelNames: ['kind'],
       registers,
     });
-    this.reloads = new Counter({ name: 'fdl_config_reloads_total', help: 'SIGHUP reloads, by outcome', labelNames: ['outcome'], registers });
-    for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed'] as const) this.refused.inc({ reason: r }, 0);
+    this.reloads = new Counter({
+      name: 'fdl_config_reloads_total',
+      help: 'SIGHUP reloads, by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed'] as const)
+      this.refused.inc({ reason: r }, 0);
     for (const k of ['verification', 'resolution', 'permission'] as const) this.versionFailures.inc({ kind: k }, 0);
     const self = this;
     new Gauge({
@@ -123,9 +131,21 @@ export class Metrics {
         for (const work of WORKS) this.inc({ work }, workCount(work));
       },
     });
-    readCounter('fdl_store_bytes_downloaded_total', 'Bytes of data files downloaded from remote stores into the file cache', (r) => r.files().downloadedBytes);
-    readCounter('fdl_result_cache_hits_total', 'Statements answered from the result cache without running them', (r) => r.results().hits);
-    readCounter('fdl_result_cache_misses_total', 'Repeatable statements looked up in the result cache and not found', (r) => r.results().misses);
+    readCounter(
+      'fdl_store_bytes_downloaded_total',
+      'Bytes of data files downloaded from remote stores into the file cache',
+      (r) => r.files().downloadedBytes,
+    );
+    readCounter(
+      'fdl_result_cache_hits_total',
+      'Statements answered from the result cache without running them',
+      (r) => r.results().hits,
+    );
+    readCounter(
+      'fdl_result_cache_misses_total',
+      'Repeatable statements looked up in the result cache and not found',
+      (r) => r.results().misses,
+    );
   }
 
   /** Where scrape-time gauges read from (set once the caches exist). */
@@ -135,7 +155,8 @@ export class Metrics {
 
   /** One finished statement (from the session's audit entry: sqlstate and milliseconds). */
   statement(sqlstate: string, ms: number | undefined): void {
-    const outcome: QueryOutcome = sqlstate === SQLSTATE.successfulCompletion ? 'ok' : sqlstate === SQLSTATE.queryCanceled ? 'cancelled' : 'error';
+    const outcome: QueryOutcome =
+      sqlstate === SQLSTATE.successfulCompletion ? 'ok' : sqlstate === SQLSTATE.queryCanceled ? 'cancelled' : 'error';
     this.times.record(outcome, ms === undefined ? undefined : ms / 1000);
     // A data file whose bytes differ from files.json is found while the statement reads it.
     if (sqlstate === SQLSTATE.dataCorrupted) this.versionFailures.inc({ kind: 'verification' });
@@ -143,7 +164,12 @@ export class Metrics {
 
   /** A version acquisition refused with this SQLSTATE. */
   versionFailure(sqlstate: string): void {
-    const kind: VersionFailure = sqlstate === SQLSTATE.insufficientPrivilege ? 'permission' : sqlstate === SQLSTATE.dataCorrupted || sqlstate === SQLSTATE.invalidAuthorization ? 'verification' : 'resolution';
+    const kind: VersionFailure =
+      sqlstate === SQLSTATE.insufficientPrivilege
+        ? 'permission'
+        : sqlstate === SQLSTATE.dataCorrupted || sqlstate === SQLSTATE.invalidAuthorization
+          ? 'verification'
+          : 'resolution';
     this.versionFailures.inc({ kind });
   }
 
@@ -158,13 +184,20 @@ export class Metrics {
  */
 function stageMetric(): Metric {
   const name = 'fdl_statement_stage_seconds';
-  const help = 'Time per statement in each stage: decode, analysis, admission, planning, prepare, bind_check, pruning, revalidation, execution, encoding';
+  const help =
+    'Time per statement in each stage: decode, analysis, admission, planning, prepare, bind_check, pruning, revalidation, execution, encoding';
   const get = () => {
     const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
     for (const stage of STAGES) {
       const h = stageHistogram(stage);
-      STAGE_BOUNDS.forEach((le, i) => values.push({ labels: { le, stage }, value: h.cumulative[i]!, metricName: `${name}_bucket` }));
-      values.push({ labels: { le: '+Inf', stage }, value: h.cumulative[STAGE_BOUNDS.length]!, metricName: `${name}_bucket` });
+      STAGE_BOUNDS.forEach((le, i) =>
+        values.push({ labels: { le, stage }, value: h.cumulative[i]!, metricName: `${name}_bucket` }),
+      );
+      values.push({
+        labels: { le: '+Inf', stage },
+        value: h.cumulative[STAGE_BOUNDS.length]!,
+        metricName: `${name}_bucket`,
+      });
       values.push({ labels: { stage }, value: h.sum, metricName: `${name}_sum` });
       values.push({ labels: { stage }, value: h.count, metricName: `${name}_count` });
     }

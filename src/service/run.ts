@@ -76,10 +76,18 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
         next = opts.reloadConfig();
         const r = await gw.reload(next);
         metrics.reloads.inc({ outcome: 'ok' });
-        log.info({ event: 'reload', added: r.added, removed: r.removed, ...(r.ignored.length ? { needs_restart: r.ignored } : {}) });
+        log.info({
+          event: 'reload',
+          added: r.added,
+          removed: r.removed,
+          ...(r.ignored.length ? { needs_restart: r.ignored } : {}),
+        });
       } catch (e) {
         metrics.reloads.inc({ outcome: 'error' });
-        log.error({ event: 'reload_rejected', err: (e as Error).message }, 'configuration not reloaded; the previous one stays in force');
+        log.error(
+          { event: 'reload_rejected', err: (e as Error).message },
+          'configuration not reloaded; the previous one stays in force',
+        );
       }
     });
   });
@@ -106,7 +114,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
       opened: () => metrics.connections.inc(),
       closed: () => metrics.connections.dec(),
       refused: (reason) => metrics.refused.inc({ reason }),
-      statement: (e) => metrics.statement(String(e.sqlstate ?? SQLSTATE.internalError), typeof e.ms === 'number' ? e.ms : undefined),
+      statement: (e) =>
+        metrics.statement(String(e.sqlstate ?? SQLSTATE.internalError), typeof e.ms === 'number' ? e.ms : undefined),
       startup: (sqlstate) => {
         metrics.connectionsTotal.inc({ outcome: sqlstate === SQLSTATE.successfulCompletion ? 'ok' : 'error' });
         // Wrong password or unknown user only (28000 also means a refused signature or plaintext).

@@ -5,9 +5,17 @@
 import type { RepositoryStatus, StatusSnapshot, VersionNode } from './status.js';
 
 const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(s ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
-const SIGNATURE: Record<string, string> = { G: 'signed, trusted key', U: 'signed, key not trusted', B: 'bad signature', N: 'not signed' };
+const SIGNATURE: Record<string, string> = {
+  G: 'signed, trusted key',
+  U: 'signed, key not trusted',
+  B: 'bad signature',
+  N: 'not signed',
+};
 
 function bytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
@@ -125,17 +133,23 @@ function graph(r: RepositoryStatus): string {
   const y = (id: string) => 16 + row.get(id)! * 24;
   const textX = 16 + lanes * 18 + 8;
   const labels = new Map<string, string[]>();
-  for (const ref of r.refs) labels.set(ref.versionId, [...(labels.get(ref.versionId) ?? []), `${ref.kind === 'tag' ? '🏷 ' : ''}${ref.name}`]);
+  for (const ref of r.refs)
+    labels.set(ref.versionId, [...(labels.get(ref.versionId) ?? []), `${ref.kind === 'tag' ? '🏷 ' : ''}${ref.name}`]);
   const parts: string[] = [];
   for (const v of nodes) {
-    for (const p of v.parents) if (row.has(p)) parts.push(`<line x1="${x(v.id)}" y1="${y(v.id)}" x2="${x(p)}" y2="${y(p)}" stroke="#888" stroke-width="2"/>`);
+    for (const p of v.parents)
+      if (row.has(p))
+        parts.push(`<line x1="${x(v.id)}" y1="${y(v.id)}" x2="${x(p)}" y2="${y(p)}" stroke="#888" stroke-width="2"/>`);
   }
   for (const v of nodes) {
-    const color = v.signature === 'G' ? '#176f2c' : v.signature === 'B' ? '#b00020' : v.signature === 'U' ? '#a66000' : '#999';
+    const color =
+      v.signature === 'G' ? '#176f2c' : v.signature === 'B' ? '#b00020' : v.signature === 'U' ? '#a66000' : '#999';
     parts.push(`<circle cx="${x(v.id)}" cy="${y(v.id)}" r="6" fill="${color}"><title>${esc(v.id)}</title></circle>`);
     const refs = labels.get(v.id) ?? [];
     const text = `${refs.length ? `[${refs.join(', ')}] ` : ''}${v.message ?? ''}`;
-    parts.push(`<text x="${textX}" y="${y(v.id) + 4}"${refs.length ? ' font-weight="bold"' : ''}>${esc(text.length > 110 ? `${text.slice(0, 110)}…` : text)}</text>`);
+    parts.push(
+      `<text x="${textX}" y="${y(v.id) + 4}"${refs.length ? ' font-weight="bold"' : ''}>${esc(text.length > 110 ? `${text.slice(0, 110)}…` : text)}</text>`,
+    );
   }
   const h = 16 + nodes.length * 24;
   return `<svg class="graph" role="img" aria-label="version graph of ${esc(r.name)}" width="900" height="${h}" viewBox="0 0 900 ${h}">${parts.join('')}</svg>
@@ -147,7 +161,9 @@ function tables(h: NonNullable<RepositoryStatus['head']>): string {
   return `<h3>Tables at HEAD</h3>
 ${h.tables
   .map(
-    (t) => `<details class="table" open><summary><code>${esc(t.schema)}.${esc(t.name)}</code>${t.description ? ` — ${esc(t.description)}` : ''}</summary>
+    (
+      t,
+    ) => `<details class="table" open><summary><code>${esc(t.schema)}.${esc(t.name)}</code>${t.description ? ` — ${esc(t.description)}` : ''}</summary>
 <table><tr><th>column</th><th>type</th><th>description</th></tr>
 ${t.columns.map((c) => `<tr><td><code>${esc(c.name)}</code></td><td>${esc(c.type)}</td><td>${esc(c.description)}</td></tr>`).join('\n')}</table></details>`,
   )

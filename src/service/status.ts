@@ -49,7 +49,11 @@ async function repositoryStatus(gateway: Gateway, name: string): Promise<Reposit
   const out: RepositoryStatus = { name, head: null, error: null, refs: [], history: [] };
   if (!repo) return out;
   try {
-    out.refs = (await repo.listRefs()).map((r) => ({ name: r.name.replace(/^refs\//, ''), kind: r.kind, versionId: r.versionId }));
+    out.refs = (await repo.listRefs()).map((r) => ({
+      name: r.name.replace(/^refs\//, ''),
+      kind: r.kind,
+      versionId: r.versionId,
+    }));
     const seen = new Set<string>();
     const queue = out.refs.map((r) => r.versionId);
     while (queue.length > 0 && out.history.length < MAX_HISTORY) {

@@ -40,8 +40,31 @@ export class StatementAudit {
     const sql_sha256 = (statement.sqlHash ??= fingerprint(statement.sql));
     this.sink(
       cached
-        ? { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, cached: true, ms, rows, sqlstate: SQLSTATE.successfulCompletion }
-        : { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version, kind, sql_sha256, ms, rows, sqlstate: SQLSTATE.successfulCompletion },
+        ? {
+            event: 'statement',
+            user: s.user,
+            database: s.database,
+            ref: s.ref,
+            version: s.version,
+            kind,
+            sql_sha256,
+            cached: true,
+            ms,
+            rows,
+            sqlstate: SQLSTATE.successfulCompletion,
+          }
+        : {
+            event: 'statement',
+            user: s.user,
+            database: s.database,
+            ref: s.ref,
+            version: s.version,
+            kind,
+            sql_sha256,
+            ms,
+            rows,
+            sqlstate: SQLSTATE.successfulCompletion,
+          },
     );
   }
 
@@ -52,7 +75,13 @@ export class StatementAudit {
   failed(err: SqlError, statement?: string | AuditedStatement): void {
     statementEnded();
     const s = this.subject();
-    const line: Record<string, unknown> = { event: 'statement', user: s.user, database: s.database, ref: s.ref, version: s.version };
+    const line: Record<string, unknown> = {
+      event: 'statement',
+      user: s.user,
+      database: s.database,
+      ref: s.ref,
+      version: s.version,
+    };
     if (typeof statement === 'string') line.sql_sha256 = fingerprint(statement);
     else if (statement) {
       line.kind = statement.stmt.kind;

@@ -53,13 +53,23 @@ export class SessionCore implements PreparerHost {
     auditSink: AuditSink,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => this.outbox.parameterStatus(name, value));
-    this.version = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () => this.preparer.cache.clear());
+    this.version = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () =>
+      this.preparer.cache.clear(),
+    );
     this.setShow = new SetShow(this.settings, this.version.follower, repo);
-    this.clock = new StatementClock(() => conn.interrupt(), () => Number(this.settings.get('statement_timeout') ?? '0'));
+    this.clock = new StatementClock(
+      () => conn.interrupt(),
+      () => Number(this.settings.get('statement_timeout') ?? '0'),
+    );
     this.cachePolicy = new ResultCachePolicy(results);
     this.cachesResults = results !== null;
     this.preparer = new StatementPreparer(this);
-    this.audit = new StatementAudit(auditSink, () => ({ user: this.user, database: this.repo, ref: this.version.follower.ref, version: this.lease()?.versionId }));
+    this.audit = new StatementAudit(auditSink, () => ({
+      user: this.user,
+      database: this.repo,
+      ref: this.version.follower.ref,
+      version: this.lease()?.versionId,
+    }));
   }
 
   /** The version the session reads now. */

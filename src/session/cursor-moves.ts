@@ -23,14 +23,24 @@ export interface CursorRows<R> {
 
 /** A cursor declared without SCROLL asked to go back: PostgreSQL's refusal for NO SCROLL cursors. */
 export function cannotScanBackward(): SqlError {
-  return new SqlError(SQLSTATE.objectNotInPrerequisiteState, 'cursor can only scan forward', undefined, 'Declare it with SCROLL option to enable backward scan.');
+  return new SqlError(
+    SQLSTATE.objectNotInPrerequisiteState,
+    'cursor can only scan forward',
+    undefined,
+    'Declare it with SCROLL option to enable backward scan.',
+  );
 }
 
 /**
  * Move `place` as `dir` says and return the rows FETCH sends (MOVE counts them). A cursor that does
  * not `scroll` is refused (55000) before it would go back or read a row again.
  */
-export async function moveCursor<R>(place: CursorPlace, dir: FetchDirection, scroll: boolean, source: CursorRows<R>): Promise<R[]> {
+export async function moveCursor<R>(
+  place: CursorPlace,
+  dir: FetchDirection,
+  scroll: boolean,
+  source: CursorRows<R>,
+): Promise<R[]> {
   const back = () => {
     if (!scroll) throw cannotScanBackward();
   };

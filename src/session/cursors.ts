@@ -17,7 +17,16 @@ export interface CursorEntry {
 
 export type CursorAction<P> =
   /** Start `query` (classified: `stmt`) as a new cursor `name` (it owns its own prepared statement). */
-  | { kind: 'declare'; name: string; query: string; stmt: QueryStatement; hold: boolean; scroll: boolean; binary: boolean; tag: 'DECLARE CURSOR' }
+  | {
+      kind: 'declare';
+      name: string;
+      query: string;
+      stmt: QueryStatement;
+      hold: boolean;
+      scroll: boolean;
+      binary: boolean;
+      tag: 'DECLARE CURSOR';
+    }
   /** Send (or, for MOVE, pass over) the rows `direction` reaches (session/cursor-moves.ts); tag: fetchTag. */
   | { kind: 'fetch'; name: string; cursor: P; direction: FetchDirection; move: boolean }
   /** Drop these portals. */
@@ -35,16 +44,32 @@ export function innerQuery(text: string, what: 'DECLARE CURSOR' | 'PREPARE'): Qu
  * Decide a cursor statement against the portals open now. `running` is the portal executing this
  * statement itself (CLOSE ALL leaves it alone).
  */
-export function interpretCursor<P extends CursorEntry>(stmt: CursorStatement, portals: ReadonlyMap<string, P>, inBlock: boolean, running?: P): CursorAction<P> {
+export function interpretCursor<P extends CursorEntry>(
+  stmt: CursorStatement,
+  portals: ReadonlyMap<string, P>,
+  inBlock: boolean,
+  running?: P,
+): CursorAction<P> {
   switch (stmt.kind) {
     case 'declare':
-      if (!inBlock && !stmt.hold) throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
+      if (!inBlock && !stmt.hold)
+        throw new SqlError(SQLSTATE.noActiveTransaction, 'DECLARE CURSOR can only be used in transaction blocks');
       if (portals.has(stmt.name)) throw new SqlError(SQLSTATE.duplicateCursor, `cursor "${stmt.name}" already exists`);
-      return { kind: 'declare', name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'DECLARE CURSOR'), hold: stmt.hold, scroll: stmt.scroll, binary: stmt.binary, tag: 'DECLARE CURSOR' };
+      return {
+        kind: 'declare',
+        name: stmt.name,
+        query: stmt.query,
+        stmt: innerQuery(stmt.query, 'DECLARE CURSOR'),
+        hold: stmt.hold,
+        scroll: stmt.scroll,
+        binary: stmt.binary,
+        tag: 'DECLARE CURSOR',
+      };
     case 'fetch': {
       const cursor = portals.get(stmt.name);
       // Any named portal, as in PostgreSQL: a DECLAREd cursor or one the protocol's Bind opened.
-      if (!cursor || stmt.name === '') throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
+      if (!cursor || stmt.name === '')
+        throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
       return { kind: 'fetch', name: stmt.name, cursor, direction: stmt.direction, move: stmt.move };
     }
     case 'closeCursor': {
@@ -52,7 +77,8 @@ export function interpretCursor<P extends CursorEntry>(stmt: CursorStatement, po
         const names = [...portals].filter(([, p]) => p !== running).map(([name]) => name);
         return { kind: 'close', names, tag: 'CLOSE CURSOR ALL' };
       }
-      if (!portals.has(stmt.name)) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
+      if (!portals.has(stmt.name))
+        throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${stmt.name}" does not exist`);
       return { kind: 'close', names: [stmt.name], tag: 'CLOSE CURSOR' };
     }
   }

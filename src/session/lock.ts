@@ -14,7 +14,12 @@ const SHARED_MODES = new Set(['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE']);
 export function interpretLock(stmt: Extract<Statement, { kind: 'lock' }>, inBlock: boolean): string[] {
   if (!inBlock) throw new SqlError(SQLSTATE.noActiveTransaction, 'LOCK TABLE can only be used in transaction blocks');
   if (!SHARED_MODES.has(stmt.mode)) {
-    throw new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute LOCK TABLE in ${stmt.mode} mode: versions served by fdl-gateway are read-only`, undefined, 'ACCESS SHARE, ROW SHARE and ROW EXCLUSIVE are accepted.');
+    throw new SqlError(
+      SQLSTATE.readOnlyTransaction,
+      `cannot execute LOCK TABLE in ${stmt.mode} mode: versions served by fdl-gateway are read-only`,
+      undefined,
+      'ACCESS SHARE, ROW SHARE and ROW EXCLUSIVE are accepted.',
+    );
   }
   return stmt.relations.map((r) => `SELECT 1 FROM ${r} LIMIT 0`);
 }

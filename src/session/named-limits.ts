@@ -18,14 +18,24 @@ export interface NamedLimits {
 export function roomForStatement(statements: ReadonlyMap<string, unknown>, name: string, limits: NamedLimits): void {
   const max = limits.maxPreparedStatements ?? DEFAULT_MAX_NAMED;
   if (hasRoom(statements, name, max)) return;
-  throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`, undefined, 'Close or DEALLOCATE prepared statements the session no longer needs.');
+  throw new SqlError(
+    SQLSTATE.configurationLimitExceeded,
+    `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`,
+    undefined,
+    'Close or DEALLOCATE prepared statements the session no longer needs.',
+  );
 }
 
 /** 53400 when one more named portal or cursor would pass the cap. */
 export function roomForPortal(portals: ReadonlyMap<string, unknown>, name: string, limits: NamedLimits): void {
   const max = limits.maxPortals ?? DEFAULT_MAX_NAMED;
   if (hasRoom(portals, name, max)) return;
-  throw new SqlError(SQLSTATE.configurationLimitExceeded, `too many portals and cursors in this session: the limit (maxPortals) is ${max}`, undefined, 'Close portals and cursors the session no longer needs.');
+  throw new SqlError(
+    SQLSTATE.configurationLimitExceeded,
+    `too many portals and cursors in this session: the limit (maxPortals) is ${max}`,
+    undefined,
+    'Close portals and cursors the session no longer needs.',
+  );
 }
 
 function hasRoom(named: ReadonlyMap<string, unknown>, name: string, max: number): boolean {

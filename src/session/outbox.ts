@@ -17,7 +17,11 @@ export class Outbox {
     return this.pending.length === 0;
   }
 
-  notice(message: string, severity: 'NOTICE' | 'WARNING' = 'NOTICE', code: string = SQLSTATE.successfulCompletion): void {
+  notice(
+    message: string,
+    severity: 'NOTICE' | 'WARNING' = 'NOTICE',
+    code: string = SQLSTATE.successfulCompletion,
+  ): void {
     this.pending.push({ kind: 'notice', severity, code, message });
   }
 

@@ -81,30 +81,61 @@ export function normalizeSetting(name: string, value: string): string {
     case 'client_encoding': {
       const v = value.replace(/['"]/g, '').toUpperCase().replace(/-/g, '');
       if (v !== 'UTF8' && v !== 'UNICODE') {
-        throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "client_encoding": "${value}"`, 'fdl-gateway only speaks UTF8.');
+        throw new SqlError(
+          SQLSTATE.invalidParameterValue,
+          `invalid value for parameter "client_encoding": "${value}"`,
+          'fdl-gateway only speaks UTF8.',
+        );
       }
       return 'UTF8';
     }
     case 'datestyle': {
       // Output is always ISO; accept the order part so pgjdbc and psqlODBC are satisfied.
       const parts = value.split(',').map((p) => p.trim().toUpperCase());
-      if (parts.some((p) => !['ISO', 'MDY', 'DMY', 'YMD', 'US', 'EUROPEAN', 'NONEUROPEAN', 'GERMAN', 'SQL', 'POSTGRES', 'DEFAULT'].includes(p))) {
+      if (
+        parts.some(
+          (p) =>
+            ![
+              'ISO',
+              'MDY',
+              'DMY',
+              'YMD',
+              'US',
+              'EUROPEAN',
+              'NONEUROPEAN',
+              'GERMAN',
+              'SQL',
+              'POSTGRES',
+              'DEFAULT',
+            ].includes(p),
+        )
+      ) {
         throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "DateStyle": "${value}"`);
       }
       if (parts.some((p) => ['SQL', 'POSTGRES', 'GERMAN'].includes(p))) {
         throw new SqlError(SQLSTATE.featureNotSupported, `DateStyle "${value}" is not supported: output is always ISO`);
       }
-      return parts.includes('DMY') || parts.includes('EUROPEAN') ? 'ISO, DMY' : parts.includes('YMD') ? 'ISO, YMD' : 'ISO, MDY';
+      return parts.includes('DMY') || parts.includes('EUROPEAN')
+        ? 'ISO, DMY'
+        : parts.includes('YMD')
+          ? 'ISO, YMD'
+          : 'ISO, MDY';
     }
     case 'intervalstyle':
       if (value.toLowerCase() !== 'postgres') {
-        throw new SqlError(SQLSTATE.featureNotSupported, `IntervalStyle "${value}" is not supported: output is always postgres`);
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `IntervalStyle "${value}" is not supported: output is always postgres`,
+        );
       }
       return 'postgres';
     case 'extra_float_digits': {
       const n = Number(value);
       if (!Number.isInteger(n) || n < -15 || n > 3) {
-        throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "extra_float_digits": "${value}"`);
+        throw new SqlError(
+          SQLSTATE.invalidParameterValue,
+          `invalid value for parameter "extra_float_digits": "${value}"`,
+        );
       }
       return String(n);
     }

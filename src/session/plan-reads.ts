@@ -7,7 +7,13 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { replaceQuotedIdentifiers } from '../text/split.js';
 import { COMPAT_DB } from '../pg/catalog/index.js';
-import { admit, allowedFunctions, relationsOf, type AdmissionContext, type ResolvedRelation } from '../analysis/containment.js';
+import {
+  admit,
+  allowedFunctions,
+  relationsOf,
+  type AdmissionContext,
+  type ResolvedRelation,
+} from '../analysis/containment.js';
 import type { Analysis } from '../analysis/analysis.js';
 import type { BoundParam, StatementFiles, StatementHold, VersionLease, VersionReads } from '../versions/lease.js';
 import type { PlanningContext, PreparedStmt, TableReads } from './plan.js';
@@ -31,8 +37,12 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
     const at = name.indexOf('@');
     // Each repository has its own DuckDB instance (sql/engines.ts): another one's versions are not there.
     if (name.slice(0, at) !== ctx.repo) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `cross-repository references are not supported: "${name}"`, undefined,
-        `Versions of the session's own repository can be read as "${ctx.repo}@REF"; connect to ${name.slice(0, at)} to read it.`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `cross-repository references are not supported: "${name}"`,
+        undefined,
+        `Versions of the session's own repository can be read as "${ctx.repo}@REF"; connect to ${name.slice(0, at)} to read it.`,
+      );
     }
     const lease = await ctx.versions.acquire(name.slice(0, at), name.slice(at + 1), ctx.user);
     leases.push(lease);
@@ -46,21 +56,28 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
  * must be allowed for this session. Returns the tables of remote versions it reads (their files
  * are fetched before it is bound: fetchTables).
  */
-export async function admitFor(ctx: PlanningContext, analysis: Analysis, base: PreparedStmt, rewritten: boolean): Promise<TableReads> {
+export async function admitFor(
+  ctx: PlanningContext,
+  analysis: Analysis,
+  base: PreparedStmt,
+  rewritten: boolean,
+): Promise<TableReads> {
   const leases = base.leases;
   const own = ctx.lease;
   if (!own) throw new SqlError(SQLSTATE.invalidCatalogName, 'no version is open');
   const all = [own, ...leases];
   const byDb = new Map(all.map((l) => [l.dbName.toLowerCase(), l] as const));
   const sets = new Map<string, ReadonlySet<string>>();
-  for (const db of [...all.map((l) => l.dbName), COMPAT_DB]) sets.set(db.toLowerCase(), await relationsOf(ctx.conn, db));
+  for (const db of [...all.map((l) => l.dbName), COMPAT_DB])
+    sets.set(db.toLowerCase(), await relationsOf(ctx.conn, db));
   const admission: AdmissionContext = {
     functions: await allowedFunctions(ctx.conn),
     versionDb: own.dbName,
     searchSchemas: ctx.settings.searchSchemas(),
     pinnedDbs: leases.map((l) => l.dbName),
     compatDb: COMPAT_DB,
-    hasRelation: (db, schema, table) => !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
+    hasRelation: (db, schema, table) =>
+      !!sets.get(db)?.has(`${schema}.${table}`) || !!byDb.get(db)?.hasTable(schema, table),
     definesFunction: (db, name) => byDb.get(db)?.definesFunction(name) ?? false,
     compatInternals: rewritten,
   };
@@ -80,7 +97,12 @@ export async function admitFor(ctx: PlanningContext, analysis: Analysis, base: P
  * The tables of each version a statement names; a version whose macro it calls may be read
  * anywhere ('all'). Every version of the statement has an entry (none named: nothing read).
  */
-function versionReads(analysis: Analysis, read: readonly ResolvedRelation[], leases: readonly VersionLease[], ownDb: string): Map<string, VersionReads> {
+function versionReads(
+  analysis: Analysis,
+  read: readonly ResolvedRelation[],
+  leases: readonly VersionLease[],
+  ownDb: string,
+): Map<string, VersionReads> {
   const out = new Map<string, VersionReads>();
   for (const l of leases) out.set(l.dbName.toLowerCase(), []);
   const own = ownDb.toLowerCase();
@@ -90,13 +112,18 @@ function versionReads(analysis: Analysis, read: readonly ResolvedRelation[], lea
   }
   for (const r of read) {
     const tables = out.get(r.db);
-    if (tables && tables !== 'all') (tables as { schema: string; name: string }[]).push({ schema: r.schema, name: r.table });
+    if (tables && tables !== 'all')
+      (tables as { schema: string; name: string }[]).push({ schema: r.schema, name: r.table });
   }
   return out;
 }
 
 /** Fetch and pin the files `statement` needs, each version's pruned by its filters on that version's tables. */
-export async function fetchTables(ctx: PlanningContext, reads: TableReads, statement: StatementFiles): Promise<StatementHold[]> {
+export async function fetchTables(
+  ctx: PlanningContext,
+  reads: TableReads,
+  statement: StatementFiles,
+): Promise<StatementHold[]> {
   const holds: StatementHold[] = [];
   try {
     for (const r of reads) holds.push(await r.lease.ensureTables(r.tables, statement));
@@ -111,15 +138,25 @@ export async function fetchTables(ctx: PlanningContext, reads: TableReads, state
  * Before a parameterised statement over remote versions runs: fetch the files its bound values
  * can reach and prepare it again over them (DuckDB binds a view's files when it prepares).
  */
-export async function fetchForValues(ctx: PlanningContext, s: PreparedStmt, params: readonly BoundParam[]): Promise<void> {
+export async function fetchForValues(
+  ctx: PlanningContext,
+  s: PreparedStmt,
+  params: readonly BoundParam[],
+): Promise<void> {
   const f = s.fetchOnBind;
   if (!f) return;
   for (const h of s.holds ?? []) h.release();
-  s.holds = await fetchTables(ctx, f.reads, { sql: f.sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m), params });
+  s.holds = await fetchTables(ctx, f.reads, {
+    sql: f.sql,
+    searchSchemas: ctx.settings.searchSchemas(),
+    notice: (m) => ctx.notice(m),
+    params,
+  });
   try {
     // No view rebuilt since the last execution's prepare: DuckDB's statement already reads these files.
     const views = s.holds.map((h) => h.views);
-    const same = s.duck && f.views?.length === views.length && views.every((v, i) => v !== undefined && v === f.views![i]);
+    const same =
+      s.duck && f.views?.length === views.length && views.every((v, i) => v !== undefined && v === f.views![i]);
     if (!same) {
       const duck = await f.prepare();
       s.duck?.destroySync();

@@ -9,7 +9,14 @@ import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import { declaredParamSql, duckTypeForOid, inferParamOids, paramContext, shapeParamType, valueTypedParam } from '../pg/param-types.js';
+import {
+  declaredParamSql,
+  duckTypeForOid,
+  inferParamOids,
+  paramContext,
+  shapeParamType,
+  valueTypedParam,
+} from '../pg/param-types.js';
 import { replaceParams } from '../text/split.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
@@ -21,7 +28,12 @@ import { resultShape } from '../pg/result-shape.js';
 import { columnSources } from '../analysis/column-sources.js';
 import { analyze, analyzeRewritten } from '../analysis/analysis.js';
 import { respellCatalogNames } from '../analysis/catalog-names.js';
-import { expandSystemViews, referencedSystemViews, type SystemTable, type SystemViewName } from '../text/system-views.js';
+import {
+  expandSystemViews,
+  referencedSystemViews,
+  type SystemTable,
+  type SystemViewName,
+} from '../text/system-views.js';
 import { pgFieldFor, pgTypeLen } from '../pg/oids.js';
 import { releaseAll, type PlanningContext, type PreparedStmt } from './plan.js';
 import { admitFor, fetchTables, pinVersionCatalogs } from './plan-reads.js';
@@ -30,9 +42,12 @@ import { counted, spent, stageClock, timed } from '../stages.js';
 /** Longest text given to the PostgreSQL grammar on the event loop for parameter types; longer ones keep DuckDB's reading. */
 export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
 
-
 /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
-export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>): Promise<void> {
+export async function planQuery(
+  ctx: PlanningContext,
+  base: PreparedStmt,
+  stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>,
+): Promise<void> {
   const declaredTypes = base.declaredTypes;
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
   let planning = stageClock();
@@ -45,18 +60,27 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
   let sql = rewrite.sql;
   // `db.information_schema.tables` is the emulation's answer for this session's database only.
   for (const { db, name } of rewrite.catalogsNamed ?? []) {
-    if (db !== ctx.repo && !db.startsWith(`${ctx.repo}@`)) throw new SqlError(SQLSTATE.featureNotSupported, `cross-database references are not implemented: "${name}"`);
+    if (db !== ctx.repo && !db.startsWith(`${ctx.repo}@`))
+      throw new SqlError(SQLSTATE.featureNotSupported, `cross-database references are not implemented: "${name}"`);
   }
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     spent('planning', planning);
     // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
-    const first = rewrite.sql === source ? { analysis: await analyze(ctx.conn, sql), named: undefined } : await analyzeRewritten(ctx.conn, sql, source);
+    const first =
+      rewrite.sql === source
+        ? { analysis: await analyze(ctx.conn, sql), named: undefined }
+        : await analyzeRewritten(ctx.conn, sql, source);
     let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
     planning = stageClock();
-    const respelled = ctx.lease ? respellCatalogNames(analysis.sql, analysis.relations,
-      { repo: ctx.repo, versionDb: ctx.lease.dbName, schemas: ctx.settings.versionSchemas() }) : null;
+    const respelled = ctx.lease
+      ? respellCatalogNames(analysis.sql, analysis.relations, {
+          repo: ctx.repo,
+          versionDb: ctx.lease.dbName,
+          schemas: ctx.settings.versionSchemas(),
+        })
+      : null;
     spent('planning', planning);
     if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
@@ -64,11 +88,18 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const reads = await timed('admission', () => admitFor(ctx, analysis, base, rewrite.rewritten));
     const pruning = stageClock();
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
-    if (reads.length === 0 && base.leases.length === 0) sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
+    if (reads.length === 0 && base.leases.length === 0)
+      sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
     // Parameters: which files the statement needs is known only with their values (fetchForValues).
     const mayHaveParams = sql.includes('$');
-    if (reads.length && mayHaveParams && hasParams(sql)) base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
-    else base.holds = await fetchTables(ctx, reads, { sql, searchSchemas: ctx.settings.searchSchemas(), notice: (m) => ctx.notice(m) });
+    if (reads.length && mayHaveParams && hasParams(sql))
+      base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
+    else
+      base.holds = await fetchTables(ctx, reads, {
+        sql,
+        searchSchemas: ctx.settings.searchSchemas(),
+        notice: (m) => ctx.notice(m),
+      });
     spent('pruning', pruning);
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
@@ -81,7 +112,7 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const grammar = mayHaveParams && source.length <= PG_GRAMMAR_MAX_CHARS ? paramContext(source, sql) : null;
     // reg*/oid casts the rewrite already translated keep its reading.
     const fixedOid = (n: number): number => {
-      const oid = (declaredTypes[n - 1] || rewrite.paramOids?.has(n)) ? 0 : (grammar?.fixed.get(n) ?? 0);
+      const oid = declaredTypes[n - 1] || rewrite.paramOids?.has(n) ? 0 : (grammar?.fixed.get(n) ?? 0);
       return duckTypeForOid(oid) ? oid : 0;
     };
     const castTo = (n: number) => {
@@ -89,7 +120,9 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       const t = duckTypeForOid(oid);
       return t ? { duckType: t, oid } : undefined;
     };
-    let inferred = grammar?.probes ? await inferParamOids(ctx.conn, source, sql, castTo, () => false) : new Map<number, number>();
+    let inferred = grammar?.probes
+      ? await inferParamOids(ctx.conn, source, sql, castTo, () => false)
+      : new Map<number, number>();
     for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
     const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
     let oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
@@ -104,10 +137,14 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     }
     // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
     // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
-    const typeOf = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0)
-      ?? (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
+    const typeOf = (n: number) =>
+      castTo(n)?.duckType ??
+      duckTypeForOid(inferred.get(n) ?? 0) ??
+      (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
     // prepared again only when that spells the parameters differently
-    const retype = [...inferred].some(([n, oid]) => !typedFirst(n) && duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid));
+    const retype = [...inferred].some(
+      ([n, oid]) => !typedFirst(n) && duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid),
+    );
     if (retype || [...unknown].some((n) => typeOf(n) !== undefined)) {
       duck.destroySync();
       oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
@@ -126,12 +163,21 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     const n = duck.parameterCount;
     for (let i = 0; i < n; i++) {
       const declared = declaredTypes[i] ?? 0;
-      base.paramOids.push(declared !== 0 ? declared : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? (fixedOid(i + 1) || paramOidFor(duck, i + 1))));
+      base.paramOids.push(
+        declared !== 0
+          ? declared
+          : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? (fixedOid(i + 1) || paramOidFor(duck, i + 1))),
+      );
     }
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
-    const shape = await resultShape(ctx.conn, duck, sql, (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
-      (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]));
+    const shape = await resultShape(
+      ctx.conn,
+      duck,
+      sql,
+      (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
+      (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]),
+    );
     spent('prepare', preparing);
     planning = stageClock();
     for (let i = 0; i < shape.names.length; i++) {
@@ -143,8 +189,11 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
       const f = pgFieldFor(t);
       // A catalog column read directly keeps its PostgreSQL type under any alias; others go by name.
       const sourceType = rewrite.columnTypes?.[i];
-      const catalogOid = !rewrite.rewritten ? undefined
-        : sourceType !== undefined ? catalogTypeOid(sourceType, t.toString()) : catalogColumnOid(name, t.toString());
+      const catalogOid = !rewrite.rewritten
+        ? undefined
+        : sourceType !== undefined
+          ? catalogTypeOid(sourceType, t.toString())
+          : catalogColumnOid(name, t.toString());
       base.columnTypes.push(t);
       base.columnOids.push(catalogOid);
       base.fields.push({
@@ -157,13 +206,24 @@ export async function planQuery(ctx: PlanningContext, base: PreparedStmt, stmt: 
     }
     // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
     const named = rewrite.sql === source ? analysis : first.named;
-    const pgNames = postgresColumnNames(named?.columnNames, base.fields.map((f) => f.name));
+    const pgNames = postgresColumnNames(
+      named?.columnNames,
+      base.fields.map((f) => f.name),
+    );
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
     if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
       // Pinned "NAME@REF" relations (another catalog) have no sources.
-      const sources = await columnSources(ctx.conn, analysis.sources, ctx.lease.dbName, ctx.settings.searchSchemas(), base.fields.length);
-      sources?.forEach((src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }));
+      const sources = await columnSources(
+        ctx.conn,
+        analysis.sources,
+        ctx.lease.dbName,
+        ctx.settings.searchSchemas(),
+        base.fields.length,
+      );
+      sources?.forEach(
+        (src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }),
+      );
     }
     // Candidates for the result cache: plain queries over the session's own version — not the
     // catalog emulation (rewritten), system views (expanded), other versions (leases).
@@ -194,9 +254,13 @@ async function withSystemViews(ctx: PlanningContext, sql: string): Promise<strin
   return expandSystemViews(sql, tables);
 }
 
-
 /** `sql` prepared with parameter n cast to `typeOf(n)` (PostgreSQL OID `oidOf(n)`), left to DuckDB where undefined. */
-async function prepareTyped(ctx: PlanningContext, sql: string, typeOf: (n: number) => string | undefined, oidOf: (n: number) => number): Promise<DuckDBPreparedStatement> {
+async function prepareTyped(
+  ctx: PlanningContext,
+  sql: string,
+  typeOf: (n: number) => string | undefined,
+  oidOf: (n: number) => number,
+): Promise<DuckDBPreparedStatement> {
   const typed = replaceParams(sql, (n) => {
     const t = typeOf(n);
     return t ? declaredParamSql(n, t, oidOf(n)) : undefined;
@@ -229,7 +293,6 @@ function undeterminedParams(duck: DuckDBPreparedStatement): number[] {
   return out;
 }
 
-
 /** The OID to announce for an undeclared parameter; text when DuckDB cannot infer one, as PostgreSQL does for unknown. */
 function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
   try {
@@ -241,10 +304,29 @@ function paramOidFor(duck: DuckDBPreparedStatement, index: number): number {
 }
 
 function refusal(type: string): SqlError {
-  const writes = ['INSERT', 'UPDATE', 'DELETE', 'CREATE', 'ALTER', 'DROP', 'COPY', 'CREATE_FUNC', 'MERGE_INTO', 'VACUUM', 'ANALYZE', 'COPY_DATABASE', 'EXPORT'];
+  const writes = [
+    'INSERT',
+    'UPDATE',
+    'DELETE',
+    'CREATE',
+    'ALTER',
+    'DROP',
+    'COPY',
+    'CREATE_FUNC',
+    'MERGE_INTO',
+    'VACUUM',
+    'ANALYZE',
+    'COPY_DATABASE',
+    'EXPORT',
+  ];
   if (writes.includes(type)) {
-    return new SqlError(SQLSTATE.readOnlyTransaction, `cannot execute ${type.replace('_', ' ')} in a read-only transaction`);
+    return new SqlError(
+      SQLSTATE.readOnlyTransaction,
+      `cannot execute ${type.replace('_', ' ')} in a read-only transaction`,
+    );
   }
-  return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: ${type.replace('_', ' ')} statements are not allowed by fdl-gateway`);
+  return new SqlError(
+    SQLSTATE.insufficientPrivilege,
+    `permission denied: ${type.replace('_', ' ')} statements are not allowed by fdl-gateway`,
+  );
 }
-

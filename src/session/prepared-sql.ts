@@ -18,25 +18,41 @@ export interface NamedStatement {
 }
 
 /** PREPARE name [(types)] AS query: the name must be free and the statement a query. */
-export function interpretPrepare(stmt: Extract<Statement, { kind: 'prepareSql' }>, statements: ReadonlyMap<string, unknown>): { name: string; query: string; stmt: QueryStatement; types: string[] } {
-  if (statements.has(stmt.name)) throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${stmt.name}" already exists`);
+export function interpretPrepare(
+  stmt: Extract<Statement, { kind: 'prepareSql' }>,
+  statements: ReadonlyMap<string, unknown>,
+): { name: string; query: string; stmt: QueryStatement; types: string[] } {
+  if (statements.has(stmt.name))
+    throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${stmt.name}" already exists`);
   return { name: stmt.name, query: stmt.query, stmt: innerQuery(stmt.query, 'PREPARE'), types: stmt.types };
 }
 
 /** EXECUTE name [(args)]: the statement must exist and take exactly that many parameters. */
-export function interpretExecute<S extends NamedStatement>(stmt: Extract<Statement, { kind: 'executeSql' }>, statements: ReadonlyMap<string, S>): S {
+export function interpretExecute<S extends NamedStatement>(
+  stmt: Extract<Statement, { kind: 'executeSql' }>,
+  statements: ReadonlyMap<string, S>,
+): S {
   const target = statements.get(stmt.name);
   if (!target) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
   if (stmt.args.length !== target.paramOids.length) {
-    throw new SqlError(SQLSTATE.syntaxError, `wrong number of parameters for prepared statement "${stmt.name}"`, `Expected ${target.paramOids.length} parameters but got ${stmt.args.length}.`);
+    throw new SqlError(
+      SQLSTATE.syntaxError,
+      `wrong number of parameters for prepared statement "${stmt.name}"`,
+      `Expected ${target.paramOids.length} parameters but got ${stmt.args.length}.`,
+    );
   }
   return target;
 }
 
 /** DEALLOCATE [ALL]: the names to drop (never `running`, the statement executing this one). */
-export function interpretDeallocate<S>(stmt: Extract<Statement, { kind: 'deallocate' }>, statements: ReadonlyMap<string, S>, running?: S): { names: string[]; tag: 'DEALLOCATE' | 'DEALLOCATE ALL' } {
+export function interpretDeallocate<S>(
+  stmt: Extract<Statement, { kind: 'deallocate' }>,
+  statements: ReadonlyMap<string, S>,
+  running?: S,
+): { names: string[]; tag: 'DEALLOCATE' | 'DEALLOCATE ALL' } {
   if (stmt.name === null) return { names: othersThan(statements, running), tag: 'DEALLOCATE ALL' };
-  if (!statements.has(stmt.name)) throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
+  if (!statements.has(stmt.name))
+    throw new SqlError(SQLSTATE.invalidSqlStatementName, `prepared statement "${stmt.name}" does not exist`);
   return { names: [stmt.name], tag: 'DEALLOCATE' };
 }
 
@@ -69,7 +85,10 @@ export async function declaredTypeOids(conn: DuckDBConnection, types: readonly s
  * EXECUTE's arguments as PostgreSQL-style text parameters: one SELECT of them, planned by `prepare`
  * (the session's one pipeline: analysis and admission like any statement) and run at once.
  */
-export async function evaluateArguments(args: readonly string[], prepare: (text: string) => Promise<PreparedStmt>): Promise<(Buffer | null)[]> {
+export async function evaluateArguments(
+  args: readonly string[],
+  prepare: (text: string) => Promise<PreparedStmt>,
+): Promise<(Buffer | null)[]> {
   if (args.length === 0) return [];
   const prepared = await prepare(argumentsQuery(args));
   try {

@@ -90,8 +90,10 @@ export class RefFollower {
     if (inBlock || !this.lease || this.settledFor === statementSeq) return true;
     if (this.unsettledFor === statementSeq) return false;
     counted('ref_check');
-    const stays = (this.versions.generation?.() ?? 0) === this.authorizedIn
-      && (!this.versions.isMoving(this.lease) || this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId);
+    const stays =
+      (this.versions.generation?.() ?? 0) === this.authorizedIn &&
+      (!this.versions.isMoving(this.lease) ||
+        this.versions.freshVersion?.(this.repo, this.requested) === this.lease.versionId);
     if (stays) this.settledFor = statementSeq;
     else this.unsettledFor = statementSeq;
     return stays;

@@ -32,9 +32,7 @@ export interface Recording {
 }
 
 export type CacheDecision =
-  | { kind: 'bypass' }
-  | { kind: 'hit'; result: CachedResult }
-  | { kind: 'record'; recording: Recording };
+  { kind: 'bypass' } | { kind: 'hit'; result: CachedResult } | { kind: 'record'; recording: Recording };
 
 const BYPASS: CacheDecision = { kind: 'bypass' };
 
@@ -42,12 +40,26 @@ const BYPASS: CacheDecision = { kind: 'bypass' };
 function keyFor(prepared: PreparedStmt, sql: string, lease: VersionLease, settings: string, run: ResultRun): ResultKey {
   const last = prepared.lastResultKey;
   if (
-    last && run.params.length === 0 && last.params.length === 0 && last.versionId === lease.versionId && last.database === lease.dbName &&
-    last.settings === settings && sameCodes(last.resultFormats, run.resultFormats) && sameCodes(last.paramFormats, run.paramFormats)
+    last &&
+    run.params.length === 0 &&
+    last.params.length === 0 &&
+    last.versionId === lease.versionId &&
+    last.database === lease.dbName &&
+    last.settings === settings &&
+    sameCodes(last.resultFormats, run.resultFormats) &&
+    sameCodes(last.paramFormats, run.paramFormats)
   ) {
     return last;
   }
-  const key: ResultKey = { versionId: lease.versionId, database: lease.dbName, sql, settings, resultFormats: run.resultFormats, paramFormats: run.paramFormats, params: run.params };
+  const key: ResultKey = {
+    versionId: lease.versionId,
+    database: lease.dbName,
+    sql,
+    settings,
+    resultFormats: run.resultFormats,
+    paramFormats: run.paramFormats,
+    params: run.params,
+  };
   if (run.params.length === 0) prepared.lastResultKey = key;
   return key;
 }
@@ -67,7 +79,12 @@ export class ResultCachePolicy {
    * the session did not turn `fdl.result_cache` off.
    */
   applies(prepared: PreparedStmt, settings: SessionSettings, rowsSent: number): boolean {
-    return this.results !== null && prepared.cacheableSql !== null && rowsSent === 0 && settings.get('fdl.result_cache') !== 'off';
+    return (
+      this.results !== null &&
+      prepared.cacheableSql !== null &&
+      rowsSent === 0 &&
+      settings.get('fdl.result_cache') !== 'off'
+    );
   }
 
   /** Answer from the cache, record this run, or neither — for the version the session reads now. */
@@ -77,10 +94,12 @@ export class ResultCachePolicy {
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return BYPASS;
     if (prepared.repeatable === undefined) {
-      prepared.repeatable = !!prepared.analysis && isRepeatable(prepared.analysis, results.consistentFunctions, lease.dbName, {
-        isVersionTable: (s, t) => lease.hasTable(s, t),
-        isVersionFunction: (f) => lease.definesFunction(f),
-      });
+      prepared.repeatable =
+        !!prepared.analysis &&
+        isRepeatable(prepared.analysis, results.consistentFunctions, lease.dbName, {
+          isVersionTable: (s, t) => lease.hasTable(s, t),
+          isVersionFunction: (f) => lease.definesFunction(f),
+        });
     }
     if (!prepared.repeatable) return BYPASS;
     const key = keyFor(prepared, prepared.cacheableSql, lease, settings.fingerprint(), run);

@@ -15,7 +15,12 @@ import { quoteIdent } from '../quote.js';
 export class SessionVersion {
   readonly follower: RefFollower;
   /** What was last re-checked, for which statement: a statement's versions are re-checked once (replay, then run). */
-  private checked: { seq: number; pinned: readonly VersionLease[]; reads?: ReadonlyMap<string, VersionReads>; lease: VersionLease | null } | null = null;
+  private checked: {
+    seq: number;
+    pinned: readonly VersionLease[];
+    reads?: ReadonlyMap<string, VersionReads>;
+    lease: VersionLease | null;
+  } | null = null;
 
   constructor(
     conn: DuckDBConnection,
@@ -33,7 +38,14 @@ export class SessionVersion {
         await settings.useVersion(next.dbName);
         // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
         const v = (name: string, value: string) => `SET VARIABLE "pg_${name}" = '${value.replace(/'/g, "''")}'`;
-        await conn.run([next.catalogInfoSql, v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '));
+        await conn.run(
+          [
+            next.catalogInfoSql,
+            v('fdl.ref', this.follower.ref),
+            v('fdl.version', next.versionId),
+            v('fdl.repository', repo),
+          ].join('; '),
+        );
       } catch (e) {
         throw fromDuckDB(e);
       }
@@ -76,9 +88,14 @@ export class SessionVersion {
    * was not planned against: all of it). Once per statement (`statementSeq`): a result-cache miss
    * re-checked before the lookup is not re-checked again before it runs.
    */
-  revalidate(statementSeq: number, pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): Promise<void> | undefined {
+  revalidate(
+    statementSeq: number,
+    pinned: readonly VersionLease[],
+    reads?: ReadonlyMap<string, VersionReads>,
+  ): Promise<void> | undefined {
     const c = this.checked;
-    if (c && c.seq === statementSeq && c.pinned === pinned && c.reads === reads && c.lease === this.lease) return undefined;
+    if (c && c.seq === statementSeq && c.pinned === pinned && c.reads === reads && c.lease === this.lease)
+      return undefined;
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
     const started = stageClock();
     counted('revalidation');
@@ -121,9 +138,17 @@ export class SessionVersion {
         ['pinned', 'BOOLEAN'],
         ['client_addr', 'VARCHAR'],
       ],
-      rows: [[this.repo, this.follower.ref, l?.ref ?? null, l?.versionId ?? null, l?.resolvedAt.toISOString() ?? null, !moving || inBlock, clientAddress]],
+      rows: [
+        [
+          this.repo,
+          this.follower.ref,
+          l?.ref ?? null,
+          l?.versionId ?? null,
+          l?.resolvedAt.toISOString() ?? null,
+          !moving || inBlock,
+          clientAddress,
+        ],
+      ],
     };
   }
 }
-
-

@@ -45,7 +45,8 @@ export class SetShow {
       await this.settings.set(name, value === null ? 'on' : onOff(name, value));
       return { forgetStatements: false };
     }
-    if (name.startsWith('fdl.')) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    if (name.startsWith('fdl.'))
+      throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     const warning = await this.settings.set(name, value);
     return { ...(warning ? { warning } : {}), forgetStatements: name === 'search_path' };
   }
@@ -69,8 +70,12 @@ export class SetShow {
 /** A transaction reads one version; the error names the ways to choose another that work. */
 function refInBlock(repo: string, ref: string | null): SqlError {
   const r = ref && /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : 'REF';
-  return new SqlError(SQLSTATE.activeTransaction, 'SET fdl.ref cannot run inside a transaction block', 'A transaction reads one version from its first statement to its end.',
-    `End the transaction (COMMIT or ROLLBACK) and run SET fdl.ref in autocommit mode (psycopg: connection.autocommit = True; JDBC: setAutoCommit(true)), or choose the ref when connecting: database "${repo}~${r}" (or "${repo}@${r}"), or options=-c fdl.ref=${r}.`);
+  return new SqlError(
+    SQLSTATE.activeTransaction,
+    'SET fdl.ref cannot run inside a transaction block',
+    'A transaction reads one version from its first statement to its end.',
+    `End the transaction (COMMIT or ROLLBACK) and run SET fdl.ref in autocommit mode (psycopg: connection.autocommit = True; JDBC: setAutoCommit(true)), or choose the ref when connecting: database "${repo}~${r}" (or "${repo}@${r}"), or options=-c fdl.ref=${r}.`,
+  );
 }
 
 /** A Boolean parameter as PostgreSQL spells its values. */

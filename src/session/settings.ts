@@ -12,14 +12,27 @@ import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([
-  'server_version', 'server_version_num', 'server_encoding', 'integer_datetimes', 'is_superuser', 'block_size',
-  'max_identifier_length', 'in_hot_standby', 'lc_collate', 'lc_ctype',
+  'server_version',
+  'server_version_num',
+  'server_encoding',
+  'integer_datetimes',
+  'is_superuser',
+  'block_size',
+  'max_identifier_length',
+  'in_hot_standby',
+  'lc_collate',
+  'lc_ctype',
 ]);
 
 /** Parameters that cannot change what a query returns or how it is encoded (result cache keys). */
 const OUTPUT_NEUTRAL = new Set([
-  'application_name', 'statement_timeout', 'idle_in_transaction_session_timeout', 'lock_timeout', 'client_min_messages',
-  'fdl.ref', 'fdl.result_cache',
+  'application_name',
+  'statement_timeout',
+  'idle_in_transaction_session_timeout',
+  'lock_timeout',
+  'client_min_messages',
+  'fdl.ref',
+  'fdl.result_cache',
 ]);
 
 const fingerprints = new LRUCache<string, string>({ max: 1000 });
@@ -61,7 +74,10 @@ export class SessionSettings {
    */
   fingerprint(): string {
     if (this.outputKey === null) {
-      const full = this.entries().filter(([k]) => !OUTPUT_NEUTRAL.has(k)).map(([k, v]) => `${k}=${v}`).join('\n');
+      const full = this.entries()
+        .filter(([k]) => !OUTPUT_NEUTRAL.has(k))
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n');
       let token = fingerprints.get(full);
       if (token === undefined) fingerprints.set(full, (token = `s${++fingerprintSeq}`));
       this.outputKey = token;
@@ -79,7 +95,8 @@ export class SessionSettings {
   }
 
   show(name: string): string {
-    if (PRIVILEGED_SETTINGS.has(name)) throw new SqlError(SQLSTATE.insufficientPrivilege, privilegedSettingMessage(name));
+    if (PRIVILEGED_SETTINGS.has(name))
+      throw new SqlError(SQLSTATE.insufficientPrivilege, privilegedSettingMessage(name));
     const v = this.values.get(name);
     if (v === undefined) {
       if (name.includes('.')) return ''; // custom (dotted) parameters read as empty, as in PostgreSQL
@@ -94,18 +111,29 @@ export class SessionSettings {
    * when it is not the one asked for, why.
    */
   private capped(name: string, value: string): { value: string; warning?: string } {
-    const ceiling = name === 'statement_timeout' ? this.limits.statementTimeoutMs : name === 'idle_in_transaction_session_timeout' ? this.limits.idleInTransactionTimeoutMs : 0;
+    const ceiling =
+      name === 'statement_timeout'
+        ? this.limits.statementTimeoutMs
+        : name === 'idle_in_transaction_session_timeout'
+          ? this.limits.idleInTransactionTimeoutMs
+          : 0;
     if (ceiling <= 0) return { value };
     const ms = Number(value);
     if (ms > 0 && ms <= ceiling) return { value };
-    return { value: String(ceiling), warning: `${name} cannot exceed the gateway's limit of ${ceiling} ms; it stays ${ceiling} ms` };
+    return {
+      value: String(ceiling),
+      warning: `${name} cannot exceed the gateway's limit of ${ceiling} ms; it stays ${ceiling} ms`,
+    };
   }
 
   /** SET (value) or RESET (null) of one parameter; returns a warning for the client, if any. */
   async set(name: string, value: string | null): Promise<string | undefined> {
     if (!this.values.has(name) && !name.includes('.')) {
       if (await this.isEngineSetting(name)) {
-        throw new SqlError(SQLSTATE.insufficientPrivilege, `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`);
+        throw new SqlError(
+          SQLSTATE.insufficientPrivilege,
+          `permission denied to set parameter "${name}": DuckDB engine settings are fixed by the gateway`,
+        );
       }
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
@@ -116,7 +144,10 @@ export class SessionSettings {
       }
       return;
     }
-    const { value: normalized, warning } = this.capped(name, value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value));
+    const { value: normalized, warning } = this.capped(
+      name,
+      value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value),
+    );
     if (name === 'timezone') await this.setTimeZone(normalized);
     if (name === 'search_path') await this.applySearchPath(normalized);
     this.values.set(name, normalized);
@@ -196,7 +227,10 @@ export class SessionSettings {
     const out: string[] = [];
     for (const raw of path.split(',')) {
       let name = raw.trim();
-      name = name.startsWith('"') && name.endsWith('"') && name.length >= 2 ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
+      name =
+        name.startsWith('"') && name.endsWith('"') && name.length >= 2
+          ? name.slice(1, -1).replace(/""/g, '"')
+          : name.toLowerCase();
       if (name === '$user') name = this.user;
       if (name === 'public' && !schemas.includes('public')) name = 'main';
       if (schemas.includes(name) && !out.includes(name)) out.push(name);
@@ -231,7 +265,9 @@ export class SessionSettings {
   }
 
   private async isEngineSetting(name: string): Promise<boolean> {
-    const r = await this.conn.runAndReadAll(`SELECT 1 FROM duckdb_settings() WHERE lower(name) = ${sqlString(name.toLowerCase())}`);
+    const r = await this.conn.runAndReadAll(
+      `SELECT 1 FROM duckdb_settings() WHERE lower(name) = ${sqlString(name.toLowerCase())}`,
+    );
     return r.currentRowCount > 0;
   }
 

@@ -14,18 +14,31 @@ const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
  * part; a `%40` a URL client left undecoded is read as `@`. `served`: the repositories this user may
  * see; any other name, served or not, gets the same answer.
  */
-export function startupTarget(requested: string, served: readonly string[], only: string | null): { repo: string; ref: string } {
+export function startupTarget(
+  requested: string,
+  served: readonly string[],
+  only: string | null,
+): { repo: string; ref: string } {
   const database = requested.replace(/%40/gi, '@');
   const at = refSeparator(database);
   let repo = at < 0 ? database : database.slice(0, at);
   const ref = at < 0 ? '' : database.slice(at + 1);
   if (repo === '') {
     // how many repositories are served is not the user's to know
-    if (!only || !served.includes(only)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${database}" names no repository`, served.length ? `Served repositories: ${served.join(', ')}` : undefined);
+    if (!only || !served.includes(only))
+      throw new SqlError(
+        SQLSTATE.invalidCatalogName,
+        `database "${database}" names no repository`,
+        served.length ? `Served repositories: ${served.join(', ')}` : undefined,
+      );
     repo = only;
   }
   if (!served.includes(repo)) {
-    throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`, served.length ? `Served repositories: ${served.join(', ')}` : undefined);
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `database "${repo}" does not exist`,
+      served.length ? `Served repositories: ${served.join(', ')}` : undefined,
+    );
   }
   return { repo, ref };
 }

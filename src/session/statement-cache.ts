@@ -12,7 +12,10 @@ import { disposeStatement, type PreparedStmt } from './plan.js';
 const STATEMENTS_KEPT = 64;
 
 export class StatementCache {
-  private readonly entries = new LRUCache<string, PreparedStmt>({ max: STATEMENTS_KEPT, dispose: (p) => disposeStatement(p) });
+  private readonly entries = new LRUCache<string, PreparedStmt>({
+    max: STATEMENTS_KEPT,
+    dispose: (p) => disposeStatement(p),
+  });
 
   /** The kept statement for exactly this text and declared types (no reference taken), or undefined. */
   get(text: string, declaredTypes: readonly number[]): PreparedStmt | undefined {

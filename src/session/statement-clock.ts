@@ -85,7 +85,12 @@ export class StatementClock {
    */
   stopForTempCeiling(limit: string, startedBefore = Infinity): void {
     if (!this.running || this.startedAt > startedBefore) return;
-    this.stopForCeiling(new SqlError(SQLSTATE.diskFull, `temporary files of running statements exceed max_temp_directory_size (${limit}): statement stopped`));
+    this.stopForCeiling(
+      new SqlError(
+        SQLSTATE.diskFull,
+        `temporary files of running statements exceed max_temp_directory_size (${limit}): statement stopped`,
+      ),
+    );
   }
 
   /** The process's memory passed its watchdog line (engine/memory-watchdog.ts): stop what runs now (53200). */
@@ -174,8 +179,15 @@ export class StatementClock {
   interruption(): SqlError {
     if (this.aborted) return DISCONNECTED;
     if (this.ceiling) return this.ceiling;
-    if (this.shuttingDown) return new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command: the server is shutting down');
-    return new SqlError(SQLSTATE.queryCanceled, this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request');
+    if (this.shuttingDown)
+      return new SqlError(
+        SQLSTATE.adminShutdown,
+        'terminating connection due to administrator command: the server is shutting down',
+      );
+    return new SqlError(
+      SQLSTATE.queryCanceled,
+      this.timedOut ? 'canceling statement due to statement timeout' : 'canceling statement due to user request',
+    );
   }
 
   /**
@@ -184,7 +196,8 @@ export class StatementClock {
    */
   failure(e: unknown): SqlError {
     let err = e instanceof SqlError ? e : fromDuckDB(e);
-    if (!(e instanceof SqlError) && err.sqlstate === SQLSTATE.queryCanceled && this.stopRequested) err = this.interruption();
+    if (!(e instanceof SqlError) && err.sqlstate === SQLSTATE.queryCanceled && this.stopRequested)
+      err = this.interruption();
     this.clearStop();
     return err;
   }

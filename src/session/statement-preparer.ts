@@ -114,7 +114,20 @@ export class StatementPreparer {
    */
   async prepare(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
     const { clock } = this.host;
-    const base: PreparedStmt = { refs: 1, sql: text, stmt, declaredTypes, duck: null, paramOids: [], fields: null, columnTypes: [], columnOids: [], leases: [], untyped: new Set(), cacheableSql: null };
+    const base: PreparedStmt = {
+      refs: 1,
+      sql: text,
+      stmt,
+      declaredTypes,
+      duck: null,
+      paramOids: [],
+      fields: null,
+      columnTypes: [],
+      columnOids: [],
+      leases: [],
+      untyped: new Set(),
+      cacheableSql: null,
+    };
     if (stmt.kind === 'show') {
       base.fields = [textField(stmt.name)];
       return base;
@@ -146,7 +159,13 @@ export class StatementPreparer {
     } catch (e) {
       givenUp = true;
       if (settled) disposeStatement(base);
-      else this.abandon(planning.then(() => disposeStatement(base), () => undefined));
+      else
+        this.abandon(
+          planning.then(
+            () => disposeStatement(base),
+            () => undefined,
+          ),
+        );
       throw e;
     }
     return base;
@@ -188,16 +207,38 @@ export class StatementPreparer {
    */
   private async replanIfMoved(prepared: PreparedStmt): Promise<void> {
     const now = this.host.lease()?.versionId;
-    if (prepared.duck === null || prepared.preparedFor === undefined || now === undefined || prepared.preparedFor === now) return;
+    if (
+      prepared.duck === null ||
+      prepared.preparedFor === undefined ||
+      now === undefined ||
+      prepared.preparedFor === now
+    )
+      return;
     const fresh = await this.prepare(prepared.sql, prepared.stmt, prepared.declaredTypes);
     try {
       const same = (a: PreparedStmt['fields'], b: PreparedStmt['fields']) =>
-        a?.length === b?.length && (a ?? []).every((f, i) => f.name === b![i]!.name && f.typeOid === b![i]!.typeOid && f.typeMod === b![i]!.typeMod);
+        a?.length === b?.length &&
+        (a ?? []).every(
+          (f, i) => f.name === b![i]!.name && f.typeOid === b![i]!.typeOid && f.typeMod === b![i]!.typeMod,
+        );
       if (!same(prepared.fields, fresh.fields) || prepared.paramOids.join() !== fresh.paramOids.join()) {
         throw new SqlError(SQLSTATE.featureNotSupported, 'cached plan must not change result type');
       }
       // Swap the planned parts: the old ones go with `fresh` (released below).
-      for (const k of ['duck', 'fields', 'columnTypes', 'columnOids', 'leases', 'holds', 'reads', 'fetchOnBind', 'untyped', 'cacheableSql', 'analysis', 'preparedFor'] as const) {
+      for (const k of [
+        'duck',
+        'fields',
+        'columnTypes',
+        'columnOids',
+        'leases',
+        'holds',
+        'reads',
+        'fetchOnBind',
+        'untyped',
+        'cacheableSql',
+        'analysis',
+        'preparedFor',
+      ] as const) {
         const mine = prepared[k];
         (prepared as unknown as Record<string, unknown>)[k] = fresh[k];
         (fresh as unknown as Record<string, unknown>)[k] = mine;

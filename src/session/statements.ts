@@ -11,7 +11,14 @@ import type { SessionCore } from './core.js';
 import { closingAtTransactionEnd, interpretCursor, type CursorAction, type CursorEntry } from './cursors.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from './named-limits.js';
 import { disposeStatement, type PreparedStmt } from './plan.js';
-import { declaredTypeOids, evaluateArguments, interpretDeallocate, interpretDiscardAll, interpretExecute, interpretPrepare } from './prepared-sql.js';
+import {
+  declaredTypeOids,
+  evaluateArguments,
+  interpretDeallocate,
+  interpretDiscardAll,
+  interpretExecute,
+  interpretPrepare,
+} from './prepared-sql.js';
 import type { SettingOutcome } from './set-show.js';
 import type { TransactionOutcome } from './transaction.js';
 
@@ -20,13 +27,27 @@ export type GatewayStatement = Exclude<Statement, { kind: 'query' | 'copyOut' | 
 
 export type StatementOutcome<P> =
   /** CommandComplete with `tag`, once these named objects are dropped and `keep` is kept. */
-  | { kind: 'done'; tag: string; dropStatements?: readonly string[]; dropPortals?: readonly string[]; keep?: { name: string; prepared: PreparedStmt } }
+  | {
+      kind: 'done';
+      tag: string;
+      dropStatements?: readonly string[];
+      dropPortals?: readonly string[];
+      keep?: { name: string; prepared: PreparedStmt };
+    }
   /** SHOW: these rows under the plan's fields (text), then CommandComplete SHOW. */
   | { kind: 'rows'; rows: readonly (readonly string[])[]; tag: 'SHOW' }
   /** EXECUTE: run `target` with these text parameters as its own portal. */
   | { kind: 'execute'; target: PreparedStmt; params: (Buffer | null)[] }
   /** DECLARE: open cursor `name` over `query` (one reference, the cursor's own), with the DECLARE's parameters. */
-  | { kind: 'declare'; name: string; query: PreparedStmt; hold: boolean; scroll: boolean; binary: boolean; tag: 'DECLARE CURSOR' }
+  | {
+      kind: 'declare';
+      name: string;
+      query: PreparedStmt;
+      hold: boolean;
+      scroll: boolean;
+      binary: boolean;
+      tag: 'DECLARE CURSOR';
+    }
   /** FETCH / MOVE: send or pass over the rows `direction` reaches (tag: fetchTag). */
   | Extract<CursorAction<P>, { kind: 'fetch' }>;
 
@@ -64,7 +85,11 @@ export function usesConnection(stmt: GatewayStatement): boolean {
   }
 }
 
-export async function runStatement<P extends CursorEntry>(core: SessionCore, scope: StatementScope<P>, stmt: GatewayStatement): Promise<StatementOutcome<P>> {
+export async function runStatement<P extends CursorEntry>(
+  core: SessionCore,
+  scope: StatementScope<P>,
+  stmt: GatewayStatement,
+): Promise<StatementOutcome<P>> {
   switch (stmt.kind) {
     case 'begin':
       return transactionDone(core, scope, core.tx.begin());
@@ -114,7 +139,9 @@ export async function runStatement<P extends CursorEntry>(core: SessionCore, sco
     }
     case 'executeSql': {
       const target = interpretExecute(stmt, scope.statements);
-      const params = await evaluateArguments(stmt.args, (text) => core.preparer.prepare(text, { kind: 'query', sql: text }, []));
+      const params = await evaluateArguments(stmt.args, (text) =>
+        core.preparer.prepare(text, { kind: 'query', sql: text }, []),
+      );
       return { kind: 'execute', target, params };
     }
     case 'declare':
@@ -128,11 +155,20 @@ export async function runStatement<P extends CursorEntry>(core: SessionCore, sco
       const query = scope.plan.cursorQuery;
       if (!query) throw new SqlError(SQLSTATE.internalError, 'DECLARE without its planned query');
       query.refs++;
-      return { kind: 'declare', name: action.name, query, hold: action.hold, scroll: action.scroll, binary: action.binary, tag: action.tag };
+      return {
+        kind: 'declare',
+        name: action.name,
+        query,
+        hold: action.hold,
+        scroll: action.scroll,
+        binary: action.binary,
+        tag: action.tag,
+      };
     }
     case 'lock':
       // Each relation read once through the one pipeline: it must exist and be granted (lock.ts).
-      for (const read of interpretLock(stmt, core.tx.inBlock)) disposeStatement(await core.preparer.prepare(read, { kind: 'query', sql: read }, []));
+      for (const read of interpretLock(stmt, core.tx.inBlock))
+        disposeStatement(await core.preparer.prepare(read, { kind: 'query', sql: read }, []));
       return { kind: 'done', tag: 'LOCK TABLE' };
     case 'unlisten':
       return { kind: 'done', tag: 'UNLISTEN' };
@@ -141,13 +177,21 @@ export async function runStatement<P extends CursorEntry>(core: SessionCore, sco
   }
 }
 
-async function transactionDone<P extends CursorEntry>(core: SessionCore, scope: StatementScope<P>, outcome: TransactionOutcome): Promise<StatementOutcome<P>> {
+async function transactionDone<P extends CursorEntry>(
+  core: SessionCore,
+  scope: StatementScope<P>,
+  outcome: TransactionOutcome,
+): Promise<StatementOutcome<P>> {
   if (outcome.warning) core.outbox.notice(outcome.warning.message, 'WARNING', outcome.warning.code);
   if (outcome.begins) {
     await core.refreshVersion(); // a moving ref is re-resolved as the block starts
     core.tx.begun();
   }
-  return { kind: 'done', tag: outcome.tag, ...(outcome.ended ? { dropPortals: closingAtTransactionEnd(scope.portals) } : {}) };
+  return {
+    kind: 'done',
+    tag: outcome.tag,
+    ...(outcome.ended ? { dropPortals: closingAtTransactionEnd(scope.portals) } : {}),
+  };
 }
 
 /** Carry out what a SET / RESET asks of the session. */

@@ -34,7 +34,11 @@ export class Transaction {
   }
 
   begin(): TransactionOutcome {
-    if (this.state !== 'I') return { tag: 'BEGIN', warning: { code: SQLSTATE.activeTransaction, message: 'there is already a transaction in progress' } };
+    if (this.state !== 'I')
+      return {
+        tag: 'BEGIN',
+        warning: { code: SQLSTATE.activeTransaction, message: 'there is already a transaction in progress' },
+      };
     return { tag: 'BEGIN', begins: true };
   }
 
@@ -58,13 +62,15 @@ export class Transaction {
   }
 
   savepoint(name: string): TransactionOutcome {
-    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
+    if (this.state === 'I')
+      throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
     this.savepoints.push(name);
     return { tag: 'SAVEPOINT' };
   }
 
   release(name: string): TransactionOutcome {
-    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
+    if (this.state === 'I')
+      throw new SqlError(SQLSTATE.noActiveTransaction, 'RELEASE SAVEPOINT can only be used in transaction blocks');
     const at = this.savepoints.lastIndexOf(name);
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at;
@@ -73,7 +79,8 @@ export class Transaction {
 
   /** Nothing was written, so rolling back to a savepoint only clears the failed state. */
   rollbackTo(name: string): TransactionOutcome {
-    if (this.state === 'I') throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
+    if (this.state === 'I')
+      throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
     const at = this.savepoints.lastIndexOf(name);
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at + 1;
@@ -89,7 +96,10 @@ export class Transaction {
   /** The statement may run now: only COMMIT/ROLLBACK (TO) leave a failed block. */
   admits(exitsFailedBlock: boolean): void {
     if (this.state === 'E' && !exitsFailedBlock) {
-      throw new SqlError(SQLSTATE.inFailedTransaction, 'current transaction is aborted, commands ignored until end of transaction block');
+      throw new SqlError(
+        SQLSTATE.inFailedTransaction,
+        'current transaction is aborted, commands ignored until end of transaction block',
+      );
     }
   }
 

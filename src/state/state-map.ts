@@ -16,13 +16,21 @@ export class StateMap<V> {
   /** Each write replaces the whole file: one at a time. */
   private readonly writes = new Slots();
 
-  private constructor(private readonly file: string | null, private readonly entries: Map<string, V>) {}
+  private constructor(
+    private readonly file: string | null,
+    private readonly entries: Map<string, V>,
+  ) {}
 
   /**
    * `dir` null keeps the map in memory only. `accept` keeps the entries of the file it can use
    * (a hand-edited value of the wrong shape is left out, never trusted).
    */
-  static async open<V>(dir: string | null, repositoryLocation: string, what: string, accept: (v: unknown) => v is V): Promise<StateMap<V>> {
+  static async open<V>(
+    dir: string | null,
+    repositoryLocation: string,
+    what: string,
+    accept: (v: unknown) => v is V,
+  ): Promise<StateMap<V>> {
     if (dir === null) return new StateMap<V>(null, new Map());
     await mkdir(dir, { recursive: true });
     const file = join(dir, `${createHash('sha256').update(repositoryLocation).digest('hex').slice(0, 32)}.json`);
@@ -32,7 +40,12 @@ export class StateMap<V> {
       for (const [k, v] of Object.entries(raw.entries ?? {})) if (accept(v)) entries.set(k, v);
     } catch (e) {
       if ((e as { code?: string }).code !== 'ENOENT') {
-        throw new SqlError(SQLSTATE.ioError, `cannot read the ${what} ${file}: ${(e as Error).message}`, undefined, 'remove the file only if you trust the repository');
+        throw new SqlError(
+          SQLSTATE.ioError,
+          `cannot read the ${what} ${file}: ${(e as Error).message}`,
+          undefined,
+          'remove the file only if you trust the repository',
+        );
       }
     }
     return new StateMap<V>(file, entries);
@@ -48,6 +61,8 @@ export class StateMap<V> {
     const file = this.file;
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file with the current map
-    return this.writes.run(() => writeFileAtomic(file, JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1)));
+    return this.writes.run(() =>
+      writeFileAtomic(file, JSON.stringify({ entries: Object.fromEntries(this.entries) }, null, 1)),
+    );
   }
 }

@@ -14,7 +14,10 @@ export class TagLedger {
   /** Each write replaces the whole file: one at a time. */
   private readonly writes = new Slots();
 
-  private constructor(private readonly file: string | null, private readonly tags: Map<string, string>) {}
+  private constructor(
+    private readonly file: string | null,
+    private readonly tags: Map<string, string>,
+  ) {}
 
   /** `dir` null keeps the ledger in memory only (no cache dir configured). */
   static async open(dir: string | null, repositoryLocation: string): Promise<TagLedger> {
@@ -27,7 +30,12 @@ export class TagLedger {
       for (const [k, v] of Object.entries(raw.tags ?? {})) if (typeof v === 'string') tags.set(k, v);
     } catch (e) {
       if ((e as { code?: string }).code !== 'ENOENT') {
-        throw new SqlError(SQLSTATE.ioError, `cannot read the tag ledger ${file}: ${(e as Error).message}`, undefined, 'remove the file only if you trust the repository');
+        throw new SqlError(
+          SQLSTATE.ioError,
+          `cannot read the tag ledger ${file}: ${(e as Error).message}`,
+          undefined,
+          'remove the file only if you trust the repository',
+        );
       }
     }
     return new TagLedger(file, tags);
@@ -57,6 +65,8 @@ export class TagLedger {
     if (!file) return Promise.resolve();
     // serialised: each write replaces the whole file atomically with the current map
     // (a failed write fails the check that asked for it; the next write starts afresh)
-    return this.writes.run(() => writeFileAtomic(file, JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1), 0o644));
+    return this.writes.run(() =>
+      writeFileAtomic(file, JSON.stringify({ tags: Object.fromEntries(this.tags) }, null, 1), 0o644),
+    );
   }
 }

@@ -47,7 +47,10 @@ export class VerificationLedger {
   private dirty = false;
   private counters = { hashed: 0, hashedBytes: 0, hits: 0, mismatches: 0 };
 
-  private constructor(private readonly file: string | null, private readonly entries: Map<string, Entry>) {}
+  private constructor(
+    private readonly file: string | null,
+    private readonly entries: Map<string, Entry>,
+  ) {}
 
   /** `file` null keeps the ledger in memory only. An unreadable ledger is started afresh (it only saves work). */
   static async open(file: string | null): Promise<VerificationLedger> {
@@ -57,7 +60,12 @@ export class VerificationLedger {
       try {
         const raw = JSON.parse(await readFile(file, 'utf8')) as { files?: Record<string, Entry> };
         for (const [p, e] of Object.entries(raw.files ?? {})) {
-          if (e && typeof e.sha256 === 'string' && [e.size, e.mtimeMs, e.ctimeMs, e.ino, e.dev].every((n) => typeof n === 'number')) entries.set(p, e);
+          if (
+            e &&
+            typeof e.sha256 === 'string' &&
+            [e.size, e.mtimeMs, e.ctimeMs, e.ino, e.dev].every((n) => typeof n === 'number')
+          )
+            entries.set(p, e);
         }
       } catch {
         // absent or damaged: every file is hashed again before use, which is always safe
@@ -72,7 +80,12 @@ export class VerificationLedger {
    * Throws XX001 naming `name` on a mismatch; the file stays untrusted until it verifies.
    * `stats`: the file's stats when the caller already took them (null: no such file).
    */
-  async verify(path: string, name: string, expect: { size?: number; sha256?: string }, stats?: Stats | null): Promise<void> {
+  async verify(
+    path: string,
+    name: string,
+    expect: { size?: number; sha256?: string },
+    stats?: Stats | null,
+  ): Promise<void> {
     let st;
     if (stats === null) throw new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${name}`);
     try {
@@ -86,7 +99,11 @@ export class VerificationLedger {
     if (expect.size !== undefined && st.size !== expect.size) {
       this.forget(path);
       this.counters.mismatches++;
-      throw new SqlError(SQLSTATE.dataCorrupted, `size mismatch: ${name}`, `the file has ${st.size} bytes, the signed version says ${expect.size}`);
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `size mismatch: ${name}`,
+        `the file has ${st.size} bytes, the signed version says ${expect.size}`,
+      );
     }
     if (!expect.sha256) return;
     const want = expect.sha256.toLowerCase();
@@ -102,7 +119,11 @@ export class VerificationLedger {
     if (got.sha256 !== want || got.size !== st.size) {
       this.forget(path);
       this.counters.mismatches++;
-      throw new SqlError(SQLSTATE.dataCorrupted, `sha256 mismatch: ${name}`, `the signed version says ${want}, the file hashes to ${got.sha256}`);
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `sha256 mismatch: ${name}`,
+        `the signed version says ${want}, the file hashes to ${got.sha256}`,
+      );
     }
     // Changed while being hashed: verified bytes, but not necessarily the bytes on disk now.
     if (!sameIdentity(identity(st), after)) return;
@@ -141,7 +162,10 @@ export class VerificationLedger {
       this.dirty = false;
       await writeFileAtomic(file, JSON.stringify({ files: Object.fromEntries(this.entries) })).catch((e: unknown) =>
         // nothing is trusted wrongly: files not recorded are hashed again after a restart
-        degraded('ledger_write', `cannot write the verification ledger: ${(e as { code?: string }).code ?? (e as Error).message}`),
+        degraded(
+          'ledger_write',
+          `cannot write the verification ledger: ${(e as { code?: string }).code ?? (e as Error).message}`,
+        ),
       );
     });
   }

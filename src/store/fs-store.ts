@@ -7,7 +7,17 @@ import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { checkKey, DEFAULT_LIMITS, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import {
+  checkKey,
+  DEFAULT_LIMITS,
+  ioError,
+  tooLarge,
+  type DownloadOptions,
+  type GetOptions,
+  type GetResult,
+  type ObjectStore,
+  type StoreLimits,
+} from './store.js';
 import { writeVerified } from './verified-write.js';
 
 const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
@@ -26,7 +36,10 @@ export class FsStore implements ObjectStore {
   /** key → the resolved path given to readers (DuckDB opens it); resolved once, re-resolved when it changes. */
   private readonly handedOut = new Map<string, HandedOut>();
 
-  constructor(root: string, private readonly limits: StoreLimits = DEFAULT_LIMITS) {
+  constructor(
+    root: string,
+    private readonly limits: StoreLimits = DEFAULT_LIMITS,
+  ) {
     try {
       this.realRoot = realpathSync(root);
     } catch (e) {

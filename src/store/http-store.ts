@@ -5,12 +5,25 @@
  * point the gateway at any URL it can reach (a cloud metadata endpoint) and read the answer back.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { DEFAULT_LIMITS, checkKey, ioError, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import {
+  DEFAULT_LIMITS,
+  checkKey,
+  ioError,
+  tooLarge,
+  type DownloadOptions,
+  type GetOptions,
+  type GetResult,
+  type ObjectStore,
+  type StoreLimits,
+} from './store.js';
 import { isConnectionError, TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
 
 class HttpStatusError extends TransientError {
-  constructor(readonly status: number, url: string) {
+  constructor(
+    readonly status: number,
+    url: string,
+  ) {
     super(`HTTP ${status} for ${url}`);
   }
 }
@@ -18,15 +31,20 @@ class HttpStatusError extends TransientError {
 const MAX_REDIRECTS = 5;
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
-const transient = (e: unknown) => (e instanceof HttpStatusError ? e.status >= 500 || e.status === 429 : isConnectionError(e));
+const transient = (e: unknown) =>
+  e instanceof HttpStatusError ? e.status >= 500 || e.status === 429 : isConnectionError(e);
 
 export class HttpStore implements ObjectStore {
   readonly location: string;
   private readonly base: URL;
 
-  constructor(location: string, private readonly limits: StoreLimits = DEFAULT_LIMITS) {
+  constructor(
+    location: string,
+    private readonly limits: StoreLimits = DEFAULT_LIMITS,
+  ) {
     this.base = new URL(location.endsWith('/') ? location : `${location}/`);
-    if (this.base.protocol !== 'https:' && this.base.protocol !== 'http:') throw ioError(`not an http(s) location: ${location}`);
+    if (this.base.protocol !== 'https:' && this.base.protocol !== 'http:')
+      throw ioError(`not an http(s) location: ${location}`);
     this.location = this.base.href;
   }
 
@@ -39,9 +57,17 @@ export class HttpStore implements ObjectStore {
    * One request: headers must arrive within timeoutMs. Returns the response with its abort handle.
    * Same-origin redirects are followed (a few); one to another origin is refused naming the key only.
    */
-  private async request(key: string, url: string, method: string, headers: Record<string, string>): Promise<{ res: Response; abort: () => void }> {
+  private async request(
+    key: string,
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+  ): Promise<{ res: Response; abort: () => void }> {
     const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(new TransientError(`no response within ${this.limits.timeoutMs} ms`)), this.limits.timeoutMs);
+    const timer = setTimeout(
+      () => ctl.abort(new TransientError(`no response within ${this.limits.timeoutMs} ms`)),
+      this.limits.timeoutMs,
+    );
     try {
       let at = url;
       for (let hops = 0; ; hops++) {
@@ -55,8 +81,10 @@ export class HttpStore implements ObjectStore {
         } catch {
           next = null;
         }
-        if (next === null || next.origin !== this.base.origin) throw ioError(`refusing ${key} of ${this.location}: the server redirects it to another origin`);
-        if (hops >= MAX_REDIRECTS) throw ioError(`refusing ${key} of ${this.location}: more than ${MAX_REDIRECTS} redirects`);
+        if (next === null || next.origin !== this.base.origin)
+          throw ioError(`refusing ${key} of ${this.location}: the server redirects it to another origin`);
+        if (hops >= MAX_REDIRECTS)
+          throw ioError(`refusing ${key} of ${this.location}: more than ${MAX_REDIRECTS} redirects`);
         at = next.href;
       }
     } finally {
@@ -87,7 +115,8 @@ export class HttpStore implements ObjectStore {
         throw tooLarge(this.location, key, max);
       }
       const body = await readCapped(res, max, this.limits.timeoutMs, abort, () => tooLarge(this.location, key, max));
-      if (declared !== null && body.length !== Number(declared)) throw new TransientError(`body has ${body.length} bytes, Content-Length said ${declared}`);
+      if (declared !== null && body.length !== Number(declared))
+        throw new TransientError(`body has ${body.length} bytes, Content-Length said ${declared}`);
       return { body, etag: res.headers.get('etag') ?? undefined };
     });
   }
@@ -120,7 +149,12 @@ export class HttpStore implements ObjectStore {
       }
       const declared = res.headers.get('content-length');
       await writeVerified(
-        { body: res.body as unknown as AsyncIterable<Uint8Array>, declaredLength: declared === null ? undefined : Number(declared), abort, idleMs: this.limits.timeoutMs },
+        {
+          body: res.body as unknown as AsyncIterable<Uint8Array>,
+          declaredLength: declared === null ? undefined : Number(declared),
+          abort,
+          idleMs: this.limits.timeoutMs,
+        },
         dest,
         { ...options, key, location: this.location },
       );
@@ -129,7 +163,13 @@ export class HttpStore implements ObjectStore {
 }
 
 /** Reads a body into memory, refusing more than `max` bytes and stalls longer than `idleMs`. */
-async function readCapped(res: Response, max: number, idleMs: number, abort: () => void, tooBig: () => Error): Promise<Buffer> {
+async function readCapped(
+  res: Response,
+  max: number,
+  idleMs: number,
+  abort: () => void,
+  tooBig: () => Error,
+): Promise<Buffer> {
   if (!res.body) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
   let n = 0;

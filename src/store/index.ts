@@ -25,5 +25,8 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
     const { HttpStore } = await import('./http-store.js');
     return new HttpStore(location, limits);
   }
-  throw new SqlError(SQLSTATE.invalidParameterValue, `unsupported repository location ${location} (use a folder, file://, s3:// or https://)`);
+  throw new SqlError(
+    SQLSTATE.invalidParameterValue,
+    `unsupported repository location ${location} (use a folder, file://, s3:// or https://)`,
+  );
 }

@@ -110,8 +110,9 @@ async function writePart(fh: FileHandle, src: RangeSource, start: number, end: n
   try {
     for await (const chunk of src.body) {
       last = Date.now();
-      if (at + filled + chunk.length > end) throw new TransientError(`range ${start}-${end - 1} returned more bytes than asked for`);
-      for (let i = 0; i < chunk.length; ) {
+      if (at + filled + chunk.length > end)
+        throw new TransientError(`range ${start}-${end - 1} returned more bytes than asked for`);
+      for (let i = 0; i < chunk.length;) {
         const n = Math.min(chunk.length - i, buf.length - filled);
         buf.set(chunk.subarray(i, i + n), filled);
         filled += n;
@@ -133,7 +134,7 @@ async function writePart(fh: FileHandle, src: RangeSource, start: number, end: n
 /** Reads [start, end) back and feeds it to the hash, in order, through its recycled buffers. */
 async function hashRegion(fh: FileHandle, hash: OffloadedHash, start: number, end: number): Promise<void> {
   let buf = new ArrayBuffer(Math.min(BATCH, end - start));
-  for (let at = start; at < end; ) {
+  for (let at = start; at < end;) {
     const { bytesRead } = await fh.read(new Uint8Array(buf), 0, Math.min(buf.byteLength, end - at), at);
     if (bytesRead === 0) throw new TransientError(`part at ${at} vanished before it was hashed`);
     buf = await hash.update(buf, bytesRead);

@@ -47,7 +47,13 @@ export function isConnectionError(e: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if (err.name === 'AbortError' || err.name === 'TimeoutError') return true;
   const code = err.code ?? (err.cause as { code?: string } | undefined)?.code;
-  if (code && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|UND_ERR_.*|ERR_STREAM_PREMATURE_CLOSE)$/.test(code)) return true;
+  if (
+    code &&
+    /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|UND_ERR_.*|ERR_STREAM_PREMATURE_CLOSE)$/.test(
+      code,
+    )
+  )
+    return true;
   // fetch reports a body cut short as TypeError('terminated') with the socket error as cause
   return err.name === 'TypeError' && /terminated|fetch failed|other side closed/i.test(String((e as Error).message));
 }

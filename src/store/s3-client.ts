@@ -46,9 +46,11 @@ interface AwsError {
 }
 
 export const httpStatus = (e: unknown): number | undefined => (e as AwsError)?.$metadata?.httpStatusCode;
-export const isAbsent = (e: unknown): boolean => (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound' || httpStatus(e) === 404;
+export const isAbsent = (e: unknown): boolean =>
+  (e as AwsError)?.name === 'NoSuchKey' || (e as AwsError)?.name === 'NotFound' || httpStatus(e) === 404;
 /** A conditional write refused: If-None-Match found the key, or If-Match another ETag. */
-export const isPreconditionFailed = (e: unknown): boolean => httpStatus(e) === 412 || httpStatus(e) === 409 || (e as AwsError)?.name === 'PreconditionFailed';
+export const isPreconditionFailed = (e: unknown): boolean =>
+  httpStatus(e) === 412 || httpStatus(e) === 409 || (e as AwsError)?.name === 'PreconditionFailed';
 /** Worth another attempt: a 5xx, 429 or 408, a broken connection, or what the SDK marks retryable. */
 export function isTransientS3(e: unknown): boolean {
   if (e instanceof SqlError) return false;

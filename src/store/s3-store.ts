@@ -6,11 +6,29 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { SqlError, SQLSTATE } from '../errors.js';
-import { DEFAULT_LIMITS, checkKey, ioError, mismatch, tooLarge, type DownloadOptions, type GetOptions, type GetResult, type ObjectStore, type StoreLimits } from './store.js';
+import {
+  DEFAULT_LIMITS,
+  checkKey,
+  ioError,
+  mismatch,
+  tooLarge,
+  type DownloadOptions,
+  type GetOptions,
+  type GetResult,
+  type ObjectStore,
+  type StoreLimits,
+} from './store.js';
 import { TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
 import { RANGED_MIN_BYTES, writeVerifiedRanged, type RangeSource } from './ranged-write.js';
-import { createS3Client, httpStatus as status, isAbsent, isTransientS3 as transient, parseS3Url, type S3ClientOptions } from './s3-client.js';
+import {
+  createS3Client,
+  httpStatus as status,
+  isAbsent,
+  isTransientS3 as transient,
+  parseS3Url,
+  type S3ClientOptions,
+} from './s3-client.js';
 
 export interface S3StoreOptions extends S3ClientOptions {
   limits?: StoreLimits;
@@ -18,13 +36,16 @@ export interface S3StoreOptions extends S3ClientOptions {
   client?: S3Client;
 }
 
-
 export class S3Store implements ObjectStore {
   readonly location: string;
   readonly client: S3Client;
   private readonly limits: StoreLimits;
 
-  constructor(readonly bucket: string, readonly prefix: string, options: S3StoreOptions = {}) {
+  constructor(
+    readonly bucket: string,
+    readonly prefix: string,
+    options: S3StoreOptions = {},
+  ) {
     this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
     this.location = `s3://${bucket}/${this.prefix}`;
     this.limits = options.limits ?? DEFAULT_LIMITS;
@@ -50,7 +71,10 @@ export class S3Store implements ObjectStore {
     return withRetry(`GET ${this.location}${key}`, this.limits, transient, async () => {
       let res;
       try {
-        res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: options.ifNoneMatch }), { abortSignal: this.signal() });
+        res = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), IfNoneMatch: options.ifNoneMatch }),
+          { abortSignal: this.signal() },
+        );
       } catch (e) {
         if (status(e) === 304 || (e as { name?: string }).name === 'NotModified') return 'not-modified';
         if (isAbsent(e)) return null;
@@ -74,7 +98,8 @@ export class S3Store implements ObjectStore {
         if (e instanceof SqlError) throw e;
         throw new TransientError('transfer interrupted', e);
       }
-      if (res.ContentLength !== undefined && n !== res.ContentLength) throw new TransientError(`body has ${n} bytes, Content-Length said ${res.ContentLength}`);
+      if (res.ContentLength !== undefined && n !== res.ContentLength)
+        throw new TransientError(`body has ${n} bytes, Content-Length said ${res.ContentLength}`);
       return { body: Buffer.concat(chunks), etag: res.ETag };
     });
   }
@@ -82,7 +107,9 @@ export class S3Store implements ObjectStore {
   async head(key: string): Promise<{ size: number; etag?: string } | null> {
     return withRetry(`HEAD ${this.location}${key}`, this.limits, transient, async () => {
       try {
-        const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }), { abortSignal: this.signal() });
+        const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }), {
+          abortSignal: this.signal(),
+        });
         return { size: res.ContentLength ?? 0, etag: res.ETag };
       } catch (e) {
         if (isAbsent(e)) return null;
@@ -101,9 +128,14 @@ export class S3Store implements ObjectStore {
     let token: string | undefined;
     do {
       const page = await withRetry(`LIST ${this.location}${prefix}`, this.limits, transient, () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }), { abortSignal: this.signal() }),
+        this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken: token }),
+          { abortSignal: this.signal() },
+        ),
       );
-      for (const o of page.Contents ?? []) if (o.Key?.startsWith(this.prefix)) out.push({ key: o.Key.slice(this.prefix.length), modified: o.LastModified?.getTime() ?? 0 });
+      for (const o of page.Contents ?? [])
+        if (o.Key?.startsWith(this.prefix))
+          out.push({ key: o.Key.slice(this.prefix.length), modified: o.LastModified?.getTime() ?? 0 });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -116,9 +148,17 @@ export class S3Store implements ObjectStore {
     await withRetry(`download ${this.location}${key}`, this.limits, retryable, async () => {
       if (ranged) {
         try {
-          await writeVerifiedRanged(options.expectedSize!, (start, end) => this.range(key, start, end, options.expectedSize!), dest, {
-            ...options, key, location: this.location, idleMs: this.limits.timeoutMs,
-          });
+          await writeVerifiedRanged(
+            options.expectedSize!,
+            (start, end) => this.range(key, start, end, options.expectedSize!),
+            dest,
+            {
+              ...options,
+              key,
+              location: this.location,
+              idleMs: this.limits.timeoutMs,
+            },
+          );
           return;
         } catch (e) {
           if (!(e instanceof RangeUnsupported)) throw e;
@@ -127,11 +167,20 @@ export class S3Store implements ObjectStore {
       }
       const res = await this.getObject(key);
       const body = res.Body as Readable;
-      await writeVerified({ body, declaredLength: res.ContentLength, abort: () => body.destroy(new TransientError('transfer stalled')), idleMs: this.limits.timeoutMs }, dest, {
-        ...options,
-        key,
-        location: this.location,
-      });
+      await writeVerified(
+        {
+          body,
+          declaredLength: res.ContentLength,
+          abort: () => body.destroy(new TransientError('transfer stalled')),
+          idleMs: this.limits.timeoutMs,
+        },
+        dest,
+        {
+          ...options,
+          key,
+          location: this.location,
+        },
+      );
     });
   }
 
@@ -140,7 +189,9 @@ export class S3Store implements ObjectStore {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), this.limits.timeoutMs);
     try {
-      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), Range: range }), { abortSignal: ctl.signal });
+      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(key), Range: range }), {
+        abortSignal: ctl.signal,
+      });
     } catch (e) {
       if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
       throw e;

@@ -42,7 +42,11 @@ const TLS_CODE = /^(CERT_|UNABLE_TO_|SELF_SIGNED|DEPTH_ZERO|ERR_TLS_|ERR_SSL_|HO
 
 /** The TLS failure inside `e` (its cause chain), said plainly with what to do; null when none. */
 export function tlsProblem(e: unknown): string | null {
-  for (let cur = e as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; cur && depth < 5; cur = cur.cause as typeof cur, depth++) {
+  for (
+    let cur = e as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0;
+    cur && depth < 5;
+    cur = cur.cause as typeof cur, depth++
+  ) {
     if (typeof cur.code === 'string' && TLS_CODE.test(cur.code)) {
       return `TLS: ${cur.message ?? cur.code} (${cur.code}); if the server uses a private CA, trust it with --ca-file (or caFile, FDL_CA_FILE)`;
     }

@@ -72,7 +72,9 @@ export async function writeVerified(
       filled = 0;
       const written = (writes = writes.then(() => fh.write(buf, 0, len, at)));
       // .then callbacks run in the order the writes finish, which is file order: hashed in order
-      const back = written.then(() => (hash ? hash.update(buf.buffer as ArrayBuffer, len) : (buf.buffer as ArrayBuffer)));
+      const back = written.then(() =>
+        hash ? hash.update(buf.buffer as ArrayBuffer, len) : (buf.buffer as ArrayBuffer),
+      );
       back.catch(() => undefined); // awaited later; a failure must not count as unhandled meanwhile
       recycled.push(back);
     };
@@ -81,7 +83,7 @@ export async function writeVerified(
         last = Date.now();
         bytes += chunk.length;
         if (opts.expectedSize !== undefined && bytes > opts.expectedSize) break; // stop early: cannot match
-        for (let at = 0; at < chunk.length; ) {
+        for (let at = 0; at < chunk.length;) {
           if (!fill) fill = await nextBuffer();
           const n = Math.min(chunk.length - at, fill.length - filled);
           fill.set(n === chunk.length ? chunk : chunk.subarray(at, at + n), filled);
@@ -100,11 +102,20 @@ export async function writeVerified(
       clearTimeout(timer);
     }
     if (idle) throw new TransientError(`no data for ${src.idleMs} ms`);
-    if (src.declaredLength !== undefined && bytes !== src.declaredLength && !(opts.expectedSize !== undefined && bytes > opts.expectedSize)) {
+    if (
+      src.declaredLength !== undefined &&
+      bytes !== src.declaredLength &&
+      !(opts.expectedSize !== undefined && bytes > opts.expectedSize)
+    ) {
       throw new TransientError(`body has ${bytes} bytes, Content-Length said ${src.declaredLength}`);
     }
     if (opts.expectedSize !== undefined && bytes !== opts.expectedSize) {
-      throw mismatch('size', opts.key, opts.location, `expected ${opts.expectedSize} bytes, got ${bytes}${bytes > opts.expectedSize ? ' or more' : ''}`);
+      throw mismatch(
+        'size',
+        opts.key,
+        opts.location,
+        `expected ${opts.expectedSize} bytes, got ${bytes}${bytes > opts.expectedSize ? ' or more' : ''}`,
+      );
     }
     await commitVerified(fh, tmp, dest, hash, opts);
     done = true;

@@ -39,8 +39,45 @@ export type Statement =
   | { kind: 'query'; sql: string };
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
-const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'CREATE', 'DROP', 'ALTER', 'TRUNCATE', 'GRANT', 'REVOKE', 'COMMENT', 'VACUUM', 'ANALYZE', 'REINDEX', 'CLUSTER', 'REFRESH', 'LOCK', 'IMPORT', 'UPSERT', 'REPLACE']);
-const ENGINE = new Set(['ATTACH', 'DETACH', 'INSTALL', 'LOAD', 'FORCE', 'UPDATE_EXTENSIONS', 'USE', 'PRAGMA', 'CALL', 'CHECKPOINT', 'EXPORT', 'PREPARE', 'EXECUTE', 'DO', 'NOTIFY']);
+const WRITES = new Set([
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'MERGE',
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'TRUNCATE',
+  'GRANT',
+  'REVOKE',
+  'COMMENT',
+  'VACUUM',
+  'ANALYZE',
+  'REINDEX',
+  'CLUSTER',
+  'REFRESH',
+  'LOCK',
+  'IMPORT',
+  'UPSERT',
+  'REPLACE',
+]);
+const ENGINE = new Set([
+  'ATTACH',
+  'DETACH',
+  'INSTALL',
+  'LOAD',
+  'FORCE',
+  'UPDATE_EXTENSIONS',
+  'USE',
+  'PRAGMA',
+  'CALL',
+  'CHECKPOINT',
+  'EXPORT',
+  'PREPARE',
+  'EXECUTE',
+  'DO',
+  'NOTIFY',
+]);
 
 /** A type name in PREPARE's list: words, an optional (precision[, scale]) and array brackets. */
 const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*(?:\(\d+(?:,\s*\d+)?\))?(?:\[\])*$/;
@@ -94,19 +131,31 @@ export function classify(statement: string): Statement {
       return { kind: 'commit' };
     case 'ROLLBACK':
     case 'ABORT':
-      if ((m = new RegExp(`^(?:ROLLBACK|ABORT)(?:\\s+(?:WORK|TRANSACTION))?\\s+TO\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s)))
+      if (
+        (m = new RegExp(
+          `^(?:ROLLBACK|ABORT)(?:\\s+(?:WORK|TRANSACTION))?\\s+TO\\s+(?:SAVEPOINT\\s+)?(${word})$`,
+          'i',
+        ).exec(s))
+      )
         return { kind: 'rollbackTo', name: normalizeIdent(m[1]!) };
       if (/^ROLLBACK\s+PREPARED\b/i.test(s)) break;
       return { kind: 'rollback' };
     case 'SAVEPOINT':
-      if ((m = new RegExp(`^SAVEPOINT\\s+(${word})$`, 'i').exec(s))) return { kind: 'savepoint', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^SAVEPOINT\\s+(${word})$`, 'i').exec(s)))
+        return { kind: 'savepoint', name: normalizeIdent(m[1]!) };
       break;
     case 'RELEASE':
-      if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'release', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s)))
+        return { kind: 'release', name: normalizeIdent(m[1]!) };
       break;
     case 'SET': {
       // Engine-wide settings are never a session's to change.
-      if (/^SET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway' };
+      if (/^SET\s+GLOBAL\b/i.test(s))
+        return {
+          kind: 'refused',
+          sqlstate: SQLSTATE.insufficientPrivilege,
+          message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway',
+        };
       if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
@@ -114,48 +163,92 @@ export function classify(statement: string): Statement {
       }
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?NAMES\s+(.+)$/is.exec(s)))
         return { kind: 'set', name: 'client_encoding', value: parseSetValue(m[2]!), local: false };
-      if ((m = new RegExp(`^SET\\s+(?:(SESSION|LOCAL)\\s+)?(${word}(?:\\.${word})*)\\s*(?:=|\\s+TO\\s+|\\s)\\s*(.*)$`, 'is').exec(s))) {
+      if (
+        (m = new RegExp(
+          `^SET\\s+(?:(SESSION|LOCAL)\\s+)?(${word}(?:\\.${word})*)\\s*(?:=|\\s+TO\\s+|\\s)\\s*(.*)$`,
+          'is',
+        ).exec(s))
+      ) {
         if (/^VARIABLE$/i.test(m[2]!)) break;
-        return { kind: 'set', name: normalizeIdent(m[2]!), value: parseSetValue(m[3]!), local: m[1]?.toUpperCase() === 'LOCAL' };
+        return {
+          kind: 'set',
+          name: normalizeIdent(m[2]!),
+          value: parseSetValue(m[3]!),
+          local: m[1]?.toUpperCase() === 'LOCAL',
+        };
       }
       break;
     }
     case 'RESET':
-      if (/^RESET\s+GLOBAL\b/i.test(s)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway' };
+      if (/^RESET\s+GLOBAL\b/i.test(s))
+        return {
+          kind: 'refused',
+          sqlstate: SQLSTATE.insufficientPrivilege,
+          message: 'permission denied: RESET GLOBAL is not allowed by fdl-gateway',
+        };
       if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
-      if ((m = new RegExp(`^RESET\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s))) return { kind: 'reset', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^RESET\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
+        return { kind: 'reset', name: normalizeIdent(m[1]!) };
       break;
     case 'SHOW':
       if (/^SHOW\s+ALL$/i.test(s)) return { kind: 'showAll' };
       if (/^SHOW\s+TRANSACTION\s+ISOLATION\s+LEVEL$/i.test(s)) return { kind: 'show', name: 'transaction_isolation' };
       if (/^SHOW\s+TIME\s+ZONE$/i.test(s)) return { kind: 'show', name: 'timezone' };
-      if ((m = new RegExp(`^SHOW\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s))) return { kind: 'show', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^SHOW\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
+        return { kind: 'show', name: normalizeIdent(m[1]!) };
       break;
     case 'DISCARD':
       if (/^DISCARD\s+ALL$/i.test(s)) return { kind: 'discardAll' };
-      if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s))) return { kind: 'discard', what: m[1]!.toUpperCase() };
+      if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s)))
+        return { kind: 'discard', what: m[1]!.toUpperCase() };
       break;
     case 'PREPARE': {
       if (/^PREPARE\s+TRANSACTION\b/i.test(s)) break; // two-phase commit: an engine statement
-      return parsePrepare(s) ?? { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in PREPARE: PREPARE name [(type, ...)] AS query' };
+      return (
+        parsePrepare(s) ?? {
+          kind: 'refused',
+          sqlstate: SYNTAX,
+          message: 'syntax error in PREPARE: PREPARE name [(type, ...)] AS query',
+        }
+      );
     }
     case 'EXECUTE':
-      return parseExecute(s) ?? { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in EXECUTE: EXECUTE name [(value, ...)]' };
+      return (
+        parseExecute(s) ?? {
+          kind: 'refused',
+          sqlstate: SYNTAX,
+          message: 'syntax error in EXECUTE: EXECUTE name [(value, ...)]',
+        }
+      );
     case 'DEALLOCATE':
       if (/^DEALLOCATE\s+(PREPARE\s+)?ALL$/i.test(s)) return { kind: 'deallocate', name: null };
-      if ((m = new RegExp(`^DEALLOCATE\\s+(?:PREPARE\\s+)?(${word})$`, 'i').exec(s))) return { kind: 'deallocate', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^DEALLOCATE\\s+(?:PREPARE\\s+)?(${word})$`, 'i').exec(s)))
+        return { kind: 'deallocate', name: normalizeIdent(m[1]!) };
       break;
     case 'CLOSE':
       if (/^CLOSE\s+ALL$/i.test(s)) return { kind: 'closeCursor', name: null };
-      if ((m = new RegExp(`^CLOSE\\s+(${word})$`, 'i').exec(s))) return { kind: 'closeCursor', name: normalizeIdent(m[1]!) };
+      if ((m = new RegExp(`^CLOSE\\s+(${word})$`, 'i').exec(s)))
+        return { kind: 'closeCursor', name: normalizeIdent(m[1]!) };
       break;
     case 'UNLISTEN':
       return { kind: 'unlisten' };
     case 'DECLARE':
-      if ((m = new RegExp(`^DECLARE\\s+(${word})\\s+((?:BINARY|ASENSITIVE|INSENSITIVE|NO\\s+SCROLL|SCROLL|\\s)*)CURSOR\\s+(?:(WITH|WITHOUT)\\s+HOLD\\s+)?FOR\\s+([\\s\\S]+)$`, 'i').exec(s))) {
-        return { kind: 'declare', name: normalizeIdent(m[1]!), binary: /BINARY/i.test(m[2]!), hold: m[3]?.toUpperCase() === 'WITH', scroll: /(^|\s)SCROLL/i.test(m[2]!) && !/NO\s+SCROLL/i.test(m[2]!), query: m[4]! };
+      if (
+        (m = new RegExp(
+          `^DECLARE\\s+(${word})\\s+((?:BINARY|ASENSITIVE|INSENSITIVE|NO\\s+SCROLL|SCROLL|\\s)*)CURSOR\\s+(?:(WITH|WITHOUT)\\s+HOLD\\s+)?FOR\\s+([\\s\\S]+)$`,
+          'i',
+        ).exec(s))
+      ) {
+        return {
+          kind: 'declare',
+          name: normalizeIdent(m[1]!),
+          binary: /BINARY/i.test(m[2]!),
+          hold: m[3]?.toUpperCase() === 'WITH',
+          scroll: /(^|\s)SCROLL/i.test(m[2]!) && !/NO\s+SCROLL/i.test(m[2]!),
+          query: m[4]!,
+        };
       }
       break;
     case 'FETCH':
@@ -172,14 +265,32 @@ export function classify(statement: string): Statement {
     case 'COPY': {
       const copy = parseCopyOut(s);
       if (copy) return copy;
-      return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT' };
+      return {
+        kind: 'refused',
+        sqlstate: SQLSTATE.insufficientPrivilege,
+        message: 'permission denied: COPY is only allowed as COPY (query) TO STDOUT',
+      };
     }
   }
   if (first === 'WITH' && /\)\s*(INSERT|UPDATE|DELETE|MERGE)\b/i.test(s)) {
-    return { kind: 'refused', sqlstate: SQLSTATE.readOnlyTransaction, message: 'cannot execute a data-modifying WITH in a read-only transaction' };
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.readOnlyTransaction,
+      message: 'cannot execute a data-modifying WITH in a read-only transaction',
+    };
   }
-  if (WRITES.has(first)) return { kind: 'refused', sqlstate: SQLSTATE.readOnlyTransaction, message: `cannot execute ${first} in a read-only transaction` };
-  if (ENGINE.has(first)) return { kind: 'refused', sqlstate: SQLSTATE.insufficientPrivilege, message: `permission denied: ${first} statements are not allowed by fdl-gateway` };
+  if (WRITES.has(first))
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.readOnlyTransaction,
+      message: `cannot execute ${first} in a read-only transaction`,
+    };
+  if (ENGINE.has(first))
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.insufficientPrivilege,
+      message: `permission denied: ${first} statements are not allowed by fdl-gateway`,
+    };
   return { kind: 'query', sql: s };
 }
 
@@ -197,7 +308,11 @@ function parseFetch(s: string): Statement | null {
   const m = new RegExp(`^(FETCH|MOVE)\\s+(?:(.*?)\\s+)?(?:(?:FROM|IN)\\s+)?(${word})$`, 'is').exec(s);
   if (!m) return null;
   const move = m[1]!.toUpperCase() === 'MOVE';
-  const words = (m[2] ?? '').trim().toUpperCase().split(/\s+/).filter((w) => w !== '');
+  const words = (m[2] ?? '')
+    .trim()
+    .toUpperCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const number = (w: string | undefined) => (w !== undefined && /^[+-]?\d+$/.test(w) ? Number(w) : null);
   const [first, second] = words;
   let direction: FetchDirection | null = null;
@@ -207,14 +322,20 @@ function parseFetch(s: string): Statement | null {
   else if (words.length === 1 && first === 'LAST') direction = { how: 'absolute', count: -1 };
   else if (words.length === 1 && first === 'ALL') direction = { how: 'forward', count: Infinity };
   else if (words.length === 1 && number(first) !== null) direction = signed('forward', number(first)!);
-  else if (words.length === 2 && (first === 'ABSOLUTE' || first === 'RELATIVE') && number(second) !== null) direction = { how: first === 'ABSOLUTE' ? 'absolute' : 'relative', count: number(second)! };
+  else if (words.length === 2 && (first === 'ABSOLUTE' || first === 'RELATIVE') && number(second) !== null)
+    direction = { how: first === 'ABSOLUTE' ? 'absolute' : 'relative', count: number(second)! };
   else if ((first === 'FORWARD' || first === 'BACKWARD') && words.length <= 2) {
     const how = first === 'FORWARD' ? 'forward' : 'backward';
     if (second === undefined) direction = { how, count: 1 };
     else if (second === 'ALL') direction = { how, count: Infinity };
     else if (number(second) !== null) direction = signed(how, number(second)!);
   }
-  if (!direction) return { kind: 'refused', sqlstate: SQLSTATE.syntaxError, message: `syntax error in ${m[1]!.toUpperCase()}: ${words.join(' ')}` };
+  if (!direction)
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.syntaxError,
+      message: `syntax error in ${m[1]!.toUpperCase()}: ${words.join(' ')}`,
+    };
   return { kind: 'fetch', name: normalizeIdent(m[3]!), direction, move };
 }
 
@@ -241,7 +362,16 @@ function parseCopyOut(s: string): Statement | null {
   return { kind: 'copyOut', query, options: options.ok };
 }
 
-const LOCK_MODES = ['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'];
+const LOCK_MODES = [
+  'ACCESS SHARE',
+  'ROW SHARE',
+  'ROW EXCLUSIVE',
+  'SHARE UPDATE EXCLUSIVE',
+  'SHARE',
+  'SHARE ROW EXCLUSIVE',
+  'EXCLUSIVE',
+  'ACCESS EXCLUSIVE',
+];
 
 /** LOCK [TABLE] [ONLY] name [*] [, …] [IN mode MODE] [NOWAIT] (what it means: session/lock.ts). */
 function parseLock(s: string): Statement {
@@ -260,18 +390,38 @@ function parseLock(s: string): Statement {
   const tail = /^(?:IN\s+([A-Z ]+?)\s+MODE\s*)?(?:NOWAIT\s*)?$/i.exec(s.slice(end));
   const mode = (tail?.[1] ?? 'ACCESS EXCLUSIVE').toUpperCase().replace(/\s+/g, ' ');
   if (relations.length === 0 || !tail || !LOCK_MODES.includes(mode)) {
-    return { kind: 'refused', sqlstate: SYNTAX, message: 'syntax error in LOCK: LOCK [TABLE] [ONLY] name [, ...] [IN lockmode MODE] [NOWAIT]' };
+    return {
+      kind: 'refused',
+      sqlstate: SYNTAX,
+      message: 'syntax error in LOCK: LOCK [TABLE] [ONLY] name [, ...] [IN lockmode MODE] [NOWAIT]',
+    };
   }
   return { kind: 'lock', relations, mode };
 }
 
 /** PREPARE name [(type, …)] AS statement — the statement itself is classified and admitted when prepared. */
 function parsePrepare(s: string): Statement | null {
-  const m = new RegExp(`^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`, 'i').exec(s);
+  const m = new RegExp(
+    `^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`,
+    'i',
+  ).exec(s);
   if (!m) return null;
   // pg_catalog's types are the ones PREPARE knows unqualified (pg_dump writes `pg_catalog.oid`).
-  const types = m[2] === undefined ? [] : m[2].split(/,(?![^(]*\))/).map((t) => t.trim().replace(/\s+/g, ' ').replace(/^(?:pg_catalog|"pg_catalog")\s*\.\s*/i, ''));
-  if (types.some((t) => !TYPE_NAME.test(t))) return { kind: 'refused', sqlstate: SQLSTATE.syntaxError, message: 'syntax error in the parameter types of PREPARE' };
+  const types =
+    m[2] === undefined
+      ? []
+      : m[2].split(/,(?![^(]*\))/).map((t) =>
+          t
+            .trim()
+            .replace(/\s+/g, ' ')
+            .replace(/^(?:pg_catalog|"pg_catalog")\s*\.\s*/i, ''),
+        );
+  if (types.some((t) => !TYPE_NAME.test(t)))
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.syntaxError,
+      message: 'syntax error in the parameter types of PREPARE',
+    };
   return { kind: 'prepareSql', name: normalizeIdent(m[1]!), types, query: m[3]! };
 }
 

@@ -14,7 +14,19 @@ export interface ExplainHead {
 }
 
 /** PostgreSQL's EXPLAIN options; those DuckDB has no use for only shape PostgreSQL's output. */
-const OPTIONS = new Set(['analyze', 'analyse', 'verbose', 'costs', 'settings', 'generic_plan', 'buffers', 'wal', 'timing', 'summary', 'format']);
+const OPTIONS = new Set([
+  'analyze',
+  'analyse',
+  'verbose',
+  'costs',
+  'settings',
+  'generic_plan',
+  'buffers',
+  'wal',
+  'timing',
+  'summary',
+  'format',
+]);
 const TRUE = new Set(['true', 'on', '1', 'yes']);
 const FALSE = new Set(['false', 'off', '0', 'no']);
 
@@ -38,7 +50,13 @@ export function readExplain(sql: string): { head: ExplainHead; inner: string } |
       if (value === undefined) throw syntax(`invalid value for EXPLAIN option "${option}"`);
       if (option === 'format') {
         if (value === 'json' || value === 'text') head.format = value;
-        else throw new SqlError(SQLSTATE.featureNotSupported, `EXPLAIN format "${value ?? ''}" is not supported`, undefined, 'Use FORMAT TEXT or FORMAT JSON.');
+        else
+          throw new SqlError(
+            SQLSTATE.featureNotSupported,
+            `EXPLAIN format "${value ?? ''}" is not supported`,
+            undefined,
+            'Use FORMAT TEXT or FORMAT JSON.',
+          );
       } else if (value !== null && !TRUE.has(value) && !FALSE.has(value)) {
         throw syntax(`${option} requires a Boolean value`);
       } else if (option === 'analyze' || option === 'analyse') {
@@ -87,7 +105,12 @@ export function renderPlan(json: string, format: ExplainHead['format'], redact: 
   const clean = (v: unknown): unknown => {
     if (typeof v === 'string') return redact(v);
     if (Array.isArray(v)) return v.map(clean);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !FILE_KEYS.has(k)).map(([k, x]) => [k, clean(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => !FILE_KEYS.has(k))
+          .map(([k, x]) => [k, clean(x)]),
+      );
     return v;
   };
   const cleaned = clean(plan);
@@ -110,13 +133,17 @@ export function renderPlan(json: string, format: ExplainHead['format'], redact: 
     for (const c of node.children ?? []) walk(c, skip ? depth : depth + 1);
   };
   for (const root of Array.isArray(cleaned) ? cleaned : [cleaned]) walk(root as PlanNode, 0);
-  if (typeof (cleaned as PlanNode).latency === 'number') lines.push(`Execution Time: ${(((cleaned as PlanNode).latency as number) * 1000).toFixed(3)} ms`);
+  if (typeof (cleaned as PlanNode).latency === 'number')
+    lines.push(`Execution Time: ${(((cleaned as PlanNode).latency as number) * 1000).toFixed(3)} ms`);
   return lines.join('\n');
 }
 
 /** Plain words, parentheses and commas separated by whitespace or comments: nothing else belongs to a head. */
 class Words {
-  constructor(private readonly text: string, public at: number) {}
+  constructor(
+    private readonly text: string,
+    public at: number,
+  ) {}
   private skip(): void {
     // Whitespace and comments between words (none of the head's bytes reach DuckDB).
     const rest = stripLeadingComments(this.text.slice(this.at));
@@ -137,7 +164,8 @@ class Words {
     return w;
   }
   expect(c: string): void {
-    if (this.peekChar() !== c) throw syntax(`syntax error in EXPLAIN options near "${this.text.slice(this.at, this.at + 16)}"`);
+    if (this.peekChar() !== c)
+      throw syntax(`syntax error in EXPLAIN options near "${this.text.slice(this.at, this.at + 16)}"`);
     this.at++;
   }
 }

@@ -57,7 +57,7 @@ export function splitStatements(sql: string): string[] {
     if (stripLeadingComments(part) !== '') out.push(part.trim());
     start = at + 1;
   };
-  for (let i = 0; i < sql.length; ) {
+  for (let i = 0; i < sql.length;) {
     SEMICOLON_OR_OPENER.lastIndex = i;
     const next = SEMICOLON_OR_OPENER.exec(sql);
     if (!next) break;
@@ -202,7 +202,7 @@ const BRACKET_OR_OPENER = /[()[\]{}'"$]|--|\/\*/g;
 export function nestingDepth(sql: string): number {
   let depth = 0;
   let deepest = 0;
-  for (let i = 0; i < sql.length; ) {
+  for (let i = 0; i < sql.length;) {
     BRACKET_OR_OPENER.lastIndex = i;
     const next = BRACKET_OR_OPENER.exec(sql);
     if (!next) break;
@@ -224,13 +224,21 @@ export function nestingDepth(sql: string): number {
  * The ceilings on one statement's text, checked in one linear pass before anything parses it:
  * 54000 when it is too long, 54001 when it nests too deeply. Returns null when within both.
  */
-export function statementCeilingExceeded(sql: string): { sqlstate: typeof SQLSTATE.programLimitExceeded | typeof SQLSTATE.statementTooComplex; message: string } | null {
+export function statementCeilingExceeded(
+  sql: string,
+): { sqlstate: typeof SQLSTATE.programLimitExceeded | typeof SQLSTATE.statementTooComplex; message: string } | null {
   if (sql.length > MAX_STATEMENT_CHARS) {
-    return { sqlstate: SQLSTATE.programLimitExceeded, message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}` };
+    return {
+      sqlstate: SQLSTATE.programLimitExceeded,
+      message: `statement is too long: ${sql.length} characters, the gateway's limit is ${MAX_STATEMENT_CHARS}`,
+    };
   }
   const deepest = nestingDepth(sql);
   if (deepest > MAX_NESTING) {
-    return { sqlstate: SQLSTATE.statementTooComplex, message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}` };
+    return {
+      sqlstate: SQLSTATE.statementTooComplex,
+      message: `statement is too complex: nesting depth ${deepest} exceeds the gateway's limit of ${MAX_NESTING}`,
+    };
   }
   return null;
 }

@@ -18,7 +18,8 @@ export interface SystemTable {
 
 const REFERENCE = /\bfdl\s*\.\s*(refs|versions|session|dataset|cache)\b/gi;
 /** Words that can follow a table reference without being its alias. */
-const NOT_ALIAS = /\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/iy;
+const NOT_ALIAS =
+  /\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/iy;
 
 export function referencedSystemViews(sql: string): Set<SystemViewName> {
   const found = new Set<SystemViewName>();

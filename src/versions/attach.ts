@@ -24,8 +24,19 @@ import { VersionRecheck } from './version-recheck.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
-  extends Attached,
-    Pick<VersionLease, 'versionId' | 'ensureTables' | 'hasPendingTables' | 'revalidate' | 'hasTable' | 'definesFunction' | 'catalogInfoSql' | 'countingStatement'> {
+  extends
+    Attached,
+    Pick<
+      VersionLease,
+      | 'versionId'
+      | 'ensureTables'
+      | 'hasPendingTables'
+      | 'revalidate'
+      | 'hasTable'
+      | 'definesFunction'
+      | 'catalogInfoSql'
+      | 'countingStatement'
+    > {
   readonly dataset: unknown;
 }
 
@@ -34,7 +45,14 @@ export interface AttachedVersion
  * While attached, `revalidate` (called before anything runs against the version) re-checks it
  * (version-recheck.ts).
  */
-export async function attachVersion(engine: DuckDBInstance, repo: Repository, versionId: string, dbName: string, metaName: string, recheckMs: number): Promise<AttachedVersion> {
+export async function attachVersion(
+  engine: DuckDBInstance,
+  repo: Repository,
+  versionId: string,
+  dbName: string,
+  metaName: string,
+  recheckMs: number,
+): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.connect();
   let viewsFile: string | undefined;
@@ -104,7 +122,8 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
       dataset: version.dataset,
       ensureTables: (wanted, statement) => (tables ? tables.ensure(wanted, statement) : Promise.resolve(NO_HOLD)),
       hasPendingTables: () => remote,
-      countingStatement: (sql, searchSchemas) => counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
+      countingStatement: (sql, searchSchemas) =>
+        counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
       async dispose() {
         const c = await engine.connect();
@@ -134,17 +153,31 @@ export async function attachVersion(engine: DuckDBInstance, repo: Repository, ve
  * dataset.json descriptions become table and column comments (what BI tools display) where the
  * DuckLake catalog has none of its own.
  */
-async function applyDatasetComments(conn: DuckDBConnection, dbName: string, catalog: LakeCatalog, dataset: unknown): Promise<void> {
-  const schemas = (dataset as { schemas?: Record<string, { tables?: Record<string, { description?: unknown; columns?: Record<string, unknown> }> }> } | null)?.schemas;
+async function applyDatasetComments(
+  conn: DuckDBConnection,
+  dbName: string,
+  catalog: LakeCatalog,
+  dataset: unknown,
+): Promise<void> {
+  const schemas = (
+    dataset as {
+      schemas?: Record<
+        string,
+        { tables?: Record<string, { description?: unknown; columns?: Record<string, unknown> }> }
+      >;
+    } | null
+  )?.schemas;
   if (!schemas || typeof schemas !== 'object') return;
   for (const t of catalog.tables) {
     const d = schemas[t.schema]?.tables?.[t.name];
     if (!d) continue;
     const target = `${qi(dbName)}.${qi(t.schema)}.${qi(t.name)}`;
-    if (!t.comment && typeof d.description === 'string') await conn.run(`COMMENT ON VIEW ${target} IS ${lit(d.description)}`);
+    if (!t.comment && typeof d.description === 'string')
+      await conn.run(`COMMENT ON VIEW ${target} IS ${lit(d.description)}`);
     for (const c of t.columns) {
       const text = d.columns?.[c.name];
-      if (!c.comment && typeof text === 'string') await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
+      if (!c.comment && typeof text === 'string')
+        await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
     }
   }
 }

@@ -8,7 +8,13 @@ import { isSqlError, SQLSTATE } from '../errors.js';
 import { isVersionId, type Repository, type Resolution } from '../resolver/index.js';
 import type { Grants } from './grants.js';
 
-export async function resolveGranted(grants: Grants, user: string, repo: Repository, repoName: string, ref: string): Promise<Resolution> {
+export async function resolveGranted(
+  grants: Grants,
+  user: string,
+  repo: Repository,
+  repoName: string,
+  ref: string,
+): Promise<Resolution> {
   if (!grants.restricts(user)) {
     const res = await repo.resolve(ref);
     grants.authorize(user, repoName, res.ref ?? `versions/${res.versionId}`);

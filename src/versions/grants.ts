@@ -61,13 +61,23 @@ export class Grants {
 
   /** The refusal of `name` (as the user wrote it): it says nothing of whether the ref exists. */
   denial(user: string, repo: string, name: string): SqlError {
-    return new SqlError(SQLSTATE.insufficientPrivilege, `permission denied: user "${user}" may not read ${repo}@${name.replace(/^refs\//, '')}`);
+    return new SqlError(
+      SQLSTATE.insufficientPrivilege,
+      `permission denied: user "${user}" may not read ${repo}@${name.replace(/^refs\//, '')}`,
+    );
   }
 }
 
 /** `*` matches within one path component; a lone `*` matches every ref and version. */
 export function refPatternMatches(pattern: string, name: string): boolean {
   if (pattern === '*' || pattern === '**') return true;
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*') + '$');
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*') +
+      '$',
+  );
   return re.test(name);
 }

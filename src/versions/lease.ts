@@ -104,5 +104,8 @@ export interface VersionSource {
   /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
   generation?(): number;
   /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */
-  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable>;
+  systemTable(
+    view: Exclude<SystemViewName, 'session'>,
+    ctx: { repo: string; user: string; versionId: string },
+  ): Promise<SystemTable>;
 }

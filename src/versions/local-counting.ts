@@ -1,5 +1,13 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { countedFiles, countedRows, countingStatement, countingTableSql, tableContext, type LakeCatalog, type LakeTable } from '../lake/index.js';
+import {
+  countedFiles,
+  countedRows,
+  countingStatement,
+  countingTableSql,
+  tableContext,
+  type LakeCatalog,
+  type LakeTable,
+} from '../lake/index.js';
 import { Slots } from '../serial.js';
 
 /**
@@ -33,7 +41,11 @@ export function localCounting(engine: DuckDBInstance, catalog: LakeCatalog, loca
   return {
     statement(sql: string, searchSchemas: readonly string[], dbName: string): Promise<string | null> {
       // a cheap look first: most statements, counts with a filter among them, are never parsed here
-      if (!/count\s*\(\s*\*\s*\)/i.test(sql) || /\b(where|group|having|join|limit|union|qualify|order|with)\b/i.test(sql)) return Promise.resolve(null);
+      if (
+        !/count\s*\(\s*\*\s*\)/i.test(sql) ||
+        /\b(where|group|having|join|limit|union|qualify|order|with)\b/i.test(sql)
+      )
+        return Promise.resolve(null);
       return turns.run(async () => {
         const c = await (conn ??= engine.connect());
         return countingStatement(c, sql, catalog, searchSchemas, dbName, (t) => source(c, t));

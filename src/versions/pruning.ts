@@ -22,7 +22,10 @@ export async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog,
   try {
     index = await PruneIndex.build(conn, catalog, name);
   } catch (e) {
-    degraded('prune_index', `no pruning index for ${name} (every file a statement reads is fetched): ${(e as Error).message.split('\n')[0]}`);
+    degraded(
+      'prune_index',
+      `no pruning index for ${name} (every file a statement reads is fetched): ${(e as Error).message.split('\n')[0]}`,
+    );
     conn.disconnectSync();
     return null;
   }
@@ -38,12 +41,16 @@ export async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog,
      */
     judge(statement: StatementFiles, dbName: string): Promise<Survivors | null> {
       const own = dbName.toLowerCase();
-      const sql = replaceQuotedIdentifiers(statement.sql, (name) => (name.toLowerCase() === own ? index.dbName : undefined));
+      const sql = replaceQuotedIdentifiers(statement.sql, (name) =>
+        name.toLowerCase() === own ? index.dbName : undefined,
+      );
       const key = `${statement.searchSchemas.join('\0')}\n${sql}`;
       const params = statement.params ?? [];
       const known = params.length ? undefined : verdicts.get(key);
       if (known) return Promise.resolve(known.s);
-      return turns.run(() => index.survivors(conn, sql, statement.searchSchemas, params)).then((s) => (params.length ? s : (verdicts.set(key, { s }), s)));
+      return turns
+        .run(() => index.survivors(conn, sql, statement.searchSchemas, params))
+        .then((s) => (params.length ? s : (verdicts.set(key, { s }), s)));
     },
     /** The table a `count(*) FROM t` statement only counts, or null (lake/count-only.ts). */
     countOnly(statement: StatementFiles, dbName: string): Promise<LakeTable | null> {

@@ -35,13 +35,20 @@ export class RemoteTables {
     const { catalog, prune, dbName, version } = this;
     // A DuckLake view may read any table: consider them all when one is named.
     const viaView = wanted.some((w) => catalog.views.some((v) => v.schema === w.schema && v.name === w.name));
-    const tables = viaView ? catalog.tables : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
+    const tables = viaView
+      ? catalog.tables
+      : catalog.tables.filter((t) => wanted.some((w) => w.schema === t.schema && w.name === t.name));
     if (tables.length === 0) return NO_HOLD;
     // Every file of every table already in its view and still cached: the view is kept whatever
     // the filters reach, so the judge's EXPLAIN is skipped (its answer could only be a subset).
     const pinnedAll = statement && prune ? await this.holdIfAllInView(tables) : null;
     const judged = statement && prune && !pinnedAll ? await prune.judge(statement, dbName) : null;
-    const needed = new Map(tables.map((t) => [t, judged ? judged.get(t.tableId) ?? new Set<number>() : new Set(t.dataFiles.map((f) => f.id))]));
+    const needed = new Map(
+      tables.map((t) => [
+        t,
+        judged ? (judged.get(t.tableId) ?? new Set<number>()) : new Set(t.dataFiles.map((f) => f.id)),
+      ]),
+    );
     // `count(*) FROM t`: files the catalog counts exactly are neither fetched nor read
     const counting = statement && prune && !statement.params?.length ? await prune.countOnly(statement, dbName) : null;
     const counted = counting && needed.has(counting) ? countedFiles(counting, catalog.snapshotId) : [];
@@ -73,13 +80,17 @@ export class RemoteTables {
         const current = this.inView.get(t);
         if (t === counting && counted.length) {
           // a view for this statement alone (bound before the lock is given back); the next one rebuilds
-          await this.withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need, countedRows(counted, catalog.snapshotId)));
+          await this.withConnection((c) =>
+            materializeTable(c, catalog, t, dbName, locate, need, countedRows(counted, catalog.snapshotId)),
+          );
           this.inView.delete(t);
           this.views++;
           continue;
         }
         if (current && [...need].every((id) => current.has(id))) {
-          const { lease, missing } = await version.holdCached(filesOf(t, new Set([...current].filter((id) => !need.has(id)))));
+          const { lease, missing } = await version.holdCached(
+            filesOf(t, new Set([...current].filter((id) => !need.has(id)))),
+          );
           if (missing.size === 0) {
             leases.push(lease);
             continue;
@@ -100,7 +111,9 @@ export class RemoteTables {
   /** A pin on every file of `tables` when each table's view reads all its files and all are cached; else null. */
   private async holdIfAllInView(tables: readonly LakeTable[]): Promise<{ release(): void } | null> {
     if (!tables.every((t) => this.inView.get(t)?.size === t.dataFiles.length)) return null;
-    const { lease, missing } = await this.version.holdCached(tables.flatMap((t) => filesOf(t, new Set(t.dataFiles.map((f) => f.id)))));
+    const { lease, missing } = await this.version.holdCached(
+      tables.flatMap((t) => filesOf(t, new Set(t.dataFiles.map((f) => f.id)))),
+    );
     if (missing.size === 0) return lease;
     lease.release();
     return null;
@@ -119,10 +132,12 @@ export class RemoteTables {
 /** A table's data files among `ids`, with their delete files. */
 function filesOf(t: LakeTable, ids: ReadonlySet<number>): { path: string; size: number | undefined }[] {
   const sizes = new Map(t.files.map((f) => [f.path, f.size]));
-  return t.dataFiles.filter((f) => ids.has(f.id)).flatMap((f) => [
-    { path: f.path, size: Number.isFinite(f.size) ? f.size : undefined },
-    ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
-  ]);
+  return t.dataFiles
+    .filter((f) => ids.has(f.id))
+    .flatMap((f) => [
+      { path: f.path, size: Number.isFinite(f.size) ? f.size : undefined },
+      ...(f.delete ? [{ path: f.delete.path, size: sizes.get(f.delete.path) }] : []),
+    ]);
 }
 
 /** A NOTICE with files, MB and rate for a fetch that has run longer than 2 s, then every 2 s. */
@@ -132,6 +147,8 @@ function progressNotice(notice: ((message: string) => void) | undefined): (p: Do
     if (!notice || p.elapsedMs < 2000 || p.elapsedMs - last < 2000) return;
     last = p.elapsedMs;
     const mb = (n: number) => (n / 1e6).toFixed(1);
-    notice(`fetching data files: ${p.files} of ${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)} MB, ${mb(p.bytes / (p.elapsedMs / 1000))} MB/s`);
+    notice(
+      `fetching data files: ${p.files} of ${p.totalFiles} files, ${mb(p.bytes)} of ${mb(p.totalBytes)} MB, ${mb(p.bytes / (p.elapsedMs / 1000))} MB/s`,
+    );
   };
 }

@@ -15,7 +15,11 @@ interface Ctx {
   versionId: string;
 }
 
-export async function systemTable(versions: Versions, view: Exclude<SystemViewName, 'session'>, ctx: Ctx): Promise<SystemTable> {
+export async function systemTable(
+  versions: Versions,
+  view: Exclude<SystemViewName, 'session'>,
+  ctx: Ctx,
+): Promise<SystemTable> {
   const repo = versions.repository(ctx.repo)!;
   switch (view) {
     case 'refs': {
@@ -23,9 +27,24 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       for (const r of await repo.listRefs()) {
         if (!versions.grants.allows(ctx.user, ctx.repo, r.name)) continue;
         const info = await repo.describeVersion(r.versionId).catch(() => null);
-        rows.push([r.name.replace(/^refs\//, ''), r.kind, r.versionId, info?.version.created ?? null, info?.signature.status ?? null]);
+        rows.push([
+          r.name.replace(/^refs\//, ''),
+          r.kind,
+          r.versionId,
+          info?.version.created ?? null,
+          info?.signature.status ?? null,
+        ]);
       }
-      return { columns: [['name', 'VARCHAR'], ['kind', 'VARCHAR'], ['version', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['signature', 'VARCHAR']], rows };
+      return {
+        columns: [
+          ['name', 'VARCHAR'],
+          ['kind', 'VARCHAR'],
+          ['version', 'VARCHAR'],
+          ['created', 'TIMESTAMPTZ'],
+          ['signature', 'VARCHAR'],
+        ],
+        rows,
+      };
     }
     case 'versions': {
       // History along first parents, as `git log --first-parent` shows it; versions the user
@@ -38,19 +57,40 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
         seen.add(id);
         const at: string = id;
         const info: VersionInfo | null = await repo.describeVersion(at).catch((e: unknown) => {
-          degraded('version_history', `fdl.versions history of ${ctx.repo} stops at version ${at}: ${(e as Error).message.split('\n')[0]}`);
+          degraded(
+            'version_history',
+            `fdl.versions history of ${ctx.repo} stops at version ${at}: ${(e as Error).message.split('\n')[0]}`,
+          );
           return null;
         });
         if (!info) break;
         if (visible(id)) {
           const v = info.version as { created?: string; author?: string; message?: string };
           const hashes = await repo.dataCoverage(id).catch(() => null);
-          rows.push([id, v.created ?? null, v.author ?? null, v.message ?? null, info.signature.signer ?? null, info.signature.status, info.expired !== null, hashes]);
+          rows.push([
+            id,
+            v.created ?? null,
+            v.author ?? null,
+            v.message ?? null,
+            info.signature.signer ?? null,
+            info.signature.status,
+            info.expired !== null,
+            hashes,
+          ]);
         }
         id = info.version.parents[0];
       }
       return {
-        columns: [['id', 'VARCHAR'], ['created', 'TIMESTAMPTZ'], ['author', 'VARCHAR'], ['message', 'VARCHAR'], ['signer', 'VARCHAR'], ['signature', 'VARCHAR'], ['expired', 'BOOLEAN'], ['data_hashes', 'VARCHAR']],
+        columns: [
+          ['id', 'VARCHAR'],
+          ['created', 'TIMESTAMPTZ'],
+          ['author', 'VARCHAR'],
+          ['message', 'VARCHAR'],
+          ['signer', 'VARCHAR'],
+          ['signature', 'VARCHAR'],
+          ['expired', 'BOOLEAN'],
+          ['data_hashes', 'VARCHAR'],
+        ],
         rows,
       };
     }
@@ -60,7 +100,13 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       lease?.release();
       const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : null);
       return {
-        columns: [['title', 'VARCHAR'], ['description', 'VARCHAR'], ['license', 'VARCHAR'], ['homepage', 'VARCHAR'], ['dataset', 'JSON']],
+        columns: [
+          ['title', 'VARCHAR'],
+          ['description', 'VARCHAR'],
+          ['license', 'VARCHAR'],
+          ['homepage', 'VARCHAR'],
+          ['dataset', 'JSON'],
+        ],
         rows: [[str('title'), str('description'), str('license'), str('homepage'), JSON.stringify(d)]],
       };
     }
@@ -75,17 +121,42 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
       const hidden = versions.grants.restricts(ctx.user);
       const shown = (row: Row): Row => (hidden ? [row[0]!, ...row.slice(1).map(() => null)] : row);
       return {
-        columns: [['cache', 'VARCHAR'], ['entries', 'BIGINT'], ['bytes', 'BIGINT'], ['hits', 'BIGINT'], ['misses', 'BIGINT'], ['downloads', 'BIGINT'], ['evictions', 'BIGINT'], ['mismatches', 'BIGINT'],
-          ['budget_bytes', 'BIGINT'], ['pinned_bytes', 'BIGINT'], ['peak_bytes', 'BIGINT']],
-        rows: ([
-          // the disk budget of remote files: its size, what running queries and views pin, the peak on disk
-          ['files', f.entries, f.bytes, f.hits, f.misses, f.downloads, f.evictions, f.mismatches, f.maxBytes, f.pinnedBytes, f.peakBytes],
-          ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null, null, null, null],
-          ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null, null, null, null],
-          ['results', results.size, results.bytes, results.hits, results.misses, null, null, null, null, null, null],
-          // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
-          ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches, null, null, null],
-        ] as Row[]).map(shown),
+        columns: [
+          ['cache', 'VARCHAR'],
+          ['entries', 'BIGINT'],
+          ['bytes', 'BIGINT'],
+          ['hits', 'BIGINT'],
+          ['misses', 'BIGINT'],
+          ['downloads', 'BIGINT'],
+          ['evictions', 'BIGINT'],
+          ['mismatches', 'BIGINT'],
+          ['budget_bytes', 'BIGINT'],
+          ['pinned_bytes', 'BIGINT'],
+          ['peak_bytes', 'BIGINT'],
+        ],
+        rows: (
+          [
+            // the disk budget of remote files: its size, what running queries and views pin, the peak on disk
+            [
+              'files',
+              f.entries,
+              f.bytes,
+              f.hits,
+              f.misses,
+              f.downloads,
+              f.evictions,
+              f.mismatches,
+              f.maxBytes,
+              f.pinnedBytes,
+              f.peakBytes,
+            ],
+            ['refs', r.entries, null, r.hits, r.misses, r.revalidations, null, null, null, null, null],
+            ['versions', a.size, null, a.hits, a.misses, a.misses, a.evictions, null, null, null, null],
+            ['results', results.size, results.bytes, results.hits, results.misses, null, null, null, null, null, null],
+            // local files: entries remembered, bytes hashed, ledger hits, files hashed; mismatches from every source
+            ['verified', v.entries, v.hashedBytes, v.hits, v.hashed, null, null, v.mismatches, null, null, null],
+          ] as Row[]
+        ).map(shown),
       };
     }
   }
@@ -95,6 +166,7 @@ export async function systemTable(versions: Versions, view: Exclude<SystemViewNa
 async function visibleVersions(versions: Versions, repo: Repository, ctx: Ctx): Promise<(id: string) => boolean> {
   if (!versions.grants.restricts(ctx.user)) return () => true;
   const viaRefs = new Set<string>([ctx.versionId]);
-  for (const r of await repo.listRefs()) if (versions.grants.allows(ctx.user, ctx.repo, r.name)) viaRefs.add(r.versionId);
+  for (const r of await repo.listRefs())
+    if (versions.grants.allows(ctx.user, ctx.repo, r.name)) viaRefs.add(r.versionId);
   return (id) => viaRefs.has(id) || versions.grants.allows(ctx.user, ctx.repo, `versions/${id}`);
 }

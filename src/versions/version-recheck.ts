@@ -26,7 +26,9 @@ export class VersionRecheck {
     private readonly local: boolean,
   ) {
     this.allFiles = catalog.tables.flatMap((t) => t.files);
-    this.filesByName = new Map(catalog.tables.map((t) => [`${t.schema.toLowerCase()}.${t.name.toLowerCase()}`, t.files]));
+    this.filesByName = new Map(
+      catalog.tables.map((t) => [`${t.schema.toLowerCase()}.${t.name.toLowerCase()}`, t.files]),
+    );
     this.viewNames = new Set(catalog.views.map((v) => `${v.schema.toLowerCase()}.${v.name.toLowerCase()}`));
   }
 

@@ -62,7 +62,8 @@ export class Versions implements VersionSource {
   async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
     const repo = this.repos.get(repoName);
     // A repository the user's grants do not name answers exactly like one that is not served.
-    if (!repo || !this.grants.seesRepository(user, repoName)) throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
+    if (!repo || !this.grants.seesRepository(user, repoName))
+      throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);
     const res = await resolveGranted(this.grants, user, repo, repoName, ref);
     // An attached version may have expired since it was attached: same refusal as at attach.
     await repo.checkNotExpired(res.versionId);
@@ -77,7 +78,8 @@ export class Versions implements VersionSource {
       catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
-      countingStatement: (sql, searchSchemas) => lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
+      countingStatement: (sql, searchSchemas) =>
+        lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
       revalidate: (reads) => lease.value.revalidate(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
@@ -86,14 +88,26 @@ export class Versions implements VersionSource {
     };
   }
 
-  systemTable(view: Exclude<SystemViewName, 'session'>, ctx: { repo: string; user: string; versionId: string }): Promise<SystemTable> {
+  systemTable(
+    view: Exclude<SystemViewName, 'session'>,
+    ctx: { repo: string; user: string; versionId: string },
+  ): Promise<SystemTable> {
     return systemTable(this, view, ctx);
   }
 
   /** The attached version (attaching it when needed), leased until released. */
   lease(repo: Repository, versionId: string) {
     const key = `${repo.name}@${versionId}`;
-    return this.attached.acquire(key, async () => attachVersion(await this.engineFor(repo.name), repo, versionId, key, `${META_PREFIX}${++this.seq}`, this.recheckMs));
+    return this.attached.acquire(key, async () =>
+      attachVersion(
+        await this.engineFor(repo.name),
+        repo,
+        versionId,
+        key,
+        `${META_PREFIX}${++this.seq}`,
+        this.recheckMs,
+      ),
+    );
   }
 
   close(): Promise<void> {

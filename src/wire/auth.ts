@@ -71,9 +71,18 @@ async function hashPassword(password: string, salt: Buffer, iterations: number):
  * loop; a user without a verifier is checked against a decoy of the same cost, so the answer
  * takes as long whether the name exists or not.
  */
-async function verifyPasswordAgainst(stored: string | undefined, user: string, password: string, decoyIterations: number): Promise<boolean> {
+async function verifyPasswordAgainst(
+  stored: string | undefined,
+  user: string,
+  password: string,
+  decoyIterations: number,
+): Promise<boolean> {
   if (stored && /^md5[0-9a-f]{32}$/.test(stored)) {
-    const h = 'md5' + createHash('md5').update(password + user).digest('hex');
+    const h =
+      'md5' +
+      createHash('md5')
+        .update(password + user)
+        .digest('hex');
     return timingSafeEqual(Buffer.from(h), Buffer.from(stored));
   }
   const scram = (stored && parseScramVerifier(stored)) || null;
@@ -97,7 +106,8 @@ function decoyVerifier(user: string, iterations: number): ScramVerifier {
   };
 }
 
-const wrongPassword = (user: string) => new SqlError(SQLSTATE.invalidPassword, `password authentication failed for user "${user}"`);
+const wrongPassword = (user: string) =>
+  new SqlError(SQLSTATE.invalidPassword, `password authentication failed for user "${user}"`);
 
 export interface Authenticator {
   /** Send the first challenge (nothing for trust). Returns true when already authenticated. */
@@ -110,7 +120,12 @@ export interface Authenticator {
  * `stored` is undefined for unknown users: the exchange still runs, against a decoy verifier of
  * `decoyIterations` (those of the configured users), so neither timing nor challenge reveals it.
  */
-export function authenticator(method: AuthMethod, user: string, stored: string | undefined, decoyIterations = 4096): Authenticator {
+export function authenticator(
+  method: AuthMethod,
+  user: string,
+  stored: string | undefined,
+  decoyIterations = 4096,
+): Authenticator {
   switch (method) {
     case 'trust':
       return { start: () => true, step: () => true };
@@ -138,8 +153,13 @@ export function authenticator(method: AuthMethod, user: string, stored: string |
         step(data) {
           const got = data.subarray(0, data.indexOf(0) < 0 ? data.length : data.indexOf(0)).toString('utf8');
           if (!stored || !/^md5[0-9a-f]{32}$/.test(stored)) throw wrongPassword(user);
-          const expected = 'md5' + createHash('md5').update(Buffer.concat([Buffer.from(stored.slice(3)), salt])).digest('hex');
-          if (got.length !== expected.length || !timingSafeEqual(Buffer.from(got), Buffer.from(expected))) throw wrongPassword(user);
+          const expected =
+            'md5' +
+            createHash('md5')
+              .update(Buffer.concat([Buffer.from(stored.slice(3)), salt]))
+              .digest('hex');
+          if (got.length !== expected.length || !timingSafeEqual(Buffer.from(got), Buffer.from(expected)))
+            throw wrongPassword(user);
           return true;
         },
       };
@@ -168,7 +188,8 @@ function scram(user: string, stored: string | undefined, decoyIterations: number
         const z = data.indexOf(0);
         if (z < 0) throw bad('no mechanism');
         const mech = data.subarray(0, z).toString('utf8');
-        if (mech !== 'SCRAM-SHA-256') throw new SqlError(SQLSTATE.protocolViolation, `unsupported SASL mechanism "${mech}"`);
+        if (mech !== 'SCRAM-SHA-256')
+          throw new SqlError(SQLSTATE.protocolViolation, `unsupported SASL mechanism "${mech}"`);
         if (data.length < z + 5) throw bad('truncated initial response');
         const len = data.readInt32BE(z + 1);
         const first = data.subarray(z + 5, z + 5 + Math.max(0, len)).toString('utf8');

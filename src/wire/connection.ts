@@ -149,7 +149,8 @@ export class Connection {
   /** End the session with 57P01 as soon as it is idle: at once, or after the statement in progress. */
   drain(): void {
     this.draining = true;
-    if (!this.busy) this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
+    if (!this.busy)
+      this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
   }
 
   /** End the session with `err` at once, or right after the statement in progress; no later message runs. */
@@ -178,7 +179,10 @@ export class Connection {
     this.decoder.push(data);
     try {
       if (!this.authenticated && this.decoder.pending > PRE_AUTH_BYTES) {
-        throw new SqlError(SQLSTATE.protocolViolation, `more than ${PRE_AUTH_BYTES} bytes sent before authentication completed`);
+        throw new SqlError(
+          SQLSTATE.protocolViolation,
+          `more than ${PRE_AUTH_BYTES} bytes sent before authentication completed`,
+        );
       }
       this.paceInput();
     } catch (e) {
@@ -242,7 +246,12 @@ export class Connection {
     if (!(ms > 0)) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
-      this.fatal(new SqlError(SQLSTATE.idleInTransactionSessionTimeout, 'terminating connection due to idle-in-transaction timeout'));
+      this.fatal(
+        new SqlError(
+          SQLSTATE.idleInTransactionSessionTimeout,
+          'terminating connection due to idle-in-transaction timeout',
+        ),
+      );
     }, ms);
   }
 
@@ -323,15 +332,22 @@ export class Connection {
         return self.isClosed;
       },
     };
-    const session = await openSession(this.ctx, conn, { repo, ref, user, clientAddress: this.client.address }, params, out, (entry) => {
-      this.ctx.observeStatement?.(entry);
-      // the entry is ours (session/audit.ts): completed in place, not copied; request ids count every statement
-      const request = `${this.requestId}.${++this.statements}`;
-      if (this.log.isLevelEnabled?.('info') === false) return;
-      entry.pid = this.pid;
-      entry.request = request;
-      this.log.info(entry);
-    });
+    const session = await openSession(
+      this.ctx,
+      conn,
+      { repo, ref, user, clientAddress: this.client.address },
+      params,
+      out,
+      (entry) => {
+        this.ctx.observeStatement?.(entry);
+        // the entry is ours (session/audit.ts): completed in place, not copied; request ids count every statement
+        const request = `${this.requestId}.${++this.statements}`;
+        if (this.log.isLevelEnabled?.('info') === false) return;
+        entry.pid = this.pid;
+        entry.request = request;
+        this.log.info(entry);
+      },
+    );
     if (this.isClosed) {
       // The client left while the version was being opened.
       await session.close();
@@ -344,7 +360,16 @@ export class Connection {
     this.phase = 'ready';
     this.identity = { user, database };
     this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);
-    this.log.info({ event: 'connect', user, database, repo, ref: ref || 'HEAD', version: session.version?.versionId, client: this.client.address, pid: this.pid });
+    this.log.info({
+      event: 'connect',
+      user,
+      database,
+      repo,
+      ref: ref || 'HEAD',
+      version: session.version?.versionId,
+      client: this.client.address,
+      pid: this.pid,
+    });
     await this.flush();
   }
 
@@ -383,7 +408,12 @@ export class Connection {
 
   /** Close a connection still authenticating to make room for a newer one. */
   evict(): void {
-    this.fatal(new SqlError(SQLSTATE.connectionRejected, 'too many connections are authenticating; the longest waiting was closed'));
+    this.fatal(
+      new SqlError(
+        SQLSTATE.connectionRejected,
+        'too many connections are authenticating; the longest waiting was closed',
+      ),
+    );
   }
 
   /** Report an error that ends the connection (FATAL), then close. */

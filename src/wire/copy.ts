@@ -13,7 +13,9 @@ import type { Writer } from './writer.js';
 const BACKSLASH = 0x5c;
 const CH = (c: string) => c.charCodeAt(0);
 /** "PGCOPY\n\377\r\n\0", then flags (no OIDs) and the header extension's length. */
-const BINARY_SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
+const BINARY_SIGNATURE = Buffer.from([
+  0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
+]);
 
 /** Control characters written as backslash sequences in the text format (CopyAttributeOutText). */
 const TEXT_ESCAPES: Record<number, string> = { 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r' };
@@ -47,7 +49,11 @@ function textField(bytes: Buffer, delim: number): string {
  */
 function csvField(s: string, f: CopyOptions, forced: boolean, single: boolean): string {
   let quote = forced || s === f.nullString;
-  if (!quote) quote = single && s === '\\.' ? true : s.includes(f.delimiter) || s.includes(f.quote) || s.includes('\n') || s.includes('\r');
+  if (!quote)
+    quote =
+      single && s === '\\.'
+        ? true
+        : s.includes(f.delimiter) || s.includes(f.quote) || s.includes('\n') || s.includes('\r');
   if (!quote) return s;
   let out = f.quote;
   for (const ch of s) out += ch === f.quote || ch === f.escape ? f.escape + ch : ch;
@@ -74,7 +80,10 @@ export class CopyFramer {
   private readonly forced: boolean[];
   private readonly delim: number;
 
-  constructor(private readonly f: CopyOptions, private readonly names: string[]) {
+  constructor(
+    private readonly f: CopyOptions,
+    private readonly names: string[],
+  ) {
     this.forced = forcedColumns(names, f);
     this.signaturePending = f.format === 'binary';
     this.delim = f.delimiter.charCodeAt(0);
@@ -85,7 +94,10 @@ export class CopyFramer {
     const { f, names } = this;
     be.copyOutResponse(w, names.length, f.format === 'binary' ? 1 : 0);
     if (f.format === 'binary' || !f.header) return;
-    const fields = f.format === 'csv' ? names.map((n) => csvField(n, f, false, names.length === 1)) : names.map((n) => textField(Buffer.from(n), this.delim));
+    const fields =
+      f.format === 'csv'
+        ? names.map((n) => csvField(n, f, false, names.length === 1))
+        : names.map((n) => textField(Buffer.from(n), this.delim));
     be.copyData(w, fields.join(f.delimiter) + '\n');
   }
 
@@ -134,7 +146,9 @@ export class CopyFramer {
         }
         const bytes = rows.subarray(p, p + flen);
         p += flen;
-        fields.push(f.format === 'csv' ? csvField(bytes.toString('utf8'), f, forced[c]!, ncols === 1) : textField(bytes, delim));
+        fields.push(
+          f.format === 'csv' ? csvField(bytes.toString('utf8'), f, forced[c]!, ncols === 1) : textField(bytes, delim),
+        );
       }
       be.copyData(w, fields.join(f.delimiter) + '\n');
       pos = end;

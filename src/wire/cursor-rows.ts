@@ -66,23 +66,50 @@ class CollectingWriter extends Writer {
  * FETCH (rows into `w`) or MOVE (`move`) a cursor as `dir` says, its rows encoded in `formats`;
  * returns how many rows were sent or passed over.
  */
-export async function fetchCursor(stream: ResultStream, portal: Portal, name: string, dir: FetchDirection, move: boolean, w: Writer, formats: (0 | 1)[]): Promise<number> {
+export async function fetchCursor(
+  stream: ResultStream,
+  portal: Portal,
+  name: string,
+  dir: FetchDirection,
+  move: boolean,
+  w: Writer,
+  formats: (0 | 1)[],
+): Promise<number> {
   const c = portal.cursor!;
   if (c.kept.length > 0 && !formats.every((f, i) => f === portal.resultFormats[i])) {
-    throw new SqlError(SQLSTATE.featureNotSupported, `cursor "${name}" holds rows in another format: fetch them in the format of the earlier FETCHes`);
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `cursor "${name}" holds rows in another format: fetch them in the format of the earlier FETCHes`,
+    );
   }
   stream.useFormats(portal, formats);
   // A protocol portal's next Execute reads DuckDB's stream on: it never holds rows read ahead.
-  if (!c.declared && dir.how !== 'forward') throw new SqlError(SQLSTATE.featureNotSupported, `FETCH ${dir.how.toUpperCase()} on the protocol portal "${name}" is not supported`, undefined, 'Declare a cursor (DECLARE … SCROLL CURSOR) to move in any direction.');
-  if (!c.scroll && dir.how === 'forward' && dir.count > 0 && c.kept.length === 0) return streamForward(stream, portal, dir.count, move, w);
-  const rows = await moveCursor(c.place, dir, c.scroll, { rowAt: (i) => rowAt(stream, portal, name, i), count: () => portal.rows });
+  if (!c.declared && dir.how !== 'forward')
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `FETCH ${dir.how.toUpperCase()} on the protocol portal "${name}" is not supported`,
+      undefined,
+      'Declare a cursor (DECLARE … SCROLL CURSOR) to move in any direction.',
+    );
+  if (!c.scroll && dir.how === 'forward' && dir.count > 0 && c.kept.length === 0)
+    return streamForward(stream, portal, dir.count, move, w);
+  const rows = await moveCursor(c.place, dir, c.scroll, {
+    rowAt: (i) => rowAt(stream, portal, name, i),
+    count: () => portal.rows,
+  });
   if (!move) for (const r of rows) w.bytes(r);
   if (!c.scroll) drop(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
   return rows.length;
 }
 
 /** The common case, a forward-only cursor read on: rows go from DuckDB straight to the client. */
-async function streamForward(stream: ResultStream, portal: Portal, count: number, move: boolean, w: Writer): Promise<number> {
+async function streamForward(
+  stream: ResultStream,
+  portal: Portal,
+  count: number,
+  move: boolean,
+  w: Writer,
+): Promise<number> {
   const place = portal.cursor!.place;
   if (portal.done) {
     place.end ??= portal.rows;
@@ -141,12 +168,13 @@ async function pull(stream: ResultStream, portal: Portal, n: number, from: numbe
 export async function parkCursor(stream: ResultStream, portal: Portal): Promise<void> {
   const c = portal.cursor!;
   const from = c.place.pos + 1;
-  while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < SCROLL_KEPT_BYTES) await pull(stream, portal, PULL_ROWS, from);
+  while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < SCROLL_KEPT_BYTES)
+    await pull(stream, portal, PULL_ROWS, from);
 }
 
 /** Split a buffer of DataRow messages into the cursor's kept rows. */
 function keep(c: CursorState, b: Buffer): void {
-  for (let p = 0; p < b.length; ) {
+  for (let p = 0; p < b.length;) {
     const end = p + 1 + b.readInt32BE(p + 1);
     c.kept.push(b.subarray(p, end));
     c.keptBytes += end - p;

@@ -7,7 +7,11 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { FrontendMessage } from './messages.js';
 import type { Session } from './session.js';
 
-export function dispatch(s: Session, msg: FrontendMessage, flush: () => Promise<void> | undefined): Promise<void> | undefined {
+export function dispatch(
+  s: Session,
+  msg: FrontendMessage,
+  flush: () => Promise<void> | undefined,
+): Promise<void> | undefined {
   switch (msg.type) {
     case 'Query':
       return s.simpleQuery(msg.sql);

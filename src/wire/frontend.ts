@@ -152,7 +152,8 @@ function decodeUtf8(b: Buffer, start: number, end: number): string {
     }
     if (ascii) return b.toString('latin1', start, end);
   }
-  if (!isUtf8(b.subarray(start, end))) throw new SqlError(SQLSTATE.characterNotInRepertoire, 'invalid byte sequence for encoding "UTF8"');
+  if (!isUtf8(b.subarray(start, end)))
+    throw new SqlError(SQLSTATE.characterNotInRepertoire, 'invalid byte sequence for encoding "UTF8"');
   return b.toString('utf8', start, end);
 }
 
@@ -241,7 +242,10 @@ export class FrontendDecoder {
     const major = code >>> 16;
     const minor = code & 0xffff;
     if (major !== 3) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `unsupported frontend protocol ${major}.${minor}: server supports 3.0`);
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `unsupported frontend protocol ${major}.${minor}: server supports 3.0`,
+      );
     }
     const params = new Map<string, string>();
     const unknownOptions: string[] = [];
@@ -273,7 +277,8 @@ export class FrontendDecoder {
       return message;
     } catch (e) {
       // The frame itself was sound, so the stream stays in step: report, and go on.
-      if (e instanceof SqlError) return type === Q ? { type: 'Invalid', error: e, query: true } : { type: 'Invalid', error: e };
+      if (e instanceof SqlError)
+        return type === Q ? { type: 'Invalid', error: e, query: true } : { type: 'Invalid', error: e };
       throw e;
     }
   }

@@ -56,7 +56,10 @@ export class InputPacing {
     if (bytes === this.reserved) return;
     const budget = this.budget;
     if (bytes > this.reserved && !budget.take(bytes - this.reserved)) {
-      throw new SqlError(SQLSTATE.outOfMemory, `out of memory: a message of ${bytes} bytes would pass the budget for incomplete messages of all connections (maxPendingMessageBytes, ${budget.max} bytes)`);
+      throw new SqlError(
+        SQLSTATE.outOfMemory,
+        `out of memory: a message of ${bytes} bytes would pass the budget for incomplete messages of all connections (maxPendingMessageBytes, ${budget.max} bytes)`,
+      );
     }
     if (bytes < this.reserved) budget.give(this.reserved - bytes);
     this.reserved = bytes;

@@ -17,7 +17,11 @@ import type { Writer } from './writer.js';
  * listeners are dropped first (its next bytes are the TLS handshake); `adopt` gets the TLS socket
  * at once (a failure tears it down), the promise once the handshake is done.
  */
-export async function startTls(raw: Socket, context: SecureContext, adopt: (secure: TLSSocket) => void): Promise<TLSSocket> {
+export async function startTls(
+  raw: Socket,
+  context: SecureContext,
+  adopt: (secure: TLSSocket) => void,
+): Promise<TLSSocket> {
   raw.removeAllListeners('data');
   raw.removeAllListeners('drain');
   raw.removeAllListeners('error');
@@ -42,7 +46,12 @@ export class Login {
   ) {}
 
   /** A StartupMessage: its parameters once the client is authenticated, or null while the method waits for an answer. */
-  begin(params: Map<string, string>, minor: number, unknownOptions: string[], encrypted: boolean): Map<string, string> | null {
+  begin(
+    params: Map<string, string>,
+    minor: number,
+    unknownOptions: string[],
+    encrypted: boolean,
+  ): Map<string, string> | null {
     const w = this.w;
     if (this.ctx.tls?.required && !encrypted) {
       throw new SqlError(SQLSTATE.invalidAuthorization, 'SSL is required: connect with sslmode=require (or stronger)');

@@ -27,7 +27,13 @@ export class PortalRunner {
   runLogged(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
     const started = process.hrtime.bigint();
     const rowsBefore = portal.rows;
-    const logged = () => this.core.audit.succeeded(portal.prepared, Number(process.hrtime.bigint() - started) / 1e6, portal.rows - rowsBefore, !!portal.replayed);
+    const logged = () =>
+      this.core.audit.succeeded(
+        portal.prepared,
+        Number(process.hrtime.bigint() - started) / 1e6,
+        portal.rows - rowsBefore,
+        !!portal.replayed,
+      );
     const running = this.run(portal, maxRows, describe);
     if (running) return running.then(logged);
     logged();
@@ -74,7 +80,17 @@ export class PortalRunner {
       return;
     }
     if (usesConnection(stmt)) await this.endOpenStreams();
-    const outcome = await runStatement(this.core, { statements: this.named.statements, portals: this.named.portals, limits: this.named.caps, running: portal, plan: portal.prepared }, stmt);
+    const outcome = await runStatement(
+      this.core,
+      {
+        statements: this.named.statements,
+        portals: this.named.portals,
+        limits: this.named.caps,
+        running: portal,
+        plan: portal.prepared,
+      },
+      stmt,
+    );
     await this.carryOut(outcome, portal, describe);
   }
 
@@ -94,7 +110,12 @@ export class PortalRunner {
         be.commandComplete(w, outcome.tag);
         return;
       case 'execute': {
-        const run = newPortal(outcome.target, outcome.params, [0], outcome.target.columnTypes.map(() => 0));
+        const run = newPortal(
+          outcome.target,
+          outcome.params,
+          [0],
+          outcome.target.columnTypes.map(() => 0),
+        );
         try {
           await this.run(run, 0, describe);
         } finally {
@@ -104,7 +125,12 @@ export class PortalRunner {
         return;
       }
       case 'declare': {
-        const cursor = newPortal(outcome.query, portal.params, portal.paramFormats, outcome.query.columnTypes.map(() => (outcome.binary ? 1 : 0)));
+        const cursor = newPortal(
+          outcome.query,
+          portal.params,
+          portal.paramFormats,
+          outcome.query.columnTypes.map(() => (outcome.binary ? 1 : 0)),
+        );
         cursor.cursor = newCursorState(outcome.hold, outcome.scroll);
         try {
           await this.startQuery(cursor);
@@ -119,14 +145,25 @@ export class PortalRunner {
       case 'fetch': {
         const cursor = outcome.cursor;
         if (!cursor.cursor) {
-          if (cursor.prepared.stmt.kind !== 'query' || !cursor.prepared.fields?.length) throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${outcome.name}" does not exist`);
+          if (cursor.prepared.stmt.kind !== 'query' || !cursor.prepared.fields?.length)
+            throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${outcome.name}" does not exist`);
           if (!cursor.result && !cursor.done) await this.startQuery(cursor);
           cursor.cursor = protocolPortalCursor(cursor);
         }
         // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
-        const formats = describe ? cursor.resultFormats : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
+        const formats = describe
+          ? cursor.resultFormats
+          : expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length);
         if (!outcome.move && describe) be.rowDescription(this.out.w, cursorFields(cursor, formats));
-        const n = await fetchCursor(this.stream, cursor, outcome.name, outcome.direction, outcome.move, this.out.w, formats);
+        const n = await fetchCursor(
+          this.stream,
+          cursor,
+          outcome.name,
+          outcome.direction,
+          outcome.move,
+          this.out.w,
+          formats,
+        );
         portal.rows = n;
         be.commandComplete(this.out.w, fetchTag(outcome.move, n));
         return;
@@ -145,10 +182,14 @@ export class PortalRunner {
     if (!core.cachePolicy.applies(prepared, core.settings, portal.rows)) return false;
     const refreshing = core.tx.inBlock ? undefined : core.refreshVersion();
     if (refreshing) {
-      return refreshing.then(() => core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads)).then(() => this.answerFromCache(portal, describe));
+      return refreshing
+        .then(() => core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads))
+        .then(() => this.answerFromCache(portal, describe));
     }
     const checking = core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads);
-    return checking ? checking.then(() => this.answerFromCache(portal, describe)) : this.answerFromCache(portal, describe);
+    return checking
+      ? checking.then(() => this.answerFromCache(portal, describe))
+      : this.answerFromCache(portal, describe);
   }
 
   private answerFromCache(portal: Portal, describe: boolean): boolean {
@@ -190,7 +231,8 @@ export class PortalRunner {
 
   /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
   private async endStreamsBut(except: Portal | null): Promise<void> {
-    for (const p of this.named.portals.values()) if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    for (const p of this.named.portals.values())
+      if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
     this.stream.interruptOpenPortals(except);
   }

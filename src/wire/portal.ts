@@ -56,8 +56,27 @@ export interface Portal {
   replayed?: boolean;
 }
 
-export function newPortal(prepared: PreparedStmt, params: (Buffer | null)[], paramFormats: number[], resultFormats: (0 | 1)[]): Portal {
-  return { prepared, params, paramFormats, resultFormats, result: null, encoder: null, chunk: null, chunkPos: 0, rows: 0, batchRows: 0, ahead: [], bytes: 0, done: false };
+export function newPortal(
+  prepared: PreparedStmt,
+  params: (Buffer | null)[],
+  paramFormats: number[],
+  resultFormats: (0 | 1)[],
+): Portal {
+  return {
+    prepared,
+    params,
+    paramFormats,
+    resultFormats,
+    result: null,
+    encoder: null,
+    chunk: null,
+    chunkPos: 0,
+    rows: 0,
+    batchRows: 0,
+    ahead: [],
+    bytes: 0,
+    done: false,
+  };
 }
 
 /** Let go of the portal's result (and, for a cursor, its own prepared statement). */

@@ -8,7 +8,6 @@ import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from '../session/named-limits.js';
 import { dropPortal, expandFormats, newPortal, type Portal } from './portal.js';
 
-
 export class ProtocolObjects {
   readonly statements = new Map<string, PreparedStmt>();
   readonly portals = new Map<string, Portal>();
@@ -38,7 +37,8 @@ export class ProtocolObjects {
 
   /** Parse may name a statement only once (the unnamed one is replaced). */
   checkStatementName(name: string): void {
-    if (name !== '' && this.statements.has(name)) throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${name}" already exists`);
+    if (name !== '' && this.statements.has(name))
+      throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${name}" already exists`);
     this.roomForStatement(name);
   }
 
@@ -50,7 +50,13 @@ export class ProtocolObjects {
   }
 
   /** Bind: a portal of a named statement, its parameters and formats checked as PostgreSQL does. */
-  bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+  bind(
+    portalName: string,
+    statementName: string,
+    paramFormats: number[],
+    params: (Buffer | null)[],
+    resultFormats: number[],
+  ): void {
     const prepared = this.statement(statementName);
     if (params.length !== prepared.paramOids.length) {
       throw new SqlError(
@@ -59,13 +65,19 @@ export class ProtocolObjects {
       );
     }
     if (paramFormats.length > 1 && paramFormats.length !== params.length) {
-      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${paramFormats.length} parameter formats but ${params.length} parameters`);
+      throw new SqlError(
+        SQLSTATE.protocolViolation,
+        `bind message has ${paramFormats.length} parameter formats but ${params.length} parameters`,
+      );
     }
     const ncols = prepared.fields?.length ?? 0;
     // A FETCH's columns are its cursor's, known when it runs: its formats are kept as sent.
     const fetch = prepared.stmt.kind === 'fetch';
     if (!fetch && resultFormats.length > 1 && resultFormats.length !== ncols) {
-      throw new SqlError(SQLSTATE.protocolViolation, `bind message has ${resultFormats.length} result formats but query has ${ncols} columns`);
+      throw new SqlError(
+        SQLSTATE.protocolViolation,
+        `bind message has ${resultFormats.length} result formats but query has ${ncols} columns`,
+      );
     }
     const existing = this.portals.get(portalName);
     if (existing) {
@@ -73,7 +85,15 @@ export class ProtocolObjects {
       dropPortal(existing);
     }
     this.roomForPortal(portalName);
-    this.portals.set(portalName, newPortal(prepared, params, paramFormats, fetch ? (resultFormats as (0 | 1)[]) : expandFormats(resultFormats, ncols)));
+    this.portals.set(
+      portalName,
+      newPortal(
+        prepared,
+        params,
+        paramFormats,
+        fetch ? (resultFormats as (0 | 1)[]) : expandFormats(resultFormats, ncols),
+      ),
+    );
   }
 
   dropStatements(names: Iterable<string>): void {

@@ -35,7 +35,10 @@ export function parseProxyHeader(buf: Buffer): ProxyParse {
   const preLen = Math.min(buf.length, V1_PREFIX.length);
   if (buf.subarray(0, preLen).equals(V1_PREFIX.subarray(0, preLen))) {
     const end = buf.indexOf('\r\n', 0, 'latin1');
-    if (end < 0) return buf.length >= V1_MAX ? { kind: 'error', message: 'PROXY v1 header longer than 107 bytes' } : { kind: 'incomplete' };
+    if (end < 0)
+      return buf.length >= V1_MAX
+        ? { kind: 'error', message: 'PROXY v1 header longer than 107 bytes' }
+        : { kind: 'incomplete' };
     if (end + 2 > V1_MAX) return { kind: 'error', message: 'PROXY v1 header longer than 107 bytes' };
     return parseV1(buf.subarray(0, end).toString('latin1'), end + 2);
   }
@@ -46,7 +49,8 @@ function parseV1(line: string, consumed: number): ProxyParse {
   const parts = line.split(' ');
   if (parts[1] === 'UNKNOWN') return { kind: 'done', client: { address: null, port: null }, consumed };
   const [, proto, src, dst, sport, dport] = parts;
-  if (parts.length !== 6 || (proto !== 'TCP4' && proto !== 'TCP6')) return { kind: 'error', message: 'malformed PROXY v1 header' };
+  if (parts.length !== 6 || (proto !== 'TCP4' && proto !== 'TCP6'))
+    return { kind: 'error', message: 'malformed PROXY v1 header' };
   const family = proto === 'TCP4' ? 4 : 6;
   if (isIP(src!) !== family || isIP(dst!) !== family || !validPort(sport!) || !validPort(dport!)) {
     return { kind: 'error', message: 'malformed PROXY v1 header' };
@@ -72,7 +76,11 @@ function parseV2(buf: Buffer): ProxyParse {
     case 0x11: // TCP over IPv4
     case 0x12: // UDP over IPv4
       if (len < 12) return { kind: 'error', message: 'truncated PROXY v2 IPv4 addresses' };
-      return { kind: 'done', client: { address: [...body.subarray(0, 4)].join('.'), port: body.readUInt16BE(8) }, consumed };
+      return {
+        kind: 'done',
+        client: { address: [...body.subarray(0, 4)].join('.'), port: body.readUInt16BE(8) },
+        consumed,
+      };
     case 0x21:
     case 0x22: {
       if (len < 36) return { kind: 'error', message: 'truncated PROXY v2 IPv6 addresses' };
@@ -89,7 +97,7 @@ function parseV2(buf: Buffer): ProxyParse {
 function compactIPv6(groups: string[]): string {
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     if (groups[i] !== '0') {
       i++;
       continue;

@@ -130,7 +130,11 @@ export class ResultStream {
     }
     const why = this.stopOf(portal);
     if (why) {
-      throw new SqlError(why.sqlstate, why.message, 'The query of this portal was stopped while it was open; it cannot be resumed.');
+      throw new SqlError(
+        why.sqlstate,
+        why.message,
+        'The query of this portal was stopped while it was open; it cannot be resumed.',
+      );
     }
     if (portal.interrupted) {
       throw new SqlError(
@@ -145,7 +149,8 @@ export class ResultStream {
   decodeParams(portal: Portal): DecodedParam[] {
     const prepared = portal.prepared;
     return portal.params.map((raw, i) => {
-      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i] ?? 0) as 0 | 1;
+      const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : (portal.paramFormats[i] ?? 0)) as
+        0 | 1;
       return decodeParam(prepared.paramOids[i] ?? 0, format, raw ?? null, { timeZone: this.settings.get('timezone') });
     });
   }
@@ -157,7 +162,9 @@ export class ResultStream {
   async open(portal: Portal, values: readonly DecodedParam[]): Promise<void> {
     const duck = portal.prepared.duck!;
     duck.clearBindings();
-    values.forEach(({ value, type }, i) => (value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type)));
+    values.forEach(({ value, type }, i) =>
+      value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type),
+    );
     portal.stopsAtOpen = this.clock.stopCount;
     const starting = stageClock();
     portal.result = await duck.stream();
@@ -175,7 +182,8 @@ export class ResultStream {
 
   /** A cursor's next rows go out in `formats` (a FETCH's own result formats, as PostgreSQL). */
   useFormats(portal: Portal, formats: (0 | 1)[]): void {
-    if (formats.length === portal.resultFormats.length && formats.every((f, i) => f === portal.resultFormats[i])) return;
+    if (formats.length === portal.resultFormats.length && formats.every((f, i) => f === portal.resultFormats[i]))
+      return;
     portal.resultFormats = formats;
     if (portal.result) portal.encoder = this.encoderFor(portal, portal.result.columnTypes());
   }
@@ -259,7 +267,8 @@ export class ResultStream {
         portal.bytes += w.length - before;
         this.checkResultLimits(portal, w, before);
         // A result that outgrew the cache's entry limit is not recorded further (nor kept).
-        if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length))) portal.recording = undefined;
+        if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length)))
+          portal.recording = undefined;
         if (w.length >= FLUSH_BYTES) await this.out.flush();
         if (this.out.closed) throw DISCONNECTED;
       } else w.flush();
@@ -280,7 +289,10 @@ export class ResultStream {
   async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
     const scratch = new Writer(64 * 1024);
-    const framer = new CopyFramer(f, portal.prepared.fields!.map((x) => x.name));
+    const framer = new CopyFramer(
+      f,
+      portal.prepared.fields!.map((x) => x.name),
+    );
     framer.start(w);
     let rows = 0;
     try {
@@ -317,13 +329,24 @@ export class ResultStream {
    */
   private checkResultLimits(portal: Portal, w?: Writer, before = 0): void {
     const { maxResultRows, maxResultBytes } = this.limits;
-    const over = (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
+    const over =
+      (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
     if (over && w) w.truncate(before);
     if (maxResultRows > 0 && portal.rows > maxResultRows) {
-      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultRows} rows`, undefined, 'Add a LIMIT or aggregate the result.');
+      throw new SqlError(
+        SQLSTATE.programLimitExceeded,
+        `result exceeds the gateway's limit of ${maxResultRows} rows`,
+        undefined,
+        'Add a LIMIT or aggregate the result.',
+      );
     }
     if (maxResultBytes > 0 && portal.bytes > maxResultBytes) {
-      throw new SqlError(SQLSTATE.programLimitExceeded, `result exceeds the gateway's limit of ${maxResultBytes} bytes`, undefined, 'Select fewer columns or rows.');
+      throw new SqlError(
+        SQLSTATE.programLimitExceeded,
+        `result exceeds the gateway's limit of ${maxResultBytes} bytes`,
+        undefined,
+        'Select fewer columns or rows.',
+      );
     }
   }
 
@@ -337,13 +360,18 @@ export class ResultStream {
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
     // The client is gone: no more work for DuckDB (an error, never an early end: that would look
     // like a complete result, e.g. to the result cache).
-    const fetch = (): Promise<Fetched> => this.clock.isAborted ? Promise.resolve({ chunk: null, error: DISCONNECTED }) : result.fetchChunk().then(
-      (chunk) => ({ chunk, error: null as unknown }),
-      (error: unknown) => ({ chunk: null, error }),
-    );
+    const fetch = (): Promise<Fetched> =>
+      this.clock.isAborted
+        ? Promise.resolve({ chunk: null, error: DISCONNECTED })
+        : result.fetchChunk().then(
+            (chunk) => ({ chunk, error: null as unknown }),
+            (error: unknown) => ({ chunk: null, error }),
+          );
     while (portal.ahead.length < PREFETCH_CHUNKS) {
       const last = portal.ahead[portal.ahead.length - 1];
-      const p = last ? last.then((r) => (r.error || !r.chunk || r.chunk.rowCount === 0 ? END_OF_RESULT : fetch())) : fetch();
+      const p = last
+        ? last.then((r) => (r.error || !r.chunk || r.chunk.rowCount === 0 ? END_OF_RESULT : fetch()))
+        : fetch();
       portal.ahead.push(p);
       this.inflight = p;
     }
@@ -368,5 +396,8 @@ export class ResultStream {
 
 /** EXPLAIN's value column: DuckDB's JSON plan rendered as the client asked (its key column passes as is). */
 function explainText(format: ExplainHead['format']): (text: string) => string {
-  return (text) => (text.startsWith('{') || text.startsWith('[') ? renderPlan(text, format, redactServerPaths) : redactServerPaths(text));
+  return (text) =>
+    text.startsWith('{') || text.startsWith('[')
+      ? renderPlan(text, format, redactServerPaths)
+      : redactServerPaths(text);
 }

@@ -41,7 +41,10 @@ export interface ServerObserver {
   refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
 }
 
-export type ServerContext = Omit<ConnectionContext, 'register' | 'unregister' | 'cancel' | 'claimSessionSlot' | 'inputBudget'>;
+export type ServerContext = Omit<
+  ConnectionContext,
+  'register' | 'unregister' | 'cancel' | 'claimSessionSlot' | 'inputBudget'
+>;
 
 export class WireServer {
   private readonly server: net.Server;
@@ -87,7 +90,10 @@ export class WireServer {
         const perUser = this.maxConnectionsPerUser;
         if ((this.slotsOf.get(user) ?? 0) >= perUser) {
           this.observer.refused?.('too_many_connections');
-          throw new SqlError(SQLSTATE.tooManyConnections, `too many connections for user "${user}": the per-user limit (maxConnectionsPerUser) is ${perUser}`);
+          throw new SqlError(
+            SQLSTATE.tooManyConnections,
+            `too many connections for user "${user}": the per-user limit (maxConnectionsPerUser) is ${perUser}`,
+          );
         }
         this.sessionSlots.add(conn);
         this.userOf.set(conn, user);
@@ -117,7 +123,12 @@ export class WireServer {
     return this.opts.maxConnectionsPerUser ?? this.opts.maxConnections;
   }
 
-  private refuse(socket: net.Socket, reason: 'too_many_connections' | 'draining' | 'proxy_header', code: string, message: string): void {
+  private refuse(
+    socket: net.Socket,
+    reason: 'too_many_connections' | 'draining' | 'proxy_header',
+    code: string,
+    message: string,
+  ): void {
     this.observer.refused?.(reason);
     const w = new Writer(256);
     be.errorResponse(w, { severity: 'FATAL', code, message });
@@ -141,7 +152,8 @@ export class WireServer {
    * waiting one. Clients of other addresses in the middle of a login are never the ones closed.
    */
   private makeRoomFor(source: string): void {
-    const perAddress = this.opts.maxAuthenticatingPerAddress ?? Math.max(1, Math.floor(this.opts.maxAuthenticating / 2));
+    const perAddress =
+      this.opts.maxAuthenticatingPerAddress ?? Math.max(1, Math.floor(this.opts.maxAuthenticating / 2));
     let from = this.authenticatingFrom.get(source);
     if (!from || from.size < perAddress) {
       if (this.authenticating.size < this.opts.maxAuthenticating) return;
@@ -181,7 +193,12 @@ export class WireServer {
   private readProxyHeader(socket: net.Socket): void {
     // Sockets still owing their header are bounded like those still authenticating.
     if (this.awaitingHeader >= this.opts.maxAuthenticating) {
-      this.refuse(socket, 'proxy_header', SQLSTATE.tooManyConnections, 'too many connections are waiting to send their PROXY header');
+      this.refuse(
+        socket,
+        'proxy_header',
+        SQLSTATE.tooManyConnections,
+        'too many connections are waiting to send their PROXY header',
+      );
       return;
     }
     this.awaitingHeader++;
@@ -207,7 +224,9 @@ export class WireServer {
       if (r.kind === 'error') return fail(r.message);
       cleanup();
       // A LOCAL header (the balancer's own health check) has no client: the peer is the balancer.
-      const client = r.client.address ? r.client : { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null };
+      const client = r.client.address
+        ? r.client
+        : { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null };
       socket.pause();
       this.accept(socket, client, buf.subarray(r.consumed));
       socket.resume();
@@ -218,7 +237,12 @@ export class WireServer {
   }
 
   /** Settings that a reload may change for sessions that start afterwards. */
-  reconfigure(patch: Partial<Pick<ConnectionContext, 'limits' | 'authFor'>> & { maxConnections?: number; maxConnectionsPerUser?: number }): void {
+  reconfigure(
+    patch: Partial<Pick<ConnectionContext, 'limits' | 'authFor'>> & {
+      maxConnections?: number;
+      maxConnectionsPerUser?: number;
+    },
+  ): void {
     const { maxConnections, maxConnectionsPerUser, ...ctx } = patch;
     if (maxConnections !== undefined) this.opts.maxConnections = maxConnections;
     this.opts.maxConnectionsPerUser = maxConnectionsPerUser;

@@ -21,8 +21,25 @@ export interface SessionTarget {
 }
 
 /** A session on `conn`, opened; closed again (and the error thrown) when opening fails. */
-export async function openSession(ctx: ConnectionContext, conn: DuckDBConnection, target: SessionTarget, params: Map<string, string>, out: SessionOutput, audit: AuditSink): Promise<Session> {
-  const session = new Session(conn, ctx.versions, target.repo, target.ref, target.user, out, ctx.limits, ctx.results, audit);
+export async function openSession(
+  ctx: ConnectionContext,
+  conn: DuckDBConnection,
+  target: SessionTarget,
+  params: Map<string, string>,
+  out: SessionOutput,
+  audit: AuditSink,
+): Promise<Session> {
+  const session = new Session(
+    conn,
+    ctx.versions,
+    target.repo,
+    target.ref,
+    target.user,
+    out,
+    ctx.limits,
+    ctx.results,
+    audit,
+  );
   session.clientAddress = target.clientAddress;
   if (ctx.serverRoots) session.serverRoots = ctx.serverRoots;
   try {
@@ -36,7 +53,12 @@ export async function openSession(ctx: ConnectionContext, conn: DuckDBConnection
 }
 
 /** The registered session's identity for the catalog, then ParameterStatus, BackendKeyData, ReadyForQuery. */
-export async function announceSession(session: Session, w: Writer, database: string, key: { pid: number; secret: number }): Promise<void> {
+export async function announceSession(
+  session: Session,
+  w: Writer,
+  database: string,
+  key: { pid: number; secret: number },
+): Promise<void> {
   await session.describeSession(canonicalDatabase(database), key.pid);
   for (const name of INITIAL_REPORTED) {
     const v = session.settings.get(name);

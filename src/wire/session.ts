@@ -250,7 +250,8 @@ export class Session {
   /** The one statement of a Parse's text (`SELECT 1;` → `SELECT 1`); 42601 for several. */
   private oneStatement(sql: string): string {
     const parts = this.split(sql);
-    if (parts.length > 1) throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
+    if (parts.length > 1)
+      throw new SqlError(SQLSTATE.syntaxError, 'cannot insert multiple commands into a prepared statement');
     return parts[0] ?? '';
   }
 
@@ -268,12 +269,19 @@ export class Session {
     return parts;
   }
 
-  bind(portalName: string, statementName: string, paramFormats: number[], params: (Buffer | null)[], resultFormats: number[]): void {
+  bind(
+    portalName: string,
+    statementName: string,
+    paramFormats: number[],
+    params: (Buffer | null)[],
+    resultFormats: number[],
+  ): void {
     this.statementStarts();
     this.current = undefined;
     this.current = this.named.statement(statementName);
     // (a wrong parameter count is named.bind's error, as PostgreSQL checks the count first)
-    if (params.length === this.current.paramOids.length) checkParamEncoding(paramFormats, params, this.current.paramOids);
+    if (params.length === this.current.paramOids.length)
+      checkParamEncoding(paramFormats, params, this.current.paramOids);
     this.named.bind(portalName, statementName, paramFormats, params, resultFormats);
     be.bindComplete(this.out.w);
   }
@@ -284,7 +292,8 @@ export class Session {
     be.parameterDescription(this.out.w, prepared.paramOids);
     const cursor = this.fetched(prepared);
     if (cursor) be.rowDescription(this.out.w, cursorFields(cursor, []));
-    else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut') be.rowDescription(this.out.w, prepared.fields);
+    else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut')
+      be.rowDescription(this.out.w, prepared.fields);
     else be.noData(this.out.w);
   }
 
@@ -293,7 +302,10 @@ export class Session {
     const portal = this.named.portal(name);
     const cursor = this.fetched(portal.prepared);
     if (cursor) {
-      be.rowDescription(this.out.w, cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)));
+      be.rowDescription(
+        this.out.w,
+        cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)),
+      );
       return undefined;
     }
     const fields = portal.prepared.fields;
@@ -314,7 +326,9 @@ export class Session {
     const stmt = prepared.stmt;
     if (stmt.kind !== 'fetch' || stmt.move) return undefined;
     const cursor = this.portals.get(stmt.name);
-    return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length ? cursor : undefined;
+    return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length
+      ? cursor
+      : undefined;
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
@@ -395,7 +409,8 @@ export class Session {
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
     await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
-    if (this.core.clientAddress) await this.conn.run(`SET VARIABLE pg_client_addr = ${quoteLiteral(this.core.clientAddress)}`);
+    if (this.core.clientAddress)
+      await this.conn.run(`SET VARIABLE pg_client_addr = ${quoteLiteral(this.core.clientAddress)}`);
     await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
     this.deliverPending(); // before the startup's own messages
   }

@@ -54,16 +54,22 @@ export class Writer {
   // argument checks cost more than the store itself). Values are two's complement, as PG sends.
   int16(v: number): this {
     this.ensure(2);
-    const b = this.buf, p = this.pos;
-    b[p] = v >>> 8; b[p + 1] = v;
+    const b = this.buf,
+      p = this.pos;
+    b[p] = v >>> 8;
+    b[p + 1] = v;
     this.pos = p + 2;
     return this;
   }
 
   int32(v: number): this {
     this.ensure(4);
-    const b = this.buf, p = this.pos;
-    b[p] = v >>> 24; b[p + 1] = v >>> 16; b[p + 2] = v >>> 8; b[p + 3] = v;
+    const b = this.buf,
+      p = this.pos;
+    b[p] = v >>> 24;
+    b[p + 1] = v >>> 16;
+    b[p + 2] = v >>> 8;
+    b[p + 3] = v;
     this.pos = p + 4;
     return this;
   }
@@ -134,7 +140,10 @@ export class Writer {
   /** Overwrite an int32 at an absolute offset (e.g. a field length known only afterwards). */
   setInt32(at: number, v: number): void {
     const b = this.buf;
-    b[at] = v >>> 24; b[at + 1] = v >>> 16; b[at + 2] = v >>> 8; b[at + 3] = v;
+    b[at] = v >>> 24;
+    b[at + 1] = v >>> 16;
+    b[at + 2] = v >>> 8;
+    b[at + 3] = v;
   }
 
   /** Begin a typed message: type byte + length slot. Returns the slot offset for `end`. */
@@ -164,7 +173,8 @@ export class Writer {
     this.ensure(n);
     if (n <= 24) {
       // Short strings (numbers, dates): a char loop beats the native call into Buffer.write.
-      const b = this.buf, p = this.pos;
+      const b = this.buf,
+        p = this.pos;
       for (let k = 0; k < n; k++) b[p + k] = s.charCodeAt(k);
       this.pos = p + n;
       return n;

@@ -45,12 +45,15 @@ export async function startConditionalS3(s3: S3Server): Promise<ConditionalS3> {
 
   const forward = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     new Promise((resolve) => {
-      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-        r.on('end', resolve);
-        r.on('error', resolve);
-      });
+      const up = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+          r.on('end', resolve);
+          r.on('error', resolve);
+        },
+      );
       up.on('error', (e) => {
         res.writeHead(502).end(String(e));
         resolve();
@@ -61,7 +64,9 @@ export async function startConditionalS3(s3: S3Server): Promise<ConditionalS3> {
   const preconditionFailed = (res: ServerResponse, key: string, condition: string) => {
     refused.set(key, (refused.get(key) ?? 0) + 1);
     res.writeHead(412, { 'content-type': 'application/xml', connection: 'close' });
-    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>${condition}</Condition></Error>`);
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>${condition}</Condition></Error>`,
+    );
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -89,8 +94,10 @@ export async function startConditionalS3(s3: S3Server): Promise<ConditionalS3> {
     await before;
     try {
       const current = await etagOf(key);
-      if (ifNoneMatch !== undefined && ifNoneMatch.trim() === '*' && current !== null) return preconditionFailed(res, key, 'If-None-Match');
-      if (ifMatch !== undefined && (current === null || (ifMatch.trim() !== '*' && unquote(ifMatch) !== current))) return preconditionFailed(res, key, 'If-Match');
+      if (ifNoneMatch !== undefined && ifNoneMatch.trim() === '*' && current !== null)
+        return preconditionFailed(res, key, 'If-None-Match');
+      if (ifMatch !== undefined && (current === null || (ifMatch.trim() !== '*' && unquote(ifMatch) !== current)))
+        return preconditionFailed(res, key, 'If-Match');
       await forward(req, res);
     } finally {
       done();

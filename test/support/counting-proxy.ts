@@ -21,7 +21,10 @@ export interface CountingProxy {
  * `latencyMs`: added before each request is forwarded. `bytesPerSecond`: a cap per response (one
  * connection to a distant store is slower than its total bandwidth; parallel requests add up).
  */
-export async function startCountingProxy(target: string, opts: { latencyMs?: number; bytesPerSecond?: number } = {}): Promise<CountingProxy> {
+export async function startCountingProxy(
+  target: string,
+  opts: { latencyMs?: number; bytesPerSecond?: number } = {},
+): Promise<CountingProxy> {
   const to = new URL(target);
   const bytesByPath = new Map<string, number>();
   let ranged = 0;
@@ -79,6 +82,10 @@ export async function startCountingProxy(target: string, opts: { latencyMs?: num
       bytesByPath.clear();
       ranged = 0;
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -44,43 +44,46 @@ export async function startFaultyProxy(origin: string): Promise<FaultyProxy> {
       return void res.writeHead(Number(rule.fault), { 'content-type': 'text/plain' }).end('injected failure');
     }
     // headers are forwarded unchanged (Host included) so S3 signatures still verify at the origin
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (ures) => {
-      const status = ures.statusCode ?? 502;
-      const headers = { ...ures.headers };
-      if (!rule || status !== 200) {
-        res.writeHead(status, headers);
-        return void ures.pipe(res);
-      }
-      const chunks: Buffer[] = [];
-      ures.on('data', (c: Buffer) => chunks.push(c));
-      ures.on('end', async () => {
-        const body = Buffer.concat(chunks);
-        const sock = res.socket;
-        if (rule.fault === 'drop-mid-body') {
-          res.writeHead(200, { ...headers, 'content-length': String(body.length) });
-          res.write(body.subarray(0, Math.floor(body.length / 2)));
-          setTimeout(() => sock?.destroy(), 20);
-        } else if (rule.fault === 'short-body') {
-          // announces more bytes than it sends, then closes: the client sees a truncated body
-          res.writeHead(200, { ...headers, 'content-length': String(body.length + 100) });
-          res.write(body);
-          setTimeout(() => sock?.destroy(), 20);
-        } else if (rule.fault === 'long-body') {
-          // announces fewer bytes than the object has: the client gets a cut-off object
-          const cut = Math.max(0, body.length - 100);
-          res.writeHead(200, { ...headers, 'content-length': String(cut) });
-          res.end(body.subarray(0, cut));
-        } else if (rule.fault === 'slow-body') {
-          res.writeHead(200, { ...headers, 'content-length': String(body.length) });
-          for (let o = 0; o < body.length; o += 1024) {
-            if (res.destroyed) return;
-            res.write(body.subarray(o, o + 1024));
-            await new Promise((r) => setTimeout(r, rule.delayMs ?? 50));
-          }
-          res.end();
+    const up = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (ures) => {
+        const status = ures.statusCode ?? 502;
+        const headers = { ...ures.headers };
+        if (!rule || status !== 200) {
+          res.writeHead(status, headers);
+          return void ures.pipe(res);
         }
-      });
-    });
+        const chunks: Buffer[] = [];
+        ures.on('data', (c: Buffer) => chunks.push(c));
+        ures.on('end', async () => {
+          const body = Buffer.concat(chunks);
+          const sock = res.socket;
+          if (rule.fault === 'drop-mid-body') {
+            res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+            res.write(body.subarray(0, Math.floor(body.length / 2)));
+            setTimeout(() => sock?.destroy(), 20);
+          } else if (rule.fault === 'short-body') {
+            // announces more bytes than it sends, then closes: the client sees a truncated body
+            res.writeHead(200, { ...headers, 'content-length': String(body.length + 100) });
+            res.write(body);
+            setTimeout(() => sock?.destroy(), 20);
+          } else if (rule.fault === 'long-body') {
+            // announces fewer bytes than the object has: the client gets a cut-off object
+            const cut = Math.max(0, body.length - 100);
+            res.writeHead(200, { ...headers, 'content-length': String(cut) });
+            res.end(body.subarray(0, cut));
+          } else if (rule.fault === 'slow-body') {
+            res.writeHead(200, { ...headers, 'content-length': String(body.length) });
+            for (let o = 0; o < body.length; o += 1024) {
+              if (res.destroyed) return;
+              res.write(body.subarray(o, o + 1024));
+              await new Promise((r) => setTimeout(r, rule.delayMs ?? 50));
+            }
+            res.end();
+          }
+        });
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });

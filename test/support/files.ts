@@ -25,7 +25,10 @@ export function fileListing(dir: string): string[] {
 export async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<T>((_, j) => (timer = setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<T>((_, j) => (timer = setTimeout(() => j(new Error(`${what}: not within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

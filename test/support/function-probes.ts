@@ -73,13 +73,18 @@ const POLY_SCALAR = new Set([2283, 2776, 5077, 2276, 5079]);
 const POLY_ARRAY = new Set([2277, 5078]);
 
 /** Every type OID a probed row may have as an argument or result. */
-export const PROBED_TYPES: ReadonlySet<number> = new Set([...Object.keys(SAMPLES).map(Number), ...POLY_SCALAR, ...POLY_ARRAY]);
+export const PROBED_TYPES: ReadonlySet<number> = new Set([
+  ...Object.keys(SAMPLES).map(Number),
+  ...POLY_SCALAR,
+  ...POLY_ARRAY,
+]);
 
 /** PostgreSQL's spelling of each sample type (format_type), filled from the server before probing. */
 export type TypeNames = ReadonlyMap<number, string>;
 
 function sample(oid: number, set: number, names: TypeNames, fn?: string, pos?: number): string {
-  const override = fn !== undefined && pos !== undefined && (oid === 25 || oid === 1043) ? TEXT_ARGS[fn]?.[pos]?.[set] : undefined;
+  const override =
+    fn !== undefined && pos !== undefined && (oid === 25 || oid === 1043) ? TEXT_ARGS[fn]?.[pos]?.[set] : undefined;
   if (override !== undefined) return `CAST('${override.replace(/'/g, "''")}' AS ${names.get(oid)})`;
   const real = POLY_SCALAR.has(oid) ? 23 : POLY_ARRAY.has(oid) ? 1007 : oid;
   const v = SAMPLES[real]![set]!;
@@ -103,11 +108,16 @@ const ident = (n: string) => (/^[a-z_][a-z0-9_]*$/.test(n) ? n : `"${n.replace(/
 export function procProbes(p: ProcRow, names: TypeNames): string[] {
   const out: string[] = [];
   // Both spellings: tools qualify (sqlsmith, pg_dump), people do not.
-  for (const [set, fn] of [[0, `pg_catalog.${ident(p.proname)}`], [1, ident(p.proname)]] as const) {
+  for (const [set, fn] of [
+    [0, `pg_catalog.${ident(p.proname)}`],
+    [1, ident(p.proname)],
+  ] as const) {
     const args = p.argtypes.map((t, i) => sample(t, set, names, p.proname, i));
     if (p.prokind === 'a') {
       const other = 1 - set;
-      const rows = [set, other, set].map((s) => `(${p.argtypes.map((t, i) => sample(t, s, names, p.proname, i)).join(', ')})`);
+      const rows = [set, other, set].map(
+        (s) => `(${p.argtypes.map((t, i) => sample(t, s, names, p.proname, i)).join(', ')})`,
+      );
       const cols = p.argtypes.map((_, i) => `x${i}`);
       const from = `FROM (VALUES ${rows.join(', ')}) AS v(${cols.join(', ')})`;
       if (p.aggkind === 'o' || p.aggkind === 'h') {
@@ -117,7 +127,11 @@ export function procProbes(p: ProcRow, names: TypeNames): string[] {
         out.push(`SELECT ${fn}(${direct}) WITHIN GROUP (ORDER BY ${ordered}) ${from}`);
       } else {
         // a parameterless aggregate is called as agg(*) (count(*))
-        out.push(p.argtypes.length === 0 ? `SELECT ${fn}(*) FROM (VALUES (1), (2)) AS v(x)` : `SELECT ${fn}(${cols.join(', ')}) ${from}`);
+        out.push(
+          p.argtypes.length === 0
+            ? `SELECT ${fn}(*) FROM (VALUES (1), (2)) AS v(x)`
+            : `SELECT ${fn}(${cols.join(', ')}) ${from}`,
+        );
       }
     } else if (p.prokind === 'w') {
       out.push(`SELECT ${fn}(${args.join(', ')}) OVER (ORDER BY n) FROM (VALUES (1), (2), (3)) AS v(n) ORDER BY n`);
@@ -130,21 +144,38 @@ export function procProbes(p: ProcRow, names: TypeNames): string[] {
   return out;
 }
 
-export interface OperatorRow { oid: number; oprname: string; oprkind: string; oprleft: number; oprright: number }
+export interface OperatorRow {
+  oid: number;
+  oprname: string;
+  oprkind: string;
+  oprleft: number;
+  oprright: number;
+}
 
 export function operatorProbes(o: OperatorRow, names: TypeNames): string[] {
   return [0, 1].map((set) =>
-    o.oprkind === 'l' ? `SELECT ${o.oprname} ${sample(o.oprright, set, names)}` : `SELECT ${sample(o.oprleft, set, names)} ${o.oprname} ${sample(o.oprright, 1 - set, names)}`);
+    o.oprkind === 'l'
+      ? `SELECT ${o.oprname} ${sample(o.oprright, set, names)}`
+      : `SELECT ${sample(o.oprleft, set, names)} ${o.oprname} ${sample(o.oprright, 1 - set, names)}`,
+  );
 }
 
-export interface CastRow { oid: number; castsource: number; casttarget: number }
+export interface CastRow {
+  oid: number;
+  castsource: number;
+  casttarget: number;
+}
 
 export function castProbes(c: CastRow, names: TypeNames): string[] {
   return [0, 1].map((set) => `SELECT CAST(${sample(c.castsource, set, names)} AS ${names.get(c.casttarget)})`);
 }
 
 /** One statement's outcome as compared: the SQLSTATE, or the result's column types and text rows. */
-export interface Outcome { error?: string; types?: number[]; rows?: Array<Array<string | null>> }
+export interface Outcome {
+  error?: string;
+  types?: number[];
+  rows?: Array<Array<string | null>>;
+}
 
 export async function outcome(c: RawPg, sql: string): Promise<Outcome> {
   const r = await c.simple(sql);

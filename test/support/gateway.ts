@@ -23,7 +23,10 @@ export interface RunningGateway {
   stop(): Promise<number | null>;
 }
 
-export async function startGateway(args: string[], opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cli?: string } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  args: string[],
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cli?: string } = {},
+): Promise<RunningGateway> {
   const proc = spawn(process.execPath, [opts.cli ?? CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
@@ -32,7 +35,10 @@ export async function startGateway(args: string[], opts: { timeoutMs?: number; e
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const address = await new Promise<{ host: string; port: number }>((resolvePromise, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in time; stderr:\n${err}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start in time; stderr:\n${err}`)),
+      opts.timeoutMs ?? 60_000,
+    );
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /^listening on (.+):(\d+)$/m.exec(out);
@@ -63,10 +69,16 @@ export async function startGateway(args: string[], opts: { timeoutMs?: number; e
  * The gateway most end-to-end tests need: `fdl serve` over a private copy of repos/basic with its
  * own cache; `stop()` also removes the copy. `extraArgs` are more `serve` flags.
  */
-export async function serveBasic(extraArgs: string[] = [], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<RunningGateway> {
+export async function serveBasic(
+  extraArgs: string[] = [],
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningGateway> {
   const repos = copyFixtures('repos/basic');
   try {
-    const gw = await startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...extraArgs], opts);
+    const gw = await startGateway(
+      ['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...extraArgs],
+      opts,
+    );
     return { ...gw, stop: () => gw.stop().finally(() => repos.cleanup()) };
   } catch (e) {
     repos.cleanup();
@@ -77,7 +89,9 @@ export async function serveBasic(extraArgs: string[] = [], opts: { env?: NodeJS.
 /** Run `fdl serve` expecting it to fail; resolves with exit code and stderr. */
 export function runServeExpectingFailure(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((res) => {
-    const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     let out = '';
     proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -93,14 +107,22 @@ export function runServeExpectingFailure(args: string[]): Promise<{ code: number
 export function copyFixtures(...names: string[]): { dir: string; path(name: string): string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'fdl-test-'));
   for (const n of names) cpSync(join(FIXTURES, n), join(dir, n.replace(/\//g, '_')), { recursive: true });
-  return { dir, path: (n) => join(dir, n.replace(/\//g, '_')), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    path: (n) => join(dir, n.replace(/\//g, '_')),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
  * A connected node-postgres client on `gw` (user `x` unless given); the caller ends it. One place
  * for the connection options every end-to-end test repeats.
  */
-export async function client(gw: Pick<RunningGateway, 'host' | 'port'>, database: string, opts: { user?: string; password?: string } = {}) {
+export async function client(
+  gw: Pick<RunningGateway, 'host' | 'port'>,
+  database: string,
+  opts: { user?: string; password?: string } = {},
+) {
   const { default: pg } = await import('pg');
   const c = new pg.Client({ host: gw.host, port: gw.port, user: opts.user ?? 'x', password: opts.password, database });
   await c.connect();
@@ -112,7 +134,12 @@ export async function client(gw: Pick<RunningGateway, 'host' | 'port'>, database
  * (generous: the machine may be loaded). Use for what happens in the background, never for a clock
  * a test can mock.
  */
-export async function waitFor<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000, everyMs = 50): Promise<Exclude<T, undefined | false>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<Exclude<T, undefined | false>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -127,7 +154,10 @@ export async function waitFor<T>(probe: () => T | Promise<T>, what: string, time
  * RawPg as processId/secretKey) over a socket of its own, as every driver does; resolves once the
  * gateway has handled it (it closes that socket).
  */
-export async function cancelFrom(gw: Pick<RunningGateway, 'host' | 'port'>, key: { processID?: number; processId?: number; secretKey: number }): Promise<void> {
+export async function cancelFrom(
+  gw: Pick<RunningGateway, 'host' | 'port'>,
+  key: { processID?: number; processId?: number; secretKey: number },
+): Promise<void> {
   const sock = netConnect(gw.port, gw.host);
   const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
   sock.on('error', () => undefined);
@@ -145,7 +175,11 @@ export async function cancelFrom(gw: Pick<RunningGateway, 'host' | 'port'>, key:
 export function runFdl(args: string[], timeoutMs = 300_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     execFile(process.execPath, [CLI, ...args], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : 1
+        : 0;
       resolvePromise({ code, stdout, stderr });
     });
   });

@@ -18,7 +18,11 @@ export class JavaProbe {
   async run(name: string, args: string[], timeoutMs: number): Promise<ProbeResult> {
     assert.ok(existsSync(PGJDBC_JAR), `${PGJDBC_JAR} missing: install libpostgresql-jdbc-java`);
     if (!existsSync(join(this.classes, `${name}.class`))) {
-      const compiled = await runProbe('javac', ['-cp', PGJDBC_JAR, '-d', this.classes, join(ROOT, 'test', 'clients', `${name}.java`)], { timeoutMs: 120_000 });
+      const compiled = await runProbe(
+        'javac',
+        ['-cp', PGJDBC_JAR, '-d', this.classes, join(ROOT, 'test', 'clients', `${name}.java`)],
+        { timeoutMs: 120_000 },
+      );
       assert.equal(compiled.code, 0, describeProbe(compiled));
     }
     return runProbe('java', ['-cp', `${this.classes}:${PGJDBC_JAR}`, name, ...args], { timeoutMs });

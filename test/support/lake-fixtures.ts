@@ -8,7 +8,9 @@ import { attachCatalog, openCatalog, type LakeCatalog } from '../../src/lake/ind
 
 /** dist/test/support → project root (works from src and from dist). */
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const FIXTURES = [path.resolve(here, '../fixtures'), path.resolve(here, '../../../test/fixtures')].find((p) => existsSync(path.join(p, 'manifest.json')))!;
+export const FIXTURES = [path.resolve(here, '../fixtures'), path.resolve(here, '../../../test/fixtures')].find((p) =>
+  existsSync(path.join(p, 'manifest.json')),
+)!;
 
 export interface VersionCase {
   repo: string;
@@ -27,10 +29,15 @@ export function repoVersions(root: string, repo: string, expectedDir: string | n
     .filter((id) => existsSync(path.join(versionsDir, id, 'version.json')))
     .sort()
     .map((id) => {
-      const vj = JSON.parse(readFileSync(path.join(versionsDir, id, 'version.json'), 'utf8')) as { catalogs: { path: string }[] };
+      const vj = JSON.parse(readFileSync(path.join(versionsDir, id, 'version.json'), 'utf8')) as {
+        catalogs: { path: string }[];
+      };
       const expected = expectedDir ? path.join(expectedDir, `${id}.json`) : null;
       return {
-        repo, root, dataDir, id,
+        repo,
+        root,
+        dataDir,
+        id,
         catalogFile: path.join(versionsDir, id, vj.catalogs[0]!.path),
         expectedFile: expected && existsSync(expected) ? expected : null,
       };
@@ -43,7 +50,8 @@ export function allVersions(): VersionCase[] {
     repos: Record<string, { path: string; expected: string }>;
   };
   return Object.entries(manifest.repos).flatMap(([repo, r]) =>
-    repoVersions(path.join(FIXTURES, r.path), repo, path.join(FIXTURES, r.expected)));
+    repoVersions(path.join(FIXTURES, r.path), repo, path.join(FIXTURES, r.expected)),
+  );
 }
 
 export interface Opened {
@@ -56,7 +64,10 @@ export interface Opened {
 export async function openVersion(v: Pick<VersionCase, 'root' | 'dataDir' | 'catalogFile'>): Promise<Opened> {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
-  const close = () => { conn.closeSync(); instance.closeSync(); };
+  const close = () => {
+    conn.closeSync();
+    instance.closeSync();
+  };
   try {
     const catalog = await openCatalog(conn, v.catalogFile, 'meta');
     const { warnings } = await attachCatalog(conn, catalog, 'lake', (rel) => path.join(v.root, v.dataDir, rel));
@@ -73,11 +84,16 @@ const key = (row: unknown) => JSON.stringify(row);
 
 /** Rows as the fixtures store them, sorted by JSON text (UTF-16 order). */
 export function sortRows(rows: unknown[][]): unknown[][] {
-  return rows.map((r) => ({ r, k: key(r) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.r);
+  return rows
+    .map((r) => ({ r, k: key(r) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.r);
 }
 
 export function rowsSha256(rows: unknown[][]): string {
-  return createHash('sha256').update(JSON.stringify(sortRows(rows)), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(sortRows(rows)), 'utf8')
+    .digest('hex');
 }
 
 /**
@@ -87,5 +103,5 @@ export function rowsSha256(rows: unknown[][]): string {
  */
 export function asPostgresFloatText(rows: unknown[][]): unknown[][] {
   const special: Record<string, string> = { inf: 'Infinity', '-inf': '-Infinity', nan: 'NaN' };
-  return rows.map((r) => r.map((v) => (typeof v !== 'string' ? v : special[v] ?? v.replace(/^(-?\d+)\.0$/, '$1'))));
+  return rows.map((r) => r.map((v) => (typeof v !== 'string' ? v : (special[v] ?? v.replace(/^(-?\d+)\.0$/, '$1')))));
 }

@@ -54,13 +54,28 @@ function installExitHooks(): void {
   hooksInstalled = true;
   // 'exit' handlers must be synchronous: SIGQUIT makes the postmaster exit immediately.
   process.on('exit', () => {
-    for (const c of live) try { c.kill('SIGQUIT'); } catch { /* already gone */ }
+    for (const c of live)
+      try {
+        c.kill('SIGQUIT');
+      } catch {
+        /* already gone */
+      }
     // The server may still hold files open; removing the tree is still fine on Linux.
-    for (const r of roots) try { rmSync(r, { recursive: true, force: true }); } catch { /* best effort */ }
+    for (const r of roots)
+      try {
+        rmSync(r, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
   });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(sig, () => {
-      for (const c of live) try { c.kill('SIGQUIT'); } catch { /* already gone */ }
+      for (const c of live)
+        try {
+          c.kill('SIGQUIT');
+        } catch {
+          /* already gone */
+        }
       process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
     });
   }
@@ -104,7 +119,10 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
     chownSync(socketDir, ids.uid, ids.gid);
   }
   roots.add(root);
-  const cleanupDir = () => { rmSync(root, { recursive: true, force: true }); roots.delete(root); };
+  const cleanupDir = () => {
+    rmSync(root, { recursive: true, force: true });
+    roots.delete(root);
+  };
   const env = { ...process.env, HOME: root, LC_ALL: 'C', LANG: 'C', PGTZ: undefined, TZ: undefined };
 
   const init = spawnSync(
@@ -130,7 +148,9 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
   // Written to the conf file so both postgres and anyone inspecting the dir see the same settings.
   writeFileSync(
     join(dataDir, 'postgresql.auto.conf'),
-    Object.entries(settings).map(([k, v]) => `${k} = '${v.replace(/'/g, "''")}'\n`).join(''),
+    Object.entries(settings)
+      .map(([k, v]) => `${k} = '${v.replace(/'/g, "''")}'\n`)
+      .join(''),
   );
   if (ids) chownSync(join(dataDir, 'postgresql.auto.conf'), ids.uid, ids.gid);
 
@@ -140,19 +160,39 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = opts.port ?? (await freePort());
     const child = spawn(join(binDir, 'postgres'), ['-D', dataDir, '-p', String(port)], {
-      ...spawnIds, cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'],
+      ...spawnIds,
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     live.add(child);
     let log = '';
-    child.stdout!.on('data', (d) => { log += d; });
-    child.stderr!.on('data', (d) => { log += d; });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => { live.delete(child); resolve(); }));
+    child.stdout!.on('data', (d) => {
+      log += d;
+    });
+    child.stderr!.on('data', (d) => {
+      log += d;
+    });
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        live.delete(child);
+        resolve();
+      }),
+    );
     const ready = await new Promise<boolean>((resolve) => {
       const t = setTimeout(() => resolve(false), timeout);
       const check = setInterval(() => {
-        if (log.includes('ready to accept connections')) { clearTimeout(t); clearInterval(check); resolve(true); }
+        if (log.includes('ready to accept connections')) {
+          clearTimeout(t);
+          clearInterval(check);
+          resolve(true);
+        }
       }, 20);
-      void exited.then(() => { clearTimeout(t); clearInterval(check); resolve(false); });
+      void exited.then(() => {
+        clearTimeout(t);
+        clearInterval(check);
+        resolve(false);
+      });
     });
     if (!ready) {
       lastErr = log;
@@ -175,7 +215,21 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
       psql(sql, extraArgs = []) {
         const r = spawnSync(
           join(binDir, 'psql'),
-          ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', 'postgres', ...extraArgs],
+          [
+            '-X',
+            '-q',
+            '-v',
+            'ON_ERROR_STOP=1',
+            '-h',
+            socketDir,
+            '-p',
+            String(port),
+            '-U',
+            'postgres',
+            '-d',
+            'postgres',
+            ...extraArgs,
+          ],
           { ...spawnIds, cwd: root, env, input: sql, encoding: 'utf8', maxBuffer: 1 << 28 },
         );
         if (r.status !== 0) throw new Error(`psql failed: ${r.stderr || r.error?.message}`);
@@ -185,10 +239,16 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
         stopped ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) {
             child.kill('SIGINT'); // fast shutdown: abort sessions, no checkpoint wait beyond the shutdown one
-            const t1 = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+            const t1 = await Promise.race([
+              exited.then(() => true),
+              new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+            ]);
             if (!t1) {
               child.kill('SIGQUIT');
-              const t2 = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5_000))]);
+              const t2 = await Promise.race([
+                exited.then(() => true),
+                new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
+              ]);
               if (!t2) child.kill('SIGKILL');
               await exited;
             }

@@ -8,7 +8,7 @@ export const REVIEW_2 = [
   'select extract(day from signup), extract(epoch from signup), extract(month from signup) from sales.customers order by customer_id limit 3',
   "select extract(epoch from interval '1 year 2 months 3 days 04:05:06.5'), extract(second from interval '1 minute 2.25 seconds'), extract(hour from interval '30 hours'), extract(epoch from time '12:00:01.5'), extract(second from timestamptz '2024-01-01 10:00:03.123456+00')",
   // int4 results: length, position, ntile, grouping, array_length; octet_length of text
-  'select ntile(3) over (order by order_id), length(status), char_length(status), strpos(status, \'e\'), position(\'p\' in status) from sales.orders order by order_id limit 3',
+  "select ntile(3) over (order by order_id), length(status), char_length(status), strpos(status, 'e'), position('p' in status) from sales.orders order by order_id limit 3",
   "select length('abc'), char_length('héllo'), array_length(array[1, 2], 1), octet_length('Zoë'), octet_length('abc'::bytea)",
   'select octet_length(status), octet_length(name) from sales.orders join sales.customers using (customer_id) order by order_id limit 3',
   'select status, grouping(status), count(*) from sales.orders group by rollup (status) order by 1',
@@ -25,15 +25,18 @@ export const REVIEW_2 = [
   'select x between symmetric 1 and null, x not between symmetric 3 and 1 from (values (1), (2), (null::int)) v(x)',
   'select order_id, qty from sales.orders order by qty fetch first 2 rows with ties',
   "select array[1, 2] || 3, 0 || array[1, 2], array['a'] || 'b'::text, '{1,2}'::int[] || 3",
-  'select array[1, 2] || null', 'select null || array[1]', 'select null::int || array[1]',
+  'select array[1, 2] || null',
+  'select null || array[1]',
+  'select null::int || array[1]',
   "select interval '1 day' / 2, interval '3 hours' / 4, interval '1 month' / 3",
   "select interval '1 month' / 7, interval '1 day 1 hour' / 3, interval '-5 days' / 2, interval '1 year' / 5, interval '3 hours' / 2.5, interval '1 mon 1 day' / 0.3",
-  "select order_id, interval '1 day' * qty / 4, interval '90 minutes' / qty from sales.orders order by order_id limit 3", "select interval '1 day' / 0",
+  "select order_id, interval '1 day' * qty / 4, interval '90 minutes' / qty from sales.orders order by order_id limit 3",
+  "select interval '1 day' / 0",
   // jsonb: PostgreSQL's normal form of a constant (key order, duplicates, numbers, spacing); ?, ?|, ?&
   'select \'{"b":2,"a":1}\'::jsonb = \'{"a":1,"b":2}\'::jsonb, \'{"a":[1,2]}\'::jsonb = \'{"a":[2,1]}\'::jsonb',
   'select \'{"b":2,"a":{"d":1,"c":null}, "a2": [1,  2]}\'::jsonb ->> \'a\', \'{"b": 1, "b": 2}\'::jsonb ->> \'b\', \'{"n": 1.50e1}\'::jsonb ->> \'n\'',
-  'select \'{"a":1,"b":2}\'::jsonb ? \'a\', \'{"a":1}\'::jsonb ?| array[\'b\',\'a\'], \'{"a":1}\'::jsonb ?& array[\'a\',\'b\'], \'["a",1]\'::jsonb ? \'a\', \'["a",1]\'::jsonb ? \'1\', \'"a"\'::jsonb ? \'a\', \'{"a":1}\'::jsonb ?& array[]::text[], \'{"a":1}\'::jsonb ?| array[null,\'a\']',
-  "select '{\"a\":1'::jsonb",
+  "select '{\"a\":1,\"b\":2}'::jsonb ? 'a', '{\"a\":1}'::jsonb ?| array['b','a'], '{\"a\":1}'::jsonb ?& array['a','b'], '[\"a\",1]'::jsonb ? 'a', '[\"a\",1]'::jsonb ? '1', '\"a\"'::jsonb ? 'a', '{\"a\":1}'::jsonb ?& array[]::text[], '{\"a\":1}'::jsonb ?| array[null,'a']",
+  'select \'{"a":1\'::jsonb',
   // a float cast to text: PostgreSQL's shortest digits (100, not 100.0; exponent outside [1e-4, 1e15), float4 1e6)
   'select 100::float8::text, 1e20::float8::text, 1.5e-7::float8::text, 0.1::float8::text, (1/3::float8)::text',
   'select 100::float4::text, 0.1::float4::text, 1e7::float4::text, 123456.7::float4::text, 1e15::float8::text, 1e14::float8::text, 0.0001::float8::text, 0.00001::float8::text',
@@ -47,16 +50,21 @@ export const REVIEW_2 = [
   // timestamptz with a zone name; current_setting of a name PostgreSQL does not know is 42704
   "select timestamptz '2024-01-01 12:00 Europe/Paris', '2024-06-01 08:30:15 America/New_York'::timestamptz, timestamptz '2024-01-01 12:00:00.25 Asia/Tokyo'",
   "select order_id, ordered_at::timestamptz at time zone 'Europe/Paris', timestamptz '2024-06-01 12:00:00+00' at time zone 'Europe/Paris' from sales.orders order by order_id limit 2",
-  "select current_setting('threads')", "select current_setting('memory_limit')", "select current_setting('x.y')",
+  "select current_setting('threads')",
+  "select current_setting('memory_limit')",
+  "select current_setting('x.y')",
   "select current_setting('x.y', true), current_setting('TimeZone')",
   // set_config answers its value but does not change the setting (documented)
   "select set_config('search_path', 'sales', false), current_setting('search_path')",
-  "show lc_ctype", "show lc_collate",
+  'show lc_ctype',
+  'show lc_collate',
   // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)
-  'select t from (select 1 as a, \'a\' as b) t', 'select c from sales.customers c order by customer_id limit 2',
+  "select t from (select 1 as a, 'a' as b) t",
+  'select c from sales.customers c order by customer_id limit 2',
   // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
   'select order_id, amount / qty, amount::numeric / 7, qty::numeric / 3 from sales.orders order by order_id limit 8',
   // case mapping under the C locale both report: ASCII letters only
   "select initcap('élan vital ÉCOLE'), upper('straße é'), lower('ÉCOLE Ä'), initcap('o''brien mc-donald 2nd'), upper(null), lower('ABC')",
-  "select upper(name), lower(country), initcap(lower(name)) from sales.customers order by customer_id limit 3", 'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
+  'select upper(name), lower(country), initcap(lower(name)) from sales.customers order by customer_id limit 3',
+  'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
 ];

@@ -17,13 +17,20 @@ export interface PgTwins {
 }
 
 /** `settings`: the PostgreSQL server's (e.g. TimeZone); `params`: the gateway connection's startup parameters. */
-export async function startPgTwins(opts: { settings?: Record<string, string>; params?: Record<string, string> } = {}): Promise<PgTwins> {
+export async function startPgTwins(
+  opts: { settings?: Record<string, string>; params?: Record<string, string> } = {},
+): Promise<PgTwins> {
   const repos = copyFixtures('repos/basic');
   const [pg, gw] = await Promise.all([
     startPgCluster(opts.settings ? { settings: opts.settings } : undefined),
     startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
   ]);
-  const gwConn = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2', ...(opts.params ? { params: opts.params } : {}) });
+  const gwConn = await RawPg.connect({
+    port: gw.port,
+    user: 'me',
+    database: 'basic@v2',
+    ...(opts.params ? { params: opts.params } : {}),
+  });
   await copySalesSchema(pg, gwConn);
   const pgConn = await RawPg.connect({ port: pg.port });
   const conns = { pg: pgConn, gw: gwConn };

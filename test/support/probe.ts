@@ -56,7 +56,10 @@ export function runProbe(
 
 /** The `ok <check>` lines a probe printed. */
 export function passedChecks(stdout: string): string[] {
-  return stdout.split('\n').filter((l) => l.startsWith('ok ')).map((l) => l.slice(3).trim());
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('ok '))
+    .map((l) => l.slice(3).trim());
 }
 
 /** A readable failure message: what passed, then the probe's stderr. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 export function venvPython(): string {
   const venv = process.env.FDL_TEST_VENV ?? join(homedir(), '.cache', 'fdl-gateway', 'test-venv');
   const python = join(venv, 'bin', 'python');
-  if (!existsSync(python)) throw new Error(`no Python venv at ${venv}: run scripts/test-deps.sh (as root, or with FDL_TEST_DEPS=install)`);
+  if (!existsSync(python))
+    throw new Error(`no Python venv at ${venv}: run scripts/test-deps.sh (as root, or with FDL_TEST_DEPS=install)`);
   return python;
 }

@@ -66,17 +66,33 @@ export function splitDataRow(raw: Buffer): (Buffer | null)[] {
     const len = raw.readInt32BE(p);
     p += 4;
     if (len < 0) out.push(null);
-    else { out.push(raw.subarray(p, p + len)); p += len; }
+    else {
+      out.push(raw.subarray(p, p + len));
+      p += len;
+    }
   }
   return out;
 }
 
 /** Bind with independent parameter and result format codes (pg-protocol's bind has one flag). */
-export function buildBind(opts: { portal?: string; statement?: string; params?: (string | Buffer | null)[]; resultFormats?: number[] }): Buffer {
+export function buildBind(opts: {
+  portal?: string;
+  statement?: string;
+  params?: (string | Buffer | null)[];
+  resultFormats?: number[];
+}): Buffer {
   const parts: Buffer[] = [];
   const cstr = (s: string) => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([0])]);
-  const i16 = (v: number) => { const b = Buffer.alloc(2); b.writeInt16BE(v); return b; };
-  const i32 = (v: number) => { const b = Buffer.alloc(4); b.writeInt32BE(v); return b; };
+  const i16 = (v: number) => {
+    const b = Buffer.alloc(2);
+    b.writeInt16BE(v);
+    return b;
+  };
+  const i32 = (v: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(v);
+    return b;
+  };
   parts.push(cstr(opts.portal ?? ''), cstr(opts.statement ?? ''));
   const params = opts.params ?? [];
   parts.push(i16(params.length));
@@ -84,7 +100,10 @@ export function buildBind(opts: { portal?: string; statement?: string; params?: 
   parts.push(i16(params.length));
   for (const p of params) {
     if (p === null) parts.push(i32(-1));
-    else { const b = Buffer.isBuffer(p) ? p : Buffer.from(p, 'utf8'); parts.push(i32(b.length), b); }
+    else {
+      const b = Buffer.isBuffer(p) ? p : Buffer.from(p, 'utf8');
+      parts.push(i32(b.length), b);
+    }
   }
   const rf = opts.resultFormats ?? [];
   parts.push(i16(rf.length));
@@ -116,7 +135,10 @@ export class RawPg {
   static async connect(o: ConnectOptions): Promise<RawPg> {
     const socket = o.path ? netConnect(o.path) : netConnect(o.port, o.host ?? '127.0.0.1');
     socket.setNoDelay(true);
-    await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
     const c = new RawPg(socket);
     const user = o.user ?? 'postgres';
     socket.write(serialize.startup({ user, database: o.database ?? 'postgres', ...o.params }));
@@ -126,13 +148,19 @@ export class RawPg {
       if (m.code === 'R') {
         if (p.name === 'authenticationCleartextPassword') socket.write(serialize.password(o.password ?? ''));
         else if (p.name === 'authenticationMD5Password') {
-          const inner = createHash('md5').update((o.password ?? '') + user).digest('hex');
-          const outer = createHash('md5').update(Buffer.concat([Buffer.from(inner), p.salt])).digest('hex');
+          const inner = createHash('md5')
+            .update((o.password ?? '') + user)
+            .digest('hex');
+          const outer = createHash('md5')
+            .update(Buffer.concat([Buffer.from(inner), p.salt]))
+            .digest('hex');
           socket.write(serialize.password('md5' + outer));
         } else if (p.name !== 'authenticationOk') throw new Error(`unsupported auth ${p.name}`);
       } else if (m.code === 'S') c.parameters[p.parameterName] = p.parameterValue;
-      else if (m.code === 'K') { c.processId = p.processID; c.secretKey = p.secretKey; }
-      else if (m.code === 'E') throw new Error(`startup failed: ${p.message}`);
+      else if (m.code === 'K') {
+        c.processId = p.processID;
+        c.secretKey = p.secretKey;
+      } else if (m.code === 'E') throw new Error(`startup failed: ${p.message}`);
       else if (m.code === 'Z') return c;
     }
   }
@@ -150,7 +178,9 @@ export class RawPg {
       if (this.pending.length - p < len + 1) break;
       const raw = Buffer.from(this.pending.subarray(p, p + 1 + len));
       let parsed: BackendMessage | undefined;
-      this.parser.parse(raw, (m) => { parsed = m; });
+      this.parser.parse(raw, (m) => {
+        parsed = m;
+      });
       this.queue.push({ code: String.fromCharCode(raw[0]), raw, parsed: parsed! });
       p += 1 + len;
     }
@@ -164,13 +194,23 @@ export class RawPg {
       if (this.head < this.queue.length) {
         const m = this.queue[this.head];
         this.queue[this.head++] = undefined as unknown as RawMessage;
-        if (this.head > 4096 && this.head * 2 > this.queue.length) { this.queue = this.queue.slice(this.head); this.head = 0; }
+        if (this.head > 4096 && this.head * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
         return m;
       }
       if (this.closed) throw this.closed;
       await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(() => { this.waiter = null; reject(new Error('timeout waiting for a backend message')); }, timeoutMs);
-        this.waiter = () => { clearTimeout(t); this.waiter = null; resolve(); };
+        const t = setTimeout(() => {
+          this.waiter = null;
+          reject(new Error('timeout waiting for a backend message'));
+        }, timeoutMs);
+        this.waiter = () => {
+          clearTimeout(t);
+          this.waiter = null;
+          resolve();
+        };
       });
     }
   }
@@ -202,13 +242,15 @@ export class RawPg {
 
   /** Extended protocol: Parse (unnamed) / Bind / Describe portal / Execute / Sync. */
   query(sql: string, o: QueryOptions = {}): Promise<QueryResult> {
-    this.send(Buffer.concat([
-      serialize.parse({ text: sql, types: o.paramTypes ?? [] }),
-      buildBind({ params: o.params, resultFormats: o.resultFormats }),
-      serialize.describe({ type: 'P' }),
-      serialize.execute({ rows: o.maxRows ?? 0 }),
-      serialize.sync(),
-    ]));
+    this.send(
+      Buffer.concat([
+        serialize.parse({ text: sql, types: o.paramTypes ?? [] }),
+        buildBind({ params: o.params, resultFormats: o.resultFormats }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({ rows: o.maxRows ?? 0 }),
+        serialize.sync(),
+      ]),
+    );
     return this.untilReady();
   }
 

@@ -26,7 +26,10 @@ export async function startS3(bucket = 'lake'): Promise<S3Server> {
     const s = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: ${JSON.stringify(directory)}, configureBuckets: [{ name: ${JSON.stringify(bucket)} }] });
     s.run().then((a) => console.log('port ' + a.port));
     process.on('SIGTERM', () => s.close().then(() => process.exit(0)));`;
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (l) => {

@@ -15,7 +15,12 @@ export async function copySalesSchema(pg: PgCluster, gateway: RawPg): Promise<vo
   for (const table of ['customers', 'orders']) {
     const r = await gateway.simple(`SELECT * FROM sales.${table}`);
     assert.equal(r.error, undefined, r.error?.message);
-    const values = r.dataRows.map((d) => `(${splitDataRow(d).map((v) => (v === null ? 'NULL' : `'${v.toString().replace(/'/g, "''")}'`)).join(', ')})`);
+    const values = r.dataRows.map(
+      (d) =>
+        `(${splitDataRow(d)
+          .map((v) => (v === null ? 'NULL' : `'${v.toString().replace(/'/g, "''")}'`))
+          .join(', ')})`,
+    );
     pg.psql(`INSERT INTO sales.${table} VALUES ${values.join(', ')}`);
   }
 }

@@ -34,7 +34,11 @@ export interface SyntheticOptions {
 
 const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
-export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: SyntheticOptions): Promise<SyntheticLake> {
+export async function makeSyntheticLake(
+  conn: DuckDBConnection,
+  dir: string,
+  o: SyntheticOptions,
+): Promise<SyntheticLake> {
   const dataDir = path.join(dir, 'data');
   const tableDir = path.join(dataDir, 'main', 'events');
   mkdirSync(tableDir, { recursive: true });
@@ -49,9 +53,15 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
       (2, 1, NULL, 1, 2, 'ts', 'timestamp', NULL, 'NULL', true, NULL, 'literal', 'duckdb'),
       (3, 1, NULL, 1, 3, 'v', 'float64', NULL, 'NULL', true, NULL, 'literal', 'duckdb'),
       (4, 1, NULL, 1, 4, 'k', 'varchar', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`);
-    if (o.pad) await conn.run(`INSERT INTO syn.ducklake_column VALUES (5, 1, NULL, 1, 5, 'p', 'varchar', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`);
+    if (o.pad)
+      await conn.run(
+        `INSERT INTO syn.ducklake_column VALUES (5, 1, NULL, 1, 5, 'p', 'varchar', NULL, 'NULL', true, NULL, 'literal', 'duckdb')`,
+      );
     // up to 128 hex characters from four digests of the row key: bulk that does not compress away
-    const padCol = (i: number) => (o.pad ? `, left(md5(r::VARCHAR || '/${i}') || md5(r::VARCHAR || 'a${i}') || md5(r::VARCHAR || 'b${i}') || md5(r::VARCHAR || 'c${i}'), ${Math.min(128, o.pad)}) AS p` : '');
+    const padCol = (i: number) =>
+      o.pad
+        ? `, left(md5(r::VARCHAR || '/${i}') || md5(r::VARCHAR || 'a${i}') || md5(r::VARCHAR || 'b${i}') || md5(r::VARCHAR || 'c${i}'), ${Math.min(128, o.pad)}) AS p`
+        : '';
     const fieldIds = o.pad ? '{id: 1, ts: 2, v: 3, k: 4, p: 5}' : '{id: 1, ts: 2, v: 3, k: 4}';
     await conn.run(`INSERT INTO syn.ducklake_schema_versions VALUES (1, 1, 1)`);
     const R = o.rowsPerFile;
@@ -69,7 +79,9 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
         FROM range(${R}) t(r)`;
       await conn.run(`COPY (${rows}) TO ${q(file)} (FORMAT parquet, FIELD_IDS ${fieldIds}, ROW_GROUP_SIZE 122880)`);
       const size = statSync(file).size;
-      await conn.run(`INSERT INTO syn.ducklake_data_file VALUES (${i + 1}, 1, 1, NULL, NULL, ${q(name)}, true, 'parquet', ${R}, ${size}, NULL, ${i * R}, NULL, NULL, NULL, NULL)`);
+      await conn.run(
+        `INSERT INTO syn.ducklake_data_file VALUES (${i + 1}, 1, 1, NULL, NULL, ${q(name)}, true, 'parquet', ${R}, ${size}, NULL, ${i * R}, NULL, NULL, NULL, NULL)`,
+      );
       await conn.run(`INSERT INTO syn.ducklake_file_column_stats
         SELECT ${i + 1}, 1, c, NULL, ${R}, 0, mn, mx, CASE WHEN c = 3 THEN false END, NULL FROM (
           SELECT unnest([1, 2, 3, 4]) AS c,
@@ -78,13 +90,24 @@ export async function makeSyntheticLake(conn: DuckDBConnection, dir: string, o: 
           FROM read_parquet(${q(file)}))`);
       if (i < (o.deleteFiles ?? 0)) {
         const del = path.join(tableDir, `ducklake-synthetic-${String(i).padStart(6, '0')}-delete.parquet`);
-        await conn.run(`COPY (SELECT ${q(file)} AS file_path, r AS pos FROM range(0, ${R}, ${every}) t(r)) TO ${q(del)} (FORMAT parquet)`);
+        await conn.run(
+          `COPY (SELECT ${q(file)} AS file_path, r AS pos FROM range(0, ${R}, ${every}) t(r)) TO ${q(del)} (FORMAT parquet)`,
+        );
         deletePaths.push(del);
-        await conn.run(`INSERT INTO syn.ducklake_delete_file VALUES (${i + 1}, 1, 1, NULL, ${i + 1}, ${q(path.basename(del))}, true, 'parquet', ${Math.ceil(R / every)}, ${statSync(del).size}, NULL, NULL, NULL)`);
+        await conn.run(
+          `INSERT INTO syn.ducklake_delete_file VALUES (${i + 1}, 1, 1, NULL, ${i + 1}, ${q(path.basename(del))}, true, 'parquet', ${Math.ceil(R / every)}, ${statSync(del).size}, NULL, NULL, NULL)`,
+        );
       }
     }
     await conn.run(`INSERT INTO syn.ducklake_table_stats VALUES (1, ${o.files * R}, ${o.files * R}, NULL)`);
-    return { catalogFile, dataDir, dataFiles, deleteEvery: o.deleteFiles ? every : null, deletedFiles: o.deleteFiles ?? 0, deletePaths };
+    return {
+      catalogFile,
+      dataDir,
+      dataFiles,
+      deleteEvery: o.deleteFiles ? every : null,
+      deletedFiles: o.deleteFiles ?? 0,
+      deletePaths,
+    };
   } finally {
     await conn.run('DETACH syn');
   }

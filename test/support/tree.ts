@@ -32,10 +32,16 @@ export async function bucketBytes(client: S3Client, bucket: string, prefix: stri
   const out: string[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) {
       const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
-      out.push(`${o.Key} ${createHash('sha256').update(await r.Body!.transformToByteArray()).digest('hex')}`);
+      out.push(
+        `${o.Key} ${createHash('sha256')
+          .update(await r.Body!.transformToByteArray())
+          .digest('hex')}`,
+      );
     }
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

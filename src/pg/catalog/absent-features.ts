@@ -7,12 +7,65 @@
 import { C } from './names.js';
 
 /** Same shape as pg-data.ts' PG_STATIC_RELATIONS (installed by the same loop). */
-export const ABSENT_FEATURE_RELATIONS: ReadonlyArray<{ name: string; columns: ReadonlyArray<readonly [string, string]>; rows: ReadonlyArray<readonly unknown[]> }> = [
-  { name: 'pg_seclabels', columns: [['objoid', 'oid'], ['classoid', 'oid'], ['objsubid', 'integer'], ['objtype', 'text'], ['objnamespace', 'oid'], ['objname', 'text'], ['provider', 'text'], ['label', 'text']], rows: [] },
-  { name: 'pg_shseclabel', columns: [['objoid', 'oid'], ['classoid', 'oid'], ['provider', 'text'], ['label', 'text']], rows: [] },
-  { name: 'pg_db_role_setting', columns: [['setdatabase', 'oid'], ['setrole', 'oid'], ['setconfig', 'text[]']], rows: [] },
-  { name: 'pg_user_mappings', columns: [['umid', 'oid'], ['srvid', 'oid'], ['srvname', 'name'], ['umuser', 'oid'], ['usename', 'name'], ['umoptions', 'text[]']], rows: [] },
-  { name: 'pg_parameter_acl', columns: [['oid', 'oid'], ['parname', 'text'], ['paracl', 'aclitem[]']], rows: [] },
+export const ABSENT_FEATURE_RELATIONS: ReadonlyArray<{
+  name: string;
+  columns: ReadonlyArray<readonly [string, string]>;
+  rows: ReadonlyArray<readonly unknown[]>;
+}> = [
+  {
+    name: 'pg_seclabels',
+    columns: [
+      ['objoid', 'oid'],
+      ['classoid', 'oid'],
+      ['objsubid', 'integer'],
+      ['objtype', 'text'],
+      ['objnamespace', 'oid'],
+      ['objname', 'text'],
+      ['provider', 'text'],
+      ['label', 'text'],
+    ],
+    rows: [],
+  },
+  {
+    name: 'pg_shseclabel',
+    columns: [
+      ['objoid', 'oid'],
+      ['classoid', 'oid'],
+      ['provider', 'text'],
+      ['label', 'text'],
+    ],
+    rows: [],
+  },
+  {
+    name: 'pg_db_role_setting',
+    columns: [
+      ['setdatabase', 'oid'],
+      ['setrole', 'oid'],
+      ['setconfig', 'text[]'],
+    ],
+    rows: [],
+  },
+  {
+    name: 'pg_user_mappings',
+    columns: [
+      ['umid', 'oid'],
+      ['srvid', 'oid'],
+      ['srvname', 'name'],
+      ['umuser', 'oid'],
+      ['usename', 'name'],
+      ['umoptions', 'text[]'],
+    ],
+    rows: [],
+  },
+  {
+    name: 'pg_parameter_acl',
+    columns: [
+      ['oid', 'oid'],
+      ['parname', 'text'],
+      ['paracl', 'aclitem[]'],
+    ],
+    rows: [],
+  },
 ];
 
 /** Scalar functions over those features, as [signature, body] (install.ts' scalar macros). */
@@ -23,7 +76,10 @@ export const ABSENT_FEATURE_MACROS: ReadonlyArray<[string, string]> = [
 ];
 
 /** Table functions called in FROM, by name (the rewriter points a call there: ../rewrite.ts). */
-export const ABSENT_FEATURE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['pg_options_to_table', 'pg_partition_tree']);
+export const ABSENT_FEATURE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'pg_options_to_table',
+  'pg_partition_tree',
+]);
 
 export function absentFeatureStatements(): string[] {
   return [

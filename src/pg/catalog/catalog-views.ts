@@ -15,7 +15,9 @@ import { C, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID } from './names.
 function pgView(name: string, exprs: Record<string, string>, from: string): string {
   const cols = PG_VIEW_COLUMNS[name];
   if (!cols) throw new Error(`no column list for ${name}`);
-  const list = cols.map(([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`);
+  const list = cols.map(
+    ([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`,
+  );
   return `CREATE VIEW ${C}${name} AS SELECT ${list.join(', ')} ${from}`;
 }
 
@@ -27,39 +29,151 @@ export function catalogViewStatements(): string[] {
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
 
   // ---- pg_catalog views
-  s.push(pgView('pg_namespace', { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` }, `FROM (
+  s.push(
+    pgView(
+      'pg_namespace',
+      { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` },
+      `FROM (
     SELECT ${PG_CATALOG_OID} AS oid, 'pg_catalog' AS nspname UNION ALL SELECT ${INFO_SCHEMA_OID}, 'information_schema'
-    UNION ALL SELECT oid, nspname FROM ${C}_nsp WHERE nspname NOT IN ('pg_catalog', 'information_schema'))`));
-  s.push(pgView('pg_class', {
-    oid: 'r.oid', relname: 'r.relname', relnamespace: 'r.relnamespace', reltype: '0', reloftype: '0', relowner: `${BOOTSTRAP_ROLE_OID}`,
-    relam: "CASE WHEN r.relkind = 'r' THEN 2 ELSE 0 END", relfilenode: 'r.oid', reltablespace: '0', relpages: '0',
-    reltuples: 'coalesce(r.row_count, -1)', relallvisible: '0', reltoastrelid: '0', relhasindex: 'false', relisshared: 'false',
-    relpersistence: "'p'", relkind: 'r.relkind', relnatts: 'coalesce(n.natts, 0)', relchecks: '0', relhasrules: "r.relkind = 'v'",
-    relhastriggers: 'false', relhassubclass: 'false', relrowsecurity: 'false', relforcerowsecurity: 'false', relispopulated: 'true',
-    relreplident: "CASE WHEN r.relkind = 'v' THEN 'n' ELSE 'd' END", relispartition: 'false', relrewrite: '0', relfrozenxid: '0', relminmxid: '0',
-  }, `FROM ${C}_relall r LEFT JOIN (SELECT attrelid, count(*) AS natts FROM ${C}_cols GROUP BY attrelid) n ON n.attrelid = r.oid`));
-  s.push(pgView('pg_attribute', {
-    attrelid: 'a.attrelid', attname: 'a.attname', atttypid: 'a.atttypid', attstattarget: '-1', attlen: 't.typlen', attnum: 'a.attnum',
-    attndims: "CASE WHEN t.typcategory = 'A' THEN 1 ELSE 0 END", attcacheoff: '-1', atttypmod: 'a.atttypmod', attbyval: 't.typbyval',
-    attalign: 't.typalign', attstorage: 't.typstorage', attcompression: "''", attnotnull: 'NOT a.is_nullable', atthasdef: 'a.column_default IS NOT NULL',
-    atthasmissing: 'false', attidentity: "''", attgenerated: "''", attisdropped: 'false', attislocal: 'true', attinhcount: '0',
-    attcollation: 'coalesce(a.attcollation, t.typcollation)',
-  }, `FROM (SELECT attrelid, attname, atttypid, attnum, atttypmod, is_nullable, column_default, CAST(NULL AS BIGINT) AS attcollation FROM ${C}_cols
-      UNION ALL SELECT attrelid, attname, atttypid, attnum, atttypmod, NOT attnotnull, NULL, attcollation FROM ${C}_catattrs) a LEFT JOIN ${C}_types t ON t.oid = a.atttypid`));
-  s.push(pgView('pg_type', {
-    oid: 'oid', typname: 'typname', typnamespace: `${PG_CATALOG_OID}`, typowner: `${BOOTSTRAP_ROLE_OID}`, typlen: 'typlen', typbyval: 'typbyval',
-    typtype: 'typtype', typcategory: 'typcategory', typispreferred: 'typispreferred', typisdefined: 'true', typdelim: 'typdelim', typrelid: '0',
-    typsubscript: 'typsubscript', typelem: 'typelem', typarray: 'typarray', typinput: 'typinput', typoutput: 'typoutput', typreceive: 'typreceive',
-    typsend: 'typsend', typmodin: 'typmodin', typmodout: 'typmodout', typanalyze: 'typanalyze', typalign: 'typalign', typstorage: 'typstorage',
-    typnotnull: 'false', typbasetype: '0', typtypmod: '-1', typndims: '0', typcollation: 'typcollation',
-  }, `FROM ${C}_types`));
-  s.push(pgView('pg_proc', {
-    oid: 'oid', proname: 'proname', pronamespace: 'pronamespace', proowner: `${BOOTSTRAP_ROLE_OID}`, prolang: 'prolang',
-    provariadic: 'provariadic', prosupport: '0', prokind: 'prokind', prosecdef: 'false', proleakproof: 'proleakproof', proisstrict: 'proisstrict',
-    proretset: 'proretset', provolatile: 'provolatile', proparallel: 'proparallel', pronargs: 'pronargs', pronargdefaults: 'pronargdefaults',
-    prorettype: 'prorettype', procost: 'procost', prorows: 'prorows', proargtypes: 'argtypes', proallargtypes: 'proallargtypes',
-    proargmodes: 'proargmodes', proargnames: 'proargnames', prosrc: 'prosrc',
-  }, `FROM (
+    UNION ALL SELECT oid, nspname FROM ${C}_nsp WHERE nspname NOT IN ('pg_catalog', 'information_schema'))`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_class',
+      {
+        oid: 'r.oid',
+        relname: 'r.relname',
+        relnamespace: 'r.relnamespace',
+        reltype: '0',
+        reloftype: '0',
+        relowner: `${BOOTSTRAP_ROLE_OID}`,
+        relam: "CASE WHEN r.relkind = 'r' THEN 2 ELSE 0 END",
+        relfilenode: 'r.oid',
+        reltablespace: '0',
+        relpages: '0',
+        reltuples: 'coalesce(r.row_count, -1)',
+        relallvisible: '0',
+        reltoastrelid: '0',
+        relhasindex: 'false',
+        relisshared: 'false',
+        relpersistence: "'p'",
+        relkind: 'r.relkind',
+        relnatts: 'coalesce(n.natts, 0)',
+        relchecks: '0',
+        relhasrules: "r.relkind = 'v'",
+        relhastriggers: 'false',
+        relhassubclass: 'false',
+        relrowsecurity: 'false',
+        relforcerowsecurity: 'false',
+        relispopulated: 'true',
+        relreplident: "CASE WHEN r.relkind = 'v' THEN 'n' ELSE 'd' END",
+        relispartition: 'false',
+        relrewrite: '0',
+        relfrozenxid: '0',
+        relminmxid: '0',
+      },
+      `FROM ${C}_relall r LEFT JOIN (SELECT attrelid, count(*) AS natts FROM ${C}_cols GROUP BY attrelid) n ON n.attrelid = r.oid`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_attribute',
+      {
+        attrelid: 'a.attrelid',
+        attname: 'a.attname',
+        atttypid: 'a.atttypid',
+        attstattarget: '-1',
+        attlen: 't.typlen',
+        attnum: 'a.attnum',
+        attndims: "CASE WHEN t.typcategory = 'A' THEN 1 ELSE 0 END",
+        attcacheoff: '-1',
+        atttypmod: 'a.atttypmod',
+        attbyval: 't.typbyval',
+        attalign: 't.typalign',
+        attstorage: 't.typstorage',
+        attcompression: "''",
+        attnotnull: 'NOT a.is_nullable',
+        atthasdef: 'a.column_default IS NOT NULL',
+        atthasmissing: 'false',
+        attidentity: "''",
+        attgenerated: "''",
+        attisdropped: 'false',
+        attislocal: 'true',
+        attinhcount: '0',
+        attcollation: 'coalesce(a.attcollation, t.typcollation)',
+      },
+      `FROM (SELECT attrelid, attname, atttypid, attnum, atttypmod, is_nullable, column_default, CAST(NULL AS BIGINT) AS attcollation FROM ${C}_cols
+      UNION ALL SELECT attrelid, attname, atttypid, attnum, atttypmod, NOT attnotnull, NULL, attcollation FROM ${C}_catattrs) a LEFT JOIN ${C}_types t ON t.oid = a.atttypid`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_type',
+      {
+        oid: 'oid',
+        typname: 'typname',
+        typnamespace: `${PG_CATALOG_OID}`,
+        typowner: `${BOOTSTRAP_ROLE_OID}`,
+        typlen: 'typlen',
+        typbyval: 'typbyval',
+        typtype: 'typtype',
+        typcategory: 'typcategory',
+        typispreferred: 'typispreferred',
+        typisdefined: 'true',
+        typdelim: 'typdelim',
+        typrelid: '0',
+        typsubscript: 'typsubscript',
+        typelem: 'typelem',
+        typarray: 'typarray',
+        typinput: 'typinput',
+        typoutput: 'typoutput',
+        typreceive: 'typreceive',
+        typsend: 'typsend',
+        typmodin: 'typmodin',
+        typmodout: 'typmodout',
+        typanalyze: 'typanalyze',
+        typalign: 'typalign',
+        typstorage: 'typstorage',
+        typnotnull: 'false',
+        typbasetype: '0',
+        typtypmod: '-1',
+        typndims: '0',
+        typcollation: 'typcollation',
+      },
+      `FROM ${C}_types`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_proc',
+      {
+        oid: 'oid',
+        proname: 'proname',
+        pronamespace: 'pronamespace',
+        proowner: `${BOOTSTRAP_ROLE_OID}`,
+        prolang: 'prolang',
+        provariadic: 'provariadic',
+        prosupport: '0',
+        prokind: 'prokind',
+        prosecdef: 'false',
+        proleakproof: 'proleakproof',
+        proisstrict: 'proisstrict',
+        proretset: 'proretset',
+        provolatile: 'provolatile',
+        proparallel: 'proparallel',
+        pronargs: 'pronargs',
+        pronargdefaults: 'pronargdefaults',
+        prorettype: 'prorettype',
+        procost: 'procost',
+        prorows: 'prorows',
+        proargtypes: 'argtypes',
+        proallargtypes: 'proallargtypes',
+        proargmodes: 'proargmodes',
+        proargnames: 'proargnames',
+        prosrc: 'prosrc',
+      },
+      `FROM (
     SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, 1 AS procost, 0 AS prorows, 0 AS provariadic, 'f' AS prokind, false AS proleakproof,
       proisstrict, false AS proretset, provolatile, 's' AS proparallel, pronargs, 0 AS pronargdefaults, prorettype,
       CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes,
@@ -69,39 +183,141 @@ export function catalogViewStatements(): string[] {
     UNION ALL ${functionProcSelect()}
     UNION ALL
     SELECT f.function_oid, f.function_name, f.schema_oid, 14, 100, 0, 0, 'f', false, false, false, 'v', 'u', f.nargs, 0, 25, [], NULL, NULL, NULL, f.macro_definition
-    FROM ${C}_funcs f)`));
+    FROM ${C}_funcs f)`,
+    ),
+  );
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL
     UNION ALL SELECT attrelid, 1259, attnum, comment FROM ${C}_cols WHERE comment IS NOT NULL
     UNION ALL SELECT oid, 2615, 0, comment FROM ${C}_nsp WHERE comment IS NOT NULL
     UNION ALL SELECT objoid, classoid, 0, description FROM ${C}_builtin_descriptions
     UNION ALL SELECT objoid, classoid, objsubid, description FROM ${C}_func_descriptions`);
-  s.push(pgView('pg_description', { objoid: 'objoid', classoid: 'classoid', objsubid: 'objsubid', description: 'description' }, `FROM ${C}_descriptions`));
-  s.push(`CREATE VIEW ${C}_dbs AS SELECT unnest(list_distinct(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname()))) AS name`);
+  s.push(
+    pgView(
+      'pg_description',
+      { objoid: 'objoid', classoid: 'classoid', objsubid: 'objsubid', description: 'description' },
+      `FROM ${C}_descriptions`,
+    ),
+  );
+  s.push(
+    `CREATE VIEW ${C}_dbs AS SELECT unnest(list_distinct(list_append(coalesce(CAST(getvariable('pg_repositories') AS VARCHAR[]), []), ${C}_dbname()))) AS name`,
+  );
   s.push(`CREATE MACRO ${C}_dboid(name) AS 16384 + CAST(hash(name) % 1000000 AS BIGINT)`);
-  s.push(pgView('pg_database', {
-    oid: `${C}_dboid(name)`, datname: 'name', datdba: `${BOOTSTRAP_ROLE_OID}`, encoding: '6', datlocprovider: "'c'", datistemplate: 'false',
-    datallowconn: 'true', datconnlimit: '-1', datfrozenxid: '0', datminmxid: '1', dattablespace: '1663', datcollate: "'C.UTF-8'",
-    datctype: "'C.UTF-8'",
-  }, `FROM ${C}_dbs`));
-  const role = { rolname: `${C}_user()`, rolsuper: 'false', rolinherit: 'true', rolcreaterole: 'false', rolcreatedb: 'false', rolcanlogin: 'true',
-    rolreplication: 'false', rolconnlimit: '-1', rolbypassrls: 'false', oid: `${BOOTSTRAP_ROLE_OID}` };
+  s.push(
+    pgView(
+      'pg_database',
+      {
+        oid: `${C}_dboid(name)`,
+        datname: 'name',
+        datdba: `${BOOTSTRAP_ROLE_OID}`,
+        encoding: '6',
+        datlocprovider: "'c'",
+        datistemplate: 'false',
+        datallowconn: 'true',
+        datconnlimit: '-1',
+        datfrozenxid: '0',
+        datminmxid: '1',
+        dattablespace: '1663',
+        datcollate: "'C.UTF-8'",
+        datctype: "'C.UTF-8'",
+      },
+      `FROM ${C}_dbs`,
+    ),
+  );
+  const role = {
+    rolname: `${C}_user()`,
+    rolsuper: 'false',
+    rolinherit: 'true',
+    rolcreaterole: 'false',
+    rolcreatedb: 'false',
+    rolcanlogin: 'true',
+    rolreplication: 'false',
+    rolconnlimit: '-1',
+    rolbypassrls: 'false',
+    oid: `${BOOTSTRAP_ROLE_OID}`,
+  };
   s.push(pgView('pg_roles', { ...role, rolpassword: "'********'" }, ''));
   s.push(pgView('pg_authid', role, ''));
-  s.push(pgView('pg_user', { usename: `${C}_user()`, usesysid: `${BOOTSTRAP_ROLE_OID}`, usecreatedb: 'false', usesuper: 'false', userepl: 'false',
-    usebypassrls: 'false', passwd: "'********'" }, ''));
-  s.push(pgView('pg_settings', {
-    name: 's.name', setting: `coalesce(${C}_var(s.name), s.setting)`, unit: 'unit', category: 'category', short_desc: 'short_desc',
-    context: 'context', vartype: 'vartype', source: `CASE WHEN ${C}_var(s.name) IS NULL THEN 'default' ELSE 'session' END`,
-    min_val: 'min_val', max_val: 'max_val', enumvals: 'enumvals', boot_val: 'boot_val', reset_val: 'boot_val', pending_restart: 'false',
-  }, `FROM ${C}_settings s`));
-  s.push(pgView('pg_tables', { schemaname: 'nspname', tablename: 'relname', tableowner: `${C}_user()`, hasindexes: 'false', hasrules: 'false',
-    hastriggers: 'false', rowsecurity: 'false' }, `FROM ${C}_rel WHERE relkind = 'r'`));
-  s.push(pgView('pg_views', { schemaname: 'nspname', viewname: 'relname', viewowner: `${C}_user()`, definition: `${C}_viewdef(definition)` },
-    `FROM ${C}_rel WHERE relkind = 'v'`));
-  const stat = { relid: 'oid', schemaname: 'nspname', relname: 'relname', seq_scan: '0', seq_tup_read: '0', idx_scan: '0', idx_tup_fetch: '0',
-    n_tup_ins: '0', n_tup_upd: '0', n_tup_del: '0', n_tup_hot_upd: '0', n_live_tup: 'coalesce(row_count, 0)', n_dead_tup: '0',
-    n_mod_since_analyze: '0', n_ins_since_vacuum: '0', vacuum_count: '0', autovacuum_count: '0', analyze_count: '0', autoanalyze_count: '0' };
+  s.push(
+    pgView(
+      'pg_user',
+      {
+        usename: `${C}_user()`,
+        usesysid: `${BOOTSTRAP_ROLE_OID}`,
+        usecreatedb: 'false',
+        usesuper: 'false',
+        userepl: 'false',
+        usebypassrls: 'false',
+        passwd: "'********'",
+      },
+      '',
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_settings',
+      {
+        name: 's.name',
+        setting: `coalesce(${C}_var(s.name), s.setting)`,
+        unit: 'unit',
+        category: 'category',
+        short_desc: 'short_desc',
+        context: 'context',
+        vartype: 'vartype',
+        source: `CASE WHEN ${C}_var(s.name) IS NULL THEN 'default' ELSE 'session' END`,
+        min_val: 'min_val',
+        max_val: 'max_val',
+        enumvals: 'enumvals',
+        boot_val: 'boot_val',
+        reset_val: 'boot_val',
+        pending_restart: 'false',
+      },
+      `FROM ${C}_settings s`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_tables',
+      {
+        schemaname: 'nspname',
+        tablename: 'relname',
+        tableowner: `${C}_user()`,
+        hasindexes: 'false',
+        hasrules: 'false',
+        hastriggers: 'false',
+        rowsecurity: 'false',
+      },
+      `FROM ${C}_rel WHERE relkind = 'r'`,
+    ),
+  );
+  s.push(
+    pgView(
+      'pg_views',
+      { schemaname: 'nspname', viewname: 'relname', viewowner: `${C}_user()`, definition: `${C}_viewdef(definition)` },
+      `FROM ${C}_rel WHERE relkind = 'v'`,
+    ),
+  );
+  const stat = {
+    relid: 'oid',
+    schemaname: 'nspname',
+    relname: 'relname',
+    seq_scan: '0',
+    seq_tup_read: '0',
+    idx_scan: '0',
+    idx_tup_fetch: '0',
+    n_tup_ins: '0',
+    n_tup_upd: '0',
+    n_tup_del: '0',
+    n_tup_hot_upd: '0',
+    n_live_tup: 'coalesce(row_count, 0)',
+    n_dead_tup: '0',
+    n_mod_since_analyze: '0',
+    n_ins_since_vacuum: '0',
+    vacuum_count: '0',
+    autovacuum_count: '0',
+    analyze_count: '0',
+    autoanalyze_count: '0',
+  };
   s.push(pgView('pg_stat_user_tables', stat, `FROM ${C}_rel WHERE relkind = 'r'`));
   s.push(pgView('pg_stat_all_tables', stat, `FROM ${C}_rel WHERE relkind = 'r'`));
   return s;

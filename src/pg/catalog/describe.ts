@@ -9,7 +9,9 @@ import { DESCRIBE_PROCEDURE_CASES } from './procedures.js';
 /** Scalar macros as [signature, body] (install.ts' scalar macros). */
 export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
   // getObjectDescription for the objects a version has: its schemas, relations and types.
-  ['pg_describe_object(classid, objid, objsubid)', `CASE classid
+  [
+    'pg_describe_object(classid, objid, objsubid)',
+    `CASE classid
     WHEN 2615 THEN (SELECT 'schema ' || ${C}quote_ident(nspname) FROM ${C}pg_namespace WHERE oid = objid)
     WHEN 1259 THEN (SELECT CASE r.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence ' ELSE 'table ' END
         || CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END
@@ -17,7 +19,8 @@ export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
       FROM ${C}_relall r WHERE r.oid = objid)
     WHEN 1247 THEN 'type ' || ${C}_regtype_name(objid)
     ${DESCRIBE_PROCEDURE_CASES}
-    END`],
+    END`,
+  ],
   ['pg_get_ruledef(id)', 'CAST(NULL AS VARCHAR)'],
   ['pg_get_ruledef(id, pretty)', 'CAST(NULL AS VARCHAR)'],
 ];

@@ -8,14 +8,39 @@ import { PG_AGGREGATES, PG_CASTS, PG_FUNCTIONS, PG_OPERATORS } from './pg-functi
 import { BOOTSTRAP_ROLE_OID, C, PG_CATALOG_OID } from './names.js';
 
 /** pg_description's classoid of each catalog that has descriptions here. */
-export const DESCRIPTION_CLASSES: Readonly<Record<string, number>> = { pg_class: 1259, pg_namespace: 2615, pg_proc: 1255, pg_operator: 2617 };
+export const DESCRIPTION_CLASSES: Readonly<Record<string, number>> = {
+  pg_class: 1259,
+  pg_namespace: 2615,
+  pg_proc: 1255,
+  pg_operator: 2617,
+};
 
 const FUNCTION_COLUMNS: ReadonlyArray<readonly [string, string]> = [
-  ['oid', 'BIGINT'], ['proname', 'VARCHAR'], ['prolang', 'BIGINT'], ['procost', 'FLOAT'], ['prorows', 'FLOAT'], ['provariadic', 'BIGINT'],
-  ['prokind', 'VARCHAR'], ['prosecdef', 'BOOLEAN'], ['proleakproof', 'BOOLEAN'], ['proisstrict', 'BOOLEAN'], ['proretset', 'BOOLEAN'],
-  ['provolatile', 'VARCHAR'], ['proparallel', 'VARCHAR'], ['pronargs', 'SMALLINT'], ['pronargdefaults', 'SMALLINT'], ['prorettype', 'BIGINT'],
-  ['proargtypes', 'VARCHAR'], ['proallargtypes', 'BIGINT[]'], ['proargmodes', 'VARCHAR[]'], ['proargnames', 'VARCHAR[]'], ['prosrc', 'VARCHAR'],
-  ['args', 'VARCHAR'], ['identity_args', 'VARCHAR'], ['result', 'VARCHAR'], ['description', 'VARCHAR'],
+  ['oid', 'BIGINT'],
+  ['proname', 'VARCHAR'],
+  ['prolang', 'BIGINT'],
+  ['procost', 'FLOAT'],
+  ['prorows', 'FLOAT'],
+  ['provariadic', 'BIGINT'],
+  ['prokind', 'VARCHAR'],
+  ['prosecdef', 'BOOLEAN'],
+  ['proleakproof', 'BOOLEAN'],
+  ['proisstrict', 'BOOLEAN'],
+  ['proretset', 'BOOLEAN'],
+  ['provolatile', 'VARCHAR'],
+  ['proparallel', 'VARCHAR'],
+  ['pronargs', 'SMALLINT'],
+  ['pronargdefaults', 'SMALLINT'],
+  ['prorettype', 'BIGINT'],
+  ['proargtypes', 'VARCHAR'],
+  ['proallargtypes', 'BIGINT[]'],
+  ['proargmodes', 'VARCHAR[]'],
+  ['proargnames', 'VARCHAR[]'],
+  ['prosrc', 'VARCHAR'],
+  ['args', 'VARCHAR'],
+  ['identity_args', 'VARCHAR'],
+  ['result', 'VARCHAR'],
+  ['description', 'VARCHAR'],
 ];
 
 function lit(v: unknown): string {
@@ -27,7 +52,9 @@ function lit(v: unknown): string {
 /** PostgreSQL's text form of a one-dimensional array ('{a,b}', '{"x y"}') → DuckDB list literal. */
 function arrayLiteral(text: unknown, elem: 'BIGINT' | 'VARCHAR'): string {
   if (typeof text !== 'string') return 'NULL';
-  const items = [...text.slice(1, -1).matchAll(/"((?:[^"\\]|\\.)*)"|([^,]+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!));
+  const items = [...text.slice(1, -1).matchAll(/"((?:[^"\\]|\\.)*)"|([^,]+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!,
+  );
   return `CAST([${items.map((s) => (elem === 'BIGINT' ? s : lit(s))).join(', ')}] AS ${elem}[])`;
 }
 
@@ -36,21 +63,43 @@ const operatorOids = new Set(PG_OPERATORS.map((o) => o[0] as number));
 /** Rows of the pg_operator, pg_aggregate and pg_cast tables, in PostgreSQL's column order. */
 export const FUNCTION_CATALOG_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> = {
   // oid, oprname, oprnamespace, oprowner, oprkind, oprcanmerge, oprcanhash, oprleft, oprright, oprresult, oprcom, oprnegate, oprcode, oprrest, oprjoin
-  pg_operator: PG_OPERATORS.map((o) => [o[0], o[1], PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, o[2], o[3], o[4], o[5], o[6], o[7],
-    operatorOids.has(o[8] as number) ? o[8] : 0, operatorOids.has(o[9] as number) ? o[9] : 0, o[10], o[11], o[12]]),
+  pg_operator: PG_OPERATORS.map((o) => [
+    o[0],
+    o[1],
+    PG_CATALOG_OID,
+    BOOTSTRAP_ROLE_OID,
+    o[2],
+    o[3],
+    o[4],
+    o[5],
+    o[6],
+    o[7],
+    operatorOids.has(o[8] as number) ? o[8] : 0,
+    operatorOids.has(o[9] as number) ? o[9] : 0,
+    o[10],
+    o[11],
+    o[12],
+  ]),
   pg_aggregate: PG_AGGREGATES,
   pg_cast: PG_CASTS,
 };
 
 /** Install-time statements: `_functions` (pg_proc's rows with their printed signatures) and `_func_descriptions`. */
 export function functionCatalogStatements(): string[] {
-  const rows = PG_FUNCTIONS.map((r) => `(${r.map((v, i) => (i === 17 ? arrayLiteral(v, 'BIGINT') : i === 18 || i === 19 ? arrayLiteral(v, 'VARCHAR') : lit(v))).join(', ')})`);
+  const rows = PG_FUNCTIONS.map(
+    (r) =>
+      `(${r.map((v, i) => (i === 17 ? arrayLiteral(v, 'BIGINT') : i === 18 || i === 19 ? arrayLiteral(v, 'VARCHAR') : lit(v))).join(', ')})`,
+  );
   return [
     `CREATE TABLE ${C}_functions (${FUNCTION_COLUMNS.map(([n, t]) => `"${n}" ${t}`).join(', ')})`,
     ...(rows.length ? [`INSERT INTO ${C}_functions VALUES ${rows.join(',\n')}`] : []),
     `CREATE TABLE ${C}_func_descriptions AS
       SELECT oid AS objoid, ${DESCRIPTION_CLASSES.pg_proc} AS classoid, 0 AS objsubid, description FROM ${C}_functions WHERE description IS NOT NULL
-      UNION ALL SELECT * FROM (VALUES ${PG_OPERATORS.filter((o) => o[13] !== null).map((o) => `(${o[0]}, ${DESCRIPTION_CLASSES.pg_operator}, 0, ${lit(o[13])})`).join(', ') || '(0, 0, 0, NULL)'}) v(objoid, classoid, objsubid, description)
+      UNION ALL SELECT * FROM (VALUES ${
+        PG_OPERATORS.filter((o) => o[13] !== null)
+          .map((o) => `(${o[0]}, ${DESCRIPTION_CLASSES.pg_operator}, 0, ${lit(o[13])})`)
+          .join(', ') || '(0, 0, 0, NULL)'
+      }) v(objoid, classoid, objsubid, description)
         WHERE description IS NOT NULL`,
   ];
 }
@@ -62,4 +111,3 @@ export function functionProcSelect(): string {
       CAST(list_transform(list_filter(string_split(proargtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes,
       proallargtypes, proargmodes, proargnames, prosrc FROM ${C}_functions`;
 }
-

@@ -8,7 +8,23 @@
  */
 import { mapCode } from '../../text/split.js';
 
-const KEYWORDS = new Set(['where', 'join', 'on', 'group', 'order', 'limit', 'union', 'left', 'right', 'inner', 'cross', 'using', 'having', 'window', 'qualify']);
+const KEYWORDS = new Set([
+  'where',
+  'join',
+  'on',
+  'group',
+  'order',
+  'limit',
+  'union',
+  'left',
+  'right',
+  'inner',
+  'cross',
+  'using',
+  'having',
+  'window',
+  'qualify',
+]);
 /** `FROM name [AS alias]` / `JOIN name [AS alias]` over our own qualified names and table functions. */
 const FROM_ITEM = /\b(FROM|JOIN)(\s+)([A-Za-z_][\w.]*(?:\(\))?)(?:(\s+)(?:AS\s+)?([A-Za-z_]\w*))?/gi;
 
@@ -22,15 +38,18 @@ export function hygienicBody(body: string): string {
   const renamed = new Set<string>();
   let n = 0;
   const withAliases = mapCode(body, (code) =>
-    code.replace(FROM_ITEM, (whole: string, kw: string, gap: string, name: string, space: string | undefined, alias: string | undefined) => {
-      if (name.startsWith('(') || KEYWORDS.has(name.toLowerCase())) return whole;
-      if (alias !== undefined && !KEYWORDS.has(alias.toLowerCase())) {
-        renamed.add(alias);
-        return `${kw}${gap}${name} AS fdl_pg_${alias}`;
-      }
-      // unaliased: DuckDB would name it by its table name, which a client may use as an alias
-      return `${kw}${gap}${name} AS fdl_pg_anon${n++}${space ?? ''}${alias ?? ''}`;
-    }),
+    code.replace(
+      FROM_ITEM,
+      (whole: string, kw: string, gap: string, name: string, space: string | undefined, alias: string | undefined) => {
+        if (name.startsWith('(') || KEYWORDS.has(name.toLowerCase())) return whole;
+        if (alias !== undefined && !KEYWORDS.has(alias.toLowerCase())) {
+          renamed.add(alias);
+          return `${kw}${gap}${name} AS fdl_pg_${alias}`;
+        }
+        // unaliased: DuckDB would name it by its table name, which a client may use as an alias
+        return `${kw}${gap}${name} AS fdl_pg_anon${n++}${space ?? ''}${alias ?? ''}`;
+      },
+    ),
   );
   if (renamed.size === 0) return withAliases;
   const qualified = new RegExp(`(?<![\\w.$])(${[...renamed].join('|')})\\.`, 'g');
@@ -40,5 +59,9 @@ export function hygienicBody(body: string): string {
 /** `name(a, b)` → its parameter names. */
 export function macroParams(signature: string): string[] {
   const open = signature.indexOf('(');
-  return signature.slice(open + 1, signature.lastIndexOf(')')).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return signature
+    .slice(open + 1, signature.lastIndexOf(')'))
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }

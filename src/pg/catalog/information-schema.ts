@@ -36,15 +36,107 @@ export function informationSchemaStatements(): string[] {
     FROM ${C}_cols a JOIN ${C}_types t ON t.oid = a.atttypid`);
   const empty = (name: string, cols: string[]) =>
     `CREATE VIEW ${I}${name} AS SELECT ${cols.map((c) => `CAST(NULL AS ${c.endsWith('position') || c === 'position_in_unique_constraint' ? 'INTEGER' : 'VARCHAR'}) AS ${c}`).join(', ')} WHERE false`;
-  s.push(empty('table_constraints', ['constraint_catalog', 'constraint_schema', 'constraint_name', 'table_catalog', 'table_schema', 'table_name', 'constraint_type', 'is_deferrable', 'initially_deferred', 'enforced', 'nulls_distinct']));
-  s.push(empty('key_column_usage', ['constraint_catalog', 'constraint_schema', 'constraint_name', 'table_catalog', 'table_schema', 'table_name', 'column_name', 'ordinal_position', 'position_in_unique_constraint']));
-  s.push(empty('referential_constraints', ['constraint_catalog', 'constraint_schema', 'constraint_name', 'unique_constraint_catalog', 'unique_constraint_schema', 'unique_constraint_name', 'match_option', 'update_rule', 'delete_rule']));
-  s.push(empty('constraint_column_usage', ['table_catalog', 'table_schema', 'table_name', 'column_name', 'constraint_catalog', 'constraint_schema', 'constraint_name']));
+  s.push(
+    empty('table_constraints', [
+      'constraint_catalog',
+      'constraint_schema',
+      'constraint_name',
+      'table_catalog',
+      'table_schema',
+      'table_name',
+      'constraint_type',
+      'is_deferrable',
+      'initially_deferred',
+      'enforced',
+      'nulls_distinct',
+    ]),
+  );
+  s.push(
+    empty('key_column_usage', [
+      'constraint_catalog',
+      'constraint_schema',
+      'constraint_name',
+      'table_catalog',
+      'table_schema',
+      'table_name',
+      'column_name',
+      'ordinal_position',
+      'position_in_unique_constraint',
+    ]),
+  );
+  s.push(
+    empty('referential_constraints', [
+      'constraint_catalog',
+      'constraint_schema',
+      'constraint_name',
+      'unique_constraint_catalog',
+      'unique_constraint_schema',
+      'unique_constraint_name',
+      'match_option',
+      'update_rule',
+      'delete_rule',
+    ]),
+  );
+  s.push(
+    empty('constraint_column_usage', [
+      'table_catalog',
+      'table_schema',
+      'table_name',
+      'column_name',
+      'constraint_catalog',
+      'constraint_schema',
+      'constraint_name',
+    ]),
+  );
   s.push(empty('check_constraints', ['constraint_catalog', 'constraint_schema', 'constraint_name', 'check_clause']));
-  s.push(empty('routines', ['specific_catalog', 'specific_schema', 'specific_name', 'routine_catalog', 'routine_schema', 'routine_name', 'routine_type', 'data_type', 'routine_definition']));
-  s.push(empty('parameters', ['specific_catalog', 'specific_schema', 'specific_name', 'ordinal_position', 'parameter_mode', 'parameter_name', 'data_type']));
-  s.push(empty('table_privileges', ['grantor', 'grantee', 'table_catalog', 'table_schema', 'table_name', 'privilege_type', 'is_grantable', 'with_hierarchy']));
-  s.push(empty('column_privileges', ['grantor', 'grantee', 'table_catalog', 'table_schema', 'table_name', 'column_name', 'privilege_type', 'is_grantable']));
+  s.push(
+    empty('routines', [
+      'specific_catalog',
+      'specific_schema',
+      'specific_name',
+      'routine_catalog',
+      'routine_schema',
+      'routine_name',
+      'routine_type',
+      'data_type',
+      'routine_definition',
+    ]),
+  );
+  s.push(
+    empty('parameters', [
+      'specific_catalog',
+      'specific_schema',
+      'specific_name',
+      'ordinal_position',
+      'parameter_mode',
+      'parameter_name',
+      'data_type',
+    ]),
+  );
+  s.push(
+    empty('table_privileges', [
+      'grantor',
+      'grantee',
+      'table_catalog',
+      'table_schema',
+      'table_name',
+      'privilege_type',
+      'is_grantable',
+      'with_hierarchy',
+    ]),
+  );
+  s.push(
+    empty('column_privileges', [
+      'grantor',
+      'grantee',
+      'table_catalog',
+      'table_schema',
+      'table_name',
+      'column_name',
+      'privilege_type',
+      'is_grantable',
+    ]),
+  );
   s.push(`CREATE MACRO ${I}_pg_expandarray(arr) AS ${C}_pg_expandarray(arr)`);
   return s;
 }

@@ -27,7 +27,9 @@ export interface InstallOptions {
 export async function installCompat(conn: DuckDBConnection, options: InstallOptions = {}): Promise<void> {
   const exists = await conn.runAndReadAll(`SELECT 1 FROM duckdb_databases() WHERE database_name = '${COMPAT_DB}'`);
   if (exists.currentRowCount > 0) return;
-  const duckdbVersion = String((await conn.runAndReadAll('SELECT library_version FROM pragma_version()')).getRows()[0]?.[0]);
+  const duckdbVersion = String(
+    (await conn.runAndReadAll('SELECT library_version FROM pragma_version()')).getRows()[0]?.[0],
+  );
   const statements = compatStatements({
     gatewayVersion: options.gatewayVersion ?? '0.1.0',
     duckdbVersion,
@@ -122,7 +124,13 @@ export const COMPAT_FUNCTION_ARITIES: ReadonlyMap<string, ReadonlySet<number>> =
 /** Relations (views/tables) the compat catalog defines, by schema. */
 export const COMPAT_RELATIONS: { pgCatalog: ReadonlySet<string>; informationSchema: ReadonlySet<string> } = (() => {
   const sqls = compatStatements({ gatewayVersion: '', duckdbVersion: '', arch: '', startTime: '' });
-  const pick = (schema: string) => new Set(sqls.flatMap((q) => { const m = new RegExp(`^CREATE (?:VIEW|TABLE) ${COMPAT_DB}\\.${schema}\\.(\\w+)`).exec(q); return m && !m[1]!.startsWith('_') ? [m[1]!] : []; }));
+  const pick = (schema: string) =>
+    new Set(
+      sqls.flatMap((q) => {
+        const m = new RegExp(`^CREATE (?:VIEW|TABLE) ${COMPAT_DB}\\.${schema}\\.(\\w+)`).exec(q);
+        return m && !m[1]!.startsWith('_') ? [m[1]!] : [];
+      }),
+    );
   return { pgCatalog: pick('pgcat'), informationSchema: pick('infoschema') };
 })();
 

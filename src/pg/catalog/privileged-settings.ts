@@ -7,10 +7,27 @@
  * names in a superuser's pg_settings that an ordinary login's lacks.
  */
 export const PRIVILEGED_SETTINGS: ReadonlySet<string> = new Set([
-  'config_file', 'data_directory', 'dynamic_library_path', 'extension_destdir', 'external_pid_file', 'hba_file', 'ident_file',
-  'jit_provider', 'krb_server_keyfile', 'log_directory', 'log_filename', 'primary_conninfo', 'session_preload_libraries',
-  'shared_preload_libraries', 'ssl_ciphers', 'ssl_dh_params_file', 'ssl_ecdh_curve', 'ssl_max_protocol_version',
-  'ssl_min_protocol_version', 'ssl_passphrase_command', 'unix_socket_directories',
+  'config_file',
+  'data_directory',
+  'dynamic_library_path',
+  'extension_destdir',
+  'external_pid_file',
+  'hba_file',
+  'ident_file',
+  'jit_provider',
+  'krb_server_keyfile',
+  'log_directory',
+  'log_filename',
+  'primary_conninfo',
+  'session_preload_libraries',
+  'shared_preload_libraries',
+  'ssl_ciphers',
+  'ssl_dh_params_file',
+  'ssl_ecdh_curve',
+  'ssl_max_protocol_version',
+  'ssl_min_protocol_version',
+  'ssl_passphrase_command',
+  'unix_socket_directories',
 ]);
 
 /** PostgreSQL's refusal, word for word. */

@@ -28,8 +28,14 @@ const HANDLER_PROCS: ReadonlyArray<readonly [number, string, string, number]> = 
 
 /** The planner support functions (prosupport) of functions pg_proc lists, which pg_get_functiondef names. */
 const SUPPORT_FUNCTIONS: ReadonlyMap<number, string> = new Map([
-  [1068, 'generate_series_int8_support'], [1069, 'generate_series_int8_support'], [2147, 'int8inc_support'], [2331, 'array_unnest_support'],
-  [2803, 'int8inc_support'], [3100, 'window_row_number_support'], [3101, 'window_rank_support'], [3102, 'window_dense_rank_support'],
+  [1068, 'generate_series_int8_support'],
+  [1069, 'generate_series_int8_support'],
+  [2147, 'int8inc_support'],
+  [2331, 'array_unnest_support'],
+  [2803, 'int8inc_support'],
+  [3100, 'window_row_number_support'],
+  [3101, 'window_rank_support'],
+  [3102, 'window_dense_rank_support'],
   [3696, 'text_starts_with_support'],
 ]);
 
@@ -44,7 +50,16 @@ export const EXTENSION_DEPENDS: ReadonlyArray<readonly unknown[]> = [
 /** `_procsig`: every function OID the catalog knows with its name and argument types (pg_proc's, and the handlers). */
 export function procedureStatements(): string[] {
   return [
-    ...valuesTable('_handler_procs', [['oid', 'BIGINT'], ['proname', 'VARCHAR'], ['argtypes', 'VARCHAR'], ['prorettype', 'BIGINT']], HANDLER_PROCS),
+    ...valuesTable(
+      '_handler_procs',
+      [
+        ['oid', 'BIGINT'],
+        ['proname', 'VARCHAR'],
+        ['argtypes', 'VARCHAR'],
+        ['prorettype', 'BIGINT'],
+      ],
+      HANDLER_PROCS,
+    ),
     `CREATE VIEW ${C}_procsig AS SELECT oid, proname, CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes
       FROM (SELECT oid, proname, argtypes FROM ${C}_procs UNION ALL SELECT oid, proname, proargtypes FROM ${C}_functions
         UNION ALL SELECT oid, proname, argtypes FROM ${C}_handler_procs)`,
@@ -64,7 +79,8 @@ const sigParts = `list_filter(list_transform(string_split(regexp_extract(CAST(x 
 /** Type name (typname or format_type's spelling) → OID, the first of equals, as a constant: no subquery per lookup. */
 const typeOids = (() => {
   const m = new Map<string, number>();
-  for (const r of [...PG_TYPES].sort((a, b) => Number(a[0]) - Number(b[0]))) for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
+  for (const r of [...PG_TYPES].sort((a, b) => Number(a[0]) - Number(b[0])))
+    for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
   return `MAP {${[...m].map(([n, oid]) => `'${n.replace(/'/g, "''")}': ${oid}`).join(', ')}}`;
 })();
 const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
@@ -72,21 +88,38 @@ const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform
 /** Scalar macros as [signature, body] (scalar-macros.ts). */
 export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   // The matches of a name (with its argument types when given, as regprocedure's input has them).
-  [`_regproc_matches(x)`, `(SELECT list(oid ORDER BY oid) FROM ${C}_procsig WHERE proname = ${sigName} AND (${sigArgs} IS NULL OR argtypes = ${sigArgs}))`],
+  [
+    `_regproc_matches(x)`,
+    `(SELECT list(oid ORDER BY oid) FROM ${C}_procsig WHERE proname = ${sigName} AND (${sigArgs} IS NULL OR argtypes = ${sigArgs}))`,
+  ],
   // An OID as itself; a name naming exactly one function (PostgreSQL refuses an ambiguous one).
-  [`_regproc_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
-    ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`],
-  [`_regproc_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`],
-  [`_regprocedure_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(p.proname || '(' || coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
-      FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '') || ')') FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`],
+  [
+    `_regproc_oid(x)`,
+    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
+  ],
+  [
+    `_regproc_name(x)`,
+    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`,
+  ],
+  [
+    `_regprocedure_name(x)`,
+    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(p.proname || '(' || coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
+      FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '') || ')') FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`,
+  ],
   // One lookup: the match, or PostgreSQL's refusal of an ambiguous or unknown name.
-  [`_regproc_in(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+  [
+    `_regproc_in(x)`,
+    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
     ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
-      ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`],
+      ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
+  ],
   [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
   [`_regprocedure_in(x)`, `${C}_regproc_in(x)`],
   // PostgreSQL's definition of a function listed in pg_proc, in pg_get_functiondef's layout; aggregates have none.
-  [`pg_get_functiondef(id)`, `(SELECT CASE WHEN f.prokind = 'a' THEN error('"' || f.proname || '" is an aggregate function')
+  [
+    `pg_get_functiondef(id)`,
+    `(SELECT CASE WHEN f.prokind = 'a' THEN error('"' || f.proname || '" is an aggregate function')
       ELSE 'CREATE OR REPLACE FUNCTION pg_catalog.' || ${C}quote_ident(f.proname) || '(' || f.args || ')' || chr(10)
         || ' RETURNS ' || f.result || chr(10)
         || ' LANGUAGE ' || CASE f.prolang WHEN 12 THEN 'internal' WHEN 13 THEN 'c' WHEN 14 THEN 'sql' ELSE 'plpgsql' END || chr(10)
@@ -99,7 +132,8 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
         || CASE WHEN f.proretset AND f.prorows <> 1000 THEN ' ROWS ' || CAST(f.prorows AS INTEGER) ELSE '' END
         || CASE f.oid ${[...SUPPORT_FUNCTIONS].map(([oid, name]) => `WHEN ${oid} THEN ' SUPPORT ${name}'`).join(' ')} ELSE '' END
         || chr(10) || 'AS $function$' || f.prosrc || '$function$' || chr(10) END
-    FROM ${C}_functiondefs f WHERE f.oid = id)`],
+    FROM ${C}_functiondefs f WHERE f.oid = id)`,
+  ],
 ];
 
 /** pg_describe_object's words for functions and languages (describe.ts covers the version's objects). */

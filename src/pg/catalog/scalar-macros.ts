@@ -26,11 +26,17 @@ export function sessionMacroStatements(): string[] {
   const s: string[] = [];
   s.push(`CREATE MACRO ${C}_user() AS coalesce(getvariable('pg_user')::VARCHAR, 'fdl')`);
   s.push(`CREATE MACRO ${C}_dbname() AS coalesce(getvariable('pg_database')::VARCHAR, current_database())`);
-  s.push(`CREATE MACRO ${C}_var${hygienicMacro(['n'], `(SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`)}`);
+  s.push(
+    `CREATE MACRO ${C}_var${hygienicMacro(['n'], `(SELECT value::VARCHAR FROM duckdb_variables() WHERE name = 'pg_' || lower(n))`)}`,
+  );
   const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
-  s.push(`CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`);
+  s.push(
+    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
+  );
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
-  s.push(`CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`);
+  s.push(
+    `CREATE MACRO ${C}_version_num() AS CAST(TRY_CAST(regexp_extract(${C}_server_version(), '^(\\d+)', 1) AS INTEGER) * 10000 + coalesce(TRY_CAST(regexp_extract(${C}_server_version(), '^\\d+\\.(\\d+)', 1) AS INTEGER), 0) AS VARCHAR)`,
+  );
   // The version's schemas on the session's search_path, resolved by the session when the path or the version
   // changes (session/settings.ts sets pg_search_schemas); computing them here cost ~5 ms per statement.
   s.push(`CREATE MACRO ${C}_search_path() AS coalesce(CAST(getvariable('pg_search_schemas') AS VARCHAR[]), ['main'])`);
@@ -53,8 +59,12 @@ export function functionMacroStatements(b: Build): string[] {
   for (const [name, overloads] of byName) s.push(`CREATE MACRO ${C}${name}${overloads.join(', ')}`);
 
   // Table functions (called in FROM).
-  s.push(`CREATE MACRO ${C}pg_get_keywords() AS TABLE SELECT word, catcode, barelabel, catdesc, baredesc FROM ${C}_keywords`);
-  s.push(`CREATE MACRO ${C}pg_partition_ancestors_ord(id) AS TABLE SELECT CAST(id AS BIGINT) AS relid, CAST(1 AS BIGINT) AS depth`);
+  s.push(
+    `CREATE MACRO ${C}pg_get_keywords() AS TABLE SELECT word, catcode, barelabel, catdesc, baredesc FROM ${C}_keywords`,
+  );
+  s.push(
+    `CREATE MACRO ${C}pg_partition_ancestors_ord(id) AS TABLE SELECT CAST(id AS BIGINT) AS relid, CAST(1 AS BIGINT) AS depth`,
+  );
   s.push(`CREATE MACRO ${C}pg_partition_ancestors(id) AS TABLE SELECT CAST(id AS BIGINT) AS relid`);
   s.push(...absentFeatureStatements());
   return s;
@@ -66,12 +76,24 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     // No server path in a definition: a quoted absolute path keeps only its file name (issue 12);
     // names qualified with the version's internal database name ("NAME@id".s.t) read as s.t.
     // Ending with ';' as PostgreSQL's does (pg_dump strips the last character, psql's \\sv the semicolon).
-    [`_viewdef(sql)`, `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`],
+    [
+      `_viewdef(sql)`,
+      `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`,
+    ],
     // int2vector and oidvector are arrays that PostgreSQL prints by their own name (plain storage).
-    [`format_type(oid, typmod)`, `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' AND t.typstorage <> 'p' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`],
-    [`pg_get_userbyid(id)`, `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`],
+    [
+      `format_type(oid, typmod)`,
+      `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' AND t.typstorage <> 'p' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`,
+    ],
+    [
+      `pg_get_userbyid(id)`,
+      `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`,
+    ],
     // An uncorrelated IN (one semi-join per statement) instead of a subquery per row.
-    [`pg_table_is_visible(id)`, `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`],
+    [
+      `pg_table_is_visible(id)`,
+      `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`,
+    ],
     [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
     [`pg_function_is_visible(id)`, 'true'],
     [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
@@ -85,40 +107,74 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_get_partkeydef(id)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_statisticsobjdef_columns(id)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_serial_sequence(tbl, col)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_function_result(id)`, `coalesce((SELECT g.result FROM ${C}_functions g WHERE g.oid = id), (SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id))`],
+    [
+      `pg_get_function_result(id)`,
+      `coalesce((SELECT g.result FROM ${C}_functions g WHERE g.oid = id), (SELECT p.typname FROM ${C}_procs f JOIN ${C}_types p ON p.oid = f.prorettype WHERE f.oid = id))`,
+    ],
     [`pg_get_function_arguments(id)`, `coalesce((SELECT g.args FROM ${C}_functions g WHERE g.oid = id), '')`],
-    [`pg_get_function_identity_arguments(id)`, `coalesce((SELECT g.identity_args FROM ${C}_functions g WHERE g.oid = id), '')`],
+    [
+      `pg_get_function_identity_arguments(id)`,
+      `coalesce((SELECT g.identity_args FROM ${C}_functions g WHERE g.oid = id), '')`,
+    ],
     [`pg_operator_is_visible(id)`, 'true'],
     // No function here has a SQL-standard body (prosqlbody is NULL), so psql \df+ shows none.
     [`pg_get_function_sqlbody(id)`, 'CAST(NULL AS VARCHAR)'],
-    [`pg_get_viewdef(id)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
-    [`pg_get_viewdef(id, pretty)`, `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`],
+    [
+      `pg_get_viewdef(id)`,
+      `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
+    ],
+    [
+      `pg_get_viewdef(id, pretty)`,
+      `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
+    ],
     [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
     [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
     [`current_setting(n)`, `${C}_setting(n)`],
     [`current_setting(n, missing_ok)`, `${C}_setting(n)`],
     // SET is the session's job; a SELECT cannot change a variable, so set_config only echoes like PostgreSQL.
     [`set_config(n, v, is_local)`, 'v'],
-    [`current_schemas(include_implicit)`, `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`],
+    [
+      `current_schemas(include_implicit)`,
+      `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`,
+    ],
     [`current_schema()`, `${C}_search_path()[1]`],
     // Named apart from DuckDB's current_database(), which the bodies here need and a same-named macro would shadow.
     [`pg_current_database()`, `${C}_dbname()`],
     [`pg_current_user()`, `${C}_user()`],
-    [`version()`, `'PostgreSQL ' || ${C}_server_version() || ' (fdl-gateway ${b.gatewayVersion}, DuckDB ${b.duckdbVersion}) on ${b.arch}-pc-linux-gnu, compiled by fdl-gateway, 64-bit'`],
+    [
+      `version()`,
+      `'PostgreSQL ' || ${C}_server_version() || ' (fdl-gateway ${b.gatewayVersion}, DuckDB ${b.duckdbVersion}) on ${b.arch}-pc-linux-gnu, compiled by fdl-gateway, 64-bit'`,
+    ],
     [`array_lower(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN 1 END`],
     [`array_upper(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
     [`array_length(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
     [`cardinality(arr)`, `len(arr)`],
-    [`quote_ident(x)`, `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT EXISTS (SELECT 1 FROM ${C}_keywords WHERE word = x AND catcode <> 'U') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`],
+    [
+      `quote_ident(x)`,
+      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT EXISTS (SELECT 1 FROM ${C}_keywords WHERE word = x AND catcode <> 'U') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
+    ],
     [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],
     [`parse_ident(x, strict)`, `${C}_parse_ident(x)`],
-    [`_parse_ident(x)`, `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`],
+    [
+      `_parse_ident(x)`,
+      `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`,
+    ],
     [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
     [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
     // Built-in types, access methods, languages and extensions have PostgreSQL's descriptions too (builtin-descriptions.ts).
-    [`obj_description(id, cat)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat ${Object.entries({ ...DESCRIPTION_CLASSES, pg_type: 1247, pg_am: 2601, pg_language: 2612, pg_extension: 3079 }).map(([k, v]) => `WHEN '${k}' THEN ${v}`).join(' ')} ELSE 1259 END)`],
-    [`col_description(id, n)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`],
+    [
+      `obj_description(id, cat)`,
+      `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0 AND classoid = CASE cat ${Object.entries(
+        { ...DESCRIPTION_CLASSES, pg_type: 1247, pg_am: 2601, pg_language: 2612, pg_extension: 3079 },
+      )
+        .map(([k, v]) => `WHEN '${k}' THEN ${v}`)
+        .join(' ')} ELSE 1259 END)`,
+    ],
+    [
+      `col_description(id, n)`,
+      `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = n AND classoid = 1259)`,
+    ],
     [`shobj_description(id, cat)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_relation_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_relation_size(id, fork)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
@@ -145,35 +201,68 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_current_xact_id()`, '1'],
     [`pg_jit_available()`, 'false'],
     // pg_dump compares ACLs with the owner's defaults; no object here has an ACL, so neither has a default.
-    [`acldefault(kind, owner)`, `list_transform(CASE kind WHEN 'r' THEN ['@=arwdDxt/@'] WHEN 's' THEN ['@=rwU/@'] WHEN 'n' THEN ['@=UC/@'] WHEN 'f' THEN ['=X/@', '@=X/@']
+    [
+      `acldefault(kind, owner)`,
+      `list_transform(CASE kind WHEN 'r' THEN ['@=arwdDxt/@'] WHEN 's' THEN ['@=rwU/@'] WHEN 'n' THEN ['@=UC/@'] WHEN 'f' THEN ['=X/@', '@=X/@']
       WHEN 'l' THEN ['=U/@', '@=U/@'] WHEN 'T' THEN ['=U/@', '@=U/@'] WHEN 'd' THEN ['=Tc/@', '@=CTc/@'] WHEN 'L' THEN ['@=rw/@'] WHEN 'S' THEN ['@=U/@']
-      WHEN 'F' THEN ['@=U/@'] WHEN 't' THEN ['@=C/@'] WHEN 'c' THEN CAST([] AS VARCHAR[]) END, a -> replace(a, '@', ${C}pg_get_userbyid(owner)))`],
+      WHEN 'F' THEN ['@=U/@'] WHEN 't' THEN ['@=C/@'] WHEN 'c' THEN CAST([] AS VARCHAR[]) END, a -> replace(a, '@', ${C}pg_get_userbyid(owner)))`,
+    ],
     [`pg_listening_channels()`, 'CAST(NULL AS VARCHAR)'],
     [`array_remove(arr, x)`, `list_filter(arr, fdl_pg_e -> fdl_pg_e IS DISTINCT FROM x)`],
     [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
     [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
-    [`_regclass_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+    [
+      `_regclass_oid(x)`,
+      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT rc.oid FROM ${C}_relall rc
       WHERE (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND rc.nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[2])
         OR (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 1 AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
-      ORDER BY list_position(${C}_search_path(), rc.nspname) NULLS FIRST LIMIT 1) END`],
-    [`_regclass_name(x)`, `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`],
-    [`_regtype_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`],
-    [`_regtype_name(x)`, `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT fmt FROM ${C}_types WHERE oid = x), CAST(x AS VARCHAR)) END`],
-    [`_regnamespace_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`],
+      ORDER BY list_position(${C}_search_path(), rc.nspname) NULLS FIRST LIMIT 1) END`,
+    ],
+    [
+      `_regclass_name(x)`,
+      `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`,
+    ],
+    [
+      `_regtype_oid(x)`,
+      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
+    ],
+    [
+      `_regtype_name(x)`,
+      `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT fmt FROM ${C}_types WHERE oid = x), CAST(x AS VARCHAR)) END`,
+    ],
+    [
+      `_regnamespace_oid(x)`,
+      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`,
+    ],
     [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
-    [`_regrole_oid(x)`, `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`],
+    [
+      `_regrole_oid(x)`,
+      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`,
+    ],
     [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
     // Casts of text to reg* fail for unknown names with PostgreSQL's message (duckdb-errors.ts maps the SQLSTATE).
-    [`_regclass_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x),
+    [
+      `_regclass_in(x)`,
+      `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x),
       CASE WHEN len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1])
         THEN error('schema "' || ${C}_parse_ident(CAST(x AS VARCHAR))[1] || '" does not exist') END,
-      error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
-    [`_regtype_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regtype_oid(x), error('type "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
-    [`_regnamespace_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regnamespace_oid(x), error('schema "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
-    [`_regrole_in(x)`, `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regrole_oid(x), error('role "' || CAST(x AS VARCHAR) || '" does not exist')) END`],
+      error('relation "' || CAST(x AS VARCHAR) || '" does not exist')) END`,
+    ],
+    [
+      `_regtype_in(x)`,
+      `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regtype_oid(x), error('type "' || CAST(x AS VARCHAR) || '" does not exist')) END`,
+    ],
+    [
+      `_regnamespace_in(x)`,
+      `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regnamespace_oid(x), error('schema "' || CAST(x AS VARCHAR) || '" does not exist')) END`,
+    ],
+    [
+      `_regrole_in(x)`,
+      `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regrole_oid(x), error('role "' || CAST(x AS VARCHAR) || '" does not exist')) END`,
+    ],
     // No relation has an index, so every index property is unknown (NULL), as PostgreSQL answers for a non-index.
     [`pg_index_column_has_property(id, col, prop)`, 'CAST(NULL AS BOOLEAN)'],
     [`pg_index_has_property(id, prop)`, 'CAST(NULL AS BOOLEAN)'],
@@ -183,7 +272,20 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`to_regproc(x)`, `${C}_regproc_oid(x)`],
     [`to_regnamespace(x)`, `${C}_regnamespace_oid(x)`],
   ];
-  const privileges = ['table', 'schema', 'database', 'column', 'any_column', 'function', 'sequence', 'type', 'language', 'tablespace', 'foreign_data_wrapper', 'server'];
+  const privileges = [
+    'table',
+    'schema',
+    'database',
+    'column',
+    'any_column',
+    'function',
+    'sequence',
+    'type',
+    'language',
+    'tablespace',
+    'foreign_data_wrapper',
+    'server',
+  ];
   for (const p of privileges) {
     macros.push([`has_${p}_privilege(a, b)`, 'true'], [`has_${p}_privilege(a, b, c)`, 'true']);
     if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);

@@ -21,7 +21,8 @@ const n = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '
 /** `SET VARIABLE pg_relations = [...]` for the relations of the session's version. */
 export function relationInfoStatement(relations: readonly RelationInfo[]): string {
   const items = relations.map(
-    (r) => `{'schema_name': ${q(r.schema)}, 'name': ${q(r.name)}, 'kind': ${q(r.kind)}, 'row_count': ${n(r.rowCount)}::BIGINT, 'size_bytes': ${n(r.sizeBytes)}::BIGINT}`,
+    (r) =>
+      `{'schema_name': ${q(r.schema)}, 'name': ${q(r.name)}, 'kind': ${q(r.kind)}, 'row_count': ${n(r.rowCount)}::BIGINT, 'size_bytes': ${n(r.sizeBytes)}::BIGINT}`,
   );
   return `SET VARIABLE pg_relations = [${items.join(', ')}]`;
 }

@@ -13,13 +13,22 @@ export function lit(v: unknown): string {
 /** PostgreSQL's text form of an array ('{a,b}') → list literal. */
 export function pgArrayText(v: unknown): string {
   if (typeof v !== 'string' || !v.startsWith('{')) return 'NULL';
-  const items = v.slice(1, -1).split(',').filter((s) => s !== '').map((s) => s.replace(/^"|"$/g, ''));
+  const items = v
+    .slice(1, -1)
+    .split(',')
+    .filter((s) => s !== '')
+    .map((s) => s.replace(/^"|"$/g, ''));
   return lit(items);
 }
 
-export function valuesTable(name: string, cols: ReadonlyArray<readonly [string, string]>, rows: ReadonlyArray<readonly unknown[]>): string[] {
+export function valuesTable(
+  name: string,
+  cols: ReadonlyArray<readonly [string, string]>,
+  rows: ReadonlyArray<readonly unknown[]>,
+): string[] {
   const def = cols.map(([n, t]) => `"${n}" ${t}`).join(', ');
   const out = [`CREATE TABLE ${C}${name} (${def})`];
-  if (rows.length > 0) out.push(`INSERT INTO ${C}${name} VALUES ${rows.map((r) => `(${r.map(lit).join(', ')})`).join(',\n')}`);
+  if (rows.length > 0)
+    out.push(`INSERT INTO ${C}${name} VALUES ${rows.map((r) => `(${r.map(lit).join(', ')})`).join(',\n')}`);
   return out;
 }

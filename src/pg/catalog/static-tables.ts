@@ -62,7 +62,9 @@ function statActivityView(columns: ReadonlyArray<readonly [string, string]>): st
     state: `'active'`,
     backend_type: `'client backend'`,
   };
-  const list = columns.map(([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`);
+  const list = columns.map(
+    ([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`,
+  );
   return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
 }
 
@@ -72,46 +74,163 @@ const STATIC_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> =
 /** CREATE TABLE (and INSERT) statements for the static data. */
 export function staticTableStatements(): string[] {
   const s: string[] = [];
-  s.push(...valuesTable('_types', [
-    ['oid', 'BIGINT'], ['typname', 'VARCHAR'], ['typlen', 'SMALLINT'], ['typbyval', 'BOOLEAN'], ['typtype', 'VARCHAR'],
-    ['typcategory', 'VARCHAR'], ['typispreferred', 'BOOLEAN'], ['typdelim', 'VARCHAR'], ['typelem', 'BIGINT'],
-    ['typarray', 'BIGINT'], ['typinput', 'BIGINT'], ['typoutput', 'BIGINT'], ['typreceive', 'BIGINT'], ['typsend', 'BIGINT'],
-    ['typmodin', 'BIGINT'], ['typmodout', 'BIGINT'], ['typanalyze', 'BIGINT'], ['typalign', 'VARCHAR'], ['typstorage', 'VARCHAR'],
-    ['typcollation', 'BIGINT'], ['typsubscript', 'BIGINT'], ['fmt', 'VARCHAR'],
-  ], PG_TYPES));
-  s.push(...valuesTable('_procs', [
-    ['oid', 'BIGINT'], ['proname', 'VARCHAR'], ['pronargs', 'SMALLINT'], ['prorettype', 'BIGINT'], ['argtypes', 'VARCHAR'],
-    ['provolatile', 'VARCHAR'], ['proisstrict', 'BOOLEAN'], ['prosrc', 'VARCHAR'],
-  ], PG_PROCS));
-  s.push(...valuesTable('_settings', [
-    ['name', 'VARCHAR'], ['setting', 'VARCHAR'], ['unit', 'VARCHAR'], ['category', 'VARCHAR'], ['short_desc', 'VARCHAR'],
-    ['context', 'VARCHAR'], ['vartype', 'VARCHAR'], ['min_val', 'VARCHAR'], ['max_val', 'VARCHAR'], ['enumvals', 'VARCHAR[]'],
-    ['boot_val', 'VARCHAR'],
-  ], PG_SETTINGS.filter((r) => !PRIVILEGED_SETTINGS.has(String(r[0]))).map((r) => {
-    const row = [...r];
-    const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
-    if (d !== undefined) row[1] = row[10] = d;
-    row[9] = null; // replaced below from the text form
-    return row;
-  })));
+  s.push(
+    ...valuesTable(
+      '_types',
+      [
+        ['oid', 'BIGINT'],
+        ['typname', 'VARCHAR'],
+        ['typlen', 'SMALLINT'],
+        ['typbyval', 'BOOLEAN'],
+        ['typtype', 'VARCHAR'],
+        ['typcategory', 'VARCHAR'],
+        ['typispreferred', 'BOOLEAN'],
+        ['typdelim', 'VARCHAR'],
+        ['typelem', 'BIGINT'],
+        ['typarray', 'BIGINT'],
+        ['typinput', 'BIGINT'],
+        ['typoutput', 'BIGINT'],
+        ['typreceive', 'BIGINT'],
+        ['typsend', 'BIGINT'],
+        ['typmodin', 'BIGINT'],
+        ['typmodout', 'BIGINT'],
+        ['typanalyze', 'BIGINT'],
+        ['typalign', 'VARCHAR'],
+        ['typstorage', 'VARCHAR'],
+        ['typcollation', 'BIGINT'],
+        ['typsubscript', 'BIGINT'],
+        ['fmt', 'VARCHAR'],
+      ],
+      PG_TYPES,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_procs',
+      [
+        ['oid', 'BIGINT'],
+        ['proname', 'VARCHAR'],
+        ['pronargs', 'SMALLINT'],
+        ['prorettype', 'BIGINT'],
+        ['argtypes', 'VARCHAR'],
+        ['provolatile', 'VARCHAR'],
+        ['proisstrict', 'BOOLEAN'],
+        ['prosrc', 'VARCHAR'],
+      ],
+      PG_PROCS,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_settings',
+      [
+        ['name', 'VARCHAR'],
+        ['setting', 'VARCHAR'],
+        ['unit', 'VARCHAR'],
+        ['category', 'VARCHAR'],
+        ['short_desc', 'VARCHAR'],
+        ['context', 'VARCHAR'],
+        ['vartype', 'VARCHAR'],
+        ['min_val', 'VARCHAR'],
+        ['max_val', 'VARCHAR'],
+        ['enumvals', 'VARCHAR[]'],
+        ['boot_val', 'VARCHAR'],
+      ],
+      PG_SETTINGS.filter((r) => !PRIVILEGED_SETTINGS.has(String(r[0]))).map((r) => {
+        const row = [...r];
+        const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
+        if (d !== undefined) row[1] = row[10] = d;
+        row[9] = null; // replaced below from the text form
+        return row;
+      }),
+    ),
+  );
   PG_SETTINGS.forEach((r) => {
-    if (typeof r[9] === 'string' && !PRIVILEGED_SETTINGS.has(String(r[0]))) s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
+    if (typeof r[9] === 'string' && !PRIVILEGED_SETTINGS.has(String(r[0])))
+      s.push(`UPDATE ${C}_settings SET enumvals = ${pgArrayText(r[9])} WHERE name = ${lit(r[0])}`);
   });
-  s.push(...valuesTable('_keywords', [['word', 'VARCHAR'], ['catcode', 'VARCHAR'], ['barelabel', 'BOOLEAN'], ['catdesc', 'VARCHAR'], ['baredesc', 'VARCHAR']], PG_KEYWORDS));
-  s.push(...valuesTable('_catattrs', [['attrelid', 'BIGINT'], ['attname', 'VARCHAR'], ['atttypid', 'BIGINT'], ['attnum', 'SMALLINT'], ['atttypmod', 'INTEGER'], ['attnotnull', 'BOOLEAN'], ['attcollation', 'BIGINT']], PG_CATALOG_ATTRIBUTES));
-  s.push(...valuesTable('_builtin_descriptions', [['objoid', 'BIGINT'], ['classoid', 'BIGINT'], ['description', 'VARCHAR']], PG_BUILTIN_DESCRIPTIONS));
-  s.push(...valuesTable('_catrels', [['oid', 'BIGINT'], ['relname', 'VARCHAR'], ['relkind', 'VARCHAR']], PG_CATALOG_RELATIONS));
-  s.push(...valuesTable('pg_range', [
-    ['rngtypid', 'BIGINT'], ['rngsubtype', 'BIGINT'], ['rngmultitypid', 'BIGINT'], ['rngcollation', 'BIGINT'],
-    ['rngsubopc', 'BIGINT'], ['rngcanonical', 'BIGINT'], ['rngsubdiff', 'BIGINT'],
-  ], PG_RANGES));
+  s.push(
+    ...valuesTable(
+      '_keywords',
+      [
+        ['word', 'VARCHAR'],
+        ['catcode', 'VARCHAR'],
+        ['barelabel', 'BOOLEAN'],
+        ['catdesc', 'VARCHAR'],
+        ['baredesc', 'VARCHAR'],
+      ],
+      PG_KEYWORDS,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_catattrs',
+      [
+        ['attrelid', 'BIGINT'],
+        ['attname', 'VARCHAR'],
+        ['atttypid', 'BIGINT'],
+        ['attnum', 'SMALLINT'],
+        ['atttypmod', 'INTEGER'],
+        ['attnotnull', 'BOOLEAN'],
+        ['attcollation', 'BIGINT'],
+      ],
+      PG_CATALOG_ATTRIBUTES,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_builtin_descriptions',
+      [
+        ['objoid', 'BIGINT'],
+        ['classoid', 'BIGINT'],
+        ['description', 'VARCHAR'],
+      ],
+      PG_BUILTIN_DESCRIPTIONS,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_catrels',
+      [
+        ['oid', 'BIGINT'],
+        ['relname', 'VARCHAR'],
+        ['relkind', 'VARCHAR'],
+      ],
+      PG_CATALOG_RELATIONS,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      'pg_range',
+      [
+        ['rngtypid', 'BIGINT'],
+        ['rngsubtype', 'BIGINT'],
+        ['rngmultitypid', 'BIGINT'],
+        ['rngcollation', 'BIGINT'],
+        ['rngsubopc', 'BIGINT'],
+        ['rngcanonical', 'BIGINT'],
+        ['rngsubdiff', 'BIGINT'],
+      ],
+      PG_RANGES,
+    ),
+  );
   for (const rel of [...PG_STATIC_RELATIONS, ...ABSENT_FEATURE_RELATIONS]) {
     if (rel.name === 'pg_stat_activity') {
       s.push(statActivityView(rel.columns));
       continue;
     }
     const cols = rel.columns.map(([n, t]) => [n, duckdbTypeForCatalogColumn(t)] as const);
-    s.push(...valuesTable(rel.name, cols, (STATIC_ROWS[rel.name] ?? FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) => r.map((v, i) => (cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v)))));
+    s.push(
+      ...valuesTable(
+        rel.name,
+        cols,
+        (STATIC_ROWS[rel.name] ?? FUNCTION_CATALOG_ROWS[rel.name] ?? rel.rows).map((r) =>
+          r.map((v, i) =>
+            cols[i]?.[1].endsWith('[]') && typeof v === 'string' ? JSON.parse(pgArrayText(v).replace(/'/g, '"')) : v,
+          ),
+        ),
+      ),
+    );
   }
   return s;
 }

@@ -15,8 +15,6 @@ import { C } from './names.js';
 import { elementOidSql, typeIsArraySql, typeModSql } from '../types.js';
 import { quoteIdent, quoteLiteral } from '../../quote.js';
 
-
-
 /** The columns of database `db` (a SQL expression), as `_cols` lists them. */
 function columnsOf(db: string): string {
   return `SELECT c.table_oid AS attrelid, c.schema_name, c.table_name, c.column_name AS attname, c.column_index AS attnum,
@@ -123,7 +121,8 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   const schema = String((await conn.runAndReadAll('SELECT current_schema()')).getRows()[0]?.[0] ?? 'main');
   await conn.run(`USE ${quoteIdent(db)}`);
   try {
-    for (const name of MATERIALISED_VIEWS) await conn.run(`INSERT INTO ${C}_${name}_by_db SELECT ${d}, * FROM ${C}_live_${name}`);
+    for (const name of MATERIALISED_VIEWS)
+      await conn.run(`INSERT INTO ${C}_${name}_by_db SELECT ${d}, * FROM ${C}_live_${name}`);
   } finally {
     if (current !== '' && current !== db) await conn.run(`USE ${quoteIdent(current)}.${quoteIdent(schema)}`);
   }

@@ -23,10 +23,11 @@ function dimsOf(v: DuckDBValue, depth: number): number[] | null {
     dims.push(n);
     if (d + 1 < depth) {
       const next: Items[] = [];
-      for (const items of level) for (const x of items) {
-        if (x === null) return null;
-        next.push(itemsOf(x));
-      }
+      for (const items of level)
+        for (const x of items) {
+          if (x === null) return null;
+          next.push(itemsOf(x));
+        }
       level = next;
     }
   }
@@ -39,7 +40,14 @@ const scratch = new Writer(1024);
 function needsQuote(b: Buffer, start: number, end: number): boolean {
   const n = end - start;
   if (n === 0) return true;
-  if (n === 4 && (b[start] | 32) === 110 && (b[start + 1] | 32) === 117 && (b[start + 2] | 32) === 108 && (b[start + 3] | 32) === 108) return true;
+  if (
+    n === 4 &&
+    (b[start] | 32) === 110 &&
+    (b[start + 1] | 32) === 117 &&
+    (b[start + 2] | 32) === 108 &&
+    (b[start + 3] | 32) === 108
+  )
+    return true;
   for (let i = start; i < end; i++) {
     const c = b[i];
     if (c === 34 || c === 92 || c === 123 || c === 125 || c === 44 || c === 32 || (c >= 9 && c <= 13)) return true;
@@ -80,7 +88,10 @@ function textLevel(w: Writer, items: Items, depth: number, elem: ValueEncoder): 
 }
 
 function flatten(items: Items, depth: number, out: DuckDBValue[]): void {
-  if (depth === 1) { for (const x of items) out.push(x); return; }
+  if (depth === 1) {
+    for (const x of items) out.push(x);
+    return;
+  }
   for (const x of items) flatten(itemsOf(x), depth - 1, out);
 }
 
@@ -88,28 +99,46 @@ function flatten(items: Items, depth: number, out: DuckDBValue[]): void {
  * Encoder for a list nested `depth` deep whose leaves encode with `elem` as `elemOid`.
  * Text: array_out syntax with PostgreSQL's quoting rules. Binary: array_send layout.
  */
-export function arrayEncoder(depth: number, elem: ValueEncoder, elemOid: number, format: 0 | 1, _leaf: DuckDBType): ValueEncoder {
+export function arrayEncoder(
+  depth: number,
+  elem: ValueEncoder,
+  elemOid: number,
+  format: 0 | 1,
+  _leaf: DuckDBType,
+): ValueEncoder {
   if (format === 0) {
     return (w, v) => {
       const dims = depth > 1 ? dimsOf(v, depth) : null;
-      if (dims && dims.length === 0) { w.latin1('{}'); return; }
+      if (dims && dims.length === 0) {
+        w.latin1('{}');
+        return;
+      }
       textLevel(w, itemsOf(v), depth, elem);
     };
   }
   return (w, v) => {
-    const dims = depth > 1 ? dimsOf(v, depth) : (itemsOf(v).length ? [itemsOf(v).length] : []);
+    const dims = depth > 1 ? dimsOf(v, depth) : itemsOf(v).length ? [itemsOf(v).length] : [];
     if (dims === null) {
-      throw new SqlError(SQLSTATE.arraySubscriptError, 'multidimensional arrays must have array expressions with matching dimensions',
-        'DuckDB returned a jagged nested list, which has no PostgreSQL binary array form');
+      throw new SqlError(
+        SQLSTATE.arraySubscriptError,
+        'multidimensional arrays must have array expressions with matching dimensions',
+        'DuckDB returned a jagged nested list, which has no PostgreSQL binary array form',
+      );
     }
     const flat: DuckDBValue[] = [];
     if (dims.length) flatten(itemsOf(v), depth, flat);
     w.int32(dims.length);
     w.int32(flat.includes(null) ? 1 : 0);
     w.int32(elemOid);
-    for (const d of dims) { w.int32(d); w.int32(1); }
+    for (const d of dims) {
+      w.int32(d);
+      w.int32(1);
+    }
     for (const x of flat) {
-      if (x === null) { w.int32(-1); continue; }
+      if (x === null) {
+        w.int32(-1);
+        continue;
+      }
       const at = w.length;
       w.int32(0);
       elem(w, x);

@@ -37,8 +37,13 @@ export function numericBinary(w: Writer, v: bigint, scale: number): void {
   const neg = v < 0n;
   const s = (neg ? -v : v).toString();
   let intS: string, fracS: string;
-  if (s.length > scale) { intS = s.slice(0, s.length - scale); fracS = s.slice(s.length - scale); }
-  else { intS = ''; fracS = '0'.repeat(scale - s.length) + s; }
+  if (s.length > scale) {
+    intS = s.slice(0, s.length - scale);
+    fracS = s.slice(s.length - scale);
+  } else {
+    intS = '';
+    fracS = '0'.repeat(scale - s.length) + s;
+  }
   const ip = '0'.repeat((4 - (intS.length % 4)) % 4) + intS;
   const fp = fracS + '0'.repeat((4 - (fracS.length % 4)) % 4);
   const groups: number[] = [];
@@ -46,7 +51,10 @@ export function numericBinary(w: Writer, v: bigint, scale: number): void {
   for (let i = 0; i < fp.length; i += 4) groups.push(Number(fp.slice(i, i + 4)));
   let weight = ip.length / 4 - 1;
   let start = 0;
-  while (start < groups.length && groups[start] === 0) { start++; weight--; }
+  while (start < groups.length && groups[start] === 0) {
+    start++;
+    weight--;
+  }
   let end = groups.length;
   while (end > start && groups[end - 1] === 0) end--;
   const n = end - start;
@@ -59,7 +67,10 @@ export function numericBinary(w: Writer, v: bigint, scale: number): void {
 
 /** numeric NaN (sign 0xC000). */
 export function numericNaNBinary(w: Writer): void {
-  w.int16(0); w.int16(0); w.int16(0xc000 - 0x10000); w.int16(0);
+  w.int16(0);
+  w.int16(0);
+  w.int16(0xc000 - 0x10000);
+  w.int16(0);
 }
 
 export function uuidBinary(w: Writer, u128: bigint): void {

@@ -3,7 +3,16 @@
  * and binary (array_recv) forms → DuckDB lists, each element decoded as a parameter of the element
  * type (params.ts) and the list typed by the elements' common type.
  */
-import { DECIMAL, DuckDBDecimalValue, DuckDBListValue, DOUBLE, LIST, VARCHAR, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DECIMAL,
+  DuckDBDecimalValue,
+  DuckDBListValue,
+  DOUBLE,
+  LIST,
+  VARCHAR,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { OID } from '../../pg/oids.js';
 import { badBinary, badText, decodeParam, typeForOid, type DecodedParam, type DecodeSettings } from './params.js';
@@ -12,31 +21,50 @@ import { badBinary, badText, decodeParam, typeForOid, type DecodedParam, type De
 function parseArrayText(s: string, oid: number): unknown[] {
   let i = 0;
   const t = s.trim();
-  if (t.startsWith('[')) { const eq = t.indexOf('='); if (eq < 0) throw badText(oid, s); i = eq + 1; } // "[1:2]={...}" bounds ignored
+  if (t.startsWith('[')) {
+    const eq = t.indexOf('=');
+    if (eq < 0) throw badText(oid, s);
+    i = eq + 1;
+  } // "[1:2]={...}" bounds ignored
   const parse = (): unknown[] => {
     if (t[i] !== '{') throw badText(oid, s);
     i++;
     const out: unknown[] = [];
     for (;;) {
       while (/\s/.test(t[i] ?? '')) i++;
-      if (t[i] === '}') { i++; return out; }
+      if (t[i] === '}') {
+        i++;
+        return out;
+      }
       if (t[i] === '{') out.push(parse());
       else if (t[i] === '"') {
         let v = '';
         i++;
-        while (i < t.length && t[i] !== '"') { if (t[i] === '\\') i++; v += t[i++]; }
+        while (i < t.length && t[i] !== '"') {
+          if (t[i] === '\\') i++;
+          v += t[i++];
+        }
         if (t[i] !== '"') throw badText(oid, s);
         i++;
         out.push(v);
       } else {
         let v = '';
-        while (i < t.length && t[i] !== ',' && t[i] !== '}') { if (t[i] === '\\') i++; v += t[i++]; }
+        while (i < t.length && t[i] !== ',' && t[i] !== '}') {
+          if (t[i] === '\\') i++;
+          v += t[i++];
+        }
         v = v.trim();
         out.push(v.toUpperCase() === 'NULL' ? null : v);
       }
       while (/\s/.test(t[i] ?? '')) i++;
-      if (t[i] === ',') { i++; continue; }
-      if (t[i] === '}') { i++; return out; }
+      if (t[i] === ',') {
+        i++;
+        continue;
+      }
+      if (t[i] === '}') {
+        i++;
+        return out;
+      }
       throw badText(oid, s);
     }
   };
@@ -54,14 +82,18 @@ export function arrayFromText(oid: number, elemOid: number, s: string, set: Deco
   const leaves: DecodedParam[] = [];
   const decode = (x: unknown, d: number): unknown => {
     if (x === null) return null;
-    if (Array.isArray(x)) { depth = Math.max(depth, d + 1); return x.map((y) => decode(y, d + 1)); }
+    if (Array.isArray(x)) {
+      depth = Math.max(depth, d + 1);
+      return x.map((y) => decode(y, d + 1));
+    }
     const r = decodeParam(elemOid, 0, Buffer.from(x as string, 'utf8'), set);
     leaves.push(r);
     return r;
   };
   const tree = parseArrayText(s, oid).map((x) => decode(x, 1));
   const { type, value } = commonElementType(leaves, elemOid);
-  const build = (x: unknown): DuckDBValue => (x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam));
+  const build = (x: unknown): DuckDBValue =>
+    x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam);
   return { value: new DuckDBListValue(tree.map(build)), type: listType(type, depth) };
 }
 
@@ -70,26 +102,35 @@ export function arrayFromText(oid: number, elemOid: number, s: string, set: Deco
  * but a DuckDB list has one DECIMAL type, so every element is widened to the largest integer part
  * and scale (exactly; DOUBLE if one element is NaN/Infinity). Other types: the first element's.
  */
-function commonElementType(leaves: DecodedParam[], elemOid: number): { type: DuckDBType | undefined; value: (r: DecodedParam) => DuckDBValue } {
+function commonElementType(
+  leaves: DecodedParam[],
+  elemOid: number,
+): { type: DuckDBType | undefined; value: (r: DecodedParam) => DuckDBValue } {
   const same = { type: leaves.find((r) => r.type)?.type ?? typeForOid(elemOid), value: (r: DecodedParam) => r.value };
   if (elemOid !== OID.numeric || leaves.length === 0) return same;
   if (leaves.some((r) => !(r.value instanceof DuckDBDecimalValue))) {
-    if (leaves.some((r) => typeof r.value === 'string')) throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
+    if (leaves.some((r) => typeof r.value === 'string'))
+      throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
     return { type: DOUBLE, value: (r) => (r.value instanceof DuckDBDecimalValue ? r.value.toDouble() : r.value) };
   }
   const decs = leaves.map((r) => r.value as DuckDBDecimalValue);
   const scale = Math.max(...decs.map((d) => d.scale));
   const width = Math.max(...decs.map((d) => d.width - d.scale)) + scale;
-  if (width > 38) throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
+  if (width > 38)
+    throw new SqlError(SQLSTATE.numericValueOutOfRange, 'numeric array element out of range (more than 38 digits)');
   return {
     type: DECIMAL(width, scale),
-    value: (r) => { const d = r.value as DuckDBDecimalValue; return new DuckDBDecimalValue(d.value * 10n ** BigInt(scale - d.scale), width, scale); },
+    value: (r) => {
+      const d = r.value as DuckDBDecimalValue;
+      return new DuckDBDecimalValue(d.value * 10n ** BigInt(scale - d.scale), width, scale);
+    },
   };
 }
 
 export function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): DecodedParam {
   if (b.length < 12) throw badBinary(oid);
-  const ndim = b.readInt32BE(0), elemOid = b.readUInt32BE(8);
+  const ndim = b.readInt32BE(0),
+    elemOid = b.readUInt32BE(8);
   // Checked before anything is read or allocated (22P03, as PostgreSQL's array_recv): at most 6
   // dimensions, none negative, and no more elements than the bytes can hold (4 each at least).
   if (ndim < 0 || ndim > 6 || b.length < 12 + 8 * ndim) throw badBinary(oid);
@@ -106,7 +147,8 @@ export function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): De
   const leaves: DecodedParam[] = [];
   const next = (): DecodedParam | null => {
     if (p + 4 > b.length) throw badBinary(oid);
-    const len = b.readInt32BE(p); p += 4;
+    const len = b.readInt32BE(p);
+    p += 4;
     if (len < -1 || p + Math.max(0, len) > b.length) throw badBinary(oid);
     if (len < 0) return null;
     const r = decodeParam(elemOid, 1, b.subarray(p, p + len), set);
@@ -122,6 +164,7 @@ export function arrayFromBinary(oid: number, b: Buffer, set: DecodeSettings): De
   const tree = ndim === 0 ? [] : read(0);
   if (p !== b.length) throw badBinary(oid);
   const { type, value } = commonElementType(leaves, elemOid);
-  const build = (x: unknown): DuckDBValue => (x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam));
+  const build = (x: unknown): DuckDBValue =>
+    x === null ? null : Array.isArray(x) ? new DuckDBListValue(x.map(build)) : value(x as DecodedParam);
   return { value: new DuckDBListValue(tree.map(build)), type: listType(type, Math.max(ndim, 1)) };
 }

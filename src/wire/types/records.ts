@@ -12,7 +12,12 @@ import type { EncodeSettings, ValueEncoder } from './values.js';
 /** record_out quotes a field that is empty or holds a quote, backslash, parenthesis, comma or space. */
 const NEEDS_QUOTES = /^$|["\\(),\s]/;
 
-export function recordEncoder(t: DuckDBStructType, format: 0 | 1, s: EncodeSettings, encoderOf: (t: DuckDBType, format: 0 | 1, s: EncodeSettings) => ValueEncoder): ValueEncoder {
+export function recordEncoder(
+  t: DuckDBStructType,
+  format: 0 | 1,
+  s: EncodeSettings,
+  encoderOf: (t: DuckDBType, format: 0 | 1, s: EncodeSettings) => ValueEncoder,
+): ValueEncoder {
   const names = t.entryNames;
   const types = t.entryTypes;
   const encoders = types.map((ft) => encoderOf(ft, format, s));
@@ -25,7 +30,10 @@ export function recordEncoder(t: DuckDBStructType, format: 0 | 1, s: EncodeSetti
       for (let i = 0; i < names.length; i++) {
         w.int32(oids[i]!);
         const x = fieldOf(v, i);
-        if (x === null) { w.int32(-1); continue; }
+        if (x === null) {
+          w.int32(-1);
+          continue;
+        }
         const at = w.length;
         w.int32(0);
         encoders[i]!(w, x);

@@ -22,7 +22,10 @@ type Cell = (w: Writer, i: number) => void;
 /** Prepared once per result column; instantiated once per chunk. */
 type ColumnFactory = (chunk: DuckDBDataChunk, col: number, n: number) => Cell;
 
-interface Raw { data: Uint8Array; valid: Uint8Array | null }
+interface Raw {
+  data: Uint8Array;
+  valid: Uint8Array | null;
+}
 
 function raw(chunk: DuckDBDataChunk, col: number, n: number, width: number): Raw {
   const vec = duckdb.data_chunk_get_vector(chunk.chunk, col);
@@ -57,34 +60,76 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, 1);
         return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
-          w.int32(1); w.byte(text ? (data[i] ? 0x74 : 0x66) : data[i] ? 1 : 0);
+          if (isNull(valid, i)) {
+            w.int32(-1);
+            return;
+          }
+          w.int32(1);
+          w.byte(text ? (data[i] ? 0x74 : 0x66) : data[i] ? 1 : 0);
         };
       };
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT: case DuckDBTypeId.USMALLINT: case DuckDBTypeId.UINTEGER: {
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER: {
       const id = t.typeId;
-      const width = id === DuckDBTypeId.TINYINT || id === DuckDBTypeId.UTINYINT ? 1
-        : id === DuckDBTypeId.SMALLINT || id === DuckDBTypeId.USMALLINT ? 2 : 4;
+      const width =
+        id === DuckDBTypeId.TINYINT || id === DuckDBTypeId.UTINYINT
+          ? 1
+          : id === DuckDBTypeId.SMALLINT || id === DuckDBTypeId.USMALLINT
+            ? 2
+            : 4;
       const view = (d: Uint8Array, n: number) =>
-        id === DuckDBTypeId.TINYINT ? new Int8Array(d.buffer, d.byteOffset, n)
-        : id === DuckDBTypeId.UTINYINT ? d.subarray(0, n)
-        : id === DuckDBTypeId.SMALLINT ? new Int16Array(d.buffer, d.byteOffset, n)
-        : id === DuckDBTypeId.USMALLINT ? new Uint16Array(d.buffer, d.byteOffset, n)
-        : id === DuckDBTypeId.INTEGER ? new Int32Array(d.buffer, d.byteOffset, n)
-        : new Uint32Array(d.buffer, d.byteOffset, n);
+        id === DuckDBTypeId.TINYINT
+          ? new Int8Array(d.buffer, d.byteOffset, n)
+          : id === DuckDBTypeId.UTINYINT
+            ? d.subarray(0, n)
+            : id === DuckDBTypeId.SMALLINT
+              ? new Int16Array(d.buffer, d.byteOffset, n)
+              : id === DuckDBTypeId.USMALLINT
+                ? new Uint16Array(d.buffer, d.byteOffset, n)
+                : id === DuckDBTypeId.INTEGER
+                  ? new Int32Array(d.buffer, d.byteOffset, n)
+                  : new Uint32Array(d.buffer, d.byteOffset, n);
       // The declared OID decides the binary width (int2 2, int4 4, oid 4 unsigned, int8 8).
       const bin: (w: Writer, v: number) => void =
-        oid === OID.int2 ? (w, v) => { w.int32(2); w.int16(v); }
-        : oid === OID.int4 ? (w, v) => { w.int32(4); w.int32(v); }
-        : oid === OID.oid ? (w, v) => { w.int32(4); w.uint32(v); }
-        : (w, v) => { w.int32(8); B.int64Num(w, v); };
+        oid === OID.int2
+          ? (w, v) => {
+              w.int32(2);
+              w.int16(v);
+            }
+          : oid === OID.int4
+            ? (w, v) => {
+                w.int32(4);
+                w.int32(v);
+              }
+            : oid === OID.oid
+              ? (w, v) => {
+                  w.int32(4);
+                  w.uint32(v);
+                }
+              : (w, v) => {
+                  w.int32(8);
+                  B.int64Num(w, v);
+                };
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, width);
         const a = view(data, n);
         return text
-          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else { const at = open(w); T.intText(w, a[i]); close(w, at); } }
-          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else bin(w, a[i]); };
+          ? (w, i) => {
+              if (isNull(valid, i)) w.int32(-1);
+              else {
+                const at = open(w);
+                T.intText(w, a[i]);
+                close(w, at);
+              }
+            }
+          : (w, i) => {
+              if (isNull(valid, i)) w.int32(-1);
+              else bin(w, a[i]);
+            };
       };
     }
     case DuckDBTypeId.BIGINT:
@@ -93,21 +138,46 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         const a = new Int32Array(data.buffer, data.byteOffset, 2 * n);
         if (!text && oid !== OID.int8) {
           // Declared narrower (e.g. a catalog oid/int4 column computed as BIGINT): write that width.
-          const bin = oid === OID.int2 ? (w: Writer, v: number) => { w.int32(2); w.int16(v); }
-            : oid === OID.oid ? (w: Writer, v: number) => { w.int32(4); w.uint32(v); }
-            : (w: Writer, v: number) => { w.int32(4); w.int32(v); };
+          const bin =
+            oid === OID.int2
+              ? (w: Writer, v: number) => {
+                  w.int32(2);
+                  w.int16(v);
+                }
+              : oid === OID.oid
+                ? (w: Writer, v: number) => {
+                    w.int32(4);
+                    w.uint32(v);
+                  }
+                : (w: Writer, v: number) => {
+                    w.int32(4);
+                    w.int32(v);
+                  };
           return (w, i) => {
-            if (isNull(valid, i)) { w.int32(-1); return; }
+            if (isNull(valid, i)) {
+              w.int32(-1);
+              return;
+            }
             bin(w, a[2 * i + 1] * TWO32 + (a[2 * i] >>> 0));
           };
         }
-        if (!text) return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
-          w.int32(8); w.int32(a[2 * i + 1]); w.int32(a[2 * i]);
-        };
+        if (!text)
+          return (w, i) => {
+            if (isNull(valid, i)) {
+              w.int32(-1);
+              return;
+            }
+            w.int32(8);
+            w.int32(a[2 * i + 1]);
+            w.int32(a[2 * i]);
+          };
         return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
-          const hi = a[2 * i + 1], lo = a[2 * i];
+          if (isNull(valid, i)) {
+            w.int32(-1);
+            return;
+          }
+          const hi = a[2 * i + 1],
+            lo = a[2 * i];
           const at = open(w);
           // Within int32 (most ids and counts) the low word is the value: integer arithmetic only.
           if ((hi === 0 && lo >= 0) || (hi === -1 && lo < 0)) T.intText(w, lo);
@@ -116,53 +186,94 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
           close(w, at);
         };
       };
-    case DuckDBTypeId.FLOAT: case DuckDBTypeId.DOUBLE: {
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE: {
       const f4 = t.typeId === DuckDBTypeId.FLOAT;
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, f4 ? 4 : 8);
-        const a = f4 ? new Float32Array(data.buffer, data.byteOffset, n) : new Float64Array(data.buffer, data.byteOffset, n);
-        if (!text) return f4
-          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(4); w.float32(a[i]); } }
-          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(8); w.float64(a[i]); } };
+        const a = f4
+          ? new Float32Array(data.buffer, data.byteOffset, n)
+          : new Float64Array(data.buffer, data.byteOffset, n);
+        if (!text)
+          return f4
+            ? (w, i) => {
+                if (isNull(valid, i)) w.int32(-1);
+                else {
+                  w.int32(4);
+                  w.float32(a[i]);
+                }
+              }
+            : (w, i) => {
+                if (isNull(valid, i)) w.int32(-1);
+                else {
+                  w.int32(8);
+                  w.float64(a[i]);
+                }
+              };
         return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
+          if (isNull(valid, i)) {
+            w.int32(-1);
+            return;
+          }
           const v = a[i];
           if (efd > 0 && f4) {
             // Whole float4 values below 1e6 print as integers (0 excluded: -0 goes the general way).
-            if (v !== 0 && v === Math.trunc(v) && v < 1e6 && v > -1e6) { const at = open(w); T.intText(w, v); close(w, at); return; }
+            if (v !== 0 && v === Math.trunc(v) && v < 1e6 && v > -1e6) {
+              const at = open(w);
+              T.intText(w, v);
+              close(w, at);
+              return;
+            }
           } else if (efd > 0) {
             const at = open(w);
-            if (T.float8FixedText(w, v)) { close(w, at); return; }
+            if (T.float8FixedText(w, v)) {
+              close(w, at);
+              return;
+            }
             w.truncate(at); // not a fast-path value: float8String below
           }
           const str = f4 ? T.float4String(v, efd) : T.float8String(v, efd);
-          w.int32(str.length); w.latin1(str);
+          w.int32(str.length);
+          w.latin1(str);
         };
       };
     }
-    case DuckDBTypeId.VARCHAR: case DuckDBTypeId.BLOB: {
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.BLOB: {
       const hex = t.typeId === DuckDBTypeId.BLOB && text;
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, 16);
         const lens = new Uint32Array(data.buffer, data.byteOffset, 4 * n);
         return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
+          if (isNull(valid, i)) {
+            w.int32(-1);
+            return;
+          }
           const len = lens[4 * i];
           if (len <= 12 && !hex) {
             // string_t: ≤12 bytes inline after the length — copy them without a view allocation.
             w.int32(len);
             w.ensure(len);
-            const b = w.raw, p = w.length, src = 16 * i + 4;
+            const b = w.raw,
+              p = w.length,
+              src = 16 * i + 4;
             for (let k = 0; k < len; k++) b[p + k] = data[src + k];
             w.advance(len);
             return;
           }
           // Longer strings live behind a pointer at +8.
-          const bytes = len <= 12
-            ? data.subarray(16 * i + 4, 16 * i + 4 + len)
-            : duckdb.get_data_from_pointer(data.buffer as ArrayBuffer, data.byteOffset + 16 * i + 8, len);
-          if (hex) { const at = open(w); T.byteaText(w, bytes); close(w, at); }
-          else { w.int32(len); w.bytes(bytes); }
+          const bytes =
+            len <= 12
+              ? data.subarray(16 * i + 4, 16 * i + 4 + len)
+              : duckdb.get_data_from_pointer(data.buffer as ArrayBuffer, data.byteOffset + 16 * i + 8, len);
+          if (hex) {
+            const at = open(w);
+            T.byteaText(w, bytes);
+            close(w, at);
+          } else {
+            w.int32(len);
+            w.bytes(bytes);
+          }
         };
       };
     }
@@ -171,27 +282,53 @@ function fastColumn(t: DuckDBType, format: 0 | 1, s: EncodeSettings, oid: number
         const { data, valid } = raw(ch, c, n, 4);
         const a = new Int32Array(data.buffer, data.byteOffset, n);
         return text
-          ? (w, i) => { if (isNull(valid, i)) w.int32(-1); else { const at = open(w); T.dateText(w, a[i]); close(w, at); } }
-          : (w, i) => { if (isNull(valid, i)) w.int32(-1); else { w.int32(4); B.dateBinary(w, a[i]); } };
+          ? (w, i) => {
+              if (isNull(valid, i)) w.int32(-1);
+              else {
+                const at = open(w);
+                T.dateText(w, a[i]);
+                close(w, at);
+              }
+            }
+          : (w, i) => {
+              if (isNull(valid, i)) w.int32(-1);
+              else {
+                w.int32(4);
+                B.dateBinary(w, a[i]);
+              }
+            };
       };
-    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_TZ: {
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ: {
       const zone = t.typeId === DuckDBTypeId.TIMESTAMP_TZ ? zoneFor(s.timeZone) : null;
       return (ch, c, n) => {
         const { data, valid } = raw(ch, c, n, 8);
         const a = new Int32Array(data.buffer, data.byteOffset, 2 * n);
         return (w, i) => {
-          if (isNull(valid, i)) { w.int32(-1); return; }
-          const hi = a[2 * i + 1], lo = a[2 * i] >>> 0;
+          if (isNull(valid, i)) {
+            w.int32(-1);
+            return;
+          }
+          const hi = a[2 * i + 1],
+            lo = a[2 * i] >>> 0;
           if (hi >= -SAFE_HI && hi < SAFE_HI) {
             const us = hi * TWO32 + lo;
-            if (!text) { w.int32(8); B.timestampBinaryNum(w, us); return; }
+            if (!text) {
+              w.int32(8);
+              B.timestampBinaryNum(w, us);
+              return;
+            }
             const days = Math.floor(us / T.US_PER_DAY);
             const at = open(w);
             T.timestampText(w, days, us - days * T.US_PER_DAY, zone);
             close(w, at);
           } else {
             const big = (BigInt(hi) << 32n) | BigInt(lo); // far dates and ±infinity
-            if (!text) { w.int32(8); B.timestampBinaryBig(w, big); return; }
+            if (!text) {
+              w.int32(8);
+              B.timestampBinaryBig(w, big);
+              return;
+            }
             const at = open(w);
             T.timestampTextBig(w, big, zone);
             close(w, at);
@@ -214,7 +351,10 @@ function encodedColumn(enc: ValueEncoder): ColumnFactory {
     const vec = ch.getColumnVector(c);
     return (w, i) => {
       const v = vec.getItem(i);
-      if (v === null) { w.int32(-1); return; }
+      if (v === null) {
+        w.int32(-1);
+        return;
+      }
       const at = w.length;
       w.int32(0);
       enc(w, v);
@@ -230,7 +370,9 @@ function filteredText(filter: (text: string) => string): ColumnFactory {
 
 /** int2vector and oidvector: their text form lists the numbers with spaces (`2275 25`), not as an array (pgjdbc parses it so). */
 const VECTOR_OIDS: ReadonlySet<number> = new Set([22, 30]);
-const vectorText: ColumnFactory = encodedColumn((w, v) => void w.utf8((v as { items: unknown[] }).items.map(String).join(' ')));
+const vectorText: ColumnFactory = encodedColumn(
+  (w, v) => void w.utf8((v as { items: unknown[] }).items.map(String).join(' ')),
+);
 
 /** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
 const REG_OIDS: ReadonlySet<number> = new Set([2205, 2206, 24, 2202, 4089, 4096]);
@@ -244,14 +386,24 @@ export type RowEncoder = (chunk: DuckDBDataChunk, w: Writer, start?: number, end
  * `oids` (optional): the OID announced per column when it differs from pgFieldFor (e.g. catalog
  * columns served as int2/oid/name); integer columns then use that binary width.
  */
-export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: EncodeSettings, oids?: (number | undefined)[]): RowEncoder {
+export function makeRowEncoder(
+  types: DuckDBType[],
+  formats: (0 | 1)[],
+  s: EncodeSettings,
+  oids?: (number | undefined)[],
+): RowEncoder {
   const ncols = types.length;
   const factories = types.map((t, c) => {
     const f = formats[c] ?? 0;
     const oid = oids?.[c] ?? defaultIntOid(t);
     // reg* shown as names (`cast($1 as regclass)`): their binary form is the OID, which the name column does not carry.
     if (f === 1 && REG_OIDS.has(oid) && t.typeId === DuckDBTypeId.VARCHAR) {
-      throw new SqlError(SQLSTATE.featureNotSupported, `binary format for result column ${c + 1} of type ${oid} (reg*) is not supported`, undefined, 'Request it in text format, or cast it to oid.');
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `binary format for result column ${c + 1} of type ${oid} (reg*) is not supported`,
+        undefined,
+        'Request it in text format, or cast it to oid.',
+      );
     }
     if (s.textFilter && t.typeId === DuckDBTypeId.VARCHAR) return filteredText(s.textFilter);
     if (f === 0 && VECTOR_OIDS.has(oid) && t.typeId === DuckDBTypeId.LIST) return vectorText;
@@ -281,8 +433,14 @@ export function makeRowEncoder(types: DuckDBType[], formats: (0 | 1)[], s: Encod
 
 function defaultIntOid(t: DuckDBType): number {
   switch (t.typeId) {
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT: return OID.int2;
-    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT: return OID.int4;
-    default: return OID.int8;
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.UTINYINT:
+      return OID.int2;
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.USMALLINT:
+      return OID.int4;
+    default:
+      return OID.int8;
   }
 }

@@ -9,10 +9,14 @@ import type { Zone } from './tz.js';
 // ---------- small byte helpers (callers have ensured room) ----------
 
 const D2 = new Uint8Array(200); // "00".."99"
-for (let i = 0; i < 100; i++) { D2[2 * i] = 48 + ((i / 10) | 0); D2[2 * i + 1] = 48 + (i % 10); }
+for (let i = 0; i < 100; i++) {
+  D2[2 * i] = 48 + ((i / 10) | 0);
+  D2[2 * i + 1] = 48 + (i % 10);
+}
 
 function put2(b: Buffer, p: number, n: number): number {
-  b[p] = D2[2 * n]; b[p + 1] = D2[2 * n + 1];
+  b[p] = D2[2 * n];
+  b[p + 1] = D2[2 * n + 1];
   return p + 2;
 }
 
@@ -24,7 +28,11 @@ function putUint(b: Buffer, p: number, n: number, minDigits = 1): number {
     for (let t = n; t >= 10; t = (t / 10) | 0) len++;
     if (len < minDigits) len = minDigits;
     let q = p + len;
-    while (q > p) { const t = (n / 10) | 0; b[--q] = 48 + n - t * 10; n = t; }
+    while (q > p) {
+      const t = (n / 10) | 0;
+      b[--q] = 48 + n - t * 10;
+      n = t;
+    }
     return p + len;
   }
   for (let t = n; t >= 10; t = Math.floor(t / 10)) len++;
@@ -43,7 +51,10 @@ export function intText(w: Writer, n: number): void {
   w.ensure(17);
   const b = w.raw;
   let p = w.length;
-  if (n < 0) { b[p++] = 45; n = -n; }
+  if (n < 0) {
+    b[p++] = 45;
+    n = -n;
+  }
   w.advance(putUint(b, p, n) - w.length);
 }
 
@@ -141,8 +152,12 @@ export function float8FixedText(w: Writer, v: number): boolean {
     q = putUint(b, q, int);
     // v·10^k can be exact where v·10^(k-1) was not (2.18·100 = 218.00000000000003, 2.18·1000 = 2180):
     // drop the trailing zeros of the fraction.
-    let frac = m - int * p, digits = k;
-    while (digits > 0 && frac % 10 === 0) { frac /= 10; digits--; }
+    let frac = m - int * p,
+      digits = k;
+    while (digits > 0 && frac % 10 === 0) {
+      frac /= 10;
+      digits--;
+    }
     if (digits > 0) {
       b[q++] = 46; // '.'
       q = putUint(b, q, frac, digits);
@@ -193,7 +208,8 @@ export function decimalString(v: bigint, scale: number): string {
 const HEX = new Uint8Array(512);
 for (let i = 0; i < 256; i++) {
   const h = i.toString(16).padStart(2, '0');
-  HEX[2 * i] = h.charCodeAt(0); HEX[2 * i + 1] = h.charCodeAt(1);
+  HEX[2 * i] = h.charCodeAt(0);
+  HEX[2 * i + 1] = h.charCodeAt(1);
 }
 
 /** bytea_output = hex: \x followed by lowercase hex digits. */
@@ -201,8 +217,13 @@ export function byteaText(w: Writer, bytes: Uint8Array): void {
   w.ensure(2 + bytes.length * 2);
   const b = w.raw;
   let p = w.length;
-  b[p++] = 0x5c; b[p++] = 0x78;
-  for (let i = 0; i < bytes.length; i++) { const x = bytes[i]; b[p++] = HEX[2 * x]; b[p++] = HEX[2 * x + 1]; }
+  b[p++] = 0x5c;
+  b[p++] = 0x78;
+  for (let i = 0; i < bytes.length; i++) {
+    const x = bytes[i];
+    b[p++] = HEX[2 * x];
+    b[p++] = HEX[2 * x + 1];
+  }
   w.advance(p - w.length);
 }
 
@@ -210,8 +231,10 @@ export function byteaText(w: Writer, bytes: Uint8Array): void {
 
 export const US_PER_DAY = 86_400_000_000;
 /** DuckDB's ±infinity dates (days) and timestamps (µs). */
-export const DATE_PINF = 2147483647, DATE_NINF = -2147483647;
-export const TS_PINF = 9223372036854775807n, TS_NINF = -9223372036854775807n;
+export const DATE_PINF = 2147483647,
+  DATE_NINF = -2147483647;
+export const TS_PINF = 9223372036854775807n,
+  TS_NINF = -9223372036854775807n;
 
 /** Days since 1970-01-01 → proleptic Gregorian [year (astronomical), month, day]. */
 export function civil(days: number): [number, number, number] {
@@ -237,7 +260,8 @@ export function daysFromCivil(y: number, m: number, d: number): number {
 }
 
 // Consecutive rows usually share a day: remember the last day's rendered YYYY-MM-DD.
-let lastDays = NaN, lastBC = false;
+let lastDays = NaN,
+  lastBC = false;
 const lastDate = Buffer.alloc(16);
 let lastDateLen = 0;
 
@@ -247,7 +271,9 @@ function putDate(b: Buffer, p: number, days: number): number {
     const [y, m, d] = civil(days);
     lastBC = y <= 0;
     let q = putUint(lastDate, 0, lastBC ? 1 - y : y, 4);
-    lastDate[q++] = 45; q = put2(lastDate, q, m); lastDate[q++] = 45;
+    lastDate[q++] = 45;
+    q = put2(lastDate, q, m);
+    lastDate[q++] = 45;
     lastDateLen = put2(lastDate, q, d);
     lastDays = days;
   }
@@ -263,11 +289,18 @@ function putTime(b: Buffer, p: number, us: number, hoursUnbounded = false): numb
   const rest = secs - h * 3600; // < 3600: small-integer arithmetic from here
   const m = (rest / 60) | 0;
   p = hoursUnbounded && h > 99 ? putUint(b, p, h) : put2(b, p, h);
-  b[p++] = 58; p = put2(b, p, m); b[p++] = 58; p = put2(b, p, rest - m * 60);
+  b[p++] = 58;
+  p = put2(b, p, m);
+  b[p++] = 58;
+  p = put2(b, p, rest - m * 60);
   if (frac > 0) {
     b[p++] = 46;
-    let f = frac, n = 6;
-    while (f % 10 === 0) { f /= 10; n--; }
+    let f = frac,
+      n = 6;
+    while (f % 10 === 0) {
+      f /= 10;
+      n--;
+    }
     p = putUint(b, p, f, n);
   }
   return p;
@@ -277,22 +310,40 @@ function putTime(b: Buffer, p: number, us: number, hoursUnbounded = false): numb
 function putOffset(b: Buffer, p: number, off: number): number {
   b[p++] = off < 0 ? 45 : 43;
   const a = Math.abs(off);
-  const h = Math.floor(a / 3600), m = Math.floor(a / 60) % 60, s = a % 60;
+  const h = Math.floor(a / 3600),
+    m = Math.floor(a / 60) % 60,
+    s = a % 60;
   p = put2(b, p, h);
-  if (m !== 0 || s !== 0) { b[p++] = 58; p = put2(b, p, m); }
-  if (s !== 0) { b[p++] = 58; p = put2(b, p, s); }
+  if (m !== 0 || s !== 0) {
+    b[p++] = 58;
+    p = put2(b, p, m);
+  }
+  if (s !== 0) {
+    b[p++] = 58;
+    p = put2(b, p, s);
+  }
   return p;
 }
 
 const BC = [32, 66, 67]; // " BC"
 
 export function dateText(w: Writer, days: number): void {
-  if (days >= DATE_PINF) { w.latin1('infinity'); return; }
-  if (days <= DATE_NINF) { w.latin1('-infinity'); return; }
+  if (days >= DATE_PINF) {
+    w.latin1('infinity');
+    return;
+  }
+  if (days <= DATE_NINF) {
+    w.latin1('-infinity');
+    return;
+  }
   w.ensure(24);
   const b = w.raw;
   let q = putDate(b, w.length, days);
-  if (lastBC) { b[q++] = BC[0]; b[q++] = BC[1]; b[q++] = BC[2]; }
+  if (lastBC) {
+    b[q++] = BC[0];
+    b[q++] = BC[1];
+    b[q++] = BC[2];
+  }
   w.advance(q - w.length);
 }
 
@@ -302,7 +353,13 @@ export function timestampText(w: Writer, days: number, us: number, zone: Zone | 
   if (zone) {
     off = zone.offsetAt(days * 86400 + Math.floor(us / 1e6));
     us += off * 1e6;
-    if (us < 0) { us += US_PER_DAY; days--; } else if (us >= US_PER_DAY) { us -= US_PER_DAY; days++; }
+    if (us < 0) {
+      us += US_PER_DAY;
+      days--;
+    } else if (us >= US_PER_DAY) {
+      us -= US_PER_DAY;
+      days++;
+    }
   }
   w.ensure(48);
   const b = w.raw;
@@ -311,17 +368,30 @@ export function timestampText(w: Writer, days: number, us: number, zone: Zone | 
   b[p++] = 32;
   p = putTime(b, p, us);
   if (zone) p = putOffset(b, p, off);
-  if (bc) { b[p++] = BC[0]; b[p++] = BC[1]; b[p++] = BC[2]; }
+  if (bc) {
+    b[p++] = BC[0];
+    b[p++] = BC[1];
+    b[p++] = BC[2];
+  }
   w.advance(p - w.length);
 }
 
 /** Timestamp from DuckDB µs since 1970 as a bigint (infinities included). */
 export function timestampTextBig(w: Writer, micros: bigint, zone: Zone | null): void {
-  if (micros >= TS_PINF) { w.latin1('infinity'); return; }
-  if (micros <= TS_NINF) { w.latin1('-infinity'); return; }
+  if (micros >= TS_PINF) {
+    w.latin1('infinity');
+    return;
+  }
+  if (micros <= TS_NINF) {
+    w.latin1('-infinity');
+    return;
+  }
   let days = micros / 86400000000n;
   let rem = micros - days * 86400000000n;
-  if (rem < 0n) { rem += 86400000000n; days -= 1n; }
+  if (rem < 0n) {
+    rem += 86400000000n;
+    days -= 1n;
+  }
   timestampText(w, Number(days), Number(rem), zone);
 }
 
@@ -343,7 +413,8 @@ export function intervalString(months: number, days: number, micros: bigint): st
   const year = Math.trunc(months / 12);
   const mon = months - year * 12;
   let s = '';
-  let isZero = true, isBefore = false;
+  let isZero = true,
+    isBefore = false;
   const part = (v: number, unit: string) => {
     if (v === 0) return;
     s += `${isZero ? '' : ' '}${isBefore && v > 0 ? '+' : ''}${v} ${unit}${v !== 1 ? 's' : ''}`;
@@ -365,7 +436,10 @@ export function intervalString(months: number, days: number, micros: bigint): st
     s += `${isZero ? '' : ' '}${neg ? '-' : isBefore ? '+' : ''}${hours < 10n ? '0' : ''}${hours}:${min < 10 ? '0' : ''}${min}:${sec < 10 ? '0' : ''}${sec}`;
     if (frac > 0) {
       let n = 6;
-      while (frac % 10 === 0) { frac /= 10; n--; }
+      while (frac % 10 === 0) {
+        frac /= 10;
+        n--;
+      }
       s += '.' + String(frac).padStart(n, '0');
     }
   }

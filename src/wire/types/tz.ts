@@ -58,10 +58,12 @@ class IanaZone implements Zone {
       if (a === b) e = a;
       else {
         // One transition inside the day (zones never change twice within 24 h): bisect to the second.
-        let lo = start, hi = start + DAY - 1;
+        let lo = start,
+          hi = start + DAY - 1;
         while (hi - lo > 1) {
           const mid = Math.floor((lo + hi) / 2);
-          if (this.probe(mid) === a) lo = mid; else hi = mid;
+          if (this.probe(mid) === a) lo = mid;
+          else hi = mid;
         }
         e = [hi, a, b];
       }

@@ -4,10 +4,23 @@
  * straight from vector memory in columns.ts but format through the same text.ts/binary.ts helpers.
  */
 import {
-  DuckDBTypeId, type DuckDBType, type DuckDBValue, type DuckDBDateValue, type DuckDBTimestampValue,
-  type DuckDBDecimalValue, type DuckDBIntervalValue, type DuckDBTimeValue, type DuckDBTimeTZValue,
-  type DuckDBUUIDValue, type DuckDBBlobValue, type DuckDBTimeNSValue, type DuckDBTimestampNanosecondsValue,
-  type DuckDBTimestampSecondsValue, type DuckDBTimestampMillisecondsValue, type DuckDBBitValue, type DuckDBStructType,
+  DuckDBTypeId,
+  type DuckDBType,
+  type DuckDBValue,
+  type DuckDBDateValue,
+  type DuckDBTimestampValue,
+  type DuckDBDecimalValue,
+  type DuckDBIntervalValue,
+  type DuckDBTimeValue,
+  type DuckDBTimeTZValue,
+  type DuckDBUUIDValue,
+  type DuckDBBlobValue,
+  type DuckDBTimeNSValue,
+  type DuckDBTimestampNanosecondsValue,
+  type DuckDBTimestampSecondsValue,
+  type DuckDBTimestampMillisecondsValue,
+  type DuckDBBitValue,
+  type DuckDBStructType,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
 import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../pg/oids.js';
@@ -35,7 +48,7 @@ const NS_PER_US = 1000n;
 /** Floor division for bigint (DuckDB nanosecond values → µs, like a cast to TIMESTAMP). */
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /** Micros since 1970 for any DuckDB timestamp flavour (infinities preserved). */
@@ -73,63 +86,151 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
   const text = format === 0;
   switch (t.typeId) {
     case DuckDBTypeId.BOOLEAN:
-      return text ? (w, v) => T.boolText(w, v as boolean) : (w, v) => { w.byte(v ? 1 : 0); };
-    case DuckDBTypeId.TINYINT: case DuckDBTypeId.SMALLINT: case DuckDBTypeId.UTINYINT:
-      return text ? (w, v) => T.intText(w, v as number) : (w, v) => { w.int16(v as number); };
-    case DuckDBTypeId.INTEGER: case DuckDBTypeId.USMALLINT:
-      return text ? (w, v) => T.intText(w, v as number) : (w, v) => { w.int32(v as number); };
+      return text
+        ? (w, v) => T.boolText(w, v as boolean)
+        : (w, v) => {
+            w.byte(v ? 1 : 0);
+          };
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.UTINYINT:
+      return text
+        ? (w, v) => T.intText(w, v as number)
+        : (w, v) => {
+            w.int16(v as number);
+          };
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.USMALLINT:
+      return text
+        ? (w, v) => T.intText(w, v as number)
+        : (w, v) => {
+            w.int32(v as number);
+          };
     case DuckDBTypeId.UINTEGER:
       return text ? (w, v) => T.intText(w, v as number) : (w, v) => B.int64Num(w, v as number);
-    case DuckDBTypeId.BIGINT: case DuckDBTypeId.INTEGER_LITERAL:
-      return text ? (w, v) => T.bigintText(w, BigInt(v as bigint)) : (w, v) => { w.int64(BigInt(v as bigint)); };
-    case DuckDBTypeId.UBIGINT: case DuckDBTypeId.HUGEINT: case DuckDBTypeId.UHUGEINT: case DuckDBTypeId.BIGNUM:
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.INTEGER_LITERAL:
+      return text
+        ? (w, v) => T.bigintText(w, BigInt(v as bigint))
+        : (w, v) => {
+            w.int64(BigInt(v as bigint));
+          };
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.BIGNUM:
       return text ? (w, v) => T.bigintText(w, v as bigint) : (w, v) => B.numericBinary(w, v as bigint, 0);
     case DuckDBTypeId.DECIMAL:
       return text
-        ? (w, v) => { const d = v as DuckDBDecimalValue; w.latin1(T.decimalString(d.value, d.scale)); }
-        : (w, v) => { const d = v as DuckDBDecimalValue; B.numericBinary(w, d.value, d.scale); };
+        ? (w, v) => {
+            const d = v as DuckDBDecimalValue;
+            w.latin1(T.decimalString(d.value, d.scale));
+          }
+        : (w, v) => {
+            const d = v as DuckDBDecimalValue;
+            B.numericBinary(w, d.value, d.scale);
+          };
     case DuckDBTypeId.FLOAT:
-      return text ? (w, v) => { w.latin1(T.float4String(v as number, efd)); } : (w, v) => { w.float32(v as number); };
+      return text
+        ? (w, v) => {
+            w.latin1(T.float4String(v as number, efd));
+          }
+        : (w, v) => {
+            w.float32(v as number);
+          };
     case DuckDBTypeId.DOUBLE:
-      return text ? (w, v) => { w.latin1(T.float8String(v as number, efd)); } : (w, v) => { w.float64(v as number); };
+      return text
+        ? (w, v) => {
+            w.latin1(T.float8String(v as number, efd));
+          }
+        : (w, v) => {
+            w.float64(v as number);
+          };
     case DuckDBTypeId.VARCHAR: {
       const json = t.alias === 'JSON';
       // json's binary form is its text; (jsonb would prefix version byte 1, but we never declare jsonb).
-      return json || text ? (w, v) => { w.utf8(v as string); } : (w, v) => { w.utf8(v as string); };
+      return json || text
+        ? (w, v) => {
+            w.utf8(v as string);
+          }
+        : (w, v) => {
+            w.utf8(v as string);
+          };
     }
     case DuckDBTypeId.BLOB:
-      return text ? (w, v) => T.byteaText(w, (v as DuckDBBlobValue).bytes) : (w, v) => { w.bytes((v as DuckDBBlobValue).bytes); };
+      return text
+        ? (w, v) => T.byteaText(w, (v as DuckDBBlobValue).bytes)
+        : (w, v) => {
+            w.bytes((v as DuckDBBlobValue).bytes);
+          };
     case DuckDBTypeId.DATE:
-      return text ? (w, v) => T.dateText(w, (v as DuckDBDateValue).days) : (w, v) => B.dateBinary(w, (v as DuckDBDateValue).days);
-    case DuckDBTypeId.TIME: case DuckDBTypeId.TIME_NS:
+      return text
+        ? (w, v) => T.dateText(w, (v as DuckDBDateValue).days)
+        : (w, v) => B.dateBinary(w, (v as DuckDBDateValue).days);
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIME_NS:
       return text ? (w, v) => T.timeText(w, timeMicros(t, v)) : (w, v) => B.int64Num(w, timeMicros(t, v));
     case DuckDBTypeId.TIME_TZ:
       return text
-        ? (w, v) => { const x = v as DuckDBTimeTZValue; T.timetzText(w, Number(x.micros), x.offset); }
-        : (w, v) => { const x = v as DuckDBTimeTZValue; B.timetzBinary(w, Number(x.micros), x.offset); };
-    case DuckDBTypeId.TIMESTAMP: case DuckDBTypeId.TIMESTAMP_S: case DuckDBTypeId.TIMESTAMP_MS: case DuckDBTypeId.TIMESTAMP_NS:
-      return text ? (w, v) => T.timestampTextBig(w, timestampMicros(t, v), null) : (w, v) => B.timestampBinaryBig(w, timestampMicros(t, v));
+        ? (w, v) => {
+            const x = v as DuckDBTimeTZValue;
+            T.timetzText(w, Number(x.micros), x.offset);
+          }
+        : (w, v) => {
+            const x = v as DuckDBTimeTZValue;
+            B.timetzBinary(w, Number(x.micros), x.offset);
+          };
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return text
+        ? (w, v) => T.timestampTextBig(w, timestampMicros(t, v), null)
+        : (w, v) => B.timestampBinaryBig(w, timestampMicros(t, v));
     case DuckDBTypeId.TIMESTAMP_TZ: {
       const zone = zoneFor(s.timeZone);
-      return text ? (w, v) => T.timestampTextBig(w, (v as DuckDBTimestampValue).micros, zone) : (w, v) => B.timestampBinaryBig(w, (v as DuckDBTimestampValue).micros);
+      return text
+        ? (w, v) => T.timestampTextBig(w, (v as DuckDBTimestampValue).micros, zone)
+        : (w, v) => B.timestampBinaryBig(w, (v as DuckDBTimestampValue).micros);
     }
     case DuckDBTypeId.INTERVAL:
       return text
-        ? (w, v) => { const x = v as DuckDBIntervalValue; w.latin1(T.intervalString(x.months, x.days, x.micros)); }
-        : (w, v) => { const x = v as DuckDBIntervalValue; B.intervalBinary(w, x.months, x.days, x.micros); };
+        ? (w, v) => {
+            const x = v as DuckDBIntervalValue;
+            w.latin1(T.intervalString(x.months, x.days, x.micros));
+          }
+        : (w, v) => {
+            const x = v as DuckDBIntervalValue;
+            B.intervalBinary(w, x.months, x.days, x.micros);
+          };
     case DuckDBTypeId.UUID:
-      return text ? (w, v) => { w.latin1(T.uuidString((v as DuckDBUUIDValue).toUint128())); } : (w, v) => B.uuidBinary(w, (v as DuckDBUUIDValue).toUint128());
-    case DuckDBTypeId.STRUCT: case DuckDBTypeId.MAP: case DuckDBTypeId.UNION: case DuckDBTypeId.VARIANT: {
+      return text
+        ? (w, v) => {
+            w.latin1(T.uuidString((v as DuckDBUUIDValue).toUint128()));
+          }
+        : (w, v) => B.uuidBinary(w, (v as DuckDBUUIDValue).toUint128());
+    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.MAP:
+    case DuckDBTypeId.UNION:
+    case DuckDBTypeId.VARIANT: {
       if (isRecordStruct(t)) return recordEncoder(t as DuckDBStructType, text ? 0 : 1, s, valueEncoder);
       // Served as json (114), whose text and binary forms are the same bytes.
-      return (w, v) => { w.utf8(jsonText(t, v, s)); };
+      return (w, v) => {
+        w.utf8(jsonText(t, v, s));
+      };
     }
     case DuckDBTypeId.BIT:
       // varbit: text '0101'; binary the bit count, then the bits packed from the most significant.
-      return text ? (w, v) => { w.latin1((v as DuckDBBitValue).toString()); } : (w, v) => B.varbitBinary(w, (v as DuckDBBitValue).toString());
+      return text
+        ? (w, v) => {
+            w.latin1((v as DuckDBBitValue).toString());
+          }
+        : (w, v) => B.varbitBinary(w, (v as DuckDBBitValue).toString());
     default:
       // ENUM (label string), GEOMETRY, SQLNULL, anything newer: text of the value.
-      return (w, v) => { w.utf8(typeof v === 'string' ? v : String(v)); };
+      return (w, v) => {
+        w.utf8(typeof v === 'string' ? v : String(v));
+      };
   }
 }
 
