@@ -20,7 +20,7 @@ import { parentHashes } from './files-json.js';
 import { Interrupted, interruptedBy, onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
-import { writeLayout, type LayoutKey } from './file-writer.js';
+import { writeLayout, WriteFailure, type LayoutKey } from './file-writer.js';
 
 export interface TableSource {
   schema: string;
@@ -246,6 +246,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
           targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
           work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
           outDir,
+          label: `${src.schema}.${src.table}'s data files in ${target instanceof LocalTarget ? target.location : tmp}`,
         }),
       );
       let records = 0;
@@ -328,7 +329,7 @@ async function readSource<T>(conn: DuckDBConnection, from: string, file: string,
   try {
     return await work();
   } catch (e) {
-    if (e instanceof Interrupted || interruptedBy()) throw e;
+    if (e instanceof Interrupted || e instanceof WriteFailure || interruptedBy()) throw e;
     throw new Error(`${file}: ${sourceError((e as Error).message, from)}`);
   }
 }

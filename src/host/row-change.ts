@@ -269,6 +269,7 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
         targetFileSize: DEFAULT_TARGET_FILE_SIZE,
         work: join(tmp, `stage-${uuidv7()}`),
         outDir: join(tmp, `out-${uuidv7()}`),
+        label: `${display}'s updated rows in ${tmp}`,
       });
       for (const w of written) {
         const name = `${w.hiveDir}ducklake-${uuidv7()}.parquet`;
