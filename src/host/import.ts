@@ -4,8 +4,7 @@
  * Until the branch moves, nothing a reader resolves points at the new version; a crash at any step
  * leaves at most unreferenced files.
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
@@ -21,6 +20,7 @@ import { Interrupted, interruptedBy, onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
 import { writeLayout, WriteFailure, type LayoutKey } from './file-writer.js';
+import { clearDeadWorkFolders, makeWorkFolder } from './work-folder.js';
 
 export interface TableSource {
   schema: string;
@@ -168,7 +168,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
   });
   const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-import-'));
+  // work folders of imports killed before they could clean up (SIGKILL, the clean-up deadline) go first
+  await clearDeadWorkFolders({ report: say });
+  const tmp = await makeWorkFolder('import');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const unhook = onInterrupt(() => conn.interrupt());
