@@ -34,6 +34,8 @@ export interface VersionWriteOptions {
   message?: string;
   author?: string;
   signKey?: string;
+  /** OpenSSH allowed_signers: --sign-key must be a key it trusts for namespace fdl (checked before writing). */
+  allowedSigners?: string;
   dataset?: string;
   s3?: S3TargetOptions;
   progress?: (line: string) => void;
