@@ -2,7 +2,7 @@
  * Checks every publisher command makes before it writes anything: the signing key (a private key
  * file only its owner can read, without a passphrase unless a terminal can ask for it, one the
  * allowed signers list), the sources
- * (readable files), the target (a local root that is a writable folder). A refused command has
+ * (readable files), the target (a local root that is a writable folder, a bucket that takes a probe object). A refused command has
  * written nothing; what can only fail later is undone by the write journal (write-journal.ts).
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +11,7 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import sshpk from 'sshpk';
 import { matchPatternList, parseAllowedSigners } from '../resolver/sshsig.js';
-import { LocalTarget, type WriteTarget } from './target.js';
+import { LocalTarget, S3Target, type WriteTarget } from './target.js';
 
 const run = promisify(execFile);
 const code = (e: unknown) => (e as { code?: string })?.code;
@@ -95,9 +95,12 @@ export async function checkWritableFolder(dir: string, because = ''): Promise<vo
   });
 }
 
-/** A local target's root must be a writable folder, and the folders the writer adds to must be folders. */
+/**
+ * A local target's root must be a writable folder, and the folders the writer adds to must be
+ * folders; an S3 target's bucket must exist and take (and give back) a probe object.
+ */
 export async function checkWritableTarget(target: WriteTarget, folders: string[] = []): Promise<void> {
-  if (!(target instanceof LocalTarget)) return; // S3: only a write can tell; the journal undoes a failed one
+  if (!(target instanceof LocalTarget)) return target instanceof S3Target ? target.checkWritable() : undefined;
   const root = target.location;
   const st = await stat(root).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`${root} is not a folder`);

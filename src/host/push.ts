@@ -141,11 +141,14 @@ async function matchRepositories(
 
 /**
  * DST must be writable before anything is copied: a local folder (or, when it does not exist yet,
- * the nearest folder above it, where it will be made); S3 is judged by its first write. Returns
+ * the nearest folder above it, where it will be made); S3 by a probe object put and deleted. Returns
  * whether the root folder is still to be made (a failed push removes it again).
  */
 async function checkPushTarget(target: WriteTarget): Promise<boolean> {
-  if (!target.localPath) return false;
+  if (!target.localPath) {
+    await checkWritableTarget(target); // S3: the bucket exists and takes a probe object
+    return false;
+  }
   const root = target.location;
   if (
     await stat(root).then(
