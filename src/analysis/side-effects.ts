@@ -16,7 +16,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
-import { quoteLiteral } from '../quote.js';
+import { ReusedStatement } from '../engine/reused-statement.js';
 import { counted } from '../stages.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
@@ -107,6 +107,15 @@ export async function refuseSideEffects(conn: DuckDBConnection, sql: string, ana
   for (const root of plan.plans ?? []) walk(root, readDirs);
 }
 
+/**
+ * The bind, prepared once per connection with the text as its value: DuckDB parses and binds the text
+ * when the statement runs, on this connection (its database, search_path and settings), as it would
+ * inline, without parsing and planning the wrapper anew for each text.
+ */
+const planOf = new ReusedStatement(
+  'SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, optimize := false)',
+);
+
 type BoundPlan = { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
 
 /**
@@ -118,10 +127,7 @@ async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | nu
   counted('bind_check');
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const reader = await inPrepareSlot(sql, () =>
-      conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`),
-    );
-    const json = reader.getRows()[0]?.[0];
+    const [json] = await planOf.firstRow(conn, [sql], (run) => inPrepareSlot(sql, run));
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
     return null;
