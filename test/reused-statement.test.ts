@@ -11,6 +11,7 @@ import { analyze } from '../src/analysis/analysis.js';
 import { refuseSideEffects } from '../src/analysis/side-effects.js';
 import { ReusedStatement } from '../src/engine/reused-statement.js';
 import { SqlError } from '../src/errors.js';
+import { workCount } from '../src/stages.js';
 
 describe('statements reused with new values', () => {
   let instance: DuckDBInstance;
@@ -76,5 +77,29 @@ describe('statements reused with new values', () => {
     // one parse statement and one plan statement for the connection, not one per text
     assert.equal(prepares.filter((p) => p.includes('json_serialize_sql')).length, 1, prepares.join('\n'));
     assert.equal(prepares.filter((p) => p.includes('json_serialize_plan')).length, 1, prepares.join('\n'));
+  });
+
+  test("the engine line's verdict is kept per scope and text for reads only: a refusal is bound again", async () => {
+    const read = 'select a from t1 /* judged */';
+    const refused = 'select * from duckdb_settings() /* judged */';
+    const [ra, fa] = [await analyze(conn, read), await analyze(conn, refused)];
+    const binds = async (work: () => Promise<unknown>) => {
+      const before = workCount('bind_check');
+      await work();
+      return workCount('bind_check') - before;
+    };
+    assert.equal(await binds(() => refuseSideEffects(conn, read, ra, 'v1')), 1);
+    assert.equal(await binds(() => refuseSideEffects(conn, read, ra, 'v1')), 0, 'the same text in the same scope');
+    assert.equal(await binds(() => refuseSideEffects(conn, read, ra, 'v2')), 1, 'another scope');
+    assert.equal(await binds(() => refuseSideEffects(conn, read, ra)), 1, 'no scope: always bound');
+    for (let i = 0; i < 2; i++) {
+      const n = await binds(() =>
+        assert.rejects(
+          refuseSideEffects(conn, refused, fa, 'v1'),
+          (e: unknown) => e instanceof SqlError && e.sqlstate === '42501',
+        ),
+      );
+      assert.equal(n, 1, 'a refused text is bound every time');
+    }
   });
 });
