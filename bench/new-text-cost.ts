@@ -158,7 +158,9 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, text] of Object.entries(series)) {
         if (only && !name.includes(only)) continue;
-        for (let b = 0; b < builds.length; b++) {
+        // the builds take turns going first, so a load that rises or falls during a round favours neither
+        for (let k = 0; k < builds.length; k++) {
+          const b = (k + r) % builds.length;
           seq++;
           const m = await measure(
             servers[b]!,
