@@ -259,7 +259,9 @@ export class SessionSettings {
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {
     const parts: string[] = [];
     for (const [k, v] of settings) {
-      if (/^[a-z_][a-z0-9_]*$/.test(k)) parts.push(`SET VARIABLE pg_${k} = ${sqlString(v)}`);
+      // Custom (dotted) parameters too: current_setting('myapp.tenant') reads them after SET.
+      if (/^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_$]*)*$/.test(k))
+        parts.push(`SET VARIABLE ${quoteIdent(`pg_${k}`)} = ${sqlString(v)}`);
     }
     if (parts.length) await this.conn.run(parts.join('; '));
   }

@@ -6,6 +6,7 @@
 import { SQLSTATE } from '../errors.js';
 import { splitTopLevel, stripLeadingComments } from './split.js';
 import { parseCopyOptions, type CopyOptions } from './copy-options.js';
+import { setConfigCalls, type SetConfigCall } from '../pg/set-config.js';
 
 export type Statement =
   | { kind: 'begin'; readOnly: boolean | null }
@@ -20,6 +21,8 @@ export type Statement =
   | { kind: 'resetAll' }
   | { kind: 'show'; name: string }
   | { kind: 'showAll' }
+  /** `SELECT set_config(…)[, set_config(…)]` on constants: applied as SET would, answering the new values. */
+  | { kind: 'setConfig'; calls: SetConfigCall[] }
   | { kind: 'discardAll' }
   | { kind: 'discard'; what: string }
   | { kind: 'deallocate'; name: string | null }
@@ -291,6 +294,8 @@ export function classify(statement: string): Statement {
       sqlstate: SQLSTATE.insufficientPrivilege,
       message: `permission denied: ${first} statements are not allowed by fdl-gateway`,
     };
+  const setConfig = first === 'SELECT' ? setConfigCalls(s) : null;
+  if (setConfig) return { kind: 'setConfig', calls: setConfig };
   return { kind: 'query', sql: s };
 }
 

@@ -54,8 +54,17 @@ export const REVIEW_2 = [
   "select current_setting('memory_limit')",
   "select current_setting('x.y')",
   "select current_setting('x.y', true), current_setting('TimeZone')",
-  // set_config answers its value but does not change the setting (documented)
+  // set_config applies the setting as SET does, as a statement of its own; inside a larger select list it is refused (0A000)
   "select set_config('search_path', 'sales', false), current_setting('search_path')",
+  "select set_config('search_path', 'sales', false)",
+  "select current_setting('search_path')",
+  "SELECT pg_catalog.set_config('search_path', '', false)",
+  'show search_path',
+  "select set_config('TimeZone', 'Asia/Tokyo', false) as tz, set_config('DateStyle', 'ISO, MDY', false)",
+  "select timestamptz '2024-03-01 00:00:00+00', current_setting('TimeZone')",
+  "select set_config('TimeZone', 'UTC', true)",
+  "select set_config('no_such_setting', 'x', false)",
+  "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
   // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)

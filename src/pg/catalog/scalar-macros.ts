@@ -3,7 +3,8 @@
  * scalar functions PostgreSQL's catalog queries call, and the table functions. Each body is made hygienic
  * (./hygiene.ts) so it never depends on the caller's aliases.
  */
-import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS } from '../pg-macros.js';
+import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS, refusedAtRun } from '../pg-macros.js';
+import { SET_CONFIG_HINT } from '../set-config.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
@@ -131,8 +132,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
     [`current_setting(n)`, `${C}_setting(n)`],
     [`current_setting(n, missing_ok)`, `${C}_setting(n)`],
-    // SET is the session's job; a SELECT cannot change a variable, so set_config only echoes like PostgreSQL.
-    [`set_config(n, v, is_local)`, 'v'],
+    // Applied by the session when it is a statement of its own (pg/set-config.ts); anywhere else a
+    // query cannot change a setting, so the call is refused rather than answering without applying.
+    [
+      `set_config(n, v, is_local)`,
+      `CAST(${refusedAtRun('set_config() inside a query (with a FROM, other select items, or non-constant arguments)', SET_CONFIG_HINT)} AS VARCHAR)`,
+    ],
     [
       `current_schemas(include_implicit)`,
       `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`,
