@@ -77,3 +77,16 @@ export const REVIEW_2 = [
   'select upper(name), lower(country), initcap(lower(name)) from sales.customers order by customer_id limit 3',
   'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
 ];
+
+/** Leftovers of issue 25 (session 35): once errors or documented differences, now PostgreSQL's answer or a refusal. */
+export const REVIEW_3 = [
+  'select 5::int2 * 10000, 300::smallint + 32767, 2::int2 - 40000, 7 * 5000::int2',
+  'select order_id, qty # 5, customer_id # 3, order_id # order_id, 12 # 10 from sales.orders order by order_id limit 4',
+  "select cardinality(array[1, 2]), cardinality(array[]::int[]), cardinality(null::int[]), cardinality(array['a', null])",
+  'select cardinality(array[[1, 2], [3, 4]])',
+  "select substring('hello' from 'l+'), substring('hello' from 'x'), substring('foobar' from 'o(b.)'), substring('abc123' from '[0-9]+'), substring(null from 'a')",
+  "select order_id, substring(status from '^.'), substring(email from '@(.*)$') from sales.orders join sales.customers using (customer_id) order by order_id limit 4",
+  "select 'NaN'::numeric",
+  "select 'Infinity'::numeric",
+  "select btrim('xxhixx', 'x'), btrim('  a  '), btrim(name, 'C') from sales.customers order by customer_id limit 3",
+];
