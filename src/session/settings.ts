@@ -8,6 +8,8 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/privileged-settings.js';
+import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
+import { SHOWN_SETTINGS } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
@@ -100,6 +102,8 @@ export class SessionSettings {
     const v = this.values.get(name);
     if (v === undefined) {
       if (name.includes('.')) return ''; // custom (dotted) parameters read as empty, as in PostgreSQL
+      const fixed = PG_SETTINGS.find((r) => r[0] === name); // PostgreSQL's own, at its default (work_mem → 4MB)
+      if (fixed) return SHOWN_SETTINGS.get(name) ?? String(fixed[1]);
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
     return v;

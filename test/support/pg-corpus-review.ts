@@ -89,4 +89,9 @@ export const REVIEW_3 = [
   "select 'NaN'::numeric",
   "select 'Infinity'::numeric",
   "select btrim('xxhixx', 'x'), btrim('  a  '), btrim(name, 'C') from sales.customers order by customer_id limit 3",
+  // a setting with a unit, as SHOW prints it (pg_settings keeps the base-unit number)
+  "select current_setting('work_mem'), current_setting('maintenance_work_mem'), current_setting('temp_buffers'), current_setting('autovacuum_naptime'), current_setting('checkpoint_timeout')",
+  'show work_mem',
+  'show autovacuum_naptime',
+  "select setting, unit from pg_settings where name = 'work_mem'",
 ];

@@ -5,6 +5,10 @@
  */
 import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS, refusedAtRun } from '../pg-macros.js';
 import { SET_CONFIG_HINT } from '../set-config.js';
+import { SHOWN_SETTINGS } from './setting-display.js';
+
+/** current_setting of a setting with a unit prints it as SHOW does (`4MB`, not pg_settings' `4096`). */
+const SHOWN_CASES = [...SHOWN_SETTINGS].map(([name, shown]) => `WHEN ${lit(name)} THEN ${lit(shown)}`).join(' ');
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
@@ -32,7 +36,7 @@ export function sessionMacroStatements(): string[] {
   );
   const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
   s.push(
-    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
+    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() ${SHOWN_CASES} END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
   );
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(
