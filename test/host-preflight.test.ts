@@ -1,6 +1,6 @@
 /**
- * Every publisher command checks its inputs before it writes (signing key readable, private and
- * usable without a terminal; sources readable; target writable) and a failure after writing began
+ * Every publisher command checks its inputs before it writes (signing key readable, private,
+ * usable without a terminal and one the allowed signers list; sources readable; target writable) and a failure after writing began
  * leaves nothing behind. Each case asserts the exact error and that the repository — every folder,
  * file, mode and byte — is what it was. Runs on a local folder through the real CLI (no terminal:
  * the child's stdio are pipes), and on s3rver through the library.
@@ -19,6 +19,7 @@ import type { S3TargetOptions } from '../src/host/target.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 import { runFdl } from './support/gateway.js';
 import { bucketBytes, treeBytes } from './support/tree.js';
+import { startFaultyProxy } from './support/faulty-proxy.js';
 
 const quiet = { progress: () => undefined };
 
@@ -219,6 +220,85 @@ describe('preflight: sources and target', { concurrency: 4 }, () => {
   });
 });
 
+describe('preflight: the signing key must be one readers trust', () => {
+  const fingerprint = (k: string) =>
+    /SHA256:\S+/.exec(execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', k], { encoding: 'utf8' }))![0];
+  const pub = (k: string) => readFileSync(`${k}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  let other: string; // a usable key no allowed_signers lists
+  let signers: string; // allowed_signers listing `key` only
+  const parentCatalog = () =>
+    path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb');
+  /** Every command that writes a version, with `extra` flags. */
+  const writers = (...extra: string[]) => [
+    ['import', root, '--table', `main.t=${csv}`, ...extra],
+    ['publish', root, '--catalog', parentCatalog(), ...extra],
+    ['delete', root, '--table', 'main.t', '--where', 'a = 1', ...extra],
+    ['update', root, '--table', 'main.t', '--set', "b = 'z'", '--where', 'a = 1', ...extra],
+  ];
+  before(() => {
+    other = path.join(work, 'other-key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    signers = path.join(work, 'allowed_signers');
+    writeFileSync(signers, `alice@example.org namespaces="fdl" ${pub(key)}\n`);
+  });
+
+  it('a key not in --allowed-signers: import, publish, delete and update refuse before writing', async () => {
+    const msg = `--sign-key ${other} (${fingerprint(other)}) is not in --allowed-signers ${signers}: readers that trust those keys would refuse the version`;
+    await Promise.all(writers('--sign-key', other, '--allowed-signers', signers).map((a) => refused(msg, ...a)));
+  });
+
+  it('a listed key for another namespace, or past its valid-before, is refused too; --allowed-signers without --sign-key too', async () => {
+    const gitOnly = path.join(work, 'allowed_signers-git');
+    writeFileSync(gitOnly, `alice@example.org namespaces="git" ${pub(key)}\n`);
+    const expired = path.join(work, 'allowed_signers-expired');
+    writeFileSync(expired, `alice@example.org valid-before="20200101Z" ${pub(key)}\n`);
+    const fp = fingerprint(key);
+    await Promise.all([
+      refused(
+        `--sign-key ${key} (${fp}): alice@example.org (${gitOnly} line 1) may sign only for namespaces git, not fdl, so readers would refuse the version`,
+        ...writers('--sign-key', key, '--allowed-signers', gitOnly)[0]!,
+      ),
+      refused(
+        `--sign-key ${key} (${fp}): alice@example.org (${expired} line 1) was valid only before 2020-01-01T00:00:00.000Z, so readers would refuse the version`,
+        ...writers('--sign-key', key, '--allowed-signers', expired)[2]!,
+      ),
+      refused(
+        `--allowed-signers ${signers} is given but no --sign-key: the version would be unsigned, and readers that require signatures would refuse it`,
+        ...writers('--allowed-signers', signers)[1]!,
+      ),
+    ]);
+  });
+
+  it("without --allowed-signers, the signers the repository's fdl.json lists; a listed key publishes", async () => {
+    const listed = path.join(work, 'listed');
+    await initRepository(listed, { signers: [`alice@example.org ${pub(key)}`] });
+    const before = treeBytes(listed);
+    const r = await fdl('import', listed, '--table', `main.t=${csv}`, '--sign-key', other);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      `fdl: --sign-key ${other} (${fingerprint(other)}) is not in the signers ${listed}/fdl.json lists: readers that trust those keys would refuse the version\n`,
+    );
+    assert.deepEqual(treeBytes(listed), before);
+    const ok = await fdl('import', listed, '--table', `main.t=${csv}`, '--sign-key', key);
+    assert.equal(ok.code, 0, ok.stderr);
+    const ok2 = await fdl(
+      'delete',
+      listed,
+      '--table',
+      'main.t',
+      '--where',
+      'a = 2',
+      '--sign-key',
+      key,
+      '--allowed-signers',
+      signers,
+    );
+    assert.equal(ok2.code, 0, ok2.stderr);
+    assert.match(ok2.stdout, /^[0-9a-f-]{36}\n$/);
+  });
+});
+
 describe('rollback: a failure after writing began leaves nothing', () => {
   for (const at of ['data', 'catalog', 'version']) {
     it(`an import that fails after step "${at}" (local folder)`, async () => {
@@ -312,6 +392,32 @@ describe('on S3 (s3rver)', () => {
       );
       assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before, `nothing left after a failure at ${at}`);
     }
+  });
+
+  it('a key that may read but not write (every PUT 403) is refused before any data is written, naming the prefix', async () => {
+    const before = await bucketBytes(client, 'lake', 'pre/');
+    const readOnly = await startFaultyProxy(s3.endpoint);
+    readOnly.rules.push({ match: /^\/lake\//, method: 'PUT', fault: '403' });
+    try {
+      const viaProxy = new S3Client({
+        endpoint: readOnly.url,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: S3_CREDENTIALS,
+      });
+      await assert.rejects(
+        importData(loc, {
+          ...quiet,
+          s3: { ...opts, client: viaProxy, endpoint: readOnly.url },
+          tables: [{ schema: 'main', table: 't', file: csv }],
+        }),
+        { message: `${loc} is not writable: access denied (AccessDenied) (checked before writing anything)` },
+      );
+      assert.equal(readOnly.faults, 1, 'the probe was the only write tried');
+    } finally {
+      await readOnly.close();
+    }
+    assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before);
   });
 });
 void mkdirSync;

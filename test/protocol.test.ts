@@ -366,7 +366,7 @@ describe('protocol: trust sessions', () => {
       await assert.rejects(c.query("SET TimeZone = 'Mars/Olympus'"), (e: { code?: string }) => e.code === '22023');
       await assert.rejects(c.query('SET no_such_setting = 1'), (e: { code?: string }) => e.code === '42704');
       await c.query('RESET ALL');
-      assert.equal((await c.query('SHOW TimeZone')).rows[0].timezone, 'UTC');
+      assert.equal((await c.query('SHOW TimeZone')).rows[0].TimeZone, 'UTC');
       assert.equal((await c.query('SHOW transaction isolation level')).rows[0].transaction_isolation, 'read committed');
     } finally {
       await c.end();

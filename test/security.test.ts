@@ -294,9 +294,17 @@ describe('security: authorization by ref patterns', () => {
     const c = await client(gw, 'analyst', 'basic@v1');
     try {
       await refused(c, "SET fdl.ref = 'requests/1'", ['42501']);
+      // set_config is SET: the same grant check, never a way around it
+      await refused(c, "select set_config('fdl.ref', 'requests/1', false)", ['42501']);
+      await refused(c, "SELECT pg_catalog.set_config('fdl.ref', 'dev', false)", ['42501']);
+      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basicRefs['refs/tags/v1']);
       await refused(c, 'select * from "basic@dev".sales.orders', ['42501']);
       await c.query("SET fdl.ref = 'tags/v2'");
       assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basicRefs['refs/tags/v2']);
+      assert.deepEqual((await c.query("select set_config('fdl.ref', 'heads/main', false) as ref")).rows, [
+        { ref: 'heads/main' },
+      ]);
+      assert.equal((await c.query('SHOW fdl.version')).rows[0]['fdl.version'], basicRefs['refs/heads/main']);
     } finally {
       await c.end();
     }

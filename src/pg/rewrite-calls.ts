@@ -15,6 +15,7 @@ import {
 } from './pg-calls.js';
 import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
+import { cardinalityCall, regexSubstring } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
@@ -86,6 +87,11 @@ function pgCall(
   ctx: Ctx,
   inFrom: boolean,
 ): Node | undefined {
+  if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  if (pgName === 'substring' && args?.length === 2 && !inFrom) {
+    const regex = regexSubstring(args);
+    if (regex) return regex;
+  }
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);

@@ -5,6 +5,7 @@ import { numericOf, textOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import { compat, names, parseArrayText, REG_TYPES, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
+import { numericSpecialRefused } from './pg-spellings.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
 const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
@@ -73,6 +74,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
       ctx.changed = true;
       arg = read;
     }
+  }
+  const special = !isArray && (type === 'numeric' || type === 'decimal') && sval !== undefined;
+  if (special) {
+    const refused = numericSpecialRefused(sval);
+    if (refused) throw refused;
   }
   if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
     const exact = numericCast(tc, arg);

@@ -11,6 +11,7 @@ import {
 import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
+import { int4Constant, xorOperator } from './pg-spellings.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -67,6 +68,19 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     if (typed) {
       ctx.changed = true;
       return typed;
+    }
+  }
+  if (e.kind === 'AEXPR_OP' && op === '#' && e.lexpr) {
+    ctx.changed = true;
+    return xorOperator(lexpr, rexpr);
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '+' || op === '-' || op === '*') && lexpr && rexpr) {
+    // An integer constant beside an expression is int4 in PostgreSQL; DuckDB narrows it to the other side's type.
+    const l4 = rexpr.A_Const ? lexpr : int4Constant(lexpr);
+    const r4 = lexpr.A_Const ? rexpr : int4Constant(rexpr);
+    if (l4 !== lexpr || r4 !== rexpr) {
+      ctx.changed = true;
+      return { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };
     }
   }
   if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {

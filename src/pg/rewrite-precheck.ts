@@ -12,7 +12,7 @@ import { mapSegments } from '../text/split.js';
  * operators needs the grammar; catalog-ish names (pg_…, current_user…) used as plain identifiers.
  */
 const CATALOGISH =
-  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjson_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
+  /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjsonb?_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
 /**
  * A string constant cast to a type whose input PostgreSQL reads differently (pg-input.ts): `'…'::int`,
  * `CAST('…' AS boolean)`, `timestamptz '…'`. The pre-check sees literals as `''`.
@@ -33,7 +33,7 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
  */
 const PG_TYPED_RESULTS = String.raw`\b(?:upper|lower|length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
-const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#>|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
+const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstring\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round)\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}`, 'i');
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is

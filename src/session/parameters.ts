@@ -64,6 +64,9 @@ export function defaultSettings(user: string): Map<string, string> {
     ['synchronize_seqscans', 'on'],
     ['row_security', 'on'],
     ['quote_all_identifiers', 'off'],
+    // pg_dump 15.8+ sets it (SELECT set_config(name, …) FROM pg_settings): accepted and shown, not
+    // enforced (docs/compatibility.md, pg_dump).
+    ['restrict_nonsystem_relation_kind', ''],
     // fdl-gateway's own: answer repeatable queries from the result cache (off: always run them).
     ['fdl.result_cache', 'on'],
   ]);
@@ -88,6 +91,15 @@ export function normalizeSetting(name: string, value: string): string {
         );
       }
       return 'UTF8';
+    }
+    case 'restrict_nonsystem_relation_kind': {
+      const kinds = value.split(',').map((k) => k.trim().toLowerCase());
+      if (value.trim() !== '' && kinds.some((k) => k !== 'view' && k !== 'foreign-table'))
+        throw new SqlError(
+          SQLSTATE.invalidParameterValue,
+          `invalid value for parameter "restrict_nonsystem_relation_kind": "${value}"`,
+        );
+      return value;
     }
     case 'datestyle': {
       // Output is always ISO; accept the order part so pgjdbc and psqlODBC are satisfied.
@@ -129,6 +141,25 @@ export function normalizeSetting(name: string, value: string): string {
         );
       }
       return 'postgres';
+    case 'bytea_output': {
+      // PostgreSQL's two values (case-insensitive); the encoders write hex only (wire/types/text.ts).
+      const v = value.toLowerCase();
+      if (v === 'hex') return 'hex';
+      if (v === 'escape') {
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          'bytea_output "escape" is not supported: output is always hex',
+          undefined,
+          'bytea values are sent in hex (\\x…), which every PostgreSQL client library decodes.',
+        );
+      }
+      throw new SqlError(
+        SQLSTATE.invalidParameterValue,
+        `invalid value for parameter "bytea_output": "${value}"`,
+        undefined,
+        'Available values: escape, hex.',
+      );
+    }
     case 'extra_float_digits': {
       const n = Number(value);
       if (!Number.isInteger(n) || n < -15 || n > 3) {

@@ -7,6 +7,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { SessionSettings } from './settings.js';
 import type { RefFollower } from './ref-follower.js';
+import type { SetConfigCall } from '../pg/set-config.js';
 
 export interface SettingOutcome {
   /** A WARNING for the client (a value capped to the operator's ceiling). */
@@ -49,6 +50,31 @@ export class SetShow {
       throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     const warning = await this.settings.set(name, value);
     return { ...(warning ? { warning } : {}), forgetStatements: name === 'search_path' };
+  }
+
+  /**
+   * `set_config(name, value, is_local)` as PostgreSQL runs it: SET (is_local false) or SET LOCAL, with
+   * SET's checks and errors, answering the value as SHOW then reads it. Outside a transaction block a
+   * local setting lasts only for its own statement, so it is checked, read and put back.
+   */
+  async setConfig(call: SetConfigCall, inBlock: boolean): Promise<SettingOutcome & { value: string }> {
+    if (!call.local) {
+      const outcome = await this.set(call.name, call.value, inBlock);
+      return { ...outcome, value: this.show(call.name) };
+    }
+    if (inBlock || call.name.startsWith('fdl.')) {
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `set_config(…, is_local => true) of "${call.name}"${inBlock ? ' inside a transaction block' : ''} is not supported by fdl-gateway`,
+        undefined,
+        "Use set_config('name', 'value', false) or SET name = value (a session setting), and set it back when done.",
+      );
+    }
+    const before = this.settings.get(call.name);
+    const outcome = await this.set(call.name, call.value, inBlock);
+    const value = this.show(call.name);
+    await this.set(call.name, before ?? '', inBlock);
+    return { ...outcome, value };
   }
 
   /** RESET ALL (and DISCARD ALL): search_path may change with it. */

@@ -8,6 +8,8 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/privileged-settings.js';
+import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
+import { SHOWN_SETTINGS } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
@@ -100,6 +102,8 @@ export class SessionSettings {
     const v = this.values.get(name);
     if (v === undefined) {
       if (name.includes('.')) return ''; // custom (dotted) parameters read as empty, as in PostgreSQL
+      const fixed = PG_SETTINGS.find((r) => r[0] === name); // PostgreSQL's own, at its default (work_mem → 4MB)
+      if (fixed) return SHOWN_SETTINGS.get(name) ?? String(fixed[1]);
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
     return v;
@@ -259,7 +263,9 @@ export class SessionSettings {
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {
     const parts: string[] = [];
     for (const [k, v] of settings) {
-      if (/^[a-z_][a-z0-9_]*$/.test(k)) parts.push(`SET VARIABLE pg_${k} = ${sqlString(v)}`);
+      // Custom (dotted) parameters too: current_setting('myapp.tenant') reads them after SET.
+      if (/^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_$]*)*$/.test(k))
+        parts.push(`SET VARIABLE ${quoteIdent(`pg_${k}`)} = ${sqlString(v)}`);
     }
     if (parts.length) await this.conn.run(parts.join('; '));
   }

@@ -12,6 +12,7 @@ import type { SystemTable } from '../text/system-views.js';
 import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
 import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
+import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type PlanningContext, type PreparedStmt } from './plan.js';
 import { fetchForValues } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
@@ -129,7 +130,12 @@ export class StatementPreparer {
       cacheableSql: null,
     };
     if (stmt.kind === 'show') {
-      base.fields = [textField(stmt.name)];
+      // PostgreSQL names SHOW's column with the parameter's own spelling (TimeZone, DateStyle).
+      base.fields = [textField(reportedName(stmt.name) ?? stmt.name)];
+      return base;
+    }
+    if (stmt.kind === 'setConfig') {
+      base.fields = stmt.calls.map((c) => textField(c.column));
       return base;
     }
     if (stmt.kind === 'showAll') {

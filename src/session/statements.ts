@@ -35,7 +35,7 @@ export type StatementOutcome<P> =
       keep?: { name: string; prepared: PreparedStmt };
     }
   /** SHOW: these rows under the plan's fields (text), then CommandComplete SHOW. */
-  | { kind: 'rows'; rows: readonly (readonly string[])[]; tag: 'SHOW' }
+  | { kind: 'rows'; rows: readonly (readonly string[])[]; tag: 'SHOW' | 'SELECT 1' }
   /** EXECUTE: run `target` with these text parameters as its own portal. */
   | { kind: 'execute'; target: PreparedStmt; params: (Buffer | null)[] }
   /** DECLARE: open cursor `name` over `query` (one reference, the cursor's own), with the DECLARE's parameters. */
@@ -73,6 +73,7 @@ export function isGatewayStatement(stmt: Statement): stmt is GatewayStatement {
 export function usesConnection(stmt: GatewayStatement): boolean {
   switch (stmt.kind) {
     case 'set':
+    case 'setConfig':
     case 'reset':
     case 'resetAll':
     case 'discardAll':
@@ -118,6 +119,15 @@ export async function runStatement<P extends CursorEntry>(
       return { kind: 'rows', rows: [[core.setShow.show(stmt.name)]], tag: 'SHOW' };
     case 'showAll':
       return { kind: 'rows', rows: core.setShow.showAll(), tag: 'SHOW' };
+    case 'setConfig': {
+      const values: string[] = [];
+      for (const call of stmt.calls) {
+        const outcome = await core.setShow.setConfig(call, core.tx.inBlock);
+        settled(core, outcome);
+        values.push(outcome.value);
+      }
+      return { kind: 'rows', rows: [values], tag: 'SELECT 1' };
+    }
     case 'discardAll': {
       const dropStatements = interpretDiscardAll(scope.statements, core.tx.inBlock, scope.plan);
       core.preparer.cache.clear();

@@ -10,6 +10,7 @@ import { normalizeIdent } from './identifier.js';
 import { parseCopyOut, parseExecute, parseFetch, parseLock, parsePrepare } from './statement-arguments.js';
 
 export type { FetchDirection, Statement } from './statement.js';
+import { setConfigCalls } from '../pg/set-config.js';
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
@@ -251,5 +252,7 @@ export function classify(statement: string): Statement {
       sqlstate: SQLSTATE.insufficientPrivilege,
       message: `permission denied: ${first} statements are not allowed by fdl-gateway`,
     };
+  const setConfig = first === 'SELECT' ? setConfigCalls(s) : null;
+  if (setConfig) return { kind: 'setConfig', calls: setConfig };
   return { kind: 'query', sql: s };
 }

@@ -1,5 +1,6 @@
 /** What the classifier says one statement is (classify.ts). */
 import type { CopyOptions } from './copy-options.js';
+import type { SetConfigCall } from '../pg/set-config.js';
 
 export type Statement =
   | { kind: 'begin'; readOnly: boolean | null }
@@ -14,6 +15,8 @@ export type Statement =
   | { kind: 'resetAll' }
   | { kind: 'show'; name: string }
   | { kind: 'showAll' }
+  /** `SELECT set_config(…)[, set_config(…)]` on constants: applied as SET would, answering the new values. */
+  | { kind: 'setConfig'; calls: SetConfigCall[] }
   | { kind: 'discardAll' }
   | { kind: 'discard'; what: string }
   | { kind: 'deallocate'; name: string | null }

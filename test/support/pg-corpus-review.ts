@@ -54,8 +54,17 @@ export const REVIEW_2 = [
   "select current_setting('memory_limit')",
   "select current_setting('x.y')",
   "select current_setting('x.y', true), current_setting('TimeZone')",
-  // set_config answers its value but does not change the setting (documented)
+  // set_config applies the setting as SET does, as a statement of its own; inside a larger select list it is refused (0A000)
   "select set_config('search_path', 'sales', false), current_setting('search_path')",
+  "select set_config('search_path', 'sales', false)",
+  "select current_setting('search_path')",
+  "SELECT pg_catalog.set_config('search_path', '', false)",
+  'show search_path',
+  "select set_config('TimeZone', 'Asia/Tokyo', false) as tz, set_config('DateStyle', 'ISO, MDY', false)",
+  "select timestamptz '2024-03-01 00:00:00+00', current_setting('TimeZone')",
+  "select set_config('TimeZone', 'UTC', true)",
+  "select set_config('no_such_setting', 'x', false)",
+  "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
   // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)
@@ -67,4 +76,22 @@ export const REVIEW_2 = [
   "select initcap('élan vital ÉCOLE'), upper('straße é'), lower('ÉCOLE Ä'), initcap('o''brien mc-donald 2nd'), upper(null), lower('ABC')",
   'select upper(name), lower(country), initcap(lower(name)) from sales.customers order by customer_id limit 3',
   'select round((qty::float8 / 7)::numeric, 20) from sales.orders',
+];
+
+/** Leftovers of issue 25 (session 35): once errors or documented differences, now PostgreSQL's answer or a refusal. */
+export const REVIEW_3 = [
+  'select 5::int2 * 10000, 300::smallint + 32767, 2::int2 - 40000, 7 * 5000::int2',
+  'select order_id, qty # 5, customer_id # 3, order_id # order_id, 12 # 10 from sales.orders order by order_id limit 4',
+  "select cardinality(array[1, 2]), cardinality(array[]::int[]), cardinality(null::int[]), cardinality(array['a', null])",
+  'select cardinality(array[[1, 2], [3, 4]])',
+  "select substring('hello' from 'l+'), substring('hello' from 'x'), substring('foobar' from 'o(b.)'), substring('abc123' from '[0-9]+'), substring(null from 'a')",
+  "select order_id, substring(status from '^.'), substring(email from '@(.*)$') from sales.orders join sales.customers using (customer_id) order by order_id limit 4",
+  "select 'NaN'::numeric",
+  "select 'Infinity'::numeric",
+  "select btrim('xxhixx', 'x'), btrim('  a  '), btrim(name, 'C') from sales.customers order by customer_id limit 3",
+  // a setting with a unit, as SHOW prints it (pg_settings keeps the base-unit number)
+  "select current_setting('work_mem'), current_setting('maintenance_work_mem'), current_setting('temp_buffers'), current_setting('autovacuum_naptime'), current_setting('checkpoint_timeout')",
+  'show work_mem',
+  'show autovacuum_naptime',
+  "select setting, unit from pg_settings where name = 'work_mem'",
 ];

@@ -3,7 +3,12 @@
  * scalar functions PostgreSQL's catalog queries call, and the table functions. Each body is made hygienic
  * (./hygiene.ts) so it never depends on the caller's aliases.
  */
-import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS } from '../pg-macros.js';
+import { PG_FUNCTION_MACROS, PG_SEMANTIC_MACROS, refusedAtRun } from '../pg-macros.js';
+import { SET_CONFIG_HINT } from '../set-config.js';
+import { SHOWN_SETTINGS } from './setting-display.js';
+
+/** current_setting of a setting with a unit prints it as SHOW does (`4MB`, not pg_settings' `4096`). */
+const SHOWN_CASES = [...SHOWN_SETTINGS].map(([name, shown]) => `WHEN ${lit(name)} THEN ${lit(shown)}`).join(' ');
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-settings.js';
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
@@ -31,7 +36,7 @@ export function sessionMacroStatements(): string[] {
   );
   const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
   s.push(
-    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
+    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${lit(privilegedSettingMessage('\u0001').split('\u0001')[0])} || lower(n) || '"') ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() ${SHOWN_CASES} END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
   );
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(
@@ -131,8 +136,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
     [`current_setting(n)`, `${C}_setting(n)`],
     [`current_setting(n, missing_ok)`, `${C}_setting(n)`],
-    // SET is the session's job; a SELECT cannot change a variable, so set_config only echoes like PostgreSQL.
-    [`set_config(n, v, is_local)`, 'v'],
+    // Applied by the session when it is a statement of its own (pg/set-config.ts); anywhere else a
+    // query cannot change a setting, so the call is refused rather than answering without applying.
+    [
+      `set_config(n, v, is_local)`,
+      `CAST(${refusedAtRun('set_config() inside a query (with a FROM, other select items, or non-constant arguments)', SET_CONFIG_HINT)} AS VARCHAR)`,
+    ],
     [
       `current_schemas(include_implicit)`,
       `CASE WHEN include_implicit THEN list_prepend('pg_catalog', ${C}_search_path()) ELSE ${C}_search_path() END`,

@@ -1,0 +1,113 @@
+/**
+ * `set_config(name, value, is_local)` applied as PostgreSQL 15 applies it (pg/set-config.ts): the same
+ * values, SHOW and current_setting afterwards, the same SQLSTATEs as SET, over the simple and the
+ * extended protocol; where the gateway cannot apply it (inside a query, a local setting in a block),
+ * 0A000 with a hint and nothing changed.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startPgTwins, type PgTwins } from './support/pg-twins.js';
+import { splitDataRow, type QueryResult, type RawPg } from './support/raw-pg.js';
+
+let twins: PgTwins | undefined;
+
+before(
+  async () => {
+    twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
+  },
+  { timeout: 120_000 },
+);
+after(() => twins?.stop(), { timeout: 30_000 });
+
+/** What a client sees of one statement: the SQLSTATE, or the column names, rows and command tag. */
+function seen(r: QueryResult) {
+  if (r.error) return { error: r.error.code };
+  return {
+    columns: (r.rowDescription?.fields ?? []).map((f) => `${f.name}:${f.dataTypeID}`),
+    rows: r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString('utf8') ?? null)),
+    tag: r.commandTag,
+  };
+}
+
+async function both(sql: string, extended: boolean) {
+  const run = (c: RawPg) => (extended ? c.query(sql) : c.simple(sql));
+  const [pg, gw] = await Promise.all([run(twins!.conns.pg), run(twins!.conns.gw)]);
+  return { pg: seen(pg), gw: seen(gw) };
+}
+
+/** Each statement in order on both servers: equal answers (the later ones read what the earlier set). */
+async function sameAsPostgres(statements: string[], extended = false) {
+  for (const sql of statements) {
+    const { pg, gw } = await both(sql, extended);
+    assert.deepEqual(gw, pg, `${extended ? 'extended' : 'simple'}: ${sql}`);
+  }
+}
+
+const SEQUENCE = [
+  // pg_dump's prelude: an empty search_path, then nothing unqualified resolves
+  "SELECT pg_catalog.set_config('search_path', '', false)",
+  'SHOW search_path',
+  'select count(*) from orders',
+  // pg_dump 15.8+: set where the server has the parameter
+  "SELECT set_config(name, 'view, foreign-table', false) FROM pg_settings WHERE name = 'restrict_nonsystem_relation_kind'",
+  'SHOW restrict_nonsystem_relation_kind',
+  "SELECT set_config(name, 'x', false) FROM pg_settings WHERE name = 'restrict_nonsystem_relation_kind'",
+  "select set_config('search_path', 'sales', false) as path",
+  'SHOW search_path',
+  "select current_setting('search_path'), count(*) from orders",
+  "select set_config('TimeZone', 'Asia/Tokyo', false), set_config('application_name', 'dump', false)",
+  "select current_setting('TimeZone'), timestamptz '2024-01-01 00:00:00+00'::text, current_setting('application_name')",
+  // a local setting outside a transaction block lasts for its own statement only
+  "select set_config('TimeZone', 'Europe/Paris', true)",
+  'SHOW TimeZone',
+  // a custom (dotted) parameter, a NULL is_local, a NULL value (the reset value)
+  "select set_config('myapp.tenant', 'acme', null)",
+  "select current_setting('myapp.tenant')",
+  "select set_config('TimeZone', null, false)",
+  // what SET refuses, set_config refuses with the same SQLSTATE, and nothing changes
+  "select set_config('no_such_setting', 'x', false)",
+  "select set_config('server_version', '1', false)",
+  "select set_config('TimeZone', 'Not/AZone', false)",
+  'SHOW TimeZone',
+  "select set_config('search_path', 'sales', false)",
+];
+
+test('SELECT set_config(...) applies the setting as PostgreSQL 15 does (simple protocol)', { timeout: 60_000 }, () =>
+  sameAsPostgres(SEQUENCE),
+);
+
+test('SELECT set_config(...) applies the setting as PostgreSQL 15 does (extended protocol)', { timeout: 60_000 }, () =>
+  sameAsPostgres(
+    SEQUENCE.map((s) => s.replace("'sales'", "'sales, public'")),
+    true,
+  ),
+);
+
+test(
+  'set_config where it cannot be applied: 0A000 with a hint, and the setting unchanged',
+  { timeout: 60_000 },
+  async () => {
+    const gw = twins!.conns.gw;
+    assert.equal((await gw.simple("SET search_path = 'sales'")).error, undefined);
+    for (const sql of [
+      "select set_config('search_path', '', false) from sales.orders limit 1",
+      "select set_config('search_path', '', false), 1",
+      "select upper(set_config('search_path', '', false))",
+      "select * from sales.orders where set_config('search_path', '', false) = ''",
+      "select set_config('search_path', status, false) from sales.orders",
+    ]) {
+      for (const r of [await gw.simple(sql), await gw.query(sql)]) {
+        assert.equal(r.error?.code, '0A000', `${sql}: ${JSON.stringify(r.error)}`);
+        assert.match(r.error?.hint ?? '', /SET name = value/);
+      }
+      assert.deepEqual(seen(await gw.simple('SHOW search_path')).rows, [['sales']], sql);
+    }
+    // a setting local to a transaction block: refused, the block's state as PostgreSQL leaves it after an error
+    assert.equal((await gw.simple('BEGIN')).error, undefined);
+    const local = await gw.simple("select set_config('search_path', '', true)");
+    assert.equal(local.error?.code, '0A000');
+    assert.match(local.error?.hint ?? '', /set_config\('name', 'value', false\)/);
+    assert.equal((await gw.simple('ROLLBACK')).error, undefined);
+    assert.deepEqual(seen(await gw.simple('SHOW search_path')).rows, [['sales']]);
+  },
+);
