@@ -61,7 +61,9 @@ async function refused(message: string, ...args: string[]): Promise<void> {
   assert.deepEqual(treeBytes(root), before, 'the repository is byte-identical');
 }
 
-describe('preflight: the signing key', () => {
+// Every case here is refused before anything is written, so they run side by side (each is mostly a
+// child process starting): `root` is byte-identical before and after each of them.
+describe('preflight: the signing key', { concurrency: 4 }, () => {
   it('a missing key file', async () => {
     const k = path.join(work, 'no-such-key');
     await refused(`--sign-key ${k}: no such file`, 'import', root, '--table', `main.t=${csv}`, '--sign-key', k);
@@ -137,7 +139,7 @@ describe('preflight: the signing key', () => {
   });
 });
 
-describe('preflight: sources and target', () => {
+describe('preflight: sources and target', { concurrency: 4 }, () => {
   it('a missing source, a folder as source, an unknown format', async () => {
     const gone = path.join(work, 'gone.csv');
     await refused(

@@ -9,7 +9,6 @@ import { Command } from 'commander';
 import pino from 'pino';
 import { openLogging } from './logging.js';
 import { trustCaFile } from '../store/tls-trust.js';
-import { runService } from '../service/run.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
 
@@ -135,6 +134,8 @@ Example:
       }
     }
     const { log, say, exit } = openLogging(service.logLevel);
+    // Loaded here, not at the top: the publisher's commands never pay for the gateway's modules.
+    const { runService } = await import('../service/run.js');
     await runService(service.gateway, {
       http: service.http,
       drainTimeoutMs: service.drainTimeoutMs,
