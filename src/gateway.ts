@@ -11,9 +11,10 @@ import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';
-import { TempCeiling, parseByteSize } from './engine/temp-ceiling.js';
-import { MemoryWatchdog, WATCH_MARGIN_BYTES } from './engine/memory-watchdog.js';
-import { applyDataLimit, dataLimitFor } from './engine/memory-ceiling.js';
+import type { TempCeiling } from './engine/temp-ceiling.js';
+import type { MemoryWatchdog } from './engine/memory-watchdog.js';
+import { limitDataSegment, watchMemory, watchTempCeiling } from './gateway-ceilings.js';
+import { describeHead } from './gateway-head.js';
 import { join, resolve } from 'node:path';
 import { openStore } from './store/index.js';
 import { FileCache } from './cache/file-cache.js';
@@ -24,7 +25,7 @@ import { WireServer } from './wire/server.js';
 import type { ConnectionInfo } from './wire/connection.js';
 import type { VersionSource } from './versions/lease.js';
 import { SqlError, SQLSTATE } from './errors.js';
-import { OUT_OF_MEMORY_HINT, type ServerRoot } from './engine/duckdb-errors.js';
+import type { ServerRoot } from './engine/duckdb-errors.js';
 import { Grants } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
 import type { Logger } from 'pino';
@@ -42,9 +43,6 @@ import {
 
 // The configuration's types live in gateway-config.ts; re-exported for the service and the CLI.
 export type { CacheReport, GatewayConfig, GatewayObserver, HeadDescription, RepoConfig, UserConfig };
-
-/** The status page reads as no configured user can be named (NUL never survives a startup packet). */
-const STATUS_USER = '\u0000status';
 
 export class Gateway {
   /** Bumped by every applied reload: sessions re-authorize at their next transaction. */
@@ -100,22 +98,7 @@ export class Gateway {
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
-    if (config.memoryLimit) {
-      // memoryLimit + 2 GiB for the whole process, held by the kernel (engine/memory-ceiling.ts).
-      const wanted = dataLimitFor(config.memoryLimit);
-      try {
-        const limit = applyDataLimit(wanted);
-        log.info(
-          { event: 'memory-ceiling', dataLimitBytes: limit },
-          `process data segment limited to ${limit} bytes (memoryLimit + 2 GiB)`,
-        );
-      } catch (e) {
-        log.warn(
-          { event: 'memory-ceiling', err: (e as Error).message },
-          'could not limit the process data segment (prlimit): memory beyond memoryLimit is not bounded',
-        );
-      }
-    }
+    if (config.memoryLimit) limitDataSegment(config.memoryLimit, log);
     // One sealed DuckDB instance per repository: another repository's files are out of its reach.
     const engines = new Engines(
       {
@@ -190,51 +173,9 @@ export class Gateway {
       observer,
     );
     if (config.maxTempDirectorySize) {
-      // DuckDB's own temp limit misses a window's sort: the watchdog stops what spills past it.
-      const limit = config.maxTempDirectorySize;
-      let warned = 0;
-      shared.tempCeiling = new TempCeiling({
-        dir: tempDirectory,
-        limit,
-        onExceeded: (used) => {
-          server.stopForTempCeiling(limit, 100);
-          if (Date.now() - warned > 10_000) {
-            warned = Date.now();
-            log.warn(
-              { event: 'temp-ceiling', usedBytes: used, limit },
-              `DuckDB temp files hold ${used} bytes, over max_temp_directory_size ${limit}: suspended results ended, then running statements stopped`,
-            );
-          }
-        },
-        onWithin: () => server.tempCeilingHeld(),
-      }).start();
+      shared.tempCeiling = watchTempCeiling(config.maxTempDirectorySize, tempDirectory, server, log);
     }
-    if (config.memoryLimit) {
-      // Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB.
-      const line = parseByteSize(config.memoryLimit) + WATCH_MARGIN_BYTES;
-      let warned = 0;
-      shared.memoryWatchdog = new MemoryWatchdog({
-        lineBytes: line,
-        onExceeded: (rss) => {
-          const mib = (b: number) => Math.round(b / 1024 ** 2);
-          server.stopForMemoryCeiling(
-            new SqlError(
-              SQLSTATE.outOfMemory,
-              `out of memory: the gateway holds ${mib(rss)} MiB, over memoryLimit (${config.memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB: statement stopped`,
-              undefined,
-              OUT_OF_MEMORY_HINT,
-            ),
-          );
-          if (Date.now() - warned > 10_000) {
-            warned = Date.now();
-            log.warn(
-              { event: 'memory-watchdog', rssBytes: rss, lineBytes: line },
-              `resident memory ${rss} bytes, over memoryLimit + ${mib(WATCH_MARGIN_BYTES)} MiB: running statements stopped`,
-            );
-          }
-        },
-      }).start();
-    }
+    if (config.memoryLimit) shared.memoryWatchdog = watchMemory(config.memoryLimit, server, log);
     const address = await server.listen();
     gateway = new Gateway(address, server, versions, config, users, repos, shared, engines);
     return gateway;
@@ -303,56 +244,8 @@ export class Gateway {
    * What HEAD of a repository holds, for the status page: dataset.json's title, description and
    * licence, and every table and view with its columns and descriptions.
    */
-  async describeHead(repoName: string): Promise<HeadDescription> {
-    const lease = await this.versions.acquire(repoName, '', STATUS_USER);
-    try {
-      const d = await this.versions.systemTable('dataset', {
-        repo: repoName,
-        user: STATUS_USER,
-        versionId: lease.versionId,
-      });
-      const [title, description, license, homepage] = (d.rows[0] ?? []) as (string | null)[];
-      const conn = await (await this.engines.for(repoName)).connect();
-      try {
-        const db = lease.dbName;
-        const rels = (
-          await conn.runAndReadAll(
-            'SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal ORDER BY 1, 2',
-            [db],
-          )
-        ).getRows();
-        const cols = (
-          await conn.runAndReadAll(
-            'SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() WHERE database_name = $1 ORDER BY schema_name, table_name, column_index',
-            [db],
-          )
-        ).getRows();
-        const tables = rels.map(([schema, name, comment]) => ({
-          schema: String(schema),
-          name: String(name),
-          description: comment === null ? null : String(comment),
-          columns: cols
-            .filter((c) => c[0] === schema && c[1] === name)
-            .map(([, , column, type, comment]) => ({
-              name: String(column),
-              type: String(type),
-              description: comment === null ? null : String(comment),
-            })),
-        }));
-        return {
-          versionId: lease.versionId,
-          title: title ?? null,
-          description: description ?? null,
-          license: license ?? null,
-          homepage: homepage ?? null,
-          tables,
-        };
-      } finally {
-        conn.disconnectSync();
-      }
-    } finally {
-      lease.release();
-    }
+  describeHead(repoName: string): Promise<HeadDescription> {
+    return describeHead(this.versions, this.engines, repoName);
   }
 
   /** Sessions open now (status page). */

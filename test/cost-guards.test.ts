@@ -8,10 +8,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { copyFixtures, cpuSeconds, startGateway, type RunningGateway } from './support/gateway.js';
+import { cpuSeconds, serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
 
 const TIMEOUT_MS = 3000;
 
@@ -24,7 +22,6 @@ function long(unit: string, count: number): string {
 
 describe('cost guards: quadratic functions over row-sized inputs', () => {
   let gw: RunningGateway;
-  const repos = copyFixtures('repos/basic');
   const login = async () => {
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
     await c.connect();
@@ -33,22 +30,10 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
   };
 
   before(async () => {
-    writeFileSync(
-      join(repos.dir, 'config.json'),
-      JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }),
-    );
-    gw = await startGateway([
-      '--repo',
-      `basic=${repos.path('repos/basic')}`,
-      '--config',
-      join(repos.dir, 'config.json'),
-      '--cache-dir',
-      join(repos.dir, 'cache'),
-    ]);
+    gw = await serveBasic([], { config: TRUST_ANN_READS_BASIC });
   });
   after(async () => {
     await gw?.stop();
-    repos.cleanup();
   });
 
   test('row-sized edit distances and patterns end 54000 within the timeout, and the process goes idle', async () => {

@@ -6,30 +6,15 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
 
 let gw: RunningGateway;
-const repos = copyFixtures('repos/basic');
 before(async () => {
-  writeFileSync(
-    join(repos.dir, 'config.json'),
-    JSON.stringify({ auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } }),
-  );
-  gw = await startGateway([
-    '--repo',
-    `basic=${repos.path('repos/basic')}`,
-    '--config',
-    join(repos.dir, 'config.json'),
-    '--cache-dir',
-    join(repos.dir, 'cache'),
-  ]);
+  gw = await serveBasic([], { config: TRUST_ANN_READS_BASIC });
 });
 after(async () => {
   await gw?.stop();
-  repos.cleanup();
 });
 
 test('wrong arguments to sum, round, repeat, printf…: the SQLSTATE kept, no internal macro name or parameter list in the text', async () => {

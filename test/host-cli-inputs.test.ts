@@ -2,12 +2,13 @@
  * What `fdl` says about a user's input, through the real CLI: --where and --set are judged by
  * DuckDB's parse (one expression; no FROM, subquery, table or file), a CSV that DuckDB cannot read
  * is reported with the file's line and DuckDB's reason (never our generated SQL), a delete that
- * matches nothing exits 0 saying no version was written, and a read-only file system is named as
- * such. Every refusal leaves the repository byte for byte as it was.
+ * matches nothing exits 0 saying no version was written, and a read-only file system or a full disk
+ * (ENOSPC, which DuckDB sees only as a broken pipe) is named as such. Every refusal leaves the repository byte for byte as it was.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -184,5 +185,38 @@ describe('a read-only file system is named as such', () => {
     );
     assert.equal(r.code, 1);
     assert.equal(r.stderr, `fdl: ${mnt}/r is on a read-only file system\n`);
+  });
+
+  it('fdl import onto a full disk says "no space left on device", names the repository and leaves nothing behind', async () => {
+    // A 256 KiB file system and a CSV of random hex whose Parquet needs more: the pipe thread's write
+    // fails with ENOSPC, which DuckDB sees only as a broken pipe.
+    const mnt = path.join(work, 'full');
+    const out = path.join(work, 'full-out');
+    const tmp = path.join(out, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const csv = path.join(work, 'random.csv');
+    const rows = Array.from({ length: 40_000 }, (_, i) => `${i},${randomBytes(16).toString('hex')}`);
+    writeFileSync(csv, `id,h\n${rows.join('\n')}\n`);
+    const snap = `(cd ${mnt}/r && find . | sort && find . -type f -exec sha256sum {} + | sort)`;
+    const sh = [
+      `set -e`,
+      `mkdir -p ${mnt} && mount -t tmpfs -o size=256k tmpfs ${mnt}`,
+      `${process.execPath} ${CLI} init ${mnt}/r >/dev/null`,
+      `${snap} > ${out}/before`,
+      `set +e`,
+      `TMPDIR=${tmp} ${process.execPath} ${CLI} import ${mnt}/r --table main.t=${csv} >${out}/stdout 2>${out}/stderr`,
+      `echo $? > ${out}/rc`,
+      `${snap} > ${out}/after`,
+    ].join('\n');
+    await run('unshare', ['-m', 'sh', '-c', sh], { timeout: 120_000 });
+    const stderr = readFileSync(path.join(out, 'stderr'), 'utf8');
+    assert.equal(readFileSync(path.join(out, 'rc'), 'utf8').trim(), '1', stderr);
+    assert.equal(readFileSync(path.join(out, 'stdout'), 'utf8'), '');
+    assert.equal(
+      stderr.slice(stderr.indexOf('fdl: ')),
+      `fdl: no space left on device: cannot write main.t's data files in ${mnt}/r\n`,
+    );
+    assert.equal(readFileSync(path.join(out, 'after'), 'utf8'), readFileSync(path.join(out, 'before'), 'utf8'));
+    assert.deepEqual(readdirSync(tmp), [], 'the work folder is removed');
   });
 });

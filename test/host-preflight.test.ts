@@ -1,6 +1,6 @@
 /**
- * Every publisher command checks its inputs before it writes (signing key readable, private and
- * usable without a terminal; sources readable; target writable) and a failure after writing began
+ * Every publisher command checks its inputs before it writes (signing key readable, private,
+ * usable without a terminal and one the allowed signers list; sources readable; target writable) and a failure after writing began
  * leaves nothing behind. Each case asserts the exact error and that the repository — every folder,
  * file, mode and byte — is what it was. Runs on a local folder through the real CLI (no terminal:
  * the child's stdio are pipes), and on s3rver through the library.
@@ -214,6 +214,85 @@ describe('preflight: sources and target', () => {
     const t = await fdl('tag', other, 'v1');
     assert.equal(t.code, 1);
     assert.deepEqual(treeBytes(other), before2);
+  });
+});
+
+describe('preflight: the signing key must be one readers trust', () => {
+  const fingerprint = (k: string) =>
+    /SHA256:\S+/.exec(execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', k], { encoding: 'utf8' }))![0];
+  const pub = (k: string) => readFileSync(`${k}.pub`, 'utf8').trim().split(/\s+/).slice(0, 2).join(' ');
+  let other: string; // a usable key no allowed_signers lists
+  let signers: string; // allowed_signers listing `key` only
+  const parentCatalog = () =>
+    path.join(root, 'versions', readFileSync(path.join(root, 'refs/heads/main'), 'utf8').trim(), 'ducklake.duckdb');
+  /** Every command that writes a version, with `extra` flags. */
+  const writers = (...extra: string[]) => [
+    ['import', root, '--table', `main.t=${csv}`, ...extra],
+    ['publish', root, '--catalog', parentCatalog(), ...extra],
+    ['delete', root, '--table', 'main.t', '--where', 'a = 1', ...extra],
+    ['update', root, '--table', 'main.t', '--set', "b = 'z'", '--where', 'a = 1', ...extra],
+  ];
+  before(() => {
+    other = path.join(work, 'other-key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+    signers = path.join(work, 'allowed_signers');
+    writeFileSync(signers, `alice@example.org namespaces="fdl" ${pub(key)}\n`);
+  });
+
+  it('a key not in --allowed-signers: import, publish, delete and update refuse before writing', async () => {
+    const msg = `--sign-key ${other} (${fingerprint(other)}) is not in --allowed-signers ${signers}: readers that trust those keys would refuse the version`;
+    await Promise.all(writers('--sign-key', other, '--allowed-signers', signers).map((a) => refused(msg, ...a)));
+  });
+
+  it('a listed key for another namespace, or past its valid-before, is refused too; --allowed-signers without --sign-key too', async () => {
+    const gitOnly = path.join(work, 'allowed_signers-git');
+    writeFileSync(gitOnly, `alice@example.org namespaces="git" ${pub(key)}\n`);
+    const expired = path.join(work, 'allowed_signers-expired');
+    writeFileSync(expired, `alice@example.org valid-before="20200101Z" ${pub(key)}\n`);
+    const fp = fingerprint(key);
+    await Promise.all([
+      refused(
+        `--sign-key ${key} (${fp}): alice@example.org (${gitOnly} line 1) may sign only for namespaces git, not fdl, so readers would refuse the version`,
+        ...writers('--sign-key', key, '--allowed-signers', gitOnly)[0]!,
+      ),
+      refused(
+        `--sign-key ${key} (${fp}): alice@example.org (${expired} line 1) was valid only before 2020-01-01T00:00:00.000Z, so readers would refuse the version`,
+        ...writers('--sign-key', key, '--allowed-signers', expired)[2]!,
+      ),
+      refused(
+        `--allowed-signers ${signers} is given but no --sign-key: the version would be unsigned, and readers that require signatures would refuse it`,
+        ...writers('--allowed-signers', signers)[1]!,
+      ),
+    ]);
+  });
+
+  it("without --allowed-signers, the signers the repository's fdl.json lists; a listed key publishes", async () => {
+    const listed = path.join(work, 'listed');
+    await initRepository(listed, { signers: [`alice@example.org ${pub(key)}`] });
+    const before = treeBytes(listed);
+    const r = await fdl('import', listed, '--table', `main.t=${csv}`, '--sign-key', other);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      `fdl: --sign-key ${other} (${fingerprint(other)}) is not in the signers ${listed}/fdl.json lists: readers that trust those keys would refuse the version\n`,
+    );
+    assert.deepEqual(treeBytes(listed), before);
+    const ok = await fdl('import', listed, '--table', `main.t=${csv}`, '--sign-key', key);
+    assert.equal(ok.code, 0, ok.stderr);
+    const ok2 = await fdl(
+      'delete',
+      listed,
+      '--table',
+      'main.t',
+      '--where',
+      'a = 2',
+      '--sign-key',
+      key,
+      '--allowed-signers',
+      signers,
+    );
+    assert.equal(ok2.code, 0, ok2.stderr);
+    assert.match(ok2.stdout, /^[0-9a-f-]{36}\n$/);
   });
 });
 

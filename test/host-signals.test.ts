@@ -2,11 +2,12 @@
  * A writing command stopped by SIGINT or SIGTERM rolls back as on an error (named pipes, partial
  * data files, the pending marker, the version folder all go) and exits 130 / 143; the repository is
  * byte for byte what it was. A writer killed outright (SIGKILL) leaves debris whose marker names a
- * process that no longer runs: the default `fdl gc` (grace 24h) clears it at once.
+ * process that no longer runs: the default `fdl gc` (grace 24h) clears it at once, with the local
+ * work folder (TMPDIR/fdl-import-*) the run had recorded itself in; a live writer's folder stays.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,9 +39,12 @@ interface Ran {
   stderr: string;
 }
 
-/** Starts `fdl …`; `stop(sig)` sends a signal once `ready()` holds, and resolves with how it ended. */
-function start(args: string[]) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `fdl …` (with `env` added, e.g. its own TMPDIR); `ended` resolves with how it ended. */
+function start(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -52,6 +56,17 @@ function start(args: string[]) {
 async function fdl(...args: string[]): Promise<Ran> {
   return start(args).ended;
 }
+
+/** A temp folder of the test's own, given to the commands as TMPDIR: their work folders land there. */
+function ownTmp(name: string): string {
+  const dir = path.join(work, name);
+  mkdirSync(dir);
+  return dir;
+}
+
+/** The fdl import work folders in `tmp` that have recorded their writer. */
+const importFolders = (tmp: string) =>
+  readdirSync(tmp).filter((n) => n.startsWith('fdl-import-') && existsSync(path.join(tmp, n, 'writer.json')));
 
 /** True once a running import's named pipes (its scratch folder in the data folder) are there. */
 const importWriting = (root: string) => () => {
@@ -126,10 +141,12 @@ describe('signals during a writing command', () => {
     await writeBigCsv(small, 10);
     assert.equal((await fdl('import', root, '--table', `main.t=${small}`)).code, 0);
     const before = treeBytes(root);
-    const run = start(['import', root, '--table', `main.t=${big}`]);
+    const tmp = ownTmp('tmp-killed');
+    const run = start(['import', root, '--table', `main.t=${big}`], { TMPDIR: tmp });
     await waitFor(importWriting(root), 'the import writing its data', 120_000);
     run.child.kill('SIGKILL');
     await run.ended;
+    assert.equal(importFolders(tmp).length, 1, 'the work folder is left, its writer recorded');
     const debris = treeBytes(root).filter((l) => !before.includes(l));
     assert.ok(
       debris.some((l) => /\/pending /.test(l)),
@@ -139,14 +156,39 @@ describe('signals during a writing command', () => {
       debris.some((l) => / fifo$/.test(l)),
       'named pipes are left',
     );
-    const gc = await fdl('gc', root);
+    const gc = await start(['gc', root], { TMPDIR: tmp }).ended;
     assert.equal(gc.code, 0, gc.stderr);
     assert.match(
       gc.stdout,
-      /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\); kept 0 younger than the grace period; 0 writer\(s\) running\n$/,
+      /^removed \d+ object\(s\) \(1 unfinished version folder\(s\)\) and 1 work folder\(s\) of dead writers; kept 0 younger than the grace period; 0 writer\(s\) running\n$/,
     );
     assert.match(gc.stderr, /writer gone: versions\/[0-9a-f-]+\/ \(process \d+ on this host no longer runs\)/);
+    assert.match(gc.stderr, /removing work folder \S+\/fdl-import-\w{6} \(process \d+ on this host no longer runs\)/);
     assert.deepEqual(treeBytes(root), before);
+    assert.deepEqual(readdirSync(tmp), [], 'the work folder is gone');
+  });
+
+  it("a live import's work folder survives fdl gc --grace 0 (the writer stopped with SIGSTOP, alive); its own clean-up removes it", async () => {
+    const root = path.join(work, 'live');
+    assert.equal((await fdl('init', root)).code, 0);
+    const tmp = ownTmp('tmp-live');
+    const run = start(['import', root, '--table', `main.t=${big}`], { TMPDIR: tmp });
+    await waitFor(() => importFolders(tmp).length === 1, "the import's work folder", 120_000, 10);
+    const folder = importFolders(tmp);
+    run.child.kill('SIGSTOP');
+    try {
+      const gc = await start(['gc', root, '--grace', '0'], { TMPDIR: tmp }).ended;
+      assert.equal(gc.code, 0, gc.stderr);
+      assert.match(gc.stdout, / and 0 work folder\(s\) of dead writers; /);
+      assert.doesNotMatch(gc.stderr, /work folder/);
+      assert.deepEqual(importFolders(tmp), folder, 'the live writer keeps its work folder');
+    } finally {
+      run.child.kill('SIGTERM');
+      run.child.kill('SIGCONT');
+    }
+    const r = await run.ended;
+    assert.equal(r.code, 143, r.stderr);
+    assert.deepEqual(readdirSync(tmp), [], 'removed by its own writer');
   });
 
   it('a signal while I/O is stuck (an S3 endpoint that accepts and never answers) still ends the run: exit 143 within the stop deadline', async () => {

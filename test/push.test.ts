@@ -25,6 +25,7 @@ import { serveFolder } from './support/http-server.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 import { bucketBytes } from './support/tree.js';
+import { startFaultyProxy } from './support/faulty-proxy.js';
 
 const run = promisify(execFile);
 const SIGNERS = path.join(ROOT, 'examples', 'demo-data', 'allowed_signers');
@@ -266,6 +267,51 @@ describe('fdl push', () => {
     });
     after(async () => {
       await s3?.close();
+    });
+
+    it('an S3 target is checked before anything is copied: a missing bucket, a key without write permission', async () => {
+      const env = (endpoint: string) => ({
+        ...process.env,
+        AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL: endpoint,
+        AWS_REGION: 'us-east-1',
+        FDL_S3_FORCE_PATH_STYLE: '1',
+      });
+      const refused = (dst: string, endpoint: string) =>
+        run(process.execPath, [CLI, 'push', demo, dst], { env: env(endpoint) }).then(
+          () => assert.fail(`fdl push to ${dst} succeeded`),
+          (e: { code: number; stdout: string; stderr: string }) => e,
+        );
+      const client = new S3Client({
+        endpoint: s3.endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: S3_CREDENTIALS,
+      });
+      const before = await bucketBytes(client, 'lake', '');
+      const missing = await refused('s3://nosuch/lake/', s3.endpoint);
+      assert.equal(missing.code, 1);
+      assert.equal(missing.stdout, '');
+      assert.equal(
+        missing.stderr,
+        'fdl: s3://nosuch/lake/ is not writable: bucket nosuch does not exist (checked before writing anything)\n',
+      );
+      // a read-only key: S3 answers every PUT with 403 AccessDenied (s3rver has no permissions; a proxy says it)
+      const readOnly = await startFaultyProxy(s3.endpoint);
+      readOnly.rules.push({ match: /^\/lake\//, method: 'PUT', fault: '403' });
+      try {
+        const denied = await refused('s3://lake/denied/', readOnly.url);
+        assert.equal(denied.code, 1);
+        assert.equal(
+          denied.stderr,
+          'fdl: s3://lake/denied/ is not writable: access denied (AccessDenied) (checked before writing anything)\n',
+        );
+        assert.equal(readOnly.faults, 1, 'one write tried (the probe), nothing copied');
+      } finally {
+        await readOnly.close();
+      }
+      assert.deepEqual(await bucketBytes(client, 'lake', ''), before, 'the bucket is unchanged');
     });
 
     it("a source whose expired version was gc'ed pushes to S3: both versions, the expiry, no data for it, no pending marker", async () => {

@@ -203,6 +203,37 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.equal(d.duckdb_prepare, 1, JSON.stringify(d));
   });
 
+  test("a text another session planned over the same version and search path is not bound again for the engine line (prepared, as every session's own); another search path binds it again", async () => {
+    // a catalog text: never answered from the result cache, so each session plans it
+    const text =
+      "select c.relname, a.attname from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'customers' and a.attnum = 1";
+    const first = await cost(s, () => c.query(text));
+    assert.equal(first.bind_check, 1, JSON.stringify(first));
+    const other = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });
+    await other.connect();
+    try {
+      let rows: unknown[] = [];
+      const again = await cost(s, async () => (rows = (await other.query(text)).rows));
+      assert.deepEqual(rows, [{ relname: 'customers', attname: 'customer_id' }]);
+      assert.deepEqual(again, {
+        analysis: 0,
+        duckdb_prepare: 1,
+        type_probe: 0,
+        bind_check: 0,
+        prune_explain: 0,
+        ref_check: 1,
+        revalidation: 1,
+      });
+      await other.query('set search_path = sales');
+      const moved = await cost(s, async () => (rows = (await other.query(text)).rows));
+      assert.deepEqual(rows, [{ relname: 'customers', attname: 'customer_id' }]);
+      assert.equal(moved.bind_check, 1, JSON.stringify(moved));
+      assert.equal(moved.duckdb_prepare, 1, JSON.stringify(moved));
+    } finally {
+      await other.end();
+    }
+  });
+
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
     // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
     const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';

@@ -21,6 +21,7 @@ import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, timed } from '../stages.js';
+import { ReusedStatement } from '../engine/reused-statement.js';
 
 export interface RelationRef {
   catalog: string;
@@ -144,11 +145,7 @@ export async function analyzeRewritten(
   counted('analysis');
   const [tree, own] = await timed('analysis', async () => {
     const inner = (text: string) => readExplain(text)?.inner ?? text;
-    const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR), json_serialize_sql($2::VARCHAR)', [
-      inner(sql),
-      inner(namesFrom),
-    ]);
-    const row = reader.getRows()[0] ?? [];
+    const row = await parseTwo.firstRow(conn, [inner(sql), inner(namesFrom)]);
     return [String(row[0] ?? '{"error":true}'), String(row[1] ?? '{"error":true}')];
   });
   const named = await remembered(
@@ -202,9 +199,12 @@ interface Serialized {
   statements?: unknown[];
 }
 
+/** DuckDB's parse of one text, and of two in one call: each prepared once per connection. */
+const parseOne = new ReusedStatement('SELECT json_serialize_sql($1::VARCHAR)');
+const parseTwo = new ReusedStatement('SELECT json_serialize_sql($1::VARCHAR), json_serialize_sql($2::VARCHAR)');
+
 export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<string> {
-  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
-  return String(reader.getRows()[0]?.[0] ?? '{"error":true}');
+  return String((await parseOne.firstRow(conn, [sql]))[0] ?? '{"error":true}');
 }
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */

@@ -16,7 +16,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
-import { quoteLiteral } from '../quote.js';
+import { LRUCache } from 'lru-cache';
+import { ReusedStatement } from '../engine/reused-statement.js';
 import { counted } from '../stages.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
@@ -94,9 +95,16 @@ type PlanNode = { type?: string; name?: string; function_data?: unknown; childre
  * the text the session will prepare; for EXPLAIN, `analysis.sql` carries the gateway's head and the
  * inner query is what gets bound. Parquet may come only from the folders the instance was sealed to.
  */
-export async function refuseSideEffects(conn: DuckDBConnection, sql: string, analysis: Analysis): Promise<void> {
+export async function refuseSideEffects(
+  conn: DuckDBConnection,
+  sql: string,
+  analysis: Analysis,
+  scope?: string,
+): Promise<void> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
+  const key = scope === undefined ? undefined : `${scope}\u0000${inner}`;
+  if (key !== undefined && readsJudged.has(key)) return;
   const plan = await bind(conn, inner);
   if (!plan || plan.error) {
     // Not bindable here (a parameter, an operator without serialization, a binder error): the
@@ -105,7 +113,26 @@ export async function refuseSideEffects(conn: DuckDBConnection, sql: string, ana
   }
   const readDirs = await sealedDirs(conn);
   for (const root of plan.plans ?? []) walk(root, readDirs);
+  if (key !== undefined) readsJudged.set(key, true);
 }
+
+/**
+ * Texts whose bound plan was judged a read, by the scope they were bound in (checkScope,
+ * session/planner.ts: the repository's instance, a frozen version's database, the search path,
+ * the configuration's generation) and the exact text. DuckDB binds a text to the same plan in the
+ * same catalog and settings, so a session repeating another's text (a client's catalog queries at
+ * every connect) is not bound again; a plan only ever bound elsewhere, or refused, is bound.
+ */
+const readsJudged = new LRUCache<string, true>({ max: 4096 });
+
+/**
+ * The bind, prepared once per connection with the text as its value: DuckDB parses and binds the text
+ * when the statement runs, on this connection (its database, search_path and settings), as it would
+ * inline, without parsing and planning the wrapper anew for each text.
+ */
+const planOf = new ReusedStatement(
+  'SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, optimize := false)',
+);
 
 type BoundPlan = { error: boolean; error_type?: string; error_message?: string; plans?: PlanNode[] };
 
@@ -118,10 +145,7 @@ async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | nu
   counted('bind_check');
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const reader = await inPrepareSlot(sql, () =>
-      conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`),
-    );
-    const json = reader.getRows()[0]?.[0];
+    const [json] = await planOf.firstRow(conn, [sql], (run) => inPrepareSlot(sql, run));
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
     return null;

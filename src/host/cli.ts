@@ -17,6 +17,7 @@ import { buildDemo } from './demo.js';
 import { registerPushCommand } from './push-cmd.js';
 import { registerGcCommand } from './gc-cmd.js';
 import { registerRowChangeCommands } from './row-change-cmd.js';
+import { ALLOWED_SIGNERS_HELP } from './preflight.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const wrap = commandAction;
@@ -60,6 +61,7 @@ export function registerHostCommands(program: Command): void {
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
     .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
     .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)")
     .option(
       '--partition-by <SCHEMA.TABLE=EXPR[,EXPR…]>',
@@ -89,6 +91,7 @@ export function registerHostCommands(program: Command): void {
             message?: string;
             author?: string;
             signKey?: string;
+            allowedSigners?: string;
             dataset?: string;
             partitionBy: string[];
             sortBy: string[];
@@ -108,6 +111,7 @@ export function registerHostCommands(program: Command): void {
             message: o.message,
             author: o.author,
             signKey: o.signKey,
+            allowedSigners: o.allowedSigners,
             dataset: o.dataset,
             progress: (l) => process.stderr.write(l + '\n'),
           });
@@ -125,6 +129,7 @@ export function registerHostCommands(program: Command): void {
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
     .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
     .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)")
     .option(
       '--data-from <DIR>',
@@ -140,6 +145,7 @@ export function registerHostCommands(program: Command): void {
             message?: string;
             author?: string;
             signKey?: string;
+            allowedSigners?: string;
             dataset?: string;
             dataFrom?: string;
           },
@@ -150,6 +156,7 @@ export function registerHostCommands(program: Command): void {
             message: o.message,
             author: o.author,
             signKey: o.signKey,
+            allowedSigners: o.allowedSigners,
             dataset: o.dataset,
             dataFrom: o.dataFrom,
             progress: (l) => process.stderr.write(l + '\n'),

@@ -4,14 +4,14 @@
  * there (not a secret: anyone can sign as the demo signer).
  */
 import { existsSync } from 'node:fs';
-import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, copyFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importData } from './import.js';
 import { initRepository } from './repo.js';
 import { branchCommand, tagCommand } from './refs-cmd.js';
 import { publicKeyLine } from './sign.js';
+import { makeWorkFolder } from './work-folder.js';
 
 /** examples/demo-data from dist/src/host or src/host. */
 export function demoDataDir(): string {
@@ -28,7 +28,7 @@ export async function buildDemo(dir: string, progress?: (l: string) => void): Pr
     throw new Error(`${dir} already holds a repository; fdl demo builds a new one (remove it first)`);
   const data = demoDataDir();
   // A checkout makes the shipped key 0644; signing wants a private copy (0600).
-  const keyDir = await mkdtemp(join(tmpdir(), 'fdl-demo-key-'));
+  const keyDir = await makeWorkFolder('demo-key');
   try {
     const key = join(keyDir, 'demo_ed25519_DEMO_ONLY');
     await copyFile(join(data, 'demo_ed25519_DEMO_ONLY'), key);

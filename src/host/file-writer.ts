@@ -13,7 +13,7 @@ import { dirname, relative, sep } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fieldIds, lit, qi, type ColDef } from './coltypes.js';
 import { hiveKey, type PartitionKey } from './layout.js';
-import { HashedOutput, PIPE_PATTERN } from './hashed-output.js';
+import { HashedOutput, OutputWriteError, PIPE_PATTERN } from './hashed-output.js';
 
 export interface LayoutKey {
   key: PartitionKey;
@@ -31,6 +31,29 @@ export interface LayoutWrite {
   work: string;
   /** Where the final files go (one subfolder per partition). */
   outDir: string;
+  /** What a write failure names, e.g. `main.t's data files in /srv/lake` (default: outDir). */
+  label?: string;
+}
+
+/** A write that failed for want of space or another file-system reason, said plainly (never blamed on the source). */
+export class WriteFailure extends Error {}
+
+/**
+ * The error to report for a failed write: a real file the pipe thread could not write (the cause
+ * of DuckDB's "Broken pipe"), or DuckDB's own write running out of space (staging, spill), says
+ * what could not be written where; anything else is returned unchanged.
+ */
+export function writeFailure(e: unknown, label: string): unknown {
+  const full = (detail: string) =>
+    new WriteFailure(`no space left on device: cannot write ${label}${detail ? ` (${detail})` : ''}`);
+  if (e instanceof OutputWriteError) {
+    if (e.code === 'ENOSPC') return full('');
+    if (e.code === 'EDQUOT') return new WriteFailure(`disk quota exceeded: cannot write ${label}`);
+    return new WriteFailure(`cannot write ${label}: ${e.message}`);
+  }
+  const msg = (e as Error)?.message ?? '';
+  if (/no space left on device/i.test(msg)) return full(/"([^"]+)"/.exec(msg)?.[1] ?? '');
+  return e;
 }
 
 export interface LayoutFile {
@@ -59,6 +82,14 @@ const STAGE_KEY = (i: number) => `__fdl_key${i}`;
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
 
 export async function writeLayout(conn: DuckDBConnection, w: LayoutWrite): Promise<LayoutFile[]> {
+  try {
+    return await layoutFiles(conn, w);
+  } catch (e) {
+    throw writeFailure(e, w.label ?? w.outDir);
+  }
+}
+
+async function layoutFiles(conn: DuckDBConnection, w: LayoutWrite): Promise<LayoutFile[]> {
   await mkdir(w.work, { recursive: true });
   await mkdir(dirname(w.outDir), { recursive: true });
   // Order matters only when sorting; otherwise DuckDB may write in parallel and stream freely.
@@ -111,10 +142,11 @@ async function writeFiles(
     );
     rows = r.getRowObjectsJson() as unknown as StatsRow[];
   } catch (e) {
-    await pipes.abandon();
+    const cause = await pipes.abandon();
     // never leave a named pipe behind: anything that later opened it to read would wait forever
     await rm(pipes.pipeDir, { recursive: true, force: true });
-    throw e;
+    // a real file that could not be written (a full disk) closed its pipe: that, not DuckDB's broken pipe, is the error
+    throw cause ?? e;
   }
   const hashed = await pipes
     .finish(rows.map((st) => String(st.filename)))

@@ -7,7 +7,7 @@ export function registerGcCommand(program: Command): void {
   program
     .command('gc')
     .description(
-      'remove data files no unexpired version reads and version folders no writer finished (older than --grace; a writer whose process is gone from this host: at once); never what a live version or a running writer needs',
+      'remove data files no unexpired version reads and version folders no writer finished (older than --grace; a writer whose process is gone from this host: at once), and the temp work folders of fdl runs on this host that were killed before cleaning up; never what a live version or a running writer needs',
     )
     .argument('<LOCATION>')
     .option('--dry-run', 'only list what would be removed')
@@ -24,7 +24,7 @@ export function registerGcCommand(program: Command): void {
           report: (l) => process.stderr.write(l + '\n'),
         });
         process.stdout.write(
-          `${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)); kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`,
+          `${o.dryRun ? 'would remove' : 'removed'} ${r.removed.length} object(s) (${r.unfinished.length} unfinished version folder(s)) and ${r.workFolders.length} work folder(s) of dead writers; kept ${r.keptYoung.length} younger than the grace period; ${r.writers.length} writer(s) running\n`,
         );
       }),
     );

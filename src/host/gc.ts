@@ -9,13 +9,15 @@
  * its marker lists go at once, whatever their age. Any other object is removed only when it is older
  * than the grace period, so files of a writer that started after gc looked are safe as well. Before
  * removing anything, the files.json of every version gc must keep is read as a second, independent
- * account: a candidate it names (or a version without one) stops the run.
+ * account: a candidate it names (or a version without one) stops the run. It also clears this
+ * host's local work folders whose writer is gone (work-folder.ts).
  */
 import { type Inventory, takeInventory } from './inventory.js';
 import { checkWritableTarget } from './preflight.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { writerState } from './write-journal.js';
 import { checkInterrupt } from './interrupt.js';
+import { clearDeadWorkFolders } from './work-folder.js';
 
 /** Clock and timestamp-granularity slack when comparing an object's age with a writer's marker. */
 const WRITER_SLACK_MS = 60_000;
@@ -34,6 +36,8 @@ export interface GcOptions {
 export interface GcResult {
   /** Keys removed (or, with dryRun, that would be). */
   removed: string[];
+  /** Local work folders of dead writers removed (or, with dryRun, that would be): work-folder.ts. */
+  workFolders: string[];
   unfinished: string[];
   /** Unreferenced objects kept because they are younger than the grace period or a writer is running. */
   keptYoung: string[];
@@ -54,6 +58,8 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   const target = openTarget(location, opts.s3);
   if (!opts.dryRun) await checkWritableTarget(target, ['versions/']);
   const inv = await takeInventory(target);
+  // this host's work folders of commands killed before they cleaned up (SIGKILL, the clean-up deadline)
+  const workFolders = await clearDeadWorkFolders({ dryRun: opts.dryRun, report: say });
   const now = opts.now ?? Date.now();
   const old = (t: number) => t < now - grace;
   const pending = inv.versions.filter((v) => !v.complete && v.pendingSince !== null);
@@ -112,7 +118,7 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
     }
   }
   if (keptYoung.length) say(`kept ${keptYoung.length} unreferenced object(s) younger than the grace period`);
-  return { removed, unfinished, keptYoung, writers };
+  return { removed, workFolders, unfinished, keptYoung, writers };
 }
 
 /**

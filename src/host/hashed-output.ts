@@ -20,7 +20,21 @@ export type PipeTask = { id: number; pipe: string; dest: string };
 export type PipeReply =
   | { op: 'opened'; id: number }
   | { op: 'done'; id: number; size: number; sha256: string }
-  | { op: 'failed'; id: number; message: string };
+  | { op: 'failed'; id: number; message: string; code?: string };
+
+/**
+ * Writing a real file from its pipe failed (a full disk, a quota, an I/O error). DuckDB then only
+ * sees its pipe closed ("Broken pipe"); this is the cause to report. `dest` is the file.
+ */
+export class OutputWriteError extends Error {
+  constructor(
+    readonly code: string | undefined,
+    readonly dest: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Pipes kept ready beyond the highest index DuckDB has opened (it writes at most a few files at once). */
 const WINDOW = 4;
@@ -50,6 +64,7 @@ interface Slot {
 
 interface Pending {
   index: number;
+  dest: string;
   opened(): void;
   resolve(v: { size: number; sha256: string }): void;
   reject(e: Error): void;
@@ -91,7 +106,7 @@ function addSlot(): Slot {
     slot.busy = false;
     worker.unref();
     if (m.op === 'done') p.resolve({ size: m.size, sha256: m.sha256 });
-    else p.reject(new Error(`writing ${pipeName(p.index)}: ${m.message}`));
+    else p.reject(new OutputWriteError(m.code, p.dest, `writing ${p.dest}: ${m.message}`));
   });
   const fail = (e: unknown) => {
     const i = slots.indexOf(slot);
@@ -168,12 +183,20 @@ export class HashedOutput {
     return out;
   }
 
-  /** After a failed COPY: drains and stops; what was written stays in outDir for the caller to remove. */
-  async abandon(): Promise<void> {
+  /**
+   * After a failed COPY: drains and stops; what was written stays in outDir for the caller to
+   * remove. Returns the first failure to write a real file (the cause when DuckDB reports a broken pipe).
+   */
+  async abandon(): Promise<OutputWriteError | null> {
     this.finishing = true;
     await this.made.catch(() => undefined);
-    await this.releaseUnused();
-    for (const t of this.tasks.values()) await t.settled.catch(() => undefined);
+    await this.releaseUnused().catch(() => undefined);
+    let cause: OutputWriteError | null = null;
+    for (const t of this.tasks.values())
+      await t.settled.catch((e) => {
+        if (e instanceof OutputWriteError) cause ??= e;
+      });
+    return cause;
   }
 
   private extendTo(last: number): Promise<void> {
@@ -204,10 +227,12 @@ export class HashedOutput {
     settled.catch(() => undefined);
     const task: Task = { index, opened: false, settled };
     this.tasks.set(index, task);
+    const dest = join(this.outDir, pipeName(index));
     dispatch(
-      { pipe, dest: join(this.outDir, pipeName(index)) },
+      { pipe, dest },
       {
         index,
+        dest,
         resolve,
         reject,
         opened: () => {

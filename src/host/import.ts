@@ -4,8 +4,7 @@
  * Until the branch moves, nothing a reader resolves points at the new version; a crash at any step
  * leaves at most unreferenced files.
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
@@ -20,7 +19,8 @@ import { parentHashes } from './files-json.js';
 import { Interrupted, interruptedBy, onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
-import { writeLayout, type LayoutKey } from './file-writer.js';
+import { writeLayout, WriteFailure, type LayoutKey } from './file-writer.js';
+import { clearDeadWorkFolders, makeWorkFolder } from './work-folder.js';
 
 export interface TableSource {
   schema: string;
@@ -34,6 +34,8 @@ export interface VersionWriteOptions {
   message?: string;
   author?: string;
   signKey?: string;
+  /** OpenSSH allowed_signers: --sign-key must be a key it trusts for namespace fdl (checked before writing). */
+  allowedSigners?: string;
   dataset?: string;
   s3?: S3TargetOptions;
   progress?: (line: string) => void;
@@ -168,7 +170,9 @@ export async function importData(location: string, opts: ImportOptions): Promise
   });
   const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-import-'));
+  // work folders of imports killed before they could clean up (SIGKILL, the clean-up deadline) go first
+  await clearDeadWorkFolders({ report: say });
+  const tmp = await makeWorkFolder('import');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const unhook = onInterrupt(() => conn.interrupt());
@@ -246,6 +250,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
           targetFileSize: opts.targetFileSize ?? DEFAULT_TARGET_FILE_SIZE,
           work: join(tmp, `t${plan.tableId}-${uuidv7()}`),
           outDir,
+          label: `${src.schema}.${src.table}'s data files in ${target instanceof LocalTarget ? target.location : tmp}`,
         }),
       );
       let records = 0;
@@ -328,7 +333,7 @@ async function readSource<T>(conn: DuckDBConnection, from: string, file: string,
   try {
     return await work();
   } catch (e) {
-    if (e instanceof Interrupted || interruptedBy()) throw e;
+    if (e instanceof Interrupted || e instanceof WriteFailure || interruptedBy()) throw e;
     throw new Error(`${file}: ${sourceError((e as Error).message, from)}`);
   }
 }

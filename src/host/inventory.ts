@@ -4,8 +4,7 @@
  * and delete files each complete version's frozen snapshot reads (the gateway's own catalog
  * reader decides), and every object under data_dir with its age.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
@@ -15,6 +14,7 @@ import { readSettings, readStore } from './repo.js';
 import type { WriteTarget } from './target.js';
 import { PENDING_MARKER, type MarkerBody, type WriterId } from './write-journal.js';
 import { checkInterrupt } from './interrupt.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export interface VersionFolder {
   id: string;
@@ -92,7 +92,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
   }
   const liveFiles = new Set<string>();
   const anyFiles = new Set<string>();
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-inventory-'));
+  const tmp = await makeWorkFolder('inventory');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {

@@ -16,7 +16,8 @@ port.on('message', (t: PipeTask) => {
   try {
     port.postMessage(copy(t) satisfies PipeReply);
   } catch (e) {
-    port.postMessage({ op: 'failed', id: t.id, message: (e as Error).message } satisfies PipeReply);
+    const err = e as NodeJS.ErrnoException;
+    port.postMessage({ op: 'failed', id: t.id, message: err.message, code: err.code } satisfies PipeReply);
   }
 });
 

@@ -1,14 +1,17 @@
 /**
  * Checks every publisher command makes before it writes anything: the signing key (a private key
- * file only its owner can read, without a passphrase unless a terminal can ask for it), the sources
- * (readable files), the target (a local root that is a writable folder). A refused command has
+ * file only its owner can read, without a passphrase unless a terminal can ask for it, one the
+ * allowed signers list), the sources
+ * (readable files), the target (a local root that is a writable folder, a bucket that takes a probe object). A refused command has
  * written nothing; what can only fail later is undone by the write journal (write-journal.ts).
  */
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { LocalTarget, type WriteTarget } from './target.js';
+import sshpk from 'sshpk';
+import { matchPatternList, parseAllowedSigners } from '../resolver/sshsig.js';
+import { LocalTarget, S3Target, type WriteTarget } from './target.js';
 
 const run = promisify(execFile);
 const code = (e: unknown) => (e as { code?: string })?.code;
@@ -92,9 +95,12 @@ export async function checkWritableFolder(dir: string, because = ''): Promise<vo
   });
 }
 
-/** A local target's root must be a writable folder, and the folders the writer adds to must be folders. */
+/**
+ * A local target's root must be a writable folder, and the folders the writer adds to must be
+ * folders; an S3 target's bucket must exist and take (and give back) a probe object.
+ */
 export async function checkWritableTarget(target: WriteTarget, folders: string[] = []): Promise<void> {
-  if (!(target instanceof LocalTarget)) return; // S3: only a write can tell; the journal undoes a failed one
+  if (!(target instanceof LocalTarget)) return target instanceof S3Target ? target.checkWritable() : undefined;
   const root = target.location;
   const st = await stat(root).catch(() => null);
   if (!st?.isDirectory()) throw new Error(`${root} is not a folder`);
@@ -105,4 +111,65 @@ export async function checkWritableTarget(target: WriteTarget, folders: string[]
     if (s && !s.isDirectory()) throw new Error(`${p} is not a folder, so nothing can be written under it`);
     if (s) await checkWritableFolder(p);
   }
+}
+
+/** The --allowed-signers help of the commands that write a version. */
+export const ALLOWED_SIGNERS_HELP =
+  "refuse before writing unless --sign-key is a key this OpenSSH allowed_signers file trusts (namespace fdl, valid now); without it, the keys fdl.json's signers lists, if any";
+
+/** `SHA256:…` of a private key file's public half: ssh-keygen -l reads it without the passphrase. */
+async function keyFingerprint(file: string): Promise<string> {
+  try {
+    const { stdout } = await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', file], { timeout: 30_000 });
+    const fp = /SHA256:[A-Za-z0-9+/]+/.exec(stdout)?.[0];
+    if (fp) return fp;
+  } catch {
+    /* said below */
+  }
+  throw new Error(`--sign-key ${file}: cannot read its public key to check it against the allowed signers`);
+}
+
+const fingerprintOf = (blob: Buffer) => sshpk.parseKey(blob, 'rfc4253').fingerprint('sha256').toString();
+
+/**
+ * The signing key must be one readers trust, or the version they get is refused (28000) after it
+ * was written: with --allowed-signers FILE, a line of FILE that lists the key for namespace fdl and
+ * is valid now; without it, when the repository's fdl.json lists `signers` (the keys its writers
+ * sign with, FDL-0.1 Part 1), one of those. `where` names the repository.
+ */
+export async function checkAllowedSigner(
+  signKey: string | undefined,
+  allowedSigners: string | undefined,
+  repoSigners: string[],
+  where: string,
+): Promise<void> {
+  if (allowedSigners !== undefined) {
+    await checkReadableFile('--allowed-signers', allowedSigners);
+    if (signKey === undefined)
+      throw new Error(
+        `--allowed-signers ${allowedSigners} is given but no --sign-key: the version would be unsigned, and readers that require signatures would refuse it`,
+      );
+  }
+  if (signKey === undefined || (allowedSigners === undefined && repoSigners.length === 0)) return;
+  const fp = await keyFingerprint(signKey);
+  const source = allowedSigners ?? `${where}/fdl.json`;
+  const text = allowedSigners !== undefined ? await readFile(allowedSigners, 'utf8') : repoSigners.join('\n');
+  const listed = parseAllowedSigners(text).signers.filter((s) => fingerprintOf(s.blob) === fp);
+  const named = allowedSigners !== undefined ? `--allowed-signers ${allowedSigners}` : `the signers ${source} lists`;
+  if (listed.length === 0)
+    throw new Error(
+      `--sign-key ${signKey} (${fp}) is not in ${named}: readers that trust those keys would refuse the version`,
+    );
+  const now = new Date();
+  let why = '';
+  for (const s of listed) {
+    const who = `${s.principals[0]} (${source} line ${s.line})`;
+    if (s.namespaces && !matchPatternList('fdl', s.namespaces))
+      why ||= `${who} may sign only for namespaces ${s.namespaces.join(',')}, not fdl`;
+    else if (s.validBefore && now > s.validBefore)
+      why ||= `${who} was valid only before ${s.validBefore.toISOString()}`;
+    else if (s.validAfter && now < s.validAfter) why ||= `${who} is valid only after ${s.validAfter.toISOString()}`;
+    else return;
+  }
+  throw new Error(`--sign-key ${signKey} (${fp}): ${why}, so readers would refuse the version`);
 }

@@ -12,8 +12,7 @@
  * refs.json, exactly as fdl import does. Nothing a reader resolves points at the version until the
  * branch moves.
  */
-import { access, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { pathProblem } from '../lake/paths.js';
@@ -28,6 +27,7 @@ import { uuidv7 } from './uuid.js';
 import { checkReadableDir, checkReadableFile } from './preflight.js';
 import { onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
 
@@ -217,7 +217,7 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
   });
   const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-publish-'));
+  const tmp = await makeWorkFolder('publish');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const unhook = onInterrupt(() => conn.interrupt());

@@ -13,8 +13,7 @@
  * created. An expired version (expired.json, which travels with it) is never served again, so its
  * data files are not copied: a source whose gc removed them pushes as well as one that kept them.
  */
-import { mkdtemp, readFile, rm, rmdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
@@ -29,6 +28,7 @@ import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js'
 import { checkWritableFolder, checkWritableTarget } from './preflight.js';
 import { checkInterrupt, onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export interface PushOptions {
   s3?: S3TargetOptions;
@@ -70,7 +70,7 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
   };
   // Checked before anything is written: DST (or the folder it will be made in) can be written to.
   const madeRoot = await checkPushTarget(target);
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-push-'));
+  const tmp = await makeWorkFolder('push');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const unhook = onInterrupt(() => conn.interrupt());
@@ -141,11 +141,14 @@ async function matchRepositories(
 
 /**
  * DST must be writable before anything is copied: a local folder (or, when it does not exist yet,
- * the nearest folder above it, where it will be made); S3 is judged by its first write. Returns
+ * the nearest folder above it, where it will be made); S3 by a probe object put and deleted. Returns
  * whether the root folder is still to be made (a failed push removes it again).
  */
 async function checkPushTarget(target: WriteTarget): Promise<boolean> {
-  if (!target.localPath) return false;
+  if (!target.localPath) {
+    await checkWritableTarget(target); // S3: the bucket exists and takes a probe object
+    return false;
+  }
   const root = target.location;
   if (
     await stat(root).then(

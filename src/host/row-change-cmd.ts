@@ -1,6 +1,7 @@
 /** `fdl delete` and `fdl update`: the command line of src/host/row-change.ts. */
 import { commandAction } from './interrupt.js';
 import type { Command } from 'commander';
+import { ALLOWED_SIGNERS_HELP } from './preflight.js';
 import { changeRows, NoRowMatched, type RowChangeOptions } from './row-change.js';
 
 type Flags = {
@@ -11,6 +12,7 @@ type Flags = {
   message?: string;
   author?: string;
   signKey?: string;
+  allowedSigners?: string;
   dataset?: string;
 };
 
@@ -24,6 +26,7 @@ async function run(location: string, o: Flags): Promise<void> {
     message: o.message,
     author: o.author,
     signKey: o.signKey,
+    allowedSigners: o.allowedSigners,
     dataset: o.dataset,
     progress: (l) => process.stderr.write(l + '\n'),
   };
@@ -54,6 +57,7 @@ function common(cmd: Command): Command {
     .option('--message <TEXT>', 'version message')
     .option('--author <NAME>', 'version author')
     .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
+    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
     .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)");
 }
 

@@ -12,9 +12,8 @@
  * Then files.json, signature, version.json and the branch move, as fdl import does; a failure removes
  * everything the run wrote.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
@@ -34,6 +33,7 @@ import { compactCatalog, finishVersion, preflightVersion } from './version-write
 import { onInterrupt } from './interrupt.js';
 import { checkedAssignments, checkedPredicate } from './user-sql.js';
 import { WriteJournal } from './write-journal.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export interface RowChangeOptions extends VersionWriteOptions {
   /** SCHEMA.TABLE (schema defaults to main). */
@@ -106,7 +106,7 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
   const { target, settings, parent, refKey } = vt;
   if (!parent) throw new Error(`${refKey} names no version in ${target.location}: there are no rows to ${verb}`);
   const id = uuidv7();
-  const tmp = await mkdtemp(join(tmpdir(), `fdl-${verb}-`));
+  const tmp = await makeWorkFolder(verb);
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const unhook = onInterrupt(() => conn.interrupt());
@@ -269,6 +269,7 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
         targetFileSize: DEFAULT_TARGET_FILE_SIZE,
         work: join(tmp, `stage-${uuidv7()}`),
         outDir: join(tmp, `out-${uuidv7()}`),
+        label: `${display}'s updated rows in ${tmp}`,
       });
       for (const w of written) {
         const name = `${w.hiveDir}ducklake-${uuidv7()}.parquet`;

@@ -3,17 +3,17 @@
  * with `ssh-keygen -Y verify` and with the gateway's own SSHSIG check.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { makeWorkFolder } from './work-folder.js';
 
 const run = promisify(execFile);
 
 /** Armored SSHSIG over `message`. The key is copied to a 0600 temp file: ssh-keygen refuses
  *  group/world-readable keys, and a key checked out of git (the demo key) is 0644. */
 export async function sshSign(message: Buffer, privateKeyFile: string, namespace = 'fdl'): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), 'fdl-sign-'));
+  const dir = await makeWorkFolder('sign');
   try {
     const key = join(dir, 'key');
     await copyFile(privateKeyFile, key);
@@ -34,7 +34,7 @@ export async function sshSign(message: Buffer, privateKeyFile: string, namespace
 
 /** `principal keytype base64` for fdl.json signers, from the key's public half. */
 export async function publicKeyLine(privateKeyFile: string, principal: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'fdl-pub-'));
+  const dir = await makeWorkFolder('pub');
   try {
     const key = join(dir, 'key');
     await copyFile(privateKeyFile, key);

@@ -347,6 +347,37 @@ export class S3Target implements WriteTarget {
     );
   }
 
+  /**
+   * Before anything is written: the bucket exists and this client may create and delete objects
+   * under the prefix, proven by creating a probe object (`.fdl-write-check-…`, a name readers
+   * ignore) and deleting it. Errors name the bucket and prefix.
+   */
+  async checkWritable(): Promise<void> {
+    const probe = `.fdl-write-check-${randomBytes(8).toString('hex')}`;
+    const said = (e: unknown) => {
+      const err = e as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+      const name = err.Code ?? err.name ?? '';
+      if (name === 'NoSuchBucket') return `bucket ${this.bucket} does not exist`;
+      const status = err.$metadata?.httpStatusCode;
+      if (name === 'AccessDenied' || status === 403) return `access denied (${name || status})`;
+      return `${name ? `${name}: ` : ''}${err.message ?? String(e)}`;
+    };
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: this.key(probe), Body: Buffer.alloc(0), IfNoneMatch: '*' }),
+      );
+    } catch (e) {
+      throw new Error(`${this.location} is not writable: ${said(e)} (checked before writing anything)`);
+    }
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(probe) }));
+    } catch (e) {
+      throw new Error(
+        `${this.location}: objects can be created but not deleted (${said(e)}), and a failed run must remove what it wrote; remove ${probe} there`,
+      );
+    }
+  }
+
   /** Read the ref and its ETag, compare, then PutObject with If-Match on that ETag (If-None-Match when absent). */
   async swap(key: string, expected: string | null, body: Buffer): Promise<void> {
     const cur = await this.read(key);

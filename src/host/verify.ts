@@ -7,8 +7,7 @@
  * unfinished version folders (no version.json) and orphans (objects under data_dir that no complete
  * version's snapshot reads; `fdl gc` removes both once they are old enough).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
@@ -21,6 +20,7 @@ import { hashFile, readStore } from './repo.js';
 import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 import { takeInventory } from './inventory.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -49,7 +49,7 @@ export async function verifyRepository(
   const ids = [
     ...new Set(keys.filter((k) => /^versions\/[^/]+\/version\.json$/.test(k)).map((k) => k.split('/')[1]!)),
   ].sort();
-  const tmp = await mkdtemp(join(tmpdir(), 'fdl-verify-'));
+  const tmp = await makeWorkFolder('verify');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {

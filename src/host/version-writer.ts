@@ -10,7 +10,7 @@ import type { FdlSettings } from '../resolver/records.js';
 import type { ObjectStore } from '../store/index.js';
 import { lit } from './coltypes.js';
 import { checkInterrupt } from './interrupt.js';
-import { checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
+import { checkAllowedSigner, checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
 import { buildFilesJson } from './files-json.js';
 import { checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, hashStored, readSettings } from './repo.js';
@@ -31,12 +31,12 @@ export interface VersionTarget {
 
 /**
  * Every check a version writer makes before its first write: the target's fdl.json, the branch
- * name, --sign-key, the command's own inputs (`inputs`), --dataset, a writable target; then the
+ * name, --sign-key (and that the allowed signers list it), the command's own inputs (`inputs`), --dataset, a writable target; then the
  * branch's current version.
  */
 export async function preflightVersion(
   location: string,
-  opts: { branch?: string; signKey?: string; dataset?: string; s3?: S3TargetOptions },
+  opts: { branch?: string; signKey?: string; allowedSigners?: string; dataset?: string; s3?: S3TargetOptions },
   inputs: () => Promise<void> = async () => undefined,
 ): Promise<VersionTarget> {
   const target = openTarget(location, opts.s3);
@@ -44,6 +44,7 @@ export async function preflightVersion(
   const branch = opts.branch ?? 'main';
   const refKey = checkRefName('heads', branch);
   await checkSignKey(opts.signKey);
+  await checkAllowedSigner(opts.signKey, opts.allowedSigners, settings.signers, target.location);
   await inputs();
   const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
   await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);

@@ -4,71 +4,18 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { DataFile, InlinedTable, LakeCatalog, LakeMacro, LakeTable, LakeView, NameMapEntry } from './model.js';
+import type { DataFile, InlinedTable, LakeCatalog, LakeTable, LakeView, NameMapEntry } from './model.js';
 import { joinRelative, type PathPart } from './paths.js';
 import { lit, num, optNum, optStr, qi, rows, str, type Row } from './sql.js';
-import { type ColNode, leafType, nodeKind, sqlType } from './types.js';
+import { sqlType } from './types.js';
+import { columnHistory, nestedEvolved, stableTypes, treeAt } from './column-history.js';
+import { buildMacros } from './catalog-macros.js';
 
 /** Catalog versions with the 1.0 table layout (0.4 differs only in the version string). */
 export const SUPPORTED_VERSIONS = ['1.0', '0.4'];
 
-/** One ducklake_column row (any snapshot). */
-interface ColumnRow {
-  tableId: number;
-  id: number;
-  begin: number;
-  end: number | null;
-  order: number;
-  name: string;
-  type: string;
-  initialDefault: string | null;
-  parent: number | null;
-}
-
 const visible = (s: number, alias = '') =>
   `${s} >= ${alias}begin_snapshot AND (${alias}end_snapshot IS NULL OR ${s} < ${alias}end_snapshot)`;
-
-/** Column tree of a table as of snapshot `s`, children in column_order. */
-export function treeAt(history: ColumnRow[], s: number, where: string): ColNode[] {
-  const live = history
-    .filter((c) => c.begin <= s && (c.end === null || s < c.end))
-    .sort((a, b) => a.order - b.order || a.id - b.id);
-  const build = (parent: number | null): ColNode[] =>
-    live
-      .filter((c) => c.parent === parent)
-      .map((c) => {
-        const kind = nodeKind(c.type);
-        const node: ColNode = {
-          id: c.id,
-          name: c.name,
-          kind,
-          leafType: kind === 'leaf' ? leafType(c.type, `${where} column "${c.name}"`) : '',
-          initialDefault: kind === 'leaf' ? c.initialDefault : null,
-          children: build(c.id),
-        };
-        const want = kind === 'list' ? 1 : kind === 'map' ? 2 : -1;
-        if (want >= 0 && node.children.length !== want) {
-          throw new SqlError(SQLSTATE.featureNotSupported, `${where}: malformed ${kind} column "${c.name}"`);
-        }
-        return node;
-      });
-  return build(null);
-}
-
-/** Nested children renamed, dropped or re-added after creation: only a by-id read is correct. */
-function nestedEvolved(history: ColumnRow[]): boolean {
-  const children = history.filter((c) => c.parent !== null);
-  if (children.length === 0) return false;
-  const first = Math.min(...history.map((c) => c.begin));
-  return children.some((c) => c.end !== null || c.begin > first);
-}
-
-/** Columns whose every version has the same type (statistics written under an older type would mislead). */
-function stableTypes(history: ColumnRow[]): Set<number> {
-  const types = new Map<number, Set<string>>();
-  for (const c of history) types.set(c.id, (types.get(c.id) ?? new Set()).add(c.type.toLowerCase()));
-  return new Set([...types].filter(([, t]) => t.size === 1).map(([id]) => id));
-}
 
 function unquoteList(aliases: string): string[] {
   const out: string[] = [];
@@ -191,21 +138,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     });
   }
 
-  const history = new Map<number, ColumnRow[]>();
-  for (const r of columnRows) {
-    const row: ColumnRow = {
-      tableId: num(r.table_id),
-      id: num(r.column_id),
-      begin: num(r.begin_snapshot),
-      end: optNum(r.end_snapshot),
-      order: num(r.column_order),
-      name: str(r.column_name),
-      type: str(r.column_type),
-      initialDefault: optStr(r.initial_default),
-      parent: optNum(r.parent_column),
-    };
-    history.set(row.tableId, [...(history.get(row.tableId) ?? []), row]);
-  }
+  const history = columnHistory(columnRows);
 
   const nameMaps = new Map<number, NameMapEntry[]>();
   for (const r of mapRows) {
@@ -410,41 +343,4 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     macros,
     nameMaps,
   };
-}
-
-function buildMacros(macroRows: Row[], paramRows: Row[], schemas: Map<number, { name: string }>): LakeMacro[] {
-  const params = new Map<string, string[]>();
-  for (const p of paramRows) {
-    const key = `${num(p.macro_id)}:${num(p.impl_id)}`;
-    const type = str(p.parameter_type).toLowerCase();
-    const dflt = optStr(p.default_value);
-    const dType = str(p.default_value_type).toLowerCase();
-    let text = qi(str(p.parameter_name));
-    if (type && type !== 'unknown') text += ' ' + leafType(type, `macro parameter ${str(p.parameter_name)}`);
-    // 'NULL' with type 'unknown' is how the extension stores "no default".
-    if (dflt !== null && !(dflt === 'NULL' && (dType === 'unknown' || dType === ''))) {
-      text += ` := ${dType && dType !== 'unknown' ? `CAST(${lit(dflt)} AS ${leafType(dType, 'macro default')})` : dflt}`;
-    }
-    params.set(key, [...(params.get(key) ?? []), text]);
-  }
-  const byMacro = new Map<number, LakeMacro>();
-  for (const r of macroRows) {
-    const schema = schemas.get(num(r.schema_id));
-    if (!schema) continue;
-    const name = str(r.macro_name);
-    if (str(r.dialect || 'duckdb') !== 'duckdb') {
-      throw new SqlError(
-        SQLSTATE.featureNotSupported,
-        `macro ${qi(schema.name)}.${qi(name)}: SQL dialect "${str(r.dialect)}" is not supported`,
-      );
-    }
-    const args = params.get(`${num(r.macro_id)}:${num(r.impl_id)}`) ?? [];
-    const body = str(r.type) === 'table' ? `AS TABLE ${str(r.sql)}` : `AS ${str(r.sql)}`;
-    const impl = `(${args.join(', ')}) ${body}`;
-    const id = num(r.macro_id);
-    const existing = byMacro.get(id);
-    if (existing) existing.definition += `, ${impl}`;
-    else byMacro.set(id, { schema: schema.name, name, definition: impl });
-  }
-  return [...byMacro.values()];
 }

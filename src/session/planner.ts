@@ -104,7 +104,7 @@ export async function planQuery(
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
-    await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis));
+    await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis, checkScope(ctx, base)));
     const preparing = stageClock();
     // Undeclared parameters get PostgreSQL's inferred types (pg/param-types.ts), announced and prepared
     // as such. What the grammar alone fixes (a cast, LIMIT) is prepared so at once, and a probe that
@@ -237,6 +237,22 @@ export async function planQuery(
     releaseAll(base);
     throw e;
   }
+}
+
+/**
+ * Where the engine line's verdict on a text holds for any session (side-effects.ts): a statement
+ * over the session's own version alone, a local one (a remote version's views are rebuilt over the
+ * files each statement fetches), bound with the same search path under the same configuration.
+ * Undefined (bound every time) otherwise.
+ */
+function checkScope(ctx: PlanningContext, base: PreparedStmt): string | undefined {
+  const lease = ctx.lease;
+  if (!lease || base.leases.length > 0 || base.holds?.length || base.fetchOnBind || base.systemViews) return undefined;
+  if (lease.hasPendingTables()) return undefined;
+  const generation = ctx.versions.generation?.() ?? 0;
+  return [ctx.repo, lease.dbName, lease.versionId, generation, ctx.settings.searchSchemas().join('\u0001')].join(
+    '\u0000',
+  );
 }
 
 async function withSystemViews(ctx: PlanningContext, sql: string): Promise<string> {

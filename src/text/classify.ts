@@ -4,39 +4,12 @@
  * for DuckDB (whose statement type is checked again after prepare).
  */
 import { SQLSTATE } from '../errors.js';
-import { splitTopLevel, stripLeadingComments } from './split.js';
-import { parseCopyOptions, type CopyOptions } from './copy-options.js';
+import { stripLeadingComments } from './split.js';
+import { identWord as word, type Statement } from './statement.js';
+import { normalizeIdent } from './identifier.js';
+import { parseCopyOut, parseExecute, parseFetch, parseLock, parsePrepare } from './statement-arguments.js';
 
-export type Statement =
-  | { kind: 'begin'; readOnly: boolean | null }
-  | { kind: 'commit' }
-  | { kind: 'rollback' }
-  | { kind: 'savepoint'; name: string }
-  | { kind: 'release'; name: string }
-  | { kind: 'rollbackTo'; name: string }
-  | { kind: 'set'; name: string; value: string | null; local: boolean }
-  | { kind: 'setTransaction' }
-  | { kind: 'reset'; name: string }
-  | { kind: 'resetAll' }
-  | { kind: 'show'; name: string }
-  | { kind: 'showAll' }
-  | { kind: 'discardAll' }
-  | { kind: 'discard'; what: string }
-  | { kind: 'deallocate'; name: string | null }
-  /** SQL-level PREPARE name [(type, …)] AS query. */
-  | { kind: 'prepareSql'; name: string; types: string[]; query: string }
-  /** SQL-level EXECUTE name [(expression, …)]. */
-  | { kind: 'executeSql'; name: string; args: string[] }
-  | { kind: 'closeCursor'; name: string | null }
-  | { kind: 'unlisten' }
-  | { kind: 'listen' }
-  | { kind: 'copyOut'; query: string; options: CopyOptions }
-  /** LOCK [TABLE] name, … [IN mode MODE]: relations as written, the mode in upper case. */
-  | { kind: 'lock'; relations: string[]; mode: string }
-  | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean; scroll: boolean }
-  | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
-  | { kind: 'refused'; sqlstate: string; message: string }
-  | { kind: 'query'; sql: string };
+export type { FetchDirection, Statement } from './statement.js';
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
@@ -79,20 +52,7 @@ const ENGINE = new Set([
   'NOTIFY',
 ]);
 
-/** A type name in PREPARE's list: words, an optional (precision[, scale]) and array brackets. */
-const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*(?:\(\d+(?:,\s*\d+)?\))?(?:\[\])*$/;
-
 const SYNTAX = SQLSTATE.syntaxError;
-const word = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`;
-
-/** Unquote a (possibly dotted) identifier the way PostgreSQL folds it. */
-export function normalizeIdent(raw: string): string {
-  return raw
-    .split('.')
-    .map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()))
-    .join('.');
-}
-
 /** Parse a SET value list: 'str', ident, number, DEFAULT; several items joined with ', '. */
 function parseSetValue(text: string): string | null {
   const t = text.trim().replace(/;$/, '').trim();
@@ -292,142 +252,4 @@ export function classify(statement: string): Statement {
       message: `permission denied: ${first} statements are not allowed by fdl-gateway`,
     };
   return { kind: 'query', sql: s };
-}
-
-/**
- * Where a FETCH/MOVE goes, as PostgreSQL's grammar reads it: `forward`/`backward` by `count` rows
- * (Infinity for ALL; 0 re-reads the current row), or to an `absolute`/`relative` row number.
- */
-export interface FetchDirection {
-  how: 'forward' | 'backward' | 'absolute' | 'relative';
-  count: number;
-}
-
-/** FETCH/MOVE [NEXT | PRIOR | FIRST | LAST | ABSOLUTE n | RELATIVE n | n | ALL | FORWARD [n | ALL] | BACKWARD [n | ALL]] [FROM | IN] cursor */
-function parseFetch(s: string): Statement | null {
-  const m = new RegExp(`^(FETCH|MOVE)\\s+(?:(.*?)\\s+)?(?:(?:FROM|IN)\\s+)?(${word})$`, 'is').exec(s);
-  if (!m) return null;
-  const move = m[1]!.toUpperCase() === 'MOVE';
-  const words = (m[2] ?? '')
-    .trim()
-    .toUpperCase()
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  const number = (w: string | undefined) => (w !== undefined && /^[+-]?\d+$/.test(w) ? Number(w) : null);
-  const [first, second] = words;
-  let direction: FetchDirection | null = null;
-  if (words.length === 0 || (words.length === 1 && first === 'NEXT')) direction = { how: 'forward', count: 1 };
-  else if (words.length === 1 && first === 'PRIOR') direction = { how: 'backward', count: 1 };
-  else if (words.length === 1 && first === 'FIRST') direction = { how: 'absolute', count: 1 };
-  else if (words.length === 1 && first === 'LAST') direction = { how: 'absolute', count: -1 };
-  else if (words.length === 1 && first === 'ALL') direction = { how: 'forward', count: Infinity };
-  else if (words.length === 1 && number(first) !== null) direction = signed('forward', number(first)!);
-  else if (words.length === 2 && (first === 'ABSOLUTE' || first === 'RELATIVE') && number(second) !== null)
-    direction = { how: first === 'ABSOLUTE' ? 'absolute' : 'relative', count: number(second)! };
-  else if ((first === 'FORWARD' || first === 'BACKWARD') && words.length <= 2) {
-    const how = first === 'FORWARD' ? 'forward' : 'backward';
-    if (second === undefined) direction = { how, count: 1 };
-    else if (second === 'ALL') direction = { how, count: Infinity };
-    else if (number(second) !== null) direction = signed(how, number(second)!);
-  }
-  if (!direction)
-    return {
-      kind: 'refused',
-      sqlstate: SQLSTATE.syntaxError,
-      message: `syntax error in ${m[1]!.toUpperCase()}: ${words.join(' ')}`,
-    };
-  return { kind: 'fetch', name: normalizeIdent(m[3]!), direction, move };
-}
-
-/** A negative count turns the direction round (`FETCH -2` = `FETCH BACKWARD 2`), as PostgreSQL. */
-function signed(how: 'forward' | 'backward', n: number): FetchDirection {
-  if (n >= 0) return { how, count: n };
-  return { how: how === 'forward' ? 'backward' : 'forward', count: -n };
-}
-
-/** COPY (query) TO STDOUT [[WITH] options] | COPY table [(cols)] TO STDOUT …; options: copy-options.ts. */
-function parseCopyOut(s: string): Statement | null {
-  const m = /^COPY\s+([\s\S]+?)\s+TO\s+STDOUT\b\s*([\s\S]*)$/i.exec(s);
-  if (!m) return null;
-  const src = m[1]!.trim();
-  let query: string;
-  if (src.startsWith('(') && src.endsWith(')')) query = src.slice(1, -1);
-  else {
-    const cols = /^(.*?)\s*\((.*)\)$/s.exec(src);
-    if (cols) query = `SELECT ${cols[2]} FROM ${cols[1]}`;
-    else query = `SELECT * FROM ${src}`;
-  }
-  const options = parseCopyOptions(m[2]!);
-  if ('error' in options) return { kind: 'refused', ...options.error };
-  return { kind: 'copyOut', query, options: options.ok };
-}
-
-const LOCK_MODES = [
-  'ACCESS SHARE',
-  'ROW SHARE',
-  'ROW EXCLUSIVE',
-  'SHARE UPDATE EXCLUSIVE',
-  'SHARE',
-  'SHARE ROW EXCLUSIVE',
-  'EXCLUSIVE',
-  'ACCESS EXCLUSIVE',
-];
-
-/** LOCK [TABLE] [ONLY] name [*] [, …] [IN mode MODE] [NOWAIT] (what it means: session/lock.ts). */
-function parseLock(s: string): Statement {
-  const name = `${word}(?:\\.${word}){0,2}`;
-  const head = /^LOCK\s+(?:TABLE\s+)?/i.exec(s)!;
-  const item = new RegExp(`(?:ONLY\\s+)?(${name})(?:\\s*\\*)?\\s*(,\\s*)?`, 'iy');
-  const relations: string[] = [];
-  item.lastIndex = head[0].length;
-  let m: RegExpExecArray | null;
-  let end = item.lastIndex;
-  while ((m = item.exec(s))) {
-    relations.push(m[1]!);
-    end = item.lastIndex;
-    if (!m[2]) break;
-  }
-  const tail = /^(?:IN\s+([A-Z ]+?)\s+MODE\s*)?(?:NOWAIT\s*)?$/i.exec(s.slice(end));
-  const mode = (tail?.[1] ?? 'ACCESS EXCLUSIVE').toUpperCase().replace(/\s+/g, ' ');
-  if (relations.length === 0 || !tail || !LOCK_MODES.includes(mode)) {
-    return {
-      kind: 'refused',
-      sqlstate: SYNTAX,
-      message: 'syntax error in LOCK: LOCK [TABLE] [ONLY] name [, ...] [IN lockmode MODE] [NOWAIT]',
-    };
-  }
-  return { kind: 'lock', relations, mode };
-}
-
-/** PREPARE name [(type, …)] AS statement — the statement itself is classified and admitted when prepared. */
-function parsePrepare(s: string): Statement | null {
-  const m = new RegExp(
-    `^PREPARE\\s+(${word})\\s*(?:\\(([^()]*(?:\\([^()]*\\)[^()]*)*)\\))?\\s*AS\\s+([\\s\\S]+)$`,
-    'i',
-  ).exec(s);
-  if (!m) return null;
-  // pg_catalog's types are the ones PREPARE knows unqualified (pg_dump writes `pg_catalog.oid`).
-  const types =
-    m[2] === undefined
-      ? []
-      : m[2].split(/,(?![^(]*\))/).map((t) =>
-          t
-            .trim()
-            .replace(/\s+/g, ' ')
-            .replace(/^(?:pg_catalog|"pg_catalog")\s*\.\s*/i, ''),
-        );
-  if (types.some((t) => !TYPE_NAME.test(t)))
-    return {
-      kind: 'refused',
-      sqlstate: SQLSTATE.syntaxError,
-      message: 'syntax error in the parameter types of PREPARE',
-    };
-  return { kind: 'prepareSql', name: normalizeIdent(m[1]!), types, query: m[3]! };
-}
-
-/** EXECUTE name [(expression, …)]: the arguments are split at top-level commas, outside strings. */
-function parseExecute(s: string): Statement | null {
-  const m = new RegExp(`^EXECUTE\\s+(${word})\\s*(?:\\(([\\s\\S]*)\\))?$`, 'i').exec(s);
-  if (!m) return null;
-  return { kind: 'executeSql', name: normalizeIdent(m[1]!), args: m[2] === undefined ? [] : splitTopLevel(m[2]) };
 }

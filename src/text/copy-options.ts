@@ -5,7 +5,7 @@
  * another format or to COPY FROM, is refused with PostgreSQL's SQLSTATE, never ignored.
  */
 import { SQLSTATE } from '../errors.js';
-import { normalizeIdent } from './classify.js';
+import { normalizeIdent } from './identifier.js';
 
 export interface CopyOptions {
   format: 'text' | 'csv' | 'binary';

@@ -6,3 +6,14 @@
 export function foldIdentifier(name: string): string {
   return name.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
+
+/**
+ * Unquote a (possibly dotted) identifier the way PostgreSQL folds it: the names in the gateway's own
+ * statements (cursors, prepared statements, savepoints, COPY options).
+ */
+export function normalizeIdent(raw: string): string {
+  return raw
+    .split('.')
+    .map((p) => (p.startsWith('"') ? p.slice(1, -1).replace(/""/g, '"') : p.toLowerCase()))
+    .join('.');
+}

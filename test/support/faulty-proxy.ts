@@ -1,13 +1,16 @@
 // A fault-injecting HTTP proxy: forwards to an origin (s3rver or the folder server) and, for
 // requests whose path matches a rule, answers 500/503, drops the connection mid-body, sends the
-// body slowly, or lies in Content-Length. Each rule fires a bounded number of times.
+// body slowly, or lies in Content-Length, or refuses as S3 does a key without the permission (403
+// AccessDenied). A rule may be limited to one HTTP method. Each rule fires a bounded number of times.
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-export type Fault = '500' | '503' | 'drop-mid-body' | 'slow-body' | 'short-body' | 'long-body';
+export type Fault = '500' | '503' | '403' | 'drop-mid-body' | 'slow-body' | 'short-body' | 'long-body';
 
 export interface FaultRule {
   match: RegExp;
   fault: Fault;
+  /** Only requests with this method (e.g. 'PUT'); default: any. */
+  method?: string;
   /** How many matching requests get the fault (default: all). */
   times?: number;
   /** slow-body: delay between 1 KiB chunks. */
@@ -28,8 +31,10 @@ export async function startFaultyProxy(origin: string): Promise<FaultyProxy> {
   const target = new URL(origin);
   const state: FaultyProxy = { url: '', port: 0, rules: [], requests: new Map(), faults: 0, close: async () => {} };
 
-  const take = (path: string): FaultRule | undefined => {
-    const rule = state.rules.find((r) => r.match.test(path) && (r.times === undefined || r.times > 0));
+  const take = (method: string, path: string): FaultRule | undefined => {
+    const rule = state.rules.find(
+      (r) => r.match.test(path) && (r.method ?? method) === method && (r.times === undefined || r.times > 0),
+    );
     if (rule && rule.times !== undefined) rule.times--;
     if (rule) state.faults++;
     return rule;
@@ -38,10 +43,18 @@ export async function startFaultyProxy(origin: string): Promise<FaultyProxy> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     state.requests.set(path, (state.requests.get(path) ?? 0) + 1);
-    const rule = take(path);
+    const rule = take(req.method ?? 'GET', path);
     if (rule?.fault === '500' || rule?.fault === '503') {
       req.resume();
       return void res.writeHead(Number(rule.fault), { 'content-type': 'text/plain' }).end('injected failure');
+    }
+    if (rule?.fault === '403') {
+      req.resume();
+      return void res
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end(
+          '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+        );
     }
     // headers are forwarded unchanged (Host included) so S3 signatures still verify at the origin
     const up = request(

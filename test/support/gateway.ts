@@ -3,7 +3,7 @@
  * do, and wait for its `listening on HOST:PORT` line.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { connect as netConnect } from 'node:net';
@@ -67,17 +67,30 @@ export async function startGateway(
 
 /**
  * The gateway most end-to-end tests need: `fdl serve` over a private copy of repos/basic with its
- * own cache; `stop()` also removes the copy. `extraArgs` are more `serve` flags.
+ * own cache; `stop()` also removes the copy. `extraArgs` are more `serve` flags; `opts.config`, when
+ * given, is written as the config file (`--config`: users, grants, authentication).
  */
 export async function serveBasic(
   extraArgs: string[] = [],
-  opts: { env?: NodeJS.ProcessEnv } = {},
+  opts: { env?: NodeJS.ProcessEnv; config?: object } = {},
 ): Promise<RunningGateway> {
   const repos = copyFixtures('repos/basic');
   try {
+    const config: string[] = [];
+    if (opts.config) {
+      writeFileSync(join(repos.dir, 'config.json'), JSON.stringify(opts.config));
+      config.push('--config', join(repos.dir, 'config.json'));
+    }
     const gw = await startGateway(
-      ['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...extraArgs],
-      opts,
+      [
+        '--repo',
+        `basic=${repos.path('repos/basic')}`,
+        '--cache-dir',
+        join(repos.dir, 'cache'),
+        ...config,
+        ...extraArgs,
+      ],
+      { env: opts.env },
     );
     return { ...gw, stop: () => gw.stop().finally(() => repos.cleanup()) };
   } catch (e) {
@@ -85,6 +98,9 @@ export async function serveBasic(
     throw e;
   }
 }
+
+/** Under trust authentication, user `ann` reads every ref of `basic`. */
+export const TRUST_ANN_READS_BASIC = { auth: 'trust', users: { ann: { grants: { basic: ['*'] } } } } as const;
 
 /** Run `fdl serve` expecting it to fail; resolves with exit code and stderr. */
 export function runServeExpectingFailure(args: string[]): Promise<{ code: number | null; stderr: string }> {

@@ -3,7 +3,7 @@
  * times and timestamps count from 2000-01-01 as PostgreSQL does.
  */
 import type { Writer } from '../writer.js';
-import { DATE_NINF, DATE_PINF, TS_NINF, TS_PINF } from './text.js';
+import { DATE_NINF, DATE_PINF, TS_NINF, TS_PINF } from './datetime-text.js';
 
 /** Days between 1970-01-01 (DuckDB) and 2000-01-01 (PostgreSQL). */
 export const PG_EPOCH_DAYS = 10957;

@@ -15,7 +15,8 @@ import {
 } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { OID } from '../../pg/oids.js';
-import { badBinary, badText, decodeParam, typeForOid, type DecodedParam, type DecodeSettings } from './params.js';
+import { decodeParam, typeForOid, type DecodeSettings } from './params.js';
+import { badBinary, badText, type DecodedParam } from './param-scalars.js';
 
 /** array_in for one-or-more dimensions: returns nested string|null lists. */
 function parseArrayText(s: string, oid: number): unknown[] {

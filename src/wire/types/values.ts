@@ -26,6 +26,7 @@ import type { Writer } from '../writer.js';
 import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
 import * as T from './text.js';
+import * as DT from './datetime-text.js';
 import * as B from './binary.js';
 import { zoneFor } from './tz.js';
 import { jsonText } from './json.js';
@@ -56,15 +57,15 @@ function timestampMicros(t: DuckDBType, v: DuckDBValue): bigint {
   switch (t.typeId) {
     case DuckDBTypeId.TIMESTAMP_S: {
       const s = (v as DuckDBTimestampSecondsValue).seconds;
-      return s >= T.TS_PINF ? T.TS_PINF : s <= T.TS_NINF ? T.TS_NINF : s * 1000000n;
+      return s >= DT.TS_PINF ? DT.TS_PINF : s <= DT.TS_NINF ? DT.TS_NINF : s * 1000000n;
     }
     case DuckDBTypeId.TIMESTAMP_MS: {
       const ms = (v as DuckDBTimestampMillisecondsValue).millis;
-      return ms >= T.TS_PINF ? T.TS_PINF : ms <= T.TS_NINF ? T.TS_NINF : ms * 1000n;
+      return ms >= DT.TS_PINF ? DT.TS_PINF : ms <= DT.TS_NINF ? DT.TS_NINF : ms * 1000n;
     }
     case DuckDBTypeId.TIMESTAMP_NS: {
       const ns = (v as DuckDBTimestampNanosecondsValue).nanos;
-      return ns >= T.TS_PINF ? T.TS_PINF : ns <= T.TS_NINF ? T.TS_NINF : floorDiv(ns, NS_PER_US);
+      return ns >= DT.TS_PINF ? DT.TS_PINF : ns <= DT.TS_NINF ? DT.TS_NINF : floorDiv(ns, NS_PER_US);
     }
     default:
       return (v as DuckDBTimestampValue).micros;
@@ -165,16 +166,16 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
           };
     case DuckDBTypeId.DATE:
       return text
-        ? (w, v) => T.dateText(w, (v as DuckDBDateValue).days)
+        ? (w, v) => DT.dateText(w, (v as DuckDBDateValue).days)
         : (w, v) => B.dateBinary(w, (v as DuckDBDateValue).days);
     case DuckDBTypeId.TIME:
     case DuckDBTypeId.TIME_NS:
-      return text ? (w, v) => T.timeText(w, timeMicros(t, v)) : (w, v) => B.int64Num(w, timeMicros(t, v));
+      return text ? (w, v) => DT.timeText(w, timeMicros(t, v)) : (w, v) => B.int64Num(w, timeMicros(t, v));
     case DuckDBTypeId.TIME_TZ:
       return text
         ? (w, v) => {
             const x = v as DuckDBTimeTZValue;
-            T.timetzText(w, Number(x.micros), x.offset);
+            DT.timetzText(w, Number(x.micros), x.offset);
           }
         : (w, v) => {
             const x = v as DuckDBTimeTZValue;
@@ -185,19 +186,19 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
     case DuckDBTypeId.TIMESTAMP_MS:
     case DuckDBTypeId.TIMESTAMP_NS:
       return text
-        ? (w, v) => T.timestampTextBig(w, timestampMicros(t, v), null)
+        ? (w, v) => DT.timestampTextBig(w, timestampMicros(t, v), null)
         : (w, v) => B.timestampBinaryBig(w, timestampMicros(t, v));
     case DuckDBTypeId.TIMESTAMP_TZ: {
       const zone = zoneFor(s.timeZone);
       return text
-        ? (w, v) => T.timestampTextBig(w, (v as DuckDBTimestampValue).micros, zone)
+        ? (w, v) => DT.timestampTextBig(w, (v as DuckDBTimestampValue).micros, zone)
         : (w, v) => B.timestampBinaryBig(w, (v as DuckDBTimestampValue).micros);
     }
     case DuckDBTypeId.INTERVAL:
       return text
         ? (w, v) => {
             const x = v as DuckDBIntervalValue;
-            w.latin1(T.intervalString(x.months, x.days, x.micros));
+            w.latin1(DT.intervalString(x.months, x.days, x.micros));
           }
         : (w, v) => {
             const x = v as DuckDBIntervalValue;

@@ -1,0 +1,181 @@
+/**
+ * The gateway's CPU per new statement text (issue 26), by stage, and per catalog start-up statement
+ * (issue 24): the point query with a new comment each time, and sqlsmith's catalog start-up query
+ * (`select unnest(proargtypes) from pg_proc where oid = 'N'`, one text per function), each through
+ * the gateway with the result cache off. CPU of the gateway process (DuckDB's threads included), read
+ * from /proc, so the machine's load moves it less than latency; the split by stage from its own
+ * counters (/metrics). With --before, another build runs the same series interleaved, in the same run.
+ *
+ *   npx tsc -p . && node dist/bench/new-text-cost.js [--n 300] [--rounds 3] [--before <cli>] [--prof <dir>] [--only <series>]
+ *
+ * --prof: the gateway runs under `node --cpu-prof` and writes its profile there at exit.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { CLI, copyFixtures } from '../test/support/gateway.js';
+import { STAGES, WORKS } from '../src/stages.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const N = Number(flag('n') ?? 300);
+const ROUNDS = Number(flag('rounds') ?? 3);
+const beforeCli = flag('before');
+const profDir = flag('prof');
+const only = flag('only');
+const log = (s: string) => process.stdout.write(s + '\n');
+
+interface Served {
+  proc: ChildProcess;
+  port: number;
+  http: string;
+}
+
+async function serve(repo: string, cacheDir: string, cli: string, prof?: string): Promise<Served> {
+  const proc = spawn(
+    process.execPath,
+    [
+      ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
+      cli,
+      'serve',
+      '--listen',
+      '127.0.0.1:0',
+      '--http',
+      '127.0.0.1:0',
+      '--repo',
+      `basic=${repo}`,
+      '--cache-dir',
+      cacheDir,
+      '--result-cache-bytes',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let out = '';
+  return new Promise((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
+      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
+      if (l && h) resolve({ proc, port: Number(l[1]), http: h[1]! });
+    });
+    proc.once('exit', (c) => reject(new Error(`gateway exited with ${c}`)));
+  });
+}
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').map(Number);
+  return (f[11]! + f[12]!) / CLK_TCK;
+}
+
+async function scrape(s: Served): Promise<{ stages: number[]; statements: number; work: number[] }> {
+  const get = () => fetch(`http://${s.http}/metrics`).then((r) => r.text());
+  const text = await get().catch(get);
+  const num = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+  return {
+    stages: STAGES.map((st) => num(new RegExp(`^fdl_statement_stage_seconds_sum\\{stage="${st}"\\} (\\S+)$`, 'm'))),
+    work: WORKS.map((w) => num(new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\S+)$`, 'm'))),
+    statements: num(/^fdl_statement_stage_seconds_count\{stage="decode"\} (\S+)$/m),
+  };
+}
+
+type Measure = { cpuUs: number; stages: number[]; work: number[] };
+
+/** `n` statements `text(i)` on `c`; the gateway's CPU µs per statement, stage µs and work per statement. */
+async function measure(s: Served, c: pg.Client, text: (i: number) => string, n: number): Promise<Measure> {
+  const a = await scrape(s);
+  const cpu0 = cpuSeconds(s.proc.pid!);
+  for (let i = 0; i < n; i++) await c.query(text(i));
+  const cpu = cpuSeconds(s.proc.pid!) - cpu0;
+  const b = await scrape(s);
+  const k = b.statements - a.statements;
+  return {
+    cpuUs: (cpu * 1e6) / n,
+    stages: STAGES.map((_, i) => ((b.stages[i]! - a.stages[i]!) * 1e6) / k),
+    work: WORKS.map((_, i) => (b.work[i]! - a.work[i]!) / k),
+  };
+}
+
+async function main(): Promise<void> {
+  const repos = copyFixtures('repos/basic');
+  const repo = repos.path('repos/basic');
+  const builds: { name: string; cli: string }[] = [{ name: 'after', cli: CLI }];
+  if (beforeCli) builds.unshift({ name: 'before', cli: beforeCli });
+  const servers: Served[] = [];
+  const clients: pg.Client[] = [];
+  log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; ${N} new texts per series and round`,
+  );
+  try {
+    for (const b of builds) {
+      const s = await serve(repo, join(repos.dir, `cache-${b.name}`), b.cli, b.name === 'after' ? profDir : undefined);
+      servers.push(s);
+      const c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'bench', database: 'basic' });
+      await c.connect();
+      clients.push(c);
+    }
+    const oids = (await clients[0]!.query<{ oid: number }>('select oid::int8 as oid from pg_proc order by 1')).rows.map(
+      (r) => Number(r.oid),
+    );
+    let seq = 0;
+    const series: Record<string, (i: number) => string> = {
+      'point query, new text': (i) =>
+        `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,
+      'sqlsmith pg_proc start-up': (i) =>
+        `select unnest(proargtypes) from pg_proc where oid = '${oids[(i + seq * N) % oids.length]}'${seq > 0 ? ` /* ${seq} */` : ''}`,
+      'psql \\d (repeated text)': () =>
+        "SELECT n.nspname as \"Schema\", c.relname as \"Name\" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2",
+    };
+    const results: Record<string, Record<string, Measure[]>> = {};
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, text] of Object.entries(series)) {
+        if (only && !name.includes(only)) continue;
+        for (let b = 0; b < builds.length; b++) {
+          seq++;
+          const m = await measure(servers[b]!, clients[b]!, text, N);
+          ((results[name] ??= {})[builds[b]!.name] ??= []).push(m);
+        }
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    log(
+      `\nCPU µs per statement (median of ${ROUNDS} rounds); stage µs per statement (wall, mean of rounds); work per statement`,
+    );
+    log(
+      `  ${'series'.padEnd(30)}${'build'.padEnd(8)}${'CPU'.padStart(8)}${STAGES.map((s) => s.slice(0, 10).padStart(11)).join('')}`,
+    );
+    for (const [name, byBuild] of Object.entries(results)) {
+      for (const [build, ms] of Object.entries(byBuild)) {
+        const stage = (i: number) => ms.reduce((t, m) => t + m.stages[i]!, 0) / ms.length;
+        log(
+          `  ${name.padEnd(30)}${build.padEnd(8)}${median(ms.map((m) => m.cpuUs))
+            .toFixed(0)
+            .padStart(8)}${STAGES.map((_, i) => stage(i).toFixed(0).padStart(11)).join('')}`,
+        );
+        const work = WORKS.map((w, i) => [w, ms.reduce((t, m) => t + m.work[i]!, 0) / ms.length] as const)
+          .filter(([, v]) => v > 0)
+          .map(([w, v]) => `${w} ${v.toFixed(2)}`)
+          .join(', ');
+        log(`  ${''.padEnd(38)}work: ${work}`);
+      }
+    }
+    log(
+      `\nload average at end: ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
+  } finally {
+    for (const c of clients) await c.end().catch(() => undefined);
+    await Promise.all(servers.map((s) => new Promise((res) => (s.proc.once('exit', res), s.proc.kill('SIGTERM')))));
+    repos.cleanup();
+  }
+}
+
+await main();
