@@ -1,7 +1,7 @@
 /**
  * Small PostgreSQL spellings DuckDB reads differently or not at all, for the rewrite: `a # b` (xor),
  * `cardinality(array)`, `substring(s from pattern)` (a regular expression), integer constants typed
- * int4 in arithmetic, and numeric NaN/Infinity (refused: DuckDB's DECIMAL has neither).
+ * int4 in arithmetic; refused: numeric NaN/Infinity (DuckDB's DECIMAL has neither), jsonb_build_object.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { call, str, strConst, type Node } from './rewrite-nodes.js';
@@ -90,3 +90,16 @@ export function numericSpecialRefused(text: string): SqlError | undefined {
 }
 
 const castInt4 = (arg: Node): Node => ({ TypeCast: { arg, typeName: { names: [str('int4')], typemod: -1 } } });
+
+/**
+ * `jsonb_build_object(…)`: PostgreSQL prints jsonb in its normal form (keys shorter-first, `{"a": 1}`
+ * spacing, numbers as numeric); DuckDB's json_object keeps its own order and compact text.
+ */
+export function jsonbBuildObjectRefused(): SqlError {
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    'jsonb_build_object() is not supported by fdl-gateway',
+    undefined,
+    "Use json_build_object(…) (json; DuckDB's compact spacing), or a constant '{…}'::jsonb.",
+  );
+}

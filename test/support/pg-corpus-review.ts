@@ -89,6 +89,10 @@ export const REVIEW_3 = [
   "select 'NaN'::numeric",
   "select 'Infinity'::numeric",
   "select btrim('xxhixx', 'x'), btrim('  a  '), btrim(name, 'C') from sales.customers order by customer_id limit 3",
+  // round(integer, n) is numeric at scale n
+  'select round(order_id::bigint, 4), round(qty, 2), round(customer_id, 0), round(-7::bigint, 3), round(amount, 3), round(qty::float8 / 3) from sales.orders order by order_id limit 3',
+  'select round(sum(qty), 2), round(count(*), 1), round(avg(qty), 4) from sales.orders',
+  "select jsonb_build_object('a', 1, 'b', 'x')",
   // a setting with a unit, as SHOW prints it (pg_settings keeps the base-unit number)
   "select current_setting('work_mem'), current_setting('maintenance_work_mem'), current_setting('temp_buffers'), current_setting('autovacuum_naptime'), current_setting('checkpoint_timeout')",
   'show work_mem',
