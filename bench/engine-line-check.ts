@@ -1,11 +1,12 @@
 /**
- * What the engine line's bind check (analysis/side-effects.ts) costs per new text, next to DuckDB's
- * parse (the analysis) and prepare of the same text, in-process over the version's views of the
+ * What DuckDB's passes over a new text cost the gateway, in-process over the version's views of the
  * `basic` fixture (built by the gateway's own lake reader, the instance sealed as the gateway seals
- * it): the check as the gateway runs it (the text quoted into a statement, the whole plan as JSON),
- * and two cheaper spellings of the same bind — one statement prepared once with the text as its
- * parameter, and the plan JSON without default fields — to see whether the bind or its wrapping
- * costs. Alternating rounds, CPU time of this process (DuckDB's threads included) per text.
+ * it): the analysis' parse and the engine line's bind check (analysis/side-effects.ts) as the gateway
+ * runs them (statements prepared once per connection, engine/reused-statement.ts; the plan's JSON
+ * without null and empty fields), next to how they ran before (a statement per call: the parse's
+ * wrapper prepared each time, the check's text quoted inline with the whole plan as JSON), and the
+ * prepare of the same text. Alternating rounds, CPU time of this process (DuckDB's threads
+ * included) per text.
  *
  *   npx tsc -p . && node dist/bench/engine-line-check.js [--n 200] [--rounds 5]
  */
@@ -15,7 +16,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { copyFixtures } from '../test/support/gateway.js';
 import { repoVersions } from '../test/support/lake-fixtures.js';
 import { attachCatalog, openCatalog } from '../src/lake/index.js';
-import { analyze } from '../src/analysis/analysis.js';
+import { analyze, serializeOn } from '../src/analysis/analysis.js';
 import { refuseSideEffects } from '../src/analysis/side-effects.js';
 import { quoteLiteral } from '../src/quote.js';
 import { sealEngine } from '../src/engine/engine.js';
@@ -35,22 +36,15 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** The same bind as the check, through one prepared statement (the text its parameter), defaults left out of the JSON. */
-async function preparedCheck(conn: DuckDBConnection): Promise<(sql: string) => Promise<void>> {
-  const stmt = await conn.prepare(
-    'SELECT json_serialize_plan($1::VARCHAR, skip_null := true, skip_empty := true, skip_default := true, optimize := false)',
-  );
-  return async (sql) => {
-    stmt.bindVarchar(1, sql);
-    JSON.parse(String((await stmt.runAndReadAll()).getRows()[0]?.[0]));
-  };
+/** The check as it ran before: the text quoted into a statement of its own, the whole plan as JSON. */
+async function inlineCheck(conn: DuckDBConnection, sql: string): Promise<void> {
+  const reader = await conn.runAndReadAll(`SELECT json_serialize_plan(${quoteLiteral(sql)}, optimize := false)`);
+  JSON.parse(String(reader.getRows()[0]?.[0]));
 }
 
-/** The check's bind spelled inline without default fields. */
-async function skippingCheck(conn: DuckDBConnection, sql: string): Promise<void> {
-  const reader = await conn.runAndReadAll(
-    `SELECT json_serialize_plan(${quoteLiteral(sql)}, skip_null := true, skip_empty := true, skip_default := true, optimize := false)`,
-  );
+/** The parse as it ran before: a statement with the text as its value, prepared at every call. */
+async function parsePerCall(conn: DuckDBConnection, sql: string): Promise<void> {
+  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
   JSON.parse(String(reader.getRows()[0]?.[0]));
 }
 
@@ -59,7 +53,7 @@ async function main(): Promise<void> {
   const head = repoVersions(repos.path('repos/basic'), 'basic', null).find(
     (v) => v.id === '01a23632-a230-7000-a827-2230f6ffa9fe',
   )!;
-  const instance = await DuckDBInstance.create(':memory:');
+  const instance = await DuckDBInstance.create(':memory:', { enable_object_cache: 'true' }); // as the gateway's
   const conn = await instance.connect();
   try {
     await attachCatalog(conn, await openCatalog(conn, head.catalogFile, 'meta'), 'lake', (rel) =>
@@ -75,19 +69,18 @@ async function main(): Promise<void> {
     );
     let seq = 0;
     for (const [name, text] of Object.entries(TEXTS)) {
-      const prepared = await preparedCheck(conn);
       const series = {
-        'analysis (parse)': async () => void (await analyze(conn, `${text} /* ${seq++} */`)),
+        'parse (as run)': async () => void JSON.parse(await serializeOn(conn, `${text} /* ${seq++} */`)),
+        'parse, a statement per call (before)': async () => parsePerCall(conn, `${text} /* ${seq++} */`),
         // the analysis is memoized by text: analysed first, only the check is timed
-        'check (gateway)': async () => {
+        'check (as run)': async () => {
           const sql = `${text} /* ${seq++} */`;
           const a = await analyze(conn, sql);
           const c0 = cpuMs();
           await refuseSideEffects(conn, sql, a);
           return cpuMs() - c0;
         },
-        'check, prepared once': async () => prepared(`${text} /* ${seq++} */`),
-        'check, no defaults': async () => skippingCheck(conn, `${text} /* ${seq++} */`),
+        'check inline, whole JSON (before)': async () => inlineCheck(conn, `${text} /* ${seq++} */`),
         prepare: async () => (await conn.prepare(`${text} /* ${seq++} */`)).destroySync(),
       };
       const per: Record<string, number[]> = {};

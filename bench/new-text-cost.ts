@@ -87,10 +87,25 @@ async function scrape(s: Served): Promise<{ stages: number[]; statements: number
 type Measure = { cpuUs: number; stages: number[]; work: number[] };
 
 /** `n` statements `text(i)` on `c`; the gateway's CPU µs per statement, stage µs and work per statement. */
-async function measure(s: Served, c: pg.Client, text: (i: number) => string, n: number): Promise<Measure> {
+async function measure(
+  s: Served,
+  c: pg.Client,
+  text: (i: number) => string,
+  n: number,
+  freshSession = false,
+): Promise<Measure> {
   const a = await scrape(s);
   const cpu0 = cpuSeconds(s.proc.pid!);
-  for (let i = 0; i < n; i++) await c.query(text(i));
+  for (let i = 0; i < n; i++) {
+    if (!freshSession) {
+      await c.query(text(i));
+      continue;
+    }
+    const own = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'bench', database: 'basic' });
+    await own.connect();
+    await own.query(text(i));
+    await own.end();
+  }
   const cpu = cpuSeconds(s.proc.pid!) - cpu0;
   const b = await scrape(s);
   const k = b.statements - a.statements;
@@ -125,21 +140,35 @@ async function main(): Promise<void> {
       (r) => Number(r.oid),
     );
     let seq = 0;
+    const psqlList =
+      "SELECT n.nspname as \"Schema\", c.relname as \"Name\" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2";
+    /** Series whose statements each run on a session of their own (connect, one statement, end). */
+    const fresh = new Set(['psql \\d, a session each', 'connect + SELECT 1, a session each']);
     const series: Record<string, (i: number) => string> = {
       'point query, new text': (i) =>
         `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,
       'sqlsmith pg_proc start-up': (i) =>
-        `select unnest(proargtypes) from pg_proc where oid = '${oids[(i + seq * N) % oids.length]}'${seq > 0 ? ` /* ${seq} */` : ''}`,
-      'psql \\d (repeated text)': () =>
-        "SELECT n.nspname as \"Schema\", c.relname as \"Name\" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2",
+        // the rewrite drops comments: a new column alias per series keeps every rewritten text new
+        `select unnest(proargtypes) as a${seq} from pg_proc where oid = '${oids[i % oids.length]}'`,
+      'psql \\d (repeated text)': () => psqlList,
+      'psql \\d, a session each': () => psqlList,
+      'connect + SELECT 1, a session each': () => 'SELECT 1',
     };
     const results: Record<string, Record<string, Measure[]>> = {};
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, text] of Object.entries(series)) {
         if (only && !name.includes(only)) continue;
-        for (let b = 0; b < builds.length; b++) {
+        // the builds take turns going first, so a load that rises or falls during a round favours neither
+        for (let k = 0; k < builds.length; k++) {
+          const b = (k + r) % builds.length;
           seq++;
-          const m = await measure(servers[b]!, clients[b]!, text, N);
+          const m = await measure(
+            servers[b]!,
+            clients[b]!,
+            text,
+            fresh.has(name) ? Math.ceil(N / 4) : N,
+            fresh.has(name),
+          );
           ((results[name] ??= {})[builds[b]!.name] ??= []).push(m);
         }
       }

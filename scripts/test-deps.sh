@@ -17,6 +17,8 @@ packages=(
   ruby-pg libdbd-pg-perl                                                  # Ruby and Perl clients
   haproxy chromium                                                        # load balancer and status page tests
 )
+# FDL_TEST_DEPS_PACKAGES replaces the list (the lock-waiting test installs a package that does not exist).
+if [ -n "${FDL_TEST_DEPS_PACKAGES:-}" ]; then read -r -a packages <<<"$FDL_TEST_DEPS_PACKAGES"; fi
 
 mode="${FDL_TEST_DEPS:-install}"
 case "$mode" in
@@ -55,16 +57,34 @@ python_venv() {
     cp "$req" "$venv/.requirements"
 }
 
+# apt-get, waiting (up to 10 minutes) while another apt or dpkg (unattended-upgrades, a second
+# `npm test`) holds a package lock instead of failing at once. DPkg::Lock::Timeout covers dpkg's
+# lock only; `apt-get update` fails at once on the lists lock, so a refused lock is retried here.
+apt_waiting() {
+  local deadline=$((SECONDS + 600)) out said=
+  while :; do
+    if out=$(apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1); then
+      [ -n "$out" ] && printf '%s\n' "$out" >&2
+      return 0
+    fi
+    if [[ $out == *"Could not get lock"* ]] && [ $SECONDS -lt $deadline ]; then
+      [ -n "$said" ] || echo "test-deps: waiting for the package lock ($(grep -m1 -o 'held by process.*' <<<"$out" || echo 'another apt or dpkg holds it'))" >&2
+      said=1
+      sleep 2
+      continue
+    fi
+    printf '%s\n' "$out" >&2
+    return 1
+  done
+}
+
 if [ ${#missing[@]} -eq 0 ]; then python_venv; exit $?; fi
 
 if [ "$mode" = install ] && [ "$(id -u)" = 0 ]; then
   echo "test-deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  # Another apt or dpkg (unattended-upgrades, a second `npm test`) may hold the package lock: wait
-  # for it (up to 10 minutes) instead of failing at once.
-  wait_lock=(-o DPkg::Lock::Timeout=600)
-  apt-get "${wait_lock[@]}" update -qq
-  apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+  apt_waiting update -qq || exit 1
+  apt_waiting install -y -qq --no-install-recommends "${missing[@]}" || exit 1
   python_venv
   exit $?
 fi

@@ -277,14 +277,17 @@ export class Gateway {
    * Graceful stop: refuse new connections, let running statements finish (cancelled after
    * `timeoutMs`), end idle sessions with 57P01, then detach every version. Nothing here blocks
    * the main thread: the DuckDB instance is left to the process exit (closing it synchronously
-   * while a connection is still being released on DuckDB's threads can wait for ever).
+   * while a connection is still being released on DuckDB's threads can wait for ever). Resolves
+   * false when DuckDB still runs a statement it cannot interrupt after every session has ended
+   * (server.ts): versions are then left attached, and the process must end without waiting for it.
    */
-  async drain(timeoutMs: number): Promise<void> {
-    await this.server.drain(timeoutMs);
+  async drain(timeoutMs: number): Promise<boolean> {
+    const released = await this.server.drain(timeoutMs);
     this.shared.tempCeiling?.stop();
     this.shared.memoryWatchdog?.stop();
-    await this.versions.close();
+    if (released) await this.versions.close();
     await this.shared.verification.flush();
+    return released;
   }
 
   /** Immediate stop (tests and embedders): close every session now, then detach versions. */

@@ -8,19 +8,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
+import { cpuSeconds, serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
 
 const TIMEOUT_MS = 3000;
-
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /s, '')
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

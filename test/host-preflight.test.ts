@@ -19,6 +19,7 @@ import type { S3TargetOptions } from '../src/host/target.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 import { runFdl } from './support/gateway.js';
 import { bucketBytes, treeBytes } from './support/tree.js';
+import { startFaultyProxy } from './support/faulty-proxy.js';
 
 const quiet = { progress: () => undefined };
 
@@ -389,6 +390,32 @@ describe('on S3 (s3rver)', () => {
       );
       assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before, `nothing left after a failure at ${at}`);
     }
+  });
+
+  it('a key that may read but not write (every PUT 403) is refused before any data is written, naming the prefix', async () => {
+    const before = await bucketBytes(client, 'lake', 'pre/');
+    const readOnly = await startFaultyProxy(s3.endpoint);
+    readOnly.rules.push({ match: /^\/lake\//, method: 'PUT', fault: '403' });
+    try {
+      const viaProxy = new S3Client({
+        endpoint: readOnly.url,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: S3_CREDENTIALS,
+      });
+      await assert.rejects(
+        importData(loc, {
+          ...quiet,
+          s3: { ...opts, client: viaProxy, endpoint: readOnly.url },
+          tables: [{ schema: 'main', table: 't', file: csv }],
+        }),
+        { message: `${loc} is not writable: access denied (AccessDenied) (checked before writing anything)` },
+      );
+      assert.equal(readOnly.faults, 1, 'the probe was the only write tried');
+    } finally {
+      await readOnly.close();
+    }
+    assert.deepEqual(await bucketBytes(client, 'lake', 'pre/'), before);
   });
 });
 void mkdirSync;

@@ -391,6 +391,40 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
   });
 
+  test('a statement DuckDB cannot interrupt (a constant folded while it prepares) outlives --drain-timeout: its client gets 57P01 and the process ends by SIGTERM within seconds, not when DuckDB is done', async () => {
+    const s = await serve([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--drain-timeout',
+      '1000',
+    ]);
+    const c = await client(s, 'basic');
+    c.on('error', () => undefined);
+    // About a minute of one core, all of it folding a constant at prepare: no cancel reaches it.
+    const running = c.query('select list_sum(list_transform(range(30000), x -> list_sum(range(x)))) as n');
+    await new Promise((r) => setTimeout(r, 500));
+    const ended = new Promise<{ code: number | null; signal: string | null }>((r) =>
+      s.proc.once('exit', (code, signal) => r({ code, signal })),
+    );
+    const t0 = Date.now();
+    s.proc.kill('SIGTERM');
+    await assert.rejects(running, {
+      code: '57P01',
+      message: 'terminating connection due to administrator command: the server is shutting down',
+    });
+    const told = Date.now() - t0;
+    const { code, signal } = await ended;
+    const took = Date.now() - t0;
+    // Before: told only when the grace ran out (6 s), and killed by the watchdog (SIGKILL) 16 s after SIGTERM.
+    assert.deepEqual({ code, signal }, { code: null, signal: 'SIGTERM' }, s.stderr().slice(-2000));
+    assert.ok(told < 1000 + 3000, `57P01 ${told} ms after SIGTERM`);
+    assert.ok(took < 1000 + 5000, `exited ${took} ms after SIGTERM`);
+    assert.match(s.stderr(), /"event":"stopped","engine":"busy","exit":"SIGTERM"/);
+    assert.doesNotMatch(s.stderr(), /"event":"watchdog"|"event":"shutdown_forced"/);
+  });
+
   test('the shutdown watchdog ends a process whose main thread is blocked', async () => {
     const watchdog = join(ROOT, 'dist', 'src', 'service', 'watchdog.js');
     // Armed, then the main thread blocks at once: the event loop never turns again.

@@ -68,6 +68,37 @@ describe('sessions: refs move, SET fdl.ref, system views', () => {
     repos.cleanup();
   });
 
+  test('SET bytea_output: hex is kept, escape refused 0A000 (values are always written in hex), another value 22023 as PostgreSQL; nothing changes', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic' });
+    await c.connect();
+    try {
+      const shown = async () => (await c.query('SHOW bytea_output')).rows[0].bytea_output;
+      const raw = { getTypeParser: () => (v: string) => v };
+      const value = async () => (await c.query({ text: "select '\\x41ff'::bytea as b", types: raw })).rows[0].b;
+      const before = await value();
+      assert.match(before, /^\\x[0-9a-f]+$/);
+      await c.query("SET bytea_output = 'HEX'");
+      assert.equal(await shown(), 'hex');
+      await assert.rejects(
+        c.query("SET bytea_output = 'escape'"),
+        (e: { code?: string; message?: string; hint?: string }) =>
+          e.code === '0A000' && /output is always hex/.test(e.message ?? '') && /sent in hex/.test(e.hint ?? ''),
+      );
+      // PostgreSQL 15: ERROR 22023 invalid value for parameter "bytea_output": "octal", HINT Available values: escape, hex.
+      await assert.rejects(
+        c.query("SET bytea_output = 'octal'"),
+        (e: { code?: string; message?: string; hint?: string }) =>
+          e.code === '22023' &&
+          e.message === 'invalid value for parameter "bytea_output": "octal"' &&
+          e.hint === 'Available values: escape, hex.',
+      );
+      assert.equal(await shown(), 'hex');
+      assert.equal(await value(), before);
+    } finally {
+      await c.end();
+    }
+  });
+
   test('a branch is re-resolved per transaction, pinned inside BEGIN, and a move is announced with a notice', async () => {
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@main' });
     const notices: string[] = [];

@@ -12,8 +12,23 @@ export interface ServeLogging {
   log: Logger;
   /** A plain line for a person, after every log line written so far. */
   say(line: string): void;
-  /** Flush what is buffered (for at most 2 s), then end the process. */
-  exit(code: number): void;
+  /**
+   * Flush what is buffered (for at most 2 s), then end the process: with `code`, or, given
+   * `signal`, by that signal's default action (see endProcess).
+   */
+  exit(code: number, signal?: NodeJS.Signals): void;
+}
+
+/**
+ * End the process now. process.exit joins libuv's thread pool, where DuckDB runs a statement: one
+ * that DuckDB cannot interrupt (a constant folded while it prepares) holds the exit until it ends,
+ * minutes on end. Dying of the signal that asked for the stop (its handler removed, so the kernel
+ * applies the default action) joins nothing, and a supervisor reads it as the stop it asked for.
+ */
+export function endProcess(code: number, signal?: NodeJS.Signals): void {
+  if (!signal) process.exit(code);
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
 }
 
 const SKIP = new Set(['level', 'time', 'pid', 'hostname', 'svc', 'event', 'msg']);
@@ -41,7 +56,7 @@ export function openLogging(level: string, terminal = process.stderr.isTTY === t
     return {
       log: pino({ level, base }, stream),
       say: (line) => process.stderr.write(line + '\n'),
-      exit: (code) => process.exit(code),
+      exit: endProcess,
     };
   }
   // Audit lines are written in batches (one per statement would be a write(2) per query on the
@@ -56,7 +71,7 @@ export function openLogging(level: string, terminal = process.stderr.isTTY === t
   // buffer behind it (a synchronous flush would throw while a write is in flight and lose them),
   // for at most 2 s.
   let exiting = false;
-  const exit = (code: number): void => {
+  const exit = (code: number, signal?: NodeJS.Signals): void => {
     if (exiting) return;
     exiting = true;
     lines.drain();
@@ -67,7 +82,7 @@ export function openLogging(level: string, terminal = process.stderr.isTTY === t
       } catch {
         /* still busy after the grace period: what is left is lost with the process */
       }
-      process.exit(code);
+      endProcess(code, signal);
     };
     setTimeout(done, 2000).unref();
     try {

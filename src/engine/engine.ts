@@ -9,6 +9,8 @@ import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
+import { listGuardStatements } from './list-guards.js';
+import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -138,7 +140,7 @@ export async function connectSession(instance: DuckDBInstance): Promise<DuckDBCo
 }
 
 const guardsByInstance = new WeakMap<DuckDBInstance, Promise<string>>();
-/** The cost and value guards' macros (cost-guards.ts, value-guards.ts) as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-guards.ts, value-guards.ts, regex-guards.ts, list-guards.ts) as one text, built once per instance from its catalog. */
 function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<string> {
   let sql = guardsByInstance.get(instance);
   if (!sql) {
@@ -147,7 +149,12 @@ function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<s
       const arities = new Map(
         rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]),
       );
-      return [...costGuardStatements(arities), ...valueGuardStatements()].join(';\n');
+      return [
+        ...costGuardStatements(arities),
+        ...valueGuardStatements(),
+        ...regexGuardStatements(),
+        ...listGuardStatements(),
+      ].join(';\n');
     })();
     sql.catch(() => guardsByInstance.delete(instance));
     guardsByInstance.set(instance, sql);

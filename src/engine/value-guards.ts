@@ -87,9 +87,9 @@ function replaceGuard(): Overload {
  * may print the largest argument again (positional references print one argument many times).
  */
 function formatGuards(name: string): Overload[] {
-  const specs = `regexp_extract_all(a1, '%[^a-zA-Z%]*|\\{[^{}]*\\}')`;
-  const widest = `coalesce(list_max(TRY_CAST(regexp_extract_all(array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
-  const dynamic = `regexp_matches(a1, '%[^a-zA-Z%]*\\*|\\{[^{}]*\\{')`;
+  const specs = `system.main.regexp_extract_all(a1, '%[^a-zA-Z%]*|\\{[^{}]*\\}')`;
+  const widest = `coalesce(list_max(TRY_CAST(system.main.regexp_extract_all(array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
+  const dynamic = `system.main.regexp_matches(a1, '%[^a-zA-Z%]*\\*|\\{[^{}]*\\{')`;
   const out: Overload[] = [];
   for (let n = 0; n <= MAX_FORMAT_ARGS; n++) {
     const args = Array.from({ length: n }, (_, i) => `a${i + 2}`);
@@ -123,6 +123,21 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   printf: [6, 2],
   format: [6, 2],
   bar: [2],
+  // regex-guards.ts: the options argument is spelled into flags three times per call of the built-in.
+  regexp_replace: [4, 4, 5, 11],
+  regexp_extract_all: [2, 2, 1, 6],
+  regexp_split_to_array: [2, 2, 6],
+  string_split_regex: [2, 2, 6],
+  str_split_regex: [2, 2, 6],
+  // list-guards.ts
+  range: [2],
+  generate_series: [2],
+  list_resize: [3, 2, 2],
+  array_resize: [3, 2, 2],
+  string_split: [2],
+  str_split: [2],
+  string_to_array: [2],
+  split: [2],
   // cost-guards.ts: edit distances name each argument twice, pattern matchers the text 3 times, the pattern 4.
   levenshtein: [2],
   damerau_levenshtein: [2],

@@ -22,12 +22,15 @@ export interface ServiceOptions {
   log: Logger;
   /** A plain line for the person who started the service, in order with the log lines. */
   say?(line: string): void;
-  /** Flush logs, then end the process (asynchronously). */
-  exit(code: number): void;
+  /** Flush logs, then end the process (asynchronously): with `code`, or by `signal`'s default action. */
+  exit(code: number, signal?: NodeJS.Signals): void;
 }
 
-/** Beyond the drain timeout: time for cancelled statements to stop, then the main-thread fallback, then the watchdog. */
-const CANCEL_GRACE_MS = 5_000;
+/**
+ * Beyond the drain timeout: time for cancelled statements to answer and for DuckDB to hand back
+ * their connections (server.ts drain), then the main-thread fallback, then the watchdog.
+ */
+const CANCEL_GRACE_MS = 2_000;
 const FORCE_EXIT_MS = 5_000;
 
 const hostPort = (a: { host: string; port: number }) => `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
@@ -40,7 +43,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   let http: ServiceHttp | null = null;
   // Handlers before anything starts: a supervisor may signal at any moment.
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     readiness = 'draining';
@@ -50,17 +53,22 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     const deadline = opts.drainTimeoutMs + CANCEL_GRACE_MS + FORCE_EXIT_MS;
     setTimeout(() => {
       log.warn({ event: 'shutdown_forced', afterMs: deadline });
-      opts.exit(0);
+      opts.exit(0, signal);
     }, deadline).unref();
     armWatchdog(deadline + FORCE_EXIT_MS);
     if (!gateway) return opts.exit(0); // still starting: nothing to drain
+    let engineBusy = false;
     gateway
       .drain(opts.drainTimeoutMs)
+      .then((released) => (engineBusy = !released))
       .catch((e: Error) => log.warn({ event: 'drain_error', err: e.message }))
       .then(() => http?.close())
       .finally(() => {
-        log.info({ event: 'stopped' });
-        opts.exit(0);
+        // Every session has been told (57P01). A statement DuckDB cannot interrupt would hold
+        // process.exit until it ends (logging.ts endProcess): die of the signal instead.
+        if (engineBusy) log.warn({ event: 'stopped', engine: 'busy', exit: signal });
+        else log.info({ event: 'stopped' });
+        opts.exit(0, engineBusy ? signal : undefined);
       });
   };
   process.on('SIGINT', () => stop('SIGINT'));

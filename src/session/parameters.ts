@@ -141,6 +141,25 @@ export function normalizeSetting(name: string, value: string): string {
         );
       }
       return 'postgres';
+    case 'bytea_output': {
+      // PostgreSQL's two values (case-insensitive); the encoders write hex only (wire/types/text.ts).
+      const v = value.toLowerCase();
+      if (v === 'hex') return 'hex';
+      if (v === 'escape') {
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          'bytea_output "escape" is not supported: output is always hex',
+          undefined,
+          'bytea values are sent in hex (\\x…), which every PostgreSQL client library decodes.',
+        );
+      }
+      throw new SqlError(
+        SQLSTATE.invalidParameterValue,
+        `invalid value for parameter "bytea_output": "${value}"`,
+        undefined,
+        'Available values: escape, hex.',
+      );
+    }
     case 'extra_float_digits': {
       const n = Number(value);
       if (!Number.isInteger(n) || n < -15 || n > 3) {

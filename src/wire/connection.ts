@@ -153,6 +153,11 @@ export class Connection {
       this.fatal(new SqlError(SQLSTATE.adminShutdown, 'terminating connection due to administrator command'));
   }
 
+  /** End the session with `err` now, even while a statement runs (shutdown past its drain timeout). */
+  endNow(err: SqlError): void {
+    this.fatal(err);
+  }
+
   /** End the session with `err` at once, or right after the statement in progress; no later message runs. */
   terminate(err: SqlError): void {
     this.ending = err;

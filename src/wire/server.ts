@@ -313,26 +313,37 @@ export class WireServer {
   /**
    * Graceful drain: refuse new connections (the listener closes, so late SYNs are refused by the
    * kernel), end idle sessions with 57P01 at once and busy ones as soon as their statement is
-   * answered. After `timeoutMs`, running statements are cancelled; `graceMs` later, whatever is
-   * left is cut. Resolves once every connection has released its DuckDB connection.
+   * answered. After `timeoutMs`, running statements are cancelled; `graceMs` later, every session
+   * still open is ended with 57P01 whether DuckDB has stopped its statement or not. Resolves true
+   * once every session has released its DuckDB connection, or false when some has not `releaseMs`
+   * after that: DuckDB is still running something it cannot interrupt (a constant folded while it
+   * prepares), which only the end of the process stops.
    */
-  async drain(timeoutMs: number, graceMs = 5000): Promise<void> {
+  async drain(timeoutMs: number, graceMs = 1000, releaseMs = 1000): Promise<boolean> {
     this.draining = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const c of this.connections) c.drain();
-    const all = () => Promise.all([...this.connections].map((c) => c.finished)).then(() => undefined);
+    const all = () => Promise.all([...this.connections].map((c) => c.finished)).then(() => 'done' as const);
     let timer: NodeJS.Timeout | undefined;
     const after = (ms: number) => new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)));
     if ((await Promise.race([all(), after(timeoutMs)])) === 'timeout') {
       for (const c of this.connections) c.cancel('shutdown');
       if ((await Promise.race([all(), after(graceMs)])) === 'timeout') {
-        for (const c of this.connections) c.close();
+        for (const c of this.connections)
+          c.endNow(
+            new SqlError(
+              SQLSTATE.adminShutdown,
+              'terminating connection due to administrator command: the server is shutting down',
+            ),
+          );
       }
     }
     clearTimeout(timer);
     // Sockets are gone; their sessions may still be handing back DuckDB connections.
-    await all();
+    const released = (await Promise.race([all(), after(releaseMs)])) === 'done';
+    clearTimeout(timer);
     await closed;
+    return released;
   }
 
   listen(): Promise<{ host: string; port: number }> {

@@ -3,7 +3,7 @@
  * do, and wait for its `listening on HOST:PORT` line.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { connect as netConnect } from 'node:net';
@@ -199,4 +199,12 @@ export function runFdl(args: string[], timeoutMs = 300_000): Promise<{ code: num
       resolvePromise({ code, stdout, stderr });
     });
   });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
 }
