@@ -67,9 +67,11 @@ export const REVIEW_2 = [
   "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
-  // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)
+  // a whole-row reference is a record in PostgreSQL: refused 0A000 as the only select item, a JSON object beside others (documented)
   "select t from (select 1 as a, 'a' as b) t",
   'select c from sales.customers c order by customer_id limit 2',
+  "select t from (select 1 as t, 'a' as b) t",
+  "select 1, t from (select 1 as a, 'a' as b) t",
   // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
   'select order_id, amount / qty, amount::numeric / 7, qty::numeric / 3 from sales.orders order by order_id limit 8',
   // case mapping under the C locale both report: ASCII letters only
