@@ -167,6 +167,11 @@ export async function writeVersion(
   await createOrFail(target, `${vdir}/version.json`, vbytes, journal);
   await step('version');
   checkInterrupt(); // the last moment a signal can stop the version: after the move it is published
+  const gone = (await journal?.missing()) ?? [];
+  if (gone.length)
+    throw new Error(
+      `${gone.length} file(s) this run wrote are gone (${gone[0]}${gone.length > 1 ? ', …' : ''}): removed while it ran, so the version is not published`,
+    );
   await moveBranch(target, v.branch, v.parent, v.id);
 }
 
