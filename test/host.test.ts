@@ -377,6 +377,41 @@ describe('refs', () => {
   });
 });
 
+describe('ref names: a short name is a branch or a tag, never both (CLI)', () => {
+  it('fdl tag over a branch name, fdl branch over a tag name and an import onto a new branch named like a tag are refused; nothing written', async () => {
+    const root = await newRepo();
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('c1.csv', 'a\n1\n') }] })
+    ).versionId;
+    assert.equal(await tagCommand(root, 'v1', v1), v1);
+    const refsBefore = readFileSync(path.join(root, 'refs.json'), 'utf8');
+    const listing = () => execFileSync('find', [root, '-type', 'f'], { encoding: 'utf8' }).split('\n').sort();
+    const filesBefore = listing();
+    const fdl = (...args: string[]) =>
+      run(process.execPath, [CLI, ...args]).then(
+        (r) => ({ code: 0, stderr: r.stderr }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+    const tag = await fdl('tag', root, 'main');
+    assert.equal(tag.code, 1);
+    assert.match(
+      tag.stderr,
+      /main is already a branch \(refs\/heads\/main\): a short name must not be both a branch and a tag, or @main would be ambiguous/,
+    );
+    const branch = await fdl('branch', root, 'v1');
+    assert.equal(branch.code, 1);
+    assert.match(branch.stderr, /v1 is already a tag \(refs\/tags\/v1\)/);
+    const imp = await fdl('import', root, '--branch', 'v1', '--table', `main.t=${csv('c2.csv', 'a\n2\n')}`);
+    assert.equal(imp.code, 1);
+    assert.match(imp.stderr, /v1 is already a tag/);
+    assert.deepEqual(listing(), filesBefore, 'nothing written');
+    assert.equal(readFileSync(path.join(root, 'refs.json'), 'utf8'), refsBefore);
+    const repo = await openRepository('r', new FsStore(root), { signatures: 'off', refTtlMs: 0 });
+    assert.equal((await repo.resolve('v1')).versionId, v1, '@v1 still resolves (not ambiguous)');
+    assert.equal((await repo.resolve('main')).versionId, v1);
+  });
+});
+
 describe('init, verify, expire (CLI)', () => {
   it('init keeps the first settings', async () => {
     const root = path.join(work, 'init');
