@@ -26,6 +26,14 @@ const beforeCli = flag('before');
 const profDir = flag('prof');
 const only = flag('only');
 const log = (s: string) => process.stdout.write(s + '\n');
+/** Catalog statements of the kind drivers and BI tools send at connect. */
+const CONNECT_TEXTS = [
+  'select n.nspname from pg_catalog.pg_namespace n order by 1',
+  "select c.relname, c.relkind from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace where n.nspname = 'sales' order by 1",
+  "select a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) from pg_catalog.pg_attribute a where a.attrelid = 'sales.orders'::regclass and a.attnum > 0 order by a.attnum",
+  "select t.oid, t.typname from pg_catalog.pg_type t where t.typname in ('int4', 'text', 'numeric') order by 1",
+  "select current_schema(), current_setting('server_version_num')",
+];
 
 interface Served {
   proc: ChildProcess;
@@ -90,7 +98,7 @@ type Measure = { cpuUs: number; stages: number[]; work: number[] };
 async function measure(
   s: Served,
   c: pg.Client,
-  text: (i: number) => string,
+  text: (i: number) => string | string[],
   n: number,
   freshSession = false,
 ): Promise<Measure> {
@@ -98,12 +106,12 @@ async function measure(
   const cpu0 = cpuSeconds(s.proc.pid!);
   for (let i = 0; i < n; i++) {
     if (!freshSession) {
-      await c.query(text(i));
+      for (const t of [text(i)].flat()) await c.query(t);
       continue;
     }
     const own = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'bench', database: 'basic' });
     await own.connect();
-    await own.query(text(i));
+    for (const t of [text(i)].flat()) await own.query(t);
     await own.end();
   }
   const cpu = cpuSeconds(s.proc.pid!) - cpu0;
@@ -143,8 +151,12 @@ async function main(): Promise<void> {
     const psqlList =
       "SELECT n.nspname as \"Schema\", c.relname as \"Name\" FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 1,2";
     /** Series whose statements each run on a session of their own (connect, one statement, end). */
-    const fresh = new Set(['psql \\d, a session each', 'connect + SELECT 1, a session each']);
-    const series: Record<string, (i: number) => string> = {
+    const fresh = new Set([
+      'psql \\d, a session each',
+      'connect + SELECT 1, a session each',
+      'catalog at connect, 5 texts a session',
+    ]);
+    const series: Record<string, (i: number) => string | string[]> = {
       'point query, new text': (i) =>
         `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,
       'sqlsmith pg_proc start-up': (i) =>
@@ -153,6 +165,8 @@ async function main(): Promise<void> {
       'psql \\d (repeated text)': () => psqlList,
       'psql \\d, a session each': () => psqlList,
       'connect + SELECT 1, a session each': () => 'SELECT 1',
+      // what a client sends at connect: the same catalog texts in every session
+      'catalog at connect, 5 texts a session': () => CONNECT_TEXTS,
     };
     const results: Record<string, Record<string, Measure[]>> = {};
     for (let r = 0; r < ROUNDS; r++) {

@@ -51,6 +51,12 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
     what: 'uncached statements: in-process DuckDB vs gateway (result cache off) vs PostgreSQL 15, stage split',
   },
   {
+    name: 'new-text-cost',
+    file: 'new-text-cost.js',
+    limitS: 900,
+    what: 'gateway CPU per new text and per session of catalog texts, by stage (--before <cli> for another build)',
+  },
+  {
     name: 'catalog',
     file: 'catalog-speed.js',
     limitS: 600,

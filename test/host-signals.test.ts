@@ -6,8 +6,8 @@
  * work folder (TMPDIR/fdl-import-*) the run had recorded itself in; a live writer's folder stays.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CLI, waitFor } from './support/gateway.js';
 import { treeBytes } from './support/tree.js';
+import { thisWriter } from '../src/host/write-journal.js';
 
 let work: string;
 let big: string;
@@ -189,6 +190,27 @@ describe('signals during a writing command', () => {
     const r = await run.ended;
     assert.equal(r.code, 143, r.stderr);
     assert.deepEqual(readdirSync(tmp), [], 'removed by its own writer');
+  });
+
+  it("the next fdl import removes a dead writer's work folder, and leaves one without a record (an older fdl's)", async () => {
+    const root = path.join(work, 'next');
+    assert.equal((await fdl('init', root)).code, 0);
+    const tmp = ownTmp('tmp-next');
+    // a finished process's identity, recorded as a killed import would have left it
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(JSON.stringify({ pid: process.pid }))']);
+    const { pid } = JSON.parse(gone.stdout.toString()) as { pid: number };
+    const me = thisWriter();
+    const dead = path.join(tmp, 'fdl-import-Dead01');
+    mkdirSync(path.join(dead, 'spill'), { recursive: true });
+    writeFileSync(path.join(dead, 'writer.json'), JSON.stringify({ ...me, pid, start: undefined }));
+    const unknown = path.join(tmp, 'fdl-import-Old001');
+    mkdirSync(unknown);
+    const small = path.join(work, 'small-n.csv');
+    await writeBigCsv(small, 10);
+    const r = await start(['import', root, '--table', `main.t=${small}`], { TMPDIR: tmp }).ended;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`removing work folder ${dead} \\(process ${pid} on this host no longer runs\\)`));
+    assert.deepEqual(readdirSync(tmp), ['fdl-import-Old001']);
   });
 
   it('a signal while I/O is stuck (an S3 endpoint that accepts and never answers) still ends the run: exit 143 within the stop deadline', async () => {

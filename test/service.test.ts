@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { cancelFrom, CLI, copyFixtures, FIXTURES, ROOT, waitFor } from './support/gateway.js';
+import { cancelFrom, CLI, copyFixtures, cpuSeconds, FIXTURES, ROOT, waitFor } from './support/gateway.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { encodeProxyV2 } from '../src/wire/proxy-protocol.js';
 
@@ -403,8 +403,10 @@ describe('service: graceful drain on SIGTERM', () => {
     const c = await client(s, 'basic');
     c.on('error', () => undefined);
     // About a minute of one core, all of it folding a constant at prepare: no cancel reaches it.
+    const cpu0 = cpuSeconds(s.proc.pid!);
     const running = c.query('select list_sum(list_transform(range(30000), x -> list_sum(range(x)))) as n');
-    await new Promise((r) => setTimeout(r, 500));
+    // SIGTERM once DuckDB is folding (a core busy for a second), not while the statement is still analysed.
+    await waitFor(() => cpuSeconds(s.proc.pid!) - cpu0 > 1.5, 'DuckDB folding the constant', 30_000);
     const ended = new Promise<{ code: number | null; signal: string | null }>((r) =>
       s.proc.once('exit', (code, signal) => r({ code, signal })),
     );

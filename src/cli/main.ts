@@ -101,7 +101,8 @@ Connect with any PostgreSQL client; the database name picks repository and versi
   @REF            the only served repository at REF
 
 Signals: SIGTERM/SIGINT drain (new connections refused, running statements finish, idle sessions
-end with 57P01, exit 0); SIGHUP re-reads --config (users, grants, limits, repositories).
+end with 57P01, exit 0; if DuckDB cannot stop a statement, the process dies of the signal after
+--drain-timeout + 2 s); SIGHUP re-reads --config (users, grants, limits, repositories).
 
 Example:
   fdl serve --repo demo=./examples/demo

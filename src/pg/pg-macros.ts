@@ -117,6 +117,20 @@ const TYPED_MACROS: Array<[string, string]> = [
     NUMERIC_TYPES,
   ),
   ['_pgsem_round(t, x)', 'round(x)'],
+  // round(integer or numeric, n) is numeric at scale n (`4.0000`, `13.730`); DuckDB kept the integer, or the smaller scale.
+  // `z` is a zero of scale n (a typmod cannot be a macro parameter): the sum takes its scale.
+  ...overloads(
+    '_pgsem_roundn',
+    (t) => `t ${t}, x, n, z`,
+    (t) =>
+      INT_SMALL.includes(t) || INT_BIG.includes(t)
+        ? 'round(CAST(x AS DECIMAL(28,0)), n) + z'
+        : t === 'DECIMAL'
+          ? 'round(x, n) + z'
+          : 'round(x, n)',
+    NUMERIC_TYPES,
+  ),
+  ['_pgsem_roundn(t, x, n, z)', 'round(x, n)'],
   // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0.
   ...overloads(
     '_pgsem_numeric',

@@ -99,6 +99,24 @@ export function roundCall(arg: Node): Node | undefined {
   return dispatch('round', [arg], [arg]);
 }
 
+/** `round(x, n)`, n a constant from 0 to 10: of an integer or a numeric, numeric at scale n as PostgreSQL (DuckDB kept the integer, or a smaller scale). */
+export function roundPlacesCall(arg: Node, places: Node): Node | undefined {
+  const n = places.A_Const?.ival;
+  const digits = n === undefined ? undefined : Number(n.ival ?? 0);
+  if (digits === undefined || digits < 0 || digits > 10) return undefined;
+  const zero = {
+    TypeCast: {
+      arg: { A_Const: { ival: { ival: 0 } } },
+      typeName: {
+        names: [str('decimal')],
+        typemod: -1,
+        typmods: [{ A_Const: { ival: { ival: 18 } } }, { A_Const: { ival: { ival: digits } } }],
+      },
+    },
+  };
+  return dispatch('roundn', [arg], [arg, places, zero]);
+}
+
 /** `x::numeric` of a value (not a constant): a numeric keeps its scale, an integer gets scale 0. */
 export function numericOf(arg: Node): Node | undefined {
   return dispatch('numeric', [arg], [arg]);

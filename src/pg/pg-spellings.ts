@@ -1,7 +1,7 @@
 /**
  * Small PostgreSQL spellings DuckDB reads differently or not at all, for the rewrite: `a # b` (xor),
  * `cardinality(array)`, `substring(s from pattern)` (a regular expression), integer constants typed
- * int4 in arithmetic, and numeric NaN/Infinity (refused: DuckDB's DECIMAL has neither).
+ * int4 in arithmetic; refused: numeric NaN/Infinity (DuckDB's DECIMAL has neither), jsonb_build_object.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { call, str, strConst, type Node } from './rewrite-nodes.js';
@@ -90,3 +90,60 @@ export function numericSpecialRefused(text: string): SqlError | undefined {
 }
 
 const castInt4 = (arg: Node): Node => ({ TypeCast: { arg, typeName: { names: [str('int4')], typemod: -1 } } });
+
+/**
+ * `jsonb_build_object(…)`: PostgreSQL prints jsonb in its normal form (keys shorter-first, `{"a": 1}`
+ * spacing, numbers as numeric); DuckDB's json_object keeps its own order and compact text.
+ */
+export function jsonbBuildObjectRefused(): SqlError {
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    'jsonb_build_object() is not supported by fdl-gateway',
+    undefined,
+    "Use json_build_object(…) (json; DuckDB's compact spacing), or a constant '{…}'::jsonb.",
+  );
+}
+
+/** The names a SELECT's FROM items go by (aliases, else table names), joins included. */
+function fromItemNames(from: Node[] | undefined, into = new Set<string>()): Set<string> {
+  for (const item of from ?? []) {
+    const range = (item.RangeVar ?? item.RangeSubselect ?? item.RangeFunction) as Node | undefined;
+    const named = (range?.alias?.aliasname as string | undefined) ?? (item.RangeVar?.relname as string | undefined);
+    if (named) into.add(named);
+    if (item.JoinExpr) fromItemNames([item.JoinExpr.larg, item.JoinExpr.rarg], into);
+  }
+  return into;
+}
+
+/**
+ * A whole-row reference in a select list (`select t from … t`): PostgreSQL sends a record, DuckDB a
+ * struct the gateway would send as a JSON object. Where DuckDB binds the name to the row (a struct),
+ * refused 0A000 with a hint at bind time; a column that happens to share the FROM item's name (which
+ * PostgreSQL, like DuckDB, prefers) passes through. The target list with those items wrapped, or undefined.
+ */
+export function wholeRowTargets(select: Node): Node[] | undefined {
+  const rows = fromItemNames(select.fromClause as Node[] | undefined);
+  if (rows.size === 0 || !select.targetList) return undefined;
+  let wrapped = false;
+  const targets = (select.targetList as Node[]).map((t) => {
+    const fields = t.ResTarget?.val?.ColumnRef?.fields as Node[] | undefined;
+    const name = fields?.length === 1 ? (fields[0]!.String?.sval as string | undefined) : undefined;
+    if (!name || !rows.has(name)) return t;
+    wrapped = true;
+    const row = t.ResTarget.val as Node;
+    const isStruct = {
+      A_Expr: { kind: 'AEXPR_LIKE', name: [str('~~')], lexpr: call(['typeof'], [row]), rexpr: strConst('STRUCT(%') },
+    };
+    const refusal = call(
+      ['error'],
+      [
+        strConst(
+          `a whole-row reference (${name}) is not supported by fdl-gateway|PostgreSQL sends a record here and the gateway cannot: list the columns (${name}.*), or build a record with row(${name}.a, ${name}.b).`,
+        ),
+      ],
+    );
+    const val = { CaseExpr: { args: [{ CaseWhen: { expr: isStruct, result: refusal } }], defresult: row } };
+    return { ResTarget: { ...t.ResTarget, name: t.ResTarget.name ?? name, val } };
+  });
+  return wrapped ? targets : undefined;
+}

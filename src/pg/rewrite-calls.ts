@@ -1,18 +1,17 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { avgCall, roundCall, roundOfNumeric, sumCall } from './pg-result-types.js';
+import { avgCall, roundCall, roundOfNumeric, roundPlacesCall, sumCall } from './pg-result-types.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRefused, unnestSrf } from './pg-calls.js';
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
-import { cardinalityCall, regexSubstring } from './pg-spellings.js';
+import { cardinalityCall, jsonbBuildObjectRefused, regexSubstring } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
 const RENAMED: Record<string, string> = {
   json_build_object: 'json_object',
-  jsonb_build_object: 'json_object',
   current_database: 'pg_current_database',
   btrim: 'trim',
 };
@@ -51,6 +50,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return toNumberCall(args);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  if (pgName === 'jsonb_build_object') throw jsonbBuildObjectRefused();
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
   if (result) {
     ctx.changed = true;
@@ -115,9 +115,11 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!)
-        : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star
-          ? avgCall(out, args[0]!)
-          : undefined;
+        : pgName === 'round' && args?.length === 2 && !fc.over
+          ? roundPlacesCall(args[0]!, args[1]!)
+          : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star
+            ? avgCall(out, args[0]!)
+            : undefined;
   if (typed) {
     ctx.changed = true;
     return typed;

@@ -10,6 +10,7 @@ import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
+import { wholeRowTargets } from './pg-spellings.js';
 import {
   call,
   compat,
@@ -131,6 +132,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        {
+          const targetList = wholeRowTargets(body);
+          if (targetList) {
+            ctx.changed = true;
+            return walk({ SelectStmt: { ...body, targetList } }, ctx, display);
+          }
+        }
         break;
       case 'RangeTableSample':
         samplePercent(body);

@@ -67,9 +67,11 @@ export const REVIEW_2 = [
   "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
-  // a whole-row reference is a record in PostgreSQL, a JSON object here (documented)
+  // a whole-row reference is a record in PostgreSQL: refused 0A000 as the only select item, a JSON object beside others (documented)
   "select t from (select 1 as a, 'a' as b) t",
   'select c from sales.customers c order by customer_id limit 2',
+  "select t from (select 1 as t, 'a' as b) t",
+  "select 1, t from (select 1 as a, 'a' as b) t",
   // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
   'select order_id, amount / qty, amount::numeric / 7, qty::numeric / 3 from sales.orders order by order_id limit 8',
   // case mapping under the C locale both report: ASCII letters only
@@ -89,6 +91,10 @@ export const REVIEW_3 = [
   "select 'NaN'::numeric",
   "select 'Infinity'::numeric",
   "select btrim('xxhixx', 'x'), btrim('  a  '), btrim(name, 'C') from sales.customers order by customer_id limit 3",
+  // round(integer, n) is numeric at scale n
+  'select round(order_id::bigint, 4), round(qty, 2), round(customer_id, 0), round(-7::bigint, 3), round(amount, 3), round(qty::float8 / 3) from sales.orders order by order_id limit 3',
+  'select round(sum(qty), 2), round(count(*), 1), round(avg(qty), 4) from sales.orders',
+  "select jsonb_build_object('a', 1, 'b', 'x')",
   // a setting with a unit, as SHOW prints it (pg_settings keeps the base-unit number)
   "select current_setting('work_mem'), current_setting('maintenance_work_mem'), current_setting('temp_buffers'), current_setting('autovacuum_naptime'), current_setting('checkpoint_timeout')",
   'show work_mem',
