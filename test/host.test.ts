@@ -5,7 +5,9 @@
  * expire, the demo, and S3 conditional-write headers.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { thisWriter } from '../src/host/write-journal.js';
+import { collectGarbage } from '../src/host/gc.js';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -374,6 +376,45 @@ describe('refs', () => {
     });
     assert.equal(d.parent, v1);
     assert.deepEqual(sortRows(await served(root, d.versionId, 't', ['a'])), [['1'], ['3']]);
+  });
+});
+
+describe('branch locks name their writer', () => {
+  it("a dead writer's refs/heads/main.lock is cleared by the next import and by gc; a live writer's refuses an import before it writes anything", async () => {
+    const root = await newRepo();
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('l1.csv', 'a\n1\n') }] })
+    ).versionId;
+    const lock = path.join(root, 'refs', 'heads', 'main.lock');
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadWriter = JSON.stringify({ ...thisWriter(), pid: Number(gone.stdout.toString()), start: undefined });
+    // a live writer (this process) holds the lock: refused before any data is written
+    writeFileSync(lock, JSON.stringify(thisWriter()));
+    const versionsBefore = readdirSync(path.join(root, 'versions'));
+    await assert.rejects(
+      importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('l2.csv', 'a\n2\n') }] }),
+      new RegExp(
+        `branch moved, retry: refs/heads/main is being moved by another writer \\(refs/heads/main.lock is held by process ${process.pid} on `,
+      ),
+    );
+    assert.deepEqual(readdirSync(path.join(root, 'versions')), versionsBefore, 'no version folder written');
+    // a killed writer's lock: the next import clears it and publishes
+    writeFileSync(lock, deadWriter);
+    const v2 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('l3.csv', 'a\n3\n') }] })
+    ).versionId;
+    assert.equal(versionOf(root, 'refs/heads/main'), v2);
+    assert.ok(!existsSync(lock));
+    assert.notEqual(v1, v2);
+    // and gc clears one too
+    writeFileSync(lock, deadWriter);
+    const lines: string[] = [];
+    await collectGarbage(root, { report: (l) => lines.push(l) });
+    assert.ok(!existsSync(lock));
+    assert.ok(
+      lines.includes("removed refs/heads/main.lock: its writer's process is gone from this host"),
+      lines.join('\n'),
+    );
   });
 });
 

@@ -17,7 +17,7 @@
 import { hostname } from 'node:os';
 import { type Inventory, takeInventory, type VersionFolder } from './inventory.js';
 import { checkWritableTarget } from './preflight.js';
-import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { LocalTarget, openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { writerState } from './write-journal.js';
 import { checkInterrupt } from './interrupt.js';
 import { clearDeadWorkFolders } from './work-folder.js';
@@ -63,6 +63,10 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
   if (!opts.dryRun) await checkWritableTarget(target, ['versions/']);
   // this host's work folders of commands killed before they cleaned up (SIGKILL, the clean-up deadline)
   const workFolders = await clearDeadWorkFolders({ dryRun: opts.dryRun, report: say });
+  if (target instanceof LocalTarget && !opts.dryRun)
+    for (const lock of (await target.list('refs/')).filter((k) => k.endsWith('.lock')))
+      if (await target.clearDeadLock(lock.slice(0, -'.lock'.length)))
+        say(`removed ${lock}: its writer's process is gone from this host`);
   // The inventory takes a while (every kept catalog is read): a writer seen running may finish, and
   // its process end, before its marker is judged. A version finished since the inventory means the
   // plan is stale (its files are live now, and its marker's writer only looks dead): look again.

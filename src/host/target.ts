@@ -25,6 +25,7 @@ import { withRetry } from '../store/retry.js';
 import { checkKey, DEFAULT_LIMITS } from '../store/store.js';
 import { S3Store } from '../store/s3-store.js';
 import { syncDir } from '../store/verified-write.js';
+import { thisWriter, writerState, type WriterId } from './writer-id.js';
 
 export class BranchMovedError extends Error {
   constructor(ref: string, detail: string) {
@@ -213,42 +214,80 @@ export class LocalTarget implements WriteTarget {
   }
 
   /**
-   * Git's protocol: take `<ref>.lock` exclusively, write the new content into it, check the ref
-   * still holds what we built on, rename the lock over the ref. Two writers cannot both pass.
+   * Git's protocol, with the lock naming its writer: take `<ref>.lock` exclusively (its body the
+   * writer's identity, writer-id.ts), check the ref still holds what we built on, write the new ref
+   * by temp file and rename, drop the lock. Two writers cannot both pass; a lock left by a writer
+   * whose process is gone from this host is cleared (lockHolder).
    */
   async swap(key: string, expected: string | null, body: Buffer): Promise<void> {
     const dest = this.localPath(key);
     await mkdir(dirname(dest), { recursive: true });
     const lock = `${dest}.lock`;
+    await this.clearDeadLock(key);
     let fh;
     try {
       fh = await open(lock, 'wx', 0o644);
     } catch (e) {
       if (code(e) === 'EEXIST')
-        throw new BranchMovedError(
-          key,
-          `is being moved by another writer (${key}.lock exists; remove it if no writer is running)`,
-        );
+        throw new BranchMovedError(key, `is being moved by another writer (${await this.lockHolder(key)})`);
       throw e;
     }
-    let renamed = false;
     try {
-      await fh.writeFile(body);
+      await fh.writeFile(JSON.stringify(thisWriter()) + '\n');
       await fh.sync();
       await fh.close();
       const cur = await this.read(key);
       const now = cur ? cur.body.toString('utf8').trim() : null;
       if (now !== expected)
         throw new BranchMovedError(key, `now points at ${now ?? 'nothing'}, expected ${expected ?? 'nothing'}`);
-      await rename(lock, dest);
-      renamed = true;
+      const tmp = tmpName(dest);
+      await writeDurable(tmp, body);
+      await rename(tmp, dest);
       await syncDir(dirname(dest));
     } finally {
-      if (!renamed) {
-        await fh.close().catch(() => undefined);
-        await unlink(lock).catch(() => undefined);
-      }
+      await fh.close().catch(() => undefined);
+      await unlink(lock).catch(() => undefined);
     }
+  }
+
+  /** Who holds `<key>.lock`, in words (for the refusal). */
+  async lockHolder(key: string): Promise<string> {
+    const w = await this.lockWriter(key);
+    return w
+      ? `${key}.lock is held by process ${w.pid} on ${w.host}`
+      : `${key}.lock exists and names no writer; remove it if no writer is running`;
+  }
+
+  private async lockWriter(key: string): Promise<WriterId | null> {
+    try {
+      const w = JSON.parse(await readFile(`${this.localPath(key)}.lock`, 'utf8')) as Partial<WriterId>;
+      return typeof w.host === 'string' && Number.isInteger(w.pid) ? (w as WriterId) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A `<key>.lock` whose writer's process is gone from this host (killed between lock and rename) is
+   * removed; returns whether one was. A live or unknown writer's lock stays.
+   */
+  async clearDeadLock(key: string): Promise<boolean> {
+    const w = await this.lockWriter(key);
+    if (!w || writerState(w) !== 'dead') return false;
+    await unlink(`${this.localPath(key)}.lock`).catch(() => undefined);
+    return true;
+  }
+
+  /** Before any work: a branch another live writer is moving right now is refused; a dead writer's lock goes. */
+  async checkLock(key: string): Promise<void> {
+    await this.clearDeadLock(key);
+    if (
+      await stat(`${this.localPath(key)}.lock`).then(
+        () => true,
+        () => false,
+      )
+    )
+      throw new BranchMovedError(key, `is being moved by another writer (${await this.lockHolder(key)})`);
   }
 }
 

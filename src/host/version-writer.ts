@@ -15,7 +15,7 @@ import { buildFilesJson } from './files-json.js';
 import { checkNoCollision, checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, hashStored, readSettings } from './repo.js';
 import { sshSign } from './sign.js';
-import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
+import { LocalTarget, openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import type { WriteJournal } from './write-journal.js';
 
 /** What preflightVersion found: where to write and what the branch names now. */
@@ -48,6 +48,7 @@ export async function preflightVersion(
   await inputs();
   const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
   await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
+  if (target instanceof LocalTarget) await target.checkLock(refKey); // not after all the work
   const parent = await readRef(target, refKey);
   if (parent === null) await checkNoCollision(target, refKey); // a new branch: not a tag's name
   return { target, settings, branch, refKey, parent, dataset };
