@@ -406,8 +406,15 @@ describe('branch locks name their writer', () => {
     assert.equal(versionOf(root, 'refs/heads/main'), v2);
     assert.ok(!existsSync(lock));
     assert.notEqual(v1, v2);
-    // and gc clears one too
+    // verify reports it, and gc clears it
     writeFileSync(lock, deadWriter);
+    const v = await verifyRepository(root);
+    assert.ok(
+      v.warnings.some((w) =>
+        /^refs\/heads\/main\.lock: a branch lock \(refs\/heads\/main\.lock is held by process \d+ on /.test(w),
+      ),
+      v.warnings.join('\n'),
+    );
     const lines: string[] = [];
     await collectGarbage(root, { report: (l) => lines.push(l) });
     assert.ok(!existsSync(lock));

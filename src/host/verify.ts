@@ -152,6 +152,11 @@ export async function verifyRepository(
 async function debris(target: ReturnType<typeof openTarget>, say: (l: string) => void): Promise<string[]> {
   const warnings: string[] = [];
   const warn = (w: string) => (warnings.push(w), say(`  WARN ${w}`));
+  if (target instanceof LocalTarget)
+    for (const lock of (await target.list('refs/')).filter((k) => k.endsWith('.lock')))
+      warn(
+        `${lock}: a branch lock (${await target.lockHolder(lock.slice(0, -'.lock'.length))}); fdl gc or the next writer clears it once its writer's process is gone`,
+      );
   let inv;
   try {
     inv = await takeInventory(target);
