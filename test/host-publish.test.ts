@@ -1,15 +1,12 @@
 /**
- * fdl publish end to end: every fixture repository's newest catalog, used as a "working catalog",
- * is published into a fresh repository (same data_dir, data folder copied) with the real CLI; the
- * new version is read back by the project's lake reader and must give the fixture's recorded
- * answers. Refusals (absolute / escaping paths, missing or wrong-size files, unsupported catalog
- * versions) leave no version and no ref behind. Signatures are checked with real ssh-keygen, the
+ * fdl publish end to end (every fixture repository round-tripped: host-publish-roundtrip.test.ts).
+ * Refusals (absolute / escaping paths, missing or wrong-size files, unsupported catalog versions)
+ * leave no version and no ref behind. Signatures are checked with real ssh-keygen, the
  * result with `fdl verify`.
  */
-import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { appendFileSync, copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,31 +23,19 @@ import { openRepository } from '../src/resolver/repository.js';
 import { S3Store } from '../src/store/s3-store.js';
 import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
 import { runFdl } from './support/gateway.js';
-import { FIXTURES, openVersion, repoVersions, rowsSha256, sortRows, type Opened } from './support/lake-fixtures.js';
+import { FIXTURES } from './support/lake-fixtures.js';
+import {
+  checkExpected,
+  checkOpened,
+  completeVersions,
+  fixtureRepo,
+  headOf,
+  prepare,
+} from './support/publish-fixtures.js';
 
 const run = promisify(execFile);
 
-interface Query {
-  object: string;
-  kind: string;
-  sql: string;
-  columns?: string[];
-  rows?: unknown[][];
-  row_count?: number;
-  rows_sha256?: string;
-  error?: string;
-}
-interface Column {
-  name: string;
-  type: string;
-}
-interface Expected {
-  tables: Record<string, Column[]>;
-  queries: Query[];
-}
-
 let work: string;
-let n = 0;
 before(async () => {
   work = await mkdtemp(path.join(tmpdir(), 'fdl-publish-test-'));
 });
@@ -60,231 +45,7 @@ after(async () => {
 
 const fdl = (...args: string[]) => runFdl(args);
 
-interface FixtureRepo {
-  name: string;
-  root: string;
-  dataDir: string;
-  newest: string;
-  catalog: string;
-}
-
-function fixtureRepo(name: string, dir = path.join(FIXTURES, 'repos', name)): FixtureRepo {
-  const versions = repoVersions(dir, name, null);
-  const main = readFileSync(path.join(dir, 'refs/heads/main'), 'utf8').trim();
-  const newest = versions.at(-1)!;
-  assert.equal(newest.id, main, `${name}: main is the newest version`);
-  return { name, root: dir, dataDir: newest.dataDir, newest: newest.id, catalog: newest.catalogFile };
-}
-
-/** A fresh repository with the fixture's data_dir (data copied unless told not to) and a working copy of its catalog outside it. */
-async function prepare(fx: FixtureRepo, copyData = true): Promise<{ root: string; working: string }> {
-  const base = path.join(work, `${fx.name}-${n++}`);
-  const root = path.join(base, 'repo');
-  const init = await fdl('init', root, '--data-dir', fx.dataDir);
-  assert.equal(init.code, 0, init.stderr);
-  if (copyData) cpSync(path.join(fx.root, fx.dataDir), path.join(root, fx.dataDir), { recursive: true });
-  const working = path.join(base, 'working.ducklake');
-  copyFileSync(fx.catalog, working);
-  return { root, working };
-}
-
-function headOf(root: string, branch = 'main'): string | null {
-  const p = path.join(root, 'refs/heads', branch);
-  return existsSync(p) ? readFileSync(p, 'utf8').trim() : null;
-}
-
-function completeVersions(root: string): string[] {
-  const d = path.join(root, 'versions');
-  return existsSync(d) ? readdirSync(d).filter((v) => existsSync(path.join(d, v, 'version.json'))) : [];
-}
-
-async function checkQuery(o: Opened, query: Query): Promise<void> {
-  const exec = async () => {
-    const r = await o.conn.runAndReadAll(query.sql);
-    return { columns: r.columnNames(), rows: r.getRowsJson() as unknown[][] };
-  };
-  if (query.error !== undefined) {
-    await assert.rejects(exec(), `expected failure: ${query.sql}`);
-    return;
-  }
-  const got = await exec();
-  assert.deepEqual(got.columns, query.columns, `columns of ${query.sql}`);
-  if (query.rows_sha256 !== undefined) {
-    assert.equal(got.rows.length, query.row_count, `row count of ${query.sql}`);
-    assert.equal(rowsSha256(got.rows), query.rows_sha256, `rows_sha256 of ${query.sql}`);
-  } else {
-    assert.deepEqual(
-      sortRows(got.rows),
-      sortRows(query.rows ?? []),
-      `rows of ${query.object} (${query.kind}): ${query.sql}`,
-    );
-  }
-}
-
-/** Every recorded answer of the fixture version, asked of the published version. */
-async function checkExpected(root: string, dataDir: string, version: string, expectedFile: string): Promise<number> {
-  return checkOpened(
-    await openVersion({ root, dataDir, catalogFile: path.join(root, 'versions', version, 'ducklake.duckdb') }),
-    expectedFile,
-  );
-}
-
-async function checkOpened(o: Opened, expectedFile: string): Promise<number> {
-  const exp = JSON.parse(readFileSync(expectedFile, 'utf8')) as Expected;
-  try {
-    const q = (s: string) => '"' + s.replaceAll('"', '""') + '"';
-    for (const [name, cols] of Object.entries(exp.tables)) {
-      const [schema, table] = [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)];
-      const d = (
-        await o.conn.runAndReadAll(`SELECT column_name, column_type FROM (DESCRIBE ${q(schema)}.${q(table)})`)
-      ).getRowsJson();
-      assert.deepEqual(
-        d,
-        cols.map((c) => [c.name, c.type]),
-        `DESCRIBE ${name}`,
-      );
-    }
-    for (const query of exp.queries) await checkQuery(o, query);
-    return exp.queries.length;
-  } finally {
-    o.close();
-  }
-}
-
-/** Table name → row count of every table in a DuckDB file (opened read-only). */
-async function tableCounts(file: string): Promise<Record<string, number>> {
-  const inst = await DuckDBInstance.create(':memory:');
-  const conn = await inst.connect();
-  try {
-    await conn.run(`ATTACH '${file.replaceAll("'", "''")}' AS c (READ_ONLY)`);
-    const names = (
-      await conn.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1")
-    )
-      .getRowsJson()
-      .map((r) => String(r[0]));
-    const out: Record<string, number> = {};
-    for (const t of names)
-      out[t] = Number((await conn.runAndReadAll(`SELECT count(*) FROM c.main."${t}"`)).getRowsJson()[0]![0]);
-    return out;
-  } finally {
-    conn.closeSync();
-    inst.closeSync();
-  }
-}
-
-/** The fixtures' files.json predate the data-integrity fields: compare without them. */
-const stripSha = (j: unknown): unknown =>
-  JSON.parse(JSON.stringify(j), (k, v: unknown) =>
-    k === 'sha256' || k === 'delete_file_size' || k === 'delete_file_sha256' ? undefined : v,
-  );
-
-// Independent publishes into separate folders: a few at once (each is mostly a child process waiting on I/O).
-describe('fdl publish: every fixture repository round-trips through publish', { concurrency: 4 }, () => {
-  const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as {
-    repos: Record<string, { path: string; expected: string }>;
-  };
-  const onDisk = readdirSync(path.join(FIXTURES, 'repos')).sort();
-  it('the manifest lists every fixture repository (none skipped)', () => {
-    assert.deepEqual(Object.keys(manifest.repos).sort(), onDisk);
-  });
-  for (const name of onDisk) {
-    it(`${name}: publish of its newest catalog gives the fixture's recorded answers; fdl verify passes`, async () => {
-      const fx = fixtureRepo(name);
-      const { root, working } = await prepare(fx);
-      const r = await fdl(
-        'publish',
-        root,
-        '--catalog',
-        working,
-        '--message',
-        `republish ${name}`,
-        '--author',
-        'test@example.org',
-      );
-      assert.equal(r.code, 0, r.stderr);
-      const id = r.stdout.trim();
-      assert.equal(headOf(root), id);
-      const vdir = path.join(root, 'versions', id);
-      const rec = JSON.parse(readFileSync(path.join(vdir, 'version.json'), 'utf8')) as {
-        parents: string[];
-        message: string;
-        catalogs: { path: string; format: { ducklake: string }; snapshot_id: number; size: number }[];
-      };
-      const orig = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'version.json'), 'utf8')) as {
-        catalogs: { snapshot_id: number }[];
-      };
-      assert.deepEqual(rec.parents, []);
-      assert.equal(rec.message, `republish ${name}`);
-      assert.equal(rec.catalogs[0]!.path, 'ducklake.duckdb');
-      assert.equal(rec.catalogs[0]!.format.ducklake, '1.0');
-      assert.equal(rec.catalogs[0]!.snapshot_id, orig.catalogs[0]!.snapshot_id, 'snapshot_id = newest snapshot');
-      // A compacted, checkpointed copy: no WAL, the same tables (dynamic inlined ones too) with the same rows.
-      assert.ok(!existsSync(path.join(vdir, 'ducklake.duckdb.wal')));
-      assert.deepEqual(await tableCounts(path.join(vdir, 'ducklake.duckdb')), await tableCounts(working));
-      // files.json as the fixture's own (built from the same catalog), plus sha256 per data file.
-      const files = JSON.parse(readFileSync(path.join(vdir, 'files.json'), 'utf8')) as {
-        tables: Record<
-          string,
-          {
-            files: {
-              path: string;
-              sha256?: string;
-              delete_file?: string;
-              delete_file_size?: number;
-              delete_file_sha256?: string;
-            }[];
-          }
-        >;
-      };
-      assert.deepEqual(
-        stripSha(files),
-        JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')),
-      );
-      // size and sha256 of every data and delete file, as the bytes in the repository
-      for (const f of Object.values(files.tables).flatMap((t) => t.files)) {
-        assert.equal(
-          f.sha256,
-          createHash('sha256')
-            .update(readFileSync(path.join(root, fx.dataDir, f.path)))
-            .digest('hex'),
-          f.path,
-        );
-        if (f.delete_file === undefined) continue;
-        const del = readFileSync(path.join(root, fx.dataDir, f.delete_file));
-        assert.equal(f.delete_file_size, del.length, f.delete_file);
-        assert.equal(f.delete_file_sha256, createHash('sha256').update(del).digest('hex'), f.delete_file);
-      }
-      const expected = path.join(FIXTURES, manifest.repos[name]!.expected, `${fx.newest}.json`);
-      assert.ok(existsSync(expected), `expected results ${expected}`);
-      const count = await checkExpected(root, fx.dataDir, id, expected);
-      assert.ok(count > 0 || name === 'empty', `${name}: some queries checked`);
-      const v = await fdl('verify', root);
-      assert.equal(v.code, 0, v.stdout + v.stderr);
-      // The whole fixture data folder was copied, but only the newest snapshot is published: files only
-      // older versions read are orphans here. verify names exactly those (the second account:
-      // files.json) as warnings; --strict fails on them.
-      const named = new Set(
-        Object.values(files.tables).flatMap((t) =>
-          t.files.flatMap((f) => [f.path, ...(f.delete_file ? [f.delete_file] : [])]),
-        ),
-      );
-      const onDiskFiles = readdirSync(path.join(root, fx.dataDir), { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => path.relative(path.join(root, fx.dataDir), path.join(e.parentPath, e.name)));
-      const orphans = onDiskFiles
-        .filter((f) => !named.has(f))
-        .map((f) => `${fx.dataDir}${f}`)
-        .sort();
-      const warned = [...v.stdout.matchAll(/WARN (\S+): orphan/g)].map((m) => m[1]!).sort();
-      assert.deepEqual(warned, orphans, 'orphan warnings');
-      assert.doesNotMatch(v.stdout, /WARN versions\//, 'no unfinished version');
-      const strict = await fdl('verify', root, '--strict');
-      assert.equal(strict.code, orphans.length ? 1 : 0, strict.stdout);
-    });
-  }
-});
-
-describe('fdl publish: refusals leave no version and no ref', () => {
+describe('fdl publish: refusals leave no version and no ref', { concurrency: 4 }, () => {
   const refused = async (root: string, args: string[], pattern: RegExp) => {
     const r = await fdl('publish', root, ...args);
     assert.notEqual(r.code, 0, 'publish must fail');
@@ -296,27 +57,27 @@ describe('fdl publish: refusals leave no version and no ref', () => {
 
   it('a data file stored as ../../../outside.parquet (negative/path_escape_relative)', async () => {
     const fx = fixtureRepo('path_escape_relative', path.join(FIXTURES, 'negative/path_escape_relative/repo'));
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     cpSync(path.join(fx.root, 'outside.parquet'), path.join(root, 'outside.parquet'));
     await refused(root, ['--catalog', working], /\.\.\/\.\.\/\.\.\/outside\.parquet.*escapes the data directory/);
   });
 
   it('a data file stored as /etc/passwd, path_is_relative = false (negative/path_absolute)', async () => {
     const fx = fixtureRepo('path_absolute', path.join(FIXTURES, 'negative/path_absolute/repo'));
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     await refused(root, ['--catalog', working], /"\/etc\/passwd".*absolute path/);
   });
 
   it('glob metacharacters in a path (negative/glob_in_path, newest version)', async () => {
     const dir = path.join(FIXTURES, 'negative/glob_in_path/repo');
     const fx = fixtureRepo('glob_in_path', dir);
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     await refused(root, ['--catalog', working], /glob metacharacter/);
   });
 
   it('a data file missing from the repository is named; --data-from uploads it, then the version serves', async () => {
     const fx = fixtureRepo('basic');
-    const { root, working } = await prepare(fx, false);
+    const { root, working } = await prepare(work, fx, false);
     await refused(root, ['--catalog', working], /not in .*data\/main\/[^ ]+\.parquet.*--data-from/);
     const r = await fdl('publish', root, '--catalog', working, '--data-from', path.join(fx.root, fx.dataDir));
     assert.equal(r.code, 0, r.stderr);
@@ -328,7 +89,7 @@ describe('fdl publish: refusals leave no version and no ref', () => {
 
   it('a data file whose size differs from file_size_bytes', async () => {
     const fx = fixtureRepo('deletes');
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     const files = JSON.parse(readFileSync(path.join(fx.root, 'versions', fx.newest, 'files.json'), 'utf8')) as {
       tables: Record<string, { files: { path: string }[] }>;
     };
@@ -343,7 +104,7 @@ describe('fdl publish: refusals leave no version and no ref', () => {
 
   it('a catalog version other than 1.0 / 0.4', async () => {
     const fx = fixtureRepo('views');
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     await conn.run(`ATTACH '${working}' AS w`);
@@ -356,7 +117,7 @@ describe('fdl publish: refusals leave no version and no ref', () => {
 
   it('a working catalog that does not exist', async () => {
     const fx = fixtureRepo('views');
-    const { root } = await prepare(fx);
+    const { root } = await prepare(work, fx);
     await refused(root, ['--catalog', path.join(work, 'nope.ducklake')], /not found/);
   });
 });
@@ -372,7 +133,7 @@ describe('fdl publish: signatures, history, dataset, races', () => {
     writeFileSync(dataset, JSON.stringify({ title: 'Republished', schemas: { main: { description: 'm' } } }) + '\n');
 
     const fx = fixtureRepo('evolution');
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     const r1 = await fdl(
       'publish',
       root,
@@ -428,7 +189,7 @@ describe('fdl publish: signatures, history, dataset, races', () => {
 
   it('a branch moved while publishing: "branch moved, retry", the branch keeps the other writer\'s version', async () => {
     const fx = fixtureRepo('nested');
-    const { root, working } = await prepare(fx);
+    const { root, working } = await prepare(work, fx);
     const first = await publishCatalog(root, { catalog: working });
     await assert.rejects(
       publishCatalog(root, {

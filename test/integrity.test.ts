@@ -659,7 +659,8 @@ describe('expiry while attached', () => {
   });
 });
 
-describe('crash safety', () => {
+// The two cases share nothing (their own store, cache and state folders): side by side.
+describe('crash safety', { concurrency: 2 }, () => {
   test('kill -9 while downloading and hashing, restart: correct rows, no partial file trusted', async () => {
     const s3 = await startS3();
     const cacheDir = join(work.dir, 'crash-cache');

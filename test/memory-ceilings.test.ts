@@ -199,6 +199,11 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     // PostgreSQL's set-returning generate_series in a select list, and the streaming table function, answer as before.
     assert.equal((await c.query('select generate_series(1, 5) as x')).rows.length, 5);
     assert.equal((await c.query('select count(*)::int as n from range(100000000)')).rows[0].n, 100000000);
+    // Over the list limit in a select list: 54000, and the hint names the form that streams.
+    await assert.rejects(
+      c.query('select generate_series(1, 100000) as x'),
+      (e: { code?: string; hint?: string }) => e.code === '54000' && /FROM generate_series/.test(e.hint ?? ''),
+    );
     await c.end();
     await settled('regex and list builders');
   });

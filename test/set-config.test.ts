@@ -1,8 +1,9 @@
 /**
  * `set_config(name, value, is_local)` applied as PostgreSQL 15 applies it (pg/set-config.ts): the same
  * values, SHOW and current_setting afterwards, the same SQLSTATEs as SET, over the simple and the
- * extended protocol; where the gateway cannot apply it (inside a query, a local setting in a block),
- * 0A000 with a hint and nothing changed.
+ * extended protocol; where the gateway cannot apply it (inside a query), 0A000 with a hint and nothing
+ * changed. SET, SET LOCAL and set_config inside a transaction block end as PostgreSQL's do: ROLLBACK
+ * undoes every change, COMMIT the local ones; SET LOCAL outside a block changes nothing.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -102,12 +103,47 @@ test(
       }
       assert.deepEqual(seen(await gw.simple('SHOW search_path')).rows, [['sales']], sql);
     }
-    // a setting local to a transaction block: refused, the block's state as PostgreSQL leaves it after an error
-    assert.equal((await gw.simple('BEGIN')).error, undefined);
-    const local = await gw.simple("select set_config('search_path', '', true)");
-    assert.equal(local.error?.code, '0A000');
-    assert.match(local.error?.hint ?? '', /set_config\('name', 'value', false\)/);
-    assert.equal((await gw.simple('ROLLBACK')).error, undefined);
     assert.deepEqual(seen(await gw.simple('SHOW search_path')).rows, [['sales']]);
+  },
+);
+
+const BLOCKS = [
+  'SET search_path = sales',
+  // outside a block SET LOCAL changes nothing (PostgreSQL warns)
+  'SET LOCAL search_path = public',
+  'SHOW search_path',
+  // SET LOCAL and set_config(…, true) last until the block ends, COMMIT or not
+  'BEGIN',
+  'SET LOCAL search_path = public',
+  "select set_config('TimeZone', 'Asia/Tokyo', true)",
+  'SHOW search_path',
+  'SHOW TimeZone',
+  'COMMIT',
+  'SHOW search_path',
+  'SHOW TimeZone',
+  // ROLLBACK undoes a session-level SET made in the block, also after an error
+  'BEGIN',
+  "SET application_name = 'inside'",
+  "select set_config('search_path', 'public', false)",
+  'select 1/0',
+  'ROLLBACK',
+  'SHOW application_name',
+  'SHOW search_path',
+  // COMMIT keeps a session-level SET, and undoes a later SET LOCAL back to it
+  'BEGIN',
+  'SET search_path = public',
+  'SET LOCAL search_path = sales',
+  'SHOW search_path',
+  'COMMIT',
+  'SHOW search_path',
+  'SET search_path = sales',
+];
+
+test(
+  'SET, SET LOCAL and set_config in and out of transaction blocks end as in PostgreSQL 15',
+  { timeout: 60_000 },
+  async () => {
+    await sameAsPostgres(BLOCKS);
+    await sameAsPostgres(BLOCKS, true);
   },
 );

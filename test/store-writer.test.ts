@@ -5,11 +5,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { buildConfig } from '../src/cli/config.js';
-import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { copyFixtures, FIXTURES, runFdl, startGateway, type RunningGateway } from './support/gateway.js';
 
 const SIGNERS = join(FIXTURES, 'keys/allowed_signers');
 const refs = (
@@ -234,6 +234,38 @@ describe('store writer without a key', () => {
         await gw.stop();
       }
     } finally {
+      repos.cleanup();
+    }
+  });
+  test('a branch moved on through an unsigned version is refused as such, not as a rollback', async () => {
+    const repos = copyFixtures('repos/basic');
+    const root = repos.path('repos/basic');
+    const stateDir = join(repos.dir, 'state');
+    const key = join(repos.dir, 'alice');
+    copyFileSync(join(FIXTURES, 'keys/alice_ed25519'), key);
+    chmodSync(key, 0o600);
+    const csv = join(repos.dir, 'rows.csv');
+    writeFileSync(csv, 'id,name\n1,a\n');
+    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--cache-dir', join(repos.dir, 'cache')];
+    const gw = await startGateway([...args, '--state-dir', stateDir, '--ref-ttl', '0']);
+    try {
+      assert.equal(await version(gw, 'b@main'), MAIN);
+      // A publisher without a key, then one with: main moves forward, but through an unsigned version.
+      const unsigned = await runFdl(['import', root, '--table', `sales.u1=${csv}`]);
+      assert.equal(unsigned.code, 0, unsigned.stderr);
+      const signed = await runFdl(['import', root, '--table', `sales.u2=${csv}`, '--sign-key', key]);
+      assert.equal(signed.code, 0, signed.stderr);
+      const before = stateOf(stateDir);
+      const text = await refused(
+        gw,
+        'b@main',
+        'XX001',
+        /moved to version [0-9a-f-]+ through unsigned version [0-9a-f-]+/,
+      );
+      assert.ok(!/moved back|rollback/.test(text), text);
+      assert.equal(stateOf(stateDir), before, 'a refusal records nothing');
+    } finally {
+      await gw.stop();
       repos.cleanup();
     }
   });

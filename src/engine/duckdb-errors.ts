@@ -74,6 +74,11 @@ const byPattern: [RegExp, string][] = [
 export const OUT_OF_MEMORY_HINT =
   'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
 
+/** A list builder's guard (list-guards.ts): the same series streams as a set-returning function in FROM. */
+const LIST_BUILDER_LIMIT = /^Invalid Input Error: (?:generate_series|range): a list of more than /;
+const LIST_BUILDER_HINT =
+  'In a select list the series is built as one value, which is limited; in FROM it streams any number of rows: SELECT g FROM generate_series(1, 100000) AS g.';
+
 /** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
 const PG_TYPE_WORDS: Record<string, string> = {
   INT16: 'smallint',
@@ -110,7 +115,11 @@ export function fromDuckDB(e: unknown): SqlError {
         code,
         worded ?? stripKind(message),
         undefined,
-        code === SQLSTATE.outOfMemory ? OUT_OF_MEMORY_HINT : undefined,
+        code === SQLSTATE.outOfMemory
+          ? OUT_OF_MEMORY_HINT
+          : LIST_BUILDER_LIMIT.test(message)
+            ? LIST_BUILDER_HINT
+            : undefined,
       );
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));

@@ -2,17 +2,8 @@
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { avgCall, roundCall, roundOfNumeric, roundPlacesCall, sumCall } from './pg-result-types.js';
-import {
-  codecCall,
-  formatCall,
-  jsonAggCall,
-  LIST_SRF_IN_SELECT,
-  parseDateCall,
-  regexpMatchesRefused,
-  toCharCall,
-  toNumberCall,
-  unnestSrf,
-} from './pg-calls.js';
+import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRefused, unnestSrf } from './pg-calls.js';
+import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
 import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { cardinalityCall, jsonbBuildObjectRefused, regexSubstring } from './pg-spellings.js';

@@ -185,13 +185,9 @@ export class RefResolver {
    */
   private async checkForward(ref: string, versionId: string): Promise<void> {
     const mark = this.branches.get(ref);
-    if (mark !== undefined && mark !== versionId && !(await this.descendsFrom(versionId, mark))) {
-      throw new SqlError(
-        SQLSTATE.dataCorrupted,
-        `${ref === 'HEAD' ? 'HEAD' : ref.startsWith('refs/requests/') ? `request ${ref}` : `branch ${ref}`} of repository ${this.repoName} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
-        `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
-        'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
-      );
+    if (mark !== undefined && mark !== versionId) {
+      const path = await this.descendsFrom(versionId, mark);
+      if (!path.found) throw this.notForward(ref, versionId, mark, path.untrusted);
     }
     if (mark === versionId) return;
     let meta: VersionMeta;
@@ -205,16 +201,37 @@ export class RefResolver {
     if (meta.signature.status === 'G') await this.branches.set(ref, versionId);
   }
 
+  /** Why a branch that this gateway served at `mark` is refused at `versionId`. */
+  private notForward(ref: string, versionId: string, mark: string, untrusted: string | undefined): SqlError {
+    const what = ref === 'HEAD' ? 'HEAD' : ref.startsWith('refs/requests/') ? `request ${ref}` : `branch ${ref}`;
+    if (untrusted !== undefined)
+      // Not a rollback as far as anyone can tell: the link that would show it is forward is unsigned.
+      return new SqlError(
+        SQLSTATE.dataCorrupted,
+        `${what} of repository ${this.repoName} moved to version ${versionId} through unsigned version ${untrusted}: its history reaches version ${mark}, which this gateway served on it, only through that version; refusing it`,
+        `a branch may only move forward through versions signed by a trusted key; the state directory records ${ref} at ${mark}`,
+        'sign every version published on a branch (fdl import/publish/delete/update --sign-key); an unsigned version cannot carry a branch forward for a gateway that trusts keys',
+      );
+    return new SqlError(
+      SQLSTATE.dataCorrupted,
+      `${what} of repository ${this.repoName} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
+      `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
+      'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
+    );
+  }
+
   /**
    * Whether `ancestor` is `id` or reached from it by parent links. Past `id` itself only the links
    * of trusted (G) versions are followed when keys are configured: a store writer can write any
    * unsigned version.json, and a forged parent link must not bridge an old signed version to the mark.
+   * `untrusted` names the first such version whose links were not followed, for the refusal's wording.
    */
-  private async descendsFrom(id: string, ancestor: string): Promise<boolean> {
+  private async descendsFrom(id: string, ancestor: string): Promise<{ found: boolean; untrusted?: string }> {
     const queue = [id];
     const seen = new Set(queue);
+    let untrusted: string | undefined;
     for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
-      if (v === ancestor) return true;
+      if (v === ancestor) return { found: true };
       let meta: VersionMeta;
       try {
         meta = await this.metas.meta(v);
@@ -223,10 +240,35 @@ export class RefResolver {
           continue; // absent or unusable: a dead end
         throw e;
       }
-      if (v !== id && this.hasTrustedKeys && meta.signature.status !== 'G') continue;
+      if (v !== id && this.hasTrustedKeys && meta.signature.status !== 'G') {
+        untrusted ??= (await this.reachesThroughAny(meta.record.parents, ancestor)) ? v : undefined;
+        continue;
+      }
       for (const p of meta.record.parents) {
         if (seen.has(p) || !isVersionId(p)) continue;
-        if (seen.size >= MAX_ANCESTRY) return false;
+        if (seen.size >= MAX_ANCESTRY) return { found: false, untrusted };
+        seen.add(p);
+        queue.push(p);
+      }
+    }
+    return { found: false, untrusted };
+  }
+
+  /** Whether any of `ids` reaches `ancestor` by parent links of any signature status (for wording only, never a grant). */
+  private async reachesThroughAny(ids: readonly string[], ancestor: string): Promise<boolean> {
+    const queue = ids.filter(isVersionId);
+    const seen = new Set(queue);
+    for (let v = queue.shift(); v !== undefined; v = queue.shift()) {
+      if (v === ancestor) return true;
+      let parents: readonly string[];
+      try {
+        parents = (await this.metas.meta(v)).record.parents;
+      } catch (e) {
+        if (isSqlError(e)) continue;
+        throw e;
+      }
+      for (const p of parents) {
+        if (seen.has(p) || !isVersionId(p) || seen.size >= MAX_ANCESTRY) continue;
         seen.add(p);
         queue.push(p);
       }

@@ -10,13 +10,27 @@ import type { RefFollower } from './ref-follower.js';
 import type { SetConfigCall } from '../pg/set-config.js';
 
 export interface SettingOutcome {
-  /** A WARNING for the client (a value capped to the operator's ceiling). */
+  /** A WARNING for the client (a value capped to the operator's ceiling, SET LOCAL outside a block). */
   warning?: string;
+  /** The WARNING's SQLSTATE, when not the plain 01000. */
+  warningCode?: string;
   /** Statements kept by text were bound along the old search_path: unqualified names may now mean other tables. */
   forgetStatements: boolean;
 }
 
+/** What an open transaction block changed of one setting, to undo it as PostgreSQL does at the block's end. */
+interface BlockChange {
+  /** The value as the block found it (undefined: never set, its default). */
+  readonly before: string | undefined;
+  /** The last session-level value the block set (SET, RESET), kept by COMMIT. */
+  session?: { value: string | null };
+  /** Whether the last change was SET LOCAL (undone by COMMIT too). */
+  local: boolean;
+}
+
 export class SetShow {
+  private readonly block = new Map<string, BlockChange>();
+
   constructor(
     private readonly settings: SessionSettings,
     private readonly follower: RefFollower,
@@ -35,8 +49,43 @@ export class SetShow {
     return this.settings.entries().map(([k, v]) => [k, v, '']);
   }
 
-  /** SET (value) or RESET (null) of one parameter. A move to another version (fdl.ref) is attached here. */
-  async set(name: string, value: string | null, inBlock: boolean): Promise<SettingOutcome> {
+  /**
+   * SET (value) or RESET (null) of one parameter, LOCAL or not. A move to another version (fdl.ref) is
+   * attached here. Inside a transaction block the change is recorded so that the block's end undoes it
+   * as PostgreSQL does: ROLLBACK every change, COMMIT only SET LOCAL's. Outside a block SET LOCAL has
+   * no effect, with PostgreSQL's warning.
+   */
+  async set(name: string, value: string | null, inBlock: boolean, local = false): Promise<SettingOutcome> {
+    if (local && !inBlock)
+      return {
+        warning: 'SET LOCAL can only be used in transaction blocks',
+        warningCode: SQLSTATE.noActiveTransaction,
+        forgetStatements: false,
+      };
+    if (inBlock && name !== 'fdl.ref') {
+      const change = this.block.get(name) ?? { before: this.settings.get(name), local };
+      const outcome = await this.apply(name, value, inBlock);
+      change.local = local;
+      if (!local) change.session = { value };
+      this.block.set(name, change);
+      return outcome;
+    }
+    return this.apply(name, value, inBlock);
+  }
+
+  /** The block ended: undo what it changed (all of it after ROLLBACK, the SET LOCALs after COMMIT). */
+  async endBlock(committed: boolean): Promise<SettingOutcome> {
+    let forgetStatements = false;
+    for (const [name, change] of this.block) {
+      if (committed && !change.local) continue;
+      const back = committed && change.session ? change.session.value : (change.before ?? null);
+      forgetStatements = (await this.apply(name, back, false)).forgetStatements || forgetStatements;
+    }
+    this.block.clear();
+    return { forgetStatements };
+  }
+
+  private async apply(name: string, value: string | null, inBlock: boolean): Promise<SettingOutcome> {
     if (name === 'fdl.ref') {
       if (inBlock) throw refInBlock(this.repo, value);
       await this.follower.follow(value ?? ''); // set by the client: not announced
@@ -58,22 +107,22 @@ export class SetShow {
    * local setting lasts only for its own statement, so it is checked, read and put back.
    */
   async setConfig(call: SetConfigCall, inBlock: boolean): Promise<SettingOutcome & { value: string }> {
-    if (!call.local) {
-      const outcome = await this.set(call.name, call.value, inBlock);
+    if (!call.local || inBlock) {
+      const outcome = await this.set(call.name, call.value, inBlock, call.local);
       return { ...outcome, value: this.show(call.name) };
     }
-    if (inBlock || call.name.startsWith('fdl.')) {
+    if (call.name.startsWith('fdl.')) {
       throw new SqlError(
         SQLSTATE.featureNotSupported,
-        `set_config(…, is_local => true) of "${call.name}"${inBlock ? ' inside a transaction block' : ''} is not supported by fdl-gateway`,
+        `set_config(…, is_local => true) of "${call.name}" is not supported by fdl-gateway`,
         undefined,
         "Use set_config('name', 'value', false) or SET name = value (a session setting), and set it back when done.",
       );
     }
     const before = this.settings.get(call.name);
-    const outcome = await this.set(call.name, call.value, inBlock);
+    const outcome = await this.apply(call.name, call.value, inBlock);
     const value = this.show(call.name);
-    await this.set(call.name, before ?? '', inBlock);
+    await this.apply(call.name, before ?? null, inBlock);
     return { ...outcome, value };
   }
 

@@ -105,7 +105,7 @@ export async function runStatement<P extends CursorEntry>(
     case 'rollbackTo':
       return transactionDone(core, scope, core.tx.rollbackTo(stmt.name));
     case 'set':
-      settled(core, await core.setShow.set(stmt.name, stmt.value, core.tx.inBlock));
+      settled(core, await core.setShow.set(stmt.name, stmt.value, core.tx.inBlock, stmt.local));
       return { kind: 'done', tag: 'SET' };
     case 'setTransaction':
       return { kind: 'done', tag: 'SET' };
@@ -193,6 +193,7 @@ async function transactionDone<P extends CursorEntry>(
   outcome: TransactionOutcome,
 ): Promise<StatementOutcome<P>> {
   if (outcome.warning) core.outbox.notice(outcome.warning.message, 'WARNING', outcome.warning.code);
+  if (outcome.ended) settled(core, await core.setShow.endBlock(outcome.tag === 'COMMIT'));
   if (outcome.begins) {
     await core.refreshVersion(); // a moving ref is re-resolved as the block starts
     core.tx.begun();
@@ -206,6 +207,6 @@ async function transactionDone<P extends CursorEntry>(
 
 /** Carry out what a SET / RESET asks of the session. */
 function settled(core: SessionCore, outcome: SettingOutcome): void {
-  if (outcome.warning) core.outbox.notice(outcome.warning, 'WARNING', SQLSTATE.warning);
+  if (outcome.warning) core.outbox.notice(outcome.warning, 'WARNING', outcome.warningCode ?? SQLSTATE.warning);
   if (outcome.forgetStatements) core.preparer.cache.clear();
 }

@@ -1,0 +1,248 @@
+/**
+ * PostgreSQL's data type formatting functions (to_char, to_date, to_timestamp, to_number) as DuckDB
+ * strftime/strptime calls, or a precise refusal for a pattern with no faithful translation.
+ */
+import { call, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
+import { refuse } from './pg-calls.js';
+
+/** to_char's date/time patterns → strftime codes, or an expression over the value (`v`). */
+const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boolean) => Node)]> = [
+  ['HH24', '%H'],
+  ['HH12', '%I'],
+  ['HH', '%I'],
+  ['MI', '%M'],
+  ['SS', '%S'],
+  ['MS', '%g'],
+  ['US', '%f'],
+  ['AM', '%p'],
+  ['PM', '%p'],
+  ['am', 'lower:%p'],
+  ['pm', 'lower:%p'],
+  ['YYYY', '%Y'],
+  ['YY', '%y'],
+  // PostgreSQL reads the numeric fields in lower case too (its keyword table lists both spellings)
+  ['hh24', '%H'],
+  ['hh12', '%I'],
+  ['hh', '%I'],
+  ['mi', '%M'],
+  ['ss', '%S'],
+  ['ms', '%g'],
+  ['us', '%f'],
+  ['yyyy', '%Y'],
+  ['yy', '%y'],
+  ['mm', '%m'],
+  ['ddd', '%j'],
+  ['dd', '%d'],
+  ['MONTH', 'upper:pad:%B'],
+  ['Month', 'pad:%B'],
+  ['month', 'lower:pad:%B'],
+  ['MON', 'upper:%b'],
+  ['Mon', '%b'],
+  ['mon', 'lower:%b'],
+  ['MM', '%m'],
+  ['DAY', 'upper:pad:%A'],
+  ['Day', 'pad:%A'],
+  ['day', 'lower:pad:%A'],
+  ['DY', 'upper:%a'],
+  ['Dy', '%a'],
+  ['dy', 'lower:%a'],
+  ['DDD', '%j'],
+  ['DD', '%d'],
+  [
+    'D',
+    (v) =>
+      castTo(
+        { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } },
+        'varchar',
+      ),
+  ],
+  ['Q', (v) => castTo(call('quarter', [v]), 'varchar')],
+  [
+    'd',
+    (v) =>
+      castTo(
+        { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: call('dayofweek', [v]), rexpr: intConst(1) } },
+        'varchar',
+      ),
+  ],
+  ['q', (v) => castTo(call('quarter', [v]), 'varchar')],
+];
+/** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
+const UNSUPPORTED_PATTERN =
+  /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|W|I|Y|iyyy|iyy|iy|iw|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|w|i|y)/;
+/** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
+const FM_CODES: Readonly<Record<string, string>> = {
+  '%H': '%-H',
+  '%I': '%-I',
+  '%M': '%-M',
+  '%S': '%-S',
+  '%m': '%-m',
+  '%d': '%-d',
+  '%j': '%-j',
+  '%y': '%-y',
+};
+
+/** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
+export function toCharCall(args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (args.length !== 2 || typeof fmt !== 'string') {
+    throw refuse(
+      'to_char() with a format that is not a constant',
+      "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').",
+    );
+  }
+  if (/^(?:FM)?[90.,DGSLPRMIV\s$-]*$/.test(fmt) && /[90]/.test(fmt)) {
+    throw refuse(
+      'to_char() of a number',
+      "Use printf('%.2f', x) or format() and round(); DuckDB has no numeric picture formats.",
+    );
+  }
+  const v = args[0]!;
+  const parts: Node[] = [];
+  let codes = '';
+  const flush = () => {
+    if (codes) parts.push(call('strftime', [v, strConst(codes)]));
+    codes = '';
+  };
+  for (let i = 0; i < fmt.length;) {
+    let fm = false;
+    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) {
+      fm = true;
+      i += 2;
+    }
+    if (fmt[i] === '"') {
+      const end = fmt.indexOf('"', i + 1);
+      codes += (end < 0 ? fmt.slice(i + 1) : fmt.slice(i + 1, end)).replace(/%/g, '%%');
+      i = end < 0 ? fmt.length : end + 1;
+      continue;
+    }
+    const found = DATE_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    const unsupported = UNSUPPORTED_PATTERN.exec(fmt.slice(i))?.[0];
+    // a longer pattern PostgreSQL knows wins over a translated prefix of it (SSSSS is not SS SS S)
+    if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
+      throw refuse(
+        `to_char() pattern "${unsupported}"`,
+        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".',
+      );
+    }
+    if (!found) {
+      if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
+        throw refuse(
+          `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
+          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".',
+        );
+      codes += fmt[i] === '%' ? '%%' : fmt[i];
+      i++;
+      continue;
+    }
+    const [pattern, how] = found;
+    i += pattern.length;
+    if (typeof how === 'function') {
+      flush();
+      parts.push(how(v, fm));
+      continue;
+    }
+    const code = how.replace(/^(?:upper:|lower:)?(?:pad:)?/, '');
+    const caseFn = how.startsWith('upper:') ? 'upper' : how.startsWith('lower:') ? 'lower' : undefined;
+    const padded = how.includes('pad:') && !fm;
+    if (!caseFn && !padded) {
+      codes += fm ? (FM_CODES[code] ?? code) : code;
+      continue;
+    }
+    flush();
+    let e = call('strftime', [v, strConst(code)]);
+    if (padded) e = call('rpad', [e, intConst(9), strConst(' ')]);
+    if (caseFn) e = call(caseFn, [e]);
+    parts.push(e);
+  }
+  flush();
+  return parts.length === 1 ? parts[0]! : call('concat', parts.length ? parts : [strConst('')]);
+}
+
+/** PostgreSQL's input patterns → strptime codes (to_date, to_timestamp). */
+const INPUT_PATTERNS: ReadonlyArray<readonly [string, string]> = [
+  ['HH24', '%H'],
+  ['HH12', '%I'],
+  ['HH', '%I'],
+  ['MI', '%M'],
+  ['SS', '%S'],
+  ['MS', '%g'],
+  ['US', '%f'],
+  ['AM', '%p'],
+  ['PM', '%p'],
+  ['YYYY', '%Y'],
+  ['YY', '%y'],
+  ['MONTH', '%B'],
+  ['Month', '%B'],
+  ['month', '%B'],
+  ['MON', '%b'],
+  ['Mon', '%b'],
+  ['mon', '%b'],
+  ['MM', '%m'],
+  ['DDD', '%j'],
+  ['DD', '%d'],
+];
+
+function strptimeFormat(fmt: string, fn: string): string {
+  let out = '';
+  for (let i = 0; i < fmt.length;) {
+    if (fmt.startsWith('FM', i)) {
+      i += 2;
+      continue;
+    }
+    const found = INPUT_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    if (found) {
+      out += found[1];
+      i += found[0].length;
+      continue;
+    }
+    if (
+      UNSUPPORTED_PATTERN.test(fmt.slice(i)) ||
+      fmt.startsWith('Day', i) ||
+      fmt.startsWith('DY', i) ||
+      fmt.startsWith('Dy', i)
+    ) {
+      throw refuse(
+        `${fn}() pattern at "${fmt.slice(i, i + 4)}"`,
+        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).',
+      );
+    }
+    out += fmt[i] === '%' ? '%%' : fmt[i];
+    i++;
+  }
+  return out;
+}
+
+/** `to_date(text, fmt)` / `to_timestamp(text, fmt)` → strptime with the translated pattern. */
+export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (typeof fmt !== 'string')
+    throw refuse(
+      `${fn}() with a format that is not a constant`,
+      `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`,
+    );
+  return castTo(
+    call('strptime', [castTo(args[0]!, 'varchar'), strConst(strptimeFormat(fmt, fn))]),
+    fn === 'to_date' ? 'date' : 'timestamptz',
+  );
+}
+
+/** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
+export function toNumberCall(args: Node[]): Node {
+  const fmt = args[1]?.A_Const?.sval?.sval;
+  if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
+    throw refuse(
+      'to_number() with this format',
+      "Supported: 9, 0, '.', ',', D, G, S, FM; or CAST(replace(text, ',', '') AS numeric).",
+    );
+  }
+  const point = fmt.search(/[.D]/);
+  const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
+  const digits = call('regexp_replace', [
+    castTo(args[0]!, 'varchar'),
+    strConst('[^0-9.-]'),
+    strConst(''),
+    strConst('g'),
+  ]);
+  return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
+}
