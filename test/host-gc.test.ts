@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { openRepository } from '../src/resolver/repository.js';
 import { FsStore } from '../src/store/fs-store.js';
 import { openVersion } from './support/lake-fixtures.js';
 import { treeBytes } from './support/tree.js';
+import { runFdl, waitFor } from './support/gateway.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../src/cli/main.js');
@@ -132,6 +133,60 @@ describe('fdl gc', () => {
     assert.deepEqual(await tRows(root, v3), [2, 3]);
     assert.deepEqual(await tRows(root, v4), [2, 3, 4]);
     assert.equal(await rowsOf(root, 'main'), v4);
+  });
+
+  it('an import that finishes while gc --grace 0 reads its inventory: gc looks again and removes nothing of it; the version verifies', async () => {
+    const root = path.join(work, 'racing');
+    await initRepository(root);
+    await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] });
+    const big = path.join(work, 'racing.csv');
+    const rows: string[] = ['id,name,amount'];
+    for (let i = 0; i < 1_000_000; i++) rows.push(`${i},name${i % 1000},${i * 1.5}`);
+    writeFileSync(big, rows.join('\n') + '\n');
+    const importing = runFdl(['import', root, '--table', `main.big=${big}`, '--target-file-size', '4MB']);
+    const markers = () =>
+      readdirSync(path.join(root, 'versions')).filter((id) => existsSync(path.join(root, 'versions', id, 'pending')));
+    await waitFor(() => markers().length === 1, "the import's pending marker", 120_000, 10);
+    const lines: string[] = [];
+    // the import ends (published, its process gone) after gc listed its marker and before gc judges it
+    const gc = await collectGarbage(root, {
+      graceMs: 0,
+      report: (l) => lines.push(l),
+      afterInventory: async () => void (await importing),
+    });
+    const imported = await importing;
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.ok(
+      lines.some((l) => /was finished while gc looked: looking again/.test(l)),
+      `gc saw the import running and then finished:\n${lines.join('\n')}`,
+    );
+    assert.ok(!lines.some((l) => /writer gone/.test(l)), lines.join('\n'));
+    assert.deepEqual(gc.removed, []);
+    const verified = await runFdl(['verify', root]);
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    assert.match(verified.stdout, /ok: 2 version\(s\) verified/);
+  });
+
+  it('an import whose data file vanished before the branch moves fails and publishes nothing', async () => {
+    const root = path.join(work, 'vanished');
+    await initRepository(root);
+    const v1 = (await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('a\n1\n') }] }))
+      .versionId;
+    const before = dataFiles(root);
+    await assert.rejects(
+      importData(root, {
+        ...quiet,
+        tables: [{ schema: 'main', table: 't', file: csv('a\n2\n') }],
+        step: (s) => {
+          if (s !== 'version') return;
+          for (const f of dataFiles(root)) if (!before.includes(f)) rmSync(path.join(root, f));
+        },
+      }),
+      /1 file\(s\) this run wrote are gone \(data\/main\/t\/[^)]+\.parquet\): removed while it ran, so the version is not published/,
+    );
+    assert.equal(await rowsOf(root, 'main'), v1, 'the branch did not move');
+    assert.deepEqual(readdirSync(path.join(root, 'versions')), [v1], 'the unpublished version was rolled back');
+    assert.deepEqual(dataFiles(root), before);
   });
 
   it("refuses to remove a file some kept version's files.json names, even when its catalog does not", async () => {

@@ -377,6 +377,77 @@ describe('refs', () => {
   });
 });
 
+describe('ref names: a short name is a branch or a tag, never both (CLI)', () => {
+  it('fdl tag over a branch name, fdl branch over a tag name and an import onto a new branch named like a tag are refused; nothing written', async () => {
+    const root = await newRepo();
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('c1.csv', 'a\n1\n') }] })
+    ).versionId;
+    assert.equal(await tagCommand(root, 'v1', v1), v1);
+    const refsBefore = readFileSync(path.join(root, 'refs.json'), 'utf8');
+    const listing = () => execFileSync('find', [root, '-type', 'f'], { encoding: 'utf8' }).split('\n').sort();
+    const filesBefore = listing();
+    const fdl = (...args: string[]) =>
+      run(process.execPath, [CLI, ...args]).then(
+        (r) => ({ code: 0, stderr: r.stderr }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      );
+    const tag = await fdl('tag', root, 'main');
+    assert.equal(tag.code, 1);
+    assert.match(
+      tag.stderr,
+      /main is already a branch \(refs\/heads\/main\): a short name must not be both a branch and a tag, or @main would be ambiguous/,
+    );
+    const branch = await fdl('branch', root, 'v1');
+    assert.equal(branch.code, 1);
+    assert.match(branch.stderr, /v1 is already a tag \(refs\/tags\/v1\)/);
+    const imp = await fdl('import', root, '--branch', 'v1', '--table', `main.t=${csv('c2.csv', 'a\n2\n')}`);
+    assert.equal(imp.code, 1);
+    assert.match(imp.stderr, /v1 is already a tag/);
+    assert.deepEqual(listing(), filesBefore, 'nothing written');
+    assert.equal(readFileSync(path.join(root, 'refs.json'), 'utf8'), refsBefore);
+    const repo = await openRepository('r', new FsStore(root), { signatures: 'off', refTtlMs: 0 });
+    assert.equal((await repo.resolve('v1')).versionId, v1, '@v1 still resolves (not ambiguous)');
+    assert.equal((await repo.resolve('main')).versionId, v1);
+  });
+});
+
+describe('version ID prefixes in the CLI (as readers resolve them: at least 8 hex digits, unambiguous)', () => {
+  it('fdl expire, --successor, fdl log and fdl tag take a prefix; a short or unknown one is refused and nothing written', async () => {
+    const root = await newRepo();
+    const v1 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('p1.csv', 'a\n1\n') }] })
+    ).versionId;
+    const v2 = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('p2.csv', 'a\n2\n') }] })
+    ).versionId;
+    const fdl = (...args: string[]) =>
+      run(process.execPath, [CLI, ...args]).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    const short = v1.slice(0, 6);
+    const bad = await fdl('expire', root, short);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, new RegExp(`no version ${short} in `));
+    assert.ok(!existsSync(path.join(root, 'versions', v1, 'expired.json')));
+    const log = await fdl('log', root, v2.slice(0, 13));
+    assert.equal(log.code, 0, log.stderr);
+    assert.match(log.stdout, new RegExp(`^version ${v2}`));
+    const tag = await fdl('tag', root, 'p', v1.slice(0, 13));
+    assert.equal(tag.code, 0, tag.stderr);
+    assert.equal(versionOf(root, 'refs/tags/p'), v1);
+    const ex = await fdl('expire', root, v1.slice(0, 13), '--successor', v2.slice(0, 23));
+    assert.equal(ex.code, 0, ex.stderr);
+    assert.equal(ex.stdout, `version ${v1} expired\n`);
+    const rec = JSON.parse(readFileSync(path.join(root, 'versions', v1, 'expired.json'), 'utf8')) as {
+      id: string;
+      successor: string;
+    };
+    assert.deepEqual([rec.id, rec.successor], [v1, v2]);
+  });
+});
+
 describe('init, verify, expire (CLI)', () => {
   it('init keeps the first settings', async () => {
     const root = path.join(work, 'init');

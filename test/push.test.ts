@@ -248,6 +248,25 @@ describe('fdl push', () => {
     assert.equal(ref('tags/v4'), ids.v2);
   });
 
+  it("a ref whose short name DST has as the other kind (a tag over DST's branch, a branch over DST's tag) is refused, the rest moves", async () => {
+    const src = fresh('colliding-src');
+    const dst = path.join(work, 'colliding-dst');
+    await pushRepository(src, dst);
+    await tagCommand(src, 'rel', ids.v2);
+    await branchCommand(dst, 'rel', ids.v1);
+    await branchCommand(src, 'stable', ids.v1);
+    await tagCommand(dst, 'stable', ids.v1);
+    await tagCommand(src, 'v9', ids.v2);
+    const r = await pushRepository(src, dst, { progress: () => undefined });
+    assert.deepEqual(r.refsRefused.sort(), ['refs/heads/stable', 'refs/tags/rel']);
+    assert.deepEqual(r.refsMoved, ['refs/tags/v9']);
+    assert.ok(!existsSync(path.join(dst, 'refs', 'tags', 'rel')));
+    assert.ok(!existsSync(path.join(dst, 'refs', 'heads', 'stable')));
+    const index = JSON.parse(readFileSync(path.join(dst, 'refs.json'), 'utf8')) as { refs: Record<string, string> };
+    assert.equal(index.refs['refs/tags/rel'], undefined);
+    assert.equal(index.refs['refs/heads/rel'], ids.v1);
+  });
+
   it('an HTTPS-style mirror (no listing) is a source through its refs.json', async () => {
     const mirror = await serveFolder(path.join(work, 'copy'));
     try {

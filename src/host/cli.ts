@@ -238,8 +238,8 @@ export function registerHostCommands(program: Command): void {
     )
     .action(
       wrap(async (location: string, version: string, o: { successor?: string; signKey?: string }) => {
-        await expireVersion(location, version, o.successor, undefined, o.signKey);
-        process.stdout.write(`version ${version} expired\n`);
+        const id = await expireVersion(location, version, o.successor, undefined, o.signKey);
+        process.stdout.write(`version ${id} expired\n`);
       }),
     );
 

@@ -4,26 +4,40 @@
  * fdl): a reader with trusted keys then remembers the expiry for good, and a store writer can
  * neither forge one nor lift it.
  */
-import { isVersionId } from '../resolver/names.js';
+import { isVersionId, versionPrefixMatches } from '../resolver/names.js';
+import type { WriteTarget } from './target.js';
 import { checkSignKey, checkWritableTarget } from './preflight.js';
 import { sshSign } from './sign.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 
+/** A complete version by its ID or an unambiguous prefix of it (≥ 8 hex digits, as readers resolve them). */
+export async function versionNamed(target: WriteTarget, text: string): Promise<string> {
+  if (isVersionId(text) && (await target.exists(`versions/${text}/version.json`))) return text;
+  const ids = (await target.list('versions/'))
+    .map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1])
+    .filter((id): id is string => id !== undefined);
+  const matches = versionPrefixMatches(text, ids) ?? [];
+  if (matches.length > 1)
+    throw new Error(
+      `ambiguous version ID prefix ${text}: ${matches.length} versions start with it (${matches.join(', ')}); give more digits`,
+    );
+  if (matches.length === 0) throw new Error(`no version ${text} in ${target.location}`);
+  return matches[0]!;
+}
+
+/** Returns the full ID of the version expired. */
 export async function expireVersion(
   location: string,
-  version: string,
-  successor?: string,
+  versionText: string,
+  successorText?: string,
   s3?: S3TargetOptions,
   signKey?: string,
-): Promise<void> {
+): Promise<string> {
   await checkSignKey(signKey);
   const target = openTarget(location, s3);
   await checkWritableTarget(target, ['versions/']);
-  for (const v of [version, successor]) {
-    if (v === undefined) continue;
-    if (!isVersionId(v) || !(await target.exists(`versions/${v}/version.json`)))
-      throw new Error(`no version ${v} in ${target.location}`);
-  }
+  const version = await versionNamed(target, versionText);
+  const successor = successorText === undefined ? undefined : await versionNamed(target, successorText);
   const key = `versions/${version}/expired.json`;
   if (await target.exists(key)) throw new Error(`version ${version} is already expired`);
   const body = {
@@ -39,4 +53,5 @@ export async function expireVersion(
     if (signKey) await target.remove(`${key}.sig`); // another expire won the race: its signature is not ours to keep
     throw new Error(`version ${version} is already expired`);
   }
+  return version;
 }

@@ -10,9 +10,12 @@
  * than the grace period, so files of a writer that started after gc looked are safe as well. Before
  * removing anything, the files.json of every version gc must keep is read as a second, independent
  * account: a candidate it names (or a version without one) stops the run. It also clears this
- * host's local work folders whose writer is gone (work-folder.ts).
+ * host's local work folders whose writer is gone (work-folder.ts). A writer judged after the
+ * inventory may have finished meanwhile (its marker gone with its process, its version complete):
+ * versions/ is listed again before anything goes, and a version finished since means looking again.
  */
-import { type Inventory, takeInventory } from './inventory.js';
+import { hostname } from 'node:os';
+import { type Inventory, takeInventory, type VersionFolder } from './inventory.js';
 import { checkWritableTarget } from './preflight.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { writerState } from './write-journal.js';
@@ -31,6 +34,8 @@ export interface GcOptions {
   report?: (line: string) => void;
   /** Tests: the clock. */
   now?: number;
+  /** Tests: runs between the inventory and the judgement of its writers (a writer may finish meanwhile). */
+  afterInventory?: () => Promise<void>;
 }
 
 export interface GcResult {
@@ -54,34 +59,90 @@ export function parseDuration(s: string): number {
 
 export async function collectGarbage(location: string, opts: GcOptions = {}): Promise<GcResult> {
   const say = opts.report ?? (() => undefined);
-  const grace = opts.graceMs ?? DEFAULT_GRACE_MS;
   const target = openTarget(location, opts.s3);
   if (!opts.dryRun) await checkWritableTarget(target, ['versions/']);
-  const inv = await takeInventory(target);
   // this host's work folders of commands killed before they cleaned up (SIGKILL, the clean-up deadline)
   const workFolders = await clearDeadWorkFolders({ dryRun: opts.dryRun, report: say });
+  // The inventory takes a while (every kept catalog is read): a writer seen running may finish, and
+  // its process end, before its marker is judged. A version finished since the inventory means the
+  // plan is stale (its files are live now, and its marker's writer only looks dead): look again.
+  for (let attempt = 1; ; attempt++) {
+    const inv = await takeInventory(target);
+    await opts.afterInventory?.();
+    const plan = planRemovals(inv, target, opts);
+    const finished = await finishedSince(target, inv);
+    if (finished.length === 0) {
+      for (const line of plan.lines) say(line);
+      return { ...(await removePlanned(target, inv, plan, opts, say)), workFolders };
+    }
+    if (attempt === 3)
+      throw new Error(
+        `versions kept being finished while gc looked (${finished[0]}${finished.length > 1 ? ', …' : ''}): nothing removed; run it again`,
+      );
+    say(`version ${finished[0]} was finished while gc looked: looking again`);
+  }
+}
+
+/** Versions complete now (version.json there) that the inventory took for unfinished or did not see. */
+async function finishedSince(target: WriteTarget, inv: Inventory): Promise<string[]> {
+  const complete = new Set(inv.versions.filter((v) => v.complete).map((v) => v.id));
+  return (await target.list('versions/'))
+    .filter((k) => k.endsWith('/version.json') && k.split('/').length === 3)
+    .map((k) => k.split('/')[1]!)
+    .filter((id) => !complete.has(id));
+}
+
+interface Plan {
+  removed: string[];
+  unfinished: string[];
+  keptYoung: string[];
+  writers: string[];
+  lines: string[];
+}
+
+/**
+ * A version folder's writer: its marker's process, judged on this host; a folder with only the
+ * marker's temp file (the writer between writing and renaming it) belongs to the pid the temp
+ * name records, kept while that pid runs here, else judged by age.
+ */
+function writerOf(
+  v: VersionFolder,
+  target: WriteTarget,
+): { since: number; state: 'alive' | 'dead' | 'unknown' } | null {
+  if (v.complete) return null;
+  if (v.pendingSince !== null) return { since: v.pendingSince, state: writerState(v.writer) };
+  if (v.markerTemp && !target.remote) {
+    const alive = writerState({ host: hostname(), pid: v.markerTemp.pid }) === 'alive';
+    return { since: v.markerTemp.modified, state: alive ? 'alive' : 'unknown' };
+  }
+  return null;
+}
+
+function planRemovals(inv: Inventory, target: WriteTarget, opts: GcOptions): Plan {
+  const grace = opts.graceMs ?? DEFAULT_GRACE_MS;
+  const lines: string[] = [];
   const now = opts.now ?? Date.now();
   const old = (t: number) => t < now - grace;
-  const pending = inv.versions.filter((v) => !v.complete && v.pendingSince !== null);
-  const state = new Map(pending.map((v) => [v.id, writerState(v.writer)]));
-  const running = pending.filter(
-    (v) => state.get(v.id) === 'alive' || (state.get(v.id) === 'unknown' && !old(v.pendingSince!)),
-  );
-  const dead = pending.filter((v) => state.get(v.id) === 'dead');
+  const judged = new Map(inv.versions.map((v) => [v.id, writerOf(v, target)]));
+  const running = inv.versions.filter((v) => {
+    const w = judged.get(v.id);
+    return w && (w.state === 'alive' || (w.state === 'unknown' && !old(w.since)));
+  });
+  const dead = inv.versions.filter((v) => judged.get(v.id)?.state === 'dead');
   const writers = running.map((v) => v.id);
   for (const w of writers)
-    say(
+    lines.push(
       `writer running: versions/${w}/ (its process is alive, or another host's pending marker is younger than the grace period): kept, with expired versions' files and every object written since`,
     );
   for (const v of dead)
-    say(
+    lines.push(
       `writer gone: versions/${v.id}/ (process ${v.writer!.pid} on this host no longer runs): its folder and the ${v.writerKeys.length} key(s) its marker lists are removed now`,
     );
   const deadKeys = dead.flatMap((v) => v.writerKeys);
   const byDeadWriter = (key: string) => deadKeys.some((k) => (k.endsWith('/') ? key.startsWith(k) : key === k));
   const needed = writers.length ? inv.anyFiles : inv.liveFiles;
   // A running writer's own files are in no catalog yet: keep whatever is as new as its marker.
-  const writersSince = Math.min(...running.map((v) => v.pendingSince! - WRITER_SLACK_MS));
+  const writersSince = Math.min(...running.map((v) => judged.get(v.id)!.since - WRITER_SLACK_MS));
 
   const removed: string[] = [];
   const unfinished: string[] = [];
@@ -103,6 +164,17 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
     else if (!old(o.modified) || o.modified >= writersSince) keptYoung.push(o.key);
     else removed.push(o.key);
   }
+  return { removed, unfinished, keptYoung, writers, lines };
+}
+
+async function removePlanned(
+  target: WriteTarget,
+  inv: Inventory,
+  plan: Plan,
+  opts: GcOptions,
+  say: (line: string) => void,
+): Promise<Omit<GcResult, 'workFolders'>> {
+  const { removed, unfinished, keptYoung, writers } = plan;
   const candidates = removed.filter((k) => k.startsWith(inv.dataDir) && !k.startsWith('versions/'));
   try {
     await confirmUnreferenced(target, inv, writers.length > 0, candidates);
@@ -118,7 +190,7 @@ export async function collectGarbage(location: string, opts: GcOptions = {}): Pr
     }
   }
   if (keptYoung.length) say(`kept ${keptYoung.length} unreferenced object(s) younger than the grace period`);
-  return { removed, workFolders, unfinished, keptYoung, writers };
+  return { removed, unfinished, keptYoung, writers };
 }
 
 /**

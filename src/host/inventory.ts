@@ -29,6 +29,11 @@ export interface VersionFolder {
   writerKeys: string[];
   /** Newest object in the folder (ms). */
   newest: number;
+  /**
+   * A temp file of the marker (`pending.tmp-<pid>-…`, a local target's atomic write) when no marker
+   * is there yet: it belongs to the writer about to create the marker, named by its pid.
+   */
+  markerTemp: { pid: number; modified: number } | null;
 }
 
 export interface Inventory {
@@ -41,6 +46,9 @@ export interface Inventory {
   /** Objects under data_dir (keys relative to the root) with their age. */
   dataObjects: { key: string; modified: number }[];
 }
+
+/** A local target's temp file of the pending marker (target.ts tmpName): `pending.tmp-<pid>-<hex>`. */
+const MARKER_TEMP = new RegExp(`^${PENDING_MARKER}\\.tmp-(\\d+)-[0-9a-f]+$`);
 
 /** Top-level names that are the repository's own, never data (when data_dir is the root). */
 const OWN = /^(versions|refs)\/|^[^/]+$/;
@@ -72,6 +80,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
           writer: null,
           writerKeys: [],
           newest: 0,
+          markerTemp: null,
         }),
       );
     v.keys.push(o);
@@ -80,6 +89,11 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
     if (name === 'version.json') v.complete = true;
     else if (name === 'expired.json') v.expired = true;
     else if (name === PENDING_MARKER) v.pendingSince = o.modified;
+    else {
+      const temp = MARKER_TEMP.exec(name);
+      if (temp && (!v.markerTemp || o.modified < v.markerTemp.modified))
+        v.markerTemp = { pid: Number(temp[1]), modified: o.modified };
+    }
   }
   for (const v of byId.values()) {
     if (v.pendingSince === null) continue;

@@ -23,7 +23,7 @@ import { verifySshsig } from '../resolver/sshsig.js';
 import { openStore, type ObjectStore } from '../store/index.js';
 import { parentHashes } from './files-json.js';
 import { hashFile, readStore } from './repo.js';
-import { readRef, writeRefsJson } from './refs-writer.js';
+import { checkNoCollision, readRef, writeRefsJson } from './refs-writer.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { checkWritableFolder, checkWritableTarget } from './preflight.js';
 import { checkInterrupt, onInterrupt } from './interrupt.js';
@@ -417,6 +417,17 @@ async function moveRefs(
       report.refsRefused.push(full);
       say(`refused ${full}: ${why}`);
     };
+    const collides =
+      cur === null
+        ? await checkNoCollision(target, full).then(
+            () => null,
+            (e: Error) => e.message,
+          )
+        : null;
+    if (collides) {
+      refuse(`DST: ${collides}`);
+      continue;
+    }
     if (refKind(full) === 'tag') {
       if (cur !== null) refuse(`DST has it at ${cur}, ${source.location} at ${id}; tags are never rewritten`);
       else if (await target.create(full, Buffer.from(`${id}\n`))) report.refsMoved.push(full);

@@ -1,7 +1,7 @@
 /** fdl tag / fdl branch: resolve REF with the gateway's own resolver, then create the ref once. */
 import { openRepository } from '../resolver/repository.js';
 import { checkWritableTarget } from './preflight.js';
-import { checkRefName, createRef } from './refs-writer.js';
+import { checkNoCollision, checkRefName, createRef } from './refs-writer.js';
 import { readStore } from './repo.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 
@@ -14,6 +14,7 @@ export async function tagCommand(location: string, name: string, ref?: string, s
   const target = openTarget(location, s3);
   const full = checkRefName('tags', name);
   await checkWritableTarget(target, ['refs/']);
+  await checkNoCollision(target, full);
   const id = await resolveRef(target, ref);
   await createRef(target, full, id);
   return id;
@@ -28,6 +29,7 @@ export async function branchCommand(
   const target = openTarget(location, s3);
   const full = checkRefName('heads', name);
   await checkWritableTarget(target, ['refs/']);
+  await checkNoCollision(target, full);
   const id = await resolveRef(target, ref);
   await createRef(target, full, id);
   return id;

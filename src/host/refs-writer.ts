@@ -24,6 +24,20 @@ export async function readRef(target: WriteTarget, full: string): Promise<string
   return id;
 }
 
+/**
+ * A short name must not be both a branch and a tag (`@name` would be ambiguous to every reader):
+ * before `full` is created, the other kind's ref of the same name must be absent.
+ */
+export async function checkNoCollision(target: WriteTarget, full: string): Promise<void> {
+  const m = /^refs\/(heads|tags)\/(.+)$/.exec(full);
+  if (!m) return;
+  const other = `refs/${m[1] === 'heads' ? 'tags' : 'heads'}/${m[2]}`;
+  if (await target.exists(other))
+    throw new RefExistsError(
+      `${m[2]} is already a ${m[1] === 'heads' ? 'tag' : 'branch'} (${other}): a short name must not be both a branch and a tag, or @${m[2]} would be ambiguous`,
+    );
+}
+
 /** Moves a branch from `expected` (null: the branch must not exist yet) to `id`. */
 export async function moveBranch(
   target: WriteTarget,
@@ -31,12 +45,15 @@ export async function moveBranch(
   expected: string | null,
   id: string,
 ): Promise<void> {
-  await target.swap(checkRefName('heads', branch), expected, Buffer.from(`${id}\n`));
+  const full = checkRefName('heads', branch);
+  if (expected === null) await checkNoCollision(target, full);
+  await target.swap(full, expected, Buffer.from(`${id}\n`));
   await writeRefsJson(target);
 }
 
 /** Creates a ref that must not exist yet (tags always; new branches). */
 export async function createRef(target: WriteTarget, full: string, id: string): Promise<void> {
+  await checkNoCollision(target, full);
   if (!(await target.create(full, Buffer.from(`${id}\n`)))) {
     const cur = await readRef(target, full).catch(() => '?');
     throw new RefExistsError(

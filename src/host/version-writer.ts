@@ -12,7 +12,7 @@ import { lit } from './coltypes.js';
 import { checkInterrupt } from './interrupt.js';
 import { checkAllowedSigner, checkReadableFile, checkSignKey, checkWritableTarget } from './preflight.js';
 import { buildFilesJson } from './files-json.js';
-import { checkRefName, moveBranch, readRef } from './refs-writer.js';
+import { checkNoCollision, checkRefName, moveBranch, readRef } from './refs-writer.js';
 import { hashBytes, hashFile, hashStored, readSettings } from './repo.js';
 import { sshSign } from './sign.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
@@ -48,7 +48,9 @@ export async function preflightVersion(
   await inputs();
   const dataset = opts.dataset ? await readJsonFile(opts.dataset) : null;
   await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
-  return { target, settings, branch, refKey, parent: await readRef(target, refKey), dataset };
+  const parent = await readRef(target, refKey);
+  if (parent === null) await checkNoCollision(target, refKey); // a new branch: not a tag's name
+  return { target, settings, branch, refKey, parent, dataset };
 }
 
 /** A working catalog (attached as `from`) copied into a fresh file with small blocks (as the fixtures' catalogs); attached as `f` afterwards. */
@@ -167,6 +169,11 @@ export async function writeVersion(
   await createOrFail(target, `${vdir}/version.json`, vbytes, journal);
   await step('version');
   checkInterrupt(); // the last moment a signal can stop the version: after the move it is published
+  const gone = (await journal?.missing()) ?? [];
+  if (gone.length)
+    throw new Error(
+      `${gone.length} file(s) this run wrote are gone (${gone[0]}${gone.length > 1 ? ', …' : ''}): removed while it ran, so the version is not published`,
+    );
   await moveBranch(target, v.branch, v.parent, v.id);
 }
 

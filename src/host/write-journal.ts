@@ -134,6 +134,17 @@ export class WriteJournal {
     await this.target.put(this.marker, this.bytes());
   }
 
+  /**
+   * The files this run wrote that are no longer there (removed while it ran, e.g. by a gc that took
+   * it for dead): checked with a stat each before the branch moves, so a version never names data
+   * that is gone.
+   */
+  async missing(): Promise<string[]> {
+    const gone: string[] = [];
+    for (const key of this.keys) if (!(await this.target.exists(key))) gone.push(key);
+    return gone;
+  }
+
   /** The version is published: the marker goes (a crash before this leaves a marker gc clears). */
   async commit(): Promise<void> {
     await this.target.remove(this.marker);

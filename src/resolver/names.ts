@@ -14,6 +14,15 @@ export function isVersionId(s: string): boolean {
   return VERSION_ID.test(s);
 }
 
+/**
+ * Git's short IDs: `name` with at least 8 hex digits (dashes allowed) is a prefix of the IDs it
+ * starts; the matching IDs of `ids`, sorted (one: unambiguous). null when `name` is no such prefix.
+ */
+export function versionPrefixMatches(name: string, ids: Iterable<string>): string[] | null {
+  if (!/^[0-9a-f][0-9a-f-]*$/.test(name) || name.replace(/-/g, '').length < 8) return null;
+  return [...new Set([...ids].filter((id) => id.startsWith(name) && isVersionId(id)))].sort();
+}
+
 /** A short name (`main`, `feature/x`): every component valid. */
 export function isValidShortName(s: string): boolean {
   return s.length > 0 && s.split('/').every(validComponent);

@@ -9,7 +9,15 @@ import type { ObjectStore } from '../store/store.js';
 import type { Freshness, RefCache } from '../cache/ref-cache.js';
 import type { StateMap } from '../state/state-map.js';
 import type { TagLedger } from '../state/tag-ledger.js';
-import { isValidShortName, isVersionId, parseRefFile, refKind, invalidRefName, type RefKind } from './names.js';
+import {
+  isValidShortName,
+  isVersionId,
+  parseRefFile,
+  versionPrefixMatches,
+  refKind,
+  invalidRefName,
+  type RefKind,
+} from './names.js';
 import { parseRefsJson } from './records.js';
 import type { RefInfo, Resolution } from './types.js';
 import type { VersionMeta, VersionMetas } from './version-meta.js';
@@ -338,13 +346,13 @@ export class RefResolver {
    * `shown` lets the client see. Versions are those the store lists, else those the refs name.
    */
   private async versionByPrefix(name: string, shown?: (fullRef: string) => boolean): Promise<string | null> {
-    if (!/^[0-9a-f][0-9a-f-]*$/.test(name) || name.replace(/-/g, '').length < 8) return null;
+    if (versionPrefixMatches(name, []) === null) return null;
     const ids = this.store.list
       ? (await this.store.list('versions/'))
           .map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1])
           .filter((id): id is string => id !== undefined)
       : (await this.listRefs()).map((r) => r.versionId);
-    const matches = [...new Set(ids.filter((id) => id.startsWith(name) && isVersionId(id)))].sort();
+    const matches = versionPrefixMatches(name, ids)!;
     if (matches.length === 1) return (await this.metas.exists(matches[0]!)) ? matches[0]! : null;
     if (matches.length === 0) return null;
     const visible = matches.filter((id) => !shown || shown(`versions/${id}`));
