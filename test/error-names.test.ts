@@ -8,6 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
+import { SqlError } from '../src/errors.js';
+import { toNotice } from '../src/wire/error-notice.js';
 
 let gw: RunningGateway;
 before(async () => {
@@ -42,4 +44,41 @@ test('wrong arguments to sum, round, repeat, printf…: the SQLSTATE kept, no in
   } finally {
     await c.end();
   }
+});
+
+test("a LINE n: quote is kept only of the client's own text: not of an expanded system view, not of a rewrite", async () => {
+  const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+  await c.connect();
+  const refused = (sql: string) =>
+    c.query(sql).then(
+      () => assert.fail(`${sql}: answered`),
+      (err: { code?: string; message?: string; detail?: string; hint?: string }) => err,
+    );
+  try {
+    // fdl.refs has no column version_id: DuckDB's quote is of the expanded view's text (LINE 3)
+    const own = await refused('select name, version_id from fdl.refs');
+    assert.equal(own.code, '42703', own.message);
+    assert.match(own.message!, /version_id/);
+    assert.doesNotMatch([own.message, own.detail, own.hint].join('\n'), /LINE \d+:/, 'no position in text not sent');
+    // the client's own text: DuckDB's quote stays (what psql shows as a position)
+    const plain = await refused('select nosuch from (select 1 as a) t');
+    assert.equal(plain.code, '42703', plain.message);
+    assert.match(plain.hint ?? '', /LINE 1: select nosuch from/);
+    assert.deepEqual((await c.query('select 1 as one')).rows, [{ one: 1 }], 'the session goes on');
+  } finally {
+    await c.end();
+  }
+});
+
+test('an error with no client text (at connect: attaching a version) keeps no LINE n: quote of the SQL the gateway ran', () => {
+  const duck = new SqlError(
+    '58030',
+    'No files found that match the pattern "…/ducklake-x.parquet"\n\nLINE 1: ...(r.c3 AS DOUBLE) AS "v" FROM read_parquet([\'…/x\'])\n                                              ^',
+  );
+  const notice = toNotice(duck, []);
+  assert.equal(notice.message, 'No files found that match the pattern "…/ducklake-x.parquet"');
+  assert.equal(notice.hint, undefined);
+  // the same quote of a statement the client sent on that line is kept
+  const sent = `select (r.c3 AS DOUBLE) AS "v" FROM read_parquet(['…/x'])`;
+  assert.match(toNotice(duck, [], sent).hint ?? '', /^LINE 1: /);
 });

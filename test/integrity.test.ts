@@ -25,7 +25,7 @@ import { createServer as createHttps } from 'node:https';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { initRepository } from '../src/host/repo.js';
 import { importData } from '../src/host/import.js';
@@ -189,6 +189,10 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     `reqnew=${LOCAL}`,
     '--repo',
     `fresh=${LOCAL}`,
+    '--repo',
+    `gone=${LOCAL}`,
+    '--repo',
+    's3gone=s3://lake/r/',
     '--data-hashes',
     'req=require',
     '--data-hashes',
@@ -392,6 +396,47 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     assert.deepEqual(await labels(gw, 's3r', 'u'), ['GOOD:300']);
     assert.deepEqual(await labels(gw, 'web', 'u'), ['GOOD:300']);
     assert.deepEqual(await labels(gw, 's3r', 't'), ['GOOD:500']);
+  });
+
+  test('a data file missing (local, or a 404 on S3) refuses only the statements that read its table: XX001 naming it, no server path or internal SQL', async () => {
+    const gone = join(work.dir, 'gone.parquet');
+    const rel = bigFile.slice('data/'.length);
+    /** Every message, detail and hint a client sees: names the repository-relative file, nothing internal. */
+    const refusedMissing = async (db: string, sql: string) =>
+      assert.rejects(query(gw, db, sql), (e: { code?: string; message?: string; detail?: string; hint?: string }) => {
+        assert.equal(e.code, 'XX001', e.message);
+        assert.ok(e.message!.includes(bigFile) || e.message!.includes(rel), e.message);
+        assert.match(e.message!, new RegExp(version.slice(0, 8)));
+        for (const text of [e.message, e.detail, e.hint]) {
+          assert.doesNotMatch(text ?? '', /read_parquet|LINE \d+:|No files found/, text);
+          assert.equal((text ?? '').includes(work.dir), false, text);
+        }
+        return true;
+      });
+    renameSync(join(LOCAL, bigFile), gone);
+    await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `r/${bigFile}` }));
+    try {
+      // local: a version not attached yet attaches; its intact tables are served
+      assert.deepEqual(await labels(gw, 'gone', 'u'), ['GOOD:300']);
+      await refusedMissing('gone', 'select count(*) from main.big');
+      await refusedMissing('gone', 'select id from main.big where id = 7');
+      await refusedMissing('gone', 'select u.id from main.u join main.big using (id) limit 1');
+      assert.deepEqual(await labels(gw, 'gone', 't'), ['GOOD:500'], 'still served after the refusals');
+      // remote: the missing object is a 404 when the table's files are fetched
+      await refusedMissing('s3gone', 'select count(distinct h) from main.big');
+      assert.deepEqual(await labels(gw, 's3gone', 'u'), ['GOOD:300']);
+    } finally {
+      renameSync(gone, join(LOCAL, bigFile));
+      await s3.client.send(
+        new PutObjectCommand({ Bucket: s3.bucket, Key: `r/${bigFile}`, Body: readFileSync(join(LOCAL, bigFile)) }),
+      );
+    }
+    for (const db of ['gone', 's3gone'])
+      assert.deepEqual(
+        await query(gw, db, 'select count(distinct h)::int as n from main.big'),
+        [{ n: 120000 }],
+        `the restored file is served (${db})`,
+      );
   });
 
   test('require refuses versions without hashes (28000, nothing attached); prefer serves them; fdl.versions says the coverage', async () => {

@@ -344,10 +344,14 @@ describe('no client-visible message names a folder of the server', () => {
       await errorOf('linked@v1', 'select count(*) from sales.customers'),
       await errorOf('broken@v1', 'select count(*) from sales.orders'),
     ];
-    // a data file that is gone is the store's missing object (58030), found when its table is read
+    // a data file that is gone refuses the statements reading its table (XX001), not the connection
     assert.deepEqual(
       seen.map((e) => e.code),
-      ['58030', '58030', '58030', '58030'],
+      ['58030', '58030', '58030', 'XX001'],
+    );
+    assert.match(
+      seen[3]!.message,
+      /^data file missing: data\/sales\/orders\/\S+ \(version \S+ of repository broken\)$/,
     );
     assert.match(seen[0]!.message, /^refusing refs\/tags\/v2: it is a link to a file outside the repository$/);
     assert.match(seen[1]!.message, /\brefs\/heads\/dev\b/, 'the path, relative to the repository root');

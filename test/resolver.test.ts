@@ -424,7 +424,12 @@ test('branch high-water mark: a forged unsigned parent link does not bridge an o
   forged.parents = [main];
   await writeFile(v1Json, JSON.stringify(forged));
   await writeFile(join(root, 'refs/heads/main'), `${v2}\n`);
-  await rejects((await open()).resolve('main'), 'XX001', `moved back: it no longer leads to version ${main}`);
+  // refused all the same; the refusal names the unsigned link instead of calling it a rollback
+  await rejects(
+    (await open()).resolve('main'),
+    'XX001',
+    `through unsigned version ${v1}: its history reaches version ${main}`,
+  );
   // an unsigned version claiming main as parent is not trusted under require, and is not recorded
   const fake = '01a23632-ffff-7000-8000-000000000001';
   await cp(join(root, 'versions', main), join(root, 'versions', fake), { recursive: true });

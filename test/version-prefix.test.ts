@@ -75,9 +75,20 @@ describe('version ID prefixes', () => {
       return true;
     });
     assert.equal(await version(`twin@${ids.v1}`), ids.v1, 'the whole ID still names it');
-    await assert.rejects(version(`demo@${ids.v1.slice(0, 7)}`), (e: { code: string; message: string }) => {
+    await assert.rejects(
+      version(`demo@${ids.v1.slice(0, 7)}`),
+      (e: { code: string; message: string; hint?: string }) => {
+        assert.equal(e.code, '3D000');
+        assert.match(e.message, /unknown ref/);
+        assert.match(e.hint ?? '', /a version ID prefix needs at least 8 hex digits/, 'the hint says the minimum');
+        assert.match(e.hint ?? '', /available refs: /, 'and still lists the refs');
+        return true;
+      },
+    );
+    // a name that cannot be a prefix gets no such hint
+    await assert.rejects(version('demo@no-such-branch'), (e: { code: string; hint?: string }) => {
       assert.equal(e.code, '3D000');
-      assert.match(e.message, /unknown ref/);
+      assert.doesNotMatch(e.hint ?? '', /hex digits/);
       return true;
     });
   });

@@ -20,6 +20,11 @@ export interface AttachOptions {
    * table's columns and types but raises an error if read, so nothing partial is ever served.
    */
   deferTables?: boolean;
+  /**
+   * These tables get the placeholder view too (a local table whose files did not verify: its files,
+   * absent or damaged, are not read until they verify and `materializeTable` builds its view).
+   */
+  placeholders?: ReadonlySet<LakeTable>;
   /** Build the database in this file instead of in memory (to be attached READ_ONLY once built). */
   file?: string;
 }
@@ -45,12 +50,11 @@ export async function attachCatalog(
         await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
     }
 
-    if (options.deferTables) {
-      for (const t of catalog.tables) await createTableView(conn, targetDb, t, placeholderSql(t));
-    } else {
-      const ctx = await tableContext(conn, catalog, catalog.tables, locate);
-      for (const t of catalog.tables) await createTableView(conn, targetDb, t, tableSql(t, ctx));
-    }
+    const deferred = (t: LakeTable) => options.deferTables || options.placeholders?.has(t);
+    const built = catalog.tables.filter((t) => !deferred(t));
+    const ctx = built.length ? await tableContext(conn, catalog, built, locate) : null;
+    for (const t of catalog.tables)
+      await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t));
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
     const warnings: string[] = [];

@@ -97,11 +97,18 @@ export class RefResolver {
     const byPrefix = await this.versionByPrefix(name, shown);
     if (byPrefix !== null) return { requested, ref: null, kind: 'version', versionId: byPrefix };
     const tried = [...(isVersionId(name) ? [`versions/${name}/version.json`] : []), head, tag];
+    // a short hex name may be meant as a version ID prefix (the status page shows 8 digits)
+    const digits = /^[0-9a-f][0-9a-f-]*$/.test(name) ? name.replace(/-/g, '').length : 0;
+    const short =
+      digits >= 4 && digits < 8
+        ? `a version ID prefix needs at least 8 hex digits ("${name}" has ${digits})`
+        : undefined;
+    const refs = await this.refsHint(shown);
     throw new SqlError(
       SQLSTATE.invalidCatalogName,
       `unknown ref "${name}" in repository ${this.repoName} (tried ${tried.join(', ')})`,
       undefined,
-      await this.refsHint(shown),
+      [short, refs].filter(Boolean).join('; ') || undefined,
     );
   }
 

@@ -5,7 +5,7 @@
  * downloading) and pinned. A mismatch is XX001 naming the file, logged and counted.
  */
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
-import { checkKey, type ObjectStore } from '../store/store.js';
+import { AbsentObjectError, checkKey, type ObjectStore } from '../store/store.js';
 import type { FileCache, Lease } from '../cache/file-cache.js';
 import type { VerificationLedger } from '../state/verification-ledger.js';
 import type { CatalogEntry, FilesIndex } from './records.js';
@@ -149,7 +149,15 @@ export class VersionFiles {
                 if (local) {
                   const { path, stats } = local(key);
                   await repo.verification.verify(path, key, expect, stats);
-                } else got.push(await cache!.acquire(repo.store, key, expect));
+                } else {
+                  // a signed version's file that is not there is as unusable as one with other bytes
+                  const lease = await cache!.acquire(repo.store, key, expect).catch((e: unknown) => {
+                    throw e instanceof AbsentObjectError
+                      ? new SqlError(SQLSTATE.dataCorrupted, `data file missing: ${key}`)
+                      : e;
+                  });
+                  got.push(lease);
+                }
                 progress.files++;
                 progress.bytes += item.f.size ?? 0;
                 onProgress?.({ ...progress, elapsedMs: Date.now() - started });

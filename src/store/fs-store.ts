@@ -17,6 +17,7 @@ import {
   type GetResult,
   type ObjectStore,
   type StoreLimits,
+  AbsentObjectError,
 } from './store.js';
 import { writeVerified } from './verified-write.js';
 
@@ -172,7 +173,7 @@ export class FsStore implements ObjectStore {
     // Opened before streaming: a stream that opens by itself reports a missing file as an 'error'
     // event, which can fire before anything listens and then ends the process.
     const fh = await open(p, 'r').catch((e: unknown) => {
-      if (isAbsent(e)) throw new SqlError(SQLSTATE.ioError, `${key} does not exist in the repository`);
+      if (isAbsent(e)) throw new AbsentObjectError(key, `${key} does not exist in the repository`);
       throw fsError(`cannot copy ${key}`, e);
     });
     const stream = fh.createReadStream();
@@ -180,7 +181,7 @@ export class FsStore implements ObjectStore {
       await writeVerified({ body: stream }, dest, { ...options, key, location: this.location });
     } catch (e) {
       if ((e as { cause?: unknown }).cause && isAbsent((e as { cause?: unknown }).cause)) {
-        throw new SqlError(SQLSTATE.ioError, `${key} does not exist in the repository`);
+        throw new AbsentObjectError(key, `${key} does not exist in the repository`);
       }
       if (e instanceof SqlError) throw e;
       throw fsError(`cannot copy ${key}`, e);

@@ -15,6 +15,7 @@ import {
   type GetResult,
   type ObjectStore,
   type StoreLimits,
+  AbsentObjectError,
 } from './store.js';
 import { isConnectionError, TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
@@ -140,7 +141,7 @@ export class HttpStore implements ObjectStore {
       const { res, abort } = await this.request(key, url, 'GET', {});
       if (res.status === 404 || res.status === 410) {
         await res.body?.cancel();
-        throw ioError(`${key} does not exist in ${this.location} (HTTP ${res.status})`);
+        throw new AbsentObjectError(key, `${key} does not exist in ${this.location} (HTTP ${res.status})`);
       }
       if (!res.ok || !res.body) {
         await res.body?.cancel();

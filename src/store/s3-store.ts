@@ -17,6 +17,7 @@ import {
   type GetResult,
   type ObjectStore,
   type StoreLimits,
+  AbsentObjectError,
 } from './store.js';
 import { TransientError, withRetry } from './retry.js';
 import { writeVerified } from './verified-write.js';
@@ -193,7 +194,7 @@ export class S3Store implements ObjectStore {
         abortSignal: ctl.signal,
       });
     } catch (e) {
-      if (isAbsent(e)) throw ioError(`${key} does not exist in ${this.location}`);
+      if (isAbsent(e)) throw new AbsentObjectError(key, `${key} does not exist in ${this.location}`);
       throw e;
     } finally {
       clearTimeout(timer);

@@ -79,6 +79,16 @@ export function ioError(message: string, cause?: unknown): SqlError {
   return new SqlError(SQLSTATE.ioError, message + why);
 }
 
+/** An object that is not in the store (a 404, no such file): an I/O error callers may tell apart. */
+export class AbsentObjectError extends SqlError {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(SQLSTATE.ioError, message);
+  }
+}
+
 export function tooLarge(location: string, key: string, max: number): SqlError {
   return new SqlError(SQLSTATE.ioError, `object ${key} in ${location} is larger than ${max} bytes`);
 }

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, openCatalog, type LakeCatalog } from '../lake/index.js';
+import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from '../lake/index.js';
 import type { VersionLease } from './lease.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -61,7 +61,27 @@ export async function attachVersion(
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
     const locate = (rel: string) => version.locate(rel);
-    const recheck = new VersionRecheck(repo, version, versionId, catalog, recheckMs, !remote);
+    // Local tables whose files did not verify at attach (absent, or other bytes): a placeholder view
+    // that reads nothing, replaced by the real view once a statement finds the files verified.
+    const unverified = new Set<LakeTable>();
+    const repairing = new Map<LakeTable, Promise<void>>();
+    const repair = async (verified: readonly LakeTable[]): Promise<void> => {
+      if (unverified.size === 0) return;
+      const build = (t: LakeTable) =>
+        (async () => {
+          const c = await engine.connect();
+          try {
+            await materializeTable(c, catalog, t, dbName, locate);
+            unverified.delete(t);
+          } finally {
+            c.disconnectSync();
+          }
+        })().finally(() => repairing.delete(t));
+      await Promise.all(
+        verified.filter((t) => unverified.has(t)).map((t) => repairing.get(t) ?? repairing.set(t, build(t)).get(t)!),
+      );
+    };
+    const recheck = new VersionRecheck(repo, version, versionId, catalog, recheckMs, !remote, repair);
     const catalogInfoSql = relationInfoStatement([
       ...catalog.tables.map((t) => ({
         schema: t.schema,
@@ -73,23 +93,29 @@ export async function attachVersion(
     ]);
     try {
       // Local files are read in place: every byte is verified before any statement can read it.
-      // Each table on its own: a table with a corrupt file still gets its view, and every statement
-      // that reads it is refused (XX001) by the re-check before it runs, until the file verifies
-      // again; the other tables are served.
+      // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
+      // every statement that reads it is refused (XX001) by the re-check before it runs, until the
+      // file verifies again (then its view is built); the other tables are served.
       if (!remote) {
         for (const t of catalog.tables) {
           try {
             pins.push(await version.ensureFiles(t.files));
           } catch (e) {
             if (!isSqlError(e) || e.sqlstate !== SQLSTATE.dataCorrupted) throw e;
+            unverified.add(t);
           }
         }
       }
       // A local version's views never change once built: they are built in a file under DuckDB's
       // temp directory and attached READ_ONLY, so no statement, whatever passed it, can replace one.
-      // A remote version's views are rebuilt over the files each statement needs: in memory, writable.
-      viewsFile = remote ? undefined : await viewsFileFor(conn, dbName);
-      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, { deferTables: remote, file: viewsFile });
+      // A remote version's views are rebuilt over the files each statement needs: in memory, writable;
+      // so are those of a local version with unverified tables (their views are built later).
+      viewsFile = remote || unverified.size ? undefined : await viewsFileFor(conn, dbName);
+      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, {
+        deferTables: remote,
+        placeholders: unverified,
+        file: viewsFile,
+      });
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
@@ -120,8 +146,14 @@ export async function attachVersion(
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
-      ensureTables: (wanted, statement) => (tables ? tables.ensure(wanted, statement) : Promise.resolve(NO_HOLD)),
-      hasPendingTables: () => remote,
+      ensureTables: async (wanted, statement) => {
+        if (tables) return tables.ensure(wanted, statement);
+        // before DuckDB binds the statement: the views of unverified tables it reads are built once
+        // their files verify (else XX001 naming the file)
+        if (unverified.size) await recheck.revalidate(wanted);
+        return NO_HOLD;
+      },
+      hasPendingTables: () => remote || unverified.size > 0,
       countingStatement: (sql, searchSchemas) =>
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),

@@ -13,7 +13,8 @@ export class VersionRecheck {
   private checkedAt = Date.now();
   private rechecking: Promise<void> | null = null;
   private readonly allFiles: LakeTable['files'];
-  private readonly filesByName: Map<string, LakeTable['files']>;
+  private readonly tables: LakeTable[];
+  private readonly tablesByName: Map<string, LakeTable[]>;
   private readonly viewNames: Set<string>;
 
   constructor(
@@ -24,11 +25,12 @@ export class VersionRecheck {
     private readonly recheckMs: number,
     /** Local files are read in place: they are re-checked per statement (remote ones are pinned in the file cache). */
     private readonly local: boolean,
+    /** Called with the tables whose files have just verified, before the statement runs. */
+    private readonly onVerified?: (tables: readonly LakeTable[]) => Promise<void>,
   ) {
+    this.tables = catalog.tables;
     this.allFiles = catalog.tables.flatMap((t) => t.files);
-    this.filesByName = new Map(
-      catalog.tables.map((t) => [`${t.schema.toLowerCase()}.${t.name.toLowerCase()}`, t.files]),
-    );
+    this.tablesByName = new Map(catalog.tables.map((t) => [`${t.schema.toLowerCase()}.${t.name.toLowerCase()}`, [t]]));
     this.viewNames = new Set(catalog.views.map((v) => `${v.schema.toLowerCase()}.${v.name.toLowerCase()}`));
   }
 
@@ -62,14 +64,16 @@ export class VersionRecheck {
   private async restat(reads: VersionReads): Promise<void> {
     // inlined rows are read from the catalog at query time: it is re-checked like the data files
     await this.version.recheckCatalog();
-    const files = this.filesRead(reads);
+    const tables = this.tablesRead(reads);
+    const files = tables.flatMap((t) => t.files);
     if (files.length) (await this.version.ensureFiles(files)).release();
+    await this.onVerified?.(tables);
   }
 
-  private filesRead(reads: VersionReads): LakeTable['files'] {
-    if (reads === 'all') return this.allFiles;
+  private tablesRead(reads: VersionReads): LakeTable[] {
+    if (reads === 'all') return this.tables;
     const names = reads.map((r) => `${r.schema.toLowerCase()}.${r.name.toLowerCase()}`);
-    if (names.some((n) => this.viewNames.has(n))) return this.allFiles;
-    return names.flatMap((n) => this.filesByName.get(n) ?? []);
+    if (names.some((n) => this.viewNames.has(n))) return this.tables;
+    return names.flatMap((n) => this.tablesByName.get(n) ?? []);
   }
 }

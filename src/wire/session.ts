@@ -380,8 +380,9 @@ export class Session {
     this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
     this.core.tx.fail();
     this.core.audit.failed(err, this.current);
+    const clientText = typeof this.current === 'string' ? this.current : this.current?.sql;
     this.current = undefined;
-    be.errorResponse(this.out.w, toNotice(err, this.serverRoots()));
+    be.errorResponse(this.out.w, toNotice(err, this.serverRoots(), clientText));
   }
 
   // ---------------------------------------------------------------- internals
