@@ -522,6 +522,27 @@ describe('init, verify, expire (CLI)', () => {
     assert.ok(existsSync(path.join(root, 'warehouse', files.tables['s.t']!.files[0]!.path)));
   });
 
+  it('no version builds on an expired branch head (fdl gc may have removed its data): refused, nothing written', async () => {
+    const root = await newRepo();
+    const head = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('x.csv', 'a\n1\n') }] })
+    ).versionId;
+    await expireVersion(root, head);
+    const tree = () =>
+      execFileSync('sh', ['-c', 'find . | sort && find . -type f -exec sha256sum {} + | sort'], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+    const before = tree();
+    const out = spawnSync(process.execPath, [CLI, 'import', root, '--table', `main.u=${csv('y.csv', 'b\n2\n')}`], {
+      encoding: 'utf8',
+    });
+    assert.equal(out.status, 1, out.stdout);
+    assert.match(out.stderr, new RegExp(`branch main is at version ${head}, which is expired`));
+    assert.equal(tree(), before, 'nothing written');
+    assert.equal(versionOf(root), head);
+  });
+
   it('verify exits 0 on a good repository and non-zero after a flipped byte', async () => {
     const root = await newRepo();
     const v = (

@@ -50,7 +50,13 @@ export async function preflightVersion(
   await checkWritableTarget(target, ['versions/', settings.dataDir, 'refs/']);
   if (target instanceof LocalTarget) await target.checkLock(refKey); // not after all the work
   const parent = await readRef(target, refKey);
-  if (parent === null) await checkNoCollision(target, refKey); // a new branch: not a tag's name
+  if (parent === null)
+    await checkNoCollision(target, refKey); // a new branch: not a tag's name
+  // An expired version's data may already be gone (fdl gc): a version built on it would carry missing files.
+  else if (await target.exists(`versions/${parent}/expired.json`))
+    throw new Error(
+      `branch ${branch} is at version ${parent}, which is expired: fdl gc may already have removed its data, so no version can build on it; start a branch at a live version (fdl branch ${target.location} NAME VERSION) and write there with --branch NAME`,
+    );
   return { target, settings, branch, refKey, parent, dataset };
 }
 
