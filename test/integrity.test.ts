@@ -413,7 +413,19 @@ describe('the gateway never serves a byte that differs from files.json', () => {
         }
         return true;
       });
+    // a version whose views were built before the file went (loc: the same repository, already open)
+    assert.deepEqual(await query(gw, 'loc', 'select count(*)::int as n from main.big where id = 7'), [{ n: 1 }]);
     renameSync(join(LOCAL, bigFile), gone);
+    await assert.rejects(
+      query(gw, 'loc', 'select id from main.big where id = 7'),
+      (e: { code?: string; message?: string; hint?: string }) => {
+        assert.equal(e.code, 'XX001', e.message);
+        assert.ok(e.message!.includes(rel), e.message);
+        for (const text of [e.message, e.hint])
+          assert.equal(/No files found|LINE \d+:/.test(text ?? '') || (text ?? '').includes(work.dir), false, text);
+        return true;
+      },
+    );
     await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `r/${bigFile}` }));
     try {
       // local: a version not attached yet attaches; its intact tables are served

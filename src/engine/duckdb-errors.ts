@@ -63,6 +63,8 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
+  // A served data file gone after its version's views were built (clients cannot name files, so any missing file is one).
+  [/^IO Error: No files found that match the pattern/i, SQLSTATE.dataCorrupted],
   [/^IO Error/i, SQLSTATE.ioError],
   [/^Out of Memory Error/i, SQLSTATE.outOfMemory],
   [/^Constraint Error/i, SQLSTATE.integrityConstraintViolation],
@@ -108,6 +110,14 @@ export function fromDuckDB(e: unknown): SqlError {
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  const missing = /^IO Error: No files found that match the pattern "([^"\n]*)"/.exec(message);
+  if (missing)
+    return new SqlError(
+      SQLSTATE.dataCorrupted,
+      `data file missing: ${missing[1]}`,
+      undefined,
+      'The file was removed from the repository after this version was opened; the repository needs repair (fdl verify).',
+    );
   const worded = pgWording(message);
   for (const [re, code] of byPattern) {
     if (re.test(message))
