@@ -25,6 +25,7 @@ import { withRetry } from '../store/retry.js';
 import { checkKey, DEFAULT_LIMITS } from '../store/store.js';
 import { S3Store } from '../store/s3-store.js';
 import { syncDir } from '../store/verified-write.js';
+import { tlsProblem } from '../store/tls-trust.js';
 import { thisWriter, writerState, type WriterId } from './writer-id.js';
 
 export class BranchMovedError extends Error {
@@ -396,6 +397,8 @@ export class S3Target implements WriteTarget {
     const said = (e: unknown) => {
       const err = e as { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number } };
       const name = err.Code ?? err.name ?? '';
+      const tls = tlsProblem(e); // a private CA without --ca-file: named, with what to do
+      if (tls) return tls;
       if (name === 'NoSuchBucket') return `bucket ${this.bucket} does not exist`;
       const status = err.$metadata?.httpStatusCode;
       if (name === 'AccessDenied' || status === 403) return `access denied (${name || status})`;
