@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { thisWriter } from '../src/host/write-journal.js';
 import { collectGarbage } from '../src/host/gc.js';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -422,6 +422,26 @@ describe('branch locks name their writer', () => {
       lines.includes("removed refs/heads/main.lock: its writer's process is gone from this host"),
       lines.join('\n'),
     );
+  });
+
+  it('a lock that names no writer is refused while young and cleared by the next import once a minute old', async () => {
+    const root = await newRepo();
+    await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('n1.csv', 'a\n1\n') }] });
+    const lock = path.join(root, 'refs', 'heads', 'main.lock');
+    writeFileSync(lock, ''); // a writer killed between creating the lock and naming itself in it
+    const versionsBefore = readdirSync(path.join(root, 'versions'));
+    await assert.rejects(
+      importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('n2.csv', 'a\n2\n') }] }),
+      /refs\/heads\/main\.lock exists and names no writer/,
+    );
+    assert.deepEqual(readdirSync(path.join(root, 'versions')), versionsBefore, 'no version folder written');
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    const v = (
+      await importData(root, { ...quiet, tables: [{ schema: 'main', table: 't', file: csv('n3.csv', 'a\n3\n') }] })
+    ).versionId;
+    assert.equal(versionOf(root, 'refs/heads/main'), v);
+    assert.ok(!existsSync(lock));
   });
 });
 

@@ -273,9 +273,10 @@ export class LocalTarget implements WriteTarget {
    * removed; returns whether one was. A live or unknown writer's lock stays.
    */
   async clearDeadLock(key: string): Promise<boolean> {
+    const path = `${this.localPath(key)}.lock`;
     const w = await this.lockWriter(key);
-    if (!w || writerState(w) !== 'dead') return false;
-    await unlink(`${this.localPath(key)}.lock`).catch(() => undefined);
+    if (w ? writerState(w) !== 'dead' : !(await olderThan(path, UNNAMED_LOCK_STALE_MS))) return false;
+    await unlink(path).catch(() => undefined);
     return true;
   }
 
@@ -290,6 +291,20 @@ export class LocalTarget implements WriteTarget {
     )
       throw new BranchMovedError(key, `is being moved by another writer (${await this.lockHolder(key)})`);
   }
+}
+
+/**
+ * A writer names itself in its lock right after creating it and holds it for well under a second (the
+ * ref's swap), so a lock that still names no writer after a minute was left by a process killed in
+ * between (or by an fdl that wrote none): nobody can be holding it.
+ */
+const UNNAMED_LOCK_STALE_MS = 60_000;
+
+async function olderThan(path: string, ms: number): Promise<boolean> {
+  return stat(path).then(
+    (st) => Date.now() - st.mtimeMs > ms,
+    () => false,
+  );
 }
 
 async function writeDurable(path: string, body: Buffer): Promise<void> {

@@ -155,7 +155,7 @@ async function debris(target: ReturnType<typeof openTarget>, say: (l: string) =>
   if (target instanceof LocalTarget)
     for (const lock of (await target.list('refs/')).filter((k) => k.endsWith('.lock')))
       warn(
-        `${lock}: a branch lock (${await target.lockHolder(lock.slice(0, -'.lock'.length))}); fdl gc or the next writer clears it once its writer's process is gone`,
+        `${lock}: a branch lock (${await target.lockHolder(lock.slice(0, -'.lock'.length))}); fdl gc or the next writer clears it once its writer's process is gone (a lock naming no writer: once a minute old)`,
       );
   let inv;
   try {
