@@ -10,11 +10,12 @@
  *
  * --prof: the gateway runs under `node --cpu-prof` and writes its profile there at exit.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { serveForBench, type Served } from './bench-gateway.js';
 import { CLI, copyFixtures } from '../test/support/gateway.js';
 import { STAGES, WORKS } from '../src/stages.js';
 
@@ -35,44 +36,9 @@ const CONNECT_TEXTS = [
   "select current_schema(), current_setting('server_version_num')",
 ];
 
-interface Served {
-  proc: ChildProcess;
-  port: number;
-  http: string;
-}
-
-async function serve(repo: string, cacheDir: string, cli: string, prof?: string): Promise<Served> {
-  const proc = spawn(
-    process.execPath,
-    [
-      ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
-      cli,
-      'serve',
-      '--listen',
-      '127.0.0.1:0',
-      '--http',
-      '127.0.0.1:0',
-      '--repo',
-      `basic=${repo}`,
-      '--cache-dir',
-      cacheDir,
-      '--result-cache-bytes',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
-      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
-      if (l && h) resolve({ proc, port: Number(l[1]), http: h[1]! });
-    });
-    proc.once('exit', (c) => reject(new Error(`gateway exited with ${c}`)));
-  });
+function serve(repo: string, cacheDir: string, cli: string, prof?: string): Promise<Served> {
+  const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [];
+  return serveForBench({ cli, repo, cacheDir, nodeArgs, args: ['--result-cache-bytes', '0'] });
 }
 
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;

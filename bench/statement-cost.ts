@@ -15,12 +15,13 @@
  * run, series by series next to this one: the point query's series, the dashboard at -c 1, and the
  * work each statement cost.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import pg from 'pg';
+import { serveForBench, type Served } from './bench-gateway.js';
 import { CLI, copyFixtures } from '../test/support/gateway.js';
 import { startPgCluster } from '../test/support/pg-cluster.js';
 import { RawPg } from '../test/support/raw-pg.js';
@@ -95,44 +96,9 @@ const positional = (q: string) => {
   return { sql, names: names as (keyof ReturnType<typeof randomParams>)[] };
 };
 
-interface Served {
-  proc: ChildProcess;
-  port: number;
-  http: string;
-}
-
-async function serve(repo: string, cacheDir: string, resultCache = false, cli = CLI): Promise<Served> {
-  const proc = spawn(
-    process.execPath,
-    [
-      cli,
-      'serve',
-      '--listen',
-      '127.0.0.1:0',
-      '--http',
-      '127.0.0.1:0',
-      '--repo',
-      `basic=${repo}`,
-      '--cache-dir',
-      cacheDir,
-      ...(resultCache ? [] : ['--result-cache-bytes', '0']),
-      '--log-level',
-      'warn',
-      '--max-connections',
-      '64',
-    ],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
-      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
-      if (l && h) resolve({ proc, port: Number(l[1]), http: h[1]! });
-    });
-    proc.once('exit', (c) => reject(new Error(`gateway exited with ${c}`)));
-  });
+function serve(repo: string, cacheDir: string, resultCache = false, cli = CLI): Promise<Served> {
+  const args = [...(resultCache ? [] : ['--result-cache-bytes', '0']), '--max-connections', '64'];
+  return serveForBench({ cli, repo, cacheDir, args });
 }
 
 /** The gateway's stage seconds and work counts so far (/metrics). */
