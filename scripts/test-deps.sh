@@ -16,6 +16,7 @@ packages=(
   pgcli tmux                                                              # interactive clients
   ruby-pg libdbd-pg-perl                                                  # Ruby and Perl clients
   haproxy chromium                                                        # load balancer and status page tests
+  sqlsmith                                                                # generated queries over the catalog emulation
 )
 # FDL_TEST_DEPS_PACKAGES replaces the list (the lock-waiting test installs a package that does not exist).
 if [ -n "${FDL_TEST_DEPS_PACKAGES:-}" ]; then read -r -a packages <<<"$FDL_TEST_DEPS_PACKAGES"; fi
