@@ -7,34 +7,19 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { uuidv7 } from './uuid.js';
 import { lit, qi, leaves, sameTree, sqlType, type ColDef } from './coltypes.js';
 import type { PartitionField, TableDeletes, TablePlan } from './catalog-plan.js';
+import { readCatalogState, type TableState } from './catalog-state.js';
+import { rows } from '../lake/sql.js';
 
 // A fresh catalog (catalog-ddl.ts) and the plan's types (catalog-plan.ts), re-exported for the writers.
 export { initCatalog } from './catalog-ddl.js';
 export type { TableDeletes, TablePlan } from './catalog-plan.js';
 
-type Row = Record<string, unknown>;
-async function rows(conn: DuckDBConnection, sql: string): Promise<Row[]> {
-  return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
-}
-const n = (v: unknown) => Number(v);
-
 /** Schema/table folders are their names when those need no quoting, else a UUID (as the extension does). */
 const folder = (name: string, uuid: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : uuid) + '/';
 
-interface TableState {
-  id: number;
-  schemaId: number;
-  path: string;
-  columns: ColDef[];
-  maxColumnId: number;
-  nextRowId: number;
-  /** The live partition spec, if any. */
-  partition: { id: number; fields: PartitionField[] } | null;
-}
-
 /**
- * Reads what the next snapshot builds on, hands out ids while tables are planned, then writes the
- * snapshot in one transaction.
+ * Reads what the next snapshot builds on (catalog-state.ts), hands out ids while tables are
+ * planned, then writes the snapshot in one transaction.
  */
 export class CatalogBuilder {
   private plans: TablePlan[] = [];
@@ -54,63 +39,16 @@ export class CatalogBuilder {
 
   static async open(conn: DuckDBConnection, alias: string): Promise<CatalogBuilder> {
     const m = qi(alias);
-    const [ver] = await rows(conn, `SELECT value FROM ${m}.ducklake_metadata WHERE key = 'version' AND scope IS NULL`);
-    if (ver?.value !== '1.0') throw new Error(`catalog format ${String(ver?.value)} is not DuckLake 1.0`);
-    const [snap] = await rows(conn, `SELECT * FROM ${m}.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1`);
-    const S = n(snap!.snapshot_id);
-    const live = (a = '') => `${a}begin_snapshot <= ${S} AND (${a}end_snapshot IS NULL OR ${a}end_snapshot > ${S})`;
-    const schemas = new Map<string, { id: number; path: string }>();
-    for (const r of await rows(conn, `SELECT schema_id, schema_name, path FROM ${m}.ducklake_schema WHERE ${live()}`)) {
-      schemas.set(String(r.schema_name), { id: n(r.schema_id), path: String(r.path ?? '') });
-    }
-    const tables = new Map<string, TableState>();
-    const trs = await rows(
-      conn,
-      `SELECT t.table_id, t.schema_id, s.schema_name, t.table_name, s.path AS spath, t.path AS tpath,
-        (SELECT max(column_id) FROM ${m}.ducklake_column c WHERE c.table_id = t.table_id) AS max_col,
-        (SELECT next_row_id FROM ${m}.ducklake_table_stats ts WHERE ts.table_id = t.table_id) AS next_row
-      FROM ${m}.ducklake_table t JOIN ${m}.ducklake_schema s ON s.schema_id = t.schema_id AND ${live('s.')} WHERE ${live('t.')}`,
-    );
-    const cols = await rows(
-      conn,
-      `SELECT table_id, column_id, column_name, column_type, parent_column FROM ${m}.ducklake_column WHERE ${live()} ORDER BY column_order, column_id`,
-    );
-    const parts = await rows(
-      conn,
-      `SELECT i.table_id, i.partition_id, c.column_id, c."transform" FROM ${m}.ducklake_partition_info i
-      JOIN ${m}.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id WHERE ${live('i.')} ORDER BY c.partition_key_index`,
-    );
-    for (const t of trs) {
-      const id = n(t.table_id);
-      const mine = cols.filter((c) => n(c.table_id) === id);
-      const tree = (parent: number | null): ColDef[] =>
-        mine
-          .filter((c) => (c.parent_column === null ? null : n(c.parent_column)) === parent)
-          .map((c) => ({
-            name: String(c.column_name),
-            type: String(c.column_type).toLowerCase(),
-            id: n(c.column_id),
-            children: tree(n(c.column_id)),
-          }));
-      tables.set(`${String(t.schema_name)}.${String(t.table_name)}`, {
-        id,
-        schemaId: n(t.schema_id),
-        path: String(t.spath ?? '') + String(t.tpath ?? ''),
-        columns: tree(null),
-        maxColumnId: t.max_col === null ? 0 : n(t.max_col),
-        nextRowId: t.next_row === null ? 0 : n(t.next_row),
-        partition: partitionOf(parts.filter((p) => n(p.table_id) === id)),
-      });
-    }
+    const at = await readCatalogState(conn, m);
     return new CatalogBuilder(
       conn,
       m,
-      S,
-      n(snap!.schema_version),
-      n(snap!.next_catalog_id),
-      n(snap!.next_file_id),
-      schemas,
-      tables,
+      at.snapshot,
+      at.schemaVersion,
+      at.nextCatalogId,
+      at.nextFileId,
+      at.schemas,
+      at.tables,
     );
   }
 
@@ -154,62 +92,17 @@ export class CatalogBuilder {
       this.newSchemas.set(schema, { ...sch, uuid } as { id: number; path: string });
     }
     const st = this.tables.get(key);
+    const base = { schema, table, mode, schemaIsNew, files: [], partition: null };
     let plan: TablePlan;
     if (!st) {
       const tableId = this.nextCatalogId++;
-      let next = 1;
-      const assign = (cs: ColDef[]): ColDef[] =>
-        cs.map((c) => {
-          const id = next++;
-          return { ...c, id, children: assign(c.children) };
-        });
-      plan = {
-        schema,
-        table,
-        mode,
-        columns: assign(incoming),
-        dir: sch.path + folder(table, uuidv7()),
-        tableId,
-        isNew: true,
-        schemaIsNew,
-        newColumns: true,
-        files: [],
-        partition: null,
-      };
+      const dir = sch.path + folder(table, uuidv7());
+      plan = { ...base, columns: numbered(incoming, 1), dir, tableId, isNew: true, newColumns: true };
     } else if (mode === 'append' || sameTree(st.columns, incoming)) {
-      plan = {
-        schema,
-        table,
-        mode,
-        columns: st.columns,
-        dir: st.path,
-        tableId: st.id,
-        isNew: false,
-        schemaIsNew,
-        newColumns: false,
-        files: [],
-        partition: null,
-      };
+      plan = { ...base, columns: st.columns, dir: st.path, tableId: st.id, isNew: false, newColumns: false };
     } else {
-      let next = st.maxColumnId + 1;
-      const assign = (cs: ColDef[]): ColDef[] =>
-        cs.map((c) => {
-          const id = next++;
-          return { ...c, id, children: assign(c.children) };
-        });
-      plan = {
-        schema,
-        table,
-        mode,
-        columns: assign(incoming),
-        dir: st.path,
-        tableId: st.id,
-        isNew: false,
-        schemaIsNew,
-        newColumns: true,
-        files: [],
-        partition: null,
-      };
+      const columns = numbered(incoming, st.maxColumnId + 1);
+      plan = { ...base, columns, dir: st.path, tableId: st.id, isNew: false, newColumns: true };
     }
     this.plans.push(plan);
     return plan;
@@ -349,7 +242,7 @@ export class CatalogBuilder {
     );
     await conn.run(`DELETE FROM ${m}.ducklake_table_column_stats WHERE table_id = ${p.tableId}`);
     const [cnt] = await rows(conn, `SELECT count(*) AS n FROM ${m}.ducklake_data_file f WHERE ${live}`);
-    const files = n(cnt!.n);
+    const files = Number(cnt!.n);
     for (const { col } of leafCols) {
       if (col.id === undefined || ['struct', 'list', 'map'].includes(col.type)) continue;
       const t = sqlType(col);
@@ -404,14 +297,17 @@ export class CatalogBuilder {
       this.conn,
       `SELECT record_count FROM ${this.m}.ducklake_table_stats WHERE table_id = ${tableId}`,
     );
-    return r ? n(r.record_count) : 0;
+    return r ? Number(r.record_count) : 0;
   }
 }
 
-function partitionOf(rs: Row[]): { id: number; fields: PartitionField[] } | null {
-  if (rs.length === 0) return null;
-  return {
-    id: n(rs[0]!.partition_id),
-    fields: rs.map((r) => ({ columnId: n(r.column_id), transform: String(r.transform) })),
-  };
+/** Column ids handed out from `first` in order, each column before its children. */
+function numbered(cs: ColDef[], first: number): ColDef[] {
+  let next = first;
+  const assign = (list: ColDef[]): ColDef[] =>
+    list.map((c) => {
+      const id = next++;
+      return { ...c, id, children: assign(c.children) };
+    });
+  return assign(cs);
 }

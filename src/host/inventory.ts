@@ -47,7 +47,7 @@ export interface Inventory {
   dataObjects: { key: string; modified: number }[];
 }
 
-/** A local target's temp file of the pending marker (target.ts tmpName): `pending.tmp-<pid>-<hex>`. */
+/** A local target's temp file of the pending marker (atomic-file.ts tempBeside): `pending.tmp-<pid>-<hex>`. */
 const MARKER_TEMP = new RegExp(`^${PENDING_MARKER}\\.tmp-(\\d+)-[0-9a-f]+$`);
 
 /** Top-level names that are the repository's own, never data (when data_dir is the root). */

@@ -17,12 +17,21 @@ import { readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
-import { isVersionId, refKind } from '../resolver/names.js';
-import { parseFdlJson, parseVersionJson, type FdlSettings } from '../resolver/records.js';
+import { refKind } from '../resolver/names.js';
+import { parseFdlJson, type FdlSettings } from '../resolver/records.js';
 import { verifySshsig } from '../resolver/sshsig.js';
 import { openStore, type ObjectStore } from '../store/index.js';
 import { parentHashes } from './files-json.js';
-import { hashFile, readStore } from './repo.js';
+import { readStore } from './repo.js';
+import { FileCopier, OtherContent } from './push-copier.js';
+import {
+  getBytes,
+  sourceRefs,
+  versionsInOrder,
+  type SourceRefs,
+  type VersionRecord,
+  type VersionRecords,
+} from './push-source.js';
 import { checkNoCollision, readRef, writeRefsJson } from './refs-writer.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { checkWritableFolder, checkWritableTarget } from './preflight.js';
@@ -46,13 +55,6 @@ export interface PushReport {
   /** Refs DST keeps because moving them would rewrite a tag or move a branch backwards/sideways. */
   refsRefused: string[];
 }
-
-interface Expect {
-  sha256?: string;
-  size?: number;
-}
-
-type VersionRecord = ReturnType<typeof parseVersionJson>;
 
 export async function pushRepository(src: string, dst: string, opts: PushOptions = {}): Promise<PushReport> {
   const say = opts.progress ?? (() => undefined);
@@ -81,7 +83,7 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
     createdFdl = created;
     const dstStore = await readStore(target); // after fdl.json: a new folder exists only now
     const refs = await sourceRefs(source);
-    const records = new Map<string, { bytes: Buffer; rec: VersionRecord }>();
+    const records: VersionRecords = new Map();
     const order = await versionsInOrder(source, refs, records);
     const copier = new FileCopier(source, target, dstStore, tmp, report, opts.afterFile);
     for (const id of order) {
@@ -194,66 +196,6 @@ async function copyExpiry(
   }
 }
 
-async function getBytes(store: ObjectStore, key: string): Promise<Buffer | null> {
-  const r = await store.get(key, { maxBytes: 64 * 1024 * 1024 });
-  return r === null || r === 'not-modified' ? null : r.body;
-}
-
-interface SourceRefs {
-  refs: Map<string, string>;
-  head: Buffer | null;
-}
-
-/** Refs from refs/ where the source can list, else from its refs.json index (an HTTPS mirror). */
-async function sourceRefs(source: ObjectStore): Promise<SourceRefs> {
-  const refs = new Map<string, string>();
-  const head = await getBytes(source, 'HEAD');
-  if (source.list) {
-    for (const key of await source.list('refs/')) {
-      if (!refKind(key)) continue;
-      const id = (await getBytes(source, key))?.toString('utf8').trim();
-      if (id !== undefined && isVersionId(id)) refs.set(key, id);
-    }
-    return { refs, head };
-  }
-  const index = await getBytes(source, 'refs.json');
-  if (!index) throw new Error(`${source.location} cannot be listed and has no refs.json`);
-  const parsed = JSON.parse(index.toString('utf8')) as { head?: string; refs?: Record<string, string> };
-  for (const [key, id] of Object.entries(parsed.refs ?? {})) if (refKind(key) && isVersionId(id)) refs.set(key, id);
-  return { refs, head: head ?? (parsed.head ? Buffer.from(`ref: ${parsed.head}\n`) : null) };
-}
-
-/** Every complete version (listed, or reachable from the refs), parents before children. */
-async function versionsInOrder(
-  source: ObjectStore,
-  { refs }: SourceRefs,
-  records: Map<string, { bytes: Buffer; rec: VersionRecord }>,
-): Promise<string[]> {
-  const roots = new Set(refs.values());
-  if (source.list) {
-    for (const key of await source.list('versions/')) {
-      const m = /^versions\/([^/]+)\/version\.json$/.exec(key);
-      if (m && isVersionId(m[1]!)) roots.add(m[1]!);
-    }
-  }
-  const order: string[] = [];
-  const visiting = new Set<string>();
-  const visit = async (id: string): Promise<void> => {
-    if (records.has(id)) return;
-    if (visiting.has(id)) throw new Error(`version ${id} is its own ancestor`);
-    visiting.add(id);
-    const bytes = await getBytes(source, `versions/${id}/version.json`);
-    if (!bytes) throw new Error(`version ${id} has no version.json in ${source.location}`);
-    const rec = parseVersionJson(bytes, id);
-    if (rec.id !== id) throw new Error(`versions/${id}/version.json names ${rec.id}`);
-    for (const parent of rec.parents) await visit(parent);
-    records.set(id, { bytes, rec });
-    order.push(id);
-  };
-  for (const id of [...roots].sort()) await visit(id);
-  return order;
-}
-
 async function copyVersion(
   id: string,
   bytes: Buffer,
@@ -320,81 +262,12 @@ async function copyData(
   }
 }
 
-class OtherContent extends Error {}
-
-/** One file SRC → DST: skipped when DST already has it (checked), else downloaded, checked, created. */
-class FileCopier {
-  private n = 0;
-  /** Keys this run wrote: met again (a file later versions share), they are not "already there". */
-  private readonly wrote = new Set<string>();
-  /** The version being copied: every key is recorded before it is created, for rollback. */
-  journal: WriteJournal | null = null;
-  constructor(
-    private readonly source: ObjectStore,
-    private readonly target: WriteTarget,
-    private readonly dstStore: ObjectStore,
-    private readonly tmp: string,
-    private readonly report: PushReport,
-    private readonly afterFile?: (key: string) => void,
-  ) {}
-
-  /** `keep`: also leave a checked local copy there (the catalog and files.json are read afterwards). */
-  async copy(srcKey: string, dstKey: string, want: Expect, keep?: string): Promise<void> {
-    if (await this.present(dstKey, want)) {
-      if (!this.wrote.has(dstKey)) this.report.filesPresent++;
-      if (keep) await this.dstStore.download(dstKey, keep, { sha256: want.sha256, expectedSize: want.size });
-      return;
-    }
-    const file = keep ?? join(this.tmp, `file-${this.n++}`);
-    await this.source.download(srcKey, file, { sha256: want.sha256, expectedSize: want.size });
-    try {
-      await this.journal?.intend(dstKey);
-      // taken meanwhile (another push of the same repository): not ours to roll back
-      if (!(await this.target.create(dstKey, { file }))) this.journal?.forget(dstKey, new Error('taken'));
-    } finally {
-      if (!keep) await rm(file, { force: true });
-    }
-    this.report.filesCopied++;
-    this.wrote.add(dstKey);
-    this.afterFile?.(dstKey);
-  }
-
-  async createBytes(key: string, body: Buffer): Promise<void> {
-    if (this.journal) await this.journal.intend(key);
-    else checkInterrupt();
-    if (!(await this.target.create(key, body))) {
-      this.journal?.forget(key, new Error('taken'));
-      const cur = await this.target.read(key);
-      if (!cur?.body.equals(body))
-        throw new OtherContent(`${key} already exists in ${this.target.location} with other content`);
-      this.report.filesPresent++;
-      return;
-    }
-    this.report.filesCopied++;
-    this.afterFile?.(key);
-  }
-
-  /** Creates are atomic, so a file DST has is whole; it must still be the same file. */
-  private async present(key: string, want: Expect): Promise<boolean> {
-    const h = await this.dstStore.head(key);
-    if (!h) return false;
-    const where = `${key} in ${this.target.location}`;
-    if (want.size !== undefined && h.size !== want.size)
-      throw new Error(`${where} has ${h.size} bytes, expected ${want.size}: left as it is`);
-    if (want.sha256 && this.target.localPath) {
-      if ((await hashFile(this.target.localPath(key))).sha256 !== want.sha256)
-        throw new Error(`${where}: sha256 differs: left as it is`);
-    }
-    return true;
-  }
-}
-
 /** Refs after every version they name is complete in DST; refs.json rebuilt once at the end. */
 async function moveRefs(
   source: ObjectStore,
   target: WriteTarget,
   { refs, head }: SourceRefs,
-  records: Map<string, { bytes: Buffer; rec: VersionRecord }>,
+  records: VersionRecords,
   report: PushReport,
   say: (l: string) => void,
 ): Promise<void> {

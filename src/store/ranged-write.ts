@@ -11,7 +11,8 @@ import { basename, dirname } from 'node:path';
 import { offloadedSha256, type OffloadedHash } from './offloaded-hash.js';
 import { TransientError } from './retry.js';
 import type { DownloadOptions } from './store.js';
-import { commitVerified, discardPartial, PART_MARK, syncDir } from './verified-write.js';
+import { commitVerified, discardPartial, PART_MARK } from './verified-write.js';
+import { syncDir } from '../atomic-file.js';
 
 /** Objects at least this large are fetched in parts. */
 export const RANGED_MIN_BYTES = 8 * 1024 * 1024;

@@ -9,6 +9,7 @@ import { basename, dirname } from 'node:path';
 import { mismatch, type DownloadOptions } from './store.js';
 import { offloadedSha256, type OffloadedHash } from './offloaded-hash.js';
 import { TransientError } from './retry.js';
+import { syncDir } from '../atomic-file.js';
 
 export const PART_MARK = '.part-';
 /** Bytes gathered before one write: few syscalls, little memory. */
@@ -125,7 +126,6 @@ export async function writeVerified(
   }
 }
 
-/** Makes a rename durable; some filesystems refuse fsync on directories, which is harmless here. */
 /**
  * The end of every verified download: the digest must match (else XX001), then the temp file
  * becomes `dest` (fsync, rename). The caller fsyncs the folder, or discards the temp file on a throw.
@@ -151,17 +151,4 @@ export async function discardPartial(fh: FileHandle, tmp: string, hash: Offloade
   hash?.drop();
   await fh.close().catch(() => {});
   await unlink(tmp).catch(() => {});
-}
-
-export async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    /* best effort */
-  }
 }

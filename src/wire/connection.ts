@@ -4,21 +4,20 @@
  * being executed, the socket's later bytes wait in the decoder.
  */
 import type { Socket } from 'node:net';
-import type { SecureContext } from 'node:tls';
 import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import { spent, stageClock } from '../stages.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
-import type { Session, SessionOutput } from './session.js';
+import type { Session } from './session.js';
 import { toNotice } from './error-notice.js';
-import { announceSession, openSession } from './session-open.js';
+import { announceSession, openSession, statementLog } from './session-open.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
 import { startupTarget } from '../session/startup.js';
-import { Writer } from './writer.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import { Login, startTls } from './login.js';
+import { Login } from './login.js';
+import { Transport } from './transport.js';
 import { MessageFlow } from './dispatch.js';
 import { InputPacing } from './input-pacing.js';
 import type { ProxiedAddress } from './proxy-protocol.js';
@@ -28,18 +27,15 @@ export type { ConnectionContext, ConnectionInfo, ConnectionLog };
 
 type Phase = 'startup' | 'auth' | 'ready' | 'closed';
 
-/** Bytes a connection may queue in its socket before the producer waits (see flush). */
-const SOCKET_BACKLOG = 1024 * 1024;
 /** Before login: the largest message, and all unprocessed input together. */
 export const PRE_AUTH_BYTES = 64 * 1024;
 /** Responses of pipelined messages written out (waiting for the socket) once they pass this. */
 const OUTPUT_FLUSH_BYTES = 256 * 1024;
-/** Row encoders stop after the row that fills this much (a chunk of ordinary rows fits whole). */
-const ENCODE_BATCH_BYTES = 1024 * 1024;
 
 export class Connection {
   private readonly decoder: FrontendDecoder;
-  private readonly w = new Writer(64 * 1024, ENCODE_BATCH_BYTES);
+  /** The socket: input in, output out with backpressure, TLS (wire/transport.ts). */
+  private readonly transport: Transport;
   private phase: Phase = 'startup';
   private session: Session | null = null;
   private busy = false;
@@ -47,8 +43,6 @@ export class Connection {
   private readonly flow = new MessageFlow();
   private startupTimer: NodeJS.Timeout | null;
   private pid = 0;
-  private writableWaiters: (() => void)[] = [];
-  private encrypted = false;
   private idleTimer: NodeJS.Timeout | null = null;
   /** The message loop in progress; teardown waits for it before freeing the DuckDB connection. */
   private pumping: Promise<void> = Promise.resolve();
@@ -63,7 +57,6 @@ export class Connection {
   private identity: { user: string; database: string } | null = null;
   /** Request id of the session; statements are `<id>.<n>`. */
   readonly requestId = randomBytes(6).toString('hex');
-  private statements = 0;
   private readonly log: ConnectionLog;
   private markFinished!: () => void;
   /** Resolves once the connection is torn down and its DuckDB connection released. */
@@ -74,34 +67,19 @@ export class Connection {
   private readonly pacing: InputPacing;
 
   constructor(
-    private socket: Socket,
+    socket: Socket,
     private readonly ctx: ConnectionContext,
     readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
     this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
-    this.login = new Login(ctx, this.w);
+    this.transport = new Transport(socket, { data: (d) => this.onData(d), gone: () => this.teardown() });
+    this.login = new Login(ctx, this.transport.w);
     this.pacing = new InputPacing(ctx.inputBudget);
     // Nothing from an unauthenticated client needs more than a few KiB (a SCRAM message, a password).
     this.decoder = new FrontendDecoder(Math.min(PRE_AUTH_BYTES, ctx.maxMessageBytes));
-    socket.setNoDelay(true);
-    this.listen(socket);
     this.startupTimer = setTimeout(() => {
       this.fatal(new SqlError(SQLSTATE.protocolViolation, 'startup timeout: no startup message received in time'));
     }, ctx.startupTimeoutMs);
-  }
-
-  private listen(socket: Socket): void {
-    socket.on('data', (d: Buffer) => this.onData(d));
-    socket.on('drain', () => this.wakeWriters());
-    socket.on('error', () => this.teardown());
-    socket.on('close', () => this.teardown());
-  }
-
-  /** Answer 'S' and continue the conversation inside TLS on the same TCP connection. */
-  private async upgradeToTls(context: SecureContext): Promise<void> {
-    this.encrypted = true;
-    this.socket = await startTls(this.socket, context, (secure) => (this.socket = secure));
-    this.listen(this.socket);
   }
 
   get closed(): boolean {
@@ -202,7 +180,7 @@ export class Connection {
     // Before login PRE_AUTH_BYTES bounds input, and the frame at the head may be a startup packet or
     // a typed message (after the StartupMessage is taken, before its answer).
     if (this.phase === 'closed' || !this.authenticated) return;
-    this.pacing.pace(this.decoder, this.socket);
+    this.pacing.pace(this.decoder, this.transport.socket);
   }
 
   /** Handle every complete message in the decoder, one at a time. */
@@ -227,7 +205,7 @@ export class Connection {
           if (waiting) await waiting;
           // Pipelined messages without Sync/Flush would pile up their answers here: send them and
           // wait for the socket (flush) before taking more input.
-          if (this.w.length >= OUTPUT_FLUSH_BYTES) await this.flush();
+          if (this.transport.w.length >= OUTPUT_FLUSH_BYTES) await this.flush();
         }
         this.paceInput();
       }
@@ -269,16 +247,16 @@ export class Connection {
           throw new SqlError(SQLSTATE.protocolViolation, 'received unencrypted data after SSL request');
         }
         const tls = this.ctx.tls;
-        if (p.kind === 'ssl' && tls && !this.encrypted) {
+        if (p.kind === 'ssl' && tls && !this.transport.encrypted) {
           try {
-            await this.upgradeToTls(tls.context);
+            await this.transport.upgradeToTls(tls.context);
           } catch {
             this.teardown();
           }
           return;
         }
         // No TLS (or GSSAPI): refuse encryption; the client may continue in plaintext.
-        this.socket.write('N');
+        this.transport.refuseEncryption();
         return;
       }
       case 'cancel':
@@ -292,7 +270,7 @@ export class Connection {
   }
 
   private async startSession(params: Map<string, string>, minor: number, unknownOptions: string[]): Promise<void> {
-    const authenticated = this.login.begin(params, minor, unknownOptions, this.encrypted);
+    const authenticated = this.login.begin(params, minor, unknownOptions, this.transport.encrypted);
     if (authenticated) {
       await this.finishStartup(authenticated);
       return;
@@ -323,35 +301,19 @@ export class Connection {
     this.ctx.claimSessionSlot(this, user);
     this.authenticated = true;
     this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
-    const w = this.w;
+    const w = this.transport.w;
     const database = params.get('database') ?? user;
     const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(user), this.ctx.defaultRepository());
 
     be.authenticationOk(w);
     const conn = await this.ctx.connectDuckDB(repo);
-    const self = this;
-    const out: SessionOutput = {
-      w,
-      flush: () => this.flush(),
-      get closed() {
-        return self.isClosed;
-      },
-    };
     const session = await openSession(
       this.ctx,
       conn,
       { repo, ref, user, clientAddress: this.client.address },
       params,
-      out,
-      (entry) => {
-        this.ctx.observeStatement?.(entry);
-        // the entry is ours (session/audit.ts): completed in place, not copied; request ids count every statement
-        const request = `${this.requestId}.${++this.statements}`;
-        if (this.log.isLevelEnabled?.('info') === false) return;
-        entry.pid = this.pid;
-        entry.request = request;
-        this.log.info(entry);
-      },
+      this.transport,
+      statementLog(this.ctx, this.log, this.requestId, () => this.pid),
     );
     if (this.isClosed) {
       // The client left while the version was being opened.
@@ -387,28 +349,9 @@ export class Connection {
     return this.flow.handle(this.session!, msg, () => this.flush());
   }
 
-  /**
-   * Write buffered messages; wait for 'drain' once more than SOCKET_BACKLOG bytes are queued. Not
-   * the socket's own 16 KiB mark: every 256 KiB batch of rows would then wait for the socket to
-   * empty, and encoding would never overlap sending. Memory stays bounded by the backlog. A promise
-   * only when there is something to wait for.
-   */
+  /** Write buffered messages; a promise only while the socket's backlog is full (wire/transport.ts). */
   flush(): Promise<void> | undefined {
-    if (this.w.length === 0 || this.isClosed) return undefined;
-    const out = this.w.flush();
-    this.socket.write(out, (err) => {
-      if (!err) this.w.recycle(out);
-    });
-    if (this.socket.writableLength > SOCKET_BACKLOG && !this.isClosed) {
-      return new Promise<void>((resolve) => this.writableWaiters.push(resolve));
-    }
-    return undefined;
-  }
-
-  private wakeWriters(): void {
-    const waiters = this.writableWaiters;
-    this.writableWaiters = [];
-    for (const r of waiters) r();
+    return this.transport.flush();
   }
 
   /** Close a connection still authenticating to make room for a newer one. */
@@ -427,8 +370,8 @@ export class Connection {
     const err = e instanceof SqlError ? e : fromDuckDB(e);
     if (this.phase === 'startup' || this.phase === 'auth') this.ctx.observeStartup?.(err.sqlstate);
     const notice = toNotice(err, this.ctx.serverRoots?.() ?? []);
-    be.errorResponse(this.w, { ...notice, severity: 'FATAL' });
-    if (!this.socket.destroyed) this.socket.write(this.w.flush());
+    be.errorResponse(this.transport.w, { ...notice, severity: 'FATAL' });
+    this.transport.flushNow();
     if (err.sqlstate === SQLSTATE.internalError) this.log.warn({ event: 'fatal', sqlstate: err.sqlstate }); // its text may quote a client's values
     this.close();
   }
@@ -436,7 +379,7 @@ export class Connection {
   close(): void {
     if (this.phase === 'closed') return;
     this.phase = 'closed';
-    this.socket.end();
+    this.transport.end();
     this.teardown();
   }
 
@@ -447,7 +390,7 @@ export class Connection {
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.pacing.release();
-    this.wakeWriters();
+    this.transport.destroy(); // writers waiting for the socket go on and find it closed
     if (this.pid) this.ctx.unregister(this.pid);
     const s = this.session;
     this.session = null;
@@ -463,7 +406,6 @@ export class Connection {
       // A session still opening finds the connection closed and closes itself; wait for that loop.
       void this.pumping.catch(() => undefined).finally(() => this.markFinished());
     }
-    if (!this.socket.destroyed) this.socket.destroy();
   }
 }
 

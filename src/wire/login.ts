@@ -1,40 +1,14 @@
 /**
- * Before a session exists: TLS started on the client's socket, the StartupMessage's protocol checks
+ * Before a session exists: the StartupMessage's protocol checks
  * (TLS required, protocol options, replication refused, a user named), then the authentication
  * method's exchange until the client has proved who it is.
  */
-import type { Socket } from 'node:net';
-import { TLSSocket, type SecureContext } from 'node:tls';
 import { SqlError, SQLSTATE } from '../errors.js';
 import * as be from './backend.js';
 import { authenticator, type Authenticator } from './auth.js';
 import type { ConnectionContext } from './connection-context.js';
 import type { FrontendMessage } from './messages.js';
 import type { Writer } from './writer.js';
-
-/**
- * Answer an SSLRequest with 'S' and go on inside TLS on the same TCP connection: the raw socket's
- * listeners are dropped first (its next bytes are the TLS handshake); `adopt` gets the TLS socket
- * at once (a failure tears it down), the promise once the handshake is done.
- */
-export async function startTls(
-  raw: Socket,
-  context: SecureContext,
-  adopt: (secure: TLSSocket) => void,
-): Promise<TLSSocket> {
-  raw.removeAllListeners('data');
-  raw.removeAllListeners('drain');
-  raw.removeAllListeners('error');
-  raw.removeAllListeners('close');
-  raw.write('S');
-  const secure = new TLSSocket(raw, { isServer: true, secureContext: context });
-  adopt(secure);
-  await new Promise<void>((resolve, reject) => {
-    secure.once('secure', resolve);
-    secure.once('error', reject);
-  });
-  return secure;
-}
 
 /** One connection's login: the StartupMessage, then the password messages its method asks for. */
 export class Login {

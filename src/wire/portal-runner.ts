@@ -48,7 +48,7 @@ export class PortalRunner {
   run(portal: Portal, maxRows: number, describe: boolean): Promise<void> | undefined {
     const prepared = portal.prepared;
     if (prepared.stmt.kind !== 'query' || prepared.sql === '') return this.runOther(portal, describe);
-    this.stream.assertResumable(portal); // never start an ended portal's query again
+    this.stream.held.assertResumable(portal); // never start an ended portal's query again
     if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
     const replayed = this.replayCached(portal, describe);
     if (replayed === true) return undefined;
@@ -234,6 +234,6 @@ export class PortalRunner {
     for (const p of this.named.portals.values())
       if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
-    this.stream.interruptOpenPortals(except);
+    this.stream.held.interruptOpenPortals(except);
   }
 }

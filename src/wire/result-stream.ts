@@ -6,6 +6,7 @@
  */
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
+import type { HeldResults } from './held-results.js';
 import * as be from './backend.js';
 import { CopyFramer } from './copy.js';
 import type { CopyOptions } from '../text/copy-options.js';
@@ -49,8 +50,8 @@ export class ResultStream {
     private readonly limits: ResultLimits,
     private readonly settings: SessionSettings,
     private readonly cachePolicy: ResultCachePolicy,
-    /** The session's portals (one open DuckDB stream per connection: see interruptOpenPortals). */
-    private readonly portals: ReadonlyMap<string, Portal>,
+    /** The portals holding an open DuckDB stream, and whether each may go on (wire/held-results.ts). */
+    readonly held: HeldResults,
   ) {}
 
   /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
@@ -59,89 +60,6 @@ export class ResultStream {
     if (p) {
       await p;
       if (this.inflight === p) this.inflight = null;
-    }
-  }
-
-  /**
-   * DuckDB keeps one open stream per connection: any other statement ends it. A portal whose stream
-   * was ended this way must fail when resumed, never look finished (that would be a silent short
-   * result).
-   */
-  interruptOpenPortals(except: Portal | null): void {
-    for (const p of this.portals.values()) {
-      if (p === except || p.done || !p.result) continue;
-      p.stoppedBy ??= this.stopOf(p);
-      p.interrupted = true;
-      p.result = null;
-      p.ahead = [];
-    }
-  }
-
-  /**
-   * Why the statement clock interrupted DuckDB while this portal's stream was open (DuckDB then
-   * reads the stream as ended): the first interruption since it opened, kept once its stream is gone.
-   */
-  private stopOf(portal: Portal): SqlError | undefined {
-    if (portal.stoppedBy || portal.stopsAtOpen === undefined || !portal.result || portal.done) return portal.stoppedBy;
-    return this.clock.stopSince(portal.stopsAtOpen);
-  }
-
-  /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */
-  suspended(): Portal[] {
-    return [...this.portals.values()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
-  }
-
-  /**
-   * The temp directory passed its ceiling while the session was idle: its suspended results are
-   * marked first, so none can ever look finished (their next Execute/FETCH fails with 53100). The
-   * caller then interrupts a running prefetch, settles, and lets them go (releaseEnded).
-   */
-  markEndedByTempCeiling(limit: string): Portal[] {
-    const ended = this.suspended();
-    for (const p of ended) p.endedByTempCeiling = limit;
-    return ended;
-  }
-
-  /**
-   * Let go of results ended by the temp ceiling (a cursor's own DuckDB statement is destroyed at
-   * once rather than at CLOSE); DuckDB's stream itself ends with the next statement on the connection.
-   */
-  releaseEnded(ended: readonly Portal[]): void {
-    for (const p of ended) {
-      p.result = null;
-      p.ahead = [];
-      p.chunk = null;
-      if (p.cursor?.declared && p.prepared.refs === 1) {
-        p.prepared.duck?.destroySync();
-        p.prepared.duck = null;
-      }
-    }
-  }
-
-  /** A portal that cannot go on: another statement ended its stream, or the temp ceiling did. */
-  assertResumable(portal: Portal): void {
-    if (portal.endedByTempCeiling) {
-      throw new SqlError(
-        SQLSTATE.diskFull,
-        `temporary files exceed max_temp_directory_size (${portal.endedByTempCeiling}): this suspended result was ended to free its temporary files`,
-        undefined,
-        'Read results with temporary spill (large sorts) in one go, or run the query again.',
-      );
-    }
-    const why = this.stopOf(portal);
-    if (why) {
-      throw new SqlError(
-        why.sqlstate,
-        why.message,
-        'The query of this portal was stopped while it was open; it cannot be resumed.',
-      );
-    }
-    if (portal.interrupted) {
-      throw new SqlError(
-        SQLSTATE.objectNotInPrerequisiteState,
-        'portal cannot be resumed: another statement ran on this connection while it was open',
-        'fdl-gateway streams one result at a time per connection; fetch the whole result first, or use another connection.',
-      );
     }
   }
 
@@ -234,7 +152,7 @@ export class ResultStream {
    */
   async pump(portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
     const toClient = w === this.out.w;
-    this.assertResumable(portal);
+    this.held.assertResumable(portal);
     portal.batchRows = 0;
     for (;;) {
       if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
@@ -282,7 +200,7 @@ export class ResultStream {
    */
   private assertNotStopped(portal: Portal): void {
     if (this.clock.stopRequested || this.clock.isAborted) throw this.clock.interruption();
-    this.assertResumable(portal);
+    this.held.assertResumable(portal);
   }
 
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */

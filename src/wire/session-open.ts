@@ -2,11 +2,11 @@
  * A logged-in user's session opened, and announced: its startup parameters applied as SET would be
  * (without ParameterStatus), its version resolved and attached (errors here end the connection:
  * 3D000 …); once registered, its identity given to the catalog emulation and the client told the
- * reported parameters, its key data and ReadyForQuery.
+ * reported parameters, its key data and ReadyForQuery; its finished statements logged.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import * as be from './backend.js';
-import type { ConnectionContext } from './connection-context.js';
+import type { ConnectionContext, ConnectionLog } from './connection-context.js';
 import { Session, type SessionOutput } from './session.js';
 import type { AuditSink } from '../session/audit.js';
 import { canonicalDatabase, startupSettings } from '../session/startup.js';
@@ -66,4 +66,26 @@ export async function announceSession(
   }
   be.backendKeyData(w, key.pid, key.secret);
   be.readyForQuery(w, 'I');
+}
+
+/**
+ * Where a session's finished statements go: the observer (metrics), then the log, a line each with the
+ * session's pid and a request id `<session's id>.<n>` that counts every statement, logged or not.
+ */
+export function statementLog(
+  ctx: ConnectionContext,
+  log: ConnectionLog,
+  requestId: string,
+  pid: () => number,
+): AuditSink {
+  let statements = 0;
+  return (entry) => {
+    ctx.observeStatement?.(entry);
+    // the entry is ours (session/audit.ts): completed in place, not copied
+    const request = `${requestId}.${++statements}`;
+    if (log.isLevelEnabled?.('info') === false) return;
+    entry.pid = pid();
+    entry.request = request;
+    log.info(entry);
+  };
 }

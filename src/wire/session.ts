@@ -3,7 +3,8 @@
  * and extended query flows, and the statement's life (the clock is armed and disarmed here only).
  * What to do is decided below wire/ (session/core.ts and its parts: planning, the transaction,
  * cursor, PREPARE and SET interpreters, the statement clock, result-cache policy, audit) and returned
- * as values; portals run in portal-runner.ts, results stream through result-stream.ts.
+ * as values; portals run in portal-runner.ts, Describe is answered in describe.ts, results stream
+ * through result-stream.ts (the portals holding an open result: held-results.ts).
  */
 import { checkParamEncoding } from './types/utf8.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -12,10 +13,11 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
-import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
-import { cursorFields } from './cursor-rows.js';
+import { dropPortal, newPortal } from './portal.js';
+import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
+import { HeldResults } from './held-results.js';
 import { deliverOutbox, outboxFirst } from './outbox-writes.js';
 import { toNotice } from './error-notice.js';
 import { PortalRunner } from './portal-runner.js';
@@ -77,7 +79,8 @@ export class Session {
     this.settings = core.settings;
     // Every write first sends what the session has pending for the client, in the order it arose.
     this.out = outboxFirst(core.outbox, out);
-    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, this.portals);
+    const held = new HeldResults(core.clock, this.portals);
+    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
   }
 
@@ -152,7 +155,7 @@ export class Session {
 
   /** Results held between Executes/FETCHes (their spilled temp stays until they end). */
   get holdsSuspendedResults(): boolean {
-    return this.stream.suspended().length > 0;
+    return this.stream.held.suspended().length > 0;
   }
 
   /**
@@ -162,10 +165,10 @@ export class Session {
    * connection, one that reads nothing (a fetch after an interrupt still returned a chunk and freed nothing).
    */
   async endSuspendedForTempCeiling(limit: string): Promise<void> {
-    const ended = this.stream.markEndedByTempCeiling(limit);
+    const ended = this.stream.held.markEndedByTempCeiling(limit);
     this.conn.interrupt();
     await this.stream.settle();
-    this.stream.releaseEnded(ended);
+    this.stream.held.releaseEnded(ended);
     await this.core.preparer.waitIdle(); // a prepare given up on still holds the connection
     await this.conn.run('select 1');
   }
@@ -288,47 +291,12 @@ export class Session {
 
   describeStatement(name: string): void {
     this.statementStarts();
-    const prepared = this.named.statement(name);
-    be.parameterDescription(this.out.w, prepared.paramOids);
-    const cursor = this.fetched(prepared);
-    if (cursor) be.rowDescription(this.out.w, cursorFields(cursor, []));
-    else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut')
-      be.rowDescription(this.out.w, prepared.fields);
-    else be.noData(this.out.w);
+    describeStatement(this.out.w, this.named.statement(name), this.portals);
   }
 
   describePortal(name: string): Promise<void> | undefined {
     this.statementStarts();
-    const portal = this.named.portal(name);
-    const cursor = this.fetched(portal.prepared);
-    if (cursor) {
-      be.rowDescription(
-        this.out.w,
-        cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)),
-      );
-      return undefined;
-    }
-    const fields = portal.prepared.fields;
-    if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
-      be.noData(this.out.w);
-      return undefined;
-    }
-    // Columns typed only by the bound parameters: run the portal now and describe what it yields.
-    if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) {
-      return this.runner.startQuery(portal).then(() => be.rowDescription(this.out.w, portalFields(portal)));
-    }
-    be.rowDescription(this.out.w, portalFields(portal));
-    return undefined;
-  }
-
-  /** The cursor a FETCH (not MOVE) reads, if it exists now: its rows are what the FETCH describes. */
-  private fetched(prepared: PreparedStmt): Portal | undefined {
-    const stmt = prepared.stmt;
-    if (stmt.kind !== 'fetch' || stmt.move) return undefined;
-    const cursor = this.portals.get(stmt.name);
-    return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length
-      ? cursor
-      : undefined;
+    return describePortal(this.out.w, this.named.portal(name), this.portals, this.runner);
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {

@@ -14,7 +14,7 @@ import {
 } from './pg-data.js';
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { PRIVILEGED_SETTINGS } from './privileged-settings.js';
-import { PG_CATALOG_ATTRIBUTES } from './catalog-attributes.js';
+import { PG_CATALOG_ATTRIBUTES } from './pg-attributes.js';
 import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
 import { ABSENT_FEATURE_RELATIONS } from './absent-features.js';
 import { FUNCTION_CATALOG_ROWS } from './functions.js';

@@ -1,0 +1,55 @@
+/**
+ * Describe's answers: a statement's ParameterDescription, and a statement's or portal's RowDescription
+ * or NoData. A FETCH describes the rows of the cursor it reads; a portal whose columns are typed only
+ * by its bound parameters is started to be described, so the description matches what Execute sends.
+ */
+import type { PreparedStmt } from '../session/plan.js';
+import * as be from './backend.js';
+import { cursorFields } from './cursor-rows.js';
+import { expandFormats, portalFields, type Portal } from './portal.js';
+import type { PortalRunner } from './portal-runner.js';
+import type { Writer } from './writer.js';
+
+export function describeStatement(w: Writer, prepared: PreparedStmt, portals: ReadonlyMap<string, Portal>): void {
+  be.parameterDescription(w, prepared.paramOids);
+  const cursor = fetched(prepared, portals);
+  if (cursor) be.rowDescription(w, cursorFields(cursor, []));
+  else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut')
+    be.rowDescription(w, prepared.fields);
+  else be.noData(w);
+}
+
+/** A promise only when the portal must be started to know its columns. */
+export function describePortal(
+  w: Writer,
+  portal: Portal,
+  portals: ReadonlyMap<string, Portal>,
+  runner: PortalRunner,
+): Promise<void> | undefined {
+  const cursor = fetched(portal.prepared, portals);
+  if (cursor) {
+    be.rowDescription(w, cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)));
+    return undefined;
+  }
+  const fields = portal.prepared.fields;
+  if (!fields || fields.length === 0 || portal.prepared.stmt.kind === 'copyOut') {
+    be.noData(w);
+    return undefined;
+  }
+  // Columns typed only by the bound parameters: run the portal now and describe what it yields.
+  if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) {
+    return runner.startQuery(portal).then(() => be.rowDescription(w, portalFields(portal)));
+  }
+  be.rowDescription(w, portalFields(portal));
+  return undefined;
+}
+
+/** The cursor a FETCH (not MOVE) reads, if it exists now: its rows are what the FETCH describes. */
+function fetched(prepared: PreparedStmt, portals: ReadonlyMap<string, Portal>): Portal | undefined {
+  const stmt = prepared.stmt;
+  if (stmt.kind !== 'fetch' || stmt.move) return undefined;
+  const cursor = portals.get(stmt.name);
+  return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length
+    ? cursor
+    : undefined;
+}
