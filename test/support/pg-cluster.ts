@@ -15,6 +15,7 @@ import { chownSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync } 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { orAfter } from './files.js';
 
 export interface PgClusterOptions {
   /** Directory holding initdb/postgres; default: $PG_BIN or /usr/lib/postgresql/15/bin. */
@@ -197,7 +198,7 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
     if (!ready) {
       lastErr = log;
       child.kill('SIGQUIT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      await orAfter(exited, 5000, undefined);
       if (/could not bind|Address already in use/.test(log) && opts.port === undefined) continue;
       cleanupDir();
       throw new Error(`postgres did not start:\n${log}`);
@@ -239,16 +240,18 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
         stopped ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) {
             child.kill('SIGINT'); // fast shutdown: abort sessions, no checkpoint wait beyond the shutdown one
-            const t1 = await Promise.race([
+            const t1 = await orAfter(
               exited.then(() => true),
-              new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
-            ]);
+              10_000,
+              false,
+            );
             if (!t1) {
               child.kill('SIGQUIT');
-              const t2 = await Promise.race([
+              const t2 = await orAfter(
                 exited.then(() => true),
-                new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
-              ]);
+                5_000,
+                false,
+              );
               if (!t2) child.kill('SIGKILL');
               await exited;
             }
