@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, serveBasic, startGateway, type RunningGateway, waitFor } from './support/gateway.js';
 import { startupPacket } from './support/fuzz.js';
+import { orAfter } from './support/files.js';
 import { serialize } from 'pg-protocol';
 import { buildBind, RawPg } from './support/raw-pg.js';
 import { makeScramVerifier } from '../src/wire/auth.js';
@@ -83,7 +84,7 @@ describe('ceilings: a user removed by a reload', () => {
     config({ bob: { password } });
     gw.proc.kill('SIGHUP');
     await waitFor(() => reloads() > n, 'the reload', 20_000);
-    const err = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), 5000))]);
+    const err = await orAfter(ended, 5000, null);
     assert.ok(err, "the removed user's session was not ended");
     assert.equal(err.code, '28000');
     assert.match(err.message, /user "alice" is no longer in the gateway's configuration/);

@@ -25,7 +25,7 @@ import {
 } from './support/fuzz.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileListing as tree } from './support/files.js';
+import { fileListing as tree, orAfter } from './support/files.js';
 
 const SEED = Number(process.env.FDL_FUZZ_SEED ?? 20_260_101);
 let gw: RunningGateway;
@@ -243,10 +243,7 @@ test('clients disconnecting mid-query do not wedge or crash the gateway', { time
     } finally {
       await c.end().catch(() => undefined);
     }
-    const code = await Promise.race([
-      own.stop(),
-      new Promise((r) => setTimeout(() => r('no exit within 10 s of SIGTERM'), 10_000)),
-    ]);
+    const code = await orAfter(own.stop(), 10_000, 'no exit within 10 s of SIGTERM');
     assert.equal(code, 0);
   } finally {
     if (own.proc.exitCode === null && own.proc.signalCode === null) own.proc.kill('SIGKILL');

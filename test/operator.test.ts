@@ -190,7 +190,9 @@ describe('fdl as a command', () => {
     };
     assert.equal(pkg.bin.fdl, 'dist/src/cli/main.js');
     assert.match(pkg.scripts.prepare ?? '', /build/, 'npm ci builds dist/ (prepare)');
-    const r = await run('npx', ['--no-install', 'fdl', '--version'], { cwd: ROOT });
+    // npm exec installs the project into its own cache first; --ignore-scripts keeps that from running
+    // `prepare` (a whole tsc build, rewriting dist/ under the test files running beside this one).
+    const r = await run('npx', ['--no-install', '--ignore-scripts', 'fdl', '--version'], { cwd: ROOT });
     assert.equal(r.stdout.trim(), '0.1.0');
   });
 });

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, cpuSeconds, ROOT, waitFor } from './support/gateway.js';
+import { orAfter } from './support/files.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { client, connectError, get, serve, SLOW, type Service } from './support/service.js';
 
@@ -164,7 +165,7 @@ describe('service: graceful drain on SIGTERM', () => {
       if (i % 3 === 1) await new Promise((r) => setImmediate(r));
       if (i % 3 === 2) await end;
       s.proc.kill('SIGTERM');
-      const code = await Promise.race([s.exited, new Promise<string>((r) => setTimeout(() => r('hung'), 15_000))]);
+      const code = await orAfter(s.exited, 15_000, 'hung');
       if (code === 'hung') s.proc.kill('SIGKILL');
       assert.equal(code, 0, `round ${i}: ${code}; stderr:\n${s.stderr()}`);
       await end.catch(() => undefined);

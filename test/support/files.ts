@@ -33,3 +33,16 @@ export async function within<T>(p: Promise<T>, ms: number, what: string): Promis
     clearTimeout(timer);
   }
 }
+
+/**
+ * `p`, or `fallback` when it takes longer than `ms`. The timer is cleared either way: a pending one
+ * would keep the test file's process alive that long after its last test (a worker of `npm test` idle).
+ */
+export async function orAfter<T, U>(p: Promise<T>, ms: number, fallback: U): Promise<T | U> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<U>((r) => (timer = setTimeout(() => r(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

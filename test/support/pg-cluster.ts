@@ -1,7 +1,7 @@
 /**
  * A private, throw-away PostgreSQL 15 cluster for differential tests and benchmarks.
  *
- *   const pg = await startPgCluster();          // initdb + postgres on 127.0.0.1:<free port>
+ *   const pg = await startPgCluster();          // initdb's data dir (a copy) + postgres on 127.0.0.1:<free port>
  *   ... connect to pg.host / pg.port / pg.socketDir as user 'postgres', database 'postgres' (trust) ...
  *   await pg.stop();                            // fast shutdown, then the temp dir is removed
  *
@@ -11,10 +11,12 @@
  * so a crashed or interrupted test run does not leave a postmaster behind.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { orAfter } from './files.js';
 
 export interface PgClusterOptions {
   /** Directory holding initdb/postgres; default: $PG_BIN or /usr/lib/postgresql/15/bin. */
@@ -103,6 +105,58 @@ function lookupPostgresUser(): { uid: number; gid: number } {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
+/**
+ * `dataDir` as initdb leaves it, copied (`cp -a` keeps the server user's ownership and modes) from a
+ * template initdb made once per PostgreSQL build in the temp folder: initdb is most of a cluster's
+ * start. The template is made aside and renamed into place, so files starting clusters side by side
+ * never copy half of one.
+ */
+function copyInitializedDataDir(
+  binDir: string,
+  dataDir: string,
+  ids: { uid: number; gid: number } | undefined,
+  env: NodeJS.ProcessEnv,
+): void {
+  const initdb = statSync(join(binDir, 'initdb'));
+  const build = createHash('sha256').update(`${binDir} ${initdb.size} ${initdb.mtimeMs}`).digest('hex').slice(0, 16);
+  const template = join(tmpdir(), `fdl-pg-initdb-${process.getuid?.() ?? 0}-${build}`);
+  if (!existsSync(join(template, 'global', 'pg_control'))) {
+    const aside = mkdtempSync(`${template}.making-`);
+    try {
+      if (ids) chownSync(aside, ids.uid, ids.gid);
+      const init = spawnSync(
+        join(binDir, 'initdb'),
+        [
+          '-D',
+          join(aside, 'data'),
+          '-U',
+          'postgres',
+          '-A',
+          'trust',
+          '-E',
+          'UTF8',
+          '--locale=C',
+          '--no-sync',
+          '--no-instructions',
+        ],
+        { ...(ids ?? {}), cwd: aside, env, encoding: 'utf8', timeout: 120_000 },
+      );
+      if (init.status !== 0)
+        throw new Error(`initdb failed (${init.status ?? init.signal}): ${init.stderr || init.error?.message}`);
+      try {
+        renameSync(join(aside, 'data'), template);
+      } catch (e) {
+        // Another test file made it first: use theirs.
+        if (!['ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      }
+    } finally {
+      rmSync(aside, { recursive: true, force: true });
+    }
+  }
+  const cp = spawnSync('cp', ['-a', template, dataDir], { encoding: 'utf8' });
+  if (cp.status !== 0) throw new Error(`copying the initdb template failed: ${cp.stderr || cp.error?.message}`);
+}
+
 export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgCluster> {
   const binDir = opts.binDir ?? process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
   if (!existsSync(join(binDir, 'postgres'))) throw new Error(`no postgres binary in ${binDir}`);
@@ -125,14 +179,11 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
   };
   const env = { ...process.env, HOME: root, LC_ALL: 'C', LANG: 'C', PGTZ: undefined, TZ: undefined };
 
-  const init = spawnSync(
-    join(binDir, 'initdb'),
-    ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
-    { ...spawnIds, cwd: root, env, encoding: 'utf8', timeout: 120_000 },
-  );
-  if (init.status !== 0) {
+  try {
+    copyInitializedDataDir(binDir, dataDir, ids, env);
+  } catch (e) {
     cleanupDir();
-    throw new Error(`initdb failed (${init.status ?? init.signal}): ${init.stderr || init.error?.message}`);
+    throw e;
   }
   const settings: Record<string, string> = {
     listen_addresses: '127.0.0.1',
@@ -197,7 +248,7 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
     if (!ready) {
       lastErr = log;
       child.kill('SIGQUIT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      await orAfter(exited, 5000, undefined);
       if (/could not bind|Address already in use/.test(log) && opts.port === undefined) continue;
       cleanupDir();
       throw new Error(`postgres did not start:\n${log}`);
@@ -239,16 +290,18 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
         stopped ??= (async () => {
           if (child.exitCode === null && child.signalCode === null) {
             child.kill('SIGINT'); // fast shutdown: abort sessions, no checkpoint wait beyond the shutdown one
-            const t1 = await Promise.race([
+            const t1 = await orAfter(
               exited.then(() => true),
-              new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
-            ]);
+              10_000,
+              false,
+            );
             if (!t1) {
               child.kill('SIGQUIT');
-              const t2 = await Promise.race([
+              const t2 = await orAfter(
                 exited.then(() => true),
-                new Promise<boolean>((r) => setTimeout(() => r(false), 5_000)),
-              ]);
+                5_000,
+                false,
+              );
               if (!t2) child.kill('SIGKILL');
               await exited;
             }

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { serialize } from 'pg-protocol';
 import { Parser } from 'pg-protocol/dist/parser.js';
 import type { BackendMessage, RowDescriptionMessage } from 'pg-protocol/dist/messages.js';
+import { orAfter } from './files.js';
 
 export interface RawMessage {
   /** Message type byte as a character, e.g. 'D', 'T', 'C', 'E', 'Z'. */
@@ -258,7 +259,7 @@ export class RawPg {
     if (this.closed) return;
     const done = new Promise<void>((r) => this.socket.once('close', () => r()));
     this.socket.end(serialize.end());
-    await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
+    await orAfter(done, 2000, undefined);
     this.socket.destroy();
   }
 }
