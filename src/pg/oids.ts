@@ -5,6 +5,7 @@
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 import { FALLBACK_OID, OID_BY_DUCKDB_ID } from './types.js';
+import { isShownNumericStruct } from './shown-numeric.js';
 
 export const OID = {
   bool: 16,
@@ -154,6 +155,7 @@ export interface PgField {
 function scalarOid(t: DuckDBType): number {
   if (t.typeId === DuckDBTypeId.VARCHAR && t.alias === 'JSON') return OID.json;
   if (isRecordStruct(t)) return OID.record;
+  if (isShownNumericStruct(t)) return OID.numeric;
   return OID_BY_DUCKDB_ID.get(DuckDBTypeId[t.typeId] ?? '') ?? FALLBACK_OID;
 }
 

@@ -15,6 +15,8 @@ export interface Ctx {
   floatSpelled: boolean;
   /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
   tableSample?: boolean;
+  /** Calls that are an outermost select list's items (pg-shown-calls.ts `shownItems`). */
+  shown?: ReadonlySet<Node>;
 }
 
 export const PGCAT = 'pgcat';

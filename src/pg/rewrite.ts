@@ -18,6 +18,7 @@ import { needsPgRewrite } from './rewrite-precheck.js';
 import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
 import type { Ctx } from './rewrite-nodes.js';
+import { shownItems } from './pg-shown-calls.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -82,6 +83,7 @@ export function rewriteParsed(sql: string): RewriteResult {
     params: new Map(),
     systemColumns: SYSTEM_COLUMNS.test(sql),
     floatSpelled: /\bfloat\b/i.test(sql),
+    shown: shownItems(tree),
   };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);

@@ -101,3 +101,30 @@ export const REVIEW_3 = [
   'show autovacuum_naptime',
   "select setting, unit from pg_settings where name = 'work_mem'",
 ];
+
+/** Session 36: numerics PostgreSQL shows at a scale per value; round with a variable scale. */
+export const REVIEW_4 = [
+  // avg, variance, stddev of integers and numerics: select_div_scale per value (the outermost select list)
+  'select avg(x) from (values (1),(2),(2)) t(x)',
+  'select avg(x), variance(x), stddev(x), var_samp(x), stddev_samp(x), var_pop(x), stddev_pop(x) from (values (1),(2),(2),(100000)) t(x)',
+  'select avg(x), variance(x), stddev(x) from (values (1.25::numeric(10,2)),(2),(2)) t(x)',
+  'select avg(qty), avg(amount), variance(qty), stddev(amount), var_pop(order_id), stddev_pop(customer_id) from sales.orders',
+  'select status, avg(qty) a, stddev(amount) from sales.orders group by status order by a desc',
+  'select status, variance(amount), var_samp(qty::bigint) from sales.orders group by status order by 2',
+  'select variance(x), stddev(x), var_pop(x), avg(x) from (values (2),(2)) t(x)',
+  'select variance(x), stddev(x), var_pop(x), stddev_pop(x), avg(x) from (values (2)) t(x)',
+  'select variance(x), avg(x) from (values (2)) t(x) where x > 5',
+  'select avg(x), stddev(x) from (values (1::bigint),(-7)) t(x)',
+  'select avg(x), stddev(x), variance(x) from (values (0.00001),(0.00002)) t(x)',
+  'select avg(x::float8), stddev(x::float8), variance(x::float4) from (values (1),(2)) t(x)',
+  'select avg(qty) filter (where qty > 2), avg(distinct qty), pg_catalog.stddev(amount) from sales.orders',
+  // round(numeric, n) with n from a column or a cast constant: scale n per value
+  'select order_id, round(amount, qty) from sales.orders order by order_id limit 6',
+  'select round(amount, qty - 3), round(qty, qty - 5), round(customer_id::bigint, qty - 4) from sales.orders order by order_id limit 6',
+  'select round(amount, qty) r from sales.orders order by r, order_id limit 6',
+  "select round(amount, CAST('7' AS integer)), round(1.5, '2'::int), round(amount, 3::int2) from sales.orders order by order_id limit 2",
+  'select round(amount, -1), round(amount, 12), round(qty, -1) from sales.orders order by order_id limit 3',
+  // inside an expression the per-value scale is lost: refused
+  'select round(amount, qty) + 1 from sales.orders order by order_id limit 4',
+  'select round(amount, qty)::text from sales.orders order by order_id limit 4',
+];

@@ -21,10 +21,12 @@ import {
   type DuckDBTimestampMillisecondsValue,
   type DuckDBBitValue,
   type DuckDBStructType,
+  type DuckDBStructValue,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
 import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
+import { isShownNumericStruct, shownNumeric } from '../../pg/shown-numeric.js';
 import * as T from './text.js';
 import * as DT from './datetime-text.js';
 import * as B from './binary.js';
@@ -215,6 +217,19 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
     case DuckDBTypeId.UNION:
     case DuckDBTypeId.VARIANT: {
       if (isRecordStruct(t)) return recordEncoder(t as DuckDBStructType, text ? 0 : 1, s, valueEncoder);
+      if (isShownNumericStruct(t)) {
+        // A numeric whose display scale PostgreSQL picks per value (pg/shown-numeric.ts).
+        const numeric = (v: DuckDBValue) => shownNumeric((v as DuckDBStructValue).entries);
+        return text
+          ? (w, v) => {
+              const x = numeric(v);
+              w.latin1(T.decimalString(x.value, x.scale));
+            }
+          : (w, v) => {
+              const x = numeric(v);
+              B.numericBinary(w, x.value, x.scale);
+            };
+      }
       // Served as json (114), whose text and binary forms are the same bytes.
       return (w, v) => {
         w.utf8(jsonText(t, v, s));
