@@ -20,15 +20,23 @@ const VARIANCES: Readonly<Record<string, string>> = {
 
 export const isVariance = (name: string | undefined): boolean => name !== undefined && name in VARIANCES;
 
-/**
- * The FuncCall bodies that are an outermost SELECT's select-list items, as written (the walk meets
- * these same objects): only there may a value be a struct the wire shows as numeric.
- */
-export function shownItems(tree: unknown): Set<Node> {
+/** The outermost SELECTs of a parse (not set operations): their select lists are what the client is sent. */
+export function outermostSelects(tree: unknown): Set<Node> {
   const out = new Set<Node>();
   for (const raw of ((tree as Node | null)?.stmts ?? []) as Node[]) {
     const select = raw?.stmt?.SelectStmt as Node | undefined;
-    if (!select?.targetList || (select.op && select.op !== 'SETOP_NONE')) continue;
+    if (select?.targetList && (!select.op || select.op === 'SETOP_NONE')) out.add(select);
+  }
+  return out;
+}
+
+/**
+ * The FuncCall bodies that are items of those select lists, as written (the walk meets these same
+ * objects): only there may a value be a struct the wire shows as numeric.
+ */
+export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
+  const out = new Set<Node>();
+  for (const select of outermost) {
     for (const t of select.targetList as Node[]) {
       const fc = t?.ResTarget?.val?.FuncCall as Node | undefined;
       if (fc && !fc.over) out.add(fc);

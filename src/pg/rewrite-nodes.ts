@@ -17,6 +17,8 @@ export interface Ctx {
   tableSample?: boolean;
   /** Calls that are an outermost select list's items (pg-shown-calls.ts `shownItems`). */
   shown?: ReadonlySet<Node>;
+  /** The outermost SELECTs' bodies (not set operations): their select lists are what the client is sent. */
+  outermost?: ReadonlySet<Node>;
 }
 
 export const PGCAT = 'pgcat';

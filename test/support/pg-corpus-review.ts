@@ -67,9 +67,12 @@ export const REVIEW_2 = [
   "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
-  // a whole-row reference is a record in PostgreSQL: refused 0A000 as the only select item, a JSON object beside others (documented)
+  // a whole-row reference is a record in PostgreSQL: sent as one in the outermost select list (a table's row type is 2249 here, documented), refused inside a subquery
   "select t from (select 1 as a, 'a' as b) t",
   'select c from sales.customers c order by customer_id limit 2',
+  'select o, o.order_id from sales.orders o order by order_id limit 2',
+  'select c, o.order_id from sales.orders o left join sales.customers c on c.customer_id = o.customer_id + 100 order by 2 limit 2',
+  'select 1, customers from sales.customers order by customer_id limit 2',
   "select t from (select 1 as t, 'a' as b) t",
   "select 1, t from (select 1 as a, 'a' as b) t",
   // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
@@ -127,4 +130,11 @@ export const REVIEW_4 = [
   // inside an expression the per-value scale is lost: refused
   'select round(amount, qty) + 1 from sales.orders order by order_id limit 4',
   'select round(amount, qty)::text from sales.orders order by order_id limit 4',
+  // whole-row references beside other select items: PostgreSQL's record text and binary (session 36)
+  "select t, t.a from (select 1 as a, 'x' as b) t",
+  "select t from (select 1 as a, 'a b' as b, null::int as c, date '2024-01-01' as d, 2.50 as n, '(\"q\")' as q) t",
+  "select 1, t from (select 1 as t, 'a' as b) t",
+  'select t.*, t from (select 1 as a, true as b) t order by 1',
+  'select x from (select t from (select 1 as a) t) x',
+  'select count(*) from (select t from (select 1 as a) t) x',
 ];
