@@ -5,6 +5,7 @@
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 import { FALLBACK_OID, OID_BY_DUCKDB_ID } from './types.js';
+import { isShownNumericStruct } from './shown-numeric.js';
 
 export const OID = {
   bool: 16,
@@ -154,6 +155,7 @@ export interface PgField {
 function scalarOid(t: DuckDBType): number {
   if (t.typeId === DuckDBTypeId.VARCHAR && t.alias === 'JSON') return OID.json;
   if (isRecordStruct(t)) return OID.record;
+  if (isShownNumericStruct(t)) return OID.numeric;
   return OID_BY_DUCKDB_ID.get(DuckDBTypeId[t.typeId] ?? '') ?? FALLBACK_OID;
 }
 
@@ -177,8 +179,21 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
   return { leaf: t, depth };
 }
 
+/**
+ * `struct_pack(fdl_pg_row := x)` (pg-spellings.ts `wholeRowTargets`): a whole-row reference in the
+ * outermost select list, sent as a record (2249) when x is a row, else as x (a column named like its
+ * FROM item). The wrapped type, or undefined for any other type.
+ */
+export function rowWrapped(t: DuckDBType): DuckDBType | undefined {
+  if (t.typeId !== DuckDBTypeId.STRUCT) return undefined;
+  const s = t as unknown as { entryNames: readonly string[]; entryTypes: readonly DuckDBType[] };
+  return s.entryNames.length === 1 && s.entryNames[0] === 'fdl_pg_row' ? s.entryTypes[0] : undefined;
+}
+
 /** RowDescription field for a DuckDB column type. Lists of any depth map to one array OID. */
 export function pgFieldFor(t: DuckDBType): PgField {
+  const row = rowWrapped(t);
+  if (row) return row.typeId === DuckDBTypeId.STRUCT ? { oid: OID.record, typmod: -1, typlen: -1 } : pgFieldFor(row);
   const { leaf, depth } = listLeaf(t);
   const elem = scalarOid(leaf);
   if (depth > 0) {

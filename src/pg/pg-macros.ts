@@ -249,12 +249,58 @@ const AVG: Array<[string, string]> = [
   ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'a']),
   ['_pgsem_avg(t, a, s, n)', 'a'],
 ];
+/**
+ * Outermost select-list items PostgreSQL shows at a scale per value (pg-shown-calls.ts): of integers
+ * and numerics a struct of exact parts the wire computes and sends as numeric (pg/shown-numeric.ts),
+ * its first field the sort key; of floats DuckDB's own answer (`orig`).
+ */
+const shown = (key: string, of: string, n: string, x: string, x2: string): string =>
+  `{'fdl_pg_numeric': ${key}, 'fdl_pg_of': ${of}, 'fdl_pg_n': ${n}, 'fdl_pg_x': ${x}, 'fdl_pg_x2': ${x2}}`;
+const EXACT_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE];
+const SHOWN: Array<[string, string]> = [
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
+    `CASE WHEN n = 0 THEN NULL ELSE ${shown('_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,
+  ]),
+  ['_pgsem_shown_avg(t, orig, n, sx)', 'orig'],
+  // Σx² exactly: integers squared in HUGEINT, numerics at twice their scale.
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_square(t ${t}, x)`,
+    t === 'DECIMAL' ? 'x * x' : 'CAST(x AS HUGEINT) * CAST(x AS HUGEINT)',
+  ]),
+  ['_pgsem_square(t, x)', 'x * x'],
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_shown_var(t ${t}, orig, kind, n, sx, sx2)`,
+    `CASE WHEN n = 0 OR (n = 1 AND kind LIKE '%samp') THEN NULL ELSE ${shown('orig', 'kind', 'n', 'sx', 'sx2')} END`,
+  ]),
+  ['_pgsem_shown_var(t, orig, kind, n, sx, sx2)', 'orig'],
+  // round(x, n): the key is x rounded half away from zero at n, unscaled at x's own scale (one per column).
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_shown_round(t ${t}, x, n)`,
+    `CASE WHEN x IS NULL OR n IS NULL THEN NULL ELSE list_transform([{'u': ${t === 'DECIMAL' ? '_pgsem_unscaled(x)' : 'CAST(x AS HUGEINT)'}, 'f': _pgsem_p10(least(greatest(${t === 'DECIMAL' ? '_pgsem_scale(x)' : '0'} - n, 0), 38))}], fdl_pg_r ->
+      ${shown('sign(fdl_pg_r.u) * ((abs(fdl_pg_r.u) + fdl_pg_r.f // 2) // fdl_pg_r.f) * fdl_pg_r.f', "'round'", 'CAST(n AS BIGINT)', t === 'DECIMAL' ? 'x' : 'CAST(x AS DECIMAL(38,0))', 'NULL')})[1] END`,
+  ]),
+  ['_pgsem_shown_round(t, x, n)', 'round(x, n)'],
+  // Inside an expression the scale n cannot travel with the value: refused, not shown at x's scale.
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_roundv(t ${t}, x, n)`,
+    refusedFor(
+      'x',
+      refusedAtRun(
+        'round(numeric, n) with n not a constant inside an expression',
+        'PostgreSQL shows each value at its own scale n: write n as a constant, or select round(x, n) as its own select-list item.',
+      ),
+    ),
+  ]),
+  ['_pgsem_roundv(t, x, n)', 'round(x, n)'],
+];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
 export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...TYPED_MACROS,
   ...NUMERIC_DIVISION,
   ...DIVISION,
   ...AVG,
+  ...SHOWN,
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

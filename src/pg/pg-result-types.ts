@@ -81,7 +81,7 @@ export function tagOf(n: unknown): any {
 }
 
 /** A `_pgsem_` call whose typed tags stand for `typed`; undefined (keep DuckDB's meaning) when no tag can. */
-function dispatch(fn: string, typed: Node[], args: Node[]): Node | undefined {
+export function dispatch(fn: string, typed: Node[], args: Node[]): Node | undefined {
   const tags = typed.map(tagOf);
   return tags.some((t) => t === undefined) ? undefined : sem(fn, tags, args);
 }
@@ -101,8 +101,7 @@ export function roundCall(arg: Node): Node | undefined {
 
 /** `round(x, n)`, n a constant from 0 to 10: of an integer or a numeric, numeric at scale n as PostgreSQL (DuckDB kept the integer, or a smaller scale). */
 export function roundPlacesCall(arg: Node, places: Node): Node | undefined {
-  const n = places.A_Const?.ival;
-  const digits = n === undefined ? undefined : Number(n.ival ?? 0);
+  const digits = constantInteger(places);
   if (digits === undefined || digits < 0 || digits > 10) return undefined;
   const zero = {
     TypeCast: {
@@ -114,7 +113,19 @@ export function roundPlacesCall(arg: Node, places: Node): Node | undefined {
       },
     },
   };
-  return dispatch('roundn', [arg], [arg, places, zero]);
+  return dispatch('roundn', [arg], [arg, { A_Const: { ival: { ival: digits } } }, zero]);
+}
+
+/** An integer constant, also cast (`CAST('7' AS integer)`, `7::int`), as a number; undefined otherwise. */
+export function constantInteger(n: Node | undefined): number | undefined {
+  const cast = n?.TypeCast as Node | undefined;
+  const type = cast ? String((cast.typeName?.names as Node[]).slice(-1)[0]?.String?.sval) : undefined;
+  if (cast && (!['int2', 'int4', 'int8'].includes(type!) || cast.typeName?.arrayBounds?.length)) return undefined;
+  const c = (cast ? cast.arg : n)?.A_Const as Node | undefined;
+  if (!c) return undefined;
+  if (c.ival) return Number(c.ival.ival ?? 0);
+  const text = cast && typeof c.sval?.sval === 'string' ? c.sval.sval.trim() : undefined;
+  return text !== undefined && /^[+-]?\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
 /** `x::numeric` of a value (not a constant): a numeric keeps its scale, an integer gets scale 0. */

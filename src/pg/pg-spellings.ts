@@ -116,12 +116,14 @@ function fromItemNames(from: Node[] | undefined, into = new Set<string>()): Set<
 }
 
 /**
- * A whole-row reference in a select list (`select t from … t`): PostgreSQL sends a record, DuckDB a
- * struct the gateway would send as a JSON object. Where DuckDB binds the name to the row (a struct),
- * refused 0A000 with a hint at bind time; a column that happens to share the FROM item's name (which
- * PostgreSQL, like DuckDB, prefers) passes through. The target list with those items wrapped, or undefined.
+ * A whole-row reference in a select list (`select t, t.a from … t`): PostgreSQL sends a record, DuckDB
+ * a struct. In the outermost select list it is wrapped as `struct_pack(fdl_pg_row := t)`, which the
+ * wire sends as PostgreSQL's record (2249) in text and binary (pg/oids.ts `isRowWrapper`), and a
+ * column that happens to share the FROM item's name (which PostgreSQL, like DuckDB, prefers) as that
+ * column. Inside a subquery, where the struct would meet other operators, a struct is refused 0A000
+ * with a hint at bind time. The target list with those items wrapped, or undefined.
  */
-export function wholeRowTargets(select: Node): Node[] | undefined {
+export function wholeRowTargets(select: Node, outermost: boolean): Node[] | undefined {
   const rows = fromItemNames(select.fromClause as Node[] | undefined);
   if (rows.size === 0 || !select.targetList) return undefined;
   let wrapped = false;
@@ -131,19 +133,38 @@ export function wholeRowTargets(select: Node): Node[] | undefined {
     if (!name || !rows.has(name)) return t;
     wrapped = true;
     const row = t.ResTarget.val as Node;
-    const isStruct = {
-      A_Expr: { kind: 'AEXPR_LIKE', name: [str('~~')], lexpr: call(['typeof'], [row]), rexpr: strConst('STRUCT(%') },
-    };
-    const refusal = call(
-      ['error'],
-      [
-        strConst(
-          `a whole-row reference (${name}) is not supported by fdl-gateway|PostgreSQL sends a record here and the gateway cannot: list the columns (${name}.*), or build a record with row(${name}.a, ${name}.b).`,
-        ),
-      ],
-    );
-    const val = { CaseExpr: { args: [{ CaseWhen: { expr: isStruct, result: refusal } }], defresult: row } };
+    const val = outermost ? rowWrapped(row) : structRefused(row, name);
     return { ResTarget: { ...t.ResTarget, name: t.ResTarget.name ?? name, val } };
   });
   return wrapped ? targets : undefined;
+}
+
+/** `CASE WHEN t IS NULL THEN NULL ELSE struct_pack(fdl_pg_row := t) END`: a NULL row stays NULL. */
+function rowWrapped(row: Node): Node {
+  const pack = {
+    FuncCall: {
+      funcname: [str('struct_pack')],
+      args: [{ NamedArgExpr: { arg: row, name: 'fdl_pg_row', argnumber: -1 } }],
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
+  const isNull = { NullTest: { arg: row, nulltesttype: 'IS_NULL' } };
+  return {
+    CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: { A_Const: { isnull: true } } } }], defresult: pack },
+  };
+}
+
+function structRefused(row: Node, name: string): Node {
+  const isStruct = {
+    A_Expr: { kind: 'AEXPR_LIKE', name: [str('~~')], lexpr: call(['typeof'], [row]), rexpr: strConst('STRUCT(%') },
+  };
+  const refusal = call(
+    ['error'],
+    [
+      strConst(
+        `a whole-row reference (${name}) inside a subquery is not supported by fdl-gateway|PostgreSQL uses a record here and the gateway cannot: list the columns (${name}.*), or build a record with row(${name}.a, ${name}.b).`,
+      ),
+    ],
+  );
+  return { CaseExpr: { args: [{ CaseWhen: { expr: isStruct, result: refusal } }], defresult: row } };
 }

@@ -1,7 +1,8 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { avgCall, roundCall, roundOfNumeric, roundPlacesCall, sumCall } from './pg-result-types.js';
+import { avgCall, constantInteger, roundCall, roundOfNumeric, roundPlacesCall, sumCall } from './pg-result-types.js';
+import { isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRefused, unnestSrf } from './pg-calls.js';
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
@@ -110,16 +111,24 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   const pgName =
     parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   // The typed forms call DuckDB's own aggregate by its bare name (`pg_catalog.sum(x)` would read as a method on a column).
+  const shown = ctx.shown?.has(fc) === true;
   const typed =
     pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!)
         : pgName === 'round' && args?.length === 2 && !fc.over
-          ? roundPlacesCall(args[0]!, args[1]!)
+          ? (roundPlacesCall(args[0]!, args[1]!) ??
+            (shown
+              ? shownRound(args[0]!, args[1]!)
+              : constantInteger(args[1]) === undefined
+                ? variableRound(args[0]!, args[1]!)
+                : undefined))
           : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star
-            ? avgCall(out, args[0]!)
-            : undefined;
+            ? ((shown ? shownAggregate('avg', out, args[0]!) : undefined) ?? avgCall(out, args[0]!))
+            : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
+              ? shownAggregate(pgName!, out, args[0]!)
+              : undefined;
   if (typed) {
     ctx.changed = true;
     return typed;

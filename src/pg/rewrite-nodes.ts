@@ -15,6 +15,10 @@ export interface Ctx {
   floatSpelled: boolean;
   /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
   tableSample?: boolean;
+  /** Calls that are an outermost select list's items (pg-shown-calls.ts `shownItems`). */
+  shown?: ReadonlySet<Node>;
+  /** The outermost SELECTs' bodies (not set operations): their select lists are what the client is sent. */
+  outermost?: ReadonlySet<Node>;
 }
 
 export const PGCAT = 'pgcat';

@@ -133,7 +133,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         {
-          const targetList = wholeRowTargets(body);
+          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true);
           if (targetList) {
             ctx.changed = true;
             return walk({ SelectStmt: { ...body, targetList } }, ctx, display);

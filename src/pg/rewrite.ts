@@ -18,6 +18,7 @@ import { needsPgRewrite } from './rewrite-precheck.js';
 import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
 import type { Ctx } from './rewrite-nodes.js';
+import { outermostSelects, shownItems } from './pg-shown-calls.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -75,6 +76,7 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
+  const outermost = outermostSelects(tree);
   const ctx: Ctx = {
     changed: false,
     catalogsNamed: new Map(),
@@ -82,6 +84,8 @@ export function rewriteParsed(sql: string): RewriteResult {
     params: new Map(),
     systemColumns: SYSTEM_COLUMNS.test(sql),
     floatSpelled: /\bfloat\b/i.test(sql),
+    shown: shownItems(outermost),
+    outermost,
   };
   collectCtes(tree, ctx.ctes);
   const out = walk(tree, ctx, false);

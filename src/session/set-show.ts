@@ -126,8 +126,19 @@ export class SetShow {
     return { ...outcome, value };
   }
 
-  /** RESET ALL (and DISCARD ALL): search_path may change with it. */
-  async resetAll(): Promise<SettingOutcome> {
+  /**
+   * RESET ALL (and DISCARD ALL, which never runs in a block): search_path may change with it. In a
+   * block it is a session-level RESET of every parameter it changes, undone by ROLLBACK as those are.
+   */
+  async resetAll(inBlock = false): Promise<SettingOutcome> {
+    if (inBlock) {
+      for (const name of this.settings.differingFromDefaults()) {
+        const change = this.block.get(name) ?? { before: this.settings.get(name), local: false };
+        change.local = false;
+        change.session = { value: null };
+        this.block.set(name, change);
+      }
+    }
     await this.settings.resetAll();
     return { forgetStatements: true };
   }

@@ -162,6 +162,11 @@ export class SessionSettings {
     return warning;
   }
 
+  /** The parameters RESET ALL would change: those whose value is not the default. */
+  differingFromDefaults(): string[] {
+    return [...this.defaults()].filter(([k, v]) => this.values.get(k) !== v).map(([k]) => k);
+  }
+
   async resetAll(): Promise<void> {
     const changed: [string, string][] = [];
     for (const [k, v] of this.defaults()) {

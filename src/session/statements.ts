@@ -113,7 +113,7 @@ export async function runStatement<P extends CursorEntry>(
       settled(core, await core.setShow.set(stmt.name, null, core.tx.inBlock));
       return { kind: 'done', tag: 'RESET' };
     case 'resetAll':
-      settled(core, await core.setShow.resetAll());
+      settled(core, await core.setShow.resetAll(core.tx.inBlock));
       return { kind: 'done', tag: 'RESET' };
     case 'show':
       return { kind: 'rows', rows: [[core.setShow.show(stmt.name)]], tag: 'SHOW' };

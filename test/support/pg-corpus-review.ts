@@ -67,9 +67,12 @@ export const REVIEW_2 = [
   "select set_config('TimeZone', 'UTC', false), set_config('search_path', '\"$user\", public', false)",
   'show lc_ctype',
   'show lc_collate',
-  // a whole-row reference is a record in PostgreSQL: refused 0A000 as the only select item, a JSON object beside others (documented)
+  // a whole-row reference is a record in PostgreSQL: sent as one in the outermost select list (a table's row type is 2249 here, documented), refused inside a subquery
   "select t from (select 1 as a, 'a' as b) t",
   'select c from sales.customers c order by customer_id limit 2',
+  'select o, o.order_id from sales.orders o order by order_id limit 2',
+  'select c, o.order_id from sales.orders o left join sales.customers c on c.customer_id = o.customer_id + 100 order by 2 limit 2',
+  'select 1, customers from sales.customers order by customer_id limit 2',
   "select t from (select 1 as t, 'a' as b) t",
   "select 1, t from (select 1 as a, 'a' as b) t",
   // numeric division per row goes through double precision (documented: exact division per row costs ~100 µs a value)
@@ -100,4 +103,38 @@ export const REVIEW_3 = [
   'show work_mem',
   'show autovacuum_naptime',
   "select setting, unit from pg_settings where name = 'work_mem'",
+];
+
+/** Session 36: numerics PostgreSQL shows at a scale per value; round with a variable scale. */
+export const REVIEW_4 = [
+  // avg, variance, stddev of integers and numerics: select_div_scale per value (the outermost select list)
+  'select avg(x) from (values (1),(2),(2)) t(x)',
+  'select avg(x), variance(x), stddev(x), var_samp(x), stddev_samp(x), var_pop(x), stddev_pop(x) from (values (1),(2),(2),(100000)) t(x)',
+  'select avg(x), variance(x), stddev(x) from (values (1.25::numeric(10,2)),(2),(2)) t(x)',
+  'select avg(qty), avg(amount), variance(qty), stddev(amount), var_pop(order_id), stddev_pop(customer_id) from sales.orders',
+  'select status, avg(qty) a, stddev(amount) from sales.orders group by status order by a desc',
+  'select status, variance(amount), var_samp(qty::bigint) from sales.orders group by status order by 2',
+  'select variance(x), stddev(x), var_pop(x), avg(x) from (values (2),(2)) t(x)',
+  'select variance(x), stddev(x), var_pop(x), stddev_pop(x), avg(x) from (values (2)) t(x)',
+  'select variance(x), avg(x) from (values (2)) t(x) where x > 5',
+  'select avg(x), stddev(x) from (values (1::bigint),(-7)) t(x)',
+  'select avg(x), stddev(x), variance(x) from (values (0.00001),(0.00002)) t(x)',
+  'select avg(x::float8), stddev(x::float8), variance(x::float4) from (values (1),(2)) t(x)',
+  'select avg(qty) filter (where qty > 2), avg(distinct qty), pg_catalog.stddev(amount) from sales.orders',
+  // round(numeric, n) with n from a column or a cast constant: scale n per value
+  'select order_id, round(amount, qty) from sales.orders order by order_id limit 6',
+  'select round(amount, qty - 3), round(qty, qty - 5), round(customer_id::bigint, qty - 4) from sales.orders order by order_id limit 6',
+  'select round(amount, qty) r from sales.orders order by r, order_id limit 6',
+  "select round(amount, CAST('7' AS integer)), round(1.5, '2'::int), round(amount, 3::int2) from sales.orders order by order_id limit 2",
+  'select round(amount, -1), round(amount, 12), round(qty, -1) from sales.orders order by order_id limit 3',
+  // inside an expression the per-value scale is lost: refused
+  'select round(amount, qty) + 1 from sales.orders order by order_id limit 4',
+  'select round(amount, qty)::text from sales.orders order by order_id limit 4',
+  // whole-row references beside other select items: PostgreSQL's record text and binary (session 36)
+  "select t, t.a from (select 1 as a, 'x' as b) t",
+  "select t from (select 1 as a, 'a b' as b, null::int as c, date '2024-01-01' as d, 2.50 as n, '(\"q\")' as q) t",
+  "select 1, t from (select 1 as t, 'a' as b) t",
+  'select t.*, t from (select 1 as a, true as b) t order by 1',
+  'select x from (select t from (select 1 as a) t) x',
+  'select count(*) from (select t from (select 1 as a) t) x',
 ];

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
-import { REVIEW_2, REVIEW_3 } from './pg-corpus-review.js';
+import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -438,6 +438,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   "select pg_catalog.date_trunc('month', ordered_at::date), pg_catalog.octet_length(status), pg_catalog.btrim(' a ') from sales.orders order by order_id limit 2",
   "select * from pg_catalog.generate_series(date '2024-01-01', date '2024-01-03', interval '1 day')",
   "select pg_catalog.format('%s-%s', 1, 2), pg_catalog.encode('ab'::bytea, 'hex'), pg_catalog.initcap('ab cd')",
+  // numerics shown at a scale per value (session 36): the broad avg/stddev row must not hide them
+  ...REVIEW_4,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
@@ -675,7 +677,7 @@ export function corpusStatements(): string[] {
       out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...REVIEW_3, ...BI, ...NEVER_EXCUSED);
+  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...REVIEW_3, ...REVIEW_4, ...BI, ...NEVER_EXCUSED);
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }

@@ -7,7 +7,7 @@
  */
 import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { OID } from '../../pg/oids.js';
+import { OID, rowWrapped } from '../../pg/oids.js';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { valueEncoder, type EncodeSettings, type ValueEncoder } from './values.js';
 import { fastColumn, type Cell, type ColumnFactory } from './fast-columns.js';
@@ -29,6 +29,34 @@ function encodedColumn(enc: ValueEncoder): ColumnFactory {
       const at = w.length;
       w.int32(0);
       enc(w, v);
+      w.setInt32(at, w.length - at - 4);
+    };
+  };
+}
+
+/**
+ * A whole-row reference (pg/oids.ts `rowWrapped`): NULL when the row is, or when every field is NULL —
+ * the row an outer join adds for a missing match, which PostgreSQL sends as NULL (DuckDB: a struct of
+ * NULLs; a stored row of NULLs is NULL here too, where PostgreSQL prints `(,)`).
+ */
+function wholeRowColumn(enc: ValueEncoder): ColumnFactory {
+  const absent = (v: unknown): boolean => {
+    const row = v === null ? null : (v as { entries: Record<string, unknown> }).entries.fdl_pg_row;
+    if (row === null || row === undefined) return true;
+    const fields = (row as { entries?: Record<string, unknown> }).entries;
+    return fields !== undefined && typeof fields === 'object' && Object.values(fields).every((x) => x === null);
+  };
+  return (ch, c) => {
+    const vec = ch.getColumnVector(c);
+    return (w, i) => {
+      const v = vec.getItem(i);
+      if (absent(v)) {
+        w.int32(-1);
+        return;
+      }
+      const at = w.length;
+      w.int32(0);
+      enc(w, v!);
       w.setInt32(at, w.length - at - 4);
     };
   };
@@ -78,6 +106,7 @@ export function makeRowEncoder(
     }
     if (s.textFilter && t.typeId === DuckDBTypeId.VARCHAR) return filteredText(s.textFilter);
     if (f === 0 && VECTOR_OIDS.has(oid) && t.typeId === DuckDBTypeId.LIST) return vectorText;
+    if (rowWrapped(t)) return wholeRowColumn(valueEncoder(t, f, s));
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
   return (chunk, w, start = 0, end = chunk.rowCount) => {

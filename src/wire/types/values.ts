@@ -21,10 +21,12 @@ import {
   type DuckDBTimestampMillisecondsValue,
   type DuckDBBitValue,
   type DuckDBStructType,
+  type DuckDBStructValue,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { elementOidFor, isRecordStruct, listLeaf, OID } from '../../pg/oids.js';
+import { elementOidFor, isRecordStruct, listLeaf, OID, rowWrapped } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
+import { isShownNumericStruct, shownNumeric } from '../../pg/shown-numeric.js';
 import * as T from './text.js';
 import * as DT from './datetime-text.js';
 import * as B from './binary.js';
@@ -80,6 +82,15 @@ function timeMicros(t: DuckDBType, v: DuckDBValue): number {
 /** Text or binary encoder for values of DuckDB type `t`, served with the OID pgFieldFor gives. */
 export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ValueEncoder {
   const efd = s.extraFloatDigits ?? 1;
+  const row = rowWrapped(t);
+  if (row) {
+    // A whole-row reference: a record of the row's fields, or the column it turned out to be.
+    const inner =
+      row.typeId === DuckDBTypeId.STRUCT
+        ? recordEncoder(row as DuckDBStructType, format, s, valueEncoder)
+        : valueEncoder(row, format, s);
+    return (w, v) => inner(w, (v as DuckDBStructValue).entries.fdl_pg_row ?? null);
+  }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
     const { leaf, depth } = listLeaf(t);
     return arrayEncoder(depth, valueEncoder(leaf, format, s), elementOidFor(leaf), format, leaf);
@@ -215,6 +226,19 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
     case DuckDBTypeId.UNION:
     case DuckDBTypeId.VARIANT: {
       if (isRecordStruct(t)) return recordEncoder(t as DuckDBStructType, text ? 0 : 1, s, valueEncoder);
+      if (isShownNumericStruct(t)) {
+        // A numeric whose display scale PostgreSQL picks per value (pg/shown-numeric.ts).
+        const numeric = (v: DuckDBValue) => shownNumeric((v as DuckDBStructValue).entries);
+        return text
+          ? (w, v) => {
+              const x = numeric(v);
+              w.latin1(T.decimalString(x.value, x.scale));
+            }
+          : (w, v) => {
+              const x = numeric(v);
+              B.numericBinary(w, x.value, x.scale);
+            };
+      }
       // Served as json (114), whose text and binary forms are the same bytes.
       return (w, v) => {
         w.utf8(jsonText(t, v, s));
