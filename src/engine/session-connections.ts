@@ -1,0 +1,199 @@
+/**
+ * The DuckDB connections sessions run on, kept per instance and handed from one session to the next.
+ *
+ * Every session connection carries the cost and value guards (cost-guards.ts, value-guards.ts,
+ * regex-guards.ts, list-guards.ts): temporary macros that shadow built-ins, because DuckDB looks a
+ * function up in `temp` before any schema. Creating them is most of a session's start (≈ 12 ms of
+ * CPU in-process, 19 ms under load), so a connection keeps them for its life and goes back to its
+ * instance's idle list when its session ends, reset to what a fresh one is.
+ *
+ * Why a pool and not the guards created once in a shared schema: only `temp` comes before every
+ * other schema in every binding. A macro in a shared database is found first only while that
+ * database leads the session's search_path, and a view's or macro's body is bound with its own schema
+ * ahead of the session's path, so the guards would stop shadowing there; DuckDB's `current_schema()`
+ * would name the guards' schema. Kept in `temp`, name resolution stays exactly as the guard tests
+ * know it; what must be proven instead is that a session leaves nothing behind, which is checked
+ * at every return (`fingerprint`, compared with the instance's fresh connection) and tested
+ * (test/session-connections.test.ts).
+ *
+ * What a session changes on its connection is the gateway's own doing — USE of its version,
+ * search_path, TimeZone, `SET VARIABLE` of its settings and identity — since admission and the
+ * engine line let nothing but reads reach DuckDB (no DDL, no SET, `setseed` refused). The reset undoes
+ * each, reseeds DuckDB's random generator from the process's entropy (so no one session's random()
+ * or gen_random_uuid() state carries into the next), and the connection is kept only if its
+ * fingerprint then equals a fresh one's; otherwise it is disconnected. A session's handle is its
+ * own: once its session ends it reaches nothing (a stale interrupt is a no-op, any other call fails
+ * as on a disconnected connection) and its prepared statements are destroyed, as a disconnect did,
+ * so a late timer or stream of the old session can never touch the next session's statements.
+ */
+import { randomInt } from 'node:crypto';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { counted } from '../stages.js';
+import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
+import { listGuardStatements } from './list-guards.js';
+import { regexGuardStatements } from './regex-guards.js';
+import { valueGuardStatements } from './value-guards.js';
+
+/** Idle connections kept per instance; more than this many ending at once are disconnected. */
+export const IDLE_CONNECTIONS = 16;
+
+/**
+ * What a session can change on its connection, and what must equal a fresh connection's after the
+ * reset: the database and schema names resolve in, every setting's value, the variables set.
+ */
+const FINGERPRINT_SQL = `SELECT current_database(), current_schema(),
+  (SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings()),
+  (SELECT count(*) FROM duckdb_variables())`;
+
+interface Pool {
+  /** The statements that install the guards, built once from the instance's catalog. */
+  guards: Promise<string>;
+  /** A fresh connection's fingerprint (FINGERPRINT_SQL), taken once. */
+  fresh: Promise<string> | null;
+  idle: DuckDBConnection[];
+}
+
+const pools = new WeakMap<DuckDBInstance, Pool>();
+/** A session's handle → its connection, its pool and how to cut the handle off. */
+const handles = new WeakMap<DuckDBConnection, { conn: DuckDBConnection; pool: Pool; end: () => void }>();
+
+/** The prepare wrapper every session connection gets (engine.ts supplies the slots). */
+export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>) => Promise<T>;
+
+/**
+ * A connection for one client session: UTC until the session says otherwise, whatever the global
+ * value; the guards installed. An idle one of the instance if there is one, else a new one.
+ */
+export async function takeSessionConnection(
+  instance: DuckDBInstance,
+  inPrepareSlot: PrepareInSlot,
+): Promise<DuckDBConnection> {
+  let pool = pools.get(instance);
+  if (!pool) {
+    pool = { guards: guardStatements(instance), fresh: null, idle: [] };
+    pools.set(instance, pool);
+    pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
+  }
+  const conn = pool.idle.pop() ?? (await newConnection(instance, pool, inPrepareSlot));
+  return handleFor(conn, pool);
+}
+
+/**
+ * The session that took `handle` has ended and nothing of it runs on the connection any more: cut
+ * the handle off, reset the connection and keep it for the next session, or disconnect it.
+ */
+export async function endSessionConnection(handle: DuckDBConnection): Promise<void> {
+  const held = handles.get(handle);
+  if (!held) {
+    handle.disconnectSync(); // not one of ours (a test's own connection)
+    return;
+  }
+  handles.delete(handle);
+  held.end();
+  const { conn, pool } = held;
+  // The session's prepared statements go as they would with a disconnect: none can run on the next session's connection.
+  (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
+  try {
+    if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
+    await reset(conn);
+    if ((await fingerprint(conn)) !== (await pool.fresh)) throw new Error('the reset left state behind');
+    pool.idle.push(conn);
+  } catch {
+    try {
+      conn.disconnectSync();
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** How many connections an instance has idle (tests, status). */
+export function idleSessionConnections(instance: DuckDBInstance): number {
+  return pools.get(instance)?.idle.length ?? 0;
+}
+
+async function newConnection(
+  instance: DuckDBInstance,
+  pool: Pool,
+  inPrepareSlot: PrepareInSlot,
+): Promise<DuckDBConnection> {
+  const conn = await instance.connect();
+  // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
+  const prepare = conn.prepare.bind(conn);
+  conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
+  try {
+    await conn.run("SET SESSION TimeZone = 'UTC'");
+    await conn.run(await pool.guards);
+    counted('guard_install');
+    pool.fresh ??= fingerprint(conn);
+    await pool.fresh;
+  } catch (e) {
+    pool.fresh = null;
+    conn.disconnectSync();
+    throw e;
+  }
+  return conn;
+}
+
+/** Undo what a session set on its connection (module comment). */
+async function reset(conn: DuckDBConnection): Promise<void> {
+  const vars = (await conn.runAndReadAll('SELECT name FROM duckdb_variables()')).getRows();
+  const seed = randomInt(-(2 ** 46), 2 ** 46) / 2 ** 46; // setseed takes [-1, 1]
+  await conn.run(
+    [
+      'USE memory',
+      'RESET search_path',
+      "SET SESSION TimeZone = 'UTC'",
+      ...vars.map(([name]) => `RESET VARIABLE "${String(name).replace(/"/g, '""')}"`),
+      `SELECT setseed(${seed})`,
+    ].join('; '),
+  );
+}
+
+async function fingerprint(conn: DuckDBConnection): Promise<string> {
+  return JSON.stringify((await conn.runAndReadAll(FINGERPRINT_SQL)).getRows()[0], (_, v: unknown) =>
+    typeof v === 'bigint' ? String(v) : v,
+  );
+}
+
+/**
+ * The session's own view of `conn` (module comment): everything passes through until its session
+ * ends; then `interrupt` does nothing and any other call fails as on a disconnected connection.
+ */
+function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
+  let ended = false;
+  const handle = new Proxy(conn, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (!ended || typeof value !== 'function') return ended ? undefined : value;
+      if (key === 'interrupt' || key === 'disconnectSync') return () => undefined;
+      return () => {
+        throw new Error('Failed to query: connection disconnected');
+      };
+    },
+    set(target, key, value) {
+      return !ended && Reflect.set(target, key, value);
+    },
+  });
+  handles.set(handle, { conn, pool, end: () => (ended = true) });
+  return handle;
+}
+
+/** The cost and value guards' macros as one text, built once per instance from its catalog. */
+async function guardStatements(instance: DuckDBInstance): Promise<string> {
+  const conn = await instance.connect();
+  try {
+    const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
+    const arities = new Map(
+      rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]),
+    );
+    return [
+      ...costGuardStatements(arities),
+      ...valueGuardStatements(),
+      ...regexGuardStatements(),
+      ...listGuardStatements(),
+    ].join(';\n');
+  } finally {
+    conn.disconnectSync();
+  }
+}
