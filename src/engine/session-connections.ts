@@ -39,17 +39,26 @@ export const IDLE_CONNECTIONS = 16;
 
 /**
  * What a session can change on its connection, and what must equal a fresh connection's after the
- * reset: the database and schema names resolve in, every setting's value, the variables set.
+ * reset: the database and schema names resolve in, the search path, the variables set, and the
+ * settings — of a sealed instance those its lock leaves open (engine.ts › sealEngine: DuckDB lets
+ * only `allowed_configs`, search_path and schema change), of any other every setting.
  */
-const FINGERPRINT_SQL = `SELECT current_database(), current_schema(),
-  (SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings()),
-  (SELECT count(*) FROM duckdb_variables())`;
+async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
+  const [locked, allowed] = (
+    await conn.runAndReadAll("SELECT current_setting('lock_configuration'), current_setting('allowed_configs')")
+  ).getRows()[0]!;
+  const open =
+    locked === true
+      ? (allowed as { items: unknown[] }).items.map((name) => `current_setting('${String(name).replace(/'/g, "''")}')`)
+      : [`(SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings())`];
+  return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, '(SELECT count(*) FROM duckdb_variables())'].join(', ')}`;
+}
 
 interface Pool {
   /** The statements that install the guards, built once from the instance's catalog. */
   guards: Promise<string>;
-  /** A fresh connection's fingerprint (FINGERPRINT_SQL), taken once. */
-  fresh: Promise<string> | null;
+  /** How to take a connection's fingerprint, and a fresh connection's, taken once. */
+  fresh: Promise<{ sql: string; value: string }> | null;
   idle: DuckDBConnection[];
 }
 
@@ -96,7 +105,8 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
   try {
     if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
     await reset(conn);
-    if ((await fingerprint(conn)) !== (await pool.fresh)) throw new Error('the reset left state behind');
+    const fresh = await pool.fresh;
+    if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value) throw new Error('the reset left state behind');
     pool.idle.push(conn);
   } catch {
     try {
@@ -125,7 +135,7 @@ async function newConnection(
     await conn.run("SET SESSION TimeZone = 'UTC'");
     await conn.run(await pool.guards);
     counted('guard_install');
-    pool.fresh ??= fingerprint(conn);
+    pool.fresh ??= fingerprintSql(conn).then(async (sql) => ({ sql, value: await fingerprint(conn, sql) }));
     await pool.fresh;
   } catch (e) {
     pool.fresh = null;
@@ -150,8 +160,8 @@ async function reset(conn: DuckDBConnection): Promise<void> {
   );
 }
 
-async function fingerprint(conn: DuckDBConnection): Promise<string> {
-  return JSON.stringify((await conn.runAndReadAll(FINGERPRINT_SQL)).getRows()[0], (_, v: unknown) =>
+async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
+  return JSON.stringify((await conn.runAndReadAll(sql)).getRows()[0], (_, v: unknown) =>
     typeof v === 'bigint' ? String(v) : v,
   );
 }
