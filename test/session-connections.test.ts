@@ -103,6 +103,28 @@ describe('session connections: kept per instance, reset between sessions', () =>
     other.disconnectSync();
   });
 
+  test("the instance's baseline variables are held between sessions: a value changed is set back, one removed comes back, any other goes", async () => {
+    const engine = await createEngine({ threads: 1 });
+    const baseline = new Map([
+      ['pg_datestyle', 'ISO, MDY'],
+      ['pg_application_name', ''],
+    ]);
+    const vars = async (c: DuckDBConnection) =>
+      (await c.runAndReadAll("SELECT name || '=' || value FROM duckdb_variables() ORDER BY name")).getRows().flat();
+    const a = await connectSession(engine, baseline);
+    assert.deepEqual(await vars(a), ['pg_application_name=', 'pg_datestyle=ISO, MDY']);
+    await a.run(
+      `SET VARIABLE pg_datestyle = 'German'; RESET VARIABLE pg_application_name; SET VARIABLE "pg_myapp.tenant" = 'a'`,
+    );
+    await endSession(a);
+    assert.equal(idleSessionConnections(engine), 1);
+    const installs = workCount('guard_install');
+    const b = await connectSession(engine, baseline);
+    assert.equal(workCount('guard_install'), installs);
+    assert.deepEqual(await vars(b), ['pg_application_name=', 'pg_datestyle=ISO, MDY']);
+    await endSession(b);
+  });
+
   test('a connection whose reset leaves something behind is disconnected, not kept', async () => {
     // Unsealed, a session-scoped setting the reset does not undo can be changed (sealed, only TimeZone can).
     const unsealed = await createEngine({ threads: 1 });

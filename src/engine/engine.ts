@@ -122,11 +122,15 @@ export function inPrepareSlot<T>(sql: string, work: () => Promise<T>): Promise<T
 
 /**
  * A connection for one client session: UTC, the cost and value guards installed, prepares in the
- * process-wide slots; an idle one of the instance when there is one (session-connections.ts).
- * Give it back with endSession when the session has ended.
+ * process-wide slots; an idle one of the instance when there is one (session-connections.ts), holding
+ * the `baseline` variables (the first session's baseline is the instance's). Give it back with
+ * endSession when the session has ended.
  */
-export function connectSession(instance: DuckDBInstance): Promise<DuckDBConnection> {
-  return takeSessionConnection(instance, inPrepareSlot);
+export function connectSession(
+  instance: DuckDBInstance,
+  baseline?: ReadonlyMap<string, string>,
+): Promise<DuckDBConnection> {
+  return takeSessionConnection(instance, inPrepareSlot, baseline);
 }
 
 export { endSessionConnection as endSession } from './session-connections.js';

@@ -19,9 +19,11 @@
  * What a session changes on its connection is the gateway's own doing — USE of its version,
  * search_path, TimeZone, `SET VARIABLE` of its settings and identity — since admission and the
  * engine line let nothing but reads reach DuckDB (no DDL, no SET, `setseed` refused). The reset undoes
- * each, reseeds DuckDB's random generator from the process's entropy (so no one session's random()
- * or gen_random_uuid() state carries into the next), and the connection is kept only if its
- * fingerprint then equals a fresh one's; otherwise it is disconnected. A session's handle is its
+ * each — variables go back to the instance's baseline (the default settings' mirror, which every
+ * connection holds between sessions so a session sets only what its own values change; any other
+ * variable is reset) —, reseeds DuckDB's random generator from the process's entropy (so no one
+ * session's random() or gen_random_uuid() state carries into the next), and the connection is kept
+ * only if its fingerprint then equals a fresh one's; otherwise it is disconnected. A session's handle is its
  * own: once its session ends it reaches nothing (a stale interrupt is a no-op, any other call fails
  * as on a disconnected connection) and its prepared statements are destroyed, as a disconnect did,
  * so a late timer or stream of the old session can never touch the next session's statements.
@@ -29,6 +31,7 @@
 import { randomInt } from 'node:crypto';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { counted } from '../stages.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
@@ -51,10 +54,13 @@ async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
     locked === true
       ? (allowed as { items: unknown[] }).items.map((name) => `current_setting('${String(name).replace(/'/g, "''")}')`)
       : [`(SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings())`];
-  return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, '(SELECT count(*) FROM duckdb_variables())'].join(', ')}`;
+  const variables = `(SELECT string_agg(name || ':' || type || '=' || value, chr(10) ORDER BY name) FROM duckdb_variables())`;
+  return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, variables].join(', ')}`;
 }
 
 interface Pool {
+  /** Variables every session connection holds between sessions (name → VARCHAR value), set once per connection. */
+  baseline: ReadonlyMap<string, string>;
   /** The statements that install the guards, built once from the instance's catalog. */
   guards: Promise<string>;
   /** How to take a connection's fingerprint, and a fresh connection's, taken once. */
@@ -76,10 +82,11 @@ export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>) => Promise<
 export async function takeSessionConnection(
   instance: DuckDBInstance,
   inPrepareSlot: PrepareInSlot,
+  baseline: ReadonlyMap<string, string> = new Map(),
 ): Promise<DuckDBConnection> {
   let pool = pools.get(instance);
   if (!pool) {
-    pool = { guards: guardStatements(instance), fresh: null, idle: [] };
+    pool = { baseline, guards: guardStatements(instance), fresh: null, idle: [] };
     pools.set(instance, pool);
     pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
   }
@@ -104,7 +111,7 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
   (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
   try {
     if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
-    await reset(conn);
+    await reset(conn, pool.baseline);
     const fresh = await pool.fresh;
     if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value) throw new Error('the reset left state behind');
     pool.idle.push(conn);
@@ -134,6 +141,7 @@ async function newConnection(
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
     await conn.run(await pool.guards);
+    if (pool.baseline.size > 0) await conn.run(setVariables(pool.baseline));
     counted('guard_install');
     pool.fresh ??= fingerprintSql(conn).then(async (sql) => ({ sql, value: await fingerprint(conn, sql) }));
     await pool.fresh;
@@ -145,19 +153,34 @@ async function newConnection(
   return conn;
 }
 
-/** Undo what a session set on its connection (module comment). */
-async function reset(conn: DuckDBConnection): Promise<void> {
-  const vars = (await conn.runAndReadAll('SELECT name FROM duckdb_variables()')).getRows();
+/**
+ * Undo what a session set on its connection (module comment): variables back to the baseline (a
+ * value changed is set again, one the baseline lacks is reset), USE, search_path, TimeZone, the seed.
+ */
+async function reset(conn: DuckDBConnection, baseline: ReadonlyMap<string, string>): Promise<void> {
+  const vars = (await conn.runAndReadAll('SELECT name, value, type FROM duckdb_variables()')).getRows();
+  const back = new Map(baseline);
+  const undo: string[] = [];
+  for (const [name, value, type] of vars) {
+    const kept = baseline.get(String(name));
+    if (kept !== undefined && type === 'VARCHAR' && value === kept) back.delete(String(name));
+    else if (kept === undefined) undo.push(`RESET VARIABLE ${quoteIdent(String(name))}`);
+  }
   const seed = randomInt(-(2 ** 46), 2 ** 46) / 2 ** 46; // setseed takes [-1, 1]
   await conn.run(
     [
       'USE memory',
       'RESET search_path',
       "SET SESSION TimeZone = 'UTC'",
-      ...vars.map(([name]) => `RESET VARIABLE "${String(name).replace(/"/g, '""')}"`),
+      ...undo,
+      ...(back.size > 0 ? [setVariables(back)] : []),
       `SELECT setseed(${seed})`,
     ].join('; '),
   );
+}
+
+function setVariables(vars: ReadonlyMap<string, string>): string {
+  return [...vars].map(([name, value]) => `SET VARIABLE ${quoteIdent(name)} = ${quoteLiteral(value)}`).join('; ');
 }
 
 async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
