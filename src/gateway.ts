@@ -9,6 +9,7 @@ import { createSecureContext } from 'node:tls';
 import { openRepository, type Repository } from './resolver/repository.js';
 import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
+import { baselineVariables } from './session/settings.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';
 import type { TempCeiling } from './engine/temp-ceiling.js';
@@ -157,7 +158,7 @@ export class Gateway {
       },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: async (repo) => connectSession(await engines.for(repo)),
+        connectDuckDB: async (repo) => connectSession(await engines.for(repo), baselineVariables(config.limits)),
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,

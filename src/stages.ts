@@ -32,7 +32,9 @@ export type Stage = (typeof STAGES)[number];
  * - bind_check: DuckDB's bind of a text for the engine's line (analysis/side-effects.ts);
  * - prune_explain: DuckDB's EXPLAIN of a statement to choose its files (lake/prune.ts);
  * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
- * - revalidation: a version re-checked before a statement runs or is replayed (versions/).
+ * - revalidation: a version re-checked before a statement runs or is replayed (versions/);
+ * - guard_install: a new session connection's guard macros created (engine/session-connections.ts),
+ *   once per DuckDB connection, which later sessions reuse: not per session, nor per statement.
  */
 export const WORKS = [
   'analysis',
@@ -42,6 +44,7 @@ export const WORKS = [
   'prune_explain',
   'ref_check',
   'revalidation',
+  'guard_install',
 ] as const;
 export type Work = (typeof WORKS)[number];
 

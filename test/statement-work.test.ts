@@ -20,6 +20,7 @@ const WORK = [
   'prune_explain',
   'ref_check',
   'revalidation',
+  'guard_install',
 ] as const;
 type Counts = Record<(typeof WORK)[number], number>;
 
@@ -107,6 +108,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
+      guard_install: 0,
     });
   });
 
@@ -129,6 +131,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 10,
       revalidation: 10,
+      guard_install: 0,
     });
   });
 
@@ -147,6 +150,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
+      guard_install: 0,
     });
     // answered from the result cache: nothing planned, still one check of the ref and of the files
     const again = await cost(s, () => c.query('select count(*)::int as n from sales.orders where qty > 3'));
@@ -158,6 +162,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
+      guard_install: 0,
     });
   });
 
@@ -223,6 +228,7 @@ describe('statement work: once per text, once per signature, once per statement'
         prune_explain: 0,
         ref_check: 1,
         revalidation: 1,
+        guard_install: 0,
       });
       await other.query('set search_path = sales');
       const moved = await cost(s, async () => (rows = (await other.query(text)).rows));
@@ -232,6 +238,44 @@ describe('statement work: once per text, once per signature, once per statement'
     } finally {
       await other.end();
     }
+  });
+
+  test("a session's DuckDB connection goes to the next session: its guards are not created again, and nothing the first session set is seen by the next", async () => {
+    const open = async () => {
+      const k = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });
+      await k.connect();
+      return k;
+    };
+    const look = async (k: pg.Client) =>
+      (
+        await k.query(`select current_setting('myapp.tenant', true) as tenant, current_setting('TimeZone') as tz,
+          current_setting('search_path') as path, (select count(*)::int from orders) as orders,
+          to_char(timestamptz '2024-01-01 00:00:00+00', 'HH24') as hour`)
+      ).rows[0];
+    // A connection of its own to compare with: opened while the next one is in use, so not the reused one.
+    const fresh = await open();
+    const first = await open();
+    const expected = await look(fresh);
+    assert.deepEqual([expected.tenant, expected.tz, expected.hour], [null, 'UTC', '00']);
+    const d = await cost(s, async () => {
+      await first.query("set myapp.tenant = 'acme'");
+      await first.query("set timezone = 'Asia/Tokyo'");
+      assert.notDeepEqual(await look(first).catch(() => null), expected);
+      await first.query('set search_path = pg_catalog');
+      await assert.rejects(first.query('select count(*) from orders'), (e: { code?: string }) => e.code === '42P01');
+      await first.end();
+      // The connection is reset after the session's socket closes: a next session that arrives first
+      // gets a new connection, so one install in four is allowed; at least three reuse one.
+      await new Promise((r) => setTimeout(r, 200));
+      for (let i = 0; i < 4; i++) {
+        const next = await open();
+        assert.deepEqual(await look(next), expected);
+        await next.end();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    });
+    await fresh.end();
+    assert.ok(d.guard_install <= 1, JSON.stringify(d));
   });
 
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
@@ -249,6 +293,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
+      guard_install: 0,
     });
     const repeat = await cost(s, () => c.query({ text, values: [1, 5] }));
     assert.deepEqual(repeat, {
@@ -259,6 +304,7 @@ describe('statement work: once per text, once per signature, once per statement'
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
+      guard_install: 0,
     });
   });
 });

@@ -8,10 +8,7 @@ import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
-import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
-import { listGuardStatements } from './list-guards.js';
-import { regexGuardStatements } from './regex-guards.js';
-import { valueGuardStatements } from './value-guards.js';
+import { takeSessionConnection } from './session-connections.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -123,41 +120,17 @@ export function inPrepareSlot<T>(sql: string, work: () => Promise<T>): Promise<T
   return isHeavy(sql) ? heavyPrepareSlots.run(() => prepareSlots.run(work)) : prepareSlots.run(work);
 }
 
-/** A connection for one client session: UTC until the session says otherwise, whatever the global value. */
-export async function connectSession(instance: DuckDBInstance): Promise<DuckDBConnection> {
-  const conn = await instance.connect();
-  // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
-  const prepare = conn.prepare.bind(conn);
-  conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
-  try {
-    await conn.run("SET SESSION TimeZone = 'UTC'");
-    await conn.run(await costGuards(instance, conn));
-  } catch (e) {
-    conn.disconnectSync();
-    throw e;
-  }
-  return conn;
+/**
+ * A connection for one client session: UTC, the cost and value guards installed, prepares in the
+ * process-wide slots; an idle one of the instance when there is one (session-connections.ts), holding
+ * the `baseline` variables (the first session's baseline is the instance's). Give it back with
+ * endSession when the session has ended.
+ */
+export function connectSession(
+  instance: DuckDBInstance,
+  baseline?: ReadonlyMap<string, string>,
+): Promise<DuckDBConnection> {
+  return takeSessionConnection(instance, inPrepareSlot, baseline);
 }
 
-const guardsByInstance = new WeakMap<DuckDBInstance, Promise<string>>();
-/** The cost and value guards' macros (cost-guards.ts, value-guards.ts, regex-guards.ts, list-guards.ts) as one text, built once per instance from its catalog. */
-function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<string> {
-  let sql = guardsByInstance.get(instance);
-  if (!sql) {
-    sql = (async () => {
-      const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
-      const arities = new Map(
-        rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]),
-      );
-      return [
-        ...costGuardStatements(arities),
-        ...valueGuardStatements(),
-        ...regexGuardStatements(),
-        ...listGuardStatements(),
-      ].join(';\n');
-    })();
-    sql.catch(() => guardsByInstance.delete(instance));
-    guardsByInstance.set(instance, sql);
-  }
-  return sql;
-}
+export { endSessionConnection as endSession } from './session-connections.js';

@@ -193,7 +193,13 @@ export class SessionSettings {
 
   /** Mirror everything, plus the session's identity, once the startup settings are applied. */
   async describeSession(database: string, pid: number, repositories: string[]): Promise<void> {
-    await this.mirror(this.values);
+    // A kept connection already holds the defaults' mirror (baselineVariables): set only what differs.
+    const held = new Map(
+      (await this.conn.runAndReadAll("SELECT name, value FROM duckdb_variables() WHERE type = 'VARCHAR'"))
+        .getRows()
+        .map(([name, value]) => [String(name), String(value)]),
+    );
+    await this.mirror([...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v));
     await this.conn.run(
       [
         `SET VARIABLE pg_user = ${sqlString(this.user)}`,
@@ -266,12 +272,7 @@ export class SessionSettings {
   }
 
   private async mirror(settings: Iterable<[string, string]>): Promise<void> {
-    const parts: string[] = [];
-    for (const [k, v] of settings) {
-      // Custom (dotted) parameters too: current_setting('myapp.tenant') reads them after SET.
-      if (/^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_$]*)*$/.test(k))
-        parts.push(`SET VARIABLE ${quoteIdent(`pg_${k}`)} = ${sqlString(v)}`);
-    }
+    const parts = mirroredVariables(settings).map(([name, v]) => `SET VARIABLE ${quoteIdent(name)} = ${sqlString(v)}`);
     if (parts.length) await this.conn.run(parts.join('; '));
   }
 
@@ -292,3 +293,24 @@ export class SessionSettings {
 }
 
 const sqlString = quoteLiteral;
+
+/**
+ * The DuckDB variables that mirror settings (`pg_<name>`, read by the catalog emulation): custom
+ * (dotted) parameters too, so current_setting('myapp.tenant') reads them after SET.
+ */
+export function mirroredVariables(settings: Iterable<[string, string]>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of settings) if (/^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_$]*)*$/.test(k)) out.push([`pg_${k}`, v]);
+  return out;
+}
+
+/**
+ * The mirror of the default settings, which a session connection keeps between sessions
+ * (engine/session-connections.ts): a session then sets only the variables its own values change.
+ */
+export function baselineVariables(limits: SettingDefaults): ReadonlyMap<string, string> {
+  const d = defaultSettings('');
+  d.set('statement_timeout', String(limits.statementTimeoutMs));
+  d.set('idle_in_transaction_session_timeout', String(limits.idleInTransactionTimeoutMs));
+  return new Map(mirroredVariables(d));
+}

@@ -11,6 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
+import { endSession } from '../engine/engine.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal } from './portal.js';
@@ -130,11 +131,8 @@ export class Session {
     this.named.clear();
     this.core.preparer.cache.clear();
     this.core.version.release();
-    try {
-      this.conn.disconnectSync();
-    } catch {
-      /* already gone */
-    }
+    // Reset and kept for the next session, or disconnected (engine/session-connections.ts).
+    await endSession(this.conn).catch(() => undefined);
     releaseNativeMemory(); // its results' native memory, held until their wrappers are collected
   }
 

@@ -1,0 +1,232 @@
+/**
+ * The DuckDB connections sessions run on, kept per instance and handed from one session to the next.
+ *
+ * Every session connection carries the cost and value guards (cost-guards.ts, value-guards.ts,
+ * regex-guards.ts, list-guards.ts): temporary macros that shadow built-ins, because DuckDB looks a
+ * function up in `temp` before any schema. Creating them is most of a session's start (≈ 12 ms of
+ * CPU in-process, 19 ms under load), so a connection keeps them for its life and goes back to its
+ * instance's idle list when its session ends, reset to what a fresh one is.
+ *
+ * Why a pool and not the guards created once in a shared schema: only `temp` comes before every
+ * other schema in every binding. A macro in a shared database is found first only while that
+ * database leads the session's search_path, and a view's or macro's body is bound with its own schema
+ * ahead of the session's path, so the guards would stop shadowing there; DuckDB's `current_schema()`
+ * would name the guards' schema. Kept in `temp`, name resolution stays exactly as the guard tests
+ * know it; what must be proven instead is that a session leaves nothing behind, which is checked
+ * at every return (`fingerprint`, compared with the instance's fresh connection) and tested
+ * (test/session-connections.test.ts).
+ *
+ * What a session changes on its connection is the gateway's own doing — USE of its version,
+ * search_path, TimeZone, `SET VARIABLE` of its settings and identity — since admission and the
+ * engine line let nothing but reads reach DuckDB (no DDL, no SET, `setseed` refused). The reset undoes
+ * each — variables go back to the instance's baseline (the default settings' mirror, which every
+ * connection holds between sessions so a session sets only what its own values change; any other
+ * variable is reset) —, reseeds DuckDB's random generator from the process's entropy (so no one
+ * session's random() or gen_random_uuid() state carries into the next), and the connection is kept
+ * only if its fingerprint then equals a fresh one's; otherwise it is disconnected. A session's handle is its
+ * own: once its session ends it reaches nothing (a stale interrupt is a no-op, any other call fails
+ * as on a disconnected connection) and its prepared statements are destroyed, as a disconnect did,
+ * so a late timer or stream of the old session can never touch the next session's statements.
+ */
+import { randomInt } from 'node:crypto';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { counted } from '../stages.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
+import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
+import { listGuardStatements } from './list-guards.js';
+import { regexGuardStatements } from './regex-guards.js';
+import { valueGuardStatements } from './value-guards.js';
+
+/** Idle connections kept per instance; more than this many ending at once are disconnected. */
+export const IDLE_CONNECTIONS = 16;
+
+/**
+ * What a session can change on its connection, and what must equal a fresh connection's after the
+ * reset: the database and schema names resolve in, the search path, the variables set, and the
+ * settings — of a sealed instance those its lock leaves open (engine.ts › sealEngine: DuckDB lets
+ * only `allowed_configs`, search_path and schema change), of any other every setting.
+ */
+async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
+  const [locked, allowed] = (
+    await conn.runAndReadAll("SELECT current_setting('lock_configuration'), current_setting('allowed_configs')")
+  ).getRows()[0]!;
+  const open =
+    locked === true
+      ? (allowed as { items: unknown[] }).items.map((name) => `current_setting('${String(name).replace(/'/g, "''")}')`)
+      : [`(SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings())`];
+  const variables = `(SELECT string_agg(name || ':' || type || '=' || value, chr(10) ORDER BY name) FROM duckdb_variables())`;
+  return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, variables].join(', ')}`;
+}
+
+interface Pool {
+  /** Variables every session connection holds between sessions (name → VARCHAR value), set once per connection. */
+  baseline: ReadonlyMap<string, string>;
+  /** The statements that install the guards, built once from the instance's catalog. */
+  guards: Promise<string>;
+  /** How to take a connection's fingerprint, and a fresh connection's, taken once. */
+  fresh: Promise<{ sql: string; value: string }> | null;
+  idle: DuckDBConnection[];
+}
+
+const pools = new WeakMap<DuckDBInstance, Pool>();
+/** A session's handle → its connection, its pool and how to cut the handle off. */
+const handles = new WeakMap<DuckDBConnection, { conn: DuckDBConnection; pool: Pool; end: () => void }>();
+
+/** The prepare wrapper every session connection gets (engine.ts supplies the slots). */
+export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>) => Promise<T>;
+
+/**
+ * A connection for one client session: UTC until the session says otherwise, whatever the global
+ * value; the guards installed. An idle one of the instance if there is one, else a new one.
+ */
+export async function takeSessionConnection(
+  instance: DuckDBInstance,
+  inPrepareSlot: PrepareInSlot,
+  baseline: ReadonlyMap<string, string> = new Map(),
+): Promise<DuckDBConnection> {
+  let pool = pools.get(instance);
+  if (!pool) {
+    pool = { baseline, guards: guardStatements(instance), fresh: null, idle: [] };
+    pools.set(instance, pool);
+    pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
+  }
+  const conn = pool.idle.pop() ?? (await newConnection(instance, pool, inPrepareSlot));
+  return handleFor(conn, pool);
+}
+
+/**
+ * The session that took `handle` has ended and nothing of it runs on the connection any more: cut
+ * the handle off, reset the connection and keep it for the next session, or disconnect it.
+ */
+export async function endSessionConnection(handle: DuckDBConnection): Promise<void> {
+  const held = handles.get(handle);
+  if (!held) {
+    handle.disconnectSync(); // not one of ours (a test's own connection)
+    return;
+  }
+  handles.delete(handle);
+  held.end();
+  const { conn, pool } = held;
+  // The session's prepared statements go as they would with a disconnect: none can run on the next session's connection.
+  (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
+  try {
+    if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
+    await reset(conn, pool.baseline);
+    const fresh = await pool.fresh;
+    if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value) throw new Error('the reset left state behind');
+    pool.idle.push(conn);
+  } catch {
+    try {
+      conn.disconnectSync();
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** How many connections an instance has idle (tests, status). */
+export function idleSessionConnections(instance: DuckDBInstance): number {
+  return pools.get(instance)?.idle.length ?? 0;
+}
+
+async function newConnection(
+  instance: DuckDBInstance,
+  pool: Pool,
+  inPrepareSlot: PrepareInSlot,
+): Promise<DuckDBConnection> {
+  const conn = await instance.connect();
+  // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
+  const prepare = conn.prepare.bind(conn);
+  conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
+  try {
+    await conn.run("SET SESSION TimeZone = 'UTC'");
+    await conn.run(await pool.guards);
+    if (pool.baseline.size > 0) await conn.run(setVariables(pool.baseline));
+    counted('guard_install');
+    pool.fresh ??= fingerprintSql(conn).then(async (sql) => ({ sql, value: await fingerprint(conn, sql) }));
+    await pool.fresh;
+  } catch (e) {
+    pool.fresh = null;
+    conn.disconnectSync();
+    throw e;
+  }
+  return conn;
+}
+
+/**
+ * Undo what a session set on its connection (module comment): variables back to the baseline (a
+ * value changed is set again, one the baseline lacks is reset), USE, search_path, TimeZone, the seed.
+ */
+async function reset(conn: DuckDBConnection, baseline: ReadonlyMap<string, string>): Promise<void> {
+  const vars = (await conn.runAndReadAll('SELECT name, value, type FROM duckdb_variables()')).getRows();
+  const back = new Map(baseline);
+  const undo: string[] = [];
+  for (const [name, value, type] of vars) {
+    const kept = baseline.get(String(name));
+    if (kept !== undefined && type === 'VARCHAR' && value === kept) back.delete(String(name));
+    else if (kept === undefined) undo.push(`RESET VARIABLE ${quoteIdent(String(name))}`);
+  }
+  const seed = randomInt(-(2 ** 46), 2 ** 46) / 2 ** 46; // setseed takes [-1, 1]
+  await conn.run(
+    [
+      'USE memory',
+      'RESET search_path',
+      "SET SESSION TimeZone = 'UTC'",
+      ...undo,
+      ...(back.size > 0 ? [setVariables(back)] : []),
+      `SELECT setseed(${seed})`,
+    ].join('; '),
+  );
+}
+
+function setVariables(vars: ReadonlyMap<string, string>): string {
+  return [...vars].map(([name, value]) => `SET VARIABLE ${quoteIdent(name)} = ${quoteLiteral(value)}`).join('; ');
+}
+
+async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
+  return JSON.stringify((await conn.runAndReadAll(sql)).getRows()[0], (_, v: unknown) =>
+    typeof v === 'bigint' ? String(v) : v,
+  );
+}
+
+/**
+ * The session's own view of `conn` (module comment): everything passes through until its session
+ * ends; then `interrupt` does nothing and any other call fails as on a disconnected connection.
+ */
+function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
+  let ended = false;
+  const handle = new Proxy(conn, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (!ended || typeof value !== 'function') return ended ? undefined : value;
+      if (key === 'interrupt' || key === 'disconnectSync') return () => undefined;
+      return () => {
+        throw new Error('Failed to query: connection disconnected');
+      };
+    },
+    set(target, key, value) {
+      return !ended && Reflect.set(target, key, value);
+    },
+  });
+  handles.set(handle, { conn, pool, end: () => (ended = true) });
+  return handle;
+}
+
+/** The cost and value guards' macros as one text, built once per instance from its catalog. */
+async function guardStatements(instance: DuckDBInstance): Promise<string> {
+  const conn = await instance.connect();
+  try {
+    const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
+    const arities = new Map(
+      rows.map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number).sort((a, b) => a - b)]),
+    );
+    return [
+      ...costGuardStatements(arities),
+      ...valueGuardStatements(),
+      ...regexGuardStatements(),
+      ...listGuardStatements(),
+    ].join(';\n');
+  } finally {
+    conn.disconnectSync();
+  }
+}
