@@ -7,14 +7,16 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/engine/engine.js';
 import { attachVersion, type AttachedVersion } from '../src/versions/attach.js';
 import { openRepository } from '../src/resolver/repository.js';
 import { FsStore } from '../src/store/fs-store.js';
+import { HttpStore } from '../src/store/http-store.js';
 import { copyFixtures } from './support/gateway.js';
+import { serveFolder } from './support/http-server.js';
 
 const repos = copyFixtures('repos/basic');
 const root = () => repos.path('repos/basic');
@@ -61,4 +63,94 @@ test("a local version's views database is READ_ONLY: the engine refuses any chan
   assert.equal(files.length, 1, files.join(' '));
   await attached.dispose();
   assert.ok(!existsSync(join(temp(), 'views', files[0]!)), 'the file is removed with the version');
+});
+
+const writes = (db: string) => [
+  `CREATE OR REPLACE VIEW ${db}.sales.orders AS SELECT 1 AS forged`,
+  `DROP VIEW ${db}.sales.orders`,
+  `CREATE TABLE ${db}.main.t AS SELECT 1`,
+  `CREATE SCHEMA ${db}.evil`,
+  `COMMENT ON VIEW ${db}.sales.orders IS 'forged'`,
+  `CREATE MACRO ${db}.main.m() AS 1`,
+];
+
+/** The engine's own flag for `name`, and every write above refused on a raw connection. */
+async function assertReadOnly(c: DuckDBConnection, name: string): Promise<void> {
+  const ro = (
+    await c.runAndReadAll(`SELECT readonly FROM duckdb_databases() WHERE database_name = '${name}'`)
+  ).getRows();
+  assert.deepEqual(ro, [[true]], `${name} readonly`);
+  for (const sql of writes(`"${name}"`)) await assert.rejects(c.run(sql), /read-only|read only/i, sql);
+}
+
+test("a remote version's views database is READ_ONLY too, also after a statement rebuilt a view over the files it needs", async () => {
+  const http = await serveFolder(root());
+  const cacheDir = join(repos.dir, 'remote-cache');
+  const tempDir = join(cacheDir, 'duckdb-tmp', 'e2');
+  const e = await createEngine({ memoryLimit: '256MB', threads: 1, tempDirectory: tempDir });
+  let c: DuckDBConnection | undefined;
+  let v: AttachedVersion | undefined;
+  try {
+    await sealEngine(e, [cacheDir]);
+    const repo = await openRepository('remote', new HttpStore(http.url), { signatures: 'off', refTtlMs: 0, cacheDir });
+    const { versionId } = await repo.resolve('tags/v1');
+    v = await attachVersion(e, repo, versionId, `remote@${versionId}`, '__fdl_meta_r1', 60_000);
+    c = await connectSession(e);
+    const db = `"${v.dbName}"`;
+    await assertReadOnly(c, v.dbName);
+    // the statement's files fetched and its view rebuilt over them, as the planner does before a prepare
+    const count = async (sql: string) => {
+      const hold = await v!.ensureTables([{ schema: 'sales', name: 'orders' }], { sql, searchSchemas: ['main'] });
+      try {
+        return String((await c!.runAndReadAll(sql)).getRows()[0]![0]);
+      } finally {
+        hold.release();
+      }
+    };
+    const all = await count(`SELECT count(*) FROM ${db}.sales.orders`);
+    assert.ok(Number(all) > 0, all);
+    await assertReadOnly(c, v.dbName);
+    assert.equal(await count(`SELECT count(*) FROM ${db}.sales.orders`), all, 'the view answers as before');
+  } finally {
+    c?.disconnectSync();
+    await v?.dispose();
+    e.closeSync();
+    await http.close();
+  }
+  assert.deepEqual(readdirSync(join(tempDir, 'views')), [], 'every views file removed with the version');
+});
+
+test("a damaged local version's views database is READ_ONLY while a table waits for its files and after its view is built", async () => {
+  const copy = copyFixtures('repos/basic');
+  const tempDir = join(copy.dir, 'cache', 'duckdb-tmp', 'e3');
+  const base = copy.path('repos/basic');
+  const dir = join(base, 'data', 'sales', 'customers');
+  const file = join(dir, readdirSync(dir)[0]!);
+  const saved = join(copy.dir, 'saved.parquet');
+  renameSync(file, saved);
+  const e = await createEngine({ memoryLimit: '256MB', threads: 1, tempDirectory: tempDir });
+  let c: DuckDBConnection | undefined;
+  let v: AttachedVersion | undefined;
+  try {
+    await sealEngine(e, engineReadDirs({ local: { root: base, dataDir: 'data/' } }));
+    const repo = await openRepository('damaged', new FsStore(base), { signatures: 'off', refTtlMs: 0 });
+    const { versionId } = await repo.resolve('tags/v1');
+    v = await attachVersion(e, repo, versionId, `damaged@${versionId}`, '__fdl_meta_d1', 60_000);
+    c = await connectSession(e);
+    await assertReadOnly(c, v.dbName);
+    const customers = [{ schema: 'sales', name: 'customers' }];
+    await assert.rejects(v.ensureTables(customers), (err: { sqlstate?: string }) => err.sqlstate === 'XX001');
+    renameSync(saved, file);
+    (await v.ensureTables(customers)).release();
+    const n = (await c.runAndReadAll(`SELECT count(*) FROM "${v.dbName}".sales.customers`)).getRows()[0]![0];
+    assert.ok(Number(n) > 0, String(n));
+    await assertReadOnly(c, v.dbName);
+  } finally {
+    c?.disconnectSync();
+    await v?.dispose();
+    e.closeSync();
+  }
+  const left = readdirSync(join(tempDir, 'views'));
+  copy.cleanup();
+  assert.deepEqual(left, [], 'every views file removed with the version');
 });

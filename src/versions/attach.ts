@@ -8,9 +8,6 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from '../lake/index.js';
 import type { VersionLease } from './lease.js';
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import { lit, qi } from '../lake/sql.js';
 import type { Repository } from '../resolver/repository.js';
 import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
@@ -21,6 +18,7 @@ import { localCounting } from './local-counting.js';
 import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
 import { VersionRecheck } from './version-recheck.js';
+import { ViewsDatabase } from './views-database.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -55,8 +53,8 @@ export async function attachVersion(
 ): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.connect();
-  let viewsFile: string | undefined;
   try {
+    const views = await ViewsDatabase.plan(engine, conn, dbName);
     const catalog = await openCatalog(conn, version.catalogFile, metaName);
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
@@ -64,22 +62,18 @@ export async function attachVersion(
     // Local tables whose files did not verify at attach (absent, or other bytes): a placeholder view
     // that reads nothing, replaced by the real view once a statement finds the files verified.
     const unverified = new Set<LakeTable>();
-    const repairing = new Map<LakeTable, Promise<void>>();
     const repair = async (verified: readonly LakeTable[]): Promise<void> => {
-      if (unverified.size === 0) return;
-      const build = (t: LakeTable) =>
-        (async () => {
-          const c = await engine.connect();
-          try {
-            await materializeTable(c, catalog, t, dbName, locate);
-            unverified.delete(t);
-          } finally {
-            c.disconnectSync();
-          }
-        })().finally(() => repairing.delete(t));
-      await Promise.all(
-        verified.filter((t) => unverified.has(t)).map((t) => repairing.get(t) ?? repairing.set(t, build(t)).get(t)!),
-      );
+      const due = verified.filter((t) => unverified.has(t));
+      if (due.length === 0) return;
+      // changes are serial: a table another statement built meanwhile is not built again
+      const built: LakeTable[] = [];
+      await views.change(async (c, db) => {
+        for (const t of due.filter((t) => unverified.has(t))) {
+          await materializeTable(c, catalog, t, db, locate);
+          built.push(t);
+        }
+      });
+      for (const t of built) unverified.delete(t);
     };
     const recheck = new VersionRecheck(repo, version, versionId, catalog, recheckMs, !remote, repair);
     const catalogInfoSql = relationInfoStatement([
@@ -106,35 +100,30 @@ export async function attachVersion(
           }
         }
       }
-      // A local version's views never change once built: they are built in a file under DuckDB's
-      // temp directory and attached READ_ONLY, so no statement, whatever passed it, can replace one.
-      // A remote version's views are rebuilt over the files each statement needs: in memory, writable;
-      // so are those of a local version with unverified tables (their views are built later).
-      viewsFile = remote || unverified.size ? undefined : await viewsFileFor(conn, dbName);
+      // The views database is a file attached READ_ONLY once built (views-database.ts): no statement,
+      // whatever passed it, can replace a view. Views that change later (a remote table's over the
+      // files a statement needs, an unverified local table's once its files verify) change in a copy.
       const { warnings } = await attachCatalog(conn, catalog, dbName, locate, {
         deferTables: remote,
         placeholders: unverified,
-        file: viewsFile,
+        file: views.buildFile,
       });
       // a view or macro that cannot be created is left out (or dangling); the operator hears of it
       for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
       await applyDatasetComments(conn, dbName, catalog, version.dataset);
-      if (viewsFile) {
-        await conn.run(`DETACH ${qi(dbName)}`);
-        await conn.run(`ATTACH ${lit(viewsFile)} AS ${qi(dbName)} (READ_ONLY)`);
-      }
+      await views.seal(conn);
       // the snapshot reads which views are lake tables and which lake views from this connection
       await conn.run(catalogInfoSql);
       await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`).catch(() => undefined);
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
-      if (viewsFile) await rm(viewsFile, { force: true }).catch(() => undefined);
+      await views.remove().catch(() => undefined);
       throw e;
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
-    const tables = remote ? new RemoteTables(engine, version, catalog, dbName, prune) : null;
+    const tables = remote ? new RemoteTables(views, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
     const counting = remote ? null : localCounting(engine, catalog, locate);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
@@ -165,7 +154,7 @@ export async function attachVersion(
           await forgetVersionCatalog(c, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
-          if (viewsFile) await rm(viewsFile, { force: true });
+          await views.remove();
         } finally {
           c.disconnectSync();
           for (const p of pins) p.release();
@@ -212,17 +201,4 @@ async function applyDatasetComments(
         await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
     }
   }
-}
-
-/**
- * A fresh file for a local version's views database, in a folder of the instance's own temp
- * directory (the one place besides the repository a sealed instance may open).
- */
-async function viewsFileFor(conn: DuckDBConnection, dbName: string): Promise<string | undefined> {
-  const r = await conn.runAndReadAll("SELECT current_setting('temp_directory')");
-  const temp = String(r.getRows()[0]![0] ?? '');
-  if (!isAbsolute(temp)) return undefined; // no temp directory of its own (an engine made for a test): in memory
-  const dir = join(temp, 'views');
-  await mkdir(dir, { recursive: true });
-  return join(dir, `${dbName.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomBytes(6).toString('hex')}.duckdb`);
 }

@@ -5,12 +5,12 @@
  * statement cannot reach hold no row that could change its answer, so a view over any superset of
  * the needed files answers it exactly; the budget can evict the rest between statements.
  */
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { countedFiles, countedRows, materializeTable, type LakeCatalog, type LakeTable } from '../lake/index.js';
 import type { DownloadProgress, VerifiedVersion } from '../resolver/repository.js';
 import { Slots } from '../serial.js';
 import type { StatementFiles, StatementHold } from './lease.js';
 import type { PruningJudge } from './pruning.js';
+import type { ViewsDatabase } from './views-database.js';
 
 export const NO_HOLD: StatementHold = { bound: () => undefined, release: () => undefined };
 
@@ -23,7 +23,7 @@ export class RemoteTables {
   private views = 0;
 
   constructor(
-    private readonly engine: DuckDBInstance,
+    private readonly viewsDb: ViewsDatabase,
     private readonly version: VerifiedVersion,
     private readonly catalog: LakeCatalog,
     private readonly dbName: string,
@@ -75,16 +75,13 @@ export class RemoteTables {
       //    cached (pinned too: DuckDB binds the statement to the whole view); else rebuilt over
       //    exactly the needed ones, so a statement never pins files it does not read
       unlock = await this.viewLock.acquire();
+      const rebuild: { t: LakeTable; need: ReadonlySet<number>; counted?: number }[] = [];
       for (const t of tables) {
         const need = needed.get(t)!;
         const current = this.inView.get(t);
         if (t === counting && counted.length) {
           // a view for this statement alone (bound before the lock is given back); the next one rebuilds
-          await this.withConnection((c) =>
-            materializeTable(c, catalog, t, dbName, locate, need, countedRows(counted, catalog.snapshotId)),
-          );
-          this.inView.delete(t);
-          this.views++;
+          rebuild.push({ t, need, counted: countedRows(counted, catalog.snapshotId) });
           continue;
         }
         if (current && [...need].every((id) => current.has(id))) {
@@ -97,8 +94,17 @@ export class RemoteTables {
           }
           lease.release();
         }
-        await this.withConnection((c) => materializeTable(c, catalog, t, dbName, locate, need));
-        this.inView.set(t, new Set(need));
+        rebuild.push({ t, need });
+      }
+      if (rebuild.length) {
+        // every changed view in one change of the read-only views database (views-database.ts)
+        await this.viewsDb.change(async (c, db) => {
+          for (const r of rebuild) await materializeTable(c, catalog, r.t, db, locate, r.need, r.counted);
+        });
+        for (const r of rebuild) {
+          if (r.counted === undefined) this.inView.set(r.t, new Set(r.need));
+          else this.inView.delete(r.t);
+        }
         this.views++;
       }
       return { bound, release, views: this.views };
@@ -117,15 +123,6 @@ export class RemoteTables {
     if (missing.size === 0) return lease;
     lease.release();
     return null;
-  }
-
-  private async withConnection(work: (c: DuckDBConnection) => Promise<void>): Promise<void> {
-    const c = await this.engine.connect();
-    try {
-      await work(c);
-    } finally {
-      c.disconnectSync();
-    }
   }
 }
 
