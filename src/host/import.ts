@@ -6,7 +6,7 @@
  */
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { CatalogBuilder, initCatalog, type TablePlan } from './catalog-writer.js';
 import { colDef, lit, qi, sameTree, sqlType, type ColDef } from './coltypes.js';
@@ -16,11 +16,12 @@ import { LocalTarget, S3Target, type S3TargetOptions, type WriteTarget } from '.
 import { uuidv7 } from './uuid.js';
 import { checkReadableFile } from './preflight.js';
 import { parentHashes } from './files-json.js';
-import { Interrupted, interruptedBy, onInterrupt } from './interrupt.js';
+import { Interrupted, interruptedBy } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { DEFAULT_TARGET_FILE_SIZE, transformFits, type TableLayout, type Transform } from './layout.js';
 import { writeLayout, WriteFailure, type LayoutKey } from './file-writer.js';
-import { clearDeadWorkFolders, makeWorkFolder } from './work-folder.js';
+import { clearDeadWorkFolders } from './work-folder.js';
+import { openWorkspace } from './workspace.js';
 
 export interface TableSource {
   schema: string;
@@ -172,10 +173,8 @@ export async function importData(location: string, opts: ImportOptions): Promise
   const id = uuidv7();
   // work folders of imports killed before they could clean up (SIGKILL, the clean-up deadline) go first
   await clearDeadWorkFolders({ report: say });
-  const tmp = await makeWorkFolder('import');
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  const unhook = onInterrupt(() => conn.interrupt());
+  const ws = await openWorkspace('import');
+  const { tmp, conn } = ws;
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'"); // TIMESTAMPTZ statistics as the extension writes them
@@ -317,10 +316,7 @@ export async function importData(location: string, opts: ImportOptions): Promise
     await journal?.rollback(refKey);
     throw e;
   } finally {
-    unhook();
-    conn.closeSync();
-    instance.closeSync();
-    await rm(tmp, { recursive: true, force: true });
+    await ws.close();
   }
 }
 

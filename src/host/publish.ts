@@ -12,9 +12,9 @@
  * refs.json, exactly as fdl import does. Nothing a reader resolves points at the version until the
  * branch moves.
  */
-import { access, rm, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { pathProblem } from '../lake/paths.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { lit, qi } from './coltypes.js';
@@ -25,9 +25,8 @@ import { readStore } from './repo.js';
 import { createHash } from 'node:crypto';
 import { uuidv7 } from './uuid.js';
 import { checkReadableDir, checkReadableFile } from './preflight.js';
-import { onInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
-import { makeWorkFolder } from './work-folder.js';
+import { openWorkspace } from './workspace.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
 
@@ -217,10 +216,8 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
   });
   const { target, settings, parent, refKey } = vt;
   const id = uuidv7();
-  const tmp = await makeWorkFolder('publish');
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  const unhook = onInterrupt(() => conn.interrupt());
+  const ws = await openWorkspace('publish');
+  const { tmp, conn } = ws;
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'");
@@ -335,9 +332,6 @@ export async function publishCatalog(location: string, opts: PublishOptions): Pr
     await journal?.rollback(refKey);
     throw e;
   } finally {
-    unhook();
-    conn.closeSync();
-    instance.closeSync();
-    await rm(tmp, { recursive: true, force: true });
+    await ws.close();
   }
 }

@@ -15,7 +15,7 @@
  */
 import { readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { openCatalog } from '../lake/index.js';
 import { refKind } from '../resolver/names.js';
 import { parseFdlJson, type FdlSettings } from '../resolver/records.js';
@@ -35,9 +35,9 @@ import {
 import { checkNoCollision, readRef, writeRefsJson } from './refs-writer.js';
 import { openTarget, type S3TargetOptions, type WriteTarget } from './target.js';
 import { checkWritableFolder, checkWritableTarget } from './preflight.js';
-import { checkInterrupt, onInterrupt } from './interrupt.js';
+import { checkInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
-import { makeWorkFolder } from './work-folder.js';
+import { openWorkspace } from './workspace.js';
 
 export interface PushOptions {
   s3?: S3TargetOptions;
@@ -72,10 +72,8 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
   };
   // Checked before anything is written: DST (or the folder it will be made in) can be written to.
   const madeRoot = await checkPushTarget(target);
-  const tmp = await makeWorkFolder('push');
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  const unhook = onInterrupt(() => conn.interrupt());
+  const ws = await openWorkspace('push');
+  const { tmp, conn } = ws;
   let createdFdl = false;
   let journal: WriteJournal | null = null;
   try {
@@ -113,10 +111,7 @@ export async function pushRepository(src: string, dst: string, opts: PushOptions
     }
     throw e;
   } finally {
-    unhook();
-    conn.closeSync();
-    instance.closeSync();
-    await rm(tmp, { recursive: true, force: true });
+    await ws.close();
   }
 }
 

@@ -12,10 +12,9 @@
  * Then files.json, signature, version.json and the branch move, as fdl import does; a failure removes
  * everything the run wrote.
  */
-import { rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { parseVersionJson } from '../resolver/records.js';
 import { openCatalog, tableContext, tableSql } from '../lake/index.js';
 import { ROW_ID_FIELD_ID } from '../lake/tablesql.js';
@@ -30,10 +29,9 @@ import { hashFile, readStore } from './repo.js';
 import type { WriteTarget } from './target.js';
 import { uuidv7 } from './uuid.js';
 import { compactCatalog, finishVersion, preflightVersion } from './version-writer.js';
-import { onInterrupt } from './interrupt.js';
 import { checkedAssignments, checkedPredicate } from './user-sql.js';
 import { WriteJournal } from './write-journal.js';
-import { makeWorkFolder } from './work-folder.js';
+import { openWorkspace } from './workspace.js';
 
 export interface RowChangeOptions extends VersionWriteOptions {
   /** SCHEMA.TABLE (schema defaults to main). */
@@ -106,10 +104,8 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
   const { target, settings, parent, refKey } = vt;
   if (!parent) throw new Error(`${refKey} names no version in ${target.location}: there are no rows to ${verb}`);
   const id = uuidv7();
-  const tmp = await makeWorkFolder(verb);
-  const instance = await DuckDBInstance.create(':memory:');
-  const conn = await instance.connect();
-  const unhook = onInterrupt(() => conn.interrupt());
+  const ws = await openWorkspace(verb);
+  const { tmp, conn } = ws;
   let journal: WriteJournal | null = null;
   try {
     await conn.run("SET TimeZone = 'UTC'");
@@ -322,10 +318,7 @@ export async function changeRows(location: string, opts: RowChangeOptions): Prom
     await journal?.rollback(refKey);
     throw e;
   } finally {
-    unhook();
-    conn.closeSync();
-    instance.closeSync();
-    await rm(tmp, { recursive: true, force: true });
+    await ws.close();
   }
 }
 
