@@ -9,23 +9,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveBasic, type RunningGateway } from './support/gateway.js';
-import { JavaProbe } from './support/jdbc.js';
+import { runJavaProbe } from './support/jdbc.js';
 import { describeProbe, passedChecks } from './support/probe.js';
 
 describe('pgjdbc', () => {
   let gw: RunningGateway;
-  const java = new JavaProbe();
 
   before(async () => {
     gw = await serveBasic();
   });
   after(async () => {
     await gw?.stop();
-    java.cleanup();
   });
 
   test('JdbcProbe: prepareThreshold reuse, setFetchSize cursor, binary int params, cancel, recovery, DatabaseMetaData', async () => {
-    const r = await java.run('JdbcProbe', [gw.host, String(gw.port), 'basic'], 150_000);
+    const r = await runJavaProbe('JdbcProbe', [gw.host, String(gw.port), 'basic'], 150_000);
     assert.equal(r.code, 0, describeProbe(r));
     const passed = passedChecks(r.stdout);
     for (const c of [

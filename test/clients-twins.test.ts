@@ -7,29 +7,27 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, serveBasic, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { copySalesSchema } from './support/sales-mirror.js';
+import { javaClasses, PGJDBC_JAR } from './support/jdbc.js';
 import { describeProbe, runProbe, type ProbeResult } from './support/probe.js';
 import { venvPython } from './support/python-venv.js';
 
 const PROBES = join(ROOT, 'test', 'clients');
-const JAR = '/usr/share/java/postgresql.jar';
 
 describe('client twins: the same calls against PostgreSQL 15 and the gateway', { concurrency: 4 }, () => {
   let pg: PgCluster;
   let gw: RunningGateway;
-  const classes = mkdtempSync(join(tmpdir(), 'fdl-twins-java-'));
-  let compiled: Promise<ProbeResult>;
+  let compiled: Promise<string>;
 
   before(
     async () => {
-      // javac takes seconds: it compiles while the servers start.
-      compiled = runProbe('javac', ['-cp', JAR, '-d', classes, join(PROBES, 'JdbcTwins.java')], { timeoutMs: 120_000 });
+      // javac takes seconds: it compiles while the servers start (or another test file has compiled).
+      compiled = javaClasses();
+      compiled.catch(() => undefined); // the pgjdbc test reports a failure
       [pg, gw] = await Promise.all([startPgCluster({ settings: { TimeZone: 'UTC' } }), serveBasic()]);
       const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic@v2' });
       try {
@@ -54,8 +52,6 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     async () => {
       await gw?.stop();
       await pg?.stop();
-      await compiled?.catch(() => undefined); // javac may still be writing into the folder removed next
-      rmSync(classes, { recursive: true, force: true });
     },
     { timeout: 30_000 },
   );
@@ -167,12 +163,11 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
   });
 
   test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns / getFunctions / getProcedures, fetch … in after declare … with hold, setFetchSize', async () => {
-    const javac = await compiled;
-    assert.equal(javac.code, 0, describeProbe(javac));
+    const classes = await compiled;
     // The probe takes its target as arguments: one run per server, compared as the Python probes are.
     await twins(
       'sh',
-      ['-c', `exec java -cp '${classes}:${JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`],
+      ['-c', `exec java -cp '${classes}:${PGJDBC_JAR}' JdbcTwins "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`],
       [
         'setDate on a date column',
         'setDate with a Calendar, equality',

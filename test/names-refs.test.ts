@@ -8,20 +8,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveBasic, type RunningGateway } from './support/gateway.js';
-import { JavaProbe } from './support/jdbc.js';
+import { runJavaProbe } from './support/jdbc.js';
 import { describeProbe, runProbe } from './support/probe.js';
 import { canonicalDatabase, startupTarget } from '../src/session/startup.js';
 
 describe('names and refs as tools write them', () => {
   let gw: RunningGateway;
-  const java = new JavaProbe();
 
   before(async () => {
     gw = await serveBasic();
   });
   after(async () => {
     await gw?.stop();
-    java.cleanup();
   });
 
   /** psql -A -t over a libpq URL or conninfo; every command must succeed. Lines of output. */
@@ -114,7 +112,7 @@ describe('names and refs as tools write them', () => {
     assert.equal(sq.code, 0, describeProbe(sq));
     assert.deepEqual(sq.stdout.trim().split('\n'), [expected, expected]);
 
-    const j = await java.run(
+    const j = await runJavaProbe(
       'JdbcRefUrl',
       [`jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'],
       60_000,

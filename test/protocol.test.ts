@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import postgres from 'postgres';
-import { CLI, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { CLI, copyFixtures, startGateway, type RunningGateway, waitFor } from './support/gateway.js';
 import { RawPg } from './support/raw-pg.js';
 import { serialize } from 'pg-protocol';
 
@@ -410,9 +410,12 @@ describe('protocol: trust sessions', () => {
     const got: Buffer[] = [];
     sock.on('data', (d) => got.push(d));
     sock.write(Buffer.concat([len, body]));
-    await new Promise((r) => setTimeout(r, 1500));
+    // the whole first message (type, length, body)
+    const all = await waitFor(() => {
+      const b = Buffer.concat(got);
+      return b.length >= 5 && b.length >= 1 + b.readInt32BE(1) && b;
+    }, 'the answer to a 3.2 StartupMessage');
     sock.destroy();
-    const all = Buffer.concat(got);
     assert.equal(String.fromCharCode(all[0]!), 'v');
     assert.equal(all.readInt32BE(5), 0, 'newest minor version supported');
     assert.match(all.toString('latin1'), /_pq_\.odd/);

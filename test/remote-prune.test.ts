@@ -158,46 +158,49 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     const env = {
       env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
     };
-    gw = await startGateway(
-      ['--repo', 'r=s3://lake/partitioned/', '--repo', `l=${REPO}`, ...s3args, '--cache-dir', join(work, 'big')],
-      env,
-    );
     // a budget that holds the open version's catalog and a month or two of files, but not the table
     budget = (await catalogBytes()) + 3000;
-    small = await startGateway(
-      [
-        '--repo',
-        'r=s3://lake/partitioned/',
-        ...s3args,
-        '--cache-dir',
-        join(work, 'small'),
-        '--cache-max-bytes',
-        String(budget),
-      ],
-      env,
-    );
-    fresh = await startGateway(
-      ['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'fresh')],
-      env,
-    );
     // a distant store: every request waits, one download at a time
     slowProxy = await startCountingProxy(s3.endpoint, { latencyMs: 150 });
-    slow = await startGateway(
-      [
-        '--repo',
-        'r=s3://lake/partitioned/',
-        '--s3-endpoint',
-        slowProxy.url,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
-        '--cache-dir',
-        join(work, 'slow'),
-        '--download-concurrency',
-        '1',
-      ],
-      env,
-    );
+    // four gateways that share nothing but the store: started side by side (each one started is
+    // stopped by after(), also when another failed to start)
+    const started = await Promise.allSettled([
+      startGateway(
+        ['--repo', 'r=s3://lake/partitioned/', '--repo', `l=${REPO}`, ...s3args, '--cache-dir', join(work, 'big')],
+        env,
+      ),
+      startGateway(
+        [
+          '--repo',
+          'r=s3://lake/partitioned/',
+          ...s3args,
+          '--cache-dir',
+          join(work, 'small'),
+          '--cache-max-bytes',
+          String(budget),
+        ],
+        env,
+      ),
+      startGateway(['--repo', 'r=s3://lake/partitioned/', ...s3args, '--cache-dir', join(work, 'fresh')], env),
+      startGateway(
+        [
+          '--repo',
+          'r=s3://lake/partitioned/',
+          '--s3-endpoint',
+          slowProxy.url,
+          '--s3-region',
+          'us-east-1',
+          '--s3-force-path-style',
+          '--cache-dir',
+          join(work, 'slow'),
+          '--download-concurrency',
+          '1',
+        ],
+        env,
+      ),
+    ]);
+    [gw, small, fresh, slow] = started.map((r) => (r.status === 'fulfilled' ? r.value : undefined!));
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
   });
   after(async () => {
     await gw?.stop();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { connect } from 'node:net';
 import pg from 'pg';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
+import { copyFixtures, FIXTURES, startGateway, type RunningGateway, waitFor } from './support/gateway.js';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/engine/engine.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
@@ -429,7 +429,7 @@ describe('security: limits and audit', () => {
     const errors: string[] = [];
     c.on('error', (e: Error & { code?: string }) => errors.push(e.code ?? e.message));
     await c.query('BEGIN');
-    await new Promise((r) => setTimeout(r, 1200));
+    await waitFor(() => errors.length > 0, 'the session ended by idle_in_transaction_session_timeout (400 ms)');
     await assert.rejects(c.query('select 1'));
     assert.ok(errors.includes('25P03'), `got ${errors}`);
   });
@@ -449,12 +449,18 @@ describe('security: limits and audit', () => {
     await c.query("select 'hunter2-secret' as s");
     await c.query('select * from nope').catch(() => undefined);
     await c.end();
-    await new Promise((r) => setTimeout(r, 200));
-    const lines = gw
-      .stderr()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = () =>
+      gw
+        .stderr()
+        .split('\n')
+        .slice(0, -1) // complete lines only
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // the log is written asynchronously: the failed statement's line is the last of the three
+    const lines = await waitFor(() => {
+      const all = logged();
+      return all.some((l) => l.event === 'statement' && l.user === 'auditor' && l.sqlstate === '42P01') && all;
+    }, "the auditor's statement lines");
     assert.ok(
       lines.some((l) => l.event === 'connect' && l.user === 'auditor' && l.version === basicRefs['refs/tags/v1']),
     );
