@@ -38,9 +38,9 @@ const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|
 const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(?:as\s+)?\1\b`;
 /**
  * A bare name among other select items that a FROM item goes by: its alias (`from sales.orders o`,
- * `join … o`, `, … o`, `(…) o`) or its table name (`from sales.orders`), e.g. `select 1, t from … t`.
+ * `join … o`, `from a x, … o` without parentheses between, `(…) o`) or its table name (`from sales.orders`), e.g. `select 1, t from … t`.
  */
-const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
+const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|\bfrom\b[^;()]*?,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
 const WHOLE_ROW_ITEM = String.raw`(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?=,|\bfrom\b)[^;]*?${FROM_ITEM_NAMED}`;
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}`, 'i');
 const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
