@@ -32,7 +32,7 @@ export function outermostSelects(tree: unknown): Set<Node> {
 
 /**
  * The FuncCall bodies that are items of those select lists, as written (the walk meets these same
- * objects): only there may a value be a struct the wire shows as numeric.
+ * objects): only there may a value be a struct the wire sends as another type (numeric, bpchar, regtype).
  */
 export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
   const out = new Set<Node>();
@@ -41,6 +41,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       const val = t?.ResTarget?.val as Node | undefined;
       if (val?.FuncCall) out.add(val.FuncCall as Node);
       if (val?.A_Expr?.kind === 'AEXPR_OP') out.add(val.A_Expr as Node);
+      if (val?.TypeCast) out.add(val.TypeCast as Node);
     }
   }
   return out;

@@ -22,7 +22,7 @@ import {
   octetLength,
   settingOrError,
 } from './pg-forms.js';
-import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
+import { compat, names, PGCAT, str, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { cardinalityCall, jsonbBuildObjectRefused, regexSubstring } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 
@@ -74,6 +74,8 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return result;
   }
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
+  if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
   if (pgName === 'current_setting' && args?.length === 1 && !inFrom) {
     ctx.changed = true;
     return settingOrError(plain, args[0]!);

@@ -73,6 +73,8 @@ export const REVIEW_2 = [
   // inside a subquery or an expression avg keeps one scale per column, stddev double precision (documented)
   'select a from (select avg(qty) as a, sum(amount) / count(*) as m from sales.orders) s',
   'select round(stddev(qty), 3), variance(amount) + 0 from sales.orders',
+  'select x from (select name::char(4) as x from sales.customers) s order by 1 limit 2',
+  'select t from (select pg_typeof(qty) as t from sales.orders limit 1) s',
   'select o, o.order_id from sales.orders o order by order_id limit 2',
   'select c, o.order_id from sales.orders o left join sales.customers c on c.customer_id = o.customer_id + 100 order by 2 limit 2',
   'select 1, customers from sales.customers order by customer_id limit 2',
