@@ -12,6 +12,8 @@ const byPattern: [RegExp, string][] = [
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
+  // PostgreSQL's wording, raised by the pg/pg-macros.ts overloads of calls PostgreSQL has no function for
+  [/^Invalid Input Error: function \w+\([^"]*\) does not exist/, SQLSTATE.undefinedFunction],
   [/^Invalid Input Error: more than one function named ".*"/, '42725'],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],

@@ -180,20 +180,58 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
 }
 
 /**
- * `struct_pack(fdl_pg_row := x)` (pg-spellings.ts `wholeRowTargets`): a whole-row reference in the
- * outermost select list, sent as a record (2249) when x is a row, else as x (a column named like its
- * FROM item). The wrapped type, or undefined for any other type.
+ * A value the rewrite wrapped to say which PostgreSQL type it is sent as, where DuckDB's type cannot
+ * (pg-shown-calls.ts `typedAs`): a struct of one field named `fdl_pg_<what>` — `row` a whole-row
+ * reference (a record when x is a row, else x: a column named like its FROM item), `bpchar_<n>` and
+ * `varchar_<n>` a char(n)/varchar(n) cast, `regtype` pg_typeof's name. Undefined for any other type.
  */
-export function rowWrapped(t: DuckDBType): DuckDBType | undefined {
+export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType } | undefined {
   if (t.typeId !== DuckDBTypeId.STRUCT) return undefined;
   const s = t as unknown as { entryNames: readonly string[]; entryTypes: readonly DuckDBType[] };
-  return s.entryNames.length === 1 && s.entryNames[0] === 'fdl_pg_row' ? s.entryTypes[0] : undefined;
+  const name = s.entryNames.length === 1 ? s.entryNames[0]! : '';
+  return name.startsWith('fdl_pg_') ? { what: name.slice(7), inner: s.entryTypes[0]! } : undefined;
+}
+
+function wrappedField(what: string, inner: DuckDBType): PgField {
+  if (what === 'row' && inner.typeId === DuckDBTypeId.STRUCT) return { oid: OID.record, typmod: -1, typlen: -1 };
+  const chars = /^(bpchar|varchar)_(\d+)$/.exec(what);
+  if (chars) return { oid: chars[1] === 'bpchar' ? 1042 : 1043, typmod: Number(chars[2]) + 4, typlen: -1 };
+  if (what === 'regtype') return { oid: OID.regtype, typmod: -1, typlen: 4 };
+  return pgFieldFor(inner);
+}
+
+/** format_type's names (as pg_typeof answers them) → type OIDs, for regtype's binary form; 0 when unknown. */
+const REGTYPE_OIDS: ReadonlyMap<string, number> = new Map([
+  ['boolean', 16],
+  ['bytea', 17],
+  ['bigint', 20],
+  ['smallint', 21],
+  ['integer', 23],
+  ['text', 25],
+  ['json', 114],
+  ['real', 700],
+  ['double precision', 701],
+  ['unknown', 705],
+  ['date', 1082],
+  ['time without time zone', 1083],
+  ['timestamp without time zone', 1114],
+  ['timestamp with time zone', 1184],
+  ['interval', 1186],
+  ['time with time zone', 1266],
+  ['numeric', 1700],
+  ['record', 2249],
+  ['uuid', 2950],
+]);
+
+export function regtypeOid(name: string): number {
+  if (name.endsWith('[]')) return ARRAY_OF.get(REGTYPE_OIDS.get(name.slice(0, -2)) ?? -1) ?? 0;
+  return REGTYPE_OIDS.get(name) ?? 0;
 }
 
 /** RowDescription field for a DuckDB column type. Lists of any depth map to one array OID. */
 export function pgFieldFor(t: DuckDBType): PgField {
-  const row = rowWrapped(t);
-  if (row) return row.typeId === DuckDBTypeId.STRUCT ? { oid: OID.record, typmod: -1, typlen: -1 } : pgFieldFor(row);
+  const wrapped = typedWrapper(t);
+  if (wrapped) return wrappedField(wrapped.what, wrapped.inner);
   const { leaf, depth } = listLeaf(t);
   const elem = scalarOid(leaf);
   if (depth > 0) {

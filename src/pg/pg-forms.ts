@@ -94,6 +94,11 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   return castTo({ FuncCall: fc }, 'decimal', [38, 0]);
 }
 
+/** `date_part(field, x)`: double precision in PostgreSQL, whatever the field (DuckDB: BIGINT for most). */
+export function datePartFloat8(fc: Node): Node {
+  return castTo({ FuncCall: fc }, 'double');
+}
+
 /** A date argument PostgreSQL reads as timestamptz (date_trunc, generate_series); an untyped string constant too. */
 export function asTimestamptz(n: Node): Node {
   if (n.A_Const?.sval) return castTo(n, 'timestamptz');

@@ -208,6 +208,13 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
 const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
+/** Whether `a / b` of these operand types is numeric division: one is numeric and neither a float. */
+const numericDivision = (ta: string, tb: string): boolean =>
+  (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
+  ta !== 'FLOAT' &&
+  ta !== 'DOUBLE' &&
+  tb !== 'FLOAT' &&
+  tb !== 'DOUBLE';
 /** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) =>
@@ -240,6 +247,16 @@ const DIVISION: Array<[string, string]> = [
   ...INTERVAL_DIVISION('_pgsem_rdiv'),
   ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
 ];
+/** Types PostgreSQL has no avg or percentile_cont of, as it names them. */
+const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
+  ['DATE', 'date'],
+  ['TIMESTAMP', 'timestamp without time zone'],
+  ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'],
+  ['TIME', 'time without time zone'],
+];
+/** PostgreSQL's 42883 for a call it has no function for (engine/duckdb-errors.ts), raised where `x` is evaluated (typed: a NULL would be folded away with the call around it). */
+const noSuchFunction = (call: string, x: string): string =>
+  `CAST(CASE WHEN ${x} IS NULL OR true THEN error('function ${call} does not exist') END AS DOUBLE)`;
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
 const AVG: Array<[string, string]> = [
   ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [
@@ -247,7 +264,21 @@ const AVG: Array<[string, string]> = [
     'CASE WHEN n = 0 THEN NULL ELSE _pgsem_ndiv(s, n) END',
   ]),
   ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'a']),
+  ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
+    `_pgsem_avg(t ${t}, a, s, n)`,
+    noSuchFunction(`avg(${pg})`, 'a'),
+  ]),
   ['_pgsem_avg(t, a, s, n)', 'a'],
+  // percentile_cont orders float8 (or interval) values: numbers as double precision, dates 42883.
+  ...[...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'].map((t): [string, string] => [
+    `_pgsem_pctarg(t ${t}, x)`,
+    'CAST(x AS DOUBLE)',
+  ]),
+  ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
+    `_pgsem_pctarg(t ${t}, x)`,
+    noSuchFunction(`percentile_cont(double precision, ${pg})`, 'x'),
+  ]),
+  ['_pgsem_pctarg(t, x)', 'x'],
 ];
 /**
  * Outermost select-list items PostgreSQL shows at a scale per value (pg-shown-calls.ts): of integers
@@ -262,7 +293,32 @@ const SHOWN: Array<[string, string]> = [
     `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
     `CASE WHEN n = 0 THEN NULL ELSE ${shown('_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,
   ]),
+  ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
+    `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
+    noSuchFunction(`avg(${pg})`, 'orig'),
+  ]),
   ['_pgsem_shown_avg(t, orig, n, sx)', 'orig'],
+  // Over a window, per row: ordered by DuckDB's double avg (exact division per row costs too much).
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_shown_wavg(t ${t}, orig, n, sx)`,
+    `CASE WHEN n = 0 THEN NULL ELSE ${shown('orig', "'avg'", 'n', 'sx', 'NULL')} END`,
+  ]),
+  ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
+    `_pgsem_shown_wavg(t ${t}, orig, n, sx)`,
+    noSuchFunction(`avg(${pg})`, 'orig'),
+  ]),
+  ['_pgsem_shown_wavg(t, orig, n, sx)', 'orig'],
+  // a / b over aggregates (`sum(x) / count(*)`), numeric when `_pgsem_div` would divide as numeric.
+  ...DIVISION_TYPES.flatMap((ta) =>
+    DIVISION_TYPES.map((tb): [string, string] => [
+      `_pgsem_shown_div(ta ${ta}, tb ${tb}, a, b)`,
+      numericDivision(ta, tb)
+        ? `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE ${shown('_pgsem_ndiv(a, b)', "'div'", 'NULL', 'a', 'b')} END`
+        : 'a / b',
+    ]),
+  ),
+  ...INTERVAL_DIVISION('_pgsem_shown_div'),
+  ['_pgsem_shown_div(ta, tb, a, b)', 'a / b'],
   // Σx² exactly: integers squared in HUGEINT, numerics at twice their scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_square(t ${t}, x)`,

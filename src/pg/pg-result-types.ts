@@ -317,3 +317,8 @@ export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => No
     }
   );
 }
+
+/** `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: x read as double precision (PostgreSQL's float8 or interval forms; of a date 42883). */
+export function percentileArgument(x: Node): Node | undefined {
+  return dispatch('pctarg', [x], [x]);
+}

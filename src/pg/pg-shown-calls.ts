@@ -32,14 +32,16 @@ export function outermostSelects(tree: unknown): Set<Node> {
 
 /**
  * The FuncCall bodies that are items of those select lists, as written (the walk meets these same
- * objects): only there may a value be a struct the wire shows as numeric.
+ * objects): only there may a value be a struct the wire sends as another type (numeric, bpchar, regtype).
  */
 export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
   const out = new Set<Node>();
   for (const select of outermost) {
     for (const t of select.targetList as Node[]) {
-      const fc = t?.ResTarget?.val?.FuncCall as Node | undefined;
-      if (fc && !fc.over) out.add(fc);
+      const val = t?.ResTarget?.val as Node | undefined;
+      if (val?.FuncCall) out.add(val.FuncCall as Node);
+      if (val?.A_Expr?.kind === 'AEXPR_OP') out.add(val.A_Expr as Node);
+      if (val?.TypeCast) out.add(val.TypeCast as Node);
     }
   }
   return out;
@@ -52,7 +54,8 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
  */
 export function shownAggregate(name: string, out: Node, arg: Node): Node | undefined {
   const agg = (fn: string, a: Node = arg): Node => ({ FuncCall: { ...out, funcname: [str(fn)], args: [a] } });
-  if (name === 'avg') return dispatch('shown_avg', [arg], [agg('avg'), agg('count'), agg('sum')]);
+  if (name === 'avg')
+    return dispatch(out.over ? 'shown_wavg' : 'shown_avg', [arg], [agg('avg'), agg('count'), agg('sum')]);
   const kind = VARIANCES[name];
   if (!kind || out.agg_distinct) return undefined;
   const square = dispatch('square', [arg], [arg]);
@@ -69,4 +72,9 @@ export function shownRound(arg: Node, places: Node): Node | undefined {
 /** `round(x, n)` inside an expression, n not a constant: refused for integers and numerics (the scale would be lost). */
 export function variableRound(arg: Node, places: Node): Node | undefined {
   return dispatch('roundv', [arg], [arg, places]);
+}
+
+/** `a / b` over aggregates as an outermost select-list item: numeric division shown at its own scale. */
+export function shownDivision(l: Node, r: Node): Node | undefined {
+  return dispatch('shown_div', [l, r], [l, r]);
 }

@@ -4,7 +4,7 @@
  * int4 in arithmetic; refused: numeric NaN/Infinity (DuckDB's DECIMAL has neither), jsonb_build_object.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { call, str, strConst, type Node } from './rewrite-nodes.js';
+import { call, str, strConst, typedAs, type Node } from './rewrite-nodes.js';
 
 /** `a # b`: PostgreSQL's bitwise xor; `#` is a syntax error in DuckDB, whose spelling is xor(a, b). */
 export function xorOperator(lexpr: Node, rexpr: Node): Node {
@@ -118,7 +118,7 @@ function fromItemNames(from: Node[] | undefined, into = new Set<string>()): Set<
 /**
  * A whole-row reference in a select list (`select t, t.a from … t`): PostgreSQL sends a record, DuckDB
  * a struct. In the outermost select list it is wrapped as `struct_pack(fdl_pg_row := t)`, which the
- * wire sends as PostgreSQL's record (2249) in text and binary (pg/oids.ts `isRowWrapper`), and a
+ * wire sends as PostgreSQL's record (2249) in text and binary (pg/oids.ts `typedWrapper`), and a
  * column that happens to share the FROM item's name (which PostgreSQL, like DuckDB, prefers) as that
  * column. Inside a subquery, where the struct would meet other operators, a struct is refused 0A000
  * with a hint at bind time. The target list with those items wrapped, or undefined.
@@ -133,25 +133,10 @@ export function wholeRowTargets(select: Node, outermost: boolean): Node[] | unde
     if (!name || !rows.has(name)) return t;
     wrapped = true;
     const row = t.ResTarget.val as Node;
-    const val = outermost ? rowWrapped(row) : structRefused(row, name);
+    const val = outermost ? typedAs('row', row) : structRefused(row, name);
     return { ResTarget: { ...t.ResTarget, name: t.ResTarget.name ?? name, val } };
   });
   return wrapped ? targets : undefined;
-}
-
-/** `CASE WHEN t IS NULL THEN NULL ELSE struct_pack(fdl_pg_row := t) END`: a NULL row stays NULL. */
-function rowWrapped(row: Node): Node {
-  const pack = {
-    FuncCall: {
-      funcname: [str('struct_pack')],
-      args: [{ NamedArgExpr: { arg: row, name: 'fdl_pg_row', argnumber: -1 } }],
-      funcformat: 'COERCE_EXPLICIT_CALL',
-    },
-  };
-  const isNull = { NullTest: { arg: row, nulltesttype: 'IS_NULL' } };
-  return {
-    CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: { A_Const: { isnull: true } } } }], defresult: pack },
-  };
 }
 
 function structRefused(row: Node, name: string): Node {

@@ -1,12 +1,28 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { avgCall, constantInteger, roundCall, roundOfNumeric, roundPlacesCall, sumCall } from './pg-result-types.js';
+import {
+  avgCall,
+  constantInteger,
+  percentileArgument,
+  roundCall,
+  roundOfNumeric,
+  roundPlacesCall,
+  sumCall,
+} from './pg-result-types.js';
 import { isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
 import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRefused, unnestSrf } from './pg-calls.js';
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
-import { asTimestamptz, caseMapped, extractNumeric, int4Result, octetLength, settingOrError } from './pg-forms.js';
-import { compat, names, PGCAT, str, type Ctx, type Node } from './rewrite-nodes.js';
+import {
+  asTimestamptz,
+  caseMapped,
+  datePartFloat8,
+  extractNumeric,
+  int4Result,
+  octetLength,
+  settingOrError,
+} from './pg-forms.js';
+import { compat, names, PGCAT, str, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { cardinalityCall, jsonbBuildObjectRefused, regexSubstring } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 
@@ -58,6 +74,8 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return result;
   }
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
+  if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
   if (pgName === 'current_setting' && args?.length === 1 && !inFrom) {
     ctx.changed = true;
     return settingOrError(plain, args[0]!);
@@ -87,6 +105,13 @@ function pgCall(
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
+  if (pgName === 'date_part' && args?.length === 2 && !inFrom)
+    return datePartFloat8({ ...out, funcname: [str('date_part')] });
+  if (pgName === 'percentile_cont' && fc.agg_within_group && (out.agg_order as Node[] | undefined)?.length === 1) {
+    const by = (out.agg_order as Node[])[0]!.SortBy as Node;
+    const node = percentileArgument(by.node as Node);
+    if (node) return { FuncCall: { ...out, funcname: [str(pgName)], agg_order: [{ SortBy: { ...by, node } }] } };
+  }
   if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
     out.args = [args[0]!, asTimestamptz(args[1]!)];
@@ -124,8 +149,9 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
               : constantInteger(args[1]) === undefined
                 ? variableRound(args[0]!, args[1]!)
                 : undefined))
-          : pgName === 'avg' && args?.length === 1 && !fc.over && !fc.agg_star
-            ? ((shown ? shownAggregate('avg', out, args[0]!) : undefined) ?? avgCall(out, args[0]!))
+          : pgName === 'avg' && args?.length === 1 && !fc.agg_star && (shown || !fc.over)
+            ? ((shown ? shownAggregate('avg', out, args[0]!) : undefined) ??
+              (fc.over ? undefined : avgCall(out, args[0]!)))
             : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
               ? shownAggregate(pgName!, out, args[0]!)
               : undefined;

@@ -3,7 +3,17 @@ import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf, textOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
-import { compat, names, parseArrayText, REG_TYPES, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
+import {
+  compat,
+  names,
+  parseArrayText,
+  REG_TYPES,
+  str,
+  strConst,
+  typedAs,
+  type Ctx,
+  type Node,
+} from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { numericSpecialRefused } from './pg-spellings.js';
 
@@ -111,7 +121,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {
     ctx.changed = true;
-    return lengthCast(type, length, arg, display);
+    const cast = lengthCast(type, length, arg, display);
+    // In the outermost select list, sent as bpchar/varchar (DuckDB has only VARCHAR).
+    return ctx.shown?.has(tc) ? typedAs(`${type}_${length}`, cast) : cast;
   }
   const paramNo = tc.arg?.ParamRef?.number as number | undefined;
   const paramOid = PARAM_CAST_OIDS[type];

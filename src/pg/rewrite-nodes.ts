@@ -51,3 +51,12 @@ export function parseArrayText(s: string): Array<string | null> | undefined {
   }
   return out;
 }
+
+/** `struct_pack(fdl_pg_<what> := x)`: x sent as the PostgreSQL type `what` names (pg/oids.ts `typedWrapper`); outermost select lists only. */
+export const typedAs = (what: string, x: Node): Node => ({
+  FuncCall: {
+    funcname: [str('struct_pack')],
+    args: [{ NamedArgExpr: { arg: x, name: `fdl_pg_${what}`, argnumber: -1 } }],
+    funcformat: 'COERCE_EXPLICIT_CALL',
+  },
+});

@@ -12,6 +12,7 @@ import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
+import { shownDivision } from './pg-shown-calls.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -101,7 +102,7 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
       op !== '/'
         ? undefined
         : hasAggregate(e.lexpr) || hasAggregate(e.rexpr)
-          ? aggregateDivision(lexpr, guarded)
+          ? ((ctx.shown?.has(e) ? shownDivision(lexpr, guarded) : undefined) ?? aggregateDivision(lexpr, guarded))
           : rowDivision(lexpr, guarded);
     if (typed) {
       ctx.changed = true;

@@ -32,15 +32,15 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
  */
-const PG_TYPED_RESULTS = String.raw`\b(?:upper|lower|length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_TYPED_RESULTS = String.raw`\b(?:upper|lower|length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
 const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstring\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
 /** A whole-row reference as a select list's only item (`select t from (…) t`, `select c from customers c`). */
 const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(?:as\s+)?\1\b`;
 /**
  * A bare name among other select items that a FROM item goes by: its alias (`from sales.orders o`,
- * `join … o`, `, … o`, `(…) o`) or its table name (`from sales.orders`), e.g. `select 1, t from … t`.
+ * `join … o`, `from a x, … o` without parentheses between, `(…) o`) or its table name (`from sales.orders`), e.g. `select 1, t from … t`.
  */
-const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
+const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|\bfrom\b[^;()]*?,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
 const WHOLE_ROW_ITEM = String.raw`(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?=,|\bfrom\b)[^;]*?${FROM_ITEM_NAMED}`;
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}`, 'i');
 const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');

@@ -1,6 +1,6 @@
 /**
  * Numerics whose display scale PostgreSQL picks per value: avg, variance and stddev of integers and
- * numerics (select_div_scale) and round(numeric, n) with n from a column. DuckDB has one scale per
+ * numerics, a numeric division over aggregates (select_div_scale), and round(numeric, n) with n from a column. DuckDB has one scale per
  * column, so an outermost select-list item of these is built by the rewrite as a struct of exact
  * parts (pg-result-types.ts `shownNumeric…`), and the wire sends it as numeric (1700), the value
  * computed here in arbitrary precision as PostgreSQL's numeric.c computes it.
@@ -106,6 +106,7 @@ export function shownNumeric(entries: Record<string, unknown>): Numeric {
   const kind = String(entries.fdl_pg_of);
   const x = numericOf(entries.fdl_pg_x);
   if (kind === 'round') return roundTo(x, Number(entries.fdl_pg_n));
+  if (kind === 'div') return numericDiv(x, numericOf(entries.fdl_pg_x2));
   const n = BigInt(entries.fdl_pg_n as bigint | number);
   if (kind === 'avg') return numericDiv(x, { value: n, scale: 0 });
   return varianceOf(kind, n, x, numericOf(entries.fdl_pg_x2));

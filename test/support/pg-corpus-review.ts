@@ -70,6 +70,11 @@ export const REVIEW_2 = [
   // a whole-row reference is a record in PostgreSQL: sent as one in the outermost select list (a table's row type is 2249 here, documented), refused inside a subquery
   "select t from (select 1 as a, 'a' as b) t",
   'select c from sales.customers c order by customer_id limit 2',
+  // inside a subquery or an expression avg keeps one scale per column, stddev double precision (documented)
+  'select a from (select avg(qty) as a, sum(amount) / count(*) as m from sales.orders) s',
+  'select round(stddev(qty), 3), variance(amount) + 0 from sales.orders',
+  'select x from (select name::char(4) as x from sales.customers) s order by 1 limit 2',
+  'select t from (select pg_typeof(qty) as t from sales.orders limit 1) s',
   'select o, o.order_id from sales.orders o order by order_id limit 2',
   'select c, o.order_id from sales.orders o left join sales.customers c on c.customer_id = o.customer_id + 100 order by 2 limit 2',
   'select 1, customers from sales.customers order by customer_id limit 2',
@@ -130,6 +135,19 @@ export const REVIEW_4 = [
   // inside an expression the per-value scale is lost: refused
   'select round(amount, qty) + 1 from sales.orders order by order_id limit 4',
   'select round(amount, qty)::text from sales.orders order by order_id limit 4',
+  // a numeric division over aggregates and a windowed avg as select-list items: PostgreSQL's scale per value
+  'select sum(amount) / count(*), sum(order_id) / count(*), sum(qty) * 1.0 / count(*), sum(qty) / count(*) from sales.orders',
+  'select status, sum(amount) / nullif(count(*), 0), sum(amount) / count(*) filter (where qty > 100) from sales.orders group by status order by status',
+  'select sum(amount) / 0 from sales.orders',
+  'select order_id, avg(amount) over w, avg(qty) over w, variance(qty) over w, stddev_pop(amount) over w from sales.orders window w as (order by order_id rows 2 preceding) order by order_id limit 5',
+  // avg and percentile_cont of dates and timestamps do not exist in PostgreSQL (42883); percentile_cont of numbers is float8
+  'select avg(ordered_at), avg(signup) from sales.orders join sales.customers using (customer_id)',
+  'select round(avg(signup)) from sales.customers',
+  'select order_id, avg(ordered_at) over (order by order_id) from sales.orders order by order_id limit 2',
+  'select percentile_cont(0.5) within group (order by signup) from sales.customers',
+  'select status, percentile_cont(0.5) within group (order by amount), percentile_cont(0.9) within group (order by qty) from sales.orders group by 1 order by 1',
+  // date_part is double precision
+  "select date_part('day', signup), date_part('epoch', timestamp '2024-01-01 00:00:01'), date_part('isoyear', date '2024-12-30'), date_part('dow', ordered_at) from sales.orders join sales.customers using (customer_id) order by order_id limit 2",
   // whole-row references beside other select items: PostgreSQL's record text and binary (session 36)
   "select t, t.a from (select 1 as a, 'x' as b) t",
   "select t from (select 1 as a, 'a b' as b, null::int as c, date '2024-01-01' as d, 2.50 as n, '(\"q\")' as q) t",

@@ -7,7 +7,7 @@
  */
 import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { OID, rowWrapped } from '../../pg/oids.js';
+import { OID, typedWrapper } from '../../pg/oids.js';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { valueEncoder, type EncodeSettings, type ValueEncoder } from './values.js';
 import { fastColumn, type Cell, type ColumnFactory } from './fast-columns.js';
@@ -35,16 +35,16 @@ function encodedColumn(enc: ValueEncoder): ColumnFactory {
 }
 
 /**
- * A whole-row reference (pg/oids.ts `rowWrapped`): NULL when the row is, or when every field is NULL —
- * the row an outer join adds for a missing match, which PostgreSQL sends as NULL (DuckDB: a struct of
- * NULLs; a stored row of NULLs is NULL here too, where PostgreSQL prints `(,)`).
+ * A value wrapped with its PostgreSQL type (pg/oids.ts `typedWrapper`): NULL when the value is, and a
+ * row when every field is NULL — the row an outer join adds for a missing match, which PostgreSQL
+ * sends as NULL (DuckDB: a struct of NULLs; a stored row of NULLs is NULL here too, PostgreSQL `(,)`).
  */
-function wholeRowColumn(enc: ValueEncoder): ColumnFactory {
+function wrappedColumn(field: string, enc: ValueEncoder): ColumnFactory {
   const absent = (v: unknown): boolean => {
-    const row = v === null ? null : (v as { entries: Record<string, unknown> }).entries.fdl_pg_row;
-    if (row === null || row === undefined) return true;
-    const fields = (row as { entries?: Record<string, unknown> }).entries;
-    return fields !== undefined && typeof fields === 'object' && Object.values(fields).every((x) => x === null);
+    const x = v === null ? null : (v as { entries: Record<string, unknown> }).entries[field];
+    if (x === null || x === undefined) return true;
+    const fields = field === 'fdl_pg_row' ? (x as { entries?: Record<string, unknown> }).entries : undefined;
+    return fields !== undefined && typeof fields === 'object' && Object.values(fields).every((y) => y === null);
   };
   return (ch, c) => {
     const vec = ch.getColumnVector(c);
@@ -106,7 +106,8 @@ export function makeRowEncoder(
     }
     if (s.textFilter && t.typeId === DuckDBTypeId.VARCHAR) return filteredText(s.textFilter);
     if (f === 0 && VECTOR_OIDS.has(oid) && t.typeId === DuckDBTypeId.LIST) return vectorText;
-    if (rowWrapped(t)) return wholeRowColumn(valueEncoder(t, f, s));
+    const wrapped = typedWrapper(t);
+    if (wrapped) return wrappedColumn(`fdl_pg_${wrapped.what}`, valueEncoder(t, f, s));
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
   return (chunk, w, start = 0, end = chunk.rowCount) => {

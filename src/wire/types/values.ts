@@ -24,7 +24,7 @@ import {
   type DuckDBStructValue,
 } from '@duckdb/node-api';
 import type { Writer } from '../writer.js';
-import { elementOidFor, isRecordStruct, listLeaf, OID, rowWrapped } from '../../pg/oids.js';
+import { elementOidFor, isRecordStruct, listLeaf, OID, regtypeOid, typedWrapper } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
 import { isShownNumericStruct, shownNumeric } from '../../pg/shown-numeric.js';
 import * as T from './text.js';
@@ -82,14 +82,17 @@ function timeMicros(t: DuckDBType, v: DuckDBValue): number {
 /** Text or binary encoder for values of DuckDB type `t`, served with the OID pgFieldFor gives. */
 export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): ValueEncoder {
   const efd = s.extraFloatDigits ?? 1;
-  const row = rowWrapped(t);
-  if (row) {
-    // A whole-row reference: a record of the row's fields, or the column it turned out to be.
-    const inner =
-      row.typeId === DuckDBTypeId.STRUCT
-        ? recordEncoder(row as DuckDBStructType, format, s, valueEncoder)
-        : valueEncoder(row, format, s);
-    return (w, v) => inner(w, (v as DuckDBStructValue).entries.fdl_pg_row ?? null);
+  const wrapped = typedWrapper(t);
+  if (wrapped) {
+    // A value sent as the PostgreSQL type the rewrite named (pg/oids.ts `typedWrapper`).
+    const field = `fdl_pg_${wrapped.what}`;
+    const row = wrapped.what === 'row' && wrapped.inner.typeId === DuckDBTypeId.STRUCT;
+    const inner = row
+      ? recordEncoder(wrapped.inner as DuckDBStructType, format, s, valueEncoder)
+      : wrapped.what === 'regtype' && format === 1
+        ? (w: Writer, v: DuckDBValue) => void w.int32(regtypeOid(String(v)))
+        : valueEncoder(wrapped.inner, format, s);
+    return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
     const { leaf, depth } = listLeaf(t);
