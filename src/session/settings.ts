@@ -188,21 +188,31 @@ export class SessionSettings {
     this.outputKey = null;
   }
 
-  /** Mirror everything, plus the session's identity, once the startup settings are applied. */
-  async describeSession(database: string, pid: number, repositories: string[]): Promise<void> {
+  /**
+   * Mirror everything, plus the session's identity (and `more` variables, VARCHAR), once the startup
+   * settings are applied: one DuckDB call besides reading what the connection holds.
+   */
+  async describeSession(
+    database: string,
+    pid: number,
+    repositories: string[],
+    more: [string, string][] = [],
+  ): Promise<void> {
     // A kept connection already holds the defaults' mirror (baselineVariables): set only what differs.
     const held = new Map(
       (await this.conn.runAndReadAll("SELECT name, value FROM duckdb_variables() WHERE type = 'VARCHAR'"))
         .getRows()
         .map(([name, value]) => [String(name), String(value)]),
     );
-    await this.mirror([...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v));
+    const changed = [...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v);
     await this.conn.run(
       [
+        ...mirroredVariables(changed).map(([name, v]) => `SET VARIABLE ${quoteIdent(name)} = ${sqlString(v)}`),
         `SET VARIABLE pg_user = ${sqlString(this.user)}`,
         `SET VARIABLE pg_database = ${sqlString(database)}`,
         `SET VARIABLE pg_repositories = [${repositories.map(sqlString).join(', ')}]::VARCHAR[]`,
         `SET VARIABLE pg_backend_pid = ${pid}`,
+        ...more.map(([name, v]) => `SET VARIABLE ${quoteIdent(name)} = ${sqlString(v)}`),
       ].join('; '),
     );
   }
