@@ -38,6 +38,8 @@ const OUTPUT_NEUTRAL = new Set([
 ]);
 
 const fingerprints = new LRUCache<string, string>({ max: 1000 });
+/** Version databases' schemas (useVersion), by database name: a name is one version of one repository. */
+const schemasByDb = new LRUCache<string, string[]>({ max: 256 });
 let fingerprintSeq = 0;
 
 export interface SettingDefaults {
@@ -191,21 +193,31 @@ export class SessionSettings {
     this.outputKey = null;
   }
 
-  /** Mirror everything, plus the session's identity, once the startup settings are applied. */
-  async describeSession(database: string, pid: number, repositories: string[]): Promise<void> {
+  /**
+   * Mirror everything, plus the session's identity (and `more` variables, VARCHAR), once the startup
+   * settings are applied: one DuckDB call besides reading what the connection holds.
+   */
+  async describeSession(
+    database: string,
+    pid: number,
+    repositories: string[],
+    more: [string, string][] = [],
+  ): Promise<void> {
     // A kept connection already holds the defaults' mirror (baselineVariables): set only what differs.
     const held = new Map(
       (await this.conn.runAndReadAll("SELECT name, value FROM duckdb_variables() WHERE type = 'VARCHAR'"))
         .getRows()
         .map(([name, value]) => [String(name), String(value)]),
     );
-    await this.mirror([...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v));
+    const changed = [...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v);
     await this.conn.run(
       [
+        ...mirroredVariables(changed).map(([name, v]) => `SET VARIABLE ${quoteIdent(name)} = ${sqlString(v)}`),
         `SET VARIABLE pg_user = ${sqlString(this.user)}`,
         `SET VARIABLE pg_database = ${sqlString(database)}`,
         `SET VARIABLE pg_repositories = [${repositories.map(sqlString).join(', ')}]::VARCHAR[]`,
         `SET VARIABLE pg_backend_pid = ${pid}`,
+        ...more.map(([name, v]) => `SET VARIABLE ${quoteIdent(name)} = ${sqlString(v)}`),
       ].join('; '),
     );
   }
@@ -217,11 +229,8 @@ export class SessionSettings {
    * DuckDB's USE resets its own search_path, so it is set again for every version.
    */
   async useVersion(db: string): Promise<void> {
-    const r = await this.conn.runAndReadAll(
-      `SELECT schema_name FROM duckdb_schemas() WHERE database_name = ${sqlString(db)} AND (NOT internal OR schema_name = 'main') ORDER BY schema_name = 'main' DESC, schema_name`,
-    );
     const wasDefault = this.values.get('search_path') === this.defaultSearchPath();
-    this.version = { db, schemas: r.getRows().map((row) => String(row[0])) };
+    this.version = { db, schemas: await this.schemasOf(db) };
     if (wasDefault) {
       const path = this.defaultSearchPath();
       this.values.set('search_path', path);
@@ -229,6 +238,19 @@ export class SessionSettings {
       await this.mirror([['search_path', path]]);
     }
     await this.applySearchPath(this.values.get('search_path') ?? this.defaultSearchPath());
+  }
+
+  /** A version database's schemas, asked of DuckDB once per database: a version's schemas never change. */
+  private async schemasOf(db: string): Promise<string[]> {
+    let schemas = schemasByDb.get(db);
+    if (!schemas) {
+      const r = await this.conn.runAndReadAll(
+        `SELECT schema_name FROM duckdb_schemas() WHERE database_name = ${sqlString(db)} AND (NOT internal OR schema_name = 'main') ORDER BY schema_name = 'main' DESC, schema_name`,
+      );
+      schemas = r.getRows().map((row) => String(row[0]));
+      if (schemas.length > 0) schemasByDb.set(db, schemas);
+    }
+    return schemas;
   }
 
   /** The version's schemas (DuckDB names). */

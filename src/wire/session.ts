@@ -32,7 +32,6 @@ import type { SessionResults } from '../session/result-cache-policy.js';
 import type { NamedLimits } from '../session/named-limits.js';
 import { closingAtTransactionEnd } from '../session/cursors.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
-import { quoteLiteral } from '../quote.js';
 
 // The contracts the connection (and the composition root) build a session from, in one place.
 export type { VersionLease, VersionSource, SessionResults, SessionOutput };
@@ -375,10 +374,9 @@ export class Session {
 
   /** Session identity for the catalog emulation; called once the startup settings are applied. */
   async describeSession(database: string, pid: number): Promise<void> {
-    await this.settings.describeSession(database, pid, this.versions.repositories(this.user)); // pg_database: only what the user may see
-    if (this.core.clientAddress)
-      await this.conn.run(`SET VARIABLE pg_client_addr = ${quoteLiteral(this.core.clientAddress)}`);
-    await this.conn.run(`SET VARIABLE pg_backend_start = '${new Date().toISOString()}'`);
+    const more: [string, string][] = [['pg_backend_start', new Date().toISOString()]];
+    if (this.core.clientAddress) more.push(['pg_client_addr', this.core.clientAddress]);
+    await this.settings.describeSession(database, pid, this.versions.repositories(this.user), more); // pg_database: only what the user may see
     this.deliverPending(); // before the startup's own messages
   }
 
