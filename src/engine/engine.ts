@@ -9,6 +9,7 @@ import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
+import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
@@ -140,7 +141,7 @@ export async function connectSession(instance: DuckDBInstance): Promise<DuckDBCo
 }
 
 const guardsByInstance = new WeakMap<DuckDBInstance, Promise<string>>();
-/** The cost and value guards' macros (cost-guards.ts, value-guards.ts, regex-guards.ts, list-guards.ts) as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-guards.ts, value-guards.ts, regex-guards.ts, list-guards.ts, growth-guards.ts) as one text, built once per instance from its catalog. */
 function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<string> {
   let sql = guardsByInstance.get(instance);
   if (!sql) {
@@ -154,6 +155,7 @@ function costGuards(instance: DuckDBInstance, conn: DuckDBConnection): Promise<s
         ...valueGuardStatements(),
         ...regexGuardStatements(),
         ...listGuardStatements(),
+        ...growthGuardStatements(),
       ].join(';\n');
     })();
     sql.catch(() => guardsByInstance.delete(instance));
