@@ -253,3 +253,46 @@ describe('growth guards (engine/growth-guards.ts): the remaining built-ins whose
     await c.end();
   });
 });
+
+describe('nested lambdas (analysis/lambda-work.ts)', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await serveBasic([], { config: TRUST_ANN_READS_BASIC });
+  });
+  after(async () => {
+    await gw?.stop();
+  });
+
+  test('a lambda run over a list built in the statement, whose body builds lists, is refused 54000 at once and leaves the process idle; ordinary lambdas answer', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+    await c.connect();
+    await c.query(`set statement_timeout = ${TIMEOUT_MS}`);
+    // Before: folded at prepare for ~55 s of CPU after the client's 57014, which no cancel stopped.
+    for (const sql of [
+      'select list_transform(range(30000), x -> list_sum(range(x)))',
+      'select [list_sum(range(x)) for x in range(30000)]',
+      'select list_reduce(list_transform(range(20000), x -> range(x)), (a, b) -> a || b)',
+      'select list_transform(range(600), x -> list_transform(range(600), y -> list_sum(range(y))))',
+    ]) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) =>
+          e.code === '54000' &&
+          /would take about \d+ steps .* over the gateway's limit of 16777216/.test(e.message ?? ''),
+        sql,
+      );
+      assert.ok(Date.now() - t0 < 1000, `${sql}: answered after ${Date.now() - t0} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(1000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+    }
+    const r =
+      await c.query(`select list_transform(range(5), x -> x * 2)::varchar as t, [x * 2 for x in range(5) if x > 2]::varchar as c,
+      list_reduce([1, 2, 3], (a, b) -> a + b) as r, list_filter(range(30000), x -> x % 2 = 0)[15000] as f,
+      list_transform(range(100), x -> list_sum(range(x)))[100] as n`);
+    assert.deepEqual(r.rows[0], { t: '[0, 2, 4, 6, 8]', c: '[6, 8]', r: 6, f: '29998', n: '4851' });
+    await c.end();
+  });
+});

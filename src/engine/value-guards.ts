@@ -88,7 +88,7 @@ function replaceGuard(): Overload {
  */
 function formatGuards(name: string): Overload[] {
   const specs = `system.main.regexp_extract_all(a1, '%[^a-zA-Z%]*|\\{[^{}]*\\}')`;
-  const widest = `coalesce(list_max(TRY_CAST(system.main.regexp_extract_all(array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
+  const widest = `coalesce(list_max(TRY_CAST(system.main.regexp_extract_all(system.main.array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
   const dynamic = `system.main.regexp_matches(a1, '%[^a-zA-Z%]*\\*|\\{[^{}]*\\{')`;
   const out: Overload[] = [];
   for (let n = 0; n <= MAX_FORMAT_ARGS; n++) {
