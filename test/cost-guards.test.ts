@@ -166,3 +166,133 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     await c.end();
   });
 });
+
+describe('growth guards (engine/growth-guards.ts): the remaining built-ins whose result is many times their input', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await serveBasic([], { config: TRUST_ANN_READS_BASIC });
+  });
+  after(async () => {
+    await gw?.stop();
+  });
+
+  test('each ends 54000 at once, with the size taken from a row, and the process goes idle; ordinary calls answer as the built-ins do', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+    await c.connect();
+    await c.query(`set statement_timeout = ${TIMEOUT_MS}`);
+    const controls = `(select string_agg(repeat(chr(1), 100000), '') from range(1))`;
+    // Before: each answered, building 8×, 2×, 3×, 6×, n², 10× or n times its input in one uninterruptible call.
+    const payloads: [string, RegExp][] = [
+      [`select length(bin(${long('x', 100000)}))`, /^bin: a result exceeds/],
+      [`select length(to_binary(${long('x', 100000)}))`, /^to_binary: a result exceeds/],
+      [`select length(hex(${long('x', 300000)}))`, /^hex: a result exceeds/],
+      [`select length(to_hex(${long('x', 300000)}::blob))`, /^to_hex: a result exceeds/],
+      [`select length(url_encode(${long('é', 200000)}))`, /^url_encode: a result exceeds/],
+      [`select length(regexp_escape(${long('.', 300000)}))`, /^regexp_escape: a result exceeds/],
+      [`select length(to_json(${controls}))`, /^to_json: a result exceeds/],
+      [`select length(json_quote(${controls}))`, /^json_quote: a result exceeds/],
+      [
+        "select length(json_pretty(repeat('[', n) || repeat(']', n))) from (values (5000)) t(n)",
+        /^json_pretty: a result exceeds/,
+      ],
+      [`select length(strftime(DATE '2020-01-01', '${'%c'.repeat(20000)}'))`, /^strftime: a result exceeds/],
+      ['select len(equi_width_bins(0, 10, n, false)) from (values (100000000)) t(n)', /^equi_width_bins: a result/],
+      ["select length(bitstring('1', n)) from (values (2000000000)) t(n)", /^bitstring: a result exceeds/],
+      [
+        `select length(array_to_string(range(n), '${'x'.repeat(1000)}')) from (values (30000)) t(n)`,
+        /^array_to_string:/,
+      ],
+      [
+        `select length(list_aggr(range(n), 'string_agg', '${'x'.repeat(65)}')) from (values (30000)) t(n)`,
+        /^list_aggr\(\) with string_agg takes a separator of at most 64 bytes/,
+      ],
+    ];
+    for (const [sql, message] of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''),
+        sql.slice(0, 120),
+      );
+      const took = Date.now() - t0;
+      assert.ok(took < TIMEOUT_MS, `${sql.slice(0, 120)}: answered after ${took} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(1000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 0.5, `${sql.slice(0, 120)}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+    }
+    const r =
+      await c.query(`select bin(5) as b, bin('ab') as bs, hex(255) as h, hex('ab') as hs, to_hex('\\xff'::blob) as hb,
+      url_encode('a b') as u, regexp_escape('a.b') as re, base64('abc'::blob) as b64, to_base64('abc') as b64s, to_json('a"b') as j,
+      json_pretty('{"a":[1,2]}') as p, strftime(DATE '2020-01-02', '%Y/%m/%d') as f, strftime('%Y', DATE '2021-05-01') as f2,
+      equi_width_bins(0, 10, 2, false)::varchar as bins, bitstring('101', 5)::varchar as bits,
+      array_to_string([1, 2, 3], ', ') as a, list_aggr(['x', 'y'], 'string_agg', '-') as l, list_aggr([1, 2, 3], 'sum') as s,
+      length(hex(${long('x', 200000)}))::int as edge, length(to_json(${long('x', 1000000)}))::int as plain`);
+    assert.deepEqual(r.rows[0], {
+      b: '101',
+      bs: '0110000101100010',
+      h: 'FF',
+      hs: '6162',
+      hb: 'FF',
+      u: 'a%20b',
+      re: 'a\\.b',
+      b64: 'YWJj',
+      b64s: 'YWJj',
+      j: 'a"b',
+      p: '{\n    "a": [\n        1,\n        2\n    ]\n}',
+      f: '2020/01/02',
+      f2: '2021',
+      bins: '[5, 10]',
+      bits: '00101',
+      a: '1, 2, 3',
+      l: 'x-y',
+      s: '6',
+      edge: 400000,
+      plain: 1000002,
+    });
+    await c.end();
+  });
+});
+
+describe('nested lambdas (analysis/lambda-work.ts)', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await serveBasic([], { config: TRUST_ANN_READS_BASIC });
+  });
+  after(async () => {
+    await gw?.stop();
+  });
+
+  test('a lambda run over a list built in the statement, whose body builds lists, is refused 54000 at once and leaves the process idle; ordinary lambdas answer', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+    await c.connect();
+    await c.query(`set statement_timeout = ${TIMEOUT_MS}`);
+    // Before: folded at prepare for ~55 s of CPU after the client's 57014, which no cancel stopped.
+    for (const sql of [
+      'select list_transform(range(30000), x -> list_sum(range(x)))',
+      'select [list_sum(range(x)) for x in range(30000)]',
+      'select list_reduce(list_transform(range(20000), x -> range(x)), (a, b) -> a || b)',
+      'select list_transform(range(600), x -> list_transform(range(600), y -> list_sum(range(y))))',
+    ]) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) =>
+          e.code === '54000' &&
+          /would take about \d+ steps .* over the gateway's limit of 16777216/.test(e.message ?? ''),
+        sql,
+      );
+      assert.ok(Date.now() - t0 < 1000, `${sql}: answered after ${Date.now() - t0} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(1000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+    }
+    const r =
+      await c.query(`select list_transform(range(5), x -> x * 2)::varchar as t, [x * 2 for x in range(5) if x > 2]::varchar as c,
+      list_reduce([1, 2, 3], (a, b) -> a + b) as r, list_filter(range(30000), x -> x % 2 = 0)[15000] as f,
+      list_transform(range(100), x -> list_sum(range(x)))[100] as n`);
+    assert.deepEqual(r.rows[0], { t: '[0, 2, 4, 6, 8]', c: '[6, 8]', r: 6, f: '29998', n: '4851' });
+    await c.end();
+  });
+});

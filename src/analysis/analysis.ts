@@ -17,6 +17,7 @@ import { stripLeadingComments } from '../text/split.js';
 import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
+import { checkLambdaWork } from './lambda-work.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
@@ -178,6 +179,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
   checkSizeLimits(tree);
   checkGuardNesting(tree);
+  // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
+  checkLambdaWork(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;

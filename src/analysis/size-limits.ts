@@ -59,6 +59,47 @@ function requestedSize(name: string, args: unknown[]): number | null {
   }
 }
 
+/** DuckDB's list aggregates (list_aggr and its aliases), which an engine guard cannot shadow. */
+const LIST_AGGREGATES = new Set(['list_aggr', 'array_aggr', 'list_aggregate', 'array_aggregate', 'aggregate']);
+const JOINING_AGGREGATES = new Set(['string_agg', 'group_concat', 'listagg']);
+/** The longest separator a list aggregate may put between every two elements. */
+export const MAX_JOIN_SEPARATOR = 64;
+
+/** The bytes of every string constant under `n` (what a folded expression of them could print at most, unrepeated). */
+function textBytes(n: unknown): number {
+  let bytes = 0;
+  const stack: unknown[] = [n];
+  while (stack.length > 0) {
+    const o = stack.pop();
+    if (!o || typeof o !== 'object') continue;
+    const v =
+      (o as Node).class === 'CONSTANT' ? ((o as Node).value as { value?: unknown } | undefined)?.value : undefined;
+    if (typeof v === 'string') bytes += Buffer.byteLength(v);
+    for (const c of Object.values(o)) if (c && typeof c === 'object') stack.push(c);
+  }
+  return bytes;
+}
+
+/**
+ * `list_aggr(list, 'string_agg', separator)` prints the separator once per element in one call
+ * (DuckDB wants it constant; the list's length comes from the data): a separator over
+ * MAX_JOIN_SEPARATOR bytes is refused 54000, so the result stays within a few times the list.
+ * (`array_to_string`, which calls it, is guarded in the engine: growth-guards.ts.)
+ */
+function checkJoinSeparator(name: string, args: unknown[]): void {
+  if (!LIST_AGGREGATES.has(name) || args.length < 3) return;
+  const fn = (args[1] as Node | undefined)?.class === 'CONSTANT' ? (args[1] as Node).value : undefined;
+  const aggregate = (fn as { value?: unknown } | undefined)?.value;
+  if (typeof aggregate !== 'string' || !JOINING_AGGREGATES.has(aggregate.toLowerCase())) return;
+  if (textBytes(args[2]) <= MAX_JOIN_SEPARATOR) return;
+  throw new SqlError(
+    SQLSTATE.programLimitExceeded,
+    `${name}() with ${aggregate.toLowerCase()} takes a separator of at most ${MAX_JOIN_SEPARATOR} bytes`,
+    undefined,
+    'The separator is repeated between every two elements of the list in one call.',
+  );
+}
+
 /**
  * Throw 54000 when a call of the statement would build a value over `max` from constant arguments.
  * `tree` is json_serialize_sql's output, parsed. Table functions (range(…) in FROM) stream their
@@ -83,6 +124,7 @@ export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
     }
     if (o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog) {
       const name = o.function_name.toLowerCase();
+      checkJoinSeparator(name, Array.isArray(o.children) ? o.children : []);
       const size = requestedSize(name, Array.isArray(o.children) ? o.children : []);
       if (size !== null && size > max) {
         throw new SqlError(

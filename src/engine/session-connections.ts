@@ -33,6 +33,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { counted } from '../stages.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
+import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
@@ -212,7 +213,7 @@ function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
   return handle;
 }
 
-/** The cost and value guards' macros as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-, value-, regex-, list- and growth-guards.ts) as one text, built once per instance from its catalog. */
 async function guardStatements(instance: DuckDBInstance): Promise<string> {
   const conn = await instance.connect();
   try {
@@ -225,6 +226,7 @@ async function guardStatements(instance: DuckDBInstance): Promise<string> {
       ...valueGuardStatements(),
       ...regexGuardStatements(),
       ...listGuardStatements(),
+      ...growthGuardStatements(),
     ].join(';\n');
   } finally {
     conn.disconnectSync();

@@ -88,7 +88,7 @@ function replaceGuard(): Overload {
  */
 function formatGuards(name: string): Overload[] {
   const specs = `system.main.regexp_extract_all(a1, '%[^a-zA-Z%]*|\\{[^{}]*\\}')`;
-  const widest = `coalesce(list_max(TRY_CAST(system.main.regexp_extract_all(array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
+  const widest = `coalesce(list_max(TRY_CAST(system.main.regexp_extract_all(system.main.array_to_string(${specs}, ' '), '[0-9]{1,18}') AS DOUBLE[])), 0)`;
   const dynamic = `system.main.regexp_matches(a1, '%[^a-zA-Z%]*\\*|\\{[^{}]*\\{')`;
   const out: Overload[] = [];
   for (let n = 0; n <= MAX_FORMAT_ARGS; n++) {
@@ -138,6 +138,22 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   str_split: [2],
   string_to_array: [2],
   split: [2],
+  // growth-guards.ts
+  bin: [2],
+  to_binary: [2],
+  hex: [2],
+  to_hex: [2],
+  url_encode: [2],
+  regexp_escape: [2],
+  base64: [2],
+  to_base64: [2],
+  to_json: [4],
+  json_quote: [4],
+  json_pretty: [9],
+  strftime: [2, 2],
+  equi_width_bins: [1, 1, 2, 1],
+  bitstring: [1, 2],
+  array_to_string: [2, 2],
   // cost-guards.ts: edit distances name each argument twice, pattern matchers the text 3 times, the pattern 4.
   levenshtein: [2],
   damerau_levenshtein: [2],
