@@ -226,6 +226,11 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       ['SELECT \'x\'::"V@2".t', '42501'],
       ["SELECT TRY_CAST('x' AS otherdb.main.sometype[])", '42501'],
       ["SELECT '1'::INTEGER, 2::VARCHAR[], CAST(3 AS DECIMAL(4, 1))", 'ok'],
+      // … and so does a type named by a string
+      ['SELECT make_type(\'"V@2".main.foo\')', '42501'],
+      ["SELECT make_type('__fdl_meta_2.main.foo')", '42501'],
+      ["SELECT cast_to_type('x', make_type('system.main.foo'))", '42501'],
+      ["SELECT cast_to_type('1', 1)", '42501'],
       // SHOW … FROM lists any attached catalog or schema
       ['FROM (SHOW TABLES FROM "__fdl_meta_4")', '42501'],
       ['FROM (SHOW TABLES FROM "V@2".main)', '42501'],

@@ -47,6 +47,10 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   'set_variable',
   // variant/parquet internals
   'variant_to_parquet_variant',
+  // a type named by a string: a qualified name probes other attached databases (42704 or "Catalog
+  // does not exist"), which qualified-types.ts refuses in the parse but cannot see inside a value
+  'make_type',
+  'cast_to_type',
 ]);
 
 /** Table functions a statement may call (beside the emulation's and the version's own macros). */

@@ -91,6 +91,18 @@ type PlanNode = { [key: string]: unknown; children?: PlanNode[]; extra_info?: Re
 const FILE_KEYS = new Set(['Filename(s)', 'File Filters', 'Files']);
 
 /**
+ * A name qualified by one of the gateway's own databases (a remote version's frozen metadata
+ * `__fdl_meta_N`, the catalog emulation `fdl_pg`): its inlined-rows tables
+ * and internals are not the client's to know, so the whole name is replaced.
+ */
+const INTERNAL_QUALIFIED = /"?(?:__fdl_\w*|fdl_pg)"?\.(?:"[^"]*"|[\w$]+)(?:\.(?:"[^"]*"|[\w$]+))*/gi;
+
+/** A plan value with internal database names replaced and server paths cut by `redact`. */
+function planValue(text: string, redact: (text: string) => string): string {
+  return redact(text.replace(INTERNAL_QUALIFIED, '(internal)'));
+}
+
+/**
  * DuckDB's JSON plan as the client asked for it: the JSON without the files scans read (format
  * json), or an indented tree of operators in the manner of PostgreSQL's text plans. Paths left in
  * any other value are cut to their last segment by `redact`.
@@ -100,10 +112,10 @@ export function renderPlan(json: string, format: ExplainHead['format'], redact: 
   try {
     plan = JSON.parse(json);
   } catch {
-    return redact(json);
+    return planValue(json, redact);
   }
   const clean = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v);
+    if (typeof v === 'string') return planValue(v, redact);
     if (Array.isArray(v)) return v.map(clean);
     if (v && typeof v === 'object')
       return Object.fromEntries(
