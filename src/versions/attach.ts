@@ -34,7 +34,6 @@ export interface AttachedVersion
       | 'revalidate'
       | 'hasTable'
       | 'definesFunction'
-      | 'catalogInfoSql'
       | 'countingStatement'
     > {
   readonly dataset: unknown;
@@ -142,7 +141,6 @@ export async function attachVersion(
     return {
       dbName,
       versionId,
-      catalogInfoSql,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
