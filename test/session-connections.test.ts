@@ -125,6 +125,23 @@ describe('session connections: kept per instance, reset between sessions', () =>
     await endSession(b);
   });
 
+  test('a session interrupted mid-statement leaves no interrupt for the next one', async () => {
+    const engine = await createEngine({ threads: 1 });
+    const a = await connectSession(engine);
+    const long = a.runAndReadAll('SELECT count(*) FROM range(5000000000) WHERE range % 7 = 3');
+    await new Promise((r) => setTimeout(r, 200));
+    a.interrupt();
+    await assert.rejects(long, /INTERRUPT/i);
+    a.interrupt(); // a second, late one, with nothing running: DuckDB must not carry it to the next statement
+    await endSession(a);
+    assert.equal(idleSessionConnections(engine), 1);
+    const b = await connectSession(engine);
+    assert.equal(idleSessionConnections(engine), 0, 'the next session got the same connection');
+    const r = await b.runAndReadAll('SELECT count(*) FROM range(3000000) WHERE range % 7 = 3');
+    assert.equal(Number(r.getRows()[0]![0]), 428571);
+    await endSession(b);
+  });
+
   test('a connection whose reset leaves something behind is disconnected, not kept', async () => {
     // Unsealed, a session-scoped setting the reset does not undo can be changed (sealed, only TimeZone can).
     const unsealed = await createEngine({ threads: 1 });

@@ -108,13 +108,15 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
   handles.delete(handle);
   held.end();
   const { conn, pool } = held;
-  // The session's prepared statements go as they would with a disconnect: none can run on the next session's connection.
-  (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
   try {
+    // The session's prepared statements go as with a disconnect: none can run on the next session's
+    // connection (the binding's own list of them; were it gone, the connection is disconnected).
+    (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
     if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
     await reset(conn, pool.baseline);
     const fresh = await pool.fresh;
     if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value) throw new Error('the reset left state behind');
+    if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
     pool.idle.push(conn);
   } catch {
     try {

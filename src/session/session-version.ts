@@ -38,13 +38,9 @@ export class SessionVersion {
         await settings.useVersion(next.dbName);
         // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
         const v = (name: string, value: string) => `SET VARIABLE "pg_${name}" = '${value.replace(/'/g, "''")}'`;
+        // The version's relation kinds and sizes are in the catalog's tables since its attach (version-snapshot.ts).
         await conn.run(
-          [
-            next.catalogInfoSql,
-            v('fdl.ref', this.follower.ref),
-            v('fdl.version', next.versionId),
-            v('fdl.repository', repo),
-          ].join('; '),
+          [v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '),
         );
       } catch (e) {
         throw fromDuckDB(e);

@@ -32,7 +32,6 @@ export interface AttachedVersion
       | 'revalidate'
       | 'hasTable'
       | 'definesFunction'
-      | 'catalogInfoSql'
       | 'countingStatement'
     > {
   readonly dataset: unknown;
@@ -131,7 +130,6 @@ export async function attachVersion(
     return {
       dbName,
       versionId,
-      catalogInfoSql,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,

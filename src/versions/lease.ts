@@ -24,8 +24,6 @@ export interface VersionLease {
   /** The attached DuckDB database holding this version's views. */
   readonly dbName: string;
   readonly resolvedAt: Date;
-  /** Statements that describe this version to the catalog emulation (relation kinds, sizes). */
-  readonly catalogInfoSql: string;
   /**
    * Make these tables of the version readable (fetching remote files) before a statement is bound.
    * With the statement, a remote version fetches only the files its filters can reach. The files

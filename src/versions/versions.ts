@@ -75,7 +75,6 @@ export class Versions implements VersionSource {
       kind: ref === '' ? 'head' : res.kind,
       versionId: res.versionId,
       dbName: lease.value.dbName,
-      catalogInfoSql: lease.value.catalogInfoSql,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
       countingStatement: (sql, searchSchemas) =>

@@ -18,7 +18,7 @@ export interface RelationInfo {
 const q = quoteLiteral;
 const n = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? 'NULL' : String(Math.trunc(v)));
 
-/** `SET VARIABLE pg_relations = [...]` for the relations of the session's version. */
+/** `SET VARIABLE pg_relations = [...]` for the relations of a version being attached: the snapshot (version-snapshot.ts) reads their kinds and sizes. */
 export function relationInfoStatement(relations: readonly RelationInfo[]): string {
   const items = relations.map(
     (r) =>
