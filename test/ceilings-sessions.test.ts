@@ -14,7 +14,7 @@ import { CLI, copyFixtures, serveBasic, startGateway, type RunningGateway, waitF
 import { startupPacket } from './support/fuzz.js';
 import { orAfter } from './support/files.js';
 import { serialize } from 'pg-protocol';
-import { buildBind, RawPg } from './support/raw-pg.js';
+import { buildBind, RawPg, splitDataRow } from './support/raw-pg.js';
 import { makeScramVerifier } from '../src/wire/auth.js';
 
 const hashPassword = (p: string) =>
@@ -268,6 +268,47 @@ describe('ceilings: named statements and portals per session', () => {
     assert.equal((await c.simple('rollback')).error, undefined);
     await one(c);
     await c.close();
+  });
+
+  test('custom parameters: at most 256 and 1 MiB a session, past that 54000 and nothing set; RESET makes room', async () => {
+    const c = await RawPg.connect({ port: gw.port, database: 'basic' });
+    const setting = async (name: string) => (await c.simple(`select current_setting('${name}', true) as v`)).dataRows;
+    const text = (rows: Buffer[]) => splitDataRow(rows[0]!)[0]?.toString() ?? null;
+    // 256 in one text, as a client would send them at start.
+    const many = Array.from({ length: 256 }, (_, i) => `set app.p${i} = 'v${i}'`).join('; ');
+    assert.equal((await c.simple(many)).error, undefined);
+    const refused = (await c.simple(`set app.p256 = 'x'`)).error;
+    assert.equal(refused?.code, '54000');
+    assert.match(refused!.message, /too many custom parameters: a session may set at most 256/);
+    assert.equal((await c.simple(`select set_config('app.other', 'x', false)`)).error?.code, '54000');
+    // Never set, so unknown: NULL, as PostgreSQL answers current_setting(name, true).
+    assert.equal(text(await setting('app.p256')), null);
+    assert.equal(text(await setting('app.other')), null);
+    assert.equal(text(await setting('app.p255')), 'v255');
+    // Changing one already set is no new parameter; a RESET of one frees its place.
+    assert.equal((await c.simple(`set app.p0 = 'again'`)).error, undefined);
+    assert.equal((await c.simple(`reset app.p1`)).error, undefined);
+    assert.equal((await c.simple(`set app.p256 = 'now'`)).error, undefined);
+    assert.equal(text(await setting('app.p256')), 'now');
+    await c.close();
+
+    // Bytes: four values of 250 KiB fit in 1 MiB, a fifth does not; the others stay as they were.
+    const d = await RawPg.connect({ port: gw.port, database: 'basic' });
+    const big = 'x'.repeat(250 * 1024);
+    for (const n of ['a', 'b', 'c', 'd']) assert.equal((await d.simple(`set app.${n} = '${big}'`)).error, undefined);
+    const tooBig = (await d.simple(`set app.e = '${big}'`)).error;
+    assert.equal(tooBig?.code, '54000');
+    assert.match(
+      tooBig!.message,
+      /parameter "app\.e" not set: the session's parameters would hold \d+ bytes, more than the limit of 1048576/,
+    );
+    const lengths = await d.simple(`select length(current_setting('app.d')) as d, current_setting('app.e', true) as e`);
+    assert.deepEqual(
+      splitDataRow(lengths.dataRows[0]!).map((v) => v?.toString()),
+      [String(250 * 1024), undefined],
+    );
+    await one(d);
+    await d.close();
   });
 });
 

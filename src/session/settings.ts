@@ -42,6 +42,15 @@ const fingerprints = new LRUCache<string, string>({ max: 1000 });
 const schemasByDb = new LRUCache<string, string[]>({ max: 256 });
 let fingerprintSeq = 0;
 
+/**
+ * What one session's parameters may hold. PostgreSQL sets no bound, but here every value is kept
+ * twice (this map and its DuckDB variable) for as long as the session lasts, idle or not: 2,000
+ * SETs of 260 KB took one idle session past 1 GB and other users' statements then failed 53200.
+ * Clients set a handful of custom parameters of a few KB at most (a JWT's claims).
+ */
+export const MAX_CUSTOM_PARAMETERS = 256;
+export const MAX_SETTINGS_BYTES = 1024 * 1024;
+
 export interface SettingDefaults {
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
@@ -154,6 +163,7 @@ export class SessionSettings {
       name,
       value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value),
     );
+    this.checkBudget(name, normalized);
     if (name === 'timezone') await this.setTimeZone(normalized);
     if (name === 'search_path') await this.applySearchPath(normalized);
     this.values.set(name, normalized);
@@ -162,6 +172,34 @@ export class SessionSettings {
     const reported = reportedName(name);
     if (reported) this.report(reported, normalized);
     return warning;
+  }
+
+  /** Refuses (54000) a value that would take the session past MAX_CUSTOM_PARAMETERS or MAX_SETTINGS_BYTES. */
+  private checkBudget(name: string, value: string): void {
+    // A RESET custom parameter stays known with an empty value, as in PostgreSQL, but holds no place.
+    if (value !== '' && !this.values.get(name) && name.includes('.')) {
+      const builtIn = this.defaults();
+      let custom = 0;
+      for (const [k, v] of this.values) if (v !== '' && k.includes('.') && !builtIn.has(k)) custom++;
+      if (custom >= MAX_CUSTOM_PARAMETERS) {
+        throw new SqlError(
+          SQLSTATE.programLimitExceeded,
+          `too many custom parameters: a session may set at most ${MAX_CUSTOM_PARAMETERS}`,
+          undefined,
+          'RESET parameters the session no longer needs.',
+        );
+      }
+    }
+    let bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
+    for (const [k, v] of this.values) if (k !== name) bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+    if (bytes > MAX_SETTINGS_BYTES) {
+      throw new SqlError(
+        SQLSTATE.programLimitExceeded,
+        `parameter "${name}" not set: the session's parameters would hold ${bytes} bytes, more than the limit of ${MAX_SETTINGS_BYTES}`,
+        undefined,
+        'Use shorter values, or RESET parameters the session no longer needs.',
+      );
+    }
   }
 
   /** The parameters RESET ALL would change: those whose value is not the default. */
@@ -188,6 +226,7 @@ export class SessionSettings {
   async applyStartup(name: string, value: string): Promise<void> {
     if (!this.values.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
     const normalized = this.capped(name, normalizeSetting(name, value)).value;
+    this.checkBudget(name, normalized);
     if (name === 'timezone') await this.setTimeZone(normalized);
     this.values.set(name, normalized);
     this.outputKey = null;
