@@ -200,6 +200,47 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('an SQL EXECUTE sent over the extended protocol is described with the rows of the statement it runs', async () => {
+    // PostgreSQL's UtilityTupleDescriptor: Describe of `EXECUTE z` (statement or portal) is z's RowDescription.
+    const c = await RawPg.connect({ port: gw.port, database: 'basic@v1' });
+    try {
+      assert.equal((await c.simple('prepare z as select 41 + 1 as answer')).error, undefined);
+      c.send(
+        Buffer.concat([
+          serialize.parse({ name: 'q', text: 'execute z' }),
+          serialize.describe({ type: 'S', name: 'q' }),
+          serialize.bind({ statement: 'q' }),
+          serialize.describe({ type: 'P' }),
+          serialize.execute({}),
+          serialize.sync(),
+        ]),
+      );
+      const r = await c.untilReady();
+      assert.equal(r.error, undefined);
+      assert.deepEqual(
+        r.messages.map((m) => m.code),
+        ['1', 't', 'T', '2', 'T', 'D', 'C', 'Z'],
+      );
+      assert.equal(r.dataRows.length, 1);
+    } finally {
+      await c.close();
+    }
+    // node-postgres names a statement and reads the portal's RowDescription before any DataRow.
+    const n = new pg.Client(url());
+    await n.connect();
+    try {
+      await n.query('prepare z as select 41 + 1 as answer');
+      const r = await n.query({ name: 'via-execute', text: 'execute z' });
+      assert.deepEqual(
+        r.fields.map((f) => f.name),
+        ['answer'],
+      );
+      assert.equal(String(r.rows[0].answer), '42');
+    } finally {
+      await n.end();
+    }
+  });
+
   test('result columns are named as PostgreSQL names them', async () => {
     const c = new pg.Client(url());
     await c.connect();

@@ -1,7 +1,9 @@
 /**
  * Describe's answers: a statement's ParameterDescription, and a statement's or portal's RowDescription
- * or NoData. A FETCH describes the rows of the cursor it reads; a portal whose columns are typed only
- * by its bound parameters is started to be described, so the description matches what Execute sends.
+ * or NoData. A FETCH describes the rows of the cursor it reads, an SQL EXECUTE those of the statement
+ * it runs (as PostgreSQL's UtilityTupleDescriptor does; in text, as the EXECUTE sends them); a portal
+ * whose columns are typed only by its bound parameters is started to be described, so the description
+ * matches what Execute sends.
  */
 import type { PreparedStmt } from '../session/plan.js';
 import * as be from './backend.js';
@@ -10,10 +12,18 @@ import { expandFormats, portalFields, type Portal } from './portal.js';
 import type { PortalRunner } from './portal-runner.js';
 import type { Writer } from './writer.js';
 
-export function describeStatement(w: Writer, prepared: PreparedStmt, portals: ReadonlyMap<string, Portal>): void {
+/** The session's named objects Describe may look through (wire/protocol-objects.ts). */
+export interface Described {
+  readonly statements: ReadonlyMap<string, PreparedStmt>;
+  readonly portals: ReadonlyMap<string, Portal>;
+}
+
+export function describeStatement(w: Writer, prepared: PreparedStmt, named: Described): void {
   be.parameterDescription(w, prepared.paramOids);
-  const cursor = fetched(prepared, portals);
+  const cursor = fetched(prepared, named.portals);
+  const target = executed(prepared, named.statements);
   if (cursor) be.rowDescription(w, cursorFields(cursor, []));
+  else if (target) be.rowDescription(w, target.fields!);
   else if (prepared.fields && prepared.fields.length > 0 && prepared.stmt.kind !== 'copyOut')
     be.rowDescription(w, prepared.fields);
   else be.noData(w);
@@ -23,12 +33,17 @@ export function describeStatement(w: Writer, prepared: PreparedStmt, portals: Re
 export function describePortal(
   w: Writer,
   portal: Portal,
-  portals: ReadonlyMap<string, Portal>,
+  named: Described,
   runner: PortalRunner,
 ): Promise<void> | undefined {
-  const cursor = fetched(portal.prepared, portals);
+  const cursor = fetched(portal.prepared, named.portals);
   if (cursor) {
     be.rowDescription(w, cursorFields(cursor, expandFormats(portal.resultFormats, cursor.prepared.columnTypes.length)));
+    return undefined;
+  }
+  const target = executed(portal.prepared, named.statements);
+  if (target) {
+    be.rowDescription(w, target.fields!);
     return undefined;
   }
   const fields = portal.prepared.fields;
@@ -52,4 +67,12 @@ function fetched(prepared: PreparedStmt, portals: ReadonlyMap<string, Portal>): 
   return cursor && stmt.name !== '' && cursor.prepared.stmt.kind === 'query' && cursor.prepared.fields?.length
     ? cursor
     : undefined;
+}
+
+/** The statement an SQL EXECUTE runs, if it exists now and returns rows: its rows are what the EXECUTE describes. */
+function executed(prepared: PreparedStmt, statements: ReadonlyMap<string, PreparedStmt>): PreparedStmt | undefined {
+  const stmt = prepared.stmt;
+  if (stmt.kind !== 'executeSql') return undefined;
+  const target = statements.get(stmt.name);
+  return target && target.stmt.kind === 'query' && target.fields?.length ? target : undefined;
 }

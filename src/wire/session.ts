@@ -288,12 +288,12 @@ export class Session {
 
   describeStatement(name: string): void {
     this.statementStarts();
-    describeStatement(this.out.w, this.named.statement(name), this.portals);
+    describeStatement(this.out.w, this.named.statement(name), this.named);
   }
 
   describePortal(name: string): Promise<void> | undefined {
     this.statementStarts();
-    return describePortal(this.out.w, this.named.portal(name), this.portals, this.runner);
+    return describePortal(this.out.w, this.named.portal(name), this.named, this.runner);
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
