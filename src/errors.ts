@@ -55,6 +55,7 @@ export const SQLSTATE = {
   statementTooComplex: '54001',
   tooManyColumns: '54011',
   ambiguousColumn: '42702',
+  ambiguousFunction: '42725',
   syntaxErrorOrAccessRuleViolation: '42000',
   invalidTextRepresentation: '22P02',
   numericValueOutOfRange: '22003',

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
+import { startPgCluster } from './support/pg-cluster.js';
 import { SqlError } from '../src/errors.js';
 import { toNotice } from '../src/wire/error-notice.js';
 
@@ -24,7 +25,7 @@ test('wrong arguments to sum, round, repeat, printf…: the SQLSTATE kept, no in
   await c.connect();
   try {
     for (const [sql, code] of [
-      ['select sum(i) from range(3)', '42725'],
+      ['select sum(i) from range(3)', '42703'],
       ["select sum(x) from (values ('a'), ('b')) t(x)", '42883'],
       ["select round('x', 2)", '42725'],
       ['select repeat(1)', '42883'],
@@ -43,6 +44,43 @@ test('wrong arguments to sum, round, repeat, printf…: the SQLSTATE kept, no in
     assert.equal((await c.query('select sum(range)::int as s from range(3)')).rows[0].s, 3);
   } finally {
     await c.end();
+  }
+});
+
+test('an unknown column in an argument of sum, avg, round answers 42703 as PostgreSQL 15 does (not 42725 from the PostgreSQL-semantics macros); a list of group names for regexp_extract_all is 0A000 with a hint', async () => {
+  const pgc = await startPgCluster();
+  const twin = new pg.Client({ connectionString: pgc.url });
+  const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+  await twin.connect();
+  await c.connect();
+  const code = (client: pg.Client, sql: string) =>
+    client.query(sql).then(
+      () => 'ok',
+      (err: { code?: string }) => err.code,
+    );
+  try {
+    for (const sql of [
+      'select sum(i) from generate_series(1, 3) t(x)',
+      'select avg(nope) from generate_series(1, 3) t(x)',
+      'select sum(x + nope) from generate_series(1, 3) t(x)',
+      'select round(nope, 2) from generate_series(1, 3) t(x)',
+      'select sum(x), avg(x)::float8 from generate_series(1, 3) t(x)',
+      "select sum(x) from (values ('a'), ('b')) t(x)",
+    ]) {
+      assert.equal(await code(c, sql), await code(twin, sql), sql);
+    }
+    await assert.rejects(
+      c.query("select regexp_extract_all('ab12 cd34', '([a-z]+)([0-9]+)', ['name', 'num'])"),
+      (e: { code?: string; hint?: string }) => e.code === '0A000' && /regexp_extract\(s, pattern/.test(e.hint ?? ''),
+    );
+    assert.deepEqual((await c.query("select regexp_extract_all('ab12 cd34', '([a-z]+)([0-9]+)', 2) as n")).rows[0].n, [
+      '12',
+      '34',
+    ]);
+  } finally {
+    await c.end();
+    await twin.end();
+    await pgc.stop();
   }
 });
 

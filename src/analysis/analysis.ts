@@ -18,6 +18,7 @@ import { composeExplain, readExplain, type ExplainHead } from '../text/explain.j
 import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
+import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
@@ -181,6 +182,7 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   checkGuardNesting(tree);
   // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
   checkLambdaWork(tree);
+  refuseUnofferedForms(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;

@@ -69,17 +69,24 @@ function padGuard(name: string): Overload {
 
 /**
  * replace(text, from, to): only a `to` longer than `from` adds bytes, at most text × (to − from) /
- * from. Up to doubling the text (',' → ', ' on a long value) is never refused; past that, over
- * MAX_VALUE_GROWTH is. The text is named once.
+ * from. Doubling a text of up to MAX_DOUBLED_TEXT bytes (',' → ', ' on a long value) is never
+ * refused; past that, adding over MAX_VALUE_GROWTH is. (Doubling any text let a chain of nested
+ * calls multiply it: 8 deep, 256×.) The text is named once: refused when its size passes a
+ * threshold computed from the other two.
  */
 function replaceGuard(): Overload {
-  const grow = `(strlen(a3) - strlen(a2))`;
+  const from = 'strlen(a2)';
+  const grow = `(strlen(a3) - ${from})`;
+  const within = `${MAX_VALUE_GROWTH}.0 * ${from} / ${grow}`;
   return {
     params: ['a1 VARCHAR', 'a2 VARCHAR', 'a3 VARCHAR'],
-    over: `strlen(a2) > 0 AND ${grow} > strlen(a2) AND strlen(a1) * ${grow} / strlen(a2) > ${MAX_VALUE_GROWTH}`,
+    over: `${from} > 0 AND ${grow} > 0 AND strlen(a1) > CASE WHEN ${grow} > ${from} THEN ${within} ELSE greatest(${within}, ${MAX_DOUBLED_TEXT}) END`,
     message: refusal('replace'),
   };
 }
+
+/** The largest text replace may double whatever it adds. */
+export const MAX_DOUBLED_TEXT = 1024 * 1024;
 
 /**
  * printf/format(fmt, args…): a width or precision in a specifier adds that many bytes, a width
@@ -119,7 +126,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   repeat: [2, 2],
   lpad: [2, 2, 3],
   rpad: [2, 2, 3],
-  replace: [2, 5, 3],
+  replace: [2, 9, 5],
   printf: [6, 2],
   format: [6, 2],
   bar: [2],

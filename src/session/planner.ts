@@ -6,7 +6,7 @@
  */
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { DuckDBTypeId, StatementType, VARCHAR } from '@duckdb/node-api';
-import { SqlError, SQLSTATE } from '../errors.js';
+import { isSqlError, SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import {
@@ -126,7 +126,7 @@ export async function planQuery(
     for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
     const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
     let oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
-    let duck = await prepareTyped(ctx, sql, typedFirst, oidOf);
+    let duck = await prepareTyped(ctx, sql, typedFirst, oidOf).catch((e) => clientTextError(ctx, e, sql, source));
     let reprepare = () => prepareTyped(ctx, sql, typedFirst, oidOf);
     // DuckDB reports no type for a parameter under a cast: those typed here are known
     const unknown = new Set(undeterminedParams(duck).filter((n) => !typedFirst(n)));
@@ -287,6 +287,25 @@ async function prepareTyped(
   } catch (e) {
     throw fromDuckDB(e);
   }
+}
+
+/**
+ * The rewrite's PostgreSQL-semantics macros (`sum(x)` as `_pgsem_sum(<x's type>, sum(x))`) over an
+ * argument DuckDB cannot bind answer "more than one overload matches" (42725) where the client's
+ * own text has a plain binder error: an unknown column (42703), as PostgreSQL says. DuckDB binds the
+ * client's text to tell (prepared, never run); any other answer leaves the rewritten text's error.
+ */
+async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, source: string): Promise<never> {
+  if (sql === source || !isSqlError(e) || e.sqlstate !== SQLSTATE.ambiguousFunction) throw e;
+  let own: DuckDBPreparedStatement | undefined;
+  try {
+    own = await ctx.conn.prepare(source);
+  } catch (x) {
+    const error = fromDuckDB(x);
+    if (error.sqlstate === SQLSTATE.undefinedColumn) throw error;
+  }
+  own?.destroySync();
+  throw e;
 }
 
 /** Whether `sql` has a parameter ($n) outside literals and comments. */
