@@ -19,6 +19,7 @@
  * texts built from rows (up to 64 comparisons per text byte), regular expressions, and a text
  * that repeats a bounded call thousands of times.
  */
+import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Edit distances: each argument at most this many bytes (PostgreSQL's fuzzystrmatch: 255 characters; DuckDB's work by byte). */
 export const MAX_EDIT_DISTANCE_BYTES = 255;
@@ -48,9 +49,6 @@ const PATTERN = [
   'ilike_escape',
   'not_ilike_escape',
 ];
-
-const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** One macro overload per arity the built-in has, each guarding and then calling the built-in. */
 function guardMacro(name: string, arities: number[], condition: string, message: string): string {

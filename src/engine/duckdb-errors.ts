@@ -14,7 +14,7 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
   // PostgreSQL's wording, raised by the pg/pg-macros.ts overloads of calls PostgreSQL has no function for
   [/^Invalid Input Error: function \w+\([^"]*\) does not exist/, SQLSTATE.undefinedFunction],
-  [/^Invalid Input Error: more than one function named ".*"/, '42725'],
+  [/^Invalid Input Error: more than one function named ".*"/, SQLSTATE.ambiguousFunction],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
@@ -39,7 +39,7 @@ const byPattern: [RegExp, string][] = [
   // PostgreSQL's "function … is not unique" (an untyped argument two overloads could take).
   [
     /^Binder Error: (?:Could not choose a best candidate function|Macro .* has multiple overloads that match)/i,
-    '42725',
+    SQLSTATE.ambiguousFunction,
   ],
   [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
@@ -56,8 +56,8 @@ const byPattern: [RegExp, string][] = [
     /^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i,
     SQLSTATE.numericValueOutOfRange,
   ],
-  [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, '22008'],
-  [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, '22007'],
+  [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, SQLSTATE.datetimeFieldOverflow],
+  [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, SQLSTATE.invalidDatetimeFormat],
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],

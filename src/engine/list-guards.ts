@@ -14,14 +14,13 @@
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { LIST_ELEMENT_BYTES } from './regex-guards.js';
 import { MAX_VALUE_GROWTH } from './value-guards.js';
+import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes counted per element of a list of numbers or timestamps. */
 export const ELEMENT_BYTES = 8;
 /** The most elements one range/generate_series call may build. */
 export const MAX_LIST_ELEMENTS = MAX_VALUE_GROWTH / ELEMENT_BYTES;
 
-const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
 const refusal = (name: string, what: string) =>

@@ -18,9 +18,8 @@
  */
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { MAX_VALUE_GROWTH } from './value-guards.js';
+import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
-const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
 /** Bytes a list element takes beyond its text (DuckDB's string_t). */

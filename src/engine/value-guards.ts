@@ -15,14 +15,13 @@
  * watchdog (memory-watchdog.ts) stops it between vectors.
  */
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes one call may add to the largest of its inputs. */
 export const MAX_VALUE_GROWTH = 256 * 1024;
 /** printf/format overloads are installed for up to this many arguments after the format. */
 export const MAX_FORMAT_ARGS = 8;
 
-const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
 interface Overload {

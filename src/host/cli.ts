@@ -17,7 +17,7 @@ import { buildDemo } from './demo.js';
 import { registerPushCommand } from './push-cmd.js';
 import { registerGcCommand } from './gc-cmd.js';
 import { registerRowChangeCommands } from './row-change-cmd.js';
-import { ALLOWED_SIGNERS_HELP } from './preflight.js';
+import { versionFlags, versionOptions, type VersionFlags } from './version-flags.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 const wrap = commandAction;
@@ -51,18 +51,15 @@ export function registerHostCommands(program: Command): void {
       }),
     );
 
-  program
-    .command('import')
-    .description('import CSV, Parquet or JSON files as a new version on a branch')
-    .argument('<LOCATION>')
-    .requiredOption('--table <SCHEMA.TABLE=FILE>', 'a table and its source file; repeatable', collect)
-    .option('--branch <NAME>', 'branch to build on and move', 'main')
-    .option('--mode <MODE>', "append (add files) or replace (end the table's old files)", 'append')
-    .option('--message <TEXT>', 'version message')
-    .option('--author <NAME>', 'version author')
-    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
-    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
-    .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)")
+  versionFlags(
+    program
+      .command('import')
+      .description('import CSV, Parquet or JSON files as a new version on a branch')
+      .argument('<LOCATION>')
+      .requiredOption('--table <SCHEMA.TABLE=FILE>', 'a table and its source file; repeatable', collect)
+      .option('--branch <NAME>', 'branch to build on and move', 'main')
+      .option('--mode <MODE>', "append (add files) or replace (end the table's old files)", 'append'),
+  )
     .option(
       '--partition-by <SCHEMA.TABLE=EXPR[,EXPR…]>',
       "partition keys: col, year(c), month(c), day(c), hour(c); repeatable (default: the table's current keys)",
@@ -84,15 +81,10 @@ export function registerHostCommands(program: Command): void {
       wrap(
         async (
           location: string,
-          o: {
+          o: VersionFlags & {
             table: string[];
             branch: string;
             mode: string;
-            message?: string;
-            author?: string;
-            signKey?: string;
-            allowedSigners?: string;
-            dataset?: string;
             partitionBy: string[];
             sortBy: string[];
             targetFileSize: string;
@@ -108,29 +100,21 @@ export function registerHostCommands(program: Command): void {
             tables: o.table.map(parseTableSpec),
             branch: o.branch,
             mode: o.mode,
-            message: o.message,
-            author: o.author,
-            signKey: o.signKey,
-            allowedSigners: o.allowedSigners,
-            dataset: o.dataset,
-            progress: (l) => process.stderr.write(l + '\n'),
+            ...versionOptions(o),
           });
           process.stdout.write(`${r.versionId}\n`);
         },
       ),
     );
 
-  program
-    .command('publish')
-    .description('freeze an existing DuckDB-file DuckLake catalog (any DuckLake writer) as a new version on a branch')
-    .argument('<LOCATION>')
-    .requiredOption('--catalog <WORKING.ducklake>', 'the working catalog (DuckDB file; DuckLake 1.0 or 0.4)')
-    .option('--branch <NAME>', 'branch to build on and move', 'main')
-    .option('--message <TEXT>', 'version message')
-    .option('--author <NAME>', 'version author')
-    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
-    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
-    .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)")
+  versionFlags(
+    program
+      .command('publish')
+      .description('freeze an existing DuckDB-file DuckLake catalog (any DuckLake writer) as a new version on a branch')
+      .argument('<LOCATION>')
+      .requiredOption('--catalog <WORKING.ducklake>', 'the working catalog (DuckDB file; DuckLake 1.0 or 0.4)')
+      .option('--branch <NAME>', 'branch to build on and move', 'main'),
+  )
     .option(
       '--data-from <DIR>',
       'local folder laid out like data_dir: referenced files missing from the repository are uploaded from here',
@@ -139,27 +123,17 @@ export function registerHostCommands(program: Command): void {
       wrap(
         async (
           location: string,
-          o: {
+          o: VersionFlags & {
             catalog: string;
             branch: string;
-            message?: string;
-            author?: string;
-            signKey?: string;
-            allowedSigners?: string;
-            dataset?: string;
             dataFrom?: string;
           },
         ) => {
           const r = await publishCatalog(location, {
             catalog: o.catalog,
             branch: o.branch,
-            message: o.message,
-            author: o.author,
-            signKey: o.signKey,
-            allowedSigners: o.allowedSigners,
-            dataset: o.dataset,
             dataFrom: o.dataFrom,
-            progress: (l) => process.stderr.write(l + '\n'),
+            ...versionOptions(o),
           });
           process.stdout.write(`${r.versionId}\n`);
         },

@@ -4,10 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { lit, qi } from './coltypes.js';
-
-type Row = Record<string, unknown>;
-const rowsOf = async (conn: DuckDBConnection, sql: string): Promise<Row[]> =>
-  (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
+import { rows as rowsOf } from '../lake/sql.js';
 
 /** path → sha256 from a files.json, data and delete files (ours carry both; older ones may not). */
 export function parentHashes(filesJson: Buffer | null): [string, string][] {

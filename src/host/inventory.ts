@@ -15,6 +15,7 @@ import type { WriteTarget } from './target.js';
 import { PENDING_MARKER, type MarkerBody, type WriterId } from './write-journal.js';
 import { checkInterrupt } from './interrupt.js';
 import { makeWorkFolder } from './work-folder.js';
+import { quoteIdent } from '../quote.js';
 
 export interface VersionFolder {
   id: string;
@@ -134,7 +135,7 @@ export async function takeInventory(target: WriteTarget): Promise<Inventory> {
           `version ${v.id}: its catalog cannot be read, so the files it needs are unknown: ${(e as Error).message.split('\n')[0]}`,
         );
       } finally {
-        await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+        await conn.run(`DETACH IF EXISTS ${quoteIdent(alias)}`).catch(() => undefined);
         await rm(file, { force: true });
       }
     }

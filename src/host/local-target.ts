@@ -111,30 +111,14 @@ export class LocalTarget implements WriteTarget {
       const fh = await open(tmp, 'r+');
       await fh.sync().finally(() => fh.close());
     }
-    try {
-      await link(tmp, dest);
-    } catch (e) {
-      if (code(e) === 'EEXIST') return false;
-      throw e;
-    } finally {
-      await unlink(tmp).catch(() => undefined);
-    }
+    if (!(await linkOnce(tmp, dest))) return false;
     await syncDir(dirname(dest));
     return true;
   }
 
   /** A file already written next to its destination becomes it without a copy. */
-  async adopt(key: string, file: string): Promise<boolean> {
-    const dest = this.localPath(key);
-    try {
-      await link(file, dest);
-    } catch (e) {
-      if (code(e) === 'EEXIST') return false;
-      throw e;
-    } finally {
-      await unlink(file).catch(() => undefined);
-    }
-    return true;
+  adopt(key: string, file: string): Promise<boolean> {
+    return linkOnce(file, this.localPath(key));
   }
 
   async put(key: string, body: Buffer): Promise<void> {
@@ -184,4 +168,17 @@ export class LocalTarget implements WriteTarget {
     if (await isLocked(lock))
       throw new BranchMovedError(key, `is being moved by another writer (${await lockHolder(lock, key)})`);
   }
+}
+
+/** `file` becomes `dest` by link(2), atomic and exclusive (false when the name is taken); `file`'s own name goes either way. */
+async function linkOnce(file: string, dest: string): Promise<boolean> {
+  try {
+    await link(file, dest);
+  } catch (e) {
+    if (code(e) === 'EEXIST') return false;
+    throw e;
+  } finally {
+    await unlink(file).catch(() => undefined);
+  }
+  return true;
 }

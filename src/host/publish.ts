@@ -27,6 +27,7 @@ import { uuidv7 } from './uuid.js';
 import { checkReadableDir, checkReadableFile } from './preflight.js';
 import { WriteJournal } from './write-journal.js';
 import { openWorkspace } from './workspace.js';
+import { rows as rowsOf, type Row } from '../lake/sql.js';
 
 export const PUBLISHABLE_VERSIONS = ['1.0', '0.4'];
 
@@ -57,12 +58,7 @@ export interface ReferencedFile {
   size: number;
 }
 
-type Row = Record<string, unknown>;
 const BIG = '9223372036854775807';
-
-async function rowsOf(conn: DuckDBConnection, sql: string): Promise<Row[]> {
-  return (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
-}
 
 /** The DuckLake format version of an attached catalog; refuses versions this project cannot serve. */
 export async function catalogVersion(conn: DuckDBConnection, alias: string): Promise<string> {

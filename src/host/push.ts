@@ -38,6 +38,7 @@ import { checkWritableFolder, checkWritableTarget } from './preflight.js';
 import { checkInterrupt } from './interrupt.js';
 import { WriteJournal } from './write-journal.js';
 import { openWorkspace } from './workspace.js';
+import { quoteIdent } from '../quote.js';
 
 export interface PushOptions {
   s3?: S3TargetOptions;
@@ -252,7 +253,7 @@ async function copyData(
         });
     }
   } finally {
-    await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+    await conn.run(`DETACH IF EXISTS ${quoteIdent(alias)}`).catch(() => undefined);
     await rm(local, { force: true });
   }
 }

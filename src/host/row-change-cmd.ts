@@ -1,19 +1,14 @@
 /** `fdl delete` and `fdl update`: the command line of src/host/row-change.ts. */
 import { commandAction } from './interrupt.js';
 import type { Command } from 'commander';
-import { ALLOWED_SIGNERS_HELP } from './preflight.js';
+import { versionFlags, versionOptions, type VersionFlags } from './version-flags.js';
 import { changeRows, NoRowMatched, type RowChangeOptions } from './row-change.js';
 
-type Flags = {
+type Flags = VersionFlags & {
   table: string;
   where: string;
   set?: string;
   branch: string;
-  message?: string;
-  author?: string;
-  signKey?: string;
-  allowedSigners?: string;
-  dataset?: string;
 };
 
 /** Prints the new version id on stdout; when no row matches, nothing (exit 0) and says so on stderr. */
@@ -23,12 +18,7 @@ async function run(location: string, o: Flags): Promise<void> {
     where: o.where,
     set: o.set,
     branch: o.branch,
-    message: o.message,
-    author: o.author,
-    signKey: o.signKey,
-    allowedSigners: o.allowedSigners,
-    dataset: o.dataset,
-    progress: (l) => process.stderr.write(l + '\n'),
+    ...versionOptions(o),
   };
   const verb = o.set === undefined ? 'delete' : 'update';
   const r = await changeRows(location, opts).catch((e: unknown) => {
@@ -46,19 +36,16 @@ async function run(location: string, o: Flags): Promise<void> {
 }
 
 function common(cmd: Command): Command {
-  return cmd
-    .argument('<LOCATION>')
-    .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
-    .requiredOption(
-      '--where <PREDICATE>',
-      "one SQL expression over the table's columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0",
-    )
-    .option('--branch <NAME>', 'branch to build on and move', 'main')
-    .option('--message <TEXT>', 'version message')
-    .option('--author <NAME>', 'version author')
-    .option('--sign-key <PRIVATE_KEY_FILE>', 'sign version.json with this OpenSSH key (namespace fdl)')
-    .option('--allowed-signers <FILE>', ALLOWED_SIGNERS_HELP)
-    .option('--dataset <dataset.json>', "dataset.json for the version (default: the parent's)");
+  return versionFlags(
+    cmd
+      .argument('<LOCATION>')
+      .requiredOption('--table <SCHEMA.TABLE>', 'the table (schema defaults to main)')
+      .requiredOption(
+        '--where <PREDICATE>',
+        "one SQL expression over the table's columns (DuckDB syntax; no FROM, subquery, table or file); --where true for every row. No row matches: nothing written, exit 0",
+      )
+      .option('--branch <NAME>', 'branch to build on and move', 'main'),
+  );
 }
 
 export function registerRowChangeCommands(program: Command): void {

@@ -32,6 +32,7 @@ import { compactCatalog, finishVersion, preflightVersion } from './version-write
 import { checkedAssignments, checkedPredicate } from './user-sql.js';
 import { WriteJournal } from './write-journal.js';
 import { openWorkspace } from './workspace.js';
+import { rows as rowsOf, type Row } from '../lake/sql.js';
 
 export interface RowChangeOptions extends VersionWriteOptions {
   /** SCHEMA.TABLE (schema defaults to main). */
@@ -62,9 +63,6 @@ export class NoRowMatched extends Error {
   }
 }
 
-type Row = Record<string, unknown>;
-const rowsOf = async (conn: DuckDBConnection, sql: string): Promise<Row[]> =>
-  (await conn.runAndReadAll(sql)).getRowObjectsJson() as Row[];
 const MATCHED = '__fdl_rows';
 /** Field ids of a Parquet delete file, as the extension writes them (the snapshot column only in partial ones). */
 const deleteFieldIds = (partial: boolean) =>

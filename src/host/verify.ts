@@ -21,6 +21,7 @@ import { LocalTarget } from './target.js';
 import { openTarget, type S3TargetOptions } from './target.js';
 import { takeInventory } from './inventory.js';
 import { makeWorkFolder } from './work-folder.js';
+import { quoteIdent } from '../quote.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -125,7 +126,7 @@ export async function verifyRepository(
         } catch (e) {
           bad(`${id}: catalog: ${(e as Error).message.split('\n')[0]}`);
         } finally {
-          await conn.run(`DETACH IF EXISTS "${alias}"`).catch(() => undefined);
+          await conn.run(`DETACH IF EXISTS ${quoteIdent(alias)}`).catch(() => undefined);
         }
       }
       n++;

@@ -101,7 +101,8 @@ function parse(text: string): Json {
     if (!m) throw invalid(text);
     i += m[0].length;
     const s = JSON.parse(m[0]) as string;
-    if (s.includes('\u0000')) throw new SqlError('22P05', 'unsupported Unicode escape sequence');
+    if (s.includes('\u0000'))
+      throw new SqlError(SQLSTATE.untranslatableCharacter, 'unsupported Unicode escape sequence');
     return s;
   };
   const v = value();

@@ -4,6 +4,7 @@
  * Each is checked against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
 import { C } from './catalog/names.js';
+import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 
@@ -76,7 +77,7 @@ const INT_BIG = ['BIGINT', 'UINTEGER', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
 /** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
 export const refusedAtRun = (what: string, hint: string): string =>
-  `error('${`${what} is not supported by fdl-gateway|${hint}`.replace(/'/g, "''")}')`;
+  `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
 
 /**
  * A refusal that depends on the value `x` and is typed DECIMAL: a body without `x` would drop the

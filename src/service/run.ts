@@ -12,6 +12,7 @@ import { renderStatusPage } from './status-page.js';
 import { armWatchdog } from './watchdog.js';
 import { psqlHint } from './psql-hint.js';
 import { SQLSTATE } from '../errors.js';
+import { Slots } from '../serial.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -74,9 +75,9 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  let reloading = Promise.resolve();
+  const reloads = new Slots(1); // one reload at a time, in the order the signals came
   process.on('SIGHUP', () => {
-    reloading = reloading.then(async () => {
+    void reloads.run(async () => {
       if (stopping || !gateway) return;
       const gw = gateway;
       let next: GatewayConfig;

@@ -10,7 +10,7 @@ import type { VersionLease, VersionReads, VersionSource } from '../versions/leas
 import { RefFollower } from './ref-follower.js';
 import { counted, spent, stageClock } from '../stages.js';
 import type { SessionSettings } from './settings.js';
-import { quoteIdent } from '../quote.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
 
 export class SessionVersion {
   readonly follower: RefFollower;
@@ -37,7 +37,7 @@ export class SessionVersion {
         await conn.run(`USE ${quoteIdent(next.dbName)}`);
         await settings.useVersion(next.dbName);
         // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
-        const v = (name: string, value: string) => `SET VARIABLE "pg_${name}" = '${value.replace(/'/g, "''")}'`;
+        const v = (name: string, value: string) => `SET VARIABLE ${quoteIdent(`pg_${name}`)} = ${quoteLiteral(value)}`;
         // The version's relation kinds and sizes are in the catalog's tables since its attach (version-snapshot.ts).
         await conn.run(
           [v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '),

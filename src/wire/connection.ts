@@ -241,24 +241,11 @@ export class Connection {
   private async onStartup(p: StartupPacket): Promise<void> {
     switch (p.kind) {
       case 'ssl':
-      case 'gssenc': {
-        if (this.decoder.pending > 0) {
-          // Bytes pipelined after SSLRequest would be read as if encrypted (CVE-2021-23214 class).
-          throw new SqlError(SQLSTATE.protocolViolation, 'received unencrypted data after SSL request');
-        }
-        const tls = this.ctx.tls;
-        if (p.kind === 'ssl' && tls && !this.transport.encrypted) {
-          try {
-            await this.transport.upgradeToTls(tls.context);
-          } catch {
-            this.teardown();
-          }
-          return;
-        }
-        // No TLS (or GSSAPI): refuse encryption; the client may continue in plaintext.
-        this.transport.refuseEncryption();
+      case 'gssenc':
+        // TLS, or 'N' and plaintext; a failed handshake ends the connection.
+        if (!(await this.transport.answerEncryptionRequest(p.kind, this.decoder.pending, this.ctx.tls?.context)))
+          this.teardown();
         return;
-      }
       case 'cancel':
         this.ctx.cancel(p.pid, p.secret);
         this.close();

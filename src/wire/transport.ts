@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { SessionOutput } from './result-stream.js';
 import { Writer } from './writer.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 /** Bytes a connection may queue in its socket before the producer waits (see flush). */
 const SOCKET_BACKLOG = 1024 * 1024;
@@ -23,8 +24,7 @@ export class Transport implements SessionOutput {
   readonly w = new Writer(64 * 1024, ENCODE_BATCH_BYTES);
   private writableWaiters: (() => void)[] = [];
   private isClosed = false;
-  /** Set once the conversation went on inside TLS. */
-  encrypted = false;
+  private inTls = false;
 
   constructor(
     private current: Socket,
@@ -32,6 +32,11 @@ export class Transport implements SessionOutput {
   ) {
     current.setNoDelay(true);
     this.listen(current);
+  }
+
+  /** True once the conversation went on inside TLS. */
+  get encrypted(): boolean {
+    return this.inTls;
   }
 
   /** The socket now (the TLS one after an upgrade), for pausing and resuming its input. */
@@ -52,12 +57,32 @@ export class Transport implements SessionOutput {
   }
 
   /**
-   * Answer an SSLRequest with 'S' and go on inside TLS on the same TCP connection: the raw socket's
-   * listeners are dropped first (its next bytes are the TLS handshake); the TLS socket is adopted at
-   * once (a failure tears it down), the promise resolves once the handshake is done.
+   * An SSLRequest or GSSENCRequest. Bytes the client sent after it (`pending`) would be read as if
+   * encrypted (CVE-2021-23214 class): refused. With TLS configured, an SSLRequest on a plaintext
+   * socket is answered 'S' and the conversation goes on inside TLS; otherwise 'N', and the client may
+   * go on in plaintext. False when the TLS handshake failed (the connection ends).
    */
-  async upgradeToTls(context: SecureContext): Promise<void> {
-    this.encrypted = true;
+  async answerEncryptionRequest(kind: 'ssl' | 'gssenc', pending: number, tls?: SecureContext): Promise<boolean> {
+    if (pending > 0) throw new SqlError(SQLSTATE.protocolViolation, 'received unencrypted data after SSL request');
+    if (kind !== 'ssl' || !tls || this.inTls) {
+      this.current.write('N');
+      return true;
+    }
+    try {
+      await this.upgradeToTls(tls);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Answer 'S' and go on inside TLS on the same TCP connection: the raw socket's listeners are
+   * dropped first (its next bytes are the TLS handshake); the TLS socket is adopted at once (a failure
+   * tears it down), the promise resolves once the handshake is done.
+   */
+  private async upgradeToTls(context: SecureContext): Promise<void> {
+    this.inTls = true;
     const raw = this.current;
     raw.removeAllListeners('data');
     raw.removeAllListeners('drain');
@@ -71,11 +96,6 @@ export class Transport implements SessionOutput {
       secure.once('error', reject);
     });
     this.listen(secure);
-  }
-
-  /** Answer an SSLRequest or GSSENCRequest with 'N': the client may go on in plaintext. */
-  refuseEncryption(): void {
-    this.current.write('N');
   }
 
   /**

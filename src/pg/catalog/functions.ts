@@ -6,6 +6,7 @@
  */
 import { PG_AGGREGATES, PG_CASTS, PG_FUNCTIONS, PG_OPERATORS } from './pg-functions.js';
 import { BOOTSTRAP_ROLE_OID, C, PG_CATALOG_OID } from './names.js';
+import { lit } from './sql-literals.js';
 
 /** pg_description's classoid of each catalog that has descriptions here. */
 export const DESCRIPTION_CLASSES: Readonly<Record<string, number>> = {
@@ -42,12 +43,6 @@ const FUNCTION_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['result', 'VARCHAR'],
   ['description', 'VARCHAR'],
 ];
-
-function lit(v: unknown): string {
-  if (v === null || v === undefined) return 'NULL';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return `'${String(v).replace(/'/g, "''")}'`;
-}
 
 /** PostgreSQL's text form of a one-dimensional array ('{a,b}', '{"x y"}') → DuckDB list literal. */
 function arrayLiteral(text: unknown, elem: 'BIGINT' | 'VARCHAR'): string {

@@ -8,6 +8,7 @@
 import { C } from './names.js';
 import { PG_TYPES } from './pg-data.js';
 import { valuesTable } from './sql-literals.js';
+import { quoteLiteral } from '../../quote.js';
 
 /** PostgreSQL 15's handler and validator functions: oid, name, argument type OIDs ('2281'), result type OID. */
 const HANDLER_PROCS: ReadonlyArray<readonly [number, string, string, number]> = [
@@ -81,7 +82,7 @@ const typeOids = (() => {
   const m = new Map<string, number>();
   for (const r of [...PG_TYPES].sort((a, b) => Number(a[0]) - Number(b[0])))
     for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
-  return `MAP {${[...m].map(([n, oid]) => `'${n.replace(/'/g, "''")}': ${oid}`).join(', ')}}`;
+  return `MAP {${[...m].map(([n, oid]) => `${quoteLiteral(n)}: ${oid}`).join(', ')}}`;
 })();
 const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
 

@@ -1,5 +1,6 @@
 /** SQL text for the catalog's own data (never for client input: that goes through bound parameters). */
 import { C } from './names.js';
+import { quoteLiteral } from '../../quote.js';
 
 /** SQL literal for a JS value (catalog data only: strings, numbers, booleans, null, arrays of those). */
 export function lit(v: unknown): string {
@@ -7,7 +8,7 @@ export function lit(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Array.isArray(v)) return `[${v.map(lit).join(', ')}]`;
-  return `'${String(v).replace(/'/g, "''")}'`;
+  return quoteLiteral(String(v));
 }
 
 /** PostgreSQL's text form of an array ('{a,b}') → list literal. */

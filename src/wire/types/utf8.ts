@@ -5,7 +5,7 @@
  * client sent.
  */
 import { isUtf8 } from 'node:buffer';
-import { SqlError } from '../../errors.js';
+import { SqlError, SQLSTATE } from '../../errors.js';
 
 /** PostgreSQL's pg_utf_mblen: how many bytes a sequence starting with `c` claims. */
 const claimed = (c: number) =>
@@ -31,7 +31,7 @@ export function strictUtf8(b: Buffer, start = 0): string {
   const shown = [...body.subarray(at, Math.min(body.length, at + claimed(body[at]!)))]
     .map((x) => `0x${x.toString(16).padStart(2, '0')}`)
     .join(' ');
-  throw new SqlError('22021', `invalid byte sequence for encoding "UTF8": ${shown}`);
+  throw new SqlError(SQLSTATE.characterNotInRepertoire, `invalid byte sequence for encoding "UTF8": ${shown}`);
 }
 
 /** Types whose binary form is the text itself (text, varchar, name, bpchar, unknown, unspecified, json); jsonb after its version byte. */
