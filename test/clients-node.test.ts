@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import postgres from 'postgres';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { copyFixtures, startGateway, type RunningGateway, whenBusy } from './support/gateway.js';
 import { describeProbe, runProbe } from './support/probe.js';
 
 const LONG_QUERY = 'select count(*) from range(100000000000) t(i) where i % 7 = 3';
@@ -78,11 +78,12 @@ describe('Node clients and pgbench', () => {
           longQuery.on('error', reject);
         });
         c.query(longQuery);
-        const t0 = Date.now();
         const canceller = new pg.Client({ connectionString: url() }) as unknown as {
           cancel(client: pg.Client, query: pg.Query): void;
         };
-        setTimeout(() => canceller.cancel(c, longQuery), 300);
+        await whenBusy(gw, long);
+        const t0 = Date.now();
+        canceller.cancel(c, longQuery);
         await assert.rejects(long, (e: { code?: string }) => e.code === '57014');
         assert.ok(Date.now() - t0 < 10_000);
         assert.equal((await c.query('select 1 as x')).rows[0].x, 1);

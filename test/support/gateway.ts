@@ -166,6 +166,26 @@ export async function waitFor<T>(
 }
 
 /**
+ * Resolves once the gateway process has spent `cpuSeconds` more CPU than when called (a statement
+ * that burns CPU is running), or once `running` settles. A CancelRequest sent earlier, on a timer,
+ * may find the session still idle on a loaded machine, and PostgreSQL and the gateway ignore it.
+ */
+export async function whenBusy(gw: Pick<RunningGateway, 'proc'>, running: Promise<unknown>, cpu = 0.3): Promise<void> {
+  let settled = false;
+  void running.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const from = cpuSeconds(gw.proc.pid!);
+  await waitFor(
+    () => settled || cpuSeconds(gw.proc.pid!) - from >= cpu,
+    'the statement running in the gateway',
+    60_000,
+    20,
+  );
+}
+
+/**
  * Sends a CancelRequest for the backend `key` names (node-postgres keeps it as processID/secretKey,
  * RawPg as processId/secretKey) over a socket of its own, as every driver does; resolves once the
  * gateway has handled it (it closes that socket).
