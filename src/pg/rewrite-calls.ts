@@ -174,7 +174,10 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
-    return unnestSrf({ ...out, funcname: [str(pgName)] });
+    const rows = unnestSrf({ ...out, funcname: [str(pgName)] });
+    // generate_series of int4 constants is int4 in PostgreSQL (DuckDB's is BIGINT).
+    const int4 = pgName === 'generate_series' && args?.length && args.every((a) => a.A_Const?.ival !== undefined);
+    return int4 ? { TypeCast: { arg: rows, typeName: { names: [str('int4')], typemod: -1 } } } : rows;
   }
   // EXTRACT(… FROM …), POSITION(… IN …), … parse as pg_catalog calls in SQL syntax: kept, so the
   // deparse spells them as written (DuckDB reads that syntax; `extract(...)` as a call it has not).

@@ -153,6 +153,9 @@ export const REVIEW_4 = [
   'select order_id, gcd(qty, 6), lcm(customer_id, 4), gcd(order_id, 6), lcm(qty, order_id) from sales.orders order by order_id limit 3',
   "select order_id, ordered_at::timestamptz at time zone 'Europe/Paris', (ordered_at::timestamptz at time zone 'America/New_York')::date from sales.orders order by order_id limit 2",
   "select row(1, 'a', null), row(qty, null, 'x y'), (1, 'a'::text, null::int) from sales.orders order by order_id limit 2",
+  // generate_series of int4 constants in a select list is int4
+  'select generate_series(-2, 2), generate_series(1, 2)',
+  'select x from (select generate_series(1, 3) x) s where x > 1',
   // whole-row references beside other select items: PostgreSQL's record text and binary (session 36)
   "select t, t.a from (select 1 as a, 'x' as b) t",
   "select t from (select 1 as a, 'a b' as b, null::int as c, date '2024-01-01' as d, 2.50 as n, '(\"q\")' as q) t",
