@@ -201,6 +201,12 @@ describe('function catalog: what pg_proc and friends list works through the gate
       for (const sql of calls) {
         const r = await conns.gw!.simple(sql);
         if (!r.error || !['42883', '0A000'].includes(r.error.code)) continue;
+        // A signature PostgreSQL 15 has no function for either (`function avg(date) does not exist`): not listed.
+        const signature = /^function ([a-z_][a-z0-9_]*\([^)]*\)) does not exist$/.exec(r.error.message)?.[1];
+        if (signature) {
+          const known = await conns.pg!.simple(`select to_regprocedure('${signature}') is not null`);
+          if (splitDataRow(known.dataRows[0]!)[0]?.toString() === 'f') continue;
+        }
         const name = /function (?:pg_catalog\.)?"?([a-z_][a-z0-9_]*)"?\(/.exec(r.error.message)?.[1];
         if (name && listed.has(name)) contradicted.push(`${name}: ${sql} → ${r.error.code} ${r.error.message}`);
       }

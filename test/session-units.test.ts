@@ -66,8 +66,8 @@ describe('session units: the transaction interpreter', () => {
     tx.begun();
     assert.equal(tx.status, 'T');
     assert.equal(tx.begin().warning?.code, '25001');
-    assert.deepEqual(tx.savepoint('a'), { tag: 'SAVEPOINT' });
-    assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT' });
+    assert.deepEqual(tx.savepoint('a'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 1 } });
+    assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 2 } });
     tx.fail();
     assert.equal(tx.status, 'E');
     assert.equal(
@@ -82,13 +82,13 @@ describe('session units: the transaction interpreter', () => {
       code(() => tx.rollbackTo('nope')),
       '3B001',
     );
-    assert.deepEqual(tx.rollbackTo('a'), { tag: 'ROLLBACK' });
+    assert.deepEqual(tx.rollbackTo('a'), { tag: 'ROLLBACK', savepoints: { kind: 'rollbackTo', depth: 1 } });
     assert.equal(tx.status, 'T');
     assert.equal(
       code(() => tx.release('b')),
       '3B001',
     ); // b went with the rollback to a
-    assert.deepEqual(tx.release('a'), { tag: 'RELEASE' });
+    assert.deepEqual(tx.release('a'), { tag: 'RELEASE', savepoints: { kind: 'release', depth: 0 } });
     tx.fail();
     assert.deepEqual(tx.commit(), { tag: 'ROLLBACK', warning: undefined, ended: true }); // COMMIT of a failed block
     assert.equal(tx.status, 'I');

@@ -2,8 +2,9 @@
  * `set_config(name, value, is_local)` applied as PostgreSQL 15 applies it (pg/set-config.ts): the same
  * values, SHOW and current_setting afterwards, the same SQLSTATEs as SET, over the simple and the
  * extended protocol; where the gateway cannot apply it (inside a query), 0A000 with a hint and nothing
- * changed. SET, SET LOCAL and set_config inside a transaction block end as PostgreSQL's do: ROLLBACK
- * undoes every change, COMMIT the local ones; SET LOCAL outside a block changes nothing.
+ * changed. SET, SET LOCAL, set_config, RESET and RESET ALL inside a transaction block end as PostgreSQL's
+ * do: ROLLBACK undoes every change, ROLLBACK TO SAVEPOINT those since the savepoint, COMMIT the local
+ * ones; SET LOCAL outside a block changes nothing.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,6 +169,31 @@ const BLOCKS = [
   'SHOW TimeZone',
   'SET search_path = sales',
   "SET TimeZone = 'UTC'",
+  // ROLLBACK TO SAVEPOINT undoes what was set since the savepoint; RELEASE keeps it
+  'BEGIN',
+  "SET application_name = 'one'",
+  'SAVEPOINT a',
+  "SET application_name = 'two'",
+  "SET LOCAL TimeZone = 'Asia/Tokyo'",
+  'SAVEPOINT b',
+  'RESET ALL',
+  'SHOW TimeZone',
+  'ROLLBACK TO SAVEPOINT b',
+  'SHOW application_name',
+  'SHOW TimeZone',
+  'ROLLBACK TO a',
+  'SHOW application_name',
+  'SHOW TimeZone',
+  'SAVEPOINT c',
+  "SET application_name = 'three'",
+  'RELEASE c',
+  'select 1/0',
+  'ROLLBACK TO a',
+  'SHOW application_name',
+  "SET application_name = 'four'",
+  'COMMIT',
+  'SHOW application_name',
+  "SET application_name = ''",
 ];
 
 test(

@@ -210,7 +210,8 @@ function functionName(e: Node, text: StatementText): Figured | typeof UNSURE {
       /^((?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)(?:\s*\.\s*(?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*))*)\s*\(/.exec(
         at,
       );
-    if (!call) return NONE; // an operator spelled with words (SIMILAR TO, AT TIME ZONE)
+    // An operator spelled with words: SIMILAR TO has no name, AT TIME ZONE is PostgreSQL's timezone().
+    if (!call) return fn === 'timezone' ? named('timezone') : NONE;
     const path = identifierPath(call[1]!)!;
     const name = path[path.length - 1]!;
     // TRIM(…) is btrim/ltrim/rtrim in PostgreSQL's grammar.

@@ -161,12 +161,13 @@ function scalarOid(t: DuckDBType): number {
 
 /**
  * A PostgreSQL anonymous record: the rewrite builds `row(…)` as a struct with fields f1…fn, the
- * names PostgreSQL gives a record's columns (other structs are served as json).
+ * names PostgreSQL gives a record's columns (other structs are served as json); `f<i>u` is a field
+ * of type unknown (a NULL or string constant), 705 in the binary record.
  */
 export function isRecordStruct(t: DuckDBType): boolean {
   if (t.typeId !== DuckDBTypeId.STRUCT) return false;
   const names = (t as unknown as { entryNames: readonly string[] }).entryNames;
-  return names.length > 0 && names.every((n, i) => n === `f${i + 1}`);
+  return names.length > 0 && names.every((n, i) => n === `f${i + 1}` || n === `f${i + 1}u`);
 }
 
 /** Innermost element type of nested LIST/ARRAY types, and how many list levels wrap it. */

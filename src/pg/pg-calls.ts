@@ -166,7 +166,14 @@ export function recordValue(args: Node[]): Node {
   return {
     FuncCall: {
       funcname: [str('struct_pack')],
-      args: args.map((arg, i) => ({ NamedArgExpr: { arg, name: `f${i + 1}`, argnumber: -1 } })),
+      // A NULL or string constant is of type unknown in PostgreSQL's record (705 in its binary form): `f<i>u`.
+      args: args.map((arg, i) => ({
+        NamedArgExpr: {
+          arg,
+          name: `f${i + 1}${arg.A_Const?.isnull === true || arg.A_Const?.sval !== undefined ? 'u' : ''}`,
+          argnumber: -1,
+        },
+      })),
       funcformat: 'COERCE_EXPLICIT_CALL',
     },
   };

@@ -351,6 +351,20 @@ const SHOWN: Array<[string, string]> = [
   ]),
   ['_pgsem_roundv(t, x, n)', 'round(x, n)'],
 ];
+/** sign() is float8 of integers and floats, numeric (scale 0) of numerics; gcd/lcm of int2/int4 are int4. */
+const SIGN_AND_GCD: Array<[string, string]> = [
+  ...EXACT_TYPES.map((t): [string, string] => [
+    `_pgsem_sign(t ${t}, x)`,
+    NUMERIC_LIKE.includes(t) ? 'CAST(sign(x) AS DECIMAL(38,0))' : 'CAST(sign(x) AS DOUBLE)',
+  ]),
+  ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_sign(t ${t}, x)`, 'CAST(sign(x) AS DOUBLE)']),
+  ['_pgsem_sign(t, x)', 'sign(x)'],
+  ...NUMERIC_TYPES.map((t): [string, string] => [
+    `_pgsem_int4(t ${t}, x)`,
+    INT_SMALL.includes(t) ? 'CAST(x AS INTEGER)' : 'x',
+  ]),
+  ['_pgsem_int4(t, x)', 'x'],
+];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
 export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...TYPED_MACROS,
@@ -358,6 +372,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...DIVISION,
   ...AVG,
   ...SHOWN,
+  ...SIGN_AND_GCD,
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

@@ -322,3 +322,13 @@ export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => No
 export function percentileArgument(x: Node): Node | undefined {
   return dispatch('pctarg', [x], [x]);
 }
+
+/** `sign(x)`: double precision of integers and floats, numeric of numerics (DuckDB keeps the argument's type). */
+export function signCall(arg: Node): Node | undefined {
+  return dispatch('sign', [arg], [arg]);
+}
+
+/** `gcd(a, b)`, `lcm(a, b)`: int4 when both are int2/int4 (DuckDB: BIGINT); the tag is `a + b`, of the wider type. */
+export function int4OfSmallIntegers(call: Node, a: Node, b: Node): Node | undefined {
+  return dispatch('int4', [{ A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: a, rexpr: b } }], [call]);
+}

@@ -4,6 +4,8 @@ import { COMPAT_DB } from './catalog/names.js';
 import {
   avgCall,
   constantInteger,
+  int4OfSmallIntegers,
+  signCall,
   percentileArgument,
   roundCall,
   roundOfNumeric,
@@ -105,6 +107,9 @@ function pgCall(
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
+  if (pgName === 'sign' && args?.length === 1 && !inFrom) return signCall(args[0]!);
+  if ((pgName === 'gcd' || pgName === 'lcm') && args?.length === 2 && !inFrom)
+    return int4OfSmallIntegers({ FuncCall: { ...out, funcname: [str(pgName)] } }, args[0]!, args[1]!);
   if (pgName === 'date_part' && args?.length === 2 && !inFrom)
     return datePartFloat8({ ...out, funcname: [str('date_part')] });
   if (pgName === 'percentile_cont' && fc.agg_within_group && (out.agg_order as Node[] | undefined)?.length === 1) {
@@ -169,7 +174,10 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
-    return unnestSrf({ ...out, funcname: [str(pgName)] });
+    const rows = unnestSrf({ ...out, funcname: [str(pgName)] });
+    // generate_series of int4 constants is int4 in PostgreSQL (DuckDB's is BIGINT).
+    const int4 = pgName === 'generate_series' && args?.length && args.every((a) => a.A_Const?.ival !== undefined);
+    return int4 ? { TypeCast: { arg: rows, typeName: { names: [str('int4')], typemod: -1 } } } : rows;
   }
   // EXTRACT(… FROM …), POSITION(… IN …), … parse as pg_catalog calls in SQL syntax: kept, so the
   // deparse spells them as written (DuckDB reads that syntax; `extract(...)` as a call it has not).

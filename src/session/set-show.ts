@@ -28,8 +28,18 @@ interface BlockChange {
   local: boolean;
 }
 
+/** One change inside a block, with what it replaced, so ROLLBACK TO SAVEPOINT can put it back. */
+interface JournalEntry {
+  readonly name: string;
+  readonly value: string | undefined;
+  readonly change: BlockChange | undefined;
+}
+
 export class SetShow {
   private readonly block = new Map<string, BlockChange>();
+  /** The block's changes in order, and where each open savepoint started in it. */
+  private readonly journal: JournalEntry[] = [];
+  private readonly marks: number[] = [];
 
   constructor(
     private readonly settings: SessionSettings,
@@ -63,6 +73,7 @@ export class SetShow {
         forgetStatements: false,
       };
     if (inBlock && name !== 'fdl.ref') {
+      this.journaled(name);
       const change = this.block.get(name) ?? { before: this.settings.get(name), local };
       const outcome = await this.apply(name, value, inBlock);
       change.local = local;
@@ -82,7 +93,37 @@ export class SetShow {
       forgetStatements = (await this.apply(name, back, false)).forgetStatements || forgetStatements;
     }
     this.block.clear();
+    this.journal.length = 0;
+    this.marks.length = 0;
     return { forgetStatements };
+  }
+
+  /** A savepoint set, released or rolled back to (`depth`: the savepoints open after it), as PostgreSQL's subtransactions. */
+  async savepointMoved(moved: {
+    kind: 'savepoint' | 'release' | 'rollbackTo';
+    depth: number;
+  }): Promise<SettingOutcome> {
+    if (moved.kind === 'savepoint') {
+      this.marks.push(this.journal.length);
+      return { forgetStatements: false };
+    }
+    this.marks.length = moved.depth;
+    if (moved.kind === 'release') return { forgetStatements: false };
+    // ROLLBACK TO: every change since the savepoint was set, undone newest first.
+    let forgetStatements = false;
+    const start = this.marks[moved.depth - 1] ?? this.journal.length;
+    for (const entry of this.journal.splice(start).reverse()) {
+      forgetStatements =
+        (await this.apply(entry.name, entry.value ?? null, false)).forgetStatements || forgetStatements;
+      if (entry.change) this.block.set(entry.name, entry.change);
+      else this.block.delete(entry.name);
+    }
+    return { forgetStatements };
+  }
+
+  private journaled(name: string): void {
+    const change = this.block.get(name);
+    this.journal.push({ name, value: this.settings.get(name), change: change && { ...change } });
   }
 
   private async apply(name: string, value: string | null, inBlock: boolean): Promise<SettingOutcome> {
@@ -133,6 +174,7 @@ export class SetShow {
   async resetAll(inBlock = false): Promise<SettingOutcome> {
     if (inBlock) {
       for (const name of this.settings.differingFromDefaults()) {
+        this.journaled(name);
         const change = this.block.get(name) ?? { before: this.settings.get(name), local: false };
         change.local = false;
         change.session = { value: null };

@@ -18,6 +18,8 @@ export interface TransactionOutcome {
   begins?: boolean;
   /** The block ended: portals without HOLD close. */
   ended?: boolean;
+  /** A savepoint was set, released or rolled back to: how many savepoints the block holds now. */
+  savepoints?: { kind: 'savepoint' | 'release' | 'rollbackTo'; depth: number };
 }
 
 export class Transaction {
@@ -65,7 +67,7 @@ export class Transaction {
     if (this.state === 'I')
       throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
     this.savepoints.push(name);
-    return { tag: 'SAVEPOINT' };
+    return { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: this.savepoints.length } };
   }
 
   release(name: string): TransactionOutcome {
@@ -74,10 +76,10 @@ export class Transaction {
     const at = this.savepoints.lastIndexOf(name);
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at;
-    return { tag: 'RELEASE' };
+    return { tag: 'RELEASE', savepoints: { kind: 'release', depth: at } };
   }
 
-  /** Nothing was written, so rolling back to a savepoint only clears the failed state. */
+  /** Nothing was written, so rolling back to a savepoint clears the failed state and undoes settings (set-show.ts). */
   rollbackTo(name: string): TransactionOutcome {
     if (this.state === 'I')
       throw new SqlError(SQLSTATE.noActiveTransaction, 'ROLLBACK TO SAVEPOINT can only be used in transaction blocks');
@@ -85,7 +87,7 @@ export class Transaction {
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at + 1;
     this.state = 'T';
-    return { tag: 'ROLLBACK' };
+    return { tag: 'ROLLBACK', savepoints: { kind: 'rollbackTo', depth: at + 1 } };
   }
 
   /** An error inside a block fails it; outside one there is nothing to fail. */

@@ -148,6 +148,14 @@ export const REVIEW_4 = [
   'select status, percentile_cont(0.5) within group (order by amount), percentile_cont(0.9) within group (order by qty) from sales.orders group by 1 order by 1',
   // date_part is double precision
   "select date_part('day', signup), date_part('epoch', timestamp '2024-01-01 00:00:01'), date_part('isoyear', date '2024-12-30'), date_part('dow', ordered_at) from sales.orders join sales.customers using (customer_id) order by order_id limit 2",
+  // sign, gcd/lcm result types, AT TIME ZONE's column name, a record's unknown fields
+  'select order_id, sign(customer_id - 3), sign(amount), sign(qty - 3), sign(qty::float8), sign(-amount) from sales.orders order by order_id limit 3',
+  'select order_id, gcd(qty, 6), lcm(customer_id, 4), gcd(order_id, 6), lcm(qty, order_id) from sales.orders order by order_id limit 3',
+  "select order_id, ordered_at::timestamptz at time zone 'Europe/Paris', (ordered_at::timestamptz at time zone 'America/New_York')::date from sales.orders order by order_id limit 2",
+  "select row(1, 'a', null), row(qty, null, 'x y'), (1, 'a'::text, null::int) from sales.orders order by order_id limit 2",
+  // generate_series of int4 constants in a select list is int4
+  'select generate_series(-2, 2), generate_series(1, 2)',
+  'select x from (select generate_series(1, 3) x) s where x > 1',
   // whole-row references beside other select items: PostgreSQL's record text and binary (session 36)
   "select t, t.a from (select 1 as a, 'x' as b) t",
   "select t from (select 1 as a, 'a b' as b, null::int as c, date '2024-01-01' as d, 2.50 as n, '(\"q\")' as q) t",

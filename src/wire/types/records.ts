@@ -6,7 +6,7 @@
  */
 import type { DuckDBStructType, DuckDBStructValue, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { Writer } from '../writer.js';
-import { pgFieldFor } from '../../pg/oids.js';
+import { OID, pgFieldFor } from '../../pg/oids.js';
 import type { EncodeSettings, ValueEncoder } from './values.js';
 
 /** record_out quotes a field that is empty or holds a quote, backslash, parenthesis, comma or space. */
@@ -24,7 +24,7 @@ export function recordEncoder(
   const scratch = new Writer(64);
   const fieldOf = (v: DuckDBValue, i: number): DuckDBValue => (v as DuckDBStructValue).entries[names[i]!] ?? null;
   if (format === 1) {
-    const oids = types.map((ft) => pgFieldFor(ft).oid);
+    const oids = types.map((ft, i) => (names[i]!.endsWith('u') ? OID.unknown : pgFieldFor(ft).oid));
     return (w, v) => {
       w.int32(names.length);
       for (let i = 0; i < names.length; i++) {
