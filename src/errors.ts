@@ -74,7 +74,6 @@ export const SQLSTATE = {
   idleInTransactionSessionTimeout: '25P03',
   characterNotInRepertoire: '22021',
   arraySubscriptError: '2202E',
-  ambiguousFunction: '42725',
   datetimeFieldOverflow: '22008',
   invalidDatetimeFormat: '22007',
   untranslatableCharacter: '22P05',
