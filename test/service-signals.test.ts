@@ -87,7 +87,7 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
   });
 
-  test('a statement DuckDB cannot interrupt (a constant folded while it prepares) outlives --drain-timeout: its client gets 57P01 and the process ends by SIGTERM within seconds, not when DuckDB is done', async () => {
+  test('a statement DuckDB cannot interrupt (one vector of heavy lambda calls) outlives --drain-timeout: its client gets 57P01 and the process ends by SIGTERM within seconds, not when DuckDB is done', async () => {
     const s = await serve([
       '--repo',
       `basic=${repos.path('repos/basic')}`,
@@ -98,11 +98,14 @@ describe('service: graceful drain on SIGTERM', () => {
     ]);
     const c = await client(s, 'basic');
     c.on('error', () => undefined);
-    // About a minute of one core, all of it folding a constant at prepare: no cancel reaches it.
+    // Every call within the per-call and lambda-work ceilings, but 2,048 rows × 32,768 elements × 200 KB
+    // in one vector: DuckDB checks for an interrupt only between vectors, so no cancel reaches it for hours.
     const cpu0 = cpuSeconds(s.proc.pid!);
-    const running = c.query('select list_sum(list_transform(range(30000), x -> list_sum(range(x)))) as n');
-    // SIGTERM once DuckDB is folding (a core busy for a second), not while the statement is still analysed.
-    await waitFor(() => cpuSeconds(s.proc.pid!) - cpu0 > 1.5, 'DuckDB folding the constant', 30_000);
+    const running = c.query(
+      "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + x % 2)))))::bigint from range(2048) t(r)",
+    );
+    // SIGTERM once DuckDB is computing (a core busy for a second), not while the statement is still analysed.
+    await waitFor(() => cpuSeconds(s.proc.pid!) - cpu0 > 1.5, 'DuckDB computing the vector', 30_000);
     const ended = new Promise<{ code: number | null; signal: string | null }>((r) =>
       s.proc.once('exit', (code, signal) => r({ code, signal })),
     );
