@@ -36,6 +36,7 @@ import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
+import { connectionCallsDone } from './engine-calls.js';
 
 /** Idle connections kept per instance; more than this many ending at once are disconnected. */
 export const IDLE_CONNECTIONS = 16;
@@ -104,6 +105,9 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
     handle.disconnectSync(); // not one of ours (a test's own connection)
     return;
   }
+  // A statement DuckDB could not interrupt may still run on it: the reset would wait on a second
+  // thread of libuv's pool for it; wait here instead, where waiting holds no thread.
+  await connectionCallsDone(handle);
   handles.delete(handle);
   held.end();
   const { conn, pool } = held;

@@ -12,6 +12,7 @@ import { renderStatusPage } from './status-page.js';
 import { armWatchdog } from './watchdog.js';
 import { psqlHint } from './psql-hint.js';
 import { SQLSTATE } from '../errors.js';
+import { engineCallLoad } from '../engine/engine-calls.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -103,6 +104,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   const listening = opts.http
     ? await ServiceHttp.listen(opts.http.host, opts.http.port, {
         readiness: () => readiness,
+        engineLoad: engineCallLoad,
         metrics: () => metrics.text(),
         statusPage: async () =>
           gateway
