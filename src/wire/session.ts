@@ -237,7 +237,7 @@ export class Session {
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementStarts();
     this.current = sql;
-    this.named.checkStatementName(name);
+    this.named.checkStatementName(name, sql);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
     // Plans are kept under the split text (`SELECT 1;` → `SELECT 1`), which the split cache gives back.
