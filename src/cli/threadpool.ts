@@ -2,8 +2,8 @@
  * Imported first by the command line: libuv sizes its thread pool once, at its first use, from
  * UV_THREADPOOL_SIZE. The DuckDB binding runs prepares, query starts and chunk fetches there, next
  * to file system calls and SCRAM's key derivation; the default 4 threads were held by four slow
- * prepares. 8 threads with at most PREPARE_SLOTS (5, of which 2 heavy; sql/engine.ts) prepares at once leave three for
- * everything else. An operator's own UV_THREADPOOL_SIZE wins.
+ * prepares. 8 threads with at most ENGINE_CALL_SLOTS (6, of which 2 per user; engine/engine-calls.ts) DuckDB calls
+ * at once, prepares included, leave two for everything else. An operator's own UV_THREADPOOL_SIZE wins.
  */
 export const LIBUV_THREADPOOL_SIZE = 8;
 

@@ -9,6 +9,7 @@ import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
 import { takeSessionConnection } from './session-connections.js';
+import { inEngineSlot } from './engine-calls.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -117,7 +118,9 @@ const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
 
 /** Runs work that binds `sql` (its prepare, or DuckDB's plan of it) in a prepare slot, as its weight asks. */
 export function inPrepareSlot<T>(sql: string, work: () => Promise<T>): Promise<T> {
-  return isHeavy(sql) ? heavyPrepareSlots.run(() => prepareSlots.run(work)) : prepareSlots.run(work);
+  // A prepare holds a thread of libuv's pool too: it counts against the session calls' budget (engine-calls.ts).
+  const slotted = () => prepareSlots.run(() => inEngineSlot(work));
+  return isHeavy(sql) ? heavyPrepareSlots.run(slotted) : slotted();
 }
 
 /**

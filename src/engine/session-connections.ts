@@ -37,6 +37,7 @@ import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
+import { connectionCallsDone } from './engine-calls.js';
 
 /** Idle connections kept per instance; more than this many ending at once are disconnected. */
 export const IDLE_CONNECTIONS = 16;
@@ -105,6 +106,9 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
     handle.disconnectSync(); // not one of ours (a test's own connection)
     return;
   }
+  // A statement DuckDB could not interrupt may still run on it: the reset would wait on a second
+  // thread of libuv's pool for it; wait here instead, where waiting holds no thread.
+  await connectionCallsDone(handle);
   handles.delete(handle);
   held.end();
   const { conn, pool } = held;

@@ -11,8 +11,13 @@ const MAX_SOCKETS = 64;
 
 export type Readiness = 'starting' | 'ready' | 'draining';
 
+/** `ready`, or why the engine cannot take more work now (engine/engine-calls.ts): every slot held. */
+export type EngineLoad = { saturated: boolean; running: number; slots: number };
+
 export interface HttpHandlers {
   readiness(): Readiness;
+  /** The engine's session calls now: /readyz turns 503 `saturated` while every slot is held. */
+  engineLoad?(): EngineLoad;
   metrics(): Promise<{ contentType: string; body: string }>;
   statusPage(): Promise<string>;
   log: { warn(o: object, msg?: string): void };
@@ -90,6 +95,13 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, h: Ht
         return send(200, 'text/plain; charset=utf-8', 'ok\n');
       case '/readyz': {
         const r = h.readiness();
+        const load = h.engineLoad?.();
+        if (r === 'ready' && load?.saturated)
+          return send(
+            503,
+            'text/plain; charset=utf-8',
+            `saturated: ${load.running} of ${load.slots} engine calls running\n`,
+          );
         return send(r === 'ready' ? 200 : 503, 'text/plain; charset=utf-8', `${r}\n`);
       }
       case '/metrics': {

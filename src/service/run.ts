@@ -13,6 +13,7 @@ import { armWatchdog } from './watchdog.js';
 import { psqlHint } from './psql-hint.js';
 import { SQLSTATE } from '../errors.js';
 import { Slots } from '../serial.js';
+import { engineCallLoad } from '../engine/engine-calls.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -104,6 +105,7 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   const listening = opts.http
     ? await ServiceHttp.listen(opts.http.host, opts.http.port, {
         readiness: () => readiness,
+        engineLoad: engineCallLoad,
         metrics: () => metrics.text(),
         statusPage: async () =>
           gateway

@@ -7,16 +7,44 @@ import { SqlError, SQLSTATE } from '../errors.js';
 /** Named statements, and named portals, a session may hold at once unless configured otherwise. */
 export const DEFAULT_MAX_NAMED = 1000;
 
+/**
+ * Characters of text a session's named statements may hold together. DuckDB's prepared statement
+ * holds far more than its text: `… where order_id in (<28,000 integers>)` (≈ 170 KB) held ≈ 6 MB,
+ * and 190 of them on two connections took RSS past memoryLimit, so every other user's statement
+ * failed 53200 while they were idle (the memory watchdog stops only running statements). 4 MiB of
+ * text is ≈ 150 MB of DuckDB's memory per session at that ratio.
+ */
+export const DEFAULT_MAX_PREPARED_TEXT = 4 * 1024 * 1024;
+
 export interface NamedLimits {
   /** Named prepared statements (Parse, PREPARE) a session may hold (default 1000). */
   maxPreparedStatements?: number;
   /** Named portals and cursors (Bind, DECLARE) a session may hold (default 1000). */
   maxPortals?: number;
+  /** Characters of text the session's named statements may hold together (DEFAULT_MAX_PREPARED_TEXT). */
+  maxPreparedText?: number;
 }
 
-/** 53400 when one more named statement would pass the cap. */
-export function roomForStatement(statements: ReadonlyMap<string, unknown>, name: string, limits: NamedLimits): void {
+/** 53400 when one more named statement (of `text`) would pass the cap on their count or on their text. */
+export function roomForStatement(
+  statements: ReadonlyMap<string, { sql: string }>,
+  name: string,
+  limits: NamedLimits,
+  text = '',
+): void {
   const max = limits.maxPreparedStatements ?? DEFAULT_MAX_NAMED;
+  if (name !== '') {
+    const maxText = limits.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT;
+    let held = text.length;
+    for (const [n, s] of statements) if (n !== '' && n !== name) held += s.sql.length;
+    if (held > maxText)
+      throw new SqlError(
+        SQLSTATE.configurationLimitExceeded,
+        `prepared statements of this session would hold ${held} characters of text: the limit is ${maxText}`,
+        undefined,
+        'Close or DEALLOCATE prepared statements the session no longer needs, or pass long value lists as parameters.',
+      );
+  }
   if (hasRoom(statements, name, max)) return;
   throw new SqlError(
     SQLSTATE.configurationLimitExceeded,

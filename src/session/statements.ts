@@ -142,7 +142,7 @@ export async function runStatement<P extends CursorEntry>(
     }
     case 'prepareSql': {
       const { name, query, stmt: inner, types } = interpretPrepare(stmt, scope.statements);
-      roomForStatement(scope.statements, name, scope.limits);
+      roomForStatement(scope.statements, name, scope.limits, query);
       // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
       const prepared = await core.preparer.prepareCached(query, inner, await declaredTypeOids(core.conn, types));
       return { kind: 'done', tag: 'PREPARE', keep: { name, prepared } };

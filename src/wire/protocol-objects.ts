@@ -15,8 +15,8 @@ export class ProtocolObjects {
   /** Caps on named statements (Parse, PREPARE) and named portals (Bind, DECLARE): each holds a DuckDB prepared statement. */
   caps: NamedLimits = {};
 
-  roomForStatement(name: string): void {
-    roomForStatement(this.statements, name, this.caps);
+  roomForStatement(name: string, text = ''): void {
+    roomForStatement(this.statements, name, this.caps, text);
   }
 
   roomForPortal(name: string): void {
@@ -36,10 +36,10 @@ export class ProtocolObjects {
   }
 
   /** Parse may name a statement only once (the unnamed one is replaced). */
-  checkStatementName(name: string): void {
+  checkStatementName(name: string, text = ''): void {
     if (name !== '' && this.statements.has(name))
       throw new SqlError(SQLSTATE.duplicatePreparedStatement, `prepared statement "${name}" already exists`);
-    this.roomForStatement(name);
+    this.roomForStatement(name, text);
   }
 
   /** Keep `prepared` under `name`, releasing what was there. */

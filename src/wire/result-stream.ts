@@ -52,6 +52,8 @@ export class ResultStream {
     private readonly cachePolicy: ResultCachePolicy,
     /** The portals holding an open DuckDB stream, and whether each may go on (wire/held-results.ts). */
     readonly held: HeldResults,
+    /** A DuckDB call run in a slot of the session's user (engine/engine-calls.ts). */
+    private readonly call: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   ) {}
 
   /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
@@ -85,7 +87,7 @@ export class ResultStream {
     );
     portal.stopsAtOpen = this.clock.stopCount;
     const starting = stageClock();
-    portal.result = await duck.stream();
+    portal.result = await this.call(() => duck.stream());
     spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
@@ -281,7 +283,7 @@ export class ResultStream {
     const fetch = (): Promise<Fetched> =>
       this.clock.isAborted
         ? Promise.resolve({ chunk: null, error: DISCONNECTED })
-        : result.fetchChunk().then(
+        : this.call(() => result.fetchChunk()).then(
             (chunk) => ({ chunk, error: null as unknown }),
             (error: unknown) => ({ chunk: null, error }),
           );
@@ -305,7 +307,8 @@ export class ResultStream {
         if (error) throw error;
         return chunk;
       }
-      return portal.result ? await portal.result.fetchChunk() : null;
+      const result = portal.result;
+      return result ? await this.call(() => result.fetchChunk()) : null;
     } finally {
       spent('execution', waiting);
     }

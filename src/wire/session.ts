@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { endSession } from '../engine/engine.js';
+import { engineCall } from '../engine/engine-calls.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal } from './portal.js';
@@ -80,7 +81,9 @@ export class Session {
     // Every write first sends what the session has pending for the client, in the order it arose.
     this.out = outboxFirst(core.outbox, out);
     const held = new HeldResults(core.clock, this.portals);
-    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held);
+    // The query's start and each chunk fetched wait for a slot of this user (engine/engine-calls.ts).
+    const call = <T>(work: () => Promise<T>) => engineCall(user, conn, work, (w) => core.clock.bound(w));
+    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held, call);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
   }
 
@@ -233,7 +236,7 @@ export class Session {
   parse(name: string, sql: string, paramTypes: number[]): Promise<void> | undefined {
     this.statementStarts();
     this.current = sql;
-    this.named.checkStatementName(name);
+    this.named.checkStatementName(name, sql);
     // A text seen before as one whole statement skips the ceiling check and classification (all
     // already passed for exactly this text): an unnamed repeat costs what a named Bind does.
     // Plans are kept under the split text (`SELECT 1;` → `SELECT 1`), which the split cache gives back.
