@@ -16,6 +16,7 @@ import {
 } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { numericSpecialRefused } from './pg-spellings.js';
+import { intervalWithFields } from './interval-fields.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
 const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
@@ -62,6 +63,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
+  }
+  if (type === 'interval' && !isArray && tn.typmods) {
+    ctx.changed = true;
+    return intervalWithFields(tc.arg, tn.typmods);
   }
   if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).

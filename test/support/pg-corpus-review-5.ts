@@ -14,4 +14,13 @@ export const REVIEW_5 = [
   // numeric and interval division in HAVING (DuckDB's HAVING binder took a lambda's `v.x` for a column: 42000)
   'select status, count(*) from sales.orders group by 1 having sum(amount) / count(*) > 20 order by 1',
   "select status from sales.orders group by 1 having interval '1 day' * count(*) / 7 > interval '4 days' order by 1",
+  // `interval 'N' unit` in a statement the gateway rewrites: the deparsed `CAST('1' AS interval day)` was 1 second
+  "select date_trunc('month', ordered_at) + interval '1' month - interval '1' day from sales.orders where order_id = 1",
+  "select interval '1' day, 'a'::text",
+  "select interval '1' day, interval '2' hour, interval '3' minute",
+  "select interval '-1.5' hour, interval '2.5' hour, interval '2.7' day, interval '1.5' month, interval '1.7' year, interval '-2.5' minute, interval ' 3 ' day, interval '+4' day, interval '2.25' second, 'a'::text",
+  "select order_id, ordered_at + interval '2' hour, to_char(ordered_at + interval '1' day, 'YYYY-MM-DD') from sales.orders order by order_id limit 3",
+  // a field qualifier the gateway cannot apply: refused (0A000), never read without it
+  "select interval '1 day 3 hours' hour, 'a'::text",
+  "select interval '1-2' year to month, 'a'::text",
 ];
