@@ -51,10 +51,24 @@ const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
 const PG_COLLATE =
   /\b[cC][oO][lL][lL][aA][tT][eE]\s+(?:"?[pP][gG]_[cC][aA][tT][aA][lL][oO][gG]"?\s*\.\s*)?"(?:default|C|POSIX)"/;
 
+/**
+ * LIKE escapes with a backslash in PostgreSQL, DuckDB's with nothing (rewrite-operators.ts says so): a
+ * pattern that may hold one — a backslash in the text, a parameter, a column, a built string.
+ */
+const LIKE_PATTERN_NOT_PLAIN = /\bi?like\s+(?!''(?!\s*(?:\|\||::|\[)))/i;
+const LIKE_WORD = /\bi?like\b/i;
+
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
-  return CATALOGISH.test(text) || PG_COLLATE.test(text) || PG_MEANINGS.test(text) || WHOLE_ROW_ITEMS.test(text);
+  return (
+    CATALOGISH.test(text) ||
+    PG_COLLATE.test(text) ||
+    PG_MEANINGS.test(text) ||
+    WHOLE_ROW_ITEMS.test(text) ||
+    LIKE_PATTERN_NOT_PLAIN.test(text) ||
+    (sql.includes('\\') && LIKE_WORD.test(text))
+  );
 }
 
 /**

@@ -23,4 +23,9 @@ export const REVIEW_5 = [
   // a field qualifier the gateway cannot apply: refused (0A000), never read without it
   "select interval '1 day 3 hours' hour, 'a'::text",
   "select interval '1-2' year to month, 'a'::text",
+  // LIKE's default escape is a backslash in PostgreSQL (DuckDB's LIKE has none): in statements not otherwise rewritten
+  "select 'a_b' like 'a\\_b', 'a_b' ilike 'A\\_B', 'axb' not like 'a\\_b', 'a%' like 'a\\%', 'ab' like 'a\\b', 'a\\b' like 'a\\\\b'",
+  "select name from sales.customers where name like 'Customer\\ 1%' order by 1",
+  "select count(*) from sales.orders where status not ilike 'o\\pen'",
+  "select 'a_b' like 'a\\_b' escape '#', 'a#_b' like 'a#_b' escape '#', 'a_b' like 'a#_b' escape '#'",
 ];
