@@ -1,6 +1,6 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
 import { jsonbText } from './pg-jsonb.js';
-import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
+import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf, textOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
@@ -76,7 +76,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         ? booleanInput(sval)
         : type === 'timestamptz'
           ? timestamptzInput(sval)
-          : undefined;
+          : type === 'bytea'
+            ? byteaInput(sval)
+            : undefined;
     if (type === 'jsonb') {
       // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
       const normal = jsonbText(sval);

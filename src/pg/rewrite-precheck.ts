@@ -17,7 +17,7 @@ const CATALOGISH =
  * A string constant cast to a type whose input PostgreSQL reads differently (pg-input.ts): `'…'::int`,
  * `CAST('…' AS boolean)`, `timestamptz '…'`. The pre-check sees literals as `''`.
  */
-const LITERAL_TYPES = String.raw`(?:int[248]?|integer|smallint|bigint|bool(?:ean)?|timestamptz|timestamp\s+with\s+time\s+zone)\b`;
+const LITERAL_TYPES = String.raw`(?:int[248]?|integer|smallint|bigint|bool(?:ean)?|bytea|timestamptz|timestamp\s+with\s+time\s+zone)\b`;
 const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\bcast\s*\(\s*''\s+as\s+(?:"?pg_catalog"?\.)?"?${LITERAL_TYPES}|\b${LITERAL_TYPES}\s*''`;
 /**
  * PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts): set-returning generate_series,

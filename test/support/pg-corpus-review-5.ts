@@ -28,4 +28,10 @@ export const REVIEW_5 = [
   "select name from sales.customers where name like 'Customer\\ 1%' order by 1",
   "select count(*) from sales.orders where status not ilike 'o\\pen'",
   "select 'a_b' like 'a\\_b' escape '#', 'a#_b' like 'a#_b' escape '#', 'a_b' like 'a#_b' escape '#'",
+  // bytea constants in PostgreSQL's hex and escape formats (DuckDB read `\xdeadbeef` as one byte and six letters)
+  "select '\\xdeadbeef'::bytea, octet_length('\\xdeadbeef'::bytea), bytea '\\xDE AD', cast('\\x' as bytea)",
+  "select 'a\\\\b'::bytea, '\\141\\000z'::bytea, octet_length('\\001\\377'::bytea), 'héllo'::bytea, md5('\\x00ff'::bytea)",
+  "select '\\xzz'::bytea",
+  "select '\\x123'::bytea",
+  "select 'a\\b'::bytea",
 ];
