@@ -73,6 +73,7 @@ export const SQLSTATE = {
   idleInTransactionSessionTimeout: '25P03',
   characterNotInRepertoire: '22021',
   arraySubscriptError: '2202E',
+  substringError: '22011',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

@@ -153,3 +153,32 @@ function structRefused(row: Node, name: string): Node {
   );
   return { CaseExpr: { args: [{ CaseWhen: { expr: isStruct, result: refusal } }], defresult: row } };
 }
+
+/**
+ * `substr(s, start [, count])`, `substring(s from start for count)`: PostgreSQL counts positions before
+ * the first as characters that are not there (`substr('hello', -2, 5)` is `he`, a start ≤ 0 without a
+ * count the whole string); DuckDB counts a negative start from the end. A negative count is 22011.
+ */
+export function substrCall(args: Node[]): Node {
+  const [s, start, count] = args as [Node, Node, Node | undefined];
+  const first = call(['greatest'], [start, { A_Const: { ival: { ival: 1 } } }]);
+  if (!count) return call(['substr'], [s, first]);
+  const op = (name: string, lexpr: Node, rexpr: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr, rexpr },
+  });
+  const zero = { A_Const: { ival: { ival: 0 } } };
+  const length = call(['greatest'], [op('-', op('+', start, count), first), zero]);
+  return {
+    CaseExpr: {
+      args: [
+        {
+          CaseWhen: {
+            expr: op('<', count, zero),
+            result: call(['error'], [strConst('negative substring length not allowed')]),
+          },
+        },
+      ],
+      defresult: call(['substr'], [s, first, length]),
+    },
+  };
+}

@@ -34,4 +34,8 @@ export const REVIEW_5 = [
   "select '\\xzz'::bytea",
   "select '\\x123'::bytea",
   "select 'a\\b'::bytea",
+  // substr before the first character: PostgreSQL counts positions that are not there (DuckDB counted from the end)
+  "select substr('hello', -2, 5), substr('hello', 0, 2), substr('hello', -2), substr('hello', 0), substring('hello' from -1 for 3), substring('hello', 2), substr('hello', 2, 10), substr('hello', 9)",
+  'select order_id, substr(status, qty - 3, 4), substring(status from qty - 2) from sales.orders order by order_id limit 6',
+  "select substr('hello', 2, -1)",
 ];
