@@ -182,3 +182,26 @@ export function substrCall(args: Node[]): Node {
     },
   };
 }
+
+/**
+ * `corr(y, x)`, `regr_slope(y, x)` where a variance is zero (one row, a constant column): PostgreSQL's
+ * NULL, not DuckDB's NaN. `aggregate` is the call as written (FILTER, OVER, DISTINCT kept for var_pop).
+ */
+export function zeroVarianceNull(name: 'corr' | 'regr_slope', aggregate: Node): Node {
+  const [y, x] = aggregate.args as [Node, Node];
+  const zero = (v: Node): Node => ({
+    A_Expr: {
+      kind: 'AEXPR_OP',
+      name: [str('=')],
+      lexpr: { FuncCall: { ...aggregate, funcname: [str('var_pop')], args: [v] } },
+      rexpr: { A_Const: { ival: { ival: 0 } } },
+    },
+  });
+  const expr = name === 'corr' ? { BoolExpr: { boolop: 'OR_EXPR', args: [zero(x), zero(y)] } } : zero(x);
+  return {
+    CaseExpr: {
+      args: [{ CaseWhen: { expr, result: { A_Const: { isnull: true } } } }],
+      defresult: { FuncCall: { ...aggregate, funcname: [str(name)] } },
+    },
+  };
+}

@@ -38,4 +38,9 @@ export const REVIEW_5 = [
   "select substr('hello', -2, 5), substr('hello', 0, 2), substr('hello', -2), substr('hello', 0), substring('hello' from -1 for 3), substring('hello', 2), substr('hello', 2, 10), substr('hello', 9)",
   'select order_id, substr(status, qty - 3, 4), substring(status from qty - 2) from sales.orders order by order_id limit 6',
   "select substr('hello', 2, -1)",
+  // corr and regr_slope where a variance is zero: PostgreSQL's NULL, not NaN
+  'select corr(y, x), regr_slope(y, x), corr(x, y), regr_slope(x, y), regr_intercept(y, x) from (values (1.0::float8, 2.0::float8), (1, 3)) v(x, y)',
+  'select status, corr(qty, order_id * 0), regr_slope(amount, customer_id - customer_id) from sales.orders group by status order by 1',
+  'select corr(qty, amount) filter (where order_id = 1), regr_slope(qty, 5) from sales.orders',
+  'select order_id, regr_slope(qty, 2) over (order by order_id rows 1 preceding), corr(2, qty) over (partition by status) from sales.orders order by order_id limit 4',
 ];
