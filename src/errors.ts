@@ -77,6 +77,7 @@ export const SQLSTATE = {
   datetimeFieldOverflow: '22008',
   invalidDatetimeFormat: '22007',
   untranslatableCharacter: '22P05',
+  substringError: '22011',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

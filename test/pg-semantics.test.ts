@@ -630,6 +630,14 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   },
   // shapes BI tools and ORMs send
   { sql: `select count(*) ${O} where status like $1 || '%'`, oids: [25], params: ['op'] },
+  // LIKE's default escape is a backslash (issue 25): `\p` is a literal p, `\_` a literal underscore
+  {
+    sql: `select count(*) ${O} where status like $1 or status ilike $2`,
+    oids: [25, 25],
+    params: ['o\\pen', 'SHIPPE\\D'],
+  },
+  { sql: `select count(*) ${O} where status not like $1`, oids: [25], params: ['o\\pen'] },
+  { sql: "select 'a_b' like $1, 'axb' not like $1", oids: [25], params: ['a\\_b'] },
   {
     sql: `select count(*) ${O} where ordered_at >= $1::date and ordered_at < $1::date + 1`,
     oids: [1082],

@@ -39,6 +39,11 @@ const NEEDS = [
   'select round(x) as r from range(3) t(x)',
   `select 'a' || null as s`,
   `select current_date - date '2024-01-01' as d`,
+  // LIKE's default escape is a backslash in PostgreSQL: a pattern that may hold one
+  `select 'a_b' like 'a\\_b' as b`,
+  'select s from t where s not ilike $1',
+  'select s from t where s like p',
+  `select s from t where s like 'a' || p`,
 ];
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
@@ -50,6 +55,7 @@ const PLAIN = [
   'select 2 = any_value(2) as b',
   'select [1, 2] as l',
   `select 'x' as "ANY"`,
+  `select 'ab' like 'a%' as b, 'ab' not ilike 'B%' as c`,
 ];
 
 /** The documented over-matches: flagged, but the walk changes nothing. */

@@ -62,6 +62,8 @@ const byPattern: [RegExp, string][] = [
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
   [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
+  // raised by the rewrite's substr (pg/pg-spellings.ts), PostgreSQL's words and code
+  [/^Invalid Input Error: negative substring length not allowed/, SQLSTATE.substringError],
   [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],

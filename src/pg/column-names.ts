@@ -210,6 +210,9 @@ function functionName(e: Node, text: StatementText): Figured | typeof UNSURE {
       /^((?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*)(?:\s*\.\s*(?:"(?:[^"]|"")*"|[A-Za-z_\u0080-\uffff][\w$\u0080-\uffff]*))*)\s*\(/.exec(
         at,
       );
+    // DuckDB reads `interval '1' day` as to_days(…) located at the string: PostgreSQL's cast, named interval.
+    if (!call && /^to_(?:years|months|days|hours|minutes|seconds)$/.test(fn) && at.startsWith("'"))
+      return named('interval', 1);
     // An operator spelled with words: SIMILAR TO has no name, AT TIME ZONE is PostgreSQL's timezone().
     if (!call) return fn === 'timezone' ? named('timezone') : NONE;
     const path = identifierPath(call[1]!)!;

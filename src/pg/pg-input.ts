@@ -73,3 +73,30 @@ export function timestamptzInput(text: string): Node | undefined {
   const spelled = `${m[1]}${m[2]}${m[3] ?? ':00'}${zone}`;
   return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
 }
+
+/**
+ * `'\xdeadbeef'::bytea`: PostgreSQL's hex format (pairs of hex digits, blanks between pairs) or its
+ * escape format (`\\`, `\ooo` octal, any other character as its UTF-8 bytes). DuckDB's blob text reads
+ * only `\xHH` escapes (`\xdeadbeef` was one byte and six letters), so every byte is spelled `\xHH`.
+ */
+export function byteaInput(text: string): Node {
+  const bytes: number[] = [];
+  if (text.startsWith('\\x')) {
+    const digits = text.slice(2).replace(/[ \t\n\r]/g, '');
+    const bad = /[^0-9a-fA-F]/.exec(digits);
+    if (bad) throw new SqlError(SQLSTATE.invalidParameterValue, `invalid hexadecimal digit: "${bad[0]}"`);
+    if (digits.length % 2 === 1)
+      throw new SqlError(SQLSTATE.invalidParameterValue, 'invalid hexadecimal data: odd number of digits');
+    for (let i = 0; i < digits.length; i += 2) bytes.push(parseInt(digits.slice(i, i + 2), 16));
+  } else {
+    for (const part of text.split(/(\\\\|\\[0-3][0-7][0-7]|\\)/)) {
+      if (part === '\\') throw new SqlError(SQLSTATE.invalidTextRepresentation, 'invalid input syntax for type bytea');
+      if (part === '\\\\') bytes.push(92);
+      else if (/^\\[0-3][0-7][0-7]$/.test(part)) bytes.push(parseInt(part.slice(1), 8));
+      else bytes.push(...Buffer.from(part, 'utf8'));
+    }
+  }
+  return {
+    A_Const: { sval: { sval: bytes.map((b) => `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`).join('') } },
+  };
+}

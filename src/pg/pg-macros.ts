@@ -198,12 +198,13 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
   // Each step binds its values once (a lambda over a one-element list): nested macros would paste the
   // operands into the expression many times over. Lambda names are prefixed: a caller's table alias `v`
   // would otherwise bind `v.x` to its column, outside the aggregate (42803 on `FROM (VALUES …) v(x)`).
+  // Fields are read as `fdl_pg_v['x']`: in HAVING, DuckDB's binder takes `fdl_pg_v.x` for a column of the table.
   [
     '_pgsem_ndiv(a, b)',
     `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
-    list_transform([{'x': fdl_pg_v.x, 'sx': fdl_pg_v.sx, 'y': fdl_pg_v.y, 'sy': fdl_pg_v.sy, 'wx': _pgsem_weight(fdl_pg_v.x, fdl_pg_v.sx), 'wy': _pgsem_weight(fdl_pg_v.y, fdl_pg_v.sy)}], fdl_pg_w ->
-      list_transform([{'x': fdl_pg_w.x, 'sx': fdl_pg_w.sx, 'y': fdl_pg_w.y, 'sy': fdl_pg_w.sy, 'r': least(greatest(16 - 4 * (fdl_pg_w.wx - fdl_pg_w.wy - CASE WHEN _pgsem_first(fdl_pg_w.x, fdl_pg_w.sx, fdl_pg_w.wx) <= _pgsem_first(fdl_pg_w.y, fdl_pg_w.sy, fdl_pg_w.wy) THEN 1 ELSE 0 END), fdl_pg_w.sx, fdl_pg_w.sy, 0), 20)}], fdl_pg_z ->
-        _pgsem_decimal(sign(fdl_pg_z.x) * sign(fdl_pg_z.y) < 0, _pgsem_qdigits(abs(fdl_pg_z.x) * _pgsem_p10(fdl_pg_z.sy + fdl_pg_z.r), abs(fdl_pg_z.y) * _pgsem_p10(fdl_pg_z.sx)), fdl_pg_z.r))[1])[1])[1]`,
+    list_transform([{'x': fdl_pg_v['x'], 'sx': fdl_pg_v['sx'], 'y': fdl_pg_v['y'], 'sy': fdl_pg_v['sy'], 'wx': _pgsem_weight(fdl_pg_v['x'], fdl_pg_v['sx']), 'wy': _pgsem_weight(fdl_pg_v['y'], fdl_pg_v['sy'])}], fdl_pg_w ->
+      list_transform([{'x': fdl_pg_w['x'], 'sx': fdl_pg_w['sx'], 'y': fdl_pg_w['y'], 'sy': fdl_pg_w['sy'], 'r': least(greatest(16 - 4 * (fdl_pg_w['wx'] - fdl_pg_w['wy'] - CASE WHEN _pgsem_first(fdl_pg_w['x'], fdl_pg_w['sx'], fdl_pg_w['wx']) <= _pgsem_first(fdl_pg_w['y'], fdl_pg_w['sy'], fdl_pg_w['wy']) THEN 1 ELSE 0 END), fdl_pg_w['sx'], fdl_pg_w['sy'], 0), 20)}], fdl_pg_z ->
+        _pgsem_decimal(sign(fdl_pg_z['x']) * sign(fdl_pg_z['y']) < 0, _pgsem_qdigits(abs(fdl_pg_z['x']) * _pgsem_p10(fdl_pg_z['sy'] + fdl_pg_z['r']), abs(fdl_pg_z['y']) * _pgsem_p10(fdl_pg_z['sx'])), fdl_pg_z['r']))[1])[1])[1]`,
   ],
 ];
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];

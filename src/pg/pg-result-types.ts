@@ -25,7 +25,7 @@ const OTHER_AGGREGATES =
 /**
  * A tag: an expression of the same DuckDB type as `n` but without aggregates (DuckDB cannot bind an
  * aggregate inside a macro's typed argument): `sum(x)` → `_pgsem_sum(x, x)`, `count(…)` → a BIGINT
- * NULL, `min/max(x)` → x. Undefined when `n` holds a window or another aggregate.
+ * 1, `min/max(x)` → x. Undefined when `n` holds a window or another aggregate.
  */
 export function tagOf(n: unknown): any {
   if (Array.isArray(n)) {
@@ -42,11 +42,13 @@ export function tagOf(n: unknown): any {
     const name = String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval);
     if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
     const args = (fc.args ?? []) as Node[];
-    const typedNull = (type: string): Node => ({
-      TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str(type)], typemod: -1 } },
+    // A typed 1, not a typed NULL: DuckDB folds numeric arithmetic with a NULL constant (`1.5 * NULL::bigint`)
+    // to an untyped NULL, and the division around it then picked integer division (`round(1.5*count(*)/700, 4)` → 0).
+    const typedOne = (type: string): Node => ({
+      TypeCast: { arg: { A_Const: { ival: { ival: 1 } } }, typeName: { names: [str(type)], typemod: -1 } },
     });
-    if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedNull('bigint');
-    if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedNull('double');
+    if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedOne('bigint');
+    if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedOne('double');
     const inner = args.length >= 1 ? tagOf(args[0]) : undefined;
     if (['min', 'max', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'].includes(name) && args.length >= 1)
       return inner;

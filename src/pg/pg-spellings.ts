@@ -153,3 +153,55 @@ function structRefused(row: Node, name: string): Node {
   );
   return { CaseExpr: { args: [{ CaseWhen: { expr: isStruct, result: refusal } }], defresult: row } };
 }
+
+/**
+ * `substr(s, start [, count])`, `substring(s from start for count)`: PostgreSQL counts positions before
+ * the first as characters that are not there (`substr('hello', -2, 5)` is `he`, a start ≤ 0 without a
+ * count the whole string); DuckDB counts a negative start from the end. A negative count is 22011.
+ */
+export function substrCall(args: Node[]): Node {
+  const [s, start, count] = args as [Node, Node, Node | undefined];
+  const first = call(['greatest'], [start, { A_Const: { ival: { ival: 1 } } }]);
+  if (!count) return call(['substr'], [s, first]);
+  const op = (name: string, lexpr: Node, rexpr: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr, rexpr },
+  });
+  const zero = { A_Const: { ival: { ival: 0 } } };
+  const length = call(['greatest'], [op('-', op('+', start, count), first), zero]);
+  return {
+    CaseExpr: {
+      args: [
+        {
+          CaseWhen: {
+            expr: op('<', count, zero),
+            result: call(['error'], [strConst('negative substring length not allowed')]),
+          },
+        },
+      ],
+      defresult: call(['substr'], [s, first, length]),
+    },
+  };
+}
+
+/**
+ * `corr(y, x)`, `regr_slope(y, x)` where a variance is zero (one row, a constant column): PostgreSQL's
+ * NULL, not DuckDB's NaN. `aggregate` is the call as written (FILTER, OVER, DISTINCT kept for var_pop).
+ */
+export function zeroVarianceNull(name: 'corr' | 'regr_slope', aggregate: Node): Node {
+  const [y, x] = aggregate.args as [Node, Node];
+  const zero = (v: Node): Node => ({
+    A_Expr: {
+      kind: 'AEXPR_OP',
+      name: [str('=')],
+      lexpr: { FuncCall: { ...aggregate, funcname: [str('var_pop')], args: [v] } },
+      rexpr: { A_Const: { ival: { ival: 0 } } },
+    },
+  });
+  const expr = name === 'corr' ? { BoolExpr: { boolop: 'OR_EXPR', args: [zero(x), zero(y)] } } : zero(x);
+  return {
+    CaseExpr: {
+      args: [{ CaseWhen: { expr, result: { A_Const: { isnull: true } } } }],
+      defresult: { FuncCall: { ...aggregate, funcname: [str(name)] } },
+    },
+  };
+}

@@ -25,7 +25,13 @@ import {
   settingOrError,
 } from './pg-forms.js';
 import { compat, names, PGCAT, str, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
-import { cardinalityCall, jsonbBuildObjectRefused, regexSubstring } from './pg-spellings.js';
+import {
+  cardinalityCall,
+  jsonbBuildObjectRefused,
+  regexSubstring,
+  substrCall,
+  zeroVarianceNull,
+} from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
@@ -100,10 +106,19 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
+    return zeroVarianceNull(pgName, out);
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {
     const regex = regexSubstring(args);
     if (regex) return regex;
   }
+  if (
+    (pgName === 'substr' || pgName === 'substring') &&
+    (args?.length === 2 || args?.length === 3) &&
+    !inFrom &&
+    !args[1]?.A_Const?.sval
+  )
+    return substrCall(args);
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);

@@ -1,6 +1,6 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
 import { jsonbText } from './pg-jsonb.js';
-import { booleanInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
+import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf, textOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
@@ -16,6 +16,7 @@ import {
 } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { numericSpecialRefused } from './pg-spellings.js';
+import { intervalWithFields } from './interval-fields.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
 const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
@@ -63,6 +64,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
   }
+  if (type === 'interval' && !isArray && tn.typmods) {
+    ctx.changed = true;
+    return intervalWithFields(tc.arg, tn.typmods);
+  }
   if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
     const read = isIntegerType(type)
@@ -71,7 +76,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         ? booleanInput(sval)
         : type === 'timestamptz'
           ? timestamptzInput(sval)
-          : undefined;
+          : type === 'bytea'
+            ? byteaInput(sval)
+            : undefined;
     if (type === 'jsonb') {
       // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
       const normal = jsonbText(sval);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
+import { REVIEW_5 } from './pg-corpus-review-5.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -440,6 +441,7 @@ export const NEVER_EXCUSED: readonly string[] = [
   "select pg_catalog.format('%s-%s', 1, 2), pg_catalog.encode('ab'::bytea, 'hex'), pg_catalog.initcap('ab cd')",
   // numerics shown at a scale per value (session 36): the broad avg/stddev row must not hide them
   ...REVIEW_4,
+  ...REVIEW_5,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
