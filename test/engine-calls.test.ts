@@ -5,7 +5,8 @@
  * clients left took every thread: every user and every repository stopped answering. With the
  * engine's call slots (engine/engine-calls.ts) one user holds at most USER_ENGINE_CALLS of them.
  *
- * The stuck statement is a nested lambda over rows (uninterruptible inside one vector today). Should
+ * The stuck statement is a lambda within the lambda-work ceiling whose body calls a bounded function
+ * on each element, over the rows of one vector (32,768 × 200 KB per row; uninterruptible today). Should
  * a guard ever bound it, the premise check below fails first: pick another uninterruptible statement.
  */
 import { after, before, describe, test } from 'node:test';
@@ -15,7 +16,7 @@ import pg from 'pg';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 
 const STUCK =
-  'select list_sum(list_transform(range(32000 + (order_id % 2)), x -> list_sum(list_transform(range(x), y -> list_sum(range(y)))))) from sales.orders';
+  "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + (x + order_id) % 2)))))::bigint from sales.orders";
 const ATTACKERS = 8;
 
 describe('engine call slots: one user cannot take the thread pool', () => {

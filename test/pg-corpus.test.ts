@@ -47,7 +47,7 @@ test(
     const undocumented: string[] = [];
     for (const sql of statements) {
       const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
-      const result = compare(p, g);
+      const result = compare(p, g, sql);
       if (result !== 'different') {
         counts[result]++;
         continue;
