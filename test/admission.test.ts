@@ -1,6 +1,6 @@
 /**
- * Admission by allowlist, without sockets: DuckDB's own parse (sql/analysis.ts) and the allowlist
- * (sql/containment.ts) against a real DuckDB. The function snapshot makes a DuckDB upgrade that adds
+ * Admission by allowlist, without sockets: DuckDB's own parse (analysis/analysis.ts) and the allowlist
+ * (analysis/containment.ts) against a real DuckDB. The function snapshot makes a DuckDB upgrade that adds
  * a function fail here until someone decides about it (FDL_UPDATE_FUNCTIONS=1 rewrites the snapshot).
  */
 import { after, before, describe, test } from 'node:test';

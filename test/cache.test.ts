@@ -220,7 +220,10 @@ test('a download that fails among parallel ones leaves no file pinned (the other
       { match: /\.parquet$/, fault: 'slow-body', delayMs: 600 },
     ];
     const pinnedBefore = fileCache.stats().pinned; // the version's catalog
-    await assert.rejects(version.ensureFiles(files));
+    await assert.rejects(version.ensureFiles(files), (e: { sqlstate?: string; message?: string }) => {
+      assert.equal(e.sqlstate, '58030', e.message);
+      return true;
+    });
     proxy.rules = [];
     // what was still downloading when the failure was reported finishes afterwards
     await waitFor(() => fileCache.stats().entries >= files.length - 1, 'the other downloads to finish', 20_000);

@@ -2,8 +2,8 @@
  * Result column names and column sources from the statement's one DuckDB analysis, compared shape by
  * shape with a real PostgreSQL 15 holding the same tables: the name PostgreSQL sends in
  * RowDescription, and the table and attribute number it reports for each column (by table name,
- * since OIDs differ). In-process (no gateway): names from sql/column-names.ts over the analysis and
- * DuckDB's own names, sources from sql/column-sources.ts over DuckDB's catalog.
+ * since OIDs differ). In-process (no gateway): names from pg/column-names.ts over the analysis and
+ * DuckDB's own names, sources from analysis/column-sources.ts over DuckDB's catalog.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * Every escape payload of the containment tests (test/containment.test.ts, test/admission.test.ts,
  * the issue's EXPLAIN-quote and CTE-scope payloads, pg_get_viewdef, the emulation's internals) run
  * once with admission switched off (FDL_TEST_ADMISSION=off): the engine line alone — DuckDB's own
- * binding of the statement (sql/side-effects.ts), one sealed instance per repository, the locked
+ * binding of the statement (analysis/side-effects.ts), one sealed instance per repository, the locked
  * configuration — answers each with its exact SQLSTATE, writes nothing, reads nothing of the other
  * repository, and another session's answers stay the same.
  */

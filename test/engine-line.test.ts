@@ -2,7 +2,7 @@
  * The engine's own line of containment, with admission switched off (the test-only
  * FDL_TEST_ADMISSION=off): escape payloads that admission refuses must still write nothing and read
  * nothing of another repository, because each repository has its own sealed DuckDB instance
- * (sql/engines.ts), only SELECT/EXPLAIN statements by DuckDB's own statement type are run, EXPLAIN's
+ * (engine/engines.ts), only SELECT/EXPLAIN statements by DuckDB's own statement type are run, EXPLAIN's
  * head is the gateway's, and the configuration is locked. What only admission holds (refs within a
  * repository, DuckDB's side-effecting table functions) is listed in docs/security.md.
  */

@@ -108,7 +108,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     assert.equal(Number(m[2]), dataLimitFor('1GB'), 'the hard limit too: nothing in the process can raise it');
   });
 
-  test('constants folded at prepare (len(range(300000000)), repeat 1.5e9): refused before DuckDB folds them (54000, sql/size-limits.ts), RSS bounded, the session goes on', async () => {
+  test('constants folded at prepare (len(range(300000000)), repeat 1.5e9): refused before DuckDB folds them (54000, analysis/size-limits.ts), RSS bounded, the session goes on', async () => {
     const pid = gw.proc.pid!;
     const c = await login();
     await c.query('set statement_timeout = 20000');

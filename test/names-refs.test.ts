@@ -1,6 +1,6 @@
 /**
  * Names and refs as tools write them: the default search_path with DuckLake's `main` on it, `public.t`
- * and `<connected database>.schema.t` (respelled where DuckDB's parse put them, sql/catalog-names.ts),
+ * and `<connected database>.schema.t` (respelled where DuckDB's parse put them, analysis/catalog-names.ts),
  * and a ref chosen in the database part of a URL (`basic~v1`, `basic%40v1`) by real libpq (psql),
  * SQLAlchemy 1.4 over psycopg2 and pgjdbc; SET fdl.ref inside a transaction refused with 25001 and a
  * hint that names what works, the session's version unchanged.

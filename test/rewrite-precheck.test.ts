@@ -1,5 +1,5 @@
 /**
- * The rewrite's pre-check (sql/rewrite.ts needsPgRewrite) against the rewrite itself, both ways:
+ * The rewrite's pre-check (pg/rewrite.ts needsPgRewrite) against the rewrite itself, both ways:
  * what it flags is what the PostgreSQL-grammar walk changes; what it lets pass gives DuckDB's answer
  * unchanged (checked by running both texts); the over-matches that remain are the documented ones.
  */

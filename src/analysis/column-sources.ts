@@ -5,7 +5,7 @@
  * the values agree with pg_class.oid and pg_attribute.attnum of the catalog emulation (both are
  * DuckDB's own object id and column index).
  *
- * The statement's shape comes from its one DuckDB parse (sql/analysis.ts calls sourceShape); the
+ * The statement's shape comes from its one DuckDB parse (analysis/analysis.ts calls sourceShape); the
  * relations' columns from DuckDB's catalog, remembered per version database (versions never change).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -114,7 +114,7 @@ export class FileCache {
 
   /**
    * The folder of one store's files. Each repository's DuckDB instance may open its own area only
-   * (sql/engines.ts), so the same content served by two repositories is kept twice.
+   * (engine/engines.ts), so the same content served by two repositories is kept twice.
    */
   areaDir(store: ObjectStore): string {
     return join(this.dir, areaOf(store));

@@ -4,7 +4,7 @@
  * that version: dashboards that refresh, pool health checks (`SELECT 1`) and drivers' housekeeping
  * are answered from memory without a trip through DuckDB. Entries are the DataRow bytes exactly as
  * sent, keyed by everything that shaped them (see ResultKey); what is repeatable is decided by the
- * caller (sql/determinism.ts).
+ * caller (analysis/determinism.ts).
  */
 import { LRUCache } from 'lru-cache';
 

@@ -1,7 +1,7 @@
 /**
  * Imported first by the command line, next to threadpool.ts: DuckDB's allocator (jemalloc) reads
  * its options when the binding is loaded, before any of the gateway's code runs. `fdl serve` runs
- * under the memory ceiling (sql/memory-ceiling.ts), which needs freed address space given back.
+ * under the memory ceiling (engine/memory-ceiling.ts), which needs freed address space given back.
  */
 import { allocatorReturnsAddressSpace } from '../engine/memory-ceiling.js';
 

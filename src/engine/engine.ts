@@ -59,7 +59,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
 }
 
 /**
- * The directories one repository's DuckDB instance reads (sql/engines.ts), and nothing else: of a
+ * The directories one repository's DuckDB instance reads (engine/engines.ts), and nothing else: of a
  * local repository its `versions/` (the frozen catalogs ATTACH opens) and its data directory — not
  * its refs, settings or `sources/`; of a remote one its own area of the file cache (catalogs and
  * data files, and download temp files holding a prefix of one of them). The state directory

@@ -16,9 +16,7 @@
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { MAX_LIST_ELEMENTS } from './list-guards.js';
 import { MAX_VALUE_GROWTH } from './value-guards.js';
-
-const qi = (s: string) => `"${s.replace(/"/g, '""')}"`;
-const ql = (s: string) => `'${s.replace(/'/g, "''")}'`;
+import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
 const refusal = (name: string) =>

@@ -54,7 +54,7 @@ async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
   ).getRows()[0]!;
   const open =
     locked === true
-      ? (allowed as { items: unknown[] }).items.map((name) => `current_setting('${String(name).replace(/'/g, "''")}')`)
+      ? (allowed as { items: unknown[] }).items.map((name) => `current_setting(${quoteLiteral(String(name))})`)
       : [`(SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings())`];
   const variables = `(SELECT string_agg(name || ':' || type || '=' || value, chr(10) ORDER BY name) FROM duckdb_variables())`;
   return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, variables].join(', ')}`;

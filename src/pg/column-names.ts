@@ -5,7 +5,7 @@
  * few forms (`case`, `coalesce`, `array`, `exists`) and `?column?` otherwise. Clients and BI tools
  * show these names, so the gateway follows PostgreSQL.
  *
- * The rule reads the statement's one DuckDB parse tree (sql/analysis.ts). Where DuckDB's parser
+ * The rule reads the statement's one DuckDB parse tree (analysis/analysis.ts). Where DuckDB's parser
  * normalises what the rule needs (identifier case, `int4` vs `integer`, `count(*)` → count_star,
  * `extract` → date_part), the name is read back from the statement text at the node's location,
  * as PostgreSQL's grammar would have read it.

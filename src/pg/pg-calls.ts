@@ -135,7 +135,7 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     const text = castTo(value, 'varchar');
     if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
     else if (m[3] === 'I') {
-      // PostgreSQL refuses a NULL identifier (22004, sql/duckdb-errors.ts).
+      // PostgreSQL refuses a NULL identifier (22004, engine/duckdb-errors.ts).
       const isNull = { NullTest: { arg: text, nulltesttype: 'IS_NULL' } };
       parts.push({
         CaseExpr: {

@@ -16,6 +16,7 @@ export function psqlHint(
   const user = trust ? (envUser ?? 'me') : (names[0] ?? 'USER');
   const ssl = config.tls?.mode === 'required' ? ' sslmode=require' : '';
   const repo = config.repos[0]?.name ?? 'NAME';
+  // libpq's conninfo quoting (a value in single quotes, \\ and \' escaped), not SQL's: not quote.ts.
   const quote = (v: string) =>
     /^[A-Za-z0-9_.@:/-]+$/.test(v) ? v : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   const line = `connect with: psql "host=${quote(host)} port=${address.port} dbname=${quote(repo)} user=${quote(user)}${ssl}"`;

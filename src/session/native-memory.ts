@@ -4,7 +4,7 @@
  * V8 may not collect for a long time, so a client that left in the middle of a huge result kept
  * ~950 MiB resident. When a session closes and the process holds much more than its JavaScript heap,
  * one full collection (at most one per second) frees those wrappers; DuckDB's allocator then gives
- * the pages back (sql/engine.ts).
+ * the pages back (engine/engine.ts).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

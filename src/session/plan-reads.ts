@@ -35,7 +35,7 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
   const map = new Map<string, string>();
   for (const name of wanted) {
     const at = name.indexOf('@');
-    // Each repository has its own DuckDB instance (sql/engines.ts): another one's versions are not there.
+    // Each repository has its own DuckDB instance (engine/engines.ts): another one's versions are not there.
     if (name.slice(0, at) !== ctx.repo) {
       throw new SqlError(
         SQLSTATE.featureNotSupported,
@@ -52,7 +52,7 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
 }
 
 /**
- * Admission (sql/containment.ts): every function, table function and relation of the statement
+ * Admission (analysis/containment.ts): every function, table function and relation of the statement
  * must be allowed for this session. Returns the tables of remote versions it reads (their files
  * are fetched before it is bound: fetchTables).
  */

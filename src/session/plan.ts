@@ -66,7 +66,7 @@ export interface PreparedStmt {
   cacheableSql: string | null;
   /** It reads fdl.* system views, expanded to their rows at planning (text/system-views.ts): never reused. */
   systemViews?: boolean;
-  /** The statement's one analysis (sql/analysis.ts), for queries. */
+  /** The statement's one analysis (analysis/analysis.ts), for queries. */
   analysis?: Analysis;
   /** The version the session read when DuckDB prepared the statement (names were bound there). */
   preparedFor?: string;

@@ -1,7 +1,7 @@
 /**
  * Statement planning: from a query's text to a plan the wire can run — system views expanded, the
  * PostgreSQL rewrite (only where needed), pinned "NAME@REF" versions attached, one analysis,
- * admission (sql/containment.ts), the DuckDB prepare, the columns as Execute will send them, and
+ * admission (analysis/containment.ts), the DuckDB prepare, the columns as Execute will send them, and
  * whether the result may be cached. No protocol: the plan is a value (PreparedStmt).
  */
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -72,7 +72,7 @@ export async function planQuery(
         ? { analysis: await analyze(ctx.conn, sql), named: undefined }
         : await analyzeRewritten(ctx.conn, sql, source);
     let analysis = first.analysis;
-    // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (sql/catalog-names.ts).
+    // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (analysis/catalog-names.ts).
     planning = stageClock();
     const respelled = ctx.lease
       ? respellCatalogNames(analysis.sql, analysis.relations, {
@@ -103,7 +103,7 @@ export async function planQuery(
     spent('pruning', pruning);
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
-    // The engine's own line: DuckDB binds the text and only reading plans go on (sql/side-effects.ts).
+    // The engine's own line: DuckDB binds the text and only reading plans go on (analysis/side-effects.ts).
     await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis, checkScope(ctx, base)));
     const preparing = stageClock();
     // Undeclared parameters get PostgreSQL's inferred types (pg/param-types.ts), announced and prepared
@@ -170,7 +170,7 @@ export async function planQuery(
       );
     }
     base.fields = [];
-    // Columns as Execute will send them, even where DuckDB binds only with parameter values (sql/result-shape.ts).
+    // Columns as Execute will send them, even where DuckDB binds only with parameter values (pg/result-shape.ts).
     const shape = await resultShape(
       ctx.conn,
       duck,

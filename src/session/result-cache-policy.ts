@@ -1,5 +1,5 @@
 /**
- * Which runs the shared result cache may answer or keep. A repeatable statement (sql/determinism.ts)
+ * Which runs the shared result cache may answer or keep. A repeatable statement (analysis/determinism.ts)
  * already run against this version with the same parameters, formats and output settings is answered
  * with the DataRows recorded then; a repeatable statement not yet cached is recorded as it streams and
  * kept only if it ran to the end against the version it was keyed by. Decisions are values; the wire
@@ -14,7 +14,7 @@ import type { SessionSettings } from './settings.js';
 /** The shared result cache and what decides which statements it may answer. */
 export interface SessionResults {
   readonly cache: ResultCache;
-  /** Built-in functions DuckDB declares consistent (sql/determinism.ts). */
+  /** Built-in functions DuckDB declares consistent (analysis/determinism.ts). */
   readonly consistentFunctions: ReadonlySet<string>;
 }
 

@@ -30,7 +30,7 @@ export class Versions implements VersionSource {
 
   constructor(
     private readonly repos: Map<string, Repository>,
-    /** The DuckDB instance of a repository (sql/engines.ts): its versions are attached there. */
+    /** The DuckDB instance of a repository (engine/engines.ts): its versions are attached there. */
     private readonly engineFor: (repo: string) => Promise<DuckDBInstance>,
     maxIdle: number,
     readonly grants: Grants,

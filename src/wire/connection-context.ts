@@ -11,7 +11,7 @@ import type { SessionLimits, SessionResults, VersionSource } from './session.js'
 
 export interface ConnectionContext {
   versions: VersionSource;
-  /** A DuckDB connection on the instance of the session's repository (sql/engines.ts). */
+  /** A DuckDB connection on the instance of the session's repository (engine/engines.ts). */
   connectDuckDB(repo: string): Promise<DuckDBConnection>;
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
