@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
 import { analyze } from '../src/analysis/analysis.js';
 import { ResultCache, ResultRecorder, type ResultKey } from '../src/cache/result-cache.js';
@@ -112,8 +113,10 @@ describe('result cache: the byte-budgeted store', () => {
   const key = (sql: string, over: Partial<ResultKey> = {}): ResultKey => ({
     versionId: 'v1',
     database: 'r@v1',
+    user: 'alice',
     sql,
     settings: 'timezone=UTC',
+    paramTypes: [23],
     resultFormats: [],
     paramFormats: [],
     params: [],
@@ -129,6 +132,8 @@ describe('result cache: the byte-budgeted store', () => {
       key('q', { params: [Buffer.from('1'), Buffer.from('')] }),
       key('q', { versionId: 'v2', params: [Buffer.from('1'), null] }),
       key('q', { settings: 'timezone=Europe/Paris', params: [Buffer.from('1'), null] }),
+      key('q', { user: 'bob', params: [Buffer.from('1'), null] }),
+      key('q', { paramTypes: [701], params: [Buffer.from('1'), null] }),
       key('q', { resultFormats: [1], params: [Buffer.from('1'), null] }),
       key('q2', { params: [Buffer.from('1'), null] }),
     ]) {
@@ -360,6 +365,59 @@ describe('result cache: through real clients', () => {
     } finally {
       await v1.end();
       await v2.end();
+    }
+  });
+
+  test('parameter types are part of the key: $1 / 2 is 1 for an int4 parameter and 1.5 for a float8 one (PREPARE and Parse)', async () => {
+    const run = async (prepare: string, execute: string) => {
+      const c = await connect();
+      try {
+        await c.query(prepare);
+        return (await c.query(execute)).rows[0].v;
+      } finally {
+        await c.end();
+      }
+    };
+    const text = 'select $1 / 2 as v';
+    assert.equal(await run(`PREPARE p1(int) AS ${text}`, 'EXECUTE p1(3)'), 1);
+    assert.equal(await run(`PREPARE p2(float8) AS ${text}`, 'EXECUTE p2(3)'), 1.5);
+    // protocol Parse with declared OIDs 23 and 701: the same text and the same parameter bytes
+    const typed = async (oid: number) => {
+      const c = await RawPg.connect({ host: gw.host, port: gw.port, user: 'x', database: 'basic@v1' });
+      try {
+        const r = await c.query(`${text} /* parsed */`, { params: ['3'], paramTypes: [oid] });
+        return splitDataRow(r.dataRows[0]!)[0]!.toString();
+      } finally {
+        await c.close();
+      }
+    };
+    assert.equal(await typed(23), '1');
+    assert.equal(await typed(701), '1.5');
+  });
+
+  test('the key names the authenticated user: session_authorization cannot be set to another role (42501, as PostgreSQL 15)', async () => {
+    const c = await connect();
+    try {
+      for (const sql of [
+        "SET session_authorization = 'y'",
+        'SET SESSION AUTHORIZATION y',
+        "SELECT set_config('session_authorization', 'y', false)",
+      ]) {
+        await assert.rejects(
+          c.query(sql),
+          (e: { code?: string; message?: string }) =>
+            e.code === '42501' && e.message === 'permission denied to set session authorization "y"',
+          sql,
+        );
+        assert.equal((await c.query('SHOW session_authorization')).rows[0].session_authorization, 'x');
+      }
+      // its own name, DEFAULT and RESET are allowed, as in PostgreSQL
+      await c.query('SET SESSION AUTHORIZATION x');
+      await c.query('SET SESSION AUTHORIZATION DEFAULT');
+      await c.query('RESET SESSION AUTHORIZATION');
+      assert.equal((await c.query('SELECT current_user AS u')).rows[0].u, 'x');
+    } finally {
+      await c.end();
     }
   });
 

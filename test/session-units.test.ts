@@ -638,12 +638,12 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
       definesFunction: () => false,
     } as unknown as VersionLease;
     const cache = new ResultCache({ maxBytes: 1 << 20, maxEntryBytes: 1 << 16 });
-    const policy = new ResultCachePolicy({ cache, consistentFunctions: await consistentFunctions(conn) });
+    const policy = new ResultCachePolicy({ cache, consistentFunctions: await consistentFunctions(conn) }, 'x');
     const run = { resultFormats: [0], paramFormats: [], params: [] };
     const stmt = await planned('SELECT count(*) FROM t');
     assert.equal(policy.applies(stmt, settings, 0), true);
     assert.equal(policy.applies(stmt, settings, 5), false, 'a portal already partly sent');
-    assert.equal(new ResultCachePolicy(null).applies(stmt, settings, 0), false);
+    assert.equal(new ResultCachePolicy(null, 'x').applies(stmt, settings, 0), false);
     const first = policy.decide(stmt, lease, settings, run);
     assert.equal(first.kind, 'record');
     assert.ok(first.kind === 'record');

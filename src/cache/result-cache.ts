@@ -27,8 +27,12 @@ export interface ResultKey {
   /** The attached database the statement resolved names in. */
   database: string;
   sql: string;
+  /** The authenticated user (never a settable value): current_user and the like answer it. */
+  user: string;
   /** Session parameters that change text output (TimeZone, extra_float_digits, ...). */
   settings: string;
+  /** The parameters' types as prepared (declared or inferred): `$1 / 2` is 1 for int4, 1.5 for float8. */
+  paramTypes: readonly number[];
   resultFormats: readonly number[];
   paramFormats: readonly number[];
   params: readonly (Buffer | null)[];
@@ -39,11 +43,13 @@ export interface ResultKey {
 function keyOf(k: ResultKey): string {
   if (k.id !== undefined) return k.id;
   const params = k.params.map((p) => (p === null ? '-' : p.toString('base64'))).join(',');
-  // \u0000 cannot occur in any part (SQL text and settings are NUL-free: the protocol's strings).
+  // \u0000 cannot occur in any part (SQL text, user and settings are NUL-free: the protocol's strings).
   return (k.id = [
     k.versionId,
     k.database,
+    k.user,
     k.settings,
+    k.paramTypes.join(','),
     k.resultFormats.join(''),
     k.paramFormats.join(''),
     params,

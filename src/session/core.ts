@@ -61,7 +61,7 @@ export class SessionCore implements PreparerHost {
       () => conn.interrupt(),
       () => Number(this.settings.get('statement_timeout') ?? '0'),
     );
-    this.cachePolicy = new ResultCachePolicy(results);
+    this.cachePolicy = new ResultCachePolicy(results, user);
     this.cachesResults = results !== null;
     this.preparer = new StatementPreparer(this);
     this.audit = new StatementAudit(auditSink, () => ({

@@ -135,26 +135,34 @@ export async function fetchTables(
 }
 
 /**
- * Before a parameterised statement over remote versions runs: fetch the files its bound values
- * can reach and prepare it again over them (DuckDB binds a view's files when it prepares).
+ * Before a statement over remote versions runs (every execution: a named statement, an EXECUTE, a
+ * cursor, a simple query): its views made right for it and kept so until DuckDB has started it —
+ * the returned function gives them back. DuckDB binds a prepared statement again at Execute once
+ * another statement changed the views, so without this it would read that statement's files. No
+ * view changed since it was prepared (the usual case): one lock, no fetch, no prepare. Else (or
+ * with parameters, whose values choose the files): the files fetched and pinned again, and the
+ * statement prepared again over them.
  */
-export async function fetchForValues(
+export async function readyViews(
   ctx: PlanningContext,
   s: PreparedStmt,
   params: readonly BoundParam[],
-): Promise<void> {
+): Promise<() => void> {
   const f = s.fetchOnBind;
-  if (!f) return;
-  for (const h of s.holds ?? []) h.release();
+  if (!f) return () => undefined;
+  const holds = s.holds ?? [];
+  if (!f.perValues && s.duck && holds.length && (await relockAll(holds))) return () => holds.forEach((h) => h.bound());
+  for (const h of holds) h.release();
   s.holds = await fetchTables(ctx, f.reads, {
     sql: f.sql,
     searchSchemas: ctx.settings.searchSchemas(),
     notice: (m) => ctx.notice(m),
     params,
   });
+  const now = s.holds;
   try {
     // No view rebuilt since the last execution's prepare: DuckDB's statement already reads these files.
-    const views = s.holds.map((h) => h.views);
+    const views = now.map((h) => h.views);
     const same =
       s.duck && f.views?.length === views.length && views.every((v, i) => v !== undefined && v === f.views![i]);
     if (!same) {
@@ -163,7 +171,22 @@ export async function fetchForValues(
       s.duck = duck;
       f.views = views;
     }
-  } finally {
-    for (const h of s.holds) h.bound();
+  } catch (e) {
+    for (const h of now) h.bound();
+    throw e;
   }
+  return () => now.forEach((h) => h.bound());
+}
+
+/** Every hold's views locked as they were (in the holds' order, the versions' name order); else none. */
+async function relockAll(holds: readonly StatementHold[]): Promise<boolean> {
+  const locked: StatementHold[] = [];
+  for (const h of holds) {
+    if (h.relock && !(await h.relock())) {
+      for (const l of locked) l.bound();
+      return false;
+    }
+    locked.push(h);
+  }
+  return true;
 }

@@ -50,10 +50,12 @@ export interface PreparedStmt {
   /** What the statement can read of each version (by database, lower-cased): what is re-checked before it runs. */
   reads?: ReadonlyMap<string, VersionReads>;
   /**
-   * A parameterised statement over remote versions: files are chosen with the bound values and
-   * DuckDB prepares it again over them at each execution (fetchForValues).
+   * A statement over remote versions: before each execution its views are made right for it again
+   * (readyViews). With parameters (`perValues`), files are chosen with the bound values and DuckDB
+   * prepares it again over them whenever the views changed.
    */
   fetchOnBind?: {
+    perValues: boolean;
     sql: string;
     reads: TableReads;
     prepare: () => Promise<DuckDBPreparedStatement>;

@@ -90,11 +90,13 @@ export async function planQuery(
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
     if (reads.length === 0 && base.leases.length === 0)
       sql = (await ctx.lease?.countingStatement?.(sql, ctx.settings.searchSchemas())) ?? sql;
-    // Parameters: which files the statement needs is known only with their values (fetchForValues).
+    // Parameters: which files the statement needs is known only with their values (readyViews).
     const mayHaveParams = sql.includes('$');
-    if (reads.length && mayHaveParams && hasParams(sql))
-      base.fetchOnBind = { sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
-    else
+    // Every execution makes the views right for it again (readyViews): another statement may change them.
+    const perValues = reads.length > 0 && mayHaveParams && hasParams(sql);
+    if (reads.length)
+      base.fetchOnBind = { perValues, sql, reads, prepare: () => Promise.reject(new Error('not planned')) };
+    if (!perValues)
       base.holds = await fetchTables(ctx, reads, {
         sql,
         searchSchemas: ctx.settings.searchSchemas(),
@@ -158,6 +160,7 @@ export async function planQuery(
       throw refusal(type);
     }
     base.duck = duck;
+    if (base.fetchOnBind) base.fetchOnBind.views = (base.holds ?? []).map((h) => h.views);
     // bound to the files pinned for it: other statements may change the views again
     for (const h of base.holds ?? []) h.bound();
     const n = duck.parameterCount;

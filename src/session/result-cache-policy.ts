@@ -37,12 +37,20 @@ export type CacheDecision =
 const BYPASS: CacheDecision = { kind: 'bypass' };
 
 /** The run's key; a statement run again without parameters, as before, reuses its last one. */
-function keyFor(prepared: PreparedStmt, sql: string, lease: VersionLease, settings: string, run: ResultRun): ResultKey {
+function keyFor(
+  prepared: PreparedStmt,
+  sql: string,
+  user: string,
+  lease: VersionLease,
+  settings: string,
+  run: ResultRun,
+): ResultKey {
   const last = prepared.lastResultKey;
   if (
     last &&
     run.params.length === 0 &&
     last.params.length === 0 &&
+    last.user === user &&
     last.versionId === lease.versionId &&
     last.database === lease.dbName &&
     last.settings === settings &&
@@ -54,8 +62,10 @@ function keyFor(prepared: PreparedStmt, sql: string, lease: VersionLease, settin
   const key: ResultKey = {
     versionId: lease.versionId,
     database: lease.dbName,
+    user,
     sql,
     settings,
+    paramTypes: prepared.paramOids,
     resultFormats: run.resultFormats,
     paramFormats: run.paramFormats,
     params: run.params,
@@ -71,7 +81,11 @@ function sameCodes(a: readonly number[], b: readonly number[]): boolean {
 }
 
 export class ResultCachePolicy {
-  constructor(private readonly results: SessionResults | null) {}
+  constructor(
+    private readonly results: SessionResults | null,
+    /** The session's authenticated user: part of every key. */
+    private readonly user: string,
+  ) {}
 
   /**
    * Whether the cache may be consulted at all for this run (before the version is re-checked):
@@ -102,7 +116,7 @@ export class ResultCachePolicy {
         });
     }
     if (!prepared.repeatable) return BYPASS;
-    const key = keyFor(prepared, prepared.cacheableSql, lease, settings.fingerprint(), run);
+    const key = keyFor(prepared, prepared.cacheableSql, this.user, lease, settings.fingerprint(), run);
     const hit = results.cache.get(key);
     if (hit) return { kind: 'hit', result: hit };
     return { kind: 'record', recording: { recorder: new ResultRecorder(results.cache.maxEntryBytes), key } };

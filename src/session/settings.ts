@@ -153,6 +153,13 @@ export class SessionSettings {
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
     if (FIXED.has(name)) throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
+    // No user of the gateway is a superuser: as PostgreSQL, only the authenticated user may be set.
+    if (name === 'session_authorization' && value !== null && normalizeSetting(name, value) !== this.user) {
+      throw new SqlError(
+        SQLSTATE.insufficientPrivilege,
+        `permission denied to set session authorization "${normalizeSetting(name, value)}"`,
+      );
+    }
     if (name === 'transaction_read_only' || name === 'default_transaction_read_only') {
       if (value !== null && !/^(on|true|1|yes)$/i.test(value)) {
         throw new SqlError(SQLSTATE.readOnlyTransaction, 'fdl-gateway is read-only: transactions are always read only');

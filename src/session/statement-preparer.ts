@@ -14,7 +14,7 @@ import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
 import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type PlanningContext, type PreparedStmt } from './plan.js';
-import { fetchForValues } from './plan-reads.js';
+import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import type { StatementClock } from './statement-clock.js';
@@ -199,10 +199,13 @@ export class StatementPreparer {
     this.busy = busy;
   }
 
-  /** Before a run: a parameterised statement over remote versions fetches the files its values reach (planner.ts). */
-  async fetchForValues(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<void> {
+  /**
+   * Before a run: a statement over remote versions gets its own views back (and, with parameters,
+   * the files its values reach); call the result once DuckDB has started it (plan-reads.ts).
+   */
+  async readyViews(prepared: PreparedStmt, values: readonly BoundParam[]): Promise<() => void> {
     await this.replanIfMoved(prepared);
-    return fetchForValues(this.planning(), prepared, values);
+    return readyViews(this.planning(), prepared, values);
   }
 
   /**

@@ -122,6 +122,13 @@ export function classify(statement: string): Statement {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
         return { kind: 'set', name: 'timezone', value: v, local: m[1]?.toUpperCase() === 'LOCAL' };
       }
+      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?SESSION\s+AUTHORIZATION\s+(.+)$/is.exec(s)))
+        return {
+          kind: 'set',
+          name: 'session_authorization',
+          value: parseSetValue(m[2]!),
+          local: m[1]?.toUpperCase() === 'LOCAL',
+        };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?NAMES\s+(.+)$/is.exec(s)))
         return { kind: 'set', name: 'client_encoding', value: parseSetValue(m[2]!), local: false };
       if (

@@ -74,6 +74,13 @@ export interface StatementHold {
    * prepare it again); undefined when the version has no per-statement views.
    */
   readonly views?: number;
+  /**
+   * Before the statement DuckDB prepared under this hold runs again: waits for the views' lock and
+   * keeps it (until `bound()`) when no view changed since — DuckDB would otherwise bind it again
+   * against another statement's views; false (lock given back) when one did: fetch and prepare again.
+   * Absent: the hold has no per-statement views.
+   */
+  relock?(): Promise<boolean>;
 }
 
 /** The statement a fetch is for: pruning judges it with the session's search path. */

@@ -107,7 +107,17 @@ export class RemoteTables {
         }
         this.views++;
       }
-      return { bound, release, views: this.views };
+      const views = this.views;
+      const relock = async (): Promise<boolean> => {
+        const u = await this.viewLock.acquire();
+        if (this.views !== views) {
+          u();
+          return false;
+        }
+        unlock = u;
+        return true;
+      };
+      return { bound, release, views, relock };
     } catch (e) {
       release();
       throw e;

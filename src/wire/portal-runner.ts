@@ -208,9 +208,13 @@ export class PortalRunner {
     if (!this.core.tx.inBlock) await this.core.refreshVersion();
     await this.core.version.revalidate(this.core.statementSeq, portal.prepared.leases, portal.prepared.reads);
     const values = this.stream.decodeParams(portal);
-    // A parameterised statement over remote versions fetches the files its values reach first.
-    await this.core.preparer.fetchForValues(portal.prepared, values);
-    await this.stream.open(portal, values);
+    // A statement over remote versions: its own views (and files its values reach) until DuckDB started it.
+    const started = await this.core.preparer.readyViews(portal.prepared, values);
+    try {
+      await this.stream.open(portal, values);
+    } finally {
+      started();
+    }
   }
 
   /**
