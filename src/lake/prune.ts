@@ -21,6 +21,7 @@ import { lit, qi, rows, str } from './sql.js';
 import { type ColNode, sqlType } from './types.js';
 import { createViews } from './views.js';
 import { counted } from '../stages.js';
+import { degraded, firstLine } from '../degraded.js';
 
 /** Schema of the per-file statistics tables inside the pruning database. */
 const FILES_SCHEMA = '__fdl_files';
@@ -168,7 +169,11 @@ export class PruneIndex {
         }
         try {
           await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${tableViewSql(dbName, t, branches)}`);
-        } catch {
+        } catch (e) {
+          degraded(
+            'prune_table',
+            `${dbName}: table ${t.tableId} cannot be pruned, every file is read: ${firstLine(e)}`,
+          );
           opaque.add(t.tableId);
           await conn.run(`CREATE TABLE ${db}.${FILES_SCHEMA}.${qi(`t${t.tableId}_all`)} AS SELECT 1 AS x`);
           await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${opaqueViewSql(dbName, t)}`);
@@ -179,13 +184,19 @@ export class PruneIndex {
       };
       for (const m of catalog.macros) {
         await use(m.schema);
-        await conn.run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`).catch(() => undefined);
+        await conn
+          .run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`)
+          .catch((e: unknown) =>
+            degraded('view_dropped', `${dbName}: macro ${m.schema}.${m.name} could not be created: ${firstLine(e)}`),
+          );
       }
-      await createViews(conn, dbName, catalog.views, use);
+      for (const w of await createViews(conn, dbName, catalog.views, use)) degraded('view_dropped', `${dbName}: ${w}`);
       await conn.run(restore);
     } catch (e) {
       await conn.run(restore).catch(() => undefined);
-      await conn.run(`DETACH ${db}`).catch(() => undefined);
+      await conn
+        .run(`DETACH ${db}`)
+        .catch((err: unknown) => degraded('detach', `detaching ${dbName} failed: ${firstLine(err)}`));
       throw e;
     }
     const byName = new Map(catalog.tables.map((t) => [`${t.schema}.${t.name}`, t.tableId]));
@@ -226,6 +237,8 @@ export class PruneIndex {
         }
       }
     } catch {
+      // the message may quote the client's statement: not logged
+      degraded('prune_plan', `${this.dbName}: the statement cannot be planned for pruning, every file is read`);
       return null;
     }
     const out: Survivors = new Map();
@@ -255,6 +268,7 @@ export class PruneIndex {
     try {
       visit(JSON.parse(plan));
     } catch {
+      degraded('prune_plan', `${this.dbName}: the pruning plan is not JSON, every file is read`);
       return null;
     }
     for (const tid of all) out.set(tid, new Set(this.files.get(tid) ?? []));
