@@ -143,6 +143,8 @@ export class PruneIndex {
     /** Tables whose statistics view could not be built: every file is needed. */
     private readonly opaque: Set<number>,
     private readonly files: Map<number, number[]>,
+    /** `USE` of the database and schema the building connection was on (survivors leaves it elsewhere). */
+    private readonly home: string,
   ) {}
 
   static async build(conn: DuckDBConnection, catalog: LakeCatalog, dbName: string): Promise<PruneIndex> {
@@ -201,7 +203,7 @@ export class PruneIndex {
     }
     const byName = new Map(catalog.tables.map((t) => [`${t.schema}.${t.name}`, t.tableId]));
     const files = new Map(catalog.tables.map((t) => [t.tableId, t.dataFiles.map((f) => f.id)]));
-    return new PruneIndex(dbName, byName, opaque, files);
+    return new PruneIndex(dbName, byName, opaque, files, restore);
   }
 
   /**
@@ -285,6 +287,8 @@ export class PruneIndex {
   }
 
   async dispose(conn: DuckDBConnection): Promise<void> {
+    // DuckDB refuses to detach a connection's current database, where survivors leaves it
+    await conn.run(this.home);
     await conn.run(`DETACH DATABASE IF EXISTS ${qi(this.dbName)}`);
   }
 }
