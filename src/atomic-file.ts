@@ -38,14 +38,26 @@ export async function writeDurable(path: string, data: string | Buffer, mode = 0
   }
 }
 
-/** Makes a rename in `dir` durable; some filesystems refuse fsync on a directory, which is harmless. */
+/**
+ * Errors of a filesystem (or platform) that cannot fsync a directory: the rename is as durable as
+ * it gets there. Any other error (EIO…) is a real failure and is thrown.
+ */
+const NO_DIR_FSYNC = new Set([
+  'EINVAL',
+  'ENOTSUP',
+  'EOPNOTSUPP',
+  'EISDIR',
+  ...(process.platform === 'win32' ? ['EPERM'] : []),
+]);
+
+/** Makes a rename in `dir` durable. */
 export async function syncDir(dir: string): Promise<void> {
   let d;
   try {
     d = await open(dir, 'r');
     await d.sync();
-  } catch {
-    /* best effort: the file itself is complete either way */
+  } catch (e) {
+    if (!NO_DIR_FSYNC.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
   } finally {
     await d?.close().catch(() => undefined);
   }

@@ -9,7 +9,11 @@ export const DEGRADED = [
   'ledger_write', // a state ledger could not be written (verification is redone after a restart)
   'prune_index', // no pruning index for a remote version: every file is fetched
   'version_history', // a version in fdl.versions' history could not be read (history cut there)
-  'detach', // an evicted version's DETACH failed
+  'detach', // a DETACH failed (an evicted version, a pruning index, an attach undone)
+  'prune_table', // a table whose statistics cannot be queried: every file of it is fetched
+  'prune_plan', // a statement the pruning database cannot plan: every file it reads is fetched
+  'session_end', // a gateway session could not end cleanly (its suspended results, its DuckDB connection)
+  'reset_leak', // a session connection's reset left state behind (the connection is disconnected)
 ] as const;
 export type Degraded = (typeof DEGRADED)[number];
 
@@ -32,6 +36,11 @@ export function degraded(what: Degraded, detail: string): void {
   } catch {
     /* logging must not turn a degraded case into a failure */
   }
+}
+
+/** An error's first line, for a degraded detail. */
+export function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 }
 
 /** Counts so far, for /metrics. */

@@ -85,3 +85,17 @@ test('an unreadable temp directory is reported, not read as empty in silence', a
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('syncDir surfaces a real error (an absent directory) instead of swallowing it', async () => {
+  const { syncDir } = await import('../src/atomic-file.js');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'fdl-syncdir-'));
+  try {
+    await syncDir(dir); // a directory this filesystem can fsync: fine
+    await assert.rejects(syncDir(join(dir, 'absent')), { code: 'ENOENT' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -14,6 +14,7 @@ import { PruneIndex, tableContext, tableSql, type LakeTable } from '../src/lake/
 import { qi } from '../src/lake/sql.js';
 import { allVersions, openVersion, sortRows, type Opened } from './support/lake-fixtures.js';
 import { makeSyntheticLake } from './support/synthetic-lake.js';
+import { degradedCounts } from '../src/degraded.js';
 
 const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
 
@@ -156,4 +157,20 @@ describe('pruning on a generated lake (tight statistics, delete files)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+it('a statement the pruning database cannot plan reads every file, logged and counted (prune_plan); dispose detaches', async () => {
+  const o = await openVersion(allVersions()[0]!);
+  try {
+    const index = await PruneIndex.build(o.conn, o.catalog, 'prune');
+    const before = degradedCounts().get('prune_plan') ?? 0;
+    assert.equal(await index.survivors(o.conn, 'SELECT * FROM no_such_table_anywhere'), null, 'every file');
+    assert.equal(degradedCounts().get('prune_plan'), before + 1);
+    // survivors left the connection on the pruning database: dispose must still detach it (it once failed there)
+    await index.dispose(o.conn);
+    const left = await o.conn.runAndReadAll(`SELECT 1 FROM duckdb_databases() WHERE database_name = 'prune'`);
+    assert.equal(left.getRows().length, 0, 'the pruning database is detached');
+  } finally {
+    o.close();
+  }
 });

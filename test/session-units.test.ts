@@ -41,7 +41,6 @@ import { analyze } from '../src/analysis/analysis.js';
 import { consistentFunctions } from '../src/analysis/determinism.js';
 import { ResultCache } from '../src/cache/result-cache.js';
 import type { VersionLease } from '../src/versions/lease.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_NESTING, MAX_STATEMENT_CHARS, splitTopLevel, statementCeilingExceeded } from '../src/text/split.js';
 
 const code = (f: () => unknown) => {
@@ -501,20 +500,23 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     assert.equal(clock.failure(new Error('Binder Error: Referenced column x not found')).sqlstate, '42703');
   });
 
-  test('statement_timeout interrupts after its time; the temp ceiling reports 53100; a gone client 08006', async () => {
+  test('statement_timeout interrupts after its time; the temp ceiling reports 53100; a gone client 08006', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] }); // the clock's timer runs on a mocked clock
     let interrupts = 0;
     const clock = new StatementClock(
       () => interrupts++,
       () => 20,
     );
     clock.start();
-    await sleep(60);
+    t.mock.timers.tick(19);
+    assert.equal(interrupts, 0, 'not before its time');
+    t.mock.timers.tick(1);
     assert.equal(interrupts, 1);
     assert.equal(clock.failure(duckdbInterrupt).message, 'canceling statement due to statement timeout');
     clock.stop();
     clock.start();
     clock.stop(); // stopped in time: the timer is gone
-    await sleep(40);
+    t.mock.timers.tick(40);
     assert.equal(interrupts, 1);
     clock.start();
     clock.stopForTempCeiling('300MB');
@@ -533,7 +535,8 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
     );
   });
 
-  test('one timer per statement: a second start is refused (the armed timer is never overwritten), stop disarms timer and cancel state', async () => {
+  test('one timer per statement: a second start is refused (the armed timer is never overwritten), stop disarms timer and cancel state', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     let interrupts = 0;
     const clock = new StatementClock(
       () => interrupts++,
@@ -546,7 +549,7 @@ describe('session units: the statement clock (session/statement-clock.ts)', () =
       'an armed clock refuses to start again',
     );
     clock.stop();
-    await sleep(90);
+    t.mock.timers.tick(90);
     assert.equal(interrupts, 0, 'no timer survives stop (a second start once left one armed)');
     clock.start();
     clock.cancel();

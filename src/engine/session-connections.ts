@@ -31,6 +31,7 @@
 import { randomInt } from 'node:crypto';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { counted } from '../stages.js';
+import { degraded, firstLine } from '../degraded.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { growthGuardStatements } from './growth-guards.js';
@@ -116,18 +117,23 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
     // The session's prepared statements go as with a disconnect: none can run on the next session's
     // connection (the binding's own list of them; were it gone, the connection is disconnected).
     (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
-    if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
-    await reset(conn, pool.baseline);
-    const fresh = await pool.fresh;
-    if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value) throw new Error('the reset left state behind');
-    if (pool.idle.length >= IDLE_CONNECTIONS) throw new Error('enough idle connections');
-    pool.idle.push(conn);
-  } catch {
-    try {
-      conn.disconnectSync();
-    } catch {
-      /* already gone */
+    if (pool.idle.length < IDLE_CONNECTIONS) {
+      await reset(conn, pool.baseline);
+      const fresh = await pool.fresh;
+      if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value)
+        throw new Error('the reset left state behind');
+      if (pool.idle.length < IDLE_CONNECTIONS) {
+        pool.idle.push(conn);
+        return;
+      }
     }
+  } catch (e) {
+    degraded('reset_leak', `a session connection could not be reset for reuse: ${firstLine(e)}`);
+  }
+  try {
+    conn.disconnectSync();
+  } catch {
+    /* already gone */
   }
 }
 

@@ -12,6 +12,7 @@ import { lit, qi, rows, str } from './sql.js';
 import { tableSql } from './tablesql.js';
 import { countingTableSql } from './count-only.js';
 import { createViews } from './views.js';
+import { degraded, firstLine } from '../degraded.js';
 
 export interface AttachOptions {
   /**
@@ -75,7 +76,9 @@ export async function attachCatalog(
     return { warnings };
   } catch (e) {
     await conn.run(restore).catch(() => undefined);
-    await conn.run(`DETACH ${db}`).catch(() => undefined);
+    await conn
+      .run(`DETACH ${db}`)
+      .catch((err: unknown) => degraded('detach', `detaching ${targetDb} failed: ${firstLine(err)}`));
     throw e;
   }
 }

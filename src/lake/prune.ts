@@ -21,6 +21,7 @@ import { lit, qi, rows, str } from './sql.js';
 import { type ColNode, sqlType } from './types.js';
 import { createViews } from './views.js';
 import { counted } from '../stages.js';
+import { degraded, firstLine } from '../degraded.js';
 
 /** Schema of the per-file statistics tables inside the pruning database. */
 const FILES_SCHEMA = '__fdl_files';
@@ -142,6 +143,8 @@ export class PruneIndex {
     /** Tables whose statistics view could not be built: every file is needed. */
     private readonly opaque: Set<number>,
     private readonly files: Map<number, number[]>,
+    /** `USE` of the database and schema the building connection was on (survivors leaves it elsewhere). */
+    private readonly home: string,
   ) {}
 
   static async build(conn: DuckDBConnection, catalog: LakeCatalog, dbName: string): Promise<PruneIndex> {
@@ -168,7 +171,11 @@ export class PruneIndex {
         }
         try {
           await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${tableViewSql(dbName, t, branches)}`);
-        } catch {
+        } catch (e) {
+          degraded(
+            'prune_table',
+            `${dbName}: table ${t.tableId} cannot be pruned, every file is read: ${firstLine(e)}`,
+          );
           opaque.add(t.tableId);
           await conn.run(`CREATE TABLE ${db}.${FILES_SCHEMA}.${qi(`t${t.tableId}_all`)} AS SELECT 1 AS x`);
           await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${opaqueViewSql(dbName, t)}`);
@@ -179,18 +186,24 @@ export class PruneIndex {
       };
       for (const m of catalog.macros) {
         await use(m.schema);
-        await conn.run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`).catch(() => undefined);
+        await conn
+          .run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`)
+          .catch((e: unknown) =>
+            degraded('view_dropped', `${dbName}: macro ${m.schema}.${m.name} could not be created: ${firstLine(e)}`),
+          );
       }
-      await createViews(conn, dbName, catalog.views, use);
+      for (const w of await createViews(conn, dbName, catalog.views, use)) degraded('view_dropped', `${dbName}: ${w}`);
       await conn.run(restore);
     } catch (e) {
       await conn.run(restore).catch(() => undefined);
-      await conn.run(`DETACH ${db}`).catch(() => undefined);
+      await conn
+        .run(`DETACH ${db}`)
+        .catch((err: unknown) => degraded('detach', `detaching ${dbName} failed: ${firstLine(err)}`));
       throw e;
     }
     const byName = new Map(catalog.tables.map((t) => [`${t.schema}.${t.name}`, t.tableId]));
     const files = new Map(catalog.tables.map((t) => [t.tableId, t.dataFiles.map((f) => f.id)]));
-    return new PruneIndex(dbName, byName, opaque, files);
+    return new PruneIndex(dbName, byName, opaque, files, restore);
   }
 
   /**
@@ -226,6 +239,8 @@ export class PruneIndex {
         }
       }
     } catch {
+      // the message may quote the client's statement: not logged
+      degraded('prune_plan', `${this.dbName}: the statement cannot be planned for pruning, every file is read`);
       return null;
     }
     const out: Survivors = new Map();
@@ -255,6 +270,7 @@ export class PruneIndex {
     try {
       visit(JSON.parse(plan));
     } catch {
+      degraded('prune_plan', `${this.dbName}: the pruning plan is not JSON, every file is read`);
       return null;
     }
     for (const tid of all) out.set(tid, new Set(this.files.get(tid) ?? []));
@@ -271,6 +287,8 @@ export class PruneIndex {
   }
 
   async dispose(conn: DuckDBConnection): Promise<void> {
+    // DuckDB refuses to detach a connection's current database, where survivors leaves it
+    await conn.run(this.home);
     await conn.run(`DETACH DATABASE IF EXISTS ${qi(this.dbName)}`);
   }
 }

@@ -7,7 +7,7 @@ import type { DuckDBInstance } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { countOnlyTable, PruneIndex, type LakeCatalog, type LakeTable, type Survivors } from '../lake/index.js';
 import { replaceQuotedIdentifiers } from '../text/split.js';
-import { degraded } from '../degraded.js';
+import { degraded, firstLine } from '../degraded.js';
 import { Slots } from '../serial.js';
 import type { StatementFiles } from './lease.js';
 
@@ -58,7 +58,9 @@ export async function buildPruning(engine: DuckDBInstance, catalog: LakeCatalog,
     },
     async dispose() {
       await turns.idle();
-      await index.dispose(conn).catch(() => undefined);
+      await index
+        .dispose(conn)
+        .catch((e: unknown) => degraded('detach', `detaching the pruning index ${name} failed: ${firstLine(e)}`));
       conn.disconnectSync();
     },
   };

@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { degraded, firstLine } from '../degraded.js';
 import * as be from './backend.js';
 import { FrontendDecoder } from './frontend.js';
 import { spent, stageClock } from '../stages.js';
@@ -109,7 +110,11 @@ export class Connection {
     const s = this.session;
     if (this.busy || this.phase !== 'ready' || !s?.holdsSuspendedResults) return null;
     this.busy = true;
-    const ending = s.endSuspendedForTempCeiling(limit).catch(() => undefined);
+    const ending = s
+      .endSuspendedForTempCeiling(limit)
+      .catch((e: unknown) =>
+        degraded('session_end', `ending suspended results under the temp ceiling failed: ${firstLine(e)}`),
+      );
     // Part of the message loop: teardown waits for it before freeing the DuckDB connection, which
     // this uses (a client leaving now must not close the connection under its `select 1`).
     this.pumping = ending.then(() => {
@@ -387,7 +392,7 @@ export class Connection {
       s.abort();
       void this.pumping
         .then(() => s.close())
-        .catch(() => undefined)
+        .catch((e: unknown) => degraded('session_end', `closing a session failed: ${firstLine(e)}`))
         .finally(() => this.markFinished());
     } else {
       // A session still opening finds the connection closed and closes itself; wait for that loop.
