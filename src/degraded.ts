@@ -14,6 +14,7 @@ export const DEGRADED = [
   'prune_plan', // a statement the pruning database cannot plan: every file it reads is fetched
   'session_end', // a gateway session could not end cleanly (its suspended results, its DuckDB connection)
   'reset_leak', // a session connection's reset left state behind (the connection is disconnected)
+  'comment_dropped', // a schema's or table's comment from the catalog could not be set (obj_description is NULL)
 ] as const;
 export type Degraded = (typeof DEGRADED)[number];
 

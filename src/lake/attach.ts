@@ -48,7 +48,9 @@ export async function attachCatalog(
     for (const s of catalog.schemas) {
       await conn.run(`CREATE SCHEMA IF NOT EXISTS ${db}.${qi(s.name)}`);
       if (s.comment !== null)
-        await conn.run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`).catch(() => undefined);
+        await conn
+          .run(`COMMENT ON SCHEMA ${db}.${qi(s.name)} IS ${lit(s.comment)}`)
+          .catch((e: unknown) => degraded('comment_dropped', `schema ${s.name}: ${firstLine(e)}`));
     }
 
     const deferred = (t: LakeTable) => options.deferTables || options.placeholders?.has(t);
@@ -70,7 +72,9 @@ export async function attachCatalog(
     warnings.push(...(await createViews(conn, targetDb, catalog.views, use)));
     for (const v of catalog.views) {
       if (v.comment === null) continue;
-      await conn.run(`COMMENT ON VIEW ${db}.${qi(v.schema)}.${qi(v.name)} IS ${lit(v.comment)}`).catch(() => undefined);
+      await conn
+        .run(`COMMENT ON VIEW ${db}.${qi(v.schema)}.${qi(v.name)} IS ${lit(v.comment)}`)
+        .catch((e: unknown) => degraded('comment_dropped', `${v.schema}.${v.name}: ${firstLine(e)}`));
     }
     await conn.run(restore);
     return { warnings };

@@ -163,8 +163,12 @@ export class PruneIndex {
           try {
             await conn.run(sql);
             branches.push({ file: f, known });
-          } catch {
+          } catch (e) {
             // statistics text that does not cast: this file is read whatever the filter
+            degraded(
+              'prune_table',
+              `${t.schema}.${t.name}: a data file's statistics do not cast, so it is always read: ${firstLine(e)}`,
+            );
             await conn.run(fileTableSql(dbName, t, { ...f, stats: new Map(), partitions: [] }).sql);
             branches.push({ file: f, known: new Set() });
           }
