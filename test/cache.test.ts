@@ -132,6 +132,7 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
   });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
+  const exited = new Promise((r) => child.once('exit', r)); // listened for from the start, should it end first
   // wait until some bytes are on disk, then kill
   for (let i = 0; i < 200; i++) {
     const names = await filesUnder(crashDir);
@@ -140,7 +141,7 @@ test('a failed verification leaves nothing; a download killed mid-way leaves no 
     await new Promise((r) => setTimeout(r, 25));
   }
   child.kill('SIGKILL');
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   proxy.rules = [];
   assert.equal(out, '', 'the download was interrupted');
   const left = await filesUnder(crashDir);

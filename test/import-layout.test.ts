@@ -158,6 +158,9 @@ describe('fdl import with --partition-by, --sort-by, --target-file-size', () => 
         '--s3-force-path-style',
         '--cache-dir',
         join(work, 'cache'),
+        // The tests move branches and read them at once: a branch trusted for 2 s would serve the old version.
+        '--ref-ttl',
+        '0',
       ],
       env,
     );
