@@ -18,7 +18,7 @@ import { parseLayoutFlags, parsePartitionKey, parseSize } from '../src/host/layo
 import { initRepository } from '../src/host/repo.js';
 import { startGateway, type RunningGateway } from './support/gateway.js';
 import { startCountingProxy, type CountingProxy } from './support/counting-proxy.js';
-import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 
 const quiet = { progress: () => undefined };
 
@@ -143,7 +143,7 @@ describe('fdl import with --partition-by, --sort-by, --target-file-size', () => 
     await s3.upload(root, 'imported/');
     proxy = await startCountingProxy(s3.endpoint);
     const env = {
-      env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+      env: S3_ENV,
     };
     gw = await startGateway(
       [
@@ -151,11 +151,7 @@ describe('fdl import with --partition-by, --sort-by, --target-file-size', () => 
         `l=${root}`,
         '--repo',
         'r=s3://lake/imported/',
-        '--s3-endpoint',
-        proxy.url,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
+        ...s3Flags(proxy.url),
         '--cache-dir',
         join(work, 'cache'),
         // The tests move branches and read them at once: a branch trusted for 2 s would serve the old version.

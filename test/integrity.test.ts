@@ -38,7 +38,7 @@ import {
   startGateway,
   type RunningGateway,
 } from './support/gateway.js';
-import { startS3, S3_CREDENTIALS, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 
 /** The file cache's files (in each store's area), as paths relative to its folder. */
 function cachedFiles(dir: string): string[] {
@@ -48,7 +48,6 @@ function cachedFiles(dir: string): string[] {
 }
 
 const run = promisify(execFile);
-const S3_ENV = { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey };
 const basicRefs = (
   JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
     repos: { basic: { refs: Record<string, string> } };
@@ -197,11 +196,7 @@ describe('the gateway never serves a byte that differs from files.json', () => {
     'req=require',
     '--data-hashes',
     'reqnew=require',
-    '--s3-endpoint',
-    s3.endpoint,
-    '--s3-region',
-    'us-east-1',
-    '--s3-force-path-style',
+    ...s3Flags(s3.endpoint),
     '--cache-dir',
     cacheDir,
     '--ref-ttl',
@@ -683,11 +678,7 @@ describe('crash safety', { concurrency: 2 }, () => {
         'r=s3://lake/r/',
         '--repo',
         `l=${LOCAL}`,
-        '--s3-endpoint',
-        s3.endpoint,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
+        ...s3Flags(s3.endpoint),
         '--cache-dir',
         cacheDir,
       ];

@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 import { startCountingProxy, type CountingProxy } from './support/counting-proxy.js';
-import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 
 const REPO = join(FIXTURES, 'repos', 'partitioned');
 const MAIN = '01a23632-d371-7000-b861-bec2f5a90460';
@@ -154,9 +154,9 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
     await s3.upload(REPO, 'partitioned/');
     proxy = await startCountingProxy(s3.endpoint);
     work = await mkdtemp(join(tmpdir(), 'fdl-remote-prune-'));
-    const s3args = ['--s3-endpoint', proxy.url, '--s3-region', 'us-east-1', '--s3-force-path-style'];
+    const s3args = s3Flags(proxy.url);
     const env = {
-      env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+      env: S3_ENV,
     };
     // a budget that holds the open version's catalog and a month or two of files, but not the table
     budget = (await catalogBytes()) + 3000;
@@ -186,11 +186,7 @@ describe('remote pruning and the disk budget (s3rver behind a counting proxy)', 
         [
           '--repo',
           'r=s3://lake/partitioned/',
-          '--s3-endpoint',
-          slowProxy.url,
-          '--s3-region',
-          'us-east-1',
-          '--s3-force-path-style',
+          ...s3Flags(slowProxy.url),
           '--cache-dir',
           join(work, 'slow'),
           '--download-concurrency',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
-import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 
 const REPO = join(FIXTURES, 'repos', 'partitioned');
 const BY_CATEGORY = 'select category, count(*)::int as c from ev group by 1 order by 1';
@@ -36,18 +36,8 @@ describe('statements prepared over a remote version keep their own view (s3rver)
     await s3.upload(REPO, 'partitioned/');
     const work = await mkdtemp(join(tmpdir(), 'fdl-remote-views-'));
     gw = await startGateway(
-      [
-        '--repo',
-        'r=s3://lake/partitioned/',
-        '--s3-endpoint',
-        s3.endpoint,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
-        '--cache-dir',
-        join(work, 'cache'),
-      ],
-      { env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey } },
+      ['--repo', 'r=s3://lake/partitioned/', ...s3Flags(s3.endpoint), '--cache-dir', join(work, 'cache')],
+      { env: S3_ENV },
     );
     const c = await client();
     await c.query("set fdl.result_cache = 'off'");

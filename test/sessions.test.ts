@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
-import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8'));
@@ -231,15 +231,11 @@ describe('sessions: a repository on S3 (s3rver) and one over HTTP', () => {
         `s3repo=s3://lake/basic/`,
         '--repo',
         `web=${http.url}`,
-        '--s3-endpoint',
-        s3.endpoint,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
+        ...s3Flags(s3.endpoint),
         '--cache-dir',
         cacheDir(),
       ],
-      { env: { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey } },
+      { env: S3_ENV },
     );
   });
   after(async () => {

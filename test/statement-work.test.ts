@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
-import { S3_CREDENTIALS, startS3, type S3Server } from './support/s3-server.js';
+import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 
 const WORK = [
   'analysis',
@@ -322,17 +322,13 @@ describe('statement work over a remote version: no EXPLAIN or prepare that canno
       [
         '--repo',
         'r=s3://lake/partitioned/',
-        '--s3-endpoint',
-        s3.endpoint,
-        '--s3-region',
-        'us-east-1',
-        '--s3-force-path-style',
+        ...s3Flags(s3.endpoint),
         '--cache-dir',
         join(work.dir, 'cache'),
         '--result-cache-bytes',
         '0',
       ],
-      { AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+      S3_ENV,
     );
     c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'r@main' });
     await c.connect();

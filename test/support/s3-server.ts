@@ -8,6 +8,19 @@ import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+/** The environment a gateway or `fdl` run needs to sign its requests to s3rver. */
+export const S3_ENV = {
+  AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+};
+/** The gateway's flags for an S3 endpoint as s3rver serves it (any region, path-style buckets). */
+export const s3Flags = (endpoint: string): string[] => [
+  '--s3-endpoint',
+  endpoint,
+  '--s3-region',
+  'us-east-1',
+  '--s3-force-path-style',
+];
 
 export interface S3Server {
   endpoint: string;
