@@ -742,6 +742,17 @@ describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', (
       };
     });
   });
+
+  test('a declared numeric beside an integer constant stays numeric (psycopg Decimal: 3.7 + 1 is 4.7, not 5)', async () => {
+    const sql = 'select $1 + 1, $2 * 2, 2 - $3, $4 > 3, $5 = 3.7, -$6';
+    const paramTypes = Array<number>(6).fill(1700);
+    const params = Array<string>(6).fill('3.7');
+    const r = await same(async (e) => ({
+      text: text(await conns[e]!.query(sql, { paramTypes, params })),
+      binary: rowsOf(await conns[e]!.query(sql, { paramTypes, params, resultFormats: [1] }), true),
+    }));
+    assert.deepEqual(r.text, [['4.7', '7.4', '-1.7', 't', 't', '-3.7']]);
+  });
 });
 
 describe('catalog', () => {

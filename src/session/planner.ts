@@ -122,10 +122,15 @@ export async function planQuery(
       const t = duckTypeForOid(oid);
       return t ? { duckType: t, oid } : undefined;
     };
-    let inferred = grammar?.probes
-      ? await inferParamOids(ctx.conn, source, sql, castTo, () => false)
-      : new Map<number, number>();
-    for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
+    // What the client declared stands, even where DuckDB has no one type for it (numeric): PostgreSQL
+    // infers only the parameters left unspecified.
+    const onlyInferred = (found: Map<number, number>) => {
+      for (const n of found.keys()) if (declaredTypes[n - 1] || rewrite.paramOids?.has(n)) found.delete(n);
+      return found;
+    };
+    let inferred = onlyInferred(
+      grammar?.probes ? await inferParamOids(ctx.conn, source, sql, castTo, () => false) : new Map<number, number>(),
+    );
     const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
     let oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
     let duck = await prepareTyped(ctx, sql, typedFirst, oidOf).catch((e) => clientTextError(ctx, e, sql, source));
@@ -134,8 +139,7 @@ export async function planQuery(
     const unknown = new Set(undeterminedParams(duck).filter((n) => !typedFirst(n)));
     if (grammar && !grammar.probes && duck.parameterCount > declaredTypes.filter((t) => t !== 0).length) {
       // only comparisons left to PostgreSQL's rules: DuckDB's own types serve where it found them
-      inferred = await inferParamOids(ctx.conn, source, sql, castTo, (n) => !unknown.has(n));
-      for (const n of rewrite.paramOids?.keys() ?? []) inferred.delete(n);
+      inferred = onlyInferred(await inferParamOids(ctx.conn, source, sql, castTo, (n) => !unknown.has(n)));
     }
     // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
     // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
