@@ -755,6 +755,38 @@ describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', (
   });
 });
 
+describe('date and time parameters', () => {
+  test('a field out of range is 22008 as in PostgreSQL, never rolled over (2024-02-30 is not March 1st)', async () => {
+    const values = [
+      '2024-02-30',
+      '2024-02-29',
+      '2023-02-29',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-01-00',
+      '0000-01-01',
+      '2024-01-01 24:00:00',
+      '2024-01-01 24:00:01',
+      '2024-01-01 24:00:00.5',
+      '2024-01-01 23:59:60',
+      '2024-01-01 23:60:00',
+      '2024-01-01 23:59:60.5',
+      '2024-04-31 10:00',
+    ];
+    for (const oid of [1082, 1114, 1184]) {
+      const r = await same(async (e) => {
+        const out: string[] = [];
+        for (const v of values) {
+          const res = await conns[e]!.query('select $1', { paramTypes: [oid], params: [v] });
+          out.push(res.error ? `${v} → ${res.error.code}` : `${v} → ${text(res)[0]![0]}`);
+        }
+        return out;
+      });
+      assert.ok(r.includes('2024-02-30 → 22008'), r.join('\n'));
+    }
+  });
+});
+
 describe('catalog', () => {
   test('system columns of catalog tables: tableoid, xmin, ctid', async () => {
     for (const [rel, oid] of [

@@ -93,8 +93,36 @@ export function dateFromText(s: string): number {
   // As PostgreSQL's date_in: a time and zone may follow (pgjdbc's setDate sends `2023-06-01 +00`); only the date counts.
   const m = TS_RE.exec(t);
   if (!m) throw badText(OID.date, s);
+  checkFields(m, s);
   const y = Number(m[1]);
   return daysFromCivil(m[9] ? 1 - y : y, Number(m[2]), Number(m[3]));
+}
+
+/**
+ * PostgreSQL refuses a field out of its range (`2024-02-30`, month 13, `25:00`) with 22008 where the
+ * day count alone would roll over into the next month. As its ValidateDate/time checks: the day
+ * within its month (leap years by the proleptic Gregorian rule, year 0 absent: `1 BC` is leap),
+ * hour 0–23 or exactly `24:00:00`, minute 0–59, second 0–59 or exactly 60 (carried into the next minute).
+ */
+function checkFields(m: RegExpExecArray, s: string): void {
+  const year = m[9] ? 1 - Number(m[1]) : Number(m[1]);
+  const [month, day] = [Number(m[2]), Number(m[3])];
+  const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  const fraction = /[1-9]/.test(m[7] ?? '');
+  const midnight24 = hour === 24 && minute === 0 && second === 0 && !fraction;
+  if (
+    days === undefined ||
+    day < 1 ||
+    day > days ||
+    (hour > 23 && !midnight24) ||
+    minute > 59 ||
+    second > 60 ||
+    (second === 60 && fraction) ||
+    Number(m[1]) === 0
+  )
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date/time field value out of range: "${s}"`);
 }
 
 const TS_RE =
@@ -109,6 +137,7 @@ export function parseTimestamp(s: string, oid: number): { local: bigint; offset:
   if (lower === 'epoch') return { local: 0n, offset: 0 };
   const m = TS_RE.exec(t);
   if (!m) throw badText(oid, s);
+  checkFields(m, s);
   const y = Number(m[1]);
   const days = daysFromCivil(m[9] ? 1 - y : y, Number(m[2]), Number(m[3]));
   // Fractions beyond µs are rounded as PostgreSQL does (half away from zero on the 7th digit).
