@@ -95,7 +95,27 @@ export function dateFromText(s: string): number {
   if (!m) throw badText(OID.date, s);
   checkFields(m, s);
   const y = Number(m[1]);
-  return daysFromCivil(m[9] ? 1 - y : y, Number(m[2]), Number(m[3]));
+  const days = daysFromCivil(m[9] ? 1 - y : y, Number(m[2]), Number(m[3]));
+  if (days < FIRST_DAY || days >= END_DAY)
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date out of range: "${s}"`);
+  return days;
+}
+
+/** PostgreSQL's dates: Julian day 0 (4714-11-24 BC) up to 5874897-12-31, as days since 1970. */
+const FIRST_DAY = -2440588,
+  END_DAY = 2145042906;
+/**
+ * PostgreSQL's timestamps start at Julian day 0 too; they end in 294276 AD, but DuckDB's µs since
+ * 1970 end in 294247: past that a value is refused as out of range rather than wrapped.
+ */
+const FIRST_US = -210866803200000000n,
+  END_US = 9223372036854775807n;
+
+/** A timestamp's µs since 1970 within what both PostgreSQL and DuckDB hold, else PostgreSQL's 22008. */
+export function timestampInRange(us: bigint, s: string): bigint {
+  if (us < FIRST_US || us >= END_US)
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `timestamp out of range: "${s}"`);
+  return us;
 }
 
 /**
@@ -159,6 +179,10 @@ export function parseTimestamp(s: string, oid: number): { local: bigint; offset:
 export function timeFromText(s: string, oid: number): { us: bigint; offset: number | null } {
   const m = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(z|[+-]\d{1,2}(?::?\d{2}(?::?\d{2})?)?)?$/i.exec(s.trim());
   if (!m) throw badText(oid, s);
+  // As PostgreSQL's time_in: 24:00:00 is the one time past 23:59:59.999999; 60.x seconds carry.
+  const [hour, minute, second, fraction] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0), /[1-9]/.test(m[4] ?? '')];
+  if ((hour > 23 && !(hour === 24 && minute === 0 && second === 0 && !fraction)) || minute > 59 || second > 60)
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date/time field value out of range: "${s}"`);
   const f = (m[4] ?? '').padEnd(7, '0');
   let us = BigInt(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0)) * 1000000n + BigInt(f.slice(0, 6));
   if (Number(f[6]) >= 5) us += 1n;
@@ -239,6 +263,11 @@ export function floatFromText(oid: number, s: string): number {
   if (t === 'infinity' || t === '+infinity' || t === 'inf' || t === '+inf') return Infinity;
   if (t === '-infinity' || t === '-inf') return -Infinity;
   const v = Number(t);
-  if (t === '' || Number.isNaN(v)) throw badText(oid, s);
+  // JavaScript also reads 0b11 and 0o7, which PostgreSQL's float input (strtod) does not; 0x10 both read.
+  if (t === '' || Number.isNaN(v) || /^[+-]?0[bo]/.test(t)) throw badText(oid, s);
+  // PostgreSQL refuses what the type cannot hold, where JavaScript would round to ±Infinity or 0.
+  const held = oid === OID.float4 ? Math.fround(v) : v;
+  if (!Number.isFinite(held) || (held === 0 && /[1-9]/.test(t.replace(/e.*$/, ''))))
+    throw new SqlError(SQLSTATE.numericValueOutOfRange, `"${s}" is out of range for type ${pgTypeName(oid)}`);
   return v;
 }

@@ -44,6 +44,7 @@ import {
   boolFromText,
   byteaFromText,
   dateFromText,
+  timestampInRange,
   floatFromText,
   intFromText,
   localToUtc,
@@ -248,6 +249,7 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
       else if (oid === OID.timestamp)
         us = p.local; // timestamp ignores a written offset, as PostgreSQL does
       else us = p.offset !== null ? p.local - BigInt(p.offset) * 1000000n : localToUtc(p.local, set.timeZone ?? 'UTC');
+      if (p !== 'inf' && p !== '-inf') timestampInRange(us, s);
       return oid === OID.timestamp
         ? { value: new DuckDBTimestampValue(us), type: TIMESTAMP }
         : { value: new DuckDBTimestampTZValue(us), type: TIMESTAMPTZ };
