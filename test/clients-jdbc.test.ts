@@ -32,6 +32,7 @@ describe('pgjdbc', () => {
       'parameters int text numeric timestamp',
       'prepareThreshold reuse with binary int params',
       '100000 rows streamed with setFetchSize(100) in a transaction',
+      'N+1 loop: another query while a setFetchSize ResultSet is open, two open at once',
       'cancel long query 57014',
       'error then recovery',
       'DatabaseMetaData getSchemas',

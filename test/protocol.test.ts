@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import postgres from 'postgres';
 import { CLI, copyFixtures, startGateway, type RunningGateway, waitFor, whenBusy } from './support/gateway.js';
-import { RawPg } from './support/raw-pg.js';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { within } from './support/files.js';
 import { serialize } from 'pg-protocol';
 
@@ -264,7 +264,46 @@ describe('protocol: trust sessions', () => {
     }
   });
 
-  test('a suspended portal interrupted by another statement fails when resumed, never ends short', async () => {
+  test('a suspended portal reads on after another statement (pgjdbc fetch size, N+1 loops), as in PostgreSQL', async () => {
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    const ints = (rows: Buffer[]) => rows.map((r) => Number(splitDataRow(r)[0]!.toString()));
+    try {
+      await raw.simple('BEGIN');
+      raw.send(serialize.parse({ name: 'outer', text: 'select i from range(10000) t(i) order by i' }));
+      raw.send(serialize.bind({ portal: 'rs', statement: 'outer' }));
+      raw.send(serialize.execute({ portal: 'rs', rows: 3000 }));
+      raw.send(serialize.sync());
+      assert.deepEqual(ints((await raw.untilReady()).dataRows), [...Array(3000).keys()]);
+      // the inner query of an N+1 loop, by both protocols
+      assert.deepEqual(ints((await raw.simple('select 42')).dataRows), [42]);
+      assert.deepEqual(ints((await raw.query('select $1::int + 1', { params: ['6'] })).dataRows), [7]);
+      raw.send(serialize.execute({ portal: 'rs', rows: 4000 }));
+      raw.send(serialize.sync());
+      const middle = await raw.untilReady();
+      assert.deepEqual(
+        ints(middle.dataRows),
+        [...Array(4000).keys()].map((i) => i + 3000),
+      );
+      assert.ok(
+        middle.messages.some((m) => m.code === 's'),
+        'PortalSuspended',
+      );
+      assert.equal(middle.error, undefined);
+      raw.send(serialize.execute({ portal: 'rs', rows: 0 }));
+      raw.send(serialize.sync());
+      const rest = await raw.untilReady();
+      assert.deepEqual(
+        ints(rest.dataRows),
+        [...Array(3000).keys()].map((i) => i + 7000),
+      );
+      assert.equal(rest.commandTag, 'SELECT 10000');
+      await raw.simple('COMMIT');
+    } finally {
+      await raw.close();
+    }
+  });
+
+  test('a suspended portal with more rows ahead than the read-ahead cap fails when resumed past them, never ends short', async () => {
     const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
     try {
       await raw.simple('BEGIN');
@@ -275,7 +314,7 @@ describe('protocol: trust sessions', () => {
         'PortalSuspended',
       );
       // The unnamed portal is replaced by the next statement anyway; name one to resume it.
-      raw.send(serialize.parse({ name: 'big', text: 'select i from range(10000) t(i)' }));
+      raw.send(serialize.parse({ name: 'big', text: 'select i from range(300000) t(i)' }));
       raw.send(serialize.bind({ portal: 'cur', statement: 'big' }));
       raw.send(serialize.execute({ portal: 'cur', rows: 3000 }));
       raw.send(serialize.sync());
@@ -285,7 +324,7 @@ describe('protocol: trust sessions', () => {
       raw.send(serialize.sync());
       const resumed = await raw.untilReady();
       assert.equal(resumed.error?.code, '55000', 'an error, not a short result');
-      assert.equal(resumed.dataRows.length, 0);
+      assert.equal(resumed.dataRows.length, 0, 'the error, before any row');
     } finally {
       await raw.close();
     }

@@ -8,6 +8,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import pg from 'pg';
+import { serialize } from 'pg-protocol';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { copyFixtures, FIXTURES, startGateway, type RunningGateway, waitFor } from './support/gateway.js';
 import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/engine/engine.js';
@@ -383,6 +385,8 @@ describe('security: malicious repositories (negative fixtures) through a real cl
   });
 });
 
+const cells = (row: Buffer) => splitDataRow(row).map((b) => b?.toString());
+
 describe('security: limits and audit', () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic');
@@ -441,6 +445,41 @@ describe('security: limits and audit', () => {
       assert.equal((await c.query('select count(*)::int as n from range(5000)')).rows[0].n, 5000);
     } finally {
       await c.end();
+    }
+  });
+
+  test('rows read ahead for a cursor or a suspended portal are held to the same row cap (54000, nothing past it)', async () => {
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    try {
+      await raw.simple('BEGIN');
+      await raw.simple('declare c cursor for select i from range(5000) t(i)');
+      assert.equal((await raw.simple('fetch 5 from c')).dataRows.length, 5);
+      raw.send(serialize.parse({ name: 'big', text: 'select i from range(5000) t(i)' }));
+      raw.send(serialize.bind({ portal: 'p', statement: 'big' }));
+      raw.send(serialize.execute({ portal: 'p', rows: 10 }));
+      raw.send(serialize.sync());
+      assert.equal((await raw.untilReady()).dataRows.length, 10);
+      // another statement: both read their rest ahead (within the read-ahead cap) before it runs
+      assert.deepEqual(cells((await raw.simple('select 42')).dataRows[0]!), ['42']);
+      const fetched = await raw.simple('fetch all from c');
+      assert.equal(fetched.error?.code, '54000', 'the cursor past the row cap');
+      assert.equal(fetched.dataRows.length, 0, 'no row past the cap is sent');
+      await raw.simple('ROLLBACK');
+      await raw.simple('BEGIN');
+      raw.send(serialize.bind({ portal: 'p', statement: 'big' }));
+      raw.send(serialize.execute({ portal: 'p', rows: 10 }));
+      raw.send(serialize.sync());
+      await raw.untilReady();
+      await raw.simple('select 42');
+      raw.send(serialize.execute({ portal: 'p', rows: 0 }));
+      raw.send(serialize.sync());
+      const resumed = await raw.untilReady();
+      assert.equal(resumed.error?.code, '54000', 'the portal past the row cap');
+      assert.equal(resumed.dataRows.length, 0);
+      await raw.simple('ROLLBACK');
+      assert.deepEqual(cells((await raw.simple('select count(*) from range(5000)')).dataRows[0]!), ['5000']);
+    } finally {
+      await raw.close();
     }
   });
 

@@ -97,7 +97,15 @@ export async function fetchCursor(
     rowAt: (i) => rowAt(stream, portal, name, i),
     count: () => portal.rows,
   });
-  if (!move) for (const r of rows) w.bytes(r);
+  if (!move) {
+    const last = Math.min(c.place.pos, c.place.end ?? Infinity);
+    stream.checkKeptRows(
+      portal,
+      last,
+      rows.reduce((n, r) => n + r.length, 0),
+    );
+    for (const r of rows) w.bytes(r);
+  }
   if (!c.scroll) drop(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
   return rows.length;
 }
@@ -164,12 +172,23 @@ async function pull(stream: ResultStream, portal: Portal, n: number, from: numbe
  * Another statement is about to run on the connection, which ends DuckDB's open stream: the cursor
  * reads the rest of its rows first (at most the cap ahead of its position), so it reads on as
  * PostgreSQL's would. Past the cap the stream ends and resuming it fails (55000), never short.
+ * A protocol portal (pgjdbc's fetch size, asyncpg's cursor) suspended by Execute is read ahead the
+ * same way: its next Execute sends the rows kept (sendKeptRows).
  */
-export async function parkCursor(stream: ResultStream, portal: Portal): Promise<void> {
-  const c = portal.cursor!;
+export async function parkCursor(stream: ResultStream, portal: Portal, budget = SCROLL_KEPT_BYTES): Promise<void> {
+  const c = (portal.cursor ??= protocolPortalCursor(portal));
   const from = c.place.pos + 1;
-  while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < SCROLL_KEPT_BYTES)
+  const bytes = Math.min(SCROLL_KEPT_BYTES, budget);
+  while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < bytes)
     await pull(stream, portal, PULL_ROWS, from);
+}
+
+/** Bytes of rows every portal of a session holds read ahead together (one portal may hold SCROLL_KEPT_BYTES). */
+export const SESSION_KEPT_BYTES = SCROLL_KEPT_BYTES;
+
+/** Bytes a portal holds read ahead. */
+export function keptBytes(portal: Portal): number {
+  return portal.cursor?.keptBytes ?? 0;
 }
 
 /** Split a buffer of DataRow messages into the cursor's kept rows. */
@@ -202,4 +221,27 @@ function drop(c: CursorState, from: number): void {
   for (let k = 0; k < n; k++) c.keptBytes -= c.kept[k]!.length;
   c.kept.splice(0, n);
   c.keptFrom += n;
+}
+
+/**
+ * Execute of a protocol portal that was read ahead (parkCursor): up to `maxRows` (0 = all) of its
+ * rows, kept or, past them, from DuckDB's stream if it is still open. Returns true when `maxRows`
+ * were sent (PortalSuspended, as PostgreSQL says even if no row follows).
+ */
+export async function sendKeptRows(stream: ResultStream, portal: Portal, maxRows: number, w: Writer): Promise<boolean> {
+  const n = await fetchCursor(
+    stream,
+    portal,
+    '',
+    { how: 'forward', count: maxRows > 0 ? maxRows : Infinity },
+    false,
+    w,
+    portal.resultFormats,
+  );
+  return maxRows > 0 && n === maxRows;
+}
+
+/** A protocol portal that holds rows read ahead for its next Execute. */
+export function hasKeptRows(portal: Portal): boolean {
+  return portal.cursor !== undefined && !portal.cursor.declared && portal.cursor.kept.length > 0;
 }

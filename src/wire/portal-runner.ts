@@ -10,7 +10,17 @@ import { fetchTag } from '../session/cursors.js';
 import { disposeStatement } from '../session/plan.js';
 import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
 import * as be from './backend.js';
-import { cursorFields, fetchCursor, newCursorState, parkCursor, protocolPortalCursor } from './cursor-rows.js';
+import {
+  cursorFields,
+  fetchCursor,
+  hasKeptRows,
+  keptBytes,
+  newCursorState,
+  parkCursor,
+  protocolPortalCursor,
+  sendKeptRows,
+  SESSION_KEPT_BYTES,
+} from './cursor-rows.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
 import type { ProtocolObjects } from './protocol-objects.js';
 import type { ResultStream, SessionOutput } from './result-stream.js';
@@ -62,7 +72,9 @@ export class PortalRunner {
       await this.startQuery(portal);
       if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
     }
-    await this.stream.send(portal, maxRows, this.core.lease()?.versionId);
+    if (!hasKeptRows(portal)) return this.stream.send(portal, maxRows, this.core.lease()?.versionId);
+    if (await sendKeptRows(this.stream, portal, maxRows, this.out.w)) be.portalSuspended(this.out.w);
+    else be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
   }
 
   /** COPY … TO STDOUT, an empty query, or a statement the gateway answers itself. */
@@ -233,10 +245,15 @@ export class PortalRunner {
     await this.endStreamsBut(null);
   }
 
-  /** Another statement runs on the connection: open cursors read their rest first (cursor-rows.ts), other open streams end. */
+  /** Another statement runs on the connection: open cursors and suspended portals read their rest first (cursor-rows.ts, within one budget), then the streams end. */
   private async endStreamsBut(except: Portal | null): Promise<void> {
-    for (const p of this.named.portals.values())
-      if (p !== except && p.cursor?.declared && p.result && !p.done && !p.interrupted) await parkCursor(this.stream, p);
+    const portals = [...this.named.portals.values()];
+    for (const p of portals) {
+      if (p === except || !p.result || p.done || p.interrupted || p.endedByTempCeiling) continue;
+      // every portal's rows read ahead share one budget: many suspended portals cannot hold more
+      const others = portals.reduce((n, o) => (o === p ? n : n + keptBytes(o)), 0);
+      await parkCursor(this.stream, p, SESSION_KEPT_BYTES - others);
+    }
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
     this.stream.held.interruptOpenPortals(except);
   }

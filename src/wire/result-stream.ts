@@ -247,12 +247,22 @@ export class ResultStream {
    * The row and byte caps. When `w` is given, the rows written since `before` are taken back from
    * the output on refusal, so no more than the caps ever reaches the client.
    */
-  private checkResultLimits(portal: Portal, w?: Writer, before = 0): void {
+  /**
+   * Rows a cursor read ahead (cursor-rows.ts) go to the client: the same ceilings as rows streamed,
+   * by the number of the last row sent (`lastRow`, 1-based) and the bytes sent; nothing is written
+   * past them.
+   */
+  checkKeptRows(portal: Portal, lastRow: number, bytes: number): void {
+    portal.bytes += bytes;
+    this.checkResultLimits(portal, undefined, 0, lastRow);
+  }
+
+  private checkResultLimits(portal: Portal, w?: Writer, before = 0, rowsSent = portal.rows): void {
     const { maxResultRows, maxResultBytes } = this.limits;
     const over =
-      (maxResultRows > 0 && portal.rows > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
+      (maxResultRows > 0 && rowsSent > maxResultRows) || (maxResultBytes > 0 && portal.bytes > maxResultBytes);
     if (over && w) w.truncate(before);
-    if (maxResultRows > 0 && portal.rows > maxResultRows) {
+    if (maxResultRows > 0 && rowsSent > maxResultRows) {
       throw new SqlError(
         SQLSTATE.programLimitExceeded,
         `result exceeds the gateway's limit of ${maxResultRows} rows`,

@@ -183,6 +183,8 @@ export class Session {
   // ---------------------------------------------------------------- simple query protocol
 
   async simpleQuery(sql: string): Promise<void> {
+    // As PostgreSQL: a Query ends the unnamed portal (never read ahead for nothing).
+    if (this.portals.has('')) this.named.dropPortals(['']);
     const parts = this.split(sql);
     if (parts.length === 0) {
       be.emptyQueryResponse(this.out.w);

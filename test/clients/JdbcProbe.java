@@ -118,6 +118,31 @@ public class JdbcProbe {
       conn.setAutoCommit(true);
     });
 
+    check("N+1 loop: another query while a setFetchSize ResultSet is open, two open at once", () -> {
+      conn.setAutoCommit(false);
+      try (PreparedStatement outer = conn.prepareStatement("select i from range(1000) t(i) order by i");
+          PreparedStatement inner = conn.prepareStatement("select ?::int * 2");
+          PreparedStatement other = conn.prepareStatement("select i from range(500) t(i) order by i")) {
+        outer.setFetchSize(3);
+        other.setFetchSize(7);
+        long sum = 0, n = 0, otherSum = 0;
+        try (ResultSet rs = outer.executeQuery(); ResultSet rs2 = other.executeQuery()) {
+          while (rs.next()) {
+            inner.setInt(1, rs.getInt(1));
+            try (ResultSet one = inner.executeQuery()) {
+              one.next();
+              sum += one.getLong(1);
+            }
+            if (rs2.next()) otherSum += rs2.getLong(1);
+            n++;
+          }
+        }
+        expect(n == 1000 && sum == 999000 && otherSum == 124750, n + " rows, sum " + sum + ", other " + otherSum);
+      }
+      conn.commit();
+      conn.setAutoCommit(true);
+    });
+
     check("cancel long query 57014", () -> {
       try (Statement st = conn.createStatement()) {
         ScheduledExecutorService ex = Executors.newSingleThreadScheduledExecutor();
