@@ -410,7 +410,7 @@ describe('protocol: trust sessions', () => {
     await c.connect();
     try {
       await c.query("SET statement_timeout = '200ms'");
-      assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '200');
+      assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '200ms');
       const t0 = Date.now();
       await assert.rejects(
         c.query(LONG_QUERY),

@@ -429,7 +429,7 @@ describe('security: limits and audit', () => {
 
   test('idle in transaction ends the session with 25P03; the default statement_timeout is the configured one', async () => {
     const c = await client(gw, 'x', 'basic');
-    assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '20000');
+    assert.equal((await c.query('SHOW statement_timeout')).rows[0].statement_timeout, '20s');
     const errors: string[] = [];
     c.on('error', (e: Error & { code?: string }) => errors.push(e.code ?? e.message));
     await c.query('BEGIN');

@@ -242,7 +242,7 @@ describe('service: SIGHUP reload', () => {
       async () => {
         const c = await client(s, 'basic').catch(() => null);
         if (!c) return false;
-        assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321');
+        assert.equal((await c.query('show statement_timeout')).rows[0].statement_timeout, '4321ms');
         await c.end();
         return true;
       },

@@ -72,6 +72,15 @@ const SEQUENCE = [
   "select set_config('TimeZone', 'Not/AZone', false)",
   'SHOW TimeZone',
   "select set_config('search_path', 'sales', false)",
+  // a value with a unit shows as PostgreSQL prints it, in the largest unit that fits
+  'SET statement_timeout = 5000',
+  'SHOW statement_timeout',
+  "SET statement_timeout = '1500ms'",
+  'SHOW statement_timeout',
+  "SET idle_in_transaction_session_timeout = '2min'",
+  'SHOW idle_in_transaction_session_timeout',
+  'RESET idle_in_transaction_session_timeout',
+  'RESET statement_timeout',
 ];
 
 test('SELECT set_config(...) applies the setting as PostgreSQL 15 does (simple protocol)', { timeout: 60_000 }, () =>

@@ -56,7 +56,7 @@ export class SetShow {
 
   /** SHOW ALL: name, setting, description. */
   showAll(): [string, string, string][] {
-    return this.settings.entries().map(([k, v]) => [k, v, '']);
+    return this.settings.entries().map(([k, v]) => [k, this.settings.display(k, v), '']);
   }
 
   /**

@@ -9,7 +9,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/privileged-settings.js';
 import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
-import { SHOWN_SETTINGS } from '../pg/catalog/setting-display.js';
+import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 
 /** Parameters a client may read but never change. */
@@ -117,7 +117,13 @@ export class SessionSettings {
       if (fixed) return SHOWN_SETTINGS.get(name) ?? String(fixed[1]);
       throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
     }
-    return v;
+    return this.display(name, v);
+  }
+
+  /** A value as PostgreSQL's SHOW prints it: with a unit, in the largest one that fits (statement_timeout 5000 → 5s). */
+  display(name: string, value: string): string {
+    const unit = PG_SETTINGS.find((r) => r[0] === name)?.[2];
+    return typeof unit === 'string' ? shownSetting(value, unit) : value;
   }
 
   /**
