@@ -12,6 +12,7 @@ import { lit, qi, rows, str } from './sql.js';
 import { tableSql } from './tablesql.js';
 import { countingTableSql } from './count-only.js';
 import { createViews } from './views.js';
+import { runOneCreate } from './one-statement.js';
 import { degraded, firstLine } from '../degraded.js';
 
 export interface AttachOptions {
@@ -64,7 +65,11 @@ export async function attachCatalog(
     for (const m of catalog.macros) {
       try {
         await use(m.schema);
-        await conn.run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`);
+        await runOneCreate(
+          conn,
+          `CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`,
+          `macro ${m.schema}.${m.name}`,
+        );
       } catch (e) {
         warnings.push(`macro ${m.schema}.${m.name} could not be created: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -148,7 +153,11 @@ async function createTableView(
   replace = false,
 ): Promise<void> {
   const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
-  await conn.run(`CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`);
+  await runOneCreate(
+    conn,
+    `CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`,
+    `table ${t.schema}.${t.name}`,
+  );
   if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
   for (const c of t.columns) {
     if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);

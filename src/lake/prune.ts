@@ -20,6 +20,7 @@ import type { ColumnStats, DataFile, LakeCatalog, LakeTable } from './model.js';
 import { lit, qi, rows, str } from './sql.js';
 import { type ColNode, sqlType } from './types.js';
 import { createViews } from './views.js';
+import { runOneCreate } from './one-statement.js';
 import { counted } from '../stages.js';
 import { degraded, firstLine } from '../degraded.js';
 
@@ -174,7 +175,11 @@ export class PruneIndex {
           }
         }
         try {
-          await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${tableViewSql(dbName, t, branches)}`);
+          await runOneCreate(
+            conn,
+            `CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${tableViewSql(dbName, t, branches)}`,
+            `table ${t.schema}.${t.name}`,
+          );
         } catch (e) {
           degraded(
             'prune_table',
@@ -182,7 +187,11 @@ export class PruneIndex {
           );
           opaque.add(t.tableId);
           await conn.run(`CREATE TABLE ${db}.${FILES_SCHEMA}.${qi(`t${t.tableId}_all`)} AS SELECT 1 AS x`);
-          await conn.run(`CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${opaqueViewSql(dbName, t)}`);
+          await runOneCreate(
+            conn,
+            `CREATE VIEW ${db}.${qi(t.schema)}.${qi(t.name)} AS ${opaqueViewSql(dbName, t)}`,
+            `table ${t.schema}.${t.name}`,
+          );
         }
       }
       const use = async (schema: string) => {
@@ -190,11 +199,13 @@ export class PruneIndex {
       };
       for (const m of catalog.macros) {
         await use(m.schema);
-        await conn
-          .run(`CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`)
-          .catch((e: unknown) =>
-            degraded('view_dropped', `${dbName}: macro ${m.schema}.${m.name} could not be created: ${firstLine(e)}`),
-          );
+        await runOneCreate(
+          conn,
+          `CREATE MACRO ${db}.${qi(m.schema)}.${qi(m.name)} ${m.definition}`,
+          `macro ${m.schema}.${m.name}`,
+        ).catch((e: unknown) =>
+          degraded('view_dropped', `${dbName}: macro ${m.schema}.${m.name} could not be created: ${firstLine(e)}`),
+        );
       }
       for (const w of await createViews(conn, dbName, catalog.views, use)) degraded('view_dropped', `${dbName}: ${w}`);
       await conn.run(restore);

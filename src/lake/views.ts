@@ -8,6 +8,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { LakeView } from './model.js';
 import { qi } from './sql.js';
+import { runOneCreate } from './one-statement.js';
 
 const PLACEHOLDER = '{DUCKLAKE_CATALOG}';
 
@@ -70,7 +71,7 @@ export async function createViews(
     for (const v of pending) {
       try {
         await use(v.schema);
-        await conn.run(createViewSql(targetDb, v));
+        await runOneCreate(conn, createViewSql(targetDb, v), `view ${v.schema}.${v.name}`);
         progress = true;
       } catch (e) {
         errors.set(v, message(e));
@@ -108,7 +109,7 @@ async function createDangling(
     try {
       await create();
       await use(v.schema);
-      await conn.run(createViewSql(targetDb, v));
+      await runOneCreate(conn, createViewSql(targetDb, v), `view ${v.schema}.${v.name}`);
       ok = true;
     } catch (e) {
       const msg = message(e);

@@ -1,0 +1,29 @@
+/**
+ * DDL composed from a catalog's own text (a view's SQL, a macro's body and defaults) runs as exactly
+ * one CREATE statement, as DuckDB itself splits the text. The catalog is the publisher's (or a
+ * store writer's) input: pasted into `conn.run`, which runs every `;`-separated statement, a view
+ * `SELECT 1; COPY … TO …` or `…; CREATE OR REPLACE MACRO fdl_pg…` ran with the gateway's rights
+ * while a version was opened. Anything else than one CREATE is refused before any of it runs.
+ */
+import { StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
+
+export async function runOneCreate(conn: DuckDBConnection, sql: string, what: string): Promise<void> {
+  const statements = await conn.extractStatements(sql);
+  if (statements.count !== 1) throw notOneCreate(what, `${statements.count} statements`);
+  const prepared = await statements.prepare(0);
+  try {
+    if (prepared.statementType !== StatementType.CREATE)
+      throw notOneCreate(what, `a ${StatementType[prepared.statementType] ?? 'other'} statement`);
+    await prepared.run();
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+function notOneCreate(what: string, found: string): SqlError {
+  return new SqlError(
+    SQLSTATE.dataCorrupted,
+    `${what}: the catalog's SQL makes ${found}, not one CREATE: it is not created`,
+  );
+}

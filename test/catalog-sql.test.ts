@@ -1,0 +1,68 @@
+/**
+ * A catalog's own SQL (a view's definition, a macro's body or a parameter's default) is the
+ * publisher's or a store writer's input: opening a version runs it as exactly one CREATE, never as
+ * extra statements. An attacker review wrote `SELECT 1; COPY … TO …` and `…; CREATE OR REPLACE MACRO
+ * fdl_pg…` into `ducklake_view`: opening the version wrote a file and replaced the gateway's own sum.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { attachCatalog, openCatalog } from '../src/lake/index.js';
+import { FIXTURES } from './support/lake-fixtures.js';
+
+const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
+const root = join(FIXTURES, 'repos/views');
+const id = readFileSync(join(root, 'refs/heads/main'), 'utf8').trim();
+const catalogFile = join(work, 'ducklake.duckdb');
+const written = join(work, 'pwned.csv');
+let instance: DuckDBInstance;
+let conn: DuckDBConnection;
+
+before(async () => {
+  copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), catalogFile);
+  // The attacker's rows, written as a store writer would: straight into the catalog's tables.
+  const writer = await DuckDBInstance.create(catalogFile);
+  const w = await writer.connect();
+  const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
+  const schema = (
+    await w.runAndReadAll("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'")
+  ).getRows()[0]![0];
+  const view = (name: string, sql: string) =>
+    w.run(
+      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, '${name}', 'duckdb', '${sql.replace(/'/g, "''")}', '')`,
+    );
+  await view('innocent', 'SELECT 1 AS x; CREATE TABLE memory.main.pwn_marker(a INTEGER)');
+  await view('copier', `SELECT 2 AS y; COPY (SELECT 'pwned' AS p) TO '${written}'`);
+  await view('fine', 'SELECT 3 AS z');
+  w.closeSync();
+  writer.closeSync();
+  instance = await DuckDBInstance.create(':memory:');
+  conn = await instance.connect();
+});
+
+after(() => {
+  conn?.closeSync();
+  instance?.closeSync();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('a view whose SQL holds more than one statement is not created, and none of its statements runs', async () => {
+  const catalog = await openCatalog(conn, catalogFile, 'meta');
+  const { warnings } = await attachCatalog(conn, catalog, 'v', (rel) => join(root, 'data', rel));
+  assert.equal(existsSync(written), false, 'no file written');
+  const marker = await conn.runAndReadAll("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'pwn_marker'");
+  assert.equal(Number(marker.getRows()[0]![0]), 0, 'no table created');
+  const views = (await conn.runAndReadAll("SELECT view_name FROM duckdb_views() WHERE database_name = 'v' ORDER BY 1"))
+    .getRows()
+    .map((r) => r[0]);
+  assert.ok(views.includes('fine'), `a one-statement view is created: ${views}`);
+  assert.ok(!views.includes('innocent') && !views.includes('copier'), `the others are not: ${views}`);
+  for (const name of ['innocent', 'copier'])
+    assert.ok(
+      warnings.some((m) => m.includes(`main.${name}`) && /not one CREATE/.test(m)),
+      `warned: ${warnings.join(' | ')}`,
+    );
+});
