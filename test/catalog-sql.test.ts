@@ -12,6 +12,8 @@ import { after, before, test } from 'node:test';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { FIXTURES } from './support/lake-fixtures.js';
+import { runFdl } from './support/gateway.js';
+import { fixtureRepo, prepare } from './support/publish-fixtures.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
 const root = join(FIXTURES, 'repos/views');
@@ -21,10 +23,9 @@ const written = join(work, 'pwned.csv');
 let instance: DuckDBInstance;
 let conn: DuckDBConnection;
 
-before(async () => {
-  copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), catalogFile);
-  // The attacker's rows, written as a store writer would: straight into the catalog's tables.
-  const writer = await DuckDBInstance.create(catalogFile);
+/** The attacker's rows, written as a store writer would: straight into the catalog's tables. */
+async function plantViews(file: string): Promise<void> {
+  const writer = await DuckDBInstance.create(file);
   const w = await writer.connect();
   const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
   const schema = (
@@ -39,6 +40,11 @@ before(async () => {
   await view('fine', 'SELECT 3 AS z');
   w.closeSync();
   writer.closeSync();
+}
+
+before(async () => {
+  copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), catalogFile);
+  await plantViews(catalogFile);
   instance = await DuckDBInstance.create(':memory:');
   conn = await instance.connect();
 });
@@ -65,4 +71,14 @@ test('a view whose SQL holds more than one statement is not created, and none of
       warnings.some((m) => m.includes(`main.${name}`) && /not one CREATE/.test(m)),
       `warned: ${warnings.join(' | ')}`,
     );
+});
+
+test('fdl publish refuses such a catalog and writes nothing', async () => {
+  const { root: repo, working } = await prepare(work, fixtureRepo('views'));
+  await plantViews(working);
+  const r = await runFdl(['publish', repo, '--catalog', working]);
+  assert.notEqual(r.code, 0, 'publish must fail');
+  assert.match(r.stderr, /view main\.innocent of the working catalog is refused: Only SELECT statements/);
+  assert.equal(existsSync(written), false, 'no file written');
+  assert.equal(existsSync(join(repo, 'refs/heads/main')), false, 'no ref');
 });

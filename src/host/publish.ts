@@ -16,6 +16,7 @@ import { access, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { pathProblem } from '../lake/paths.js';
+import { notOneSelect, replaceCatalogPlaceholder } from '../lake/index.js';
 import { parseVersionJson } from '../resolver/records.js';
 import { lit, qi } from './coltypes.js';
 import type { VersionWriteOptions } from './import.js';
@@ -182,6 +183,16 @@ async function compactCopy(conn: DuckDBConnection, working: string, dest: string
           .slice(0, 10)
           .join(', ')}`,
       );
+    // A view is one SELECT: the gateway would skip any other (lake/one-statement.ts), so it is refused here.
+    const views = await rowsOf(
+      conn,
+      `SELECT s.schema_name || '.' || v.view_name AS n, v.sql FROM w.ducklake_view v JOIN w.ducklake_schema s USING (schema_id)
+       WHERE v.end_snapshot IS NULL AND s.end_snapshot IS NULL`,
+    );
+    for (const v of views) {
+      const problem = await notOneSelect(conn, replaceCatalogPlaceholder(String(v.sql), 'w'));
+      if (problem) throw new Error(`view ${String(v.n)} of the working catalog is refused: ${problem}`);
+    }
     await conn.run(`ATTACH ${lit(dest)} AS f (BLOCK_SIZE 16384)`);
     await conn.run('COPY FROM DATABASE w TO f');
     await conn.run('CHECKPOINT f');

@@ -10,7 +10,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { openCatalog } from '../lake/index.js';
+import { notOneSelect, openCatalog, replaceCatalogPlaceholder } from '../lake/index.js';
 import { isVersionId, refKind } from '../resolver/names.js';
 import { parseFdlJson, parseVersionJson } from '../resolver/records.js';
 import { parseAllowedSigners, verifySshsig, type TrustedSigner } from '../resolver/sshsig.js';
@@ -92,6 +92,10 @@ export async function verifyRepository(
         const alias = `v${n}`;
         try {
           const cat = await openCatalog(conn, catalogFile, alias);
+          for (const v of cat.views) {
+            const problem = await notOneSelect(conn, replaceCatalogPlaceholder(v.sql, alias));
+            if (problem) bad(`${id}: view ${v.schema}.${v.name}: ${problem}`);
+          }
           const filesJson = rec.files?.['files.json']
             ? ((await target.read(`versions/${id}/files.json`))?.body ?? null)
             : null;

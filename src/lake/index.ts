@@ -3,5 +3,7 @@ export { openCatalog, SUPPORTED_VERSIONS } from './metadata.js';
 export { attachCatalog, materializeTable, tableContext, type AttachOptions } from './attach.js';
 export { PruneIndex, type Survivors } from './prune.js';
 export { tableSql, type TableSqlContext } from './tablesql.js';
+export { notOneSelect } from './one-statement.js';
+export { replaceCatalogPlaceholder } from './views.js';
 export type { LakeCatalog, LakeColumn, LakeFile, LakeTable, LakeView, LakeMacro } from './model.js';
 export { countedRows, countingStatement, countingTableSql, countOnlyTable, countedFiles } from './count-only.js';

@@ -27,3 +27,20 @@ function notOneCreate(what: string, found: string): SqlError {
     `${what}: the catalog's SQL makes ${found}, not one CREATE: it is not created`,
   );
 }
+
+/**
+ * Why a view's SQL (catalog placeholders already replaced) is not exactly one SELECT, by DuckDB's own
+ * parse (json_serialize_sql serialises SELECT statements only); null when it is. The publisher's
+ * commands refuse such a catalog before the gateway ever has to skip the view.
+ */
+export async function notOneSelect(conn: DuckDBConnection, sql: string): Promise<string | null> {
+  const reader = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
+  const parsed = JSON.parse(String(reader.getRows()[0]![0])) as {
+    error?: boolean;
+    error_message?: string;
+    statements?: unknown[];
+  };
+  if (parsed.error) return parsed.error_message ?? 'not a SELECT';
+  const n = parsed.statements?.length ?? 0;
+  return n === 1 ? null : `${n} statements, not one SELECT`;
+}
