@@ -130,7 +130,7 @@ export class Gateway {
     const users: Record<string, UserConfig> = { ...config.users };
     const versions = new Versions(
       repos,
-      (repo) => engines.for(repo),
+      (repo) => engines.both(repo),
       config.maxIdleVersions,
       new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'),
       { files: fileCache, refs: refCache, results, verification },

@@ -9,8 +9,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { connectSession, createEngine, engineReadDirs, sealEngine } from '../src/engine/engine.js';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { connectSession, engineReadDirs } from '../src/engine/engine.js';
+import { createRepositoryEngine, type RepositoryEngine } from '../src/engine/engines.js';
 import { attachVersion, type AttachedVersion } from '../src/versions/attach.js';
 import { openRepository } from '../src/resolver/repository.js';
 import { FsStore } from '../src/store/fs-store.js';
@@ -21,21 +22,24 @@ import { serveFolder } from './support/http-server.js';
 const repos = copyFixtures('repos/basic');
 const root = () => repos.path('repos/basic');
 const temp = () => join(repos.dir, 'cache', 'duckdb-tmp', 'e1');
-let engine: DuckDBInstance;
+let engine: RepositoryEngine;
 let conn: DuckDBConnection;
 let attached: AttachedVersion;
 
 before(async () => {
-  engine = await createEngine({ memoryLimit: '256MB', threads: 1, tempDirectory: temp() });
-  await sealEngine(engine, engineReadDirs({ local: { root: root(), dataDir: 'data/' } }));
+  engine = await createRepositoryEngine(engineReadDirs({ local: { root: root(), dataDir: 'data/' } }), {
+    memoryLimit: '256MB',
+    threads: 1,
+    tempDirectory: temp(),
+  });
   const repo = await openRepository('basic', new FsStore(root()), { signatures: 'off', refTtlMs: 0 });
   const { versionId } = await repo.resolve('tags/v1');
   attached = await attachVersion(engine, repo, versionId, `basic@${versionId}`, `__fdl_meta_t1`, 60_000);
-  conn = await connectSession(engine);
+  conn = await connectSession(engine.sessions);
 });
 after(async () => {
   conn?.disconnectSync();
-  engine?.closeSync();
+  closeBoth(engine);
   repos.cleanup();
 });
 
@@ -65,6 +69,11 @@ test("a local version's views database is READ_ONLY: the engine refuses any chan
   assert.ok(!existsSync(join(temp(), 'views', files[0]!)), 'the file is removed with the version');
 });
 
+function closeBoth(e: RepositoryEngine | undefined): void {
+  e?.sessions.closeSync();
+  e?.builder.closeSync();
+}
+
 const writes = (db: string) => [
   `CREATE OR REPLACE VIEW ${db}.sales.orders AS SELECT 1 AS forged`,
   `DROP VIEW ${db}.sales.orders`,
@@ -87,15 +96,14 @@ test("a remote version's views database is READ_ONLY too, also after a statement
   const http = await serveFolder(root());
   const cacheDir = join(repos.dir, 'remote-cache');
   const tempDir = join(cacheDir, 'duckdb-tmp', 'e2');
-  const e = await createEngine({ memoryLimit: '256MB', threads: 1, tempDirectory: tempDir });
+  const e = await createRepositoryEngine([cacheDir], { memoryLimit: '256MB', threads: 1, tempDirectory: tempDir });
   let c: DuckDBConnection | undefined;
   let v: AttachedVersion | undefined;
   try {
-    await sealEngine(e, [cacheDir]);
     const repo = await openRepository('remote', new HttpStore(http.url), { signatures: 'off', refTtlMs: 0, cacheDir });
     const { versionId } = await repo.resolve('tags/v1');
     v = await attachVersion(e, repo, versionId, `remote@${versionId}`, '__fdl_meta_r1', 60_000);
-    c = await connectSession(e);
+    c = await connectSession(e.sessions);
     const db = `"${v.dbName}"`;
     await assertReadOnly(c, v.dbName);
     // the statement's files fetched and its view rebuilt over them, as the planner does before a prepare
@@ -114,7 +122,7 @@ test("a remote version's views database is READ_ONLY too, also after a statement
   } finally {
     c?.disconnectSync();
     await v?.dispose();
-    e.closeSync();
+    closeBoth(e);
     await http.close();
   }
   assert.deepEqual(readdirSync(join(tempDir, 'views')), [], 'every views file removed with the version');
@@ -128,15 +136,18 @@ test("a damaged local version's views database is READ_ONLY while a table waits 
   const file = join(dir, readdirSync(dir)[0]!);
   const saved = join(copy.dir, 'saved.parquet');
   renameSync(file, saved);
-  const e = await createEngine({ memoryLimit: '256MB', threads: 1, tempDirectory: tempDir });
+  const e = await createRepositoryEngine(engineReadDirs({ local: { root: base, dataDir: 'data/' } }), {
+    memoryLimit: '256MB',
+    threads: 1,
+    tempDirectory: tempDir,
+  });
   let c: DuckDBConnection | undefined;
   let v: AttachedVersion | undefined;
   try {
-    await sealEngine(e, engineReadDirs({ local: { root: base, dataDir: 'data/' } }));
     const repo = await openRepository('damaged', new FsStore(base), { signatures: 'off', refTtlMs: 0 });
     const { versionId } = await repo.resolve('tags/v1');
     v = await attachVersion(e, repo, versionId, `damaged@${versionId}`, '__fdl_meta_d1', 60_000);
-    c = await connectSession(e);
+    c = await connectSession(e.sessions);
     await assertReadOnly(c, v.dbName);
     const customers = [{ schema: 'sales', name: 'customers' }];
     await assert.rejects(v.ensureTables(customers), (err: { sqlstate?: string }) => err.sqlstate === 'XX001');
@@ -148,7 +159,7 @@ test("a damaged local version's views database is READ_ONLY while a table waits 
   } finally {
     c?.disconnectSync();
     await v?.dispose();
-    e.closeSync();
+    closeBoth(e);
   }
   const left = readdirSync(join(tempDir, 'views'));
   copy.cleanup();

@@ -18,6 +18,8 @@ export interface EngineOptions {
   threads?: number;
   tempDirectory?: string;
   maxTempDirectorySize?: string;
+  /** The PostgreSQL catalog emulation (default true): an instance no session uses has no need of it. */
+  compat?: boolean;
 }
 
 export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInstance> {
@@ -51,7 +53,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
     await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
     // The PostgreSQL catalog emulation is shared by every session of the instance.
-    await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
+    if (opts.compat !== false) await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
   } finally {
     conn.disconnectSync();
   }

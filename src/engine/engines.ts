@@ -5,6 +5,13 @@
  * a session's DuckDB connection belongs to its repository's instance, so another repository's
  * versions are not attached there and its files are outside what DuckDB may open.
  * Refs within a repository are admission's to keep apart (grants per ref): docs/security.md.
+ *
+ * Each repository has a second instance, the views builder: the gateway's own, no session connection
+ * ever belongs to it. It writes the versions' views databases (versions/views-database.ts), which the
+ * sessions' instance only ever attaches READ_ONLY; so no database a session could write to is ever
+ * attached where sessions run, not even while a view changes. It is sealed as the sessions' one is,
+ * to the same folders plus the views folder it writes (it binds each view it creates: Parquet footers
+ * and the version's catalog are read there too).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,9 +33,45 @@ export interface EnginesOptions {
 
 /** The smallest share of memory an instance gets, however many repositories there are (capped by the limit itself). */
 const MIN_SHARE = 128 * 1024 * 1024;
+/** The views builder's memory: it binds views and reads Parquet footers, never a table's rows. */
+const BUILDER_MEMORY = '128MB';
+
+/** A repository's two sealed instances, and the folder of the sessions' one where views databases live. */
+export interface RepositoryEngine {
+  /** Every session connection of the repository belongs to this one. */
+  readonly sessions: DuckDBInstance;
+  /** The gateway's own: writes views databases into `viewsDir`, never runs a session's statement. */
+  readonly builder: DuckDBInstance;
+  readonly viewsDir: string;
+}
+
+export interface RepositoryEngineOptions {
+  memoryLimit?: string;
+  threads?: number;
+  /** The sessions' instance's own temp directory (the views folder is inside it). */
+  tempDirectory: string;
+  maxTempDirectorySize?: string;
+}
+
+/** Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs` and the views folder. */
+export async function createRepositoryEngine(dirs: string[], opts: RepositoryEngineOptions): Promise<RepositoryEngine> {
+  const sessions = await createEngine(opts);
+  await sealEngine(sessions, dirs);
+  const viewsDir = join(opts.tempDirectory, 'views');
+  await mkdir(viewsDir, { recursive: true });
+  // DuckDB removes a temp directory it created when the instance closes: the builder's is its own.
+  const builder = await createEngine({
+    memoryLimit: BUILDER_MEMORY,
+    threads: 1,
+    tempDirectory: `${opts.tempDirectory}-builder`,
+    compat: false,
+  });
+  await sealEngine(builder, [...dirs, viewsDir]);
+  return { sessions, builder, viewsDir };
+}
 
 export class Engines {
-  private readonly instances = new Map<string, Promise<DuckDBInstance>>();
+  private readonly instances = new Map<string, Promise<RepositoryEngine>>();
   private seq = 0;
 
   /** `dirsOf(repo)`: the directories that repository's versions read; null for an unknown one. */
@@ -37,8 +80,13 @@ export class Engines {
     private readonly dirsOf: (repo: string) => string[] | null,
   ) {}
 
-  /** The sealed instance of a repository, created on first use. */
-  for(repo: string): Promise<DuckDBInstance> {
+  /** The sealed instance of a repository's sessions, created on first use. */
+  async for(repo: string): Promise<DuckDBInstance> {
+    return (await this.both(repo)).sessions;
+  }
+
+  /** Both sealed instances of a repository (the sessions' and the views builder), created on first use. */
+  both(repo: string): Promise<RepositoryEngine> {
     const known = this.instances.get(repo);
     if (known) return known;
     const dirs = this.dirsOf(repo);
@@ -49,12 +97,7 @@ export class Engines {
     return created;
   }
 
-  /** Instances created so far (process-wide probes, shutdown). */
-  all(): Promise<DuckDBInstance>[] {
-    return [...this.instances.values()];
-  }
-
-  private async create(dirs: string[]): Promise<DuckDBInstance> {
+  private async create(dirs: string[]): Promise<RepositoryEngine> {
     const total = this.opts.memoryLimit ? parseByteSize(this.opts.memoryLimit) : null;
     // Never more than the operator's limit, never less than a workable share of it.
     const share =
@@ -63,13 +106,11 @@ export class Engines {
         : `${Math.max(Math.min(total, MIN_SHARE), Math.floor(total / Math.max(1, this.opts.repositories)))}B`;
     // DuckDB creates its temp directory but not the folders above it.
     await mkdir(this.opts.tempRoot, { recursive: true });
-    const instance = await createEngine({
+    return createRepositoryEngine(dirs, {
       memoryLimit: share,
       threads: this.opts.threads,
       tempDirectory: join(this.opts.tempRoot, `e${++this.seq}`),
       maxTempDirectorySize: this.opts.maxTempDirectorySize,
     });
-    await sealEngine(instance, dirs);
-    return instance;
   }
 }

@@ -27,7 +27,7 @@ export interface AttachOptions {
    * absent or damaged, are not read until they verify and `materializeTable` builds its view).
    */
   placeholders?: ReadonlySet<LakeTable>;
-  /** Build the database in this file instead of in memory (to be attached READ_ONLY once built). */
+  /** Build the database in this file instead of in memory (to be attached READ_ONLY elsewhere once built). */
   file?: string;
 }
 

@@ -4,7 +4,8 @@
  * Local repositories are read in place; remote ones fetch a table's files when a query first
  * touches the table (its view is a placeholder until then: remote-tables.ts).
  */
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RepositoryEngine } from '../engine/engines.js';
 import type { Attached } from '../cache/attached-versions.js';
 import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from '../lake/index.js';
 import type { VersionLease } from './lease.js';
@@ -38,12 +39,13 @@ export interface AttachedVersion
 }
 
 /**
- * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`.
+ * Opens (verifies) `versionId` of `repo` and attaches it as `dbName`, its catalog as `metaName`, in
+ * the repository's sessions' instance; its views are written by the builder (views-database.ts).
  * While attached, `revalidate` (called before anything runs against the version) re-checks it
  * (version-recheck.ts).
  */
 export async function attachVersion(
-  engine: DuckDBInstance,
+  engine: RepositoryEngine,
   repo: Repository,
   versionId: string,
   dbName: string,
@@ -51,9 +53,9 @@ export async function attachVersion(
   recheckMs: number,
 ): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
-  const conn = await engine.connect();
+  const conn = await engine.sessions.connect();
   try {
-    const views = await ViewsDatabase.plan(engine, conn, dbName);
+    const views = ViewsDatabase.plan(engine, dbName, { file: version.catalogFile, alias: metaName });
     const catalog = await openCatalog(conn, version.catalogFile, metaName);
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
@@ -99,18 +101,20 @@ export async function attachVersion(
           }
         }
       }
-      // The views database is a file attached READ_ONLY once built (views-database.ts): no statement,
-      // whatever passed it, can replace a view. Views that change later (a remote table's over the
-      // files a statement needs, an unverified local table's once its files verify) change in a copy.
-      const { warnings } = await attachCatalog(conn, catalog, dbName, locate, {
-        deferTables: remote,
-        placeholders: unverified,
-        file: views.buildFile,
+      // The views database is built by the repository's views builder and attached here READ_ONLY
+      // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
+      // later (a remote table's over the files a statement needs, an unverified local table's once
+      // its files verify) change in a copy, in the builder too.
+      await views.build(async (b, file) => {
+        const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
+          deferTables: remote,
+          placeholders: unverified,
+          file,
+        });
+        // a view or macro that cannot be created is left out (or dangling); the operator hears of it
+        for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+        await applyDatasetComments(b, dbName, catalog, version.dataset);
       });
-      // a view or macro that cannot be created is left out (or dangling); the operator hears of it
-      for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
-      await applyDatasetComments(conn, dbName, catalog, version.dataset);
-      await views.seal(conn);
       // the snapshot reads which views are lake tables and which lake views from this connection
       await conn.run(catalogInfoSql);
       await snapshotVersionCatalog(conn, dbName);
@@ -121,10 +125,10 @@ export async function attachVersion(
       throw e;
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
-    const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
+    const prune = remote ? await buildPruning(engine.sessions, catalog, `${metaName}_prune`) : null;
     const tables = remote ? new RemoteTables(views, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
-    const counting = remote ? null : localCounting(engine, catalog, locate);
+    const counting = remote ? null : localCounting(engine.sessions, catalog, locate);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {
@@ -145,7 +149,7 @@ export async function attachVersion(
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
       async dispose() {
-        const c = await engine.connect();
+        const c = await engine.sessions.connect();
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);

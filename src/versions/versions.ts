@@ -2,7 +2,7 @@
  * The version service: for a session's `repo@ref`, resolve the ref, authorize the user, verify
  * the version (signature, expiry, catalog and data hashes), attach it once and lease it.
  */
-import type { DuckDBInstance } from '@duckdb/node-api';
+import type { RepositoryEngine } from '../engine/engines.js';
 import { AttachedVersions } from '../cache/attached-versions.js';
 import type { FileCache } from '../cache/file-cache.js';
 import type { RefCache } from '../cache/ref-cache.js';
@@ -30,8 +30,8 @@ export class Versions implements VersionSource {
 
   constructor(
     private readonly repos: Map<string, Repository>,
-    /** The DuckDB instance of a repository (engine/engines.ts): its versions are attached there. */
-    private readonly engineFor: (repo: string) => Promise<DuckDBInstance>,
+    /** The DuckDB instances of a repository (engine/engines.ts): its versions are attached in the sessions' one, their views written by the builder. */
+    private readonly engineFor: (repo: string) => Promise<RepositoryEngine>,
     maxIdle: number,
     readonly grants: Grants,
     readonly caches: VersionCaches,

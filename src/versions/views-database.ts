@@ -1,105 +1,152 @@
 /**
- * A version's views database as the engine holds it: a file in the instance's own temp directory,
- * attached READ_ONLY once built, so DuckDB itself refuses any CREATE, REPLACE, DROP or COMMENT in
- * it, whatever statement reaches it. A view that must change later (a remote table's view over the
- * files a statement needs, a damaged local table's view once its files verify) is changed in a copy
- * attached under a random name; the copy then takes the version's name in one `ATTACH OR REPLACE …
- * (READ_ONLY)`, so a statement binding meanwhile sees the old views or the new ones, never a
- * writable or a missing database. Changes are serial.
+ * A version's views database as the engine holds it: a file in the views folder of the repository's
+ * sessions' instance, attached there only ever READ_ONLY, so DuckDB itself refuses any CREATE,
+ * INSERT, REPLACE, DROP or COMMENT in it, whatever statement reaches it, at every moment.
  *
- * An engine without a temp directory of its own (made for a test) keeps the database in memory,
- * writable, and changes it in place.
+ * The file is written by the repository's views builder (engine/engines.ts), a DuckDB instance of
+ * the gateway's own that no session connection belongs to: the first build under the version's name,
+ * and every later change (a remote table's view over the files a statement needs, a damaged local
+ * table's view once its files verify) in a copy under a fresh file name. The builder checkpoints and
+ * detaches the file; only then does the sessions' instance attach it — a change by one
+ * `ATTACH OR REPLACE … (READ_ONLY)`, so a statement binding meanwhile sees the old views or the new
+ * ones, never a missing database. Views are stored as SQL and bound where they are read: the names a
+ * view's SQL uses (the version's catalog under its alias, the database's own name, its macros) are
+ * the same in both instances. Changes are serial.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { copyFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RepositoryEngine } from '../engine/engines.js';
 import { lit, qi } from '../lake/sql.js';
 import { Slots } from '../serial.js';
 
 export class ViewsDatabase {
   private readonly changes = new Slots();
+  /** The file the sessions' instance has attached (undefined: not built yet, or removed). */
+  private file: string | undefined;
+  private catalogAttached = false;
 
   private constructor(
-    private readonly engine: DuckDBInstance,
+    private readonly engine: RepositoryEngine,
     readonly dbName: string,
-    /** The file attached now (undefined: in memory). */
-    private file: string | undefined,
-    private readonly dir: string | undefined,
+    /** The version's catalog, attached READ_ONLY in the builder under the alias the views' SQL names. */
+    private readonly catalog: { file: string; alias: string },
   ) {}
 
-  /** Where `dbName`'s views will be built: a fresh file in a folder of the instance's temp directory. */
-  static async plan(engine: DuckDBInstance, conn: DuckDBConnection, dbName: string): Promise<ViewsDatabase> {
-    const r = await conn.runAndReadAll("SELECT current_setting('temp_directory')");
-    const temp = String(r.getRows()[0]![0] ?? '');
-    if (!isAbsolute(temp)) return new ViewsDatabase(engine, dbName, undefined, undefined);
-    const dir = join(temp, 'views');
-    await mkdir(dir, { recursive: true });
-    const views = new ViewsDatabase(engine, dbName, undefined, dir);
-    views.file = views.freshFile();
-    return views;
-  }
-
-  /** What to build the database in first (attachCatalog's `file`): the file, or undefined for memory. */
-  get buildFile(): string | undefined {
-    return this.file;
-  }
-
-  /** Once built under `dbName` on `conn`: attached again READ_ONLY. */
-  async seal(conn: DuckDBConnection): Promise<void> {
-    if (!this.file) return;
-    await conn.run(`DETACH ${qi(this.dbName)}`);
-    await conn.run(`ATTACH ${lit(this.file)} AS ${qi(this.dbName)} (READ_ONLY)`);
+  static plan(engine: RepositoryEngine, dbName: string, catalog: { file: string; alias: string }): ViewsDatabase {
+    return new ViewsDatabase(engine, dbName, catalog);
   }
 
   /**
-   * `work` changes the views of the database it is given by name (a writable copy, or the
-   * in-memory database itself); the result replaces the version's database in one step.
+   * `work` builds the database on a builder connection, in `file` (which it attaches as `dbName`
+   * itself: attachCatalog); once it returns, the file is sealed and attached READ_ONLY as `dbName`
+   * in the sessions' instance.
    */
-  async change(work: (conn: DuckDBConnection, db: string) => Promise<void>): Promise<void> {
+  async build(work: (builder: DuckDBConnection, file: string) => Promise<void>): Promise<void> {
     await this.changes.run(async () => {
-      const conn = await this.engine.connect();
+      const file = this.freshFile();
       try {
-        const current = this.file;
-        if (!current) return await work(conn, this.dbName);
-        const next = this.freshFile();
-        const scratch = `__fdl_views_${randomBytes(8).toString('hex')}`;
-        try {
-          await copyFile(current, next);
-          await conn.run(`ATTACH ${lit(next)} AS ${qi(scratch)}`);
+        await this.inBuilder(async (b) => {
           try {
-            // one commit (one write of the copy's log) for every view the change replaces
-            await conn.run('BEGIN');
-            await work(conn, scratch);
-            await conn.run('COMMIT');
+            await work(b, file);
+            await this.seal(b);
           } catch (e) {
-            await conn.run('ROLLBACK').catch(() => undefined);
+            await b.run(`DETACH DATABASE IF EXISTS ${qi(this.dbName)}`).catch(() => undefined);
             throw e;
-          } finally {
-            await conn.run(`DETACH ${qi(scratch)}`);
           }
-          await conn.run(`ATTACH OR REPLACE ${lit(next)} AS ${qi(this.dbName)} (READ_ONLY)`);
-        } catch (e) {
-          await rm(next, { force: true }).catch(() => undefined);
-          throw e;
-        }
-        this.file = next;
-        await rm(current, { force: true });
-      } finally {
-        conn.disconnectSync();
+        });
+        await this.attachInSessions(file, false);
+      } catch (e) {
+        await rm(file, { force: true }).catch(() => undefined);
+        throw e;
       }
     });
   }
 
-  /** The file removed (after the database was detached, or when building it failed). */
+  /**
+   * `work` changes the views of a copy of the database, attached as `dbName` on a builder
+   * connection; the copy then replaces the version's database in the sessions' instance in one step.
+   */
+  async change(work: (builder: DuckDBConnection, db: string) => Promise<void>): Promise<void> {
+    await this.changes.run(async () => {
+      const current = this.file;
+      if (!current) throw new Error(`views database ${this.dbName} is not built`);
+      const next = this.freshFile();
+      try {
+        await copyFile(current, next);
+        await this.inBuilder(async (b) => {
+          await b.run(`ATTACH ${lit(next)} AS ${qi(this.dbName)}`);
+          try {
+            // one commit (one write of the copy's log) for every view the change replaces
+            await b.run('BEGIN');
+            await work(b, this.dbName);
+            await b.run('COMMIT');
+          } catch (e) {
+            await b.run('ROLLBACK').catch(() => undefined);
+            await b.run(`DETACH DATABASE IF EXISTS ${qi(this.dbName)}`).catch(() => undefined);
+            throw e;
+          }
+          await this.seal(b);
+        });
+        await this.attachInSessions(next, true);
+      } catch (e) {
+        await rm(next, { force: true }).catch(() => undefined);
+        throw e;
+      }
+      await rm(current, { force: true });
+    });
+  }
+
+  /** The file removed and the builder's catalog detached (after the sessions' instance detached the database, or when building failed). */
   async remove(): Promise<void> {
     await this.changes.run(async () => {
+      if (this.catalogAttached) {
+        const b = await this.engine.builder.connect();
+        try {
+          await b.run(`DETACH DATABASE IF EXISTS ${qi(this.catalog.alias)}`);
+        } finally {
+          b.disconnectSync();
+        }
+        this.catalogAttached = false;
+      }
       if (this.file) await rm(this.file, { force: true });
+      this.file = undefined;
     });
+  }
+
+  /** `work` on a fresh builder connection, with the version's catalog attached there. */
+  private async inBuilder(work: (b: DuckDBConnection) => Promise<void>): Promise<void> {
+    const b = await this.engine.builder.connect();
+    try {
+      if (!this.catalogAttached) {
+        await b.run(`ATTACH ${lit(this.catalog.file)} AS ${qi(this.catalog.alias)} (READ_ONLY)`);
+        this.catalogAttached = true;
+      }
+      await work(b);
+    } finally {
+      b.disconnectSync();
+    }
+  }
+
+  /** Everything in the file itself (no log beside it), and the builder's hold on it let go. */
+  private async seal(b: DuckDBConnection): Promise<void> {
+    await b.run(`CHECKPOINT ${qi(this.dbName)}`);
+    await b.run(`DETACH ${qi(this.dbName)}`);
+  }
+
+  private async attachInSessions(file: string, replace: boolean): Promise<void> {
+    const conn = await this.engine.sessions.connect();
+    try {
+      await conn.run(`ATTACH ${replace ? 'OR REPLACE ' : ''}${lit(file)} AS ${qi(this.dbName)} (READ_ONLY)`);
+    } finally {
+      conn.disconnectSync();
+    }
+    this.file = file;
   }
 
   private freshFile(): string {
     const stem = this.dbName.replace(/[^A-Za-z0-9._-]/g, '_');
-    return join(this.dir!, `${stem}-${randomBytes(6).toString('hex')}.duckdb`);
+    return join(this.engine.viewsDir, `${stem}-${randomBytes(6).toString('hex')}.duckdb`);
   }
 }
