@@ -1,7 +1,8 @@
 /**
  * The gateway's CPU per new statement text (issue 26), by stage, and per catalog start-up statement
- * (issue 24): the point query with a new comment each time, and sqlsmith's catalog start-up query
- * (`select unnest(proargtypes) from pg_proc where oid = 'N'`, one text per function), each through
+ * (issue 24): the point query with a new comment each time, a dashboard's query with new literals,
+ * and sqlsmith's catalog start-up query (`select unnest(proargtypes) from pg_proc where oid = 'N'`,
+ * one text per function), each through
  * the gateway with the result cache off. CPU of the gateway process (DuckDB's threads included), read
  * from /proc, so the machine's load moves it less than latency; the split by stage from its own
  * counters (/metrics). With --before, another build runs the same series interleaved, in the same run.
@@ -125,6 +126,9 @@ async function main(): Promise<void> {
     const series: Record<string, (i: number) => string | string[]> = {
       'point query, new text': (i) =>
         `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,
+      // a dashboard's statement with new literals each time: one shape, the engine line's verdict reused
+      'dashboard, new literals': (i) =>
+        `select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = ${1 + (i % 20)} and qty >= ${i % 6} /* ${seq}.${i} */`,
       'sqlsmith pg_proc start-up': (i) =>
         // the rewrite drops comments: a new column alias per series keeps every rewritten text new
         `select unnest(proargtypes) as a${seq} from pg_proc where oid = '${oids[i % oids.length]}'`,

@@ -30,6 +30,8 @@ export type Stage = (typeof STAGES)[number];
  * - duckdb_prepare: the statement prepared by DuckDB (at most once per parameter-type signature);
  * - type_probe: a probe DuckDB prepares, never runs, for PostgreSQL's parameter types or a result's shape before Bind;
  * - bind_check: DuckDB's bind of a text for the engine's line (analysis/side-effects.ts);
+ * - verdict_reuse: the engine line's verdict taken from a text of the same shape in the same scope
+ *   instead of a bind (side-effects.ts, analysis/bind-shape.ts);
  * - prune_explain: DuckDB's EXPLAIN of a statement to choose its files (lake/prune.ts);
  * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
  * - revalidation: a version re-checked before a statement runs or is replayed (versions/);
@@ -41,6 +43,7 @@ export const WORKS = [
   'duckdb_prepare',
   'type_probe',
   'bind_check',
+  'verdict_reuse',
   'prune_explain',
   'ref_check',
   'revalidation',

@@ -125,6 +125,32 @@ describe('session connections: kept per instance, reset between sessions', () =>
     await endSession(b);
   });
 
+  test('variables sessions left before are undone without reading them; one never seen before is read and undone too', async () => {
+    const engine = await createEngine({ threads: 1 });
+    const baseline = new Map([['pg_datestyle', 'ISO, MDY']]);
+    const vars = async (c: DuckDBConnection) =>
+      (await c.runAndReadAll("SELECT name || '=' || value FROM duckdb_variables() ORDER BY name")).getRows().flat();
+    // the first session's leftovers are read and remembered; the next ones leave those and a new one
+    const sets = [
+      `SET VARIABLE pg_user = 'ann'; SET VARIABLE pg_datestyle = 'German'`,
+      `SET VARIABLE pg_user = 'bob'; SET VARIABLE pg_datestyle = 'SQL'`,
+      `SET VARIABLE pg_user = 'cy'; SET VARIABLE "pg_myapp.tenant" = 'c'; RESET VARIABLE pg_datestyle`,
+      `SET VARIABLE pg_user = 'di'; SET VARIABLE "pg_myapp.tenant" = 'd'`,
+    ];
+    const installs = workCount('guard_install');
+    for (const set of sets) {
+      const c = await connectSession(engine, baseline);
+      assert.deepEqual(await vars(c), ['pg_datestyle=ISO, MDY']);
+      await c.run(set);
+      await endSession(c);
+      assert.equal(idleSessionConnections(engine), 1);
+    }
+    const last = await connectSession(engine, baseline);
+    assert.deepEqual(await vars(last), ['pg_datestyle=ISO, MDY']);
+    assert.equal(workCount('guard_install') - installs, 1, 'one connection throughout');
+    await endSession(last);
+  });
+
   test('a session interrupted mid-statement leaves no interrupt for the next one', async () => {
     const engine = await createEngine({ threads: 1 });
     const a = await connectSession(engine);

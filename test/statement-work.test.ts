@@ -17,6 +17,7 @@ const WORK = [
   'duckdb_prepare',
   'type_probe',
   'bind_check',
+  'verdict_reuse',
   'prune_explain',
   'ref_check',
   'revalidation',
@@ -105,6 +106,7 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 1,
       type_probe: 0,
       bind_check: 1,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
@@ -128,6 +130,7 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 0,
       type_probe: 0,
       bind_check: 0,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 10,
       revalidation: 10,
@@ -147,6 +150,7 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 1,
       type_probe: 0,
       bind_check: 1,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
@@ -159,11 +163,59 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 0,
       type_probe: 0,
       bind_check: 0,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
       guard_install: 0,
     });
+  });
+
+  test("a new text that differs from a planned one only in its literals (a dashboard's new values): analysed and prepared, the engine line's verdict reused, not bound again", async () => {
+    const text = (qty: number, id: number) =>
+      `select count(*)::int as n from sales.orders where qty >= ${qty} and order_id between 1 and ${id} limit 5`;
+    const first = await cost(s, () => c.query(text(1, 40)));
+    assert.deepEqual(
+      { bind_check: first.bind_check, verdict_reuse: first.verdict_reuse },
+      { bind_check: 1, verdict_reuse: 0 },
+    );
+    const rows: unknown[] = [];
+    const next = await cost(s, async () => {
+      for (const [q, id] of [
+        [2, 30],
+        [3, 20],
+        [4, 10],
+      ] as const)
+        rows.push((await c.query(text(q, id))).rows[0]);
+    });
+    assert.deepEqual(next, {
+      analysis: 3,
+      duckdb_prepare: 3,
+      type_probe: 0,
+      bind_check: 0,
+      verdict_reuse: 3,
+      prune_explain: 0,
+      ref_check: 3,
+      revalidation: 3,
+      guard_install: 0,
+    });
+    // the answers are each text's own
+    const own = await Promise.all(
+      [
+        [2, 30],
+        [3, 20],
+        [4, 10],
+      ].map(
+        async ([q, id]) =>
+          (await c.query(`select count(*)::int as n from sales.orders where qty >= ${q} and order_id <= ${id}`))
+            .rows[0],
+      ),
+    );
+    assert.deepEqual(rows, own);
+    // a literal where the binder reads it (a function's argument) is part of the shape: bound again
+    const fn = await cost(s, () => c.query(`select count(*)::int as n from sales.orders where qty >= abs(5)`));
+    const fn2 = await cost(s, () => c.query(`select count(*)::int as n from sales.orders where qty >= abs(6)`));
+    assert.deepEqual([fn.bind_check, fn2.bind_check, fn2.verdict_reuse], [1, 1, 0]);
   });
 
   test('each statement has its time by stage: a new text spends it analysing, preparing and executing; a repeat of a planned one does not analyse', async () => {
@@ -225,6 +277,7 @@ describe('statement work: once per text, once per signature, once per statement'
         duckdb_prepare: 1,
         type_probe: 0,
         bind_check: 0,
+        verdict_reuse: 1,
         prune_explain: 0,
         ref_check: 1,
         revalidation: 1,
@@ -290,6 +343,7 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 1,
       type_probe: 1,
       bind_check: 1,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,
@@ -301,6 +355,7 @@ describe('statement work: once per text, once per signature, once per statement'
       duckdb_prepare: 0,
       type_probe: 0,
       bind_check: 0,
+      verdict_reuse: 0,
       prune_explain: 0,
       ref_check: 1,
       revalidation: 1,

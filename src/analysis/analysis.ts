@@ -24,6 +24,7 @@ import { figureColumnNames, StatementText, type FiguredName } from '../pg/column
 import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, timed } from '../stages.js';
 import { ReusedStatement } from '../engine/reused-statement.js';
+import { bindShape } from './bind-shape.js';
 
 export interface RelationRef {
   catalog: string;
@@ -65,6 +66,11 @@ export interface Analysis {
   readonly columnNames?: readonly FiguredName[];
   /** Queries: what the select list reads from plain tables (column-sources.ts); undefined when nothing certain. */
   readonly sources?: SourceShape;
+  /**
+   * What the text binds to, less its plain literals (bind-shape.ts): texts of one shape get one
+   * engine-line verdict (side-effects.ts). EXPLAIN's head is not in it (the inner query is bound).
+   */
+  readonly bindShape: string;
 }
 
 /** The FROM-item types a query may use; any other is refused rather than guessed about. */
@@ -186,13 +192,21 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
   const statement = tree.statements[0] as Node;
+  const shape = bindShape(statement);
   if (explain)
-    return { kind: 'explain', sql: composeExplain(explain.head, inner), explain: explain.head, ...walk(statement) };
+    return {
+      kind: 'explain',
+      sql: composeExplain(explain.head, inner),
+      explain: explain.head,
+      ...walk(statement),
+      bindShape: shape,
+    };
   const node = statement.node as Node | undefined;
   return {
     kind: 'query',
     sql,
     ...walk(statement),
+    bindShape: shape,
     columnNames: figureColumnNames(node, new StatementText(inner)),
     sources: sourceShape(node),
   };
@@ -229,7 +243,7 @@ function notAQuery(sql: string): SqlError {
 type Node = Record<string, unknown>;
 
 /** One walk over the tree: functions, table functions, relations (CTE scopes honoured), volatility. */
-function walk(root: unknown): Omit<Analysis, 'kind' | 'sql'> {
+function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
   const functions: FunctionRef[] = [];
   const tableFunctions: FunctionRef[] = [];
   const relations: RelationRef[] = [];

@@ -7,15 +7,19 @@
  * side-effecting table function (checkpoint, enable_logging) or a file read anywhere else is
  * refused 42501 "refused by the engine". DuckDB's binder names what runs, not a reading of ours.
  *
- * A text too long to bind twice cheaply (> 8 KiB), one with parameters, or one whose plan DuckDB
- * cannot serialize is judged from DuckDB's parse (the analysis): a query or EXPLAIN of one, whose
+ * A text too long to bind twice cheaply (> 8 KiB), or one DuckDB cannot bind here or whose plan it
+ * cannot serialize, is judged from DuckDB's parse (the analysis): a query or EXPLAIN of one, whose
  * table functions are all on the list without files. A binder error is left to the prepare, which
  * reports it as it would.
+ *
+ * A plan judged a read is remembered for its scope and the text's shape (bind-shape.ts), so a text
+ * that differs only in literals the binder does not read is not bound again (verdictKey).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis } from './analysis.js';
 import { inPrepareSlot } from '../engine/engine.js';
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { counted } from '../stages.js';
@@ -103,8 +107,11 @@ export async function refuseSideEffects(
 ): Promise<void> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
-  const key = scope === undefined ? undefined : `${scope}\u0000${inner}`;
-  if (key !== undefined && readsJudged.has(key)) return;
+  const key = scope === undefined ? undefined : verdictKey(scope, inner, analysis);
+  if (key !== undefined && readsJudged.has(key)) {
+    counted('verdict_reuse');
+    return;
+  }
   const plan = await bind(conn, inner);
   if (!plan || plan.error) {
     // Not bindable here (a parameter, an operator without serialization, a binder error): the
@@ -117,13 +124,26 @@ export async function refuseSideEffects(
 }
 
 /**
- * Texts whose bound plan was judged a read, by the scope they were bound in (checkScope,
- * session/planner.ts: the repository's instance, a frozen version's database, the search path,
- * the configuration's generation) and the exact text. DuckDB binds a text to the same plan in the
- * same catalog and settings, so a session repeating another's text (a client's catalog queries at
- * every connect) is not bound again; a plan only ever bound elsewhere, or refused, is bound.
+ * Verdicts of plans judged a read, by the scope they were bound in (checkScope, session/planner.ts:
+ * the repository's instance, a frozen version's database, the search path, the configuration's
+ * generation) and what was bound: the text's shape when the bound text is the one DuckDB's parse
+ * analysed (analysis/bind-shape.ts: its plain literals taken out, everything the binder reads to
+ * decide what runs kept), else the exact text. DuckDB binds texts of one shape in the same catalog
+ * and settings to plans of the same operators, table functions and files, so a dashboard's new
+ * literals, or a session repeating another's catalog queries, are not bound again; a shape only
+ * ever bound elsewhere, or refused, is bound.
  */
 const readsJudged = new LRUCache<string, true>({ max: 4096 });
+
+function verdictKey(scope: string, inner: string, analysis: Analysis): string | undefined {
+  // a variable's value binds into the plan (a table function's file may be one) but is not in the text
+  if (analysis.functions.some((f) => f.name === 'getvariable')) return undefined;
+  const parsed =
+    analysis.kind === 'explain' ? inner === analysis.sql.slice(analysis.sql.indexOf('\n') + 1) : inner === analysis.sql;
+  const what = parsed ? `shape\u0000${analysis.bindShape}` : `text\u0000${inner}`;
+  // a digest: shapes are the parse tree's size, and 4096 of them are kept
+  return createHash('sha256').update(scope).update('\u0000').update(what).digest('base64');
+}
 
 /**
  * The bind, prepared once per connection with the text as its value: DuckDB parses and binds the text

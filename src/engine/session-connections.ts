@@ -23,7 +23,9 @@
  * connection holds between sessions so a session sets only what its own values change; any other
  * variable is reset) —, reseeds DuckDB's random generator from the process's entropy (so no one
  * session's random() or gen_random_uuid() state carries into the next), and the connection is kept
- * only if its fingerprint then equals a fresh one's; otherwise it is disconnected. A session's handle is its
+ * only if its fingerprint then equals a fresh one's; otherwise it is disconnected. The reset, the
+ * reseed and the fingerprint are one DuckDB call when the variables a session left are ones sessions
+ * were seen to leave before (`Pool.seen`); only a session that left another is read first. A session's handle is its
  * own: once its session ends it reaches nothing (a stale interrupt is a no-op, any other call fails
  * as on a disconnected connection) and its prepared statements are destroyed, as a disconnect did,
  * so a late timer or stream of the old session can never touch the next session's statements.
@@ -49,7 +51,7 @@ export const IDLE_CONNECTIONS = 16;
  * settings — of a sealed instance those its lock leaves open (engine.ts › sealEngine: DuckDB lets
  * only `allowed_configs`, search_path and schema change), of any other every setting.
  */
-async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
+async function fingerprintColumns(conn: DuckDBConnection): Promise<string> {
   const [locked, allowed] = (
     await conn.runAndReadAll("SELECT current_setting('lock_configuration'), current_setting('allowed_configs')")
   ).getRows()[0]!;
@@ -58,7 +60,7 @@ async function fingerprintSql(conn: DuckDBConnection): Promise<string> {
       ? (allowed as { items: unknown[] }).items.map((name) => `current_setting(${quoteLiteral(String(name))})`)
       : [`(SELECT string_agg(name || '=' || coalesce(value, ''), chr(10) ORDER BY name) FROM duckdb_settings())`];
   const variables = `(SELECT string_agg(name || ':' || type || '=' || value, chr(10) ORDER BY name) FROM duckdb_variables())`;
-  return `SELECT current_database(), current_schema(), current_setting('search_path'), ${[...open, variables].join(', ')}`;
+  return `current_database(), current_schema(), current_setting('search_path'), ${[...open, variables].join(', ')}`;
 }
 
 interface Pool {
@@ -66,10 +68,18 @@ interface Pool {
   baseline: ReadonlyMap<string, string>;
   /** The statements that install the guards, built once from the instance's catalog. */
   guards: Promise<string>;
-  /** How to take a connection's fingerprint, and a fresh connection's, taken once. */
-  fresh: Promise<{ sql: string; value: string }> | null;
+  /** What a connection's fingerprint reads (a select list), and a fresh connection's, taken once. */
+  fresh: Promise<{ columns: string; value: string }> | null;
   idle: DuckDBConnection[];
+  /**
+   * Variables sessions were seen to leave behind (read at a reset that needed it): other names to
+   * reset, and baseline names to set back. The next reset undoes these without reading first.
+   */
+  seen: { extra: Set<string>; changed: Set<string> };
 }
+
+/** At most this many variable names are remembered per instance (`Pool.seen`); others are read when left. */
+const SEEN_VARIABLES = 64;
 
 const pools = new WeakMap<DuckDBInstance, Pool>();
 /** A session's handle → its connection, its pool and how to cut the handle off. */
@@ -89,7 +99,13 @@ export async function takeSessionConnection(
 ): Promise<DuckDBConnection> {
   let pool = pools.get(instance);
   if (!pool) {
-    pool = { baseline, guards: guardStatements(instance), fresh: null, idle: [] };
+    pool = {
+      baseline,
+      guards: guardStatements(instance),
+      fresh: null,
+      idle: [],
+      seen: { extra: new Set(), changed: new Set() },
+    };
     pools.set(instance, pool);
     pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
   }
@@ -118,10 +134,7 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
     // connection (the binding's own list of them; were it gone, the connection is disconnected).
     (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
     if (pool.idle.length < IDLE_CONNECTIONS) {
-      await reset(conn, pool.baseline);
-      const fresh = await pool.fresh;
-      if (!fresh || (await fingerprint(conn, fresh.sql)) !== fresh.value)
-        throw new Error('the reset left state behind');
+      if (!(await reset(conn, pool))) throw new Error('the reset left state behind');
       if (pool.idle.length < IDLE_CONNECTIONS) {
         pool.idle.push(conn);
         return;
@@ -156,7 +169,10 @@ async function newConnection(
     await conn.run(await pool.guards);
     if (pool.baseline.size > 0) await conn.run(setVariables(pool.baseline));
     counted('guard_install');
-    pool.fresh ??= fingerprintSql(conn).then(async (sql) => ({ sql, value: await fingerprint(conn, sql) }));
+    pool.fresh ??= fingerprintColumns(conn).then(async (columns) => ({
+      columns,
+      value: await fingerprint(conn, `SELECT ${columns}`),
+    }));
     await pool.fresh;
   } catch (e) {
     pool.fresh = null;
@@ -167,39 +183,58 @@ async function newConnection(
 }
 
 /**
- * Undo what a session set on its connection (module comment): variables back to the baseline (a
- * value changed is set again, one the baseline lacks is reset), USE, search_path, TimeZone, the seed.
+ * Undo what a session set on its connection (module comment) and tell whether its fingerprint now
+ * equals a fresh connection's. First in one DuckDB call, the fingerprint read in the same call: USE,
+ * search_path, TimeZone and the seed, and the variables sessions were seen to leave behind. If
+ * something else was left, the variables are read and exactly those undone (a value changed is set
+ * again, one the baseline lacks is reset), and their names remembered for the next reset.
  */
-async function reset(conn: DuckDBConnection, baseline: ReadonlyMap<string, string>): Promise<void> {
+async function reset(conn: DuckDBConnection, pool: Pool): Promise<boolean> {
+  const fresh = await pool.fresh;
+  if (!fresh) return false;
+  const { extra, changed } = pool.seen;
+  if (await resetAndCompare(conn, pool.baseline, extra, changed, fresh)) return true;
   const vars = (await conn.runAndReadAll('SELECT name, value, type FROM duckdb_variables()')).getRows();
-  const back = new Map(baseline);
-  const undo: string[] = [];
+  const undo = new Set<string>();
+  const back = new Set(pool.baseline.keys());
   for (const [name, value, type] of vars) {
-    const kept = baseline.get(String(name));
+    const kept = pool.baseline.get(String(name));
     if (kept !== undefined && type === 'VARCHAR' && value === kept) back.delete(String(name));
-    else if (kept === undefined) undo.push(`RESET VARIABLE ${quoteIdent(String(name))}`);
+    else if (kept === undefined) undo.add(String(name));
   }
+  for (const name of undo) if (extra.size < SEEN_VARIABLES) extra.add(name);
+  for (const name of back) if (changed.size < SEEN_VARIABLES) changed.add(name);
+  return resetAndCompare(conn, pool.baseline, undo, back, fresh);
+}
+
+async function resetAndCompare(
+  conn: DuckDBConnection,
+  baseline: ReadonlyMap<string, string>,
+  undo: ReadonlySet<string>,
+  back: ReadonlySet<string>,
+  fresh: { columns: string; value: string },
+): Promise<boolean> {
   const seed = randomInt(-(2 ** 46), 2 ** 46) / 2 ** 46; // setseed takes [-1, 1]
-  await conn.run(
-    [
-      'USE memory',
-      'RESET search_path',
-      "SET SESSION TimeZone = 'UTC'",
-      ...undo,
-      ...(back.size > 0 ? [setVariables(back)] : []),
-      `SELECT setseed(${seed})`,
-    ].join('; '),
-  );
+  const statements = [
+    'USE memory',
+    'RESET search_path',
+    "SET SESSION TimeZone = 'UTC'",
+    ...[...undo].map((name) => `RESET VARIABLE ${quoteIdent(name)}`),
+    ...(back.size > 0 ? [setVariables(new Map([...back].map((name) => [name, baseline.get(name)!])))] : []),
+    // the last, and the only one that returns rows; the seed in the same statement (a statement fewer)
+    `SELECT ${fresh.columns}, setseed(${seed})`,
+  ];
+  return (await fingerprint(conn, statements.join('; '), 1)) === fresh.value;
 }
 
 function setVariables(vars: ReadonlyMap<string, string>): string {
   return [...vars].map(([name, value]) => `SET VARIABLE ${quoteIdent(name)} = ${quoteLiteral(value)}`).join('; ');
 }
 
-async function fingerprint(conn: DuckDBConnection, sql: string): Promise<string> {
-  return JSON.stringify((await conn.runAndReadAll(sql)).getRows()[0], (_, v: unknown) =>
-    typeof v === 'bigint' ? String(v) : v,
-  );
+/** The first row `sql` returns, less its last `extra` columns, as one string. */
+async function fingerprint(conn: DuckDBConnection, sql: string, extra = 0): Promise<string> {
+  const row = (await conn.runAndReadAll(sql)).getRows()[0];
+  return JSON.stringify(row?.slice(0, row.length - extra), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 }
 
 /**
