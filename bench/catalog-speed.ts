@@ -1,15 +1,19 @@
 /**
  * Catalog speed (issue 24), side by side in one run: the catalog statements that real clients send —
  * psql's \d family, pgjdbc getTables/getColumns, SQLAlchemy 1.4 reflection and sqlsmith's start-up —
- * timed per statement by the same proxy (./statement-timer-proxy.ts) in front of the gateway (result
- * cache off, so every statement does its work) and in front of PostgreSQL 15 holding the same tables.
- * Targets: p50 ≤ 2 ms per catalog statement, sqlsmith start-up ≤ 2 s.
+ * timed per statement by the same proxy (./statement-timer-proxy.ts) in front of the gateway and in
+ * front of PostgreSQL 15 holding the same tables. The gateway runs twice: with its result cache as
+ * served ("gw"), which answers a catalog statement it has answered before for the same version, user and
+ * settings, and with it off ("gw-nocache"), so every statement does its work. The first round's p50
+ * (nothing cached yet) is printed apart from the later rounds'. Every round runs each server in turn,
+ * a different one first each round. Targets: p50 ≤ 2 ms per catalog statement, sqlsmith start-up ≤ 2 s.
  *
  *   npx tsc -p . && node dist/bench/catalog-speed.js [--rounds 3] [--only psql,jdbc,sqlalchemy,sqlsmith]
+ *     [--before <another build's dist/src/cli/main.js>]   (that build's gateway too, the same two ways)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, startGateway } from '../test/support/gateway.js';
 import { startPgCluster } from '../test/support/pg-cluster.js';
@@ -20,11 +24,12 @@ import { startTimerProxy, type TimedStatement, type TimerProxy } from './stateme
 const args = process.argv.slice(2);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 3;
 const ONLY = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1]!.split(',')) : null;
+const BEFORE = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
 const log = (s: string) => process.stdout.write(s + '\n');
 const JAR = '/usr/share/java/postgresql.jar';
 
 interface Target {
-  name: 'gateway' | 'pg15';
+  name: string;
   proxy: TimerProxy;
   db: string;
   user: string;
@@ -138,14 +143,24 @@ const ms = (x: number) => (Number.isNaN(x) ? '—' : x < 10 ? x.toFixed(2) : x.t
 async function main(): Promise<void> {
   const repos = copyFixtures('repos/basic');
   const javaDir = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
-  const gw = await startGateway([
-    '--repo',
-    `basic=${repos.path('repos/basic')}`,
-    '--cache-dir',
-    join(repos.dir, 'cache'),
-    '--result-cache-bytes',
-    '0',
-  ]);
+  const builds: { name: string; cli?: string }[] = [{ name: 'gw' }];
+  if (BEFORE) builds.push({ name: 'before', cli: BEFORE });
+  const gateways: { name: string; gw: Awaited<ReturnType<typeof startGateway>> }[] = [];
+  for (const b of builds)
+    for (const cache of ['', '-nocache']) {
+      const gw = await startGateway(
+        [
+          '--repo',
+          `basic=${repos.path('repos/basic')}`,
+          '--cache-dir',
+          join(repos.dir, `cache-${b.name}${cache}`),
+          ...(cache ? ['--result-cache-bytes', '0'] : []),
+        ],
+        { cli: b.cli },
+      );
+      gateways.push({ name: `${b.name}${cache}`, gw });
+    }
+  const gw = gateways[0]!.gw;
   const pg = await startPgCluster({ settings: { TimeZone: 'UTC' } });
   try {
     const raw = await RawPg.connect({ host: gw.host, port: gw.port, user: 'bench', database: 'basic' });
@@ -154,45 +169,54 @@ async function main(): Promise<void> {
     writeFileSync(join(javaDir, 'CatalogBench.java'), JAVA);
     const javac = await run('javac', ['-cp', JAR, '-d', javaDir, join(javaDir, 'CatalogBench.java')], 120_000);
     if (javac.code !== 0) throw new Error(`javac: ${javac.out}`);
-    const targets: Target[] = [
-      { name: 'gateway', proxy: await startTimerProxy(gw), db: 'basic', user: 'bench' },
-      { name: 'pg15', proxy: await startTimerProxy(pg), db: 'postgres', user: 'postgres' },
-    ];
+    const targets: Target[] = [];
+    for (const g of gateways)
+      targets.push({ name: g.name, proxy: await startTimerProxy(g.gw), db: 'basic', user: 'bench' });
+    targets.push({ name: 'pg15', proxy: await startTimerProxy(pg), db: 'postgres', user: 'postgres' });
     log(
-      `machine: ${process.env.BENCH_NOTE ?? 'shared, loaded (figures are noisy; compare within the run)'}; rounds ${ROUNDS} (sqlsmith 1)`,
+      `machine: ${process.env.BENCH_NOTE ?? 'shared, loaded (figures are noisy; compare within the run)'}; load ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}; rounds ${ROUNDS}`,
     );
-    log('client       server   runs  stmts/run   p50 ms    p99 ms   max ms   client wall ms   ok');
+    log(
+      'client       server         runs  stmts/run   p50 ms    p99 ms   max ms  p50 1st  p50 later  client wall ms   ok',
+    );
     for (const kind of ['psql', 'jdbc', 'sqlalchemy', 'sqlsmith']) {
       if (ONLY && !ONLY.has(kind)) continue;
-      const rounds = kind === 'sqlsmith' ? 1 : ROUNDS;
-      const slowest = new Map<string, TimedStatement[]>();
-      for (const t of targets) {
-        const times: TimedStatement[] = [];
-        const walls: number[] = [];
-        let ok = true;
-        let note = '';
-        for (let i = 0; i < rounds; i++) {
+      const rounds = ROUNDS;
+      const runs = new Map(
+        targets.map((t) => [t.name, { times: [] as TimedStatement[][], walls: [] as number[], ok: true, note: '' }]),
+      );
+      for (let i = 0; i < rounds; i++) {
+        // a different server first each round, so a load that rises or falls favours none
+        for (let k = 0; k < targets.length; k++) {
+          const t = targets[(k + i) % targets.length]!;
+          const acc = runs.get(t.name)!;
           t.proxy.take();
           const r = await client(kind, t, javaDir);
-          ok &&= r.ok;
-          note ||= r.note;
-          walls.push(r.ms);
-          times.push(...t.proxy.take());
+          acc.ok &&= r.ok;
+          acc.note ||= r.note;
+          acc.walls.push(r.ms);
+          acc.times.push(t.proxy.take());
         }
-        const xs = times.map((s) => s.ms);
-        log(
-          `${kind.padEnd(12)} ${t.name.padEnd(8)} ${String(rounds).padStart(4)}  ${String(Math.round(times.length / rounds)).padStart(9)}  ${ms(pct(xs, 50)).padStart(7)}  ${ms(pct(xs, 99)).padStart(8)}  ${ms(Math.max(...xs)).padStart(7)}  ${ms(pct(walls, 50)).padStart(15)}   ${ok ? 'yes' : `NO ${note}`}`,
-        );
-        slowest.set(t.name, times);
       }
-      const gwTimes = slowest.get('gateway') ?? [];
+      for (const t of targets) {
+        const { times, walls, ok, note } = runs.get(t.name)!;
+        const all = times.flat().map((s) => s.ms);
+        const first = (times[0] ?? []).map((s) => s.ms);
+        const later = times.slice(1).flatMap((r) => r.map((s) => s.ms));
+        log(
+          `${kind.padEnd(12)} ${t.name.padEnd(14)} ${String(rounds).padStart(4)}  ${String(Math.round(all.length / rounds)).padStart(9)}  ${ms(pct(all, 50)).padStart(7)}  ${ms(pct(all, 99)).padStart(8)}  ${ms(Math.max(...all)).padStart(7)}  ${ms(pct(first, 50)).padStart(7)}  ${ms(pct(later, 50)).padStart(9)}  ${ms(pct(walls, 50)).padStart(15)}   ${ok ? 'yes' : `NO ${note}`}`,
+        );
+      }
+      const gwTimes = runs.get('gw-nocache')?.times.flat() ?? [];
       const top = [...gwTimes].sort((a, b) => b.ms - a.ms).slice(0, 3);
       for (const s of top)
-        log(`    slowest on gateway ${ms(s.ms).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 110)}`);
+        log(`    slowest on gw-nocache ${ms(s.ms).padStart(7)} ms  ${s.sql.replace(/\s+/g, ' ').slice(0, 110)}`);
     }
     for (const t of targets) await t.proxy.close();
   } finally {
-    await gw.stop();
+    for (const g of gateways) await g.gw.stop();
     await pg.stop();
     repos.cleanup();
     rmSync(javaDir, { recursive: true, force: true });

@@ -113,6 +113,7 @@ describe('result cache: the byte-budgeted store', () => {
   const key = (sql: string, over: Partial<ResultKey> = {}): ResultKey => ({
     versionId: 'v1',
     database: 'r@v1',
+    attachId: 'meta1',
     user: 'alice',
     sql,
     settings: 'timezone=UTC',

@@ -10,7 +10,10 @@
  *  - no SQL value keyword that reads the clock or the session (CURRENT_TIMESTAMP, CURRENT_USER, ...);
  *  - no table functions, no sampling;
  *  - every relation is a CTE of the statement or a table of the session's version (not a view: a
- *    DuckLake view's SQL is the publisher's and may call anything).
+ *    DuckLake view's SQL is the publisher's and may call anything);
+ *  - except that the catalog emulation's views, tables and macros that answer the same for every
+ *    session with the same version attachment, user and settings (pg/catalog/session-free.ts) count as
+ *    repeatable when the caller says so: the result's key then holds the attachment (its OIDs).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Analysis } from './analysis.js';
@@ -67,17 +70,21 @@ export function isRepeatable(
   consistent: ReadonlySet<string>,
   database: string,
   version: VersionNames,
+  /** A catalog object (in COMPAT_DB) that answers alike for every session with the same key. */
+  sessionFreeCatalog: (schema: string, name: string) => boolean = () => false,
 ): boolean {
   if (a.volatile || a.kind !== 'query' || a.tableFunctions.length > 0) return false;
   for (const f of a.functions) {
     if (f.window && WINDOW_ONLY.has(f.name)) continue;
     // PostgreSQL's meaning of a plain query (pg/pg-result-types.ts): macros over consistent built-ins.
     if (f.catalog === COMPAT_DB && f.schema === 'pgcat' && f.name.startsWith('_pgsem_')) continue;
+    if (f.catalog === COMPAT_DB && sessionFreeCatalog(f.schema, f.name)) continue;
     if (f.catalog || (f.schema && f.schema !== 'main')) return false; // a qualified name: a macro of some catalog
     if (!consistent.has(f.name) || SESSION_FUNCTIONS.has(f.name) || version.isVersionFunction(f.name)) return false;
   }
   const db = database.toLowerCase();
   for (const r of a.relations) {
+    if (r.catalog === COMPAT_DB && sessionFreeCatalog(r.schema, r.table)) continue;
     if (r.catalog !== '' && r.catalog !== db) return false;
     // `x.t` names schema x of the current database, unless x is the database itself.
     const schema = r.catalog === '' && r.schema === db ? 'main' : r.schema || 'main';

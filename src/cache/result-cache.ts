@@ -26,6 +26,8 @@ export interface ResultKey {
   versionId: string;
   /** The attached database the statement resolved names in. */
   database: string;
+  /** Its attachment (VersionLease.attachId): the catalog emulation's OIDs are those of one attachment. */
+  attachId: string;
   sql: string;
   /** The authenticated user (never a settable value): current_user and the like answer it. */
   user: string;
@@ -47,6 +49,7 @@ function keyOf(k: ResultKey): string {
   return (k.id = [
     k.versionId,
     k.database,
+    k.attachId,
     k.user,
     k.settings,
     k.paramTypes.join(','),

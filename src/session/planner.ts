@@ -232,9 +232,10 @@ export async function planQuery(
         (src, i) => src && Object.assign(base.fields![i]!, { tableOid: src.tableOid, columnAttr: src.attnum }),
       );
     }
-    // Candidates for the result cache: plain queries over the session's own version — not the
-    // catalog emulation (rewritten), system views (expanded), other versions (leases).
-    const plain = stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && base.leases.length === 0;
+    // Candidates for the result cache: queries over the session's own version and the catalog emulation
+    // (which of them repeat is decided at run, result-cache-policy.ts) — not system views (expanded) nor
+    // other versions (leases).
+    const plain = stmt.kind === 'query' && source === stmt.sql && base.leases.length === 0;
     if (ctx.cachesResults && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) {
       base.cacheableSql = sql;
       base.preparedFor = ctx.lease?.versionId;

@@ -7,6 +7,7 @@
  */
 import { ResultRecorder, type CachedResult, type ResultCache, type ResultKey } from '../cache/result-cache.js';
 import { isRepeatable } from '../analysis/determinism.js';
+import { isSessionFreeCatalogObject } from '../pg/catalog/install.js';
 import type { VersionLease } from '../versions/lease.js';
 import type { PreparedStmt } from './plan.js';
 import type { SessionSettings } from './settings.js';
@@ -53,6 +54,7 @@ function keyFor(
     last.user === user &&
     last.versionId === lease.versionId &&
     last.database === lease.dbName &&
+    last.attachId === (lease.attachId ?? '') &&
     last.settings === settings &&
     sameCodes(last.resultFormats, run.resultFormats) &&
     sameCodes(last.paramFormats, run.paramFormats)
@@ -62,6 +64,7 @@ function keyFor(
   const key: ResultKey = {
     versionId: lease.versionId,
     database: lease.dbName,
+    attachId: lease.attachId ?? '',
     user,
     sql,
     settings,
@@ -110,10 +113,13 @@ export class ResultCachePolicy {
     if (prepared.repeatable === undefined) {
       prepared.repeatable =
         !!prepared.analysis &&
-        isRepeatable(prepared.analysis, results.consistentFunctions, lease.dbName, {
-          isVersionTable: (s, t) => lease.hasTable(s, t),
-          isVersionFunction: (f) => lease.definesFunction(f),
-        });
+        isRepeatable(
+          prepared.analysis,
+          results.consistentFunctions,
+          lease.dbName,
+          { isVersionTable: (s, t) => lease.hasTable(s, t), isVersionFunction: (f) => lease.definesFunction(f) },
+          isSessionFreeCatalogObject,
+        );
     }
     if (!prepared.repeatable) return BYPASS;
     const key = keyFor(prepared, prepared.cacheableSql, this.user, lease, settings.fingerprint(), run);

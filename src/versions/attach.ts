@@ -28,6 +28,7 @@ export interface AttachedVersion
     Pick<
       VersionLease,
       | 'versionId'
+      | 'attachId'
       | 'ensureTables'
       | 'hasPendingTables'
       | 'revalidate'
@@ -134,6 +135,7 @@ export async function attachVersion(
     return {
       dbName,
       versionId,
+      attachId: metaName,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,

@@ -23,6 +23,11 @@ export interface VersionLease {
   readonly versionId: string;
   /** The attached DuckDB database holding this version's views. */
   readonly dbName: string;
+  /**
+   * This attachment of the version (a version detached and attached again gets another): the catalog
+   * emulation's OIDs of its relations are DuckDB's, given at attach, so a cached catalog answer holds for one attachment.
+   */
+  readonly attachId: string;
   readonly resolvedAt: Date;
   /**
    * Make these tables of the version readable (fetching remote files) before a statement is bound.

@@ -75,6 +75,7 @@ export class Versions implements VersionSource {
       kind: ref === '' ? 'head' : res.kind,
       versionId: res.versionId,
       dbName: lease.value.dbName,
+      attachId: lease.value.attachId,
       ensureTables: (tables, statement) => lease.value.ensureTables(tables, statement),
       hasPendingTables: () => lease.value.hasPendingTables(),
       countingStatement: (sql, searchSchemas) =>

@@ -13,12 +13,22 @@ import { C, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID } from './names.
  * whose output names match; columns the emulation has no value for are NULL.
  */
 function pgView(name: string, exprs: Record<string, string>, from: string): string {
+  return `CREATE VIEW ${C}${name} AS ${pgSelect(name, exprs, from)}`;
+}
+
+/** As pgView, a table filled once at install: for relations whose rows never depend on the version or the session. */
+function pgTable(name: string, exprs: Record<string, string>, from: string): string {
+  return `CREATE TABLE ${C}${name} AS ${pgSelect(name, exprs, from)}`;
+}
+
+/** A SELECT of exactly PostgreSQL's columns of catalog relation `name` (see pgView). */
+function pgSelect(name: string, exprs: Record<string, string>, from: string): string {
   const cols = PG_VIEW_COLUMNS[name];
   if (!cols) throw new Error(`no column list for ${name}`);
   const list = cols.map(
     ([col, pgType]) => `CAST(${exprs[col] ?? 'NULL'} AS ${duckdbTypeForCatalogColumn(pgType)}) AS "${col}"`,
   );
-  return `CREATE VIEW ${C}${name} AS SELECT ${list.join(', ')} ${from}`;
+  return `SELECT ${list.join(', ')} ${from}`;
 }
 
 /** CREATE VIEW statements of the pg_catalog relations that describe the current database. */
@@ -107,8 +117,10 @@ export function catalogViewStatements(): string[] {
       UNION ALL SELECT attrelid, attname, atttypid, attnum, atttypmod, NOT attnotnull, NULL, attcollation FROM ${C}_catattrs) a LEFT JOIN ${C}_types t ON t.oid = a.atttypid`,
     ),
   );
+  // A table filled once per process (its rows are PostgreSQL's, never the version's): a view's casts were bound
+  // again in every statement that read it.
   s.push(
-    pgView(
+    pgTable(
       'pg_type',
       {
         oid: 'oid',
@@ -144,35 +156,38 @@ export function catalogViewStatements(): string[] {
       `FROM ${C}_types`,
     ),
   );
+  const procColumns: Record<string, string> = {
+    oid: 'oid',
+    proname: 'proname',
+    pronamespace: 'pronamespace',
+    proowner: `${BOOTSTRAP_ROLE_OID}`,
+    prolang: 'prolang',
+    provariadic: 'provariadic',
+    prosupport: '0',
+    prokind: 'prokind',
+    prosecdef: 'false',
+    proleakproof: 'proleakproof',
+    proisstrict: 'proisstrict',
+    proretset: 'proretset',
+    provolatile: 'provolatile',
+    proparallel: 'proparallel',
+    pronargs: 'pronargs',
+    pronargdefaults: 'pronargdefaults',
+    prorettype: 'prorettype',
+    procost: 'procost',
+    prorows: 'prorows',
+    proargtypes: 'argtypes',
+    proallargtypes: 'proallargtypes',
+    proargmodes: 'proargmodes',
+    proargnames: 'proargnames',
+    prosrc: 'prosrc',
+  };
+  // PostgreSQL's functions, filled once per process; sqlsmith's start-up reads one row of it per function in a
+  // statement of its own, and binding the unions and casts of a view cost most of each of those statements.
   s.push(
-    pgView(
+    `CREATE TABLE ${C}_builtin_procs AS ${pgSelect(
       'pg_proc',
-      {
-        oid: 'oid',
-        proname: 'proname',
-        pronamespace: 'pronamespace',
-        proowner: `${BOOTSTRAP_ROLE_OID}`,
-        prolang: 'prolang',
-        provariadic: 'provariadic',
-        prosupport: '0',
-        prokind: 'prokind',
-        prosecdef: 'false',
-        proleakproof: 'proleakproof',
-        proisstrict: 'proisstrict',
-        proretset: 'proretset',
-        provolatile: 'provolatile',
-        proparallel: 'proparallel',
-        pronargs: 'pronargs',
-        pronargdefaults: 'pronargdefaults',
-        prorettype: 'prorettype',
-        procost: 'procost',
-        prorows: 'prorows',
-        proargtypes: 'argtypes',
-        proallargtypes: 'proallargtypes',
-        proargmodes: 'proargmodes',
-        proargnames: 'proargnames',
-        prosrc: 'prosrc',
-      },
+      procColumns,
       `FROM (
     SELECT oid, proname, ${PG_CATALOG_OID} AS pronamespace, 12 AS prolang, 1 AS procost, 0 AS prorows, 0 AS provariadic, 'f' AS prokind, false AS proleakproof,
       proisstrict, false AS proretset, provolatile, 's' AS proparallel, pronargs, 0 AS pronargdefaults, prorettype,
@@ -180,11 +195,19 @@ export function catalogViewStatements(): string[] {
       CAST(NULL AS BIGINT[]) AS proallargtypes, CAST(NULL AS VARCHAR[]) AS proargmodes, CAST(NULL AS VARCHAR[]) AS proargnames, prosrc FROM ${C}_procs
       -- Type I/O functions cannot be called here, but clients read them: ruby-pg, Rails and Sequel build their
       -- type map by joining pg_type.typinput to pg_proc (int8in → Integer), Npgsql tells arrays by 'array_recv'.
-    UNION ALL ${functionProcSelect()}
-    UNION ALL
-    SELECT f.function_oid, f.function_name, f.schema_oid, 14, 100, 0, 0, 'f', false, false, false, 'v', 'u', f.nargs, 0, 25, [], NULL, NULL, NULL, f.macro_definition
-    FROM ${C}_funcs f)`,
-    ),
+    UNION ALL ${functionProcSelect()})`,
+    )}`,
+  );
+  // ... and the version's own macros.
+  s.push(
+    `CREATE VIEW ${C}pg_proc AS SELECT * FROM ${C}_builtin_procs UNION ALL ${pgSelect(
+      'pg_proc',
+      procColumns,
+      `FROM (SELECT f.function_oid AS oid, f.function_name AS proname, f.schema_oid AS pronamespace, 14 AS prolang, 100 AS procost, 0 AS prorows,
+      0 AS provariadic, 'f' AS prokind, false AS proleakproof, false AS proisstrict, false AS proretset, 'v' AS provolatile, 'u' AS proparallel,
+      f.nargs AS pronargs, 0 AS pronargdefaults, 25 AS prorettype, [] AS argtypes, NULL AS proallargtypes, NULL AS proargmodes, NULL AS proargnames,
+      f.macro_definition AS prosrc FROM ${C}_funcs f)`,
+    )}`,
   );
   s.push(`CREATE VIEW ${C}_descriptions AS
     SELECT oid AS objoid, 1259 AS classoid, 0 AS objsubid, comment AS description FROM ${C}_rel WHERE comment IS NOT NULL

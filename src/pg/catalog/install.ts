@@ -16,6 +16,7 @@ import { COMPAT_DB, C } from './names.js';
 import { staticTableStatements } from './static-tables.js';
 import { catalogViewStatements } from './catalog-views.js';
 import { informationSchemaStatements } from './information-schema.js';
+import { sessionFreeObjects } from './session-free.js';
 import { type Build, functionMacroStatements, scalarMacros, sessionMacroStatements } from './scalar-macros.js';
 
 export interface InstallOptions {
@@ -140,4 +141,12 @@ export const SYSTEM_COLUMN_RELATIONS: ReadonlySet<string> = new Set(
     const m = /^CREATE VIEW fdl_pg\.pgcat\._sys_(\w+)/.exec(q);
     return m ? [m[1]!] : [];
   }),
+);
+
+/**
+ * Whether the catalog's view, table or macro `schema.name` (in COMPAT_DB) answers the same for every
+ * session reading the same attached version as the same user with the same settings (./session-free.ts).
+ */
+export const isSessionFreeCatalogObject: (schema: string, name: string) => boolean = sessionFreeObjects(
+  compatStatements({ gatewayVersion: '', duckdbVersion: '', arch: '', startTime: '' }),
 );

@@ -1,0 +1,137 @@
+/**
+ * The result cache answers catalog statements too (issue 24, catalog speed): a catalog text whose
+ * objects answer alike for every session with the same version attachment, user and settings
+ * (pg/catalog/session-free.ts) is answered for the next such session from its recorded rows. What a
+ * catalog answer depends on beyond that key — a session's own settings that the key leaves out, its
+ * backend, the connected database name — keeps it out of the cache: each session, with the cache on,
+ * gets exactly the rows it gets with the cache off.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import pg from 'pg';
+import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
+import { analyze } from '../src/analysis/analysis.js';
+import { isSessionFreeCatalogObject } from '../src/pg/catalog/install.js';
+import { rewriteForDuckDB } from '../src/pg/rewrite.js';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
+
+/** psql 15's `\d` list query. */
+const PSQL_LIST = `SELECT n.nspname as "Schema", c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' WHEN 'S' THEN 'sequence' WHEN 's' THEN 'special' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast'
+  AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2`;
+
+/** Catalog statements whose answer depends on the session beyond the key: never cached. */
+const SESSION_BOUND = [
+  `SELECT setting FROM pg_catalog.pg_settings WHERE name = 'application_name'`,
+  `SELECT current_setting('application_name')`,
+  `SELECT pg_backend_pid()`,
+  `SELECT pid, application_name FROM pg_catalog.pg_stat_activity`,
+  `SELECT datname FROM pg_catalog.pg_database ORDER BY 1`,
+  `SELECT current_database()`,
+  `SELECT version()`,
+  `SELECT table_catalog, table_name FROM information_schema.tables ORDER BY 2`,
+];
+
+describe('catalog statements: which are repeatable', () => {
+  let instance: DuckDBInstance;
+  let conn: DuckDBConnection;
+  let consistent: Set<string>;
+  const repeatable = async (sql: string) =>
+    isRepeatable(
+      await analyze(conn, rewriteForDuckDB(sql)),
+      consistent,
+      'v@1',
+      { isVersionTable: () => false, isVersionFunction: () => false },
+      isSessionFreeCatalogObject,
+    );
+
+  before(async () => {
+    instance = await DuckDBInstance.create(':memory:');
+    conn = await instance.connect();
+    consistent = await consistentFunctions(conn);
+  });
+  after(() => {
+    conn.disconnectSync();
+    instance.closeSync();
+  });
+
+  test('relations, types, functions and the helpers over them are; settings, backends, clock and database names are not', async () => {
+    for (const sql of [
+      PSQL_LIST,
+      `select proargtypes from pg_proc where oid = '2406'`,
+      `SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = 'sales.orders'::regclass`,
+      `SELECT oid, typname FROM pg_type WHERE typname IN ('int4', 'text')`,
+      `SELECT current_schema(), current_schemas(true)`,
+    ])
+      assert.equal(await repeatable(sql), true, sql);
+    for (const sql of [
+      ...SESSION_BOUND,
+      `SELECT relname, now() FROM pg_catalog.pg_class`,
+      `SELECT relname FROM pg_catalog.pg_class WHERE random() < 2`,
+    ])
+      assert.equal(await repeatable(sql), false, sql);
+  });
+});
+
+describe('catalog statements: through a real client', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await serveBasic();
+  });
+  after(() => gw?.stop());
+
+  async function connect(options: { database?: string; application_name?: string } = {}): Promise<pg.Client> {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'basic@v1', ...options });
+    await c.connect();
+    return c;
+  }
+  const hits = async (c: pg.Client) =>
+    Number((await c.query(`SELECT hits FROM fdl.cache WHERE cache = 'results'`)).rows[0].hits);
+  const rows = async (c: pg.Client, sql: string) => (await c.query({ text: sql, rowMode: 'array' })).rows;
+
+  test("psql's \\d in the next session is answered from the cache, with the same rows", async () => {
+    const a = await connect();
+    const b = await connect();
+    try {
+      const first = await rows(a, PSQL_LIST);
+      assert.ok(first.length > 0);
+      const before = await hits(a);
+      assert.deepEqual(await rows(b, PSQL_LIST), first);
+      assert.equal(await hits(a), before + 1, 'the second session was answered from the cache');
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  test('each session gets the rows it gets with the cache off: search_path, application name, backend, database name', async () => {
+    const texts = [PSQL_LIST, `SELECT 'orders'::regclass::oid`, `SELECT current_schemas(false)`, ...SESSION_BOUND];
+    const sessions = [
+      await connect({ application_name: 'one' }),
+      await connect({ application_name: 'two' }),
+      await connect({ database: 'basic' }),
+    ];
+    try {
+      for (const path of ['sales', 'main, sales', 'main']) {
+        for (const c of sessions) {
+          await c.query(`SET search_path = ${path}`);
+          for (const sql of texts) {
+            await c.query('SET fdl.result_cache = on');
+            const cached = [await rows(c, sql).catch((e: Error) => e.message)];
+            cached.push(await rows(c, sql).catch((e: Error) => e.message));
+            await c.query('SET fdl.result_cache = off');
+            const uncached = await rows(c, sql).catch((e: Error) => e.message);
+            assert.deepEqual(cached, [uncached, uncached], `${sql} with search_path ${path}`);
+          }
+        }
+      }
+    } finally {
+      for (const c of sessions) await c.end();
+    }
+  });
+});
