@@ -133,7 +133,9 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     const m = call([fn], [lexpr, pattern!, escape!]);
     return negate ? not(m) : m;
   }
-  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {
+  // `x ~~ p` is LIKE spelled as its operator (AEXPR_OP), with the same default escape.
+  const likeKind = e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || (e.kind === 'AEXPR_OP' && !!e.lexpr);
+  if (likeKind && LIKE_OPS[op] && !rexpr?.FuncCall) {
     // PostgreSQL's LIKE escapes with backslash by default (pgjdbc sends 'a\_b'); DuckDB's has no escape.
     const { negate, fn } = LIKE_OPS[op]!;
     ctx.changed = true;
