@@ -13,6 +13,7 @@ import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownDivision } from './pg-shown-calls.js';
+import { typedMinus } from './typed-minus.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -42,8 +43,10 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     return similarTo(lexpr, rexpr, op === '!~');
   }
   const minus =
-    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr))
-      ? dateMinus(lexpr, rexpr)
+    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
+      ? dateLike(lexpr) || dateLike(rexpr)
+        ? dateMinus(lexpr, rexpr)
+        : typedMinus(lexpr, rexpr)
       : undefined;
   if (minus) {
     ctx.changed = true;
