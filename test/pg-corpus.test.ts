@@ -16,6 +16,7 @@ import {
   NEVER_EXCUSED,
   type State,
 } from './support/pg-corpus.js';
+import { IN_BERLIN } from './support/pg-corpus-review-6.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -45,14 +46,24 @@ test(
     const used = new Set<string>();
     const counts: Record<State, number> = { same: 0, refused: 0, documented: 0, undocumented: 0 };
     const undocumented: string[] = [];
-    for (const sql of statements) {
+    const zoned = async (zone: string) => {
+      for (const c of [conns.pg!, conns.gw!])
+        assert.equal((await c.query(`SET TimeZone = '${zone}'`)).error, undefined);
+    };
+    // The corpus in the session's UTC, then IN_BERLIN in a zone with DST (never excused).
+    const runs = [
+      ...statements.map((sql) => ({ sql, berlin: false })),
+      ...IN_BERLIN.map((sql) => ({ sql, berlin: true })),
+    ];
+    for (const [i, { sql, berlin }] of runs.entries()) {
+      if (berlin && !runs[i - 1]?.berlin) await zoned('Europe/Berlin');
       const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
       const result = compare(p, g, sql);
       if (result !== 'different') {
         counts[result]++;
         continue;
       }
-      const doc = NEVER_EXCUSED.includes(sql) ? undefined : documented.find((d) => d.pattern.test(sql));
+      const doc = NEVER_EXCUSED.includes(sql) || berlin ? undefined : documented.find((d) => d.pattern.test(sql));
       if (doc) {
         counts.documented++;
         used.add(doc.source);
@@ -60,11 +71,12 @@ test(
       }
       counts.undocumented++;
       undocumented.push(
-        `${sql}\n    PostgreSQL: ${JSON.stringify(p).slice(0, 300)}\n    gateway:    ${JSON.stringify(g).slice(0, 300)}`,
+        `${berlin ? '[Europe/Berlin] ' : ''}${sql}\n    PostgreSQL: ${JSON.stringify(p).slice(0, 300)}\n    gateway:    ${JSON.stringify(g).slice(0, 300)}`,
       );
     }
+    await zoned('UTC');
     console.log(
-      `corpus: ${statements.length} statements: same ${counts.same}, refused with a hint ${counts.refused}, documented difference ${counts.documented}, undocumented ${counts.undocumented}`,
+      `corpus: ${runs.length} statements: same ${counts.same}, refused with a hint ${counts.refused}, documented difference ${counts.documented}, undocumented ${counts.undocumented}`,
     );
     assert.deepEqual(undocumented, [], 'statements answering differently without a documented reason');
     assert.deepEqual(

@@ -160,8 +160,14 @@ const TYPED_MACROS: Array<[string, string]> = [
       ),
     ),
   ],
-  // date - date is int4 in PostgreSQL (DuckDB: BIGINT).
+  // date - date is int4 in PostgreSQL (DuckDB: BIGINT); timestamptz - timestamptz the time elapsed, justified
+  // to days of 24 hours (DuckDB counted calendar days in the session's zone: `1 day` across a DST change).
   ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
+  ['_pgsem_minus(a TIMESTAMP, b TIMESTAMP, x, y)', 'x - y'],
+  [
+    '_pgsem_minus(a TIMESTAMPTZ, b TIMESTAMPTZ, x, y)',
+    "timezone('UTC', CAST(x AS TIMESTAMPTZ)) - timezone('UTC', CAST(y AS TIMESTAMPTZ))",
+  ],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
 ];
 

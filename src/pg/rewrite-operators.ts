@@ -13,6 +13,7 @@ import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownDivision } from './pg-shown-calls.js';
+import { typedMinus } from './typed-minus.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 
@@ -42,8 +43,10 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     return similarTo(lexpr, rexpr, op === '!~');
   }
   const minus =
-    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && (dateLike(lexpr) || dateLike(rexpr))
-      ? dateMinus(lexpr, rexpr)
+    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
+      ? dateLike(lexpr) || dateLike(rexpr)
+        ? dateMinus(lexpr, rexpr)
+        : typedMinus(lexpr, rexpr)
       : undefined;
   if (minus) {
     ctx.changed = true;
@@ -133,7 +136,9 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     const m = call([fn], [lexpr, pattern!, escape!]);
     return negate ? not(m) : m;
   }
-  if ((e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE') && LIKE_OPS[op] && !rexpr?.FuncCall) {
+  // `x ~~ p` is LIKE spelled as its operator (AEXPR_OP), with the same default escape.
+  const likeKind = e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || (e.kind === 'AEXPR_OP' && !!e.lexpr);
+  if (likeKind && LIKE_OPS[op] && !rexpr?.FuncCall) {
     // PostgreSQL's LIKE escapes with backslash by default (pgjdbc sends 'a\_b'); DuckDB's has no escape.
     const { negate, fn } = LIKE_OPS[op]!;
     ctx.changed = true;

@@ -8,8 +8,8 @@ import { mapSegments } from '../text/split.js';
  * Cheap pre-check: only statements matching this go through the parser. Exact for casts, COLLATE
  * and ANY/ALL: it flags what the walk below changes. Over-matches that remain, and why harmless
  * (the parse finds nothing to change and the text goes to DuckDB as written, as without the parse):
- * `~~`/`!~~` (LIKE spelled as operators) and a prefix `~` (bitwise NOT) — telling them from the regex
- * operators needs the grammar; catalog-ish names (pg_…, current_user…) used as plain identifiers.
+ * a prefix `~` (bitwise NOT) — telling it from the regex operators needs the grammar; catalog-ish
+ * names (pg_…, current_user…) used as plain identifiers.
  */
 const CATALOGISH =
   /pg_|information_schema|::\s*(?:"?(?:reg[a-z]+|oid|name|int2vector|oidvector|jsonb|xid)\b|"char")|~|\bcurrent_(?:setting|schemas?|user|database|catalog|role)\b|\bsession_user\b|\bversion\s*\(|\bset_config\b|\bhas_\w+_privilege\b|\bformat_type\b|\bacldefault\b|\barray_remove\b|\b(?:obj|col|shobj)_description\b|\bquote_(?:ident|literal)\b|\bparse_ident\b|\barray_(?:lower|upper)\b|\binet_|\bto_reg|\bjsonb?_build_object\b|'\{[^']*\}'|\bas\s+"?(?:pg_catalog"?\."?)?reg[a-z]+\b|(?:=|<>|!=)\s*(?:any|some)\s*\(|(?:<>|!=)\s*all\s*\(|\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i;
@@ -33,7 +33,11 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
  */
 const PG_TYPED_RESULTS = String.raw`\b(?:upper|lower|length|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
-const PG_MEANING_WORDS = String.raw`\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
+/** A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a positive integer. */
+const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])`;
+/** A binary minus of something not a number: DuckDB's binder picks PostgreSQL's rule by the operands' types (typed-minus.ts). */
+const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
+const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${MINUS}|\bfloat\b|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|width_bucket|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\|\s*null\b|\bnull\s*\|\||${DATE_MINUS}|${PG_TYPED_RESULTS}`;
 /** A whole-row reference as a select list's only item (`select t from (…) t`, `select c from customers c`). */
 const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(?:as\s+)?\1\b`;
 /**

@@ -25,6 +25,7 @@ import {
 import { funcCall } from './rewrite-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { aExpr } from './rewrite-operators.js';
+import { pgSubscripts } from './array-subscripts.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -140,6 +141,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           }
         }
         break;
+      case 'A_Indirection': {
+        const arg = walk(body.arg, ctx, false);
+        const steps = walk(body.indirection, ctx, false) as Node[];
+        const bounded = pgSubscripts(arg as Node, steps);
+        if (bounded) ctx.changed = true;
+        return { A_Indirection: { ...body, arg, indirection: bounded ?? steps } };
+      }
       case 'RangeTableSample':
         samplePercent(body);
         ctx.changed = true;

@@ -1,0 +1,71 @@
+/**
+ * `a[i]`, `a[lo:hi]`: PostgreSQL reads a subscript outside the array's bounds as NULL (an element) or
+ * clamps it to the bounds (a slice), so `(array[10,20,30])[-1]` is NULL and `[-3:-1]` is `{}`. DuckDB
+ * counts a negative subscript from the end (30, and `[10,20,30]`). The rewrite keeps DuckDB's list
+ * subscript and gives it only subscripts that mean the same in both: an element's below 1 becomes 0
+ * (DuckDB's NULL), a slice's lower bound below 1 becomes 1 and its upper bound below 0 becomes 0 (DuckDB's
+ * empty slice). A NULL subscript stays NULL. Positive constants need nothing; a string subscript (jsonb's
+ * key) is left alone, and so is any subscript of a value DuckDB's binder does not type as a list (JSON
+ * counts from 0 and from the end, as jsonb does): `typeof` is asked, never guessed from the text.
+ */
+import { call, str, type Node } from './rewrite-nodes.js';
+
+const int = (ival: number): Node => ({ A_Const: { ival: ival === 0 ? {} : { ival } } });
+const below = (x: Node, bound: number): Node => ({
+  A_Expr: { kind: 'AEXPR_OP', name: [str('<')], lexpr: x, rexpr: int(bound) },
+});
+/** `CASE WHEN x < bound THEN to ELSE x END`: NULL stays NULL (DuckDB's greatest would skip it). */
+const atLeast = (x: Node, bound: number, to: number): Node => ({
+  CaseExpr: { args: [{ CaseWhen: { expr: below(x, bound), result: int(to) } }], defresult: x },
+});
+
+/** Whether a subscript means the same in both: absent, a positive integer constant, or a string (a key). */
+function plain(x: Node | undefined): boolean {
+  const c = x?.A_Const as Node | undefined;
+  if (!x) return true;
+  if (!c) return false;
+  if (c.sval) return true;
+  return c.ival !== undefined && Number(c.ival.ival ?? 0) >= 1;
+}
+
+/** `CASE WHEN typeof(arg) LIKE '%[]' THEN bounded ELSE x END`: only a list's subscript is bounded. */
+const ofList = (arg: Node, bounded: Node, x: Node): Node => ({
+  CaseExpr: {
+    args: [
+      {
+        CaseWhen: {
+          expr: {
+            A_Expr: {
+              kind: 'AEXPR_LIKE',
+              name: [str('~~')],
+              lexpr: call(['typeof'], [arg]),
+              rexpr: { A_Const: { sval: { sval: '%[]' } } },
+            },
+          },
+          result: bounded,
+        },
+      },
+    ],
+    defresult: x,
+  },
+});
+
+/** The subscripts of `arg[…]` (both already walked) given PostgreSQL's bounds; undefined when nothing changes. */
+export function pgSubscripts(arg: Node, indirection: Node[]): Node[] | undefined {
+  let changed = false;
+  const bound = (x: Node, bounded: Node): Node => ofList(arg, bounded, x);
+  const out = indirection.map((step) => {
+    const ix = step?.A_Indices as Node | undefined;
+    if (!ix || (plain(ix.lidx) && plain(ix.uidx))) return step;
+    changed = true;
+    if (!ix.is_slice) return { A_Indices: { ...ix, uidx: bound(ix.uidx, call(['greatest'], [ix.uidx, int(0)])) } };
+    return {
+      A_Indices: {
+        ...ix,
+        ...(ix.lidx && !plain(ix.lidx) ? { lidx: bound(ix.lidx, atLeast(ix.lidx, 1, 1)) } : {}),
+        ...(ix.uidx && !plain(ix.uidx) ? { uidx: bound(ix.uidx, atLeast(ix.uidx, 0, 0)) } : {}),
+      },
+    };
+  });
+  return changed ? out : undefined;
+}

@@ -1,0 +1,34 @@
+/**
+ * `a - b` whose answer depends on the operands' types: date - date is int4, and timestamptz -
+ * timestamptz is the elapsed time (PostgreSQL's timestamptz_mi: microseconds apart, justified to days
+ * of 24 hours), where DuckDB counts calendar days in the session's zone (`1 day` across a DST change
+ * in Europe/Berlin, PostgreSQL `1 day 01:00:00`). The rewrite cannot see types: the `_pgsem_minus`
+ * overloads (pg-macros.ts) let DuckDB's binder pick by the operands' types, any other pair keeping
+ * DuckDB's own `-`.
+ */
+import { dateMinus } from './pg-result-types.js';
+import type { Node } from './rewrite-nodes.js';
+
+const MINUS_MACRO = '_pgsem_minus';
+
+/** A side no datetime subtraction can have: a number, or an interval written as one (`ts - interval '1 day'`). */
+function neverDatetime(n: Node | undefined): boolean {
+  const c = (n?.A_Const ?? n?.TypeCast?.arg?.A_Const) as Node | undefined;
+  const type = (n?.TypeCast?.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval;
+  return !!n?.A_Const?.ival || !!n?.A_Const?.fval || (!!c && type === 'interval');
+}
+
+/** Whether a walked side already holds a typed minus: its tag would copy it again (chains would double per level). */
+function holdsTypedMinus(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(holdsTypedMinus);
+  if (!n || typeof n !== 'object') return false;
+  const fc = (n as Node).FuncCall as Node | undefined;
+  if (fc && (fc.funcname as Node[]).slice(-1)[0]?.String?.sval === MINUS_MACRO) return true;
+  return Object.values(n as Node).some(holdsTypedMinus);
+}
+
+/** The typed minus of two walked sides, or undefined (DuckDB's `-` as written). */
+export function typedMinus(l: Node, r: Node): Node | undefined {
+  if (neverDatetime(l) || neverDatetime(r) || holdsTypedMinus(l) || holdsTypedMinus(r)) return undefined;
+  return dateMinus(l, r);
+}
