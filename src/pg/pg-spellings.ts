@@ -105,7 +105,7 @@ export function jsonbBuildObjectRefused(): SqlError {
 }
 
 /** The names a SELECT's FROM items go by (aliases, else table names), joins included. */
-function fromItemNames(from: Node[] | undefined, into = new Set<string>()): Set<string> {
+export function fromItemNames(from: Node[] | undefined, into = new Set<string>()): Set<string> {
   for (const item of from ?? []) {
     const range = (item.RangeVar ?? item.RangeSubselect ?? item.RangeFunction) as Node | undefined;
     const named = (range?.alias?.aliasname as string | undefined) ?? (item.RangeVar?.relname as string | undefined);

@@ -19,6 +19,8 @@ export interface Ctx {
   shown?: ReadonlySet<Node>;
   /** The outermost SELECTs' bodies (not set operations): their select lists are what the client is sent. */
   outermost?: ReadonlySet<Node>;
+  /** The FROM items (aliases, else table names) a whole-row reference can name at this point of the walk (pg-rows.ts). */
+  rowScope?: ReadonlySet<string>;
 }
 
 export const PGCAT = 'pgcat';

@@ -16,6 +16,7 @@ import { shownDivision } from './pg-shown-calls.js';
 import { typedMinus } from './typed-minus.js';
 import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
+import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
 
 const REGEX_OPS: Record<string, { negate: boolean; flags?: string }> = {
   '~': { negate: false },
@@ -36,6 +37,11 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
   const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
   if (qualified) ctx.changed = true;
   const e = qualified ? { ...expr, name: [str(op)] } : expr;
+  const rowForm = rowComparison(e, op);
+  if (rowForm) {
+    ctx.changed = true;
+    return walk(rowForm, ctx, false) as Node;
+  }
   const lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
   if (e.kind === 'AEXPR_SIMILAR') {
@@ -185,4 +191,18 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     return { A_Expr: { ...e, lexpr: fix(lexpr), rexpr } };
   }
   return { A_Expr: { ...e, lexpr, rexpr } };
+}
+
+/** A comparison of row constructors (`(a, b) = (1, NULL)`, `(a, b) IN ((…), …)`, `(a, b) < (SELECT …)`): pg-rows.ts. */
+function rowComparison(e: Node, op: string): Node | undefined {
+  const l = rowArgs(e.lexpr as Node | undefined);
+  if (!l) return undefined;
+  const r = e.rexpr as Node | undefined;
+  if (e.kind === 'AEXPR_OP' && ROW_COMPARISONS.has(op)) {
+    const fields = rowArgs(r);
+    if (fields) return compareRows(op, l, fields);
+    if (r?.SubLink?.subLinkType === 'EXPR_SUBLINK') return rowScalarSubLink(op, l, r.SubLink.subselect as Node);
+  }
+  if (e.kind === 'AEXPR_IN' && r?.List) return rowInList(l, r.List.items as Node[], op === '<>');
+  return undefined;
 }

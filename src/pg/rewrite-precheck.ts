@@ -46,7 +46,20 @@ const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|whe
  */
 const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|\bfrom\b[^;()]*?,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
 const WHOLE_ROW_ITEM = String.raw`(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?=,|\bfrom\b)[^;]*?${FROM_ITEM_NAMED}`;
-const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}`, 'i');
+/**
+ * Row semantics (pg-rows.ts): a parenthesized list compared, tested for NULL or IN; `count(t.*)`,
+ * `array_agg(t.*)`, `array[(…)]`; and, as separate expressions (a backreference each), a FROM item's
+ * name tested for NULL, counted or aggregated into an array.
+ */
+const ROW_FORMS = String.raw`,[^()]*\)\s*(?:is\b|not\s+in\b|in\b|[=<>!])|\b(?:count|array_agg)\s*\(\s*\w+\s*\.\s*\*|\barray\s*\[\s*\(`;
+const WHOLE_ROW_TESTED = [
+  String.raw`\b(?:from|join)\s+(?:[\w"]+\.)*"?(\w+)"?\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,
+  String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\))\s+(?:as\s+)?(\w+)\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,
+  String.raw`\b(?:count|array_agg)\s*\(\s*(\w+)\s*\)[^;]*?${FROM_ITEM_NAMED}`,
+].map((r) => new RegExp(r, 'i'));
+/** A cheap gate before WHOLE_ROW_TESTED's backreferences. */
+const ROW_WORDS = /\bis\s+(?:not\s+)?null\b|\b(?:count|array_agg)\s*\(/i;
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}|${ROW_FORMS}`, 'i');
 const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
@@ -70,6 +83,7 @@ export function needsPgRewrite(sql: string): boolean {
     PG_COLLATE.test(text) ||
     PG_MEANINGS.test(text) ||
     WHOLE_ROW_ITEMS.test(text) ||
+    (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );

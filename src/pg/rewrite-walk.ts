@@ -10,7 +10,8 @@ import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
-import { wholeRowTargets } from './pg-spellings.js';
+import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
+import { isRecord, recordArrayRefused, rowArgs, rowNullTest, rowSubLink, wholeRowCount } from './pg-rows.js';
 import {
   call,
   compat,
@@ -48,6 +49,8 @@ const TABLE_FUNCTIONS = new Set([
   'read_parquet',
   'read_json',
 ]);
+
+const NO_ROWS: ReadonlySet<string> = new Set();
 
 /** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
 function samplePercent(sample: Node): void {
@@ -98,8 +101,36 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'RangeFunction':
         return rangeFunction(obj, body, ctx);
-      case 'FuncCall':
+      case 'FuncCall': {
+        const counted = wholeRowCount(body, ctx.rowScope ?? NO_ROWS);
+        if (counted) {
+          ctx.changed = true;
+          return walk(counted, ctx, display);
+        }
+        const agg = names(body.funcname).join('.');
+        if (agg === 'array_agg' && isRecord((body.args as Node[] | undefined)?.[0], ctx.rowScope ?? NO_ROWS))
+          throw recordArrayRefused('array_agg() of a record');
         return funcCall(obj, body, ctx, false);
+      }
+      case 'A_ArrayExpr':
+        if ((body.elements as Node[] | undefined)?.some((e) => isRecord(e, ctx.rowScope ?? NO_ROWS)))
+          throw recordArrayRefused('ARRAY[…] of records');
+        break;
+      case 'NullTest': {
+        const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
+        if (!tested) break;
+        ctx.changed = true;
+        return walk(tested, ctx, false);
+      }
+      case 'SubLink': {
+        const fields = rowArgs(body.testexpr as Node | undefined);
+        const kind =
+          body.subLinkType === 'ANY_SUBLINK' ? 'ANY' : body.subLinkType === 'ALL_SUBLINK' ? 'ALL' : undefined;
+        if (!fields || !kind) break;
+        ctx.changed = true;
+        const name = names(body.operName as Node[] | undefined).slice(-1)[0] ?? '=';
+        return walk(rowSubLink(kind, name, fields, body.subselect as Node), ctx, false);
+      }
       case 'TypeCast':
         return typeCast(body, ctx, display);
       case 'A_Expr':
@@ -139,8 +170,17 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
             ctx.changed = true;
             return walk({ SelectStmt: { ...body, targetList } }, ctx, display);
           }
+          // The FROM items a whole-row reference can name here: this SELECT's and those of the SELECTs around it.
+          const outer = ctx.rowScope;
+          ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
+          try {
+            const out: Node = {};
+            for (const k of keys) out[k] = walk(obj[k], ctx, false);
+            return out;
+          } finally {
+            ctx.rowScope = outer;
+          }
         }
-        break;
       case 'A_Indirection': {
         const arg = walk(body.arg, ctx, false);
         const steps = walk(body.indirection, ctx, false) as Node[];

@@ -10,6 +10,7 @@ import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6 } from './pg-corpus-review-6.js';
+import { REVIEW_ROWS } from './pg-corpus-rows.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -445,6 +446,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_5,
   // session 37: subscripts, DST, PostgreSQL's text of arrays, records and booleans, LIKE operators, errors
   ...REVIEW_6,
+  // session 37: row NULL tests, outer joins' NULL rows, row comparisons, records in arrays
+  ...REVIEW_ROWS,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
