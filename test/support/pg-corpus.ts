@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
+import { REVIEW_6 } from './pg-corpus-review-6.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -442,6 +443,7 @@ export const NEVER_EXCUSED: readonly string[] = [
   // numerics shown at a scale per value (session 36): the broad avg/stddev row must not hide them
   ...REVIEW_4,
   ...REVIEW_5,
+  ...REVIEW_6,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
