@@ -426,15 +426,11 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
       },
     },
   },
-  {
-    sql: 'select $1::numeric * 2',
-    oids: [1700],
-    params: ['1.25'],
-    differs: {
-      why: "`::numeric` without precision is DuckDB's DECIMAL(18,3): the value's own scale is lost",
-      gateway: { text: [['2.500']], binary: [['000200000000000300021388']], binaryParams: [['2.500']] },
-    },
-  },
+  // `$n::numeric` keeps the value's own precision and scale (it was DuckDB's DECIMAL(18,3): 0.0004 gave 0.000)
+  { sql: 'select $1::numeric * 2', oids: [1700], params: ['1.25'] },
+  { sql: 'select $1::numeric, $2::decimal + 1', oids: [1700, 1700], params: ['0.0004', '2.00025'] },
+  { sql: `select sum($1::numeric), max(amount * $2::numeric) ${O}`, oids: [1700, 1700], params: ['0.0004', '0.125'] },
+  { sql: `select count(*) ${O} where amount > $1::numeric`, oids: [1700], params: ['20.0001'] },
   { sql: 'select $1 + 1.5::float8, 2 ^ $2', oids: [701, 701], params: ['1', '3'] },
   { sql: `select qty::float8 / $1 ${O} order by order_id limit 2`, oids: [701], params: ['4'] },
   { sql: `select abs(qty - $1) ${O} order by order_id limit 3`, oids: [21], params: ['3'] },
@@ -752,6 +748,25 @@ describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', (
       binary: rowsOf(await conns[e]!.query(sql, { paramTypes, params, resultFormats: [1] }), true),
     }));
     assert.deepEqual(r.text, [['4.7', '7.4', '-1.7', 't', 't', '-3.7']]);
+  });
+
+  test("`$n::numeric` keeps a declared numeric's digits, an integer's scale 0; a float or text declared is refused, never rounded", async () => {
+    const sql = 'select $1::numeric, sum($2::numeric) from sales.orders';
+    const r = await same(async (e) => ({
+      text: text(await conns[e]!.query(sql, { paramTypes: [1700, 1700], params: ['0.0004', '0.0004'] })),
+      binary: rowsOf(
+        await conns[e]!.query(sql, { paramTypes: [1700, 1700], params: ['0.0004', '0.0004'], resultFormats: [1] }),
+        true,
+      ),
+      int: text(await conns[e]!.query('select $1::numeric', { paramTypes: [23], params: ['5'] })),
+    }));
+    assert.deepEqual(r.text, [['0.0004', '0.0320']]);
+    for (const oid of [701, 25]) {
+      const g = await conns.gw!.query('select $1::numeric', { paramTypes: [oid], params: ['0.0004'] });
+      assert.equal(g.error?.code, '0A000', `declared ${oid}: ${JSON.stringify(g.error)}`);
+      assert.ok(g.error?.hint, 'with a hint');
+      assert.deepEqual(text(await conns.gw!.query('SELECT count(*) FROM sales.orders')), [['80']]);
+    }
   });
 });
 

@@ -47,10 +47,15 @@ const REG_INPUT: ReadonlyMap<number, string> = new Map([
   [4096, '_regrole_in'],
 ]);
 
-/** The SQL a parameter `$n` declared with `oid` (DuckDB type `duckType`) is prepared as. */
-export function declaredParamSql(n: number, duckType: string, oid: number): string {
+/**
+ * The SQL a parameter `$n` declared with `oid` (DuckDB type `duckType`) is prepared as; `asNumeric`: it
+ * stands where the client wrote `$n::numeric` (the rewrite left it bare, rewrite-casts.ts).
+ */
+export function declaredParamSql(n: number, duckType: string, oid: number, asNumeric = false): string {
   const input = REG_INPUT.get(oid);
-  return input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
+  const typed = input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
+  // `$n::numeric` of a declared integer is scale 0; of anything else refused as pg-macros.ts says.
+  return asNumeric ? `${COMPAT_DB}.pgcat._pgsem_numeric(${typed}, ${typed})` : typed;
 }
 
 const INT4 = 23,

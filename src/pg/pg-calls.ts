@@ -4,6 +4,7 @@
  * refusal where no faithful translation exists (never a silently different answer).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } from './numeric-literal.js';
 
 import { call, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
 
@@ -15,20 +16,20 @@ export function unnestSrf(fc: Node): Node {
   return call('unnest', [{ FuncCall: fc }]);
 }
 
-/** The numeric value of a constant node (an integer, a decimal, or a string spelling one), as text. */
-function numericLiteral(n: Node | undefined): string | undefined {
+/** The exact decimal of a constant node (an integer, a decimal, or a string spelling one), exponent forms included. */
+function numericLiteral(n: Node | undefined): ExactDecimal | undefined {
   const c = n?.A_Const as Node | undefined;
   if (!c) return undefined;
-  if (c.ival) return String(c.ival.ival ?? 0);
-  if (c.fval) return String(c.fval.fval);
+  if (c.ival) return exactDecimal(String(c.ival.ival ?? 0));
+  if (c.fval) return exactDecimal(String(c.fval.fval));
   const s = c.sval?.sval;
-  return typeof s === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(s) ? s.trim() : undefined;
+  return typeof s === 'string' ? exactDecimal(s) : undefined;
 }
 
 /** Whether a node is a constant PostgreSQL would reject as a zero divisor (0, 0.0, '0'). */
 function constantZero(n: Node | undefined): boolean | undefined {
   const v = numericLiteral(n);
-  return v === undefined ? undefined : Number(v) === 0;
+  return v === undefined ? undefined : Number(v.plain) === 0;
 }
 
 /**
@@ -37,25 +38,29 @@ function constantZero(n: Node | undefined): boolean | undefined {
  * Other values keep DuckDB's cast (documented in docs/compatibility.md).
  */
 export function numericCast(tc: Node, arg: Node): Node | undefined {
-  const value = numericLiteral(tc.arg);
-  if (value === undefined) return undefined;
-  const [whole = '', frac = ''] = value.replace(/^[+-]/, '').split('.');
-  const digits = whole.replace(/^0+/, '').length + frac.length;
-  if (digits > 38) {
-    throw new SqlError(
-      SQLSTATE.featureNotSupported,
-      `numeric value ${value.length > 60 ? value.slice(0, 60) + '…' : value} has more than 38 digits`,
-      undefined,
-      'fdl-gateway computes numeric with at most 38 significant digits (DuckDB DECIMAL(38,s)); use double precision for larger magnitudes.',
-    );
-  }
-  return {
-    TypeCast: {
-      ...tc,
-      arg,
-      typeName: { ...tc.typeName, names: [str('decimal')], typmods: [intConst(38), intConst(frac.length)] },
-    },
-  };
+  const spelled = numericLiteral(tc.arg);
+  if (spelled === undefined) return undefined;
+  return exactNumeric(spelled, arg, String(tc.arg?.A_Const?.fval?.fval ?? tc.arg?.A_Const?.sval?.sval ?? ''));
+}
+
+/**
+ * A numeric constant as DECIMAL(38, its PostgreSQL scale): an exponent form is cast from its plain
+ * decimal text (DuckDB would read `6.02e23` as a DOUBLE, `'1e-4'` at scale 3); beyond 38 digits, 0A000.
+ */
+export function exactNumeric(value: ExactDecimal, arg: Node, spelled: string): Node {
+  const exact = exactWithin38(value, spelled);
+  return castTo(exact.exponent ? strConst(exact.plain) : arg, 'decimal', [
+    intConst(MAX_DECIMAL_DIGITS),
+    intConst(exact.scale),
+  ]);
+}
+
+/** A bare constant with an exponent (`1e-4`): numeric in PostgreSQL, a DOUBLE in DuckDB. */
+export function exponentConstant(c: Node): Node | undefined {
+  const text = c.fval?.fval;
+  if (typeof text !== 'string' || !/e/i.test(text)) return undefined;
+  const value = exactDecimal(text);
+  return value ? exactNumeric(value, { A_Const: c }, text) : undefined;
 }
 
 /**

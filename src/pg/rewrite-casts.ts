@@ -1,4 +1,5 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
+import { OID } from './oids.js';
 import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf, textOf } from './pg-result-types.js';
@@ -28,6 +29,7 @@ const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
   regnamespace: [4089, 4090],
   regrole: [4096, 4097],
 };
+
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
   oid: 'bigint',
@@ -103,7 +105,17 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
       ctx.changed = true;
       return exact;
     }
-    // A parameter keeps DuckDB's typing (param-types.ts); any other value keeps its own scale.
+    const paramNo = tc.arg?.ParamRef?.number as number | undefined;
+    if (paramNo !== undefined && !tc.arg.ParamRef.indirection) {
+      // `$n::numeric`: the parameter is typed by its value at Bind, keeping its own precision and scale
+      // (param-types.ts valueTypedParam); DuckDB's cast would round it to DECIMAL(18,3).
+      if (!ctx.params.has(paramNo)) ctx.params.set(paramNo, OID.numeric);
+      if (ctx.params.get(paramNo) === OID.numeric) {
+        ctx.changed = true;
+        return arg;
+      }
+    }
+    // Any other value keeps its own scale.
     const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
     if (kept) {
       ctx.changed = true;

@@ -8,7 +8,7 @@ import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js'
 import { COMPAT_DB } from './catalog/names.js';
 import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
-import { recordValue } from './pg-calls.js';
+import { exponentConstant, recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { isRecord, recordArrayRefused, rowArgs, rowNullTest, rowSubLink, wholeRowCount } from './pg-rows.js';
@@ -133,6 +133,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'TypeCast':
         return typeCast(body, ctx, display);
+      case 'A_Const': {
+        // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB.
+        const exact = exponentConstant(body);
+        if (!exact) break;
+        ctx.changed = true;
+        return exact;
+      }
       case 'A_Expr':
         return aExpr(obj, body, ctx);
       case 'CollateClause':

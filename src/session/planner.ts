@@ -34,7 +34,7 @@ import {
   type SystemTable,
   type SystemViewName,
 } from '../text/system-views.js';
-import { pgFieldFor, pgTypeLen } from '../pg/oids.js';
+import { OID, pgFieldFor, pgTypeLen } from '../pg/oids.js';
 import { releaseAll, type PlanningContext, type PreparedStmt } from './plan.js';
 import { admitFor, fetchTables, pinVersionCatalogs } from './plan-reads.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
@@ -133,8 +133,13 @@ export async function planQuery(
     );
     const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
     let oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
-    let duck = await prepareTyped(ctx, sql, typedFirst, oidOf).catch((e) => clientTextError(ctx, e, sql, source));
-    let reprepare = () => prepareTyped(ctx, sql, typedFirst, oidOf);
+    // `$n::numeric` the rewrite left bare (typed by its value) but the client declared another type: PostgreSQL's cast of that type.
+    const numericOfDeclared = (n: number) =>
+      rewrite.paramOids?.get(n) === OID.numeric && !!declaredTypes[n - 1] && !valueTypedParam(declaredTypes[n - 1]);
+    let duck = await prepareTyped(ctx, sql, typedFirst, oidOf, numericOfDeclared).catch((e) =>
+      clientTextError(ctx, e, sql, source),
+    );
+    let reprepare = () => prepareTyped(ctx, sql, typedFirst, oidOf, numericOfDeclared);
     // DuckDB reports no type for a parameter under a cast: those typed here are known
     const unknown = new Set(undeterminedParams(duck).filter((n) => !typedFirst(n)));
     if (grammar && !grammar.probes && duck.parameterCount > declaredTypes.filter((t) => t !== 0).length) {
@@ -146,7 +151,9 @@ export async function planQuery(
     const typeOf = (n: number) =>
       castTo(n)?.duckType ??
       duckTypeForOid(inferred.get(n) ?? 0) ??
-      (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || inferred.get(n)) ? 'VARCHAR' : undefined);
+      (unknown.has(n) && !valueTypedParam(declaredTypes[n - 1] || rewrite.paramOids?.get(n) || inferred.get(n))
+        ? 'VARCHAR'
+        : undefined);
     // prepared again only when that spells the parameters differently
     const retype = [...inferred].some(
       ([n, oid]) => !typedFirst(n) && duckTypeForOid(oid) && (unknown.has(n) || paramOidFor(duck, n) !== oid),
@@ -154,8 +161,8 @@ export async function planQuery(
     if (retype || [...unknown].some((n) => typeOf(n) !== undefined)) {
       duck.destroySync();
       oidOf = (n: number) => declaredTypes[n - 1] || fixedOid(n) || (inferred.get(n) ?? 0);
-      duck = await prepareTyped(ctx, sql, typeOf, oidOf);
-      reprepare = () => prepareTyped(ctx, sql, typeOf, oidOf);
+      duck = await prepareTyped(ctx, sql, typeOf, oidOf, numericOfDeclared);
+      reprepare = () => prepareTyped(ctx, sql, typeOf, oidOf, numericOfDeclared);
     }
     if (base.fetchOnBind) base.fetchOnBind.prepare = reprepare;
     if (duck.statementType !== (base.analysis.kind === 'explain' ? StatementType.EXPLAIN : StatementType.SELECT)) {
@@ -284,10 +291,11 @@ async function prepareTyped(
   sql: string,
   typeOf: (n: number) => string | undefined,
   oidOf: (n: number) => number,
+  numericOfDeclared: (n: number) => boolean,
 ): Promise<DuckDBPreparedStatement> {
   const typed = replaceParams(sql, (n) => {
     const t = typeOf(n);
-    return t ? declaredParamSql(n, t, oidOf(n)) : undefined;
+    return t ? declaredParamSql(n, t, oidOf(n), numericOfDeclared(n)) : undefined;
   });
   counted('duckdb_prepare');
   try {

@@ -11,6 +11,7 @@ import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6 } from './pg-corpus-review-6.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
+import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -448,6 +449,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_6,
   // session 37: row NULL tests, outer joins' NULL rows, row comparisons, records in arrays
   ...REVIEW_ROWS,
+  // session 37: numeric constants in exponent form, sha2 of bytea, regex escapes, settings, errors
+  ...REVIEW_FUNCS,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
