@@ -770,6 +770,25 @@ describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', (
   });
 });
 
+describe('numeric parameters past 38 digits', () => {
+  test('refused 0A000 with a hint (DuckDB holds 38), never typed text or answered with a cast error', async () => {
+    const big = '123456789012345678901234567890.123456789'; // 39 digits
+    for (const sql of ['select $1', 'select $1 * 2', 'select count(*) from sales.orders where amount < $1']) {
+      for (const format of [0, 1] as const) {
+        const r = await conns.gw!.query(sql, { paramTypes: [1700], params: [big], resultFormats: [format] });
+        assert.equal(r.error?.code, '0A000', `${sql}: ${JSON.stringify(r.error)}`);
+        assert.match(r.error!.hint ?? '', /38 significant digits/);
+      }
+    }
+    // 38 digits are PostgreSQL's answer
+    const fits = '12345678901234567890123456789.123456789';
+    const r = await same(async (e) =>
+      text(await conns[e]!.query('select $1 * 2', { paramTypes: [1700], params: [fits] })),
+    );
+    assert.deepEqual(r, [['24691357802469135780246913578.246913578']]);
+  });
+});
+
 describe('date and time parameters', () => {
   test('a date, time or float out of range is refused as in PostgreSQL (22008/22003), never rolled over or rounded to infinity', async () => {
     const values = [

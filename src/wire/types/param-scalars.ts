@@ -8,7 +8,6 @@ import {
   DuckDBUUIDValue,
   DECIMAL,
   DOUBLE,
-  VARCHAR,
   type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
@@ -37,10 +36,14 @@ export function decimalFromDigits(neg: boolean, unscaled: bigint, scale: number)
   const width = Math.max(digits, scale + 1, 1);
   const v = neg ? -unscaled : unscaled;
   if (width <= 38) return { value: new DuckDBDecimalValue(v, width, scale), type: DECIMAL(width, scale) };
-  // Wider than DuckDB DECIMAL: hand DuckDB the text and let the cast decide.
-  const s = v.toString().padStart(scale + 1, '0');
-  const txt = scale ? `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}` : s;
-  return { value: txt, type: VARCHAR };
+  // Wider than DuckDB's DECIMAL: no type holds it exactly (as text it answered `%s * 2` with DuckDB's
+  // "Could not convert string … to INT32", `select %s` typed text), so it is refused.
+  throw new SqlError(
+    SQLSTATE.featureNotSupported,
+    `numeric parameter of ${width} digits: fdl-gateway computes with at most 38`,
+    undefined,
+    'Round the value to 38 significant digits, or send it as float8 if an approximation will do.',
+  );
 }
 
 export function numericFromBinary(b: Buffer): DecodedParam {
