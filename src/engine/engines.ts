@@ -33,8 +33,8 @@ export interface EnginesOptions {
 
 /** The smallest share of memory an instance gets, however many repositories there are (capped by the limit itself). */
 const MIN_SHARE = 128 * 1024 * 1024;
-/** The views builder's memory: it binds views and reads Parquet footers, never a table's rows. */
-const BUILDER_MEMORY = '128MB';
+/** The views builder's memory (never more than the sessions' share): it binds views and reads Parquet footers, never a table's rows. */
+const BUILDER_MEMORY = 128 * 1024 * 1024;
 
 /** A repository's two sealed instances, and the folder of the sessions' one where views databases live. */
 export interface RepositoryEngine {
@@ -61,7 +61,7 @@ export async function createRepositoryEngine(dirs: string[], opts: RepositoryEng
   await mkdir(viewsDir, { recursive: true });
   // DuckDB removes a temp directory it created when the instance closes: the builder's is its own.
   const builder = await createEngine({
-    memoryLimit: BUILDER_MEMORY,
+    memoryLimit: `${Math.min(BUILDER_MEMORY, opts.memoryLimit ? parseByteSize(opts.memoryLimit) : BUILDER_MEMORY)}B`,
     threads: 1,
     tempDirectory: `${opts.tempDirectory}-builder`,
     compat: false,

@@ -148,9 +148,10 @@ export class PruneIndex {
     private readonly home: string,
   ) {}
 
-  static async build(conn: DuckDBConnection, catalog: LakeCatalog, dbName: string): Promise<PruneIndex> {
+  /** Built on `conn` in memory, or in `file` (to be attached READ_ONLY elsewhere once built). */
+  static async build(conn: DuckDBConnection, catalog: LakeCatalog, dbName: string, file?: string): Promise<PruneIndex> {
     const db = qi(dbName);
-    await conn.run(`ATTACH ':memory:' AS ${db}`);
+    await conn.run(`ATTACH ${lit(file ?? ':memory:')} AS ${db}`);
     const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
     const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
     const opaque = new Set<number>();

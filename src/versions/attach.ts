@@ -126,7 +126,7 @@ export async function attachVersion(
       throw e;
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
-    const prune = remote ? await buildPruning(engine.sessions, catalog, `${metaName}_prune`) : null;
+    const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
     const tables = remote ? new RemoteTables(views, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
     const counting = remote ? null : localCounting(engine.sessions, catalog, locate);
