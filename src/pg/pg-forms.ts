@@ -15,7 +15,7 @@ const call = (name: string, args: Node[]): Node => ({
 const sem = (fn: string, args: Node[]): Node => ({
   FuncCall: { funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' },
 });
-const castTo = (arg: Node, type: string, typmods?: number[]): Node => ({
+export const castTo = (arg: Node, type: string, typmods?: number[]): Node => ({
   TypeCast: {
     arg,
     typeName: {
@@ -103,6 +103,11 @@ export function datePartFloat8(fc: Node): Node {
 export function asTimestamptz(n: Node): Node {
   if (n.A_Const?.sval) return castTo(n, 'timestamptz');
   return sem('tstz', [n, n]);
+}
+
+/** An untyped string bound of generate_series beside a typed one: PostgreSQL gives it the other's type. */
+export function boundBeside(other: Node, n: Node): Node {
+  return sem('bound', [other, n]);
 }
 
 /** `FETCH FIRST n ROWS WITH TIES`: DuckDB has no such clause. */

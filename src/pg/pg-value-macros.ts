@@ -56,6 +56,17 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     t === 'DATE' ? 'CAST(x AS TIMESTAMP WITH TIME ZONE)' : 'x',
   ]),
   ['_pgsem_tstz(t, x)', 'x'],
+  // An untyped bound of generate_series beside a typed one `t`: a timestamp beside a timestamp, else timestamptz.
+  ...[...TEMPORAL, ...NUMBERS].map((t): [string, string] => [
+    `_pgsem_bound(t ${t}, x)`,
+    t === 'TIMESTAMP' ? 'CAST(x AS TIMESTAMP)' : 'CAST(x AS TIMESTAMP WITH TIME ZONE)',
+  ]),
+  ['_pgsem_bound(t, x)', 'CAST(x AS TIMESTAMP WITH TIME ZONE)'],
+  // Fractional seconds rounded half up to a multiple of s microseconds (time(p), timestamp(p): fractional-seconds.ts).
+  [
+    '_pgsem_fprec(x, s)',
+    'x - to_microseconds(microsecond(x) % s) + to_microseconds(CASE WHEN 2 * (microsecond(x) % s) >= s THEN s ELSE 0 END)',
+  ],
   // extract(epoch …): numeric, scale 0 for a date, 6 otherwise.
   ...TEMPORAL.map((t): [string, string] => [
     `_pgsem_epoch(t ${t}, x)`,

@@ -17,6 +17,8 @@ import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRe
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import {
   asTimestamptz,
+  boundBeside,
+  castTo,
   caseMapped,
   datePartFloat8,
   extractNumeric,
@@ -24,7 +26,8 @@ import {
   octetLength,
   settingOrError,
 } from './pg-forms.js';
-import { compat, names, PGCAT, str, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import {
   cardinalityCall,
   jsonbBuildObjectRefused,
@@ -106,6 +109,9 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  // lpad(s, n), rpad(s, n): padded with spaces (DuckDB has only the three-argument form).
+  if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 2 && !inFrom)
+    return { FuncCall: { ...out, funcname: [str(pgName)], args: [...args, strConst(' ')] } };
   if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
     return zeroVarianceNull(pgName, out);
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {
@@ -142,8 +148,14 @@ function pgCall(
     n?.A_Const?.ival !== undefined ||
     n?.A_Const?.fval !== undefined ||
     (n?.A_Const && Object.keys(n.A_Const).length === 0);
+  if (pgName === 'generate_series' && args && untypedOnly(args)) throw notUnique(pgName, args.length);
   if (pgName === 'generate_series' && args?.length === 3 && !numeric(args[0]) && !numeric(args[2])) {
-    out.args = [asTimestamptz(args[0]!), asTimestamptz(args[1]!), args[2]!];
+    // An untyped bound beside a typed one takes its type (PostgreSQL's unknown; DuckDB's binder casts the
+    // literal); two untyped bounds are timestamptz; an untyped step is an interval.
+    const [from, to, step] = args as [Node, Node, Node];
+    const bound = (n: Node, other: Node) =>
+      n.A_Const?.sval && !other.A_Const?.sval ? boundBeside(asTimestamptz(other), n) : asTimestamptz(n);
+    out.args = [bound(from, to), bound(to, from), step.A_Const?.sval ? castTo(step, 'interval') : step];
     return LIST_SRF_IN_SELECT.has(pgName) && !inFrom
       ? unnestSrf({ ...out, funcname: [str(pgName)] })
       : { FuncCall: { ...out, funcname: [str(pgName)] } };
@@ -216,6 +228,20 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
     }
   }
   return { FuncCall: out };
+}
+
+/** Every argument an untyped string constant: PostgreSQL cannot choose among a function's overloads. */
+const untypedOnly = (args: Node[]): boolean =>
+  args.length > 0 && args.every((a) => typeof a.A_Const?.sval?.sval === 'string');
+
+/** PostgreSQL's 42725 for a call whose untyped arguments fit several overloads. */
+function notUnique(name: string, arity: number): SqlError {
+  return new SqlError(
+    SQLSTATE.ambiguousFunction,
+    `function ${name}(${Array(arity).fill('unknown').join(', ')}) is not unique`,
+    undefined,
+    'Could not choose a best candidate function. You might need to add explicit type casts.',
+  );
 }
 
 function hasCompat(name: string, args: Node[] | undefined): boolean {

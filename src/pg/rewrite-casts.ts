@@ -18,6 +18,7 @@ import {
 import { walk } from './rewrite-walk.js';
 import { numericSpecialRefused } from './pg-spellings.js';
 import { intervalWithFields } from './interval-fields.js';
+import { FRACTIONAL_SECOND_TYPES, fractionalPrecision } from './fractional-seconds.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
 const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
@@ -98,6 +99,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (special) {
     const refused = numericSpecialRefused(sval);
     if (refused) throw refused;
+  }
+  if (!isArray && FRACTIONAL_SECOND_TYPES.has(type) && tn.typmods) {
+    ctx.changed = true;
+    return fractionalPrecision({ TypeCast: { ...tc, arg, typeName: { ...tn, typmods: undefined } } }, tn.typmods);
   }
   if (!isArray && (type === 'numeric' || type === 'decimal') && !tn.typmods) {
     const exact = numericCast(tc, arg);

@@ -13,6 +13,16 @@ export const REVIEW_6 = [
   "select 'a_b' ~~ 'a\\_b', 'axb' ~~ 'a\\_b', 'a_b' !~~ 'a\\_b', 'A_B' ~~* 'a\\_b', 'A_B' !~~* 'a\\_b', 'a%' ~~ 'a\\%', 'ab' ~~ 'a\\b'",
   "select count(*) from sales.orders where status !~~ 'o\\pen' and status !~~* 'P%'",
   "select 'a_b' operator(pg_catalog.~~) 'a\\_b'",
+  // DuckDB's errors where PostgreSQL answers, or errs with another SQLSTATE
+  "select lpad('abc', 5), rpad('abc', 5), lpad('abc', 2), rpad('abc', 2), lpad(status, 8), rpad(status, 3) from sales.orders order by order_id limit 2",
+  "select generate_series('2024-01-01', '2024-01-05', '1 day')",
+  "select generate_series('1', '3')",
+  "select generate_series('2024-01-01'::timestamp, '2024-01-05', interval '1 day')",
+  "select count(*) from generate_series('2024-01-01'::date, '2024-01-05'::date, '1 day')",
+  "select '12:34'::time(1), '12:34:56.789'::time(1), '12:34:56.789'::time(0), '12:34:56.789'::time, '12:34:56.25'::time(1), '12:34:56.789'::time(6)",
+  "select '12:34:56.789+02'::timetz(1), '2024-01-01 12:34:56.789'::timestamp(1), '2024-01-01 12:34:56.789'::timestamptz(0), '2024-01-01 12:34:56.5'::timestamp(0)",
+  "select cast(ordered_at as time(0)), ordered_at::timestamp(0), (ordered_at + interval '0.55 s')::timestamp(1) from sales.orders order by order_id limit 2",
+  "select '2024-01-01 12:34:56.789'::timestamp(3) without time zone, cast('2024-01-01 12:34:56.789+00' as timestamp(2) with time zone)",
 ];
 
 /**
