@@ -77,6 +77,16 @@ describe('the engine line reuses a verdict only for texts that bind alike', () =
     assert.deepEqual(r, { got: ['ok', 'ok', 'ok'], binds: 2, reuses: 1 });
   });
 
+  test("an operator's literal arguments: out of the shape where no macro has the operator's name, in it where one has", async () => {
+    const r = await judge([
+      'SELECT x * 2, x - 1 FROM vin WHERE x = 1',
+      'SELECT x * 7, x - 3 FROM vin WHERE x = 2', // `*` and `-` are DuckDB's own here
+      `SELECT x, '${inside}' + 1 FROM vin`, // `+` is a macro here (before()): its arguments are in the key
+      `SELECT x, '${inside}' + 2 FROM vin`,
+    ]);
+    assert.deepEqual(r, { got: ['ok', 'ok', 'ok', 'ok'], binds: 3, reuses: 1 });
+  });
+
   // each case: a text judged a read first, then texts of the same form that bind to a refused plan
   const cases: Record<string, () => string[]> = {
     'a path read by a table function': () => [

@@ -24,7 +24,7 @@ import { figureColumnNames, StatementText, type FiguredName } from '../pg/column
 import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, timed } from '../stages.js';
 import { ReusedStatement } from '../engine/reused-statement.js';
-import { bindShape } from './bind-shape.js';
+import { bindShape, type BindShape } from './bind-shape.js';
 
 export interface RelationRef {
   catalog: string;
@@ -70,7 +70,7 @@ export interface Analysis {
    * What the text binds to, less its plain literals (bind-shape.ts): texts of one shape get one
    * engine-line verdict (side-effects.ts). EXPLAIN's head is not in it (the inner query is bound).
    */
-  readonly bindShape: string;
+  readonly bindShape: BindShape;
 }
 
 /** The FROM-item types a query may use; any other is refused rather than guessed about. */

@@ -5,22 +5,38 @@
  * shape, and the engine line's verdict on one (side-effects.ts) holds for all of them.
  *
  * A constant keeps its value wherever the binder could read it to decide what runs:
- *  - under a function call of any kind (a macro — the guards, the version's, the emulation's, any of
- *    which may shadow a built-in or an operator — expands its arguments into its body, where one can
- *    become a table function's file or query; built-ins read constant arguments at bind too: a
- *    variable's or setting's name, a type named by a string, a query string);
+ *  - under a function call (a macro — the guards, the version's, the emulation's, any of which may
+ *    shadow a built-in — expands its arguments into its body, where one can become a table
+ *    function's file or query; built-ins read constant arguments at bind too: a variable's or
+ *    setting's name, a type named by a string, a query string);
  *  - inside a table function's or a table's reference (arguments, time travel's AT clause);
  *  - inside `*` / COLUMNS(…) (a pattern naming columns).
+ * Under an operator (`5 + x`, `a || 'b'`: DuckDB's parse marks them) only: its values are taken out of
+ * the shape but listed apart with the operators' names, and the caller keeps them in its key unless no
+ * operator of the list is a macro where the text is bound (a built-in operator cannot make a plan read
+ * anything: it is an expression).
  * Everything else in the tree is kept as DuckDB wrote it: names, file names read by replacement scans
- * (a table name, never a constant), types, operators, EXPLAIN's head is added by the caller.
+ * (a table name, never a constant), types, operators. EXPLAIN's head is the caller's.
  */
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+export interface BindShape {
+  /**
+   * The parse tree with plain constants' values, and those under operators only, taken out; undefined
+   * where the tree holds an integer JSON cannot carry exactly (beyond 2^53: the caller keys by text).
+   */
+  readonly shape: string | undefined;
+  /** Operators (lower-cased) some constant taken out was an argument of, under no other call. */
+  readonly operators: readonly string[];
+  /** Those constants' values, in order, as JSON. */
+  readonly operatorValues: string;
+}
+
 /** Nodes under which every constant keeps its value. */
 function readsConstantsAtBind(node: { [key: string]: Json }): boolean {
   return (
-    node.class === 'FUNCTION' ||
+    (node.class === 'FUNCTION' && node.is_operator !== true) ||
     node.class === 'STAR' ||
     node.type === 'TABLE_FUNCTION' ||
     node.type === 'BASE_TABLE' ||
@@ -29,43 +45,64 @@ function readsConstantsAtBind(node: { [key: string]: Json }): boolean {
   );
 }
 
+/** Where a constant is: a plain value, an operator's argument only, or read at bind. */
+type Place = 'value' | 'operator' | 'kept';
+
 /** The shape of DuckDB's parse tree of one statement (json_serialize_sql's `statements[0]`). */
-export function bindShape(statement: unknown): string {
+export function bindShape(statement: unknown): BindShape {
   const out: string[] = [];
+  const operators = new Set<string>();
+  const values: Json[] = [];
+  let inexact = false;
   // An explicit stack (no recursion), as the analysis' walk: a deeply nested text cannot exhaust the
   // call stack. Each item is text to write or a value to expand, pushed in reverse.
-  const stack: (string | { v: Json; keep: boolean })[] = [{ v: statement as Json, keep: false }];
+  const stack: (string | { v: Json; place: Place })[] = [{ v: statement as Json, place: 'value' }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item === 'string') {
       out.push(item);
       continue;
     }
-    const { v, keep } = item;
+    const { v, place } = item;
     if (v === null || typeof v !== 'object') {
+      if (typeof v === 'number' && !Number.isSafeInteger(v) && Number.isInteger(v)) inexact = true;
       out.push(JSON.stringify(v) ?? 'null');
     } else if (Array.isArray(v)) {
       stack.push(']');
       for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ v: v[i]!, keep });
+        stack.push({ v: v[i]!, place });
         if (i > 0) stack.push(',');
       }
       out.push('[');
-    } else if (!keep && v.class === 'CONSTANT') {
+    } else if (place !== 'kept' && v.class === 'CONSTANT') {
       // the value's type stays: `= 5` and `= '5'` bind differently
       const value = v.value;
       const type = value && typeof value === 'object' && !Array.isArray(value) ? (value.type ?? null) : null;
       out.push(`{"constant":${JSON.stringify(type)},"alias":${JSON.stringify(v.alias ?? '')}}`);
+      if (place === 'operator') {
+        values.push(value ?? null);
+        JSON.stringify(value, (_, x: unknown) => {
+          if (typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x)) inexact = true;
+          return x;
+        });
+      }
     } else {
-      const inner = keep || readsConstantsAtBind(v);
+      let inner = place;
+      if (readsConstantsAtBind(v)) inner = 'kept';
+      else if (place === 'value' && v.class === 'FUNCTION') inner = 'operator';
+      if (inner === 'operator' && v.class === 'FUNCTION') operators.add(String(v.function_name).toLowerCase());
       const keys = Object.keys(v).filter((k) => k !== 'query_location');
       stack.push('}');
       for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push({ v: v[keys[i]!]!, keep: inner });
+        stack.push({ v: v[keys[i]!]!, place: inner });
         stack.push(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`);
       }
       out.push('{');
     }
   }
-  return out.join('');
+  return {
+    shape: inexact ? undefined : out.join(''),
+    operators: [...operators],
+    operatorValues: JSON.stringify(values),
+  };
 }

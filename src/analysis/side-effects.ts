@@ -107,7 +107,7 @@ export async function refuseSideEffects(
 ): Promise<void> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
-  const key = scope === undefined ? undefined : verdictKey(scope, inner, analysis);
+  const key = scope === undefined ? undefined : await verdictKey(conn, scope, inner, analysis);
   if (key !== undefined && readsJudged.has(key)) {
     counted('verdict_reuse');
     return;
@@ -135,14 +135,47 @@ export async function refuseSideEffects(
  */
 const readsJudged = new LRUCache<string, true>({ max: 4096 });
 
-function verdictKey(scope: string, inner: string, analysis: Analysis): string | undefined {
+async function verdictKey(
+  conn: DuckDBConnection,
+  scope: string,
+  inner: string,
+  analysis: Analysis,
+): Promise<string | undefined> {
   // a variable's value binds into the plan (a table function's file may be one) but is not in the text
   if (analysis.functions.some((f) => f.name === 'getvariable')) return undefined;
   const parsed =
     analysis.kind === 'explain' ? inner === analysis.sql.slice(analysis.sql.indexOf('\n') + 1) : inner === analysis.sql;
-  const what = parsed ? `shape\u0000${analysis.bindShape}` : `text\u0000${inner}`;
+  const { shape, operators, operatorValues } = analysis.bindShape;
+  let what = `text\u0000${inner}`;
+  if (parsed && shape !== undefined) {
+    // an operator's literal arguments are out of the shape only where no macro of its name is found
+    const macros = operators.length > 0 ? await macrosOf(conn, scope) : undefined;
+    const plain = !macros || operators.every((o) => !macros.has(o));
+    what = `shape\u0000${shape}${plain ? '' : `\u0000${operatorValues}`}`;
+  }
   // a digest: shapes are the parse tree's size, and 4096 of them are kept
   return createHash('sha256').update(scope).update('\u0000').update(what).digest('base64');
+}
+
+const macrosByScope = new LRUCache<string, Promise<ReadonlySet<string>>>({ max: 256 });
+
+/**
+ * The names of every macro the connection sees (lower-cased), asked once per scope: a scope's version
+ * database, search path and the session connections' guards do not change, and a database attached
+ * later is on no path of this scope's unqualified names (an operator is never qualified).
+ */
+function macrosOf(conn: DuckDBConnection, scope: string): Promise<ReadonlySet<string>> {
+  let macros = macrosByScope.get(scope);
+  if (!macros) {
+    macros = conn
+      .runAndReadAll(
+        "SELECT DISTINCT lower(function_name) FROM duckdb_functions() WHERE function_type IN ('macro', 'table_macro')",
+      )
+      .then((r) => new Set(r.getRows().map((row) => String(row[0]))));
+    macros.catch(() => macrosByScope.delete(scope));
+    macrosByScope.set(scope, macros);
+  }
+  return macros;
 }
 
 /**

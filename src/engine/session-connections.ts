@@ -150,6 +150,15 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
   }
 }
 
+/**
+ * The variables a session's connection held when the session took it (name → VARCHAR value):
+ * exactly its instance's baseline, since a connection is handed out only new or with its
+ * fingerprint equal to a fresh one's. Undefined for a connection that is not a session's.
+ */
+export function variablesWhenTaken(handle: DuckDBConnection): ReadonlyMap<string, string> | undefined {
+  return handles.get(handle)?.pool.baseline;
+}
+
 /** How many connections an instance has idle (tests, status). */
 export function idleSessionConnections(instance: DuckDBInstance): number {
   return pools.get(instance)?.idle.length ?? 0;

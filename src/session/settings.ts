@@ -11,6 +11,7 @@ import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/pri
 import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
 import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
+import { variablesWhenTaken } from '../engine/session-connections.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([
@@ -256,11 +257,15 @@ export class SessionSettings {
     more: [string, string][] = [],
   ): Promise<void> {
     // A kept connection already holds the defaults' mirror (baselineVariables): set only what differs.
-    const held = new Map(
-      (await this.conn.runAndReadAll("SELECT name, value FROM duckdb_variables() WHERE type = 'VARCHAR'"))
-        .getRows()
-        .map(([name, value]) => [String(name), String(value)]),
-    );
+    // A session connection held exactly its instance's baseline when taken (what useVersion mirrored
+    // since is this.values' own), so it is not read back; any other connection is.
+    const held =
+      variablesWhenTaken(this.conn) ??
+      new Map(
+        (await this.conn.runAndReadAll("SELECT name, value FROM duckdb_variables() WHERE type = 'VARCHAR'"))
+          .getRows()
+          .map(([name, value]) => [String(name), String(value)]),
+      );
     const changed = [...this.values].filter(([k, v]) => held.get(`pg_${k}`) !== v);
     await this.conn.run(
       [
