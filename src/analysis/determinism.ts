@@ -30,6 +30,24 @@ const SESSION_FUNCTIONS = new Set([
   'txid_current',
 ]);
 
+/** SQL value keywords that read the clock or the session (a macro body using one is not consistent). */
+const SESSION_KEYWORD_IN_BODY =
+  /\b(?:current_timestamp|current_date|current_time|localtime|localtimestamp|current_user|session_user|user|current_role|current_catalog|current_schema)\b/i;
+/** Words a macro body may put before a parenthesis that are not calls. */
+const SQL_WORDS_BEFORE_PARENTHESIS = new Set([
+  'cast',
+  'try_cast',
+  'when',
+  'then',
+  'else',
+  'and',
+  'or',
+  'not',
+  'in',
+  'as',
+  'exists',
+]);
+
 /** Window functions that are not in duckdb_functions() but depend only on their input. */
 const WINDOW_ONLY = new Set([
   'row_number',
@@ -45,15 +63,32 @@ const WINDOW_ONLY = new Set([
   'nth_value',
 ]);
 
-/** Names of functions whose every overload is a CONSISTENT built-in scalar or aggregate. */
+/**
+ * Names of functions whose every overload is a CONSISTENT built-in scalar or aggregate — or a table
+ * function: a call in an expression is the scalar (`generate_series(1, 3)` as a list), one in FROM is
+ * a table function, which the analysis lists apart — and DuckDB's built-in macros over only those
+ * (`array_to_string`).
+ */
 export async function consistentFunctions(conn: DuckDBConnection): Promise<Set<string>> {
   const r = await conn.runAndReadAll(`
     SELECT function_name FROM duckdb_functions() GROUP BY function_name
-    HAVING bool_and(stability = 'CONSISTENT' AND function_type IN ('scalar', 'aggregate') AND coalesce(internal, true))`);
+    HAVING bool_and(coalesce(internal, true) AND (function_type = 'table' OR (stability = 'CONSISTENT' AND function_type IN ('scalar', 'aggregate'))))
+      AND bool_or(function_type IN ('scalar', 'aggregate'))`);
   const names = new Set(r.getRows().map((row) => String(row[0]).toLowerCase()));
   // error() (the rewrite's division-by-zero check, compat/pg-calls.ts) raises on the same rows every
-  // time; DuckDB labels it VOLATILE only so it is never folded away.
+  // time; DuckDB labels it VOLATILE only so it is never folded away. unnest() in an expression
+  // expands its list argument (in FROM it is a table function).
   names.add('error');
+  names.add('unnest');
+  const macros = await conn.runAndReadAll(`
+    SELECT function_name, string_agg(macro_definition, ' ') FROM duckdb_functions()
+    WHERE function_type = 'macro' AND internal AND database_name = 'system' AND schema_name = 'main' GROUP BY function_name`);
+  for (const [name, bodies] of macros.getRows()) {
+    const body = String(bodies);
+    if (SESSION_KEYWORD_IN_BODY.test(body) || SESSION_KEYWORD_IN_BODY.test(String(name))) continue;
+    const calls = [...body.matchAll(/([a-z_][a-z0-9_]*)\s*\(/gi)].map((m) => m[1]!.toLowerCase());
+    if (calls.every((c) => names.has(c) || SQL_WORDS_BEFORE_PARENTHESIS.has(c))) names.add(String(name).toLowerCase());
+  }
   return names;
 }
 
