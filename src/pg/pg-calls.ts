@@ -165,7 +165,7 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
 /**
  * `row(a, b)` / `(a, b)` shown in a select list: DuckDB's row() is a struct with empty field names
  * (its values collapse); PostgreSQL's is a record whose fields are f1…fn. A struct with exactly those
- * names is sent as a record (wire/types/records.ts). Row comparisons are left to DuckDB.
+ * names is sent as a record (wire/types/records.ts). Row comparisons and NULL tests: pg-rows.ts.
  */
 export function recordValue(args: Node[]): Node {
   return {

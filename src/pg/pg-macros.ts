@@ -7,6 +7,7 @@ import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
+import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
@@ -384,6 +385,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
   ...ROW_MACROS,
+  ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],
 ].map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

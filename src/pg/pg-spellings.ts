@@ -93,14 +93,14 @@ const castInt4 = (arg: Node): Node => ({ TypeCast: { arg, typeName: { names: [st
 
 /**
  * `jsonb_build_object(…)`: PostgreSQL prints jsonb in its normal form (keys shorter-first, `{"a": 1}`
- * spacing, numbers as numeric); DuckDB's json_object keeps its own order and compact text.
+ * spacing, numbers as numeric); json_build_object keeps the arguments' order and json's `{"a" : 1}` text.
  */
 export function jsonbBuildObjectRefused(): SqlError {
   return new SqlError(
     SQLSTATE.featureNotSupported,
     'jsonb_build_object() is not supported by fdl-gateway',
     undefined,
-    "Use json_build_object(…) (json; DuckDB's compact spacing), or a constant '{…}'::jsonb.",
+    "Use json_build_object(…) (json: the keys in the order given, PostgreSQL's json text), or a constant '{…}'::jsonb.",
   );
 }
 

@@ -11,7 +11,16 @@ import { sortUsing } from './pg-operators.js';
 import { exponentConstant, recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
-import { isRecord, recordArrayRefused, rowArgs, rowNullTest, rowSubLink, wholeRowCount } from './pg-rows.js';
+import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
+import {
+  isRecord,
+  recordArrayRefused,
+  rowArgs,
+  rowNullTest,
+  rowSubLink,
+  wholeRowCount,
+  wholeRowName,
+} from './pg-rows.js';
 import {
   call,
   compat,
@@ -107,6 +116,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           ctx.changed = true;
           return walk(counted, ctx, display);
         }
+        const json = jsonCall(body, ctx);
+        if (json) return json;
         const agg = names(body.funcname).join('.');
         if (agg === 'array_agg' && isRecord((body.args as Node[] | undefined)?.[0], ctx.rowScope ?? NO_ROWS))
           throw recordArrayRefused('array_agg() of a record');
@@ -420,4 +431,30 @@ function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
     default:
       return orig;
   }
+}
+
+/** `json_build_object(…)`, `row_to_json(row(…))`, `row_to_json(t)`: values in JSON as PostgreSQL writes them (pg-json-values.ts). */
+function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
+  const args = (fc.args ?? []) as Node[];
+  if (isJsonBuildObject(fc) && !fc.func_variadic) {
+    ctx.changed = true;
+    return jsonBuildObject(walk(args, ctx, false) as Node[]);
+  }
+  const n = names(fc.funcname);
+  if (
+    n[n.length - 1] !== 'row_to_json' ||
+    args.length !== 1 ||
+    (n.length === 2 && n[0] !== 'pg_catalog') ||
+    n.length > 2
+  )
+    return undefined;
+  const fields = rowArgs(args[0]);
+  if (fields) {
+    ctx.changed = true;
+    return recordToJson(walk(fields, ctx, false) as Node[]);
+  }
+  const row = wholeRowName(args[0], ctx.rowScope ?? NO_ROWS, true);
+  if (!row) return undefined;
+  ctx.changed = true;
+  return wholeRowToJson({ ...fc, funcname: [str('row_to_json')] }, { ColumnRef: { fields: [str(row)] } });
 }

@@ -1,0 +1,112 @@
+/**
+ * Values inside JSON as PostgreSQL writes them (datum_to_json), where DuckDB's `to_json` differs:
+ * timestamps in ISO 8601 with a `T` (timestamptz with its `+00:00` offset), numerics with their scale
+ * (`28.80`), floats as float8out prints them (`100`, NaN quoted). Used by `json_build_object` (also
+ * PostgreSQL's `{"k" : v, …}` spacing) and `row_to_json(row(…))` (fields f1…fn); `row_to_json` of a
+ * whole-row reference, whose fields the rewrite cannot see, is refused 0A000 when DuckDB would print
+ * one of them differently.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import { dispatch } from './pg-result-types.js';
+import { call, names, str, strConst, type Node } from './rewrite-nodes.js';
+
+const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'];
+/** Types DuckDB could cast implicitly into the TIMESTAMP overload: each named, so it keeps its own JSON. */
+const OTHERS = ['VARCHAR', 'BOOLEAN', 'DATE', 'TIME', 'INTERVAL', 'UUID'];
+const BC_REFUSED = `error('a timestamp before year 1 inside JSON is not supported by fdl-gateway|Format it yourself: to_char(ts, ''YYYY-MM-DD"T"HH24:MI:SS BC'').')`;
+
+/** A json value (a nested json_build_object; it binds to the VARCHAR overload) is embedded as written: to_json would respace it. */
+const AS_WRITTEN = "CASE WHEN typeof(x) = 'JSON' THEN CAST(x AS JSON) ELSE to_json(x) END";
+
+export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
+  [
+    '_pgsem_jv(t TIMESTAMP, x)',
+    `CASE WHEN CAST(x AS VARCHAR) LIKE '%(BC)%' THEN ${BC_REFUSED} ELSE to_json(replace(CAST(x AS VARCHAR), ' ', 'T')) END`,
+  ],
+  [
+    '_pgsem_jv(t TIMESTAMP WITH TIME ZONE, x)',
+    `CASE WHEN CAST(x AS VARCHAR) LIKE '%(BC)%' THEN ${BC_REFUSED} ELSE to_json(regexp_replace(replace(CAST(x AS VARCHAR), ' ', 'T'), '([+-][0-9][0-9])$', '\\1:00')) END`,
+  ],
+  ['_pgsem_jv(t DECIMAL, x)', 'CAST(CAST(x AS VARCHAR) AS JSON)'],
+  ...['DOUBLE', 'FLOAT'].map((t): [string, string] => [
+    `_pgsem_jv(t ${t}, x)`,
+    'CASE WHEN isnan(x) OR isinf(x) THEN to_json(_pgsem_text(x, x)) ELSE CAST(_pgsem_text(x, x) AS JSON) END',
+  ]),
+  ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_jv(t ${t}, x)`, AS_WRITTEN]),
+  ['_pgsem_jv(t, x)', AS_WRITTEN],
+];
+
+const concat = (parts: Node[]): Node =>
+  parts.reduce((l, r) => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: l, rexpr: r } }));
+const asType = (arg: Node, type: string): Node => ({
+  TypeCast: { arg, typeName: { names: [str(type)], typemod: -1 } },
+});
+
+/** A value's JSON text as PostgreSQL writes it; `null` for NULL. An operand no tag can stand for keeps DuckDB's `to_json`. */
+function jsonText(v: Node): Node {
+  const value = dispatch('jv', [v], [v]) ?? call(['to_json'], [v]);
+  return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
+}
+
+/** An object key: a string constant escaped now (PostgreSQL's escape_json is JSON's); anything else as text, NULL refused. */
+function jsonKey(k: Node, position: number): Node {
+  const s = k.A_Const?.sval?.sval as string | undefined;
+  if (s !== undefined) return strConst(JSON.stringify(s));
+  // PostgreSQL's words; DuckDB's error() is 22023, as PostgreSQL's code for it.
+  const nullKey = call(['error'], [strConst(`argument ${position} cannot be null`)]);
+  return { CoalesceExpr: { args: [asType(call(['to_json'], [asType(k, 'varchar')]), 'varchar'), nullKey] } };
+}
+
+/** `json_build_object(k, v, …)`: PostgreSQL's text, `{"k" : v, "k2" : v2}`. */
+export function jsonBuildObject(args: Node[]): Node {
+  if (args.length % 2 !== 0) {
+    throw new SqlError(
+      SQLSTATE.invalidParameterValue,
+      'argument list must have even number of elements',
+      undefined,
+      'The arguments of json_build_object() must consist of alternating keys and values.',
+    );
+  }
+  const parts: Node[] = [strConst('{')];
+  for (let i = 0; i < args.length; i += 2) {
+    parts.push(strConst(i === 0 ? '' : ', '), jsonKey(args[i]!, i + 1), strConst(' : '), jsonText(args[i + 1]!));
+  }
+  parts.push(strConst('}'));
+  return asType(concat(parts), 'json');
+}
+
+/** `row_to_json(row(a, b))`: `{"f1":a,"f2":b}` as PostgreSQL names a record's fields. */
+export function recordToJson(fields: Node[]): Node {
+  const parts: Node[] = [strConst('{')];
+  fields.forEach((f, i) => parts.push(strConst(`${i === 0 ? '' : ','}"f${i + 1}":`), jsonText(f)));
+  parts.push(strConst('}'));
+  return asType(concat(parts), 'json');
+}
+
+/** `row_to_json(t)` of a whole-row reference: DuckDB's, unless a field's type prints differently (refused when read). */
+export function wholeRowToJson(fc: Node, row: Node): Node {
+  // DuckDB's type text of the struct (`STRUCT(a TIMESTAMP, …)`) names every field's type, nested ones too.
+  const differs = call(
+    ['regexp_matches'],
+    [call(['typeof'], [row]), strConst('TIMESTAMP|DECIMAL|DOUBLE|FLOAT|BLOB|\\[\\]')],
+  );
+  const refusal = call(
+    ['error'],
+    [
+      strConst(
+        "row_to_json() of a row with timestamp, numeric, float, bytea or array columns is not supported by fdl-gateway|DuckDB's JSON prints them differently: json_build_object('a', t.a, 'b', t.b) prints them as PostgreSQL.",
+      ),
+    ],
+  );
+  return {
+    CaseExpr: {
+      args: [{ CaseWhen: { expr: differs, result: refusal } }],
+      defresult: { FuncCall: { ...fc, args: [row] } },
+    },
+  };
+}
+
+export const isJsonBuildObject = (fc: Node): boolean => {
+  const n = names(fc.funcname);
+  return n[n.length - 1] === 'json_build_object' && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'));
+};
