@@ -162,6 +162,8 @@ const TYPED_MACROS: Array<[string, string]> = [
   ],
   // date - date is int4 in PostgreSQL (DuckDB: BIGINT).
   ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
+  // time - time is an interval in PostgreSQL (DuckDB has no such operator).
+  ['_pgsem_minus(a TIME, b TIME, x, y)', "(DATE '2000-01-01' + x) - (DATE '2000-01-01' + y)"],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
 ];
 

@@ -197,5 +197,7 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     typeName = { ...tn, names: [str(type)] };
     ctx.changed = true;
   }
-  return { TypeCast: { ...tc, arg, typeName } };
+  const cast = { TypeCast: { ...tc, arg, typeName } };
+  // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
+  return type === 'jsonb' && !isArray && ctx.shown?.has(tc) ? typedAs('jsonb', cast) : cast;
 }
