@@ -42,4 +42,10 @@ export const REVIEW_6 = [
   // to_char's quoted text: a backslash quotes the next character inside quotes, and a double quote outside them
   "select to_char(timestamp '2024-01-02', '\"YYYY\"'), to_char(timestamp '2024-01-02', '\\YYYY'), to_char(timestamp '2024-01-02', '\"a\\\"b\" YYYY'), to_char(timestamp '2024-01-02', 'YYYY\\\"MM')",
   "select to_char(ordered_at, '\"YYYY\"'), to_char(ordered_at, '\\YYYY'), to_char(ordered_at, '\"Year: \"YYYY'), to_char(ordered_at, '\"100%\" YYYY') from sales.orders order by order_id limit 2",
+  // regproc catalog columns shown as function names, as PostgreSQL's regproc output (they came back as OIDs: 42)
+  "select typname from pg_type where typinput::text = 'array_in' and typname in ('_int4', '_text', 'int4') order by 1",
+  "select typinput, typoutput, typreceive, typsend, typmodin, typmodout, typanalyze, typsubscript from pg_type where typname in ('int4', '_int4', 'numeric', 'varchar') order by oid",
+  "select t.typname, t.typinput, t.typoutput::text from pg_type t where t.typname like 'int%' order by t.typinput, 1",
+  "select proname, prosupport, prosupport::text from pg_proc where proname in ('int4in', 'array_in') order by 1",
+  "select t.typname from pg_type t join pg_proc p on p.oid = t.typinput where p.proname = 'int4in'",
 ];

@@ -92,13 +92,20 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
       ? recordEncoder(wrapped.inner as DuckDBStructType, format, s, valueEncoder)
       : wrapped.what === 'regtype' && format === 1
         ? (w: Writer, v: DuckDBValue) => void w.int32(regtypeOid(String(v)))
-        : wrapped.what === 'jsonb'
+        : wrapped.what === 'regproc'
           ? (w: Writer, v: DuckDBValue) => {
-              // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
-              if (format === 1) w.byte(1);
-              w.utf8(jsonbText(String(v)));
+              // regproc: the function's name as text, its OID in binary.
+              const { oid, name } = (v as DuckDBStructValue).entries as { oid: bigint | number; name: string };
+              if (format === 1) w.int32(Number(oid));
+              else w.utf8(String(name));
             }
-          : valueEncoder(wrapped.inner, format, s);
+          : wrapped.what === 'jsonb'
+            ? (w: Writer, v: DuckDBValue) => {
+                // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
+                if (format === 1) w.byte(1);
+                w.utf8(jsonbText(String(v)));
+              }
+            : valueEncoder(wrapped.inner, format, s);
     return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
