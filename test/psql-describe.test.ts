@@ -144,7 +144,7 @@ const COMMANDS: Array<{
     allowed: [
       dropColumn(
         'Handler',
-        "a regproc column travels as the function's OID (clients join pg_type.typinput to pg_proc.oid); only a ::regproc cast shows the name",
+        'the emulated pg_proc lists no access-method handler functions, so a regproc column naming one prints its OID',
       ),
     ],
   },

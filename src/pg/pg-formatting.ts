@@ -111,9 +111,18 @@ export function toCharCall(args: Node[]): Node {
       i += 2;
     }
     if (fmt[i] === '"') {
-      const end = fmt.indexOf('"', i + 1);
-      codes += (end < 0 ? fmt.slice(i + 1) : fmt.slice(i + 1, end)).replace(/%/g, '%%');
-      i = end < 0 ? fmt.length : end + 1;
+      // Quoted text, as PostgreSQL's parse_format reads it: a backslash quotes the next character.
+      for (i++; i < fmt.length && fmt[i] !== '"'; i++) {
+        if (fmt[i] === '\\' && i + 1 < fmt.length) i++;
+        codes += fmt[i] === '%' ? '%%' : fmt[i];
+      }
+      i++;
+      continue;
+    }
+    if (fmt[i] === '\\' && fmt[i + 1] === '"') {
+      // Outside quotes a backslash is special only before a double quote.
+      codes += '"';
+      i += 2;
       continue;
     }
     const found = DATE_PATTERNS.find(([p]) => fmt.startsWith(p, i));

@@ -59,7 +59,6 @@ export function jsonKeyOperator(op: string, l: Node, r: Node): Node | undefined 
 
 /** Functions whose result is int4 in PostgreSQL and int8 (or wider) in DuckDB. */
 const INT4_RESULTS = new Set([
-  'length',
   'char_length',
   'character_length',
   'strpos',
@@ -73,6 +72,16 @@ const INT4_RESULTS = new Set([
 /** `length(s)`, `ntile(n) over (…)`, …: the call as DuckDB runs it, cast to int4. */
 export function int4Result(name: string, fc: Node): Node | undefined {
   return INT4_RESULTS.has(name) ? castTo({ FuncCall: fc }, 'integer') : undefined;
+}
+
+/** `length(x)`: int4, of bytea its bytes (DuckDB has no length of a BLOB). */
+export function lengthCall(args: Node[]): Node {
+  return sem('length', [args[0]!, args[0]!]);
+}
+
+/** `sha256(bytea)` and kin are bytea in PostgreSQL; DuckDB's sha256 answers the digest as hex text. */
+export function digestCall(fc: Node): Node {
+  return { FuncCall: { funcname: [str('unhex')], args: [{ FuncCall: fc }], funcformat: 'COERCE_EXPLICIT_CALL' } };
 }
 
 /** `octet_length(x)`: int4, of text too (DuckDB has it for blobs only). */

@@ -170,6 +170,8 @@ const TYPED_MACROS: Array<[string, string]> = [
     '_pgsem_minus(a TIMESTAMPTZ, b TIMESTAMPTZ, x, y)',
     "timezone('UTC', CAST(x AS TIMESTAMPTZ)) - timezone('UTC', CAST(y AS TIMESTAMPTZ))",
   ],
+  // time - time is an interval in PostgreSQL (DuckDB has no such operator).
+  ['_pgsem_minus(a TIME, b TIME, x, y)', "(DATE '2000-01-01' + x) - (DATE '2000-01-01' + y)"],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
 ];
 

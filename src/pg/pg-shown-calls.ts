@@ -42,6 +42,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.FuncCall) out.add(val.FuncCall as Node);
       if (val?.A_Expr?.kind === 'AEXPR_OP') out.add(val.A_Expr as Node);
       if (val?.TypeCast) out.add(val.TypeCast as Node);
+      if (val?.ColumnRef) out.add(val.ColumnRef as Node);
     }
   }
   return out;

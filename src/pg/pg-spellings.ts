@@ -4,6 +4,7 @@
  * int4 in arithmetic; refused: numeric NaN/Infinity (DuckDB's DECIMAL has neither), jsonb_build_object.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { re2Pattern } from './are-pattern.js';
 import { call, str, strConst, typedAs, type Node } from './rewrite-nodes.js';
 
 /** `a # b`: PostgreSQL's bitwise xor; `#` is a syntax error in DuckDB, whose spelling is xor(a, b). */
@@ -53,7 +54,7 @@ export function regexSubstring(args: Node[]): Node | undefined {
   const pattern = args[1]?.A_Const?.sval?.sval as string | undefined;
   if (args.length !== 2 || pattern === undefined) return undefined;
   const group = /(^|[^\\])\((?!\?)/.test(pattern.replace(/\\\\/g, '')) ? 1 : 0;
-  const [s, p] = [args[0]!, strConst(pattern)];
+  const [s, p] = [args[0]!, strConst(re2Pattern(pattern))];
   return {
     CaseExpr: {
       args: [

@@ -93,6 +93,10 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_octets(t BLOB, x)', 'CAST(octet_length(x) AS INTEGER)'],
   ['_pgsem_octets(t BIT, x)', 'CAST(octet_length(x) AS INTEGER)'],
   ['_pgsem_octets(t, x)', 'CAST(octet_length(x) AS INTEGER)'],
+  // length: int4; of bytea its bytes (DuckDB's length has no BLOB overload).
+  ['_pgsem_length(t BLOB, x)', 'CAST(octet_length(x) AS INTEGER)'],
+  ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
+  ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
 ];
 

@@ -24,6 +24,8 @@ import {
   extractNumeric,
   int4Result,
   octetLength,
+  lengthCall,
+  digestCall,
   settingOrError,
 } from './pg-forms.js';
 import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
@@ -36,6 +38,7 @@ import {
   zeroVarianceNull,
 } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
+import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
 const RENAMED: Record<string, string> = {
@@ -127,7 +130,13 @@ function pgCall(
     return substrCall(args);
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
+  if (pgName === 'regexp_replace' && (args?.length === 3 || args?.length === 4) && !inFrom) {
+    const re = regexpReplaceArgs(args);
+    if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
+  }
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
+  if (pgName === 'length' && args?.length === 1 && !inFrom) return lengthCall(args);
+  if (pgName === 'sha256' && args?.length === 1 && !inFrom) return digestCall({ ...out, funcname: [str(pgName)] });
   if (pgName === 'sign' && args?.length === 1 && !inFrom) return signCall(args[0]!);
   if ((pgName === 'gcd' || pgName === 'lcm') && args?.length === 2 && !inFrom)
     return int4OfSmallIntegers({ FuncCall: { ...out, funcname: [str(pgName)] } }, args[0]!, args[1]!);
@@ -246,4 +255,19 @@ function notUnique(name: string, arity: number): SqlError {
 
 function hasCompat(name: string, args: Node[] | undefined): boolean {
   return COMPAT_FUNCTION_ARITIES.get(name)?.has(args?.length ?? 0) ?? false;
+}
+
+/** regexp_replace's constant pattern and replacement with PostgreSQL's escapes (are-pattern.ts); undefined when neither is a constant. */
+function regexpReplaceArgs(args: Node[]): Node[] | undefined {
+  const [pattern, replacement] = [args[1]?.A_Const?.sval?.sval, args[2]?.A_Const?.sval?.sval];
+  if (typeof pattern !== 'string' && typeof replacement !== 'string') return undefined;
+  const out = [...args];
+  // The newline rules of PostgreSQL's flags are said in the pattern; flags that are not a constant keep DuckDB's reading.
+  const flags = args[3] === undefined ? '' : args[3].A_Const?.sval?.sval;
+  if (typeof pattern === 'string' && typeof flags === 'string') {
+    out[1] = strConst(re2Pattern(pattern, flags));
+    if (args[3]) out[3] = strConst(re2Flags(flags));
+  }
+  if (typeof replacement === 'string') out[2] = strConst(re2Replacement(replacement));
+  return out;
 }

@@ -1,5 +1,6 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
 import { OID } from './oids.js';
+import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
 import { numericOf, textOf } from './pg-result-types.js';
@@ -66,6 +67,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
   } else {
     arg = walk(tc.arg, ctx, textual) as Node;
+  }
+  if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
+    // regproc's output: the function's name (`typinput::text = 'array_in'`).
+    ctx.changed = true;
+    return regprocName(arg);
   }
   if (type === 'interval' && !isArray && tn.typmods) {
     ctx.changed = true;
@@ -202,5 +208,7 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     typeName = { ...tn, names: [str(type)] };
     ctx.changed = true;
   }
-  return { TypeCast: { ...tc, arg, typeName } };
+  const cast = { TypeCast: { ...tc, arg, typeName } };
+  // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
+  return type === 'jsonb' && !isArray && ctx.shown?.has(tc) ? typedAs('jsonb', cast) : cast;
 }

@@ -17,6 +17,8 @@ export interface Ctx {
   tableSample?: boolean;
   /** Calls that are an outermost select list's items (pg-shown-calls.ts `shownItems`). */
   shown?: ReadonlySet<Node>;
+  /** The statement reads an emulated pg_catalog relation (its regproc columns are shown as names: regproc-columns.ts). */
+  readsCatalog?: boolean;
   /** The outermost SELECTs' bodies (not set operations): their select lists are what the client is sent. */
   outermost?: ReadonlySet<Node>;
   /** The FROM items (aliases, else table names) a whole-row reference can name at this point of the walk (pg-rows.ts). */

@@ -14,9 +14,10 @@ import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownDivision } from './pg-shown-calls.js';
 import { typedMinus } from './typed-minus.js';
-import { call, names, not, parseArrayText, str, strConst, type Ctx, type Node } from './rewrite-nodes.js';
+import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
+import { re2Pattern } from './are-pattern.js';
 
 const REGEX_OPS: Record<string, { negate: boolean; flags?: string }> = {
   '~': { negate: false },
@@ -32,6 +33,25 @@ const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
 };
 
 export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
+  const out = operatorExpr(expr, ctx);
+  // `jsonb -> k`, `jsonb #> p` shown as a select-list item: jsonb (3802), though DuckDB holds it as JSON.
+  if (ctx.shown?.has(expr) && expr.kind === 'AEXPR_OP' && jsonbOperand({ A_Expr: expr })) {
+    ctx.changed = true;
+    return typedAs('jsonb', out);
+  }
+  return out;
+}
+
+/** Whether a node is syntactically jsonb: a cast to jsonb, or `->`/`#>` of one. */
+function jsonbOperand(n: Node | undefined): boolean {
+  const tc = n?.TypeCast as Node | undefined;
+  if (tc) return names(tc.typeName?.names).slice(-1)[0] === 'jsonb' && !tc.typeName?.arrayBounds?.length;
+  const e = n?.A_Expr as Node | undefined;
+  const op = e ? names(e.name).slice(-1)[0] : undefined;
+  return e?.kind === 'AEXPR_OP' && (op === '->' || op === '#>') && jsonbOperand(e.lexpr);
+}
+
+function operatorExpr(expr: Node, ctx: Ctx): Node {
   const op = names(expr.name).slice(-1)[0] ?? '';
   // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.
   const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
@@ -124,7 +144,9 @@ export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
     // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.
     const { negate, flags } = REGEX_OPS[op]!;
     ctx.changed = true;
-    const m = call(['regexp_matches'], flags ? [lexpr, rexpr, strConst(flags)] : [lexpr, rexpr]);
+    const pattern = rexpr?.A_Const?.sval?.sval;
+    const re = typeof pattern === 'string' ? strConst(re2Pattern(pattern)) : rexpr;
+    const m = call(['regexp_matches'], flags ? [lexpr, re, strConst(flags)] : [lexpr, re]);
     return negate ? not(m) : m;
   }
   const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;

@@ -9,6 +9,7 @@ import { COMPAT_DB } from './catalog/names.js';
 import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { exponentConstant, recordValue } from './pg-calls.js';
+import { isRegprocColumn, shownRegproc } from './regproc-columns.js';
 import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
@@ -271,6 +272,10 @@ function figured(n: Node): [string | undefined, number] {
  * compat database under its own name, so the column is `pg_class.relname`.
  */
 function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
+  if (ctx.readsCatalog && ctx.shown?.has(cr) && isRegprocColumn(orig)) {
+    ctx.changed = true;
+    return shownRegproc(columnRef(orig, { ...cr }, { ...ctx, shown: undefined }));
+  }
   const first = (cr.fields as Node[])[0]?.String?.sval;
   if ((cr.fields as Node[]).length >= 2 && DUCKDB_RESERVED_ALIASES.has(first)) {
     // The alias was renamed where it is declared (walk).

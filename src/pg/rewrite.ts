@@ -19,6 +19,7 @@ import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
+import { readsCatalog } from './regproc-columns.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -85,6 +86,7 @@ export function rewriteParsed(sql: string): RewriteResult {
     systemColumns: SYSTEM_COLUMNS.test(sql),
     floatSpelled: /\bfloat\b/i.test(sql),
     shown: shownItems(outermost),
+    readsCatalog: readsCatalog(tree),
     outermost,
   };
   collectCtes(tree, ctx.ctes);

@@ -26,6 +26,7 @@ import {
 import type { Writer } from '../writer.js';
 import { elementOidFor, isRecordStruct, listLeaf, OID, regtypeOid, typedWrapper } from '../../pg/oids.js';
 import { recordEncoder } from './records.js';
+import { jsonbText } from '../../pg/pg-jsonb.js';
 import { isShownNumericStruct, shownNumeric } from '../../pg/shown-numeric.js';
 import * as T from './text.js';
 import * as DT from './datetime-text.js';
@@ -91,7 +92,20 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
       ? recordEncoder(wrapped.inner as DuckDBStructType, format, s, valueEncoder)
       : wrapped.what === 'regtype' && format === 1
         ? (w: Writer, v: DuckDBValue) => void w.int32(regtypeOid(String(v)))
-        : valueEncoder(wrapped.inner, format, s);
+        : wrapped.what === 'regproc'
+          ? (w: Writer, v: DuckDBValue) => {
+              // regproc: the function's name as text, its OID in binary.
+              const { oid, name } = (v as DuckDBStructValue).entries as { oid: bigint | number; name: string };
+              if (format === 1) w.int32(Number(oid));
+              else w.utf8(String(name));
+            }
+          : wrapped.what === 'jsonb'
+            ? (w: Writer, v: DuckDBValue) => {
+                // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
+                if (format === 1) w.byte(1);
+                w.utf8(jsonbText(String(v)));
+              }
+            : valueEncoder(wrapped.inner, format, s);
     return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
@@ -163,7 +177,7 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
           };
     case DuckDBTypeId.VARCHAR: {
       const json = t.alias === 'JSON';
-      // json's binary form is its text; (jsonb would prefix version byte 1, but we never declare jsonb).
+      // json's binary form is its text (a jsonb the rewrite names is prefixed with version byte 1 above).
       return json || text
         ? (w, v) => {
             w.utf8(v as string);
