@@ -26,11 +26,11 @@ const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPE
  * Also the operators and clauses of pg-operators.ts (`#>`, `LIKE ANY`, `ORDER BY … USING`).
  */
 /**
- * A minus near something that is syntactically a date, or after SELECT (a select-list item
- * whose operands may be dates or times: date - date is int4 in PostgreSQL, time - time an interval).
+ * A minus near something that is syntactically a date (date - date is int4 in PostgreSQL); a minus
+ * whose operands' types decide (time - time an interval) is MINUS below.
  */
 const DATE_SIDE = String.raw`(?:\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\()`;
-const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}|\bselect\s[^;]*?[\w)'"]\s*-\s*[\w('"]`;
+const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
 /**
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text.
