@@ -198,7 +198,13 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
     '_pgsem_first(x, s, w)',
     `CASE WHEN x = 0 THEN 0 WHEN s + 4 * w >= 0 THEN abs(x) // _pgsem_p10(s + 4 * w) ELSE abs(x) * _pgsem_p10(-(s + 4 * w)) END`,
   ],
-  // |x|·10^sy·10^r / (|y|·10^sx) rounded half away from zero: the digits of the quotient at scale r.
+  // The trailing zeros of unscaled x within its scale s: divided out before the quotient's digits are
+  // computed (same value), so a DECIMAL(38,20) operand (avg inside an expression) does not overflow HUGEINT.
+  [
+    '_pgsem_zeros(x, s)',
+    `CASE WHEN x = 0 THEN s ELSE least(length(CAST(abs(x) AS VARCHAR)) - length(rtrim(CAST(abs(x) AS VARCHAR), '0')), s) END`,
+  ],
+  // n / d rounded half away from zero: the digits of the quotient at scale r (n = |x|·10^(sy+r), d = |y|·10^sx).
   ['_pgsem_qdigits(n, d)', `CAST(n // d + CASE WHEN 2 * (n % d) >= d THEN 1 ELSE 0 END AS VARCHAR)`],
   // Digits q at scale r, signed, read as DECIMAL(38,20) (DuckDB reads no long mantissa with an exponent).
   [
@@ -212,9 +218,9 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
   [
     '_pgsem_ndiv(a, b)',
     `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
-    list_transform([{'x': fdl_pg_v['x'], 'sx': fdl_pg_v['sx'], 'y': fdl_pg_v['y'], 'sy': fdl_pg_v['sy'], 'wx': _pgsem_weight(fdl_pg_v['x'], fdl_pg_v['sx']), 'wy': _pgsem_weight(fdl_pg_v['y'], fdl_pg_v['sy'])}], fdl_pg_w ->
-      list_transform([{'x': fdl_pg_w['x'], 'sx': fdl_pg_w['sx'], 'y': fdl_pg_w['y'], 'sy': fdl_pg_w['sy'], 'r': least(greatest(16 - 4 * (fdl_pg_w['wx'] - fdl_pg_w['wy'] - CASE WHEN _pgsem_first(fdl_pg_w['x'], fdl_pg_w['sx'], fdl_pg_w['wx']) <= _pgsem_first(fdl_pg_w['y'], fdl_pg_w['sy'], fdl_pg_w['wy']) THEN 1 ELSE 0 END), fdl_pg_w['sx'], fdl_pg_w['sy'], 0), 20)}], fdl_pg_z ->
-        _pgsem_decimal(sign(fdl_pg_z['x']) * sign(fdl_pg_z['y']) < 0, _pgsem_qdigits(abs(fdl_pg_z['x']) * _pgsem_p10(fdl_pg_z['sy'] + fdl_pg_z['r']), abs(fdl_pg_z['y']) * _pgsem_p10(fdl_pg_z['sx'])), fdl_pg_z['r']))[1])[1])[1]`,
+    list_transform([{'x': fdl_pg_v['x'], 'sx': fdl_pg_v['sx'], 'y': fdl_pg_v['y'], 'sy': fdl_pg_v['sy'], 'wx': _pgsem_weight(fdl_pg_v['x'], fdl_pg_v['sx']), 'wy': _pgsem_weight(fdl_pg_v['y'], fdl_pg_v['sy']), 'kx': _pgsem_zeros(fdl_pg_v['x'], fdl_pg_v['sx']), 'ky': _pgsem_zeros(fdl_pg_v['y'], fdl_pg_v['sy'])}], fdl_pg_w ->
+      list_transform([{'x': fdl_pg_w['x'], 'sx': fdl_pg_w['sx'], 'y': fdl_pg_w['y'], 'sy': fdl_pg_w['sy'], 'kx': fdl_pg_w['kx'], 'ky': fdl_pg_w['ky'], 'r': least(greatest(16 - 4 * (fdl_pg_w['wx'] - fdl_pg_w['wy'] - CASE WHEN _pgsem_first(fdl_pg_w['x'], fdl_pg_w['sx'], fdl_pg_w['wx']) <= _pgsem_first(fdl_pg_w['y'], fdl_pg_w['sy'], fdl_pg_w['wy']) THEN 1 ELSE 0 END), fdl_pg_w['sx'], fdl_pg_w['sy'], 0), 20)}], fdl_pg_z ->
+        _pgsem_decimal(sign(fdl_pg_z['x']) * sign(fdl_pg_z['y']) < 0, _pgsem_qdigits(abs(fdl_pg_z['x']) // _pgsem_p10(fdl_pg_z['kx']) * _pgsem_p10(fdl_pg_z['sy'] - fdl_pg_z['ky'] + fdl_pg_z['r']), abs(fdl_pg_z['y']) // _pgsem_p10(fdl_pg_z['ky']) * _pgsem_p10(fdl_pg_z['sx'] - fdl_pg_z['kx'])), fdl_pg_z['r']))[1])[1])[1]`,
   ],
 ];
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
@@ -331,6 +337,28 @@ const SHOWN: Array<[string, string]> = [
   ),
   ...INTERVAL_DIVISION('_pgsem_shown_div'),
   ['_pgsem_shown_div(ta, tb, a, b)', 'a / b'],
+  // avg(x) / b and b / avg(x): PostgreSQL divides avg's own numeric (its scale per value), so the wire
+  // takes n and Σx and divides twice; the key orders by Σx / (n·b) (b·n / Σx), the same quotient exactly
+  // (avg's DECIMAL(38,20) times 10^20 would pass HUGEINT).
+  ...EXACT_TYPES.flatMap((t) =>
+    DIVISION_TYPES.flatMap((tb): Array<[string, string]> => {
+      const exact = numericDivision('DECIMAL', tb);
+      const parts = (kind: string, key: string) =>
+        exact ? `CASE WHEN n = 0 OR b IS NULL THEN NULL ELSE ${shown(key, `'${kind}'`, 'n', 'sx', 'b')} END` : '';
+      return [
+        [
+          `_pgsem_shown_avgdiv(t ${t}, tb ${tb}, a, n, sx, b)`,
+          exact ? parts('avgdiv', '_pgsem_ndiv(sx, n * b)') : 'a / b',
+        ],
+        [
+          `_pgsem_shown_divavg(t ${t}, tb ${tb}, a, n, sx, b)`,
+          exact ? parts('divavg', '_pgsem_ndiv(b * n, sx)') : 'b / a',
+        ],
+      ];
+    }),
+  ),
+  ['_pgsem_shown_avgdiv(t, tb, a, n, sx, b)', 'a / b'],
+  ['_pgsem_shown_divavg(t, tb, a, n, sx, b)', 'b / a'],
   // Σx² exactly: integers squared in HUGEINT, numerics at twice their scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_square(t ${t}, x)`,

@@ -79,3 +79,15 @@ export function variableRound(arg: Node, places: Node): Node | undefined {
 export function shownDivision(l: Node, r: Node): Node | undefined {
   return dispatch('shown_div', [l, r], [l, r]);
 }
+
+/**
+ * `avg(x) / b` (`avgFirst`) or `b / avg(x)` as an outermost select-list item: the count and Σx of avg's
+ * argument (its DISTINCT and FILTER kept) beside b, so the wire divides avg's own numeric as PostgreSQL.
+ * `avg` is the walked call (DuckDB's avg, the order key), `call` the original avg with walked arguments.
+ */
+export function shownAvgDivision(avgFirst: boolean, call: Node, avg: Node, other: Node): Node | undefined {
+  const agg = (fn: string): Node => ({ FuncCall: { ...call, funcname: [str(fn)] } });
+  const arg = (call.args as Node[] | undefined)?.[0];
+  if (!arg || call.over || call.agg_star || (call.args as Node[]).length !== 1) return undefined;
+  return dispatch(avgFirst ? 'shown_avgdiv' : 'shown_divavg', [arg, other], [avg, agg('count'), agg('sum'), other]);
+}

@@ -12,7 +12,7 @@ import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
-import { shownDivision } from './pg-shown-calls.js';
+import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import { typedMinus } from './typed-minus.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
@@ -131,7 +131,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
       op !== '/'
         ? undefined
         : hasAggregate(e.lexpr) || hasAggregate(e.rexpr)
-          ? ((ctx.shown?.has(e) ? shownDivision(lexpr, guarded) : undefined) ?? aggregateDivision(lexpr, guarded))
+          ? ((ctx.shown?.has(e) ? (avgDivision(e, lexpr, guarded, ctx) ?? shownDivision(lexpr, guarded)) : undefined) ??
+            aggregateDivision(lexpr, guarded))
           : rowDivision(lexpr, guarded);
     if (typed) {
       ctx.changed = true;
@@ -227,4 +228,19 @@ function rowComparison(e: Node, op: string): Node | undefined {
   }
   if (e.kind === 'AEXPR_IN' && r?.List) return rowInList(l, r.List.items as Node[], op === '<>');
   return undefined;
+}
+
+/** `avg(x) / b` or `b / avg(x)` (one side a plain avg call) as an outermost item: shown as PostgreSQL divides avg's numeric. */
+function avgDivision(e: Node, l: Node, r: Node, ctx: Ctx): Node | undefined {
+  const isAvg = (n: Node | undefined) => {
+    const fc = n?.FuncCall as Node | undefined;
+    const parts = names(fc?.funcname);
+    return !!fc && parts.slice(-1)[0] === 'avg' && (parts.length === 1 || parts[0] === 'pg_catalog') && !fc.over;
+  };
+  const avgFirst = isAvg(e.lexpr);
+  if (!avgFirst && !isAvg(e.rexpr)) return undefined;
+  const fc = (avgFirst ? e.lexpr : e.rexpr).FuncCall as Node;
+  const call: Node = { ...fc, args: walk(fc.args, ctx, false) };
+  if (fc.agg_filter) call.agg_filter = walk(fc.agg_filter, ctx, false);
+  return shownAvgDivision(avgFirst, call, avgFirst ? l : r, avgFirst ? r : l);
 }

@@ -109,5 +109,8 @@ export function shownNumeric(entries: Record<string, unknown>): Numeric {
   if (kind === 'div') return numericDiv(x, numericOf(entries.fdl_pg_x2));
   const n = BigInt(entries.fdl_pg_n as bigint | number);
   if (kind === 'avg') return numericDiv(x, { value: n, scale: 0 });
+  // avg(x) / b, b / avg(x): avg's numeric first, at its own scale, as PostgreSQL.
+  if (kind === 'avgdiv') return numericDiv(numericDiv(x, { value: n, scale: 0 }), numericOf(entries.fdl_pg_x2));
+  if (kind === 'divavg') return numericDiv(numericOf(entries.fdl_pg_x2), numericDiv(x, { value: n, scale: 0 }));
   return varianceOf(kind, n, x, numericOf(entries.fdl_pg_x2));
 }

@@ -23,7 +23,16 @@ export const REVIEW_6 = [
   "select '12:34:56.789+02'::timetz(1), '2024-01-01 12:34:56.789'::timestamp(1), '2024-01-01 12:34:56.789'::timestamptz(0), '2024-01-01 12:34:56.5'::timestamp(0)",
   "select cast(ordered_at as time(0)), ordered_at::timestamp(0), (ordered_at + interval '0.55 s')::timestamp(1) from sales.orders order by order_id limit 2",
   "select '2024-01-01 12:34:56.789'::timestamp(3) without time zone, cast('2024-01-01 12:34:56.789+00' as timestamp(2) with time zone)",
+  // avg(x) / b, b / avg(x): DuckDB's "Overflow in multiplication of INT128"; now avg's own numeric divided, as PostgreSQL
+  'select avg(qty) / 2 from sales.orders',
+  'select sum(qty) / avg(qty), 2 / avg(qty) from sales.orders',
+  'select status, avg(amount) / 3, avg(qty) / count(*) from sales.orders group by status order by 1',
+  'select status, 100 / avg(amount), avg(amount) / 2.5 from sales.orders group by status order by 2',
+  'select avg(qty) / 2, avg(qty) / 2.5, avg(distinct qty) / 3, avg(qty) filter (where qty > 2) / 2 from sales.orders',
 ];
+
+/** The same inside an expression: the value, at avg's one scale per column (documented in docs/compatibility.md). */
+export const REVIEW_6_SCALED = ['select avg(qty) / 2 + 1, avg(qty) * 2, avg(qty) - 1 from sales.orders'];
 
 /**
  * Run in a session whose TimeZone is Europe/Berlin (DST from 2024-03-31 02:00 to 2024-10-27 03:00), on

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
-import { REVIEW_6 } from './pg-corpus-review-6.js';
+import { REVIEW_6, REVIEW_6_SCALED } from './pg-corpus-review-6.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 
@@ -688,7 +688,7 @@ export function corpusStatements(): string[] {
       out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...REVIEW_3, ...REVIEW_4, ...BI, ...NEVER_EXCUSED);
+  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...REVIEW_3, ...REVIEW_4, ...BI, ...NEVER_EXCUSED, ...REVIEW_6_SCALED);
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }
