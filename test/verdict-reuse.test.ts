@@ -87,6 +87,33 @@ describe('the engine line reuses a verdict only for texts that bind alike', () =
     assert.deepEqual(r, { got: ['ok', 'ok', 'ok', 'ok'], binds: 3, reuses: 1 });
   });
 
+  test('what stays in the shape: literals DuckDB binds as values leave it, any other stays', async () => {
+    const shape = async (sql: string) => (await analyze(conn, sql)).bindShape.shape;
+    const same = async (a: string, b: string) => (await shape(a)) === (await shape(b));
+    // values: comparisons, IN, BETWEEN, CASE, casts, COALESCE, LIMIT, VALUES
+    assert.ok(await same('SELECT 1 WHERE 2 IN (3, 4) LIMIT 5', 'SELECT 9 WHERE 8 IN (7, 6) LIMIT 5 /* c */'));
+    assert.ok(
+      await same(
+        "SELECT CASE WHEN 1 BETWEEN 0 AND 2 THEN 'a'::VARCHAR END",
+        "SELECT CASE WHEN 5 BETWEEN 4 AND 6 THEN 'b'::VARCHAR END",
+      ),
+    );
+    assert.ok(
+      await same('SELECT coalesce(NULL, 1) FROM (VALUES (1)) t(x)', 'SELECT coalesce(NULL, 2) FROM (VALUES (3)) t(x)'),
+    );
+    // bound through a function looked up by name, or read at bind: stays
+    for (const [a, b] of [
+      ["SELECT ('a')[1]", "SELECT ('b')[1]"],
+      ["SELECT ('ab')[1:2]", "SELECT ('ab')[1:3]"],
+      ['SELECT abs(1)', 'SELECT abs(2)'],
+      ["SELECT columns('x') FROM vin", "SELECT columns('y') FROM vin"],
+      ['SELECT sum(x) OVER (ROWS 1 PRECEDING) FROM vin', 'SELECT sum(x) OVER (ROWS 2 PRECEDING) FROM vin'],
+      ['SELECT * FROM range(3)', 'SELECT * FROM range(4)'],
+      ['SELECT 1 = 1', "SELECT '1' = 1"], // another type
+    ])
+      assert.ok(!(await same(a!, b!)), `${a} / ${b}`);
+  });
+
   // each case: a text judged a read first, then texts of the same form that bind to a refused plan
   const cases: Record<string, () => string[]> = {
     'a path read by a table function': () => [

@@ -8,9 +8,11 @@
  *  - under a function call (a macro — the guards, the version's, the emulation's, any of which may
  *    shadow a built-in — expands its arguments into its body, where one can become a table
  *    function's file or query; built-ins read constant arguments at bind too: a variable's or
- *    setting's name, a type named by a string, a query string);
- *  - inside a table function's or a table's reference (arguments, time travel's AT clause);
- *  - inside `*` / COLUMNS(…) (a pattern naming columns).
+ *    setting's name, a type named by a string, a query string), and under any expression DuckDB binds
+ *    as a function it looks up by name (`x[i]`, `x[a:b]`, TRY …) or that is not known to bind its
+ *    constants as values (`*` / COLUMNS patterns, lambdas, windows);
+ *  - inside a table function's or a table's reference (arguments, time travel's AT clause), or any
+ *    FROM item but a join, a subquery or VALUES.
  * Under an operator (`5 + x`, `a || 'b'`: DuckDB's parse marks them) only: its values are taken out of
  * the shape but listed apart with the operators' names, and the caller keeps them in its key unless no
  * operator of the list is a macro where the text is bound (a built-in operator cannot make a plan read
@@ -33,16 +35,33 @@ export interface BindShape {
   readonly operatorValues: string;
 }
 
-/** Nodes under which every constant keeps its value. */
+/**
+ * Expressions DuckDB binds itself, never through a function it looks up by name (which a macro can
+ * be): under these a constant is a plain value. `x[i]`, `x[a:b]`, TRY, UNPACK … are OPERATOR nodes
+ * that DuckDB binds as array_extract(), array_slice() …, looked up like any function.
+ */
+const VALUE_EXPRESSIONS = new Set(['COMPARISON', 'CONJUNCTION', 'BETWEEN', 'CASE', 'CAST', 'SUBQUERY', 'COLLATE']);
+const VALUE_OPERATORS = new Set([
+  'OPERATOR_NOT',
+  'OPERATOR_IS_NULL',
+  'OPERATOR_IS_NOT_NULL',
+  'COMPARE_IN',
+  'COMPARE_NOT_IN',
+  'OPERATOR_COALESCE',
+]);
+/** FROM items that only hold other items or plain values (a table's, a table function's, … read constants). */
+const VALUE_FROM = new Set(['JOIN', 'SUBQUERY', 'EXPRESSION_LIST', 'EMPTY']);
+
+/** Nodes under which every constant keeps its value: any expression or FROM item not known to bind constants as values. */
 function readsConstantsAtBind(node: { [key: string]: Json }): boolean {
-  return (
-    (node.class === 'FUNCTION' && node.is_operator !== true) ||
-    node.class === 'STAR' ||
-    node.type === 'TABLE_FUNCTION' ||
-    node.type === 'BASE_TABLE' ||
-    node.type === 'SHOW_REF' ||
-    node.type === 'PIVOT'
-  );
+  if (typeof node.class === 'string') {
+    if (node.class === 'OPERATOR') return !VALUE_OPERATORS.has(String(node.type));
+    if (node.class === 'FUNCTION') return node.is_operator !== true;
+    return !VALUE_EXPRESSIONS.has(node.class) && node.class !== 'CONSTANT';
+  }
+  // a FROM item (as the analysis tells them: a position and a sample, no expression class)
+  const fromItem = typeof node.type === 'string' && 'query_location' in node && 'sample' in node;
+  return fromItem && !VALUE_FROM.has(String(node.type));
 }
 
 /** Where a constant is: a plain value, an operator's argument only, or read at bind. */
