@@ -135,3 +135,32 @@ describe('catalog statements: through a real client', () => {
     }
   });
 });
+
+describe('catalog statements: a version attached again', () => {
+  let gw: RunningGateway;
+  // one idle version kept: reading two others detaches v1, and its next session attaches it anew
+  before(async () => {
+    gw = await serveBasic([], { config: { maxIdleVersions: 1 } });
+  });
+  after(() => gw?.stop());
+
+  const oidOf = async (database: string, cache: 'on' | 'off') => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+    await c.connect();
+    try {
+      await c.query(`SET fdl.result_cache = ${cache}`);
+      const r = await c.query(`SELECT c.oid::bigint AS oid FROM pg_catalog.pg_class c WHERE c.relname = 'orders'`);
+      return String(r.rows[0]?.oid);
+    } finally {
+      await c.end();
+    }
+  };
+
+  test("gets that attachment's OIDs, not the answer cached for the one before", async () => {
+    const first = await oidOf('basic@v1', 'on');
+    for (const other of ['basic@v2', 'basic@dev', 'basic@main']) await oidOf(other, 'off');
+    const uncached = await oidOf('basic@v1', 'off');
+    assert.notEqual(uncached, first, 'v1 was attached again (DuckDB gave its views new OIDs)');
+    assert.equal(await oidOf('basic@v1', 'on'), uncached);
+  });
+});
