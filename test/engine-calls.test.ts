@@ -3,7 +3,7 @@
  * DuckDB checks for an interrupt only between vectors; a statement computing one huge vector holds a
  * thread of libuv's pool until it ends, whatever its client was told. Eight such statements whose
  * clients left took every thread: every user and every repository stopped answering. With the
- * engine's call slots (engine/engine-calls.ts) one user holds at most USER_ENGINE_CALLS of them.
+ * engine's call slots (engine/engine-calls.ts) one user holds at most maxEngineCallsPerUser (USER_ENGINE_CALLS by default) of them.
  *
  * The stuck statement (support/stuck-statement.ts) is a GLOB whose backtracking over one vector no
  * interrupt reaches. Should a guard ever bound it, the premise check below fails first.
