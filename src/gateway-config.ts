@@ -33,6 +33,10 @@ export interface GatewayConfig {
   maxConnections: number;
   /** Sessions of one user (default: half of maxConnections under password authentication; none under trust). */
   maxConnectionsPerUser?: number;
+  /** DuckDB calls one user's sessions may run at once (engine/engine-calls.ts; default 2 of 6). */
+  maxEngineCallsPerUser?: number;
+  /** A DuckDB call still running this long after its statement was stopped wedges the process (default 60 s). */
+  stuckCallGraceMs?: number;
   /** Sockets that may be authenticating at once, apart from the sessions. */
   maxAuthenticating: number;
   /** Of those, from one source address (default: half of maxAuthenticating). */

@@ -9,6 +9,7 @@ import { createSecureContext } from 'node:tls';
 import { openRepository, type Repository } from './resolver/repository.js';
 import { VerificationLedger } from './state/verification-ledger.js';
 import { connectSession, engineReadDirs } from './engine/engine.js';
+import { configureEngineCalls } from './engine/engine-calls.js';
 import { baselineVariables } from './session/settings.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';
@@ -63,6 +64,15 @@ export class Gateway {
 
   static async start(config: GatewayConfig, log: Logger, observer: GatewayObserver = {}): Promise<Gateway> {
     logDegradedTo((fields, message) => log.warn({ event: 'degraded', ...fields }, message));
+    configureEngineCalls({
+      perUser: config.maxEngineCallsPerUser,
+      stuckGraceMs: config.stuckCallGraceMs,
+      report: (e) =>
+        log.error(
+          { event: 'engine_call_stuck', user: e.user, running_ms: e.runningMs, stuck: e.stuck },
+          'a DuckDB call runs on after its statement was stopped: the process is wedged (/readyz 503) until it returns; drain and restart it',
+        ),
+    });
     if (ADMISSION_OFF_FOR_TESTS) {
       // Only the engine's line stands then: never in a served gateway by accident.
       if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes')
@@ -219,6 +229,7 @@ export class Gateway {
     const kept = { ...next };
     for (const k of RESTART_ONLY) (kept as Record<string, unknown>)[k] = old[k];
     this.config = kept;
+    configureEngineCalls({ perUser: next.maxEngineCallsPerUser, stuckGraceMs: next.stuckCallGraceMs });
     this.server.reconfigure({
       limits: next.limits,
       authFor: authFor(kept, this.users),

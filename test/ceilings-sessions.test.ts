@@ -279,7 +279,7 @@ describe('ceilings: named statements and portals per session', () => {
     assert.equal((await c.simple(many)).error, undefined);
     const refused = (await c.simple(`set app.p256 = 'x'`)).error;
     assert.equal(refused?.code, '54000');
-    assert.match(refused!.message, /too many custom parameters: a session may set at most 256/);
+    assert.match(refused!.message, /too many custom parameters: one user's sessions may set at most 256/);
     assert.equal((await c.simple(`select set_config('app.other', 'x', false)`)).error?.code, '54000');
     // Never set, so unknown: NULL, as PostgreSQL answers current_setting(name, true).
     assert.equal(text(await setting('app.p256')), null);
@@ -300,7 +300,7 @@ describe('ceilings: named statements and portals per session', () => {
     assert.equal(tooBig?.code, '54000');
     assert.match(
       tooBig!.message,
-      /parameter "app\.e" not set: the session's parameters would hold \d+ bytes, more than the limit of 1048576/,
+      /parameter "app\.e" not set: this user's sessions' parameters would hold \d+ bytes, more than the limit of 1048576/,
     );
     const lengths = await d.simple(`select length(current_setting('app.d')) as d, current_setting('app.e', true) as e`);
     assert.deepEqual(
@@ -309,6 +309,72 @@ describe('ceilings: named statements and portals per session', () => {
     );
     await one(d);
     await d.close();
+  });
+
+  test("one user's sessions share 4 MiB of prepared text, 256 custom parameters and 1 MiB of parameters: past them 53400 / 54000 and nothing kept; another user goes on; an ended session gives its share back", async () => {
+    const ann: RawPg[] = [];
+    for (let k = 0; k < 6; k++) ann.push(await RawPg.connect({ port: gw.port, database: 'basic', user: 'ann' }));
+    const bob = await RawPg.connect({ port: gw.port, database: 'basic', user: 'bob' });
+    const literal = (i: number) => `select '${String(i).padStart(6, '0')}${'x'.repeat(249_980)}' as v`;
+    // 16 statements of ~250,000 characters over six sessions (3 each at most here): 4.0 of 4 MiB.
+    let n = 0;
+    for (const [k, c] of ann.entries())
+      for (let j = 0; j < (k < 5 ? 3 : 1); j++)
+        assert.equal((await c.simple(`prepare p${j} as ${literal(n++)}`)).error, undefined);
+    const last = ann[5]!;
+    const refused = (await last.simple(`prepare p1 as ${literal(99)}`)).error;
+    assert.equal(refused?.code, '53400');
+    assert.match(
+      refused!.message,
+      /^prepared statements of this user's sessions would hold \d+ characters of text: the limit is 4194304$/,
+    );
+    assert.equal((await last.simple('execute p1')).error?.code, '26000'); // nothing kept
+    assert.equal((await bob.simple(`prepare p1 as ${literal(100)}`)).error, undefined);
+
+    // Custom parameters: 200 in one session and 56 in another are the user's 256.
+    const [a, b, c3, c4] = [ann[1]!, ann[2]!, ann[3]!, ann[4]!];
+    const text = async (c: RawPg, name: string) =>
+      splitDataRow((await c.simple(`select current_setting('${name}', true) as v`)).dataRows[0]!)[0]?.toString() ??
+      null;
+    assert.equal(
+      (await a.simple(Array.from({ length: 200 }, (_, i) => `set app.p${i} = 'v'`).join('; '))).error,
+      undefined,
+    );
+    assert.equal(
+      (await b.simple(Array.from({ length: 56 }, (_, i) => `set app.q${i} = 'v'`).join('; '))).error,
+      undefined,
+    );
+    const tooMany = (await b.simple(`set app.q56 = 'v'`)).error;
+    assert.equal(tooMany?.code, '54000');
+    assert.match(tooMany!.message, /^too many custom parameters: one user's sessions may set at most 256$/);
+    assert.equal(await text(b, 'app.q56'), null);
+    assert.equal((await bob.simple(`set app.q56 = 'bob'`)).error, undefined);
+    assert.equal(await text(bob, 'app.q56'), 'bob');
+    // RESET gives the second session's 56 places back.
+    assert.equal((await b.simple(Array.from({ length: 56 }, (_, i) => `reset app.q${i}`).join('; '))).error, undefined);
+    // Bytes: four values of 250 KiB in one session, a fifth in another does not fit.
+    const big = 'x'.repeat(250 * 1024);
+    for (const k of ['a', 'b', 'c', 'd']) assert.equal((await c3.simple(`set app.x${k} = '${big}'`)).error, undefined);
+    const tooBig = (await c4.simple(`set app.xe = '${big}'`)).error;
+    assert.equal(tooBig?.code, '54000');
+    assert.match(
+      tooBig!.message,
+      /^parameter "app\.xe" not set: this user's sessions' parameters would hold \d+ bytes, more than the limit of 1048576$/,
+    );
+    assert.equal(await text(c4, 'app.xe'), null);
+
+    // The first session ends: its three statements' text is free again.
+    await ann[0]!.close();
+    await waitFor(
+      async () => (await last.simple(`prepare p1 as ${literal(99)}`)).error === undefined,
+      'room after a session ended',
+    );
+    await c3.close();
+    await waitFor(
+      async () => (await c4.simple(`set app.xe = '${big}'`)).error === undefined,
+      'parameter room after a session ended',
+    );
+    for (const c of [...ann.slice(1, 3), ann[4]!, last, bob]) await c.close();
   });
 });
 

@@ -3,20 +3,19 @@
  * DuckDB checks for an interrupt only between vectors; a statement computing one huge vector holds a
  * thread of libuv's pool until it ends, whatever its client was told. Eight such statements whose
  * clients left took every thread: every user and every repository stopped answering. With the
- * engine's call slots (engine/engine-calls.ts) one user holds at most USER_ENGINE_CALLS of them.
+ * engine's call slots (engine/engine-calls.ts) one user holds at most maxEngineCallsPerUser (USER_ENGINE_CALLS by default) of them.
  *
- * The stuck statement is a lambda within the lambda-work ceiling whose body calls a bounded function
- * on each element, over the rows of one vector (32,768 × 200 KB per row; uninterruptible today). Should
- * a guard ever bound it, the premise check below fails first: pick another uninterruptible statement.
+ * The stuck statement (support/stuck-statement.ts) is a GLOB whose backtracking over one vector no
+ * interrupt reaches. Should a guard ever bound it, the premise check below fails first.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import pg from 'pg';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { stuckStatement } from './support/stuck-statement.js';
 
-const STUCK =
-  "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + (x + order_id) % 2)))))::bigint from sales.orders";
+const STUCK = stuckStatement('sales.orders', 'order_id');
 const ATTACKERS = 8;
 
 describe('engine call slots: one user cannot take the thread pool', () => {

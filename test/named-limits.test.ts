@@ -6,7 +6,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_MAX_PREPARED_TEXT, roomForStatement } from '../src/session/named-limits.js';
+import { DEFAULT_MAX_PREPARED_TEXT, roomForStatement, userStatements } from '../src/session/named-limits.js';
 
 const attackerText = (n: number) =>
   `select count(*) + ${n} from sales.orders where order_id in (${Array.from({ length: 28_000 }, (_, i) => 100_000 + i).join(', ')})`;
@@ -22,7 +22,7 @@ describe('named statements: a budget on the text they hold', () => {
       } catch (e) {
         const err = e as { sqlstate?: string; message: string };
         assert.equal(err.sqlstate, '53400');
-        assert.match(err.message, /prepared statements of this session would hold \d+ characters of text/);
+        assert.match(err.message, /prepared statements of this user's sessions would hold \d+ characters of text/);
         refusedAt = n;
         break;
       }
@@ -37,5 +37,41 @@ describe('named statements: a budget on the text they hold', () => {
     held.delete('s0');
     assert.doesNotThrow(() => roomForStatement(held, 'sNew', {}, attackerText(1)));
     assert.throws(() => roomForStatement(held, 'sNew', { maxPreparedText: 1000 }, 'select 1'), /limit is 1000/);
+  });
+
+  test("the budget is the user's across sessions: another session of the same user is refused, another user's is not, and a session's end gives its share back", () => {
+    const text = 'x'.repeat(1000);
+    const a = new Map<string, { sql: string }>([
+      ['s1', { sql: text }],
+      ['s2', { sql: text }],
+    ]);
+    const b = new Map<string, { sql: string }>();
+    const other = new Map<string, { sql: string }>([
+      ['s1', { sql: text }],
+      ['s2', { sql: text }],
+    ]);
+    const releaseA = userStatements.hold('ann', a);
+    const releaseB = userStatements.hold('ann', b);
+    const releaseOther = userStatements.hold('bob', other);
+    try {
+      // 2,000 characters held by ann's first session: 1,000 more fit in 3,000, 1,001 do not.
+      assert.doesNotThrow(() => roomForStatement(b, 's1', { maxPreparedText: 3000 }, 'y'.repeat(1000)));
+      assert.throws(
+        () => roomForStatement(b, 's1', { maxPreparedText: 3000 }, 'y'.repeat(1001)),
+        (e: { sqlstate?: string; message: string }) =>
+          e.sqlstate === '53400' &&
+          e.message ===
+            "prepared statements of this user's sessions would hold 3001 characters of text: the limit is 3000",
+      );
+      assert.equal(b.size, 0); // the check keeps nothing
+      // bob's statements are his own.
+      assert.doesNotThrow(() => roomForStatement(other, 's3', { maxPreparedText: 3000 }, 'y'.repeat(1000)));
+      releaseA();
+      assert.doesNotThrow(() => roomForStatement(b, 's1', { maxPreparedText: 3000 }, 'y'.repeat(3000)));
+    } finally {
+      releaseA();
+      releaseB();
+      releaseOther();
+    }
   });
 });

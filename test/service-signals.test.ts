@@ -13,6 +13,7 @@ import { copyFixtures, cpuSeconds, ROOT, waitFor } from './support/gateway.js';
 import { orAfter } from './support/files.js';
 import { serveFolder, type HttpFolderServer } from './support/http-server.js';
 import { client, connectError, get, serve, SLOW, type Service } from './support/service.js';
+import { stuckStatement } from './support/stuck-statement.js';
 
 describe('service: graceful drain on SIGTERM', () => {
   const repos = copyFixtures('repos/basic');
@@ -87,7 +88,7 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.ok(Date.now() - t0 < 10_000, `exited ${Date.now() - t0} ms after SIGTERM`);
   });
 
-  test('a statement DuckDB cannot interrupt (one vector of heavy lambda calls) outlives --drain-timeout: its client gets 57P01 and the process ends by SIGTERM within seconds, not when DuckDB is done', async () => {
+  test('a statement DuckDB cannot interrupt (one vector of GLOB backtracking) outlives --drain-timeout: its client gets 57P01 and the process ends by SIGTERM within seconds, not when DuckDB is done', async () => {
     const s = await serve([
       '--repo',
       `basic=${repos.path('repos/basic')}`,
@@ -98,12 +99,10 @@ describe('service: graceful drain on SIGTERM', () => {
     ]);
     const c = await client(s, 'basic');
     c.on('error', () => undefined);
-    // Every call within the per-call and lambda-work ceilings, but 2,048 rows × 32,768 elements × 200 KB
-    // in one vector: DuckDB checks for an interrupt only between vectors, so no cancel reaches it for hours.
+    // Every call within the gateway's ceilings, but one vector of GLOB backtracking (support/stuck-statement.ts):
+    // DuckDB checks for an interrupt only between vectors, so no cancel reaches it for hours.
     const cpu0 = cpuSeconds(s.proc.pid!);
-    const running = c.query(
-      "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + x % 2)))))::bigint from range(2048) t(r)",
-    );
+    const running = c.query(stuckStatement());
     // SIGTERM once DuckDB is computing (a core busy for a second), not while the statement is still analysed.
     await waitFor(() => cpuSeconds(s.proc.pid!) - cpu0 > 1.5, 'DuckDB computing the vector', 30_000);
     const ended = new Promise<{ code: number | null; signal: string | null }>((r) =>

@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
+import { ENGINE_CALL_SLOTS, STUCK_CALL_GRACE_MS, USER_ENGINE_CALLS } from '../engine/engine-calls.js';
 
 const Policy = z.enum(['require', 'prefer', 'off']);
 
@@ -72,6 +73,10 @@ export const ConfigFile = z
     maxResultBytes: z.number().int().nonnegative().optional(),
     maxPreparedStatements: z.number().int().positive().optional(),
     maxPortals: z.number().int().positive().optional(),
+    /** DuckDB calls one user's sessions may run at once, of the process' 6 (engine/engine-calls.ts). */
+    maxEngineCallsPerUser: z.number().int().min(1).max(ENGINE_CALL_SLOTS).optional(),
+    /** How long a DuckDB call may run on after its statement was stopped before the process counts as wedged. */
+    stuckCallGraceMs: z.number().int().positive().optional(),
     threads: z.number().int().positive().optional(),
     tls: z
       .object({ cert: z.string(), key: z.string(), mode: z.enum(['required', 'optional']).optional() })
@@ -285,6 +290,8 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     stateDir,
     maxConnections: int('--max-connections', flags.maxConnections) ?? file.maxConnections ?? 100,
     maxConnectionsPerUser: file.maxConnectionsPerUser,
+    maxEngineCallsPerUser: file.maxEngineCallsPerUser ?? USER_ENGINE_CALLS,
+    stuckCallGraceMs: file.stuckCallGraceMs ?? STUCK_CALL_GRACE_MS,
     maxAuthenticating: file.maxAuthenticating ?? 32,
     maxAuthenticatingPerAddress: file.maxAuthenticatingPerAddress,
     maxMessageBytes: file.maxMessageBytes ?? 64 * 1024 * 1024,

@@ -9,19 +9,49 @@
  * under its statement's clock; a slot is given back only when DuckDB's call has really returned.
  * A session's connection is reset for the next one only once its calls have returned
  * (`connectionCallsDone`): a call queued behind a running one would hold a second thread.
+ *
+ * A thread so held never comes back before DuckDB's vector ends, possibly hours later. A call still
+ * running `stuckGraceMs` after its statement was stopped (timeout, cancel, client gone, drain) is
+ * counted as stuck: while any is, the process is wedged (`engineCallLoad().stuck`: /readyz 503
+ * with the reason, `fdl_engine_calls_stuck`), so a balancer routes new sessions elsewhere and a
+ * supervisor can restart it once drained (docs/operations.md).
  */
 import { Slots } from '../serial.js';
 
 /** Threads of libuv's pool session DuckDB calls may hold at once: the rest are for everything else. */
 export const ENGINE_CALL_SLOTS = 6;
-/** Of those, how many one user's calls may hold: one user's stuck statements leave the others room. */
+/** Of those, how many one user's calls may hold by default (`maxEngineCallsPerUser`): one user's stuck statements leave the others room. */
 export const USER_ENGINE_CALLS = 2;
+/** How long a call may run on after its statement was stopped before it counts as stuck, by default. */
+export const STUCK_CALL_GRACE_MS = 60_000;
+
+/** What a stuck call reports (logged by the gateway): its user and how long it has run. */
+export type StuckCallReport = (e: { user: string; runningMs: number; stuck: number }) => void;
+
+const settings = {
+  perUser: USER_ENGINE_CALLS,
+  stuckGraceMs: STUCK_CALL_GRACE_MS,
+  report: (() => undefined) as StuckCallReport,
+};
+
+/**
+ * The per-user share of the slots (1 … ENGINE_CALL_SLOTS; a user's new calls take it once none of
+ * theirs runs), the grace after a stop, and where a stuck call is reported. Process-wide, as the slots.
+ */
+export function configureEngineCalls(c: { perUser?: number; stuckGraceMs?: number; report?: StuckCallReport }): void {
+  if (c.perUser !== undefined) settings.perUser = Math.min(ENGINE_CALL_SLOTS, Math.max(1, c.perUser));
+  if (c.stuckGraceMs !== undefined) settings.stuckGraceMs = c.stuckGraceMs;
+  if (c.report) settings.report = c.report;
+}
 
 const processSlots = new Slots(ENGINE_CALL_SLOTS);
 const userSlots = new Map<string, { slots: Slots; users: number }>();
 const running = new WeakMap<object, Promise<unknown>>();
 let callsRunning = 0;
 let callsWaiting = 0;
+/** Calls running on past their statement's stop + grace now, and ever. */
+let callsStuck = 0;
+let callsStuckTotal = 0;
 
 /** A user's calls against the process' slots; `bound` races the wait with the statement's stop. */
 export async function engineCall<T>(
@@ -30,7 +60,7 @@ export async function engineCall<T>(
   work: () => Promise<T>,
   bound: <W>(waiting: Promise<W>) => Promise<W> = (w) => w,
 ): Promise<T> {
-  const mine = userSlots.get(user) ?? { slots: new Slots(USER_ENGINE_CALLS), users: 0 };
+  const mine = userSlots.get(user) ?? { slots: new Slots(settings.perUser), users: 0 };
   userSlots.set(user, mine);
   mine.users++;
   callsWaiting++;
@@ -60,7 +90,14 @@ export async function engineCall<T>(
     call = Promise.reject(e);
   }
   running.set(connection, call);
+  const started = performance.now();
+  let settled = false;
+  let grace: NodeJS.Timeout | null = null;
+  let stuck = false;
   const ended = () => {
+    settled = true;
+    if (grace) clearTimeout(grace);
+    if (stuck) callsStuck--;
     callsRunning--;
     releases[1]();
     releases[0]();
@@ -68,6 +105,18 @@ export async function engineCall<T>(
     if (running.get(connection) === call) running.delete(connection);
   };
   call.then(ended, ended);
+  // The statement's stop (bound rejects) while DuckDB's call runs on starts the grace.
+  bound(call).catch(() => {
+    if (settled) return;
+    grace = setTimeout(() => {
+      if (settled) return;
+      stuck = true;
+      callsStuck++;
+      callsStuckTotal++;
+      settings.report({ user, runningMs: Math.round(performance.now() - started), stuck: callsStuck });
+    }, settings.stuckGraceMs);
+    grace.unref();
+  });
   return call;
 }
 
@@ -95,12 +144,23 @@ export async function connectionCallsDone(connection: object): Promise<void> {
   }
 }
 
-/** Session calls running and waiting for a slot now, and the process' slots (status, /readyz). */
-export function engineCallLoad(): { running: number; waiting: number; slots: number; saturated: boolean } {
+/** Session calls running, waiting for a slot and stuck now, and the process' slots (status, /readyz, metrics). */
+export function engineCallLoad(): {
+  running: number;
+  waiting: number;
+  slots: number;
+  saturated: boolean;
+  stuck: number;
+  stuckTotal: number;
+  stuckGraceMs: number;
+} {
   return {
     running: callsRunning,
     waiting: callsWaiting,
     slots: ENGINE_CALL_SLOTS,
     saturated: callsRunning >= ENGINE_CALL_SLOTS,
+    stuck: callsStuck,
+    stuckTotal: callsStuckTotal,
+    stuckGraceMs: settings.stuckGraceMs,
   };
 }

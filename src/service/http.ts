@@ -11,12 +11,15 @@ const MAX_SOCKETS = 64;
 
 export type Readiness = 'starting' | 'ready' | 'draining';
 
-/** `ready`, or why the engine cannot take more work now (engine/engine-calls.ts): every slot held. */
-export type EngineLoad = { saturated: boolean; running: number; slots: number };
+/**
+ * `ready`, or why the engine cannot take more work now (engine/engine-calls.ts): every slot held,
+ * or calls stuck past their statement's stop plus the grace (wedged until they return).
+ */
+export type EngineLoad = { saturated: boolean; running: number; slots: number; stuck?: number; stuckGraceMs?: number };
 
 export interface HttpHandlers {
   readiness(): Readiness;
-  /** The engine's session calls now: /readyz turns 503 `saturated` while every slot is held. */
+  /** The engine's session calls now: /readyz turns 503 `wedged` while a call is stuck, `saturated` while every slot is held. */
   engineLoad?(): EngineLoad;
   metrics(): Promise<{ contentType: string; body: string }>;
   statusPage(): Promise<string>;
@@ -96,6 +99,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, h: Ht
       case '/readyz': {
         const r = h.readiness();
         const load = h.engineLoad?.();
+        if (r === 'ready' && load?.stuck)
+          return send(
+            503,
+            'text/plain; charset=utf-8',
+            `wedged: ${load.stuck} engine calls still running ${load.stuckGraceMs ?? 0} ms after their statements were stopped; drain and restart this process\n`,
+          );
         if (r === 'ready' && load?.saturated)
           return send(
             503,

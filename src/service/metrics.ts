@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { DEGRADED, degradedCounts } from '../degraded.js';
+import { engineCallLoad } from '../engine/engine-calls.js';
 import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
 import { SQLSTATE } from '../errors.js';
 import { STAGE_BOUNDS, STAGES, stageHistogram, WORKS, workCount } from '../stages.js';
@@ -118,6 +119,24 @@ export class Metrics {
         this.reset();
         const counts = degradedCounts();
         for (const what of DEGRADED) this.inc({ what }, counts.get(what) ?? 0);
+      },
+    });
+    // A DuckDB call no interrupt reaches holds its thread on after its statement stopped (engine/engine-calls.ts).
+    new Gauge({
+      name: 'fdl_engine_calls_stuck',
+      help: "DuckDB calls still running past their statement's stop plus the grace (stuckCallGraceMs) now: the process is wedged while above 0",
+      registers,
+      collect() {
+        this.set(engineCallLoad().stuck);
+      },
+    });
+    new Counter({
+      name: 'fdl_engine_calls_stuck_total',
+      help: "DuckDB calls that ran on past their statement's stop plus the grace",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(engineCallLoad().stuckTotal);
       },
     });
     this.registry.registerMetric(stageMetric());

@@ -3,6 +3,10 @@
  * DECLARE), each holding a DuckDB prepared statement. The unnamed one and a replaced name do not count.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { UserHoldings } from './user-holdings.js';
+
+/** Each session's named statements, by user: the text budget is one user's, across their sessions. */
+export const userStatements = new UserHoldings<ReadonlyMap<string, { sql: string }>>();
 
 /** Named statements, and named portals, a session may hold at once unless configured otherwise. */
 export const DEFAULT_MAX_NAMED = 1000;
@@ -12,7 +16,8 @@ export const DEFAULT_MAX_NAMED = 1000;
  * holds far more than its text: `… where order_id in (<28,000 integers>)` (≈ 170 KB) held ≈ 6 MB,
  * and 190 of them on two connections took RSS past memoryLimit, so every other user's statement
  * failed 53200 while they were idle (the memory watchdog stops only running statements). 4 MiB of
- * text is ≈ 150 MB of DuckDB's memory per session at that ratio.
+ * text is ≈ 150 MB of DuckDB's memory at that ratio. The budget is per user, across all their
+ * sessions (userStatements): per session, 100 sessions of one user held 100 × that.
  */
 export const DEFAULT_MAX_PREPARED_TEXT = 4 * 1024 * 1024;
 
@@ -21,7 +26,7 @@ export interface NamedLimits {
   maxPreparedStatements?: number;
   /** Named portals and cursors (Bind, DECLARE) a session may hold (default 1000). */
   maxPortals?: number;
-  /** Characters of text the session's named statements may hold together (DEFAULT_MAX_PREPARED_TEXT). */
+  /** Characters of text one user's named statements, in all their sessions, may hold together (DEFAULT_MAX_PREPARED_TEXT). */
   maxPreparedText?: number;
 }
 
@@ -37,10 +42,12 @@ export function roomForStatement(
     const maxText = limits.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT;
     let held = text.length;
     for (const [n, s] of statements) if (n !== '' && n !== name) held += s.sql.length;
+    for (const other of userStatements.others(statements))
+      for (const [n, s] of other) if (n !== '') held += s.sql.length;
     if (held > maxText)
       throw new SqlError(
         SQLSTATE.configurationLimitExceeded,
-        `prepared statements of this session would hold ${held} characters of text: the limit is ${maxText}`,
+        `prepared statements of this user's sessions would hold ${held} characters of text: the limit is ${maxText}`,
         undefined,
         'Close or DEALLOCATE prepared statements the session no longer needs, or pass long value lists as parameters.',
       );

@@ -4,6 +4,7 @@
  * catalog emulation reads (`current_setting`, `pg_settings`, `current_user`, `current_database`).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { UserHoldings } from './user-holdings.js';
 import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
@@ -47,10 +48,14 @@ let fingerprintSeq = 0;
  * What one session's parameters may hold. PostgreSQL sets no bound, but here every value is kept
  * twice (this map and its DuckDB variable) for as long as the session lasts, idle or not: 2,000
  * SETs of 260 KB took one idle session past 1 GB and other users' statements then failed 53200.
- * Clients set a handful of custom parameters of a few KB at most (a JWT's claims).
+ * Clients set a handful of custom parameters of a few KB at most (a JWT's claims). Both bounds hold
+ * per user, across all their sessions (userSettings): per session, 100 sessions held 100 × them.
  */
 export const MAX_CUSTOM_PARAMETERS = 256;
 export const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+/** Each session's parameters, by user (registered by the session's owner, wire/session.ts). */
+export const userSettings = new UserHoldings<SessionSettings>();
 
 export interface SettingDefaults {
   statementTimeoutMs: number;
@@ -192,28 +197,51 @@ export class SessionSettings {
   private checkBudget(name: string, value: string): void {
     // A RESET custom parameter stays known with an empty value, as in PostgreSQL, but holds no place.
     if (value !== '' && !this.values.get(name) && name.includes('.')) {
-      const builtIn = this.defaults();
-      let custom = 0;
-      for (const [k, v] of this.values) if (v !== '' && k.includes('.') && !builtIn.has(k)) custom++;
+      let custom = this.customCount();
+      for (const other of userSettings.others(this)) custom += other.customCount();
       if (custom >= MAX_CUSTOM_PARAMETERS) {
         throw new SqlError(
           SQLSTATE.programLimitExceeded,
-          `too many custom parameters: a session may set at most ${MAX_CUSTOM_PARAMETERS}`,
+          `too many custom parameters: one user's sessions may set at most ${MAX_CUSTOM_PARAMETERS}`,
           undefined,
           'RESET parameters the session no longer needs.',
         );
       }
     }
-    let bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
-    for (const [k, v] of this.values) if (k !== name) bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+    let bytes = Buffer.byteLength(name) + Buffer.byteLength(value) + this.heldBytes(name);
+    // Another session's defaults are not the user's doing: only what it set counts.
+    for (const other of userSettings.others(this)) bytes += other.setBytes();
     if (bytes > MAX_SETTINGS_BYTES) {
       throw new SqlError(
         SQLSTATE.programLimitExceeded,
-        `parameter "${name}" not set: the session's parameters would hold ${bytes} bytes, more than the limit of ${MAX_SETTINGS_BYTES}`,
+        `parameter "${name}" not set: this user's sessions' parameters would hold ${bytes} bytes, more than the limit of ${MAX_SETTINGS_BYTES}`,
         undefined,
         'Use shorter values, or RESET parameters the session no longer needs.',
       );
     }
+  }
+
+  /** Custom parameters (a dotted name, not built in) set to a value now. */
+  customCount(): number {
+    const builtIn = this.defaults();
+    let custom = 0;
+    for (const [k, v] of this.values) if (v !== '' && k.includes('.') && !builtIn.has(k)) custom++;
+    return custom;
+  }
+
+  /** Bytes of the parameters' names and values, but `except`'s. */
+  heldBytes(except?: string): number {
+    let bytes = 0;
+    for (const [k, v] of this.values) if (k !== except) bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+    return bytes;
+  }
+
+  /** Bytes of the parameters set away from their defaults. */
+  setBytes(): number {
+    const d = this.defaults();
+    let bytes = 0;
+    for (const [k, v] of this.values) if (d.get(k) !== v) bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+    return bytes;
   }
 
   /** The parameters RESET ALL would change: those whose value is not the default. */

@@ -30,7 +30,8 @@ import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.j
 import { releaseNativeMemory } from '../session/native-memory.js';
 import type { AuditSink } from '../session/audit.js';
 import type { SessionResults } from '../session/result-cache-policy.js';
-import type { NamedLimits } from '../session/named-limits.js';
+import { userStatements, type NamedLimits } from '../session/named-limits.js';
+import { userSettings } from '../session/settings.js';
 import { closingAtTransactionEnd } from '../session/cursors.js';
 import { type VersionLease, type VersionSource } from '../versions/lease.js';
 
@@ -85,7 +86,14 @@ export class Session {
     const call = <T>(work: () => Promise<T>) => engineCall(user, conn, work, (w) => core.clock.bound(w));
     this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held, call);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
+    // The prepared-text and parameter budgets are the user's, across their sessions.
+    const releaseStatements = userStatements.hold(user, this.named.statements);
+    const releaseSettings = userSettings.hold(user, core.settings);
+    this.releaseHoldings = () => (releaseStatements(), releaseSettings());
   }
+
+  /** Takes this session's statements and parameters out of its user's budgets (close). */
+  private readonly releaseHoldings: () => void;
 
   /** Write what the session has pending for the client now. */
   private deliverPending(): void {
@@ -127,6 +135,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    this.releaseHoldings();
     this.core.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
     await this.stream.settle();
     await this.core.preparer.drained();

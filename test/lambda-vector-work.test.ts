@@ -1,0 +1,116 @@
+/**
+ * Lambdas whose work within one of DuckDB's vectors no interrupt reaches (analysis/lambda-work.ts):
+ * DuckDB runs a lambda over every element of every row of a 2,048-row vector in one call, so a body
+ * that builds 200 KB per element, or a cheap body over a 32,768-element list the statement builds
+ * for every row, held its thread long after the client's 57014. Each is refused 54000 before DuckDB
+ * sees it, the process stays idle and the session goes on; everyday lambdas over the lists of a
+ * fixture's columns answer as before.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import pg from 'pg';
+import { copyFixtures, cpuSeconds, startGateway, type RunningGateway } from './support/gateway.js';
+
+const TIMEOUT_MS = 3000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('lambda work per vector', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/nested');
+
+  before(async () => {
+    gw = await startGateway([
+      '--repo',
+      `nested=${repos.path('repos/nested')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+      '--statement-timeout',
+      String(TIMEOUT_MS),
+    ]);
+  });
+  after(async () => {
+    gw?.proc.kill('SIGKILL'); // on the old code the refused statements still run in DuckDB
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('a lambda building 200 KB per element, and a cheap one over a 32,768-element list per row, are refused 54000 at once; the process stays idle', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'nested' });
+    await c.connect();
+    const payloads: [string, RegExp][] = [
+      // Before: 32,768 × 200 KB per row, hours for one vector (the "stuck statement" of service-signals).
+      [
+        "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + x % 2))))) from range(2048) t(r)",
+        /^list_transform\(\) would take about \d+ steps \(32768 elements, each running its lambda\), over the gateway's limit of 16777216$/,
+      ],
+      // Before: within the per-row ceiling, 2,048 × 32,768 × 8 steps per vector, seconds each past the timeout.
+      [
+        'select sum(list_sum(list_transform(range(32768), x -> x * r + x * 7 - r * 3 + x * 5 - x * 11 + r))) from range(204800) t(r)',
+        /^One vector of this statement would take about \d+ steps \(2048 rows per vector, each running lambdas over lists the statement builds\), over the gateway's limit of 268435456$/,
+      ],
+      // A list counted from a row's value (range(r): up to 32,768 elements) with a body building 4 KB.
+      [
+        "select sum(list_sum(list_transform(range(r % 30000), x -> length(lpad('a', 4000, 'b') || x)))) from range(204800) t(r)",
+        /^One vector of this statement would take about \d+ steps/,
+      ],
+    ];
+    for (const [sql, message] of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''),
+        sql,
+      );
+      assert.ok(Date.now() - t0 < 1000, `${sql}: answered after ${Date.now() - t0} ms`);
+      // Nothing left running: the process uses under half a core over the next second.
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(1000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+      // The session goes on.
+      assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
+    }
+    await c.end();
+  });
+
+  test('everyday lambdas over the lists of a table (nested fixture) answer', async () => {
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'nested' });
+    await c.connect();
+    const r = await c.query(`select id,
+        list_transform(l, x -> x * 2)::varchar as doubled,
+        list_filter(sl.tags, t -> t like 't%')::varchar as t_tags,
+        list_transform(ls, e -> e.y || '!')::varchar as ys,
+        list_reduce(l, (a, b) -> a + b) as total,
+        [lpad(t, 4, '*') for t in sl.tags]::varchar as padded,
+        list_transform(l, x -> repeat('*', 3))::varchar as stars,
+        list_transform(sl.tags, t -> upper(t) || printf('%03d', id))::varchar as labels,
+        list_sum(list_transform(range(100), k -> k * id)) as series
+      from n where id in (1, 2) order by id`);
+    assert.deepEqual(r.rows, [
+      {
+        id: 1,
+        doubled: '[2, 4, 4]',
+        t_tags: '[t1]',
+        ys: '[y1!, NULL]',
+        total: 5,
+        padded: '[**t1, ***u]',
+        stars: '[***, ***, ***]',
+        labels: '[T1001, U001]',
+        series: '4950',
+      },
+      {
+        id: 2,
+        doubled: '[4, 6, 8]',
+        t_tags: '[t2]',
+        ys: '[y2!, NULL]',
+        total: 9,
+        padded: '[**t2, ***u]',
+        stars: '[***, ***, ***]',
+        labels: '[T2002, U002]',
+        series: '9900',
+      },
+    ]);
+    await c.end();
+  });
+});
