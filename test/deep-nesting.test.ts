@@ -19,7 +19,7 @@ const DEEP_STRUCTURE = `'${'['.repeat(100_000)}"INTEGER"${']'.repeat(100_000)}'`
 const LITERAL = `'${'['.repeat(100_000)}${']'.repeat(100_000)}'`;
 
 /** Each crashed the gateway before (SIGSEGV within about a second). */
-const PAYLOADS: { sql: string; params?: string[] }[] = [
+const PAYLOADS: { sql: string; params?: string[]; code?: string }[] = [
   { sql: `select length(json_structure(${deepArray('100000')}))` },
   { sql: `select length(json_structure(${deepObject('50000')}))` },
   { sql: `select json_contains(j, j) from (select ${deepArray('100000')} as j)` },
@@ -30,6 +30,9 @@ const PAYLOADS: { sql: string; params?: string[] }[] = [
   ...['json_transform', 'json_transform_strict', 'from_json', 'from_json_strict'].map((f) => ({
     sql: `select ${f}('1', ${DEEP_STRUCTURE}) is null`,
   })),
+  // DuckDB's VARIANT (no PostgreSQL meaning) is refused by name from the parse (analysis/qualified-types.ts).
+  { sql: `select length(${deepArray('100000')}::json::variant::varchar)`, code: '0A000' },
+  { sql: `select try_cast(${deepArray('100000')}::json as "Variant"[]) is null`, code: '0A000' },
 ];
 
 describe('deep nesting: functions that recursed past the stack', () => {
@@ -50,12 +53,12 @@ describe('deep nesting: functions that recursed past the stack', () => {
   test('each payload is refused 54001; the gateway lives, the session and another session answer', async () => {
     const c = await login();
     const other = await login();
-    for (const { sql, params } of PAYLOADS) {
+    for (const { sql, params, code = '54001' } of PAYLOADS) {
       const shown = sql.slice(0, 80);
       await assert.rejects(
         c.query(sql, params),
         (e: { code?: string; message?: string }) =>
-          e.code === '54001' && /nested more than 1000 levels deep/.test(e.message ?? ''),
+          e.code === code && (code !== '54001' || /nested more than 1000 levels deep/.test(e.message ?? '')),
         shown,
       );
       assert.equal(gw.proc.exitCode, null, `${shown}: the gateway exited`);
