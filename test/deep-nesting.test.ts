@@ -26,7 +26,7 @@ const PAYLOADS: { sql: string; params?: string[]; code?: string }[] = [
   { sql: `select length(json_structure(${deepArray('100000 + i::int')})) from range(1) t(i)` },
   { sql: `select length(json_structure(${LITERAL}))` },
   { sql: 'select length(json_structure($1::varchar))', params: ['['.repeat(100_000) + ']'.repeat(100_000)] },
-  { sql: 'select json_contains($1::json, $1::json)', params: ['{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)] },
+  { sql: 'select json_contains($1::json, $1::json)', params: ['['.repeat(100_000) + ']'.repeat(100_000)] },
   ...['json_transform', 'json_transform_strict', 'from_json', 'from_json_strict'].map((f) => ({
     sql: `select ${f}('1', ${DEEP_STRUCTURE}) is null`,
   })),
