@@ -5,6 +5,11 @@
  * own, so a qualified type name is never needed: one naming a catalog, or a schema other than
  * `main`/`pg_catalog`, is refused 42501 from DuckDB's parse before anything binds it. Pure: the
  * input is DuckDB's parse tree (json_serialize_sql), whose UNBOUND types keep their qualification.
+ *
+ * The same walk refuses DuckDB's VARIANT type (0A000): a JSON value cast to it is converted by
+ * recursion, and 100,000 nested brackets overflowed the stack and killed the process
+ * (bench/deep-nesting-sweep.ts). PostgreSQL has no such type, and no function converts to it
+ * implicitly, so a cast in the client's text is the only way in.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -21,6 +26,14 @@ export function refuseQualifiedTypes(tree: unknown): void {
       continue;
     }
     const o = node as Record<string, unknown>;
+    if (o.id === 'VARIANT') {
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        'type variant is not supported by fdl-gateway',
+        undefined,
+        'Cast to json or to a structured type (STRUCT, a list) instead.',
+      );
+    }
     if (o.type === 'UNBOUND_TYPE_INFO') {
       const catalog = typeof o.catalog === 'string' ? o.catalog : '';
       const schema = typeof o.schema === 'string' ? o.schema.toLowerCase() : '';

@@ -4,6 +4,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
@@ -122,6 +123,11 @@ export function fromDuckDB(e: unknown): SqlError {
       undefined,
       'The file was removed from the repository after this version was opened; the repository needs repair (fdl verify).',
     );
+  // A nesting guard (nesting-guards.ts), raised by error() or inside DuckDB's words for a structure it cannot read.
+  const tooDeep = new RegExp(`^Invalid Input Error: (?:Value ")?(\\w+: [^"\\n]* ${NESTING_LIMIT_PHRASE})`).exec(
+    message,
+  );
+  if (tooDeep) return new SqlError(SQLSTATE.statementTooComplex, tooDeep[1]!);
   const worded = pgWording(message);
   for (const [re, code] of byPattern) {
     if (re.test(message))

@@ -38,6 +38,7 @@ import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
+import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
 import { connectionCallsDone } from './engine-calls.js';
@@ -269,7 +270,7 @@ function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
   return handle;
 }
 
-/** The cost and value guards' macros (cost-, value-, regex-, list- and growth-guards.ts) as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-, value-, regex-, list-, growth- and nesting-guards.ts) as one text, built once per instance from its catalog. */
 async function guardStatements(instance: DuckDBInstance): Promise<string> {
   const conn = await instance.connect();
   try {
@@ -283,6 +284,7 @@ async function guardStatements(instance: DuckDBInstance): Promise<string> {
       ...regexGuardStatements(),
       ...listGuardStatements(),
       ...growthGuardStatements(),
+      ...nestingGuardStatements(),
     ].join(';\n');
   } finally {
     conn.disconnectSync();

@@ -15,6 +15,7 @@
  * watchdog (memory-watchdog.ts) stops it between vectors.
  */
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { NESTING_GUARD_COPIES } from './nesting-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes one call may add to the largest of its inputs. */
@@ -177,6 +178,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   not_like_escape: [3, 4, 2],
   ilike_escape: [3, 4, 2],
   not_ilike_escape: [3, 4, 2],
+  ...NESTING_GUARD_COPIES,
 };
 /** The most times one expression may be bound through nested guarded calls. */
 export const MAX_GUARD_COPIES = 256;
