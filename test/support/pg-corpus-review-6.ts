@@ -13,6 +13,8 @@ export const REVIEW_6 = [
   "select '1e-40'::numeric",
   'select 1e400',
   // sha256 is bytea (it answered hex text: encode(…, 'hex') encoded it twice, length 64); length of bytea its bytes
+  "select sha256('abc'::bytea), encode(sha256('abc'::bytea), 'hex'), sha256('abc')",
+  'select order_id, sha256(status::bytea) from sales.orders order by order_id limit 2',
   "select sha256('abc'::bytea), length(sha256('abc'::bytea)), encode(sha256('abc'::bytea), 'hex'), encode(sha256('abc'::bytea), 'base64')",
   'select sha256(status::bytea), length(email::bytea) from sales.orders join sales.customers using (customer_id) order by order_id limit 3',
   "select length('\\x00ff'::bytea), length('abc'), length(name), octet_length('\\x00ff'::bytea) from sales.customers order by customer_id limit 2",
