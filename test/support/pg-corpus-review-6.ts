@@ -64,4 +64,8 @@ export const REVIEW_6 = [
   'select generate_series(1, 5, 0)',
   'select * from generate_series(1, 5, 0)',
   'select generate_series(1, 5, 2), generate_series(5, 1, -2)',
+  // sum(interval) and to_char(interval) (DuckDB has neither): 0A000 with a hint, not DuckDB's candidate list
+  "select sum(interval '1 day') from sales.orders",
+  'select status, sum(ordered_at - ordered_at) from sales.orders group by 1 order by 1',
+  "select to_char(interval '1 day 3 hours', 'HH24:MI')",
 ];
