@@ -1111,6 +1111,7 @@ describe('settings PostgreSQL shows', () => {
       'SHOW maintenance_work_mem',
       "SET work_mem = '1GB'",
       "select current_setting('work_mem')",
+      "select setting, unit from pg_settings where name in ('work_mem', 'maintenance_work_mem') order by name",
       'SET enable_seqscan = off',
       'SHOW enable_seqscan',
       "SET enable_seqscan TO 'TRUE'",
@@ -1128,6 +1129,7 @@ describe('settings PostgreSQL shows', () => {
       "SET shared_buffers = '1GB'",
       'RESET work_mem',
       'SHOW work_mem',
+      "select setting from pg_settings where name = 'work_mem'",
       'RESET enable_seqscan',
       'SHOW enable_seqscan',
     ];

@@ -18,12 +18,6 @@ export function isPgSetting(name: string): boolean {
   return rowOf(name) !== undefined;
 }
 
-/** The text SHOW prints for the setting at its default. */
-export function pgSettingDefault(name: string): string {
-  const row = rowOf(name)!;
-  return SHOWN_SETTINGS.get(String(row[0])) ?? String(row[1]);
-}
-
 const MEMORY_KB: Readonly<Record<string, number>> = { B: 1 / 1024, kB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
 const TIME_MS: Readonly<Record<string, number>> = {
   us: 0.001,
@@ -44,8 +38,21 @@ function parseBool(l: string): boolean | undefined {
   return undefined;
 }
 
-/** The value as SHOW prints it after `SET name = value`, or PostgreSQL's refusal. */
-export function pgSettingInput(name: string, value: string): string {
+/** A setting as SHOW prints it and as pg_settings.setting holds it (a number in the setting's base unit). */
+export interface PgSettingValue {
+  readonly shown: string;
+  readonly setting: string;
+}
+
+/** The setting at PostgreSQL's default. */
+export function pgSettingDefault(name: string): PgSettingValue {
+  const row = rowOf(name)!;
+  return { shown: SHOWN_SETTINGS.get(String(row[0])) ?? String(row[1]), setting: String(row[1]) };
+}
+
+/** The value after `SET name = value`, or PostgreSQL's refusal. */
+export function pgSettingInput(name: string, value: string): PgSettingValue {
+  const shown = (text: string): PgSettingValue => ({ shown: text, setting: text });
   const row = rowOf(name)!;
   const [shownName, , unit, , , context, vartype, min, max, enumvals] = row as [
     string,
@@ -82,7 +89,7 @@ export function pgSettingInput(name: string, value: string): string {
     case 'bool': {
       const b = parseBool(v.toLowerCase());
       if (b === undefined) throw invalid();
-      return b ? 'on' : 'off';
+      return shown(b ? 'on' : 'off');
     }
     case 'enum': {
       const options = String(enumvals ?? '{}')
@@ -91,7 +98,7 @@ export function pgSettingInput(name: string, value: string): string {
         .map((o) => o.replace(/^"|"$/g, ''));
       const match = options.find((o) => o.toLowerCase() === v.toLowerCase());
       if (match === undefined) throw invalid(`Available values: ${options.join(', ')}.`);
-      return match;
+      return shown(match);
     }
     case 'integer':
     case 'real': {
@@ -122,9 +129,9 @@ export function pgSettingInput(name: string, value: string): string {
           SQLSTATE.invalidParameterValue,
           `${n} is outside the valid range for parameter "${shownName}" (${min} .. ${max})`,
         );
-      return shownSetting(String(n), unit);
+      return { shown: shownSetting(String(n), unit), setting: String(n) };
     }
     default:
-      return value;
+      return shown(value);
   }
 }

@@ -146,10 +146,14 @@ export class SessionSettings {
   async set(name: string, value: string | null): Promise<string | undefined> {
     if (!this.defaults().has(name) && !name.includes('.') && isPgSetting(name) && !PRIVILEGED_SETTINGS.has(name)) {
       // PostgreSQL's own setting the gateway shows but does not use: kept and shown back, no effect.
-      const shown = value === null ? pgSettingDefault(name) : pgSettingInput(name, value);
+      const { shown, setting } = value === null ? pgSettingDefault(name) : pgSettingInput(name, value);
       this.values.set(name, shown);
       this.outputKey = null;
-      await this.mirror([[name, shown]]);
+      // pg_settings.setting holds the base-unit number (`65536` for `64MB`): mirrored beside the shown text.
+      await this.mirror([
+        [name, shown],
+        [`${name}__base`, setting],
+      ]);
       return;
     }
     if (!this.values.has(name) && !name.includes('.')) {
