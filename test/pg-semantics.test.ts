@@ -1120,3 +1120,45 @@ describe('errors worded as PostgreSQL', () => {
     }
   });
 });
+
+describe('settings PostgreSQL shows', () => {
+  test('SET of a setting SHOW answers is kept and shown back (no effect); a bad value 22023, a server-wide setting 55P02', async () => {
+    const steps = [
+      "SET work_mem = '64MB'",
+      'SHOW work_mem',
+      'SET maintenance_work_mem = 131072',
+      'SHOW maintenance_work_mem',
+      "SET work_mem = '1GB'",
+      "select current_setting('work_mem')",
+      "select setting, unit from pg_settings where name in ('work_mem', 'maintenance_work_mem') order by name",
+      'SET enable_seqscan = off',
+      'SHOW enable_seqscan',
+      "SET enable_seqscan TO 'TRUE'",
+      'SHOW enable_seqscan',
+      "SET synchronous_commit TO 'local'",
+      'SHOW synchronous_commit',
+      "SET random_page_cost = '1.5'",
+      'SHOW random_page_cost',
+      "SET lock_timeout = '2s'",
+      "SET work_mem = 'lots'",
+      "SET work_mem = '64 parsecs'",
+      'SET work_mem = 10',
+      "SET enable_seqscan = 'maybe'",
+      "SET synchronous_commit = 'sometimes'",
+      "SET shared_buffers = '1GB'",
+      'RESET work_mem',
+      'SHOW work_mem',
+      "select setting from pg_settings where name = 'work_mem'",
+      'RESET enable_seqscan',
+      'SHOW enable_seqscan',
+    ];
+    await same(async (e) => {
+      const out: unknown[] = [];
+      for (const sql of steps) {
+        const r = await conns[e]!.query(sql);
+        out.push(r.error ? `${sql} → ${r.error.code}` : [sql, text(r)]);
+      }
+      return out;
+    });
+  });
+});

@@ -109,9 +109,36 @@ function pgWording(message: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Calls PostgreSQL answers but DuckDB has no overload for: refused (0A000) with what to write instead,
+ * never DuckDB's candidate list (`sum(interval)`, `to_char(interval, …)` → strftime of an INTERVAL).
+ */
+const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
+  [
+    /^Binder Error: No function matches the given name and argument types '(sum|avg)\(INTERVAL\)'/,
+    '$1(interval)',
+    "Aggregate the seconds: $1(extract(epoch from x)) * interval '1 second' (PostgreSQL keeps months and days apart).",
+  ],
+  [
+    /^Binder Error: No function matches the given name and argument types 'strftime\(INTERVAL, /,
+    'to_char() of an interval',
+    'Use extract(hour from x), extract(minute from x) … of its fields, or x::text.',
+  ],
+];
+
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  for (const [re, what, hint] of NO_OVERLOAD) {
+    const m = re.exec(message);
+    if (m)
+      return new SqlError(
+        SQLSTATE.featureNotSupported,
+        `${what.replace('$1', m[1] ?? '')} is not supported by fdl-gateway`,
+        undefined,
+        hint.replaceAll('$1', m[1] ?? ''),
+      );
+  }
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);

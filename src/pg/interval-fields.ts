@@ -39,3 +39,27 @@ export function intervalWithFields(arg: Node, typmods: Node[]): Node {
     "Write the unit inside the string, as interval '1 day 3 hours', or one number and one unit, as interval '3' hour.",
   );
 }
+
+/** ISO 8601's format with designators (`P3D`, `P1Y2M`, `PT1H30M`, `P2W`), which PostgreSQL reads and DuckDB does not. */
+const ISO_DESIGNATORS =
+  /^\s*P(?:([+-]?\d+)Y)?(?:([+-]?\d+)M)?(?:([+-]?\d+)W)?(?:([+-]?\d+)D)?(?:T(?:([+-]?\d+)H)?(?:([+-]?\d+)M)?(?:([+-]?\d+(?:\.\d+)?)S)?)?\s*$/;
+
+/** An ISO 8601 interval with designators as interval text DuckDB reads; undefined for any other text. */
+export function isoInterval(text: string): string | undefined {
+  const m = ISO_DESIGNATORS.exec(text);
+  if (!m || text.trim() === 'P' || text.trim().endsWith('T')) return undefined;
+  const [, y, mo, w, d, h, mi, s] = m;
+  const days = w === undefined && d === undefined ? undefined : Number(w ?? 0) * 7 + Number(d ?? 0);
+  const parts: Array<[string | number | undefined, string]> = [
+    [y, 'years'],
+    [mo, 'months'],
+    [days, 'days'],
+    [h, 'hours'],
+    [mi, 'minutes'],
+    [s, 'seconds'],
+  ];
+  return parts
+    .filter(([v]) => v !== undefined)
+    .map(([v, unit]) => `${Number(v)} ${unit}`)
+    .join(' ');
+}

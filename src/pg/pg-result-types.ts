@@ -135,6 +135,11 @@ export function numericOf(arg: Node): Node | undefined {
   return dispatch('numeric', [arg], [arg]);
 }
 
+/** `x::time`: of a timestamptz the time of day in the session's zone, as PostgreSQL (DuckDB has no such cast). */
+export function timeOf(arg: Node): Node | undefined {
+  return dispatch('time', [arg], [arg]);
+}
+
 /** Whether a node is syntactically a date: `date '…'`, `…::date`, current_date, make_date(…). */
 export function dateLike(n: Node | undefined): boolean {
   if (!n) return false;

@@ -90,6 +90,18 @@ export function numericSpecialRefused(text: string): SqlError | undefined {
   );
 }
 
+/** `x::timestamptz(p)`, `x::interval(p)`: PostgreSQL rounds the seconds to p digits; DuckDB has no such typmod. */
+export function precisionRefused(type: string): SqlError {
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    `${type}(p) with a precision is not supported by fdl-gateway`,
+    undefined,
+    type === 'interval'
+      ? 'Cast to interval without a precision (PostgreSQL rounds its seconds to p digits).'
+      : "Cast without a precision, and truncate with date_trunc('second', x) (PostgreSQL rounds to p digits).",
+  );
+}
+
 const castInt4 = (arg: Node): Node => ({ TypeCast: { arg, typeName: { names: [str('int4')], typemod: -1 } } });
 
 /**

@@ -13,7 +13,18 @@ import {
   sumCall,
 } from './pg-result-types.js';
 import { isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
-import { codecCall, formatCall, jsonAggCall, LIST_SRF_IN_SELECT, regexpMatchesRefused, unnestSrf } from './pg-calls.js';
+import { SqlError, SQLSTATE } from '../errors.js';
+import {
+  codecCall,
+  constantZero,
+  formatCall,
+  jsonAggCall,
+  JSON_SET_FUNCTIONS,
+  jsonSetFunctionRefused,
+  LIST_SRF_IN_SELECT,
+  regexpMatchesRefused,
+  unnestSrf,
+} from './pg-calls.js';
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import {
   asTimestamptz,
@@ -29,7 +40,6 @@ import {
   settingOrError,
 } from './pg-forms.js';
 import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
-import { SqlError, SQLSTATE } from '../errors.js';
 import {
   cardinalityCall,
   jsonbBuildObjectRefused,
@@ -39,6 +49,9 @@ import {
 } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
+
+/** Relation size functions: their argument is a regclass. */
+const RELATION_SIZES = new Set(['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']);
 
 /** Functions whose PostgreSQL name differs from the DuckDB (or compat) one. */
 const RENAMED: Record<string, string> = {
@@ -81,6 +94,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return toNumberCall(args);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  if (pgName && JSON_SET_FUNCTIONS.has(pgName)) throw jsonSetFunctionRefused(pgName);
   if (pgName === 'jsonb_build_object') throw jsonbBuildObjectRefused();
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
   if (result) {
@@ -151,6 +165,13 @@ function pgCall(
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
     out.args = [args[0]!, asTimestamptz(args[1]!)];
     return { FuncCall: { ...out, funcname: [str(pgName)] } };
+  }
+  if (pgName === 'generate_series' && args?.length === 3 && constantZero(args[2]))
+    throw new SqlError(SQLSTATE.invalidParameterValue, 'step size cannot equal zero');
+  if (pgName && RELATION_SIZES.has(pgName) && args?.length && args[0]!.A_Const?.sval) {
+    // pg_total_relation_size('sales.orders'): the text is read as a regclass, as PostgreSQL reads it.
+    out.args = [compat('_regclass_in', [args[0]!]), ...args.slice(1)];
+    return { FuncCall: { ...out, funcname: [COMPAT_DB, PGCAT, pgName].map(str) } };
   }
   // generate_series over dates (or untyped strings) with an interval step: timestamptz, as PostgreSQL resolves it.
   const numeric = (n: Node | undefined) =>

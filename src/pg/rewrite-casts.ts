@@ -3,7 +3,7 @@ import { OID } from './oids.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
 import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
-import { numericOf, textOf } from './pg-result-types.js';
+import { numericOf, textOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
   compat,
@@ -17,8 +17,8 @@ import {
   type Node,
 } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
-import { numericSpecialRefused } from './pg-spellings.js';
-import { intervalWithFields } from './interval-fields.js';
+import { numericSpecialRefused, precisionRefused } from './pg-spellings.js';
+import { intervalWithFields, isoInterval } from './interval-fields.js';
 import { FRACTIONAL_SECOND_TYPES, fractionalPrecision } from './fractional-seconds.js';
 
 /** PostgreSQL OIDs (scalar, array) of cast targets recorded for parameters (`$n::oid`). */
@@ -73,6 +73,15 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
     return regprocName(arg);
   }
+  if (type === 'time' && !isArray && !tn.typmods && sval === undefined && !tc.arg?.ParamRef) {
+    const time = timeOf(arg);
+    if (time) {
+      ctx.changed = true;
+      return time;
+    }
+  }
+  // interval(p) parses as the full field range and a precision.
+  if (!isArray && type === 'interval' && tn.typmods?.length === 2) throw precisionRefused(type);
   if (type === 'interval' && !isArray && tn.typmods) {
     ctx.changed = true;
     return intervalWithFields(tc.arg, tn.typmods);
@@ -88,6 +97,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
           : type === 'bytea'
             ? byteaInput(sval)
             : undefined;
+    const iso = type === 'interval' && !isArray && !tn.typmods ? isoInterval(sval) : undefined;
+    if (iso !== undefined) {
+      ctx.changed = true;
+      arg = strConst(iso);
+    }
     if (type === 'jsonb') {
       // jsonb's normal form (key order, duplicates, numbers, spacing), as PostgreSQL stores and prints it.
       const normal = jsonbText(sval);

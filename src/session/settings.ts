@@ -10,6 +10,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { defaultSettings, normalizeSetting, reportedName } from './parameters.js';
 import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/privileged-settings.js';
 import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
+import { isPgSetting, pgSettingDefault, pgSettingInput } from './pg-setting-input.js';
 import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { variablesWhenTaken } from '../engine/session-connections.js';
@@ -155,6 +156,18 @@ export class SessionSettings {
 
   /** SET (value) or RESET (null) of one parameter; returns a warning for the client, if any. */
   async set(name: string, value: string | null): Promise<string | undefined> {
+    if (!this.defaults().has(name) && !name.includes('.') && isPgSetting(name) && !PRIVILEGED_SETTINGS.has(name)) {
+      // PostgreSQL's own setting the gateway shows but does not use: kept and shown back, no effect.
+      const { shown, setting } = value === null ? pgSettingDefault(name) : pgSettingInput(name, value);
+      this.values.set(name, shown);
+      this.outputKey = null;
+      // pg_settings.setting holds the base-unit number (`65536` for `64MB`): mirrored beside the shown text.
+      await this.mirror([
+        [name, shown],
+        [`${name}__base`, setting],
+      ]);
+      return;
+    }
     if (!this.values.has(name) && !name.includes('.')) {
       if (await this.isEngineSetting(name)) {
         throw new SqlError(

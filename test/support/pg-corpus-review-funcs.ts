@@ -13,6 +13,8 @@ export const REVIEW_FUNCS = [
   "select '1e-40'::numeric",
   'select 1e400',
   // sha256 is bytea (it answered hex text: encode(…, 'hex') encoded it twice, length 64); length of bytea its bytes
+  "select sha256('abc'::bytea), encode(sha256('abc'::bytea), 'hex'), sha256('abc')",
+  'select order_id, sha256(status::bytea) from sales.orders order by order_id limit 2',
   "select sha256('abc'::bytea), length(sha256('abc'::bytea)), encode(sha256('abc'::bytea), 'hex'), encode(sha256('abc'::bytea), 'base64')",
   'select sha256(status::bytea), length(email::bytea) from sales.orders join sales.customers using (customer_id) order by order_id limit 3',
   "select length('\\x00ff'::bytea), length('abc'), length(name), octet_length('\\x00ff'::bytea) from sales.customers order by customer_id limit 2",
@@ -48,4 +50,22 @@ export const REVIEW_FUNCS = [
   "select t.typname, t.typinput, t.typoutput::text from pg_type t where t.typname like 'int%' order by t.typinput, 1",
   "select proname, prosupport, prosupport::text from pg_proc where proname in ('int4in', 'array_in') order by 1",
   "select t.typname from pg_type t join pg_proc p on p.oid = t.typinput where p.proname = 'int4in'",
+  // PostgreSQL's answer or its SQLSTATE, never DuckDB's words: JSON set-returning functions refused with a hint (they were 42501)
+  'select * from json_each(\'{"a":1}\')',
+  "select json_array_elements('[1,2]')",
+  "select * from jsonb_array_elements_text('[1]') as t(v)",
+  // a relation size by name; timestamptz::time; timestamptz(p) and interval(p) refused; ISO 8601 intervals; a zero step
+  "select pg_total_relation_size('sales.orders') >= 0, pg_relation_size('sales.orders') >= 0, pg_table_size('sales.orders') > 0",
+  "select pg_total_relation_size('sales.nosuch')",
+  'select max(ordered_at::timestamptz::time), min(cast(ordered_at::timestamptz as time)), max(ordered_at::time) from sales.orders',
+  "select '2024-01-01 10:00:00.567+00'::timestamptz(0)",
+  "select interval '1.2345 seconds'::interval(2)",
+  "select 'P3D'::interval, 'P1Y2M'::interval, 'PT1H30M'::interval, interval 'P2W', 'P1DT2H3M4.5S'::interval, 'P-1D'::interval",
+  'select generate_series(1, 5, 0)',
+  'select * from generate_series(1, 5, 0)',
+  'select generate_series(1, 5, 2), generate_series(5, 1, -2)',
+  // sum(interval) and to_char(interval) (DuckDB has neither): 0A000 with a hint, not DuckDB's candidate list
+  "select sum(interval '1 day') from sales.orders",
+  'select status, sum(ordered_at - ordered_at) from sales.orders group by 1 order by 1',
+  "select to_char(interval '1 day 3 hours', 'HH24:MI')",
 ];

@@ -281,7 +281,8 @@ export function catalogViewStatements(): string[] {
       'pg_settings',
       {
         name: 's.name',
-        setting: `coalesce(${C}_var(s.name), s.setting)`,
+        // A setting SET in the session (session/settings.ts mirrors its base-unit number as `<name>__base`).
+        setting: `coalesce(${C}_var(s.name || '__base'), ${C}_var(s.name), s.setting)`,
         unit: 'unit',
         category: 'category',
         short_desc: 'short_desc',
