@@ -13,6 +13,7 @@ import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
 import {
+  filterSubLinks,
   isRecord,
   recordArrayRefused,
   rowArgs,
@@ -139,7 +140,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (!fields || !kind) break;
         ctx.changed = true;
         const name = names(body.operName as Node[] | undefined).slice(-1)[0] ?? '=';
-        return walk(rowSubLink(kind, name, fields, body.subselect as Node), ctx, false);
+        const filterOnly = ctx.filterSubLinks?.has(body) === true;
+        return walk(rowSubLink(kind, name, fields, body.subselect as Node, filterOnly), ctx, false);
       }
       case 'TypeCast':
         return typeCast(body, ctx, display);
@@ -183,6 +185,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           // The FROM items a whole-row reference can name here: this SELECT's and those of the SELECTs around it.
           const outer = ctx.rowScope;
           ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
+          filterSubLinks(body.whereClause as Node | undefined, (ctx.filterSubLinks ??= new Set()));
+          filterSubLinks(body.havingClause as Node | undefined, ctx.filterSubLinks);
           try {
             const out: Node = {};
             for (const k of keys) out[k] = walk(obj[k], ctx, false);
