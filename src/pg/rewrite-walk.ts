@@ -11,7 +11,7 @@ import { sortUsing } from './pg-operators.js';
 import { recordValue } from './pg-calls.js';
 import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
-import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
+import { jsonCall } from './rewrite-records.js';
 import {
   filterSubLinks,
   isRecord,
@@ -20,7 +20,6 @@ import {
   rowNullTest,
   rowSubLink,
   wholeRowCount,
-  wholeRowName,
 } from './pg-rows.js';
 import {
   call,
@@ -59,7 +58,7 @@ const TABLE_FUNCTIONS = new Set([
   'read_json',
 ]);
 
-const NO_ROWS: ReadonlySet<string> = new Set();
+export const NO_ROWS: ReadonlySet<string> = new Set();
 
 /** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
 function samplePercent(sample: Node): void {
@@ -420,30 +419,4 @@ function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
     default:
       return orig;
   }
-}
-
-/** `json_build_object(…)`, `row_to_json(row(…))`, `row_to_json(t)`: values in JSON as PostgreSQL writes them (pg-json-values.ts). */
-function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
-  const args = (fc.args ?? []) as Node[];
-  if (isJsonBuildObject(fc) && !fc.func_variadic) {
-    ctx.changed = true;
-    return jsonBuildObject(walk(args, ctx, false) as Node[]);
-  }
-  const n = names(fc.funcname);
-  if (
-    n[n.length - 1] !== 'row_to_json' ||
-    args.length !== 1 ||
-    (n.length === 2 && n[0] !== 'pg_catalog') ||
-    n.length > 2
-  )
-    return undefined;
-  const fields = rowArgs(args[0]);
-  if (fields) {
-    ctx.changed = true;
-    return recordToJson(walk(fields, ctx, false) as Node[]);
-  }
-  const row = wholeRowName(args[0], ctx.rowScope ?? NO_ROWS, true);
-  if (!row) return undefined;
-  ctx.changed = true;
-  return wholeRowToJson({ ...fc, funcname: [str('row_to_json')] }, { ColumnRef: { fields: [str(row)] } });
 }

@@ -46,4 +46,10 @@ export const REVIEW_ROWS = [
   "select json_build_object('n', count(*), 'm', max(ordered_at), 'a', sum(amount)) from sales.orders",
   "select json_build_object('k', json_build_object('i', 1), 'l', array[1,2]), json_build_object()",
   'select json_build_object(null, 1)',
+  // json_agg / to_json of records: PostgreSQL's row_to_json text, a record element after ", \n "
+  'select json_agg(row(order_id, status)) from sales.orders where order_id < 3',
+  'select json_agg(c order by customer_id desc) from sales.customers c where customer_id < 3',
+  'select json_agg(o) from sales.orders o where order_id < 3',
+  "select to_json(row(1, 'a')), to_json(row(order_id, ordered_at)) from sales.orders where order_id = 1",
+  'select to_json(o) from sales.orders o where order_id = 1',
 ];
