@@ -226,13 +226,16 @@ export function regexpMatchesRefused(): SqlError {
 
 /**
  * `json_agg(x [ORDER BY …] [FILTER …])`: PostgreSQL prints the elements separated by ", " (no rows:
- * NULL; a NULL element: null). Built inline so the aggregate keeps its ORDER BY, DISTINCT and FILTER.
+ * NULL; a NULL element: null; a record element after ", \n "). Built inline so the aggregate keeps its ORDER BY, DISTINCT and FILTER.
  */
-export function jsonAggCall(fc: Node, args: Node[]): Node {
+export function jsonAggCall(fc: Node, args: Node[], separator = ', '): Node {
   const element = { CoalesceExpr: { args: [castTo(call('to_json', [args[0]!]), 'varchar'), strConst('null')] } };
   const list = { FuncCall: { ...fc, funcname: [str('list')], args: [element] } };
   const concat = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('||')], lexpr: l, rexpr: r } });
-  return castTo(concat(concat(strConst('['), call('array_to_string', [list, strConst(', ')])), strConst(']')), 'json');
+  return castTo(
+    concat(concat(strConst('['), call('array_to_string', [list, strConst(separator)])), strConst(']')),
+    'json',
+  );
 }
 
 /**

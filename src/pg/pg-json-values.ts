@@ -2,9 +2,9 @@
  * Values inside JSON as PostgreSQL writes them (datum_to_json), where DuckDB's `to_json` differs:
  * timestamps in ISO 8601 with a `T` (timestamptz with its `+00:00` offset), numerics with their scale
  * (`28.80`), floats as float8out prints them (`100`, NaN quoted). Used by `json_build_object` (also
- * PostgreSQL's `{"k" : v, …}` spacing) and `row_to_json(row(…))` (fields f1…fn); `row_to_json` of a
- * whole-row reference, whose fields the rewrite cannot see, is refused 0A000 when DuckDB would print
- * one of them differently.
+ * PostgreSQL's `{"k" : v, …}` spacing) and a record's JSON — `row_to_json`, `to_json`, `json_agg` of
+ * `row(…)` (fields f1…fn); of a whole-row reference, whose fields the rewrite cannot see, refused 0A000
+ * when DuckDB would print one of them differently.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { dispatch } from './pg-result-types.js';

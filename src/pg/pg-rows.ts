@@ -149,9 +149,12 @@ const exists = (from: Node, where: Node): Node => ({
  * `(a, b) op ANY (SELECT …)` (IN is `= ANY`): true when some row compares true, else NULL when some row
  * compares NULL, else false; ALL: false when some row compares false, else NULL, else true.
  */
-export function rowSubLink(kind: 'ANY' | 'ALL', name: string, l: Node[], subselect: Node): Node {
+export function rowSubLink(kind: 'ANY' | 'ALL', name: string, l: Node[], subselect: Node, filterOnly: boolean): Node {
   const { from, columns } = renamedSubquery(subselect, l.length);
   const cmp = compareRows(name, l, columns);
+  // As a filter (a conjunct of WHERE or HAVING) NULL and false both drop the row: one EXISTS, an equi-join
+  // DuckDB hashes; the NULL case's EXISTS would be a nested-loop join.
+  if (kind === 'ANY' && filterOnly) return exists(from, cmp);
   const decided = kind === 'ANY' ? cmp : not(cmp);
   return {
     CaseExpr: {
@@ -188,4 +191,15 @@ export function recordArrayRefused(what: string): SqlError {
     `${what} (an array of records)`,
     'Aggregate or list the columns instead (array_agg(t.a), array[t.a, t.b]), or build JSON with json_agg(json_build_object(…)).',
   );
+}
+
+/** The `(a, b) IN (SELECT …)` / `op ANY (SELECT …)` conjuncts of a WHERE or HAVING clause, where NULL means false. */
+export function filterSubLinks(clause: Node | undefined, into: Set<Node>): void {
+  if (!clause) return;
+  if (clause.BoolExpr?.boolop === 'AND_EXPR') {
+    for (const arg of clause.BoolExpr.args as Node[]) filterSubLinks(arg, into);
+    return;
+  }
+  if (clause.SubLink?.subLinkType === 'ANY_SUBLINK' && rowArgs(clause.SubLink.testexpr as Node | undefined))
+    into.add(clause.SubLink as Node);
 }

@@ -54,7 +54,7 @@ const WHOLE_ROW_ITEM = String.raw`(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?
  * `array_agg(t.*)`, `array[(…)]`; and, as separate expressions (a backreference each), a FROM item's
  * name tested for NULL, counted or aggregated into an array.
  */
-const ROW_FORMS = String.raw`,[^()]*\)\s*(?:is\b|not\s+in\b|in\b|[=<>!])|\b(?:count|array_agg)\s*\(\s*\w+\s*\.\s*\*|\barray\s*\[\s*\(|\brow_to_json\s*\(`;
+const ROW_FORMS = String.raw`,[^()]*\)\s*(?:is\b|not\s+in\b|in\b|[=<>!])|\b(?:count|array_agg)\s*\(\s*\w+\s*\.\s*\*|\barray\s*\[\s*\(|\b(?:row_)?to_json\s*\(`;
 const WHOLE_ROW_TESTED = [
   String.raw`\b(?:from|join)\s+(?:[\w"]+\.)*"?(\w+)"?\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,
   String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\))\s+(?:as\s+)?(\w+)\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,

@@ -12,15 +12,15 @@ import { exponentConstant, recordValue } from './pg-calls.js';
 import { isRegprocColumn, shownRegproc } from './regproc-columns.js';
 import { withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
-import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
+import { jsonCall } from './rewrite-records.js';
 import {
+  filterSubLinks,
   isRecord,
   recordArrayRefused,
   rowArgs,
   rowNullTest,
   rowSubLink,
   wholeRowCount,
-  wholeRowName,
 } from './pg-rows.js';
 import {
   call,
@@ -60,7 +60,7 @@ const TABLE_FUNCTIONS = new Set([
   'read_json',
 ]);
 
-const NO_ROWS: ReadonlySet<string> = new Set();
+export const NO_ROWS: ReadonlySet<string> = new Set();
 
 /** DuckDB takes a sample's percentage only as a constant; anything else is refused, not misread. */
 function samplePercent(sample: Node): void {
@@ -141,7 +141,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (!fields || !kind) break;
         ctx.changed = true;
         const name = names(body.operName as Node[] | undefined).slice(-1)[0] ?? '=';
-        return walk(rowSubLink(kind, name, fields, body.subselect as Node), ctx, false);
+        const filterOnly = ctx.filterSubLinks?.has(body) === true;
+        return walk(rowSubLink(kind, name, fields, body.subselect as Node, filterOnly), ctx, false);
       }
       case 'TypeCast':
         return typeCast(body, ctx, display);
@@ -192,6 +193,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           // The FROM items a whole-row reference can name here: this SELECT's and those of the SELECTs around it.
           const outer = ctx.rowScope;
           ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
+          filterSubLinks(body.whereClause as Node | undefined, (ctx.filterSubLinks ??= new Set()));
+          filterSubLinks(body.havingClause as Node | undefined, ctx.filterSubLinks);
           try {
             const out: Node = {};
             for (const k of keys) out[k] = walk(obj[k], ctx, false);
@@ -436,30 +439,4 @@ function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
     default:
       return orig;
   }
-}
-
-/** `json_build_object(…)`, `row_to_json(row(…))`, `row_to_json(t)`: values in JSON as PostgreSQL writes them (pg-json-values.ts). */
-function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
-  const args = (fc.args ?? []) as Node[];
-  if (isJsonBuildObject(fc) && !fc.func_variadic) {
-    ctx.changed = true;
-    return jsonBuildObject(walk(args, ctx, false) as Node[]);
-  }
-  const n = names(fc.funcname);
-  if (
-    n[n.length - 1] !== 'row_to_json' ||
-    args.length !== 1 ||
-    (n.length === 2 && n[0] !== 'pg_catalog') ||
-    n.length > 2
-  )
-    return undefined;
-  const fields = rowArgs(args[0]);
-  if (fields) {
-    ctx.changed = true;
-    return recordToJson(walk(fields, ctx, false) as Node[]);
-  }
-  const row = wholeRowName(args[0], ctx.rowScope ?? NO_ROWS, true);
-  if (!row) return undefined;
-  ctx.changed = true;
-  return wholeRowToJson({ ...fc, funcname: [str('row_to_json')] }, { ColumnRef: { fields: [str(row)] } });
 }

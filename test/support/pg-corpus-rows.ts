@@ -20,6 +20,9 @@ export const REVIEW_ROWS = [
   // connection: an internal error, after which every statement of the session failed)
   'select row(1,null) = row(1,null), row(1,2) = row(1,2), row(1,null) <> row(2,null), row(1,null) < row(2,null), (1,null) < (1,2), (null,1) <= (2,1), (1,2) >= (1,2), (1,3) > (1,2)',
   'select count(*) from sales.orders where (customer_id, qty) not in (select customer_id, null::bigint from sales.orders where customer_id < 5)',
+  // a guard (answered the same before): IN as a filter is one EXISTS, NOT IN keeps its NULL case
+  'select count(*) from sales.orders where (customer_id, qty) in (select customer_id, qty from sales.orders where customer_id < 5) and qty > 1',
+  'select status, count(*) from sales.orders group by status having (status, count(*)) in (select status, 80 - count(*) from sales.orders group by status) or true order by 1',
   'select order_id, (customer_id, qty) in (select customer_id, null::bigint from sales.orders where customer_id < 3) from sales.orders order by order_id limit 5',
   'select (1, 2) in ((1, null), (3, 4)), (1, 2) not in ((1, null), (3, 4)), (1, 2) in ((1, 2), (null, 4))',
   'select order_id, (customer_id, qty) < any (select 3, null::bigint), (customer_id, qty) <> all (select customer_id, null::bigint from sales.orders where customer_id < 3) from sales.orders order by order_id limit 5',
@@ -43,4 +46,10 @@ export const REVIEW_ROWS = [
   "select json_build_object('n', count(*), 'm', max(ordered_at), 'a', sum(amount)) from sales.orders",
   "select json_build_object('k', json_build_object('i', 1), 'l', array[1,2]), json_build_object()",
   'select json_build_object(null, 1)',
+  // json_agg / to_json of records: PostgreSQL's row_to_json text, a record element after ", \n "
+  'select json_agg(row(order_id, status)) from sales.orders where order_id < 3',
+  'select json_agg(c order by customer_id desc) from sales.customers c where customer_id < 3',
+  'select json_agg(o) from sales.orders o where order_id < 3',
+  "select to_json(row(1, 'a')), to_json(row(order_id, ordered_at)) from sales.orders where order_id = 1",
+  'select to_json(o) from sales.orders o where order_id = 1',
 ];
