@@ -52,7 +52,8 @@ describe('lambda work per vector', () => {
       // A list counted from a row's value (range(r): up to 32,768 elements) with a body building 4 KB.
       [
         "select sum(list_sum(list_transform(range(r % 30000), x -> length(lpad('a', 4000, 'b') || x)))) from range(204800) t(r)",
-        /^One vector of this statement would take about \d+ steps/,
+        // `%` is rewritten as PostgreSQL's (a guarded call): the row's list then counts 32,768 and the per-row bound refuses first
+        /^(?:One vector of this statement|list_transform\(\)) would take about \d+ steps/,
       ],
     ];
     for (const [sql, message] of payloads) {

@@ -150,6 +150,12 @@ const exists = (from: Node, where: Node): Node => ({
  * compares NULL, else false; ALL: false when some row compares false, else NULL, else true.
  */
 export function rowSubLink(kind: 'ANY' | 'ALL', name: string, l: Node[], subselect: Node, filterOnly: boolean): Node {
+  // The comparison moves into an EXISTS: an aggregate of the outer query cannot be bound there (DuckDB).
+  if (l.some(holdsAggregate))
+    throw refuse(
+      'a row holding an aggregate compared with a subquery’s rows (`(a, count(*)) IN (SELECT …)`)',
+      'Compare in a subquery of its own: select … from (select a, count(*) as n … group by a) t where (a, n) in (select …).',
+    );
   const { from, columns } = renamedSubquery(subselect, l.length);
   const cmp = compareRows(name, l, columns);
   // As a filter (a conjunct of WHERE or HAVING) NULL and false both drop the row: one EXISTS, an equi-join
@@ -203,3 +209,32 @@ export function filterSubLinks(clause: Node | undefined, into: Set<Node>): void 
   if (clause.SubLink?.subLinkType === 'ANY_SUBLINK' && rowArgs(clause.SubLink.testexpr as Node | undefined))
     into.add(clause.SubLink as Node);
 }
+
+/** An aggregate call in a row field (`count(*)`, `sum(x)`, `avg(x) FILTER …`): by its star, DISTINCT or FILTER, or a common aggregate's name. */
+function holdsAggregate(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(holdsAggregate);
+  if (!n || typeof n !== 'object') return false;
+  const fc = (n as Node).FuncCall as Node | undefined;
+  if (fc && !fc.over) {
+    const name = names(fc.funcname as Node[] | undefined).slice(-1)[0] ?? '';
+    if (fc.agg_star || fc.agg_distinct || fc.agg_filter || COMMON_AGGREGATES.has(name)) return true;
+  }
+  // a subquery's aggregates are its own
+  if ((n as Node).SubLink) return false;
+  return Object.values(n as Node).some(holdsAggregate);
+}
+
+const COMMON_AGGREGATES = new Set([
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'bool_and',
+  'bool_or',
+  'every',
+  'string_agg',
+  'array_agg',
+  'stddev',
+  'variance',
+]);

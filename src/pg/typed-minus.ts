@@ -15,7 +15,8 @@ const MINUS_MACRO = '_pgsem_minus';
 function neverDatetime(n: Node | undefined): boolean {
   const c = (n?.A_Const ?? n?.TypeCast?.arg?.A_Const) as Node | undefined;
   const type = (n?.TypeCast?.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval;
-  return !!n?.A_Const?.ival || !!n?.A_Const?.fval || (!!c && type === 'interval');
+  // a number, bare or as the rewrite spells it (int4Constant casts an integer constant)
+  return !!c?.ival || !!c?.fval || (!!c && type === 'interval');
 }
 
 /** Whether a walked side already holds a typed minus: its tag would copy it again (chains would double per level). */
