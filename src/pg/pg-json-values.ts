@@ -44,8 +44,22 @@ const asType = (arg: Node, type: string): Node => ({
 
 /** A value's JSON text as PostgreSQL writes it; `null` for NULL. An operand no tag can stand for keeps DuckDB's `to_json`. */
 function jsonText(v: Node): Node {
-  const value = dispatch('jv', [v], [v]) ?? call(['to_json'], [v]);
+  // A truth value is `true`/`false` in both; and DuckDB cannot pick an overload for a comparison of an
+  // outer query's column inside a subquery (SQLAlchemy's identity options: `'always', a.attidentity = 'a'`).
+  const value = (isTruthValue(v) ? undefined : dispatch('jv', [v], [v])) ?? call(['to_json'], [v]);
   return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
+}
+
+const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+/** A comparison, a boolean connective or a NULL/boolean test: its value is a boolean. */
+function isTruthValue(v: Node): boolean {
+  const op = names(v.A_Expr?.name as Node[] | undefined).slice(-1)[0];
+  return (
+    (v.A_Expr?.kind === 'AEXPR_OP' && op !== undefined && COMPARISONS.has(op)) ||
+    !!v.BoolExpr ||
+    !!v.NullTest ||
+    !!v.BooleanTest
+  );
 }
 
 /** An object key: a string constant escaped now (PostgreSQL's escape_json is JSON's); anything else as text, NULL refused. */
