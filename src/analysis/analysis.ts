@@ -103,7 +103,14 @@ const SESSION_KEYWORDS = new Set([
   'statement_timestamp',
 ]);
 
-const memo = new LRUCache<string, Analysis | SqlError>({ max: 4000 });
+// Bounded by bytes too: a parsed 63 KB text holds ~4.7 MB of objects, and texts admission then
+// refuses are kept as well (an attacker review filled the heap with distinct ones). The size is an
+// estimate from the text's length, measured at ~75 bytes of heap per character.
+const memo = new LRUCache<string, Analysis | SqlError>({
+  max: 4000,
+  maxSize: 96 * 1024 * 1024,
+  sizeCalculation: (_v, sql) => 96 * sql.length + 1024,
+});
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
 // Longer texts than OFF_THREAD_CHARS are analysed on a worker thread (text-pool.ts).

@@ -133,7 +133,12 @@ export async function refuseSideEffects(
  * literals, or a session repeating another's catalog queries, are not bound again; a shape only
  * ever bound elsewhere, or refused, is bound.
  */
-const readsJudged = new LRUCache<string, true>({ max: 4096 });
+// Keyed by a parse tree's shape (many times its text): bounded by bytes as well as entries.
+const readsJudged = new LRUCache<string, true>({
+  max: 4096,
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (_v, key) => 2 * key.length + 64,
+});
 
 async function verdictKey(
   conn: DuckDBConnection,

@@ -10,7 +10,12 @@ await loadModule();
 
 export type PgTree = { stmts?: { stmt?: Record<string, any> }[] };
 
-const memo = new LRUCache<string, { tree: PgTree | null }>({ max: 512 });
+// Bounded by bytes too: a 64 KB text's tree is ~5.4 MB of heap (~85 bytes per character).
+const memo = new LRUCache<string, { tree: PgTree | null }>({
+  max: 512,
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (_v, sql) => 96 * sql.length + 1024,
+});
 /** Huge generated statements are parsed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
 

@@ -40,7 +40,13 @@ const OUTPUT_NEUTRAL = new Set([
   'fdl.result_cache',
 ]);
 
-const fingerprints = new LRUCache<string, string>({ max: 1000 });
+// Keyed by a session's whole settings text (up to MAX_SETTINGS_BYTES): bounded by bytes, or 1,000
+// sessions of 1 MiB of settings each held ~1 GB after they ended.
+const fingerprints = new LRUCache<string, string>({
+  max: 1000,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (v, full) => 2 * (full.length + v.length) + 64,
+});
 /** Version databases' schemas (useVersion), by database name: a name is one version of one repository. */
 const schemasByDb = new LRUCache<string, string[]>({ max: 256 });
 let fingerprintSeq = 0;

@@ -45,7 +45,11 @@ export async function buildPruning(engine: RepositoryEngine, catalog: LakeCatalo
   // one statement at a time on the judge's connection
   const turns = new Slots();
   // A dashboard repeats its statements: the verdict depends only on the text and the search path.
-  const verdicts = new LRUCache<string, { s: Survivors | null }>({ max: 512 });
+  const verdicts = new LRUCache<string, { s: Survivors | null }>({
+    max: 512,
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (_v, key) => 2 * key.length + 1024,
+  });
   return {
     /**
      * The files `statement` needs. Names of this version's own database (a cross-version statement

@@ -58,7 +58,12 @@ export class Session {
   /** Queries, COPY and the gateway's own statements run and encoded (wire/portal-runner.ts). */
   private readonly runner: PortalRunner;
   /** How recent texts split into statements (`SELECT 1;` → `SELECT 1`): a repeat is not split again. */
-  private readonly splits = new LRUCache<string, readonly string[]>({ max: 256 });
+  private readonly splits = new LRUCache<string, readonly string[]>({
+    max: 256,
+    // per session, texts of up to 256 KiB: bounded by bytes too
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (parts, sql) => 2 * sql.length + parts.reduce((n, p) => n + 2 * p.length, 64),
+  });
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
   private current: string | PreparedStmt | undefined;
   /** The server's folders no error text may name (repositories, cache, temp, state). */
