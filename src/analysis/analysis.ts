@@ -354,6 +354,11 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
 
 const lower = (v: unknown) => (typeof v === 'string' ? foldIdentifier(v) : '');
 
+/** What the memo holds now: entries and their estimated bytes (tests, status). */
+export function analysesHeld(): { entries: number; bytes: number } {
+  return { entries: memo.size, bytes: memo.calculatedSize };
+}
+
 /** For tests and benches: forget every memoized analysis. */
 export function forgetAnalyses(): void {
   memo.clear();
