@@ -47,6 +47,10 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       "select repeat('a', n) ilike '%' || repeat('a', n / 2) || 'b%' from (values (200000)) t(n)",
       "select repeat('a', n) glob '*' || repeat('a', n / 2) || 'b*' from (values (200000)) t(n)",
       "select repeat('a', n) not like '%' || repeat('a_', n / 4) || 'b%' escape '!' from (values (200000)) t(n)",
+      // substring searches with a long search string (a second attacker review: 49.7 s past a 3 s timeout)
+      "select strpos(repeat('a', n), repeat('a', n / 2) || 'b') from (values (200000)) t(n)",
+      "select contains(repeat('a', n), repeat('a', n / 2) || 'b') from (values (200000)) t(n)",
+      "select position(repeat('a', n / 2) || 'b' in repeat('a', n)) from (values (200000)) t(n)",
     ];
     for (const sql of payloads) {
       const t0 = Date.now();
@@ -63,8 +67,24 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     const r =
       await c.query(`select levenshtein('kitten', 'sitting')::int as l, damerau_levenshtein('ab', 'ba')::int as d,
       round(jaro_winkler_similarity('martha', 'marhta'), 4) as j, 'abc' like 'a%' as l1, 'ABC' ilike '%b%' as l2,
-      'abc' glob 'a*c' as g, 'a%c' like 'a!%c' escape '!' as e, levenshtein(repeat('a', 255), '')::int as edge`);
-    assert.deepEqual(r.rows[0], { l: 3, d: 1, j: 0.9611, l1: true, l2: true, g: true, e: true, edge: 255 });
+      'abc' glob 'a*c' as g, 'a%c' like 'a!%c' escape '!' as e, levenshtein(repeat('a', 255), '')::int as edge,
+      strpos('hello', 'l')::int as sp, position('lo' in 'hello')::int as po, contains('abc', 'b') as co,
+      contains([1, 2, 3], 2) as cl, array_length(string_split('a,b,c', ','), 1)::int as ss`);
+    assert.deepEqual(r.rows[0], {
+      l: 3,
+      d: 1,
+      j: 0.9611,
+      l1: true,
+      l2: true,
+      g: true,
+      e: true,
+      edge: 255,
+      sp: 3,
+      po: 4,
+      co: true,
+      cl: true,
+      ss: 3,
+    });
     assert.equal((await other.query('select count(*)::int as n from range(1000)')).rows[0].n, 1000);
     await Promise.all([c.end(), other.end()]);
   });
