@@ -303,6 +303,36 @@ describe('protocol: trust sessions', () => {
     }
   });
 
+  test('a portal read ahead never leaves part of its result in the result cache', async () => {
+    const sql = 'select order_id from sales.orders order by order_id';
+    const whole = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
+    try {
+      await whole.simple('set fdl.result_cache = off');
+      const all = (await whole.simple(sql)).dataRows.length;
+      assert.ok(all > 4, `${all} rows`);
+      await raw.simple('BEGIN');
+      raw.send(serialize.parse({ name: 'p1', text: sql }));
+      raw.send(serialize.bind({ portal: 'rs', statement: 'p1' }));
+      raw.send(serialize.execute({ portal: 'rs', rows: 2 }));
+      raw.send(serialize.sync());
+      assert.equal((await raw.untilReady()).dataRows.length, 2);
+      await raw.simple('select 42'); // the portal reads its rest ahead
+      raw.send(serialize.execute({ portal: 'rs', rows: 0 }));
+      raw.send(serialize.sync());
+      assert.equal((await raw.untilReady()).dataRows.length, all - 2);
+      raw.send(serialize.execute({ portal: 'rs', rows: 0 }));
+      raw.send(serialize.sync());
+      await raw.untilReady();
+      await raw.simple('COMMIT');
+      // the same text again, from the cache if anything was kept: every row
+      assert.equal((await raw.simple(sql)).dataRows.length, all);
+      assert.equal((await raw.query(sql)).dataRows.length, all);
+    } finally {
+      await Promise.all([raw.close(), whole.close()]);
+    }
+  });
+
   test('a suspended portal with more rows ahead than the read-ahead cap fails when resumed past them, never ends short', async () => {
     const raw = await RawPg.connect({ port: gw.port, host: gw.host, user: 'x', database: 'basic' });
     try {

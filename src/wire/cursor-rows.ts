@@ -177,6 +177,8 @@ async function pull(stream: ResultStream, portal: Portal, n: number, from: numbe
  */
 export async function parkCursor(stream: ResultStream, portal: Portal, budget = SCROLL_KEPT_BYTES): Promise<void> {
   const c = (portal.cursor ??= protocolPortalCursor(portal));
+  // Rows read ahead and sent from the kept ones are not recorded: the result cache must never keep part of a result.
+  portal.recording = undefined;
   const from = c.place.pos + 1;
   const bytes = Math.min(SCROLL_KEPT_BYTES, budget);
   while (!portal.done && portal.rows - c.place.pos < SCROLL_KEPT_ROWS && c.keptBytes < bytes)

@@ -161,6 +161,7 @@ export class PortalRunner {
             throw new SqlError(SQLSTATE.invalidCursorName, `cursor "${outcome.name}" does not exist`);
           if (!cursor.result && !cursor.done) await this.startQuery(cursor);
           cursor.cursor = protocolPortalCursor(cursor);
+          cursor.recording = undefined; // FETCH may send kept rows the recording never sees
         }
         // Simple Query: the cursor's own formats (BINARY); extended: the FETCH portal's, as PostgreSQL.
         const formats = describe
@@ -247,12 +248,14 @@ export class PortalRunner {
 
   /** Another statement runs on the connection: open cursors and suspended portals read their rest first (cursor-rows.ts, within one budget), then the streams end. */
   private async endStreamsBut(except: Portal | null): Promise<void> {
-    const portals = [...this.named.portals.values()];
-    for (const p of portals) {
+    // every portal's rows read ahead share one budget: many suspended portals cannot hold more
+    let held = 0;
+    for (const p of this.named.portals.values()) held += keptBytes(p);
+    for (const p of this.named.portals.values()) {
       if (p === except || !p.result || p.done || p.interrupted || p.endedByTempCeiling) continue;
-      // every portal's rows read ahead share one budget: many suspended portals cannot hold more
-      const others = portals.reduce((n, o) => (o === p ? n : n + keptBytes(o)), 0);
-      await parkCursor(this.stream, p, SESSION_KEPT_BYTES - others);
+      const before = keptBytes(p);
+      await parkCursor(this.stream, p, SESSION_KEPT_BYTES - (held - before));
+      held += keptBytes(p) - before;
     }
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
     this.stream.held.interruptOpenPortals(except);
