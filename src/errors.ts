@@ -28,6 +28,7 @@ export const SQLSTATE = {
   inFailedTransaction: '25P02',
   queryCanceled: '57014',
   adminShutdown: '57P01',
+  crashShutdown: '57P02',
   cannotConnectNow: '57P03',
   protocolViolation: '08P01',
   invalidPassword: '28P01',

@@ -13,6 +13,7 @@ import { configureEngineCalls } from './engine/engine-calls.js';
 import { baselineVariables } from './session/settings.js';
 import { Engines } from './engine/engines.js';
 import { ADMISSION_OFF_FOR_TESTS } from './analysis/containment.js';
+import { countEngineFailure } from './engine/engine-failure.js';
 import type { TempCeiling } from './engine/temp-ceiling.js';
 import type { MemoryWatchdog } from './engine/memory-watchdog.js';
 import { limitDataSegment, watchMemory, watchTempCeiling } from './gateway-ceilings.js';
@@ -168,7 +169,16 @@ export class Gateway {
       },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: async (repo) => connectSession(await engines.for(repo), baselineVariables(config.limits)),
+        connectDuckDB: (repo) =>
+          engines.connect(repo, (instance) => connectSession(instance, baselineVariables(config.limits))),
+        engineFailed: (repo, conn) => {
+          if (!engines.retire(repo, conn)) return;
+          countEngineFailure();
+          log.error(
+            { event: 'engine_failed', repo },
+            'DuckDB invalidated the engine of this repository after an internal error; its sessions end, new ones get a new engine',
+          );
+        },
         maxMessageBytes: config.maxMessageBytes,
         limits: config.limits,
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,

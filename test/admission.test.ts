@@ -77,6 +77,8 @@ describe('admission: DuckDB functions are allowed or refused on purpose', () => 
       'scalar:json_serialize_plan',
       'scalar:nextval',
       'scalar:sleep_ms',
+      'scalar:variant_normalize',
+      'scalar:variant_bytes_to_variant',
       'table:read_csv',
       'table:read_duckdb',
       'table:json_execute_serialized_sql',

@@ -99,6 +99,7 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
     ]);
     for (const f of REFUSED_FUNCTIONS) names.delete(f);
     for (const f of await catalogReadingMacros(conn)) names.delete(f);
+    for (const f of await variantFunctions(conn)) names.delete(f);
     return names;
   })().catch((e: unknown) => {
     builtins = null;
@@ -117,6 +118,21 @@ export async function catalogReadingMacros(conn: DuckDBConnection): Promise<stri
   const r = await conn.runAndReadAll(`
     SELECT DISTINCT lower(function_name) FROM duckdb_functions()
     WHERE database_name = 'system' AND function_type = 'macro' AND regexp_matches(macro_definition, '(?i)\\bFROM\\s+"?[a-z_]+"?\\s*\\(')`);
+  return r.getRows().map((row) => String(row[0]));
+}
+
+/**
+ * DuckDB's functions that take or make a VARIANT value (variant_normalize, variant_extract, …), read
+ * from its catalog so a new one is refused too. A VARIANT value crashes DuckDB 1.5 in ordinary list
+ * functions (`list_sort(variant_normalize('x'))`: SIGSEGV, every session of the process gone;
+ * `list_resize(coalesce(variant_normalize(null), range), 1)`: an internal error that invalidates the
+ * repository's engine), and a string literal converts to VARIANT implicitly where a parameter is
+ * one. With no such function and the type refused by name (qualified-types.ts), no statement holds one.
+ */
+export async function variantFunctions(conn: DuckDBConnection): Promise<string[]> {
+  const r = await conn.runAndReadAll(`
+    SELECT DISTINCT lower(function_name) FROM duckdb_functions()
+    WHERE return_type ILIKE '%VARIANT%' OR list_contains(list_transform(parameter_types, t -> t ILIKE '%VARIANT%'), true)`);
   return r.getRows().map((row) => String(row[0]));
 }
 

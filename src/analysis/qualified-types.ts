@@ -8,8 +8,9 @@
  *
  * The same walk refuses DuckDB's VARIANT type (0A000): a JSON value cast to it is converted by
  * recursion, and 100,000 nested brackets overflowed the stack and killed the process
- * (bench/deep-nesting-sweep.ts). PostgreSQL has no such type, and no function converts to it
- * implicitly, so a cast in the client's text is the only way in.
+ * (bench/deep-nesting-sweep.ts). PostgreSQL has no such type. Functions whose parameters are
+ * VARIANT would convert a literal to it implicitly: admission refuses every function that takes or
+ * makes one (containment.ts variantFunctions).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 

@@ -4,6 +4,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { EngineInternalError, isInternalMessage, isInvalidatedMessage } from './engine-failure.js';
 import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
 
 const byPattern: [RegExp, string][] = [
@@ -129,6 +130,9 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  // its first line only: DuckDB adds a stack trace of the server's files and a note about its own bugs
+  if (isInternalMessage(message))
+    return new EngineInternalError(stripKind(message.split('\n')[0]!), isInvalidatedMessage(message));
   for (const [re, what, hint] of NO_OVERLOAD) {
     const m = re.exec(message);
     if (m)

@@ -15,7 +15,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { createEngine, sealEngine } from './engine.js';
 import { parseByteSize } from './temp-ceiling.js';
@@ -43,6 +43,8 @@ export interface RepositoryEngine {
   /** The gateway's own: writes views databases into `viewsDir`, never runs a session's statement. */
   readonly builder: DuckDBInstance;
   readonly viewsDir: string;
+  /** Which of the repository's engines this is: a new one replaces one DuckDB invalidated (engine-failure.ts). */
+  readonly id: number;
 }
 
 export interface RepositoryEngineOptions {
@@ -54,7 +56,11 @@ export interface RepositoryEngineOptions {
 }
 
 /** Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs` and the views folder. */
-export async function createRepositoryEngine(dirs: string[], opts: RepositoryEngineOptions): Promise<RepositoryEngine> {
+export async function createRepositoryEngine(
+  dirs: string[],
+  opts: RepositoryEngineOptions,
+  id = 0,
+): Promise<RepositoryEngine> {
   const sessions = await createEngine(opts);
   await sealEngine(sessions, dirs);
   const viewsDir = join(opts.tempDirectory, 'views');
@@ -67,11 +73,15 @@ export async function createRepositoryEngine(dirs: string[], opts: RepositoryEng
     compat: false,
   });
   await sealEngine(builder, [...dirs, viewsDir]);
-  return { sessions, builder, viewsDir };
+  return { sessions, builder, viewsDir, id };
 }
 
 export class Engines {
   private readonly instances = new Map<string, Promise<RepositoryEngine>>();
+  /** The engine each repository's new sessions get, once created. */
+  private readonly current = new Map<string, RepositoryEngine>();
+  /** Which engine a session's connection belongs to. */
+  private readonly engineOf = new WeakMap<DuckDBConnection, RepositoryEngine>();
   private seq = 0;
 
   /** `dirsOf(repo)`: the directories that repository's versions read; null for an unknown one. */
@@ -85,6 +95,31 @@ export class Engines {
     return (await this.both(repo)).sessions;
   }
 
+  /** A session's connection to the repository's sessions' instance, remembered as that engine's. */
+  async connect(
+    repo: string,
+    open: (sessions: DuckDBInstance) => Promise<DuckDBConnection>,
+  ): Promise<DuckDBConnection> {
+    const engine = await this.both(repo);
+    const conn = await open(engine.sessions);
+    this.engineOf.set(conn, engine);
+    return conn;
+  }
+
+  /**
+   * DuckDB invalidated the instance `conn` belongs to: the repository's next session gets a new
+   * engine (once, however many sessions of the broken one report it). The broken one is left to its
+   * sessions, which end as they meet the failure; it is freed with the last of them.
+   */
+  retire(repo: string, conn: DuckDBConnection): boolean {
+    const broken = this.engineOf.get(conn);
+    const current = this.current.get(repo);
+    if (!broken || current !== broken) return false;
+    this.current.delete(repo);
+    this.instances.delete(repo);
+    return true;
+  }
+
   /** Both sealed instances of a repository (the sessions' and the views builder), created on first use. */
   both(repo: string): Promise<RepositoryEngine> {
     const known = this.instances.get(repo);
@@ -93,7 +128,12 @@ export class Engines {
     if (!dirs) return Promise.reject(new SqlError(SQLSTATE.invalidCatalogName, `database "${repo}" does not exist`));
     const created = this.create(dirs);
     this.instances.set(repo, created);
-    created.catch(() => this.instances.delete(repo));
+    created.then(
+      (engine) => {
+        if (this.instances.get(repo) === created) this.current.set(repo, engine);
+      },
+      () => this.instances.delete(repo),
+    );
     return created;
   }
 
@@ -106,11 +146,15 @@ export class Engines {
         : `${Math.max(Math.min(total, MIN_SHARE), Math.floor(total / Math.max(1, this.opts.repositories)))}B`;
     // DuckDB creates its temp directory but not the folders above it.
     await mkdir(this.opts.tempRoot, { recursive: true });
-    return createRepositoryEngine(dirs, {
-      memoryLimit: share,
-      threads: this.opts.threads,
-      tempDirectory: join(this.opts.tempRoot, `e${++this.seq}`),
-      maxTempDirectorySize: this.opts.maxTempDirectorySize,
-    });
+    return createRepositoryEngine(
+      dirs,
+      {
+        memoryLimit: share,
+        threads: this.opts.threads,
+        tempDirectory: join(this.opts.tempRoot, `e${++this.seq}`),
+        maxTempDirectorySize: this.opts.maxTempDirectorySize,
+      },
+      this.seq,
+    );
   }
 }

@@ -7,6 +7,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { DEGRADED, degradedCounts } from '../degraded.js';
 import { engineCallLoad } from '../engine/engine-calls.js';
+import { engineFailures } from '../engine/engine-failure.js';
 import { OUTCOMES, StatementTimes, type QueryOutcome } from './statement-times.js';
 import { SQLSTATE } from '../errors.js';
 import { STAGE_BOUNDS, STAGES, stageHistogram, WORKS, workCount } from '../stages.js';
@@ -137,6 +138,16 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(engineCallLoad().stuckTotal);
+      },
+    });
+    // DuckDB invalidated a repository's instance on an internal error; a new one replaced it (engine/engine-failure.ts).
+    new Counter({
+      name: 'fdl_engine_failures_total',
+      help: 'Repository engines DuckDB invalidated after an internal error, each replaced by a new one (their sessions ended)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(engineFailures());
       },
     });
     this.registry.registerMetric(stageMetric());

@@ -96,17 +96,12 @@ export class Versions implements VersionSource {
   }
 
   /** The attached version (attaching it when needed), leased until released. */
-  lease(repo: Repository, versionId: string) {
-    const key = `${repo.name}@${versionId}`;
-    return this.attached.acquire(key, async () =>
-      attachVersion(
-        await this.engineFor(repo.name),
-        repo,
-        versionId,
-        key,
-        `${META_PREFIX}${++this.seq}`,
-        this.recheckMs,
-      ),
+  async lease(repo: Repository, versionId: string) {
+    const dbName = `${repo.name}@${versionId}`;
+    const engine = await this.engineFor(repo.name);
+    // attached per engine: one that replaced a broken one (engine-failure.ts) attaches anew
+    return this.attached.acquire(`${dbName}#${engine.id}`, () =>
+      attachVersion(engine, repo, versionId, dbName, `${META_PREFIX}${++this.seq}`, this.recheckMs),
     );
   }
 

@@ -13,6 +13,8 @@ export interface ConnectionContext {
   versions: VersionSource;
   /** A DuckDB connection on the instance of the session's repository (engine/engines.ts). */
   connectDuckDB(repo: string): Promise<DuckDBConnection>;
+  /** DuckDB invalidated the instance `conn` belongs to (engine/engine-failure.ts): the repository gets a new one. */
+  engineFailed?(repo: string, conn: DuckDBConnection): void;
   /** Register for CancelRequest lookups; returns the key data to send. */
   register(conn: Connection): { pid: number; secret: number };
   unregister(pid: number): void;

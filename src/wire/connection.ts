@@ -4,6 +4,7 @@
  * being executed, the socket's later bytes wait in the decoder.
  */
 import type { Socket } from 'node:net';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes, randomInt } from 'node:crypto';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { degraded, firstLine } from '../degraded.js';
@@ -17,6 +18,7 @@ import { announceSession, openSession, statementLog } from './session-open.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
 import { startupTarget } from '../session/startup.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
+import { EngineInternalError, engineRestartNotice } from '../engine/engine-failure.js';
 import { Login } from './login.js';
 import { Transport } from './transport.js';
 import { MessageFlow } from './dispatch.js';
@@ -56,6 +58,8 @@ export class Connection {
   private ending: SqlError | null = null;
   private readonly startedAt = new Date();
   private identity: { user: string; database: string } | null = null;
+  /** The session's repository and DuckDB connection, once connected: an engine failure names them. */
+  private engine: { repo: string; conn: DuckDBConnection } | null = null;
   /** Request id of the session; statements are `<id>.<n>`. */
   readonly requestId = randomBytes(6).toString('hex');
   private readonly log: ConnectionLog;
@@ -208,6 +212,8 @@ export class Connection {
           if (!msg) break;
           const waiting = this.onMessage(msg);
           if (waiting) await waiting;
+          if (this.session?.engineSuspected && (await this.session.engineInvalidated()))
+            this.ending = this.engineFailed();
           // Pipelined messages without Sync/Flush would pile up their answers here: send them and
           // wait for the socket (flush) before taking more input.
           if (this.transport.w.length >= OUTPUT_FLUSH_BYTES) await this.flush();
@@ -299,6 +305,7 @@ export class Connection {
 
     be.authenticationOk(w);
     const conn = await this.ctx.connectDuckDB(repo);
+    this.engine = { repo, conn };
     const session = await openSession(
       this.ctx,
       conn,
@@ -356,10 +363,21 @@ export class Connection {
     );
   }
 
+  /**
+   * DuckDB invalidated the instance this session runs on: the repository gets a new engine, and this
+   * session ends (after the failing statement's error) with PostgreSQL's words after a backend crash.
+   */
+  private engineFailed(): SqlError {
+    const { repo, conn } = this.engine!;
+    this.ctx.engineFailed?.(repo, conn);
+    return engineRestartNotice(repo);
+  }
+
   /** Report an error that ends the connection (FATAL), then close. */
   private fatal(e: unknown): void {
     if (this.isClosed) return;
-    const err = e instanceof SqlError ? e : fromDuckDB(e);
+    let err = e instanceof SqlError ? e : fromDuckDB(e);
+    if (err instanceof EngineInternalError && err.invalidated && this.engine) err = this.engineFailed();
     if (this.phase === 'startup' || this.phase === 'auth') this.ctx.observeStartup?.(err.sqlstate);
     const notice = toNotice(err, this.ctx.serverRoots?.() ?? []);
     be.errorResponse(this.transport.w, { ...notice, severity: 'FATAL' });

@@ -13,6 +13,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { endSession } from '../engine/engine.js';
 import { engineCall } from '../engine/engine-calls.js';
+import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-failure.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal } from './portal.js';
@@ -95,6 +96,29 @@ export class Session {
     const releaseStatements = userStatements.hold(user, this.named.statements);
     const releaseSettings = userSettings.hold(user, core.settings);
     this.releaseHoldings = () => (releaseStatements(), releaseSettings());
+  }
+
+  /** A statement met an internal error of DuckDB (engine/engine-failure.ts): 'ask' whether the instance survived. */
+  private engineSuspect: 'ask' | 'invalidated' | null = null;
+
+  /**
+   * Whether DuckDB invalidated this session's instance (then the session must end): known from the
+   * last error, or asked of the connection after an internal error. False when nothing failed so.
+   */
+  get engineSuspected(): boolean {
+    return this.engineSuspect !== null;
+  }
+
+  async engineInvalidated(): Promise<boolean> {
+    const suspect = this.engineSuspect;
+    this.engineSuspect = null;
+    if (suspect !== 'ask') return suspect === 'invalidated';
+    try {
+      await this.conn.run('SELECT 1');
+      return false;
+    } catch (e) {
+      return isInvalidatedMessage(e instanceof Error ? e.message : String(e));
+    }
   }
 
   /** Takes this session's statements and parameters out of its user's budgets (close). */
@@ -361,6 +385,8 @@ export class Session {
   /** Record an error: inside an explicit transaction the transaction becomes failed. */
   fail(e: unknown): void {
     const err = this.core.clock.failure(e);
+    // DuckDB's own assertion failed: the connection asks whether the instance survived it
+    if (err instanceof EngineInternalError) this.engineSuspect = err.invalidated ? 'invalidated' : 'ask';
     this.statementEnds(); // an error ends the statement (the extended protocol then skips to Sync)
     this.core.tx.fail();
     this.core.audit.failed(err, this.current);

@@ -14,10 +14,11 @@ export interface Service {
 }
 
 /** Start `fdl serve` and wait for its ready lines (`listening on`, then `http on` when asked for). */
-export async function serve(args: string[]): Promise<Service> {
+export async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
   const wantHttp = args.includes('--http');
   const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let out = '';
   let err = '';

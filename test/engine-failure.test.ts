@@ -1,0 +1,116 @@
+/**
+ * DuckDB invalidates a whole instance when its own assertion fails while a statement runs: every
+ * later call of every connection of it fails. Two lines hold against that (engine/engine-failure.ts,
+ * analysis/containment.ts): admission refuses the VARIANT functions through which an ordinary
+ * SELECT reached such failures (and a SIGSEGV of the whole process); and should another DuckDB bug
+ * be met, the sessions of the broken instance end with PostgreSQL's 57P02 and the repository's next
+ * session gets a new engine, so the repository is not lost until a restart. The second is shown with
+ * admission switched off (the test-only switch), the only way a client's text reaches the failure.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import pg from 'pg';
+import { copyFixtures } from './support/gateway.js';
+import { get, sample, serve, type Service } from './support/service.js';
+
+/** An internal error of DuckDB 1.5 raised while the statement runs: it invalidates the instance. */
+const INVALIDATES = 'select list_resize(coalesce(variant_normalize(null), range), 1) from range(1)';
+const COUNT = 'select count(*)::int AS n from sales.orders';
+
+const connect = async (s: Service) => {
+  const c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });
+  const ended: { code?: string }[] = [];
+  c.on('error', (e) => ended.push(e as { code?: string }));
+  await c.connect();
+  return Object.assign(c, { ended });
+};
+/** The connection was ended with 57P02 (node-pg hands the FATAL to the next query or to 'error') and is closed. */
+async function endedByCrash(c: Awaited<ReturnType<typeof connect>>): Promise<void> {
+  const next = await codeOf(c.query('select 1'));
+  assert.deepEqual(
+    [next, ...c.ended.map((e) => e.code)].filter((x) => x !== 'gone'),
+    ['57P02'],
+  );
+  assert.equal(await codeOf(c.query('select 1')), 'gone');
+}
+/** The SQLSTATE a statement failed with; 'gone' when the connection was (no SQLSTATE: ECONNRESET, closed). */
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'answered',
+    (e: { code?: string }) => (e.code && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : 'gone'),
+  );
+
+describe('a DuckDB internal error cannot take a repository down', () => {
+  const repos = copyFixtures('repos/basic');
+  const started: Service[] = [];
+  const start = async (name: string, env: NodeJS.ProcessEnv = {}) => {
+    const s = await serve(
+      ['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, name), '--http', '127.0.0.1:0'],
+      env,
+    );
+    started.push(s);
+    return s;
+  };
+  let expected: number;
+  before(async () => {
+    const s = await start('plain');
+    const c = await connect(s);
+    expected = (await c.query<{ n: number }>(COUNT)).rows[0]!.n;
+    await c.end();
+  });
+  after(async () => {
+    for (const s of started) {
+      s.proc.kill('SIGTERM');
+      await s.exited;
+    }
+    repos.cleanup();
+  });
+
+  test('the VARIANT functions that crashed or invalidated DuckDB are refused (42501); the process and the repository answer on', async () => {
+    const s = started[0]!;
+    const c = await connect(s);
+    for (const sql of [
+      "select list_sort(variant_normalize('x'))", // SIGSEGV: the whole process
+      INVALIDATES, // an internal error that invalidates the repository's instance
+      "select list_resize(variant_bytes_to_variant(from_hex('0100000' || range)), 1) from range(1)",
+      'select variant_typeof(order_id) from sales.orders',
+      "select variant_extract(variant_normalize('{\"a\": 1}'), 'a')",
+    ]) {
+      assert.equal(await codeOf(c.query(sql)), '42501', sql);
+      assert.equal((await c.query<{ n: number }>(COUNT)).rows[0]!.n, expected, `answers after ${sql}`);
+    }
+    const other = await connect(s);
+    assert.equal((await other.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+    await other.end();
+    await c.end();
+    assert.equal(s.proc.exitCode, null, 'the gateway runs on');
+  });
+
+  test('with admission off, an invalidated engine ends its sessions (57P02) and the next session gets a new one', async () => {
+    const s = await start('admission-off', { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' });
+    const idle = await connect(s);
+    assert.equal((await idle.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+    const failing = await connect(s);
+    const failed = await failing.query(INVALIDATES).then(
+      () => null,
+      (e: pg.DatabaseError) => e,
+    );
+    assert.equal(failed?.code, 'XX000');
+    assert.match(failed!.message, /Invalid PhysicalType/);
+    assert.doesNotMatch(`${failed!.message}\n${failed!.hint ?? ''}`, /Stack Trace|libduckdb|node_modules/);
+    // then the connection ends as PostgreSQL's do after a backend crash
+    await endedByCrash(failing);
+    // a session of the broken instance is told the same at its next statement DuckDB runs (a text
+    // the result cache has not answered before)
+    assert.equal(await codeOf(idle.query('select count(*) from sales.orders where order_id > 1')), 'XX000');
+    await endedByCrash(idle);
+    // the repository answers again on a new engine, replaced once for both sessions
+    const next = await connect(s);
+    assert.equal((await next.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+    await next.end();
+    assert.equal(sample((await get(s.http!, '/metrics')).body, 'fdl_engine_failures_total'), 1);
+    assert.equal(s.stderr().match(/"event":"engine_failed"/g)?.length, 1);
+    assert.equal((await get(s.http!, '/readyz')).status, 200);
+  });
+});
