@@ -34,8 +34,17 @@ const EDIT_DISTANCE = ['levenshtein', 'damerau_levenshtein', 'editdist3', 'jaro_
  * minutes past statement_timeout (a second attacker review). Held to the pattern matchers' ceiling.
  * `contains` also takes lists, maps and structs: an untyped overload passes those straight through.
  */
-// string_split and its aliases are shadowed by the list guards (list-guards.ts) for their output's size.
+// string_split and its aliases (and split_part, DuckDB's macro over string_split) are shadowed by the list
+// guards (list-guards.ts) for their output's size, replace by the value guards: both add searchTextLimit.
 const SEARCH = ['strpos', 'instr', 'position', 'contains'];
+
+/** A search string (or separator) over CHECKED_PATTERN_BYTES in a text: text bytes × its bytes at most MAX_PATTERN_WORK. */
+export const searchTooLong = (text: string, search: string) =>
+  `(strlen(${search}) > ${CHECKED_PATTERN_BYTES} AND strlen(${text}) * strlen(${search}) > ${MAX_PATTERN_WORK})`;
+
+/** The longest text searchTooLong admits for `search`, as a DOUBLE (for guards that name their text once). */
+export const searchTextLimit = (search: string) =>
+  `CASE WHEN strlen(${search}) > ${CHECKED_PATTERN_BYTES} THEN ${MAX_PATTERN_WORK}.0 / strlen(${search}) ELSE 'infinity'::DOUBLE END`;
 
 /** One macro overload per arity the built-in has, each guarding and then calling the built-in. */
 function guardMacro(name: string, arities: number[], condition: string, message: string, passThrough = false): string {
@@ -73,8 +82,7 @@ export function costGuardStatements(arities: ReadonlyMap<string, number[]>): str
     const a = arities.get(name);
     if (!a) continue;
     const message = `${ql(`${name}: a search string of `)} || strlen(a2) || ' bytes in a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
-    const condition = `strlen(a2) > ${CHECKED_PATTERN_BYTES} AND strlen(a1) * strlen(a2) > ${MAX_PATTERN_WORK}`;
-    out.push(guardMacro(name, [...new Set(a)], condition, message, name === 'contains'));
+    out.push(guardMacro(name, [...new Set(a)], searchTooLong('a1', 'a2'), message, name === 'contains'));
   }
   return out;
 }

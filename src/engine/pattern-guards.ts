@@ -70,9 +70,9 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
   const n = `strlen(${t})::DOUBLE`;
   // A bracket, an escape or the escape character make pieces no literal prefix bounds: every position counts.
   const opaque = f.glob
-    ? `(contains(${p}, '[') OR contains(${p}, '\\'))`
+    ? `(${sys('contains', [p, "'['"])} OR ${sys('contains', [p, "'\\'"])})`
     : e
-      ? `(${e} <> '' AND contains(${p}, ${e}))`
+      ? `(${e} <> '' AND ${sys('contains', [p, e])})`
       : 'false';
   const literal = (s: string) => {
     const before = `${sys('string_split', [s, ql(f.single)])}[1]`;
@@ -84,13 +84,18 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
   return `list_reduce(list_reverse(list_transform(${pieces(f, p)}, ${level})), (acc, x) -> [x[1] + x[2] * acc[1], 0], [0::DOUBLE, 0])[1]`;
 }
 
-/** Whether a call is over the ceiling: every position counted first (no text read), then the estimate. */
-function overCondition(f: Family, p: string, e: string | null): string {
-  const k = `len(${pieces(f, p)})`;
-  const crude = `(strlen(t)::DOUBLE + 1) * (strlen(${p}) + 1) * pow(strlen(t)::DOUBLE, ${k})`;
-  // A CASE, not AND/OR: inside a lambda DuckDB evaluates both sides of AND, a CASE only the branch taken.
-  const judged = `CASE WHEN ${crude} <= ${MAX_MATCH_STEPS} THEN false WHEN ${k} > ${MAX_ESTIMATED_PIECES} THEN true ELSE ${estimate(f, 't', p, e)} > ${MAX_MATCH_STEPS} END`;
-  return `${k} >= 2 AND list_transform([a1], t -> ${judged})[1]`;
+/**
+ * Over the ceiling, the call fails here: every position counted first (no text read), then the
+ * estimate. Inside one lambda over the call's arguments, so each is named once (an argument is bound
+ * once per appearance: GUARD_ARGUMENT_COPIES); a CASE, since a lambda's AND evaluates both sides.
+ */
+function refusal(f: Family, shown: string, withEscape: boolean): string {
+  const k = `len(${pieces(f, 'x.p')})`;
+  const crude = `(strlen(x.t)::DOUBLE + 1) * (strlen(x.p) + 1) * pow(strlen(x.t)::DOUBLE, ${k})`;
+  const over = `CASE WHEN ${crude} <= ${MAX_MATCH_STEPS} THEN false WHEN ${k} > ${MAX_ESTIMATED_PIECES} THEN true ELSE ${estimate(f, 'x.t', 'x.p', withEscape ? 'x.e' : null)} > ${MAX_MATCH_STEPS} END`;
+  const message = `${ql(`${shown}: a pattern with `)} || ${k} || ${ql(` pieces after a wildcard (${f.wildcard}) over a text of `)} || strlen(x.t) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_MATCH_STEPS} match steps: use fewer wildcards, or match a shorter text`)}`;
+  const args = `{'t': a1, 'p': a2${withEscape ? ", 'e': a3" : ''}}`;
+  return `list_transform([${args}], x -> CASE WHEN ${over} THEN error(${message}) ELSE false END)[1]`;
 }
 
 /**
@@ -110,28 +115,40 @@ function asRegex(f: Family, p: string): string {
 function translatable(f: Family, p: string, e: string | null): string {
   const size = `strlen(${p}) <= ${MAX_TRANSLATED_PATTERN_BYTES}`;
   if (f.glob) return `${size} AND NOT ${sys('regexp_matches', [p, ql('[?\\[\\\\]')])}`;
-  return e ? `${size} AND (${e} = '' OR NOT contains(${p}, ${e}))` : size;
+  return e ? `${size} AND (${e} = '' OR NOT ${sys('contains', [p, e])})` : size;
 }
 
 function matcherMacro(name: string, f: Family, arities: number[]): string {
   const shown = name.startsWith('~') || name.startsWith('!') ? 'pattern match' : name;
   const negated = name.startsWith('!') || name.startsWith('not_');
   const overloads = [...new Set(arities)].map((arity) => {
-    const e = arity === 3 ? 'a3' : null;
+    const e = arity === 3;
     const params = e ? ['a1 VARCHAR', 'a2 VARCHAR', 'a3'] : ['a1 VARCHAR', 'a2 VARCHAR'];
     const call = sys(name, e ? ['a1', 'a2', 'a3'] : ['a1', 'a2']);
     const long = `strlen(a2) > ${CHECKED_PATTERN_BYTES} AND strlen(a1) * strlen(a2) > ${MAX_PATTERN_WORK}`;
     const longMessage = `${ql(`${shown}: a pattern of `)} || strlen(a2) || ' bytes over a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
-    const k = `len(${pieces(f, 'a2')})`;
-    const backtrackMessage = `${ql(`${shown}: a pattern with `)} || ${k} || ${ql(` pieces after a wildcard (${f.wildcard}) over a text of `)} || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_MATCH_STEPS} match steps: use fewer wildcards, or match a shorter text`)}`;
+    // Pattern-only conditions: with a constant pattern they fold away before any row is read.
+    const facts = `{'p': a2${e ? ", 'e': a3" : ''}}`;
+    const toRegex = `list_transform([${facts}], x -> len(${pieces(f, 'x.p')}) >= 2 AND ${translatable(f, 'x.p', e ? 'x.e' : null)})[1]`;
     const regex = sys('regexp_full_match', [f.lower ? 'lower(a1)' : 'a1', asRegex(f, 'a2')]);
     return (
       `(${params.join(', ')}) AS CASE WHEN ${long} THEN error(${longMessage}) ` +
-      `WHEN ${k} >= 2 AND ${translatable(f, 'a2', e)} THEN ${negated ? `NOT ${regex}` : regex} ` +
-      `WHEN ${overCondition(f, 'a2', e)} THEN error(${backtrackMessage}) ELSE ${call} END`
+      `WHEN ${toRegex} THEN ${negated ? `NOT ${regex}` : regex} ` +
+      `WHEN len(${pieces(f, 'a2')}) >= 2 AND ${refusal(f, shown, e)} THEN NULL ELSE ${call} END`
     );
   });
   return `CREATE OR REPLACE TEMP MACRO ${qi(name)}${overloads.join(', ')}`;
+}
+
+/** How many times each matcher's body names each argument (value-guards.ts GUARD_ARGUMENT_COPIES), from the text. */
+export function patternArgumentCopies(): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const name of PATTERN_FUNCTIONS) {
+    const body = matcherMacro(name, MATCHERS[name]!, [3]);
+    // The parameter list names each once.
+    out[name] = ['a1', 'a2', 'a3'].map((a) => body.split(new RegExp(`\\b${a}\\b`)).length - 2);
+  }
+  return out;
 }
 
 /** The statements that install the matcher guards, from the arities DuckDB lists (a matcher it lacks is skipped). */
