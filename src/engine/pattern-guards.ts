@@ -1,29 +1,31 @@
 /**
- * Cost guards (cost-guards.ts) for the wildcard matchers: LIKE, ILIKE, GLOB, their negations, their
- * ESCAPE forms and `glob` as a function. DuckDB 1.5's matchers (function/scalar/string/like.cpp) meet
- * a wildcard (`%`, `*`) by trying the rest of the pattern at every later position of the text,
- * recursively, with nothing remembered: k wildcards over n bytes cost about n^k/k! tries in the worst
- * case. `repeat('a', 400) glob '*a*a*a*b'` ran 11.7 s in one vector, which no timeout or cancel
- * reaches. Only LIKE with a constant pattern of `%` and letters has a linear matcher (and the
- * optimizer's prefix/suffix/contains rewrites); ILIKE, GLOB, the ESCAPE forms (every LIKE a
- * PostgreSQL client sends, rewritten with ESCAPE '\') and patterns taken from rows all backtrack.
+ * Cost guards (cost-guards.ts) for the wildcard matchers: LIKE, ILIKE, GLOB, their negations and
+ * their ESCAPE forms. DuckDB 1.5's matchers (function/scalar/string/like.cpp) meet a wildcard (`%`,
+ * `*`) by trying the rest of the pattern at every later position of the text, recursively, with
+ * nothing remembered: k wildcards over n bytes cost about n^k/k! tries in the worst case, and
+ * `repeat('a', 400) glob '*a*a*a*b'` ran 11.7 s in one vector, which no timeout or cancel reaches.
+ * Only LIKE with a constant pattern of `%` and letters has a linear matcher; ILIKE, GLOB, the ESCAPE
+ * forms (every LIKE a PostgreSQL client sends with a built pattern, rewritten with ESCAPE '\') and
+ * patterns taken from rows all backtrack.
  *
- * The cost model, from the matcher's recursion. Let S1…Sk be the pattern's pieces that follow a
- * wildcard (a run of wildcards is one; a trailing one ends the match at once and costs nothing).
- * Each try of piece d at a text position compares up to |Sd| bytes, and only a try that matched
- * goes on to try piece d+1 at every later position. So with occ(d) the positions where piece d can
- * match and first(d) those where its first byte does:
- *   tries(d) ≤ M(d-1) × n, work(d) ≤ M(d-1) × (n + |Sd| × first(d)), M(d) = M(d-1) × occ(d), M(0) = 1
- * occ(d) is bounded from the text by the bytes `replace(text, literal prefix of Sd, '')` removes (a
- * literal of L bytes that occurs c times without overlap occurs at most L × c times with overlaps);
- * a piece that starts with `_`/`?`, or a pattern with a bracket or an escape, counts every position.
- * Σ work(d) is held to MAX_MATCH_STEPS per call, so a vector of 2,048 calls at the ceiling stays
- * near 100 ms (measured, bench/pattern-cost.ts); over it, 54000. A pattern with fewer than two
- * such pieces is not checked here (its cost is n × pattern bytes, cost-guards' long-pattern rule),
- * and a constant one folds the check away: the plain LIKE rewrites are unchanged.
- *
- * The check itself reads the text once per piece; a pattern of more than MAX_ESTIMATED_PIECES
- * pieces is judged by the text's length alone (every position counted).
+ * So a pattern with two or more pieces after a wildcard (a run of wildcards is one; a trailing one
+ * costs nothing: the match ends there) is, where RE2 reads it the same, matched by RE2, whose time
+ * is linear in the text (asRegex; test/pattern-guards.test.ts compares every matcher with the
+ * built-in). Otherwise (an escape character in the pattern, GLOB's `?`, brackets and `\`, patterns
+ * over MAX_TRANSLATED_PATTERN_BYTES) the built-in runs if its work is within MAX_MATCH_STEPS, by
+ * either of two upper bounds, and fails 54000 over it:
+ * - from the sizes alone: a call at depth d starts at d increasing positions, at most C(n + 1, d)
+ *   calls, each comparing at most the longest piece's L bytes: (L + 1) × Σ_{d ≤ k} (n + 1)^d / d!;
+ * - from the text: only a try that matched piece d goes on to piece d + 1, so with occ(d) the
+ *   positions where piece d can match and first(d) those where its first character does,
+ *   work(d) ≤ M(d-1) × (n + |Sd| × first(d)), M(d) = M(d-1) × occ(d), M(0) = 1, summed over d.
+ *   occ(d) is bounded by the bytes `replace(text, literal prefix of Sd, '')` removes (a literal of
+ *   L bytes found c times without overlap occurs at most L × c times); a piece that starts with a
+ *   single-character wildcard, or a pattern with a bracket or escape, counts every position.
+ * A vector of 2,048 calls at the ceiling stays near 100 ms (bench/pattern-cost.ts). A pattern with
+ * fewer than two pieces costs n × m (cost-guards.ts' long-pattern rule), and with a constant pattern
+ * every pattern-only condition folds away before a row is read: LIKE's prefix/suffix/contains
+ * rewrites are unchanged, and a translated constant pattern is compiled once.
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK } from './cost-limit.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
@@ -72,7 +74,7 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
   const opaque = f.glob
     ? `(${sys('contains', [p, "'['"])} OR ${sys('contains', [p, "'\\'"])})`
     : e
-      ? `(${e} <> '' AND ${sys('contains', [p, e])})`
+      ? `(${e} <> '' AND ${sys('contains', [f.lower ? `lower(${p})` : p, e])})`
       : 'false';
   const literal = (s: string) => {
     const before = `${sys('string_split', [s, ql(f.single)])}[1]`;
@@ -91,7 +93,9 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
  */
 function refusal(f: Family, shown: string, withEscape: boolean): string {
   const k = `len(${pieces(f, 'x.p')})`;
-  const crude = `(strlen(x.t)::DOUBLE + 1) * (strlen(x.p) + 1) * pow(strlen(x.t)::DOUBLE, ${k})`;
+  // Calls at depth d start at d increasing positions: at most C(n + 1, d) ≤ (n + 1)^d / d! of them.
+  const calls = `list_sum(list_transform(${sys('range', [`0`, `${k} + 1`])}, d -> pow(strlen(x.t) + 1, d) / gamma(d + 1)))`;
+  const crude = `(list_max(list_transform(${pieces(f, 'x.p')}, s -> strlen(s))) + 1) * ${calls}`;
   const over = `CASE WHEN ${crude} <= ${MAX_MATCH_STEPS} THEN false WHEN ${k} > ${MAX_ESTIMATED_PIECES} THEN true ELSE ${estimate(f, 'x.t', 'x.p', withEscape ? 'x.e' : null)} > ${MAX_MATCH_STEPS} END`;
   const message = `${ql(`${shown}: a pattern with `)} || ${k} || ${ql(` pieces after a wildcard (${f.wildcard}) over a text of `)} || strlen(x.t) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_MATCH_STEPS} match steps: use fewer wildcards, or match a shorter text`)}`;
   const args = `{'t': a1, 'p': a2${withEscape ? ", 'e': a3" : ''}}`;
@@ -115,7 +119,8 @@ function asRegex(f: Family, p: string): string {
 function translatable(f: Family, p: string, e: string | null): string {
   const size = `strlen(${p}) <= ${MAX_TRANSLATED_PATTERN_BYTES}`;
   if (f.glob) return `${size} AND NOT ${sys('regexp_matches', [p, ql('[?\\[\\\\]')])}`;
-  return e ? `${size} AND (${e} = '' OR NOT ${sys('contains', [p, e])})` : size;
+  // ILIKE compares the escape character with the lower-cased pattern.
+  return e ? `${size} AND (${e} = '' OR NOT ${sys('contains', [f.lower ? `lower(${p})` : p, e])})` : size;
 }
 
 function matcherMacro(name: string, f: Family, arities: number[]): string {
