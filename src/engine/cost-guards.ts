@@ -19,45 +19,32 @@
  * texts built from rows (up to 64 comparisons per text byte), regular expressions, and a text
  * that repeats a bounded call thousands of times.
  */
+import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK } from './cost-limit.js';
+import { PATTERN_FUNCTIONS, patternGuardStatements } from './pattern-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Edit distances: each argument at most this many bytes (PostgreSQL's fuzzystrmatch: 255 characters; DuckDB's work by byte). */
 export const MAX_EDIT_DISTANCE_BYTES = 255;
-/** Patterns longer than this are checked: text bytes × pattern bytes at most MAX_PATTERN_WORK. */
-export const CHECKED_PATTERN_BYTES = 64;
-export const MAX_PATTERN_WORK = 2 ** 20;
-
-/** The phrase duckdb-errors.ts maps to 54000. */
-export const COST_LIMIT_PHRASE = 'exceeds the per-call limit';
+export { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK };
 
 const EDIT_DISTANCE = ['levenshtein', 'damerau_levenshtein', 'editdist3', 'jaro_similarity', 'jaro_winkler_similarity'];
-/**
- * Pattern matchers (text, pattern, …): LIKE, ILIKE, GLOB, their negations and ESCAPE forms.
- * Regular expressions (RE2, SIMILAR TO) are not wrapped: DuckDB binds a macro's body when it is
- * created, and their options argument must be a constant there.
- */
-const PATTERN = [
-  '~~',
-  '!~~',
-  '~~*',
-  '!~~*',
-  '~~~',
-  '!~~~',
-  'glob',
-  'like_escape',
-  'not_like_escape',
-  'ilike_escape',
-  'not_ilike_escape',
-];
-
 /**
  * Substring searches (text, search string): DuckDB compares the search string at every position of
  * the text, about 45 ms per row for a 64 KiB search string in a 128 KiB text, one vector of them
  * minutes past statement_timeout (a second attacker review). Held to the pattern matchers' ceiling.
  * `contains` also takes lists, maps and structs: an untyped overload passes those straight through.
  */
-// string_split and its aliases are shadowed by the list guards (list-guards.ts) for their output's size.
+// string_split and its aliases (and split_part, DuckDB's macro over string_split) are shadowed by the list
+// guards (list-guards.ts) for their output's size, replace by the value guards: both add searchTextLimit.
 const SEARCH = ['strpos', 'instr', 'position', 'contains'];
+
+/** A search string (or separator) over CHECKED_PATTERN_BYTES in a text: text bytes × its bytes at most MAX_PATTERN_WORK. */
+export const searchTooLong = (text: string, search: string) =>
+  `(strlen(${search}) > ${CHECKED_PATTERN_BYTES} AND strlen(${text}) * strlen(${search}) > ${MAX_PATTERN_WORK})`;
+
+/** The longest text searchTooLong admits for `search`, as a DOUBLE (for guards that name their text once). */
+export const searchTextLimit = (search: string) =>
+  `CASE WHEN strlen(${search}) > ${CHECKED_PATTERN_BYTES} THEN ${MAX_PATTERN_WORK}.0 / strlen(${search}) ELSE 'infinity'::DOUBLE END`;
 
 /** One macro overload per arity the built-in has, each guarding and then calling the built-in. */
 function guardMacro(name: string, arities: number[], condition: string, message: string, passThrough = false): string {
@@ -90,25 +77,17 @@ export function costGuardStatements(arities: ReadonlyMap<string, number[]>): str
     const message = ql(`${name} argument exceeds maximum length of ${max} bytes (${COST_LIMIT_PHRASE})`);
     out.push(guardMacro(name, a, `strlen(a1) > ${max} OR strlen(a2) > ${max}`, message));
   }
-  for (const name of PATTERN) {
-    const a = arities.get(name);
-    if (!a) continue;
-    const shown = name.startsWith('~') || name.startsWith('!') ? 'pattern match' : name;
-    const message = `${ql(`${shown}: a pattern of `)} || strlen(a2) || ' bytes over a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
-    const condition = `strlen(a2) > ${CHECKED_PATTERN_BYTES} AND strlen(a1) * strlen(a2) > ${MAX_PATTERN_WORK}`;
-    out.push(guardMacro(name, a, condition, message));
-  }
+  out.push(...patternGuardStatements(arities));
   for (const name of SEARCH) {
     const a = arities.get(name);
     if (!a) continue;
     const message = `${ql(`${name}: a search string of `)} || strlen(a2) || ' bytes in a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
-    const condition = `strlen(a2) > ${CHECKED_PATTERN_BYTES} AND strlen(a1) * strlen(a2) > ${MAX_PATTERN_WORK}`;
-    out.push(guardMacro(name, [...new Set(a)], condition, message, name === 'contains'));
+    out.push(guardMacro(name, [...new Set(a)], searchTooLong('a1', 'a2'), message, name === 'contains'));
   }
   return out;
 }
 
 /** The SQL that reads the arities costGuardStatements needs. */
 export const GUARDED_ARITIES_SQL = `SELECT function_name, list(DISTINCT len(parameters)) FROM duckdb_functions()
-  WHERE database_name = 'system' AND function_type = 'scalar' AND function_name IN (${[...EDIT_DISTANCE, ...PATTERN, ...SEARCH].map(ql).join(', ')})
+  WHERE database_name = 'system' AND function_type = 'scalar' AND function_name IN (${[...EDIT_DISTANCE, ...PATTERN_FUNCTIONS, ...SEARCH].map(ql).join(', ')})
   GROUP BY function_name`;

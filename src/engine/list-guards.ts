@@ -11,7 +11,7 @@
  * The macros' parameters are typed as the built-ins' overloads (BIGINT, TIMESTAMP[TZ] + INTERVAL),
  * so a call binds the overload it bound before.
  */
-import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { LIST_ELEMENT_BYTES } from './regex-guards.js';
 import { MAX_VALUE_GROWTH } from './value-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
@@ -60,8 +60,11 @@ function resizeMacro(name: string): string {
 
 /** string_split(text, separator) and its aliases: at most n / separator + 1 pieces (n with an empty separator). */
 function splitMacro(name: string): string {
-  const over = `strlen(a1)::DOUBLE * (${LIST_ELEMENT_BYTES} / greatest(strlen(a2), 1) + 1) + ${LIST_ELEMENT_BYTES} > ${MAX_VALUE_GROWTH}`;
-  return guarded(name, [[['a1 VARCHAR', 'a2 VARCHAR'], over, 'a result']]);
+  const grows = `(${MAX_VALUE_GROWTH} - ${LIST_ELEMENT_BYTES}) / (${LIST_ELEMENT_BYTES} / greatest(strlen(a2), 1) + 1)`;
+  // A separator is searched for at every position of the text, as strpos (cost-guards.ts searchTextLimit).
+  const over = `strlen(a1) > least(${grows}, ${searchTextLimit('a2')})`;
+  const what = `a separator over ${CHECKED_PATTERN_BYTES} bytes in a long text, or a result`;
+  return guarded(name, [[['a1 VARCHAR', 'a2 VARCHAR'], over, what]]);
 }
 
 export const SPLIT_FUNCTIONS = ['string_split', 'str_split', 'string_to_array', 'split'] as const;

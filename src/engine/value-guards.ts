@@ -14,7 +14,8 @@
  * `list`) is left to the process ceilings: its work is linear in what it copies, and the memory
  * watchdog (memory-watchdog.ts) stops it between vectors.
  */
-import { COST_LIMIT_PHRASE } from './cost-guards.js';
+import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
+import { patternArgumentCopies } from './pattern-guards.js';
 import { NESTING_GUARD_COPIES } from './nesting-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
@@ -78,10 +79,13 @@ function replaceGuard(): Overload {
   const from = 'strlen(a2)';
   const grow = `(strlen(a3) - ${from})`;
   const within = `${MAX_VALUE_GROWTH}.0 * ${from} / ${grow}`;
+  const grows = `CASE WHEN ${from} > 0 AND ${grow} > 0 THEN CASE WHEN ${grow} > ${from} THEN ${within} ELSE greatest(${within}, ${MAX_DOUBLED_TEXT}) END ELSE 'infinity'::DOUBLE END`;
+  // The search string is compared at every position of the text (cost-guards.ts searchTextLimit): 200 ms a row for 64 KiB in 128 KiB.
+  const searches = searchTextLimit('a2');
   return {
     params: ['a1 VARCHAR', 'a2 VARCHAR', 'a3 VARCHAR'],
-    over: `${from} > 0 AND ${grow} > 0 AND strlen(a1) > CASE WHEN ${grow} > ${from} THEN ${within} ELSE greatest(${within}, ${MAX_DOUBLED_TEXT}) END`,
-    message: refusal('replace'),
+    over: `strlen(a1) > least(${grows}, ${searches})`,
+    message: `CASE WHEN ${from} > ${CHECKED_PATTERN_BYTES} THEN ${ql(`replace: a search string over ${CHECKED_PATTERN_BYTES} bytes in a long text, or a result, ${COST_LIMIT_PHRASE}`)} ELSE ${refusal('replace')} END`,
   };
 }
 
@@ -126,7 +130,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   repeat: [2, 2],
   lpad: [2, 2, 3],
   rpad: [2, 2, 3],
-  replace: [2, 9, 5],
+  replace: [2, 12, 5],
   printf: [6, 2],
   format: [6, 2],
   bar: [2],
@@ -141,10 +145,10 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   generate_series: [2],
   list_resize: [3, 2, 2],
   array_resize: [3, 2, 2],
-  string_split: [2],
-  str_split: [2],
-  string_to_array: [2],
-  split: [2],
+  string_split: [3, 4],
+  str_split: [3, 4],
+  string_to_array: [3, 4],
+  split: [3, 4],
   // growth-guards.ts
   bin: [2],
   to_binary: [2],
@@ -167,17 +171,8 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   editdist3: [2],
   jaro_similarity: [2],
   jaro_winkler_similarity: [2],
-  '~~': [3, 4, 2],
-  '!~~': [3, 4, 2],
-  '~~*': [3, 4, 2],
-  '!~~*': [3, 4, 2],
-  '~~~': [3, 4, 2],
-  '!~~~': [3, 4, 2],
-  glob: [3, 4, 2],
-  like_escape: [3, 4, 2],
-  not_like_escape: [3, 4, 2],
-  ilike_escape: [3, 4, 2],
-  not_ilike_escape: [3, 4, 2],
+  // pattern-guards.ts, counted from the macros' text
+  ...patternArgumentCopies(),
   ...NESTING_GUARD_COPIES,
 };
 /** The most times one expression may be bound through nested guarded calls. */
