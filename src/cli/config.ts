@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
+import { DEFAULT_MAX_PREPARED_TEXT } from '../session/named-limits.js';
 import { ENGINE_CALL_SLOTS, STUCK_CALL_GRACE_MS, USER_ENGINE_CALLS } from '../engine/engine-calls.js';
 
 const Policy = z.enum(['require', 'prefer', 'off']);
@@ -73,6 +74,8 @@ export const ConfigFile = z
     maxResultBytes: z.number().int().nonnegative().optional(),
     maxPreparedStatements: z.number().int().positive().optional(),
     maxPortals: z.number().int().positive().optional(),
+    /** Characters of text one user's named prepared statements may hold together, across their sessions. */
+    maxPreparedText: z.number().int().positive().optional(),
     /** DuckDB calls one user's sessions may run at once, of the process' 6 (engine/engine-calls.ts). */
     maxEngineCallsPerUser: z.number().int().min(1).max(ENGINE_CALL_SLOTS).optional(),
     /** How long a DuckDB call may run on after its statement was stopped before the process counts as wedged. */
@@ -321,6 +324,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
       maxResultBytes: file.maxResultBytes ?? 0,
       maxPreparedStatements: file.maxPreparedStatements ?? 1000,
       maxPortals: file.maxPortals ?? 1000,
+      maxPreparedText: file.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT,
     },
     tls,
     proxyProtocol: flags.proxyProtocol ?? file.proxyProtocol ?? false,
