@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBPreparedStatement, DuckDBResult, type DuckDBConnection } from '@duckdb/node-api';
 import { analyze } from '../src/analysis/analysis.js';
 import { refuseSideEffects } from '../src/analysis/side-effects.js';
 import { ReusedStatement } from '../src/engine/reused-statement.js';
@@ -100,6 +100,46 @@ describe('statements reused with new values', () => {
         ),
       );
       assert.equal(n, 1, 'a refused text is bound every time');
+    }
+  });
+
+  test('a run is one DuckDB call: the row is read from the materialized result, no chunk fetched', async () => {
+    const calls: string[] = [];
+    const spied: [Record<string, unknown>, string][] = [
+      [DuckDBPreparedStatement.prototype as unknown as Record<string, unknown>, 'run'],
+      [DuckDBPreparedStatement.prototype as unknown as Record<string, unknown>, 'stream'],
+      [DuckDBResult.prototype as unknown as Record<string, unknown>, 'fetchChunk'],
+    ];
+    const originals = spied.map(([proto, name]) => proto[name]);
+    spied.forEach(([proto, name], i) => {
+      const original = originals[i] as (...a: unknown[]) => unknown;
+      proto[name] = function (this: unknown, ...a: unknown[]) {
+        calls.push(name);
+        return original.apply(this, a);
+      };
+    });
+    try {
+      const text = 'select a from t1 where a > 3 /* one call */';
+      const [tree] = await new ReusedStatement('SELECT json_serialize_sql($1::VARCHAR)').firstRow(conn, [text]);
+      assert.match(String(tree), /"table_name":"t1"/);
+      calls.length = 0;
+      const analysis = await analyze(conn, `${text} /* analysed */`);
+      assert.deepEqual(
+        analysis.relations.map((r) => r.table),
+        ['t1'],
+      );
+      await refuseSideEffects(conn, analysis.sql, analysis);
+      // the parse and the engine line's bind: one run each, nothing streamed or fetched
+      assert.deepEqual(calls, ['run', 'run']);
+      // a statement without rows answers an empty row, as before
+      calls.length = 0;
+      assert.deepEqual(
+        await new ReusedStatement('SELECT 1 WHERE $1::VARCHAR = $2::VARCHAR').firstRow(conn, ['a', 'b']),
+        [],
+      );
+      assert.deepEqual(calls, ['run']);
+    } finally {
+      spied.forEach(([proto, name], i) => (proto[name] = originals[i]));
     }
   });
 });

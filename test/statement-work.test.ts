@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
 import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 
 const WORK = [
   'analysis',
@@ -329,6 +330,46 @@ describe('statement work: once per text, once per signature, once per statement'
     });
     await fresh.end();
     assert.ok(d.guard_install <= 1, JSON.stringify(d));
+  });
+
+  test('declared parameter types: prepared once per signature in a session, unspecified types (0) the same signature as none; another session analyses nothing again', async () => {
+    const text = 'select $1 + order_id as n from sales.orders where order_id = $2 -- signatures';
+    const open = () => RawPg.connect({ port: s.port, user: 'tester', database: 'basic' });
+    const raw = await open();
+    const other = await open();
+    try {
+      const run = async (k: RawPg, paramTypes: number[], params: string[]) => {
+        const r = await k.query(text, { paramTypes, params });
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        return r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString()));
+      };
+      const prepares = async (k: RawPg, paramTypes: number[], params: string[], want: string) => {
+        let rows: unknown[] = [];
+        const d = await cost(s, async () => (rows = await run(k, paramTypes, params)));
+        assert.deepEqual(rows, [[want]], `${JSON.stringify(paramTypes)}: ${JSON.stringify(params)}`);
+        assert.equal(d.ref_check, 1, JSON.stringify(d));
+        assert.equal(d.revalidation, 1, JSON.stringify(d));
+        return { analysis: d.analysis, duckdb_prepare: d.duckdb_prepare };
+      };
+      // int4, int8: the text's first plan
+      assert.deepEqual(await prepares(raw, [23, 20], ['10', '3'], '13'), { analysis: 1, duckdb_prepare: 1 });
+      // int8, int8: another signature, the same text (not analysed again)
+      assert.deepEqual(await prepares(raw, [20, 20], ['20', '3'], '23'), { analysis: 0, duckdb_prepare: 1 });
+      // each signature seen before: nothing prepared
+      assert.deepEqual(await prepares(raw, [23, 20], ['30', '4'], '34'), { analysis: 0, duckdb_prepare: 0 });
+      assert.deepEqual(await prepares(raw, [20, 20], ['40', '4'], '44'), { analysis: 0, duckdb_prepare: 0 });
+      // nothing declared, in both spellings a driver may send: one signature
+      assert.deepEqual(await prepares(raw, [], ['50', '5'], '55'), { analysis: 0, duckdb_prepare: 1 });
+      assert.deepEqual(await prepares(raw, [0, 0], ['60', '5'], '65'), { analysis: 0, duckdb_prepare: 0 });
+      assert.deepEqual(await prepares(raw, [23, 0], ['70', '6'], '76'), { analysis: 0, duckdb_prepare: 1 });
+      assert.deepEqual(await prepares(raw, [23], ['80', '6'], '86'), { analysis: 0, duckdb_prepare: 0 });
+      // another session: its own DuckDB prepare, the text's analysis kept for the process
+      assert.deepEqual(await prepares(other, [23, 20], ['90', '2'], '92'), { analysis: 0, duckdb_prepare: 1 });
+      assert.deepEqual(await prepares(other, [23, 20], ['91', '2'], '93'), { analysis: 0, duckdb_prepare: 0 });
+    } finally {
+      await raw.close();
+      await other.close();
+    }
   });
 
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {

@@ -22,7 +22,7 @@ import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
-import { counted, timed } from '../stages.js';
+import { counted, spent, stageClock, timed } from '../stages.js';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { bindShape, type BindShape } from './bind-shape.js';
 
@@ -143,18 +143,38 @@ async function remembered(sql: string, analysis: Promise<Analysis>): Promise<Ana
   return result;
 }
 
+/** What a rewritten statement takes from the client's own text: PostgreSQL's names of its result columns. */
+export interface ClientNames {
+  readonly columnNames?: readonly FiguredName[];
+}
+
+/**
+ * The client's texts' names, by text: a rewritten statement planned again (another session, a new
+ * signature) parses its client's text no more than its own (the analysis memo). Small values.
+ */
+const namesMemo = new LRUCache<string, ClientNames>({
+  max: 4000,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (_v, sql) => 2 * sql.length + 256,
+});
+
 /**
  * A rewritten statement: the analysis of `sql` (what DuckDB runs), and of the client's own text
- * `namesFrom` for PostgreSQL's column names, or undefined where DuckDB cannot parse it. Both texts
- * are parsed in one DuckDB call (one analysis), each memoized by its text as `analyze` does.
+ * `namesFrom` only PostgreSQL's column names, or undefined where DuckDB cannot parse it. Both texts
+ * are parsed in one DuckDB call (one analysis). The client's text is not what runs: nothing else of
+ * its parse is judged or kept (its admission, shape and checks are the rewritten text's).
  */
 export async function analyzeRewritten(
   conn: DuckDBConnection,
   sql: string,
   namesFrom: string,
-): Promise<{ analysis: Analysis; named: Analysis | undefined }> {
-  if (memo.has(sql) || memo.has(namesFrom) || sql.length > OFF_THREAD_CHARS || namesFrom.length > OFF_THREAD_CHARS) {
+): Promise<{ analysis: Analysis; named: ClientNames | undefined }> {
+  const knownNames = namesMemo.get(namesFrom);
+  if (memo.has(sql) || knownNames || sql.length > OFF_THREAD_CHARS || namesFrom.length > OFF_THREAD_CHARS) {
     const analysis = await analyze(conn, sql);
+    if (knownNames) return { analysis, named: knownNames };
+    const own = memo.get(namesFrom);
+    if (own !== undefined) return { analysis, named: own instanceof SqlError ? undefined : own };
     return { analysis, named: await analyze(conn, namesFrom).catch(() => undefined) };
   }
   counted('analysis');
@@ -163,17 +183,32 @@ export async function analyzeRewritten(
     const row = await parseTwo.firstRow(conn, [inner(sql), inner(namesFrom)]);
     return [String(row[0] ?? '{"error":true}'), String(row[1] ?? '{"error":true}')];
   });
-  const named = await remembered(
-    namesFrom,
-    analyzeText(async () => own, namesFrom),
-  ).catch(() => undefined);
-  return {
-    analysis: await remembered(
-      sql,
-      analyzeText(async () => tree, sql),
-    ),
-    named,
-  };
+  // the rewritten text first: its checks (nesting included) run before the client's tree is read
+  const analysis = await remembered(
+    sql,
+    analyzeText(async () => tree, sql),
+  );
+  const naming = stageClock();
+  const named = clientNames(own, namesFrom);
+  spent('analysis', naming);
+  return { analysis, named };
+}
+
+/** PostgreSQL's column names of the client's text from DuckDB's parse of it (JSON), memoized; undefined where it has none. */
+function clientNames(json: string, sql: string): ClientNames | undefined {
+  let names: ClientNames | undefined;
+  try {
+    const explain = readExplain(sql);
+    const tree = JSON.parse(json) as Serialized;
+    if (!tree.error && tree.statements?.length === 1) {
+      const node = (tree.statements[0] as Node).node as Node | undefined;
+      names = explain ? {} : { columnNames: figureColumnNames(node, new StatementText(sql)) };
+    }
+  } catch {
+    names = undefined; // a tree the names cannot be read from: DuckDB's own names stand
+  }
+  if (names && sql.length <= MEMO_MAX_CHARS) namesMemo.set(sql, names);
+  return names;
 }
 
 /** DuckDB's parse tree of `sql` as JSON text (json_serialize_sql: parse only, nothing bound or run). */

@@ -67,9 +67,34 @@ function readsConstantsAtBind(node: { [key: string]: Json }): boolean {
 /** Where a constant is: a plain value, an operator's argument only, or read at bind. */
 type Place = 'value' | 'operator' | 'kept';
 
+/** Object keys as JSON writes them, quoted once: a parse tree spells a few dozen names over and over. */
+const quotedKeys = new Map<string, string>();
+function quoted(key: string): string {
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = JSON.stringify(key);
+    if (quotedKeys.size < 4096) quotedKeys.set(key, q);
+  }
+  return q;
+}
+
+/** A JSON scalar as JSON.stringify writes it (numbers and booleans without its call). */
+function scalar(v: Json): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    default:
+      return 'null';
+  }
+}
+
 /** The shape of DuckDB's parse tree of one statement (json_serialize_sql's `statements[0]`). */
 export function bindShape(statement: unknown): BindShape {
-  const out: string[] = [];
+  let out = '';
   const operators = new Set<string>();
   const values: Json[] = [];
   let inexact = false;
@@ -79,25 +104,25 @@ export function bindShape(statement: unknown): BindShape {
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item === 'string') {
-      out.push(item);
+      out += item;
       continue;
     }
     const { v, place } = item;
     if (v === null || typeof v !== 'object') {
       if (typeof v === 'number' && !Number.isSafeInteger(v) && Number.isInteger(v)) inexact = true;
-      out.push(JSON.stringify(v) ?? 'null');
+      out += scalar(v);
     } else if (Array.isArray(v)) {
       stack.push(']');
       for (let i = v.length - 1; i >= 0; i--) {
         stack.push({ v: v[i]!, place });
         if (i > 0) stack.push(',');
       }
-      out.push('[');
+      out += '[';
     } else if (place !== 'kept' && v.class === 'CONSTANT') {
       // the value's type stays: `= 5` and `= '5'` bind differently
       const value = v.value;
       const type = value && typeof value === 'object' && !Array.isArray(value) ? (value.type ?? null) : null;
-      out.push(`{"constant":${JSON.stringify(type)},"alias":${JSON.stringify(v.alias ?? '')}}`);
+      out += `{"constant":${JSON.stringify(type)},"alias":${JSON.stringify(v.alias ?? '')}}`;
       if (place === 'operator') {
         values.push(value ?? null);
         JSON.stringify(value, (_, x: unknown) => {
@@ -110,17 +135,21 @@ export function bindShape(statement: unknown): BindShape {
       if (readsConstantsAtBind(v)) inner = 'kept';
       else if (place === 'value' && v.class === 'FUNCTION') inner = 'operator';
       if (inner === 'operator' && v.class === 'FUNCTION') operators.add(String(v.function_name).toLowerCase());
-      const keys = Object.keys(v).filter((k) => k !== 'query_location');
+      const keys = Object.keys(v);
       stack.push('}');
+      // positions are dropped: the first key written has no comma before it
+      const first = keys.findIndex((k) => k !== 'query_location');
       for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push({ v: v[keys[i]!]!, place: inner });
-        stack.push(`${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:`);
+        const key = keys[i]!;
+        if (key === 'query_location') continue;
+        stack.push({ v: v[key]!, place: inner });
+        stack.push(i > first ? `,${quoted(key)}:` : `${quoted(key)}:`);
       }
-      out.push('{');
+      out += '{';
     }
   }
   return {
-    shape: inexact ? undefined : out.join(''),
+    shape: inexact ? undefined : out,
     operators: [...operators],
     operatorValues: JSON.stringify(values),
   };

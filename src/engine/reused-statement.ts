@@ -3,7 +3,7 @@
  * (DuckDB's parse of a text for the analysis, its plan of one for the engine line): prepared once per
  * connection instead of at every call. `runAndReadAll(sql, values)` extracts, prepares (parses, binds
  * and plans the wrapper itself), binds and runs: for a short text the wrapper's own prepare was half
- * of the parse's cost. Runs on one connection's statement take turns, since the bound values are the
+ * of the parse's cost. Each run is one DuckDB call: the row is read from the materialized result. Runs on one connection's statement take turns, since the bound values are the
  * statement's state. The statement goes with its connection (disconnect destroys what it prepared).
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -35,7 +35,12 @@ export class ReusedStatement {
       around(async () => {
         values.forEach((v, i) => statement.bindVarchar(i + 1, v));
         try {
-          return (await statement.runAndReadAll()).getRows()[0] ?? [];
+          // Materialized in the one call that runs it: its first chunk is read in place, where
+          // reading it as a stream took two more calls (the chunk, then the end), each a hop
+          // through libuv's pool and back.
+          const result = await statement.run();
+          const chunk = result.chunkCount > 0 ? result.getChunk(0) : null;
+          return chunk && chunk.rowCount > 0 ? chunk.getRowValues(0) : [];
         } finally {
           statement.clearBindings();
         }

@@ -58,7 +58,13 @@ export function isKeepable(prepared: PreparedStmt): boolean {
   return prepared.duck !== null && prepared.leases.length === 0 && !holdsFiles && !prepared.systemViews;
 }
 
-/** The cache's key: the statement's text and the parameter types its Parse declared. */
+/**
+ * The cache's key: the statement's text and the parameter types its Parse declared. A type 0 is
+ * "unspecified", as a type not sent: planning reads both alike (`declaredTypes[n - 1] || …`), so
+ * trailing zeros are not part of the signature (`[0, 0]` from one driver, `[]` from another).
+ */
 function statementKey(text: string, declaredTypes: readonly number[]): string {
-  return declaredTypes.length === 0 ? text : `${text}\u0000${declaredTypes.join(',')}`;
+  let n = declaredTypes.length;
+  while (n > 0 && declaredTypes[n - 1] === 0) n--;
+  return n === 0 ? text : `${text}\u0000${declaredTypes.slice(0, n).join(',')}`;
 }
