@@ -4,7 +4,8 @@
  * prepare (bind, optimize, physical plan) and run apart, CPU of this process — so the emulation's own
  * cost is seen without the wire, the gateway's analysis or the machine's other load moving it much.
  *
- *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--explain <substring>]
+ *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--clients] [--explain <substring>]
+ *     [--sql <text> …]   (only these texts)
  */
 import { readFileSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -45,7 +46,9 @@ async function versionLike(conn: DuckDBConnection): Promise<Map<string, number>>
     ]),
   ])
     await conn.run(sql);
+  const t0 = performance.now();
   await snapshotVersionCatalog(conn, 'v_test');
+  console.log(`the version's catalog snapshot took ${(performance.now() - t0).toFixed(1)} ms`);
   const oids = new Map<string, number>();
   for (const r of (
     await conn.runAndReadAll(`SELECT view_name, view_oid FROM duckdb_views() WHERE database_name = 'v_test'`)
@@ -73,12 +76,28 @@ async function main(): Promise<void> {
   const psql = JSON.parse(readFileSync(fixture('psql15-backslash.json'), 'utf8')) as {
     statements: Array<{ command: string; sql: string }>;
   };
+  const clients = JSON.parse(readFileSync(fixture('client-queries.json'), 'utf8')) as Array<{
+    source: string;
+    sql: string;
+  }>;
   const texts = psql.statements.map((s) => ({
     name: s.command,
     sql: s.sql
       .replace(/\{\{users_oid\}\}/g, String(oids.get('users')))
       .replace(/\{\{big_orders_oid\}\}/g, String(oids.get('big_orders'))),
   }));
+  // The other clients' catalog texts (pgjdbc, SQLAlchemy, drivers), those without parameters.
+  if (args.includes('--clients'))
+    texts.push(
+      ...clients
+        .filter(
+          (q) =>
+            !/\$1\b/.test(q.sql) &&
+            !/^\s*(BEGIN|COMMIT|ROLLBACK|SET|SHOW)\b/i.test(q.sql) &&
+            !q.source.startsWith('psql'),
+        )
+        .map((q) => ({ name: q.source.split(' ')[0]!, sql: q.sql.replace(/\b16384\b/g, String(oids.get('users'))) })),
+    );
   const extra = args.flatMap((a, i) => (a === '--sql' ? [{ name: 'sql', sql: args[i + 1]! }] : []));
   const statements: { name: string; sql: string }[] = [];
   for (const t of extra.length ? extra : texts) {
@@ -107,7 +126,7 @@ async function main(): Promise<void> {
   const rows = statements.map((t, k) => ({ ...t, prepare: low(prepare[k]!), run: low(run[k]!) }));
   const total = rows.map((r) => r.prepare + r.run);
   console.log(
-    `${rows.length} psql statements, CPU ms per statement (lower quartile of ${RUNS} runs): p50 ${median(total).toFixed(2)}, max ${Math.max(...total).toFixed(2)}, sum ${total.reduce((a, b) => a + b, 0).toFixed(1)}`,
+    `${rows.length} statements, CPU ms per statement (lower quartile of ${RUNS} runs): p50 ${median(total).toFixed(2)}, max ${Math.max(...total).toFixed(2)}, sum ${total.reduce((a, b) => a + b, 0).toFixed(1)}`,
   );
   for (const r of [...rows].sort((a, b) => b.prepare + b.run - (a.prepare + a.run)).slice(0, TOP))
     console.log(
