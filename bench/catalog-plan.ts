@@ -70,7 +70,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const low = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 4)]!;
 
 async function main(): Promise<void> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const instance = await DuckDBInstance.create(':memory:', { threads: opt('--threads', '1') });
   const conn = await instance.connect();
   const oids = await versionLike(conn);
   const psql = JSON.parse(readFileSync(fixture('psql15-backslash.json'), 'utf8')) as {
