@@ -9,6 +9,7 @@ import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
+import { PG_TEXT_MACROS } from './pg-text-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -417,6 +418,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...SIGN_AND_GCD,
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
+  ...PG_TEXT_MACROS,
   ...ROW_MACROS,
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

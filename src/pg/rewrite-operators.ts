@@ -14,6 +14,7 @@ import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import { typedMinus } from './typed-minus.js';
+import { concatOperand } from './pg-text.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
@@ -98,6 +99,13 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     if (typed) {
       ctx.changed = true;
       return typed;
+    }
+    // Each side that is not a list cast to text as PostgreSQL's anytextcat does (pg-text.ts).
+    const l = concatOperand(lexpr, (ctx.untypedText ?? 0) > 0);
+    const r = concatOperand(rexpr, (ctx.untypedText ?? 0) > 0);
+    if (l !== lexpr || r !== rexpr) {
+      ctx.changed = true;
+      return { A_Expr: { ...e, lexpr: l, rexpr: r } };
     }
   }
   if (e.kind === 'AEXPR_OP' && op === '#' && e.lexpr) {

@@ -10,6 +10,7 @@ import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6, REVIEW_6_SCALED } from './pg-corpus-review-6.js';
+import { REVIEW_7 } from './pg-corpus-review-7.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 
@@ -451,6 +452,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_ROWS,
   // session 37: numeric constants in exponent form, sha2 of bytea, regex escapes, settings, errors
   ...REVIEW_FUNCS,
+  // session 38: a value's text (arrays, records, booleans, intervals, floats) in ::text, concat, format, ||
+  ...REVIEW_7,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */

@@ -1,0 +1,43 @@
+/**
+ * Corpus statements from the seventh round of issue 25 (session 38): a value's text as PostgreSQL
+ * writes it — arrays, records, booleans, intervals, bytea and floats inside `::text`, concat(),
+ * concat_ws(), format(), array_to_string() and `||` — each seen differing on the old code and now
+ * PostgreSQL's answer or a refusal with a precise SQLSTATE and a hint; never excused by a documented row.
+ */
+export const REVIEW_7 = [
+  // arrays cast to text: PostgreSQL's array text, not DuckDB's list text ([1, 2])
+  'select array[1,2]::text, cast(array[true,false] as text), array[array[1,2],array[3,4]]::text',
+  `select array['a b', null, 'c"d']::text, array['NULL', '', 'a,b', E'a\\\\b']::text, '{1,2}'::int[]::text`,
+  "select array[timestamp '2024-01-01 10:00']::text, array[1.0::float8, 1e20, 0.1]::text, array[null::int]::text",
+  'select array_agg(qty order by order_id)::text from sales.orders where order_id < 5',
+  'select status, array_agg(order_id order by order_id)::text from sales.orders where order_id < 7 group by status order by status',
+  // concat, concat_ws, format: each value by its output function (a boolean is t, a float has no .0)
+  "select concat(true, array['a b','c']), concat('a', 1.50, null, true), concat(1.0::float8, 0.1::float4)",
+  "select concat_ws(',', true, 2, array[1,2]), concat_ws(' - ', name, country, vip) from sales.customers order by customer_id limit 3",
+  'select concat(vip, qty) from sales.orders join sales.customers using (customer_id) order by order_id limit 3',
+  "select format('%s %s', true, array[1,2]), format('%L', true), format('%s', row(1,'a')), format('%s', (1, null, ''))",
+  "select format('%s', vip), format('%L', vip) from sales.customers order by customer_id limit 3",
+  "select concat('{', array['x'], '}'), concat(array[true,false])",
+  'select concat(array_agg(qty order by order_id)) from sales.orders where order_id < 5',
+  "select format('%s', array_agg(status order by order_id)) from sales.orders where order_id < 4",
+  "select concat(bool_and(qty > 0), '/', max(qty), '/', bool_or(qty > 8)) from sales.orders",
+  // intervals and bytea: IntervalStyle postgres (mons), bytea's \x text
+  "select 'a' || interval '14 months 3 days', concat(interval '14 months 3 days', 'x'), concat('\\x41'::bytea, 'x')",
+  "select concat(interval '-1 day 2 hours', '|', interval '1 year -2 mons', '|', interval '-3 hours', '|', interval '0')",
+  "select concat(interval '1 mon -1 day', '|', interval '-1 mon 3 days -04:00:00', '|', interval '100 hours 0.5 seconds')",
+  "select (interval '1 month' * qty)::text, interval '1 month 1 day' * qty || '' from sales.orders order by order_id limit 3",
+  // floats inside || and concat: float8out's digits
+  "select 'n=' || qty::float8, 'f=' || (qty / 2.0)::float4, qty::float8 || '' from sales.orders order by order_id limit 3",
+  // records cast to text: record_out
+  "select row(1, 'a b', null)::text as r, (1,'a')::text as s, row(1, row(2, 'a b'))::text as t",
+  // array_to_string: the elements' output text, a NULL element written as the third argument
+  "select array_to_string(array[true,false], ','), array_to_string(array[1.0::float8, null, 2.5], ',', '*')",
+  "select array_to_string(array_agg(vip order by customer_id), '') from sales.customers",
+  // inside subqueries (correlated): the text by the value's type name at run time
+  "select (select concat(o.qty, true, 1.0::float8, interval '14 months')) from sales.orders o order by order_id limit 2",
+  "select (select concat(max(o2.amount::float8), '|', bool_or(o2.qty > o.qty)) from sales.orders o2) from sales.orders o order by order_id limit 2",
+  // a value with no faithful text is refused (0A000 with a hint), not shown as DuckDB's struct or list text
+  "select t::text from (select 1 as a, 'x' as b) t",
+  "select concat(t) from (select 1 as a, 'x' as b) t",
+  'select (select array[o.qty]::text) from sales.orders o order by order_id limit 2',
+];
