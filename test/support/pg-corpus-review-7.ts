@@ -42,6 +42,21 @@ export const REVIEW_7 = [
   "select t::text from (select 1 as a, 'x' as b) t",
   "select concat(t) from (select 1 as a, 'x' as b) t",
   'select (select array[o.qty]::text) from sales.orders o order by order_id limit 2',
+  // a quoted name keeps its case: it names only what is spelled so (DuckDB matched any case)
+  'select "Order_Id" from sales.orders limit 1',
+  'select o."Qty" from sales.orders o limit 1',
+  'select count(*) from sales.orders group by "Status"',
+  'select * from sales."Orders" limit 1',
+  'select * from "Sales".orders limit 1',
+];
+
+/** Quoted names the statement defines itself, answered alike before and after: never refused. */
+export const REVIEW_7_CONTROLS = [
+  'select t."X", "X" from (select 1 as "X") t',
+  'with "Cte" as (select 1 as "A") select "A", "Cte"."A" from "Cte"',
+  'select qty as "Qty" from sales.orders order by "Qty", order_id limit 2',
+  'select "O".qty from sales.orders "O" where "O".qty > 8 order by order_id limit 2',
+  'select "T"."B" from (values (1, 2)) "T"("A", "B")',
 ];
 
 /** `||` inside a subquery keeps DuckDB's text of a float (documented in docs/compatibility.md). */

@@ -10,7 +10,7 @@ import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6, REVIEW_6_SCALED } from './pg-corpus-review-6.js';
-import { REVIEW_7, REVIEW_7_KEPT } from './pg-corpus-review-7.js';
+import { REVIEW_7, REVIEW_7_CONTROLS, REVIEW_7_KEPT } from './pg-corpus-review-7.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 
@@ -701,6 +701,7 @@ export function corpusStatements(): string[] {
     ...NEVER_EXCUSED,
     ...REVIEW_6_SCALED,
     ...REVIEW_7_KEPT,
+    ...REVIEW_7_CONTROLS,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
