@@ -174,6 +174,15 @@ const TYPED_MACROS: Array<[string, string]> = [
   // time - time is an interval in PostgreSQL (DuckDB has no such operator).
   ['_pgsem_minus(a TIME, b TIME, x, y)', "(DATE '2000-01-01' + x) - (DATE '2000-01-01' + y)"],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
+  // An untyped literal beside a date/time value is read as that value's type (typed-minus.ts literalLikeOther).
+  ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME', 'INTERVAL'].map((t): [string, string] => [
+    `_pgsem_likeof(a ${t}, s)`,
+    `CAST(s AS ${t})`,
+  ]),
+  ...['VARCHAR', 'BOOLEAN', 'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE'].map(
+    (t): [string, string] => [`_pgsem_likeof(a ${t}, s)`, 's'],
+  ),
+  ['_pgsem_likeof(a, s)', 's'],
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],

@@ -48,6 +48,13 @@ export const REVIEW_7 = [
   'select count(*) from sales.orders group by "Status"',
   'select * from sales."Orders" limit 1',
   'select * from "Sales".orders limit 1',
+  // an untyped literal beside a date/time value in a subtraction is read as that value's type (DuckDB: 42725)
+  "select timestamptz '2024-01-02 00:00' - '2024-01-01', date '2024-01-02' - '2024-01-01', '2024-01-05' - date '2024-01-01'",
+  "select timestamptz '2024-01-02 00:00' - '1 day'",
+  "select date '2024-01-02' - '1'",
+  "select ordered_at - '2024-01-01', ordered_at::date - '2024-01-01' from sales.orders order by order_id limit 2",
+  "select ordered_at - '1 hour' from sales.orders order by order_id limit 2",
+  "select now() - '2024-01-01' > interval '1 day', time '10:00' - '09:30'",
 ];
 
 /** Quoted names the statement defines itself, answered alike before and after: never refused. */
