@@ -59,6 +59,7 @@ export function jsonKeyOperator(op: string, l: Node, r: Node): Node | undefined 
 
 /** Functions whose result is int4 in PostgreSQL and int8 (or wider) in DuckDB. */
 const INT4_RESULTS = new Set([
+  'bit_length',
   'char_length',
   'character_length',
   'strpos',

@@ -44,20 +44,28 @@ function textTag(n: Node): Node | undefined {
  * `_pgsem_<fn>(tag, x, …)`; a value without a tag, or where DuckDB cannot pick a typed overload
  * (`untyped`: Ctx.untypedText), goes to `_pgsem_<fn>_any`, which reads its type name at run time.
  */
-function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = []): Node {
+function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = [], bareParams = false): Node {
+  // A parameter is typed only by its use: left to DuckDB as before (a macro would leave it untyped).
+  if (holdsParam(n)) return fn === 'cat' || fn === 'elems' || (fn === 'out' && bareParams) ? n : castTo(n, 'varchar');
   const tag = untyped ? undefined : textTag(n);
   return tag === undefined ? sem(`${fn}_any`, [n, ...extra]) : sem(fn, [tag, n, ...extra]);
+}
+
+function holdsParam(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(holdsParam);
+  if (!n || typeof n !== 'object') return false;
+  return (n as Node).ParamRef !== undefined || Object.values(n as Node).some(holdsParam);
 }
 
 /** A constant whose text is itself (a string, NULL): no macro needed. */
 const isPlainConstant = (n: Node): boolean => n.A_Const?.sval !== undefined || n.A_Const?.isnull === true;
 
 /** The output function's text of a (walked) value: what concat(), format('%s') and record fields show. */
-export function outputText(n: Node, untyped: boolean): Node {
+export function outputText(n: Node, untyped: boolean, bareParams = false): Node {
   if (isPlainConstant(n)) return n;
   const fields = n.RowExpr?.args as Node[] | undefined;
   if (fields) return recordText(fields, untyped);
-  return byType('out', n, untyped);
+  return byType('out', n, untyped, [], bareParams);
 }
 
 /** record_out of a row constructor's fields: `(1,"a b",)` (a NULL field is empty). */
@@ -80,7 +88,7 @@ export function castText(n: Node, untyped: boolean): Node {
 /** concat(…) and concat_ws(sep, …): each value by its output function (NULLs skipped, as DuckDB's). */
 export function concatCall(fn: 'concat' | 'concat_ws', args: Node[], untyped: boolean): Node {
   const values = fn === 'concat_ws' ? args.slice(1) : args;
-  return call(fn, [...(fn === 'concat_ws' ? [args[0]!] : []), ...values.map((v) => outputText(v, untyped))]);
+  return call(fn, [...(fn === 'concat_ws' ? [args[0]!] : []), ...values.map((v) => outputText(v, untyped, true))]);
 }
 
 /** array_to_string(a, sep [, null_text]): the elements' output text; a NULL element skipped or written as null_text. */

@@ -2,7 +2,14 @@
 import { OID } from './oids.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
-import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
+import {
+  booleanInput,
+  byteaInput,
+  integerInput,
+  isIntegerType,
+  specialDateTime,
+  timestamptzInput,
+} from './pg-input.js';
 import { numericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
@@ -32,6 +39,9 @@ const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
   regnamespace: [4089, 4090],
   regrole: [4096, 4097],
 };
+
+/** The types whose input reads PostgreSQL's special words (`'today'`, `'now'`: pg-input.ts specialDateTime). */
+const DATETIME_INPUT_TYPES: ReadonlySet<string> = new Set(['date', 'timestamp', 'timestamptz']);
 
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
@@ -91,6 +101,12 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (type === 'interval' && !isArray && tn.typmods) {
     ctx.changed = true;
     return intervalWithFields(tc.arg, tn.typmods);
+  }
+  const dateWord =
+    !isArray && sval !== undefined && DATETIME_INPUT_TYPES.has(type) ? specialDateTime(type, sval) : undefined;
+  if (dateWord) {
+    ctx.changed = true;
+    return dateWord;
   }
   if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).

@@ -55,6 +55,12 @@ export const REVIEW_7 = [
   "select ordered_at - '2024-01-01', ordered_at::date - '2024-01-01' from sales.orders order by order_id limit 2",
   "select ordered_at - '1 hour' from sales.orders order by order_id limit 2",
   "select now() - '2024-01-01' > interval '1 day', time '10:00' - '09:30'",
+  // PostgreSQL's special date/time inputs (DuckDB: 22007)
+  "select 'yesterday'::date < current_date, 'epoch'::date, 'infinity'::timestamp, 'today'::timestamp <= now()",
+  "select date 'today' - date 'yesterday', timestamp 'tomorrow' - timestamp 'today', 'now'::timestamptz <= now()",
+  "select count(*) from sales.orders where ordered_at < 'today'::date - 7",
+  // bit_length is int4 (DuckDB: bigint)
+  "select bit_length('abc'), bit_length(status) from sales.orders order by order_id limit 2",
 ];
 
 /** Quoted names the statement defines itself, answered alike before and after: never refused. */
