@@ -98,6 +98,16 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // extract(timezone… from x): of a timestamptz or timetz its value; of anything else PostgreSQL's 0A000.
+  ...['TIMESTAMP WITH TIME ZONE', 'TIME WITH TIME ZONE'].map((t): [string, string] => [
+    `_pgsem_tzfield(t ${t}, v)`,
+    'v',
+  ]),
+  ...[...TEMPORAL.filter((t) => t !== 'TIMESTAMP WITH TIME ZONE'), ...NUMBERS].map((t): [string, string] => [
+    `_pgsem_tzfield(t ${t}, v)`,
+    `CAST(CASE WHEN v IS NULL THEN NULL ELSE error('extract of a time zone field from a value without a time zone is not supported by fdl-gateway|PostgreSQL has the time zone fields for timestamptz and timetz only: cast the value to timestamptz first.') END AS DECIMAL(38,0))`,
+  ]),
+  ['_pgsem_tzfield(t, v)', 'v'],
 ];
 
 /** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */

@@ -61,6 +61,9 @@ export const REVIEW_7 = [
   "select count(*) from sales.orders where ordered_at < 'today'::date - 7",
   // bit_length is int4 (DuckDB: bigint)
   "select bit_length('abc'), bit_length(status) from sales.orders order by order_id limit 2",
+  // extract's time zone fields: numeric of a timestamptz, PostgreSQL's 0A000 of a timestamp (DuckDB answered 0)
+  "select extract(timezone from now()), extract(timezone_hour from timestamptz '2024-01-01 00:00+02'), extract(timezone_minute from now())",
+  'select extract(timezone from ordered_at) from sales.orders limit 1',
 ];
 
 /** Quoted names the statement defines itself, answered alike before and after: never refused. */
@@ -74,5 +77,6 @@ export const REVIEW_7_CONTROLS = [
 
 /** `||` inside a subquery keeps DuckDB's text of a float (documented in docs/compatibility.md). */
 export const REVIEW_7_KEPT = [
+  'select order_id, amount - avg(amount) over () from sales.orders order by order_id limit 2',
   'select (select o.status || 1.0::float8 || o.qty) from sales.orders o order by order_id limit 2',
 ];
