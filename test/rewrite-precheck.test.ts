@@ -63,6 +63,10 @@ const NEEDS = [
   `select 'a' || x as s from range(3) t(x)`,
   `select array_to_string(array[true], ',') as s`,
   `select (1, 'a')::text as r`,
+  // PostgreSQL's special date/time words, an untyped literal beside a date, bit_length's int4
+  `select 'today'::date as d, timestamp 'yesterday' as t`,
+  `select current_date - '2024-01-01' as n`,
+  `select bit_length('abc') as b`,
 ];
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
