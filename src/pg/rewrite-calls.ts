@@ -4,6 +4,7 @@ import { COMPAT_DB } from './catalog/names.js';
 import {
   avgCall,
   constantInteger,
+  dispatch,
   int4OfSmallIntegers,
   signCall,
   percentileArgument,
@@ -136,6 +137,11 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  // to_hex of an integer: lower-case digits, an int4's two's complement in 32 bits (DuckDB: upper case, 64 bits).
+  if (pgName === 'to_hex' && args?.length === 1 && !inFrom) {
+    const hex = dispatch('tohex', [args[0]!], [args[0]!]);
+    if (hex) return hex;
+  }
   // concat, concat_ws, array_to_string: each value's text as PostgreSQL's output function writes it.
   if ((pgName === 'concat' || pgName === 'concat_ws') && args?.length && !inFrom && !fc.agg_star)
     return concatCall(pgName, args, (ctx.untypedText ?? 0) > 0);

@@ -64,6 +64,9 @@ export const REVIEW_7 = [
   // extract's time zone fields: numeric of a timestamptz, PostgreSQL's 0A000 of a timestamp (DuckDB answered 0)
   "select extract(timezone from now()), extract(timezone_hour from timestamptz '2024-01-01 00:00+02'), extract(timezone_minute from now())",
   'select extract(timezone from ordered_at) from sales.orders limit 1',
+  // to_hex: lower-case, an int4 in 32 bits (DuckDB: upper case, 64 bits); of a smallint PostgreSQL's 42725
+  'select to_hex(255), to_hex(-1), to_hex(-1::int8), to_hex(2147483647), to_hex(order_id), to_hex(customer_id) from sales.orders order by order_id limit 2',
+  'select to_hex(qty) from sales.orders order by order_id limit 2',
 ];
 
 /** Quoted names the statement defines itself, answered alike before and after: never refused. */
