@@ -45,14 +45,15 @@ export function quotedCaseNames(sql: string): CaseNames | undefined {
     if (!n || typeof n !== 'object') return;
     const node = n as Node;
     if (node.ColumnRef) {
-      // `"Foo"`, `t."Foo"`: a column (and its qualifier); a third name or more (`t.s."Foo"`) is a
-      // struct's field, not in the catalog: only the names up to the column are checked.
+      // `"Foo"`, `t."Foo"`: a column and its qualifier. Three names or more (`s.t."Foo"`, `t.s."Foo"`,
+      // a pinned version's `"Repo@v1".t.c`) are not checked: a schema's or a struct field's.
       const fields = ((node.ColumnRef.fields ?? []) as Node[]).map((f) => f.String?.sval as unknown);
-      for (const f of fields.slice(0, 2)) if (hasUpper(f)) qualified.push(fields.length === 1 ? [f] : fields);
+      if (fields.length <= 2 && fields.some(hasUpper)) qualified.push(fields);
     }
     if (node.RangeVar) {
       const rv = node.RangeVar as Node;
-      for (const s of [rv.schemaname, rv.relname]) if (hasUpper(s)) names.relations.add(s);
+      // A pinned version (`"Repo@v1".t`) is resolved by the gateway, not DuckDB's catalog: not checked.
+      for (const s of [rv.schemaname, rv.relname]) if (hasUpper(s) && !s.includes('@')) names.relations.add(s);
       // A FROM item is named by its table name where it has no alias.
       if (typeof rv.relname === 'string') names.defined.add(rv.relname);
     }
@@ -74,7 +75,7 @@ export function quotedCaseNames(sql: string): CaseNames | undefined {
   for (const fields of qualified) {
     // `x."Foo"` where x is no name the statement defines may be a column's field (a struct): not checked.
     if (fields.length === 2 && !names.defined.has(String(fields[0]))) continue;
-    for (const f of fields.slice(0, 2)) if (hasUpper(f) && !names.defined.has(f)) names.columns.add(f);
+    for (const f of fields) if (hasUpper(f) && !names.defined.has(f) && !f.includes('@')) names.columns.add(f);
   }
   for (const c of ctes) names.relations.delete(c);
   return names.columns.size + names.relations.size > 0 ? names : undefined;
