@@ -58,6 +58,15 @@ const NEEDS = [
   'select (1, 2) = (1, null) as b',
   'select (x, 1) not in (select 1, 2) as b from range(3) t(x)',
   `select row_to_json(row(1, 'a')) as j`,
+  // a value's text as PostgreSQL writes it (pg/pg-text.ts)
+  `select concat(1, true) as c, concat_ws(',', 1.5::float8) as w`,
+  `select 'a' || x as s from range(3) t(x)`,
+  `select array_to_string(array[true], ',') as s`,
+  `select (1, 'a')::text as r`,
+  // PostgreSQL's special date/time words, an untyped literal beside a date, bit_length's int4
+  `select 'today'::date as d, timestamp 'yesterday' as t`,
+  `select current_date - '2024-01-01' as n`,
+  `select bit_length('abc') as b`,
 ];
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
@@ -79,6 +88,8 @@ const OVER = [
   'select 7 / 2 as n',
   // a call's argument list before a comparison looks like a row constructor's
   'select greatest(1, 2) = 2 as b',
+  // a concatenation of constants only: their text is already PostgreSQL's
+  `select 'a' || 'b' as s`,
 ];
 
 test('the pre-check flags exactly what the rewrite changes', async () => {

@@ -7,6 +7,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } from './numeric-literal.js';
 
 import { call, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
+import { outputText } from './pg-text.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
 export const LIST_SRF_IN_SELECT = new Set(['generate_series']);
@@ -100,7 +101,7 @@ export function guardDivisor(divisor: Node): Node {
  * %I (quoted identifier), %L (quoted literal, NULL as NULL), %%, and positions (%2$s). Width and
  * `*` are refused; so is a format string that is not a constant.
  */
-export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => Node): Node {
+export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => Node, untyped: boolean): Node {
   const fmt = args[0]?.A_Const?.sval?.sval;
   if (typeof fmt !== 'string') {
     throw new SqlError(
@@ -137,7 +138,8 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     if (value === undefined) throw new SqlError(SQLSTATE.invalidParameterValue, 'too few arguments for format()');
     if (literal) parts.push(strConst(literal));
     literal = '';
-    const text = castTo(value, 'varchar');
+    // %I's text goes into quote_ident, whose body holds a subquery: no typed overload there.
+    const text = outputText(value, untyped || m[3] === 'I');
     if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
     else if (m[3] === 'I') {
       // PostgreSQL refuses a NULL identifier (22004, engine/duckdb-errors.ts).

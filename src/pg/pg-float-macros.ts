@@ -1,7 +1,7 @@
 /**
  * `_pgsem_*` macros for floats as PostgreSQL prints and converts them (pg-forms.ts calls them):
- * `x::text` of float4/float8 (shortest round-trip digits, exponent form outside [1e-4, 1e15) — 1e6 for
- * float4 —, `100` not DuckDB's `100.0`), and `round(x::numeric, n)` of a float, whose numeric is the
+ * a float's text (`floatText`, used by pg-text-macros.ts: shortest round-trip digits, exponent form
+ * outside [1e-4, 1e15) — 1e6 for float4 —, `100` not DuckDB's `100.0`), and `round(x::numeric, n)` of a float, whose numeric is the
  * value printed with 15 (float4: 6) significant digits, as PostgreSQL's float8_numeric does.
  */
 
@@ -18,33 +18,23 @@ const NUMBERS = [
   'UBIGINT',
   'UHUGEINT',
 ];
-const OTHERS = [
-  'VARCHAR',
-  'BOOLEAN',
-  'DATE',
-  'TIME',
-  'TIMESTAMP',
-  'TIMESTAMP WITH TIME ZONE',
-  'INTERVAL',
-  'BLOB',
-  'UUID',
-];
 
 /**
  * DuckDB's shortest digits (`100.0`, `1e+20`, `1.5e-07`) laid out as PostgreSQL's float8out: `digits`
  * is the significand without leading and trailing zeros, `x` the decimal exponent of its first digit.
  */
-const floatText = (
+export const floatText = (
   exponentAt: number,
-): string => `CASE WHEN isnan(x) THEN 'NaN' WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END ELSE
-  list_transform([regexp_extract(CAST(x AS VARCHAR), '^(-?)(\\d+)(?:\\.(\\d+))?(?:e([+-]\\d+))?$', ['s', 'i', 'f', 'e'])], lambda m:
-    list_transform([{'s': m.s, 'all': m.i || m.f, 'point': length(m.i) + CAST(coalesce(nullif(m.e, ''), '0') AS INTEGER)}], lambda a:
-      list_transform([{'s': a.s, 'd': rtrim(ltrim(a.all, '0'), '0'), 'x': CAST(a.point - (length(a.all) - length(ltrim(a.all, '0'))) - 1 AS INTEGER)}], lambda v:
-        CASE WHEN v.d = '' THEN v.s || '0'
-          WHEN v.x < -4 OR v.x >= ${exponentAt} THEN v.s || left(v.d, 1) || CASE WHEN length(v.d) > 1 THEN '.' || substr(v.d, 2) ELSE '' END
-            || 'e' || CASE WHEN v.x < 0 THEN '-' ELSE '+' END || CASE WHEN abs(v.x) < 10 THEN '0' ELSE '' END || CAST(abs(v.x) AS VARCHAR)
-          WHEN v.x < 0 THEN v.s || '0.' || repeat('0', -v.x - 1) || v.d
-          ELSE v.s || rpad(left(v.d, v.x + 1), v.x + 1, '0') || CASE WHEN length(v.d) > v.x + 1 THEN '.' || substr(v.d, v.x + 2) ELSE '' END END
+  x = 'x',
+): string => `CASE WHEN isnan(${x}) THEN 'NaN' WHEN isinf(${x}) THEN CASE WHEN ${x} > 0 THEN 'Infinity' ELSE '-Infinity' END ELSE
+  list_transform([regexp_extract(CAST(${x} AS VARCHAR), '^(-?)(\\d+)(?:\\.(\\d+))?(?:e([+-]\\d+))?$', ['s', 'i', 'f', 'e'])], lambda fdl_pg_m:
+    list_transform([{'s': fdl_pg_m['s'], 'all': fdl_pg_m['i'] || fdl_pg_m['f'], 'point': length(fdl_pg_m['i']) + CAST(coalesce(nullif(fdl_pg_m['e'], ''), '0') AS INTEGER)}], lambda fdl_pg_a:
+      list_transform([{'s': fdl_pg_a['s'], 'd': rtrim(ltrim(fdl_pg_a['all'], '0'), '0'), 'x': CAST(fdl_pg_a['point'] - (length(fdl_pg_a['all']) - length(ltrim(fdl_pg_a['all'], '0'))) - 1 AS INTEGER)}], lambda fdl_pg_v:
+        CASE WHEN fdl_pg_v['d'] = '' THEN fdl_pg_v['s'] || '0'
+          WHEN fdl_pg_v['x'] < -4 OR fdl_pg_v['x'] >= ${exponentAt} THEN fdl_pg_v['s'] || left(fdl_pg_v['d'], 1) || CASE WHEN length(fdl_pg_v['d']) > 1 THEN '.' || substr(fdl_pg_v['d'], 2) ELSE '' END
+            || 'e' || CASE WHEN fdl_pg_v['x'] < 0 THEN '-' ELSE '+' END || CASE WHEN abs(fdl_pg_v['x']) < 10 THEN '0' ELSE '' END || CAST(abs(fdl_pg_v['x']) AS VARCHAR)
+          WHEN fdl_pg_v['x'] < 0 THEN fdl_pg_v['s'] || '0.' || repeat('0', -fdl_pg_v['x'] - 1) || fdl_pg_v['d']
+          ELSE fdl_pg_v['s'] || rpad(left(fdl_pg_v['d'], fdl_pg_v['x'] + 1), fdl_pg_v['x'] + 1, '0') || CASE WHEN length(fdl_pg_v['d']) > fdl_pg_v['x'] + 1 THEN '.' || substr(fdl_pg_v['d'], fdl_pg_v['x'] + 2) ELSE '' END END
       )[1])[1])[1] END`;
 
 /**
@@ -62,10 +52,6 @@ const floatRound = (digits: number): string => `list_transform([printf('%.${digi
 const NOT_A_NUMBER = `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('a cast to numeric without precision and scale of a value that is not a number is not supported by fdl-gateway|Give precision and scale: CAST(x AS numeric(38, 6)).') END AS DECIMAL(38,0))`;
 
 export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
-  ['_pgsem_text(t DOUBLE, x)', floatText(15)],
-  ['_pgsem_text(t FLOAT, x)', floatText(6)],
-  ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_text(t ${t}, x)`, 'CAST(x AS VARCHAR)']),
-  ['_pgsem_text(t, x)', 'CAST(x AS VARCHAR)'],
   ['_pgsem_fround(t DOUBLE, x, n)', floatRound(15)],
   ['_pgsem_fround(t FLOAT, x, n)', floatRound(6)],
   ['_pgsem_fround(t DECIMAL, x, n)', 'round(x, n)'],

@@ -59,6 +59,7 @@ export function jsonKeyOperator(op: string, l: Node, r: Node): Node | undefined 
 
 /** Functions whose result is int4 in PostgreSQL and int8 (or wider) in DuckDB. */
 const INT4_RESULTS = new Set([
+  'bit_length',
   'char_length',
   'character_length',
   'strpos',
@@ -91,13 +92,15 @@ export function octetLength(args: Node[]): Node {
 
 /**
  * `extract(field from x)`: numeric in PostgreSQL 14+ (scale 6 for second and epoch, 3 for
- * milliseconds; an epoch of a date scale 0). `julian` and the time zone fields keep DuckDB's answer.
+ * milliseconds; an epoch of a date scale 0; the time zone fields, whole seconds or hours, scale 0). `julian` keeps DuckDB's answer.
  */
 export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
   const x = args[1];
-  if (!x || !field || field === 'julian' || field.startsWith('timezone')) return undefined;
+  if (!x || !field || field === 'julian') return undefined;
   if (field === 'epoch') return sem('epoch', [x, x]);
+  // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).
+  if (field.startsWith('timezone')) return sem('tzfield', [x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
   if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
     return sem(field === 'second' ? 'seconds' : field, [x]);
   return castTo({ FuncCall: fc }, 'decimal', [38, 0]);

@@ -100,3 +100,35 @@ export function byteaInput(text: string): Node {
     A_Const: { sval: { sval: bytes.map((b) => `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`).join('') } },
   };
 }
+
+/**
+ * PostgreSQL's special date/time inputs (`'today'::date`, `timestamp 'yesterday'`, `'epoch'`, `'now'`),
+ * which DuckDB's reader refuses (22007) except `epoch`/`infinity`: the expression PostgreSQL means,
+ * in the session's zone (DuckDB's current_date and now() follow TimeZone). Undefined for other text.
+ */
+export function specialDateTime(type: string, text: string): Node | undefined {
+  const word = text.trim().toLowerCase();
+  const offsets: Record<string, number> = { today: 0, tomorrow: 1, yesterday: -1 };
+  if (!(word in offsets) && word !== 'now') return undefined;
+  const fn = (name: string, args: Node[] = []): Node => ({
+    FuncCall: { funcname: [{ String: { sval: name } }], args, funcformat: 'COERCE_EXPLICIT_CALL' },
+  });
+  const cast = (arg: Node, to: string): Node => ({
+    TypeCast: { arg, typeName: { names: [{ String: { sval: to } }], typemod: -1 } },
+  });
+  const duckType = type === 'date' ? 'date' : type === 'timestamp' ? 'timestamp' : 'timestamptz';
+  if (word === 'now') return type === 'date' ? fn('current_date') : cast(fn('now'), duckType);
+  const day = offsets[word]!;
+  const date: Node =
+    day === 0
+      ? fn('current_date')
+      : {
+          A_Expr: {
+            kind: 'AEXPR_OP',
+            name: [{ String: { sval: day > 0 ? '+' : '-' } }],
+            lexpr: fn('current_date'),
+            rexpr: { A_Const: { ival: { ival: 1 } } },
+          },
+        };
+  return type === 'date' ? date : cast(date, duckType);
+}

@@ -9,6 +9,7 @@ import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
+import { PG_TEXT_MACROS } from './pg-text-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -173,6 +174,15 @@ const TYPED_MACROS: Array<[string, string]> = [
   // time - time is an interval in PostgreSQL (DuckDB has no such operator).
   ['_pgsem_minus(a TIME, b TIME, x, y)', "(DATE '2000-01-01' + x) - (DATE '2000-01-01' + y)"],
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
+  // An untyped literal beside a date/time value is read as that value's type (typed-minus.ts literalLikeOther).
+  ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME', 'INTERVAL'].map((t): [string, string] => [
+    `_pgsem_likeof(a ${t}, s)`,
+    `CAST(s AS ${t})`,
+  ]),
+  ...['VARCHAR', 'BOOLEAN', 'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE'].map(
+    (t): [string, string] => [`_pgsem_likeof(a ${t}, s)`, 's'],
+  ),
+  ['_pgsem_likeof(a, s)', 's'],
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],
@@ -417,6 +427,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...SIGN_AND_GCD,
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
+  ...PG_TEXT_MACROS,
   ...ROW_MACROS,
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

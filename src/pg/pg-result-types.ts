@@ -279,11 +279,6 @@ export function constantDivision(l: Node, r: Node): Node | undefined {
   };
 }
 
-/** `x::text`: a float printed as PostgreSQL's float8out/float4out does; any other type as DuckDB casts it. */
-export function textOf(arg: Node): Node | undefined {
-  return dispatch('text', [arg], [arg]);
-}
-
 /**
  * `round(x::numeric[, n])` of a value (not a constant), n a constant in [-20, 13]: a float becomes the
  * numeric PostgreSQL's float8_numeric gives (15 significant digits) before rounding; the result has

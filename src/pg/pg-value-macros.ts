@@ -98,6 +98,31 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // to_hex: PostgreSQL's lower-case digits; int2/int4 as int4 in 32 bits (DuckDB's to_hex is guarded: the built-in, 16 digits at most).
+  [
+    '_pgsem_tohex(t INTEGER, x)',
+    'lower(system.main.to_hex(CASE WHEN x < 0 THEN CAST(x AS BIGINT) + 4294967296 ELSE CAST(x AS BIGINT) END))',
+  ],
+  // PostgreSQL has to_hex(int4) and to_hex(int8): of a smallint it cannot choose (42725).
+  ...['TINYINT', 'SMALLINT'].map((t): [string, string] => [
+    `_pgsem_tohex(t ${t}, x)`,
+    `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('more than one function named "to_hex" takes a smallint: cast it to integer or bigint') END AS VARCHAR)`,
+  ]),
+  ['_pgsem_tohex(t BIGINT, x)', 'lower(system.main.to_hex(x))'],
+  ...[...NUMBERS.filter((t) => !['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT'].includes(t)), 'VARCHAR', 'BLOB'].map(
+    (t): [string, string] => [`_pgsem_tohex(t ${t}, x)`, 'to_hex(x)'],
+  ),
+  ['_pgsem_tohex(t, x)', 'to_hex(x)'],
+  // extract(timezone… from x): of a timestamptz or timetz its value; of anything else PostgreSQL's 0A000.
+  ...['TIMESTAMP WITH TIME ZONE', 'TIME WITH TIME ZONE'].map((t): [string, string] => [
+    `_pgsem_tzfield(t ${t}, v)`,
+    'v',
+  ]),
+  ...[...TEMPORAL.filter((t) => t !== 'TIMESTAMP WITH TIME ZONE'), ...NUMBERS].map((t): [string, string] => [
+    `_pgsem_tzfield(t ${t}, v)`,
+    `CAST(CASE WHEN v IS NULL THEN NULL ELSE error('extract of a time zone field from a value without a time zone is not supported by fdl-gateway|PostgreSQL has the time zone fields for timestamptz and timetz only: cast the value to timestamptz first.') END AS DECIMAL(38,0))`,
+  ]),
+  ['_pgsem_tzfield(t, v)', 'v'],
 ];
 
 /** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */

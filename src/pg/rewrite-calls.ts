@@ -4,6 +4,7 @@ import { COMPAT_DB } from './catalog/names.js';
 import {
   avgCall,
   constantInteger,
+  dispatch,
   int4OfSmallIntegers,
   signCall,
   percentileArgument,
@@ -47,7 +48,8 @@ import {
   substrCall,
   zeroVarianceNull,
 } from './pg-spellings.js';
-import { walk } from './rewrite-walk.js';
+import { untypedWithin, walk } from './rewrite-walk.js';
+import { arrayToStringCall, concatCall } from './pg-text.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 
 /** Relation size functions: their argument is a regclass. */
@@ -70,7 +72,16 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return rounded;
   }
-  const args = walk(fc.args, ctx, false) as Node[] | undefined;
+  // A compat macro's arguments, and format()'s when it quotes an identifier (quote_ident), land inside
+  // a subquery of the macro's body: no typed overload can be picked there (Ctx.untypedText).
+  const last = parts[parts.length - 1]!;
+  const pgOwn = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
+  const inSubquery =
+    pgOwn &&
+    (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
+      (last === 'format' && /%(?:\d+\$)?I/.test(String((fc.args as Node[] | undefined)?.[0]?.A_Const?.sval?.sval))));
+  const args = (inSubquery ? untypedWithin(ctx, () => walk(fc.args, ctx, false)) : walk(fc.args, ctx, false)) as
+    Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
   for (const k of ['agg_order', 'agg_filter', 'over'] as const)
@@ -79,7 +90,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   if (pgName === 'format' && args && args.length > 0 && !fc.agg_star) {
     ctx.changed = true;
-    return formatCall(args, compat);
+    return formatCall(args, compat, (ctx.untypedText ?? 0) > 0);
   }
   if (pgName === 'to_char' && args) {
     ctx.changed = true;
@@ -126,6 +137,18 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  // to_hex of an integer: lower-case digits, an int4's two's complement in 32 bits (DuckDB: upper case, 64 bits).
+  if (pgName === 'to_hex' && args?.length === 1 && !inFrom) {
+    const hex = dispatch('tohex', [args[0]!], [args[0]!]);
+    if (hex) return hex;
+  }
+  // concat, concat_ws, array_to_string: each value's text as PostgreSQL's output function writes it.
+  if ((pgName === 'concat' || pgName === 'concat_ws') && args?.length && !inFrom && !fc.agg_star)
+    return concatCall(pgName, args, (ctx.untypedText ?? 0) > 0);
+  if (pgName === 'array_to_string' && args && !inFrom) {
+    const joined = arrayToStringCall(args, (ctx.untypedText ?? 0) > 0);
+    if (joined) return joined;
+  }
   // lpad(s, n), rpad(s, n): padded with spaces (DuckDB has only the three-argument form).
   if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 2 && !inFrom)
     return { FuncCall: { ...out, funcname: [str(pgName)], args: [...args, strConst(' ')] } };

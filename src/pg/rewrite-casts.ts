@@ -2,8 +2,15 @@
 import { OID } from './oids.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
-import { booleanInput, byteaInput, integerInput, isIntegerType, timestamptzInput } from './pg-input.js';
-import { numericOf, textOf, timeOf } from './pg-result-types.js';
+import {
+  booleanInput,
+  byteaInput,
+  integerInput,
+  isIntegerType,
+  specialDateTime,
+  timestamptzInput,
+} from './pg-input.js';
+import { numericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
   compat,
@@ -17,6 +24,7 @@ import {
   type Node,
 } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
+import { castText } from './pg-text.js';
 import { numericSpecialRefused, precisionRefused } from './pg-spellings.js';
 import { intervalWithFields, isoInterval } from './interval-fields.js';
 import { FRACTIONAL_SECOND_TYPES, fractionalPrecision } from './fractional-seconds.js';
@@ -31,6 +39,9 @@ const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
   regnamespace: [4089, 4090],
   regrole: [4096, 4097],
 };
+
+/** The types whose input reads PostgreSQL's special words (`'today'`, `'now'`: pg-input.ts specialDateTime). */
+const DATETIME_INPUT_TYPES: ReadonlySet<string> = new Set(['date', 'timestamp', 'timestamptz']);
 
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
@@ -66,6 +77,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     arg = { A_ArrayExpr: { elements: elems.map((e) => (e === null ? { A_Const: { isnull: true } } : strConst(e))) } };
     ctx.changed = true;
   } else {
+    // A row constructor cast to text is record_out's text, built from its fields (not shown as a record).
+    if (textual && !tn.typmods && tc.arg?.RowExpr) {
+      ctx.changed = true;
+      return castText(walk(tc.arg, ctx, false) as Node, (ctx.untypedText ?? 0) > 0);
+    }
     arg = walk(tc.arg, ctx, textual) as Node;
   }
   if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
@@ -85,6 +101,12 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (type === 'interval' && !isArray && tn.typmods) {
     ctx.changed = true;
     return intervalWithFields(tc.arg, tn.typmods);
+  }
+  const dateWord =
+    !isArray && sval !== undefined && DATETIME_INPUT_TYPES.has(type) ? specialDateTime(type, sval) : undefined;
+  if (dateWord) {
+    ctx.changed = true;
+    return dateWord;
   }
   if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
@@ -155,12 +177,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     !tc.arg.A_Const &&
     !tc.arg.ParamRef
   ) {
-    // A float shown as text: PostgreSQL's digits (`100`, `1e+20`), not DuckDB's (`100.0`).
-    const text = textOf(arg);
-    if (text) {
-      ctx.changed = true;
-      return text;
-    }
+    // A value cast to text as PostgreSQL writes it (pg-text-macros.ts): a float's digits (`100`, not
+    // DuckDB's `100.0`), an array's `{1,2}`, an interval's `1 year 2 mons`, a bytea's `\x…`.
+    ctx.changed = true;
+    return castText(arg, (ctx.untypedText ?? 0) > 0);
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {

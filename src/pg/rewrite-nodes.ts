@@ -25,6 +25,12 @@ export interface Ctx {
   rowScope?: ReadonlySet<string>;
   /** Row `IN (SELECT …)` sublinks that are conjuncts of a WHERE or HAVING: NULL and false alike drop the row (pg-rows.ts). */
   filterSubLinks?: Set<Node>;
+  /**
+   * Inside a subquery expression or a compat macro's arguments (whose bodies hold subqueries): DuckDB
+   * cannot pick a typed macro overload for a correlated value there, so a value's text is judged by its
+   * type name at run time (pg-text.ts).
+   */
+  untypedText?: number;
 }
 
 export const PGCAT = 'pgcat';

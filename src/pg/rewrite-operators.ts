@@ -13,7 +13,8 @@ import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
-import { typedMinus } from './typed-minus.js';
+import { literalLikeOther, typedMinus } from './typed-minus.js';
+import { concatOperand } from './pg-text.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
@@ -62,11 +63,16 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return walk(rowForm, ctx, false) as Node;
   }
-  const lexpr = walk(e.lexpr, ctx, false) as Node;
+  let lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');
+  }
+  const likeOther = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr ? literalLikeOther(lexpr, rexpr) : undefined;
+  if (likeOther) {
+    ctx.changed = true;
+    [lexpr, rexpr] = likeOther;
   }
   const minus =
     e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
@@ -98,6 +104,13 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     if (typed) {
       ctx.changed = true;
       return typed;
+    }
+    // Each side that is not a list cast to text as PostgreSQL's anytextcat does (pg-text.ts).
+    const l = concatOperand(lexpr, (ctx.untypedText ?? 0) > 0);
+    const r = concatOperand(rexpr, (ctx.untypedText ?? 0) > 0);
+    if (l !== lexpr || r !== rexpr) {
+      ctx.changed = true;
+      return { A_Expr: { ...e, lexpr: l, rexpr: r } };
     }
   }
   if (e.kind === 'AEXPR_OP' && op === '#' && e.lexpr) {

@@ -138,7 +138,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         const fields = rowArgs(body.testexpr as Node | undefined);
         const kind =
           body.subLinkType === 'ANY_SUBLINK' ? 'ANY' : body.subLinkType === 'ALL_SUBLINK' ? 'ALL' : undefined;
-        if (!fields || !kind) break;
+        if (!fields || !kind) return { SubLink: untypedWithin(ctx, () => walk(body, ctx, false) as Node) };
         ctx.changed = true;
         const name = names(body.operName as Node[] | undefined).slice(-1)[0] ?? '=';
         const filterOnly = ctx.filterSubLinks?.has(body) === true;
@@ -220,6 +220,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
   const out: Node = {};
   for (const k of keys) out[k] = walk(obj[k], ctx, false);
   return out;
+}
+
+/** `work` with a value's text judged by its type name at run time (Ctx.untypedText). */
+export function untypedWithin<T>(ctx: Ctx, work: () => T): T {
+  ctx.untypedText = (ctx.untypedText ?? 0) + 1;
+  try {
+    return work();
+  } finally {
+    ctx.untypedText--;
+  }
 }
 
 /** Select-list items keep PostgreSQL's column names (DuckDB would name them after the rewritten expression). */

@@ -6,7 +6,8 @@
  * overloads (pg-macros.ts) let DuckDB's binder pick by the operands' types, any other pair keeping
  * DuckDB's own `-`.
  */
-import { dateMinus } from './pg-result-types.js';
+import { dateMinus, tagOf } from './pg-result-types.js';
+import { COMPAT_DB } from './catalog/names.js';
 import type { Node } from './rewrite-nodes.js';
 
 const MINUS_MACRO = '_pgsem_minus';
@@ -32,4 +33,29 @@ function holdsTypedMinus(n: unknown): boolean {
 export function typedMinus(l: Node, r: Node): Node | undefined {
   if (neverDatetime(l) || neverDatetime(r) || holdsTypedMinus(l) || holdsTypedMinus(r)) return undefined;
   return dateMinus(l, r);
+}
+
+const isStringLiteral = (n: Node | undefined): boolean => typeof n?.A_Const?.sval?.sval === 'string';
+
+/**
+ * `x - '…'` (or `'…' - x`): PostgreSQL reads the untyped literal as x's own type when an operator
+ * of that type pair exists (timestamptz - timestamptz, date - date, …), so `ts - '2024-01-01'` is an
+ * interval and `ts - '1 day'` 22007; DuckDB found two candidates (42725). The literal is cast to
+ * x's type by `_pgsem_likeof` where x is a date, time, timestamp or interval; any other pair keeps
+ * DuckDB's reading. Returns the walked sides, the literal replaced.
+ */
+export function literalLikeOther(l: Node, r: Node): [Node, Node] | undefined {
+  const [lit, other] =
+    isStringLiteral(r) && !isStringLiteral(l) ? [r, l] : isStringLiteral(l) && !isStringLiteral(r) ? [l, r] : [];
+  if (!lit || !other || other.A_Const) return undefined;
+  const tag = tagOf(other);
+  if (tag === undefined) return undefined;
+  const cast: Node = {
+    FuncCall: {
+      funcname: [COMPAT_DB, 'pgcat', '_pgsem_likeof'].map((sval) => ({ String: { sval } })),
+      args: [tag, lit],
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
+  return lit === r ? [l, cast] : [cast, r];
 }

@@ -20,6 +20,7 @@ import {
 import { replaceParams } from '../text/split.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
+import { refuseCaseMismatch } from '../pg/identifier-case.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
@@ -86,6 +87,8 @@ export async function planQuery(
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
     const reads = await timed('admission', () => admitFor(ctx, analysis, base, rewrite.rewritten));
+    // A quoted name with an upper-case letter names only what is spelled so (pg/identifier-case.ts).
+    await refuseCaseMismatch(ctx.conn, source);
     const pruning = stageClock();
     // `SELECT count(*) FROM t` of a local version: rows the catalog counts exactly are not read
     if (reads.length === 0 && base.leases.length === 0)

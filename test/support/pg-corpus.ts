@@ -10,6 +10,7 @@ import { splitDataRow, type QueryResult, type RawPg } from './raw-pg.js';
 import { REVIEW_2, REVIEW_3, REVIEW_4 } from './pg-corpus-review.js';
 import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6, REVIEW_6_SCALED } from './pg-corpus-review-6.js';
+import { REVIEW_7, REVIEW_7_CONTROLS, REVIEW_7_KEPT } from './pg-corpus-review-7.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 
@@ -451,6 +452,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_ROWS,
   // session 37: numeric constants in exponent form, sha2 of bytea, regex escapes, settings, errors
   ...REVIEW_FUNCS,
+  // session 38: a value's text (arrays, records, booleans, intervals, floats) in ::text, concat, format, ||
+  ...REVIEW_7,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
@@ -688,7 +691,18 @@ export function corpusStatements(): string[] {
       out.push(`select ${c}, order_id ${FROM} order by ${c}${dir}, order_id`);
     out.push(`select ${c} ${FROM} order by order_id`);
   }
-  out.push(...FIXED, ...REVIEWED, ...REVIEW_2, ...REVIEW_3, ...REVIEW_4, ...BI, ...NEVER_EXCUSED, ...REVIEW_6_SCALED);
+  out.push(
+    ...FIXED,
+    ...REVIEWED,
+    ...REVIEW_2,
+    ...REVIEW_3,
+    ...REVIEW_4,
+    ...BI,
+    ...NEVER_EXCUSED,
+    ...REVIEW_6_SCALED,
+    ...REVIEW_7_KEPT,
+    ...REVIEW_7_CONTROLS,
+  );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
 }

@@ -1,0 +1,160 @@
+/**
+ * `_pgsem_*` macros for a value's text as PostgreSQL writes it where DuckDB casts to VARCHAR its own
+ * way (pg-text.ts calls them): `_pgsem_out` is the type's output function (concat, concat_ws,
+ * format's %s and %L, an array's elements, a record's fields: a boolean is `t`), `_pgsem_text` the
+ * cast to text (`x::text`, `'a' || x`: a boolean is `true`). Both write arrays as PostgreSQL's array
+ * text (`{1,"a b",NULL}`), intervals as IntervalStyle postgres (`1 year 2 mons`), bytea as `\x…`,
+ * floats with float8out's digits. A value with no faithful text (a struct that is not a row
+ * constructor, a map, an array of records) is refused at run time, 0A000 with a hint.
+ */
+import { floatText } from './pg-float-macros.js';
+
+/** The scalar types named by the typed overloads: every one DuckDB could otherwise cast into another overload. */
+const SCALARS = [
+  'BOOLEAN',
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+  'UHUGEINT',
+  'DECIMAL',
+  'FLOAT',
+  'DOUBLE',
+  'VARCHAR',
+  'DATE',
+  'TIME',
+  'TIMESTAMP',
+  'TIMESTAMP WITH TIME ZONE',
+  'TIME WITH TIME ZONE',
+  'INTERVAL',
+  'BLOB',
+  'UUID',
+  'BIT',
+];
+
+/**
+ * IntervalStyle postgres (EncodeInterval): `N year(s)`, `N mon(s)`, `N day(s)`, then the time
+ * `[-|+]HH:MM:SS[.ffffff]` when non-zero or alone; a positive field after a negative one gets `+`.
+ */
+const intervalText = (
+  x: string,
+): string => `list_transform([{'y': datepart('year', ${x}), 'mo': datepart('month', ${x}), 'd': datepart('day', ${x}),
+    'us': CAST(datepart('hour', ${x}) AS BIGINT) * 3600000000 + CAST(datepart('minute', ${x}) AS BIGINT) * 60000000 + datepart('microseconds', ${x})}], lambda fdl_pg_i:
+  list_transform([{'i': fdl_pg_i, 'a': abs(fdl_pg_i['us'])}], lambda fdl_pg_j: concat_ws(' ',
+    CASE WHEN fdl_pg_i['y'] <> 0 THEN CAST(fdl_pg_i['y'] AS VARCHAR) || ' year' || CASE WHEN fdl_pg_i['y'] <> 1 THEN 's' ELSE '' END END,
+    CASE WHEN fdl_pg_i['mo'] <> 0 THEN CASE WHEN fdl_pg_i['y'] < 0 AND fdl_pg_i['mo'] > 0 THEN '+' ELSE '' END || CAST(fdl_pg_i['mo'] AS VARCHAR) || ' mon' || CASE WHEN fdl_pg_i['mo'] <> 1 THEN 's' ELSE '' END END,
+    CASE WHEN fdl_pg_i['d'] <> 0 THEN CASE WHEN (CASE WHEN fdl_pg_i['mo'] <> 0 THEN fdl_pg_i['mo'] < 0 ELSE fdl_pg_i['y'] < 0 END) AND fdl_pg_i['d'] > 0 THEN '+' ELSE '' END
+      || CAST(fdl_pg_i['d'] AS VARCHAR) || ' day' || CASE WHEN fdl_pg_i['d'] <> 1 THEN 's' ELSE '' END END,
+    CASE WHEN fdl_pg_i['us'] <> 0 OR (fdl_pg_i['y'] = 0 AND fdl_pg_i['mo'] = 0 AND fdl_pg_i['d'] = 0) THEN
+      CASE WHEN fdl_pg_i['us'] < 0 THEN '-' WHEN (CASE WHEN fdl_pg_i['d'] <> 0 THEN fdl_pg_i['d'] < 0 WHEN fdl_pg_i['mo'] <> 0 THEN fdl_pg_i['mo'] < 0 ELSE fdl_pg_i['y'] < 0 END) THEN '+' ELSE '' END
+      || CASE WHEN fdl_pg_j['a'] < 36000000000 THEN '0' ELSE '' END || CAST(fdl_pg_j['a'] // 3600000000 AS VARCHAR)
+      || ':' || lpad(CAST(fdl_pg_j['a'] // 60000000 % 60 AS VARCHAR), 2, '0') || ':' || lpad(CAST(fdl_pg_j['a'] // 1000000 % 60 AS VARCHAR), 2, '0')
+      || CASE WHEN fdl_pg_j['a'] % 1000000 <> 0 THEN '.' || rtrim(lpad(CAST(fdl_pg_j['a'] % 1000000 AS VARCHAR), 6, '0'), '0') ELSE '' END END
+  ))[1])[1]`;
+
+/** One scalar's text in `x`: the output function (`cast` false) or the cast to text (a boolean's `true`). */
+function scalarText(type: string, x: string, cast: boolean): string {
+  switch (type) {
+    case 'BOOLEAN':
+      return cast ? `CAST(${x} AS VARCHAR)` : `CASE WHEN ${x} THEN 't' WHEN NOT ${x} THEN 'f' END`;
+    case 'DOUBLE':
+      return floatText(15, x);
+    case 'FLOAT':
+      return floatText(6, x);
+    case 'INTERVAL':
+      return intervalText(x);
+    case 'BLOB':
+      return `'\\x' || lower(hex(${x}))`;
+    case 'DATE':
+    case 'TIMESTAMP':
+      // DuckDB writes an era as ` (BC)`.
+      return `replace(CAST(${x} AS VARCHAR), ' (BC)', ' BC')`;
+    default:
+      return `CAST(${x} AS VARCHAR)`;
+  }
+}
+
+/** array_out: an element quoted when empty, `NULL` in any case, or holding `{}",\` or white space. */
+const ARRAY_QUOTE = `CASE WHEN s = '' OR lower(s) = 'null' OR regexp_matches(s, '[{}",\\\\ \\t\\n\\r\\v\\f]')
+  THEN '"' || replace(replace(s, '\\', '\\\\'), '"', '\\"') || '"' ELSE s END`;
+
+/** record_out: a field quoted when empty or holding `",\()` or white space; `"` doubled. */
+const RECORD_QUOTE = `CASE WHEN s = '' OR regexp_matches(s, '[",\\\\() \\t\\n\\r\\v\\f]')
+  THEN '"' || replace(replace(s, '\\', '\\\\'), '"', '""') || '"' ELSE s END`;
+
+/** A one-dimensional list's array text, its elements of `type`. */
+const arrayText = (type: string, x: string): string =>
+  `'{' || array_to_string(list_transform(${x}, lambda fdl_pg_e: coalesce(_pgsem_aquote(${scalarText(type, 'fdl_pg_e', false)}), 'NULL')), ',') || '}'`;
+
+/** A list of lists (PostgreSQL's two-dimensional array). */
+const matrixText = (type: string, x: string): string =>
+  `'{' || array_to_string(list_transform(${x}, lambda fdl_pg_r: coalesce(${arrayText(type, 'fdl_pg_r')}, 'NULL')), ',') || '}'`;
+
+/** A value with no faithful text: refused when a row has one (its type is known only at bind time). */
+const other = (
+  x: string,
+): string => `CASE WHEN ${x} IS NULL THEN NULL WHEN regexp_matches(typeof(${x}), '^(STRUCT|MAP|UNION)|\\]$')
+  THEN error('this value as text (a record, a map or an array of them) is not supported by fdl-gateway|Select the fields or elements themselves, or build the text with concat() of them.')
+  ELSE CAST(${x} AS VARCHAR) END`;
+
+/**
+ * A value whose type no tag could name (an aggregate inside an expression, a value inside a
+ * subquery): its type read by name when it runs, each value re-read from DuckDB's text into its type.
+ */
+const untyped = (x: string, cast: boolean): string => {
+  const as = (type: string) => `TRY_CAST(CAST(${x} AS VARCHAR) AS ${type})`;
+  return `CASE WHEN ${x} IS NULL THEN NULL
+  WHEN typeof(${x}) = 'BOOLEAN' THEN ${cast ? `CAST(${x} AS VARCHAR)` : `CASE CAST(${x} AS VARCHAR) WHEN 'true' THEN 't' ELSE 'f' END`}
+  WHEN typeof(${x}) = 'DOUBLE' THEN ${floatText(15, as('DOUBLE'))}
+  WHEN typeof(${x}) = 'FLOAT' THEN ${floatText(6, as('DOUBLE'))}
+  WHEN typeof(${x}) = 'INTERVAL' THEN ${intervalText(as('INTERVAL'))}
+  WHEN typeof(${x}) = 'BLOB' THEN '\\x' || lower(hex(${as('BLOB')}))
+  WHEN typeof(${x}) IN ('DATE', 'TIMESTAMP') THEN replace(CAST(${x} AS VARCHAR), ' (BC)', ' BC')
+  WHEN regexp_matches(typeof(${x}), '^(STRUCT|MAP|UNION)|\\]$')
+  THEN error('the text of this value (an array or a record) inside a subquery or around an aggregate is not supported by fdl-gateway|Select the value as its own column, or build its text from its elements or fields.')
+  ELSE CAST(${x} AS VARCHAR) END`;
+};
+
+const family = (name: string, cast: boolean): Array<[string, string]> => [
+  [`${name}_any(x)`, untyped('x', cast)],
+  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}, x)`, scalarText(t, 'x', cast)]),
+  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[], x)`, arrayText(t, 'x')]),
+  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[][], x)`, matrixText(t, 'x')]),
+  [`${name}(t, x)`, other('x')],
+];
+
+/**
+ * The engine's guards shadow these built-ins with typed macros (engine/value-guards.ts), whose
+ * overload DuckDB cannot pick for a correlated value inside a subquery: called as the built-ins,
+ * each growing a value at most linearly here.
+ */
+const BUILT_IN = /\b(repeat|lpad|rpad|replace|hex|array_to_string)\(/g;
+
+export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
+  [
+    ['_pgsem_aquote(s)', ARRAY_QUOTE],
+    ['_pgsem_rquote(s)', RECORD_QUOTE],
+    ...family('_pgsem_out', false),
+    ...family('_pgsem_text', true),
+    // array_to_string's elements: each element's output text, a NULL one as n (NULL: array_to_string skips it).
+    ...SCALARS.map((t): [string, string] => [
+      `_pgsem_elems(t ${t}[], x, n)`,
+      `list_transform(x, lambda fdl_pg_e: coalesce(${scalarText(t, 'fdl_pg_e', false)}, n))`,
+    ]),
+    ['_pgsem_elems(t, x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${other('fdl_pg_e')}, n))`],
+    ['_pgsem_elems_any(x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${untyped('fdl_pg_e', false)}, n))`],
+    // `a || b`: a side that is not a list is cast to text as PostgreSQL's anytextcat does; lists stay lists.
+    // bytea || bytea is bytea: a BLOB stays one.
+    ...SCALARS.filter((t) => t !== 'BLOB').map((t): [string, string] => [
+      `_pgsem_cat(t ${t}, x)`,
+      scalarText(t, 'x', true),
+    ]),
+    ['_pgsem_cat(t, x)', 'x'],
+    ['_pgsem_cat_any(x)', 'x'],
+  ] as Array<[string, string]>
+).map(([sig, body]) => [sig, body.replace(BUILT_IN, 'system.main.$1(')]);
