@@ -5,6 +5,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { tagOf } from './pg-result-types.js';
 
 type Node = Record<string, any>;
 
@@ -97,7 +98,8 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
   const x = args[1];
   if (!x || !field || field === 'julian' || field.startsWith('timezone')) return undefined;
-  if (field === 'epoch') return sem('epoch', [x, x]);
+  // The tag stands for x without its aggregates and windows (`max(t) - min(t)`), which no macro argument may hold.
+  if (field === 'epoch') return sem('epoch', [tagOf(x) ?? x, x]);
   if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
     return sem(field === 'second' ? 'seconds' : field, [x]);
   return castTo({ FuncCall: fc }, 'decimal', [38, 0]);
@@ -164,4 +166,11 @@ export function settingOrError(setting: Node, name: Node): Node {
 /** `upper(s)`, `lower(s)`: ASCII letters only, as PostgreSQL under the C locale the gateway reports (lc_ctype). */
 export function caseMapped(fn: 'upper' | 'lower', arg: Node): Node {
   return sem(fn, [arg]);
+}
+
+/** `to_hex(n)`: lower case, of an int4 its 32 bits (DuckDB's is upper case and always 64 bits: `-1` → 16 F's). */
+export function toHex(n: Node): Node {
+  // An integer constant PostgreSQL reads as int4 (`-2147483648`; DuckDB's is a BIGINT).
+  if (typeof n.A_Const?.ival?.ival === 'number') n = castTo(n, 'integer');
+  return sem('to_hex', [tagOf(n) ?? n, n]);
 }

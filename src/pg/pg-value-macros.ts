@@ -49,6 +49,17 @@ const JSON_KEYS = `CASE json_type(x) WHEN 'OBJECT' THEN json_keys(x)
   WHEN 'ARRAY' THEN list_transform(list_filter(json_extract(x, '$[*]'), lambda e: json_type(e) = 'VARCHAR'), lambda e: e ->> '$')
   WHEN 'VARCHAR' THEN [x ->> '$'] ELSE CAST([] AS VARCHAR[]) END`;
 
+/** to_hex of a value of DuckDB type `t`: int4's 32 bits, int8's 64, any other type PostgreSQL's error (42725, 42883). */
+function toHex(t: string): string {
+  // smallint converts to int4 and int8 alike: PostgreSQL finds the call ambiguous.
+  if (t === 'TINYINT' || t === 'SMALLINT') return "error('function to_hex(smallint) is not unique')";
+  if (['INTEGER', 'UTINYINT', 'USMALLINT'].includes(t)) return 'lower(to_hex(CAST(x AS BIGINT) & 4294967295))';
+  if (t === 'BIGINT') return 'lower(to_hex(x))';
+  const pgType =
+    { DECIMAL: 'numeric', DOUBLE: 'double precision', FLOAT: 'real', VARCHAR: 'text' }[t] ?? t.toLowerCase();
+  return `error('function to_hex(${pgType}) does not exist')`;
+}
+
 export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   // A date argument of date_trunc and generate_series is read as timestamptz (PostgreSQL's preferred type).
   ...[...TEMPORAL, ...NUMBERS].map((t): [string, string] => [
@@ -98,6 +109,8 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // to_hex: PostgreSQL has it for int4 (its 32 bits: -1 is ffffffff) and int8 only, in lower case.
+  ...[...NUMBERS, 'VARCHAR'].map((t): [string, string] => [`_pgsem_to_hex(t ${t}, x)`, toHex(t)]),
 ];
 
 /** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */

@@ -18,7 +18,6 @@ import {
   codecCall,
   constantZero,
   formatCall,
-  jsonAggCall,
   JSON_SET_FUNCTIONS,
   jsonSetFunctionRefused,
   LIST_SRF_IN_SELECT,
@@ -38,6 +37,7 @@ import {
   lengthCall,
   digestCall,
   settingOrError,
+  toHex,
 } from './pg-forms.js';
 import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import {
@@ -48,6 +48,7 @@ import {
   zeroVarianceNull,
 } from './pg-spellings.js';
 import { walk } from './rewrite-walk.js';
+import { jsonAggOfValues } from './pg-json-values.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 
 /** Relation size functions: their argument is a regclass. */
@@ -148,6 +149,7 @@ function pgCall(
     const re = regexpReplaceArgs(args);
     if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
   }
+  if (pgName === 'to_hex' && args?.length === 1 && !inFrom) return toHex(args[0]!);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
   if (pgName === 'length' && args?.length === 1 && !inFrom) return lengthCall(args);
   if (pgName === 'sha256' && args?.length === 1 && !inFrom) return digestCall({ ...out, funcname: [str(pgName)] });
@@ -227,7 +229,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;
-    return jsonAggCall(fc, args);
+    return jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;

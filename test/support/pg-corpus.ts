@@ -12,6 +12,7 @@ import { REVIEW_5 } from './pg-corpus-review-5.js';
 import { REVIEW_6, REVIEW_6_SCALED } from './pg-corpus-review-6.js';
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
+import { REVIEW_8 } from './pg-corpus-review-8.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -451,6 +452,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_ROWS,
   // session 37: numeric constants in exponent form, sha2 of bytea, regex escapes, settings, errors
   ...REVIEW_FUNCS,
+  // session 38: DISTINCT aggregates' order, extract(epoch) of aggregates, to_hex, json_agg's values, FROM functions, SQLSTATEs
+  ...REVIEW_8,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
