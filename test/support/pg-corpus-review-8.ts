@@ -31,6 +31,10 @@ export const REVIEW_8 = [
   // the JSON-to-record functions: 0A000 with a hint (they were 42501 "permission denied")
   'select * from jsonb_to_recordset(\'[{"a":1,"b":"x"}]\') as x(a int, b text)',
   'select * from json_to_recordset(\'[{"a":1,"b":"x"}]\') as x(a int, b text)',
+  // constant expressions with a numeric division: exact, as PostgreSQL (DuckDB divided decimals as doubles)
+  'select 10 * 1.0 / 3, 100.0 * 2 / 3',
+  'select (1 + 0.5) / 7, -(2.5 * 3) / 7, 1.0 / 3 / 3, (10 * 3)::numeric / 7',
+  'select 1 / 3 * 1.0 / 7, (2 - 3) * 1.0 / 3, 10 * 1.0 / 3 + 1, 1.5e3 * 2 / 7',
   // grouping errors: 42803, as PostgreSQL (they were 42000)
   'select status, qty from sales.orders group by status',
   'select max(sum(qty)) from sales.orders',
