@@ -58,6 +58,7 @@ export const SQLSTATE = {
   ambiguousColumn: '42702',
   ambiguousFunction: '42725',
   syntaxErrorOrAccessRuleViolation: '42000',
+  groupingError: '42803',
   invalidTextRepresentation: '22P02',
   numericValueOutOfRange: '22003',
   divisionByZero: '22012',

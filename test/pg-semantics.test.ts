@@ -413,6 +413,24 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
       gateway: { columns: [701], text: [['6401.725']], binary: [['40b901b99999999a']], binaryParams: [['6401.725']] },
     },
   },
+  // one parameter used beside two types: PostgreSQL's type is its first use's (the probe found none and prepared it as text)
+  { sql: `select qty * $1, amount * $1 ${O} where order_id = 3`, oids: [21], params: ['3'] },
+  { sql: `select amount * $1, amount::numeric(10,4) * $1 ${O} where order_id = 3`, oids: [1700], params: ['3'] },
+  { sql: `select order_id ${O} where amount > $1 and qty < $1 order by order_id limit 3`, oids: [1700], params: ['3'] },
+  {
+    sql: `select amount / $1, amount::numeric(10,4) * $1 ${O} where order_id = 3`,
+    oids: [1700],
+    params: ['3'],
+    differs: {
+      why: 'DuckDB divides DECIMALs as DOUBLE',
+      gateway: {
+        columns: [701, 1700],
+        text: [['13.729999999999999', '123.5700']],
+        binary: [['402b75c28f5c28f5', '0002000000000004007b1644']],
+        binaryParams: [['13.729999999999999', '123.5700']],
+      },
+    },
+  },
   {
     sql: `select avg(qty) * $1 ${O}`,
     oids: [1700],

@@ -17,6 +17,7 @@ const byPattern: [RegExp, string][] = [
   // PostgreSQL's wording, raised by the pg/pg-macros.ts overloads of calls PostgreSQL has no function for
   [/^Invalid Input Error: function \w+\([^"]*\) does not exist/, SQLSTATE.undefinedFunction],
   [/^Invalid Input Error: more than one function named ".*"/, SQLSTATE.ambiguousFunction],
+  [/^Invalid Input Error: function \w+\([^"]*\) is not unique/, SQLSTATE.ambiguousFunction],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
   [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
@@ -46,6 +47,11 @@ const byPattern: [RegExp, string][] = [
   [/^Binder Error: Macro .* does not support the supplied arguments/i, SQLSTATE.undefinedFunction],
   [/^Binder Error: Referenced table .* not found/i, SQLSTATE.undefinedTable],
   [/^Binder Error: Ambiguous reference/i, SQLSTATE.ambiguousColumn],
+  // PostgreSQL's grouping errors (42803): a column outside GROUP BY, aggregates nested or in WHERE/GROUP BY.
+  [
+    /^Binder Error: (?:column .* must appear in the GROUP BY clause|aggregate function calls cannot be nested|(?:WHERE|GROUP BY) clause cannot contain aggregates)/i,
+    SQLSTATE.groupingError,
+  ],
   [/^Binder Error/i, SQLSTATE.syntaxErrorOrAccessRuleViolation],
   [/^Permission Error/i, SQLSTATE.insufficientPrivilege],
   // PostgreSQL's codes for a cast out of range (22003) and for bad date/time input (22008 field out

@@ -336,8 +336,14 @@ function transform(node: unknown, w: Walk): any {
   return out;
 }
 
-/** `$n` takes the type of `other` (already transformed): probed as COALESCE(other, $n). */
+/**
+ * `$n` takes the type of `other` (already transformed): probed as COALESCE(other, $n). PostgreSQL types
+ * a parameter at its first use and reads the later ones as that type (`price / $1, rate * $1` is numeric,
+ * `qty * $1, amount * $1` int2): a later use stands as `other` alone, so two uses of different types
+ * (DECIMAL(12,2), DECIMAL(10,4)) do not leave DuckDB's probe without one type.
+ */
 function like(param: Node, other: Node, w: Walk, op: string | undefined): Node {
+  if (w.hints.has(paramNo(param))) return other;
   w.hints.set(paramNo(param), op ? { like: 'scalar', op } : { like: 'scalar' });
   return { CoalesceExpr: { args: [other, param] } };
 }

@@ -5,6 +5,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { tagOf } from './pg-result-types.js';
 
 type Node = Record<string, any>;
 
@@ -98,9 +99,11 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
   const x = args[1];
   if (!x || !field || field === 'julian') return undefined;
-  if (field === 'epoch') return sem('epoch', [x, x]);
+  // The tag stands for x without its aggregates and windows (`max(t) - min(t)`), which no macro argument may hold.
+  if (field === 'epoch') return sem('epoch', [tagOf(x) ?? x, x]);
   // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).
-  if (field.startsWith('timezone')) return sem('tzfield', [x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
+  if (field.startsWith('timezone'))
+    return sem('tzfield', [tagOf(x) ?? x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
   if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
     return sem(field === 'second' ? 'seconds' : field, [x]);
   return castTo({ FuncCall: fc }, 'decimal', [38, 0]);

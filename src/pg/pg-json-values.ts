@@ -7,6 +7,7 @@
  * when DuckDB would print one of them differently.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { COMPAT_DB } from './catalog/names.js';
 import { dispatch } from './pg-result-types.js';
 import { call, names, str, strConst, type Node } from './rewrite-nodes.js';
 
@@ -34,6 +35,8 @@ export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ]),
   ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_jv(t ${t}, x)`, AS_WRITTEN]),
   ['_pgsem_jv(t, x)', AS_WRITTEN],
+  // DISTINCT json_agg's texts, aggregated beside their values (pairs ordered by the value: jsonAggOfValues).
+  ['_pgsem_jtexts(l)', "list_transform(l, lambda fdl_pg_e: fdl_pg_e['j'])"],
 ];
 
 const concat = (parts: Node[]): Node =>
@@ -46,9 +49,14 @@ const asType = (arg: Node, type: string): Node => ({
 function jsonText(v: Node): Node {
   // A truth value is `true`/`false` in both; and DuckDB cannot pick an overload for a comparison of an
   // outer query's column inside a subquery (SQLAlchemy's identity options: `'always', a.attidentity = 'a'`).
-  const value = (isTruthValue(v) ? undefined : dispatch('jv', [v], [v])) ?? call(['to_json'], [v]);
+  // A json value (`x::json`, a nested json_agg) is embedded as written, as PostgreSQL's json keeps its text.
+  const value = isJson(v) ? v : ((isTruthValue(v) ? undefined : dispatch('jv', [v], [v])) ?? call(['to_json'], [v]));
   return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
 }
+
+const isJson = (v: Node): boolean =>
+  names(v.TypeCast?.typeName?.names as Node[] | undefined).join('.') === 'json' &&
+  !v.TypeCast.typeName.arrayBounds?.length;
 
 const COMPARISONS = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 /** A comparison, a boolean connective or a NULL/boolean test: its value is a boolean. */
@@ -124,3 +132,31 @@ export const isJsonBuildObject = (fc: Node): boolean => {
   const n = names(fc.funcname);
   return n[n.length - 1] === 'json_build_object' && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'));
 };
+
+/**
+ * `json_agg(x)` (ORDER BY, DISTINCT, FILTER and OVER kept): each value written as PostgreSQL writes it —
+ * a nested `json_build_object` as written, numerics with their scale, timestamps with a `T` — where
+ * DuckDB's `to_json` would respace and reformat them. With DISTINCT, DuckDB orders only by the
+ * aggregated expression: the value and its text are aggregated as a pair, ordered by the value.
+ * `asToJson`: the elements as DuckDB's to_json writes them (jsonb_agg, whose normal form is not emulated).
+ */
+export function jsonAggOfValues(fc: Node, value: Node, asToJson = false): Node {
+  const text = asToJson
+    ? { CoalesceExpr: { args: [asType(call(['to_json'], [value]), 'varchar'), strConst('null')] } }
+    : jsonText(value);
+  let list: Node;
+  if (fc.agg_distinct) {
+    const pair = call(['struct_pack'], [named('k', value), named('j', text)]);
+    const same = JSON.stringify(value);
+    const order = ((fc.agg_order ?? []) as Node[]).map((o) =>
+      JSON.stringify(o.SortBy?.node) === same ? { SortBy: { ...o.SortBy, node: pair } } : o,
+    );
+    list = call(
+      [COMPAT_DB, 'pgcat', '_pgsem_jtexts'],
+      [{ FuncCall: { ...fc, funcname: [str('list')], args: [pair], agg_order: order } }],
+    );
+  } else list = { FuncCall: { ...fc, funcname: [str('list')], args: [text] } };
+  return asType(concat([strConst('['), call(['array_to_string'], [list, strConst(', ')]), strConst(']')]), 'json');
+}
+
+const named = (name: string, arg: Node): Node => ({ NamedArgExpr: { arg, name, argnumber: -1 } });

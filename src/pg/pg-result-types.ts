@@ -210,7 +210,7 @@ export function avgCall(fc: Node, arg: Node): Node | undefined {
 }
 
 /** A numeric constant's digits as [unscaled, scale]; undefined when not a plain number. */
-function constantNumeric(n: Node | undefined): { value: bigint; scale: number; numeric: boolean } | undefined {
+export function constantNumeric(n: Node | undefined): { value: bigint; scale: number; numeric: boolean } | undefined {
   let node = n;
   let numeric = false;
   const cast = node?.TypeCast as Node | undefined;

@@ -19,7 +19,6 @@ import {
   codecCall,
   constantZero,
   formatCall,
-  jsonAggCall,
   JSON_SET_FUNCTIONS,
   jsonSetFunctionRefused,
   LIST_SRF_IN_SELECT,
@@ -50,6 +49,7 @@ import {
 } from './pg-spellings.js';
 import { untypedWithin, walk } from './rewrite-walk.js';
 import { arrayToStringCall, concatCall } from './pg-text.js';
+import { jsonAggOfValues } from './pg-json-values.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 
 /** Relation size functions: their argument is a regclass. */
@@ -250,7 +250,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;
-    return jsonAggCall(fc, args);
+    return jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;

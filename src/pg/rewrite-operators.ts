@@ -15,6 +15,7 @@ import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import { literalLikeOther, typedMinus } from './typed-minus.js';
 import { concatOperand } from './pg-text.js';
+import { constantQuotient } from './constant-arithmetic.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
@@ -131,7 +132,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     return jsonPathOperator(op, lexpr, rexpr);
   }
   if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
-    const folded = constantDivision(e.lexpr, e.rexpr);
+    const folded = constantDivision(e.lexpr, e.rexpr) ?? constantQuotient(e.lexpr, e.rexpr);
     if (folded) {
       ctx.changed = true;
       return folded;

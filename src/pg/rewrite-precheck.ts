@@ -80,6 +80,13 @@ const PG_COLLATE =
 const LIKE_PATTERN_NOT_PLAIN = /\bi?like\s+(?!''(?!\s*(?:\|\||::|\[)))/i;
 const LIKE_WORD = /\bi?like\b/i;
 
+/**
+ * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
+ * order, to_hex, a set-returning function in FROM named by its alias, the JSON-to-record functions.
+ */
+const CALL_FORMS =
+  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\bto_hex\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
@@ -90,6 +97,7 @@ export function needsPgRewrite(sql: string): boolean {
     WHOLE_ROW_ITEMS.test(text) ||
     (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
+    CALL_FORMS.test(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
 }

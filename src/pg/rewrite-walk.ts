@@ -37,6 +37,8 @@ import { funcCall } from './rewrite-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { aExpr } from './rewrite-operators.js';
 import { pgSubscripts } from './array-subscripts.js';
+import { distinctInOrder } from './distinct-order.js';
+import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -112,6 +114,11 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'RangeFunction':
         return rangeFunction(obj, body, ctx);
       case 'FuncCall': {
+        const ordered = distinctInOrder(body);
+        if (ordered) {
+          ctx.changed = true;
+          return walk({ FuncCall: ordered }, ctx, display);
+        }
         const counted = wholeRowCount(body, ctx.rowScope ?? NO_ROWS);
         if (counted) {
           ctx.changed = true;
@@ -357,7 +364,14 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       );
       body.ordinality = false;
       ctx.changed = true;
+    } else if ((parts.length === 1 || qualified) && unnestedFromFunction(base, [])) {
+      replaced = unnestedFromFunction(base, walk(fc.args ?? [], ctx, false) as Node[])!;
+      ctx.changed = true;
     } else {
+      if (parts.length === 1 || qualified) {
+        const refused = jsonToRecordRefused(base);
+        if (refused) throw refused;
+      }
       replaced = funcCall(list[0]!, fc, ctx, true);
     }
     return { List: { items: [replaced, ...list.slice(1).map((n) => walk(n, ctx, false))] } };
@@ -416,8 +430,20 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       },
     };
   }
-  if (rf.alias && !rf.alias.colnames && fname && SINGLE_COLUMN_SRF.has(fname) && !rf.ordinality) {
-    body.alias = { ...rf.alias, colnames: [str(rf.alias.aliasname)] };
+  // One column named after the alias, else after the function (as written: `regexp_split_to_table`
+  // became DuckDB's unnest), then `ordinality`; DuckDB names it `unnest` and the alias the row.
+  const written = (rf.functions as Node[])[0]?.List?.items?.[0]?.FuncCall as Node | undefined;
+  const writtenName = written ? names(written.funcname).slice(-1)[0] : undefined;
+  if (
+    !rf.alias?.colnames &&
+    writtenName &&
+    SINGLE_COLUMN_SRF.has(writtenName) &&
+    body.functions.length === 1 &&
+    (rf.alias || writtenName !== fname || rf.ordinality)
+  ) {
+    const column = rf.alias?.aliasname ?? writtenName;
+    const colnames = rf.ordinality ? [str(column), str('ordinality')] : [str(column)];
+    body.alias = { ...(rf.alias ?? { aliasname: writtenName }), colnames };
     ctx.changed = true;
   }
   return orig === rf ? orig : { RangeFunction: body };

@@ -1,0 +1,40 @@
+/**
+ * Set-returning functions in FROM as PostgreSQL reads them (rewrite-walk.ts's rangeFunction): one whose
+ * DuckDB spelling is a scalar (`regexp_split_to_table` is a macro over unnest) becomes DuckDB's unnest
+ * table function over the array form; the JSON-to-record functions, which need a column definition
+ * list DuckDB has no syntax for, are refused with what to write instead.
+ */
+import type { SqlError } from '../errors.js';
+import { refuse } from './pg-calls.js';
+import { call, type Node } from './rewrite-nodes.js';
+
+/** FROM functions DuckDB has only as a scalar producing rows: their array form, unnested. */
+const AS_ARRAY: Record<string, string> = { regexp_split_to_table: 'regexp_split_to_array' };
+
+/** `regexp_split_to_table(s, re[, flags])` in FROM → `unnest(regexp_split_to_array(s, re[, flags]))`; else undefined. */
+export function unnestedFromFunction(base: string, args: Node[]): Node | undefined {
+  const array = AS_ARRAY[base];
+  return array ? call(['unnest'], [call([array], args)]) : undefined;
+}
+
+const JSON_TO_RECORDS = new Set([
+  'json_to_record',
+  'json_to_recordset',
+  'jsonb_to_record',
+  'jsonb_to_recordset',
+  'json_populate_record',
+  'json_populate_recordset',
+  'jsonb_populate_record',
+  'jsonb_populate_recordset',
+]);
+
+/** The refusal of a JSON-to-record function (0A000 with a hint), or undefined for any other name. */
+export function jsonToRecordRefused(base: string): SqlError | undefined {
+  if (!JSON_TO_RECORDS.has(base)) return undefined;
+  return refuse(
+    `${base}()`,
+    base.endsWith('set')
+      ? "Read each element's fields with ->>: SELECT (e ->> 'a')::int AS a FROM unnest(CAST(j AS JSON[])) AS t(e)."
+      : "Read the fields with ->>: SELECT (j ->> 'a')::int AS a.",
+  );
+}
