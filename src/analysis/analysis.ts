@@ -18,6 +18,7 @@ import { composeExplain, readExplain, type ExplainHead } from '../text/explain.j
 import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
+import { checkCteExpansion } from './cte-expansion.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
@@ -230,6 +231,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   checkGuardNesting(tree);
   // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
   checkLambdaWork(tree);
+  // A CTE inlined at every reference multiplies the plan DuckDB binds, uninterruptibly (cte-expansion.ts).
+  checkCteExpansion(tree, inner);
   refuseUnofferedForms(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
