@@ -23,6 +23,7 @@ import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
 import { spent, stageClock } from '../stages.js';
+import { releaseNativeMemory } from '../session/native-memory.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -401,12 +402,17 @@ export class ResultStream {
 /** COPY's rows are encoded this much at a time before they are framed. */
 const COPY_BATCH_BYTES = 1024 * 1024;
 
-/** A stopped portal's chunks freed now: the one being sent and those fetched ahead. */
+/**
+ * A stopped portal's chunks freed now: the one being sent and those fetched ahead; what DuckDB still
+ * buffers for the stream goes with the result's wrapper, collected soon (session/native-memory.ts)
+ * rather than at V8's next full collection, so a client that stopped reading holds nothing after.
+ */
 function releaseChunks(portal: Portal): void {
   portal.chunk?.reset();
   portal.chunk = null;
   for (const p of portal.ahead) void p.then((r) => r.chunk?.reset());
   portal.ahead = [];
+  releaseNativeMemory();
 }
 
 /** EXPLAIN's value column: DuckDB's JSON plan rendered as the client asked (its key column passes as is). */
