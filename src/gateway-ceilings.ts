@@ -5,7 +5,6 @@
  */
 import type { Logger } from 'pino';
 import { SqlError, SQLSTATE } from './errors.js';
-import { OUT_OF_MEMORY_HINT } from './engine/duckdb-errors.js';
 import { applyDataLimit, dataLimitFor } from './engine/memory-ceiling.js';
 import { MemoryWatchdog, WATCH_MARGIN_BYTES } from './engine/memory-watchdog.js';
 import { TempCeiling, parseByteSize } from './engine/temp-ceiling.js';
@@ -48,29 +47,45 @@ export function watchTempCeiling(limit: string, dir: string, server: WireServer,
   }).start();
 }
 
-/** Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB. */
+/**
+ * Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB: the
+ * statement holding the most by the gateway's accounting first, every running one only when none does.
+ */
 export function watchMemory(memoryLimit: string, server: WireServer, log: Logger): MemoryWatchdog {
   const line = parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
+  const mib = (b: number) => Math.round(b / 1024 ** 2);
+  const over = `over memoryLimit (${memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB`;
   let warned = 0;
   return new MemoryWatchdog({
     lineBytes: line,
-    onExceeded: (rss) => {
-      const mib = (b: number) => Math.round(b / 1024 ** 2);
-      server.stopForMemoryCeiling(
-        new SqlError(
-          SQLSTATE.outOfMemory,
-          `out of memory: the gateway holds ${mib(rss)} MiB, over memoryLimit (${memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB: statement stopped`,
-          undefined,
-          OUT_OF_MEMORY_HINT,
-        ),
+    holders: () => server.memoryHolders(),
+    holderError: (rss, held) =>
+      new SqlError(
+        SQLSTATE.outOfMemory,
+        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, and this statement's result holds about ${mib(held)} MiB of it (rows produced and not yet taken by the client): statement stopped`,
+        undefined,
+        'Read the result as it arrives, or select fewer or smaller values.',
+      ),
+    everyoneError: (rss) =>
+      new SqlError(
+        SQLSTATE.outOfMemory,
+        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, and no one statement's result accounts for it: running statements stopped`,
+        undefined,
+        OUT_OF_MEMORY_EVERYONE_HINT,
+      ),
+    onStopped: (rss, stopped, held) => {
+      if (Date.now() - warned < 10_000) return;
+      warned = Date.now();
+      log.warn(
+        { event: 'memory-watchdog', rssBytes: rss, lineBytes: line, stopped, heldBytes: held },
+        stopped === 'holder'
+          ? `resident memory ${rss} bytes, ${over}: the statement holding the most (${held} bytes) stopped`
+          : `resident memory ${rss} bytes, ${over}: running statements stopped`,
       );
-      if (Date.now() - warned > 10_000) {
-        warned = Date.now();
-        log.warn(
-          { event: 'memory-watchdog', rssBytes: rss, lineBytes: line },
-          `resident memory ${rss} bytes, over memoryLimit + ${mib(WATCH_MARGIN_BYTES)} MiB: running statements stopped`,
-        );
-      }
     },
   }).start();
 }
+
+/** Every running statement stopped together: this one may not be the cause. */
+const OUT_OF_MEMORY_EVERYONE_HINT =
+  'The whole gateway was over its memory limit, not necessarily because of this statement: run it again. A statement that builds very large values (string_agg over many rows, long chains of ||) can cause this.';

@@ -74,8 +74,11 @@ export function engineReadDirs(
   return [join(repository.local.root, 'versions'), join(repository.local.root, repository.local.dataDir)];
 }
 
-/** The only engine setting a session changes itself (search_path and schema are never locked). */
-const SESSION_SETTINGS = ['TimeZone'];
+/**
+ * The engine settings a session connection sets itself (search_path and schema are never locked):
+ * TimeZone, and streaming_buffer_size once at connect (memory-ceiling.ts).
+ */
+const SESSION_SETTINGS = ['TimeZone', 'streaming_buffer_size'];
 
 /**
  * Seal the engine once the gateway has set it up: DuckDB's file access is confined to `dirs`

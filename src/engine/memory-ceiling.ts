@@ -13,6 +13,19 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseByteSize } from './temp-ceiling.js';
 
+/**
+ * DuckDB's buffer between a streaming result's producer and its fetches, set on every session
+ * connection. DuckDB's default (976.5 KiB) is counted as each chunk's fixed-width part only (16 bytes
+ * per string, whatever its length: DataChunk::GetDataSize), so for wide strings it admitted ~20 chunks
+ * of 2,048 rows: 140 KB rows buffered 6 GB before the first fetch returned, outside memory_limit.
+ * 16 KB is about one chunk of string rows (2,048 × 16 bytes counted): DuckDB buffers one chunk ahead
+ * of the fetch (its worker threads each hold the chunk they are computing), and the gateway's own
+ * prefetch (wire/result-stream.ts) decides how far ahead to go. Not less: an order-preserving result
+ * (BatchedBufferedData) gives 60% of it to the read queue and 40% to later batches, and at 1 byte
+ * either share is 0 and the query never produces a row.
+ */
+export const STREAMING_BUFFER_SIZE = '16KB';
+
 /** What the process may hold above DuckDB's memory_limit: JavaScript, buffers, untracked vectors. */
 export const HEADROOM_BYTES = 2 * 1024 ** 3;
 /**

@@ -1,13 +1,22 @@
 /**
  * The process's resident memory, watched. DuckDB's memory_limit counts its buffer pool, not the
- * strings its vectors and aggregate states hold (`string_agg` over many rows, a chain of `||`), so a
- * statement can grow the process far past memoryLimit one vector at a time while every vector stays
- * small. The kernel's data limit (memory-ceiling.ts) ends it only at memoryLimit + 2 GiB, with an
- * allocation failing wherever it happens to be (in V8, the process dies). This watchdog reads RSS every `pollMs` and, once it
- * is over `lineBytes` (memoryLimit + 768 MiB), calls `onExceeded`: the gateway
- * interrupts every running statement (53200), which DuckDB honours at the next vector, and frees
- * what they built. Cheap by construction: one read of /proc/self/statm (libuv's rss) per poll.
+ * strings its vectors and aggregate states hold (`string_agg` over many rows, a chain of `||`), nor
+ * the chunks of a result on their way to a client, so the process can grow far past memoryLimit one
+ * vector at a time while every vector stays small. The kernel's data limit (memory-ceiling.ts) ends
+ * it only at memoryLimit + 2 GiB, with an allocation failing wherever it happens to be (in V8, the
+ * process dies). This watchdog reads RSS every `pollMs` and, once it is over `lineBytes`
+ * (memoryLimit + 768 MiB), stops running statements (53200), which DuckDB honours at the next vector:
+ *
+ * - the statement that holds the most by the gateway's own accounting (its result's chunks and the
+ *   output its client has not taken, wire/result-stream.ts), alone, when it holds HOLDER_BYTES or
+ *   more; then `settleMs` for its memory to be given back before anything else is stopped;
+ * - otherwise (nothing the gateway accounts for explains it: values DuckDB builds), every running
+ *   statement, with a message that does not blame any one of them.
+ *
+ * A session that merely answers while another holds the memory is not stopped for it. Cheap by
+ * construction: one read of /proc/self/statm (libuv's rss) per poll.
  */
+import type { SqlError } from '../errors.js';
 
 /**
  * Above memoryLimit, where running statements are stopped: RSS stays within memoryLimit + 1 GiB
@@ -15,19 +24,41 @@
  */
 export const WATCH_MARGIN_BYTES = 768 * 1024 ** 2;
 
+/** A statement holding at least this much is stopped alone, before any other. */
+export const HOLDER_BYTES = 64 * 1024 ** 2;
+
+/** A running statement as the watchdog sees it. */
+export interface MemoryHolder {
+  /** What it holds by the gateway's own accounting (bytes). */
+  readonly heldBytes: number;
+  /** Stop it with `error` (53200). */
+  stop(error: SqlError): void;
+}
+
 export interface MemoryWatchdogOptions {
   lineBytes: number;
-  /** Told when RSS is over the line; again at each poll while it still is. */
-  onExceeded: (rssBytes: number) => void;
+  /** The running statements now. */
+  holders: () => readonly MemoryHolder[];
+  /** The error for the statement stopped because it holds `heldBytes`. */
+  holderError: (rssBytes: number, heldBytes: number) => SqlError;
+  /** The error for every running statement when no one statement holds the memory. */
+  everyoneError: (rssBytes: number) => SqlError;
+  /** Told what was stopped (for the log). */
+  onStopped?: (rssBytes: number, stopped: 'holder' | 'all', heldBytes: number) => void;
   pollMs?: number;
+  /** After a holder was stopped, how long its memory has to come back before more is stopped. */
+  settleMs?: number;
   /** The process's resident set size in bytes (tests give their own). */
   rss?: () => number;
+  now?: () => number;
 }
 
 export class MemoryWatchdog {
   private timer: NodeJS.Timeout | null = null;
   /** Highest RSS seen since start (status page, tests). */
   peakBytes = 0;
+  /** When a holder was last stopped (its memory is being given back until settleMs after). */
+  private holderStoppedAt = -Infinity;
 
   constructor(private readonly opts: MemoryWatchdogOptions) {}
 
@@ -43,11 +74,30 @@ export class MemoryWatchdog {
     this.timer = null;
   }
 
-  /** One measurement; calls onExceeded when over the line. */
+  /** One measurement; stops what holds the memory when over the line. */
   poll(): number {
     const rss = (this.opts.rss ?? process.memoryUsage.rss)();
     if (rss > this.peakBytes) this.peakBytes = rss;
-    if (rss > this.opts.lineBytes) this.opts.onExceeded(rss);
+    if (rss > this.opts.lineBytes) this.shed(rss);
     return rss;
+  }
+
+  private shed(rss: number): void {
+    const now = (this.opts.now ?? performance.now.bind(performance))();
+    if (now - this.holderStoppedAt < (this.opts.settleMs ?? 1000)) return;
+    const holders = this.opts.holders();
+    let largest: MemoryHolder | null = null;
+    for (const h of holders) if (!largest || h.heldBytes > largest.heldBytes) largest = h;
+    if (largest && largest.heldBytes >= HOLDER_BYTES) {
+      const held = largest.heldBytes;
+      largest.stop(this.opts.holderError(rss, held));
+      this.holderStoppedAt = now;
+      this.opts.onStopped?.(rss, 'holder', held);
+      return;
+    }
+    if (holders.length === 0) return;
+    const error = this.opts.everyoneError(rss);
+    for (const h of holders) h.stop(error);
+    this.opts.onStopped?.(rss, 'all', 0);
   }
 }

@@ -42,6 +42,7 @@ import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
 import { connectionCallsDone } from './engine-calls.js';
+import { STREAMING_BUFFER_SIZE } from './memory-ceiling.js';
 
 /** Idle connections kept per instance; more than this many ending at once are disconnected. */
 export const IDLE_CONNECTIONS = 16;
@@ -176,6 +177,7 @@ async function newConnection(
   conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
+    await conn.run(`SET SESSION streaming_buffer_size = '${STREAMING_BUFFER_SIZE}'`);
     await conn.run(await pool.guards);
     if (pool.baseline.size > 0) await conn.run(setVariables(pool.baseline));
     counted('guard_install');

@@ -20,6 +20,7 @@ import { startupTarget } from '../session/startup.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { EngineInternalError, engineRestartNotice } from '../engine/engine-failure.js';
 import { Login } from './login.js';
+import type { MemoryHolder } from '../engine/memory-watchdog.js';
 import { Transport } from './transport.js';
 import { MessageFlow } from './dispatch.js';
 import { InputPacing } from './input-pacing.js';
@@ -100,9 +101,11 @@ export class Connection {
     this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
-  /** The process's memory passed the watchdog's line: stop this session's running statement (53200). */
-  stopForMemoryCeiling(error: SqlError): void {
-    this.session?.stopForMemoryCeiling(error);
+  /** This session's running statement as the memory watchdog sees it (engine/memory-watchdog.ts); null when none runs. */
+  memoryHolder(): MemoryHolder | null {
+    const s = this.session;
+    if (!s || s.statementRunningMs === null) return null;
+    return { heldBytes: s.heldBytes, stop: (error) => s.stopForMemoryCeiling(error) };
   }
 
   /**

@@ -26,5 +26,8 @@ export function outboxFirst(outbox: Outbox, out: SessionOutput): SessionOutput {
     get closed() {
       return out.closed;
     },
+    get backlog() {
+      return out.backlog;
+    },
   };
 }

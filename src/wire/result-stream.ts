@@ -2,7 +2,10 @@
  * Streaming a portal's result to the client: DataRows chunk by chunk with DuckDB producing ahead,
  * Execute's row limit (PortalSuspended), COPY … TO STDOUT, the row and byte caps on every path, and
  * the result cache's recording and replay. Flushes with backpressure, so memory stays bounded by a
- * few chunks whatever the result's size.
+ * few chunks whatever the result's size; chunks are fetched ahead only while they are small
+ * (PREFETCH_BYTES), a chunk's native memory is given back as soon as it is sent (not when V8 collects
+ * its wrapper), and a send the client does not take ends with the statement's clock (statement_timeout
+ * 57014, cancel, the memory watchdog), as PostgreSQL's statement_timeout would end it.
  */
 import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -20,6 +23,7 @@ import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
 import { spent, stageClock } from '../stages.js';
+import { releaseNativeMemory } from '../session/native-memory.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -27,6 +31,8 @@ export interface SessionOutput {
   flush(): Promise<void> | undefined;
   /** True once the client is gone: stop producing rows. */
   readonly closed: boolean;
+  /** Bytes written but not yet taken by the client (the socket's queue). */
+  readonly backlog?: number;
 }
 
 /** The gateway's result caps (0 = none). */
@@ -36,13 +42,26 @@ export interface ResultLimits {
 }
 
 const FLUSH_BYTES = 256 * 1024;
-/** Chunks (of 2,048 rows) fetched ahead of the one being sent. */
+/** Chunks (of 2,048 rows) fetched ahead of the one being sent, at most… */
 const PREFETCH_CHUNKS = 4;
+/**
+ * …and only while they hold at most this much together: a chunk of 140 KB rows is 287 MB, and four
+ * of them fetched ahead for a client that does not read were 1.1 GB held by the gateway.
+ */
+const PREFETCH_BYTES = 16 * 1024 * 1024;
+/**
+ * Chunks DuckDB holds for a stream besides those fetched: the one in its buffer and the one a worker
+ * computes (engine/memory-ceiling.ts STREAMING_BUFFER_SIZE). For the watchdog's accounting.
+ */
+const ENGINE_CHUNKS = 2;
 const END_OF_RESULT: Fetched = { chunk: null, error: null };
 
 export class ResultStream {
   /** A chunk prefetch that may still be running on the DuckDB connection. */
   private inflight: Promise<unknown> | null = null;
+  /** The portal whose rows are being sent now, and the bytes one of its chunks encodes to (estimated). */
+  private sending: Portal | null = null;
+  private readonly chunkBytes = new WeakMap<Portal, number>();
 
   constructor(
     private readonly out: SessionOutput,
@@ -156,8 +175,23 @@ export class ResultStream {
     const toClient = w === this.out.w;
     this.held.assertResumable(portal);
     portal.batchRows = 0;
+    if (toClient) this.sending = portal;
+    try {
+      return await this.pumpRows(portal, maxRows, w, toClient);
+    } catch (e) {
+      // The statement ends here: what it fetched is given back now, not at the next collection.
+      releaseChunks(portal);
+      throw e;
+    } finally {
+      if (this.sending === portal) this.sending = null;
+    }
+  }
+
+  private async pumpRows(portal: Portal, maxRows: number, w: Writer, toClient: boolean): Promise<boolean> {
     for (;;) {
+      let fresh = false;
       if (!portal.chunk || portal.chunkPos >= portal.chunk.rowCount) {
+        portal.chunk?.reset(); // sent: its strings are freed now (DuckDB's DataChunk::Reset)
         portal.chunk = await this.nextChunk(portal);
         portal.chunkPos = 0;
         if (!portal.chunk || portal.chunk.rowCount === 0) {
@@ -167,8 +201,7 @@ export class ResultStream {
           portal.chunk = null;
           return false;
         }
-        // DuckDB produces the next chunk on its threads while this one is encoded and sent.
-        this.prefetch(portal);
+        fresh = true;
       }
       if (this.clock.stopRequested) throw this.clock.interruption();
       const available = portal.chunk.rowCount - portal.chunkPos;
@@ -183,13 +216,16 @@ export class ResultStream {
       portal.chunkPos += written;
       portal.rows += written;
       portal.batchRows += written;
+      // DuckDB produces the next chunks on its threads while this one is encoded and sent, as many
+      // as fit PREFETCH_BYTES by what this chunk's first rows weigh.
+      if (fresh) this.prefetch(portal, ((w.length - before) / Math.max(written, 1)) * portal.chunk.rowCount);
       if (toClient) {
         portal.bytes += w.length - before;
         this.checkResultLimits(portal, w, before);
         // A result that outgrew the cache's entry limit is not recorded further (nor kept).
         if (portal.recording && !portal.recording.recorder.add(w.raw.subarray(before, w.length)))
           portal.recording = undefined;
-        if (w.length >= FLUSH_BYTES) await this.out.flush();
+        if (w.length >= FLUSH_BYTES) await this.deliver();
         if (this.out.closed) throw DISCONNECTED;
       } else w.flush();
       if (maxRows > 0 && portal.batchRows >= maxRows) return true;
@@ -208,35 +244,48 @@ export class ResultStream {
   /** COPY … TO STDOUT: CopyOutResponse, one CopyData per row, CopyDone, `COPY n`. */
   async copy(portal: Portal, f: CopyOptions): Promise<void> {
     const w = this.out.w;
-    const scratch = new Writer(64 * 1024);
+    // Rows are encoded a batch at a time (a chunk of huge rows never sits here whole).
+    const scratch = new Writer(64 * 1024, COPY_BATCH_BYTES);
     const framer = new CopyFramer(
       f,
       portal.prepared.fields!.map((x) => x.name),
     );
     framer.start(w);
     let rows = 0;
+    this.sending = portal;
     try {
       for (;;) {
         const chunk = await this.nextChunk(portal);
-        if (chunk && chunk.rowCount > 0) this.prefetch(portal);
+        portal.chunk = chunk;
         if (!chunk || chunk.rowCount === 0) {
           this.assertNotStopped(portal);
           break;
         }
-        if (this.clock.stopRequested) throw this.clock.interruption();
-        portal.encoder!(chunk, scratch);
-        const before = w.length;
-        rows += framer.rows(scratch.flush(), w);
-        // The row and byte caps hold for COPY as for any result.
-        portal.rows = rows;
-        portal.bytes += w.length - before;
-        this.checkResultLimits(portal, w, before);
-        if (w.length >= FLUSH_BYTES) await this.out.flush();
-        if (this.out.closed) throw DISCONNECTED;
+        for (let pos = 0; pos < chunk.rowCount;) {
+          if (this.clock.stopRequested) throw this.clock.interruption();
+          const written = portal.encoder!(chunk, scratch, pos, chunk.rowCount);
+          const encoded = scratch.length;
+          const before = w.length;
+          rows += framer.rows(scratch.flush(), w);
+          if (pos === 0) this.prefetch(portal, (encoded / Math.max(written, 1)) * chunk.rowCount);
+          pos += written;
+          // The row and byte caps hold for COPY as for any result.
+          portal.rows = rows;
+          portal.bytes += w.length - before;
+          this.checkResultLimits(portal, w, before);
+          if (w.length >= FLUSH_BYTES) await this.deliver();
+          if (this.out.closed) throw DISCONNECTED;
+        }
+        chunk.reset();
       }
+    } catch (e) {
+      releaseChunks(portal);
+      throw e;
     } finally {
+      portal.chunk = null;
       portal.result = null;
       portal.done = true;
+      if (this.sending === portal) this.sending = null;
     }
     framer.end(w);
     be.copyDone(w);
@@ -281,12 +330,37 @@ export class ResultStream {
   }
 
   /**
-   * Keep PREFETCH_CHUNKS chunks coming: each fetch starts when the previous one ends (DuckDB takes one
-   * call at a time per connection), so DuckDB produces while JavaScript encodes and the socket drains.
+   * Send what is written; when the client does not take it (the socket's queue is full), wait for it
+   * only as long as the statement may run: its timeout, a cancel or the memory watchdog end the wait
+   * with the statement's error, as PostgreSQL ends a statement on statement_timeout.
    */
-  private prefetch(portal: Portal): void {
+  private async deliver(): Promise<void> {
+    const waiting = this.out.flush();
+    if (waiting) await this.clock.bound(waiting);
+  }
+
+  /**
+   * What the statement being sent holds now (bytes, estimated): its chunks fetched, those DuckDB
+   * holds for it, and its output not yet taken by the client. The memory watchdog stops the largest.
+   */
+  heldBytes(): number {
+    const out = this.out.w.length + (this.out.backlog ?? 0);
+    const p = this.sending;
+    if (!p || p.done) return out;
+    const chunks = (p.chunk ? 1 : 0) + p.ahead.length + ENGINE_CHUNKS;
+    return out + chunks * (this.chunkBytes.get(p) ?? 0);
+  }
+
+  /**
+   * Keep chunks coming: each fetch starts when the previous one ends (DuckDB takes one call at a time
+   * per connection), so DuckDB produces while JavaScript encodes and the socket drains. As many ahead
+   * as fit PREFETCH_BYTES at `chunkBytes` each (up to PREFETCH_CHUNKS; none for chunks larger than it).
+   */
+  private prefetch(portal: Portal, chunkBytes: number): void {
     const result = portal.result;
     if (!result) return;
+    this.chunkBytes.set(portal, chunkBytes);
+    const wanted = Math.min(PREFETCH_CHUNKS, Math.floor(PREFETCH_BYTES / Math.max(chunkBytes, 1)));
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
     // The client is gone: no more work for DuckDB (an error, never an early end: that would look
     // like a complete result, e.g. to the result cache).
@@ -297,7 +371,7 @@ export class ResultStream {
             (chunk) => ({ chunk, error: null as unknown }),
             (error: unknown) => ({ chunk: null, error }),
           );
-    while (portal.ahead.length < PREFETCH_CHUNKS) {
+    while (portal.ahead.length < wanted) {
       const last = portal.ahead[portal.ahead.length - 1];
       const p = last
         ? last.then((r) => (r.error || !r.chunk || r.chunk.rowCount === 0 ? END_OF_RESULT : fetch()))
@@ -323,6 +397,22 @@ export class ResultStream {
       spent('execution', waiting);
     }
   }
+}
+
+/** COPY's rows are encoded this much at a time before they are framed. */
+const COPY_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * A stopped portal's chunks freed now: the one being sent and those fetched ahead; what DuckDB still
+ * buffers for the stream goes with the result's wrapper, collected soon (session/native-memory.ts)
+ * rather than at V8's next full collection, so a client that stopped reading holds nothing after.
+ */
+function releaseChunks(portal: Portal): void {
+  portal.chunk?.reset();
+  portal.chunk = null;
+  for (const p of portal.ahead) void p.then((r) => r.chunk?.reset());
+  portal.ahead = [];
+  releaseNativeMemory();
 }
 
 /** EXPLAIN's value column: DuckDB's JSON plan rendered as the client asked (its key column passes as is). */

@@ -11,6 +11,7 @@ import { Connection, newSecret, type ConnectionContext, type ConnectionInfo } fr
 import { InputBudget } from './connection-context.js';
 import { parseProxyHeader, type ProxiedAddress } from './proxy-protocol.js';
 import { Writer } from './writer.js';
+import type { MemoryHolder } from '../engine/memory-watchdog.js';
 
 /** After suspended results were ended for the temp ceiling: how long DuckDB gets to delete their files before running statements are stopped. */
 const SPARE_AFTER_ENDING_MS = 250;
@@ -285,9 +286,9 @@ export class WireServer {
     for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
 
-  /** The process's memory passed the watchdog's line (engine/memory-watchdog.ts): every running statement stops with `error`. */
-  stopForMemoryCeiling(error: SqlError): void {
-    for (const c of this.connections) c.stopForMemoryCeiling(error);
+  /** The running statements, for the memory watchdog to pick what to stop (engine/memory-watchdog.ts). */
+  memoryHolders(): MemoryHolder[] {
+    return [...this.connections].flatMap((c) => c.memoryHolder() ?? []);
   }
 
   /** The temp directory is within its ceiling again: the next time over is a new episode. */

@@ -191,6 +191,11 @@ export class Session {
     this.core.clock.stopForMemoryCeiling(error);
   }
 
+  /** What the running statement holds by the gateway's accounting (wire/result-stream.ts), for the memory watchdog. */
+  get heldBytes(): number {
+    return this.stream.heldBytes();
+  }
+
   /** Results held between Executes/FETCHes (their spilled temp stays until they end). */
   get holdsSuspendedResults(): boolean {
     return this.stream.held.suspended().length > 0;

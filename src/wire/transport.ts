@@ -49,6 +49,11 @@ export class Transport implements SessionOutput {
     return this.isClosed;
   }
 
+  /** Bytes queued in the socket that the client has not taken yet. */
+  get backlog(): number {
+    return this.current.writableLength;
+  }
+
   private listen(socket: Socket): void {
     socket.on('data', (d: Buffer) => this.events.data(d));
     socket.on('drain', () => this.wakeWriters());
