@@ -149,7 +149,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch', async () => {
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice', async () => {
     await twins(
       venvPython(),
       ['twins_asyncpg.py'],
@@ -158,6 +158,8 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'cursor iteration with prefetch 7',
         'cursor over a failing cast',
         'connection usable afterwards',
+        'one parameter beside two numeric types',
+        'one parameter beside smallint and numeric',
       ],
     );
   });

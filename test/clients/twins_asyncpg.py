@@ -1,6 +1,7 @@
 """asyncpg's server-side cursors (Cursor.fetch, forward, fetchrow; iteration with prefetch) inside a
 transaction, printed for test/clients-twins.test.ts to compare with PostgreSQL 15."""
 import asyncio
+import decimal
 import asyncpg
 from _twins import HOST, PORT, DB, USER, show
 
@@ -29,6 +30,12 @@ async def main():
         except asyncpg.PostgresError as e:
             out["cursor over a failing cast"] = f"ERROR {e.sqlstate}"
         out["connection usable afterwards"] = await conn.fetchval("select count(*) from sales.orders")
+        # One untyped parameter beside two numeric types (and beside smallint, then numeric): PostgreSQL
+        # types it at its first use; the gateway failed at prepare with DuckDB's '*(DECIMAL(10,4), VARCHAR)'.
+        st = await conn.prepare("select amount * $1, amount::numeric(10,4) * $1 from sales.orders where order_id = 3")
+        out["one parameter beside two numeric types"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(decimal.Decimal("3")))]
+        st = await conn.prepare("select qty * $1, amount * $1 from sales.orders where order_id = 3")
+        out["one parameter beside smallint and numeric"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(3))]
     finally:
         await conn.close()
     return out
