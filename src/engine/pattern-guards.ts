@@ -61,7 +61,8 @@ export const PATTERN_FUNCTIONS = Object.keys(MATCHERS);
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
 /** The pieces of pattern `p` that follow a wildcard, runs of wildcards and a trailing one left out. */
-const pieces = (f: Family, p: string) => `list_filter(${sys('string_split', [p, ql(f.wildcard)])}[2:], s -> s <> '')`;
+const pieces = (f: Family, p: string) =>
+  `list_filter(${sys('string_split', [p, ql(f.wildcard)])}[2:], fdl_pg_s -> fdl_pg_s <> '')`;
 
 /**
  * Σ work(d) of the header over text `t` (a lambda parameter: named once) and pattern `p`, escape
@@ -82,8 +83,8 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
   };
   const positions = (lit: string) =>
     `CASE WHEN ${lit} = '' THEN ${n} ELSE ${n} - strlen(${sys('replace', [text, lit, "''"])}) END`;
-  const level = `s -> [${n} + strlen(s) * ${positions(`(${literal('s')})[1]`)}, ${positions(literal('s'))}]`;
-  return `list_reduce(list_reverse(list_transform(${pieces(f, p)}, ${level})), (acc, x) -> [x[1] + x[2] * acc[1], 0], [0::DOUBLE, 0])[1]`;
+  const level = `fdl_pg_s -> [${n} + strlen(fdl_pg_s) * ${positions(`(${literal('fdl_pg_s')})[1]`)}, ${positions(literal('fdl_pg_s'))}]`;
+  return `list_reduce(list_reverse(list_transform(${pieces(f, p)}, ${level})), (fdl_pg_acc, fdl_pg_l) -> [fdl_pg_l[1] + fdl_pg_l[2] * fdl_pg_acc[1], 0], [0::DOUBLE, 0])[1]`;
 }
 
 /**
@@ -92,14 +93,14 @@ function estimate(f: Family, t: string, p: string, e: string | null): string {
  * once per appearance: GUARD_ARGUMENT_COPIES); a CASE, since a lambda's AND evaluates both sides.
  */
 function refusal(f: Family, shown: string, withEscape: boolean): string {
-  const k = `len(${pieces(f, 'x.p')})`;
+  const k = `len(${pieces(f, "fdl_pg_a['p']")})`;
   // Calls at depth d start at d increasing positions: at most C(n + 1, d) ≤ (n + 1)^d / d! of them.
-  const calls = `list_sum(list_transform(${sys('range', [`0`, `${k} + 1`])}, d -> pow(strlen(x.t) + 1, d) / gamma(d + 1)))`;
-  const crude = `(list_max(list_transform(${pieces(f, 'x.p')}, s -> strlen(s))) + 1) * ${calls}`;
-  const over = `CASE WHEN ${crude} <= ${MAX_MATCH_STEPS} THEN false WHEN ${k} > ${MAX_ESTIMATED_PIECES} THEN true ELSE ${estimate(f, 'x.t', 'x.p', withEscape ? 'x.e' : null)} > ${MAX_MATCH_STEPS} END`;
-  const message = `${ql(`${shown}: a pattern with `)} || ${k} || ${ql(` pieces after a wildcard (${f.wildcard}) over a text of `)} || strlen(x.t) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_MATCH_STEPS} match steps: use fewer wildcards, or match a shorter text`)}`;
+  const calls = `list_sum(list_transform(${sys('range', [`0`, `${k} + 1`])}, fdl_pg_d -> pow(strlen(fdl_pg_a['t']) + 1, fdl_pg_d) / gamma(fdl_pg_d + 1)))`;
+  const crude = `(list_max(list_transform(${pieces(f, "fdl_pg_a['p']")}, fdl_pg_s -> strlen(fdl_pg_s))) + 1) * ${calls}`;
+  const over = `CASE WHEN ${crude} <= ${MAX_MATCH_STEPS} THEN false WHEN ${k} > ${MAX_ESTIMATED_PIECES} THEN true ELSE ${estimate(f, "fdl_pg_a['t']", "fdl_pg_a['p']", withEscape ? "fdl_pg_a['e']" : null)} > ${MAX_MATCH_STEPS} END`;
+  const message = `${ql(`${shown}: a pattern with `)} || ${k} || ${ql(` pieces after a wildcard (${f.wildcard}) over a text of `)} || strlen(fdl_pg_a['t']) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_MATCH_STEPS} match steps: use fewer wildcards, or match a shorter text`)}`;
   const args = `{'t': a1, 'p': a2${withEscape ? ", 'e': a3" : ''}}`;
-  return `list_transform([${args}], x -> CASE WHEN ${over} THEN error(${message}) ELSE false END)[1]`;
+  return `list_transform([${args}], fdl_pg_a -> CASE WHEN ${over} THEN error(${message}) ELSE false END)[1]`;
 }
 
 /**
@@ -134,7 +135,7 @@ function matcherMacro(name: string, f: Family, arities: number[]): string {
     const longMessage = `${ql(`${shown}: a pattern of `)} || strlen(a2) || ' bytes over a text of ' || strlen(a1) || ${ql(` bytes ${COST_LIMIT_PHRASE} of ${MAX_PATTERN_WORK} byte pairs`)}`;
     // Pattern-only conditions: with a constant pattern they fold away before any row is read.
     const facts = `{'p': a2${e ? ", 'e': a3" : ''}}`;
-    const toRegex = `list_transform([${facts}], x -> len(${pieces(f, 'x.p')}) >= 2 AND ${translatable(f, 'x.p', e ? 'x.e' : null)})[1]`;
+    const toRegex = `list_transform([${facts}], fdl_pg_a -> len(${pieces(f, "fdl_pg_a['p']")}) >= 2 AND ${translatable(f, "fdl_pg_a['p']", e ? "fdl_pg_a['e']" : null)})[1]`;
     const regex = sys('regexp_full_match', [f.lower ? 'lower(a1)' : 'a1', asRegex(f, 'a2')]);
     return (
       `(${params.join(', ')}) AS CASE WHEN ${long} THEN error(${longMessage}) ` +
