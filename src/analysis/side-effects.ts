@@ -203,7 +203,7 @@ async function bind(conn: DuckDBConnection, sql: string): Promise<BoundPlan | nu
   counted('bind_check');
   try {
     // Binding is as slow as a prepare (and as uninterruptible): it takes a prepare slot like one.
-    const [json] = await planOf.firstRow(conn, [sql], (run) => inPrepareSlot(sql, run));
+    const [json] = await planOf.firstRow(conn, [sql], (run) => inPrepareSlot(sql, run, conn));
     return typeof json === 'string' ? (JSON.parse(json) as BoundPlan) : null;
   } catch {
     return null;

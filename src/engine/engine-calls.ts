@@ -53,12 +53,19 @@ let callsWaiting = 0;
 let callsStuck = 0;
 let callsStuckTotal = 0;
 
-/** A user's calls against the process' slots; `bound` races the wait with the statement's stop. */
+/** Races work with the running statement's stop (its StatementClock's `bound`). */
+export type StatementBound = <W>(waiting: Promise<W>) => Promise<W>;
+
+/**
+ * A user's calls against the process' slots; `bound` races the wait with the statement's stop.
+ * `acquire` takes the slots after the user's (by default the process'; a prepare's take its prepare slots too).
+ */
 export async function engineCall<T>(
   user: string,
   connection: object,
   work: () => Promise<T>,
-  bound: <W>(waiting: Promise<W>) => Promise<W> = (w) => w,
+  bound: StatementBound = (w) => w,
+  acquire: () => Promise<() => void> = () => processSlots.acquire(),
 ): Promise<T> {
   const mine = userSlots.get(user) ?? { slots: new Slots(settings.perUser), users: 0 };
   userSlots.set(user, mine);
@@ -66,7 +73,7 @@ export async function engineCall<T>(
   callsWaiting++;
   const granted = mine.slots.acquire().then(async (releaseUser) => {
     try {
-      return [releaseUser, await processSlots.acquire()] as const;
+      return [releaseUser, await acquire()] as const;
     } catch (e) {
       releaseUser();
       throw e;
@@ -122,6 +129,47 @@ export async function engineCall<T>(
 
 function done(user: string, mine: { slots: Slots; users: number }): void {
   if (--mine.users === 0 && userSlots.get(user) === mine) userSlots.delete(user);
+}
+
+/** Whose calls a session's connection runs, and its statement clock: set by its session (wire/session.ts). */
+const owners = new WeakMap<object, { user: string; bound: StatementBound }>();
+
+/** The calls made on `connection` (its prepares too) are `user`'s, raced with `bound`, from now on. */
+export function ownEngineCalls(connection: object, user: string, bound: StatementBound): void {
+  owners.set(connection, { user, bound });
+}
+
+/**
+ * A prepare (engine.ts) on `connection`, in the slots `acquire` takes, then the process'. On a
+ * session's connection it is one of its user's calls, as engineCall's: in the user's share (a user's
+ * uninterruptible prepares took every prepare slot, and every other user's statements and logins
+ * waited) and counted stuck when it runs on past its statement's stop. Otherwise (a connection
+ * being set up) only the slots.
+ */
+export async function enginePrepare<T>(
+  connection: object | undefined,
+  work: () => Promise<T>,
+  acquire: () => Promise<() => void>,
+): Promise<T> {
+  const owner = connection && owners.get(connection);
+  if (!owner) {
+    const release = await acquire();
+    try {
+      return await inEngineSlot(work);
+    } finally {
+      release();
+    }
+  }
+  return engineCall(owner.user, connection, work, owner.bound, async () => {
+    const release = await acquire();
+    try {
+      const releaseProcess = await processSlots.acquire();
+      return () => (releaseProcess(), release());
+    } catch (e) {
+      release();
+      throw e;
+    }
+  });
 }
 
 /** Runs `work` in a slot of the process (the prepares of engine.ts share the budget). */

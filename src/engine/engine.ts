@@ -9,7 +9,7 @@ import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
 import { takeSessionConnection } from './session-connections.js';
-import { inEngineSlot } from './engine-calls.js';
+import { enginePrepare } from './engine-calls.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -121,11 +121,23 @@ const isHeavy = (sql: string) => sql.length > 8 * 1024 || nestingDepth(sql) > 16
 const prepareSlots = new Slots(PREPARE_SLOTS);
 const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
 
-/** Runs work that binds `sql` (its prepare, or DuckDB's plan of it) in a prepare slot, as its weight asks. */
-export function inPrepareSlot<T>(sql: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs work that binds `sql` (its prepare, or DuckDB's plan of it) in a prepare slot, as its weight
+ * asks. On a session's `connection` it is first one of its user's calls, in their share (engine-calls.ts).
+ */
+export function inPrepareSlot<T>(sql: string, work: () => Promise<T>, connection?: object): Promise<T> {
+  const heavy = isHeavy(sql);
   // A prepare holds a thread of libuv's pool too: it counts against the session calls' budget (engine-calls.ts).
-  const slotted = () => prepareSlots.run(() => inEngineSlot(work));
-  return isHeavy(sql) ? heavyPrepareSlots.run(slotted) : slotted();
+  return enginePrepare(connection, work, async () => {
+    const releaseHeavy = heavy ? await heavyPrepareSlots.acquire() : () => undefined;
+    try {
+      const release = await prepareSlots.acquire();
+      return () => (release(), releaseHeavy());
+    } catch (e) {
+      releaseHeavy();
+      throw e;
+    }
+  });
 }
 
 /**

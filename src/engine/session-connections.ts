@@ -88,7 +88,7 @@ const pools = new WeakMap<DuckDBInstance, Pool>();
 const handles = new WeakMap<DuckDBConnection, { conn: DuckDBConnection; pool: Pool; end: () => void }>();
 
 /** The prepare wrapper every session connection gets (engine.ts supplies the slots). */
-export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>) => Promise<T>;
+export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>, connection?: object) => Promise<T>;
 
 /**
  * A connection for one client session: UTC until the session says otherwise, whatever the global
@@ -174,7 +174,10 @@ async function newConnection(
   const conn = await instance.connect();
   // Every prepare of the session (planning, result shape and parameter probes, pruning's EXPLAIN) takes a slot.
   const prepare = conn.prepare.bind(conn);
-  conn.prepare = (sql: string) => inPrepareSlot(sql, () => prepare(sql));
+  // Called through a session's handle, `this` is the handle, whose user the prepare is counted for (engine-calls.ts).
+  conn.prepare = function (this: DuckDBConnection, sql: string) {
+    return inPrepareSlot(sql, () => prepare(sql), this);
+  };
   try {
     await conn.run("SET SESSION TimeZone = 'UTC'");
     await conn.run(`SET SESSION streaming_buffer_size = '${STREAMING_BUFFER_SIZE}'`);

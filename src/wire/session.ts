@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { endSession } from '../engine/engine.js';
-import { engineCall } from '../engine/engine-calls.js';
+import { engineCall, ownEngineCalls } from '../engine/engine-calls.js';
 import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-failure.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
@@ -89,7 +89,10 @@ export class Session {
     this.out = outboxFirst(core.outbox, out);
     const held = new HeldResults(core.clock, this.portals);
     // The query's start and each chunk fetched wait for a slot of this user (engine/engine-calls.ts).
-    const call = <T>(work: () => Promise<T>) => engineCall(user, conn, work, (w) => core.clock.bound(w));
+    const bound = <W>(w: Promise<W>) => core.clock.bound(w);
+    const call = <T>(work: () => Promise<T>) => engineCall(user, conn, work, bound);
+    // Its prepares are this user's calls too, in their share and watched for being stuck.
+    ownEngineCalls(conn, user, bound);
     this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held, call);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
     // The prepared-text and parameter budgets are the user's, across their sessions.
