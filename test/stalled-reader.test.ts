@@ -163,6 +163,11 @@ describe('the memory watchdog stops the statement holding the memory', () => {
     now = 500;
     dog.poll();
     assert.deepEqual(victim.stoppedWith, []);
+    // Past the settle time but RSS still falling (the holder's memory coming back): nothing yet.
+    now = 1100;
+    rss = 1900 * MiB;
+    dog.poll();
+    assert.deepEqual(victim.stoppedWith, []);
     // Back under the line: nothing.
     now = 1500;
     rss = 1000 * MiB;

@@ -9,7 +9,7 @@
  *
  * - the statement that holds the most by the gateway's own accounting (its result's chunks and the
  *   output its client has not taken, wire/result-stream.ts), alone, when it holds HOLDER_BYTES or
- *   more; then `settleMs` for its memory to be given back before anything else is stopped;
+ *   more; then `settleMs`, and on while RSS falls, for its memory to come back before more is stopped;
  * - otherwise (nothing the gateway accounts for explains it: values DuckDB builds), every running
  *   statement, with a message that does not blame any one of them.
  *
@@ -26,6 +26,9 @@ export const WATCH_MARGIN_BYTES = 768 * 1024 ** 2;
 
 /** A statement holding at least this much is stopped alone, before any other. */
 export const HOLDER_BYTES = 64 * 1024 ** 2;
+
+/** However fast RSS still falls, others are stopped this long after a holder was. */
+const SETTLE_LIMIT_MS = 5000;
 
 /** A running statement as the watchdog sees it. */
 export interface MemoryHolder {
@@ -59,6 +62,8 @@ export class MemoryWatchdog {
   peakBytes = 0;
   /** When a holder was last stopped (its memory is being given back until settleMs after). */
   private holderStoppedAt = -Infinity;
+  /** RSS at the previous poll over the line. */
+  private lastRss = Infinity;
 
   constructor(private readonly opts: MemoryWatchdogOptions) {}
 
@@ -84,7 +89,12 @@ export class MemoryWatchdog {
 
   private shed(rss: number): void {
     const now = (this.opts.now ?? performance.now.bind(performance))();
-    if (now - this.holderStoppedAt < (this.opts.settleMs ?? 1000)) return;
+    const previous = this.lastRss;
+    this.lastRss = rss;
+    // A holder's memory comes back over a few polls (its stream ends, the allocator returns pages):
+    // for settleMs, and on while RSS still falls (SETTLE_LIMIT_MS at most), nothing else is stopped.
+    const since = now - this.holderStoppedAt;
+    if (since < (this.opts.settleMs ?? 1000) || (since < SETTLE_LIMIT_MS && rss < previous)) return;
     const holders = this.opts.holders();
     let largest: MemoryHolder | null = null;
     for (const h of holders) if (!largest || h.heldBytes > largest.heldBytes) largest = h;
@@ -92,6 +102,7 @@ export class MemoryWatchdog {
       const held = largest.heldBytes;
       largest.stop(this.opts.holderError(rss, held));
       this.holderStoppedAt = now;
+      this.lastRss = rss;
       this.opts.onStopped?.(rss, 'holder', held);
       return;
     }
