@@ -7,7 +7,7 @@
  *   npx tsc -p . && node dist/bench/rss-after-clients.js [--sessions 4] [--statements 900] [--wait 20]
  *     [--in 140] [--cli <dist/src/cli/main.js of another build>] [--env NAME=VALUE …]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, startGateway } from '../test/support/gateway.js';
@@ -55,6 +55,8 @@ async function main(): Promise<void> {
     cli: flag('cli'),
   });
   const pid = gw.proc.pid!;
+  const log = flag('gateway-log'); // the gateway's stdout (e.g. with --env NODE_OPTIONS=--trace-gc)
+  if (log) gw.proc.stdout!.on('data', (d: Buffer) => appendFileSync(log, d));
   try {
     const warm = await RawPg.connect({ port: gw.port, database: 'basic', user: 'ann' });
     await warm.simple('select count(*) from sales.orders');

@@ -26,6 +26,7 @@ import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { bindShape, type BindShape } from './bind-shape.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 export interface RelationRef {
   catalog: string;
@@ -112,6 +113,7 @@ const memo = new LRUCache<string, Analysis | SqlError>({
   maxSize: 96 * 1024 * 1024,
   sizeCalculation: (_v, sql) => 96 * sql.length + 1024,
 });
+trimWhenIdle(lruTrim(memo));
 /** Huge generated statements are analysed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
 // Longer texts than OFF_THREAD_CHARS are analysed on a worker thread (text-pool.ts).

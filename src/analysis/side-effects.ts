@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { counted } from '../stages.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
@@ -139,6 +140,7 @@ const readsJudged = new LRUCache<string, true>({
   maxSize: 32 * 1024 * 1024,
   sizeCalculation: (_v, key) => 2 * key.length + 64,
 });
+trimWhenIdle(lruTrim(readsJudged));
 
 async function verdictKey(
   conn: DuckDBConnection,

@@ -43,6 +43,7 @@ import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
 import { connectionCallsDone } from './engine-calls.js';
 import { STREAMING_BUFFER_SIZE } from './memory-ceiling.js';
+import { sessionEnded, sessionStarted } from '../idle-memory.js';
 
 /** Idle connections kept per instance; more than this many ending at once are disconnected. */
 export const IDLE_CONNECTIONS = 16;
@@ -112,6 +113,7 @@ export async function takeSessionConnection(
     pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
   }
   const conn = pool.idle.pop() ?? (await newConnection(instance, pool, inPrepareSlot));
+  sessionStarted(); // until endSessionConnection: the gateway is not idle (idle-memory.ts)
   return handleFor(conn, pool);
 }
 
@@ -128,8 +130,9 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
   // A statement DuckDB could not interrupt may still run on it: the reset would wait on a second
   // thread of libuv's pool for it; wait here instead, where waiting holds no thread.
   await connectionCallsDone(handle);
-  handles.delete(handle);
+  if (!handles.delete(handle)) return; // ended already
   held.end();
+  sessionEnded();
   const { conn, pool } = held;
   try {
     // The session's prepared statements go as with a disconnect: none can run on the next session's

@@ -5,6 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { loadModule, parseSync } from 'pgsql-parser';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 await loadModule();
 
@@ -16,6 +17,7 @@ const memo = new LRUCache<string, { tree: PgTree | null }>({
   maxSize: 64 * 1024 * 1024,
   sizeCalculation: (_v, sql) => 96 * sql.length + 1024,
 });
+trimWhenIdle(lruTrim(memo));
 /** Huge generated statements are parsed every time rather than crowding out the common ones. */
 const MEMO_MAX_CHARS = 64 * 1024;
 

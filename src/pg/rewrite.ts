@@ -20,6 +20,7 @@ import { collectCtes, walk } from './rewrite-walk.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
 import { readsCatalog } from './regproc-columns.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -63,6 +64,7 @@ const rewrites = new LRUCache<string, RewriteResult>({
   maxSize: 16 * 1024 * 1024,
   sizeCalculation: (r, sql) => 2 * (sql.length + r.sql.length) + 64,
 });
+trimWhenIdle(lruTrim(rewrites));
 
 export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };

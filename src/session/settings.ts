@@ -14,6 +14,7 @@ import { isPgSetting, pgSettingDefault, pgSettingInput } from './pg-setting-inpu
 import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { variablesWhenTaken } from '../engine/session-connections.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 /** Parameters a client may read but never change. */
 const FIXED = new Set([
@@ -47,6 +48,7 @@ const fingerprints = new LRUCache<string, string>({
   maxSize: 16 * 1024 * 1024,
   sizeCalculation: (v, full) => 2 * (full.length + v.length) + 64,
 });
+trimWhenIdle(lruTrim(fingerprints));
 /** Version databases' schemas (useVersion), by database name: a name is one version of one repository. */
 const schemasByDb = new LRUCache<string, string[]>({ max: 256 });
 let fingerprintSeq = 0;
