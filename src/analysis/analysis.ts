@@ -402,4 +402,5 @@ export function analysesHeld(): { entries: number; bytes: number } {
 /** For tests and benches: forget every memoized analysis. */
 export function forgetAnalyses(): void {
   memo.clear();
+  namesMemo.clear();
 }
