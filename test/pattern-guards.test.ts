@@ -103,9 +103,10 @@ describe('pattern guards answer as DuckDB does', () => {
         assert.equal(Number(differ), 0, `${f} escape ${e}: answers differ from the built-in, e.g. ${example}`);
       }
     }
-    // The few refused: texts of tens of bytes under patterns of many pieces RE2 cannot take.
+    // The few refused (under 0.3%): texts of tens of bytes under patterns of many pieces RE2 cannot take
+    // (an escape character, `?`, brackets), whose worst case is over the ceiling.
     console.log(`${refused} of 36,000 calls refused`);
-    assert.ok(refused < 40, `${refused} of 36,000 calls refused`);
+    assert.ok(refused < 100, `${refused} of 36,000 calls refused`);
     c.closeSync();
     db.closeSync();
   });

@@ -15,9 +15,10 @@
  * Measured on the shared 2-core machine, one thread, a vector of 2,048 calls at the ceiling:
  * levenshtein and editdist3 1.4 s, damerau_levenshtein 2.9 s, jaro(_winkler) 6–24 ms; pattern
  * matchers cost 1–16 ns per text×pattern byte pair (ILIKE, GLOB the most), 1–16 ms per call at
- * MAX_PATTERN_WORK. Not bounded here (docs/security.md): a pattern of at most 64 bytes over long
- * texts built from rows (up to 64 comparisons per text byte), regular expressions, and a text
- * that repeats a bounded call thousands of times.
+ * MAX_PATTERN_WORK. The matchers' backtracking over two or more wildcards is pattern-guards.ts'.
+ * Not bounded (docs/security.md): a pattern of at most 64 bytes with one wildcard piece over a long
+ * text (up to 64 comparisons per text byte; the tests' stuck statement), regular expressions
+ * taken from rows, and a text that repeats a bounded call thousands of times.
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK } from './cost-limit.js';
 import { PATTERN_FUNCTIONS, patternGuardStatements } from './pattern-guards.js';

@@ -30,8 +30,8 @@
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK } from './cost-limit.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
-/** Tries × compared bytes one matcher call may cost (2,048 calls: about 100 ms, bench/pattern-cost.ts). */
-export const MAX_MATCH_STEPS = 2 ** 14;
+/** Tries × compared bytes one matcher call may cost (2,048 calls at it: 40–100 ms under load, bench/pattern-cost.ts). */
+export const MAX_MATCH_STEPS = 2 ** 13;
 /** Pieces beyond this are not counted from the text: the estimate would cost more than it saves. */
 export const MAX_ESTIMATED_PIECES = 32;
 /** Patterns up to this size are matched by RE2 instead (compiled per row when taken from rows). */
