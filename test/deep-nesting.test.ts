@@ -74,9 +74,10 @@ describe('deep nesting: functions that recursed past the stack', () => {
     const c = await login();
     const r = await c.query(
       `select json_structure('{"a":[1,"]]"]}')::varchar as s, json_contains('{"a":[1,2]}', '{"a":[1]}') as has,
-        from_json('{"a":1}', '{"a":"INTEGER"}')::varchar as f, json_transform('[[1]]', '[["INTEGER"]]')::varchar as t`,
+        (from_json('{"a":1}', '{"a":"INTEGER"}')).a as f, json_transform('[[1]]', '[["INTEGER"]]')::varchar as t`,
     );
-    assert.deepEqual(r.rows[0], { s: '{"a":["JSON"]}', has: true, f: "{'a': 1}", t: '[[1]]' });
+    // a list as text is PostgreSQL's array text (pg/pg-text.ts); a record as text is refused, so its field is read
+    assert.deepEqual(r.rows[0], { s: '{"a":["JSON"]}', has: true, f: 1, t: '{{1}}' });
     // 15,000 objects in one 210 KB array: far more brackets than the ceiling, two levels deep.
     const wide = `'[' || repeat('{"a":[1,"]"]},', 15000) || '1]'`;
     assert.equal(
