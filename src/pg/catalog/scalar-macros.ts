@@ -171,7 +171,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`cardinality(arr)`, `len(arr)`],
     [
       `quote_ident(x)`,
-      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || x || ' ') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
+      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || x || ' ') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
     ],
     [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],

@@ -125,8 +125,6 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   await conn.run(`INSERT INTO ${C}_cols_by_db SELECT ${d}, r.oid, c.* EXCLUDE (attrelid) FROM (${columnsOf(d)}) c
     JOIN ${C}_rel_by_db r ON r.db = ${d} AND r.nspname = c.schema_name AND r.relname = c.table_name`);
   await conn.run(`INSERT INTO ${C}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
-  // before the materialised views: pg_proc lists the version's macros
-  await conn.run(`INSERT INTO ${C}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   // The live views read the connection's current database: read them with `db` current.
   const current = String((await conn.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0] ?? '');
   const schema = String((await conn.runAndReadAll('SELECT current_schema()')).getRows()[0]?.[0] ?? 'main');
@@ -137,6 +135,7 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   } finally {
     if (current !== '' && current !== db) await conn.run(`USE ${quoteIdent(current)}.${quoteIdent(schema)}`);
   }
+  await conn.run(`INSERT INTO ${C}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   await conn.run(`INSERT INTO ${C}_snapshot_dbs VALUES (${d})`);
 }
 
