@@ -80,6 +80,32 @@ describe('a DuckDB internal error cannot take a repository down', () => {
       assert.equal(await codeOf(c.query(sql)), '42501', sql);
       assert.equal((await c.query<{ n: number }>(COUNT)).rows[0]!.n, expected, `answers after ${sql}`);
     }
+    // Arguments DuckDB trusts (analysis/argument-bounds.ts): a SIGSEGV, and an internal error that invalidated the engine.
+    for (const [sql, code, params] of [
+      ['select lead(x, -9223372036854775808) over () from range(3) t(x)', '0A000', []],
+      ['select lag(x, -9223372036854775807 - 1, 0) over () from range(3) t(x)', '0A000', []],
+      ['select lead(x, $1) over () from range(3) t(x)', '0A000', ['-9223372036854775808']],
+      ['select reservoir_quantile(x, 0.5, 2147483647) from range(3) t(x)', '54000', []],
+    ] as const) {
+      assert.equal(await codeOf(c.query(sql, [...params])), code, sql);
+      assert.equal((await c.query<{ n: number }>(COUNT)).rows[0]!.n, expected, `answers after ${sql}`);
+    }
+    // what PostgreSQL clients write answers as before
+    const r = await c.query(
+      'select lead(x, 2) over (order by x) a, lag(x, -1, 0) over (order by x) b, lag(x, 1::integer) over (order by x) c, lead(x, x) over (order by x) d from range(3) t(x) order by x',
+    );
+    assert.deepEqual(
+      r.rows.map((row: Record<string, unknown>) => [row.a, row.b, row.c, row.d]),
+      [
+        ['2', '1', null, '0'],
+        [null, '2', '0', '2'],
+        [null, '0', '1', null],
+      ],
+    );
+    assert.equal(
+      (await c.query<{ q: number }>('select reservoir_quantile(x, 0.5, 100)::int q from range(3) t(x)')).rows[0]!.q,
+      1,
+    );
     const other = await connect(s);
     assert.equal((await other.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
     await other.end();

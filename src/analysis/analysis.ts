@@ -19,6 +19,7 @@ import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
 import { checkCteExpansion } from './cte-expansion.js';
+import { checkArgumentBounds } from './argument-bounds.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
@@ -233,6 +234,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   checkGuardNesting(tree);
   // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
   checkLambdaWork(tree);
+  // Arguments DuckDB trusts that would crash it or invalidate its instance (argument-bounds.ts).
+  checkArgumentBounds(tree);
   // A CTE inlined at every reference multiplies the plan DuckDB binds, uninterruptibly (cte-expansion.ts).
   checkCteExpansion(tree, inner);
   refuseUnofferedForms(tree);

@@ -108,8 +108,8 @@ export class Engines {
 
   /**
    * DuckDB invalidated the instance `conn` belongs to: the repository's next session gets a new
-   * engine (once, however many sessions of the broken one report it). The broken one is left to its
-   * sessions, which end as they meet the failure; it is freed with the last of them.
+   * engine (once, however many sessions of the broken one report it). The broken one is closed: its
+   * sessions end as they meet the failure, and DuckDB frees it with the last of their connections.
    */
   retire(repo: string, conn: DuckDBConnection): boolean {
     const broken = this.engineOf.get(conn);
@@ -117,6 +117,15 @@ export class Engines {
     if (!broken || current !== broken) return false;
     this.current.delete(repo);
     this.instances.delete(repo);
+    // Let go of both instances now: DuckDB frees them (memory, open files) once the broken one's last
+    // connection is gone; its sessions end as they meet the failure, their connections then dropped.
+    for (const instance of [broken.sessions, broken.builder]) {
+      try {
+        instance.closeSync();
+      } catch {
+        /* closed already */
+      }
+    }
     return true;
   }
 

@@ -1,0 +1,83 @@
+/**
+ * Arguments DuckDB 1.5.6 trusts that an ordinary SELECT could make fatal, read from its parse tree:
+ *  - `lead`/`lag` over an empty window with the offset -2^63 crash the process (SIGSEGV: every
+ *    session of every repository dropped) when the offset is a constant, a constant expression or a
+ *    parameter (all folded before the window runs); an offset read per row does not. PostgreSQL's
+ *    offset is an int4: here a constant offset must be an integer literal in int4's range, and an
+ *    offset that is neither a literal nor read from the row (a parameter, a constant expression) is
+ *    refused.
+ *  - `reservoir_quantile(x, q, n)` reserves n samples before reading a row: a failed allocation there
+ *    is an internal error that invalidates the repository's engine. n must be a literal of at most
+ *    MAX_RESERVOIR (DuckDB's own default is 8,192).
+ * Pure; iterative, so a deep tree cannot exhaust the call stack.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+const INT4_MIN = -2147483648;
+const INT4_MAX = 2147483647;
+/** The largest sample a reservoir may reserve: 1,000,000 values (DuckDB's default is 8,192). */
+export const MAX_RESERVOIR = 1_000_000;
+
+type Node = Record<string, unknown>;
+
+/** An integer constant's value, or null when the node is not one (a JSON number, or text beyond 2^53). */
+function integerLiteral(n: Node | undefined): number | null {
+  if (n?.class === 'CAST') n = n.child as Node | undefined; // `1::integer`, as the PostgreSQL rewrite writes constants
+  if (!n || n.class !== 'CONSTANT') return null;
+  const value = n.value as { type?: { id?: string }; is_null?: boolean; value?: unknown } | undefined;
+  const id = value?.type?.id ?? '';
+  if (value?.is_null || !/INT/.test(id)) return null;
+  const v = value?.value;
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+}
+
+/** Whether an expression reads a column (evaluated per row, never folded to one constant). */
+function readsRow(n: Node): boolean {
+  const stack: unknown[] = [n];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    if ((x as Node).class === 'COLUMN_REF') return true;
+    stack.push(...Object.values(x as Node));
+  }
+  return false;
+}
+
+export function checkArgumentBounds(tree: unknown): void {
+  const stack: unknown[] = [tree];
+  while (stack.length) {
+    const x = stack.pop();
+    if (!x || typeof x !== 'object') continue;
+    const n = x as Node;
+    if ((n.type === 'WINDOW_LEAD' || n.type === 'WINDOW_LAG') && n.offset_expr) checkOffset(n);
+    if (n.class === 'FUNCTION' && String(n.function_name).toLowerCase() === 'reservoir_quantile') checkReservoir(n);
+    stack.push(...Object.values(n));
+  }
+}
+
+function checkOffset(n: Node): void {
+  const offset = n.offset_expr as Node;
+  const literal = integerLiteral(offset);
+  if (literal !== null ? literal >= INT4_MIN && literal <= INT4_MAX : offset.class !== 'CONSTANT' && readsRow(offset))
+    return;
+  const fn = String(n.function_name ?? 'lead');
+  throw new SqlError(
+    SQLSTATE.featureNotSupported,
+    `${fn}() with this offset is not supported by fdl-gateway`,
+    undefined,
+    `Write the offset as an integer literal within int4's range (as PostgreSQL's ${fn}(value, integer)), or read it from a column.`,
+  );
+}
+
+function checkReservoir(n: Node): void {
+  const size = (n.children as Node[] | undefined)?.[2];
+  if (!size) return;
+  const literal = integerLiteral(size);
+  if (literal !== null && literal > 0 && literal <= MAX_RESERVOIR) return;
+  throw new SqlError(
+    SQLSTATE.programLimitExceeded,
+    `reservoir_quantile's sample size must be an integer literal from 1 to ${MAX_RESERVOIR}`,
+    undefined,
+    'Leave it out for DuckDB’s default of 8,192 values.',
+  );
+}
