@@ -2,7 +2,7 @@
  * The walking skeleton, end to end: `fdl serve` as a child process, real clients (node-postgres and
  * the psql binary) over real sockets, fixture repositories on disk.
  */
-import { asPostgresFloatText } from './support/lake-fixtures.js';
+import { asPostgresFloatText, asPostgresText } from './support/lake-fixtures.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -110,7 +110,7 @@ describe('fdl serve: basic repository through node-postgres and psql', () => {
           );
           assert.deepEqual(
             multiset(res.rows),
-            multiset(asPostgresFloatText(q.rows!)),
+            multiset(asPostgresText(asPostgresFloatText(q.rows!), q.columns!, ['bl'], ['iv'])),
             `rows of ${q.kind} ${q.object} at ${v.id}`,
           );
         }

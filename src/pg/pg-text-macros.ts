@@ -67,7 +67,8 @@ function scalarText(type: string, x: string, cast: boolean): string {
     case 'FLOAT':
       return floatText(6, x);
     case 'INTERVAL':
-      return intervalText(x);
+      // concat_ws of no parts is '': a NULL interval stays NULL
+      return `CASE WHEN ${x} IS NULL THEN NULL ELSE ${intervalText(x)} END`;
     case 'BLOB':
       return `'\\x' || lower(hex(${x}))`;
     case 'DATE':

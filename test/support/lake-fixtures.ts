@@ -101,6 +101,47 @@ export function rowsSha256(rows: unknown[][]): string {
  * gateway prints float4/float8 as PostgreSQL does (`4`, `NaN`, `Infinity`) where DuckDB prints `4.0`,
  * `nan`, `inf`. Only those spellings change, so any other difference still fails.
  */
+/**
+ * DuckDB's text of a BLOB (`abc`, `\x00\xFF`) and of an INTERVAL (`2 months`) as PostgreSQL's
+ * bytea and interval output functions write them (`\x616263`, `2 mons`): what a `::text` of them
+ * answers through the gateway (pg/pg-text.ts). `blobs`/`intervals`: the columns of those types.
+ */
+export function asPostgresText(
+  rows: unknown[][],
+  columns: readonly string[],
+  blobs: readonly string[],
+  intervals: readonly string[],
+): unknown[][] {
+  const blobAt = new Set(blobs.map((c) => columns.indexOf(c)));
+  const intervalAt = new Set(intervals.map((c) => columns.indexOf(c)));
+  const bytesOf = (text: string): Buffer => {
+    const out: number[] = [];
+    for (let i = 0; i < text.length;) {
+      const hex = /^\\x([0-9A-Fa-f]{2})/.exec(text.slice(i));
+      if (hex) {
+        out.push(parseInt(hex[1]!, 16));
+        i += 4;
+      } else {
+        const ch = String.fromCodePoint(text.codePointAt(i)!);
+        out.push(...Buffer.from(ch, 'utf8'));
+        i += ch.length;
+      }
+    }
+    return Buffer.from(out);
+  };
+  return rows.map((r) =>
+    r.map((v, i) =>
+      typeof v !== 'string'
+        ? v
+        : blobAt.has(i)
+          ? `\\x${bytesOf(v).toString('hex')}`
+          : intervalAt.has(i)
+            ? v.replace(/\bmonths\b/g, 'mons').replace(/\bmonth\b/g, 'mon')
+            : v,
+    ),
+  );
+}
+
 export function asPostgresFloatText(rows: unknown[][]): unknown[][] {
   const special: Record<string, string> = { inf: 'Infinity', '-inf': '-Infinity', nan: 'NaN' };
   return rows.map((r) => r.map((v) => (typeof v !== 'string' ? v : (special[v] ?? v.replace(/^(-?\d+)\.0$/, '$1')))));
