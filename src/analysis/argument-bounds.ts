@@ -26,9 +26,12 @@ function integerLiteral(n: Node | undefined): number | null {
   if (!n || n.class !== 'CONSTANT') return null;
   const value = n.value as { type?: { id?: string }; is_null?: boolean; value?: unknown } | undefined;
   const id = value?.type?.id ?? '';
-  if (value?.is_null || !/INT/.test(id)) return null;
+  if (value?.is_null) return null;
   const v = value?.value;
-  return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+  // a string cast to an integer (`CAST('7' AS integer)`, as clients and the catalog's probes write one)
+  const read = id === 'VARCHAR' && typeof v === 'string' && /^\s*[+-]?\d{1,10}\s*$/.test(v) ? Number(v) : v;
+  if (!/INT|VARCHAR/.test(id)) return null;
+  return typeof read === 'number' && Number.isSafeInteger(read) ? read : null;
 }
 
 /** Whether an expression reads a column (evaluated per row, never folded to one constant). */
