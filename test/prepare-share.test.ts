@@ -15,12 +15,15 @@ import { configureEngineCalls, engineCallLoad, ownEngineCalls, USER_ENGINE_CALLS
 import { StatementClock } from '../src/session/statement-clock.js';
 import { waitFor } from './support/gateway.js';
 
-/** 11 levels of NOT MATERIALIZED self-joins: seconds of DuckDB's binder, which nothing interrupts. */
+/**
+ * 12 levels of NOT MATERIALIZED self-joins: seconds of DuckDB's binder, which nothing interrupts (11
+ * levels bound within the stop + grace on a quiet machine, and nothing was ever stuck).
+ */
 function slowPrepare(): string {
   let sql = 'with c0 as (select range as x from range(10))';
-  for (let i = 1; i <= 11; i++)
+  for (let i = 1; i <= 12; i++)
     sql += `, c${i} as not materialized (select a.x from c${i - 1} a, c${i - 1} b where a.x = b.x)`;
-  return `${sql} select count(*) from c11`;
+  return `${sql} select count(*) from c12`;
 }
 
 const STOP_MS = 500;
