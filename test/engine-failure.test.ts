@@ -67,7 +67,7 @@ describe('a DuckDB internal error cannot take a repository down', () => {
     repos.cleanup();
   });
 
-  test('the VARIANT functions that crashed or invalidated DuckDB are refused (42501); the process and the repository answer on', async () => {
+  test('statements that crashed or invalidated DuckDB are refused (VARIANT functions 42501, untrusted lead/lag offsets 0A000, a huge reservoir sample 54000); the process and the repository answer on', async () => {
     const s = started[0]!;
     const c = await connect(s);
     for (const sql of [
