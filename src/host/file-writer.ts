@@ -135,6 +135,9 @@ async function writeFiles(
   // DuckDB writes into pipes; the real files are written (and hashed) from them in outDir.
   const pipes = await HashedOutput.open(`${outDir}/.pipes`, outDir);
   let rows: StatsRow[];
+  // DuckDB 1.5.6 splits a sorted COPY by size on several threads, and neighbouring files then
+  // overlap in their sort key (seen as 1 run in 8 on 2 threads); one thread writes them in order.
+  const threads = w.sortBy.length ? await oneThread(conn) : null;
   try {
     const r = await conn.runAndReadAll(
       `COPY (SELECT ${list} FROM ${from}${order}) TO ${lit(pipes.pipeDir)} ` +
@@ -147,6 +150,8 @@ async function writeFiles(
     await rm(pipes.pipeDir, { recursive: true, force: true });
     // a real file that could not be written (a full disk) closed its pipe: that, not DuckDB's broken pipe, is the error
     throw cause ?? e;
+  } finally {
+    if (threads !== null) await conn.run(`SET threads = ${threads}`);
   }
   const hashed = await pipes
     .finish(rows.map((st) => String(st.filename)))
@@ -189,4 +194,12 @@ async function leafDirs(root: string): Promise<string[]> {
     if (e.code !== 'ENOENT') throw e;
   });
   return out;
+}
+
+/** Sets the connection's DuckDB to one thread and answers the count to restore. */
+async function oneThread(conn: DuckDBConnection): Promise<number> {
+  const r = await conn.runAndReadAll(`SELECT current_setting('threads')::INTEGER AS n`);
+  const n = Number((r.getRowObjectsJson()[0] as { n: unknown }).n);
+  await conn.run('SET threads = 1');
+  return n;
 }
