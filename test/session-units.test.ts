@@ -192,12 +192,12 @@ describe('session units: SET / SHOW / RESET (session/set-show.ts)', () => {
     assert.equal(await sqlstate(() => setShow.applyStartup('fdl.result_cache', 'perhaps')), '22023');
   });
 
-  test('outcomes as values: search_path and RESET ALL forget statements, other parameters do not', async () => {
+  test('outcomes as values: every PostgreSQL parameter and RESET ALL forget statements, fdl.result_cache does not', async () => {
     assert.deepEqual(await setShow.set('fdl.result_cache', 'off', false), { forgetStatements: false });
     assert.equal(setShow.show('fdl.result_cache'), 'off');
     assert.deepEqual(await setShow.set('fdl.result_cache', null, false), { forgetStatements: false });
     assert.equal(setShow.show('fdl.result_cache'), 'on');
-    assert.deepEqual(await setShow.set('application_name', 'units', false), { forgetStatements: false });
+    assert.deepEqual(await setShow.set('application_name', 'units', false), { forgetStatements: true });
     assert.ok(
       reported.some(([n, v]) => n === 'application_name' && v === 'units'),
       'ParameterStatus asked for',

@@ -14,7 +14,7 @@ export interface SettingOutcome {
   warning?: string;
   /** The WARNING's SQLSTATE, when not the plain 01000. */
   warningCode?: string;
-  /** Statements kept by text were bound along the old search_path: unqualified names may now mean other tables. */
+  /** Statements kept by text were bound with the old value (search_path's names, TimeZone, a mirrored variable). */
   forgetStatements: boolean;
 }
 
@@ -139,7 +139,9 @@ export class SetShow {
     if (name.startsWith('fdl.'))
       throw new SqlError(SQLSTATE.cantChangeRuntimeParam, `parameter "${name}" cannot be changed`);
     const warning = await this.settings.set(name, value);
-    return { ...(warning ? { warning } : {}), forgetStatements: name === 'search_path' };
+    // Every setting is mirrored into DuckDB (TimeZone itself, the rest as variables), and DuckDB folds
+    // both into a statement when it prepares it: a text kept across the change would answer with the old value.
+    return { ...(warning ? { warning } : {}), forgetStatements: true };
   }
 
   /**
