@@ -60,11 +60,11 @@ describe('session units: the transaction interpreter', () => {
       warning: { code: '25P01', message: 'there is no transaction in progress' },
       ended: true,
     });
-    assert.deepEqual(tx.begin(), { tag: 'BEGIN', begins: true });
+    assert.deepEqual(tx.begin('read committed'), { tag: 'BEGIN', begins: true });
     assert.equal(tx.status, 'I'); // open once the caller has re-resolved the version
     tx.begun();
     assert.equal(tx.status, 'T');
-    assert.equal(tx.begin().warning?.code, '25001');
+    assert.equal(tx.begin('read committed').warning?.code, '25001');
     assert.deepEqual(tx.savepoint('a'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 1 } });
     assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 2 } });
     tx.fail();

@@ -105,6 +105,7 @@ export class StatementPreparer {
 
   private take(cached: PreparedStmt): PreparedStmt {
     this.host.tx.admits(isExitFromFailed(cached.stmt));
+    if (cached.duck !== null || cached.cursorQuery) this.host.tx.reads();
     cached.refs++;
     return cached;
   }
@@ -157,6 +158,7 @@ export class StatementPreparer {
       if (givenUp) return; // timed out while the connection was still busy: nothing to plan
       await this.host.refreshVersion();
       if (givenUp) return;
+      this.host.tx.reads(); // planned over the block's version, as PostgreSQL's Parse takes its snapshot
       await planQuery(this.planning(), base, stmt);
     })().finally(() => (settled = true));
     try {
