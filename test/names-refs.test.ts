@@ -159,10 +159,10 @@ describe('names and refs as tools write them', () => {
   });
 
   test('startup database names: NAME~REF and NAME%40REF read as NAME@REF', () => {
-    assert.deepEqual(startupTarget('basic~v1', ['basic'], null), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('basic%40main', ['basic'], null), { repo: 'basic', ref: 'main' });
-    assert.deepEqual(startupTarget('~v1', ['basic'], 'basic'), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('basic', ['basic'], null), { repo: 'basic', ref: '' });
+    assert.deepEqual(startupTarget('basic~v1', ['basic'], null), { repo: 'basic', ref: 'v1', engine: 'basic' });
+    assert.deepEqual(startupTarget('basic%40main', ['basic'], null), { repo: 'basic', ref: 'main', engine: 'basic' });
+    assert.deepEqual(startupTarget('~v1', ['basic'], 'basic'), { repo: 'basic', ref: 'v1', engine: 'basic' });
+    assert.deepEqual(startupTarget('basic', ['basic'], null), { repo: 'basic', ref: '', engine: 'basic' });
     assert.throws(() => startupTarget('other~v1', ['basic'], null), /database "other" does not exist/);
     assert.equal(canonicalDatabase('basic~v1'), 'basic@v1');
     assert.equal(canonicalDatabase('basic%40v1'), 'basic@v1');
