@@ -162,7 +162,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice', async () => {
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection', async () => {
     await twins(
       venvPython(),
       ['twins_asyncpg.py'],
@@ -173,6 +173,8 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'connection usable afterwards',
         'one parameter beside two numeric types',
         'one parameter beside smallint and numeric',
+        '"char" catalog columns',
+        'type introspection for a codec',
       ],
     );
   });
