@@ -247,6 +247,10 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
       await onetag.simple('BEGIN ISOLATION LEVEL REPEATABLE READ');
       assert.equal((await onetag.simple(import_(own))).commandTag, 'SET');
       await onetag.simple('COMMIT');
+      // pg_dump --snapshot: a dump of HEAD's connection reads the version named.
+      const dumped = await run('pg_dump', ['--data-only', '-t', 'sales.orders', `--snapshot=${snapshot}`, gwConn()]);
+      const copied = /COPY sales\.orders [^\n]*\n([\s\S]*?)\n\\\.\n/.exec(dumped)?.[1]?.split('\n');
+      assert.equal(String(copied?.length), v1Rows, 'the rows of the version the snapshot names');
     } finally {
       await Promise.all([leader, worker, exporter, theirs, onetag, other].map((c) => c.close()));
     }
