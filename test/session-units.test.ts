@@ -723,8 +723,23 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
   });
 
   test('startup: the database names a repository and ref; parameters and options become settings', () => {
-    assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1' });
+    assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), {
+      repo: 'basic',
+      ref: 'v1',
+      engine: 'basic',
+    });
+    assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1', engine: 'basic' });
+    // postgres/template1 list the repositories, on the first one's instance; only for a user who sees one.
+    assert.deepEqual(startupTarget('postgres', ['views', 'basic'], null), {
+      repo: 'postgres',
+      ref: '',
+      engine: 'views',
+    });
+    assert.deepEqual(startupTarget('postgres', ['postgres'], null), { repo: 'postgres', ref: '', engine: 'postgres' });
+    assert.equal(
+      code(() => startupTarget('template1', [], null)),
+      '3D000',
+    );
     assert.equal(
       code(() => startupTarget('@v1', ['a', 'b'], null)),
       '3D000',
