@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
@@ -23,8 +23,19 @@ describe('psql 15 and pgcli', () => {
       `views=${repos.path('repos/views')}`,
       '--cache-dir',
       join(repos.dir, 'cache'),
+      '--config',
+      config(),
     ]);
   });
+  /** Trust for everyone; `viewer` reads only the views repository, `nobody` nothing. */
+  function config(): string {
+    const file = join(repos.dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ auth: 'trust', users: { viewer: { grants: { views: ['*'] } }, nobody: { grants: {} } } }),
+    );
+    return file;
+  }
   after(async () => {
     await gw?.stop();
     repos.cleanup();
@@ -123,6 +134,43 @@ describe('psql 15 and pgcli', () => {
       await psql('basic', '\\conninfo'),
       new RegExp(`connected to database "basic" as user "me" on host "${gw.host}" at port "${gw.port}"`),
     );
+  });
+
+  test('psql -l without a database lists the repositories the user may read; postgres refuses data reads clearly', async () => {
+    /** psql as a user who names no database (-l connects to postgres), or the one given. */
+    const run = (user: string, args: string[]) =>
+      runProbe('psql', ['-X', '-P', 'pager=off', '-v', 'VERBOSITY=verbose', ...args], {
+        timeoutMs: 30_000,
+        env: { PGHOST: gw.host, PGPORT: String(gw.port), PGUSER: user, PGCONNECT_TIMEOUT: '10' },
+      });
+    const listed = async (user: string) => {
+      const r = await run(user, ['-l', '-A', '-t']);
+      assert.equal(r.code, 0, describeProbe(r));
+      return r.stdout
+        .split('\n')
+        .filter((l) => l.includes('|'))
+        .map((l) => l.split('|')[0]);
+    };
+    assert.deepEqual(await listed('me'), ['basic', 'postgres', 'views']);
+    assert.deepEqual(await listed('viewer'), ['postgres', 'views'], 'only what the grants name');
+    const none = await run('nobody', ['-l']);
+    assert.equal(none.code, 2, describeProbe(none));
+    assert.match(none.stderr, /FATAL: {2}database "postgres" does not exist/);
+    // template1, psql's second choice, answers the same; a ref on a listing database is refused.
+    const t1 = await run('me', ['-d', 'template1', '-A', '-t', '-c', 'SELECT datname FROM pg_database ORDER BY 1']);
+    assert.equal(t1.stdout, 'basic\ntemplate1\nviews\n', describeProbe(t1));
+    const ref = await run('me', ['-d', 'postgres~v1', '-c', 'SELECT 1']);
+    assert.match(ref.stderr, /FATAL: {2}database "postgres" has no refs/, describeProbe(ref));
+    // No tables: a read says where they are; the catalog describes an empty database.
+    const read = await run('me', ['-d', 'postgres', '-c', 'SELECT count(*) FROM sales.orders']);
+    assert.equal(read.code, 1, describeProbe(read));
+    assert.match(read.stderr, /ERROR: {2}42P01: relation "sales\.orders" does not exist/);
+    assert.match(read.stderr, /HINT: {2}Connect to one of the databases \\l lists/);
+    const refs = await run('me', ['-d', 'postgres', '-c', 'SELECT * FROM fdl.refs']);
+    assert.match(refs.stderr, /ERROR: {2}42P01: fdl\.refs describes a repository/, describeProbe(refs));
+    assert.match(await psql('postgres', '\\dt'), /Did not find any relations/);
+    // The instance's connections serve a repository's sessions after a listing one as before.
+    assert.match(await psql('basic', 'SELECT count(*) FROM sales.orders'), /\n\s+69\n/);
   });
 
   test('psql \\d TABLE and \\d+ TABLE show PostgreSQL column types and DuckLake comments', async () => {

@@ -142,6 +142,19 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'get_sorted_table_and_fkc_names',
         'get_enums',
         'get_domains',
+        'get_multi_foreign_keys',
+        'get_multi_unique_constraints',
+        'get_multi_check_constraints',
+        'get_multi_table_comment',
+        'get_multi_table_options',
+        'get_foreign_table_names',
+        'has_type',
+        'get_table_oid is an OID',
+        'get_view_definition of a table',
+        'get_view_definition of no relation',
+        'reflect_table',
+        'sort_tables_on_foreign_key_dependency',
+        'clear_cache',
         'MetaData.reflect(views=True)',
         'Table(autoload_with) and a query over it',
         'pandas read_sql_table',
@@ -149,7 +162,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice', async () => {
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection', async () => {
     await twins(
       venvPython(),
       ['twins_asyncpg.py'],
@@ -160,6 +173,8 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'connection usable afterwards',
         'one parameter beside two numeric types',
         'one parameter beside smallint and numeric',
+        '"char" catalog columns',
+        'type introspection for a codec',
       ],
     );
   });

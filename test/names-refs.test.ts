@@ -87,7 +87,7 @@ describe('names and refs as tools write them', () => {
     assert.match(r.stderr, /relation "orders" does not exist[\s\S]*nowhere\.orders" does not exist/, describeProbe(r));
   });
 
-  test('refs in URLs: libpq (psql) with ~ and %40, SQLAlchemy/psycopg2 with ~ and %40, pgjdbc with ~', async () => {
+  test('refs in URLs: libpq (psql) with ~ and %40, SQLAlchemy/psycopg2 with ~ and %40, pgjdbc with ~ and %40', async () => {
     const [expected] = await psql(conninfo('basic@v1'), "select current_database() || ' ' || count(*) from all_types");
     const [head] = await psql(conninfo('basic'), 'select count(*) from all_types');
     assert.match(expected!, /^basic@v1 \d+$/);
@@ -112,13 +112,15 @@ describe('names and refs as tools write them', () => {
     assert.equal(sq.code, 0, describeProbe(sq));
     assert.deepEqual(sq.stdout.trim().split('\n'), [expected, expected]);
 
-    const j = await runJavaProbe(
-      'JdbcRefUrl',
-      [`jdbc:postgresql://${gw.host}:${gw.port}/basic~v1?sslmode=disable`, 'all_types'],
-      60_000,
-    );
-    assert.equal(j.code, 0, describeProbe(j));
-    assert.equal(j.stdout.trim(), expected);
+    for (const db of ['basic~v1', 'basic%40v1']) {
+      const j = await runJavaProbe(
+        'JdbcRefUrl',
+        [`jdbc:postgresql://${gw.host}:${gw.port}/${db}?sslmode=disable`, 'all_types'],
+        60_000,
+      );
+      assert.equal(j.code, 0, describeProbe(j));
+      assert.equal(j.stdout.trim(), expected, db);
+    }
   });
 
   test('SET fdl.ref inside a transaction: 25001 with a hint naming what works; the session still reads its version', async () => {
@@ -159,10 +161,10 @@ describe('names and refs as tools write them', () => {
   });
 
   test('startup database names: NAME~REF and NAME%40REF read as NAME@REF', () => {
-    assert.deepEqual(startupTarget('basic~v1', ['basic'], null), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('basic%40main', ['basic'], null), { repo: 'basic', ref: 'main' });
-    assert.deepEqual(startupTarget('~v1', ['basic'], 'basic'), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('basic', ['basic'], null), { repo: 'basic', ref: '' });
+    assert.deepEqual(startupTarget('basic~v1', ['basic'], null), { repo: 'basic', ref: 'v1', engine: 'basic' });
+    assert.deepEqual(startupTarget('basic%40main', ['basic'], null), { repo: 'basic', ref: 'main', engine: 'basic' });
+    assert.deepEqual(startupTarget('~v1', ['basic'], 'basic'), { repo: 'basic', ref: 'v1', engine: 'basic' });
+    assert.deepEqual(startupTarget('basic', ['basic'], null), { repo: 'basic', ref: '', engine: 'basic' });
     assert.throws(() => startupTarget('other~v1', ['basic'], null), /database "other" does not exist/);
     assert.equal(canonicalDatabase('basic~v1'), 'basic@v1');
     assert.equal(canonicalDatabase('basic%40v1'), 'basic@v1');

@@ -5,18 +5,21 @@
  *   gateway's own answer to `SELECT *`.
  * - LOCK TABLE answers as PostgreSQL 15 does (only in a block; missing relations 42P01), except the
  *   modes that would block other readers: 25006, the transaction failed, the session still reads.
+ * - `pg_dump -Fd -j 2` (its workers import the leader's `pg_export_snapshot()`) + `pg_restore -j 2`
+ *   likewise; SET TRANSACTION SNAPSHOT reads exactly the exported version, refused as PostgreSQL 15
+ *   refuses it, and refused for a version the user's grants or repository do not hold.
  * - COPY … TO STDOUT in text, CSV (FORCE_QUOTE, NULL, HEADER) and binary: the bytes psql's \copy,
  *   psycopg 3's cursor.copy() and the raw protocol receive are PostgreSQL's for the same rows (the
  *   fixture's sales schema copied into PostgreSQL).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
+import { copyFixtures, FIXTURES, startGateway, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
-import { RawPg } from './support/raw-pg.js';
+import { RawPg, splitDataRow } from './support/raw-pg.js';
 import { copySalesSchema } from './support/sales-mirror.js';
 import { describeProbe, runProbe } from './support/probe.js';
 import { venvPython } from './support/python-venv.js';
@@ -27,7 +30,7 @@ const ENV = { PGTZ: 'UTC', TZ: 'UTC', PGOPTIONS: '-c extra_float_digits=1' };
 describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () => {
   let gw: RunningGateway;
   let pg: PgCluster;
-  const repos = copyFixtures('repos/basic');
+  const repos = copyFixtures('repos/basic', 'repos/views');
   const work = mkdtempSync(join(tmpdir(), 'fdl-pgdump-'));
   const gwConn = () => `host=${gw.host} port=${gw.port} dbname=basic user=me`;
   const pgConn = (db: string) => `host=${pg.host} port=${pg.port} dbname=${db} user=postgres`;
@@ -35,13 +38,19 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
   before(
     async () => {
       [gw, pg] = await Promise.all([
-        startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')], {
-          timeoutMs: 120_000,
-        }), // a loaded machine starts slowly
+        startGateway(
+          [
+            ...['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `views=${repos.path('repos/views')}`],
+            ...['--cache-dir', join(repos.dir, 'cache'), '--config', config()],
+          ],
+          { timeoutMs: 120_000 }, // a loaded machine starts slowly
+        ),
         startPgCluster({ settings: { TimeZone: 'UTC' } }),
       ]);
       // The dump names the gateway's user as every object's owner.
-      pg.psql('CREATE ROLE me; CREATE DATABASE schema_only; CREATE DATABASE custom_format;');
+      pg.psql(
+        'CREATE ROLE me; CREATE DATABASE schema_only; CREATE DATABASE custom_format; CREATE DATABASE directory_format;',
+      );
       const c = await RawPg.connect({ port: gw.port, user: 'me', database: 'basic' });
       try {
         await copySalesSchema(pg, c);
@@ -59,6 +68,13 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     },
     { timeout: 30_000 },
   );
+
+  /** Trust for everyone; `onetag` may read only basic's tag v2. */
+  function config(): string {
+    const file = join(repos.dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ auth: 'trust', users: { onetag: { grants: { basic: ['tags/v2'] } } } }));
+    return file;
+  }
 
   async function run(cmd: string, args: string[]): Promise<string> {
     const r = await runProbe(cmd, args, { env: ENV, timeoutMs: 120_000 });
@@ -131,6 +147,113 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     await run('pg_dump', ['-Fc', '-f', file, gwConn()]);
     await run('pg_restore', ['--exit-on-error', '-d', pgConn('custom_format'), file]);
     await sameRows('custom_format', TABLES);
+  });
+
+  test('pg_dump -Fd -j 2 (workers import the leader snapshot) and pg_restore -j 2 reproduce every served table', async () => {
+    const dir = join(work, 'basic.dir');
+    await run('pg_dump', ['-Fd', '-j', '2', '-f', dir, gwConn()]);
+    await run('pg_restore', ['--exit-on-error', '-j', '2', '-d', pgConn('directory_format'), dir]);
+    await sameRows('directory_format', TABLES);
+  });
+
+  test('SET TRANSACTION SNAPSHOT reads exactly the exported version; refused as PostgreSQL 15, and beyond grants or repository', async () => {
+    const versions = (
+      JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as {
+        repos: { basic: { refs: Record<string, string> } };
+      }
+    ).repos.basic.refs;
+    const connect = (user: string, database: string) => RawPg.connect({ port: gw.port, user, database });
+    const [leader, worker, exporter, theirs, onetag, other] = await Promise.all([
+      connect('me', 'basic~v1'),
+      connect('me', 'basic'),
+      RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres' }),
+      RawPg.connect({ port: pg.port, user: 'postgres', database: 'postgres' }),
+      connect('onetag', 'basic~v2'),
+      connect('me', 'views'),
+    ]);
+    const value = async (c: RawPg, sql: string) => {
+      const r = await c.simple(sql);
+      assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+      return splitDataRow(r.dataRows[0]!)[0]!.toString();
+    };
+    const count = (c: RawPg) => value(c, 'SELECT count(*) FROM sales.orders');
+    try {
+      const snapshot = await value(leader, 'SELECT pg_catalog.pg_export_snapshot()');
+      assert.equal(snapshot, versions['refs/tags/v1'], "the leader's version ID");
+      const [v1Rows, headRows] = [await count(leader), await count(worker)];
+      assert.notEqual(v1Rows, headRows, 'the fixture: v1 and HEAD hold different rows');
+      await worker.simple('BEGIN');
+      assert.equal(
+        (await worker.simple('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY')).error,
+        undefined,
+      );
+      assert.equal((await worker.simple(`SET TRANSACTION SNAPSHOT '${snapshot}'`)).commandTag, 'SET');
+      assert.equal(await count(worker), v1Rows, 'the worker reads the leader version');
+      assert.equal(await value(worker, 'SHOW fdl.version'), snapshot);
+      await worker.simple('COMMIT');
+      assert.equal(await count(worker), headRows, 'after the block, its own ref again');
+      assert.equal(await value(worker, 'SHOW fdl.version'), versions['refs/heads/main']);
+
+      // The refusals PostgreSQL 15 gives, code, message and warnings alike (each side with a snapshot of its own).
+      await exporter.simple('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const pgSnapshot = await value(exporter, 'SELECT pg_export_snapshot()');
+      const import_ = (id: string) => `SET TRANSACTION SNAPSHOT '${id}'`;
+      for (const steps of [
+        [import_('@')],
+        ['BEGIN', import_('@'), 'ROLLBACK'],
+        ['BEGIN ISOLATION LEVEL REPEATABLE READ', 'SELECT 1', import_('@'), 'ROLLBACK'],
+        [
+          'BEGIN',
+          'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+          'SHOW transaction_isolation',
+          import_('@'),
+          'COMMIT',
+        ],
+        ['BEGIN', 'SELECT 1', 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ', 'ROLLBACK'],
+        ['BEGIN ISOLATION LEVEL REPEATABLE READ', import_('zz'), 'ROLLBACK'],
+        ['BEGIN ISOLATION LEVEL REPEATABLE READ', import_('00000003-0000001B-1'), 'ROLLBACK'],
+        ['SET TRANSACTION READ ONLY', 'SHOW transaction_isolation'],
+      ]) {
+        for (const step of steps) {
+          const [a, b] = await Promise.all([
+            worker.simple(step.replace('@', snapshot)),
+            theirs.simple(step.replace('@', pgSnapshot)),
+          ]);
+          const seen = (r: typeof a) => ({
+            tag: r.commandTag,
+            error: r.error && [r.error.code, r.error.message],
+            rows: r.dataRows.map((d) => splitDataRow(d).map(String)),
+            notices: r.messages.filter((m) => m.code === 'N').map((m) => (m.parsed as { code?: string }).code),
+          });
+          assert.deepEqual(seen(a), seen(b), `${steps.join('; ')}: ${step}`);
+        }
+      }
+      assert.equal(await count(worker), headRows, 'nothing imported');
+
+      // A version the user's grants do not cover (onetag reads tag v2 only), and another repository's version.
+      for (const [c, expected] of [
+        [onetag, '42501'],
+        [other, '22023'],
+      ] as const) {
+        const before = await value(c, 'SHOW fdl.version');
+        await c.simple('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        const refused = await c.simple(import_(snapshot));
+        assert.equal(refused.error?.code, expected, refused.error?.message);
+        await c.simple('ROLLBACK');
+        assert.equal(await value(c, 'SHOW fdl.version'), before, 'the session reads its own version still');
+      }
+      // Its own version is a snapshot onetag may import.
+      const own = await value(onetag, 'SELECT pg_export_snapshot()');
+      await onetag.simple('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      assert.equal((await onetag.simple(import_(own))).commandTag, 'SET');
+      await onetag.simple('COMMIT');
+      // pg_dump --snapshot: a dump of HEAD's connection reads the version named.
+      const dumped = await run('pg_dump', ['--data-only', '-t', 'sales.orders', `--snapshot=${snapshot}`, gwConn()]);
+      const copied = /COPY sales\.orders [^\n]*\n([\s\S]*?)\n\\\.\n/.exec(dumped)?.[1]?.split('\n');
+      assert.equal(String(copied?.length), v1Rows, 'the rows of the version the snapshot names');
+    } finally {
+      await Promise.all([leader, worker, exporter, theirs, onetag, other].map((c) => c.close()));
+    }
   });
 
   test('LOCK TABLE: as PostgreSQL 15 in a block and outside one; modes that block readers refused', async () => {

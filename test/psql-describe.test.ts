@@ -51,6 +51,11 @@ const noTextSearch: Allowed = {
   why: 'the gateway has no text search: it lists no dictionaries, parsers or templates',
   pg: (o) => o.replace(/^(List of text search [a-z]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)'),
 };
+/** Operator classes and families are index machinery: no index exists or can be made here, so pg_opclass, pg_opfamily, pg_amop and pg_amproc are empty. */
+const noOperatorClasses: Allowed = {
+  why: 'no index exists or can be made here: the gateway lists no operator classes or families',
+  pg: (o) => o.replace(/^(List of [^\n]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)'),
+};
 /**
  * pg_cast lists only the casts that work through the gateway (pg-function-catalog.test.ts), and no cast
  * function (int4(bigint) …) can be called by name here, so pg_proc has none to name: PostgreSQL's rows
@@ -246,6 +251,34 @@ const COMMANDS: Array<{
   { cmd: '\\sf+ pg_catalog.upper(text)' },
   // Refused as PostgreSQL refuses them (the same words).
   { cmd: '\\sf abs', fails: /^error: ERROR: {2}more than one function named "abs"$/ },
+  // The rest of \? that reads: operator classes and families, large objects, partitions by kind, + forms.
+  { cmd: '\\dAc', allowed: [noOperatorClasses] },
+  { cmd: '\\dAc+', allowed: [noOperatorClasses] },
+  { cmd: '\\dAf', allowed: [noOperatorClasses] },
+  { cmd: '\\dAf+', allowed: [noOperatorClasses] },
+  { cmd: '\\dAo', allowed: [noOperatorClasses] },
+  { cmd: '\\dAp', allowed: [noOperatorClasses] },
+  { cmd: '\\lo_list' },
+  { cmd: '\\dPi' },
+  { cmd: '\\dPt' },
+  { cmd: '\\dPn+' },
+  { cmd: '\\dE+' },
+  { cmd: '\\det+' },
+  { cmd: '\\dm+' },
+  { cmd: '\\dc+' },
+  { cmd: '\\du+ me' },
+  { cmd: '\\dg+ me' },
+  // psql's own words when pg_ts_parser has no row (\\dFp lists none, as compared above).
+  { cmd: '\\dFp+', fails: /^error: Did not find any text search parsers\.$/ },
+  { cmd: '\\dFt+', allowed: [noTextSearch] },
+  { cmd: '\\dfa' },
+  { cmd: '\\dfn' },
+  { cmd: '\\dfp' },
+  { cmd: '\\dft' },
+  { cmd: '\\dfw' },
+  { cmd: '\\dd sales.*' },
+  { cmd: 'SELECT * FROM sales.orders \\gdesc' },
+  { cmd: '\\dTS+ int4', allowed: [bootstrapOwner] },
   { cmd: '\\sf no_such_function', fails: /^error: ERROR: {2}function "no_such_function" does not exist$/ },
 ];
 

@@ -60,11 +60,11 @@ describe('session units: the transaction interpreter', () => {
       warning: { code: '25P01', message: 'there is no transaction in progress' },
       ended: true,
     });
-    assert.deepEqual(tx.begin(), { tag: 'BEGIN', begins: true });
+    assert.deepEqual(tx.begin('read committed'), { tag: 'BEGIN', begins: true });
     assert.equal(tx.status, 'I'); // open once the caller has re-resolved the version
     tx.begun();
     assert.equal(tx.status, 'T');
-    assert.equal(tx.begin().warning?.code, '25001');
+    assert.equal(tx.begin('read committed').warning?.code, '25001');
     assert.deepEqual(tx.savepoint('a'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 1 } });
     assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 2 } });
     tx.fail();
@@ -723,8 +723,23 @@ describe('session units: statement cache, result-cache policy, audit, startup (s
   });
 
   test('startup: the database names a repository and ref; parameters and options become settings', () => {
-    assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), { repo: 'basic', ref: 'v1' });
-    assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1' });
+    assert.deepEqual(startupTarget('basic@v1', ['basic', 'other'], null), {
+      repo: 'basic',
+      ref: 'v1',
+      engine: 'basic',
+    });
+    assert.deepEqual(startupTarget('@tags/v1', ['basic'], 'basic'), { repo: 'basic', ref: 'tags/v1', engine: 'basic' });
+    // postgres/template1 list the repositories, on the first one's instance; only for a user who sees one.
+    assert.deepEqual(startupTarget('postgres', ['views', 'basic'], null), {
+      repo: 'postgres',
+      ref: '',
+      engine: 'views',
+    });
+    assert.deepEqual(startupTarget('postgres', ['postgres'], null), { repo: 'postgres', ref: '', engine: 'postgres' });
+    assert.equal(
+      code(() => startupTarget('template1', [], null)),
+      '3D000',
+    );
     assert.equal(
       code(() => startupTarget('@v1', ['a', 'b'], null)),
       '3D000',

@@ -50,7 +50,7 @@ test('mapCode leaves strings and comments alone', () => {
 });
 
 test('classify: transaction control, settings, cursors, COPY, refusals', () => {
-  assert.deepEqual(classify('BEGIN READ ONLY'), { kind: 'begin', readOnly: true });
+  assert.deepEqual(classify('BEGIN READ ONLY'), { kind: 'begin', readOnly: true, isolation: null });
   assert.deepEqual(classify('rollback to savepoint "S1"'), { kind: 'rollbackTo', name: 'S1' });
   assert.deepEqual(classify("SET search_path TO 'a', b"), {
     kind: 'set',

@@ -27,6 +27,8 @@ export class RefFollower {
   private unsettledFor = -1;
   /** The version service's generation (reloads) the lease was authorized in. */
   private authorizedIn = 0;
+  /** The lease is a snapshot the transaction block imported: the requested ref is resolved again after it. */
+  private imported = false;
 
   constructor(
     private readonly versions: VersionSource,
@@ -63,6 +65,19 @@ export class RefFollower {
   }
 
   /**
+   * SET TRANSACTION SNAPSHOT: read `next` (a version the caller resolved through the user's grants)
+   * until the block ends; the session's own ref is resolved again at its next statement.
+   */
+  async importSnapshot(next: VersionLease): Promise<void> {
+    if (next.versionId === this.lease?.versionId) {
+      next.release();
+      return;
+    }
+    await this.switchTo(next);
+    this.imported = true;
+  }
+
+  /**
    * At the start of a transaction (statement `statementSeq`, outside any block): resolve a moving
    * ref again, and any ref after the grants were reloaded. Returns the move, or null if the session
    * stays on its version.
@@ -73,11 +88,16 @@ export class RefFollower {
     const next = await this.versions.acquire(this.repo, this.requested, this.user);
     this.authorizedIn = generation;
     this.settledFor = statementSeq;
+    // Back from an imported snapshot: the session's own ref again, no move to announce.
+    const quiet = this.imported;
     if (next.versionId === this.lease?.versionId) {
       next.release();
+      this.imported = false;
       return null;
     }
-    return this.switchTo(next);
+    const move = await this.switchTo(next);
+    this.imported = false;
+    return quiet ? null : move;
   }
 
   /**
@@ -87,7 +107,9 @@ export class RefFollower {
    * (revalidate) on the same TTL. After a grants reload every ref is resolved (and authorized) again.
    */
   staysPut(statementSeq: number, inBlock: boolean): boolean {
-    if (inBlock || !this.lease || this.settledFor === statementSeq) return true;
+    if (inBlock || !this.lease) return true;
+    if (this.imported) return false;
+    if (this.settledFor === statementSeq) return true;
     if (this.unsettledFor === statementSeq) return false;
     counted('ref_check');
     const stays =

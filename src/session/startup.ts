@@ -4,6 +4,7 @@
  * them; nothing here touches a socket.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { LISTING_DATABASES } from '../versions/listing.js';
 
 /** Startup parameters that are not session settings. */
 const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
@@ -12,13 +13,14 @@ const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
  * `NAME`, `NAME@REF`, `NAME~REF`, or `@REF`/`~REF` when exactly one repository is served (`only`).
  * `~` (never part of a repository or ref name) needs no escaping in URLs, where `@` ends the user
  * part; a `%40` a URL client left undecoded is read as `@`. `served`: the repositories this user may
- * see; any other name, served or not, gets the same answer.
+ * see; any other name, served or not, gets the same answer. `engine`: whose DuckDB instance runs the
+ * session (a listing database's is the first served repository's).
  */
 export function startupTarget(
   requested: string,
   served: readonly string[],
   only: string | null,
-): { repo: string; ref: string } {
+): { repo: string; ref: string; engine: string } {
   const database = requested.replace(/%40/gi, '@');
   const at = refSeparator(database);
   let repo = at < 0 ? database : database.slice(0, at);
@@ -33,6 +35,9 @@ export function startupTarget(
       );
     repo = only;
   }
+  // `postgres`/`template1` list the repositories (versions/listing.ts), on the first one's instance.
+  if (!served.includes(repo) && LISTING_DATABASES.has(repo) && served.length > 0)
+    return { repo, ref, engine: served[0]! };
   if (!served.includes(repo)) {
     throw new SqlError(
       SQLSTATE.invalidCatalogName,
@@ -40,7 +45,7 @@ export function startupTarget(
       served.length ? `Served repositories: ${served.join(', ')}` : undefined,
     );
   }
-  return { repo, ref };
+  return { repo, ref, engine: repo };
 }
 
 /** The database name as the session reports it (current_database()): `NAME@REF` whichever separator the client used. */

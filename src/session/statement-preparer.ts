@@ -105,6 +105,7 @@ export class StatementPreparer {
 
   private take(cached: PreparedStmt): PreparedStmt {
     this.host.tx.admits(isExitFromFailed(cached.stmt));
+    if (cached.duck !== null || cached.cursorQuery) this.host.tx.reads();
     cached.refs++;
     return cached;
   }
@@ -157,6 +158,7 @@ export class StatementPreparer {
       if (givenUp) return; // timed out while the connection was still busy: nothing to plan
       await this.host.refreshVersion();
       if (givenUp) return;
+      this.host.tx.reads(); // planned over the block's version, as PostgreSQL's Parse takes its snapshot
       await planQuery(this.planning(), base, stmt);
     })().finally(() => (settled = true));
     try {
@@ -172,7 +174,7 @@ export class StatementPreparer {
             () => undefined,
           ),
         );
-      throw e;
+      throw inListing(this.host.lease(), e);
     }
     return base;
   }
@@ -274,6 +276,18 @@ export class StatementPreparer {
       notice: (message) => h.outbox.notice(message),
     };
   }
+}
+
+/** A relation or schema missing in a listing database (`postgres`): say where the tables are. */
+function inListing(lease: VersionLease | null, e: unknown): unknown {
+  if (!lease?.listing || !(e instanceof SqlError)) return e;
+  if (e.sqlstate !== SQLSTATE.undefinedTable && e.sqlstate !== SQLSTATE.invalidSchemaName) return e;
+  return new SqlError(
+    e.sqlstate,
+    e.message,
+    e.detail ?? `Database "${lease.repo}" lists the served repositories (pg_database, \\l) and holds no tables.`,
+    'Connect to one of the databases \\l lists (NAME, or NAME~REF for a branch, tag or version).',
+  );
 }
 
 /** Statements a failed transaction block still admits (they end it). */

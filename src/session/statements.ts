@@ -5,6 +5,7 @@
  * or a cursor to open. Nothing here writes protocol messages or calls into the wire.
  */
 import { interpretLock } from './lock.js';
+import { importSnapshot } from './snapshot-import.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import type { SessionCore } from './core.js';
@@ -93,7 +94,7 @@ export async function runStatement<P extends CursorEntry>(
 ): Promise<StatementOutcome<P>> {
   switch (stmt.kind) {
     case 'begin':
-      return transactionDone(core, scope, core.tx.begin());
+      return transactionDone(core, scope, core.tx.begin(stmt.isolation ?? defaultIsolation(core)));
     case 'commit':
       return transactionDone(core, scope, core.tx.commit());
     case 'rollback':
@@ -108,6 +109,15 @@ export async function runStatement<P extends CursorEntry>(
       settled(core, await core.setShow.set(stmt.name, stmt.value, core.tx.inBlock, stmt.local));
       return { kind: 'done', tag: 'SET' };
     case 'setTransaction':
+      if (stmt.session) return { kind: 'done', tag: 'SET' };
+      if (!core.tx.inBlock)
+        core.outbox.notice(
+          'SET TRANSACTION can only be used in transaction blocks',
+          'WARNING',
+          SQLSTATE.noActiveTransaction,
+        );
+      if (stmt.snapshot !== undefined) await importSnapshot(core, stmt.snapshot);
+      else if (stmt.isolation) core.tx.setIsolation(stmt.isolation);
       return { kind: 'done', tag: 'SET' };
     case 'reset':
       settled(core, await core.setShow.set(stmt.name, null, core.tx.inBlock));
@@ -116,6 +126,8 @@ export async function runStatement<P extends CursorEntry>(
       settled(core, await core.setShow.resetAll(core.tx.inBlock));
       return { kind: 'done', tag: 'RESET' };
     case 'show':
+      if (stmt.name === 'transaction_isolation')
+        return { kind: 'rows', rows: [[core.tx.inBlock ? core.tx.isolation : defaultIsolation(core)]], tag: 'SHOW' };
       return { kind: 'rows', rows: [[core.setShow.show(stmt.name)]], tag: 'SHOW' };
     case 'showAll':
       return { kind: 'rows', rows: core.setShow.showAll(), tag: 'SHOW' };
@@ -204,6 +216,11 @@ async function transactionDone<P extends CursorEntry>(
     tag: outcome.tag,
     ...(outcome.ended ? { dropPortals: closingAtTransactionEnd(scope.portals) } : {}),
   };
+}
+
+/** The isolation level of a transaction that names none. */
+function defaultIsolation(core: SessionCore): string {
+  return core.settings.get('default_transaction_isolation') ?? 'read committed';
 }
 
 /** Carry out what a SET / RESET asks of the session. */

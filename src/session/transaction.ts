@@ -22,9 +22,16 @@ export interface TransactionOutcome {
   savepoints?: { kind: 'savepoint' | 'release' | 'rollbackTo'; depth: number };
 }
 
+/** The isolation levels under which a transaction reads one snapshot throughout (PostgreSQL's IsolationUsesXactSnapshot). */
+const SNAPSHOT_LEVELS = new Set(['repeatable read', 'serializable']);
+
 export class Transaction {
   private state: TransactionStatus = 'I';
   private savepoints: string[] = [];
+  /** The block's isolation level, as PostgreSQL shows it. */
+  private level = 'read committed';
+  /** A statement of the block has read (or planned over) its version: PostgreSQL's first snapshot is taken. */
+  private snapshotTaken = false;
 
   get status(): TransactionStatus {
     return this.state;
@@ -35,13 +42,49 @@ export class Transaction {
     return this.state !== 'I';
   }
 
-  begin(): TransactionOutcome {
+  /** `isolation`: the level BEGIN names, else the session's default_transaction_isolation. */
+  begin(isolation: string): TransactionOutcome {
     if (this.state !== 'I')
       return {
         tag: 'BEGIN',
         warning: { code: SQLSTATE.activeTransaction, message: 'there is already a transaction in progress' },
       };
+    this.level = isolation;
+    this.snapshotTaken = false;
     return { tag: 'BEGIN', begins: true };
+  }
+
+  /** The block's isolation level (outside a block, the caller's default applies). */
+  get isolation(): string {
+    return this.level;
+  }
+
+  /** A statement of the block reads its version from now on: the block's snapshot is taken. */
+  reads(): void {
+    if (this.state !== 'I') this.snapshotTaken = true;
+  }
+
+  /**
+   * SET TRANSACTION ISOLATION LEVEL / SNAPSHOT inside a block, checked as PostgreSQL checks them
+   * (before any query; a snapshot only under REPEATABLE READ or SERIALIZABLE); outside a block the
+   * caller warns, as PostgreSQL does, and nothing is kept.
+   */
+  setIsolation(level: string): void {
+    if (this.state === 'I') return;
+    if (this.snapshotTaken)
+      throw new SqlError(SQLSTATE.activeTransaction, 'SET TRANSACTION ISOLATION LEVEL must be called before any query');
+    this.level = level;
+  }
+
+  /** Whether this block may import a snapshot now (throws PostgreSQL's refusal); `level` outside a block. */
+  checkSnapshotImport(level: string): void {
+    if (this.state !== 'I' && this.snapshotTaken)
+      throw new SqlError(SQLSTATE.activeTransaction, 'SET TRANSACTION SNAPSHOT must be called before any query');
+    if (!SNAPSHOT_LEVELS.has(this.state === 'I' ? level : this.level))
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        'a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ',
+      );
   }
 
   /** The caller re-resolved the version: the block is open. */

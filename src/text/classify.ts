@@ -72,6 +72,12 @@ function parseSetValue(text: string): string | null {
   return items.join(', ');
 }
 
+/** The ISOLATION LEVEL a BEGIN or SET TRANSACTION names, as PostgreSQL shows it; null when none. */
+function isolationLevel(s: string): string | null {
+  const m = /\bISOLATION\s+LEVEL\s+(SERIALIZABLE|REPEATABLE\s+READ|READ\s+COMMITTED|READ\s+UNCOMMITTED)\b/i.exec(s);
+  return m ? m[1]!.toLowerCase().replace(/\s+/g, ' ') : null;
+}
+
 export function classify(statement: string): Statement {
   const s = stripLeadingComments(statement).replace(/;\s*$/, '').trim();
   const upper = s.slice(0, 64).toUpperCase();
@@ -83,7 +89,7 @@ export function classify(statement: string): Statement {
     case 'START': {
       if (first === 'START' && !/^START\s+TRANSACTION\b/i.test(s)) break;
       const ro = /\bREAD\s+ONLY\b/i.test(s) ? true : /\bREAD\s+WRITE\b/i.test(s) ? false : null;
-      return { kind: 'begin', readOnly: ro };
+      return { kind: 'begin', readOnly: ro, isolation: isolationLevel(s) };
     }
     case 'COMMIT':
     case 'END':
@@ -117,7 +123,12 @@ export function classify(statement: string): Statement {
           sqlstate: SQLSTATE.insufficientPrivilege,
           message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway',
         };
-      if (/^SET\s+(SESSION\s+CHARACTERISTICS\s+AS\s+)?TRANSACTION\b/i.test(s)) return { kind: 'setTransaction' };
+      if (/^SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION\b/i.test(s))
+        return { kind: 'setTransaction', session: true, isolation: null };
+      if ((m = /^SET\s+TRANSACTION\s+SNAPSHOT\s+'((?:[^']|'')*)'$/i.exec(s)))
+        return { kind: 'setTransaction', session: false, isolation: null, snapshot: m[1]!.replace(/''/g, "'") };
+      if (/^SET\s+TRANSACTION\b/i.test(s))
+        return { kind: 'setTransaction', session: false, isolation: isolationLevel(s) };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
         return { kind: 'set', name: 'timezone', value: v, local: m[1]?.toUpperCase() === 'LOCAL' };

@@ -3,14 +3,19 @@ import type { CopyOptions } from './copy-options.js';
 import type { SetConfigCall } from '../pg/set-config.js';
 
 export type Statement =
-  | { kind: 'begin'; readOnly: boolean | null }
+  /** isolation: the ISOLATION LEVEL named, as PostgreSQL shows it (`repeatable read`), or null. */
+  | { kind: 'begin'; readOnly: boolean | null; isolation: string | null }
   | { kind: 'commit' }
   | { kind: 'rollback' }
   | { kind: 'savepoint'; name: string }
   | { kind: 'release'; name: string }
   | { kind: 'rollbackTo'; name: string }
   | { kind: 'set'; name: string; value: string | null; local: boolean }
-  | { kind: 'setTransaction' }
+  /**
+   * SET TRANSACTION … (session: SET SESSION CHARACTERISTICS AS TRANSACTION …): the isolation level
+   * named, or the snapshot to import (`SET TRANSACTION SNAPSHOT 'id'`).
+   */
+  | { kind: 'setTransaction'; session: boolean; isolation: string | null; snapshot?: string }
   | { kind: 'reset'; name: string }
   | { kind: 'resetAll' }
   | { kind: 'show'; name: string }

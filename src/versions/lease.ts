@@ -21,6 +21,8 @@ export interface VersionLease {
   readonly ref: string | null;
   readonly kind: 'branch' | 'tag' | 'request' | 'version' | 'head';
   readonly versionId: string;
+  /** A listing database (`postgres`, versions/listing.ts): no version at all, `versionId` empty. */
+  readonly listing?: true;
   /** The attached DuckDB database holding this version's views. */
   readonly dbName: string;
   /**

@@ -6,6 +6,7 @@
 import type { Repository, VersionInfo } from '../resolver/repository.js';
 import type { SystemTable, SystemViewName } from '../text/system-views.js';
 import type { Versions } from './versions.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { degraded } from '../degraded.js';
 
 type Row = SystemTable['rows'][number];
@@ -20,7 +21,15 @@ export async function systemTable(
   view: Exclude<SystemViewName, 'session'>,
   ctx: Ctx,
 ): Promise<SystemTable> {
-  const repo = versions.repository(ctx.repo)!;
+  const found = versions.repository(ctx.repo);
+  if (!found && view !== 'cache')
+    throw new SqlError(
+      SQLSTATE.undefinedTable,
+      `fdl.${view} describes a repository, and database "${ctx.repo}" only lists them`,
+      undefined,
+      'Connect to one of the databases \\l lists.',
+    );
+  const repo = found!;
   switch (view) {
     case 'refs': {
       const rows: Row[] = [];

@@ -16,6 +16,7 @@ import type { Grants } from './grants.js';
 import { resolveGranted } from './granted-ref.js';
 import { META_PREFIX, type VersionLease, type VersionSource } from './lease.js';
 import { systemTable } from './system-tables.js';
+import { LISTING_DATABASES, listingLease } from './listing.js';
 
 export interface VersionCaches {
   files: FileCache;
@@ -61,6 +62,16 @@ export class Versions implements VersionSource {
 
   async acquire(repoName: string, ref: string, user: string): Promise<VersionLease> {
     const repo = this.repos.get(repoName);
+    if (!repo && LISTING_DATABASES.has(repoName) && this.repositories(user).length > 0) {
+      if (ref !== '')
+        throw new SqlError(
+          SQLSTATE.invalidCatalogName,
+          `database "${repoName}" has no refs: it lists the served repositories`,
+          undefined,
+          `Name a repository and its ref: ${this.repositories(user)[0]}~${ref}`,
+        );
+      return listingLease(repoName);
+    }
     // A repository the user's grants do not name answers exactly like one that is not served.
     if (!repo || !this.grants.seesRepository(user, repoName))
       throw new SqlError(SQLSTATE.invalidCatalogName, `database "${repoName}" does not exist`);

@@ -304,11 +304,15 @@ export class Connection {
     this.decoder.maxMessageBytes = this.ctx.maxMessageBytes;
     const w = this.transport.w;
     const database = params.get('database') ?? user;
-    const { repo, ref } = startupTarget(database, this.ctx.versions.repositories(user), this.ctx.defaultRepository());
+    const { repo, ref, engine } = startupTarget(
+      database,
+      this.ctx.versions.repositories(user),
+      this.ctx.defaultRepository(),
+    );
 
     be.authenticationOk(w);
-    const conn = await this.ctx.connectDuckDB(repo);
-    this.engine = { repo, conn };
+    const conn = await this.ctx.connectDuckDB(engine);
+    this.engine = { repo: engine, conn };
     const session = await openSession(
       this.ctx,
       conn,

@@ -193,6 +193,7 @@ export class PortalRunner {
     const { core } = this;
     const prepared = portal.prepared;
     if (!core.cachePolicy.applies(prepared, core.settings, portal.rows)) return false;
+    core.tx.reads();
     const refreshing = core.tx.inBlock ? undefined : core.refreshVersion();
     if (refreshing) {
       return refreshing
@@ -219,6 +220,7 @@ export class PortalRunner {
     await this.core.preparer.waitIdle(); // a prepare given up on still holds the DuckDB connection
     await this.endStreamsBut(portal);
     if (!this.core.tx.inBlock) await this.core.refreshVersion();
+    this.core.tx.reads();
     await this.core.version.revalidate(this.core.statementSeq, portal.prepared.leases, portal.prepared.reads);
     const values = this.stream.decodeParams(portal);
     // A statement over remote versions: its own views (and files its values reach) until DuckDB started it.

@@ -36,6 +36,14 @@ async def main():
         out["one parameter beside two numeric types"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(decimal.Decimal("3")))]
         st = await conn.prepare("select qty * $1, amount * $1 from sales.orders where order_id = 3")
         out["one parameter beside smallint and numeric"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(3))]
+        # "char" catalog columns arrive as PostgreSQL's one-byte type (OID 18), decoded by asyncpg as bytes.
+        st = await conn.prepare(
+            "select t.typtype as kind, t.typcategory, t.typname from pg_type t where t.oid = 1007"
+        )
+        out['"char" catalog columns'] = [[a.type.name for a in st.get_attributes()], tuple(await st.fetchrow())]
+        # A user-defined codec makes asyncpg run its type introspection (typtype, typkind … as "char").
+        await conn.set_type_codec("int4", schema="pg_catalog", encoder=str, decoder=lambda v: f"<{v}>", format="text")
+        out["type introspection for a codec"] = await conn.fetchval("select customer_id from sales.orders where order_id = 3")
     finally:
         await conn.close()
     return out

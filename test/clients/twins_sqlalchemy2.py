@@ -39,6 +39,25 @@ show("get_multi_indexes", lambda: sorted((k[1], len(v)) for k, v in insp.get_mul
 show("get_sorted_table_and_fkc_names", lambda: [t for t, _ in insp.get_sorted_table_and_fkc_names(schema=S)])
 show("get_enums", lambda: insp.get_enums(schema=S))
 show("get_domains", lambda: insp.get_domains(schema=S))
+show("get_multi_foreign_keys", lambda: sorted((k[1], v) for k, v in insp.get_multi_foreign_keys(schema=S).items()))
+show("get_multi_unique_constraints", lambda: sorted((k[1], v) for k, v in insp.get_multi_unique_constraints(schema=S).items()))
+show("get_multi_check_constraints", lambda: sorted((k[1], v) for k, v in insp.get_multi_check_constraints(schema=S).items()))
+show("get_multi_table_comment", lambda: sorted((k[1], v["text"]) for k, v in insp.get_multi_table_comment(schema=S).items()))
+show("get_multi_table_options", lambda: sorted((k[1], v) for k, v in insp.get_multi_table_options(schema=S).items()))
+show("get_foreign_table_names", lambda: insp.get_foreign_table_names(schema=S))
+show("has_type", lambda: [insp.has_type("int4", schema="pg_catalog"), insp.has_type("nope", schema=S)])
+show("get_table_oid is an OID", lambda: insp.get_table_oid("orders", schema=S) > 0)
+show("get_view_definition of a table", lambda: insp.get_view_definition("orders", schema=S))
+show("get_view_definition of no relation", lambda: insp.get_view_definition("nope", schema=S))
+
+
+def reflect_table():
+    t = sa.Table("orders", sa.MetaData(), schema=S)
+    insp.reflect_table(t, None)
+    return [(c.name, str(c.type)) for c in t.columns]
+show("reflect_table", reflect_table)
+show("sort_tables_on_foreign_key_dependency", lambda: [t for t, _ in insp.sort_tables_on_foreign_key_dependency(consider_schemas=(S,))])
+show("clear_cache", lambda: insp.clear_cache())
 
 
 def reflect():

@@ -206,6 +206,8 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_tablespace_location(id)`, "''"],
     [`pg_partition_ancestors(id)`, 'CAST(id AS BIGINT)'],
     [`pg_partition_root(id)`, 'CAST(id AS BIGINT)'],
+    // A version never changes, so its ID is a snapshot every session of the repository can import (pg_dump -j).
+    [`pg_export_snapshot()`, `${C}_var('fdl.version')`],
     [`txid_current()`, '1'],
     [`pg_current_xact_id()`, '1'],
     [`pg_jit_available()`, 'false'],
