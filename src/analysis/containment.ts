@@ -47,6 +47,9 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   'set_variable',
   // variant/parquet internals
   'variant_to_parquet_variant',
+  // histogram()'s internal helper: over a vector that is not flat (a UNION ALL with a NULL) DuckDB 1.5.6
+  // raises an internal error while running, which invalidates the repository's whole instance
+  'is_histogram_other_bin',
   // a type named by a string: a qualified name probes other attached databases (42704 or "Catalog
   // does not exist"), which qualified-types.ts refuses in the parse but cannot see inside a value
   'make_type',
