@@ -8,8 +8,8 @@
  * text piece; over it, 54000. The table functions (`FROM range(n)`) stream their rows and are not
  * these macros: a macro of the same name in `temp` shadows only the scalar function.
  *
- * The macros' parameters are typed as the built-ins' overloads (BIGINT, TIMESTAMP[TZ] + INTERVAL),
- * so a call binds the overload it bound before.
+ * The macros' parameters are typed as the built-ins' overloads (BIGINT; timestamps with an INTERVAL
+ * step), so a call binds the overload it bound before.
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { LIST_ELEMENT_BYTES } from './regex-guards.js';
@@ -43,8 +43,9 @@ function seriesMacro(name: string): string {
     [['a1 BIGINT'], over('a1'), what],
     [['a1 BIGINT', 'a2 BIGINT'], over('(a2::DOUBLE - a1)'), what],
     [['a1 BIGINT', 'a2 BIGINT', 'a3 BIGINT'], over('abs((a2::DOUBLE - a1) / a3)'), what],
-    [['a1 TIMESTAMP', 'a2 TIMESTAMP', 'a3 INTERVAL'], overTimes, what],
-    [['a1 TIMESTAMP WITH TIME ZONE', 'a2 TIMESTAMP WITH TIME ZONE', 'a3 INTERVAL'], overTimes, what],
+    // One overload for both timestamp kinds, told apart by the step: DuckDB's binder cannot type an
+    // aggregate or a LATERAL's outer column in a macro's argument, and two overloads then both matched.
+    [['a1', 'a2', 'a3 INTERVAL'], overTimes, what],
   ]);
 }
 

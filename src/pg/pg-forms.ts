@@ -117,12 +117,35 @@ export function datePartFloat8(fc: Node): Node {
 /** A date argument PostgreSQL reads as timestamptz (date_trunc, generate_series); an untyped string constant too. */
 export function asTimestamptz(n: Node): Node {
   if (n.A_Const?.sval) return castTo(n, 'timestamptz');
-  return sem('tstz', [n, n]);
+  // A cast says the type, and no macro is needed: a column of a LATERAL's outer side in a typed macro's
+  // argument matched every overload in DuckDB's binder (`generate_series(o.t::date, …)`).
+  const cast = castName(n) ?? dateShifted(n);
+  if (cast === 'date') return castTo(n, 'timestamptz');
+  if (cast === 'timestamp' || cast === 'timestamptz') return n;
+  // typed by its tag: an aggregate as a macro's argument matched every overload too (`date_trunc('month', min(t))`)
+  return sem('tstz', [tagOf(n) ?? n, n]);
+}
+
+/** The type an explicit cast names (`x::date` → date), lower case without a pg_catalog qualifier. */
+function castName(n: Node): string | undefined {
+  const names = (n.TypeCast?.typeName as Node | undefined)?.names as Node[] | undefined;
+  const last = names?.[names.length - 1]?.String?.sval;
+  return typeof last === 'string' && !(n.TypeCast?.typeName as Node).arrayBounds ? last.toLowerCase() : undefined;
+}
+
+/** `x::date + 2` and `x::date - 1`: still a date (PostgreSQL's date ± integer). */
+function dateShifted(n: Node): 'date' | undefined {
+  const e = n.A_Expr as Node | undefined;
+  const op = (e?.name as Node[] | undefined)?.[0]?.String?.sval;
+  if (e?.kind !== 'AEXPR_OP' || (op !== '+' && op !== '-')) return undefined;
+  const r = e.rexpr as Node;
+  const int = (r.TypeCast ? (r.TypeCast.arg as Node) : r).A_Const?.ival !== undefined;
+  return castName(e.lexpr as Node) === 'date' && int ? 'date' : undefined;
 }
 
 /** An untyped string bound of generate_series beside a typed one: PostgreSQL gives it the other's type. */
 export function boundBeside(other: Node, n: Node): Node {
-  return sem('bound', [other, n]);
+  return sem('bound', [tagOf(other) ?? other, n]);
 }
 
 /** `FETCH FIRST n ROWS WITH TIES`: DuckDB has no such clause. */
