@@ -2,14 +2,15 @@
  * Which table column each result column comes straight from, for RowDescription's table OID and
  * attribute number (libpq PQftable/PQftablecol, PDO getColumnMeta, pgjdbc getTableName, editors
  * that open a result for editing). PostgreSQL fills them for plain table columns and 0 otherwise;
- * the values agree with pg_class.oid and pg_attribute.attnum of the catalog emulation (both are
- * DuckDB's own object id and column index).
+ * the values are pg_class.oid and pg_attribute.attnum of the catalog emulation, read from its rows of
+ * the version (versions/version-catalogs.ts).
  *
  * The statement's shape comes from its one DuckDB parse (analysis/analysis.ts calls sourceShape); the
- * relations' columns from DuckDB's catalog, remembered per version database (versions never change).
+ * relations' columns from the emulation's rows, remembered per version database (versions never change).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
+import { V } from '../pg/catalog/names.js';
 
 export interface ColumnSource {
   tableOid: number;
@@ -115,8 +116,9 @@ async function tableColumns(
   const key = `${db}\u0000${schema}\u0000${name}`;
   const hit = tables.get(key);
   if (hit) return hit.table;
+  // the catalog emulation's rows of the version: its relation OIDs are the ones pg_class gives
   const r = await conn.runAndReadAll(
-    'SELECT table_oid, column_name, column_index FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 AND lower(table_name) = $3 AND NOT internal ORDER BY column_index',
+    `SELECT attrelid, attname, attnum FROM ${V}_cols_by_db WHERE db = $1 AND schema_name = $2 AND lower(table_name) = $3 ORDER BY attnum`,
     [db, schema, name.toLowerCase()],
   );
   const rows = r.getRows();
