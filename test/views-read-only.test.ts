@@ -72,6 +72,9 @@ test('the catalog emulation is READ_ONLY: on a raw connection the engine refuses
       `INSERT INTO fdl_pg_versions.pgcat._rel_by_db (db, oid, relname, nspname, relkind) VALUES (${d}, 424242, 'forged', 'main', 'r')`,
       `UPDATE fdl_pg_versions.pgcat._rel_by_db SET relname = 'forged'`,
       `DELETE FROM fdl_pg_versions.pgcat._cols_by_db`,
+      // the catalog views materialised per version (pg/catalog/version-snapshot.ts)
+      `INSERT INTO fdl_pg_versions.pgcat._pg_class_by_db (db, oid, relname) VALUES (${d}, 424242, 'forged')`,
+      `DELETE FROM fdl_pg_versions.pgcat._pg_proc_by_db`,
       `UPDATE fdl_pg.pgcat._types SET fmt = 'forged'`,
       `CREATE OR REPLACE VIEW fdl_pg.pgcat.pg_class AS SELECT 1 AS forged`,
       `CREATE OR REPLACE VIEW fdl_pg.pgcat._rel AS SELECT 1 AS forged`,

@@ -64,13 +64,25 @@ function schemasOf(db: string): string {
  * Catalog views whose rows depend only on the version (not on session variables): materialised per
  * version at attach, so a statement reads a table instead of binding and running the view's joins.
  */
-// Empty for now: with pg_class, pg_attribute, pg_namespace, pg_description, pg_proc and _relall as tables,
-// sqlsmith's generated joins over them got plans that ran for minutes and GBs past statement_timeout
-// (seed 42: 13 statements in 300 s, RSS 2.8 GB; 100 in < 90 s without). Re-enable once those plans are bounded.
-// Measured again (issue 24): with pg_namespace, pg_class, pg_attribute and _relall materialised, psql's \d cost
-// ~34 ms of CPU in-process against ~40 ms as views; DuckDB's planning of the statement (binding, optimizers,
-// physical plan: ~15 ms) outweighs reading the views' few rows, so the gain does not pay for the risk.
-export const MATERIALISED_VIEWS: readonly string[] = [];
+// The relations clients read in nearly every catalog statement, each then one filtered scan of a table instead of
+// a union of the version's and the catalog's relations joined to a count of columns (pg_class), a union of
+// constants and schemas (pg_namespace), a union of columns joined to the types (pg_attribute), a union of
+// PostgreSQL's functions and the version's macros (pg_proc: sqlsmith's start-up reads it once per function) and a
+// union of five sources of comments (_descriptions: pgjdbc's getTables, obj_description). In-process, psql's and
+// the client fixtures' catalog statements: p50 CPU 4.4 → 2.5 ms (bench/catalog-plan.ts). Switched off once
+// after sqlsmith's generated joins over them ran for minutes past statement_timeout; bench/sqlsmith.ts's 2,000
+// statements now complete with them (docs/performance.md), and test/sqlsmith.test.ts runs them. They are tables of
+// `fdl_pg_versions`, a file the sessions' instance attaches READ_ONLY: under memory pressure DuckDB drops their
+// blocks and reads them again; as tables of an in-memory database they were written to its temp directory
+// (test/ceilings.test.ts counted 12–36 MB of temp that no statement held).
+export const MATERIALISED_VIEWS: readonly string[] = [
+  '_relall',
+  'pg_namespace',
+  'pg_class',
+  'pg_attribute',
+  'pg_proc',
+  '_descriptions',
+];
 
 /**
  * Rewrite install statements so each view of MATERIALISED_VIEWS becomes `_live_<name>` (its definition,
@@ -118,6 +130,8 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   await conn.run(`INSERT INTO ${V}_cols_by_db SELECT ${d}, r.oid, c.* EXCLUDE (attrelid) FROM (${columnsOf(d)}) c
     JOIN ${V}_rel_by_db r ON r.db = ${d} AND r.nspname = c.schema_name AND r.relname = c.table_name`);
   await conn.run(`INSERT INTO ${V}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
+  // before the materialised views: pg_proc lists the version's macros
+  await conn.run(`INSERT INTO ${V}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   // The live views read the connection's current database: read them with `db` current.
   const current = String((await conn.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0] ?? '');
   const schema = String((await conn.runAndReadAll('SELECT current_schema()')).getRows()[0]?.[0] ?? 'main');
@@ -128,7 +142,6 @@ export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string)
   } finally {
     if (current !== '' && current !== db) await conn.run(`USE ${quoteIdent(current)}.${quoteIdent(schema)}`);
   }
-  await conn.run(`INSERT INTO ${V}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   await conn.run(`INSERT INTO ${V}_snapshot_dbs VALUES (${d})`);
 }
 
