@@ -5,9 +5,12 @@
  * cost is seen without the wire, the gateway's analysis or the machine's other load moving it much.
  *
  *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--clients] [--explain <substring>]
- *     [--sql <text> …]   (only these texts)
+ *     [--sql <text> …]   (only these texts) [--files]   (the emulation in files attached READ_ONLY, as the gateway
+ *     holds it: pg/catalog/install.ts; the version's rows written into its per-version file, then attached READ_ONLY)
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { installCompat } from '../src/pg/catalog/install.js';
 import { relationInfoStatement } from '../src/pg/catalog/session.js';
@@ -22,7 +25,14 @@ const EXPLAIN = opt('--explain', '');
 const fixture = (name: string) => new URL(`../../test/fixtures-clients/${name}`, import.meta.url);
 
 async function versionLike(conn: DuckDBConnection): Promise<Map<string, number>> {
-  await installCompat(conn);
+  const files = args.includes('--files') ? mkdtempSync(join(tmpdir(), 'fdl-catalog-plan-')) : undefined;
+  await installCompat(conn, { catalogDir: files });
+  if (files) {
+    process.on('exit', () => rmSync(files, { recursive: true, force: true }));
+    // as the views builder writes a version's rows: into the per-version file, attached writable for that
+    await conn.run(`DETACH fdl_pg_versions`);
+    await conn.run(`ATTACH '${join(files, 'fdl_pg_versions-0.duckdb')}' AS fdl_pg_versions`);
+  }
   for (const sql of [
     `ATTACH ':memory:' AS v_test`,
     `USE v_test`,
@@ -48,6 +58,11 @@ async function versionLike(conn: DuckDBConnection): Promise<Map<string, number>>
     await conn.run(sql);
   const t0 = performance.now();
   await snapshotVersionCatalog(conn, 'v_test');
+  if (files) {
+    await conn.run('CHECKPOINT fdl_pg_versions');
+    await conn.run('DETACH fdl_pg_versions');
+    await conn.run(`ATTACH '${join(files, 'fdl_pg_versions-0.duckdb')}' AS fdl_pg_versions (READ_ONLY)`);
+  }
   console.log(`the version's catalog snapshot took ${(performance.now() - t0).toFixed(1)} ms`);
   const oids = new Map<string, number>();
   for (const r of (
