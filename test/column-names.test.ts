@@ -76,7 +76,13 @@ async function fromAnalysis(sql: string): Promise<{ names: string[]; sources: (s
   prepared.destroySync();
   const analysis = await analyze(conn, sql);
   const names = postgresColumnNames(analysis.columnNames, duckNames) ?? duckNames;
-  const found = await columnSources(conn, analysis.sources, 'memory', ['main'], names.length);
+  const found = await columnSources(
+    conn,
+    analysis.sources,
+    { name: 'memory', attachment: 'memory' },
+    ['main'],
+    names.length,
+  );
   const rel = new Map<number, string>();
   for (const row of (
     await conn.runAndReadAll(

@@ -104,16 +104,20 @@ interface TableColumns {
   columns: string[];
 }
 
-/** Columns of a relation of a version, by `db\0schema\0name` (versions are immutable). */
+/**
+ * Columns of a relation of a version, by `attachment\0db\0schema\0name` (versions are immutable; a version
+ * attached again gets new relation OIDs, so its attachment is part of the key).
+ */
 const tables = new LRUCache<string, { table: TableColumns | null }>({ max: 4096 });
 
 async function tableColumns(
   conn: DuckDBConnection,
+  attachment: string,
   db: string,
   schema: string,
   name: string,
 ): Promise<TableColumns | null> {
-  const key = `${db}\u0000${schema}\u0000${name}`;
+  const key = `${attachment}\u0000${db}\u0000${schema}\u0000${name}`;
   const hit = tables.get(key);
   if (hit) return hit.table;
   // the catalog emulation's rows of the version: its relation OIDs are the ones pg_class gives
@@ -130,13 +134,13 @@ async function tableColumns(
 
 /**
  * Table OID and attnum per result column (null where the column is computed), or null when the
- * statement's shape is not one whose sources are certain. `db` is the session's version database,
- * `searchSchemas` its search_path; `columnCount` what DuckDB will return.
+ * statement's shape is not one whose sources are certain. `db` is the session's version database (and
+ * `attachment` which attachment of it), `searchSchemas` its search_path; `columnCount` what DuckDB will return.
  */
 export async function columnSources(
   conn: DuckDBConnection,
   shape: SourceShape | undefined,
-  db: string,
+  db: { name: string; attachment: string },
   searchSchemas: readonly string[],
   columnCount: number,
 ): Promise<(ColumnSource | null)[] | null> {
@@ -145,7 +149,7 @@ export async function columnSources(
   for (const rel of shape.relations) {
     let table: TableColumns | null = null;
     for (const schema of rel.schema ? [rel.schema] : searchSchemas) {
-      table = await tableColumns(conn, db, schema, rel.name);
+      table = await tableColumns(conn, db.attachment, db.name, schema, rel.name);
       if (table) break;
     }
     if (!table) return null; // not a table of this version (another version, a catalog view…)
