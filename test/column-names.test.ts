@@ -15,6 +15,8 @@ import { columnSources } from '../src/analysis/column-sources.js';
 import { pgParses } from '../src/pg/pg-parse.js';
 import { rewriteForDuckDBDetailed } from '../src/pg/rewrite.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { installCompat } from '../src/pg/catalog/install.js';
+import { snapshotVersionCatalog } from '../src/pg/catalog/version-snapshot.js';
 
 let cluster: PgCluster;
 let client: pg.Client;
@@ -39,6 +41,9 @@ before(
       await client.query(ddl);
       await conn.run(ddl);
     }
+    // column sources read the catalog emulation's rows of the database, as the gateway's do
+    await installCompat(conn);
+    await snapshotVersionCatalog(conn, 'memory');
   },
   { timeout: 60_000 },
 );
@@ -71,9 +76,19 @@ async function fromAnalysis(sql: string): Promise<{ names: string[]; sources: (s
   prepared.destroySync();
   const analysis = await analyze(conn, sql);
   const names = postgresColumnNames(analysis.columnNames, duckNames) ?? duckNames;
-  const found = await columnSources(conn, analysis.sources, 'memory', ['main'], names.length);
+  const found = await columnSources(
+    conn,
+    analysis.sources,
+    { name: 'memory', attachment: 'memory' },
+    ['main'],
+    names.length,
+  );
   const rel = new Map<number, string>();
-  for (const row of (await conn.runAndReadAll('SELECT DISTINCT table_oid, table_name FROM duckdb_columns()')).getRows())
+  for (const row of (
+    await conn.runAndReadAll(
+      "SELECT DISTINCT attrelid, table_name FROM fdl_pg_versions.pgcat._cols_by_db WHERE db = 'memory'",
+    )
+  ).getRows())
     rel.set(Number(row[0]), String(row[1]));
   return {
     names,

@@ -508,7 +508,7 @@ describe('per-connection isolation', () => {
       await other.run('USE v_test; DETACH v_other');
       await forgetVersionCatalog(other, 'v_other');
       const left = await rows(
-        `SELECT DISTINCT db FROM fdl_pg.pgcat._cols_by_db UNION SELECT db FROM fdl_pg.pgcat._snapshot_dbs`,
+        `SELECT DISTINCT db FROM fdl_pg_versions.pgcat._cols_by_db UNION SELECT db FROM fdl_pg_versions.pgcat._snapshot_dbs`,
       );
       assert.deepEqual(left, [{ db: 'v_test' }]);
       assert.ok(

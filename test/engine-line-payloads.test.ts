@@ -51,6 +51,10 @@ describe('every escape payload with admission off', () => {
       targets: ['', '.csv', '.db', '.log', '.parquet'].filter((s) => existsSync(target() + s)),
       other: await rows(other, 'SELECT count(*), sum(amount)::VARCHAR FROM sales.orders'),
       otherViews: await rows(other, 'SELECT count(*) FROM sales.customers'),
+      otherCatalog: await rows(
+        other,
+        "SELECT c.oid::int8, c.relname, c.relkind, format_type(a.atttypid, a.atttypmod), quote_ident(a.attname) FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relnamespace <> 'pg_catalog'::regnamespace AND a.attnum > 0 ORDER BY 1, 4, 5",
+      ),
       // DuckDB's own current_setting (the PostgreSQL one answers 42704 for DuckDB-only names, as PostgreSQL does)
       otherSettings: await rows(
         other,
@@ -118,6 +122,23 @@ describe('every escape payload with admission off', () => {
       ['FROM pg_get_viewdef(1)', '42501'],
       ['SELECT * FROM fdl_pg.pgcat._rel', 'ok:'],
       ["SELECT string_agg(sql, ' ') FROM duckdb_views()", 'ok:'],
+      // the catalog emulation every session of the repository reads: its macros, views, tables and version rows
+      ['CREATE TABLE fdl_pg.pgcat.forged AS SELECT 1 AS x', '25006'],
+      [
+        "INSERT INTO fdl_pg_versions.pgcat._rel_by_db (db, oid, relname, nspname, relkind) VALUES (current_database(), 424242, 'forged', 'main', 'r')",
+        '25006',
+      ],
+      ["UPDATE fdl_pg.pgcat._types SET fmt = 'forged'", '25006'],
+      ['DELETE FROM fdl_pg_versions.pgcat._cols_by_db', '25006'],
+      ['CREATE OR REPLACE VIEW fdl_pg.pgcat.pg_class AS SELECT 1 AS forged', '25006'],
+      ["CREATE OR REPLACE MACRO fdl_pg.pgcat.format_type(oid, typmod) AS 'forged'", '25006'],
+      ["CREATE OR REPLACE MACRO fdl_pg.pgcat._pgsem_likeof(a, b) AS 'forged'", '25006'],
+      ['DROP VIEW fdl_pg.pgcat.pg_namespace', '25006'],
+      ["EXPLAIN ANALYZE CREATE OR REPLACE MACRO fdl_pg.pgcat.quote_ident(x) AS 'forged'", '25006'],
+      // DuckDB itself lets a raw connection detach a read-only database and attach an empty one in its
+      // place (no setting forbids it): the statement-type check refuses both (docs/security.md)
+      ['DETACH fdl_pg_versions', '42501'],
+      ["ATTACH ':memory:' AS fdl_pg_forged", '42501'],
     ];
     const before = await state();
     const wrong: string[] = [];

@@ -5,8 +5,9 @@
  * builder, an instance no session connection belongs to (versions/views-database.ts,
  * versions/pruning.ts, engine/engines.ts). A session's raw DuckDB connection — admission, the bind
  * check and the statement-type check all bypassed — watches every attached database in a tight loop
- * and tries to write into each it sees; only DuckDB's own `memory` and the catalog emulation's
- * `fdl_pg` are writable (docs/security.md says what stays writable).
+ * and tries to write into each it sees; only DuckDB's own `memory` is writable (docs/security.md says
+ * what stays writable). The catalog emulation's databases (`fdl_pg`, and `fdl_pg_versions`, swapped
+ * when the version's rows are added) are watched too: every session of the repository reads them.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,9 +34,9 @@ interface Seen {
 }
 
 /**
- * Until `stop()`: list the attached databases; every one but DuckDB's own and the catalog
- * emulation's (the version's views, its frozen catalog, its pruning statistics, a copy being
- * changed) must be read-only, and a CREATE or INSERT into it must fail.
+ * Until `stop()`: list the attached databases; every one but DuckDB's own (the version's views, its
+ * frozen catalog, its pruning statistics, a copy being changed, the catalog emulation's) must be
+ * read-only, and a CREATE or INSERT into it must fail.
  */
 function watch(c: DuckDBConnection): { stop(): Promise<Seen> } {
   const seen: Seen = { polls: 0, writable: [], written: [] };
@@ -45,7 +46,7 @@ function watch(c: DuckDBConnection): { stop(): Promise<Seen> } {
       seen.polls++;
       const dbs = (
         await c.runAndReadAll(
-          "SELECT database_name, readonly FROM duckdb_databases() WHERE NOT internal AND database_name NOT IN ('memory', 'fdl_pg')",
+          "SELECT database_name, readonly FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'",
         )
       ).getRows();
       for (const [name, readonly] of dbs) {

@@ -43,6 +43,67 @@ after(async () => {
   repos.cleanup();
 });
 
+/** What another session reads of the catalog emulation over the version: its relations, a macro's answers. */
+async function catalogAnswers(c: DuckDBConnection): Promise<string> {
+  const read = async (sql: string) =>
+    JSON.stringify((await c.runAndReadAll(sql)).getRows(), (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x));
+  return [
+    await read(
+      `SELECT c.oid, c.relname, n.nspname, c.relkind FROM fdl_pg.pgcat.pg_class c JOIN fdl_pg.pgcat.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 2`,
+    ),
+    await read(`SELECT count(*) FROM fdl_pg.pgcat.pg_attribute WHERE attrelid >= 16384`),
+    await read(
+      `SELECT fdl_pg.pgcat.format_type(23, -1), fdl_pg.pgcat.quote_ident('select'), fdl_pg.pgcat._pgsem_likeof(1, 2)`,
+    ),
+  ].join('\n');
+}
+
+test('the catalog emulation is READ_ONLY: on a raw connection the engine refuses any change to its macros, views, tables and version rows', async () => {
+  const other = await connectSession(engine.sessions);
+  try {
+    await conn.run(`USE "${attached.dbName}"`);
+    await other.run(`USE "${attached.dbName}"`);
+    const before = await catalogAnswers(other);
+    assert.match(before, /orders/, before);
+    const d = `'${attached.dbName}'`;
+    for (const sql of [
+      `CREATE TABLE fdl_pg.pgcat.forged AS SELECT 1 AS x`,
+      `CREATE TABLE fdl_pg_versions.pgcat.forged AS SELECT 1 AS x`,
+      `INSERT INTO fdl_pg_versions.pgcat._rel_by_db (db, oid, relname, nspname, relkind) VALUES (${d}, 424242, 'forged', 'main', 'r')`,
+      `UPDATE fdl_pg_versions.pgcat._rel_by_db SET relname = 'forged'`,
+      `DELETE FROM fdl_pg_versions.pgcat._cols_by_db`,
+      // the catalog views materialised per version (pg/catalog/version-snapshot.ts)
+      `INSERT INTO fdl_pg_versions.pgcat._pg_class_by_db (db, oid, relname) VALUES (${d}, 424242, 'forged')`,
+      `DELETE FROM fdl_pg_versions.pgcat._pg_proc_by_db`,
+      `UPDATE fdl_pg.pgcat._types SET fmt = 'forged'`,
+      `CREATE OR REPLACE VIEW fdl_pg.pgcat.pg_class AS SELECT 1 AS forged`,
+      `CREATE OR REPLACE VIEW fdl_pg.pgcat._rel AS SELECT 1 AS forged`,
+      `CREATE OR REPLACE MACRO fdl_pg.pgcat.format_type(oid, typmod) AS 'forged'`,
+      `CREATE OR REPLACE MACRO fdl_pg.pgcat._pgsem_likeof(a, b) AS 'forged'`,
+      `DROP VIEW fdl_pg.pgcat.pg_namespace`,
+      `DROP TABLE fdl_pg_versions.pgcat._nsp_by_db`,
+      `COMMENT ON VIEW fdl_pg.pgcat.pg_class IS 'forged'`,
+      `CREATE SCHEMA fdl_pg.evil`,
+      `ALTER VIEW fdl_pg.pgcat.pg_class RENAME TO forged`,
+    ]) {
+      await assert.rejects(conn.run(sql), /read-only|read only/i, sql);
+    }
+    const ro = (
+      await conn.runAndReadAll(
+        "SELECT database_name, readonly FROM duckdb_databases() WHERE database_name LIKE 'fdl_pg%' ORDER BY 1",
+      )
+    ).getRows();
+    assert.deepEqual(ro, [
+      ['fdl_pg', true],
+      ['fdl_pg_versions', true],
+    ]);
+    assert.equal(await catalogAnswers(other), before, "another session's catalog answers as before");
+  } finally {
+    await conn.run('USE memory').catch(() => undefined);
+    other.disconnectSync();
+  }
+});
+
 test("a local version's views database is READ_ONLY: the engine refuses any change to it on a raw connection", async () => {
   const db = `"${attached.dbName}"`;
   const count = async () =>

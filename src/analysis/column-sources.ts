@@ -2,14 +2,15 @@
  * Which table column each result column comes straight from, for RowDescription's table OID and
  * attribute number (libpq PQftable/PQftablecol, PDO getColumnMeta, pgjdbc getTableName, editors
  * that open a result for editing). PostgreSQL fills them for plain table columns and 0 otherwise;
- * the values agree with pg_class.oid and pg_attribute.attnum of the catalog emulation (both are
- * DuckDB's own object id and column index).
+ * the values are pg_class.oid and pg_attribute.attnum of the catalog emulation, read from its rows of
+ * the version (versions/version-catalogs.ts).
  *
  * The statement's shape comes from its one DuckDB parse (analysis/analysis.ts calls sourceShape); the
- * relations' columns from DuckDB's catalog, remembered per version database (versions never change).
+ * relations' columns from the emulation's rows, remembered per version database (versions never change).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
+import { V } from '../pg/catalog/names.js';
 
 export interface ColumnSource {
   tableOid: number;
@@ -103,20 +104,25 @@ interface TableColumns {
   columns: string[];
 }
 
-/** Columns of a relation of a version, by `db\0schema\0name` (versions are immutable). */
+/**
+ * Columns of a relation of a version, by `attachment\0db\0schema\0name` (versions are immutable; a version
+ * attached again gets new relation OIDs, so its attachment is part of the key).
+ */
 const tables = new LRUCache<string, { table: TableColumns | null }>({ max: 4096 });
 
 async function tableColumns(
   conn: DuckDBConnection,
+  attachment: string,
   db: string,
   schema: string,
   name: string,
 ): Promise<TableColumns | null> {
-  const key = `${db}\u0000${schema}\u0000${name}`;
+  const key = `${attachment}\u0000${db}\u0000${schema}\u0000${name}`;
   const hit = tables.get(key);
   if (hit) return hit.table;
+  // the catalog emulation's rows of the version: its relation OIDs are the ones pg_class gives
   const r = await conn.runAndReadAll(
-    'SELECT table_oid, column_name, column_index FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 AND lower(table_name) = $3 AND NOT internal ORDER BY column_index',
+    `SELECT attrelid, attname, attnum FROM ${V}_cols_by_db WHERE db = $1 AND schema_name = $2 AND lower(table_name) = $3 ORDER BY attnum`,
     [db, schema, name.toLowerCase()],
   );
   const rows = r.getRows();
@@ -128,13 +134,13 @@ async function tableColumns(
 
 /**
  * Table OID and attnum per result column (null where the column is computed), or null when the
- * statement's shape is not one whose sources are certain. `db` is the session's version database,
- * `searchSchemas` its search_path; `columnCount` what DuckDB will return.
+ * statement's shape is not one whose sources are certain. `db` is the session's version database (and
+ * `attachment` which attachment of it), `searchSchemas` its search_path; `columnCount` what DuckDB will return.
  */
 export async function columnSources(
   conn: DuckDBConnection,
   shape: SourceShape | undefined,
-  db: string,
+  db: { name: string; attachment: string },
   searchSchemas: readonly string[],
   columnCount: number,
 ): Promise<(ColumnSource | null)[] | null> {
@@ -143,7 +149,7 @@ export async function columnSources(
   for (const rel of shape.relations) {
     let table: TableColumns | null = null;
     for (const schema of rel.schema ? [rel.schema] : searchSchemas) {
-      table = await tableColumns(conn, db, schema, rel.name);
+      table = await tableColumns(conn, db.attachment, db.name, schema, rel.name);
       if (table) break;
     }
     if (!table) return null; // not a table of this version (another version, a catalog view…)

@@ -20,6 +20,8 @@ export interface EngineOptions {
   maxTempDirectorySize?: string;
   /** The PostgreSQL catalog emulation (default true): an instance no session uses has no need of it. */
   compat?: boolean;
+  /** Where the emulation's files are written, to be attached READ_ONLY (pg/catalog/install.ts); absent: in memory. */
+  catalogDir?: string;
 }
 
 export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInstance> {
@@ -53,7 +55,8 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
     await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
     // The PostgreSQL catalog emulation is shared by every session of the instance.
-    if (opts.compat !== false) await installCompat(conn, { gatewayVersion: GATEWAY_VERSION });
+    if (opts.compat !== false)
+      await installCompat(conn, { gatewayVersion: GATEWAY_VERSION, catalogDir: opts.catalogDir });
   } finally {
     conn.disconnectSync();
   }

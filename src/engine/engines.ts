@@ -9,15 +9,19 @@
  * Each repository has a second instance, the views builder: the gateway's own, no session connection
  * ever belongs to it. It writes the versions' views databases (versions/views-database.ts), which the
  * sessions' instance only ever attaches READ_ONLY; so no database a session could write to is ever
- * attached where sessions run, not even while a view changes. It is sealed as the sessions' one is,
- * to the same folders plus the views folder it writes (it binds each view it creates: Parquet footers
- * and the version's catalog are read there too).
+ * attached where sessions run, not even while a view changes. It also writes the catalog emulation's
+ * rows of each version (versions/version-catalogs.ts), which the sessions' instance attaches READ_ONLY
+ * too, as it does the emulation itself (pg/catalog/install.ts). It is sealed as the sessions' one is,
+ * to the same folders plus the views and catalog folders it writes (it binds each view it creates:
+ * Parquet footers and the version's catalog are read there too).
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { createEngine, sealEngine } from './engine.js';
+import { compatFiles, COMPAT_DB } from '../pg/catalog/index.js';
+import { quoteIdent, quoteLiteral } from '../quote.js';
 import { parseByteSize } from './temp-ceiling.js';
 
 export interface EnginesOptions {
@@ -43,6 +47,12 @@ export interface RepositoryEngine {
   /** The gateway's own: writes views databases into `viewsDir`, never runs a session's statement. */
   readonly builder: DuckDBInstance;
   readonly viewsDir: string;
+  /**
+   * The catalog emulation's first per-version database (no version's rows), attached READ_ONLY in the
+   * sessions' instance as `fdl_pg_versions`; the builder adds and removes versions' rows in copies of it
+   * (versions/version-catalogs.ts). The emulation's own `fdl_pg` is attached READ_ONLY in both instances.
+   */
+  readonly catalogFile: string;
   /** Which of the repository's engines this is: a new one replaces one DuckDB invalidated (engine-failure.ts). */
   readonly id: number;
 }
@@ -55,16 +65,20 @@ export interface RepositoryEngineOptions {
   maxTempDirectorySize?: string;
 }
 
-/** Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs` and the views folder. */
+/** Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs`, the views and catalog folders. */
 export async function createRepositoryEngine(
   dirs: string[],
   opts: RepositoryEngineOptions,
   id = 0,
 ): Promise<RepositoryEngine> {
-  const sessions = await createEngine(opts);
-  await sealEngine(sessions, dirs);
   const viewsDir = join(opts.tempDirectory, 'views');
+  const catalogDir = join(opts.tempDirectory, 'catalog');
   await mkdir(viewsDir, { recursive: true });
+  await mkdir(catalogDir, { recursive: true });
+  // the catalog emulation's files are written there, then attached READ_ONLY
+  const sessions = await createEngine({ ...opts, catalogDir });
+  await sealEngine(sessions, dirs);
+  const catalog = compatFiles(catalogDir);
   // DuckDB removes a temp directory it created when the instance closes: the builder's is its own.
   const builder = await createEngine({
     memoryLimit: `${Math.min(BUILDER_MEMORY, opts.memoryLimit ? parseByteSize(opts.memoryLimit) : BUILDER_MEMORY)}B`,
@@ -72,8 +86,15 @@ export async function createRepositoryEngine(
     tempDirectory: `${opts.tempDirectory}-builder`,
     compat: false,
   });
-  await sealEngine(builder, [...dirs, viewsDir]);
-  return { sessions, builder, viewsDir, id };
+  // the builder computes a version's catalog rows, which read the emulation's macros and PostgreSQL's rows
+  const b = await builder.connect();
+  try {
+    await b.run(`ATTACH ${quoteLiteral(catalog.compat)} AS ${quoteIdent(COMPAT_DB)} (READ_ONLY)`);
+  } finally {
+    b.disconnectSync();
+  }
+  await sealEngine(builder, [...dirs, viewsDir, catalogDir]);
+  return { sessions, builder, viewsDir, catalogFile: catalog.versions, id };
 }
 
 export class Engines {

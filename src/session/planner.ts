@@ -234,7 +234,7 @@ export async function planQuery(
       const sources = await columnSources(
         ctx.conn,
         analysis.sources,
-        ctx.lease.dbName,
+        { name: ctx.lease.dbName, attachment: ctx.lease.attachId },
         ctx.settings.searchSchemas(),
         base.fields.length,
       );

@@ -11,7 +11,7 @@ import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type La
 import type { VersionLease } from './lease.js';
 import { lit, qi } from '../lake/sql.js';
 import type { Repository } from '../resolver/repository.js';
-import { forgetVersionCatalog, relationInfoStatement, snapshotVersionCatalog } from '../pg/catalog/index.js';
+import { relationInfoStatement } from '../pg/catalog/index.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
 import { isSqlError, SQLSTATE } from '../errors.js';
@@ -20,6 +20,7 @@ import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
 import { VersionRecheck } from './version-recheck.js';
 import { ViewsDatabase } from './views-database.js';
+import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -87,6 +88,7 @@ export async function attachVersion(
       })),
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
     ]);
+    let cataloged = false;
     try {
       // Local files are read in place: every byte is verified before any statement can read it.
       // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
@@ -115,13 +117,15 @@ export async function attachVersion(
         // a view or macro that cannot be created is left out (or dangling); the operator hears of it
         for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
         await applyDatasetComments(b, dbName, catalog, version.dataset);
+        // the catalog emulation's rows of the version, read from the views database while the builder
+        // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)
+        await addVersionCatalog(engine, dbName, catalogInfoSql);
+        cataloged = true;
       });
-      // the snapshot reads which views are lake tables and which lake views from this connection
-      await conn.run(catalogInfoSql);
-      await snapshotVersionCatalog(conn, dbName);
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`).catch(() => undefined);
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
+      if (cataloged) await forgetVersionRows(engine, dbName).catch(() => undefined);
       await views.remove().catch(() => undefined);
       throw e;
     }
@@ -155,7 +159,7 @@ export async function attachVersion(
         try {
           await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
           await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
-          await forgetVersionCatalog(c, dbName);
+          await forgetVersionRows(engine, dbName);
           if (prune) await prune.dispose();
           if (counting) await counting.dispose();
           await views.remove();

@@ -27,7 +27,8 @@ export interface VersionLease {
   readonly dbName: string;
   /**
    * This attachment of the version (a version detached and attached again gets another): the catalog
-   * emulation's OIDs of its relations are DuckDB's, given at attach, so a cached catalog answer holds for one attachment.
+   * emulation's OIDs of its relations are the views builder's, given when it is built, so a cached catalog answer
+   * (and a column's table OID, analysis/column-sources.ts) holds for one attachment.
    */
   readonly attachId: string;
   readonly resolvedAt: Date;

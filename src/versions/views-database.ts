@@ -12,10 +12,13 @@
  * ones, never a missing database. Views are stored as SQL and bound where they are read: the names a
  * view's SQL uses (the version's catalog under its alias, the database's own name, its macros) are
  * the same in both instances. Changes are serial.
+ *
+ * The catalog emulation's per-version rows (`fdl_pg_versions`) are held the same way, from a first file
+ * written at install (`attached`): version-catalogs.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { copyFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RepositoryEngine } from '../engine/engines.js';
 import { lit, qi } from '../lake/sql.js';
@@ -31,11 +34,20 @@ export class ViewsDatabase {
     private readonly engine: RepositoryEngine,
     readonly dbName: string,
     /** The version's catalog, attached READ_ONLY in the builder under the alias the views' SQL names. */
-    private readonly catalog: { file: string; alias: string },
+    private readonly catalog: { file: string; alias: string } | null,
+    /** Where its files are written (the builder may write there). */
+    private readonly dir = engine.viewsDir,
   ) {}
 
   static plan(engine: RepositoryEngine, dbName: string, catalog: { file: string; alias: string }): ViewsDatabase {
     return new ViewsDatabase(engine, dbName, catalog);
+  }
+
+  /** A database whose first file someone else wrote and the sessions' instance has attached READ_ONLY as `dbName`. */
+  static attached(engine: RepositoryEngine, dbName: string, file: string): ViewsDatabase {
+    const db = new ViewsDatabase(engine, dbName, null, dirname(file));
+    db.file = file;
+    return db;
   }
 
   /**
@@ -101,7 +113,7 @@ export class ViewsDatabase {
   /** The file removed and the builder's catalog detached (after the sessions' instance detached the database, or when building failed). */
   async remove(): Promise<void> {
     await this.changes.run(async () => {
-      if (this.catalogAttached) {
+      if (this.catalogAttached && this.catalog) {
         const b = await this.engine.builder.connect();
         try {
           await b.run(`DETACH DATABASE IF EXISTS ${qi(this.catalog.alias)}`);
@@ -119,7 +131,7 @@ export class ViewsDatabase {
   private async inBuilder(work: (b: DuckDBConnection) => Promise<void>): Promise<void> {
     const b = await this.engine.builder.connect();
     try {
-      if (!this.catalogAttached) {
+      if (this.catalog && !this.catalogAttached) {
         await b.run(`ATTACH ${lit(this.catalog.file)} AS ${qi(this.catalog.alias)} (READ_ONLY)`);
         this.catalogAttached = true;
       }
@@ -147,6 +159,6 @@ export class ViewsDatabase {
 
   private freshFile(): string {
     const stem = this.dbName.replace(/[^A-Za-z0-9._-]/g, '_');
-    return join(this.engine.viewsDir, `${stem}-${randomBytes(6).toString('hex')}.duckdb`);
+    return join(this.dir, `${stem}-${randomBytes(6).toString('hex')}.duckdb`);
   }
 }

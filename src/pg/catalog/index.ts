@@ -1,5 +1,5 @@
 /** Public surface of the PostgreSQL catalog emulation (the rewriter is ../rewrite.ts). */
-export { installCompat, type InstallOptions } from './install.js';
+export { compatFiles, installCompat, type InstallOptions } from './install.js';
 export {
   catalogColumnOid,
   catalogColumnTypeOverrides,
@@ -8,5 +8,5 @@ export {
   type PgTypeRef,
 } from '../types.js';
 export { relationInfoStatement, type RelationInfo } from './session.js';
-export { COMPAT_DB, DEFAULT_SERVER_VERSION } from './names.js';
+export { COMPAT_DB, DEFAULT_SERVER_VERSION, VERSIONS_DB } from './names.js';
 export { snapshotVersionCatalog, forgetVersionCatalog } from './version-snapshot.js';

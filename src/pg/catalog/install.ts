@@ -1,30 +1,46 @@
 /**
- * The PostgreSQL catalog emulation: one in-memory database (`fdl_pg`) shared by every connection of a
- * DuckDB instance, holding views and macros that describe *the calling connection's current database*
- * (the session's lake version). Views are evaluated at query time from the session's `pg_*` variables
- * and each attached version's relations, schemas, columns and functions (copied once at attach,
- * ./version-snapshot.ts), so nothing is rebuilt when a session
- * switches version. DuckDB refuses objects in `pg_catalog`, hence the rewriter (../rewrite.ts)
- * points `pg_catalog.X` here.
+ * The PostgreSQL catalog emulation: a database (`fdl_pg`) shared by every connection of a DuckDB
+ * instance, holding views and macros that describe *the calling connection's current database*
+ * (the session's lake version), and a second one (`fdl_pg_versions`) holding each attached version's
+ * relations, schemas, columns and functions (copied once per version, ./version-snapshot.ts), so
+ * nothing is rebuilt when a session switches version. DuckDB refuses objects in `pg_catalog`, hence
+ * the rewriter (../rewrite.ts) points `pg_catalog.X` here.
+ *
+ * Where sessions run, both are files attached READ_ONLY (`catalogDir` given): whatever statement
+ * reaches DuckDB, it cannot create, replace, insert or delete in them. They are written here, before
+ * the instance is sealed and before any session connects, in one transaction, checkpointed and
+ * attached again READ_ONLY; a version's rows are later added to a copy of `fdl_pg_versions` by the
+ * repository's views builder and swapped in (versions/version-catalogs.ts). Their blocks are the
+ * files': under memory pressure DuckDB drops them and reads them again, never spills them to its temp
+ * directory. Without `catalogDir` (tests, benches in one process) both are writable in-memory databases.
  */
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { PG_CATALOG_RELATIONS } from './pg-data.js';
 import { materialiseViews, snapshotStatements } from './version-snapshot.js';
 import { functionCatalogStatements } from './functions.js';
 import { procedureStatements } from './procedures.js';
-import { COMPAT_DB, C } from './names.js';
+import { COMPAT_DB, C, VERSIONS_DB } from './names.js';
 import { staticTableStatements } from './static-tables.js';
 import { catalogViewStatements } from './catalog-views.js';
 import { informationSchemaStatements } from './information-schema.js';
 import { sessionFreeObjects } from './session-free.js';
 import { type Build, functionMacroStatements, scalarMacros, sessionMacroStatements } from './scalar-macros.js';
+import { quoteIdent, quoteLiteral } from '../../quote.js';
 
 export interface InstallOptions {
   /** Reported by version(); defaults to the package version. */
   gatewayVersion?: string;
+  /** Where the emulation's files are written (compatFiles); absent: in memory, writable. */
+  catalogDir?: string;
 }
 
-/** Create `fdl_pg` once per DuckDB instance (idempotent; safe to call from every new connection). */
+/** The emulation's two files in `dir`: `fdl_pg` and the first `fdl_pg_versions` (no version's rows yet). */
+export function compatFiles(dir: string): { compat: string; versions: string } {
+  return { compat: join(dir, `${COMPAT_DB}.duckdb`), versions: join(dir, `${VERSIONS_DB}-0.duckdb`) };
+}
+
+/** Create `fdl_pg` and `fdl_pg_versions` once per DuckDB instance (idempotent; safe to call from every new connection). */
 export async function installCompat(conn: DuckDBConnection, options: InstallOptions = {}): Promise<void> {
   const exists = await conn.runAndReadAll(`SELECT 1 FROM duckdb_databases() WHERE database_name = '${COMPAT_DB}'`);
   if (exists.currentRowCount > 0) return;
@@ -37,18 +53,50 @@ export async function installCompat(conn: DuckDBConnection, options: InstallOpti
     arch: process.arch === 'arm64' ? 'aarch64' : 'x86_64',
     startTime: new Date().toISOString(),
   });
-  await conn.run(`ATTACH ':memory:' AS ${COMPAT_DB}`);
+  const files = options.catalogDir ? compatFiles(options.catalogDir) : null;
+  const dbs: [string, string][] = [
+    [COMPAT_DB, files?.compat ?? ':memory:'],
+    [VERSIONS_DB, files?.versions ?? ':memory:'],
+  ];
+  for (const [name, file] of dbs)
+    await conn.run(`ATTACH ${quoteLiteral(file)} AS ${quoteIdent(name)}${files ? ` (STORAGE_VERSION 'v1.4.0')` : ''}`);
   try {
-    for (const sql of statements) await conn.run(sql);
+    // One commit per run of statements writing the same database (a transaction writes only one):
+    // a file-backed database writes its log a dozen times, not once per object.
+    let writing: string | undefined;
+    for (const sql of statements) {
+      const target =
+        sql.startsWith(`CREATE TABLE ${VERSIONS_DB}.`) || sql.startsWith(`CREATE SCHEMA ${VERSIONS_DB}.`)
+          ? VERSIONS_DB
+          : COMPAT_DB;
+      if (target !== writing) {
+        if (writing) await conn.run('COMMIT');
+        await conn.run('BEGIN');
+        writing = target;
+      }
+      await conn.run(sql);
+    }
+    if (writing) await conn.run('COMMIT');
+    if (files)
+      for (const [name, file] of dbs) {
+        await conn.run(`CHECKPOINT ${quoteIdent(name)}`);
+        await conn.run(`DETACH ${quoteIdent(name)}`);
+        await conn.run(`ATTACH ${quoteLiteral(file)} AS ${quoteIdent(name)} (READ_ONLY)`);
+      }
   } catch (e) {
     // Leave no half-built catalog behind: the next connection retries from scratch.
-    await conn.run(`DETACH ${COMPAT_DB}`).catch(() => undefined);
+    await conn.run('ROLLBACK').catch(() => undefined);
+    for (const [name] of dbs) await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(name)}`).catch(() => undefined);
     throw e;
   }
 }
 
 function compatStatements(b: Build): string[] {
-  const s: string[] = [`CREATE SCHEMA ${COMPAT_DB}.pgcat`, `CREATE SCHEMA ${COMPAT_DB}.infoschema`];
+  const s: string[] = [
+    `CREATE SCHEMA ${COMPAT_DB}.pgcat`,
+    `CREATE SCHEMA ${COMPAT_DB}.infoschema`,
+    `CREATE SCHEMA ${VERSIONS_DB}.pgcat`,
+  ];
   s.push(...staticTableStatements());
   s.push(...functionCatalogStatements());
   s.push(...procedureStatements());
@@ -84,7 +132,7 @@ function systemColumnViews(statements: readonly string[]): string[] {
 
 /** DuckDB binds macro and view bodies at creation, so every object must follow what it references. */
 function dependencyOrder(statements: string[]): string[] {
-  const nameOf = (sql: string) => /^CREATE (?:MACRO|VIEW|TABLE) (fdl_pg\.\w+\.\w+)/.exec(sql)?.[1];
+  const nameOf = (sql: string) => /^CREATE (?:MACRO|VIEW|TABLE) (fdl_pg(?:_versions)?\.\w+\.\w+)/.exec(sql)?.[1];
   const byName = new Map<string, number>();
   statements.forEach((sql, i) => {
     const n = nameOf(sql);
@@ -98,7 +146,7 @@ function dependencyOrder(statements: string[]): string[] {
     state.set(i, 'busy');
     const sql = statements[i]!;
     const self = nameOf(sql);
-    for (const m of sql.matchAll(/fdl_pg\.\w+\.\w+/g)) {
+    for (const m of sql.matchAll(/fdl_pg(?:_versions)?\.\w+\.\w+/g)) {
       const j = byName.get(m[0]);
       if (j !== undefined && m[0] !== self) visit(j);
     }

@@ -1,7 +1,18 @@
 /** Names and fixed OIDs shared by the compat catalog (install.ts) and the rewriter (../rewrite.ts). */
 
-/** The attached in-memory database holding the emulation; one per DuckDB instance. */
+/**
+ * The database holding the emulation's macros, views and PostgreSQL's own rows; one per DuckDB instance,
+ * attached READ_ONLY where sessions run (install.ts).
+ */
 export const COMPAT_DB = 'fdl_pg';
+/**
+ * The database holding the attached versions' rows (relations, schemas, columns, functions, the
+ * materialised views), each keyed by the version's database name; written by the views builder and
+ * swapped into the sessions' instance READ_ONLY (version-snapshot.ts, versions/version-catalogs.ts).
+ */
+export const VERSIONS_DB = 'fdl_pg_versions';
+/** Qualifier for the per-version tables. */
+export const V = `${VERSIONS_DB}.pgcat.`;
 /** Qualifier for pg_catalog objects (views, tables, macros). */
 export const C = `${COMPAT_DB}.pgcat.`;
 /** Qualifier for information_schema objects (DuckDB reserves the name `information_schema`). */

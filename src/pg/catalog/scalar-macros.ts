@@ -17,6 +17,20 @@ import { ABSENT_FEATURE_MACROS, absentFeatureStatements } from './absent-feature
 import { DESCRIPTION_CLASSES } from './functions.js';
 import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
 import { lit } from './sql-literals.js';
+import { PG_KEYWORDS } from './pg-data.js';
+import { FORMAT_TYPE_BODY } from './format-type.js';
+
+/**
+ * The keywords quote_ident quotes (every category but unreserved) as one text, each between spaces: a name
+ * (no spaces once it matched the plain-name pattern) is one of them when ' name ' occurs in it. One
+ * constant to bind, where a lookup in `_keywords` was a correlated subquery per call (and a pattern of
+ * the words, compiled per call, cost as much).
+ */
+const QUOTED_KEYWORDS = lit(
+  ` ${PG_KEYWORDS.filter((k) => k[1] !== 'U')
+    .map((k) => String(k[0]))
+    .join(' ')} `,
+);
 
 /** Facts of the running server that some functions report. */
 export interface Build {
@@ -86,10 +100,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`,
     ],
     // int2vector and oidvector are arrays that PostgreSQL prints by their own name (plain storage).
-    [
-      `format_type(oid, typmod)`,
-      `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-' ELSE coalesce((SELECT CASE WHEN t.typcategory = 'A' AND t.typstorage <> 'p' THEN replace(t.fmt, '[]', '') || (CASE WHEN typmod IS NULL OR typmod < 4 THEN '' WHEN t.typelem = 1700 THEN '(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.typelem IN (1043, 1042) THEN '(' || (typmod - 4) || ')' ELSE '' END) || '[]' ELSE (CASE WHEN typmod IS NULL OR typmod < 0 THEN t.fmt WHEN t.oid = 1700 AND typmod >= 4 THEN 'numeric(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')' WHEN t.oid = 1043 AND typmod >= 4 THEN 'character varying(' || (typmod - 4) || ')' WHEN t.oid = 1042 AND typmod >= 4 THEN 'character(' || (typmod - 4) || ')' WHEN t.oid = 1114 THEN 'timestamp(' || typmod || ') without time zone' WHEN t.oid = 1184 THEN 'timestamp(' || typmod || ') with time zone' WHEN t.oid = 1083 THEN 'time(' || typmod || ') without time zone' WHEN t.oid = 1266 THEN 'time(' || typmod || ') with time zone' WHEN t.oid = 1560 THEN 'bit(' || typmod || ')' WHEN t.oid = 1562 THEN 'bit varying(' || typmod || ')' WHEN t.oid IN (16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186) THEN t.fmt ELSE t.fmt || '(' || typmod || ')' END) END FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT)), '???') END`,
-    ],
+    [`format_type(oid, typmod)`, FORMAT_TYPE_BODY],
     [
       `pg_get_userbyid(id)`,
       `CASE WHEN id IS NULL THEN NULL WHEN id = ${BOOTSTRAP_ROLE_OID} THEN ${C}_user() ELSE 'unknown (OID=' || id || ')' END`,
@@ -160,7 +171,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`cardinality(arr)`, `len(arr)`],
     [
       `quote_ident(x)`,
-      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_$]*') AND NOT EXISTS (SELECT 1 FROM ${C}_keywords WHERE word = x AND catcode <> 'U') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
+      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || x || ' ') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
     ],
     [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],
@@ -222,12 +233,14 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`array_remove(arr, x)`, `list_filter(arr, fdl_pg_e -> fdl_pg_e IS DISTINCT FROM x)`],
     [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
     [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
+    // The name split once (a one-row subquery) rather than once per use: binding _parse_ident's lambda and
+    // pattern six times was most of a `'name'::regclass` (≈ 5 ms of DuckDB time per statement).
     [
       `_regclass_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT rc.oid FROM ${C}_relall rc
-      WHERE (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND rc.nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[2])
-        OR (len(${C}_parse_ident(CAST(x AS VARCHAR))) = 1 AND rc.relname = ${C}_parse_ident(CAST(x AS VARCHAR))[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
+      SELECT rc.oid FROM ${C}_relall rc, (SELECT ${C}_parse_ident(CAST(x AS VARCHAR)) AS fdl_pg_parts) fdl_pg_name
+      WHERE (len(fdl_pg_name.fdl_pg_parts) = 2 AND rc.nspname = fdl_pg_name.fdl_pg_parts[1] AND rc.relname = fdl_pg_name.fdl_pg_parts[2])
+        OR (len(fdl_pg_name.fdl_pg_parts) = 1 AND rc.relname = fdl_pg_name.fdl_pg_parts[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
       ORDER BY list_position(${C}_search_path(), rc.nspname) NULLS FIRST LIMIT 1) END`,
     ],
     [

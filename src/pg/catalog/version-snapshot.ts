@@ -5,13 +5,15 @@
  * catalog statement (those table functions walk every attached catalog, DuckLake metadata included;
  * duckdb_functions() lists every built-in), which made sqlsmith's start-up take tens of seconds and psql's
  * \d 30–60× PostgreSQL. `_rel`, `_nsp`, `_cols`, `_tables` and `_funcs` read the calling connection's
- * current database from these tables. Relation OIDs are the ones DuckDB gave at attach: a remote
- * version's table views are rebuilt later with new OIDs, but the emulation only compares its own OIDs
- * (and column-sources.ts keeps the first ones it saw too). Whether a DuckDB view is a lake table or a
- * lake view comes from the attaching connection's `pg_relations` variable (session.ts).
+ * current database from these tables, which live in `fdl_pg_versions` (names.ts). The gateway runs the
+ * copy on its views builder, while the version's views database is attached there being built
+ * (versions/version-catalogs.ts): relation, schema and function OIDs are that instance's, given once per
+ * version and the same for every session while it stays attached; nothing compares them with the
+ * sessions' instance's own (RowDescription's column sources read these rows too). Whether a DuckDB view
+ * is a lake table or a lake view comes from the copying connection's `pg_relations` variable (session.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { C } from './names.js';
+import { C, V } from './names.js';
 import { elementOidSql, typeIsArraySql, typeModSql } from '../types.js';
 import { quoteIdent, quoteLiteral } from '../../quote.js';
 
@@ -62,13 +64,25 @@ function schemasOf(db: string): string {
  * Catalog views whose rows depend only on the version (not on session variables): materialised per
  * version at attach, so a statement reads a table instead of binding and running the view's joins.
  */
-// Empty for now: with pg_class, pg_attribute, pg_namespace, pg_description, pg_proc and _relall as tables,
-// sqlsmith's generated joins over them got plans that ran for minutes and GBs past statement_timeout
-// (seed 42: 13 statements in 300 s, RSS 2.8 GB; 100 in < 90 s without). Re-enable once those plans are bounded.
-// Measured again (issue 24): with pg_namespace, pg_class, pg_attribute and _relall materialised, psql's \d cost
-// ~34 ms of CPU in-process against ~40 ms as views; DuckDB's planning of the statement (binding, optimizers,
-// physical plan: ~15 ms) outweighs reading the views' few rows, so the gain does not pay for the risk.
-export const MATERIALISED_VIEWS: readonly string[] = [];
+// The relations clients read in nearly every catalog statement, each then one filtered scan of a table instead of
+// a union of the version's and the catalog's relations joined to a count of columns (pg_class), a union of
+// constants and schemas (pg_namespace), a union of columns joined to the types (pg_attribute), a union of
+// PostgreSQL's functions and the version's macros (pg_proc: sqlsmith's start-up reads it once per function) and a
+// union of five sources of comments (_descriptions: pgjdbc's getTables, obj_description). In-process, psql's and
+// the client fixtures' catalog statements: p50 CPU 4.4 → 2.5 ms (bench/catalog-plan.ts). Switched off once
+// after sqlsmith's generated joins over them ran for minutes past statement_timeout; bench/sqlsmith.ts's 2,000
+// statements now complete with them (docs/performance.md), and test/sqlsmith.test.ts runs them. They are tables of
+// `fdl_pg_versions`, a file the sessions' instance attaches READ_ONLY: under memory pressure DuckDB drops their
+// blocks and reads them again; as tables of an in-memory database they were written to its temp directory
+// (test/ceilings.test.ts counted 12–36 MB of temp that no statement held).
+export const MATERIALISED_VIEWS: readonly string[] = [
+  '_relall',
+  'pg_namespace',
+  'pg_class',
+  'pg_attribute',
+  'pg_proc',
+  '_descriptions',
+];
 
 /**
  * Rewrite install statements so each view of MATERIALISED_VIEWS becomes `_live_<name>` (its definition,
@@ -83,8 +97,8 @@ export function materialiseViews(statements: readonly string[]): string[] {
       continue;
     }
     out.push(sql.replace(`CREATE VIEW ${C}${name} AS`, `CREATE VIEW ${C}_live_${name} AS`));
-    out.push(`CREATE TABLE ${C}_${name}_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM ${C}_live_${name} LIMIT 0`);
-    out.push(`CREATE VIEW ${C}${name} AS SELECT * EXCLUDE (db) FROM ${C}_${name}_by_db WHERE db = current_database()`);
+    out.push(`CREATE TABLE ${V}_${name}_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM ${C}_live_${name} LIMIT 0`);
+    out.push(`CREATE VIEW ${C}${name} AS SELECT * EXCLUDE (db) FROM ${V}_${name}_by_db WHERE db = current_database()`);
   }
   return out;
 }
@@ -92,17 +106,17 @@ export function materialiseViews(statements: readonly string[]): string[] {
 /** Install-time statements: the snapshot tables (empty) and the per-database views over them. */
 export function snapshotStatements(): string[] {
   return [
-    `CREATE TABLE ${C}_snapshot_dbs (db VARCHAR PRIMARY KEY)`,
-    `CREATE TABLE ${C}_cols_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${columnsOf("''")}) LIMIT 0`,
-    `CREATE TABLE ${C}_tables_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${tablesOf("''")}) LIMIT 0`,
-    `CREATE TABLE ${C}_funcs_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${functionsOf("''")}) LIMIT 0`,
-    `CREATE TABLE ${C}_rel_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${relationsOf("''")}) LIMIT 0`,
-    `CREATE TABLE ${C}_nsp_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${schemasOf("''")}) LIMIT 0`,
-    `CREATE VIEW ${C}_tables AS SELECT * EXCLUDE (db) FROM ${C}_tables_by_db WHERE db = current_database()`,
-    `CREATE VIEW ${C}_rel AS SELECT * EXCLUDE (db) FROM ${C}_rel_by_db WHERE db = current_database()`,
-    `CREATE VIEW ${C}_nsp AS SELECT * EXCLUDE (db) FROM ${C}_nsp_by_db WHERE db = current_database()`,
-    `CREATE VIEW ${C}_cols AS SELECT * EXCLUDE (db) FROM ${C}_cols_by_db WHERE db = current_database()`,
-    `CREATE VIEW ${C}_funcs AS SELECT * EXCLUDE (db) FROM ${C}_funcs_by_db WHERE db = current_database()`,
+    `CREATE TABLE ${V}_snapshot_dbs (db VARCHAR PRIMARY KEY)`,
+    `CREATE TABLE ${V}_cols_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${columnsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${V}_tables_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${tablesOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${V}_funcs_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${functionsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${V}_rel_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${relationsOf("''")}) LIMIT 0`,
+    `CREATE TABLE ${V}_nsp_by_db AS SELECT CAST(NULL AS VARCHAR) AS db, * FROM (${schemasOf("''")}) LIMIT 0`,
+    `CREATE VIEW ${C}_tables AS SELECT * EXCLUDE (db) FROM ${V}_tables_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_rel AS SELECT * EXCLUDE (db) FROM ${V}_rel_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_nsp AS SELECT * EXCLUDE (db) FROM ${V}_nsp_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_cols AS SELECT * EXCLUDE (db) FROM ${V}_cols_by_db WHERE db = current_database()`,
+    `CREATE VIEW ${C}_funcs AS SELECT * EXCLUDE (db) FROM ${V}_funcs_by_db WHERE db = current_database()`,
   ];
 }
 
@@ -110,34 +124,35 @@ export function snapshotStatements(): string[] {
 export async function snapshotVersionCatalog(conn: DuckDBConnection, db: string): Promise<void> {
   await forgetVersionCatalog(conn, db);
   const d = quoteLiteral(db);
-  await conn.run(`INSERT INTO ${C}_rel_by_db SELECT ${d}, * FROM (${relationsOf(d)})`);
-  await conn.run(`INSERT INTO ${C}_nsp_by_db SELECT ${d}, * FROM (${schemasOf(d)})`);
+  await conn.run(`INSERT INTO ${V}_rel_by_db SELECT ${d}, * FROM (${relationsOf(d)})`);
+  await conn.run(`INSERT INTO ${V}_nsp_by_db SELECT ${d}, * FROM (${schemasOf(d)})`);
   // attrelid: the relation's OID as _rel lists it (columns are matched to relations by name)
-  await conn.run(`INSERT INTO ${C}_cols_by_db SELECT ${d}, r.oid, c.* EXCLUDE (attrelid) FROM (${columnsOf(d)}) c
-    JOIN ${C}_rel_by_db r ON r.db = ${d} AND r.nspname = c.schema_name AND r.relname = c.table_name`);
-  await conn.run(`INSERT INTO ${C}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
+  await conn.run(`INSERT INTO ${V}_cols_by_db SELECT ${d}, r.oid, c.* EXCLUDE (attrelid) FROM (${columnsOf(d)}) c
+    JOIN ${V}_rel_by_db r ON r.db = ${d} AND r.nspname = c.schema_name AND r.relname = c.table_name`);
+  await conn.run(`INSERT INTO ${V}_tables_by_db SELECT ${d}, * FROM (${tablesOf(d)})`);
+  // before the materialised views: pg_proc lists the version's macros
+  await conn.run(`INSERT INTO ${V}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
   // The live views read the connection's current database: read them with `db` current.
   const current = String((await conn.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0] ?? '');
   const schema = String((await conn.runAndReadAll('SELECT current_schema()')).getRows()[0]?.[0] ?? 'main');
   await conn.run(`USE ${quoteIdent(db)}`);
   try {
     for (const name of MATERIALISED_VIEWS)
-      await conn.run(`INSERT INTO ${C}_${name}_by_db SELECT ${d}, * FROM ${C}_live_${name}`);
+      await conn.run(`INSERT INTO ${V}_${name}_by_db SELECT ${d}, * FROM ${C}_live_${name}`);
   } finally {
     if (current !== '' && current !== db) await conn.run(`USE ${quoteIdent(current)}.${quoteIdent(schema)}`);
   }
-  await conn.run(`INSERT INTO ${C}_funcs_by_db SELECT ${d}, * FROM (${functionsOf(d)})`);
-  await conn.run(`INSERT INTO ${C}_snapshot_dbs VALUES (${d})`);
+  await conn.run(`INSERT INTO ${V}_snapshot_dbs VALUES (${d})`);
 }
 
 /** Drop database `db`'s snapshot (when it is detached). */
 export async function forgetVersionCatalog(conn: DuckDBConnection, db: string): Promise<void> {
   const d = quoteLiteral(db);
-  await conn.run(`DELETE FROM ${C}_snapshot_dbs WHERE db = ${d}`);
-  await conn.run(`DELETE FROM ${C}_cols_by_db WHERE db = ${d}`);
-  await conn.run(`DELETE FROM ${C}_tables_by_db WHERE db = ${d}`);
-  await conn.run(`DELETE FROM ${C}_funcs_by_db WHERE db = ${d}`);
-  await conn.run(`DELETE FROM ${C}_rel_by_db WHERE db = ${d}`);
-  await conn.run(`DELETE FROM ${C}_nsp_by_db WHERE db = ${d}`);
-  for (const name of MATERIALISED_VIEWS) await conn.run(`DELETE FROM ${C}_${name}_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_snapshot_dbs WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_cols_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_tables_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_funcs_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_rel_by_db WHERE db = ${d}`);
+  await conn.run(`DELETE FROM ${V}_nsp_by_db WHERE db = ${d}`);
+  for (const name of MATERIALISED_VIEWS) await conn.run(`DELETE FROM ${V}_${name}_by_db WHERE db = ${d}`);
 }
