@@ -38,6 +38,7 @@ import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
+import { mergeGuardStatements } from './merge-guards.js';
 import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
@@ -278,7 +279,7 @@ function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
   return handle;
 }
 
-/** The cost and value guards' macros (cost-, value-, regex-, list-, growth- and nesting-guards.ts) as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-, value-, regex-, list-, growth-, merge- and nesting-guards.ts) as one text, built once per instance from its catalog. */
 async function guardStatements(instance: DuckDBInstance): Promise<string> {
   const conn = await instance.connect();
   try {
@@ -292,6 +293,7 @@ async function guardStatements(instance: DuckDBInstance): Promise<string> {
       ...regexGuardStatements(),
       ...listGuardStatements(),
       ...growthGuardStatements(),
+      ...mergeGuardStatements(),
       ...nestingGuardStatements(),
     ].join(';\n');
   } finally {

@@ -17,6 +17,7 @@
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { patternArgumentCopies } from './pattern-guards.js';
 import { NESTING_GUARD_COPIES } from './nesting-guards.js';
+import { MERGE_GUARD_COPIES } from './merge-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes one call may add to the largest of its inputs. */
@@ -174,6 +175,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   // pattern-guards.ts, counted from the macros' text
   ...patternArgumentCopies(),
   ...NESTING_GUARD_COPIES,
+  ...MERGE_GUARD_COPIES,
 };
 /** The most times one expression may be bound through nested guarded calls. */
 export const MAX_GUARD_COPIES = 256;
