@@ -172,7 +172,9 @@ export class Gateway {
         connectDuckDB: (repo) =>
           engines.connect(repo, (instance) => connectSession(instance, baselineVariables(config.limits))),
         engineFailed: (repo, conn) => {
-          if (!engines.retire(repo, conn)) return;
+          const broken = engines.retire(repo, conn);
+          if (!broken) return;
+          void versions.retireEngine(repo, broken.id);
           countEngineFailure();
           log.error(
             { event: 'engine_failed', repo },

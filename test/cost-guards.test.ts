@@ -89,6 +89,77 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     await Promise.all([c.end(), other.end()]);
   });
 
+  test('merges quadratic in their entries (engine/merge-guards.ts): map_concat and json_merge_patch of large values end 54000 with a hint within the timeout, the process goes idle; ordinary merges answer', async () => {
+    const c = await login();
+    // Maps and JSON objects of n entries, n from a row (a second attacker review: 3–4 s past a 1 s timeout).
+    const map = (offset: string) => `map(range(${offset}, ${offset} + n), range(n))`;
+    const doc = (offset: string) => `to_json(map(range(${offset}, ${offset} + n)::varchar[], range(n)))`;
+    const payloads = [
+      `select len(map_keys(map_concat(${map('0')}, ${map('n')}))) from (values (16000)) t(n)`,
+      `select len(map_keys(map_concat(${map('0')}, ${map('n')}, ${map('2 * n')}))) from (values (11000)) t(n)`,
+      `select length(json_merge_patch(${doc('0')}, ${doc('n')})) from (values (30000)) t(n)`,
+    ];
+    for (const sql of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; hint?: string }) => e.code === '54000' && /Merge fewer or smaller/.test(e.hint ?? ''),
+        sql,
+      );
+      const took = Date.now() - t0;
+      assert.ok(took < TIMEOUT_MS + 2000, `${sql}: answered after ${took} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(2000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
+    }
+    // Within the ceiling, and ordinary merges, answer as the built-ins do (the last key wins; null removes).
+    const r = await c.query(`select len(map_keys(map_concat(${map('0')}, ${map('n')})))::int as m,
+      json_merge_patch('{"a":1,"b":{"x":1}}', '{"b":{"y":2}}', '{"a":null}')::text as j,
+      map_concat(map_from_entries([{k: 'a', v: 1}]), map_from_entries([{k: 'a', v: 2}]))['a'] as last,
+      json_merge_patch(${doc('0')}, '{"z":1}')::text like '%"z":1}' as big
+      from (values (128)) t(n)`);
+    assert.deepEqual(r.rows[0], { m: 256, j: '{"b":{"x":1,"y":2}}', last: 2, big: true });
+    await assert.rejects(
+      c.query(`select map_concat(${map('0')}, ${map('n')}) from (values (129)) t(n)`),
+      (e: { code?: string }) => e.code === '54000',
+    );
+    await c.end();
+  });
+
+  test('regular expressions taken from rows (engine/regex-guards.ts regexTooHeavy): a pattern that compiles large ends 54000 at once, the process goes idle; ordinary patterns from rows and constants answer', async () => {
+    const c = await login();
+    // RE2 compiles a pattern that is not a constant once per row: each of these ran seconds per vector (2,048 rows).
+    const rows = (p: string) => `(select ${p} || (range % 2)::varchar as p, 'abc' || range as s from range(4096))`;
+    const payloads = [
+      `select count(*) from ${rows("repeat('[a-zé]{1,100}', 4)")} where s ~ p`,
+      `select count(*) from ${rows("'a{1,1000}'")} where len(regexp_extract_all(s, p)) > 0`,
+      `select count(*) from ${rows("'(\\pL){1,50}'")} where regexp_full_match(s, p, 'i')`,
+      `select count(*) from ${rows("'x{1,900}'")} where regexp_replace(s, p, '') = s`,
+    ];
+    for (const sql of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; hint?: string }) => e.code === '54000' && /compiled for every row/.test(e.hint ?? ''),
+        sql,
+      );
+      const took = Date.now() - t0;
+      assert.ok(took < TIMEOUT_MS + 2000, `${sql}: answered after ${took} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(2000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
+    }
+    // Ordinary patterns from rows, and constants, answer as before.
+    const r = await c.query(`select count(*) filter (where regexp_full_match(s, p))::int as phone,
+      count(*) filter (where s ~ '^\\pL+$')::int as letters,
+      count(*) filter (where s ~ '^[0-9]{3}-[0-9]{4}$')::int as constant
+      from (values ('555-1234', '[0-9]{3}-[0-9]{4}'), ('55-1234', '[0-9]{3}-[0-9]{4}'), ('abc', '\\pL+')) t(s, p)`);
+    assert.deepEqual(r.rows[0], { phone: 2, letters: 1, constant: 1 });
+    await c.end();
+  });
+
   test('the guard errs only over the ceiling: 255 bytes, and long patterns over long texts', async () => {
     const c = await login();
     // DuckDB's edit distances work by byte: 'é' is two.

@@ -9,6 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { copyFixtures, whenBusy } from './support/gateway.js';
@@ -40,6 +41,21 @@ const codeOf = (p: Promise<unknown>) =>
     () => 'answered',
     (e: { code?: string }) => (e.code && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : 'gone'),
   );
+
+/** The files under `dir` the process holds open. */
+function openFiles(pid: number, dir: string): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith(dir)) out.push(target.slice(dir.length));
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return out.sort();
+}
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 describe('a DuckDB internal error cannot take a repository down', () => {
   const repos = copyFixtures('repos/basic');
@@ -113,6 +129,52 @@ describe('a DuckDB internal error cannot take a repository down', () => {
     await other.end();
     await c.end();
     assert.equal(s.proc.exitCode, null, 'the gateway runs on');
+  });
+
+  test("a client's text that reads like DuckDB's failure is not taken for one: the engine stays, the session goes on", async () => {
+    const s = started[0]!;
+    const c = await connect(s);
+    const other = await connect(s);
+    // The words were looked for anywhere in the message: this replaced the repository's engine (57P02).
+    for (const text of ['database has been invalidated', 'FATAL Error: Failed: database has been invalidated']) {
+      assert.equal(await codeOf(c.query(`select error('${text}')`)), '22023');
+      assert.equal((await c.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+    }
+    assert.equal((await other.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+    assert.deepEqual(c.ended, []);
+    assert.equal(sample((await get(s.http!, '/metrics')).body, 'fdl_engine_failures_total'), 0);
+    await Promise.all([c.end(), other.end()]);
+  });
+
+  test('a replaced engine is let go of: no file of it stays open, and memory does not grow per failure', async () => {
+    const s = await start('let-go', { FDL_TEST_ADMISSION: 'off', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' });
+    const pid = s.proc.pid!;
+    const count = async () => {
+      const c = await connect(s);
+      assert.equal((await c.query<{ n: number }>(COUNT)).rows[0]!.n, expected);
+      await c.end();
+    };
+    await count();
+    const files = openFiles(pid, repos.dir);
+    // one views database (the current engine's) and the version's catalog
+    assert.equal(files.filter((f) => f.endsWith('.duckdb') && f.includes('/views/')).length, 1, files.join('\n'));
+    const rss0 = rssMiB(pid);
+    const FAILURES = 4;
+    for (let i = 0; i < FAILURES; i++) {
+      const failing = await connect(s);
+      assert.equal(await codeOf(failing.query(INVALIDATES)), 'XX000');
+      await endedByCrash(failing);
+      await count(); // on the next engine, its version attached anew
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = openFiles(pid, repos.dir);
+    // Before: every replaced engine kept its views database and the version's catalog open.
+    assert.equal(after.filter((f) => f.includes('/views/')).length, 1, after.join('\n'));
+    assert.equal(after.length, files.length, `open before:\n${files.join('\n')}\nafter:\n${after.join('\n')}`);
+    // Before: +16–20 MiB per failure (the broken instances were never freed).
+    const grown = rssMiB(pid) - rss0;
+    assert.ok(grown < 6 * FAILURES, `RSS grew ${grown.toFixed(1)} MiB over ${FAILURES} replaced engines`);
+    assert.equal(sample((await get(s.http!, '/metrics')).body, 'fdl_engine_failures_total'), FAILURES);
   });
 
   test('with admission off, an invalidated engine ends its sessions (57P02) and the next session gets a new one', async () => {

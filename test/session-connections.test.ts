@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { connectSession, createEngine, endSession, sealEngine } from '../src/engine/engine.js';
-import { idleSessionConnections } from '../src/engine/session-connections.js';
+import {
+  idleSessionConnections,
+  probeSessionEngine,
+  retireSessionConnections,
+} from '../src/engine/session-connections.js';
 import { COST_LIMIT_PHRASE } from '../src/engine/cost-guards.js';
 import { workCount } from '../src/stages.js';
 
@@ -166,6 +170,31 @@ describe('session connections: kept per instance, reset between sessions', () =>
     const r = await b.runAndReadAll('SELECT count(*) FROM range(3000000) WHERE range % 7 = 3');
     assert.equal(Number(r.getRows()[0]![0]), 428571);
     await endSession(b);
+  });
+
+  test("the engine probe after an internal error runs beside the session: a stream open on the session's connection reads on", async () => {
+    const own = await createEngine({ threads: 1 });
+    const c = await connectSession(own);
+    const rows = async (r: Awaited<ReturnType<DuckDBConnection['stream']>>) => (await r.fetchChunk())?.rowCount ?? 0;
+    const stream = await c.stream('SELECT range AS i FROM range(100000)');
+    assert.equal(await rows(stream), 2048);
+    await probeSessionEngine(c);
+    assert.equal(await rows(stream), 2048, 'the stream goes on after the probe');
+    // What the probe was before: a statement on the session's own connection, which ended the stream (no error, no rows).
+    await c.run('SELECT 1');
+    assert.equal(await rows(stream), 0);
+    await endSession(c);
+    // An instance replaced (engines.ts retire): its idle connections are let go of, a session's is not kept, and the probe says so.
+    const d = await connectSession(own);
+    const e = await connectSession(own);
+    await endSession(e);
+    assert.equal(idleSessionConnections(own), 1);
+    retireSessionConnections(own);
+    own.closeSync();
+    assert.equal(idleSessionConnections(own), 0);
+    await assert.rejects(probeSessionEngine(d), /instance closed/);
+    await endSession(d);
+    assert.equal(idleSessionConnections(own), 0);
   });
 
   test('a connection whose reset leaves something behind is disconnected, not kept', async () => {

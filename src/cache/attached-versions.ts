@@ -28,6 +28,8 @@ export class AttachedVersions<T extends Attached> {
   /** Evicted versions still detaching: attaching the same name again waits for it. */
   private readonly detaching = new Map<string, Promise<void>>();
   private readonly idle: LRUCache<string, Entry<T>>;
+  /** In use when their engine was replaced: disposed at their last release (retire). */
+  private readonly retiring = new Set<Entry<T>>();
   hits = 0;
   misses = 0;
   evictions = 0;
@@ -94,9 +96,34 @@ export class AttachedVersions<T extends Attached> {
         if (e.refs === 0 && this.live.get(key) === e) {
           this.live.delete(key);
           this.idle.set(key, e);
-        }
+        } else if (e.refs === 0 && this.retiring.delete(e)) void this.let(e);
       },
     };
+  }
+
+  /**
+   * The versions whose key matches were attached in an engine that was replaced (engine-failure):
+   * each is disposed now when idle, else once its last lease is released; never leased again. A
+   * failure to detach is expected there (the instance is closed) and not reported: disposing lets
+   * go of the files and connections all the same.
+   */
+  async retire(matches: (key: string) => boolean): Promise<void> {
+    const now: Entry<T>[] = [];
+    for (const [key, e] of [...this.idle.entries()]) {
+      if (!matches(key)) continue;
+      this.idle.delete(key); // reason 'delete': not disposed by the LRU's hook
+      now.push(e);
+    }
+    for (const [key, e] of [...this.live.entries()]) {
+      if (!matches(key)) continue;
+      this.live.delete(key);
+      this.retiring.add(e);
+    }
+    await Promise.all(now.map((e) => this.let(e)));
+  }
+
+  private async let(e: Entry<T>): Promise<void> {
+    await e.value.dispose().catch(() => undefined);
   }
 
   /** Detach everything (shutdown). */

@@ -6,6 +6,8 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { EngineInternalError, isInternalMessage, isInvalidatedMessage } from './engine-failure.js';
 import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
+import { MERGE_LIMIT_HINT, MERGE_LIMIT_WORDS } from './merge-guards.js';
+import { REGEX_WEIGHT_WORDS } from './regex-guards.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
@@ -90,6 +92,10 @@ export const OUT_OF_MEMORY_HINT =
 
 /** A list builder's guard (list-guards.ts): the same series streams as a set-returning function in FROM. */
 const LIST_BUILDER_LIMIT = /^Invalid Input Error: (?:generate_series|range): a list of more than /;
+const REGEX_WEIGHT_LIMIT = new RegExp(`^Invalid Input Error: \\w+: ${REGEX_WEIGHT_WORDS} `);
+const REGEX_WEIGHT_HINT =
+  'A regular expression that is not a constant is compiled for every row: use a shorter pattern with fewer counted repetitions ({n,m}) and Unicode classes (\\pL), or a constant pattern.';
+const MERGE_LIMIT = new RegExp(`^Invalid Input Error: (?:map_concat|json_merge_patch): ${MERGE_LIMIT_WORDS} `);
 const LIST_BUILDER_HINT =
   'In a select list the series is built as one value, which is limited; in FROM it streams any number of rows: SELECT g FROM generate_series(1, 100000) AS g.';
 
@@ -176,7 +182,11 @@ export function fromDuckDB(e: unknown): SqlError {
           ? OUT_OF_MEMORY_HINT
           : LIST_BUILDER_LIMIT.test(message)
             ? LIST_BUILDER_HINT
-            : undefined,
+            : MERGE_LIMIT.test(message)
+              ? MERGE_LIMIT_HINT
+              : REGEX_WEIGHT_LIMIT.test(message)
+                ? REGEX_WEIGHT_HINT
+                : undefined,
       );
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));

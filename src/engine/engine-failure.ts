@@ -23,13 +23,18 @@ export class EngineInternalError extends SqlError {
   }
 }
 
-/** DuckDB's words for an internal error, and for every call of an instance it invalidated. */
+/**
+ * DuckDB's words for an internal error, and for every call of an instance it invalidated: read from
+ * the start of the message only, where DuckDB names the kind of error. A client's own text can be
+ * anywhere after it (`select error('database has been invalidated')` is an "Invalid Input Error"):
+ * read anywhere, it made the gateway replace the repository's engine for every session.
+ */
 export function isInternalMessage(message: string): boolean {
-  return /^(INTERNAL|FATAL) Error:/.test(message) || isInvalidatedMessage(message);
+  return /^(INTERNAL|FATAL) Error:/.test(message);
 }
 
 export function isInvalidatedMessage(message: string): boolean {
-  return message.includes('database has been invalidated');
+  return /^FATAL Error: (?:Failed: )?database has been invalidated/.test(message);
 }
 
 /** What the session's client is told as it is ended (PostgreSQL's words after a backend crash). */

@@ -22,6 +22,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { createEngine, sealEngine } from './engine.js';
 import { compatFiles, COMPAT_DB } from '../pg/catalog/index.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
+import { retireSessionConnections } from './session-connections.js';
 import { parseByteSize } from './temp-ceiling.js';
 
 export interface EnginesOptions {
@@ -129,17 +130,19 @@ export class Engines {
 
   /**
    * DuckDB invalidated the instance `conn` belongs to: the repository's next session gets a new
-   * engine (once, however many sessions of the broken one report it). The broken one is closed: its
-   * sessions end as they meet the failure, and DuckDB frees it with the last of their connections.
+   * engine (once, however many sessions of the broken one report it; null for the later reports).
+   * The broken one is closed and its idle session connections disconnected: DuckDB frees an instance
+   * (memory, open catalog and views files) only with the last connection to it, so the caller lets
+   * go of the versions attached there too (Versions.retireEngine), and the broken one's sessions end
+   * as they meet the failure, their connections then dropped.
    */
-  retire(repo: string, conn: DuckDBConnection): boolean {
+  retire(repo: string, conn: DuckDBConnection): RepositoryEngine | null {
     const broken = this.engineOf.get(conn);
     const current = this.current.get(repo);
-    if (!broken || current !== broken) return false;
+    if (!broken || current !== broken) return null;
     this.current.delete(repo);
     this.instances.delete(repo);
-    // Let go of both instances now: DuckDB frees them (memory, open files) once the broken one's last
-    // connection is gone; its sessions end as they meet the failure, their connections then dropped.
+    retireSessionConnections(broken.sessions);
     for (const instance of [broken.sessions, broken.builder]) {
       try {
         instance.closeSync();
@@ -147,7 +150,7 @@ export class Engines {
         /* closed already */
       }
     }
-    return true;
+    return broken;
   }
 
   /** Both sealed instances of a repository (the sessions' and the views builder), created on first use. */

@@ -38,6 +38,7 @@ import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { growthGuardStatements } from './growth-guards.js';
 import { listGuardStatements } from './list-guards.js';
+import { mergeGuardStatements } from './merge-guards.js';
 import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
@@ -67,6 +68,10 @@ async function fingerprintColumns(conn: DuckDBConnection): Promise<string> {
 }
 
 interface Pool {
+  /** The instance its connections belong to (a separate connection of it probes it: probeSessionEngine). */
+  instance: DuckDBInstance;
+  /** Its instance was replaced (engines.ts retire): connections are disconnected, never kept. */
+  retired: boolean;
   /** Variables every session connection holds between sessions (name → VARCHAR value), set once per connection. */
   baseline: ReadonlyMap<string, string>;
   /** The statements that install the guards, built once from the instance's catalog. */
@@ -103,6 +108,8 @@ export async function takeSessionConnection(
   let pool = pools.get(instance);
   if (!pool) {
     pool = {
+      instance,
+      retired: false,
       baseline,
       guards: guardStatements(instance),
       fresh: null,
@@ -138,7 +145,7 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
     // The session's prepared statements go as with a disconnect: none can run on the next session's
     // connection (the binding's own list of them; were it gone, the connection is disconnected).
     (conn as unknown as { preparedStatements: { destroySync(): void } }).preparedStatements.destroySync();
-    if (pool.idle.length < IDLE_CONNECTIONS) {
+    if (!pool.retired && pool.idle.length < IDLE_CONNECTIONS) {
       if (!(await reset(conn, pool))) throw new Error('the reset left state behind');
       if (pool.idle.length < IDLE_CONNECTIONS) {
         pool.idle.push(conn);
@@ -162,6 +169,45 @@ export async function endSessionConnection(handle: DuckDBConnection): Promise<vo
  */
 export function variablesWhenTaken(handle: DuckDBConnection): ReadonlyMap<string, string> | undefined {
   return handles.get(handle)?.pool.baseline;
+}
+
+/**
+ * The instance was replaced (engines.ts retire): its idle connections are disconnected — each kept
+ * the whole instance alive, its memory and its open catalog and views files — and the connections
+ * of sessions still on it are disconnected as those sessions end.
+ */
+export function retireSessionConnections(instance: DuckDBInstance): void {
+  const pool = pools.get(instance);
+  if (!pool) return;
+  pools.delete(instance);
+  pool.retired = true;
+  for (const conn of pool.idle.splice(0)) {
+    try {
+      conn.disconnectSync();
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Whether the instance of a session's connection still works, asked on a separate connection of
+ * it: a statement on the session's own connection would end a stream the session keeps open there
+ * (a WITH HOLD cursor's, a suspended portal's). Throws DuckDB's error (or "instance closed" once it
+ * was replaced).
+ */
+export async function probeSessionEngine(handle: DuckDBConnection): Promise<void> {
+  const held = handles.get(handle);
+  if (!held) {
+    await handle.run('SELECT 1'); // not one of ours (a test's own connection)
+    return;
+  }
+  const probe = await held.pool.instance.connect();
+  try {
+    await probe.run('SELECT 1');
+  } finally {
+    probe.disconnectSync();
+  }
 }
 
 /** How many connections an instance has idle (tests, status). */
@@ -278,7 +324,7 @@ function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
   return handle;
 }
 
-/** The cost and value guards' macros (cost-, value-, regex-, list-, growth- and nesting-guards.ts) as one text, built once per instance from its catalog. */
+/** The cost and value guards' macros (cost-, value-, regex-, list-, growth-, merge- and nesting-guards.ts) as one text, built once per instance from its catalog. */
 async function guardStatements(instance: DuckDBInstance): Promise<string> {
   const conn = await instance.connect();
   try {
@@ -292,6 +338,7 @@ async function guardStatements(instance: DuckDBInstance): Promise<string> {
       ...regexGuardStatements(),
       ...listGuardStatements(),
       ...growthGuardStatements(),
+      ...mergeGuardStatements(),
       ...nestingGuardStatements(),
     ].join(';\n');
   } finally {

@@ -17,6 +17,7 @@
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { patternArgumentCopies } from './pattern-guards.js';
 import { NESTING_GUARD_COPIES } from './nesting-guards.js';
+import { MERGE_GUARD_COPIES } from './merge-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes one call may add to the largest of its inputs. */
@@ -135,11 +136,14 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   format: [6, 2],
   bar: [2],
   // regex-guards.ts: the options argument is spelled into flags three times per call of the built-in.
-  regexp_replace: [4, 4, 5, 11],
-  regexp_extract_all: [2, 2, 1, 6],
-  regexp_split_to_array: [2, 2, 6],
-  string_split_regex: [2, 2, 6],
-  str_split_regex: [2, 2, 6],
+  // The pattern 4 times more for its size (regexTooHeavy).
+  regexp_replace: [4, 8, 5, 11],
+  regexp_extract_all: [2, 6, 1, 6],
+  regexp_split_to_array: [2, 6, 6],
+  string_split_regex: [2, 6, 6],
+  str_split_regex: [2, 6, 6],
+  regexp_matches: [1, 5, 6],
+  regexp_full_match: [1, 5, 6],
   // list-guards.ts
   range: [2],
   generate_series: [2],
@@ -174,6 +178,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   // pattern-guards.ts, counted from the macros' text
   ...patternArgumentCopies(),
   ...NESTING_GUARD_COPIES,
+  ...MERGE_GUARD_COPIES,
 };
 /** The most times one expression may be bound through nested guarded calls. */
 export const MAX_GUARD_COPIES = 256;

@@ -155,19 +155,28 @@ export async function attachVersion(
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
       async dispose() {
-        const c = await engine.sessions.connect();
-        try {
-          await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
-          await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
-          await forgetVersionRows(engine, dbName);
-          if (prune) await prune.dispose();
-          if (counting) await counting.dispose();
-          await views.remove();
-        } finally {
-          c.disconnectSync();
-          for (const p of pins) p.release();
-          version.close();
-        }
+        // Every step is taken even when one fails: in an engine that was replaced (engine-failure)
+        // nothing can be detached, but the connections held to it and the files must still go.
+        const steps = [
+          async () => {
+            const c = await engine.sessions.connect();
+            try {
+              await c.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`);
+              await c.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`);
+            } finally {
+              c.disconnectSync();
+            }
+          },
+          () => forgetVersionRows(engine, dbName),
+          async () => prune?.dispose(),
+          async () => counting?.dispose(),
+          () => views.remove(),
+        ];
+        const failed: unknown[] = [];
+        for (const step of steps) await step().catch((e: unknown) => failed.push(e));
+        for (const p of pins) p.release();
+        version.close();
+        if (failed.length > 0) throw failed[0];
       },
     };
   } catch (e) {

@@ -116,6 +116,17 @@ export class Versions implements VersionSource {
     );
   }
 
+  /**
+   * The repository's engine `engineId` was replaced (engines.ts retire): its attached versions are
+   * let go of — now when idle, else when their last session releases them — so that nothing holds
+   * the broken instance (its connections, catalog and views files) any more.
+   */
+  retireEngine(repoName: string, engineId: number): Promise<void> {
+    const prefix = `${repoName}@`;
+    const suffix = `#${engineId}`;
+    return this.attached.retire((key) => key.startsWith(prefix) && key.endsWith(suffix));
+  }
+
   close(): Promise<void> {
     return this.attached.clear();
   }

@@ -113,17 +113,21 @@ export class ViewsDatabase {
   /** The file removed and the builder's catalog detached (after the sessions' instance detached the database, or when building failed). */
   async remove(): Promise<void> {
     await this.changes.run(async () => {
-      if (this.catalogAttached && this.catalog) {
-        const b = await this.engine.builder.connect();
-        try {
-          await b.run(`DETACH DATABASE IF EXISTS ${qi(this.catalog.alias)}`);
-        } finally {
-          b.disconnectSync();
+      try {
+        if (this.catalogAttached && this.catalog) {
+          const b = await this.engine.builder.connect();
+          try {
+            await b.run(`DETACH DATABASE IF EXISTS ${qi(this.catalog.alias)}`);
+          } finally {
+            b.disconnectSync();
+          }
+          this.catalogAttached = false;
         }
-        this.catalogAttached = false;
+      } finally {
+        // also when the builder is gone (a replaced engine: engine-failure.ts)
+        if (this.file) await rm(this.file, { force: true });
+        this.file = undefined;
       }
-      if (this.file) await rm(this.file, { force: true });
-      this.file = undefined;
     });
   }
 

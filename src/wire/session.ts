@@ -14,6 +14,7 @@ import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { endSession } from '../engine/engine.js';
 import { engineCall, ownEngineCalls } from '../engine/engine-calls.js';
 import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-failure.js';
+import { probeSessionEngine } from '../engine/session-connections.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal } from './portal.js';
@@ -117,10 +118,11 @@ export class Session {
     this.engineSuspect = null;
     if (suspect !== 'ask') return suspect === 'invalidated';
     try {
-      await this.conn.run('SELECT 1');
+      await probeSessionEngine(this.conn);
       return false;
     } catch (e) {
-      return isInvalidatedMessage(e instanceof Error ? e.message : String(e));
+      const message = e instanceof Error ? e.message : String(e);
+      return isInvalidatedMessage(message) || /instance closed/.test(message);
     }
   }
 
