@@ -390,6 +390,14 @@ const SHOWN: Array<[string, string]> = [
       ${shown('sign(fdl_pg_r.u) * ((abs(fdl_pg_r.u) + fdl_pg_r.f // 2) // fdl_pg_r.f) * fdl_pg_r.f', "'round'", 'CAST(n AS BIGINT)', t === 'DECIMAL' ? 'x' : 'CAST(x AS DECIMAL(38,0))', 'NULL')})[1] END`,
   ]),
   ['_pgsem_shown_round(t, x, n)', 'round(x, n)'],
+  // CASE, COALESCE, GREATEST, LEAST shown at the scale of the value chosen (pg-shown-calls.ts shownChoice).
+  ['_pgsem_shown_scaled(t DECIMAL, x, n)', '_pgsem_shown_round(t, x, n)'],
+  // (every other number named, so DuckDB's binder does not pick DECIMAL for an integer or a float)
+  ...[...INTEGER_LIKE, 'HUGEINT', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE'].map((t): [string, string] => [
+    `_pgsem_shown_scaled(t ${t}, x, n)`,
+    'x',
+  ]),
+  ['_pgsem_shown_scaled(t, x, n)', 'x'],
   // Inside an expression the scale n cannot travel with the value: refused, not shown at x's scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_roundv(t ${t}, x, n)`,

@@ -1,0 +1,32 @@
+/**
+ * Corpus statements from the ninth review of issue 25 (session 39): silent differences a new user
+ * found, each seen differing on the old code and now PostgreSQL's answer or a refusal with a precise
+ * SQLSTATE and a hint; never excused by a documented row.
+ */
+export const REVIEW_9 = [
+  // numeric CASE, COALESCE, GREATEST, LEAST: the scale of the value chosen (DuckDB padded to the column's)
+  'select order_id, case when qty > 2 then amount else 0.5 end from sales.orders order by order_id limit 6',
+  'select case when true then 7 else 0.5 end, case when false then 7.0 else 0.5 end, case 1 when 2 then 1.25 else 3 end',
+  'select greatest(1.3700, 2.5), greatest(1.37, 2), least(1.5, 1.50), greatest(2, 2.0), least(null, 2.50, 3)',
+  'select coalesce(null, 1.50, 2.5), coalesce(null::numeric, 2), coalesce(qty, 0.5) from sales.orders order by order_id limit 2',
+  'select order_id, greatest(amount, 30), least(amount, 30.0), coalesce(nullif(qty, 2), 2.5) from sales.orders order by order_id limit 4',
+  'select case qty when 1 then 1.5 when 2 then 2 else amount end as x, count(*) from sales.orders group by 1 order by 1 limit 5',
+  'select distinct case when qty > 3 then 1.5 else 2 end from sales.orders order by 1',
+  // an integer constant beside a smallint is int4 (coalesce, greatest, CASE)
+  'select order_id, coalesce(qty, 0), greatest(qty, 3), case when qty > 2 then qty else 0 end from sales.orders order by order_id limit 3',
+  // lag/lead with a default: the common type of the value and the default, the default's own scale
+  'select order_id, lag(qty, 2, 0) over (order by order_id) from sales.orders order by order_id limit 4',
+  'select order_id, lead(qty, 1, -1) over (order by order_id desc), lag(qty, 1, 5000000000) over (order by order_id) from sales.orders order by order_id limit 4',
+  'select order_id, lead(amount, 1, 0) over (order by order_id), lag(customer_id, 1, 0) over (order by order_id) from sales.orders order by order_id desc limit 2',
+  'select order_id, lead(amount, 1, 0.5) over (order by order_id), lag(amount, 2, 1) over (order by order_id) from sales.orders order by order_id desc limit 3',
+  'select order_id, coalesce(lag(amount, 1, 0) over (order by order_id), 1) from sales.orders order by order_id limit 2',
+  // fractions of a second past microseconds: rounded as PostgreSQL's input (DuckDB truncated)
+  "select timestamp '2024-01-01 10:00:00.1234567', '2024-01-01 10:00:00.9999995'::timestamp, timestamptz '2024-01-01 10:00:00.1234565+00'",
+  "select '2024-01-01 10:00:00.0000005'::timestamp, time '10:00:00.1234567', '2024-12-31 23:59:59.9999999'::timestamp",
+  "select '2024-01-01 10:00:00.1234995'::timestamp(3), timestamp(2) '2024-01-01 10:00:00.9949999'",
+  // a string constant compared with char(n) is bpchar: trailing spaces ignored
+  "select 'a'::char(3) = 'a  ', 'a'::char(3) = 'a', 'ab'::char(3) in ('ab ', 'x'), 'b  ' > 'a'::char(3)",
+  "select count(*) from sales.customers where country::char(4) = 'DE  '",
+  // a record's column name
+  "select row(1, 'a')::text, (1, 'x', null)::text",
+];
