@@ -5,6 +5,7 @@
  * binder pick PostgreSQL's rule for the operand's type. Each returns the node replacing the call.
  */
 import { COMPAT_DB } from './catalog/names.js';
+import { markTag } from './correlated-tags.js';
 
 type Node = Record<string, any>;
 
@@ -28,6 +29,13 @@ const OTHER_AGGREGATES =
  * 1, `min/max(x)` → x. Undefined when `n` holds a window or another aggregate.
  */
 export function tagOf(n: unknown): any {
+  const tag = tagCopy(n);
+  // (a SubLink is its own tag: the same node as the value, never marked)
+  if (tag && typeof tag === 'object' && tag !== n) markTag(tag as Node);
+  return tag;
+}
+
+function tagCopy(n: unknown): any {
   if (Array.isArray(n)) {
     const out = n.map(tagOf);
     return out.some((x, i) => x === undefined && n[i] !== undefined) ? undefined : out;

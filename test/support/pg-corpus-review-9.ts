@@ -29,4 +29,17 @@ export const REVIEW_9 = [
   "select count(*) from sales.customers where country::char(4) = 'DE  '",
   // a record's column name
   "select row(1, 'a')::text, (1, 'x', null)::text",
+  // correlated subqueries whose outer column reaches a typed macro: 42725 (DuckDB binds a macro's typed
+  // arguments without the outer query); a window over an outer column refused with a hint (it was 42000)
+  'select (select sum(o2.qty) / o.qty from sales.orders o2) from sales.orders o order by order_id limit 3',
+  "select (select o.ordered_at - '2024-01-01') from sales.orders o order by order_id limit 3",
+  'select (select o.amount::numeric) from sales.orders o order by order_id limit 3',
+  'select (select extract(epoch from o.ordered_at - o2.ordered_at) from sales.orders o2 where o2.order_id = 1) from sales.orders o order by order_id limit 2',
+  "select (select date_trunc('month', o.ordered_at)) from sales.orders o order by order_id limit 2",
+  'select (select amount::numeric + qty) from sales.orders order by order_id limit 2',
+  "select (select date_trunc('day', ordered_at) - ordered_at) from sales.orders order by order_id limit 2",
+  'select c.customer_id, (select sum(o.qty) / c.customer_id from sales.orders o where o.customer_id = c.customer_id) from sales.customers c order by 1 limit 3',
+  'select (select o.amount::numeric * 2 from sales.customers c where c.customer_id = o.customer_id) from sales.orders o order by order_id limit 2',
+  'with t as (select qty, order_id from sales.orders) select (select t.qty::numeric + 0.5) from t order by order_id limit 2',
+  'select (select sum(o.amount) over ()) from sales.orders o order by order_id limit 2',
 ];
