@@ -246,6 +246,11 @@ const numericDivision = (ta: string, tb: string): boolean =>
   ta !== 'DOUBLE' &&
   tb !== 'FLOAT' &&
   tb !== 'DOUBLE';
+/**
+ * An operand of its own type (a no-op) — unless DECIMAL, whose bare cast is DECIMAL(18,3): an untyped
+ * parameter standing as it (`qty / $1`, tagged like qty) gets its type from the cast, as PostgreSQL infers it.
+ */
+const asType = (x: string, t: string): string => (t === 'DECIMAL' ? x : `CAST(${x} AS ${t})`);
 /** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) =>
@@ -257,7 +262,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? '_pgsem_ndiv(a, b)'
-        : 'a / b',
+        : `${asType('a', ta)} / ${asType('b', tb)}`,
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_div'),
@@ -272,7 +277,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))'
-        : 'a / b',
+        : `${asType('a', ta)} / ${asType('b', tb)}`,
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_rdiv'),

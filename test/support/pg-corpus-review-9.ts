@@ -43,3 +43,16 @@ export const REVIEW_9 = [
   'with t as (select qty, order_id from sales.orders) select (select t.qty::numeric + 0.5) from t order by order_id limit 2',
   'select (select sum(o.amount) over ()) from sales.orders o order by order_id limit 2',
 ];
+
+/** Statements with undeclared parameters (bound as text): each parameter typed as PostgreSQL infers it. */
+export const REVIEW_9_PARAMS: ReadonlyArray<readonly [string, string[]]> = [
+  // beside a numeric, `$1` is numeric and the division numeric (it was double precision)
+  ['select round(amount / $1, 2) from sales.orders order by order_id limit 3', ['3']],
+  ['select round(sum(amount) / $1, 2) from sales.orders', ['7']],
+  ['select round($1 / amount, 4) from sales.orders order by order_id limit 2', ['3']],
+  // beside an integer, the integer's type: integer division (round of it numeric)
+  ['select round(qty / $1, 2) from sales.orders order by order_id limit 2', ['3']],
+  ['select qty / $1, $1 / qty from sales.orders order by order_id limit 2', ['2']],
+  ['select customer_id / $1, order_id / $1 from sales.orders order by order_id limit 2', ['3']],
+  ['select amount::float8 / $1 from sales.orders order by order_id limit 2', ['3']],
+];

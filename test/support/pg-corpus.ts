@@ -723,11 +723,11 @@ export interface Answer {
 const rowsOf = (r: QueryResult, enc: BufferEncoding) =>
   r.dataRows.map((d) => splitDataRow(d).map((v) => (v === null ? null : v.toString(enc))));
 
-/** One statement in text and in binary on one connection. */
-export async function answer(c: RawPg, sql: string): Promise<Answer> {
-  const t = await c.query(sql);
+/** One statement in text and in binary on one connection (`params`: bound as untyped text, PostgreSQL infers their types). */
+export async function answer(c: RawPg, sql: string, params?: string[]): Promise<Answer> {
+  const t = await c.query(sql, params ? { params } : {});
   if (t.error) return { error: { code: t.error.code, ...(t.error.hint ? { hint: t.error.hint } : {}) } };
-  const b = await c.query(sql, { resultFormats: [1] });
+  const b = await c.query(sql, { resultFormats: [1], ...(params ? { params } : {}) });
   if (b.error) return { error: { code: b.error.code, ...(b.error.hint ? { hint: b.error.hint } : {}) } };
   return {
     columns: (t.rowDescription?.fields ?? []).map((f) => [f.name, f.dataTypeID]),
