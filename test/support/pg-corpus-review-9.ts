@@ -56,3 +56,19 @@ export const REVIEW_9_PARAMS: ReadonlyArray<readonly [string, string[]]> = [
   ['select customer_id / $1, order_id / $1 from sales.orders order by order_id limit 2', ['3']],
   ['select amount::float8 / $1 from sales.orders order by order_id limit 2', ['3']],
 ];
+
+/**
+ * float8 aggregates over many rows: DuckDB adds in another order than PostgreSQL (a documented
+ * difference); each value is PostgreSQL's within `tolerance`, relative (pg-corpus.test.ts).
+ */
+export const REVIEW_9_FLOAT_AGGREGATES: ReadonlyArray<{ sql: string; tolerance: number }> = [
+  {
+    sql: 'select sum(a.amount::float8 * b.qty / c.amount::float8), avg(a.amount::float8 / b.amount::float8 + c.qty) from sales.orders a, sales.orders b, sales.orders c',
+    tolerance: 1e-12,
+  },
+  // variance and stddev by another algorithm too (PostgreSQL's Youngs-Cramer, DuckDB's Welford)
+  {
+    sql: 'select stddev(x::float8 / 7), variance(x::float8 * 1.1) from generate_series(1, 2000000) x',
+    tolerance: 1e-9,
+  },
+];
