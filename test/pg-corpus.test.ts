@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROOT } from './support/gateway.js';
 import { startPgTwins, type PgTwins } from './support/pg-twins.js';
-import type { RawPg } from './support/raw-pg.js';
+import { splitDataRow, type RawPg } from './support/raw-pg.js';
 import {
   answer,
   compare,
@@ -17,6 +17,7 @@ import {
   type State,
 } from './support/pg-corpus.js';
 import { IN_BERLIN } from './support/pg-corpus-review-6.js';
+import { REVIEW_9_FLOAT_AGGREGATES, REVIEW_9_PARAMS } from './support/pg-corpus-review-9.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -86,3 +87,32 @@ test(
     );
   },
 );
+
+test('statements with undeclared parameters: typed as PostgreSQL 15 infers them, the same answer', async () => {
+  const different: string[] = [];
+  for (const [sql, params] of REVIEW_9_PARAMS) {
+    const [p, g] = await Promise.all([answer(conns.pg!, sql, params), answer(conns.gw!, sql, params)]);
+    if (compare(p, g, sql) !== 'same')
+      different.push(
+        `${sql} ${JSON.stringify(params)}\n    PostgreSQL: ${JSON.stringify(p)}\n    gateway:    ${JSON.stringify(g)}`,
+      );
+  }
+  assert.deepEqual(different, []);
+});
+
+test("float8 aggregates over many rows (a documented difference): PostgreSQL 15's value within a relative tolerance", async () => {
+  for (const { sql, tolerance } of REVIEW_9_FLOAT_AGGREGATES) {
+    const [p, g] = await Promise.all([conns.pg!.query(sql), conns.gw!.query(sql)]);
+    assert.equal(g.error, undefined, sql);
+    const values = (r: typeof p) => splitDataRow(r.dataRows[0]!).map((v) => Number(v!.toString()));
+    const [pv, gv] = [values(p), values(g)];
+    assert.equal(gv.length, pv.length, sql);
+    for (const [i, x] of pv.entries()) {
+      const relative = Math.abs(gv[i]! - x) / Math.abs(x);
+      assert.ok(
+        relative <= tolerance,
+        `${sql}: column ${i + 1} PostgreSQL ${x}, gateway ${gv[i]} (relative ${relative})`,
+      );
+    }
+  }
+});

@@ -137,6 +137,11 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
     'to_char() of an interval',
     'Use extract(hour from x), extract(minute from x) … of its fields, or x::text.',
   ],
+  [
+    /^Binder Error: correlated columns in window functions not supported/,
+    'a window function over a column of the outer query (in a correlated subquery)',
+    'Compute the window in the outer query, or join the subquery’s table instead of correlating it.',
+  ],
 ];
 
 export function fromDuckDB(e: unknown): SqlError {

@@ -78,7 +78,7 @@ export function int4Result(name: string, fc: Node): Node | undefined {
 
 /** `length(x)`: int4, of bytea its bytes (DuckDB has no length of a BLOB). */
 export function lengthCall(args: Node[]): Node {
-  return sem('length', [args[0]!, args[0]!]);
+  return sem('length', [tagOf(args[0]!) ?? args[0]!, args[0]!]);
 }
 
 /** `sha256(bytea)` and kin are bytea in PostgreSQL; DuckDB's sha256 answers the digest as hex text. */
@@ -88,7 +88,7 @@ export function digestCall(fc: Node): Node {
 
 /** `octet_length(x)`: int4, of text too (DuckDB has it for blobs only). */
 export function octetLength(args: Node[]): Node {
-  return sem('octets', [args[0]!, args[0]!]);
+  return sem('octets', [tagOf(args[0]!) ?? args[0]!, args[0]!]);
 }
 
 /**

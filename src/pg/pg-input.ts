@@ -74,6 +74,28 @@ export function timestamptzInput(text: string): Node | undefined {
   return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
 }
 
+/** C's rint(): to the nearest integer, halves to even (the default rounding mode). */
+function rint(x: number): number {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * A date/time constant with more than six fractional digits (`'… 10:00:00.1234567'`): PostgreSQL
+ * rounds the fraction to microseconds as its datetime parser does (`rint(fraction * 1e6)` over the
+ * fraction read as a double), DuckDB's reader truncates it. The text with six digits, or, when the
+ * rounding reaches the next second, the text at `.000000` and `carry` (one second to add).
+ */
+export function fractionRounded(text: string): { text: string; carry: boolean } | undefined {
+  const m = /(\d:\d\d:\d\d)\.(\d{7,})/.exec(text);
+  if (!m) return undefined;
+  const micros = rint(Number(`0.${m[2]}`) * 1e6);
+  const carry = micros >= 1e6;
+  const digits = String(carry ? 0 : micros).padStart(6, '0');
+  const at = m.index + m[1]!.length;
+  return { text: `${text.slice(0, at)}.${digits}${text.slice(at + 1 + m[2]!.length)}`, carry };
+}
+
 /**
  * `'\xdeadbeef'::bytea`: PostgreSQL's hex format (pairs of hex digits, blanks between pairs) or its
  * escape format (`\\`, `\ooo` octal, any other character as its UTF-8 bytes). DuckDB's blob text reads

@@ -246,6 +246,11 @@ const numericDivision = (ta: string, tb: string): boolean =>
   ta !== 'DOUBLE' &&
   tb !== 'FLOAT' &&
   tb !== 'DOUBLE';
+/**
+ * An operand of its own type (a no-op) — unless DECIMAL, whose bare cast is DECIMAL(18,3): an untyped
+ * parameter standing as it (`qty / $1`, tagged like qty) gets its type from the cast, as PostgreSQL infers it.
+ */
+const asType = (x: string, t: string): string => (t === 'DECIMAL' ? x : `CAST(${x} AS ${t})`);
 /** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) =>
@@ -257,7 +262,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? '_pgsem_ndiv(a, b)'
-        : 'a / b',
+        : `${asType('a', ta)} / ${asType('b', tb)}`,
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_div'),
@@ -272,7 +277,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))'
-        : 'a / b',
+        : `${asType('a', ta)} / ${asType('b', tb)}`,
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_rdiv'),
@@ -390,6 +395,14 @@ const SHOWN: Array<[string, string]> = [
       ${shown('sign(fdl_pg_r.u) * ((abs(fdl_pg_r.u) + fdl_pg_r.f // 2) // fdl_pg_r.f) * fdl_pg_r.f', "'round'", 'CAST(n AS BIGINT)', t === 'DECIMAL' ? 'x' : 'CAST(x AS DECIMAL(38,0))', 'NULL')})[1] END`,
   ]),
   ['_pgsem_shown_round(t, x, n)', 'round(x, n)'],
+  // CASE, COALESCE, GREATEST, LEAST shown at the scale of the value chosen (pg-shown-calls.ts shownChoice).
+  ['_pgsem_shown_scaled(t DECIMAL, x, n)', '_pgsem_shown_round(t, x, n)'],
+  // (every other number named, so DuckDB's binder does not pick DECIMAL for an integer or a float)
+  ...[...INTEGER_LIKE, 'HUGEINT', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE'].map((t): [string, string] => [
+    `_pgsem_shown_scaled(t ${t}, x, n)`,
+    'x',
+  ]),
+  ['_pgsem_shown_scaled(t, x, n)', 'x'],
   // Inside an expression the scale n cannot travel with the value: refused, not shown at x's scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_roundv(t ${t}, x, n)`,

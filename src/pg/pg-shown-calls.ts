@@ -7,6 +7,8 @@
  */
 import { dispatch } from './pg-result-types.js';
 import { str, strConst, type Node } from './rewrite-nodes.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { int4Constant } from './pg-spellings.js';
 
 /** PostgreSQL's variance and standard deviation aggregates, by the kind shown-numeric.ts computes. */
 const VARIANCES: Readonly<Record<string, string>> = {
@@ -43,6 +45,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.A_Expr?.kind === 'AEXPR_OP') out.add(val.A_Expr as Node);
       if (val?.TypeCast) out.add(val.TypeCast as Node);
       if (val?.ColumnRef) out.add(val.ColumnRef as Node);
+      for (const k of ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr']) if (val?.[k]) out.add(val[k] as Node);
     }
   }
   return out;
@@ -90,4 +93,99 @@ export function shownAvgDivision(avgFirst: boolean, call: Node, avg: Node, other
   const arg = (call.args as Node[] | undefined)?.[0];
   if (!arg || call.over || call.agg_star || (call.args as Node[]).length !== 1) return undefined;
   return dispatch(avgFirst ? 'shown_avgdiv' : 'shown_divavg', [arg, other], [avg, agg('count'), agg('sum'), other]);
+}
+
+const isNotNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NOT_NULL' } });
+const equal = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: l, rexpr: r } });
+const when = (expr: Node, result: Node): Node => ({ CaseWhen: { expr, result } });
+const scaleOf = (n: Node): Node => ({
+  FuncCall: { funcname: [COMPAT_DB, 'pgcat', '_pgsem_scale'].map(str), args: [n], funcformat: 'COERCE_EXPLICIT_CALL' },
+});
+
+/**
+ * CASE, COALESCE, GREATEST and LEAST as an outermost select-list item (`kind` and the walked body): a
+ * numeric result keeps the scale of the value chosen, as PostgreSQL's (`case … else 0.5 end` is `0.5`
+ * beside `27.46`, `greatest(1.37, 2)` is `2`), where DuckDB's one DECIMAL scale per column padded it.
+ */
+export function shownChoice(kind: string, body: Node): Node | undefined {
+  const value: Node = { [kind]: body };
+  return dispatch('shown_scaled', [value], [value, valueScale(value)]);
+}
+
+/**
+ * The scale PostgreSQL's numeric value of a walked node has: the chosen branch's for CASE, COALESCE,
+ * GREATEST and LEAST (these keep the first argument equal to the result: PostgreSQL replaces its pick
+ * only by a strictly greater/smaller value), the default's for lag/lead beyond the partition, else the
+ * type's (DuckDB's one scale per column).
+ */
+function valueScale(n: Node): Node {
+  const kind = ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr'].find((k) => n[k]);
+  if (kind === 'CaseExpr') {
+    const body = n.CaseExpr as Node;
+    const whens = (body.args as Node[]).map((w) => ({
+      CaseWhen: { ...w.CaseWhen, result: valueScale(w.CaseWhen.result) },
+    }));
+    return { CaseExpr: { ...body, args: whens, defresult: body.defresult ? valueScale(body.defresult) : undefined } };
+  }
+  if (kind) {
+    const args = n[kind].args as Node[];
+    const test = kind === 'CoalesceExpr' ? isNotNull : (a: Node) => equal(a, n);
+    return { CaseExpr: { args: args.map((a) => when(test(a), valueScale(a))) } };
+  }
+  const fc = n.FuncCall as Node | undefined;
+  const name = fc ? (fc.funcname as Node[]).slice(-1)[0]?.String?.sval : undefined;
+  const args = fc?.args as Node[] | undefined;
+  if ((name === 'lag' || name === 'lead') && fc!.over && args?.length === 3) {
+    const beyond: Node = {
+      NullTest: {
+        arg: { FuncCall: { ...fc, args: [{ A_Const: { ival: { ival: 1 } } }, args[1]] } },
+        nulltesttype: 'IS_NULL',
+      },
+    };
+    const x = args[0]!.CaseExpr?.args?.[0]?.CaseWhen?.result ?? args[0]!;
+    return { CaseExpr: { args: [when(beyond, valueScale(args[2]!))], defresult: valueScale(x) } };
+  }
+  return scaleOf(n);
+}
+
+/**
+ * An integer constant among CASE results or COALESCE/GREATEST/LEAST arguments beside a value is int4
+ * in PostgreSQL (`coalesce(int2_col, 0)` is int4); DuckDB narrowed it to the other side's type.
+ */
+export function int4Choices(kind: string, body: Node): Node {
+  const constant = (n: Node | undefined) => !n || n.A_Const !== undefined;
+  if (kind === 'CaseExpr') {
+    const results = [...(body.args as Node[]).map((w) => w.CaseWhen.result as Node), body.defresult as Node];
+    if (results.every(constant)) return body;
+    return {
+      ...body,
+      args: (body.args as Node[]).map((w) => ({
+        CaseWhen: { ...w.CaseWhen, result: int4Constant(w.CaseWhen.result) },
+      })),
+      ...(body.defresult ? { defresult: int4Constant(body.defresult as Node) } : {}),
+    };
+  }
+  const args = body.args as Node[];
+  return args.every(constant) ? body : { ...body, args: args.map(int4Constant) };
+}
+
+/**
+ * `lag/lead(x, n, default)`: PostgreSQL's result is the common type of x and the default (anycompatible:
+ * an integer constant is int4, so `lag(int2, 2, 0)` is int4; DuckDB's is x's, the default cast to it).
+ * As an outermost select-list item a numeric keeps the scale of the value it is — the default's where
+ * the row has no row n away (`lead(amount, 1, 0)` is `0`, not `0.00`). Undefined: a typed default, as written.
+ */
+export function defaultedOffset(name: string, out: Node, args: Node[], shown: boolean): Node | undefined {
+  const [x, n, d] = args as [Node, Node, Node];
+  const big = String(d.A_Const?.fval?.fval ?? '');
+  const int8 = /^-?\d+$/.test(big) && BigInt(big) >= -(2n ** 63n) && BigInt(big) < 2n ** 63n;
+  const fallback = int8 ? { TypeCast: { arg: d, typeName: { names: [str('bigint')], typemod: -1 } } } : int4Constant(d);
+  const numericDefault = d.A_Const?.fval !== undefined && !int8;
+  if (fallback === d && !(shown && numericDefault)) return undefined;
+  const common: Node = {
+    CaseExpr: { args: [when({ A_Const: { boolval: { boolval: true } } }, x)], defresult: fallback },
+  };
+  const value: Node = { FuncCall: { ...out, funcname: [str(name)], args: [common, n, fallback] } };
+  if (!shown) return value;
+  return dispatch('shown_scaled', [value], [value, valueScale(value)]) ?? value;
 }

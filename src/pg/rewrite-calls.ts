@@ -13,7 +13,7 @@ import {
   roundPlacesCall,
   sumCall,
 } from './pg-result-types.js';
-import { isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
+import { defaultedOffset, isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import {
   codecCall,
@@ -137,6 +137,10 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  if ((pgName === 'lag' || pgName === 'lead') && args?.length === 3 && fc.over && !inFrom) {
+    const typed = defaultedOffset(pgName, out, args, ctx.shown?.has(fc) === true);
+    if (typed) return typed;
+  }
   // to_hex of an integer: lower-case digits, an int4's two's complement in 32 bits (DuckDB: upper case, 64 bits).
   if (pgName === 'to_hex' && args?.length === 1 && !inFrom) {
     const hex = dispatch('tohex', [args[0]!], [args[0]!]);

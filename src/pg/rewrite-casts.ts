@@ -5,6 +5,7 @@ import { jsonbText } from './pg-jsonb.js';
 import {
   booleanInput,
   byteaInput,
+  fractionRounded,
   integerInput,
   isIntegerType,
   specialDateTime,
@@ -42,6 +43,9 @@ const PARAM_CAST_OIDS: Record<string, readonly [number, number]> = {
 
 /** The types whose input reads PostgreSQL's special words (`'today'`, `'now'`: pg-input.ts specialDateTime). */
 const DATETIME_INPUT_TYPES: ReadonlySet<string> = new Set(['date', 'timestamp', 'timestamptz']);
+
+/** The types whose input rounds a fraction of a second to microseconds (pg-input.ts fractionRounded). */
+const FRACTION_INPUT_TYPES: ReadonlySet<string> = new Set(['timestamp', 'timestamptz', 'time', 'timetz']);
 
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
@@ -108,7 +112,24 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
     return dateWord;
   }
-  if (!isArray && sval !== undefined) {
+  const rounded = !isArray && sval !== undefined && FRACTION_INPUT_TYPES.has(type) ? fractionRounded(sval) : undefined;
+  if (rounded) {
+    ctx.changed = true;
+    const text =
+      (type === 'timestamptz' ? timestamptzInput(rounded.text)?.A_Const.sval.sval : undefined) ?? rounded.text;
+    const base: Node = { TypeCast: { arg: strConst(text), typeName: { ...tn, typmods: undefined } } };
+    // A fraction rounded up to the next second: that second added to the value read at .000000.
+    arg = rounded.carry
+      ? {
+          A_Expr: {
+            kind: 'AEXPR_OP',
+            name: [str('+')],
+            lexpr: base,
+            rexpr: { TypeCast: { arg: strConst('1 second'), typeName: { names: [str('interval')], typemod: -1 } } },
+          },
+        }
+      : strConst(text);
+  } else if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
     const read = isIntegerType(type)
       ? integerInput(type, sval)

@@ -53,6 +53,22 @@ function jsonbOperand(n: Node | undefined): boolean {
   return e?.kind === 'AEXPR_OP' && (op === '->' || op === '#>') && jsonbOperand(e.lexpr);
 }
 
+const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+
+/** Whether a node is written as a char(n) value (`x::char(3)`, `'a'::bpchar`): the rewrite holds it without its padding. */
+function isBpchar(n: Node | undefined): boolean {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return !!tn && names(tn.names).slice(-1)[0] === 'bpchar' && !tn.arrayBounds?.length;
+}
+
+/** A string constant without its trailing spaces (bpchar's comparison semantics); anything else as it is. */
+function unpadded(n: Node): Node {
+  const sval = n?.A_Const?.sval?.sval as string | undefined;
+  return typeof sval === 'string' && / +$/.test(sval)
+    ? { A_Const: { ...n.A_Const, sval: { sval: sval.replace(/ +$/, '') } } }
+    : n;
+}
+
 function operatorExpr(expr: Node, ctx: Ctx): Node {
   const op = names(expr.name).slice(-1)[0] ?? '';
   // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.
@@ -69,6 +85,18 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');
+  }
+  if (e.kind === 'AEXPR_OP' && COMPARISONS.has(op) && (isBpchar(e.lexpr) || isBpchar(e.rexpr))) {
+    // A string constant beside a char(n) is read as bpchar, whose comparison ignores trailing spaces.
+    const [l, r] = [unpadded(lexpr), unpadded(rexpr)];
+    if (l !== lexpr || r !== rexpr) {
+      ctx.changed = true;
+      [lexpr, rexpr] = [l, r];
+    }
+  }
+  if (e.kind === 'AEXPR_IN' && isBpchar(e.lexpr) && rexpr?.List) {
+    ctx.changed = true;
+    rexpr = { List: { items: (rexpr.List.items as Node[]).map(unpadded) } };
   }
   const likeOther = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr ? literalLikeOther(lexpr, rexpr) : undefined;
   if (likeOther) {

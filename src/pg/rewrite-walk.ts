@@ -34,6 +34,7 @@ import {
   type Node,
 } from './rewrite-nodes.js';
 import { funcCall } from './rewrite-calls.js';
+import { int4Choices, shownChoice } from './pg-shown-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { aExpr } from './rewrite-operators.js';
 import { pgSubscripts } from './array-subscripts.js';
@@ -217,6 +218,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (bounded) ctx.changed = true;
         return { A_Indirection: { ...body, arg, indirection: bounded ?? steps } };
       }
+      case 'CaseExpr':
+      case 'CoalesceExpr':
+      case 'MinMaxExpr': {
+        const inner = walk(body, ctx, false) as Node;
+        const walked = int4Choices(type, inner);
+        if (walked !== inner) ctx.changed = true;
+        const chosen = ctx.shown?.has(body) ? shownChoice(type, walked) : undefined;
+        if (chosen) ctx.changed = true;
+        return chosen ?? { [type]: walked };
+      }
       case 'RangeTableSample':
         samplePercent(body);
         ctx.changed = true;
@@ -281,6 +292,8 @@ function figured(n: Node): [string | undefined, number] {
     ];
   if (n.CaseExpr) return ['case', 1];
   if (n.CoalesceExpr) return ['coalesce', 2];
+  if (n.MinMaxExpr) return [n.MinMaxExpr.op === 'IS_GREATEST' ? 'greatest' : 'least', 2];
+  if (n.RowExpr) return ['row', 2];
   if (n.A_ArrayExpr) return ['array', 2];
   if (n.GroupingFunc) return ['grouping', 2];
   if (n.CollateClause) return figured(n.CollateClause.arg);

@@ -17,6 +17,7 @@ import { SEMANTIC_MACRO_PREFIX } from './pg-result-types.js';
 import { needsPgRewrite } from './rewrite-precheck.js';
 import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
+import { standInCorrelatedTags } from './correlated-tags.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
 import { readsCatalog } from './regproc-columns.js';
@@ -92,8 +93,9 @@ export function rewriteParsed(sql: string): RewriteResult {
     outermost,
   };
   collectCtes(tree, ctx.ctes);
-  const out = walk(tree, ctx, false);
+  const walked = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
+  const out = standInCorrelatedTags(walked);
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax

@@ -15,6 +15,7 @@ import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
+import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -460,6 +461,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_8,
   // session 39 (lead): aggregates and LATERAL columns in generate_series and date_trunc
   ...REVIEW_11,
+  // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
+  ...REVIEW_9,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
@@ -708,6 +711,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_6_SCALED,
     ...REVIEW_7_KEPT,
     ...REVIEW_7_CONTROLS,
+    ...REVIEW_9_FLOAT_AGGREGATES.map((a) => a.sql),
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
@@ -723,11 +727,11 @@ export interface Answer {
 const rowsOf = (r: QueryResult, enc: BufferEncoding) =>
   r.dataRows.map((d) => splitDataRow(d).map((v) => (v === null ? null : v.toString(enc))));
 
-/** One statement in text and in binary on one connection. */
-export async function answer(c: RawPg, sql: string): Promise<Answer> {
-  const t = await c.query(sql);
+/** One statement in text and in binary on one connection (`params`: bound as untyped text, PostgreSQL infers their types). */
+export async function answer(c: RawPg, sql: string, params?: string[]): Promise<Answer> {
+  const t = await c.query(sql, params ? { params } : {});
   if (t.error) return { error: { code: t.error.code, ...(t.error.hint ? { hint: t.error.hint } : {}) } };
-  const b = await c.query(sql, { resultFormats: [1] });
+  const b = await c.query(sql, { resultFormats: [1], ...(params ? { params } : {}) });
   if (b.error) return { error: { code: b.error.code, ...(b.error.hint ? { hint: b.error.hint } : {}) } };
   return {
     columns: (t.rowDescription?.fields ?? []).map((f) => [f.name, f.dataTypeID]),
