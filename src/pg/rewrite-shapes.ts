@@ -28,6 +28,8 @@ type Node = Record<string, any>;
 /** Markers are ten digits starting 19; a text holding such a run is rewritten as itself. */
 const MARKER_BASE = 1_900_000_001;
 const MARKER_RUN = /19\d{8}/;
+/** Around an integer's ordinal in the lexed text (a private-use character; a text holding one is rewritten as itself). */
+const SLOT = '\uE000';
 /** At most this many integers are taken out of one text. */
 const MAX_INTEGERS = 1000;
 const INT4_MAX = 2_147_483_647;
@@ -39,7 +41,7 @@ const LISTS: ReadonlySet<string> = new Set(['AEXPR_BETWEEN', 'AEXPR_NOT_BETWEEN'
 const TEXT_FLAGS = [/\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i, /\bfloat\b/i];
 
 interface Lexed {
-  /** The text without comments, each integer as `\u0000k\u0000` (k its ordinal). */
+  /** The text without comments, each integer as `\uE000k\uE000` (k its ordinal). */
   slots: string;
   /** Each integer as written. */
   ints: string[];
@@ -71,12 +73,12 @@ export function rewritesShared(): number {
  * (`rewrite`, the caller's, then memoizes it by text): nothing to take out, or not shareable.
  */
 export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteResult): RewriteResult | undefined {
-  if (MARKER_RUN.test(sql)) return undefined;
+  if (MARKER_RUN.test(sql) || sql.includes(SLOT)) return undefined;
   const lexed = lex(sql);
   if (!lexed) return undefined;
   const marker = (k: number) => String(MARKER_BASE + k);
   const fill = (free: readonly boolean[] | null) =>
-    lexed.slots.replace(/\u0000(\d+)\u0000/g, (_, k: string) =>
+    lexed.slots.replace(/\uE000(\d+)\uE000/g, (_, k: string) =>
       free?.[Number(k)] ? marker(Number(k)) : lexed.ints[Number(k)]!,
     );
   let shape = freeByShape.get(lexed.slots);
@@ -116,7 +118,7 @@ function lex(sql: string): Lexed | null {
       if (d.length > 10 || Number(d) > INT4_MAX || Number(d) === 0) return d;
       if (ints.length >= MAX_INTEGERS) tooMany = true;
       ints.push(d);
-      return `\u0000${ints.length - 1}\u0000`;
+      return `\uE000${ints.length - 1}\uE000`;
     });
   });
   return tooMany ? null : { slots, ints };
