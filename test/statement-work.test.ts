@@ -410,6 +410,31 @@ describe('statement work: once per text, once per signature, once per statement'
     }
   });
 
+  test('a rewritten text with new integers in its comparisons (simple protocol): no PostgreSQL parse again, the answer of its own values', async () => {
+    const text = (c: number, q: number) =>
+      `select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = ${c} and qty >= ${q} -- shape`;
+    const byParams = async (c2: number, q: number) =>
+      (
+        await c.query({
+          text: 'select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = $1 and qty >= $2',
+          values: [c2, q],
+        })
+      ).rows;
+    await c.query(text(1, 1));
+    for (const [cust, q] of [
+      [2, 1],
+      [3, 2],
+      [5, 3],
+    ] as const) {
+      let rows: unknown[] = [];
+      const before = await pgParses(s);
+      const d = await cost(s, async () => (rows = (await c.query(text(cust, q))).rows));
+      assert.equal((await pgParses(s)) - before, 0, `customer ${cust}, qty ${q}`);
+      assert.equal(d.analysis, 1, 'a new text is analysed (DuckDB parse) once');
+      assert.deepEqual(rows, await byParams(cust, q));
+    }
+  });
+
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {
     // `amount > $1 * 2`: PostgreSQL types $1 by operator resolution (int4 here; DuckDB alone cannot); `qty = $2` by qty.
     const text = 'select order_id from sales.orders where amount > $1 * 2 and qty = $2 and order_id = 4';
