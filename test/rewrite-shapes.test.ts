@@ -32,6 +32,10 @@ const VALUE_READ = [
   'select sum(amount) from sales.orders where qty = 3 /* xmin */',
   'select sum(amount) from sales.orders where qty = 3 -- float',
   'select relname from pg_class where relpages > 3 /* xmin */',
+  // dollar quotes and backslashes, where a comment is PostgreSQL's and not the gateway's lexer's (or the other way)
+  'select sum(qty) from sales.orders where status = $é$ -- $é$ and qty = 3',
+  "select sum(qty) from sales.orders where status = éE'a\\' -- ' and qty = 5",
+  'select sum(qty) from sales.orders where status = $$ -- $$ and qty = 3',
   "select date_trunc('day', ordered_at) as d, count(*) from sales.orders where amount between 10 and 10 + 20 group by 1 order by 1",
   'select relname from pg_class where relpages > 3 and oid = 16384 limit 10',
   'select c.relname from pg_catalog.pg_class c where c.relnatts >= 2 and c.oid operator(pg_catalog.=) 5',

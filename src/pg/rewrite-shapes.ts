@@ -30,6 +30,12 @@ const MARKER_BASE = 1_900_000_001;
 const MARKER_RUN = /19\d{8}/;
 /** Around an integer's ordinal in the lexed text (a private-use character; a text holding one is rewritten as itself). */
 const SLOT = '\uE000';
+/**
+ * Where the gateway's lexer (text/split.ts) and PostgreSQL's may part: dollar quotes (PostgreSQL's
+ * tags take any letter, `$é$`) and backslashes (E'…' after a non-ASCII name). A comment one of them
+ * sees and the other not would put two texts under one key: such texts are rewritten as themselves.
+ */
+const LEXED_APART = /\$(?!\d)|\\/;
 /** At most this many integers are taken out of one text. */
 const MAX_INTEGERS = 1000;
 const INT4_MAX = 2_147_483_647;
@@ -73,7 +79,7 @@ export function rewritesShared(): number {
  * (`rewrite`, the caller's, then memoizes it by text): nothing to take out, or not shareable.
  */
 export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteResult): RewriteResult | undefined {
-  if (MARKER_RUN.test(sql) || sql.includes(SLOT)) return undefined;
+  if (MARKER_RUN.test(sql) || sql.includes(SLOT) || LEXED_APART.test(sql)) return undefined;
   const lexed = lex(sql);
   if (!lexed) return undefined;
   const marker = (k: number) => String(MARKER_BASE + k);
