@@ -64,13 +64,16 @@ async function scrape(s: Served): Promise<{ stages: number[]; statements: number
   };
 }
 
+/** A statement of a series: a text, or a query with parameters (named: Parse once per session). */
+type Stmt = string | pg.QueryConfig;
+
 type Measure = { cpuUs: number; mainUs: number; stages: number[]; work: number[] };
 
 /** `n` statements `text(i)` on `c`; the gateway's CPU µs per statement, stage µs and work per statement. */
 async function measure(
   s: Served,
   c: pg.Client,
-  text: (i: number) => string | string[],
+  text: (i: number) => Stmt | Stmt[],
   n: number,
   freshSession = false,
 ): Promise<Measure> {
@@ -134,7 +137,12 @@ async function main(): Promise<void> {
       'connect + SELECT 1, a session each',
       'catalog at connect, 5 texts a session',
     ]);
-    const series: Record<string, (i: number) => string | string[]> = {
+    const POINT = 'select $1::int + order_id from sales.orders where order_id = $2';
+    const vals = (i: number) => [i, 1 + (i % 50)];
+    const series: Record<string, (i: number) => Stmt | Stmt[]> = {
+      'point query, new parameters (unnamed)': (i) => ({ text: POINT, values: vals(i) }),
+      'point query, new parameters (named)': (i) => ({ name: 'point', text: POINT, values: vals(i) }),
+      'point query, new text with parameters': (i) => ({ text: `${POINT} /* ${seq}.${i} */`, values: vals(i) }),
       'point query, new text': (i) =>
         `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,
       // a dashboard's statement with new literals each time: one shape, the engine line's verdict reused

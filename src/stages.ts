@@ -36,7 +36,9 @@ export type Stage = (typeof STAGES)[number];
  * - ref_check: the session's ref judged for a move (session/ref-follower.ts);
  * - revalidation: a version re-checked before a statement runs or is replayed (versions/);
  * - guard_install: a new session connection's guard macros created (engine/session-connections.ts),
- *   once per DuckDB connection, which later sessions reuse: not per session, nor per statement.
+ *   once per DuckDB connection, which later sessions reuse: not per session, nor per statement;
+ * - pg_parse: PostgreSQL's grammar run over a text (pg/pg-parse.ts, memoized by text): for the rewrite
+ *   and for undeclared parameters' types, not for a text whose parameters the client declared.
  */
 export const WORKS = [
   'analysis',
@@ -48,6 +50,7 @@ export const WORKS = [
   'ref_check',
   'revalidation',
   'guard_install',
+  'pg_parse',
 ] as const;
 export type Work = (typeof WORKS)[number];
 

@@ -66,6 +66,14 @@ async function counts(s: Served): Promise<Counts> {
   return out;
 }
 
+/** Texts PostgreSQL's grammar has parsed so far (fdl_statement_work_total{work="pg_parse"}). */
+async function pgParses(s: Served): Promise<number> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const m = /^fdl_statement_work_total\{work="pg_parse"\} (\d+)$/m.exec(text);
+  assert.ok(m, 'pg_parse is in /metrics');
+  return Number(m[1]);
+}
+
 /** What `work` cost, counted by the gateway. */
 async function cost(s: Served, work: () => Promise<unknown>): Promise<Counts> {
   const before = await counts(s);
@@ -369,6 +377,61 @@ describe('statement work: once per text, once per signature, once per statement'
     } finally {
       await raw.close();
       await other.close();
+    }
+  });
+
+  test('parameters the client declared: the PostgreSQL grammar is not run for their types; undeclared ones are typed by it', async () => {
+    const open = () => RawPg.connect({ port: s.port, user: 'tester', database: 'basic' });
+    const raw = await open();
+    try {
+      const run = async (text: string, paramTypes: number[], want: string) => {
+        const before = await pgParses(s);
+        const r = await raw.query(text, { paramTypes, params: ['10', '3'] });
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        assert.deepEqual(
+          r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString())),
+          [[want]],
+        );
+        return (await pgParses(s)) - before;
+      };
+      // every parameter declared (int4, int8): nothing for the grammar to infer
+      assert.equal(
+        await run('select $1 + order_id as n from sales.orders where order_id = $2 -- declared', [23, 20], '13'),
+        0,
+      );
+      // one left unspecified: the grammar reads the text for it
+      assert.equal(
+        await run('select $1 + order_id as n from sales.orders where order_id = $2 -- half', [23, 0], '13'),
+        1,
+      );
+      assert.equal(await run('select $1 + order_id as n from sales.orders where order_id = $2 -- none', [], '13'), 1);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  test('a rewritten text with new integers in its comparisons (simple protocol): no PostgreSQL parse again, the answer of its own values', async () => {
+    const text = (c: number, q: number) =>
+      `select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = ${c} and qty >= ${q} -- shape`;
+    const byParams = async (c2: number, q: number) =>
+      (
+        await c.query({
+          text: 'select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = $1 and qty >= $2',
+          values: [c2, q],
+        })
+      ).rows;
+    await c.query(text(1, 1));
+    for (const [cust, q] of [
+      [2, 1],
+      [3, 2],
+      [5, 3],
+    ] as const) {
+      let rows: unknown[] = [];
+      const before = await pgParses(s);
+      const d = await cost(s, async () => (rows = (await c.query(text(cust, q))).rows));
+      assert.equal((await pgParses(s)) - before, 0, `customer ${cust}, qty ${q}`);
+      assert.equal(d.analysis, 1, 'a new text is analysed (DuckDB parse) once');
+      assert.deepEqual(rows, await byParams(cust, q));
     }
   });
 

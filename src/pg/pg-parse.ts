@@ -6,6 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import { loadModule, parseSync } from 'pgsql-parser';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
+import { counted } from '../stages.js';
 
 await loadModule();
 
@@ -33,6 +34,7 @@ export function parsePg(sql: string): PgTree | null {
   const hit = memo.get(sql);
   if (hit) return hit.tree;
   parses++;
+  counted('pg_parse');
   let tree: PgTree | null;
   try {
     tree = parseSync(sql) as PgTree;

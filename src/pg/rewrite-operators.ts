@@ -69,6 +69,8 @@ function unpadded(n: Node): Node {
     : n;
 }
 
+// An integer beside a column in a comparison (=, <>, <, >, <=, >=, BETWEEN, IN) is passed through
+// whatever its value: rewrite-shapes.ts shares one rewrite between texts differing only in those.
 function operatorExpr(expr: Node, ctx: Ctx): Node {
   const op = names(expr.name).slice(-1)[0] ?? '';
   // OPERATOR(pg_catalog.=) is the built-in = (psql and pg_dump spell operators so): DuckDB knows it unqualified.

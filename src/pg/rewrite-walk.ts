@@ -155,7 +155,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'TypeCast':
         return typeCast(body, ctx, display);
       case 'A_Const': {
-        // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB.
+        // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB. (An integer's value is not read here:
+        // rewrite-shapes.ts relies on it.)
         const exact = exponentConstant(body);
         if (!exact) break;
         ctx.changed = true;

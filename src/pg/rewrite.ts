@@ -15,6 +15,7 @@ import { mapSegments } from '../text/split.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { SEMANTIC_MACRO_PREFIX } from './pg-result-types.js';
 import { needsPgRewrite } from './rewrite-precheck.js';
+import { rewriteByShape } from './rewrite-shapes.js';
 import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
 import { standInCorrelatedTags } from './correlated-tags.js';
@@ -71,6 +72,9 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
   const known = rewrites.get(sql);
   if (known) return known;
+  // the same statement with other integers or comments, rewritten before (rewrite-shapes.ts)
+  const shaped = rewriteByShape(sql, rewriteParsed);
+  if (shaped) return shaped;
   const result = rewriteParsed(sql);
   rewrites.set(sql, result);
   return result;

@@ -114,7 +114,11 @@ export async function planQuery(
     // Undeclared parameters get PostgreSQL's inferred types (pg/param-types.ts), announced and prepared
     // as such. What the grammar alone fixes (a cast, LIMIT) is prepared so at once, and a probe that
     // runs whatever DuckDB makes of the text runs before: the statement is prepared once.
-    const grammar = mayHaveParams && source.length <= PG_GRAMMAR_MAX_CHARS ? paramContext(source, sql) : null;
+    // A client that declared every parameter's type leaves PostgreSQL nothing to infer: no grammar parse.
+    const grammar =
+      mayHaveParams && source.length <= PG_GRAMMAR_MAX_CHARS && !allDeclared(sql, declaredTypes)
+        ? paramContext(source, sql)
+        : null;
     // reg*/oid casts the rewrite already translated keep its reading.
     const fixedOid = (n: number): number => {
       const oid = declaredTypes[n - 1] || rewrite.paramOids?.has(n) ? 0 : (grammar?.fixed.get(n) ?? 0);
@@ -328,6 +332,14 @@ async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, so
 }
 
 /** Whether `sql` has a parameter ($n) outside literals and comments. */
+/** Whether the client declared a type for each of $1…$max that `sql` names (so none is PostgreSQL's to infer). */
+function allDeclared(sql: string, declaredTypes: readonly number[]): boolean {
+  let max = 0;
+  replaceParams(sql, (n) => ((max = Math.max(max, n)), undefined));
+  for (let n = 1; n <= max; n++) if (!declaredTypes[n - 1]) return false;
+  return max > 0;
+}
+
 function hasParams(sql: string): boolean {
   let found = false;
   replaceParams(sql, () => ((found = true), undefined));
