@@ -1,4 +1,5 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
+import { differsFromAll, equalsAny } from './array-membership.js';
 import {
   aggregateDivision,
   rowDivision,
@@ -210,9 +211,9 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
     // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
     // It also lets DuckDB infer an untyped `= ANY($1)` parameter as an array of the left side's type.
+    // list_contains alone skips NULL elements: array-membership.ts keeps PostgreSQL's three values.
     ctx.changed = true;
-    const contains = call(['list_contains'], [rexpr, lexpr]);
-    return e.kind === 'AEXPR_OP_ANY' ? contains : not(contains);
+    return e.kind === 'AEXPR_OP_ANY' ? equalsAny(rexpr, lexpr) : differsFromAll(rexpr, lexpr);
   }
   if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
   if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
