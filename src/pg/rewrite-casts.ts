@@ -10,7 +10,7 @@ import {
   specialDateTime,
   timestamptzInput,
 } from './pg-input.js';
-import { numericOf, timeOf } from './pg-result-types.js';
+import { floatNumericText, numericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
   compat,
@@ -167,6 +167,14 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     if (kept) {
       ctx.changed = true;
       return kept;
+    }
+  }
+  if (!isArray && (type === 'numeric' || type === 'decimal') && tn.typmods && !tc.arg?.A_Const && !tc.arg?.ParamRef) {
+    // numeric(p, s) of a float rounds the float's 15-digit text, as PostgreSQL (pg-float-macros.ts `_pgsem_fnum`).
+    const text = floatNumericText(arg);
+    if (text) {
+      ctx.changed = true;
+      return { TypeCast: { ...tc, arg: text } };
     }
   }
   if (

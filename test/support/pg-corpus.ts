@@ -14,6 +14,7 @@ import { REVIEW_7, REVIEW_7_CONTROLS, REVIEW_7_KEPT } from './pg-corpus-review-7
 import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
+import { REVIEW_10 } from './pg-corpus-review-10.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -457,6 +458,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_7,
   // session 38: DISTINCT aggregates' order, extract(epoch) of aggregates, to_hex, json_agg's values, FROM functions, SQLSTATEs
   ...REVIEW_8,
+  // session 39: numeric without a typmod beside fractions, ANY/ALL over NULL elements, float to numeric(p,s), …
+  ...REVIEW_10,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
