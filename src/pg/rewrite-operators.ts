@@ -9,7 +9,7 @@ import {
   dateMinus,
   hasAggregate,
 } from './pg-result-types.js';
-import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
+import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
@@ -216,6 +216,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     return e.kind === 'AEXPR_OP_ANY' ? equalsAny(rexpr, lexpr) : differsFromAll(rexpr, lexpr);
   }
   if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
+  const arrow = e.kind === 'AEXPR_OP' && e.lexpr ? jsonArrowCall(op, lexpr, rexpr) : undefined;
+  if (arrow) {
+    ctx.changed = true;
+    return arrow;
+  }
   if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
     // A column compared with '{...}' array text: give DuckDB its own list text.
     const fix = (n: Node): Node => {

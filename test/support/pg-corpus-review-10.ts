@@ -3,6 +3,9 @@
  * found, each now PostgreSQL's answer or a refusal with a precise SQLSTATE and a hint; never excused
  * by a documented row. Each answered differently before its fix.
  */
+/** A jsonb and a json value to read keys of. */
+const J = `(select cast('{"k": "a", "n": "5", "o": {"p": [1, 2]}}' as jsonb) as j, cast('{"k": null}' as json) as h) t`;
+
 export const REVIEW_10 = [
   // numeric without a typmod combined with a fraction: DuckDB's common type of DECIMAL(38,0) rounded the fraction away
   'select sum(x) from (values (1::numeric),(2.75),(3.5)) v(x)',
@@ -21,4 +24,8 @@ export const REVIEW_10 = [
   // a float cast to numeric(p, s): PostgreSQL rounds the float's 15-digit text (DuckDB the binary value)
   'select 1.005::float8::numeric(6,2), 2.675::float8::numeric(6,2), 1.005::float8::decimal(6,2)',
   'select (qty * 1.005::float8)::numeric(10,2), (amount::float8 * 1.5)::numeric(12,2) from sales.orders order by order_id limit 20',
+  // `->`/`->>` printed bare: DuckDB parses the arrows with other precedences (`j -> 'k' IS NULL` as json_extract(JSON, BOOLEAN))
+  `select j -> 'k' is null, j -> 'o' is not null, j ->> 'k' is null, h -> 'k' is null, h ->> 'k' is null from ${J}`,
+  `select (j ->> 'n')::int + 1, (j ->> 'n')::int * 2 - 1, j -> 'o' -> 'p' ->> 1, j -> 'o' -> 'p' -> 0 is null from ${J}`,
+  `select count(*) from sales.orders o, ${J} where j ->> 'k' is not null and h -> 'k' is not null`,
 ];
