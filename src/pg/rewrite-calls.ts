@@ -1,4 +1,5 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
+import { posixZoneRefusal } from './posix-zones.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -104,6 +105,10 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return toNumberCall(args);
   }
+  // `x AT TIME ZONE 'UTC+3'` (timezone(zone, x)): PostgreSQL's POSIX sign is the reverse of DuckDB's.
+  const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
+  const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;
+  if (posix) throw posix;
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
   if (pgName && JSON_SET_FUNCTIONS.has(pgName)) throw jsonSetFunctionRefused(pgName);
   if (pgName === 'jsonb_build_object') throw jsonbBuildObjectRefused();
