@@ -28,4 +28,10 @@ export const REVIEW_10 = [
   `select j -> 'k' is null, j -> 'o' is not null, j ->> 'k' is null, h -> 'k' is null, h ->> 'k' is null from ${J}`,
   `select (j ->> 'n')::int + 1, (j ->> 'n')::int * 2 - 1, j -> 'o' -> 'p' ->> 1, j -> 'o' -> 'p' -> 0 is null from ${J}`,
   `select count(*) from sales.orders o, ${J} where j ->> 'k' is not null and h -> 'k' is not null`,
+  // string_to_array / split_part edge cases: '' splits to {}, an empty delimiter keeps the whole string, field 0 is 22023
+  "select string_to_array('', ','), string_to_array('abc', ''), string_to_array('a,b', null), string_to_array(null, ',') is null, string_to_array('a,b,,c', ',')",
+  "select split_part('abc', '', 1), split_part('abc', '', -1), split_part('abc', '', 2), split_part('a,b,c', ',', -1), split_part('a,b,c', ',', 5)",
+  "select split_part(status, '', 1), string_to_array(status, '') from sales.orders order by order_id limit 2",
+  "select split_part('a,b', ',', 0)",
+  "select split_part(status, 'e', qty - 2) from sales.orders order by order_id limit 3",
 ];
