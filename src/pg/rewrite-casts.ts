@@ -5,6 +5,7 @@ import { jsonbText } from './pg-jsonb.js';
 import {
   booleanInput,
   byteaInput,
+  dateInput,
   integerInput,
   isIntegerType,
   specialDateTime,
@@ -118,7 +119,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
           ? timestamptzInput(sval)
           : type === 'bytea'
             ? byteaInput(sval)
-            : undefined;
+            : type === 'date'
+              ? dateInput(sval)
+              : undefined;
     const iso = type === 'interval' && !isArray && !tn.typmods ? isoInterval(sval) : undefined;
     if (iso !== undefined) {
       ctx.changed = true;

@@ -34,4 +34,7 @@ export const REVIEW_10 = [
   "select split_part(status, '', 1), string_to_array(status, '') from sales.orders order by order_id limit 2",
   "select split_part('a,b', ',', 0)",
   "select split_part(status, 'e', qty - 2) from sales.orders order by order_id limit 3",
+  // a date with a trailing BC: DuckDB's reader ignored it (4713 AD) and reads only `(BC)`
+  "select '4713-01-01 BC'::date, date '0044-03-15 BC', '0044-03-15 bc'::date < '0001-01-01'::date",
+  "select cast('4713-11-24 BC' as date) + 1, '2024-01-01 AD'::date",
 ];
