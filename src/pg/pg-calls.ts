@@ -45,13 +45,15 @@ export function numericCast(tc: Node, arg: Node): Node | undefined {
 }
 
 /**
- * A numeric constant as DECIMAL(38, its PostgreSQL scale): an exponent form is cast from its plain
+ * A numeric constant as DECIMAL(its digits, its PostgreSQL scale): an exponent form is cast from its plain
  * decimal text (DuckDB would read `6.02e23` as a DOUBLE, `'1e-4'` at scale 3); beyond 38 digits, 0A000.
+ * The width is the value's own, not 38: DuckDB's common type of DECIMAL(38,0) and a fraction keeps the 38
+ * whole digits and rounds the fraction away (`1::numeric UNION ALL 2.5` answered 3).
  */
 export function exactNumeric(value: ExactDecimal, arg: Node, spelled: string): Node {
   const exact = exactWithin38(value, spelled);
   return castTo(exact.exponent ? strConst(exact.plain) : arg, 'decimal', [
-    intConst(MAX_DECIMAL_DIGITS),
+    intConst(Math.min(MAX_DECIMAL_DIGITS, Math.max(exact.wholeDigits, 1) + exact.scale)),
     intConst(exact.scale),
   ]);
 }

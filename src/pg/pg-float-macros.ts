@@ -62,4 +62,11 @@ export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
   // Text and other values keep the refusal of a cast to numeric without a typmod (pg-macros.ts).
   ['_pgsem_fround(t VARCHAR, x, n)', NOT_A_NUMBER],
   ['_pgsem_fround(t, x, n)', NOT_A_NUMBER],
+  // x::numeric(p, s) of a float rounds the float's text at 15 (float4: 6) significant digits, as float8_numeric
+  // does (`1.005::float8::numeric(6,2)` = 1.01); DuckDB's cast rounded the binary value (1.00). The rewrite casts
+  // this text to numeric(p, s); other values are passed on as they are.
+  ['_pgsem_fnum(t DOUBLE, x)', "printf('%.15g', x)"],
+  ['_pgsem_fnum(t FLOAT, x)', "printf('%.6g', CAST(x AS DOUBLE))"],
+  ...[...NUMBERS, 'VARCHAR'].map((t): [string, string] => [`_pgsem_fnum(t ${t}, x)`, 'x']),
+  ['_pgsem_fnum(t, x)', 'x'],
 ];

@@ -40,6 +40,15 @@ export function integerInput(type: string, text: string): Node {
   return { A_Const: { sval: { sval: value.toString() } } };
 }
 
+/**
+ * `'4713-01-01 BC'::date`: DuckDB's reader ignored a trailing ` BC` (4713 AD) and reads only `(BC)`;
+ * respelled so. Undefined for other text.
+ */
+export function dateInput(text: string): Node | undefined {
+  const m = /^\s*(\d+-\d+-\d+)\s+BC\s*$/i.exec(text);
+  return m ? { A_Const: { sval: { sval: `${m[1]} (BC)` } } } : undefined;
+}
+
 /** `'on'::boolean`: PostgreSQL's words (t, yes, on, 1, f, no, off, 0 and prefixes) → the constant it reads. */
 export function booleanInput(text: string): Node {
   const word = text.trim().toLowerCase();

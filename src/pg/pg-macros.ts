@@ -76,6 +76,20 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
  */
 const INT_SMALL = ['TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT'];
 const INT_BIG = ['BIGINT', 'UINTEGER', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
+/**
+ * An integer type's digits: its numeric is DECIMAL(digits, 0), not DECIMAL(38,0), whose common type with
+ * any fraction DuckDB rounds to a whole number (`qty::numeric = any(array[7.5])` matched 7 and 8).
+ */
+const INT_DIGITS: Record<string, number> = {
+  TINYINT: 3,
+  UTINYINT: 3,
+  SMALLINT: 5,
+  USMALLINT: 5,
+  INTEGER: 10,
+  UINTEGER: 10,
+  BIGINT: 19,
+  UBIGINT: 20,
+};
 /** Every type an overload list must name: DuckDB prefers an implicit cast to any typed overload over the untyped one. */
 const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
 /** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
@@ -150,7 +164,7 @@ const TYPED_MACROS: Array<[string, string]> = [
                 'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.',
               ),
             )
-          : 'CAST(x AS DECIMAL(38,0))',
+          : `CAST(x AS DECIMAL(${INT_DIGITS[t] ?? 38},0))`,
     NUMERIC_TYPES,
   ),
   [

@@ -31,6 +31,22 @@ function pathElements(n: Node | undefined): string[] | undefined {
 }
 
 /**
+ * `j -> k` and `j ->> k` as the calls DuckDB means by them (json_extract, json_extract_string): DuckDB
+ * parses the arrows with other precedences than PostgreSQL (`->` is its lambda arrow), so the printed
+ * `j -> 'k' IS NULL` read as `j -> ('k' IS NULL)` (json_extract(JSON, BOOLEAN)) and `NOT j ->> 'k' = 'a'`
+ * as `(NOT j) ->> …`; a call keeps PostgreSQL's grouping.
+ */
+export function jsonArrowCall(op: string, lexpr: Node, rexpr: Node): Node | undefined {
+  if (op !== '->' && op !== '->>') return undefined;
+  // DuckDB's own lambda (`list_transform(l, x -> x + 1)`, which PostgreSQL's grammar parses as this
+  // operator) is left as written: a bare name or names on the left and a body that is not a key.
+  const key = !!(rexpr.A_Const || rexpr.ParamRef || rexpr.TypeCast?.arg?.A_Const);
+  const names = (lexpr.ColumnRef?.fields?.length === 1 && !lexpr.ColumnRef.fields[0]?.A_Star) || !!lexpr.RowExpr;
+  if (op === '->' && names && !key) return undefined;
+  return call(op === '->' ? 'json_extract' : 'json_extract_string', [lexpr, rexpr]);
+}
+
+/**
  * `j #> '{a,b,1}'` (json) and `j #>> '{a,b,1}'` (text): DuckDB's json_extract / json_extract_string
  * with the path as a JSON pointer (`/a/b/1`: a key, or an array index where the value is an array).
  */

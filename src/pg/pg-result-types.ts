@@ -146,6 +146,11 @@ export function numericOf(arg: Node): Node | undefined {
   return dispatch('numeric', [arg], [arg]);
 }
 
+/** `x` for a cast to numeric(p, s): a float as its text at PostgreSQL's precision, any other value itself. */
+export function floatNumericText(arg: Node): Node | undefined {
+  return dispatch('fnum', [arg], [arg]);
+}
+
 /** `x::time`: of a timestamptz the time of day in the session's zone, as PostgreSQL (DuckDB has no such cast). */
 export function timeOf(arg: Node): Node | undefined {
   return dispatch('time', [arg], [arg]);

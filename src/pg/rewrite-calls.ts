@@ -1,4 +1,6 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
+import { posixZoneRefusal } from './posix-zones.js';
+import { splitPart, stringToArray } from './split-calls.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -103,6 +105,18 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if (pgName === 'to_number' && args?.length === 2) {
     ctx.changed = true;
     return toNumberCall(args);
+  }
+  // `x AT TIME ZONE 'UTC+3'` (timezone(zone, x)): PostgreSQL's POSIX sign is the reverse of DuckDB's.
+  const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
+  const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;
+  if (posix) throw posix;
+  if (pgName === 'string_to_array' && args?.length === 2 && !fc.over) {
+    ctx.changed = true;
+    return stringToArray(args[0]!, args[1]!);
+  }
+  if (pgName === 'split_part' && args?.length === 3 && !fc.over) {
+    ctx.changed = true;
+    return splitPart(args[0]!, args[1]!, args[2]!);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
   if (pgName && JSON_SET_FUNCTIONS.has(pgName)) throw jsonSetFunctionRefused(pgName);

@@ -6,12 +6,13 @@ import {
   booleanInput,
   byteaInput,
   fractionRounded,
+  dateInput,
   integerInput,
   isIntegerType,
   specialDateTime,
   timestamptzInput,
 } from './pg-input.js';
-import { numericOf, timeOf } from './pg-result-types.js';
+import { floatNumericText, numericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
   compat,
@@ -139,7 +140,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
           ? timestamptzInput(sval)
           : type === 'bytea'
             ? byteaInput(sval)
-            : undefined;
+            : type === 'date'
+              ? dateInput(sval)
+              : undefined;
     const iso = type === 'interval' && !isArray && !tn.typmods ? isoInterval(sval) : undefined;
     if (iso !== undefined) {
       ctx.changed = true;
@@ -188,6 +191,14 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     if (kept) {
       ctx.changed = true;
       return kept;
+    }
+  }
+  if (!isArray && (type === 'numeric' || type === 'decimal') && tn.typmods && !tc.arg?.A_Const && !tc.arg?.ParamRef) {
+    // numeric(p, s) of a float rounds the float's 15-digit text, as PostgreSQL (pg-float-macros.ts `_pgsem_fnum`).
+    const text = floatNumericText(arg);
+    if (text) {
+      ctx.changed = true;
+      return { TypeCast: { ...tc, arg: text } };
     }
   }
   if (

@@ -1,4 +1,5 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
+import { differsFromAll, equalsAny } from './array-membership.js';
 import {
   aggregateDivision,
   rowDivision,
@@ -8,7 +9,7 @@ import {
   dateMinus,
   hasAggregate,
 } from './pg-result-types.js';
-import { isLikeAny, jsonPathOperator, likeAny } from './pg-operators.js';
+import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
 import { guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
@@ -240,11 +241,16 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if ((e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>')) {
     // DuckDB plans `x = ANY(list)` as a subquery, which it cannot put in an outer join condition.
     // It also lets DuckDB infer an untyped `= ANY($1)` parameter as an array of the left side's type.
+    // list_contains alone skips NULL elements: array-membership.ts keeps PostgreSQL's three values.
     ctx.changed = true;
-    const contains = call(['list_contains'], [rexpr, lexpr]);
-    return e.kind === 'AEXPR_OP_ANY' ? contains : not(contains);
+    return e.kind === 'AEXPR_OP_ANY' ? equalsAny(rexpr, lexpr) : differsFromAll(rexpr, lexpr);
   }
   if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
+  const arrow = e.kind === 'AEXPR_OP' && e.lexpr ? jsonArrowCall(op, lexpr, rexpr) : undefined;
+  if (arrow) {
+    ctx.changed = true;
+    return arrow;
+  }
   if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
     // A column compared with '{...}' array text: give DuckDB its own list text.
     const fix = (n: Node): Node => {

@@ -65,7 +65,9 @@ const WHOLE_ROW_TESTED = [
 ].map((r) => new RegExp(r, 'i'));
 /** A cheap gate before WHOLE_ROW_TESTED's backreferences. */
 const ROW_WORDS = /\bis\s+(?:not\s+)?null\b|\b(?:count|array_agg)\s*\(/i;
-const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}|${ROW_FORMS}`, 'i');
+/** A constant zone of AT TIME ZONE or timezone() (a POSIX specification is refused: posix-zones.ts); split-calls.ts. */
+const ZONE_CONSTANT = String.raw`\btime\s+zone\s*''|\btimezone\s*\(\s*''|\b(?:string_to_array|split_part)\s*\(`;
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
 const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is

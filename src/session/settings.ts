@@ -12,6 +12,7 @@ import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from '../pg/catalog/pri
 import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
 import { isPgSetting, pgSettingDefault, pgSettingInput } from './pg-setting-input.js';
 import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
+import { posixZoneRefusal } from '../pg/posix-zones.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { variablesWhenTaken } from '../engine/session-connections.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
@@ -412,6 +413,8 @@ export class SessionSettings {
   }
 
   private async setTimeZone(tz: string): Promise<void> {
+    const posix = posixZoneRefusal(tz);
+    if (posix) throw posix;
     try {
       await this.conn.run(`SET TimeZone = ${sqlString(tz)}`);
     } catch {

@@ -16,6 +16,7 @@ import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
+import { REVIEW_10 } from './pg-corpus-review-10.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -463,6 +464,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_11,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
   ...REVIEW_9,
+  // session 39: numeric without a typmod beside fractions, ANY/ALL over NULL elements, float to numeric(p,s), …
+  ...REVIEW_10,
 ];
 
 /** Silent differences a new user found (issue 25 review): each must now be PostgreSQL's answer or refused. */
