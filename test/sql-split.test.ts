@@ -24,6 +24,15 @@ test('splitStatements cuts at top-level semicolons only', () => {
   ]);
   assert.deepEqual(splitStatements(' ; -- only a comment\n ;; '), []);
   assert.deepEqual(splitStatements('select $1; select 2'), ['select $1', 'select 2']);
+  // PostgreSQL's dollar tags and names take any non-ASCII letter
+  assert.deepEqual(splitStatements('select $é$ ; -- $é$; select 2'), ['select $é$ ; -- $é$', 'select 2']);
+  assert.deepEqual(splitStatements('select é$a$ ; select 2 -- $a$'), ['select é$a$', 'select 2 -- $a$']);
+});
+
+test('mapCode: a dollar quote with a non-ASCII tag is no code, and a comment inside it none either', () => {
+  const seen: string[] = [];
+  mapCode('select $é$ -- x $é$, 1 -- c', (code) => (seen.push(code), code));
+  assert.deepEqual(seen, ['select ', ', 1 ']);
 });
 
 test('stripLeadingComments skips whitespace and comments', () => {

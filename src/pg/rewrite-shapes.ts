@@ -31,9 +31,10 @@ const MARKER_RUN = /19\d{8}/;
 /** Around an integer's ordinal in the lexed text (a private-use character; a text holding one is rewritten as itself). */
 const SLOT = '\uE000';
 /**
- * Where the gateway's lexer (text/split.ts) and PostgreSQL's may part: dollar quotes (PostgreSQL's
- * tags take any letter, `$é$`) and backslashes (E'…' after a non-ASCII name). A comment one of them
- * sees and the other not would put two texts under one key: such texts are rewritten as themselves.
+ * Where the gateway's lexer (text/split.ts) and PostgreSQL's have parted before: dollar quotes (its tags
+ * were ASCII-only, PostgreSQL's take any letter: `$é$`) and backslashes (E'…' after a non-ASCII name).
+ * A comment one sees and the other not would put two texts under one key: such texts are rewritten
+ * as themselves.
  */
 const LEXED_APART = /\$(?!\d)|\\/;
 /** At most this many integers are taken out of one text. */

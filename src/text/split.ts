@@ -116,10 +116,11 @@ function isSpace(c: string): boolean {
   return c === ' ' || c === '\n' || c === '\t' || c === '\r' || c === '\f' || c === '\v';
 }
 
+/** PostgreSQL's identifier characters: ASCII letters, digits, `_`, `$` and every non-ASCII character (scan.l's \200-\377). */
 function isIdentChar(c: string | undefined): boolean {
   if (c === undefined) return false;
   const k = c.charCodeAt(0);
-  return (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36;
+  return (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36 || k >= 128;
 }
 
 /** The string, identifier, dollar-quoted body or comment starting at `i`, if one does. */
@@ -136,8 +137,8 @@ function quotedOrComment(sql: string, i: number): { kind: SegmentKind; end: numb
   }
   if (c === '"') return { kind: 'identifier', end: skipQuoted(sql, i, '"', false) };
   if (c === '$') {
-    // $1 is a parameter; $tag$ or $$ opens a dollar-quoted string.
-    const m = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i, i + 66));
+    // $1 is a parameter; $tag$ or $$ opens a dollar-quoted string (a tag's letters any non-ASCII too, as PostgreSQL's).
+    const m = /^\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(sql.slice(i, i + 66));
     if (!m || isIdentChar(sql[i - 1])) return null;
     const end = sql.indexOf(m[0], i + m[0].length);
     return { kind: 'dollar', end: end < 0 ? sql.length : end + m[0].length };
