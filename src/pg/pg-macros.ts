@@ -47,6 +47,10 @@ const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 export const ASCII_UPPER = (x: string): string => `translate(${x}, '${LOWER}', '${LOWER.toUpperCase()}')`;
 export const ASCII_LOWER = (x: string): string => `translate(${x}, '${LOWER.toUpperCase()}', '${LOWER}')`;
 
+/** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
+export const refusedAtRun = (what: string, hint: string): string =>
+  `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
+
 export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   // Words are runs of ASCII letters and digits (the C locale the gateway reports); the first letter of each is upper case, the rest lower.
   [
@@ -57,7 +61,15 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`,
   ],
-  ['date_bin(stride, source, origin)', 'time_bucket(stride, source, origin)'],
+  // date_bin(interval, timestamp[tz], timestamp[tz]): the stride and origin read as PostgreSQL reads untyped
+  // ones (time_bucket's VARCHAR origin was ambiguous); PostgreSQL refuses strides with months (0A000).
+  ...['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE'].map((t): [string, string] => [
+    `date_bin(stride, source ${t}, origin)`,
+    `CASE WHEN datepart('month', CAST(stride AS INTERVAL)) <> 0 OR datepart('year', CAST(stride AS INTERVAL)) <> 0 THEN ${refusedAtRun(
+      'binning timestamps into intervals containing months or years',
+      "PostgreSQL refuses it as well: use date_trunc('month', ts) for calendar months",
+    )} ELSE time_bucket(CAST(stride AS INTERVAL), source, CAST(origin AS ${t})) END`,
+  ]),
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
   ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
@@ -92,10 +104,6 @@ const INT_DIGITS: Record<string, number> = {
 };
 /** Every type an overload list must name: DuckDB prefers an implicit cast to any typed overload over the untyped one. */
 const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
-/** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`). */
-export const refusedAtRun = (what: string, hint: string): string =>
-  `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
-
 /**
  * A refusal that depends on the value `x` and is typed DECIMAL: a body without `x` would drop the
  * caller's aggregate from the statement, and an untyped NULL would be folded away by the function
