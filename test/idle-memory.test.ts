@@ -94,6 +94,36 @@ describe('an idle gateway gives memory back', () => {
       `RSS stayed ${((left - boot) / MiB) | 0} MiB above boot 6 s after the clients left`,
     );
   });
+
+  test("a long catalog text's PostgreSQL-grammar memory (WebAssembly, it only grows) is given back once idle: the text thread ends (engine/text-pool.ts)", async () => {
+    const pid = gw.proc.pid!;
+    const warm = await RawPg.connect({ port: gw.port, database: 'basic', user: 'ann' });
+    assert.equal((await warm.simple('select 1')).error, undefined);
+    await warm.close();
+    await sleep(1500);
+    const boot = await steadyRss(pid);
+    // ≈ 235 KB, rewritten by the PostgreSQL grammar on the text thread (before: ~130–230 MiB kept for good).
+    const names = Array.from({ length: 20_000 }, (_, i) => `'r${i}'`.padEnd(10)).join(',');
+    const text = `select relname from pg_catalog.pg_class where relname in (${names})`;
+    for (let round = 0; round < 2; round++) {
+      const c = await RawPg.connect({ port: gw.port, database: 'basic', user: 'ann' });
+      assert.equal((await c.simple(text)).error, undefined);
+      const held = rss(pid);
+      await c.close();
+      let left = rss(pid);
+      for (let i = 0; i < 40 && left - boot > 64 * MiB; i++) {
+        await sleep(200);
+        left = rss(pid);
+      }
+      console.log(
+        `# round ${round}: boot ${(boot / MiB) | 0} MiB, held ${(held / MiB) | 0}, after ${(left / MiB) | 0}`,
+      );
+      assert.ok(
+        left - boot <= 64 * MiB,
+        `RSS stayed ${((left - boot) / MiB) | 0} MiB above boot after the client left`,
+      );
+    }
+  });
 });
 
 describe('idle-memory: trims and collections only once no session is open', () => {

@@ -7,7 +7,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { DataFile, InlinedTable, LakeCatalog, LakeTable, LakeView, NameMapEntry } from './model.js';
 import { joinRelative, type PathPart } from './paths.js';
 import { lit, num, optNum, optStr, qi, rows, str, type Row } from './sql.js';
-import { sqlType } from './types.js';
+import { sqlType, type ColNode } from './types.js';
 import { columnHistory, nestedEvolved, stableTypes, treeAt } from './column-history.js';
 import { buildMacros } from './catalog-macros.js';
 
@@ -172,6 +172,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     const hist = history.get(tableId) ?? [];
     const tree = treeAt(hist, S, `table ${label}`);
     if (tree.length === 0) throw new SqlError(SQLSTATE.dataCorrupted, `table ${label} has no columns`);
+    refuseVariant(tree, label);
     const table: LakeTable = {
       schema: schema.name,
       name: str(r.table_name),
@@ -343,4 +344,24 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
     macros,
     nameMaps,
   };
+}
+
+/**
+ * A VARIANT column (a store writer's doing: DuckLake lets one be published) is refused where the
+ * version is opened: DuckDB 1.5.6 crashes the process or invalidates its instance in list and variant
+ * functions over VARIANT values, which admission keeps from a client's text (analysis/containment.ts)
+ * but not from a table's rows.
+ */
+function refuseVariant(tree: ColNode[], table: string, path = ''): void {
+  for (const c of tree) {
+    const name = path ? `${path}.${c.name}` : c.name;
+    if (/^variant$/i.test(c.leafType.trim()))
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `column ${name} of table ${table} has type VARIANT, which fdl-gateway does not serve`,
+        undefined,
+        'Publish the column as JSON or VARCHAR instead (DuckDB 1.5 fails on VARIANT values in list functions).',
+      );
+    refuseVariant(c.children, table, name);
+  }
 }
