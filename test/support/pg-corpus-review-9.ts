@@ -42,6 +42,18 @@ export const REVIEW_9 = [
   'select (select o.amount::numeric * 2 from sales.customers c where c.customer_id = o.customer_id) from sales.orders o order by order_id limit 2',
   'with t as (select qty, order_id from sales.orders) select (select t.qty::numeric + 0.5) from t order by order_id limit 2',
   'select (select sum(o.amount) over ()) from sales.orders o order by order_id limit 2',
+  // probed as a new user: date_trunc's centuries begin in …01, an interval's `+2 hours`, power's errors (2201F,
+  // DuckDB answered NaN and infinity); every() answered (it was refused 42883)
+  "select date_trunc('century', ordered_at), date_trunc('decade', ordered_at), date_trunc('century', date '2000-06-01'), date_trunc('millennium', timestamptz '2000-01-01 00:00+00') from sales.orders order by order_id limit 2",
+  "select date_trunc('CENTURY', ordered_at::date), date_trunc('millennium', signup) from sales.orders join sales.customers using (customer_id) order by order_id limit 2",
+  "select interval '-1 days +2 hours', '-1 days +2 hours'::interval, interval '+3 hours', interval '1 day +1.5 hours'",
+  'select every(vip), bool_and(vip) from sales.customers',
+  'select country, every(vip) from sales.customers group by country order by 1',
+  'select (-8) ^ (1.0/3)',
+  'select 0 ^ -1',
+  'select power(-8::float8, 0.5)',
+  'select power(0, -2)',
+  'select order_id, (qty - 3) ^ 2, power(qty - 3, 0.5) from sales.orders order by order_id limit 3',
 ];
 
 /** Statements with undeclared parameters (bound as text): each parameter typed as PostgreSQL infers it. */
