@@ -140,6 +140,7 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  if (pgName === 'string_to_array' && args?.length === 3 && !inFrom) return compat('_pgsem_string_to_array', args);
   if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
     const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
     const checked = checkedPower(pow, args[0]!, args[1]!);

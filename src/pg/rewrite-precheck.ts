@@ -83,10 +83,10 @@ const LIKE_WORD = /\bi?like\b/i;
 
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
- * order, to_hex, every (bool_and), a set-returning function in FROM named by its alias, the JSON-to-record functions.
+ * order, to_hex, every (bool_and), string_to_array's null string, a set-returning function in FROM named by its alias, the JSON-to-record functions.
  */
 const CALL_FORMS =
-  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
