@@ -62,6 +62,7 @@ export const SQLSTATE = {
   invalidTextRepresentation: '22P02',
   numericValueOutOfRange: '22003',
   divisionByZero: '22012',
+  invalidArgumentForPowerFunction: '2201F',
   integrityConstraintViolation: '23000',
   invalidSchemaName: '3F000',
   indeterminateDatatype: '42P18',

@@ -17,7 +17,7 @@ import {
   type State,
 } from './support/pg-corpus.js';
 import { IN_BERLIN } from './support/pg-corpus-review-6.js';
-import { REVIEW_9_FLOAT_AGGREGATES, REVIEW_9_PARAMS } from './support/pg-corpus-review-9.js';
+import { REVIEW_9_FLOAT_AGGREGATES } from './support/pg-corpus-review-9.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -87,18 +87,6 @@ test(
     );
   },
 );
-
-test('statements with undeclared parameters: typed as PostgreSQL 15 infers them, the same answer', async () => {
-  const different: string[] = [];
-  for (const [sql, params] of REVIEW_9_PARAMS) {
-    const [p, g] = await Promise.all([answer(conns.pg!, sql, params), answer(conns.gw!, sql, params)]);
-    if (compare(p, g, sql) !== 'same')
-      different.push(
-        `${sql} ${JSON.stringify(params)}\n    PostgreSQL: ${JSON.stringify(p)}\n    gateway:    ${JSON.stringify(g)}`,
-      );
-  }
-  assert.deepEqual(different, []);
-});
 
 test("float8 aggregates over many rows (a documented difference): PostgreSQL 15's value within a relative tolerance", async () => {
   for (const { sql, tolerance } of REVIEW_9_FLOAT_AGGREGATES) {

@@ -71,6 +71,11 @@ const byPattern: [RegExp, string][] = [
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
   [/^Out of Range Error/i, SQLSTATE.numericValueOutOfRange],
   [/division by zero/i, SQLSTATE.divisionByZero],
+  // raised by the rewrite's power (pg/pg-calls.ts checkedPower), PostgreSQL's words and code
+  [
+    /^Invalid Input Error: (?:a negative number raised to a non-integer power yields a complex result|zero raised to a negative power is undefined)/,
+    SQLSTATE.invalidArgumentForPowerFunction,
+  ],
   [/null values cannot be formatted as an SQL identifier/, SQLSTATE.nullValueNotAllowed],
   // raised by the rewrite's substr (pg/pg-spellings.ts), PostgreSQL's words and code
   [/^Invalid Input Error: negative substring length not allowed/, SQLSTATE.substringError],

@@ -77,6 +77,38 @@ export function lengthCast(type: string, n: number, arg: Node, display: boolean)
 }
 
 /**
+ * `a ^ b`, `power(a, b)`: PostgreSQL raises 2201F for a negative base with a fractional exponent and for
+ * zero to a negative power; DuckDB answered NaN and infinity. `pow` is the walked call, a and b its operands.
+ */
+export function checkedPower(pow: Node, a: Node, b: Node): Node {
+  const num = (n: Node): number | undefined => {
+    const c = n.A_Const;
+    return c?.ival ? Number(c.ival.ival ?? 0) : c?.fval ? Number(c.fval.fval) : undefined;
+  };
+  const [x, y] = [num(a), num(b)];
+  if (x !== undefined && y !== undefined && (x > 0 || (Number.isInteger(y) && (x < 0 || y >= 0)))) return pow;
+  const op = (name: string, l: Node, r: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr: l, rexpr: r },
+  });
+  const and = (l: Node, r: Node): Node => ({ BoolExpr: { boolop: 'AND_EXPR', args: [l, r] } });
+  const when = (expr: Node, message: string): Node => ({
+    CaseWhen: { expr, result: call('error', [strConst(message)]) },
+  });
+  return {
+    CaseExpr: {
+      args: [
+        when(
+          and(op('<', a, intConst(0)), op('<>', b, call('trunc', [b]))),
+          'a negative number raised to a non-integer power yields a complex result',
+        ),
+        when(and(op('=', a, intConst(0)), op('<', b, intConst(0))), 'zero raised to a negative power is undefined'),
+      ],
+      defresult: pow,
+    },
+  };
+}
+
+/**
  * `a / b`, `a % b`: PostgreSQL raises 22012 on a zero divisor, DuckDB answers NULL. The divisor is
  * checked unless it is a non-zero constant or a bare parameter ($1 is typed after the dividend). DuckDB's error() has side effects, so it is never folded.
  */

@@ -114,6 +114,21 @@ export function datePartFloat8(fc: Node): Node {
   return castTo({ FuncCall: fc }, 'double');
 }
 
+/**
+ * `date_trunc('century' | 'millennium', x)`: PostgreSQL's centuries begin in years …01 (2024 → 2001-01-01,
+ * 2000 → 1901-01-01), DuckDB's in …00. A year earlier truncated DuckDB's way, then a year later, is PostgreSQL's.
+ */
+export function centuryTruncated(trunc: Node): Node {
+  const [field, x] = trunc.FuncCall.args as [Node, Node];
+  const unit = String(field.A_Const?.sval?.sval ?? '').toLowerCase();
+  if (!['century', 'centuries', 'millennium', 'millennia', 'millenniums'].includes(unit)) return trunc;
+  const year = (): Node => castTo({ A_Const: { sval: { sval: '1 year' } } }, 'interval');
+  const op = (name: string, l: Node, r: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr: l, rexpr: r },
+  });
+  return op('+', { FuncCall: { ...trunc.FuncCall, args: [field, op('-', x, year())] } }, year());
+}
+
 /** A date argument PostgreSQL reads as timestamptz (date_trunc, generate_series); an untyped string constant too. */
 export function asTimestamptz(n: Node): Node {
   if (n.A_Const?.sval) return castTo(n, 'timestamptz');

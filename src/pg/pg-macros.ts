@@ -208,6 +208,11 @@ const TYPED_MACROS: Array<[string, string]> = [
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],
+  // string_to_array(s, delimiter, null_string): the fields equal to null_string are NULL (DuckDB has two arguments only).
+  [
+    '_pgsem_string_to_array(s, d, n)',
+    'list_transform(string_to_array(s, d), fdl_pg_e -> CASE WHEN fdl_pg_e = n THEN NULL ELSE fdl_pg_e END)',
+  ],
 ];
 
 /**
@@ -268,11 +273,6 @@ const numericDivision = (ta: string, tb: string): boolean =>
   ta !== 'DOUBLE' &&
   tb !== 'FLOAT' &&
   tb !== 'DOUBLE';
-/**
- * An operand of its own type (a no-op) — unless DECIMAL, whose bare cast is DECIMAL(18,3): an untyped
- * parameter standing as it (`qty / $1`, tagged like qty) gets its type from the cast, as PostgreSQL infers it.
- */
-const asType = (x: string, t: string): string => (t === 'DECIMAL' ? x : `CAST(${x} AS ${t})`);
 /** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
 const DIVISION: Array<[string, string]> = [
   ...DIVISION_TYPES.flatMap((ta) =>
@@ -284,7 +284,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? '_pgsem_ndiv(a, b)'
-        : `${asType('a', ta)} / ${asType('b', tb)}`,
+        : 'a / b',
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_div'),
@@ -299,7 +299,7 @@ const DIVISION: Array<[string, string]> = [
       tb !== 'FLOAT' &&
       tb !== 'DOUBLE'
         ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))'
-        : `${asType('a', ta)} / ${asType('b', tb)}`,
+        : 'a / b',
     ]),
   ),
   ...INTERVAL_DIVISION('_pgsem_rdiv'),

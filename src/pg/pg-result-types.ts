@@ -57,9 +57,6 @@ function tagCopy(n: unknown): any {
     });
     if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedOne('bigint');
     if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedOne('double');
-    // a division already typed (its operands' tags lead): its tag divides the tags, never a parameter
-    if ((name === '_pgsem_div' || name === '_pgsem_rdiv') && args.length === 4)
-      return sem(name.slice('_pgsem_'.length), [args[0]!, args[1]!], [args[0]!, args[1]!]);
     const inner = args.length >= 1 ? tagOf(args[0]) : undefined;
     if (['min', 'max', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'].includes(name) && args.length >= 1)
       return inner;
@@ -207,15 +204,7 @@ export function hasAggregate(n: unknown): boolean {
  * numeric division stays DuckDB's DOUBLE (documented): exact division per row costs too much.
  */
 export function aggregateDivision(l: Node, r: Node): Node | undefined {
-  return dispatch('div', paramLikeOther(l, r), [l, r]);
-}
-
-/**
- * The operands' type stand-ins: an untyped parameter takes the other side's type, as PostgreSQL infers
- * it (`amount / $1` is numeric / numeric; DuckDB has no type for `$1` when the macro is bound).
- */
-function paramLikeOther(l: Node, r: Node): Node[] {
-  return [l.ParamRef && !r.ParamRef ? r : l, r.ParamRef && !l.ParamRef ? l : r];
+  return dispatch('div', [l, r], [l, r]);
 }
 
 /**
@@ -224,7 +213,7 @@ function paramLikeOther(l: Node, r: Node): Node[] {
  */
 export function rowDivision(l: Node, r: Node): Node | undefined {
   if (l.A_Const?.ival && r.A_Const?.ival) return undefined; // integer constants: DuckDB divides them as PostgreSQL
-  return dispatch('rdiv', paramLikeOther(l, r), [l, r]);
+  return dispatch('rdiv', [l, r], [l, r]);
 }
 
 /** `avg(x)` (not windowed): numeric for integers and numerics, sum / count divided as PostgreSQL. */

@@ -18,6 +18,7 @@ import {
 import { defaultedOffset, isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import {
+  checkedPower,
   codecCall,
   constantZero,
   formatCall,
@@ -30,6 +31,7 @@ import {
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
 import {
   asTimestamptz,
+  centuryTruncated,
   boundBeside,
   castTo,
   caseMapped,
@@ -62,6 +64,7 @@ const RENAMED: Record<string, string> = {
   json_build_object: 'json_object',
   current_database: 'pg_current_database',
   btrim: 'trim',
+  every: 'bool_and',
 };
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
@@ -151,6 +154,12 @@ function pgCall(
   inFrom: boolean,
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
+  if (pgName === 'string_to_array' && args?.length === 3 && !inFrom) return compat('_pgsem_string_to_array', args);
+  if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
+    const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
+    const checked = checkedPower(pow, args[0]!, args[1]!);
+    if (checked !== pow) return checked;
+  }
   if ((pgName === 'lag' || pgName === 'lead') && args?.length === 3 && fc.over && !inFrom) {
     const typed = defaultedOffset(pgName, out, args, ctx.shown?.has(fc) === true);
     if (typed) return typed;
@@ -205,7 +214,7 @@ function pgCall(
   if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);
   if (pgName === 'date_trunc' && args?.length === 2 && !args[1]!.A_Const) {
     out.args = [args[0]!, asTimestamptz(args[1]!)];
-    return { FuncCall: { ...out, funcname: [str(pgName)] } };
+    return centuryTruncated({ FuncCall: { ...out, funcname: [str(pgName)] } });
   }
   if (pgName === 'generate_series' && args?.length === 3 && constantZero(args[2]))
     throw new SqlError(SQLSTATE.invalidParameterValue, 'step size cannot equal zero');

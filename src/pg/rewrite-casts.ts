@@ -143,6 +143,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
             : type === 'date'
               ? dateInput(sval)
               : undefined;
+    // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02).
+    if (type === 'interval' && /\+\s*[\d.]/.test(sval)) {
+      ctx.changed = true;
+      arg = strConst(sval.replace(/\+\s*(?=[\d.])/g, ''));
+    }
     const iso = type === 'interval' && !isArray && !tn.typmods ? isoInterval(sval) : undefined;
     if (iso !== undefined) {
       ctx.changed = true;

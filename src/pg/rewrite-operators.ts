@@ -10,7 +10,7 @@ import {
   hasAggregate,
 } from './pg-result-types.js';
 import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
-import { guardDivisor, similarTo } from './pg-calls.js';
+import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
@@ -143,6 +143,14 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     if (l !== lexpr || r !== rexpr) {
       ctx.changed = true;
       return { A_Expr: { ...e, lexpr: l, rexpr: r } };
+    }
+  }
+  if (e.kind === 'AEXPR_OP' && op === '^' && e.lexpr) {
+    const pow: Node = { A_Expr: { ...e, lexpr, rexpr } };
+    const checked = checkedPower(pow, lexpr, rexpr);
+    if (checked !== pow) {
+      ctx.changed = true;
+      return checked;
     }
   }
   if (e.kind === 'AEXPR_OP' && op === '#' && e.lexpr) {

@@ -35,9 +35,9 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
 /**
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text,
- * lag/lead with a default (their common type), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
+ * lag/lead with a default (their common type), `^` and power (2201F), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
  */
-const PG_TYPED_RESULTS = String.raw`\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
 /** A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a positive integer. */
 const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])`;
 /** A binary minus of something not a number: DuckDB's binder picks PostgreSQL's rule by the operands' types (typed-minus.ts). */
@@ -85,10 +85,10 @@ const LIKE_WORD = /\bi?like\b/i;
 
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
- * order, to_hex, a set-returning function in FROM named by its alias, the JSON-to-record functions.
+ * order, to_hex, every (bool_and), string_to_array's null string, a set-returning function in FROM named by its alias, the JSON-to-record functions.
  */
 const CALL_FORMS =
-  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\bto_hex\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {

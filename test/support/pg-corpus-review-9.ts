@@ -42,19 +42,20 @@ export const REVIEW_9 = [
   'select (select o.amount::numeric * 2 from sales.customers c where c.customer_id = o.customer_id) from sales.orders o order by order_id limit 2',
   'with t as (select qty, order_id from sales.orders) select (select t.qty::numeric + 0.5) from t order by order_id limit 2',
   'select (select sum(o.amount) over ()) from sales.orders o order by order_id limit 2',
-];
-
-/** Statements with undeclared parameters (bound as text): each parameter typed as PostgreSQL infers it. */
-export const REVIEW_9_PARAMS: ReadonlyArray<readonly [string, string[]]> = [
-  // beside a numeric, `$1` is numeric and the division numeric (it was double precision)
-  ['select round(amount / $1, 2) from sales.orders order by order_id limit 3', ['3']],
-  ['select round(sum(amount) / $1, 2) from sales.orders', ['7']],
-  ['select round($1 / amount, 4) from sales.orders order by order_id limit 2', ['3']],
-  // beside an integer, the integer's type: integer division (round of it numeric)
-  ['select round(qty / $1, 2) from sales.orders order by order_id limit 2', ['3']],
-  ['select qty / $1, $1 / qty from sales.orders order by order_id limit 2', ['2']],
-  ['select customer_id / $1, order_id / $1 from sales.orders order by order_id limit 2', ['3']],
-  ['select amount::float8 / $1 from sales.orders order by order_id limit 2', ['3']],
+  // probed as a new user: date_trunc's centuries begin in …01, an interval's `+2 hours`, power's errors (2201F,
+  // DuckDB answered NaN and infinity); string_to_array's null string (42883 without a hint); every() answered (it was refused 42883)
+  "select date_trunc('century', ordered_at), date_trunc('decade', ordered_at), date_trunc('century', date '2000-06-01'), date_trunc('millennium', timestamptz '2000-01-01 00:00+00') from sales.orders order by order_id limit 2",
+  "select date_trunc('CENTURY', ordered_at::date), date_trunc('millennium', signup) from sales.orders join sales.customers using (customer_id) order by order_id limit 2",
+  "select interval '-1 days +2 hours', '-1 days +2 hours'::interval, interval '+3 hours', interval '1 day +1.5 hours'",
+  'select every(vip), bool_and(vip) from sales.customers',
+  'select country, every(vip) from sales.customers group by country order by 1',
+  "select string_to_array('a b c', ' ', 'b'), string_to_array('a,,c', ',', ''), string_to_array('x', ',', null)",
+  "select name, string_to_array(name, ' ', 'Customer') from sales.customers order by customer_id limit 2",
+  'select (-8) ^ (1.0/3)',
+  'select 0 ^ -1',
+  'select power(-8::float8, 0.5)',
+  'select power(0, -2)',
+  'select order_id, (qty - 3) ^ 2, power(qty - 3, 0.5) from sales.orders order by order_id limit 3',
 ];
 
 /**
