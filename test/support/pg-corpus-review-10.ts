@@ -37,4 +37,7 @@ export const REVIEW_10 = [
   // a date with a trailing BC: DuckDB's reader ignored it (4713 AD) and reads only `(BC)`
   "select '4713-01-01 BC'::date, date '0044-03-15 BC', '0044-03-15 bc'::date < '0001-01-01'::date",
   "select cast('4713-11-24 BC' as date) + 1, '2024-01-01 AD'::date",
+  // to_json of a value: PostgreSQL's JSON text (a timestamp with a `T`, a numeric with its scale)
+  "select to_json(timestamp '2024-01-21 01:04'), to_json(ordered_at), to_json(amount), to_json(1.50), to_json(null::timestamp) is null from sales.orders order by order_id limit 2",
+  "select to_json(timestamptz '2024-01-21 01:04:00+00'), to_json(interval '1 day'), to_json('a\"b'::text)",
 ];
