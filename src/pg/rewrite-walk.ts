@@ -3,6 +3,7 @@
  * functions, select-list names; calls, casts and operators are handed to rewrite-calls.ts,
  * rewrite-casts.ts and rewrite-operators.ts.
  */
+import { usingColumnsFirst } from './using-star.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -192,7 +193,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         {
-          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true);
+          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true) ?? usingColumnsFirst(body);
           if (targetList) {
             ctx.changed = true;
             return walk({ SelectStmt: { ...body, targetList } }, ctx, display);

@@ -40,4 +40,9 @@ export const REVIEW_10 = [
   // to_json of a value: PostgreSQL's JSON text (a timestamp with a `T`, a numeric with its scale)
   "select to_json(timestamp '2024-01-21 01:04'), to_json(ordered_at), to_json(amount), to_json(1.50), to_json(null::timestamp) is null from sales.orders order by order_id limit 2",
   "select to_json(timestamptz '2024-01-21 01:04:00+00'), to_json(interval '1 day'), to_json('a\"b'::text)",
+  // SELECT * over JOIN … USING: the USING columns first, as PostgreSQL; NATURAL and FULL … USING refused with a hint
+  'select * from sales.orders o join sales.customers c using (customer_id) order by order_id limit 2',
+  'select * from sales.orders left join sales.customers using (customer_id) order by order_id limit 2',
+  'select * from sales.orders full join sales.customers using (customer_id) order by order_id limit 2',
+  'select * from sales.orders natural join sales.customers order by order_id limit 2',
 ];
