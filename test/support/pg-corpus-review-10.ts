@@ -45,4 +45,8 @@ export const REVIEW_10 = [
   'select * from sales.orders left join sales.customers using (customer_id) order by order_id limit 2',
   'select * from sales.orders full join sales.customers using (customer_id) order by order_id limit 2',
   'select * from sales.orders natural join sales.customers order by order_id limit 2',
+  // a string literal beside an integer is read as an integer, as PostgreSQL (DuckDB's cast rounded '7.5' to 8)
+  "select count(*) from sales.orders where qty = any('{7.5}')",
+  "select coalesce(case when qty > 100 then qty end, 'n/a') from sales.orders order by order_id limit 2",
+  "select coalesce(case when qty > 100 then customer_id end, '2.5') from sales.orders limit 1",
 ];
