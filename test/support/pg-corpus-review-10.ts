@@ -49,4 +49,7 @@ export const REVIEW_10 = [
   "select count(*) from sales.orders where qty = any('{7.5}')",
   "select coalesce(case when qty > 100 then qty end, 'n/a') from sales.orders order by order_id limit 2",
   "select coalesce(case when qty > 100 then customer_id end, '2.5') from sales.orders limit 1",
+  // extract(year) of a BC date: PostgreSQL has no year 0 (44 BC is -44; DuckDB's astronomical year was -43)
+  "select extract(year from '0044-03-15 BC'::date), extract(year from date '0001-12-31 BC'), extract(year from date '0001-01-01'), extract(year from ordered_at) from sales.orders order by order_id limit 1",
+  "select extract(year from max(ordered_at)), extract(years from date '2024-01-01' - 800000) from sales.orders",
 ];
