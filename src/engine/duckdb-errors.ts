@@ -80,6 +80,8 @@ const byPattern: [RegExp, string][] = [
   // raised by the rewrite's substr (pg/pg-spellings.ts), PostgreSQL's words and code
   [/^Invalid Input Error: negative substring length not allowed/, SQLSTATE.substringError],
   [/^Invalid Input Error: .* not supported by fdl-gateway/, SQLSTATE.featureNotSupported],
+  // raised by the rewrite's literal read as an integer (pg/pg-macros.ts `_pgsem_likeof`), PostgreSQL's words and code
+  [/^Invalid Input Error: invalid input syntax for type /, SQLSTATE.invalidTextRepresentation],
   [/^Invalid Input Error/i, SQLSTATE.invalidParameterValue],
   [/^Not implemented Error/i, SQLSTATE.featureNotSupported],
   // A served data file gone after its version's views were built (clients cannot name files, so any missing file is one).

@@ -106,7 +106,19 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
     return sem('tzfield', [tagOf(x) ?? x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
   if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
     return sem(field === 'second' ? 'seconds' : field, [x]);
-  return castTo({ FuncCall: fc }, 'decimal', [38, 0]);
+  const value = castTo({ FuncCall: fc }, 'decimal', [38, 0]);
+  if (field !== 'year' && field !== 'years') return value;
+  // PostgreSQL has no year 0: 44 BC is -44; DuckDB's year is astronomical (-43).
+  const op = (name: string, lexpr: Node, rexpr: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr, rexpr },
+  });
+  const one: Node = { A_Const: { ival: { ival: 1 } } };
+  return {
+    CaseExpr: {
+      args: [{ CaseWhen: { expr: op('<=', value, { A_Const: { ival: { ival: 0 } } }), result: op('-', value, one) } }],
+      defresult: value,
+    },
+  };
 }
 
 /** `date_part(field, x)`: double precision in PostgreSQL, whatever the field (DuckDB: BIGINT for most). */

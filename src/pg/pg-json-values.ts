@@ -54,6 +54,16 @@ function jsonText(v: Node): Node {
   return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
 }
 
+/**
+ * `to_json(x)` of a value that is not a record: its JSON as PostgreSQL writes it (a timestamp with a `T`,
+ * a numeric with its scale); DuckDB's to_json wrote `"2024-01-21 01:04:00"`. Undefined where DuckDB's stays.
+ */
+export function scalarToJson(v: Node): Node | undefined {
+  if (isJson(v) || isTruthValue(v)) return undefined;
+  const value = dispatch('jv', [v], [v]);
+  return value ? asType(value, 'json') : undefined;
+}
+
 const isJson = (v: Node): boolean =>
   names(v.TypeCast?.typeName?.names as Node[] | undefined).join('.') === 'json' &&
   !v.TypeCast.typeName.arrayBounds?.length;

@@ -201,9 +201,21 @@ const TYPED_MACROS: Array<[string, string]> = [
     `_pgsem_likeof(a ${t}, s)`,
     `CAST(s AS ${t})`,
   ]),
-  ...['VARCHAR', 'BOOLEAN', 'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE'].map(
-    (t): [string, string] => [`_pgsem_likeof(a ${t}, s)`, 's'],
-  ),
+  // Beside an integer, PostgreSQL's integer input: digits only (DuckDB's cast rounded '7.5' to 8), else 22P02.
+  ...(
+    [
+      ['SMALLINT', 'smallint'],
+      ['INTEGER', 'integer'],
+      ['BIGINT', 'bigint'],
+    ] as const
+  ).map(([t, pg]): [string, string] => [
+    `_pgsem_likeof(a ${t}, s)`,
+    `CASE WHEN s IS NULL OR regexp_full_match(s, '\\s*[+-]?[0-9]+\\s*') THEN CAST(trim(s) AS ${t}) ELSE error('invalid input syntax for type ${pg}: "' || s || '"') END`,
+  ]),
+  ...['VARCHAR', 'BOOLEAN', 'TINYINT', 'HUGEINT', 'DECIMAL', 'FLOAT', 'DOUBLE'].map((t): [string, string] => [
+    `_pgsem_likeof(a ${t}, s)`,
+    's',
+  ]),
   ['_pgsem_likeof(a, s)', 's'],
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],

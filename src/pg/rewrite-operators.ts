@@ -14,7 +14,7 @@ import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
-import { literalLikeOther, typedMinus } from './typed-minus.js';
+import { likeOf, literalLikeOther, typedMinus } from './typed-minus.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
@@ -232,7 +232,10 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     const elems = typeof rexpr?.A_Const?.sval?.sval === 'string' ? parseArrayText(rexpr.A_Const.sval.sval) : undefined;
     if (elems) {
       ctx.changed = true;
-      const items = elems.map((x) => (x === null ? { A_Const: { isnull: true } } : strConst(x)));
+      // Each element read as x's type, as PostgreSQL types the array (`qty = ANY('{7.5}')` is 22P02).
+      const items = elems.map((x) =>
+        x === null ? { A_Const: { isnull: true } } : (likeOf(lexpr, strConst(x)) ?? strConst(x)),
+      );
       const membership = (e.kind === 'AEXPR_OP_ANY' && op === '=') || (e.kind === 'AEXPR_OP_ALL' && op === '<>');
       if (membership && items.length > 0) {
         // x = ANY('{1,2}') is x IN ('1', '2'): DuckDB casts the literals to x's type, as PostgreSQL types the array.

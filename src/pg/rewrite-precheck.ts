@@ -65,8 +65,8 @@ const WHOLE_ROW_TESTED = [
 ].map((r) => new RegExp(r, 'i'));
 /** A cheap gate before WHOLE_ROW_TESTED's backreferences. */
 const ROW_WORDS = /\bis\s+(?:not\s+)?null\b|\b(?:count|array_agg)\s*\(/i;
-/** A constant zone of AT TIME ZONE or timezone() (a POSIX specification is refused: posix-zones.ts); split-calls.ts. */
-const ZONE_CONSTANT = String.raw`\btime\s+zone\s*''|\btimezone\s*\(\s*''|\b(?:string_to_array|split_part)\s*\(`;
+/** A constant zone of AT TIME ZONE or timezone() (a POSIX specification is refused: posix-zones.ts); split-calls.ts; a star over JOIN … USING (using-star.ts). */
+const ZONE_CONSTANT = String.raw`\btime\s+zone\s*''|\btimezone\s*\(\s*''|\b(?:string_to_array|split_part)\s*\(|\bcoalesce\s*\([^;]*''|\bselect\s+(?:distinct\s+)?\*\s*from\b[^;]*(?:\bjoin\b[^;]*\busing\s*\(|\bnatural\s+(?:(?:inner|left|right|full)\s+)?(?:outer\s+)?join\b)`;
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
 const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
 /**

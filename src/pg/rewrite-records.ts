@@ -4,7 +4,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { jsonAggCall } from './pg-calls.js';
-import { isJsonBuildObject, jsonBuildObject, recordToJson, wholeRowToJson } from './pg-json-values.js';
+import { isJsonBuildObject, jsonBuildObject, recordToJson, scalarToJson, wholeRowToJson } from './pg-json-values.js';
 import { isRecord, rowArgs, wholeRowName } from './pg-rows.js';
 import { names, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { NO_ROWS, walk } from './rewrite-walk.js';
@@ -31,6 +31,11 @@ export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
   if (base === 'to_json' && args.length === 1 && isRecord(args[0], ctx.rowScope ?? NO_ROWS)) {
     ctx.changed = true;
     return recordJson(args[0]!, ctx);
+  }
+  const scalar = base === 'to_json' && args.length === 1 ? scalarToJson(walk(args[0], ctx, false) as Node) : undefined;
+  if (scalar) {
+    ctx.changed = true;
+    return scalar;
   }
   if (
     n[n.length - 1] !== 'row_to_json' ||

@@ -3,6 +3,8 @@
  * functions, select-list names; calls, casts and operators are handed to rewrite-calls.ts,
  * rewrite-casts.ts and rewrite-operators.ts.
  */
+import { coalesceLiterals } from './typed-minus.js';
+import { usingColumnsFirst } from './using-star.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -136,6 +138,12 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if ((body.elements as Node[] | undefined)?.some((e) => isRecord(e, ctx.rowScope ?? NO_ROWS)))
           throw recordArrayRefused('ARRAY[…] of records');
         break;
+      case 'CoalesceExpr': {
+        const args = walk(body.args, ctx, false) as Node[];
+        const typed = coalesceLiterals(args);
+        if (typed) ctx.changed = true;
+        return { CoalesceExpr: { ...body, args: typed ?? args } };
+      }
       case 'NullTest': {
         const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
         if (!tested) break;
@@ -194,7 +202,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         {
-          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true);
+          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true) ?? usingColumnsFirst(body);
           if (targetList) {
             ctx.changed = true;
             return walk({ SelectStmt: { ...body, targetList } }, ctx, display);

@@ -47,15 +47,33 @@ const isStringLiteral = (n: Node | undefined): boolean => typeof n?.A_Const?.sva
 export function literalLikeOther(l: Node, r: Node): [Node, Node] | undefined {
   const [lit, other] =
     isStringLiteral(r) && !isStringLiteral(l) ? [r, l] : isStringLiteral(l) && !isStringLiteral(r) ? [l, r] : [];
-  if (!lit || !other || other.A_Const) return undefined;
+  if (!lit || !other) return undefined;
+  const cast = likeOf(other, lit);
+  if (!cast) return undefined;
+  return lit === r ? [l, cast] : [cast, r];
+}
+
+/** A string literal read as `other`'s type (`_pgsem_likeof`), or undefined when no tag stands for `other`. */
+export function likeOf(other: Node, lit: Node): Node | undefined {
+  if (other.A_Const) return undefined;
   const tag = tagOf(other);
   if (tag === undefined) return undefined;
-  const cast: Node = {
+  return {
     FuncCall: {
       funcname: [COMPAT_DB, 'pgcat', '_pgsem_likeof'].map((sval) => ({ String: { sval } })),
       args: [tag, lit],
       funcformat: 'COERCE_EXPLICIT_CALL',
     },
   };
-  return lit === r ? [l, cast] : [cast, r];
+}
+
+/**
+ * `coalesce(x, 'n/a')`: PostgreSQL reads the literals as x's type (`coalesce(qty, 'n/a')` is 22P02);
+ * DuckDB made the whole a VARCHAR. Only one value beside string literals and NULLs; undefined otherwise.
+ */
+export function coalesceLiterals(args: Node[]): Node[] | undefined {
+  const values = args.filter((a) => !a.A_Const);
+  if (values.length !== 1 || !args.some(isStringLiteral)) return undefined;
+  const out = args.map((a) => (isStringLiteral(a) ? likeOf(values[0]!, a) : a));
+  return out.every((a) => a !== undefined) ? (out as Node[]) : undefined;
 }

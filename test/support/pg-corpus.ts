@@ -16,7 +16,7 @@ import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
-import { REVIEW_10 } from './pg-corpus-review-10.js';
+import { REVIEW_10, REVIEW_10_DOCUMENTED } from './pg-corpus-review-10.js';
 
 const FROM = 'from sales.orders join sales.customers using (customer_id)';
 const INTS = ['qty', 'customer_id', 'order_id'];
@@ -715,6 +715,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_7_KEPT,
     ...REVIEW_7_CONTROLS,
     ...REVIEW_9_FLOAT_AGGREGATES.map((a) => a.sql),
+    ...REVIEW_10_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
