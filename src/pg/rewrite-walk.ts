@@ -138,12 +138,6 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if ((body.elements as Node[] | undefined)?.some((e) => isRecord(e, ctx.rowScope ?? NO_ROWS)))
           throw recordArrayRefused('ARRAY[…] of records');
         break;
-      case 'CoalesceExpr': {
-        const args = walk(body.args, ctx, false) as Node[];
-        const typed = coalesceLiterals(args);
-        if (typed) ctx.changed = true;
-        return { CoalesceExpr: { ...body, args: typed ?? args } };
-      }
       case 'NullTest': {
         const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
         if (!tested) break;
@@ -230,7 +224,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'CaseExpr':
       case 'CoalesceExpr':
       case 'MinMaxExpr': {
-        const inner = walk(body, ctx, false) as Node;
+        let inner = walk(body, ctx, false) as Node;
+        // coalesce(qty, 'n/a'): a string literal beside an integer read as PostgreSQL reads it
+        const typed = type === 'CoalesceExpr' ? coalesceLiterals(inner.args as Node[]) : undefined;
+        if (typed) {
+          ctx.changed = true;
+          inner = { ...inner, args: typed };
+        }
         const walked = int4Choices(type, inner);
         if (walked !== inner) ctx.changed = true;
         const chosen = ctx.shown?.has(body) ? shownChoice(type, walked) : undefined;
