@@ -121,9 +121,10 @@ const MEMO_MAX_CHARS = 64 * 1024;
 
 /**
  * The analysis of one statement (no trailing semicolon). Throws SqlError: 42601 when DuckDB cannot
- * parse it, 25006/42501 when it is not a query at all (those never reach DuckDB).
+ * parse it, 25006/42501 when it is not a query at all (those never reach DuckDB). A long text's work
+ * takes a turn of `owner` (the session's user) on the text worker (text-pool.ts).
  */
-export async function analyze(conn: DuckDBConnection, sql: string): Promise<Analysis> {
+export async function analyze(conn: DuckDBConnection, sql: string, owner = ''): Promise<Analysis> {
   const known = memo.get(sql);
   if (known) {
     if (known instanceof SqlError) throw known;
@@ -131,7 +132,7 @@ export async function analyze(conn: DuckDBConnection, sql: string): Promise<Anal
   }
   counted('analysis');
   const uncached = timed('analysis', () =>
-    sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql) : analyzeText((text) => serializeOn(conn, text), sql),
+    sql.length > OFF_THREAD_CHARS ? analyzeOffThread(sql, owner) : analyzeText((text) => serializeOn(conn, text), sql),
   );
   return remembered(sql, uncached);
 }
@@ -172,14 +173,15 @@ export async function analyzeRewritten(
   conn: DuckDBConnection,
   sql: string,
   namesFrom: string,
+  owner = '',
 ): Promise<{ analysis: Analysis; named: ClientNames | undefined }> {
   const knownNames = namesMemo.get(namesFrom);
   if (memo.has(sql) || knownNames || sql.length > OFF_THREAD_CHARS || namesFrom.length > OFF_THREAD_CHARS) {
-    const analysis = await analyze(conn, sql);
+    const analysis = await analyze(conn, sql, owner);
     if (knownNames) return { analysis, named: knownNames };
     const own = memo.get(namesFrom);
     if (own !== undefined) return { analysis, named: own instanceof SqlError ? undefined : own };
-    return { analysis, named: await analyze(conn, namesFrom).catch(() => undefined) };
+    return { analysis, named: await analyze(conn, namesFrom, owner).catch(() => undefined) };
   }
   counted('analysis');
   const [tree, own] = await timed('analysis', async () => {

@@ -1,16 +1,23 @@
 /**
  * One worker thread (text-thread.ts) for the work on long statement texts — analysis and the
  * PostgreSQL-grammar rewrite — started on first use and never keeping the process alive when idle.
- * Tasks queue on it one after another: a long text costs its own session time, not the event loop's.
  * Below OFF_THREAD_CHARS the same work stays on the loop (well under a millisecond; a thread hop
  * would cost more).
+ *
+ * Users take turns (serial.ts FairSlots): one task at a time on the worker, the next from the user
+ * after the last one served. First in, first out let one user's eight big texts hold another's 9 KB
+ * statement for 27.5 s (an attacker review). One task at a time also means a worker that dies (out
+ * of its heap, resourceLimits below) fails only the task it was running; the next starts a new one.
+ * A reply arrives as bytes and is deserialised here only within its ceiling (maxReplyBytes).
  *
  * The thread ends once the gateway is idle (no session open: idle-memory.ts), and the next long text
  * starts a new one: the PostgreSQL grammar's WebAssembly memory only ever grows (a 256 KiB text took
  * it ~100 MB up, for the life of the thread), and its parse-only DuckDB and memos go with it.
  */
 import { Worker } from 'node:worker_threads';
-import { SqlError } from '../errors.js';
+import { deserialize } from 'node:v8';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { FairSlots } from '../serial.js';
 import type { Analysis } from '../analysis/analysis.js';
 import type { RewriteResult } from '../pg/rewrite.js';
 import type { TextReply, TextTask } from './text-thread.js';
@@ -22,34 +29,53 @@ import { trimWhenIdle } from '../idle-memory.js';
  */
 export const OFF_THREAD_CHARS = 8 * 1024;
 
-interface Pending {
-  resolve(v: unknown): void;
-  reject(e: Error): void;
-}
+/** The worker's JavaScript heap: a 256 KB text's analysis or rewrite needs about 25 MB of it. */
+export const TEXT_WORKER_HEAP_MB = 512;
+
+/**
+ * The most bytes a reply may take, by its text's length: an analysis measured up to 68 bytes per
+ * character (`select [1,1,…]`), a rewrite two bytes per character of at most 16× the text plus 64 KiB
+ * (text/composed-ceiling.ts).
+ */
+export const maxReplyBytes = (chars: number): number => 128 * chars + 1024 * 1024;
 
 let worker: Worker | null = null;
-const pending = new Map<number, Pending>();
+/** The task on the worker now (one at a time). */
+let current: { id: number; resolve(v: unknown): void; reject(e: Error): void } | null = null;
 let nextId = 1;
+const turns = new FairSlots(1);
 
 function start(): Worker {
   textThreadsStarted++;
-  const w = new Worker(new URL('./text-thread.js', import.meta.url));
+  const w = new Worker(new URL('./text-thread.js', import.meta.url), {
+    resourceLimits: { maxOldGenerationSizeMb: TEXT_WORKER_HEAP_MB },
+  });
   w.on('message', (m: TextReply) => {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (pending.size === 0) w.unref();
-    if (m.ok) p.resolve(m.value);
-    else p.reject(m.sqlstate ? new SqlError(m.sqlstate, m.message, m.detail, m.hint) : new Error(m.message));
+    const task = current;
+    if (!task || task.id !== m.id) return;
+    current = null;
+    w.unref();
+    if (m.ok) task.resolve(m.value);
+    else task.reject(m.sqlstate ? new SqlError(m.sqlstate, m.message, m.detail, m.hint) : new Error(m.message));
   });
   const fail = (e: unknown) => {
-    // a thread ended when idle (below) had nothing pending; the tasks now pending are a newer thread's
+    // a thread ended when idle (below) had no task; a task now running is a newer thread's
     if (worker !== w) return;
     worker = null;
-    for (const [id, p] of pending) {
-      pending.delete(id);
-      p.reject(new Error(`statement text work failed: ${(e as Error)?.message ?? e}`));
-    }
+    const task = current;
+    current = null;
+    if (!task) return;
+    const outOfMemory = (e as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    task.reject(
+      outOfMemory
+        ? new SqlError(
+            SQLSTATE.statementTooComplex,
+            `statement is too complex: working on its text needed more than the gateway's ${TEXT_WORKER_HEAP_MB} MB for it`,
+            undefined,
+            'Split it into smaller statements.',
+          )
+        : new Error(`statement text work failed: ${(e as Error)?.message ?? e}`),
+    );
   };
   w.on('error', fail);
   w.on('exit', (code) => fail(new Error(`its thread exited with code ${code}`)));
@@ -65,28 +91,34 @@ export const textThreadRunning = () => worker !== null;
 
 trimWhenIdle(() => {
   const w = worker;
-  if (!w || pending.size > 0) return;
+  if (!w || current !== null) return;
   worker = null;
   void w.terminate();
 });
 
-function post(op: TextTask['op'], sql: string): Promise<unknown> {
-  worker ??= start();
-  const id = nextId++;
-  const w = worker;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    w.ref();
-    w.postMessage({ id, op, sql } satisfies TextTask);
+/** One task on the worker, once it is this owner's turn; the reply deserialised within its ceiling. */
+function post(op: TextTask['op'], sql: string, owner: string): Promise<unknown> {
+  return turns.run(owner, async () => {
+    const limit = maxReplyBytes(sql.length);
+    const bytes = await new Promise<unknown>((resolve, reject) => {
+      worker ??= start();
+      const id = nextId++;
+      current = { id, resolve, reject };
+      worker.ref();
+      worker.postMessage({ id, op, sql, maxReplyBytes: limit } satisfies TextTask);
+    });
+    const reply = bytes as ArrayBuffer;
+    if (reply.byteLength > limit) throw new Error(`statement text work replied ${reply.byteLength} bytes`);
+    return deserialize(new Uint8Array(reply));
   });
 }
 
-/** analysis.ts analyzeText, on the worker thread. */
-export function analyzeOffThread(sql: string): Promise<Analysis> {
-  return post('analyze', sql) as Promise<Analysis>;
+/** analysis.ts analyzeText, on the worker thread, in `owner`'s turn. */
+export function analyzeOffThread(sql: string, owner: string): Promise<Analysis> {
+  return post('analyze', sql, owner) as Promise<Analysis>;
 }
 
-/** rewrite.ts rewriteForDuckDBDetailed, on the worker thread. */
-export function rewriteOffThread(sql: string): Promise<RewriteResult> {
-  return post('rewrite', sql) as Promise<RewriteResult>;
+/** rewrite.ts rewriteForDuckDBDetailed, on the worker thread, in `owner`'s turn. */
+export function rewriteOffThread(sql: string, owner: string): Promise<RewriteResult> {
+  return post('rewrite', sql, owner) as Promise<RewriteResult>;
 }

@@ -7,6 +7,7 @@ import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
+import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
@@ -476,6 +477,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ROW_MACROS,
+  ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],

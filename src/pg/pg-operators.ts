@@ -4,6 +4,8 @@
  * USING <`. What has no faithful translation is refused 0A000 with what to write instead.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { PGCAT } from './rewrite-nodes.js';
 
 type Node = Record<string, any>;
 
@@ -73,12 +75,27 @@ export function jsonPathOperator(op: '#>' | '#>>', lexpr: Node, rexpr: Node): No
   return call(op === '#>' ? 'json_extract' : 'json_extract_string', [lexpr, strConst(spelled)]);
 }
 
-const LIKE_ANY: Record<string, { fn: string; negate: boolean }> = {
-  '~~': { fn: 'like_escape', negate: false },
-  '!~~': { fn: 'like_escape', negate: true },
-  '~~*': { fn: 'ilike_escape', negate: false },
-  '!~~*': { fn: 'ilike_escape', negate: true },
+const LIKE_ANY: Record<string, { macro: string; negate: boolean }> = {
+  '~~': { macro: 'like', negate: false },
+  '!~~': { macro: 'like', negate: true },
+  '~~*': { macro: 'ilike', negate: false },
+  '!~~*': { macro: 'ilike', negate: true },
 };
+
+/**
+ * The macros behind LIKE/ILIKE ANY/ALL (pg-macros.ts installs them): the left side named once, in a
+ * one-element list outside every lambda (a subquery may not stand inside one), each pattern matched
+ * with PostgreSQL's default backslash escape. Each match is coded true 2, NULL 1, false 0 (negated
+ * first for NOT LIKE): ANY is the largest code, ALL the smallest, 1 being NULL — OR's and AND's NULL
+ * logic, as PostgreSQL's ScalarArrayOpExpr. Spelling out one match per pattern copied the left side
+ * per pattern: a 40 KB statement became 80 MB of SQL (an attacker review ran the gateway out of memory).
+ */
+export const LIKE_ANY_MACROS: ReadonlyArray<[string, string]> = (['like', 'ilike'] as const).flatMap((m) =>
+  (['any', 'all'] as const).map((q): [string, string] => [
+    `_pgsem_${m}_${q}(x, ps, neg)`,
+    `CASE ${q === 'any' ? 'list_max' : 'list_min'}(list_transform([{'v': x, 'ps': ps}], lambda fdl_pg_l: list_transform(fdl_pg_l['ps'], lambda fdl_pg_p: coalesce(CAST((${m}_escape(fdl_pg_l['v'], fdl_pg_p, '\\') <> neg) AS INTEGER) * 2, 1)))[1]) WHEN 2 THEN true WHEN 0 THEN false END`,
+  ]),
+);
 
 /** Whether `x op ANY/ALL (…)` is a LIKE family operator this module translates. */
 export function isLikeAny(op: string): boolean {
@@ -86,9 +103,8 @@ export function isLikeAny(op: string): boolean {
 }
 
 /**
- * `x ILIKE ANY (ARRAY['a%', 'b%'])` → `x ILIKE 'a%' OR x ILIKE 'b%'` (ALL: AND), each with
- * PostgreSQL's default backslash escape; OR/AND give ANY/ALL's NULL semantics. Only an ARRAY[…]
- * list of patterns can be spelled out; anything else is refused.
+ * `x ILIKE ANY (ARRAY['a%', 'b%'])` → one call of the macro over x and the list of patterns
+ * (LIKE_ANY_MACROS), x named once. Only an ARRAY[…] list of patterns can be read; anything else is refused.
  */
 export function likeAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr: Node, rexpr: Node): Node {
   const patterns = rexpr?.A_ArrayExpr?.elements as Node[] | undefined;
@@ -97,14 +113,17 @@ export function likeAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr
       `${op === '~~' || op === '!~~' ? 'LIKE' : 'ILIKE'} ${kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL'} over an array that is not ARRAY[…]`,
       "List the patterns: x ILIKE ANY (ARRAY['a%', 'b%']), or write x ILIKE 'a%' OR x ILIKE 'b%'.",
     );
-  const { fn, negate } = LIKE_ANY[op]!;
-  const tests = patterns.map((p) => {
-    const m = call(fn, [lexpr, p, strConst('\\')]);
-    return negate ? { BoolExpr: { boolop: 'NOT_EXPR', args: [m] } } : m;
-  });
-  if (tests.length === 0) return { A_Const: { boolval: { boolval: kind === 'AEXPR_OP_ALL' } } };
-  if (tests.length === 1) return tests[0]!;
-  return { BoolExpr: { boolop: kind === 'AEXPR_OP_ANY' ? 'OR_EXPR' : 'AND_EXPR', args: tests } };
+  // Over no pattern the answer is constant, whatever x is (PostgreSQL evaluates nothing).
+  if (patterns.length === 0) return { A_Const: { boolval: { boolval: kind === 'AEXPR_OP_ALL' } } };
+  const { macro, negate } = LIKE_ANY[op]!;
+  const name = `_pgsem_${macro}_${kind === 'AEXPR_OP_ANY' ? 'any' : 'all'}`;
+  return {
+    FuncCall: {
+      funcname: [str(COMPAT_DB), str(PGCAT), str(name)],
+      args: [lexpr, rexpr, { A_Const: { boolval: { boolval: negate } } }],
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
 }
 
 /** `ORDER BY x USING <` is ascending, `USING >` descending (NULLs placed as for ASC/DESC, as PostgreSQL). */

@@ -24,23 +24,33 @@ const OTHER_AGGREGATES =
   /^(?:stddev\w*|var\w*|percentile_\w+|mode|string_agg|array_agg|jsonb?_agg|bool_\w+|every|bit_\w+|corr|covar_\w+|regr_\w+|first|last|any_value|arg_\w+|median|list|listagg|group_concat|product|approx_\w+|grouping)$/;
 
 /**
+ * Tags by node: a rewritten operand holds its operands' tags, and its own tag copies them again;
+ * nested divisions (`a/(a/(a/…))`) built copies of copies, 4× per level, and 15 levels (80 characters)
+ * ran the process out of memory. A node's tag made once is shared (trees are never mutated).
+ */
+const tags = new WeakMap<object, { tag: any }>();
+
+/**
  * A tag: an expression of the same DuckDB type as `n` but without aggregates (DuckDB cannot bind an
  * aggregate inside a macro's typed argument): `sum(x)` → `_pgsem_sum(x, x)`, `count(…)` → a BIGINT
  * 1, `min/max(x)` → x. Undefined when `n` holds a window or another aggregate.
  */
 export function tagOf(n: unknown): any {
-  const tag = tagCopy(n);
+  if (!n || typeof n !== 'object') return n;
+  const known = tags.get(n);
+  if (known) return known.tag;
+  const tag = freshTag(n);
   // (a SubLink is its own tag: the same node as the value, never marked)
   if (tag && typeof tag === 'object' && tag !== n) markTag(tag as Node);
+  tags.set(n, { tag });
   return tag;
 }
 
-function tagCopy(n: unknown): any {
+function freshTag(n: object): any {
   if (Array.isArray(n)) {
     const out = n.map(tagOf);
     return out.some((x, i) => x === undefined && n[i] !== undefined) ? undefined : out;
   }
-  if (!n || typeof n !== 'object') return n;
   const node = n as Node;
   if (node.SubLink) return node;
   // A parameter has no type at bind time (DuckDB infers it from its use): no overload could be chosen.

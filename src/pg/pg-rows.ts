@@ -95,12 +95,24 @@ export function compareRows(name: string, l: Node[], r: Node[]): Node {
   const pairs = l.map((x, i) => [x, r[i]!] as const);
   if (name === '=') return and(pairs.map(([a, b]) => op('=', a, b)));
   if (name === '<>' || name === '!=') return or(pairs.map(([a, b]) => op('<>', a, b)));
-  // `<`: (a1 < b1) OR (a1 = b1 AND a2 < b2) OR …, the last pair with the operator itself (<= keeps equality).
+  // `<` as PostgreSQL's RowCompareExpr: the first pair not known equal decides (NULL if it compares NULL),
+  // the last pair with the operator itself (<= keeps equality). One CASE, each pair named twice: the
+  // OR of ANDs it replaces repeated every earlier pair's equality, n²/2 comparisons (a 100-wide row
+  // took 4.4 s and 0.8 GB, 600 ran out of memory).
   const strict = name.slice(0, 1);
-  const terms = pairs.map(([a, b], i) =>
-    and([...pairs.slice(0, i).map(([x, y]) => op('=', x, y)), op(i === pairs.length - 1 ? name : strict, a, b)]),
-  );
-  return or(terms);
+  const last = pairs.length - 1;
+  if (last === 0) return op(name, l[0]!, r[0]!);
+  return {
+    CaseExpr: {
+      args: pairs.slice(0, last).map(([a, b]) => ({
+        CaseWhen: {
+          expr: { BooleanTest: { arg: op('=', a, b), booltesttype: 'IS_NOT_TRUE' } },
+          result: op(strict, a, b),
+        },
+      })),
+      defresult: op(name, pairs[last]![0], pairs[last]![1]),
+    },
+  };
 }
 
 export const ROW_COMPARISONS = new Set(['=', '<>', '!=', '<', '<=', '>', '>=']);

@@ -23,6 +23,9 @@ import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
 import { readsCatalog } from './regproc-columns.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
+import { refuseOverComposed } from '../text/composed-ceiling.js';
+import { printedNodes } from './tree-size.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -84,6 +87,52 @@ export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
 export function rewriteParsed(sql: string): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
+  refuseDeepTree(tree);
+  try {
+    return rewriteTree(sql, tree);
+  } catch (e) {
+    // A stack the walk or the deparser still outgrew (less is left on some callers' stacks): the same answer.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) throw tooDeep(`its parse tree is nested too deeply`);
+    throw e;
+  }
+}
+
+/**
+ * Levels of PostgreSQL's parse tree (as JSON: an operator chain `a || b || …` takes two per term, a
+ * function call three, a subquery seven) beyond which the rewrite refuses before walking it. The walk
+ * and the deparser recurse per level: a 1,000-term chain of `||` (5 KB) overflowed the event loop's
+ * stack (XX000), which 1,900 levels did at the top of the stack. DuckDB refuses more than 1,000
+ * expression levels itself.
+ */
+export const MAX_PG_TREE_DEPTH = 1_500;
+
+/**
+ * The rewritten tree, printed, may have this many times the client's tree's nodes plus the allowance.
+ * Measured over the corpus, the clients' texts and the tests' statements: at most 8.6× (a 105-character
+ * text), 6.3× asymptotically (a select list of `sum(a) / count(*)`).
+ */
+export const MAX_PRINTED_FACTOR = 32;
+export const MAX_PRINTED_ALLOWANCE = 65_536;
+
+const tooDeep = (what: string): SqlError =>
+  new SqlError(
+    SQLSTATE.statementTooComplex,
+    `statement is too complex: ${what}`,
+    undefined,
+    'Nest less: split a long chain of operators with parentheses or into a subquery, or build the value in steps.',
+  );
+
+/** Throws 54001 when the tree is deeper than MAX_PG_TREE_DEPTH; walks it without recursion. */
+function refuseDeepTree(tree: object): void {
+  const stack: [object, number][] = [[tree, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_PG_TREE_DEPTH) throw tooDeep(`its parse tree is nested more than ${MAX_PG_TREE_DEPTH} levels deep`);
+    for (const v of Object.values(node)) if (v !== null && typeof v === 'object') stack.push([v as object, depth + 1]);
+  }
+}
+
+function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   const outermost = outermostSelects(tree);
   const ctx: Ctx = {
     changed: false,
@@ -100,8 +149,18 @@ export function rewriteParsed(sql: string): RewriteResult {
   const walked = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
   const out = standInCorrelatedTags(walked);
+  // Before printing: a subtree placed at several places is printed each time (tree-size.ts).
+  const printed = printedNodes(out as object);
+  if (printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
+    throw new SqlError(
+      SQLSTATE.statementTooComplex,
+      `statement is too complex: the gateway's translation of its ${sql.length} characters for DuckDB would print ${printed} parse-tree nodes`,
+      undefined,
+      'Nest fewer divisions or rewritten calls inside one another (compute inner values in a subquery), or split the statement.',
+    );
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
+  refuseOverComposed(sql, rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.

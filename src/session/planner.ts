@@ -22,6 +22,7 @@ import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 import { refuseCaseMismatch } from '../pg/identifier-case.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
+import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { postgresColumnNames } from '../pg/column-names.js';
@@ -57,7 +58,8 @@ export async function planQuery(
   if (source !== clientText) base.systemViews = true;
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts.
-  const rewrite = source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source);
+  const rewrite =
+    source.length <= OFF_THREAD_CHARS ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source, ctx.user);
   let sql = rewrite.sql;
   // `db.information_schema.tables` is the emulation's answer for this session's database only.
   for (const { db, name } of rewrite.catalogsNamed ?? []) {
@@ -66,12 +68,14 @@ export async function planQuery(
   }
   try {
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
+    // Whatever the gateway composed from the client's text stays within a bound of it (54001).
+    refuseOverComposed(source, sql);
     spent('planning', planning);
     // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
     const first =
       rewrite.sql === source
-        ? { analysis: await analyze(ctx.conn, sql), named: undefined }
-        : await analyzeRewritten(ctx.conn, sql, source);
+        ? { analysis: await analyze(ctx.conn, sql, ctx.user), named: undefined }
+        : await analyzeRewritten(ctx.conn, sql, source, ctx.user);
     let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (analysis/catalog-names.ts).
     planning = stageClock();
@@ -83,7 +87,7 @@ export async function planQuery(
         })
       : null;
     spent('planning', planning);
-    if (respelled !== null) analysis = await analyze(ctx.conn, respelled);
+    if (respelled !== null) analysis = await analyze(ctx.conn, respelled, ctx.user);
     // What DuckDB runs is what its parse admitted: the same text, or EXPLAIN's head spelled by the gateway.
     sql = analysis.sql;
     const reads = await timed('admission', () => admitFor(ctx, analysis, base, rewrite.rewritten));

@@ -6,11 +6,17 @@
 import { SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from './split.js';
 import { identWord as word, type Statement } from './statement.js';
-import { normalizeIdent } from './identifier.js';
+import { foldIdentifier, normalizeIdent } from './identifier.js';
 import { parseCopyOut, parseExecute, parseFetch, parseLock, parsePrepare } from './statement-arguments.js';
 
 export type { FetchDirection, Statement } from './statement.js';
 import { setConfigCalls } from '../pg/set-config.js';
+
+/**
+ * A parameter's name in SET/RESET/SHOW: PostgreSQL compares them ignoring the case of ASCII letters,
+ * quoted or not (`SET "TimeZone"` is timezone).
+ */
+const settingName = (raw: string): string => foldIdentifier(normalizeIdent(raw));
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
@@ -151,7 +157,7 @@ export function classify(statement: string): Statement {
         if (/^VARIABLE$/i.test(m[2]!)) break;
         return {
           kind: 'set',
-          name: normalizeIdent(m[2]!),
+          name: settingName(m[2]!),
           value: parseSetValue(m[3]!),
           local: m[1]?.toUpperCase() === 'LOCAL',
         };
@@ -169,14 +175,14 @@ export function classify(statement: string): Statement {
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
       if ((m = new RegExp(`^RESET\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
-        return { kind: 'reset', name: normalizeIdent(m[1]!) };
+        return { kind: 'reset', name: settingName(m[1]!) };
       break;
     case 'SHOW':
       if (/^SHOW\s+ALL$/i.test(s)) return { kind: 'showAll' };
       if (/^SHOW\s+TRANSACTION\s+ISOLATION\s+LEVEL$/i.test(s)) return { kind: 'show', name: 'transaction_isolation' };
       if (/^SHOW\s+TIME\s+ZONE$/i.test(s)) return { kind: 'show', name: 'timezone' };
       if ((m = new RegExp(`^SHOW\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
-        return { kind: 'show', name: normalizeIdent(m[1]!) };
+        return { kind: 'show', name: settingName(m[1]!) };
       break;
     case 'DISCARD':
       if (/^DISCARD\s+ALL$/i.test(s)) return { kind: 'discardAll' };
