@@ -27,6 +27,8 @@ test('splitStatements cuts at top-level semicolons only', () => {
   // PostgreSQL's dollar tags and names take any non-ASCII letter
   assert.deepEqual(splitStatements('select $é$ ; -- $é$; select 2'), ['select $é$ ; -- $é$', 'select 2']);
   assert.deepEqual(splitStatements('select é$a$ ; select 2 -- $a$'), ['select é$a$', 'select 2 -- $a$']);
+  // a line comment ends at \r as well (an attacker review: code after it was taken for comment)
+  assert.deepEqual(splitStatements('select 1 -- c\r; select 2'), ['select 1 -- c', 'select 2']);
 });
 
 test('mapCode: a dollar quote with a non-ASCII tag is no code, and a comment inside it none either', () => {

@@ -15,7 +15,7 @@
  * to the same folders plus the views and catalog folders it writes (it binds each view it creates:
  * Parquet footers and the version's catalog are read there too).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -75,6 +75,9 @@ export async function createRepositoryEngine(
   const viewsDir = join(opts.tempDirectory, 'views');
   const catalogDir = join(opts.tempDirectory, 'catalog');
   await mkdir(viewsDir, { recursive: true });
+  // a fresh emulation per engine: a restarted gateway numbers its engines from 1 again, and the previous
+  // process's files in the same cache would be attached (and the emulation's schema found there already)
+  await rm(catalogDir, { recursive: true, force: true });
   await mkdir(catalogDir, { recursive: true });
   // the catalog emulation's files are written there, then attached READ_ONLY
   const sessions = await createEngine({ ...opts, catalogDir });

@@ -113,11 +113,12 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
   const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;
   if (posix) throw posix;
-  if (pgName === 'string_to_array' && args?.length === 2 && !fc.over) {
+  // (in FROM the call stays one: a CASE is no FROM item)
+  if (pgName === 'string_to_array' && args?.length === 2 && !fc.over && !inFrom) {
     ctx.changed = true;
     return stringToArray(args[0]!, args[1]!);
   }
-  if (pgName === 'split_part' && args?.length === 3 && !fc.over) {
+  if (pgName === 'split_part' && args?.length === 3 && !fc.over && !inFrom) {
     ctx.changed = true;
     return splitPart(args[0]!, args[1]!, args[2]!);
   }

@@ -127,8 +127,10 @@ function isIdentChar(c: string | undefined): boolean {
 function quotedOrComment(sql: string, i: number): { kind: SegmentKind; end: number } | null {
   const c = sql[i];
   if (c === '-' && sql[i + 1] === '-') {
-    const nl = sql.indexOf('\n', i);
-    return { kind: 'comment', end: nl < 0 ? sql.length : nl + 1 };
+    // PostgreSQL's and DuckDB's scanners end a line comment at \r as well as \n (`--c\rand x` is code after \r)
+    let end = i + 2;
+    while (end < sql.length && sql[end] !== '\n' && sql[end] !== '\r') end++;
+    return { kind: 'comment', end: Math.min(end + 1, sql.length) };
   }
   if (c === '/' && sql[i + 1] === '*') return { kind: 'comment', end: skipBlockComment(sql, i) };
   if (c === "'") {

@@ -17,4 +17,7 @@ export const REVIEW_11 = [
   "select date_bin('2 hours', ordered_at::timestamptz, timestamptz '2024-01-01 00:30:00+00') as b from sales.orders order by order_id limit 3",
   "select date_bin(interval '90 minutes', timestamp '2024-03-05 10:47', timestamp '2000-01-01')",
   "select date_bin('1 month', ordered_at, '2024-01-01') from sales.orders",
+  // a line comment ends at \r, as PostgreSQL's scanner ends it (the shared rewrite's key dropped the code after it)
+  "select count(*) from sales.orders where status = any('{open,returned}') -- c\rand amount > 200",
+  "select count(*) from sales.orders where status = any('{open,returned}') --\r/*\n and false --*/",
 ];
