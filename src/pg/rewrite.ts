@@ -148,9 +148,9 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   collectCtes(tree, ctx.ctes);
   const walked = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
-  const out = standInCorrelatedTags(walked);
-  // Before printing: a subtree placed at several places is printed each time (tree-size.ts).
-  const printed = printedNodes(out as object);
+  // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
+  // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.
+  const printed = printedNodes(walked as object);
   if (printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
     throw new SqlError(
       SQLSTATE.statementTooComplex,
@@ -158,6 +158,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
       undefined,
       'Nest fewer divisions or rewritten calls inside one another (compute inner values in a subquery), or split the statement.',
     );
+  const out = standInCorrelatedTags(walked);
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   refuseOverComposed(sql, rewrittenSql);
