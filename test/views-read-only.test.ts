@@ -53,7 +53,7 @@ async function catalogAnswers(c: DuckDBConnection): Promise<string> {
     ),
     await read(`SELECT count(*) FROM fdl_pg.pgcat.pg_attribute WHERE attrelid >= 16384`),
     await read(
-      `SELECT fdl_pg.pgcat.format_type(23, -1), fdl_pg.pgcat.quote_ident('select'), fdl_pg.pgcat._pgsem_likeof(1, 2)`,
+      `SELECT fdl_pg.pgcat.format_type(23, -1), fdl_pg.pgcat.quote_ident('select'), fdl_pg.pgcat._pgsem_likeof(DATE '2024-01-01', '2024-01-02')`,
     ),
   ].join('\n');
 }
