@@ -157,7 +157,9 @@ const TEXT_EXPRS = [
   "{c} similar to 'C%'",
   "regexp_matches({c}, 'a')",
   "array_to_string(string_to_array({c}, ' '), '+')",
-  "format('%I', {c})",
+  // (a NULL is 22004 in PostgreSQL, raised or not by DuckDB depending on whether its plan formats the
+  // rows a LIMIT drops: the identifier form is compared over values, NULL in its own statement)
+  "format('%I', coalesce({c}, 'none'))",
   "format('%L', {c})",
   "{c} not like '%e%'",
   'pg_typeof({c})',
