@@ -17,6 +17,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { Analysis, RelationRef } from './analysis.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { undefinedFunction } from './function-hints.js';
+import { WINDOW_ONLY_FUNCTIONS } from './window-functions.js';
 
 /**
  * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
@@ -59,22 +60,6 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
 /** Table functions a statement may call (beside the emulation's and the version's own macros). */
 export const ALLOWED_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['range', 'generate_series', 'unnest']);
 
-/** Window-only functions DuckDB may not list in duckdb_functions(). */
-const WINDOW_FUNCTIONS = new Set([
-  'row_number',
-  'rank',
-  'dense_rank',
-  'percent_rank',
-  'cume_dist',
-  'ntile',
-  'lag',
-  'lead',
-  'first_value',
-  'last_value',
-  'nth_value',
-  'fill',
-]);
-
 /** Built-in expressions the parser spells as function calls but duckdb_functions() does not list. */
 const UNLISTED_BUILTINS = ['unnest', 'unlist'];
 
@@ -97,7 +82,7 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
     everyBuiltin = new Set([
       ...names,
       ...REFUSED_FUNCTIONS,
-      ...WINDOW_FUNCTIONS,
+      ...WINDOW_ONLY_FUNCTIONS,
       ...every.getRows().map((row) => String(row[0])),
     ]);
     for (const f of REFUSED_FUNCTIONS) names.delete(f);
@@ -241,7 +226,7 @@ function functionAllowed(
   // A version's macro resolves before a built-in of the same name (the session reads that version).
   if (ctx.definesFunction(catalog || ctx.versionDb, name)) return true;
   if (catalog !== '') return false;
-  return ctx.functions.has(name) || (window && WINDOW_FUNCTIONS.has(name));
+  return ctx.functions.has(name) || (window && WINDOW_ONLY_FUNCTIONS.has(name));
 }
 
 /**

@@ -18,6 +18,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Analysis } from './analysis.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
+import { WINDOW_ONLY_FUNCTIONS } from './window-functions.js';
 
 /** Built-ins DuckDB calls consistent that read the session (its variables and settings). */
 const SESSION_FUNCTIONS = new Set([
@@ -46,21 +47,6 @@ const SQL_WORDS_BEFORE_PARENTHESIS = new Set([
   'in',
   'as',
   'exists',
-]);
-
-/** Window functions that are not in duckdb_functions() but depend only on their input. */
-const WINDOW_ONLY = new Set([
-  'row_number',
-  'rank',
-  'dense_rank',
-  'percent_rank',
-  'cume_dist',
-  'ntile',
-  'lag',
-  'lead',
-  'first_value',
-  'last_value',
-  'nth_value',
 ]);
 
 /**
@@ -110,7 +96,7 @@ export function isRepeatable(
 ): boolean {
   if (a.volatile || a.kind !== 'query' || a.tableFunctions.length > 0) return false;
   for (const f of a.functions) {
-    if (f.window && WINDOW_ONLY.has(f.name)) continue;
+    if (f.window && WINDOW_ONLY_FUNCTIONS.has(f.name)) continue;
     // PostgreSQL's meaning of a plain query (pg/pg-result-types.ts): macros over consistent built-ins.
     if (f.catalog === COMPAT_DB && f.schema === 'pgcat' && f.name.startsWith('_pgsem_')) continue;
     if (f.catalog === COMPAT_DB && sessionFreeCatalog(f.schema, f.name)) continue;

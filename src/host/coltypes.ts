@@ -12,6 +12,8 @@ import {
   DuckDBDecimalType,
   DuckDBArrayType,
 } from '@duckdb/node-api';
+import { leafType } from '../lake/types.js';
+import { quoteIdent as qi, quoteLiteral as lit } from '../quote.js';
 
 export interface ColDef {
   name: string;
@@ -54,39 +56,6 @@ const LEAF: Partial<Record<DuckDBTypeId, string>> = {
   [DuckDBTypeId.BIGNUM]: 'varchar',
 };
 
-/** Leaf DuckLake names → DuckDB SQL types (for casts). */
-const SQL: Record<string, string> = {
-  boolean: 'BOOLEAN',
-  int8: 'TINYINT',
-  int16: 'SMALLINT',
-  int32: 'INTEGER',
-  int64: 'BIGINT',
-  int128: 'HUGEINT',
-  uint8: 'UTINYINT',
-  uint16: 'USMALLINT',
-  uint32: 'UINTEGER',
-  uint64: 'UBIGINT',
-  uint128: 'UHUGEINT',
-  float32: 'FLOAT',
-  float64: 'DOUBLE',
-  date: 'DATE',
-  time: 'TIME',
-  time_ns: 'TIME_NS',
-  timetz: 'TIMETZ',
-  timestamp: 'TIMESTAMP',
-  timestamp_s: 'TIMESTAMP_S',
-  timestamp_ms: 'TIMESTAMP_MS',
-  timestamp_ns: 'TIMESTAMP_NS',
-  timestamptz: 'TIMESTAMPTZ',
-  interval: 'INTERVAL',
-  varchar: 'VARCHAR',
-  blob: 'BLOB',
-  uuid: 'UUID',
-  json: 'JSON',
-};
-
-import { quoteIdent as qi, quoteLiteral as lit } from '../quote.js';
-
 export { qi, lit };
 
 export function colDef(name: string, t: DuckDBType): ColDef {
@@ -114,11 +83,7 @@ export function sqlType(c: ColDef): string {
     case 'map':
       return `MAP(${sqlType(c.children[0]!)}, ${sqlType(c.children[1]!)})`;
   }
-  const dec = /^decimal\((\d+),(\d+)\)$/.exec(c.type);
-  if (dec) return `DECIMAL(${dec[1]},${dec[2]})`;
-  const s = SQL[c.type];
-  if (!s) throw new Error(`column ${JSON.stringify(c.name)}: unsupported DuckLake type ${c.type}`);
-  return s;
+  return leafType(c.type, `column ${JSON.stringify(c.name)}`);
 }
 
 /** FIELD_IDS value for COPY … (FORMAT parquet): nested nodes carry __duckdb_field_id. */
