@@ -39,7 +39,7 @@ describe('statement clock: armed while a statement runs, never between statement
     const c = await connect();
     try {
       // The version opened and the text planned first, untimed: only the idle wait below outlasts the timeout.
-      ok(await c.simple('SELECT i FROM range(10) t(i)'), 'SELECT');
+      ok(await c.simple('SELECT i FROM range(10) t(i)'), 'SELECT 10');
       ok(await c.simple('SET statement_timeout = 1000'), 'SET'); // the statements below take ms: far from it even on a loaded machine
       ok(await c.simple('BEGIN'), 'BEGIN');
       ok(await c.simple('DECLARE c CURSOR FOR SELECT i FROM range(10) t(i)'), 'DECLARE CURSOR');
