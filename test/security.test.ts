@@ -342,7 +342,8 @@ describe('security: malicious repositories (negative fixtures) through a real cl
         `${n}=require`,
       );
     }
-    gw = await startGateway([...args, '--cache-dir', join(repos.dir, 'cache')]);
+    // Every repository is checked at start (signatures through ssh-keygen): minutes on a loaded machine.
+    gw = await startGateway([...args, '--cache-dir', join(repos.dir, 'cache')], { timeoutMs: 180_000 });
   });
   after(async () => {
     await gw?.stop();
