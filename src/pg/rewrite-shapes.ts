@@ -69,6 +69,11 @@ const byKey = new LRUCache<string, { result: RewriteResult; unchanged: boolean }
 trimWhenIdle(lruTrim(freeByShape));
 trimWhenIdle(lruTrim(byKey));
 
+/** Whether the rewrite reads the same from the two texts' own characters (TEXT_FLAGS), comments included. */
+export function readsSameText(a: string, b: string): boolean {
+  return TEXT_FLAGS.every((f) => f.test(a) === f.test(b));
+}
+
 let shared = 0;
 /** For tests and benches: texts answered from another text's rewrite. */
 export function rewritesShared(): number {
@@ -98,7 +103,7 @@ export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteRes
   if (!free) return undefined;
   const key = fill(free);
   if (key === sql) return undefined; // nothing taken out: the text's own memo
-  if (TEXT_FLAGS.some((f) => f.test(key) !== f.test(sql))) return undefined; // a comment names one
+  if (!readsSameText(key, sql)) return undefined; // a comment names one
   let entry = byKey.get(key);
   if (!entry) {
     entry = shareable(key, free, rewrite);
