@@ -25,13 +25,23 @@ export function commentShape(sql: string): string | null {
   const shape = mapSegments(sql, (kind, text) => {
     if (kind !== 'comment') return text;
     comments++;
-    if (text.startsWith('--')) {
-      const last = text[text.length - 1];
-      return last === '\n' || last === '\r' ? `--${last}` : '--';
-    }
-    // closed, and not nested: every scanner ends it at its first `*/`
-    if (text.length < 4 || !text.endsWith('*/') || text.indexOf('/*', 2) !== -1) certain = false;
-    return '/**/';
+    const emptied = emptyComment(text);
+    if (emptied === null) certain = false;
+    return emptied ?? text;
   });
   return comments > 0 && certain ? shape : null;
+}
+
+/**
+ * A comment (a `comment` segment of split.ts) emptied in place: `--` with its line end, a block
+ * comment as an empty one; null when its end is not certain — left open at the end of the text, or
+ * with a comment nested in it (closed, not nested, every scanner ends it at its first `*\/`).
+ */
+export function emptyComment(text: string): string | null {
+  if (text.startsWith('--')) {
+    const last = text[text.length - 1];
+    return last === '\n' || last === '\r' ? `--${last}` : '--';
+  }
+  if (text.length < 4 || !text.endsWith('*/') || text.indexOf('/*', 2) !== -1) return null;
+  return '/**/';
 }
