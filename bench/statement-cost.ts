@@ -5,7 +5,8 @@
  *  (b) the gateway (`fdl serve`, result cache off), node-postgres and pgbench;
  *  (c) PostgreSQL 15 (a throw-away cluster) holding the same rows.
  * Latency (p50/p99) of a point query with new parameters (unnamed and named extended protocol) and
- * of a new text each time; tps of a five-query dashboard script with random parameters under pgbench
+ * of a new text each time (a new comment, which the gateway reads as the same statement, and a new
+ * constant, a statement it has not planned); tps of a five-query dashboard script with random parameters under pgbench
  * -M simple/extended/prepared, -c 1 and -c 8, and of `SELECT 1` -M extended; the gateway's time per
  * statement by stage and its work per statement (fdl_statement_stage_seconds, fdl_statement_work_total).
  *
@@ -290,12 +291,28 @@ async function main(): Promise<void> {
       },
       selfCpu,
     );
+    // a constant of its own in every text (comments alone no longer make a new text to the gateway)
+    const constText = (i: number) => `${POINT} and ${i + 1} > 0`;
+    const duckNewConst = await timed(
+      N,
+      async (i) => {
+        if (i < 0) i -= 1000;
+        const s = await duck.conn.prepare(constText(i + 5000));
+        const [a, b] = vals(i);
+        s.bindInteger(1, a!);
+        s.bindBigInt(2, BigInt(b!));
+        await s.runAndReadAll();
+        s.destroySync();
+      },
+      selfCpu,
+    );
     const lat: Record<string, { p50: number; p99: number; cpuUs?: number }> = {};
     const gwSplit: Record<string, Split> = {};
     const series = (c: pg.Client, tag: string) => ({
       unnamed: (i: number) => c.query({ text: POINT, values: vals(i) }),
       named: (i: number) => c.query({ name: `point_${tag}`, text: POINT, values: vals(i) }),
       newText: (i: number) => c.query({ text: `${POINT} /* ${tag} ${i} */`, values: vals(i) }),
+      newConst: (i: number) => c.query({ text: constText(i + (tag === 'gateway' ? 10_000 : 20_000)), values: vals(i) }),
     });
     for (const [target, c] of [
       ['gateway', g],
@@ -323,8 +340,9 @@ async function main(): Promise<void> {
     };
     row('new parameters, unnamed', duckPoint, 'unnamed');
     row('new parameters, named', duckPoint, 'named');
-    row('a new text each time', duckNewText, 'newText');
-    result.latency = { duckPoint, duckNewText, ...lat };
+    row('a new comment each time', duckNewText, 'newText');
+    row('a new constant each time', duckNewConst, 'newConst');
+    result.latency = { duckPoint, duckNewText, duckNewConst, ...lat };
 
     // --- throughput: the dashboard script, and SELECT 1
     const script = join(dir, 'dashboard.sql');
@@ -437,6 +455,8 @@ async function beforeAfter(
       unnamed: (k: pg.Client) => (i: number) => k.query({ text: POINT, values: vals(i) }),
       named: (k: pg.Client) => (i: number) => k.query({ name: 'point_ba', text: POINT, values: vals(i) }),
       newText: (k: pg.Client) => (i: number) => k.query({ text: `${POINT} /* ba ${i} */`, values: vals(i) }),
+      newConst: (k: pg.Client) => (i: number) =>
+        k.query({ text: `${POINT} and ${i + (k === c ? 30_000 : 40_000)} > 0`, values: vals(i) }),
     };
     const workLine = (w: Record<string, number>) =>
       WORKS.filter((x) => w[x]! > 0)

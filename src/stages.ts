@@ -38,7 +38,9 @@ export type Stage = (typeof STAGES)[number];
  * - guard_install: a new session connection's guard macros created (engine/session-connections.ts),
  *   once per DuckDB connection, which later sessions reuse: not per session, nor per statement;
  * - pg_parse: PostgreSQL's grammar run over a text (pg/pg-parse.ts, memoized by text): for the rewrite
- *   and for undeclared parameters' types, not for a text whose parameters the client declared.
+ *   and for undeclared parameters' types, not for a text whose parameters the client declared;
+ * - plan_shared: a text that differs from one its session planned only inside comments ran that plan
+ *   (session/comment-sharing.ts) instead of being analysed and prepared.
  */
 export const WORKS = [
   'analysis',
@@ -51,6 +53,7 @@ export const WORKS = [
   'revalidation',
   'guard_install',
   'pg_parse',
+  'plan_shared',
 ] as const;
 export type Work = (typeof WORKS)[number];
 

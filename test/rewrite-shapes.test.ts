@@ -41,6 +41,10 @@ const VALUE_READ = [
   'select c.relname from pg_catalog.pg_class c where c.relnatts >= 2 and c.oid operator(pg_catalog.=) 5',
   'select sum(x) as s from range(30) t(x) where x < 12 and x not between 3 and 9 and x not in (4, 5)',
   'select round(amount, 2) as r, sum(qty) filter (where qty > 1) as s from sales.orders where qty = 3 group by 1',
+  // a comment that ends a string's continuation (a syntax error), one left open, one nested and left open
+  "select 'a' /* c */\n'b' as v from sales.orders where qty = 3 and current_user is not null",
+  'select current_user is not null as u from sales.orders where qty = 3 /* open',
+  'select current_user is not null as u from sales.orders where qty = 3 /* /* nested */',
 ];
 
 /** The text with every integer outside strings and comments given by `to(n)`. */

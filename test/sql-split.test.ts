@@ -9,6 +9,7 @@ import {
   stripLeadingComments,
 } from '../src/text/split.js';
 import { classify } from '../src/text/classify.js';
+import { commentShape } from '../src/text/comment-shape.js';
 
 test('splitStatements cuts at top-level semicolons only', () => {
   assert.deepEqual(splitStatements('select 1; select \';\' as s; select "a;b" from t'), [
@@ -58,6 +59,20 @@ test('mapCode leaves strings and comments alone', () => {
     mapCode(`select 'fdl.refs' -- fdl.refs\n from fdl.refs`, (c) => c.replace(/fdl\.refs/g, 'X')),
     `select 'fdl.refs' -- fdl.refs\n from X`,
   );
+});
+
+test("commentShape: comments emptied in place, line ends kept; none where a comment's end is not certain", () => {
+  const q = 'select 1 as a -- tag 1\nfrom t /* request 7 */ where x = 2 --end';
+  assert.equal(commentShape(q), 'select 1 as a --\nfrom t /**/ where x = 2 --');
+  assert.equal(commentShape('select 1 as a -- tag 2\nfrom t /* request 8 */ where x = 2 --'), commentShape(q));
+  // a comment still separates what it separated: a line comment is not a block comment
+  assert.notEqual(commentShape("select 'a' -- c\n'b'"), commentShape("select 'a' /* c */\n'b'"));
+  assert.equal(commentShape('select 1 --c\rfrom t'), 'select 1 --\rfrom t');
+  // inside a string, an identifier or no comment at all: nothing to share
+  assert.equal(commentShape('select \'-- x\' as "/* y */"'), null);
+  // left open, nested, a dollar quote or a backslash: the text is its own
+  for (const own of ['select 1 /* open', 'select 1 /* a /* b */ c */', 'select $$x$$ /* a */', "select E'\\n' /* a */"])
+    assert.equal(commentShape(own), null, own);
 });
 
 test('classify: transaction control, settings, cursors, COPY, refusals', () => {

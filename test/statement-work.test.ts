@@ -74,6 +74,14 @@ async function pgParses(s: Served): Promise<number> {
   return Number(m[1]);
 }
 
+/** Texts that ran another text's plan, differing from it only inside comments (fdl_statement_work_total{work="plan_shared"}). */
+async function plansShared(s: Served): Promise<number> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const m = /^fdl_statement_work_total\{work="plan_shared"\} (\d+)$/m.exec(text);
+  assert.ok(m, 'plan_shared is in /metrics');
+  return Number(m[1]);
+}
+
 /** What `work` cost, counted by the gateway. */
 async function cost(s: Served, work: () => Promise<unknown>): Promise<Counts> {
   const before = await counts(s);
@@ -433,6 +441,70 @@ describe('statement work: once per text, once per signature, once per statement'
       assert.equal(d.analysis, 1, 'a new text is analysed (DuckDB parse) once');
       assert.deepEqual(rows, await byParams(cust, q));
     }
+  });
+
+  test('a text that differs from a planned one only inside its comments (a tag per statement) runs its plan: nothing analysed, parsed or prepared again; its own answer', async () => {
+    const tagged = (tag: string) => `${POINT} /* request ${tag} */`;
+    assert.deepEqual((await c.query({ text: tagged('0'), values: [10, 1] })).rows, [{ n: '11' }]);
+    const seen: unknown[] = [];
+    const shared = await plansShared(s);
+    const before = await pgParses(s);
+    const d = await cost(s, async () => {
+      for (let i = 1; i <= 4; i++) seen.push((await c.query({ text: tagged(`${i}`), values: [10 * i, i] })).rows[0]);
+      // named: a Parse of its own text, the same plan
+      seen.push((await c.query({ name: 'tagged', text: tagged('named'), values: [50, 5] })).rows[0]);
+      seen.push((await c.query({ name: 'tagged', text: tagged('named'), values: [60, 6] })).rows[0]);
+    });
+    assert.deepEqual(
+      seen,
+      [11, 22, 33, 44, 55, 66].map((n) => ({ n: String(n) })),
+    );
+    assert.deepEqual(d, {
+      analysis: 0,
+      duckdb_prepare: 0,
+      type_probe: 0,
+      bind_check: 0,
+      verdict_reuse: 0,
+      prune_explain: 0,
+      ref_check: 6,
+      revalidation: 6,
+      guard_install: 0,
+    });
+    assert.equal((await plansShared(s)) - shared, 5);
+    assert.equal((await pgParses(s)) - before, 0);
+    // the simple protocol, a line comment with its line end
+    const line = (tag: string) => `select order_id from sales.orders -- ${tag}\nwhere order_id = 3`;
+    assert.deepEqual((await c.query(line('a'))).rows, [{ order_id: '3' }]);
+    const simple = await cost(s, async () => assert.deepEqual((await c.query(line('b'))).rows, [{ order_id: '3' }]));
+    assert.deepEqual([simple.analysis, simple.duckdb_prepare], [0, 0]);
+  });
+
+  test('comments that planning reads, or that change what the text says, are not shared: each text answers as when planned alone', async () => {
+    const base = 'select order_id from sales.orders where order_id = 3';
+    const ok = async (sql: string) => (await c.query(sql)).rows;
+    const fails = async (sql: string) => {
+      const e = await c.query(sql).then(
+        () => null,
+        (x: { code?: string }) => x,
+      );
+      return e?.code;
+    };
+    assert.deepEqual(await ok(`${base} /* a */`), [{ order_id: '3' }]);
+    const shared = await plansShared(s);
+    // the internal-name refusal reads the whole text, comments included
+    assert.equal(await fails(`${base} /* fdl_pg */`), '42P01');
+    // a comment left open: the scanners' error, not the planned text's rows
+    assert.equal(await fails(`${base} /* a`), '42601');
+    // a comment nested in a comment: planned as itself (its rows, here the same)
+    assert.deepEqual(await ok(`${base} /* /* b */ */`), [{ order_id: '3' }]);
+    // the rewrite reads `xmin` from the whole text: planned as itself
+    const xmin = await cost(s, async () => assert.deepEqual(await ok(`${base} /* xmin */`), [{ order_id: '3' }]));
+    assert.equal(xmin.analysis, 1);
+    assert.equal((await plansShared(s)) - shared, 0);
+    // a line comment ends a string's continuation differently from a block comment: not one shape
+    assert.deepEqual(await ok(`select 'a' -- x\n'b' as v`), [{ v: 'ab' }]);
+    assert.equal(await fails(`select 'a' /* x */ 'b' as v`), '42601');
+    assert.equal((await plansShared(s)) - shared, 0);
   });
 
   test('undeclared parameters PostgreSQL types differently from DuckDB: prepared once per parameter-type signature', async () => {

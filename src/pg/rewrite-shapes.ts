@@ -19,6 +19,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { mapSegments } from '../text/split.js';
+import { emptyComment } from '../text/comment-shape.js';
 import { parsePg } from './pg-parse.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import type { RewriteResult } from './rewrite.js';
@@ -69,6 +70,11 @@ const byKey = new LRUCache<string, { result: RewriteResult; unchanged: boolean }
 trimWhenIdle(lruTrim(freeByShape));
 trimWhenIdle(lruTrim(byKey));
 
+/** Whether the rewrite reads the same from the two texts' own characters (TEXT_FLAGS), comments included. */
+export function readsSameText(a: string, b: string): boolean {
+  return TEXT_FLAGS.every((f) => f.test(a) === f.test(b));
+}
+
 let shared = 0;
 /** For tests and benches: texts answered from another text's rewrite. */
 export function rewritesShared(): number {
@@ -98,7 +104,7 @@ export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteRes
   if (!free) return undefined;
   const key = fill(free);
   if (key === sql) return undefined; // nothing taken out: the text's own memo
-  if (TEXT_FLAGS.some((f) => f.test(key) !== f.test(sql))) return undefined; // a comment names one
+  if (!readsSameText(key, sql)) return undefined; // a comment names one
   let entry = byKey.get(key);
   if (!entry) {
     entry = shareable(key, free, rewrite);
@@ -112,12 +118,22 @@ export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteRes
   return { ...entry.result, sql: entry.result.sql.replace(/\b19\d{8}\b/g, (m) => own.get(m) ?? m) };
 }
 
-/** The text without comments, its integers in slots; null when there are more than MAX_INTEGERS. */
+/**
+ * The text with its comments emptied in place (text/comment-shape.ts: a comment still separates what
+ * it separated — dropped, `'a' /* c *\/⏎'b'` became one string where PostgreSQL has a syntax error),
+ * its integers in slots; null when there are more than MAX_INTEGERS, or a comment's end is not certain
+ * (left open: dropped, the text's own 42601 became rows).
+ */
 function lex(sql: string): Lexed | null {
   const ints: string[] = [];
   let tooMany = false;
+  let uncertain = false;
   const slots = mapSegments(sql, (kind, text) => {
-    if (kind === 'comment') return ' ';
+    if (kind === 'comment') {
+      const emptied = emptyComment(text);
+      if (emptied === null) uncertain = true;
+      return emptied ?? text;
+    }
     if (kind !== 'code') return text;
     return text.replace(INTEGER, (d) => {
       // Past int4 PostgreSQL parses another node (a numeric constant); 0 the deparser writes the
@@ -128,7 +144,7 @@ function lex(sql: string): Lexed | null {
       return `\uE000${ints.length - 1}\uE000`;
     });
   });
-  return tooMany ? null : { slots, ints };
+  return tooMany || uncertain ? null : { slots, ints };
 }
 
 /** PostgreSQL's parse of the text with every integer a marker: which markers stand free. */

@@ -78,6 +78,13 @@ export interface PreparedStmt {
   lastResultKey?: ResultKey;
   /** The statement's fingerprint in audit lines (computed once). */
   sqlHash?: string;
+  /** Characters of the text the gateway composed for DuckDB from the client's (its ceiling: text/composed-ceiling.ts). */
+  composedChars?: number;
+  /**
+   * A text differing from a planned one only inside its comments runs that plan's DuckDB statement
+   * (session/comment-sharing.ts): this plan holds one reference to it, released with its own last.
+   */
+  sharedFrom?: PreparedStmt;
   /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
   cursorQuery?: PreparedStmt;
 }
@@ -88,6 +95,14 @@ export type TableReads = { lease: VersionLease; tables: { schema: string; name: 
 /** Release one reference; the last one destroys the DuckDB statement and releases its versions. */
 export function disposeStatement(s: PreparedStmt): void {
   if (--s.refs > 0) return;
+  const from = s.sharedFrom;
+  if (from) {
+    // the DuckDB statement is the planned one's
+    s.sharedFrom = undefined;
+    s.duck = null;
+    disposeStatement(from);
+    return;
+  }
   if (s.cursorQuery) disposeStatement(s.cursorQuery);
   s.cursorQuery = undefined;
   s.duck?.destroySync();

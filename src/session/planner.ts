@@ -70,6 +70,7 @@ export async function planQuery(
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     // Whatever the gateway composed from the client's text stays within a bound of it (54001).
     refuseOverComposed(source, sql);
+    base.composedChars = sql.length;
     spent('planning', planning);
     // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
     const first =

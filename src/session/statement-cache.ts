@@ -6,6 +6,7 @@
  * to another version (the caller's job: clear).
  */
 import { LRUCache } from 'lru-cache';
+import { commentShape } from '../text/comment-shape.js';
 import { disposeStatement, type PreparedStmt } from './plan.js';
 
 /** Statements kept per session. */
@@ -16,6 +17,8 @@ export class StatementCache {
     max: STATEMENTS_KEPT,
     dispose: (p) => disposeStatement(p),
   });
+  /** A kept statement's key by its text's comment shape (text/comment-shape.ts), for texts with comments. */
+  private readonly byShape = new LRUCache<string, string>({ max: STATEMENTS_KEPT });
 
   /** The kept statement for exactly this text and declared types (no reference taken), or undefined. */
   get(text: string, declaredTypes: readonly number[]): PreparedStmt | undefined {
@@ -26,7 +29,21 @@ export class StatementCache {
   offer(prepared: PreparedStmt): void {
     if (!isKeepable(prepared)) return;
     prepared.refs++;
-    this.entries.set(statementKey(prepared.sql, prepared.declaredTypes), prepared);
+    const key = statementKey(prepared.sql, prepared.declaredTypes);
+    this.entries.set(key, prepared);
+    const shape = commentShape(prepared.sql);
+    if (shape !== null) this.byShape.set(statementKey(shape, prepared.declaredTypes), key);
+  }
+
+  /**
+   * The kept statement whose text differs from `text` only inside comments, with the same declared
+   * types (no reference taken), or undefined. Whether it may run for `text` is comment-sharing.ts'.
+   */
+  getByShape(text: string, declaredTypes: readonly number[]): PreparedStmt | undefined {
+    const shape = commentShape(text);
+    if (shape === null) return undefined;
+    const key = this.byShape.get(statementKey(shape, declaredTypes));
+    return key === undefined ? undefined : this.entries.get(key);
   }
 
   /**
@@ -34,6 +51,7 @@ export class StatementCache {
    * operator state (its memory and temp files) inside the prepared statement until it is destroyed.
    */
   forget(prepared: PreparedStmt): void {
+    prepared = prepared.sharedFrom ?? prepared; // a shared plan failed in the planned one's DuckDB statement
     const key = statementKey(prepared.sql, prepared.declaredTypes);
     if (this.entries.peek(key) === prepared) this.entries.delete(key);
   }
@@ -41,6 +59,7 @@ export class StatementCache {
   /** Forget everything (each statement is released as it goes). */
   clear(): void {
     this.entries.clear();
+    this.byShape.clear();
   }
 
   get size(): number {

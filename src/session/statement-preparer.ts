@@ -17,6 +17,8 @@ import { disposeStatement, textField, type PlanningContext, type PreparedStmt } 
 import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
+import { sharedPlan, sharesPlan } from './comment-sharing.js';
+import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
 import type { Transaction } from './transaction.js';
 import type { Outbox } from './outbox.js';
@@ -79,7 +81,7 @@ export class StatementPreparer {
 
   /** A statement from the cache, or planned now and offered to it. */
   async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const reused = await this.reuseCached(text, declaredTypes);
+    const reused = (await this.reuseCached(text, declaredTypes)) ?? (await this.reuseShared(text, stmt, declaredTypes));
     if (reused) return reused;
     const prepared = await this.prepare(text, stmt, declaredTypes);
     this.cache.offer(prepared);
@@ -101,6 +103,19 @@ export class StatementPreparer {
   reuseCachedNow(text: string, declaredTypes: number[]): PreparedStmt | null {
     const cached = this.cache.get(text, declaredTypes);
     return cached && this.host.versionStaysPut() ? this.take(cached) : null;
+  }
+
+  /**
+   * The plan of a kept text that differs from this one only inside its comments, shared
+   * (comment-sharing.ts), or null.
+   */
+  private async reuseShared(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt | null> {
+    if (!this.cache.getByShape(text, declaredTypes)) return null;
+    await this.host.refreshVersion();
+    const planned = this.cache.getByShape(text, declaredTypes); // a version move empties the cache
+    if (!planned || !sharesPlan(planned, text, stmt)) return null;
+    counted('plan_shared');
+    return sharedPlan(this.take(planned), text, stmt);
   }
 
   private take(cached: PreparedStmt): PreparedStmt {
@@ -234,6 +249,13 @@ export class StatementPreparer {
         );
       if (!same(prepared.fields, fresh.fields) || prepared.paramOids.join() !== fresh.paramOids.join()) {
         throw new SqlError(SQLSTATE.featureNotSupported, 'cached plan must not change result type');
+      }
+      // a shared plan lets go of the planned one's DuckDB statement and takes its own
+      const from = prepared.sharedFrom;
+      if (from) {
+        prepared.sharedFrom = undefined;
+        prepared.duck = null;
+        disposeStatement(from);
       }
       // Swap the planned parts: the old ones go with `fresh` (released below).
       for (const k of [

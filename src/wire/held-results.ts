@@ -60,7 +60,7 @@ export class HeldResults {
       p.result = null;
       p.ahead = [];
       p.chunk = null;
-      if (p.cursor?.declared && p.prepared.refs === 1) {
+      if (p.cursor?.declared && p.prepared.refs === 1 && !p.prepared.sharedFrom) {
         p.prepared.duck?.destroySync();
         p.prepared.duck = null;
       }
