@@ -181,6 +181,55 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
     await c.end();
   });
 
+  test('a long chain of operators (analysis/expression-work.ts): 700 terms of `||` or `+` end 54001 at once, the process goes idle; 256 terms and a balanced tree of 700 answer', async () => {
+    const c = await login();
+    const other = await login();
+    const chain = (n: number, term: string, op = ' || ') => Array(n).fill(term).join(op);
+    // Before: DuckDB's bind and constant folding, cubic in the depth, prepared the first for 110 s (attacker review).
+    const payloads = [
+      `select ${chain(700, "'a'")}`,
+      `select ${chain(700, 'a')} from (select 'x' as a) t`,
+      `select ${chain(700, '1', '+')}`,
+      `select 1 from (select 'x' as a) t where ${chain(300, 'a')} is not null and (select 1) = 1`,
+      // many chains under the depth, one statement: the work adds up
+      `select ${Array(20).fill(chain(120, "'a'")).join(', ')}`,
+    ];
+    for (const sql of payloads) {
+      const t0 = Date.now();
+      await assert.rejects(
+        c.query(sql),
+        (e: { code?: string; hint?: string }) => e.code === '54001' && /balanced tree/.test(e.hint ?? ''),
+        sql.slice(0, 60),
+      );
+      const took = Date.now() - t0;
+      assert.ok(took < TIMEOUT_MS, `${sql.slice(0, 60)}: answered after ${took} ms`);
+      const cpu0 = cpuSeconds(gw.proc.pid!);
+      await sleep(2000);
+      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
+      assert.ok(
+        busy < 1,
+        `${sql.slice(0, 60)}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`,
+      );
+      assert.equal((await other.query('select 1 as one')).rows[0].one, 1);
+    }
+    // Up to the text's own nesting ceiling a chain answers; a balanced tree of 700 terms nests 10 levels.
+    const balanced = (terms: string[]): string =>
+      terms.length === 1
+        ? terms[0]!
+        : `(${balanced(terms.slice(0, terms.length >> 1))} || ${balanced(terms.slice(terms.length >> 1))})`;
+    const one = async (sql: string) => (await c.query(sql)).rows[0].v;
+    // (no call around it: the rewrite passes length's argument twice, `_pgsem_length(x, x)`, twice the work)
+    assert.equal(await one(`select ${chain(256, 'a')} as v from (select 'x' as a) t`), 'x'.repeat(256));
+    assert.equal(await one(`select length(${balanced(Array(700).fill('a'))}) as v from (select 'x' as a) t`), 700);
+    assert.equal(await one(`select ${chain(100, '1', '+')} as v`), 100);
+    await assert.rejects(
+      c.query(`select length(${chain(280, 'a')}) from (select 'x' as a) t`),
+      (e: { code?: string }) => e.code === '54001',
+    );
+    await c.end();
+    await other.end();
+  });
+
   test('value guards (engine/value-guards.ts): calls that build far more than their inputs end 54000 at once and the process goes idle; ordinary calls answer as before', async () => {
     const c = await login();
     // Before: 53200 after 17-54 s at 1.8-2.3 GB, or 57014 with the process busy for seconds after.

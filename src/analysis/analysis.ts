@@ -19,6 +19,7 @@ import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
 import { checkCteExpansion } from './cte-expansion.js';
+import { checkExpressionWork } from './expression-work.js';
 import { checkArgumentBounds } from './argument-bounds.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
@@ -234,6 +235,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
   checkSizeLimits(tree);
   checkGuardNesting(tree);
+  // A deep chain of operators costs DuckDB's binder the cube of its depth, uninterruptibly (expression-work.ts).
+  checkExpressionWork(tree);
   // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
   checkLambdaWork(tree);
   // Arguments DuckDB trusts that would crash it or invalidate its instance (argument-bounds.ts).

@@ -127,6 +127,11 @@ export async function engineCall<T>(
   return call;
 }
 
+/** Whether a call runs on `connection` now. */
+export function callRunningOn(connection: object): boolean {
+  return running.has(connection);
+}
+
 function done(user: string, mine: { slots: Slots; users: number }): void {
   if (--mine.users === 0 && userSlots.get(user) === mine) userSlots.delete(user);
 }

@@ -93,6 +93,11 @@ const pools = new WeakMap<DuckDBInstance, Pool>();
 /** A session's handle → its connection, its pool and how to cut the handle off. */
 const handles = new WeakMap<DuckDBConnection, { conn: DuckDBConnection; pool: Pool; end: () => void }>();
 
+/** The instance a session's connection belongs to (undefined for a connection not taken here: a test's own). */
+export function instanceOfSession(handle: DuckDBConnection): DuckDBInstance | undefined {
+  return handles.get(handle)?.pool.instance;
+}
+
 /** The prepare wrapper every session connection gets (engine.ts supplies the slots). */
 export type PrepareInSlot = <T>(sql: string, work: () => Promise<T>, connection?: object) => Promise<T>;
 

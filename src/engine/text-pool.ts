@@ -10,6 +10,10 @@
  * of its heap, resourceLimits below) fails only the task it was running; the next starts a new one.
  * A reply arrives as bytes and is deserialised here only within its ceiling (maxReplyBytes).
  *
+ * A task has a time limit (TEXT_TASK_LIMIT_MS): past it the thread is ended — the only way to stop
+ * synchronous WebAssembly or a JSON walk — the task is answered 54001 and the next task starts a new
+ * thread, so no text holds the one slot every long statement of every user waits for.
+ *
  * The thread ends once the gateway is idle (no session open: idle-memory.ts), and the next long text
  * starts a new one: the PostgreSQL grammar's WebAssembly memory only ever grows (a 256 KiB text took
  * it ~100 MB up, for the life of the thread), and its parse-only DuckDB and memos go with it.
@@ -38,6 +42,22 @@ export const TEXT_WORKER_HEAP_MB = 512;
  * (text/composed-ceiling.ts).
  */
 export const maxReplyBytes = (chars: number): number => 128 * chars + 1024 * 1024;
+
+/**
+ * The longest one task may take. On the shared 2-core machine under a load of 15, the rewrite of a
+ * 240 KiB catalog text took 3 s (test/text-pool.test.ts); the limit leaves room for a machine 10×
+ * slower, and bounds how long one user's text can keep another's waiting for the thread.
+ */
+export const TEXT_TASK_LIMIT_MS = 30_000;
+let taskLimitMs = TEXT_TASK_LIMIT_MS;
+
+/** Tests: a shorter limit (the default again without an argument). */
+export function setTextTaskLimit(ms = TEXT_TASK_LIMIT_MS): void {
+  taskLimitMs = ms;
+}
+
+/** Tasks ended by the limit (tests). */
+export let textTasksTimedOut = 0;
 
 let worker: Worker | null = null;
 /** The task on the worker now (one at a time). */
@@ -100,13 +120,31 @@ trimWhenIdle(() => {
 function post(op: TextTask['op'], sql: string, owner: string): Promise<unknown> {
   return turns.run(owner, async () => {
     const limit = maxReplyBytes(sql.length);
+    let timer: NodeJS.Timeout | undefined;
     const bytes = await new Promise<unknown>((resolve, reject) => {
-      worker ??= start();
+      const w = (worker ??= start());
       const id = nextId++;
       current = { id, resolve, reject };
-      worker.ref();
-      worker.postMessage({ id, op, sql, maxReplyBytes: limit } satisfies TextTask);
-    });
+      w.ref();
+      w.postMessage({ id, op, sql, maxReplyBytes: limit } satisfies TextTask);
+      const ms = taskLimitMs;
+      timer = setTimeout(() => {
+        if (current?.id !== id || worker !== w) return;
+        // Its exit is not a failure of a later task: the thread is no longer `worker` (start's fail).
+        worker = null;
+        current = null;
+        textTasksTimedOut++;
+        void w.terminate();
+        reject(
+          new SqlError(
+            SQLSTATE.statementTooComplex,
+            `statement is too complex: working on its text took longer than the gateway's limit of ${ms / 1000} s`,
+            undefined,
+            'Split it into smaller statements.',
+          ),
+        );
+      }, ms);
+    }).finally(() => clearTimeout(timer));
     const reply = bytes as ArrayBuffer;
     if (reply.byteLength > limit) throw new Error(`statement text work replied ${reply.byteLength} bytes`);
     return deserialize(new Uint8Array(reply));

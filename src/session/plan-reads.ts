@@ -169,6 +169,7 @@ export async function readyViews(
       const duck = await f.prepare();
       s.duck?.destroySync();
       s.duck = duck;
+      s.released = false;
       f.views = views;
     }
   } catch (e) {

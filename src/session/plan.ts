@@ -62,6 +62,14 @@ export interface PreparedStmt {
     /** The views (StatementHold.views, per version) `duck` was last prepared over under their lock. */
     views?: readonly (number | undefined)[];
   };
+  /** DuckDB's prepare of the statement again, as planned (engine/memory-turns.ts: its state let go). */
+  prepareAgain?: () => Promise<DuckDBPreparedStatement>;
+  /** `duck` was destroyed to give its last run's memory back: prepared again before the next run. */
+  released?: boolean;
+  /** The portal that ran it last (wire/result-stream.ts): while its result is open, its state is not let go. */
+  runBy?: { readonly done: boolean; readonly result: unknown };
+  /** A portal is starting it now (wire/result-stream.ts open): its state is not let go by others. */
+  starting?: boolean;
   /** Columns DuckDB could only type at execution (described as text). */
   untyped: Set<number>;
   /** The SQL DuckDB prepared, when its result may be cached (session/result-cache-policy.ts); else null. */
@@ -108,6 +116,28 @@ export function disposeStatement(s: PreparedStmt): void {
   s.duck?.destroySync();
   s.duck = null;
   releaseAll(s);
+}
+
+/**
+ * Give back the memory DuckDB keeps in a prepared statement after its last run (its operators' hash
+ * tables and column data, until it runs again or is destroyed): the statement is destroyed and
+ * prepared again at its next run. Only for a statement that can be prepared again, and, unless it is its own
+ * run that failed (`own`), one no portal is starting or reading now.
+ */
+export function releaseOperatorState(s: PreparedStmt, own = false): void {
+  if (!s.duck || !s.prepareAgain || s.released) return;
+  if (!own && (s.starting || (s.runBy && s.runBy.result !== null && !s.runBy.done))) return;
+  s.duck.destroySync();
+  s.released = true;
+}
+
+/** The statement's DuckDB statement, prepared again if its state was let go (releaseOperatorState). */
+export async function preparedDuck(s: PreparedStmt): Promise<DuckDBPreparedStatement> {
+  if (s.released && s.prepareAgain) {
+    s.duck = await s.prepareAgain();
+    s.released = false;
+  }
+  return s.duck!;
 }
 
 export function releaseAll(s: PreparedStmt): void {

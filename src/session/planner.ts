@@ -183,6 +183,7 @@ export async function planQuery(
       throw refusal(type);
     }
     base.duck = duck;
+    base.prepareAgain = reprepare;
     if (base.fetchOnBind) base.fetchOnBind.views = (base.holds ?? []).map((h) => h.views);
     // bound to the files pinned for it: other statements may change the views again
     for (const h of base.holds ?? []) h.bound();

@@ -56,6 +56,11 @@ export class StatementCache {
     if (this.entries.peek(key) === prepared) this.entries.delete(key);
   }
 
+  /** The statements kept (no reference taken). */
+  values(): IterableIterator<PreparedStmt> {
+    return this.entries.values();
+  }
+
   /** Forget everything (each statement is released as it goes). */
   clear(): void {
     this.entries.clear();

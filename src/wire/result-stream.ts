@@ -24,6 +24,7 @@ import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
 import { spent, stageClock } from '../stages.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
+import { preparedDuck, releaseOperatorState } from '../session/plan.js';
 
 export interface SessionOutput {
   readonly w: Writer;
@@ -56,6 +57,12 @@ const PREFETCH_BYTES = 16 * 1024 * 1024;
 const ENGINE_CHUNKS = 2;
 const END_OF_RESULT: Fetched = { chunk: null, error: null };
 
+/**
+ * A query's start in its session: `own.free` lets go of what a failed run keeps in the statement,
+ * `own.again` makes it ready to run again (prepared and bound anew).
+ */
+export type StartCall = <T>(work: () => Promise<T>, own: { free(): void; again(): Promise<void> }) => Promise<T>;
+
 export class ResultStream {
   /** A chunk prefetch that may still be running on the DuckDB connection. */
   private inflight: Promise<unknown> | null = null;
@@ -73,6 +80,8 @@ export class ResultStream {
     readonly held: HeldResults,
     /** A DuckDB call run in a slot of the session's user (engine/engine-calls.ts). */
     private readonly call: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+    /** A query's start: as `call`, tried again alone on its instance when it fails for memory (engine/memory-turns.ts). */
+    private readonly start: StartCall = (work) => call(work),
   ) {}
 
   /** Wait for a prefetch still running on the connection (DuckDB runs one call per connection). */
@@ -99,19 +108,45 @@ export class ResultStream {
    * statement's clock, armed and disarmed by its owner in wire/session.ts).
    */
   async open(portal: Portal, values: readonly DecodedParam[]): Promise<void> {
-    const duck = portal.prepared.duck!;
-    duck.clearBindings();
-    values.forEach(({ value, type }, i) =>
-      value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type),
-    );
+    // Prepared again when its last run's memory was given back under pressure (engine/memory-turns.ts);
+    // not given back while this portal starts or reads it.
+    const prepared = portal.prepared;
+    prepared.runBy = portal;
+    prepared.starting = true;
+    const ready = async () => {
+      const duck = await preparedDuck(prepared);
+      duck.clearBindings();
+      values.forEach(({ value, type }, i) =>
+        value === null ? duck.bindNull(i + 1) : duck.bindValue(i + 1, value, type),
+      );
+      return duck;
+    };
+    await ready();
     portal.stopsAtOpen = this.clock.stopCount;
     const starting = stageClock();
-    portal.result = await this.call(() => duck.stream());
+    // The first chunk is fetched in the start: where a query's builds (hash tables, aggregates) run,
+    // so a start that fails for memory is tried again whole (engine/memory-turns.ts).
+    let result, first;
+    try {
+      [result, first] = await this.start(
+        async () => {
+          const r = await prepared.duck!.stream();
+          const stopped = this.clock.stopRequested || this.clock.isAborted;
+          return [r, stopped ? null : await r.fetchChunk()] as const;
+        },
+        { free: () => releaseOperatorState(prepared, true), again: async () => void (await ready()) },
+      );
+    } finally {
+      prepared.starting = false;
+    }
+    portal.result = result;
+    portal.ahead = [Promise.resolve({ chunk: first, error: null })];
     spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
     if (this.clock.stopRequested || this.clock.isAborted) {
       portal.result = null;
+      portal.ahead = [];
       throw this.clock.interruption();
     }
     // Encode with the result's real types: columns DuckDB could only type now are described from

@@ -12,22 +12,23 @@ import { LRUCache } from 'lru-cache';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { ServerRoot } from '../engine/duckdb-errors.js';
 import { endSession } from '../engine/engine.js';
-import { engineCall, ownEngineCalls } from '../engine/engine-calls.js';
+import { callRunningOn, engineCall, ownEngineCalls } from '../engine/engine-calls.js';
 import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-failure.js';
-import { probeSessionEngine } from '../engine/session-connections.js';
+import { instanceOfSession, probeSessionEngine } from '../engine/session-connections.js';
+import { memoryTurnsOf } from '../engine/memory-turns.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal } from './portal.js';
 import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
-import { ResultStream, type ResultLimits, type SessionOutput } from './result-stream.js';
+import { ResultStream, type StartCall, type ResultLimits, type SessionOutput } from './result-stream.js';
 import { HeldResults } from './held-results.js';
 import { deliverOutbox, outboxFirst } from './outbox-writes.js';
 import { toNotice } from './error-notice.js';
 import { PortalRunner } from './portal-runner.js';
 import { SessionCore } from '../session/core.js';
 import type { SessionSettings } from '../session/settings.js';
-import { disposeStatement, type PreparedStmt } from '../session/plan.js';
+import { disposeStatement, releaseOperatorState, type PreparedStmt } from '../session/plan.js';
 import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
 import type { AuditSink } from '../session/audit.js';
@@ -68,6 +69,7 @@ export class Session {
   });
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
   private current: string | PreparedStmt | undefined;
+  private readonly endPressure: () => void;
   /** The server's folders no error text may name (repositories, cache, temp, state). */
   serverRoots: () => readonly ServerRoot[] = () => [];
 
@@ -91,10 +93,24 @@ export class Session {
     const held = new HeldResults(core.clock, this.portals);
     // The query's start and each chunk fetched wait for a slot of this user (engine/engine-calls.ts).
     const bound = <W>(w: Promise<W>) => core.clock.bound(w);
-    const call = <T>(work: () => Promise<T>) => engineCall(user, conn, work, bound);
+    // Calls share the instance's memory pool: a start that fails for memory is tried again alone (engine/memory-turns.ts).
+    const turns = memoryTurnsOf(instanceOfSession(conn) ?? conn);
+    // Under memory pressure, the statements this session keeps and is not running give their last run's memory back.
+    this.endPressure = turns.onPressure(() => {
+      if (callRunningOn(conn)) return;
+      for (const s of this.named.statements.values()) releaseOperatorState(s);
+      for (const s of core.preparer.cache.values()) releaseOperatorState(s);
+    });
+    const call = <T>(work: () => Promise<T>) => turns.shared(() => engineCall(user, conn, work, bound));
+    const start: StartCall = (work, own) =>
+      turns.start(
+        () => engineCall(user, conn, work, bound),
+        { ...own, stopped: () => core.clock.stopRequested || core.clock.isAborted },
+        bound,
+      );
     // Its prepares are this user's calls too, in their share and watched for being stuck.
     ownEngineCalls(conn, user, bound);
-    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held, call);
+    this.stream = new ResultStream(this.out, core.clock, limits, core.settings, core.cachePolicy, held, call, start);
     this.runner = new PortalRunner(core, this.out, this.named, this.stream);
     // The prepared-text and parameter budgets are the user's, across their sessions.
     const releaseStatements = userStatements.hold(user, this.named.statements);
@@ -169,6 +185,7 @@ export class Session {
   }
 
   async close(): Promise<void> {
+    this.endPressure();
     this.releaseHoldings();
     this.core.clock.stop(); // a statement the client left unfinished (extended protocol without Sync)
     await this.stream.settle();

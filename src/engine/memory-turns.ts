@@ -1,0 +1,139 @@
+/**
+ * One repository's DuckDB instance has one memory pool: `memory_limit` is a global setting in DuckDB
+ * 1.5.6, and no setting bounds what one connection or one query takes of it. Every hash join,
+ * aggregate and decorrelated subquery of a statement pins at least about a megabyte of it (its first
+ * blocks, per thread), whatever its rows — and keeps it after its result was read: a DuckDB prepared
+ * statement holds its last run's operator state (hash tables, column data) until it runs again or is
+ * destroyed, and the gateway keeps statements (named ones, 64 per session in the statement cache).
+ * 20 scalar subqueries over `pg_settings` (each three correlated lookups of the session's variables:
+ * nine hash tables) pinned 240 MB of a 244 MiB pool (duckdb_memory(): 183 MB of hash tables, 52 MB
+ * of column data), during the run and after it, and another session's statement asking for a block
+ * failed 53200 (an attacker review: 3 of 25 of another user's ordinary statements).
+ *
+ * So a statement's start that fails for memory (1) has every session of the instance let go of the
+ * operator state of the statements it keeps and is not running (`onPressure`: each is prepared again
+ * at its next run), then (2) is tried again **alone**: the starts and chunk fetches of every other
+ * session of the instance wait while it waits for those in flight to return (ALONE_WAIT_MS at most)
+ * and while it starts (ALONE_HOLD_MS at most in all: a call DuckDB cannot interrupt must not hold the
+ * instance). Between attempts the others run on, so a result read on ends and gives its memory back.
+ * A statement that still fails alone, ATTEMPTS times, needs more of the pool than is there: its
+ * 53200 stands — the offender's answer, not its victims'. Memory a result holds while it stays open
+ * (a cursor its client does not read) is not taken back: see docs/security.md.
+ */
+
+/** How long an attempt alone waits for the calls in flight to return before it starts anyway. */
+export const ALONE_WAIT_MS = 8_000;
+/** How long others wait for an attempt alone, all told (its wait, then its start): a start DuckDB cannot interrupt must not hold the instance. */
+export const ALONE_HOLD_MS = 15_000;
+/** Attempts alone after the first failure. */
+export const ATTEMPTS = 3;
+/** Pause before the second and third attempt alone (times the attempt's number). */
+const PAUSE_MS = 100;
+
+/** Races a wait with the running statement's stop (its StatementClock's `bound`). */
+type Bound = <W>(waiting: Promise<W>) => Promise<W>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/** DuckDB's own words for a block it could not get (allocate or pin) within memory_limit. */
+export const isOutOfMemory = (e: unknown): boolean =>
+  /^Out of Memory Error/i.test(String((e as Error | undefined)?.message ?? ''));
+
+export class MemoryTurns {
+  private inFlight = 0;
+  /** An attempt alone waiting or running: other calls wait for it, until `aloneUntil`. */
+  private alone: Promise<void> | null = null;
+  private aloneUntil = 0;
+  private drained: (() => void)[] = [];
+  /** Per session: let go of the operator state of the statements it keeps and is not running. */
+  private readonly releasers = new Set<() => void>();
+  /** Statements started again alone, and those that failed alone too (tests, logs). */
+  retried = 0;
+  failedAlone = 0;
+
+  /** `release` is called when a start failed for memory; the returned function unregisters it. */
+  onPressure(release: () => void): () => void {
+    this.releasers.add(release);
+    return () => this.releasers.delete(release);
+  }
+
+  /** A call of any session of the instance: after an attempt alone, not during one (ALONE_HOLD_MS at most). */
+  async shared<T>(work: () => Promise<T>): Promise<T> {
+    while (this.alone && Date.now() < this.aloneUntil)
+      await Promise.race([this.alone, sleep(this.aloneUntil - Date.now())]);
+    this.inFlight++;
+    try {
+      return await work();
+    } finally {
+      if (--this.inFlight === 0) for (const wake of this.drained.splice(0)) wake();
+    }
+  }
+
+  /**
+   * Start a statement (`start`, a call of its session, not through `shared`): when it fails for
+   * memory, start it again alone, up to ATTEMPTS times. After each failure `own.free` lets go of
+   * what the failed run keeps (at once, before another attempt alone may start) and `own.again`
+   * makes the statement ready to run again; `own.stopped` says it was stopped meanwhile (its error
+   * then is the stop's, not memory's); `bound` races each wait with the statement's stop.
+   */
+  async start<T>(
+    start: () => Promise<T>,
+    own: { free(): void; again(): Promise<void>; stopped(): boolean },
+    bound: Bound,
+  ): Promise<T> {
+    try {
+      return await this.shared(start);
+    } catch (e) {
+      if (!isOutOfMemory(e) || own.stopped()) throw e;
+      own.free();
+    }
+    this.retried++;
+    for (let attempt = 1; ; attempt++) {
+      await own.again();
+      for (const release of this.releasers) release();
+      try {
+        return await this.once(start, own, bound);
+      } catch (e) {
+        if (!isOutOfMemory(e) || own.stopped()) throw e;
+        if (attempt >= ATTEMPTS) {
+          this.failedAlone++;
+          throw e;
+        }
+      }
+      await bound(sleep(PAUSE_MS * attempt));
+    }
+  }
+
+  /** One attempt alone: the others wait; it waits for those in flight (ALONE_WAIT_MS at most). */
+  private async once<T>(start: () => Promise<T>, own: { free(): void }, bound: Bound): Promise<T> {
+    while (this.alone) await bound(this.alone);
+    let release!: () => void;
+    this.alone = new Promise<void>((r) => (release = r));
+    this.aloneUntil = Date.now() + ALONE_HOLD_MS;
+    try {
+      if (this.inFlight > 0) {
+        const drained = new Promise<void>((r) => this.drained.push(r));
+        await bound(Promise.race([drained, sleep(ALONE_WAIT_MS)]));
+      }
+      try {
+        return await start();
+      } catch (e) {
+        // what this run pinned goes before anyone else's attempt alone starts
+        if (isOutOfMemory(e)) own.free();
+        throw e;
+      }
+    } finally {
+      this.alone = null;
+      release();
+    }
+  }
+}
+
+const turns = new WeakMap<object, MemoryTurns>();
+
+/** The turns of one DuckDB instance (or of whatever object stands for its pool). */
+export function memoryTurnsOf(pool: object): MemoryTurns {
+  let t = turns.get(pool);
+  if (!t) turns.set(pool, (t = new MemoryTurns()));
+  return t;
+}

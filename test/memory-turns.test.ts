@@ -1,0 +1,79 @@
+/**
+ * One user cannot fail another user's statements by filling the repository's DuckDB memory pool
+ * (engine/memory-turns.ts). A 1.4 KB text of 40 scalar subqueries over `pg_settings` (each three
+ * correlated lookups of the session's variables: nine hash tables) pins more than the instance's
+ * 244 MiB, during its run and, in the prepared statement the gateway keeps, after it. Before, another
+ * user's ordinary statements on the same repository failed 53200 meanwhile (an attacker review: 3 of
+ * 25). Now the offender's statement ends 53200 (it needs more than the pool even alone) and every
+ * statement of the other user answers: a start that fails for memory is tried again alone, after
+ * the statements kept and not running gave their memory back.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { serveBasic, type RunningGateway } from './support/gateway.js';
+
+let gw: RunningGateway;
+const login = async (user: string) => {
+  const c = new pg.Client({ host: gw.host, port: gw.port, user, database: 'basic' });
+  await c.connect();
+  return c;
+};
+
+before(async () => {
+  gw = await serveBasic(['--memory-limit', '256MB'], {
+    config: { auth: 'trust', users: { ann: { grants: { basic: ['*'] } }, bob: { grants: { basic: ['*'] } } } },
+  });
+});
+after(async () => {
+  await gw?.stop();
+});
+
+const OFFENDER = `select ${Array(40).fill('(select count(*) from pg_settings)').join('+')}`;
+/** Ordinary statements: joins of the version's tables (their views' hash tables) and a catalog count. */
+const ORDINARY = [
+  'select count(*)::int as n from orders o join customers c on o.customer_id = c.customer_id',
+  'select count(*)::int as n from (select status, sum(amount) from orders group by status) s',
+  "select count(*)::int as n from pg_settings where name like 'enable%'",
+];
+
+test("one user's statements filling the memory pool end 53200; another user's ordinary statements all answer meanwhile", async () => {
+  const ann = await login('ann');
+  const bob = await login('bob');
+  const expected = [];
+  for (const sql of ORDINARY) expected.push((await bob.query(sql)).rows[0].n);
+  let attacking = true;
+  const offender = (async () => {
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      try {
+        await ann.query(OFFENDER);
+        codes.push('ok');
+      } catch (e) {
+        codes.push((e as { code?: string }).code ?? String(e));
+      }
+    }
+    attacking = false;
+    return codes;
+  })();
+  const failures: string[] = [];
+  let answered = 0;
+  for (let i = 0; attacking || i < 25; i++) {
+    const sql = ORDINARY[i % ORDINARY.length]!;
+    try {
+      const n = (await bob.query(sql)).rows[0].n;
+      assert.equal(n, expected[i % ORDINARY.length], sql);
+      answered++;
+    } catch (e) {
+      failures.push(`${(e as { code?: string }).code}: ${(e as Error).message}`);
+    }
+  }
+  const codes = await offender;
+  assert.deepEqual(failures, [], `${failures.length} of ${answered + failures.length} of bob's statements failed`);
+  assert.ok(answered >= 25);
+  assert.deepEqual(codes, ['53200', '53200', '53200'], 'the offender needs more than the pool even alone');
+  // Both sessions go on; the pool is not left full.
+  assert.equal((await ann.query('select 1 as one')).rows[0].one, 1);
+  assert.equal((await ann.query(ORDINARY[0]!)).rows[0].n, expected[0]);
+  await Promise.all([ann.end(), bob.end()]);
+});
