@@ -119,6 +119,7 @@ export class Gateway {
         tempRoot: tempDirectory,
         maxTempDirectorySize: config.maxTempDirectorySize,
         repositories: repos.size,
+        emulationDir: join(config.cacheDir, 'pg-catalog'),
       },
       (name) => {
         const repo = repos.get(name);

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { consistentFunctions, isRepeatable } from '../src/analysis/determinism.js';
 import { analyze } from '../src/analysis/analysis.js';
 import { isSessionFreeCatalogObject } from '../src/pg/catalog/install.js';
+import { sessionFreeObjects } from '../src/pg/catalog/session-free.js';
 import { rewriteForDuckDB } from '../src/pg/rewrite.js';
 import { serveBasic, type RunningGateway } from './support/gateway.js';
 
@@ -24,6 +25,15 @@ FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.reln
 WHERE c.relkind IN ('r','p','v','m','S','f','') AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast'
   AND n.nspname <> 'information_schema' AND pg_catalog.pg_table_is_visible(c.oid)
 ORDER BY 1,2`;
+
+/** psql 15's `\d <table>` texts that name relations through regclass (quote_ident) or read a list in FROM (unnest). */
+const PSQL_DESCRIBE = [
+  `SELECT c.oid::pg_catalog.regclass FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
+WHERE c.oid = i.inhparent AND i.inhrelid = '16384' AND c.relkind != 'p' AND c.relkind != 'I' ORDER BY inhseqno`,
+  `SELECT c.relchecks, c.relkind, pg_catalog.array_to_string(c.reloptions || array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x), ', ')
+FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid) WHERE c.oid = '16384'`,
+  `SELECT pg_catalog.quote_ident('select'), pg_catalog.quote_ident('current_timestamp'), pg_catalog.quote_ident('x')`,
+];
 
 /** Catalog statements whose answer depends on the session beyond the key: never cached. */
 const SESSION_BOUND = [
@@ -67,15 +77,33 @@ describe('catalog statements: which are repeatable', () => {
       `SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = 'sales.orders'::regclass`,
       `SELECT oid, typname FROM pg_type WHERE typname IN ('int4', 'text')`,
       `SELECT current_schema(), current_schemas(true)`,
+      ...PSQL_DESCRIBE,
     ])
       assert.equal(await repeatable(sql), true, sql);
     for (const sql of [
       ...SESSION_BOUND,
       `SELECT relname, now() FROM pg_catalog.pg_class`,
       `SELECT relname FROM pg_catalog.pg_class WHERE random() < 2`,
+      `SELECT x FROM read_csv('/etc/hosts') x`,
+      `SELECT x FROM unnest([now()]) x`,
     ])
       assert.equal(await repeatable(sql), false, sql);
   });
+});
+
+test('a body is session-bound by what it calls, not by the words of its string literals', () => {
+  const free = sessionFreeObjects([
+    `CREATE MACRO fdl_pg.pgcat.words(x) AS contains(' current_timestamp now() localtime ', x)`,
+    `CREATE MACRO fdl_pg.pgcat.clock() AS current_timestamp`,
+    `CREATE MACRO fdl_pg.pgcat.quoted_clock() AS 'it''s ' || CAST(now() AS VARCHAR)`,
+    `CREATE MACRO fdl_pg.pgcat.keyed() AS getvariable('pg_user') || getvariable('pg_search_schemas')[1]`,
+    `CREATE MACRO fdl_pg.pgcat.unkeyed() AS getvariable('pg_application_name')`,
+    `CREATE MACRO fdl_pg.pgcat.uses_clock() AS fdl_pg.pgcat.clock()`,
+  ]);
+  assert.deepEqual(
+    ['words', 'clock', 'quoted_clock', 'keyed', 'unkeyed', 'uses_clock'].map((n) => free('pgcat', n)),
+    [true, false, false, true, false, false],
+  );
 });
 
 describe('catalog statements: through a real client', () => {
@@ -109,8 +137,30 @@ describe('catalog statements: through a real client', () => {
     }
   });
 
+  test("psql's \\d <table> texts naming relations by regclass in the next session are answered from the cache", async () => {
+    const a = await connect();
+    const b = await connect();
+    try {
+      const sql = `SELECT c.oid::pg_catalog.regclass, c.oid::pg_catalog.regclass::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relname IN ('orders', 'customers') ORDER BY 2`;
+      const first = await rows(a, sql);
+      assert.equal(first.length, 2);
+      const before = await hits(a);
+      assert.deepEqual(await rows(b, sql), first);
+      assert.equal(await hits(a), before + 1, 'the second session was answered from the cache');
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
   test('each session gets the rows it gets with the cache off: search_path, application name, backend, database name', async () => {
-    const texts = [PSQL_LIST, `SELECT 'orders'::regclass::oid`, `SELECT current_schemas(false)`, ...SESSION_BOUND];
+    const texts = [
+      PSQL_LIST,
+      `SELECT 'orders'::regclass::oid`,
+      `SELECT current_schemas(false)`,
+      `SELECT c.oid::pg_catalog.regclass::pg_catalog.text FROM pg_catalog.pg_class c WHERE c.relname = 'orders'`,
+      ...SESSION_BOUND,
+    ];
     const sessions = [
       await connect({ application_name: 'one' }),
       await connect({ application_name: 'two' }),

@@ -8,7 +8,7 @@
  *    rewrite's `_pgsem_` macros excepted: built-ins chosen by type) — nor
  *    a name the version's own DuckLake macros shadow);
  *  - no SQL value keyword that reads the clock or the session (CURRENT_TIMESTAMP, CURRENT_USER, ...);
- *  - no table functions, no sampling;
+ *  - no table functions but those over their arguments alone (unnest, generate_series, range), no sampling;
  *  - every relation is a CTE of the statement or a table of the session's version (not a view: a
  *    DuckLake view's SQL is the publisher's and may call anything);
  *  - except that the catalog emulation's views, tables and macros that answer the same for every
@@ -78,6 +78,9 @@ export async function consistentFunctions(conn: DuckDBConnection): Promise<Set<s
   return names;
 }
 
+/** DuckDB's table functions whose rows are their arguments' alone (the arguments are judged as any expression). */
+const PURE_TABLE_FUNCTIONS = new Set(['unnest', 'generate_series', 'range']);
+
 /** What the session's version holds (names lower-cased). */
 export interface VersionNames {
   isVersionTable(schema: string, table: string): boolean;
@@ -94,7 +97,12 @@ export function isRepeatable(
   /** A catalog object (in COMPAT_DB) that answers alike for every session with the same key. */
   sessionFreeCatalog: (schema: string, name: string) => boolean = () => false,
 ): boolean {
-  if (a.volatile || a.kind !== 'query' || a.tableFunctions.length > 0) return false;
+  if (a.volatile || a.kind !== 'query') return false;
+  for (const f of a.tableFunctions) {
+    if (f.catalog === COMPAT_DB && sessionFreeCatalog(f.schema, f.name)) continue;
+    if (f.catalog || (f.schema && f.schema !== 'main')) return false;
+    if (!PURE_TABLE_FUNCTIONS.has(f.name) || version.isVersionFunction(f.name)) return false;
+  }
   for (const f of a.functions) {
     if (f.window && WINDOW_ONLY_FUNCTIONS.has(f.name)) continue;
     // PostgreSQL's meaning of a plain query (pg/pg-result-types.ts): macros over consistent built-ins.

@@ -10,6 +10,7 @@ import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
 import { takeSessionConnection } from './session-connections.js';
 import { enginePrepare } from './engine-calls.js';
+import type { EmulationFilePaths } from './emulation-files.js';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -20,8 +21,8 @@ export interface EngineOptions {
   maxTempDirectorySize?: string;
   /** The PostgreSQL catalog emulation (default true): an instance no session uses has no need of it. */
   compat?: boolean;
-  /** Where the emulation's files are written, to be attached READ_ONLY (pg/catalog/install.ts); absent: in memory. */
-  catalogDir?: string;
+  /** The emulation's files, written once per process (./emulation-files.ts), attached READ_ONLY; absent: written in memory. */
+  catalog?: EmulationFilePaths;
 }
 
 export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInstance> {
@@ -55,8 +56,7 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
     await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
     // The PostgreSQL catalog emulation is shared by every session of the instance.
-    if (opts.compat !== false)
-      await installCompat(conn, { gatewayVersion: GATEWAY_VERSION, catalogDir: opts.catalogDir });
+    if (opts.compat !== false) await installCompat(conn, { gatewayVersion: GATEWAY_VERSION, attach: opts.catalog });
   } finally {
     conn.disconnectSync();
   }

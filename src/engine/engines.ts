@@ -15,12 +15,13 @@
  * to the same folders plus the views and catalog folders it writes (it binds each view it creates:
  * Parquet footers and the version's catalog are read there too).
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { createEngine, sealEngine } from './engine.js';
 import { compatFiles, COMPAT_DB } from '../pg/catalog/index.js';
+import { EmulationFiles } from './emulation-files.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { retireSessionConnections } from './session-connections.js';
 import { parseByteSize } from './temp-ceiling.js';
@@ -34,6 +35,8 @@ export interface EnginesOptions {
   maxTempDirectorySize?: string;
   /** Repositories served at start: the memory ceiling's divisor. */
   repositories: number;
+  /** The catalog emulation's files, written once for every engine (./emulation-files.ts): a folder of this process's own, outside `tempRoot`. */
+  emulationDir: string;
 }
 
 /** The smallest share of memory an instance gets, however many repositories there are (capped by the limit itself). */
@@ -66,23 +69,29 @@ export interface RepositoryEngineOptions {
   maxTempDirectorySize?: string;
 }
 
-/** Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs`, the views and catalog folders. */
+/**
+ * Both instances of one repository, each sealed: sessions' to `dirs`, the builder's to `dirs`, the views and
+ * catalog folders. The catalog emulation's files are `emulation`'s, written once per process; without it, a
+ * set of its own in the engine's temp directory.
+ */
 export async function createRepositoryEngine(
   dirs: string[],
   opts: RepositoryEngineOptions,
   id = 0,
+  emulation = new EmulationFiles(join(opts.tempDirectory, 'emulation')),
 ): Promise<RepositoryEngine> {
   const viewsDir = join(opts.tempDirectory, 'views');
   const catalogDir = join(opts.tempDirectory, 'catalog');
+  const shared = await emulation.written();
   await mkdir(viewsDir, { recursive: true });
-  // a fresh emulation per engine: a restarted gateway numbers its engines from 1 again, and the previous
-  // process's files in the same cache would be attached (and the emulation's schema found there already)
+  // the engine's own fdl_pg_versions, which its builder replaces by copies holding its versions' rows: never a
+  // previous process's (a restarted gateway numbers its engines from 1 again, over the same cache)
   await rm(catalogDir, { recursive: true, force: true });
   await mkdir(catalogDir, { recursive: true });
-  // the catalog emulation's files are written there, then attached READ_ONLY
-  const sessions = await createEngine({ ...opts, catalogDir });
+  const catalog = { compat: shared.compat, versions: compatFiles(catalogDir).versions };
+  await copyFile(shared.versions, catalog.versions);
+  const sessions = await createEngine({ ...opts, catalog });
   await sealEngine(sessions, dirs);
-  const catalog = compatFiles(catalogDir);
   // DuckDB removes a temp directory it created when the instance closes: the builder's is its own.
   const builder = await createEngine({
     memoryLimit: `${Math.min(BUILDER_MEMORY, opts.memoryLimit ? parseByteSize(opts.memoryLimit) : BUILDER_MEMORY)}B`,
@@ -108,12 +117,15 @@ export class Engines {
   /** Which engine a session's connection belongs to. */
   private readonly engineOf = new WeakMap<DuckDBConnection, RepositoryEngine>();
   private seq = 0;
+  private readonly emulation: EmulationFiles;
 
   /** `dirsOf(repo)`: the directories that repository's versions read; null for an unknown one. */
   constructor(
     private readonly opts: EnginesOptions,
     private readonly dirsOf: (repo: string) => string[] | null,
-  ) {}
+  ) {
+    this.emulation = new EmulationFiles(opts.emulationDir);
+  }
 
   /** The sealed instance of a repository's sessions, created on first use. */
   async for(repo: string): Promise<DuckDBInstance> {
@@ -191,6 +203,7 @@ export class Engines {
         maxTempDirectorySize: this.opts.maxTempDirectorySize,
       },
       this.seq,
+      this.emulation,
     );
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import type { SystemTable } from '../text/system-views.js';
+import { SYSTEM_VIEW_COLUMNS, type SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
 import { RefFollower } from './ref-follower.js';
 import { counted, spent, stageClock } from '../stages.js';
@@ -125,15 +125,7 @@ export class SessionVersion {
     const l = this.lease;
     const moving = l ? this.versions.isMoving(l) : false;
     return {
-      columns: [
-        ['repository', 'VARCHAR'],
-        ['requested_ref', 'VARCHAR'],
-        ['resolved_ref', 'VARCHAR'],
-        ['version', 'VARCHAR'],
-        ['resolved_at', 'TIMESTAMPTZ'],
-        ['pinned', 'BOOLEAN'],
-        ['client_addr', 'VARCHAR'],
-      ],
+      columns: SYSTEM_VIEW_COLUMNS.session,
       rows: [
         [
           this.repo,

@@ -10,6 +10,56 @@ import { quoteLiteral } from '../quote.js';
 export const SYSTEM_VIEWS = ['refs', 'versions', 'session', 'dataset', 'cache'] as const;
 export type SystemViewName = (typeof SYSTEM_VIEWS)[number];
 
+/** Each view's columns and their DuckDB types: the rows' (versions/system-tables.ts, the session's) and the catalog's (pg/catalog/fdl-views.ts). */
+export const SYSTEM_VIEW_COLUMNS: Readonly<Record<SystemViewName, readonly (readonly [string, string])[]>> = {
+  refs: [
+    ['name', 'VARCHAR'],
+    ['kind', 'VARCHAR'],
+    ['version', 'VARCHAR'],
+    ['created', 'TIMESTAMPTZ'],
+    ['signature', 'VARCHAR'],
+  ],
+  versions: [
+    ['id', 'VARCHAR'],
+    ['created', 'TIMESTAMPTZ'],
+    ['author', 'VARCHAR'],
+    ['message', 'VARCHAR'],
+    ['signer', 'VARCHAR'],
+    ['signature', 'VARCHAR'],
+    ['expired', 'BOOLEAN'],
+    ['data_hashes', 'VARCHAR'],
+  ],
+  session: [
+    ['repository', 'VARCHAR'],
+    ['requested_ref', 'VARCHAR'],
+    ['resolved_ref', 'VARCHAR'],
+    ['version', 'VARCHAR'],
+    ['resolved_at', 'TIMESTAMPTZ'],
+    ['pinned', 'BOOLEAN'],
+    ['client_addr', 'VARCHAR'],
+  ],
+  dataset: [
+    ['title', 'VARCHAR'],
+    ['description', 'VARCHAR'],
+    ['license', 'VARCHAR'],
+    ['homepage', 'VARCHAR'],
+    ['dataset', 'JSON'],
+  ],
+  cache: [
+    ['cache', 'VARCHAR'],
+    ['entries', 'BIGINT'],
+    ['bytes', 'BIGINT'],
+    ['hits', 'BIGINT'],
+    ['misses', 'BIGINT'],
+    ['downloads', 'BIGINT'],
+    ['evictions', 'BIGINT'],
+    ['mismatches', 'BIGINT'],
+    ['budget_bytes', 'BIGINT'],
+    ['pinned_bytes', 'BIGINT'],
+    ['peak_bytes', 'BIGINT'],
+  ],
+};
+
 export interface SystemTable {
   /** Column names and DuckDB types. */
   columns: readonly (readonly [string, string])[];

@@ -4,7 +4,7 @@
  * refs (or a granted `versions/…` pattern) points at, plus the version the session reads.
  */
 import type { Repository, VersionInfo } from '../resolver/repository.js';
-import type { SystemTable, SystemViewName } from '../text/system-views.js';
+import { SYSTEM_VIEW_COLUMNS, type SystemTable, type SystemViewName } from '../text/system-views.js';
 import type { Versions } from './versions.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { degraded } from '../degraded.js';
@@ -45,13 +45,7 @@ export async function systemTable(
         ]);
       }
       return {
-        columns: [
-          ['name', 'VARCHAR'],
-          ['kind', 'VARCHAR'],
-          ['version', 'VARCHAR'],
-          ['created', 'TIMESTAMPTZ'],
-          ['signature', 'VARCHAR'],
-        ],
+        columns: SYSTEM_VIEW_COLUMNS.refs,
         rows,
       };
     }
@@ -90,16 +84,7 @@ export async function systemTable(
         id = info.version.parents[0];
       }
       return {
-        columns: [
-          ['id', 'VARCHAR'],
-          ['created', 'TIMESTAMPTZ'],
-          ['author', 'VARCHAR'],
-          ['message', 'VARCHAR'],
-          ['signer', 'VARCHAR'],
-          ['signature', 'VARCHAR'],
-          ['expired', 'BOOLEAN'],
-          ['data_hashes', 'VARCHAR'],
-        ],
+        columns: SYSTEM_VIEW_COLUMNS.versions,
         rows,
       };
     }
@@ -109,13 +94,7 @@ export async function systemTable(
       lease?.release();
       const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : null);
       return {
-        columns: [
-          ['title', 'VARCHAR'],
-          ['description', 'VARCHAR'],
-          ['license', 'VARCHAR'],
-          ['homepage', 'VARCHAR'],
-          ['dataset', 'JSON'],
-        ],
+        columns: SYSTEM_VIEW_COLUMNS.dataset,
         rows: [[str('title'), str('description'), str('license'), str('homepage'), JSON.stringify(d)]],
       };
     }
@@ -130,19 +109,7 @@ export async function systemTable(
       const hidden = versions.grants.restricts(ctx.user);
       const shown = (row: Row): Row => (hidden ? [row[0]!, ...row.slice(1).map(() => null)] : row);
       return {
-        columns: [
-          ['cache', 'VARCHAR'],
-          ['entries', 'BIGINT'],
-          ['bytes', 'BIGINT'],
-          ['hits', 'BIGINT'],
-          ['misses', 'BIGINT'],
-          ['downloads', 'BIGINT'],
-          ['evictions', 'BIGINT'],
-          ['mismatches', 'BIGINT'],
-          ['budget_bytes', 'BIGINT'],
-          ['pinned_bytes', 'BIGINT'],
-          ['peak_bytes', 'BIGINT'],
-        ],
+        columns: SYSTEM_VIEW_COLUMNS.cache,
         rows: (
           [
             // the disk budget of remote files: its size, what running queries and views pin, the peak on disk

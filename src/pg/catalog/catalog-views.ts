@@ -7,6 +7,7 @@ import { PG_VIEW_COLUMNS } from './pg-data.js';
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { functionProcSelect } from './functions.js';
 import { C, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID } from './names.js';
+import { FDL_NAMESPACE_OID } from './fdl-views.js';
 
 /**
  * A catalog view with exactly PostgreSQL's columns, in order and with catalog types, from a SELECT
@@ -36,7 +37,8 @@ export function catalogViewStatements(): string[] {
   const s: string[] = [];
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
-    UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels`);
+    UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels
+    UNION ALL SELECT oid, relname, ${FDL_NAMESPACE_OID}, 'fdl', 'v', NULL, definition, NULL, NULL FROM ${C}_fdlrels`);
 
   // ---- pg_catalog views
   s.push(
@@ -45,7 +47,8 @@ export function catalogViewStatements(): string[] {
       { oid: 'oid', nspname: 'nspname', nspowner: `${BOOTSTRAP_ROLE_OID}` },
       `FROM (
     SELECT ${PG_CATALOG_OID} AS oid, 'pg_catalog' AS nspname UNION ALL SELECT ${INFO_SCHEMA_OID}, 'information_schema'
-    UNION ALL SELECT oid, nspname FROM ${C}_nsp WHERE nspname NOT IN ('pg_catalog', 'information_schema'))`,
+    UNION ALL SELECT ${FDL_NAMESPACE_OID}, 'fdl'
+    UNION ALL SELECT oid, nspname FROM ${C}_nsp WHERE nspname NOT IN ('pg_catalog', 'information_schema', 'fdl'))`,
     ),
   );
   s.push(

@@ -6,10 +6,11 @@
  * nothing is rebuilt when a session switches version. DuckDB refuses objects in `pg_catalog`, hence
  * the rewriter (../rewrite.ts) points `pg_catalog.X` here.
  *
- * Where sessions run, both are files attached READ_ONLY (`catalogDir` given): whatever statement
- * reaches DuckDB, it cannot create, replace, insert or delete in them. They are written here, before
- * the instance is sealed and before any session connects, in one transaction, checkpointed and
- * attached again READ_ONLY; a version's rows are later added to a copy of `fdl_pg_versions` by the
+ * Where sessions run, both are files attached READ_ONLY: whatever statement reaches DuckDB, it cannot
+ * create, replace, insert or delete in them. They are written here (`catalogDir` given) once per gateway
+ * process, by an instance of its own (engine/emulation-files.ts), in one transaction per database,
+ * checkpointed; every engine's instances attach them READ_ONLY (`attach`) before they are sealed and
+ * before any session connects; a version's rows are later added to a copy of `fdl_pg_versions` by the
  * repository's views builder and swapped in (versions/version-catalogs.ts). Their blocks are the
  * files': under memory pressure DuckDB drops them and reads them again, never spills them to its temp
  * directory. Without `catalogDir` (tests, benches in one process) both are writable in-memory databases.
@@ -33,6 +34,8 @@ export interface InstallOptions {
   gatewayVersion?: string;
   /** Where the emulation's files are written (compatFiles); absent: in memory, writable. */
   catalogDir?: string;
+  /** Files written before (compatFiles, by another instance of this process): only attached, READ_ONLY. */
+  attach?: { compat: string; versions: string };
 }
 
 /** The emulation's two files in `dir`: `fdl_pg` and the first `fdl_pg_versions` (no version's rows yet). */
@@ -44,6 +47,17 @@ export function compatFiles(dir: string): { compat: string; versions: string } {
 export async function installCompat(conn: DuckDBConnection, options: InstallOptions = {}): Promise<void> {
   const exists = await conn.runAndReadAll(`SELECT 1 FROM duckdb_databases() WHERE database_name = '${COMPAT_DB}'`);
   if (exists.currentRowCount > 0) return;
+  if (options.attach) {
+    try {
+      await conn.run(`ATTACH ${quoteLiteral(options.attach.compat)} AS ${quoteIdent(COMPAT_DB)} (READ_ONLY)`);
+      await conn.run(`ATTACH ${quoteLiteral(options.attach.versions)} AS ${quoteIdent(VERSIONS_DB)} (READ_ONLY)`);
+    } catch (e) {
+      for (const name of [COMPAT_DB, VERSIONS_DB])
+        await conn.run(`DETACH DATABASE IF EXISTS ${quoteIdent(name)}`).catch(() => undefined);
+      throw e;
+    }
+    return;
+  }
   const duckdbVersion = String(
     (await conn.runAndReadAll('SELECT library_version FROM pragma_version()')).getRows()[0]?.[0],
   );

@@ -137,11 +137,11 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_get_function_sqlbody(id)`, 'CAST(NULL AS VARCHAR)'],
     [
       `pg_get_viewdef(id)`,
-      `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
+      `(SELECT ${C}_viewdef(definition) FROM ${C}_relall WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
     ],
     [
       `pg_get_viewdef(id, pretty)`,
-      `(SELECT ${C}_viewdef(definition) FROM ${C}_rel WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
+      `(SELECT ${C}_viewdef(definition) FROM ${C}_relall WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
     ],
     [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
     [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],

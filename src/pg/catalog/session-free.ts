@@ -8,12 +8,12 @@
  * install, or per attached version, which the key names), so a table is never session-bound.
  */
 
-/** A body reading something the result key does not hold. */
-const SESSION_BOUND_BODY = new RegExp(
+/** A body reading a connection variable the result key does not hold: only the user (pg_user) and the search path it resolves (pg_search_schemas) are keyed. Read from the body as written: the variable's name is a literal. */
+const UNKEYED_VARIABLE = /duckdb_variables|getvariable\('(?!pg_user'|pg_search_schemas')/i;
+
+/** A body calling something the result key does not hold. Read from the body's code, its string literals blanked: quote_ident's list of keywords names current_timestamp, a word, not a call. */
+const SESSION_BOUND_CODE = new RegExp(
   [
-    // connection variables: only the user (pg_user) and the search path it resolves (pg_search_schemas) are keyed
-    `duckdb_variables`,
-    `getvariable\\('(?!pg_user'|pg_search_schemas')`,
     // DuckDB's live catalog (a remote version's views are rebuilt per statement) and settings
     `\\bduckdb_\\w+\\s*\\(`,
     `(?<![.\\w])current_(?:setting|schemas?|user|role|query)\\s*\\(`,
@@ -23,6 +23,12 @@ const SESSION_BOUND_BODY = new RegExp(
   ].join('|'),
   'i',
 );
+
+/** The body with each string literal's content taken out ('' doubled inside a literal included). */
+const withoutLiterals = (body: string): string => body.replace(/'(?:[^']|'')*'/g, "''");
+
+const sessionBoundBody = (body: string): boolean =>
+  UNKEYED_VARIABLE.test(body) || SESSION_BOUND_CODE.test(withoutLiterals(body));
 
 const CREATED = /^CREATE (MACRO|VIEW|TABLE) (fdl_pg\.(\w+)\.(\w+))/;
 
@@ -54,7 +60,7 @@ function sessionBound(statements: readonly string[]): { objects: ReadonlySet<str
   const pending: string[] = [];
   for (const [key, o] of bodies) {
     if (o.kind === 'TABLE') continue;
-    if (SESSION_BOUND_BODY.test(o.body)) {
+    if (sessionBoundBody(o.body)) {
       bound.add(key);
       pending.push(key);
     }

@@ -21,6 +21,7 @@ import { FUNCTION_CATALOG_ROWS } from './functions.js';
 import { EXTENSION_DEPENDS } from './procedures.js';
 import { C, DEFAULT_SERVER_VERSION } from './names.js';
 import { lit, pgArrayText, valuesTable } from './sql-literals.js';
+import { FDL_ATTRIBUTES, FDL_DEPENDS, FDL_DESCRIPTIONS, FDL_EXTENSION, FDL_RELATIONS } from './fdl-views.js';
 
 /** Settings whose defaults differ from a stock server because the gateway is read-only and UTF-8. */
 const SETTING_DEFAULTS: Record<string, string> = {
@@ -68,8 +69,11 @@ function statActivityView(columns: ReadonlyArray<readonly [string, string]>): st
   return `CREATE VIEW ${C}pg_stat_activity AS SELECT ${list.join(', ')}`;
 }
 
-/** Rows the gateway has beyond pg-data.ts' copy: the extension's members. */
-const STATIC_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> = { pg_depend: EXTENSION_DEPENDS };
+/** Rows the gateway has beyond pg-data.ts' copy: the extensions' members, the gateway's own extension (fdl-views.ts). */
+const STATIC_ROWS: Readonly<Record<string, ReadonlyArray<readonly unknown[]>>> = {
+  pg_depend: [...EXTENSION_DEPENDS, ...FDL_DEPENDS],
+  pg_extension: [...(PG_STATIC_RELATIONS.find((r) => r.name === 'pg_extension')?.rows ?? []), FDL_EXTENSION],
+};
 
 /** CREATE TABLE (and INSERT) statements for the static data. */
 export function staticTableStatements(): string[] {
@@ -174,7 +178,7 @@ export function staticTableStatements(): string[] {
         ['attnotnull', 'BOOLEAN'],
         ['attcollation', 'BIGINT'],
       ],
-      PG_CATALOG_ATTRIBUTES,
+      [...PG_CATALOG_ATTRIBUTES, ...FDL_ATTRIBUTES],
     ),
   );
   s.push(
@@ -185,7 +189,18 @@ export function staticTableStatements(): string[] {
         ['classoid', 'BIGINT'],
         ['description', 'VARCHAR'],
       ],
-      PG_BUILTIN_DESCRIPTIONS,
+      [...PG_BUILTIN_DESCRIPTIONS, ...FDL_DESCRIPTIONS],
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_fdlrels',
+      [
+        ['oid', 'BIGINT'],
+        ['relname', 'VARCHAR'],
+        ['definition', 'VARCHAR'],
+      ],
+      FDL_RELATIONS,
     ),
   );
   s.push(
