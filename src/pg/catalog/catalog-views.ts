@@ -241,8 +241,9 @@ export function catalogViewStatements(): string[] {
         datfrozenxid: '0',
         datminmxid: '1',
         dattablespace: '1663',
-        datcollate: "'C.UTF-8'",
-        datctype: "'C.UTF-8'",
+        // the C locale, as SHOW lc_collate/lc_ctype: byte order and ASCII-only case mapping
+        datcollate: "'C'",
+        datctype: "'C'",
       },
       `FROM ${C}_dbs`,
     ),

@@ -1,0 +1,18 @@
+/**
+ * Corpus statements from the new-user review of session 40 (issue 25): silent differences from
+ * PostgreSQL 15, each seen differing on the old code and now PostgreSQL's answer or a refusal with a
+ * precise SQLSTATE; never excused by a documented row.
+ */
+export const REVIEW_13 = [
+  // the locale reported is C (as the twin's initdb --locale=C), whose case mapping is ASCII only, as upper/lower/initcap here
+  'select datcollate, datctype, datlocprovider from pg_database where datname = current_database()',
+  "select name, setting, reset_val, boot_val from pg_settings where name in ('lc_collate', 'lc_ctype', 'lc_messages', 'lc_monetary', 'lc_numeric', 'lc_time') order by 1",
+  "select lower('ÄÖ É'), upper('äö é'), initcap('äbc élan ß'), datctype from pg_database where datname = current_database()",
+  // round(x, n) of a float: PostgreSQL has no round(double precision, integer) (42883)
+  'select round(qty::float8 / 3, 2) from sales.orders order by order_id limit 3',
+  'select round(1.5::float8, 1)',
+  'select round(qty::float4, 1) from sales.orders order by order_id limit 3',
+  'select order_id, round(qty::float8, qty) from sales.orders order by order_id limit 3',
+  'select order_id, round(qty::float8, qty) + 1 from sales.orders order by order_id limit 3',
+  'select round(avg(qty::float8), 2) from sales.orders',
+];
