@@ -7,6 +7,7 @@ import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
+import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
@@ -444,6 +445,8 @@ const SHOWN: Array<[string, string]> = [
   ]),
   ...FLOAT_ROUND.map(([t]): [string, string] => [`_pgsem_shown_round(t ${t}, x, n)`, noFloatRound(t, 'x')]),
   ['_pgsem_shown_round(t, x, n)', 'round(x, n)'],
+  // a numeric constant among others of other scales in ARRAY[…], at its own scale (numeric-arrays.ts)
+  ['_pgsem_shown_const(x, n)', shown('x', "'round'", 'n', 'x', 'NULL')],
   // CASE, COALESCE, GREATEST, LEAST shown at the scale of the value chosen (pg-shown-calls.ts shownChoice).
   ['_pgsem_shown_scaled(t DECIMAL, x, n)', '_pgsem_shown_round(t, x, n)'],
   // (every other number named, so DuckDB's binder does not pick DECIMAL for an integer or a float)
@@ -492,6 +495,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ROW_MACROS,
+  ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

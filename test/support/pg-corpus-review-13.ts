@@ -15,4 +15,19 @@ export const REVIEW_13 = [
   'select order_id, round(qty::float8, qty) from sales.orders order by order_id limit 3',
   'select order_id, round(qty::float8, qty) + 1 from sales.orders order by order_id limit 3',
   'select round(avg(qty::float8), 2) from sales.orders',
+  // ARRAY[…] of numeric constants: each element keeps its own scale (DuckDB padded them to one: {1.0,2.5})
+  'select array[1, 2.5]',
+  'select array[1, 2.5]::text, array[1.50, 2, null, -0.5]::text',
+  'select array[1.50, 2], array[1.50, 2, null, -0.5]',
+  'select array[[1, 2.5], [3.25, 4]], array[[1, 2.5], [3.25, 4]]::text',
+  'select array[1, 2.5] as a, 1 order by 1',
+  'select order_id, array[1, 0.5] from sales.orders order by order_id limit 2',
+  // a multi-dimensional array is subscripted in every dimension at once
+  'select (array[[1,2],[3,4]])[1]',
+  'select (array[[1,2],[3,4]])[1:1][2], (array[[1,2],[3,4]])[2][1:1]',
+  'select (array[[1,2],[3,4]])[:1][2:], (array[[1,2],[3,4]])[1:1][3:4]',
+  "select (array[['a','b'],['c','d']])[2], (array[['a','b'],['c','d']])[2][1]",
+  'select a[1], a[2][2], a[1:2][2] from (select array[[1,2],[3,4]] as a) t',
+  'select (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2][1]',
+  'select order_id, (array[[qty, 1], [2, 3]])[1], (array[[qty, 1], [2, 3]])[1][1] from sales.orders order by order_id limit 2',
 ];

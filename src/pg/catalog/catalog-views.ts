@@ -294,7 +294,8 @@ export function catalogViewStatements(): string[] {
         max_val: 'max_val',
         enumvals: 'enumvals',
         boot_val: 'boot_val',
-        reset_val: 'boot_val',
+        // what RESET restores: the server's setting (its configuration file's, else the boot value)
+        reset_val: 's.setting',
         pending_restart: 'false',
       },
       `FROM ${C}_settings s`,
