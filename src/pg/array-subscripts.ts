@@ -10,12 +10,11 @@
  *
  * A multi-dimensional array (DuckDB's list of lists) is one array in PostgreSQL, subscripted in every
  * dimension at once: fewer element subscripts than dimensions are NULL (`(array[[1,2],[3,4]])[1]`,
- * DuckDB's `[1, 2]`), typed as the element; with a slice among them every subscript is a slice
+ * DuckDB's `[1, 2]`), typed as the element — of an ARRAY[[…]] constructor, whose dimensions the text
+ * shows (a column's are DuckDB's binder's to know: documented); with a slice among them every subscript is a slice
  * (`[1:1][2]` is `[1:1][1:2]`, `{{1,2}}`; DuckDB sliced the outer list twice and then took an element).
  */
 import { call, compat, str, type Node } from './rewrite-nodes.js';
-import { dispatch } from './pg-result-types.js';
-import { SCALARS } from './pg-text-macros.js';
 
 const int = (ival: number): Node => ({ A_Const: { ival: ival === 0 ? {} : { ival } } });
 const below = (x: Node, bound: number): Node => ({
@@ -75,8 +74,18 @@ export function pgIndirection(arg: Node, indirection: Node[]): Node | undefined 
     );
     return compat('_pgsem_slices', [arg, ...bounds]);
   }
-  const element: Node = { A_Indirection: { arg, indirection: steps } };
-  return dispatch('elem', [element], [element]) ?? bounded(arg, steps, indirection);
+  // fewer element subscripts than an ARRAY[[…]] constructor's dimensions: DuckDB's subscript 0 is a NULL of the element's type
+  const missing = depthOf(arg) - steps.length;
+  if (missing <= 0) return bounded(arg, steps, indirection);
+  const nulls = Array.from({ length: missing }, () => ({ A_Indices: { uidx: int(0) } }));
+  return { A_Indirection: { arg, indirection: [...steps, ...nulls] } };
+}
+
+/** The dimensions of an ARRAY[…] constructor (nested constructors), else 0: a value's own are known only to DuckDB's binder. */
+function depthOf(n: Node | undefined): number {
+  const elements = n?.A_ArrayExpr?.elements as Node[] | undefined;
+  if (!elements) return 0;
+  return 1 + (elements[0]?.A_ArrayExpr ? depthOf(elements[0]) : 0);
 }
 
 /** The largest upper bound of a slice: DuckDB clamps it to the list's length, as PostgreSQL to the array's. */
@@ -85,18 +94,8 @@ const MAX_BOUND = 2147483647;
 const bounded = (arg: Node, steps: Node[], indirection: Node[]): Node | undefined =>
   steps === indirection ? undefined : { A_Indirection: { arg, indirection: steps } };
 
-/**
- * `_pgsem_elem(t, v)`: v, the element DuckDB's subscripts reached, or a NULL of its element type where
- * they reached a list (fewer subscripts than dimensions); `_pgsem_slices` slices both dimensions, a
- * slice empty in either is `{}` as PostgreSQL's.
- */
+/** `_pgsem_slices` slices both dimensions; a slice empty in either is `{}`, as PostgreSQL's. */
 export const SUBSCRIPT_MACROS: ReadonlyArray<[string, string]> = [
-  ...SCALARS.flatMap((t): Array<[string, string]> => [
-    [`_pgsem_elem(t ${t}, v)`, 'v'],
-    [`_pgsem_elem(t ${t}[], v)`, `CAST(NULL AS ${t})`],
-    [`_pgsem_elem(t ${t}[][], v)`, `CAST(NULL AS ${t})`],
-  ]),
-  ['_pgsem_elem(t, v)', 'v'],
   [
     '_pgsem_slices(a, l1, u1, l2, u2)',
     'list_filter(list_transform(a[l1:u1], lambda fdl_pg_r: fdl_pg_r[l2:u2]), lambda fdl_pg_r: len(fdl_pg_r) > 0)',

@@ -10,7 +10,7 @@
 import { floatText } from './pg-float-macros.js';
 
 /** The scalar types named by the typed overloads: every one DuckDB could otherwise cast into another overload. */
-export const SCALARS = [
+const SCALARS = [
   'BOOLEAN',
   'TINYINT',
   'SMALLINT',

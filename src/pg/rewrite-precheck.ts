@@ -40,10 +40,10 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
 const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
 /**
  * A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a
- * positive integer; and any first subscript of a name or a parenthesis, which reads a multi-dimensional
- * array in every dimension at once (`(array[[1,2],[3,4]])[1]` is NULL).
+ * positive integer; and a multi-dimensional ARRAY[[…]], subscripted in every dimension at once
+ * (`(array[[1,2],[3,4]])[1]` is NULL).
  */
-const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])|(?<!\barray)(?<=[\w")])\[`;
+const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])|\barray\s*\[\s*\[`;
 /** A binary minus of something not a number: DuckDB's binder picks PostgreSQL's rule by the operands' types (typed-minus.ts). */
 const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 /** An ARRAY[…] with a fraction in it: numeric constants of mixed scales (numeric-arrays.ts). */

@@ -27,7 +27,18 @@ export const REVIEW_13 = [
   'select (array[[1,2],[3,4]])[1:1][2], (array[[1,2],[3,4]])[2][1:1]',
   'select (array[[1,2],[3,4]])[:1][2:], (array[[1,2],[3,4]])[1:1][3:4]',
   "select (array[['a','b'],['c','d']])[2], (array[['a','b'],['c','d']])[2][1]",
-  'select a[1], a[2][2], a[1:2][2] from (select array[[1,2],[3,4]] as a) t',
+  'select a[1:2][2], a[1:1][1:2] from (select array[[1,2],[3,4]] as a) t',
   'select (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2][1]',
   'select order_id, (array[[qty, 1], [2, 3]])[1], (array[[qty, 1], [2, 3]])[1][1] from sales.orders order by order_id limit 2',
+  // generate_series over a plain timestamp column of the FROM item beside it (LATERAL): it was 42725
+  "select order_id, x from sales.orders, lateral generate_series(ordered_at, ordered_at + interval '2 days', interval '1 day') x order by 1, 2 limit 6",
+  "select order_id, x from sales.orders cross join lateral generate_series(ordered_at, ordered_at + interval '2 days', interval '1 day') x order by 1, 2 limit 4",
+  "select order_id, x from sales.orders, generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
+  "select order_id, date_trunc('month', x) from sales.orders, lateral generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
 ];
+
+/**
+ * A documented difference (docs/compatibility.md, "Differential corpus: documented differences"): one
+ * element subscript of a two-dimensional array column is DuckDB's inner list, where PostgreSQL answers NULL.
+ */
+export const REVIEW_13_DOCUMENTED = ['select a[1], a[2][2] from (select array[[1,2],[3,4]] as a) t'];

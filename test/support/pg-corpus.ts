@@ -15,7 +15,7 @@ import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
-import { REVIEW_13 } from './pg-corpus-review-13.js';
+import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
 import { REVIEW_10, REVIEW_10_DOCUMENTED } from './pg-corpus-review-10.js';
 
@@ -721,6 +721,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_7_CONTROLS,
     ...REVIEW_9_FLOAT_AGGREGATES.map((a) => a.sql),
     ...REVIEW_10_DOCUMENTED,
+    ...REVIEW_13_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
