@@ -493,15 +493,8 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
     },
   },
   { sql: 'select $1::date + 1, $2::date - 1', oids: [1082, 1082], params: ['2024-02-28', '2024-03-01'] },
-  {
-    sql: 'select $1::date - $2::date',
-    oids: [1082, 1082],
-    params: ['2024-03-01', '2024-02-01'],
-    differs: {
-      why: 'date - date is BIGINT in DuckDB, int4 in PostgreSQL',
-      gateway: { columns: [20], binary: [['000000000000001d']] },
-    },
-  },
+  // int4, as PostgreSQL (session 40: a cast parameter is its own type tag; it was DuckDB's BIGINT)
+  { sql: 'select $1::date - $2::date', oids: [1082, 1082], params: ['2024-03-01', '2024-02-01'] },
   { sql: 'select current_date - $1 > 0', oids: [1082], params: ['2020-01-01'] },
   {
     sql: `select count(*) ${O} where ordered_at > $1::timestamp - interval '1 day'`,
@@ -713,6 +706,23 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
       },
     },
   },
+  // round(x, n) over a parameter: $1 is x's type, so round(int2 / int2, 2) is numeric at scale 2 (it was int2)
+  { sql: `select round(qty / $1, 2) ${O} order by order_id limit 3`, oids: [21], params: ['3'] },
+  {
+    sql: `select round(qty * $1 + 1, 1), round(customer_id - $2, 3) ${O} order by order_id limit 2`,
+    oids: [21, 23],
+    params: ['3', '2'],
+  },
+  {
+    // (issue 25, session 40: it answered 3.33)
+    sql: 'select round(x / $1, 2) from (values (10::float8)) v(x)',
+    oids: [],
+    pgError: '42883',
+    differs: {
+      why: 'PostgreSQL has no round(double precision, integer) and says so at Parse; the gateway when a row reaches the call (42883 too, below)',
+      gateway: { params: [701], columns: [701] },
+    },
+  },
   // LIMIT / OFFSET: int8
   { sql: 'select order_id ' + O + ' order by 1 limit $1 offset $2', oids: [20, 20], params: ['3', '2'] },
   {
@@ -741,6 +751,19 @@ describe("parameter types PostgreSQL infers (ParameterDescription, RowDescriptio
       assert.deepEqual(gw, expected, "the gateway's recorded answer");
       assert.notDeepEqual(gw, pg);
     });
+  }
+});
+
+test('round(float8 / $1, n) is 42883 when it runs, as PostgreSQL has no round(double precision, integer)', async () => {
+  for (const sql of [
+    'select round(x / $1, 2) from (values (10::float8)) v(x)',
+    `select round(qty::float4 * $1, 1) ${O} order by order_id limit 2`,
+  ]) {
+    const [pg, gw] = [await conns.pg!.query(sql, { params: ['3'] }), await conns.gw!.query(sql, { params: ['3'] })];
+    assert.equal(pg.error?.code, '42883', sql);
+    assert.equal(gw.error?.code, '42883', sql);
+    assert.match(gw.error!.message, /^function round\((double precision|real), integer\) does not exist$/);
+    assert.match(gw.error!.hint ?? '', /round\(x::numeric, n\)/);
   }
 });
 

@@ -170,6 +170,9 @@ export function fromDuckDB(e: unknown): SqlError {
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  // A call PostgreSQL has no function for (pg/pg-macros.ts noSuchFunction), with what to write instead: `what|hint`.
+  const noFunction = /^Invalid Input Error: (function \w+\([^"|\n]*\) does not exist)\|([^\n]*)/.exec(message);
+  if (noFunction) return new SqlError(SQLSTATE.undefinedFunction, noFunction[1]!, undefined, noFunction[2]);
   const missing = /^IO Error: No files found that match the pattern "([^"\n]*)"/.exec(message);
   if (missing)
     return new SqlError(

@@ -4,7 +4,8 @@
  * matched and the statement failed with 42725 (`(select o.amount / 3)`, `(select round(avg(x) / o.qty, 2)
  * from …)`). The tag only names a type: an outer column in it is replaced by a stand-in of the same
  * type that reads no outer scope — `(SELECT o.qty FROM sales.orders AS o LIMIT 0)`, the column's FROM
- * item repeated. The value arguments keep the outer column. Applied once over the walked tree.
+ * item repeated. The value arguments keep the outer column. Applied once over the walked tree. A
+ * function in FROM is such a subquery once rewritten (`from sales.orders, lateral generate_series(ordered_at, …)`).
  */
 type Node = Record<string, any>;
 
@@ -29,10 +30,34 @@ function visit(node: unknown, scopes: Scope[]): unknown {
   const obj = node as Node;
   if (TAGS.has(obj) && scopes.length > 1) return standIn(obj, scopes);
   const select = obj.SelectStmt as Node | undefined;
-  const inner = select && !select.larg ? [...scopes, fromItems(select.fromClause as Node[] | undefined)] : scopes;
+  const own = select && !select.larg ? fromItems(select.fromClause as Node[] | undefined) : undefined;
+  const inner = own ? [...scopes, own] : scopes;
   const out: Node = {};
-  for (const [k, v] of Object.entries(obj)) out[k] = visit(v, select ? inner : scopes);
+  for (const [k, v] of Object.entries(obj)) {
+    if (k !== 'SelectStmt' || !own) out[k] = visit(v, select ? inner : scopes);
+    else {
+      const body: Node = {};
+      for (const [bk, bv] of Object.entries(v as Node))
+        body[bk] =
+          bk === 'fromClause' ? (bv as Node[]).map((item) => visitFromItem(item, scopes, own)) : visit(bv, inner);
+      out[k] = body;
+    }
+  }
   return out;
+}
+
+/** A FROM item: inside it (a LATERAL subquery, a function in FROM once rewritten) the items beside it are outer, not itself. */
+function visitFromItem(item: Node, scopes: Scope[], own: Scope): Node {
+  const join = item?.JoinExpr as Node | undefined;
+  if (join) {
+    const out: Node = {};
+    for (const [k, v] of Object.entries(join))
+      out[k] = k === 'larg' || k === 'rarg' ? visitFromItem(v as Node, scopes, own) : visit(v, [...scopes, own]);
+    return { ...item, JoinExpr: out };
+  }
+  const beside = new Map(own);
+  for (const name of fromItems([item]).keys()) beside.delete(name);
+  return visit(item, [...scopes, beside]) as Node;
 }
 
 /** The names a SELECT's FROM list defines (aliases, else table names), with the item each names. */
@@ -72,7 +97,9 @@ function standIn(tag: unknown, scopes: Scope[]): unknown {
       .slice(0, -1)
       .reverse()
       .find((s) => s.size > 0);
-    const only = outer?.size === 1 ? [...outer.keys()][0] : undefined;
+    // (a function or LATERAL subquery beside it, this one among them, has no stand-in: not counted)
+    const standable = outer ? [...outer].filter(([, item]) => item.RangeVar || item.RangeSubselect) : [];
+    const only = standable.length === 1 ? standable[0]![0] : undefined;
     const replaced = only === undefined ? undefined : outerStandIn(only, String(fields[0]!.String.sval), scopes);
     if (replaced) return replaced;
   }

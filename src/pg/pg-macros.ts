@@ -7,6 +7,7 @@ import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
+import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
@@ -113,6 +114,22 @@ const NUMERIC_TYPES = [...INT_SMALL, ...INT_BIG, 'DECIMAL', 'FLOAT', 'DOUBLE'];
 const refusedFor = (x: string, refusal: string): string =>
   `CAST(CASE WHEN ${x} IS NULL THEN NULL ELSE ${refusal} END AS DECIMAL(38,0))`;
 
+/**
+ * PostgreSQL's 42883 for a call it has no function for (engine/duckdb-errors.ts; `hint` after a `|`), raised
+ * where `x` is evaluated (typed: a NULL would be folded away with the call around it).
+ */
+const noSuchFunction = (call: string, x: string, hint?: string): string =>
+  `CAST(CASE WHEN ${x} IS NULL OR true THEN error('function ${call} does not exist${hint ? `|${hint}` : ''}') END AS DOUBLE)`;
+/** round(x, n) of a float: PostgreSQL has only round(numeric, integer), and no implicit cast of a float to numeric. */
+const FLOAT_ROUND: ReadonlyArray<readonly [string, string]> = [
+  ['FLOAT', 'real'],
+  ['DOUBLE', 'double precision'],
+];
+const FLOAT_ROUND_HINT =
+  'Round a numeric: round(x::numeric, n), as PostgreSQL has only round(numeric, integer) with places.';
+const noFloatRound = (t: string, x: string): string =>
+  noSuchFunction(`round(${FLOAT_ROUND.find(([d]) => d === t)![1]}, integer)`, x, FLOAT_ROUND_HINT);
+
 const overloads = (
   name: string,
   params: (type: string) => string,
@@ -154,7 +171,7 @@ const TYPED_MACROS: Array<[string, string]> = [
         ? 'round(CAST(x AS DECIMAL(28,0)), n) + z'
         : t === 'DECIMAL'
           ? 'round(x, n) + z'
-          : 'round(x, n)',
+          : noFloatRound(t, 'x'),
     NUMERIC_TYPES,
   ),
   ['_pgsem_roundn(t, x, n, z)', 'round(x, n)'],
@@ -325,9 +342,6 @@ const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
   ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'],
   ['TIME', 'time without time zone'],
 ];
-/** PostgreSQL's 42883 for a call it has no function for (engine/duckdb-errors.ts), raised where `x` is evaluated (typed: a NULL would be folded away with the call around it). */
-const noSuchFunction = (call: string, x: string): string =>
-  `CAST(CASE WHEN ${x} IS NULL OR true THEN error('function ${call} does not exist') END AS DOUBLE)`;
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
 const AVG: Array<[string, string]> = [
   ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [
@@ -429,7 +443,10 @@ const SHOWN: Array<[string, string]> = [
     `CASE WHEN x IS NULL OR n IS NULL THEN NULL ELSE list_transform([{'u': ${t === 'DECIMAL' ? '_pgsem_unscaled(x)' : 'CAST(x AS HUGEINT)'}, 'f': _pgsem_p10(least(greatest(${t === 'DECIMAL' ? '_pgsem_scale(x)' : '0'} - n, 0), 38))}], fdl_pg_r ->
       ${shown('sign(fdl_pg_r.u) * ((abs(fdl_pg_r.u) + fdl_pg_r.f // 2) // fdl_pg_r.f) * fdl_pg_r.f', "'round'", 'CAST(n AS BIGINT)', t === 'DECIMAL' ? 'x' : 'CAST(x AS DECIMAL(38,0))', 'NULL')})[1] END`,
   ]),
+  ...FLOAT_ROUND.map(([t]): [string, string] => [`_pgsem_shown_round(t ${t}, x, n)`, noFloatRound(t, 'x')]),
   ['_pgsem_shown_round(t, x, n)', 'round(x, n)'],
+  // a numeric constant among others of other scales in ARRAY[…], at its own scale (numeric-arrays.ts)
+  ['_pgsem_shown_const(x, n)', shown('x', "'round'", 'n', 'x', 'NULL')],
   // CASE, COALESCE, GREATEST, LEAST shown at the scale of the value chosen (pg-shown-calls.ts shownChoice).
   ['_pgsem_shown_scaled(t DECIMAL, x, n)', '_pgsem_shown_round(t, x, n)'],
   // (every other number named, so DuckDB's binder does not pick DECIMAL for an integer or a float)
@@ -449,6 +466,7 @@ const SHOWN: Array<[string, string]> = [
       ),
     ),
   ]),
+  ...FLOAT_ROUND.map(([t]): [string, string] => [`_pgsem_roundv(t ${t}, x, n)`, noFloatRound(t, 'x')]),
   ['_pgsem_roundv(t, x, n)', 'round(x, n)'],
 ];
 /** sign() is float8 of integers and floats, numeric (scale 0) of numerics; gcd/lcm of int2/int4 are int4. */
@@ -477,6 +495,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ROW_MACROS,
+  ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],

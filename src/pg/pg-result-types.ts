@@ -55,6 +55,8 @@ function freshTag(n: object): any {
   if (node.SubLink) return node;
   // A parameter has no type at bind time (DuckDB infers it from its use): no overload could be chosen.
   if (node.ParamRef) return undefined;
+  // Cast, it has the cast's type: the cast is its own tag.
+  if (node.TypeCast?.arg?.ParamRef) return node;
   const fc = node.FuncCall as Node | undefined;
   if (fc) {
     const name = String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval);
@@ -133,7 +135,36 @@ export function roundPlacesCall(arg: Node, places: Node): Node | undefined {
       },
     },
   };
-  return dispatch('roundn', [arg], [arg, { A_Const: { ival: { ival: digits } } }, zero]);
+  const at = { A_Const: { ival: { ival: digits } } };
+  const witness = paramWitness(arg);
+  return dispatch('roundn', [witness ?? arg], [arg, at, zero]);
+}
+
+const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
+
+/**
+ * A stand-in for the type PostgreSQL gives `n` holding bare parameters, which have no type when the
+ * rewrite runs (the planner infers them later): `x / $1` is of x's type, as PostgreSQL infers $1 as
+ * x's type (`x / x`). Undefined when `n` holds no parameter, or one elsewhere than beside an arithmetic operator.
+ */
+function paramWitness(n: Node): Node | undefined {
+  let found = false;
+  let lost = false;
+  const copy = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(copy);
+    if (!x || typeof x !== 'object') return x;
+    const node = x as Node;
+    if (node.ParamRef) lost = true;
+    const e = node.A_Expr as Node | undefined;
+    const op = e?.kind === 'AEXPR_OP' ? (e.name as Node[])?.[0]?.String?.sval : undefined;
+    if (op && ARITHMETIC.has(op) && e!.lexpr && (e!.lexpr.ParamRef || e!.rexpr?.ParamRef)) {
+      found = true;
+      return e!.lexpr.ParamRef ? (e!.rexpr.ParamRef ? ((lost = true), x) : copy(e!.rexpr)) : copy(e!.lexpr);
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, copy(v)]));
+  };
+  const out = copy(n) as Node;
+  return found && !lost ? out : undefined;
 }
 
 /** An integer constant, also cast (`CAST('7' AS integer)`, `7::int`), as a number; undefined otherwise. */

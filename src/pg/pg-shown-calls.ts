@@ -45,6 +45,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.A_Expr?.kind === 'AEXPR_OP') out.add(val.A_Expr as Node);
       if (val?.TypeCast) out.add(val.TypeCast as Node);
       if (val?.ColumnRef) out.add(val.ColumnRef as Node);
+      if (val?.A_ArrayExpr) out.add(val.A_ArrayExpr as Node);
       for (const k of ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr']) if (val?.[k]) out.add(val[k] as Node);
     }
   }

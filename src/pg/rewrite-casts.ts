@@ -27,6 +27,7 @@ import {
 } from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { castText } from './pg-text.js';
+import { numericArrayText } from './numeric-arrays.js';
 import { numericSpecialRefused, precisionRefused } from './pg-spellings.js';
 import { intervalWithFields, isoInterval } from './interval-fields.js';
 import { FRACTIONAL_SECOND_TYPES, fractionalPrecision } from './fractional-seconds.js';
@@ -82,6 +83,12 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     arg = { A_ArrayExpr: { elements: elems.map((e) => (e === null ? { A_Const: { isnull: true } } : strConst(e))) } };
     ctx.changed = true;
   } else {
+    // numeric constants of mixed scales: the array's text from their own digits (DuckDB pads them to one scale)
+    const constant = textual && !tn.typmods ? numericArrayText(tc.arg) : undefined;
+    if (constant) {
+      ctx.changed = true;
+      return constant;
+    }
     // A row constructor cast to text is record_out's text, built from its fields (not shown as a record).
     if (textual && !tn.typmods && tc.arg?.RowExpr) {
       ctx.changed = true;

@@ -39,7 +39,8 @@ import { funcCall } from './rewrite-calls.js';
 import { int4Choices, shownChoice } from './pg-shown-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { aExpr } from './rewrite-operators.js';
-import { pgSubscripts } from './array-subscripts.js';
+import { pgIndirection } from './array-subscripts.js';
+import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 
@@ -134,10 +135,14 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           throw recordArrayRefused('array_agg() of a record');
         return funcCall(obj, body, ctx, false);
       }
-      case 'A_ArrayExpr':
+      case 'A_ArrayExpr': {
         if ((body.elements as Node[] | undefined)?.some((e) => isRecord(e, ctx.rowScope ?? NO_ROWS)))
           throw recordArrayRefused('ARRAY[…] of records');
-        break;
+        const scaled = ctx.shown?.has(body) ? shownNumericArray(body, walk(body, ctx, false) as Node) : undefined;
+        if (!scaled) break;
+        ctx.changed = true;
+        return scaled;
+      }
       case 'NullTest': {
         const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
         if (!tested) break;
@@ -217,9 +222,9 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'A_Indirection': {
         const arg = walk(body.arg, ctx, false);
         const steps = walk(body.indirection, ctx, false) as Node[];
-        const bounded = pgSubscripts(arg as Node, steps);
-        if (bounded) ctx.changed = true;
-        return { A_Indirection: { ...body, arg, indirection: bounded ?? steps } };
+        const read = pgIndirection(arg as Node, steps);
+        if (read) ctx.changed = true;
+        return read ?? { A_Indirection: { ...body, arg, indirection: steps } };
       }
       case 'CaseExpr':
       case 'CoalesceExpr':

@@ -15,6 +15,7 @@ import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
+import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
 import { REVIEW_10, REVIEW_10_DOCUMENTED } from './pg-corpus-review-10.js';
 
@@ -464,6 +465,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_8,
   // session 39 (lead): aggregates and LATERAL columns in generate_series and date_trunc
   ...REVIEW_11,
+  // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
+  ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
   ...REVIEW_9,
   // session 39: numeric without a typmod beside fractions, ANY/ALL over NULL elements, float to numeric(p,s), …
@@ -718,6 +721,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_7_CONTROLS,
     ...REVIEW_9_FLOAT_AGGREGATES.map((a) => a.sql),
     ...REVIEW_10_DOCUMENTED,
+    ...REVIEW_13_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];

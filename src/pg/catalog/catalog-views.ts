@@ -244,8 +244,9 @@ export function catalogViewStatements(): string[] {
         datfrozenxid: '0',
         datminmxid: '1',
         dattablespace: '1663',
-        datcollate: "'C.UTF-8'",
-        datctype: "'C.UTF-8'",
+        // the C locale, as SHOW lc_collate/lc_ctype: byte order and ASCII-only case mapping
+        datcollate: "'C'",
+        datctype: "'C'",
       },
       `FROM ${C}_dbs`,
     ),
@@ -296,7 +297,8 @@ export function catalogViewStatements(): string[] {
         max_val: 'max_val',
         enumvals: 'enumvals',
         boot_val: 'boot_val',
-        reset_val: 'boot_val',
+        // what RESET restores: the server's setting (its configuration file's, else the boot value)
+        reset_val: 's.setting',
         pending_restart: 'false',
       },
       `FROM ${C}_settings s`,

@@ -23,7 +23,7 @@ import { C, DEFAULT_SERVER_VERSION } from './names.js';
 import { lit, pgArrayText, valuesTable } from './sql-literals.js';
 import { FDL_ATTRIBUTES, FDL_DEPENDS, FDL_DESCRIPTIONS, FDL_EXTENSION, FDL_RELATIONS } from './fdl-views.js';
 
-/** Settings whose defaults differ from a stock server because the gateway is read-only and UTF-8. */
+/** Settings whose defaults differ from a stock server because the gateway is read-only, UTF-8 and in the C locale. */
 const SETTING_DEFAULTS: Record<string, string> = {
   server_version: DEFAULT_SERVER_VERSION,
   server_version_num: '150000',
@@ -41,11 +41,16 @@ const SETTING_DEFAULTS: Record<string, string> = {
   intervalstyle: 'postgres',
   is_superuser: 'off',
   application_name: '',
-  lc_collate: 'C.UTF-8',
-  lc_ctype: 'C.UTF-8',
+  lc_collate: 'C',
+  lc_ctype: 'C',
   in_hot_standby: 'off',
   max_index_keys: '32',
 };
+/**
+ * The C locale of a server initialised with it (boot values as captured): byte order, DuckDB's, and
+ * ASCII-only case mapping, as upper/lower/initcap here; SHOW answers the same (session/parameters.ts).
+ */
+const LOCALE_SETTINGS = new Set(['lc_messages', 'lc_monetary', 'lc_numeric', 'lc_time']);
 
 /**
  * pg_stat_activity shows the calling session (sessions are separate DuckDB connections; a
@@ -144,6 +149,7 @@ export function staticTableStatements(): string[] {
         const row = [...r];
         const d = SETTING_DEFAULTS[String(row[0]).toLowerCase()];
         if (d !== undefined) row[1] = row[10] = d;
+        if (LOCALE_SETTINGS.has(String(row[0]))) row[1] = 'C';
         row[9] = null; // replaced below from the text form
         return row;
       }),

@@ -1,0 +1,44 @@
+/**
+ * Corpus statements from the new-user review of session 40 (issue 25): silent differences from
+ * PostgreSQL 15, each seen differing on the old code and now PostgreSQL's answer or a refusal with a
+ * precise SQLSTATE; never excused by a documented row.
+ */
+export const REVIEW_13 = [
+  // the locale reported is C (as the twin's initdb --locale=C), whose case mapping is ASCII only, as upper/lower/initcap here
+  'select datcollate, datctype, datlocprovider from pg_database where datname = current_database()',
+  "select name, setting, reset_val, boot_val from pg_settings where name in ('lc_collate', 'lc_ctype', 'lc_messages', 'lc_monetary', 'lc_numeric', 'lc_time') order by 1",
+  "select lower('ÄÖ É'), upper('äö é'), initcap('äbc élan ß'), datctype from pg_database where datname = current_database()",
+  // round(x, n) of a float: PostgreSQL has no round(double precision, integer) (42883)
+  'select round(qty::float8 / 3, 2) from sales.orders order by order_id limit 3',
+  'select round(1.5::float8, 1)',
+  'select round(qty::float4, 1) from sales.orders order by order_id limit 3',
+  'select order_id, round(qty::float8, qty) from sales.orders order by order_id limit 3',
+  'select order_id, round(qty::float8, qty) + 1 from sales.orders order by order_id limit 3',
+  'select round(avg(qty::float8), 2) from sales.orders',
+  // ARRAY[…] of numeric constants: each element keeps its own scale (DuckDB padded them to one: {1.0,2.5})
+  'select array[1, 2.5]',
+  'select array[1, 2.5]::text, array[1.50, 2, null, -0.5]::text',
+  'select array[1.50, 2], array[1.50, 2, null, -0.5]',
+  'select array[[1, 2.5], [3.25, 4]], array[[1, 2.5], [3.25, 4]]::text',
+  'select array[1, 2.5] as a, 1 order by 1',
+  'select order_id, array[1, 0.5] from sales.orders order by order_id limit 2',
+  // a multi-dimensional array is subscripted in every dimension at once
+  'select (array[[1,2],[3,4]])[1]',
+  'select (array[[1,2],[3,4]])[1:1][2], (array[[1,2],[3,4]])[2][1:1]',
+  'select (array[[1,2],[3,4]])[:1][2:], (array[[1,2],[3,4]])[1:1][3:4]',
+  "select (array[['a','b'],['c','d']])[2], (array[['a','b'],['c','d']])[2][1]",
+  'select a[1:2][2], a[1:1][1:2] from (select array[[1,2],[3,4]] as a) t',
+  'select (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2], (array[[[1,2],[3,4]],[[5,6],[7,8]]])[1][2][1]',
+  'select order_id, (array[[qty, 1], [2, 3]])[1], (array[[qty, 1], [2, 3]])[1][1] from sales.orders order by order_id limit 2',
+  // generate_series over a plain timestamp column of the FROM item beside it (LATERAL): it was 42725
+  "select order_id, x from sales.orders, lateral generate_series(ordered_at, ordered_at + interval '2 days', interval '1 day') x order by 1, 2 limit 6",
+  "select order_id, x from sales.orders cross join lateral generate_series(ordered_at, ordered_at + interval '2 days', interval '1 day') x order by 1, 2 limit 4",
+  "select order_id, x from sales.orders, generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
+  "select order_id, date_trunc('month', x) from sales.orders, lateral generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
+];
+
+/**
+ * A documented difference (docs/compatibility.md, "Differential corpus: documented differences"): one
+ * element subscript of a two-dimensional array column is DuckDB's inner list, where PostgreSQL answers NULL.
+ */
+export const REVIEW_13_DOCUMENTED = ['select a[1], a[2][2] from (select array[[1,2],[3,4]] as a) t'];
