@@ -105,11 +105,12 @@ export function toCharCall(args: Node[]): Node {
     codes = '';
   };
   for (let i = 0; i < fmt.length;) {
-    let fm = false;
-    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) {
-      fm = true;
-      i += 2;
-    }
+    // One prefix, as PostgreSQL's parse_format reads it: FM (fill mode) or TM (translation mode: the
+    // C locale's names, which are DuckDB's, written without padding). `FMTMMonth` is FM then `TMMonth`.
+    const prefix = fmt.slice(i, i + 2);
+    const fm = prefix === 'FM' || prefix === 'fm';
+    const tm = prefix === 'TM' || prefix === 'tm';
+    if (fm || tm) i += 2;
     if (fmt[i] === '"') {
       // Quoted text, as PostgreSQL's parse_format reads it: a backslash quotes the next character.
       for (i++; i < fmt.length && fmt[i] !== '"'; i++) {
@@ -131,14 +132,14 @@ export function toCharCall(args: Node[]): Node {
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
       throw refuse(
         `to_char() pattern "${unsupported}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".',
+        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, TM, "text".',
       );
     }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
         throw refuse(
           `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
-          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".',
+          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, TM, "text".',
         );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;
@@ -153,7 +154,7 @@ export function toCharCall(args: Node[]): Node {
     }
     const code = how.replace(/^(?:upper:|lower:)?(?:pad:)?/, '');
     const caseFn = how.startsWith('upper:') ? 'upper' : how.startsWith('lower:') ? 'lower' : undefined;
-    const padded = how.includes('pad:') && !fm;
+    const padded = how.includes('pad:') && !fm && !tm;
     if (!caseFn && !padded) {
       codes += fm ? (FM_CODES[code] ?? code) : code;
       continue;
@@ -195,7 +196,7 @@ const INPUT_PATTERNS: ReadonlyArray<readonly [string, string]> = [
 function strptimeFormat(fmt: string, fn: string): string {
   let out = '';
   for (let i = 0; i < fmt.length;) {
-    if (fmt.startsWith('FM', i)) {
+    if (/^(?:FM|fm|TM|tm)/.test(fmt.slice(i, i + 2))) {
       i += 2;
       continue;
     }
@@ -213,7 +214,7 @@ function strptimeFormat(fmt: string, fn: string): string {
     ) {
       throw refuse(
         `${fn}() pattern at "${fmt.slice(i, i + 4)}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).',
+        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM, TM; or strptime(text, format).',
       );
     }
     out += fmt[i] === '%' ? '%%' : fmt[i];
