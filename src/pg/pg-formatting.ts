@@ -4,6 +4,20 @@
  */
 import { call, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { refuse } from './pg-calls.js';
+import { needsValue } from './param-values.js';
+
+/** A string constant, also cast to text or varchar (`'YYYY'::varchar`, as SQLAlchemy binds a format). */
+function constantText(n: Node | undefined): string | undefined {
+  const names = (n?.TypeCast?.typeName?.names as Node[] | undefined)?.map((p) => p.String?.sval);
+  const type = names?.[names.length - 1];
+  const c = n?.TypeCast
+    ? ['text', 'varchar'].includes(type) && !n.TypeCast.typeName.arrayBounds?.length
+      ? n.TypeCast.arg
+      : undefined
+    : n;
+  const text = (c as Node | undefined)?.A_Const?.sval?.sval;
+  return typeof text === 'string' ? text : undefined;
+}
 
 /** to_char's date/time patterns → strftime codes, or an expression over the value (`v`). */
 const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boolean) => Node)]> = [
@@ -84,7 +98,8 @@ const FM_CODES: Readonly<Record<string, string>> = {
 
 /** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
 export function toCharCall(args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  if (args.length === 2) needsValue(args[1], 'to_char() with its format', "'YYYY'");
   if (args.length !== 2 || typeof fmt !== 'string') {
     throw refuse(
       'to_char() with a format that is not a constant',
@@ -225,7 +240,8 @@ function strptimeFormat(fmt: string, fn: string): string {
 
 /** `to_date(text, fmt)` / `to_timestamp(text, fmt)` → strptime with the translated pattern. */
 export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  needsValue(args[1], `${fn}() with its format`, "'YYYY'");
   if (typeof fmt !== 'string')
     throw refuse(
       `${fn}() with a format that is not a constant`,
@@ -239,7 +255,8 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
 
 /** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
 export function toNumberCall(args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  needsValue(args[1], 'to_number() with its format', "'999'");
   if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
     throw refuse(
       'to_number() with this format',

@@ -16,4 +16,6 @@ export const REVIEW_14 = [
   // a sign apart from its number in interval input (was 22P02)
   "select interval '1 month - 1 day', interval '1 day - 1 second', interval '- 1 day', interval '1 day - 1:00'",
   "select '1 year - 2 months'::interval, interval '1 month - 1 day - 1 hour', ordered_at + interval '1 month - 1 day' from sales.orders order by order_id limit 2",
+  // round's places as a cast constant (SQLAlchemy's `$1::INTEGER`, written in at Bind): a float cast to numeric was refused
+  'select round(cast(avg(amount::float8) as numeric), 2::integer), round(amount::float8::numeric, cast(1 as integer)) from sales.orders group by amount order by 2 limit 3',
 ];
