@@ -146,7 +146,7 @@ export class StatementPreparer {
       base.fields = [textField('name'), textField('setting'), textField('description')];
       return base;
     }
-    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
+    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message, undefined, stmt.hint);
     if (stmt.kind === 'declare') {
       // Planned now, as PostgreSQL does: DECLARE … $1 takes the query's parameters.
       base.cursorQuery = await this.prepare(stmt.query, innerQuery(stmt.query, 'DECLARE CURSOR'), declaredTypes);
