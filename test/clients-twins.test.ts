@@ -162,6 +162,24 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
+  test('psycopg 3 and SQLAlchemy 2 binding constants on the server: to_char format, round places, to_date format as parameters (planned with their values at Bind)', async () => {
+    await twins(
+      venvPython(),
+      ['twins_server_binding.py'],
+      [
+        'to_char with a parameter format',
+        'to_char, two formats in turn',
+        'round of a numeric cast with parameter places',
+        'round, two parameters and a filter parameter',
+        'to_date with parameters',
+        'prepared (named) statement, described, run with several values',
+        'result description',
+        'SQLAlchemy 2: to_char grouped by month',
+        'SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)',
+      ],
+    );
+  });
+
   test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection', async () => {
     await twins(
       venvPython(),

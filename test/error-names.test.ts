@@ -120,3 +120,52 @@ test('an error with no client text (at connect: attaching a version) keeps no LI
   const sent = `select (r.c3 AS DOUBLE) AS "v" FROM read_parquet(['…/x'])`;
   assert.match(toNotice(duck, [], sent).hint ?? '', /^LINE 1: /);
 });
+
+test("DuckDB's binder and catalog errors in PostgreSQL 15's words: an unknown column, an operator or a function with no overload (no candidate list), a type of an extension (never the advice to install it), SET TIME ZONE INTERVAL refused with nothing changed", async () => {
+  const pgc = await startPgCluster({ settings: { TimeZone: 'UTC' } });
+  const twin = new pg.Client({ connectionString: pgc.url });
+  const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'basic' });
+  await twin.connect();
+  await c.connect();
+  type PgError = { code?: string; message?: string; hint?: string };
+  const error = (client: pg.Client, sql: string) =>
+    client.query(sql).then(
+      () => undefined,
+      (e: PgError) => e,
+    );
+  try {
+    // the same SQLSTATE and message as PostgreSQL 15; no DuckDB list of candidates in the hint
+    for (const sql of [
+      'select nope from (values (1)) t(a)',
+      'select now()::timestamp + 1',
+      "select '2024-01-01'::timestamptz + 1",
+      'select -true',
+      "select substr(1, 'a', 3)",
+      'select sqrt(true)',
+    ]) {
+      const [p, g] = [await error(twin, sql), await error(c, sql)];
+      assert.ok(p && g, `${sql}: refused by both`);
+      assert.deepEqual([g.code, g.message], [p.code, p.message], sql);
+      assert.doesNotMatch(g.hint ?? '', /Candidate|->/, sql);
+    }
+    // PostgreSQL has inet; the gateway's engine has not, and never tells a client to install an extension
+    const inet = await error(c, "select '192.168.0.1'::inet");
+    assert.deepEqual([inet?.code, inet?.message], ['42704', 'type "inet" does not exist']);
+    assert.doesNotMatch(`${inet?.message}\n${inet?.hint}`, /INSTALL|LOAD|autoinstall|autoload/i);
+    // a comparison with no operator: PostgreSQL's SQLSTATE (DuckDB's binder names no operator)
+    const compared = await error(c, 'select now()::timestamp > 5');
+    assert.equal(compared?.code, (await error(twin, 'select now()::timestamp > 5'))?.code);
+    // a fixed-offset zone: refused 0A000 with a hint, the session's zone unchanged
+    const before = (await c.query('show timezone')).rows[0].TimeZone;
+    for (const sql of ["SET TIME ZONE INTERVAL '+05:30' HOUR TO MINUTE", 'SET TIME ZONE 5.5']) {
+      const e = await error(c, sql);
+      assert.equal(e?.code, '0A000', sql);
+      assert.match(e?.hint ?? '', /Asia\/Kolkata/, sql);
+      assert.equal((await c.query('show timezone')).rows[0].TimeZone, before, sql);
+    }
+  } finally {
+    await c.end();
+    await twin.end();
+    await pgc.stop();
+  }
+});

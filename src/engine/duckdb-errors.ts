@@ -8,6 +8,7 @@ import { EngineInternalError, isInternalMessage, isInvalidatedMessage } from './
 import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
 import { MERGE_LIMIT_HINT, MERGE_LIMIT_WORDS } from './merge-guards.js';
 import { REGEX_WEIGHT_WORDS } from './regex-guards.js';
+import { pgWorded } from './pg-error-words.js';
 
 const byPattern: [RegExp, string][] = [
   [/^INTERRUPT Error/i, SQLSTATE.queryCanceled],
@@ -154,6 +155,8 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
+  const worded = pgWorded(message);
+  if (worded) return new SqlError(worded.sqlstate, worded.message, undefined, worded.hint && stripKind(worded.hint));
   // its first line only: DuckDB adds a stack trace of the server's files and a note about its own bugs
   if (isInternalMessage(message))
     return new EngineInternalError(stripKind(message.split('\n')[0]!), isInvalidatedMessage(message));
@@ -186,12 +189,12 @@ export function fromDuckDB(e: unknown): SqlError {
     message,
   );
   if (tooDeep) return new SqlError(SQLSTATE.statementTooComplex, tooDeep[1]!);
-  const worded = pgWording(message);
+  const overflow = pgWording(message);
   for (const [re, code] of byPattern) {
     if (re.test(message))
       return new SqlError(
         code,
-        worded ?? stripKind(message),
+        overflow ?? stripKind(message),
         undefined,
         code === SQLSTATE.outOfMemory
           ? OUT_OF_MEMORY_HINT

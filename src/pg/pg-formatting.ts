@@ -4,6 +4,20 @@
  */
 import { call, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { refuse } from './pg-calls.js';
+import { needsValue } from './param-values.js';
+
+/** A string constant, also cast to text or varchar (`'YYYY'::varchar`, as SQLAlchemy binds a format). */
+function constantText(n: Node | undefined): string | undefined {
+  const names = (n?.TypeCast?.typeName?.names as Node[] | undefined)?.map((p) => p.String?.sval);
+  const type = names?.[names.length - 1];
+  const c = n?.TypeCast
+    ? ['text', 'varchar'].includes(type) && !n.TypeCast.typeName.arrayBounds?.length
+      ? n.TypeCast.arg
+      : undefined
+    : n;
+  const text = (c as Node | undefined)?.A_Const?.sval?.sval;
+  return typeof text === 'string' ? text : undefined;
+}
 
 /** to_char's date/time patterns → strftime codes, or an expression over the value (`v`). */
 const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boolean) => Node)]> = [
@@ -84,7 +98,8 @@ const FM_CODES: Readonly<Record<string, string>> = {
 
 /** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
 export function toCharCall(args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  if (args.length === 2) needsValue(args[1], 'to_char() with its format', "'YYYY'");
   if (args.length !== 2 || typeof fmt !== 'string') {
     throw refuse(
       'to_char() with a format that is not a constant',
@@ -105,11 +120,12 @@ export function toCharCall(args: Node[]): Node {
     codes = '';
   };
   for (let i = 0; i < fmt.length;) {
-    let fm = false;
-    if (fmt.startsWith('FM', i) || fmt.startsWith('fm', i)) {
-      fm = true;
-      i += 2;
-    }
+    // One prefix, as PostgreSQL's parse_format reads it: FM (fill mode) or TM (translation mode: the
+    // C locale's names, which are DuckDB's, written without padding). `FMTMMonth` is FM then `TMMonth`.
+    const prefix = fmt.slice(i, i + 2);
+    const fm = prefix === 'FM' || prefix === 'fm';
+    const tm = prefix === 'TM' || prefix === 'tm';
+    if (fm || tm) i += 2;
     if (fmt[i] === '"') {
       // Quoted text, as PostgreSQL's parse_format reads it: a backslash quotes the next character.
       for (i++; i < fmt.length && fmt[i] !== '"'; i++) {
@@ -131,14 +147,14 @@ export function toCharCall(args: Node[]): Node {
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
       throw refuse(
         `to_char() pattern "${unsupported}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, "text".',
+        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, TM, "text".',
       );
     }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
         throw refuse(
           `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
-          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, "text".',
+          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, TM, "text".',
         );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;
@@ -153,7 +169,7 @@ export function toCharCall(args: Node[]): Node {
     }
     const code = how.replace(/^(?:upper:|lower:)?(?:pad:)?/, '');
     const caseFn = how.startsWith('upper:') ? 'upper' : how.startsWith('lower:') ? 'lower' : undefined;
-    const padded = how.includes('pad:') && !fm;
+    const padded = how.includes('pad:') && !fm && !tm;
     if (!caseFn && !padded) {
       codes += fm ? (FM_CODES[code] ?? code) : code;
       continue;
@@ -195,7 +211,7 @@ const INPUT_PATTERNS: ReadonlyArray<readonly [string, string]> = [
 function strptimeFormat(fmt: string, fn: string): string {
   let out = '';
   for (let i = 0; i < fmt.length;) {
-    if (fmt.startsWith('FM', i)) {
+    if (/^(?:FM|fm|TM|tm)/.test(fmt.slice(i, i + 2))) {
       i += 2;
       continue;
     }
@@ -213,7 +229,7 @@ function strptimeFormat(fmt: string, fn: string): string {
     ) {
       throw refuse(
         `${fn}() pattern at "${fmt.slice(i, i + 4)}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM; or strptime(text, format).',
+        'Supported: YYYY YY MM Mon Month DD DDD HH HH12 HH24 MI SS MS US AM PM, FM, TM; or strptime(text, format).',
       );
     }
     out += fmt[i] === '%' ? '%%' : fmt[i];
@@ -224,7 +240,8 @@ function strptimeFormat(fmt: string, fn: string): string {
 
 /** `to_date(text, fmt)` / `to_timestamp(text, fmt)` → strptime with the translated pattern. */
 export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  needsValue(args[1], `${fn}() with its format`, "'YYYY'");
   if (typeof fmt !== 'string')
     throw refuse(
       `${fn}() with a format that is not a constant`,
@@ -238,7 +255,8 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
 
 /** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
 export function toNumberCall(args: Node[]): Node {
-  const fmt = args[1]?.A_Const?.sval?.sval;
+  const fmt = constantText(args[1]);
+  needsValue(args[1], 'to_number() with its format', "'999'");
   if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
     throw refuse(
       'to_number() with this format',

@@ -29,9 +29,10 @@ export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     `CASE WHEN CAST(x AS VARCHAR) LIKE '%(BC)%' THEN ${BC_REFUSED} ELSE to_json(regexp_replace(replace(CAST(x AS VARCHAR), ' ', 'T'), '([+-][0-9][0-9])$', '\\1:00')) END`,
   ],
   ['_pgsem_jv(t DECIMAL, x)', 'CAST(CAST(x AS VARCHAR) AS JSON)'],
+  // The text's overload is picked by the tag `t`: an aggregate `x` (`sum(amount)`) matched every one.
   ...['DOUBLE', 'FLOAT'].map((t): [string, string] => [
     `_pgsem_jv(t ${t}, x)`,
-    'CASE WHEN isnan(x) OR isinf(x) THEN to_json(_pgsem_text(x, x)) ELSE CAST(_pgsem_text(x, x) AS JSON) END',
+    'CASE WHEN isnan(x) OR isinf(x) THEN to_json(_pgsem_text(t, x)) ELSE CAST(_pgsem_text(t, x) AS JSON) END',
   ]),
   ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_jv(t ${t}, x)`, AS_WRITTEN]),
   ['_pgsem_jv(t, x)', AS_WRITTEN],

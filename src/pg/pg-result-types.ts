@@ -350,12 +350,8 @@ export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => No
     cast.arg?.ParamRef
   )
     return undefined;
-  const places =
-    args!.length === 1
-      ? 0
-      : args![1]?.A_Const?.ival !== undefined
-        ? Number(args![1].A_Const.ival.ival ?? 0)
-        : undefined;
+  // a cast constant too: SQLAlchemy binds the places as `$2::INTEGER`, written in at Bind (session/value-plans.ts)
+  const places = args!.length === 1 ? 0 : constantInteger(args![1]);
   if (args!.length > 2 || places === undefined || places < -20 || places > 13) return undefined;
   const x = walked(cast.arg);
   const n = { A_Const: { ival: { ival: places } } };

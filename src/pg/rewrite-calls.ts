@@ -29,6 +29,8 @@ import {
   unnestSrf,
 } from './pg-calls.js';
 import { parseDateCall, toCharCall, toNumberCall } from './pg-formatting.js';
+import { needsValue } from './param-values.js';
+import { OID } from './oids.js';
 import {
   asTimestamptz,
   centuryTruncated,
@@ -250,6 +252,9 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
     parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   // The typed forms call DuckDB's own aggregate by its bare name (`pg_catalog.sum(x)` would read as a method on a column).
   const shown = ctx.shown?.has(fc) === true;
+  // round(numeric, n) is numeric at scale n: the plan needs n's value (PostgreSQL reads $n as int4).
+  if (pgName === 'round' && args?.length === 2 && !fc.over)
+    needsValue(args[1], 'round() with its places', '0', OID.int4);
   const typed =
     pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)

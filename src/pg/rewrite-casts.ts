@@ -150,10 +150,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
             : type === 'date'
               ? dateInput(sval)
               : undefined;
-    // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02).
-    if (type === 'interval' && /\+\s*[\d.]/.test(sval)) {
+    // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02);
+    // nor a sign apart from its number (`'1 month - 1 day'`, PostgreSQL's `1 mon -1 days`).
+    if (type === 'interval' && /\+\s*[\d.]|-\s+\d/.test(sval)) {
       ctx.changed = true;
-      arg = strConst(sval.replace(/\+\s*(?=[\d.])/g, ''));
+      arg = strConst(sval.replace(/\+\s*(?=[\d.])/g, '').replace(/-\s+(?=\d)/g, '-'));
     }
     const iso = type === 'interval' && !isArray && !tn.typmods ? isoInterval(sval) : undefined;
     if (iso !== undefined) {

@@ -35,7 +35,7 @@ export type CursorAction<P> =
 /** The query a DECLARE or PREPARE names: refused statements keep their SQLSTATE; only a query may be named. */
 export function innerQuery(text: string, what: 'DECLARE CURSOR' | 'PREPARE'): QueryStatement {
   const inner = classify(text);
-  if (inner.kind === 'refused') throw new SqlError(inner.sqlstate, inner.message);
+  if (inner.kind === 'refused') throw new SqlError(inner.sqlstate, inner.message, undefined, inner.hint);
   if (inner.kind !== 'query') throw new SqlError(SQLSTATE.syntaxError, `${what} needs a query`);
   return inner;
 }

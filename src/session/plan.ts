@@ -11,6 +11,8 @@ import type { StatementHold, VersionLease, VersionReads, VersionSource } from '.
 import type { FieldDescription } from '../pg/oids.js';
 import type { SessionSettings } from './settings.js';
 import type { ResultKey } from '../cache/result-cache.js';
+import type { SqlError } from '../errors.js';
+import type { NeededValue } from '../pg/param-values.js';
 
 /** What planning reads from the session. */
 export interface PlanningContext {
@@ -93,6 +95,11 @@ export interface PreparedStmt {
    * (session/comment-sharing.ts): this plan holds one reference to it, released with its own last.
    */
   sharedFrom?: PreparedStmt;
+  /**
+   * Parameters whose values the plan needs (session/value-plans.ts): this plan only describes the
+   * statement; each Bind's values are written into the text, planned as its own statement.
+   */
+  valuesNeeded?: { params: ReadonlyMap<number, NeededValue>; refusal: SqlError };
   /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
   cursorQuery?: PreparedStmt;
 }

@@ -12,6 +12,9 @@ import type { SystemTable } from '../text/system-views.js';
 import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.js';
 import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
+import { ParamNeedsValue, type NeededValue } from '../pg/param-values.js';
+import { standInText } from './value-plans.js';
+import { replaceParams } from '../text/split.js';
 import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type PlanningContext, type PreparedStmt } from './plan.js';
 import { readyViews } from './plan-reads.js';
@@ -158,10 +161,15 @@ export class StatementPreparer {
       base.fields = [textField('name'), textField('setting'), textField('description')];
       return base;
     }
-    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message);
+    if (stmt.kind === 'refused') throw new SqlError(stmt.sqlstate, stmt.message, undefined, stmt.hint);
     if (stmt.kind === 'declare') {
       // Planned now, as PostgreSQL does: DECLARE … $1 takes the query's parameters.
       base.cursorQuery = await this.prepare(stmt.query, innerQuery(stmt.query, 'DECLARE CURSOR'), declaredTypes);
+      const needs = base.cursorQuery.valuesNeeded;
+      if (needs) {
+        disposeStatement(base.cursorQuery);
+        throw needs.refusal;
+      }
       base.paramOids = base.cursorQuery.paramOids;
       return base;
     }
@@ -174,7 +182,7 @@ export class StatementPreparer {
       await this.host.refreshVersion();
       if (givenUp) return;
       this.host.tx.reads(); // planned over the block's version, as PostgreSQL's Parse takes its snapshot
-      await planQuery(this.planning(), base, stmt);
+      await this.planOrDescribe(base, stmt);
     })().finally(() => (settled = true));
     try {
       await clock.bound(planning);
@@ -192,6 +200,49 @@ export class StatementPreparer {
       throw inListing(this.host.lease(), e);
     }
     return base;
+  }
+
+  /**
+   * planQuery; a parameter where PostgreSQL's meaning needs a constant (pg/param-values.ts) makes the
+   * plan one that only describes the statement, planned with stand-ins there (value-plans.ts).
+   */
+  private async planOrDescribe(base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>) {
+    const needed = new Map<number, NeededValue>();
+    let refusal: ParamNeedsValue | undefined;
+    const count = paramCount(stmt.kind === 'query' ? stmt.sql : stmt.query);
+    for (;;) {
+      const { text, numbers } = standInText(base.sql, needed, count);
+      const target: PreparedStmt =
+        needed.size === 0
+          ? base
+          : { ...base, sql: text, declaredTypes: numbers.map((n) => base.declaredTypes[n - 1] ?? 0), paramOids: [] };
+      if (target !== base) Object.assign(target, { fields: null, columnTypes: [], columnOids: [], leases: [] });
+      try {
+        await planQuery(this.planning(), target, needed.size === 0 ? stmt : { kind: 'query', sql: text });
+      } catch (e) {
+        const fresh = (n: number) => (needed.size === 0 ? n : numbers[n - 1]) !== undefined;
+        if (!(e instanceof ParamNeedsValue) || stmt.kind !== 'query' || ![...e.params.keys()].every(fresh)) throw e;
+        refusal ??= e;
+        // numbered as in the stand-in text: back to the client's numbers
+        for (const [n, value] of e.params) needed.set(needed.size === 0 ? n : numbers[n - 1]!, value);
+        continue;
+      }
+      if (target === base) return;
+      // The stand-in plan describes the statement; it is never run.
+      const renumbered = new Map(numbers.map((n, k) => [n, k] as const));
+      base.paramOids = Array.from(
+        { length: count },
+        (_, i) => base.declaredTypes[i] || needed.get(i + 1)?.oid || (target.paramOids[renumbered.get(i + 1)!] ?? 0),
+      );
+      base.fields = target.fields;
+      base.columnTypes = target.columnTypes;
+      base.columnOids = target.columnOids;
+      base.untyped = target.untyped;
+      base.valuesNeeded = { params: needed, refusal: refusal! };
+      target.refs = 1;
+      disposeStatement(target);
+      return;
+    }
   }
 
   /** Before a run on the session's DuckDB connection: planning given up on has finished (under the statement's clock, if one runs). */
@@ -315,4 +366,11 @@ function inListing(lease: VersionLease | null, e: unknown): unknown {
 /** Statements a failed transaction block still admits (they end it). */
 export function isExitFromFailed(stmt: Statement): boolean {
   return stmt.kind === 'rollback' || stmt.kind === 'commit' || stmt.kind === 'rollbackTo';
+}
+
+/** The highest parameter number ($n) the text names. */
+function paramCount(sql: string): number {
+  let max = 0;
+  replaceParams(sql, (n) => ((max = Math.max(max, n)), undefined));
+  return max;
 }

@@ -157,6 +157,11 @@ export async function runStatement<P extends CursorEntry>(
       roomForStatement(scope.statements, name, scope.limits, query);
       // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
       const prepared = await core.preparer.prepareCached(query, inner, await declaredTypeOids(core.conn, types));
+      // EXECUTE's values are not written into the text (value-plans.ts): the parameter's refusal stands.
+      if (prepared.valuesNeeded) {
+        disposeStatement(prepared);
+        throw prepared.valuesNeeded.refusal;
+      }
       return { kind: 'done', tag: 'PREPARE', keep: { name, prepared } };
     }
     case 'executeSql': {

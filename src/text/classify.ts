@@ -136,6 +136,14 @@ export function classify(statement: string): Statement {
       if (/^SET\s+TRANSACTION\b/i.test(s))
         return { kind: 'setTransaction', session: false, isolation: isolationLevel(s) };
       if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
+        // PostgreSQL's zone of a fixed offset (`<+05:30>-05:30`) has no zone of DuckDB's to stand for it.
+        if (/^(?:INTERVAL\b|[+-]?(?:\d+(?:\.\d*)?|\.\d+)$)/i.test(m[2]!.trim()))
+          return {
+            kind: 'refused',
+            sqlstate: SQLSTATE.featureNotSupported,
+            message: 'SET TIME ZONE with an interval or a number of hours is not supported by fdl-gateway',
+            hint: "Name a zone of the tz database: SET TIME ZONE 'Asia/Kolkata' is UTC+05:30, 'Etc/GMT-5' is UTC+05:00 (the sign of its name counts west of Greenwich).",
+          };
         const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
         return { kind: 'set', name: 'timezone', value: v, local: m[1]?.toUpperCase() === 'LOCAL' };
       }

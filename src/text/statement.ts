@@ -37,7 +37,7 @@ export type Statement =
   | { kind: 'lock'; relations: string[]; mode: string }
   | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean; scroll: boolean }
   | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
-  | { kind: 'refused'; sqlstate: string; message: string }
+  | { kind: 'refused'; sqlstate: string; message: string; hint?: string }
   | { kind: 'query'; sql: string };
 
 /**

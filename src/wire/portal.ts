@@ -34,6 +34,8 @@ export interface Portal {
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;
+  /** It holds a reference to `prepared`: a plan made with its bound values (session/value-plans.ts). */
+  ownsPrepared?: boolean;
   /** SQL-level cursor (DECLARE): owns its prepared statement; WITH HOLD survives COMMIT; SCROLL keeps rows. */
   cursor?: CursorState;
   /** Another statement ran on the connection while this portal's DuckDB stream was open. */
@@ -81,7 +83,7 @@ export function newPortal(
 
 /** Let go of the portal's result (and, for a cursor, its own prepared statement). */
 export function dropPortal(p: Portal): void {
-  if (p.cursor?.declared) disposeStatement(p.prepared);
+  if (p.cursor?.declared || p.ownsPrepared) disposeStatement(p.prepared);
   p.ahead = [];
   p.result = null;
   p.chunk = null;

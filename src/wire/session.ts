@@ -18,7 +18,9 @@ import { instanceOfSession, probeSessionEngine } from '../engine/session-connect
 import { memoryTurnsOf } from '../engine/memory-turns.js';
 import { splitStatements } from '../text/split.js';
 import * as be from './backend.js';
-import { dropPortal, newPortal } from './portal.js';
+import { dropPortal, newPortal, type Portal } from './portal.js';
+import { paramText } from './types/param-text.js';
+import { valuesText } from '../session/value-plans.js';
 import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type StartCall, type ResultLimits, type SessionOutput } from './result-stream.js';
@@ -363,13 +365,37 @@ export class Session {
 
   describePortal(name: string): Promise<void> | undefined {
     this.statementStarts();
-    return describePortal(this.out.w, this.named.portal(name), this.named, this.runner);
+    const portal = this.named.portal(name);
+    if (portal.prepared.valuesNeeded)
+      return this.planWithValues(portal).then(() => describePortal(this.out.w, portal, this.named, this.runner));
+    return describePortal(this.out.w, portal, this.named, this.runner);
+  }
+
+  /**
+   * A statement that needs its parameters' values (session/value-plans.ts): the portal's values
+   * written into the text, and that text planned (from the statement cache when seen before).
+   */
+  private async planWithValues(portal: Portal): Promise<void> {
+    const deferred = portal.prepared;
+    const texts = portal.params.map((raw, i) =>
+      paramText(
+        deferred.paramOids[i] ?? 0,
+        (portal.paramFormats.length === 1 ? portal.paramFormats[0] : portal.paramFormats[i]) ?? 0,
+        raw,
+      ),
+    );
+    const planned = await this.prepareText(valuesText(deferred.sql, deferred.paramOids, texts), []);
+    portal.prepared = planned;
+    portal.ownsPrepared = true;
+    portal.params = [];
+    portal.paramFormats = [];
   }
 
   execute(portalName: string, maxRows: number): Promise<void> | undefined {
     this.statementStarts();
     this.current = undefined;
     const portal = this.named.portal(portalName);
+    if (portal.prepared.valuesNeeded) return this.planWithValues(portal).then(() => this.execute(portalName, maxRows));
     this.current = portal.prepared;
     this.core.tx.admits(isExitFromFailed(portal.prepared.stmt));
     const failed = (e: unknown) => {

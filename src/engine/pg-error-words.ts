@@ -1,0 +1,147 @@
+/**
+ * DuckDB's binder and catalog errors in PostgreSQL's words, where a client (or its user) reads them:
+ * an unknown column (42703 `column "x" does not exist`), an operator or a function with no overload
+ * for the argument types (42883, without DuckDB's list of every candidate), and a type or function
+ * that lives in one of DuckDB's extensions (never the advice to install one: the engine is sealed).
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+
+/** DuckDB's type names → PostgreSQL's (`format_type`'s spelling); a literal's type is its PostgreSQL reading. */
+const PG_TYPE_NAMES: Readonly<Record<string, string>> = {
+  TINYINT: 'smallint',
+  SMALLINT: 'smallint',
+  INTEGER: 'integer',
+  INTEGER_LITERAL: 'integer',
+  BIGINT: 'bigint',
+  HUGEINT: 'numeric',
+  DECIMAL: 'numeric',
+  DOUBLE: 'double precision',
+  FLOAT: 'real',
+  VARCHAR: 'text',
+  STRING_LITERAL: 'unknown',
+  BOOLEAN: 'boolean',
+  DATE: 'date',
+  TIME: 'time without time zone',
+  'TIME WITH TIME ZONE': 'time with time zone',
+  TIMESTAMP: 'timestamp without time zone',
+  'TIMESTAMP WITH TIME ZONE': 'timestamp with time zone',
+  INTERVAL: 'interval',
+  BLOB: 'bytea',
+  UUID: 'uuid',
+  JSON: 'json',
+  '"NULL"': 'unknown',
+  NULL: 'unknown',
+};
+
+/** One of DuckDB's type spellings as PostgreSQL names it; undefined for a type PostgreSQL has no name for. */
+function pgTypeName(duck: string): string | undefined {
+  const t = duck.trim();
+  const array = /^(.*)\[\]$/.exec(t);
+  if (array) {
+    const element = pgTypeName(array[1]!);
+    return element && `${element}[]`;
+  }
+  return PG_TYPE_NAMES[t.replace(/^DECIMAL\(\d+,\s*\d+\)$/, 'DECIMAL')];
+}
+
+/** `a, DECIMAL(18,3), b` split at its top-level commas. */
+function topLevelList(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(text.slice(start));
+  return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+const NO_MATCH =
+  /^Binder Error: No function matches the given name and argument types '([^'(]+)\((.*)\)'\. You might need to add explicit type casts\./;
+const EXTENSION_ONLY =
+  /^Catalog Error: (Type|Scalar Function|Aggregate Function|Table Function|Function) with name "?([^"\s]+)"? is not in the catalog, but it exists in the (\w+) extension\./;
+const NO_COMPARISON = /^Binder Error: Cannot compare values of type (.+) and type (.+) - an explicit cast is required/;
+const OPERATOR_HINT =
+  'No operator matches the given name and argument types. You might need to add explicit type casts.';
+const MISSING_COLUMN =
+  /^Binder Error: Referenced column "([^"]+)" not found in FROM clause!(?:\nCandidate bindings: ([^\n]*))?/;
+
+/** The error PostgreSQL would raise for DuckDB's `message`, or undefined to map it by kind. */
+export function pgWorded(message: string): SqlError | undefined {
+  const column = MISSING_COLUMN.exec(message);
+  if (column) {
+    const rest = message.slice(column[0].length).trim();
+    return new SqlError(
+      SQLSTATE.undefinedColumn,
+      `column "${column[1]}" does not exist`,
+      undefined,
+      [column[2] ? `Columns with similar names: ${column[2]}` : '', rest].filter((s) => s !== '').join('\n') ||
+        undefined,
+    );
+  }
+  // DuckDB's quote of the statement's line (LINE n: …, a caret under it) stays with the hint
+  const quote = /\nLINE \d+:[\s\S]*$/.exec(message)?.[0].trim();
+  const hint = (words: string) => (quote ? `${words}\n\n${quote}` : words);
+  const noMatch = NO_MATCH.exec(message);
+  if (noMatch && !/_pgsem_|fdl_pg|__fdl_/.test(noMatch[1]!)) {
+    const types = topLevelList(noMatch[2]!).map(pgTypeName);
+    if (types.every((t) => t !== undefined)) {
+      const name = noMatch[1]!;
+      const operator = /^[+\-*/<>=~!@#%^&|`?]+$/.test(name);
+      if (operator && types.length === 2)
+        return new SqlError(
+          SQLSTATE.undefinedFunction,
+          `operator does not exist: ${types[0]} ${name} ${types[1]}`,
+          undefined,
+          hint(OPERATOR_HINT),
+        );
+      if (operator && types.length === 1)
+        return new SqlError(
+          SQLSTATE.undefinedFunction,
+          `operator does not exist: ${name} ${types[0]}`,
+          undefined,
+          hint('No operator matches the given name and argument type. You might need to add an explicit type cast.'),
+        );
+      if (!operator)
+        return new SqlError(
+          SQLSTATE.undefinedFunction,
+          `function ${name}(${types.join(', ')}) does not exist`,
+          undefined,
+          hint('No function matches the given name and argument types. You might need to add explicit type casts.'),
+        );
+    }
+  }
+  const compared = NO_COMPARISON.exec(message);
+  const [left, right] = [pgTypeName(compared?.[1] ?? ''), pgTypeName(compared?.[2] ?? '')];
+  if (compared && left && right)
+    return new SqlError(
+      SQLSTATE.undefinedFunction,
+      `operator does not exist: no comparison of ${left} with ${right}`,
+      undefined,
+      hint(OPERATOR_HINT),
+    );
+  const extension = EXTENSION_ONLY.exec(message);
+  if (extension) {
+    const [, kind, name] = extension;
+    return kind === 'Type'
+      ? new SqlError(
+          SQLSTATE.undefinedObject,
+          `type "${name}" does not exist`,
+          undefined,
+          'fdl-gateway has no such type: keep the values as text.',
+        )
+      : new SqlError(
+          SQLSTATE.undefinedFunction,
+          `function ${name} does not exist`,
+          undefined,
+          'fdl-gateway has no such function.',
+        );
+  }
+  return undefined;
+}

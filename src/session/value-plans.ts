@@ -1,0 +1,84 @@
+/**
+ * Statements with a parameter where PostgreSQL's meaning needs a constant (pg/param-values.ts:
+ * `to_char(ts, $1)`, `round(x, $1)`). At Parse the statement is planned with a stand-in constant
+ * there, which says the parameters' types and the result's columns; at Bind the client's values are
+ * written into the text and that text is planned as any other (the session's statement cache keeps
+ * one plan per distinct text, within its bound). Psycopg 3 and SQLAlchemy 2 bind such values on the
+ * server; psycopg2 writes them into the text itself.
+ */
+import { SqlError, SQLSTATE } from '../errors.js';
+import { OID } from '../pg/oids.js';
+import { quoteLiteral } from '../quote.js';
+import { replaceParams } from '../text/split.js';
+import type { NeededValue } from '../pg/param-values.js';
+
+/**
+ * The text with the parameters in `needed` replaced by stand-ins and the others renumbered
+ * $1…$m in order; `numbers[k]` is the original number of the new $k+1.
+ */
+export function standInText(
+  sql: string,
+  needed: ReadonlyMap<number, NeededValue>,
+  count: number,
+): { text: string; numbers: number[] } {
+  const numbers: number[] = [];
+  const renumbered = new Map<number, number>();
+  for (let n = 1; n <= count; n++)
+    if (!needed.has(n)) {
+      numbers.push(n);
+      renumbered.set(n, numbers.length);
+    }
+  const text = replaceParams(sql, (n) => {
+    const standIn = needed.get(n)?.standIn;
+    if (standIn !== undefined) return standIn;
+    const to = renumbered.get(n);
+    return to === undefined ? undefined : `$${to}`;
+  });
+  return { text, numbers };
+}
+
+/** Types whose values are written as PostgreSQL reads a constant of them: the number itself. */
+const BARE_INTEGER: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8]);
+const UNTYPED: ReadonlySet<number> = new Set([0, OID.unknown, OID.text, OID.varchar]);
+
+/**
+ * The statement's text with each parameter's value written in as a constant of its type (`texts`:
+ * each value in PostgreSQL's text form, null for NULL). A number stays a bare number, so the
+ * rewrite reads it as a constant; a type the text form cannot be given to is refused.
+ */
+export function valuesText(sql: string, paramOids: readonly number[], texts: readonly (string | null)[]): string {
+  return replaceParams(sql, (n) => {
+    if (n < 1 || n > texts.length) return undefined;
+    const value = texts[n - 1]!;
+    const oid = paramOids[n - 1] ?? 0;
+    if (value === null) return 'NULL';
+    if (UNTYPED.has(oid)) return quoteLiteral(value);
+    // in parentheses: `x - $1` with -2 must not read as a comment
+    if (BARE_INTEGER.has(oid) && /^\s*[+-]?\d+\s*$/.test(value)) return `(${value.trim()})`;
+    if (oid === OID.numeric && /^\s*[+-]?(?:\d+\.\d*|\.\d+)\s*$/.test(value)) return `(${value.trim()})`;
+    const type = TYPE_NAMES.get(oid);
+    if (!type)
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `a parameter of type OID ${oid} in a statement planned with its values is not supported by fdl-gateway`,
+        undefined,
+        'Bind it as text, or write the value into the statement.',
+      );
+    return `CAST(${quoteLiteral(value)} AS ${type})`;
+  });
+}
+
+const TYPE_NAMES: ReadonlyMap<number, string> = new Map([
+  [OID.int2, 'smallint'],
+  [OID.int4, 'integer'],
+  [OID.int8, 'bigint'],
+  [OID.numeric, 'numeric'],
+  [OID.float4, 'real'],
+  [OID.float8, 'double precision'],
+  [OID.bool, 'boolean'],
+  [OID.date, 'date'],
+  [OID.timestamp, 'timestamp'],
+  [OID.timestamptz, 'timestamptz'],
+  [OID.interval, 'interval'],
+  [OID.uuid, 'uuid'],
+]);

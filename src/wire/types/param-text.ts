@@ -1,0 +1,20 @@
+/**
+ * A Bind parameter's value in PostgreSQL's text form, for a statement planned with its values
+ * (session/value-plans.ts): text-format values as sent, binary numbers, booleans and strings decoded.
+ */
+import { SqlError, SQLSTATE } from '../../errors.js';
+import { decodeParam } from './params.js';
+
+export function paramText(oid: number, format: number, raw: Buffer | null): string | null {
+  if (raw === null) return null;
+  if (format === 0) return raw.toString('utf8');
+  const { value } = decodeParam(oid, 1, raw);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  throw new SqlError(
+    SQLSTATE.featureNotSupported,
+    `a binary parameter of type OID ${oid} in a statement planned with its values is not supported by fdl-gateway`,
+    undefined,
+    'Send the parameter in text format.',
+  );
+}

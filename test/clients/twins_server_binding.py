@@ -1,0 +1,33 @@
+"""Constants sent as parameters where PostgreSQL's meaning needs a constant (to_char's format,
+round's places, to_date's format), as psycopg 3 and SQLAlchemy 2 bind them on the server; psycopg2
+writes them into the text. Printed for test/clients-twins.test.ts to compare with PostgreSQL 15."""
+import psycopg
+import sqlalchemy as sa
+from _twins import DSN, HOST, PORT, DB, USER, show
+
+with psycopg.connect(DSN, autocommit=True) as conn:
+    show("to_char with a parameter format", lambda: conn.execute(
+        "select to_char(ordered_at, %s) as m, count(*) from sales.orders group by 1 order by 1", ("YYYY-MM",)).fetchall())
+    show("to_char, two formats in turn", lambda: [conn.execute(
+        "select to_char(ordered_at, %s) from sales.orders order by order_id limit 2", (f,)).fetchall() for f in ("YYYY", "TMMon DD", "YYYY")])
+    show("round of a numeric cast with parameter places", lambda: conn.execute(
+        "select round(cast(avg(amount) as numeric), %s) from sales.orders", (2,)).fetchall())
+    show("round, two parameters and a filter parameter", lambda: conn.execute(
+        "select round(avg(amount)::numeric, %s), round(sum(amount)::numeric, %s), count(*) from sales.orders where qty >= %s",
+        (1, 0, 2)).fetchall())
+    show("to_date with parameters", lambda: conn.execute("select to_date(%s, %s)", ("2024-03-05", "YYYY-MM-DD")).fetchall())
+    show("prepared (named) statement, described, run with several values", lambda: [conn.execute(
+        "select to_char(ordered_at, %s), round(amount::numeric, %s) from sales.orders where order_id = %s",
+        (f, p, 3), prepare=True).fetchall() for f, p in (("YYYY-MM-DD", 1), ("HH24:MI", 0), ("YYYY-MM-DD", 1))])
+    with conn.cursor() as cur:
+        cur.execute("select to_char(ordered_at, %s) as d, round(amount::numeric, %s) as a from sales.orders where order_id = 1", ("DD", 1))
+        show("result description", lambda: [(d.name, d.type_code) for d in cur.description])
+
+engine = sa.create_engine(sa.engine.URL.create("postgresql+psycopg", username=USER, host=HOST, port=PORT, database=DB))
+orders = sa.table("orders", sa.column("ordered_at"), sa.column("amount"), schema="sales")
+with engine.connect() as c:
+    month = sa.func.to_char(orders.c.ordered_at, "YYYY-MM").label("month")
+    show("SQLAlchemy 2: to_char grouped by month", lambda: [tuple(r) for r in c.execute(
+        sa.select(month, sa.func.count()).group_by(month).order_by(month))])
+    show("SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)", lambda: [tuple(r) for r in c.execute(
+        sa.select(sa.func.round(sa.cast(sa.func.avg(orders.c.amount), sa.Numeric), 2)))])
