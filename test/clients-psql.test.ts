@@ -81,7 +81,8 @@ describe('psql 15 and pgcli', () => {
     );
 
     const dn = rows(await psql('basic', '\\dn')).map((r) => r[0]);
-    assert.deepEqual(dn, ['Name', 'main', 'sales']);
+    // fdl: the gateway's own views (fdl.refs …), listed as any schema (pg/catalog/fdl-views.ts)
+    assert.deepEqual(dn, ['Name', 'fdl', 'main', 'sales']);
 
     const dt = rows(await psql('basic', '\\dt sales.*'));
     assert.deepEqual(

@@ -247,7 +247,8 @@ describe('psql 15 backslash commands', () => {
     const dn = psql.statements.find((s) => s.command === '\\dn')!.sql;
     assert.deepEqual(
       (await client(dn)).map((r) => r.Name),
-      ['main', 'sales'],
+      // fdl: the gateway's own views (fdl.refs …), listed as any schema (pg/catalog/fdl-views.ts)
+      ['fdl', 'main', 'sales'],
     );
   });
   it('\\du shows the connected user', async () => {
