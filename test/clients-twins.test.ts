@@ -197,7 +197,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns / getFunctions / getProcedures, fetch … in after declare … with hold, setFetchSize', async () => {
+  test('pgjdbc: setDate / setTimestamp on date columns, getFunctionColumns / getFunctions / getProcedures / getSQLKeywords, fetch … in after declare … with hold, setFetchSize', async () => {
     const classes = await compiled;
     // The probe takes its target as arguments: one run per server, compared as the Python probes are.
     await twins(
@@ -211,6 +211,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'getFunctionColumns(split_part)',
         'getFunctions(abs)',
         'getProcedures(concat_ws)',
+        'getSQLKeywords',
         'declare with hold, then fetch in',
         'setFetchSize in a transaction',
       ],

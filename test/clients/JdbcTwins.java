@@ -86,6 +86,8 @@ public class JdbcTwins {
         }
         return out.isEmpty() ? "none" : String.join("; ", out);
       });
+      // DBeaver asks at connect; pgjdbc compares pg_get_keywords() with SQL:2003's words in one long <> ALL (…)
+      show("getSQLKeywords", () -> conn.getMetaData().getSQLKeywords());
       show("declare with hold, then fetch in", () -> {
         try (Statement st = conn.createStatement()) {
           st.execute("declare \"SQL_CUR1\" cursor with hold for select order_id, amount from sales.orders order by order_id");
