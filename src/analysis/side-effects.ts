@@ -9,7 +9,8 @@
  *
  * A text too long to bind twice cheaply (> 8 KiB), or one DuckDB cannot bind here or whose plan it
  * cannot serialize, is judged from DuckDB's parse (the analysis): a query or EXPLAIN of one, whose
- * table functions are all on the list without files. A binder error is left to the prepare, which
+ * table functions are all on the list without files or the emulation's
+ * table macros (its READ_ONLY database, the gateway's own definitions). A binder error is left to the prepare, which
  * reports it as it would.
  *
  * A plan judged a read is remembered for its scope and the text's shape (bind-shape.ts), so a text
