@@ -30,11 +30,20 @@ after(async () => {
 });
 
 const OFFENDER = `select ${Array(40).fill('(select count(*) from pg_settings)').join('+')}`;
-/** Ordinary statements: joins of the version's tables (their views' hash tables) and a catalog count. */
-const ORDINARY = [
-  'select count(*)::int as n from orders o join customers c on o.customer_id = c.customer_id',
-  'select count(*)::int as n from (select status, sum(amount) from orders group by status) s',
-  "select count(*)::int as n from pg_settings where name like 'enable%'",
+/**
+ * Ordinary statements: joins of the version's tables (their views' hash tables), a catalog count, and
+ * a named statement with a parameter (kept by the session: its DuckDB statement may be let go and
+ * prepared again).
+ */
+const ORDINARY: pg.QueryConfig[] = [
+  { text: 'select count(*)::int as n from orders o join customers c on o.customer_id = c.customer_id' },
+  { text: 'select count(*)::int as n from (select status, sum(amount) from orders group by status) s' },
+  { text: "select count(*)::int as n from pg_settings where name like 'enable%'" },
+  {
+    name: 'kept',
+    text: 'select count(*)::int as n from orders o join orders p using (order_id) where o.qty >= $1',
+    values: [1],
+  },
 ];
 
 test("one user's statements filling the memory pool end 53200; another user's ordinary statements all answer meanwhile", async () => {
@@ -62,7 +71,7 @@ test("one user's statements filling the memory pool end 53200; another user's or
     const sql = ORDINARY[i % ORDINARY.length]!;
     try {
       const n = (await bob.query(sql)).rows[0].n;
-      assert.equal(n, expected[i % ORDINARY.length], sql);
+      assert.equal(n, expected[i % ORDINARY.length], sql.text);
       answered++;
     } catch (e) {
       failures.push(`${(e as { code?: string }).code}: ${(e as Error).message}`);

@@ -30,35 +30,55 @@ type Node = Record<string, unknown>;
 
 const isExpression = (o: Node): boolean => typeof o.class === 'string';
 
+/** A subquery's tree under its SUBQUERY expression: walked, its height not passed up. */
+class Detached {
+  constructor(readonly tree: object) {}
+}
+
+/** A node being walked: its children not yet visited, and the tallest expression below it so far. */
+interface Frame {
+  node: object;
+  children: unknown[];
+  next: number;
+  below: number;
+  expression: boolean;
+}
+
+function frameOf(node: object): Frame {
+  const expression = !Array.isArray(node) && isExpression(node as Node);
+  const children: unknown[] = [];
+  if (Array.isArray(node)) {
+    for (const v of node) if (v !== null && typeof v === 'object') children.push(v);
+  } else
+    for (const key in node) {
+      // A subquery's own tree is bound by its own binder: walked, but it does not deepen the expression around it.
+      const v = (node as Node)[key];
+      if (v !== null && typeof v === 'object') children.push(expression && key === 'subquery' ? new Detached(v) : v);
+    }
+  return { node, children, next: 0, below: 0, expression };
+}
+
 /** Throw 54001 when the statement's expressions would cost DuckDB more than MAX_EXPRESSION_WORK. */
 export function checkExpressionWork(tree: unknown): void {
-  const heights = new Map<object, number>();
+  if (tree === null || typeof tree !== 'object') return;
   let work = 0;
   let deepest = 0;
-  // Post-order without recursion: a node is entered (its children pushed), then left (its height known).
-  const stack: [object, boolean][] = [[tree as object, false]];
+  // Depth-first without recursion; a frame learns its height from its children as they finish.
+  const stack: Frame[] = [frameOf(tree)];
   while (stack.length > 0) {
-    const [node, left] = stack.pop()!;
-    const children = Object.entries(node).filter(([, v]) => v !== null && typeof v === 'object') as [string, object][];
-    if (!left) {
-      stack.push([node, true]);
-      for (const [, child] of children) stack.push([child, false]);
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.children.length) {
+      stack.push(frameOf(top.children[top.next++] as object));
       continue;
     }
-    const expression = !Array.isArray(node) && isExpression(node as Node);
-    let below = 0;
-    for (const [key, child] of children) {
-      // A subquery's own tree is bound by its own binder: it does not deepen the expression around it.
-      if (expression && (node as Node).class === 'SUBQUERY' && key === 'subquery') continue;
-      below = Math.max(below, heights.get(child) ?? 0);
-    }
-    for (const [, child] of children) heights.delete(child);
-    const height = expression ? below + 1 : below;
-    heights.set(node, height);
-    if (expression) {
+    stack.pop();
+    const height = top.expression ? top.below + 1 : top.below;
+    if (top.expression) {
       work += height * height;
       deepest = Math.max(deepest, height);
     }
+    const parent = stack[stack.length - 1];
+    if (parent && !(top.node instanceof Detached)) parent.below = Math.max(parent.below, height);
   }
   if (work > MAX_EXPRESSION_WORK)
     throw new SqlError(

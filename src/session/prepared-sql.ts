@@ -10,7 +10,7 @@ import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { pgFieldFor } from '../pg/oids.js';
 import { innerQuery, type QueryStatement } from './cursors.js';
-import { disposeStatement, type PreparedStmt } from './plan.js';
+import { disposeStatement, preparedDuck, type PreparedStmt } from './plan.js';
 
 /** What the interpreter reads of a prepared statement: how many parameters it takes. */
 export interface NamedStatement {
@@ -92,7 +92,7 @@ export async function evaluateArguments(
   if (args.length === 0) return [];
   const prepared = await prepare(argumentsQuery(args));
   try {
-    const reader = await prepared.duck!.runAndReadAll();
+    const reader = await (await preparedDuck(prepared)).runAndReadAll();
     return argumentValues(args, reader.getRows()[0] ?? []);
   } catch (e) {
     throw fromDuckDB(e);
