@@ -235,6 +235,16 @@ const TYPED_MACROS: Array<[string, string]> = [
     's',
   ]),
   ['_pgsem_likeof(a, s)', 's'],
+  // A timestamptz literal DuckDB's reader cannot read, beside a timestamptz: respelled `r` (typed-minus.ts zonedLiteralBeside).
+  ['_pgsem_tzlit(a TIMESTAMPTZ, s, r)', 'CAST(r AS TIMESTAMPTZ)'],
+  // beside a timestamp the zone is ignored, as PostgreSQL's timestamp input ignores it
+  [
+    '_pgsem_tzlit(a TIMESTAMP, s, r)',
+    "CAST(regexp_extract(r, '^\\s*\\d{4}-\\d\\d?-\\d\\d?[ T]\\d\\d?:\\d\\d:\\d\\d(\\.\\d+)?') AS TIMESTAMP)",
+  ],
+  // (each type DuckDB would otherwise cast to TIMESTAMPTZ named: PostgreSQL reads the literal as theirs)
+  ...['DATE', 'VARCHAR'].map((t): [string, string] => [`_pgsem_tzlit(a ${t}, s, r)`, 's']),
+  ['_pgsem_tzlit(a, s, r)', 's'],
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],

@@ -35,6 +35,12 @@ export const REVIEW_13 = [
   "select order_id, x from sales.orders cross join lateral generate_series(ordered_at, ordered_at + interval '2 days', interval '1 day') x order by 1, 2 limit 4",
   "select order_id, x from sales.orders, generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
   "select order_id, date_trunc('month', x) from sales.orders, lateral generate_series(ordered_at, ordered_at + interval '1 day', interval '1 day') x order by 1, 2 limit 4",
+  // an untyped timestamptz constant DuckDB's reader cannot read (no seconds before a zone) beside a timestamp(tz): it was 22007
+  "select ordered_at::timestamptz < '2024-01-01 10:00+00' from sales.orders order by order_id limit 2",
+  "select count(*) from sales.orders where '2024-01-01 10:00 UTC' <= ordered_at::timestamptz",
+  "select count(*) from sales.orders where ordered_at::timestamptz > '2024-01-01 10:00:00+1'",
+  "select count(*) from sales.orders where ordered_at < '2024-01-01 10:00+00'",
+  "select count(*) from sales.orders where ordered_at >= '2024-01-01 10:00 Europe/Paris'",
 ];
 
 /**
