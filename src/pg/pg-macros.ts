@@ -374,6 +374,19 @@ const AVG: Array<[string, string]> = [
     noSuchFunction(`percentile_cont(double precision, ${pg})`, 'x'),
   ]),
   ['_pgsem_pctarg(t, x)', 'x'],
+  // percentile_cont of float8 values as PostgreSQL interpolates (orderedsetaggs.c, float8_lerp: lo + (hi - lo) * p
+  // at the rows floor and ceil of f·(n−1)); DuckDB's own interpolation differed in the last digit. Of
+  // other types (intervals, and what PostgreSQL refuses) `orig`, DuckDB's own aggregate.
+  [
+    '_pgsem_pctcont(t DOUBLE, l, f, orig)',
+    `CASE WHEN f < 0 OR f > 1 THEN error('percentile value ' || CAST(f AS VARCHAR) || ' is not between 0 and 1')
+      ELSE list_transform([{'l': list_filter(l, lambda fdl_pg_v: fdl_pg_v IS NOT NULL), 'f': CAST(f AS DOUBLE)}], lambda fdl_pg_s:
+        list_transform([{'l': fdl_pg_s.l, 'p': fdl_pg_s.f * (len(fdl_pg_s.l) - 1)}], lambda fdl_pg_q:
+          CASE WHEN len(fdl_pg_q.l) = 0 THEN NULL
+            WHEN ceil(fdl_pg_q.p) = floor(fdl_pg_q.p) THEN fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]
+            ELSE fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1] + (fdl_pg_q.l[CAST(ceil(fdl_pg_q.p) AS BIGINT) + 1] - fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]) * (fdl_pg_q.p - floor(fdl_pg_q.p)) END)[1])[1] END`,
+  ],
+  ['_pgsem_pctcont(t, l, f, orig)', 'orig'],
 ];
 /**
  * Outermost select-list items PostgreSQL shows at a scale per value (pg-shown-calls.ts): of integers

@@ -41,6 +41,11 @@ export const REVIEW_13 = [
   "select count(*) from sales.orders where ordered_at::timestamptz > '2024-01-01 10:00:00+1'",
   "select count(*) from sales.orders where ordered_at < '2024-01-01 10:00+00'",
   "select count(*) from sales.orders where ordered_at >= '2024-01-01 10:00 Europe/Paris'",
+  // percentile_cont of float8 interpolated as PostgreSQL's float8_lerp (DuckDB's last digit differed); a fraction beyond 0–1 is 22003
+  'select percentile_cont(0.33) within group (order by amount) from sales.orders',
+  'select percentile_cont(0.1) within group (order by amount::float8 * 1.1) from sales.orders',
+  'select status, percentile_cont(0.9) within group (order by amount) from sales.orders group by 1 order by 1',
+  'select percentile_cont(1.5) within group (order by amount) from sales.orders',
 ];
 
 /**
