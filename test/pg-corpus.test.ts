@@ -18,6 +18,7 @@ import {
 } from './support/pg-corpus.js';
 import { IN_BERLIN } from './support/pg-corpus-review-6.js';
 import { REVIEW_9_FLOAT_AGGREGATES } from './support/pg-corpus-review-9.js';
+import { REVIEW_13_IN_BERLIN } from './support/pg-corpus-review-13.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -54,7 +55,7 @@ test(
     // The corpus in the session's UTC, then IN_BERLIN in a zone with DST (never excused).
     const runs = [
       ...statements.map((sql) => ({ sql, berlin: false })),
-      ...IN_BERLIN.map((sql) => ({ sql, berlin: true })),
+      ...[...IN_BERLIN, ...REVIEW_13_IN_BERLIN].map((sql) => ({ sql, berlin: true })),
     ];
     for (const [i, { sql, berlin }] of runs.entries()) {
       if (berlin && !runs[i - 1]?.berlin) await zoned('Europe/Berlin');

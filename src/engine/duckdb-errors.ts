@@ -17,6 +17,8 @@ const byPattern: [RegExp, string][] = [
   // Raised by the catalog emulation's reg* input functions (compat/install.ts), worded as PostgreSQL's.
   [/^Invalid Input Error: relation ".*" does not exist/, SQLSTATE.undefinedTable],
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
+  // percentile_cont's fraction (pg/pg-macros.ts _pgsem_pctcont), worded as PostgreSQL's
+  [/^Invalid Input Error: percentile value .* is not between 0 and 1/, SQLSTATE.numericValueOutOfRange],
   // PostgreSQL's wording, raised by the pg/pg-macros.ts overloads of calls PostgreSQL has no function for
   [/^Invalid Input Error: function \w+\([^"]*\) does not exist/, SQLSTATE.undefinedFunction],
   [/^Invalid Input Error: more than one function named ".*"/, SQLSTATE.ambiguousFunction],

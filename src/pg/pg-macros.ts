@@ -236,6 +236,16 @@ const TYPED_MACROS: Array<[string, string]> = [
     's',
   ]),
   ['_pgsem_likeof(a, s)', 's'],
+  // A timestamptz literal DuckDB's reader cannot read, beside a timestamptz: respelled `r` (typed-minus.ts zonedLiteralBeside).
+  ['_pgsem_tzlit(a TIMESTAMPTZ, s, r)', 'CAST(r AS TIMESTAMPTZ)'],
+  // beside a timestamp the zone is ignored, as PostgreSQL's timestamp input ignores it
+  [
+    '_pgsem_tzlit(a TIMESTAMP, s, r)',
+    "CAST(regexp_extract(r, '^\\s*\\d{4}-\\d\\d?-\\d\\d?[ T]\\d\\d?:\\d\\d:\\d\\d(\\.\\d+)?') AS TIMESTAMP)",
+  ],
+  // (each type DuckDB would otherwise cast to TIMESTAMPTZ named: PostgreSQL reads the literal as theirs)
+  ...['DATE', 'VARCHAR'].map((t): [string, string] => [`_pgsem_tzlit(a ${t}, s, r)`, 's']),
+  ['_pgsem_tzlit(a, s, r)', 's'],
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],
@@ -360,6 +370,19 @@ const AVG: Array<[string, string]> = [
     noSuchFunction(`percentile_cont(double precision, ${pg})`, 'x'),
   ]),
   ['_pgsem_pctarg(t, x)', 'x'],
+  // percentile_cont of float8 values as PostgreSQL interpolates (orderedsetaggs.c, float8_lerp: lo + (hi - lo) * p
+  // at the rows floor and ceil of f·(n−1)); DuckDB's own interpolation differed in the last digit. Of
+  // other types (intervals, and what PostgreSQL refuses) `orig`, DuckDB's own aggregate.
+  [
+    '_pgsem_pctcont(t DOUBLE, l, f, orig)',
+    `CASE WHEN f < 0 OR f > 1 THEN error('percentile value ' || CAST(f AS VARCHAR) || ' is not between 0 and 1')
+      ELSE list_transform([{'l': list_filter(l, lambda fdl_pg_v: fdl_pg_v IS NOT NULL), 'f': CAST(f AS DOUBLE)}], lambda fdl_pg_s:
+        list_transform([{'l': fdl_pg_s.l, 'p': fdl_pg_s.f * (len(fdl_pg_s.l) - 1)}], lambda fdl_pg_q:
+          CASE WHEN len(fdl_pg_q.l) = 0 THEN NULL
+            WHEN ceil(fdl_pg_q.p) = floor(fdl_pg_q.p) THEN fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]
+            ELSE fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1] + (fdl_pg_q.l[CAST(ceil(fdl_pg_q.p) AS BIGINT) + 1] - fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]) * (fdl_pg_q.p - floor(fdl_pg_q.p)) END)[1])[1] END`,
+  ],
+  ['_pgsem_pctcont(t, l, f, orig)', 'orig'],
 ];
 /**
  * Outermost select-list items PostgreSQL shows at a scale per value (pg-shown-calls.ts): of integers

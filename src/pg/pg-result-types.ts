@@ -375,6 +375,27 @@ export function percentileArgument(x: Node): Node | undefined {
   return dispatch('pctarg', [x], [x]);
 }
 
+/**
+ * `percentile_cont(f) WITHIN GROUP (ORDER BY x)` of one fraction f (`call` with x read by percentileArgument):
+ * the values in their order (FILTER kept), interpolated as PostgreSQL interpolates float8.
+ */
+export function percentileInterpolated(call: Node, f: Node, by: Node): Node | undefined {
+  const x = by.node as Node;
+  const tag = tagOf(x);
+  if (tag === undefined || f.A_ArrayExpr || f.ArrayExpr) return undefined;
+  const list: Node = {
+    FuncCall: {
+      ...call,
+      funcname: [str('list')],
+      args: [x],
+      agg_order: [{ SortBy: { ...by, sortby_nulls: 'SORTBY_NULLS_LAST' } }],
+      agg_within_group: false,
+    },
+  };
+  const orig: Node = { FuncCall: { ...call, funcname: [str('percentile_cont')], agg_order: [{ SortBy: by }] } };
+  return sem('pctcont', [tag], [list, f, orig]);
+}
+
 /** `sign(x)`: double precision of integers and floats, numeric of numerics (DuckDB keeps the argument's type). */
 export function signCall(arg: Node): Node | undefined {
   return dispatch('sign', [arg], [arg]);

@@ -10,6 +10,7 @@ import {
   int4OfSmallIntegers,
   signCall,
   percentileArgument,
+  percentileInterpolated,
   roundCall,
   roundOfNumeric,
   roundPlacesCall,
@@ -212,6 +213,9 @@ function pgCall(
   if (pgName === 'percentile_cont' && fc.agg_within_group && (out.agg_order as Node[] | undefined)?.length === 1) {
     const by = (out.agg_order as Node[])[0]!.SortBy as Node;
     const node = percentileArgument(by.node as Node);
+    const f = args?.length === 1 && !out.over ? args[0]! : undefined;
+    const lerp = node && f ? percentileInterpolated(out, f, { ...by, node }) : undefined;
+    if (lerp) return lerp;
     if (node) return { FuncCall: { ...out, funcname: [str(pgName)], agg_order: [{ SortBy: { ...by, node } }] } };
   }
   if ((pgName === 'upper' || pgName === 'lower') && args?.length === 1) return caseMapped(pgName, args[0]!);

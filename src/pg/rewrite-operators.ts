@@ -14,7 +14,7 @@ import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision, shownRowDivision } from './pg-shown-calls.js';
-import { likeOf, literalLikeOther, typedMinus } from './typed-minus.js';
+import { likeOf, literalLikeOther, typedMinus, zonedLiteralBeside } from './typed-minus.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
@@ -100,6 +100,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (e.kind === 'AEXPR_IN' && isBpchar(e.lexpr) && rexpr?.List) {
     ctx.changed = true;
     rexpr = { List: { items: (rexpr.List.items as Node[]).map(unpadded) } };
+  }
+  const zoned = e.kind === 'AEXPR_OP' && COMPARISONS.has(op) && e.lexpr ? zonedLiteralBeside(lexpr, rexpr) : undefined;
+  if (zoned) {
+    ctx.changed = true;
+    [lexpr, rexpr] = zoned;
   }
   const likeOther = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr ? literalLikeOther(lexpr, rexpr) : undefined;
   if (likeOther) {

@@ -9,6 +9,7 @@
 import { dateMinus, tagOf } from './pg-result-types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import type { Node } from './rewrite-nodes.js';
+import { timestamptzInput } from './pg-input.js';
 
 const MINUS_MACRO = '_pgsem_minus';
 
@@ -51,6 +52,28 @@ export function literalLikeOther(l: Node, r: Node): [Node, Node] | undefined {
   const cast = likeOf(other, lit);
   if (!cast) return undefined;
   return lit === r ? [l, cast] : [cast, r];
+}
+
+/**
+ * `x < '2024-01-01 10:00+00'`: a timestamptz literal PostgreSQL reads but DuckDB's reader does not (a time
+ * without seconds before a zone: pg-input.ts timestamptzInput) beside a timestamptz is read respelled
+ * (`_pgsem_tzlit`; it was 22007), beside any other type as written. Returns the walked sides, the literal replaced.
+ */
+export function zonedLiteralBeside(l: Node, r: Node): [Node, Node] | undefined {
+  const [lit, other] =
+    isStringLiteral(r) && !isStringLiteral(l) ? [r, l] : isStringLiteral(l) && !isStringLiteral(r) ? [l, r] : [];
+  if (!lit || !other || other.A_Const) return undefined;
+  const respelled = timestamptzInput(String(lit.A_Const.sval.sval));
+  const tag = respelled && tagOf(other);
+  if (!respelled || tag === undefined) return undefined;
+  const read: Node = {
+    FuncCall: {
+      funcname: [COMPAT_DB, 'pgcat', '_pgsem_tzlit'].map((sval) => ({ String: { sval } })),
+      args: [tag, lit, respelled],
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
+  return lit === r ? [l, read] : [read, r];
 }
 
 /** A string literal read as `other`'s type (`_pgsem_likeof`), or undefined when no tag stands for `other`. */
