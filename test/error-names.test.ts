@@ -98,10 +98,11 @@ test("a LINE n: quote is kept only of the client's own text: not of an expanded 
     assert.equal(own.code, '42703', own.message);
     assert.match(own.message!, /version_id/);
     assert.doesNotMatch([own.message, own.detail, own.hint].join('\n'), /LINE \d+:/, 'no position in text not sent');
-    // the client's own text: DuckDB's quote stays (what psql shows as a position)
+    // the client's own text: DuckDB's quote becomes the error's position, as PostgreSQL sends it (psql draws the LINE)
     const plain = await refused('select nosuch from (select 1 as a) t');
     assert.equal(plain.code, '42703', plain.message);
-    assert.match(plain.hint ?? '', /LINE 1: select nosuch from/);
+    assert.equal((plain as { position?: string }).position, '8');
+    assert.doesNotMatch([plain.message, plain.detail, plain.hint].join('\n'), /LINE \d+:/);
     assert.deepEqual((await c.query('select 1 as one')).rows, [{ one: 1 }], 'the session goes on');
   } finally {
     await c.end();
@@ -116,9 +117,11 @@ test('an error with no client text (at connect: attaching a version) keeps no LI
   const notice = toNotice(duck, []);
   assert.equal(notice.message, 'No files found that match the pattern "…/ducklake-x.parquet"');
   assert.equal(notice.hint, undefined);
-  // the same quote of a statement the client sent on that line is kept
-  const sent = `select (r.c3 AS DOUBLE) AS "v" FROM read_parquet(['…/x'])`;
-  assert.match(toNotice(duck, [], sent).hint ?? '', /^LINE 1: /);
+  // the same quote of a statement the client sent on that line is its position (the caret's character)
+  const sent = `select 1,\n (r.c3 AS DOUBLE) AS "v" FROM read_parquet(['…/x'])`;
+  const own = toNotice(new SqlError('58030', duck.message.replace('LINE 1:', 'LINE 2:')), [], sent);
+  assert.equal(own.hint, undefined);
+  assert.equal(sent.slice(own.position! - 1, own.position! + 4), 'arque'); // the caret's column in DuckDB's quote
 });
 
 test("DuckDB's binder and catalog errors in PostgreSQL 15's words: an unknown column, an operator or a function with no overload (no candidate list), a type of an extension (never the advice to install it), SET TIME ZONE INTERVAL refused with nothing changed", async () => {

@@ -157,8 +157,6 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
 export function fromDuckDB(e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const message = e instanceof Error ? e.message : String(e);
-  const worded = pgWorded(message);
-  if (worded) return new SqlError(worded.sqlstate, worded.message, undefined, worded.hint && stripKind(worded.hint));
   // its first line only: DuckDB adds a stack trace of the server's files and a note about its own bugs
   if (isInternalMessage(message))
     return new EngineInternalError(stripKind(message.split('\n')[0]!), isInvalidatedMessage(message));
@@ -172,6 +170,9 @@ export function fromDuckDB(e: unknown): SqlError {
         hint.replaceAll('$1', m[1] ?? ''),
       );
   }
+  // DuckDB's binder and catalog words as PostgreSQL's (pg-error-words.ts), after the refusals above
+  const worded = pgWorded(message);
+  if (worded) return new SqlError(worded.sqlstate, worded.message, undefined, worded.hint && stripKind(worded.hint));
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);

@@ -158,12 +158,14 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
       literal += '%';
       continue;
     }
-    if (!m[3] || m[2]) {
+    // PostgreSQL's flags and width: `-` left-justifies, digits pad to that many characters (never cut)
+    const width = /^(-?)(\d*)$/.exec(m[2] ?? '');
+    if (!m[3] || !width) {
       throw new SqlError(
         SQLSTATE.featureNotSupported,
         `format() specifier "${m[0]}" is not supported by fdl-gateway`,
         undefined,
-        'Supported: %s, %I, %L, %%, and positions such as %1$s; pad with lpad()/rpad().',
+        'Supported: %s, %I, %L, %%, positions such as %1$s, and a width such as %5s or %-5s (not *); pad with lpad()/rpad().',
       );
     }
     const index = m[1] !== undefined ? Number(m[1]) - 1 : next;
@@ -174,11 +176,30 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
     literal = '';
     // %I's text goes into quote_ident, whose body holds a subquery: no typed overload there.
     const text = outputText(value, untyped || m[3] === 'I');
-    if (m[3] === 's') parts.push(coalesce([text, strConst('')]));
+    const padded = (piece: Node): Node => {
+      if (!width![2]) return piece;
+      const fill = call('repeat', [
+        strConst(' '),
+        call('greatest', [
+          {
+            A_Expr: {
+              kind: 'AEXPR_OP',
+              name: [str('-')],
+              lexpr: intConst(Number(width![2])),
+              rexpr: call('length', [piece]),
+            },
+          },
+          intConst(0),
+        ]),
+      ]);
+      return call('concat', width![1] ? [piece, fill] : [fill, piece]);
+    };
+    const push = (piece: Node) => parts.push(padded(piece));
+    if (m[3] === 's') push(coalesce([text, strConst('')]));
     else if (m[3] === 'I') {
       // PostgreSQL refuses a NULL identifier (22004, engine/duckdb-errors.ts).
       const isNull = { NullTest: { arg: text, nulltesttype: 'IS_NULL' } };
-      parts.push({
+      push({
         CaseExpr: {
           args: [
             {
@@ -191,7 +212,7 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
           defresult: compat('quote_ident', [text]),
         },
       });
-    } else parts.push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
+    } else push(coalesce([compat('quote_literal', [text]), strConst('NULL')]));
   }
   literal += fmt.slice(last);
   if (literal) parts.push(strConst(literal));

@@ -248,7 +248,7 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
       `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`,
     );
   return castTo(
-    call('strptime', [castTo(args[0]!, 'varchar'), strConst(strptimeFormat(fmt, fn))]),
+    call('strptime', [castTo(args[0]!, 'text'), strConst(strptimeFormat(fmt, fn))]),
     fn === 'to_date' ? 'date' : 'timestamptz',
   );
 }
@@ -265,11 +265,6 @@ export function toNumberCall(args: Node[]): Node {
   }
   const point = fmt.search(/[.D]/);
   const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
-  const digits = call('regexp_replace', [
-    castTo(args[0]!, 'varchar'),
-    strConst('[^0-9.-]'),
-    strConst(''),
-    strConst('g'),
-  ]);
+  const digits = call('regexp_replace', [castTo(args[0]!, 'text'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
   return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
 }

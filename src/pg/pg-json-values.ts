@@ -108,6 +108,31 @@ export function jsonBuildObject(args: Node[]): Node {
   return asType(concat(parts), 'json');
 }
 
+/** `json_build_array(v, …)`: PostgreSQL's text, `[1, "a", null]`. */
+export function jsonBuildArray(args: Node[]): Node {
+  const parts: Node[] = [strConst('[')];
+  args.forEach((v, i) => parts.push(strConst(i === 0 ? '' : ', '), jsonText(v)));
+  parts.push(strConst(']'));
+  return asType(concat(parts), 'json');
+}
+
+/**
+ * `json_object_agg(k, v)` (ORDER BY, FILTER kept): PostgreSQL's text `{ "k" : v, "k2" : v2 }`, the key
+ * as its text, a value as PostgreSQL writes it in JSON; no rows, NULL; a NULL key refused as PostgreSQL.
+ */
+export function jsonObjectAgg(fc: Node, key: Node, value: Node): Node {
+  const nullKey = call(['error'], [strConst('field name must not be null')]);
+  const k = { CoalesceExpr: { args: [asType(call(['to_json'], [asType(key, 'varchar')]), 'varchar'), nullKey] } };
+  const pair = concat([k, strConst(' : '), jsonText(value)]);
+  const list = { FuncCall: { ...fc, funcname: [str('list')], args: [pair] } };
+  return asType(concat([strConst('{ '), call(['array_to_string'], [list, strConst(', ')]), strConst(' }')]), 'json');
+}
+
+export const isJsonBuildArray = (fc: Node): boolean => {
+  const n = names(fc.funcname);
+  return n[n.length - 1] === 'json_build_array' && (n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog'));
+};
+
 /** `row_to_json(row(a, b))`: `{"f1":a,"f2":b}` as PostgreSQL names a record's fields. */
 export function recordToJson(fields: Node[]): Node {
   const parts: Node[] = [strConst('{')];

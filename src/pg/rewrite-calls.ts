@@ -56,7 +56,8 @@ import {
 } from './pg-spellings.js';
 import { untypedWithin, walk } from './rewrite-walk.js';
 import { arrayToStringCall, concatCall } from './pg-text.js';
-import { jsonAggOfValues } from './pg-json-values.js';
+import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
+import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 
 /** Relation size functions: their argument is a regclass. */
@@ -284,6 +285,18 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   if ((pgName === 'encode' || pgName === 'decode') && args?.length === 2) {
     ctx.changed = true;
     return codecCall(pgName, args);
+  }
+  if (pgName === 'json_object_agg' && args?.length === 2 && !fc.over && !fc.agg_distinct) {
+    ctx.changed = true;
+    return jsonObjectAgg(out, args[0]!, args[1]!);
+  }
+  if (pgName === 'overlay' && (args?.length === 3 || args?.length === 4)) {
+    ctx.changed = true;
+    return overlayCall(args);
+  }
+  if (pgName === 'make_interval' && (args ?? []).length <= 7 && !fc.agg_star) {
+    ctx.changed = true;
+    return makeIntervalCall(args ?? []);
   }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;

@@ -4,7 +4,15 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { jsonAggCall } from './pg-calls.js';
-import { isJsonBuildObject, jsonBuildObject, recordToJson, scalarToJson, wholeRowToJson } from './pg-json-values.js';
+import {
+  isJsonBuildArray,
+  isJsonBuildObject,
+  jsonBuildArray,
+  jsonBuildObject,
+  recordToJson,
+  scalarToJson,
+  wholeRowToJson,
+} from './pg-json-values.js';
 import { isRecord, rowArgs, wholeRowName } from './pg-rows.js';
 import { names, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { NO_ROWS, walk } from './rewrite-walk.js';
@@ -15,6 +23,10 @@ export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
   if (isJsonBuildObject(fc) && !fc.func_variadic) {
     ctx.changed = true;
     return jsonBuildObject(walk(args, ctx, false) as Node[]);
+  }
+  if (isJsonBuildArray(fc) && !fc.func_variadic) {
+    ctx.changed = true;
+    return jsonBuildArray(walk(args, ctx, false) as Node[]);
   }
   const n = names(fc.funcname);
   const base = n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog') ? n[n.length - 1] : undefined;

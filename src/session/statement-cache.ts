@@ -79,7 +79,9 @@ export class StatementCache {
 export function isKeepable(prepared: PreparedStmt): boolean {
   // a statement over a remote version's files is planned afresh each time: its pins end with it
   const holdsFiles = !!prepared.holds?.length || !!prepared.fetchOnBind;
-  return prepared.duck !== null && prepared.leases.length === 0 && !holdsFiles && !prepared.systemViews;
+  // a plan that only describes a statement needing its values (value-plans.ts) is kept too: Parse repeats
+  const planned = prepared.duck !== null || prepared.valuesNeeded !== undefined;
+  return planned && prepared.leases.length === 0 && !holdsFiles && !prepared.systemViews;
 }
 
 /**

@@ -37,25 +37,20 @@ export function standInText(
   return { text, numbers };
 }
 
-/** Types whose values are written as PostgreSQL reads a constant of them: the number itself. */
-const BARE_INTEGER: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8]);
 const UNTYPED: ReadonlySet<number> = new Set([0, OID.unknown, OID.text, OID.varchar]);
 
 /**
  * The statement's text with each parameter's value written in as a constant of its type (`texts`:
- * each value in PostgreSQL's text form, null for NULL). A number stays a bare number, so the
- * rewrite reads it as a constant; a type the text form cannot be given to is refused.
+ * each value in PostgreSQL's text form, null for NULL): `CAST('2' AS smallint)`, which the rewrite
+ * reads as a constant; an untyped or text value as a string constant. A type with no name here is refused.
  */
 export function valuesText(sql: string, paramOids: readonly number[], texts: readonly (string | null)[]): string {
   return replaceParams(sql, (n) => {
     if (n < 1 || n > texts.length) return undefined;
     const value = texts[n - 1]!;
     const oid = paramOids[n - 1] ?? 0;
-    if (value === null) return 'NULL';
-    if (UNTYPED.has(oid)) return quoteLiteral(value);
-    // in parentheses: `x - $1` with -2 must not read as a comment
-    if (BARE_INTEGER.has(oid) && /^\s*[+-]?\d+\s*$/.test(value)) return `(${value.trim()})`;
-    if (oid === OID.numeric && /^\s*[+-]?(?:\d+\.\d*|\.\d+)\s*$/.test(value)) return `(${value.trim()})`;
+    if (UNTYPED.has(oid))
+      return oid !== 0 && oid !== OID.unknown && value === null ? 'CAST(NULL AS text)' : quoteLiteral(value);
     const type = TYPE_NAMES.get(oid);
     if (!type)
       throw new SqlError(
@@ -64,7 +59,7 @@ export function valuesText(sql: string, paramOids: readonly number[], texts: rea
         undefined,
         'Bind it as text, or write the value into the statement.',
       );
-    return `CAST(${quoteLiteral(value)} AS ${type})`;
+    return `CAST(${quoteLiteral(value)} AS ${type})`; // quoteLiteral(null) is NULL
   });
 }
 

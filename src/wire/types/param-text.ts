@@ -1,7 +1,8 @@
 /**
  * A Bind parameter's value in PostgreSQL's text form, for a statement planned with its values
- * (session/value-plans.ts): text-format values as sent, binary numbers, booleans and strings decoded.
+ * (session/value-plans.ts): text-format values as sent, binary numbers (numeric too), booleans and strings decoded.
  */
+import { DuckDBDecimalValue } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { decodeParam } from './params.js';
 
@@ -11,6 +12,7 @@ export function paramText(oid: number, format: number, raw: Buffer | null): stri
   const { value } = decodeParam(oid, 1, raw);
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (value instanceof DuckDBDecimalValue) return value.toString();
   throw new SqlError(
     SQLSTATE.featureNotSupported,
     `a binary parameter of type OID ${oid} in a statement planned with its values is not supported by fdl-gateway`,
