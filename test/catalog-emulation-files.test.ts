@@ -5,9 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { EmulationFiles } from '../src/engine/emulation-files.js';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 
 /** Every `fdl_pg.duckdb` under `dir`, with when it was written. */
@@ -75,5 +76,21 @@ test('two repositories share one emulation file; a restart over the same cache w
     }
   } finally {
     repos.cleanup();
+  }
+});
+
+test('the files are written once, and again only when they are gone', async () => {
+  const dir = copyFixtures();
+  try {
+    const files = new EmulationFiles(join(dir.dir, 'pg-catalog'));
+    const [a, b] = await Promise.all([files.written(), files.written()]);
+    assert.deepEqual(a, b);
+    const first = statSync(a.compat).mtimeMs;
+    assert.equal(statSync((await files.written()).compat).mtimeMs, first, 'not written again');
+    rmSync(join(dir.dir, 'pg-catalog'), { recursive: true });
+    const again = await files.written();
+    assert.ok(statSync(again.compat).size > 1_000_000 && statSync(again.versions).size > 0);
+  } finally {
+    dir.cleanup();
   }
 });

@@ -9,7 +9,7 @@
  * same cache) are never attached. `fdl_pg_versions` is copied into each engine's own folder, since its
  * views builder replaces that file with copies holding the repository's versions (versions/version-catalogs.ts).
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { access, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compatFiles, installCompat } from '../pg/catalog/index.js';
 import { createEngine, GATEWAY_VERSION } from './engine.js';
@@ -27,13 +27,23 @@ export class EmulationFiles {
   /** `dir`: this process's own folder (emptied on first use). */
   constructor(private readonly dir: string) {}
 
-  /** The files, written on the first call; a failed write is tried again by the next call. */
-  written(): Promise<EmulationFilePaths> {
-    this.files ??= this.write().catch((e: unknown) => {
-      this.files = undefined;
-      throw e;
+  /**
+   * The files, written on the first call; a failed write is tried again by the next call, and so are files
+   * gone since (a cache folder cleaned under a running gateway: the engines attached already keep theirs open).
+   */
+  async written(): Promise<EmulationFilePaths> {
+    const known = this.files;
+    if (known) {
+      const files = await known.catch(() => null);
+      if (files && (await present(files))) return files;
+      if (this.files !== known) return this.written();
+    }
+    const writing = this.write();
+    this.files = writing;
+    writing.catch(() => {
+      if (this.files === writing) this.files = undefined;
     });
-    return this.files;
+    return writing;
   }
 
   private async write(): Promise<EmulationFilePaths> {
@@ -58,5 +68,14 @@ export class EmulationFiles {
       writer.closeSync();
     }
     return compatFiles(this.dir);
+  }
+}
+
+async function present(files: EmulationFilePaths): Promise<boolean> {
+  try {
+    await Promise.all([access(files.compat), access(files.versions)]);
+    return true;
+  } catch {
+    return false;
   }
 }
