@@ -145,6 +145,9 @@ test("DuckDB's binder and catalog errors in PostgreSQL 15's words: an unknown co
       'select -true',
       "select substr(1, 'a', 3)",
       'select sqrt(true)',
+      "select interval '1 month - x'",
+      "select 'x'::float8",
+      "select 'x'::date",
     ]) {
       const [p, g] = [await error(twin, sql), await error(c, sql)];
       assert.ok(p && g, `${sql}: refused by both`);

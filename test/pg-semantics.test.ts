@@ -1070,6 +1070,8 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
       ['select nosuchfunc(1)', /No function/],
       ["select justify_days(interval '35 days')", /date_part/],
       ['select json_object_agg(name) from sales.customers', /json_group_object/],
+      ['select jsonb_build_array(1, 2)', /json_build_array/],
+      ['select to_jsonb(1)', /to_json\(x\)/],
     ] as const) {
       const r = await conns.gw!.query(sql);
       assert.equal(r.error?.code, '42883', sql);

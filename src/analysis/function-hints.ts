@@ -7,8 +7,10 @@ import { SqlError, SQLSTATE } from '../errors.js';
 
 /** PostgreSQL function → what to use through fdl-gateway (DuckDB's spelling). */
 const INSTEAD: Readonly<Record<string, string>> = {
-  json_object_agg: 'Use json_group_object(key, value).',
-  jsonb_object_agg: 'Use json_group_object(key, value).',
+  json_object_agg: 'json_object_agg(key, value) takes two arguments; or use json_group_object(key, value).',
+  jsonb_object_agg: "Use json_object_agg(key, value) (json's text; jsonb's normal form is not emulated).",
+  jsonb_build_array: "Use json_build_array(…) (json's text; jsonb's normal form is not emulated).",
+  to_jsonb: "Use to_json(x) (json's text; jsonb's normal form is not emulated).",
   justify_days: 'No DuckDB equivalent: compute months and days with date_part().',
   justify_hours: 'No DuckDB equivalent: compute days and hours with date_part().',
   justify_interval: 'No DuckDB equivalent: compute the parts with date_part().',

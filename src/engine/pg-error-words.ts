@@ -66,6 +66,16 @@ const NO_MATCH =
   /^Binder Error: No function matches the given name and argument types '([^'(]+)\((.*)\)'\. You might need to add explicit type casts\./;
 const EXTENSION_ONLY =
   /^Catalog Error: (Type|Scalar Function|Aggregate Function|Table Function|Function) with name "?([^"\s]+)"? is not in the catalog, but it exists in the (\w+) extension\./;
+/** DuckDB's words for text a type cannot read → the type PostgreSQL names and the SQLSTATE its input function raises. */
+const INPUT_TYPES: Readonly<Record<string, readonly [string, string]>> = {
+  INTERVAL: ['interval', SQLSTATE.invalidDatetimeFormat],
+  DOUBLE: ['double precision', SQLSTATE.invalidTextRepresentation],
+  FLOAT: ['real', SQLSTATE.invalidTextRepresentation],
+  date: ['date', SQLSTATE.invalidDatetimeFormat],
+  timestamp: ['timestamp', SQLSTATE.invalidDatetimeFormat],
+};
+const BAD_INPUT =
+  /^Conversion Error: (?:Could not convert string '((?:[^'\n]|'')*)' to (INTERVAL|DOUBLE|FLOAT)|invalid (date|timestamp) field format: "([^"\n]*)", expected format is [^\n]*)$/m;
 const NO_COMPARISON = /^Binder Error: Cannot compare values of type (.+) and type (.+) - an explicit cast is required/;
 const OPERATOR_HINT =
   'No operator matches the given name and argument types. You might need to add explicit type casts.';
@@ -126,6 +136,10 @@ export function pgWorded(message: string): SqlError | undefined {
       undefined,
       hint(OPERATOR_HINT),
     );
+  const input = BAD_INPUT.exec(message.split('\n')[0]!);
+  const [type, code] = input ? INPUT_TYPES[input[2] ?? input[3]!]! : [];
+  if (input && type && code)
+    return new SqlError(code, `invalid input syntax for type ${type}: "${input[1] ?? input[4]}"`, undefined, quote);
   const extension = EXTENSION_ONLY.exec(message);
   if (extension) {
     const [, kind, name] = extension;
