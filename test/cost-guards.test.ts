@@ -9,11 +9,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { cpuSeconds, serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
+import { serveBasic, TRUST_ANN_READS_BASIC, type RunningGateway } from './support/gateway.js';
+import { refusedThenIdle } from './support/refused-then-idle.js';
 
 const TIMEOUT_MS = 3000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A text of `count` × `unit` (a multiple of 100,000), aggregated from pieces within the value guards. */
 function long(unit: string, count: number): string {
@@ -53,15 +52,7 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       "select position(repeat('a', n / 2) || 'b' in repeat('a', n)) from (values (200000)) t(n)",
     ];
     for (const sql of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(c.query(sql), (e: { code?: string }) => e.code === '54000', sql);
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS + 2000, `${sql}: answered after ${took} ms`);
-      // Nothing left running: the process uses under half a core over the next 2 s.
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(2000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', withinMs: TIMEOUT_MS + 2000, quietMs: 2000 });
     }
     // The sessions go on; ordinary calls answer as before (PostgreSQL's fuzzystrmatch gives 3 for kitten/sitting).
     const r =
@@ -100,18 +91,12 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       `select length(json_merge_patch(${doc('0')}, ${doc('n')})) from (values (30000)) t(n)`,
     ];
     for (const sql of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; hint?: string }) => e.code === '54000' && /Merge fewer or smaller/.test(e.hint ?? ''),
-        sql,
-      );
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS + 2000, `${sql}: answered after ${took} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(2000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, {
+        code: '54000',
+        hint: /Merge fewer or smaller/,
+        withinMs: TIMEOUT_MS + 2000,
+        quietMs: 2000,
+      });
     }
     // Within the ceiling, and ordinary merges, answer as the built-ins do (the last key wins; null removes).
     const r = await c.query(`select len(map_keys(map_concat(${map('0')}, ${map('n')})))::int as m,
@@ -138,18 +123,12 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       `select count(*) from ${rows("'x{1,900}'")} where regexp_replace(s, p, '') = s`,
     ];
     for (const sql of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; hint?: string }) => e.code === '54000' && /compiled for every row/.test(e.hint ?? ''),
-        sql,
-      );
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS + 2000, `${sql}: answered after ${took} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(2000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 1, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, {
+        code: '54000',
+        hint: /compiled for every row/,
+        withinMs: TIMEOUT_MS + 2000,
+        quietMs: 2000,
+      });
     }
     // Ordinary patterns from rows, and constants, answer as before.
     const r = await c.query(`select count(*) filter (where regexp_full_match(s, p))::int as phone,
@@ -195,21 +174,12 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       `select ${Array(20).fill(chain(120, "'a'")).join(', ')}`,
     ];
     for (const sql of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; hint?: string }) => e.code === '54001' && /balanced tree/.test(e.hint ?? ''),
-        sql.slice(0, 60),
-      );
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS, `${sql.slice(0, 60)}: answered after ${took} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(2000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(
-        busy < 1,
-        `${sql.slice(0, 60)}: the gateway used ${busy.toFixed(2)} s of CPU in the 2 s after the answer`,
-      );
+      await refusedThenIdle(c, gw.proc.pid!, sql, {
+        code: '54001',
+        hint: /balanced tree/,
+        withinMs: TIMEOUT_MS,
+        quietMs: 2000,
+      });
       assert.equal((await other.query('select 1 as one')).rows[0].one, 1);
     }
     // Up to the text's own nesting ceiling a chain answers; a balanced tree of 700 terms nests 10 levels.
@@ -257,18 +227,7 @@ describe('cost guards: quadratic functions over row-sized inputs', () => {
       ['select bar(1, 0, 2, n) from (values (1e9)) t(n)', /^bar: a result exceeds/],
     ];
     for (const [sql, message] of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''),
-        sql,
-      );
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS, `${sql}: answered after ${took} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(1000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU in the second after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs: TIMEOUT_MS });
     }
     // Within the ceiling, and calls that do not grow their input however large it is, answer as the built-ins do.
     const r =
@@ -353,18 +312,7 @@ describe('growth guards (engine/growth-guards.ts): the remaining built-ins whose
       ],
     ];
     for (const [sql, message] of payloads) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; message?: string }) => e.code === '54000' && message.test(e.message ?? ''),
-        sql.slice(0, 120),
-      );
-      const took = Date.now() - t0;
-      assert.ok(took < TIMEOUT_MS, `${sql.slice(0, 120)}: answered after ${took} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(1000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 0.5, `${sql.slice(0, 120)}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs: TIMEOUT_MS });
     }
     const r =
       await c.query(`select bin(5) as b, bin('ab') as bs, hex(255) as h, hex('ab') as hs, to_hex('\\xff'::blob) as hb,
@@ -419,19 +367,11 @@ describe('nested lambdas (analysis/lambda-work.ts)', () => {
       'select list_reduce(list_transform(range(20000), x -> range(x)), (a, b) -> a || b)',
       'select list_transform(range(600), x -> list_transform(range(600), y -> list_sum(range(y))))',
     ]) {
-      const t0 = Date.now();
-      await assert.rejects(
-        c.query(sql),
-        (e: { code?: string; message?: string }) =>
-          e.code === '54000' &&
-          /would take about \d+ steps .* over the gateway's limit of 16777216/.test(e.message ?? ''),
-        sql,
-      );
-      assert.ok(Date.now() - t0 < 1000, `${sql}: answered after ${Date.now() - t0} ms`);
-      const cpu0 = cpuSeconds(gw.proc.pid!);
-      await sleep(1000);
-      const busy = cpuSeconds(gw.proc.pid!) - cpu0;
-      assert.ok(busy < 0.5, `${sql}: the gateway used ${busy.toFixed(2)} s of CPU after the answer`);
+      await refusedThenIdle(c, gw.proc.pid!, sql, {
+        code: '54000',
+        message: /would take about \d+ steps .* over the gateway's limit of 16777216/,
+        withinMs: 1000,
+      });
     }
     const r =
       await c.query(`select list_transform(range(5), x -> x * 2)::varchar as t, [x * 2 for x in range(5) if x > 2]::varchar as c,
