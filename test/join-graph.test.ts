@@ -108,6 +108,24 @@ describe('large join graphs: refused 54001 before DuckDB plans them', () => {
     await refusedThenIdle(eve, s.proc.pid!, sql, { ...REFUSED, withinMs: TIMEOUT_MS / 2 });
   });
 
+  test('the ceilings: 32 relations answer, 33 are refused; 20 aliases joined pairwise answer, 21 are refused', async () => {
+    const alice = await login('alice');
+    const chain = (n: number) =>
+      `EXPLAIN SELECT count(*) FROM sales.orders a0${Array.from(
+        { length: n - 1 },
+        (_, i) => ` JOIN sales.orders a${i + 1} ON a${i}.qty = a${i + 1}.customer_id`,
+      ).join('')}`;
+    assert.ok((await alice.query(chain(32))).rows.length > 0);
+    await assert.rejects(alice.query(chain(33)), { code: '54001', message: /33 relations \(at most 32\)/ });
+    // 20 × 190 predicates = 3,800; 21 × 210 = 4,410, over 4,096.
+    assert.ok((await alice.query(everyPair(20))).rows.length > 0);
+    await assert.rejects(alice.query(everyPair(21)), {
+      code: '54001',
+      message: /21 relations joined by 210 predicates/,
+    });
+    assert.equal((await alice.query('select 3::int as n')).rows[0].n, 3);
+  });
+
   test('ordinary joins answer: a 16-table star, a 20-join star, a 12-alias every-pair join', async () => {
     const alice = await login('alice');
     const one = await alice.query(
