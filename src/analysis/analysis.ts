@@ -19,6 +19,7 @@ import { foldIdentifier } from '../text/identifier.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
 import { checkCteExpansion } from './cte-expansion.js';
+import { checkJoinGraph } from './join-graph.js';
 import { checkExpressionWork } from './expression-work.js';
 import { checkArgumentBounds } from './argument-bounds.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
@@ -243,6 +244,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   checkArgumentBounds(tree);
   // A CTE inlined at every reference multiplies the plan DuckDB binds, uninterruptibly (cte-expansion.ts).
   checkCteExpansion(tree, inner);
+  // Many relations joined by many predicates cost DuckDB's optimizer far more than their text (join-graph.ts).
+  checkJoinGraph(tree);
   refuseUnofferedForms(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
