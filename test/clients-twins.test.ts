@@ -162,7 +162,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('psycopg 3 and SQLAlchemy 2 binding constants on the server: to_char format, round places, to_date format as parameters (planned with their values at Bind)', async () => {
+  test('psycopg 3 and SQLAlchemy 2 binding constants on the server: to_char format, round places, to_date format, lag/lead offsets as parameters (planned with their values at Bind)', async () => {
     await twins(
       venvPython(),
       ['twins_server_binding.py'],
@@ -172,6 +172,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'round of a numeric cast with parameter places',
         'round, two parameters and a filter parameter',
         'to_date with parameters',
+        'lag and lead with parameter offsets and defaults',
         'prepared (named) statement, described, run with several values',
         'result description',
         'SQLAlchemy 2: to_char grouped by month',

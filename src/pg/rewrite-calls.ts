@@ -260,6 +260,9 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   // round(numeric, n) is numeric at scale n: the plan needs n's value (PostgreSQL reads $n as int4).
   if (pgName === 'round' && args?.length === 2 && !fc.over)
     needsValue(args[1], 'round() with its places', '0', OID.int4);
+  // lag/lead's offset must be a constant for the engine's bound on it (analysis/argument-bounds.ts); PostgreSQL reads $n as int4.
+  if ((pgName === 'lag' || pgName === 'lead') && fc.over && (args?.length ?? 0) >= 2)
+    needsValue(args![1], `${pgName}() with its offset`, '1', OID.int4);
   const typed =
     pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)

@@ -19,6 +19,9 @@ with psycopg.connect(DSN, autocommit=True) as conn:
     show("prepared (named) statement, described, run with several values", lambda: [conn.execute(
         "select to_char(ordered_at, %s), round(amount::numeric, %s) from sales.orders where order_id = %s",
         (f, p, 3), prepare=True).fetchall() for f, p in (("YYYY-MM-DD", 1), ("HH24:MI", 0), ("YYYY-MM-DD", 1))])
+    show("lag and lead with parameter offsets and defaults", lambda: conn.execute(
+        "select order_id, lag(qty, %s, %s) over (order by order_id), lead(qty, %s) over (order by order_id) from sales.orders order by order_id limit 4",
+        (2, 0, 1)).fetchall())
     with conn.cursor() as cur:
         cur.execute("select to_char(ordered_at, %s) as d, round(amount::numeric, %s) as a from sales.orders where order_id = 1", ("DD", 1))
         show("result description", lambda: [(d.name, d.type_code) for d in cur.description])
