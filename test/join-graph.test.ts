@@ -136,4 +136,21 @@ describe('large join graphs: refused 54001 before DuckDB plans them', () => {
     const plan = await alice.query(everyPair(12));
     assert.ok(plan.rows.length > 0);
   });
+
+  test('each side of a set operation is its own graph: a UNION ALL of 40 selects answers; sides whose work adds up past the statement ceiling are refused', async () => {
+    const alice = await login('alice');
+    const month = (m: number) =>
+      `SELECT ${m} AS m, count(*)::int AS n FROM sales.orders o JOIN sales.customers c ON o.customer_id = c.customer_id`;
+    const union = Array.from({ length: 40 }, (_, m) => month(m)).join(' UNION ALL ');
+    const r = await alice.query(`SELECT count(*)::int AS sides, sum(n)::int AS n FROM (${union}) u`);
+    const one = await alice.query(month(0));
+    assert.deepEqual(r.rows[0], { sides: 40, n: 40 * one.rows[0].n });
+    // five sides of 3,800 (20 aliases joined pairwise) each: 19,000 over the statement's 16,384
+    const sides = Array.from({ length: 5 }, () => `(${everyPair(20, 'SELECT count(*)')})`).join(' UNION ALL ');
+    await refusedThenIdle(alice, s.proc.pid!, sides, {
+      code: '54001',
+      message: /5 join graphs whose relations × predicates add up to 19000/,
+      withinMs: TIMEOUT_MS / 2,
+    });
+  });
 });

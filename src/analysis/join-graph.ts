@@ -10,7 +10,8 @@
  * Measured on DuckDB 1.5.6 (prepare of EXPLAIN, one thread, shared machine at load 20–24; docs/security.md
  * has the table): the cost follows the number of relations and of predicates between them, and
  * DuckDB flattens derived tables into the graph around them (ten subqueries of ten relations each,
- * 99 predicates: 7.7 s), so both are counted over the whole statement, not per query block. Turning
+ * 99 predicates: 7.7 s), so both are counted over the whole statement, not per query block — except the sides of a set
+ * operation, which DuckDB plans apart: each is a graph of its own, and their work adds up to a ceiling of its own. Turning
  * off `join_order` alone does not help (30 aliases: 5.9 s); turning off `filter_pushdown` too does,
  * but leaves cross products to execute, so the gateway refuses rather than plans such a text another way.
  *
@@ -35,7 +36,7 @@ export const MAX_JOIN_WORK = 4096;
 
 type Node = Record<string, unknown>;
 
-/** What the optimizer is given to order: relations and the predicates between them, over the whole statement. */
+/** What the optimizer is given to order: relations and the predicates between them, in one graph. */
 export interface JoinGraph {
   relations: number;
   predicates: number;
@@ -44,46 +45,64 @@ export interface JoinGraph {
 const isTableRef = (o: Node) => typeof o.class !== 'string' && typeof o.type === 'string';
 const isPredicate = (o: Node) => o.class === 'COMPARISON' || o.class === 'BETWEEN';
 
-/** The statement's relations and predicates, counted as the module comment says. */
-export function measureJoinGraph(tree: unknown): JoinGraph {
-  let relations = 0;
-  let predicates = 0;
+/**
+ * The statement's join graphs, counted as the module comment says: one per side of a set operation
+ * (UNION, EXCEPT, INTERSECT), which DuckDB plans apart — a generated `UNION ALL` of forty one-table
+ * selects is forty graphs of one relation, not one of forty.
+ */
+export function measureJoinGraphs(tree: unknown): JoinGraph[] {
+  const graphs: JoinGraph[] = [{ relations: 0, predicates: 0 }];
   // inPredicate: under a WHERE clause or JOIN condition of the query block being walked.
-  const stack: { node: unknown; inPredicate: boolean; inFrom: boolean }[] = [
-    { node: tree, inPredicate: false, inFrom: false },
+  const stack: { node: unknown; inPredicate: boolean; inFrom: boolean; graph: JoinGraph }[] = [
+    { node: tree, inPredicate: false, inFrom: false, graph: graphs[0]! },
   ];
   while (stack.length > 0) {
-    const { node, inPredicate, inFrom } = stack.pop()!;
+    const { node, inPredicate, inFrom, graph } = stack.pop()!;
     if (!node || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
-      for (const n of node) stack.push({ node: n, inPredicate, inFrom });
+      for (const n of node) stack.push({ node: n, inPredicate, inFrom, graph });
       continue;
     }
     const o = node as Node;
     // A nested query block (subquery, CTE body, set operation side) has its own WHERE and FROM.
     const block = o.type === 'SELECT_NODE';
-    if (inFrom && isTableRef(o) && o.type !== 'JOIN' && o.type !== 'EMPTY') relations++;
-    if (inPredicate && !block && isPredicate(o)) predicates++;
-    if (o.type === 'JOIN' && isTableRef(o) && Array.isArray(o.using_columns)) predicates += o.using_columns.length;
+    if (inFrom && isTableRef(o) && o.type !== 'JOIN' && o.type !== 'EMPTY') graph.relations++;
+    if (inPredicate && !block && isPredicate(o)) graph.predicates++;
+    if (o.type === 'JOIN' && isTableRef(o) && Array.isArray(o.using_columns))
+      graph.predicates += o.using_columns.length;
     for (const [key, value] of Object.entries(o)) {
       if (!value || typeof value !== 'object') continue;
-      if (block) stack.push({ node: value, inPredicate: key === 'where_clause', inFrom: key === 'from_table' });
+      if (o.type === 'SET_OPERATION_NODE' && (key === 'left' || key === 'right' || key === 'children')) {
+        const sides = key === 'children' && Array.isArray(value) ? value : [value];
+        for (const side of sides) {
+          const own = { relations: 0, predicates: 0 };
+          graphs.push(own);
+          stack.push({ node: side, inPredicate: false, inFrom: false, graph: own });
+        }
+      } else if (block)
+        stack.push({ node: value, inPredicate: key === 'where_clause', inFrom: key === 'from_table', graph });
       else if (o.type === 'JOIN' && isTableRef(o))
-        stack.push({ node: value, inPredicate: key === 'condition', inFrom: key === 'left' || key === 'right' });
-      else stack.push({ node: value, inPredicate, inFrom: false });
+        stack.push({ node: value, inPredicate: key === 'condition', inFrom: key === 'left' || key === 'right', graph });
+      else stack.push({ node: value, inPredicate, inFrom: false, graph });
     }
   }
-  return { relations, predicates };
+  return graphs.filter((g) => g.relations > 0 || g.predicates > 0);
 }
+
+/** The most relations × predicates summed over a statement's graphs (a union of many graphs just under the ceilings). */
+export const MAX_STATEMENT_JOIN_WORK = 4 * MAX_JOIN_WORK;
 
 /** Throw 54001 when the statement's join graph would cost DuckDB's optimizer more than the ceilings allow. */
 export function checkJoinGraph(tree: unknown): void {
-  const { relations, predicates } = measureJoinGraph(tree);
-  if (relations <= MAX_RELATIONS && relations * predicates <= MAX_JOIN_WORK) return;
-  const what =
-    relations > MAX_RELATIONS
-      ? `${relations} relations (at most ${MAX_RELATIONS})`
-      : `${relations} relations joined by ${predicates} predicates (relations × predicates at most ${MAX_JOIN_WORK})`;
+  const graphs = measureJoinGraphs(tree);
+  const work = graphs.reduce((sum, g) => sum + g.relations * g.predicates, 0);
+  const over = graphs.find((g) => g.relations > MAX_RELATIONS || g.relations * g.predicates > MAX_JOIN_WORK);
+  if (!over && work <= MAX_STATEMENT_JOIN_WORK) return;
+  const what = !over
+    ? `${graphs.length} join graphs whose relations × predicates add up to ${work} (at most ${MAX_STATEMENT_JOIN_WORK})`
+    : over.relations > MAX_RELATIONS
+      ? `${over.relations} relations (at most ${MAX_RELATIONS})`
+      : `${over.relations} relations joined by ${over.predicates} predicates (relations × predicates at most ${MAX_JOIN_WORK})`;
   throw new SqlError(
     SQLSTATE.statementTooComplex,
     `statement is too complex: its joins have ${what}, more than DuckDB's optimizer is asked to order at once`,
