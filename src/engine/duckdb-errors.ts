@@ -170,6 +170,9 @@ export function fromDuckDB(e: unknown): SqlError {
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  // A numeric division per row beyond the digits the gateway computes exactly (pg/row-division.ts): `what|hint`.
+  const overflow = /^Invalid Input Error: (numeric field overflow: [^|\n]*)\|([^\n]*)/.exec(message);
+  if (overflow) return new SqlError(SQLSTATE.numericValueOutOfRange, overflow[1]!, undefined, overflow[2]);
   const missing = /^IO Error: No files found that match the pattern "([^"\n]*)"/.exec(message);
   if (missing)
     return new SqlError(

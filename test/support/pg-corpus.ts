@@ -15,6 +15,7 @@ import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
+import { REVIEW_12 } from './pg-corpus-review-12.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
 import { REVIEW_10, REVIEW_10_DOCUMENTED } from './pg-corpus-review-10.js';
 
@@ -464,6 +465,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_8,
   // session 39 (lead): aggregates and LATERAL columns in generate_series and date_trunc
   ...REVIEW_11,
+  // session 40: numeric division per row, exact
+  ...REVIEW_12,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
   ...REVIEW_9,
   // session 39: numeric without a typmod beside fractions, ANY/ALL over NULL elements, float to numeric(p,s), …
