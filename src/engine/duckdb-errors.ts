@@ -180,8 +180,8 @@ export function fromDuckDB(e: unknown): SqlError {
   const noFunction = /^Invalid Input Error: (function \w+\([^"|\n]*\) does not exist)\|([^\n]*)/.exec(message);
   if (noFunction) return new SqlError(SQLSTATE.undefinedFunction, noFunction[1]!, undefined, noFunction[2]);
   // A numeric division per row beyond the digits the gateway computes exactly (pg/row-division.ts): `what|hint`.
-  const overflow = /^Invalid Input Error: (numeric field overflow: [^|\n]*)\|([^\n]*)/.exec(message);
-  if (overflow) return new SqlError(SQLSTATE.numericValueOutOfRange, overflow[1]!, undefined, overflow[2]);
+  const tooWide = /^Invalid Input Error: (numeric field overflow: [^|\n]*)\|([^\n]*)/.exec(message);
+  if (tooWide) return new SqlError(SQLSTATE.numericValueOutOfRange, tooWide[1]!, undefined, tooWide[2]);
   const missing = /^IO Error: No files found that match the pattern "([^"\n]*)"/.exec(message);
   if (missing)
     return new SqlError(
