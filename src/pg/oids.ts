@@ -183,7 +183,8 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
 /**
  * A value the rewrite wrapped to say which PostgreSQL type it is sent as, where DuckDB's type cannot
  * (pg-shown-calls.ts `typedAs`): a struct of one field named `fdl_pg_<what>` — `row` a whole-row
- * reference (a record when x is a row, else x: a column named like its FROM item), `bpchar_<n>` and
+ * reference (a record when x is a row, else x: a column named like its FROM item), `rowtext` a whole-row
+ * reference cast to text (record_out's text when x is a row, else x), `bpchar_<n>` and
  * `varchar_<n>` a char(n)/varchar(n) cast, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name). Undefined for any other type.
  */
 export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType } | undefined {
@@ -195,6 +196,7 @@ export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType }
 
 function wrappedField(what: string, inner: DuckDBType): PgField {
   if (what === 'row' && inner.typeId === DuckDBTypeId.STRUCT) return { oid: OID.record, typmod: -1, typlen: -1 };
+  if (what === 'rowtext' && inner.typeId === DuckDBTypeId.STRUCT) return { oid: OID.text, typmod: -1, typlen: -1 };
   const chars = /^(bpchar|varchar)_(\d+)$/.exec(what);
   if (chars) return { oid: chars[1] === 'bpchar' ? 1042 : 1043, typmod: Number(chars[2]) + 4, typlen: -1 };
   if (what === 'regtype') return { oid: OID.regtype, typmod: -1, typlen: 4 };

@@ -101,11 +101,14 @@ const arrayText = (type: string, x: string): string =>
 const matrixText = (type: string, x: string): string =>
   `'{' || array_to_string(list_transform(${x}, lambda fdl_pg_r: coalesce(${arrayText(type, 'fdl_pg_r')}, 'NULL')), ',') || '}'`;
 
+const NO_TEXT =
+  'this value as text (a record, a map or an array of them) is not supported by fdl-gateway|Select the fields or elements themselves, or build the text with concat() of them.';
+
 /** A value with no faithful text: refused when a row has one (its type is known only at bind time). */
 const other = (
   x: string,
 ): string => `CASE WHEN ${x} IS NULL THEN NULL WHEN regexp_matches(typeof(${x}), '^(STRUCT|MAP|UNION)|\\]$')
-  THEN error('this value as text (a record, a map or an array of them) is not supported by fdl-gateway|Select the fields or elements themselves, or build the text with concat() of them.')
+  THEN error('${NO_TEXT}')
   ELSE CAST(${x} AS VARCHAR) END`;
 
 /**
@@ -160,7 +163,11 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
       `_pgsem_cat(t ${t}, x)`,
       scalarText(t, 'x', true),
     ]),
-    ['_pgsem_cat(t, x)', 'x'],
+    // (a record or a map beside || would be DuckDB's struct text: refused as in ::text)
+    [
+      '_pgsem_cat(t, x)',
+      `CASE WHEN regexp_matches(typeof(x), '^(STRUCT|MAP|UNION)') THEN error('${NO_TEXT}') ELSE x END`,
+    ],
     ['_pgsem_cat_any(x)', 'x'],
   ] as Array<[string, string]>
 ).map(([sig, body]) => [sig, body.replace(BUILT_IN, 'system.main.$1(')]);

@@ -25,7 +25,8 @@ import {
   type Ctx,
   type Node,
 } from './rewrite-nodes.js';
-import { walk } from './rewrite-walk.js';
+import { NO_ROWS, walk } from './rewrite-walk.js';
+import { wholeRowName } from './pg-rows.js';
 import { castText } from './pg-text.js';
 import { numericArrayText } from './numeric-arrays.js';
 import { numericSpecialRefused, precisionRefused } from './pg-spellings.js';
@@ -83,6 +84,16 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     arg = { A_ArrayExpr: { elements: elems.map((e) => (e === null ? { A_Const: { isnull: true } } : strConst(e))) } };
     ctx.changed = true;
   } else {
+    // A whole-row reference cast to text as an outermost select-list item: record_out's text, written by the
+    // wire; where the rows are sorted or deduplicated (by the struct's fields, not the text) still refused
+    const row =
+      type === 'text' && !tn.typmods && ctx.shown?.has(tc) && !ctx.ordered
+        ? wholeRowName(tc.arg, ctx.rowScope ?? NO_ROWS)
+        : undefined;
+    if (row) {
+      ctx.changed = true;
+      return typedAs('rowtext', { ColumnRef: { fields: [str(row)] } });
+    }
     // numeric constants of mixed scales: the array's text from their own digits (DuckDB pads them to one scale)
     const constant = textual && !tn.typmods ? numericArrayText(tc.arg) : undefined;
     if (constant) {

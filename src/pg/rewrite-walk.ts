@@ -208,7 +208,9 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           }
           // The FROM items a whole-row reference can name here: this SELECT's and those of the SELECTs around it.
           const outer = ctx.rowScope;
+          const ordered = ctx.ordered;
           ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
+          ctx.ordered = !!(body.sortClause || body.distinctClause);
           filterSubLinks(body.whereClause as Node | undefined, (ctx.filterSubLinks ??= new Set()));
           filterSubLinks(body.havingClause as Node | undefined, ctx.filterSubLinks);
           try {
@@ -217,6 +219,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
             return out;
           } finally {
             ctx.rowScope = outer;
+            ctx.ordered = ordered;
           }
         }
       case 'A_Indirection': {

@@ -88,24 +88,28 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
     // A value sent as the PostgreSQL type the rewrite named (pg/oids.ts `typedWrapper`).
     const field = `fdl_pg_${wrapped.what}`;
     const row = wrapped.what === 'row' && wrapped.inner.typeId === DuckDBTypeId.STRUCT;
+    // a row cast to text: record_out's text, which is also text's binary form
+    const rowText = wrapped.what === 'rowtext' && wrapped.inner.typeId === DuckDBTypeId.STRUCT;
     const inner = row
       ? recordEncoder(wrapped.inner as DuckDBStructType, format, s, valueEncoder)
-      : wrapped.what === 'regtype' && format === 1
-        ? (w: Writer, v: DuckDBValue) => void w.int32(regtypeOid(String(v)))
-        : wrapped.what === 'regproc'
-          ? (w: Writer, v: DuckDBValue) => {
-              // regproc: the function's name as text, its OID in binary.
-              const { oid, name } = (v as DuckDBStructValue).entries as { oid: bigint | number; name: string };
-              if (format === 1) w.int32(Number(oid));
-              else w.utf8(String(name));
-            }
-          : wrapped.what === 'jsonb'
+      : rowText
+        ? recordEncoder(wrapped.inner as DuckDBStructType, 0, s, valueEncoder)
+        : wrapped.what === 'regtype' && format === 1
+          ? (w: Writer, v: DuckDBValue) => void w.int32(regtypeOid(String(v)))
+          : wrapped.what === 'regproc'
             ? (w: Writer, v: DuckDBValue) => {
-                // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
-                if (format === 1) w.byte(1);
-                w.utf8(jsonbText(String(v)));
+                // regproc: the function's name as text, its OID in binary.
+                const { oid, name } = (v as DuckDBStructValue).entries as { oid: bigint | number; name: string };
+                if (format === 1) w.int32(Number(oid));
+                else w.utf8(String(name));
               }
-            : valueEncoder(wrapped.inner, format, s);
+            : wrapped.what === 'jsonb'
+              ? (w: Writer, v: DuckDBValue) => {
+                  // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
+                  if (format === 1) w.byte(1);
+                  w.utf8(jsonbText(String(v)));
+                }
+              : valueEncoder(wrapped.inner, format, s);
     return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
