@@ -139,13 +139,22 @@ export async function analyze(conn: DuckDBConnection, sql: string, owner = ''): 
   return remembered(sql, uncached);
 }
 
-/** `analysis` memoized under `sql`, its SqlError too (another error is not the text's). */
+/**
+ * SQLSTATE classes that are a judgement of the text itself, the same for every session: syntax and
+ * access (42), not supported (0A), too complex (54), data (22). Anything else — a stop (57014), a
+ * client gone (08006), memory (53200) — belongs to the session it happened in: kept, it would answer
+ * every later session's same text with another's stop (an attacker review poisoned `SELECT 1`).
+ */
+const TEXT_JUDGEMENTS = new Set(['42', '0A', '54', '22']);
+
+/** `analysis` memoized under `sql`, and its SqlError where that is the text's own (TEXT_JUDGEMENTS). */
 async function remembered(sql: string, analysis: Promise<Analysis>): Promise<Analysis> {
   const result = await analysis.catch((e: unknown) => {
     if (e instanceof SqlError) return e;
     throw e;
   });
-  if (sql.length <= MEMO_MAX_CHARS) memo.set(sql, result);
+  const textOwn = !(result instanceof SqlError) || TEXT_JUDGEMENTS.has(result.sqlstate.slice(0, 2));
+  if (textOwn && sql.length <= MEMO_MAX_CHARS) memo.set(sql, result);
   if (result instanceof SqlError) throw result;
   return result;
 }
