@@ -15,6 +15,7 @@ import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import { likeOf, literalLikeOther, typedMinus } from './typed-minus.js';
+import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
@@ -100,6 +101,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (e.kind === 'AEXPR_IN' && isBpchar(e.lexpr) && rexpr?.List) {
     ctx.changed = true;
     rexpr = { List: { items: (rexpr.List.items as Node[]).map(unpadded) } };
+  }
+  const literalRead = e.kind === 'AEXPR_OP' && e.lexpr ? arithmeticLiteral(op, lexpr, rexpr) : undefined;
+  if (literalRead) {
+    ctx.changed = true;
+    [lexpr, rexpr] = literalRead;
   }
   const likeOther = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr ? literalLikeOther(lexpr, rexpr) : undefined;
   if (likeOther) {
