@@ -53,3 +53,26 @@ test("the session's own database in front of a catalog relation is served as Pos
   assert.deepEqual(rows(g), rows(p));
   assert.ok(rows(g).length >= 2);
 });
+
+test('"NAME~REF" (the URL spelling of @) reads that version as "NAME@REF" does', async () => {
+  const { gw } = twins.conns;
+  const at = await gw.query('select count(*), sum(qty) from "basic@v1".sales.orders');
+  const tilde = await gw.query('select count(*), sum(qty) from "basic~v1".sales.orders');
+  assert.equal(at.error, undefined);
+  assert.deepEqual({ error: tilde.error, rows: rows(tilde) }, { error: undefined, rows: rows(at) });
+});
+
+test("the gateway's views after a database name: 0A000 naming the working form; the session goes on", async () => {
+  const { gw } = twins.conns;
+  const before = rows(await gw.query('select count(*) from fdl.refs'));
+  for (const sql of [
+    'select count(*) from "basic@v1".fdl.refs',
+    'select * from "basic~v1".fdl.session',
+    'select count(*) from basic.fdl.versions v where v.expired',
+  ]) {
+    const g = await gw.query(sql);
+    assert.equal(g.error?.code, '0A000', sql);
+    assert.match(g.error?.hint ?? '', /^Write fdl\.(refs|session|versions):/, sql);
+  }
+  assert.deepEqual(rows(await gw.query('select count(*) from fdl.refs')), before, 'the session answers as before');
+});

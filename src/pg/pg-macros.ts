@@ -13,6 +13,7 @@ import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { PG_FLOAT_MACROS } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
+import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -527,6 +528,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...PG_VALUE_MACROS,
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
+  ...ARITHMETIC_LITERAL_MACROS,
   ...ROW_MACROS,
   ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,

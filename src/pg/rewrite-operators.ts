@@ -15,6 +15,7 @@ import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision, shownRowDivision } from './pg-shown-calls.js';
 import { likeOf, literalLikeOther, typedMinus, zonedLiteralBeside } from './typed-minus.js';
+import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
@@ -105,6 +106,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (zoned) {
     ctx.changed = true;
     [lexpr, rexpr] = zoned;
+  }
+  const literalRead = e.kind === 'AEXPR_OP' && e.lexpr ? arithmeticLiteral(op, lexpr, rexpr) : undefined;
+  if (literalRead) {
+    ctx.changed = true;
+    [lexpr, rexpr] = literalRead;
   }
   const likeOther = e.kind === 'AEXPR_OP' && op === '-' && e.lexpr ? literalLikeOther(lexpr, rexpr) : undefined;
   if (likeOther) {

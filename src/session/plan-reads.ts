@@ -27,14 +27,14 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
   const wanted = new Set<string>();
   const served = new Set(ctx.versions.repositories(ctx.user)); // others read as unknown catalogs
   replaceQuotedIdentifiers(sql, (name) => {
-    const at = name.indexOf('@');
+    const at = refAt(ctx.repo, name);
     if (at > 0 && served.has(name.slice(0, at))) wanted.add(name);
     return undefined;
   });
   if (wanted.size === 0) return sql;
   const map = new Map<string, string>();
   for (const name of wanted) {
-    const at = name.indexOf('@');
+    const at = refAt(ctx.repo, name);
     // Each repository has its own DuckDB instance (engine/engines.ts): another one's versions are not there.
     if (name.slice(0, at) !== ctx.repo) {
       throw new SqlError(
@@ -49,6 +49,16 @@ export async function pinVersionCatalogs(ctx: PlanningContext, sql: string, leas
     map.set(name, lease.dbName);
   }
   return replaceQuotedIdentifiers(sql, (name) => map.get(name));
+}
+
+/**
+ * Where the ref starts in a catalog name: `NAME@REF`, or `NAME~REF` (the URL spelling, session/startup.ts) of the
+ * session's own repository; -1 when neither (another repository's `A~v1` stays PostgreSQL's cross-database 0A000).
+ */
+function refAt(repo: string, name: string): number {
+  const at = name.indexOf('@');
+  if (at >= 0) return at;
+  return name.startsWith(`${repo}~`) ? repo.length : -1;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { mapCode } from './split.js';
 import { quoteLiteral } from '../quote.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 export const SYSTEM_VIEWS = ['refs', 'versions', 'session', 'dataset', 'cache'] as const;
 export type SystemViewName = (typeof SYSTEM_VIEWS)[number];
@@ -66,7 +67,8 @@ export interface SystemTable {
   rows: readonly (readonly (string | number | boolean | null)[])[];
 }
 
-const REFERENCE = /\bfdl\s*\.\s*(refs|versions|session|dataset|cache)\b/gi;
+// A database before it (`"demo@v1".fdl.refs`; a quoted name is outside the code segment: a bare `.`) is matched too, to be refused by name rather than spliced into a syntax error.
+const REFERENCE = /(?:([a-z_][\w$]*)?\s*\.\s*)?\bfdl\s*\.\s*(refs|versions|session|dataset|cache)\b/gi;
 /** Words that can follow a table reference without being its alias. */
 const NOT_ALIAS =
   /\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/iy;
@@ -74,7 +76,7 @@ const NOT_ALIAS =
 export function referencedSystemViews(sql: string): Set<SystemViewName> {
   const found = new Set<SystemViewName>();
   mapCode(sql, (code) => {
-    for (const m of code.matchAll(REFERENCE)) found.add(m[1]!.toLowerCase() as SystemViewName);
+    for (const m of code.matchAll(REFERENCE)) found.add(m[2]!.toLowerCase() as SystemViewName);
     return code;
   });
   return found;
@@ -82,8 +84,15 @@ export function referencedSystemViews(sql: string): Set<SystemViewName> {
 
 export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewName, SystemTable>): string {
   return mapCode(sql, (code) =>
-    code.replace(REFERENCE, (whole: string, name: string, offset: number, all: string) => {
+    code.replace(REFERENCE, (whole: string, db: string | undefined, name: string, offset: number, all: string) => {
       const view = name.toLowerCase() as SystemViewName;
+      if (whole.trimStart().startsWith('.') || db !== undefined)
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `fdl.${view} named with a database is not supported: the gateway's views are named without one`,
+          undefined,
+          `Write fdl.${view}: it answers for the session's repository and version (connect to database NAME@REF or NAME~REF to choose the version).`,
+        );
       const table = tables.get(view);
       if (!table) return whole;
       // Read what follows in place (sticky): slicing the rest for every reference would be quadratic.

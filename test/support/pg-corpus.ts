@@ -15,6 +15,7 @@ import { REVIEW_ROWS } from './pg-corpus-rows.js';
 import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
+import { REVIEW_15 } from './pg-corpus-review-15.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_12 } from './pg-corpus-review-12.js';
@@ -467,6 +468,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_8,
   // session 39 (lead): aggregates and LATERAL columns in generate_series and date_trunc
   ...REVIEW_11,
+  // session 40: untyped literals beside arithmetic operators (psqlODBC's inlined Decimal parameters)
+  ...REVIEW_15,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 40: numeric division per row, exact
