@@ -179,9 +179,6 @@ export function fromDuckDB(e: unknown): SqlError {
   // A call PostgreSQL has no function for (pg/pg-macros.ts noSuchFunction), with what to write instead: `what|hint`.
   const noFunction = /^Invalid Input Error: (function \w+\([^"|\n]*\) does not exist)\|([^\n]*)/.exec(message);
   if (noFunction) return new SqlError(SQLSTATE.undefinedFunction, noFunction[1]!, undefined, noFunction[2]);
-  // A numeric division per row beyond the digits the gateway computes exactly (pg/row-division.ts): `what|hint`.
-  const tooWide = /^Invalid Input Error: (numeric field overflow: [^|\n]*)\|([^\n]*)/.exec(message);
-  if (tooWide) return new SqlError(SQLSTATE.numericValueOutOfRange, tooWide[1]!, undefined, tooWide[2]);
   const missing = /^IO Error: No files found that match the pattern "([^"\n]*)"/.exec(message);
   if (missing)
     return new SqlError(

@@ -18,7 +18,6 @@ import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_15 } from './pg-corpus-review-15.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
-import { REVIEW_12 } from './pg-corpus-review-12.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
 import { REVIEW_10, REVIEW_10_DOCUMENTED } from './pg-corpus-review-10.js';
 
@@ -472,8 +471,6 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_15,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
-  // session 40: numeric division per row, exact
-  ...REVIEW_12,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
   ...REVIEW_9,
   // session 39: numeric without a typmod beside fractions, ANY/ALL over NULL elements, float to numeric(p,s), …
