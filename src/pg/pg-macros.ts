@@ -4,7 +4,6 @@
  * Each is checked against PostgreSQL 15 in test/pg-semantics.test.ts.
  */
 import { C } from './catalog/names.js';
-import { ROW_DIVISION_MACROS } from './row-division.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
@@ -331,16 +330,21 @@ const DIVISION: Array<[string, string]> = [
   ),
   ...INTERVAL_DIVISION('_pgsem_div'),
   ['_pgsem_div(ta, tb, a, b)', 'a / b'],
-  // Per row: exact and vectorised (row-division.ts), b the divisor before its zero guard (the macro raises 22012).
+  // Per row, exact division costs too much (strings per value): numeric through double precision.
   ...DIVISION_TYPES.flatMap((ta) =>
     DIVISION_TYPES.map((tb): [string, string] => [
-      `_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b, raw)`,
-      numericDivision(ta, tb) ? '_pgsem_xdiv(a, raw)' : 'a / b',
+      `_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
+      (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
+      ta !== 'FLOAT' &&
+      ta !== 'DOUBLE' &&
+      tb !== 'FLOAT' &&
+      tb !== 'DOUBLE'
+        ? 'CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS DECIMAL(38,16))'
+        : 'a / b',
     ]),
   ),
-  ...INTERVAL_DIVISION('_pgsem_rdiv').map(([sig, body]): [string, string] => [sig.replace(/\)$/, ', raw)'), body]),
-  ['_pgsem_rdiv(ta, tb, a, b, raw)', 'a / b'],
-  ...ROW_DIVISION_MACROS,
+  ...INTERVAL_DIVISION('_pgsem_rdiv'),
+  ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
 ];
 /** Types PostgreSQL has no avg or percentile_cont of, as it names them. */
 const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
@@ -424,20 +428,6 @@ const SHOWN: Array<[string, string]> = [
   ),
   ...INTERVAL_DIVISION('_pgsem_shown_div'),
   ['_pgsem_shown_div(ta, tb, a, b)', 'a / b'],
-  // a / b per row (row-division.ts the key): `raw` the divisor before its zero guard.
-  ...DIVISION_TYPES.flatMap((ta) =>
-    DIVISION_TYPES.map((tb): [string, string] => [
-      `_pgsem_shown_rdiv(ta ${ta}, tb ${tb}, a, b, raw)`,
-      numericDivision(ta, tb)
-        ? `CASE WHEN a IS NULL OR raw IS NULL THEN NULL ELSE ${shown('_pgsem_xdiv(a, raw)', "'div'", 'NULL', 'a', 'raw')} END`
-        : 'a / b',
-    ]),
-  ),
-  ...INTERVAL_DIVISION('_pgsem_shown_rdiv').map(([sig, body]): [string, string] => [
-    sig.replace(/\)$/, ', raw)'),
-    body,
-  ]),
-  ['_pgsem_shown_rdiv(ta, tb, a, b, raw)', 'a / b'],
   // avg(x) / b and b / avg(x): PostgreSQL divides avg's own numeric (its scale per value), so the wire
   // takes n and Σx and divides twice; the key orders by Σx / (n·b) (b·n / Σx), the same quotient exactly
   // (avg's DECIMAL(38,20) times 10^20 would pass HUGEINT).

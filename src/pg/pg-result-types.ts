@@ -241,20 +241,20 @@ export function hasAggregate(n: unknown): boolean {
 
 /**
  * `a / b` over aggregates (`sum(x) / count(*)`): numeric division when either side is numeric, as
- * PostgreSQL (sum of int8 is numeric) — computed exactly by `_pgsem_ndiv`, once per group.
+ * PostgreSQL (sum of int8 is numeric) — computed exactly by `_pgsem_ndiv`, once per group. Row-level
+ * numeric division stays DuckDB's DOUBLE (documented): exact division per row costs too much.
  */
 export function aggregateDivision(l: Node, r: Node): Node | undefined {
   return dispatch('div', [l, r], [l, r]);
 }
 
 /**
- * `a / b` per row: numeric when either side is numeric and neither a float — PostgreSQL's exact quotient
- * at one scale per column, DECIMAL(38,20) (row-division.ts) —; integers divide as integers. `raw` is the
- * divisor without its zero guard (`r`), which the numeric division checks itself.
+ * `a / b` per row: numeric (DECIMAL(38,16), through double precision: 15–17 significant digits) when
+ * either side is numeric, so round() and the column type follow numeric; integers divide as integers.
  */
-export function rowDivision(l: Node, r: Node, raw: Node): Node | undefined {
+export function rowDivision(l: Node, r: Node): Node | undefined {
   if (l.A_Const?.ival && r.A_Const?.ival) return undefined; // integer constants: DuckDB divides them as PostgreSQL
-  return dispatch('rdiv', [l, r], [l, r, raw]);
+  return dispatch('rdiv', [l, r], [l, r]);
 }
 
 /** `avg(x)` (not windowed): numeric for integers and numerics, sum / count divided as PostgreSQL. */

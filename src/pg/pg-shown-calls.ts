@@ -84,11 +84,6 @@ export function shownDivision(l: Node, r: Node): Node | undefined {
   return dispatch('shown_div', [l, r], [l, r]);
 }
 
-/** `a / b` per row as an outermost select-list item: numeric division shown at its own scale (`raw`: b unguarded). */
-export function shownRowDivision(l: Node, r: Node, raw: Node): Node | undefined {
-  return dispatch('shown_rdiv', [l, r], [l, r, raw]);
-}
-
 /**
  * `avg(x) / b` (`avgFirst`) or `b / avg(x)` as an outermost select-list item: the count and Σx of avg's
  * argument (its DISTINCT and FILTER kept) beside b, so the wire divides avg's own numeric as PostgreSQL.

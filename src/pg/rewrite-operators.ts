@@ -13,7 +13,7 @@ import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operat
 import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
-import { shownAvgDivision, shownDivision, shownRowDivision } from './pg-shown-calls.js';
+import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import { likeOf, literalLikeOther, typedMinus, zonedLiteralBeside } from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
@@ -197,9 +197,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
         : hasAggregate(e.lexpr) || hasAggregate(e.rexpr)
           ? ((ctx.shown?.has(e) ? (avgDivision(e, lexpr, guarded, ctx) ?? shownDivision(lexpr, guarded)) : undefined) ??
             aggregateDivision(lexpr, guarded))
-          : ((ctx.shown?.has(e) && !(lexpr.A_Const?.ival && rexpr.A_Const?.ival)
-              ? shownRowDivision(lexpr, guarded, rexpr)
-              : undefined) ?? rowDivision(lexpr, guarded, rexpr));
+          : rowDivision(lexpr, guarded);
     if (typed) {
       ctx.changed = true;
       return typed;
