@@ -265,6 +265,8 @@ export function toNumberCall(args: Node[]): Node {
   }
   const point = fmt.search(/[.D]/);
   const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
-  const digits = call('regexp_replace', [castTo(args[0]!, 'text'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
+  const kept = call('regexp_replace', [castTo(args[0]!, 'text'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
+  // a trailing sign (S or MI at the pattern's end: '12,454.8-') is the number's sign, as PostgreSQL reads it
+  const digits = call('regexp_replace', [kept, strConst('^([^-]*)-$'), strConst('-\\1')]);
   return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
 }

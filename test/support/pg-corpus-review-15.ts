@@ -22,4 +22,6 @@ export const REVIEW_15 = [
   // PostgreSQL's integer input: a fraction beside an integer is 22P02; not a number beside numeric too
   "select qty * '2.5' from sales.orders",
   "select amount::numeric(10,2) * 'abc' from sales.orders",
+  // an attacker review: a trailing sign read as part of the digits (22P02 'Could not convert string "12454.8-"')
+  "select to_number('12,454.8-', '99G999D9S'), to_number('12,454.8', '99G999D9S'), to_number('-12,454.8', 'S99G999D9')",
 ];
