@@ -177,6 +177,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'result description',
         'SQLAlchemy 2: to_char grouped by month',
         'SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)',
+        'SQLAlchemy 2: func.lag(qty, 1, 0)',
       ],
     );
   });

@@ -22,7 +22,8 @@ type Node = Record<string, unknown>;
 
 /** An integer constant's value, or null when the node is not one (a JSON number, or text beyond 2^53). */
 function integerLiteral(n: Node | undefined): number | null {
-  if (n?.class === 'CAST') n = n.child as Node | undefined; // `1::integer`, as the PostgreSQL rewrite writes constants
+  // `1::integer`, as the PostgreSQL rewrite writes constants; `CAST('1' AS integer)::INTEGER`, a bound value under a client's cast
+  while (n?.class === 'CAST') n = n.child as Node | undefined;
   if (!n || n.class !== 'CONSTANT') return null;
   const value = n.value as { type?: { id?: string }; is_null?: boolean; value?: unknown } | undefined;
   const id = value?.type?.id ?? '';

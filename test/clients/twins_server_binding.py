@@ -27,10 +27,13 @@ with psycopg.connect(DSN, autocommit=True) as conn:
         show("result description", lambda: [(d.name, d.type_code) for d in cur.description])
 
 engine = sa.create_engine(sa.engine.URL.create("postgresql+psycopg", username=USER, host=HOST, port=PORT, database=DB))
-orders = sa.table("orders", sa.column("ordered_at"), sa.column("amount"), schema="sales")
+orders = sa.table("orders", sa.column("ordered_at"), sa.column("amount"), sa.column("qty"), schema="sales")
 with engine.connect() as c:
     month = sa.func.to_char(orders.c.ordered_at, "YYYY-MM").label("month")
     show("SQLAlchemy 2: to_char grouped by month", lambda: [tuple(r) for r in c.execute(
         sa.select(month, sa.func.count()).group_by(month).order_by(month))])
     show("SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)", lambda: [tuple(r) for r in c.execute(
         sa.select(sa.func.round(sa.cast(sa.func.avg(orders.c.amount), sa.Numeric), 2)))])
+    previous = sa.func.lag(orders.c.qty, 1, 0).over(order_by=orders.c.ordered_at).label("previous")
+    show("SQLAlchemy 2: func.lag(qty, 1, 0)", lambda: [tuple(r) for r in c.execute(
+        sa.select(orders.c.ordered_at, previous).order_by(orders.c.ordered_at).limit(3))])
