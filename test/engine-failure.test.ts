@@ -102,7 +102,8 @@ describe('a DuckDB internal error cannot take a repository down', () => {
     for (const [sql, code, params] of [
       ['select lead(x, -9223372036854775808) over () from range(3) t(x)', '0A000', []],
       ['select lag(x, -9223372036854775807 - 1, 0) over () from range(3) t(x)', '0A000', []],
-      ['select lead(x, $1) over () from range(3) t(x)', '0A000', ['-9223372036854775808']],
+      // a parameter offset is planned with its value, int4 as PostgreSQL reads it: out of range 22003, as PostgreSQL answers
+      ['select lead(x, $1) over () from range(3) t(x)', '22003', ['-9223372036854775808']],
       ['select reservoir_quantile(x, 0.5, 2147483647) from range(3) t(x)', '54000', []],
     ] as const) {
       assert.equal(await codeOf(c.query(sql, [...params])), code, sql);
