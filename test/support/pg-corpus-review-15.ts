@@ -23,5 +23,8 @@ export const REVIEW_15 = [
   "select qty * '2.5' from sales.orders",
   "select amount::numeric(10,2) * 'abc' from sales.orders",
   // an attacker review: a trailing sign read as part of the digits (22P02 'Could not convert string "12454.8-"')
+  // a numeric division per row: the double quotient's shortest text as the decimal (a direct cast lost the last bits)
+  'select order_id, floor(extract(epoch from ordered_at) / 60) * 60 as t, floor(extract(epoch from ordered_at) / 3600) * 3600 as h from sales.orders order by order_id',
+  'select order_id, round(amount::numeric(10,2) / 2, 2) as half, round(amount / 4, 2) as quarter from sales.orders order by order_id',
   "select to_number('12,454.8-', '99G999D9S'), to_number('12,454.8', '99G999D9S'), to_number('-12,454.8', 'S99G999D9')",
 ];
