@@ -28,9 +28,11 @@ test('a text task past the time limit is answered 54001 and its thread ended; th
   const unlimited = Date.now();
   await rewriteOffThread(heavy, 'ann');
   const took = Date.now() - unlimited;
-  assert.ok(took > 600, `the heavy rewrite took only ${took} ms: not heavy enough for this test`);
+  assert.ok(took > 200, `the heavy rewrite took only ${took} ms: not heavy enough for this test`);
 
-  setTextTaskLimit(200);
+  // a quarter of what the same work took here (a quiet machine: ~500 ms; a loaded one: seconds)
+  const limit = Math.floor(took / 4);
+  setTextTaskLimit(limit);
   const started = textThreadsStarted;
   const timedOut = textTasksTimedOut;
   const t0 = Date.now();
@@ -42,11 +44,11 @@ test('a text task past the time limit is answered 54001 and its thread ended; th
   const waiting = analyzeOffThread(`${light}, 1 as waiting`, 'bob');
   await assert.rejects(refused, (e: { sqlstate?: string; message?: string }) => {
     assert.equal(e.sqlstate, '54001', e.message);
-    assert.match(e.message!, /limit of 0\.2 s/);
+    assert.match(e.message!, /limit of [\d.]+ s/);
     return true;
   });
   const answeredIn = Date.now() - t0;
-  assert.ok(answeredIn < 200 + 1500, `refused after ${answeredIn} ms`);
+  assert.ok(answeredIn < limit + 1500, `refused after ${answeredIn} ms`);
   assert.equal(textTasksTimedOut, timedOut + 1);
   // The other user's task, queued behind it, runs on a new thread.
   assert.equal((await waiting).kind, 'query');
