@@ -5,7 +5,7 @@
  */
 import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
-import { INTERVAL_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
+import { INTERVAL_DIVISION, INTERVAL_TYPE_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
 import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
@@ -256,6 +256,14 @@ const TYPED_MACROS: Array<[string, string]> = [
   ],
 ];
 
+/** A double's value at 15 significant digits and at most 16 places, in units of 10^-16 (HUGEINT). */
+const digits15Units = (q: string): string => {
+  const places = `least(16, 14 - floor(log10(abs(${q}))))`;
+  return `CASE WHEN ${places} >= 0
+      THEN CAST(trunc(${q}) AS HUGEINT) * 10000000000000000
+        + CAST(round((${q} - trunc(${q})) * power(10, ${places})) AS HUGEINT) * CAST(power(10, 16 - ${places}) AS HUGEINT)
+      ELSE CAST(round(${q} / power(10, -${places})) AS HUGEINT) * CAST(power(10, -${places}) AS HUGEINT) * 10000000000000000 END`;
+};
 /**
  * PostgreSQL's numeric division (numeric_div, also avg's): the quotient rounded half away from zero
  * at select_div_scale's scale — 16 significant digits from the operands' leading base-10000 digits,
@@ -264,6 +272,17 @@ const TYPED_MACROS: Array<[string, string]> = [
  * (docs/compatibility.md); a scale above 20 is rounded at 20.
  */
 const NUMERIC_DIVISION: Array<[string, string]> = [
+  // A quotient exact in 15 significant digits (all a double holds) is exact: Grafana's
+  // `floor(extract(epoch from t) / 60) * 60`, a half cent. A direct cast scales the double by 10^16 and
+  // loses the last bits (1705770240 / 60 gave 28429503.99999999874…); the quotient's text cast to
+  // DECIMAL(38,16) costs ~7 µs a value. The integer part and the rounded fraction are cast apart, as
+  // integers; `q` is bound once (a lambda), so nested divisions do not multiply the bind.
+  [
+    '_pgsem_digits15(q)',
+    `list_transform([q], fdl_pg_q ->
+      CASE WHEN fdl_pg_q = 0 OR NOT isfinite(fdl_pg_q) THEN CAST(fdl_pg_q AS DECIMAL(38,16))
+      ELSE CAST(CAST(${digits15Units('fdl_pg_q')} AS DECIMAL(38,0)) * CAST(0.0000000000000001 AS DECIMAL(17,16)) AS DECIMAL(38,16)) END)[1]`,
+  ],
   ['_pgsem_p10(n)', `CAST('1' || repeat('0', CAST(n AS INTEGER)) AS HUGEINT)`],
   [
     '_pgsem_scale(x)',
@@ -314,40 +333,37 @@ const numericDivision = (ta: string, tb: string): boolean =>
   ta !== 'DOUBLE' &&
   tb !== 'FLOAT' &&
   tb !== 'DOUBLE';
-/** `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise. */
-const DIVISION: Array<[string, string]> = [
-  ...DIVISION_TYPES.flatMap((ta) =>
-    DIVISION_TYPES.map((tb): [string, string] => [
-      `_pgsem_div(ta ${ta}, tb ${tb}, a, b)`,
-      (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
-      ta !== 'FLOAT' &&
-      ta !== 'DOUBLE' &&
-      tb !== 'FLOAT' &&
-      tb !== 'DOUBLE'
-        ? '_pgsem_ndiv(a, b)'
-        : 'a / b',
-    ]),
-  ),
-  ...INTERVAL_DIVISION('_pgsem_div'),
-  ['_pgsem_div(ta, tb, a, b)', 'a / b'],
-  // Per row, exact division costs too much in DuckDB's binder: numeric through double precision, the
-  // quotient's shortest text to the decimal (a direct cast scales the double by 10^16 and lost the last
-  // bits: 1705770240 / 60 was 28429503.99999999874…, and floor() put the row a minute early).
-  ...DIVISION_TYPES.flatMap((ta) =>
-    DIVISION_TYPES.map((tb): [string, string] => [
-      `_pgsem_rdiv(ta ${ta}, tb ${tb}, a, b)`,
-      (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
-      ta !== 'FLOAT' &&
-      ta !== 'DOUBLE' &&
-      tb !== 'FLOAT' &&
-      tb !== 'DOUBLE'
-        ? 'CAST(CAST(CAST(a AS DOUBLE) / CAST(b AS DOUBLE) AS VARCHAR) AS DECIMAL(38,16))'
-        : 'a / b',
-    ]),
-  ),
-  ...INTERVAL_DIVISION('_pgsem_rdiv'),
-  ['_pgsem_rdiv(ta, tb, a, b)', 'a / b'],
-];
+/**
+ * `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise.
+ * `_pgsem_div` divides exactly (over aggregates: once a group), `_pgsem_rdiv` per row through double
+ * precision, kept at the 15 significant digits a double holds (`_pgsem_digits15`): exact division per
+ * row costs too much in DuckDB's binder.
+ */
+const DIVISION: Array<[string, string]> = (['div', 'rdiv'] as const).flatMap((fn): Array<[string, string]> => {
+  const numeric = fn === 'div' ? '_pgsem_ndiv(a, b)' : '_pgsem_digits15(CAST(a AS DOUBLE) / CAST(b AS DOUBLE))';
+  return [
+    ...DIVISION_TYPES.flatMap((ta) =>
+      DIVISION_TYPES.map((tb): [string, string] => [
+        `_pgsem_${fn}(ta ${ta}, tb ${tb}, a, b)`,
+        numericDivision(ta, tb) ? numeric : 'a / b',
+      ]),
+    ),
+    ...INTERVAL_DIVISION(`_pgsem_${fn}`),
+    [`_pgsem_${fn}(ta, tb, a, b)`, 'a / b'],
+    // The division's type from its operands' tags, for a tag of it (pg-result-types.ts, tagOf); no body
+    // reads its tags (a body that did would be bound twice a level, as above).
+    ...DIVISION_TYPES.flatMap((ta) =>
+      DIVISION_TYPES.map((tb): [string, string] => [
+        `_pgsem_${fn}type(ta ${ta}, tb ${tb})`,
+        numericDivision(ta, tb)
+          ? `CAST(1 AS DECIMAL(38,${fn === 'div' ? 20 : 16}))`
+          : `CAST(1 AS ${ta}) / CAST(1 AS ${tb})`,
+      ]),
+    ),
+    ...INTERVAL_TYPE_DIVISION(`_pgsem_${fn}type`),
+    [`_pgsem_${fn}type(ta, tb)`, 'ta / tb'],
+  ];
+});
 /** Types PostgreSQL has no avg or percentile_cont of, as it names them. */
 const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
   ['DATE', 'date'],
@@ -510,7 +526,53 @@ const SIGN_AND_GCD: Array<[string, string]> = [
   ['_pgsem_int4(t, x)', 'x'],
 ];
 /** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
-export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
+/**
+ * Typed macros that nest in arithmetic (`a / b / c`, `round(round(x, 2) * 1.1, 2)`), by how many of
+ * their values (after the tags) may be bound once. DuckDB binds the arguments of a macro with typed
+ * parameters once to choose the overload and again in the body, so a nested call bound 2^n copies
+ * (nine divisions, 40 characters: 20 s, uninterruptible). Where a call holds another (pg-result-types.ts),
+ * the rewrite calls `<name>_once`, which binds those values once, as a lambda's, and passes the overloads
+ * its fields; the tags and later values (a precision DuckDB needs constant) stay direct. Only there: in
+ * a correlated subquery, a lambda's body loses the columns it reads from outside. (A struct literal
+ * there is bound when the macro is created, where the types are unknown; `list_zip` is not.)
+ */
+export const BIND_ONCE: ReadonlyMap<string, number> = new Map(
+  Object.entries({
+    div: 2,
+    rdiv: 2,
+    round: 1,
+    roundn: 1,
+    numeric: 1,
+    minus: 1,
+    lit_add: 1,
+    lit_mul: 1,
+    fround: 1,
+    fnum: 1,
+    sign: 1,
+    int4: 1,
+  }),
+);
+function bindOnceFronts(macros: ReadonlyArray<[string, string]>): Array<[string, string]> {
+  const fronts = new Map<string, [string, string]>();
+  for (const [sig] of macros) {
+    const [, name, params] = /^_pgsem_(\w+)\((.*)\)$/s.exec(sig) ?? [];
+    const bound = BIND_ONCE.get(name);
+    const list = params?.split(',').map((p) => p.trim()) ?? [];
+    const tags = list.filter((p) => /\s/.test(p)).length;
+    if (bound === undefined || tags === 0 || fronts.has(name)) continue;
+    const t = list.slice(0, tags).map((_, i) => `t${i + 1}`);
+    const v = list.slice(tags).map((_, i) => `v${i + 1}`);
+    const args = v.map((x, i) => (i < bound ? `struct_extract(fdl_pg_b, ${i + 1})` : x));
+    const lists = v.slice(0, bound).map((x) => `[${x}]`);
+    fronts.set(name, [
+      `_pgsem_${name}_once(${[...t, ...v].join(', ')})`,
+      `list_transform(list_zip(${lists.join(', ')}), fdl_pg_b -> _pgsem_${name}(${[...t, ...args].join(', ')}))[1]`,
+    ]);
+  }
+  return [...macros, ...fronts.values()];
+}
+
+export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFronts([
   ...TYPED_MACROS,
   ...NUMERIC_DIVISION,
   ...DIVISION,
@@ -527,4 +589,4 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = [
   ...JSON_VALUE_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],
-].map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);
+]).map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

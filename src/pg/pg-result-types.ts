@@ -6,6 +6,7 @@
  */
 import { COMPAT_DB } from './catalog/names.js';
 import { markTag } from './correlated-tags.js';
+import { BIND_ONCE } from './pg-macros.js';
 
 type Node = Record<string, any>;
 
@@ -13,11 +14,39 @@ const str = (sval: string): Node => ({ String: { sval } });
 /** A `_pgsem_` macro of the compat catalog; `tags` are read for their types only. */
 const sem = (fn: string, tags: Node[], args: Node[]): Node => ({
   FuncCall: {
-    funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}`].map(str),
+    funcname: [COMPAT_DB, 'pgcat', `_pgsem_${fn}${BIND_ONCE.has(fn) && holds(args, nestingCall) ? '_once' : ''}`].map(
+      str,
+    ),
     args: [...tags, ...args],
     funcformat: 'COERCE_EXPLICIT_CALL',
   },
 });
+
+/**
+ * Whether a tree holds a node that `is` accepts. The rewrite shares subtrees (a tag and its value, a
+ * divisor checked and divided by): each object is judged once, so nesting costs no more than its objects.
+ */
+const judged = new WeakMap<(node: Node) => boolean, WeakMap<object, boolean>>();
+function holds(n: unknown, is: (node: Node) => boolean): boolean {
+  if (!n || typeof n !== 'object') return false;
+  let memo = judged.get(is);
+  if (!memo) judged.set(is, (memo = new WeakMap()));
+  const known = memo.get(n);
+  if (known !== undefined) return known;
+  const answer = Array.isArray(n)
+    ? n.some((x) => holds(x, is))
+    : is(n as Node) || Object.values(n).some((x) => holds(x, is));
+  memo.set(n, answer);
+  return answer;
+}
+
+const isParam = (node: Node): boolean => Boolean(node.ParamRef);
+
+/** A call that nests in arithmetic: a call around it binds it once (pg-macros.ts, BIND_ONCE). */
+function nestingCall(node: Node): boolean {
+  const name = /^_pgsem_(\w+?)(?:_once)?$/.exec(node.FuncCall?.funcname?.slice(-1)[0]?.String?.sval ?? '');
+  return name !== null && BIND_ONCE.has(name[1]);
+}
 
 /** Aggregates whose result type a tag cannot stand in for: an expression holding one is left to DuckDB. */
 const OTHER_AGGREGATES =
@@ -60,6 +89,10 @@ function freshTag(n: object): any {
   const fc = node.FuncCall as Node | undefined;
   if (fc) {
     const name = String((fc.funcname as Node[]).slice(-1)[0]?.String?.sval);
+    // A division's tag names its type from the operands' tags alone: a copy of the call held both
+    // operands twice over, and nested divisions doubled the text and the bind at every level.
+    const division = /^_pgsem_(r?div)(?:_once)?$/.exec(name);
+    if (division && fc.args?.length === 4) return sem(`${division[1]}type`, [], (fc.args as Node[]).slice(0, 2));
     if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
     const args = (fc.args ?? []) as Node[];
     // A typed 1, not a typed NULL: DuckDB folds numeric arithmetic with a NULL constant (`1.5 * NULL::bigint`)
@@ -148,6 +181,7 @@ const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
  * x's type (`x / x`). Undefined when `n` holds no parameter, or one elsewhere than beside an arithmetic operator.
  */
 function paramWitness(n: Node): Node | undefined {
+  if (!holds(n, isParam)) return undefined;
   let found = false;
   let lost = false;
   const copy = (x: unknown): unknown => {

@@ -128,3 +128,6 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
 /** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */
 export const INTERVAL_DIVISION = (name: string): Array<[string, string]> =>
   NUMBERS.map((t): [string, string] => [`${name}(ta INTERVAL, tb ${t}, a, b)`, '_pgsem_idiv(a, b)']);
+/** Their type for a tag: an interval. */
+export const INTERVAL_TYPE_DIVISION = (name: string): Array<[string, string]> =>
+  NUMBERS.map((t): [string, string] => [`${name}(ta INTERVAL, tb ${t})`, "INTERVAL '1 day'"]);

@@ -16,6 +16,7 @@ import { REVIEW_FUNCS } from './pg-corpus-review-funcs.js';
 import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_15 } from './pg-corpus-review-15.js';
+import { REVIEW_16 } from './pg-corpus-review-16.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -469,6 +470,7 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_11,
   // session 40: untyped literals beside arithmetic operators (psqlODBC's inlined Decimal parameters)
   ...REVIEW_15,
+  ...REVIEW_16,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
