@@ -6,10 +6,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import pg from 'pg';
-import { copyFixtures } from './support/gateway.js';
-import { get, sample, serve, type Service } from './support/service.js';
+import { serveBasic, type BasicService } from './support/basic-service.js';
+import { get, sample, type Service } from './support/service.js';
 
 /** `levels` CTEs, each a NOT MATERIALIZED (or default, `how` '') self-join of the one before: 2^levels copies. */
 function doubling(
@@ -32,35 +30,14 @@ const nestedDoubling = (levels: number) =>
 const TIMEOUT_MS = 6000;
 
 describe('CTEs inlined at every reference: refused 54001 before DuckDB plans them', () => {
+  let gw: BasicService;
   let s: Service;
-  const repos = copyFixtures('repos/basic');
-  const clients: pg.Client[] = [];
-  const login = async (user: string) => {
-    const c = new pg.Client({ host: '127.0.0.1', port: s.port, user, database: 'basic' });
-    c.on('error', () => undefined);
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
-
+  const login = (user: string) => gw.login(user);
   before(async () => {
-    s = await serve([
-      '--repo',
-      `basic=${repos.path('repos/basic')}`,
-      '--cache-dir',
-      join(repos.dir, 'cache'),
-      '--statement-timeout',
-      String(TIMEOUT_MS),
-      '--http',
-      '127.0.0.1:0',
-    ]);
+    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS, http: true });
+    s = gw.s;
   });
-  after(async () => {
-    for (const c of clients) c.connection.stream.destroy();
-    s?.proc.kill('SIGKILL'); // on the old code DuckDB would plan on for an hour
-    await s?.exited;
-    repos.cleanup();
-  });
+  after(() => gw?.stop()); // on the old code DuckDB would plan on for an hour
 
   test("the attacker's statement and a nested-WITH variant, from five sessions: 54001 at once, another user answered meanwhile", async () => {
     const eve = await Promise.all([1, 2, 3, 4, 5].map(() => login('eve')));

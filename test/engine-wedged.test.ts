@@ -7,12 +7,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { ConfigFile } from '../src/cli/config.js';
-import { copyFixtures, waitFor } from './support/gateway.js';
-import { get, sample, serve, type Service } from './support/service.js';
+import { serveBasic, type BasicService } from './support/basic-service.js';
+import { waitFor } from './support/gateway.js';
+import { get, sample, type Service } from './support/service.js';
 import { stuckStatement } from './support/stuck-statement.js';
 
 // Long enough that analysis and prepare of a new text end before it on a loaded machine: the stop must come while DuckDB runs.
@@ -20,16 +19,9 @@ const TIMEOUT_MS = 4000;
 const GRACE_MS = 1500;
 
 describe('a stuck engine call wedges the process; the per-user call share is configured', () => {
+  let gw: BasicService;
   let s: Service;
-  const repos = copyFixtures('repos/basic');
-  const clients: pg.Client[] = [];
-  const login = async (user: string) => {
-    const c = new pg.Client({ host: '127.0.0.1', port: s.port, user, database: 'basic' });
-    c.on('error', () => undefined);
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
+  const login = (user: string) => gw.login(user);
   /** Sends the stuck statement on `c`; an answer (it never should come) fails the waits below. */
   const answered: string[] = [];
   const runStuck = (c: pg.Client) =>
@@ -40,27 +32,11 @@ describe('a stuck engine call wedges the process; the per-user call share is con
   const stuckNow = async () => sample((await get(s.http!, '/metrics')).body, 'fdl_engine_calls_stuck');
 
   before(async () => {
-    const config = join(repos.dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ auth: 'trust', maxEngineCallsPerUser: 3, stuckCallGraceMs: GRACE_MS }));
-    s = await serve([
-      '--repo',
-      `basic=${repos.path('repos/basic')}`,
-      '--cache-dir',
-      join(repos.dir, 'cache'),
-      '--config',
-      config,
-      '--statement-timeout',
-      String(TIMEOUT_MS),
-      '--http',
-      '127.0.0.1:0',
-    ]);
+    const config = { auth: 'trust', maxEngineCallsPerUser: 3, stuckCallGraceMs: GRACE_MS };
+    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS, http: true, config });
+    s = gw.s;
   });
-  after(async () => {
-    for (const c of clients) c.connection.stream.destroy();
-    s?.proc.kill('SIGKILL'); // the stuck calls would hold a graceful stop
-    await s?.exited;
-    repos.cleanup();
-  });
+  after(() => gw?.stop()); // the stuck calls would hold a graceful stop
 
   test('the config file refuses a per-user share outside 1…6 and a grace that is not positive', () => {
     for (const bad of [{ maxEngineCallsPerUser: 0 }, { maxEngineCallsPerUser: 7 }, { stuckCallGraceMs: 0 }])

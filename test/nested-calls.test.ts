@@ -7,11 +7,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import pg from 'pg';
-import { copyFixtures } from './support/gateway.js';
+import { serveBasic, type BasicService } from './support/basic-service.js';
 import { refusedThenIdle } from './support/refused-then-idle.js';
-import { serve, type Service } from './support/service.js';
 
 const TIMEOUT_MS = 20000;
 const nest = (depth: number, wrap: (inner: string) => string, x = 'amount::numeric(10,2)'): string => {
@@ -23,30 +21,14 @@ const nest = (depth: number, wrap: (inner: string) => string, x = 'amount::numer
 const round2 = (thousandths: bigint): bigint => (thousandths + (thousandths >= 0n ? 5n : -5n)) / 10n;
 
 describe('typed calls nested in arithmetic: bound once a level', () => {
-  let s: Service;
+  let gw: BasicService;
   let c: pg.Client;
-  const repos = copyFixtures('repos/basic');
-
   before(async () => {
-    s = await serve([
-      '--repo',
-      `basic=${repos.path('repos/basic')}`,
-      '--cache-dir',
-      join(repos.dir, 'cache'),
-      '--statement-timeout',
-      String(TIMEOUT_MS),
-    ]);
-    c = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'eve', database: 'basic' });
-    c.on('error', () => undefined);
-    await c.connect();
+    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS });
+    c = await gw.login('eve');
     await c.query('select 1'); // the version opened: the timings below are the statements' own
   });
-  after(async () => {
-    c?.connection.stream.destroy();
-    s?.proc.kill('SIGKILL'); // on the old code DuckDB would bind on for minutes
-    await s?.exited;
-    repos.cleanup();
-  });
+  after(() => gw?.stop()); // on the old code DuckDB would bind on for minutes
 
   test('fourteen nested numeric divisions answer at once, at 15 significant digits', async () => {
     const t0 = Date.now();
@@ -82,7 +64,7 @@ describe('typed calls nested in arithmetic: bound once a level', () => {
   });
 
   test('twenty nested rounds are refused 54001 at once (the rewrite judged each shared subtree once)', async () => {
-    await refusedThenIdle(c, s.proc.pid!, `select ${nest(20, (e) => `round(${e} * 1.1, 2)`)} from sales.orders`, {
+    await refusedThenIdle(c, gw.s.proc.pid!, `select ${nest(20, (e) => `round(${e} * 1.1, 2)`)} from sales.orders`, {
       code: '54001',
       message: /too complex/,
       hint: /Nest fewer/,
