@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveBasic, type BasicService } from './support/basic-service.js';
+import { containmentGateway, type ContainmentGateway } from './support/containment-gateway.js';
 import { get, sample, type Service } from './support/service.js';
 
 /** `levels` CTEs, each a NOT MATERIALIZED (or default, `how` '') self-join of the one before: 2^levels copies. */
@@ -30,11 +30,11 @@ const nestedDoubling = (levels: number) =>
 const TIMEOUT_MS = 6000;
 
 describe('CTEs inlined at every reference: refused 54001 before DuckDB plans them', () => {
-  let gw: BasicService;
+  let gw: ContainmentGateway;
   let s: Service;
   const login = (user: string) => gw.login(user);
   before(async () => {
-    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS, http: true });
+    gw = await containmentGateway({ statementTimeoutMs: TIMEOUT_MS, http: true });
     s = gw.s;
   });
   after(() => gw?.stop()); // on the old code DuckDB would plan on for an hour

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { ConfigFile } from '../src/cli/config.js';
-import { serveBasic, type BasicService } from './support/basic-service.js';
+import { containmentGateway, type ContainmentGateway } from './support/containment-gateway.js';
 import { waitFor } from './support/gateway.js';
 import { get, sample, type Service } from './support/service.js';
 import { stuckStatement } from './support/stuck-statement.js';
@@ -19,7 +19,7 @@ const TIMEOUT_MS = 4000;
 const GRACE_MS = 1500;
 
 describe('a stuck engine call wedges the process; the per-user call share is configured', () => {
-  let gw: BasicService;
+  let gw: ContainmentGateway;
   let s: Service;
   const login = (user: string) => gw.login(user);
   /** Sends the stuck statement on `c`; an answer (it never should come) fails the waits below. */
@@ -33,7 +33,7 @@ describe('a stuck engine call wedges the process; the per-user call share is con
 
   before(async () => {
     const config = { auth: 'trust', maxEngineCallsPerUser: 3, stuckCallGraceMs: GRACE_MS };
-    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS, http: true, config });
+    gw = await containmentGateway({ statementTimeoutMs: TIMEOUT_MS, http: true, config });
     s = gw.s;
   });
   after(() => gw?.stop()); // the stuck calls would hold a graceful stop

@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { serveBasic, type BasicService } from './support/basic-service.js';
+import { containmentGateway, type ContainmentGateway } from './support/containment-gateway.js';
 import { refusedThenIdle } from './support/refused-then-idle.js';
 
 const TIMEOUT_MS = 20000;
@@ -21,10 +21,10 @@ const nest = (depth: number, wrap: (inner: string) => string, x = 'amount::numer
 const round2 = (thousandths: bigint): bigint => (thousandths + (thousandths >= 0n ? 5n : -5n)) / 10n;
 
 describe('typed calls nested in arithmetic: bound once a level', () => {
-  let gw: BasicService;
+  let gw: ContainmentGateway;
   let c: pg.Client;
   before(async () => {
-    gw = await serveBasic({ statementTimeoutMs: TIMEOUT_MS });
+    gw = await containmentGateway({ statementTimeoutMs: TIMEOUT_MS });
     c = await gw.login('eve');
     await c.query('select 1'); // the version opened: the timings below are the statements' own
   });

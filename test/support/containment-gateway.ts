@@ -9,14 +9,14 @@ import pg from 'pg';
 import { copyFixtures } from './gateway.js';
 import { serve, type Service } from './service.js';
 
-export interface BasicService {
+export interface ContainmentGateway {
   readonly s: Service;
   /** A connected client of database `basic` (errors after the stop are ignored). */
   login(user: string): Promise<pg.Client>;
   stop(): Promise<void>;
 }
 
-export interface BasicOptions {
+export interface ContainmentOptions {
   statementTimeoutMs: number;
   /** Also serve /metrics and /readyz. */
   http?: boolean;
@@ -24,7 +24,7 @@ export interface BasicOptions {
   config?: object;
 }
 
-export async function serveBasic(options: BasicOptions): Promise<BasicService> {
+export async function containmentGateway(options: ContainmentOptions): Promise<ContainmentGateway> {
   const repos = copyFixtures('repos/basic');
   const args = ['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')];
   if (options.config) {
