@@ -105,6 +105,8 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'WITH HOLD cursor read after COMMIT',
         'two named cursors read in turn',
         'named cursor over a failing query',
+        "named cursor, parameters that are to_char's format and round's places",
+        "SQL PREPARE/EXECUTE with to_char's format and round's places",
         'SQLAlchemy 2 stream_results over psycopg 3',
         'SQLAlchemy 2 yield_per partitions',
       ],

@@ -165,12 +165,15 @@ export class StatementPreparer {
     if (stmt.kind === 'declare') {
       // Planned now, as PostgreSQL does: DECLARE … $1 takes the query's parameters.
       base.cursorQuery = await this.prepare(stmt.query, innerQuery(stmt.query, 'DECLARE CURSOR'), declaredTypes);
+      base.paramOids = base.cursorQuery.paramOids;
+      // A query needing its values (value-plans.ts, psycopg 3's named cursors): the DECLARE is planned
+      // again at Bind with them written in; this one only says the parameters' types.
       const needs = base.cursorQuery.valuesNeeded;
       if (needs) {
         disposeStatement(base.cursorQuery);
-        throw needs.refusal;
+        base.cursorQuery = undefined;
+        base.valuesNeeded = needs;
       }
-      base.paramOids = base.cursorQuery.paramOids;
       return base;
     }
     if ((stmt.kind !== 'query' && stmt.kind !== 'copyOut') || text === '') return base;

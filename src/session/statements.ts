@@ -156,12 +156,8 @@ export async function runStatement<P extends CursorEntry>(
       const { name, query, stmt: inner, types } = interpretPrepare(stmt, scope.statements);
       roomForStatement(scope.statements, name, scope.limits, query);
       // Admitted like any statement: the one pipeline (analysis, admission, DuckDB prepare).
+      // A statement needing its values (value-plans.ts) is planned again at EXECUTE with them written in.
       const prepared = await core.preparer.prepareCached(query, inner, await declaredTypeOids(core.conn, types));
-      // EXECUTE's values are not written into the text (value-plans.ts): the parameter's refusal stands.
-      if (prepared.valuesNeeded) {
-        disposeStatement(prepared);
-        throw prepared.valuesNeeded.refusal;
-      }
       return { kind: 'done', tag: 'PREPARE', keep: { name, prepared } };
     }
     case 'executeSql': {

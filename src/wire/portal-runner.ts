@@ -7,7 +7,8 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { SessionCore } from '../session/core.js';
 import { fetchTag } from '../session/cursors.js';
-import { disposeStatement } from '../session/plan.js';
+import { disposeStatement, type PreparedStmt } from '../session/plan.js';
+import { valuesText } from '../session/value-plans.js';
 import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
 import * as be from './backend.js';
 import {
@@ -122,17 +123,27 @@ export class PortalRunner {
         be.commandComplete(w, outcome.tag);
         return;
       case 'execute': {
-        const run = newPortal(
-          outcome.target,
-          outcome.params,
-          [0],
-          outcome.target.columnTypes.map(() => 0),
-        );
+        // A statement needing its values (session/value-plans.ts): planned with EXECUTE's written in.
+        const target = outcome.target.valuesNeeded ? await this.withValues(outcome.target, outcome.params) : undefined;
+        const run = target
+          ? newPortal(
+              target,
+              [],
+              [],
+              target.columnTypes.map(() => 0),
+            )
+          : newPortal(
+              outcome.target,
+              outcome.params,
+              [0],
+              outcome.target.columnTypes.map(() => 0),
+            );
         try {
           await this.run(run, 0, describe);
         } finally {
           portal.rows = run.rows;
           dropPortal(run);
+          if (target) disposeStatement(target);
         }
         return;
       }
@@ -242,6 +253,20 @@ export class PortalRunner {
   }
 
   /** Before planning on the DuckDB connection: a prepare given up on finishes too (under the statement's clock). */
+  /** `prepared`'s text with these text-format values written in, planned (or the session's kept plan of it). */
+  private async withValues(prepared: PreparedStmt, params: readonly (Buffer | null)[]): Promise<PreparedStmt> {
+    const text = valuesText(
+      prepared.sql,
+      prepared.paramOids,
+      params.map((p) => (p === null ? null : p.toString('utf8'))),
+    );
+    const { preparer } = this.core;
+    const reused = await preparer.reuseCached(text, []);
+    if (reused) return reused;
+    await this.freeConnection();
+    return preparer.prepareCached(text, preparer.classifyText(text), []);
+  }
+
   async freeConnection(): Promise<void> {
     await this.stream.settle();
     await this.core.preparer.waitIdle();

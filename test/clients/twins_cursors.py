@@ -102,6 +102,27 @@ with psycopg.connect(DSN) as conn:
                 return e.sqlstate
     show("named cursor over a failing query", after_error)
 
+    def needs_values():
+        # to_char's format and round's places as parameters: the query is planned with their values.
+        with conn.cursor("c_vals", scrollable=True) as cur:
+            cur.itersize = 3
+            cur.execute("select to_char(ordered_at, %s) as m, round(amount::numeric, %s) as a from sales.orders"
+                        " where order_id < %s order by order_id", ("YYYY-MM", 1, 6))
+            out = [cur.fetchmany(2), [d.name for d in cur.description], [d.type_code for d in cur.description]]
+            cur.scroll(-1)
+            out.append(cur.fetchall())
+            return out
+    show("named cursor, parameters that are to_char's format and round's places", needs_values)
+    conn.rollback()
+
+    def prepare_execute():
+        conn.execute("prepare p_vals as select to_char(ordered_at, $1), round(amount::numeric, $2) from sales.orders where order_id = $3")
+        out = [conn.execute("execute p_vals('YYYY', 2, 1)").fetchall(), conn.execute("execute p_vals('MM', 0, 2)").fetchall()]
+        conn.execute("deallocate p_vals")
+        return out
+    show("SQL PREPARE/EXECUTE with to_char's format and round's places", prepare_execute)
+    conn.rollback()
+
 engine = sa.create_engine(sa.engine.URL.create("postgresql+psycopg", username=USER, host=HOST, port=PORT, database=DB))
 with engine.connect() as c:
     def stream():
