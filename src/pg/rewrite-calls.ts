@@ -275,9 +275,9 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
               : constantInteger(args[1]) === undefined
                 ? variableRound(args[0]!, args[1]!)
                 : undefined))
-          : pgName === 'avg' && args?.length === 1 && !fc.agg_star && (shown || !fc.over)
+          : pgName === 'avg' && args?.length === 1 && !fc.agg_star
             ? ((shown ? shownAggregate('avg', out, args[0]!) : undefined) ??
-              (fc.over ? undefined : avgCall(out, args[0]!)))
+              avgCall(out, args[0]!))
             : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
               ? shownAggregate(pgName!, out, args[0]!)
               : undefined;

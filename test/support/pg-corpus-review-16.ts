@@ -10,4 +10,8 @@ export const REVIEW_16 = [
   'select order_id, round((amount::numeric(10,2) - 1) / 2 - 1, 3) from sales.orders order by order_id',
   'select qty, sum(round(amount::numeric(10,2) / 2, 2)) from sales.orders group by qty order by qty',
   'select o.order_id, (select round(o.amount::numeric(10,2) / 2 / 2, 2)) from sales.orders o order by 1 limit 5',
+  // a new-user review: avg over a window inside an expression was double precision (4.72 for 4.725 rounded)
+  'select order_id, round(avg(qty) over (), 2), avg(qty) over ()::numeric(10,2), round(avg(qty) over (partition by status), 1) from sales.orders order by order_id limit 5',
+  'select round(a, 2) from (select order_id, avg(qty) over (partition by status) a from sales.orders) x order by order_id limit 5',
+  'select order_id, round(avg(amount::numeric(10,2)) over (order by order_id rows between 2 preceding and current row), 3) from sales.orders order by order_id limit 8',
 ];
