@@ -76,6 +76,11 @@ const INPUT_TYPES: Readonly<Record<string, readonly [string, string]>> = {
 };
 const BAD_INPUT =
   /^Conversion Error: (?:Could not convert string '((?:[^'\n]|'')*)' to (INTERVAL|DOUBLE|FLOAT)|invalid (date|timestamp) field format: "([^"\n]*)", expected format is [^\n]*)$/m;
+/** A number too wide for numeric(p,s): DuckDB's cast or conversion error naming the decimal type. */
+const DECIMAL_OVERFLOW =
+  /^Conversion Error: Could not (?:cast value|convert string) ["']?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)["']? to DECIMAL\((\d+),(\d+)\)/;
+/** Text numeric(p,s) cannot read. */
+const DECIMAL_INPUT = /^Conversion Error: Could not convert string "((?:[^"\n]|"")*)" to DECIMAL\(\d+,\d+\)/;
 const NO_COMPARISON = /^Binder Error: Cannot compare values of type (.+) and type (.+) - an explicit cast is required/;
 const OPERATOR_HINT =
   'No operator matches the given name and argument types. You might need to add explicit type casts.';
@@ -140,6 +145,25 @@ export function pgWorded(message: string): SqlError | undefined {
   const [type, code] = input ? INPUT_TYPES[input[2] ?? input[3]!]! : [];
   if (input && type && code)
     return new SqlError(code, `invalid input syntax for type ${type}: "${input[1] ?? input[4]}"`, undefined, quote);
+  const overflow = DECIMAL_OVERFLOW.exec(message);
+  if (overflow) {
+    const [, , p, sc] = overflow;
+    const whole = Number(p) - Number(sc);
+    return new SqlError(
+      SQLSTATE.numericValueOutOfRange,
+      'numeric field overflow',
+      `A field with precision ${p}, scale ${sc} must round to an absolute value less than ${whole === 0 ? '1' : `10^${whole}`}.`,
+      quote,
+    );
+  }
+  const decimalInput = DECIMAL_INPUT.exec(message);
+  if (decimalInput)
+    return new SqlError(
+      SQLSTATE.invalidTextRepresentation,
+      `invalid input syntax for type numeric: "${decimalInput[1]}"`,
+      undefined,
+      quote,
+    );
   const extension = EXTENSION_ONLY.exec(message);
   if (extension) {
     const [, kind, name] = extension;

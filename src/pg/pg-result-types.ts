@@ -301,11 +301,16 @@ export function avgCall(fc: Node, arg: Node): Node | undefined {
 export function constantNumeric(n: Node | undefined): { value: bigint; scale: number; numeric: boolean } | undefined {
   let node = n;
   let numeric = false;
+  let typmod: [number, number] | undefined;
   const cast = node?.TypeCast as Node | undefined;
   if (cast) {
     const type = String((cast.typeName?.names as Node[]).slice(-1)[0]?.String?.sval);
-    if ((type !== 'numeric' && type !== 'decimal') || cast.typeName?.typmods || cast.typeName?.arrayBounds)
-      return undefined;
+    if ((type !== 'numeric' && type !== 'decimal') || cast.typeName?.arrayBounds) return undefined;
+    if (cast.typeName?.typmods) {
+      const [p, s = 0] = (cast.typeName.typmods as Node[]).map((m) => constantInteger(m) ?? NaN);
+      if (!(p! >= 1 && p! <= 1000 && s >= 0 && s <= p!)) return undefined;
+      typmod = [p!, s];
+    }
     numeric = true;
     node = cast.arg;
   }
@@ -319,11 +324,31 @@ export function constantNumeric(n: Node | undefined): { value: bigint; scale: nu
         : undefined;
   if (text === undefined || !/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) return undefined;
   const [whole = '', frac = ''] = text.replace(/^[+-]/, '').split('.');
-  return {
+  const read = {
     value: BigInt((text.startsWith('-') ? '-' : '') + (whole + frac || '0')),
     scale: frac.length,
     numeric: numeric || text.includes('.'),
   };
+  return typmod ? withTypmod(read, typmod[0], typmod[1]) : read;
+}
+
+/**
+ * `7::numeric(10,4)`: PostgreSQL's numeric(p,s) of a constant, rounded half away from zero at scale s;
+ * undefined (the cast left to run, and fail 22003 there) when its integer digits pass p - s.
+ */
+function withTypmod(
+  c: { value: bigint; scale: number; numeric: boolean },
+  precision: number,
+  scale: number,
+): { value: bigint; scale: number; numeric: boolean } | undefined {
+  let value = c.value;
+  if (c.scale > scale) {
+    const unit = 10n ** BigInt(c.scale - scale);
+    const half = unit / 2n;
+    value = (value < 0n ? value - half : value + half) / unit;
+  } else value *= 10n ** BigInt(scale - c.scale);
+  const digits = (value < 0n ? -value : value).toString().length;
+  return digits > precision && value !== 0n ? undefined : { value, scale, numeric: true };
 }
 
 const p10 = (n: number): bigint => 10n ** BigInt(n);

@@ -14,4 +14,10 @@ export const REVIEW_16 = [
   'select order_id, round(avg(qty) over (), 2), avg(qty) over ()::numeric(10,2), round(avg(qty) over (partition by status), 1) from sales.orders order by order_id limit 5',
   'select round(a, 2) from (select order_id, avg(qty) over (partition by status) a from sales.orders) x order by order_id limit 5',
   'select order_id, round(avg(amount::numeric(10,2)) over (order by order_id rows between 2 preceding and current row), 3) from sales.orders order by order_id limit 8',
+  // constants cast with a typmod fold as numeric (they were divided per row through double precision)
+  'select 22 / 7::numeric(10,4), 1 / 3::numeric(10,2), 1.005::numeric(10,2), 7::numeric(10,4), 123.456::numeric(4,1) * 2, -2.5::numeric(3,0)',
+  // a value too wide for numeric(p,s): 22003 numeric field overflow (was 22P02 in DuckDB's words)
+  'select 12345::numeric(3,1)',
+  'select amount::numeric(3,1) from sales.orders',
+  "select 'abc'::numeric(3,1)",
 ];
