@@ -106,7 +106,7 @@ export async function fetchCursor(
     );
     for (const r of rows) w.bytes(r);
   }
-  if (!c.scroll) drop(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
+  if (!c.scroll) dropKeptBefore(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
   return rows.length;
 }
 
@@ -165,7 +165,7 @@ async function pull(stream: ResultStream, portal: Portal, n: number, from: numbe
   await stream.pump(portal, Math.min(n, PULL_ROWS), sink);
   sink.flush();
   for (const b of sink.out) keep(c, b);
-  drop(c, c.scroll ? Math.min(from, keptLimitFrom(c)) : from);
+  dropKeptBefore(c, c.scroll ? Math.min(from, keptLimitFrom(c)) : from);
 }
 
 /**
@@ -217,7 +217,7 @@ function keptLimitFrom(c: CursorState): number {
 }
 
 /** Let go of kept rows before row `from`. */
-function drop(c: CursorState, from: number): void {
+export function dropKeptBefore(c: CursorState, from: number): void {
   const n = Math.min(Math.max(from - c.keptFrom, 0), c.kept.length);
   if (n === 0) return;
   for (let k = 0; k < n; k++) c.keptBytes -= c.kept[k]!.length;

@@ -22,6 +22,7 @@ import {
   sendKeptRows,
   SESSION_KEPT_BYTES,
 } from './cursor-rows.js';
+import { heldByUser, keepWithinUserBudget, USER_HELD_BYTES } from './held-bytes.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
 import type { ProtocolObjects } from './protocol-objects.js';
 import type { ResultStream, SessionOutput } from './result-stream.js';
@@ -188,6 +189,7 @@ export class PortalRunner {
           this.out.w,
           formats,
         );
+        keepWithinUserBudget(this.named.portals, cursor);
         portal.rows = n;
         be.commandComplete(this.out.w, fetchTag(outcome.move, n));
         return;
@@ -252,7 +254,6 @@ export class PortalRunner {
     await this.endStreamsBut(null);
   }
 
-  /** Before planning on the DuckDB connection: a prepare given up on finishes too (under the statement's clock). */
   /** `prepared`'s text with these text-format values written in, planned (or the session's kept plan of it). */
   private async withValues(prepared: PreparedStmt, params: readonly (Buffer | null)[]): Promise<PreparedStmt> {
     const text = valuesText(
@@ -267,6 +268,7 @@ export class PortalRunner {
     return preparer.prepareCached(text, preparer.classifyText(text), []);
   }
 
+  /** Before planning on the DuckDB connection: a prepare given up on finishes too (under the statement's clock). */
   async freeConnection(): Promise<void> {
     await this.stream.settle();
     await this.core.preparer.waitIdle();
@@ -275,14 +277,21 @@ export class PortalRunner {
 
   /** Another statement runs on the connection: open cursors and suspended portals read their rest first (cursor-rows.ts, within one budget), then the streams end. */
   private async endStreamsBut(except: Portal | null): Promise<void> {
-    // every portal's rows read ahead share one budget: many suspended portals cannot hold more
+    // every portal's rows read ahead share one budget: many suspended portals cannot hold more, nor
+    // a user's sessions together more than theirs (held-bytes.ts)
     let held = 0;
     for (const p of this.named.portals.values()) held += keptBytes(p);
+    let userHeld = heldByUser(this.named.portals);
     for (const p of this.named.portals.values()) {
       if (p === except || !p.result || p.done || p.interrupted || p.endedByTempCeiling) continue;
       const before = keptBytes(p);
-      await parkCursor(this.stream, p, SESSION_KEPT_BYTES - (held - before));
+      await parkCursor(
+        this.stream,
+        p,
+        Math.min(SESSION_KEPT_BYTES - (held - before), USER_HELD_BYTES - (userHeld - before)),
+      );
       held += keptBytes(p) - before;
+      userHeld += keptBytes(p) - before;
     }
     await this.stream.settle(); // a chunk fetched ahead for a cursor that stopped at the cap
     this.stream.held.interruptOpenPortals(except);

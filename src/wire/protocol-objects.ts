@@ -6,6 +6,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from '../session/named-limits.js';
+import { paramBytes, roomForParams } from './held-bytes.js';
 import { dropPortal, expandFormats, newPortal, type Portal } from './portal.js';
 
 export class ProtocolObjects {
@@ -80,11 +81,11 @@ export class ProtocolObjects {
       );
     }
     const existing = this.portals.get(portalName);
-    if (existing) {
-      if (portalName !== '') throw new SqlError(SQLSTATE.duplicateCursor, `cursor "${portalName}" already exists`);
-      dropPortal(existing);
-    }
+    if (existing && portalName !== '')
+      throw new SqlError(SQLSTATE.duplicateCursor, `cursor "${portalName}" already exists`);
     this.roomForPortal(portalName);
+    roomForParams(this.portals, existing, paramBytes(params));
+    if (existing) dropPortal(existing);
     this.portals.set(
       portalName,
       newPortal(

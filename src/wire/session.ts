@@ -21,6 +21,7 @@ import * as be from './backend.js';
 import { dropPortal, newPortal, type Portal } from './portal.js';
 import { paramText } from './types/param-text.js';
 import { valuesText } from '../session/value-plans.js';
+import { holdPortals } from './held-bytes.js';
 import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type StartCall, type ResultLimits, type SessionOutput } from './result-stream.js';
@@ -117,7 +118,8 @@ export class Session {
     // The prepared-text and parameter budgets are the user's, across their sessions.
     const releaseStatements = userStatements.hold(user, this.named.statements);
     const releaseSettings = userSettings.hold(user, core.settings);
-    this.releaseHoldings = () => (releaseStatements(), releaseSettings());
+    const releasePortals = holdPortals(user, this.named.portals);
+    this.releaseHoldings = () => (releaseStatements(), releaseSettings(), releasePortals());
   }
 
   /** A statement met an internal error of DuckDB (engine/engine-failure.ts): 'ask' whether the instance survived. */
