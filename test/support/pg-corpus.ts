@@ -17,7 +17,7 @@ import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_15 } from './pg-corpus-review-15.js';
 import { REVIEW_16 } from './pg-corpus-review-16.js';
-import { REVIEW_17, REVIEW_17_DOCUMENTED } from './pg-corpus-review-17.js';
+import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus-review-17.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -432,6 +432,9 @@ const FIXED = [
   "select 'a '::varchar = 'a'",
   "select length('a '::char(3))",
 ];
+
+/** Statements the gateway once refused and now answers: a refusal of one is a failure, not a third state. */
+export const MUST_ANSWER: ReadonlySet<string> = new Set(REVIEW_17_ANSWERED);
 
 /**
  * Answers that once failed outright (issue 25, session 34): the same as PostgreSQL or refused with a
