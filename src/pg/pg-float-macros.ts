@@ -4,6 +4,7 @@
  * outside [1e-4, 1e15) — 1e6 for float4 —, `100` not DuckDB's `100.0`), and `x::numeric` and `round(x::numeric, n)` of a float, whose numeric is the
  * value printed with 15 (float4: 6) significant digits, as PostgreSQL's float8_numeric does.
  */
+import { quoteLiteral } from '../quote.js';
 import { SHOWN_NUMERIC_FIELDS } from './shown-numeric.js';
 
 const NUMBERS = [
@@ -55,14 +56,15 @@ const NOT_A_NUMBER = `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('a cast to n
 /**
  * float8_numeric's value (float4_numeric's), the float printed `%.15g` (`%.6g`): DuckDB's printf rounds
  * the binary value exactly, half to even, as glibc's. Read back as the double nearest that decimal,
- * cheaply (~0.07 µs a value; the text cast to DECIMAL costs ~7 µs): 15 digits survive the round trip,
+ * cheaply (0.1–0.3 µs a value, docs/performance.md; the text cast to DECIMAL costs ~8 µs): 15 digits survive the round trip,
  * so this double stands for the decimal exactly, and equal numerics are equal doubles.
  */
 const floatDigits = (t: 'FLOAT' | 'DOUBLE', x = 'x'): string =>
   t === 'DOUBLE' ? `CAST(printf('%.15g', ${x}) AS DOUBLE)` : `CAST(printf('%.6g', CAST(${x} AS DOUBLE)) AS DOUBLE)`;
 
+/** 0A000 with a hint, as pg-macros.ts's refusedAtRun (which imports this module). */
 const notSupported = (what: string, hint: string): string =>
-  `error('${what} is not supported by fdl-gateway|${hint.replaceAll("'", "''")}')`;
+  `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
 const INSIDE_HINT =
   'PostgreSQL shows it exactly as an item of the outermost select list (SELECT x::numeric); inside an expression give a typmod, x::numeric(38, 20), or keep it double precision.';
 
