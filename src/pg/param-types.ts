@@ -55,7 +55,7 @@ export function declaredParamSql(n: number, duckType: string, oid: number, asNum
   const input = REG_INPUT.get(oid);
   const typed = input ? `${COMPAT_DB}.pgcat.${input}(($${n}::${duckType}))` : `($${n}::${duckType})`;
   // `$n::numeric` of a declared integer is scale 0; of anything else refused as pg-macros.ts says.
-  return asNumeric ? `${COMPAT_DB}.pgcat._pgsem_numeric(${typed}, ${typed})` : typed;
+  return asNumeric ? `${COMPAT_DB}.pgcat._pgsem_pnumeric(${typed}, ${typed})` : typed;
 }
 
 const INT4 = 23,

@@ -1,9 +1,11 @@
 /**
  * `_pgsem_*` macros for floats as PostgreSQL prints and converts them (pg-forms.ts calls them):
  * a float's text (`floatText`, used by pg-text-macros.ts: shortest round-trip digits, exponent form
- * outside [1e-4, 1e15) — 1e6 for float4 —, `100` not DuckDB's `100.0`), and `round(x::numeric, n)` of a float, whose numeric is the
+ * outside [1e-4, 1e15) — 1e6 for float4 —, `100` not DuckDB's `100.0`), and `x::numeric` and `round(x::numeric, n)` of a float, whose numeric is the
  * value printed with 15 (float4: 6) significant digits, as PostgreSQL's float8_numeric does.
  */
+import { quoteLiteral } from '../quote.js';
+import { SHOWN_NUMERIC_FIELDS } from './shown-numeric.js';
 
 const NUMBERS = [
   'TINYINT',
@@ -50,6 +52,43 @@ const floatRound = (digits: number): string => `list_transform([printf('%.${digi
 
 /** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`), as pg-macros.ts's refusedFor. */
 const NOT_A_NUMBER = `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('a cast to numeric without precision and scale of a value that is not a number is not supported by fdl-gateway|Give precision and scale: CAST(x AS numeric(38, 6)).') END AS DECIMAL(38,0))`;
+
+/**
+ * float8_numeric's value (float4_numeric's), the float printed `%.15g` (`%.6g`): DuckDB's printf rounds
+ * the binary value exactly, half to even, as glibc's. Read back as the double nearest that decimal,
+ * cheaply (0.1–0.3 µs a value, docs/performance.md; the text cast to DECIMAL costs ~8 µs): 15 digits survive the round trip,
+ * so this double stands for the decimal exactly, and equal numerics are equal doubles.
+ */
+const floatDigits = (t: 'FLOAT' | 'DOUBLE', x = 'x'): string =>
+  t === 'DOUBLE' ? `CAST(printf('%.15g', ${x}) AS DOUBLE)` : `CAST(printf('%.6g', CAST(${x} AS DOUBLE)) AS DOUBLE)`;
+
+/** 0A000 with a hint, as pg-macros.ts's refusedAtRun (which imports this module). */
+const notSupported = (what: string, hint: string): string =>
+  `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
+const INSIDE_HINT =
+  'PostgreSQL shows it exactly as an item of the outermost select list (SELECT x::numeric); inside an expression give a typmod, x::numeric(38, 20), or keep it double precision.';
+
+/**
+ * `x::numeric` of a float inside an expression (`_pgsem_numeric`): the decimal `r` (floatDigits) as
+ * DECIMAL(38,16), exact (`_pgsem_digits15`), at one scale per column. Refused where DECIMAL(38,16)
+ * cannot hold it: NaN and ±Infinity (PostgreSQL 15 has them), 10^22 and above, and digits past the
+ * 16th place (`r` below 0.01 not a multiple of 10^-16: round(r·10^16)/10^16 is then another double).
+ */
+export const floatNumeric = (t: 'FLOAT' | 'DOUBLE'): string => `list_transform([${floatDigits(t)}], fdl_pg_r ->
+  CASE WHEN isnan(fdl_pg_r) OR isinf(fdl_pg_r) THEN ${notSupported('a NaN or infinite float cast to numeric inside an expression', `DuckDB's DECIMAL has neither NaN nor infinity. ${INSIDE_HINT}`)}
+    WHEN abs(fdl_pg_r) >= 1e22 THEN ${notSupported('a float of 1e22 or more cast to numeric inside an expression', `DuckDB's DECIMAL(38,16) holds less. ${INSIDE_HINT}`)}
+    WHEN fdl_pg_r <> 0 AND abs(fdl_pg_r) < 0.01 AND round(fdl_pg_r * 1e16) / 1e16 <> fdl_pg_r THEN ${notSupported('a float with digits past the 16th decimal place cast to numeric inside an expression', `DuckDB's DECIMAL(38,16) would round them. ${INSIDE_HINT}`)}
+    ELSE _pgsem_digits15(fdl_pg_r) END)[1]`;
+
+/**
+ * `x::numeric` of a float as an item of the outermost select list: a struct the wire sends as numeric
+ * at the decimal's own scale (pg/shown-numeric.ts kind `float`; NaN and ±Infinity too, as PostgreSQL 15),
+ * keyed (ordered, deduplicated) by that decimal's double.
+ */
+export const shownFloat = (t: 'FLOAT' | 'DOUBLE'): string => {
+  const fields = [floatDigits(t), "'float'", 'NULL', 'NULL', 'NULL'];
+  return `CASE WHEN x IS NULL THEN NULL ELSE {${SHOWN_NUMERIC_FIELDS.map((f, i) => `'${f}': ${fields[i]}`).join(', ')}} END`;
+};
 
 export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_fround(t DOUBLE, x, n)', floatRound(15)],

@@ -10,7 +10,7 @@ import { ROW_MACROS } from './pg-rows.js';
 import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
-import { PG_FLOAT_MACROS } from './pg-float-macros.js';
+import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
 
@@ -131,6 +131,33 @@ const FLOAT_ROUND_HINT =
 const noFloatRound = (t: string, x: string): string =>
   noSuchFunction(`round(${FLOAT_ROUND.find(([d]) => d === t)![1]}, integer)`, x, FLOAT_ROUND_HINT);
 
+const NOT_A_NUMBER = refusedFor(
+  'x',
+  refusedAtRun(
+    'a cast to numeric without precision and scale of a value that is not a number',
+    'Give precision and scale: CAST(x AS numeric(38, 6)).',
+  ),
+);
+/** The body of `x::numeric` for x of type t: where it is shown, inside an expression, or a declared parameter. */
+const numericCast =
+  (where: 'shown' | 'in an expression' | 'parameter') =>
+  (t: string): string =>
+    t === 'DECIMAL'
+      ? 'x'
+      : t === 'FLOAT' || t === 'DOUBLE'
+        ? where === 'shown'
+          ? shownFloat(t)
+          : where === 'in an expression'
+            ? floatNumeric(t)
+            : refusedFor(
+                'x',
+                refusedAtRun(
+                  'a float parameter cast to numeric without precision and scale',
+                  'Give the scale: CAST($1 AS numeric(38, 6)), or declare the parameter numeric.',
+                ),
+              )
+        : `CAST(x AS DECIMAL(${INT_DIGITS[t] ?? 38},0))`;
+
 const overloads = (
   name: string,
   params: (type: string) => string,
@@ -176,34 +203,15 @@ const TYPED_MACROS: Array<[string, string]> = [
     NUMERIC_TYPES,
   ),
   ['_pgsem_roundn(t, x, n, z)', 'round(x, n)'],
-  // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0.
-  ...overloads(
-    '_pgsem_numeric',
-    (t) => `t ${t}, x`,
-    (t) =>
-      t === 'DECIMAL'
-        ? 'x'
-        : t === 'FLOAT' || t === 'DOUBLE'
-          ? refusedFor(
-              'x',
-              refusedAtRun(
-                'a cast of a float to numeric without precision and scale',
-                'Give the scale PostgreSQL would derive from the value: CAST(x AS numeric(38, 6)), or keep it double precision.',
-              ),
-            )
-          : `CAST(x AS DECIMAL(${INT_DIGITS[t] ?? 38},0))`,
-    NUMERIC_TYPES,
-  ),
-  [
-    '_pgsem_numeric(t, x)',
-    refusedFor(
-      'x',
-      refusedAtRun(
-        'a cast to numeric without precision and scale of a value that is not a number',
-        'Give precision and scale: CAST(x AS numeric(38, 6)).',
-      ),
-    ),
-  ],
+  // x::numeric keeps a numeric's scale (DuckDB's DECIMAL cast is DECIMAL(18,3)); an integer has scale 0; a
+  // float is float8_numeric's decimal (pg-float-macros.ts), as an outermost select-list item at its own scale.
+  ...overloads('_pgsem_numeric', (t) => `t ${t}, x`, numericCast('in an expression'), NUMERIC_TYPES),
+  ['_pgsem_numeric(t, x)', NOT_A_NUMBER],
+  ...overloads('_pgsem_shown_numeric', (t) => `t ${t}, x`, numericCast('shown'), NUMERIC_TYPES),
+  ['_pgsem_shown_numeric(t, x)', NOT_A_NUMBER],
+  // `$n::numeric` of a declared float8/float4 parameter (param-types.ts): still refused, its scale would be one per column.
+  ...overloads('_pgsem_pnumeric', (t) => `t ${t}, x`, numericCast('parameter'), NUMERIC_TYPES),
+  ['_pgsem_pnumeric(t, x)', NOT_A_NUMBER],
   // date - date is int4 in PostgreSQL (DuckDB: BIGINT); timestamptz - timestamptz the time elapsed, justified
   // to days of 24 hours (DuckDB counted calendar days in the session's zone: `1 day` across a DST change).
   ['_pgsem_minus(a DATE, b DATE, x, y)', 'CAST(x - y AS INTEGER)'],
@@ -543,6 +551,7 @@ export const BIND_ONCE: ReadonlyMap<string, number> = new Map(
     round: 1,
     roundn: 1,
     numeric: 1,
+    shown_numeric: 1,
     minus: 1,
     lit_add: 1,
     lit_mul: 1,

@@ -218,6 +218,11 @@ export function numericOf(arg: Node): Node | undefined {
   return dispatch('numeric', [arg], [arg]);
 }
 
+/** `x::numeric` as an item of the outermost select list: a float shown at its decimal's own scale (pg-float-macros.ts). */
+export function shownNumericOf(arg: Node): Node | undefined {
+  return dispatch('shown_numeric', [arg], [arg]);
+}
+
 /** `x` for a cast to numeric(p, s): a float as its text at PostgreSQL's precision, any other value itself. */
 export function floatNumericText(arg: Node): Node | undefined {
   return dispatch('fnum', [arg], [arg]);

@@ -48,9 +48,19 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.A_ArrayExpr) out.add(val.A_ArrayExpr as Node);
       for (const k of ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr']) if (val?.[k]) out.add(val[k] as Node);
     }
+    // A GROUP BY expression spelled as a shown item is rewritten as that item, so DuckDB's binder still
+    // finds the item among the groups (`select x::numeric … group by x::numeric` answered 42803).
+    const items = new Set((select.targetList as Node[]).map((t) => spelling(t?.ResTarget?.val)));
+    for (const g of (select.groupClause ?? []) as Node[]) {
+      const k = ['TypeCast', 'CaseExpr', 'CoalesceExpr', 'MinMaxExpr'].find((kind) => g?.[kind]);
+      if (k && items.has(spelling(g))) out.add(g[k] as Node);
+    }
   }
   return out;
 }
+
+/** A parse node's text as the parser gave it, without its positions. */
+const spelling = (n: unknown): string => JSON.stringify(n, (k, v: unknown) => (k === 'location' ? undefined : v));
 
 /**
  * `avg(x)`, `variance(x)`… as an outermost select-list item (`out`: the walked call, its FILTER

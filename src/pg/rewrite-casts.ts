@@ -12,7 +12,7 @@ import {
   specialDateTime,
   timestamptzInput,
 } from './pg-input.js';
-import { floatNumericText, numericOf, timeOf } from './pg-result-types.js';
+import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
   compat,
@@ -210,8 +210,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         return arg;
       }
     }
-    // Any other value keeps its own scale.
-    const kept = tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : numericOf(arg);
+    // Any other value keeps its own scale; a float is float8_numeric's decimal, shown at its own scale
+    // as an outermost select-list item, else at one scale per column (pg-float-macros.ts).
+    const kept =
+      tc.arg?.ParamRef || tc.arg?.A_Const ? undefined : ctx.shown?.has(tc) ? shownNumericOf(arg) : numericOf(arg);
     if (kept) {
       ctx.changed = true;
       return kept;

@@ -1,6 +1,7 @@
 /**
  * Numerics whose display scale PostgreSQL picks per value: avg, variance and stddev of integers and
- * numerics, a numeric division over aggregates (select_div_scale), and round(numeric, n) with n from a column. DuckDB has one scale per
+ * numerics, a numeric division over aggregates (select_div_scale), round(numeric, n) with n from a
+ * column, and a float cast to numeric (float8_numeric's `%.15g`). DuckDB has one scale per
  * column, so an outermost select-list item of these is built by the rewrite as a struct of exact
  * parts (pg-result-types.ts `shownNumeric…`), and the wire sends it as numeric (1700), the value
  * computed here in arbitrary precision as PostgreSQL's numeric.c computes it.
@@ -20,6 +21,28 @@ export function isShownNumericStruct(t: DuckDBType): boolean {
 export interface Numeric {
   value: bigint;
   scale: number;
+  /** PostgreSQL 15's special numerics, which only a float's cast makes here. */
+  special?: 'NaN' | 'Infinity' | '-Infinity';
+}
+
+/**
+ * A float's numeric (kind `float`): `r` is the double nearest float8_numeric's decimal of at most 15
+ * significant digits (pg-float-macros.ts), so its 15 digits are that decimal's; trailing zeros dropped,
+ * as `%g` drops them (`103.86`, `1e-07` → `0.0000001`, `1e+20` → `100000000000000000000`).
+ */
+export function floatNumeric(r: number): Numeric {
+  if (Number.isNaN(r)) return { value: 0n, scale: 0, special: 'NaN' };
+  if (!Number.isFinite(r)) return { value: 0n, scale: 0, special: r > 0 ? 'Infinity' : '-Infinity' };
+  const [mantissa = '0', e = '0'] = r.toPrecision(15).split('e');
+  const [whole = '0', fraction = ''] = mantissa.split('.');
+  let digits = whole + fraction;
+  let exponent = Number(e) - fraction.length;
+  while (exponent < 0 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    exponent++;
+  }
+  const value = BigInt(digits);
+  return exponent >= 0 ? { value: value * p10(exponent), scale: 0 } : { value, scale: -exponent };
 }
 
 /** An integer or a DuckDB DECIMAL value (`{ value, scale }`) as a Numeric. */
@@ -104,6 +127,7 @@ function roundTo(x: Numeric, places: number): Numeric {
 /** The value of one struct (its entries by field name), as PostgreSQL computes it. */
 export function shownNumeric(entries: Record<string, unknown>): Numeric {
   const kind = String(entries.fdl_pg_of);
+  if (kind === 'float') return floatNumeric(Number(entries.fdl_pg_numeric));
   const x = numericOf(entries.fdl_pg_x);
   if (kind === 'round') return roundTo(x, Number(entries.fdl_pg_n));
   if (kind === 'div') return numericDiv(x, numericOf(entries.fdl_pg_x2));

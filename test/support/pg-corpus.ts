@@ -17,6 +17,7 @@ import { REVIEW_8 } from './pg-corpus-review-8.js';
 import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_15 } from './pg-corpus-review-15.js';
 import { REVIEW_16 } from './pg-corpus-review-16.js';
+import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus-review-17.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -432,6 +433,9 @@ const FIXED = [
   "select length('a '::char(3))",
 ];
 
+/** Statements the gateway once refused and now answers: a refusal of one is a failure, not a third state. */
+export const MUST_ANSWER: ReadonlySet<string> = new Set(REVIEW_17_ANSWERED);
+
 /**
  * Answers that once failed outright (issue 25, session 34): the same as PostgreSQL or refused with a
  * hint, never excused by a documented difference (the broad `avg`/`sum` row would hide an error).
@@ -471,6 +475,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 40: untyped literals beside arithmetic operators (psqlODBC's inlined Decimal parameters)
   ...REVIEW_15,
   ...REVIEW_16,
+  // session 41: a float cast to numeric without a typmod, at each value's own scale
+  ...REVIEW_17,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
@@ -730,6 +736,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_9_FLOAT_AGGREGATES.map((a) => a.sql),
     ...REVIEW_10_DOCUMENTED,
     ...REVIEW_13_DOCUMENTED,
+    ...REVIEW_17_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];

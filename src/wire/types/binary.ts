@@ -67,10 +67,20 @@ export function numericBinary(w: Writer, v: bigint, scale: number): void {
 
 /** numeric NaN (sign 0xC000). */
 export function numericNaNBinary(w: Writer): void {
+  numericSpecialBinary(w, 'NaN');
+}
+
+/**
+ * PostgreSQL 15's special numerics: no digits, sign NaN 0xC000, Infinity 0xD000, -Infinity 0xF000; the
+ * display scale numeric_send reads from the header's short-format bits, 0 for NaN and 32 for the infinities.
+ */
+const SPECIAL_SIGNS = { NaN: 0xc000, Infinity: 0xd000, '-Infinity': 0xf000 } as const;
+export function numericSpecialBinary(w: Writer, special: keyof typeof SPECIAL_SIGNS): void {
+  const sign = SPECIAL_SIGNS[special];
   w.int16(0);
   w.int16(0);
-  w.int16(0xc000 - 0x10000);
-  w.int16(0);
+  w.int16(sign - 0x10000);
+  w.int16((sign & 0x1f80) >> 7);
 }
 
 export function uuidBinary(w: Writer, u128: bigint): void {

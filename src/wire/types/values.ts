@@ -253,11 +253,12 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
         return text
           ? (w, v) => {
               const x = numeric(v);
-              w.latin1(T.decimalString(x.value, x.scale));
+              w.latin1(x.special ?? T.decimalString(x.value, x.scale));
             }
           : (w, v) => {
               const x = numeric(v);
-              B.numericBinary(w, x.value, x.scale);
+              if (x.special) B.numericSpecialBinary(w, x.special);
+              else B.numericBinary(w, x.value, x.scale);
             };
       }
       // Served as json (114), whose text and binary forms are the same bytes.
