@@ -93,6 +93,11 @@ function freshTag(n: object): any {
     // operands twice over, and nested divisions doubled the text and the bind at every level.
     const division = /^_pgsem_(r?div)(?:_once)?$/.exec(name);
     if (division && fc.args?.length === 4) return sem(`${division[1]}type`, [], (fc.args as Node[]).slice(0, 2));
+    // text: `length(string_agg(…))` named the aggregate itself as its tag, which DuckDB cannot type there (42725)
+    if (['string_agg', 'listagg', 'group_concat'].includes(name) && !fc.agg_within_group)
+      return {
+        TypeCast: { arg: { A_Const: { sval: { sval: '' } } }, typeName: { names: [str('varchar')], typemod: -1 } },
+      };
     if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
     const args = (fc.args ?? []) as Node[];
     // A typed 1, not a typed NULL: DuckDB folds numeric arithmetic with a NULL constant (`1.5 * NULL::bigint`)

@@ -20,4 +20,7 @@ export const REVIEW_16 = [
   'select 12345::numeric(3,1)',
   'select amount::numeric(3,1) from sales.orders',
   "select 'abc'::numeric(3,1)",
+  // an attacker review: the aggregate was its own type tag, which DuckDB cannot type (42725 "multiple overloads")
+  "select length(string_agg(status, ',')), octet_length(string_agg(status, '')), length(string_agg(status, ',' order by status)) from sales.orders",
+  "select status, length(string_agg(status, ',')) from sales.orders group by status order by status",
 ];
