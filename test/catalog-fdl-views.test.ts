@@ -89,6 +89,22 @@ test("each view's columns in pg_attribute are the names and types a statement re
   );
 });
 
+test("columns qualified with the view's schema and name, as SQLAlchemy Core writes them, read the view", async () => {
+  // `fdl.versions.id` was spliced into the view's rows: "Subquery returns 8 columns - expected 1"
+  for (const view of VIEWS) {
+    const plain = await c.query(`SELECT * FROM fdl.${view}`);
+    const column = plain.fields[0]!.name;
+    const qualified = await c.query(
+      `SELECT fdl.${view}.${column} AS q, fdl . ${view} . ${column} AS spaced FROM fdl.${view} WHERE fdl.${view}.${column} IS NOT DISTINCT FROM fdl.${view}.${column}`,
+    );
+    assert.deepEqual(
+      qualified.rows,
+      plain.rows.map((r: Record<string, unknown>) => ({ q: r[column], spaced: r[column] })),
+      view,
+    );
+  }
+});
+
 test('pg_dump --schema-only dumps none of them (members of a built-in extension, as plpgsql)', async () => {
   const dump = await run('pg_dump', ['--schema-only', conninfo()]);
   assert.match(dump, /CREATE TABLE sales\.orders/);

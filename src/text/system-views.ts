@@ -73,6 +73,9 @@ const REFERENCE = /(?:([a-z_][\w$]*)?\s*\.\s*)?\bfdl\s*\.\s*(refs|versions|sessi
 const NOT_ALIAS =
   /\s*(where|join|left|right|full|inner|cross|natural|on|using|order|group|having|limit|offset|union|except|intersect|window|qualify|\)|,|;|$)/iy;
 
+/** A `.` after the name: a column reference qualified with the view's schema and name. */
+const COLUMN_OF = /\s*\./y;
+
 export function referencedSystemViews(sql: string): Set<SystemViewName> {
   const found = new Set<SystemViewName>();
   mapCode(sql, (code) => {
@@ -95,6 +98,9 @@ export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewNam
         );
       const table = tables.get(view);
       if (!table) return whole;
+      // `fdl.versions.id` (SQLAlchemy qualifies every column so): the column of the FROM item named `versions` below.
+      COLUMN_OF.lastIndex = offset + whole.length;
+      if (COLUMN_OF.test(all)) return view;
       // Read what follows in place (sticky): slicing the rest for every reference would be quadratic.
       NOT_ALIAS.lastIndex = offset + whole.length;
       const alias = NOT_ALIAS.test(all) ? ` AS ${view}` : '';
