@@ -215,6 +215,15 @@ function strptimeFormat(fmt: string, fn: string): string {
       i += 2;
       continue;
     }
+    if (fmt[i] === '"') {
+      // Quoted text (`YYYY-MM-DD"T"HH24:MI`, ISO 8601's T): read as written (a backslash quotes the next character).
+      for (i++; i < fmt.length && fmt[i] !== '"'; i++) {
+        if (fmt[i] === '\\' && i + 1 < fmt.length) i++;
+        out += fmt[i] === '%' ? '%%' : fmt[i];
+      }
+      i++;
+      continue;
+    }
     const found = INPUT_PATTERNS.find(([p]) => fmt.startsWith(p, i));
     if (found) {
       out += found[1];

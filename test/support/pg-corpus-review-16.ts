@@ -23,4 +23,6 @@ export const REVIEW_16 = [
   // an attacker review: the aggregate was its own type tag, which DuckDB cannot type (42725 "multiple overloads")
   "select length(string_agg(status, ',')), octet_length(string_agg(status, '')), length(string_agg(status, ',' order by status)) from sales.orders",
   "select status, length(string_agg(status, ',')) from sales.orders group by status order by status",
+  // a new-user review: quoted text in to_timestamp/to_date's format (ISO 8601's T) was passed with its quotes
+  `select to_timestamp('2024-01-05T10:11', 'YYYY-MM-DD"T"HH24:MI'), to_date('2024 x 01 05', 'YYYY "x" MM DD')`,
 ];
