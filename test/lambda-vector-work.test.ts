@@ -38,7 +38,8 @@ describe('lambda work per vector', () => {
   test('a lambda building 200 KB per element, and a cheap one over a 32,768-element list per row, are refused 54000 at once; the process stays idle', async () => {
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'nested' });
     await c.connect();
-    const payloads: [string, RegExp][] = [
+    // [text, message, within ms]: refused by admission at once, or by a guard once its vector's inputs are built
+    const payloads: [string, RegExp, number?][] = [
       // Before: 32,768 × 200 KB per row, hours for one vector (the "stuck statement" of service-signals).
       [
         "select sum(list_sum(list_transform(range(32768), x -> length(repeat('ab', 100000 + x % 2))))) from range(2048) t(r)",
@@ -55,9 +56,22 @@ describe('lambda work per vector', () => {
         // `%` is rewritten as PostgreSQL's (a guarded call): the row's list then counts 32,768 and the per-row bound refuses first
         /^(?:One vector of this statement|list_transform\(\)) would take about \d+ steps/,
       ],
+      // An attacker review: levenshtein at 255 × 255 counted as one step, over a JSON list of 500 texts
+      // per row: 116 s past a 10 s timeout, the process reported wedged (/readyz 503).
+      [
+        "select sum(list_sum(list_transform(json_extract(s, '$[*]'), x -> levenshtein(repeat(x::varchar, 255), repeat('b', 255))))) from (select '[' || repeat('1,', 499) || '1]' s from range(1024))",
+        /^list_transform\(\) would take about \d+ steps \(32768 elements, each running its lambda\)/,
+      ],
+      // The same review: a wildcard path lists every element of a 260 KB text, 16× its bytes, over 2,048
+      // rows in one vector (RSS to the data limit, the process died once, other users 53200).
+      [
+        "select sum(len(j)) from (select json_extract('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '$[*]') j from range(2048) t(x))",
+        /^json_extract: a result exceeds the per-call limit of 262144 bytes/,
+        5000,
+      ],
     ];
-    for (const [sql, message] of payloads) {
-      await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs: 1000 });
+    for (const [sql, message, withinMs = 1000] of payloads) {
+      await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs });
       // The session goes on.
       assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
     }
@@ -75,7 +89,9 @@ describe('lambda work per vector', () => {
         [lpad(t, 4, '*') for t in sl.tags]::varchar as padded,
         list_transform(l, x -> repeat('*', 3))::varchar as stars,
         list_transform(sl.tags, t -> upper(t) || printf('%03d', id))::varchar as labels,
-        list_sum(list_transform(range(100), k -> k * id)) as series
+        list_sum(list_transform(range(100), k -> k * id)) as series,
+        json_extract('[1, 2, 3]', '$[*]')::varchar as elements,
+        list_transform(sl.tags, t -> levenshtein(t, 'tx')) as distances
       from n where id in (1, 2) order by id`);
     assert.deepEqual(r.rows, [
       {
@@ -88,6 +104,8 @@ describe('lambda work per vector', () => {
         stars: '[***, ***, ***]',
         labels: '[T1001, U001]',
         series: '4950',
+        elements: '[1, 2, 3]',
+        distances: ['1', '2'],
       },
       {
         id: 2,
@@ -99,6 +117,8 @@ describe('lambda work per vector', () => {
         stars: '[***, ***, ***]',
         labels: '[T2002, U002]',
         series: '9900',
+        elements: '[1, 2, 3]',
+        distances: ['1', '2'],
       },
     ]);
     await c.end();

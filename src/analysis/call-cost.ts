@@ -7,6 +7,7 @@
  * element the call is counted at its guard's ceiling (MAX_VALUE_GROWTH bytes, value-guards.ts),
  * since that is what the guard lets it build. Pure.
  */
+import { EDIT_DISTANCES, MAX_EDIT_DISTANCE_BYTES } from '../engine/cost-guards.js';
 import { MAX_VALUE_GROWTH } from '../engine/value-guards.js';
 
 /** Output bytes counted as one element step. */
@@ -74,6 +75,21 @@ const SIZED: Record<string, (args: unknown[]) => number | null> = {
   // The separator once per element: counted per element by the caller's list length.
   array_to_string: ([, sep]) => nullOr(constantOf(sep), (s) => steps(bytesOf(String(s)))),
   json_pretty: () => null,
+  // Edit distances fill a table of one text's bytes by the other's (at most 255 each: cost-guards.ts),
+  // a cell about a quarter of an element step: a lambda over a JSON list of 500 texts calling
+  // levenshtein at 255 × 255 was counted as one step a call and ran 116 s past its timeout.
+  ...Object.fromEntries(
+    EDIT_DISTANCES.map((name) => [
+      name,
+      ([a, b]: unknown[]) => {
+        const bytes = (x: unknown) => {
+          const c = constantOf(x);
+          return typeof c === 'string' ? bytesOf(c) : MAX_EDIT_DISTANCE_BYTES;
+        };
+        return Math.max(1, Math.ceil((bytes(a) * bytes(b)) / 4));
+      },
+    ]),
+  ),
 };
 
 function nullOr<T>(x: T | null, f: (x: T) => number): number | null {

@@ -28,7 +28,13 @@ import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 export const MAX_EDIT_DISTANCE_BYTES = 255;
 export { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, MAX_PATTERN_WORK };
 
-const EDIT_DISTANCE = ['levenshtein', 'damerau_levenshtein', 'editdist3', 'jaro_similarity', 'jaro_winkler_similarity'];
+export const EDIT_DISTANCES = [
+  'levenshtein',
+  'damerau_levenshtein',
+  'editdist3',
+  'jaro_similarity',
+  'jaro_winkler_similarity',
+];
 /**
  * Substring searches (text, search string): DuckDB compares the search string at every position of
  * the text, about 45 ms per row for a 64 KiB search string in a 128 KiB text, one vector of them
@@ -71,7 +77,7 @@ function guardMacro(name: string, arities: number[], condition: string, message:
  */
 export function costGuardStatements(arities: ReadonlyMap<string, number[]>): string[] {
   const out: string[] = [];
-  for (const name of EDIT_DISTANCE) {
+  for (const name of EDIT_DISTANCES) {
     const a = arities.get(name);
     if (!a) continue;
     const max = MAX_EDIT_DISTANCE_BYTES;
@@ -90,5 +96,5 @@ export function costGuardStatements(arities: ReadonlyMap<string, number[]>): str
 
 /** The SQL that reads the arities costGuardStatements needs. */
 export const GUARDED_ARITIES_SQL = `SELECT function_name, list(DISTINCT len(parameters)) FROM duckdb_functions()
-  WHERE database_name = 'system' AND function_type = 'scalar' AND function_name IN (${[...EDIT_DISTANCE, ...PATTERN_FUNCTIONS, ...SEARCH].map(ql).join(', ')})
+  WHERE database_name = 'system' AND function_type = 'scalar' AND function_name IN (${[...EDIT_DISTANCES, ...PATTERN_FUNCTIONS, ...SEARCH].map(ql).join(', ')})
   GROUP BY function_name`;

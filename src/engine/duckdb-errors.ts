@@ -152,6 +152,13 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
     'a window function over a column of the outer query (in a correlated subquery)',
     'Compute the window in the outer query, or join the subquery’s table instead of correlating it.',
   ],
+  [
+    // DuckDB binds an operator's arguments before it finds a guard macro of its function's name
+    // (engine/growth-guards.ts: json_extract for `->`), and cannot expand the macro over them.
+    /^(?:[A-Za-z ]+ Error: )?Cannot copy bound expression/,
+    "DuckDB's operator for a guarded function (JSON's -> and ->>) in a statement PostgreSQL's grammar cannot read",
+    "Call the function by name there (json_extract, json_extract_string), or write the statement in PostgreSQL's syntax, where -> and ->> are translated.",
+  ],
 ];
 
 export function fromDuckDB(e: unknown): SqlError {

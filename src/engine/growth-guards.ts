@@ -100,6 +100,31 @@ function arrayToString(): string {
   return guarded('array_to_string', [[['a1', 'a2'], adds('len(a1) * strlen(a2::VARCHAR)')]]);
 }
 
+/**
+ * JSON extraction into a list: a wildcard path (`$[*]`, `$.*`) makes each element of the text a
+ * list element, 32 bytes of DuckDB's list and string headers for as little as 2 bytes of text (`1,`):
+ * 16× the text. An attacker review built 130,001-element lists from 260 KB texts over 2,048 rows in
+ * one vector (RSS to the data limit; the process died once). A list of paths copies at most the
+ * text per path; `json_keys` lists at most one key per 4 bytes.
+ */
+function jsonLists(): string[] {
+  const text = 'strlen(a1::VARCHAR)';
+  const extraction = (name: string) =>
+    guarded(name, [
+      [['a1', 'a2 BIGINT'], null],
+      [['a1', 'a2 VARCHAR'], `strpos(a2, '*') > 0 AND ${adds(`${text} * 16`)}`],
+      [['a1', 'a2 VARCHAR[]'], adds(`len(a2) * (${text} + 32)`)],
+    ]);
+  return [
+    extraction('json_extract'),
+    extraction('json_extract_string'),
+    guarded('json_keys', [
+      [['a1'], adds(`${text} * 8`)],
+      [['a1', 'a2'], adds(`${text} * 8`)],
+    ]),
+  ];
+}
+
 /** The statements that install the growth guards on a connection. */
 export function growthGuardStatements(): string[] {
   return [
@@ -121,5 +146,6 @@ export function growthGuardStatements(): string[] {
     guarded('equi_width_bins', [[['a1', 'a2', 'a3', 'a4'], `a3 > ${MAX_LIST_ELEMENTS}`]]),
     guarded('bitstring', [[['a1', 'a2'], adds('a2::DOUBLE / 8')]]),
     arrayToString(),
+    ...jsonLists(),
   ];
 }

@@ -169,6 +169,9 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   equi_width_bins: [1, 1, 2, 1],
   bitstring: [1, 2],
   array_to_string: [2, 2],
+  json_extract: [2, 2],
+  json_extract_string: [2, 2],
+  json_keys: [2, 1],
   // cost-guards.ts: edit distances name each argument twice, pattern matchers the text 3 times, the pattern 4.
   levenshtein: [2],
   damerau_levenshtein: [2],
