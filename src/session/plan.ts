@@ -12,6 +12,7 @@ import type { FieldDescription } from '../pg/oids.js';
 import type { SessionSettings } from './settings.js';
 import type { ResultKey } from '../cache/result-cache.js';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { spent, stageClock } from '../stages.js';
 import type { NeededValue } from '../pg/param-values.js';
 
 /** What planning reads from the session. */
@@ -170,7 +171,9 @@ function inUse(s: PreparedStmt): boolean {
 export async function preparedDuck(s: PreparedStmt): Promise<DuckDBPreparedStatement> {
   const owner = s.sharedFrom ?? s;
   if (owner.released && owner.prepareAgain) {
-    const duck = await owner.prepareAgain();
+    const preparing = stageClock();
+    const duck = await owner.prepareAgain(); // counted as a duckdb_prepare
+    spent('prepare', preparing);
     if (owner.releasedShape !== undefined && shapeOf(duck) !== owner.releasedShape) {
       duck.destroySync();
       throw new SqlError(SQLSTATE.featureNotSupported, 'cached plan must not change result type');
