@@ -223,4 +223,26 @@ describe('DuckDB prepared statements: a per-user budget of live handles', () => 
       await c.end();
     }
   });
+
+  test("a plan sharing another's DuckDB statement (texts differing only in comments) answers after that one was let go, and so does the planned one", async () => {
+    const c = await gw.login('sharer');
+    try {
+      const text = (tag: string) =>
+        `/* ${tag} */ select count(*)::int as n, 'x' as t from sales.orders where order_id > $1::int`;
+      const planned = (await c.query({ name: 'planned', text: text('a'), values: [0] })).rows;
+      const shared = await c.query({ name: 'shared', text: text('b'), values: [0] });
+      assert.deepEqual(shared.rows, planned);
+      for (let i = 0; i < BUDGET + 8; i++) await c.query({ name: `g${i}`, text: `select ${i} as g` });
+      for (const name of ['shared', 'planned', 'shared']) {
+        const r = await c.query({ name, text: text(name === 'planned' ? 'a' : 'b'), values: [0] });
+        assert.deepEqual(r.rows, planned, name);
+        assert.deepEqual(
+          r.fields.map((f) => `${f.name}:${f.dataTypeID}`),
+          ['n:23', 't:25'],
+        );
+      }
+    } finally {
+      await c.end();
+    }
+  });
 });
