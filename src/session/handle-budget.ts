@@ -52,8 +52,3 @@ export function handleBudget(user: string, max: number, busy: () => boolean): Ha
     },
   };
 }
-
-/** Live DuckDB statements `user`'s sessions hold now (tests, metrics). */
-export function liveHandles(user: string): number {
-  return byUser.get(user)?.size ?? 0;
-}
