@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
 import { DEFAULT_MAX_PREPARED_TEXT } from '../session/named-limits.js';
+import { DEFAULT_MAX_PREPARED_HANDLES } from '../session/handle-budget.js';
 import { ENGINE_CALL_SLOTS, STUCK_CALL_GRACE_MS, USER_ENGINE_CALLS } from '../engine/engine-calls.js';
 
 const Policy = z.enum(['require', 'prefer', 'off']);
@@ -76,6 +77,8 @@ export const ConfigFile = z
     maxPortals: z.number().int().positive().optional(),
     /** Characters of text one user's named prepared statements may hold together, across their sessions. */
     maxPreparedText: z.number().int().positive().optional(),
+    /** Live DuckDB prepared statements one user's sessions may hold; past it the least recently used are prepared again at their next run. */
+    maxPreparedHandles: z.number().int().positive().optional(),
     /** DuckDB calls one user's sessions may run at once, of the process' 6 (engine/engine-calls.ts). */
     maxEngineCallsPerUser: z.number().int().min(1).max(ENGINE_CALL_SLOTS).optional(),
     /** How long a DuckDB call may run on after its statement was stopped before the process counts as wedged. */
@@ -325,6 +328,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
       maxPreparedStatements: file.maxPreparedStatements ?? 1000,
       maxPortals: file.maxPortals ?? 1000,
       maxPreparedText: file.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT,
+      maxPreparedHandles: file.maxPreparedHandles ?? DEFAULT_MAX_PREPARED_HANDLES,
     },
     tls,
     proxyProtocol: flags.proxyProtocol ?? file.proxyProtocol ?? false,

@@ -17,6 +17,10 @@ import { StatementClock } from './statement-clock.js';
 import { StatementPreparer, type PreparerHost } from './statement-preparer.js';
 import { Transaction } from './transaction.js';
 import { SQLSTATE } from '../errors.js';
+import { DEFAULT_MAX_PREPARED_HANDLES, handleBudget } from './handle-budget.js';
+import { callRunningOn } from '../engine/engine-calls.js';
+import type { NamedLimits } from './named-limits.js';
+import type { HandleBudget } from './plan.js';
 
 export class SessionCore implements PreparerHost {
   readonly settings: SessionSettings;
@@ -37,6 +41,8 @@ export class SessionCore implements PreparerHost {
   /** NOTICEs and ParameterStatus for the client, sent by the wire before its next message. */
   readonly outbox = new Outbox();
   readonly cachesResults: boolean;
+  /** The user's budget of live DuckDB statements, across their sessions (handle-budget.ts). */
+  readonly handles: HandleBudget;
   /** Counts statements (simple-query parts; Parse/Bind/Execute up to a completed Execute) so the ref is judged and versions re-checked once per statement. */
   statementSeq = 0;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
@@ -48,7 +54,7 @@ export class SessionCore implements PreparerHost {
     readonly repo: string,
     requestedRef: string,
     readonly user: string,
-    limits: SettingDefaults,
+    limits: SettingDefaults & Pick<NamedLimits, 'maxPreparedHandles'>,
     results: SessionResults | null,
     auditSink: AuditSink,
   ) {
@@ -63,6 +69,9 @@ export class SessionCore implements PreparerHost {
     );
     this.cachePolicy = new ResultCachePolicy(results, user);
     this.cachesResults = results !== null;
+    this.handles = handleBudget(user, limits.maxPreparedHandles ?? DEFAULT_MAX_PREPARED_HANDLES, () =>
+      callRunningOn(conn),
+    );
     this.preparer = new StatementPreparer(this);
     this.audit = new StatementAudit(auditSink, () => ({
       user: this.user,

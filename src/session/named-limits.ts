@@ -28,6 +28,8 @@ export interface NamedLimits {
   maxPortals?: number;
   /** Characters of text one user's named statements, in all their sessions, may hold together (DEFAULT_MAX_PREPARED_TEXT). */
   maxPreparedText?: number;
+  /** Live DuckDB prepared statements one user's sessions may hold before the least recently used let theirs go (session/handle-budget.ts). */
+  maxPreparedHandles?: number;
 }
 
 /** 53400 when one more named statement (of `text`) would pass the cap on their count or on their text. */

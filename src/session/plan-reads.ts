@@ -180,6 +180,7 @@ export async function readyViews(
       s.duck?.destroySync();
       s.duck = duck;
       s.released = false;
+      s.handles?.used(s);
       f.views = views;
     }
   } catch (e) {

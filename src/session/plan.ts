@@ -11,7 +11,8 @@ import type { StatementHold, VersionLease, VersionReads, VersionSource } from '.
 import type { FieldDescription } from '../pg/oids.js';
 import type { SessionSettings } from './settings.js';
 import type { ResultKey } from '../cache/result-cache.js';
-import type { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { spent, stageClock } from '../stages.js';
 import type { NeededValue } from '../pg/param-values.js';
 
 /** What planning reads from the session. */
@@ -29,6 +30,8 @@ export interface PlanningContext {
   sessionTable(): SystemTable;
   /** A NOTICE for the client (file pruning). */
   notice(message: string): void;
+  /** Where the plans' DuckDB statements count: the user's budget across sessions (session/handle-budget.ts). */
+  readonly handles?: HandleBudget;
 }
 
 /** A planned statement (the "prepared statement" of the protocol). */
@@ -66,9 +69,13 @@ export interface PreparedStmt {
   };
   /** DuckDB's prepare of the statement again, as planned (engine/memory-turns.ts: its state let go). */
   prepareAgain?: () => Promise<DuckDBPreparedStatement>;
-  /** `duck` was destroyed to give its last run's memory back: prepared again before the next run. */
+  /** `duck` was destroyed to give its memory back (releaseOperatorState): prepared again before the next run. */
   released?: boolean;
-  /** The portal that ran it last (wire/result-stream.ts): while its result is open, its state is not let go. */
+  /** Its result columns when `duck` was let go: prepared again, they must be the same. */
+  releasedShape?: string;
+  /** The budget of its user's live DuckDB statements (session/handle-budget.ts) its `duck` counts in. */
+  handles?: HandleBudget;
+  /** The portal that ran it (or a plan sharing it) last (wire/result-stream.ts): while its result is open, its state is not let go. */
   runBy?: { readonly done: boolean; readonly result: unknown };
   /** A portal is starting it now (wire/result-stream.ts open): its state is not let go by others. */
   starting?: boolean;
@@ -104,6 +111,14 @@ export interface PreparedStmt {
   cursorQuery?: PreparedStmt;
 }
 
+/** Where a plan's live DuckDB statement is counted: its user's budget across sessions (session/handle-budget.ts). */
+export interface HandleBudget {
+  /** `s` holds a live DuckDB statement and is used now: the most recent of its user's. */
+  used(s: PreparedStmt): void;
+  /** `s`'s DuckDB statement was destroyed. */
+  gone(s: PreparedStmt): void;
+}
+
 /** Tables of remote versions a statement reads, per version (one lease per attached database). */
 export type TableReads = { lease: VersionLease; tables: { schema: string; name: string }[] }[];
 
@@ -122,29 +137,65 @@ export function disposeStatement(s: PreparedStmt): void {
   s.cursorQuery = undefined;
   s.duck?.destroySync();
   s.duck = null;
+  s.handles?.gone(s);
   releaseAll(s);
 }
 
 /**
- * Give back the memory DuckDB keeps in a prepared statement after its last run (its operators' hash
- * tables and column data, until it runs again or is destroyed): the statement is destroyed and
+ * Give back the memory DuckDB keeps in a prepared statement (its plan, and after a run its operators'
+ * hash tables and column data, until it runs again or is destroyed): the statement is destroyed and
  * prepared again at its next run. Only for a statement that can be prepared again, and, unless it is its own
- * run that failed (`own`), one no portal is starting or reading now.
+ * run that failed (`own`), one no portal is starting or reading now. A plan sharing another's DuckDB
+ * statement (`sharedFrom`) lets go of that one's. True when it was let go.
  */
-export function releaseOperatorState(s: PreparedStmt, own = false): void {
-  if (!s.duck || !s.prepareAgain || s.released) return;
-  if (!own && (s.starting || (s.runBy && s.runBy.result !== null && !s.runBy.done))) return;
-  s.duck.destroySync();
-  s.released = true;
+export function releaseOperatorState(s: PreparedStmt, own = false): boolean {
+  const owner = s.sharedFrom ?? s;
+  if (!owner.duck || !owner.prepareAgain || owner.released) return false;
+  if (!own && inUse(owner)) return false;
+  owner.releasedShape = shapeOf(owner.duck);
+  owner.duck.destroySync();
+  owner.released = true;
+  owner.handles?.gone(owner);
+  return true;
 }
 
-/** The statement's DuckDB statement, prepared again if its state was let go (releaseOperatorState). */
+function inUse(s: PreparedStmt): boolean {
+  return !!s.starting || (!!s.runBy && s.runBy.result !== null && !s.runBy.done);
+}
+
+/**
+ * The statement's DuckDB statement (its owner's, for a shared plan), prepared again if it was let go
+ * (releaseOperatorState). Prepared again, its columns must be those the client was told: else 0A000,
+ * as PostgreSQL refuses a cached plan whose result type changed.
+ */
 export async function preparedDuck(s: PreparedStmt): Promise<DuckDBPreparedStatement> {
-  if (s.released && s.prepareAgain) {
-    s.duck = await s.prepareAgain();
-    s.released = false;
+  const owner = s.sharedFrom ?? s;
+  if (owner.released && owner.prepareAgain) {
+    const preparing = stageClock();
+    const duck = await owner.prepareAgain(); // counted as a duckdb_prepare
+    spent('prepare', preparing);
+    if (owner.releasedShape !== undefined && shapeOf(duck) !== owner.releasedShape) {
+      duck.destroySync();
+      throw new SqlError(SQLSTATE.featureNotSupported, 'cached plan must not change result type');
+    }
+    owner.duck = duck;
+    owner.released = false;
   }
-  return s.duck!;
+  owner.handles?.used(owner);
+  s.duck = owner.duck;
+  return owner.duck!;
+}
+
+/** A DuckDB statement's result columns (names and types), as one string to compare. */
+function shapeOf(duck: DuckDBPreparedStatement): string {
+  try {
+    const columns: string[] = [];
+    for (let i = 0; i < duck.columnCount; i++)
+      columns.push(`${duck.columnName(i)}\u0000${duck.columnType(i).toString()}`);
+    return columns.join('\u0001');
+  } catch {
+    return '?'; // DuckDB types its columns only with the values bound: as before
+  }
 }
 
 export function releaseAll(s: PreparedStmt): void {

@@ -184,6 +184,7 @@ export async function planQuery(
     }
     base.duck = duck;
     base.prepareAgain = reprepare;
+    base.handles = ctx.handles;
     if (base.fetchOnBind) base.fetchOnBind.views = (base.holds ?? []).map((h) => h.views);
     // bound to the files pinned for it: other statements may change the views again
     for (const h of base.holds ?? []) h.bound();
@@ -260,6 +261,8 @@ export async function planQuery(
       base.cacheableSql = sql;
       base.preparedFor = ctx.lease?.versionId;
     }
+    // counted once planning no longer reads it (it may then be let go for another of the user's)
+    ctx.handles?.used(base);
     spent('planning', planning);
   } catch (e) {
     releaseAll(base);

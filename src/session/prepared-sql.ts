@@ -91,12 +91,17 @@ export async function evaluateArguments(
 ): Promise<(Buffer | null)[]> {
   if (args.length === 0) return [];
   const prepared = await prepare(argumentsQuery(args));
+  const owner = prepared.sharedFrom ?? prepared;
   try {
-    const reader = await (await preparedDuck(prepared)).runAndReadAll();
+    // not let go for another statement of the user's while it runs (handle-budget.ts)
+    const duck = await preparedDuck(prepared);
+    owner.starting = true;
+    const reader = await duck.runAndReadAll();
     return argumentValues(args, reader.getRows()[0] ?? []);
   } catch (e) {
     throw fromDuckDB(e);
   } finally {
+    owner.starting = false;
     disposeStatement(prepared);
   }
 }

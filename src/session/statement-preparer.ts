@@ -16,7 +16,7 @@ import { ParamNeedsValue, type NeededValue } from '../pg/param-values.js';
 import { standInText } from './value-plans.js';
 import { replaceParams } from '../text/split.js';
 import { reportedName } from './parameters.js';
-import { disposeStatement, textField, type PlanningContext, type PreparedStmt } from './plan.js';
+import { disposeStatement, textField, type HandleBudget, type PlanningContext, type PreparedStmt } from './plan.js';
 import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
@@ -47,6 +47,8 @@ export interface PreparerHost {
   versionStaysPut(): boolean;
   /** fdl.session's one row, as the session sees itself now. */
   sessionTable(): SystemTable;
+  /** The user's budget of live DuckDB statements, across their sessions (handle-budget.ts). */
+  readonly handles?: HandleBudget;
 }
 
 /**
@@ -325,6 +327,9 @@ export class StatementPreparer {
         'cacheableSql',
         'analysis',
         'preparedFor',
+        'prepareAgain',
+        'released',
+        'releasedShape',
       ] as const) {
         const mine = prepared[k];
         (prepared as unknown as Record<string, unknown>)[k] = fresh[k];
@@ -332,6 +337,7 @@ export class StatementPreparer {
       }
       prepared.repeatable = undefined;
       prepared.lastResultKey = undefined;
+      if (prepared.duck && !prepared.released) prepared.handles?.used(prepared);
     } finally {
       fresh.refs = 1;
       disposeStatement(fresh);
@@ -350,6 +356,7 @@ export class StatementPreparer {
       cachesResults: h.cachesResults,
       sessionTable: () => h.sessionTable(),
       notice: (message) => h.outbox.notice(message),
+      handles: h.handles,
     };
   }
 }

@@ -63,6 +63,7 @@ export class HeldResults {
       if (p.cursor?.declared && p.prepared.refs === 1 && !p.prepared.sharedFrom) {
         p.prepared.duck?.destroySync();
         p.prepared.duck = null;
+        p.prepared.handles?.gone(p.prepared);
       }
     }
   }

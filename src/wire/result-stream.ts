@@ -109,10 +109,11 @@ export class ResultStream {
    */
   async open(portal: Portal, values: readonly DecodedParam[]): Promise<void> {
     // Prepared again when its last run's memory was given back under pressure (engine/memory-turns.ts);
-    // not given back while this portal starts or reads it.
+    // not given back while this portal starts or reads it (a shared plan's: the planned one's).
     const prepared = portal.prepared;
-    prepared.runBy = portal;
-    prepared.starting = true;
+    const owner = prepared.sharedFrom ?? prepared;
+    owner.runBy = portal;
+    owner.starting = true;
     const ready = async () => {
       const duck = await preparedDuck(prepared);
       duck.clearBindings();
@@ -121,13 +122,14 @@ export class ResultStream {
       );
       return duck;
     };
-    await ready();
-    portal.stopsAtOpen = this.clock.stopCount;
-    const starting = stageClock();
+    let starting = stageClock();
     // The first chunk is fetched in the start: where a query's builds (hash tables, aggregates) run,
     // so a start that fails for memory is tried again whole (engine/memory-turns.ts).
     let result, first;
     try {
+      await ready();
+      portal.stopsAtOpen = this.clock.stopCount;
+      starting = stageClock();
       [result, first] = await this.start(
         async () => {
           const r = await prepared.duck!.stream();
@@ -137,7 +139,7 @@ export class ResultStream {
         { free: () => releaseOperatorState(prepared, true), again: async () => void (await ready()) },
       );
     } finally {
-      prepared.starting = false;
+      owner.starting = false;
     }
     portal.result = result;
     portal.ahead = [Promise.resolve({ chunk: first, error: null })];

@@ -11,6 +11,8 @@ import { serve, type Service } from './service.js';
 
 export interface ContainmentGateway {
   readonly s: Service;
+  /** The served copy of the repository (its refs may be moved). */
+  readonly repoPath: string;
   /** A connected client of database `basic` (errors after the stop are ignored). */
   login(user: string): Promise<pg.Client>;
   stop(): Promise<void>;
@@ -44,6 +46,7 @@ export async function containmentGateway(options: ContainmentOptions): Promise<C
   const clients: pg.Client[] = [];
   return {
     s,
+    repoPath: repos.path('repos/basic'),
     async login(user) {
       const c = new pg.Client({ host: '127.0.0.1', port: s.port, user, database: 'basic' });
       c.on('error', () => undefined);
