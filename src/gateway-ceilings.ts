@@ -49,7 +49,8 @@ export function watchTempCeiling(limit: string, dir: string, server: WireServer,
 
 /**
  * Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB: the
- * statement holding the most by the gateway's accounting first, every running one only when none does.
+ * statement holding the most by the gateway's accounting first, else the statements of the user whose statement has
+ * run longest (never every user's).
  */
 export function watchMemory(memoryLimit: string, server: WireServer, log: Logger): MemoryWatchdog {
   const line = parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
@@ -66,26 +67,26 @@ export function watchMemory(memoryLimit: string, server: WireServer, log: Logger
         undefined,
         'Read the result as it arrives, or select fewer or smaller values.',
       ),
-    everyoneError: (rss) =>
+    suspectError: (rss, runningMs) =>
       new SqlError(
         SQLSTATE.outOfMemory,
-        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, and no one statement's result accounts for it: running statements stopped`,
+        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, no statement's result accounts for it, and this user's statements had run longest (this one ${(runningMs / 1000).toFixed(1)} s): statement stopped`,
         undefined,
-        OUT_OF_MEMORY_EVERYONE_HINT,
+        OUT_OF_MEMORY_SUSPECT_HINT,
       ),
-    onStopped: (rss, stopped, held) => {
+    onStopped: (rss, stopped, held, user) => {
       if (Date.now() - warned < 10_000) return;
       warned = Date.now();
       log.warn(
-        { event: 'memory-watchdog', rssBytes: rss, lineBytes: line, stopped, heldBytes: held },
+        { event: 'memory-watchdog', rssBytes: rss, lineBytes: line, stopped, heldBytes: held, user },
         stopped === 'holder'
           ? `resident memory ${rss} bytes, ${over}: the statement holding the most (${held} bytes) stopped`
-          : `resident memory ${rss} bytes, ${over}: running statements stopped`,
+          : `resident memory ${rss} bytes, ${over}: the statements of ${user}, whose statement had run longest, stopped`,
       );
     },
   }).start();
 }
 
-/** Every running statement stopped together: this one may not be the cause. */
-const OUT_OF_MEMORY_EVERYONE_HINT =
-  'The whole gateway was over its memory limit, not necessarily because of this statement: run it again. A statement that builds very large values (string_agg over many rows, long chains of ||) can cause this.';
+/** The longest-running user's statements stopped: the likeliest builders of what no result accounts for. */
+const OUT_OF_MEMORY_SUSPECT_HINT =
+  'A statement that builds very large values (string_agg over many rows, large lists or texts) can cause this: build smaller values, or aggregate in parts.';
