@@ -53,7 +53,7 @@ export function watchTempCeiling(limit: string, dir: string, server: WireServer,
  * run longest (never every user's).
  */
 export function watchMemory(memoryLimit: string, server: WireServer, log: Logger): MemoryWatchdog {
-  const line = parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
+  const line = testWatchLine() ?? parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
   const mib = (b: number) => Math.round(b / 1024 ** 2);
   const over = `over memoryLimit (${memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB`;
   let warned = 0;
@@ -90,3 +90,15 @@ export function watchMemory(memoryLimit: string, server: WireServer, log: Logger
 /** The longest-running user's statements stopped: the likeliest builders of what no result accounts for. */
 const OUT_OF_MEMORY_SUSPECT_HINT =
   'A statement that builds very large values (string_agg over many rows, large lists or texts) can cause this: build smaller values, or aggregate in parts.';
+
+/**
+ * The test suite's line (FDL_TEST_MEMORY_WATCH_LINE, bytes): a real gateway's watchdog reached by a
+ * statement DuckDB's memory_limit would stop first (test/value-ceiling.test.ts). Never in a served gateway.
+ */
+function testWatchLine(): number | undefined {
+  const line = process.env.FDL_TEST_MEMORY_WATCH_LINE;
+  if (!line) return undefined;
+  if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes')
+    throw new Error('FDL_TEST_MEMORY_WATCH_LINE is for the test suite only');
+  return Number(line);
+}

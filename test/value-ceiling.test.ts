@@ -184,3 +184,77 @@ describe('one user growing a value: refused or stopped as theirs, another user a
     }
   });
 });
+
+describe('the memory watchdog over a real gateway: the user whose statement runs longest is stopped, not another', () => {
+  let gw: RunningGateway;
+  const repos = copyFixtures('repos/basic', 'repos/nested');
+  /** The watchdog's line, low enough that a statement under DuckDB's memory_limit crosses it. */
+  const LINE = 640 * MiB;
+
+  before(async () => {
+    const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
+    writeFileSync(
+      join(repos.dir, 'config.json'),
+      JSON.stringify({
+        users: { eve: { password, grants: { basic: ['*'] } }, bob: { password, grants: { nested: ['*'] } } },
+        memoryLimit: '2GB',
+      }),
+    );
+    gw = await startGateway(
+      [
+        ...['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `nested=${repos.path('repos/nested')}`],
+        ...['--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')],
+      ],
+      { env: { FDL_TEST_MEMORY_WATCH_LINE: String(LINE), FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' } },
+    );
+  });
+  after(async () => {
+    await gw?.stop();
+    repos.cleanup();
+  });
+
+  test('string_agg building 1.2 GB that no result holds: eve’s statement 53200 as hers, bob’s select 1 answers throughout', async () => {
+    const pid = gw.proc.pid!;
+    const eve = await client(gw, 'basic', { user: 'eve', password: 's3cret' });
+    const bob = await client(gw, 'nested', { user: 'bob', password: 's3cret' });
+    assert.ok(rssBytes(pid) < LINE, `RSS ${(rssBytes(pid) / MiB) | 0} MiB at the start, over the test's line`);
+    const bobErrors: string[] = [];
+    let bobRan = 0;
+    let going = true;
+    const bobLoop = (async () => {
+      while (going) {
+        try {
+          assert.equal((await bob.query('select 1 as x')).rows[0].x, 1);
+        } catch (e) {
+          bobErrors.push(`${(e as PgError).code} ${(e as PgError).message}`);
+        }
+        bobRan++;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    let e: PgError;
+    try {
+      e = await eve
+        .query(
+          `select string_agg(s, '') is null as n from (select repeat('x', 20000) || i as s from range(60000) r(i)) q`,
+        )
+        .then(
+          (r) => ({ code: 'answered', message: JSON.stringify(r.rows) }),
+          (err: PgError) => err,
+        );
+    } finally {
+      going = false;
+      await bobLoop;
+    }
+    try {
+      assert.equal(e.code, '53200', `${e.code} ${e.message}`);
+      assert.match(e.message ?? '', /this user's statements had run longest/);
+      assert.ok(bobRan > 10, `bob ran ${bobRan} statements`);
+      assert.deepEqual(bobErrors, [], 'bob’s statements failed while eve’s ran');
+      // Nothing changed: eve's session goes on.
+      assert.equal((await eve.query('select 41 + 1 as x')).rows[0].x, 42);
+    } finally {
+      await Promise.all([eve.end(), bob.end()]).catch(() => undefined);
+    }
+  });
+});
