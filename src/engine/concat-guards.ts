@@ -1,23 +1,21 @@
 /**
- * The concatenation ceiling: `||`, `concat`, `concat_ws` and the list concatenations (`list_concat`
- * and its aliases) return at most MAX_CONCAT_BYTES. Each only adds its inputs' sizes, but fed its own
- * result it doubles per step: through CTE columns (`s || s` five levels deep over a 250 KB `repeat`)
- * or a recursive CTE one user built a 1 GB value that no memory_limit counts, and the memory
- * watchdog then stopped every user's statements. Over the ceiling the call fails 54000 with a hint
- * (duckdb-errors.ts), before the value is passed on: a value at the ceiling may be concatenated once
- * more, so no value past 2 × MAX_CONCAT_BYTES is built.
+ * The concatenation ceiling: `concat`, `concat_ws` and the list concatenations (`list_concat` and its
+ * aliases) return at most MAX_CONCAT_BYTES, and `||` takes a right operand of at most that. Each only
+ * adds its inputs' sizes, but fed its own result it doubles per step: through CTE columns (`s || s`
+ * five levels deep over a 250 KB `repeat`) or a recursive CTE one user asked for a 1 GB value; DuckDB
+ * failed the allocation (its memory_limit, or the kernel's data limit at RSS 1.9 GB) while the memory
+ * watchdog stopped the running statements of every user. Now the call fails 54000 with a hint
+ * (duckdb-errors.ts) before the value is passed on, so no concatenation doubles a value past the ceiling.
  *
  * Installed like the value guards (value-guards.ts): a temporary macro of the same name per session
- * connection — `"||"` included, which DuckDB binds as a function of that name — calling the built-in
- * in `system.main` and passing its result through a one-element lambda, so each argument is named
- * once (a macro pastes an argument per appearance: a left-deep `a || b || c …` naming its left
- * operand twice bound 2^n copies). The refusal is a failing cast rather than `error()`, which DuckDB
- * marks volatile: a constant concatenation still folds at prepare (`WHERE s = 'a' || 'b'` still
- * reaches a Parquet scan as `s = 'ab'`), and one over the ceiling fails when it runs.
- *
- * The result is measured by its text (`strlen(r::VARCHAR)`): a text as it is, a list or BLOB by its
- * text form. DuckDB macros have no variadic form: concat and concat_ws take up to MAX_CONCAT_ARGS
- * arguments, the list concatenations MAX_LIST_CONCAT_ARGS.
+ * connection — `"||"` included, which DuckDB binds as a function of that name — calling the built-in in
+ * `system.main`. The functions pass their result through a one-element lambda, so each argument is named
+ * once (a macro pastes an argument per appearance; nested, 2^depth copies to bind), and refuse through a
+ * failing cast rather than `error()`, which DuckDB marks volatile: a constant concatenation still folds at
+ * prepare (`WHERE s = concat('a', 'b')` reaches the scan as `s='ab'`), and one over the ceiling fails when
+ * it runs. `||` is different (pipesMacro). A result is measured by its text (`strlen(r::VARCHAR)`): a text
+ * as it is, a list or BLOB by its text form. DuckDB macros have no variadic form: concat and concat_ws take
+ * up to MAX_CONCAT_ARGS arguments, the list concatenations MAX_LIST_CONCAT_ARGS.
  */
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
