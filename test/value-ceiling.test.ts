@@ -146,8 +146,18 @@ describe('one user growing a value: refused or stopped as theirs, another user a
     assert.deepEqual((await eve.query(`select count(*)::int as n from information_schema.tables`)).rows, eveBefore);
     await eve.end();
     await bob.end();
+    // And the memory comes back once the clients have left.
+    let now = rssBytes(pid);
+    for (let waited = 0; now > start + 64 * MiB && waited < 30_000; waited += 250) {
+      await new Promise((r) => setTimeout(r, 250));
+      now = rssBytes(pid);
+    }
     console.log(
-      `RSS start ${(start / MiB) | 0} MiB, peak ${(peak / MiB) | 0} MiB; bob ran ${bobRan}, slowest ${slowest} ms; ${outcomes.join('; ')}`,
+      `RSS start ${(start / MiB) | 0} MiB, peak ${(peak / MiB) | 0} MiB, after ${(now / MiB) | 0} MiB; bob ran ${bobRan}, slowest ${slowest} ms; ${outcomes.join('; ')}`,
+    );
+    assert.ok(
+      now <= start + 64 * MiB,
+      `RSS ${(now / MiB) | 0} MiB 30 s after the clients left, ${(start / MiB) | 0} MiB at the start`,
     );
   });
 
