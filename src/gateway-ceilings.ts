@@ -49,10 +49,11 @@ export function watchTempCeiling(limit: string, dir: string, server: WireServer,
 
 /**
  * Between vectors, what DuckDB's memory_limit does not count is stopped at memoryLimit + 768 MiB: the
- * statement holding the most by the gateway's accounting first, every running one only when none does.
+ * statement holding the most by the gateway's accounting first, else the statements of the user whose statement has
+ * run longest (never every user's).
  */
 export function watchMemory(memoryLimit: string, server: WireServer, log: Logger): MemoryWatchdog {
-  const line = parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
+  const line = testWatchLine() ?? parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
   const mib = (b: number) => Math.round(b / 1024 ** 2);
   const over = `over memoryLimit (${memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB`;
   let warned = 0;
@@ -66,26 +67,38 @@ export function watchMemory(memoryLimit: string, server: WireServer, log: Logger
         undefined,
         'Read the result as it arrives, or select fewer or smaller values.',
       ),
-    everyoneError: (rss) =>
+    suspectError: (rss, runningMs) =>
       new SqlError(
         SQLSTATE.outOfMemory,
-        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, and no one statement's result accounts for it: running statements stopped`,
+        `out of memory: the gateway holds ${mib(rss)} MiB, ${over}, no statement's result accounts for it, and this user's statements had run longest (this one ${(runningMs / 1000).toFixed(1)} s): statement stopped`,
         undefined,
-        OUT_OF_MEMORY_EVERYONE_HINT,
+        OUT_OF_MEMORY_SUSPECT_HINT,
       ),
-    onStopped: (rss, stopped, held) => {
+    onStopped: (rss, stopped, held, user) => {
       if (Date.now() - warned < 10_000) return;
       warned = Date.now();
       log.warn(
-        { event: 'memory-watchdog', rssBytes: rss, lineBytes: line, stopped, heldBytes: held },
+        { event: 'memory-watchdog', rssBytes: rss, lineBytes: line, stopped, heldBytes: held, user },
         stopped === 'holder'
           ? `resident memory ${rss} bytes, ${over}: the statement holding the most (${held} bytes) stopped`
-          : `resident memory ${rss} bytes, ${over}: running statements stopped`,
+          : `resident memory ${rss} bytes, ${over}: the statements of ${user}, whose statement had run longest, stopped`,
       );
     },
   }).start();
 }
 
-/** Every running statement stopped together: this one may not be the cause. */
-const OUT_OF_MEMORY_EVERYONE_HINT =
-  'The whole gateway was over its memory limit, not necessarily because of this statement: run it again. A statement that builds very large values (string_agg over many rows, long chains of ||) can cause this.';
+/** The longest-running user's statements stopped: the likeliest builders of what no result accounts for. */
+const OUT_OF_MEMORY_SUSPECT_HINT =
+  'A statement that builds very large values (string_agg over many rows, large lists or texts) can cause this: build smaller values, or aggregate in parts.';
+
+/**
+ * The test suite's line (FDL_TEST_MEMORY_WATCH_LINE, bytes): a real gateway's watchdog reached by a
+ * statement DuckDB's memory_limit would stop first (test/value-ceiling.test.ts). Never in a served gateway.
+ */
+function testWatchLine(): number | undefined {
+  const line = process.env.FDL_TEST_MEMORY_WATCH_LINE;
+  if (!line) return undefined;
+  if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes')
+    throw new Error('FDL_TEST_MEMORY_WATCH_LINE is for the test suite only');
+  return Number(line);
+}

@@ -13,7 +13,7 @@ import { connect, type Socket } from 'node:net';
 import { serveBasic, type RunningGateway } from './support/gateway.js';
 import { query, startupPacket } from './support/fuzz.js';
 import { within } from './support/files.js';
-import { HOLDER_BYTES, MemoryWatchdog, type MemoryHolder } from '../src/engine/memory-watchdog.js';
+import { HOLDER_BYTES, MemoryWatchdog, SUSPECT_MS, type MemoryHolder } from '../src/engine/memory-watchdog.js';
 import { SqlError, SQLSTATE } from '../src/errors.js';
 
 const MiB = 1024 * 1024;
@@ -135,10 +135,10 @@ describe('the memory watchdog stops the statement holding the memory', () => {
   const error = (what: string) => () => new SqlError(SQLSTATE.outOfMemory, what);
   function holder(heldBytes: number): MemoryHolder & { stoppedWith: string[] } {
     const stoppedWith: string[] = [];
-    return { heldBytes, stoppedWith, stop: (e) => stoppedWith.push(e.message) };
+    return { heldBytes, runningMs: 0, user: 'u', stoppedWith, stop: (e) => stoppedWith.push(e.message) };
   }
 
-  test('over the line: only the largest holder; others only after the settle time and when none holds', () => {
+  test('over the line: only the largest holder; others only after the settle time, never every statement', () => {
     let rss = 2000 * MiB;
     let now = 0;
     const big = holder(600 * MiB);
@@ -149,7 +149,7 @@ describe('the memory watchdog stops the statement holding the memory', () => {
       lineBytes: 1280 * MiB,
       holders: () => holders,
       holderError: error('holder'),
-      everyoneError: error('everyone'),
+      suspectError: error('suspect'),
       settleMs: 1000,
       rss: () => rss,
       now: () => now,
@@ -173,11 +173,47 @@ describe('the memory watchdog stops the statement holding the memory', () => {
     rss = 1000 * MiB;
     dog.poll();
     assert.deepEqual(victim.stoppedWith, []);
-    // Still over after the settle time, and no statement holds HOLDER_BYTES: every running one, not blamed.
+    // Over again, no statement holds HOLDER_BYTES and none has run SUSPECT_MS: nothing, however long RSS stays over.
     rss = 2000 * MiB;
     dog.poll();
-    assert.deepEqual(victim.stoppedWith, ['everyone']);
-    assert.deepEqual(third.stoppedWith, ['everyone']);
-    assert.deepEqual(big.stoppedWith, ['holder']);
+    now = 1500 + 10 * SUSPECT_MS;
+    dog.poll();
+    assert.deepEqual([victim.stoppedWith, third.stoppedWith, big.stoppedWith], [[], [], ['holder']]);
+  });
+
+  test('no result holds it: the longest-running user’s statements (running SUSPECT_MS or more) first, then the next user’s, never every user’s', () => {
+    let now = 0;
+    const running = (user: string, runningMs: number) => ({ ...holder(MiB), user, runningMs });
+    const alice1 = running('alice', 4000);
+    const alice2 = running('alice', 600);
+    const aliceNew = running('alice', 10);
+    const bobLong = running('bob', 900);
+    const bobSmall = running('bob', 5);
+    let holders: MemoryHolder[] = [bobSmall, alice2, bobLong, alice1, aliceNew];
+    const dog = new MemoryWatchdog({
+      lineBytes: 1280 * MiB,
+      holders: () => holders,
+      holderError: error('holder'),
+      suspectError: error('suspect'),
+      settleMs: 1000,
+      rss: () => 2000 * MiB,
+      now: () => now,
+    });
+    dog.poll();
+    assert.deepEqual([alice1.stoppedWith, alice2.stoppedWith], [['suspect'], ['suspect']]);
+    assert.deepEqual([aliceNew.stoppedWith, bobLong.stoppedWith, bobSmall.stoppedWith], [[], [], []]);
+    holders = [bobSmall, bobLong, aliceNew];
+    now = 1100;
+    dog.poll();
+    assert.deepEqual(bobLong.stoppedWith, ['suspect'], 'still over after the settle time: the next suspect');
+    assert.deepEqual(bobSmall.stoppedWith, []);
+    holders = [bobSmall, aliceNew];
+    now = 2200;
+    dog.poll();
+    assert.deepEqual(
+      [bobSmall.stoppedWith, aliceNew.stoppedWith],
+      [[], []],
+      'statements younger than SUSPECT_MS are never stopped',
+    );
   });
 });

@@ -8,6 +8,7 @@ import { EngineInternalError, isInternalMessage, isInvalidatedMessage } from './
 import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
 import { MERGE_LIMIT_HINT, MERGE_LIMIT_WORDS } from './merge-guards.js';
 import { REGEX_WEIGHT_WORDS } from './regex-guards.js';
+import { CONCAT_LIMIT_HINT, CONCAT_LIMIT_WORDS } from './concat-guards.js';
 import { pgWorded } from './pg-error-words.js';
 
 const byPattern: [RegExp, string][] = [
@@ -199,6 +200,11 @@ export function fromDuckDB(e: unknown): SqlError {
     message,
   );
   if (tooDeep) return new SqlError(SQLSTATE.statementTooComplex, tooDeep[1]!);
+  // The concatenation ceiling (concat-guards.ts) refuses through a failing cast of its words.
+  const concatenated = new RegExp(
+    `^(?:Conversion Error: Could not convert string '|Invalid Input Error: )([^'\\n]*: ${CONCAT_LIMIT_WORDS} \\d+ bytes)`,
+  ).exec(message);
+  if (concatenated) return new SqlError(SQLSTATE.programLimitExceeded, concatenated[1]!, undefined, CONCAT_LIMIT_HINT);
   const overflow = pgWording(message);
   for (const [re, code] of byPattern) {
     if (re.test(message))

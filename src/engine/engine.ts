@@ -13,6 +13,8 @@ import { enginePrepare } from './engine-calls.js';
 import type { EmulationFilePaths } from './emulation-files.js';
 
 export const GATEWAY_VERSION = '0.1.0';
+/** DuckDB's expression depth limit (its default 1,000), raised for the `||` guard's macro (below). */
+const MAX_EXPRESSION_DEPTH = 2000;
 
 export interface EngineOptions {
   memoryLimit?: string;
@@ -55,6 +57,10 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     await conn.run('SET GLOBAL integer_division = true');
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
     await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
+    // The `||` guard (concat-guards.ts) is a macro: DuckDB counts about five levels of depth per operator
+    // where it counted one, and a 200-term chain, which admission serves (analysis/expression-work.ts),
+    // passed the default 1,000. Admission bounds the text's depth; this only keeps its chains bindable.
+    await conn.run(`SET GLOBAL max_expression_depth = ${MAX_EXPRESSION_DEPTH}`);
     // The PostgreSQL catalog emulation is shared by every session of the instance.
     if (opts.compat !== false) await installCompat(conn, { gatewayVersion: GATEWAY_VERSION, attach: opts.catalog });
   } finally {

@@ -10,8 +10,16 @@
  * - the statement that holds the most by the gateway's own accounting (its result's chunks and the
  *   output its client has not taken, wire/result-stream.ts), alone, when it holds HOLDER_BYTES or
  *   more; then `settleMs`, and on while RSS falls, for its memory to come back before more is stopped;
- * - otherwise (nothing the gateway accounts for explains it: values DuckDB builds), every running
- *   statement, with a message that does not blame any one of them.
+ * - otherwise (nothing the gateway accounts for explains it: values DuckDB builds, string_agg's
+ *   state), the statements of the user whose statement has run longest, those running SUSPECT_MS or
+ *   more: memory past the line is built over time, and a cheap statement of another user has not
+ *   run that long; then settle again, and the next such user if RSS stays over.
+ *
+ * Never every user's statements at once (before: a value doubled through CTE columns by one user
+ * stopped every running statement of every user and repository, 53200): a statement younger than
+ * SUSPECT_MS is not stopped, so another user's `select 1` answers while one user's statement is
+ * stopped. When no statement is a suspect, nothing is stopped and the kernel's data limit is the
+ * last line.
  *
  * A session that merely answers while another holds the memory is not stopped for it. Cheap by
  * construction: one read of /proc/self/statm (libuv's rss) per poll.
@@ -27,6 +35,9 @@ export const WATCH_MARGIN_BYTES = 768 * 1024 ** 2;
 /** A statement holding at least this much is stopped alone, before any other. */
 export const HOLDER_BYTES = 64 * 1024 ** 2;
 
+/** A statement running this long may be blamed for memory that no result accounts for. */
+export const SUSPECT_MS = 250;
+
 /** However fast RSS still falls, others are stopped this long after a holder was. */
 const SETTLE_LIMIT_MS = 5000;
 
@@ -34,6 +45,10 @@ const SETTLE_LIMIT_MS = 5000;
 export interface MemoryHolder {
   /** What it holds by the gateway's own accounting (bytes). */
   readonly heldBytes: number;
+  /** How long it has been running (ms). */
+  readonly runningMs: number;
+  /** Whose it is. */
+  readonly user: string;
   /** Stop it with `error` (53200). */
   stop(error: SqlError): void;
 }
@@ -44,10 +59,10 @@ export interface MemoryWatchdogOptions {
   holders: () => readonly MemoryHolder[];
   /** The error for the statement stopped because it holds `heldBytes`. */
   holderError: (rssBytes: number, heldBytes: number) => SqlError;
-  /** The error for every running statement when no one statement holds the memory. */
-  everyoneError: (rssBytes: number) => SqlError;
+  /** The error for a statement stopped because it had run longest (`runningMs`) when no result accounted for the memory. */
+  suspectError: (rssBytes: number, runningMs: number) => SqlError;
   /** Told what was stopped (for the log). */
-  onStopped?: (rssBytes: number, stopped: 'holder' | 'all', heldBytes: number) => void;
+  onStopped?: (rssBytes: number, stopped: 'holder' | 'suspect', heldBytes: number, user?: string) => void;
   pollMs?: number;
   /** After a holder was stopped, how long its memory has to come back before more is stopped. */
   settleMs?: number;
@@ -60,7 +75,7 @@ export class MemoryWatchdog {
   private timer: NodeJS.Timeout | null = null;
   /** Highest RSS seen since start (status page, tests). */
   peakBytes = 0;
-  /** When a holder was last stopped (its memory is being given back until settleMs after). */
+  /** When a holder or suspect was last stopped (its memory is being given back until settleMs after). */
   private holderStoppedAt = -Infinity;
   /** RSS at the previous poll over the line. */
   private lastRss = Infinity;
@@ -106,9 +121,15 @@ export class MemoryWatchdog {
       this.opts.onStopped?.(rss, 'holder', held);
       return;
     }
-    if (holders.length === 0) return;
-    const error = this.opts.everyoneError(rss);
-    for (const h of holders) h.stop(error);
-    this.opts.onStopped?.(rss, 'all', 0);
+    // The user whose statement has run longest: their statements running SUSPECT_MS or more.
+    const suspects = holders.filter((h) => h.runningMs >= SUSPECT_MS);
+    const oldest = suspects.reduce<MemoryHolder | null>((a, h) => (!a || h.runningMs > a.runningMs ? h : a), null);
+    if (oldest) {
+      for (const h of suspects) if (h.user === oldest.user) h.stop(this.opts.suspectError(rss, h.runningMs));
+      this.holderStoppedAt = now;
+      this.lastRss = rss;
+      this.opts.onStopped?.(rss, 'suspect', 0, oldest.user);
+      return;
+    }
   }
 }

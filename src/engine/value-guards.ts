@@ -10,14 +10,16 @@
  * Installed like the cost guards (cost-guards.ts): a temporary macro of the same name per session
  * connection, checking sizes first and then calling `system.main`'s built-in.
  *
- * What adds bytes without multiplying them (`||`, `concat`, aggregates such as `string_agg` and
- * `list`) is left to the process ceilings: its work is linear in what it copies, and the memory
- * watchdog (memory-watchdog.ts) stops it between vectors.
+ * Concatenation (`||`, `concat`, `concat_ws`, list_concat) adds its inputs' sizes: each result is
+ * held to a ceiling instead (concat-guards.ts). Aggregates such as `string_agg` and `list` are left
+ * to the process ceilings: their work is linear in what they copy, and the memory watchdog
+ * (memory-watchdog.ts) stops the user running them between vectors.
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { patternArgumentCopies } from './pattern-guards.js';
 import { NESTING_GUARD_COPIES } from './nesting-guards.js';
 import { MERGE_GUARD_COPIES } from './merge-guards.js';
+import { CONCAT_GUARD_COPIES } from './concat-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes one call may add to the largest of its inputs. */
@@ -182,6 +184,7 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   ...patternArgumentCopies(),
   ...NESTING_GUARD_COPIES,
   ...MERGE_GUARD_COPIES,
+  ...CONCAT_GUARD_COPIES,
 };
 /** The most times one expression may be bound through nested guarded calls. */
 export const MAX_GUARD_COPIES = 256;

@@ -6,7 +6,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } from './numeric-literal.js';
 
-import { call, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
+import { call, concatOf, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { outputText } from './pg-text.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
@@ -216,7 +216,7 @@ export function formatCall(args: Node[], compat: (fn: string, args: Node[]) => N
   }
   literal += fmt.slice(last);
   if (literal) parts.push(strConst(literal));
-  return parts.length === 0 ? strConst('') : call('concat', parts);
+  return parts.length === 0 ? strConst('') : concatOf(parts);
 }
 
 /**

@@ -2,7 +2,7 @@
  * PostgreSQL's data type formatting functions (to_char, to_date, to_timestamp, to_number) as DuckDB
  * strftime/strptime calls, or a precise refusal for a pattern with no faithful translation.
  */
-import { call, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
+import { call, concatOf, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { refuse } from './pg-calls.js';
 import { needsValue } from './param-values.js';
 
@@ -181,7 +181,7 @@ export function toCharCall(args: Node[]): Node {
     parts.push(e);
   }
   flush();
-  return parts.length === 1 ? parts[0]! : call('concat', parts.length ? parts : [strConst('')]);
+  return parts.length === 1 ? parts[0]! : concatOf(parts.length ? parts : [strConst('')]);
 }
 
 /** PostgreSQL's input patterns → strptime codes (to_date, to_timestamp). */

@@ -6,8 +6,9 @@
  * pg-text-macros.ts pick PostgreSQL's text by the value's type when DuckDB binds.
  */
 import { tagOf } from './pg-result-types.js';
-import { call, castTo, strConst, type Node } from './parse-nodes.js';
+import { call, concatOf, castTo, strConst, type Node } from './parse-nodes.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { MAX_CONCAT_ARGS } from '../engine/concat-guards.js';
 
 const sem = (fn: string, args: Node[]): Node => ({
   FuncCall: {
@@ -76,7 +77,7 @@ export function recordText(fields: Node[], untyped: boolean): Node {
     parts.push(sem('rquote', [outputText(f, untyped)]));
   });
   parts.push(strConst(')'));
-  return call('concat', parts);
+  return concatOf(parts);
 }
 
 /** `x::text`: a row constructor's record text, any other value's cast to text. */
@@ -85,10 +86,20 @@ export function castText(n: Node, untyped: boolean): Node {
   return fields ? recordText(fields, untyped) : byType('text', n, untyped);
 }
 
-/** concat(…) and concat_ws(sep, …): each value by its output function (NULLs skipped, as DuckDB's). */
+/**
+ * concat(…) and concat_ws(sep, …): each value by its output function (NULLs skipped, as DuckDB's). The
+ * engine's concatenation guards take up to MAX_CONCAT_ARGS arguments (engine/concat-guards.ts): a longer
+ * concat is nested, a longer concat_ws joins its values with array_to_string (which skips NULLs too)
+ * inside a one-value concat_ws, which keeps a NULL separator's NULL and all-NULL values' ''.
+ */
 export function concatCall(fn: 'concat' | 'concat_ws', args: Node[], untyped: boolean): Node {
   const values = fn === 'concat_ws' ? args.slice(1) : args;
-  return call(fn, [...(fn === 'concat_ws' ? [args[0]!] : []), ...values.map((v) => outputText(v, untyped, true))]);
+  const texts = values.map((v) => outputText(v, untyped, true));
+  if (fn === 'concat') return concatOf(texts);
+  const sep = args[0]!;
+  if (texts.length < MAX_CONCAT_ARGS) return call(fn, [sep, ...texts]);
+  const joined = call('array_to_string', [{ A_ArrayExpr: { elements: texts } }, structuredClone(sep)]);
+  return call(fn, [sep, joined]);
 }
 
 /** array_to_string(a, sep [, null_text]): the elements' output text; a NULL element skipped or written as null_text. */

@@ -104,8 +104,9 @@ export class Connection {
   /** This session's running statement as the memory watchdog sees it (engine/memory-watchdog.ts); null when none runs. */
   memoryHolder(): MemoryHolder | null {
     const s = this.session;
-    if (!s || s.statementRunningMs === null) return null;
-    return { heldBytes: s.heldBytes, stop: (error) => s.stopForMemoryCeiling(error) };
+    const runningMs = s?.statementRunningMs ?? null;
+    if (!s || runningMs === null) return null;
+    return { heldBytes: s.heldBytes, runningMs, user: s.user, stop: (error) => s.stopForMemoryCeiling(error) };
   }
 
   /**
