@@ -122,10 +122,34 @@ export function fromItemNames(from: Node[] | undefined, into = new Set<string>()
   for (const item of from ?? []) {
     const range = (item.RangeVar ?? item.RangeSubselect ?? item.RangeFunction) as Node | undefined;
     const named = (range?.alias?.aliasname as string | undefined) ?? (item.RangeVar?.relname as string | undefined);
-    if (named) into.add(named);
+    if (named && !scalarFunctionAlias(item.RangeFunction as Node | undefined)) into.add(named);
     if (item.JoinExpr) fromItemNames([item.JoinExpr.larg, item.JoinExpr.rarg], into);
   }
   return into;
+}
+
+/** Set-returning functions of one column of a scalar type (unnest of a one-dimensional array among them). */
+const SCALAR_SRFS = new Set([
+  'generate_series',
+  'range',
+  'unnest',
+  'generate_subscripts',
+  'string_to_table',
+  'regexp_split_to_table',
+]);
+
+/**
+ * `FROM generate_series(1, 3) x`: one function of one scalar column, its alias without a column list:
+ * in PostgreSQL `x` is then that column (`array_agg(x)`, `count(distinct x)`), never a record.
+ */
+function scalarFunctionAlias(rf: Node | undefined): boolean {
+  if (!rf || rf.ordinality || rf.is_rowsfrom || rf.alias?.colnames) return false;
+  const calls = (rf.functions as Node[] | undefined) ?? [];
+  if (calls.length !== 1) return false;
+  const fc = ((calls[0]!.List?.items as Node[] | undefined)?.[0] ?? (calls[0] as Node[] | undefined)?.[0])?.FuncCall as
+    Node | undefined;
+  const name = (fc?.funcname as Node[] | undefined)?.slice(-1)[0]?.String?.sval as string | undefined;
+  return name !== undefined && SCALAR_SRFS.has(name) && (name !== 'unnest' || (fc!.args as Node[]).length === 1);
 }
 
 /**

@@ -25,4 +25,7 @@ export const REVIEW_16 = [
   "select status, length(string_agg(status, ',')) from sales.orders group by status order by status",
   // a new-user review: quoted text in to_timestamp/to_date's format (ISO 8601's T) was passed with its quotes
   `select to_timestamp('2024-01-05T10:11', 'YYYY-MM-DD"T"HH24:MI'), to_date('2024 x 01 05', 'YYYY "x" MM DD')`,
+  // a new-user review: a scalar set-returning function's alias is its column, not a record (0A000 before)
+  'select array_agg(x), count(distinct x), json_agg(x) from generate_series(1::int8, 3) x',
+  "select (select array_agg(x order by x desc) from generate_series(1::int8, 3) x), (select string_agg(u, '-') from unnest(array['a', 'b']) u)",
 ];
