@@ -300,7 +300,21 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     typeName = { ...tn, names: [str(type)] };
     ctx.changed = true;
   }
+  // `ARRAY[ARRAY['a','b'], …]::text[]`: PostgreSQL's `text[]` has any number of dimensions, DuckDB's VARCHAR[]
+  // one: cast so, each inner list became its text (`{"[a, b]", …}`, silently). The constructor's depth says how many.
+  const depth = isArray ? constructorDepth(arg) : 1;
+  if (depth > 1) {
+    typeName = { ...typeName, arrayBounds: Array.from({ length: depth }, () => ({ Integer: { ival: -1 } })) };
+    ctx.changed = true;
+  }
   const cast = { TypeCast: { ...tc, arg, typeName } };
   // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
   return type === 'jsonb' && !isArray && ctx.shown?.has(tc) ? typedAs('jsonb', cast) : cast;
+}
+
+/** Dimensions of an ARRAY constructor whose elements are constructors too (1 for any other value). */
+function constructorDepth(n: Node | undefined): number {
+  const elements = n?.A_ArrayExpr?.elements as Node[] | undefined;
+  if (!elements?.length || !elements.every((e) => e.A_ArrayExpr)) return 1;
+  return 1 + Math.min(...elements.map(constructorDepth));
 }

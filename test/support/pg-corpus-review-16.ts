@@ -28,4 +28,6 @@ export const REVIEW_16 = [
   // a new-user review: a scalar set-returning function's alias is its column, not a record (0A000 before)
   'select array_agg(x), count(distinct x), json_agg(x) from generate_series(1::int8, 3) x',
   "select (select array_agg(x order by x desc) from generate_series(1::int8, 3) x), (select string_agg(u, '-') from unnest(array['a', 'b']) u)",
+  // a new-user review: a two-dimensional constructor cast to text[] became a list of its rows' text (silently)
+  "select array[array['a', 'b'], array['c', 'd']]::text[], array[[1, 2], [3, 4]]::int8[]",
 ];
