@@ -78,6 +78,25 @@ describe('lambda work per vector', () => {
     await c.end();
   });
 
+  test("initcap is linear in its text (the gateway's own macro read each character by its position: quadratic)", async () => {
+    // An attacker review: one vector of 24 KB values ran for hours past its 57014 (/readyz 503 "wedged"). Here
+    // 512 values of ~2 KB: several seconds on the old macro (57014 at the 3 s timeout), well under a second now.
+    const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'nested' });
+    await c.connect();
+    const t0 = Date.now();
+    const r = await c.query(
+      "select sum(length(initcap(repeat('ab' || range::varchar || ' ', 300))))::int8 as n, sum(length(repeat('ab' || range::varchar || ' ', 300)))::int8 as m from range(512)",
+    );
+    const ms = Date.now() - t0;
+    assert.equal(r.rows[0].n, r.rows[0].m);
+    assert.ok(ms < TIMEOUT_MS, `answered after ${ms} ms`);
+    assert.equal(
+      (await c.query("select initcap('o''brien mc-donald 2nd éLAN') as x")).rows[0].x,
+      "O'Brien Mc-Donald 2nd éLan",
+    );
+    await c.end();
+  });
+
   test('everyday lambdas over the lists of a table (nested fixture) answer', async () => {
     const c = new pg.Client({ host: gw.host, port: gw.port, user: 'ann', database: 'nested' });
     await c.connect();
