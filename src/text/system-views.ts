@@ -86,6 +86,18 @@ export function referencedSystemViews(sql: string): Set<SystemViewName> {
 }
 
 export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewName, SystemTable>): string {
+  // The views read as FROM items under their own name (given `AS <view>` below): only their columns may be named
+  // `fdl.<view>.<column>`; any other such name is left for DuckDB to refuse, as PostgreSQL refuses it.
+  const underOwnName = new Set<string>();
+  mapCode(sql, (code) => {
+    for (const m of code.matchAll(REFERENCE)) {
+      const end = m.index! + m[0].length;
+      COLUMN_OF.lastIndex = end;
+      NOT_ALIAS.lastIndex = end;
+      if (!COLUMN_OF.test(code) && NOT_ALIAS.test(code)) underOwnName.add(m[2]!.toLowerCase());
+    }
+    return code;
+  });
   return mapCode(sql, (code) =>
     code.replace(REFERENCE, (whole: string, db: string | undefined, name: string, offset: number, all: string) => {
       const view = name.toLowerCase() as SystemViewName;
@@ -100,7 +112,7 @@ export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewNam
       if (!table) return whole;
       // `fdl.versions.id` (SQLAlchemy qualifies every column so): the column of the FROM item named `versions` below.
       COLUMN_OF.lastIndex = offset + whole.length;
-      if (COLUMN_OF.test(all)) return view;
+      if (COLUMN_OF.test(all)) return underOwnName.has(view) ? view : whole;
       // Read what follows in place (sticky): slicing the rest for every reference would be quadratic.
       NOT_ALIAS.lastIndex = offset + whole.length;
       const alias = NOT_ALIAS.test(all) ? ` AS ${view}` : '';
