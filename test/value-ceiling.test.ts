@@ -32,29 +32,31 @@ const recursive = (double: string) =>
 
 type PgError = { code?: string; message?: string; hint?: string };
 
+/** basic and nested served with password logins: eve may read basic, bob nested. */
+async function serveEveAndBob(
+  repos: ReturnType<typeof copyFixtures>,
+  memoryLimit: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningGateway> {
+  const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
+  const config = join(repos.dir, 'config.json');
+  const grants = { eve: { password, grants: { basic: ['*'] } }, bob: { password, grants: { nested: ['*'] } } };
+  writeFileSync(config, JSON.stringify({ users: grants, memoryLimit }));
+  return startGateway(
+    [
+      ...['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `nested=${repos.path('repos/nested')}`],
+      ...['--config', config, '--cache-dir', join(repos.dir, 'cache')],
+    ],
+    { env },
+  );
+}
+
 describe('one user growing a value: refused or stopped as theirs, another user answers throughout', () => {
   let gw: RunningGateway;
   const repos = copyFixtures('repos/basic', 'repos/nested');
 
   before(async () => {
-    const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
-    writeFileSync(
-      join(repos.dir, 'config.json'),
-      JSON.stringify({
-        users: { eve: { password, grants: { basic: ['*'] } }, bob: { password, grants: { nested: ['*'] } } },
-        memoryLimit: '1GB',
-      }),
-    );
-    gw = await startGateway([
-      '--repo',
-      `basic=${repos.path('repos/basic')}`,
-      '--repo',
-      `nested=${repos.path('repos/nested')}`,
-      '--config',
-      join(repos.dir, 'config.json'),
-      '--cache-dir',
-      join(repos.dir, 'cache'),
-    ]);
+    gw = await serveEveAndBob(repos, '1GB');
   });
   after(async () => {
     await gw?.stop();
@@ -226,21 +228,10 @@ describe('the memory watchdog over a real gateway: the user whose statement runs
   const LINE = 640 * MiB;
 
   before(async () => {
-    const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
-    writeFileSync(
-      join(repos.dir, 'config.json'),
-      JSON.stringify({
-        users: { eve: { password, grants: { basic: ['*'] } }, bob: { password, grants: { nested: ['*'] } } },
-        memoryLimit: '2GB',
-      }),
-    );
-    gw = await startGateway(
-      [
-        ...['--repo', `basic=${repos.path('repos/basic')}`, '--repo', `nested=${repos.path('repos/nested')}`],
-        ...['--config', join(repos.dir, 'config.json'), '--cache-dir', join(repos.dir, 'cache')],
-      ],
-      { env: { FDL_TEST_MEMORY_WATCH_LINE: String(LINE), FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' } },
-    );
+    gw = await serveEveAndBob(repos, '2GB', {
+      FDL_TEST_MEMORY_WATCH_LINE: String(LINE),
+      FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes',
+    });
   });
   after(async () => {
     await gw?.stop();

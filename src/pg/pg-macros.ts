@@ -539,7 +539,6 @@ const SIGN_AND_GCD: Array<[string, string]> = [
   ]),
   ['_pgsem_int4(t, x)', 'x'],
 ];
-/** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
 /**
  * Typed macros that nest in arithmetic (`a / b / c`, `round(round(x, 2) * 1.1, 2)`), by how many of
  * their values (after the tags) may be bound once. DuckDB binds the arguments of a macro with typed
@@ -567,6 +566,7 @@ export const BIND_ONCE: ReadonlyMap<string, number> = new Map(
     int4: 1,
   }),
 );
+/** The `<name>_once` front of each BIND_ONCE macro (its first typed overload says how many tags it takes). */
 function bindOnceFronts(macros: ReadonlyArray<[string, string]>): Array<[string, string]> {
   const fronts = new Map<string, [string, string]>();
   for (const [sig] of macros) {
@@ -587,6 +587,7 @@ function bindOnceFronts(macros: ReadonlyArray<[string, string]>): Array<[string,
   return [...macros, ...fronts.values()];
 }
 
+/** Every `_pgsem_` macro; bodies name each other qualified (a macro body resolves names in the caller's scope). */
 export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFronts([
   ...TYPED_MACROS,
   ...NUMERIC_DIVISION,

@@ -9,6 +9,7 @@ import type { SessionCore } from '../session/core.js';
 import { fetchTag } from '../session/cursors.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import { valuesText } from '../session/value-plans.js';
+import { plansOnDuckDB } from '../session/statement-preparer.js';
 import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
 import * as be from './backend.js';
 import {
@@ -261,11 +262,17 @@ export class PortalRunner {
       prepared.paramOids,
       params.map((p) => (p === null ? null : p.toString('utf8'))),
     );
+    return this.prepareText(text, []);
+  }
+
+  /** A statement's text planned on the session's connection (or the session's kept plan of it). */
+  async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
     const { preparer } = this.core;
-    const reused = await preparer.reuseCached(text, []);
+    const reused = await preparer.reuseCached(text, declaredTypes);
     if (reused) return reused;
-    await this.freeConnection();
-    return preparer.prepareCached(text, preparer.classifyText(text), []);
+    const stmt = preparer.classifyText(text);
+    if (plansOnDuckDB(stmt, text)) await this.freeConnection();
+    return preparer.prepareCached(text, stmt, declaredTypes);
   }
 
   /** Before planning on the DuckDB connection: a prepare given up on finishes too (under the statement's clock). */
@@ -281,9 +288,10 @@ export class PortalRunner {
     // a user's sessions together more than theirs (held-bytes.ts)
     let held = 0;
     for (const p of this.named.portals.values()) held += keptBytes(p);
-    let userHeld = heldByUser(this.named.portals);
+    let userHeld: number | undefined; // counted across the user's sessions only when a portal is to be read ahead
     for (const p of this.named.portals.values()) {
       if (p === except || !p.result || p.done || p.interrupted || p.endedByTempCeiling) continue;
+      userHeld ??= heldByUser(this.named.portals);
       const before = keptBytes(p);
       await parkCursor(
         this.stream,

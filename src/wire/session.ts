@@ -32,7 +32,7 @@ import { PortalRunner } from './portal-runner.js';
 import { SessionCore } from '../session/core.js';
 import type { SessionSettings } from '../session/settings.js';
 import { disposeStatement, releaseOperatorState, type PreparedStmt } from '../session/plan.js';
-import { isExitFromFailed, plansOnDuckDB } from '../session/statement-preparer.js';
+import { isExitFromFailed } from '../session/statement-preparer.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
 import type { AuditSink } from '../session/audit.js';
 import type { SessionResults } from '../session/result-cache-policy.js';
@@ -290,13 +290,8 @@ export class Session {
   }
 
   /** A text's plan: from the statement cache, or classified and planned (the connection freed first when DuckDB plans it). */
-  private async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
-    const { preparer } = this.core;
-    const reused = await preparer.reuseCached(text, declaredTypes);
-    if (reused) return reused;
-    const stmt = preparer.classifyText(text);
-    if (plansOnDuckDB(stmt, text)) await this.runner.freeConnection();
-    return preparer.prepareCached(text, stmt, declaredTypes);
+  private prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+    return this.runner.prepareText(text, declaredTypes);
   }
 
   // ---------------------------------------------------------------- extended query protocol
