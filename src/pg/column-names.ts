@@ -75,6 +75,13 @@ export class StatementText {
     if (location >= this.bytes.length) return null;
     return this.bytes.subarray(location, location + 512).toString();
   }
+  /** Up to 128 bytes of the text before a node's location, or null when the node has none. */
+  before(location: unknown): string | null {
+    if (typeof location !== 'number' || !Number.isSafeInteger(location) || location < 0) return null;
+    this.bytes ??= Buffer.from(this.sql);
+    if (location > this.bytes.length) return null;
+    return this.bytes.subarray(Math.max(0, location - 128), location).toString();
+  }
 }
 
 /** A name and how sure the rule is of it (PostgreSQL's strength: 2 a real name, 1 a type or `case`). */
@@ -106,6 +113,9 @@ function figure(e: Node | undefined, text: StatementText, depth: number): Figure
       // TRUE and FALSE are casts of 't'/'f' without a location: PostgreSQL's constants, no name.
       if (e.cast_type?.id === 'BOOLEAN' && e.child?.class === 'CONSTANT' && text.at(e.query_location) === null)
         return NONE;
+      // `date(x)`: DuckDB's parse has a cast, PostgreSQL's a call named by its function.
+      const call = text.at(e.query_location) === null ? functionStyleCast(e, text) : undefined;
+      if (call) return named(call);
       const inner = figure(e.child as Node, text, depth + 1);
       if (inner === UNSURE || inner.strength === 2) return inner;
       const type = castTypeName(e, text);
@@ -265,6 +275,14 @@ const DUCK_TYPE_NAMES: Record<string, string> = {
   BLOB: 'bytea',
   UUID: 'uuid',
 };
+
+/** The function name of a cast written as a call (`date(x)`, `"numeric"(x)`): the word before `(` at the operand. */
+function functionStyleCast(e: Node, text: StatementText): string | undefined {
+  const before = text.before(e.child?.query_location) ?? '';
+  const m = /(?:^|[^\w$"])(?:([A-Za-z_][\w$]*)|"((?:[^"]|"")+)")\s*\(\s*(?:\(\s*)*$/.exec(before);
+  if (!m) return undefined;
+  return m[1] !== undefined ? m[1].toLowerCase() : m[2]!.replace(/""/g, '"');
+}
 
 /** The type name PostgreSQL's rule gives a cast: the last name of the type as its grammar reads it. */
 function castTypeName(e: Node, text: StatementText): string | null {

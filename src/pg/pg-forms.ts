@@ -27,6 +27,46 @@ export const castTo = (arg: Node, type: string, typmods?: number[]): Node => ({
   },
 });
 
+/**
+ * Types whose name PostgreSQL also reads as a one-argument call: `int4(x)` is `x::int4` (its parser takes a
+ * call of a type's name with no function of that signature for an explicit cast). The keywords among type
+ * names (`numeric`, `timestamp`, `varchar`, …) are such calls only when quoted, as PostgreSQL's grammar reads them.
+ */
+const FUNCTION_STYLE_CASTS: ReadonlySet<string> = new Set([
+  'int2',
+  'int4',
+  'int8',
+  'float4',
+  'float8',
+  'numeric',
+  'text',
+  'varchar',
+  'bpchar',
+  'name',
+  'bool',
+  'date',
+  'time',
+  'timetz',
+  'timestamp',
+  'timestamptz',
+  'interval',
+  'json',
+  'jsonb',
+  'uuid',
+  'bytea',
+  'oid',
+  'regclass',
+  'regtype',
+]);
+
+/** `int4(x)` (one argument, no aggregate or window form) as the cast PostgreSQL reads it, or undefined. */
+export function functionStyleCast(pgName: string | undefined, fc: Node): Node | undefined {
+  const args = fc.args as Node[] | undefined;
+  if (!pgName || !FUNCTION_STYLE_CASTS.has(pgName) || args?.length !== 1) return undefined;
+  if (fc.agg_star || fc.agg_distinct || fc.agg_order || fc.agg_filter || fc.over || fc.func_variadic) return undefined;
+  return castTo(args[0]!, pgName);
+}
+
 /** `x BETWEEN SYMMETRIC a AND b`: either order of the bounds (DuckDB's parser has no SYMMETRIC). */
 export function betweenSymmetric(kind: string, x: Node, bounds: Node[]): Node | undefined {
   if (kind !== 'AEXPR_BETWEEN_SYM' && kind !== 'AEXPR_NOT_BETWEEN_SYM') return undefined;

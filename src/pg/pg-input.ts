@@ -61,26 +61,51 @@ export function booleanInput(text: string): Node {
   return { A_Const: { sval: { sval: isTrue ? 'true' : 'false' } } };
 }
 
+/** A date/time text's parts: the date and time (seconds always written) and its zone, as DuckDB reads them. */
+interface ZonedText {
+  /** `YYYY-MM-DD HH:MM:SS[.f]` (the text's own separator kept). */
+  at: string;
+  /** `±HH:MM`, ` Area/City`, or '' when the text names no zone. */
+  zone: string;
+}
+
 /**
- * A timestamptz constant PostgreSQL reads but DuckDB's reader does not: a time without seconds before
- * a zone (`… 12:00+00`, `12:00 UTC`, `12:00 Europe/Paris`), a one-digit or `+0530` offset. Respelled `HH:MM:SS±HH:MM`;
- * anything else stays for DuckDB's reader.
+ * PostgreSQL's date/time input with a zone, in the forms DuckDB's reader lacks: a time without seconds
+ * (`… 12:00+00`, `12:00 UTC`, `12:00 Europe/Paris`), a one-digit or `+0530` offset, a date with a zone
+ * and no time (`2024-02-10 +00`, what pgjdbc sends for `setDate` in simple mode).
  */
-export function timestamptzInput(text: string): Node | undefined {
+function zonedText(text: string): ZonedText | undefined {
   // A zone name (`… 12:00 Europe/Paris`): DuckDB reads it after a time with seconds.
   const named =
     /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s+([A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)\s*$/.exec(
       text,
     );
-  if (named) return { A_Const: { sval: { sval: `${named[1]}${named[2]}${named[3] ?? ':00'} ${named[4]}` } } };
+  if (named) return { at: `${named[1]}${named[2]}${named[3] ?? ':00'}`, zone: ` ${named[4]}` };
+  const offset = (m: RegExpExecArray, at: number): string =>
+    m[at] ? `${m[at]}${m[at + 1]!.padStart(2, '0')}:${m[at + 2] ?? '00'}` : m[at + 3] ? '+00:00' : '';
+  const dateOnly = /^(\s*\d{4}-\d\d?-\d\d?)\s*(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))\s*$/i.exec(text);
+  if (dateOnly) return { at: `${dateOnly[1]} 00:00:00`, zone: offset(dateOnly, 2) };
   const m =
     /^(\s*\d{4}-\d\d?-\d\d?[ T])(\d\d?:\d\d)(:\d\d(?:\.\d+)?)?(\s*)(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))?\s*$/i.exec(
       text,
     );
-  if (!m) return undefined;
-  const zone = m[5] ? `${m[5]}${m[6]!.padStart(2, '0')}:${m[7] ?? '00'}` : m[8] ? '+00:00' : '';
-  const spelled = `${m[1]}${m[2]}${m[3] ?? ':00'}${zone}`;
-  return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
+  return m ? { at: `${m[1]}${m[2]}${m[3] ?? ':00'}`, zone: offset(m, 5) } : undefined;
+}
+
+/** A timestamptz constant PostgreSQL reads but DuckDB's reader does not (zonedText), respelled `… HH:MM:SS±HH:MM`. */
+export function timestamptzInput(text: string): Node | undefined {
+  const parts = zonedText(text);
+  const spelled = parts && `${parts.at}${parts.zone}`;
+  return spelled === undefined || spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
+}
+
+/**
+ * A timestamp (without time zone) constant naming a zone: PostgreSQL's input ignores the zone, DuckDB's
+ * reader refuses some (`… +00` after a date, a zone name: "not UTC") — the date and time alone.
+ */
+export function timestampInput(text: string): Node | undefined {
+  const parts = zonedText(text);
+  return parts && (parts.zone !== '' || parts.at !== text) ? { A_Const: { sval: { sval: parts.at } } } : undefined;
 }
 
 /** C's rint(): to the nearest integer, halves to even (the default rounding mode). */

@@ -10,6 +10,7 @@ import {
   integerInput,
   isIntegerType,
   specialDateTime,
+  timestampInput,
   timestamptzInput,
 } from './pg-input.js';
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
@@ -135,7 +136,12 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (rounded) {
     ctx.changed = true;
     const text =
-      (type === 'timestamptz' ? timestamptzInput(rounded.text)?.A_Const.sval.sval : undefined) ?? rounded.text;
+      (type === 'timestamptz'
+        ? timestamptzInput(rounded.text)
+        : type === 'timestamp'
+          ? timestampInput(rounded.text)
+          : undefined
+      )?.A_Const.sval.sval ?? rounded.text;
     const base: Node = { TypeCast: { arg: strConst(text), typeName: { ...tn, typmods: undefined } } };
     // A fraction rounded up to the next second: that second added to the value read at .000000.
     arg = rounded.carry
@@ -156,11 +162,13 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         ? booleanInput(sval)
         : type === 'timestamptz'
           ? timestamptzInput(sval)
-          : type === 'bytea'
-            ? byteaInput(sval)
-            : type === 'date'
-              ? dateInput(sval)
-              : undefined;
+          : type === 'timestamp'
+            ? timestampInput(sval)
+            : type === 'bytea'
+              ? byteaInput(sval)
+              : type === 'date'
+                ? dateInput(sval)
+                : undefined;
     // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02);
     // nor a sign apart from its number (`'1 month - 1 day'`, PostgreSQL's `1 mon -1 days`).
     if (type === 'interval' && /\+\s*[\d.]|-\s+\d/.test(sval)) {

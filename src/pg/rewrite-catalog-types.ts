@@ -1,5 +1,6 @@
 /** The PostgreSQL types of catalog columns a select list reads directly (RewriteResult.columnTypes). */
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
+import { functionStyleCast } from './pg-forms.js';
 import { names, REG_TYPES, type Node } from './rewrite-nodes.js';
 
 /** pg_catalog relation → column → PostgreSQL type (format_type spelling), from PostgreSQL 15's catalog. */
@@ -32,9 +33,14 @@ export function catalogColumnTypes(
     }
   };
   for (const n of (select.fromClause ?? []) as Node[]) from(n);
-  // A reg* cast in the select list (`cast($1 as regclass)`) is a column of that type, as in PostgreSQL.
+  // A reg* cast in the select list (`cast($1 as regclass)`, `regclass($1)`) is a column of that type, as in PostgreSQL.
   const regCast = (t: Node): string | undefined => {
-    const tc = t.ResTarget?.val?.TypeCast as Node | undefined;
+    const fc = t.ResTarget?.val?.FuncCall as Node | undefined;
+    const call = fc && names(fc.funcname);
+    const tc = (t.ResTarget?.val?.TypeCast ??
+      (call && (call.length === 1 || call[0] === 'pg_catalog')
+        ? functionStyleCast(call.at(-1), fc!)?.TypeCast
+        : undefined)) as Node | undefined;
     const type = tc && !tc.typeName?.arrayBounds?.length ? names(tc.typeName?.names).slice(-1)[0] : undefined;
     return type && REG_TYPES.has(type) ? type : undefined;
   };

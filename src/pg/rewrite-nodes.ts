@@ -16,7 +16,7 @@ export interface Ctx {
   /** The statement has TABLESAMPLE (its argument is a percentage in PostgreSQL). */
   tableSample?: boolean;
   /** Calls that are an outermost select list's items (pg-shown-calls.ts `shownItems`). */
-  shown?: ReadonlySet<Node>;
+  shown?: Set<Node>; // (a shown call the rewrite respells as another node adds that node)
   /** The statement reads an emulated pg_catalog relation (its regproc columns are shown as names: regproc-columns.ts). */
   readsCatalog?: boolean;
   /** The outermost SELECTs' bodies (not set operations): their select lists are what the client is sent. */

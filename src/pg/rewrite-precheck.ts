@@ -98,11 +98,16 @@ const LIKE_WORD = /\bi?like\b/i;
 const CALL_FORMS =
   /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
+/** A type's name called as a function (`int4(x)`: pg-forms.ts functionStyleCast); casts with a typmod match too. */
+const TYPE_NAME_CALL =
+  /(?<![\w$])"?(?:int[248]|float[48]|numeric|text|varchar|bpchar|name|bool|date|time|timetz|timestamp|timestamptz|interval|jsonb?|uuid|bytea|oid|regclass|regtype)"?\s*\(/i;
+
 /**
- * A timestamptz constant DuckDB's reader may not read (pg-input.ts timestamptzInput: a time without
- * seconds before a zone, a one-digit offset), read in the text itself: the pre-check's text has no literals.
+ * A date/time constant with a zone DuckDB's reader may not read (pg-input.ts zonedText: a time without
+ * seconds before a zone, a one-digit offset, a date and a zone), read in the text itself: the pre-check's text has no literals.
  */
-const ZONED_LITERAL = /'\s*\d{4}-\d\d?-\d\d?[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/)/;
+const ZONED_LITERAL =
+  /'\s*\d{4}-\d\d?-\d\d?(?:[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/)/;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
@@ -115,6 +120,7 @@ export function needsPgRewrite(sql: string): boolean {
     (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
     CALL_FORMS.test(text) ||
+    TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );

@@ -12,7 +12,7 @@ import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
 import { sortUsing } from './pg-operators.js';
 import { exponentConstant, recordValue } from './pg-calls.js';
 import { isRegprocColumn, shownRegproc } from './regproc-columns.js';
-import { withTiesRefused } from './pg-forms.js';
+import { functionStyleCast, withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { jsonCall } from './rewrite-records.js';
 import {
@@ -118,6 +118,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'RangeFunction':
         return rangeFunction(obj, body, ctx);
       case 'FuncCall': {
+        const parts = names(body.funcname);
+        const cast = functionStyleCast(
+          parts.length === 1 || parts[0] === 'pg_catalog' ? parts.at(-1) : undefined,
+          body,
+        );
+        if (cast) {
+          ctx.changed = true;
+          if (ctx.shown?.has(body)) ctx.shown.add(cast.TypeCast);
+          return walk(cast, ctx, display);
+        }
         const ordered = distinctInOrder(body);
         if (ordered) {
           ctx.changed = true;

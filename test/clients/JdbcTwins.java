@@ -112,5 +112,34 @@ public class JdbcTwins {
         }
       });
     }
+    // Simple query mode inlines each parameter as a literal: setDate's is `'2023-06-01 +00'`, of no type.
+    props.setProperty("preferQueryMode", "simple");
+    try (Connection conn = DriverManager.getConnection("jdbc:postgresql://" + args[0] + ":" + args[1] + "/" + args[2], props)) {
+      show("simple mode: setDate on a timestamp column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.orders where ordered_at >= ?")) {
+          ps.setDate(1, java.sql.Date.valueOf("2024-01-05"));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("simple mode: setDate on a date column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup < ?")) {
+          ps.setDate(1, java.sql.Date.valueOf("2023-06-01"));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("simple mode: setTimestamp on a date column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup < ?")) {
+          ps.setTimestamp(1, java.sql.Timestamp.valueOf("2023-06-01 10:30:00"));
+          return rows(ps.executeQuery());
+        }
+      });
+      show("simple mode: setTimestamp on a timestamp column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.orders where ordered_at between ? and ?")) {
+          ps.setTimestamp(1, java.sql.Timestamp.valueOf("2024-01-01 12:00:00"));
+          ps.setTimestamp(2, java.sql.Timestamp.valueOf("2024-01-03 10:30:00.5"));
+          return rows(ps.executeQuery());
+        }
+      });
+    }
   }
 }
