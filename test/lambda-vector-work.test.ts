@@ -69,6 +69,18 @@ describe('lambda work per vector', () => {
         /^json_extract: a result exceeds the per-call limit of 262144 bytes/,
         5000,
       ],
+      // A later review: from_json/json_transform with a list structure list the same way (RSS past
+      // memoryLimit + 1 GiB, 2,071 and 2,484 MiB with memoryLimit 1GB): the same 16× rule.
+      [
+        "select sum(len(j)) from (select from_json('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '[\"VARCHAR\"]') j from range(2048) t(x))",
+        /^from_json: a result exceeds the per-call limit of 262144 bytes/,
+        5000,
+      ],
+      [
+        "select sum(len(j.a)) from (select json_transform_strict('{\"a\": [' || repeat('1,', 130000) || (x % 2)::varchar || ']}', '{\"a\": \"INTEGER[]\"}') j from range(2048) t(x))",
+        /^json_transform_strict: a result exceeds the per-call limit of 262144 bytes/,
+        5000,
+      ],
     ];
     for (const [sql, message, withinMs = 1000] of payloads) {
       await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs });
@@ -110,6 +122,8 @@ describe('lambda work per vector', () => {
         list_transform(sl.tags, t -> upper(t) || printf('%03d', id))::varchar as labels,
         list_sum(list_transform(range(100), k -> k * id)) as series,
         json_extract('[1, 2, 3]', '$[*]')::varchar as elements,
+        from_json('[1, 2, 3]', '["INTEGER"]')::varchar as from_json,
+        json_transform('{"a": [1, 2]}', '{"a": "INTEGER[]"}').a::varchar as transformed,
         list_transform(sl.tags, t -> levenshtein(t, 'tx')) as distances
       from n where id in (1, 2) order by id`);
     assert.deepEqual(r.rows, [
@@ -124,6 +138,8 @@ describe('lambda work per vector', () => {
         labels: '[T1001, U001]',
         series: '4950',
         elements: '[1, 2, 3]',
+        from_json: '[1, 2, 3]',
+        transformed: '[1, 2]',
         distances: ['1', '2'],
       },
       {
@@ -137,6 +153,8 @@ describe('lambda work per vector', () => {
         labels: '[T2002, U002]',
         series: '9900',
         elements: '[1, 2, 3]',
+        from_json: '[1, 2, 3]',
+        transformed: '[1, 2]',
         distances: ['1', '2'],
       },
     ]);

@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { GatewayConfig, RepoConfig } from '../gateway.js';
-import { DEFAULT_MAX_PREPARED_TEXT } from '../session/named-limits.js';
+import { DEFAULT_MAX_PREPARED_PER_USER, DEFAULT_MAX_PREPARED_TEXT } from '../session/named-limits.js';
 import { DEFAULT_MAX_PREPARED_HANDLES } from '../session/handle-budget.js';
 import { ENGINE_CALL_SLOTS, STUCK_CALL_GRACE_MS, USER_ENGINE_CALLS } from '../engine/engine-calls.js';
 
@@ -75,6 +75,8 @@ export const ConfigFile = z
     maxResultBytes: z.number().int().nonnegative().optional(),
     maxPreparedStatements: z.number().int().positive().optional(),
     maxPortals: z.number().int().positive().optional(),
+    /** Named prepared statements one user's sessions may hold together. */
+    maxPreparedStatementsPerUser: z.number().int().positive().optional(),
     /** Characters of text one user's named prepared statements may hold together, across their sessions. */
     maxPreparedText: z.number().int().positive().optional(),
     /** Live DuckDB prepared statements one user's sessions may hold; past it the least recently used are prepared again at their next run. */
@@ -327,6 +329,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
       maxResultBytes: file.maxResultBytes ?? 0,
       maxPreparedStatements: file.maxPreparedStatements ?? 1000,
       maxPortals: file.maxPortals ?? 1000,
+      maxPreparedStatementsPerUser: file.maxPreparedStatementsPerUser ?? DEFAULT_MAX_PREPARED_PER_USER,
       maxPreparedText: file.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT,
       maxPreparedHandles: file.maxPreparedHandles ?? DEFAULT_MAX_PREPARED_HANDLES,
     },

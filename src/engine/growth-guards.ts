@@ -15,7 +15,7 @@
  */
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { MAX_LIST_ELEMENTS } from './list-guards.js';
-import { MAX_VALUE_GROWTH } from './value-guards.js';
+import { MAX_VALUE_GROWTH } from './cost-limit.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 
@@ -105,7 +105,8 @@ function arrayToString(): string {
  * list element, 32 bytes of DuckDB's list and string headers for as little as 2 bytes of text (`1,`):
  * 16× the text. An attacker review built 130,001-element lists from 260 KB texts over 2,048 rows in
  * one vector (RSS to the data limit; the process died once). A list of paths copies at most the
- * text per path; `json_keys` lists at most one key per 4 bytes.
+ * text per path; `json_keys` lists at most one key per 4 bytes. from_json/json_transform with a
+ * list in their structure: jsonTransformGrows.
  */
 function jsonLists(): string[] {
   const text = 'strlen(a1::VARCHAR)';
@@ -124,6 +125,20 @@ function jsonLists(): string[] {
     ]),
   ];
 }
+
+/**
+ * from_json/json_transform (and their `_strict` forms) with a structure `structure` holding a list or
+ * a map anywhere (`'["VARCHAR"]'`, `'"INTEGER[]"'`, `'{"a": "MAP(VARCHAR, JSON)"}'`) list every
+ * element of the text `text` as a wildcard path does: held to the same 16×. Their guard macro is the
+ * nesting guard's (nesting-guards.ts), which checks the structure's depth; this is its growth condition.
+ */
+export function jsonTransformGrows(text: string, structure: string): string {
+  const s = `${structure}::VARCHAR`;
+  return `(strpos(${s}, '[') > 0 OR strpos(upper(${s}), 'MAP') > 0) AND ${adds(`strlen(${text}::VARCHAR) * 16`)}`;
+}
+
+/** The refusal of a growth guard, for a guard installed elsewhere (jsonTransformGrows). */
+export const growthRefusal = refusal;
 
 /** The statements that install the growth guards on a connection. */
 export function growthGuardStatements(): string[] {

@@ -20,6 +20,7 @@
  * MAX_JSON_DEPTH levels (one DFA pass). A text that fails to match is refused only if it is valid
  * JSON, so a malformed text still gets the built-in's own error.
  */
+import { growthRefusal, jsonTransformGrows } from './growth-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Deepest JSON a guarded function is given. RE2 refuses a pattern nested deeper than 1,000 groups. */
@@ -67,8 +68,10 @@ function checkedStructure(name: string, arg: string): string {
 function guard(name: string, arity: number, deep: number[], structure = false): string {
   const params = Array.from({ length: arity }, (_, i) => `a${i + 1}`);
   if (structure) {
+    // A structure with a list lists the text's elements: held to the growth rule (growth-guards.ts).
     const args = params.map((p, i) => (deep.includes(i) ? checkedStructure(name, p) : p));
-    return `CREATE OR REPLACE TEMP MACRO ${qi(name)}(${params.join(', ')}) AS ${sys(name, args)}`;
+    const grows = jsonTransformGrows(params[0]!, params[1]!);
+    return `CREATE OR REPLACE TEMP MACRO ${qi(name)}(${params.join(', ')}) AS CASE WHEN ${grows} THEN error(${growthRefusal(name)}) ELSE ${sys(name, args)} END`;
   }
   const over = deep.map((i) => {
     const text = `${params[i]!}::VARCHAR`;
@@ -81,10 +84,10 @@ function guard(name: string, arity: number, deep: number[], structure = false): 
 export const NESTING_GUARD_COPIES: Readonly<Record<string, readonly number[]>> = {
   json_structure: [4],
   json_contains: [4, 4],
-  json_transform: [1, 3],
-  json_transform_strict: [1, 3],
-  from_json: [1, 3],
-  from_json_strict: [1, 3],
+  json_transform: [2, 5],
+  json_transform_strict: [2, 5],
+  from_json: [2, 5],
+  from_json_strict: [2, 5],
 };
 
 /** The statements that install the nesting guards on a connection. */

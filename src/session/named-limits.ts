@@ -21,11 +21,22 @@ export const DEFAULT_MAX_NAMED = 1000;
  */
 export const DEFAULT_MAX_PREPARED_TEXT = 4 * 1024 * 1024;
 
+/**
+ * Named statements one user's sessions may hold together unless configured otherwise. Besides its
+ * DuckDB statement (session/handle-budget.ts) the gateway keeps its own record of each named
+ * statement, whatever its text: its analysis, row description and text, ≈ 21 KB of heap for a 3-table
+ * join. An attacker review held 14 sessions × 1,000 of them: ≈ 300 MB of records with every DuckDB
+ * statement given back. 4,096 × ≈ 21 KB ≈ 86 MB; long texts are held by the text budget as well.
+ */
+export const DEFAULT_MAX_PREPARED_PER_USER = 4096;
+
 export interface NamedLimits {
   /** Named prepared statements (Parse, PREPARE) a session may hold (default 1000). */
   maxPreparedStatements?: number;
   /** Named portals and cursors (Bind, DECLARE) a session may hold (default 1000). */
   maxPortals?: number;
+  /** Named prepared statements one user's sessions may hold together (DEFAULT_MAX_PREPARED_PER_USER). */
+  maxPreparedStatementsPerUser?: number;
   /** Characters of text one user's named statements, in all their sessions, may hold together (DEFAULT_MAX_PREPARED_TEXT). */
   maxPreparedText?: number;
   /** Live DuckDB prepared statements one user's sessions may hold before the least recently used let theirs go (session/handle-budget.ts). */
@@ -40,12 +51,21 @@ export function roomForStatement(
   text = '',
 ): void {
   const max = limits.maxPreparedStatements ?? DEFAULT_MAX_NAMED;
+  let count = 1;
   if (name !== '') {
     const maxText = limits.maxPreparedText ?? DEFAULT_MAX_PREPARED_TEXT;
     let held = text.length;
-    for (const [n, s] of statements) if (n !== '' && n !== name) held += s.sql.length;
+    for (const [n, s] of statements)
+      if (n !== '' && n !== name) {
+        held += s.sql.length;
+        count++;
+      }
     for (const other of userStatements.others(statements))
-      for (const [n, s] of other) if (n !== '') held += s.sql.length;
+      for (const [n, s] of other)
+        if (n !== '') {
+          held += s.sql.length;
+          count++;
+        }
     if (held > maxText)
       throw new SqlError(
         SQLSTATE.configurationLimitExceeded,
@@ -54,13 +74,21 @@ export function roomForStatement(
         'Close or DEALLOCATE prepared statements the session no longer needs, or pass long value lists as parameters.',
       );
   }
-  if (hasRoom(statements, name, max)) return;
-  throw new SqlError(
-    SQLSTATE.configurationLimitExceeded,
-    `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`,
-    undefined,
-    'Close or DEALLOCATE prepared statements the session no longer needs.',
-  );
+  if (!hasRoom(statements, name, max))
+    throw new SqlError(
+      SQLSTATE.configurationLimitExceeded,
+      `too many prepared statements in this session: the limit (maxPreparedStatements) is ${max}`,
+      undefined,
+      'Close or DEALLOCATE prepared statements the session no longer needs.',
+    );
+  const maxPerUser = limits.maxPreparedStatementsPerUser ?? DEFAULT_MAX_PREPARED_PER_USER;
+  if (name !== '' && count > maxPerUser)
+    throw new SqlError(
+      SQLSTATE.configurationLimitExceeded,
+      `too many prepared statements in this user's sessions: the limit (maxPreparedStatementsPerUser) is ${maxPerUser}`,
+      undefined,
+      'Close or DEALLOCATE prepared statements the sessions no longer need, or prepare the same statements under fewer names.',
+    );
 }
 
 /** 53400 when one more named portal or cursor would pass the cap. */
