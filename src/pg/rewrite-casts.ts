@@ -11,6 +11,7 @@ import {
   isIntegerType,
   specialDateTime,
   timestamptzInput,
+  timetzInput,
 } from './pg-input.js';
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
@@ -156,11 +157,13 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         ? booleanInput(sval)
         : type === 'timestamptz'
           ? timestamptzInput(sval)
-          : type === 'bytea'
-            ? byteaInput(sval)
-            : type === 'date'
-              ? dateInput(sval)
-              : undefined;
+          : type === 'timetz'
+            ? timetzInput(sval)
+            : type === 'bytea'
+              ? byteaInput(sval)
+              : type === 'date'
+                ? dateInput(sval)
+                : undefined;
     // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02);
     // nor a sign apart from its number (`'1 month - 1 day'`, PostgreSQL's `1 mon -1 days`).
     if (type === 'interval' && /\+\s*[\d.]|-\s+\d/.test(sval)) {
