@@ -32,6 +32,8 @@ const NEEDS = [
   `select ' 12 '::int as n`,
   `select cast('on' as boolean) as b`,
   `select timestamptz '2024-01-01 12:00+00' as t`,
+  'select current_timestamp(0) as t',
+  'select localtime(2) as t',
   `select j #>> '{a,b}' as v from (select '{}'::json as j) t`,
   `select s from (select 'a' as s) t where s ilike any(array['a%'])`,
   'select x from range(3) t(x) order by x using >',

@@ -81,6 +81,31 @@ const DECIMAL_OVERFLOW =
   /^Conversion Error: Could not (?:cast value|convert string) ["']?([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)["']? to DECIMAL\((\d+),(\d+)\)/;
 /** Text numeric(p,s) cannot read. */
 const DECIMAL_INPUT = /^Conversion Error: Could not convert string "((?:[^"\n]|"")*)" to DECIMAL\(\d+,\d+\)/;
+/** strptime's words for text its format cannot read (to_date, to_timestamp): PostgreSQL's 22007. */
+const UNPARSED_DATETIME =
+  /^Invalid Input Error: Could not parse string "((?:[^"\n]|"")*)" according to format specifier "/;
+/** A type DuckDB's catalog lacks. */
+const NO_TYPE = /^Catalog Error: Type with name "?([^"\s!]+)"? does not exist!/;
+/**
+ * PostgreSQL 15's built-in types that DuckDB has no type for: a cast to one is refused 0A000 (PostgreSQL
+ * answers it), never DuckDB's 42704 with its nearest name (`money`: "Did you mean geometry?").
+ */
+const PG_ONLY_TYPES: Readonly<Record<string, string>> = {
+  money:
+    "Use numeric(p,2): PostgreSQL's money prints the locale's currency symbol (lc_monetary), which fdl-gateway has no locale for.",
+  ...Object.fromEntries(
+    ['point', 'line', 'lseg', 'box', 'path', 'polygon', 'circle'].map((t) => [
+      t,
+      'fdl-gateway has no geometric types: keep the values as text or as numbers.',
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['xml', 'tsvector', 'tsquery', 'pg_lsn', 'txid_snapshot', 'pg_snapshot'].map((t) => [
+      t,
+      'fdl-gateway has no such type: keep the values as text.',
+    ]),
+  ),
+};
 const NO_COMPARISON = /^Binder Error: Cannot compare values of type (.+) and type (.+) - an explicit cast is required/;
 const OPERATOR_HINT =
   'No operator matches the given name and argument types. You might need to add explicit type casts.';
@@ -163,6 +188,23 @@ export function pgWorded(message: string): SqlError | undefined {
       `invalid input syntax for type numeric: "${decimalInput[1]}"`,
       undefined,
       quote,
+    );
+  const unparsed = UNPARSED_DATETIME.exec(message);
+  if (unparsed)
+    return new SqlError(
+      SQLSTATE.invalidDatetimeFormat,
+      `invalid value "${unparsed[1]}" for its format`,
+      undefined,
+      message.split('\n').slice(1).join('\n').trim() || undefined,
+    );
+  const noType = NO_TYPE.exec(message);
+  const pgOnly = noType ? PG_ONLY_TYPES[noType[1]!.toLowerCase()] : undefined;
+  if (noType && pgOnly)
+    return new SqlError(
+      SQLSTATE.featureNotSupported,
+      `type ${noType[1]!.toLowerCase()} is not supported by fdl-gateway`,
+      undefined,
+      hint(pgOnly),
     );
   const extension = EXTENSION_ONLY.exec(message);
   if (extension) {

@@ -256,10 +256,55 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
       `${fn}() with a format that is not a constant`,
       `Write the format as a literal: ${fn}(text, 'YYYY-MM-DD').`,
     );
-  return castTo(
-    call('strptime', [castTo(args[0]!, 'text'), strConst(strptimeFormat(fmt, fn))]),
-    fn === 'to_date' ? 'date' : 'timestamptz',
-  );
+  const format = strptimeFormat(fmt, fn);
+  const text = castTo(args[0]!, 'text');
+  // PostgreSQL ignores input past the pattern's end (`'… 10:00:00Z'`); strptime fails on it. Only a text
+  // strptime cannot read whole is cut to what the pattern reads, so a plain call costs one try_strptime.
+  const cut = call('regexp_extract', [text, strConst(`^${consumedInput(format)}`)]);
+  const coalesce = (args: Node[]): Node => ({ CoalesceExpr: { args } });
+  const nonEmpty = { A_Expr: { kind: 'AEXPR_NULLIF', name: [str('=')], lexpr: cut, rexpr: strConst('') } };
+  // (the retry inside a CASE: as a bare COALESCE argument DuckDB ran the regular expression on every row)
+  const retry = call('strptime', [coalesce([nonEmpty, text]), strConst(format)]);
+  const parsed = coalesce([
+    call('try_strptime', [text, strConst(format)]),
+    {
+      CaseExpr: {
+        args: [{ CaseWhen: { expr: { NullTest: { arg: text, nulltesttype: 'IS_NOT_NULL' } }, result: retry } }],
+      },
+    },
+  ]);
+  return castTo(parsed, fn === 'to_date' ? 'date' : 'timestamptz');
+}
+
+/** What each strptime code reads, as a regular expression (RE2). */
+const CODE_INPUT: Readonly<Record<string, string>> = {
+  Y: '\\d{1,4}',
+  y: '\\d{1,2}',
+  m: '\\d{1,2}',
+  d: '\\d{1,2}',
+  H: '\\d{1,2}',
+  I: '\\d{1,2}',
+  M: '\\d{1,2}',
+  S: '\\d{1,2}',
+  j: '\\d{1,3}',
+  g: '\\d{1,3}',
+  f: '\\d{1,6}',
+  p: '[AaPp]\\.?[Mm]\\.?',
+  B: '[A-Za-z]+',
+  b: '[A-Za-z]+',
+};
+
+/** The text a strptime format reads from the start of its input, as a regular expression. */
+function consumedInput(format: string): string {
+  let out = '';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!;
+    if (c === '%' && i + 1 < format.length) {
+      const code = format[++i]!;
+      out += CODE_INPUT[code] ?? (code === '%' ? '%' : '');
+    } else out += c === ' ' ? '\\s*' : c.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+  }
+  return out;
 }
 
 /** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */

@@ -118,7 +118,13 @@ export function int4Result(name: string, fc: Node): Node | undefined {
 
 /** `length(x)`: int4, of bytea its bytes (DuckDB has no length of a BLOB). */
 export function lengthCall(args: Node[]): Node {
-  return sem('length', [tagOf(args[0]!) ?? args[0]!, args[0]!]);
+  return sem('length', [textTag(args[0]!), args[0]!]);
+}
+
+/** The tag of a string function's argument; an untyped NULL is text, as PostgreSQL resolves `length(null)`. */
+function textTag(arg: Node): Node {
+  if (arg.A_Const?.isnull) return castTo(arg, 'text');
+  return tagOf(arg) ?? arg;
 }
 
 /** `sha256(bytea)` and kin are bytea in PostgreSQL; DuckDB's sha256 answers the digest as hex text. */
@@ -128,7 +134,7 @@ export function digestCall(fc: Node): Node {
 
 /** `octet_length(x)`: int4, of text too (DuckDB has it for blobs only). */
 export function octetLength(args: Node[]): Node {
-  return sem('octets', [tagOf(args[0]!) ?? args[0]!, args[0]!]);
+  return sem('octets', [textTag(args[0]!), args[0]!]);
 }
 
 /**

@@ -108,6 +108,17 @@ export function timestampInput(text: string): Node | undefined {
   return parts && (parts.zone !== '' || parts.at !== text) ? { A_Const: { sval: { sval: parts.at } } } : undefined;
 }
 
+/**
+ * A timetz constant with a time without seconds before its offset (`'10:00+02'`, `'10:00 -03:30'`) or a
+ * one-digit offset: DuckDB's reader wants `HH:MM:SS±HH:MM` (22008). Respelled so; anything else stays.
+ */
+export function timetzInput(text: string): Node | undefined {
+  const m = /^(\s*\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s*([+-])(\d\d?)(?::?(\d\d))?\s*$/.exec(text);
+  if (!m) return undefined;
+  const spelled = `${m[1]}${m[2] ?? ':00'}${m[3]}${m[4]!.padStart(2, '0')}:${m[5] ?? '00'}`;
+  return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
+}
+
 /** C's rint(): to the nearest integer, halves to even (the default rounding mode). */
 function rint(x: number): number {
   const r = Math.round(x);

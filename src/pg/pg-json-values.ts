@@ -8,13 +8,16 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_DB } from './catalog/names.js';
-import { dispatch } from './pg-result-types.js';
+import { dispatch, tagOf } from './pg-result-types.js';
 import { call, names, str, strConst, type Node } from './rewrite-nodes.js';
 
 const NUMBERS = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'];
 /** Types DuckDB could cast implicitly into the TIMESTAMP overload: each named, so it keeps its own JSON. */
 const OTHERS = ['VARCHAR', 'BOOLEAN', 'DATE', 'TIME', 'INTERVAL', 'UUID'];
 const BC_REFUSED = `error('a timestamp before year 1 inside JSON is not supported by fdl-gateway|Format it yourself: to_char(ts, ''YYYY-MM-DD"T"HH24:MI:SS BC'').')`;
+
+/** Every type DuckDB could cast implicitly to DECIMAL: named, so such a value keeps its own JSON. */
+const JSON_KEPT = [...NUMBERS, 'UHUGEINT', 'DOUBLE', 'FLOAT', ...OTHERS];
 
 /** A json value (a nested json_build_object; it binds to the VARCHAR overload) is embedded as written: to_json would respace it. */
 const AS_WRITTEN = "CASE WHEN typeof(x) = 'JSON' THEN CAST(x AS JSON) ELSE to_json(x) END";
@@ -36,6 +39,18 @@ export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ]),
   ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_jv(t ${t}, x)`, AS_WRITTEN]),
   ['_pgsem_jv(t, x)', AS_WRITTEN],
+  // avg of integers and numerics, and numeric division (a DECIMAL tag `v`): the quotient's text at
+  // PostgreSQL's scale (`4.0000000000000000`), where DECIMAL(38,20) printed 20 decimals.
+  // `j` is the value's JSON as any other value's, kept for other types.
+  ['_pgsem_javg(v DECIMAL, s, n, j)', 'CASE WHEN n = 0 THEN NULL ELSE CAST(_pgsem_ndivtext(s, n) AS JSON) END'],
+  ...JSON_KEPT.map((t): [string, string] => [`_pgsem_javg(v ${t}, s, n, j)`, 'j']),
+  ['_pgsem_javg(v, s, n, j)', 'j'],
+  [
+    '_pgsem_jdiv(v DECIMAL, a, b, j)',
+    'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE CAST(_pgsem_ndivtext(a, b) AS JSON) END',
+  ],
+  ...JSON_KEPT.map((t): [string, string] => [`_pgsem_jdiv(v ${t}, a, b, j)`, 'j']),
+  ['_pgsem_jdiv(v, a, b, j)', 'j'],
   // DISTINCT json_agg's texts, aggregated beside their values (pairs ordered by the value: jsonAggOfValues).
   ['_pgsem_jtexts(l)', "list_transform(l, lambda fdl_pg_e: fdl_pg_e['j'])"],
 ];
@@ -51,7 +66,9 @@ function jsonText(v: Node): Node {
   // A truth value is `true`/`false` in both; and DuckDB cannot pick an overload for a comparison of an
   // outer query's column inside a subquery (SQLAlchemy's identity options: `'always', a.attidentity = 'a'`).
   // A json value (`x::json`, a nested json_agg) is embedded as written, as PostgreSQL's json keeps its text.
-  const value = isJson(v) ? v : ((isTruthValue(v) ? undefined : dispatch('jv', [v], [v])) ?? call(['to_json'], [v]));
+  const value = isJson(v)
+    ? v
+    : ((isTruthValue(v) ? undefined : (exactQuotientJson(v) ?? dispatch('jv', [v], [v]))) ?? call(['to_json'], [v]));
   return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
 }
 
@@ -61,8 +78,23 @@ function jsonText(v: Node): Node {
  */
 export function scalarToJson(v: Node): Node | undefined {
   if (isJson(v) || isTruthValue(v)) return undefined;
-  const value = dispatch('jv', [v], [v]);
+  const value = exactQuotientJson(v) ?? dispatch('jv', [v], [v]);
   return value ? asType(value, 'json') : undefined;
+}
+
+/**
+ * An avg or a numeric division the rewrite made exact (`_pgsem_avg`, `_pgsem_div`: DECIMAL(38,20)): its JSON
+ * at PostgreSQL's own scale, as the wire shows it as a select-list item of its own (shown-numeric.ts).
+ */
+function exactQuotientJson(v: Node): Node | undefined {
+  const fc = v.FuncCall as Node | undefined;
+  const name = fc ? names(fc.funcname as Node[]).join('.') : '';
+  const args = (fc?.args ?? []) as Node[];
+  const fn = { [`${COMPAT_DB}.pgcat._pgsem_avg`]: 'javg', [`${COMPAT_DB}.pgcat._pgsem_div`]: 'jdiv' }[name];
+  const tag = fn && args.length === 4 ? tagOf(v) : undefined;
+  const json = tag ? dispatch('jv', [v], [v]) : undefined;
+  // avg's sum and count (its aggregate itself is args[1]), or the division's operands
+  return json && call([COMPAT_DB, 'pgcat', `_pgsem_${fn}`], [tag, args[2]!, args[3]!, json]);
 }
 
 const isJson = (v: Node): boolean =>

@@ -228,7 +228,17 @@ const TYPED_MACROS: Array<[string, string]> = [
   ],
   // time - time is an interval in PostgreSQL (DuckDB has no such operator).
   ['_pgsem_minus(a TIME, b TIME, x, y)', "(DATE '2000-01-01' + x) - (DATE '2000-01-01' + y)"],
+  // timestamp ± time: PostgreSQL casts the time to an interval (DuckDB has no such operator); date - time too.
+  ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ'].map((t): [string, string] => [
+    `_pgsem_minus(a ${t}, b TIME, x, y)`,
+    'x - to_microseconds(epoch_us(y))',
+  ]),
   ['_pgsem_minus(a, b, x, y)', 'x - y'],
+  ...['TIMESTAMP', 'TIMESTAMPTZ'].flatMap((t): [string, string][] => [
+    [`_pgsem_tplus(a ${t}, b TIME, x, y)`, 'x + to_microseconds(epoch_us(y))'],
+    [`_pgsem_tplus(a TIME, b ${t}, x, y)`, 'to_microseconds(epoch_us(x)) + y'],
+  ]),
+  ['_pgsem_tplus(a, b, x, y)', 'x + y'],
   // An untyped literal beside a date/time value is read as that value's type (typed-minus.ts literalLikeOther).
   ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME', 'INTERVAL'].map((t): [string, string] => [
     `_pgsem_likeof(a ${t}, s)`,
@@ -320,23 +330,39 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
   ],
   // n / d rounded half away from zero: the digits of the quotient at scale r (n = |x|·10^(sy+r), d = |y|·10^sx).
   ['_pgsem_qdigits(n, d)', `CAST(n // d + CASE WHEN 2 * (n % d) >= d THEN 1 ELSE 0 END AS VARCHAR)`],
-  // Digits q at scale r, signed, read as DECIMAL(38,20) (DuckDB reads no long mantissa with an exponent).
+  // Digits q at scale r, signed, as text; read as DECIMAL(38,20) (DuckDB reads no long mantissa with an exponent).
   [
-    '_pgsem_decimal(neg, q, r)',
-    `CAST(CASE WHEN neg THEN '-' ELSE '' END || CASE WHEN r = 0 THEN q WHEN length(q) > r THEN left(q, length(q) - r) || '.' || right(q, r) ELSE '0.' || lpad(q, r, '0') END AS DECIMAL(38,20))`,
+    '_pgsem_ntext(neg, q, r)',
+    `CASE WHEN neg THEN '-' ELSE '' END || CASE WHEN r = 0 THEN q WHEN length(q) > r THEN left(q, length(q) - r) || '.' || right(q, r) ELSE '0.' || lpad(q, r, '0') END`,
   ],
+  ['_pgsem_decimal(neg, q, r)', 'CAST(_pgsem_ntext(neg, q, r) AS DECIMAL(38,20))'],
   // Each step binds its values once (a lambda over a one-element list): nested macros would paste the
   // operands into the expression many times over. Lambda names are prefixed: a caller's table alias `v`
   // would otherwise bind `v.x` to its column, outside the aggregate (42803 on `FROM (VALUES …) v(x)`).
   // Fields are read as `fdl_pg_v['x']`: in HAVING, DuckDB's binder takes `fdl_pg_v.x` for a column of the table.
+  ['_pgsem_ndiv(a, b)', exactQuotient('least(SCALE, 20)', '_pgsem_decimal')],
+  // The quotient's text at PostgreSQL's own scale (inside JSON, where the text is the value); a scale over
+  // 20 (a quotient under 0.0001) is refused rather than computed past HUGEINT's digits.
   [
-    '_pgsem_ndiv(a, b)',
-    `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
-    list_transform([{'x': fdl_pg_v['x'], 'sx': fdl_pg_v['sx'], 'y': fdl_pg_v['y'], 'sy': fdl_pg_v['sy'], 'wx': _pgsem_weight(fdl_pg_v['x'], fdl_pg_v['sx']), 'wy': _pgsem_weight(fdl_pg_v['y'], fdl_pg_v['sy']), 'kx': _pgsem_zeros(fdl_pg_v['x'], fdl_pg_v['sx']), 'ky': _pgsem_zeros(fdl_pg_v['y'], fdl_pg_v['sy'])}], fdl_pg_w ->
-      list_transform([{'x': fdl_pg_w['x'], 'sx': fdl_pg_w['sx'], 'y': fdl_pg_w['y'], 'sy': fdl_pg_w['sy'], 'kx': fdl_pg_w['kx'], 'ky': fdl_pg_w['ky'], 'r': least(greatest(16 - 4 * (fdl_pg_w['wx'] - fdl_pg_w['wy'] - CASE WHEN _pgsem_first(fdl_pg_w['x'], fdl_pg_w['sx'], fdl_pg_w['wx']) <= _pgsem_first(fdl_pg_w['y'], fdl_pg_w['sy'], fdl_pg_w['wy']) THEN 1 ELSE 0 END), fdl_pg_w['sx'], fdl_pg_w['sy'], 0), 20)}], fdl_pg_z ->
-        _pgsem_decimal(sign(fdl_pg_z['x']) * sign(fdl_pg_z['y']) < 0, _pgsem_qdigits(abs(fdl_pg_z['x']) // _pgsem_p10(fdl_pg_z['kx']) * _pgsem_p10(fdl_pg_z['sy'] - fdl_pg_z['ky'] + fdl_pg_z['r']), abs(fdl_pg_z['y']) // _pgsem_p10(fdl_pg_z['ky']) * _pgsem_p10(fdl_pg_z['sx'] - fdl_pg_z['kx'])), fdl_pg_z['r']))[1])[1])[1]`,
+    '_pgsem_ndivtext(a, b)',
+    exactQuotient(
+      `CASE WHEN SCALE > 20 THEN CAST(${refusedAtRun('a numeric quotient under 0.0001 inside JSON', 'Round it first: round(avg(x), 10).')} AS INTEGER) ELSE SCALE END`,
+      '_pgsem_ntext',
+    ),
   ],
 ];
+
+/**
+ * a / b exactly (numeric.c div_var, rounded half away from zero) at select_div_scale's scale: `scale` is
+ * the expression of the scale used, SCALE standing for PostgreSQL's; `finish(neg, digits, r)` writes the result.
+ */
+function exactQuotient(scale: string, finish: string): string {
+  const pgScale = `greatest(16 - 4 * (fdl_pg_w['wx'] - fdl_pg_w['wy'] - CASE WHEN _pgsem_first(fdl_pg_w['x'], fdl_pg_w['sx'], fdl_pg_w['wx']) <= _pgsem_first(fdl_pg_w['y'], fdl_pg_w['sy'], fdl_pg_w['wy']) THEN 1 ELSE 0 END), fdl_pg_w['sx'], fdl_pg_w['sy'], 0)`;
+  return `list_transform([{'x': _pgsem_unscaled(a), 'sx': _pgsem_scale(a), 'y': _pgsem_unscaled(b), 'sy': _pgsem_scale(b)}], fdl_pg_v ->
+    list_transform([{'x': fdl_pg_v['x'], 'sx': fdl_pg_v['sx'], 'y': fdl_pg_v['y'], 'sy': fdl_pg_v['sy'], 'wx': _pgsem_weight(fdl_pg_v['x'], fdl_pg_v['sx']), 'wy': _pgsem_weight(fdl_pg_v['y'], fdl_pg_v['sy']), 'kx': _pgsem_zeros(fdl_pg_v['x'], fdl_pg_v['sx']), 'ky': _pgsem_zeros(fdl_pg_v['y'], fdl_pg_v['sy'])}], fdl_pg_w ->
+      list_transform([{'x': fdl_pg_w['x'], 'sx': fdl_pg_w['sx'], 'y': fdl_pg_w['y'], 'sy': fdl_pg_w['sy'], 'kx': fdl_pg_w['kx'], 'ky': fdl_pg_w['ky'], 'r': ${scale.replaceAll('SCALE', pgScale)}}], fdl_pg_z ->
+        ${finish}(sign(fdl_pg_z['x']) * sign(fdl_pg_z['y']) < 0, _pgsem_qdigits(abs(fdl_pg_z['x']) // _pgsem_p10(fdl_pg_z['kx']) * _pgsem_p10(fdl_pg_z['sy'] - fdl_pg_z['ky'] + fdl_pg_z['r']), abs(fdl_pg_z['y']) // _pgsem_p10(fdl_pg_z['ky']) * _pgsem_p10(fdl_pg_z['sx'] - fdl_pg_z['kx'])), fdl_pg_z['r']))[1])[1])[1]`;
+}
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
 const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];

@@ -242,3 +242,27 @@ export function zeroVarianceNull(name: 'corr' | 'regr_slope', aggregate: Node): 
     },
   };
 }
+
+/**
+ * `lpad(s, n, fill)` / `rpad(…)` with an empty fill: PostgreSQL returns `s` cut to n characters (no
+ * padding), DuckDB fails 22023 when padding is needed. The length is held to the text's where the fill
+ * is empty; a non-empty constant fill (the usual call) is left as written.
+ */
+export function emptyFillPad(fc: Node, args: Node[]): Node | undefined {
+  const [s, n, fill] = args as [Node, Node, Node];
+  const constant = fill.A_Const?.sval?.sval as string | undefined;
+  if (typeof constant === 'string' && constant !== '') return undefined;
+  const held = castInt4(call(['least'], [n, call(['length'], [s])]));
+  const length =
+    constant === ''
+      ? held
+      : {
+          CaseExpr: {
+            args: [{ CaseWhen: { expr: eq(fill, strConst('')), result: held } }],
+            defresult: n,
+          },
+        };
+  return { FuncCall: { ...fc, args: [s, length, fill] } };
+}
+
+const eq = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: l, rexpr: r } });

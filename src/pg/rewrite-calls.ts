@@ -49,6 +49,7 @@ import {
 import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import {
   cardinalityCall,
+  emptyFillPad,
   jsonbBuildObjectRefused,
   regexSubstring,
   substrCall,
@@ -184,6 +185,10 @@ function pgCall(
   // lpad(s, n), rpad(s, n): padded with spaces (DuckDB has only the three-argument form).
   if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 2 && !inFrom)
     return { FuncCall: { ...out, funcname: [str(pgName)], args: [...args, strConst(' ')] } };
+  if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 3 && !inFrom) {
+    const padded = emptyFillPad(out, args);
+    if (padded) return padded;
+  }
   if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
     return zeroVarianceNull(pgName, out);
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {

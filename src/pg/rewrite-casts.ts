@@ -12,6 +12,7 @@ import {
   specialDateTime,
   timestampInput,
   timestamptzInput,
+  timetzInput,
 } from './pg-input.js';
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
@@ -162,8 +163,13 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
         ? booleanInput(sval)
         : type === 'timestamptz'
           ? timestamptzInput(sval)
+<<<<<<< HEAD
           : type === 'timestamp'
             ? timestampInput(sval)
+=======
+          : type === 'timetz'
+            ? timetzInput(sval)
+>>>>>>> s42-pgsem
             : type === 'bytea'
               ? byteaInput(sval)
               : type === 'date'

@@ -14,7 +14,7 @@ import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
-import { likeOf, literalLikeOther, typedMinus, zonedLiteralBeside } from './typed-minus.js';
+import { likeOf, literalLikeOther, timePlus, typedMinus, zonedLiteralBeside } from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
@@ -116,6 +116,12 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (likeOther) {
     ctx.changed = true;
     [lexpr, rexpr] = likeOther;
+  }
+  const plusTime =
+    e.kind === 'AEXPR_OP' && op === '+' && e.lexpr ? timePlus(e.lexpr, e.rexpr, lexpr, rexpr) : undefined;
+  if (plusTime) {
+    ctx.changed = true;
+    return plusTime;
   }
   const minus =
     e.kind === 'AEXPR_OP' && op === '-' && e.lexpr

@@ -38,6 +38,7 @@ import {
 import { funcCall } from './rewrite-calls.js';
 import { int4Choices, shownChoice } from './pg-shown-calls.js';
 import { typeCast } from './rewrite-casts.js';
+import { fractionalPrecision } from './fractional-seconds.js';
 import { aExpr } from './rewrite-operators.js';
 import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
@@ -512,6 +513,15 @@ function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
     case 'SVFOP_CURRENT_SCHEMA':
       ctx.changed = true;
       return compat('current_schema', []);
+    // current_timestamp(p), localtime(p), …: the value rounded to p fractional digits, as a cast to timestamptz(p).
+    case 'SVFOP_CURRENT_TIME_N':
+    case 'SVFOP_CURRENT_TIMESTAMP_N':
+    case 'SVFOP_LOCALTIME_N':
+    case 'SVFOP_LOCALTIMESTAMP_N':
+      ctx.changed = true;
+      return fractionalPrecision({ SQLValueFunction: { ...f, op: String(f.op).replace(/_N$/, ''), typmod: -1 } }, [
+        { A_Const: { ival: { ival: Number(f.typmod ?? 0) } } },
+      ]);
     default:
       return orig;
   }

@@ -6,7 +6,7 @@
  * overloads (pg-macros.ts) let DuckDB's binder pick by the operands' types, any other pair keeping
  * DuckDB's own `-`.
  */
-import { dateMinus, tagOf } from './pg-result-types.js';
+import { dateMinus, dispatch, tagOf } from './pg-result-types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import type { Node } from './rewrite-nodes.js';
 import { timestamptzInput } from './pg-input.js';
@@ -99,4 +99,20 @@ export function coalesceLiterals(args: Node[]): Node[] | undefined {
   if (values.length !== 1 || !args.some(isStringLiteral)) return undefined;
   const out = args.map((a) => (isStringLiteral(a) ? likeOf(values[0]!, a) : a));
   return out.every((a) => a !== undefined) ? (out as Node[]) : undefined;
+}
+
+/** Whether a side is written as a time value (`time '10:00'`, `x::time`): `+` beside it may be timestamp + time. */
+function writtenAsTime(n: Node | undefined): boolean {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return !!tn && (tn.names as Node[]).slice(-1)[0]?.String?.sval === 'time' && !tn.arrayBounds?.length;
+}
+
+/**
+ * `timestamp + time` (either order, timestamptz too): PostgreSQL casts the time to an interval, DuckDB has
+ * no such operator (42883). Only where a side is written as a time: `_pgsem_tplus` (pg-macros.ts) keeps
+ * DuckDB's `+` for every other pair of types (date + time, time + interval).
+ */
+export function timePlus(origL: Node, origR: Node, l: Node, r: Node): Node | undefined {
+  if (!writtenAsTime(origL) && !writtenAsTime(origR)) return undefined;
+  return dispatch('tplus', [l, r], [l, r]);
 }

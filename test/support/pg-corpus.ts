@@ -18,6 +18,7 @@ import { REVIEW_11 } from './pg-corpus-review-11.js';
 import { REVIEW_15 } from './pg-corpus-review-15.js';
 import { REVIEW_16 } from './pg-corpus-review-16.js';
 import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus-review-17.js';
+import { REVIEW_18, REVIEW_18_ANSWERED, REVIEW_18_DOCUMENTED } from './pg-corpus-review-18.js';
 import { REVIEW_19 } from './pg-corpus-review-19.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
@@ -435,7 +436,7 @@ const FIXED = [
 ];
 
 /** Statements the gateway once refused and now answers: a refusal of one is a failure, not a third state. */
-export const MUST_ANSWER: ReadonlySet<string> = new Set([...REVIEW_17_ANSWERED, ...REVIEW_19]);
+export const MUST_ANSWER: ReadonlySet<string> = new Set([...REVIEW_17_ANSWERED, ...REVIEW_18_ANSWERED, ...REVIEW_19]);
 
 /**
  * Answers that once failed outright (issue 25, session 34): the same as PostgreSQL or refused with a
@@ -478,6 +479,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_16,
   // session 41: a float cast to numeric without a typmod, at each value's own scale
   ...REVIEW_17,
+  // session 42: multidimensional array_length, avg in JSON, to_timestamp's trailing input, timestamp ± time, …
+  ...REVIEW_18,
   // session 42: function-style casts, date(x)'s name, date/time literals with a zone (pgjdbc simple mode)
   ...REVIEW_19,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
@@ -740,6 +743,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_10_DOCUMENTED,
     ...REVIEW_13_DOCUMENTED,
     ...REVIEW_17_DOCUMENTED,
+    ...REVIEW_18_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];

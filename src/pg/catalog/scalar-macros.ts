@@ -165,9 +165,21 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `version()`,
       `'PostgreSQL ' || ${C}_server_version() || ' (fdl-gateway ${b.gatewayVersion}, DuckDB ${b.duckdbVersion}) on ${b.arch}-pc-linux-gnu, compiled by fdl-gateway, 64-bit'`,
     ],
-    [`array_lower(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN 1 END`],
-    [`array_upper(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
-    [`array_length(arr, d)`, `CASE WHEN d = 1 AND len(arr) > 0 THEN len(arr) END`],
+    // A list of lists is a PostgreSQL multidimensional array (rectangular): dimension d's length is the
+    // first element's at depth d - 1; dimensions past the type's nesting, and any of an empty array, NULL.
+    [
+      `array_lower(arr, d)`,
+      `CAST(CASE WHEN d >= 1 AND d <= ${C}_array_ndims(arr) AND len(arr) > 0 THEN 1 END AS INTEGER)`,
+    ],
+    [`array_upper(arr, d)`, `${C}_array_dim_length(arr, d)`],
+    [`array_length(arr, d)`, `${C}_array_dim_length(arr, d)`],
+    [
+      `_array_dim_length(arr, d)`,
+      `CAST(CASE WHEN d = 1 THEN CASE WHEN len(arr) > 0 THEN len(arr) END
+        WHEN d >= 2 AND d <= ${C}_array_ndims(arr) AND len(arr) > 0 THEN json_array_length(CAST(arr AS JSON), '$' || repeat('[0]', d - 1)) END AS INTEGER)`,
+    ],
+    // The dimensions a list type holds: its trailing []s (a STRUCT's own lists are inside its parentheses).
+    [`_array_ndims(arr)`, `length(regexp_extract(typeof(arr), '(\\[\\])+$')) // 2`],
     [`cardinality(arr)`, `len(arr)`],
     [
       `quote_ident(x)`,
