@@ -12,6 +12,22 @@ export class LocalVerifier {
 
   constructor(private readonly repoName: string) {}
 
+  /**
+   * Whether the file at `path` is, by one stat, the one hashed before (same fingerprint): decided
+   * without waiting. False when `verify` must run (changed, never hashed, or unreadable: it says why).
+   */
+  unchangedNow(path: string, sha256: string): boolean {
+    const known = this.verified.get(path);
+    if (known === undefined) return false;
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      return false;
+    }
+    return known === `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
+  }
+
   /** Hashes a local file unless it was hashed before and its size/mtime/ctime/inode/device did not change. */
   async verify(path: string, id: string, file: string, sha256: string, size: number): Promise<void> {
     const key = `versions/${id}/${file}`;

@@ -102,6 +102,13 @@ export interface VerifiedVersion {
   holdCached(files: DataFile[]): Promise<{ lease: Lease; missing: Set<string> }>;
   /** Local repositories: proves the catalog in place is still the verified one (a stat; hashed again if changed). */
   recheckCatalog(): Promise<void>;
+  /**
+   * A local version's catalog and `files` found, by one stat each, exactly as verified before
+   * (what recheckCatalog and ensureFiles would answer at once), decided without waiting: a
+   * statement's re-check then costs no promise. False when those must run (a file changed, is
+   * missing or was never verified; always for a remote version).
+   */
+  unchangedNow(files: readonly DataFile[]): boolean;
   /** Releases the pin on the catalog file (and files ensured through this handle). */
   close(): void;
 }

@@ -211,6 +211,23 @@ export class VersionFiles {
       async recheckCatalog(): Promise<void> {
         if (repo.store.localPath) await repo.local.verify(catalogFile, id, catalog.path, catalog.sha256, catalog.size);
       },
+      unchangedNow(files: readonly DataFile[]): boolean {
+        const store = repo.store;
+        if (!store.localPath || !store.statLocal) return false;
+        if (!repo.local.unchangedNow(catalogFile, catalog.sha256)) return false;
+        let hits = 0;
+        try {
+          for (const f of files) {
+            const { key, expect } = checked(f);
+            if (!repo.verification.verifiedNow(store.localPath(key), expect, store.statLocal(key))) return false;
+            if (expect.sha256) hits++;
+          }
+        } catch {
+          return false; // ensureFiles says why, as an integrity failure naming the file
+        }
+        repo.verification.countHits(hits);
+        return true;
+      },
       close(): void {
         if (closed) return;
         closed = true;

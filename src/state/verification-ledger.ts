@@ -134,6 +134,23 @@ export class VerificationLedger {
     this.schedulePersist();
   }
 
+  /**
+   * Whether `verify` would pass at once, from the stats given (the ledger's answer; the caller counts
+   * its hits): decided without waiting. False when `verify` must run — to hash the file, or to say
+   * why it is refused — so both give the same answer.
+   */
+  verifiedNow(path: string, expect: { size?: number; sha256?: string }, st: Stats | null): boolean {
+    if (!st?.isFile() || (expect.size !== undefined && st.size !== expect.size)) return false;
+    if (!expect.sha256) return true;
+    const known = this.entries.get(path);
+    return !!known && known.sha256 === expect.sha256.toLowerCase() && sameIdentity(known, st);
+  }
+
+  /** Files verifiedNow found unchanged, counted as the ledger's hits. */
+  countHits(n: number): void {
+    this.counters.hits += n;
+  }
+
   /** A mismatch found elsewhere (a download), counted with the ledger's own. */
   countMismatch(): void {
     this.counters.mismatches++;

@@ -65,18 +65,22 @@ export async function attachVersion(
     // Local tables whose files did not verify at attach (absent, or other bytes): a placeholder view
     // that reads nothing, replaced by the real view once a statement finds the files verified.
     const unverified = new Set<LakeTable>();
-    const repair = async (verified: readonly LakeTable[]): Promise<void> => {
+    // undefined, without a promise, when no table verified now needs its view (the usual case)
+    const repair = (verified: readonly LakeTable[]): Promise<void> | undefined => {
+      if (unverified.size === 0) return undefined;
       const due = verified.filter((t) => unverified.has(t));
-      if (due.length === 0) return;
-      // changes are serial: a table another statement built meanwhile is not built again
-      const built: LakeTable[] = [];
-      await views.change(async (c, db) => {
-        for (const t of due.filter((t) => unverified.has(t))) {
-          await materializeTable(c, catalog, t, db, locate);
-          built.push(t);
-        }
-      });
-      for (const t of built) unverified.delete(t);
+      if (due.length === 0) return undefined;
+      return (async () => {
+        // changes are serial: a table another statement built meanwhile is not built again
+        const built: LakeTable[] = [];
+        await views.change(async (c, db) => {
+          for (const t of due.filter((t) => unverified.has(t))) {
+            await materializeTable(c, catalog, t, db, locate);
+            built.push(t);
+          }
+        });
+        for (const t of built) unverified.delete(t);
+      })();
     };
     const recheck = new VersionRecheck(repo, version, versionId, catalog, recheckMs, !remote, repair);
     const catalogInfoSql = relationInfoStatement([

@@ -16,6 +16,8 @@ export class VersionRecheck {
   private readonly tables: LakeTable[];
   private readonly tablesByName: Map<string, LakeTable[]>;
   private readonly viewNames: Set<string>;
+  /** Each plan's reads (kept by the plan, the same array every statement) → its tables and files. */
+  private readonly readsSeen = new WeakMap<readonly unknown[], { tables: LakeTable[]; files: LakeTable['files'] }>();
 
   constructor(
     private readonly repo: Repository,
@@ -25,8 +27,8 @@ export class VersionRecheck {
     private readonly recheckMs: number,
     /** Local files are read in place: they are re-checked per statement (remote ones are pinned in the file cache). */
     private readonly local: boolean,
-    /** Called with the tables whose files have just verified, before the statement runs. */
-    private readonly onVerified?: (tables: readonly LakeTable[]) => Promise<void>,
+    /** Called with the tables whose files have just verified, before the statement runs (undefined: nothing to do). */
+    private readonly onVerified?: (tables: readonly LakeTable[]) => Promise<void> | undefined,
   ) {
     this.tables = catalog.tables;
     this.allFiles = catalog.tables.flatMap((t) => t.files);
@@ -44,6 +46,11 @@ export class VersionRecheck {
     // a statement that reads no table of the version reads neither its files nor its catalog
     const reading = this.local && (reads === 'all' || reads.length > 0);
     if (!this.due() && !reading) return undefined;
+    if (!this.due()) {
+      // the usual case: every file as verified before (one stat each) and nothing to repair, without a promise
+      const read = this.tablesRead(reads);
+      if (this.version.unchangedNow(read.files)) return this.onVerified?.(read.tables);
+    }
     return (async () => {
       if (this.due()) await this.recheck();
       if (reading) await this.restat(reads);
@@ -64,16 +71,22 @@ export class VersionRecheck {
   private async restat(reads: VersionReads): Promise<void> {
     // inlined rows are read from the catalog at query time: it is re-checked like the data files
     await this.version.recheckCatalog();
-    const tables = this.tablesRead(reads);
-    const files = tables.flatMap((t) => t.files);
+    const { tables, files } = this.tablesRead(reads);
     if (files.length) (await this.version.ensureFiles(files)).release();
     await this.onVerified?.(tables);
   }
 
-  private tablesRead(reads: VersionReads): LakeTable[] {
-    if (reads === 'all') return this.tables;
+  /** The tables a statement reads, and their files; the same `reads` (a plan's) is worked out once. */
+  private tablesRead(reads: VersionReads): { tables: LakeTable[]; files: LakeTable['files'] } {
+    if (reads === 'all') return { tables: this.tables, files: this.allFiles };
+    const known = this.readsSeen.get(reads);
+    if (known) return known;
     const names = reads.map((r) => `${r.schema.toLowerCase()}.${r.name.toLowerCase()}`);
-    if (names.some((n) => this.viewNames.has(n))) return this.tables;
-    return names.flatMap((n) => this.tablesByName.get(n) ?? []);
+    const tables = names.some((n) => this.viewNames.has(n))
+      ? this.tables
+      : names.flatMap((n) => this.tablesByName.get(n) ?? []);
+    const read = { tables, files: tables === this.tables ? this.allFiles : tables.flatMap((t) => t.files) };
+    this.readsSeen.set(reads, read);
+    return read;
   }
 }
