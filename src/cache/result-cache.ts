@@ -65,6 +65,8 @@ export class ResultCache {
   readonly maxEntryBytes: number;
   hits = 0;
   misses = 0;
+  /** Told the key of each entry that leaves the cache (evicted or deleted; not one replaced by its own key). */
+  private readonly dropListeners: ((id: string) => void)[] = [];
 
   constructor(opts: ResultCacheOptions) {
     this.maxEntryBytes = Math.min(opts.maxEntryBytes, opts.maxBytes);
@@ -73,8 +75,21 @@ export class ResultCache {
         ? new LRUCache<string, CachedResult>({
             maxSize: opts.maxBytes,
             sizeCalculation: (r, key) => r.rows.length + key.length,
+            dispose: (_r, id, reason) => {
+              if (reason !== 'set') for (const l of this.dropListeners) l(id);
+            },
           })
         : null;
+  }
+
+  /** What else is kept for an entry (session/answered-texts.ts) goes with it. */
+  onDrop(listener: (id: string) => void): void {
+    this.dropListeners.push(listener);
+  }
+
+  /** The memory budget of all entries (bytes). */
+  get maxBytes(): number {
+    return this.entries?.maxSize ?? 0;
   }
 
   get enabled(): boolean {
@@ -95,6 +110,16 @@ export class ResultCache {
     if (hit) this.hits++;
     else this.misses++;
     return hit;
+  }
+
+  /** Whether an entry is kept under this key now (not counted as a hit or a miss, nor made recent). */
+  has(key: ResultKey): boolean {
+    return this.entries?.has(keyOf(key)) ?? false;
+  }
+
+  /** The key's one string (what drop listeners are told). */
+  idOf(key: ResultKey): string {
+    return keyOf(key);
   }
 
   set(key: ResultKey, result: CachedResult): void {

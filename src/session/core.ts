@@ -67,7 +67,7 @@ export class SessionCore implements PreparerHost {
       () => conn.interrupt(),
       () => Number(this.settings.get('statement_timeout') ?? '0'),
     );
-    this.cachePolicy = new ResultCachePolicy(results, user);
+    this.cachePolicy = new ResultCachePolicy(results, user, () => versions.generation?.() ?? 0);
     this.cachesResults = results !== null;
     this.handles = handleBudget(user, limits.maxPreparedHandles ?? DEFAULT_MAX_PREPARED_HANDLES, () =>
       callRunningOn(conn),

@@ -107,6 +107,11 @@ export interface PreparedStmt {
    * statement; each Bind's values are written into the text, planned as its own statement.
    */
   valuesNeeded?: { params: ReadonlyMap<number, NeededValue>; refusal: SqlError };
+  /**
+   * Answered from another session's remembered run (session/answered-texts.ts): not planned, no
+   * DuckDB statement; planned by the wire if the result cache does not answer it after all.
+   */
+  answered?: boolean;
   /** A DECLARE's query, planned with the DECLARE (its parameters are the DECLARE's); each cursor takes a reference. */
   cursorQuery?: PreparedStmt;
 }

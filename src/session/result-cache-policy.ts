@@ -9,8 +9,16 @@ import { ResultRecorder, type CachedResult, type ResultCache, type ResultKey } f
 import { isRepeatable } from '../analysis/determinism.js';
 import { isSessionFreeCatalogObject } from '../pg/catalog/install.js';
 import type { VersionLease } from '../versions/lease.js';
+import type { Statement } from '../text/classify.js';
 import type { PreparedStmt } from './plan.js';
 import type { SessionSettings } from './settings.js';
+import {
+  answeredStatement,
+  answeredTexts,
+  rememberable,
+  type AnswerScope,
+  type RememberedAnswer,
+} from './answered-texts.js';
 
 /** The shared result cache and what decides which statements it may answer. */
 export interface SessionResults {
@@ -30,6 +38,8 @@ export interface ResultRun {
 export interface Recording {
   readonly recorder: ResultRecorder;
   readonly key: ResultKey;
+  /** Kept, its answer is remembered for the client's text in this scope (answered-texts.ts). */
+  readonly remember?: { text: string; scope: AnswerScope; answer: RememberedAnswer };
 }
 
 export type CacheDecision =
@@ -88,7 +98,25 @@ export class ResultCachePolicy {
     private readonly results: SessionResults | null,
     /** The session's authenticated user: part of every key. */
     private readonly user: string,
+    /** The grants' generation now (VersionSource.generation): remembered answers hold within one. */
+    private readonly generation: () => number = () => 0,
   ) {}
+
+  /**
+   * A text new to the session answered as another session's run of it was, without planning it
+   * (answered-texts.ts): a simple Query's statement, in the scope that run was planned in, while its
+   * rows are cached. null: plan it.
+   */
+  answered(text: string, stmt: Statement, lease: VersionLease | null, settings: SessionSettings): PreparedStmt | null {
+    if (!this.results?.cache.enabled || stmt.kind !== 'query' || text === '' || !lease) return null;
+    if (settings.get('fdl.result_cache') === 'off') return null;
+    const answer = answeredTexts(this.results.cache).lookup(text, this.scope(lease, settings, []));
+    return answer ? answeredStatement(text, stmt, lease, answer) : null;
+  }
+
+  private scope(lease: VersionLease, settings: SessionSettings, resultFormats: readonly number[]): AnswerScope {
+    return { user: this.user, lease, settings: settings.fingerprint(), generation: this.generation(), resultFormats };
+  }
 
   /**
    * Whether the cache may be consulted at all for this run (before the version is re-checked):
@@ -110,7 +138,8 @@ export class ResultCachePolicy {
     if (!results || prepared.cacheableSql === null) return BYPASS;
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return BYPASS;
-    if (prepared.repeatable === undefined) {
+    const first = prepared.repeatable === undefined; // its first run since it was planned
+    if (first) {
       prepared.repeatable =
         !!prepared.analysis &&
         isRepeatable(
@@ -124,14 +153,41 @@ export class ResultCachePolicy {
     if (!prepared.repeatable) return BYPASS;
     const key = keyFor(prepared, prepared.cacheableSql, this.user, lease, settings.fingerprint(), run);
     const hit = results.cache.get(key);
-    if (hit) return { kind: 'hit', result: hit };
-    return { kind: 'record', recording: { recorder: new ResultRecorder(results.cache.maxEntryBytes), key } };
+    if (hit) {
+      // a text just planned whose rows a run in another scope left (before a reload): remembered for this one
+      const r = first ? this.rememberedRun(prepared, lease, settings, run, key) : undefined;
+      if (r) answeredTexts(results.cache).remember(r.text, r.scope, r.answer);
+      return { kind: 'hit', result: hit };
+    }
+    const recorder = new ResultRecorder(results.cache.maxEntryBytes);
+    return {
+      kind: 'record',
+      recording: { recorder, key, remember: this.rememberedRun(prepared, lease, settings, run, key) },
+    };
+  }
+
+  /** What to remember of this run for its text (answered-texts.ts), when it may be. */
+  private rememberedRun(
+    prepared: PreparedStmt,
+    lease: VersionLease,
+    settings: SessionSettings,
+    run: ResultRun,
+    key: ResultKey,
+  ): Recording['remember'] {
+    if (!rememberable(prepared, run.params)) return undefined;
+    const answer = { fields: prepared.fields!, key, reads: prepared.reads };
+    return { text: prepared.sql, scope: this.scope(lease, settings, run.resultFormats), answer };
   }
 
   /** A run recorded to its end: kept only if the session still reads the version it was keyed by. */
   keep(recording: Recording, versionNow: string | undefined, rowCount: number): void {
     if (!this.results || versionNow !== recording.key.versionId) return;
     const result = recording.recorder.finish(rowCount);
-    if (result) this.results.cache.set(recording.key, result);
+    if (!result) return;
+    this.results.cache.set(recording.key, result);
+    const r = recording.remember;
+    // a reload meanwhile: the run was planned under the grants before it
+    if (r && r.scope.generation === this.generation())
+      answeredTexts(this.results.cache).remember(r.text, r.scope, r.answer);
   }
 }

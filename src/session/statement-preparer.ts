@@ -25,6 +25,7 @@ import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
 import type { Transaction } from './transaction.js';
 import type { Outbox } from './outbox.js';
+import type { ResultCachePolicy } from './result-cache-policy.js';
 
 /** What preparing reads of the session (session/core.ts): nothing here calls into the wire. */
 export interface PreparerHost {
@@ -39,6 +40,8 @@ export interface PreparerHost {
   readonly cachesResults: boolean;
   /** NOTICEs for the client (file pruning). */
   readonly outbox: Outbox;
+  /** Which runs the result cache answers, and the texts it answered before (answered-texts.ts). */
+  readonly cachePolicy: ResultCachePolicy;
   /** The session's own version now. */
   lease(): VersionLease | null;
   /** Re-resolve a moving ref (at most once per statement); undefined when the session stays on its version. */
@@ -91,6 +94,17 @@ export class StatementPreparer {
     const prepared = await this.prepare(text, stmt, declaredTypes);
     this.cache.offer(prepared);
     return prepared;
+  }
+
+  /**
+   * A simple Query's text new to the session that the result cache answered for another session in
+   * the same scope (answered-texts.ts): answered without planning, after the ref is re-resolved as
+   * planning would. null: plan it.
+   */
+  async answered(text: string, stmt: Statement): Promise<PreparedStmt | null> {
+    if (!this.host.cachesResults || stmt.kind !== 'query' || text === '') return null;
+    await this.host.refreshVersion();
+    return this.host.cachePolicy.answered(text, stmt, this.host.lease(), this.host.settings);
   }
 
   /** The cached statement for exactly this text and declared types (one more reference), or null. */

@@ -65,8 +65,17 @@ export class PortalRunner {
     if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
     const replayed = this.replayCached(portal, describe);
     if (replayed === true) return undefined;
-    if (replayed === false) return this.runQuery(portal, maxRows, describe);
-    return replayed.then((hit) => (hit ? undefined : this.runQuery(portal, maxRows, describe)));
+    if (replayed === false) return this.runPlanned(portal, maxRows, describe);
+    return replayed.then((hit) => (hit ? undefined : this.runPlanned(portal, maxRows, describe)));
+  }
+
+  /** A query the cache did not answer: one answered without planning (session/answered-texts.ts) is planned now. */
+  private async runPlanned(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
+    if (!portal.prepared.answered) return this.runQuery(portal, maxRows, describe);
+    portal.recording = undefined;
+    portal.prepared = await this.prepareText(portal.prepared.sql, []);
+    portal.ownsPrepared = true;
+    return this.run(portal, maxRows, describe);
   }
 
   /** Start (unless resumed) and stream a query's rows. */
@@ -265,12 +274,17 @@ export class PortalRunner {
     return this.prepareText(text, []);
   }
 
-  /** A statement's text planned on the session's connection (or the session's kept plan of it). */
-  async prepareText(text: string, declaredTypes: number[]): Promise<PreparedStmt> {
+  /**
+   * A statement's text planned on the session's connection (or the session's kept plan of it; for a
+   * simple Query's text, `answered`, the answer another session's run left: session/answered-texts.ts).
+   */
+  async prepareText(text: string, declaredTypes: number[], answered = false): Promise<PreparedStmt> {
     const { preparer } = this.core;
     const reused = await preparer.reuseCached(text, declaredTypes);
     if (reused) return reused;
     const stmt = preparer.classifyText(text);
+    const known = answered ? await preparer.answered(text, stmt) : null;
+    if (known) return known;
     if (plansOnDuckDB(stmt, text)) await this.freeConnection();
     return preparer.prepareCached(text, stmt, declaredTypes);
   }

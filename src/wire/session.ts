@@ -265,13 +265,13 @@ export class Session {
       try {
         this.statementStarts();
         // a text planned before already passed the ceilings and classification
-        const prepared = this.core.preparer.reuseCachedNow(text, []) ?? (await this.prepareText(text, []));
+        const prepared = this.core.preparer.reuseCachedNow(text, []) ?? (await this.runner.prepareText(text, [], true));
         const portal = newPortal(prepared, [], [], []);
         this.current = prepared;
         try {
           await this.runner.runLogged(portal, 0, true);
         } catch (e) {
-          this.forgetFailed(prepared);
+          this.forgetFailed(portal.prepared); // planned in the run if it was answered without a plan
           throw e;
         } finally {
           dropPortal(portal);
