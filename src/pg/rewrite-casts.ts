@@ -52,6 +52,17 @@ const DATETIME_INPUT_TYPES: ReadonlySet<string> = new Set(['date', 'timestamp', 
 /** The types whose input rounds a fraction of a second to microseconds (pg-input.ts fractionRounded). */
 const FRACTION_INPUT_TYPES: ReadonlySet<string> = new Set(['timestamp', 'timestamptz', 'time', 'timetz']);
 
+/** PostgreSQL's input functions for string constants DuckDB reads otherwise (pg-input.ts), by type. */
+const CONSTANT_INPUTS: ReadonlyMap<string, (text: string) => Node | undefined> = new Map([
+  ['bool', booleanInput],
+  ['boolean', booleanInput],
+  ['timestamptz', timestamptzInput],
+  ['timestamp', timestampInput],
+  ['timetz', timetzInput],
+  ['bytea', byteaInput],
+  ['date', dateInput],
+]);
+
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
 const TYPE_MAP: Record<string, string> = {
   oid: 'bigint',
@@ -157,24 +168,7 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
       : strConst(text);
   } else if (!isArray && sval !== undefined) {
     // PostgreSQL's input function decides what a string constant means (pg-input.ts).
-    const read = isIntegerType(type)
-      ? integerInput(type, sval)
-      : type === 'bool' || type === 'boolean'
-        ? booleanInput(sval)
-        : type === 'timestamptz'
-          ? timestamptzInput(sval)
-<<<<<<< HEAD
-          : type === 'timestamp'
-            ? timestampInput(sval)
-=======
-          : type === 'timetz'
-            ? timetzInput(sval)
->>>>>>> s42-pgsem
-            : type === 'bytea'
-              ? byteaInput(sval)
-              : type === 'date'
-                ? dateInput(sval)
-                : undefined;
+    const read = isIntegerType(type) ? integerInput(type, sval) : CONSTANT_INPUTS.get(type)?.(sval);
     // `'-1 days +2 hours'`: PostgreSQL reads a `+` before a field's number, DuckDB's reader does not (22P02);
     // nor a sign apart from its number (`'1 month - 1 day'`, PostgreSQL's `1 mon -1 days`).
     if (type === 'interval' && /\+\s*[\d.]|-\s+\d/.test(sval)) {
