@@ -1,15 +1,11 @@
 /**
  * Forms of DuckDB built-ins the engine's guards cannot offer, refused from DuckDB's parse with
  * what to write instead (0A000) rather than DuckDB's "macro does not support the supplied
- * arguments" (42883, which reads as a missing function). A list written out with more than
- * MAX_LIST_CONSTRUCTOR_ARGS elements (`[1, 2, …]`, `list_value(…)`): the list guard has an overload
- * per arity up to it (engine/list-constructor-guards.ts; PostgreSQL's ARRAY[…] is split for it by the
- * rewrite, pg/array-constructors.ts). `regexp_extract_all(s, pattern, ['name',
+ * arguments" (42883, which reads as a missing function). `regexp_extract_all(s, pattern, ['name',
  * …])` wants its pattern constant when its call is bound, which a guard macro's parameter never is
  * (engine/regex-guards.ts). Pure: the input is DuckDB's parse tree.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import { MAX_LIST_CONSTRUCTOR_ARGS } from '../engine/list-constructor-guards.js';
 
 type Node = Record<string, unknown>;
 
@@ -29,19 +25,6 @@ export function refuseUnofferedForms(tree: unknown): void {
     const node = stack.pop();
     if (!node || typeof node !== 'object') continue;
     const o = node as Node;
-    if (
-      o.class === 'FUNCTION' &&
-      typeof o.function_name === 'string' &&
-      ['list_value', 'list_pack'].includes(o.function_name.toLowerCase()) &&
-      Array.isArray(o.children) &&
-      o.children.length > MAX_LIST_CONSTRUCTOR_ARGS
-    )
-      throw new SqlError(
-        SQLSTATE.featureNotSupported,
-        `a list written out with more than ${MAX_LIST_CONSTRUCTOR_ARGS} elements is not supported by fdl-gateway`,
-        undefined,
-        `Join lists of at most ${MAX_LIST_CONSTRUCTOR_ARGS} elements with list_concat([…], […]), or write PostgreSQL's ARRAY[…], which the gateway splits itself.`,
-      );
     if (
       o.class === 'FUNCTION' &&
       typeof o.function_name === 'string' &&

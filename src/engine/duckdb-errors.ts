@@ -9,7 +9,6 @@ import { NESTING_LIMIT_PHRASE } from './nesting-guards.js';
 import { MERGE_LIMIT_HINT, MERGE_LIMIT_WORDS } from './merge-guards.js';
 import { REGEX_WEIGHT_WORDS } from './regex-guards.js';
 import { CONCAT_LIMIT_HINT, CONCAT_LIMIT_WORDS } from './concat-guards.js';
-import { LIST_GROWTH_HINT, LIST_GROWTH_WORDS } from './list-constructor-guards.js';
 import { pgWorded } from './pg-error-words.js';
 
 const byPattern: [RegExp, string][] = [
@@ -156,11 +155,10 @@ const NO_OVERLOAD: ReadonlyArray<readonly [RegExp, string, string]> = [
   ],
   [
     // DuckDB binds an operator's arguments before it finds a guard macro of its function's name
-    // (engine/growth-guards.ts: json_extract for `->`; list-constructor-guards.ts: list_value for
-    // ARRAY[…]), and cannot expand the macro over them.
+    // (engine/growth-guards.ts: json_extract for `->`), and cannot expand the macro over them.
     /^(?:[A-Za-z ]+ Error: )?Cannot copy bound expression/,
-    "DuckDB's operator for a guarded function (JSON's -> and ->>, ARRAY[…]) in a statement PostgreSQL's grammar cannot read",
-    "Call the function by name there (json_extract, json_extract_string), write a list as [a, b], or write the statement in PostgreSQL's syntax, where -> and ->> and ARRAY[…] are translated.",
+    "DuckDB's operator for a guarded function (JSON's -> and ->>) in a statement PostgreSQL's grammar cannot read",
+    "Call the function by name there (json_extract, json_extract_string), or write the statement in PostgreSQL's syntax, where -> and ->> are translated.",
   ],
 ];
 
@@ -207,9 +205,6 @@ export function fromDuckDB(e: unknown): SqlError {
     `^(?:Conversion Error: Could not convert string '|Invalid Input Error: )([^'\\n]*: ${CONCAT_LIMIT_WORDS} \\d+ bytes)`,
   ).exec(message);
   if (concatenated) return new SqlError(SQLSTATE.programLimitExceeded, concatenated[1]!, undefined, CONCAT_LIMIT_HINT);
-  // The list constructors' guard (list-constructor-guards.ts), the same way.
-  const listed = new RegExp(`^Conversion Error: Could not convert string '(\\w+: ${LIST_GROWTH_WORDS})'`).exec(message);
-  if (listed) return new SqlError(SQLSTATE.programLimitExceeded, listed[1]!, undefined, LIST_GROWTH_HINT);
   const overflow = pgWording(message);
   for (const [re, code] of byPattern) {
     if (re.test(message))

@@ -37,7 +37,6 @@ import { degraded, firstLine } from '../degraded.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { costGuardStatements, GUARDED_ARITIES_SQL } from './cost-guards.js';
 import { growthGuardStatements } from './growth-guards.js';
-import { listConstructorGuardStatements } from './list-constructor-guards.js';
 import { concatGuardStatements } from './concat-guards.js';
 import { listGuardStatements } from './list-guards.js';
 import { mergeGuardStatements } from './merge-guards.js';
@@ -346,7 +345,6 @@ async function guardStatements(instance: DuckDBInstance): Promise<string> {
       ...listGuardStatements(),
       ...growthGuardStatements(),
       ...concatGuardStatements(),
-      ...listConstructorGuardStatements(),
       ...mergeGuardStatements(),
       ...nestingGuardStatements(),
     ].join(';\n');

@@ -16,15 +16,14 @@
  * (memory-watchdog.ts) stops the user running them between vectors.
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
-import { MAX_VALUE_GROWTH } from './cost-limit.js';
 import { patternArgumentCopies } from './pattern-guards.js';
 import { NESTING_GUARD_COPIES } from './nesting-guards.js';
 import { MERGE_GUARD_COPIES } from './merge-guards.js';
 import { CONCAT_GUARD_COPIES } from './concat-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
-/** Bytes one call may add to the largest of its inputs (in cost-limit.ts, which imports nothing: the guards import each other). */
-export { MAX_VALUE_GROWTH };
+/** Bytes one call may add to the largest of its inputs. */
+export const MAX_VALUE_GROWTH = 256 * 1024;
 /** printf/format overloads are installed for up to this many arguments after the format. */
 export const MAX_FORMAT_ARGS = 8;
 
@@ -175,9 +174,6 @@ export const GUARD_ARGUMENT_COPIES: Readonly<Record<string, readonly number[]>> 
   json_extract: [2, 2],
   json_extract_string: [2, 2],
   json_keys: [2, 1],
-  // list-constructor-guards.ts: an element's size and the call
-  list_value: [2],
-  list_pack: [2],
   // cost-guards.ts: edit distances name each argument twice, pattern matchers the text 3 times, the pattern 4.
   levenshtein: [2],
   damerau_levenshtein: [2],

@@ -10,7 +10,6 @@
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { deparseSync } from 'pgsql-parser';
-import { spellArraysAsLists } from './array-constructors.js';
 import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { PG_TYPES } from './catalog/pg-data.js';
@@ -245,9 +244,7 @@ async function probeTypes(
 ): Promise<Map<number, number> | null> {
   let probeSql: string;
   try {
-    // ARRAY[…] as list_value(…): the engine's list guard cannot take an ARRAY[…] (array-constructors.ts).
-    const stmt = spellArraysAsLists(probeTree);
-    probeSql = deparseSync({ version, stmts: [{ stmt }] } as Parameters<typeof deparseSync>[0]);
+    probeSql = deparseSync({ version, stmts: [{ stmt: probeTree }] } as Parameters<typeof deparseSync>[0]);
   } catch {
     return null;
   }

@@ -9,7 +9,6 @@
  * rewrite-catalog-types.ts (catalog column types), rewrite-nodes.ts (node builders).
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
-import { spellArraysAsLists } from './array-constructors.js';
 import { LRUCache } from 'lru-cache';
 import { parsePg } from './pg-parse.js';
 import { mapSegments } from '../text/split.js';
@@ -147,9 +146,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     outermost,
   };
   collectCtes(tree, ctx.ctes);
-  const walkedAsWritten = walk(tree, ctx, false);
-  const walked = spellArraysAsLists(walkedAsWritten as object);
-  if (walked !== walkedAsWritten) ctx.changed = true;
+  const walked = walk(tree, ctx, false);
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
   // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
   // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.
