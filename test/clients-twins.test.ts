@@ -195,6 +195,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'connection usable afterwards',
         'one parameter beside two numeric types',
         'one parameter beside smallint and numeric',
+        'round places beside binary date/time parameters',
         '"char" catalog columns',
         'type introspection for a codec',
       ],

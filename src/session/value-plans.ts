@@ -74,6 +74,7 @@ const TYPE_NAMES: ReadonlyMap<number, string> = new Map([
   [OID.date, 'date'],
   [OID.timestamp, 'timestamp'],
   [OID.timestamptz, 'timestamptz'],
+  [OID.time, 'time'],
   [OID.interval, 'interval'],
   [OID.uuid, 'uuid'],
 ]);

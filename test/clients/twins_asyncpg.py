@@ -1,6 +1,7 @@
 """asyncpg's server-side cursors (Cursor.fetch, forward, fetchrow; iteration with prefetch) inside a
 transaction, printed for test/clients-twins.test.ts to compare with PostgreSQL 15."""
 import asyncio
+import datetime
 import decimal
 import asyncpg
 from _twins import HOST, PORT, DB, USER, show
@@ -36,6 +37,19 @@ async def main():
         out["one parameter beside two numeric types"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(decimal.Decimal("3")))]
         st = await conn.prepare("select qty * $1, amount * $1 from sales.orders where order_id = 3")
         out["one parameter beside smallint and numeric"] = [[p.name for p in st.get_parameters()], tuple(await st.fetchrow(3))]
+        # A parameter the statement is planned with (round's places) beside date/time parameters, which
+        # asyncpg sends binary: the gateway refused them ("a binary parameter of type OID 1114 …").
+        out["round places beside binary date/time parameters"] = tuple(
+            await conn.fetchrow(
+                "select round(avg(amount)::numeric, $1), $2::interval, $3::time, count(*) from sales.orders"
+                " where ordered_at >= $4 and ordered_at::date <> $5",
+                2,
+                datetime.timedelta(days=1, microseconds=5),
+                datetime.time(10, 30, 1, 5),
+                datetime.datetime(2024, 1, 2, 10, 30),
+                datetime.date(2024, 1, 3),
+            )
+        )
         # "char" catalog columns arrive as PostgreSQL's one-byte type (OID 18), decoded by asyncpg as bytes.
         st = await conn.prepare(
             "select t.typtype as kind, t.typcategory, t.typname from pg_type t where t.oid = 1007"
