@@ -387,7 +387,8 @@ function observedVersions(versions: Versions, generation: () => number, observer
   return {
     async acquire(repo, ref, user) {
       try {
-        return await versions.acquire(repo, ref, user);
+        const authorizedIn = generation();
+        return { ...(await versions.acquire(repo, ref, user)), authorizedIn };
       } catch (e) {
         if (e instanceof SqlError) observer.versionFailure?.(e.sqlstate);
         throw e;

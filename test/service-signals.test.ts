@@ -254,6 +254,29 @@ describe('service: SIGHUP reload', () => {
     await hup('reload');
   });
 
+  test('a named statement over a pinned "NAME@REF" version: its ref authorized again after a reload (42501 once revoked), nothing answered from it afterwards', async () => {
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['tags/*', 'heads/*'] } } } });
+    await hup('reload');
+    const ana = await client(s, 'basic@v1', 'ana');
+    const pinned = {
+      name: 'pinned_main',
+      text: 'select count(*)::int as n from "basic@main".sales.orders where order_id > $1',
+      values: [0],
+    };
+    const before = (await ana.query(pinned)).rows[0].n as number;
+    assert.ok(before > 0);
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['tags/*'] } } } });
+    await hup('reload');
+    // The same named statement (Bind/Execute only): refused, as its text is.
+    await assert.rejects(ana.query(pinned), { code: '42501' });
+    await assert.rejects(ana.query({ text: pinned.text, values: [0] }), { code: '42501' });
+    // Her own version still answers.
+    assert.ok(Number((await ana.query('select count(*) as n from sales.orders')).rows[0].n) > 0);
+    await ana.end();
+    writeConfig({ ...base(), users: { ana: { grants: { basic: ['*'] } } } });
+    await hup('reload');
+  });
+
   test('repositories added and removed; a bad file is rejected with a log line and the old config stays', async () => {
     const before = await client(s, 'views');
     writeConfig({

@@ -4,6 +4,7 @@
  * (ref-follower.ts), re-checked before every run, and described as fdl.session's one row.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { SqlError, SQLSTATE } from '../errors.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { SYSTEM_VIEW_COLUMNS, type SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
@@ -15,6 +16,8 @@ import { quoteIdent, quoteLiteral } from '../quote.js';
 export class SessionVersion {
   readonly follower: RefFollower;
   /** What was last re-checked, for which statement: a statement's versions are re-checked once (replay, then run). */
+  /** Pinned versions authorized again after a reload, with the generation (stillHolds). */
+  private readonly reauthorized = new WeakMap<VersionLease, number>();
   private checked: {
     seq: number;
     pinned: readonly VersionLease[];
@@ -26,7 +29,7 @@ export class SessionVersion {
     conn: DuckDBConnection,
     private readonly versions: VersionSource,
     private readonly repo: string,
-    user: string,
+    private readonly user: string,
     requestedRef: string,
     settings: SessionSettings,
     /** The session moved to another version: what was prepared against the old one must go. */
@@ -113,11 +116,36 @@ export class SessionVersion {
     }
     return (async () => {
       await own;
-      for (const l of pinned) await l.revalidate(of(l));
+      for (const l of pinned) {
+        await this.stillHolds(l);
+        await l.revalidate(of(l));
+      }
     })().then(done, (e: unknown) => {
       spent('revalidation', started);
       throw e;
     });
+  }
+
+  /**
+   * A `"NAME@REF"` version a prepared statement names (planned once, run many times): after a grants
+   * reload its ref is authorized again (42501 when the user may no longer read it), and a moved branch
+   * refuses the statement rather than answer from the version it was prepared on.
+   */
+  private async stillHolds(l: VersionLease): Promise<void> {
+    const generation = this.versions.generation?.() ?? 0;
+    const authorized = this.reauthorized.get(l) ?? l.authorizedIn ?? 0;
+    const moved = this.versions.isMoving(l) && this.versions.freshVersion?.(l.repo, l.requested) !== l.versionId;
+    if (authorized === generation && !moved) return;
+    const now = await this.versions.acquire(l.repo, l.requested, this.user);
+    now.release();
+    this.reauthorized.set(l, generation);
+    if (now.versionId !== l.versionId)
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `"${l.repo}@${l.requested}" has moved to another version since this statement was prepared`,
+        undefined,
+        'Prepare the statement again (a new Parse, or DEALLOCATE and PREPARE) to read the version it names now.',
+      );
   }
 
   /** fdl.session: what the client asked for and what it reads now. */

@@ -32,6 +32,8 @@ export interface VersionLease {
    */
   readonly attachId: string;
   readonly resolvedAt: Date;
+  /** The grants generation (VersionSource.generation) it was authorized in; absent: before any reload. */
+  readonly authorizedIn?: number;
   /**
    * Make these tables of the version readable (fetching remote files) before a statement is bound.
    * With the statement, a remote version fetches only the files its filters can reach. The files
