@@ -283,9 +283,10 @@ export class PortalRunner {
     const reused = await preparer.reuseCached(text, declaredTypes);
     if (reused) return reused;
     const stmt = preparer.classifyText(text);
+    // freed first even when answered without a plan: other portals' streams end as before a new text
+    if (plansOnDuckDB(stmt, text)) await this.freeConnection();
     const known = answered ? await preparer.answered(text, stmt) : null;
     if (known) return known;
-    if (plansOnDuckDB(stmt, text)) await this.freeConnection();
     return preparer.prepareCached(text, stmt, declaredTypes);
   }
 
