@@ -15,6 +15,11 @@ import { CLI, client, copyFixtures, startGateway, type RunningGateway } from './
 const MiB = 1024 * 1024;
 const MEMORY_LIMIT = 1024 * MiB;
 
+/** Resolves once the watchdog has had a few polls with RSS over `line` (or at once when it is under). */
+async function waitForRss(pid: number, line: number): Promise<void> {
+  for (let i = 0; i < 40 && rssBytes(pid) > line; i++) await new Promise((r) => setTimeout(r, 100));
+}
+
 function rssBytes(pid: number): number {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 }
@@ -280,6 +285,42 @@ describe('the memory watchdog over a real gateway: the user whose statement runs
       assert.equal((await eve.query('select 41 + 1 as x')).rows[0].x, 42);
     } finally {
       await Promise.all([eve.end(), bob.end()]).catch(() => undefined);
+    }
+  });
+
+  test('cursors parked in idle sessions holding DuckDB’s chunks: ended (53200 at their next FETCH) as holders, by what they hold, before any running statement is blamed', async () => {
+    const pid = gw.proc.pid!;
+    const parked = await Promise.all(
+      Array.from({ length: 4 }, () => client(gw, 'basic', { user: 'eve', password: 's3cret' })),
+    );
+    try {
+      for (const [i, c] of parked.entries()) {
+        await c.query('begin');
+        await c.query(
+          `declare c cursor for select repeat('x', 100000) || i::varchar || '${i}' as s from range(2048) t(i)`,
+        );
+        // (a parked cursor's first FETCH may itself be what the watchdog stops, once the others hold enough)
+        await c.query('fetch 1 from c').catch(() => undefined);
+      }
+      // Idle now: over the line, the watchdog ends the parked results holding the most.
+      await waitForRss(pid, LINE);
+      let ended = 0;
+      for (const c of parked) {
+        const e = await c.query('fetch 1 from c').then(
+          () => null,
+          (err: PgError) => err,
+        );
+        if (e) {
+          assert.equal(e.code, '53200', e.message);
+          ended++;
+        }
+      }
+      assert.ok(ended > 0, `no parked cursor was ended (RSS ${(rssBytes(pid) / MiB) | 0} MiB)`);
+      // Nothing else changed: eve's sessions go on after their transaction.
+      for (const c of parked) await c.query('rollback');
+      assert.equal((await parked[0]!.query('select 41 + 1 as x')).rows[0].x, 42);
+    } finally {
+      await Promise.all(parked.map((c) => c.end())).catch(() => undefined);
     }
   });
 });

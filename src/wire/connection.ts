@@ -101,27 +101,34 @@ export class Connection {
     this.session?.stopForTempCeiling(limit, startedBefore);
   }
 
-  /** This session's running statement as the memory watchdog sees it (engine/memory-watchdog.ts); null when none runs. */
+  /**
+   * This session as the memory watchdog sees it (engine/memory-watchdog.ts): its running statement, or,
+   * idle, its suspended results (a parked cursor keeps DuckDB's chunks: never a suspect, a holder by
+   * what they hold); null when neither.
+   */
   memoryHolder(): MemoryHolder | null {
     const s = this.session;
-    const runningMs = s?.statementRunningMs ?? null;
-    if (!s || runningMs === null) return null;
-    return { heldBytes: s.heldBytes, runningMs, user: s.user, stop: (error) => s.stopForMemoryCeiling(error) };
+    if (!s) return null;
+    const runningMs = s.statementRunningMs;
+    if (runningMs !== null)
+      return { heldBytes: s.heldBytes, runningMs, user: s.user, stop: (error) => s.stopForMemoryCeiling(error) };
+    if (this.busy || this.phase !== 'ready' || !s.holdsSuspendedResults) return null;
+    return { heldBytes: s.suspendedBytes, runningMs: 0, user: s.user, stop: (error) => void this.endSuspended(error) };
   }
 
   /**
-   * The engine's temp directory passed its ceiling: if this session is idle and holds suspended
-   * results, end them (freeing their temp). Handled like a message (no other one meanwhile);
-   * resolves once done, or null when there was nothing to end.
+   * A ceiling (the engine's temp directory, memory) was passed: if this session is idle and holds
+   * suspended results, end them (freeing what they hold; their next Execute/FETCH fails with `error`).
+   * Handled like a message (no other one meanwhile); resolves once done, or null when there was nothing to end.
    */
-  endSuspendedForTempCeiling(limit: string): Promise<void> | null {
+  endSuspended(error: SqlError): Promise<void> | null {
     const s = this.session;
     if (this.busy || this.phase !== 'ready' || !s?.holdsSuspendedResults) return null;
     this.busy = true;
     const ending = s
-      .endSuspendedForTempCeiling(limit)
+      .endSuspended(error)
       .catch((e: unknown) =>
-        degraded('session_end', `ending suspended results under the temp ceiling failed: ${firstLine(e)}`),
+        degraded('session_end', `ending suspended results under a ceiling failed: ${firstLine(e)}`),
       );
     // Part of the message loop: teardown waits for it before freeing the DuckDB connection, which
     // this uses (a client leaving now must not close the connection under its `select 1`).

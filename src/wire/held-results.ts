@@ -37,22 +37,22 @@ export class HeldResults {
 
   /** The portals holding a DuckDB result between Executes/FETCHes (suspended: not running now). */
   suspended(): Portal[] {
-    return [...this.portals.values()].filter((p) => !p.done && p.result && !p.endedByTempCeiling);
+    return [...this.portals.values()].filter((p) => !p.done && p.result && !p.endedBy);
   }
 
   /**
-   * The temp directory passed its ceiling while the session was idle: its suspended results are
-   * marked first, so none can ever look finished (their next Execute/FETCH fails with 53100). The
+   * A ceiling (temp directory, memory) ends the suspended results of an idle session: they are
+   * marked first, so none can ever look finished (their next Execute/FETCH fails with `error`). The
    * caller then interrupts a running prefetch, settles, and lets them go (releaseEnded).
    */
-  markEndedByTempCeiling(limit: string): Portal[] {
+  markEnded(error: SqlError): Portal[] {
     const ended = this.suspended();
-    for (const p of ended) p.endedByTempCeiling = limit;
+    for (const p of ended) p.endedBy = error;
     return ended;
   }
 
   /**
-   * Let go of results ended by the temp ceiling (a cursor's own DuckDB statement is destroyed at
+   * Let go of results ended by a ceiling (a cursor's own DuckDB statement is destroyed at
    * once rather than at CLOSE); DuckDB's stream itself ends with the next statement on the connection.
    */
   releaseEnded(ended: readonly Portal[]): void {
@@ -70,14 +70,7 @@ export class HeldResults {
 
   /** A portal that cannot go on: another statement ended its stream, or the temp ceiling did. */
   assertResumable(portal: Portal): void {
-    if (portal.endedByTempCeiling) {
-      throw new SqlError(
-        SQLSTATE.diskFull,
-        `temporary files exceed max_temp_directory_size (${portal.endedByTempCeiling}): this suspended result was ended to free its temporary files`,
-        undefined,
-        'Read results with temporary spill (large sorts) in one go, or run the query again.',
-      );
-    }
+    if (portal.endedBy) throw portal.endedBy;
     const why = this.stopOf(portal);
     if (why) {
       throw new SqlError(

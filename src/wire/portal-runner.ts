@@ -305,7 +305,7 @@ export class PortalRunner {
     for (const p of this.named.portals.values()) held += keptBytes(p);
     let userHeld: number | undefined; // counted across the user's sessions only when a portal is to be read ahead
     for (const p of this.named.portals.values()) {
-      if (p === except || !p.result || p.done || p.interrupted || p.endedByTempCeiling) continue;
+      if (p === except || !p.result || p.done || p.interrupted || p.endedBy) continue;
       userHeld ??= heldByUser(this.named.portals);
       const before = keptBytes(p);
       await parkCursor(

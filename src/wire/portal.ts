@@ -48,10 +48,10 @@ export interface Portal {
   /** The statement clock's interruption count when the stream opened (StatementClock.stopSince). */
   stopsAtOpen?: number;
   /**
-   * The temp directory's ceiling (as configured) when passing it ended this suspended result to free
-   * its temp files: the next Execute/FETCH fails with 53100, never a short result.
+   * Why this suspended result was ended while its session was idle (the temp directory's ceiling,
+   * 53100, or the memory watchdog, 53200): its next Execute/FETCH fails with it, never a short result.
    */
-  endedByTempCeiling?: string;
+  endedBy?: SqlError;
   /** Rows being recorded for the result cache (session/result-cache-policy.ts). */
   recording?: Recording;
   /** Answered from the result cache. */

@@ -380,6 +380,14 @@ export class ResultStream {
    * What the statement being sent holds now (bytes, estimated): its chunks fetched, those DuckDB
    * holds for it, and its output not yet taken by the client. The memory watchdog stops the largest.
    */
+  /** What the suspended results hold in the engine: their chunks fetched and those DuckDB keeps for each stream. */
+  suspendedBytes(): number {
+    let bytes = 0;
+    for (const p of this.held.suspended())
+      bytes += ((p.chunk ? 1 : 0) + p.ahead.length + ENGINE_CHUNKS) * (this.chunkBytes.get(p) ?? 0);
+    return bytes;
+  }
+
   heldBytes(): number {
     const out = this.out.w.length + (this.out.backlog ?? 0);
     const p = this.sending;

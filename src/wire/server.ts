@@ -269,7 +269,14 @@ export class WireServer {
     // Idle sessions' suspended results (a cursor over a spilled sort) go first: their holders are
     // not reading, and their temp would otherwise stop everyone else's statements.
     for (const c of this.connections) {
-      const ending = c.endSuspendedForTempCeiling(limit);
+      const ending = c.endSuspended(
+        new SqlError(
+          SQLSTATE.diskFull,
+          `temporary files exceed max_temp_directory_size (${limit}): this suspended result was ended to free its temporary files`,
+          undefined,
+          'Read results with temporary spill (large sorts) in one go, or run the query again.',
+        ),
+      );
       if (!ending) continue;
       this.endingSuspended++;
       void ending.finally(() => {
@@ -286,7 +293,7 @@ export class WireServer {
     for (const c of this.connections) c.stopForTempCeiling(limit, startedBefore);
   }
 
-  /** The running statements, for the memory watchdog to pick what to stop (engine/memory-watchdog.ts). */
+  /** The running statements and idle sessions' suspended results, for the memory watchdog to pick what to stop (engine/memory-watchdog.ts). */
   memoryHolders(): MemoryHolder[] {
     return [...this.connections].flatMap((c) => c.memoryHolder() ?? []);
   }

@@ -227,14 +227,19 @@ export class Session {
     return this.stream.held.suspended().length > 0;
   }
 
+  /** What this session's suspended results hold in the engine (wire/result-stream.ts), for the memory watchdog. */
+  get suspendedBytes(): number {
+    return this.stream.suspendedBytes();
+  }
+
   /**
-   * The temp directory passed `limit` while this session is idle: end its suspended results and
-   * free their temp; their next Execute/FETCH fails with 53100. Only while no message is handled.
+   * A ceiling (the temp directory's, memory) was passed while this session is idle: end its suspended
+   * results and free what they hold; their next Execute/FETCH fails with `error`. Only while no message is handled.
    * A prefetch running now is interrupted; DuckDB's stream is then ended by another statement on the
    * connection, one that reads nothing (a fetch after an interrupt still returned a chunk and freed nothing).
    */
-  async endSuspendedForTempCeiling(limit: string): Promise<void> {
-    const ended = this.stream.held.markEndedByTempCeiling(limit);
+  async endSuspended(error: SqlError): Promise<void> {
+    const ended = this.stream.held.markEnded(error);
     this.conn.interrupt();
     await this.stream.settle();
     this.stream.held.releaseEnded(ended);
