@@ -220,6 +220,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'declare with hold, then fetch in',
         'setFetchSize in a transaction',
         'simple mode: setDate on a timestamp column',
+        'simple mode: setDate in BETWEEN and IN on a timestamp column',
         'simple mode: setDate on a date column',
         'simple mode: setTimestamp on a date column',
         'simple mode: setTimestamp on a timestamp column',

@@ -8,7 +8,7 @@
  * since that is what the guard lets it build. Pure.
  */
 import { EDIT_DISTANCES, MAX_EDIT_DISTANCE_BYTES } from '../engine/cost-guards.js';
-import { MAX_VALUE_GROWTH } from '../engine/value-guards.js';
+import { MAX_VALUE_GROWTH } from '../engine/cost-limit.js';
 
 /** Output bytes counted as one element step. */
 export const BYTES_PER_STEP = 8;

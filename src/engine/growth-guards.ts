@@ -15,7 +15,7 @@
  */
 import { COST_LIMIT_PHRASE } from './cost-guards.js';
 import { MAX_LIST_ELEMENTS } from './list-guards.js';
-import { MAX_VALUE_GROWTH } from './value-guards.js';
+import { MAX_VALUE_GROWTH } from './cost-limit.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 const sys = (name: string, args: string[]) => `system.main.${qi(name)}(${args.join(', ')})`;
 

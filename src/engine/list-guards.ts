@@ -13,7 +13,7 @@
  */
 import { CHECKED_PATTERN_BYTES, COST_LIMIT_PHRASE, searchTextLimit } from './cost-guards.js';
 import { LIST_ELEMENT_BYTES } from './regex-guards.js';
-import { MAX_VALUE_GROWTH } from './value-guards.js';
+import { MAX_VALUE_GROWTH } from './cost-limit.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
 
 /** Bytes counted per element of a list of numbers or timestamps. */

@@ -21,9 +21,8 @@ import { NESTING_GUARD_COPIES } from './nesting-guards.js';
 import { MERGE_GUARD_COPIES } from './merge-guards.js';
 import { CONCAT_GUARD_COPIES } from './concat-guards.js';
 import { quoteIdent as qi, quoteLiteral as ql } from '../quote.js';
+import { MAX_VALUE_GROWTH } from './cost-limit.js';
 
-/** Bytes one call may add to the largest of its inputs. */
-export const MAX_VALUE_GROWTH = 256 * 1024;
 /** printf/format overloads are installed for up to this many arguments after the format. */
 export const MAX_FORMAT_ARGS = 8;
 

@@ -14,7 +14,14 @@ import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
-import { likeOf, literalLikeOther, timePlus, typedMinus, zonedLiteralBeside } from './typed-minus.js';
+import {
+  likeOf,
+  literalLikeOther,
+  timePlus,
+  typedMinus,
+  zonedLiteralBeside,
+  zonedLiteralsAmong,
+} from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
@@ -106,6 +113,18 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (zoned) {
     ctx.changed = true;
     [lexpr, rexpr] = zoned;
+  }
+  // `x BETWEEN '…' AND '…'`, `x IN ('…', …)`: each bound or item beside x as in a comparison
+  const zonedItems =
+    (e.kind === 'AEXPR_IN' ||
+      String(e.kind).startsWith('AEXPR_BETWEEN') ||
+      String(e.kind).startsWith('AEXPR_NOT_BETWEEN')) &&
+    rexpr?.List
+      ? zonedLiteralsAmong(lexpr, rexpr.List.items as Node[])
+      : undefined;
+  if (zonedItems) {
+    ctx.changed = true;
+    rexpr = { List: { items: zonedItems } };
   }
   const literalRead = e.kind === 'AEXPR_OP' && e.lexpr ? arithmeticLiteral(op, lexpr, rexpr) : undefined;
   if (literalRead) {

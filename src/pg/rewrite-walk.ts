@@ -3,7 +3,7 @@
  * functions, select-list names; calls, casts and operators are handed to rewrite-calls.ts,
  * rewrite-casts.ts and rewrite-operators.ts.
  */
-import { coalesceLiterals } from './typed-minus.js';
+import { coalesceLiterals, zonedLiteralsAmong } from './typed-minus.js';
 import { usingColumnsFirst } from './using-star.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
@@ -244,6 +244,18 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'CoalesceExpr':
       case 'MinMaxExpr': {
         let inner = walk(body, ctx, false) as Node;
+        // greatest(ts, '2024-03-01 +00'): a zoned literal read beside the value as in a comparison
+        const args = type === 'CaseExpr' ? undefined : (inner.args as Node[] | undefined);
+        const zoned =
+          args &&
+          zonedLiteralsAmong(
+            args.find((a) => !a.A_Const),
+            args,
+          );
+        if (zoned) {
+          ctx.changed = true;
+          inner = { ...inner, args: zoned };
+        }
         // coalesce(qty, 'n/a'): a string literal beside an integer read as PostgreSQL reads it
         const typed = type === 'CoalesceExpr' ? coalesceLiterals(inner.args as Node[]) : undefined;
         if (typed) {

@@ -55,25 +55,47 @@ export function literalLikeOther(l: Node, r: Node): [Node, Node] | undefined {
 }
 
 /**
- * `x < '2024-01-01 10:00+00'`: a timestamptz literal PostgreSQL reads but DuckDB's reader does not (a time
- * without seconds before a zone: pg-input.ts timestamptzInput) beside a timestamptz is read respelled
- * (`_pgsem_tzlit`; it was 22007), beside any other type as written. Returns the walked sides, the literal replaced.
+ * `x < '2024-01-01 10:00+00'`: a date/time literal with a zone PostgreSQL reads but DuckDB's reader does not
+ * (a time without seconds before a zone, a date and a zone: pg-input.ts timestamptzInput) beside a timestamptz
+ * is read respelled (`_pgsem_tzlit`; it was 22007), beside a timestamp without its zone, beside any other type as
+ * written. Returns the walked sides, the literal replaced.
  */
 export function zonedLiteralBeside(l: Node, r: Node): [Node, Node] | undefined {
   const [lit, other] =
     isStringLiteral(r) && !isStringLiteral(l) ? [r, l] : isStringLiteral(l) && !isStringLiteral(r) ? [l, r] : [];
   if (!lit || !other || other.A_Const) return undefined;
+  const read = zonedRead(other, lit);
+  if (!read) return undefined;
+  return lit === r ? [l, read] : [read, r];
+}
+
+/**
+ * The same for the literals among `items` read as `other`'s type: `x BETWEEN '…' AND '…'`, `x IN ('…', …)`,
+ * `coalesce`/`greatest`/`least` (pgjdbc's simple query mode inlines `setDate` as `'2024-02-10 +00'` in each).
+ * Undefined when none is such a literal.
+ */
+export function zonedLiteralsAmong(other: Node | undefined, items: readonly Node[]): Node[] | undefined {
+  if (!other || other.A_Const || isStringLiteral(other)) return undefined;
+  let changed = false;
+  const out = items.map((item) => {
+    const read = isStringLiteral(item) ? zonedRead(other, item) : undefined;
+    if (read) changed = true;
+    return read ?? item;
+  });
+  return changed ? out : undefined;
+}
+
+function zonedRead(other: Node, lit: Node): Node | undefined {
   const respelled = timestamptzInput(String(lit.A_Const.sval.sval));
   const tag = respelled && tagOf(other);
   if (!respelled || tag === undefined) return undefined;
-  const read: Node = {
+  return {
     FuncCall: {
       funcname: [COMPAT_DB, 'pgcat', '_pgsem_tzlit'].map((sval) => ({ String: { sval } })),
       args: [tag, lit, respelled],
       funcformat: 'COERCE_EXPLICIT_CALL',
     },
   };
-  return lit === r ? [l, read] : [read, r];
 }
 
 /** A string literal read as `other`'s type (`_pgsem_likeof`), or undefined when no tag stands for `other`. */

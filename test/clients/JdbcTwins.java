@@ -121,6 +121,15 @@ public class JdbcTwins {
           return rows(ps.executeQuery());
         }
       });
+      show("simple mode: setDate in BETWEEN and IN on a timestamp column", () -> {
+        try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.orders where ordered_at between ? and ? or ordered_at in (?, ?)")) {
+          ps.setDate(1, java.sql.Date.valueOf("2024-01-02"));
+          ps.setDate(2, java.sql.Date.valueOf("2024-01-05"));
+          ps.setDate(3, java.sql.Date.valueOf("2024-01-01"));
+          ps.setDate(4, java.sql.Date.valueOf("2024-01-06"));
+          return rows(ps.executeQuery());
+        }
+      });
       show("simple mode: setDate on a date column", () -> {
         try (PreparedStatement ps = conn.prepareStatement("select count(*) from sales.customers where signup < ?")) {
           ps.setDate(1, java.sql.Date.valueOf("2023-06-01"));

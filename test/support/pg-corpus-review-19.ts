@@ -25,6 +25,12 @@ export const REVIEW_19 = [
   "select count(*) from sales.orders where ordered_at < '2024-02-14 +05' and ordered_at > '2024-01-10 -03:30'",
   "select count(*) from sales.customers where signup < '2023-06-01 +00'",
   "select '2024-02-10 +00'::timestamptz, '2024-02-10 +03'::timestamptz, '2024-02-10 Z'::timestamptz, '2024-02-10 UTC'::timestamptz",
+  // the same literal as a BETWEEN bound, an IN item, a coalesce/greatest/least argument (new-user review)
+  "select count(*) from sales.orders where ordered_at between '2024-01-02' and '2024-01-05 +00'",
+  "select count(*) from sales.orders where ordered_at not between '2024-01-02 +00' and '2024-01-05 +00'",
+  "select count(*) from sales.orders where ordered_at in ('2024-01-01 09:37:00 +00', '2024-01-05 +00')",
+  "select count(*) from sales.orders where ordered_at > coalesce('2024-01-03 +00', ordered_at)",
+  "select greatest(max(ordered_at), '2030-03-01+00'), least(min(ordered_at), '2020-01-01 +00') from sales.orders",
   // a timestamp literal naming a zone: the zone ignored, as PostgreSQL's input does
   "select '2024-02-10 +00'::timestamp, timestamp '2024-02-10 10:00+05', '2024-02-14 02:30:00 Europe/Paris'::timestamp, '2024-02-10 10:00:00.5-08'::timestamp",
   "select count(*) from sales.orders where ordered_at < '2024-02-14 02:30+05'",
