@@ -31,6 +31,9 @@ export const REVIEW_18_ANSWERED = [
   "select to_timestamp('2024-01-01 10:00:00.123456Z', 'YYYY-MM-DD HH24:MI:SS.US'), to_timestamp('2024-01-01 10:00:00+02', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('20240101xyz', 'YYYYMMDD'), to_date('2024-01-01 10:00', 'YYYY-MM-DD')",
   "select to_timestamp('2024-01-01 10', 'YYYY-MM-DD'), to_timestamp('05 Mar 2024 trailing', 'DD Mon YYYY'), to_timestamp('2024-01-01 10:00 PM!', 'YYYY-MM-DD HH12:MI AM')",
   "select to_timestamp(ordered_at::text || 'Z', 'YYYY-MM-DD HH24:MI:SS'), to_date(signup::text || ' x', 'YYYY-MM-DD') from sales.orders join sales.customers using (customer_id) order by order_id limit 3",
+  // input that ends before the pattern: the rest zero (22007)
+  "select to_timestamp('2024-01-01', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('2024-01-01 10', 'YYYY-MM-DD HH24:MI'), to_date('2024', 'YYYY-MM-DD'), to_date('2024-01', 'YYYY-MM-DD')",
+  "select to_timestamp('2024-01-01 ', 'YYYY-MM-DD HH24'), to_timestamp('2024-01-01 10:00', 'YYYY-MM-DD HH12:MI AM'), to_timestamp(null, 'YYYY-MM-DD HH24:MI:SS')",
   // an untyped NULL is text (42725: DuckDB could not choose)
   'select length(null), length(null::text), char_length(null), octet_length(null), bit_length(null)',
   // an empty fill pads nothing (DuckDB: 22023)
@@ -51,8 +54,13 @@ export const REVIEW_18_ANSWERED = [
   'select ordered_at + ordered_at::time, ordered_at - ordered_at::time from sales.orders order by order_id limit 2',
 ];
 
-/** PostgreSQL types DuckDB has none of, and records in JSON with fields DuckDB prints otherwise: refused with a hint. */
+/**
+ * An error as PostgreSQL's (its SQLSTATE); PostgreSQL types DuckDB has none of, and records in JSON with fields
+ * DuckDB prints otherwise: refused with a hint.
+ */
 export const REVIEW_18_REFUSED = [
+  // PostgreSQL's 22007 (a text the pattern cannot read), not an answer
+  "select to_timestamp('2024-01-01 xx', 'YYYY-MM-DD HH24:MI:SS')",
   "select '12.34'::money",
   'select cast(amount as money) from sales.orders order by order_id limit 2',
   "select '(1,2)'::point",
