@@ -21,6 +21,7 @@ export const REVIEW_18_ANSWERED = [
   'select json_build_array(avg(qty), avg(qty::float8), sum(qty) / count(*)) from sales.orders',
   "select json_build_object('a', sum(amount) / 3, 'c', max(amount) / 7) from sales.orders",
   "select json_build_object('b', sum(amount) / sum(qty)) from sales.orders",
+  // controls, answered before too: no rows (null), and quotients whose PostgreSQL scale is 20
   "select json_build_object('a', avg(qty) filter (where qty > 100)) from sales.orders",
   "select json_build_object('b', avg(amount * 0.0001)) from sales.orders",
   "select json_build_object('c', avg(amount * 0.000001)) from sales.orders",
@@ -64,6 +65,7 @@ export const REVIEW_18_REFUSED = [
   "select '12.34'::money",
   'select cast(amount as money) from sales.orders order by order_id limit 2',
   "select '(1,2)'::point",
+  // refused before too (DuckDB's JSON of a whole row prints them otherwise): they stay refused, never answered otherwise
   'select json_agg(o) from (select order_id, amount, ordered_at from sales.orders order by order_id limit 3) o',
   'select to_json(o) from (select order_id, amount, ordered_at, qty::float8 / 3 as f from sales.orders order by order_id limit 3) o',
 ];
