@@ -60,7 +60,9 @@ test(
     ];
     for (const [i, { sql, berlin }] of runs.entries()) {
       if (berlin && !runs[i - 1]?.berlin) await zoned('Europe/Berlin');
-      const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]);
+      const [p, g] = await Promise.all([answer(conns.pg!, sql), answer(conns.gw!, sql)]).catch((e: Error) => {
+        throw new Error(`${e.message}: ${sql}`);
+      });
       const compared = compare(p, g, sql);
       const result = compared === 'refused' && MUST_ANSWER.has(sql) ? 'different' : compared;
       if (result !== 'different') {

@@ -263,36 +263,54 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
   const cut = call('regexp_extract', [text, strConst(`^${consumedInput(format)}`)]);
   const coalesce = (args: Node[]): Node => ({ CoalesceExpr: { args } });
   const nonEmpty = { A_Expr: { kind: 'AEXPR_NULLIF', name: [str('=')], lexpr: cut, rexpr: strConst('') } };
-  // (the retry inside a CASE: as a bare COALESCE argument DuckDB ran the regular expression on every row)
-  const retry = call('strptime', [coalesce([nonEmpty, text]), strConst(format)]);
-  const parsed = coalesce([
-    call('try_strptime', [text, strConst(format)]),
-    {
-      CaseExpr: {
-        args: [{ CaseWhen: { expr: { NullTest: { arg: text, nulltesttype: 'IS_NOT_NULL' } }, result: retry } }],
-      },
+  // A text that ends before the pattern does (`'2024-01-01'` for `'YYYY-MM-DD HH24:MI'`) leaves the rest
+  // zero, as PostgreSQL: read by the longest front of the pattern that reads all of it.
+  const shorter = formatFronts(format).map((front) => ({
+    CaseWhen: {
+      expr: call('regexp_full_match', [text, strConst(`${consumedInput(front)}\\s*`)]),
+      result: call('strptime', [call('rtrim', [text]), strConst(front)]),
     },
-  ]);
+  }));
+  const whole = call('strptime', [coalesce([nonEmpty, text]), strConst(format)]);
+  // (the retry inside a CASE: as a bare COALESCE argument DuckDB ran the regular expression on every row)
+  const retry: Node = {
+    CaseExpr: {
+      args: [
+        {
+          CaseWhen: {
+            expr: { NullTest: { arg: text, nulltesttype: 'IS_NULL' } },
+            result: { A_Const: { isnull: true } },
+          },
+        },
+        ...shorter,
+      ],
+      defresult: whole,
+    },
+  };
+  const parsed = coalesce([call('try_strptime', [text, strConst(format)]), retry]);
   return castTo(parsed, fn === 'to_date' ? 'date' : 'timestamptz');
 }
 
-/** What each strptime code reads, as a regular expression (RE2). */
+/**
+ * What each strptime code reads, as a regular expression (RE2): only where the reading ends matters (strptime
+ * reads the fields), and counted repetitions would weigh on the regular-expression guard (engine/regex-guards.ts).
+ */
 const CODE_INPUT: Readonly<Record<string, string>> = {
-  Y: '\\d{1,4}',
-  y: '\\d{1,2}',
-  m: '\\d{1,2}',
-  d: '\\d{1,2}',
-  H: '\\d{1,2}',
-  I: '\\d{1,2}',
-  M: '\\d{1,2}',
-  S: '\\d{1,2}',
-  j: '\\d{1,3}',
-  g: '\\d{1,3}',
-  f: '\\d{1,6}',
+  ...Object.fromEntries([...'YymdHIMSjgf'].map((c) => [c, '\\d+'])),
   p: '[AaPp]\\.?[Mm]\\.?',
   B: '[A-Za-z]+',
   b: '[A-Za-z]+',
 };
+
+/** The fronts of a strptime format that end after one of its codes, longest first, the whole one excluded. */
+function formatFronts(format: string): string[] {
+  const ends: number[] = [];
+  for (let i = 0; i < format.length; i++) if (format[i] === '%') ends.push(++i + 1);
+  return ends
+    .filter((end) => end < format.length && format[end - 1] !== '%')
+    .reverse()
+    .map((end) => format.slice(0, end));
+}
 
 /** The text a strptime format reads from the start of its input, as a regular expression. */
 function consumedInput(format: string): string {
@@ -302,7 +320,7 @@ function consumedInput(format: string): string {
     if (c === '%' && i + 1 < format.length) {
       const code = format[++i]!;
       out += CODE_INPUT[code] ?? (code === '%' ? '%' : '');
-    } else out += c === ' ' ? '\\s*' : c.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+    } else out += c === ' ' ? '\\s+' : c.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
   }
   return out;
 }

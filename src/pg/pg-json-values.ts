@@ -18,6 +18,20 @@ const BC_REFUSED = `error('a timestamp before year 1 inside JSON is not supporte
 
 /** Every type DuckDB could cast implicitly to DECIMAL: named, so such a value keeps its own JSON. */
 const JSON_KEPT = [...NUMBERS, 'UHUGEINT', 'DOUBLE', 'FLOAT', ...OTHERS];
+/** The types whose avg is numeric (pg-macros.ts AVG). */
+const EXACT = [
+  'DECIMAL',
+  'HUGEINT',
+  'UBIGINT',
+  'UHUGEINT',
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+];
 
 /** A json value (a nested json_build_object; it binds to the VARCHAR overload) is embedded as written: to_json would respace it. */
 const AS_WRITTEN = "CASE WHEN typeof(x) = 'JSON' THEN CAST(x AS JSON) ELSE to_json(x) END";
@@ -39,18 +53,41 @@ export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ]),
   ...[...NUMBERS, ...OTHERS].map((t): [string, string] => [`_pgsem_jv(t ${t}, x)`, AS_WRITTEN]),
   ['_pgsem_jv(t, x)', AS_WRITTEN],
-  // avg of integers and numerics, and numeric division (a DECIMAL tag `v`): the quotient's text at
-  // PostgreSQL's scale (`4.0000000000000000`), where DECIMAL(38,20) printed 20 decimals.
-  // `j` is the value's JSON as any other value's, kept for other types.
-  ['_pgsem_javg(v DECIMAL, s, n, j)', 'CASE WHEN n = 0 THEN NULL ELSE CAST(_pgsem_ndivtext(s, n) AS JSON) END'],
-  ...JSON_KEPT.map((t): [string, string] => [`_pgsem_javg(v ${t}, s, n, j)`, 'j']),
-  ['_pgsem_javg(v, s, n, j)', 'j'],
+  // avg of integers and numerics (by its argument's tag `t`; a, s, n: avg, sum, count) and numeric division
+  // (by the quotient's tag `v`): the quotient's text at PostgreSQL's scale (`4.0000000000000000`), where
+  // DECIMAL(38,20) printed 20 decimals. Every other type keeps its own JSON, as _pgsem_avg and _pgsem_div answer.
+  ...EXACT.map((t): [string, string] => [
+    `_pgsem_javg(t ${t}, a, s, n)`,
+    'CASE WHEN n = 0 THEN NULL ELSE CAST(_pgsem_ndivtext(s, n) AS JSON) END',
+  ]),
+  ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [
+    `_pgsem_javg(t ${t}, a, s, n)`,
+    '_pgsem_jv(CAST(1 AS DOUBLE), a)',
+  ]),
+  ...[
+    ['DATE', 'date'],
+    ['TIMESTAMP', 'timestamp without time zone'],
+    ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'],
+    ['TIME', 'time without time zone'],
+  ].map(([t, pg]): [string, string] => [
+    `_pgsem_javg(t ${t}, a, s, n)`,
+    `CAST(CASE WHEN a IS NULL OR true THEN error('function avg(${pg}) does not exist') END AS JSON)`,
+  ]),
+  ...['VARCHAR', 'BOOLEAN', 'INTERVAL', 'UUID'].map((t): [string, string] => [
+    `_pgsem_javg(t ${t}, a, s, n)`,
+    'to_json(a)',
+  ]),
+  ['_pgsem_javg(t, a, s, n)', 'to_json(a)'],
   [
-    '_pgsem_jdiv(v DECIMAL, a, b, j)',
+    '_pgsem_jdiv(v DECIMAL, a, b)',
     'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE CAST(_pgsem_ndivtext(a, b) AS JSON) END',
   ],
-  ...JSON_KEPT.map((t): [string, string] => [`_pgsem_jdiv(v ${t}, a, b, j)`, 'j']),
-  ['_pgsem_jdiv(v, a, b, j)', 'j'],
+  ['_pgsem_jdiv(v INTERVAL, a, b)', '_pgsem_jv(v, _pgsem_idiv(a, b))'],
+  ...JSON_KEPT.filter((t) => t !== 'INTERVAL').map((t): [string, string] => [
+    `_pgsem_jdiv(v ${t}, a, b)`,
+    '_pgsem_jv(v, a / b)',
+  ]),
+  ['_pgsem_jdiv(v, a, b)', 'to_json(a / b)'],
   // DISTINCT json_agg's texts, aggregated beside their values (pairs ordered by the value: jsonAggOfValues).
   ['_pgsem_jtexts(l)', "list_transform(l, lambda fdl_pg_e: fdl_pg_e['j'])"],
 ];
@@ -90,11 +127,12 @@ function exactQuotientJson(v: Node): Node | undefined {
   const fc = v.FuncCall as Node | undefined;
   const name = fc ? names(fc.funcname as Node[]).join('.') : '';
   const args = (fc?.args ?? []) as Node[];
-  const fn = { [`${COMPAT_DB}.pgcat._pgsem_avg`]: 'javg', [`${COMPAT_DB}.pgcat._pgsem_div`]: 'jdiv' }[name];
-  const tag = fn && args.length === 4 ? tagOf(v) : undefined;
-  const json = tag ? dispatch('jv', [v], [v]) : undefined;
-  // avg's sum and count (its aggregate itself is args[1]), or the division's operands
-  return json && call([COMPAT_DB, 'pgcat', `_pgsem_${fn}`], [tag, args[2]!, args[3]!, json]);
+  if (args.length !== 4) return undefined;
+  // _pgsem_avg(argument's tag, avg, sum, count): the argument's tag picks the rule, as in _pgsem_avg
+  if (name === `${COMPAT_DB}.pgcat._pgsem_avg`) return call([COMPAT_DB, 'pgcat', '_pgsem_javg'], args);
+  // _pgsem_div(ta, tb, a, b): the quotient's type (its tag) picks the rule
+  const tag = name === `${COMPAT_DB}.pgcat._pgsem_div` ? tagOf(v) : undefined;
+  return tag && call([COMPAT_DB, 'pgcat', '_pgsem_jdiv'], [tag, args[2]!, args[3]!]);
 }
 
 const isJson = (v: Node): boolean =>

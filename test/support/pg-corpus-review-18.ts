@@ -18,15 +18,23 @@ export const REVIEW_18_ANSWERED = [
   "select json_build_object('a', avg(amount), 'b', sum(amount)) from sales.orders",
   "select status, json_build_object('avg', avg(qty), 'n', count(*)) from sales.orders group by status order by 1",
   'select to_json(avg(qty)), to_json(avg(amount)), to_json(avg(qty::float8)), to_json(avg(qty::float4)) from sales.orders',
-  'select json_build_array(avg(qty), avg(amount), avg(qty::float8), sum(amount) / 3, sum(qty) / count(*)) from sales.orders',
-  "select json_build_object('a', sum(amount) / 3, 'b', sum(amount) / sum(qty), 'c', max(amount) / 7) from sales.orders",
-  "select json_build_object('a', avg(qty) filter (where qty > 100), 'b', avg(amount * 0.0001), 'c', avg(amount * 0.000001)) from sales.orders",
-  "select json_build_object('a', avg(distinct qty), 'b', avg(order_id)) from sales.orders",
+  'select json_build_array(avg(qty), avg(qty::float8), sum(qty) / count(*)) from sales.orders',
+  "select json_build_object('a', sum(amount) / 3, 'c', max(amount) / 7) from sales.orders",
+  "select json_build_object('b', sum(amount) / sum(qty)) from sales.orders",
+  // controls, answered before too: no rows (null), and quotients whose PostgreSQL scale is 20
+  "select json_build_object('a', avg(qty) filter (where qty > 100)) from sales.orders",
+  "select json_build_object('b', avg(amount * 0.0001)) from sales.orders",
+  "select json_build_object('c', avg(amount * 0.000001)) from sales.orders",
+  "select json_build_object('a', avg(distinct qty)) from sales.orders",
+  "select json_build_object('b', avg(order_id)) from sales.orders",
   // to_timestamp/to_date: input past the pattern's end is ignored (it failed 22023)
   "select to_timestamp('2024-01-01 10:00:00Z', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('2024-01-01T10:00:00Z', 'YYYY-MM-DD\"T\"HH24:MI:SS'), to_date('2024-01-01Z', 'YYYY-MM-DD')",
   "select to_timestamp('2024-01-01 10:00:00.123456Z', 'YYYY-MM-DD HH24:MI:SS.US'), to_timestamp('2024-01-01 10:00:00+02', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('20240101xyz', 'YYYYMMDD'), to_date('2024-01-01 10:00', 'YYYY-MM-DD')",
   "select to_timestamp('2024-01-01 10', 'YYYY-MM-DD'), to_timestamp('05 Mar 2024 trailing', 'DD Mon YYYY'), to_timestamp('2024-01-01 10:00 PM!', 'YYYY-MM-DD HH12:MI AM')",
   "select to_timestamp(ordered_at::text || 'Z', 'YYYY-MM-DD HH24:MI:SS'), to_date(signup::text || ' x', 'YYYY-MM-DD') from sales.orders join sales.customers using (customer_id) order by order_id limit 3",
+  // input that ends before the pattern: the rest zero (22007)
+  "select to_timestamp('2024-01-01', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('2024-01-01 10', 'YYYY-MM-DD HH24:MI'), to_date('2024', 'YYYY-MM-DD'), to_date('2024-01', 'YYYY-MM-DD')",
+  "select to_timestamp('2024-01-01 ', 'YYYY-MM-DD HH24'), to_timestamp('2024-01-01 10:00', 'YYYY-MM-DD HH12:MI AM'), to_timestamp(null, 'YYYY-MM-DD HH24:MI:SS')",
   // an untyped NULL is text (42725: DuckDB could not choose)
   'select length(null), length(null::text), char_length(null), octet_length(null), bit_length(null)',
   // an empty fill pads nothing (DuckDB: 22023)
@@ -47,11 +55,17 @@ export const REVIEW_18_ANSWERED = [
   'select ordered_at + ordered_at::time, ordered_at - ordered_at::time from sales.orders order by order_id limit 2',
 ];
 
-/** PostgreSQL types DuckDB has none of, and records in JSON with fields DuckDB prints otherwise: refused with a hint. */
+/**
+ * An error as PostgreSQL's (its SQLSTATE); PostgreSQL types DuckDB has none of, and records in JSON with fields
+ * DuckDB prints otherwise: refused with a hint.
+ */
 export const REVIEW_18_REFUSED = [
+  // PostgreSQL's 22007 (a text the pattern cannot read), not an answer
+  "select to_timestamp('2024-01-01 xx', 'YYYY-MM-DD HH24:MI:SS')",
   "select '12.34'::money",
   'select cast(amount as money) from sales.orders order by order_id limit 2',
   "select '(1,2)'::point",
+  // refused before too (DuckDB's JSON of a whole row prints them otherwise): they stay refused, never answered otherwise
   'select json_agg(o) from (select order_id, amount, ordered_at from sales.orders order by order_id limit 3) o',
   'select to_json(o) from (select order_id, amount, ordered_at, qty::float8 / 3 as f from sales.orders order by order_id limit 3) o',
 ];
