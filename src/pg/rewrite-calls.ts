@@ -186,7 +186,7 @@ function pgCall(
   if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 2 && !inFrom)
     return { FuncCall: { ...out, funcname: [str(pgName)], args: [...args, strConst(' ')] } };
   if ((pgName === 'lpad' || pgName === 'rpad') && args?.length === 3 && !inFrom) {
-    const padded = emptyFillPad(out, args);
+    const padded = emptyFillPad({ ...out, funcname: [str(pgName)] }, args); // (DuckDB reads pg_catalog.rpad(…) as a method call)
     if (padded) return padded;
   }
   if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
