@@ -89,10 +89,18 @@ export class MemoryTurns {
     }
     this.retried++;
     for (let attempt = 1; ; attempt++) {
-      await own.again();
       for (const release of this.releasers) release();
       try {
-        return await this.once(start, own, bound);
+        // Made ready (prepared again: its memory was given back) alone too: a prepare needs blocks of
+        // the pool as well, and one that failed for memory outside the attempt was another user's 53200.
+        return await this.once(
+          async () => {
+            await own.again();
+            return start();
+          },
+          own,
+          bound,
+        );
       } catch (e) {
         if (!isOutOfMemory(e) || own.stopped()) throw e;
         if (attempt >= ATTEMPTS) {
