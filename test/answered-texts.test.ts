@@ -9,12 +9,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, copyFixtures, FIXTURES, waitFor } from './support/gateway.js';
+import { copyFixtures, FIXTURES, waitFor } from './support/gateway.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
+import { serveWithMetrics, workCounts, type Served } from './support/work-counts.js';
 import { describeProbe, runProbe } from './support/probe.js';
 import { ResultCache, type ResultKey } from '../src/cache/result-cache.js';
 import { AnsweredTexts } from '../src/session/answered-texts.js';
@@ -38,45 +38,8 @@ ORDER BY 1,2`;
 const WORK = ['analysis', 'duckdb_prepare', 'bind_check'] as const;
 type Counts = Record<(typeof WORK)[number], number>;
 
-interface Served {
-  proc: ChildProcess;
-  port: number;
-  http: string;
-  stderr(): string;
-}
-
-async function serve(args: string[]): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in time; stderr:\n${err}`)), 60_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
-      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
-      if (l && h) {
-        clearTimeout(timer);
-        resolve({ proc, port: Number(l[1]), http: h[1]!, stderr: () => err });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`exited with ${code} before ready; stderr:\n${err}`)));
-  });
-}
-
-async function counts(s: Served): Promise<Counts> {
-  const text = await (await fetch(`http://${s.http}/metrics`)).text();
-  const out = {} as Counts;
-  for (const w of WORK) {
-    const m = new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\d+)$`, 'm').exec(text);
-    assert.ok(m, `fdl_statement_work_total{work="${w}"} is in /metrics`);
-    out[w] = Number(m[1]);
-  }
-  return out;
-}
+const serve = serveWithMetrics;
+const counts = (s: Served): Promise<Counts> => workCounts(s, WORK);
 
 /** What `work` cost, counted by the gateway. */
 async function cost(s: Served, work: () => Promise<unknown>): Promise<Counts> {

@@ -6,12 +6,12 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
-import { CLI, copyFixtures, FIXTURES } from './support/gateway.js';
+import { copyFixtures, FIXTURES } from './support/gateway.js';
 import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
 import { RawPg, splitDataRow } from './support/raw-pg.js';
+import { serveWithMetrics, workCounts, type Served } from './support/work-counts.js';
 
 const WORK = [
   'analysis',
@@ -26,45 +26,8 @@ const WORK = [
 ] as const;
 type Counts = Record<(typeof WORK)[number], number>;
 
-interface Served {
-  proc: ChildProcess;
-  port: number;
-  http: string;
-}
-
-async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready in time; stderr:\n${err}`)), 60_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const l = /^listening on 127\.0\.0\.1:(\d+)$/m.exec(out);
-      const h = /^http on (127\.0\.0\.1:\d+)$/m.exec(out);
-      if (l && h) {
-        clearTimeout(timer);
-        resolve({ proc, port: Number(l[1]), http: h[1]! });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`exited with ${code} before ready; stderr:\n${err}`)));
-  });
-}
-
-async function counts(s: Served): Promise<Counts> {
-  const text = await (await fetch(`http://${s.http}/metrics`)).text();
-  const out = {} as Counts;
-  for (const w of WORK) {
-    const m = new RegExp(`^fdl_statement_work_total\\{work="${w}"\\} (\\d+)$`, 'm').exec(text);
-    assert.ok(m, `fdl_statement_work_total{work="${w}"} is in /metrics`);
-    out[w] = Number(m[1]);
-  }
-  return out;
-}
+const serve = serveWithMetrics;
+const counts = (s: Served): Promise<Counts> => workCounts(s, WORK);
 
 /** Texts PostgreSQL's grammar has parsed so far (fdl_statement_work_total{work="pg_parse"}). */
 async function pgParses(s: Served): Promise<number> {
