@@ -33,6 +33,9 @@ export async function startGateway(
   });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  // listened for from the start: a test that kills the process itself (SIGKILL leaves exitCode null)
+  // and then calls stop() must not wait for an 'exit' already emitted
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const address = await new Promise<{ host: string; port: number }>((resolvePromise, reject) => {
     let out = '';
     const timer = setTimeout(
@@ -56,12 +59,10 @@ export async function startGateway(
     ...address,
     proc,
     stderr: () => err,
-    stop: () =>
-      new Promise((res) => {
-        if (proc.exitCode !== null) return res(proc.exitCode);
-        proc.once('exit', (code) => res(code));
-        proc.kill('SIGTERM');
-      }),
+    stop: () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
   };
 }
 
