@@ -6,7 +6,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -561,6 +570,31 @@ test('the temp watchdog: sizes in DuckDB units, disk blocks counted, told only p
     assert.ok((await ceiling.poll()) < 1_000_000);
     assert.equal(told.length, 1);
     assert.equal(await directoryBytes(join(dir, 'missing')), 0);
+    // No temp file (an idle gateway, every 50 ms): answered at once, no thread of libuv's pool woken.
+    // Folders as DuckDB's instances make them (e1/, and folders of their own inside, not counted).
+    rmSync(join(dir, 'sparse.tmp'));
+    mkdirSync(join(dir, 'e1', 'views'), { recursive: true });
+    let within = 0;
+    const idle = new TempCeiling({ dir, limit: '1MB', onExceeded: () => {}, onWithin: () => within++ });
+    assert.equal(idle.poll(), 0, 'no file: no promise');
+    assert.equal(within, 1);
+    writeFileSync(join(dir, 'e1', 'views', 'not-temp.db'), Buffer.alloc(10_000, 1));
+    assert.equal(idle.poll(), 0, 'a folder two levels down is not counted, as directoryBytes does not');
+    // a file where directoryBytes counts, or an entry that is not a folder: measured as before
+    writeFileSync(join(dir, 'e1', 'spill.tmp'), Buffer.alloc(20_000, 1));
+    const measured = idle.poll();
+    assert.ok(measured instanceof Promise);
+    assert.ok((await measured) >= 20_000);
+    rmSync(join(dir, 'e1', 'spill.tmp'));
+    symlinkSync(join(dir, 'e1', 'views'), join(dir, 'link'));
+    const linked = idle.poll();
+    assert.ok(linked instanceof Promise, 'a link is measured, never assumed to be a folder');
+    assert.equal(
+      await linked,
+      statSync(join(dir, 'e1', 'views', 'not-temp.db')).blocks * 512,
+      'and counted as directoryBytes counts it (the folder it names, one level)',
+    );
+    assert.equal(within, 4);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,9 +5,12 @@
  * the gateway ends idle sessions' suspended results (their spilled temp) first, then stops the
  * statements running now, each with 53100 naming the limit. DuckDB deletes their temp files itself.
  *
- * Cheap by construction: one readdir and a stat per temp file every `pollMs`, never two at once; an
- * idle gateway has an empty directory.
+ * Cheap by construction: an idle gateway has no temp files, and a poll that finds none is one synchronous
+ * readdir per folder on the event loop (≈ 20 µs of CPU, no thread hop); only while files are there, one
+ * readdir and a stat per temp file on libuv's pool every `pollMs` (≈ 200 µs of CPU and five pool tasks
+ * a poll with two folders), never two at once.
  */
+import { readdirSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { degraded } from '../degraded.js';
@@ -50,6 +53,26 @@ export async function directoryBytes(dir: string, depth = 1): Promise<number> {
   return total;
 }
 
+/**
+ * Whether `dir` certainly holds no file where directoryBytes counts (it, or its folders to `depth`), read
+ * by their entries' types alone, synchronously: a folder of a few entries reads in microseconds. Any
+ * entry that is not a plain folder (a file, a link, a type the file system does not report) or a folder
+ * that cannot be read says no: directoryBytes measures then, and reports what it cannot read.
+ */
+export function holdsNoFiles(dir: string, depth = 1): boolean {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    return (e as { code?: string }).code === 'ENOENT';
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory()) return false;
+    if (depth > 0 && !holdsNoFiles(join(dir, entry.name), depth - 1)) return false;
+  }
+  return true;
+}
+
 export interface TempCeilingOptions {
   dir: string;
   /** The configured ceiling as written (`10GB`): named in the error. */
@@ -84,9 +107,20 @@ export class TempCeiling {
     this.timer = null;
   }
 
-  /** One measurement; calls onExceeded when over the limit. */
-  async poll(): Promise<number> {
+  /**
+   * One measurement; calls onExceeded when over the limit. Answered without a promise when no temp
+   * file is there (the idle gateway's every poll), so no pool thread wakes for it.
+   */
+  poll(): number | Promise<number> {
     if (this.polling) return 0;
+    if (holdsNoFiles(this.opts.dir)) {
+      this.opts.onWithin?.();
+      return 0;
+    }
+    return this.measure();
+  }
+
+  private async measure(): Promise<number> {
     this.polling = true;
     try {
       const used = await directoryBytes(this.opts.dir);
