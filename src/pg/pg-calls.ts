@@ -8,6 +8,7 @@ import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } fr
 
 import { call, concatOf, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { outputText } from './pg-text.js';
+import { dispatch } from './pg-result-types.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
 export const LIST_SRF_IN_SELECT = new Set(['generate_series']);
@@ -81,6 +82,11 @@ export function lengthCast(type: string, n: number, arg: Node, display: boolean)
  * zero to a negative power; DuckDB answered NaN and infinity. `pow` is the walked call, a and b its operands.
  */
 export function checkedPower(pow: Node, a: Node, b: Node): Node {
+  const checked = powerChecked(pow, a, b);
+  return dispatch('npow', [a, b], [checked, strConst('power')]) ?? checked;
+}
+
+function powerChecked(pow: Node, a: Node, b: Node): Node {
   const num = (n: Node): number | undefined => {
     const c = n.A_Const;
     return c?.ival ? Number(c.ival.ival ?? 0) : c?.fval ? Number(c.fval.fval) : undefined;

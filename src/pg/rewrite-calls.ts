@@ -161,6 +161,17 @@ function pgCall(
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
   if (pgName === 'string_to_array' && args?.length === 3 && !inFrom) return compat('_pgsem_string_to_array', args);
+  // of a numeric: PostgreSQL's numeric answer is not DuckDB's double (pg-value-macros.ts `_pgsem_nmath`)
+  if (pgName && ['sqrt', 'exp', 'ln', 'log', 'log10'].includes(pgName) && args?.length === 1 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
+    return dispatch('nmath', [args[0]!], [plain, strConst(pgName)]) ?? plain;
+  }
+  // log(b, x) is numeric only in PostgreSQL
+  if (pgName === 'log' && args?.length === 2 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
+    const numeric: Node = { A_Const: { fval: { fval: '0.5' } } };
+    return dispatch('nmath', [numeric], [plain, strConst('log')]) ?? plain;
+  }
   if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
     const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
     const checked = checkedPower(pow, args[0]!, args[1]!);

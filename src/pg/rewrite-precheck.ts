@@ -37,7 +37,7 @@ const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text,
  * lag/lead with a default (their common type), `^` and power (2201F), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
  */
-const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
 /**
  * A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a
  * positive integer; and a multi-dimensional ARRAY[[…]], subscripted in every dimension at once
@@ -96,7 +96,7 @@ const LIKE_WORD = /\bi?like\b/i;
  * order, to_hex, every (bool_and), string_to_array's null string, a set-returning function in FROM named by its alias, the JSON-to-record functions.
  */
 const CALL_FORMS =
-  /\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** A type's name called as a function (`int4(x)`: pg-forms.ts functionStyleCast); casts with a typmod match too. */
 const TYPE_NAME_CALL =
