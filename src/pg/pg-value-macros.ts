@@ -104,6 +104,17 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // x AT TIME ZONE with a fixed abbreviation of s seconds east (zone-abbreviations.ts): a timestamptz is
+  // shown at UTC + s, a timestamp read at UTC − s; a date and an untyped string are timestamptz, as PostgreSQL resolves them.
+  ...['TIMESTAMP WITH TIME ZONE', 'DATE', 'VARCHAR'].map((t): [string, string] => [
+    `_pgsem_atabbrev(t ${t}, x, s)`,
+    "timezone('UTC', CAST(x AS TIMESTAMP WITH TIME ZONE)) + to_seconds(s)",
+  ]),
+  ['_pgsem_atabbrev(t TIMESTAMP, x, s)', "timezone('UTC', x - to_seconds(s))"],
+  [
+    '_pgsem_atabbrev(t, x, s)',
+    `CASE WHEN x IS NULL THEN NULL ELSE error('AT TIME ZONE of a time with a zone abbreviation is not supported by fdl-gateway|Apply it to a timestamp or a timestamptz, or name a zone of the tz database.') END`,
+  ],
   // sqrt, exp, ln, log, log10 and power of a numeric: numeric in PostgreSQL, at a scale of its own rules
   // (`exp(1::numeric)` 2.7182818284590452); DuckDB computes them in double precision, so a different
   // number: refused (0A000) with the double precision spelling. Of integers and floats PostgreSQL's is float8, as DuckDB's.

@@ -1,5 +1,6 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { posixZoneRefusal } from './posix-zones.js';
+import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -118,6 +119,12 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
   const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;
   if (posix) throw posix;
+  // `x AT TIME ZONE 'PST'`: PostgreSQL's abbreviation is a fixed offset, DuckDB's ICU a zone (or none).
+  const abbreviated = typeof zone === 'string' ? abbreviationZone(zone, args![1]!) : undefined;
+  if (abbreviated) {
+    ctx.changed = true;
+    return abbreviated;
+  }
   // (in FROM the call stays one: a CASE is no FROM item)
   if (pgName === 'string_to_array' && args?.length === 2 && !fc.over && !inFrom) {
     ctx.changed = true;

@@ -107,7 +107,7 @@ const TYPE_NAME_CALL =
  * seconds before a zone, a one-digit offset, a date and a zone), read in the text itself: the pre-check's text has no literals.
  */
 const ZONED_LITERAL =
-  /'\s*\d{4}-\d\d?-\d\d?(?:[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/)/;
+  /'\s*\d{4}-\d\d?-\d\d?(?:[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/|[A-Za-z]{2,6}\s*')/;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
