@@ -104,6 +104,12 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // to_char's TH/th: the ordinal suffix of a number's text (str_numth: a tens digit 1 is always th)
+  [
+    '_pgsem_nth(s)',
+    "CASE WHEN s IS NULL THEN NULL WHEN length(s) >= 2 AND substr(s, length(s) - 1, 1) = '1' THEN 'th' WHEN right(s, 1) = '1' THEN 'st' WHEN right(s, 1) = '2' THEN 'nd' WHEN right(s, 1) = '3' THEN 'rd' ELSE 'th' END",
+  ],
+  ['_pgsem_nth_upper(s)', 'upper(_pgsem_nth(s))'],
   // x AT TIME ZONE with a fixed abbreviation of s seconds east (zone-abbreviations.ts): a timestamptz is
   // shown at UTC + s, a timestamp read at UTC − s; a date and an untyped string are timestamptz, as PostgreSQL resolves them.
   ...['TIMESTAMP WITH TIME ZONE', 'DATE', 'VARCHAR'].map((t): [string, string] => [
