@@ -27,6 +27,7 @@ import {
   JSON_SET_FUNCTIONS,
   jsonSetFunctionRefused,
   LIST_SRF_IN_SELECT,
+  numericSeries,
   regexpMatchesRefused,
   unnestSrf,
 } from './pg-calls.js';
@@ -326,6 +327,11 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;
     return jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
+  }
+  const numericRows = pgName === 'generate_series' && args ? numericSeries(args, inFrom) : undefined;
+  if (numericRows) {
+    ctx.changed = true;
+    return numericRows;
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;
