@@ -44,6 +44,9 @@ export const REVIEW_20 = [
   'select generate_series(2.0, 1.05, -0.5), generate_series(1.5, 3)',
   'select generate_series(0.1, 0.35, 0.1) as x order by 1 desc',
   'select x * 2 from (select generate_series(1.0, 2.0, 0.5) x) s',
+  // json_typeof / jsonb_typeof (BI tools probe a JSON column's shape with them; they were 42883)
+  "select jsonb_typeof('1'::jsonb), jsonb_typeof('{}'), jsonb_typeof('\"x\"'), jsonb_typeof('[1]'::jsonb), jsonb_typeof('null'::jsonb), jsonb_typeof(null::jsonb), jsonb_typeof('true'), jsonb_typeof('1.5e300'), json_typeof('-0.5'::json)",
+  "select jsonb_typeof('{\"a\": {\"b\": [1, \"x\", null, false]}}'::jsonb -> 'a' -> 'b' -> 1), json_typeof(json_build_object('a', 1) -> 'a'), jsonb_typeof('123456789012345678901234567890')",
   // numbers of integers and floats through sqrt/exp/ln/log/power stay double precision, as PostgreSQL's
   'select sqrt(2), exp(1), ln(2), log(2), log10(100), power(2, 0.5::float8), 2 ^ 10, sqrt(qty), sqrt(amount::float8), exp(qty / 10.0::float8) from sales.orders order by order_id limit 2',
   'select sqrt(amount) from sales.orders where false',
