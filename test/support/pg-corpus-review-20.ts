@@ -7,7 +7,7 @@
  * an hour or more off in silence), to_char's IYYY, IW, ID, W and TH suffix (refused). `REVIEW_20_REFUSED`
  * must be refused with a hint or the same, never excused: sqrt/exp/ln/log/power of numeric (PostgreSQL's
  * numeric at its own scale; they were DuckDB's doubles), GROUP BY DISTINCT over grouping sets, dynamic
- * zone abbreviations (MSK), generate_series of numerics in FROM or starting at a smaller scale than its step.
+ * zone abbreviations (MSK), extract(julian …) (numeric in PostgreSQL, a double here), generate_series of numerics in FROM or starting at a smaller scale than its step.
  */
 export const REVIEW_20 = [
   // avg(interval): the fields summed apart, divided as interval_div
@@ -64,6 +64,8 @@ export const REVIEW_20_REFUSED = [
   "select '2024-07-01 10:00 MSK'::timestamptz",
   "select timestamptz '2024-07-01 10:00+00' at time zone 'MSK'",
   "select time '10:00' at time zone 'PST'",
+  'select extract(julian from ordered_at) from sales.orders order by order_id limit 2',
+  "select extract(julian from date '2024-01-01')",
   'select * from generate_series(1.0, 2.0, 0.5)',
   'select generate_series(1, 2, 0.5)',
 ];
