@@ -44,7 +44,7 @@ after(
 
 test(
   'every corpus statement: same answer as PostgreSQL 15 (text and binary), refused with a hint, or a documented difference',
-  { timeout: 1_200_000 },
+  { timeout: 1_800_000 },
   async () => {
     const statements = corpusStatements();
     assert.ok(statements.length >= 1000, `${statements.length} statements`);
