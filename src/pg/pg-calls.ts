@@ -8,6 +8,7 @@ import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } fr
 
 import { call, concatOf, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { outputText } from './pg-text.js';
+import { dispatch } from './pg-result-types.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
 export const LIST_SRF_IN_SELECT = new Set(['generate_series']);
@@ -81,6 +82,11 @@ export function lengthCast(type: string, n: number, arg: Node, display: boolean)
  * zero to a negative power; DuckDB answered NaN and infinity. `pow` is the walked call, a and b its operands.
  */
 export function checkedPower(pow: Node, a: Node, b: Node): Node {
+  const checked = powerChecked(pow, a, b);
+  return dispatch('npow', [a, b], [checked, strConst('power')]) ?? checked;
+}
+
+function powerChecked(pow: Node, a: Node, b: Node): Node {
   const num = (n: Node): number | undefined => {
     const c = n.A_Const;
     return c?.ival ? Number(c.ival.ival ?? 0) : c?.fval ? Number(c.fval.fval) : undefined;
@@ -336,4 +342,55 @@ export function codecCall(fn: 'encode' | 'decode', args: Node[]): Node {
     `${fn}() with format ${format ? `"${format}"` : 'that is not a constant'}`,
     "Supported formats: 'hex' and 'base64'.",
   );
+}
+
+/**
+ * `generate_series(1.0, 2.0, 0.5)` of numeric constants in a select list: PostgreSQL's numeric rows
+ * (`1.0`, `1.5`, `2.0`: start + k·step, each at the larger of start's and step's scales, the first at
+ * start's). DuckDB has no numeric series (42883): the series runs over the values scaled to integers,
+ * multiplied back by a numeric of that scale. Where the first value's scale would differ from the
+ * others' (a start of smaller scale than the step), in FROM, or past 15 digits, `0A000` with a hint.
+ * Undefined when no argument is a fraction (an integer series is DuckDB's own).
+ */
+export function numericSeries(args: Node[], inFrom: boolean): Node | undefined {
+  if (args.length < 2 || args.length > 3 || !args.some((a) => a.A_Const?.fval)) return undefined;
+  const values = args.map(numericLiteral);
+  const refused = (why: string) =>
+    refuse(
+      `generate_series() of numeric values ${why}`,
+      'Generate integers and scale them: generate_series(10, 20, 5) * 0.1 in a select list, or list the values with VALUES.',
+    );
+  if (values.some((v) => v === undefined || v.exponent || !isFinite(v.scale))) return undefined;
+  const [start, stop, step = exactDecimal('1')!] = values as ExactDecimal[];
+  if (inFrom) throw refused('in FROM');
+  if (start!.scale < step.scale) throw refused(`whose start has fewer decimals than its step`);
+  const scale = start!.scale;
+  const scaled = (v: ExactDecimal, round: 'floor' | 'ceil') => {
+    const [whole = '0', frac = ''] = v.plain.replace('-', '').split('.');
+    const digits = BigInt(whole + frac.padEnd(scale, '0').slice(0, scale));
+    const rest = frac.slice(scale).replace(/0+$/, '');
+    const negative = v.plain.startsWith('-');
+    let n = negative ? -digits : digits;
+    if (rest && (round === 'floor') === negative) n += negative ? -1n : 1n;
+    return n;
+  };
+  if (Number(step.plain) === 0) throw new SqlError(SQLSTATE.invalidParameterValue, 'step size cannot equal zero');
+  const down = step.plain.startsWith('-');
+  const ints = [scaled(start!, 'floor'), scaled(stop!, down ? 'ceil' : 'floor'), scaled(step, 'floor')];
+  if (ints.some((n) => n > 10n ** 15n || n < -(10n ** 15n))) throw refused('of more than 15 digits');
+  const series = unnestSrf({
+    funcname: [str('generate_series')],
+    args: ints.map((n) => ({ A_Const: n === 0n ? { ival: {} } : { ival: { ival: Number(n) } } })),
+    funcformat: 'COERCE_EXPLICIT_CALL',
+  });
+  const one = scale === 0 ? '1' : `0.${'0'.repeat(scale - 1)}1`;
+  const unit = castTo({ A_Const: { fval: { fval: one } } }, 'decimal', [intConst(38), intConst(scale)]);
+  return {
+    A_Expr: {
+      kind: 'AEXPR_OP',
+      name: [str('*')],
+      lexpr: castTo(series, 'decimal', [intConst(38), intConst(0)]),
+      rexpr: unit,
+    },
+  };
 }

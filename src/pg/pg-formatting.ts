@@ -5,6 +5,7 @@
 import { call, concatOf, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { refuse } from './pg-calls.js';
 import { needsValue } from './param-values.js';
+import { COMPAT_DB } from './catalog/names.js';
 
 /** A string constant, also cast to text or varchar (`'YYYY'::varchar`, as SQLAlchemy binds a format). */
 function constantText(n: Node | undefined): string | undefined {
@@ -80,10 +81,34 @@ const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boo
       ),
   ],
   ['q', (v) => castTo(call('quarter', [v]), 'varchar')],
+  // ISO 8601 year, week (01–53) and weekday (1 = Monday); W: the week of the month, (day − 1) / 7 + 1
+  ['IYYY', '%G'],
+  ['iyyy', '%G'],
+  ['IW', isoWeek],
+  ['iw', isoWeek],
+  ['ID', '%u'],
+  ['id', '%u'],
+  ['W', weekOfMonth],
+  ['w', weekOfMonth],
 ];
+
+function isoWeek(v: Node, fm: boolean): Node {
+  return fm ? castTo(call('week', [v]), 'varchar') : call('strftime', [v, strConst('%V')]);
+}
+
+function weekOfMonth(v: Node): Node {
+  const op = (name: string, l: Node, r: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr: l, rexpr: r },
+  });
+  return castTo(op('+', op('//', op('-', call('day', [v]), intConst(1)), intConst(7)), intConst(1)), 'varchar');
+}
+
+/** strftime codes of numbers: a TH/th suffix after one writes its ordinal suffix (PostgreSQL's str_numth). */
+const NUMERIC_CODES = new Set(['%H', '%I', '%M', '%S', '%g', '%f', '%Y', '%y', '%m', '%j', '%d', '%G', '%u']);
+const NUMERIC_FUNCTIONS = new Set(['D', 'd', 'Q', 'q', 'IW', 'iw', 'W', 'w']);
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
 const UNSUPPORTED_PATTERN =
-  /^(?:IYYY|IYY|IY|IW|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|W|I|Y|iyyy|iyy|iy|iw|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|w|i|y)/;
+  /^(?:IYY|IY|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|I|Y|iyy|iy|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|i|y)/;
 /** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
 const FM_CODES: Readonly<Record<string, string>> = {
   '%H': '%-H',
@@ -147,14 +172,14 @@ export function toCharCall(args: Node[]): Node {
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
       throw refuse(
         `to_char() pattern "${unsupported}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q (or in lower case), FM, TM, "text".',
+        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q IYYY IW ID W (or in lower case), FM, TM, a TH suffix after a number, "text".',
       );
     }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
         throw refuse(
           `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
-          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q, FM, TM, "text".',
+          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q IYYY IW ID W, FM, TM, a TH suffix after a number, "text".',
         );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;
@@ -162,6 +187,17 @@ export function toCharCall(args: Node[]): Node {
     }
     const [pattern, how] = found;
     i += pattern.length;
+    const th = /^(?:TH|th)/.exec(fmt.slice(i))?.[0];
+    if (th && (typeof how === 'function' ? NUMERIC_FUNCTIONS.has(pattern) : NUMERIC_CODES.has(how))) {
+      // `DDth` → `05th`, `FMDDTH` → `5TH`: the field's text, then the suffix of its last digits
+      i += 2;
+      flush();
+      const text =
+        typeof how === 'function' ? how(v, fm) : call('strftime', [v, strConst(fm ? (FM_CODES[how] ?? how) : how)]);
+      const suffix = th === 'TH' ? '_pgsem_nth_upper' : '_pgsem_nth';
+      parts.push(text, { FuncCall: { funcname: [COMPAT_DB, 'pgcat', suffix].map(str), args: [text] } });
+      continue;
+    }
     if (typeof how === 'function') {
       flush();
       parts.push(how(v, fm));

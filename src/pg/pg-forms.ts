@@ -139,12 +139,21 @@ export function octetLength(args: Node[]): Node {
 
 /**
  * `extract(field from x)`: numeric in PostgreSQL 14+ (scale 6 for second and epoch, 3 for
- * milliseconds; an epoch of a date scale 0; the time zone fields, whole seconds or hours, scale 0). `julian` keeps DuckDB's answer.
+ * milliseconds; an epoch of a date scale 0; the time zone fields, whole seconds or hours, scale 0). `julian` is refused (0A000).
  */
 export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
   const x = args[1];
-  if (!x || !field || field === 'julian') return undefined;
+  if (!x || !field) return undefined;
+  // PostgreSQL's julian is numeric (a timestamp's day fraction divided at select_div_scale:
+  // `2460311.40069444444444444444`), DuckDB's a double: refused, with the double precision spelling.
+  if (field === 'julian')
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'extract(julian from …) is not supported by fdl-gateway',
+      undefined,
+      "PostgreSQL's numeric Julian date is not emulated: date_part('julian', x) gives it in double precision.",
+    );
   // The tag stands for x without its aggregates and windows (`max(t) - min(t)`), which no macro argument may hold.
   if (field === 'epoch') return sem('epoch', [tagOf(x) ?? x, x]);
   // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).

@@ -3,6 +3,12 @@
  * string constant cast to a type (`'1.5'::int`, `'on'::boolean`, `timestamptz '… 12:00+00'`): the
  * constant PostgreSQL 15 reads, or its error (22P02, 22003) — never DuckDB's rounding or refusal.
  */
+import {
+  DYNAMIC_ZONE_ABBREVIATIONS,
+  dynamicAbbreviationRefused,
+  FIXED_ZONE_ABBREVIATIONS,
+  offsetText,
+} from './zone-abbreviations.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 type Node = Record<string, any>;
@@ -67,6 +73,8 @@ interface ZonedText {
   at: string;
   /** `±HH:MM`, ` Area/City`, or '' when the text names no zone. */
   zone: string;
+  /** A dynamic abbreviation named (`MSK`) and its zone: a timestamptz refuses it, a timestamp ignores it. */
+  dynamic?: [string, string];
 }
 
 /**
@@ -81,6 +89,16 @@ function zonedText(text: string): ZonedText | undefined {
       text,
     );
   if (named) return { at: `${named[1]}${named[2]}${named[3] ?? ':00'}`, zone: ` ${named[4]}` };
+  // An abbreviation (`… 10:00 EST`, `2024-01-01 PST`): PostgreSQL's fixed offset (zone-abbreviations.ts).
+  const abbreviated = /^(\s*\d{4}-\d\d?-\d\d?)(?:[ T](\d\d?:\d\d)(:\d\d(?:\.\d+)?)?)?\s*([A-Za-z]{2,6})\s*$/.exec(text);
+  const word = abbreviated?.[4]!.toLowerCase();
+  if (abbreviated && word !== undefined && !['z', 'utc', 'gmt'].includes(word)) {
+    const at = `${abbreviated[1]} ${abbreviated[2] ?? '00:00'}${abbreviated[3] ?? ':00'}`;
+    const seconds = FIXED_ZONE_ABBREVIATIONS.get(word);
+    if (seconds !== undefined) return { at, zone: offsetText(seconds) };
+    const dynamic = DYNAMIC_ZONE_ABBREVIATIONS.get(word);
+    if (dynamic) return { at, zone: '', dynamic: [abbreviated[4]!, dynamic] };
+  }
   const offset = (m: RegExpExecArray, at: number): string =>
     m[at] ? `${m[at]}${m[at + 1]!.padStart(2, '0')}:${m[at + 2] ?? '00'}` : m[at + 3] ? '+00:00' : '';
   const dateOnly = /^(\s*\d{4}-\d\d?-\d\d?)\s*(?:([+-])(\d\d?)(?::?(\d\d))?|(Z|UTC|GMT))\s*$/i.exec(text);
@@ -95,6 +113,7 @@ function zonedText(text: string): ZonedText | undefined {
 /** A timestamptz constant PostgreSQL reads but DuckDB's reader does not (zonedText), respelled `… HH:MM:SS±HH:MM`. */
 export function timestamptzInput(text: string): Node | undefined {
   const parts = zonedText(text);
+  if (parts?.dynamic) throw dynamicAbbreviationRefused(...parts.dynamic);
   const spelled = parts && `${parts.at}${parts.zone}`;
   return spelled === undefined || spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
 }

@@ -253,9 +253,11 @@ export function jsonAggOfValues(fc: Node, value: Node, asToJson = false): Node {
   let list: Node;
   if (fc.agg_distinct) {
     const pair = call(['struct_pack'], [named('k', value), named('j', text)]);
-    const same = JSON.stringify(value);
+    // (compared without their positions in the text: `json_agg(distinct s order by s)` names s twice)
+    const spelled = (n: unknown) => JSON.stringify(n, (k, v: unknown) => (k === 'location' ? undefined : v));
+    const same = spelled(value);
     const order = ((fc.agg_order ?? []) as Node[]).map((o) =>
-      JSON.stringify(o.SortBy?.node) === same ? { SortBy: { ...o.SortBy, node: pair } } : o,
+      spelled(o.SortBy?.node) === same ? { SortBy: { ...o.SortBy, node: pair } } : o,
     );
     list = call(
       [COMPAT_DB, 'pgcat', '_pgsem_jtexts'],

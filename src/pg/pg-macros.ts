@@ -66,6 +66,11 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
       CASE WHEN ascii(fdl_pg_w) BETWEEN 48 AND 57 OR ascii(fdl_pg_w) BETWEEN 65 AND 90 OR ascii(fdl_pg_w) BETWEEN 97 AND 122
         THEN upper(left(fdl_pg_w, 1)) || lower(substr(fdl_pg_w, 2)) ELSE fdl_pg_w END), '') END)[1]`,
   ],
+  // json_typeof/jsonb_typeof: PostgreSQL's words for DuckDB's JSON types (every number is `number`)
+  ...['json_typeof(j)', 'jsonb_typeof(j)'].map((f): [string, string] => [
+    f,
+    "CASE json_type(j) WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'HUGEINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' END",
+  ]),
   [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`,

@@ -304,7 +304,23 @@ export function rowDivision(l: Node, r: Node): Node | undefined {
 /** `avg(x)` (not windowed): numeric for integers and numerics, sum / count divided as PostgreSQL. */
 export function avgCall(fc: Node, arg: Node): Node | undefined {
   const as = (name: string): Node => ({ FuncCall: { ...fc, funcname: [str(name)] } });
-  return dispatch('avg', [arg], [as('avg'), as('sum'), as('count')]);
+  return dispatch('avg', [arg], [intervalAvg(fc, arg), as('sum'), as('count')]);
+}
+
+/**
+ * DuckDB's `avg(x)` (`fc`: the walked call, its DISTINCT, FILTER and OVER kept), except of an interval:
+ * PostgreSQL's, the months, days and microseconds summed apart and divided by the count as interval_div
+ * (`_pgsem_iavg`; the sums are bound only for an interval). DISTINCT sums the parts of the distinct values.
+ */
+export function intervalAvg(fc: Node, arg: Node): Node {
+  const call = (name: string, a: Node): Node => ({ FuncCall: { ...fc, funcname: [str(name)], args: [a] } });
+  const macro = (name: string, a: Node): Node => ({
+    FuncCall: { funcname: [COMPAT_DB, 'pgcat', name].map(str), args: [a], funcformat: 'COERCE_EXPLICIT_CALL' },
+  });
+  const avg = call('avg', arg);
+  const sumOf = (part: string): Node =>
+    fc.agg_distinct ? macro(`_pgsem_l${part}`, call('list', arg)) : call('sum', macro(`_pgsem_i${part}`, arg));
+  return dispatch('iavg', [arg], [avg, call('count', arg), sumOf('months'), sumOf('days'), sumOf('micros')]) ?? avg;
 }
 
 /** A numeric constant's digits as [unscaled, scale]; undefined when not a plain number. */

@@ -5,7 +5,7 @@
  * sends as numeric. Elsewhere (inside an expression, a subquery) the scale cannot travel with the
  * value: avg keeps its DECIMAL(38,20) (documented), round with a variable n is refused.
  */
-import { dispatch } from './pg-result-types.js';
+import { dispatch, intervalAvg } from './pg-result-types.js';
 import { str, strConst, type Node } from './rewrite-nodes.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { int4Constant } from './pg-spellings.js';
@@ -70,7 +70,7 @@ const spelling = (n: unknown): string => JSON.stringify(n, (k, v: unknown) => (k
 export function shownAggregate(name: string, out: Node, arg: Node): Node | undefined {
   const agg = (fn: string, a: Node = arg): Node => ({ FuncCall: { ...out, funcname: [str(fn)], args: [a] } });
   if (name === 'avg')
-    return dispatch(out.over ? 'shown_wavg' : 'shown_avg', [arg], [agg('avg'), agg('count'), agg('sum')]);
+    return dispatch(out.over ? 'shown_wavg' : 'shown_avg', [arg], [intervalAvg(out, arg), agg('count'), agg('sum')]);
   const kind = VARIANCES[name];
   if (!kind || out.agg_distinct) return undefined;
   const square = dispatch('square', [arg], [arg]);

@@ -22,6 +22,12 @@ const NUMBERS = [
   'UBIGINT',
 ];
 
+/** power's operand types: a numeric beside an integer or a numeric makes it numeric in PostgreSQL. */
+const FLOATS = ['FLOAT', 'DOUBLE'];
+const POWER_TYPES = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'DECIMAL', ...FLOATS];
+/** Raised at run time as 0A000 with a hint (engine/duckdb-errors.ts reads `what|hint`); `fname` names the call. */
+const NUMERIC_MATH_REFUSED = `CASE WHEN x IS NULL THEN NULL ELSE CAST(error(fname || '() of a numeric value is not supported by fdl-gateway|PostgreSQL computes it in numeric at a scale of its own; DuckDB only in double precision, which differs in the last digits. Cast the argument to double precision (x::float8) for the double precision answer (log(b, x): ln(x::float8) / ln(b::float8)).') AS DECIMAL(38,16)) END`;
+
 /** Microseconds of a value's seconds field (seconds × 10⁶ + fraction), as DuckDB's microsecond(). */
 const usec = 'CAST(microsecond(x) AS DECIMAL(38,0))';
 
@@ -98,6 +104,61 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  // to_char's TH/th: the ordinal suffix of a number's text (str_numth: a tens digit 1 is always th)
+  [
+    '_pgsem_nth(s)',
+    "CASE WHEN s IS NULL THEN NULL WHEN length(s) >= 2 AND substr(s, length(s) - 1, 1) = '1' THEN 'th' WHEN right(s, 1) = '1' THEN 'st' WHEN right(s, 1) = '2' THEN 'nd' WHEN right(s, 1) = '3' THEN 'rd' ELSE 'th' END",
+  ],
+  ['_pgsem_nth_upper(s)', 'upper(_pgsem_nth(s))'],
+  // x AT TIME ZONE with a fixed abbreviation of s seconds east (zone-abbreviations.ts): a timestamptz is
+  // shown at UTC + s, a timestamp read at UTC − s; a date and an untyped string are timestamptz, as PostgreSQL resolves them.
+  ...['TIMESTAMP WITH TIME ZONE', 'DATE', 'VARCHAR'].map((t): [string, string] => [
+    `_pgsem_atabbrev(t ${t}, x, s)`,
+    "timezone('UTC', CAST(x AS TIMESTAMP WITH TIME ZONE)) + to_seconds(s)",
+  ]),
+  ['_pgsem_atabbrev(t TIMESTAMP, x, s)', "timezone('UTC', x - to_seconds(s))"],
+  [
+    '_pgsem_atabbrev(t, x, s)',
+    `CASE WHEN x IS NULL THEN NULL ELSE error('AT TIME ZONE of a time with a zone abbreviation is not supported by fdl-gateway|Apply it to a timestamp or a timestamptz, or name a zone of the tz database.') END`,
+  ],
+  // sqrt, exp, ln, log, log10 and power of a numeric: numeric in PostgreSQL, at a scale of its own rules
+  // (`exp(1::numeric)` 2.7182818284590452); DuckDB computes them in double precision, so a different
+  // number: refused (0A000) with the double precision spelling. Of integers and floats PostgreSQL's is float8, as DuckDB's.
+  ...NUMBERS.map((t): [string, string] => [
+    `_pgsem_nmath(t ${t}, x, fname)`,
+    t === 'DECIMAL' ? NUMERIC_MATH_REFUSED : 'x',
+  ]),
+  ['_pgsem_nmath(t, x, fname)', 'x'],
+  ...POWER_TYPES.flatMap((ta) =>
+    POWER_TYPES.map((tb): [string, string] => [
+      `_pgsem_npow(ta ${ta}, tb ${tb}, x, fname)`,
+      (ta === 'DECIMAL' && !FLOATS.includes(tb)) || (tb === 'DECIMAL' && !FLOATS.includes(ta))
+        ? NUMERIC_MATH_REFUSED
+        : 'x',
+    ]),
+  ),
+  ['_pgsem_npow(ta, tb, x, fname)', 'x'],
+  // avg(interval) as PostgreSQL 15's interval_avg: the fields summed apart (interval_pl), then interval_div by
+  // the count; DuckDB's own avg rounded the microseconds otherwise (`08:40:00.333334`, PostgreSQL `…333333`).
+  // (of another type 0: DuckDB binds a macro's every argument to choose its overload, used or not)
+  ['_pgsem_imonths(x INTERVAL)', "datepart('year', x) * 12 + datepart('month', x)"],
+  ['_pgsem_imonths(x)', '0'],
+  ['_pgsem_idays(x INTERVAL)', "datepart('day', x)"],
+  ['_pgsem_idays(x)', '0'],
+  [
+    '_pgsem_imicros(x INTERVAL)',
+    "datepart('hour', x) * 3600000000 + datepart('minute', x) * 60000000 + datepart('microseconds', x)",
+  ],
+  ['_pgsem_imicros(x)', '0'],
+  ['_pgsem_lmonths(l)', 'list_sum(list_transform(l, lambda fdl_pg_v: _pgsem_imonths(fdl_pg_v)))'],
+  ['_pgsem_ldays(l)', 'list_sum(list_transform(l, lambda fdl_pg_v: _pgsem_idays(fdl_pg_v)))'],
+  ['_pgsem_lmicros(l)', 'list_sum(list_transform(l, lambda fdl_pg_v: _pgsem_imicros(fdl_pg_v)))'],
+  [
+    '_pgsem_iavg(t INTERVAL, orig, n, sm, sd, su)',
+    'CASE WHEN n = 0 THEN NULL ELSE _pgsem_idiv(to_months(CAST(sm AS INTEGER)) + to_days(CAST(sd AS INTEGER)) + to_microseconds(CAST(su AS BIGINT)), n) END',
+  ],
+  // (two overloads only: each typed one costs every avg's bind; avg of a string fails in both servers)
+  ['_pgsem_iavg(t, orig, n, sm, sd, su)', 'orig'],
   // to_hex: PostgreSQL's lower-case digits; int2/int4 as int4 in 32 bits (DuckDB's to_hex is guarded: the built-in, 16 digits at most).
   [
     '_pgsem_tohex(t INTEGER, x)',

@@ -1,5 +1,6 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { posixZoneRefusal } from './posix-zones.js';
+import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -26,6 +27,7 @@ import {
   JSON_SET_FUNCTIONS,
   jsonSetFunctionRefused,
   LIST_SRF_IN_SELECT,
+  numericSeries,
   regexpMatchesRefused,
   unnestSrf,
 } from './pg-calls.js';
@@ -118,6 +120,12 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
   const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;
   if (posix) throw posix;
+  // `x AT TIME ZONE 'PST'`: PostgreSQL's abbreviation is a fixed offset, DuckDB's ICU a zone (or none).
+  const abbreviated = typeof zone === 'string' ? abbreviationZone(zone, args![1]!) : undefined;
+  if (abbreviated) {
+    ctx.changed = true;
+    return abbreviated;
+  }
   // (in FROM the call stays one: a CASE is no FROM item)
   if (pgName === 'string_to_array' && args?.length === 2 && !fc.over && !inFrom) {
     ctx.changed = true;
@@ -161,6 +169,17 @@ function pgCall(
 ): Node | undefined {
   if (pgName === 'cardinality' && args?.length === 1 && !inFrom) return cardinalityCall(args[0]!);
   if (pgName === 'string_to_array' && args?.length === 3 && !inFrom) return compat('_pgsem_string_to_array', args);
+  // of a numeric: PostgreSQL's numeric answer is not DuckDB's double (pg-value-macros.ts `_pgsem_nmath`)
+  if (pgName && ['sqrt', 'exp', 'ln', 'log', 'log10'].includes(pgName) && args?.length === 1 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
+    return dispatch('nmath', [args[0]!], [plain, strConst(pgName)]) ?? plain;
+  }
+  // log(b, x) is numeric only in PostgreSQL
+  if (pgName === 'log' && args?.length === 2 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
+    const numeric: Node = { A_Const: { fval: { fval: '0.5' } } };
+    return dispatch('nmath', [numeric], [plain, strConst('log')]) ?? plain;
+  }
   if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
     const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
     const checked = checkedPower(pow, args[0]!, args[1]!);
@@ -308,6 +327,11 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;
     return jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
+  }
+  const numericRows = pgName === 'generate_series' && args ? numericSeries(args, inFrom) : undefined;
+  if (numericRows) {
+    ctx.changed = true;
+    return numericRows;
   }
   if (pgName && LIST_SRF_IN_SELECT.has(pgName) && !inFrom) {
     ctx.changed = true;

@@ -161,6 +161,23 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         return walk(tested, ctx, false);
       }
       case 'SubLink': {
+        // EXISTS (SELECT FROM …): PostgreSQL allows an empty select list; DuckDB's grammar does not (42601).
+        // Its rows alone are tested, so a constant column changes nothing.
+        const empty = body.subselect?.SelectStmt as Node | undefined;
+        if (
+          body.subLinkType === 'EXISTS_SUBLINK' &&
+          empty &&
+          !empty.targetList &&
+          (!empty.op || empty.op === 'SETOP_NONE')
+        ) {
+          ctx.changed = true;
+          const one = { ResTarget: { val: { A_Const: { ival: { ival: 1 } } } } };
+          return walk(
+            { SubLink: { ...body, subselect: { SelectStmt: { ...empty, targetList: [one] } } } },
+            ctx,
+            display,
+          );
+        }
         const fields = rowArgs(body.testexpr as Node | undefined);
         const kind =
           body.subLinkType === 'ANY_SUBLINK' ? 'ANY' : body.subLinkType === 'ALL_SUBLINK' ? 'ALL' : undefined;
@@ -211,6 +228,9 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
+        if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
+          throw groupDistinctRefused();
         {
           const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true) ?? usingColumnsFirst(body);
           if (targetList) {
@@ -227,6 +247,10 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           try {
             const out: Node = {};
             for (const k of keys) out[k] = walk(obj[k], ctx, false);
+            if (body.groupDistinct) {
+              ctx.changed = true;
+              out.SelectStmt = { ...(out.SelectStmt as Node), groupDistinct: false };
+            }
             return out;
           } finally {
             ctx.rowScope = outer;
@@ -537,4 +561,14 @@ function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
     default:
       return orig;
   }
+}
+
+/** GROUP BY DISTINCT over ROLLUP, CUBE or GROUPING SETS: DuckDB's grammar has no DISTINCT there. */
+function groupDistinctRefused(): SqlError {
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    'GROUP BY DISTINCT with ROLLUP, CUBE or GROUPING SETS is not supported by fdl-gateway',
+    undefined,
+    'List the distinct grouping sets yourself: GROUP BY GROUPING SETS ((a, b), (a), ()).',
+  );
 }

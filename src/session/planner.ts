@@ -232,8 +232,9 @@ export async function planQuery(
         format: 0,
       });
     }
-    // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text.
-    const named = rewrite.sql === source ? analysis : first.named;
+    // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text,
+    // or, where DuckDB's grammar cannot read that text (`EXISTS (SELECT FROM …)`), the rewritten one's.
+    const named = rewrite.sql === source ? analysis : (first.named ?? analysis);
     const pgNames = postgresColumnNames(
       named?.columnNames,
       base.fields.map((f) => f.name),

@@ -20,6 +20,7 @@ import { REVIEW_16 } from './pg-corpus-review-16.js';
 import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus-review-17.js';
 import { REVIEW_18, REVIEW_18_ANSWERED, REVIEW_18_DOCUMENTED } from './pg-corpus-review-18.js';
 import { REVIEW_19 } from './pg-corpus-review-19.js';
+import { REVIEW_20, REVIEW_20_REFUSED } from './pg-corpus-review-20.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -436,7 +437,12 @@ const FIXED = [
 ];
 
 /** Statements the gateway once refused and now answers: a refusal of one is a failure, not a third state. */
-export const MUST_ANSWER: ReadonlySet<string> = new Set([...REVIEW_17_ANSWERED, ...REVIEW_18_ANSWERED, ...REVIEW_19]);
+export const MUST_ANSWER: ReadonlySet<string> = new Set([
+  ...REVIEW_17_ANSWERED,
+  ...REVIEW_18_ANSWERED,
+  ...REVIEW_19,
+  ...REVIEW_20,
+]);
 
 /**
  * Answers that once failed outright (issue 25, session 34): the same as PostgreSQL or refused with a
@@ -483,6 +489,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_18,
   // session 42: function-style casts, date(x)'s name, date/time literals with a zone (pgjdbc simple mode)
   ...REVIEW_19,
+  // session 43: avg(interval), json_agg(DISTINCT … ORDER BY), EXISTS (SELECT FROM), zone abbreviations, to_char's ISO fields, numeric math refused
+  ...REVIEW_20,
+  ...REVIEW_20_REFUSED,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons

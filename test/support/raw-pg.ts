@@ -189,8 +189,11 @@ export class RawPg {
     this.waiter?.();
   }
 
+  /** How long next() waits for a message by default (a hang guard; a loaded machine may need more). */
+  messageTimeoutMs = 20_000;
+
   /** Next backend message (rejects if the connection closes or nothing arrives within timeoutMs). */
-  async next(timeoutMs = 20_000): Promise<RawMessage> {
+  async next(timeoutMs = this.messageTimeoutMs): Promise<RawMessage> {
     for (;;) {
       if (this.head < this.queue.length) {
         const m = this.queue[this.head];
