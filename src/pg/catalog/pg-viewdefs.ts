@@ -1,6 +1,5 @@
 // GENERATED from a PostgreSQL 15.18 server's own catalog by test/fixtures-clients/gen-pg-viewdefs.py
 // (see test/fixtures-clients/README.md); do not edit by hand.
-/* eslint-disable */
 
 /** pg_catalog's views: oid, relname, pg_get_viewdef(oid) (pg_views.definition), pg_get_viewdef(oid, true) (psql's \sv, \d+), reloptions (\sv prints them). */
 export const PG_VIEW_DEFINITIONS: ReadonlyArray<readonly [number, string, string, string, readonly string[] | null]> = [
