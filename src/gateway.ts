@@ -397,6 +397,7 @@ function observedVersions(versions: Versions, generation: () => number, observer
     freshVersion: (repo, ref) => versions.freshVersion(repo, ref),
     isMoving: (lease) => versions.isMoving(lease),
     repositories: (user) => versions.repositories(user),
+    databases: (user) => versions.databases(user),
     systemTable: (view, ctx) => versions.systemTable(view, ctx),
     generation,
   };

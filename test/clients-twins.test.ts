@@ -103,6 +103,8 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'NO SCROLL cursor scrolled forward',
         'binary named cursor',
         'WITH HOLD cursor read after COMMIT',
+        'WITH HOLD cursor gone after ROLLBACK',
+        'WITH HOLD cursors across savepoints, COMMIT and ROLLBACK',
         'two named cursors read in turn',
         'named cursor over a failing query',
         "named cursor, parameters that are to_char's format and round's places",

@@ -294,6 +294,16 @@ const COMMANDS: Array<{
   { cmd: 'SELECT * FROM sales.orders \\gdesc' },
   { cmd: '\\dTS+ int4', allowed: [bootstrapOwner] },
   { cmd: '\\sf no_such_function', fails: /^error: ERROR: {2}function "no_such_function" does not exist$/ },
+  // pg_catalog's views with PostgreSQL 15's own definitions and options (pg/catalog/pg-viewdefs.ts).
+  { cmd: '\\sv pg_catalog.pg_tables' },
+  { cmd: '\\sv+ pg_catalog.pg_stats' },
+  { cmd: '\\d+ pg_catalog.pg_roles' },
+  { cmd: '\\dv pg_catalog.*', allowed: [bootstrapOwner] },
+  {
+    cmd: `SELECT c.relname, md5(pg_catalog.pg_get_viewdef(c.oid)) AS plain, md5(pg_catalog.pg_get_viewdef(c.oid, true)) AS pretty, md5(v.definition) AS listed, c.reloptions
+      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_views v ON v.viewname = c.relname AND v.schemaname = 'pg_catalog'
+      WHERE c.relnamespace = 11 AND c.relkind = 'v' ORDER BY 1`.replace(/\s+/g, ' '),
+  },
 ];
 
 describe('psql 15 describe commands: the gateway answers as PostgreSQL 15', { concurrency: 4 }, () => {

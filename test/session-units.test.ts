@@ -15,6 +15,7 @@ import { classify, type Statement } from '../src/text/classify.js';
 import { moveCursor, type CursorPlace } from '../src/session/cursor-moves.js';
 import type { FetchDirection } from '../src/text/classify.js';
 import {
+  closingAtRollbackTo,
   closingAtTransactionEnd,
   fetchTag,
   interpretCursor,
@@ -62,11 +63,14 @@ describe('session units: the transaction interpreter', () => {
     });
     assert.deepEqual(tx.begin('read committed'), { tag: 'BEGIN', begins: true });
     assert.equal(tx.status, 'I'); // open once the caller has re-resolved the version
+    assert.deepEqual(tx.scopes, []);
     tx.begun();
     assert.equal(tx.status, 'T');
     assert.equal(tx.begin('read committed').warning?.code, '25001');
     assert.deepEqual(tx.savepoint('a'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 1 } });
     assert.deepEqual(tx.savepoint('b'), { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: 2 } });
+    // a cursor declared now belongs to the block and both savepoints' subtransactions
+    assert.deepEqual(tx.scopes, [1, 2, 3]);
     tx.fail();
     assert.equal(tx.status, 'E');
     assert.equal(
@@ -81,15 +85,23 @@ describe('session units: the transaction interpreter', () => {
       code(() => tx.rollbackTo('nope')),
       '3B001',
     );
-    assert.deepEqual(tx.rollbackTo('a'), { tag: 'ROLLBACK', savepoints: { kind: 'rollbackTo', depth: 1 } });
+    // what was declared since `a` was set goes (scope 2); `a` is begun again as a new scope
+    assert.deepEqual(tx.rollbackTo('a'), {
+      tag: 'ROLLBACK',
+      savepoints: { kind: 'rollbackTo', depth: 1 },
+      aborted: 2,
+    });
+    assert.deepEqual(tx.scopes, [1, 4]);
     assert.equal(tx.status, 'T');
     assert.equal(
       code(() => tx.release('b')),
       '3B001',
     ); // b went with the rollback to a
     assert.deepEqual(tx.release('a'), { tag: 'RELEASE', savepoints: { kind: 'release', depth: 0 } });
+    assert.deepEqual(tx.scopes, [1]);
     tx.fail();
-    assert.deepEqual(tx.commit(), { tag: 'ROLLBACK', warning: undefined, ended: true }); // COMMIT of a failed block
+    // COMMIT of a failed block; the block's cursors go, WITH HOLD ones too
+    assert.deepEqual(tx.commit(), { tag: 'ROLLBACK', warning: undefined, ended: true, aborted: 1 });
     assert.equal(tx.status, 'I');
     assert.equal(
       code(() => tx.savepoint('x')),
@@ -313,6 +325,14 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
       tag: 'CLOSE CURSOR ALL',
     });
     assert.deepEqual(closingAtTransactionEnd(open), ['', 'c']); // WITH HOLD survives COMMIT
+    // declared WITH HOLD in block 1 (and savepoint 2), and in an earlier, committed block 0
+    const scoped = new Map<string, CursorEntry>([
+      ['h1', { cursor: { hold: true, scopes: [1, 2] } }],
+      ['h0', { cursor: { hold: true, scopes: [0] } }],
+      ['c1', { cursor: { hold: false, scopes: [1] } }],
+    ]);
+    assert.deepEqual(closingAtTransactionEnd(scoped, 1), ['h1', 'c1'], 'ROLLBACK drops what the block declared');
+    assert.deepEqual(closingAtRollbackTo(scoped, 2), ['h1'], 'ROLLBACK TO drops what was declared since');
     assert.deepEqual(open.size, 3, 'the interpreter changes nothing itself');
   });
 });

@@ -101,6 +101,27 @@ describe('system views show a user limited by grants only what they may read', (
       await all.end();
     }
   });
+
+  test('pg_database (\\l) names only the databases a user limited by grants may connect to: not a repository whose HEAD is not theirs', async () => {
+    const datnames = async (user: string, database: string) => {
+      const c = new pg.Client({ host: gw.host, port: gw.port, user, database });
+      await c.connect();
+      try {
+        return (await c.query('select datname from pg_catalog.pg_database order by datname')).rows.map(
+          (r: { datname: string }) => r.datname,
+        );
+      } finally {
+        await c.end();
+      }
+    };
+    // Granted tags/v2 only: `basic` names HEAD, which they may not read (42501), so it is not listed.
+    assert.deepEqual(await datnames('onetag', 'basic@v2'), ['basic@v2']);
+    assert.deepEqual(await datnames('onetag', 'postgres'), ['postgres']);
+    const refused = new pg.Client({ host: gw.host, port: gw.port, user: 'onetag', database: 'basic' });
+    await assert.rejects(refused.connect(), { code: '42501' });
+    // An unrestricted user sees the repository too.
+    assert.deepEqual(await datnames('someone', 'basic@v2'), ['basic', 'basic@v2']);
+  });
 });
 
 describe("fdl.cache tells a user limited by grants nothing of other users' activity", () => {

@@ -10,9 +10,12 @@ import { classify, type FetchDirection, type Statement } from '../text/classify.
 export type QueryStatement = Extract<Statement, { kind: 'query' }>;
 export type CursorStatement = Extract<Statement, { kind: 'declare' | 'fetch' | 'closeCursor' }>;
 
-/** What the interpreter reads of a portal: whether it is an SQL cursor, and one WITH HOLD. */
+/**
+ * What the interpreter reads of a portal: whether it is an SQL cursor, one WITH HOLD, and the
+ * transaction scopes it was declared in (session/transaction.ts `scopes`; none: committed already).
+ */
 export interface CursorEntry {
-  readonly cursor?: { readonly hold: boolean };
+  readonly cursor?: { readonly hold: boolean; readonly scopes?: readonly number[] };
 }
 
 export type CursorAction<P> =
@@ -89,9 +92,25 @@ export function fetchTag(move: boolean, rows: number): string {
   return `${move ? 'MOVE' : 'FETCH'} ${rows}`;
 }
 
-/** The portals a transaction's end closes: all but cursors declared WITH HOLD. */
-export function closingAtTransactionEnd<P extends CursorEntry>(portals: ReadonlyMap<string, P>): string[] {
+/**
+ * The portals a transaction's end closes: all but cursors declared WITH HOLD; when it was rolled back
+ * (`aborted`: its scope), those declared WITH HOLD inside it too — PostgreSQL keeps a holdable cursor
+ * only once the transaction that declared it commits.
+ */
+export function closingAtTransactionEnd<P extends CursorEntry>(
+  portals: ReadonlyMap<string, P>,
+  aborted?: number,
+): string[] {
   const names: string[] = [];
-  for (const [name, p] of portals) if (!p.cursor?.hold) names.push(name);
+  for (const [name, p] of portals) if (!p.cursor?.hold || declaredIn(p, aborted)) names.push(name);
   return names;
+}
+
+/** The cursors ROLLBACK TO SAVEPOINT drops: those declared since the savepoint was set (`aborted`: its scope). */
+export function closingAtRollbackTo<P extends CursorEntry>(portals: ReadonlyMap<string, P>, aborted: number): string[] {
+  return [...portals].filter(([, p]) => declaredIn(p, aborted)).map(([name]) => name);
+}
+
+function declaredIn(p: CursorEntry, scope: number | undefined): boolean {
+  return scope !== undefined && (p.cursor?.scopes?.includes(scope) ?? false);
 }

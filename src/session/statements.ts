@@ -9,7 +9,13 @@ import { importSnapshot } from './snapshot-import.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import type { SessionCore } from './core.js';
-import { closingAtTransactionEnd, interpretCursor, type CursorAction, type CursorEntry } from './cursors.js';
+import {
+  closingAtRollbackTo,
+  closingAtTransactionEnd,
+  interpretCursor,
+  type CursorAction,
+  type CursorEntry,
+} from './cursors.js';
 import { roomForPortal, roomForStatement, type NamedLimits } from './named-limits.js';
 import { disposeStatement, type PreparedStmt } from './plan.js';
 import {
@@ -47,6 +53,7 @@ export type StatementOutcome<P> =
       hold: boolean;
       scroll: boolean;
       binary: boolean;
+      scopes: readonly number[];
       tag: 'DECLARE CURSOR';
     }
   /** FETCH / MOVE: send or pass over the rows `direction` reaches (tag: fetchTag). */
@@ -185,6 +192,8 @@ export async function runStatement<P extends CursorEntry>(
         hold: action.hold,
         scroll: action.scroll,
         binary: action.binary,
+        // the transaction scopes open now: rolling back any of them drops the cursor (cursors.ts)
+        scopes: core.tx.scopes,
         tag: action.tag,
       };
     }
@@ -215,7 +224,11 @@ async function transactionDone<P extends CursorEntry>(
   return {
     kind: 'done',
     tag: outcome.tag,
-    ...(outcome.ended ? { dropPortals: closingAtTransactionEnd(scope.portals) } : {}),
+    ...(outcome.ended
+      ? { dropPortals: closingAtTransactionEnd(scope.portals, outcome.aborted) }
+      : outcome.aborted !== undefined
+        ? { dropPortals: closingAtRollbackTo(scope.portals, outcome.aborted) }
+        : {}),
   };
 }
 

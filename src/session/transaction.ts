@@ -20,6 +20,11 @@ export interface TransactionOutcome {
   ended?: boolean;
   /** A savepoint was set, released or rolled back to: how many savepoints the block holds now. */
   savepoints?: { kind: 'savepoint' | 'release' | 'rollbackTo'; depth: number };
+  /**
+   * The scope (the block, or a savepoint's subtransaction) this rolled back: the cursors declared in it
+   * go, WITH HOLD or not, as PostgreSQL drops the portals an aborted (sub)transaction created.
+   */
+  aborted?: number;
 }
 
 /** The isolation levels under which a transaction reads one snapshot throughout (PostgreSQL's IsolationUsesXactSnapshot). */
@@ -32,6 +37,9 @@ export class Transaction {
   private level = 'read committed';
   /** A statement of the block has read (or planned over) its version: PostgreSQL's first snapshot is taken. */
   private snapshotTaken = false;
+  /** The open scopes, outermost first: the block's, then one per savepoint's subtransaction; each ID used once. */
+  private openScopes: number[] = [];
+  private lastScope = 0;
 
   get status(): TransactionStatus {
     return this.state;
@@ -90,26 +98,38 @@ export class Transaction {
   /** The caller re-resolved the version: the block is open. */
   begun(): void {
     this.state = 'T';
+    this.openScopes = [++this.lastScope];
+  }
+
+  /**
+   * The scopes open now, outermost first (none outside a block): a cursor declared now belongs to
+   * them, and goes when any of them is rolled back.
+   */
+  get scopes(): readonly number[] {
+    return [...this.openScopes];
   }
 
   /** COMMIT of a failed block is a ROLLBACK, as in PostgreSQL. */
   commit(): TransactionOutcome {
     const failed = this.state === 'E';
     const warning = this.state === 'I' ? NO_TRANSACTION : undefined;
+    const aborted = failed ? this.openScopes[0] : undefined;
     this.end();
-    return { tag: failed ? 'ROLLBACK' : 'COMMIT', warning, ended: true };
+    return { tag: failed ? 'ROLLBACK' : 'COMMIT', warning, ended: true, ...(aborted ? { aborted } : {}) };
   }
 
   rollback(): TransactionOutcome {
     const warning = this.state === 'I' ? NO_TRANSACTION : undefined;
+    const aborted = this.openScopes[0];
     this.end();
-    return { tag: 'ROLLBACK', warning, ended: true };
+    return { tag: 'ROLLBACK', warning, ended: true, ...(aborted ? { aborted } : {}) };
   }
 
   savepoint(name: string): TransactionOutcome {
     if (this.state === 'I')
       throw new SqlError(SQLSTATE.noActiveTransaction, 'SAVEPOINT can only be used in transaction blocks');
     this.savepoints.push(name);
+    this.openScopes.push(++this.lastScope);
     return { tag: 'SAVEPOINT', savepoints: { kind: 'savepoint', depth: this.savepoints.length } };
   }
 
@@ -119,6 +139,8 @@ export class Transaction {
     const at = this.savepoints.lastIndexOf(name);
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at;
+    // what was declared inside now belongs to the enclosing scope, whose ID its cursors hold already
+    this.openScopes.length = at + 1;
     return { tag: 'RELEASE', savepoints: { kind: 'release', depth: at } };
   }
 
@@ -130,7 +152,11 @@ export class Transaction {
     if (at < 0) throw new SqlError(SQLSTATE.invalidSavepointSpecification, `savepoint "${name}" does not exist`);
     this.savepoints.length = at + 1;
     this.state = 'T';
-    return { tag: 'ROLLBACK', savepoints: { kind: 'rollbackTo', depth: at + 1 } };
+    // the savepoint's subtransaction is aborted and begun again, as a new scope
+    const aborted = this.openScopes[at + 1]!;
+    this.openScopes.length = at + 1;
+    this.openScopes.push(++this.lastScope);
+    return { tag: 'ROLLBACK', savepoints: { kind: 'rollbackTo', depth: at + 1 }, aborted };
   }
 
   /** An error inside a block fails it; outside one there is nothing to fail. */
@@ -151,6 +177,7 @@ export class Transaction {
   private end(): void {
     this.state = 'I';
     this.savepoints = [];
+    this.openScopes = [];
   }
 }
 

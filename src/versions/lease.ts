@@ -116,6 +116,8 @@ export interface VersionSource {
   isMoving(lease: VersionLease): boolean;
   /** The served repositories; with `user`, only those that user may see (the others answer as not served). */
   repositories(user?: string): string[];
+  /** The databases `user` may connect to by a repository's name alone (pg_database lists these and the session's own). */
+  databases(user: string): Promise<string[]>;
   /** Bumped when grants or repositories change (reload): sessions re-authorize at their next transaction. */
   generation?(): number;
   /** Rows of a gateway system view (fdl.refs, fdl.versions, fdl.dataset, fdl.cache) for this session. */

@@ -48,6 +48,25 @@ export class Versions implements VersionSource {
     return user === undefined ? all : all.filter((r) => this.grants.seesRepository(user, r));
   }
 
+  /**
+   * The databases `user` may connect to by a repository's name alone (pg_database, \l): a user limited
+   * by grants sees a repository's name only when its HEAD is theirs to read. A name they could not
+   * connect to would tell them what is served beyond their grants.
+   */
+  async databases(user: string): Promise<string[]> {
+    const seen = this.repositories(user);
+    if (!this.grants.restricts(user)) return seen;
+    const readable = await Promise.all(
+      seen.map((name) =>
+        resolveGranted(this.grants, user, this.repos.get(name)!, name, '').then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    return seen.filter((_, i) => readable[i]);
+  }
+
   repository(name: string): Repository | undefined {
     return this.repos.get(name);
   }

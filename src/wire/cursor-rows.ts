@@ -24,6 +24,8 @@ export interface CursorState {
   declared: boolean;
   hold: boolean;
   scroll: boolean;
+  /** The transaction scopes it was declared in (session/cursors.ts: rolling one back drops it). */
+  scopes: readonly number[];
   place: CursorPlace;
   /** DataRow messages of rows keptFrom, keptFrom + 1, … (1-based), encoded in the portal's formats. */
   kept: Buffer[];
@@ -31,8 +33,8 @@ export interface CursorState {
   keptBytes: number;
 }
 
-export function newCursorState(hold: boolean, scroll: boolean): CursorState {
-  return { declared: true, hold, scroll, place: { pos: 0, end: null }, kept: [], keptFrom: 1, keptBytes: 0 };
+export function newCursorState(hold: boolean, scroll: boolean, scopes: readonly number[] = []): CursorState {
+  return { declared: true, hold, scroll, scopes, place: { pos: 0, end: null }, kept: [], keptFrom: 1, keptBytes: 0 };
 }
 
 /** FETCH/MOVE on a protocol portal (asyncpg's Cursor.forward): forward-only, from the rows Execute already sent. */

@@ -165,7 +165,7 @@ export class PortalRunner {
           portal.paramFormats,
           outcome.query.columnTypes.map(() => (outcome.binary ? 1 : 0)),
         );
-        cursor.cursor = newCursorState(outcome.hold, outcome.scroll);
+        cursor.cursor = newCursorState(outcome.hold, outcome.scroll, outcome.scopes);
         try {
           await this.startQuery(cursor);
         } catch (e) {

@@ -476,7 +476,9 @@ export class Session {
   async describeSession(database: string, pid: number): Promise<void> {
     const more: [string, string][] = [['pg_backend_start', new Date().toISOString()]];
     if (this.core.clientAddress) more.push(['pg_client_addr', this.core.clientAddress]);
-    await this.settings.describeSession(database, pid, this.versions.repositories(this.user), more); // pg_database: only what the user may see
+    // pg_database: only the databases the user may connect to (and the session's own)
+    const databases = await this.versions.databases(this.user);
+    await this.settings.describeSession(database, pid, databases, more);
     this.deliverPending(); // before the startup's own messages
   }
 

@@ -77,6 +77,49 @@ with psycopg.connect(DSN) as conn:
         return [first, len(rest), rest[-1]]
     show("WITH HOLD cursor read after COMMIT", withhold)
 
+    def withhold_rolled_back():
+        # PostgreSQL keeps a holdable cursor only once the transaction that declared it commits.
+        cur = conn.cursor("c_hold_rb", withhold=True)
+        cur.execute(Q, (60,))
+        first = cur.fetchmany(2)
+        conn.rollback()
+        try:
+            return [first, cur.fetchall()]
+        finally:
+            conn.rollback()
+    show("WITH HOLD cursor gone after ROLLBACK", withhold_rolled_back)
+
+    def withhold_savepoints():
+        # SQL cursors across savepoints: ROLLBACK TO drops what was declared since; RELEASE hands it to the enclosing scope.
+        out = []
+        def fetch(name):
+            try:
+                with conn.transaction(savepoint_name="probe"):
+                    return conn.execute(f"fetch 1 from {name}").fetchall()
+            except psycopg.Error as e:
+                return e.sqlstate
+        conn.execute("declare h_kept cursor with hold for select order_id from sales.orders order by order_id")
+        conn.commit()
+        conn.execute("savepoint a")
+        conn.execute("declare h_sp cursor with hold for select order_id from sales.orders order by order_id")
+        conn.execute("declare n_sp cursor for select order_id from sales.orders order by order_id")
+        conn.execute("rollback to savepoint a")
+        out += [fetch("h_sp"), fetch("n_sp"), fetch("h_kept")]
+        conn.execute("savepoint b")
+        conn.execute("declare h_rel cursor with hold for select order_id from sales.orders order by order_id desc")
+        conn.execute("release savepoint b")
+        conn.execute("savepoint c")
+        conn.execute("rollback to savepoint c")
+        out.append(fetch("h_rel"))
+        conn.commit()
+        out += [fetch("h_rel"), fetch("h_kept")]
+        conn.rollback()
+        out.append(fetch("h_kept"))
+        conn.execute("close all")
+        conn.commit()
+        return out
+    show("WITH HOLD cursors across savepoints, COMMIT and ROLLBACK", withhold_savepoints)
+
     def many_open():
         try:
             a = conn.cursor("c_a")

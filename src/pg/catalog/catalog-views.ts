@@ -85,8 +85,10 @@ export function catalogViewStatements(): string[] {
         relrewrite: '0',
         relfrozenxid: '0',
         relminmxid: '0',
+        // pg_catalog's views with PostgreSQL's options (pg_stats: security_barrier), which psql's \sv prints
+        reloptions: 'd.reloptions',
       },
-      `FROM ${C}_relall r LEFT JOIN (SELECT attrelid, count(*) AS natts FROM ${C}_cols GROUP BY attrelid) n ON n.attrelid = r.oid`,
+      `FROM ${C}_relall r LEFT JOIN ${C}_catviewdefs d ON d.oid = r.oid LEFT JOIN (SELECT attrelid, count(*) AS natts FROM ${C}_cols GROUP BY attrelid) n ON n.attrelid = r.oid`,
     ),
   );
   s.push(
@@ -322,8 +324,14 @@ export function catalogViewStatements(): string[] {
   s.push(
     pgView(
       'pg_views',
-      { schemaname: 'nspname', viewname: 'relname', viewowner: `${C}_user()`, definition: `${C}_viewdef(definition)` },
-      `FROM ${C}_rel WHERE relkind = 'v'`,
+      {
+        schemaname: 'r.nspname',
+        viewname: 'r.relname',
+        viewowner: `${C}_user()`,
+        definition: `coalesce(d.definition, ${C}_viewdef(r.definition))`,
+      },
+      // every view pg_class lists (\dv *.*): the version's, the gateway's own and pg_catalog's, with PostgreSQL's definitions
+      `FROM ${C}_relall r LEFT JOIN ${C}_catviewdefs d ON d.oid = r.oid WHERE r.relkind = 'v'`,
     ),
   );
   const stat = {

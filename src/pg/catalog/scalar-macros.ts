@@ -135,14 +135,9 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_operator_is_visible(id)`, 'true'],
     // No function here has a SQL-standard body (prosqlbody is NULL), so psql \df+ shows none.
     [`pg_get_function_sqlbody(id)`, 'CAST(NULL AS VARCHAR)'],
-    [
-      `pg_get_viewdef(id)`,
-      `(SELECT ${C}_viewdef(definition) FROM ${C}_relall WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
-    ],
-    [
-      `pg_get_viewdef(id, pretty)`,
-      `(SELECT ${C}_viewdef(definition) FROM ${C}_relall WHERE oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND oid = ${C}_regclass_oid(id)))`,
-    ],
+    // A pg_catalog view's is PostgreSQL 15's own (pg-viewdefs.ts: plain, or pretty as psql's \sv and \d+ ask).
+    [`pg_get_viewdef(id)`, viewdefBody('false')],
+    [`pg_get_viewdef(id, pretty)`, viewdefBody('pretty')],
     [`pg_encoding_to_char(e)`, `CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END`],
     [`pg_char_to_encoding(e)`, `CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END`],
     [`current_setting(n)`, `${C}_setting(n)`],
@@ -330,4 +325,11 @@ export function scalarMacros(b: Build): Array<[string, string]> {
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
   macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS);
   return macros;
+}
+
+/** pg_get_viewdef's body: the relation by OID or by name, PostgreSQL's text for its own views, else the view's definition. */
+function viewdefBody(pretty: string): string {
+  return `(SELECT coalesce(CASE WHEN ${pretty} THEN d.pretty_definition ELSE d.definition END, ${C}_viewdef(r.definition))
+    FROM ${C}_relall r LEFT JOIN ${C}_catviewdefs d ON d.oid = r.oid
+    WHERE r.oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND r.oid = ${C}_regclass_oid(id)))`;
 }

@@ -16,6 +16,7 @@ import { duckdbTypeForCatalogColumn } from '../types.js';
 import { PRIVILEGED_SETTINGS } from './privileged-settings.js';
 import { PG_CATALOG_ATTRIBUTES } from './pg-attributes.js';
 import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
+import { PG_VIEW_DEFINITIONS } from './pg-viewdefs.js';
 import { ABSENT_FEATURE_RELATIONS } from './absent-features.js';
 import { FUNCTION_CATALOG_ROWS } from './functions.js';
 import { EXTENSION_DEPENDS } from './procedures.js';
@@ -207,6 +208,19 @@ export function staticTableStatements(): string[] {
         ['definition', 'VARCHAR'],
       ],
       FDL_RELATIONS,
+    ),
+  );
+  // PostgreSQL 15's definitions of its pg_catalog views, plain (pg_views) and pretty (psql's \sv and \d+).
+  s.push(
+    ...valuesTable(
+      '_catviewdefs',
+      [
+        ['oid', 'BIGINT'],
+        ['definition', 'VARCHAR'],
+        ['pretty_definition', 'VARCHAR'],
+        ['reloptions', 'VARCHAR[]'],
+      ],
+      PG_VIEW_DEFINITIONS.map(([oid, , definition, pretty, options]) => [oid, definition, pretty, options]),
     ),
   );
   s.push(
