@@ -184,9 +184,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`cardinality(arr)`, `len(arr)`],
     [
       `quote_ident(x)`,
-      // An identifier over the quoting ceiling is refused before a copy of it is made (pg-text-macros.ts MAX_QUOTED_TEXT).
-      `CASE WHEN ${quotedBytes('x', '"')} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_ident')}
-        WHEN regexp_full_match(x, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || x || ' ') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
+      // An identifier over the quoting ceiling is refused before a copy of it is made (pg-text-macros.ts
+      // MAX_QUOTED_TEXT); named once through a one-element lambda: format('%I', …) passes a large expression,
+      // and each name of it is bound again (four names made the corpus' format('%I', …) time out).
+      `list_transform([x], lambda fdl_pg_i: CASE WHEN ${quotedBytes('fdl_pg_i', '"')} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_ident')}
+        WHEN regexp_full_match(fdl_pg_i, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || fdl_pg_i || ' ') THEN fdl_pg_i
+        ELSE '"' || replace(fdl_pg_i, '"', '""') || '"' END)[1]`,
     ],
     [
       `quote_literal(x)`,
