@@ -279,6 +279,46 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     await c.end();
   });
 
+  test('quoted copies of 120 KB values over 8,192 rows (array, record text, quote_literal, format %I): 54000, RSS ≤ memoryLimit + 1 GiB, the process alive; texts under the ceiling answer', async () => {
+    // Before (attacker review of session 42; again on 2026-12-05): the array text's copies of 120 KB texts of `"` took
+    // RSS to the data limit (2,571–2,588 MiB, 53200 after ~60 s) and V8 died there twice in three runs ("Committing
+    // semi space failed"); texts of spaces, quoted without escapes, the same.
+    const pid = gw.proc.pid!;
+    const c = await login();
+    await c.query('set statement_timeout = 60000');
+    // 120 KB a row, one value per row (not a constant vector), built 100 bytes at a time (a byte at a time took ~10 s here).
+    const rows = (fill: string) => `(select repeat(repeat('${fill}', 100), 1200 + range % 2) as j from range(8192)) t`;
+    const watch = watchRss(pid);
+    for (const [sql, message] of [
+      [
+        `select count(*) from ${rows('"')} where array[j, j]::text is not null`,
+        /^array_out: a quoted text exceeds the per-call limit of 65536 bytes/,
+      ],
+      [`select count(*) from ${rows(' ')} where array[j, j]::text is not null`, /^array_out: /],
+      [`select count(*) from ${rows('"')} where row(j, 1)::text is not null`, /^record_out: /],
+      [`select count(*) from ${rows("''")} where quote_literal(j) is not null`, /^quote_literal: /],
+      [`select count(*) from ${rows('"')} where format('%I', j) is not null`, /^quote_ident: /],
+    ] as [string, RegExp][]) {
+      await assert.rejects(c.query(sql), (e: { code?: string; message?: string }) => {
+        assert.equal(e.code, '54000', `${sql}: ${e.message}`);
+        assert.match(e.message ?? '', message);
+        return true;
+      });
+      assert.equal(gw.proc.exitCode, null, 'the gateway is alive');
+    }
+    const peak = watch.stop();
+    console.log(`quoted copies: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB`);
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
+    // Under the ceiling the texts are PostgreSQL's: two 15,000-byte texts of `"` escaped, quoted and joined are 60,007 bytes.
+    const r = await c.query(`select length(array[j, j]::text)::int as a, length(row(j, 'a b')::text)::int as r,
+      length(quote_literal(k))::int as l, left(array[j, 'x', 'a b', '']::text, 3) || right(array[j, 'x', 'a b', '']::text, 14) as s
+      from (select repeat('"', 15000) as j, repeat('''', 30000) as k)`);
+    // PostgreSQL 15 answers the same (60007 | 30010 | 60002 | {"\"",x,"a b",""}).
+    assert.deepEqual(r.rows[0], { a: 60_007, r: 30_010, l: 60_002, s: '{"\\"",x,"a b",""}' });
+    await c.end();
+    await settled('quoted copies');
+  });
+
   test('unread 1 MB rows while pipelining: RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves', async () => {
     // Eight statements of 2,000 rows of 1 MB each, sent at once; the client reads nothing for 10 s.
     const sqls = Array.from({ length: 8 }, () => doubled(2, 2000).replace('199990', '249990'));

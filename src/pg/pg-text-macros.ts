@@ -8,6 +8,7 @@
  * constructor, a map, an array of records) is refused at run time, 0A000 with a hint.
  */
 import { floatText } from './pg-float-macros.js';
+import { COST_LIMIT_PHRASE } from '../engine/cost-limit.js';
 
 /** The scalar types named by the typed overloads: every one DuckDB could otherwise cast into another overload. */
 const SCALARS = [
@@ -85,13 +86,45 @@ function scalarText(type: string, x: string, cast: boolean): string {
   }
 }
 
-/** array_out: an element quoted when empty, `NULL` in any case, or holding `{}",\` or white space. */
-const ARRAY_QUOTE = `CASE WHEN s = '' OR lower(s) = 'null' OR regexp_matches(s, '[{}",\\\\ \\t\\n\\r\\v\\f]')
-  THEN '"' || replace(replace(s, '\\', '\\\\'), '"', '\\"') || '"' ELSE s END`;
+/**
+ * The most text quoting may build per value (issue 23). DuckDB computes a vector of 2,048 rows at once
+ * and its string vectors are outside its memory_limit, so every copy a text function makes of a row's
+ * value is held 2,048 times until the vector ends: `array[j, j]::text` over 120 KB texts of `"` (or of
+ * spaces, quoted without escapes) took the process to its data limit, and once V8 died there. A quoted
+ * text is counted before it is built (twice its bytes when it holds a character to escape, else its
+ * bytes, plus the quotes), and the quoting makes two copies of it (the escape, in one pass, and the
+ * quotes), an array's text two more (array_to_string and the braces): one call's copies stay within
+ * 2,048 × 4 × 64 KiB = 512 MiB per vector, the value guards' bound (engine/value-guards.ts). Over it
+ * 54000 (duckdb-errors.ts maps COST_LIMIT_PHRASE).
+ */
+export const MAX_QUOTED_TEXT = 64 * 1024;
 
-/** record_out: a field quoted when empty or holding `",\()` or white space; `"` doubled. */
+/** The bytes `s` may take quoted: twice its bytes when a character of `escaped` (a class) occurs in it, plus the quotes. */
+export const quotedBytes = (s: string, escaped: string): string =>
+  `strlen(${s}) * CASE WHEN regexp_matches(${s}, '${escaped}') THEN 2 ELSE 1 END + 2`;
+
+/** The refusal of `what`'s text over MAX_QUOTED_TEXT. */
+export const quotedTooLarge = (what: string): string =>
+  `error('${what}: a quoted text ${COST_LIMIT_PHRASE} of ${MAX_QUOTED_TEXT} bytes')`;
+
+/** array_out: an element quoted when empty, `NULL` in any case, or holding `{}",\` or white space; `"` and `\` escaped in one pass. */
+const ARRAY_QUOTE = `CASE WHEN s = '' OR (strlen(s) = 4 AND lower(s) = 'null') OR regexp_matches(s, '[{}",\\\\ \\t\\n\\r\\v\\f]')
+  THEN CASE WHEN regexp_matches(s, '["\\\\]') THEN system.main.concat('"', system.main.regexp_replace(s, '(["\\\\])', '\\\\\\1', 'g'), '"')
+    ELSE system.main.concat('"', s, '"') END
+  ELSE s END`;
+
+/** record_out: a field quoted when empty or holding `",\()` or white space; `"` doubled; a field over MAX_QUOTED_TEXT refused. */
 const RECORD_QUOTE = `CASE WHEN s = '' OR regexp_matches(s, '[",\\\\() \\t\\n\\r\\v\\f]')
-  THEN '"' || replace(replace(s, '\\', '\\\\'), '"', '""') || '"' ELSE s END`;
+  THEN CASE WHEN ${quotedBytes('s', '["\\\\]')} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('record_out')}
+    ELSE system.main.concat('"', replace(replace(s, '\\', '\\\\'), '"', '""'), '"') END
+  ELSE s END`;
+
+/** The element types whose text may be long (the others print a few dozen bytes at most): each element's quoted bytes. */
+const LONG_ELEMENTS: Readonly<Record<string, (e: string) => string>> = {
+  VARCHAR: (e) => quotedBytes(e, '[{}",\\\\ \\t\\n\\r\\v\\f]'),
+  BLOB: (e) => `octet_length(${e}) * 2 + 2`,
+  BIT: (e) => `length(${e})`,
+};
 
 /** A one-dimensional list's array text, its elements of `type`. */
 const arrayText = (type: string, x: string): string =>
@@ -100,6 +133,21 @@ const arrayText = (type: string, x: string): string =>
 /** A list of lists (PostgreSQL's two-dimensional array). */
 const matrixText = (type: string, x: string): string =>
   `'{' || array_to_string(list_transform(${x}, lambda fdl_pg_r: coalesce(${arrayText(type, 'fdl_pg_r')}, 'NULL')), ',') || '}'`;
+
+/**
+ * An array's text, refused over MAX_QUOTED_TEXT counted from its elements before anything is built
+ * (elements of long types only). The list is named twice rather than passed through a one-element
+ * lambda: `[x]` copies every element's bytes into a new list (RSS 1.36 GB before the refusal of a
+ * vector of 120 KB elements), where the check reads the list in place.
+ */
+const boundedArrayText = (type: string, x: string, dims: 1 | 2): string => {
+  const text = dims === 1 ? arrayText(type, x) : matrixText(type, x);
+  const bytes = LONG_ELEMENTS[type];
+  if (!bytes) return text;
+  const elements = dims === 1 ? x : `flatten(${x})`;
+  const size = `coalesce(list_sum(list_transform(${elements}, lambda fdl_pg_b: coalesce(${bytes('fdl_pg_b')}, 4) + 1)), 0)`;
+  return `CASE WHEN ${size} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('array_out')} ELSE ${text} END`;
+};
 
 const NO_TEXT =
   'this value as text (a record, a map or an array of them) is not supported by fdl-gateway|Select the fields or elements themselves, or build the text with concat() of them.';
@@ -132,8 +180,8 @@ const untyped = (x: string, cast: boolean): string => {
 const family = (name: string, cast: boolean): Array<[string, string]> => [
   [`${name}_any(x)`, untyped('x', cast)],
   ...SCALARS.map((t): [string, string] => [`${name}(t ${t}, x)`, scalarText(t, 'x', cast)]),
-  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[], x)`, arrayText(t, 'x')]),
-  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[][], x)`, matrixText(t, 'x')]),
+  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[], x)`, boundedArrayText(t, 'x', 1)]),
+  ...SCALARS.map((t): [string, string] => [`${name}(t ${t}[][], x)`, boundedArrayText(t, 'x', 2)]),
   [`${name}(t, x)`, other('x')],
 ];
 

@@ -19,6 +19,7 @@ import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from '.
 import { lit } from './sql-literals.js';
 import { PG_KEYWORDS } from './pg-data.js';
 import { FORMAT_TYPE_BODY } from './format-type.js';
+import { MAX_QUOTED_TEXT, quotedBytes, quotedTooLarge } from '../pg-text-macros.js';
 
 /**
  * The keywords quote_ident quotes (every category but unreserved) as one text, each between spaces: a name
@@ -178,9 +179,18 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`cardinality(arr)`, `len(arr)`],
     [
       `quote_ident(x)`,
-      `CASE WHEN regexp_full_match(x, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || x || ' ') THEN x ELSE '"' || replace(x, '"', '""') || '"' END`,
+      // An identifier over the quoting ceiling is refused before a copy of it is made (pg-text-macros.ts
+      // MAX_QUOTED_TEXT); named once through a one-element lambda: format('%I', …) passes a large expression,
+      // and each name of it is bound again (four names made the corpus' format('%I', …) time out).
+      `list_transform([x], lambda fdl_pg_i: CASE WHEN ${quotedBytes('fdl_pg_i', '"')} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_ident')}
+        WHEN regexp_full_match(fdl_pg_i, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || fdl_pg_i || ' ') THEN fdl_pg_i
+        ELSE '"' || replace(fdl_pg_i, '"', '""') || '"' END)[1]`,
     ],
-    [`quote_literal(x)`, `'''' || replace(CAST(x AS VARCHAR), '''', '''''') || ''''`],
+    [
+      `quote_literal(x)`,
+      `list_transform([CAST(x AS VARCHAR)], lambda fdl_pg_q: CASE WHEN ${quotedBytes('fdl_pg_q', "''")} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_literal')}
+        ELSE '''' || replace(fdl_pg_q, '''', '''''') || '''' END)[1]`,
+    ],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],
     [`parse_ident(x, strict)`, `${C}_parse_ident(x)`],
     [
