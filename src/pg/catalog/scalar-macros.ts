@@ -181,10 +181,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `quote_ident(x)`,
       // An identifier over the quoting ceiling is refused before a copy of it is made (pg-text-macros.ts
       // MAX_QUOTED_TEXT); named once through a one-element lambda: format('%I', …) passes a large expression,
-      // and each name of it is bound again (four names made the corpus' format('%I', …) time out).
+      // and each name of it is bound again (four names made the corpus' format('%I', …) time out). Past that
+      // check the value is at most 64 KiB, so the built-ins are called as system.main's: the session guards'
+      // macros pasted into each call made format('%I.%I', col, …) cost over a second of DuckDB's binder.
       `list_transform([x], lambda fdl_pg_i: CASE WHEN ${quotedBytes('fdl_pg_i', '"')} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_ident')}
-        WHEN regexp_full_match(fdl_pg_i, '[a-z_][a-z0-9_]*') AND NOT contains(${QUOTED_KEYWORDS}, ' ' || fdl_pg_i || ' ') THEN fdl_pg_i
-        ELSE '"' || replace(fdl_pg_i, '"', '""') || '"' END)[1]`,
+        WHEN system.main.regexp_full_match(fdl_pg_i, '[a-z_][a-z0-9_]*') AND NOT system.main.contains(${QUOTED_KEYWORDS}, CAST(system.main."||"(system.main."||"(' ', fdl_pg_i), ' ') AS VARCHAR)) THEN fdl_pg_i
+        ELSE system.main."||"(system.main."||"('"', system.main.replace(fdl_pg_i, '"', '""')), '"') END)[1]`,
     ],
     [
       `quote_literal(x)`,
