@@ -1,0 +1,92 @@
+/**
+ * The session guards (engine/*-guards.ts) are temporary macros shadowing built-ins, and DuckDB pastes a
+ * macro's body into every use. Inside the gateway's own exact numeric division, called many times per
+ * `avg`, each guarded built-in multiplied the binder's work: `select avg(qty)` cost 2–4 s. Those helpers
+ * take bounded inputs (digit counts, the digits of a number) and call the built-ins as `system.main`'s;
+ * this holds them to it, read from the emulation file's own macro definitions and the guards' own list.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { EmulationFiles } from '../src/engine/emulation-files.js';
+import { costGuardStatements, GUARDED_ARITIES_SQL } from '../src/engine/cost-guards.js';
+import { growthGuardStatements } from '../src/engine/growth-guards.js';
+import { concatGuardStatements } from '../src/engine/concat-guards.js';
+import { listGuardStatements } from '../src/engine/list-guards.js';
+import { mergeGuardStatements } from '../src/engine/merge-guards.js';
+import { nestingGuardStatements } from '../src/engine/nesting-guards.js';
+import { regexGuardStatements } from '../src/engine/regex-guards.js';
+import { valueGuardStatements } from '../src/engine/value-guards.js';
+import { copyFixtures } from './support/gateway.js';
+
+/** Exact numeric division and what it calls (pg/pg-macros.ts). */
+const BOUNDED_HELPERS = [
+  '_pgsem_ndiv',
+  '_pgsem_p10',
+  '_pgsem_scale',
+  '_pgsem_unscaled',
+  '_pgsem_weight',
+  '_pgsem_first',
+  '_pgsem_zeros',
+  '_pgsem_qdigits',
+  '_pgsem_decimal',
+];
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test("exact numeric division's helpers call no built-in the session guards shadow", async () => {
+  const dir = copyFixtures();
+  const db = await DuckDBInstance.create(':memory:');
+  try {
+    const files = await new EmulationFiles(join(dir.dir, 'pg-catalog')).written();
+    const conn = await db.connect();
+    await conn.run(`ATTACH '${files.compat}' AS fdl_pg (READ_ONLY)`);
+    const arities = new Map(
+      (await conn.runAndReadAll(GUARDED_ARITIES_SQL))
+        .getRows()
+        .map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number)]),
+    );
+    for (const s of [
+      ...costGuardStatements(arities),
+      ...valueGuardStatements(),
+      ...regexGuardStatements(),
+      ...listGuardStatements(),
+      ...growthGuardStatements(),
+      ...concatGuardStatements(),
+      ...mergeGuardStatements(),
+      ...nestingGuardStatements(),
+    ])
+      await conn.run(s);
+    const guarded = (
+      await conn.runAndReadAll(
+        "SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'temp' AND function_type = 'macro'",
+      )
+    )
+      .getRows()
+      .map((r) => String(r[0]));
+    assert.ok(guarded.includes('repeat') && guarded.includes('||'), guarded.join(' '));
+    const bodies = (
+      await conn.runAndReadAll(
+        `SELECT function_name, macro_definition FROM duckdb_functions() WHERE database_name = 'fdl_pg'
+           AND function_name IN (${BOUNDED_HELPERS.map((n) => `'${n}'`).join(', ')})`,
+      )
+    ).getRows();
+    assert.deepEqual([...new Set(bodies.map((r) => String(r[0])))].sort(), [...BOUNDED_HELPERS].sort());
+    for (const [name, body] of bodies) {
+      for (const g of guarded) {
+        // a call not spelled system.main.<name>(…), or the operator between spaces
+        const call = new RegExp(`(?<![.\\w"])"?${escape(g)}"?\\(`);
+        const operator = /^\W+$/.test(g) ? ` ${g} ` : null;
+        assert.ok(
+          !call.test(String(body)) && !(operator && String(body).includes(operator)),
+          `${String(name)} calls the guarded ${g}: ${String(body)}`,
+        );
+      }
+    }
+    conn.disconnectSync();
+  } finally {
+    db.closeSync();
+    dir.cleanup();
+  }
+});
