@@ -49,6 +49,26 @@ function nestingCall(node: Node): boolean {
 }
 
 /** Aggregates whose result type a tag cannot stand in for: an expression holding one is left to DuckDB. */
+/** Aggregates DuckDB computes as DOUBLE whatever they read (PostgreSQL: float8 of floats, numeric of integers and numerics). */
+const STATISTICAL_AGGREGATES = new Set([
+  'stddev',
+  'stddev_pop',
+  'stddev_samp',
+  'variance',
+  'var_pop',
+  'var_samp',
+  'corr',
+  'covar_pop',
+  'covar_samp',
+  'regr_avgx',
+  'regr_avgy',
+  'regr_intercept',
+  'regr_r2',
+  'regr_slope',
+  'regr_sxx',
+  'regr_sxy',
+  'regr_syy',
+]);
 const OTHER_AGGREGATES =
   /^(?:stddev\w*|var\w*|percentile_\w+|mode|string_agg|array_agg|jsonb?_agg|bool_\w+|every|bit_\w+|corr|covar_\w+|regr_\w+|first|last|any_value|arg_\w+|median|list|listagg|group_concat|product|approx_\w+|grouping)$/;
 
@@ -98,13 +118,16 @@ function freshTag(n: object): any {
       return {
         TypeCast: { arg: { A_Const: { sval: { sval: '' } } }, typeName: { names: [str('varchar')], typemod: -1 } },
       };
-    if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
-    const args = (fc.args ?? []) as Node[];
     // A typed 1, not a typed NULL: DuckDB folds numeric arithmetic with a NULL constant (`1.5 * NULL::bigint`)
     // to an untyped NULL, and the division around it then picked integer division (`round(1.5*count(*)/700, 4)` → 0).
     const typedOne = (type: string): Node => ({
       TypeCast: { arg: { A_Const: { ival: { ival: 1 } } }, typeName: { names: [str(type)], typemod: -1 } },
     });
+    // DuckDB's statistical aggregates are DOUBLE whatever they read: `stddev(x)::numeric` was DuckDB's own
+    // cast, DECIMAL(18,3) (139.077 for PostgreSQL's 139.077403280432).
+    if (!fc.agg_within_group && STATISTICAL_AGGREGATES.has(name)) return typedOne('double');
+    if (fc.agg_within_group || OTHER_AGGREGATES.test(name)) return undefined;
+    const args = (fc.args ?? []) as Node[];
     if (['count', 'row_number', 'rank', 'dense_rank', 'ntile'].includes(name)) return typedOne('bigint');
     if (fc.over && ['percent_rank', 'cume_dist'].includes(name)) return typedOne('double');
     const inner = args.length >= 1 ? tagOf(args[0]) : undefined;

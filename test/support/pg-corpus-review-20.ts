@@ -7,7 +7,8 @@
  * an hour or more off in silence), to_char's IYYY, IW, ID, W and TH suffix (refused). `REVIEW_20_REFUSED`
  * must be refused with a hint or the same, never excused: sqrt/exp/ln/log/power of numeric (PostgreSQL's
  * numeric at its own scale; they were DuckDB's doubles), GROUP BY DISTINCT over grouping sets, dynamic
- * zone abbreviations (MSK), extract(julian …) (numeric in PostgreSQL, a double here), generate_series of numerics in FROM or starting at a smaller scale than its step.
+ * zone abbreviations (MSK), extract(julian …) (numeric in PostgreSQL, a double here), generate_series of numerics in FROM or starting at a smaller scale than its step. Lead: stddev, variance,
+ * corr, covar and regr_* of floats cast to numeric (DuckDB's DECIMAL(18,3): three places in silence).
  */
 export const REVIEW_20 = [
   // avg(interval): the fields summed apart, divided as interval_div
@@ -51,6 +52,10 @@ export const REVIEW_20 = [
   'select sqrt(2), exp(1), ln(2), log(2), log10(100), power(2, 0.5::float8), 2 ^ 10, sqrt(qty), sqrt(amount::float8), exp(qty / 10.0::float8) from sales.orders order by order_id limit 2',
   'select sqrt(amount) from sales.orders where false',
   'select sqrt(x) from (values (null::numeric)) t(x)',
+  // statistical aggregates cast to numeric (DuckDB's own cast of their DOUBLE was DECIMAL(18,3): 139.077)
+  'select round(stddev(amount)::numeric, 4), stddev(amount::float8)::numeric, cast(var_samp(amount::float8) as numeric), round(stddev(qty)::numeric, 6) from sales.orders',
+  'select round(corr(amount, qty)::numeric, 6), round(stddev_pop(amount)::numeric, 4), round(regr_r2(amount, qty)::numeric, 6), regr_slope(amount::float8, qty)::numeric from sales.orders',
+  'select status, round(stddev(amount)::numeric, 2) as s from sales.orders group by 1 order by 1',
 ];
 
 /** Refused with a hint (0A000) or PostgreSQL's answer; never excused by a documented difference. */
