@@ -64,7 +64,8 @@ function answer(g: { calls: string[]; from: string; where: string }, alias: stri
   const key = g.from === 'pg_settings' ? `${q}name` : `${q}oid`;
   const sub = (s: string) => s.replaceAll('A.', q);
   return (
-    `(SELECT ${g.calls.map((c) => `coalesce(string_agg(coalesce(${sub(c)}, '<null>'), ' | ' ORDER BY ${key}), '<none>')`).join(` || '${SEPARATOR}' || `)}` +
+    // line breaks and tabs (PostgreSQL's own view definitions have them) spelled out: one answer a psql field
+    `(SELECT ${g.calls.map((c) => `translate(coalesce(string_agg(coalesce(${sub(c)}, '<null>'), ' | ' ORDER BY ${key}), '<none>'), chr(10) || chr(9), '¶→')`).join(` || '${SEPARATOR}' || `)}` +
     ` FROM pg_catalog.${g.from} ${alias} WHERE ${sub(g.where)})`
   );
 }
