@@ -15,7 +15,7 @@ export interface Refusal {
   hint?: RegExp;
   /** The answer must come sooner than this. */
   withinMs: number;
-  /** How long the process is watched after the answer (default 1 s); it may use half of it in CPU. */
+  /** How long the process is watched after the answer (default 1 s); it may use half of it in CPU (in the first such window or the next). */
   quietMs?: number;
 }
 
@@ -32,9 +32,14 @@ export async function refusedThenIdle(c: pg.Client, pid: number, sql: string, wa
   const took = Date.now() - t0;
   assert.ok(took < want.withinMs, `${label}: answered after ${took} ms`);
   const quietMs = want.quietMs ?? 1000;
-  const cpu0 = cpuSeconds(pid);
-  await sleep(quietMs);
-  const busy = cpuSeconds(pid) - cpu0;
+  // Two windows: the one right after the answer may hold the refusal's own tail (a collection, the allocator
+  // giving memory back, a busy machine's late interrupt); work that runs on keeps the second busy too.
+  let busy = Infinity;
+  for (let window = 0; window < 2 && busy >= quietMs / 2000; window++) {
+    const cpu0 = cpuSeconds(pid);
+    await sleep(quietMs);
+    busy = cpuSeconds(pid) - cpu0;
+  }
   assert.ok(
     busy < quietMs / 2000,
     `${label}: the gateway used ${busy.toFixed(2)} s of CPU in the ${quietMs} ms after the answer`,
