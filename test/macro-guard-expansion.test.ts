@@ -10,14 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { EmulationFiles } from '../src/engine/emulation-files.js';
-import { costGuardStatements, GUARDED_ARITIES_SQL } from '../src/engine/cost-guards.js';
-import { growthGuardStatements } from '../src/engine/growth-guards.js';
-import { concatGuardStatements } from '../src/engine/concat-guards.js';
-import { listGuardStatements } from '../src/engine/list-guards.js';
-import { mergeGuardStatements } from '../src/engine/merge-guards.js';
-import { nestingGuardStatements } from '../src/engine/nesting-guards.js';
-import { regexGuardStatements } from '../src/engine/regex-guards.js';
-import { valueGuardStatements } from '../src/engine/value-guards.js';
+import { guardStatements } from '../src/engine/session-connections.js';
 import { copyFixtures } from './support/gateway.js';
 
 /** Exact numeric division and what it calls (pg/pg-macros.ts). */
@@ -42,22 +35,7 @@ test("exact numeric division's helpers call no built-in the session guards shado
     const files = await new EmulationFiles(join(dir.dir, 'pg-catalog')).written();
     const conn = await db.connect();
     await conn.run(`ATTACH '${files.compat}' AS fdl_pg (READ_ONLY)`);
-    const arities = new Map(
-      (await conn.runAndReadAll(GUARDED_ARITIES_SQL))
-        .getRows()
-        .map((r) => [String(r[0]), (r[1] as { items: unknown[] }).items.map(Number)]),
-    );
-    for (const s of [
-      ...costGuardStatements(arities),
-      ...valueGuardStatements(),
-      ...regexGuardStatements(),
-      ...listGuardStatements(),
-      ...growthGuardStatements(),
-      ...concatGuardStatements(),
-      ...mergeGuardStatements(),
-      ...nestingGuardStatements(),
-    ])
-      await conn.run(s);
+    await conn.run(await guardStatements(db));
     const guarded = (
       await conn.runAndReadAll(
         "SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'temp' AND function_type = 'macro'",

@@ -331,7 +331,7 @@ function handleFor(conn: DuckDBConnection, pool: Pool): DuckDBConnection {
 }
 
 /** The cost and value guards' macros (cost-, value-, regex-, list-, growth-, merge- and nesting-guards.ts) as one text, built once per instance from its catalog. */
-async function guardStatements(instance: DuckDBInstance): Promise<string> {
+export async function guardStatements(instance: DuckDBInstance): Promise<string> {
   const conn = await instance.connect();
   try {
     const rows = (await conn.runAndReadAll(GUARDED_ARITIES_SQL)).getRows();
