@@ -236,7 +236,8 @@ async function main(): Promise<void> {
       .join(' ')} (${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores)`,
   );
   // (a): the version's views built by the gateway's own lake reader, over the same Parquet files
-  const instance = await DuckDBInstance.create(':memory:');
+  // The gateway's own engine setting (engine/engine.ts): Parquet footers stay cached between queries.
+  const instance = await DuckDBInstance.create(':memory:', { enable_object_cache: 'true' });
   const duckConn = async () => {
     const c = await instance.connect();
     await c.run("SET TimeZone = 'UTC'");
