@@ -18,3 +18,19 @@ test('log lines reach the destination in order, in batches, and all of them on d
   assert.equal(written.join(''), lines.join(''));
   assert.ok(written.every((w) => w.length > 0));
 });
+
+test('the batch says whether anything went to the destination since it was last asked', () => {
+  const written: string[] = [];
+  const batch = new LineBatch({ write: (chunk) => (written.push(chunk), true) }, 100);
+  assert.equal(batch.handedOver(), false);
+  batch.drain(); // nothing gathered: nothing handed over, so nothing to flush
+  assert.equal(batch.handedOver(), false);
+  batch.write('{"n":1}\n');
+  assert.equal(batch.handedOver(), false); // gathered, not yet handed over
+  batch.drain();
+  assert.equal(batch.handedOver(), true);
+  assert.equal(batch.handedOver(), false);
+  batch.write('x'.repeat(150) + '\n'); // past the batch size: handed over at once
+  assert.equal(batch.handedOver(), true);
+  assert.deepEqual(written, ['{"n":1}\n', 'x'.repeat(150) + '\n']);
+});

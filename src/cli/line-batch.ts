@@ -12,6 +12,7 @@ export interface LineSink {
 export class LineBatch {
   private lines: string[] = [];
   private chars = 0;
+  private handed = false;
 
   constructor(
     private readonly sink: LineSink,
@@ -31,6 +32,14 @@ export class LineBatch {
     const batch = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
     this.lines = [];
     this.chars = 0;
+    this.handed = true;
     this.sink.write(batch);
+  }
+
+  /** Whether anything went to the destination since the last call: a flush of nothing is a write(2) of nothing. */
+  handedOver(): boolean {
+    const handed = this.handed;
+    this.handed = false;
+    return handed;
   }
 }
