@@ -344,6 +344,24 @@ const NUMERIC_DIVISION: Array<[string, string]> = [
     `system.main."||"(CASE WHEN neg THEN '-' ELSE '' END, CASE WHEN r = 0 THEN q WHEN length(q) > r THEN system.main.concat(left(q, length(q) - r), '.', right(q, r)) ELSE system.main."||"('0.', lpad(q, r, '0')) END)`,
   ],
   ['_pgsem_decimal(neg, q, r)', 'CAST(_pgsem_ntext(neg, q, r) AS DECIMAL(38,20))'],
+  // Integer operands (avg of integers, `sum(x) / count(*)`): both scales are 0, so PostgreSQL's scale needs
+  // only each operand's digit count and leading base-10000 digit, read from its text, and one lambda binds
+  // the operands and the scale once. The general form below (three nested lambdas) cost DuckDB 6–17 ms to
+  // prepare and 9–37 ms to run for one avg over 50 rows; this one 3.5 ms and 2–4 ms, the same digits.
+  ['_pgsem_iweight(x)', 'CASE WHEN x = 0 THEN 0 ELSE (length(CAST(abs(x) AS VARCHAR)) - 1) // 4 END'],
+  [
+    '_pgsem_ifirst(x)',
+    'CASE WHEN x = 0 THEN 0 ELSE CAST(left(CAST(abs(x) AS VARCHAR), CAST((length(CAST(abs(x) AS VARCHAR)) - 1) % 4 + 1 AS INTEGER)) AS INTEGER) END',
+  ],
+  [
+    '_pgsem_iscale(x, y)',
+    'CAST(least(greatest(16 - 4 * (_pgsem_iweight(x) - _pgsem_iweight(y) - CASE WHEN _pgsem_ifirst(x) <= _pgsem_ifirst(y) THEN 1 ELSE 0 END), 0), 20) AS INTEGER)',
+  ],
+  [
+    '_pgsem_indiv(a, b)',
+    `list_transform([{'a': CAST(a AS HUGEINT), 'b': CAST(b AS HUGEINT), 'r': _pgsem_iscale(a, b)}], fdl_pg_q ->
+      _pgsem_decimal(sign(fdl_pg_q['a']) * sign(fdl_pg_q['b']) < 0, _pgsem_qdigits(abs(fdl_pg_q['a']) * _pgsem_p10(fdl_pg_q['r']), abs(fdl_pg_q['b'])), fdl_pg_q['r']))[1]`,
+  ],
   // Each step binds its values once (a lambda over a one-element list): nested macros would paste the
   // operands into the expression many times over. Lambda names are prefixed: a caller's table alias `v`
   // would otherwise bind `v.x` to its column, outside the aggregate (42803 on `FROM (VALUES …) v(x)`).
@@ -381,6 +399,11 @@ const numericDivision = (ta: string, tb: string): boolean =>
   ta !== 'DOUBLE' &&
   tb !== 'FLOAT' &&
   tb !== 'DOUBLE';
+/** Operand types whose values are integers (scale 0): their exact quotient takes the integer form. */
+const INTEGER_VALUED = [...INTEGER_LIKE, 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
+/** The exact quotient macro for these operand types: the integer form where both are integers. */
+const exactDiv = (ta: string, tb: string, a: string, b: string): string =>
+  INTEGER_VALUED.includes(ta) && INTEGER_VALUED.includes(tb) ? `_pgsem_indiv(${a}, ${b})` : `_pgsem_ndiv(${a}, ${b})`;
 /**
  * `a / b` by the operands' types: numeric when one is numeric and neither a float; DuckDB's otherwise.
  * `_pgsem_div` divides exactly (over aggregates: once a group), `_pgsem_rdiv` per row through double
@@ -388,12 +411,13 @@ const numericDivision = (ta: string, tb: string): boolean =>
  * row costs too much in DuckDB's binder.
  */
 const DIVISION: Array<[string, string]> = (['div', 'rdiv'] as const).flatMap((fn): Array<[string, string]> => {
-  const numeric = fn === 'div' ? '_pgsem_ndiv(a, b)' : '_pgsem_digits15(CAST(a AS DOUBLE) / CAST(b AS DOUBLE))';
+  const numeric = (ta: string, tb: string) =>
+    fn === 'div' ? exactDiv(ta, tb, 'a', 'b') : '_pgsem_digits15(CAST(a AS DOUBLE) / CAST(b AS DOUBLE))';
   return [
     ...DIVISION_TYPES.flatMap((ta) =>
       DIVISION_TYPES.map((tb): [string, string] => [
         `_pgsem_${fn}(ta ${ta}, tb ${tb}, a, b)`,
-        numericDivision(ta, tb) ? numeric : 'a / b',
+        numericDivision(ta, tb) ? numeric(ta, tb) : 'a / b',
       ]),
     ),
     ...INTERVAL_DIVISION(`_pgsem_${fn}`),
@@ -423,7 +447,7 @@ const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
 const AVG: Array<[string, string]> = [
   ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [
     `_pgsem_avg(t ${t}, a, s, n)`,
-    'CASE WHEN n = 0 THEN NULL ELSE _pgsem_ndiv(s, n) END',
+    `CASE WHEN n = 0 THEN NULL ELSE ${INTEGER_LIKE.includes(t) ? '_pgsem_indiv(s, n)' : '_pgsem_ndiv(s, n)'} END`,
   ]),
   ...['FLOAT', 'DOUBLE'].map((t): [string, string] => [`_pgsem_avg(t ${t}, a, s, n)`, 'a']),
   ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
@@ -466,7 +490,7 @@ const EXACT_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE];
 const SHOWN: Array<[string, string]> = [
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
-    `CASE WHEN n = 0 THEN NULL ELSE ${shown('_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,
+    `CASE WHEN n = 0 THEN NULL ELSE ${shown(INTEGER_LIKE.includes(t) ? '_pgsem_indiv(sx, n)' : '_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,
   ]),
   ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
     `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
@@ -488,7 +512,7 @@ const SHOWN: Array<[string, string]> = [
     DIVISION_TYPES.map((tb): [string, string] => [
       `_pgsem_shown_div(ta ${ta}, tb ${tb}, a, b)`,
       numericDivision(ta, tb)
-        ? `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE ${shown('_pgsem_ndiv(a, b)', "'div'", 'NULL', 'a', 'b')} END`
+        ? `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE ${shown(exactDiv(ta, tb, 'a', 'b'), "'div'", 'NULL', 'a', 'b')} END`
         : 'a / b',
     ]),
   ),
