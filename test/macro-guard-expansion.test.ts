@@ -24,6 +24,10 @@ const BOUNDED_HELPERS = [
   '_pgsem_zeros',
   '_pgsem_qdigits',
   '_pgsem_decimal',
+  '_pgsem_indiv',
+  '_pgsem_iscale',
+  '_pgsem_iweight',
+  '_pgsem_ifirst',
 ];
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
