@@ -497,7 +497,8 @@ const SHOWN: Array<[string, string]> = [
     noSuchFunction(`avg(${pg})`, 'orig'),
   ]),
   ['_pgsem_shown_avg(t, orig, n, sx)', 'orig'],
-  // Over a window, per row: ordered by DuckDB's double avg (exact division per row costs too much).
+  // Over a window, per row: ordered by DuckDB's double avg (exact division per row costs too much); and
+  // where no ORDER BY or DISTINCT of its SELECT compares the struct, keyed the same (the key goes unread).
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_shown_wavg(t ${t}, orig, n, sx)`,
     `CASE WHEN n = 0 THEN NULL ELSE ${shown('orig', "'avg'", 'n', 'sx', 'NULL')} END`,
@@ -507,17 +508,20 @@ const SHOWN: Array<[string, string]> = [
     noSuchFunction(`avg(${pg})`, 'orig'),
   ]),
   ['_pgsem_shown_wavg(t, orig, n, sx)', 'orig'],
-  // a / b over aggregates (`sum(x) / count(*)`), numeric when `_pgsem_div` would divide as numeric.
-  ...DIVISION_TYPES.flatMap((ta) =>
-    DIVISION_TYPES.map((tb): [string, string] => [
-      `_pgsem_shown_div(ta ${ta}, tb ${tb}, a, b)`,
-      numericDivision(ta, tb)
-        ? `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE ${shown(exactDiv(ta, tb, 'a', 'b'), "'div'", 'NULL', 'a', 'b')} END`
-        : 'a / b',
-    ]),
-  ),
-  ...INTERVAL_DIVISION('_pgsem_shown_div'),
-  ['_pgsem_shown_div(ta, tb, a, b)', 'a / b'],
+  // a / b over aggregates (`sum(x) / count(*)`), numeric when `_pgsem_div` would divide as numeric; keyed
+  // by the exact quotient (`shown_div`) only where an ORDER BY or DISTINCT of its SELECT compares the struct.
+  ...(['shown_div', 'shown_udiv'] as const).flatMap((fn): Array<[string, string]> => [
+    ...DIVISION_TYPES.flatMap((ta) =>
+      DIVISION_TYPES.map((tb): [string, string] => [
+        `_pgsem_${fn}(ta ${ta}, tb ${tb}, a, b)`,
+        numericDivision(ta, tb)
+          ? `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE ${shown(fn === 'shown_div' ? exactDiv(ta, tb, 'a', 'b') : 'CAST(NULL AS DOUBLE)', "'div'", 'NULL', 'a', 'b')} END`
+          : 'a / b',
+      ]),
+    ),
+    ...INTERVAL_DIVISION(`_pgsem_${fn}`),
+    [`_pgsem_${fn}(ta, tb, a, b)`, 'a / b'],
+  ]),
   // avg(x) / b and b / avg(x): PostgreSQL divides avg's own numeric (its scale per value), so the wire
   // takes n and Σx and divides twice; the key orders by Σx / (n·b) (b·n / Σx), the same quotient exactly
   // (avg's DECIMAL(38,20) times 10^20 would pass HUGEINT).

@@ -66,11 +66,17 @@ const spelling = (n: unknown): string => JSON.stringify(n, (k, v: unknown) => (k
  * `avg(x)`, `variance(x)`… as an outermost select-list item (`out`: the walked call, its FILTER
  * kept): the count, Σx (and Σx²) of integers and numerics in a struct, floats as DuckDB answers.
  * Undefined when no typed form applies (DISTINCT of a variance: Σx² of distinct x is not distinct x²).
+ * avg's struct leads with its exact quotient only where its SELECT sorts or deduplicates rows
+ * (`ordered`): nothing else reads that key, and the exact division is most of such a statement's cost.
  */
-export function shownAggregate(name: string, out: Node, arg: Node): Node | undefined {
+export function shownAggregate(name: string, out: Node, arg: Node, ordered = true): Node | undefined {
   const agg = (fn: string, a: Node = arg): Node => ({ FuncCall: { ...out, funcname: [str(fn)], args: [a] } });
   if (name === 'avg')
-    return dispatch(out.over ? 'shown_wavg' : 'shown_avg', [arg], [intervalAvg(out, arg), agg('count'), agg('sum')]);
+    return dispatch(
+      out.over || !ordered ? 'shown_wavg' : 'shown_avg',
+      [arg],
+      [intervalAvg(out, arg), agg('count'), agg('sum')],
+    );
   const kind = VARIANCES[name];
   if (!kind || out.agg_distinct) return undefined;
   const square = dispatch('square', [arg], [arg]);
@@ -89,9 +95,12 @@ export function variableRound(arg: Node, places: Node): Node | undefined {
   return dispatch('roundv', [arg], [arg, places]);
 }
 
-/** `a / b` over aggregates as an outermost select-list item: numeric division shown at its own scale. */
-export function shownDivision(l: Node, r: Node): Node | undefined {
-  return dispatch('shown_div', [l, r], [l, r]);
+/**
+ * `a / b` over aggregates as an outermost select-list item: numeric division shown at its own scale, the
+ * struct keyed by the exact quotient only where its SELECT sorts or deduplicates rows (`ordered`).
+ */
+export function shownDivision(l: Node, r: Node, ordered = true): Node | undefined {
+  return dispatch(ordered ? 'shown_div' : 'shown_udiv', [l, r], [l, r]);
 }
 
 /**

@@ -300,7 +300,8 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
                 ? variableRound(args[0]!, args[1]!)
                 : undefined))
           : pgName === 'avg' && args?.length === 1 && !fc.agg_star
-            ? ((shown ? shownAggregate('avg', out, args[0]!) : undefined) ?? avgCall(out, args[0]!))
+            ? ((shown ? shownAggregate('avg', out, args[0]!, ctx.ordered === true) : undefined) ??
+              avgCall(out, args[0]!))
             : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
               ? shownAggregate(pgName!, out, args[0]!)
               : undefined;

@@ -220,8 +220,9 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
       op !== '/'
         ? undefined
         : hasAggregate(e.lexpr) || hasAggregate(e.rexpr)
-          ? ((ctx.shown?.has(e) ? (avgDivision(e, lexpr, guarded, ctx) ?? shownDivision(lexpr, guarded)) : undefined) ??
-            aggregateDivision(lexpr, guarded))
+          ? ((ctx.shown?.has(e)
+              ? (avgDivision(e, lexpr, guarded, ctx) ?? shownDivision(lexpr, guarded, ctx.ordered === true))
+              : undefined) ?? aggregateDivision(lexpr, guarded))
           : rowDivision(lexpr, guarded);
     if (typed) {
       ctx.changed = true;
