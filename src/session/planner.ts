@@ -18,6 +18,7 @@ import {
   valueTypedParam,
 } from '../pg/param-types.js';
 import { replaceParams } from '../text/split.js';
+import { parsePg } from '../pg/pg-parse.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 import { refuseCaseMismatch } from '../pg/identifier-case.js';
@@ -73,10 +74,17 @@ export async function planQuery(
     base.composedChars = sql.length;
     spent('planning', planning);
     // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.
-    const first =
+    const parsing =
       rewrite.sql === source
-        ? { analysis: await analyze(ctx.conn, sql, ctx.user), named: undefined }
-        : await analyzeRewritten(ctx.conn, sql, source, ctx.user);
+        ? analyze(ctx.conn, sql, ctx.user).then((a) => ({ analysis: a, named: undefined }))
+        : analyzeRewritten(ctx.conn, sql, source, ctx.user);
+    // While DuckDB parses, PostgreSQL's grammar reads what the parameters' types need (paramContext below:
+    // memoized by text), on the event loop that would otherwise wait.
+    if (sql.includes('$') && source.length <= PG_GRAMMAR_MAX_CHARS && !allDeclared(sql, declaredTypes)) {
+      parsePg(sql);
+      if (source !== sql) parsePg(source);
+    }
+    const first = await parsing;
     let analysis = first.analysis;
     // `<repo>.schema.t` and `public.t` respelled where DuckDB's parse put them (analysis/catalog-names.ts).
     planning = stageClock();
@@ -341,7 +349,6 @@ async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, so
   throw e;
 }
 
-/** Whether `sql` has a parameter ($n) outside literals and comments. */
 /** Whether the client declared a type for each of $1…$max that `sql` names (so none is PostgreSQL's to infer). */
 function allDeclared(sql: string, declaredTypes: readonly number[]): boolean {
   let max = 0;
@@ -350,6 +357,7 @@ function allDeclared(sql: string, declaredTypes: readonly number[]): boolean {
   return max > 0;
 }
 
+/** Whether `sql` has a parameter ($n) outside literals and comments. */
 function hasParams(sql: string): boolean {
   let found = false;
   replaceParams(sql, () => ((found = true), undefined));
