@@ -1,0 +1,49 @@
+/**
+ * Corpus statements of session 44 (issue 25, the new-user review's leftovers). `REVIEW_21` must be
+ * PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused, never excused): a scalar
+ * subquery returning several rows (DuckDB was set to answer its first row: now 21000), and errors
+ * that are the same error in both but had DuckDB's code — a cast out of bigint's range (22P02),
+ * sqrt of a negative number (2201F) and ln/log of zero (2201E) (both 22003), make_date past a month's
+ * days (22008; it was 22P02), a regular expression RE2 cannot compile (2201B; 22023), a window function
+ * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023). `REVIEW_21_REFUSED`
+ * must be refused with a hint or the same, never excused.
+ */
+export const REVIEW_21 = [
+  // a scalar subquery of several rows: 21000, uncorrelated and correlated; one row still answers
+  'select (select x from (values (1), (2)) t(x))',
+  'select qty, (select o2.order_id from sales.orders o2 where o2.qty = o.qty) from sales.orders o order by order_id limit 3',
+  'select c.name from sales.customers c where c.customer_id = (select customer_id from sales.orders where qty > 4)',
+  'select name, (select order_id from sales.orders o where o.customer_id = c.customer_id order by order_id limit 1) from sales.customers c order by 1 limit 3',
+  'select (select qty from sales.orders where order_id = 1), (select max(qty) from sales.orders)',
+  // the same error, PostgreSQL's SQLSTATE
+  'select 1e20::bigint',
+  "select 1e20::int8, 'x'",
+  'select (amount * 1e18)::bigint from sales.orders',
+  'select 40000::numeric::int2',
+  'select sqrt(-1)',
+  'select sqrt(-1::float8)',
+  'select sqrt(qty - 4) from sales.orders order by order_id',
+  'select ln(0)',
+  'select ln(0::float8), 1',
+  'select log(-1)',
+  'select log10(0::numeric)',
+  'select ln(qty - qty) from sales.orders',
+  'select make_date(2020, 13, 1)',
+  'select make_date(2024, 2, 30)',
+  'select make_timestamp(2024, 13, 1, 0, 0, 0)',
+  "select 'a' ~ '('",
+  "select regexp_replace('a', '(', '')",
+  "select status ~ '[a' from sales.orders",
+  "select substring('abc' from '(')",
+  'select row_number()',
+  'select row_number() from sales.orders',
+  'select rank() from sales.orders',
+  'select lag(qty) from sales.orders',
+  'select first_value(qty) from sales.orders',
+  'select ntile(0) over () from sales.orders',
+  'select ntile(qty - qty) over (order by order_id) from sales.orders',
+  'select ntile(-1) over ()',
+];
+
+/** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
+export const REVIEW_21_REFUSED = ["select regexp_matches(status, 'a{2,1}') from sales.orders"];
