@@ -150,6 +150,11 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     SQLSTATE.datetimeFieldOverflow,
     (m) => `date field value out of range: ${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`,
   ],
+  [
+    /^Invalid Input Error: thresholds array must not contain NULLs/,
+    SQLSTATE.nullValueNotAllowed,
+    () => 'thresholds array must not contain NULLs',
+  ],
   [RE2_ERROR, SQLSTATE.invalidRegularExpression, (m) => `invalid regular expression: ${m[1]!.replace('(?s)', '')}`],
   [
     /^Catalog Error: Scalar Function with name (\w+) does not exist!/,

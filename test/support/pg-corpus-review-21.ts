@@ -5,7 +5,8 @@
  * that are the same error in both but had DuckDB's code — a cast out of bigint's range (22P02),
  * sqrt of a negative number (2201F) and ln/log of zero (2201E) (both 22003), make_date past a month's
  * days (22008; it was 22P02), a regular expression RE2 cannot compile (2201B; 22023), a window function
- * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023). `REVIEW_21_REFUSED`
+ * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
+ * (42501 "not allowed"). `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -43,7 +44,19 @@ export const REVIEW_21 = [
   'select ntile(0) over () from sales.orders',
   'select ntile(qty - qty) over (order by order_id) from sales.orders',
   'select ntile(-1) over ()',
+  // width_bucket(x, thresholds): PostgreSQL's bucket over ascending lower bounds (it was 42501 "not allowed")
+  'select width_bucket(5, array[1, 3, 7])',
+  'select width_bucket(0, array[1, 3, 7]), width_bucket(7, array[1, 3, 7]), width_bucket(9, array[1, 3, 7]), width_bucket(3, array[1, 3, 3, 7])',
+  'select width_bucket(qty, array[1, 3, 5]), width_bucket(amount, array[10, 100.5, 1000]) from sales.orders order by order_id limit 5',
+  'select width_bucket(null::int, array[1]), width_bucket(1, null::int[]), width_bucket(1, array[]::int[])',
+  'select width_bucket(2, array[1, null, 3])',
+  "select width_bucket(ordered_at, array[timestamp '2024-01-02', timestamp '2024-01-05']) from sales.orders order by order_id limit 4",
+  'select width_bucket(2.5, array[1, 2.5, 4.75])',
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
-export const REVIEW_21_REFUSED = ["select regexp_matches(status, 'a{2,1}') from sales.orders"];
+export const REVIEW_21_REFUSED = [
+  "select regexp_matches(status, 'a{2,1}') from sales.orders",
+  // thresholds out of order: PostgreSQL's answer follows its binary search
+  'select width_bucket(2, array[3, 1])',
+];
