@@ -6,7 +6,7 @@
  * sqrt of a negative number (2201F) and ln/log of zero (2201E) (both 22003), make_date past a month's
  * days (22008; it was 22P02), a regular expression RE2 cannot compile (2201B; 22023), a window function
  * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
- * (42501 "not allowed"). `REVIEW_21_REFUSED`
+ * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused). `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -52,6 +52,13 @@ export const REVIEW_21 = [
   'select width_bucket(2, array[1, null, 3])',
   "select width_bucket(ordered_at, array[timestamp '2024-01-02', timestamp '2024-01-05']) from sales.orders order by order_id limit 4",
   'select width_bucket(2.5, array[1, 2.5, 4.75])',
+  // to_char's WW, CC, Y,YYY, YYY, Y and the ISO year's IYY, IY, I (they were refused)
+  "select to_char(timestamp '2024-03-05 14:07', 'WW CC IYY IY I YYY Y')",
+  "select to_char(d, 'WW ww CC cc IYY iyy IY I YYY Y FMWW FMCC FMIYY FMYYY') from generate_series(date '2020-12-25', date '2021-01-10', interval '1 day') d",
+  "select to_char(ordered_at, 'IYY-IW WWth CCth Yth'), to_char(ordered_at, 'Y,YYY y,yyy') from sales.orders order by order_id limit 5",
+  "select to_char(date '0044-03-15 BC', 'CC YYY Y IYY Y,YYY'), to_char(date '12345-01-01', 'Y,YYY CC'), to_char(date '0999-01-01', 'Y,YYY CC')",
+  "select to_char(date '2000-01-01', 'CC'), to_char(date '2001-01-01', 'CC'), to_char(date '1999-12-31', 'CC FMCCTH'), to_char(date '2024-12-30', 'IYYY IYY IY I WW')",
+  "select to_char(timestamptz '2024-03-05 14:07+00', 'YYYY-MM-DD Invoice')",
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
@@ -59,4 +66,6 @@ export const REVIEW_21_REFUSED = [
   "select regexp_matches(status, 'a{2,1}') from sales.orders",
   // thresholds out of order: PostgreSQL's answer follows its binary search
   'select width_bucket(2, array[3, 1])',
+  // to_char's zone patterns: the zone's abbreviation depends on the value's type, which the rewrite does not know
+  "select to_char(timestamp '2024-03-05 14:07', 'TZ')",
 ];
