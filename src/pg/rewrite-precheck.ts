@@ -90,6 +90,8 @@ const PG_COLLATE =
  */
 const LIKE_PATTERN_NOT_PLAIN = /\bi?like\s+(?!''(?!\s*(?:\|\||::|\[)))/i;
 const LIKE_WORD = /\bi?like\b/i;
+/** ILIKE folds ASCII letters only in PostgreSQL's C locale, all of Unicode in DuckDB (rewrite-operators.ts asciiIlike). */
+const ILIKE_WORD = /\bilike\b/i;
 
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
@@ -119,6 +121,7 @@ export function needsPgRewrite(sql: string): boolean {
     WHOLE_ROW_ITEMS.test(text) ||
     (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
+    ILIKE_WORD.test(text) ||
     CALL_FORMS.test(text) ||
     TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||

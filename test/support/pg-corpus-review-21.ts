@@ -6,7 +6,8 @@
  * sqrt of a negative number (2201F) and ln/log of zero (2201E) (both 22003), make_date past a month's
  * days (22008; it was 22P02), a regular expression RE2 cannot compile (2201B; 22023), a window function
  * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
- * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused). `REVIEW_21_REFUSED`
+ * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused); ILIKE and ~* over letters
+ * outside ASCII (DuckDB folded all of Unicode, PostgreSQL's C locale only ASCII). `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -59,6 +60,16 @@ export const REVIEW_21 = [
   "select to_char(date '0044-03-15 BC', 'CC YYY Y IYY Y,YYY'), to_char(date '12345-01-01', 'Y,YYY CC'), to_char(date '0999-01-01', 'Y,YYY CC')",
   "select to_char(date '2000-01-01', 'CC'), to_char(date '2001-01-01', 'CC'), to_char(date '1999-12-31', 'CC FMCCTH'), to_char(date '2024-12-30', 'IYYY IYY IY I WW')",
   "select to_char(timestamptz '2024-03-05 14:07+00', 'YYYY-MM-DD Invoice')",
+  // ILIKE and ~* fold ASCII letters only, as PostgreSQL's C locale (DuckDB folded all of Unicode: 'ÄBC' ILIKE 'äbc' was true)
+  "select 'ÄBC' ilike 'ä%', 'äbc' ilike 'ÄBC', 'abc' ilike 'ABC', 'ÄBC' ilike 'Äbc', 'ÄBC' not ilike 'ä%'",
+  "select chr(8490) || 'x' ilike 'k%', chr(383) ilike 'S', 'Kx' ilike 'k%'",
+  "select name from sales.customers where name ilike 'c%' order by 1 limit 3",
+  "select count(*) from sales.customers where name ilike any (array['%1', 'C%2'])",
+  "select 'ÄB' ilike any (array['ä%', 'x']), 'ÄB' ilike all (array['Ä%', '%b'])",
+  "select 'a!%b' ilike 'A!%B' escape '!', status ~~* 'PAID', status !~~* 'paid' from sales.orders order by order_id limit 2",
+  "select 'Abc' ~* 'abc', 'ÄBC' ~* 'bc', 'José' ~* 'jos', 'x' ~* 'ä', 'a' ~* (select 'A')",
+  "select name ~* 'cus', name !~* 'CUS' from sales.customers order by 1 limit 2",
+  "select status from sales.orders where status ~* '^PA' order by order_id limit 2",
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
@@ -68,4 +79,10 @@ export const REVIEW_21_REFUSED = [
   'select width_bucket(2, array[3, 1])',
   // to_char's zone patterns: the zone's abbreviation depends on the value's type, which the rewrite does not know
   "select to_char(timestamp '2024-03-05 14:07', 'TZ')",
+  // a case-insensitive regular expression where Unicode's folding and the C locale's differ
+  "select 'Äbc' ~* 'äbc'",
+  "select chr(8490) || 'x' ~* 'k'",
+  "select 'Ä' ~* (select 'ä')",
+  "select 'a' ~* '\\x41'",
+  "select 'aXb' ilike 'axb' escape 'X'",
 ];
