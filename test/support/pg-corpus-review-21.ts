@@ -7,7 +7,8 @@
  * days (22008; it was 22P02), a regular expression RE2 cannot compile (2201B; 22023), a window function
  * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
  * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused); ILIKE and ~* over letters
- * outside ASCII (DuckDB folded all of Unicode, PostgreSQL's C locale only ASCII). `REVIEW_21_REFUSED`
+ * outside ASCII (DuckDB folded all of Unicode, PostgreSQL's C locale only ASCII); jsonb_agg typed json, its
+ * timestamps DuckDB's to_json text. `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -70,6 +71,15 @@ export const REVIEW_21 = [
   "select 'Abc' ~* 'abc', 'ÄBC' ~* 'bc', 'José' ~* 'jos', 'x' ~* 'ä', 'a' ~* (select 'A')",
   "select name ~* 'cus', name !~* 'CUS' from sales.customers order by 1 limit 2",
   "select status from sales.orders where status ~* '^PA' order by order_id limit 2",
+  // jsonb_agg: typed jsonb (3802; it was json), its elements as jsonb writes them (timestamps with a T: it wrote DuckDB's to_json)
+  'select jsonb_agg(ordered_at order by order_id) from sales.orders where order_id < 3',
+  'select jsonb_agg(amount order by order_id), jsonb_agg(qty), jsonb_agg(status order by order_id desc) from sales.orders where order_id < 3',
+  'select jsonb_agg(x) from (values (1.5::float8), (2)) t(x)',
+  'select jsonb_agg(vip), jsonb_agg(signup order by customer_id) from sales.customers where customer_id < 3',
+  'select jsonb_agg(x) from (values (null::int), (1)) t(x)',
+  'select status, jsonb_agg(qty order by order_id) filter (where qty > 3) from sales.orders group by 1 order by 1',
+  'select jsonb_agg(distinct status order by status), jsonb_agg(1)::text from sales.orders',
+  "select jsonb_agg(x) from (values ('a\"b\\\\c'), ('é')) t(x)",
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
@@ -85,4 +95,8 @@ export const REVIEW_21_REFUSED = [
   "select 'Ä' ~* (select 'ä')",
   "select 'a' ~* '\\x41'",
   "select 'aXb' ilike 'axb' escape 'X'",
+  // jsonb's normal form differs from json's text: json values, arrays, floats printed with an exponent
+  'select jsonb_agg(x) from (values (1e20::float8)) t(x)',
+  'select jsonb_agg(j) from (values (\'{"b":1,"a":2}\'::json)) t(j)',
+  'select jsonb_agg(array[1, 2])',
 ];
