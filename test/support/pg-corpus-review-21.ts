@@ -8,7 +8,7 @@
  * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
  * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused); ILIKE and ~* over letters
  * outside ASCII (DuckDB folded all of Unicode, PostgreSQL's C locale only ASCII); jsonb_agg typed json, its
- * timestamps DuckDB's to_json text. `REVIEW_21_REFUSED`
+ * timestamps DuckDB's to_json text; to_json(array[1.5, 2]) (`[1.5,2.0]`). `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -80,6 +80,12 @@ export const REVIEW_21 = [
   'select status, jsonb_agg(qty order by order_id) filter (where qty > 3) from sales.orders group by 1 order by 1',
   'select jsonb_agg(distinct status order by status), jsonb_agg(1)::text from sales.orders',
   "select jsonb_agg(x) from (values ('a\"b\\\\c'), ('é')) t(x)",
+  // to_json of an ARRAY[…] of numeric constants of mixed scales: each element at its own scale (it was [1.5,2.0])
+  'select to_json(array[1.5, 2])',
+  'select to_json(array[1.50, 2.0]), to_json(array[1.5, 2.5]), to_json(array[1, 2])',
+  "select json_build_object('a', array[1.5, 2]), json_build_array(array[1.5, null, 2], 1)",
+  'select to_json(array[[1, 2.5], [3, 4]])',
+  "select json_build_object('a', 1.50, 'b', array[1.5, 2.25]), pg_typeof(to_json(array[1.5, 2]))",
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
