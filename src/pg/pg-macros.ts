@@ -75,6 +75,14 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`,
   ],
+  // jsonb_array_length: json_array_length's count, int4; of an object or a scalar PostgreSQL's 22023 (DuckDB answered 0)
+  [
+    'jsonb_array_length(j)',
+    `CASE WHEN j IS NULL THEN NULL
+      WHEN json_type(CAST(j AS JSON)) = 'ARRAY' THEN CAST(json_array_length(CAST(j AS JSON)) AS INTEGER)
+      WHEN json_type(CAST(j AS JSON)) = 'OBJECT' THEN CAST(error('cannot get array length of a non-array') AS INTEGER)
+      ELSE CAST(error('cannot get array length of a scalar') AS INTEGER) END`,
+  ],
   // width_bucket(op, thresholds): PostgreSQL's binary search over ascending lower bounds is the count of
   // bounds ≤ op; an array out of order (PostgreSQL's answer is then its search's) is refused, a NULL bound 22004.
   [

@@ -8,7 +8,7 @@
  * called without OVER (42809; 42883 "Did you mean row"), ntile(0) (22014; 22023); width_bucket(x, thresholds)
  * (42501 "not allowed"); to_char's WW, CC, Y,YYY, YYY, Y, IYY, IY, I (refused); ILIKE and ~* over letters
  * outside ASCII (DuckDB folded all of Unicode, PostgreSQL's C locale only ASCII); jsonb_agg typed json, its
- * timestamps DuckDB's to_json text; to_json(array[1.5, 2]) (`[1.5,2.0]`). `REVIEW_21_REFUSED`
+ * timestamps DuckDB's to_json text; to_json(array[1.5, 2]) (`[1.5,2.0]`); jsonb_array_length (42883). `REVIEW_21_REFUSED`
  * must be refused with a hint or the same, never excused.
  */
 export const REVIEW_21 = [
@@ -86,6 +86,12 @@ export const REVIEW_21 = [
   "select json_build_object('a', array[1.5, 2]), json_build_array(array[1.5, null, 2], 1)",
   'select to_json(array[[1, 2.5], [3, 4]])',
   "select json_build_object('a', 1.50, 'b', array[1.5, 2.25]), pg_typeof(to_json(array[1.5, 2]))",
+  // jsonb_array_length (it was 42883): int4, and PostgreSQL's 22023 for an object or a scalar
+  "select jsonb_array_length('[1,2]'), jsonb_array_length('[]'), jsonb_array_length('[[1],2,{\"a\":3}]'::jsonb), jsonb_array_length(null)",
+  'select jsonb_array_length(\'{"a":1}\')',
+  "select jsonb_array_length('3')",
+  "select jsonb_array_length('null')",
+  'select jsonb_array_length(json_build_array(1, 2, 3)::jsonb)',
 ];
 
 /** Refused with a hint (0A000, 42883) or PostgreSQL's answer; never excused by a documented difference. */
@@ -105,6 +111,9 @@ export const REVIEW_21_REFUSED = [
   'select jsonb_agg(x) from (values (1e20::float8)) t(x)',
   'select jsonb_agg(j) from (values (\'{"b":1,"a":2}\'::json)) t(j)',
   'select jsonb_agg(array[1, 2])',
+  // SQL/JSON paths: 42883 with what to write instead
+  "select jsonb_path_query('{\"a\":1}', '$.a')",
+  "select jsonb_path_exists('{\"a\":1}', '$.a')",
 ];
 
 /** Differences docs/compatibility.md lists, shown by these statements (smallint with an integer constant past 32,767). */
