@@ -85,7 +85,7 @@ function asciiCaseOnly(match: Node, x: Node, pattern: Node): Node {
     ['error'],
     [
       strConst(
-        "a case-insensitive regular expression over letters outside ASCII is not supported by fdl-gateway|PostgreSQL's C locale folds ASCII letters only: write both cases of such a letter in the pattern ([Ää]) and match with ~.",
+        "a case-insensitive regular expression over characters outside ASCII (or spelled by their code) is not supported by fdl-gateway|PostgreSQL's C locale folds ASCII letters only, RE2 all of Unicode: write both cases of such a letter in the pattern ([Ää]) and match with ~.",
       ),
     ],
   );
