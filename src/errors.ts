@@ -81,6 +81,11 @@ export const SQLSTATE = {
   invalidDatetimeFormat: '22007',
   untranslatableCharacter: '22P05',
   substringError: '22011',
+  cardinalityViolation: '21000',
+  invalidArgumentForLogarithm: '2201E',
+  invalidRegularExpression: '2201B',
+  invalidArgumentForNtileFunction: '22014',
+  wrongObjectType: '42809',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

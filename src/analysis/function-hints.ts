@@ -19,6 +19,18 @@ const INSTEAD: Readonly<Record<string, string>> = {
   regexp_match: 'Use regexp_extract(s, pattern) (one group) or regexp_extract_all(s, pattern).',
   array_position: 'Use list_position(list, value).',
   to_hex: 'Use hex(value) (upper case) or lower(hex(value)).',
+  ...Object.fromEntries(
+    [
+      'jsonb_path_query',
+      'jsonb_path_query_first',
+      'jsonb_path_query_array',
+      'jsonb_path_exists',
+      'jsonb_path_match',
+    ].map((f) => [
+      f,
+      "SQL/JSON paths are not emulated: for a plain path use j -> 'a' -> 'b' or json_extract(j, '$.a.b') (no filters, no lax-mode unwrapping of arrays).",
+    ]),
+  ),
 };
 
 export function undefinedFunction(name: string): SqlError {

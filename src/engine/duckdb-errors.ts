@@ -70,6 +70,10 @@ const byPattern: [RegExp, string][] = [
     /^Conversion Error: .*(?:can't be cast because the value is out of range|out of range for (?:the )?(?:destination )?type)/i,
     SQLSTATE.numericValueOutOfRange,
   ],
+  [
+    /^Conversion Error: Failed to cast decimal value \S+ to type (?:INT16|INT32|INT64)\b/,
+    SQLSTATE.numericValueOutOfRange,
+  ],
   [/^Conversion Error: (?:date|timestamp|time|date\/time) field value out of range/i, SQLSTATE.datetimeFieldOverflow],
   [/^Conversion Error: invalid (?:date|timestamp|time|interval)(?: field)? format/i, SQLSTATE.invalidDatetimeFormat],
   [/^Conversion Error/i, SQLSTATE.invalidTextRepresentation],
@@ -126,7 +130,8 @@ function pgWording(message: string): string | undefined {
     ) ??
     /^Conversion Error: .*out of range for the destination type (INT16|INT32|INT64|SMALLINT|INTEGER|BIGINT)\b/.exec(
       message,
-    );
+    ) ??
+    /^Conversion Error: Failed to cast decimal value \S+ to type (INT16|INT32|INT64)\b/.exec(message);
   if (overflow) return `${PG_TYPE_WORDS[overflow[1]!]} out of range`;
   if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message))
     return 'numeric field overflow';

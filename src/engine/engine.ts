@@ -50,9 +50,6 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     await conn.run('SET GLOBAL allocator_background_threads = true');
     await conn.run("SET GLOBAL allocator_flush_threshold = '4MB'");
     await conn.run("SET GLOBAL allocator_bulk_deallocation_flush_threshold = '4MB'");
-    // DuckDB's decorrelation of scalar subqueries over the catalog views (psql's \dT) can see
-    // duplicate rows PostgreSQL never would; take the first, as DuckDB did before 1.3.
-    await conn.run('SET GLOBAL scalar_subquery_error_on_multiple_rows = false');
     // PostgreSQL's `/` on integers truncates (7/2 = 3); clients and BI tools rely on it.
     await conn.run('SET GLOBAL integer_division = true');
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.

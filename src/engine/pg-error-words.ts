@@ -5,6 +5,10 @@
  * that lives in one of DuckDB's extensions (never the advice to install one: the engine is sealed).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { WINDOW_ONLY_FUNCTIONS } from '../analysis/window-functions.js';
+
+/** PostgreSQL's own window functions (DuckDB's `fill` is none of them). */
+const PG_WINDOW_FUNCTIONS = new Set([...WINDOW_ONLY_FUNCTIONS].filter((f) => f !== 'fill'));
 
 /** DuckDB's type names → PostgreSQL's (`format_type`'s spelling); a literal's type is its PostgreSQL reading. */
 const PG_TYPE_NAMES: Readonly<Record<string, string>> = {
@@ -112,8 +116,61 @@ const OPERATOR_HINT =
 const MISSING_COLUMN =
   /^Binder Error: Referenced column "([^"]+)" not found in FROM clause!(?:\nCandidate bindings: ([^\n]*))?/;
 
+/** RE2's words for a pattern it cannot compile (its `CodeText`s), which DuckDB passes on. */
+const RE2_ERROR =
+  /^Invalid Input Error: ((?:invalid escape sequence|invalid character class(?: range)?|missing [\])]|unexpected \)|trailing \\|no argument for repetition operator|invalid repetition size|bad repetition operator|invalid perl operator|invalid UTF-8|invalid named capture group)(?:: [^\n]*)?)$/m;
+
+/**
+ * DuckDB's errors for statements PostgreSQL fails the same way, in PostgreSQL's code and words: the
+ * statement is the same error, only the SQLSTATE a client branches on differed.
+ */
+const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray) => string]> = [
+  [
+    /^Invalid Input Error: More than one row returned by a subquery used as an expression\b/,
+    SQLSTATE.cardinalityViolation,
+    () => 'more than one row returned by a subquery used as an expression',
+  ],
+  [
+    /^Out of Range Error: cannot take square root of a negative number/,
+    SQLSTATE.invalidArgumentForPowerFunction,
+    () => 'cannot take square root of a negative number',
+  ],
+  [
+    /^Out of Range Error: cannot take logarithm of (zero|a negative number)/,
+    SQLSTATE.invalidArgumentForLogarithm,
+    (m) => `cannot take logarithm of ${m[1]}`,
+  ],
+  [
+    /^Invalid Input Error: Argument for ntile must be greater than zero/,
+    SQLSTATE.invalidArgumentForNtileFunction,
+    () => 'argument of ntile must be greater than zero',
+  ],
+  [
+    /^Conversion Error: Date out of range: (-?\d+)-(\d+)-(\d+)/,
+    SQLSTATE.datetimeFieldOverflow,
+    (m) => `date field value out of range: ${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`,
+  ],
+  [
+    /^Invalid Input Error: thresholds array must not contain NULLs/,
+    SQLSTATE.nullValueNotAllowed,
+    () => 'thresholds array must not contain NULLs',
+  ],
+  [RE2_ERROR, SQLSTATE.invalidRegularExpression, (m) => `invalid regular expression: ${m[1]!.replace('(?s)', '')}`],
+  [
+    /^Catalog Error: Scalar Function with name (\w+) does not exist!/,
+    SQLSTATE.wrongObjectType,
+    (m) => `window function ${m[1]} requires an OVER clause`,
+  ],
+];
+
 /** The error PostgreSQL would raise for DuckDB's `message`, or undefined to map it by kind. */
 export function pgWorded(message: string): SqlError | undefined {
+  for (const [re, sqlstate, words] of SAME_FAILURES) {
+    const m = re.exec(message);
+    // a window function called without OVER: PostgreSQL's 42809 for its own window functions only
+    if (m && (sqlstate !== SQLSTATE.wrongObjectType || PG_WINDOW_FUNCTIONS.has(m[1]!.toLowerCase())))
+      return new SqlError(sqlstate, words(m));
+  }
   const column = MISSING_COLUMN.exec(message);
   if (column) {
     const rest = message.slice(column[0].length).trim();

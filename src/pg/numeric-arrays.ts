@@ -6,7 +6,7 @@
  * to text the array's text is written here, from the same digits.
  */
 import { exactDecimal } from './numeric-literal.js';
-import { compat, type Node } from './rewrite-nodes.js';
+import { compat, str, type Node } from './rewrite-nodes.js';
 
 /** A leaf's numeric text and scale; null for a NULL element. */
 type Leaf = { text: string; scale: number } | null;
@@ -45,6 +45,26 @@ const arrayText = (s: Shape): string =>
 export function numericArrayText(orig: Node | undefined): Node | undefined {
   const shape = mixedScales(orig);
   return shape && { A_Const: { sval: { sval: arrayText(shape) } } };
+}
+
+/** array_to_json of the constants: `[1.5,2]`, `[[1,null],[2.50,3]]` (json's array text has no spaces). */
+const arrayJson = (s: Shape): string =>
+  Array.isArray(s) ? `[${s.map(arrayJson).join(',')}]` : s === null ? 'null' : s.text;
+
+/**
+ * `to_json(ARRAY[…])`, an ARRAY[…] value of json_build_object/json_build_array, of numeric constants of mixed
+ * scales (`orig` as written): its json, each element at its own scale (DuckDB's list wrote `[1.5,2.0]`); else undefined.
+ */
+export function numericArrayJson(orig: Node | undefined): Node | undefined {
+  const shape = mixedScales(orig);
+  return (
+    shape && {
+      TypeCast: {
+        arg: { A_Const: { sval: { sval: arrayJson(shape) } } },
+        typeName: { names: [str('json')], typemod: -1 },
+      },
+    }
+  );
 }
 
 /**

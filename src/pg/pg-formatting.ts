@@ -90,7 +90,66 @@ const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boo
   ['id', '%u'],
   ['W', weekOfMonth],
   ['w', weekOfMonth],
+  // week of the year (the first starts on January 1st), century, and the year's last digits (ISO's too)
+  ['WW', weekOfYear],
+  ['ww', weekOfYear],
+  ['CC', century],
+  ['cc', century],
+  ['IYY', (v, fm) => lastDigits(call('isoyear', [v]), 3, fm)],
+  ['iyy', (v, fm) => lastDigits(call('isoyear', [v]), 3, fm)],
+  ['IY', (v, fm) => lastDigits(call('isoyear', [v]), 2, fm)],
+  ['iy', (v, fm) => lastDigits(call('isoyear', [v]), 2, fm)],
+  ['I', (v, fm) => lastDigits(call('isoyear', [v]), 1, fm)],
+  ['i', (v, fm) => lastDigits(call('isoyear', [v]), 1, fm)],
+  ['Y,YYY', yearWithComma],
+  ['y,yyy', yearWithComma],
+  ['YYY', (v, fm) => lastDigits(call('year', [v]), 3, fm)],
+  ['yyy', (v, fm) => lastDigits(call('year', [v]), 3, fm)],
+  ['Y', (v, fm) => lastDigits(call('year', [v]), 1, fm)],
+  ['y', (v, fm) => lastDigits(call('year', [v]), 1, fm)],
 ];
+
+const op = (name: string, l: Node, r: Node): Node => ({
+  A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr: l, rexpr: r },
+});
+const caseOf = (when: Node, then: Node, otherwise: Node): Node => ({
+  CaseExpr: { args: [{ CaseWhen: { expr: when, result: then } }], defresult: otherwise },
+});
+
+/** PostgreSQL's `%0*d`: zero-padded to `width` digits, none with FM. */
+function zeroPadded(n: Node, width: number, fm: boolean): Node {
+  return fm ? castTo(n, 'varchar') : call('printf', [strConst(`%0${width}d`), n]);
+}
+
+/** WW: (day of the year − 1) / 7 + 1, two digits. */
+function weekOfYear(v: Node, fm: boolean): Node {
+  return zeroPadded(op('+', op('//', op('-', call('dayofyear', [v]), intConst(1)), intConst(7)), intConst(1)), 2, fm);
+}
+
+/** CC: (year + 99) / 100, before year 1 year / 100 − 1 (C's division, as DuckDB's `//`); two digits. */
+function century(v: Node, fm: boolean): Node {
+  const y = call('year', [v]);
+  const c = caseOf(
+    op('>', y, intConst(0)),
+    op('//', op('+', y, intConst(99)), intConst(100)),
+    op('-', op('//', y, intConst(100)), intConst(1)),
+  );
+  // `%0*d` with width 2, or 3 for a negative century (its sign counts)
+  return fm ? castTo(c, 'varchar') : caseOf(op('>=', c, intConst(0)), zeroPadded(c, 2, fm), zeroPadded(c, 3, fm));
+}
+
+/** Y,YYY: the year's thousands, a comma, its last three digits. */
+function yearWithComma(v: Node): Node {
+  const y = call('year', [v]);
+  const adjusted = caseOf(op('<=', y, intConst(0)), op('-', intConst(1), y), y);
+  return call('printf', [strConst('%d,%03d'), op('//', adjusted, intConst(1000)), op('%', adjusted, intConst(1000))]);
+}
+
+/** YYY, Y, IYY, IY, I: the last digits of the year (BC years counted from 1 BC, PostgreSQL's ADJUST_YEAR). */
+function lastDigits(year: Node, digits: number, fm: boolean): Node {
+  const adjusted = caseOf(op('<=', year, intConst(0)), op('-', intConst(1), year), year);
+  return zeroPadded(op('%', adjusted, intConst(10 ** digits)), digits, fm);
+}
 
 function isoWeek(v: Node, fm: boolean): Node {
   return fm ? castTo(call('week', [v]), 'varchar') : call('strftime', [v, strConst('%V')]);
@@ -105,10 +164,12 @@ function weekOfMonth(v: Node): Node {
 
 /** strftime codes of numbers: a TH/th suffix after one writes its ordinal suffix (PostgreSQL's str_numth). */
 const NUMERIC_CODES = new Set(['%H', '%I', '%M', '%S', '%g', '%f', '%Y', '%y', '%m', '%j', '%d', '%G', '%u']);
-const NUMERIC_FUNCTIONS = new Set(['D', 'd', 'Q', 'q', 'IW', 'iw', 'W', 'w']);
+const NUMERIC_FUNCTIONS = new Set(
+  ['D', 'Q', 'IW', 'W', 'WW', 'CC', 'IYY', 'IY', 'I', 'Y,YYY', 'YYY', 'Y'].flatMap((p) => [p, p.toLowerCase()]),
+);
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
 const UNSUPPORTED_PATTERN =
-  /^(?:IYY|IY|WW|SSSSS|SSSS|TZH|TZM|TZ|OF|CC|RM|Y,YYY|YYY|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|I|Y|iyy|iy|ww|sssss|ssss|tzh|tzm|tz|of|cc|rm|y,yyy|yyy|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j|i|y)/;
+  /^(?:SSSSS|SSSS|TZH|TZM|TZ|OF|RM|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|sssss|ssss|tzh|tzm|tz|of|rm|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j)/;
 /** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
 const FM_CODES: Readonly<Record<string, string>> = {
   '%H': '%-H',
@@ -166,20 +227,23 @@ export function toCharCall(args: Node[]): Node {
       i += 2;
       continue;
     }
-    const found = DATE_PATTERNS.find(([p]) => fmt.startsWith(p, i));
+    // the longest pattern at i, as PostgreSQL's keyword table lists longer ones first (IYYY, IYY, IY, IW, I)
+    const found = DATE_PATTERNS.filter(([p]) => fmt.startsWith(p, i)).reduce<
+      (typeof DATE_PATTERNS)[number] | undefined
+    >((best, p) => (best && best[0].length >= p[0].length ? best : p), undefined);
     const unsupported = UNSUPPORTED_PATTERN.exec(fmt.slice(i))?.[0];
     // a longer pattern PostgreSQL knows wins over a translated prefix of it (SSSSS is not SS SS S)
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
       throw refuse(
         `to_char() pattern "${unsupported}"`,
-        'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q IYYY IW ID W (or in lower case), FM, TM, a TH suffix after a number, "text".',
+        'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q CC WW IYYY IYY IY I IW ID W (or in lower case), FM, TM, a TH suffix after a number, "text".',
       );
     }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
         throw refuse(
           `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
-          'Supported: YYYY YY MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q IYYY IW ID W, FM, TM, a TH suffix after a number, "text".',
+          'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q CC WW IYYY IYY IY I IW ID W, FM, TM, a TH suffix after a number, "text".',
         );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;

@@ -33,6 +33,8 @@ const EXACT = [
   'UINTEGER',
 ];
 
+const JSONB_REFUSED = `CAST(error('jsonb_agg() of a value whose jsonb text differs from its json text (a json value, a list, a record, a float with an exponent) is not supported by fdl-gateway|Aggregate json instead: json_agg(x).') AS JSON)`;
+
 /** A json value (a nested json_build_object; it binds to the VARCHAR overload) is embedded as written: to_json would respace it. */
 const AS_WRITTEN = "CASE WHEN typeof(x) = 'JSON' THEN CAST(x AS JSON) ELSE to_json(x) END";
 
@@ -90,6 +92,24 @@ export const JSON_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_jdiv(v, a, b)', 'to_json(a / b)'],
   // DISTINCT json_agg's texts, aggregated beside their values (pairs ordered by the value: jsonAggOfValues).
   ['_pgsem_jtexts(l)', "list_transform(l, lambda fdl_pg_e: fdl_pg_e['j'])"],
+  // jsonb_agg's elements: json's text where jsonb's normal form is the same; where it is not (a json value,
+  // respaced and its keys sorted; a float printed with an exponent, which jsonb writes as a numeric) refused.
+  ...[...NUMBERS, 'UHUGEINT', 'DECIMAL', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', ...OTHERS].map(
+    (t): [string, string] => [
+      `_pgsem_jbv(t ${t}, x)`,
+      t === 'VARCHAR'
+        ? `CASE WHEN typeof(x) = 'JSON' THEN ${JSONB_REFUSED} ELSE _pgsem_jv(t, x) END`
+        : '_pgsem_jv(t, x)',
+    ],
+  ),
+  ...[
+    ['DOUBLE', '1e15'],
+    ['FLOAT', '1e6'],
+  ].map(([t, large]): [string, string] => [
+    `_pgsem_jbv(t ${t}, x)`,
+    `CASE WHEN abs(x) >= ${large} OR (x <> 0 AND abs(x) < 1e-4) THEN ${JSONB_REFUSED} ELSE _pgsem_jv(t, x) END`,
+  ]),
+  ['_pgsem_jbv(t, x)', JSONB_REFUSED],
 ];
 
 const concat = (parts: Node[]): Node =>
@@ -108,6 +128,22 @@ function jsonText(v: Node): Node {
     : ((isTruthValue(v) ? undefined : (exactQuotientJson(v) ?? dispatch('jv', [v], [v]))) ?? call(['to_json'], [v]));
   return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
 }
+
+/** A value's text inside jsonb_agg: its json text where jsonb's is the same, else refused (`_pgsem_jbv`). */
+function jsonbText(v: Node): Node {
+  if (isJson(v)) throw jsonbRefused();
+  const value = isTruthValue(v) ? call(['to_json'], [v]) : dispatch('jbv', [v], [v]);
+  if (!value) throw jsonbRefused();
+  return { CoalesceExpr: { args: [asType(value, 'varchar'), strConst('null')] } };
+}
+
+const jsonbRefused = (): SqlError =>
+  new SqlError(
+    SQLSTATE.featureNotSupported,
+    'jsonb_agg() of a json value, or of a value whose type the rewrite cannot tell, is not supported by fdl-gateway',
+    undefined,
+    "jsonb's normal form of such values is not emulated: aggregate json instead, json_agg(x).",
+  );
 
 /**
  * `to_json(x)` of a value that is not a record: its JSON as PostgreSQL writes it (a timestamp with a `T`,
@@ -244,12 +280,10 @@ export const isJsonBuildObject = (fc: Node): boolean => {
  * a nested `json_build_object` as written, numerics with their scale, timestamps with a `T` — where
  * DuckDB's `to_json` would respace and reformat them. With DISTINCT, DuckDB orders only by the
  * aggregated expression: the value and its text are aggregated as a pair, ordered by the value.
- * `asToJson`: the elements as DuckDB's to_json writes them (jsonb_agg, whose normal form is not emulated).
+ * `jsonb`: jsonb_agg's elements, json's text where it is jsonb's normal form too, else refused (`_pgsem_jbv`).
  */
-export function jsonAggOfValues(fc: Node, value: Node, asToJson = false): Node {
-  const text = asToJson
-    ? { CoalesceExpr: { args: [asType(call(['to_json'], [value]), 'varchar'), strConst('null')] } }
-    : jsonText(value);
+export function jsonAggOfValues(fc: Node, value: Node, jsonb = false): Node {
+  const text = jsonb ? jsonbText(value) : jsonText(value);
   let list: Node;
   if (fc.agg_distinct) {
     const pair = call(['struct_pack'], [named('k', value), named('j', text)]);

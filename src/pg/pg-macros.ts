@@ -75,6 +75,26 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1 ELSE CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT) + 1 END AS INTEGER)`,
   ],
+  // jsonb_array_length: json_array_length's count, int4; of an object or a scalar PostgreSQL's 22023 (DuckDB answered 0)
+  [
+    'jsonb_array_length(j)',
+    `CASE WHEN j IS NULL THEN NULL
+      WHEN json_type(CAST(j AS JSON)) = 'ARRAY' THEN CAST(json_array_length(CAST(j AS JSON)) AS INTEGER)
+      WHEN json_type(CAST(j AS JSON)) = 'OBJECT' THEN CAST(error('cannot get array length of a non-array') AS INTEGER)
+      ELSE CAST(error('cannot get array length of a scalar') AS INTEGER) END`,
+  ],
+  // width_bucket(op, thresholds): PostgreSQL's binary search over ascending lower bounds is the count of
+  // bounds ≤ op; an array out of order (PostgreSQL's answer is then its search's) is refused, a NULL bound 22004.
+  [
+    'width_bucket(op, thresholds)',
+    `CASE WHEN op IS NULL OR thresholds IS NULL THEN NULL
+      WHEN list_position(thresholds, NULL) IS NOT NULL THEN CAST(error('thresholds array must not contain NULLs') AS INTEGER)
+      WHEN list_sort(thresholds) <> thresholds THEN CAST(${refusedAtRun(
+        'width_bucket() of thresholds not in ascending order',
+        "PostgreSQL's answer for such an array follows its binary search: sort the thresholds (array(select unnest(a) order by 1))",
+      )} AS INTEGER)
+      ELSE CAST(len(list_filter(thresholds, lambda fdl_pg_b: fdl_pg_b <= op)) AS INTEGER) END`,
+  ],
   // date_bin(interval, timestamp[tz], timestamp[tz]): the stride and origin read as PostgreSQL reads untyped
   // ones (time_bucket's VARCHAR origin was ambiguous); PostgreSQL refuses strides with months (0A000).
   ...['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE'].map((t): [string, string] => [

@@ -85,7 +85,7 @@ const LIKE_ANY: Record<string, { macro: string; negate: boolean }> = {
 /**
  * The macros behind LIKE/ILIKE ANY/ALL (pg-macros.ts installs them): the left side named once, in a
  * one-element list outside every lambda (a subquery may not stand inside one), each pattern matched
- * with PostgreSQL's default backslash escape. Each match is coded true 2, NULL 1, false 0 (negated
+ * with PostgreSQL's default backslash escape (ILIKE's sides lowered in ASCII only, as the C locale). Each match is coded true 2, NULL 1, false 0 (negated
  * first for NOT LIKE): ANY is the largest code, ALL the smallest, 1 being NULL — OR's and AND's NULL
  * logic, as PostgreSQL's ScalarArrayOpExpr. Spelling out one match per pattern copied the left side
  * per pattern: a 40 KB statement became 80 MB of SQL (an attacker review ran the gateway out of memory).
@@ -93,7 +93,7 @@ const LIKE_ANY: Record<string, { macro: string; negate: boolean }> = {
 export const LIKE_ANY_MACROS: ReadonlyArray<[string, string]> = (['like', 'ilike'] as const).flatMap((m) =>
   (['any', 'all'] as const).map((q): [string, string] => [
     `_pgsem_${m}_${q}(x, ps, neg)`,
-    `CASE ${q === 'any' ? 'list_max' : 'list_min'}(list_transform([{'v': x, 'ps': ps}], lambda fdl_pg_l: list_transform(fdl_pg_l['ps'], lambda fdl_pg_p: coalesce(CAST((${m}_escape(fdl_pg_l['v'], fdl_pg_p, '\\') <> neg) AS INTEGER) * 2, 1)))[1]) WHEN 2 THEN true WHEN 0 THEN false END`,
+    `CASE ${q === 'any' ? 'list_max' : 'list_min'}(list_transform([{'v': x, 'ps': ps}], lambda fdl_pg_l: list_transform(fdl_pg_l['ps'], lambda fdl_pg_p: coalesce(CAST((${m === 'like' ? "like_escape(fdl_pg_l['v'], fdl_pg_p, '\\')" : `like_escape(_pgsem_lower(fdl_pg_l['v']), _pgsem_lower(fdl_pg_p), '\\')`} <> neg) AS INTEGER) * 2, 1)))[1]) WHEN 2 THEN true WHEN 0 THEN false END`,
   ]),
 );
 

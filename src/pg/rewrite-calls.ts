@@ -327,7 +327,9 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   }
   if ((pgName === 'json_agg' || pgName === 'jsonb_agg') && args?.length === 1) {
     ctx.changed = true;
-    return jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
+    const agg = jsonAggOfValues(out, args[0]!, pgName === 'jsonb_agg');
+    // typed jsonb (3802) as an item of the outermost select list, as `x::jsonb` there; DuckDB holds it as JSON
+    return pgName === 'jsonb_agg' && ctx.shown?.has(fc) ? typedAs('jsonb', agg) : agg;
   }
   const numericRows = pgName === 'generate_series' && args ? numericSeries(args, inFrom) : undefined;
   if (numericRows) {

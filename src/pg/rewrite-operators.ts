@@ -10,7 +10,7 @@ import {
   hasAggregate,
 } from './pg-result-types.js';
 import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
-import { checkedPower, guardDivisor, similarTo } from './pg-calls.js';
+import { checkedPower, guardDivisor, refuse, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
@@ -25,7 +25,18 @@ import {
 import { arithmeticLiteral } from './arithmetic-literals.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
-import { call, names, not, parseArrayText, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import {
+  call,
+  compat,
+  names,
+  not,
+  parseArrayText,
+  str,
+  strConst,
+  typedAs,
+  type Ctx,
+  type Node,
+} from './rewrite-nodes.js';
 import { walk } from './rewrite-walk.js';
 import { compareRows, ROW_COMPARISONS, rowArgs, rowInList, rowScalarSubLink } from './pg-rows.js';
 import { re2Pattern } from './are-pattern.js';
@@ -42,6 +53,57 @@ const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
   '~~*': { negate: false, fn: 'ilike_escape' },
   '!~~*': { negate: true, fn: 'ilike_escape' },
 };
+
+/**
+ * ILIKE as PostgreSQL's in the C locale the gateway reports (lc_ctype C): both sides lowered, ASCII
+ * letters only, then LIKE (like.c's Generic_Text_IC_like). DuckDB's ILIKE folds all of Unicode: `'ÄBC'
+ * ILIKE 'äbc'` was true, and the Kelvin sign matched k.
+ */
+function asciiIlike(x: Node, pattern: Node, escape: Node): Node {
+  return call(['like_escape'], [compat('_pgsem_lower', [x]), compat('_pgsem_lower', [pattern]), escape]);
+}
+
+/** The two characters Unicode's case folding maps to ASCII letters: the Kelvin sign and the long s. */
+const FOLDS_TO_ASCII = ['\u212A', '\u017F'];
+
+/**
+ * `x ~* p`: RE2's case-insensitive match folds all of Unicode; PostgreSQL's in the C locale only ASCII
+ * letters. The two agree unless the subject holds a character folding to an ASCII letter, or both sides
+ * hold non-ASCII characters (`'Ä' ~* 'ä'`: PostgreSQL false), or the pattern spells a character by its
+ * code (`\x`, `\u`): those rows are refused (0A000) when they are reached, never answered otherwise.
+ * Told by byte and character counts and plain searches: no regular expression per row.
+ */
+function asciiCaseOnly(match: Node, x: Node, pattern: Node): Node {
+  const or = (args: Node[]): Node => ({ BoolExpr: { boolop: 'OR_EXPR', args } });
+  const and = (args: Node[]): Node => ({ BoolExpr: { boolop: 'AND_EXPR', args } });
+  const contains = (s: Node, what: string): Node => call(['contains'], [s, strConst(what)]);
+  const nonAscii = (s: Node): Node => ({
+    A_Expr: { kind: 'AEXPR_OP', name: [str('<>')], lexpr: call(['strlen'], [s]), rexpr: call(['length'], [s]) },
+  });
+  const text = pattern?.A_Const?.sval?.sval as string | undefined;
+  const refusal = call(
+    ['error'],
+    [
+      strConst(
+        "a case-insensitive regular expression over characters outside ASCII (or spelled by their code) is not supported by fdl-gateway|PostgreSQL's C locale folds ASCII letters only, RE2 all of Unicode: write both cases of such a letter in the pattern ([Ää]) and match with ~.",
+      ),
+    ],
+  );
+  const spelledByCode = (p: string) => FOLDS_TO_ASCII.some((c) => p.includes(c)) || /\\[xuU]/.test(p);
+  const conditions: Node[] = FOLDS_TO_ASCII.map((c) => contains(x, c));
+  if (typeof text === 'string') {
+    if (spelledByCode(text)) conditions.push({ A_Const: { boolval: { boolval: true } } });
+    // eslint-disable-next-line no-control-regex
+    else if (/[^\x00-\x7F]/.test(text)) conditions.push(nonAscii(x));
+  } else {
+    conditions.push(
+      ...FOLDS_TO_ASCII.map((c) => contains(pattern, c)),
+      ...['\\x', '\\u', '\\U'].map((c) => contains(pattern, c)),
+      and([nonAscii(x), nonAscii(pattern)]),
+    );
+  }
+  return { CaseExpr: { args: [{ CaseWhen: { expr: or(conditions), result: refusal } }], defresult: match } };
+}
 
 export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
   const out = operatorExpr(expr, ctx);
@@ -238,7 +300,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     const pattern = rexpr?.A_Const?.sval?.sval;
     const re = typeof pattern === 'string' ? strConst(re2Pattern(pattern)) : rexpr;
     const m = call(['regexp_matches'], flags ? [lexpr, re, strConst(flags)] : [lexpr, re]);
-    return negate ? not(m) : m;
+    const exact = flags ? asciiCaseOnly(m, lexpr, rexpr) : m;
+    return negate ? not(exact) : exact;
   }
   const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
   if (
@@ -252,7 +315,14 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     const { negate, fn } = LIKE_OPS[op]!;
     ctx.changed = true;
     const [pattern, escape] = (escaped.args as Node[]).map((a) => walk(a, ctx, false) as Node);
-    const m = call([fn], [lexpr, pattern!, escape!]);
+    const escapeText = escape?.A_Const?.sval?.sval as string | undefined;
+    // ILIKE lowers the pattern after its escapes are read: an escape a letter would be lowered with it
+    if (fn === 'ilike_escape' && (typeof escapeText !== 'string' || /[A-Za-z]/.test(escapeText)))
+      throw refuse(
+        'ILIKE … ESCAPE with an escape that is a letter or not a constant',
+        "Escape with a character that is not a letter (ESCAPE '!'), or write lower(x) LIKE lower(p) ESCAPE e.",
+      );
+    const m = fn === 'ilike_escape' ? asciiIlike(lexpr, pattern!, escape!) : call([fn], [lexpr, pattern!, escape!]);
     return negate ? not(m) : m;
   }
   // `x ~~ p` is LIKE spelled as its operator (AEXPR_OP), with the same default escape.
@@ -261,7 +331,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     // PostgreSQL's LIKE escapes with backslash by default (pgjdbc sends 'a\_b'); DuckDB's has no escape.
     const { negate, fn } = LIKE_OPS[op]!;
     ctx.changed = true;
-    const m = call([fn], [lexpr, rexpr, strConst('\\')]);
+    const m =
+      fn === 'ilike_escape' ? asciiIlike(lexpr, rexpr, strConst('\\')) : call([fn], [lexpr, rexpr, strConst('\\')]);
     return negate ? not(m) : m;
   }
   if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') {

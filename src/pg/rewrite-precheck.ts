@@ -48,9 +48,14 @@ const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])|\ba
 const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 /** An untyped literal beside `*` or `+`: read as the other operand's type (arithmetic-literals.ts; `/`, `%` below). */
 const LITERAL_ARITHMETIC = String.raw`''\s*[*+]|[*+]\s*''`;
+/**
+ * An integer constant beside `+`, `-` or `*` and an operand that is not a number: int4 in PostgreSQL (rewrite-operators.ts int4Constant),
+ * where DuckDB narrows it to the other side's type (`qty * 10000` of a smallint failed 22003).
+ */
+const INT_ARITHMETIC = String.raw`(?:\b[A-Za-z_]\w*|["')\]])\s*[*+-]\s*-?\d+(?![\w.])|(?<![\w.$])\d+\s*[*+-]\s*[A-Za-z_"(]`;
 /** An ARRAY[…] with a fraction in it: numeric constants of mixed scales (numeric-arrays.ts). */
 const FRACTION_ARRAY = String.raw`\barray\s*\[[^;]*?\d?\.\d`;
-const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${FRACTION_ARRAY}|${MINUS}|${LITERAL_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|${DATE_MINUS}|${PG_TYPED_RESULTS}`;
+const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${FRACTION_ARRAY}|${MINUS}|${LITERAL_ARITHMETIC}|${INT_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|${DATE_MINUS}|${PG_TYPED_RESULTS}`;
 /** A whole-row reference as a select list's only item (`select t from (…) t`, `select c from customers c`). */
 const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(?:as\s+)?\1\b`;
 /**
@@ -90,6 +95,8 @@ const PG_COLLATE =
  */
 const LIKE_PATTERN_NOT_PLAIN = /\bi?like\s+(?!''(?!\s*(?:\|\||::|\[)))/i;
 const LIKE_WORD = /\bi?like\b/i;
+/** ILIKE folds ASCII letters only in PostgreSQL's C locale, all of Unicode in DuckDB (rewrite-operators.ts asciiIlike). */
+const ILIKE_WORD = /\bilike\b/i;
 
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
@@ -119,6 +126,7 @@ export function needsPgRewrite(sql: string): boolean {
     WHOLE_ROW_ITEMS.test(text) ||
     (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
+    ILIKE_WORD.test(text) ||
     CALL_FORMS.test(text) ||
     TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||

@@ -16,10 +16,12 @@ import {
 import { isRecord, rowArgs, wholeRowName } from './pg-rows.js';
 import { names, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { NO_ROWS, walk } from './rewrite-walk.js';
+import { numericArrayJson } from './numeric-arrays.js';
 
 /** `json_build_object(…)`, `row_to_json(row(…))`, `row_to_json(t)`: values in JSON as PostgreSQL writes them (pg-json-values.ts). */
 export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
-  const args = (fc.args ?? []) as Node[];
+  // an ARRAY[…] of numeric constants of mixed scales: its json as written, each element at its own scale
+  const args = ((fc.args ?? []) as Node[]).map((a) => numericArrayJson(a) ?? a);
   if (isJsonBuildObject(fc) && !fc.func_variadic) {
     ctx.changed = true;
     return jsonBuildObject(walk(args, ctx, false) as Node[]);
@@ -43,6 +45,10 @@ export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
   if (base === 'to_json' && args.length === 1 && isRecord(args[0], ctx.rowScope ?? NO_ROWS)) {
     ctx.changed = true;
     return recordJson(args[0]!, ctx);
+  }
+  if (base === 'to_json' && args.length === 1 && args[0] !== (fc.args as Node[])[0]) {
+    ctx.changed = true;
+    return args[0]!;
   }
   const scalar = base === 'to_json' && args.length === 1 ? scalarToJson(walk(args[0], ctx, false) as Node) : undefined;
   if (scalar) {

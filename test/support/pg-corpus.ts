@@ -21,6 +21,7 @@ import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus
 import { REVIEW_18, REVIEW_18_ANSWERED, REVIEW_18_DOCUMENTED } from './pg-corpus-review-18.js';
 import { REVIEW_19 } from './pg-corpus-review-19.js';
 import { REVIEW_20, REVIEW_20_REFUSED } from './pg-corpus-review-20.js';
+import { REVIEW_21, REVIEW_21_REFUSED } from './pg-corpus-review-21.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -442,6 +443,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_18_ANSWERED,
   ...REVIEW_19,
   ...REVIEW_20,
+  ...REVIEW_21,
 ]);
 
 /**
@@ -492,6 +494,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 43: avg(interval), json_agg(DISTINCT … ORDER BY), EXISTS (SELECT FROM), zone abbreviations, to_char's ISO fields, numeric math refused
   ...REVIEW_20,
   ...REVIEW_20_REFUSED,
+  // session 44: scalar subqueries of several rows (21000), PostgreSQL's SQLSTATEs for the same errors
+  ...REVIEW_21,
+  ...REVIEW_21_REFUSED,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
