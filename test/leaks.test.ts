@@ -279,6 +279,169 @@ describe('what an ordinary account cannot learn', () => {
           .join('\n')}`,
       );
   });
+
+  test('every pg_catalog and information_schema relation, and the functions that report the server, name no server folder and nothing ungranted', async () => {
+    // Another user's sessions attach heads/main and the other repository in the same process.
+    const root = await connect('root', 'basic@main');
+    const rootSecret = await connect('root', 'secretrepo');
+    const c = await connect('ana', 'basic@v1');
+    const serverFolders = [repos.dir, join(repos.dir, 'cache')];
+    const mainVersion = (await root.query('show fdl.version')).rows[0]['fdl.version'] as string;
+    const assertClean = (text: string, what: string) => {
+      assertNamesNothingUngranted(text, what);
+      for (const folder of serverFolders) assert.ok(!text.includes(folder), `${what} names ${folder}`);
+      assert.ok(!text.includes(mainVersion) && !text.includes('__fdl_'), `${what}: ${text.slice(0, 300)}`);
+    };
+    try {
+      const relations = (
+        await c.query(
+          `select n.nspname || '.' || c.relname as r from pg_class c join pg_namespace n on n.oid = c.relnamespace
+           where n.nspname in ('pg_catalog', 'information_schema', 'fdl') and c.relkind in ('r', 'v') order by 1`,
+        )
+      ).rows.map((row) => row.r as string);
+      assert.ok(relations.length > 100, `${relations.length} relations`);
+      let answered = 0;
+      for (const r of relations) {
+        try {
+          assertClean(JSON.stringify((await c.query(`select * from ${r}`)).rows), r);
+          answered++;
+        } catch (e) {
+          if (e instanceof assert.AssertionError) throw e;
+          assertClean(JSON.stringify(fields(e)), r); // the emulation's refusal of a superuser-only view
+        }
+      }
+      assert.ok(answered > 80, `${answered} relations answered`);
+      for (const sql of [
+        'select pg_get_viewdef(c.oid) from pg_class c',
+        'select pg_get_viewdef(c.oid, true) from pg_class c',
+        'select name, current_setting(name, true) from pg_settings',
+        'select version(), current_database(), current_catalog, current_schemas(true), pg_database_size(current_database())',
+        'select pg_tablespace_location(oid) from pg_tablespace',
+        'select obj_description(c.oid), pg_relation_size(c.oid) from pg_class c',
+        "select current_setting('fdl.repository'), current_setting('fdl.version'), current_setting('fdl.ref')",
+      ]) {
+        assertClean(JSON.stringify((await c.query(sql)).rows), sql);
+      }
+    } finally {
+      await c.end();
+      await root.end();
+      await rootSecret.end();
+    }
+  });
+
+  test("the emulation's internal macros are unknown functions to a client (42883, as PostgreSQL's pg_catalog has none), the rewrite's own use unchanged", async () => {
+    const c = await connect('ana', 'basic@v1');
+    try {
+      const before = (await c.query('select count(*)::int as n, avg(amount)::text as a from sales.orders')).rows;
+      for (const sql of [
+        'select pg_catalog._pgsem_p10(5)',
+        'select PG_CATALOG._PGSEM_P10(5)',
+        'select _pgsem_p10(5)',
+        "select _pgsem_p10(5), 'pg_'",
+        'FROM (select pg_catalog._pgsem_p10(5))',
+        "select pg_catalog._var('repositories')",
+        "select _var('user'), 'pg_'",
+        'select pg_catalog._user()',
+        'select pg_catalog._dbname()',
+        'select _pg_expandarray(array[1])',
+        'select pg_catalog._pg_expandarray(array[1])',
+      ]) {
+        const e = await queryError(c, sql);
+        assert.equal(e.code, '42883', `${sql}: ${JSON.stringify(e)}`);
+        assert.match(e.message, /^function _\w+\(\) does not exist$/, sql);
+      }
+      // information_schema's own helper stays callable by its PostgreSQL name, and the rewrite still calls the macros
+      assert.deepEqual((await c.query('select (information_schema._pg_expandarray(array[7, 8])).x as x')).rows, [
+        { x: 7 },
+        { x: 8 },
+      ]);
+      assert.deepEqual(
+        (await c.query('select count(*)::int as n, avg(amount)::text as a from sales.orders')).rows,
+        before,
+      );
+    } finally {
+      await c.end();
+    }
+  });
+
+  test("has_*_privilege: an unknown or ungranted name is PostgreSQL's error for an unknown object, a visible one is readable and not writable", async () => {
+    const c = await connect('ana', 'basic@v1');
+    try {
+      const value = async (sql: string) => Object.values((await c.query(sql)).rows[0] as object)[0];
+      // PostgreSQL 15's answers for an object it does not have (acl.c, namespace.c; checked against a PG 15 cluster)
+      for (const [sql, code] of [
+        ["select has_table_privilege('nosuch.t', 'SELECT')", '3F000'],
+        ["select has_table_privilege('nosuch', 'SELECT')", '42P01'],
+        ["select has_table_privilege('sales.nosuch', 'SELECT')", '42P01'],
+        ["select has_any_column_privilege('sales.nosuch', 'SELECT')", '42P01'],
+        ["select has_table_privilege('sales.orders', 'FOO')", '22023'],
+        ["select has_table_privilege('nobody', 'sales.orders', 'SELECT')", '42704'],
+        ["select has_schema_privilege('nosuch', 'USAGE')", '3F000'],
+        ["select has_column_privilege('sales.orders', 'nosuch', 'SELECT')", '42703'],
+        ["select has_database_privilege('nosuchdb', 'CONNECT')", '3D000'],
+        ["select has_database_privilege('secretrepo', 'CONNECT')", '3D000'],
+        ["select has_database_privilege('basic', 'CONNECT')", '3D000'], // the bare name's HEAD is not ana's
+        ["select has_database_privilege('basic@v2', 'CONNECT')", '3D000'],
+      ] as const) {
+        const e = await queryError(c, sql);
+        assert.equal(e.code, code, `${sql}: ${JSON.stringify(e)}`);
+        assertNamesNothingUngranted(e, sql, sql.match(/'([^']+)', 'CONNECT'/)?.[1]);
+      }
+      // an ungranted repository answers byte for byte as one that does not exist
+      assert.deepEqual(
+        shape(await queryError(c, "select has_database_privilege('secretrepo', 'CONNECT')"), 'secretrepo'),
+        shape(await queryError(c, "select has_database_privilege('nosuchdb', 'CONNECT')"), 'nosuchdb'),
+      );
+      for (const [sql, want] of [
+        ["select has_table_privilege('sales.orders', 'SELECT')", true],
+        ["select has_table_privilege('sales.orders', 'select, insert')", true],
+        ["select has_table_privilege('sales.orders', 'INSERT')", false],
+        ["select has_table_privilege('sales.orders', 'SELECT WITH GRANT OPTION')", false],
+        ["select has_table_privilege('ana', 'sales.orders', 'SELECT')", true],
+        ["select has_table_privilege('pg_class', 'SELECT')", true],
+        ["select has_table_privilege(999999::oid, 'SELECT')", null],
+        ["select has_column_privilege('sales.orders', 'amount', 'SELECT')", true],
+        ["select has_column_privilege('sales.orders', 'amount', 'UPDATE')", false],
+        ["select has_column_privilege('sales.orders', 99::int2, 'SELECT')", null],
+        ["select has_schema_privilege('sales', 'USAGE')", true],
+        ["select has_schema_privilege('sales', 'CREATE')", false],
+        ["select has_database_privilege('basic@v1', 'CONNECT')", true],
+        ["select has_database_privilege('basic@v1', 'CREATE')", false],
+        ["select has_database_privilege(999999::oid, 'CONNECT')", null],
+      ] as const) {
+        assert.equal(await value(sql), want, sql);
+      }
+      // over the catalog as clients ask it: every relation the session sees is readable
+      assert.equal(
+        await value(
+          "select count(*) filter (where not has_table_privilege(c.oid, 'SELECT'))::int from pg_class c where c.relkind in ('r', 'v')",
+        ),
+        0,
+      );
+    } finally {
+      await c.end();
+    }
+  });
+
+  test("a moved tag is refused XX001 naming only the version it was recorded at, never the one it names now (another ref's, ungranted)", async () => {
+    const c = await connect('ana', 'basic@v1'); // the ledger holds tags/v1 -> its version
+    await c.end();
+    const ref = join(repos.path('repos/basic'), 'refs', 'tags', 'v1');
+    const kept = readFileSync(ref);
+    writeFileSync(ref, `${refs['refs/heads/main']}\n`);
+    try {
+      await new Promise((r) => setTimeout(r, 2_500)); // past the ref cache's 2 s
+      const e = await connectError('ana', 'basic@v1');
+      assert.equal(e.code, 'XX001', JSON.stringify(e));
+      assert.match(
+        e.message,
+        new RegExp(`^tag refs/tags/v1 of repository basic moved from version ${refs['refs/tags/v1']};`),
+      );
+      assertNamesNothingUngranted(e, 'a moved tag');
+    } finally {
+      writeFileSync(ref, kept);
+    }
+  });
 });
 
 describe('no client-visible message names a folder of the server', () => {

@@ -14,8 +14,8 @@ import pg from 'pg';
 import { serveBasic, type RunningGateway } from './support/gateway.js';
 
 let gw: RunningGateway;
-const login = async (user: string) => {
-  const c = new pg.Client({ host: gw.host, port: gw.port, user, database: 'basic' });
+const login = async (user: string, database = 'basic') => {
+  const c = new pg.Client({ host: gw.host, port: gw.port, user, database });
   await c.connect();
   return c;
 };
@@ -85,4 +85,50 @@ test("one user's statements filling the memory pool end 53200; another user's or
   assert.equal((await ann.query('select 1 as one')).rows[0].one, 1);
   assert.equal((await ann.query(ORDINARY[0]!)).rows[0].n, expected[0]);
   await Promise.all([ann.end(), bob.end()]);
+});
+
+test("logins wait their turn while another user fills the memory pool: every one of another user's logins succeeds", async () => {
+  const ann = await login('ann');
+  let attacking = true;
+  const offender = (async () => {
+    const codes: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      try {
+        await ann.query(OFFENDER);
+        codes.push('ok');
+      } catch (e) {
+        codes.push((e as { code?: string }).code ?? String(e));
+      }
+    }
+    attacking = false;
+    return codes;
+  })();
+  // Six clients log in and out while the offender runs, some holding two or three sessions at once,
+  // so that new DuckDB connections are taken too; each login's start-up runs on the instance whose
+  // pool the offender fills (startup settings, the version's USE, the session's variables). Before,
+  // 2–3 of about 45 such logins failed 53200 "failed to allocate data of size 16.0 KiB".
+  const refs = ['v1', 'v2', 'dev', 'requests/1', 'main'];
+  const failures: string[] = [];
+  let logins = 0;
+  await Promise.all(
+    [0, 1, 2, 3, 4, 5].map(async (w) => {
+      for (let i = 0; attacking || i < 2; i++) {
+        const held: pg.Client[] = [];
+        try {
+          for (let j = 0; j <= w % 3; j++) held.push(await login('bob', `basic@${refs[(i + w + j) % refs.length]}`));
+          logins += held.length;
+          for (const bob of held) assert.ok((await bob.query(ORDINARY[2]!)).rows[0].n > 0);
+        } catch (e) {
+          failures.push(`${(e as { code?: string }).code}: ${(e as Error).message}`);
+        } finally {
+          await Promise.all(held.map((c) => c.end()));
+        }
+      }
+    }),
+  );
+  const codes = await offender;
+  assert.deepEqual(failures, [], `${failures.length} of bob's logins or statements failed (${logins} logins)`);
+  assert.ok(logins >= 12, `${logins} logins`);
+  assert.deepEqual(codes, ['53200', '53200', '53200'], 'the offender needs more than the pool even alone');
+  await ann.end();
 });

@@ -317,14 +317,16 @@ test('refs: a ref file wins over refs.json; HEAD missing means main; HEAD elsewh
   await rejects(repo.openVersion(main), 'XX001', 'sha256 mismatch: ducklake.duckdb');
 });
 
-test('tag ledger: a tag that moves is refused naming both versions, also after a restart', async () => {
+test('tag ledger: a tag that moves is refused naming the recorded version (never the one it names now), also after a restart', async () => {
   const dir = await copyRepo(join(FIX, 'repos/basic'));
   const cacheDir = await tmp();
   const refs = manifest.repos.basic!.refs;
   const repo = await repoAt(dir, { cacheDir });
   assert.equal((await repo.resolve('tags/v1')).versionId, refs['refs/tags/v1']);
   await writeFile(join(dir, 'refs/tags/v1'), refs['refs/tags/v2'] + '\n');
-  await rejects(repo.resolve('v1'), 'XX001', 'tag refs/tags/v1', refs['refs/tags/v1']!, refs['refs/tags/v2']!);
+  const moved = await rejects(repo.resolve('v1'), 'XX001', 'tag refs/tags/v1', refs['refs/tags/v1']!);
+  // the version it names now may be one the reader has no grant for (issue 23)
+  assert.ok(!JSON.stringify([moved.message, moved.detail, moved.hint]).includes(refs['refs/tags/v2']!), moved.message);
   const again = await repoAt(dir, { cacheDir });
   await rejects(again.resolve('refs/tags/v1'), 'XX001', 'moved from version');
   // branches move freely

@@ -18,6 +18,7 @@ import type { Analysis, RelationRef } from './analysis.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { undefinedFunction } from './function-hints.js';
 import { WINDOW_ONLY_FUNCTIONS } from './window-functions.js';
+import { COMPAT_DB } from '../pg/catalog/names.js';
 
 /**
  * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
@@ -78,7 +79,12 @@ export function allowedFunctions(conn: DuckDBConnection): Promise<ReadonlySet<st
       WHERE database_name = 'system' AND internal AND function_type IN (${FUNCTION_KINDS.map((k) => `'${k}'`).join(', ')})`);
     const names = new Set(r.getRows().map((row) => String(row[0])));
     for (const w of UNLISTED_BUILTINS) names.add(w);
-    const every = await conn.runAndReadAll(`SELECT DISTINCT lower(function_name) FROM duckdb_functions()`);
+    // The emulation's internal macros (`_`-prefixed, called only by the rewrite's output, fully
+    // qualified) are not functions a client can name: unknown (42883), as in PostgreSQL.
+    const every = await conn.runAndReadAll(
+      `SELECT DISTINCT lower(function_name) FROM duckdb_functions()
+       WHERE NOT (database_name = '${COMPAT_DB}' AND starts_with(function_name, '_'))`,
+    );
     everyBuiltin = new Set([
       ...names,
       ...REFUSED_FUNCTIONS,

@@ -66,7 +66,14 @@ const READING_OPERATORS = new Set([
   'LOGICAL_COLUMN_DATA_GET',
 ]);
 
-/** Table functions (LOGICAL_GET) that read no file and change nothing: generators and DuckDB's catalog listings. */
+/**
+ * Table functions (LOGICAL_GET) that read no file and change nothing: generators and DuckDB's catalog
+ * listings. Not the instance's own state that names the server's files or other versions' databases:
+ * `duckdb_databases` (each attached database's absolute path), `pragma_database_size` (every attached
+ * database's name and size), `duckdb_views` (the versions' view SQL, over absolute data paths),
+ * `duckdb_settings` — the catalog emulation reads none of them (its one such reading,
+ * `duckdb_variables`, is the connection's own variables, which the session sets).
+ */
 const READING_FUNCTIONS = new Set([
   'seq_scan',
   'range',
@@ -74,10 +81,8 @@ const READING_FUNCTIONS = new Set([
   'unnest',
   'repeat',
   'repeat_row',
-  'duckdb_databases',
   'duckdb_schemas',
   'duckdb_tables',
-  'duckdb_views',
   'duckdb_columns',
   'duckdb_functions',
   'duckdb_types',
@@ -89,7 +94,6 @@ const READING_FUNCTIONS = new Set([
   'duckdb_dependencies',
   'pragma_version',
   'pragma_table_info',
-  'pragma_database_size',
 ]);
 
 /** Table functions that read files: only where the repository's instance may read (the sealed folders). */

@@ -26,6 +26,9 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: function \w+\([^"]*\) is not unique/, SQLSTATE.ambiguousFunction],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
   [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
+  // the emulation's has_*_privilege lookups (pg/catalog/scalar-macros.ts privilegeMacros)
+  [/^Invalid Input Error: database ".*" does not exist/, SQLSTATE.invalidCatalogName],
+  [/^Invalid Input Error: column ".*" of relation ".*" does not exist/, SQLSTATE.undefinedColumn],
   [/^Invalid Input Error: unrecognized configuration parameter "/, SQLSTATE.undefinedObject],
   [
     /^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/,

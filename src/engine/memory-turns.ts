@@ -39,6 +39,15 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
 export const isOutOfMemory = (e: unknown): boolean =>
   /^Out of Memory Error/i.test(String((e as Error | undefined)?.message ?? ''));
 
+/**
+ * The same, once reported as a SqlError (fromDuckDB): 53200 with DuckDB's words for a block of the
+ * pool (the memory watchdog's 53200 stops a running statement and is not retried).
+ */
+const isPoolFull = (e: unknown): boolean =>
+  isOutOfMemory(e) ||
+  ((e as { sqlstate?: string } | undefined)?.sqlstate === '53200' &&
+    /^failed to (?:allocate|pin) /.test(String((e as Error).message)));
+
 export class MemoryTurns {
   private inFlight = 0;
   /** An attempt alone waiting or running: other calls wait for it, until `aloneUntil`. */
@@ -109,6 +118,36 @@ export class MemoryTurns {
         }
       }
       await bound(sleep(PAUSE_MS * attempt));
+    }
+  }
+
+  /**
+   * A session's start-up (a login): its DuckDB calls — startup settings, the version's USE, the
+   * session's variables — take blocks of the pool as a statement's start does. When `attempt` fails
+   * for memory, the instance's sessions let go of what their kept statements hold and it is tried
+   * again alone, up to ATTEMPTS times (each ALONE_HOLD_MS at most): another user filling the pool
+   * makes a login wait its turn, not fail. `attempt` must undo its own work when it fails (a session
+   * opened is closed again), so that it can run anew.
+   */
+  async startup<T>(attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await this.shared(attempt);
+    } catch (e) {
+      if (!isPoolFull(e)) throw e;
+    }
+    this.retried++;
+    for (let n = 1; ; n++) {
+      for (const release of this.releasers) release();
+      try {
+        return await this.once(attempt, { free: () => undefined }, (w) => w);
+      } catch (e) {
+        if (!isPoolFull(e)) throw e;
+        if (n >= ATTEMPTS) {
+          this.failedAlone++;
+          throw e;
+        }
+      }
+      await sleep(PAUSE_MS * n);
     }
   }
 

@@ -352,11 +352,14 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
     const base = RENAMED[parts[1]!] ?? parts[1]!;
     if (parts[0] === 'information_schema' && base === '_pg_expandarray')
       out.funcname = [COMPAT_DB, PGCAT, base].map(str);
+    // The emulation's internal macros (`_`-prefixed) are the rewrite's own: a client's
+    // `pg_catalog._x(…)` stays as written, which admission answers 42883 as PostgreSQL does.
+    else if (parts[0] === 'pg_catalog' && isInternalName(base)) out.funcname = fc.funcname;
     else if (hasCompat(base, args)) out.funcname = [COMPAT_DB, PGCAT, base].map(str);
     else out.funcname = [str(base)];
   } else if (parts.length === 1) {
     const base = RENAMED[parts[0]!] ?? parts[0]!;
-    if (!inFrom && hasCompat(base, args)) {
+    if (!inFrom && hasCompat(base, args) && !isInternalName(base)) {
       out.funcname = [COMPAT_DB, PGCAT, base].map(str);
       ctx.changed = true;
     } else if (base !== parts[0]) {
@@ -380,6 +383,9 @@ function notUnique(name: string, arity: number): SqlError {
     'Could not choose a best candidate function. You might need to add explicit type casts.',
   );
 }
+
+/** A name of the emulation's own helpers, which only the rewrite's output calls (fully qualified). */
+const isInternalName = (name: string): boolean => name.startsWith('_');
 
 function hasCompat(name: string, args: Node[] | undefined): boolean {
   return COMPAT_FUNCTION_ARITIES.get(name)?.has(args?.length ?? 0) ?? false;

@@ -1,7 +1,7 @@
 /**
  * Tags never move (spec Part 4). The ledger remembers, on disk, the version each tag of a
  * repository first resolved to; a later different answer is tampering (or a rewritten mirror)
- * and is refused, naming both versions. One JSON file per repository location.
+ * and is refused, naming the recorded version (never the one the tag names now). One JSON file per repository location.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -48,8 +48,10 @@ export class TagLedger {
     if (seen !== undefined) {
       throw new SqlError(
         SQLSTATE.dataCorrupted,
-        `tag ${tag} of repository ${repository} moved from version ${seen} to ${versionId}; tags never move, refusing it as tampering`,
-        `the tag ledger in the state directory recorded ${tag} -> ${seen}`,
+        // Not the version it names now: that may be any version of the repository, one the user
+        // reading the tag has no grant for (the recorded one is what the tag gave them).
+        `tag ${tag} of repository ${repository} moved from version ${seen}; tags never move, refusing it as tampering`,
+        `the tag ledger in the state directory recorded ${tag} -> ${seen}; the ref file now names another version`,
       );
     }
     this.tags.set(tag, versionId);

@@ -14,7 +14,7 @@ import { spent, stageClock } from '../stages.js';
 import type { FrontendMessage, StartupPacket } from './messages.js';
 import type { Session } from './session.js';
 import { toNotice } from './error-notice.js';
-import { announceSession, openSession, statementLog } from './session-open.js';
+import { announceSession, openSessionInTurn, statementLog } from './session-open.js';
 import type { ConnectionContext, ConnectionInfo, ConnectionLog } from './connection-context.js';
 import { startupTarget } from '../session/startup.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
@@ -319,11 +319,14 @@ export class Connection {
     );
 
     be.authenticationOk(w);
-    const conn = await this.ctx.connectDuckDB(engine);
-    this.engine = { repo: engine, conn };
-    const session = await openSession(
+    // Opened in the instance's memory turns: another user filling the pool makes a login wait, not fail.
+    const { session, turns } = await openSessionInTurn(
       this.ctx,
-      conn,
+      async () => {
+        const taken = await this.ctx.connectDuckDB(engine);
+        this.engine = { repo: engine, conn: taken };
+        return taken;
+      },
       { repo, ref, user, clientAddress: this.client.address },
       params,
       this.transport,
@@ -337,7 +340,7 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
-    await announceSession(session, w, database, key);
+    await announceSession(session, w, database, key, turns);
     this.phase = 'ready';
     this.identity = { user, database };
     this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);

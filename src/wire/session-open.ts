@@ -12,6 +12,8 @@ import type { AuditSink } from '../session/audit.js';
 import { canonicalDatabase, startupSettings } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import type { Writer } from './writer.js';
+import { memoryTurnsOf, type MemoryTurns } from '../engine/memory-turns.js';
+import { instanceOfSession } from '../engine/session-connections.js';
 
 export interface SessionTarget {
   readonly repo: string;
@@ -52,14 +54,40 @@ export async function openSession(
   return session;
 }
 
+/**
+ * A session opened on a connection `connect` takes from the repository's instance, in the instance's
+ * memory turns (engine/memory-turns.ts): a start-up that fails because another user fills the pool is
+ * closed (its connection given back) and opened again alone, bounded, on a connection taken anew.
+ * Returns the session and the turns its later start-up calls take.
+ */
+export async function openSessionInTurn(
+  ctx: ConnectionContext,
+  connect: () => Promise<DuckDBConnection>,
+  target: SessionTarget,
+  params: Map<string, string>,
+  out: SessionOutput,
+  audit: AuditSink,
+): Promise<{ session: Session; turns: MemoryTurns }> {
+  let conn: DuckDBConnection | undefined = await connect();
+  const turns = memoryTurnsOf(instanceOfSession(conn) ?? conn);
+  const session = await turns.startup(async () => {
+    const on = (conn ??= await connect());
+    conn = undefined; // a failed opening gave it back (Session.close): the next attempt takes another
+    return openSession(ctx, on, target, params, out, audit);
+  });
+  return { session, turns };
+}
+
 /** The registered session's identity for the catalog, then ParameterStatus, BackendKeyData, ReadyForQuery. */
 export async function announceSession(
   session: Session,
   w: Writer,
   database: string,
   key: { pid: number; secret: number },
+  turns?: MemoryTurns,
 ): Promise<void> {
-  await session.describeSession(canonicalDatabase(database), key.pid);
+  const describe = () => session.describeSession(canonicalDatabase(database), key.pid);
+  await (turns ? turns.startup(describe) : describe());
   for (const name of INITIAL_REPORTED) {
     const v = session.settings.get(name);
     if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);

@@ -330,13 +330,71 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     'server',
   ];
   for (const p of privileges) {
+    if (CHECKED_PRIVILEGES.has(p)) continue;
     macros.push([`has_${p}_privilege(a, b)`, 'true'], [`has_${p}_privilege(a, b, c)`, 'true']);
-    if (p === 'column') macros.push([`has_${p}_privilege(a, b, c, d)`, 'true']);
   }
+  macros.push(...privilegeMacros());
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
   macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS);
   return macros;
+}
+
+/** The has_*_privilege functions that look their object up as PostgreSQL does (acl.c) rather than answer true. */
+const CHECKED_PRIVILEGES = new Set(['table', 'any_column', 'column', 'schema', 'database']);
+
+/**
+ * has_table/any_column/column/schema/database_privilege over what the session can see: a name it does not
+ * show (an unknown one, another repository, a ref the user is not granted, which pg_database does not
+ * list) is PostgreSQL's error for an unknown object (42P01, 3F000, 3D000, 42703), an unknown OID NULL, a
+ * role other than the session's user 42704, and an unknown privilege word 22023. What is visible is
+ * granted for reading only: SELECT (and USAGE of a schema, CONNECT to the database) is true, every
+ * privilege that would write is false, as the gateway refuses writes (25006).
+ */
+function privilegeMacros(): Array<[string, string]> {
+  const list = (words: string[]) => `[${words.map(lit).join(', ')}]`;
+  const TABLE = list(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER', 'RULE']);
+  const COLUMN = list(['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']);
+  const SCHEMA = list(['CREATE', 'USAGE']);
+  const DATABASE = list(['CREATE', 'CONNECT', 'TEMPORARY', 'TEMP']);
+  const isName = (x: string) => `typeof(${x}) = 'VARCHAR'`;
+  // The relation, by name as a regclass input (42P01/3F000 when unknown) or by OID (NULL when unknown).
+  const table = (t: string) =>
+    `CASE WHEN ${isName(t)} THEN ${C}_regclass_in(${t}) ELSE (SELECT oid FROM ${C}_relall WHERE oid = TRY_CAST(${t} AS BIGINT)) END`;
+  const schema = (n: string) =>
+    `CASE WHEN ${isName(n)} THEN coalesce((SELECT oid FROM ${C}pg_namespace WHERE nspname = CAST(${n} AS VARCHAR)), error('schema "' || CAST(${n} AS VARCHAR) || '" does not exist')) ELSE (SELECT oid FROM ${C}pg_namespace WHERE oid = TRY_CAST(${n} AS BIGINT)) END`;
+  const database = (n: string) =>
+    `CASE WHEN ${isName(n)} THEN coalesce((SELECT oid FROM ${C}pg_database WHERE datname = CAST(${n} AS VARCHAR)), error('database "' || CAST(${n} AS VARCHAR) || '" does not exist')) ELSE (SELECT oid FROM ${C}pg_database WHERE oid = TRY_CAST(${n} AS BIGINT)) END`;
+  // A column by name (42703 when the relation has none) or by number (NULL when none).
+  const column = (rel: string, c: string) =>
+    `CASE WHEN ${rel} IS NULL THEN NULL WHEN ${isName(c)} THEN coalesce((SELECT attnum FROM ${C}pg_attribute WHERE attrelid = ${rel} AND attname = CAST(${c} AS VARCHAR) AND NOT attisdropped), error('column "' || CAST(${c} AS VARCHAR) || '" of relation "' || (SELECT relname FROM ${C}_relall WHERE oid = ${rel}) || '" does not exist')) ELSE (SELECT attnum FROM ${C}pg_attribute WHERE attrelid = ${rel} AND attnum = TRY_CAST(${c} AS BIGINT) AND NOT attisdropped) END`;
+  const role = (u: string) => `${C}_regrole_in(${u})`;
+  const known = (...objects: string[]) => objects.map((o) => `(${o}) IS NULL`).join(' OR ');
+  const answer = (objects: string[], p: string, valid: string, held: string) =>
+    `CASE WHEN ${known(...objects)} THEN NULL ELSE ${C}_privilege_held(${p}, ${valid}, ${held}) END`;
+  return [
+    // PostgreSQL's privilege list: words separated by commas, each optionally WITH GRANT OPTION (never held here), any case.
+    [
+      `_privilege_held(p, valid, held)`,
+      `CASE WHEN p IS NULL THEN NULL
+        WHEN len(list_filter(string_split(p, ','), fdl_pg_w -> NOT list_contains(valid, upper(regexp_replace(trim(fdl_pg_w), '\\s+with\\s+grant\\s+option$', '', 'i'))))) > 0
+          THEN error('unrecognized privilege type: "' || regexp_replace(trim(list_filter(string_split(p, ','), fdl_pg_w -> NOT list_contains(valid, upper(regexp_replace(trim(fdl_pg_w), '\\s+with\\s+grant\\s+option$', '', 'i'))))[1]), '\\s+with\\s+grant\\s+option$', '', 'i') || '"')
+        ELSE list_has_any(list_transform(string_split(p, ','), fdl_pg_w -> upper(trim(fdl_pg_w))), held) END`,
+    ],
+    [`has_table_privilege(t, p)`, answer([table('t')], 'p', TABLE, "['SELECT']")],
+    [`has_table_privilege(u, t, p)`, answer([role('u'), table('t')], 'p', TABLE, "['SELECT']")],
+    [`has_any_column_privilege(t, p)`, answer([table('t')], 'p', COLUMN, "['SELECT']")],
+    [`has_any_column_privilege(u, t, p)`, answer([role('u'), table('t')], 'p', COLUMN, "['SELECT']")],
+    [`has_column_privilege(t, c, p)`, answer([table('t'), column(table('t'), 'c')], 'p', COLUMN, "['SELECT']")],
+    [
+      `has_column_privilege(u, t, c, p)`,
+      answer([role('u'), table('t'), column(table('t'), 'c')], 'p', COLUMN, "['SELECT']"),
+    ],
+    [`has_schema_privilege(n, p)`, answer([schema('n')], 'p', SCHEMA, "['USAGE']")],
+    [`has_schema_privilege(u, n, p)`, answer([role('u'), schema('n')], 'p', SCHEMA, "['USAGE']")],
+    [`has_database_privilege(n, p)`, answer([database('n')], 'p', DATABASE, "['CONNECT']")],
+    [`has_database_privilege(u, n, p)`, answer([role('u'), database('n')], 'p', DATABASE, "['CONNECT']")],
+  ];
 }
 
 /** pg_get_viewdef's body: the relation by OID or by name, PostgreSQL's text for its own views, else the view's definition. */
