@@ -38,6 +38,7 @@ export function catalogViewStatements(): string[] {
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels
+    UNION ALL SELECT oid, relname, ${INFO_SCHEMA_OID}, 'information_schema', relkind, NULL, NULL, NULL, NULL FROM ${C}_inforels
     UNION ALL SELECT oid, relname, ${FDL_NAMESPACE_OID}, 'fdl', 'v', NULL, definition, NULL, NULL FROM ${C}_fdlrels`);
 
   // ---- pg_catalog views
@@ -130,7 +131,7 @@ export function catalogViewStatements(): string[] {
       {
         oid: 'oid',
         typname: 'typname',
-        typnamespace: `${PG_CATALOG_OID}`,
+        typnamespace: 'typnamespace',
         typowner: `${BOOTSTRAP_ROLE_OID}`,
         typlen: 'typlen',
         typbyval: 'typbyval',
@@ -152,9 +153,9 @@ export function catalogViewStatements(): string[] {
         typanalyze: 'typanalyze',
         typalign: 'typalign',
         typstorage: 'typstorage',
-        typnotnull: 'false',
-        typbasetype: '0',
-        typtypmod: '-1',
+        typnotnull: 'typnotnull',
+        typbasetype: 'typbasetype',
+        typtypmod: 'typtypmod',
         typndims: '0',
         typcollation: 'typcollation',
       },

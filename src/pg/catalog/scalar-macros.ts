@@ -111,7 +111,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `pg_table_is_visible(id)`,
       `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`,
     ],
-    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
+    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id AND typnamespace = ${PG_CATALOG_OID})`],
     [`pg_function_is_visible(id)`, 'true'],
     [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_expr(expr, relid, pretty)`, 'CAST(NULL AS VARCHAR)'],
@@ -269,7 +269,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [
       `_regtype_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
+      SELECT oid FROM ${C}_types WHERE (typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') AND typnamespace = ${PG_CATALOG_OID}) OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
     ],
     [
       `_regtype_name(x)`,
