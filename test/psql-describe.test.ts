@@ -178,6 +178,22 @@ const COMMANDS: Array<{
       },
     ],
   },
+  {
+    cmd: '\\dS+ pg_namespace',
+    allowed: [
+      {
+        why: 'the emulated catalog has no indexes',
+        pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd(),
+      },
+    ],
+  },
+  {
+    cmd: '\\db+',
+    allowed: [
+      bootstrapOwner,
+      dropColumn('Size', 'the gateway serves Parquet files; PostgreSQL counts its data directory'),
+    ],
+  },
   { cmd: '\\da' },
   { cmd: '\\dA' },
   {

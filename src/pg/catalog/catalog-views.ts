@@ -81,7 +81,8 @@ export function catalogViewStatements(): string[] {
         relrowsecurity: 'false',
         relforcerowsecurity: 'false',
         relispopulated: 'true',
-        relreplident: "CASE WHEN r.relkind = 'v' THEN 'n' ELSE 'd' END",
+        // pg_catalog's relations have no replica identity ('n'; psql's \d+ printed "Replica Identity: ???")
+        relreplident: `CASE WHEN r.relkind = 'v' OR r.relnamespace = ${PG_CATALOG_OID} THEN 'n' ELSE 'd' END`,
         relispartition: 'false',
         relrewrite: '0',
         relfrozenxid: '0',

@@ -221,6 +221,8 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_indexes_size(id)`, '0'],
     [`pg_database_size(x)`, '0'],
+    // nothing of a tablespace is local here, as of a database (psql's \db+ calls it)
+    [`pg_tablespace_size(x)`, '0'],
     [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`inet_server_addr()`, `${C}_var('server_addr')`],
