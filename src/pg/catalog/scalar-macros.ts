@@ -221,8 +221,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_indexes_size(id)`, '0'],
     [`pg_database_size(x)`, '0'],
-    // nothing of a tablespace is local here, as of a database (psql's \db+ calls it)
-    [`pg_tablespace_size(x)`, '0'],
+    // nothing of a tablespace is local here, as of a database (psql's \db+ calls it); pg_global's size is
+    // PostgreSQL's 42501 for a user without pg_read_all_stats, as every gateway user is
+    [
+      `pg_tablespace_size(x)`,
+      "CASE WHEN CAST(x AS BIGINT) = 1664 THEN CAST(error('permission denied for tablespace pg_global') AS BIGINT) ELSE 0 END",
+    ],
     [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`inet_server_addr()`, `${C}_var('server_addr')`],
