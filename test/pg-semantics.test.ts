@@ -12,6 +12,7 @@ import { serialize } from 'pg-protocol';
 import { startPgTwins, type PgTwins } from './support/pg-twins.js';
 import { buildBind, RawPg, splitDataRow, type QueryResult } from './support/raw-pg.js';
 import { runProbe, describeProbe } from './support/probe.js';
+import { rewriteForDuckDB } from '../src/pg/rewrite.js';
 
 let twins: PgTwins | undefined;
 /** One raw connection per engine, reused by every check. */
@@ -1065,6 +1066,27 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     }
     await same(async (e) => text(await conns[e]!.query('select count(*) from sales.orders')));
   });
+  test("a value's text inside a subquery, and a subquery's array as text: PostgreSQL 15's, each value and subquery bound once", async () => {
+    for (const sql of [
+      'select (select array[o.qty]::text) as a from sales.orders o order by order_id limit 3',
+      "select (select concat(o.qty, true, 1.0::float8, interval '14 months', array[o.qty])) as c from sales.orders o order by order_id limit 2",
+      "select array_to_string(array(select o2.status from sales.orders o2 where o2.customer_id = o.customer_id order by o2.order_id), ',') as s from sales.orders o order by order_id limit 3",
+      "select (select string_agg(o2.amount::text, ';' order by o2.order_id) from sales.orders o2 where o2.customer_id = o.customer_id) as s from sales.orders o order by order_id limit 3",
+    ]) {
+      const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+      assert.deepEqual(text(g), text(p), sql);
+    }
+    // psql's \dp: each ARRAY(subquery) was its own overload tag, so bound twice (and the text of its
+    // elements read by type name at run time, every type's branch bound): 29 MB of bound plan, 7-21 s
+    const dp = `SELECT c.relname, pg_catalog.array_to_string(ARRAY(SELECT attname || E':\\n  ' || pg_catalog.array_to_string(attacl, E'\\n  ')
+      FROM pg_catalog.pg_attribute a WHERE attrelid = c.oid AND NOT attisdropped AND attacl IS NOT NULL), E'\\n') AS "Column privileges"
+      FROM pg_catalog.pg_class c WHERE c.relname = 'orders'`;
+    const rewritten = rewriteForDuckDB(dp);
+    assert.equal(rewritten.split('pgcat.pg_attribute').length - 1, 1, rewritten);
+    assert.doesNotMatch(rewritten, /_pgsem_\w+_any\(/, rewritten);
+    assert.deepEqual(text(await conns.gw!.query(dp)), text(await conns.pg!.query(dp)));
+  });
+
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],

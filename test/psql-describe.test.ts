@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { client, copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
 import { describeProbe, runProbe } from './support/probe.js';
+import { INFORMATION_SCHEMA_RELATIONS } from '../src/pg/catalog/pg-information-schema.js';
 
 /** The gateway's default search_path, given to both so visibility is the same. */
 const SEARCH_PATH = '"$user", public, main, sales';
@@ -116,6 +117,27 @@ const gatewayViews: Allowed = {
   },
 };
 
+/**
+ * The information_schema views the gateway serves with PostgreSQL's columns (the rest are not emulated, and
+ * routines and parameters have fewer columns): PostgreSQL's list kept to those rows, whose lines must then be
+ * the gateway's.
+ */
+const informationSchemaServed: Allowed = {
+  why: "the gateway serves some of information_schema: its views with PostgreSQL 15's columns are listed",
+  pg: (o) => {
+    const served = new Set(INFORMATION_SCHEMA_RELATIONS.map(([, name]) => name));
+    const lines = o.split('\n');
+    const kept = lines.filter((l, i) => i < 2 || /^\(\d+ rows?\)$/.test(l) || served.has(l.split('|')[1] ?? ''));
+    return kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - 3} rows)`);
+  },
+};
+/** information_schema's domains carry CHECK constraints and a default in PostgreSQL; the gateway has no domain constraints. */
+const domainChecks: Allowed = {
+  why: "the gateway lists information_schema's domains without their CHECK constraints and default (no pg_constraint rows for domains)",
+  pg: (o) => dropColumn('Check', '').pg(dropColumn('Default', '').pg(o, ''), ''),
+  gw: (o) => dropColumn('Check', '').pg(dropColumn('Default', '').pg(o, ''), ''),
+};
+
 const COMMANDS: Array<{
   cmd: string;
   allowed?: Allowed[];
@@ -156,6 +178,17 @@ const COMMANDS: Array<{
       },
     ],
   },
+  {
+    cmd: '\\dS+ pg_namespace',
+    allowed: [
+      {
+        why: 'the emulated catalog has no indexes',
+        pg: (o) => o.replace(/\nIndexes:\n(?: {4}.*\n?)*/g, '\n').trimEnd(),
+      },
+    ],
+  },
+  // PostgreSQL refuses pg_global's size to a user without pg_read_all_stats, as every gateway user is.
+  { cmd: '\\db+', fails: /^ERROR: {2}permission denied for tablespace pg_global$/ },
   { cmd: '\\da' },
   { cmd: '\\dA' },
   {
@@ -294,6 +327,13 @@ const COMMANDS: Array<{
   { cmd: 'SELECT * FROM sales.orders \\gdesc' },
   { cmd: '\\dTS+ int4', allowed: [bootstrapOwner] },
   { cmd: '\\sf no_such_function', fails: /^error: ERROR: {2}function "no_such_function" does not exist$/ },
+  // information_schema's views in pg_class and pg_attribute, with PostgreSQL 15's OIDs, columns, domains and
+  // definitions (pg/catalog/pg-information-schema.ts), as pg_catalog's.
+  { cmd: '\\d information_schema.tables' },
+  { cmd: '\\d+ information_schema.columns' },
+  { cmd: '\\sv information_schema.views' },
+  { cmd: '\\dv information_schema.*', allowed: [bootstrapOwner, informationSchemaServed] },
+  { cmd: '\\dD information_schema.*', allowed: [domainChecks] },
   // pg_catalog's views with PostgreSQL 15's own definitions and options (pg/catalog/pg-viewdefs.ts).
   { cmd: '\\sv pg_catalog.pg_tables' },
   { cmd: '\\sv+ pg_catalog.pg_stats' },

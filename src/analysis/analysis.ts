@@ -16,6 +16,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { stripLeadingComments } from '../text/split.js';
 import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
 import { foldIdentifier } from '../text/identifier.js';
+import { literalPgType } from '../engine/pg-error-words.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
 import { checkCteExpansion } from './cte-expansion.js';
@@ -47,6 +48,14 @@ export interface FunctionRef {
   name: string;
   /** Called as a window function (OVER …). */
   window: boolean;
+  /**
+   * A plain call's arguments as PostgreSQL types them, where the parse alone says it (literals and casts:
+   * pg-error-words.ts literalPgType); undefined when any argument's type is known only at bind. Read for a
+   * call of a function that does not exist (function-hints.ts).
+   */
+  args?: readonly string[];
+  /** Where the call starts in the analysed text (0-based), when DuckDB's parse says. */
+  location?: number;
 }
 
 export interface Analysis {
@@ -397,11 +406,15 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
       }
     }
     if ((o.class === 'FUNCTION' || o.class === 'WINDOW') && typeof o.function_name === 'string') {
+      const args = o.class === 'FUNCTION' && Array.isArray(o.children) ? o.children.map(literalPgType) : [];
+      const at = o.query_location;
       functions.push({
         catalog: lower(o.catalog),
         schema: lower(o.schema),
         name: lower(o.function_name),
         window: o.class === 'WINDOW',
+        ...(args.every((t) => t !== undefined) && o.class === 'FUNCTION' ? { args: args as string[] } : {}),
+        ...(typeof at === 'number' && Number.isSafeInteger(at) ? { location: at } : {}),
       });
     }
     for (const [k, v] of Object.entries(o)) {

@@ -196,7 +196,7 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
   for (const f of a.functions) {
     if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
     if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name))
-      throw undefinedFunction(f.name);
+      throw undefinedFunction(f.name, { schema: f.schema, args: f.args, location: f.location, sql: a.sql });
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
   }
   for (const f of a.tableFunctions) {

@@ -33,9 +33,43 @@ const INSTEAD: Readonly<Record<string, string>> = {
   ),
 };
 
-export function undefinedFunction(name: string): SqlError {
+/**
+ * `name` called with `args` (PostgreSQL's types, when the parse says them all: analysis.ts) at `location`
+ * of `sql`: PostgreSQL's words, `function nosuch(integer, unknown) does not exist` with its hint and the
+ * call's position; a function PostgreSQL has under another shape keeps its advice.
+ */
+export function undefinedFunction(
+  name: string,
+  call: { schema?: string; args?: readonly string[]; location?: number; sql?: string } = {},
+): SqlError {
+  const instead = INSTEAD[name];
+  const quote = call.location !== undefined && call.sql !== undefined ? lineQuote(call.sql, call.location) : undefined;
+  if (call.args && !instead) {
+    const qualified = call.schema ? `${call.schema}.${name}` : name;
+    const words = 'No function matches the given name and argument types. You might need to add explicit type casts.';
+    return new SqlError(
+      SQLSTATE.undefinedFunction,
+      `function ${qualified}(${call.args.join(', ')}) does not exist`,
+      undefined,
+      quote ? `${words}\n\n${quote}` : words,
+    );
+  }
   const hint =
-    INSTEAD[name] ??
+    instead ??
     'No function of this name exists in fdl-gateway (PostgreSQL 15 built-ins that DuckDB lacks are listed in docs/compatibility.md).';
   return new SqlError(SQLSTATE.undefinedFunction, `function ${name}() does not exist`, undefined, hint);
+}
+
+/** DuckDB's quote of a place in a text (`LINE n: …`, a caret under it), which the wire turns into the error's position. */
+function lineQuote(sql: string, byteLocation: number): string | undefined {
+  // DuckDB's locations count UTF-8 bytes
+  const bytes = Buffer.from(sql);
+  if (byteLocation < 0 || byteLocation >= bytes.length) return undefined;
+  const location = bytes.subarray(0, byteLocation).toString().length;
+  const start = sql.lastIndexOf('\n', location - 1) + 1;
+  const end = sql.indexOf('\n', location);
+  const line = sql.slice(start, end < 0 ? sql.length : end);
+  const lineNo = sql.slice(0, start).split('\n').length;
+  const head = `LINE ${lineNo}: `;
+  return `${head}${line}\n${' '.repeat(head.length + location - start)}^`;
 }

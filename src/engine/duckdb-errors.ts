@@ -34,6 +34,8 @@ const byPattern: [RegExp, string][] = [
     /^Invalid Input Error: must be superuser or have privileges of pg_read_all_settings to examine "/,
     SQLSTATE.insufficientPrivilege,
   ],
+  // pg_tablespace_size of pg_global (pg/catalog/scalar-macros.ts), PostgreSQL's words and code
+  [/^Invalid Input Error: permission denied for tablespace /, SQLSTATE.insufficientPrivilege],
   [/^Parser Error/i, SQLSTATE.syntaxError],
   [/^Catalog Error: (Table|View|Table Function) with name .* does not exist/i, SQLSTATE.undefinedTable],
   [/^Catalog Error: Schema with name .* does not exist/i, SQLSTATE.invalidSchemaName],

@@ -48,6 +48,33 @@ function pgTypeName(duck: string): string | undefined {
   return PG_TYPE_NAMES[t.replace(/^DECIMAL\(\d+,\s*\d+\)$/, 'DECIMAL')];
 }
 
+/**
+ * A call argument's type as PostgreSQL's parser gives it, read from DuckDB's parse where that alone
+ * decides: a literal (a string or NULL is `unknown`, a number integer, bigint or numeric — `1e5` too,
+ * which DuckDB reads as DOUBLE —, `true` boolean) or a cast of one to a type both spell alike. Anything
+ * else (a column, an expression, a cast to VARCHAR, which is text or character varying) is undefined.
+ */
+export function literalPgType(node: unknown): string | undefined {
+  const n = node as {
+    class?: string;
+    value?: { type?: { id?: string } };
+    cast_type?: { id?: string };
+    child?: unknown;
+  };
+  if (n?.class === 'CONSTANT') {
+    const id = n.value?.type?.id;
+    if (id === 'VARCHAR' || id === 'NULL') return 'unknown';
+    if (id === 'DOUBLE' || id === 'DECIMAL' || id === 'HUGEINT') return 'numeric';
+    return id === 'INTEGER' || id === 'BIGINT' || id === 'BOOLEAN' ? PG_TYPE_NAMES[id] : undefined;
+  }
+  if (n?.class === 'CAST' && n.cast_type?.id !== 'VARCHAR' && (n.child as { class?: string })?.class === 'CONSTANT') {
+    const id = n.cast_type?.id;
+    // DuckDB's FLOAT is PostgreSQL's float8 in a text not rewritten; TINYINT and HUGEINT have no PostgreSQL name
+    return id && !['FLOAT', 'TINYINT', 'HUGEINT'].includes(id) ? pgTypeName(id) : undefined;
+  }
+  return undefined;
+}
+
 /** `a, DECIMAL(18,3), b` split at its top-level commas. */
 function topLevelList(text: string): string[] {
   const out: string[] = [];

@@ -205,6 +205,14 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
     ]),
     ['_pgsem_elems(t, x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${other('fdl_pg_e')}, n))`],
     ['_pgsem_elems_any(x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${untyped('fdl_pg_e', false)}, n))`],
+    // A value inside a subquery, or a subquery's own value: bound once as a lambda's, whose type picks the
+    // typed overload where the value's own cannot (a correlated column) or would be bound twice (a subquery).
+    // `_any`'s reading of the type name at run time bound every type's branch: psql's \dp bound 29 MB of plan.
+    ...(['out', 'text'] as const).map((f): [string, string] => [
+      `_pgsem_${f}_once(x)`,
+      `list_transform([x], lambda fdl_pg_o: _pgsem_${f}(fdl_pg_o, fdl_pg_o))[1]`,
+    ]),
+    ['_pgsem_elems_once(x, n)', 'list_transform([x], lambda fdl_pg_o: _pgsem_elems(fdl_pg_o, fdl_pg_o, n))[1]'],
     // `a || b`: a side that is not a list is cast to text as PostgreSQL's anytextcat does; lists stay lists.
     // bytea || bytea is bytea: a BLOB stays one.
     ...SCALARS.filter((t) => t !== 'BLOB').map((t): [string, string] => [

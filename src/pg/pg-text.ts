@@ -43,12 +43,17 @@ function textTag(n: Node): Node | undefined {
 
 /**
  * `_pgsem_<fn>(tag, x, …)`; a value without a tag, or where DuckDB cannot pick a typed overload
- * (`untyped`: Ctx.untypedText), goes to `_pgsem_<fn>_any`, which reads its type name at run time.
+ * (`untyped`: Ctx.untypedText) goes to `_pgsem_<fn>_once` (the value a lambda's, typed there), or with a
+ * non-constant extra argument to `_pgsem_<fn>_any`, which reads its type name at run time.
  */
 function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = [], bareParams = false): Node {
   // A parameter is typed only by its use: left to DuckDB as before (a macro would leave it untyped).
   if (holdsParam(n)) return fn === 'cat' || fn === 'elems' || (fn === 'out' && bareParams) ? n : castTo(n, 'varchar');
   const tag = untyped ? undefined : textTag(n);
+  // No tag (a value inside a subquery, an aggregate), or a subquery as its own tag (bound twice, nested
+  // ones 2^n times): the value bound once, as a lambda's, whose type picks the typed overload (pg-text-macros.ts).
+  if ((tag === undefined || tag === n) && fn !== 'cat' && extra.every(isPlainConstant))
+    return sem(`${fn}_once`, [n, ...extra]);
   return tag === undefined ? sem(`${fn}_any`, [n, ...extra]) : sem(fn, [tag, n, ...extra]);
 }
 

@@ -38,6 +38,7 @@ export function catalogViewStatements(): string[] {
   s.push(`CREATE VIEW ${C}_relall AS
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels
+    UNION ALL SELECT oid, relname, ${INFO_SCHEMA_OID}, 'information_schema', relkind, NULL, NULL, NULL, NULL FROM ${C}_inforels
     UNION ALL SELECT oid, relname, ${FDL_NAMESPACE_OID}, 'fdl', 'v', NULL, definition, NULL, NULL FROM ${C}_fdlrels`);
 
   // ---- pg_catalog views
@@ -80,7 +81,8 @@ export function catalogViewStatements(): string[] {
         relrowsecurity: 'false',
         relforcerowsecurity: 'false',
         relispopulated: 'true',
-        relreplident: "CASE WHEN r.relkind = 'v' THEN 'n' ELSE 'd' END",
+        // pg_catalog's relations have no replica identity ('n'; psql's \d+ printed "Replica Identity: ???")
+        relreplident: `CASE WHEN r.relkind = 'v' OR r.relnamespace = ${PG_CATALOG_OID} THEN 'n' ELSE 'd' END`,
         relispartition: 'false',
         relrewrite: '0',
         relfrozenxid: '0',
@@ -130,7 +132,7 @@ export function catalogViewStatements(): string[] {
       {
         oid: 'oid',
         typname: 'typname',
-        typnamespace: `${PG_CATALOG_OID}`,
+        typnamespace: 'typnamespace',
         typowner: `${BOOTSTRAP_ROLE_OID}`,
         typlen: 'typlen',
         typbyval: 'typbyval',
@@ -152,9 +154,9 @@ export function catalogViewStatements(): string[] {
         typanalyze: 'typanalyze',
         typalign: 'typalign',
         typstorage: 'typstorage',
-        typnotnull: 'false',
-        typbasetype: '0',
-        typtypmod: '-1',
+        typnotnull: 'typnotnull',
+        typbasetype: 'typbasetype',
+        typtypmod: 'typtypmod',
         typndims: '0',
         typcollation: 'typcollation',
       },

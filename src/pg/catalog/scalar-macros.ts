@@ -111,7 +111,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `pg_table_is_visible(id)`,
       `coalesce(CAST(id AS BIGINT) IN (SELECT r.oid FROM ${C}_relall r WHERE r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname)), false)`,
     ],
-    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id)`],
+    [`pg_type_is_visible(id)`, `EXISTS (SELECT 1 FROM ${C}_types WHERE oid = id AND typnamespace = ${PG_CATALOG_OID})`],
     [`pg_function_is_visible(id)`, 'true'],
     [`pg_get_expr(expr, relid)`, 'CAST(NULL AS VARCHAR)'],
     [`pg_get_expr(expr, relid, pretty)`, 'CAST(NULL AS VARCHAR)'],
@@ -221,6 +221,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`pg_table_size(id)`, `coalesce((SELECT size_bytes FROM ${C}_rel WHERE oid = id), 0)`],
     [`pg_indexes_size(id)`, '0'],
     [`pg_database_size(x)`, '0'],
+    // nothing of a tablespace is local here, as of a database (psql's \db+ calls it); pg_global's size is
+    // PostgreSQL's 42501 for a user without pg_read_all_stats, as every gateway user is
+    [
+      `pg_tablespace_size(x)`,
+      "CASE WHEN CAST(x AS BIGINT) = 1664 THEN CAST(error('permission denied for tablespace pg_global') AS BIGINT) ELSE 0 END",
+    ],
     [`pg_postmaster_start_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`pg_conf_load_time()`, `TIMESTAMPTZ '${b.startTime}'`],
     [`inet_server_addr()`, `${C}_var('server_addr')`],
@@ -269,7 +275,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [
       `_regtype_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}_types WHERE typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
+      SELECT oid FROM ${C}_types WHERE (typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') AND typnamespace = ${PG_CATALOG_OID}) OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
     ],
     [
       `_regtype_name(x)`,

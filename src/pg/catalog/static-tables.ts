@@ -15,6 +15,13 @@ import {
 import { duckdbTypeForCatalogColumn } from '../types.js';
 import { PRIVILEGED_SETTINGS } from './privileged-settings.js';
 import { PG_CATALOG_ATTRIBUTES } from './pg-attributes.js';
+import {
+  INFORMATION_SCHEMA_ATTRIBUTES,
+  INFORMATION_SCHEMA_DOMAINS,
+  INFORMATION_SCHEMA_RELATIONS,
+  INFORMATION_SCHEMA_VIEW_DEFINITIONS,
+} from './pg-information-schema.js';
+import { PG_CATALOG_OID } from './names.js';
 import { PG_BUILTIN_DESCRIPTIONS } from './builtin-descriptions.js';
 import { PG_VIEW_DEFINITIONS } from './pg-viewdefs.js';
 import { ABSENT_FEATURE_RELATIONS } from './absent-features.js';
@@ -110,8 +117,13 @@ export function staticTableStatements(): string[] {
         ['typcollation', 'BIGINT'],
         ['typsubscript', 'BIGINT'],
         ['fmt', 'VARCHAR'],
+        ['typnamespace', 'BIGINT'],
+        ['typbasetype', 'BIGINT'],
+        ['typtypmod', 'INTEGER'],
+        ['typnotnull', 'BOOLEAN'],
       ],
-      PG_TYPES,
+      // pg_catalog's base types, and information_schema's domains its served views' columns are typed with
+      [...PG_TYPES.map((t) => [...t, PG_CATALOG_OID, 0, -1, false]), ...INFORMATION_SCHEMA_DOMAINS],
     ),
   );
   s.push(
@@ -185,7 +197,7 @@ export function staticTableStatements(): string[] {
         ['attnotnull', 'BOOLEAN'],
         ['attcollation', 'BIGINT'],
       ],
-      [...PG_CATALOG_ATTRIBUTES, ...FDL_ATTRIBUTES],
+      [...PG_CATALOG_ATTRIBUTES, ...INFORMATION_SCHEMA_ATTRIBUTES, ...FDL_ATTRIBUTES],
     ),
   );
   s.push(
@@ -220,7 +232,12 @@ export function staticTableStatements(): string[] {
         ['pretty_definition', 'VARCHAR'],
         ['reloptions', 'VARCHAR[]'],
       ],
-      PG_VIEW_DEFINITIONS.map(([oid, , definition, pretty, options]) => [oid, definition, pretty, options]),
+      [...PG_VIEW_DEFINITIONS, ...INFORMATION_SCHEMA_VIEW_DEFINITIONS].map(([oid, , definition, pretty, options]) => [
+        oid,
+        definition,
+        pretty,
+        options,
+      ]),
     ),
   );
   s.push(
@@ -232,6 +249,17 @@ export function staticTableStatements(): string[] {
         ['relkind', 'VARCHAR'],
       ],
       PG_CATALOG_RELATIONS,
+    ),
+  );
+  s.push(
+    ...valuesTable(
+      '_inforels',
+      [
+        ['oid', 'BIGINT'],
+        ['relname', 'VARCHAR'],
+        ['relkind', 'VARCHAR'],
+      ],
+      INFORMATION_SCHEMA_RELATIONS,
     ),
   );
   s.push(
