@@ -21,7 +21,7 @@ import { REVIEW_17, REVIEW_17_ANSWERED, REVIEW_17_DOCUMENTED } from './pg-corpus
 import { REVIEW_18, REVIEW_18_ANSWERED, REVIEW_18_DOCUMENTED } from './pg-corpus-review-18.js';
 import { REVIEW_19 } from './pg-corpus-review-19.js';
 import { REVIEW_20, REVIEW_20_REFUSED } from './pg-corpus-review-20.js';
-import { REVIEW_21, REVIEW_21_REFUSED } from './pg-corpus-review-21.js';
+import { REVIEW_21, REVIEW_21_DOCUMENTED, REVIEW_21_REFUSED } from './pg-corpus-review-21.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -758,6 +758,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_13_DOCUMENTED,
     ...REVIEW_17_DOCUMENTED,
     ...REVIEW_18_DOCUMENTED,
+    ...REVIEW_21_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
