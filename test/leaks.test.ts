@@ -348,7 +348,8 @@ describe('what an ordinary account cannot learn', () => {
       ]) {
         const e = await queryError(c, sql);
         assert.equal(e.code, '42883', `${sql}: ${JSON.stringify(e)}`);
-        assert.match(e.message, /^function _\w+\(\) does not exist$/, sql);
+        // PostgreSQL's own words for an unknown function, the arguments' types where the parse decides them
+        assert.match(e.message, /^function (?:pg_catalog\.)?_\w+\([\w ,]*\) does not exist$/, sql);
       }
       // information_schema's own helper stays callable by its PostgreSQL name, and the rewrite still calls the macros
       assert.deepEqual((await c.query('select (information_schema._pg_expandarray(array[7, 8])).x as x')).rows, [
