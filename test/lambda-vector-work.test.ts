@@ -74,12 +74,14 @@ describe('lambda work per vector', () => {
       [
         "select sum(len(j)) from (select from_json('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '[\"VARCHAR\"]') j from range(2048) t(x))",
         /^from_json: a result exceeds the per-call limit of 262144 bytes/,
-        5000,
+        15000, // as json_transform_strict's below
       ],
       [
         "select sum(len(j.a)) from (select json_transform_strict('{\"a\": [' || repeat('1,', 130000) || (x % 2)::varchar || ']}', '{\"a\": \"INTEGER[]\"}') j from range(2048) t(x))",
         /^json_transform_strict: a result exceeds the per-call limit of 262144 bytes/,
-        5000,
+        // 2,048 texts of 260 KB are built before the guard can refuse one: ~1 s alone, 5.2 s beside
+        // another test file in a clean-clone CI; what it guards against ran for minutes
+        15000,
       ],
     ];
     for (const [sql, message, withinMs = 1000] of payloads) {
