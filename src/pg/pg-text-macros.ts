@@ -205,14 +205,24 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
     ]),
     ['_pgsem_elems(t, x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${other('fdl_pg_e')}, n))`],
     ['_pgsem_elems_any(x, n)', `list_transform(x, lambda fdl_pg_e: coalesce(${untyped('fdl_pg_e', false)}, n))`],
-    // A value inside a subquery, or a subquery's own value: bound once as a lambda's, whose type picks the
-    // typed overload where the value's own cannot (a correlated column) or would be bound twice (a subquery).
-    // `_any`'s reading of the type name at run time bound every type's branch: psql's \dp bound 29 MB of plan.
-    ...(['out', 'text'] as const).map((f): [string, string] => [
-      `_pgsem_${f}_once(x)`,
-      `list_transform([x], lambda fdl_pg_o: _pgsem_${f}(fdl_pg_o, fdl_pg_o))[1]`,
+    // A value inside a subquery (a correlated column, whose own type cannot pick a typed overload there) or a
+    // subquery's own value (bound twice as its own tag, nested ones 2^n times): bound once as a lambda's, whose
+    // type picks the overload. `_any`'s reading of the type name at run time bound every type's branch: psql's
+    // \dp bound 29 MB of plan. The list around the value copies it three times per vector (a column of 120 KB
+    // texts took RSS past memoryLimit + 1 GiB), so a text, whose text is itself, skips it: typeof folds when
+    // DuckDB binds, and only one branch is left. `_sub` is for a subquery, bound once only by the lambda.
+    ...(['out', 'text'] as const).flatMap((f): Array<[string, string]> => [
+      [
+        `_pgsem_${f}_once(x)`,
+        `CASE WHEN typeof(x) = 'VARCHAR' THEN CAST(x AS VARCHAR) ELSE list_transform([x], lambda fdl_pg_o: _pgsem_${f}(fdl_pg_o, fdl_pg_o))[1] END`,
+      ],
+      [`_pgsem_${f}_sub(x)`, `list_transform([x], lambda fdl_pg_o: _pgsem_${f}(fdl_pg_o, fdl_pg_o))[1]`],
     ]),
-    ['_pgsem_elems_once(x, n)', 'list_transform([x], lambda fdl_pg_o: _pgsem_elems(fdl_pg_o, fdl_pg_o, n))[1]'],
+    [
+      '_pgsem_elems_once(x, n)',
+      `CASE WHEN typeof(x) = 'VARCHAR[]' THEN list_transform(x, lambda fdl_pg_e: coalesce(fdl_pg_e, n)) ELSE list_transform([x], lambda fdl_pg_o: _pgsem_elems(fdl_pg_o, fdl_pg_o, n))[1] END`,
+    ],
+    ['_pgsem_elems_sub(x, n)', 'list_transform([x], lambda fdl_pg_o: _pgsem_elems(fdl_pg_o, fdl_pg_o, n))[1]'],
     // `a || b`: a side that is not a list is cast to text as PostgreSQL's anytextcat does; lists stay lists.
     // bytea || bytea is bytea: a BLOB stays one.
     ...SCALARS.filter((t) => t !== 'BLOB').map((t): [string, string] => [

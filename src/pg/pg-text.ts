@@ -51,17 +51,32 @@ function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = [], bareP
   if (holdsParam(n)) return fn === 'cat' || fn === 'elems' || (fn === 'out' && bareParams) ? n : castTo(n, 'varchar');
   const tag = untyped ? undefined : textTag(n);
   // No tag (a value inside a subquery, an aggregate), or a subquery as its own tag (bound twice, nested
-  // ones 2^n times): the value bound once, as a lambda's, whose type picks the typed overload (pg-text-macros.ts).
-  if ((tag === undefined || tag === n) && fn !== 'cat' && extra.every(isPlainConstant))
-    return sem(`${fn}_once`, [n, ...extra]);
+  // ones 2^n times): the value's type picks the typed overload when DuckDB binds it (pg-text-macros.ts).
+  if ((tag === undefined || tag === n) && fn !== 'cat' && extra.every(isPlainConstant)) {
+    if (fn !== 'elems' && isText(n)) return n;
+    // `_once` binds its value three times and skips the copies a text would cost; `_sub` binds it once, as
+    // a lambda's: a value holding a subquery or another macro would be bound 3^n times when nested.
+    return sem(`${fn}_${holds(n, (x) => x.SubLink !== undefined || isCompatCall(x)) ? 'sub' : 'once'}`, [n, ...extra]);
+  }
   return tag === undefined ? sem(`${fn}_any`, [n, ...extra]) : sem(fn, [tag, n, ...extra]);
 }
 
-function holdsParam(n: unknown): boolean {
-  if (Array.isArray(n)) return n.some(holdsParam);
+/** Calls whose value is text whatever they are given: their text is themselves. */
+const TEXT_CALLS = new Set(['concat', 'concat_ws', 'quote_ident', 'quote_literal', 'quote_nullable', 'lower', 'upper']);
+
+const isText = (n: Node): boolean =>
+  TEXT_CALLS.has(String((n.FuncCall?.funcname as Node[] | undefined)?.slice(-1)[0]?.String?.sval));
+
+const isCompatCall = (n: Node): boolean =>
+  (n.FuncCall?.funcname as Node[] | undefined)?.[0]?.String?.sval === COMPAT_DB;
+
+function holds(n: unknown, test: (n: Node) => boolean): boolean {
+  if (Array.isArray(n)) return n.some((x) => holds(x, test));
   if (!n || typeof n !== 'object') return false;
-  return (n as Node).ParamRef !== undefined || Object.values(n as Node).some(holdsParam);
+  return test(n as Node) || Object.values(n as Node).some((x) => holds(x, test));
 }
+
+const holdsParam = (n: unknown): boolean => holds(n, (x) => x.ParamRef !== undefined);
 
 /** A constant whose text is itself (a string, NULL): no macro needed. */
 const isPlainConstant = (n: Node): boolean => n.A_Const?.sval !== undefined || n.A_Const?.isnull === true;
