@@ -96,9 +96,11 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     // No server path in a definition: a quoted absolute path keeps only its file name (issue 12);
     // names qualified with the version's internal database name ("NAME@id".s.t) read as s.t.
     // Ending with ';' as PostgreSQL's does (pg_dump strips the last character, psql's \\sv the semicolon).
+    // A catalog's own definition, with constant patterns: the built-ins as system.main's, since the session
+    // guards' macros pasted into each call took pg_get_viewdef 0.9 s in-process, 4–10 s through the gateway.
     [
       `_viewdef(sql)`,
-      `replace(regexp_replace(regexp_replace(regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || replace(current_database(), '"', '""') || '".', '') || ';'`,
+      `system.main.replace(system.main.regexp_replace(system.main.regexp_replace(system.main.regexp_replace(sql, '^\\s*CREATE\\s+(OR\\s+REPLACE\\s+)?VIEW\\s+.*?\\s+AS\\s+', '', 's'), ';\\s*$', ''), '''/[^'']*/([^''/]*)''', '''\\1''', 'g'), '"' || system.main.replace(current_database(), '"', '""') || '".', '') || ';'`,
     ],
     // int2vector and oidvector are arrays that PostgreSQL prints by their own name (plain storage).
     [`format_type(oid, typmod)`, FORMAT_TYPE_BODY],
@@ -197,7 +199,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`parse_ident(x, strict)`, `${C}_parse_ident(x)`],
     [
       `_parse_ident(x)`,
-      `list_transform(regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`,
+      `list_transform(system.main.regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN system.main.replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`,
     ],
     [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
     [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
@@ -259,10 +261,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`_pg_expandarray(arr)`, `unnest(list_transform(arr, (x, i) -> {'x': x, 'n': CAST(i AS INTEGER)}))`],
     [`regclass_oid(x)`, `${C}_regclass_oid(x)`],
     // The name split once (a one-row subquery) rather than once per use: binding _parse_ident's lambda and
-    // pattern six times was most of a `'name'::regclass` (≈ 5 ms of DuckDB time per statement).
+    // pattern six times was most of a `'name'::regclass` (≈ 5 ms of DuckDB time per statement). The reg*
+    // lookups and _parse_ident call the built-ins as system.main's: constant patterns, linear in the name,
+    // where the session guards' macros pasted into each call made `pg_get_viewdef('v'::regclass)` 4–10 s.
     [
       `_regclass_oid(x)`,
-      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT rc.oid FROM ${C}_relall rc, (SELECT ${C}_parse_ident(CAST(x AS VARCHAR)) AS fdl_pg_parts) fdl_pg_name
       WHERE (len(fdl_pg_name.fdl_pg_parts) = 2 AND rc.nspname = fdl_pg_name.fdl_pg_parts[1] AND rc.relname = fdl_pg_name.fdl_pg_parts[2])
         OR (len(fdl_pg_name.fdl_pg_parts) = 1 AND rc.relname = fdl_pg_name.fdl_pg_parts[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
@@ -274,8 +278,8 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `_regtype_oid(x)`,
-      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}_types WHERE (typname = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') AND typnamespace = ${PG_CATALOG_OID}) OR fmt = regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
+      `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      SELECT oid FROM ${C}_types WHERE (typname = system.main.regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') AND typnamespace = ${PG_CATALOG_OID}) OR fmt = system.main.regexp_replace(CAST(x AS VARCHAR), '^pg_catalog\\.', '') ORDER BY oid LIMIT 1) END`,
     ],
     [
       `_regtype_name(x)`,
@@ -283,13 +287,13 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `_regnamespace_oid(x)`,
-      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`,
     ],
     [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
     [
       `_regrole_oid(x)`,
-      `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`,
+      `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) WHEN CAST(x AS VARCHAR) = ${C}_user() THEN ${BOOTSTRAP_ROLE_OID} END`,
     ],
     [`_regrole_name(x)`, `${C}pg_get_userbyid(x)`],
     // Casts of text to reg* fail for unknown names with PostgreSQL's message (duckdb-errors.ts maps the SQLSTATE).
@@ -403,9 +407,12 @@ function privilegeMacros(): Array<[string, string]> {
   ];
 }
 
-/** pg_get_viewdef's body: the relation by OID or by name, PostgreSQL's text for its own views, else the view's definition. */
+/**
+ * pg_get_viewdef's body: the relation by OID or by name, PostgreSQL's text for its own views, else the view's
+ * definition. `id` is named once (a one-row subquery): it was pasted three times, each `'v'::regclass` with it.
+ */
 function viewdefBody(pretty: string): string {
   return `(SELECT coalesce(CASE WHEN ${pretty} THEN d.pretty_definition ELSE d.definition END, ${C}_viewdef(r.definition))
-    FROM ${C}_relall r LEFT JOIN ${C}_catviewdefs d ON d.oid = r.oid
-    WHERE r.oid = TRY_CAST(id AS BIGINT) OR (TRY_CAST(id AS BIGINT) IS NULL AND r.oid = ${C}_regclass_oid(id)))`;
+    FROM (SELECT ${C}_regclass_oid(fdl_pg_given.fdl_pg_id) AS oid FROM (SELECT id AS fdl_pg_id) fdl_pg_given) fdl_pg_rel
+    JOIN ${C}_relall r ON r.oid = fdl_pg_rel.oid LEFT JOIN ${C}_catviewdefs d ON d.oid = r.oid)`;
 }
