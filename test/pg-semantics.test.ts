@@ -1087,6 +1087,19 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     assert.deepEqual(text(await conns.gw!.query(dp)), text(await conns.pg!.query(dp)));
   });
 
+  test("column names as PostgreSQL 15 figures them when the rewrite changed the item: a CASE by its ELSE branch's name, a scalar subquery by its column's", async () => {
+    // Before (new-user review): `case` for the CASE, the type's name for the cast subquery (`text`, `numeric`, `varchar`).
+    for (const sql of [
+      'select case when qty > 5 then amount else amount end, case when true then 1 else qty end, case when qty > 1 then 1 end from sales.orders order by order_id limit 1',
+      'select (select max(amount) from sales.orders)::text, (select sum(amount) from sales.orders)::numeric, (select status from sales.orders order by order_id limit 1)::varchar, (select max(qty) m from sales.orders)::text, (select 1)::text, array(select 1), exists(select 1)',
+    ]) {
+      const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+      const names = (r: QueryResult) => r.rowDescription?.fields.map((f) => f.name);
+      assert.deepEqual(names(g), names(p), sql);
+      assert.deepEqual(text(g), text(p), sql);
+    }
+  });
+
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],

@@ -354,7 +354,21 @@ function figured(n: Node): [string | undefined, number] {
         .replace(/_n$/, ''),
       2,
     ];
-  if (n.CaseExpr) return ['case', 1];
+  if (n.CaseExpr) {
+    // The ELSE branch's name where it has a real one (`case … else amount end` is `amount`).
+    const inner = n.CaseExpr.defresult ? figured(n.CaseExpr.defresult) : ([undefined, 0] as [undefined, number]);
+    return inner[1] === 2 ? inner : ['case', 1];
+  }
+  if (n.SubLink) {
+    const sub = n.SubLink;
+    if (sub.subLinkType === 'EXISTS_SUBLINK') return ['exists', 2];
+    if (sub.subLinkType === 'ARRAY_SUBLINK') return ['array', 2];
+    if (sub.subLinkType !== 'EXPR_SUBLINK') return ['?column?', 0];
+    // A scalar subquery: its single column's name (`(select max(x) …)::text` is `max`).
+    const target = (sub.subselect?.SelectStmt?.targetList as Node[] | undefined)?.[0]?.ResTarget;
+    if (!target) return ['?column?', 0];
+    return target.name !== undefined ? [String(target.name), 2] : target.val ? figured(target.val) : ['?column?', 0];
+  }
   if (n.CoalesceExpr) return ['coalesce', 2];
   if (n.MinMaxExpr) return [n.MinMaxExpr.op === 'IS_GREATEST' ? 'greatest' : 'least', 2];
   if (n.RowExpr) return ['row', 2];
