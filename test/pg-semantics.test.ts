@@ -1100,6 +1100,16 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     }
   });
 
+  test('to_regclass, to_regtype and to_regnamespace in a select list are their reg* type, shown by name; elsewhere compared as OIDs', async () => {
+    // Before (new-user review): to_regclass('…') answered the bare OID, typed bigint.
+    const sql =
+      "select to_regclass('pg_catalog.pg_class'), to_regclass('nosuch'), to_regtype('int4'), to_regnamespace('sales'), (select count(*) from pg_class where oid = to_regclass('pg_catalog.pg_class')) as n";
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    const fields = (r: QueryResult) => r.rowDescription?.fields.map((f) => [f.name, f.dataTypeID]);
+    assert.deepEqual(fields(g), fields(p));
+    assert.deepEqual(text(g), text(p));
+  });
+
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],

@@ -146,6 +146,13 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const plain = namedCall(parts, fc, out, args, ctx, inFrom);
   // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
   if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
+  // to_regclass(…) and relatives in the outermost select list: the name, as a reg* cast shows it (the
+  // column's type from rewrite-catalog-types.ts); elsewhere the OID, which comparisons and joins read.
+  const regKind = pgName === undefined ? undefined : /^to_(reg(?:class|type|namespace|role))$/.exec(pgName)?.[1];
+  if (regKind && args?.length === 1 && ctx.shown?.has(fc)) {
+    ctx.changed = true;
+    return compat(`_${regKind}_name`, [plain]);
+  }
   if (pgName === 'current_setting' && args?.length === 1 && !inFrom) {
     ctx.changed = true;
     return settingOrError(plain, args[0]!);

@@ -42,7 +42,13 @@ export function catalogColumnTypes(
         ? functionStyleCast(call.at(-1), fc!)?.TypeCast
         : undefined)) as Node | undefined;
     const type = tc && !tc.typeName?.arrayBounds?.length ? names(tc.typeName?.names).slice(-1)[0] : undefined;
-    return type && REG_TYPES.has(type) ? type : undefined;
+    if (type && REG_TYPES.has(type)) return type;
+    // to_regclass(…) and relatives are of their reg* type too (pg/rewrite-calls.ts shows their names).
+    const to =
+      call?.length === 1 || call?.[0] === 'pg_catalog'
+        ? /^to_(reg(?:class|type|namespace|role))$/.exec(call.at(-1)!)
+        : null;
+    return to && fc!.args?.length === 1 ? to[1] : undefined;
   };
   if (rels.size === 0 && !(select.targetList as Node[]).some(regCast)) return undefined;
   const out: (string | undefined)[] = [];
