@@ -1110,6 +1110,18 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     assert.deepEqual(text(g), text(p));
   });
 
+  test("extract of the seconds' fields by any of PostgreSQL's spellings: numeric at scale 6 / 3 / 0, of timestamps, intervals and times", async () => {
+    // Before (new-user review): extract(millisecond …) was DuckDB's integer (0, 1500); only `milliseconds` was PostgreSQL's.
+    const sql =
+      "select extract(millisecond from ordered_at), extract(ms from ordered_at), extract(msec from ordered_at + interval '1.2345 s'), extract(secs from ordered_at), extract(us from ordered_at), extract(millisecond from interval '1.5 seconds'), extract(sec from interval '1.5 seconds'), extract(usec from time '10:00:01.5') from sales.orders order by order_id limit 2";
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.deepEqual(
+      g.rowDescription?.fields.map((f) => f.dataTypeID),
+      p.rowDescription?.fields.map((f) => f.dataTypeID),
+    );
+    assert.deepEqual(text(g), text(p));
+  });
+
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],

@@ -137,6 +137,17 @@ export function octetLength(args: Node[]): Node {
   return sem('octets', [textTag(args[0]!), args[0]!]);
 }
 
+/** The spellings PostgreSQL reads for the seconds' fields (its datetktbl and deltatktbl), by the macro that answers each. */
+const SECOND_FIELDS: ReadonlyMap<string, string> = new Map([
+  ...['second', 'seconds', 's', 'sec', 'secs'].map((f) => [f, 'seconds'] as const),
+  ...['millisecond', 'milliseconds', 'ms', 'msec', 'msecs', 'mseconds', 'millisecon'].map(
+    (f) => [f, 'milliseconds'] as const,
+  ),
+  ...['microsecond', 'microseconds', 'us', 'usec', 'usecs', 'useconds', 'microsecon'].map(
+    (f) => [f, 'microseconds'] as const,
+  ),
+]);
+
 /**
  * `extract(field from x)`: numeric in PostgreSQL 14+ (scale 6 for second and epoch, 3 for
  * milliseconds; an epoch of a date scale 0; the time zone fields, whole seconds or hours, scale 0). `julian` is refused (0A000).
@@ -159,8 +170,8 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).
   if (field.startsWith('timezone'))
     return sem('tzfield', [tagOf(x) ?? x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
-  if (field === 'second' || field === 'milliseconds' || field === 'microseconds')
-    return sem(field === 'second' ? 'seconds' : field, [x]);
+  const seconds = SECOND_FIELDS.get(field);
+  if (seconds) return sem(seconds, [x]);
   const value = castTo({ FuncCall: fc }, 'decimal', [38, 0]);
   if (field !== 'year' && field !== 'years') return value;
   // PostgreSQL has no year 0: 44 BC is -44; DuckDB's year is astronomical (-43).
