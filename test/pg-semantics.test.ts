@@ -1122,6 +1122,21 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     assert.deepEqual(text(g), text(p));
   });
 
+  test('a bare NULL in a select list is text, as PostgreSQL types its unknown; beside another branch of a UNION it takes that type', async () => {
+    // Before (new-user review): int4, DuckDB's type for a NULL result column.
+    for (const sql of [
+      'select null',
+      'select null as x, 1 as y, null',
+      'select null, status from sales.orders order by order_id limit 2',
+      'select null union all select 1',
+    ]) {
+      const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+      const fields = (r: QueryResult) => r.rowDescription?.fields.map((f) => [f.name, f.dataTypeID]);
+      assert.deepEqual(fields(g), fields(p), sql);
+      assert.deepEqual(text(g), text(p), sql);
+    }
+  });
+
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],

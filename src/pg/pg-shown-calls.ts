@@ -46,6 +46,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.TypeCast) out.add(val.TypeCast as Node);
       if (val?.ColumnRef) out.add(val.ColumnRef as Node);
       if (val?.A_ArrayExpr) out.add(val.A_ArrayExpr as Node);
+      if (val?.A_Const?.isnull) out.add(val.A_Const as Node);
       for (const k of ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr']) if (val?.[k]) out.add(val[k] as Node);
     }
     // A GROUP BY expression spelled as a shown item is rewritten as that item, so DuckDB's binder still

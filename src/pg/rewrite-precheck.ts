@@ -111,6 +111,9 @@ const TYPE_NAME_CALL =
 const ZONED_LITERAL =
   /'\s*\d{4}-\d\d?-\d\d?(?:[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/|[A-Za-z]{2,6}\s*')/;
 
+/** A bare NULL as a select-list item (pg-shown-calls.ts): PostgreSQL sends it as text, DuckDB as INTEGER. */
+const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|$)/i;
+
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
@@ -125,6 +128,7 @@ export function needsPgRewrite(sql: string): boolean {
     CALL_FORMS.test(text) ||
     TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||
+    NULL_ITEM.test(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
 }

@@ -15,6 +15,7 @@ import { isRegprocColumn, shownRegproc } from './regproc-columns.js';
 import { functionStyleCast, withTiesRefused } from './pg-forms.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { jsonCall } from './rewrite-records.js';
+import { castTo } from './parse-nodes.js';
 import {
   filterSubLinks,
   isRecord,
@@ -316,6 +317,11 @@ export function untypedWithin<T>(ctx: Ctx, work: () => T): T {
 
 /** Select-list items keep PostgreSQL's column names (DuckDB would name them after the rewritten expression). */
 function resTarget(rt: Node, ctx: Ctx): Node {
+  // A bare NULL item is of type unknown, which PostgreSQL sends as text; DuckDB's result makes it INTEGER.
+  if (rt.val?.A_Const?.isnull && ctx.shown?.has(rt.val.A_Const)) {
+    ctx.changed = true;
+    return { ResTarget: { ...rt, val: castTo(rt.val, 'varchar'), name: rt.name ?? '?column?' } };
+  }
   const before = ctx.changed;
   ctx.changed = false;
   const val = walk(rt.val, ctx, true);
