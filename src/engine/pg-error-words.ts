@@ -7,6 +7,9 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { WINDOW_ONLY_FUNCTIONS } from '../analysis/window-functions.js';
 
+/** DuckDB's error for a window function called without OVER. */
+const WINDOW_WITHOUT_OVER = /^Catalog Error: Scalar Function with name (\w+) does not exist!/;
+
 /** PostgreSQL's own window functions (DuckDB's `fill` is none of them). */
 const PG_WINDOW_FUNCTIONS = new Set([...WINDOW_ONLY_FUNCTIONS].filter((f) => f !== 'fill'));
 
@@ -183,11 +186,13 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     () => 'thresholds array must not contain NULLs',
   ],
   [RE2_ERROR, SQLSTATE.invalidRegularExpression, (m) => `invalid regular expression: ${m[1]!.replace('(?s)', '')}`],
+  // `f(x) OVER (…)` of a scalar function: PostgreSQL's 42809 (DuckDB's Catalog Error was 42704)
   [
-    /^Catalog Error: Scalar Function with name (\w+) does not exist!/,
+    /^Catalog Error: (?!_pgsem_|fdl_pg|__fdl_)(\w+) is not an aggregate function/,
     SQLSTATE.wrongObjectType,
-    (m) => `window function ${m[1]} requires an OVER clause`,
+    (m) => `OVER specified, but ${m[1]} is not a window function nor an aggregate function`,
   ],
+  [WINDOW_WITHOUT_OVER, SQLSTATE.wrongObjectType, (m) => `window function ${m[1]} requires an OVER clause`],
 ];
 
 /** The error PostgreSQL would raise for DuckDB's `message`, or undefined to map it by kind. */
@@ -195,7 +200,12 @@ export function pgWorded(message: string): SqlError | undefined {
   for (const [re, sqlstate, words] of SAME_FAILURES) {
     const m = re.exec(message);
     // a window function called without OVER: PostgreSQL's 42809 for its own window functions only
-    if (m && (sqlstate !== SQLSTATE.wrongObjectType || PG_WINDOW_FUNCTIONS.has(m[1]!.toLowerCase())))
+    if (
+      m &&
+      (sqlstate !== SQLSTATE.wrongObjectType ||
+        re !== WINDOW_WITHOUT_OVER ||
+        PG_WINDOW_FUNCTIONS.has(m[1]!.toLowerCase()))
+    )
       return new SqlError(sqlstate, words(m));
   }
   const column = MISSING_COLUMN.exec(message);

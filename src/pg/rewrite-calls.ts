@@ -62,6 +62,18 @@ import { arrayToStringCall, concatCall } from './pg-text.js';
 import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
 import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
+import { PG_FUNCTIONS } from './catalog/pg-functions.js';
+
+/**
+ * PostgreSQL's functions that are neither aggregates nor window functions (pg_proc's prokind 'f' under
+ * every overload): `f(x) OVER (…)` is PostgreSQL's 42809. A rewrite may turn such a call into a macro or
+ * an expression, and DuckDB then answered it as if the OVER were not there (`lower(name) over ()`).
+ */
+const PLAIN_FUNCTIONS: ReadonlySet<string> = (() => {
+  const kinds = new Map<string, Set<unknown>>();
+  for (const r of PG_FUNCTIONS) kinds.set(r[1] as string, (kinds.get(r[1] as string) ?? new Set()).add(r[6]));
+  return new Set([...kinds].filter(([, k]) => k.size === 1 && k.has('f')).map(([name]) => name));
+})();
 
 /** Relation size functions: their argument is a regclass. */
 const RELATION_SIZES = new Set(['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']);
@@ -76,6 +88,12 @@ const RENAMED: Record<string, string> = {
 
 export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node {
   const parts = names(fc.funcname);
+  const called = parts[parts.length - 1]!;
+  if (fc.over && (parts.length === 1 || parts[0] === 'pg_catalog') && PLAIN_FUNCTIONS.has(called))
+    throw new SqlError(
+      SQLSTATE.wrongObjectType,
+      `OVER specified, but ${called} is not a window function nor an aggregate function`,
+    );
   const rounded =
     !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
       ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node)

@@ -22,6 +22,7 @@ import { REVIEW_18, REVIEW_18_ANSWERED, REVIEW_18_DOCUMENTED } from './pg-corpus
 import { REVIEW_19 } from './pg-corpus-review-19.js';
 import { REVIEW_20, REVIEW_20_REFUSED } from './pg-corpus-review-20.js';
 import { REVIEW_21, REVIEW_21_DOCUMENTED, REVIEW_21_REFUSED } from './pg-corpus-review-21.js';
+import { REVIEW_22, REVIEW_22_DOCUMENTED, REVIEW_22_REFUSED } from './pg-corpus-review-22.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -444,6 +445,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_19,
   ...REVIEW_20,
   ...REVIEW_21,
+  ...REVIEW_22,
 ]);
 
 /**
@@ -497,6 +499,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 44: scalar subqueries of several rows (21000), PostgreSQL's SQLSTATEs for the same errors
   ...REVIEW_21,
   ...REVIEW_21_REFUSED,
+  // session 45: BI tools' SQL (time buckets, ordered-set aggregates, grouping sets, window frames), f(x) OVER () of a plain function (42809)
+  ...REVIEW_22,
+  ...REVIEW_22_REFUSED,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
@@ -759,6 +764,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_17_DOCUMENTED,
     ...REVIEW_18_DOCUMENTED,
     ...REVIEW_21_DOCUMENTED,
+    ...REVIEW_22_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];
