@@ -226,21 +226,23 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
   ctx = { ...ctx, versionDb: versionDbs[0]! };
   const compat = ctx.compatDb.toLowerCase();
   for (const f of a.functions) {
-    if (
-      !ctx.compatInternals &&
-      f.catalog === '' &&
-      ['', 'main', 'pg_catalog'].includes(f.schema) &&
-      EMULATED_FUNCTIONS.has(f.name) &&
-      !VALUE_ONLY_EMULATED.has(f.name) &&
-      !ctx.definesFunction(ctx.versionDb, f.name)
-    )
-      throw new SqlError(
-        SQLSTATE.featureNotSupported,
-        `function ${displayName(f)}() is answered as PostgreSQL's only in a statement in PostgreSQL's syntax`,
-        undefined,
-        "fdl-gateway answers it from the session's catalog when PostgreSQL's grammar reads the statement (SELECT … FROM …, without DuckDB-only syntax such as FROM-first, lambdas or list literals); in DuckDB's syntax the call would be DuckDB's own, about the engine.",
-      );
-    if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
+    if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) {
+      if (
+        !ctx.compatInternals &&
+        f.catalog === '' &&
+        ['', 'main', 'pg_catalog'].includes(f.schema) &&
+        EMULATED_FUNCTIONS.has(f.name) &&
+        !VALUE_ONLY_EMULATED.has(f.name) &&
+        !ctx.definesFunction(ctx.versionDb, f.name)
+      )
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `function ${displayName(f)}() is answered as PostgreSQL's only in a statement in PostgreSQL's syntax`,
+          undefined,
+          "fdl-gateway answers it from the session's catalog when PostgreSQL's grammar reads the statement (SELECT … FROM …, without DuckDB-only syntax such as FROM-first, lambdas or list literals); in DuckDB's syntax the call would be DuckDB's own, about the engine.",
+        );
+      continue;
+    }
     if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name))
       throw undefinedFunction(f.name, { schema: f.schema, args: f.args, location: f.location, sql: a.sql });
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
