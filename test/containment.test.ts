@@ -169,6 +169,11 @@ describe('containment: escape attempts through every path are refused and change
       ['USE memory', '42501'],
       ['CHECKPOINT', '42501'],
       [`LOAD '${target}'`, '42501'],
+      // DuckDB's syntax, which the PostgreSQL rewrite never reads: DuckDB's own built-in would answer
+      // (has_table_privilege true for anything, current_database the attached database's name)
+      ["FROM sales.orders SELECT has_table_privilege('nosuch', 'SELECT')", '0A000'],
+      ['FROM range(1) SELECT current_database()', '0A000'],
+      ['SELECT [1] AS l, pg_catalog.version()', '0A000'],
     ];
     const before = await state();
     const wrong: string[] = [];
@@ -189,6 +194,7 @@ describe('containment: escape attempts through every path are refused and change
     const ok: string[] = [
       'SELECT 1',
       'SELECT count(*) FROM sales.orders',
+      "FROM sales.orders SELECT date_trunc('month', ordered_at) AS m, count(*) GROUP BY ALL ORDER BY m", // a value-only emulated name in DuckDB's syntax
       'SELECT status, count(*), sum(amount) FROM sales.orders GROUP BY status ORDER BY status',
       'SELECT o.order_id, c.name FROM sales.orders o JOIN sales.customers c USING (customer_id) ORDER BY 1 LIMIT 5',
       'SELECT c.country, count(o.order_id) FROM sales.customers c LEFT JOIN sales.orders o ON o.customer_id = c.customer_id GROUP BY ALL ORDER BY 1',

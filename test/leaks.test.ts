@@ -383,6 +383,26 @@ describe('what an ordinary account cannot learn', () => {
         ["select has_database_privilege('secretrepo', 'CONNECT')", '3D000'],
         ["select has_database_privilege('basic', 'CONNECT')", '3D000'], // the bare name's HEAD is not ana's
         ["select has_database_privilege('basic@v2', 'CONNECT')", '3D000'],
+        // the other kinds (each was true for anything): PostgreSQL 15's answers to an ordinary role
+        ["select has_function_privilege('now', 'EXECUTE')", '22P02'],
+        ["select has_function_privilege('nosuch()', 'EXECUTE')", '42883'],
+        ["select has_function_privilege('length(nosuchtype)', 'EXECUTE')", '42704'],
+        ["select has_function_privilege('nosuch.f()', 'EXECUTE')", '3F000'],
+        ["select has_function_privilege('length(text)', 'USAGE')", '22023'],
+        ["select has_function_privilege('nobody', 'now()', 'EXECUTE')", '42704'],
+        ["select has_type_privilege('nosuch', 'USAGE')", '42704'],
+        ["select has_type_privilege('int4', 'EXECUTE')", '22023'],
+        ["select has_sequence_privilege('nosuch', 'USAGE')", '42P01'],
+        ["select has_sequence_privilege('sales.orders', 'USAGE')", '42809'],
+        ["select has_sequence_privilege('pg_class'::regclass::oid, 'SELECT')", '42809'],
+        ["select has_sequence_privilege('pg_class', 'FOO')", '22023'],
+        ["select has_language_privilege('nosuch', 'USAGE')", '42704'],
+        ["select has_tablespace_privilege('nosuch', 'CREATE')", '42704'],
+        ["select has_tablespace_privilege('pg_default', 'USAGE')", '22023'],
+        ["select has_foreign_data_wrapper_privilege('nosuch', 'USAGE')", '42704'],
+        ["select has_server_privilege('nosuch', 'USAGE')", '42704'],
+        ["select has_parameter_privilege('work_mem', 'USAGE')", '22023'],
+        ["select has_parameter_privilege('nobody', 'work_mem', 'SET')", '42704'],
       ] as const) {
         const e = await queryError(c, sql);
         assert.equal(e.code, code, `${sql}: ${JSON.stringify(e)}`);
@@ -409,6 +429,21 @@ describe('what an ordinary account cannot learn', () => {
         ["select has_database_privilege('basic@v1', 'CONNECT')", true],
         ["select has_database_privilege('basic@v1', 'CREATE')", false],
         ["select has_database_privilege(999999::oid, 'CONNECT')", null],
+        ["select has_function_privilege('now()', 'EXECUTE')", true],
+        ["select has_function_privilege('ana', 'pg_catalog.length(text)', 'execute')", true],
+        ["select has_function_privilege('now()', 'EXECUTE WITH GRANT OPTION')", false],
+        ["select has_function_privilege(1299::oid, 'EXECUTE')", true],
+        ["select has_function_privilege(999999::oid, 'EXECUTE')", null],
+        ["select has_type_privilege('integer', 'USAGE')", true],
+        ["select has_type_privilege(999999::oid, 'USAGE')", null],
+        ["select has_sequence_privilege(999999::oid, 'USAGE')", null],
+        ["select has_language_privilege('plpgsql', 'USAGE')", true],
+        ["select has_language_privilege(999999::oid, 'USAGE')", null],
+        ["select has_tablespace_privilege('pg_default', 'CREATE')", false],
+        ["select has_foreign_data_wrapper_privilege(999999::oid, 'USAGE')", null],
+        ["select has_server_privilege(999999::oid, 'USAGE')", null],
+        ["select has_parameter_privilege('work_mem', 'SET')", false],
+        ["select has_parameter_privilege('nosuch', 'ALTER SYSTEM')", false],
       ] as const) {
         assert.equal(await value(sql), want, sql);
       }

@@ -19,6 +19,7 @@ import { foldIdentifier } from '../text/identifier.js';
 import { undefinedFunction } from './function-hints.js';
 import { WINDOW_ONLY_FUNCTIONS } from './window-functions.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
+import { COMPAT_FUNCTION_ARITIES } from '../pg/catalog/install.js';
 
 /**
  * Built-ins refused on purpose: they reach files, the engine's settings or state, logging and
@@ -56,6 +57,37 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   // does not exist"), which qualified-types.ts refuses in the parse but cannot see inside a value
   'make_type',
   'cast_to_type',
+]);
+
+/**
+ * Calls the PostgreSQL rewrite answers from the emulation (its macros, and current_database, which it
+ * renames): in a text the PostgreSQL grammar rejects (DuckDB's FROM-first, lambdas, list literals)
+ * the rewrite never runs, and the same name is DuckDB's own built-in, which answers about the engine
+ * rather than the session (has_table_privilege true for anything, current_database the attached
+ * database's name, version() DuckDB's). Refused there (0A000), except these, which compute a value
+ * from their arguments alone (the emulation only gives PostgreSQL's result type or wording).
+ */
+export const EMULATED_FUNCTIONS: ReadonlySet<string> = new Set(
+  [...COMPAT_FUNCTION_ARITIES.keys(), 'current_database'].filter((n) => !n.startsWith('_')),
+);
+const VALUE_ONLY_EMULATED = new Set([
+  'array_length',
+  'array_lower',
+  'array_upper',
+  'array_remove',
+  'cardinality',
+  'date_bin',
+  'date_trunc',
+  'initcap',
+  'json_typeof',
+  'jsonb_typeof',
+  'jsonb_array_length',
+  'parse_ident',
+  'pg_size_pretty',
+  'pg_typeof',
+  'quote_ident',
+  'quote_literal',
+  'width_bucket',
 ]);
 
 /** Table functions a statement may call (beside the emulation's and the version's own macros). */
@@ -194,7 +226,23 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
   ctx = { ...ctx, versionDb: versionDbs[0]! };
   const compat = ctx.compatDb.toLowerCase();
   for (const f of a.functions) {
-    if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) continue;
+    if (functionAllowed(f.catalog, f.schema, f.name, f.window, ctx, versionDbs, compat)) {
+      if (
+        !ctx.compatInternals &&
+        f.catalog === '' &&
+        ['', 'main', 'pg_catalog'].includes(f.schema) &&
+        EMULATED_FUNCTIONS.has(f.name) &&
+        !VALUE_ONLY_EMULATED.has(f.name) &&
+        !ctx.definesFunction(ctx.versionDb, f.name)
+      )
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `function ${displayName(f)}() is answered as PostgreSQL's only in a statement in PostgreSQL's syntax`,
+          undefined,
+          "fdl-gateway answers it from the session's catalog when PostgreSQL's grammar reads the statement (SELECT … FROM …, without DuckDB-only syntax such as FROM-first, lambdas or list literals); in DuckDB's syntax the call would be DuckDB's own, about the engine.",
+        );
+      continue;
+    }
     if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name))
       throw undefinedFunction(f.name, { schema: f.schema, args: f.args, location: f.location, sql: a.sql });
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);

@@ -25,7 +25,13 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: more than one function named ".*"/, SQLSTATE.ambiguousFunction],
   [/^Invalid Input Error: function \w+\([^"]*\) is not unique/, SQLSTATE.ambiguousFunction],
   [/^Invalid Input Error: schema ".*" does not exist/, SQLSTATE.invalidSchemaName],
-  [/^Invalid Input Error: (type|role) ".*" does not exist/, SQLSTATE.undefinedObject],
+  [
+    /^Invalid Input Error: (type|role|language|tablespace|foreign-data wrapper|server) ".*" does not exist/,
+    SQLSTATE.undefinedObject,
+  ],
+  // regprocedure's input without an argument list, has_sequence_privilege of a relation (none is a sequence)
+  [/^Invalid Input Error: expected a left parenthesis/, SQLSTATE.invalidTextRepresentation],
+  [/^Invalid Input Error: ".*" is not a sequence/, SQLSTATE.wrongObjectType],
   // the emulation's has_*_privilege lookups (pg/catalog/scalar-macros.ts privilegeMacros)
   [/^Invalid Input Error: database ".*" does not exist/, SQLSTATE.invalidCatalogName],
   [/^Invalid Input Error: column ".*" of relation ".*" does not exist/, SQLSTATE.undefinedColumn],

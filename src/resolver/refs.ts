@@ -195,7 +195,7 @@ export class RefResolver {
     const mark = this.branches.get(ref);
     if (mark !== undefined && mark !== versionId) {
       const path = await this.descendsFrom(versionId, mark);
-      if (!path.found) throw this.notForward(ref, versionId, mark, path.untrusted);
+      if (!path.found) throw this.notForward(ref, mark, path.untrusted);
     }
     if (mark === versionId) return;
     let meta: VersionMeta;
@@ -209,14 +209,17 @@ export class RefResolver {
     if (meta.signature.status === 'G') await this.branches.set(ref, versionId);
   }
 
-  /** Why a branch that this gateway served at `mark` is refused at `versionId`. */
-  private notForward(ref: string, versionId: string, mark: string, untrusted: string | undefined): SqlError {
+  /** Why a branch that this gateway served at `mark` is refused where it points now. */
+  private notForward(ref: string, mark: string, untrusted: string | undefined): SqlError {
     const what = ref === 'HEAD' ? 'HEAD' : ref.startsWith('refs/requests/') ? `request ${ref}` : `branch ${ref}`;
+    // Only the recorded version is named (what the branch gave its readers): neither the version it
+    // names now nor the unsigned link, which may be any version of the repository (another ref's, one
+    // the reader has no grant for); the operator finds both in the ref file and version.json.
     if (untrusted !== undefined)
       // Not a rollback as far as anyone can tell: the link that would show it is forward is unsigned.
       return new SqlError(
         SQLSTATE.dataCorrupted,
-        `${what} of repository ${this.repoName} moved to version ${versionId} through unsigned version ${untrusted}: its history reaches version ${mark}, which this gateway served on it, only through that version; refusing it`,
+        `${what} of repository ${this.repoName} moved on through an unsigned version: its history reaches version ${mark}, which this gateway served on it, only through a version no trusted key signed; refusing it`,
         `a branch may only move forward through versions signed by a trusted key; the state directory records ${ref} at ${mark}`,
         'sign every version published on a branch (fdl import/publish/delete/update --sign-key); an unsigned version cannot carry a branch forward for a gateway that trusts keys',
       );

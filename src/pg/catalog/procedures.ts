@@ -84,6 +84,8 @@ const typeOids = (() => {
     for (const n of [r[1], r[r.length - 1]]) if (!m.has(String(n))) m.set(String(n), Number(r[0]));
   return `MAP {${[...m].map(([n, oid]) => `${quoteLiteral(n)}: ${oid}`).join(', ')}}`;
 })();
+/** The argument types of `name(type, …)` that name no type, as written. */
+const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) IS NULL)`;
 const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
 
 /** Scalar macros as [signature, body] (scalar-macros.ts). */
@@ -116,7 +118,20 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
       ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
   [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
-  [`_regprocedure_in(x)`, `${C}_regproc_in(x)`],
+  // regprocedure's input as PostgreSQL's regprocedurein: the argument list is required (22P02), an unknown
+  // argument type (42704) or schema (3F000) is named before the function is looked up. Every error() is
+  // outside a subquery: DuckDB runs a CASE's subqueries before it picks a branch.
+  [
+    `_regprocedure_in(x)`,
+    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    WHEN NOT contains(CAST(x AS VARCHAR), '(') THEN error('expected a left parenthesis')
+    WHEN len(${unknownArgs}) > 0 THEN error('type "' || ${unknownArgs}[1] || '" does not exist')
+    WHEN contains(${sigName}, '.') AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = split_part(${sigName}, '.', 1))
+      THEN error('schema "' || split_part(${sigName}, '.', 1) || '" does not exist')
+    WHEN coalesce(len(${C}_regproc_matches(x)), 0) = 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
+    WHEN len(${C}_regproc_matches(x)) > 1 THEN error('more than one function named "' || CAST(x AS VARCHAR) || '"')
+    ELSE ${C}_regproc_matches(x)[1] END`,
+  ],
   // PostgreSQL's definition of a function listed in pg_proc, in pg_get_functiondef's layout; aggregates have none.
   [
     `pg_get_functiondef(id)`,

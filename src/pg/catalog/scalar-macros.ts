@@ -325,24 +325,6 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [`to_regproc(x)`, `${C}_regproc_oid(x)`],
     [`to_regnamespace(x)`, `${C}_regnamespace_oid(x)`],
   ];
-  const privileges = [
-    'table',
-    'schema',
-    'database',
-    'column',
-    'any_column',
-    'function',
-    'sequence',
-    'type',
-    'language',
-    'tablespace',
-    'foreign_data_wrapper',
-    'server',
-  ];
-  for (const p of privileges) {
-    if (CHECKED_PRIVILEGES.has(p)) continue;
-    macros.push([`has_${p}_privilege(a, b)`, 'true'], [`has_${p}_privilege(a, b, c)`, 'true']);
-  }
   macros.push(...privilegeMacros());
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
@@ -350,16 +332,17 @@ export function scalarMacros(b: Build): Array<[string, string]> {
   return macros;
 }
 
-/** The has_*_privilege functions that look their object up as PostgreSQL does (acl.c) rather than answer true. */
-const CHECKED_PRIVILEGES = new Set(['table', 'any_column', 'column', 'schema', 'database']);
-
 /**
- * has_table/any_column/column/schema/database_privilege over what the session can see: a name it does not
- * show (an unknown one, another repository, a ref the user is not granted, which pg_database does not
- * list) is PostgreSQL's error for an unknown object (42P01, 3F000, 3D000, 42703), an unknown OID NULL, a
- * role other than the session's user 42704, and an unknown privilege word 22023. What is visible is
- * granted for reading only: SELECT (and USAGE of a schema, CONNECT to the database) is true, every
- * privilege that would write is false, as the gateway refuses writes (25006).
+ * PostgreSQL 15's has_*_privilege functions over what the session can see: a name it does not show (an
+ * unknown one, another repository, a ref the user is not granted, which pg_database does not list) is
+ * PostgreSQL's error for an unknown object (42P01, 3F000, 3D000, 42703, 42883, 42704), an unknown OID
+ * NULL, a role other than the session's user 42704, and an unknown privilege word 22023. What is visible
+ * is granted for reading only: SELECT (and USAGE of a schema, CONNECT to the database) is true, every
+ * privilege that would write is false, as the gateway refuses writes (25006). The rest answer as
+ * PostgreSQL answers an ordinary role (compared with a PG 15 cluster in test/leaks.test.ts): EXECUTE on
+ * every listed function (none of those PostgreSQL revokes from PUBLIC is listed), USAGE of every type and
+ * language, no CREATE in a tablespace, SET of no parameter (whatever its name); no relation is a sequence
+ * (42809) and no foreign-data wrapper or server exists (42704).
  */
 function privilegeMacros(): Array<[string, string]> {
   const list = (words: string[]) => `[${words.map(lit).join(', ')}]`;
@@ -367,6 +350,10 @@ function privilegeMacros(): Array<[string, string]> {
   const COLUMN = list(['SELECT', 'INSERT', 'UPDATE', 'REFERENCES']);
   const SCHEMA = list(['CREATE', 'USAGE']);
   const DATABASE = list(['CREATE', 'CONNECT', 'TEMPORARY', 'TEMP']);
+  const SEQUENCE = list(['USAGE', 'SELECT', 'UPDATE']);
+  const USAGE = list(['USAGE']);
+  const PARAMETER = list(['SET', 'ALTER SYSTEM']);
+  const NONE = 'CAST([] AS VARCHAR[])';
   const isName = (x: string) => `typeof(${x}) = 'VARCHAR'`;
   // The relation, by name as a regclass input (42P01/3F000 when unknown) or by OID (NULL when unknown).
   const table = (t: string) =>
@@ -379,6 +366,23 @@ function privilegeMacros(): Array<[string, string]> {
   const column = (rel: string, c: string) =>
     `CASE WHEN ${rel} IS NULL THEN NULL WHEN ${isName(c)} THEN coalesce((SELECT attnum FROM ${C}pg_attribute WHERE attrelid = ${rel} AND attname = CAST(${c} AS VARCHAR) AND NOT attisdropped), error('column "' || CAST(${c} AS VARCHAR) || '" of relation "' || (SELECT relname FROM ${C}_relall WHERE oid = ${rel}) || '" does not exist')) ELSE (SELECT attnum FROM ${C}pg_attribute WHERE attrelid = ${rel} AND attnum = TRY_CAST(${c} AS BIGINT) AND NOT attisdropped) END`;
   const role = (u: string) => `${C}_regrole_in(${u})`;
+  // A function by signature as regprocedure's input (22P02/42704/3F000/42883) or by OID; a type as regtype's.
+  const fn = (f: string) =>
+    `CASE WHEN ${isName(f)} THEN (SELECT oid FROM ${C}_procsig WHERE oid = ${C}_regprocedure_in(${f}) LIMIT 1) ELSE (SELECT oid FROM ${C}_procsig WHERE oid = TRY_CAST(${f} AS BIGINT) LIMIT 1) END`;
+  const type = (t: string) =>
+    `CASE WHEN ${isName(t)} THEN ${C}_regtype_in(${t}) ELSE (SELECT oid FROM ${C}_types WHERE oid = TRY_CAST(${t} AS BIGINT) LIMIT 1) END`;
+  // Objects of a catalog table by name (PostgreSQL's 42704 words when unknown) or by OID (NULL when unknown).
+  const named = (table: string, column: string, kind: string) => (n: string) =>
+    `CASE WHEN ${isName(n)} THEN coalesce((SELECT oid FROM ${C}${table} WHERE ${column} = CAST(${n} AS VARCHAR)), error('${kind} "' || CAST(${n} AS VARCHAR) || '" does not exist')) ELSE (SELECT oid FROM ${C}${table} WHERE oid = TRY_CAST(${n} AS BIGINT)) END`;
+  const language = named('pg_language', 'lanname', 'language');
+  const tablespace = named('pg_tablespace', 'spcname', 'tablespace');
+  const fdw = named('pg_foreign_data_wrapper', 'fdwname', 'foreign-data wrapper');
+  const server = named('pg_foreign_server', 'srvname', 'server');
+  // No relation here is a sequence: a known one is PostgreSQL's 42809 once the privilege words are read
+  // (acl.c names the text as typed, or the relation's name for an OID).
+  const notSequence = (t: string, p: string) =>
+    `CASE WHEN (${table(t)}) IS NULL OR ${C}_privilege_held(${p}, ${SEQUENCE}, ${NONE}) IS NULL THEN NULL
+      ELSE CAST(error('"' || CASE WHEN ${isName(t)} THEN CAST(${t} AS VARCHAR) ELSE (SELECT relname FROM ${C}_relall WHERE oid = TRY_CAST(${t} AS BIGINT)) END || '" is not a sequence') AS BOOLEAN) END`;
   const known = (...objects: string[]) => objects.map((o) => `(${o}) IS NULL`).join(' OR ');
   const answer = (objects: string[], p: string, valid: string, held: string) =>
     `CASE WHEN ${known(...objects)} THEN NULL ELSE ${C}_privilege_held(${p}, ${valid}, ${held}) END`;
@@ -404,6 +408,26 @@ function privilegeMacros(): Array<[string, string]> {
     [`has_schema_privilege(u, n, p)`, answer([role('u'), schema('n')], 'p', SCHEMA, "['USAGE']")],
     [`has_database_privilege(n, p)`, answer([database('n')], 'p', DATABASE, "['CONNECT']")],
     [`has_database_privilege(u, n, p)`, answer([role('u'), database('n')], 'p', DATABASE, "['CONNECT']")],
+    [`has_function_privilege(f, p)`, answer([fn('f')], 'p', list(['EXECUTE']), "['EXECUTE']")],
+    [`has_function_privilege(u, f, p)`, answer([role('u'), fn('f')], 'p', list(['EXECUTE']), "['EXECUTE']")],
+    [`has_type_privilege(t, p)`, answer([type('t')], 'p', USAGE, "['USAGE']")],
+    [`has_type_privilege(u, t, p)`, answer([role('u'), type('t')], 'p', USAGE, "['USAGE']")],
+    [`has_language_privilege(l, p)`, answer([language('l')], 'p', USAGE, "['USAGE']")],
+    [`has_language_privilege(u, l, p)`, answer([role('u'), language('l')], 'p', USAGE, "['USAGE']")],
+    [`has_tablespace_privilege(s, p)`, answer([tablespace('s')], 'p', list(['CREATE']), NONE)],
+    [`has_tablespace_privilege(u, s, p)`, answer([role('u'), tablespace('s')], 'p', list(['CREATE']), NONE)],
+    [`has_foreign_data_wrapper_privilege(w, p)`, answer([fdw('w')], 'p', USAGE, NONE)],
+    [`has_foreign_data_wrapper_privilege(u, w, p)`, answer([role('u'), fdw('w')], 'p', USAGE, NONE)],
+    [`has_server_privilege(s, p)`, answer([server('s')], 'p', USAGE, NONE)],
+    [`has_server_privilege(u, s, p)`, answer([role('u'), server('s')], 'p', USAGE, NONE)],
+    [`has_sequence_privilege(t, p)`, notSequence('t', 'p')],
+    [`has_sequence_privilege(u, t, p)`, `CASE WHEN (${role('u')}) IS NULL THEN NULL ELSE ${notSequence('t', 'p')} END`],
+    // a parameter's name is not looked up (PostgreSQL answers false for any name, known or not)
+    [
+      `has_parameter_privilege(s, p)`,
+      `CASE WHEN s IS NULL THEN NULL ELSE ${C}_privilege_held(p, ${PARAMETER}, ${NONE}) END`,
+    ],
+    [`has_parameter_privilege(u, s, p)`, answer([role('u')], 'p', PARAMETER, NONE)],
   ];
 }
 
