@@ -47,8 +47,9 @@ describe('count(*) from the catalog on local versions', () => {
     await gw?.stop();
   });
 
-  it('equals the scan and the real extension on every table of every fixture version', async () => {
+  it("equals the scan and the real extension on every table of every fixture version, as do pg_class's row estimates where given", async () => {
     let checked = 0;
+    let estimated = 0;
     for (const v of allVersions()) {
       if (!v.expectedFile) continue;
       const tables = tablesOf(v.expectedFile);
@@ -72,6 +73,21 @@ describe('count(*) from the catalog on local versions', () => {
           );
           assert.deepEqual(counted.rows[0], { n: scan, count: Number(scan), Total: scan }, what);
           if (t.rows !== null) assert.equal(Number(scan), t.rows, `${what}: the real extension's rows`);
+          // pg_class.reltuples and n_live_tup: the table's rows where the catalog counts them all, else
+          // PostgreSQL's unknown (-1, 0); never another number (BI tools show them as row estimates).
+          const estimate = await c.query(
+            `select c.relkind as kind, c.reltuples::bigint as r, s.n_live_tup as live from pg_class c
+             left join pg_stat_user_tables s on s.relid = c.oid where c.relname = $1 and c.relnamespace = (select oid from pg_namespace where nspname = $2)`,
+            [t.name, t.schema],
+          );
+          assert.equal(estimate.rows.length, 1, `${what}: one pg_class row`);
+          const { kind, r, live } = estimate.rows[0] as { kind: string; r: string; live: string };
+          if (kind !== 'r') assert.equal(r, '-1', `${what}: a view has no estimate`);
+          else if (r === '-1') assert.equal(live, '0', what);
+          else {
+            assert.deepEqual([r, live], [scan, scan], `${what}: the estimate`);
+            estimated++;
+          }
           checked++;
         }
       } finally {
@@ -79,6 +95,7 @@ describe('count(*) from the catalog on local versions', () => {
       }
     }
     assert.ok(checked > 40, `checked ${checked} tables`);
+    assert.ok(estimated >= 10, `${estimated} tables with a row estimate`);
   });
 });
 

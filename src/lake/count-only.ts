@@ -160,3 +160,13 @@ export function countingTableSql(
   const nulls = `SELECT ${table.tree.map((c) => `CAST(NULL AS ${sqlType(c)}) AS ${qi(c.name)}`).join(', ')} FROM range(${counted})`;
   return `${tableSql(table, ctx, read)}\nUNION ALL\n${nulls}`;
 }
+
+/**
+ * A table's live rows when the catalog counts every one of them (no inlined rows, no file that must be
+ * read), else undefined: what pg_class.reltuples and n_live_tup report (PostgreSQL's -1 when unknown).
+ */
+export function catalogRowCount(table: LakeTable, snapshot: number): number | undefined {
+  if (table.inlined.length > 0) return undefined;
+  const counted = countedFiles(table, snapshot);
+  return counted.length === table.dataFiles.length ? countedRows(counted, snapshot) : undefined;
+}

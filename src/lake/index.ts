@@ -6,4 +6,11 @@ export { tableSql, type TableSqlContext } from './tablesql.js';
 export { notOneSelect } from './one-statement.js';
 export { replaceCatalogPlaceholder } from './views.js';
 export type { LakeCatalog, LakeColumn, LakeFile, LakeTable, LakeView, LakeMacro } from './model.js';
-export { countedRows, countingStatement, countingTableSql, countOnlyTable, countedFiles } from './count-only.js';
+export {
+  catalogRowCount,
+  countedRows,
+  countingStatement,
+  countingTableSql,
+  countOnlyTable,
+  countedFiles,
+} from './count-only.js';

@@ -7,7 +7,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RepositoryEngine } from '../engine/engines.js';
 import type { Attached } from '../cache/attached-versions.js';
-import { attachCatalog, materializeTable, openCatalog, type LakeCatalog, type LakeTable } from '../lake/index.js';
+import {
+  attachCatalog,
+  catalogRowCount,
+  materializeTable,
+  openCatalog,
+  type LakeCatalog,
+  type LakeTable,
+} from '../lake/index.js';
 import type { VersionLease } from './lease.js';
 import { lit, qi } from '../lake/sql.js';
 import type { Repository } from '../resolver/repository.js';
@@ -88,6 +95,7 @@ export async function attachVersion(
         schema: t.schema,
         name: t.name,
         kind: 'table' as const,
+        rowCount: catalogRowCount(t, catalog.snapshotId),
         sizeBytes: t.files.reduce((n, f) => n + (f.kind === 'data' ? f.size : 0), 0),
       })),
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
