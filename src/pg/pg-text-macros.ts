@@ -210,7 +210,8 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
     // type picks the overload. `_any`'s reading of the type name at run time bound every type's branch: psql's
     // \dp bound 29 MB of plan. The list around the value copies it three times per vector (a column of 120 KB
     // texts took RSS past memoryLimit + 1 GiB), so a text, whose text is itself, skips it: typeof folds when
-    // DuckDB binds, and only one branch is left. `_sub` is for a subquery, bound once only by the lambda.
+    // DuckDB binds, and only one branch is left. `_sub` binds it once, by the lambda alone: for a value
+    // holding a subquery or another macro (pg-text.ts), which `_once`'s three namings would bind 3^n times nested.
     ...(['out', 'text'] as const).flatMap((f): Array<[string, string]> => [
       [
         `_pgsem_${f}_once(x)`,

@@ -48,7 +48,7 @@ import {
   digestCall,
   settingOrError,
 } from './pg-forms.js';
-import { compat, names, PGCAT, str, strConst, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import { compat, names, PGCAT, str, strConst, TO_REG_CALL, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
 import {
   cardinalityCall,
   emptyFillPad,
@@ -166,7 +166,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
   // to_regclass(…) and relatives in the outermost select list: the name, as a reg* cast shows it (the
   // column's type from rewrite-catalog-types.ts); elsewhere the OID, which comparisons and joins read.
-  const regKind = pgName === undefined ? undefined : /^to_(reg(?:class|type|namespace|role))$/.exec(pgName)?.[1];
+  const regKind = pgName === undefined ? undefined : TO_REG_CALL.exec(pgName)?.[1];
   if (regKind && args?.length === 1 && ctx.shown?.has(fc)) {
     ctx.changed = true;
     return compat(`_${regKind}_name`, [plain]);

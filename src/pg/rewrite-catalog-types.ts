@@ -1,7 +1,7 @@
 /** The PostgreSQL types of catalog columns a select list reads directly (RewriteResult.columnTypes). */
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
 import { functionStyleCast } from './pg-forms.js';
-import { names, REG_TYPES, type Node } from './rewrite-nodes.js';
+import { names, REG_TYPES, TO_REG_CALL, type Node } from './rewrite-nodes.js';
 
 /** pg_catalog relation → column → PostgreSQL type (format_type spelling), from PostgreSQL 15's catalog. */
 const CATALOG_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map([
@@ -44,10 +44,7 @@ export function catalogColumnTypes(
     const type = tc && !tc.typeName?.arrayBounds?.length ? names(tc.typeName?.names).slice(-1)[0] : undefined;
     if (type && REG_TYPES.has(type)) return type;
     // to_regclass(…) and relatives are of their reg* type too (pg/rewrite-calls.ts shows their names).
-    const to =
-      call?.length === 1 || call?.[0] === 'pg_catalog'
-        ? /^to_(reg(?:class|type|namespace|role))$/.exec(call.at(-1)!)
-        : null;
+    const to = call?.length === 1 || call?.[0] === 'pg_catalog' ? TO_REG_CALL.exec(call.at(-1)!) : null;
     return to && fc!.args?.length === 1 ? to[1] : undefined;
   };
   if (rels.size === 0 && !(select.targetList as Node[]).some(regCast)) return undefined;

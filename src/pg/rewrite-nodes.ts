@@ -38,6 +38,8 @@ export interface Ctx {
 export const PGCAT = 'pgcat';
 export const INFOSCHEMA = 'infoschema';
 export const REG_TYPES = new Set(['regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole']);
+/** `to_regclass(x)` and relatives: the reg* type each returns (a reg* type's OID, shown by name in a select list). */
+export const TO_REG_CALL = /^to_(reg(?:class|type|namespace|role))$/;
 /** Names PostgreSQL takes as an alias that DuckDB's grammar does not (pg_dump writes `pg_attribute at`): renamed. */
 export const DUCKDB_RESERVED_ALIASES: ReadonlySet<unknown> = new Set(['at', 'by', 'show']);
 
