@@ -59,6 +59,11 @@ const NEEDS = [
   'select count(t) as n from (select 1 as x) t',
   'select t is null as n from (select 1 as x) t',
   'select x from (select 1 as x) t where t is not null',
+  // a whole row named by a FROM item anywhere in the list (names gathered in one pass, not by a backreference)
+  'select 1 as one, t from (select 1 as x) t',
+  'select t from (select 1 as x) as t',
+  'select a.x from (select 1 as x) a join (select 2 as y) b on true where b is null',
+  'select count(c) as n from (select 1 as x) c',
   'select (1, 2) = (1, null) as b',
   'select (x, 1) not in (select 1, 2) as b from range(3) t(x)',
   `select row_to_json(row(1, 'a')) as j`,

@@ -30,14 +30,14 @@ const LITERAL_INPUT = String.raw`''\s*::\s*(?:"?pg_catalog"?\.)?"?${LITERAL_TYPE
  * A minus near something that is syntactically a date (date - date is int4 in PostgreSQL); a minus
  * whose operands' types decide (time - time an interval) is MINUS below.
  */
-const DATE_SIDE = String.raw`(?:\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\()`;
-const DATE_MINUS = String.raw`${DATE_SIDE}[^;]*\s-\s|\s-\s[^;]*${DATE_SIDE}`;
+const DATE_SIDE = /\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\(/gi;
+const BINARY_MINUS = /\s-\s/g;
 /**
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
  * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text,
  * lag/lead with a default (their common type), `^` and power (2201F), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
  */
-const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|(?:\barray\s*\[|\[\])[^;]*\|\||\|\|[^;]*(?:\barray\s*\[|\[\])`;
+const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?`;
 /**
  * A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a
  * positive integer; and a multi-dimensional ARRAY[[…]], subscripted in every dimension at once
@@ -48,35 +48,114 @@ const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])|\ba
 const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 /** An untyped literal beside `*` or `+`: read as the other operand's type (arithmetic-literals.ts; `/`, `%` below). */
 const LITERAL_ARITHMETIC = String.raw`''\s*[*+]|[*+]\s*''`;
-/** An ARRAY[…] with a fraction in it: numeric constants of mixed scales (numeric-arrays.ts). */
-const FRACTION_ARRAY = String.raw`\barray\s*\[[^;]*?\d?\.\d`;
-const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${FRACTION_ARRAY}|${MINUS}|${LITERAL_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|${DATE_MINUS}|${PG_TYPED_RESULTS}`;
-/** A whole-row reference as a select list's only item (`select t from (…) t`, `select c from customers c`). */
-const WHOLE_ROW = String.raw`\bselect\s+(\w+)\s+from\b[^;]*?[\w)](?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(?:as\s+)?\1\b`;
+/** An ARRAY[…] and after it a fraction: numeric constants of mixed scales (numeric-arrays.ts). */
+const FRACTION_ARRAY = [/\barray\s*\[/gi, /\.\d/g];
+const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|${PG_TYPED_RESULTS}`;
 /**
- * A bare name among other select items that a FROM item goes by: its alias (`from sales.orders o`,
- * `join … o`, `from a x, … o` without parentheses between, `(…) o`) or its table name (`from sales.orders`), e.g. `select 1, t from … t`.
+ * Whole-row references (pg-rows.ts) are a name read twice: as a select item, tested for NULL, counted or
+ * aggregated, and as what a FROM item goes by. A backreference across the text (`(\w+)…[^;]*?\1`) is
+ * tried from every item: a 128 KB `IN (1, 2, …)` list took 2.5 s. The names are gathered in one pass
+ * each instead and compared (ignoring statement boundaries: an over-match costs a parse, never an answer).
  */
-const FROM_ITEM_NAMED = String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*"?\1\b(?!\s*[.(])|(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\)|\bfrom\b[^;()]*?,\s*(?:[\w"]+\.)*[\w"]+)\s+(?:as\s+)?\1\b(?!\s*[.(]))`;
-const WHOLE_ROW_ITEM = String.raw`(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?=,|\bfrom\b)[^;]*?${FROM_ITEM_NAMED}`;
+/** A select list's only item (`select t from (…) t`, `select c from customers c`). */
+const ONLY_ITEM = /\bselect\s+(\w+)\s+from\b/gi;
+/** A name after a word or `)` that is not a clause's keyword: where ONLY_ITEM's alias may stand. */
+const NAMED_AFTER_WORD =
+  /(?<=[\w)])(?<!\b(?:by|where|on|and|or|not|when|then|else|in|is))\s+(\w+)(?:(?<=\bas)\s+(\w+))?/gi;
+/** A bare name among other select items (`select 1, t from … t`). */
+const BARE_ITEM = /(?:\bselect\s+(?:distinct\s+)?|,)\s*(\w+)\s*(?=,|\bfrom\b)/gi;
+/** A name tested for NULL, counted or aggregated into an array. */
+// (in a lookahead: in `x is null is not null` both `x` and `null` are tested)
+const TESTED_NAME = /\b(\w+)(?=\s+is\s+(?:not\s+)?null\b)|\b(?:count|array_agg)\s*\(\s*(\w+)\s*\)/gi;
 /**
- * Row semantics (pg-rows.ts): a parenthesized list compared, tested for NULL or IN; `count(t.*)`,
- * `array_agg(t.*)`, `array[(…)]`; and, as separate expressions (a backreference each), a FROM item's
- * name tested for NULL, counted or aggregated into an array.
+ * What a FROM item goes by: its table's name (`from sales.orders`), its alias after a table or a `)`
+ * (`from sales.orders o`, `join … o`, `(…) o`), and the aliases of a FROM clause's comma-listed tables
+ * (`from a x, b o`, without parentheses between). After `as`, both words: a name may be `as` itself.
  */
-const ROW_FORMS = String.raw`,[^()]*\)\s*(?:is\b|not\s+in\b|in\b|[=<>!])|\b(?:count|array_agg)\s*\(\s*\w+\s*\.\s*\*|\barray\s*\[\s*\(|\b(?:row_)?to_json\s*\(`;
-const WHOLE_ROW_TESTED = [
-  String.raw`\b(?:from|join)\s+(?:[\w"]+\.)*"?(\w+)"?\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,
-  String.raw`(?:\b(?:from|join)\s+(?:[\w"]+\.)*[\w"]+|\))\s+(?:as\s+)?(\w+)\b[^;]*\b\1\s+is\s+(?:not\s+)?null\b`,
-  String.raw`\b(?:count|array_agg)\s*\(\s*(\w+)\s*\)[^;]*?${FROM_ITEM_NAMED}`,
-  String.raw`\b(\w+)\s+is\s+(?:not\s+)?null\b[^;]*?${FROM_ITEM_NAMED}`,
-].map((r) => new RegExp(r, 'i'));
-/** A cheap gate before WHOLE_ROW_TESTED's backreferences. */
-const ROW_WORDS = /\bis\s+(?:not\s+)?null\b|\b(?:count|array_agg)\s*\(/i;
-/** A constant zone of AT TIME ZONE or timezone() (a POSIX specification is refused: posix-zones.ts); split-calls.ts; a star over JOIN … USING (using-star.ts). */
-const ZONE_CONSTANT = String.raw`\btime\s+zone\s*''|\btimezone\s*\(\s*''|\b(?:string_to_array|split_part)\s*\(|\bcoalesce\s*\([^;]*''|\bselect\s+(?:distinct\s+)?\*\s*from\b[^;]*(?:\bjoin\b[^;]*\busing\s*\(|\bnatural\s+(?:(?:inner|left|right|full)\s+)?(?:outer\s+)?join\b)`;
-const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${WHOLE_ROW}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
-const WHOLE_ROW_ITEMS = new RegExp(WHOLE_ROW_ITEM, 'i');
+// every part of a qualified name: `from sales.orders` may be read as `orders` or `sales`
+const FROM_TABLE = /\b(?:from|join)(?=\s+((?:[\w"]+\.)*"?\w+))/gi;
+// Only the keyword or `)` is consumed, the rest read in a lookahead: a global match goes on after the
+// last, and in `from a join b x` (or `join from t x`) the next one begins inside it.
+const FROM_ALIAS =
+  /(?:\b(?:from|join)(?=\s+(?:[\w"]+\.)*[\w"]+\s+(\w+)(?:(?<=\bas)\s+(\w+))?)|\)(?=\s+(\w+)(?:(?<=\bas)\s+(\w+))?))/gi;
+const FROM_LIST = /\bfrom\b[^;()]*/gi;
+const LISTED_ALIAS = /,\s*(?:[\w"]+\.)*[\w"]+\s+(\w+)(?:(?<=\bas)\s+(\w+))?/gi;
+
+/** Each name a global pattern's groups capture, lower-cased (PostgreSQL folds unquoted names), and where it was last found. */
+function lastFound(text: string, pattern: RegExp, into = new Map<string, number>()): Map<string, number> {
+  for (const m of text.matchAll(pattern))
+    for (const name of m.slice(1))
+      if (name !== undefined) into.set(name.toLowerCase(), Math.max(m.index, into.get(name.toLowerCase()) ?? -1));
+  return into;
+}
+
+function fromItemNames(text: string): Map<string, number> {
+  const names = lastFound(text, FROM_ALIAS);
+  for (const m of text.matchAll(FROM_TABLE))
+    for (const part of m[1]!.replaceAll('"', '').split('.'))
+      names.set(part.toLowerCase(), Math.max(m.index, names.get(part.toLowerCase()) ?? -1));
+  for (const clause of text.matchAll(FROM_LIST)) {
+    for (const [name, at] of lastFound(clause[0], LISTED_ALIAS))
+      names.set(name, Math.max(clause.index + at, names.get(name) ?? -1));
+  }
+  return names;
+}
+
+/** Whether a name `pattern` captures is found again after it, among `later`'s names. */
+function foundAfter(text: string, pattern: RegExp, later: () => Map<string, number>): boolean {
+  let names: Map<string, number> | undefined;
+  for (const m of text.matchAll(pattern)) {
+    names ??= later();
+    if ((names.get(m[1]!.toLowerCase()) ?? -1) >= m.index + m[0].length) return true;
+  }
+  return false;
+}
+
+/** Whether the text may read a FROM item's name as a whole row. */
+function wholeRowNamed(text: string): boolean {
+  let from: Map<string, number> | undefined;
+  const fromNames = () => (from ??= fromItemNames(text));
+  if (foundAfter(text, ONLY_ITEM, () => lastFound(text, NAMED_AFTER_WORD))) return true;
+  if (foundAfter(text, BARE_ITEM, fromNames)) return true;
+  // tested before or after the FROM item
+  const tested = lastFound(text, TESTED_NAME);
+  return tested.size > 0 && [...tested.keys()].some((name) => fromNames().has(name));
+}
+
+/**
+ * Row semantics (pg-rows.ts): a parenthesized list compared, tested for NULL or IN (from its last comma:
+ * `,[^()]*\)` from every comma was quadratic in a long list); `count(t.*)`, `array_agg(t.*)`, `array[(…)]`.
+ */
+const ROW_FORMS = String.raw`,[^(),]*\)\s*(?:is\b|not\s+in\b|in\b|[=<>!])|\b(?:count|array_agg)\s*\(\s*\w+\s*\.\s*\*|\barray\s*\[\s*\(|\b(?:row_)?to_json\s*\(`;
+/** A constant zone of AT TIME ZONE or timezone() (a POSIX specification is refused: posix-zones.ts); split-calls.ts. */
+const ZONE_CONSTANT = String.raw`\btime\s+zone\s*''|\btimezone\s*\(\s*''|\b(?:string_to_array|split_part)\s*\(`;
+/** A star over JOIN … USING or a NATURAL JOIN (using-star.ts): in that order within one statement. */
+const STAR_FROM = /\bselect\s+(?:distinct\s+)?\*\s*from\b/gi;
+const STAR_JOINS = [
+  [STAR_FROM, /\bjoin\b/gi, /\busing\s*\(/gi],
+  [STAR_FROM, /\bnatural\s+(?:(?:inner|left|right|full)\s+)?(?:outer\s+)?join\b/gi],
+];
+const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
+
+/**
+ * Whether one statement of `text` (between semicolons) holds matches of `steps` (global patterns) in
+ * that order, each found first after the last: the text is read once, where `a[^;]*b` is tried from every `a`.
+ */
+function inOrder(text: string, steps: RegExp[]): boolean {
+  return text.split(';').some((statement) => {
+    let at = 0;
+    for (const step of steps) {
+      step.lastIndex = at;
+      const m = step.exec(statement);
+      if (!m) return false;
+      at = m.index + m[0].length;
+    }
+    return true;
+  });
+}
+
+/** Both in one statement, in either order (neither can overlap the other). */
+const together = (text: string, a: RegExp, b: RegExp) => inOrder(text, [a, b]) || inOrder(text, [b, a]);
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -121,8 +200,10 @@ export function needsPgRewrite(sql: string): boolean {
     CATALOGISH.test(text) ||
     PG_COLLATE.test(text) ||
     PG_MEANINGS.test(text) ||
-    WHOLE_ROW_ITEMS.test(text) ||
-    (ROW_WORDS.test(text) && WHOLE_ROW_TESTED.some((r) => r.test(text))) ||
+    inOrder(text, FRACTION_ARRAY) ||
+    together(text, DATE_SIDE, BINARY_MINUS) ||
+    STAR_JOINS.some((steps) => inOrder(text, steps)) ||
+    wholeRowNamed(text) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
     ILIKE_WORD.test(text) ||
     CALL_FORMS.test(text) ||
