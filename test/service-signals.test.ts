@@ -125,6 +125,37 @@ describe('service: graceful drain on SIGTERM', () => {
     assert.doesNotMatch(s.stderr(), /"event":"watchdog"|"event":"shutdown_forced"/);
   });
 
+  test('the same when its client left before the signal: the process still ends by SIGTERM within seconds', async () => {
+    const s = await serve([
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--cache-dir',
+      join(repos.dir, 'cache-left'),
+      '--drain-timeout',
+      '1000',
+    ]);
+    const c = await client(s, 'basic');
+    c.on('error', () => undefined);
+    const cpu0 = cpuSeconds(s.proc.pid!);
+    c.query(stuckStatement()).catch(() => undefined);
+    await waitFor(() => cpuSeconds(s.proc.pid!) - cpu0 > 1.5, 'DuckDB computing the vector', 30_000);
+    // The client goes: its session ends while DuckDB's call runs on (an attacker review: drain then
+    // counted everything released, process.exit waited for DuckDB, and the watchdog killed it 43 s later).
+    (c as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    await new Promise((r) => setTimeout(r, 500));
+    const ended = new Promise<{ code: number | null; signal: string | null }>((r) =>
+      s.proc.once('exit', (code, signal) => r({ code, signal })),
+    );
+    const t0 = Date.now();
+    s.proc.kill('SIGTERM');
+    const { code, signal } = await ended;
+    const took = Date.now() - t0;
+    assert.deepEqual({ code, signal }, { code: null, signal: 'SIGTERM' }, s.stderr().slice(-2000));
+    assert.ok(took < 1000 + 5000, `exited ${took} ms after SIGTERM`);
+    assert.match(s.stderr(), /"event":"stopped","engine":"busy","exit":"SIGTERM"/);
+    assert.doesNotMatch(s.stderr(), /"event":"watchdog"|"event":"shutdown_forced"/);
+  });
+
   test('the shutdown watchdog ends a process whose main thread is blocked', async () => {
     const watchdog = join(ROOT, 'dist', 'src', 'service', 'watchdog.js');
     // Armed, then the main thread blocks at once: the event loop never turns again.

@@ -62,7 +62,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
     let engineBusy = false;
     gateway
       .drain(opts.drainTimeoutMs)
-      .then((released) => (engineBusy = !released))
+      // A call whose session is gone (its client left) may still be running in DuckDB: busy too.
+      .then((released) => (engineBusy = !released || engineCallLoad().running > 0))
       .catch((e: Error) => log.warn({ event: 'drain_error', err: e.message }))
       .then(() => http?.close())
       .finally(() => {
