@@ -12,7 +12,8 @@ const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
 /**
  * `NAME`, `NAME@REF`, `NAME~REF`, or `@REF`/`~REF` when exactly one repository is served (`only`).
  * `~` (never part of a repository or ref name) needs no escaping in URLs, where `@` ends the user
- * part; a `%40` a URL client left undecoded is read as `@`. `served`: the repositories this user may
+ * part; what a URL client left percent-encoded (`%40` for `@`, `%2F` for `/`) is read decoded: no
+ * repository or ref name holds a `%`. `served`: the repositories this user may
  * see; any other name, served or not, gets the same answer. `engine`: whose DuckDB instance runs the
  * session (a listing database's is the first served repository's).
  */
@@ -21,7 +22,7 @@ export function startupTarget(
   served: readonly string[],
   only: string | null,
 ): { repo: string; ref: string; engine: string } {
-  const database = requested.replace(/%40/gi, '@');
+  const database = urlDecoded(requested);
   const at = refSeparator(database);
   let repo = at < 0 ? database : database.slice(0, at);
   const ref = at < 0 ? '' : database.slice(at + 1);
@@ -50,9 +51,17 @@ export function startupTarget(
 
 /** The database name as the session reports it (current_database()): `NAME@REF` whichever separator the client used. */
 export function canonicalDatabase(requested: string): string {
-  const database = requested.replace(/%40/gi, '@');
+  const database = urlDecoded(requested);
   const at = refSeparator(database);
   return at < 0 ? database : `${database.slice(0, at)}@${database.slice(at + 1)}`;
+}
+
+/** Percent-escapes of printable ASCII decoded (SQLAlchemy and pgjdbc pass a URL's database part as written). */
+function urlDecoded(database: string): string {
+  return database.replace(/%([2-7][0-9a-f])/gi, (escape, hex: string) => {
+    const code = parseInt(hex, 16);
+    return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : escape;
+  });
 }
 
 /** Where the ref starts: the first `@` or `~`, -1 when none. */
