@@ -213,6 +213,19 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
         ['BEGIN ISOLATION LEVEL REPEATABLE READ', import_('zz'), 'ROLLBACK'],
         ['BEGIN ISOLATION LEVEL REPEATABLE READ', import_('00000003-0000001B-1'), 'ROLLBACK'],
         ['SET TRANSACTION READ ONLY', 'SHOW transaction_isolation'],
+        // pgjdbc's setTransactionIsolation (a new-user review: SET, then still read committed)
+        [
+          'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE',
+          'SHOW default_transaction_isolation',
+          'SHOW transaction_isolation',
+          'BEGIN',
+          'SHOW transaction_isolation',
+          'COMMIT',
+          'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+          'SHOW transaction isolation level',
+          'SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED',
+          'SHOW transaction_isolation',
+        ],
       ]) {
         for (const step of steps) {
           const [a, b] = await Promise.all([

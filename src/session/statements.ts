@@ -116,7 +116,15 @@ export async function runStatement<P extends CursorEntry>(
       settled(core, await core.setShow.set(stmt.name, stmt.value, core.tx.inBlock, stmt.local));
       return { kind: 'done', tag: 'SET' };
     case 'setTransaction':
-      if (stmt.session) return { kind: 'done', tag: 'SET' };
+      // The session's characteristics are its defaults (pgjdbc's setTransactionIsolation sends this).
+      if (stmt.session) {
+        if (stmt.isolation)
+          settled(
+            core,
+            await core.setShow.set('default_transaction_isolation', stmt.isolation, core.tx.inBlock, false),
+          );
+        return { kind: 'done', tag: 'SET' };
+      }
       if (!core.tx.inBlock)
         core.outbox.notice(
           'SET TRANSACTION can only be used in transaction blocks',

@@ -130,7 +130,7 @@ export function classify(statement: string): Statement {
           message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway',
         };
       if (/^SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION\b/i.test(s))
-        return { kind: 'setTransaction', session: true, isolation: null };
+        return { kind: 'setTransaction', session: true, isolation: isolationLevel(s) };
       if ((m = /^SET\s+TRANSACTION\s+SNAPSHOT\s+'((?:[^']|'')*)'$/i.exec(s)))
         return { kind: 'setTransaction', session: false, isolation: null, snapshot: m[1]!.replace(/''/g, "'") };
       if (/^SET\s+TRANSACTION\b/i.test(s))
