@@ -142,6 +142,26 @@ describe('pg_dump, LOCK and COPY against PostgreSQL 15', { concurrency: 3 }, () 
     );
   });
 
+  test('pg_dumpall --schema-only dumps every database, the listing database `postgres` included, which reads as an empty PostgreSQL database', async () => {
+    // A new-user review: pg_dumpall stopped at `postgres`, whose pg_class was empty ('pg_class'::regclass: 42P01).
+    const all = await run('pg_dumpall', ['--schema-only', '-h', gw.host, '-p', String(gw.port), '-U', 'me']);
+    for (const t of TABLES) assert.match(all, new RegExp(`CREATE TABLE ${t.replace('.', '\\.')} \\(`));
+    assert.match(all, /\\connect postgres/);
+    const ask = (conninfo: string) =>
+      run('psql', [
+        conninfo,
+        '-X',
+        '-A',
+        '-t',
+        ...['-c', "select 'pg_class'::regclass::oid, 'pg_catalog.pg_tables'::regclass::oid"],
+        ...['-c', "select count(*) from pg_proc where proname = 'abs'"],
+        ...['-c', '\\dt'],
+      ]);
+    const listing = `host=${gw.host} port=${gw.port} dbname=postgres user=me`;
+    // (this cluster's `postgres` holds the sales mirror: its empty database is template1)
+    assert.equal(await ask(listing), await ask(pgConn('template1')));
+  });
+
   test('pg_dump -Fc and pg_restore reproduce every served table', async () => {
     const file = join(work, 'basic.dump');
     await run('pg_dump', ['-Fc', '-f', file, gwConn()]);

@@ -40,6 +40,29 @@ export async function addVersionCatalog(
   });
 }
 
+/** DuckDB's own empty database, which a listing session (`postgres`: versions/listing.ts) reads. */
+const LISTING_DB = 'memory';
+const listed = new WeakMap<RepositoryEngine, Promise<void>>();
+
+/**
+ * The catalog rows of the empty database listing sessions read, once per engine: PostgreSQL's own
+ * relations, types and functions and no table, so `'pg_class'::regclass`, `\df` and pg_dumpall's
+ * pg_dump of `postgres` answer as in an empty PostgreSQL database (they found no pg_class).
+ */
+export function addListingCatalog(engine: RepositoryEngine): Promise<void> {
+  let done = listed.get(engine);
+  if (!done) {
+    done = catalogOf(engine).change(async (b) => {
+      await b.run('SET VARIABLE pg_relations = NULL');
+      await snapshotVersionCatalog(b, LISTING_DB);
+    });
+    // tried again by the next listing session if it failed
+    done.catch(() => listed.delete(engine));
+    listed.set(engine, done);
+  }
+  return done;
+}
+
 /** Remove the rows of version database `dbName` (once it is detached). */
 export async function forgetVersionRows(engine: RepositoryEngine, dbName: string): Promise<void> {
   await catalogOf(engine).change((b) => forgetVersionCatalog(b, dbName));

@@ -17,6 +17,7 @@ import { resolveGranted } from './granted-ref.js';
 import { META_PREFIX, type VersionLease, type VersionSource } from './lease.js';
 import { systemTable } from './system-tables.js';
 import { LISTING_DATABASES, listingLease } from './listing.js';
+import { addListingCatalog } from './version-catalogs.js';
 
 export interface VersionCaches {
   files: FileCache;
@@ -89,6 +90,7 @@ export class Versions implements VersionSource {
           undefined,
           `Name a repository and its ref: ${this.repositories(user)[0]}~${ref}`,
         );
+      await addListingCatalog(await this.engineFor(this.repositories(user)[0]!));
       return listingLease(repoName);
     }
     // A repository the user's grants do not name answers exactly like one that is not served.
