@@ -1113,6 +1113,34 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     await same((e) => answerOf(e, sql));
   });
 
+  test("a type's name as regtype reads it: aliases, typmods, case, spaces, arrays (as PostgreSQL's grammar)", async () => {
+    // Before (new-user review): 'int'::regtype and 'varchar(10)'::regtype were 42704, so \\sf abs(int) failed.
+    const names = [
+      'int',
+      'varchar(10)',
+      'float(24)',
+      'float',
+      'DOUBLE  PRECISION',
+      'pg_catalog.int4[]',
+      'int4[][]',
+      '_int4',
+      'int[]',
+      '"char"',
+      'char',
+      'character varying(3)',
+      'timestamp(3) with time zone',
+      'numeric(10,2)',
+      'decimal',
+      'bool',
+      'Integer',
+      'float(25)',
+      'bit varying(3)',
+      'national character varying',
+    ];
+    const sql = `select ${names.map((n) => `'${n.replace(/'/g, "''")}'::regtype`).join(', ')}, to_regtype('int'), to_regtype('nosuch')`;
+    await same((e) => answerOf(e, sql));
+  });
+
   test("extract of the seconds' fields by any of PostgreSQL's spellings: numeric at scale 6 / 3 / 0, of timestamps, intervals and times", async () => {
     // Before (new-user review): extract(millisecond …) was DuckDB's integer (0, 1500); only `milliseconds` was PostgreSQL's.
     const sql =
