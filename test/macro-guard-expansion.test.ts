@@ -15,6 +15,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { EmulationFiles } from '../src/engine/emulation-files.js';
 import { guardStatements } from '../src/engine/session-connections.js';
 import { copyFixtures } from './support/gateway.js';
+import { rewriteForDuckDB } from '../src/pg/rewrite.js';
 
 /** Exact numeric division and what it calls (pg/pg-macros.ts). */
 const BOUNDED_HELPERS = [
@@ -117,3 +118,17 @@ test("exact numeric division's helpers call no built-in the session guards shado
   assertUnguarded(BOUNDED_HELPERS));
 
 test("the catalog's helpers call no built-in the session guards shadow", () => assertUnguarded(CATALOG_HELPERS));
+
+test('a list holding a subquery is named once by the text rewrite of array_to_string and ||', () => {
+  // psql's \d+ table query: the ARRAY(…) was its own overload tag inside `||`, and the `||` again inside
+  // array_to_string's, so the rewrite named it four times (each a correlated join DuckDB runs: 60 ms).
+  const sql = `SELECT pg_catalog.array_to_string(c.reloptions || array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x), ', ')
+    FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_class tc ON (c.reltoastrelid = tc.oid) WHERE c.relname = 'orders'`;
+  const rewritten = rewriteForDuckDB(sql);
+  assert.equal(rewritten.split('unnest(tc.reloptions)').length - 1, 1, rewritten);
+  // a plain column is still its own tag: no lambda around it
+  assert.match(
+    rewriteForDuckDB('SELECT array_to_string(c.reloptions, $$,$$) FROM pg_catalog.pg_class c'),
+    /_pgsem_elems\(/,
+  );
+});

@@ -240,5 +240,7 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
       `CASE WHEN regexp_matches(typeof(x), '^(STRUCT|MAP|UNION)') THEN error('${NO_TEXT}') ELSE x END`,
     ],
     ['_pgsem_cat_any(x)', 'x'],
+    // a value holding a subquery, bound once (pg-text.ts byType)
+    ['_pgsem_cat_sub(x)', 'list_transform([x], lambda fdl_pg_o: _pgsem_cat(fdl_pg_o, fdl_pg_o))[1]'],
   ] as Array<[string, string]>
 ).map(([sig, body]) => [sig, body.replace(BUILT_IN, 'system.main.$1(')]);
