@@ -4,14 +4,17 @@
  * prepare (bind, optimize, physical plan) and run apart, CPU of this process — so the emulation's own
  * cost is seen without the wire, the gateway's analysis or the machine's other load moving it much.
  *
- *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--clients] [--explain <substring>]
- *     [--sql <text> …]   (only these texts) [--files]   (the emulation in files attached READ_ONLY, as the gateway
+ *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--clients] [--explain <substring> [--operators]]
+ *     [--sql <text> …] [--sql-file <JSON array of texts>]   (only these texts) [--guards]   (the session guards installed, as on a session connection;
+ *     --without <name,…> drops those guards again, to see what each costs)
+ *     [--files]   (the emulation in files attached READ_ONLY, as the gateway
  *     holds it: pg/catalog/install.ts; the version's rows written into its per-version file, then attached READ_ONLY)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { guardStatements } from '../src/engine/session-connections.js';
 import { installCompat } from '../src/pg/catalog/install.js';
 import { relationInfoStatement } from '../src/pg/catalog/session.js';
 import { snapshotVersionCatalog } from '../src/pg/catalog/version-snapshot.js';
@@ -24,7 +27,7 @@ const TOP = Number(opt('--top', '12'));
 const EXPLAIN = opt('--explain', '');
 const fixture = (name: string) => new URL(`../../test/fixtures-clients/${name}`, import.meta.url);
 
-async function versionLike(conn: DuckDBConnection): Promise<Map<string, number>> {
+export async function versionLike(conn: DuckDBConnection): Promise<Map<string, number>> {
   const files = args.includes('--files') ? mkdtempSync(join(tmpdir(), 'fdl-catalog-plan-')) : undefined;
   await installCompat(conn, { catalogDir: files });
   if (files) {
@@ -87,7 +90,13 @@ const low = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 async function main(): Promise<void> {
   const instance = await DuckDBInstance.create(':memory:', { threads: opt('--threads', '1') });
   const conn = await instance.connect();
+  // The session guards shadow built-ins with temporary macros (engine/*-guards.ts), as on every session
+  // connection: a catalog macro that calls a guarded name unqualified gets the guard pasted into its plan.
   const oids = await versionLike(conn);
+  if (args.includes('--guards')) await conn.run(await guardStatements(instance));
+  // Which guard a statement pays for: the named guards dropped again (`--without '||,replace'`).
+  for (const name of opt('--without', '').split(',').filter(Boolean))
+    await conn.run(`DROP MACRO IF EXISTS temp.main."${name.replace(/"/g, '""')}"`);
   const psql = JSON.parse(readFileSync(fixture('psql15-backslash.json'), 'utf8')) as {
     statements: Array<{ command: string; sql: string }>;
   };
@@ -114,6 +123,11 @@ async function main(): Promise<void> {
         .map((q) => ({ name: q.source.split(' ')[0]!, sql: q.sql.replace(/\b16384\b/g, String(oids.get('users'))) })),
     );
   const extra = args.flatMap((a, i) => (a === '--sql' ? [{ name: 'sql', sql: args[i + 1]! }] : []));
+  // Texts from a file: a JSON array of strings (e.g. a client's statements, parameters written in).
+  for (const [i, sql] of (
+    JSON.parse(args.includes('--sql-file') ? readFileSync(opt('--sql-file', ''), 'utf8') : '[]') as string[]
+  ).entries())
+    extra.push({ name: `file#${i}`, sql });
   const statements: { name: string; sql: string }[] = [];
   for (const t of extra.length ? extra : texts) {
     try {
@@ -121,9 +135,27 @@ async function main(): Promise<void> {
       await conn.runAndReadAll(rewritten);
       statements.push({ name: t.name, sql: rewritten });
       if (EXPLAIN && t.sql.includes(EXPLAIN)) {
-        const r = await conn.runAndReadAll(`EXPLAIN ANALYZE ${rewritten}`);
         console.log(rewritten);
-        console.log(String(r.getRows()[0]?.[1]));
+        if (args.includes('--operators')) {
+          // the operators that took the most time, flattened from DuckDB's JSON profile (the tree is too wide to read)
+          const r = await conn.runAndReadAll(`EXPLAIN (ANALYZE, FORMAT JSON) ${rewritten}`);
+          const ops: { name: string; time: number; rows: number; extra: string }[] = [];
+          const walk = (n: Record<string, unknown>, depth: number) => {
+            ops.push({
+              name: `${' '.repeat(depth)}${String(n.operator_name ?? n.operator_type ?? '?')}`,
+              time: Number(n.operator_timing ?? 0) * 1000,
+              rows: Number(n.operator_cardinality ?? 0),
+              extra: JSON.stringify(n.extra_info ?? {}).slice(0, 140),
+            });
+            for (const c of (n.children as Record<string, unknown>[]) ?? []) walk(c, depth + 1);
+          };
+          const profile = JSON.parse(String(r.getRows()[0]?.[1])) as Record<string, unknown>;
+          walk(profile, 0);
+          console.log(`latency ${(Number(profile.latency ?? 0) * 1000).toFixed(2)} ms, ${ops.length} operators`);
+          for (const o of ops)
+            if (o.time >= 0.05)
+              console.log(`${o.time.toFixed(2).padStart(8)} ms ${String(o.rows).padStart(6)}  ${o.name}  ${o.extra}`);
+        } else console.log(String((await conn.runAndReadAll(`EXPLAIN ANALYZE ${rewritten}`)).getRows()[0]?.[1]));
       }
     } catch (e) {
       console.log(`skip ${t.name}: ${(e as Error).message.slice(0, 100)}`);
@@ -151,4 +183,5 @@ async function main(): Promise<void> {
   instance.closeSync();
 }
 
-await main();
+// imported by another bench (versionLike) only the setup runs
+if (process.argv[1]?.endsWith('catalog-plan.js')) await main();

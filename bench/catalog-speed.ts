@@ -1,6 +1,7 @@
 /**
  * Catalog speed (issue 24), side by side in one run: the catalog statements that real clients send —
- * psql's \d family, pgjdbc getTables/getColumns, SQLAlchemy 1.4 reflection and sqlsmith's start-up —
+ * psql's \d family, pgjdbc getTables/getColumns/getPrimaryKeys/getFunctions, SQLAlchemy 1.4 reflection,
+ * SQLAlchemy 2's Inspector (psycopg 3, the test venv's: test/support/python-venv.ts) and sqlsmith's start-up —
  * timed per statement by the same proxy (./statement-timer-proxy.ts) in front of the gateway and in
  * front of PostgreSQL 15 holding the same tables. The gateway runs twice: with its result cache as
  * served ("gw"), which answers a catalog statement it has answered before for the same version, user and
@@ -8,7 +9,7 @@
  * (nothing cached yet) is printed apart from the later rounds'. Every round runs each server in turn,
  * a different one first each round. Targets: p50 ≤ 2 ms per catalog statement, sqlsmith start-up ≤ 2 s.
  *
- *   npx tsc -p . && node dist/bench/catalog-speed.js [--rounds 3] [--only psql,jdbc,sqlalchemy,sqlsmith]
+ *   npx tsc -p . && node dist/bench/catalog-speed.js [--rounds 3] [--only psql,jdbc,sqlalchemy,sqlalchemy2,sqlsmith]
  *     [--before <another build's dist/src/cli/main.js>]   (that build's gateway too, the same two ways)
  */
 import { spawn } from 'node:child_process';
@@ -17,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFixtures, startGateway } from '../test/support/gateway.js';
 import { startPgCluster } from '../test/support/pg-cluster.js';
+import { venvPython } from '../test/support/python-venv.js';
 import { RawPg } from '../test/support/raw-pg.js';
 import { copySalesSchema } from '../test/support/sales-mirror.js';
 import { startTimerProxy, type TimedStatement, type TimerProxy } from './statement-timer-proxy.js';
@@ -67,6 +69,7 @@ public class CatalogBench {
       drain(md.getColumns(null, "sales", "customers", "%"));
       drain(md.getColumns(null, null, "%", "%"));
       drain(md.getPrimaryKeys(null, "sales", "orders"));
+      drain(md.getFunctions(null, "pg_catalog", "abs"));
     }
   }
   static void drain(ResultSet rs) throws SQLException { while (rs.next()) rs.getString(1); rs.close(); }
@@ -78,6 +81,18 @@ insp = sa.inspect(e)
 insp.get_schema_names()
 for t in insp.get_table_names(schema='sales'):
     insp.get_columns(t, schema='sales'); insp.get_pk_constraint(t, schema='sales'); insp.get_indexes(t, schema='sales')
+sa.MetaData().reflect(bind=e, schema='sales', views=True)
+`;
+
+// SQLAlchemy 2's Inspector, every public per-table method, then reflection with views (psycopg 3's dialect).
+const PYTHON2 = `import sys, sqlalchemy as sa
+e = sa.create_engine(sys.argv[1])
+insp = sa.inspect(e)
+insp.get_schema_names()
+insp.get_view_names(schema='sales')
+for t in insp.get_table_names(schema='sales'):
+    for m in ('get_columns', 'get_pk_constraint', 'get_indexes', 'get_foreign_keys', 'get_unique_constraints', 'get_check_constraints', 'get_table_comment'):
+        getattr(insp, m)(t, schema='sales')
 sa.MetaData().reflect(bind=e, schema='sales', views=True)
 `;
 
@@ -104,6 +119,12 @@ async function client(kind: string, t: Target, javaDir: string): Promise<{ ok: b
     r = await run(
       '/usr/bin/python3',
       ['-c', PYTHON, `postgresql+psycopg2://${t.user}@127.0.0.1:${port}/${t.db}?sslmode=disable`],
+      120_000,
+    );
+  } else if (kind === 'sqlalchemy2') {
+    r = await run(
+      venvPython(),
+      ['-c', PYTHON2, `postgresql+psycopg://${t.user}@127.0.0.1:${port}/${t.db}?sslmode=disable`],
       120_000,
     );
   } else {
@@ -181,7 +202,7 @@ async function main(): Promise<void> {
     log(
       'client       server         runs  stmts/run   p50 ms    p99 ms   max ms  p50 1st  p50 later  client wall ms   ok',
     );
-    for (const kind of ['psql', 'jdbc', 'sqlalchemy', 'sqlsmith']) {
+    for (const kind of ['psql', 'jdbc', 'sqlalchemy', 'sqlalchemy2', 'sqlsmith']) {
       if (ONLY && !ONLY.has(kind)) continue;
       const rounds = ROUNDS;
       const runs = new Map(

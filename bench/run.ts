@@ -60,7 +60,7 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
     name: 'catalog',
     file: 'catalog-speed.js',
     limitS: 600,
-    what: 'catalog statements of psql, pgjdbc, SQLAlchemy, sqlsmith: gateway (result cache on, off) vs PostgreSQL 15 (--before <cli>)',
+    what: 'catalog statements of psql, pgjdbc, SQLAlchemy 1.4 and 2, sqlsmith: gateway (result cache on, off) vs PostgreSQL 15 (--before <cli>)',
   },
   {
     name: 'sqlsmith',

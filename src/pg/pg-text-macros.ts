@@ -99,9 +99,13 @@ function scalarText(type: string, x: string, cast: boolean): string {
  */
 export const MAX_QUOTED_TEXT = 64 * 1024;
 
-/** The bytes `s` may take quoted: twice its bytes when a character of `escaped` (a class) occurs in it, plus the quotes. */
+/**
+ * The bytes `s` may take quoted: twice its bytes when a character of `escaped` (a class) occurs in it, plus the
+ * quotes. The built-in regexp_matches (system.main's: a constant class, linear in the text), not the session
+ * guard's macro, which pasted into every quoting helper (quote_ident, every `oid::regclass` shown) doubled its bind.
+ */
 export const quotedBytes = (s: string, escaped: string): string =>
-  `strlen(${s}) * CASE WHEN regexp_matches(${s}, '${escaped}') THEN 2 ELSE 1 END + 2`;
+  `strlen(${s}) * CASE WHEN system.main.regexp_matches(${s}, '${escaped}') THEN 2 ELSE 1 END + 2`;
 
 /** The refusal of `what`'s text over MAX_QUOTED_TEXT. */
 export const quotedTooLarge = (what: string): string =>
@@ -236,5 +240,7 @@ export const PG_TEXT_MACROS: ReadonlyArray<[string, string]> = (
       `CASE WHEN regexp_matches(typeof(x), '^(STRUCT|MAP|UNION)') THEN error('${NO_TEXT}') ELSE x END`,
     ],
     ['_pgsem_cat_any(x)', 'x'],
+    // a value holding a subquery, bound once (pg-text.ts byType)
+    ['_pgsem_cat_sub(x)', 'list_transform([x], lambda fdl_pg_o: _pgsem_cat(fdl_pg_o, fdl_pg_o))[1]'],
   ] as Array<[string, string]>
 ).map(([sig, body]) => [sig, body.replace(BUILT_IN, 'system.main.$1(')]);

@@ -49,6 +49,11 @@ function textTag(n: Node): Node | undefined {
 function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = [], bareParams = false): Node {
   // A parameter is typed only by its use: left to DuckDB as before (a macro would leave it untyped).
   if (holdsParam(n)) return fn === 'cat' || fn === 'elems' || (fn === 'out' && bareParams) ? n : castTo(n, 'varchar');
+  // A list holding a subquery, named as its tag too, is bound twice at each level (psql's \d+ table query:
+  // `array_to_string(c.reloptions || ARRAY(SELECT …), ', ')` bound its subquery four times, 60 ms of DuckDB's
+  // run): bound once, as a lambda's, whose type picks the typed overload.
+  if ((fn === 'elems' || fn === 'cat') && extra.every(isPlainConstant) && holds(n, (x) => x.SubLink !== undefined))
+    return sem(`${fn}_sub`, [n, ...extra]);
   const tag = untyped ? undefined : textTag(n);
   // No tag (a value inside a subquery, an aggregate), or a subquery as its own tag (bound twice, nested
   // ones 2^n times): the value's type picks the typed overload when DuckDB binds it (pg-text-macros.ts).

@@ -8,6 +8,7 @@ import { duckdbTypeForCatalogColumn } from '../types.js';
 import { functionProcSelect } from './functions.js';
 import { C, INFO_SCHEMA_OID, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID } from './names.js';
 import { FDL_NAMESPACE_OID } from './fdl-views.js';
+import { joined } from './sql-literals.js';
 
 /**
  * A catalog view with exactly PostgreSQL's columns, in order and with catalog types, from a SELECT
@@ -290,7 +291,7 @@ export function catalogViewStatements(): string[] {
       {
         name: 's.name',
         // A setting SET in the session (session/settings.ts mirrors its base-unit number as `<name>__base`).
-        setting: `coalesce(${C}_var(s.name || '__base'), ${C}_var(s.name), s.setting)`,
+        setting: `coalesce(${C}_var(${joined('s.name', "'__base'")}), ${C}_var(s.name), s.setting)`,
         unit: 'unit',
         category: 'category',
         short_desc: 'short_desc',

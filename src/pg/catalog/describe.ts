@@ -5,19 +5,23 @@
  */
 import { C, PG_CATALOG_OID } from './names.js';
 import { DESCRIBE_PROCEDURE_CASES } from './procedures.js';
+import { joined } from './sql-literals.js';
 
 /** Scalar macros as [signature, body] (install.ts' scalar macros). */
 export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
-  // getObjectDescription for the objects a version has: its schemas, relations and types.
+  // getObjectDescription for the objects a version has: its schemas, relations and types (names joined by the
+  // built-in `||`, sql-literals.ts `joined`: the session guard's macro per operator tripled its bind).
   [
     'pg_describe_object(classid, objid, objsubid)',
     `CASE classid
-    WHEN 2615 THEN (SELECT 'schema ' || ${C}quote_ident(nspname) FROM ${C}pg_namespace WHERE oid = objid)
-    WHEN 1259 THEN (SELECT CASE r.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence ' ELSE 'table ' END
-        || CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${C}quote_ident(r.nspname) || '.' || ${C}quote_ident(r.relname) END
-        || CASE WHEN objsubid <> 0 THEN ' column ' || (SELECT a.attname FROM ${C}pg_attribute a WHERE a.attrelid = objid AND a.attnum = objsubid) ELSE '' END
+    WHEN 2615 THEN (SELECT ${joined("'schema '", `${C}quote_ident(nspname)`)} FROM ${C}pg_namespace WHERE oid = objid)
+    WHEN 1259 THEN (SELECT ${joined(
+      `CASE r.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence ' ELSE 'table ' END`,
+      `CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${joined(`${C}quote_ident(r.nspname)`, "'.'", `${C}quote_ident(r.relname)`)} END`,
+      `CASE WHEN objsubid <> 0 THEN ${joined("' column '", `(SELECT a.attname FROM ${C}pg_attribute a WHERE a.attrelid = objid AND a.attnum = objsubid)`)} ELSE '' END`,
+    )}
       FROM ${C}_relall r WHERE r.oid = objid)
-    WHEN 1247 THEN 'type ' || ${C}_regtype_name(objid)
+    WHEN 1247 THEN ${joined("'type '", `${C}_regtype_name(objid)`)}
     ${DESCRIBE_PROCEDURE_CASES}
     END`,
   ],

@@ -6,11 +6,12 @@
  * Which types take a modifier, and how, follows PostgreSQL 15 (test/catalog-format-type.test.ts compares
  * every type): an array of a type with a modifier shows it before `[]`; other arrays and the types listed
  * in NO_MODIFIER show none. Long OID lists are `list_contains` of a constant list: DuckDB plans a long
- * `IN (…)` as a join.
+ * `IN (…)` as a join. Its texts are joined by the built-in `||` (sql-literals.ts `joined`): type names and
+ * numbers, never a client's text.
  */
 import { PG_TYPES } from './pg-data.js';
 import { C } from './names.js';
-import { lit } from './sql-literals.js';
+import { joined, lit } from './sql-literals.js';
 
 const OID = 0;
 const TYPCATEGORY = 5;
@@ -26,24 +27,24 @@ const list = (oids: readonly number[]) => (oids.length === 0 ? '-1' : oids.join(
 const NO_MODIFIER = [16, 20, 21, 23, 700, 701, 1043, 1042, 1700, 1186];
 
 /** `(p,s)` of a numeric typmod; `(n)` of a character typmod; `(n)` of a time or bit typmod. */
-const NUMERIC_MOD = `'(' || ((typmod - 4) // 65536) || ',' || ((typmod - 4) % 65536) || ')'`;
-const LENGTH_MOD = `'(' || (typmod - 4) || ')'`;
-const PLAIN_MOD = `'(' || typmod || ')'`;
+const NUMERIC_MOD = ["'('", '((typmod - 4) // 65536)', "','", '((typmod - 4) % 65536)', "')'"];
+const LENGTH_MOD = ["'('", '(typmod - 4)', "')'"];
+const PLAIN_MOD = ["'('", 'typmod', "')'"];
 
 /**
  * The types whose modifier PostgreSQL prints in its own spelling: [OID, least typmod shown, the name with it].
  * An array of one prints the element's spelling with `[]` after it (`timestamp(3) without time zone[]`).
  */
-const MODIFIED: ReadonlyArray<readonly [number, number, string]> = [
-  [1700, 4, `'numeric' || ${NUMERIC_MOD}`],
-  [1043, 5, `'character varying' || ${LENGTH_MOD}`],
-  [1042, 5, `'character' || ${LENGTH_MOD}`],
-  [1114, 0, `'timestamp' || ${PLAIN_MOD} || ' without time zone'`],
-  [1184, 0, `'timestamp' || ${PLAIN_MOD} || ' with time zone'`],
-  [1083, 0, `'time' || ${PLAIN_MOD} || ' without time zone'`],
-  [1266, 0, `'time' || ${PLAIN_MOD} || ' with time zone'`],
-  [1560, 0, `'bit' || ${PLAIN_MOD}`],
-  [1562, 0, `'bit varying' || ${PLAIN_MOD}`],
+const MODIFIED: ReadonlyArray<readonly [number, number, string[]]> = [
+  [1700, 4, ["'numeric'", ...NUMERIC_MOD]],
+  [1043, 5, ["'character varying'", ...LENGTH_MOD]],
+  [1042, 5, ["'character'", ...LENGTH_MOD]],
+  [1114, 0, ["'timestamp'", ...PLAIN_MOD, "' without time zone'"]],
+  [1184, 0, ["'timestamp'", ...PLAIN_MOD, "' with time zone'"]],
+  [1083, 0, ["'time'", ...PLAIN_MOD, "' without time zone'"]],
+  [1266, 0, ["'time'", ...PLAIN_MOD, "' with time zone'"]],
+  [1560, 0, ["'bit'", ...PLAIN_MOD]],
+  [1562, 0, ["'bit varying'", ...PLAIN_MOD]],
 ];
 
 /** With a typmod of -1 given, PostgreSQL names bpchar and bit by their type names (bit quoted: a keyword). */
@@ -54,8 +55,8 @@ const UNMODIFIED: ReadonlyArray<readonly [number, string]> = [
 
 const cases = [
   ...MODIFIED.flatMap(([oid, least, spelled]) => [
-    `WHEN typmod >= ${least} AND oid = ${oid} THEN ${spelled}`,
-    ...arrayOf(oid).map((a) => `WHEN typmod >= ${least} AND oid = ${a} THEN ${spelled} || '[]'`),
+    `WHEN typmod >= ${least} AND oid = ${oid} THEN ${joined(...spelled)}`,
+    ...arrayOf(oid).map((a) => `WHEN typmod >= ${least} AND oid = ${a} THEN ${joined(...spelled, "'[]'")}`),
   ]),
   ...UNMODIFIED.flatMap(([oid, name]) => [
     `WHEN typmod < 0 AND oid = ${oid} THEN ${lit(name)}`,
@@ -65,5 +66,7 @@ const cases = [
 
 export const FORMAT_TYPE_BODY = `CASE WHEN oid IS NULL THEN NULL WHEN oid = 0 THEN '-'
   ${cases.join('\n  ')}
-  ELSE coalesce((SELECT t.fmt FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT))
-    || CASE WHEN typmod IS NULL OR typmod < 0 OR list_contains([${list([...NO_MODIFIER, ...ARRAYS.map((t) => Number(t[OID]))])}], oid) THEN '' ELSE '(' || typmod || ')' END, '???') END`;
+  ELSE coalesce(${joined(
+    `(SELECT t.fmt FROM ${C}_types t WHERE t.oid = CAST(oid AS BIGINT))`,
+    `CASE WHEN typmod IS NULL OR typmod < 0 OR list_contains([${list([...NO_MODIFIER, ...ARRAYS.map((t) => Number(t[OID]))])}], oid) THEN '' ELSE ${joined(...PLAIN_MOD)} END`,
+  )}, '???') END`;

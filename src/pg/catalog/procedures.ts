@@ -7,7 +7,7 @@
  */
 import { C } from './names.js';
 import { PG_TYPES } from './pg-data.js';
-import { valuesTable } from './sql-literals.js';
+import { joined, valuesTable } from './sql-literals.js';
 import { quoteLiteral } from '../../quote.js';
 
 /** PostgreSQL 15's handler and validator functions: oid, name, argument type OIDs ('2281'), result type OID. */
@@ -61,7 +61,7 @@ export function procedureStatements(): string[] {
       ],
       HANDLER_PROCS,
     ),
-    `CREATE VIEW ${C}_procsig AS SELECT oid, proname, CAST(list_transform(list_filter(string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes
+    `CREATE VIEW ${C}_procsig AS SELECT oid, proname, CAST(list_transform(list_filter(system.main.string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes
       FROM (SELECT oid, proname, argtypes FROM ${C}_procs UNION ALL SELECT oid, proname, proargtypes FROM ${C}_functions
         UNION ALL SELECT oid, proname, argtypes FROM ${C}_handler_procs)`,
     // What pg_get_functiondef prints, for pg_proc's functions and the type I/O functions (all internal, parallel safe).
@@ -74,9 +74,13 @@ export function procedureStatements(): string[] {
   ];
 }
 
-/** `name(type, …)` split into the bare name (no `pg_catalog.`) and its argument type OIDs; `name` alone has no list. */
-const sigName = `regexp_replace(trim(split_part(CAST(x AS VARCHAR), '(', 1)), '^pg_catalog\\.', '')`;
-const sigParts = `list_filter(list_transform(string_split(regexp_extract(CAST(x AS VARCHAR), '\\((.*)\\)', 1), ','), a -> trim(a)), a -> a <> '')`;
+/**
+ * `name(type, …)` split into the bare name (no `pg_catalog.`) and its argument type OIDs; `name` alone has no list.
+ * The built-ins are system.main's (constant patterns and separators, linear in the text): the session guards'
+ * macros, pasted into every use, made `'pg_catalog.array_in'::regproc` (pgjdbc's type query) cost 10 ms to bind.
+ */
+const sigName = `system.main.regexp_replace(trim(system.main.string_split(CAST(x AS VARCHAR), '(')[1]), '^pg_catalog\\.', '')`;
+const sigParts = `list_filter(list_transform(system.main.string_split(regexp_extract(CAST(x AS VARCHAR), '\\((.*)\\)', 1), ','), a -> trim(a)), a -> a <> '')`;
 /** Type name (typname or format_type's spelling) → OID, the first of equals, as a constant: no subquery per lookup. */
 const typeOids = (() => {
   const m = new Map<string, number>();
@@ -85,20 +89,28 @@ const typeOids = (() => {
   return `MAP {${[...m].map(([n, oid]) => `${quoteLiteral(n)}: ${oid}`).join(', ')}}`;
 })();
 /** The argument types of `name(type, …)` that name no type, as written. */
-const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) IS NULL)`;
-const sigArgs = `CASE WHEN contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
+const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, system.main.regexp_replace(a, '^pg_catalog\\.', '')) IS NULL)`;
+const sigArgs = `CASE WHEN system.main.contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, system.main.regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
+
+const noFunction = (name: string) => joined(`'function "'`, name, `'" does not exist'`);
+const ambiguousFunction = (name: string) => joined(`'more than one function named "'`, name, `'"'`);
+const NO_FUNCTION = noFunction('CAST(x AS VARCHAR)');
+const AMBIGUOUS_FUNCTION = ambiguousFunction('CAST(x AS VARCHAR)');
 
 /** Scalar macros as [signature, body] (scalar-macros.ts). */
 export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
-  // The matches of a name (with its argument types when given, as regprocedure's input has them).
+  // The matches of a name (with its argument types when given, as regprocedure's input has them). The name
+  // and the argument types are read once (a one-row subquery): the type names' constant map, pasted into each
+  // use, made `'f'::regproc` 0.25 MB of bound plan and `'f(int4)'::regprocedure` 2.7 MB.
   [
     `_regproc_matches(x)`,
-    `(SELECT list(oid ORDER BY oid) FROM ${C}_procsig WHERE proname = ${sigName} AND (${sigArgs} IS NULL OR argtypes = ${sigArgs}))`,
+    `(SELECT list(fdl_pg_p.oid ORDER BY fdl_pg_p.oid) FROM ${C}_procsig fdl_pg_p, (SELECT ${sigName} AS fdl_pg_name, ${sigArgs} AS fdl_pg_args) fdl_pg_sig
+      WHERE fdl_pg_p.proname = fdl_pg_sig.fdl_pg_name AND (fdl_pg_sig.fdl_pg_args IS NULL OR fdl_pg_p.argtypes = fdl_pg_sig.fdl_pg_args))`,
   ],
   // An OID as itself; a name naming exactly one function (PostgreSQL refuses an ambiguous one).
   [
     `_regproc_oid(x)`,
-    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
     ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
   [
@@ -107,30 +119,38 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   ],
   [
     `_regprocedure_name(x)`,
-    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(p.proname || '(' || coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
-      FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '') || ')') FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`,
+    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(${joined(
+      'p.proname',
+      "'('",
+      `coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
+      FROM (SELECT unnest(p.argtypes) AS t, generate_subscripts(p.argtypes, 1) AS i) a), '')`,
+      "')'",
+    )}) FROM ${C}_procsig p WHERE p.oid = x), CAST(x AS VARCHAR)) END`,
   ],
   // One lookup: the match, or PostgreSQL's refusal of an ambiguous or unknown name.
   [
     `_regproc_in(x)`,
-    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
-    ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
-      ELSE error('more than one function named "' || CAST(x AS VARCHAR) || '"') END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
+    `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error(${NO_FUNCTION})
+      ELSE error(${AMBIGUOUS_FUNCTION}) END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
   [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
   // regprocedure's input as PostgreSQL's regprocedurein: the argument list is required (22P02), an unknown
   // argument type (42704) or schema (3F000) is named before the function is looked up. Every error() is
-  // outside a subquery: DuckDB runs a CASE's subqueries before it picks a branch.
+  // outside a subquery: DuckDB runs a CASE's subqueries before it picks a branch. What the checks read is
+  // computed once, as one struct a lambda reads (each was pasted two or three times: 2.7 MB of bound plan).
   [
     `_regprocedure_in(x)`,
-    `CASE WHEN x IS NULL THEN NULL WHEN regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
-    WHEN NOT contains(CAST(x AS VARCHAR), '(') THEN error('expected a left parenthesis')
-    WHEN len(${unknownArgs}) > 0 THEN error('type "' || ${unknownArgs}[1] || '" does not exist')
-    WHEN contains(${sigName}, '.') AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = split_part(${sigName}, '.', 1))
-      THEN error('schema "' || split_part(${sigName}, '.', 1) || '" does not exist')
-    WHEN coalesce(len(${C}_regproc_matches(x)), 0) = 0 THEN error('function "' || CAST(x AS VARCHAR) || '" does not exist')
-    WHEN len(${C}_regproc_matches(x)) > 1 THEN error('more than one function named "' || CAST(x AS VARCHAR) || '"')
-    ELSE ${C}_regproc_matches(x)[1] END`,
+    `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    WHEN NOT system.main.contains(CAST(x AS VARCHAR), '(') THEN error('expected a left parenthesis')
+    ELSE list_transform([{'x': CAST(x AS VARCHAR), 'unknown': ${unknownArgs}, 'name': ${sigName},
+        'schema': EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = system.main.string_split(${sigName}, '.')[1]), 'matches': ${C}_regproc_matches(x)}],
+      lambda fdl_pg_s: CASE WHEN len(fdl_pg_s.unknown) > 0 THEN error(${joined(`'type "'`, 'fdl_pg_s.unknown[1]', `'" does not exist'`)})
+        WHEN system.main.contains(fdl_pg_s.name, '.') AND NOT fdl_pg_s.schema
+          THEN error(${joined(`'schema "'`, `system.main.string_split(fdl_pg_s.name, '.')[1]`, `'" does not exist'`)})
+        WHEN coalesce(len(fdl_pg_s.matches), 0) = 0 THEN error(${noFunction('fdl_pg_s.x')})
+        WHEN len(fdl_pg_s.matches) > 1 THEN error(${ambiguousFunction('fdl_pg_s.x')})
+        ELSE fdl_pg_s.matches[1] END)[1] END`,
   ],
   // PostgreSQL's definition of a function listed in pg_proc, in pg_get_functiondef's layout; aggregates have none.
   [
@@ -153,5 +173,5 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
 ];
 
 /** pg_describe_object's words for functions and languages (describe.ts covers the version's objects). */
-export const DESCRIBE_PROCEDURE_CASES = `WHEN 1255 THEN 'function ' || ${C}_regprocedure_name(objid)
-    WHEN 2612 THEN (SELECT 'language ' || lanname FROM ${C}pg_language WHERE oid = objid)`;
+export const DESCRIBE_PROCEDURE_CASES = `WHEN 1255 THEN ${joined("'function '", `${C}_regprocedure_name(objid)`)}
+    WHEN 2612 THEN (SELECT ${joined("'language '", 'lanname')} FROM ${C}pg_language WHERE oid = objid)`;

@@ -33,3 +33,13 @@ export function valuesTable(
     out.push(`INSERT INTO ${C}${name} VALUES ${rows.map((r) => `(${r.map(lit).join(', ')})`).join(',\n')}`);
   return out;
 }
+
+/**
+ * `a || b || …` as the built-in (system.main's `||`), for the catalog's own texts of bounded size (names,
+ * type spellings, numbers, a privilege list a client typed): the session guards shadow `||` with a macro
+ * (engine/concat-guards.ts), and pasted into every operator of a catalog helper it doubled the helper's
+ * bind and run (format_type's 78 operators). Never for a value a client could feed its own result.
+ */
+export function joined(...parts: string[]): string {
+  return parts.reduce((left, right) => `system.main."||"(${left}, ${right})`);
+}
