@@ -287,7 +287,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `_regtype_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT t.oid FROM ${C}_types t, (SELECT ${C}_regtype_spelling(CAST(x AS VARCHAR)) AS n) q
-      WHERE ((t.typname = q.n OR (system.main.ends_with(q.n, '[]') AND t.typname = '_' || system.main.regexp_replace(q.n, '\\[\\]$', '')))
+      WHERE ((t.typname = q.n OR (system.main.ends_with(q.n, '[]') AND t.typname = ${joined("'_'", "system.main.regexp_replace(q.n, '\\[\\]$', '')")}))
         AND t.typnamespace = ${PG_CATALOG_OID}) OR t.fmt = q.n
       ORDER BY t.oid LIMIT 1) END`,
     ],
@@ -296,10 +296,12 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     // aliases spelled as format_type spells them (which `fmt` holds) or a typname, any array one `[]`.
     [
       `_regtype_spelling(s)`,
-      `(SELECT CASE base WHEN 'int' THEN 'integer' WHEN 'float' THEN CASE WHEN p BETWEEN 1 AND 24 THEN 'real' ELSE 'double precision' END
+      `(SELECT ${joined(
+        `CASE base WHEN 'int' THEN 'integer' WHEN 'float' THEN CASE WHEN p BETWEEN 1 AND 24 THEN 'real' ELSE 'double precision' END
         WHEN 'decimal' THEN 'numeric' WHEN 'dec' THEN 'numeric' WHEN 'varchar' THEN 'character varying' WHEN 'char' THEN 'character'
-        WHEN 'national character varying' THEN 'character varying' WHEN 'national character' THEN 'character' ELSE base END
-        || CASE WHEN arr = '' THEN '' ELSE '[]' END
+        WHEN 'national character varying' THEN 'character varying' WHEN 'national character' THEN 'character' ELSE base END`,
+        `CASE WHEN arr = '' THEN '' ELSE '[]' END`,
+      )}
       FROM (SELECT system.main.regexp_replace(m, '(\\[\\])+$', '') AS base, system.main.regexp_extract(m, '(\\[\\])*$') AS arr, p
         FROM (SELECT system.main.lower(trim(system.main.regexp_replace(system.main.regexp_replace(system.main.regexp_replace(s,
             '^\\s*pg_catalog\\s*\\.\\s*', ''), '\\s*\\([^)]*\\)', '', 'g'), '\\s+', ' ', 'g'))) AS m,
