@@ -248,7 +248,12 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   const tree = JSON.parse(await serialize(inner)) as Serialized;
   if (tree.error) {
     if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
-    throw new SqlError(SQLSTATE.syntaxError, tree.error_message ?? 'syntax error');
+    throw new SqlError(
+      SQLSTATE.syntaxError,
+      tree.error_message ?? 'syntax error',
+      undefined,
+      quoteAt(inner, tree.position),
+    );
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
@@ -291,6 +296,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
 interface Serialized {
   error?: boolean;
   error_message?: string;
+  /** A parser error's place: an offset in characters (code points) into the text. */
+  position?: string;
   statements?: unknown[];
 }
 
@@ -303,6 +310,22 @@ export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<
 }
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */
+/**
+ * DuckDB's quote of a text's line with a caret under the character `position` (`LINE n: …`, as its
+ * binder quotes): the wire reports the caret's place as the error's position when the line is the
+ * client's own, as PostgreSQL reports a syntax error's.
+ */
+function quoteAt(sql: string, position: string | undefined): string | undefined {
+  const at = Number(position);
+  if (position === undefined || !Number.isInteger(at) || at < 0) return undefined;
+  const before = Array.from(sql).slice(0, at).join('');
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const lineNo = before.slice(0, lineStart).split('\n').length;
+  const line = sql.slice(lineStart).split('\n')[0]!;
+  const prefix = `LINE ${lineNo}: `;
+  return `${prefix}${line}\n${' '.repeat(prefix.length + before.length - lineStart)}^`;
+}
+
 function notAQuery(sql: string): SqlError {
   sql = stripLeadingComments(sql);
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();
