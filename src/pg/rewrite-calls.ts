@@ -2,6 +2,7 @@
 import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
+import { stringToTable } from './srf-from.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -148,6 +149,11 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if (pgName === 'string_to_array' && args?.length === 2 && !fc.over && !inFrom) {
     ctx.changed = true;
     return stringToArray(args[0]!, args[1]!);
+  }
+  const table = pgName === 'string_to_table' && args && !fc.over && !inFrom ? stringToTable(args) : undefined;
+  if (table) {
+    ctx.changed = true;
+    return table;
   }
   if (pgName === 'split_part' && args?.length === 3 && !fc.over && !inFrom) {
     ctx.changed = true;

@@ -461,7 +461,7 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       );
       body.ordinality = false;
       ctx.changed = true;
-    } else if ((parts.length === 1 || qualified) && unnestedFromFunction(base, [])) {
+    } else if ((parts.length === 1 || qualified) && unnestedFromFunction(base, fc.args ?? [])) {
       replaced = unnestedFromFunction(base, walk(fc.args ?? [], ctx, false) as Node[])!;
       ctx.changed = true;
     } else {
