@@ -193,6 +193,12 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'A_Const': {
         // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB. (An integer's value is not read here:
         // rewrite-shapes.ts relies on it.)
+        // `-2147483648` is int4 in PostgreSQL (its grammar negates the constant before typing it); DuckDB
+        // negates a BIGINT 2147483648.
+        if (body.fval?.fval === '-2147483648') {
+          ctx.changed = true;
+          return { TypeCast: { arg: obj, typeName: { names: [str('int4')], typemod: -1 } } };
+        }
         const exact = exponentConstant(body);
         if (!exact) break;
         ctx.changed = true;
