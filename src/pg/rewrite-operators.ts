@@ -71,7 +71,8 @@ function regexMatch(op: string, lexpr: Node, rexpr: Node): Node {
  * anything else, or patterns not listed as ARRAY[…], is refused.
  */
 function regexAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr: Node, rexpr: Node): Node {
-  const patterns = rexpr?.A_ArrayExpr?.elements as Node[] | undefined;
+  // (ARRAY[…]::text[] lists its patterns too: each is matched as text)
+  const patterns = (rexpr?.A_ArrayExpr ?? rexpr?.TypeCast?.arg?.A_ArrayExpr)?.elements as Node[] | undefined;
   const plain = (n: Node): boolean => !!n?.ColumnRef || !!n?.A_Const || (!!n?.TypeCast && plain(n.TypeCast.arg));
   const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
   if (!patterns || !plain(lexpr))

@@ -1,0 +1,48 @@
+/**
+ * Corpus statements of session 46 (issue 25, a new user's review): PostgreSQL's SQLSTATE for the same
+ * failure (date_trunc/date_part of an unknown unit 22023, to_timestamp past the range 22008, ORDER BY n
+ * past the select list 42P10), regular-expression ANY/ALL over listed patterns (DuckDB's parser had
+ * none: 42601), string_to_table in FROM and in a select list (it was 42501 in FROM), -2147483648 as
+ * int4. `REVIEW_23` must be PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused,
+ * never excused); `REVIEW_23_REFUSED` 0A000 with a hint (they were 42501).
+ */
+export const REVIEW_23 = [
+  // PostgreSQL's SQLSTATEs (were 22P02, 22P02, 42000)
+  "select date_trunc('bogus', ordered_at) from sales.orders",
+  "select date_part('bogus', ordered_at), extract(epoch from ordered_at) from sales.orders",
+  "select date_trunc('fortnight', signup) from sales.customers",
+  'select to_timestamp(1e20)',
+  'select to_timestamp(-1e20)',
+  'select 1 from sales.orders order by 2',
+  'select status, count(*) from sales.orders group by 1 order by 3',
+  // regular-expression ANY/ALL (were 42601)
+  "select 'abc' ~ any(array['a', 'x']), 'abc' ~* all(array['A', 'x']), 'abc' !~ any(array['a', null])",
+  "select name from sales.customers where name ~ any(array['^C', '1$']) order by 1",
+  "select name ~* some(array['CUST', 'zzz']), name !~* all(array['x', 'y']) from sales.customers order by customer_id limit 3",
+  "select status from sales.orders where status ~ any('{^p,^s}') order by order_id limit 5",
+  "select null::text ~ any(array['a']), 'ab' ~ any(array['b', 'c']::text[])",
+  // string_to_table (was 42501 in FROM, 42883 in a select list)
+  "select string_to_table('a,b,c', ',')",
+  "select string_to_table('a,b,c', ','), 1 as x",
+  "select * from string_to_table('a,b,c', ',')",
+  "select * from string_to_table('a,b,,c', ',', '') t",
+  "select x from string_to_table('abc', null) as t(x)",
+  "select * from string_to_table('', ',')",
+  "select * from string_to_table('abc', '') with ordinality",
+  "select s, count(*) from sales.orders, string_to_table(status, 'i') s group by 1 order by 1",
+  "select string_to_table(status, 'a') from sales.orders order by order_id limit 5",
+  // -2147483648 is int4 (was bigint)
+  'select -2147483648, -2147483649, - 2147483648, 2147483648, -9223372036854775808',
+  'select pg_typeof(-2147483648), -2147483648 / 2, abs(-2147483647 - 1)',
+  'select qty - 2147483648 from sales.orders order by order_id limit 1',
+];
+
+/** Refused 0A000 with a hint (they were 42501, which sent users looking for a grant; PostgreSQL answers them). */
+export const REVIEW_23_REFUSED = [
+  'select setseed(0.5)',
+  'select pg_sleep(0)',
+  // a regular-expression ANY over an expression: its left side would be copied per pattern
+  "select upper(name) ~ any(array['a']) from sales.customers",
+  // over an empty array cast to text[] (its rewritten cast is no longer an ARRAY[…] list)
+  "select 'a' ~ any(array[]::text[]), 'a' ~ all(array[]::text[])",
+];
