@@ -25,6 +25,7 @@ import { checkExpressionWork } from './expression-work.js';
 import { checkArgumentBounds } from './argument-bounds.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
+import { refuseDuplicateFromNames } from './from-aliases.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
@@ -272,6 +273,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   refuseUnofferedForms(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
+  // Two FROM items named alike: PostgreSQL's 42712, where DuckDB answers (from-aliases.ts).
+  refuseDuplicateFromNames(tree, inner);
   const statement = tree.statements[0] as Node;
   const shape = bindShape(statement);
   if (explain)

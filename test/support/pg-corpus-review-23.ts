@@ -1,7 +1,7 @@
 /**
  * Corpus statements of session 46 (issue 25, a new user's review): PostgreSQL's SQLSTATE for the same
  * failure (date_trunc/date_part of an unknown unit 22023, to_timestamp past the range 22008, ORDER BY n
- * past the select list 42P10), regular-expression ANY/ALL over listed patterns (DuckDB's parser had
+ * past the select list 42P10, two FROM items named alike 42712, which the gateway answered), regular-expression ANY/ALL over listed patterns (DuckDB's parser had
  * none: 42601), string_to_table in FROM and in a select list (it was 42501 in FROM), -2147483648 as
  * int4. `REVIEW_23` must be PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused,
  * never excused); `REVIEW_23_REFUSED` 0A000 with a hint (they were 42501).
@@ -15,6 +15,21 @@ export const REVIEW_23 = [
   'select to_timestamp(-1e20)',
   'select 1 from sales.orders order by 2',
   'select status, count(*) from sales.orders group by 1 order by 3',
+  // two FROM items named alike: PostgreSQL's 42712 (the gateway answered, the later name shadowing the earlier)
+  'select 1 from sales.orders a, sales.customers a',
+  'select 1 from sales.orders a join sales.customers a using (customer_id)',
+  'select count(*) from sales.orders, sales.orders',
+  'select count(*) from sales.orders o, (select 1) o',
+  'select count(*) from sales.orders a, sales.customers A',
+  'select count(*) from generate_series(1,3) g, generate_series(1,2) g',
+  'with t as (select 1 x) select count(*) from t, t',
+  // … and what PostgreSQL accepts: an aliased join hides its tables' names, a subquery has FROM of its own
+  'select count(*) from (sales.orders o join sales.customers c using (customer_id)) j, sales.orders o',
+  'select count(*) from generate_series(1,3), generate_series(1,2)',
+  'select count(*) from sales.orders o where exists (select 1 from sales.orders o where o.qty > 3)',
+  'select count(*) from sales.orders o, lateral (select 1 from sales.customers o) x',
+  'select count(*) from (values (1)) v(x), (values (2)) w(y)',
+  'select count(*) from sales.orders a union all select count(*) from sales.customers a',
   // regular-expression ANY/ALL (were 42601)
   "select 'abc' ~ any(array['a', 'x']), 'abc' ~* all(array['A', 'x']), 'abc' !~ any(array['a', null])",
   "select name from sales.customers where name ~ any(array['^C', '1$']) order by 1",
