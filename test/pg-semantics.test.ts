@@ -1319,6 +1319,13 @@ describe("errors at PostgreSQL's SQLSTATE and position (issue 25, session 46)", 
     const g = await conns.gw!.query('select 1 from sales.orders order by 2');
     assert.equal(g.error?.message, 'ORDER BY position 2 is not in select list');
   });
+  test('inet_server_port() is the port the client reached over TCP, as PostgreSQL answers it (it was NULL)', async () => {
+    const sql =
+      'select inet_server_port(), inet_client_port() > 0, inet_server_addr() is not null, (select count(*) from pg_stat_activity where client_port = inet_client_port())';
+    const [p, g] = await Promise.all([conns.pg!.query(sql), conns.gw!.query(sql)]);
+    assert.deepEqual(text(p), [[String(twins!.pg.port), 't', 't', '1']]);
+    assert.deepEqual(text(g), [[String(twins!.gw.port), 't', 't', '1']]);
+  });
   test('setseed and pg_sleep, which PostgreSQL answers for any user: 0A000 with a hint, not 42501', async () => {
     for (const sql of ['select setseed(0.5)', 'select pg_sleep(0)']) {
       const g = await conns.gw!.query(sql);
