@@ -508,6 +508,16 @@ const shown = (key: string, of: string, n: string, x: string, x2: string): strin
   `{'fdl_pg_numeric': ${key}, 'fdl_pg_of': ${of}, 'fdl_pg_n': ${n}, 'fdl_pg_x': ${x}, 'fdl_pg_x2': ${x2}}`;
 const EXACT_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE];
 const SHOWN: Array<[string, string]> = [
+  // sum(x::numeric) of a float: PostgreSQL's sum of numerics is shown at the largest scale among them
+  // (each float8_numeric's own), where DuckDB's DECIMAL(38,16) sum printed 16 decimals; `n` is that largest
+  // scale (`_pgsem_dscale` of each value, the rewrite's max() with the call's FILTER and OVER).
+  ...(['DOUBLE', 'FLOAT'] as const).map((t): [string, string] => [
+    `_pgsem_shown_fsum(t ${t}, orig, n)`,
+    `CASE WHEN orig IS NULL THEN NULL ELSE ${shown('CAST(orig AS DOUBLE)', "'scaled'", 'n', 'orig', 'NULL')} END`,
+  ]),
+  ['_pgsem_shown_fsum(t, orig, n)', 'orig'],
+  // a float's numeric (DECIMAL(38,16), exact): its own scale, the decimals of its 15-digit text
+  ['_pgsem_dscale(d)', "length(rtrim(split_part(CAST(d AS VARCHAR), '.', 2), '0'))"],
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
     `CASE WHEN n = 0 THEN NULL ELSE ${shown(INTEGER_LIKE.includes(t) ? '_pgsem_indiv(sx, n)' : '_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,

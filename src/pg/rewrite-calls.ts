@@ -18,7 +18,15 @@ import {
   roundPlacesCall,
   sumCall,
 } from './pg-result-types.js';
-import { defaultedOffset, isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
+import {
+  defaultedOffset,
+  isVariance,
+  shownAggregate,
+  shownFloatSum,
+  shownNumericExtreme,
+  shownRound,
+  variableRound,
+} from './pg-shown-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import {
   checkedPower,
@@ -318,8 +326,15 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   // lag/lead's offset must be a constant for the engine's bound on it (analysis/argument-bounds.ts); PostgreSQL reads $n as int4.
   if ((pgName === 'lag' || pgName === 'lead') && fc.over && (args?.length ?? 0) >= 2)
     needsValue(args![1], `${pgName}() with its offset`, '1', OID.int4);
+  const floatSum =
+    pgName === 'sum' && shown && args?.length === 1 && !fc.agg_star
+      ? shownFloatSum(out, args[0]!)
+      : (pgName === 'min' || pgName === 'max') && shown && args?.length === 1
+        ? shownNumericExtreme(pgName, out, args[0]!)
+        : undefined;
   const typed =
-    pgName === 'sum' && args?.length === 1 && !fc.agg_star
+    floatSum ??
+    (pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!)
@@ -335,7 +350,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
               avgCall(out, args[0]!))
             : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
               ? shownAggregate(pgName!, out, args[0]!)
-              : undefined;
+              : undefined);
   if (typed) {
     ctx.changed = true;
     return typed;

@@ -46,6 +46,17 @@ export const REVIEW_23 = [
   "select * from string_to_table('abc', '') with ordinality",
   "select s, count(*) from sales.orders, string_to_table(status, 'i') s group by 1 order by 1",
   "select string_to_table(status, 'a') from sales.orders order by order_id limit 5",
+  // sum/min/max of a float's numeric as a select-list item: PostgreSQL's scale (DECIMAL(38,16) printed 16 decimals)
+  'select sum(x::numeric), avg(x::numeric), min(x::numeric) from (values (1.5::float8),(2.25::float8),(0.1::float8)) v(x)',
+  'select sum(amount::float8::numeric), avg(amount::float8::numeric) from sales.orders',
+  'select sum(qty::float8::numeric), max(amount::float8::numeric) from sales.orders',
+  'select status, sum(amount::float8::numeric), min(amount::float8::numeric) from sales.orders group by status order by 2 desc',
+  'select sum(amount::float8::numeric) filter (where qty > 3), sum(qty::float4::numeric) from sales.orders',
+  'select order_id, sum(amount::float8::numeric) over (order by order_id) from sales.orders order by order_id limit 5',
+  'select max(amount::float8::numeric) over (partition by status) from sales.orders order by order_id limit 3',
+  "select s, max(x::numeric), sum(x::numeric), min(x::numeric) from (values ('a', 1.5::float8), ('a', 2.25::float8), ('b', 0.1::float8)) v(s, x) group by s order by s",
+  'select sum(amount::numeric), sum(qty::numeric), min(amount::numeric), max(qty::numeric) from sales.orders',
+  'select sum(x::numeric), max(x::numeric) from (values (null::float8)) v(x)',
   // -2147483648 is int4 (was bigint)
   'select -2147483648, -2147483649, - 2147483648, 2147483648, -9223372036854775808',
   'select pg_typeof(-2147483648), -2147483648 / 2, abs(-2147483647 - 1)',
@@ -54,6 +65,8 @@ export const REVIEW_23 = [
 
 /** Refused 0A000 with a hint (they were 42501, which sent users looking for a grant; PostgreSQL answers them). */
 export const REVIEW_23_REFUSED = [
+  // digits past DECIMAL(38,16)'s 16th place (PostgreSQL's numeric holds them)
+  'select sum(x::numeric) from (values (1e-20::float8),(1e20::float8)) v(x)',
   'select setseed(0.5)',
   'select pg_sleep(0)',
   // a regular-expression ANY over an expression: its left side would be copied per pattern
