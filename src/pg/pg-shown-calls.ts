@@ -90,18 +90,15 @@ export function shownNumericExtreme(name: 'min' | 'max', out: Node, arg: Node): 
 export function shownFloatSum(out: Node, arg: Node): Node | undefined {
   const cast = arg.FuncCall as Node | undefined;
   const castName = (cast?.funcname as Node[] | undefined)?.slice(-1)[0]?.String?.sval;
-  const [tag] = (cast?.args as Node[] | undefined) ?? [];
-  if (castName !== '_pgsem_numeric' || !tag) return undefined;
+  const [tag, x] = (cast?.args as Node[] | undefined) ?? [];
+  if (castName !== '_pgsem_numeric' || !tag || !x) return undefined;
   const sum = sumCall({ FuncCall: { ...out, funcname: [str('sum')], args: [arg] } }, arg);
-  const largest: Node = {
-    FuncCall: {
-      ...out,
-      funcname: [str('max')],
-      args: [{ FuncCall: { funcname: [str(COMPAT_DB), str('pgcat'), str('_pgsem_dscale')], args: [arg] } }],
-      agg_distinct: false,
-    },
+  // each value's scale read from the float itself: the numeric's macro bound once more would double the binding
+  const scale = dispatch('fscale', [tag], [x]);
+  const largest: Node | undefined = scale && {
+    FuncCall: { ...out, funcname: [str('max')], args: [scale], agg_distinct: false },
   };
-  return sum && dispatch('shown_fsum', [tag], [sum, largest]);
+  return sum && largest && dispatch('shown_fsum', [tag], [sum, largest]);
 }
 
 /**
