@@ -510,7 +510,7 @@ const EXACT_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE];
 const SHOWN: Array<[string, string]> = [
   // sum(x::numeric) of a float: PostgreSQL's sum of numerics is shown at the largest scale among them
   // (each float8_numeric's own), where DuckDB's DECIMAL(38,16) sum printed 16 decimals; `n` is that largest
-  // scale (`_pgsem_dscale` of each value, the rewrite's max() with the call's FILTER and OVER).
+  // scale (`_pgsem_fscale` of each value, the rewrite's max() with the call's FILTER and OVER).
   // (every numeric type spelled: DuckDB would cast an integer or a DECIMAL to a DOUBLE overload)
   ...overloads(
     '_pgsem_shown_fsum',

@@ -1,10 +1,11 @@
 /**
  * Corpus statements of session 46 (issue 25, a new user's review): PostgreSQL's SQLSTATE for the same
  * failure (date_trunc/date_part of an unknown unit 22023, to_timestamp past the range 22008, ORDER BY n
- * past the select list 42P10, two FROM items named alike 42712, which the gateway answered), regular-expression ANY/ALL over listed patterns (DuckDB's parser had
- * none: 42601), string_to_table in FROM and in a select list (it was 42501 in FROM), -2147483648 as
- * int4. `REVIEW_23` must be PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused,
- * never excused); `REVIEW_23_REFUSED` 0A000 with a hint (they were 42501).
+ * past the select list 42P10, two FROM items named alike 42712, which the gateway answered),
+ * regular-expression ANY/ALL over listed patterns (DuckDB's parser had none: 42601), string_to_table in
+ * FROM and in a select list (it was 42501 in FROM), sum/min/max of a float's numeric at PostgreSQL's
+ * scale (they printed 16 decimals), -2147483648 as int4. `REVIEW_23` must be PostgreSQL's answer or its
+ * error with PostgreSQL's SQLSTATE (never refused, never excused); `REVIEW_23_REFUSED` 0A000 with a hint.
  */
 export const REVIEW_23 = [
   // PostgreSQL's SQLSTATEs (were 22P02, 22P02, 42000)
