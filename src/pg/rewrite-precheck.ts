@@ -111,8 +111,11 @@ const TYPE_NAME_CALL =
 const ZONED_LITERAL =
   /'\s*\d{4}-\d\d?-\d\d?(?:[ T]\d\d?:\d\d(?::\d\d(?:\.\d+)?)?)?\s*(?:[+-]\d|[zZ]'|UTC|GMT|[A-Za-z]+\/|[A-Za-z]{2,6}\s*')/;
 
-/** A bare NULL as a select-list item (pg-shown-calls.ts): PostgreSQL sends it as text, DuckDB as INTEGER. */
-const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|$)/i;
+/**
+ * A bare NULL as a select-list item (pg-shown-calls.ts), also of a subquery (`(select null)`, rewrite-walk.ts
+ * `nullItemsAsText`): PostgreSQL sends it as text, DuckDB as INTEGER.
+ */
+const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|\)|$)/i;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {

@@ -4,7 +4,7 @@
  * past the select list 42P10, two FROM items named alike 42712, which the gateway answered),
  * regular-expression ANY/ALL over listed patterns (DuckDB's parser had none: 42601), string_to_table in
  * FROM and in a select list (it was 42501 in FROM), sum/min/max of a float's numeric at PostgreSQL's
- * scale (they printed 16 decimals), -2147483648 as int4. `REVIEW_23` must be PostgreSQL's answer or its
+ * scale (they printed 16 decimals), a subquery's bare NULL as text, -2147483648 as int4. `REVIEW_23` must be PostgreSQL's answer or its
  * error with PostgreSQL's SQLSTATE (never refused, never excused); `REVIEW_23_REFUSED` 0A000 with a hint.
  */
 export const REVIEW_23 = [
@@ -58,6 +58,15 @@ export const REVIEW_23 = [
   "select s, max(x::numeric), sum(x::numeric), min(x::numeric) from (values ('a', 1.5::float8), ('a', 2.25::float8), ('b', 0.1::float8)) v(s, x) group by s order by s",
   'select sum(amount::numeric), sum(qty::numeric), min(amount::numeric), max(qty::numeric) from sales.orders',
   'select sum(x::numeric), max(x::numeric) from (values (null::float8)) v(x)',
+  // a bare NULL item of a subquery or CTE is text in PostgreSQL (it was int4); a set operation's branches resolve it together
+  'select (select null), (select null::int), (select 1)',
+  'select (select null) from sales.orders limit 1',
+  'select x from (select null as x) s',
+  'select x, y from (select null, 2 as y) s(x, y)',
+  'with t as (select null as x, 1 as y) select x, y from t',
+  "select x from (select null as x union select 'a') s order by 1",
+  'select x from (select null as x union all select 1) s order by 1',
+  'select count(*) from sales.orders where exists (select null)',
   // -2147483648 is int4 (was bigint)
   'select -2147483648, -2147483649, - 2147483648, 2147483648, -9223372036854775808',
   'select pg_typeof(-2147483648), -2147483648 / 2, abs(-2147483647 - 1)',
