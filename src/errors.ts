@@ -86,6 +86,8 @@ export const SQLSTATE = {
   invalidRegularExpression: '2201B',
   invalidArgumentForNtileFunction: '22014',
   wrongObjectType: '42809',
+  invalidColumnReference: '42P10',
+  duplicateAlias: '42712',
 } as const;
 
 export function isSqlError(e: unknown): e is SqlError {

@@ -1311,3 +1311,55 @@ describe('settings PostgreSQL shows', () => {
     });
   });
 });
+
+describe("errors at PostgreSQL's SQLSTATE and position (issue 25, session 46)", () => {
+  /** The ErrorResponse's SQLSTATE and position (1-based characters), as a client reads them. */
+  const failure = async (c: RawPg, sql: string) => {
+    const r = await c.query(sql);
+    const e = r.messages.find((m) => m.code === 'E')?.parsed as unknown as { code: string; position?: string };
+    return { code: e?.code, position: e?.position };
+  };
+  test('a syntax error reports where it is, as PostgreSQL does (psql draws the LINE and caret)', async () => {
+    for (const sql of [
+      'select 1 +',
+      'selec 1',
+      'select 1 from where',
+      "select 'é' from where",
+      'select 1,\n 2 from where',
+    ]) {
+      const [p, g] = await Promise.all([failure(conns.pg!, sql), failure(conns.gw!, sql)]);
+      assert.equal(p.code, '42601', sql);
+      assert.ok(p.position, sql);
+      assert.deepEqual(g, p, sql);
+    }
+  });
+  test('date_trunc of an unknown unit 22023, to_timestamp past the range 22008, ORDER BY past the select list 42P10 at its place', async () => {
+    for (const sql of [
+      "select date_trunc('bogus', ordered_at) from sales.orders",
+      "select date_part('bogus', ordered_at) from sales.orders",
+      'select to_timestamp(1e20)',
+      'select 1 from sales.orders order by 2',
+    ]) {
+      const [p, g] = await Promise.all([failure(conns.pg!, sql), failure(conns.gw!, sql)]);
+      assert.ok(p.code, sql);
+      assert.deepEqual(g, p, sql);
+    }
+    const g = await conns.gw!.query('select 1 from sales.orders order by 2');
+    assert.equal(g.error?.message, 'ORDER BY position 2 is not in select list');
+  });
+  test('inet_server_port() is the port the client reached over TCP, as PostgreSQL answers it (it was NULL)', async () => {
+    const sql =
+      'select inet_server_port(), inet_client_port() > 0, inet_server_addr() is not null, (select count(*) from pg_stat_activity where client_port = inet_client_port())';
+    const [p, g] = await Promise.all([conns.pg!.query(sql), conns.gw!.query(sql)]);
+    assert.deepEqual(text(p), [[String(twins!.pg.port), 't', 't', '1']]);
+    assert.deepEqual(text(g), [[String(twins!.gw.port), 't', 't', '1']]);
+  });
+  test('setseed and pg_sleep, which PostgreSQL answers for any user: 0A000 with a hint, not 42501', async () => {
+    for (const sql of ['select setseed(0.5)', 'select pg_sleep(0)']) {
+      const g = await conns.gw!.query(sql);
+      assert.equal(g.error?.code, '0A000', sql);
+      assert.ok(g.error?.hint, sql);
+      assert.equal((await conns.gw!.query('select 1')).error, undefined);
+    }
+  });
+});

@@ -25,6 +25,7 @@ import { checkExpressionWork } from './expression-work.js';
 import { checkArgumentBounds } from './argument-bounds.js';
 import { refuseUnofferedForms } from './unoffered-forms.js';
 import { refuseQualifiedTypes } from './qualified-types.js';
+import { refuseDuplicateFromNames } from './from-aliases.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
@@ -248,7 +249,12 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   const tree = JSON.parse(await serialize(inner)) as Serialized;
   if (tree.error) {
     if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
-    throw new SqlError(SQLSTATE.syntaxError, tree.error_message ?? 'syntax error');
+    throw new SqlError(
+      SQLSTATE.syntaxError,
+      tree.error_message ?? 'syntax error',
+      undefined,
+      quoteAt(inner, tree.position),
+    );
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
   // Huge values from constant counts are refused before DuckDB would fold them at prepare (size-limits.ts).
@@ -267,6 +273,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   refuseUnofferedForms(tree);
   // A qualified type name would probe other attached databases (qualified-types.ts).
   refuseQualifiedTypes(tree);
+  // Two FROM items named alike: PostgreSQL's 42712, where DuckDB answers (from-aliases.ts).
+  refuseDuplicateFromNames(tree, inner);
   const statement = tree.statements[0] as Node;
   const shape = bindShape(statement);
   if (explain)
@@ -291,6 +299,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
 interface Serialized {
   error?: boolean;
   error_message?: string;
+  /** A parser error's place: an offset in characters (code points) into the text. */
+  position?: string;
   statements?: unknown[];
 }
 
@@ -303,6 +313,22 @@ export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<
 }
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */
+/**
+ * DuckDB's quote of a text's line with a caret under the character `position` (`LINE n: …`, as its
+ * binder quotes): the wire reports the caret's place as the error's position when the line is the
+ * client's own, as PostgreSQL reports a syntax error's.
+ */
+function quoteAt(sql: string, position: string | undefined): string | undefined {
+  const at = Number(position);
+  if (position === undefined || !Number.isInteger(at) || at < 0) return undefined;
+  const before = Array.from(sql).slice(0, at).join('');
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const lineNo = before.slice(0, lineStart).split('\n').length;
+  const line = sql.slice(lineStart).split('\n')[0]!;
+  const prefix = `LINE ${lineNo}: `;
+  return `${prefix}${line}\n${' '.repeat(prefix.length + before.length - lineStart)}^`;
+}
+
 function notAQuery(sql: string): SqlError {
   sql = stripLeadingComments(sql);
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();

@@ -60,6 +60,16 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Refused functions PostgreSQL 15 answers for any user: not supported (0A000) with what to do instead,
+ * never a permission error, which makes users look for a grant.
+ */
+const PG_ANSWERS: Readonly<Record<string, string>> = {
+  setseed:
+    'random() cannot be seeded through fdl-gateway (its state belongs to a shared engine connection): for a repeatable sample order by hash(key) or use TABLESAMPLE … REPEATABLE (seed).',
+  pg_sleep: 'A statement cannot sleep through fdl-gateway: wait in the client.',
+};
+
+/**
  * Calls the PostgreSQL rewrite answers from the emulation (its macros, and current_database, which it
  * renames): in a text the PostgreSQL grammar rejects (DuckDB's FROM-first, lambdas, list literals)
  * the rewrite never runs, and the same name is DuckDB's own built-in, which answers about the engine
@@ -245,6 +255,14 @@ export function admit(a: Analysis, ctx: AdmissionContext): ResolvedRelation[] {
     }
     if (f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && everyBuiltin && !everyBuiltin.has(f.name))
       throw undefinedFunction(f.name, { schema: f.schema, args: f.args, location: f.location, sql: a.sql });
+    const unsupported = f.catalog === '' && ['', 'main', 'pg_catalog'].includes(f.schema) && PG_ANSWERS[f.name];
+    if (unsupported)
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `function ${f.name}() is not supported by fdl-gateway`,
+        undefined,
+        unsupported,
+      );
     throw denied(`function ${displayName(f)}() is not allowed through fdl-gateway`);
   }
   for (const f of a.tableFunctions) {

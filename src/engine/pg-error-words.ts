@@ -193,10 +193,39 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     (m) => `OVER specified, but ${m[1]} is not a window function nor an aggregate function`,
   ],
   [WINDOW_WITHOUT_OVER, SQLSTATE.wrongObjectType, (m) => `window function ${m[1]} requires an OVER clause`],
+  // date_trunc / date_part / extract of a unit the type has none of (DuckDB's conversion error was 22P02)
+  [
+    /^Conversion Error: extract specifier "((?:[^"\n]|"")*)" not recognized/,
+    SQLSTATE.invalidParameterValue,
+    (m) => `unit "${m[1]}" not recognized`,
+  ],
+  // to_timestamp(float) past the timestamp range (DuckDB's conversion error was 22P02)
+  [
+    /^Conversion Error: Epoch seconds out of range for TIMESTAMP/,
+    SQLSTATE.datetimeFieldOverflow,
+    () => 'timestamp out of range',
+  ],
+  // ORDER BY n past the select list (DuckDB's binder error was 42000)
+  [
+    /^Binder Error: ORDER term out of range - should be between \d+ and \d+/,
+    SQLSTATE.invalidColumnReference,
+    (m) => `ORDER BY position ${orderPosition(m.input)} is not in select list`,
+  ],
 ];
+
+/** The position an `ORDER BY n` named, from DuckDB's quote of the statement (its caret under the number). */
+function orderPosition(message: string): string {
+  const lines = message.split('\n');
+  const i = lines.findIndex((l) => /^\s*\^\s*$/.test(l));
+  const quoted = i > 0 ? /^(\s*LINE \d+: ?)(.*)$/.exec(lines[i - 1]!) : null;
+  const at = quoted ? lines[i]!.indexOf('^') - quoted[1]!.length : -1;
+  return (quoted && at >= 0 ? /^[+-]?\d+/.exec(quoted[2]!.slice(at))?.[0] : undefined) ?? 'n';
+}
 
 /** The error PostgreSQL would raise for DuckDB's `message`, or undefined to map it by kind. */
 export function pgWorded(message: string): SqlError | undefined {
+  // DuckDB's quote of the statement's line (LINE n: …, a caret under it) stays with the hint
+  const quote = /\nLINE \d+:[\s\S]*$/.exec(message)?.[0].trim();
   for (const [re, sqlstate, words] of SAME_FAILURES) {
     const m = re.exec(message);
     // a window function called without OVER: PostgreSQL's 42809 for its own window functions only
@@ -206,7 +235,7 @@ export function pgWorded(message: string): SqlError | undefined {
         re !== WINDOW_WITHOUT_OVER ||
         PG_WINDOW_FUNCTIONS.has(m[1]!.toLowerCase()))
     )
-      return new SqlError(sqlstate, words(m));
+      return new SqlError(sqlstate, words(m), undefined, quote);
   }
   const column = MISSING_COLUMN.exec(message);
   if (column) {
@@ -219,8 +248,6 @@ export function pgWorded(message: string): SqlError | undefined {
         undefined,
     );
   }
-  // DuckDB's quote of the statement's line (LINE n: …, a caret under it) stays with the hint
-  const quote = /\nLINE \d+:[\s\S]*$/.exec(message)?.[0].trim();
   const hint = (words: string) => (quote ? `${words}\n\n${quote}` : words);
   const noMatch = NO_MATCH.exec(message);
   if (noMatch && !/_pgsem_|fdl_pg|__fdl_/.test(noMatch[1]!)) {

@@ -508,6 +508,32 @@ const shown = (key: string, of: string, n: string, x: string, x2: string): strin
   `{'fdl_pg_numeric': ${key}, 'fdl_pg_of': ${of}, 'fdl_pg_n': ${n}, 'fdl_pg_x': ${x}, 'fdl_pg_x2': ${x2}}`;
 const EXACT_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE];
 const SHOWN: Array<[string, string]> = [
+  // sum(x::numeric) of a float: PostgreSQL's sum of numerics is shown at the largest scale among them
+  // (each float8_numeric's own), where DuckDB's DECIMAL(38,16) sum printed 16 decimals; `n` is that largest
+  // scale (`_pgsem_fscale` of each value, the rewrite's max() with the call's FILTER and OVER).
+  // (every numeric type spelled: DuckDB would cast an integer or a DECIMAL to a DOUBLE overload)
+  ...overloads(
+    '_pgsem_shown_fsum',
+    (t) => `t ${t}, orig, n`,
+    (t) =>
+      t === 'DOUBLE' || t === 'FLOAT'
+        ? // (the sum named once, inside a one-element list: each mention of a macro's argument is bound anew)
+          `list_transform([{'s': orig, 'n': n}], lambda fdl_pg_v: CASE WHEN fdl_pg_v['s'] IS NULL THEN NULL ELSE ${shown("CAST(fdl_pg_v['s'] AS DOUBLE)", "'scaled'", "fdl_pg_v['n']", "fdl_pg_v['s']", 'NULL')} END)[1]`
+        : 'orig',
+    NUMERIC_TYPES,
+  ),
+  ['_pgsem_shown_fsum(t, orig, n)', 'orig'],
+  // a float's numeric's own scale: the decimals of its `%.15g` (float4 `%.6g`) text, which has no trailing zeros
+  ...overloads(
+    '_pgsem_fscale',
+    (t) => `t ${t}, x`,
+    (t) =>
+      t === 'DOUBLE' || t === 'FLOAT'
+        ? `list_transform([regexp_extract(${t === 'DOUBLE' ? "printf('%.15g', x)" : "printf('%.6g', CAST(x AS DOUBLE))"}, '^-?\\d*(?:\\.(\\d*))?(?:e([+-]\\d+))?$', ['f', 'e'])], lambda fdl_pg_m: greatest(0, length(fdl_pg_m['f']) - coalesce(TRY_CAST(fdl_pg_m['e'] AS INTEGER), 0)))[1]`
+        : 'CAST(NULL AS INTEGER)',
+    NUMERIC_TYPES,
+  ),
+  ['_pgsem_fscale(t, x)', 'CAST(NULL AS INTEGER)'],
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_shown_avg(t ${t}, orig, n, sx)`,
     `CASE WHEN n = 0 THEN NULL ELSE ${shown(INTEGER_LIKE.includes(t) ? '_pgsem_indiv(sx, n)' : '_pgsem_ndiv(sx, n)', "'avg'", 'n', 'sx', 'NULL')} END`,

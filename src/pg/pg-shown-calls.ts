@@ -5,7 +5,7 @@
  * sends as numeric. Elsewhere (inside an expression, a subquery) the scale cannot travel with the
  * value: avg keeps its DECIMAL(38,20) (documented), round with a variable n is refused.
  */
-import { dispatch, intervalAvg } from './pg-result-types.js';
+import { dispatch, intervalAvg, sumCall } from './pg-result-types.js';
 import { str, strConst, type Node } from './rewrite-nodes.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { int4Constant } from './pg-spellings.js';
@@ -62,6 +62,44 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
 
 /** A parse node's text as the parser gave it, without its positions. */
 const spelling = (n: unknown): string => JSON.stringify(n, (k, v: unknown) => (k === 'location' ? undefined : v));
+
+/** The value under a walked `x::numeric` without a typmod (`_pgsem_numeric(x, x)`), or undefined. */
+function numericCastOf(arg: Node): Node | undefined {
+  const cast = arg.FuncCall as Node | undefined;
+  const castName = (cast?.funcname as Node[] | undefined)?.slice(-1)[0]?.String?.sval;
+  const args = (cast?.args as Node[] | undefined) ?? [];
+  return castName === '_pgsem_numeric' && args.length === 2 ? args[1] : undefined;
+}
+
+/**
+ * `min(x::numeric)`, `max(x::numeric)` as an outermost select-list item: the numeric of min(x) (a float's
+ * numeric rises with it), shown as `x::numeric` is: a float's at its own scale, not DECIMAL(38,16)'s 16.
+ */
+export function shownNumericExtreme(name: 'min' | 'max', out: Node, arg: Node): Node | undefined {
+  const x = numericCastOf(arg);
+  if (!x || out.agg_distinct) return undefined;
+  const extreme: Node = { FuncCall: { ...out, funcname: [str(name)], args: [x] } };
+  return dispatch('shown_numeric', [extreme], [extreme]);
+}
+
+/**
+ * `sum(x::numeric)` as an outermost select-list item, `arg` the walked cast (`_pgsem_numeric(x, x)`):
+ * of a float, the exact DECIMAL(38,16) sum shown at the largest scale of the floats' numerics, as
+ * PostgreSQL's numeric sum; of anything else the typed sum as before. Undefined for any other argument.
+ */
+export function shownFloatSum(out: Node, arg: Node): Node | undefined {
+  const cast = arg.FuncCall as Node | undefined;
+  const castName = (cast?.funcname as Node[] | undefined)?.slice(-1)[0]?.String?.sval;
+  const [tag, x] = (cast?.args as Node[] | undefined) ?? [];
+  if (castName !== '_pgsem_numeric' || !tag || !x) return undefined;
+  const sum = sumCall({ FuncCall: { ...out, funcname: [str('sum')], args: [arg] } }, arg);
+  // each value's scale read from the float itself: the numeric's macro bound once more would double the binding
+  const scale = dispatch('fscale', [tag], [x]);
+  const largest: Node | undefined = scale && {
+    FuncCall: { ...out, funcname: [str('max')], args: [scale], agg_distinct: false },
+  };
+  return sum && largest && dispatch('shown_fsum', [tag], [sum, largest]);
+}
 
 /**
  * `avg(x)`, `variance(x)`… as an outermost select-list item (`out`: the walked call, its FILTER

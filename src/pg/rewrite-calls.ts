@@ -2,6 +2,7 @@
 import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
+import { stringToTable } from './srf-from.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -17,7 +18,15 @@ import {
   roundPlacesCall,
   sumCall,
 } from './pg-result-types.js';
-import { defaultedOffset, isVariance, shownAggregate, shownRound, variableRound } from './pg-shown-calls.js';
+import {
+  defaultedOffset,
+  isVariance,
+  shownAggregate,
+  shownFloatSum,
+  shownNumericExtreme,
+  shownRound,
+  variableRound,
+} from './pg-shown-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import {
   checkedPower,
@@ -148,6 +157,11 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if (pgName === 'string_to_array' && args?.length === 2 && !fc.over && !inFrom) {
     ctx.changed = true;
     return stringToArray(args[0]!, args[1]!);
+  }
+  const table = pgName === 'string_to_table' && args && !fc.over && !inFrom ? stringToTable(args) : undefined;
+  if (table) {
+    ctx.changed = true;
+    return table;
   }
   if (pgName === 'split_part' && args?.length === 3 && !fc.over && !inFrom) {
     ctx.changed = true;
@@ -312,8 +326,15 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   // lag/lead's offset must be a constant for the engine's bound on it (analysis/argument-bounds.ts); PostgreSQL reads $n as int4.
   if ((pgName === 'lag' || pgName === 'lead') && fc.over && (args?.length ?? 0) >= 2)
     needsValue(args![1], `${pgName}() with its offset`, '1', OID.int4);
+  const floatSum =
+    pgName === 'sum' && shown && args?.length === 1 && !fc.agg_star
+      ? shownFloatSum(out, args[0]!)
+      : (pgName === 'min' || pgName === 'max') && shown && args?.length === 1
+        ? shownNumericExtreme(pgName, out, args[0]!)
+        : undefined;
   const typed =
-    pgName === 'sum' && args?.length === 1 && !fc.agg_star
+    floatSum ??
+    (pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!)
@@ -329,7 +350,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
               avgCall(out, args[0]!))
             : isVariance(pgName) && args?.length === 1 && shown && !fc.agg_star
               ? shownAggregate(pgName!, out, args[0]!)
-              : undefined;
+              : undefined);
   if (typed) {
     ctx.changed = true;
     return typed;

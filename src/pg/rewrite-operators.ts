@@ -54,6 +54,39 @@ const LIKE_OPS: Record<string, { negate: boolean; fn: string }> = {
   '!~~*': { negate: true, fn: 'ilike_escape' },
 };
 
+/** `x ~ p` (and ~*, !~, !~*) over rewritten operands: PostgreSQL's ~ searches, DuckDB's ~ must match the whole string. */
+function regexMatch(op: string, lexpr: Node, rexpr: Node): Node {
+  const { negate, flags } = REGEX_OPS[op]!;
+  const pattern = rexpr?.A_Const?.sval?.sval;
+  const re = typeof pattern === 'string' ? strConst(re2Pattern(pattern)) : rexpr;
+  const m = call(['regexp_matches'], flags ? [lexpr, re, strConst(flags)] : [lexpr, re]);
+  const exact = flags ? asciiCaseOnly(m, lexpr, rexpr) : m;
+  return negate ? not(exact) : exact;
+}
+
+/**
+ * `x ~ ANY (ARRAY[p, q])` (DuckDB's parser has no regular-expression ANY/ALL): one match per pattern
+ * joined by OR (ALL: AND), whose NULL logic is PostgreSQL's ScalarArrayOpExpr's. The left side is
+ * copied per pattern, so only a column or a constant is taken (a statement's size stays linear);
+ * anything else, or patterns not listed as ARRAY[…], is refused.
+ */
+function regexAny(kind: 'AEXPR_OP_ANY' | 'AEXPR_OP_ALL', op: string, lexpr: Node, rexpr: Node): Node {
+  // (ARRAY[…]::text[] lists its patterns too: each is matched as text)
+  const patterns = (rexpr?.A_ArrayExpr ?? rexpr?.TypeCast?.arg?.A_ArrayExpr)?.elements as Node[] | undefined;
+  const plain = (n: Node): boolean => !!n?.ColumnRef || !!n?.A_Const || (!!n?.TypeCast && plain(n.TypeCast.arg));
+  const quantifier = kind === 'AEXPR_OP_ANY' ? 'ANY' : 'ALL';
+  if (!patterns || !plain(lexpr))
+    throw refuse(
+      `${op} ${quantifier} over ${patterns ? 'an expression' : 'an array that is not ARRAY[…]'}`,
+      `Match a column or a constant against listed patterns, x ${op} ${quantifier} (ARRAY['a', 'b']), or write x ${op} 'a' ${kind === 'AEXPR_OP_ANY' ? 'OR' : 'AND'} x ${op} 'b'.`,
+    );
+  if (patterns.length === 0) return { A_Const: { boolval: { boolval: kind === 'AEXPR_OP_ALL' } } };
+  const matches = patterns.map((p) => regexMatch(op, lexpr, p));
+  return matches.length === 1
+    ? matches[0]!
+    : { BoolExpr: { boolop: kind === 'AEXPR_OP_ANY' ? 'OR_EXPR' : 'AND_EXPR', args: matches } };
+}
+
 /**
  * ILIKE as PostgreSQL's in the C locale the gateway reports (lc_ctype C): both sides lowered, ASCII
  * letters only, then LIKE (like.c's Generic_Text_IC_like). DuckDB's ILIKE folds all of Unicode: `'ÄBC'
@@ -294,14 +327,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   }
   // A prefix ~ (no left side) is bitwise NOT, which DuckDB spells the same.
   if (e.kind === 'AEXPR_OP' && REGEX_OPS[op] && e.lexpr) {
-    // PostgreSQL's ~ searches; DuckDB's ~ must match the whole string.
-    const { negate, flags } = REGEX_OPS[op]!;
     ctx.changed = true;
-    const pattern = rexpr?.A_Const?.sval?.sval;
-    const re = typeof pattern === 'string' ? strConst(re2Pattern(pattern)) : rexpr;
-    const m = call(['regexp_matches'], flags ? [lexpr, re, strConst(flags)] : [lexpr, re]);
-    const exact = flags ? asciiCaseOnly(m, lexpr, rexpr) : m;
-    return negate ? not(exact) : exact;
+    return regexMatch(op, lexpr, rexpr);
   }
   const escaped = (e.rexpr as Node | undefined)?.FuncCall as Node | undefined;
   if (
@@ -363,6 +390,10 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     // list_contains alone skips NULL elements: array-membership.ts keeps PostgreSQL's three values.
     ctx.changed = true;
     return e.kind === 'AEXPR_OP_ANY' ? equalsAny(rexpr, lexpr) : differsFromAll(rexpr, lexpr);
+  }
+  if ((e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') && REGEX_OPS[op]) {
+    ctx.changed = true;
+    return regexAny(e.kind, op, lexpr, rexpr);
   }
   if (e.kind === 'AEXPR_OP_ANY' || e.kind === 'AEXPR_OP_ALL') return { A_Expr: { ...e, lexpr, rexpr } };
   const arrow = e.kind === 'AEXPR_OP' && e.lexpr ? jsonArrowCall(op, lexpr, rexpr) : undefined;

@@ -193,6 +193,12 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       case 'A_Const': {
         // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB. (An integer's value is not read here:
         // rewrite-shapes.ts relies on it.)
+        // `-2147483648` is int4 in PostgreSQL (its grammar negates the constant before typing it); DuckDB
+        // negates a BIGINT 2147483648.
+        if (body.fval?.fval === '-2147483648') {
+          ctx.changed = true;
+          return { TypeCast: { arg: obj, typeName: { names: [str('int4')], typemod: -1 } } };
+        }
         const exact = exponentConstant(body);
         if (!exact) break;
         ctx.changed = true;
@@ -232,8 +238,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();
+        // the branches of a set operation resolve their unknown columns together (`select null union select 1`)
+        if (body.op && body.op !== 'SETOP_NONE') for (const b of [body.larg, body.rarg]) if (b) setBranches.add(b);
         {
-          const targetList = wholeRowTargets(body, ctx.outermost?.has(body) === true) ?? usingColumnsFirst(body);
+          const targetList =
+            wholeRowTargets(body, ctx.outermost?.has(body) === true) ??
+            usingColumnsFirst(body) ??
+            nullItemsAsText(body, ctx);
           if (targetList) {
             ctx.changed = true;
             return walk({ SelectStmt: { ...body, targetList } }, ctx, display);
@@ -461,7 +472,7 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       );
       body.ordinality = false;
       ctx.changed = true;
-    } else if ((parts.length === 1 || qualified) && unnestedFromFunction(base, [])) {
+    } else if ((parts.length === 1 || qualified) && unnestedFromFunction(base, fc.args ?? [])) {
       replaced = unnestedFromFunction(base, walk(fc.args ?? [], ctx, false) as Node[])!;
       ctx.changed = true;
     } else {
@@ -544,6 +555,25 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
     ctx.changed = true;
   }
   return orig === rf ? orig : { RangeFunction: body };
+}
+
+/** SELECTs that are a set operation's branches (their NULL items take the other branches' type). */
+const setBranches = new WeakSet<Node>();
+
+/**
+ * A bare NULL item of a subquery, a CTE or a scalar subquery's SELECT (`(select null)`): PostgreSQL
+ * resolves an unknown output column to text there, DuckDB made it INTEGER. (The outermost select list's
+ * are resTarget's; a set operation's branches resolve theirs together.) Undefined when there is none.
+ */
+function nullItemsAsText(body: Node, ctx: Ctx): Node[] | undefined {
+  if (ctx.outermost?.has(body) || setBranches.has(body) || (body.op && body.op !== 'SETOP_NONE')) return undefined;
+  const items = body.targetList as Node[] | undefined;
+  if (!items?.some((t) => t?.ResTarget?.val?.A_Const?.isnull)) return undefined;
+  return items.map((t) =>
+    t?.ResTarget?.val?.A_Const?.isnull
+      ? { ResTarget: { ...t.ResTarget, val: castTo(t.ResTarget.val, 'varchar'), name: t.ResTarget.name ?? '?column?' } }
+      : t,
+  );
 }
 
 function collate(orig: Node, c: Node, ctx: Ctx): Node {

@@ -130,6 +130,8 @@ export function shownNumeric(entries: Record<string, unknown>): Numeric {
   if (kind === 'float') return floatNumeric(Number(entries.fdl_pg_numeric));
   const x = numericOf(entries.fdl_pg_x);
   if (kind === 'round') return roundTo(x, Number(entries.fdl_pg_n));
+  // a sum of floats' numerics: exact at DECIMAL's scale, shown at the largest of theirs (its digits past it are zeros)
+  if (kind === 'scaled') return roundTo(x, Number(entries.fdl_pg_n));
   if (kind === 'div') return numericDiv(x, numericOf(entries.fdl_pg_x2));
   const n = BigInt(entries.fdl_pg_n as bigint | number);
   if (kind === 'avg') return numericDiv(x, { value: n, scale: 0 });

@@ -6,15 +6,31 @@
  */
 import type { SqlError } from '../errors.js';
 import { refuse } from './pg-calls.js';
-import { call, type Node } from './rewrite-nodes.js';
+import { call, compat, type Node } from './rewrite-nodes.js';
+import { stringToArray } from './split-calls.js';
 
 /** FROM functions DuckDB has only as a scalar producing rows: their array form, unnested. */
 const AS_ARRAY: Record<string, string> = { regexp_split_to_table: 'regexp_split_to_array' };
 
-/** `regexp_split_to_table(s, re[, flags])` in FROM → `unnest(regexp_split_to_array(s, re[, flags]))`; else undefined. */
+/**
+ * `regexp_split_to_table(s, re[, flags])` in FROM → `unnest(regexp_split_to_array(s, re[, flags]))`,
+ * `string_to_table(…)` → its rows as PostgreSQL's string_to_array splits them; else undefined.
+ */
 export function unnestedFromFunction(base: string, args: Node[]): Node | undefined {
+  if (base === 'string_to_table') return stringToTable(args);
   const array = AS_ARRAY[base];
   return array ? call(['unnest'], [call([array], args)]) : undefined;
+}
+
+/**
+ * `string_to_table(s, d[, null_string])`, which DuckDB lacks, in FROM or a select list: the unnest of
+ * PostgreSQL's string_to_array (no row of '', characters for a NULL delimiter, the whole string for an
+ * empty one, fields equal to null_string NULL).
+ */
+export function stringToTable(args: Node[]): Node | undefined {
+  if (args.length === 2) return call(['unnest'], [stringToArray(args[0]!, args[1]!)]);
+  if (args.length === 3) return call(['unnest'], [compat('_pgsem_string_to_array', args)]);
+  return undefined;
 }
 
 const JSON_TO_RECORDS = new Set([

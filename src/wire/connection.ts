@@ -67,6 +67,7 @@ export class Connection {
   private markFinished!: () => void;
   /** Resolves once the connection is torn down and its DuckDB connection released. */
   readonly finished = new Promise<void>((resolve) => (this.markFinished = resolve));
+  private readonly server: ProxiedAddress;
   /** Set once the client proved who it is; until then PRE_AUTH_BYTES bounds its input. */
   private authenticated = false;
   /** Pausing the socket while much input waits; the shared budget for large messages still arriving. */
@@ -77,6 +78,8 @@ export class Connection {
     private readonly ctx: ConnectionContext,
     readonly client: ProxiedAddress = { address: socket.remoteAddress ?? null, port: socket.remotePort ?? null },
   ) {
+    // the address and port the client reached (none over a Unix socket): inet_server_addr/port
+    this.server = { address: socket.localAddress ?? null, port: socket.localPort ?? null };
     this.log = ctx.log.child?.({ session: this.requestId }) ?? ctx.log;
     this.transport = new Transport(socket, { data: (d) => this.onData(d), gone: () => this.teardown() });
     this.login = new Login(ctx, this.transport.w);
@@ -327,7 +330,7 @@ export class Connection {
         this.engine = { repo: engine, conn: taken };
         return taken;
       },
-      { repo, ref, user, clientAddress: this.client.address },
+      { repo, ref, user, clientAddress: this.client.address, clientPort: this.client.port, server: this.server },
       params,
       this.transport,
       statementLog(this.ctx, this.log, this.requestId, () => this.pid),

@@ -20,6 +20,9 @@ export interface SessionTarget {
   readonly ref: string;
   readonly user: string;
   readonly clientAddress: string | null;
+  readonly clientPort?: number | null;
+  /** Where the client connected to, for inet_server_addr()/inet_server_port(). */
+  readonly server?: { address: string | null; port: number | null };
 }
 
 /** A session on `conn`, opened; closed again (and the error thrown) when opening fails. */
@@ -43,6 +46,7 @@ export async function openSession(
     audit,
   );
   session.clientAddress = target.clientAddress;
+  session.endpoints = { clientPort: target.clientPort ?? null, server: target.server ?? { address: null, port: null } };
   if (ctx.serverRoots) session.serverRoots = ctx.serverRoots;
   try {
     for (const [k, v] of startupSettings(params)) await session.applyStartupSetting(k, v);

@@ -173,6 +173,12 @@ export class Session {
     return this.core.tx.status;
   }
 
+  /** The client's port and the address and port it reached: inet_client_port(), inet_server_addr(), inet_server_port(). */
+  endpoints: { clientPort: number | null; server: { address: string | null; port: number | null } } = {
+    clientPort: null,
+    server: { address: null, port: null },
+  };
+
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   get clientAddress(): string | null {
     return this.core.clientAddress;
@@ -476,6 +482,11 @@ export class Session {
   async describeSession(database: string, pid: number): Promise<void> {
     const more: [string, string][] = [['pg_backend_start', new Date().toISOString()]];
     if (this.core.clientAddress) more.push(['pg_client_addr', this.core.clientAddress]);
+    const { clientPort, server } = this.endpoints;
+    if (clientPort !== null) more.push(['pg_client_port', String(clientPort)]);
+    // as PostgreSQL shows an IPv4 peer on a dual-stack socket: without the IPv4-mapped prefix
+    if (server.address) more.push(['pg_server_addr', server.address.replace(/^::ffff:(?=\d+\.)/i, '')]);
+    if (server.port !== null) more.push(['pg_server_port', String(server.port)]);
     // pg_database: only the databases the user may connect to (and the session's own)
     const databases = await this.versions.databases(this.user);
     await this.settings.describeSession(database, pid, databases, more);

@@ -72,6 +72,7 @@ function statActivityView(columns: ReadonlyArray<readonly [string, string]>): st
     usename: `${C}_user()`,
     application_name: `coalesce(${C}_var('application_name'), '')`,
     client_addr: `${C}_var('client_addr')`,
+    client_port: `TRY_CAST(${C}_var('client_port') AS INTEGER)`,
     backend_start: `TRY_CAST(${C}_var('backend_start') AS TIMESTAMPTZ)`,
     state: `'active'`,
     backend_type: `'client backend'`,
