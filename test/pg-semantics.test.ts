@@ -1113,7 +1113,7 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     await same((e) => answerOf(e, sql));
   });
 
-  test("a type's name as regtype reads it: aliases, typmods, case, spaces, arrays (as PostgreSQL's grammar)", async () => {
+  test("a type's name as regtype and regprocedure read it: aliases, typmods, case, spaces, arrays (as PostgreSQL's grammar)", async () => {
     // Before (new-user review): 'int'::regtype and 'varchar(10)'::regtype were 42704, so \\sf abs(int) failed.
     const names = [
       'int',
@@ -1137,7 +1137,8 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
       'bit varying(3)',
       'national character varying',
     ];
-    const sql = `select ${names.map((n) => `'${n.replace(/'/g, "''")}'::regtype`).join(', ')}, to_regtype('int'), to_regtype('nosuch')`;
+    // and regprocedure's argument types the same way (`\\sf abs(int)`)
+    const sql = `select ${names.map((n) => `'${n.replace(/'/g, "''")}'::regtype`).join(', ')}, to_regtype('int'), to_regtype('nosuch'), 'abs(int)'::regprocedure, 'abs(INTEGER)'::regprocedure, 'round(decimal, int)'::regprocedure, 'pg_catalog.abs(pg_catalog.int4)'::regprocedure`;
     await same((e) => answerOf(e, sql));
   });
 

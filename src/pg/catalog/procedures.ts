@@ -89,8 +89,9 @@ const typeOids = (() => {
   return `MAP {${[...m].map(([n, oid]) => `${quoteLiteral(n)}: ${oid}`).join(', ')}}`;
 })();
 /** The argument types of `name(type, …)` that name no type, as written. */
-const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, system.main.regexp_replace(a, '^pg_catalog\\.', '')) IS NULL)`;
-const sigArgs = `CASE WHEN system.main.contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, system.main.regexp_replace(a, '^pg_catalog\\.', '')) AS BIGINT)) END`;
+// (each read as regtype reads it: `abs(int)`, `left(varchar, int)`)
+const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, ${C}_regtype_spelling(a)) IS NULL)`;
+const sigArgs = `CASE WHEN system.main.contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, ${C}_regtype_spelling(a)) AS BIGINT)) END`;
 
 const noFunction = (name: string) => joined(`'function "'`, name, `'" does not exist'`);
 const ambiguousFunction = (name: string) => joined(`'more than one function named "'`, name, `'"'`);

@@ -291,21 +291,24 @@ export function scalarMacros(b: Build): Array<[string, string]> {
         AND t.typnamespace = ${PG_CATALOG_OID}) OR t.fmt = q.n
       ORDER BY t.oid LIMIT 1) END`,
     ],
-    // A type name as PostgreSQL's grammar reads it for regtype (`int`, `varchar(10)`, `float(24)`,
-    // `DOUBLE  PRECISION`, `pg_catalog.int4[][]`): its typmod dropped, its keywords lower-cased, its
-    // aliases spelled as format_type spells them (which `fmt` holds) or a typname, any array one `[]`.
+    // A type name as PostgreSQL's grammar reads it for regtype and regprocedure's arguments (`int`,
+    // `varchar(10)`, `float(24)`, `DOUBLE  PRECISION`, `pg_catalog.int4[][]`): its typmod dropped, its
+    // keywords lower-cased, its aliases spelled as format_type spells them (which `fmt` holds) or a typname,
+    // any array one `[]`. No subquery: regprocedure reads it in a lambda.
     [
       `_regtype_spelling(s)`,
-      `(SELECT ${joined(
-        `CASE base WHEN 'int' THEN 'integer' WHEN 'float' THEN CASE WHEN p BETWEEN 1 AND 24 THEN 'real' ELSE 'double precision' END
-        WHEN 'decimal' THEN 'numeric' WHEN 'dec' THEN 'numeric' WHEN 'varchar' THEN 'character varying' WHEN 'char' THEN 'character'
-        WHEN 'national character varying' THEN 'character varying' WHEN 'national character' THEN 'character' ELSE base END`,
-        `CASE WHEN arr = '' THEN '' ELSE '[]' END`,
-      )}
-      FROM (SELECT system.main.regexp_replace(m, '(\\[\\])+$', '') AS base, system.main.regexp_extract(m, '(\\[\\])*$') AS arr, p
-        FROM (SELECT system.main.lower(trim(system.main.regexp_replace(system.main.regexp_replace(system.main.regexp_replace(s,
-            '^\\s*pg_catalog\\s*\\.\\s*', ''), '\\s*\\([^)]*\\)', '', 'g'), '\\s+', ' ', 'g'))) AS m,
-          TRY_CAST(system.main.regexp_extract(s, '^\\s*float\\s*\\(\\s*(\\d+)\\s*\\)', 1) AS INTEGER) AS p)))`,
+      `${C}_regtype_spelled(system.main.lower(trim(system.main.regexp_replace(system.main.regexp_replace(system.main.regexp_replace(s,
+        '^\\s*pg_catalog\\s*\\.\\s*', ''), '\\s*\\([^)]*\\)', '', 'g'), '\\s+', ' ', 'g'))),
+        system.main.regexp_matches(s, '^\\s*(?i:float)\\s*\\(\\s*([1-9]|1\\d|2[0-4])\\s*\\)'))`,
+    ],
+    [
+      `_regtype_spelled(m, short_float)`,
+      `${joined(
+        `CASE WHEN short_float THEN 'real' ELSE coalesce(MAP {'int': 'integer', 'float': 'double precision', 'decimal': 'numeric', 'dec': 'numeric',
+          'varchar': 'character varying', 'char': 'character', 'national character varying': 'character varying', 'national character': 'character'}[
+          system.main.regexp_replace(m, '(\\[\\])+$', '')], system.main.regexp_replace(m, '(\\[\\])+$', '')) END`,
+        `CASE WHEN system.main.ends_with(m, '[]') THEN '[]' ELSE '' END`,
+      )}`,
     ],
     [
       `_regtype_name(x)`,
