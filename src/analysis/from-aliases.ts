@@ -11,8 +11,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { parsePg } from '../pg/pg-parse.js';
-
-type Json = Record<string, unknown>;
+import { jsonObjects, type JsonObject as Json } from './json-objects.js';
 
 /** One FROM item's name, and for a table without an alias its spelled schema and catalog. */
 interface Named {
@@ -62,21 +61,6 @@ function twice(names: Named[], fold = false): string | undefined {
   return undefined;
 }
 
-/** Each object of a JSON tree, by an explicit stack (a deeply nested statement cannot exhaust the call stack). */
-function* objects(tree: unknown): Generator<Json> {
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (!node || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const n of node) if (n && typeof n === 'object') stack.push(n);
-      continue;
-    }
-    yield node as Json;
-    for (const v of Object.values(node)) if (v && typeof v === 'object') stack.push(v);
-  }
-}
-
 /** One FROM item's names in PostgreSQL's parse (RangeVar, RangeSubselect, RangeFunction, JoinExpr…). */
 function pgFromNames(item: unknown, into: Named[]): void {
   const stack: unknown[] = [item];
@@ -110,7 +94,7 @@ function pgFromNames(item: unknown, into: Named[]): void {
 /** Throws 42712 when one FROM clause of the statement names two items alike (`tree`: DuckDB's parse of `sql`). */
 export function refuseDuplicateFromNames(tree: unknown, sql: string): void {
   let candidate = false;
-  for (const o of objects(tree)) {
+  for (const o of jsonObjects(tree)) {
     if (o.type !== 'SELECT_NODE' || !o.from_table || typeof o.from_table !== 'object') continue;
     const names: Named[] = [];
     fromNames(o.from_table, names);
@@ -118,7 +102,7 @@ export function refuseDuplicateFromNames(tree: unknown, sql: string): void {
     if (twice(names, true) !== undefined) candidate = true;
   }
   if (!candidate) return;
-  for (const o of objects(parsePg(sql))) {
+  for (const o of jsonObjects(parsePg(sql))) {
     const select = o.SelectStmt as Json | undefined;
     if (!select?.fromClause) continue;
     const names: Named[] = [];

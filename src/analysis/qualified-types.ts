@@ -13,20 +13,12 @@
  * makes one (containment.ts variantFunctions).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { jsonObjects } from './json-objects.js';
 
 const PLAIN_SCHEMAS = new Set(['', 'main', 'pg_catalog']);
 
 export function refuseQualifiedTypes(tree: unknown): void {
-  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack.
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (!node || typeof node !== 'object') continue;
-    if (Array.isArray(node)) {
-      for (const n of node) if (n && typeof n === 'object') stack.push(n);
-      continue;
-    }
-    const o = node as Record<string, unknown>;
+  for (const o of jsonObjects(tree)) {
     if (o.id === 'VARIANT') {
       throw new SqlError(
         SQLSTATE.featureNotSupported,
@@ -45,6 +37,5 @@ export function refuseQualifiedTypes(tree: unknown): void {
         );
       }
     }
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
   }
 }
