@@ -895,6 +895,29 @@ describe('date and time parameters', () => {
 });
 
 describe('catalog', () => {
+  test('names of over 1,024 characters built per row are unknown names at once: to_regclass, current_setting, has_*_privilege, reg* casts', async () => {
+    // An attacker review: 2,048 rows of 240 KB names ran 48–112 s past statement_timeout inside one vector
+    // (every name compared with every catalog row) and once took the process past its data limit.
+    for (const e of ENGINES) await conns[e]!.query("SET statement_timeout = '60s'");
+    try {
+      const long = "repeat('a', 240000) || i";
+      for (const sql of [
+        `select count(to_regclass(${long})) from generate_series(1, 2048) i`,
+        `select count(to_regnamespace(${long})) + count(to_regtype(${long})) from generate_series(1, 300) i`,
+        `select count(current_setting(${long}, true)) from generate_series(1, 300) i`,
+      ])
+        await same((e) => answerOf(e, sql));
+      const name = "repeat('a', 2000)";
+      await refusedOnBoth(`select has_table_privilege(${name}, 'select')`, [], '42P01');
+      await refusedOnBoth(`select ${name}::regclass`, [], '42P01');
+      await refusedOnBoth(`select ${name}::regtype`, [], '42704');
+      await refusedOnBoth(`select current_setting(${name})`, [], '42704');
+      await refusedOnBoth(`select has_function_privilege(${name} || '()', 'execute')`, [], '42883');
+    } finally {
+      for (const e of ENGINES) await conns[e]!.query('RESET statement_timeout');
+    }
+  });
+
   test('system columns of catalog tables: tableoid, xmin, ctid', async () => {
     for (const [rel, oid] of [
       ['pg_class', 1259],

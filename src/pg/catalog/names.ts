@@ -24,3 +24,12 @@ export const INFO_SCHEMA_OID = 13207;
 export const BOOTSTRAP_ROLE_OID = 10;
 /** Reported when the session has not set `pg_server_version`. */
 export const DEFAULT_SERVER_VERSION = '15.0';
+
+/**
+ * The longest name text the catalog's lookups read (a relation, schema, type, function or setting by
+ * name). PostgreSQL's names are at most 63 bytes a part (three parts quoted: under 400 characters);
+ * a longer text names nothing here and is answered as an unknown name at once. The lookups compare a
+ * name with every catalog row inside one uninterruptible vector: 2,048 row-built names of 240 KB ran
+ * 48–112 s past statement_timeout and once took the process past its data limit (attacker review).
+ */
+export const MAX_NAME_TEXT = 1024;

@@ -5,7 +5,7 @@
  * pg_depend, and pg_get_functiondef (psql's \sf), which prints PostgreSQL's own definition of a
  * function the gateway answers as PostgreSQL does.
  */
-import { C } from './names.js';
+import { C, MAX_NAME_TEXT } from './names.js';
 import { PG_TYPES } from './pg-data.js';
 import { joined, valuesTable } from './sql-literals.js';
 import { quoteLiteral } from '../../quote.js';
@@ -111,7 +111,7 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   // An OID as itself; a name naming exactly one function (PostgreSQL refuses an ambiguous one).
   [
     `_regproc_oid(x)`,
-    `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    `CASE WHEN x IS NULL OR strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
     ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
   [
@@ -131,7 +131,8 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   // One lookup: the match, or PostgreSQL's refusal of an ambiguous or unknown name.
   [
     `_regproc_in(x)`,
-    `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    `CASE WHEN x IS NULL THEN NULL WHEN strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN error(${NO_FUNCTION})
+    WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
     ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error(${NO_FUNCTION})
       ELSE error(${AMBIGUOUS_FUNCTION}) END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
@@ -143,6 +144,7 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   [
     `_regprocedure_in(x)`,
     `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
+    WHEN strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN error(${NO_FUNCTION})
     WHEN NOT system.main.contains(CAST(x AS VARCHAR), '(') THEN error('expected a left parenthesis')
     ELSE list_transform([{'x': CAST(x AS VARCHAR), 'unknown': ${unknownArgs}, 'name': ${sigName},
         'schema': EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = system.main.string_split(${sigName}, '.')[1]), 'matches': ${C}_regproc_matches(x)}],

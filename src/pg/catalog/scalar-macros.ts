@@ -15,7 +15,7 @@ import { DESCRIBE_MACROS } from './describe.js';
 import { PROCEDURE_MACROS } from './procedures.js';
 import { ABSENT_FEATURE_MACROS, absentFeatureStatements } from './absent-features.js';
 import { DESCRIPTION_CLASSES } from './functions.js';
-import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION } from './names.js';
+import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION, MAX_NAME_TEXT } from './names.js';
 import { joined, lit } from './sql-literals.js';
 import { PG_KEYWORDS } from './pg-data.js';
 import { FORMAT_TYPE_BODY } from './format-type.js';
@@ -51,7 +51,7 @@ export function sessionMacroStatements(): string[] {
   );
   const privileged = [...PRIVILEGED_SETTINGS].map(lit).join(', ');
   s.push(
-    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN lower(n) IN (${privileged}) THEN error(${joined(lit(privilegedSettingMessage('\u0001').split('\u0001')[0]), 'lower(n)', `'"'`)}) ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() ${SHOWN_CASES} END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
+    `CREATE MACRO ${C}_setting${hygienicMacro(['n'], `CASE WHEN strlen(CAST(n AS VARCHAR)) > ${MAX_NAME_TEXT} THEN NULL WHEN lower(n) IN (${privileged}) THEN error(${joined(lit(privilegedSettingMessage('\u0001').split('\u0001')[0]), 'lower(n)', `'"'`)}) ELSE coalesce(${C}_var(n), CASE lower(n) WHEN 'session_authorization' THEN ${C}_user() WHEN 'server_version_num' THEN ${C}_version_num() ${SHOWN_CASES} END, (SELECT setting FROM ${C}_settings WHERE lower(name) = lower(n))) END`)}`,
   );
   s.push(`CREATE MACRO ${C}_server_version() AS coalesce(${C}_var('server_version'), '${DEFAULT_SERVER_VERSION}')`);
   s.push(
@@ -208,6 +208,11 @@ export function scalarMacros(b: Build): Array<[string, string]> {
       `_parse_ident(x)`,
       `list_transform(system.main.regexp_extract_all(x, '("([^"]|"")*"|[^."]+)'), p -> CASE WHEN starts_with(p, '"') THEN system.main.replace(p[2:-2], '""', '"') ELSE lower(trim(p)) END)`,
     ],
+    // A name's parts for the catalog's lookups: a text over MAX_NAME_TEXT names nothing (one NULL part).
+    [
+      `_name_parts(x)`,
+      `CASE WHEN strlen(x) > ${MAX_NAME_TEXT} THEN [CAST(NULL AS VARCHAR)] ELSE ${C}_parse_ident(x) END`,
+    ],
     [`pg_backend_pid()`, `coalesce(TRY_CAST(${C}_var('backend_pid') AS INTEGER), 0)`],
     [`obj_description(id)`, `(SELECT first(description) FROM ${C}_descriptions WHERE objoid = id AND objsubid = 0)`],
     // Built-in types, access methods, languages and extensions have PostgreSQL's descriptions too (builtin-descriptions.ts).
@@ -274,7 +279,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [
       `_regclass_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT rc.oid FROM ${C}_relall rc, (SELECT ${C}_parse_ident(CAST(x AS VARCHAR)) AS fdl_pg_parts) fdl_pg_name
+      SELECT rc.oid FROM ${C}_relall rc, (SELECT ${C}_name_parts(CAST(x AS VARCHAR)) AS fdl_pg_parts) fdl_pg_name
       WHERE (len(fdl_pg_name.fdl_pg_parts) = 2 AND rc.nspname = fdl_pg_name.fdl_pg_parts[1] AND rc.relname = fdl_pg_name.fdl_pg_parts[2])
         OR (len(fdl_pg_name.fdl_pg_parts) = 1 AND rc.relname = fdl_pg_name.fdl_pg_parts[1] AND (rc.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), rc.nspname)))
       ORDER BY list_position(${C}_search_path(), rc.nspname) NULLS FIRST LIMIT 1) END`,
@@ -285,7 +290,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `_regtype_oid(x)`,
-      `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
+      `CASE WHEN x IS NULL OR strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
       SELECT t.oid FROM ${C}_types t, (SELECT ${C}_regtype_spelling(CAST(x AS VARCHAR)) AS n) q
       WHERE ((t.typname = q.n OR (system.main.ends_with(q.n, '[]') AND t.typname = ${joined("'_'", "system.main.regexp_replace(q.n, '\\[\\]$', '')")}))
         AND t.typnamespace = ${PG_CATALOG_OID}) OR t.fmt = q.n
@@ -317,7 +322,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [
       `_regnamespace_oid(x)`,
       `CASE WHEN x IS NULL THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT) ELSE (
-      SELECT oid FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1]) END`,
+      SELECT n.oid FROM ${C}pg_namespace n, (SELECT ${C}_name_parts(CAST(x AS VARCHAR))[1] AS fdl_pg_w) q WHERE n.nspname = q.fdl_pg_w) END`,
     ],
     [`_regnamespace_name(x)`, `coalesce((SELECT nspname FROM ${C}pg_namespace WHERE oid = x), CAST(x AS VARCHAR))`],
     [
@@ -329,8 +334,8 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     [
       `_regclass_in(x)`,
       `CASE WHEN x IS NULL THEN NULL ELSE coalesce(${C}_regclass_oid(x),
-      CASE WHEN len(${C}_parse_ident(CAST(x AS VARCHAR))) = 2 AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = ${C}_parse_ident(CAST(x AS VARCHAR))[1])
-        THEN error(${joined(`'schema "'`, `${C}_parse_ident(CAST(x AS VARCHAR))[1]`, `'" does not exist'`)}) END,
+      CASE WHEN len(${C}_name_parts(CAST(x AS VARCHAR))) = 2 AND NOT EXISTS (SELECT 1 FROM ${C}pg_namespace WHERE nspname = ${C}_name_parts(CAST(x AS VARCHAR))[1])
+        THEN error(${joined(`'schema "'`, `${C}_name_parts(CAST(x AS VARCHAR))[1]`, `'" does not exist'`)}) END,
       error(${joined(`'relation "'`, 'CAST(x AS VARCHAR)', `'" does not exist'`)})) END`,
     ],
     [
