@@ -1165,6 +1165,22 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
     await same((e) => answerOf(e, sql));
   });
 
+  test("regproc and regprocedure name every PostgreSQL function as its output functions do: operators', aggregates' and casts' too, an overloaded name qualified", async () => {
+    // Before (new-user review): the functions pg_proc does not list printed as OIDs (oprcode 177 for int4pl, aggtransfn
+    // 1841, castfunc 481), and an overloaded name was bare (`sum`, `int8`) where regprocout says `pg_catalog.sum`.
+    for (const sql of [
+      "select oprcode from pg_operator where oprname = '+' and oprleft = 'int4'::regtype and oprright = 'int4'::regtype",
+      "select aggtransfn, aggfnoid from pg_aggregate where aggfnoid = 'pg_catalog.sum(int4)'::regprocedure",
+      "select castfunc::regproc, castfunc::regprocedure, castfunc::regproc::text from pg_cast where castsource = 'int4'::regtype and casttarget = 'int8'::regtype",
+      'select 78::regproc, 78::regprocedure, 1841::regproc, 177::regprocedure, 2108::regproc::text, 0::regproc',
+      "select o.oprleft::regtype, o.oprright::regtype, o.oprcode, o.oprcode::regprocedure from pg_operator o where o.oprname in ('+', '-', '*', '/', '=', '<') and o.oprleft in ('int4'::regtype, 'int8'::regtype, 'float8'::regtype) and o.oprright in ('int2'::regtype, 'int4'::regtype, 'int8'::regtype, 'float8'::regtype) order by o.oid",
+      "select a.aggfnoid, a.aggfnoid::regprocedure, a.aggtransfn, a.aggfinalfn, a.aggcombinefn from pg_aggregate a where a.aggfnoid in ('pg_catalog.sum(int4)'::regprocedure, 'pg_catalog.avg(int8)'::regprocedure, 'pg_catalog.count()'::regprocedure) order by a.aggfnoid::oid",
+      // the type I/O functions stay as they were (unique names, bare)
+      "select t.typname, t.typinput, t.typoutput, t.typreceive, t.typsend, t.typinput::text from pg_type t where t.typname in ('int4', '_int4', 'char', 'numeric', 'text') order by t.oid",
+    ])
+      await same((e) => answerOf(e, sql));
+  });
+
   test("extract of the seconds' fields by any of PostgreSQL's spellings: numeric at scale 6 / 3 / 0, of timestamps, intervals and times", async () => {
     // Before (new-user review): extract(millisecond …) was DuckDB's integer (0, 1500); only `milliseconds` was PostgreSQL's.
     const sql =

@@ -53,21 +53,28 @@ const noOperatorClasses: Allowed = {
   pg: (o) => o.replace(/^(List of [^\n]+\n[^\n]+\n)[\s\S]*\(\d+ rows?\)$/, '$1(0 rows)'),
 };
 /**
- * pg_cast lists only the casts that work through the gateway (pg-function-catalog.test.ts), and no cast
- * function (int4(bigint) …) can be called by name here, so pg_proc has none to name: PostgreSQL's rows
- * kept for the casts the gateway lists, the Function column dropped on both sides.
+ * pg_cast and pg_operator list only the casts and operators that work through the gateway
+ * (pg-function-catalog.test.ts): PostgreSQL's rows kept for those the gateway lists (a row is known by its
+ * first `keyColumns` columns). \do names an operator's function by regproc (every function has its name);
+ * \dC joins pg_proc for a cast's, and pg_proc lists only functions callable here (not `numeric(numeric, int4)`),
+ * so the casts' Function column is dropped on both sides.
  */
-const castsServed: Allowed = {
-  why: 'pg_cast lists the casts that work here, and their functions cannot be called by name, so pg_proc does not list them',
-  pg: (o, gw) => {
-    const key = (l: string) => l.split('|').slice(0, 2).join('|');
-    const served = new Set(gw.split('\n').map(key));
-    const lines = o.split('\n');
-    const kept = lines.filter((l, i) => i < 2 || /^\(\d+ rows?\)$/.test(l) || served.has(key(l)));
-    return dropColumn('Function', '').pg(kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - 3} rows)`), gw);
-  },
-  gw: (o) => dropColumn('Function', '').pg(o, ''),
-};
+function rowsServed(what: string, keyColumns: number, unnamedFunctions = false): Allowed {
+  const dropFunction = (o: string) => (unnamedFunctions ? dropColumn('Function', '').pg(o, '') : o);
+  return {
+    why: `${what} lists the ones that work here`,
+    pg: (o, gw) => {
+      const key = (l: string) => l.split('|').slice(0, keyColumns).join('|');
+      const served = new Set(gw.split('\n').map(key));
+      const lines = o.split('\n');
+      const kept = lines.filter((l, i) => i < 2 || /^\(\d+ rows?\)$/.test(l) || served.has(key(l)));
+      return dropFunction(kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - 3} rows)`));
+    },
+    gw: dropFunction,
+  };
+}
+const castsServed = rowsServed('pg_cast', 2, true);
+const operatorsServed = rowsServed('pg_operator', 4);
 /** A column's values dropped on both sides (found by its name in the unaligned header). */
 function dropColumn(name: string, why: string): Allowed {
   const drop = (o: string) => {
@@ -191,15 +198,7 @@ const COMMANDS: Array<{
   { cmd: '\\db+', fails: /^ERROR: {2}permission denied for tablespace pg_global$/ },
   { cmd: '\\da' },
   { cmd: '\\dA' },
-  {
-    cmd: '\\dA+',
-    allowed: [
-      dropColumn(
-        'Handler',
-        'the emulated pg_proc lists no access-method handler functions, so a regproc column naming one prints its OID',
-      ),
-    ],
-  },
+  { cmd: '\\dA+' },
   { cmd: '\\db', allowed: [bootstrapOwner] },
   { cmd: '\\dc' },
   { cmd: '\\dd' },
@@ -277,6 +276,8 @@ const COMMANDS: Array<{
   },
   { cmd: '\\dC', allowed: [castsServed] },
   { cmd: '\\dC+', allowed: [castsServed] },
+  { cmd: '\\do+ +', allowed: [operatorsServed] },
+  { cmd: '\\do pg_catalog.=', allowed: [operatorsServed] },
   // Views (the views fixture at v1, beside PostgreSQL's views of the same definitions).
   { cmd: '\\dv main.v_base', views: true },
   { cmd: '\\dv+ reporting.*', views: true },

@@ -7,6 +7,7 @@
  */
 import { C, MAX_NAME_TEXT } from './names.js';
 import { PG_TYPES } from './pg-data.js';
+import { PG_PROC_NAMES } from './pg-proc-names.js';
 import { joined, valuesTable } from './sql-literals.js';
 import { quoteLiteral } from '../../quote.js';
 
@@ -61,6 +62,17 @@ export function procedureStatements(): string[] {
       ],
       HANDLER_PROCS,
     ),
+    // How regproc and regprocedure print every PostgreSQL function, also those pg_proc leaves out (operators',
+    // aggregates' and casts' implementation functions): a name is only shown, never made callable by this.
+    ...valuesTable(
+      '_proc_names',
+      [
+        ['oid', 'BIGINT'],
+        ['regproc', 'VARCHAR'],
+        ['regprocedure', 'VARCHAR'],
+      ],
+      PG_PROC_NAMES,
+    ),
     `CREATE VIEW ${C}_procsig AS SELECT oid, proname, CAST(list_transform(list_filter(system.main.string_split(argtypes, ' '), x -> x <> ''), x -> x::BIGINT) AS BIGINT[]) AS argtypes
       FROM (SELECT oid, proname, argtypes FROM ${C}_procs UNION ALL SELECT oid, proname, proargtypes FROM ${C}_functions
         UNION ALL SELECT oid, proname, argtypes FROM ${C}_handler_procs)`,
@@ -114,13 +126,15 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
     `CASE WHEN x IS NULL OR strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
     ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
   ],
+  // PostgreSQL's own output for its functions (regprocout qualifies an overloaded name), else the gateway's name.
   [
     `_regproc_name(x)`,
-    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`,
+    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(regproc) FROM ${C}_proc_names WHERE oid = x),
+      (SELECT first(proname) FROM ${C}_procsig WHERE oid = x), CAST(x AS VARCHAR)) END`,
   ],
   [
     `_regprocedure_name(x)`,
-    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(${joined(
+    `CASE WHEN x = 0 THEN '-' ELSE coalesce((SELECT first(regprocedure) FROM ${C}_proc_names WHERE oid = x), (SELECT first(${joined(
       'p.proname',
       "'('",
       `coalesce((SELECT string_agg(${C}format_type(a.t, NULL), ',' ORDER BY a.i)
