@@ -46,7 +46,7 @@ export const REVIEW_23 = [
   "select * from string_to_table('', ',')",
   "select * from string_to_table('abc', '') with ordinality",
   "select s, count(*) from sales.orders, string_to_table(status, 'i') s group by 1 order by 1",
-  "select string_to_table(status, 'a') from sales.orders order by order_id limit 5",
+  "select string_to_table(status, 'a') from sales.orders order by order_id, 1 limit 5",
   // sum/min/max of a float's numeric as a select-list item: PostgreSQL's scale (DECIMAL(38,16) printed 16 decimals)
   'select sum(x::numeric), avg(x::numeric), min(x::numeric) from (values (1.5::float8),(2.25::float8),(0.1::float8)) v(x)',
   'select sum(amount::float8::numeric), avg(amount::float8::numeric) from sales.orders',
