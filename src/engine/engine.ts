@@ -8,7 +8,8 @@ import { installCompat } from '../pg/catalog/index.js';
 import { nestingDepth } from '../text/split.js';
 import { Slots } from '../serial.js';
 import { quoteLiteral } from '../quote.js';
-import { takeSessionConnection } from './session-connections.js';
+import { instanceOfSession, takeSessionConnection } from './session-connections.js';
+import { memoryTurnsOf } from './memory-turns.js';
 import { enginePrepare } from './engine-calls.js';
 import type { EmulationFilePaths } from './emulation-files.js';
 
@@ -132,6 +133,13 @@ const heavyPrepareSlots = new Slots(HEAVY_PREPARE_SLOTS);
  * asks. On a session's `connection` it is first one of its user's calls, in their share (engine-calls.ts).
  */
 export function inPrepareSlot<T>(sql: string, work: () => Promise<T>, connection?: object): Promise<T> {
+  // A session's prepare takes blocks of its instance's pool: it waits its turn when another fills it (memory-turns.ts).
+  const instance = connection && instanceOfSession(connection as DuckDBConnection);
+  if (!instance) return prepareInSlots(sql, work, connection);
+  return memoryTurnsOf(instance).retriedCall(connection, () => prepareInSlots(sql, work, connection));
+}
+
+function prepareInSlots<T>(sql: string, work: () => Promise<T>, connection?: object): Promise<T> {
   const heavy = isHeavy(sql);
   // A prepare holds a thread of libuv's pool too: it counts against the session calls' budget (engine-calls.ts).
   return enginePrepare(connection, work, async () => {

@@ -17,7 +17,9 @@
  * and while it starts (ALONE_HOLD_MS at most in all: a call DuckDB cannot interrupt must not hold the
  * instance). Between attempts the others run on, so a result read on ends and gives its memory back.
  * A statement that still fails alone, ATTEMPTS times, needs more of the pool than is there: its
- * 53200 stands — the offender's answer, not its victims'. Memory a result holds while it stays open
+ * 53200 stands — the offender's answer, not its victims'. The other calls that take blocks and can
+ * simply run again wait their turn the same way (`retriedOn`): every prepare on a session's connection
+ * (engine.ts), a new connection's set-up (session-connections.ts) and a session's start-up. Memory a result holds while it stays open
  * (a cursor its client does not read) is not taken back: see docs/security.md.
  */
 
@@ -48,10 +50,19 @@ const isPoolFull = (e: unknown): boolean =>
   ((e as { sqlstate?: string } | undefined)?.sqlstate === '53200' &&
     /^failed to (?:allocate|pin) /.test(String((e as Error).message)));
 
+/**
+ * Calls are keyed by what they run on (a session's connection): DuckDB runs one call per connection,
+ * so a call on a connection that already has one admitted, or holds the attempt alone, is part of
+ * that call (a prepare inside a statement's start, a session's start-up) and runs at once, its
+ * failure left to the outer call to retry.
+ */
 export class MemoryTurns {
   private inFlight = 0;
-  /** An attempt alone waiting or running: other calls wait for it, until `aloneUntil`. */
+  /** Keys with a call admitted now (how many each). */
+  private readonly admitted = new Map<object, number>();
+  /** An attempt alone waiting or running, and its key: other calls wait for it, until `aloneUntil`. */
   private alone: Promise<void> | null = null;
+  private holder: object | null = null;
   private aloneUntil = 0;
   private drained: (() => void)[] = [];
   /** Per session: let go of the operator state of the statements it keeps and is not running. */
@@ -66,32 +77,43 @@ export class MemoryTurns {
     return () => this.releasers.delete(release);
   }
 
-  /** A call of any session of the instance: after an attempt alone, not during one (ALONE_HOLD_MS at most). */
-  async shared<T>(work: () => Promise<T>): Promise<T> {
+  private within(key: object): boolean {
+    return key === this.holder || this.admitted.has(key);
+  }
+
+  /** A call on `key`: after an attempt alone, not during one (ALONE_HOLD_MS at most). */
+  async shared<T>(key: object, work: () => Promise<T>): Promise<T> {
+    if (this.within(key)) return work();
     while (this.alone && Date.now() < this.aloneUntil)
       await Promise.race([this.alone, sleep(this.aloneUntil - Date.now())]);
     this.inFlight++;
+    this.admitted.set(key, (this.admitted.get(key) ?? 0) + 1);
     try {
       return await work();
     } finally {
+      const n = this.admitted.get(key)! - 1;
+      if (n === 0) this.admitted.delete(key);
+      else this.admitted.set(key, n);
       if (--this.inFlight === 0) for (const wake of this.drained.splice(0)) wake();
     }
   }
 
   /**
-   * Start a statement (`start`, a call of its session, not through `shared`): when it fails for
-   * memory, start it again alone, up to ATTEMPTS times. After each failure `own.free` lets go of
+   * Start a statement on `key` (`start`, a call of its session, not through `shared`): when it fails
+   * for memory, start it again alone, up to ATTEMPTS times. After each failure `own.free` lets go of
    * what the failed run keeps (at once, before another attempt alone may start) and `own.again`
    * makes the statement ready to run again; `own.stopped` says it was stopped meanwhile (its error
    * then is the stop's, not memory's); `bound` races each wait with the statement's stop.
    */
   async start<T>(
+    key: object,
     start: () => Promise<T>,
     own: { free(): void; again(): Promise<void>; stopped(): boolean },
     bound: Bound,
   ): Promise<T> {
+    if (this.within(key)) return start();
     try {
-      return await this.shared(start);
+      return await this.shared(key, start);
     } catch (e) {
       if (!isOutOfMemory(e) || own.stopped()) throw e;
       own.free();
@@ -103,6 +125,7 @@ export class MemoryTurns {
         // Made ready (prepared again: its memory was given back) alone too: a prepare needs blocks of
         // the pool as well, and one that failed for memory outside the attempt was another user's 53200.
         return await this.once(
+          key,
           async () => {
             await own.again();
             return start();
@@ -121,25 +144,38 @@ export class MemoryTurns {
     }
   }
 
+  /** A call on `key` that may simply run again (a prepare, a session's start-up): `retriedOn` with that key. */
+  retriedCall<T>(key: object, work: () => Promise<T>): Promise<T> {
+    return this.within(key) ? work() : this.retriedOn(() => key, work);
+  }
+
   /**
-   * A session's start-up (a login): its DuckDB calls — startup settings, the version's USE, the
-   * session's variables — take blocks of the pool as a statement's start does. When `attempt` fails
-   * for memory, the instance's sessions let go of what their kept statements hold and it is tried
-   * again alone, up to ATTEMPTS times (each ALONE_HOLD_MS at most): another user filling the pool
-   * makes a login wait its turn, not fail. `attempt` must undo its own work when it fails (a session
-   * opened is closed again), so that it can run anew.
+   * A call that may run again when it failed for memory: a prepare, a new connection's set-up, a
+   * session's start-up (startup settings, the version's USE, the session's variables). Each attempt
+   * takes its key first (`take`: the connection it runs on, outside any hold); when `work` fails for
+   * memory, the instance's sessions let go of what their kept statements hold and it is tried again
+   * alone, up to ATTEMPTS times (each ALONE_HOLD_MS at most): another user filling the pool makes it
+   * wait its turn, not fail. `work` must undo its own work when it fails (a session opened is closed
+   * again), so that it can run anew.
    */
-  async startup<T>(attempt: () => Promise<T>): Promise<T> {
+  async retriedOn<K extends object, T>(take: () => K | Promise<K>, work: (key: K) => Promise<T>): Promise<T> {
+    const first = await take();
     try {
-      return await this.shared(attempt);
+      return await this.shared(first, () => work(first));
     } catch (e) {
       if (!isPoolFull(e)) throw e;
     }
     this.retried++;
     for (let n = 1; ; n++) {
       for (const release of this.releasers) release();
+      const key = await take();
       try {
-        return await this.once(attempt, { free: () => undefined }, (w) => w);
+        return await this.once(
+          key,
+          () => work(key),
+          { free: () => undefined },
+          (w) => w,
+        );
       } catch (e) {
         if (!isPoolFull(e)) throw e;
         if (n >= ATTEMPTS) {
@@ -151,11 +187,12 @@ export class MemoryTurns {
     }
   }
 
-  /** One attempt alone: the others wait; it waits for those in flight (ALONE_WAIT_MS at most). */
-  private async once<T>(start: () => Promise<T>, own: { free(): void }, bound: Bound): Promise<T> {
+  /** One attempt alone on `key`: the others wait; it waits for those in flight (ALONE_WAIT_MS at most). */
+  private async once<T>(key: object, start: () => Promise<T>, own: { free(): void }, bound: Bound): Promise<T> {
     while (this.alone) await bound(this.alone);
     let release!: () => void;
     this.alone = new Promise<void>((r) => (release = r));
+    this.holder = key;
     this.aloneUntil = Date.now() + ALONE_HOLD_MS;
     try {
       if (this.inFlight > 0) {
@@ -171,6 +208,7 @@ export class MemoryTurns {
       }
     } finally {
       this.alone = null;
+      this.holder = null;
       release();
     }
   }

@@ -44,6 +44,7 @@ import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
 import { connectionCallsDone } from './engine-calls.js';
+import { memoryTurnsOf } from './memory-turns.js';
 import { STREAMING_BUFFER_SIZE } from './memory-ceiling.js';
 import { sessionEnded, sessionStarted } from '../idle-memory.js';
 
@@ -125,7 +126,13 @@ export async function takeSessionConnection(
     pools.set(instance, pool);
     pool.guards.catch(() => pools.delete(instance)); // the next session asks the catalog again
   }
-  const conn = pool.idle.pop() ?? (await newConnection(instance, pool, inPrepareSlot));
+  // A new connection's set-up takes blocks of the pool: in turn with the instance's other calls (memory-turns.ts).
+  const conn =
+    pool.idle.pop() ??
+    (await memoryTurnsOf(instance).retriedOn(
+      () => ({}),
+      () => newConnection(instance, pool!, inPrepareSlot),
+    ));
   sessionStarted(); // until endSessionConnection: the gateway is not idle (idle-memory.ts)
   return handleFor(conn, pool);
 }

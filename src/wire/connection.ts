@@ -323,7 +323,7 @@ export class Connection {
 
     be.authenticationOk(w);
     // Opened in the instance's memory turns: another user filling the pool makes a login wait, not fail.
-    const { session, turns } = await openSessionInTurn(
+    const { session, inTurn } = await openSessionInTurn(
       this.ctx,
       async () => {
         const taken = await this.ctx.connectDuckDB(engine);
@@ -343,7 +343,7 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
-    await announceSession(session, w, database, key, turns);
+    await announceSession(session, w, database, key, inTurn);
     this.phase = 'ready';
     this.identity = { user, database };
     this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);

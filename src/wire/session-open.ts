@@ -12,7 +12,7 @@ import type { AuditSink } from '../session/audit.js';
 import { canonicalDatabase, startupSettings } from '../session/startup.js';
 import { INITIAL_REPORTED, reportedName } from '../session/parameters.js';
 import type { Writer } from './writer.js';
-import { memoryTurnsOf, type MemoryTurns } from '../engine/memory-turns.js';
+import { memoryTurnsOf } from '../engine/memory-turns.js';
 import { instanceOfSession } from '../engine/session-connections.js';
 
 export interface SessionTarget {
@@ -58,11 +58,14 @@ export async function openSession(
   return session;
 }
 
+/** Runs one of a session's start-up calls in its instance's memory turns. */
+export type InTurn = <T>(work: () => Promise<T>) => Promise<T>;
+
 /**
  * A session opened on a connection `connect` takes from the repository's instance, in the instance's
  * memory turns (engine/memory-turns.ts): a start-up that fails because another user fills the pool is
  * closed (its connection given back) and opened again alone, bounded, on a connection taken anew.
- * Returns the session and the turns its later start-up calls take.
+ * Returns the session and how its later start-up calls take their turn (on its connection).
  */
 export async function openSessionInTurn(
   ctx: ConnectionContext,
@@ -71,15 +74,19 @@ export async function openSessionInTurn(
   params: Map<string, string>,
   out: SessionOutput,
   audit: AuditSink,
-): Promise<{ session: Session; turns: MemoryTurns }> {
+): Promise<{ session: Session; inTurn: InTurn }> {
   let conn: DuckDBConnection | undefined = await connect();
   const turns = memoryTurnsOf(instanceOfSession(conn) ?? conn);
-  const session = await turns.startup(async () => {
-    const on = (conn ??= await connect());
-    conn = undefined; // a failed opening gave it back (Session.close): the next attempt takes another
-    return openSession(ctx, on, target, params, out, audit);
-  });
-  return { session, turns };
+  let opened!: DuckDBConnection;
+  const session = await turns.retriedOn(
+    async () => (conn ??= await connect()),
+    (on) => {
+      conn = undefined; // a failed opening gave it back (Session.close): the next attempt takes another
+      opened = on;
+      return openSession(ctx, on, target, params, out, audit);
+    },
+  );
+  return { session, inTurn: (work) => turns.retriedCall(opened, work) };
 }
 
 /** The registered session's identity for the catalog, then ParameterStatus, BackendKeyData, ReadyForQuery. */
@@ -88,10 +95,10 @@ export async function announceSession(
   w: Writer,
   database: string,
   key: { pid: number; secret: number },
-  turns?: MemoryTurns,
+  inTurn?: InTurn,
 ): Promise<void> {
   const describe = () => session.describeSession(canonicalDatabase(database), key.pid);
-  await (turns ? turns.startup(describe) : describe());
+  await (inTurn ? inTurn(describe) : describe());
   for (const name of INITIAL_REPORTED) {
     const v = session.settings.get(name);
     if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);

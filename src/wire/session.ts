@@ -104,9 +104,10 @@ export class Session {
       for (const s of this.named.statements.values()) releaseOperatorState(s);
       for (const s of core.preparer.cache.values()) releaseOperatorState(s);
     });
-    const call = <T>(work: () => Promise<T>) => turns.shared(() => engineCall(user, conn, work, bound));
+    const call = <T>(work: () => Promise<T>) => turns.shared(conn, () => engineCall(user, conn, work, bound));
     const start: StartCall = (work, own) =>
       turns.start(
+        conn,
         () => engineCall(user, conn, work, bound),
         { ...own, stopped: () => core.clock.stopRequested || core.clock.isAborted },
         bound,
