@@ -2,7 +2,9 @@
  * The databases a client connects to before it knows a repository's name: `psql -l` and tools'
  * maintenance connections ask for `postgres` (then `template1`). Where no repository has that name,
  * the session reads no version: its DuckDB connection uses the instance's own empty database, so the
- * catalog describes no tables while `pg_database` lists the repositories the user may read, and a
+ * catalog describes no tables while `pg_database` lists the repositories the user may connect to by
+ * name alone (one granted only at some refs or tags is not listed: `psql -l` would offer a name its
+ * user cannot open), and a
  * read of a table is refused as in an empty PostgreSQL database, with a hint naming the way on.
  */
 import type { VersionLease } from './lease.js';
