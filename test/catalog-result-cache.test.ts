@@ -153,6 +153,37 @@ describe('catalog statements: through a real client', () => {
     }
   });
 
+  test("a statement whose columns are typed only by its parameters (SQLAlchemy 2's get_columns) is answered from the cache when its run was described as planned, never otherwise", async () => {
+    const described = async (c: pg.Client, text: string, values: unknown[]) => {
+      const r = await c.query({ text, values, rowMode: 'array' });
+      return { fields: r.fields.map((f) => [f.name, f.dataTypeID, f.dataTypeModifier]), rows: r.rows };
+    };
+    // to_json of a parameter's sum: DuckDB types the column only with the value; node pg describes the portal
+    const typedAtRun = `SELECT to_json(a.attnum + $1) AS j, a.attname FROM pg_catalog.pg_attribute a
+      JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'orders' AND a.attnum > 0 ORDER BY 2`;
+    // numeric's typmod comes from the bound value: the plan's stand-in describes it otherwise
+    const typedByValue = `SELECT $1::numeric + 0 AS v, $1::numeric AS w`;
+    const a = await connect();
+    const b = await connect();
+    const off = await connect();
+    try {
+      await off.query(`SET fdl.result_cache = off`);
+      const first = await described(a, typedAtRun, [10]);
+      assert.ok(first.rows.length > 3);
+      let before = await hits(a);
+      assert.deepEqual(await described(b, typedAtRun, [10]), first);
+      assert.equal(await hits(a), before + 1, 'the second session was answered from the cache');
+      assert.deepEqual(await described(off, typedAtRun, [10]), first);
+      const byValue = await described(a, typedByValue, ['1.5']);
+      before = await hits(a);
+      assert.deepEqual(await described(b, typedByValue, ['1.5']), byValue);
+      assert.deepEqual(await described(off, typedByValue, ['1.5']), byValue);
+      assert.equal(await hits(a), before, 'a run typed otherwise than planned was not kept');
+    } finally {
+      await Promise.all([a.end(), b.end(), off.end()]);
+    }
+  });
+
   test('each session gets the rows it gets with the cache off: search_path, application name, backend, database name', async () => {
     const texts = [
       PSQL_LIST,

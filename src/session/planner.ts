@@ -264,9 +264,10 @@ export async function planQuery(
     }
     // Candidates for the result cache: queries over the session's own version and the catalog emulation
     // (which of them repeat is decided at run, result-cache-policy.ts) — not system views (expanded) nor
-    // other versions (leases).
+    // other versions (leases). Rows of columns typed only at run are kept only from a run described as
+    // planned (wire/result-stream.ts), so that a replay's RowDescription is its rows'.
     const plain = stmt.kind === 'query' && source === stmt.sql && base.leases.length === 0;
-    if (ctx.cachesResults && plain && base.untyped.size === 0 && duck.statementType === StatementType.SELECT) {
+    if (ctx.cachesResults && plain && duck.statementType === StatementType.SELECT) {
       base.cacheableSql = sql;
       base.preparedFor = ctx.lease?.versionId;
     }

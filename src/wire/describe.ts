@@ -51,9 +51,10 @@ export function describePortal(
     be.noData(w);
     return undefined;
   }
-  // Columns typed only by the bound parameters: run the portal now and describe what it yields.
+  // Columns typed only by the bound parameters: the result cache's answer (recorded from a run described
+  // as planned), or run the portal now and describe what it yields.
   if (portal.prepared.untyped.size > 0 && !portal.result && !portal.done) {
-    return runner.startQuery(portal).then(() => be.rowDescription(w, portalFields(portal)));
+    return runner.startDescribed(portal).then(() => be.rowDescription(w, portalFields(portal)));
   }
   be.rowDescription(w, portalFields(portal));
   return undefined;

@@ -26,6 +26,7 @@ import {
 import { heldByUser, keepWithinUserBudget, USER_HELD_BYTES } from './held-bytes.js';
 import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
 import type { ProtocolObjects } from './protocol-objects.js';
+import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultStream, SessionOutput } from './result-stream.js';
 
 export class PortalRunner {
@@ -62,6 +63,13 @@ export class PortalRunner {
     const prepared = portal.prepared;
     if (prepared.stmt.kind !== 'query' || prepared.sql === '') return this.runOther(portal, describe);
     this.stream.held.assertResumable(portal); // never start an ended portal's query again
+    const found = portal.cachedAnswer;
+    portal.cachedAnswer = undefined;
+    // found at Describe; an Execute with a row limit runs the portal instead (a replay sends every row)
+    if (found && maxRows === 0) {
+      this.stream.replay(portal, found, describe);
+      return undefined;
+    }
     if (portal.result || portal.done || maxRows !== 0) return this.runQuery(portal, maxRows, describe);
     const replayed = this.replayCached(portal, describe);
     if (replayed === true) return undefined;
@@ -230,11 +238,35 @@ export class PortalRunner {
   }
 
   private answerFromCache(portal: Portal, describe: boolean): boolean {
+    const hit = this.cachedAnswer(portal);
+    if (!hit) return false;
+    this.stream.replay(portal, hit, describe);
+    return true;
+  }
+
+  private cachedAnswer(portal: Portal): CachedResult | undefined {
     const decision = this.core.cachePolicy.decide(portal.prepared, this.core.lease(), this.core.settings, portal);
     if (decision.kind === 'record') portal.recording = decision.recording;
-    if (decision.kind !== 'hit') return false;
-    this.stream.replay(portal, decision.result, describe);
-    return true;
+    return decision.kind === 'hit' ? decision.result : undefined;
+  }
+
+  /**
+   * Describe of a portal whose columns are typed only at run (wire/describe.ts): kept for its Execute
+   * when the result cache answers it (described as planned), else started to know its columns.
+   */
+  async startDescribed(portal: Portal): Promise<void> {
+    const prepared = portal.prepared;
+    if (prepared.stmt.kind === 'query' && prepared.sql !== '' && !prepared.answered) {
+      const { core } = this;
+      if (core.cachePolicy.applies(prepared, core.settings, portal.rows)) {
+        core.tx.reads();
+        if (!core.tx.inBlock) await core.refreshVersion();
+        await core.version.revalidate(core.statementSeq, prepared.leases, prepared.reads);
+        portal.cachedAnswer = this.cachedAnswer(portal);
+        if (portal.cachedAnswer) return;
+      }
+    }
+    return this.startQuery(portal);
   }
 
   /** Start a portal's query: other open streams end, the version is re-checked, then DuckDB runs it. */

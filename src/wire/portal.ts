@@ -9,6 +9,7 @@ import type { FieldDescription } from './backend.js';
 import { pgFieldFor, type RowEncoder } from './types/index.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import type { Recording } from '../session/result-cache-policy.js';
+import type { CachedResult } from '../cache/result-cache.js';
 import type { CursorState } from './cursor-rows.js';
 
 /** One chunk fetched (or the error fetching it), settled rather than rejected. */
@@ -56,6 +57,8 @@ export interface Portal {
   recording?: Recording;
   /** Answered from the result cache. */
   replayed?: boolean;
+  /** The result cache's answer found at Describe, replayed by the Execute that follows. */
+  cachedAnswer?: CachedResult;
 }
 
 export function newPortal(
@@ -95,6 +98,16 @@ export function expandFormats(codes: number[], n: number): (0 | 1)[] {
   if (codes.length === 0) return new Array<0 | 1>(n).fill(0);
   if (codes.length === 1) return new Array<0 | 1>(n).fill(codes[0] as 0 | 1);
   return codes as (0 | 1)[];
+}
+
+/**
+ * Whether the running result has the types the plan described, the columns typed only at run among
+ * them: only then may its rows be replayed under the planned RowDescription (the result cache).
+ */
+export function describedAsPlanned(portal: Portal): boolean {
+  const planned = portal.prepared.fields ?? [];
+  const run = portalFields(portal);
+  return planned.every((f, i) => f.typeOid === run[i]!.typeOid && f.typeMod === run[i]!.typeMod);
 }
 
 /** RowDescription of a portal: the prepared description, completed from the running result. */

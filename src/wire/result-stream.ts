@@ -13,7 +13,7 @@ import type { HeldResults } from './held-results.js';
 import * as be from './backend.js';
 import { CopyFramer } from './copy.js';
 import type { CopyOptions } from '../text/copy-options.js';
-import { portalFields, type Fetched, type Portal } from './portal.js';
+import { describedAsPlanned, portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
 import { redactServerPaths } from '../engine/duckdb-errors.js';
@@ -154,6 +154,8 @@ export class ResultStream {
     // Encode with the result's real types: columns DuckDB could only type now are described from
     // the running result too (portalFields), so description and data agree.
     portal.encoder = this.encoderFor(portal, portal.result.columnTypes());
+    // A replay is described as planned: rows of a run typed otherwise (by its values) are not kept.
+    if (portal.recording && !describedAsPlanned(portal)) portal.recording = undefined;
   }
 
   /** A cursor's next rows go out in `formats` (a FETCH's own result formats, as PostgreSQL). */
