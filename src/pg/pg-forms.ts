@@ -174,17 +174,8 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
   if (seconds) return sem(seconds, [x]);
   const value = castTo({ FuncCall: fc }, 'decimal', [38, 0]);
   if (field !== 'year' && field !== 'years') return value;
-  // PostgreSQL has no year 0: 44 BC is -44; DuckDB's year is astronomical (-43).
-  const op = (name: string, lexpr: Node, rexpr: Node): Node => ({
-    A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr, rexpr },
-  });
-  const one: Node = { A_Const: { ival: { ival: 1 } } };
-  return {
-    CaseExpr: {
-      args: [{ CaseWhen: { expr: op('<=', value, { A_Const: { ival: { ival: 0 } } }), result: op('-', value, one) } }],
-      defresult: value,
-    },
-  };
+  // PostgreSQL has no year 0 for dates and timestamps: 44 BC is -44; DuckDB's year is astronomical (-43).
+  return sem('bcyear', [tagOf(x) ?? x, value]);
 }
 
 /** `date_part(field, x)`: double precision in PostgreSQL, whatever the field (DuckDB: BIGINT for most). */
@@ -194,7 +185,8 @@ export function datePartFloat8(fc: Node): Node {
 
 /**
  * `date_trunc('century' | 'millennium', x)`: PostgreSQL's centuries begin in years …01 (2024 → 2001-01-01,
- * 2000 → 1901-01-01), DuckDB's in …00. A year earlier truncated DuckDB's way, then a year later, is PostgreSQL's.
+ * 2000 → 1901-01-01), DuckDB's in …00. A year earlier truncated DuckDB's way, then a year later, is PostgreSQL's
+ * (an interval's are DuckDB's: `interval '150 years'` → 100 years).
  */
 export function centuryTruncated(trunc: Node): Node {
   const [field, x] = trunc.FuncCall.args as [Node, Node];
@@ -204,7 +196,9 @@ export function centuryTruncated(trunc: Node): Node {
   const op = (name: string, l: Node, r: Node): Node => ({
     A_Expr: { kind: 'AEXPR_OP', name: [str(name)], lexpr: l, rexpr: r },
   });
-  return op('+', { FuncCall: { ...trunc.FuncCall, args: [field, op('-', x, year())] } }, year());
+  const shifted = op('+', { FuncCall: { ...trunc.FuncCall, args: [field, op('-', x, year())] } }, year());
+  // an interval's centuries are counted from 0, as DuckDB's
+  return sem('centrunc', [tagOf(x) ?? x, trunc, shifted]);
 }
 
 /** A date argument PostgreSQL reads as timestamptz (date_trunc, generate_series); an untyped string constant too. */

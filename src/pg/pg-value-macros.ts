@@ -184,6 +184,13 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     `CAST(CASE WHEN v IS NULL THEN NULL ELSE error('extract of a time zone field from a value without a time zone is not supported by fdl-gateway|PostgreSQL has the time zone fields for timestamptz and timetz only: cast the value to timestamptz first.') END AS DECIMAL(38,0))`,
   ]),
   ['_pgsem_tzfield(t, v)', 'v'],
+  // PostgreSQL has no year 0 for dates and timestamps (44 BC is -44; DuckDB's year is astronomical, -43);
+  // an interval's years are a count (`extract(year from interval '1 day')` is 0).
+  ['_pgsem_bcyear(t INTERVAL, v)', 'v'],
+  ['_pgsem_bcyear(t, v)', 'CASE WHEN v <= 0 THEN v - 1 ELSE v END'],
+  // date_trunc('century' | 'millennium'): a date's or timestamp's PostgreSQL's way (`shifted`), an interval's as DuckDB's.
+  ['_pgsem_centrunc(t INTERVAL, plain, shifted)', 'plain'],
+  ['_pgsem_centrunc(t, plain, shifted)', 'shifted'],
 ];
 
 /** interval / number overloads of the division macros (`_pgsem_div`, `_pgsem_rdiv`; pg-macros.ts adds them to its lists). */

@@ -71,6 +71,10 @@ export const REVIEW_23 = [
   'select -2147483648, -2147483649, - 2147483648, 2147483648, -9223372036854775808',
   'select pg_typeof(-2147483648), -2147483648 / 2, abs(-2147483647 - 1)',
   'select qty - 2147483648 from sales.orders order by order_id limit 1',
+  // an interval's years are a count, with no BC shift (was -1 for interval '1 day'; session 47's new-user review)
+  "select i, extract(year from i), extract(years from i), date_trunc('century', i), date_trunc('millennium', i) from (values (interval '1 day'), (interval '400 days'), (interval '-14 months'), (interval '150 years 3 months'), (interval '1999 years')) t(i)",
+  'select extract(year from age(o.ordered_at, c.signup)) * 12 + extract(month from age(o.ordered_at, c.signup)) from sales.orders o join sales.customers c using (customer_id) order by o.order_id limit 5',
+  'select sum(extract(year from age(o.ordered_at, c.signup))), extract(year from max(o.ordered_at - c.signup)) from sales.orders o join sales.customers c using (customer_id)',
 ];
 
 /** Refused 0A000 with a hint (they were 42501, which sent users looking for a grant; PostgreSQL answers them). */
