@@ -507,7 +507,9 @@ export function percentileInterpolated(call: Node, f: Node, by: Node): Node | un
       agg_within_group: false,
     },
   };
-  return sem(f.A_ArrayExpr || f.ArrayExpr ? 'pctconts' : 'pctcont', [tag], [list, f]);
+  // an array of fractions as written: ARRAY[…], or a cast to an array type ('{0.5,0.9}'::float8[])
+  const many = f.A_ArrayExpr || f.ArrayExpr || (f.TypeCast?.typeName as Node | undefined)?.arrayBounds?.length;
+  return sem(many ? 'pctconts' : 'pctcont', [tag], [list, f]);
 }
 
 /** `sign(x)`: double precision of integers and floats, numeric of numerics (DuckDB keeps the argument's type). */
