@@ -1440,3 +1440,25 @@ describe('ordered-set aggregates over intervals, times, dates and text (issue 24
     }
   });
 });
+
+describe('numeric typmods in RowDescription (issue 24, session 47)', () => {
+  /** Each column's type OID and typmod, as a driver reads them (node pg's fields[].dataTypeModifier, psql's \gdesc). */
+  const typmods = async (c: RawPg, sql: string) => {
+    const r = await c.query(sql);
+    assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+    return r.rowDescription!.fields.map((f) => `${f.name} ${f.dataTypeID}/${f.dataTypeModifier}`);
+  };
+  test('a numeric(p,s) column and a cast to numeric(p,s) keep it; computed columns and literals are -1, as PostgreSQL sends them', async () => {
+    for (const sql of [
+      'select amount, sum(amount) as s, amount * 2 as m, round(amount, 2) as r, amount + amount as p, -amount as neg, abs(amount) as ab, min(amount) as mn, avg(amount) as a from sales.orders group by amount order by amount limit 1',
+      'select amount::numeric(10,3) as c, amount::numeric as bare, (select max(amount) from sales.orders) as sub, 1.5 as lit, 1.5::numeric(5,2) as lit52, 2::numeric as n from sales.orders limit 1',
+      'select o.*, amount - 1 as d from sales.orders o limit 1',
+      'select amount from sales.orders union all select amount from sales.orders limit 1',
+      'select x, x * 2 as m from (values (1.5::numeric(10,2))) t(x)',
+      'select case when false then amount else 0 end as c from sales.orders limit 1',
+    ]) {
+      const [p, g] = await Promise.all([typmods(conns.pg!, sql), typmods(conns.gw!, sql)]);
+      assert.deepEqual(g, p, sql);
+    }
+  });
+});
