@@ -91,7 +91,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     }
   }
 
-  test('psycopg 3 named cursors (itersize, scroll, NO SCROLL, WITH HOLD, binary, parameters) and SQLAlchemy 2 stream_results', async () => {
+  test('psycopg 3 named cursors (itersize, scroll, the default cursor scrolled back, NO SCROLL, WITH HOLD, binary, parameters) and SQLAlchemy 2 stream_results', async () => {
     await twins(
       venvPython(),
       ['twins_cursors.py'],
@@ -99,6 +99,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'named cursor, itersize 7, parameter',
         'named cursor, fetchone/fetchmany/fetchall, two parameters',
         'scrollable cursor: relative and absolute, back and forth',
+        "default named cursor scrolled back (scroll(0, 'absolute'), scroll(-1))",
         'NO SCROLL cursor scrolled back',
         'NO SCROLL cursor scrolled forward',
         'binary named cursor',

@@ -98,6 +98,46 @@ describe('function catalog: what pg_proc and friends list works through the gate
     assert.deepEqual(await outcome(g, ops), await outcome(conns.pg!, ops));
   });
 
+  test("functions clients probe by name (to_char, format, encode, string_agg, percentile_cont …) are listed where the gateway answers them, with PostgreSQL's rows", async () => {
+    // A client probing `select 1 from pg_proc where proname = 'to_char'` found nothing: the probes passed a format
+    // as CAST('…' AS text) and a timestamp a number's picture, which no one writes (issue 24, session 47).
+    const probed = [
+      'to_char',
+      'format',
+      'encode',
+      'decode',
+      'string_agg',
+      'date_part',
+      'regexp_replace',
+      'percentile_cont',
+    ];
+    const sql = `select p.oid, proname, pg_get_function_identity_arguments(p.oid), prorettype from pg_proc p where proname = any('{${probed.join(',')}}') order by 1`;
+    const [a, b] = await Promise.all([outcome(conns.pg!, sql), outcome(conns.gw!, sql)]);
+    const pgRows = new Map(a.rows!.map((r) => [r[0], r]));
+    for (const r of b.rows!) assert.deepEqual(r, pgRows.get(r[0]), `gateway's row ${r.join(' ')}: PostgreSQL's`);
+    const listed = (sig: string) => b.rows!.some((r) => `${r[1]}(${r[2]})` === sig);
+    for (const sig of [
+      'to_char(timestamp without time zone, text)',
+      'to_char(timestamp with time zone, text)',
+      'format(text, VARIADIC "any")',
+      'encode(bytea, text)',
+      'decode(text, text)',
+      'string_agg(text, text)',
+      'date_part(text, timestamp without time zone)',
+      'regexp_replace(text, text, text)',
+      'percentile_cont(double precision ORDER BY interval)',
+      'percentile_cont(double precision[] ORDER BY double precision)',
+    ])
+      assert.ok(listed(sig), `${sig} is listed`);
+    // and each runs through the gateway as PostgreSQL answers it
+    const calls = `select to_char(timestamp '2024-03-05 13:45:10', 'YYYY-MM-DD HH24:MI'), to_char(timestamptz '2024-03-05 13:45:10+00', 'Dy DD Mon YYYY'),
+      format('[%s]', 7), encode('abc'::bytea, 'base64'), decode('YWJj', 'base64'), date_part('dow', timestamp '2024-03-05'),
+      regexp_replace('abc', '[a-b]', '_'), (select string_agg(x, '; ') from (values ('a'), ('b')) v(x)),
+      (select percentile_cont(0.5) within group (order by x) from (values (interval '1 day'), (interval '2 hours')) v(x)),
+      (select percentile_cont('{0.5,1}'::float8[]) within group (order by x) from (values (1.5), (4)) v(x))`;
+    assert.deepEqual(await outcome(conns.gw!, calls), await outcome(conns.pg!, calls));
+  });
+
   test(
     'a sample of the listed functions, operators and casts still answers as PostgreSQL 15 does',
     { timeout: 240_000 },

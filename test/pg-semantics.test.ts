@@ -1403,3 +1403,62 @@ describe("errors at PostgreSQL's SQLSTATE and position (issue 25, session 46)", 
     }
   });
 });
+
+describe('ordered-set aggregates over intervals, times, dates and text (issue 24, session 47)', () => {
+  const ivals =
+    "(values (interval '1 year 5 months 3 days'), (interval '-7 months 20 days 5 hours'), (interval '13 days 0.000007 seconds'), (null)) t(x)";
+  /** Rows as text, or the error's SQLSTATE, message and hint: what a client reads either way. */
+  const outcome = async (c: RawPg, sql: string) => {
+    const r = await c.query(sql);
+    if (r.error) return { code: r.error.code, message: r.error.message, hint: r.error.hint };
+    return { rows: text(r), types: r.rowDescription?.fields.map((f) => f.dataTypeID) };
+  };
+  test("percentile_cont of intervals (a time read as one) interpolated as PostgreSQL's interval_lerp; of other types its 42883, never DuckDB's quantile_cont", async () => {
+    for (const sql of [
+      `select percentile_cont(0.5) within group (order by x) from ${ivals}`,
+      `select percentile_cont(0.3) within group (order by x), percentile_cont(0.71) within group (order by x desc) from ${ivals}`,
+      `select percentile_cont(array[0.25, null, 0.9, 1]) within group (order by x) from ${ivals}`,
+      `select percentile_cont(0.5) within group (order by x) filter (where x > interval '1 day') from ${ivals}`,
+      `select percentile_cont(0.5) within group (order by x) from ${ivals} where false`,
+      `select percentile_cont(1.5) within group (order by x) from ${ivals}`,
+      `select percentile_cont(array[0.25, 1.5]) within group (order by x) from ${ivals}`,
+      "select status, percentile_cont(0.5) within group (order by ordered_at - timestamp '2024-01-01') from sales.orders group by status order by status",
+      'select percentile_cont(0.5) within group (order by ordered_at::time) from sales.orders',
+      'select percentile_cont(array[0.25, 0.5, 0.9]) within group (order by amount) from sales.orders',
+      'select percentile_cont(0.5) within group (order by ordered_at) from sales.orders',
+      'select percentile_cont(0.5::float8) within group (order by ordered_at::date) from sales.orders',
+      'select percentile_cont(array[0.5]) within group (order by ordered_at::timestamptz) from sales.orders',
+      'select percentile_cont(1) within group (order by status) from sales.orders',
+      'select percentile_cont(0.5) within group (order by qty > 1) from sales.orders',
+      // percentile_disc and mode keep the ordered type, as in PostgreSQL
+      `select percentile_disc(0.5) within group (order by x), mode() within group (order by x) from ${ivals}`,
+      'select percentile_disc(array[0.5, 1]) within group (order by ordered_at::date), mode() within group (order by status) from sales.orders',
+      'select percentile_disc(0.5) within group (order by status), percentile_disc(0.5) within group (order by ordered_at) from sales.orders',
+    ]) {
+      const [p, g] = await Promise.all([outcome(conns.pg!, sql), outcome(conns.gw!, sql)]);
+      assert.deepEqual(g, p, sql);
+    }
+  });
+});
+
+describe('numeric typmods in RowDescription (issue 24, session 47)', () => {
+  /** Each column's type OID and typmod, as a driver reads them (node pg's fields[].dataTypeModifier, psql's \gdesc). */
+  const typmods = async (c: RawPg, sql: string) => {
+    const r = await c.query(sql);
+    assert.equal(r.error, undefined, `${sql}: ${r.error?.message}`);
+    return r.rowDescription!.fields.map((f) => `${f.name} ${f.dataTypeID}/${f.dataTypeModifier}`);
+  };
+  test('a numeric(p,s) column and a cast to numeric(p,s) keep it; computed columns and literals are -1, as PostgreSQL sends them', async () => {
+    for (const sql of [
+      'select amount, sum(amount) as s, amount * 2 as m, round(amount, 2) as r, amount + amount as p, -amount as neg, abs(amount) as ab, min(amount) as mn, avg(amount) as a from sales.orders group by amount order by amount limit 1',
+      'select amount::numeric(10,3) as c, amount::numeric as bare, (select max(amount) from sales.orders) as sub, 1.5 as lit, 1.5::numeric(5,2) as lit52, 2::numeric as n from sales.orders limit 1',
+      'select o.*, amount - 1 as d from sales.orders o limit 1',
+      'select amount from sales.orders union all select amount from sales.orders limit 1',
+      'select x, x * 2 as m from (values (1.5::numeric(10,2))) t(x)',
+      'select case when false then amount else 0 end as c from sales.orders limit 1',
+    ]) {
+      const [p, g] = await Promise.all([typmods(conns.pg!, sql), typmods(conns.gw!, sql)]);
+      assert.deepEqual(g, p, sql);
+    }
+  });
+});

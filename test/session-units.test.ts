@@ -250,7 +250,7 @@ describe('session units: the cursor interpreter (session/cursors.ts)', () => {
       query: 'SELECT 1',
       stmt: { kind: 'query', sql: 'SELECT 1' },
       hold: true,
-      scroll: false,
+      scroll: true, // neither SCROLL nor NO SCROLL: goes back where PostgreSQL's plan can
       binary: true,
       tag: 'DECLARE CURSOR',
     });

@@ -95,6 +95,7 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
     query: 'select 1',
   });
   assert.equal((classify('DECLARE c1 SCROLL CURSOR FOR select 1') as { scroll: boolean }).scroll, true);
+  assert.equal((classify('DECLARE c1 CURSOR FOR select 1') as { scroll: boolean }).scroll, true);
   assert.deepEqual(classify('FETCH FORWARD 100 FROM c1'), {
     kind: 'fetch',
     name: 'c1',

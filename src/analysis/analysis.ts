@@ -28,6 +28,7 @@ import { refuseQualifiedTypes } from './qualified-types.js';
 import { refuseDuplicateFromNames } from './from-aliases.js';
 import { figureColumnNames, StatementText, type FiguredName } from '../pg/column-names.js';
 import { sourceShape, type SourceShape } from './column-sources.js';
+import { figureKeptTypmods, type KeptTypmod } from '../pg/result-typmods.js';
 import { counted, spent, stageClock, timed } from '../stages.js';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { bindShape, type BindShape } from './bind-shape.js';
@@ -79,6 +80,8 @@ export interface Analysis {
   readonly volatile: boolean;
   /** Queries: PostgreSQL's name per select-list item (column-names.ts); undefined for EXPLAIN. */
   readonly columnNames?: readonly FiguredName[];
+  /** Queries: which top-level select items keep a numeric's declared typmod (pg/result-typmods.ts). */
+  readonly keptTypmods?: readonly KeptTypmod[];
   /** Queries: what the select list reads from plain tables (column-sources.ts); undefined when nothing certain. */
   readonly sources?: SourceShape;
   /**
@@ -172,6 +175,7 @@ async function remembered(sql: string, analysis: Promise<Analysis>): Promise<Ana
 /** What a rewritten statement takes from the client's own text: PostgreSQL's names of its result columns. */
 export interface ClientNames {
   readonly columnNames?: readonly FiguredName[];
+  readonly keptTypmods?: readonly KeptTypmod[];
 }
 
 /**
@@ -229,7 +233,9 @@ function clientNames(json: string, sql: string): ClientNames | undefined {
     const tree = JSON.parse(json) as Serialized;
     if (!tree.error && tree.statements?.length === 1) {
       const node = (tree.statements[0] as Node).node as Node | undefined;
-      names = explain ? {} : { columnNames: figureColumnNames(node, new StatementText(sql)) };
+      names = explain
+        ? {}
+        : { columnNames: figureColumnNames(node, new StatementText(sql)), keptTypmods: figureKeptTypmods(node) };
     }
   } catch {
     names = undefined; // a tree the names cannot be read from: DuckDB's own names stand
@@ -292,6 +298,7 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
     ...walk(statement),
     bindShape: shape,
     columnNames: figureColumnNames(node, new StatementText(inner)),
+    keptTypmods: figureKeptTypmods(node),
     sources: sourceShape(node),
   };
 }

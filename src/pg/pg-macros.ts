@@ -44,6 +44,9 @@ const PG_TYPE_NAMES: ReadonlyArray<readonly [string, string]> = [
 ];
 const pgTypeName = (t: string): string =>
   `CASE WHEN ${t} LIKE 'DECIMAL%' THEN 'numeric' WHEN ${t} LIKE 'STRUCT(%' THEN 'record' ${PG_TYPE_NAMES.map(([d, p]) => `WHEN ${t} = '${d}' THEN '${p}'`).join(' ')} ELSE lower(${t}) END`;
+/** pg_typeof's name of an expression's type, as text (an array's `numeric[]`). */
+const pgTypeOf = (x: string): string =>
+  `CASE WHEN typeof(${x}) LIKE '%[]' THEN ${pgTypeName(`replace(typeof(${x}), '[]', '')`)} || '[]' ELSE ${pgTypeName(`typeof(${x})`)} END`;
 
 /** Case mapping of the C locale (lc_ctype C, as the gateway reports): ASCII letters only; DuckDB's maps all of Unicode. */
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
@@ -107,10 +110,7 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
   ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
-  [
-    'pg_typeof(x)',
-    `CASE WHEN typeof(x) LIKE '%[]' THEN ${pgTypeName("replace(typeof(x), '[]', '')")} || '[]' ELSE ${pgTypeName('typeof(x)')} END`,
-  ],
+  ['pg_typeof(x)', pgTypeOf('x')],
 ];
 
 /**
@@ -463,6 +463,27 @@ const DATETIME_TYPES: ReadonlyArray<readonly [string, string]> = [
   ['TIMESTAMP WITH TIME ZONE', 'timestamp with time zone'],
   ['TIME', 'time without time zone'],
 ];
+/** PostgreSQL's hint of a call no function matches (parse_func.c). */
+const NO_MATCHING_FUNCTION =
+  'No function matches the given name and argument types. You might need to add explicit type casts.';
+/**
+ * One percentile of the ordered values `l` (NULLs among them skipped) at fraction `f`, interpolated as
+ * PostgreSQL's percentile_cont_final_common; out of [0, 1] its 22003 (the fraction shown as its `%g`). `t` DOUBLE or INTERVAL (interval_mul: `_pgsem_imul`).
+ */
+const percentileLerp = (t: 'DOUBLE' | 'INTERVAL', l: string, f: string): string => {
+  const at = (i: string) => `fdl_pg_q.l[CAST(${i}(fdl_pg_q.p) AS BIGINT) + 1]`;
+  const share = '(fdl_pg_q.p - floor(fdl_pg_q.p))';
+  const lerp =
+    t === 'DOUBLE'
+      ? `${at('floor')} + (${at('ceil')} - ${at('floor')}) * ${share}`
+      : `_pgsem_imul(${at('ceil')} - ${at('floor')}, ${share}) + ${at('floor')}`;
+  return `CASE WHEN ${f} < 0 OR ${f} > 1 THEN error('percentile value ' || printf('%g', CAST(${f} AS DOUBLE)) || ' is not between 0 and 1')
+      ELSE list_transform([{'l': list_filter(${l}, lambda fdl_pg_v: fdl_pg_v IS NOT NULL), 'f': CAST(${f} AS DOUBLE)}], lambda fdl_pg_s:
+        list_transform([{'l': fdl_pg_s.l, 'p': fdl_pg_s.f * (len(fdl_pg_s.l) - 1)}], lambda fdl_pg_q:
+          CASE WHEN len(fdl_pg_q.l) = 0 THEN NULL
+            WHEN ceil(fdl_pg_q.p) = floor(fdl_pg_q.p) THEN ${at('floor')}
+            ELSE ${lerp} END)[1])[1] END`;
+};
 /** avg of integers and numerics is numeric (sum / count by numeric division); of floats and intervals DuckDB's. */
 const AVG: Array<[string, string]> = [
   ...[...NUMERIC_LIKE, ...INTEGER_LIKE].map((t): [string, string] => [
@@ -475,29 +496,30 @@ const AVG: Array<[string, string]> = [
     noSuchFunction(`avg(${pg})`, 'a'),
   ]),
   ['_pgsem_avg(t, a, s, n)', 'a'],
-  // percentile_cont orders float8 (or interval) values: numbers as double precision, dates 42883.
+  // percentile_cont orders float8 or interval values (orderedsetaggs.c): numbers as double precision, a time as
+  // the interval PostgreSQL casts it to implicitly; of any other type PostgreSQL's 42883, naming the fraction's
+  // type `f` as it does (`percentile_cont(numeric, date)`), never DuckDB's quantile_cont.
   ...[...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'].map((t): [string, string] => [
-    `_pgsem_pctarg(t ${t}, x)`,
+    `_pgsem_pctarg(t ${t}, x, f)`,
     'CAST(x AS DOUBLE)',
   ]),
-  ...DATETIME_TYPES.map(([t, pg]): [string, string] => [
-    `_pgsem_pctarg(t ${t}, x)`,
-    noSuchFunction(`percentile_cont(double precision, ${pg})`, 'x'),
-  ]),
-  ['_pgsem_pctarg(t, x)', 'x'],
-  // percentile_cont of float8 values as PostgreSQL interpolates (orderedsetaggs.c, float8_lerp: lo + (hi - lo) * p
-  // at the rows floor and ceil of f·(n−1)); DuckDB's own interpolation differed in the last digit. Of
-  // other types (intervals, and what PostgreSQL refuses) `orig`, DuckDB's own aggregate.
+  ['_pgsem_pctarg(t INTERVAL, x, f)', 'x'],
+  ['_pgsem_pctarg(t TIME, x, f)', 'to_microseconds(epoch_us(x))'],
   [
-    '_pgsem_pctcont(t DOUBLE, l, f, orig)',
-    `CASE WHEN f < 0 OR f > 1 THEN error('percentile value ' || CAST(f AS VARCHAR) || ' is not between 0 and 1')
-      ELSE list_transform([{'l': list_filter(l, lambda fdl_pg_v: fdl_pg_v IS NOT NULL), 'f': CAST(f AS DOUBLE)}], lambda fdl_pg_s:
-        list_transform([{'l': fdl_pg_s.l, 'p': fdl_pg_s.f * (len(fdl_pg_s.l) - 1)}], lambda fdl_pg_q:
-          CASE WHEN len(fdl_pg_q.l) = 0 THEN NULL
-            WHEN ceil(fdl_pg_q.p) = floor(fdl_pg_q.p) THEN fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]
-            ELSE fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1] + (fdl_pg_q.l[CAST(ceil(fdl_pg_q.p) AS BIGINT) + 1] - fdl_pg_q.l[CAST(floor(fdl_pg_q.p) AS BIGINT) + 1]) * (fdl_pg_q.p - floor(fdl_pg_q.p)) END)[1])[1] END`,
+    '_pgsem_pctarg(t, x, f)',
+    `CAST(CASE WHEN x IS NULL OR true THEN error('function percentile_cont(' || ${pgTypeOf('f')} || ', ' || ${pgTypeOf('x')} || ') does not exist|${NO_MATCHING_FUNCTION}') END AS DOUBLE)`,
   ],
-  ['_pgsem_pctcont(t, l, f, orig)', 'orig'],
+  // percentile_cont as PostgreSQL interpolates (orderedsetaggs.c: lo + (hi - lo) * p at the rows floor and ceil
+  // of f·(n−1); float8_lerp, or interval_lerp with interval_mi, interval_mul, interval_pl field by field);
+  // DuckDB's own interpolation differed in the last digit, and it has none of intervals. `fs` a list of
+  // fractions: a list of answers, a NULL fraction's NULL.
+  ...(['DOUBLE', 'INTERVAL'] as const).flatMap((t): Array<[string, string]> => [
+    [`_pgsem_pctcont(t ${t}, l, f)`, percentileLerp(t, 'l', 'f')],
+    [
+      `_pgsem_pctconts(t ${t}, l, fs)`,
+      `CASE WHEN fs IS NULL THEN NULL ELSE list_transform(fs, lambda fdl_pg_f: CASE WHEN fdl_pg_f IS NULL THEN NULL ELSE ${percentileLerp(t, 'l', 'fdl_pg_f')} END) END`,
+    ],
+  ]),
 ];
 /**
  * Outermost select-list items PostgreSQL shows at a scale per value (pg-shown-calls.ts): of integers

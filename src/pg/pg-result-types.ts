@@ -478,19 +478,26 @@ export function roundOfNumeric(args: Node[] | undefined, walked: (n: Node) => No
   );
 }
 
-/** `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: x read as double precision (PostgreSQL's float8 or interval forms; of a date 42883). */
-export function percentileArgument(x: Node): Node | undefined {
-  return dispatch('pctarg', [x], [x]);
+/**
+ * `percentile_cont(f) WITHIN GROUP (ORDER BY x)`: x read as PostgreSQL's float8 or interval forms read it (of a
+ * date 42883, worded with the fraction's type). A fraction holding a parameter is named as double precision:
+ * a parameter only an error's text read would be left without a type.
+ */
+export function percentileArgument(x: Node, f: Node): Node | undefined {
+  const named = holds(f, isParam)
+    ? { TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str('float8')], typemod: -1 } } }
+    : f;
+  return dispatch('pctarg', [x], [x, named]);
 }
 
 /**
- * `percentile_cont(f) WITHIN GROUP (ORDER BY x)` of one fraction f (`call` with x read by percentileArgument):
- * the values in their order (FILTER kept), interpolated as PostgreSQL interpolates float8.
+ * `percentile_cont(f) WITHIN GROUP (ORDER BY x)` of a fraction or an array of them (`call` with x read by
+ * percentileArgument): the values in their order (FILTER kept), interpolated as PostgreSQL interpolates.
  */
 export function percentileInterpolated(call: Node, f: Node, by: Node): Node | undefined {
   const x = by.node as Node;
   const tag = tagOf(x);
-  if (tag === undefined || f.A_ArrayExpr || f.ArrayExpr) return undefined;
+  if (tag === undefined) return undefined;
   const list: Node = {
     FuncCall: {
       ...call,
@@ -500,8 +507,9 @@ export function percentileInterpolated(call: Node, f: Node, by: Node): Node | un
       agg_within_group: false,
     },
   };
-  const orig: Node = { FuncCall: { ...call, funcname: [str('percentile_cont')], agg_order: [{ SortBy: by }] } };
-  return sem('pctcont', [tag], [list, f, orig]);
+  // an array of fractions as written: ARRAY[…], or a cast to an array type ('{0.5,0.9}'::float8[])
+  const many = f.A_ArrayExpr || f.ArrayExpr || (f.TypeCast?.typeName as Node | undefined)?.arrayBounds?.length;
+  return sem(many ? 'pctconts' : 'pctcont', [tag], [list, f]);
 }
 
 /** `sign(x)`: double precision of integers and floats, numeric of numerics (DuckDB keeps the argument's type). */

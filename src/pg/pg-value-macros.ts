@@ -36,18 +36,20 @@ const intervalEpochUs = `(CAST((datepart('year', x) * 31557600 + datepart('month
   + CAST(datepart('hour', x) AS DECIMAL(38,0)) * 3600000000 + CAST(datepart('minute', x) AS DECIMAL(38,0)) * 60000000 + ${usec})`;
 
 /**
- * PostgreSQL 15's interval_div (months and days divided, their fractions carried down to days and microseconds).
- * Lambda parameters carry the `fdl_pg_` prefix: a bare `v.m` would bind to a caller's table `v`.
- * Fields are read with brackets: in HAVING, DuckDB's binder takes `fdl_pg_v.m` for a table's column.
+ * PostgreSQL 15's interval_div and interval_mul (months and days scaled, their fractions carried down to days
+ * and microseconds), `op` '/' or '*'. Lambda parameters carry the `fdl_pg_` prefix: a bare `v.m` would bind to a
+ * caller's table `v`. Fields are read with brackets: in HAVING, DuckDB's binder takes `fdl_pg_v.m` for a table's column.
  */
-const INTERVAL_DIV = `list_transform([{'m': datepart('year', a) * 12 + datepart('month', a), 'd': datepart('day', a),
+const intervalScaled = (
+  op: '/' | '*',
+): string => `list_transform([{'m': datepart('year', a) * 12 + datepart('month', a), 'd': datepart('day', a),
     't': datepart('hour', a) * 3600000000 + datepart('minute', a) * 60000000 + datepart('microseconds', a), 'f': CAST(b AS DOUBLE)}], fdl_pg_v ->
-  list_transform([{'v': fdl_pg_v, 'rm': CAST(trunc(fdl_pg_v['m'] / fdl_pg_v['f']) AS BIGINT), 'rd': CAST(trunc(fdl_pg_v['d'] / fdl_pg_v['f']) AS BIGINT)}], fdl_pg_w ->
-    list_transform([{'w': fdl_pg_w, 'mrd': round_even((fdl_pg_w['v']['m'] / fdl_pg_w['v']['f'] - fdl_pg_w['rm']) * 30 * 1000000, 0) / 1000000}], fdl_pg_x ->
-      list_transform([{'x': fdl_pg_x, 'sr': round_even((fdl_pg_x['w']['v']['d'] / fdl_pg_x['w']['v']['f'] - fdl_pg_x['w']['rd'] + fdl_pg_x['mrd'] - trunc(fdl_pg_x['mrd'])) * 86400 * 1000000, 0) / 1000000}], fdl_pg_y ->
+  list_transform([{'v': fdl_pg_v, 'rm': CAST(trunc(fdl_pg_v['m'] ${op} fdl_pg_v['f']) AS BIGINT), 'rd': CAST(trunc(fdl_pg_v['d'] ${op} fdl_pg_v['f']) AS BIGINT)}], fdl_pg_w ->
+    list_transform([{'w': fdl_pg_w, 'mrd': round_even((fdl_pg_w['v']['m'] ${op} fdl_pg_w['v']['f'] - fdl_pg_w['rm']) * 30 * 1000000, 0) / 1000000}], fdl_pg_x ->
+      list_transform([{'x': fdl_pg_x, 'sr': round_even((fdl_pg_x['w']['v']['d'] ${op} fdl_pg_x['w']['v']['f'] - fdl_pg_x['w']['rd'] + fdl_pg_x['mrd'] - trunc(fdl_pg_x['mrd'])) * 86400 * 1000000, 0) / 1000000}], fdl_pg_y ->
         list_transform([{'y': fdl_pg_y, 'carry': CASE WHEN abs(fdl_pg_y['sr']) >= 86400 THEN trunc(fdl_pg_y['sr'] / 86400) ELSE 0 END}], fdl_pg_z ->
           to_months(fdl_pg_z['y']['x']['w']['rm']) + to_days(CAST(fdl_pg_z['y']['x']['w']['rd'] + fdl_pg_z['carry'] + trunc(fdl_pg_z['y']['x']['mrd']) AS BIGINT))
-          + to_microseconds(CAST(round_even(fdl_pg_z['y']['x']['w']['v']['t'] / fdl_pg_z['y']['x']['w']['v']['f'] + (fdl_pg_z['y']['sr'] - fdl_pg_z['carry'] * 86400) * 1000000, 0) AS BIGINT))
+          + to_microseconds(CAST(round_even(fdl_pg_z['y']['x']['w']['v']['t'] ${op} fdl_pg_z['y']['x']['w']['v']['f'] + (fdl_pg_z['y']['sr'] - fdl_pg_z['carry'] * 86400) * 1000000, 0) AS BIGINT))
         )[1])[1])[1])[1])[1]`;
 
 /** The keys `?` finds in a jsonb value: an object's top-level keys, an array's string elements, a string itself. */
@@ -103,7 +105,8 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_length(t BLOB, x)', 'CAST(octet_length(x) AS INTEGER)'],
   ['_pgsem_length(t VARCHAR, x)', 'CAST(length(x) AS INTEGER)'],
   ['_pgsem_length(t, x)', 'CAST(length(x) AS INTEGER)'],
-  ['_pgsem_idiv(a, b)', INTERVAL_DIV],
+  ['_pgsem_idiv(a, b)', intervalScaled('/')],
+  ['_pgsem_imul(a, b)', intervalScaled('*')],
   // to_char's TH/th: the ordinal suffix of a number's text (str_numth: a tens digit 1 is always th)
   [
     '_pgsem_nth(s)',

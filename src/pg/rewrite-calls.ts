@@ -276,9 +276,9 @@ function pgCall(
     return datePartFloat8({ ...out, funcname: [str('date_part')] });
   if (pgName === 'percentile_cont' && fc.agg_within_group && (out.agg_order as Node[] | undefined)?.length === 1) {
     const by = (out.agg_order as Node[])[0]!.SortBy as Node;
-    const node = percentileArgument(by.node as Node);
-    const f = args?.length === 1 && !out.over ? args[0]! : undefined;
-    const lerp = node && f ? percentileInterpolated(out, f, { ...by, node }) : undefined;
+    const f = args?.length === 1 ? args[0]! : undefined;
+    const node = f ? percentileArgument(by.node as Node, f) : undefined;
+    const lerp = node && f && !out.over ? percentileInterpolated(out, f, { ...by, node }) : undefined;
     if (lerp) return lerp;
     if (node) return { FuncCall: { ...out, funcname: [str(pgName)], agg_order: [{ SortBy: { ...by, node } }] } };
   }

@@ -27,6 +27,7 @@ import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { postgresColumnNames } from '../pg/column-names.js';
+import { keptTypmodsFor } from '../pg/result-typmods.js';
 import { resultShape } from '../pg/result-shape.js';
 import { columnSources } from '../analysis/column-sources.js';
 import { analyze, analyzeRewritten } from '../analysis/analysis.js';
@@ -248,6 +249,12 @@ export async function planQuery(
       base.fields.map((f) => f.name),
     );
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+    // A numeric computed from columns (`sum(x)`, `x * 2`, `round(x, 2)`) or written as a literal is numeric
+    // with typmod -1 in PostgreSQL; DuckDB's DECIMAL(p,s) of it is its own (pg/result-typmods.ts).
+    const kept = keptTypmodsFor(named?.keptTypmods, base.fields.length);
+    base.fields.forEach((f, i) => {
+      if (f.typeOid === OID.numeric && f.typeMod !== -1 && kept?.[i] === false) f.typeMod = -1;
+    });
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
     if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
       // Pinned "NAME@REF" relations (another catalog) have no sources.

@@ -239,7 +239,9 @@ export function classify(statement: string): Statement {
           name: normalizeIdent(m[1]!),
           binary: /BINARY/i.test(m[2]!),
           hold: m[3]?.toUpperCase() === 'WITH',
-          scroll: /(^|\s)SCROLL/i.test(m[2]!) && !/NO\s+SCROLL/i.test(m[2]!),
+          // Without SCROLL or NO SCROLL PostgreSQL goes back wherever its plan can (a sort, a scan: psycopg 3's
+          // named cursors scroll(0, 'absolute') so); the gateway lets such a cursor go back as SCROLL does.
+          scroll: !/NO\s+SCROLL/i.test(m[2]!),
           query: m[4]!,
         };
       }

@@ -35,6 +35,7 @@ export type Statement =
   | { kind: 'copyOut'; query: string; options: CopyOptions }
   /** LOCK [TABLE] name, … [IN mode MODE]: relations as written, the mode in upper case. */
   | { kind: 'lock'; relations: string[]; mode: string }
+  /** `scroll`: may go back (SCROLL, or neither SCROLL nor NO SCROLL) */
   | { kind: 'declare'; name: string; query: string; binary: boolean; hold: boolean; scroll: boolean }
   | { kind: 'fetch'; name: string; direction: FetchDirection; move: boolean }
   | { kind: 'refused'; sqlstate: string; message: string; hint?: string }

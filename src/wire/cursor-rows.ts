@@ -95,6 +95,10 @@ export async function fetchCursor(
     );
   if (!c.scroll && dir.how === 'forward' && dir.count > 0 && c.kept.length === 0)
     return streamForward(stream, portal, dir.count, move, w);
+  // A SCROLL cursor reading on from its last row read (psycopg 3's named cursors, declared without NO SCROLL):
+  // its rows go to the client in batches and are kept as they go, not fetched one by one.
+  if (c.scroll && dir.how === 'forward' && dir.count > 0 && c.place.pos === portal.rows && c.place.end === null)
+    return keepForward(stream, portal, dir.count, move, w);
   const rows = await moveCursor(c.place, dir, c.scroll, {
     rowAt: (i) => rowAt(stream, portal, name, i),
     count: () => portal.rows,
@@ -131,6 +135,43 @@ async function streamForward(
   const n = portal.rows - before;
   place.pos += n;
   if (!suspended) {
+    place.end = portal.rows;
+    place.pos = place.end + 1;
+  }
+  return n;
+}
+
+/**
+ * A SCROLL cursor read on from its last row: up to `count` rows read from DuckDB PULL_ROWS at a time,
+ * kept (its last SCROLL_KEPT_ROWS within SCROLL_KEPT_BYTES) and sent as they come; the same rows and
+ * place as moveCursor's one-by-one reading.
+ */
+async function keepForward(stream: ResultStream, portal: Portal, count: number, move: boolean, w: Writer) {
+  const c = portal.cursor!;
+  const place = c.place;
+  let n = 0;
+  while (n < count && !portal.done) {
+    if (c.kept.length === 0) c.keptFrom = portal.rows + 1;
+    const sink = new CollectingWriter(64 * 1024);
+    const before = portal.rows;
+    await stream.pump(portal, Math.min(count - n, PULL_ROWS), sink);
+    sink.flush();
+    const got = portal.rows - before;
+    n += got;
+    place.pos += got;
+    for (const b of sink.out) keep(c, b);
+    if (!move) {
+      stream.checkKeptRows(
+        portal,
+        place.pos,
+        sink.out.reduce((bytes, b) => bytes + b.length, 0),
+      );
+      for (const b of sink.out) w.bytes(b);
+    }
+    dropKeptBefore(c, keptLimitFrom(c));
+    if (got === 0) break;
+  }
+  if (n < count && portal.done) {
     place.end = portal.rows;
     place.pos = place.end + 1;
   }

@@ -42,6 +42,19 @@ with psycopg.connect(DSN) as conn:
     show("scrollable cursor: relative and absolute, back and forth", scroll)
     conn.rollback()
 
+    def default_scroll():
+        # psycopg 3's default named cursor (neither SCROLL nor NO SCROLL): PostgreSQL goes back over a sorted plan
+        with conn.cursor("c_default") as cur:
+            cur.execute(Q, (0,))
+            out = [cur.fetchmany(3)]
+            cur.scroll(0, mode="absolute")
+            out.append(cur.fetchmany(2))
+            cur.scroll(-1)
+            out += [cur.fetchone(), cur.rownumber]
+            return out
+    show("default named cursor scrolled back (scroll(0, 'absolute'), scroll(-1))", default_scroll)
+    conn.rollback()
+
     def no_scroll():
         with conn.cursor("c_noscroll", scrollable=False) as cur:
             cur.execute(Q, (0,))

@@ -46,7 +46,8 @@ const TEXT_ARGS: Readonly<Record<string, Readonly<Record<number, readonly [strin
   date_trunc: { 0: ['month', 'hour'], 2: ['UTC', 'Asia/Tokyo'] },
   date_part: { 0: ['year', 'dow'] },
   extract: { 0: ['year', 'epoch'] },
-  to_char: { 1: ['YYYY-MM-DD HH24:MI', '999.99'] },
+  // to_char's pictures by what it formats (to_charNumbers below): a date/time picture on a number, or the reverse, is no call anyone writes
+  to_char: { 1: ['YYYY-MM-DD HH24:MI', 'Dy DD Mon YYYY HH12:MI:SS AM'] },
   to_date: { 0: ['2024-03-05', '05 Mar 2024'], 1: ['YYYY-MM-DD', 'DD Mon YYYY'] },
   to_timestamp: { 0: ['2024-03-05 13:45', '05/03/2024'], 1: ['YYYY-MM-DD HH24:MI', 'DD/MM/YYYY'] },
   to_number: { 0: ['1,234.50', '-12'], 1: ['9G999D99', 'S99'] },
@@ -68,6 +69,26 @@ const TEXT_ARGS: Readonly<Record<string, Readonly<Record<number, readonly [strin
   json_extract_path_text: { 1: ['a', 'b'] },
 };
 
+/** to_char of a number (int2/int4/int8, float4/float8, numeric): number pictures. */
+const TO_CHAR_NUMBERS: readonly [string, string] = ['999.99', 'FM9990.00'];
+const NUMBER_TYPES = new Set([20, 21, 23, 700, 701, 1700]);
+
+/**
+ * A text argument that names a field, format, pattern or zone, as people write it: a bare literal
+ * (`date_part('year', x)`, `encode(b, 'hex')`, `string_agg(x, ',')`), which PostgreSQL reads as text there.
+ * Undefined for any other argument.
+ */
+function textArg(p: { proname: string; argtypes: number[] }, pos: number, set: number): string | undefined {
+  const oid = p.argtypes[pos];
+  if (oid !== 25 && oid !== 1043) return undefined;
+  const samples =
+    p.proname === 'to_char' && pos === 1 && NUMBER_TYPES.has(p.argtypes[0]!)
+      ? TO_CHAR_NUMBERS
+      : TEXT_ARGS[p.proname]?.[pos];
+  const v = samples?.[set];
+  return v === undefined ? undefined : `'${v.replace(/'/g, "''")}'`;
+}
+
 /** Polymorphic pseudo-types, probed with integers (and integer arrays). */
 const POLY_SCALAR = new Set([2283, 2776, 5077, 2276, 5079]);
 const POLY_ARRAY = new Set([2277, 5078]);
@@ -82,10 +103,7 @@ export const PROBED_TYPES: ReadonlySet<number> = new Set([
 /** PostgreSQL's spelling of each sample type (format_type), filled from the server before probing. */
 export type TypeNames = ReadonlyMap<number, string>;
 
-function sample(oid: number, set: number, names: TypeNames, fn?: string, pos?: number): string {
-  const override =
-    fn !== undefined && pos !== undefined && (oid === 25 || oid === 1043) ? TEXT_ARGS[fn]?.[pos]?.[set] : undefined;
-  if (override !== undefined) return `CAST('${override.replace(/'/g, "''")}' AS ${names.get(oid)})`;
+function sample(oid: number, set: number, names: TypeNames): string {
   const real = POLY_SCALAR.has(oid) ? 23 : POLY_ARRAY.has(oid) ? 1007 : oid;
   const v = SAMPLES[real]![set]!;
   return `CAST('${v.replace(/'/g, "''")}' AS ${names.get(real)})`;
@@ -112,14 +130,13 @@ export function procProbes(p: ProcRow, names: TypeNames): string[] {
     [0, `pg_catalog.${ident(p.proname)}`],
     [1, ident(p.proname)],
   ] as const) {
-    const args = p.argtypes.map((t, i) => sample(t, set, names, p.proname, i));
+    const args = p.argtypes.map((t, i) => textArg(p, i, set) ?? sample(t, set, names));
     if (p.prokind === 'a') {
       const other = 1 - set;
-      const rows = [set, other, set].map(
-        (s) => `(${p.argtypes.map((t, i) => sample(t, s, names, p.proname, i)).join(', ')})`,
-      );
-      const cols = p.argtypes.map((_, i) => `x${i}`);
-      const from = `FROM (VALUES ${rows.join(', ')}) AS v(${cols.join(', ')})`;
+      const rows = [set, other, set].map((s) => `(${p.argtypes.map((t) => sample(t, s, names)).join(', ')})`);
+      // a text argument naming a format or a separator written in the call (`string_agg(x, ',')`), the others read from the rows
+      const cols = p.argtypes.map((_, i) => textArg(p, i, set) ?? `x${i}`);
+      const from = `FROM (VALUES ${rows.join(', ')}) AS v(${p.argtypes.map((_, i) => `x${i}`).join(', ')})`;
       if (p.aggkind === 'o' || p.aggkind === 'h') {
         const d = p.aggnumdirectargs ?? 0;
         const direct = args.slice(0, d).join(', ');
