@@ -257,6 +257,12 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return jsonKey;
   }
+  // jsonb || jsonb merges objects and arrays in PostgreSQL; DuckDB's JSON is text, and `||` would join the texts.
+  if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr && (isJsonbCast(e.lexpr) || isJsonbCast(e.rexpr)))
+    throw refuse(
+      'jsonb || jsonb',
+      "PostgreSQL's jsonb concatenation (merging objects, joining arrays) is not emulated: build the value with json_build_object or json_build_array, or concatenate text with ::text on both sides.",
+    );
   const listed = e.kind === 'AEXPR_OP' && op === '||' && e.lexpr ? arrayConcat(lexpr, rexpr) : undefined;
   if (listed) {
     ctx.changed = true;
@@ -443,4 +449,10 @@ function avgDivision(e: Node, l: Node, r: Node, ctx: Ctx): Node | undefined {
   const call: Node = { ...fc, args: walk(fc.args, ctx, false) };
   if (fc.agg_filter) call.agg_filter = walk(fc.agg_filter, ctx, false);
   return shownAvgDivision(avgFirst, call, avgFirst ? l : r, avgFirst ? r : l);
+}
+
+/** `x::jsonb` (or `CAST(x AS jsonb)`): a jsonb value as the client's text names it. */
+function isJsonbCast(n: Node | undefined): boolean {
+  const names = (n?.TypeCast?.typeName as Node | undefined)?.names as Node[] | undefined;
+  return String(names?.[names.length - 1]?.String?.sval).toLowerCase() === 'jsonb';
 }

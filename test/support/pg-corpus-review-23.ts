@@ -87,4 +87,8 @@ export const REVIEW_23_REFUSED = [
   "select upper(name) ~ any(array['a']) from sales.customers",
   // over an empty array cast to text[] (its rewritten cast is no longer an ARRAY[…] list)
   "select 'a' ~ any(array[]::text[]), 'a' ~ all(array[]::text[])",
+  // jsonb || jsonb merges in PostgreSQL; the texts were joined (`{"a": 1}{"b": 2}`, typed text; session 47's new-user review)
+  `select '{"a":1}'::jsonb || '{"b":2}'::jsonb, '[1,2]'::jsonb || '[3]'::jsonb`,
+  `select '{"a":1}'::jsonb || '{"b":2}'`,
+  `select status, cast(json_build_object('n', count(*)) as jsonb) || '{"k":1}'::jsonb from sales.orders group by 1 order by 1`,
 ];
