@@ -63,6 +63,7 @@ export const SQLSTATE = {
   numericValueOutOfRange: '22003',
   divisionByZero: '22012',
   invalidArgumentForPowerFunction: '2201F',
+  invalidArgumentForWidthBucketFunction: '2201G',
   integrityConstraintViolation: '23000',
   invalidSchemaName: '3F000',
   indeterminateDatatype: '42P18',

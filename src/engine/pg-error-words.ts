@@ -180,6 +180,12 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     SQLSTATE.datetimeFieldOverflow,
     (m) => `date field value out of range: ${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`,
   ],
+  // width_bucket's (pg/pg-macros.ts)
+  [
+    /^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound)/,
+    SQLSTATE.invalidArgumentForWidthBucketFunction,
+    (m) => m[1]!,
+  ],
   [
     /^Invalid Input Error: thresholds array must not contain NULLs/,
     SQLSTATE.nullValueNotAllowed,

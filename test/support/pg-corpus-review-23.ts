@@ -75,6 +75,11 @@ export const REVIEW_23 = [
   "select i, extract(year from i), extract(years from i), date_trunc('century', i), date_trunc('millennium', i) from (values (interval '1 day'), (interval '400 days'), (interval '-14 months'), (interval '150 years 3 months'), (interval '1999 years')) t(i)",
   'select extract(year from age(o.ordered_at, c.signup)) * 12 + extract(month from age(o.ordered_at, c.signup)) from sales.orders o join sales.customers c using (customer_id) order by o.order_id limit 5',
   'select sum(extract(year from age(o.ordered_at, c.signup))), extract(year from max(o.ordered_at - c.signup)) from sales.orders o join sales.customers c using (customer_id)',
+  // width_bucket with its bounds reversed counts down from the first, as PostgreSQL (was 0 / 3 / 0), and its 2201G
+  'select width_bucket(5, 10, 0, 2), width_bucket(10, 10, 0, 2), width_bucket(0, 10, 0, 2), width_bucket(qty, 10, 0, 4), width_bucket(9.99999, 0, 10, 4) from sales.orders order by order_id limit 3',
+  'select width_bucket(amount, 100, 0, 5), count(*) from sales.orders group by 1 order by 1',
+  'select width_bucket(1, 1, 1, 3)',
+  'select width_bucket(qty, 0, 10, 0) from sales.orders',
 ];
 
 /** Refused 0A000 with a hint (they were 42501, which sent users looking for a grant; PostgreSQL answers them). */
