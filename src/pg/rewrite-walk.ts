@@ -45,6 +45,7 @@ import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
+import { isJsonSetFunction, jsonSetInFrom } from './json-sets.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -449,6 +450,17 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
 }
 
 function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
+  const only = (rf.functions as Node[]).length === 1 ? (rf.functions as Node[])[0]?.List?.items : undefined;
+  // (a column definition list, PostgreSQL's second item, is refused by its parse for these functions)
+  const jsonSet = only?.[0]?.FuncCall as Node | undefined;
+  const jsonParts = names(jsonSet?.funcname);
+  if (jsonSet && (jsonParts.length === 1 || (jsonParts.length === 2 && jsonParts[0] === 'pg_catalog'))) {
+    const base = jsonParts[jsonParts.length - 1];
+    if (isJsonSetFunction(base)) {
+      ctx.changed = true;
+      return jsonSetInFrom(base!, walk(jsonSet.args ?? [], ctx, false) as Node[], rf);
+    }
+  }
   const body: Node = { ...rf };
   body.functions = (rf.functions as Node[]).map((item) => {
     const list = item?.List?.items as Node[] | undefined;
