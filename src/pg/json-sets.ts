@@ -108,6 +108,32 @@ function macros(name: string, f: JsonSetFunction): Array<[string, string]> {
   ];
 }
 
+/**
+ * `FROM json_array_elements(j) e` (one function of one column, an alias without column names): in
+ * PostgreSQL `e` is then that column, never a record. The column's name (`value`, or the alias for the
+ * keys), else undefined.
+ */
+export function jsonScalarColumn(rf: Node | undefined): string | undefined {
+  if (!rf || rf.ordinality || rf.is_rowsfrom || !rf.alias || rf.alias.colnames) return undefined;
+  const calls = (rf.functions as Node[] | undefined) ?? [];
+  const fc = calls.length === 1 ? (calls[0]?.List?.items?.[0]?.FuncCall as Node | undefined) : undefined;
+  const f = FUNCTIONS.get(names(fc?.funcname).slice(-1)[0] ?? '');
+  if (!f || f.kind === 'each') return undefined;
+  return f.kind === 'keys' ? String(rf.alias.aliasname) : 'value';
+}
+
+/** The FROM items of `from` (joins' sides too) that are such a column: alias → column, added to `into`. */
+export function jsonScalarAliases(from: Node[] | undefined, into: Map<string, string>): Map<string, string> {
+  for (const item of from ?? []) {
+    if (item.JoinExpr) jsonScalarAliases([item.JoinExpr.larg, item.JoinExpr.rarg], into);
+    const named = (item.RangeVar ?? item.RangeSubselect ?? item.RangeFunction)?.alias?.aliasname as string | undefined;
+    const column = jsonScalarColumn(item.RangeFunction as Node | undefined);
+    if (named && column) into.set(named, column);
+    else if (named) into.delete(named);
+  }
+  return into;
+}
+
 /** An untyped string constant read as jsonb is normalised first, as PostgreSQL's jsonb_in does. */
 function argument(name: string, args: Node[] | undefined): Node {
   if (args?.length !== 1)
