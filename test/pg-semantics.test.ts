@@ -1405,12 +1405,13 @@ describe("errors at PostgreSQL's SQLSTATE and position (issue 25, session 46)", 
 });
 
 test('JSON set-returning functions: bound parameters described and answered as PostgreSQL 15; a value DuckDB would print differently refused 0A000', async () => {
-  const doc = '{"b": [1,2], "a": "x", "c": null}';
+  const doc = '{"b":2,"a":"x","c":null,"d":[1,{"e":true}]}';
   for (const [sql, params] of [
     ['select key, value from json_each($1::json) order by key', [doc]],
     ['select * from json_each_text($1::json) with ordinality as t(k, v, n)', [doc]],
     ['select k from jsonb_object_keys($1::jsonb) k', ['{"bb": 1, "a": 2, "c": 3}']],
-    ['select e ->> $2 from json_array_elements($1::json) e', ['[{"a": 1}, {"a": "two"}, {}]', 'a']],
+    ['select e ->> $2 from json_array_elements($1::json) e', ['[{"a":1},{"a":"two"},{}]', 'a']],
+    ['select value, ordinality from json_array_elements($1::json) with ordinality', ['[1, "x", null, true]']],
     ['select json_array_elements_text($1::json), generate_series(1, 2)', ['["x", "y", "z"]']],
   ] as const)
     await same((e) => describeThenExecute(e, sql, [...params]));

@@ -78,11 +78,12 @@ function macros(name: string, f: JsonSetFunction): Array<[string, string]> {
   const errors = shapeErrors(name, f);
   const expected = f.kind === 'elements' ? 'ARRAY' : 'OBJECT';
   const refused = `${name}() of a value whose members DuckDB prints differently is not supported by fdl-gateway|${REFUSED_HINT}`;
-  const guarded = (exact: string, list: string) =>
-    `CASE WHEN j IS NULL THEN NULL
+  // typed: a statement described before its parameters are bound sees the list's type (not NULL's)
+  const guarded = (exact: string, list: string, type = f.text ? 'VARCHAR[]' : 'JSON[]') =>
+    `CAST(CASE WHEN j IS NULL THEN NULL
       WHEN json_type(${J}) <> '${expected}' THEN error(CASE WHEN json_type(${J}) IN ('ARRAY', 'OBJECT') THEN '${errors.other}' ELSE '${errors.scalar}' END)
       WHEN NOT (${exact}) THEN error('${refused.replaceAll("'", "''")}')
-      ELSE ${list} END`;
+      ELSE ${list} END AS ${type})`;
   const stable = `_pgsem_jstable(${T}, ${C})`;
   if (f.kind === 'keys') {
     const keys = `map_keys(CAST(${J} AS MAP(VARCHAR, JSON)))`;
@@ -104,7 +105,7 @@ function macros(name: string, f: JsonSetFunction): Array<[string, string]> {
     return [[`_pgsem_${name}(j)`, guarded(exact, `list_transform(${ARRAY}, lambda m: ${value('m')})`)]];
   return [
     [`_pgsem_${name}(j)`, guarded(exact, `list_transform(${entries}, lambda e: ${value('e.value')})`)],
-    [`_pgsem_${name}_k(j)`, guarded(exact, `list_transform(${entries}, lambda e: e.key)`)],
+    [`_pgsem_${name}_k(j)`, guarded(exact, `list_transform(${entries}, lambda e: e.key)`, 'VARCHAR[]')],
   ];
 }
 
