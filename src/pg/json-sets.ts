@@ -164,6 +164,14 @@ export function jsonSetInSelect(name: string, args: Node[] | undefined, shown: b
   return f.jsonb && !f.text && shown ? typedAs('jsonb', rows) : rows;
 }
 
+/** In ROWS FROM (…) beside other functions, or with OVER: 0A000. */
+export function jsonSetElsewhereRefused(name: string): SqlError {
+  return refuse(
+    `${name}() in ROWS FROM or with OVER`,
+    `Call it alone in FROM: SELECT * FROM ${name}(j) WITH ORDINALITY.`,
+  );
+}
+
 /**
  * In FROM (`rf` its RangeFunction, of this one function): a subquery of its columns, named as
  * PostgreSQL names them (`value`; `key`, `value`; the function's name or the alias for the keys), the

@@ -3,7 +3,7 @@ import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { stringToTable } from './srf-from.js';
-import { isJsonSetFunction, jsonSetInSelect } from './json-sets.js';
+import { isJsonSetFunction, jsonSetElsewhereRefused, jsonSetInSelect } from './json-sets.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -167,7 +167,9 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return splitPart(args[0]!, args[1]!, args[2]!);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
-  if (isJsonSetFunction(pgName) && !fc.over && !inFrom) {
+  if (isJsonSetFunction(pgName)) {
+    // (a FROM item of this function alone is rewrite-walk.ts's; ROWS FROM with others is not emulated)
+    if (fc.over || inFrom) throw jsonSetElsewhereRefused(pgName!);
     ctx.changed = true;
     return jsonSetInSelect(pgName!, args, ctx.shown?.has(fc) === true);
   }

@@ -84,4 +84,6 @@ export const REVIEW_24_REFUSED = [
   'select * from jsonb_each(\'{"a":1}\')',
   'select json_each(\'{"a":1}\')',
   'select jsonb_each_text(\'{"a":1}\')',
+  // beside another function in ROWS FROM (DuckDB's own json_each has other columns)
+  "select * from rows from (json_array_elements_text('[1,2,3]'), generate_series(1, 2))",
 ];
