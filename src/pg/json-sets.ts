@@ -185,7 +185,21 @@ export function jsonSetInFrom(name: string, args: Node[] | undefined, rf: Node):
       `${name}() in FROM (its values would be sent as json, not jsonb)`,
       `Use ${name}_text(j) in FROM for the values as text, or ${name.replace('jsonb', 'json')}(j::json) for json.`,
     );
-  const arg = argument(name, args);
+  // The argument computed once, in a FROM of its own: each macro names its value many times, and a
+  // long argument (json_build_object's) copied into each made a new text bind for over a second.
+  const arg: Node = { ColumnRef: { fields: [str('fdl_json_arg'), str('j')] } };
+  const argFrom: Node = {
+    RangeSubselect: {
+      subquery: {
+        SelectStmt: {
+          targetList: [{ ResTarget: { name: 'j', val: argument(name, args) } }],
+          limitOption: 'LIMIT_OPTION_DEFAULT',
+          op: 'SETOP_NONE',
+        },
+      },
+      alias: { aliasname: 'fdl_json_arg' },
+    },
+  };
   const own = f.kind === 'each' ? ['key', 'value'] : f.kind === 'elements' ? ['value'] : [rf.alias?.aliasname ?? name];
   const lists =
     f.kind === 'each'
@@ -209,6 +223,7 @@ export function jsonSetInFrom(name: string, args: Node[] | undefined, rf: Node):
       subquery: {
         SelectStmt: {
           targetList: items.map((val, i) => ({ ResTarget: { name: columns[i], val } })),
+          fromClause: [argFrom],
           limitOption: 'LIMIT_OPTION_DEFAULT',
           op: 'SETOP_NONE',
         },
