@@ -1462,3 +1462,32 @@ describe('numeric typmods in RowDescription (issue 24, session 47)', () => {
     }
   });
 });
+
+test('JSON set-returning functions: bound parameters described and answered as PostgreSQL 15; a value DuckDB would print differently refused 0A000', async () => {
+  const doc = '{"b":2,"a":"x","c":null,"d":[1,{"e":true}]}';
+  for (const [sql, params] of [
+    ['select key, value from json_each($1::json) order by key', [doc]],
+    ['select * from json_each_text($1::json) with ordinality as t(k, v, n)', [doc]],
+    ['select k from jsonb_object_keys($1::jsonb) k', ['{"bb": 1, "a": 2, "c": 3}']],
+    ['select e ->> $2::text from json_array_elements($1::json) e', ['[{"a":1},{"a":"two"},{}]', 'a']],
+    ['select value, ordinality from json_array_elements($1::json) with ordinality', ['[1, "x", null, true]']],
+    ['select json_array_elements_text($1::json), generate_series(1, 2)', ['["x", "y", "z"]']],
+  ] as const)
+    await same((e) => describeThenExecute(e, sql, [...params]));
+  // PostgreSQL keeps json's number text (1.50); DuckDB would print 1.5: refused, and the session goes on
+  const refused = await conns.gw!.query("select * from json_array_elements('[1.50, 2]')");
+  assert.equal(refused.error?.code, '0A000');
+  assert.match(refused.error?.hint ?? '', /->>/);
+  assert.deepEqual(text(await conns.gw!.query("select * from json_array_elements('[1.5, 2]')")), [['1.5'], ['2']]);
+  // the wrong shape: PostgreSQL's SQLSTATE and words on both
+  for (const [sql, message] of [
+    ["select * from jsonb_array_elements_text('{}')", 'cannot extract elements from an object'],
+    ["select json_object_keys('[1]')", 'cannot call json_object_keys on an array'],
+  ] as const) {
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.equal(p.error?.code, '22023', sql);
+    assert.equal(g.error?.code, '22023', sql);
+    assert.equal(g.error?.message, message, sql);
+    assert.equal(p.error?.message, message, sql);
+  }
+});

@@ -251,34 +251,6 @@ export function recordValue(args: Node[]): Node {
 export const refuse = (what: string, hint: string): SqlError =>
   new SqlError(SQLSTATE.featureNotSupported, `${what} is not supported by fdl-gateway`, undefined, hint);
 
-/**
- * PostgreSQL's JSON set-returning functions: DuckDB's json_each has other columns, and it re-prints
- * json compactly (PostgreSQL's json keeps its text) and reads a JSON null as NULL: refused, not approximated.
- */
-export const JSON_SET_FUNCTIONS: ReadonlySet<string> = new Set([
-  'json_each',
-  'json_each_text',
-  'jsonb_each',
-  'jsonb_each_text',
-  'json_array_elements',
-  'json_array_elements_text',
-  'jsonb_array_elements',
-  'jsonb_array_elements_text',
-  'json_object_keys',
-  'jsonb_object_keys',
-]);
-
-export function jsonSetFunctionRefused(name: string): SqlError {
-  return refuse(
-    `${name}()`,
-    name.includes('object_keys')
-      ? 'Use unnest(json_keys(j)) for the keys.'
-      : name.includes('array_elements')
-        ? 'Use unnest(CAST(j AS JSON[])) for the elements (DuckDB prints them compactly), or j -> n for one.'
-        : "Use json_keys(j) with j -> key (or j ->> key) for each key's value.",
-  );
-}
-
 /** PostgreSQL's regexp_matches returns a set of text arrays; DuckDB's the boolean of a search. */
 export function regexpMatchesRefused(): SqlError {
   return refuse(

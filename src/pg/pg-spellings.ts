@@ -6,6 +6,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { re2Pattern } from './are-pattern.js';
 import { call, str, strConst, typedAs, type Node } from './rewrite-nodes.js';
+import { jsonScalarColumn } from './json-sets.js';
 
 /** `a # b`: PostgreSQL's bitwise xor; `#` is a syntax error in DuckDB, whose spelling is xor(a, b). */
 export function xorOperator(lexpr: Node, rexpr: Node): Node {
@@ -143,6 +144,7 @@ const SCALAR_SRFS = new Set([
  * in PostgreSQL `x` is then that column (`array_agg(x)`, `count(distinct x)`), never a record.
  */
 function scalarFunctionAlias(rf: Node | undefined): boolean {
+  if (jsonScalarColumn(rf)) return true;
   if (!rf || rf.ordinality || rf.is_rowsfrom || rf.alias?.colnames) return false;
   const calls = (rf.functions as Node[] | undefined) ?? [];
   if (calls.length !== 1) return false;

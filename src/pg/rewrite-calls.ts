@@ -3,6 +3,7 @@ import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { stringToTable } from './srf-from.js';
+import { isJsonSetFunction, jsonSetElsewhereRefused, jsonSetInSelect } from './json-sets.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import {
@@ -33,8 +34,6 @@ import {
   codecCall,
   constantZero,
   formatCall,
-  JSON_SET_FUNCTIONS,
-  jsonSetFunctionRefused,
   LIST_SRF_IN_SELECT,
   numericSeries,
   regexpMatchesRefused,
@@ -168,7 +167,12 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return splitPart(args[0]!, args[1]!, args[2]!);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
-  if (pgName && JSON_SET_FUNCTIONS.has(pgName)) throw jsonSetFunctionRefused(pgName);
+  if (isJsonSetFunction(pgName)) {
+    // (a FROM item of this function alone is rewrite-walk.ts's; ROWS FROM with others is not emulated)
+    if (fc.over || inFrom) throw jsonSetElsewhereRefused(pgName!);
+    ctx.changed = true;
+    return jsonSetInSelect(pgName!, args, ctx.shown?.has(fc) === true);
+  }
   if (pgName === 'jsonb_build_object') throw jsonbBuildObjectRefused();
   const result = pgCall(pgName, fc, out, args, ctx, inFrom);
   if (result) {

@@ -23,6 +23,8 @@ export interface Ctx {
   outermost?: ReadonlySet<Node>;
   /** The FROM items (aliases, else table names) a whole-row reference can name at this point of the walk (pg-rows.ts). */
   rowScope?: ReadonlySet<string>;
+  /** FROM aliases that name a JSON set-returning function's one column (json-sets.ts): alias → column. */
+  jsonColumns?: ReadonlyMap<string, string>;
   /** Whether the SELECT being walked sorts or deduplicates its rows (a struct sent as text would sort by its fields). */
   ordered?: boolean;
   /** Row `IN (SELECT …)` sublinks that are conjuncts of a WHERE or HAVING: NULL and false alike drop the row (pg-rows.ts). */

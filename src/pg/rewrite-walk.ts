@@ -45,6 +45,7 @@ import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
+import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -253,6 +254,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           const outer = ctx.rowScope;
           const ordered = ctx.ordered;
           ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
+          const outerJson = ctx.jsonColumns;
+          ctx.jsonColumns = jsonScalarAliases(body.fromClause as Node[] | undefined, new Map(outerJson));
           ctx.ordered = !!(body.sortClause || body.distinctClause);
           filterSubLinks(body.whereClause as Node | undefined, (ctx.filterSubLinks ??= new Set()));
           filterSubLinks(body.havingClause as Node | undefined, ctx.filterSubLinks);
@@ -266,6 +269,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
             return out;
           } finally {
             ctx.rowScope = outer;
+            ctx.jsonColumns = outerJson;
             ctx.ordered = ordered;
           }
         }
@@ -411,6 +415,12 @@ function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
     return { ColumnRef: { ...cr, fields: [str(`fdl_${first}`), ...(cr.fields as Node[]).slice(1)] } };
   }
   const fields = cr.fields as Node[];
+  // `e` of `FROM json_array_elements(j) e` is its column (`e.value`), as in PostgreSQL
+  const jsonColumn = fields.length === 1 && first !== undefined ? ctx.jsonColumns?.get(first) : undefined;
+  if (jsonColumn) {
+    ctx.changed = true;
+    return { ColumnRef: { ...cr, fields: [str(first!), str(jsonColumn)] } };
+  }
   const schema = fields[0]?.String?.sval;
   const rel = String(fields[1]?.String?.sval);
   const served =
@@ -449,6 +459,17 @@ function rangeVar(orig: Node, rv: Node, ctx: Ctx): Node {
 }
 
 function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
+  const only = (rf.functions as Node[]).length === 1 ? (rf.functions as Node[])[0]?.List?.items : undefined;
+  // (a column definition list, PostgreSQL's second item, is refused by its parse for these functions)
+  const jsonSet = only?.[0]?.FuncCall as Node | undefined;
+  const jsonParts = names(jsonSet?.funcname);
+  if (jsonSet && (jsonParts.length === 1 || (jsonParts.length === 2 && jsonParts[0] === 'pg_catalog'))) {
+    const base = jsonParts[jsonParts.length - 1];
+    if (isJsonSetFunction(base)) {
+      ctx.changed = true;
+      return jsonSetInFrom(base!, walk(jsonSet.args ?? [], ctx, false) as Node[], rf);
+    }
+  }
   const body: Node = { ...rf };
   body.functions = (rf.functions as Node[]).map((item) => {
     const list = item?.List?.items as Node[] | undefined;

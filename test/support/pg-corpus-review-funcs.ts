@@ -50,7 +50,7 @@ export const REVIEW_FUNCS = [
   "select t.typname, t.typinput, t.typoutput::text from pg_type t where t.typname like 'int%' order by t.typinput, 1",
   "select proname, prosupport, prosupport::text from pg_proc where proname in ('int4in', 'array_in') order by 1",
   "select t.typname from pg_type t join pg_proc p on p.oid = t.typinput where p.proname = 'int4in'",
-  // PostgreSQL's answer or its SQLSTATE, never DuckDB's words: JSON set-returning functions refused with a hint (they were 42501)
+  // PostgreSQL's answer or its SQLSTATE, never DuckDB's words: JSON set-returning functions (they were 42501; answered since REVIEW_24)
   'select * from json_each(\'{"a":1}\')',
   "select json_array_elements('[1,2]')",
   "select * from jsonb_array_elements_text('[1]') as t(v)",
