@@ -29,6 +29,11 @@ const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boo
   ['SS', '%S'],
   ['MS', '%g'],
   ['US', '%f'],
+  // FF3 and FF6: the fraction's milliseconds and microseconds, as MS and US (FF1, FF2, FF4, FF5 are refused)
+  ['FF3', '%g'],
+  ['FF6', '%f'],
+  ['ff3', '%g'],
+  ['ff6', '%f'],
   ['AM', '%p'],
   ['PM', '%p'],
   ['am', 'lower:%p'],
@@ -84,6 +89,9 @@ const DATE_PATTERNS: ReadonlyArray<readonly [string, string | ((v: Node, fm: boo
   // ISO 8601 year, week (01–53) and weekday (1 = Monday); W: the week of the month, (day − 1) / 7 + 1
   ['IYYY', '%G'],
   ['iyyy', '%G'],
+  // IDDD: the ISO year's day (001–371), (ISO week − 1) × 7 + ISO weekday
+  ['IDDD', isoDayOfYear],
+  ['iddd', isoDayOfYear],
   ['IW', isoWeek],
   ['iw', isoWeek],
   ['ID', '%u'],
@@ -151,6 +159,11 @@ function lastDigits(year: Node, digits: number, fm: boolean): Node {
   return zeroPadded(op('%', adjusted, intConst(10 ** digits)), digits, fm);
 }
 
+function isoDayOfYear(v: Node, fm: boolean): Node {
+  const days = op('+', op('*', op('-', call('week', [v]), intConst(1)), intConst(7)), call('isodow', [v]));
+  return zeroPadded(days, 3, fm);
+}
+
 function isoWeek(v: Node, fm: boolean): Node {
   return fm ? castTo(call('week', [v]), 'varchar') : call('strftime', [v, strConst('%V')]);
 }
@@ -165,11 +178,11 @@ function weekOfMonth(v: Node): Node {
 /** strftime codes of numbers: a TH/th suffix after one writes its ordinal suffix (PostgreSQL's str_numth). */
 const NUMERIC_CODES = new Set(['%H', '%I', '%M', '%S', '%g', '%f', '%Y', '%y', '%m', '%j', '%d', '%G', '%u']);
 const NUMERIC_FUNCTIONS = new Set(
-  ['D', 'Q', 'IW', 'W', 'WW', 'CC', 'IYY', 'IY', 'I', 'Y,YYY', 'YYY', 'Y'].flatMap((p) => [p, p.toLowerCase()]),
+  ['D', 'Q', 'IW', 'W', 'WW', 'CC', 'IDDD', 'IYY', 'IY', 'I', 'Y,YYY', 'YYY', 'Y'].flatMap((p) => [p, p.toLowerCase()]),
 );
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
 const UNSUPPORTED_PATTERN =
-  /^(?:SSSSS|SSSS|TZH|TZM|TZ|OF|RM|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|J|sssss|ssss|tzh|tzm|tz|of|rm|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|j)/;
+  /^(?:SSSSS|SSSS|TZH|TZM|TZ|OF|RM|BC|AD|B\.C\.|A\.D\.|A\.M\.|P\.M\.|TH|FX|FF[1245]|J|sssss|ssss|tzh|tzm|tz|of|rm|bc|ad|b\.c\.|a\.d\.|a\.m\.|p\.m\.|th|fx|ff[1245]|j)/;
 /** Padded numeric fields lose their leading zero with FM (DuckDB's %-d). */
 const FM_CODES: Readonly<Record<string, string>> = {
   '%H': '%-H',
@@ -236,14 +249,14 @@ export function toCharCall(args: Node[]): Node {
     if (unsupported && unsupported.length > (found?.[0].length ?? 0)) {
       throw refuse(
         `to_char() pattern "${unsupported}"`,
-        'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q CC WW IYYY IYY IY I IW ID W (or in lower case), FM, TM, a TH suffix after a number, "text".',
+        'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US FF3 FF6 AM PM Q CC WW IYYY IYY IY I IW ID IDDD W (or in lower case), FM, TM, a TH suffix after a number, "text".',
       );
     }
     if (!found) {
       if (UNSUPPORTED_PATTERN.test(fmt.slice(i)))
         throw refuse(
           `to_char() pattern "${UNSUPPORTED_PATTERN.exec(fmt.slice(i))![0]}"`,
-          'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US AM PM Q CC WW IYYY IYY IY I IW ID W, FM, TM, a TH suffix after a number, "text".',
+          'Supported: YYYY Y,YYY YYY YY Y MM Mon Month DD DDD D Day Dy HH HH12 HH24 MI SS MS US FF3 FF6 AM PM Q CC WW IYYY IYY IY I IW ID IDDD W, FM, TM, a TH suffix after a number, "text".',
         );
       codes += fmt[i] === '%' ? '%%' : fmt[i];
       i++;

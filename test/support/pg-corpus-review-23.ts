@@ -80,6 +80,9 @@ export const REVIEW_23 = [
   'select width_bucket(amount, 100, 0, 5), count(*) from sales.orders group by 1 order by 1',
   'select width_bucket(1, 1, 1, 3)',
   'select width_bucket(qty, 0, 10, 0) from sales.orders',
+  // to_char's FF3/FF6 and IDDD, printed as literal text before (`13:05:09.FF3`; IDDD read as ID then DD)
+  "select to_char(t, 'HH24:MI:SS.FF3'), to_char(t, 'SS.FF6'), to_char(t, 'IDDD'), to_char(t, 'IYYY-IDDD'), to_char(t, 'FMIDDD'), to_char(t, 'IDDDth'), to_char(t, 'ss.ff3') from (values (timestamp '2024-12-30 13:05:09.123456'), (timestamp '2021-01-03 00:00:00.5'), (timestamp '2020-12-31 23:59:59.999999')) v(t)",
+  "select to_char(ordered_at, 'IYYY-IDDD HH24:MI:SS.FF3') from sales.orders order by order_id limit 3",
 ];
 
 /** Refused 0A000 with a hint (they were 42501, which sent users looking for a grant; PostgreSQL answers them). */
@@ -96,4 +99,6 @@ export const REVIEW_23_REFUSED = [
   `select '{"a":1}'::jsonb || '{"b":2}'::jsonb, '[1,2]'::jsonb || '[3]'::jsonb`,
   `select '{"a":1}'::jsonb || '{"b":2}'`,
   `select status, cast(json_build_object('n', count(*)) as jsonb) || '{"k":1}'::jsonb from sales.orders group by 1 order by 1`,
+  // to_char's FF1, FF2, FF4, FF5 (printed as literal text before)
+  "select to_char(ordered_at, 'SS.FF2') from sales.orders",
 ];
