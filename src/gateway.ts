@@ -4,7 +4,7 @@
  * asks of them (reload, drain, sessions, cache figures, HEAD's description for the status page).
  */
 import { readFileSync, realpathSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type Repository } from './resolver/repository.js';
 import { VerificationLedger } from './state/verification-ledger.js';
@@ -110,6 +110,9 @@ export class Gateway {
     const repos = new Map<string, Repository>();
     for (const r of config.repos) repos.set(r.name, await openRepo(r, config, shared));
     const tempDirectory = join(config.cacheDir, 'duckdb-tmp');
+    // What a process that died left there (spilled blocks) would count against the temp ceiling:
+    // a cache directory is one gateway's, so nothing in it is another's.
+    await rm(tempDirectory, { recursive: true, force: true });
     if (config.memoryLimit) limitDataSegment(config.memoryLimit, log);
     // One sealed DuckDB instance per repository: another repository's files are out of its reach.
     const engines = new Engines(

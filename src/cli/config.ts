@@ -128,6 +128,8 @@ export interface ServeFlags {
   proxyProtocol?: boolean;
   logLevel?: string;
   caFile?: string;
+  /** false with --no-restart-on-crash: the serving process runs alone (service/supervisor.ts). */
+  restartOnCrash?: boolean;
 }
 
 /** What `fdl serve` runs: the gateway's configuration and the service around it. */

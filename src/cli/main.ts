@@ -11,6 +11,7 @@ import { openLogging } from './logging.js';
 import { trustCaFile } from '../store/tls-trust.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
+import { servingRestarts } from '../service/supervisor.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -88,6 +89,10 @@ program
     'on SIGTERM, how long running statements may finish before they are cancelled (default 30000)',
   )
   .option(
+    '--no-restart-on-crash',
+    'run the serving process alone: if it dies, fdl serve ends (default: its sessions end and a new one serves)',
+  )
+  .option(
     '--proxy-protocol',
     'expect a PROXY protocol v1/v2 header (HAProxy send-proxy-v2) on every connection; refuse connections without one',
   )
@@ -103,6 +108,8 @@ Connect with any PostgreSQL client; the database name picks repository and versi
 Signals: SIGTERM/SIGINT drain (new connections refused, running statements finish, idle sessions
 end with 57P01, exit 0; if DuckDB cannot stop a statement, the process dies of the signal after
 --drain-timeout + 2 s); SIGHUP re-reads --config (users, grants, limits, repositories).
+If the serving process dies (a statement met the memory ceiling outside DuckDB), its sessions end
+and a new one serves on the same addresses, as PostgreSQL after a backend crash.
 
 Example:
   fdl serve --repo demo=./examples/demo
@@ -135,6 +142,11 @@ Example:
       }
     }
     const { log, say, exit } = openLogging(service.logLevel);
+    const restarts = servingRestarts();
+    if (restarts === null && opts.restartOnCrash !== false) {
+      const { superviseServe } = await import('../service/supervisor.js');
+      return superviseServe(process.argv.slice(1), { log, exit });
+    }
     // Loaded here, not at the top: the publisher's commands never pay for the gateway's modules.
     const { runService } = await import('../service/run.js');
     await runService(service.gateway, {
@@ -142,6 +154,7 @@ Example:
       drainTimeoutMs: service.drainTimeoutMs,
       // Flags stay as given; the file is read again.
       reloadConfig: () => buildServiceConfig(opts).gateway,
+      restarts: restarts ?? 0,
       log,
       say,
       exit,

@@ -31,6 +31,7 @@ export class Metrics {
   private readonly times = new StatementTimes([0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300]);
   readonly versionFailures: Counter<'kind'>;
   readonly reloads: Counter<'outcome'>;
+  readonly restarts: Gauge;
   private readings: CacheReadings | null = null;
 
   constructor() {
@@ -38,6 +39,11 @@ export class Metrics {
     // process_resident_memory_bytes, CPU, open fds, event-loop lag, heap: prom-client's defaults.
     collectDefaultMetrics({ register: this.registry });
     this.connections = new Gauge({ name: 'fdl_connections', help: 'Client connections open now', registers });
+    this.restarts = new Gauge({
+      name: 'fdl_serving_restarts',
+      help: 'Times fdl serve started its serving process again after one died (its sessions ended)',
+      registers,
+    });
     this.connectionsTotal = new Counter({
       name: 'fdl_sessions_total',
       help: 'Sessions that completed startup (outcome=ok) or failed it (outcome=error)',

@@ -21,6 +21,8 @@ export interface ServiceOptions {
   drainTimeoutMs: number;
   /** Builds the configuration again from the same flags and file (SIGHUP). */
   reloadConfig(): GatewayConfig;
+  /** Times the supervisor started a serving process again after one died (service/supervisor.ts). */
+  restarts?: number;
   log: Logger;
   /** A plain line for the person who started the service, in order with the log lines. */
   say?(line: string): void;
@@ -40,6 +42,7 @@ const hostPort = (a: { host: string; port: number }) => `${a.host.includes(':') 
 export async function runService(config: GatewayConfig, opts: ServiceOptions): Promise<void> {
   const { log } = opts;
   const metrics = new Metrics();
+  metrics.restarts.set(opts.restarts ?? 0);
   let readiness: Readiness = 'starting';
   let gateway: Gateway | null = null;
   let http: ServiceHttp | null = null;
@@ -76,6 +79,11 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Under the supervisor: if it is gone (killed), nothing would start another; drain and end.
+  if (process.channel) {
+    process.channel.unref();
+    process.on('disconnect', () => stop('SIGTERM'));
+  }
 
   const reloads = new Slots(1); // one reload at a time, in the order the signals came
   process.on('SIGHUP', () => {
@@ -151,6 +159,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
   process.stdout.write(`listening on ${hostPort(gw.address)}\n`);
   if (http) process.stdout.write(`http on ${hostPort(http.address)}\n`);
   readiness = 'ready';
+  // A restarted process's start was announced by the first one.
+  if (opts.restarts) return;
   // Last of the start-up output, after every start-up log line.
   const hint = psqlHint(config, gw.address);
   if (opts.say) opts.say(hint);

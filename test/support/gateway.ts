@@ -27,7 +27,10 @@ export async function startGateway(
   args: string[],
   opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cli?: string } = {},
 ): Promise<RunningGateway> {
-  const proc = spawn(process.execPath, [opts.cli ?? CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+  // The serving process itself, not its supervisor: tests read its pid's memory and CPU (an older
+  // build given as `cli` has no supervisor).
+  const alone = opts.cli ? [] : ['--no-restart-on-crash'];
+  const proc = spawn(process.execPath, [opts.cli ?? CLI, 'serve', '--listen', '127.0.0.1:0', ...alone, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
   });

@@ -14,9 +14,15 @@ export interface Service {
 }
 
 /** Start `fdl serve` and wait for its ready lines (`listening on`, then `http on` when asked for). */
-export async function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
+export async function serve(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  opts: { supervised?: boolean } = {},
+): Promise<Service> {
   const wantHttp = args.includes('--http');
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...args], {
+  // Alone unless asked: tests read the serving process's pid (CPU, memory, signals' effects).
+  const alone = opts.supervised ? [] : ['--no-restart-on-crash'];
+  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', ...alone, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -16,10 +16,14 @@ export interface Served {
 
 /** `fdl serve` on free ports (wire and HTTP) with `args`, ready once both are listening. */
 export function serveWithMetrics(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const proc = spawn(
+    process.execPath,
+    [CLI, 'serve', '--listen', '127.0.0.1:0', '--http', '127.0.0.1:0', '--no-restart-on-crash', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));

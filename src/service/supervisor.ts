@@ -1,0 +1,107 @@
+/**
+ * `fdl serve` keeps a serving process running, as PostgreSQL's postmaster does: when the process
+ * that holds DuckDB and the sessions dies, its sessions end with it and a new one serves on the
+ * same addresses. Why it can die: DuckDB computes 2,048 rows in one step and the values it builds
+ * there are outside its memory_limit; the process's data limit (engine/memory-ceiling.ts) turns such
+ * an overrun into 53200 when DuckDB's own allocation is the one that fails, but the one that meets
+ * the line may be V8 committing its young generation or a native allocation with no handler, and
+ * either ends the process (docs/security.md › Known limits). The supervisor holds no DuckDB, no
+ * client socket and no data limit, so nothing a statement does reaches it.
+ *
+ * The contract of `fdl serve` stays: one `listening on` line (and `http on`) on stdout, once; the
+ * signals (SIGTERM/SIGINT drain, SIGHUP reload) are passed on, and the service ends as the
+ * serving process ends when a stop was asked for (with its code, or dying of its signal).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Logger } from 'pino';
+
+/** Set in the serving process's environment: how many times it was started again (0 first). */
+export const SERVING_ENV = 'FDL_SERVE_RESTARTS';
+
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 30_000;
+/** A serving process that lived this long restarts its backoff at FIRST_DELAY_MS. */
+const STABLE_MS = 60_000;
+
+export interface SupervisorOptions {
+  log: Logger;
+  /** Flush logs, then end the process: with `code`, or by `signal`'s default action. */
+  exit(code: number, signal?: NodeJS.Signals): void;
+}
+
+/** Restarts so far, in a serving process; null when this process is not one. */
+export function servingRestarts(env: NodeJS.ProcessEnv = process.env): number | null {
+  const v = env[SERVING_ENV];
+  return v === undefined ? null : Number(v) || 0;
+}
+
+/** Run `argv` (this command line: script, `serve`, flags) as the serving process, again whenever it dies. */
+export function superviseServe(argv: string[], opts: SupervisorOptions): void {
+  const { log } = opts;
+  let restarts = 0;
+  let delay = FIRST_DELAY_MS;
+  let stopSignal: NodeJS.Signals | null = null;
+  let child: ChildProcess | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+  // The first serving process's addresses: a restart binds the same ones (port 0 picked one).
+  let pinned: string[] = [];
+  let served = false;
+
+  const end = (code: number | null, signal: NodeJS.Signals | null) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      return opts.exit(0, signal);
+    }
+    opts.exit(code ?? 1);
+  };
+
+  const start = () => {
+    restartTimer = null;
+    const startedAt = Date.now();
+    const first = !served;
+    const c = spawn(process.execPath, [...process.execArgv, ...argv, ...pinned], {
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      env: { ...process.env, [SERVING_ENV]: String(restarts) },
+    });
+    child = c;
+    let out = '';
+    c.stdout!.on('data', (d: Buffer) => {
+      // A restarted process prints the same lines; the service announced itself once.
+      if (!first) return;
+      process.stdout.write(d);
+      out += d.toString();
+      const listen = /^listening on (\S+)$/m.exec(out);
+      if (!listen) return;
+      served = true;
+      const http = /^http on (\S+)$/m.exec(out);
+      pinned = ['--listen', listen[1]!, ...(http ? ['--http', http[1]!] : [])];
+    });
+    c.on('exit', (code, signal) => {
+      child = null;
+      if (stopSignal || !served) return end(code, signal);
+      // Ended on its own with success: signalled directly, and drained.
+      if (code === 0) return end(0, null);
+      restarts++;
+      if (Date.now() - startedAt >= STABLE_MS) delay = FIRST_DELAY_MS;
+      log.error(
+        { event: 'serving_process_died', pid: c.pid, code, signal, restarts, restartInMs: delay },
+        'the serving process died and its sessions ended; a new one starts on the same addresses',
+      );
+      restartTimer = setTimeout(start, delay);
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    });
+  };
+
+  const stop = (signal: NodeJS.Signals) => {
+    stopSignal ??= signal;
+    if (child) child.kill(signal);
+    else if (restartTimer) {
+      clearTimeout(restartTimer);
+      end(0, null);
+    }
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => child?.kill('SIGHUP'));
+  start();
+}
