@@ -33,6 +33,7 @@ export const SQLSTATE = {
   protocolViolation: '08P01',
   invalidPassword: '28P01',
   invalidAuthorization: '28000',
+  insufficientResources: '53000',
   tooManyConnections: '53300',
   diskFull: '53100',
   outOfMemory: '53200',

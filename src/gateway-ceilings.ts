@@ -52,7 +52,12 @@ export function watchTempCeiling(limit: string, dir: string, server: WireServer,
  * statement holding the most by the gateway's accounting first, else the statements of the user whose statement has
  * run longest (never every user's).
  */
-export function watchMemory(memoryLimit: string, server: WireServer, log: Logger): MemoryWatchdog {
+export function watchMemory(
+  memoryLimit: string,
+  server: WireServer,
+  log: Logger,
+  userStopped?: (user: string) => void,
+): MemoryWatchdog {
   const line = testWatchLine() ?? parseByteSize(memoryLimit) + WATCH_MARGIN_BYTES;
   const mib = (b: number) => Math.round(b / 1024 ** 2);
   const over = `over memoryLimit (${memoryLimit}) + ${mib(WATCH_MARGIN_BYTES)} MiB`;
@@ -75,6 +80,7 @@ export function watchMemory(memoryLimit: string, server: WireServer, log: Logger
         OUT_OF_MEMORY_SUSPECT_HINT,
       ),
     onStopped: (rss, stopped, held, user) => {
+      if (user !== undefined) userStopped?.(user);
       if (Date.now() - warned < 10_000) return;
       warned = Date.now();
       log.warn(

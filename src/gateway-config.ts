@@ -33,6 +33,11 @@ export interface GatewayConfig {
   maxConnections: number;
   /** Sessions of one user (default: half of maxConnections under password authentication; none under trust). */
   maxConnectionsPerUser?: number;
+  /**
+   * Users whose sessions are refused until a time (epoch ms): a statement of theirs was stopped for
+   * memory just before the previous serving process died (service/supervisor.ts). Read at start.
+   */
+  heldOff?: ReadonlyMap<string, number>;
   /** DuckDB calls one user's sessions may run at once (engine/engine-calls.ts; default 2 of 6). */
   maxEngineCallsPerUser?: number;
   /** A DuckDB call still running this long after its statement was stopped wedges the process (default 60 s). */
@@ -66,6 +71,8 @@ export interface GatewayConfig {
 /** What the service layer watches (metrics); every hook is optional. */
 export interface GatewayObserver extends ServerObserver {
   statement?(entry: Record<string, unknown>): void;
+  /** The memory watchdog stopped a statement of `user` (memory past its line: the process may die next). */
+  memoryStopped?(user: string): void;
   startup?(sqlstate: string): void;
   versionFailure?(sqlstate: string): void;
 }

@@ -166,6 +166,7 @@ export class Gateway {
         port: config.port,
         maxConnections: config.maxConnections,
         maxConnectionsPerUser: perUserLimit(config),
+        heldOff: config.heldOff,
         maxAuthenticating: config.maxAuthenticating,
         maxAuthenticatingPerAddress: config.maxAuthenticatingPerAddress,
         maxPendingMessageBytes: config.maxPendingMessageBytes,
@@ -202,7 +203,9 @@ export class Gateway {
     if (config.maxTempDirectorySize) {
       shared.tempCeiling = watchTempCeiling(config.maxTempDirectorySize, tempDirectory, server, log);
     }
-    if (config.memoryLimit) shared.memoryWatchdog = watchMemory(config.memoryLimit, server, log);
+    if (config.memoryLimit) {
+      shared.memoryWatchdog = watchMemory(config.memoryLimit, server, log, observer.memoryStopped);
+    }
     const address = await server.listen();
     gateway = new Gateway(address, server, versions, config, users, repos, shared, engines);
     return gateway;

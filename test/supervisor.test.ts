@@ -6,11 +6,11 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { copyFixtures, runServeExpectingFailure, waitFor } from './support/gateway.js';
-import { client, get, serve } from './support/service.js';
+import { client, connectError, get, serve } from './support/service.js';
 
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
@@ -43,7 +43,7 @@ const logLines = (stderr: string) =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe('serve: the supervisor', { concurrency: 3 }, () => {
+describe('serve: the supervisor', { concurrency: 4 }, () => {
   const repos = copyFixtures('repos/basic');
   after(() => repos.cleanup());
   const args = (cache: string) => [
@@ -68,13 +68,16 @@ describe('serve: the supervisor', { concurrency: 3 }, () => {
     let again = NaN;
     await waitFor(
       async () => {
+        const c2 = await client(s, 'basic').catch(() => null);
+        if (!c2) return false;
+        c2.on('error', () => undefined);
         try {
-          const c2 = await client(s, 'basic');
           again = (await c2.query('select count(*)::int as n from sales.orders')).rows[0].n as number;
-          await c2.end();
           return true;
         } catch {
           return false;
+        } finally {
+          await c2.end().catch(() => undefined);
         }
       },
       'served again on the same port',
@@ -98,6 +101,65 @@ describe('serve: the supervisor', { concurrency: 3 }, () => {
     assert.equal(await s.exited, 0);
     assert.ok(!alive(second));
     assert.ok(logLines(s.stderr()).some((l) => l.event === 'stopped'));
+  });
+
+  test('a death right after the memory watchdog stopped a user’s statement is that user’s: their sessions are refused (53000) by the new process, others are served', async () => {
+    const config = join(repos.dir, 'held-off.json');
+    const grants = { grants: { basic: ['*'] } };
+    writeFileSync(
+      config,
+      JSON.stringify({
+        auth: 'trust',
+        repos: { basic: repos.path('repos/basic') },
+        users: { eve: grants, ann: grants },
+      }),
+    );
+    const s = await serve(
+      ['--http', '127.0.0.1:0', '--config', config, '--cache-dir', join(repos.dir, 'cache-d'), '--memory-limit', '1GB'],
+      // every statement running 250 ms or more is over the watchdog's line
+      { FDL_TEST_MEMORY_WATCH_LINE: '1', FDL_TEST_ADMISSION_I_AM_A_TEST: 'yes' },
+      { supervised: true },
+    );
+    const [first] = childrenOf(s.proc.pid!);
+    const eve = await client(s, 'basic', 'eve');
+    eve.on('error', () => undefined);
+    await assert.rejects(eve.query('select count(*) as n from range(200000000) t(i) where random() < 2'), {
+      code: '53200',
+    });
+    // as the vector DuckDB could not stop would, had it gone on to the data limit
+    process.kill(first!, 'SIGABRT');
+    let annSees = NaN;
+    await waitFor(
+      async () => {
+        const ann = await client(s, 'basic', 'ann').catch(() => null);
+        if (!ann) return false;
+        ann.on('error', () => undefined);
+        try {
+          // (a fresh process's first statement may run past the 250 ms the line allows: 53200, again)
+          annSees = (await ann.query('select count(*)::int as n from sales.orders')).rows[0].n as number;
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await ann.end().catch(() => undefined);
+        }
+      },
+      'ann served again',
+      60_000,
+    );
+    assert.ok(annSees > 0);
+    const refused = await connectError(s, 'basic', 'eve');
+    assert.equal(refused.code, '53000');
+    assert.match(
+      refused.message,
+      /sessions of user "eve" are refused until \S+: a statement of theirs was stopped for memory/,
+    );
+    const died = logLines(s.stderr()).find((l) => l.event === 'serving_process_died');
+    assert.equal(died?.user, 'eve');
+    assert.ok(Date.parse(String(died?.heldOffUntil)) > Date.now());
+    assert.match((await get(s.http!, '/metrics')).body, /^fdl_connections_refused_total\{reason="held_off"\} 1$/m);
+    s.proc.kill('SIGTERM');
+    assert.equal(await s.exited, 0);
   });
 
   test('a start that fails ends the command with its code, once', async () => {

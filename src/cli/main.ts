@@ -11,7 +11,7 @@ import { openLogging } from './logging.js';
 import { trustCaFile } from '../store/tls-trust.js';
 import { makeScramVerifier } from '../wire/auth.js';
 import { buildServiceConfig, ConfigError, type ServeFlags } from './config.js';
-import { servingRestarts } from '../service/supervisor.js';
+import { heldOffUsers, servingRestarts } from '../service/supervisor.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -147,6 +147,7 @@ Example:
       const { superviseServe } = await import('../service/supervisor.js');
       return superviseServe(process.argv.slice(1), { log, exit });
     }
+    service.gateway.heldOff = heldOffUsers();
     // Loaded here, not at the top: the publisher's commands never pay for the gateway's modules.
     const { runService } = await import('../service/run.js');
     await runService(service.gateway, {

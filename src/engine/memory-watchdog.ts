@@ -118,7 +118,7 @@ export class MemoryWatchdog {
       largest.stop(this.opts.holderError(rss, held));
       this.holderStoppedAt = now;
       this.lastRss = rss;
-      this.opts.onStopped?.(rss, 'holder', held);
+      this.opts.onStopped?.(rss, 'holder', held, largest.user);
       return;
     }
     // The user whose statement has run longest: their statements running SUSPECT_MS or more.

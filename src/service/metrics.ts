@@ -82,7 +82,7 @@ export class Metrics {
       labelNames: ['outcome'],
       registers,
     });
-    for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed'] as const)
+    for (const r of ['too_many_connections', 'draining', 'proxy_header', 'auth_failed', 'held_off'] as const)
       this.refused.inc({ reason: r }, 0);
     for (const k of ['verification', 'resolution', 'permission'] as const) this.versionFailures.inc({ kind: k }, 0);
     const self = this;

@@ -14,6 +14,7 @@ import { psqlHint } from './psql-hint.js';
 import { SQLSTATE } from '../errors.js';
 import { Slots } from '../serial.js';
 import { engineCallLoad } from '../engine/engine-calls.js';
+import { reportToSupervisor } from './supervisor.js';
 
 export interface ServiceOptions {
   /** HOST:PORT of the HTTP listener, or null for none. */
@@ -142,6 +143,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
         if (sqlstate === SQLSTATE.invalidPassword) metrics.refused.inc({ reason: 'auth_failed' });
       },
       versionFailure: (sqlstate) => metrics.versionFailure(sqlstate),
+      // Should the process die now, the supervisor knows whose statement it was likely to be.
+      memoryStopped: (user) => reportToSupervisor({ memoryStopped: user }),
     });
   } catch (e) {
     process.stderr.write(`fdl serve: cannot start: ${(e as Error).message}\n`);

@@ -17,11 +17,29 @@ import type { Logger } from 'pino';
 
 /** Set in the serving process's environment: how many times it was started again (0 first). */
 export const SERVING_ENV = 'FDL_SERVE_RESTARTS';
+/** And the users it refuses until a time: `{"user": epochMs}` (GatewayConfig.heldOff). */
+export const HELD_OFF_ENV = 'FDL_SERVE_HELD_OFF';
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
 /** A serving process that lived this long restarts its backoff at FIRST_DELAY_MS. */
 const STABLE_MS = 60_000;
+/**
+ * A death this soon after the memory watchdog stopped a user's statement is that user's: the vector
+ * DuckDB could not stop went on to the data limit (the watchdog stops between vectors only). Of the
+ * users stopped within it, the first: the watchdog stops the longest-running user's statements first
+ * and others only while memory stays over its line, which the first one's vector may be causing.
+ */
+const BLAME_MS = 30_000;
+/** How long the blamed user's sessions are refused, doubling with each death blamed on them. */
+const HOLD_OFF_MS = 60_000;
+const MAX_HOLD_OFF_MS = 3_600_000;
+
+/** What a serving process tells its supervisor (over the IPC channel). */
+export interface ServingReport {
+  /** The memory watchdog stopped a statement of this user. */
+  memoryStopped: string;
+}
 
 export interface SupervisorOptions {
   log: Logger;
@@ -35,6 +53,29 @@ export function servingRestarts(env: NodeJS.ProcessEnv = process.env): number | 
   return v === undefined ? null : Number(v) || 0;
 }
 
+/** The users a serving process refuses, and until when (its supervisor's HELD_OFF_ENV). */
+export function heldOffUsers(env: NodeJS.ProcessEnv = process.env): Map<string, number> {
+  const held = new Map<string, number>();
+  try {
+    for (const [user, until] of Object.entries(JSON.parse(env[HELD_OFF_ENV] ?? '{}') as Record<string, unknown>)) {
+      if (typeof until === 'number') held.set(user, until);
+    }
+  } catch {
+    // not ours: nobody is held off
+  }
+  return held;
+}
+
+/** In a serving process: tell the supervisor, if there is one. */
+export function reportToSupervisor(report: ServingReport): void {
+  if (!process.connected) return;
+  try {
+    process.send?.(report);
+  } catch {
+    // the supervisor is gone: the serving process drains on 'disconnect'
+  }
+}
+
 /** Run `argv` (this command line: script, `serve`, flags) as the serving process, again whenever it dies. */
 export function superviseServe(argv: string[], opts: SupervisorOptions): void {
   const { log } = opts;
@@ -46,6 +87,9 @@ export function superviseServe(argv: string[], opts: SupervisorOptions): void {
   // The first serving process's addresses: a restart binds the same ones (port 0 picked one).
   let pinned: string[] = [];
   let served = false;
+  let stops: { user: string; at: number }[] = [];
+  const strikes = new Map<string, number>();
+  const heldOff = new Map<string, number>();
 
   const end = (code: number | null, signal: NodeJS.Signals | null) => {
     if (signal) {
@@ -59,11 +103,18 @@ export function superviseServe(argv: string[], opts: SupervisorOptions): void {
     restartTimer = null;
     const startedAt = Date.now();
     const first = !served;
+    const now = Date.now();
+    const held = Object.fromEntries([...heldOff].filter(([, until]) => until > now));
     const c = spawn(process.execPath, [...process.execArgv, ...argv, ...pinned], {
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-      env: { ...process.env, [SERVING_ENV]: String(restarts) },
+      env: { ...process.env, [SERVING_ENV]: String(restarts), [HELD_OFF_ENV]: JSON.stringify(held) },
     });
     child = c;
+    c.on('message', (m: Partial<ServingReport>) => {
+      if (typeof m?.memoryStopped !== 'string') return;
+      const at = Date.now();
+      stops = [...stops.filter((x) => x.at >= at - BLAME_MS), { user: m.memoryStopped, at }];
+    });
     let out = '';
     c.stdout!.on('data', (d: Buffer) => {
       // A restarted process prints the same lines; the service announced itself once.
@@ -82,10 +133,31 @@ export function superviseServe(argv: string[], opts: SupervisorOptions): void {
       // Ended on its own with success: signalled directly, and drained.
       if (code === 0) return end(0, null);
       restarts++;
-      if (Date.now() - startedAt >= STABLE_MS) delay = FIRST_DELAY_MS;
+      const now = Date.now();
+      if (now - startedAt >= STABLE_MS) delay = FIRST_DELAY_MS;
+      const blamed = stops.find((x) => x.at >= now - BLAME_MS)?.user ?? null;
+      stops = [];
+      let heldOffUntil: string | undefined;
+      if (blamed !== null) {
+        const n = (strikes.get(blamed) ?? 0) + 1;
+        strikes.set(blamed, n);
+        const until = now + Math.min(HOLD_OFF_MS * 2 ** (n - 1), MAX_HOLD_OFF_MS);
+        heldOff.set(blamed, until);
+        heldOffUntil = new Date(until).toISOString();
+      }
       log.error(
-        { event: 'serving_process_died', pid: c.pid, code, signal, restarts, restartInMs: delay },
-        'the serving process died and its sessions ended; a new one starts on the same addresses',
+        {
+          event: 'serving_process_died',
+          pid: c.pid,
+          code,
+          signal,
+          restarts,
+          restartInMs: delay,
+          ...(blamed !== null ? { user: blamed, heldOffUntil } : {}),
+        },
+        blamed !== null
+          ? `the serving process died and its sessions ended; a new one starts on the same addresses, refusing ${blamed}'s sessions until ${heldOffUntil}: the memory watchdog had just stopped their statement`
+          : 'the serving process died and its sessions ended; a new one starts on the same addresses',
       );
       restartTimer = setTimeout(start, delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);

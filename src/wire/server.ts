@@ -25,6 +25,8 @@ export interface ServerOptions {
   maxConnections: number;
   /** Logged-in sessions of one user (default: maxConnections). */
   maxConnectionsPerUser?: number;
+  /** Users refused until a time (epoch ms): GatewayConfig.heldOff. */
+  heldOff?: ReadonlyMap<string, number>;
   /** Sockets not yet authenticated; when full, the longest waiting one of the busiest source address is closed for a new one. */
   maxAuthenticating: number;
   /** Sockets not yet authenticated from one source address; past it, that address's longest waiting one is closed. */
@@ -39,7 +41,7 @@ export interface ServerOptions {
 export interface ServerObserver {
   opened?(): void;
   closed?(): void;
-  refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header'): void;
+  refused?(reason: 'too_many_connections' | 'draining' | 'proxy_header' | 'held_off'): void;
 }
 
 export type ServerContext = Omit<
@@ -86,6 +88,16 @@ export class WireServer {
         if (this.sessionSlots.size >= this.opts.maxConnections) {
           this.observer.refused?.('too_many_connections');
           throw full();
+        }
+        const heldUntil = this.opts.heldOff?.get(user);
+        if (heldUntil !== undefined && heldUntil > Date.now()) {
+          this.observer.refused?.('held_off');
+          throw new SqlError(
+            SQLSTATE.insufficientResources,
+            `sessions of user "${user}" are refused until ${new Date(heldUntil).toISOString()}: a statement of theirs was stopped for memory just before the server process ended`,
+            undefined,
+            'The statement built more in memory than the gateway allows (docs/security.md › Known limits); try again later with a smaller one.',
+          );
         }
         // One user (one leaked password, one runaway pool) cannot take every slot from the others.
         const perUser = this.maxConnectionsPerUser;
