@@ -14,6 +14,7 @@ import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { FIXTURES } from './support/lake-fixtures.js';
 import { runFdl } from './support/gateway.js';
 import { fixtureRepo, prepare } from './support/publish-fixtures.js';
+import { catalogBodyJudge } from '../src/versions/catalog-bodies.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
 const root = join(FIXTURES, 'repos/views');
@@ -81,4 +82,65 @@ test('fdl publish refuses such a catalog and writes nothing', async () => {
   assert.match(r.stderr, /view main\.innocent of the working catalog is refused: Only SELECT statements/);
   assert.equal(existsSync(written), false, 'no file written');
   assert.equal(existsSync(join(repo, 'refs/heads/main')), false, 'no ref');
+});
+
+/** Views and macros that read past the version (an attacker review, session 48), planted beside fair ones. */
+async function plantReaders(file: string): Promise<void> {
+  const writer = await DuckDBInstance.create(file);
+  const w = await writer.connect();
+  const one = async (sql: string) => Number((await w.runAndReadAll(sql)).getRows()[0]![0]);
+  const snapshot = await one('SELECT max(snapshot_id) FROM ducklake_snapshot');
+  const schema = await one("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'");
+  const q = (t: string) => `'${t.replace(/'/g, "''")}'`;
+  const view = (name: string, sql: string) =>
+    w.run(
+      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, ${q(name)}, 'duckdb', ${q(sql)}, '')`,
+    );
+  await view('files', `SELECT * FROM read_parquet(${q(join(root, 'data/**/*.parquet'))})`);
+  await view('by_path', `SELECT * FROM ${q(join(root, 'data/main/base/*.parquet'))}`);
+  await view('settings', "SELECT current_setting('allowed_directories') AS a");
+  await view('meta', 'SELECT snapshot_id FROM __fdl_meta_2.main.ducklake_snapshot');
+  await view('fair', 'SELECT id * 10 AS id10 FROM base');
+  await view('fair_macro', 'SELECT double_it(id) AS d FROM base');
+  const macro = async (name: string, type: 'scalar' | 'table', sql: string) => {
+    const id = await one('SELECT max(macro_id) + 1 FROM ducklake_macro');
+    await w.run(`INSERT INTO ducklake_macro VALUES (${schema}, ${id}, ${q(name)}, ${snapshot}, NULL)`);
+    await w.run(`INSERT INTO ducklake_macro_impl VALUES (${id}, 0, 'duckdb', ${q(sql)}, '${type}')`);
+  };
+  await macro('leak', 'scalar', "current_setting('temp_directory')");
+  await macro('files_of', 'table', `SELECT * FROM read_parquet(${q(join(root, 'data/**/*.parquet'))})`);
+  await macro('tripled', 'scalar', '3 * 7');
+  w.closeSync();
+  writer.closeSync();
+}
+
+test('a view or macro of the catalog is judged as a client statement: those reading files, settings or another database are left out, with a warning; the others are built', async () => {
+  const file = join(work, 'readers.duckdb');
+  copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
+  await plantReaders(file);
+  const catalog = await openCatalog(conn, file, 'meta_r');
+  const { warnings } = await attachCatalog(conn, catalog, 'r', (rel) => join(root, 'data', rel), {
+    admitBody: catalogBodyJudge(conn, catalog, 'r'),
+  });
+  const names = async (sql: string) => (await conn.runAndReadAll(sql)).getRows().map((r) => String(r[0]));
+  const views = await names("SELECT view_name FROM duckdb_views() WHERE database_name = 'r'");
+  const macros = await names("SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'r'");
+  for (const refused of ['files', 'by_path', 'settings', 'meta']) {
+    assert.ok(!views.includes(refused), `view ${refused} left out: ${views}`);
+    assert.ok(
+      warnings.some((m) => m.startsWith(`view main.${refused} refused:`)),
+      `warned of ${refused}: ${warnings.join(' | ')}`,
+    );
+  }
+  for (const refused of ['leak', 'files_of']) {
+    assert.ok(!macros.includes(refused), `macro ${refused} left out: ${macros}`);
+    assert.ok(
+      warnings.some((m) => m.startsWith(`macro main.${refused} refused:`)),
+      warnings.join(' | '),
+    );
+  }
+  assert.ok(views.includes('fair') && views.includes('fair_macro'), `fair views built: ${views}`);
+  assert.ok(macros.includes('tripled') && macros.includes('double_it'), `fair macros built: ${macros}`);
+  const fair = await conn.runAndReadAll('SELECT sum(id10) = 10 * (SELECT sum(id) FROM r.main.base) FROM r.main.fair');
+  assert.equal(fair.getRows()[0]![0], true);
 });

@@ -27,6 +27,7 @@ import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
 import { VersionRecheck } from './version-recheck.js';
 import { ViewsDatabase } from './views-database.js';
+import { catalogBodyJudge } from './catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
@@ -125,6 +126,7 @@ export async function attachVersion(
           deferTables: remote,
           placeholders: unverified,
           file,
+          admitBody: catalogBodyJudge(conn, catalog, dbName),
         });
         // a view or macro that cannot be created is left out (or dangling); the operator hears of it
         for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
