@@ -70,6 +70,11 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
       CASE WHEN ascii(fdl_pg_w) BETWEEN 48 AND 57 OR ascii(fdl_pg_w) BETWEEN 65 AND 90 OR ascii(fdl_pg_w) BETWEEN 97 AND 122
         THEN upper(left(fdl_pg_w, 1)) || lower(substr(fdl_pg_w, 2)) ELSE fdl_pg_w END), '') END)[1]`,
   ],
+  // chr(0) and past Unicode: PostgreSQL's 54000 (text holds no NUL; DuckDB answered it); below 0 its 22023 words
+  [
+    'chr(n)',
+    "CASE WHEN n = 0 THEN error('null character not permitted') WHEN n < 0 THEN error('character number must be positive') WHEN n > 1114111 THEN error('requested character too large for encoding: ' || n) ELSE chr(n) END",
+  ],
   // json_typeof/jsonb_typeof: PostgreSQL's words for DuckDB's JSON types (every number is `number`)
   ...['json_typeof(j)', 'jsonb_typeof(j)'].map((f): [string, string] => [
     f,
@@ -273,6 +278,16 @@ const TYPED_MACROS: Array<[string, string]> = [
     [`_pgsem_tplus(a TIME, b ${t}, x, y)`, 'to_microseconds(epoch_us(x)) + y'],
   ]),
   ['_pgsem_tplus(a, b, x, y)', 'x + y'],
+  // A float4 written beside a number whose type the text does not say (float4-widening.ts): float8, as PostgreSQL's
+  // float48 operators, unless that number is a float4 too.
+  // (each number type its own overload: DuckDB's binder casts an INTEGER tag to a FLOAT parameter)
+  ...overloads(
+    '_pgsem_f4wide',
+    (t) => `t ${t}, x`,
+    (t) => (t === 'FLOAT' ? 'x' : 'CAST(x AS DOUBLE)'),
+    NUMERIC_TYPES,
+  ),
+  ['_pgsem_f4wide(t, x)', 'CAST(x AS DOUBLE)'],
   // An untyped literal beside a date/time value is read as that value's type (typed-minus.ts literalLikeOther).
   ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME', 'INTERVAL'].map((t): [string, string] => [
     `_pgsem_likeof(a ${t}, s)`,

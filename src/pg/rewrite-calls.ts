@@ -83,6 +83,49 @@ const PLAIN_FUNCTIONS: ReadonlySet<string> = (() => {
   return new Set([...kinds].filter(([, k]) => k.size === 1 && k.has('f')).map(([name]) => name));
 })();
 
+/** PostgreSQL's frame option bits (nodes/parsenodes.h): RANGE frames word a bad offset differently. */
+const FRAMEOPTION_RANGE = 0x2;
+
+/**
+ * Window calls PostgreSQL refuses where DuckDB answers: an aggregate's ORDER BY or DISTINCT under OVER (0A000:
+ * DuckDB sorted or deduplicated each frame), `nth_value(x, n)` with a constant n below 1 (22016: DuckDB's NULL),
+ * a negative constant frame offset (22013: DuckDB read an empty frame). Raised when the text is planned; PostgreSQL
+ * raises the last two when a row reaches the window.
+ */
+function refuseWindowForms(name: string, fc: Node): void {
+  if (fc.agg_order)
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'aggregate ORDER BY is not implemented for window functions',
+      undefined,
+      `Order the rows in the window itself: ${name}(…) OVER (ORDER BY …), or aggregate in a subquery.`,
+    );
+  if (fc.agg_distinct)
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'DISTINCT is not implemented for window functions',
+      undefined,
+      'Aggregate the distinct values in a subquery and join it back.',
+    );
+  const n = name === 'nth_value' ? constantInteger((fc.args as Node[] | undefined)?.[1]) : undefined;
+  if (n !== undefined && n <= 0)
+    throw new SqlError(SQLSTATE.invalidArgumentForNthValueFunction, 'argument of nth_value must be greater than zero');
+  const w = fc.over as Node;
+  for (const [offset, end] of [
+    [w.startOffset, 'starting'],
+    [w.endOffset, 'ending'],
+  ] as const) {
+    const v = constantInteger(offset as Node | undefined);
+    if (v === undefined || v >= 0) continue;
+    throw new SqlError(
+      SQLSTATE.invalidPrecedingOrFollowingSize,
+      (Number(w.frameOptions) & FRAMEOPTION_RANGE) !== 0
+        ? 'invalid preceding or following size in window function'
+        : `frame ${end} offset must not be negative`,
+    );
+  }
+}
+
 /** Relation size functions: their argument is a regclass. */
 const RELATION_SIZES = new Set(['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']);
 
@@ -102,6 +145,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
       SQLSTATE.wrongObjectType,
       `OVER specified, but ${called} is not a window function nor an aggregate function`,
     );
+  if (fc.over && (parts.length === 1 || parts[0] === 'pg_catalog')) refuseWindowForms(called, fc);
   const rounded =
     !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
       ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node)
