@@ -75,6 +75,19 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     'chr(n)',
     "CASE WHEN n = 0 THEN error('null character not permitted') WHEN n < 0 THEN error('character number must be positive') WHEN n > 1114111 THEN error('requested character too large for encoding: ' || n) ELSE chr(n) END",
   ],
+  // (s1, e1) OVERLAPS (s2, e2): PostgreSQL's overlaps_timestamp, its NULL rules too (DuckDB has no OVERLAPS: 42883).
+  // Each period's ends in order; a NULL start takes the end's place; an interval end is added by the rewrite.
+  [
+    'overlaps(s1, e1, s2, e2)',
+    `list_transform([[CASE WHEN s1 IS NULL THEN e1 WHEN e1 IS NULL THEN s1 ELSE least(s1, e1) END,
+        CASE WHEN s1 IS NULL OR e1 IS NULL THEN NULL ELSE greatest(s1, e1) END,
+        CASE WHEN s2 IS NULL THEN e2 WHEN e2 IS NULL THEN s2 ELSE least(s2, e2) END,
+        CASE WHEN s2 IS NULL OR e2 IS NULL THEN NULL ELSE greatest(s2, e2) END]], lambda p:
+      CASE WHEN p[1] IS NULL OR p[3] IS NULL THEN NULL
+        WHEN p[1] > p[3] THEN CASE WHEN p[4] IS NULL THEN NULL WHEN p[1] < p[4] THEN true WHEN p[2] IS NULL THEN NULL ELSE false END
+        WHEN p[1] < p[3] THEN CASE WHEN p[2] IS NULL THEN NULL WHEN p[3] < p[2] THEN true WHEN p[4] IS NULL THEN NULL ELSE false END
+        ELSE CASE WHEN p[2] IS NULL OR p[4] IS NULL THEN NULL ELSE true END END)[1]`,
+  ],
   // json_typeof/jsonb_typeof: PostgreSQL's words for DuckDB's JSON types (every number is `number`)
   ...['json_typeof(j)', 'jsonb_typeof(j)'].map((f): [string, string] => [
     f,

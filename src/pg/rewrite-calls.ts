@@ -36,6 +36,7 @@ import {
   formatCall,
   LIST_SRF_IN_SELECT,
   numericSeries,
+  refuse,
   regexpMatchesRefused,
   unnestSrf,
 } from './pg-calls.js';
@@ -82,6 +83,12 @@ const PLAIN_FUNCTIONS: ReadonlySet<string> = (() => {
   for (const r of PG_FUNCTIONS) kinds.set(r[1] as string, (kinds.get(r[1] as string) ?? new Set()).add(r[6]));
   return new Set([...kinds].filter(([, k]) => k.size === 1 && k.has('f')).map(([name]) => name));
 })();
+
+/** The type a node is cast to (`x::interval`, `interval '1 day'`), or undefined. */
+function castType(n: Node | undefined): string | undefined {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return tn && !tn.arrayBounds?.length ? names(tn.names).slice(-1)[0] : undefined;
+}
 
 /** PostgreSQL's frame option bits (nodes/parsenodes.h): RANGE frames word a bad offset differently. */
 const FRAMEOPTION_RANGE = 0x2;
@@ -162,8 +169,13 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
       (last === 'format' && /%(?:\d+\$)?I/.test(String((fc.args as Node[] | undefined)?.[0]?.A_Const?.sval?.sval))));
-  const args = (inSubquery ? untypedWithin(ctx, () => walk(fc.args, ctx, false)) : walk(fc.args, ctx, false)) as
-    Node[] | undefined;
+  // concat, concat_ws and octet_length read a char(n) padded, as its output function writes it (`'ab'::char(4)`: `ab  `)
+  const padded = pgOwn && ['concat', 'concat_ws', 'octet_length'].includes(last);
+  const walkArgs = (): unknown =>
+    padded
+      ? (fc.args as Node[] | undefined)?.map((a) => walk(a, ctx, castType(a) === 'bpchar'))
+      : walk(fc.args, ctx, false);
+  const args = (inSubquery ? untypedWithin(ctx, walkArgs) : walkArgs()) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
   for (const k of ['agg_order', 'agg_filter', 'over'] as const)
@@ -297,6 +309,19 @@ function pgCall(
   }
   if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
     return zeroVarianceNull(pgName, out);
+  // (s1, e1) OVERLAPS (s2, e2): the compat macro (pg-macros.ts); an end written as an interval is its start plus it
+  if (pgName === 'overlaps' && args?.length === 4 && !inFrom) {
+    const end = (s: Node, e: Node): Node =>
+      castType(e) === 'interval' ? { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: s, rexpr: e } } : e;
+    return compat('overlaps', [args[0]!, end(args[0]!, args[1]!), args[2]!, end(args[2]!, args[3]!)]);
+  }
+  // substring(s similar p escape e), also spelled substring(s from p for e): SQL's regular expressions with
+  // `e"` marking the part returned; DuckDB's three-argument substr reads positions (42601 or another answer)
+  if (pgName === 'substring' && args?.length === 3 && typeof args[1]?.A_Const?.sval?.sval === 'string')
+    throw refuse(
+      'substring(s similar pattern escape e)',
+      'Write a POSIX regular expression with a group around the part to return: substring(s from \'a(bc).*\') or regexp_extract(s, pattern, 1).',
+    );
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {
     const regex = regexSubstring(args);
     if (regex) return regex;
