@@ -320,7 +320,7 @@ function pgCall(
   if (pgName === 'substring' && args?.length === 3 && typeof args[1]?.A_Const?.sval?.sval === 'string')
     throw refuse(
       'substring(s similar pattern escape e)',
-      'Write a POSIX regular expression with a group around the part to return: substring(s from \'a(bc).*\') or regexp_extract(s, pattern, 1).',
+      "Write a POSIX regular expression with a group around the part to return: substring(s from 'a(bc).*') or regexp_extract(s, pattern, 1).",
     );
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {
     const regex = regexSubstring(args);
