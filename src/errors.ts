@@ -87,6 +87,8 @@ export const SQLSTATE = {
   invalidArgumentForLogarithm: '2201E',
   invalidRegularExpression: '2201B',
   invalidArgumentForNtileFunction: '22014',
+  invalidArgumentForNthValueFunction: '22016',
+  invalidPrecedingOrFollowingSize: '22013',
   wrongObjectType: '42809',
   invalidColumnReference: '42P10',
   duplicateAlias: '42712',

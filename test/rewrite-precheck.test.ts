@@ -23,6 +23,10 @@ const NEEDS = [
   'select current_user',
   `select 'pg_class'::regclass`,
   `select 'ab'::char(3) as c`,
+  // float4 beside another number is float8 (float4-widening.ts); chr's 54000, OVERLAPS (compat macros)
+  'select 2 * 1.5::real as n',
+  'select chr(65) as c',
+  `select (date '2024-01-01', date '2024-02-01') overlaps (date '2024-01-15', date '2024-03-01') as o`,
   `select cast('ab' as char(3)) as c`,
   'select generate_series(1, 3)',
   `select format('%s!', 1) as f`,
@@ -94,6 +98,10 @@ const PLAIN = [
 /** The documented over-matches: flagged, but the walk changes nothing. */
 const OVER = [
   'select ~5 as n',
+  // a window call PostgreSQL answers (nth_value's n above 0): flagged for its refusals, nothing changed
+  'select nth_value(1, 2) over () as n',
+  // a float4 beside a float4: real in both
+  'select 1::real * 2::real as n',
   'select 7 / 2 as n',
   // a call's argument list before a comparison looks like a row constructor's
   'select greatest(1, 2) = 2 as b',

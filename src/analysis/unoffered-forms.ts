@@ -39,6 +39,14 @@ export function refuseUnofferedForms(tree: unknown): void {
         "Use regexp_extract(s, pattern, ['name', …]) for the first match, or regexp_extract_all(s, pattern, n) for group n of every match.",
       );
     }
+    // DuckDB's postfix factorial (`5!`): PostgreSQL 15 has no postfix operators, its parser's 42601
+    if (o.class === 'FUNCTION' && o.function_name === '!__postfix')
+      throw new SqlError(
+        SQLSTATE.syntaxError,
+        'syntax error at or near "!"',
+        undefined,
+        'PostgreSQL has no postfix operators: write factorial(n).',
+      );
     for (const v of Array.isArray(node) ? node : Object.values(o)) if (v && typeof v === 'object') stack.push(v);
   }
 }

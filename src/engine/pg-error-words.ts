@@ -211,6 +211,24 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     SQLSTATE.datetimeFieldOverflow,
     () => 'timestamp out of range',
   ],
+  // chr(0) (pg/pg-macros.ts)
+  [
+    /^Invalid Input Error: (null character not permitted|requested character too large for encoding: \d+)/,
+    SQLSTATE.programLimitExceeded,
+    (m) => m[1]!,
+  ],
+  // an unknown zone in AT TIME ZONE or timezone() (DuckDB's Not implemented Error was 0A000)
+  [
+    /^Not implemented Error: Unknown TimeZone '([^'\n]*)'!/,
+    SQLSTATE.invalidParameterValue,
+    (m) => `time zone "${m[1]}" not recognized`,
+  ],
+  // to_date/to_timestamp of a field past its range (`2024-13-01`): PostgreSQL's 22008, not a format mismatch (22007)
+  [
+    /^Invalid Input Error: Could not parse string "((?:[^"\n]|"")*)" according to format specifier "[^\n]*\n[\s\S]*\nError: \w+ out of range\b/,
+    SQLSTATE.datetimeFieldOverflow,
+    (m) => `date/time field value out of range: "${m[1]}"`,
+  ],
   // ORDER BY n past the select list (DuckDB's binder error was 42000)
   [
     /^Binder Error: ORDER term out of range - should be between \d+ and \d+/,

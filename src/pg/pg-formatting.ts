@@ -153,6 +153,12 @@ function yearWithComma(v: Node): Node {
   return call('printf', [strConst('%d,%03d'), op('//', adjusted, intConst(1000)), op('%', adjusted, intConst(1000))]);
 }
 
+/** FMYYYY: the year's digits without padding (BC years counted from 1 BC, PostgreSQL's ADJUST_YEAR). */
+function yearFilled(v: Node): Node {
+  const y = call('year', [v]);
+  return castTo(caseOf(op('<=', y, intConst(0)), op('-', intConst(1), y), y), 'varchar');
+}
+
 /** YYY, Y, IYY, IY, I: the last digits of the year (BC years counted from 1 BC, PostgreSQL's ADJUST_YEAR). */
 function lastDigits(year: Node, digits: number, fm: boolean): Node {
   const adjusted = caseOf(op('<=', year, intConst(0)), op('-', intConst(1), year), year);
@@ -178,7 +184,10 @@ function weekOfMonth(v: Node): Node {
 /** strftime codes of numbers: a TH/th suffix after one writes its ordinal suffix (PostgreSQL's str_numth). */
 const NUMERIC_CODES = new Set(['%H', '%I', '%M', '%S', '%g', '%f', '%Y', '%y', '%m', '%j', '%d', '%G', '%u']);
 const NUMERIC_FUNCTIONS = new Set(
-  ['D', 'Q', 'IW', 'W', 'WW', 'CC', 'IDDD', 'IYY', 'IY', 'I', 'Y,YYY', 'YYY', 'Y'].flatMap((p) => [p, p.toLowerCase()]),
+  ['D', 'Q', 'IW', 'W', 'WW', 'CC', 'IDDD', 'IYY', 'IY', 'I', 'Y,YYY', 'YYYY', 'YYY', 'Y'].flatMap((p) => [
+    p,
+    p.toLowerCase(),
+  ]),
 );
 /** Patterns PostgreSQL has that are not translated: refused rather than printed as literal text. */
 const UNSUPPORTED_PATTERN =
@@ -262,8 +271,12 @@ export function toCharCall(args: Node[]): Node {
       i++;
       continue;
     }
-    const [pattern, how] = found;
+    const [pattern, foundHow] = found;
     i += pattern.length;
+    // FMYYYY: the year without zero padding (`99`), a BC year counted from 1 BC as PostgreSQL's ADJUST_YEAR
+    const how = fm && (pattern === 'YYYY' || pattern === 'yyyy') ? yearFilled : foundHow;
+    // the SP suffix (spell mode) PostgreSQL reads and ignores: `DDSP` is `DD`
+    if (fmt.startsWith('SP', i)) i += 2;
     const th = /^(?:TH|th)/.exec(fmt.slice(i))?.[0];
     if (th && (typeof how === 'function' ? NUMERIC_FUNCTIONS.has(pattern) : NUMERIC_CODES.has(how))) {
       // `DDth` → `05th`, `FMDDTH` → `5TH`: the field's text, then the suffix of its last digits
@@ -400,7 +413,14 @@ export function parseDateCall(fn: 'to_date' | 'to_timestamp', args: Node[]): Nod
       defresult: whole,
     },
   };
-  const parsed = coalesce([call('try_strptime', [text, strConst(format)]), retry]);
+  const read = coalesce([call('try_strptime', [text, strConst(format)]), retry]);
+  // Without a year field PostgreSQL's is year 0, 1 BC (`to_timestamp('12:30', 'HH24:MI')` is 0001-01-01 12:30 BC);
+  // strptime's is 1900.
+  const parsed = /%[Yy]/.test(format)
+    ? read
+    : {
+        A_Expr: { kind: 'AEXPR_OP', name: [str('-')], lexpr: read, rexpr: castTo(strConst('1900 years'), 'interval') },
+      };
   return castTo(parsed, fn === 'to_date' ? 'date' : 'timestamptz');
 }
 

@@ -70,6 +70,24 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
       CASE WHEN ascii(fdl_pg_w) BETWEEN 48 AND 57 OR ascii(fdl_pg_w) BETWEEN 65 AND 90 OR ascii(fdl_pg_w) BETWEEN 97 AND 122
         THEN upper(left(fdl_pg_w, 1)) || lower(substr(fdl_pg_w, 2)) ELSE fdl_pg_w END), '') END)[1]`,
   ],
+  // chr(0) and past Unicode: PostgreSQL's 54000 (text holds no NUL; DuckDB answered it); below 0 its 22023 words
+  [
+    'chr(n)',
+    "CASE WHEN n = 0 THEN error('null character not permitted') WHEN n < 0 THEN error('character number must be positive') WHEN n > 1114111 THEN error('requested character too large for encoding: ' || n) ELSE chr(n) END",
+  ],
+  // (s1, e1) OVERLAPS (s2, e2): PostgreSQL's overlaps_timestamp, its NULL rules too (DuckDB has no OVERLAPS: 42883).
+  // Each period's ends in order; a NULL start takes the end's place; an interval end is added by the rewrite.
+  [
+    'overlaps(s1, e1, s2, e2)',
+    `list_transform([[CASE WHEN s1 IS NULL THEN e1 WHEN e1 IS NULL THEN s1 ELSE least(s1, e1) END,
+        CASE WHEN s1 IS NULL OR e1 IS NULL THEN NULL ELSE greatest(s1, e1) END,
+        CASE WHEN s2 IS NULL THEN e2 WHEN e2 IS NULL THEN s2 ELSE least(s2, e2) END,
+        CASE WHEN s2 IS NULL OR e2 IS NULL THEN NULL ELSE greatest(s2, e2) END]], lambda p:
+      CASE WHEN p[1] IS NULL OR p[3] IS NULL THEN NULL
+        WHEN p[1] > p[3] THEN CASE WHEN p[4] IS NULL THEN NULL WHEN p[1] < p[4] THEN true WHEN p[2] IS NULL THEN NULL ELSE false END
+        WHEN p[1] < p[3] THEN CASE WHEN p[2] IS NULL THEN NULL WHEN p[3] < p[2] THEN true WHEN p[4] IS NULL THEN NULL ELSE false END
+        ELSE CASE WHEN p[2] IS NULL OR p[4] IS NULL THEN NULL ELSE true END END)[1]`,
+  ],
   // json_typeof/jsonb_typeof: PostgreSQL's words for DuckDB's JSON types (every number is `number`)
   ...['json_typeof(j)', 'jsonb_typeof(j)'].map((f): [string, string] => [
     f,
@@ -273,6 +291,16 @@ const TYPED_MACROS: Array<[string, string]> = [
     [`_pgsem_tplus(a TIME, b ${t}, x, y)`, 'to_microseconds(epoch_us(x)) + y'],
   ]),
   ['_pgsem_tplus(a, b, x, y)', 'x + y'],
+  // A float4 written beside a number whose type the text does not say (float4-widening.ts): float8, as PostgreSQL's
+  // float48 operators, unless that number is a float4 too.
+  // (each number type its own overload: DuckDB's binder casts an INTEGER tag to a FLOAT parameter)
+  ...overloads(
+    '_pgsem_f4wide',
+    (t) => `t ${t}, x`,
+    (t) => (t === 'FLOAT' ? 'x' : 'CAST(x AS DOUBLE)'),
+    NUMERIC_TYPES,
+  ),
+  ['_pgsem_f4wide(t, x)', 'CAST(x AS DOUBLE)'],
   // An untyped literal beside a date/time value is read as that value's type (typed-minus.ts literalLikeOther).
   ...['DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME', 'INTERVAL'].map((t): [string, string] => [
     `_pgsem_likeof(a ${t}, s)`,

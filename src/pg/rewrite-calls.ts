@@ -36,6 +36,7 @@ import {
   formatCall,
   LIST_SRF_IN_SELECT,
   numericSeries,
+  refuse,
   regexpMatchesRefused,
   unnestSrf,
 } from './pg-calls.js';
@@ -83,6 +84,55 @@ const PLAIN_FUNCTIONS: ReadonlySet<string> = (() => {
   return new Set([...kinds].filter(([, k]) => k.size === 1 && k.has('f')).map(([name]) => name));
 })();
 
+/** The type a node is cast to (`x::interval`, `interval '1 day'`), or undefined. */
+function castType(n: Node | undefined): string | undefined {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return tn && !tn.arrayBounds?.length ? names(tn.names).slice(-1)[0] : undefined;
+}
+
+/** PostgreSQL's frame option bits (nodes/parsenodes.h): RANGE frames word a bad offset differently. */
+const FRAMEOPTION_RANGE = 0x2;
+
+/**
+ * Window calls PostgreSQL refuses where DuckDB answers: an aggregate's ORDER BY or DISTINCT under OVER (0A000:
+ * DuckDB sorted or deduplicated each frame), `nth_value(x, n)` with a constant n below 1 (22016: DuckDB's NULL),
+ * a negative constant frame offset (22013: DuckDB read an empty frame). Raised when the text is planned; PostgreSQL
+ * raises the last two when a row reaches the window.
+ */
+function refuseWindowForms(name: string, fc: Node): void {
+  if (fc.agg_order)
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'aggregate ORDER BY is not implemented for window functions',
+      undefined,
+      `Order the rows in the window itself: ${name}(…) OVER (ORDER BY …), or aggregate in a subquery.`,
+    );
+  if (fc.agg_distinct)
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      'DISTINCT is not implemented for window functions',
+      undefined,
+      'Aggregate the distinct values in a subquery and join it back.',
+    );
+  const n = name === 'nth_value' ? constantInteger((fc.args as Node[] | undefined)?.[1]) : undefined;
+  if (n !== undefined && n <= 0)
+    throw new SqlError(SQLSTATE.invalidArgumentForNthValueFunction, 'argument of nth_value must be greater than zero');
+  const w = fc.over as Node;
+  for (const [offset, end] of [
+    [w.startOffset, 'starting'],
+    [w.endOffset, 'ending'],
+  ] as const) {
+    const v = constantInteger(offset as Node | undefined);
+    if (v === undefined || v >= 0) continue;
+    throw new SqlError(
+      SQLSTATE.invalidPrecedingOrFollowingSize,
+      (Number(w.frameOptions) & FRAMEOPTION_RANGE) !== 0
+        ? 'invalid preceding or following size in window function'
+        : `frame ${end} offset must not be negative`,
+    );
+  }
+}
+
 /** Relation size functions: their argument is a regclass. */
 const RELATION_SIZES = new Set(['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']);
 
@@ -102,6 +152,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
       SQLSTATE.wrongObjectType,
       `OVER specified, but ${called} is not a window function nor an aggregate function`,
     );
+  if (fc.over && (parts.length === 1 || parts[0] === 'pg_catalog')) refuseWindowForms(called, fc);
   const rounded =
     !inFrom && (parts.length === 1 || parts[0] === 'pg_catalog') && parts[parts.length - 1] === 'round' && !fc.over
       ? roundOfNumeric(fc.args as Node[] | undefined, (n) => walk(n, ctx, false) as Node)
@@ -118,8 +169,13 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
       (last === 'format' && /%(?:\d+\$)?I/.test(String((fc.args as Node[] | undefined)?.[0]?.A_Const?.sval?.sval))));
-  const args = (inSubquery ? untypedWithin(ctx, () => walk(fc.args, ctx, false)) : walk(fc.args, ctx, false)) as
-    Node[] | undefined;
+  // concat, concat_ws and octet_length read a char(n) padded, as its output function writes it (`'ab'::char(4)`: `ab  `)
+  const padded = pgOwn && ['concat', 'concat_ws', 'octet_length'].includes(last);
+  const walkArgs = (): unknown =>
+    padded
+      ? (fc.args as Node[] | undefined)?.map((a) => walk(a, ctx, castType(a) === 'bpchar'))
+      : walk(fc.args, ctx, false);
+  const args = (inSubquery ? untypedWithin(ctx, walkArgs) : walkArgs()) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).
   for (const k of ['agg_order', 'agg_filter', 'over'] as const)
@@ -253,6 +309,19 @@ function pgCall(
   }
   if ((pgName === 'corr' || pgName === 'regr_slope') && args?.length === 2 && !inFrom && !fc.agg_within_group)
     return zeroVarianceNull(pgName, out);
+  // (s1, e1) OVERLAPS (s2, e2): the compat macro (pg-macros.ts); an end written as an interval is its start plus it
+  if (pgName === 'overlaps' && args?.length === 4 && !inFrom) {
+    const end = (s: Node, e: Node): Node =>
+      castType(e) === 'interval' ? { A_Expr: { kind: 'AEXPR_OP', name: [str('+')], lexpr: s, rexpr: e } } : e;
+    return compat('overlaps', [args[0]!, end(args[0]!, args[1]!), args[2]!, end(args[2]!, args[3]!)]);
+  }
+  // substring(s similar p escape e), also spelled substring(s from p for e): SQL's regular expressions with
+  // `e"` marking the part returned; DuckDB's three-argument substr reads positions (42601 or another answer)
+  if (pgName === 'substring' && args?.length === 3 && typeof args[1]?.A_Const?.sval?.sval === 'string')
+    throw refuse(
+      'substring(s similar pattern escape e)',
+      "Write a POSIX regular expression with a group around the part to return: substring(s from 'a(bc).*') or regexp_extract(s, pattern, 1).",
+    );
   if (pgName === 'substring' && args?.length === 2 && !inFrom) {
     const regex = regexSubstring(args);
     if (regex) return regex;

@@ -118,7 +118,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
       ctx.changed = true;
       return castText(walk(tc.arg, ctx, false) as Node, (ctx.untypedText ?? 0) > 0);
     }
-    arg = walk(tc.arg, ctx, textual) as Node;
+    // char(n) cast to text or varchar loses its padding (PostgreSQL's rtrim1): shown padded only as itself
+    const innerType = names((tc.arg?.TypeCast?.typeName as Node | undefined)?.names).slice(-1)[0];
+    arg = walk(tc.arg, ctx, textual && !(innerType === 'bpchar' && type !== 'bpchar')) as Node;
   }
   if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
     // regproc's output: the function's name (`typinput::text = 'array_in'`).

@@ -23,6 +23,7 @@ import {
   zonedLiteralsAmong,
 } from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
+import { float4Widened } from './float4-widening.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import {
@@ -188,6 +189,13 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   }
   let lexpr = walk(e.lexpr, ctx, false) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
+  const widened = e.kind === 'AEXPR_OP' && e.lexpr ? float4Widened(op, e.lexpr, e.rexpr, lexpr, rexpr) : undefined;
+  if (widened) {
+    ctx.changed = true;
+    [lexpr, rexpr] = widened;
+    // (a division goes on to its zero check below; the rest are DuckDB's DOUBLE operators as they stand)
+    if (op !== '/') return { A_Expr: { ...e, lexpr, rexpr } };
+  }
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
     return similarTo(lexpr, rexpr, op === '!~');

@@ -274,6 +274,20 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           }
         }
       case 'A_Indirection': {
+        // `(row(1, 'x')).f1`: a row constructor's fields are f1, f2, …; DuckDB's struct has no such names (42000)
+        // (a field PostgreSQL cannot type — an untyped string constant — stays DuckDB's error, as PostgreSQL errs)
+        const name = (body.indirection as Node[])[0]?.String?.sval as string | undefined;
+        const rowArgs = (body.arg as Node | undefined)?.RowExpr?.args as Node[] | undefined;
+        if (rowArgs && name !== undefined && (body.indirection as Node[]).length === 1) {
+          const index = Number(/^f([1-9]\d*)$/.exec(name)?.[1] ?? 0);
+          if (index === 0 || index > rowArgs.length)
+            throw new SqlError(SQLSTATE.undefinedColumn, `could not identify column "${name}" in record data type`);
+          const value = rowArgs[index - 1]!;
+          if (typeof value.A_Const?.sval?.sval !== 'string') {
+            ctx.changed = true;
+            return walk(value, ctx, false);
+          }
+        }
         const arg = walk(body.arg, ctx, false);
         const steps = walk(body.indirection, ctx, false) as Node[];
         const read = pgIndirection(arg as Node, steps);
