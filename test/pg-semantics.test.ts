@@ -1486,6 +1486,31 @@ describe('numeric typmods in RowDescription (issue 24, session 47)', () => {
   });
 });
 
+test("date_part and extract of a unit a time of day has not: PostgreSQL's 0A000 and words (DuckDB's binder answered 42883); the units it has, and other types, answered", async () => {
+  for (const sql of [
+    "select date_part('year', ordered_at::time) from sales.orders",
+    "select date_part('Day', time '10:00')",
+    'select extract(year from ordered_at::time) from sales.orders',
+    "select date_part('dow', timetz '10:00+02')",
+    "select extract(month from timetz '10:00+02')",
+    "select date_part('isoyear', max(ordered_at::time)) from sales.orders",
+    "select date_part('timezone', time '10:00')",
+    "select date_part('timezone_hour', ordered_at) from sales.orders",
+  ]) {
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.equal(p.error?.code, '0A000', sql);
+    assert.deepEqual([g.error?.code, g.error?.message], [p.error?.code, p.error?.message], sql);
+  }
+  for (const sql of [
+    "select date_part('hour', ordered_at::time), extract(minute from ordered_at::time), date_part('epoch', ordered_at::time) from sales.orders order by order_id",
+    "select date_part('timezone', timetz '10:00+02'), date_part('year', ordered_at), extract(day from ordered_at), date_part('month', interval '14 months') from sales.orders order by order_id",
+    "select date_part('year', null::time), extract(day from null::timetz), date_part('timezone', null::time)",
+  ]) {
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.deepEqual(text(g), text(p), sql);
+  }
+});
+
 test('JSON set-returning functions: bound parameters described and answered as PostgreSQL 15; a value DuckDB would print differently refused 0A000', async () => {
   const doc = '{"b":2,"a":"x","c":null,"d":[1,{"e":true}]}';
   for (const [sql, params] of [
