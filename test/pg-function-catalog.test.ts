@@ -18,6 +18,7 @@ import {
   outcome,
   procProbes,
   PROBED_TYPES,
+  SHAPE_ONLY,
   type Outcome,
 } from './support/function-probes.js';
 import { corpusStatements } from './support/pg-corpus.js';
@@ -98,7 +99,7 @@ describe('function catalog: what pg_proc and friends list works through the gate
     assert.deepEqual(await outcome(g, ops), await outcome(conns.pg!, ops));
   });
 
-  test("functions clients probe by name (to_char, format, encode, string_agg, percentile_cont …) are listed where the gateway answers them, with PostgreSQL's rows", async () => {
+  test("functions clients probe by name (to_char, format, encode, string_agg, percentile_cont, pg_typeof, version, current_setting, format_type …) are listed where the gateway answers them, with PostgreSQL's rows", async () => {
     // A client probing `select 1 from pg_proc where proname = 'to_char'` found nothing: the probes passed a format
     // as CAST('…' AS text) and a timestamp a number's picture, which no one writes (issue 24, session 47).
     const probed = [
@@ -110,6 +111,11 @@ describe('function catalog: what pg_proc and friends list works through the gate
       'date_part',
       'regexp_replace',
       'percentile_cont',
+      // answered by the gateway, and unlisted until the generator probed them (issue 24, session 48)
+      'pg_typeof',
+      'version',
+      'current_setting',
+      'format_type',
     ];
     const sql = `select p.oid, proname, pg_get_function_identity_arguments(p.oid), prorettype from pg_proc p where proname = any('{${probed.join(',')}}') order by 1`;
     const [a, b] = await Promise.all([outcome(conns.pg!, sql), outcome(conns.gw!, sql)]);
@@ -127,6 +133,11 @@ describe('function catalog: what pg_proc and friends list works through the gate
       'regexp_replace(text, text, text)',
       'percentile_cont(double precision ORDER BY interval)',
       'percentile_cont(double precision[] ORDER BY double precision)',
+      'pg_typeof("any")',
+      'version()',
+      'current_setting(text)',
+      'current_setting(text, boolean)',
+      'format_type(oid, integer)',
     ])
       assert.ok(listed(sig), `${sig} is listed`);
     // and each runs through the gateway as PostgreSQL answers it
@@ -134,7 +145,8 @@ describe('function catalog: what pg_proc and friends list works through the gate
       format('[%s]', 7), encode('abc'::bytea, 'base64'), decode('YWJj', 'base64'), date_part('dow', timestamp '2024-03-05'),
       regexp_replace('abc', '[a-b]', '_'), (select string_agg(x, '; ') from (values ('a'), ('b')) v(x)),
       (select percentile_cont(0.5) within group (order by x) from (values (interval '1 day'), (interval '2 hours')) v(x)),
-      (select percentile_cont('{0.5,1}'::float8[]) within group (order by x) from (values (1.5), (4)) v(x))`;
+      (select percentile_cont('{0.5,1}'::float8[]) within group (order by x) from (values (1.5), (4)) v(x)),
+      pg_typeof(1.5), current_setting('DateStyle'), current_setting('no.such', true), format_type(1700, 655366), version() is not null`;
     assert.deepEqual(await outcome(conns.gw!, calls), await outcome(conns.pg!, calls));
   });
 
@@ -172,15 +184,7 @@ describe('function catalog: what pg_proc and friends list works through the gate
             },
             names,
           ),
-          volatile:
-            f[11] === 'v' ||
-            [
-              'now',
-              'transaction_timestamp',
-              'pg_postmaster_start_time',
-              'pg_conf_load_time',
-              'pg_backend_pid',
-            ].includes(f[1] as string),
+          volatile: f[11] === 'v' || SHAPE_ONLY.test(f[1] as string),
         });
       });
       PG_OPERATORS.forEach((o, i) => {

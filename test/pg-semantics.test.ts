@@ -1461,6 +1461,54 @@ describe('numeric typmods in RowDescription (issue 24, session 47)', () => {
       assert.deepEqual(g, p, sql);
     }
   });
+  test("a choice among numerics (CASE, COALESCE, NULLIF, GREATEST, LEAST) keeps the typmod its branches agree on; a derived table's, CTE's, VALUES' or set operation's column its items'", async () => {
+    for (const sql of [
+      // branches that agree keep it; a NULL (CASE's missing ELSE), a literal or another typmod makes it -1
+      'select coalesce(amount, amount) as c, coalesce(amount, 0) as z, coalesce(amount, null) as n, coalesce(amount, amount::numeric(10,2)) as d from sales.orders limit 1',
+      'select case when qty > 1 then amount else amount end as c, case when qty > 1 then amount end as n, case qty when 1 then amount else null end as e from sales.orders limit 1',
+      'select nullif(amount, 0) as c, nullif(1.5, amount) as l, greatest(amount, amount) as g, least(amount, amount, amount::numeric(12,2)) as l2, greatest(amount, 1) as g1 from sales.orders limit 1',
+      'select coalesce(amount::numeric(10,3), amount::numeric(10,3)) as c, coalesce(amount::numeric(10,3), amount) as d, coalesce(nullif(o.amount, 0), case when qty > 1 then o.amount else amount end) as e from sales.orders o limit 1',
+      'select coalesce(o.amount, p.amount) as e, nullif(o.amount, 1) as n from sales.orders o join sales.orders p using (order_id) limit 1',
+      // through a derived table, a CTE, VALUES and a set operation
+      'select c, t.d from (select amount * 2 as c, coalesce(amount, amount) as d from sales.orders) t limit 1',
+      'with w as (select amount * 2 as c, amount, round(amount, 1) as r from sales.orders) select * from w limit 1',
+      'with w(a, b) as (select amount, amount * 2 from sales.orders) select coalesce(a, a) as x, b, a from w limit 1',
+      'select x.*, coalesce(x.amount, x.amount) as c from (select amount, amount * 2 as d from sales.orders) x limit 1',
+      'select * from (values (1.5::numeric(10,2)), (2.5)) t(x)',
+      'select coalesce(x, x) as c, y from (values (1.5::numeric(10,2), 2.5::numeric(5,1)), (1, 2.5::numeric(5,1))) t(x, y)',
+      'select amount from (select amount from sales.orders union select amount * 1 from sales.orders) t limit 1',
+      'select amount from sales.orders union select amount::numeric(10,3) from sales.orders limit 1',
+      'select coalesce(amount, amount) as c from sales.orders union all select nullif(amount, 3) from sales.orders limit 1',
+    ]) {
+      const [p, g] = await Promise.all([typmods(conns.pg!, sql), typmods(conns.gw!, sql)]);
+      assert.deepEqual(g, p, sql);
+    }
+  });
+});
+
+test("date_part and extract of a unit a time of day has not: PostgreSQL's 0A000 and words (DuckDB's binder answered 42883); the units it has, and other types, answered", async () => {
+  for (const sql of [
+    "select date_part('year', ordered_at::time) from sales.orders",
+    "select date_part('Day', time '10:00')",
+    'select extract(year from ordered_at::time) from sales.orders',
+    "select date_part('dow', timetz '10:00+02')",
+    "select extract(month from timetz '10:00+02')",
+    "select date_part('isoyear', max(ordered_at::time)) from sales.orders",
+    "select date_part('timezone', time '10:00')",
+    "select date_part('timezone_hour', ordered_at) from sales.orders",
+  ]) {
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.equal(p.error?.code, '0A000', sql);
+    assert.deepEqual([g.error?.code, g.error?.message], [p.error?.code, p.error?.message], sql);
+  }
+  for (const sql of [
+    "select date_part('hour', ordered_at::time), extract(minute from ordered_at::time), date_part('epoch', ordered_at::time) from sales.orders order by order_id",
+    "select date_part('timezone', timetz '10:00+02'), date_part('year', ordered_at), extract(day from ordered_at), date_part('month', interval '14 months') from sales.orders order by order_id",
+    "select date_part('year', null::time), extract(day from null::timetz), date_part('timezone', null::time)",
+  ]) {
+    const [p, g] = [await conns.pg!.query(sql), await conns.gw!.query(sql)];
+    assert.deepEqual(text(g), text(p), sql);
+  }
 });
 
 test('JSON set-returning functions: bound parameters described and answered as PostgreSQL 15; a value DuckDB would print differently refused 0A000', async () => {

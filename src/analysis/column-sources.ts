@@ -11,6 +11,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { V } from '../pg/catalog/names.js';
+import type { TypmodLeaf } from '../pg/result-typmods.js';
 
 export interface ColumnSource {
   tableOid: number;
@@ -102,6 +103,8 @@ interface TableColumns {
   oid: number;
   /** Column names in order; attnum = index + 1. */
   columns: string[];
+  /** Each column's atttypmod, as pg_attribute gives it. */
+  typmods: number[];
 }
 
 /**
@@ -122,11 +125,18 @@ async function tableColumns(
   if (hit) return hit.table;
   // the catalog emulation's rows of the version: its relation OIDs are the ones pg_class gives
   const r = await conn.runAndReadAll(
-    `SELECT attrelid, attname, attnum FROM ${V}_cols_by_db WHERE db = $1 AND schema_name = $2 AND lower(table_name) = $3 ORDER BY attnum`,
+    `SELECT attrelid, attname, attnum, atttypmod FROM ${V}_cols_by_db WHERE db = $1 AND schema_name = $2 AND lower(table_name) = $3 ORDER BY attnum`,
     [db, schema, name.toLowerCase()],
   );
   const rows = r.getRows();
-  const table = rows.length === 0 ? null : { oid: Number(rows[0]![0]), columns: rows.map((row) => String(row[1])) };
+  const table =
+    rows.length === 0
+      ? null
+      : {
+          oid: Number(rows[0]![0]),
+          columns: rows.map((row) => String(row[1])),
+          typmods: rows.map((row) => Number(row[3])),
+        };
   // Only relations that exist are remembered: a name may resolve elsewhere once the path changes.
   if (table) tables.set(key, { table });
   return table;
@@ -144,7 +154,55 @@ export async function columnSources(
   searchSchemas: readonly string[],
   columnCount: number,
 ): Promise<(ColumnSource | null)[] | null> {
-  if (!shape) return null;
+  const find = await columnFinder(conn, shape, db, searchSchemas);
+  if (!shape || !find) return null;
+  const out: (ColumnSource | null)[] = [];
+  for (const t of shape.targets) {
+    if (t.kind === 'other') out.push(null);
+    else if (t.kind === 'column') out.push(find.column(t.column, t.qualifier));
+    else {
+      const rels = find.relations(t.qualifier);
+      if (!rels) return null;
+      for (const r of rels) r.columns.forEach((_, i) => out.push({ tableOid: r.oid, attnum: i + 1 }));
+    }
+  }
+  return out.length === columnCount ? out : null;
+}
+
+/**
+ * The typmod PostgreSQL gives a choice (CASE, COALESCE, NULLIF, GREATEST, LEAST) of numerics: its
+ * leaves' (table columns as declared, casts as written) where they all agree, else -1
+ * (pg/result-typmods.ts); -1 too where a column's table is not certain.
+ */
+export async function choiceTypmod(
+  conn: DuckDBConnection,
+  db: { name: string; attachment: string },
+  searchSchemas: readonly string[],
+  leaves: readonly TypmodLeaf[],
+): Promise<number> {
+  const finders = new Map<SourceShape, Awaited<ReturnType<typeof columnFinder>>>();
+  const typmods = new Set<number>();
+  for (const leaf of leaves) {
+    if ('typmod' in leaf) typmods.add(leaf.typmod);
+    else {
+      if (!leaf.scope) return -1;
+      if (!finders.has(leaf.scope)) finders.set(leaf.scope, await columnFinder(conn, leaf.scope, db, searchSchemas));
+      const src = finders.get(leaf.scope)?.column(leaf.column, leaf.qualifier);
+      if (!src) return -1;
+      typmods.add(src.typmod);
+    }
+  }
+  return typmods.size === 1 ? [...typmods][0]! : -1;
+}
+
+/** The relations of a shape resolved on the search path, and a column's source among them; undefined when one is not a table here. */
+async function columnFinder(
+  conn: DuckDBConnection,
+  shape: SourceShape | undefined,
+  db: { name: string; attachment: string },
+  searchSchemas: readonly string[],
+) {
+  if (!shape) return undefined;
   const resolved: { rel: SourceRelation; table: TableColumns }[] = [];
   for (const rel of shape.relations) {
     let table: TableColumns | null = null;
@@ -152,32 +210,26 @@ export async function columnSources(
       table = await tableColumns(conn, db.attachment, db.name, schema, rel.name);
       if (table) break;
     }
-    if (!table) return null; // not a table of this version (another version, a catalog view…)
+    if (!table) return undefined; // not a table of this version (another version, a catalog view…)
     resolved.push({ rel, table });
   }
-  const out: (ColumnSource | null)[] = [];
-  const find = (column: string, qualifier: string | null): ColumnSource | null => {
-    const candidates = resolved.filter(
-      (r) => qualifier === null || r.rel.ref.toLowerCase() === qualifier.toLowerCase(),
-    );
-    if (qualifier === null && shape.opaque) return null; // could come from an item we cannot see into
-    const hits = candidates.flatMap((r) => {
-      const i = r.table.columns.findIndex((c) => c.toLowerCase() === column.toLowerCase());
-      return i >= 0 ? [{ tableOid: r.table.oid, attnum: i + 1 }] : [];
-    });
-    return hits.length === 1 ? hits[0]! : null;
-  };
-  for (const t of shape.targets) {
-    if (t.kind === 'other') out.push(null);
-    else if (t.kind === 'column') out.push(find(t.column, t.qualifier));
-    else {
-      if (t.qualifier === null && shape.opaque) return null; // `*` over items we cannot expand
-      const rels = resolved.filter(
-        (r) => t.qualifier === null || r.rel.ref.toLowerCase() === t.qualifier.toLowerCase(),
+  return {
+    column(column: string, qualifier: string | null): (ColumnSource & { typmod: number }) | null {
+      const candidates = resolved.filter(
+        (r) => qualifier === null || r.rel.ref.toLowerCase() === qualifier.toLowerCase(),
       );
-      if (rels.length === 0) return null;
-      for (const r of rels) r.table.columns.forEach((_, i) => out.push({ tableOid: r.table.oid, attnum: i + 1 }));
-    }
-  }
-  return out.length === columnCount ? out : null;
+      if (qualifier === null && shape.opaque) return null; // could come from an item we cannot see into
+      const hits = candidates.flatMap((r) => {
+        const i = r.table.columns.findIndex((c) => c.toLowerCase() === column.toLowerCase());
+        return i >= 0 ? [{ tableOid: r.table.oid, attnum: i + 1, typmod: r.table.typmods[i]! }] : [];
+      });
+      return hits.length === 1 ? hits[0]! : null;
+    },
+    /** The tables a `*` (or `q.*`) expands to; undefined where it could reach items we cannot see into. */
+    relations(qualifier: string | null): TableColumns[] | undefined {
+      if (qualifier === null && shape.opaque) return undefined; // `*` over items we cannot expand
+      const rels = resolved.filter((r) => qualifier === null || r.rel.ref.toLowerCase() === qualifier.toLowerCase());
+      return rels.length === 0 ? undefined : rels.map((r) => r.table);
+    },
+  };
 }

@@ -200,6 +200,9 @@ export function fromDuckDB(e: unknown): SqlError {
   // A refusal raised while the statement runs (pg/pg-macros.ts refusedAtRun): `what|hint`.
   const refused = /^Invalid Input Error: ([^|\n]* is not supported by fdl-gateway)\|([^\n]*)/.exec(message);
   if (refused) return new SqlError(SQLSTATE.featureNotSupported, refused[1]!, undefined, refused[2]);
+  // date_part/extract of a unit the type has not (pg/pg-value-macros.ts `_pgsem_timeunit`), in PostgreSQL's words.
+  const unit = /^Invalid Input Error: (unit "[a-z_]+" not supported for type [a-z ]+)$/.exec(message);
+  if (unit) return new SqlError(SQLSTATE.featureNotSupported, unit[1]!);
   // A call PostgreSQL has no function for (pg/pg-macros.ts noSuchFunction), with what to write instead: `what|hint`.
   const noFunction = /^Invalid Input Error: (function \w+\([^"|\n]*\) does not exist)\|([^\n]*)/.exec(message);
   if (noFunction) return new SqlError(SQLSTATE.undefinedFunction, noFunction[1]!, undefined, noFunction[2]);

@@ -167,11 +167,17 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
     );
   // The tag stands for x without its aggregates and windows (`max(t) - min(t)`), which no macro argument may hold.
   if (field === 'epoch') return sem('epoch', [tagOf(x) ?? x, x]);
+  if (NOT_TIME_UNITS.has(field)) return timeUnitChecked(args, extractValue(fc, field, x), 'timeunitn', false);
   // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).
   if (field.startsWith('timezone'))
     return sem('tzfield', [tagOf(x) ?? x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
   const seconds = SECOND_FIELDS.get(field);
   if (seconds) return sem(seconds, [x]);
+  return extractValue(fc, field, x);
+}
+
+/** extract of a whole-number field: numeric; a year without year 0. */
+function extractValue(fc: Node, field: string, x: Node): Node {
   const value = castTo({ FuncCall: fc }, 'decimal', [38, 0]);
   if (field !== 'year' && field !== 'years') return value;
   // PostgreSQL has no year 0 for dates and timestamps: 44 BC is -44; DuckDB's year is astronomical (-43).
@@ -180,7 +186,40 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
 
 /** `date_part(field, x)`: double precision in PostgreSQL, whatever the field (DuckDB: BIGINT for most). */
 export function datePartFloat8(fc: Node): Node {
-  return castTo({ FuncCall: fc }, 'double');
+  return timeUnitChecked(fc.args as Node[], castTo({ FuncCall: fc }, 'double'), 'timeunit');
+}
+
+/**
+ * The spellings of the units PostgreSQL 15 reads for dates and timestamps but refuses for a time of day
+ * (`unit "year" not supported for type time without time zone`, 0A000), as its date_part answers each;
+ * the time zone fields are a timetz's.
+ */
+const NOT_TIME_UNITS: ReadonlySet<string> = new Set([
+  ...['c', 'cent', 'centuries', 'century', 'd', 'day', 'days', 'dec', 'decade', 'decades', 'decs', 'dow', 'doy'],
+  ...['isodow', 'isoyear', 'julian', 'mil', 'millennia', 'millennium', 'millenniums', 'mils', 'mon', 'mons'],
+  ...['month', 'months', 'qtr', 'quarter', 'w', 'week', 'weeks', 'y', 'year', 'years', 'yr', 'yrs'],
+]);
+const ZONE_UNITS: ReadonlySet<string> = new Set([
+  'timezone',
+  'timezone_h',
+  'timezone_hour',
+  'timezone_m',
+  'timezone_minute',
+]);
+
+/**
+ * `value` (date_part's or extract's call) refused as PostgreSQL refuses it where x is a time or timetz and
+ * the unit one a time of day has not (pg-value-macros.ts `_pgsem_timeunit`); DuckDB's binder answered
+ * 42883 (`function year(time without time zone) does not exist`). Other units and types are left as they are.
+ */
+function timeUnitChecked(args: Node[], value: Node, macro: 'timeunit' | 'timeunitn', zones = true): Node {
+  const unit = args[0]?.A_Const?.sval?.sval;
+  const x = args[1];
+  if (typeof unit !== 'string' || !x) return value;
+  const lower = unit.toLowerCase();
+  if (!NOT_TIME_UNITS.has(lower) && !(zones && ZONE_UNITS.has(lower))) return value;
+  const u = { A_Const: { sval: { sval: lower } } };
+  return sem(ZONE_UNITS.has(lower) ? 'tzunit' : macro, [tagOf(x) ?? x, x, u, value]);
 }
 
 /**

@@ -187,6 +187,30 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     `CAST(CASE WHEN v IS NULL THEN NULL ELSE error('extract of a time zone field from a value without a time zone is not supported by fdl-gateway|PostgreSQL has the time zone fields for timestamptz and timetz only: cast the value to timestamptz first.') END AS DECIMAL(38,0))`,
   ]),
   ['_pgsem_tzfield(t, v)', 'v'],
+  // date_part/extract of a unit a time of day has not (pg-forms.ts timeUnitChecked): PostgreSQL's 0A000 for a
+  // time or timetz, with its words (DuckDB's binder had answered `function year(time) does not exist`, 42883);
+  // v, the call itself, is never bound there. The type `r` stands for the call's result type.
+  ...['TIME', 'TIME WITH TIME ZONE'].flatMap((t): Array<[string, string]> =>
+    ['DOUBLE', 'DECIMAL'].map((r) => [
+      `_pgsem_timeunit${r === 'DOUBLE' ? '' : 'n'}(t ${t}, x, u, v)`,
+      `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('unit "' || u || '" not supported for type ${t === 'TIME' ? 'time without time zone' : 'time with time zone'}') END AS ${r === 'DOUBLE' ? 'DOUBLE' : 'DECIMAL(38,0)'})`,
+    ]),
+  ),
+  ...[...TEMPORAL.filter((t) => t !== 'TIME'), ...NUMBERS].flatMap((t): Array<[string, string]> => [
+    [`_pgsem_timeunit(t ${t}, x, u, v)`, 'v'],
+    [`_pgsem_timeunitn(t ${t}, x, u, v)`, 'v'],
+  ]),
+  ['_pgsem_timeunit(t, x, u, v)', 'v'],
+  ['_pgsem_timeunitn(t, x, u, v)', 'v'],
+  // date_part of a time zone field: a timetz's and a timestamptz's, refused for a time or timestamp (DuckDB answered 0)
+  ...['TIME', 'TIMESTAMP'].map((t): [string, string] => [
+    `_pgsem_tzunit(t ${t}, x, u, v)`,
+    `CAST(CASE WHEN x IS NULL THEN NULL ELSE error('unit "' || u || '" not supported for type ${t.toLowerCase()} without time zone') END AS DOUBLE)`,
+  ]),
+  ...[...TEMPORAL.filter((t) => t !== 'TIME' && t !== 'TIMESTAMP'), 'TIME WITH TIME ZONE', ...NUMBERS].map(
+    (t): [string, string] => [`_pgsem_tzunit(t ${t}, x, u, v)`, 'v'],
+  ),
+  ['_pgsem_tzunit(t, x, u, v)', 'v'],
   // PostgreSQL has no year 0 for dates and timestamps (44 BC is -44; DuckDB's year is astronomical, -43);
   // an interval's years are a count (`extract(year from interval '1 day')` is 0).
   ['_pgsem_bcyear(t INTERVAL, v)', 'v'],

@@ -29,7 +29,7 @@ import { refuseInternalNames } from '../analysis/containment.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
 import { resultShape } from '../pg/result-shape.js';
-import { columnSources } from '../analysis/column-sources.js';
+import { choiceTypmod, columnSources } from '../analysis/column-sources.js';
 import { analyze, analyzeRewritten } from '../analysis/analysis.js';
 import { respellCatalogNames } from '../analysis/catalog-names.js';
 import {
@@ -251,10 +251,22 @@ export async function planQuery(
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // A numeric computed from columns (`sum(x)`, `x * 2`, `round(x, 2)`) or written as a literal is numeric
     // with typmod -1 in PostgreSQL; DuckDB's DECIMAL(p,s) of it is its own (pg/result-typmods.ts).
+    // A choice among numerics (CASE, COALESCE, NULLIF, GREATEST, LEAST) has its branches' typmod where
+    // they agree, read from the tables' columns, whatever DuckDB's (or the rewrite's) type of it.
     const kept = keptTypmodsFor(named?.keptTypmods, base.fields.length);
-    base.fields.forEach((f, i) => {
-      if (f.typeOid === OID.numeric && f.typeMod !== -1 && kept?.[i] === false) f.typeMod = -1;
-    });
+    for (const [i, f] of base.fields.entries()) {
+      const k = kept?.[i];
+      if (f.typeOid !== OID.numeric || k === undefined || k === true) continue;
+      f.typeMod =
+        k === false || !ctx.lease
+          ? -1
+          : await choiceTypmod(
+              ctx.conn,
+              { name: ctx.lease.dbName, attachment: ctx.lease.attachId },
+              ctx.settings.searchSchemas(),
+              k.agree,
+            );
+    }
     // Plain table columns carry their table OID and attnum, as pg_class/pg_attribute give them.
     if (stmt.kind === 'query' && source === stmt.sql && !rewrite.rewritten && ctx.lease) {
       // Pinned "NAME@REF" relations (another catalog) have no sources.

@@ -18,17 +18,15 @@ import {
   outcome,
   procProbes,
   PROBED_TYPES,
+  SHAPE_ONLY,
   type Outcome,
   type TypeNames,
 } from '../support/function-probes.js';
 
 const VERBOSE = process.argv.includes('--verbose');
-/** Results that follow the clock or a random source: compared by shape and type only. */
-const CLOCK =
-  /^(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|pg_backend_pid|pg_postmaster_start_time|pg_conf_load_time|txid_current|pg_current_xact_id)$/;
 /** Functions that reach server state, files, sessions or sleep: never probed, never listed. */
 const NEVER =
-  /^(pg_sleep.*|pg_read_.*|pg_ls_.*|pg_stat_.*|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_.*_wal.*|pg_.*backup.*|lo_.*|set_config|setval|nextval|currval|lastval|setseed|pg_notify|pg_advisory.*|pg_try_advisory.*|dblink.*|pg_.*replication.*|pg_promote|pg_log_backend_memory_contexts|pg_create_.*|pg_drop_.*|pg_import_system_collations|pg_switch_wal|pg_.*_xlog.*|pg_logical_.*|txid_.*|pg_xact_.*|pg_snapshot_.*|pg_visible_in_snapshot|pg_export_snapshot|query_to_xml.*|table_to_xml.*|cursor_to_xml.*|schema_to_xml.*|database_to_xml.*|pg_get_.*|has_.*_privilege|pg_has_role|current_setting|pg_describe_object|pg_identify_object.*|pg_.*_size|pg_filenode_relation|pg_relation_filepath|pg_column_.*|pg_options_to_table|pg_tablespace_.*|pg_index.*|pg_collation_.*|pg_.*visible|format_type|obj_description|col_description|shobj_description|pg_typeof|to_reg.*|pg_jit_available|version|inet_.*|pg_is_.*|pg_trigger_depth|pg_listening_channels|pg_current_logfile|pg_safe_snapshot_blocking_pids|pg_blocking_pids|pg_isolation_test_session_is_blocked|pg_control_.*|pg_partition_.*|pg_get_keywords|pg_event_trigger_.*|pg_last_.*|pg_wal_.*|pg_stat_file|pg_hba_file_rules|pg_ident_file_mappings|pg_show_.*|pg_timezone_.*|pg_cursor|pg_prepared_.*|pg_lock_status|pg_available_.*|pg_extension_.*|pg_config|pg_settings_get_flags|pg_database_collation_actual_version|pg_get_wal_.*|pg_split_walfile_name|pg_walfile_name.*)$/;
+  /^(pg_sleep.*|pg_read_.*|pg_ls_.*|pg_stat_.*|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_.*_wal.*|pg_.*backup.*|lo_.*|set_config|setval|nextval|currval|lastval|setseed|pg_notify|pg_advisory.*|pg_try_advisory.*|dblink.*|pg_.*replication.*|pg_promote|pg_log_backend_memory_contexts|pg_create_.*|pg_drop_.*|pg_import_system_collations|pg_switch_wal|pg_.*_xlog.*|pg_logical_.*|txid_.*|pg_xact_.*|pg_snapshot_.*|pg_visible_in_snapshot|pg_export_snapshot|query_to_xml.*|table_to_xml.*|cursor_to_xml.*|schema_to_xml.*|database_to_xml.*|pg_get_.*|has_.*_privilege|pg_has_role|pg_describe_object|pg_identify_object.*|pg_.*_size|pg_filenode_relation|pg_relation_filepath|pg_column_.*|pg_options_to_table|pg_tablespace_.*|pg_index.*|pg_collation_.*|pg_.*visible|obj_description|col_description|shobj_description|to_reg.*|pg_jit_available|inet_.*|pg_is_.*|pg_trigger_depth|pg_listening_channels|pg_current_logfile|pg_safe_snapshot_blocking_pids|pg_blocking_pids|pg_isolation_test_session_is_blocked|pg_control_.*|pg_partition_.*|pg_get_keywords|pg_event_trigger_.*|pg_last_.*|pg_wal_.*|pg_stat_file|pg_hba_file_rules|pg_ident_file_mappings|pg_show_.*|pg_timezone_.*|pg_cursor|pg_prepared_.*|pg_lock_status|pg_available_.*|pg_extension_.*|pg_config|pg_settings_get_flags|pg_database_collation_actual_version|pg_get_wal_.*|pg_split_walfile_name|pg_walfile_name.*)$/;
 
 const SUPPORTED = [...PROBED_TYPES];
 const inSupported = (col: string) => `${col} = ANY('{${SUPPORTED.join(',')}}'::oid[])`;
@@ -98,7 +96,7 @@ async function main(): Promise<void> {
       const name = String(r.proname);
       if (NEVER.test(name)) continue;
       const row = { ...r, argtypes: r.argtypes as number[] } as Parameters<typeof procProbes>[0];
-      if (await probe(procProbes(row, names), r.provolatile === 'v' || CLOCK.test(name))) keptProcs.add(row.oid);
+      if (await probe(procProbes(row, names), r.provolatile === 'v' || SHAPE_ONLY.test(name))) keptProcs.add(row.oid);
     }
     console.log(`functions: ${keptProcs.size} of ${procs.length} candidates agree`);
 

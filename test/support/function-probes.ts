@@ -7,6 +7,13 @@
  */
 import { splitDataRow, type RawPg } from './raw-pg.js';
 
+/**
+ * Results that follow the clock or a random source, or the server's own words (version()): compared by
+ * shape and type only, by the generator and by the re-probe of a sample (pg-function-catalog.test.ts).
+ */
+export const SHAPE_ONLY =
+  /^(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|random|gen_random_uuid|version|pg_backend_pid|pg_postmaster_start_time|pg_conf_load_time|txid_current|pg_current_xact_id)$/;
+
 /** Types a probe can build a value of: PostgreSQL OID → two sample literals (text form). */
 const SAMPLES: Readonly<Record<number, readonly [string, string]>> = {
   16: ['true', 'false'],
@@ -39,12 +46,14 @@ const SAMPLES: Readonly<Record<number, readonly [string, string]>> = {
   1022: ['{1.5,2}', '{0.5}'],
   1182: ['{2024-03-05}', '{1999-12-31,2000-01-01}'],
   1231: ['{1.5,2}', '{0.5}'],
+  2206: ['integer', 'text'],
 };
 
 /** Text arguments that name a field, format, pattern or zone: per function and argument position, two samples. */
 const TEXT_ARGS: Readonly<Record<string, Readonly<Record<number, readonly [string, string]>>>> = {
   date_trunc: { 0: ['month', 'hour'], 2: ['UTC', 'Asia/Tokyo'] },
   date_part: { 0: ['year', 'dow'] },
+  current_setting: { 0: ['TimeZone', 'DateStyle'] },
   extract: { 0: ['year', 'epoch'] },
   // to_char's pictures by what it formats (to_charNumbers below): a date/time picture on a number, or the reverse, is no call anyone writes
   to_char: { 1: ['YYYY-MM-DD HH24:MI', 'Dy DD Mon YYYY HH12:MI:SS AM'] },
