@@ -20,12 +20,15 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { dataHeadroom } from './engine/memory-ceiling.js';
 
 /** Quiet after the last session ended before memos are trimmed and the heap collected. */
 export const IDLE_MS = 1000;
 /** What each memo keeps of its most recently used entries while no session is open (its own size estimate). */
 export const IDLE_KEPT_BYTES = 4 * 1024 * 1024;
 const MIN_BUSY_INTERVAL_MS = 10_000;
+/** Room under the data limit a full collection needs (V8's young generation is up to 2 × 16 MiB and more). */
+const COLLECTION_HEADROOM_BYTES = 512 * 1024 * 1024;
 const HEAP_GROWTH_BYTES = 32 * 1024 * 1024;
 
 /** A memo's way to shrink to at most `keepBytes` of its most recently used entries. */
@@ -80,6 +83,17 @@ export function openSessions(): number {
   return open;
 }
 
+/**
+ * A full collection, unless the process is near its data limit (engine/memory-ceiling.ts): the
+ * collection commits V8's young generation again, and an allocation refused there ends the process
+ * ("Committing semi space failed" inside this call: attacker review, session 48, a client gone while
+ * its statement's vector was still filling memory). Tried again later.
+ */
+function collectIfRoom(): void {
+  if (dataHeadroom() < COLLECTION_HEADROOM_BYTES) return arm(IDLE_MS);
+  fullCollection();
+}
+
 /** (Re)arm the idle work `ms` from now: each session that ends pushes it back. */
 function arm(ms: number): void {
   if (timer) clearTimeout(timer);
@@ -88,14 +102,14 @@ function arm(ms: number): void {
     if (open === 0) {
       idleTrims++;
       for (const trim of trims) trim(IDLE_KEPT_BYTES);
-      fullCollection();
+      collectIfRoom();
       return;
     }
     const wait = lastBusyCollection + MIN_BUSY_INTERVAL_MS - Date.now();
     if (wait > 0) return arm(wait);
     if (process.memoryUsage().heapTotal < heapAfterCollection + HEAP_GROWTH_BYTES) return;
     lastBusyCollection = Date.now();
-    fullCollection();
+    collectIfRoom();
   }, ms);
   timer.unref(); // never what keeps the process alive
 }

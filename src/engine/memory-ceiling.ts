@@ -52,6 +52,14 @@ export function allocatorReturnsAddressSpace(env: NodeJS.ProcessEnv = process.en
   env.DUCKDB_JE_MALLOC_CONF = conf ? `${conf},retain:false` : 'retain:false';
 }
 
+/** Bytes this process may still map under its data limit (Infinity when unlimited). */
+export function dataHeadroom(): number {
+  const limit = currentDataLimit();
+  if (limit === Infinity) return Infinity;
+  const m = /^VmData:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? limit - Number(m[1]) * 1024 : Infinity;
+}
+
 /** This process's current soft data limit in bytes (Infinity when unlimited). */
 export function currentDataLimit(): number {
   const m = /^Max data size\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
