@@ -621,6 +621,25 @@ const SHOWN: Array<[string, string]> = [
   ),
   ['_pgsem_shown_avgdiv(t, tb, a, n, sx, b)', 'a / b'],
   ['_pgsem_shown_divavg(t, tb, a, n, sx, b)', 'b / a'],
+  // avg(x) * b, avg(x) + b, avg(x) - b, b - avg(x) (b an integer or a numeric): PostgreSQL computes on avg's
+  // own numeric (its scale per value, `4.0000000000000000` * 3 = `12.0000000000000000`), so the wire takes n
+  // and Σx beside b; the key is DuckDB's value at avg's one scale (what the item answered before).
+  ...(
+    [
+      ['avgmul', 'a * b'],
+      ['avgadd', 'a + b'],
+      ['avgsub', 'a - b'],
+      ['subavg', 'b - a'],
+    ] as const
+  ).flatMap(([kind, plain]): Array<[string, string]> => [
+    ...EXACT_TYPES.flatMap((t) =>
+      EXACT_TYPES.map((tb): [string, string] => [
+        `_pgsem_shown_${kind}(t ${t}, tb ${tb}, a, n, sx, b)`,
+        `CASE WHEN n = 0 OR b IS NULL THEN NULL ELSE ${shown(plain, `'${kind}'`, 'n', 'sx', 'b')} END`,
+      ]),
+    ),
+    [`_pgsem_shown_${kind}(t, tb, a, n, sx, b)`, plain],
+  ]),
   // Σx² exactly: integers squared in HUGEINT, numerics at twice their scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_square(t ${t}, x)`,

@@ -1,0 +1,20 @@
+/**
+ * Corpus statements of session 48 (issue 25, part B): silent differences a new user's review found.
+ * `REVIEW_25B` must be PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused, never
+ * excused); `REVIEW_25B_REFUSED` 0A000/42883 with a hint where the gateway cannot give PostgreSQL's answer.
+ */
+export const REVIEW_25B = [
+  // avg(x) * b, avg(x) ± b, b - avg(x) as an item: on avg's own numeric (PostgreSQL's 16 decimals, it showed 20)
+  'select avg(qty)*3 from sales.orders',
+  'select avg(qty)+1 from sales.orders',
+  'select 3*avg(qty), 1+avg(qty), 10-avg(qty), avg(qty)-10 from sales.orders',
+  'select avg(amount)*2, avg(amount)+1, avg(amount)*1.5, avg(amount) - 0.001 from sales.orders',
+  'select status, avg(qty)*100 from sales.orders group by status order by 2, 1',
+  'select avg(qty)*amount from sales.orders group by amount order by 1 limit 3',
+  'select avg(distinct qty) - 1, avg(qty) filter (where qty > 2) * 2 from sales.orders',
+  'select status, avg(qty) * count(*) from sales.orders group by status order by 2 desc',
+  'select avg(qty) filter (where qty > 100) * 2 from sales.orders',
+];
+
+/** Refused 0A000/42883 with a hint (PostgreSQL answers them; the gateway cannot give the same text or type). */
+export const REVIEW_25B_REFUSED: string[] = [];
