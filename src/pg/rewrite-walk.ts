@@ -5,6 +5,7 @@
  */
 import { coalesceLiterals, zonedLiteralsAmong } from './typed-minus.js';
 import { usingColumnsFirst } from './using-star.js';
+import { setOperationTypes } from './set-operation-types.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -240,7 +241,15 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();
         // the branches of a set operation resolve their unknown columns together (`select null union select 1`)
-        if (body.op && body.op !== 'SETOP_NONE') for (const b of [body.larg, body.rarg]) if (b) setBranches.add(b);
+        if (body.op && body.op !== 'SETOP_NONE') {
+          // untyped literals take the type the other branches' constants give the column (`select 1 union select '2'`)
+          const typed = setOperationTypes(body);
+          if (typed) {
+            ctx.changed = true;
+            return walk({ SelectStmt: typed }, ctx, display);
+          }
+          for (const b of [body.larg, body.rarg]) if (b) setBranches.add(b);
+        }
         {
           const targetList =
             wholeRowTargets(body, ctx.outermost?.has(body) === true) ??

@@ -14,7 +14,26 @@ export const REVIEW_25B = [
   'select avg(distinct qty) - 1, avg(qty) filter (where qty > 2) * 2 from sales.orders',
   'select status, avg(qty) * count(*) from sales.orders group by status order by 2 desc',
   'select avg(qty) filter (where qty > 100) * 2 from sales.orders',
+  // a set operation's untyped literal takes the type of the other branches' constants (it was text)
+  "select 1 union select '2'",
+  "select 1 union all select '2' union all select null order by 1",
+  "select '2' union select 1 order by 1",
+  "select 1, 'a' union select '2', 'b' order by 1",
+  "select 1 union select 'x'",
+  "select true union select 'f' order by 1",
+  "select 1 as n union select '2' order by n",
+  "select * from (select 1 union select '2') t(x) order by 1",
+  "select 1.5 union select '2.5' order by 1",
+  "select date '2024-01-01' union select '2024-01-02' order by 1",
+  "select name from sales.customers union select 'x' order by 1 limit 3",
 ];
 
 /** Refused 0A000/42883 with a hint (PostgreSQL answers them; the gateway cannot give the same text or type). */
-export const REVIEW_25B_REFUSED: string[] = [];
+export const REVIEW_25B_REFUSED = [
+  // numeric constants or casts of different scales in one column of a set operation (DuckDB pads them to one scale)
+  'select 1.5 union select 2.25',
+  'select 1.5 union all select 2.25 order by 1',
+  'select 1 union select 2.5',
+  "select 1.5 union select '2.25' order by 1",
+  'select qty::numeric(5,1) from sales.orders union select 2.25 order by 1',
+];
