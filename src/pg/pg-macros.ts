@@ -76,11 +76,13 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     "CASE json_type(j) WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'HUGEINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' END",
   ]),
   // width_bucket(op, b1, b2, n): buckets counted from b1 towards b2, either way (b1 > b2 counts down), as PostgreSQL's;
-  // a count below 1 or equal bounds are its 2201G
+  // a count below 1, equal bounds, a NaN or an infinite bound are its 2201G
   [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op IS NULL OR lo IS NULL OR hi IS NULL OR n IS NULL THEN NULL
       WHEN n <= 0 THEN error('count must be greater than zero')
+      WHEN isnan(CAST(op AS DOUBLE)) OR isnan(CAST(lo AS DOUBLE)) OR isnan(CAST(hi AS DOUBLE)) THEN error('operand, lower bound, and upper bound cannot be NaN')
+      WHEN isinf(CAST(lo AS DOUBLE)) OR isinf(CAST(hi AS DOUBLE)) THEN error('lower and upper bounds must be finite')
       WHEN lo = hi THEN error('lower bound cannot equal upper bound')
       WHEN lo < hi THEN CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1
         ELSE least(CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT), n - 1) + 1 END

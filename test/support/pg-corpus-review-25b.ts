@@ -26,6 +26,16 @@ export const REVIEW_25B = [
   "select 1.5 union select '2.5' order by 1",
   "select date '2024-01-01' union select '2024-01-02' order by 1",
   "select name from sales.customers union select 'x' order by 1 limit 3",
+  // pg_typeof of an untyped literal is unknown (it was text, and "null" for NULL)
+  'select pg_typeof(null)',
+  "select pg_typeof('a'), pg_typeof(1), pg_typeof(1.5), pg_typeof('a'::text), pg_typeof(null::int)",
+  "select pg_typeof(null)::text, pg_typeof('x')::text = 'unknown'",
+  // width_bucket with a NaN or an infinite bound: PostgreSQL's 2201G (it answered 1, or 22003)
+  "select width_bucket(5, 0, 'infinity'::float8, 10)",
+  "select width_bucket(5, '-infinity'::float8, 10, 10)",
+  "select width_bucket('nan'::float8, 0, 10, 5)",
+  "select width_bucket(5, 'nan'::float8, 10, 5)",
+  "select width_bucket('infinity'::float8, 0, 10, 5), width_bucket(amount, 0, 500, 4) from sales.orders order by order_id limit 3",
 ];
 
 /** Refused 0A000/42883 with a hint (PostgreSQL answers them; the gateway cannot give the same text or type). */
