@@ -53,6 +53,8 @@ const FRACTION_ARRAY = [/\barray\s*\[/gi, /\.\d/g];
 /** A set operation with a string literal or a fraction: its column's type or scale (set-operation-types.ts). */
 const SET_OPERATION = /\b(?:union|intersect|except)\b/gi;
 const LITERAL_OR_FRACTION = /''|\.\d/g;
+/** Bit strings (bit-strings.ts): B'…' and X'…' constants, bit(n) and varbit. */
+const BIT_STRINGS = /\b[bx]''|::\s*(?:"?pg_catalog"?\.)?"?(?:varbit|bit)\b|\bbit\s*(?:varying\b|\()/i;
 const PG_MEANING_WORDS = String.raw`${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|-\s*2147483648(?![\d.eE])|${PG_TYPED_RESULTS}`;
 /**
  * Whole-row references (pg-rows.ts) are a name read twice: as a select item, tested for NULL, counted or
@@ -208,6 +210,7 @@ export function needsPgRewrite(sql: string): boolean {
     PG_MEANINGS.test(text) ||
     inOrder(text, FRACTION_ARRAY) ||
     together(text, SET_OPERATION, LITERAL_OR_FRACTION) ||
+    BIT_STRINGS.test(text) ||
     together(text, DATE_SIDE, BINARY_MINUS) ||
     STAR_JOINS.some((steps) => inOrder(text, steps)) ||
     wholeRowNamed(text) ||

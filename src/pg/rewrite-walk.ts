@@ -6,6 +6,7 @@
 import { coalesceLiterals, zonedLiteralsAmong } from './typed-minus.js';
 import { usingColumnsFirst } from './using-star.js';
 import { setOperationTypes } from './set-operation-types.js';
+import { bitStringCast, bitStringConstant } from './bit-strings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -190,9 +191,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         const filterOnly = ctx.filterSubLinks?.has(body) === true;
         return walk(rowSubLink(kind, name, fields, body.subselect as Node, filterOnly), ctx, false);
       }
-      case 'TypeCast':
+      case 'TypeCast': {
+        const bits = bitStringCast(body);
+        if (bits) {
+          ctx.changed = true;
+          return bits;
+        }
         return typeCast(body, ctx, display);
+      }
       case 'A_Const': {
+        bitStringConstant(body);
         // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB. (An integer's value is not read here:
         // rewrite-shapes.ts relies on it.)
         // `-2147483648` is int4 in PostgreSQL (its grammar negates the constant before typing it); DuckDB

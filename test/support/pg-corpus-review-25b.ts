@@ -36,6 +36,10 @@ export const REVIEW_25B = [
   "select width_bucket('nan'::float8, 0, 10, 5)",
   "select width_bucket(5, 'nan'::float8, 10, 5)",
   "select width_bucket('infinity'::float8, 0, 10, 5), width_bucket(amount, 0, 500, 4) from sales.orders order by order_id limit 3",
+  // a bit-string constant cast to an integer, as bittoint4/bittoint8 (it was 22P02); wider than the integer 22003
+  "select x'ff'::int",
+  "select x'ffffffff'::int, x'7f'::bigint, b'101'::int4, X'FF'::integer",
+  "select x'1ffffffff'::int",
 ];
 
 /** Refused 0A000/42883 with a hint (PostgreSQL answers them; the gateway cannot give the same text or type). */
@@ -46,4 +50,13 @@ export const REVIEW_25B_REFUSED = [
   'select 1 union select 2.5',
   "select 1.5 union select '2.25' order by 1",
   'select qty::numeric(5,1) from sales.orders union select 2.25 order by 1',
+  // bit strings: DuckDB's BIT prints and converts differently, B'…' was the text b101, varbit 42704
+  'select 255::bit(8)',
+  "select B'101'",
+  "select '101'::varbit",
+  'select 5::bit(3)',
+  // ISO week-date input (it read IYYY as literal text: 22007)
+  "select to_date('2024-10-3','IYYY-IW-ID')",
+  "select to_date('2024 10','IYYY IW')",
+  "select to_timestamp('2024-10-3 10:00','IYYY-IW-ID HH24:MI')",
 ];
