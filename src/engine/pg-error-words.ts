@@ -182,7 +182,7 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
   ],
   // width_bucket's (pg/pg-macros.ts)
   [
-    /^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound)/,
+    /^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound|operand, lower bound, and upper bound cannot be NaN|lower and upper bounds must be finite)/,
     SQLSTATE.invalidArgumentForWidthBucketFunction,
     (m) => m[1]!,
   ],

@@ -350,6 +350,12 @@ function strptimeFormat(fmt: string, fn: string): string {
       i++;
       continue;
     }
+    // ISO 8601 year, week and weekday input (`IYYY-IW-ID`): strptime has no reading of them (they were read as literal text)
+    if (/^(?:IYYY|IYY|IY|IW|IDDD|ID|I)/i.test(fmt.slice(i)))
+      throw refuse(
+        `${fn}() with the ISO week-date pattern "${/^(?:IYYY|IYY|IY|IW|IDDD|ID|I)/i.exec(fmt.slice(i))![0]}"`,
+        "Compute the date from the ISO year, week and weekday: date_trunc('week', make_date(iyyy, 1, 4)) + ((iw - 1) * 7 + id - 1) * interval '1 day'.",
+      );
     const found = INPUT_PATTERNS.find(([p]) => fmt.startsWith(p, i));
     if (found) {
       out += found[1];

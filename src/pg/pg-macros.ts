@@ -94,11 +94,13 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     "CASE json_type(j) WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'HUGEINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' END",
   ]),
   // width_bucket(op, b1, b2, n): buckets counted from b1 towards b2, either way (b1 > b2 counts down), as PostgreSQL's;
-  // a count below 1 or equal bounds are its 2201G
+  // a count below 1, equal bounds, a NaN or an infinite bound are its 2201G
   [
     'width_bucket(op, lo, hi, n)',
     `CAST(CASE WHEN op IS NULL OR lo IS NULL OR hi IS NULL OR n IS NULL THEN NULL
       WHEN n <= 0 THEN error('count must be greater than zero')
+      WHEN isnan(CAST(op AS DOUBLE)) OR isnan(CAST(lo AS DOUBLE)) OR isnan(CAST(hi AS DOUBLE)) THEN error('operand, lower bound, and upper bound cannot be NaN')
+      WHEN isinf(CAST(lo AS DOUBLE)) OR isinf(CAST(hi AS DOUBLE)) THEN error('lower and upper bounds must be finite')
       WHEN lo = hi THEN error('lower bound cannot equal upper bound')
       WHEN lo < hi THEN CASE WHEN op < lo THEN 0 WHEN op >= hi THEN n + 1
         ELSE least(CAST(floor(CAST(op - lo AS DOUBLE) * n / CAST(hi - lo AS DOUBLE)) AS BIGINT), n - 1) + 1 END
@@ -649,6 +651,25 @@ const SHOWN: Array<[string, string]> = [
   ),
   ['_pgsem_shown_avgdiv(t, tb, a, n, sx, b)', 'a / b'],
   ['_pgsem_shown_divavg(t, tb, a, n, sx, b)', 'b / a'],
+  // avg(x) * b, avg(x) + b, avg(x) - b, b - avg(x) (b an integer or a numeric): PostgreSQL computes on avg's
+  // own numeric (its scale per value, `4.0000000000000000` * 3 = `12.0000000000000000`), so the wire takes n
+  // and Σx beside b; the key is DuckDB's value at avg's one scale (what the item answered before).
+  ...(
+    [
+      ['avgmul', 'a * b'],
+      ['avgadd', 'a + b'],
+      ['avgsub', 'a - b'],
+      ['subavg', 'b - a'],
+    ] as const
+  ).flatMap(([kind, plain]): Array<[string, string]> => [
+    ...EXACT_TYPES.flatMap((t) =>
+      EXACT_TYPES.map((tb): [string, string] => [
+        `_pgsem_shown_${kind}(t ${t}, tb ${tb}, a, n, sx, b)`,
+        `CASE WHEN n = 0 OR b IS NULL THEN NULL ELSE ${shown(plain, `'${kind}'`, 'n', 'sx', 'b')} END`,
+      ]),
+    ),
+    [`_pgsem_shown_${kind}(t, tb, a, n, sx, b)`, plain],
+  ]),
   // Σx² exactly: integers squared in HUGEINT, numerics at twice their scale.
   ...EXACT_TYPES.map((t): [string, string] => [
     `_pgsem_square(t ${t}, x)`,

@@ -154,6 +154,24 @@ export function shownAvgDivision(avgFirst: boolean, call: Node, avg: Node, other
   return dispatch(avgFirst ? 'shown_avgdiv' : 'shown_divavg', [arg, other], [avg, agg('count'), agg('sum'), other]);
 }
 
+/**
+ * `avg(x) * b`, `b * avg(x)`, `avg(x) + b`, `b + avg(x)`, `avg(x) - b`, `b - avg(x)` as an outermost
+ * select-list item: the count and Σx of avg's argument beside b, so the wire computes on avg's own numeric.
+ */
+export function shownAvgArithmetic(
+  op: '*' | '+' | '-',
+  avgFirst: boolean,
+  call: Node,
+  avg: Node,
+  other: Node,
+): Node | undefined {
+  const agg = (fn: string): Node => ({ FuncCall: { ...call, funcname: [str(fn)] } });
+  const arg = (call.args as Node[] | undefined)?.[0];
+  if (!arg || call.over || call.agg_star || (call.args as Node[]).length !== 1) return undefined;
+  const kind = op === '*' ? 'avgmul' : op === '+' ? 'avgadd' : avgFirst ? 'avgsub' : 'subavg';
+  return dispatch(`shown_${kind}`, [arg, other], [avg, agg('count'), agg('sum'), other]);
+}
+
 const isNotNull = (arg: Node): Node => ({ NullTest: { arg, nulltesttype: 'IS_NOT_NULL' } });
 const equal = (l: Node, r: Node): Node => ({ A_Expr: { kind: 'AEXPR_OP', name: [str('=')], lexpr: l, rexpr: r } });
 const when = (expr: Node, result: Node): Node => ({ CaseWhen: { expr, result } });

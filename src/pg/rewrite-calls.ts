@@ -235,7 +235,12 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return result;
   }
-  const plain = namedCall(parts, fc, out, args, ctx, inFrom);
+  // pg_typeof of an untyped literal (a string constant, NULL) is PostgreSQL's `unknown`; DuckDB typed it (text, "null")
+  const untyped = (fc.args as Node[] | undefined)?.[0]?.A_Const as Node | undefined;
+  const plain =
+    pgName === 'pg_typeof' && fc.args.length === 1 && (untyped?.sval || untyped?.isnull)
+      ? ((ctx.changed = true), strConst('unknown'))
+      : namedCall(parts, fc, out, args, ctx, inFrom);
   // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
   if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
   // to_regclass(…) and relatives in the outermost select list: the name, as a reg* cast shows it (the

@@ -13,7 +13,7 @@ import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operat
 import { checkedPower, guardDivisor, refuse, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
-import { shownAvgDivision, shownDivision } from './pg-shown-calls.js';
+import { shownAvgArithmetic, shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import {
   likeOf,
   literalLikeOther,
@@ -302,6 +302,13 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return xorOperator(lexpr, rexpr);
   }
+  if (e.kind === 'AEXPR_OP' && (op === '+' || op === '-' || op === '*') && lexpr && rexpr && ctx.shown?.has(e)) {
+    const typed = avgArithmetic(op, e, lexpr, rexpr, ctx);
+    if (typed) {
+      ctx.changed = true;
+      return typed;
+    }
+  }
   if (e.kind === 'AEXPR_OP' && (op === '+' || op === '-' || op === '*') && lexpr && rexpr) {
     // An integer constant beside an expression is int4 in PostgreSQL; DuckDB narrows it to the other side's type.
     const l4 = rexpr.A_Const ? lexpr : int4Constant(lexpr);
@@ -444,13 +451,26 @@ function rowComparison(e: Node, op: string): Node | undefined {
   return undefined;
 }
 
+const isAvg = (n: Node | undefined) => {
+  const fc = n?.FuncCall as Node | undefined;
+  const parts = names(fc?.funcname);
+  return !!fc && parts.slice(-1)[0] === 'avg' && (parts.length === 1 || parts[0] === 'pg_catalog') && !fc.over;
+};
+
+/** `avg(x) op b` or `b op avg(x)` (op `*`, `+`, `-`; one side a plain avg call) as an outermost item: on avg's numeric. */
+function avgArithmetic(op: '*' | '+' | '-', e: Node, l: Node, r: Node, ctx: Ctx): Node | undefined {
+  const avgFirst = isAvg(e.lexpr);
+  if (avgFirst === isAvg(e.rexpr)) return undefined;
+  const fc = (avgFirst ? e.lexpr : e.rexpr).FuncCall as Node;
+  const call: Node = { ...fc, args: walk(fc.args, ctx, false) };
+  if (fc.agg_filter) call.agg_filter = walk(fc.agg_filter, ctx, false);
+  // an integer constant is int4 in PostgreSQL (DuckDB would narrow it to the avg's side)
+  const other = int4Constant(avgFirst ? r : l);
+  return shownAvgArithmetic(op, avgFirst, call, avgFirst ? l : r, other);
+}
+
 /** `avg(x) / b` or `b / avg(x)` (one side a plain avg call) as an outermost item: shown as PostgreSQL divides avg's numeric. */
 function avgDivision(e: Node, l: Node, r: Node, ctx: Ctx): Node | undefined {
-  const isAvg = (n: Node | undefined) => {
-    const fc = n?.FuncCall as Node | undefined;
-    const parts = names(fc?.funcname);
-    return !!fc && parts.slice(-1)[0] === 'avg' && (parts.length === 1 || parts[0] === 'pg_catalog') && !fc.over;
-  };
   const avgFirst = isAvg(e.lexpr);
   if (!avgFirst && !isAvg(e.rexpr)) return undefined;
   const fc = (avgFirst ? e.lexpr : e.rexpr).FuncCall as Node;

@@ -50,6 +50,11 @@ const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 const LITERAL_ARITHMETIC = String.raw`''\s*[*+]|[*+]\s*''`;
 /** An ARRAY[…] and after it a fraction: numeric constants of mixed scales (numeric-arrays.ts). */
 const FRACTION_ARRAY = [/\barray\s*\[/gi, /\.\d/g];
+/** A set operation with a string literal or a fraction: its column's type or scale (set-operation-types.ts). */
+const SET_OPERATION = /\b(?:union|intersect|except)\b/gi;
+const LITERAL_OR_FRACTION = /''|\.\d/g;
+/** Bit strings (bit-strings.ts): B'…' and X'…' constants, bit(n) and varbit. */
+const BIT_STRINGS = /\b[bx]''|::\s*(?:"?pg_catalog"?\.)?"?(?:varbit|bit)\b|\bbit\s*(?:varying\b|\()/i;
 /**
  * Window calls PostgreSQL refuses (rewrite-calls.ts refuseWindowForms): an aggregate's ORDER BY or DISTINCT
  * before OVER, nth_value, a negative frame offset. A float4 written as such beside another number (float8 in
@@ -210,6 +215,8 @@ export function needsPgRewrite(sql: string): boolean {
     PG_COLLATE.test(text) ||
     PG_MEANINGS.test(text) ||
     inOrder(text, FRACTION_ARRAY) ||
+    together(text, SET_OPERATION, LITERAL_OR_FRACTION) ||
+    BIT_STRINGS.test(text) ||
     together(text, DATE_SIDE, BINARY_MINUS) ||
     STAR_JOINS.some((steps) => inOrder(text, steps)) ||
     wholeRowNamed(text) ||

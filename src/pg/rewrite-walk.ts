@@ -5,6 +5,8 @@
  */
 import { coalesceLiterals, zonedLiteralsAmong } from './typed-minus.js';
 import { usingColumnsFirst } from './using-star.js';
+import { setOperationTypes } from './set-operation-types.js';
+import { bitStringCast, bitStringConstant } from './bit-strings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -189,9 +191,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         const filterOnly = ctx.filterSubLinks?.has(body) === true;
         return walk(rowSubLink(kind, name, fields, body.subselect as Node, filterOnly), ctx, false);
       }
-      case 'TypeCast':
+      case 'TypeCast': {
+        const bits = bitStringCast(body);
+        if (bits) {
+          ctx.changed = true;
+          return bits;
+        }
         return typeCast(body, ctx, display);
+      }
       case 'A_Const': {
+        bitStringConstant(body);
         // `1e-4` is numeric in PostgreSQL, a DOUBLE in DuckDB. (An integer's value is not read here:
         // rewrite-shapes.ts relies on it.)
         // `-2147483648` is int4 in PostgreSQL (its grammar negates the constant before typing it); DuckDB
@@ -240,7 +249,15 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();
         // the branches of a set operation resolve their unknown columns together (`select null union select 1`)
-        if (body.op && body.op !== 'SETOP_NONE') for (const b of [body.larg, body.rarg]) if (b) setBranches.add(b);
+        if (body.op && body.op !== 'SETOP_NONE') {
+          // untyped literals take the type the other branches' constants give the column (`select 1 union select '2'`)
+          const typed = setOperationTypes(body);
+          if (typed) {
+            ctx.changed = true;
+            return walk({ SelectStmt: typed }, ctx, display);
+          }
+          for (const b of [body.larg, body.rarg]) if (b) setBranches.add(b);
+        }
         {
           const targetList =
             wholeRowTargets(body, ctx.outermost?.has(body) === true) ??

@@ -124,6 +124,18 @@ function roundTo(x: Numeric, places: number): Numeric {
   return { value: x.value < 0n ? -v : v, scale };
 }
 
+const added = (a: Numeric, b: Numeric, sign: bigint): Numeric => {
+  const scale = Math.max(a.scale, b.scale);
+  return { value: at(a, scale) + sign * at(b, scale), scale };
+};
+/** numeric_mul keeps every digit (scale s1 + s2); numeric_add/sub the larger scale. */
+const AVG_ARITHMETIC: Record<string, (avg: Numeric, b: Numeric) => Numeric> = {
+  avgmul: (a, b) => ({ value: a.value * b.value, scale: a.scale + b.scale }),
+  avgadd: (a, b) => added(a, b, 1n),
+  avgsub: (a, b) => added(a, b, -1n),
+  subavg: (a, b) => added(b, a, -1n),
+};
+
 /** The value of one struct (its entries by field name), as PostgreSQL computes it. */
 export function shownNumeric(entries: Record<string, unknown>): Numeric {
   const kind = String(entries.fdl_pg_of);
@@ -138,5 +150,8 @@ export function shownNumeric(entries: Record<string, unknown>): Numeric {
   // avg(x) / b, b / avg(x): avg's numeric first, at its own scale, as PostgreSQL.
   if (kind === 'avgdiv') return numericDiv(numericDiv(x, { value: n, scale: 0 }), numericOf(entries.fdl_pg_x2));
   if (kind === 'divavg') return numericDiv(numericOf(entries.fdl_pg_x2), numericDiv(x, { value: n, scale: 0 }));
+  // avg(x) * b, avg(x) ± b, b - avg(x): on avg's numeric at its own scale, as numeric_mul/add/sub (exact).
+  if (kind in AVG_ARITHMETIC)
+    return AVG_ARITHMETIC[kind]!(numericDiv(x, { value: n, scale: 0 }), numericOf(entries.fdl_pg_x2));
   return varianceOf(kind, n, x, numericOf(entries.fdl_pg_x2));
 }
