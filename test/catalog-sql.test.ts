@@ -14,7 +14,7 @@ import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { FIXTURES } from './support/lake-fixtures.js';
 import { runFdl } from './support/gateway.js';
 import { fixtureRepo, prepare } from './support/publish-fixtures.js';
-import { catalogBodyJudge } from '../src/versions/catalog-bodies.js';
+import { catalogBodyJudge } from '../src/analysis/catalog-bodies.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
 const root = join(FIXTURES, 'repos/views');
@@ -143,4 +143,17 @@ test('a view or macro of the catalog is judged as a client statement: those read
   assert.ok(macros.includes('tripled') && macros.includes('double_it'), `fair macros built: ${macros}`);
   const fair = await conn.runAndReadAll('SELECT sum(id10) = 10 * (SELECT sum(id) FROM r.main.base) FROM r.main.fair');
   assert.equal(fair.getRows()[0]![0], true);
+});
+
+test('fdl verify reports a view the gateway would not serve', async () => {
+  const { root: repo, working } = await prepare(work, fixtureRepo('views'));
+  await plantReaders(working);
+  const published = await runFdl(['publish', repo, '--catalog', working]);
+  assert.equal(published.code, 0, published.stderr);
+  const r = await runFdl(['verify', repo]);
+  const out = r.stdout + r.stderr;
+  assert.notEqual(r.code, 0, out);
+  for (const name of ['files', 'by_path', 'settings', 'meta'])
+    assert.match(out, new RegExp(`view main\\.${name}: the gateway would not serve it`));
+  assert.doesNotMatch(out, /view main\.fair/);
 });

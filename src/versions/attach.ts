@@ -27,7 +27,7 @@ import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
 import { VersionRecheck } from './version-recheck.js';
 import { ViewsDatabase } from './views-database.js';
-import { catalogBodyJudge } from './catalog-bodies.js';
+import { catalogBodyJudge } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */

@@ -7,8 +7,8 @@
  * A body may read the version's own tables, views and macros and call what a client may call.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { analyze } from '../analysis/analysis.js';
-import { admit, allowedFunctions, refuseInternalNames, type AdmissionContext } from '../analysis/containment.js';
+import { analyze } from './analysis.js';
+import { admit, allowedFunctions, refuseInternalNames, type AdmissionContext } from './containment.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
 import type { LakeCatalog } from '../lake/model.js';
 import { isSqlError, SQLSTATE } from '../errors.js';
