@@ -6,6 +6,7 @@ import { call, concatOf, castTo, intConst, str, strConst, type Node } from './pa
 import { refuse } from './pg-calls.js';
 import { needsValue } from './param-values.js';
 import { COMPAT_DB } from './catalog/names.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 
 /** A string constant, also cast to text or varchar (`'YYYY'::varchar`, as SQLAlchemy binds a format). */
 function constantText(n: Node | undefined): string | undefined {
@@ -171,7 +172,7 @@ function isoDayOfYear(v: Node, fm: boolean): Node {
 }
 
 function isoWeek(v: Node, fm: boolean): Node {
-  return fm ? castTo(call('week', [v]), 'varchar') : call('strftime', [v, strConst('%V')]);
+  return fm ? castTo(call('week', [v]), 'varchar') : strftimeOf(v, '%V');
 }
 
 function weekOfMonth(v: Node): Node {
@@ -204,6 +205,19 @@ const FM_CODES: Readonly<Record<string, string>> = {
   '%y': '%-y',
 };
 
+/**
+ * strftime of the value with the rewrite's own codes, through the emulation's one-overload macro: the session
+ * guard's two overloads (either argument order) both matched an aggregate's or a window's value, which DuckDB
+ * types only after choosing (42725 for `to_char(max(ts), …)`). The codes come from a pattern of at most
+ * MAX_TO_CHAR_FORMAT characters, so the guard's bound (10 bytes a code byte) holds without it.
+ */
+function strftimeOf(v: Node, codes: string): Node {
+  return { FuncCall: { funcname: [COMPAT_DB, 'pgcat', '_pgsem_strftime'].map(str), args: [v, strConst(codes)] } };
+}
+
+/** The longest to_char pattern translated (PostgreSQL has no limit; a dashboard's are tens of characters). */
+const MAX_TO_CHAR_FORMAT = 1024;
+
 /** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
 export function toCharCall(args: Node[]): Node {
   const fmt = constantText(args[1]);
@@ -212,6 +226,12 @@ export function toCharCall(args: Node[]): Node {
     throw refuse(
       'to_char() with a format that is not a constant',
       "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').",
+    );
+  }
+  if (fmt.length > MAX_TO_CHAR_FORMAT) {
+    throw new SqlError(
+      SQLSTATE.programLimitExceeded,
+      `to_char() with a format of more than ${MAX_TO_CHAR_FORMAT} characters is not supported by fdl-gateway`,
     );
   }
   if (/^(?:FM)?[90.,DGSLPRMIV\s$-]*$/.test(fmt) && /[90]/.test(fmt)) {
@@ -224,7 +244,7 @@ export function toCharCall(args: Node[]): Node {
   const parts: Node[] = [];
   let codes = '';
   const flush = () => {
-    if (codes) parts.push(call('strftime', [v, strConst(codes)]));
+    if (codes) parts.push(strftimeOf(v, codes));
     codes = '';
   };
   for (let i = 0; i < fmt.length;) {
@@ -282,8 +302,7 @@ export function toCharCall(args: Node[]): Node {
       // `DDth` → `05th`, `FMDDTH` → `5TH`: the field's text, then the suffix of its last digits
       i += 2;
       flush();
-      const text =
-        typeof how === 'function' ? how(v, fm) : call('strftime', [v, strConst(fm ? (FM_CODES[how] ?? how) : how)]);
+      const text = typeof how === 'function' ? how(v, fm) : strftimeOf(v, fm ? (FM_CODES[how] ?? how) : how);
       const suffix = th === 'TH' ? '_pgsem_nth_upper' : '_pgsem_nth';
       parts.push(text, { FuncCall: { funcname: [COMPAT_DB, 'pgcat', suffix].map(str), args: [text] } });
       continue;
@@ -301,13 +320,19 @@ export function toCharCall(args: Node[]): Node {
       continue;
     }
     flush();
-    let e = call('strftime', [v, strConst(code)]);
+    let e = strftimeOf(v, code);
     if (padded) e = call('rpad', [e, intConst(9), strConst(' ')]);
     if (caseFn) e = call(caseFn, [e]);
     parts.push(e);
   }
   flush();
-  return parts.length === 1 ? parts[0]! : concatOf(parts.length ? parts : [strConst('')]);
+  if (parts.length === 1) return parts[0]!;
+  // concat reads a NULL part as '': to_char of NULL is NULL however many parts its pattern makes
+  const text = concatOf(parts.length ? parts : [strConst('')]);
+  const isNull = { NullTest: { arg: v, nulltesttype: 'IS_NULL' } };
+  return {
+    CaseExpr: { args: [{ CaseWhen: { expr: isNull, result: { A_Const: { isnull: true } } } }], defresult: text },
+  };
 }
 
 /** PostgreSQL's input patterns → strptime codes (to_date, to_timestamp). */

@@ -113,6 +113,9 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     "CASE WHEN s IS NULL THEN NULL WHEN length(s) >= 2 AND substr(s, length(s) - 1, 1) = '1' THEN 'th' WHEN right(s, 1) = '1' THEN 'st' WHEN right(s, 1) = '2' THEN 'nd' WHEN right(s, 1) = '3' THEN 'rd' ELSE 'th' END",
   ],
   ['_pgsem_nth_upper(s)', 'upper(_pgsem_nth(s))'],
+  // to_char's strftime (pg-formatting.ts strftimeOf): one overload, so an aggregate's value binds; the codes are
+  // the rewrite's constant, bounded there, which is what the session's strftime guard checks
+  ['_pgsem_strftime(v, f)', 'system.main.strftime(v, f)'],
   // x AT TIME ZONE with a fixed abbreviation of s seconds east (zone-abbreviations.ts): a timestamptz is
   // shown at UTC + s, a timestamp read at UTC − s; a date and an untyped string are timestamptz, as PostgreSQL resolves them.
   ...['TIMESTAMP WITH TIME ZONE', 'DATE', 'VARCHAR'].map((t): [string, string] => [

@@ -4,6 +4,13 @@
  * excused); `REVIEW_25B_REFUSED` 0A000/42883 with a hint where the gateway cannot give PostgreSQL's answer.
  */
 export const REVIEW_25B = [
+  // to_char of an aggregate's or a window's value (42725: the strftime guard's two overloads; new-user review, session 48)
+  "select to_char(max(ordered_at), 'YYYY-MM-DD HH24:MI') from sales.orders",
+  "select status, to_char(max(ordered_at), 'DD Mon YYYY') from sales.orders group by 1 order by 1",
+  "select to_char(min(signup), 'YYYY-MM') from sales.customers",
+  "select order_id, to_char(lag(ordered_at) over (order by order_id), 'YYYY-MM FMDDth') from sales.orders order by order_id limit 5",
+  "select to_char(date_trunc('month', max(ordered_at)), 'YYYY-MM') from sales.orders",
+  "select to_char(min(ordered_at)::date, 'YYYY-MM-DD IW Dy') from sales.orders",
   // avg(x) * b, avg(x) ± b, b - avg(x) as an item: on avg's own numeric (PostgreSQL's 16 decimals, it showed 20)
   'select avg(qty)*3 from sales.orders',
   'select avg(qty)+1 from sales.orders',
