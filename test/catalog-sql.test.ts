@@ -14,7 +14,7 @@ import { attachCatalog, openCatalog } from '../src/lake/index.js';
 import { FIXTURES } from './support/lake-fixtures.js';
 import { runFdl } from './support/gateway.js';
 import { fixtureRepo, prepare } from './support/publish-fixtures.js';
-import { catalogBodyJudge } from '../src/analysis/catalog-bodies.js';
+import { admittedBodies } from '../src/analysis/catalog-bodies.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
 const root = join(FIXTURES, 'repos/views');
@@ -107,6 +107,24 @@ async function plantReaders(file: string): Promise<void> {
     await w.run(`INSERT INTO ducklake_macro VALUES (${schema}, ${id}, ${q(name)}, ${snapshot}, NULL)`);
     await w.run(`INSERT INTO ducklake_macro_impl VALUES (${id}, 0, 'duckdb', ${q(sql)}, '${type}')`);
   };
+  // DuckDB computes these when it creates the view or macro, where nothing interrupts it (attacker review 2, session 48)
+  await view('computed_range', "SELECT * FROM range(levenshtein('ab', 'cd'))");
+  await view('computed_limit', "SELECT id FROM base LIMIT length(repeat('x', 3))");
+  // a name DuckDB has (its own duckdb_tables) beside a file read: not taken for a dangling view's
+  await view(
+    'decoy',
+    `SELECT count(*) AS n FROM ${q(join(root, 'data/main/base/*.parquet'))} UNION ALL SELECT 0 FROM duckdb_tables WHERE false`,
+  );
+  await view('fair_dangling', 'SELECT * FROM gone_table');
+  await macro('computed_tm', 'table', "SELECT * FROM base LIMIT levenshtein('a', 'b')");
+  await macro('fair_tm', 'table', 'SELECT * FROM base LIMIT n');
+  const fairTm = await one("SELECT macro_id FROM ducklake_macro WHERE macro_name = 'fair_tm'");
+  await w.run(`INSERT INTO ducklake_macro_parameters VALUES (${fairTm}, 0, 0, 'n', 'unknown', '2', 'unknown')`);
+  await macro('computed_default', 'scalar', 'a + 1');
+  const computedDefault = await one("SELECT macro_id FROM ducklake_macro WHERE macro_name = 'computed_default'");
+  await w.run(
+    `INSERT INTO ducklake_macro_parameters VALUES (${computedDefault}, 0, 0, 'a', 'unknown', 'levenshtein(''a'', ''b'')', 'unknown')`,
+  );
   await macro('leak', 'scalar', "current_setting('temp_directory')");
   await macro('files_of', 'table', `SELECT * FROM read_parquet(${q(join(root, 'data/**/*.parquet'))})`);
   await macro('tripled', 'scalar', '3 * 7');
@@ -118,21 +136,25 @@ test('a view or macro of the catalog is judged as a client statement: those read
   const file = join(work, 'readers.duckdb');
   copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
   await plantReaders(file);
-  const catalog = await openCatalog(conn, file, 'meta_r');
-  const { warnings } = await attachCatalog(conn, catalog, 'r', (rel) => join(root, 'data', rel), {
-    admitBody: catalogBodyJudge(conn, catalog, 'r'),
-  });
+  const admitted = await admittedBodies(conn, await openCatalog(conn, file, 'meta_r'), 'r');
+  const { warnings } = await attachCatalog(conn, admitted.catalog, 'r', (rel) => join(root, 'data', rel));
+  warnings.push(...admitted.warnings);
   const names = async (sql: string) => (await conn.runAndReadAll(sql)).getRows().map((r) => String(r[0]));
   const views = await names("SELECT view_name FROM duckdb_views() WHERE database_name = 'r'");
   const macros = await names("SELECT DISTINCT function_name FROM duckdb_functions() WHERE database_name = 'r'");
-  for (const refused of ['files', 'by_path', 'settings', 'meta']) {
+  for (const refused of ['files', 'by_path', 'settings', 'meta', 'computed_range', 'computed_limit', 'decoy']) {
     assert.ok(!views.includes(refused), `view ${refused} left out: ${views}`);
     assert.ok(
       warnings.some((m) => m.startsWith(`view main.${refused} refused:`)),
       `warned of ${refused}: ${warnings.join(' | ')}`,
     );
   }
-  for (const refused of ['leak', 'files_of']) {
+  assert.ok(!macros.includes('computed_default'), `a macro with a computed default is left out: ${macros}`);
+  assert.ok(
+    macros.includes('fair_tm') && views.includes('fair_dangling') && views.includes('v_table_macro'),
+    `${views} ${macros}`,
+  );
+  for (const refused of ['leak', 'files_of', 'computed_tm']) {
     assert.ok(!macros.includes(refused), `macro ${refused} left out: ${macros}`);
     assert.ok(
       warnings.some((m) => m.startsWith(`macro main.${refused} refused:`)),

@@ -1,17 +1,55 @@
 /**
  * The SQL a version's own catalog holds — its DuckLake views and macros — judged as a client's
- * statement is (analysis/containment.ts), before the version's database is built. A session that
- * reads such a view runs its SQL, and nothing in the session's own text names what the view reads:
- * a view planted by anyone who can write the store (`read_parquet` over the data folder, another
- * version's metadata database, `current_setting`) would read past grants, hashes and signatures.
- * A body may read the version's own tables, views and macros and call what a client may call.
+ * statement is (containment.ts), before the version's database is built. A session that reads such a
+ * view runs its SQL, and nothing in the session's own text names what the view reads: a view planted by
+ * anyone who can write the store (`read_parquet` over the data folder, another version's metadata
+ * database, `current_setting`) would read past grants, hashes and signatures. A body may read the
+ * version's own tables, views and macros and call what a client may call.
+ *
+ * One more rule than a client's, because DuckDB does work when it *creates* the view or macro, in the
+ * builder, where nothing interrupts it and no statement's limits apply: it computes a table function's
+ * arguments and a LIMIT/OFFSET at bind (`range(levenshtein(…))`, `LIMIT levenshtein(…)` held a thread for the
+ * time of the call). So those must be constants (or, in a macro, read its parameters: computed when used).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { analyze } from './analysis.js';
+import { analyze, serializeOn } from './analysis.js';
 import { admit, allowedFunctions, refuseInternalNames, type AdmissionContext } from './containment.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
 import type { LakeCatalog } from '../lake/model.js';
-import { isSqlError, SQLSTATE } from '../errors.js';
+import { replaceCatalogPlaceholder } from '../lake/views.js';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { firstLine } from '../degraded.js';
+
+/** A plain name: what a dangling view may name that the catalog no longer has (never a path or a dotted name). */
+const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * `catalog` without the views and macros whose bodies are refused (each overload of a macro judged), and a
+ * warning for each: judged before anything is built from the catalog (its views, the pruning index).
+ */
+export async function admittedBodies(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  versionDb: string,
+): Promise<{ catalog: LakeCatalog; warnings: string[] }> {
+  const judge = catalogBodyJudge(conn, catalog, versionDb);
+  const warnings: string[] = [];
+  const refused = async (kind: string, name: string, bodies: string[], schema: string) => {
+    try {
+      for (const body of bodies) await judge(body, schema);
+      return false;
+    } catch (e) {
+      warnings.push(`${kind} ${schema}.${name} refused: ${firstLine(e)}`);
+      return true;
+    }
+  };
+  const macros = [];
+  for (const m of catalog.macros) if (!(await refused('macro', m.name, m.bodies, m.schema))) macros.push(m);
+  const views = [];
+  for (const v of catalog.views)
+    if (!(await refused('view', v.name, [replaceCatalogPlaceholder(v.sql, versionDb)], v.schema))) views.push(v);
+  return { catalog: { ...catalog, macros, views }, warnings };
+}
 
 /** The judge of `catalog`'s bodies for its database `versionDb`; `conn` parses (a session connection). */
 export function catalogBodyJudge(
@@ -22,23 +60,76 @@ export function catalogBodyJudge(
   const db = versionDb.toLowerCase();
   const relations = new Set([...catalog.tables, ...catalog.views].map((r) => `${r.schema}.${r.name}`.toLowerCase()));
   const macros = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
+  let builtinRelations: Promise<Set<string>> | null = null;
   return async (sql, schema) => {
     refuseInternalNames(sql);
+    // DuckDB's own views and tables (duckdb_tables, information_schema …) resolve wherever a name is not the
+    // version's: such a name is never taken for a dangling one
+    builtinRelations ??= conn
+      .runAndReadAll(
+        `SELECT lower(view_name) FROM duckdb_views() WHERE database_name IN ('system', 'temp')
+         UNION SELECT lower(table_name) FROM duckdb_tables() WHERE database_name IN ('system', 'temp')`,
+      )
+      .then((r) => new Set(r.getRows().map((row) => String(row[0]))));
+    const builtin = await builtinRelations;
     const ctx: AdmissionContext = {
       functions: await allowedFunctions(conn),
       versionDb,
       searchSchemas: [schema.toLowerCase(), 'main'],
       pinnedDbs: [],
       compatDb: COMPAT_DB,
-      hasRelation: (d, s, t) => d === db && relations.has(`${s}.${t}`),
+      // A plain name the catalog no longer has makes a dangling view, as DuckLake's own (created, failing
+      // when read): taken as the version's, so every other relation of the body is still judged.
+      hasRelation: (d, s, t) =>
+        d === db &&
+        (relations.has(`${s}.${t}`) || (PLAIN_NAME.test(t) && !builtin.has(t) && s === schema.toLowerCase())),
       definesFunction: (d, name) => d === db && macros.has(name),
     };
-    try {
-      admit(await analyze(conn, sql), ctx);
-    } catch (e) {
-      // A name the catalog no longer has is a dangling view, as DuckLake's own: created, failing when read.
-      if (isSqlError(e) && e.sqlstate === SQLSTATE.undefinedTable) return;
-      throw e;
-    }
+    admit(await analyze(conn, sql), ctx);
+    const work = bindTimeWork(JSON.parse(await serializeOn(conn, sql)));
+    if (work)
+      throw new SqlError(
+        SQLSTATE.featureNotSupported,
+        `${work} in a view or macro of the catalog is not served by fdl-gateway (DuckDB computes it when the view is created)`,
+      );
   };
+}
+
+type Parsed = Record<string, unknown>;
+
+/** An expression DuckDB can fold at bind: nothing in it reads a column (a macro's parameter is one). */
+function foldable(e: unknown): boolean {
+  if (Array.isArray(e)) return e.every(foldable);
+  if (!e || typeof e !== 'object') return true;
+  const o = e as Parsed;
+  if (o.class === 'COLUMN_REF' || o.class === 'SUBQUERY') return false;
+  return Object.values(o).every(foldable);
+}
+
+/** What DuckDB's parse holds that it computes at bind: a table function's or a LIMIT/OFFSET's non-constant arguments. */
+function bindTimeWork(node: unknown): string | null {
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const w = bindTimeWork(n);
+      if (w) return w;
+    }
+    return null;
+  }
+  if (!node || typeof node !== 'object') return null;
+  const o = node as Parsed;
+  if (o.type === 'TABLE_FUNCTION') {
+    const args = ((o.function as Parsed | undefined)?.children ?? []) as Parsed[];
+    if (args.some((a) => a.class !== 'CONSTANT' && foldable(a))) return 'a table function over a computed argument';
+  }
+  if (typeof o.type === 'string' && o.type.startsWith('LIMIT')) {
+    for (const k of ['limit', 'offset']) {
+      const e = o[k] as Parsed | null | undefined;
+      if (e && e.class !== 'CONSTANT' && foldable(e)) return 'a computed LIMIT or OFFSET';
+    }
+  }
+  for (const v of Object.values(o)) {
+    const w = bindTimeWork(v);
+    if (w) return w;
+  }
+  return null;
 }

@@ -11,7 +11,7 @@ import { filesToProbe, probeShapes } from './probe.js';
 import { lit, qi, rows, str } from './sql.js';
 import { tableSql } from './tablesql.js';
 import { countingTableSql } from './count-only.js';
-import { createViews, replaceCatalogPlaceholder } from './views.js';
+import { createViews } from './views.js';
 import { runOneCreate } from './one-statement.js';
 import { degraded, firstLine } from '../degraded.js';
 
@@ -29,12 +29,6 @@ export interface AttachOptions {
   placeholders?: ReadonlySet<LakeTable>;
   /** Build the database in this file instead of in memory (to be attached READ_ONLY elsewhere once built). */
   file?: string;
-  /**
-   * Judge the SQL of a view or macro the catalog holds (a SELECT; `schema` is where its unqualified
-   * names resolve): throws to leave it out. Every session that reads the view runs this SQL, and no
-   * statement of theirs names what it reads.
-   */
-  admitBody?(sql: string, schema: string): Promise<void>;
 }
 
 export async function attachCatalog(
@@ -80,17 +74,7 @@ export async function attachCatalog(
         warnings.push(`macro ${m.schema}.${m.name} could not be created: ${(e as Error).message.split('\n')[0]}`);
       }
     }
-    if (options.admitBody) warnings.push(...(await dropRefusedMacros(conn, targetDb, options.admitBody)));
-    const views = [];
-    for (const v of catalog.views) {
-      try {
-        await options.admitBody?.(replaceCatalogPlaceholder(v.sql, targetDb), v.schema);
-        views.push(v);
-      } catch (e) {
-        warnings.push(`view ${v.schema}.${v.name} refused: ${firstLine(e)}`);
-      }
-    }
-    warnings.push(...(await createViews(conn, targetDb, views, use)));
+    warnings.push(...(await createViews(conn, targetDb, catalog.views, use)));
     for (const v of catalog.views) {
       if (v.comment === null) continue;
       await conn
@@ -184,36 +168,4 @@ async function createTableView(
 function placeholderSql(t: LakeTable): string {
   const message = lit(`fdl: table ${t.schema}.${t.name} is not downloaded yet`);
   return `SELECT ${t.columns.map((c) => `CAST(error(${message}) AS ${c.type}) AS ${qi(c.name)}`).join(', ')}`;
-}
-
-/**
- * The catalog's macros as DuckDB holds them (each overload's body: an expression, or a table macro's
- * query), judged; a macro with a body refused is dropped whole. Returns the warnings.
- */
-async function dropRefusedMacros(
-  conn: DuckDBConnection,
-  targetDb: string,
-  admitBody: (sql: string, schema: string) => Promise<void>,
-): Promise<string[]> {
-  const warnings: string[] = [];
-  const bodies = await rows(
-    conn,
-    `SELECT schema_name, function_name, function_type, macro_definition FROM duckdb_functions()
-     WHERE database_name = ${lit(targetDb)} AND function_type IN ('macro', 'table_macro')`,
-  );
-  const dropped = new Set<string>();
-  for (const b of bodies) {
-    const schema = str(b.schema_name);
-    const name = str(b.function_name);
-    const table = str(b.function_type) === 'table_macro';
-    if (dropped.has(`${schema}.${name}`)) continue;
-    try {
-      await admitBody(table ? str(b.macro_definition) : `SELECT ${str(b.macro_definition)}`, schema);
-    } catch (e) {
-      dropped.add(`${schema}.${name}`);
-      await conn.run(`DROP MACRO ${table ? 'TABLE ' : ''}${qi(targetDb)}.${qi(schema)}.${qi(name)}`);
-      warnings.push(`macro ${schema}.${name} refused: ${firstLine(e)}`);
-    }
-  }
-  return warnings;
 }

@@ -106,6 +106,8 @@ export interface LakeMacro {
   name: string;
   /** CREATE MACRO body after the name: `(x) AS (x * 2)` or `(n) AS TABLE SELECT …`, overloads joined. */
   definition: string;
+  /** Each overload's body as a query: a table macro's, or `SELECT <expression>` (judged before it is created). */
+  bodies: string[];
 }
 
 export interface LakeCatalog {

@@ -27,7 +27,7 @@ import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
 import { VersionRecheck } from './version-recheck.js';
 import { ViewsDatabase } from './views-database.js';
-import { catalogBodyJudge } from '../analysis/catalog-bodies.js';
+import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
@@ -66,7 +66,10 @@ export async function attachVersion(
   const conn = await engine.sessions.connect();
   try {
     const views = ViewsDatabase.plan(engine, dbName, { file: version.catalogFile, alias: metaName });
-    const catalog = await openCatalog(conn, version.catalogFile, metaName);
+    // the catalog's own views and macros judged before anything is built from them (analysis/catalog-bodies.ts)
+    const admitted = await admittedBodies(conn, await openCatalog(conn, version.catalogFile, metaName), dbName);
+    for (const w of admitted.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+    const catalog = admitted.catalog;
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
     const locate = (rel: string) => version.locate(rel);
@@ -126,7 +129,6 @@ export async function attachVersion(
           deferTables: remote,
           placeholders: unverified,
           file,
-          admitBody: catalogBodyJudge(conn, catalog, dbName),
         });
         // a view or macro that cannot be created is left out (or dangling); the operator hears of it
         for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
