@@ -186,7 +186,17 @@ const scaleOf = (n: Node): Node => ({
  */
 export function shownChoice(kind: string, body: Node): Node | undefined {
   const value: Node = { [kind]: body };
+  // DuckDB cannot type GROUPING() before it picks a macro's overload (42725 for the usual "Total" row,
+  // `case when grouping(x) = 1 then 'Total' else x end`): such a choice is left as DuckDB shows it
+  if (holdsGrouping(body)) return undefined;
   return dispatch('shown_scaled', [value], [value, valueScale(value)]);
+}
+
+function holdsGrouping(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(holdsGrouping);
+  if (!n || typeof n !== 'object') return false;
+  if ('GroupingFunc' in n) return true;
+  return Object.values(n).some(holdsGrouping);
 }
 
 /**

@@ -4,6 +4,10 @@
  * excused); `REVIEW_25B_REFUSED` 0A000/42883 with a hint where the gateway cannot give PostgreSQL's answer.
  */
 export const REVIEW_25B = [
+  // GROUPING() inside CASE, the "Total" row of a ROLLUP (42725 from the scale dispatch's overloads; new-user review, session 48)
+  "select case when grouping(status) = 1 then 'Total' else status end as s, sum(qty) from sales.orders group by rollup(status) order by 1",
+  "select case grouping(status) when 1 then 'T' else status end as s from sales.orders group by rollup(status) order by 1",
+  'select case when grouping(status) = 1 then 0 else count(*) end as n from sales.orders group by rollup(status) order by 1',
   // to_char of an aggregate's or a window's value (42725: the strftime guard's two overloads; new-user review, session 48)
   "select to_char(max(ordered_at), 'YYYY-MM-DD HH24:MI') from sales.orders",
   "select status, to_char(max(ordered_at), 'DD Mon YYYY') from sales.orders group by 1 order by 1",
