@@ -161,6 +161,8 @@ export async function runService(config: GatewayConfig, opts: ServiceOptions): P
 
   process.stdout.write(`listening on ${hostPort(gw.address)}\n`);
   if (http) process.stdout.write(`http on ${hostPort(http.address)}\n`);
+  // the addresses a restarted serving process binds again (service/supervisor.ts)
+  reportToSupervisor({ listening: hostPort(gw.address), ...(http ? { http: hostPort(http.address) } : {}) });
   readiness = 'ready';
   // A restarted process's start was announced by the first one.
   if (opts.restarts) return;

@@ -36,10 +36,11 @@ const HOLD_OFF_MS = 60_000;
 const MAX_HOLD_OFF_MS = 3_600_000;
 
 /** What a serving process tells its supervisor (over the IPC channel). */
-export interface ServingReport {
+export type ServingReport =
   /** The memory watchdog stopped a statement of this user. */
-  memoryStopped: string;
-}
+  | { memoryStopped: string }
+  /** It serves at these addresses (HOST:PORT), its ready lines written. */
+  | { listening: string; http?: string };
 
 export interface SupervisorOptions {
   log: Logger;
@@ -105,27 +106,23 @@ export function superviseServe(argv: string[], opts: SupervisorOptions): void {
     const first = !served;
     const now = Date.now();
     const held = Object.fromEntries([...heldOff].filter(([, until]) => until > now));
+    // The first one writes the ready lines itself, in order with its log lines (a terminal shows the hint
+    // last); a restarted one's would repeat them.
     const c = spawn(process.execPath, [...process.execArgv, ...argv, ...pinned], {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      stdio: ['ignore', first ? 'inherit' : 'ignore', 'inherit', 'ipc'],
       env: { ...process.env, [SERVING_ENV]: String(restarts), [HELD_OFF_ENV]: JSON.stringify(held) },
     });
     child = c;
-    c.on('message', (m: Partial<ServingReport>) => {
+    c.on('message', (report: ServingReport) => {
+      const m = report as Partial<{ memoryStopped: string; listening: string; http: string }>;
+      if (typeof m?.listening === 'string') {
+        served = true;
+        pinned = ['--listen', m.listening, ...(typeof m.http === 'string' ? ['--http', m.http] : [])];
+        return;
+      }
       if (typeof m?.memoryStopped !== 'string') return;
       const at = Date.now();
       stops = [...stops.filter((x) => x.at >= at - BLAME_MS), { user: m.memoryStopped, at }];
-    });
-    let out = '';
-    c.stdout!.on('data', (d: Buffer) => {
-      // A restarted process prints the same lines; the service announced itself once.
-      if (!first) return;
-      process.stdout.write(d);
-      out += d.toString();
-      const listen = /^listening on (\S+)$/m.exec(out);
-      if (!listen) return;
-      served = true;
-      const http = /^http on (\S+)$/m.exec(out);
-      pinned = ['--listen', listen[1]!, ...(http ? ['--http', http[1]!] : [])];
     });
     c.on('exit', (code, signal) => {
       child = null;
