@@ -15,6 +15,8 @@ import { FIXTURES } from './support/lake-fixtures.js';
 import { runFdl } from './support/gateway.js';
 import { fixtureRepo, prepare } from './support/publish-fixtures.js';
 import { admittedBodies } from '../src/analysis/catalog-bodies.js';
+import { CATALOG_CEILINGS } from '../src/lake/catalog-ceilings.js';
+import type { SqlError } from '../src/errors.js';
 
 const work = mkdtempSync(join(tmpdir(), 'fdl-catalog-sql-'));
 const root = join(FIXTURES, 'repos/views');
@@ -178,4 +180,54 @@ test('fdl verify reports a view the gateway would not serve', async () => {
   for (const name of ['files', 'by_path', 'settings', 'meta'])
     assert.match(out, new RegExp(`view main\\.${name}: the gateway would not serve it`));
   assert.doesNotMatch(out, /view main\.fair/);
+});
+
+test('a catalog with more objects or files than the ceilings is refused 54000 before it is read, and nothing stays attached', async () => {
+  const grown = (kind: string) => join(work, `grown-${kind}.duckdb`);
+  const grow = async (kind: 'objects' | 'files', rows: number) => {
+    const file = grown(kind);
+    copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
+    const writer = await DuckDBInstance.create(file);
+    const w = await writer.connect();
+    const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
+    if (kind === 'objects')
+      await w.run(
+        `INSERT INTO ducklake_view SELECT (SELECT max(view_id) FROM ducklake_view) + 1 + i, uuid(), ${snapshot}, NULL,
+           (SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'), 'v' || i, 'duckdb', 'SELECT ' || i || ' AS x', ''
+         FROM range(${rows}) t(i)`,
+      );
+    else
+      await w.run(
+        `INSERT INTO ducklake_data_file SELECT f.* REPLACE ((SELECT max(data_file_id) FROM ducklake_data_file) + 1 + i AS data_file_id, f.path || i AS path)
+         FROM (SELECT * FROM ducklake_data_file LIMIT 1) f, range(${rows}) t(i)`,
+      );
+    w.closeSync();
+    writer.closeSync();
+    return file;
+  };
+  const attached = async () =>
+    (
+      await conn.runAndReadAll("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'meta_big%'")
+    ).getRows()[0]![0];
+  for (const [kind, rows] of [
+    ['objects', CATALOG_CEILINGS.objects],
+    ['files', CATALOG_CEILINGS.files],
+  ] as const) {
+    const file = await grow(kind, rows);
+    await assert.rejects(openCatalog(conn, file, `meta_big_${kind}`), (e: SqlError) => {
+      assert.equal(e.sqlstate, '54000', e.message);
+      assert.match(
+        e.message,
+        new RegExp(`holds \\d+ ${kind} rows, more than the gateway reads \\(${CATALOG_CEILINGS[kind]}\\)`),
+      );
+      return true;
+    });
+    assert.equal(Number(await attached()), 0, 'the refused catalog is detached again');
+  }
+  // at the ceiling (the fixture's own rows plus these) the same catalog opens
+  const fixtureObjects = (await openCatalog(conn, join(root, 'versions', id, 'ducklake.duckdb'), 'meta_small')).views
+    .length;
+  const atCeiling = await grow('objects', CATALOG_CEILINGS.objects - fixtureObjects - 64);
+  const opened = await openCatalog(conn, atCeiling, 'meta_big_ok');
+  assert.ok(opened.views.length > CATALOG_CEILINGS.objects - 100, `${opened.views.length} views read`);
 });

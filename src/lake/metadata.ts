@@ -6,7 +6,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { DataFile, InlinedTable, LakeCatalog, LakeTable, LakeView, NameMapEntry } from './model.js';
 import { joinRelative, type PathPart } from './paths.js';
-import { lit, num, optNum, optStr, qi, rows, str, type Row } from './sql.js';
+import { lit, num, optNum, optStr, qi, rows, str, visibleAt, type Row } from './sql.js';
+import { checkCatalogCeilings } from './catalog-ceilings.js';
 import { sqlType, type ColNode } from './types.js';
 import { columnHistory, nestedEvolved, stableTypes, treeAt } from './column-history.js';
 import { buildMacros } from './catalog-macros.js';
@@ -14,8 +15,7 @@ import { buildMacros } from './catalog-macros.js';
 /** Catalog versions with the 1.0 table layout (0.4 differs only in the version string). */
 export const SUPPORTED_VERSIONS = ['1.0', '0.4'];
 
-const visible = (s: number, alias = '') =>
-  `${s} >= ${alias}begin_snapshot AND (${alias}end_snapshot IS NULL OR ${s} < ${alias}end_snapshot)`;
+const visible = visibleAt;
 
 function unquoteList(aliases: string): string[] {
   const out: string[] = [];
@@ -57,6 +57,7 @@ async function readCatalog(conn: DuckDBConnection, metaAlias: string): Promise<L
   const [snap] = await q(`SELECT max(snapshot_id) AS s FROM ${m}.ducklake_snapshot`);
   const S = num(snap?.s);
   if (!Number.isFinite(S)) throw new SqlError(SQLSTATE.dataCorrupted, 'DuckLake catalog has no snapshot');
+  await checkCatalogCeilings(conn, metaAlias, S);
 
   // The handful of metadata queries: objects, column history, files, inlined tables, maps, views.
   const [

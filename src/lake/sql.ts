@@ -6,6 +6,10 @@ export { quoteIdent as qi, quoteLiteral as lit } from '../quote.js';
 
 export type Row = Record<string, unknown>;
 
+/** A catalog row's visibility at snapshot `s` (DuckLake: begin inclusive, end exclusive). */
+export const visibleAt = (s: number, alias = '') =>
+  `${s} >= ${alias}begin_snapshot AND (${alias}end_snapshot IS NULL OR ${s} < ${alias}end_snapshot)`;
+
 /** Run a query and return rows as plain objects (BIGINT as string, see getRowObjectsJson). */
 export async function rows(conn: DuckDBConnection, sql: string): Promise<Row[]> {
   const reader = await conn.runAndReadAll(sql);

@@ -29,6 +29,17 @@ import { VersionRecheck } from './version-recheck.js';
 import { ViewsDatabase } from './views-database.js';
 import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
+import { Slots } from '../serial.js';
+
+/**
+ * Versions whose catalog is read or whose views are built at once, process-wide. Each is DuckDB work on
+ * libuv's thread pool (8 threads, cli/threadpool.ts) outside the sessions' engine-call slots, and its
+ * length is the catalog's, which a store writer decides within the catalog ceilings
+ * (lake/catalog-ceilings.ts): eight versions opened at once held all eight threads and no login of any
+ * repository answered (attacker review, session 48). Fetching and verifying files takes no slot.
+ */
+export const VERSION_OPEN_SLOTS = 2;
+const openSlots = new Slots(VERSION_OPEN_SLOTS);
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -67,7 +78,9 @@ export async function attachVersion(
   try {
     const views = ViewsDatabase.plan(engine, dbName, { file: version.catalogFile, alias: metaName });
     // the catalog's own views and macros judged before anything is built from them (analysis/catalog-bodies.ts)
-    const admitted = await admittedBodies(conn, await openCatalog(conn, version.catalogFile, metaName), dbName);
+    const admitted = await openSlots.run(async () =>
+      admittedBodies(conn, await openCatalog(conn, version.catalogFile, metaName), dbName),
+    );
     for (const w of admitted.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
     const catalog = admitted.catalog;
     const remote = !repo.store.localPath;
@@ -124,20 +137,22 @@ export async function attachVersion(
       // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
       // later (a remote table's over the files a statement needs, an unverified local table's once
       // its files verify) change in a copy, in the builder too.
-      await views.build(async (b, file) => {
-        const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
-          deferTables: remote,
-          placeholders: unverified,
-          file,
-        });
-        // a view or macro that cannot be created is left out (or dangling); the operator hears of it
-        for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
-        await applyDatasetComments(b, dbName, catalog, version.dataset);
-        // the catalog emulation's rows of the version, read from the views database while the builder
-        // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)
-        await addVersionCatalog(engine, dbName, catalogInfoSql);
-        cataloged = true;
-      });
+      await openSlots.run(() =>
+        views.build(async (b, file) => {
+          const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
+            deferTables: remote,
+            placeholders: unverified,
+            file,
+          });
+          // a view or macro that cannot be created is left out (or dangling); the operator hears of it
+          for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+          await applyDatasetComments(b, dbName, catalog, version.dataset);
+          // the catalog emulation's rows of the version, read from the views database while the builder
+          // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)
+          await addVersionCatalog(engine, dbName, catalogInfoSql);
+          cataloged = true;
+        }),
+      );
     } catch (e) {
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(dbName)}`).catch(() => undefined);
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
