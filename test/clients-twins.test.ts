@@ -167,7 +167,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('psycopg 3 and SQLAlchemy 2 binding constants on the server: to_char format, round places, to_date format, lag/lead offsets as parameters (planned with their values at Bind)', async () => {
+  test('psycopg 3 and SQLAlchemy 2 binding constants on the server: to_char format, round places, to_date format, lag/lead offsets as parameters, numeric (Decimal) parameters in arithmetic (planned with their values at Bind)', async () => {
     await twins(
       venvPython(),
       ['twins_server_binding.py'],
@@ -180,6 +180,10 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'lag and lead with parameter offsets and defaults',
         'prepared (named) statement, described, run with several values',
         'result description',
+        'round of arithmetic on a numeric parameter',
+        'a numeric parameter beside an aggregate and a column',
+        'a numeric parameter divided, and its result type',
+        'a prepared statement with numeric parameters run with several values',
         'SQLAlchemy 2: to_char grouped by month',
         'SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)',
         'SQLAlchemy 2: func.lag(qty, 1, 0)',

@@ -13,7 +13,7 @@ import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.
 import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
 import { ParamNeedsValue, type NeededValue } from '../pg/param-values.js';
-import { standInText } from './value-plans.js';
+import { numericParams, standInText } from './value-plans.js';
 import { replaceParams } from '../text/split.js';
 import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type HandleBudget, type PlanningContext, type PreparedStmt } from './plan.js';
@@ -226,9 +226,11 @@ export class StatementPreparer {
    * plan one that only describes the statement, planned with stand-ins there (value-plans.ts).
    */
   private async planOrDescribe(base: PreparedStmt, stmt: Extract<Statement, { kind: 'query' | 'copyOut' }>) {
-    const needed = new Map<number, NeededValue>();
-    let refusal: ParamNeedsValue | undefined;
     const count = paramCount(stmt.kind === 'query' ? stmt.sql : stmt.query);
+    const needed =
+      stmt.kind === 'query' ? numericParams(base.sql, base.declaredTypes, count) : new Map<number, NeededValue>();
+    let refusal: ParamNeedsValue | undefined =
+      needed.size > 0 ? new ParamNeedsValue(new Map(needed), 'a numeric parameter') : undefined;
     for (;;) {
       const { text, numbers } = standInText(base.sql, needed, count);
       const target: PreparedStmt =

@@ -11,6 +11,33 @@ import { OID } from '../pg/oids.js';
 import { quoteLiteral } from '../quote.js';
 import { replaceParams } from '../text/split.js';
 import type { NeededValue } from '../pg/param-values.js';
+import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
+
+/**
+ * Parameters of type numeric, declared by the client (Parse, `PREPARE p(numeric)`) or by the text
+ * (`$1::numeric`): planned with their values. PostgreSQL's numeric rules hang on a value's own scale,
+ * which a DuckDB prepare without the value cannot know: it types the parameter by the other operand
+ * (`round($1 * 1, 2)` rounded 0.333 as an integer, 0.00; `round(count(*) / $1, 1)` 27.0 for 26.7) and
+ * divides a DECIMAL in double precision. Written in as `CAST('0.333' AS numeric)`, the value is a
+ * numeric constant the rewrite reads as PostgreSQL does (new-user review, session 49).
+ */
+export function numericParams(sql: string, declaredTypes: readonly number[], count: number): Map<number, NeededValue> {
+  const textual = sql.includes('numeric') ? textTypedParams(sql) : undefined;
+  const needed = new Map<number, NeededValue>();
+  for (let n = 1; n <= count; n++)
+    if ((declaredTypes[n - 1] || textual?.get(n)) === OID.numeric)
+      needed.set(n, { oid: OID.numeric, standIn: 'CAST(1 AS numeric)' });
+  return needed;
+}
+
+/** The parameters the text casts (`$1::numeric`), as the rewrite reads them; none when it refuses the text (planning says why). */
+function textTypedParams(sql: string): ReadonlyMap<number, number> | undefined {
+  try {
+    return rewriteForDuckDBDetailed(sql).paramOids;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The text with the parameters in `needed` replaced by stand-ins and the others renumbered

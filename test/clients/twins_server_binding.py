@@ -1,6 +1,7 @@
 """Constants sent as parameters where PostgreSQL's meaning needs a constant (to_char's format,
 round's places, to_date's format), as psycopg 3 and SQLAlchemy 2 bind them on the server; psycopg2
 writes them into the text. Printed for test/clients-twins.test.ts to compare with PostgreSQL 15."""
+from decimal import Decimal
 import psycopg
 import sqlalchemy as sa
 from _twins import DSN, HOST, PORT, DB, USER, show
@@ -22,6 +23,18 @@ with psycopg.connect(DSN, autocommit=True) as conn:
     show("lag and lead with parameter offsets and defaults", lambda: conn.execute(
         "select order_id, lag(qty, %s, %s) over (order by order_id), lead(qty, %s) over (order by order_id) from sales.orders order by order_id limit 4",
         (2, 0, 1)).fetchall())
+    # Decimal parameters are numeric: PostgreSQL's rules hang on each value's scale (planned with their values)
+    show("round of arithmetic on a numeric parameter", lambda: conn.execute(
+        "select round(%s * 100, 1), round(%s + 0, 2), round(-%s, 2), round(%s, 2), round(%s / 4, 2)",
+        (Decimal("0.12345"), Decimal("0.333"), Decimal("0.333"), Decimal("7"), Decimal("7"))).fetchall())
+    show("a numeric parameter beside an aggregate and a column", lambda: conn.execute(
+        "select round(100 * count(*) / %s, 1), round(sum(qty) * %s / 100, 2), min(round(qty * %s, 2)) from sales.orders",
+        (Decimal("3"), Decimal("19.5"), Decimal("0.15"))).fetchall())
+    show("a numeric parameter divided, and its result type", lambda: (lambda cur: (cur.fetchall(), [d.type_code for d in cur.description]))(
+        conn.execute("select %s / 3, %s::numeric * 2", (Decimal("1.10"), Decimal("2.5")))))
+    show("a prepared statement with numeric parameters run with several values", lambda: [conn.execute(
+        "select round(%s * 1, 2), count(*) from sales.orders where amount > %s", (v, v), prepare=True).fetchall()
+        for v in (Decimal("0.333"), Decimal("50.5"), Decimal("0.333"))])
     with conn.cursor() as cur:
         cur.execute("select to_char(ordered_at, %s) as d, round(amount::numeric, %s) as a from sales.orders where order_id = 1", ("DD", 1))
         show("result description", lambda: [(d.name, d.type_code) for d in cur.description])
