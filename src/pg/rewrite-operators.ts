@@ -23,6 +23,7 @@ import {
   zonedLiteralsAmong,
 } from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
+import { comparedLiteral, comparedLiteralsAmong } from './compared-literals.js';
 import { float4Widened } from './float4-widening.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
@@ -228,6 +229,22 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (zonedItems) {
     ctx.changed = true;
     rexpr = { List: { items: zonedItems } };
+  }
+  const compared = e.kind === 'AEXPR_OP' && COMPARISONS.has(op) && e.lexpr ? comparedLiteral(lexpr, rexpr) : undefined;
+  if (compared) {
+    ctx.changed = true;
+    [lexpr, rexpr] = compared;
+  }
+  const comparedItems =
+    (e.kind === 'AEXPR_IN' ||
+      String(e.kind).startsWith('AEXPR_BETWEEN') ||
+      String(e.kind).startsWith('AEXPR_NOT_BETWEEN')) &&
+    rexpr?.List
+      ? comparedLiteralsAmong(lexpr, rexpr.List.items as Node[])
+      : undefined;
+  if (comparedItems) {
+    ctx.changed = true;
+    rexpr = { List: { items: comparedItems } };
   }
   const literalRead = e.kind === 'AEXPR_OP' && e.lexpr ? arithmeticLiteral(op, lexpr, rexpr) : undefined;
   if (literalRead) {

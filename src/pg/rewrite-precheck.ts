@@ -3,6 +3,7 @@
  * all. Most statements match nothing here and skip the parse.
  */
 import { mapSegments } from '../text/split.js';
+import { NUMBER_LIKE_LITERAL } from './compared-literals.js';
 
 /**
  * Cheap pre-check: only statements matching this go through the parser. Exact for casts, COLLATE
@@ -225,6 +226,7 @@ export function needsPgRewrite(sql: string): boolean {
     CALL_FORMS.test(text) ||
     TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||
+    NUMBER_LIKE_LITERAL.test(sql) ||
     NULL_ITEM.test(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
