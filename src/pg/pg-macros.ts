@@ -11,6 +11,7 @@ import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { JSON_SET_MACROS } from './json-sets.js';
+import { JSON_ARROW_MACROS } from './json-arrows.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
@@ -792,6 +793,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ...JSON_SET_MACROS,
+  ...JSON_ARROW_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],
 ]).map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

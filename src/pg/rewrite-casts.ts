@@ -2,6 +2,23 @@
 import { OID } from './oids.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
+import { unguarded } from './json-arrows.js';
+
+/** Types whose value read from a member's text is the same for DuckDB's text and PostgreSQL's (`1.5`, `1.50`). */
+const VALUE_TYPES: ReadonlySet<string> = new Set([
+  'int2',
+  'int4',
+  'int8',
+  'integer',
+  'smallint',
+  'bigint',
+  'float4',
+  'float8',
+  'real',
+  'double precision',
+  'bool',
+  'boolean',
+]);
 import {
   booleanInput,
   byteaInput,
@@ -121,6 +138,9 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // char(n) cast to text or varchar loses its padding (PostgreSQL's rtrim1): shown padded only as itself
     const innerType = names((tc.arg?.TypeCast?.typeName as Node | undefined)?.names).slice(-1)[0];
     arg = walk(tc.arg, ctx, textual && !(innerType === 'bpchar' && type !== 'bpchar')) as Node;
+    // `(j ->> 'n')::int`: the same value from DuckDB's text of a member as from PostgreSQL's (json-arrows.ts)
+    if (!isArray && (VALUE_TYPES.has(type) || (!!tn.typmods && (type === 'numeric' || type === 'decimal'))))
+      arg = unguarded(arg);
   }
   if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
     // regproc's output: the function's name (`typinput::text = 'array_in'`).
