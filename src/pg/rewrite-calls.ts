@@ -2,7 +2,7 @@
 import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
-import { stringToTable } from './srf-from.js';
+import { generateSubscripts, stringToTable } from './srf-from.js';
 import { isJsonSetFunction, jsonSetElsewhereRefused, jsonSetInSelect } from './json-sets.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -213,7 +213,14 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return stringToArray(args[0]!, args[1]!);
   }
-  const table = pgName === 'string_to_table' && args && !fc.over && !inFrom ? stringToTable(args) : undefined;
+  const table =
+    args && !fc.over && !inFrom
+      ? pgName === 'string_to_table'
+        ? stringToTable(args)
+        : pgName === 'generate_subscripts'
+          ? generateSubscripts(args)
+          : undefined
+      : undefined;
   if (table) {
     ctx.changed = true;
     return table;
