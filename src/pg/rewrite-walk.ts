@@ -46,6 +46,7 @@ import { aExpr } from './rewrite-operators.js';
 import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
+import { distinctSortRefused } from './distinct-sort-items.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 
@@ -245,6 +246,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        distinctSortRefused(body);
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();
