@@ -10,6 +10,7 @@ import {
   hasAggregate,
 } from './pg-result-types.js';
 import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
+import { floatModuloRefused } from './float-modulo.js';
 import { guardedExtraction, unguarded, unsuspectConstant, type ArrowOperand } from './json-arrows.js';
 import { checkedPower, guardDivisor, refuse, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
@@ -330,6 +331,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
       return folded;
     }
   }
+  if (e.kind === 'AEXPR_OP' && op === '%' && e.lexpr) floatModuloRefused(e.lexpr, e.rexpr);
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
