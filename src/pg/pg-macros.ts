@@ -137,6 +137,14 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
       "PostgreSQL refuses it as well: use date_trunc('month', ts) for calendar months",
     )} ELSE time_bucket(CAST(stride AS INTERVAL), source, CAST(origin AS ${t})) END`,
   ]),
+  // the same of an aggregate's or a window's value (pg/rewrite-calls.ts): one overload
+  [
+    '_pgsem_date_bin_of(stride, source, origin)',
+    `CASE WHEN datepart('month', CAST(stride AS INTERVAL)) <> 0 OR datepart('year', CAST(stride AS INTERVAL)) <> 0 THEN ${refusedAtRun(
+      'binning timestamps into intervals containing months or years',
+      "PostgreSQL refuses it as well: use date_trunc('month', ts) for calendar months",
+    )} ELSE time_bucket(CAST(stride AS INTERVAL), source, CAST(origin AS TIMESTAMP)) END`,
+  ],
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
   ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
