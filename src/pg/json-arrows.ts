@@ -7,6 +7,8 @@
  * or an exponent, a zero, a string where the input has escapes), checks whether DuckDB printed the whole
  * input as written: then every member's text is the input's own. Otherwise refused (0A000), never answered
  * differently. A string member's text (`->>`) and an integer's are the same in both, and stay one call.
+ * The guards call DuckDB's regexp_matches and strpos by their system names: their patterns and needles are
+ * constants, and the session's cost guards over them (engine/) made each new text's bind ~10 ms slower.
  */
 import { COMPAT_DB } from './catalog/names.js';
 import { call, compat, names, PGCAT, type Node } from './rewrite-nodes.js';
@@ -23,23 +25,23 @@ const REFUSED = (what: string) =>
 const PRINTED_AS_WRITTEN = 'CAST(r AS VARCHAR) = CAST(json(r) AS VARCHAR)';
 /** A member kept by type: a string where the input has no escape, an integer where the input has no -0. */
 const KEPT_BY_TYPE = `CASE json_type(m)
-    WHEN 'VARCHAR' THEN strpos(CAST(r AS VARCHAR), '\\') = 0
-    WHEN 'BIGINT' THEN strpos(CAST(r AS VARCHAR), '-0') = 0
-    WHEN 'UBIGINT' THEN strpos(CAST(r AS VARCHAR), '-0') = 0
+    WHEN 'VARCHAR' THEN system.main.strpos(CAST(r AS VARCHAR), '\\') = 0
+    WHEN 'BIGINT' THEN system.main.strpos(CAST(r AS VARCHAR), '-0') = 0
+    WHEN 'UBIGINT' THEN system.main.strpos(CAST(r AS VARCHAR), '-0') = 0
     WHEN 'BOOLEAN' THEN true WHEN 'NULL' THEN true ELSE false END`;
 
 export const JSON_ARROW_MACROS: ReadonlyArray<[string, string]> = [
   // json `->`/`#>` (r: the input whose text the member comes from; m: DuckDB's member)
   [
     '_pgsem_jget(r, m)',
-    `CASE WHEN m IS NULL OR NOT regexp_matches(CAST(m AS VARCHAR), '${JSON_SUSPECT}') THEN m
+    `CASE WHEN m IS NULL OR NOT system.main.regexp_matches(CAST(m AS VARCHAR), '${JSON_SUSPECT}') THEN m
       WHEN ${KEPT_BY_TYPE} OR ${PRINTED_AS_WRITTEN} THEN m
       ELSE CAST(${REFUSED('json -> or #>')} AS JSON) END`,
   ],
   // json `->>`/`#>>` (s: DuckDB's text; m: the member, read only where s is suspect)
   [
     '_pgsem_jtext(r, s, m)',
-    `CASE WHEN s IS NULL OR NOT regexp_matches(s, '${TEXT_SUSPECT}') THEN s
+    `CASE WHEN s IS NULL OR NOT system.main.regexp_matches(s, '${TEXT_SUSPECT}') THEN s
       WHEN json_type(m) = 'VARCHAR' OR ${KEPT_BY_TYPE} OR ${PRINTED_AS_WRITTEN} THEN s
       ELSE ${REFUSED('json ->> or #>>')} END`,
   ],
@@ -47,7 +49,7 @@ export const JSON_ARROW_MACROS: ReadonlyArray<[string, string]> = [
   // prints the whole input's tokens as written
   [
     '_pgsem_jbget(r, m)',
-    `CASE WHEN m IS NULL OR NOT regexp_matches(CAST(m AS VARCHAR), '${TEXT_SUSPECT}') THEN m
+    `CASE WHEN m IS NULL OR NOT system.main.regexp_matches(CAST(m AS VARCHAR), '${TEXT_SUSPECT}') THEN m
       WHEN _pgsem_jsq(CAST(r AS VARCHAR)) = CAST(json(r) AS VARCHAR) THEN m
       ELSE CAST(${REFUSED('jsonb -> or #>')} AS JSON) END`,
   ],
@@ -55,7 +57,7 @@ export const JSON_ARROW_MACROS: ReadonlyArray<[string, string]> = [
   // sorted), a number as written where DuckDB prints the whole input's tokens as written
   [
     '_pgsem_jbtext(r, s, m, n)',
-    `CASE WHEN s IS NULL OR NOT regexp_matches(s, '${TEXT_SUSPECT}') THEN s
+    `CASE WHEN s IS NULL OR NOT system.main.regexp_matches(s, '${TEXT_SUSPECT}') THEN s
       WHEN json_type(m) IN ('VARCHAR', 'BIGINT', 'UBIGINT', 'BOOLEAN', 'NULL') THEN s
       WHEN _pgsem_jsq(CAST(r AS VARCHAR)) <> CAST(json(r) AS VARCHAR) THEN ${REFUSED('jsonb ->> or #>>')}
       WHEN json_type(m) = 'DOUBLE' THEN s
@@ -66,19 +68,34 @@ export const JSON_ARROW_MACROS: ReadonlyArray<[string, string]> = [
   // lambda's parameter, so DuckDB binds it once (each guard above names it up to eight times: 84 → 722 ms a new text)
   ...(['jget', 'jbget'] as const).map((g): [string, string] => [
     `_pgsem_${g}1(r, k)`,
-    `list_transform([r], lambda fdl_pg_jr: _pgsem_${g}(fdl_pg_jr, json_extract(fdl_pg_jr, k)))[1]`,
+    `list_transform([r], lambda fdl_pg_jr: _pgsem_${g}(fdl_pg_jr, system.main.json_extract(fdl_pg_jr, k)))[1]`,
   ]),
   [
     '_pgsem_jtext1(r, k)',
-    'list_transform([r], lambda fdl_pg_jr: _pgsem_jtext(fdl_pg_jr, json_extract_string(fdl_pg_jr, k), json_extract(fdl_pg_jr, k)))[1]',
+    'list_transform([r], lambda fdl_pg_jr: _pgsem_jtext(fdl_pg_jr, system.main.json_extract_string(fdl_pg_jr, k), system.main.json_extract(fdl_pg_jr, k)))[1]',
   ],
   [
     '_pgsem_jbtext1(r, k, n)',
-    'list_transform([r], lambda fdl_pg_jr: _pgsem_jbtext(fdl_pg_jr, json_extract_string(fdl_pg_jr, k), json_extract(fdl_pg_jr, k), n))[1]',
+    'list_transform([r], lambda fdl_pg_jr: _pgsem_jbtext(fdl_pg_jr, system.main.json_extract_string(fdl_pg_jr, k), system.main.json_extract(fdl_pg_jr, k), n))[1]',
   ],
+  // With a constant key the member is read by DuckDB's own json_extract (the session's guard over it is for
+  // built values; one constant path's member is no larger than the input), b the input of the last step
+  ['_pgsem_jgetk(r, b, k)', '_pgsem_jget(r, system.main.json_extract(b, k))'],
+  ['_pgsem_jbgetk(r, b, k)', '_pgsem_jbget(r, system.main.json_extract(b, k))'],
+  ['_pgsem_jtextk(r, s, b, k)', '_pgsem_jtext(r, s, system.main.json_extract(b, k))'],
+  ['_pgsem_jbtextk(r, s, b, k, n)', '_pgsem_jbtext(r, s, system.main.json_extract(b, k), n)'],
 ];
 
-const GUARDS = new Set(['_pgsem_jget', '_pgsem_jbget', '_pgsem_jtext', '_pgsem_jbtext']);
+const GUARDS = new Set([
+  '_pgsem_jget',
+  '_pgsem_jbget',
+  '_pgsem_jtext',
+  '_pgsem_jbtext',
+  '_pgsem_jtextk',
+  '_pgsem_jbtextk',
+]);
+/** The guards that take the last step's input and key: the member they stand for. */
+const KEYED = new Set(['_pgsem_jgetk', '_pgsem_jbgetk']);
 /** The guards of one input read once, and the extraction each stands for. */
 const ONCE: Readonly<Record<string, string>> = {
   _pgsem_jget1: 'json_extract',
@@ -93,7 +110,7 @@ function guardOf(n: Node | undefined): string | undefined {
   return parts.length === 3 &&
     parts[0] === COMPAT_DB &&
     parts[1] === PGCAT &&
-    (GUARDS.has(parts[2]!) || ONCE[parts[2]!])
+    (GUARDS.has(parts[2]!) || KEYED.has(parts[2]!) || ONCE[parts[2]!])
     ? parts[2]
     : undefined;
 }
@@ -103,7 +120,8 @@ export function unguarded(n: Node): Node {
   const g = guardOf(n);
   if (!g) return n;
   const args = n.FuncCall.args as Node[];
-  return ONCE[g] ? call([ONCE[g]], [args[0]!, args[1]!]) : args[1]!;
+  if (ONCE[g]) return call([ONCE[g]], [args[0]!, args[1]!]);
+  return KEYED.has(g) ? call(['json_extract'], [args[1]!, args[2]!]) : args[1]!;
 }
 
 /** An input DuckDB binds cheaply however often a guard names it: a column, a constant, a parameter, casts of them. */
@@ -149,16 +167,22 @@ export function guardedArrow(op: string, operand: ArrowOperand, key: Node): Node
   const member = call(['json_extract'], [base, key]);
   const normalized = { A_Const: { boolval: { boolval: operand.normalized } } };
   // an expression as the input, read directly with a constant key: named once
-  const once = !cheap(root) && base === root && !!key.A_Const;
+  const constant = !!key.A_Const && !key.A_Const.isnull;
+  const once = !cheap(root) && base === root && constant;
   if (op === '->' || op === '#>') {
     // a member inside an expression is not seen as text (jsonb's is printed by the wire, keys sorted)
     if (!operand.shown) return member;
     const g = operand.jsonb ? '_pgsem_jbget' : '_pgsem_jget';
-    return once ? compat(`${g}1`, [root, key]) : compat(g, [root, member]);
+    if (once) return compat(`${g}1`, [root, key]);
+    return constant ? compat(`${g}k`, [root, base, key]) : compat(g, [root, member]);
   }
   const text = call(['json_extract_string'], [base, key]);
   if (once)
     return operand.jsonb ? compat('_pgsem_jbtext1', [root, key, normalized]) : compat('_pgsem_jtext1', [root, key]);
+  if (constant)
+    return operand.jsonb
+      ? compat('_pgsem_jbtextk', [root, text, base, key, normalized])
+      : compat('_pgsem_jtextk', [root, text, base, key]);
   return operand.jsonb
     ? compat('_pgsem_jbtext', [root, text, member, normalized])
     : compat('_pgsem_jtext', [root, text, member]);
