@@ -47,6 +47,7 @@ import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { distinctSortRefused } from './distinct-sort-items.js';
+import { unguarded } from './json-arrows.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 
@@ -161,7 +162,11 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'NullTest': {
         const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
-        if (!tested) break;
+        if (!tested) {
+          // `j ->> 'k' IS NULL`: NULL alike for DuckDB's text of a member and PostgreSQL's (json-arrows.ts)
+          const arg = walk(body.arg, ctx, false) as Node;
+          return { NullTest: { ...body, arg: unguarded(arg) } };
+        }
         ctx.changed = true;
         return walk(tested, ctx, false);
       }

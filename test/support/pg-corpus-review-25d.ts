@@ -14,6 +14,9 @@ export const REVIEW_25D = [
   "select '{\"a\": \"{x\"}'::json ->> 'a', '{\"a\": \"1.5\"}'::json ->> 'a', '[1, 2]'::json -> 0, '[1, 2]'::json ->> 1",
   "select json_build_object('a', status) ->> 'a' from sales.orders order by order_id limit 3",
   "select count(*) from sales.orders where json_build_object('s', status, 'q', qty) ->> 'q' = '2'",
+  // a member's NULL test reads no text (the guard is dropped)
+  "select j ->> 'a' is null, j ->> 'a' is not null, j ->> 'z' is null from (select '{\"a\": [1, 2]}'::json as j) t",
+  "select count(*) from sales.orders where json_build_object('s', status, 'a', json_build_array(1, 2)) ->> 'a' is not null",
   // a negative LIMIT / OFFSET: PostgreSQL's 2201W / 2201X (it was 42000)
   'select 1 limit -1',
   'select 1 offset -1',
