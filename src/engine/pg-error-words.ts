@@ -246,10 +246,27 @@ function orderPosition(message: string): string {
   return (quoted && at >= 0 ? /^[+-]?\d+/.exec(quoted[2]!.slice(at))?.[0] : undefined) ?? 'n';
 }
 
+/** Which clause DuckDB's caret stands in (`limit -1` or `offset -1`): the word before the quoted value. */
+function limitClause(message: string): 'LIMIT' | 'OFFSET' | undefined {
+  const lines = message.split('\n');
+  const i = lines.findIndex((l) => /^\s*\^\s*$/.test(l));
+  const quoted = i > 0 ? /^(\s*LINE \d+: ?)(.*)$/.exec(lines[i - 1]!) : null;
+  const at = quoted ? lines[i]!.indexOf('^') - quoted[1]!.length : -1;
+  const word = quoted && at >= 0 ? /(\w+)[\s(]*$/.exec(quoted[2]!.slice(0, at))?.[1]?.toUpperCase() : undefined;
+  // FETCH FIRST/NEXT n ROWS is a LIMIT
+  return word === 'LIMIT' || word === 'FIRST' || word === 'NEXT' ? 'LIMIT' : word === 'OFFSET' ? word : undefined;
+}
+
 /** The error PostgreSQL would raise for DuckDB's `message`, or undefined to map it by kind. */
 export function pgWorded(message: string): SqlError | undefined {
   // DuckDB's quote of the statement's line (LINE n: …, a caret under it) stays with the hint
   const quote = /\nLINE \d+:[\s\S]*$/.exec(message)?.[0].trim();
+  // a negative LIMIT or OFFSET: PostgreSQL's 2201W / 2201X (DuckDB's binder error was 42000)
+  if (/^Binder Error: LIMIT\/OFFSET cannot be negative/.test(message)) {
+    const clause = limitClause(message);
+    if (clause)
+      return new SqlError(clause === 'LIMIT' ? '2201W' : '2201X', `${clause} must not be negative`, undefined, quote);
+  }
   for (const [re, sqlstate, words] of SAME_FAILURES) {
     const m = re.exec(message);
     // a window function called without OVER: PostgreSQL's 42809 for its own window functions only

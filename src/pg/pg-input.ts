@@ -47,10 +47,26 @@ export function integerInput(type: string, text: string): Node {
 }
 
 /**
+ * `'01/02/2024'::date`: PostgreSQL reads a date of numbers in the session's DateStyle order (MDY by default,
+ * DMY or YMD where a client set it); DuckDB's reader only ISO's order (22007). The rewrite does not know
+ * the session's order: refused with what to write instead.
+ */
+function orderedDateRefused(text: string): void {
+  if (/^\s*\d{1,2}([/.-])\d{1,2}\1\d{1,4}(?![\d/.-])/.test(text))
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `a date written in DateStyle's field order ("${text.trim()}") is not supported by fdl-gateway`,
+      undefined,
+      "Write the date in ISO order, '2024-01-02', or read it with to_date(text, 'MM/DD/YYYY').",
+    );
+}
+
+/**
  * `'4713-01-01 BC'::date`: DuckDB's reader ignored a trailing ` BC` (4713 AD) and reads only `(BC)`;
  * respelled so. Undefined for other text.
  */
 export function dateInput(text: string): Node | undefined {
+  orderedDateRefused(text);
   const m = /^\s*(\d+-\d+-\d+)\s+BC\s*$/i.exec(text);
   return m ? { A_Const: { sval: { sval: `${m[1]} (BC)` } } } : undefined;
 }
@@ -112,6 +128,7 @@ function zonedText(text: string): ZonedText | undefined {
 
 /** A timestamptz constant PostgreSQL reads but DuckDB's reader does not (zonedText), respelled `… HH:MM:SS±HH:MM`. */
 export function timestamptzInput(text: string): Node | undefined {
+  orderedDateRefused(text);
   const parts = zonedText(text);
   if (parts?.dynamic) throw dynamicAbbreviationRefused(...parts.dynamic);
   const spelled = parts && `${parts.at}${parts.zone}`;
@@ -123,6 +140,7 @@ export function timestamptzInput(text: string): Node | undefined {
  * reader refuses some (`… +00` after a date, a zone name: "not UTC") — the date and time alone.
  */
 export function timestampInput(text: string): Node | undefined {
+  orderedDateRefused(text);
   const parts = zonedText(text);
   return parts && (parts.zone !== '' || parts.at !== text) ? { A_Const: { sval: { sval: parts.at } } } : undefined;
 }

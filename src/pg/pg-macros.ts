@@ -11,6 +11,7 @@ import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { JSON_SET_MACROS } from './json-sets.js';
+import { JSON_ARROW_MACROS } from './json-arrows.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
@@ -136,6 +137,14 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
       "PostgreSQL refuses it as well: use date_trunc('month', ts) for calendar months",
     )} ELSE time_bucket(CAST(stride AS INTERVAL), source, CAST(origin AS ${t})) END`,
   ]),
+  // the same of an aggregate's or a window's value (pg/rewrite-calls.ts): one overload
+  [
+    '_pgsem_date_bin_of(stride, source, origin)',
+    `CASE WHEN datepart('month', CAST(stride AS INTERVAL)) <> 0 OR datepart('year', CAST(stride AS INTERVAL)) <> 0 THEN ${refusedAtRun(
+      'binning timestamps into intervals containing months or years',
+      "PostgreSQL refuses it as well: use date_trunc('month', ts) for calendar months",
+    )} ELSE time_bucket(CAST(stride AS INTERVAL), source, CAST(origin AS TIMESTAMP)) END`,
+  ],
   // Truncated in the given time zone, as PostgreSQL 12+ does (datetrunc: DuckDB's two-argument form under another name, which this macro does not shadow).
   ['date_trunc(unit, ts, tz)', 'timezone(tz, datetrunc(unit, timezone(tz, CAST(ts AS TIMESTAMPTZ))))'],
   ['pg_size_pretty(b)', sizePretty('CAST(b AS BIGINT)')],
@@ -792,6 +801,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ...JSON_SET_MACROS,
+  ...JSON_ARROW_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],
 ]).map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

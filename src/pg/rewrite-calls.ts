@@ -2,7 +2,7 @@
 import { posixZoneRefusal } from './posix-zones.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
-import { stringToTable } from './srf-from.js';
+import { generateSubscripts, stringToTable } from './srf-from.js';
 import { isJsonSetFunction, jsonSetElsewhereRefused, jsonSetInSelect } from './json-sets.js';
 import { COMPAT_FUNCTION_ARITIES } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -58,6 +58,7 @@ import {
   settingOrError,
 } from './pg-forms.js';
 import { compat, names, PGCAT, str, strConst, TO_REG_CALL, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import { hasAggregate } from './pg-result-types.js';
 import {
   cardinalityCall,
   emptyFillPad,
@@ -213,10 +214,30 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return stringToArray(args[0]!, args[1]!);
   }
-  const table = pgName === 'string_to_table' && args && !fc.over && !inFrom ? stringToTable(args) : undefined;
+  const table =
+    args && !fc.over && !inFrom
+      ? pgName === 'string_to_table'
+        ? stringToTable(args)
+        : pgName === 'generate_subscripts'
+          ? generateSubscripts(args)
+          : undefined
+      : undefined;
   if (table) {
     ctx.changed = true;
     return table;
+  }
+  // date_bin(stride, max(ts), origin): DuckDB cannot type an aggregate's or a window's value before it picks
+  // one of the macro's two overloads (42725); one overload, the origin read as timestamp (cast implicitly to
+  // timestamptz in the session's zone where the source is one, as PostgreSQL reads an untyped origin)
+  if (
+    pgName === 'date_bin' &&
+    args?.length === 3 &&
+    !fc.over &&
+    !inFrom &&
+    (hasAggregate(args[1]) || hasWindow(args[1]))
+  ) {
+    ctx.changed = true;
+    return compat('_pgsem_date_bin_of', args);
   }
   if (pgName === 'split_part' && args?.length === 3 && !fc.over && !inFrom) {
     ctx.changed = true;
@@ -528,4 +549,14 @@ function regexpReplaceArgs(args: Node[]): Node[] | undefined {
   }
   if (typeof replacement === 'string') out[2] = strConst(re2Replacement(replacement));
   return out;
+}
+
+/** A window call anywhere in `n` (outside subqueries). */
+function hasWindow(n: unknown): boolean {
+  if (Array.isArray(n)) return n.some(hasWindow);
+  if (!n || typeof n !== 'object') return false;
+  const node = n as Node;
+  if (node.SubLink) return false;
+  if (node.FuncCall?.over) return true;
+  return Object.values(node).some(hasWindow);
 }

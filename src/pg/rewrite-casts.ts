@@ -2,6 +2,23 @@
 import { OID } from './oids.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
+import { unguarded } from './json-arrows.js';
+
+/** Types whose value read from a member's text is the same for DuckDB's text and PostgreSQL's (`1.5`, `1.50`). */
+const VALUE_TYPES: ReadonlySet<string> = new Set([
+  'int2',
+  'int4',
+  'int8',
+  'integer',
+  'smallint',
+  'bigint',
+  'float4',
+  'float8',
+  'real',
+  'double precision',
+  'bool',
+  'boolean',
+]);
 import {
   booleanInput,
   byteaInput,
@@ -120,7 +137,17 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     }
     // char(n) cast to text or varchar loses its padding (PostgreSQL's rtrim1): shown padded only as itself
     const innerType = names((tc.arg?.TypeCast?.typeName as Node | undefined)?.names).slice(-1)[0];
-    arg = walk(tc.arg, ctx, textual && !(innerType === 'bpchar' && type !== 'bpchar')) as Node;
+    // `1e300::float8`: DuckDB reads an exponent constant as the double PostgreSQL's numeric casts to (the walk
+    // makes it an exact numeric, refused past 38 digits)
+    const fval = String(tc.arg?.A_Const?.fval?.fval ?? '');
+    const floatConstant =
+      !isArray && /[eE]/.test(fval) && (/^[-+]?[0.]+[eE]/.test(fval) || inFloatRange(type, Number(fval)));
+    arg = floatConstant
+      ? (tc.arg as Node)
+      : (walk(tc.arg, ctx, textual && !(innerType === 'bpchar' && type !== 'bpchar')) as Node);
+    // `(j ->> 'n')::int`: the same value from DuckDB's text of a member as from PostgreSQL's (json-arrows.ts)
+    if (!isArray && (VALUE_TYPES.has(type) || (!!tn.typmods && (type === 'numeric' || type === 'decimal'))))
+      arg = unguarded(arg);
   }
   if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
     // regproc's output: the function's name (`typinput::text = 'array_in'`).
@@ -320,6 +347,14 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   const cast = { TypeCast: { ...tc, arg, typeName } };
   // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
   return type === 'jsonb' && !isArray && ctx.shown?.has(tc) ? typedAs('jsonb', cast) : cast;
+}
+
+/** A nonzero value the float type holds without overflow or underflow (outside it PostgreSQL raises 22003; DuckDB gave Infinity or 0). */
+function inFloatRange(type: string, v: number): boolean {
+  const a = Math.abs(v);
+  if (type === 'float8') return Number.isFinite(v) && a >= 2.2250738585072014e-308;
+  if (type === 'float4') return a >= 1.1754943508222875e-38 && a <= 3.4028234663852886e38;
+  return false;
 }
 
 /** Dimensions of an ARRAY constructor whose elements are constructors too (1 for any other value). */

@@ -10,6 +10,8 @@ import {
   hasAggregate,
 } from './pg-result-types.js';
 import { isLikeAny, jsonArrowCall, jsonPathOperator, likeAny } from './pg-operators.js';
+import { floatModuloRefused } from './float-modulo.js';
+import { guardedExtraction, unguarded, unsuspectConstant, type ArrowOperand } from './json-arrows.js';
 import { checkedPower, guardDivisor, refuse, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
@@ -337,7 +339,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   }
   if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
     ctx.changed = true;
-    return jsonPathOperator(op, lexpr, rexpr);
+    return guardedExtraction(op, jsonPathOperator(op, lexpr, rexpr), arrowOperand(e, lexpr, ctx));
   }
   if (e.kind === 'AEXPR_OP' && op === '/' && e.lexpr) {
     const folded = constantDivision(e.lexpr, e.rexpr) ?? constantQuotient(e.lexpr, e.rexpr);
@@ -346,6 +348,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
       return folded;
     }
   }
+  if (e.kind === 'AEXPR_OP' && op === '%' && e.lexpr) floatModuloRefused(e.lexpr, e.rexpr);
   if (e.kind === 'AEXPR_OP' && (op === '/' || op === '%') && e.lexpr) {
     const guarded = guardDivisor(rexpr);
     if (guarded !== rexpr) ctx.changed = true;
@@ -437,7 +440,16 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   const arrow = e.kind === 'AEXPR_OP' && e.lexpr ? jsonArrowCall(op, lexpr, rexpr) : undefined;
   if (arrow) {
     ctx.changed = true;
-    return arrow;
+    return guardedExtraction(op, arrow, arrowOperand(e, lexpr, ctx));
+  }
+  // `j ->> 'k' = 'open'`: equal for DuckDB's text exactly where for PostgreSQL's (json-arrows.ts), unguarded
+  if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>' || op === '!=')) {
+    const l = unsuspectConstant(rexpr) ? unguarded(lexpr) : lexpr;
+    const r = unsuspectConstant(lexpr) ? unguarded(rexpr) : rexpr;
+    if (l !== lexpr || r !== rexpr) {
+      lexpr = l;
+      rexpr = r;
+    }
   }
   if (e.kind === 'AEXPR_OP' && (op === '=' || op === '<>')) {
     // A column compared with '{...}' array text: give DuckDB its own list text.
@@ -494,6 +506,19 @@ function avgDivision(e: Node, l: Node, r: Node, ctx: Ctx): Node | undefined {
   const call: Node = { ...fc, args: walk(fc.args, ctx, false) };
   if (fc.agg_filter) call.agg_filter = walk(fc.agg_filter, ctx, false);
   return shownAvgDivision(avgFirst, call, avgFirst ? l : r, avgFirst ? r : l);
+}
+
+/** The left side of an arrow, as json-arrows.ts guards its member. */
+function arrowOperand(e: Node, lexpr: Node, ctx: Ctx): ArrowOperand {
+  let base = e.lexpr as Node | undefined;
+  while (base?.A_Expr?.kind === 'AEXPR_OP' && ['->', '#>'].includes(names(base.A_Expr.name).slice(-1)[0]!))
+    base = base.A_Expr.lexpr as Node | undefined;
+  return {
+    value: lexpr,
+    jsonb: jsonbOperand(e.lexpr),
+    normalized: isJsonbCast(base) && base?.TypeCast?.arg?.A_Const?.sval !== undefined,
+    shown: ctx.shown?.has(e) === true,
+  };
 }
 
 /** `x::jsonb` (or `CAST(x AS jsonb)`): a jsonb value as the client's text names it. */

@@ -168,6 +168,9 @@ function inOrder(text: string, steps: RegExp[]): boolean {
 
 /** Both in one statement, in either order (neither can overlap the other). */
 const together = (text: string, a: RegExp, b: RegExp) => inOrder(text, [a, b]) || inOrder(text, [b, a]);
+/** A plain SELECT DISTINCT with an ORDER BY (pg/distinct-sort-items.ts: PostgreSQL's 42P10). */
+const SELECT_DISTINCT = /\bselect\s+distinct\b(?!\s+on\b)/i;
+const ORDER_BY = /\border\s+by\b/i;
 /**
  * The collations the rewrite drops (PostgreSQL's "default", "C", "POSIX": DuckDB's own order is
  * binary). Quoted, so case-sensitive; any other COLLATE (DuckDB's nocase, …) stays DuckDB's.
@@ -228,6 +231,7 @@ export function needsPgRewrite(sql: string): boolean {
     ZONED_LITERAL.test(sql) ||
     NUMBER_LIKE_LITERAL.test(sql) ||
     NULL_ITEM.test(text) ||
+    together(text, SELECT_DISTINCT, ORDER_BY) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
 }

@@ -46,6 +46,8 @@ import { aExpr } from './rewrite-operators.js';
 import { pgIndirection } from './array-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
+import { distinctSortRefused } from './distinct-sort-items.js';
+import { unguarded } from './json-arrows.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 
@@ -160,7 +162,11 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'NullTest': {
         const tested = rowNullTest(body, body.arg as Node, ctx.rowScope ?? NO_ROWS);
-        if (!tested) break;
+        if (!tested) {
+          // `j ->> 'k' IS NULL`: NULL alike for DuckDB's text of a member and PostgreSQL's (json-arrows.ts)
+          const arg = walk(body.arg, ctx, false) as Node;
+          return { NullTest: { ...body, arg: unguarded(arg) } };
+        }
         ctx.changed = true;
         return walk(tested, ctx, false);
       }
@@ -245,6 +251,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
+        distinctSortRefused(body);
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();

@@ -18,6 +18,7 @@ const AS_ARRAY: Record<string, string> = { regexp_split_to_table: 'regexp_split_
  */
 export function unnestedFromFunction(base: string, args: Node[]): Node | undefined {
   if (base === 'string_to_table') return stringToTable(args);
+  if (base === 'generate_subscripts') return generateSubscripts(args);
   const array = AS_ARRAY[base];
   return array ? call(['unnest'], [call([array], args)]) : undefined;
 }
@@ -31,6 +32,33 @@ export function stringToTable(args: Node[]): Node | undefined {
   if (args.length === 2) return call(['unnest'], [stringToArray(args[0]!, args[1]!)]);
   if (args.length === 3) return call(['unnest'], [compat('_pgsem_string_to_array', args)]);
   return undefined;
+}
+
+/**
+ * `generate_subscripts(a, dim[, reverse])`, which DuckDB has only in a select list (its subscripts bigint) and
+ * not in FROM: the unnest of 1 … array_length(a, dim), integer as PostgreSQL's, reversed where asked.
+ */
+export function generateSubscripts(args: Node[]): Node | undefined {
+  if (args.length !== 2 && args.length !== 3) return undefined;
+  const subscripts: Node = {
+    TypeCast: {
+      arg: call(
+        ['generate_series'],
+        [{ A_Const: { ival: { ival: 1 } } }, call(['array_length'], [args[0]!, args[1]!])],
+      ),
+      typeName: { names: [{ String: { sval: 'int4' } }], typemod: -1, arrayBounds: [{ Integer: { ival: -1 } }] },
+    },
+  };
+  const ordered =
+    args.length === 3
+      ? {
+          CaseExpr: {
+            args: [{ CaseWhen: { expr: args[2]!, result: call(['list_reverse'], [subscripts]) } }],
+            defresult: subscripts,
+          },
+        }
+      : subscripts;
+  return call(['unnest'], [ordered]);
 }
 
 const JSON_TO_RECORDS = new Set([
