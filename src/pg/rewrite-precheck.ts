@@ -207,6 +207,12 @@ const ZONED_LITERAL =
  */
 const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|\)|$)/i;
 
+/**
+ * A subquery in FROM (LATERAL too) or a CTE's body: its columns are named by PostgreSQL's rule (inner-names.ts).
+ * Over-matches (a subquery as a function's argument) cost a parse and change nothing.
+ */
+const INNER_QUERY = /(?:\b(?:from|join|lateral|as|materialized)|,)\s*(?:\(\s*)+(?:select|values)\b/i;
+
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
@@ -226,6 +232,7 @@ export function needsPgRewrite(sql: string): boolean {
     TYPE_NAME_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||
     NULL_ITEM.test(text) ||
+    INNER_QUERY.test(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
 }
