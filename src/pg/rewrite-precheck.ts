@@ -209,9 +209,10 @@ const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|\)|$)/i;
 
 /**
  * A subquery in FROM (LATERAL too) or a CTE's body: its columns are named by PostgreSQL's rule (inner-names.ts).
- * Over-matches (a subquery as a function's argument) cost a parse and change nothing.
+ * Over-matches (`cast(… as (select …))`, an ORDER BY's second key a subquery) cost a parse and change nothing.
  */
-const INNER_QUERY = /(?:\b(?:from|join|lateral|as|materialized)|,)\s*(?:\(\s*)+(?:select|values)\b/i;
+const INNER_QUERY =
+  /(?:\b(?:from|join|lateral|as|materialized)|\bfrom\b[^;()]*,)\s*(?:\(\s*)+(?:select|values)\b/i;
 
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {

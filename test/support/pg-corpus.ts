@@ -27,6 +27,7 @@ import { REVIEW_23, REVIEW_23_REFUSED } from './pg-corpus-review-23.js';
 import { REVIEW_24, REVIEW_24_REFUSED } from './pg-corpus-review-24.js';
 import { REVIEW_25A, REVIEW_25A_REFUSED } from './pg-corpus-review-25a.js';
 import { REVIEW_25B, REVIEW_25B_REFUSED } from './pg-corpus-review-25b.js';
+import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -454,6 +455,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_24,
   ...REVIEW_25A,
   ...REVIEW_25B,
+  ...REVIEW_25C,
 ]);
 
 /**
@@ -521,6 +523,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 48 (part B): avg arithmetic's scale, set operations' types, pg_typeof of literals, bit strings, to_date, JSON
   ...REVIEW_25B,
   ...REVIEW_25B_REFUSED,
+  // session 49: the column names of FROM subqueries, LATERAL subqueries and CTEs (count, ?column?, column1; a name given twice)
+  ...REVIEW_25C,
+  ...REVIEW_25C_REFUSED,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
