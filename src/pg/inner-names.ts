@@ -211,11 +211,7 @@ export function ctesByName(tree: unknown): Map<string, Node> {
  * Whether DuckDB's name of an unaliased item may differ from PostgreSQL's: anything but a column
  * reference (both name it by its last part) or a star.
  */
-function needsName(val: Node | undefined): boolean {
-  if (!val) return false;
-  const ref = val.ColumnRef as Node | undefined;
-  return !ref;
-}
+const needsName = (val: Node | undefined): boolean => !!val && !val.ColumnRef;
 
 /** PostgreSQL's name of an unaliased select-list item (FigureColname), `?column?` where it has none. */
 export function pgColumnName(val: Node): string {
