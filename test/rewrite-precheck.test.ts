@@ -80,6 +80,14 @@ const NEEDS = [
   `select 'today'::date as d, timestamp 'yesterday' as t`,
   `select current_date - '2024-01-01' as n`,
   `select bit_length('abc') as b`,
+  // a FROM subquery's, a LATERAL subquery's and a CTE's columns named as PostgreSQL names them (pg/inner-names.ts)
+  'select * from (select count(*) from range(3)) t',
+  'select * from range(2) r(x), lateral (select x + 1) l',
+  'with c as (select 1 + 1) select * from c',
+  'with c as materialized (select max(x) from range(3) t(x)) select * from c',
+  'select * from range(2) r, (select 1 + 1) s',
+  'select * from t, (select 1 + 1) s',
+  'select column1 from (values (1)) v',
 ];
 
 /** Not flagged: DuckDB gives the same answer as for the rewritten text (or the rewrite leaves it). */
@@ -93,6 +101,8 @@ const PLAIN = [
   'select [1, 2][1] as e, 5 - 3 as n, 5 -1 as m',
   `select 'x' as "ANY"`,
   `select 'ab' like 'a%' as b`,
+  // scalar subqueries after a comma of a select list: their columns' names are not seen
+  'select x, (select 1 from range(1)), (select 2) from range(3) t(x)',
 ];
 
 /** The documented over-matches: flagged, but the walk changes nothing. */
@@ -107,6 +117,8 @@ const OVER = [
   'select greatest(1, 2) = 2 as b',
   // a concatenation of constants only: their text is already PostgreSQL's
   `select 'a' || 'b' as s`,
+  // a FROM subquery whose items are columns or named: DuckDB names them as PostgreSQL
+  'select * from (select x, x as y from range(3) t(x)) s',
 ];
 
 test('the pre-check flags exactly what the rewrite changes', async () => {

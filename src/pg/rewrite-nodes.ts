@@ -35,6 +35,8 @@ export interface Ctx {
    * type name at run time (pg-text.ts).
    */
   untypedText?: number;
+  /** The statement's CTEs by name (inner-names.ts: a CTE read in FROM naming two columns alike). */
+  cteBodies?: ReadonlyMap<string, Node>;
 }
 
 export const PGCAT = 'pgcat';

@@ -211,6 +211,32 @@ const ZONED_LITERAL =
  */
 const NULL_ITEM = /(?:\bselect\s+|,)\s*null\s*(?:,|\bas\b|\bfrom\b|;|\)|$)/i;
 
+/**
+ * A subquery in FROM (LATERAL too) or a CTE's body: its columns are named by PostgreSQL's rule (inner-names.ts).
+ * Over-matches (`cast(… as (select …))`) cost a parse and change nothing.
+ */
+const INNER_QUERY = /\b(?:from|join|lateral|as|materialized)\s*(?:\(\s*)+(?:select|values)\b/i;
+/**
+ * A subquery after a comma of a FROM list (`from a, (select …) s`): read in one pass, each such comma judged by
+ * the last clause keyword before it at its level of parentheses (a select list's `, (select …)` is a scalar
+ * subquery: no names).
+ */
+const LISTED_QUERY =
+  /\b(select|from|where|group|having|order|window|limit|offset|on|using|union|intersect|except)\b|(,)(?=\s*(?:\(\s*)+(?:select|values)\b)|([()])/gi;
+
+function listedInFrom(text: string): boolean {
+  if (!text.includes(',')) return false;
+  const clauses = [''];
+  for (const m of text.matchAll(LISTED_QUERY)) {
+    if (m[1] !== undefined) clauses[clauses.length - 1] = m[1].toLowerCase();
+    else if (m[3] === '(') clauses.push('');
+    else if (m[3] === ')') {
+      if (clauses.length > 1) clauses.pop();
+    } else if (clauses[clauses.length - 1] === 'from') return true;
+  }
+  return false;
+}
+
 /** Whether `sql` may need the PostgreSQL-grammar rewrite (see CATALOGISH for what over-matches). */
 export function needsPgRewrite(sql: string): boolean {
   const text = precheckText(sql);
@@ -232,6 +258,8 @@ export function needsPgRewrite(sql: string): boolean {
     NUMBER_LIKE_LITERAL.test(sql) ||
     NULL_ITEM.test(text) ||
     together(text, SELECT_DISTINCT, ORDER_BY) ||
+    INNER_QUERY.test(text) ||
+    listedInFrom(text) ||
     (sql.includes('\\') && LIKE_WORD.test(text))
   );
 }

@@ -50,6 +50,7 @@ import { distinctSortRefused } from './distinct-sort-items.js';
 import { unguarded } from './json-arrows.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
+import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -124,6 +125,14 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'RangeFunction':
         return rangeFunction(obj, body, ctx);
+      case 'RangeSubselect':
+      case 'CommonTableExpr': {
+        // a FROM subquery's and a CTE's columns named as PostgreSQL names them (inner-names.ts)
+        const named = withPgColumnNames(type, body);
+        if (!named) break;
+        ctx.changed = true;
+        return walk(named, ctx, display);
+      }
       case 'FuncCall': {
         const parts = names(body.funcname);
         const cast = functionStyleCast(
@@ -250,6 +259,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           },
         };
       case 'SelectStmt':
+        refuseAmbiguousColumns(body, ctx.cteBodies ?? new Map());
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         distinctSortRefused(body);
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
@@ -380,61 +390,8 @@ function resTarget(rt: Node, ctx: Ctx): Node {
   const val = walk(rt.val, ctx, true);
   const touched = ctx.changed;
   ctx.changed = before || touched;
-  const name = rt.name ?? (touched ? figureColname(rt.val) : undefined);
+  const name = rt.name ?? (touched && rt.val ? pgColumnName(rt.val as Node) : undefined);
   return { ResTarget: { ...rt, val, ...(name !== undefined ? { name } : {}) } };
-}
-
-/** PostgreSQL's FigureColname for the shapes catalog queries use. */
-function figureColname(n: Node | undefined): string | undefined {
-  return n ? figured(n)[0] : undefined;
-}
-
-/** A name and its strength (PostgreSQL's FigureColnameInternal: 2 a real name, 1 a type or `case`, 0 none). */
-function figured(n: Node): [string | undefined, number] {
-  if (n.ColumnRef) {
-    const last = (n.ColumnRef.fields as Node[]).slice(-1)[0];
-    return last?.String ? [String(last.String.sval), 2] : [undefined, 0];
-  }
-  if (n.FuncCall) return [names(n.FuncCall.funcname).slice(-1)[0], 2];
-  if (n.TypeCast) {
-    // A cast of something nameless ($1, a constant, a cast of one) is named after the type, as in PostgreSQL.
-    const inner = n.TypeCast.arg ? figured(n.TypeCast.arg) : ([undefined, 0] as [undefined, number]);
-    return inner[1] <= 1 ? [names(n.TypeCast.typeName?.names).slice(-1)[0], 1] : inner;
-  }
-  if (n.A_Indirection) {
-    const last = (n.A_Indirection.indirection as Node[]).slice(-1)[0];
-    return last?.String ? [String(last.String.sval), 2] : figured(n.A_Indirection.arg);
-  }
-  if (n.SQLValueFunction)
-    return [
-      String(n.SQLValueFunction.op)
-        .replace(/^SVFOP_/, '')
-        .toLowerCase()
-        .replace(/_n$/, ''),
-      2,
-    ];
-  if (n.CaseExpr) {
-    // The ELSE branch's name where it has a real one (`case … else amount end` is `amount`).
-    const inner = n.CaseExpr.defresult ? figured(n.CaseExpr.defresult) : ([undefined, 0] as [undefined, number]);
-    return inner[1] === 2 ? inner : ['case', 1];
-  }
-  if (n.SubLink) {
-    const sub = n.SubLink;
-    if (sub.subLinkType === 'EXISTS_SUBLINK') return ['exists', 2];
-    if (sub.subLinkType === 'ARRAY_SUBLINK') return ['array', 2];
-    if (sub.subLinkType !== 'EXPR_SUBLINK') return ['?column?', 0];
-    // A scalar subquery: its single column's name (`(select max(x) …)::text` is `max`).
-    const target = (sub.subselect?.SelectStmt?.targetList as Node[] | undefined)?.[0]?.ResTarget;
-    if (!target) return ['?column?', 0];
-    return target.name !== undefined ? [String(target.name), 2] : target.val ? figured(target.val) : ['?column?', 0];
-  }
-  if (n.CoalesceExpr) return ['coalesce', 2];
-  if (n.MinMaxExpr) return [n.MinMaxExpr.op === 'IS_GREATEST' ? 'greatest' : 'least', 2];
-  if (n.RowExpr) return ['row', 2];
-  if (n.A_ArrayExpr) return ['array', 2];
-  if (n.GroupingFunc) return ['grouping', 2];
-  if (n.CollateClause) return figured(n.CollateClause.arg);
-  return ['?column?', 0];
 }
 
 /**

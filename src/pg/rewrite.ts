@@ -18,6 +18,7 @@ import { needsPgRewrite } from './rewrite-precheck.js';
 import { rewriteByShape } from './rewrite-shapes.js';
 import { catalogColumnTypes } from './rewrite-catalog-types.js';
 import { collectCtes, walk } from './rewrite-walk.js';
+import { ctesByName } from './inner-names.js';
 import { standInCorrelatedTags } from './correlated-tags.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
@@ -144,6 +145,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     shown: shownItems(outermost),
     readsCatalog: readsCatalog(tree),
     outermost,
+    cteBodies: ctesByName(tree),
   };
   collectCtes(tree, ctx.ctes);
   const walked = walk(tree, ctx, false);

@@ -27,6 +27,7 @@ import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { postgresColumnNames } from '../pg/column-names.js';
+import { shownColumnName } from '../pg/inner-names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
 import { resultShape } from '../pg/result-shape.js';
 import { choiceTypmod, columnSources } from '../analysis/column-sources.js';
@@ -249,6 +250,8 @@ export async function planQuery(
       base.fields.map((f) => f.name),
     );
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+    // a subquery's second column of one name is shown by that name (pg/inner-names.ts)
+    for (const f of base.fields) f.name = shownColumnName(f.name);
     // A numeric computed from columns (`sum(x)`, `x * 2`, `round(x, 2)`) or written as a literal is numeric
     // with typmod -1 in PostgreSQL; DuckDB's DECIMAL(p,s) of it is its own (pg/result-typmods.ts).
     // A choice among numerics (CASE, COALESCE, NULLIF, GREATEST, LEAST) has its branches' typmod where

@@ -29,6 +29,7 @@ import { REVIEW_25A, REVIEW_25A_REFUSED } from './pg-corpus-review-25a.js';
 import { REVIEW_25B, REVIEW_25B_REFUSED } from './pg-corpus-review-25b.js';
 import { REVIEW_49 } from './pg-corpus-review-49.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
+import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
 import { REVIEW_14 } from './pg-corpus-review-14.js';
 import { REVIEW_9, REVIEW_9_FLOAT_AGGREGATES } from './pg-corpus-review-9.js';
@@ -458,6 +459,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_25B,
   ...REVIEW_49,
   ...REVIEW_25D,
+  ...REVIEW_25C,
 ]);
 
 /**
@@ -530,6 +532,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
+  // session 49: the column names of FROM subqueries, LATERAL subqueries and CTEs (count, ?column?, column1; a name given twice)
+  ...REVIEW_25C,
+  ...REVIEW_25C_REFUSED,
   // session 40: the C locale reported everywhere, round(float, n) 42883, numeric scales in arrays, subscripts, …
   ...REVIEW_13,
   // session 39: numeric scale of the value chosen, lag/lead defaults, sub-microsecond input, bpchar comparisons
