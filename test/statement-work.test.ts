@@ -159,7 +159,7 @@ describe('statement work: once per text, once per signature, once per statement'
     });
   });
 
-  test('a result its own LIMIT bounds to one chunk runs in one DuckDB call; one nothing bounds is streamed (its start, its chunk, its end); both answer every row once', async () => {
+  test('a result bounded to one chunk (its own LIMIT, or DuckDB binding an aggregate without groups) runs in one DuckDB call; one nothing bounds is streamed (its start, its chunk, its end); both answer every row once', async () => {
     const run = async (q: string | pg.QueryConfig) => {
       const before = await resultCalls(s);
       const rows = (await c.query<Record<string, unknown>>(q)).rows;
@@ -191,6 +191,24 @@ describe('statement work: once per text, once per signature, once per statement'
       [0, 1, 2, 3],
     );
     assert.ok(param.calls > 1, `streamed: ${param.calls} calls`);
+    // DuckDB's bound plan: an aggregate without groups is one row, whatever it reads (the engine line's
+    // bind, then its verdict for the same shape with new literals); GROUP BY, UNNEST, a window are not
+    const aggregate = await run('select count(*)::int as n, sum(amount) as total from sales.orders where qty >= 2');
+    assert.equal(aggregate.rows.length, 1);
+    assert.equal(aggregate.calls, 1);
+    const sameShape = await run('select count(*)::int as n, sum(amount) as total from sales.orders where qty >= 3');
+    assert.ok(Number(sameShape.rows[0]!.n) <= Number(aggregate.rows[0]!.n));
+    assert.equal(sameShape.calls, 1);
+    for (const q of [
+      'select status, count(*)::int as n from sales.orders group by status order by status',
+      'select count(*)::int as n, unnest([1, 2, 3]) as k from sales.orders order by k',
+      'select count(*) over ()::int as n from sales.orders where order_id <= 3',
+      'select count(*)::int as n from sales.orders group by grouping sets ((), ())',
+    ]) {
+      const r = await run(q);
+      assert.ok(r.rows.length > 1, q);
+      assert.ok(r.calls > 1, `${q}: streamed, ${r.calls} calls`);
+    }
     // a cursor over a bounded result, fetched in parts (portals suspended): every row once, in order
     await c.query('begin');
     await c.query('declare k cursor for select order_id from sales.orders order by order_id limit 5');

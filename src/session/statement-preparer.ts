@@ -340,6 +340,7 @@ export class StatementPreparer {
         'untyped',
         'cacheableSql',
         'analysis',
+        'rowBound',
         'preparedFor',
         'prepareAgain',
         'released',

@@ -123,7 +123,7 @@ export class ResultStream {
       return duck;
     };
     let starting = stageClock();
-    const whole = (prepared.analysis?.rowBound ?? Infinity) <= WHOLE_ROWS;
+    const whole = (prepared.rowBound ?? Infinity) <= WHOLE_ROWS;
     // The first chunk is fetched in the start: where a query's builds (hash tables, aggregates) run,
     // so a start that fails for memory is tried again whole (engine/memory-turns.ts).
     let result, first;
