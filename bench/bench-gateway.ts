@@ -35,6 +35,8 @@ export function serveForBench(opts: {
       opts.cacheDir,
       '--log-level',
       'warn',
+      // the serving process itself, not a supervisor over it: the benches read its CPU from /proc/<pid>
+      '--no-restart-on-crash',
       ...(opts.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'ignore'] },

@@ -139,9 +139,14 @@ async function main(): Promise<void> {
     ]);
     const POINT = 'select $1::int + order_id from sales.orders where order_id = $2';
     const vals = (i: number) => [i, 1 + (i % 50)];
+    const TOP5 =
+      'SELECT c.name, sum(o.amount) AS total FROM sales.orders o JOIN sales.customers c ON c.customer_id = o.customer_id WHERE o.amount > $1 GROUP BY c.name ORDER BY total DESC, c.name LIMIT 5';
     const series: Record<string, (i: number) => Stmt | Stmt[]> = {
       'point query, new parameters (unnamed)': (i) => ({ text: POINT, values: vals(i) }),
       'point query, new parameters (named)': (i) => ({ name: 'point', text: POINT, values: vals(i) }),
+      // a result its own LIMIT bounds to one chunk: run whole in one DuckDB call (wire/result-stream.ts)
+      'point query LIMIT 1, new parameters': (i) => ({ text: `${POINT} limit 1`, values: vals(i) }),
+      'top 5 join, new parameters': (i) => ({ text: TOP5, values: [i % 60] }),
       'point query, new text with parameters': (i) => ({ text: `${POINT} /* ${seq}.${i} */`, values: vals(i) }),
       'point query, new text': (i) =>
         `select ${i} + order_id from sales.orders where order_id = ${1 + (i % 50)} /* ${seq} */`,

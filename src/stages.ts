@@ -40,7 +40,9 @@ export type Stage = (typeof STAGES)[number];
  * - pg_parse: PostgreSQL's grammar run over a text (pg/pg-parse.ts, memoized by text): for the rewrite
  *   and for undeclared parameters' types, not for a text whose parameters the client declared;
  * - plan_shared: a text that differs from one its session planned only inside comments ran that plan
- *   (session/comment-sharing.ts) instead of being analysed and prepared.
+ *   (session/comment-sharing.ts) instead of being analysed and prepared;
+ * - result_call: a DuckDB call that starts or reads a statement's result (wire/result-stream.ts): a
+ *   stream's start, each chunk fetched (the end too), or a result of one chunk at most run whole.
  */
 export const WORKS = [
   'analysis',
@@ -54,6 +56,7 @@ export const WORKS = [
   'guard_install',
   'pg_parse',
   'plan_shared',
+  'result_call',
 ] as const;
 export type Work = (typeof WORKS)[number];
 

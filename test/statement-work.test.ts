@@ -45,6 +45,14 @@ async function plansShared(s: Served): Promise<number> {
   return Number(m[1]);
 }
 
+/** DuckDB calls that started or read a statement's result so far (fdl_statement_work_total{work="result_call"}). */
+async function resultCalls(s: Served): Promise<number> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const m = /^fdl_statement_work_total\{work="result_call"\} (\d+)$/m.exec(text);
+  assert.ok(m, 'result_call is in /metrics');
+  return Number(m[1]);
+}
+
 /** What `work` cost, counted by the gateway. */
 async function cost(s: Served, work: () => Promise<unknown>): Promise<Counts> {
   const before = await counts(s);
@@ -149,6 +157,65 @@ describe('statement work: once per text, once per signature, once per statement'
       revalidation: 1,
       guard_install: 0,
     });
+  });
+
+  test('a result bounded to one chunk (its own LIMIT, or DuckDB binding an aggregate without groups) runs in one DuckDB call; one nothing bounds is streamed (its start, its chunk, its end); both answer every row once', async () => {
+    const run = async (q: string | pg.QueryConfig) => {
+      const before = await resultCalls(s);
+      const rows = (await c.query<Record<string, unknown>>(q)).rows;
+      return { rows, calls: (await resultCalls(s)) - before };
+    };
+    const bounded = await run('select order_id from sales.orders order by order_id limit 3');
+    assert.deepEqual(
+      bounded.rows.map((r) => Number(r.order_id)),
+      [1, 2, 3],
+    );
+    assert.equal(bounded.calls, 1);
+    const streamed = await run('select order_id from sales.orders where order_id <= 3 order by order_id');
+    assert.deepEqual(streamed.rows, bounded.rows);
+    assert.equal(streamed.calls, 3);
+    // the bound itself (2,048 rows, DuckDB's chunk): one call, however many chunks DuckDB's result holds
+    const atBound = await run('select i from range(5000) t(i) order by i limit 2048');
+    assert.deepEqual(
+      atBound.rows.map((r) => Number(r.i)),
+      Array.from({ length: 2048 }, (_, i) => i),
+    );
+    assert.equal(atBound.calls, 1);
+    // past the bound, a parameter, a percentage: streamed, every row
+    const past = await run('select i from range(5000) t(i) order by i limit 2049');
+    assert.equal(past.rows.length, 2049);
+    assert.ok(past.calls > 1, `streamed: ${past.calls} calls`);
+    const param = await run({ text: 'select i from range(10) t(i) order by i limit $1', values: [4] });
+    assert.deepEqual(
+      param.rows.map((r) => Number(r.i)),
+      [0, 1, 2, 3],
+    );
+    assert.ok(param.calls > 1, `streamed: ${param.calls} calls`);
+    // DuckDB's bound plan: an aggregate without groups is one row, whatever it reads (the engine line's
+    // bind, then its verdict for the same shape with new literals); GROUP BY, UNNEST, a window are not
+    const aggregate = await run('select count(*)::int as n, sum(amount) as total from sales.orders where qty >= 2');
+    assert.equal(aggregate.rows.length, 1);
+    assert.equal(aggregate.calls, 1);
+    const sameShape = await run('select count(*)::int as n, sum(amount) as total from sales.orders where qty >= 3');
+    assert.ok(Number(sameShape.rows[0]!.n) <= Number(aggregate.rows[0]!.n));
+    assert.equal(sameShape.calls, 1);
+    for (const q of [
+      'select status, count(*)::int as n from sales.orders group by status order by status',
+      'select count(*)::int as n, unnest([1, 2, 3]) as k from sales.orders order by k',
+      'select count(*) over ()::int as n from sales.orders where order_id <= 3',
+      'select count(*)::int as n from sales.orders group by grouping sets ((), ())',
+    ]) {
+      const r = await run(q);
+      assert.ok(r.rows.length > 1, q);
+      assert.ok(r.calls > 1, `${q}: streamed, ${r.calls} calls`);
+    }
+    // a cursor over a bounded result, fetched in parts (portals suspended): every row once, in order
+    await c.query('begin');
+    await c.query('declare k cursor for select order_id from sales.orders order by order_id limit 5');
+    const parts: number[][] = [];
+    for (let i = 0; i < 3; i++) parts.push((await c.query('fetch 2 from k')).rows.map((r) => Number(r.order_id)));
+    await c.query('commit');
+    assert.deepEqual(parts, [[1, 2], [3, 4], [5]]);
   });
 
   test("a new text that differs from a planned one only in its literals (a dashboard's new values): analysed and prepared, the engine line's verdict reused, not bound again", async () => {

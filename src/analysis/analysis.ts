@@ -89,6 +89,12 @@ export interface Analysis {
    * engine-line verdict (side-effects.ts). EXPLAIN's head is not in it (the inner query is bound).
    */
   readonly bindShape: BindShape;
+  /**
+   * Queries: the most rows the result can have, read from the query's own top-level LIMIT when it is
+   * an integer constant; undefined when nothing bounds it here. How the result is fetched, never
+   * whether it runs (wire/result-stream.ts).
+   */
+  readonly rowBound?: number;
 }
 
 /** The FROM-item types a query may use; any other is refused rather than guessed about. */
@@ -300,7 +306,36 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
     columnNames: figureColumnNames(node, new StatementText(inner)),
     keptTypmods: figureKeptTypmods(node),
     sources: sourceShape(node),
+    ...rowBoundOf(node),
   };
+}
+
+/** DuckDB's integer types a LIMIT constant may have. */
+const INTEGER_TYPES = new Set([
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+]);
+
+/** The smallest integer constant of the query node's own LIMIT modifiers (not LIMIT n%, not an expression). */
+function rowBoundOf(node: Node | undefined): { rowBound?: number } {
+  let bound: number | undefined;
+  const modifiers = node?.modifiers;
+  for (const m of Array.isArray(modifiers) ? (modifiers as Node[]) : []) {
+    if (m?.type !== 'LIMIT_MODIFIER') continue;
+    const limit = m.limit as Node | null | undefined;
+    const value = limit?.value as { type?: { id?: unknown }; is_null?: unknown; value?: unknown } | undefined;
+    if (limit?.class !== 'CONSTANT' || !value || value.is_null !== false) continue;
+    if (!INTEGER_TYPES.has(String(value.type?.id)) || typeof value.value !== 'number') continue;
+    if (!Number.isSafeInteger(value.value) || value.value < 0) continue;
+    bound = Math.min(bound ?? Infinity, value.value);
+  }
+  return bound === undefined ? {} : { rowBound: bound };
 }
 
 interface Serialized {

@@ -105,19 +105,22 @@ type PlanNode = { type?: string; name?: string; function_data?: unknown; childre
  * Refuse `sql` unless DuckDB binds it to reading operators over what the session may read. `sql` is
  * the text the session will prepare; for EXPLAIN, `analysis.sql` carries the gateway's head and the
  * inner query is what gets bound. Parquet may come only from the folders the instance was sealed to.
+ * Returns the most rows the bound plan can give where its operators say so (planRowBound), else
+ * undefined: how its result is fetched, never whether it runs.
  */
 export async function refuseSideEffects(
   conn: DuckDBConnection,
   sql: string,
   analysis: Analysis,
   scope?: string,
-): Promise<void> {
+): Promise<number | undefined> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
   const key = scope === undefined ? undefined : await verdictKey(conn, scope, inner, analysis);
-  if (key !== undefined && readsJudged.has(key)) {
+  const judged = key === undefined ? undefined : readsJudged.get(key);
+  if (judged !== undefined) {
     counted('verdict_reuse');
-    return;
+    return Number.isFinite(judged) ? judged : undefined;
   }
   const plan = await bind(conn, inner);
   if (!plan || plan.error) {
@@ -127,7 +130,31 @@ export async function refuseSideEffects(
   }
   const readDirs = await sealedDirs(conn);
   for (const root of plan.plans ?? []) walk(root, readDirs);
-  if (key !== undefined) readsJudged.set(key, true);
+  const rows = plan.plans?.length === 1 ? planRowBound(plan.plans[0]!) : undefined;
+  if (key !== undefined) readsJudged.set(key, rows ?? Infinity);
+  return rows;
+}
+
+/** Operators that never give more rows than their one child. */
+const NARROWING_OPERATORS = new Set(['LOGICAL_PROJECTION', 'LOGICAL_FILTER', 'LOGICAL_ORDER_BY', 'LOGICAL_LIMIT']);
+
+/**
+ * 1 where DuckDB bound the query to an aggregate without GROUP BY (one row: `count(*)`, `sum(x)`
+ * over any rows) under projections, filters (HAVING), orders and limits only; undefined otherwise (an
+ * UNNEST, a window, any GROUP BY or grouping sets: as many rows as the data makes). Texts of one
+ * shape bind to the same operators (as the verdict), so it is kept with the verdict.
+ */
+function planRowBound(root: PlanNode): number | undefined {
+  let node: PlanNode | undefined = root;
+  while (node && NARROWING_OPERATORS.has(node.type ?? '')) {
+    if (node.children?.length !== 1) return undefined;
+    node = node.children[0];
+  }
+  if (node?.type !== 'LOGICAL_AGGREGATE_AND_GROUP_BY') return undefined;
+  // No grouping set at all (no GROUP BY): the plan's JSON leaves empty fields out, and writes both
+  // `GROUP BY ()` and `GROUPING SETS ((), ())` (two rows) as `[]`, so any mention of one is no bound.
+  const { groups, grouping_sets: sets } = node as { groups?: unknown; grouping_sets?: unknown };
+  return groups === undefined && sets === undefined ? 1 : undefined;
 }
 
 /**
@@ -140,8 +167,9 @@ export async function refuseSideEffects(
  * literals, or a session repeating another's catalog queries, are not bound again; a shape only
  * ever bound elsewhere, or refused, is bound.
  */
-// Keyed by a parse tree's shape (many times its text): bounded by bytes as well as entries.
-const readsJudged = new LRUCache<string, true>({
+// Keyed by a parse tree's shape (many times its text): bounded by bytes as well as entries. The value
+// is the plan's row bound (planRowBound; Infinity: none).
+const readsJudged = new LRUCache<string, number>({
   max: 4096,
   maxSize: 32 * 1024 * 1024,
   sizeCalculation: (_v, key) => 2 * key.length + 64,
@@ -257,7 +285,7 @@ function within(path: string, dir: string): boolean {
   return path.startsWith(d) && !path.slice(d.length).split('/').includes('..');
 }
 
-function judgeFromParse(analysis: Analysis): void {
+function judgeFromParse(analysis: Analysis): undefined {
   for (const f of analysis.tableFunctions) {
     // The emulation's table macros (pg_get_keywords …) live in its READ_ONLY database, made by the gateway: reads.
     if (f.catalog === COMPAT_DB) continue;

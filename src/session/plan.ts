@@ -87,6 +87,12 @@ export interface PreparedStmt {
   systemViews?: boolean;
   /** The statement's one analysis (analysis/analysis.ts), for queries. */
   analysis?: Analysis;
+  /**
+   * The most rows its result can have, where its own LIMIT (the analysis) or DuckDB's bound plan (an
+   * aggregate without groups: the engine line) says so: a result of one chunk at most is run whole
+   * (wire/result-stream.ts).
+   */
+  rowBound?: number;
   /** The version the session read when DuckDB prepared the statement (names were bound there). */
   preparedFor?: string;
   /** Decided on first execution: whether the result depends only on the version. */

@@ -124,7 +124,12 @@ export async function planQuery(
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     // The engine's own line: DuckDB binds the text and only reading plans go on (analysis/side-effects.ts).
-    await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis, checkScope(ctx, base)));
+    const planRows = await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis, checkScope(ctx, base)));
+    const rowBound = Math.min(
+      analysis.rowBound ?? Infinity,
+      analysis.kind === 'query' ? (planRows ?? Infinity) : Infinity,
+    );
+    base.rowBound = Number.isFinite(rowBound) ? rowBound : undefined;
     const preparing = stageClock();
     // Undeclared parameters get PostgreSQL's inferred types (pg/param-types.ts), announced and prepared
     // as such. What the grammar alone fixes (a cast, LIMIT) is prepared so at once, and a probe that

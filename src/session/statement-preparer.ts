@@ -342,6 +342,7 @@ export class StatementPreparer {
         'untyped',
         'cacheableSql',
         'analysis',
+        'rowBound',
         'preparedFor',
         'prepareAgain',
         'released',

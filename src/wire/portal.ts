@@ -32,6 +32,8 @@ export interface Portal {
   batchRows: number;
   /** Chunks DuckDB produces (one call after another) while the current one is sent. */
   ahead: Promise<Fetched>[];
+  /** The result was run materialized (at most one chunk's rows): all its chunks are in `ahead`. */
+  whole?: boolean;
   /** DataRow bytes produced (for the byte cap). */
   bytes: number;
   done: boolean;

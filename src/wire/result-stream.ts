@@ -7,7 +7,7 @@
  * its wrapper), and a send the client does not take ends with the statement's clock (statement_timeout
  * 57014, cancel, the memory watchdog), as PostgreSQL's statement_timeout would end it.
  */
-import type { DuckDBDataChunk, DuckDBType } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBMaterializedResult, DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { HeldResults } from './held-results.js';
 import * as be from './backend.js';
@@ -22,7 +22,7 @@ import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultCachePolicy } from '../session/result-cache-policy.js';
 import type { SessionSettings } from '../session/settings.js';
 import { DISCONNECTED, type StatementClock } from '../session/statement-clock.js';
-import { spent, stageClock } from '../stages.js';
+import { counted, spent, stageClock } from '../stages.js';
 import { releaseNativeMemory } from '../session/native-memory.js';
 import { preparedDuck, releaseOperatorState } from '../session/plan.js';
 
@@ -123,6 +123,7 @@ export class ResultStream {
       return duck;
     };
     let starting = stageClock();
+    const whole = (prepared.rowBound ?? Infinity) <= WHOLE_ROWS;
     // The first chunk is fetched in the start: where a query's builds (hash tables, aggregates) run,
     // so a start that fails for memory is tried again whole (engine/memory-turns.ts).
     let result, first;
@@ -132,8 +133,12 @@ export class ResultStream {
       starting = stageClock();
       [result, first] = await this.start(
         async () => {
+          // A result of one chunk at most is run in one call, materialized (as much as one streamed chunk holds)
+          counted('result_call');
+          if (whole) return [await prepared.duck!.run(), null] as const;
           const r = await prepared.duck!.stream();
           const stopped = this.clock.stopRequested || this.clock.isAborted;
+          if (!stopped) counted('result_call');
           return [r, stopped ? null : await r.fetchChunk()] as const;
         },
         { free: () => releaseOperatorState(prepared, true), again: async () => void (await ready()) },
@@ -142,7 +147,10 @@ export class ResultStream {
       owner.starting = false;
     }
     portal.result = result;
-    portal.ahead = [Promise.resolve({ chunk: first, error: null })];
+    portal.whole = whole;
+    portal.ahead = whole
+      ? [...wholeChunks(result as DuckDBMaterializedResult), END_OF_RESULT].map((f) => Promise.resolve(f))
+      : [Promise.resolve({ chunk: first, error: null })];
     spent('execution', starting);
     // A cancel or disconnect that arrived while DuckDB was starting the query may have found no
     // active query to interrupt: honour it now, before the first fetch runs the query.
@@ -407,6 +415,7 @@ export class ResultStream {
     const result = portal.result;
     if (!result) return;
     this.chunkBytes.set(portal, chunkBytes);
+    if (portal.whole) return; // every chunk is in portal.ahead already
     const wanted = Math.min(PREFETCH_CHUNKS, Math.floor(PREFETCH_BYTES / Math.max(chunkBytes, 1)));
     // Settled, never rejected: a prefetch nobody consumes (dropped portal) must not go unhandled.
     // The client is gone: no more work for DuckDB (an error, never an early end: that would look
@@ -414,7 +423,7 @@ export class ResultStream {
     const fetch = (): Promise<Fetched> =>
       this.clock.isAborted
         ? Promise.resolve({ chunk: null, error: DISCONNECTED })
-        : this.call(() => result.fetchChunk()).then(
+        : this.call(() => (counted('result_call'), result.fetchChunk())).then(
             (chunk) => ({ chunk, error: null as unknown }),
             (error: unknown) => ({ chunk: null, error }),
           );
@@ -439,11 +448,25 @@ export class ResultStream {
         return chunk;
       }
       const result = portal.result;
-      return result ? await this.call(() => result.fetchChunk()) : null;
+      return result ? await this.call(() => (counted('result_call'), result.fetchChunk())) : null;
     } finally {
       spent('execution', waiting);
     }
   }
+}
+
+/**
+ * Results of at most this many rows (DuckDB's vector size: one chunk) are run materialized, in one
+ * DuckDB call, instead of streamed: a stream's start, its chunk and its end were three calls, each a
+ * hop through libuv's pool, and DuckDB's streaming executor costs more CPU for a small result.
+ */
+export const WHOLE_ROWS = 2048;
+
+/** A materialized result's chunks, each read in place (no call into DuckDB's threads). */
+function wholeChunks(result: DuckDBMaterializedResult): Fetched[] {
+  const out: Fetched[] = [];
+  for (let i = 0; i < result.chunkCount; i++) out.push({ chunk: result.getChunk(i), error: null });
+  return out;
 }
 
 /** COPY's rows are encoded this much at a time before they are framed. */
