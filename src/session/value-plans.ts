@@ -21,12 +21,24 @@ import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
  * divides a DECIMAL in double precision. Written in as `CAST('0.333' AS numeric)`, the value is a
  * numeric constant the rewrite reads as PostgreSQL does (new-user review, session 49).
  */
+/** Declared types whose value cast to numeric in the text (`$1::numeric` of psycopg 3's int) is the same numeric constant. */
+const WRITTEN_AS_NUMERIC: ReadonlySet<number> = new Set([0, OID.unknown, OID.int2, OID.int4, OID.int8]);
+
+/**
+ * A numeric value as the text's constant: `+ 0` keeps its scale and makes it an expression, so a bare
+ * parameter as a select item is still named `?column?` as PostgreSQL names `$1` (a cast would name it `numeric`).
+ */
+const numericConstant = (literal: string) => `(CAST(${literal} AS numeric) + 0)`;
+
 export function numericParams(sql: string, declaredTypes: readonly number[], count: number): Map<number, NeededValue> {
   const textual = sql.includes('numeric') ? textTypedParams(sql) : undefined;
   const needed = new Map<number, NeededValue>();
   for (let n = 1; n <= count; n++)
-    if ((declaredTypes[n - 1] || textual?.get(n)) === OID.numeric)
-      needed.set(n, { oid: OID.numeric, standIn: 'CAST(1 AS numeric)' });
+    if (
+      declaredTypes[n - 1] === OID.numeric ||
+      (textual?.get(n) === OID.numeric && WRITTEN_AS_NUMERIC.has(declaredTypes[n - 1] ?? 0))
+    )
+      needed.set(n, { oid: OID.numeric, standIn: numericConstant("'1'") });
   return needed;
 }
 
@@ -86,7 +98,8 @@ export function valuesText(sql: string, paramOids: readonly number[], texts: rea
         undefined,
         'Bind it as text, or write the value into the statement.',
       );
-    return `CAST(${quoteLiteral(value)} AS ${type})`; // quoteLiteral(null) is NULL
+    // quoteLiteral(null) is NULL
+    return oid === OID.numeric ? numericConstant(quoteLiteral(value)) : `CAST(${quoteLiteral(value)} AS ${type})`;
   });
 }
 
