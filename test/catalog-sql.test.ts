@@ -231,3 +231,38 @@ test('a catalog with more objects or files than the ceilings is refused 54000 be
   const opened = await openCatalog(conn, atCeiling, 'meta_big_ok');
   assert.ok(opened.views.length > CATALOG_CEILINGS.objects - 100, `${opened.views.length} views read`);
 });
+
+test('views that each read the one before twice are refused past the bound of what DuckDB would bind, before anything is built; shallow ones are served', async () => {
+  const file = join(work, 'doubling.duckdb');
+  copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
+  const writer = await DuckDBInstance.create(file);
+  const w = await writer.connect();
+  const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
+  const schema = (
+    await w.runAndReadAll("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'")
+  ).getRows()[0]![0];
+  const levels = 24;
+  for (let i = levels - 1; i >= 0; i--) {
+    const sql = i === 0 ? 'SELECT * FROM base' : `SELECT * FROM d${i - 1} UNION ALL SELECT * FROM d${i - 1}`;
+    await w.run(
+      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, 'd${i}', 'duckdb', '${sql}', '')`,
+    );
+  }
+  w.closeSync();
+  writer.closeSync();
+  const { catalog, warnings } = await admittedBodies(conn, await openCatalog(conn, file, 'meta_doubling'), 'dbl');
+  const kept = new Set(catalog.views.map((v) => v.name));
+  assert.ok(kept.has('d0') && kept.has('d5'), `shallow views kept: ${[...kept]}`);
+  for (let i = 12; i < levels; i++) {
+    assert.ok(!kept.has(`d${i}`), `d${i} refused`);
+    assert.ok(
+      warnings.some((m) => m.startsWith(`view main.d${i} refused:`) && /parse-tree nodes/.test(m)),
+      warnings.join(' | '),
+    );
+  }
+  // what is kept is built at once (the refused ones are dangling names)
+  await attachCatalog(conn, catalog, 'dbl', (rel) => join(root, 'data', rel));
+  const rows = await conn.runAndReadAll('SELECT count(*) FROM dbl.main.d5');
+  const base = await conn.runAndReadAll('SELECT count(*) FROM dbl.main.base');
+  assert.equal(Number(rows.getRows()[0]![0]), 32 * Number(base.getRows()[0]![0]));
+});

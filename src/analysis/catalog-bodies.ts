@@ -19,6 +19,7 @@ import type { LakeCatalog } from '../lake/model.js';
 import { replaceCatalogPlaceholder } from '../lake/views.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { firstLine } from '../degraded.js';
+import { MAX_INLINED_NODES } from './cte-expansion.js';
 
 /** A plain name: what a dangling view may name that the catalog no longer has (never a path or a dotted name). */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -48,7 +49,87 @@ export async function admittedBodies(
   const views = [];
   for (const v of catalog.views)
     if (!(await refused('view', v.name, [replaceCatalogPlaceholder(v.sql, versionDb)], v.schema))) views.push(v);
-  return { catalog: { ...catalog, macros, views }, warnings };
+  const expanded = await expandedSizes(conn, { ...catalog, macros, views }, versionDb);
+  const within = (kind: string, schema: string, name: string) => {
+    const size = expanded.get(bodyKey(schema, name));
+    if (size === undefined || size <= MAX_INLINED_NODES) return true;
+    warnings.push(
+      `${kind} ${schema}.${name} refused: it binds ${Number.isFinite(size) ? size : 'endlessly many'} parse-tree nodes with the views and macros it names, more than ${MAX_INLINED_NODES}`,
+    );
+    return false;
+  };
+  return {
+    catalog: {
+      ...catalog,
+      macros: macros.filter((m) => within('macro', m.schema, m.name)),
+      views: views.filter((v) => within('view', v.schema, v.name)),
+    },
+    warnings,
+  };
+}
+
+const bodyKey = (schema: string, name: string) => `${schema}.${name}`.toLowerCase();
+
+/**
+ * What DuckDB binds for each view and macro: the nodes of its own parse and, for every name in it of
+ * another view or macro of the catalog, what that one binds — DuckDB pastes a view's and a macro's body
+ * into every use, when it creates a view as when a session reads it. Sixty views each reading the one
+ * before twice (`v_i = v_{i-1} UNION ALL v_{i-1}`: tiny rows, far below the catalog ceilings) bound 2^i
+ * copies in the views builder, uninterruptibly, until the process ran out of memory (attacker review,
+ * session 49). A cycle binds without end (Infinity). Held to the bound of a client's CTE copies.
+ */
+async function expandedSizes(
+  conn: DuckDBConnection,
+  catalog: LakeCatalog,
+  versionDb: string,
+): Promise<Map<string, number>> {
+  const own = new Map<string, { nodes: number; uses: string[] }>();
+  const views = new Set(catalog.views.map((v) => bodyKey(v.schema, v.name)));
+  const macros = new Map(catalog.macros.map((m) => [m.name.toLowerCase(), bodyKey(m.schema, m.name)]));
+  const read = async (schema: string, name: string, sql: string) => {
+    const tree = JSON.parse(await serializeOn(conn, sql)) as unknown;
+    const uses: string[] = [];
+    let nodes = 0;
+    const walk = (n: unknown): void => {
+      if (Array.isArray(n)) return n.forEach(walk);
+      if (!n || typeof n !== 'object') return;
+      nodes++;
+      const o = n as Parsed;
+      if (o.type === 'BASE_TABLE' && typeof o.table_name === 'string') {
+        const key = bodyKey(typeof o.schema_name === 'string' && o.schema_name ? o.schema_name : schema, o.table_name);
+        if (views.has(key)) uses.push(key);
+      }
+      const fn = (o.class === 'FUNCTION' ? o : o.type === 'TABLE_FUNCTION' ? (o.function as Parsed) : undefined)
+        ?.function_name;
+      if (typeof fn === 'string' && macros.has(fn.toLowerCase())) uses.push(macros.get(fn.toLowerCase())!);
+      Object.values(o).forEach(walk);
+    };
+    walk(tree);
+    const known = own.get(bodyKey(schema, name));
+    own.set(bodyKey(schema, name), {
+      nodes: Math.max(nodes, known?.nodes ?? 0),
+      uses: [...(known?.uses ?? []), ...uses],
+    });
+  };
+  for (const v of catalog.views) await read(v.schema, v.name, replaceCatalogPlaceholder(v.sql, versionDb));
+  for (const m of catalog.macros) for (const body of m.bodies) await read(m.schema, m.name, body);
+  const sizes = new Map<string, number>();
+  const visiting = new Set<string>();
+  const size = (key: string): number => {
+    const known = sizes.get(key);
+    if (known !== undefined) return known;
+    if (visiting.has(key)) return Infinity;
+    visiting.add(key);
+    const body = own.get(key);
+    let total = body?.nodes ?? 0;
+    // past the bound the sum stops: its exact size no longer matters
+    for (const use of body?.uses ?? []) if (total <= MAX_INLINED_NODES) total += size(use);
+    visiting.delete(key);
+    sizes.set(key, total);
+    return total;
+  };
+  for (const key of own.keys()) size(key);
+  return sizes;
 }
 
 /** The judge of `catalog`'s bodies for its database `versionDb`; `conn` parses (a session connection). */
