@@ -71,6 +71,7 @@ export class ViewsDatabase {
         await this.attachInSessions(file, false);
       } catch (e) {
         await rm(file, { force: true }).catch(() => undefined);
+        await rm(`${file}.wal`, { force: true }).catch(() => undefined);
         throw e;
       }
     });
@@ -104,6 +105,7 @@ export class ViewsDatabase {
         await this.attachInSessions(next, true);
       } catch (e) {
         await rm(next, { force: true }).catch(() => undefined);
+        await rm(`${next}.wal`, { force: true }).catch(() => undefined);
         throw e;
       }
       await rm(current, { force: true });
@@ -147,7 +149,14 @@ export class ViewsDatabase {
 
   /** Everything in the file itself (no log beside it), and the builder's hold on it let go. */
   private async seal(b: DuckDBConnection): Promise<void> {
-    await b.run(`CHECKPOINT ${qi(this.dbName)}`);
+    try {
+      await b.run(`CHECKPOINT ${qi(this.dbName)}`);
+    } catch (e) {
+      // a failed checkpoint (the builder out of memory) must not leave the copy attached in the builder: every
+      // later change of this database failed "already exists" until a restart (attacker review, session 49)
+      await b.run(`DETACH DATABASE IF EXISTS ${qi(this.dbName)}`).catch(() => undefined);
+      throw e;
+    }
     await b.run(`DETACH ${qi(this.dbName)}`);
   }
 
