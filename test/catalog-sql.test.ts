@@ -26,23 +26,37 @@ const written = join(work, 'pwned.csv');
 let instance: DuckDBInstance;
 let conn: DuckDBConnection;
 
-/** The attacker's rows, written as a store writer would: straight into the catalog's tables. */
-async function plantViews(file: string): Promise<void> {
+/** A writer of `file`'s catalog tables, as a store writer would write them; `view` adds a view at the newest snapshot in schema main. */
+async function catalogWriter(file: string) {
   const writer = await DuckDBInstance.create(file);
   const w = await writer.connect();
-  const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
-  const schema = (
-    await w.runAndReadAll("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'")
-  ).getRows()[0]![0];
-  const view = (name: string, sql: string) =>
-    w.run(
-      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, '${name}', 'duckdb', '${sql.replace(/'/g, "''")}', '')`,
-    );
+  const one = async (sql: string) => Number((await w.runAndReadAll(sql)).getRows()[0]![0]);
+  const snapshot = await one('SELECT max(snapshot_id) FROM ducklake_snapshot');
+  const schema = await one("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'");
+  const q = (t: string) => `'${t.replace(/'/g, "''")}'`;
+  return {
+    w,
+    one,
+    snapshot,
+    schema,
+    view: (name: string, sql: string) =>
+      w.run(
+        `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, ${q(name)}, 'duckdb', ${q(sql)}, '')`,
+      ),
+    close() {
+      w.closeSync();
+      writer.closeSync();
+    },
+  };
+}
+
+/** The attacker's rows, written as a store writer would: straight into the catalog's tables. */
+async function plantViews(file: string): Promise<void> {
+  const { view, close } = await catalogWriter(file);
   await view('innocent', 'SELECT 1 AS x; CREATE TABLE memory.main.pwn_marker(a INTEGER)');
   await view('copier', `SELECT 2 AS y; COPY (SELECT 'pwned' AS p) TO '${written}'`);
   await view('fine', 'SELECT 3 AS z');
-  w.closeSync();
-  writer.closeSync();
+  close();
 }
 
 before(async () => {
@@ -88,16 +102,8 @@ test('fdl publish refuses such a catalog and writes nothing', async () => {
 
 /** Views and macros that read past the version (an attacker review, session 48), planted beside fair ones. */
 async function plantReaders(file: string): Promise<void> {
-  const writer = await DuckDBInstance.create(file);
-  const w = await writer.connect();
-  const one = async (sql: string) => Number((await w.runAndReadAll(sql)).getRows()[0]![0]);
-  const snapshot = await one('SELECT max(snapshot_id) FROM ducklake_snapshot');
-  const schema = await one("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'");
+  const { w, one, snapshot, schema, view, close } = await catalogWriter(file);
   const q = (t: string) => `'${t.replace(/'/g, "''")}'`;
-  const view = (name: string, sql: string) =>
-    w.run(
-      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, ${q(name)}, 'duckdb', ${q(sql)}, '')`,
-    );
   await view('files', `SELECT * FROM read_parquet(${q(join(root, 'data/**/*.parquet'))})`);
   await view('by_path', `SELECT * FROM ${q(join(root, 'data/main/base/*.parquet'))}`);
   await view('settings', "SELECT current_setting('allowed_directories') AS a");
@@ -130,8 +136,7 @@ async function plantReaders(file: string): Promise<void> {
   await macro('leak', 'scalar', "current_setting('temp_directory')");
   await macro('files_of', 'table', `SELECT * FROM read_parquet(${q(join(root, 'data/**/*.parquet'))})`);
   await macro('tripled', 'scalar', '3 * 7');
-  w.closeSync();
-  writer.closeSync();
+  close();
 }
 
 test('a view or macro of the catalog is judged as a client statement: those reading files, settings or another database are left out, with a warning; the others are built', async () => {
@@ -187,13 +192,11 @@ test('a catalog with more objects or files than the ceilings is refused 54000 be
   const grow = async (kind: 'objects' | 'files', rows: number) => {
     const file = grown(kind);
     copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
-    const writer = await DuckDBInstance.create(file);
-    const w = await writer.connect();
-    const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
+    const { w, snapshot, schema, close } = await catalogWriter(file);
     if (kind === 'objects')
       await w.run(
         `INSERT INTO ducklake_view SELECT (SELECT max(view_id) FROM ducklake_view) + 1 + i, uuid(), ${snapshot}, NULL,
-           (SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'), 'v' || i, 'duckdb', 'SELECT ' || i || ' AS x', ''
+           ${schema}, 'v' || i, 'duckdb', 'SELECT ' || i || ' AS x', ''
          FROM range(${rows}) t(i)`,
       );
     else
@@ -201,8 +204,7 @@ test('a catalog with more objects or files than the ceilings is refused 54000 be
         `INSERT INTO ducklake_data_file SELECT f.* REPLACE ((SELECT max(data_file_id) FROM ducklake_data_file) + 1 + i AS data_file_id, f.path || i AS path)
          FROM (SELECT * FROM ducklake_data_file LIMIT 1) f, range(${rows}) t(i)`,
       );
-    w.closeSync();
-    writer.closeSync();
+    close();
     return file;
   };
   const attached = async () =>
@@ -235,21 +237,11 @@ test('a catalog with more objects or files than the ceilings is refused 54000 be
 test('views that each read the one before twice are refused past the bound of what DuckDB would bind, before anything is built; shallow ones are served', async () => {
   const file = join(work, 'doubling.duckdb');
   copyFileSync(join(root, 'versions', id, 'ducklake.duckdb'), file);
-  const writer = await DuckDBInstance.create(file);
-  const w = await writer.connect();
-  const snapshot = (await w.runAndReadAll('SELECT max(snapshot_id) FROM ducklake_snapshot')).getRows()[0]![0];
-  const schema = (
-    await w.runAndReadAll("SELECT schema_id FROM ducklake_schema WHERE schema_name = 'main'")
-  ).getRows()[0]![0];
+  const { view, close } = await catalogWriter(file);
   const levels = 24;
-  for (let i = levels - 1; i >= 0; i--) {
-    const sql = i === 0 ? 'SELECT * FROM base' : `SELECT * FROM d${i - 1} UNION ALL SELECT * FROM d${i - 1}`;
-    await w.run(
-      `INSERT INTO ducklake_view VALUES ((SELECT max(view_id) + 1 FROM ducklake_view), uuid(), ${snapshot}, NULL, ${schema}, 'd${i}', 'duckdb', '${sql}', '')`,
-    );
-  }
-  w.closeSync();
-  writer.closeSync();
+  for (let i = levels - 1; i >= 0; i--)
+    await view(`d${i}`, i === 0 ? 'SELECT * FROM base' : `SELECT * FROM d${i - 1} UNION ALL SELECT * FROM d${i - 1}`);
+  close();
   const { catalog, warnings } = await admittedBodies(conn, await openCatalog(conn, file, 'meta_doubling'), 'dbl');
   const kept = new Set(catalog.views.map((v) => v.name));
   assert.ok(kept.has('d0') && kept.has('d5'), `shallow views kept: ${[...kept]}`);

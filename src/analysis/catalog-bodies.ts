@@ -35,9 +35,13 @@ export async function admittedBodies(
 ): Promise<{ catalog: LakeCatalog; warnings: string[] }> {
   const judge = catalogBodyJudge(conn, catalog, versionDb);
   const warnings: string[] = [];
+  // each admitted body's parse, by view or macro: what expandedSizes counts
+  const parsed = new Map<string, unknown[]>();
   const refused = async (kind: string, name: string, bodies: string[], schema: string) => {
     try {
-      for (const body of bodies) await judge(body, schema);
+      const trees = [];
+      for (const body of bodies) trees.push(await judge(body, schema));
+      parsed.set(bodyKey(schema, name), [...(parsed.get(bodyKey(schema, name)) ?? []), ...trees]);
       return false;
     } catch (e) {
       warnings.push(`${kind} ${schema}.${name} refused: ${firstLine(e)}`);
@@ -49,7 +53,7 @@ export async function admittedBodies(
   const views = [];
   for (const v of catalog.views)
     if (!(await refused('view', v.name, [replaceCatalogPlaceholder(v.sql, versionDb)], v.schema))) views.push(v);
-  const expanded = await expandedSizes(conn, { ...catalog, macros, views }, versionDb);
+  const expanded = expandedSizes(parsed, { ...catalog, macros, views });
   const within = (kind: string, schema: string, name: string) => {
     const size = expanded.get(bodyKey(schema, name));
     if (size === undefined || size <= MAX_INLINED_NODES) return true;
@@ -78,41 +82,39 @@ const bodyKey = (schema: string, name: string) => `${schema}.${name}`.toLowerCas
  * copies in the views builder, uninterruptibly, until the process ran out of memory (attacker review,
  * session 49). A cycle binds without end (Infinity). Held to the bound of a client's CTE copies.
  */
-async function expandedSizes(
-  conn: DuckDBConnection,
-  catalog: LakeCatalog,
-  versionDb: string,
-): Promise<Map<string, number>> {
+function expandedSizes(parsed: ReadonlyMap<string, unknown[]>, catalog: LakeCatalog): Map<string, number> {
   const own = new Map<string, { nodes: number; uses: string[] }>();
   const views = new Set(catalog.views.map((v) => bodyKey(v.schema, v.name)));
   const macros = new Map(catalog.macros.map((m) => [m.name.toLowerCase(), bodyKey(m.schema, m.name)]));
-  const read = async (schema: string, name: string, sql: string) => {
-    const tree = JSON.parse(await serializeOn(conn, sql)) as unknown;
+  for (const r of [...catalog.views, ...catalog.macros]) {
+    const key = bodyKey(r.schema, r.name);
     const uses: string[] = [];
     let nodes = 0;
-    const walk = (n: unknown): void => {
-      if (Array.isArray(n)) return n.forEach(walk);
-      if (!n || typeof n !== 'object') return;
-      nodes++;
-      const o = n as Parsed;
-      if (o.type === 'BASE_TABLE' && typeof o.table_name === 'string') {
-        const key = bodyKey(typeof o.schema_name === 'string' && o.schema_name ? o.schema_name : schema, o.table_name);
-        if (views.has(key)) uses.push(key);
-      }
-      const fn = (o.class === 'FUNCTION' ? o : o.type === 'TABLE_FUNCTION' ? (o.function as Parsed) : undefined)
-        ?.function_name;
-      if (typeof fn === 'string' && macros.has(fn.toLowerCase())) uses.push(macros.get(fn.toLowerCase())!);
-      Object.values(o).forEach(walk);
-    };
-    walk(tree);
-    const known = own.get(bodyKey(schema, name));
-    own.set(bodyKey(schema, name), {
-      nodes: Math.max(nodes, known?.nodes ?? 0),
-      uses: [...(known?.uses ?? []), ...uses],
-    });
-  };
-  for (const v of catalog.views) await read(v.schema, v.name, replaceCatalogPlaceholder(v.sql, versionDb));
-  for (const m of catalog.macros) for (const body of m.bodies) await read(m.schema, m.name, body);
+    for (const tree of parsed.get(key) ?? []) {
+      let treeNodes = 0;
+      const walk = (n: unknown): void => {
+        if (Array.isArray(n)) return n.forEach(walk);
+        if (!n || typeof n !== 'object') return;
+        treeNodes++;
+        const o = n as Parsed;
+        if (o.type === 'BASE_TABLE' && typeof o.table_name === 'string') {
+          const named = bodyKey(
+            typeof o.schema_name === 'string' && o.schema_name ? o.schema_name : r.schema,
+            o.table_name,
+          );
+          if (views.has(named)) uses.push(named);
+        }
+        const fn = (o.class === 'FUNCTION' ? o : o.type === 'TABLE_FUNCTION' ? (o.function as Parsed) : undefined)
+          ?.function_name;
+        if (typeof fn === 'string' && macros.has(fn.toLowerCase())) uses.push(macros.get(fn.toLowerCase())!);
+        Object.values(o).forEach(walk);
+      };
+      walk(tree);
+      // a macro's overloads: the largest is what a use may bind
+      nodes = Math.max(nodes, treeNodes);
+    }
+    own.set(key, { nodes, uses });
+  }
   const sizes = new Map<string, number>();
   const visiting = new Set<string>();
   const size = (key: string): number => {
@@ -137,7 +139,7 @@ export function catalogBodyJudge(
   conn: DuckDBConnection,
   catalog: LakeCatalog,
   versionDb: string,
-): (sql: string, schema: string) => Promise<void> {
+): (sql: string, schema: string) => Promise<unknown> {
   const db = versionDb.toLowerCase();
   const relations = new Set([...catalog.tables, ...catalog.views].map((r) => `${r.schema}.${r.name}`.toLowerCase()));
   const macros = new Set(catalog.macros.map((m) => m.name.toLowerCase()));
@@ -167,12 +169,14 @@ export function catalogBodyJudge(
       definesFunction: (d, name) => d === db && macros.has(name),
     };
     admit(await analyze(conn, sql), ctx);
-    const work = bindTimeWork(JSON.parse(await serializeOn(conn, sql)));
+    const tree = JSON.parse(await serializeOn(conn, sql)) as unknown;
+    const work = bindTimeWork(tree);
     if (work)
       throw new SqlError(
         SQLSTATE.featureNotSupported,
         `${work} in a view or macro of the catalog is not served by fdl-gateway (DuckDB computes it when the view is created)`,
       );
+    return tree;
   };
 }
 

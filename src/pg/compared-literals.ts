@@ -15,12 +15,11 @@ import type { Node } from './rewrite-nodes.js';
  * Numbers DuckDB's integer cast accepts and PostgreSQL 15's integer input refuses: a fraction, an
  * exponent, a radix prefix, digit separators (PostgreSQL 15 reads none of these as an integer).
  */
-const NOT_PLAIN_INTEGER =
-  /^\s*[+-]?(?:\d[\d_]*\.\d*|\.\d+|\d[\d_]*(?:\.\d*)?[eE][+-]?\d+|0[xXbBoO][\da-fA-F_]+|\d+_[\d_]*)\s*$/;
+const NUMBER = String.raw`\s*[+-]?(?:\d[\d_]*\.\d*|\.\d+|\d[\d_]*(?:\.\d*)?[eE][+-]?\d+|0[xXbBoO][\da-fA-F_]+|\d+_[\d_]*)\s*`;
+const NOT_PLAIN_INTEGER = new RegExp(`^${NUMBER}$`);
 
 /** Such a literal anywhere in a statement's text (the rewrite pre-check: rewrite-precheck.ts). */
-export const NUMBER_LIKE_LITERAL =
-  /'\s*[+-]?(?:\d[\d_]*\.\d*|\.\d+|\d[\d_]*(?:\.\d*)?[eE][+-]?\d+|0[xXbBoO][\da-fA-F_]+|\d+_[\d_]*)\s*'/;
+export const NUMBER_LIKE_LITERAL = new RegExp(`'${NUMBER}'`);
 
 function numberLike(n: Node | undefined): boolean {
   const s = n?.A_Const?.sval?.sval;

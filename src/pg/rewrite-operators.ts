@@ -163,6 +163,10 @@ function jsonbOperand(n: Node | undefined): boolean {
 
 const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 
+/** `x IN (…)` and `x [NOT] BETWEEN … AND …`: their right operand is a list of items each compared with x. */
+const inOrBetween = (kind: unknown) =>
+  kind === 'AEXPR_IN' || String(kind).startsWith('AEXPR_BETWEEN') || String(kind).startsWith('AEXPR_NOT_BETWEEN');
+
 /** Whether a node is written as a char(n) value (`x::char(3)`, `'a'::bpchar`): the rewrite holds it without its padding. */
 function isBpchar(n: Node | undefined): boolean {
   const tn = n?.TypeCast?.typeName as Node | undefined;
@@ -221,13 +225,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     [lexpr, rexpr] = zoned;
   }
   // `x BETWEEN '…' AND '…'`, `x IN ('…', …)`: each bound or item beside x as in a comparison
-  const zonedItems =
-    (e.kind === 'AEXPR_IN' ||
-      String(e.kind).startsWith('AEXPR_BETWEEN') ||
-      String(e.kind).startsWith('AEXPR_NOT_BETWEEN')) &&
-    rexpr?.List
-      ? zonedLiteralsAmong(lexpr, rexpr.List.items as Node[])
-      : undefined;
+  const listItems = () => (inOrBetween(e.kind) && rexpr?.List ? (rexpr.List.items as Node[]) : undefined);
+  const zonedItems = listItems() && zonedLiteralsAmong(lexpr, listItems()!);
   if (zonedItems) {
     ctx.changed = true;
     rexpr = { List: { items: zonedItems } };
@@ -237,13 +236,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     [lexpr, rexpr] = compared;
   }
-  const comparedItems =
-    (e.kind === 'AEXPR_IN' ||
-      String(e.kind).startsWith('AEXPR_BETWEEN') ||
-      String(e.kind).startsWith('AEXPR_NOT_BETWEEN')) &&
-    rexpr?.List
-      ? comparedLiteralsAmong(lexpr, rexpr.List.items as Node[])
-      : undefined;
+  const comparedItems = listItems() && comparedLiteralsAmong(lexpr, listItems()!);
   if (comparedItems) {
     ctx.changed = true;
     rexpr = { List: { items: comparedItems } };

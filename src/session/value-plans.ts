@@ -31,7 +31,7 @@ const WRITTEN_AS_NUMERIC: ReadonlySet<number> = new Set([0, OID.unknown, OID.int
 const numericConstant = (literal: string) => `(CAST(${literal} AS numeric) + 0)`;
 
 export function numericParams(sql: string, declaredTypes: readonly number[], count: number): Map<number, NeededValue> {
-  const textual = sql.includes('numeric') ? textTypedParams(sql) : undefined;
+  const textual = count > 0 && sql.includes('numeric') ? textTypedParams(sql) : undefined;
   const needed = new Map<number, NeededValue>();
   for (let n = 1; n <= count; n++)
     if (
