@@ -213,3 +213,33 @@ test(
     await sameAsPostgres(BLOCKS, true);
   },
 );
+
+test(
+  "SET is read by PostgreSQL's grammar: words after the value are 42601 and change nothing, as are the other spellings PostgreSQL has",
+  { timeout: 60_000 },
+  async () => {
+    // A pattern of the gateway's read `SET application_name = 'x' garbage` as an empty value and answered SET.
+    await sameAsPostgres([
+      "SET application_name = 'before'",
+      "SET application_name = 'x' garbage",
+      'SHOW application_name',
+      "SET application_name TO 'x', 'y' z",
+      'SHOW application_name',
+      'SET search_path = sales',
+      "SET search_path = 'a' 'b'",
+      'SHOW search_path',
+      "SET TIME ZONE 'Asia/Tokyo' 'x'",
+      'SHOW TimeZone',
+      "SET CATALOG 'x'",
+      'SET NAMES utf8',
+      "SET NAMES 'UTF8'",
+      "SET client_encoding = 'UTF8'''",
+      'SHOW client_encoding',
+      "SET SCHEMA 'public'",
+      'SHOW search_path',
+      'SET application_name TO DEFAULT',
+      'SHOW application_name',
+      'SET search_path = sales',
+    ]);
+  },
+);

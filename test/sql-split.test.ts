@@ -85,6 +85,36 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
     local: false,
   });
   assert.deepEqual(classify('SET TIME ZONE LOCAL'), { kind: 'set', name: 'timezone', value: null, local: false });
+  // read by PostgreSQL's grammar: its other spellings, and nothing after the value
+  assert.deepEqual(classify("SET SCHEMA 'sales'"), { kind: 'set', name: 'search_path', value: 'sales', local: false });
+  assert.deepEqual(classify('SET LOCAL "TimeZone" TO \'UTC\''), {
+    kind: 'set',
+    name: 'timezone',
+    value: 'UTC',
+    local: true,
+  });
+  assert.deepEqual(classify('SET extra_float_digits = -1.5'), {
+    kind: 'set',
+    name: 'extra_float_digits',
+    value: '-1.5',
+    local: false,
+  });
+  assert.deepEqual(classify("SET TRANSACTION SNAPSHOT '00000003-1'"), {
+    kind: 'setTransaction',
+    session: false,
+    isolation: null,
+    snapshot: '00000003-1',
+  });
+  assert.deepEqual(classify('SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ'), {
+    kind: 'setTransaction',
+    session: true,
+    isolation: 'repeatable read',
+  });
+  assert.deepEqual(classify("SET application_name = 'x' garbage"), {
+    kind: 'refused',
+    sqlstate: '42601',
+    message: 'syntax error at or near "garbage"',
+  });
   assert.deepEqual(classify('show transaction isolation level'), { kind: 'show', name: 'transaction_isolation' });
   assert.deepEqual(classify('DECLARE "c1" BINARY NO SCROLL CURSOR WITH HOLD FOR select 1'), {
     kind: 'declare',

@@ -44,3 +44,14 @@ export function parsePg(sql: string): PgTree | null {
   if (sql.length <= MEMO_MAX_CHARS) memo.set(sql, { tree });
   return tree;
 }
+
+/** PostgreSQL's message for a text its grammar refuses (`syntax error at or near "x"`); '' when it parses. */
+export function pgSyntaxError(sql: string): string {
+  try {
+    parseSync(sql);
+    return '';
+  } catch (e) {
+    const details = (e as { sqlDetails?: { message?: string } }).sqlDetails;
+    return details?.message ?? (e as Error).message;
+  }
+}

@@ -11,6 +11,7 @@ import { parseCopyOut, parseExecute, parseFetch, parseLock, parsePrepare } from 
 
 export type { FetchDirection, Statement } from './statement.js';
 import { setConfigCalls } from '../pg/set-config.js';
+import { classifySet } from './set-statement.js';
 
 /**
  * A parameter's name in SET/RESET/SHOW: PostgreSQL compares them ignoring the case of ASCII letters,
@@ -60,24 +61,6 @@ const ENGINE = new Set([
 ]);
 
 const SYNTAX = SQLSTATE.syntaxError;
-/** Parse a SET value list: 'str', ident, number, DEFAULT; several items joined with ', '. */
-function parseSetValue(text: string): string | null {
-  const t = text.trim().replace(/;$/, '').trim();
-  if (/^default$/i.test(t)) return null;
-  const items: string[] = [];
-  const re = /\s*(?:E?'((?:[^']|'')*)'|"((?:[^"]|"")*)"|([^,\s]+))\s*(,|$)/gy;
-  let m: RegExpExecArray | null;
-  let last = 0;
-  while (last < t.length && (m = re.exec(t))) {
-    if (m[1] !== undefined) items.push(m[1].replace(/''/g, "'"));
-    else if (m[2] !== undefined) items.push(m[2].replace(/""/g, '"'));
-    else items.push(m[3]!);
-    last = re.lastIndex;
-    if (m[4] === '') break;
-  }
-  return items.join(', ');
-}
-
 /** The ISOLATION LEVEL a BEGIN or SET TRANSACTION names, as PostgreSQL shows it; null when none. */
 function isolationLevel(s: string): string | null {
   const m = /\bISOLATION\s+LEVEL\s+(SERIALIZABLE|REPEATABLE\s+READ|READ\s+COMMITTED|READ\s+UNCOMMITTED)\b/i.exec(s);
@@ -129,48 +112,9 @@ export function classify(statement: string): Statement {
           sqlstate: SQLSTATE.insufficientPrivilege,
           message: 'permission denied: SET GLOBAL is not allowed by fdl-gateway',
         };
-      if (/^SET\s+SESSION\s+CHARACTERISTICS\s+AS\s+TRANSACTION\b/i.test(s))
-        return { kind: 'setTransaction', session: true, isolation: isolationLevel(s) };
-      if ((m = /^SET\s+TRANSACTION\s+SNAPSHOT\s+'((?:[^']|'')*)'$/i.exec(s)))
-        return { kind: 'setTransaction', session: false, isolation: null, snapshot: m[1]!.replace(/''/g, "'") };
-      if (/^SET\s+TRANSACTION\b/i.test(s))
-        return { kind: 'setTransaction', session: false, isolation: isolationLevel(s) };
-      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?TIME\s+ZONE\s+(.+)$/is.exec(s))) {
-        // PostgreSQL's zone of a fixed offset (`<+05:30>-05:30`) has no zone of DuckDB's to stand for it.
-        if (/^(?:INTERVAL\b|[+-]?(?:\d+(?:\.\d*)?|\.\d+)$)/i.test(m[2]!.trim()))
-          return {
-            kind: 'refused',
-            sqlstate: SQLSTATE.featureNotSupported,
-            message: 'SET TIME ZONE with an interval or a number of hours is not supported by fdl-gateway',
-            hint: "Name a zone of the tz database: SET TIME ZONE 'Asia/Kolkata' is UTC+05:30, 'Etc/GMT-5' is UTC+05:00 (the sign of its name counts west of Greenwich).",
-          };
-        const v = /^LOCAL$/i.test(m[2]!.trim()) ? null : parseSetValue(m[2]!);
-        return { kind: 'set', name: 'timezone', value: v, local: m[1]?.toUpperCase() === 'LOCAL' };
-      }
-      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?SESSION\s+AUTHORIZATION\s+(.+)$/is.exec(s)))
-        return {
-          kind: 'set',
-          name: 'session_authorization',
-          value: parseSetValue(m[2]!),
-          local: m[1]?.toUpperCase() === 'LOCAL',
-        };
-      if ((m = /^SET\s+(?:(SESSION|LOCAL)\s+)?NAMES\s+(.+)$/is.exec(s)))
-        return { kind: 'set', name: 'client_encoding', value: parseSetValue(m[2]!), local: false };
-      if (
-        (m = new RegExp(
-          `^SET\\s+(?:(SESSION|LOCAL)\\s+)?(${word}(?:\\.${word})*)\\s*(?:=|\\s+TO\\s+|\\s)\\s*(.*)$`,
-          'is',
-        ).exec(s))
-      ) {
-        if (/^VARIABLE$/i.test(m[2]!)) break;
-        return {
-          kind: 'set',
-          name: settingName(m[2]!),
-          value: parseSetValue(m[3]!),
-          local: m[1]?.toUpperCase() === 'LOCAL',
-        };
-      }
-      break;
+      // DuckDB's own statement, refused as any other DuckDB-only text.
+      if (/^SET\s+VARIABLE\b/i.test(s)) break;
+      return classifySet(s);
     }
     case 'RESET':
       if (/^RESET\s+GLOBAL\b/i.test(s))
