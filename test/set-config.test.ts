@@ -243,3 +243,36 @@ test(
     ]);
   },
 );
+
+test(
+  "transaction control is read by PostgreSQL's grammar: words after it are 42601, AND CHAIN begins the next block, and the gateway's other own statements are checked alike",
+  { timeout: 60_000 },
+  async () => {
+    // Patterns of the gateway's had read these as COMMIT, BEGIN, ROLLBACK and DISCARD ALL, and AND CHAIN as an end.
+    const statements = [
+      'COMMIT garbage',
+      'BEGIN READ ONLY garbage',
+      'SHOW transaction_isolation',
+      'BEGIN ISOLATION LEVEL REPEATABLE READ',
+      'SHOW transaction_isolation',
+      'COMMIT AND CHAIN',
+      'SHOW transaction_isolation',
+      'select 1/0',
+      'COMMIT AND CHAIN',
+      'SHOW transaction_isolation',
+      'ROLLBACK AND CHAIN',
+      'ROLLBACK garbage',
+      'ROLLBACK',
+      'COMMIT AND CHAIN',
+      'ROLLBACK AND CHAIN',
+      "COMMIT PREPARED 'x'",
+      'SAVEPOINT a b',
+      'DISCARD ALL x',
+      'SHOW ALL TABLES',
+      'CLOSE ALL x',
+      'SHOW transaction_isolation',
+    ];
+    await sameAsPostgres(statements);
+    await sameAsPostgres(statements, true);
+  },
+);

@@ -147,7 +147,7 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
   assert.deepEqual(classify('FETCH SIDEWAYS 2 FROM c1'), {
     kind: 'refused',
     sqlstate: '42601',
-    message: 'syntax error in FETCH: SIDEWAYS 2',
+    message: 'syntax error at or near "2"', // PostgreSQL's words
   });
   assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), {
     kind: 'copyOut',

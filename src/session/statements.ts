@@ -103,9 +103,16 @@ export async function runStatement<P extends CursorEntry>(
     case 'begin':
       return transactionDone(core, scope, core.tx.begin(stmt.isolation ?? defaultIsolation(core)));
     case 'commit':
-      return transactionDone(core, scope, core.tx.commit());
-    case 'rollback':
-      return transactionDone(core, scope, core.tx.rollback());
+    case 'rollback': {
+      const verb = stmt.kind.toUpperCase();
+      if (stmt.chain && !core.tx.inBlock)
+        throw new SqlError(SQLSTATE.noActiveTransaction, `${verb} AND CHAIN can only be used in transaction blocks`);
+      const isolation = core.tx.isolation;
+      const done = await transactionDone(core, scope, stmt.kind === 'commit' ? core.tx.commit() : core.tx.rollback());
+      // AND CHAIN: the next block begins at once, with the ended one's isolation level.
+      if (stmt.chain) await transactionDone(core, scope, core.tx.begin(isolation));
+      return done;
+    }
     case 'savepoint':
       return transactionDone(core, scope, core.tx.savepoint(stmt.name));
     case 'release':

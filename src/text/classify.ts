@@ -12,6 +12,8 @@ import { parseCopyOut, parseExecute, parseFetch, parseLock, parsePrepare } from 
 export type { FetchDirection, Statement } from './statement.js';
 import { setConfigCalls } from '../pg/set-config.js';
 import { classifySet } from './set-statement.js';
+import { classifyTransaction } from './transaction-statement.js';
+import { parsePg, pgSyntaxError } from '../pg/pg-parse.js';
 
 /**
  * A parameter's name in SET/RESET/SHOW: PostgreSQL compares them ignoring the case of ASCII letters,
@@ -61,49 +63,44 @@ const ENGINE = new Set([
 ]);
 
 const SYNTAX = SQLSTATE.syntaxError;
-/** The ISOLATION LEVEL a BEGIN or SET TRANSACTION names, as PostgreSQL shows it; null when none. */
-function isolationLevel(s: string): string | null {
-  const m = /\bISOLATION\s+LEVEL\s+(SERIALIZABLE|REPEATABLE\s+READ|READ\s+COMMITTED|READ\s+UNCOMMITTED)\b/i.exec(s);
-  return m ? m[1]!.toLowerCase().replace(/\s+/g, ' ') : null;
-}
 
+/** Statements the gateway answers itself with patterns of its own, each checked by PostgreSQL's grammar first. */
+const OWN_STATEMENTS = new Set([
+  'RESET',
+  'SHOW',
+  'DISCARD',
+  'DEALLOCATE',
+  'CLOSE',
+  'LISTEN',
+  'UNLISTEN',
+  'NOTIFY',
+  'FETCH',
+  'MOVE',
+  'LOCK',
+]);
+
+/** PostgreSQL's syntax error for a text its grammar refuses. */
+function grammarRefusal(s: string): Statement {
+  return { kind: 'refused', sqlstate: SYNTAX, message: pgSyntaxError(s) || 'syntax error' };
+}
 export function classify(statement: string): Statement {
   const s = stripLeadingComments(statement).replace(/;\s*$/, '').trim();
   const upper = s.slice(0, 64).toUpperCase();
   const first = /^[A-Z_]+/.exec(upper)?.[0] ?? '';
   let m: RegExpExecArray | null;
+  // The other statements the gateway answers itself must be PostgreSQL's, whole (DuckDB's RESET GLOBAL aside).
+  if (OWN_STATEMENTS.has(first) && !/^RESET\s+GLOBAL\b/i.test(s) && !parsePg(s)) return grammarRefusal(s);
 
   switch (first) {
     case 'BEGIN':
-    case 'START': {
-      if (first === 'START' && !/^START\s+TRANSACTION\b/i.test(s)) break;
-      const ro = /\bREAD\s+ONLY\b/i.test(s) ? true : /\bREAD\s+WRITE\b/i.test(s) ? false : null;
-      return { kind: 'begin', readOnly: ro, isolation: isolationLevel(s) };
-    }
+    case 'START':
     case 'COMMIT':
     case 'END':
-      if (/^(COMMIT|END)(\s+(WORK|TRANSACTION))?(\s+AND\s+NO\s+CHAIN)?$/i.test(s)) return { kind: 'commit' };
-      if (/^COMMIT\s+PREPARED\b/i.test(s)) break;
-      return { kind: 'commit' };
     case 'ROLLBACK':
     case 'ABORT':
-      if (
-        (m = new RegExp(
-          `^(?:ROLLBACK|ABORT)(?:\\s+(?:WORK|TRANSACTION))?\\s+TO\\s+(?:SAVEPOINT\\s+)?(${word})$`,
-          'i',
-        ).exec(s))
-      )
-        return { kind: 'rollbackTo', name: normalizeIdent(m[1]!) };
-      if (/^ROLLBACK\s+PREPARED\b/i.test(s)) break;
-      return { kind: 'rollback' };
     case 'SAVEPOINT':
-      if ((m = new RegExp(`^SAVEPOINT\\s+(${word})$`, 'i').exec(s)))
-        return { kind: 'savepoint', name: normalizeIdent(m[1]!) };
-      break;
     case 'RELEASE':
-      if ((m = new RegExp(`^RELEASE\\s+(?:SAVEPOINT\\s+)?(${word})$`, 'i').exec(s)))
-        return { kind: 'release', name: normalizeIdent(m[1]!) };
-      break;
+      return classifyTransaction(s) ?? grammarRefusal(s);
     case 'SET': {
       // Engine-wide settings are never a session's to change.
       if (/^SET\s+GLOBAL\b/i.test(s))

@@ -5,8 +5,9 @@ import type { SetConfigCall } from '../pg/set-config.js';
 export type Statement =
   /** isolation: the ISOLATION LEVEL named, as PostgreSQL shows it (`repeatable read`), or null. */
   | { kind: 'begin'; readOnly: boolean | null; isolation: string | null }
-  | { kind: 'commit' }
-  | { kind: 'rollback' }
+  /** chain: AND CHAIN, the next block begins at once with the same characteristics. */
+  | { kind: 'commit'; chain: boolean }
+  | { kind: 'rollback'; chain: boolean }
   | { kind: 'savepoint'; name: string }
   | { kind: 'release'; name: string }
   | { kind: 'rollbackTo'; name: string }
