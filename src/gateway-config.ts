@@ -50,6 +50,8 @@ export interface GatewayConfig {
   /** Bytes of large incomplete messages all connections together may hold (default 256 MiB). */
   maxPendingMessageBytes?: number;
   startupTimeoutMs: number;
+  /** How long a logged-in client may wait for its session to open (its version's first open included). */
+  sessionOpenTimeoutMs: number;
   refTtlMs: number;
   maxIdleVersions: number;
   memoryLimit?: string;

@@ -191,6 +191,7 @@ export class Gateway {
         results: results.enabled ? { cache: results, consistentFunctions: consistent } : null,
         tls,
         startupTimeoutMs: config.startupTimeoutMs,
+        sessionOpenTimeoutMs: config.sessionOpenTimeoutMs,
         authFor: authFor(config, users),
         defaultRepository: () => (repos.size === 1 ? [...repos.keys()][0]! : null),
         serverRoots: () => serverRoots(repos, [config.cacheDir, stateDir]),

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -18,6 +19,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import pg from 'pg';
 import { CLI, copyFixtures, serveBasic, startGateway, type RunningGateway } from './support/gateway.js';
@@ -299,6 +301,95 @@ describe('ceilings: connections', () => {
       `RSS ${((samples.at(-1)! - before) / MiB) | 0} MiB above the start 5 s after the client left`,
     );
   });
+});
+
+describe('ceilings: a session that cannot open', () => {
+  // A repository over plain HTTP whose server holds back what the tag's version needs until told.
+  const repos = copyFixtures('repos/basic');
+  const stalled = readFileSync(repos.path('repos/basic') + '/refs/tags/v1', 'utf8').trim();
+  let hold = false;
+  const held: { url: string; res: ServerResponse }[] = [];
+  let gw: RunningGateway;
+  let server: Server;
+
+  function serveFile(url: string, res: ServerResponse): void {
+    const p = join(repos.path('repos/basic'), decodeURIComponent(new URL(url, 'http://x').pathname));
+    if (!existsSync(p) || !statSync(p).isFile()) return void res.writeHead(404).end();
+    const body = readFileSync(p);
+    res.writeHead(200, { 'content-length': body.length }).end(body);
+  }
+
+  before(async () => {
+    server = createServer((req, res) => {
+      if (hold && (req.url ?? '').includes(`/versions/${stalled}/`)) held.push({ url: req.url ?? '/', res });
+      else serveFile(req.url ?? '/', res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ sessionOpenTimeoutMs: 5000 }));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    gw = await startGateway([
+      '--repo',
+      `web=${url}`,
+      '--repo',
+      `basic=${repos.path('repos/basic')}`,
+      '--config',
+      join(repos.dir, 'config.json'),
+      '--cache-dir',
+      join(repos.dir, 'cache'),
+    ]);
+  });
+  after(async () => {
+    await gw?.stop();
+    server?.closeAllConnections();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    repos.cleanup();
+  });
+
+  /** The count of sales.customers through a login to `database`, logging in again while it answers 57P03. */
+  async function countWhenOpen(database: string): Promise<number> {
+    for (let tries = 0; ; tries++) {
+      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+      c.on('error', () => undefined);
+      try {
+        await c.connect();
+        const n = (await c.query('select count(*)::int as n from sales.customers')).rows[0].n as number;
+        await c.end();
+        return n;
+      } catch (e) {
+        assert.equal((e as { code?: string }).code, '57P03', (e as Error).message);
+        assert.ok(tries < 60, `${database} never opened`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  test(
+    "a login whose version's open stalls ends with 57P03 after sessionOpenTimeoutMs; others log in meanwhile, and the open goes on for the next login",
+    { timeout: 120_000 },
+    async () => {
+      const counts = { web: await countWhenOpen('web'), basic: await countWhenOpen('basic') };
+      hold = true;
+      const tagged = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'web@tags/v1' });
+      tagged.on('error', () => undefined);
+      // Before the session-open timeout this login waited as long as the store did.
+      await assert.rejects(tagged.connect(), (e: { code?: string; message?: string }) => {
+        assert.equal(e.code, '57P03', e.message);
+        assert.match(e.message ?? '', /could not be opened within 5000 ms/);
+        return true;
+      });
+      assert.ok(held.length > 0, 'the store was asked for the stalled version');
+      // Another ref of the same repository, and another repository, are served while the open is held.
+      for (const database of ['web', 'basic'] as const) {
+        const other = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+        await other.connect();
+        assert.equal((await other.query('select count(*)::int as n from sales.customers')).rows[0].n, counts[database]);
+        await other.end();
+      }
+      hold = false;
+      for (const { url, res } of held.splice(0)) serveFile(url, res); // answered late, in full
+      assert.ok((await countWhenOpen('web@tags/v1')) > 0, 'the tag is served once its store answers');
+    },
+  );
 });
 
 describe('ceilings: temp spill', () => {

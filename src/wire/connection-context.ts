@@ -28,6 +28,8 @@ export interface ConnectionContext {
   /** TLS answers SSLRequest with 'S'; `required` refuses plaintext sessions. */
   tls: { context: SecureContext; required: boolean } | null;
   startupTimeoutMs: number;
+  /** After authentication: how long the session may take to open (its version's first open, memory turns). */
+  sessionOpenTimeoutMs: number;
   /** How `user` logs in (the verifier on file is undefined for unknown users); `decoyIterations`: the PBKDF2 cost of configured verifiers, for unknown names. */
   authFor(user: string): { method: AuthMethod; stored: string | undefined; decoyIterations?: number };
   /** Bytes all connections together may hold of large messages not yet complete. */

@@ -322,6 +322,17 @@ export class Connection {
     );
 
     be.authenticationOk(w);
+    // A version whose open stalls or queues behind others' (versions/attach.ts' open slots) ends the login, not
+    // the open: it goes on, single-flight, for the next login.
+    this.startupTimer = setTimeout(() => {
+      this.fatal(
+        new SqlError(
+          SQLSTATE.cannotConnectNow,
+          `the session could not be opened within ${this.ctx.sessionOpenTimeoutMs} ms; its version may still be opening`,
+          'Try again shortly.',
+        ),
+      );
+    }, this.ctx.sessionOpenTimeoutMs);
     // Opened in the instance's memory turns: another user filling the pool makes a login wait, not fail.
     const { session, inTurn } = await openSessionInTurn(
       this.ctx,
@@ -335,8 +346,10 @@ export class Connection {
       this.transport,
       statementLog(this.ctx, this.log, this.requestId, () => this.pid),
     );
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
     if (this.isClosed) {
-      // The client left while the version was being opened.
+      // The client left (or was ended by the timer) while the version was being opened.
       await session.close();
       return;
     }
