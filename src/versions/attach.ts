@@ -21,7 +21,9 @@ import type { Repository } from '../resolver/repository.js';
 import { relationInfoStatement } from '../pg/catalog/index.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
-import { isSqlError, SQLSTATE } from '../errors.js';
+import { isSqlError, SqlError, SQLSTATE } from '../errors.js';
+import { fromDuckDB } from '../engine/duckdb-errors.js';
+import { EngineInternalError } from '../engine/engine-failure.js';
 import { localCounting } from './local-counting.js';
 import { buildPruning } from './pruning.js';
 import { NO_HOLD, RemoteTables } from './remote-tables.js';
@@ -158,7 +160,7 @@ export async function attachVersion(
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       if (cataloged) await forgetVersionRows(engine, dbName).catch(() => undefined);
       await views.remove().catch(() => undefined);
-      throw e;
+      throw openFailure(e, versionId);
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
@@ -249,4 +251,22 @@ async function applyDatasetComments(
         await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
     }
   }
+}
+
+/**
+ * A failure while building a version's views, told to the client without the builder's internals (its
+ * database names, its memory figures: attacker review, session 49); the operator reads them in the log.
+ */
+function openFailure(e: unknown, versionId: string): unknown {
+  if (isSqlError(e)) return e;
+  // an engine DuckDB invalidated is replaced by the caller (engine-failure.ts): that error goes on as it is
+  const engineError = fromDuckDB(e);
+  if (engineError instanceof EngineInternalError && engineError.invalidated) return engineError;
+  const detail = e instanceof Error ? e.message : String(e);
+  degraded('version_open', `version ${versionId}: ${detail}`);
+  const memory = /out of memory/i.test(detail);
+  return new SqlError(
+    memory ? SQLSTATE.outOfMemory : SQLSTATE.internalError,
+    `version ${versionId} could not be opened: building its views ${memory ? 'ran out of memory' : 'failed'}`,
+  );
 }
