@@ -42,6 +42,18 @@ import { Slots } from '../serial.js';
  */
 export const VERSION_OPEN_SLOTS = 2;
 const openSlots = new Slots(VERSION_OPEN_SLOTS);
+/**
+ * One of them per repository at a time: a store writer's slow catalogs queue behind each other, not in front
+ * of another repository's first logins.
+ */
+const repositorySlots = new WeakMap<RepositoryEngine, Slots>();
+
+/** `work` in one of the process's open slots, and in its repository's. */
+function inOpenSlot<T>(engine: RepositoryEngine, work: () => Promise<T>): Promise<T> {
+  let own = repositorySlots.get(engine);
+  if (!own) repositorySlots.set(engine, (own = new Slots(1)));
+  return own.run(() => openSlots.run(work));
+}
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
 export interface AttachedVersion
@@ -80,7 +92,7 @@ export async function attachVersion(
   try {
     const views = ViewsDatabase.plan(engine, dbName, { file: version.catalogFile, alias: metaName });
     // the catalog's own views and macros judged before anything is built from them (analysis/catalog-bodies.ts)
-    const admitted = await openSlots.run(async () =>
+    const admitted = await inOpenSlot(engine, async () =>
       admittedBodies(conn, await openCatalog(conn, version.catalogFile, metaName), dbName),
     );
     for (const w of admitted.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
@@ -139,7 +151,7 @@ export async function attachVersion(
       // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
       // later (a remote table's over the files a statement needs, an unverified local table's once
       // its files verify) change in a copy, in the builder too.
-      await openSlots.run(() =>
+      await inOpenSlot(engine, () =>
         views.build(async (b, file) => {
           const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
             deferTables: remote,
