@@ -16,6 +16,7 @@ import { EmulationFiles } from '../src/engine/emulation-files.js';
 import { guardStatements } from '../src/engine/session-connections.js';
 import { copyFixtures } from './support/gateway.js';
 import { rewriteForDuckDB } from '../src/pg/rewrite.js';
+import { installCompat } from '../src/pg/catalog/index.js';
 
 /** Exact numeric division and what it calls (pg/pg-macros.ts). */
 const BOUNDED_HELPERS = [
@@ -131,4 +132,34 @@ test('a list holding a subquery is named once by the text rewrite of array_to_st
     rewriteForDuckDB('SELECT array_to_string(c.reloptions, $$,$$) FROM pg_catalog.pg_class c'),
     /_pgsem_elems\(/,
   );
+});
+
+test("the catalog's per-row name helpers bind small: format_type and oid::regclass read precomputed rows", async () => {
+  // A version's catalog is immutable and PostgreSQL's types are fixed, so what these helpers show is computed
+  // once (_type_formats per process, _relall's quoted names per version) and a call is one lookup: format_type
+  // spelled 48 WHENs by OID around its lookup, _regclass_name called quote_ident three times per row. Their bound
+  // plans, with the session guards installed as on every session connection (deterministic bytes of DuckDB's
+  // json_serialize_plan): format_type 122 → 53 KB, _regclass_name 63 → 24 KB, pg_describe_object 218 → 133 KB.
+  const db = await DuckDBInstance.create(':memory:');
+  try {
+    const conn = await db.connect();
+    await installCompat(conn);
+    await conn.run(await guardStatements(db));
+    const planBytes = async (sql: string) =>
+      String((await conn.runAndReadAll(`SELECT json_serialize_plan('${sql.replace(/'/g, "''")}')`)).getRows()[0]?.[0])
+        .length;
+    const formatType = await planBytes(
+      'SELECT fdl_pg.pgcat.format_type(a.atttypid, a.atttypmod) FROM fdl_pg.pgcat.pg_attribute a',
+    );
+    const regclass = await planBytes('SELECT fdl_pg.pgcat._regclass_name(c.oid) FROM fdl_pg.pgcat.pg_class c');
+    const describe = await planBytes(
+      'SELECT fdl_pg.pgcat.pg_describe_object(1259, c.oid, 0) FROM fdl_pg.pgcat.pg_class c',
+    );
+    assert.ok(formatType < 80_000, `format_type: ${formatType} bytes of bound plan`);
+    assert.ok(regclass < 40_000, `_regclass_name: ${regclass} bytes of bound plan`);
+    assert.ok(describe < 170_000, `pg_describe_object: ${describe} bytes of bound plan`);
+    conn.disconnectSync();
+  } finally {
+    db.closeSync();
+  }
 });

@@ -36,11 +36,15 @@ function pgSelect(name: string, exprs: Record<string, string>, from: string): st
 /** CREATE VIEW statements of the pg_catalog relations that describe the current database. */
 export function catalogViewStatements(): string[] {
   const s: string[] = [];
-  s.push(`CREATE VIEW ${C}_relall AS
+  // fdl_pg_quoted and fdl_pg_qualified: the name as `oid::regclass` shows it, computed once per version with the rest
+  // of _relall's rows (version-snapshot.ts materialises it), so _regclass_name reads them instead of calling
+  // quote_ident three times per row (named as no caller can name a column: the helpers' subqueries read them).
+  s.push(`CREATE VIEW ${C}_relall AS SELECT *, ${C}quote_ident(relname) AS fdl_pg_quoted,
+      ${joined(`${C}quote_ident(nspname)`, "'.'", `${C}quote_ident(relname)`)} AS fdl_pg_qualified FROM (
     SELECT oid, relname, relnamespace, nspname, relkind, comment, definition, row_count, size_bytes FROM ${C}_rel
     UNION ALL SELECT oid, relname, ${PG_CATALOG_OID}, 'pg_catalog', relkind, NULL, NULL, NULL, NULL FROM ${C}_catrels
     UNION ALL SELECT oid, relname, ${INFO_SCHEMA_OID}, 'information_schema', relkind, NULL, NULL, NULL, NULL FROM ${C}_inforels
-    UNION ALL SELECT oid, relname, ${FDL_NAMESPACE_OID}, 'fdl', 'v', NULL, definition, NULL, NULL FROM ${C}_fdlrels`);
+    UNION ALL SELECT oid, relname, ${FDL_NAMESPACE_OID}, 'fdl', 'v', NULL, definition, NULL, NULL FROM ${C}_fdlrels)`);
 
   // ---- pg_catalog views
   s.push(

@@ -17,7 +17,7 @@ export const DESCRIBE_MACROS: ReadonlyArray<[string, string]> = [
     WHEN 2615 THEN (SELECT ${joined("'schema '", `${C}quote_ident(nspname)`)} FROM ${C}pg_namespace WHERE oid = objid)
     WHEN 1259 THEN (SELECT ${joined(
       `CASE r.relkind WHEN 'v' THEN 'view ' WHEN 'm' THEN 'materialized view ' WHEN 'S' THEN 'sequence ' ELSE 'table ' END`,
-      `CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${joined(`${C}quote_ident(r.nspname)`, "'.'", `${C}quote_ident(r.relname)`)} END`,
+      `CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN r.fdl_pg_quoted ELSE r.fdl_pg_qualified END`,
       `CASE WHEN objsubid <> 0 THEN ${joined("' column '", `(SELECT a.attname FROM ${C}pg_attribute a WHERE a.attrelid = objid AND a.attnum = objsubid)`)} ELSE '' END`,
     )}
       FROM ${C}_relall r WHERE r.oid = objid)

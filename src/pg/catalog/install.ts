@@ -23,6 +23,7 @@ import { functionCatalogStatements } from './functions.js';
 import { procedureStatements } from './procedures.js';
 import { COMPAT_DB, C, VERSIONS_DB } from './names.js';
 import { staticTableStatements } from './static-tables.js';
+import { typeFormatsStatement } from './format-type.js';
 import { catalogViewStatements } from './catalog-views.js';
 import { informationSchemaStatements } from './information-schema.js';
 import { sessionFreeObjects } from './session-free.js';
@@ -112,6 +113,7 @@ function compatStatements(b: Build): string[] {
     `CREATE SCHEMA ${VERSIONS_DB}.pgcat`,
   ];
   s.push(...staticTableStatements());
+  s.push(typeFormatsStatement());
   s.push(...functionCatalogStatements());
   s.push(...procedureStatements());
   s.push(...sessionMacroStatements());

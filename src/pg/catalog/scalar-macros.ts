@@ -286,7 +286,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `_regclass_name(x)`,
-      `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN ${C}quote_ident(r.relname) ELSE ${joined(`${C}quote_ident(r.nspname)`, "'.'", `${C}quote_ident(r.relname)`)} END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`,
+      `coalesce((SELECT CASE WHEN r.relnamespace = ${PG_CATALOG_OID} OR list_contains(${C}_search_path(), r.nspname) THEN r.fdl_pg_quoted ELSE r.fdl_pg_qualified END FROM ${C}_relall r WHERE r.oid = x), CAST(x AS VARCHAR))`,
     ],
     [
       `_regtype_oid(x)`,
