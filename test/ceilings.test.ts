@@ -336,6 +336,8 @@ describe('ceilings: a session that cannot open', () => {
       join(repos.dir, 'config.json'),
       '--cache-dir',
       join(repos.dir, 'cache'),
+      '--ref-ttl',
+      '100',
     ]);
   });
   after(async () => {
@@ -364,7 +366,7 @@ describe('ceilings: a session that cannot open', () => {
   }
 
   test(
-    "a login whose version's open stalls ends with 57P03 after sessionOpenTimeoutMs; others log in meanwhile, and the open goes on for the next login",
+    "a login whose version's open stalls ends with 57P03 after sessionOpenTimeoutMs, a statement waiting for it by its statement_timeout; others are served meanwhile, and the open goes on for the next login",
     { timeout: 120_000 },
     async () => {
       const counts = { web: await countWhenOpen('web'), basic: await countWhenOpen('basic') };
@@ -385,6 +387,21 @@ describe('ceilings: a session that cannot open', () => {
         assert.equal((await other.query('select count(*)::int as n from sales.customers')).rows[0].n, counts[database]);
         await other.end();
       }
+      // A session whose branch moves onto the stalled version: its statements end by statement_timeout (57014),
+      // as a wait for a lock would, and it reads on once the branch is back (before: each waited for the store).
+      const mainRef = join(repos.path('repos/basic'), 'refs/heads/main');
+      const mainVersion = readFileSync(mainRef, 'utf8');
+      const reader = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'web' });
+      await reader.connect();
+      await reader.query("set statement_timeout = '1s'");
+      writeFileSync(mainRef, `${stalled}\n`);
+      await new Promise((r) => setTimeout(r, 300)); // past the ref TTL
+      for (const sql of ['select count(*)::int as n from sales.customers', "set fdl.ref = 'tags/v1'"])
+        await assert.rejects(reader.query(sql), (e: { code?: string }) => e.code === '57014', sql);
+      writeFileSync(mainRef, mainVersion);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((await reader.query('select count(*)::int as n from sales.customers')).rows[0].n, counts.web);
+      await reader.end();
       hold = false;
       for (const { url, res } of held.splice(0)) serveFile(url, res); // answered late, in full
       assert.ok((await countWhenOpen('web@tags/v1')) > 0, 'the tag is served once its store answers');

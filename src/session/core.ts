@@ -59,8 +59,15 @@ export class SessionCore implements PreparerHost {
     auditSink: AuditSink,
   ) {
     this.settings = new SessionSettings(conn, user, limits, (name, value) => this.outbox.parameterStatus(name, value));
-    this.version = new SessionVersion(conn, versions, repo, user, requestedRef, this.settings, () =>
-      this.preparer.cache.clear(),
+    this.version = new SessionVersion(
+      conn,
+      versions,
+      repo,
+      user,
+      requestedRef,
+      this.settings,
+      () => this.preparer.cache.clear(),
+      (work) => this.clock.bound(work),
     );
     this.setShow = new SetShow(this.settings, this.version.follower, repo);
     this.clock = new StatementClock(

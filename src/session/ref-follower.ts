@@ -37,6 +37,8 @@ export class RefFollower {
     requestedRef: string,
     /** Make `next` the connection's version (USE, search_path, catalog identity); may throw. */
     private readonly attach: (next: VersionLease) => Promise<void>,
+    /** A wait raced against the running statement's end (statement_timeout, a cancel: statement-clock.ts). */
+    private readonly bound: <T>(work: Promise<T>) => Promise<T> = (work) => work,
   ) {
     this.requested = normalize(requestedRef);
   }
@@ -54,12 +56,30 @@ export class RefFollower {
   /** Resolve and attach the requested ref: the startup version. */
   async open(): Promise<void> {
     this.authorizedIn = this.versions.generation?.() ?? 0;
-    await this.switchTo(await this.versions.acquire(this.repo, this.requested, this.user));
+    await this.switchTo(await this.acquire(this.requested));
+  }
+
+  /**
+   * A lease of `ref`, waited for only while the running statement may wait: a version whose open stalls
+   * ends the statement by its timeout or a cancel (it had waited as long as the open), and the lease
+   * that arrives after that is let go.
+   */
+  private async acquire(ref: string): Promise<VersionLease> {
+    const pending = this.versions.acquire(this.repo, ref, this.user);
+    try {
+      return await this.bound(pending);
+    } catch (e) {
+      pending.then(
+        (late) => late.release(),
+        () => undefined,
+      );
+      throw e;
+    }
   }
 
   /** SET fdl.ref: resolve the new ref and read it from now on (the caller checks it is outside a block). */
   async follow(ref: string): Promise<VersionMove | null> {
-    const next = await this.versions.acquire(this.repo, normalize(ref), this.user);
+    const next = await this.acquire(normalize(ref));
     this.requested = normalize(ref);
     return this.switchTo(next);
   }
@@ -85,7 +105,7 @@ export class RefFollower {
   async refresh(statementSeq: number, inBlock: boolean): Promise<VersionMove | null> {
     if (this.staysPut(statementSeq, inBlock)) return null;
     const generation = this.versions.generation?.() ?? 0;
-    const next = await this.versions.acquire(this.repo, this.requested, this.user);
+    const next = await this.acquire(this.requested);
     this.authorizedIn = generation;
     this.settledFor = statementSeq;
     // Back from an imported snapshot: the session's own ref again, no move to announce.

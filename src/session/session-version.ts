@@ -34,22 +34,32 @@ export class SessionVersion {
     settings: SessionSettings,
     /** The session moved to another version: what was prepared against the old one must go. */
     moved: () => void,
+    /** A wait raced against the running statement's end (statement-clock.ts). */
+    bound?: <T>(work: Promise<T>) => Promise<T>,
   ) {
-    this.follower = new RefFollower(versions, repo, user, requestedRef, async (next) => {
-      try {
-        await conn.run(`USE ${quoteIdent(next.dbName)}`);
-        await settings.useVersion(next.dbName);
-        // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
-        const v = (name: string, value: string) => `SET VARIABLE ${quoteIdent(`pg_${name}`)} = ${quoteLiteral(value)}`;
-        // The version's relation kinds and sizes are in the catalog's tables since its attach (version-snapshot.ts).
-        await conn.run(
-          [v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '),
-        );
-      } catch (e) {
-        throw fromDuckDB(e);
-      }
-      moved();
-    });
+    this.follower = new RefFollower(
+      versions,
+      repo,
+      user,
+      requestedRef,
+      async (next) => {
+        try {
+          await conn.run(`USE ${quoteIdent(next.dbName)}`);
+          await settings.useVersion(next.dbName);
+          // current_setting('fdl.ref' | 'fdl.version' | 'fdl.repository') answers as SHOW does (catalog `_setting`).
+          const v = (name: string, value: string) =>
+            `SET VARIABLE ${quoteIdent(`pg_${name}`)} = ${quoteLiteral(value)}`;
+          // The version's relation kinds and sizes are in the catalog's tables since its attach (version-snapshot.ts).
+          await conn.run(
+            [v('fdl.ref', this.follower.ref), v('fdl.version', next.versionId), v('fdl.repository', repo)].join('; '),
+          );
+        } catch (e) {
+          throw fromDuckDB(e);
+        }
+        moved();
+      },
+      bound,
+    );
   }
 
   /** The version the session reads now (null before open and after release). */
