@@ -1,5 +1,6 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { posixZoneRefusal } from './posix-zones.js';
+import { unsupportedFunctionRefused } from './unsupported-functions.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { generateSubscripts, stringToTable } from './srf-from.js';
@@ -166,6 +167,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   // a subquery of the macro's body: no typed overload can be picked there (Ctx.untypedText).
   const last = parts[parts.length - 1]!;
   const pgOwn = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
+  if (pgOwn) unsupportedFunctionRefused(last);
   const inSubquery =
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
