@@ -50,10 +50,11 @@ const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 /** An untyped literal beside `*` or `+`: read as the other operand's type (arithmetic-literals.ts; `/`, `%` below). */
 const LITERAL_ARITHMETIC = String.raw`''\s*[*+]|[*+]\s*''`;
 /**
- * An integer constant beside `*`, `+` or a binary `-`: int4 in PostgreSQL, where DuckDB narrows it to a smallint
+ * An integer constant beside `*`, `+` or a binary `-` and a name, a parameter or a parenthesis (two constants
+ * DuckDB types as PostgreSQL): int4 in PostgreSQL, where DuckDB narrows it to a smallint
  * column's or parameter's type (`qty * 10000`, psycopg 3's int2 in `%s * 1000`: 22003), rewrite-operators.ts int4Constant.
  */
-const INTEGER_ARITHMETIC = String.raw`[*+]\s*\d+(?![\d.eE])|[\w")\]]\s*-\s*\d+(?![\d.eE])|(?<![\w.$])\d+(?![\d.eE])\s*[*+-]`;
+const INTEGER_ARITHMETIC = String.raw`(?:(?<![\w$])[A-Za-z_][\w$]*|"[^"]*"|[)\]]|(?<![\w$])\$\d+)\s*[*+-]\s*\d+(?![\w.])|(?<![\w.$])\d+(?![\w.])\s*[*+-]\s*(?:[A-Za-z_"(]|\$\d)`;
 /** An ARRAY[…] and after it a fraction: numeric constants of mixed scales (numeric-arrays.ts). */
 const FRACTION_ARRAY = [/\barray\s*\[/gi, /\.\d/g];
 /** A set operation with a string literal or a fraction: its column's type or scale (set-operation-types.ts). */
