@@ -153,6 +153,8 @@ const STAR_JOINS = [
   [STAR_FROM, /\bjoin\b/gi, /\busing\s*\(/gi],
   [STAR_FROM, /\bnatural\s+(?:(?:inner|left|right|full)\s+)?(?:outer\s+)?join\b/gi],
 ];
+/** A JOIN … USING and after it another join or FROM item (using-ambiguity.ts: a merged column's name read twice). */
+const USING_THEN_JOIN = [/\busing\s*\([^)]*\)/gi, /\bjoin\b|,/gi];
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
 
 /**
@@ -256,6 +258,7 @@ export function needsPgRewrite(sql: string): boolean {
     BIT_STRINGS.test(text) ||
     together(text, DATE_SIDE, BINARY_MINUS) ||
     STAR_JOINS.some((steps) => inOrder(text, steps)) ||
+    inOrder(text, USING_THEN_JOIN) ||
     wholeRowNamed(text) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
     ILIKE_WORD.test(text) ||

@@ -38,6 +38,15 @@ export const REVIEW_50 = [
   'select 1 as qty from (select qty, qty from sales.orders) t order by qty limit 1',
   'select count(*) as n from (select qty, qty from sales.orders) t group by 1 order by n',
   'select count(*) from (select qty, qty from sales.orders) t(a, b) group by a order by a',
+  // a column USING merges, and the same table joined again beside it: the unqualified name is ambiguous (42702)
+  'select order_id from sales.orders a join sales.orders b using (order_id) join sales.orders c on true limit 1',
+  'select order_id from sales.orders a join sales.orders b using (order_id), sales.orders c limit 1',
+  'select customer_id from sales.orders join sales.customers using (customer_id) join sales.orders o2 on true limit 1',
+  'select count(*) from sales.orders a join sales.orders b using (order_id) join sales.orders c on true where order_id < 3',
+  // merged again, qualified, or beside a table without the column: answered
+  'select order_id from sales.orders a join sales.orders b using (order_id) join sales.orders c using (order_id) order by 1 limit 2',
+  'select a.order_id from sales.orders a join sales.orders b using (order_id) join sales.orders c on true order by 1 limit 2',
+  'select order_id from sales.orders a join sales.orders b using (order_id) join sales.customers c on true order by 1 limit 2',
   // an alias inside an ORDER BY / GROUP BY expression without FROM: no such column (42703)
   'select 1 as x order by x + 1',
   'select 1 as x, 2 as y order by x, y + 1',
