@@ -185,7 +185,6 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'a numeric parameter divided, and its result type',
         'a prepared statement with numeric parameters run with several values',
         'round of float and int parameters',
-        'round of a float parameter with places',
         'round of a Decimal parameter, with and without places',
         'an int2 parameter times an integer constant',
         'two int2 parameters multiplied (smallint out of range)',

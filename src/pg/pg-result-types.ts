@@ -185,7 +185,7 @@ export function roundCall(arg: Node, bareParam = false): Node | undefined {
 }
 
 /** `round(x, n)`, n a constant from 0 to 10: of an integer or a numeric, numeric at scale n as PostgreSQL (DuckDB kept the integer, or a smaller scale). */
-export function roundPlacesCall(arg: Node, places: Node, bareParam = false): Node | undefined {
+export function roundPlacesCall(arg: Node, places: Node): Node | undefined {
   const digits = constantInteger(places);
   if (digits === undefined || digits < 0 || digits > 10) return undefined;
   const zero = {
@@ -199,7 +199,6 @@ export function roundPlacesCall(arg: Node, places: Node, bareParam = false): Nod
     },
   };
   const at = { A_Const: { ival: { ival: digits } } };
-  if (bareParam && arg.ParamRef) return sem('roundn', [arg], [arg, at, zero]);
   const witness = paramWitness(arg);
   return dispatch('roundn', [witness ?? arg], [arg, at, zero]);
 }

@@ -442,7 +442,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!, bareParam)
         : pgName === 'round' && args?.length === 2 && !fc.over
-          ? (roundPlacesCall(args[0]!, args[1]!, bareParam) ??
+          ? (roundPlacesCall(args[0]!, args[1]!) ??
             (shown
               ? shownRound(args[0]!, args[1]!)
               : constantInteger(args[1]) === undefined
