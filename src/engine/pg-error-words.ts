@@ -235,6 +235,17 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     SQLSTATE.invalidColumnReference,
     (m) => `ORDER BY position ${orderPosition(m.input)} is not in select list`,
   ],
+  // GROUP BY n likewise (42P10), and set operations of different widths (PostgreSQL's 42601)
+  [
+    /^Binder Error: GROUP BY term out of range - should be between \d+ and \d+/,
+    SQLSTATE.invalidColumnReference,
+    (m) => `GROUP BY position ${orderPosition(m.input)} is not in select list`,
+  ],
+  [
+    /^Binder Error: Set operations can only apply to expressions with the same number of result columns/,
+    SQLSTATE.syntaxError,
+    () => 'each set operation query must have the same number of columns',
+  ],
 ];
 
 /** The position an `ORDER BY n` named, from DuckDB's quote of the statement (its caret under the number). */

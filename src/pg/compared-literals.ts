@@ -8,7 +8,8 @@
  * beside anything else. Only literals whose text is a number that is not a plain integer are read so:
  * for a plain integer and any other text both casts agree, and a text keeps DuckDB's own comparison.
  */
-import { likeOf } from './typed-minus.js';
+import { likeOf as likeOfValue } from './typed-minus.js';
+import { int4Constant } from './pg-spellings.js';
 import type { Node } from './rewrite-nodes.js';
 
 /**
@@ -26,13 +27,18 @@ function numberLike(n: Node | undefined): boolean {
   return typeof s === 'string' && NOT_PLAIN_INTEGER.test(s);
 }
 
+/** A value the literal is read beside: not a constant, or an integer constant (`3 = '3.0'` is 22P02 too). */
+const typedSide = (n: Node): boolean => !n.A_Const || (n.A_Const as Node).ival !== undefined;
+/** The literal read as `other`'s type; an integer constant is int4 (PostgreSQL's type of it). */
+const likeOf = (other: Node, lit: Node): Node | undefined => likeOfValue(int4Constant(other), lit);
+
 /** `x op '…'` or `'…' op x` with such a literal read as x's type; undefined when neither side is one. */
 export function comparedLiteral(l: Node, r: Node): [Node, Node] | undefined {
-  if (numberLike(r) && !l.A_Const) {
+  if (numberLike(r) && typedSide(l)) {
     const read = likeOf(l, r);
     return read ? [l, read] : undefined;
   }
-  if (numberLike(l) && !r.A_Const) {
+  if (numberLike(l) && typedSide(r)) {
     const read = likeOf(r, l);
     return read ? [read, r] : undefined;
   }
@@ -41,7 +47,7 @@ export function comparedLiteral(l: Node, r: Node): [Node, Node] | undefined {
 
 /** The items of `x IN (…)` or `x BETWEEN … AND …` so read beside x; undefined when none is such a literal. */
 export function comparedLiteralsAmong(other: Node | undefined, items: readonly Node[]): Node[] | undefined {
-  if (!other || other.A_Const || !items.some(numberLike)) return undefined;
+  if (!other || !typedSide(other) || !items.some(numberLike)) return undefined;
   const out = items.map((item) => (numberLike(item) ? likeOf(other, item) : item));
   return out.every((item) => item !== undefined) ? (out as Node[]) : undefined;
 }

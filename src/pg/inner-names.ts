@@ -112,8 +112,8 @@ export function shownColumnName(name: string): string {
 /**
  * PostgreSQL's 42702 for a column of a FROM subquery (or a CTE read in FROM) that names two of its
  * columns alike, referenced in `select`'s select list, WHERE or HAVING by that name (qualified by the
- * item's alias or not); 0A000 for the item's whole row (DuckDB's struct cannot hold one name twice). Nested
- * subqueries, ORDER BY and GROUP BY (which may name an output column) are not read.
+ * item's alias or not), GROUP BY or ORDER BY (other than an explicit alias of the select list); 0A000 for the
+ * item's whole row (DuckDB's struct cannot hold one name twice). Nested subqueries are not read.
  */
 export function refuseAmbiguousColumns(select: Node, ctes: ReadonlyMap<string, Node>): void {
   const twice = new Map<string, Set<string>>(); // FROM item name → names it gives twice
@@ -143,7 +143,16 @@ export function refuseAmbiguousColumns(select: Node, ctes: ReadonlyMap<string, N
   for (const item of (select.fromClause as Node[] | undefined) ?? []) fromItem(item);
   if (twice.size === 0) return;
   const refs: Node[] = [];
-  collectRefs([select.targetList, select.whereClause, select.havingClause], refs);
+  collectRefs([select.targetList, select.whereClause, select.havingClause, select.groupClause], refs);
+  // An ORDER BY item that is a bare name reads the select list's item of that name first (an alias given
+  // explicitly); anything else in ORDER BY, and GROUP BY, reads the FROM items' columns (PostgreSQL's
+  // findTargetlistEntrySQL92): a `*` over the subquery shows both columns, so a bare name is ambiguous too.
+  const aliases = new Set(((select.targetList as Node[] | undefined) ?? []).map((t) => t.ResTarget?.name));
+  for (const sort of (select.sortClause as Node[] | undefined) ?? []) {
+    const fields = (sort.SortBy?.node?.ColumnRef?.fields as Node[] | undefined) ?? [];
+    if (fields.length === 1 && aliases.has(fields[0]?.String?.sval)) continue;
+    collectRefs(sort, refs);
+  }
   for (const ref of refs) {
     const fields = (ref.fields as Node[]).map((f) => f?.String?.sval as string | undefined);
     if (fields.some((f) => f === undefined)) continue;

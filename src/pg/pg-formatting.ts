@@ -221,8 +221,16 @@ const MAX_TO_CHAR_FORMAT = 1024;
 /** `to_char(timestamp, 'YYYY-MM-DD HH24:MI')`: PostgreSQL's patterns translated for strftime. */
 export function toCharCall(args: Node[]): Node {
   const fmt = constantText(args[1]);
-  if (args.length === 2) needsValue(args[1], 'to_char() with its format', "'YYYY'");
-  if (args.length !== 2 || typeof fmt !== 'string') {
+  // PostgreSQL's to_char takes a value and a format, nothing else: another count does not exist (42883)
+  if (args.length !== 2)
+    throw new SqlError(
+      SQLSTATE.undefinedFunction,
+      `function to_char with ${args.length} argument${args.length === 1 ? '' : 's'} does not exist`,
+      undefined,
+      "No function matches the given name and argument types: to_char takes a value and a format, to_char(ts, 'YYYY-MM-DD').",
+    );
+  needsValue(args[1], 'to_char() with its format', "'YYYY'");
+  if (typeof fmt !== 'string') {
     throw refuse(
       'to_char() with a format that is not a constant',
       "Write the format as a literal: to_char(ts, 'YYYY-MM-DD').",

@@ -66,6 +66,12 @@ function orderedDateRefused(text: string): void {
  * respelled so. Undefined for other text.
  */
 export function dateInput(text: string): Node | undefined {
+  // PostgreSQL reads a date's digits alone as YYYYMMDD or YYMMDD (years 70–99 are 19xx); DuckDB's reader refused them (22007).
+  const digits = /^\s*(\d{4}|\d{2})(\d\d)(\d\d)\s*$/.exec(text);
+  if (digits) {
+    const year = digits[1]!.length === 4 ? digits[1]! : `${Number(digits[1]) < 70 ? '20' : '19'}${digits[1]}`;
+    return { A_Const: { sval: { sval: `${year}-${digits[2]}-${digits[3]}` } } };
+  }
   orderedDateRefused(text);
   const m = /^\s*(\d+-\d+-\d+)\s+BC\s*$/i.exec(text);
   return m ? { A_Const: { sval: { sval: `${m[1]} (BC)` } } } : undefined;

@@ -251,10 +251,16 @@ const TYPED_MACROS: Array<[string, string]> = [
   ),
   ['_pgsem_sum(t, s)', 's'],
   // round(float8) rounds half to even (rint); round(numeric) half away from zero, as DuckDB's round.
+  // An integer has no round of its own: PostgreSQL casts it to float8, its preferred numeric type (`round(qty)` is double precision).
   ...overloads(
     '_pgsem_round',
     (t) => `t ${t}, x`,
-    (t) => (t === 'FLOAT' || t === 'DOUBLE' ? 'round_even(CAST(x AS DOUBLE), 0)' : 'round(x)'),
+    (t) =>
+      t === 'FLOAT' || t === 'DOUBLE'
+        ? 'round_even(CAST(x AS DOUBLE), 0)'
+        : t === 'DECIMAL'
+          ? 'round(x)'
+          : 'CAST(x AS DOUBLE)',
     NUMERIC_TYPES,
   ),
   ['_pgsem_round(t, x)', 'round(x)'],

@@ -178,8 +178,10 @@ export function sumCall(sum: Node, arg: Node): Node | undefined {
 }
 
 /** `round(x)`: half to even for float8 (PostgreSQL's rint), half away from zero for numeric. */
-export function roundCall(arg: Node): Node | undefined {
-  return dispatch('round', [arg], [arg]);
+export function roundCall(arg: Node, bareParam = false): Node | undefined {
+  // A parameter the client wrote bare is its own tag: the planner prepares a declared or inferred one cast
+  // to its type (param-types.ts declaredParamSql), so the overload is its type's (psycopg 3's float in `round(%s)`).
+  return bareParam && arg.ParamRef ? sem('round', [arg], [arg]) : dispatch('round', [arg], [arg]);
 }
 
 /** `round(x, n)`, n a constant from 0 to 10: of an integer or a numeric, numeric at scale n as PostgreSQL (DuckDB kept the integer, or a smaller scale). */

@@ -1,5 +1,6 @@
 /** Function calls in the rewrite: PostgreSQL functions DuckDB spells or answers differently (pg-calls.ts, pg-result-types.ts). */
 import { posixZoneRefusal } from './posix-zones.js';
+import { unsupportedFunctionRefused } from './unsupported-functions.js';
 import { abbreviationZone } from './zone-abbreviations.js';
 import { splitPart, stringToArray } from './split-calls.js';
 import { generateSubscripts, stringToTable } from './srf-from.js';
@@ -166,6 +167,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   // a subquery of the macro's body: no typed overload can be picked there (Ctx.untypedText).
   const last = parts[parts.length - 1]!;
   const pgOwn = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
+  if (pgOwn) unsupportedFunctionRefused(last);
   const inSubquery =
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
@@ -419,6 +421,8 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
     parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1]! : undefined;
   // The typed forms call DuckDB's own aggregate by its bare name (`pg_catalog.sum(x)` would read as a method on a column).
   const shown = ctx.shown?.has(fc) === true;
+  // `round($1)` as the client wrote it (`$1::numeric` is bare once rewritten: rewrite-casts.ts)
+  const bareParam = (fc.args as Node[] | undefined)?.[0]?.ParamRef !== undefined;
   // round(numeric, n) is numeric at scale n: the plan needs n's value (PostgreSQL reads $n as int4).
   if (pgName === 'round' && args?.length === 2 && !fc.over)
     needsValue(args[1], 'round() with its places', '0', OID.int4);
@@ -436,7 +440,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
     (pgName === 'sum' && args?.length === 1 && !fc.agg_star
       ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
-        ? roundCall(args[0]!)
+        ? roundCall(args[0]!, bareParam)
         : pgName === 'round' && args?.length === 2 && !fc.over
           ? (roundPlacesCall(args[0]!, args[1]!) ??
             (shown

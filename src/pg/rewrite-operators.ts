@@ -26,6 +26,7 @@ import {
 } from './typed-minus.js';
 import { arithmeticLiteral } from './arithmetic-literals.js';
 import { comparedLiteral, comparedLiteralsAmong } from './compared-literals.js';
+import { textNumberItemsRefused, textNumberRefused } from './text-number-comparison.js';
 import { float4Widened } from './float4-widening.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
@@ -231,6 +232,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     rexpr = { List: { items: zonedItems } };
   }
+  if (e.kind === 'AEXPR_OP' && COMPARISONS.has(op)) textNumberRefused(op, e.lexpr, e.rexpr);
+  if (inOrBetween(e.kind) && e.rexpr?.List) textNumberItemsRefused(e.kind, e.lexpr, e.rexpr.List.items as Node[]);
   const compared = e.kind === 'AEXPR_OP' && COMPARISONS.has(op) && e.lexpr ? comparedLiteral(lexpr, rexpr) : undefined;
   if (compared) {
     ctx.changed = true;

@@ -49,6 +49,12 @@ const SUBSCRIPT = String.raw`(?<!\barray)(?<=[\w"\])])\[(?!\s*[1-9]\d*\s*\])|\ba
 const MINUS = String.raw`[\w"')\]]\s*-\s*(?![\d.\s-])`;
 /** An untyped literal beside `*` or `+`: read as the other operand's type (arithmetic-literals.ts; `/`, `%` below). */
 const LITERAL_ARITHMETIC = String.raw`''\s*[*+]|[*+]\s*''`;
+/**
+ * An integer constant beside `*`, `+` or a binary `-` and a name, a parameter or a parenthesis (two constants
+ * DuckDB types as PostgreSQL): int4 in PostgreSQL, where DuckDB narrows it to a smallint
+ * column's or parameter's type (`qty * 10000`, psycopg 3's int2 in `%s * 1000`: 22003), rewrite-operators.ts int4Constant.
+ */
+const INTEGER_ARITHMETIC = String.raw`(?:(?<![\w$])[A-Za-z_][\w$]*|"[^"]*"|[)\]]|(?<![\w$])\$\d+)\s*[*+-]\s*\d+(?![\w.])|(?<![\w.$])\d+(?![\w.])\s*[*+-]\s*(?:[A-Za-z_"(]|\$\d)`;
 /** An ARRAY[…] and after it a fraction: numeric constants of mixed scales (numeric-arrays.ts). */
 const FRACTION_ARRAY = [/\barray\s*\[/gi, /\.\d/g];
 /** A set operation with a string literal or a fraction: its column's type or scale (set-operation-types.ts). */
@@ -62,7 +68,7 @@ const BIT_STRINGS = /\b[bx]''|::\s*(?:"?pg_catalog"?\.)?"?(?:varbit|bit)\b|\bbit
  * PostgreSQL, rewrite-operators.ts float4Widened); chr (its 54000 for 0).
  */
 const WINDOW_AND_FLOAT4 = String.raw`\border\s+by\b[^()]*\)\s*over\b|\(\s*distinct\b[^()]*\)\s*over\b|\bnth_value\s*\(|-\s*\d+\s+(?:preceding|following)\b|::\s*(?:real|float4)\b|\b(?:real|float4)\s*''|\bas\s+(?:real|float4)\s*\)|\bchr\s*\(|\boverlaps\b`;
-const PG_MEANING_WORDS = String.raw`${WINDOW_AND_FLOAT4}|${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|-\s*2147483648(?![\d.eE])|${PG_TYPED_RESULTS}`;
+const PG_MEANING_WORDS = String.raw`${WINDOW_AND_FLOAT4}|${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|${INTEGER_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_replace\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|-\s*2147483648(?![\d.eE])|${PG_TYPED_RESULTS}`;
 /**
  * Whole-row references (pg-rows.ts) are a name read twice: as a select item, tested for NULL, counted or
  * aggregated, and as what a FROM item goes by. A backreference across the text (`(\w+)…[^;]*?\1`) is
@@ -147,6 +153,8 @@ const STAR_JOINS = [
   [STAR_FROM, /\bjoin\b/gi, /\busing\s*\(/gi],
   [STAR_FROM, /\bnatural\s+(?:(?:inner|left|right|full)\s+)?(?:outer\s+)?join\b/gi],
 ];
+/** A JOIN … USING and after it another join or FROM item (using-ambiguity.ts: a merged column's name read twice). */
+const USING_THEN_JOIN = [/\busing\s*\([^)]*\)/gi, /\bjoin\b|,/gi];
 const PG_MEANINGS = new RegExp(`${PG_MEANING_WORDS}|${LITERAL_INPUT}|${ROW_FORMS}|${ZONE_CONSTANT}`, 'i');
 
 /**
@@ -189,10 +197,11 @@ const ILIKE_WORD = /\bilike\b/i;
 
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
- * order, to_hex, every (bool_and), string_to_array's null string, a set-returning function in FROM named by its alias, the JSON-to-record functions.
+ * order, to_hex, every (bool_and), string_to_array's null string, PostgreSQL 15's functions refused with a hint
+ * (unsupported-functions.ts), a set-returning function in FROM named by its alias, the JSON-to-record functions.
  */
 const CALL_FORMS =
-  /\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\b(?:div|regexp_count|pg_client_encoding|hashtext)\s*\(|\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** A type's name called as a function (`int4(x)`: pg-forms.ts functionStyleCast); casts with a typmod match too. */
 const TYPE_NAME_CALL =
@@ -249,6 +258,7 @@ export function needsPgRewrite(sql: string): boolean {
     BIT_STRINGS.test(text) ||
     together(text, DATE_SIDE, BINARY_MINUS) ||
     STAR_JOINS.some((steps) => inOrder(text, steps)) ||
+    inOrder(text, USING_THEN_JOIN) ||
     wholeRowNamed(text) ||
     LIKE_PATTERN_NOT_PLAIN.test(text) ||
     ILIKE_WORD.test(text) ||

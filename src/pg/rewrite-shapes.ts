@@ -7,9 +7,10 @@
  * Which integer constants may leave the key is decided by PostgreSQL's own parse of the text, never by
  * a pattern: the text with every integer replaced by a marker (comments dropped) is parsed once per
  * shape; an integer is free only where it stands alone beside a column in a comparison (`col = 5`,
- * `col >= -5`, `col BETWEEN 1 AND 9`, `col IN (1, 2)`), where the rewrite passes the constant through
- * (rewrite-operators.ts reads a comparison's constants only when they are strings: array text).
- * Every other integer (LIMIT, arithmetic, a function's argument, a type's length, TABLESAMPLE) stays
+ * `col >= -5`, `col BETWEEN 1 AND 9`, `col IN (1, 2)`) or in `+`, `-`, `*` (`col * 5`, `7 + col`), where the
+ * rewrite passes the constant through (rewrite-operators.ts reads a comparison's constants only when they are
+ * strings: array text; an operand of `+ - *` beside a column it only casts to int4).
+ * Every other integer (LIMIT, other arithmetic, a function's argument, a type's length, TABLESAMPLE) stays
  * in the key as written, so a value that could change the rewrite makes another entry. The rewrite
  * itself runs on that key with the free integers as markers; the entry is kept only when each marker
  * comes out exactly once, and a text's answer is the entry with its own integers put back, written as
@@ -44,6 +45,8 @@ const INT4_MAX = 2_147_483_647;
 /** An integer constant: digits not part of a name, parameter, decimal, exponent or hex/underscore spelling. */
 const INTEGER = /(?<![\p{L}\p{N}_$.])\d+(?![\p{L}\p{N}_.])/gu;
 const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+/** `col * 5`, `5 + col`: the rewrite types the constant int4 (rewrite-operators.ts int4Constant), its value passed through. */
+const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*']);
 const LISTS: ReadonlySet<string> = new Set(['AEXPR_BETWEEN', 'AEXPR_NOT_BETWEEN', 'AEXPR_IN']);
 /** What rewriteParsed reads from the text itself rather than its tree (rewrite.ts): must not differ. */
 const TEXT_FLAGS = [/\b(?:tableoid|xmin|xmax|cmin|cmax|ctid)\b/i, /\bfloat\b/i];
@@ -170,7 +173,12 @@ function freeIntegers(marked: string, count: number): boolean[] | null {
     const e = n.A_Expr as Node | undefined;
     if (e && Object.keys(n).length === 1) {
       const op = (e.name as Node[] | undefined)?.slice(-1)[0]?.String?.sval as string | undefined;
-      if (e.kind === 'AEXPR_OP' && op && COMPARISONS.has(op) && (e.name as Node[]).length === 1) {
+      if (
+        e.kind === 'AEXPR_OP' &&
+        op &&
+        (COMPARISONS.has(op) || ARITHMETIC.has(op)) &&
+        (e.name as Node[]).length === 1
+      ) {
         const l = markerOf(e.lexpr);
         const r = markerOf(e.rexpr);
         if (l !== undefined && isColumn(e.rexpr)) free[l] = true;

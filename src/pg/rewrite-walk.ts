@@ -51,6 +51,8 @@ import { unguarded } from './json-arrows.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
+import { aliasInExpressionRefused } from './output-aliases.js';
+import { usingAmbiguityRefused } from './using-ambiguity.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -260,6 +262,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         refuseAmbiguousColumns(body, ctx.cteBodies ?? new Map());
+        if (ctx.outermost?.has(body)) aliasInExpressionRefused(body);
+        usingAmbiguityRefused(body);
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         distinctSortRefused(body);
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.

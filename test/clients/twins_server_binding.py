@@ -35,6 +35,15 @@ with psycopg.connect(DSN, autocommit=True) as conn:
     show("a prepared statement with numeric parameters run with several values", lambda: [conn.execute(
         "select round(%s * 1, 2), count(*) from sales.orders where amount > %s", (v, v), prepare=True).fetchall()
         for v in (Decimal("0.333"), Decimal("50.5"), Decimal("0.333"))])
+    # a float parameter is float8: round half to even
+    show("round of float and int parameters", lambda: conn.execute(
+        "select round(%s), round(%s), round(%s), round(%s)", (2.5, -2.5, 3.5, 2)).fetchall())
+    show("round of a Decimal parameter, with and without places", lambda: conn.execute(
+        "select round(%s), round(%s, 0), round(%s::numeric)", (Decimal("2.5"), Decimal("2.5"), Decimal("-2.5"))).fetchall())
+    # psycopg 3 sends a small int as int2: beside an integer constant it is int2 * int4 = int4
+    show("an int2 parameter times an integer constant", lambda: conn.execute(
+        "select %s * 1000, %s + 32767, %s * qty from sales.orders order by order_id limit 2", (300, 300, 300)).fetchall())
+    show("two int2 parameters multiplied (smallint out of range)", lambda: conn.execute("select %s * %s", (300, 300)).fetchall())
     with conn.cursor() as cur:
         cur.execute("select to_char(ordered_at, %s) as d, round(amount::numeric, %s) as a from sales.orders where order_id = 1", ("DD", 1))
         show("result description", lambda: [(d.name, d.type_code) for d in cur.description])

@@ -28,6 +28,7 @@ import { REVIEW_24, REVIEW_24_REFUSED } from './pg-corpus-review-24.js';
 import { REVIEW_25A, REVIEW_25A_REFUSED } from './pg-corpus-review-25a.js';
 import { REVIEW_25B, REVIEW_25B_REFUSED } from './pg-corpus-review-25b.js';
 import { REVIEW_49 } from './pg-corpus-review-49.js';
+import { REVIEW_50, REVIEW_50_REFUSED } from './pg-corpus-review-50.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -460,6 +461,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_49,
   ...REVIEW_25D,
   ...REVIEW_25C,
+  ...REVIEW_50,
 ]);
 
 /**
@@ -529,6 +531,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_25B_REFUSED,
   // session 49 (lead): number-like literals compared with integers
   ...REVIEW_49,
+  // session 50: round of parameters and integers, int2 beside int4 constants, text = number, twice-named columns, SQLSTATEs
+  ...REVIEW_50,
+  ...REVIEW_50_REFUSED,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
