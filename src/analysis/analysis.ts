@@ -393,12 +393,19 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
   const relations: RelationRef[] = [];
   const unknown: string[] = [];
   let volatile = false;
-  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack.
-  const stack: { node: unknown; ctes: ReadonlySet<string> }[] = [{ node: root, ctes: new Set() }];
-  while (stack.length > 0) {
-    const { node, ctes: outer } = stack.pop()!;
+  // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack. Each
+  // node's CTE scope is on a stack of its own beside it (no pair allocated per node of the tree).
+  const nodes: unknown[] = [root];
+  const scopes: ReadonlySet<string>[] = [new Set()];
+  const push = (node: unknown, ctes: ReadonlySet<string>) => {
+    nodes.push(node);
+    scopes.push(ctes);
+  };
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const outer = scopes.pop()!;
     if (Array.isArray(node)) {
-      for (const n of node) if (n && typeof n === 'object') stack.push({ node: n, ctes: outer });
+      for (const n of node) if (n && typeof n === 'object') push(n, outer);
       continue;
     }
     if (!node || typeof node !== 'object') continue;
@@ -410,14 +417,14 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
     if (Array.isArray(cteMap) && cteMap.length > 0) {
       const seen = new Set(outer);
       for (const entry of cteMap) {
-        stack.push({ node: entry.value, ctes: new Set(seen) });
+        push(entry.value, new Set(seen));
         seen.add(lower(entry.key));
       }
       ctes = seen;
     }
     // A recursive CTE's own name is in scope in its recursive term only.
     if (o.type === 'RECURSIVE_CTE_NODE' && typeof o.cte_name === 'string') {
-      stack.push({ node: o.right, ctes: new Set([...ctes, lower(o.cte_name)]) });
+      push(o.right, new Set([...ctes, lower(o.cte_name)]));
     }
     if (o.sample) volatile = true;
     if (
@@ -462,9 +469,11 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
           window: false,
         });
         // Its arguments are walked as ordinary expressions (below), not as a second table function.
-        if (fn) stack.push({ node: fn.children, ctes });
-        for (const [k, v] of Object.entries(o))
-          if (k !== 'function' && v && typeof v === 'object') stack.push({ node: v, ctes });
+        if (fn) push(fn.children, ctes);
+        for (const k in o) {
+          const v = o[k];
+          if (k !== 'function' && v && typeof v === 'object') push(v, ctes);
+        }
         continue;
       }
       case 'COLUMN_REF': {
@@ -485,9 +494,10 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
         ...(typeof at === 'number' && Number.isSafeInteger(at) ? { location: at } : {}),
       });
     }
-    for (const [k, v] of Object.entries(o)) {
+    for (const k in o) {
       if (k === 'cte_map' || (k === 'right' && o.type === 'RECURSIVE_CTE_NODE')) continue; // walked above, in their own scopes
-      if (v && typeof v === 'object') stack.push({ node: v, ctes });
+      const v = o[k];
+      if (v && typeof v === 'object') push(v, ctes);
     }
   }
   return { functions, tableFunctions, relations, unknown, volatile };

@@ -12,6 +12,7 @@
  * Pure; iterative, so a deep tree cannot exhaust the call stack.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { pushMembers } from './json-objects.js';
 
 const INT4_MIN = -2147483648;
 const INT4_MAX = 2147483647;
@@ -42,7 +43,7 @@ function readsRow(n: Node): boolean {
     const x = stack.pop();
     if (!x || typeof x !== 'object') continue;
     if ((x as Node).class === 'COLUMN_REF') return true;
-    stack.push(...Object.values(x as Node));
+    pushMembers(stack, x);
   }
   return false;
 }
@@ -55,7 +56,7 @@ export function checkArgumentBounds(tree: unknown): void {
     const n = x as Node;
     if ((n.type === 'WINDOW_LEAD' || n.type === 'WINDOW_LAG') && n.offset_expr) checkOffset(n);
     if (n.class === 'FUNCTION' && String(n.function_name).toLowerCase() === 'reservoir_quantile') checkReservoir(n);
-    stack.push(...Object.values(n));
+    pushMembers(stack, n);
   }
 }
 

@@ -105,8 +105,10 @@ function readBodies(tree: unknown): Body[] {
       const target = scope.get(name(o.table_name));
       if (target !== undefined && target !== null) bodies[target]!.referencedFrom.push(body);
     }
-    for (const [k, v] of Object.entries(o))
+    for (const k in o) {
+      const v = o[k];
       if (k !== 'cte_map' && v && typeof v === 'object') stack.push({ node: v, body, scope });
+    }
   }
   return bodies;
 }

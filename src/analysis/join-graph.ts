@@ -70,7 +70,8 @@ export function measureJoinGraphs(tree: unknown): JoinGraph[] {
     if (inPredicate && !block && isPredicate(o)) graph.predicates++;
     if (o.type === 'JOIN' && isTableRef(o) && Array.isArray(o.using_columns))
       graph.predicates += o.using_columns.length;
-    for (const [key, value] of Object.entries(o)) {
+    for (const key in o) {
+      const value = o[key];
       if (!value || typeof value !== 'object') continue;
       if (o.type === 'SET_OPERATION_NODE' && (key === 'left' || key === 'right' || key === 'children')) {
         const sides = key === 'children' && Array.isArray(value) ? value : [value];

@@ -25,6 +25,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { MAX_LIST_ELEMENTS } from '../engine/list-guards.js';
 import { callSteps, constantNumber } from './call-cost.js';
+import { pushMembers } from './json-objects.js';
 
 /** The most element steps one row's lambdas may be estimated to take (~2 s of DuckDB's worst case here). */
 export const MAX_LAMBDA_WORK = 1 << 24;
@@ -101,7 +102,7 @@ function rowsPerVector(tree: unknown): number {
     if (o.type !== 'SELECT_NODE' && typeof o.type === 'string' && o.type.endsWith('_NODE')) return VECTOR_ROWS;
     if (o.class === 'FUNCTION' && typeof o.function_name === 'string' && /^unnest$/i.test(o.function_name))
       return VECTOR_ROWS;
-    stack.push(...Object.values(o));
+    pushMembers(stack, o);
   }
   return 1;
 }

@@ -7,6 +7,7 @@
  * constants are left to the ceiling. Pure: the input is DuckDB's parse tree (json_serialize_sql).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { pushMembers } from './json-objects.js';
 import { GUARD_ARGUMENT_COPIES, MAX_GUARD_COPIES } from '../engine/value-guards.js';
 
 /** The largest value one call may build from constants: characters, bytes or list elements. */
@@ -75,7 +76,7 @@ function textBytes(n: unknown): number {
     const v =
       (o as Node).class === 'CONSTANT' ? ((o as Node).value as { value?: unknown } | undefined)?.value : undefined;
     if (typeof v === 'string') bytes += Buffer.byteLength(v);
-    for (const c of Object.values(o)) if (c && typeof c === 'object') stack.push(c);
+    pushMembers(stack, o);
   }
   return bytes;
 }
@@ -119,7 +120,10 @@ export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
     if (o.type === 'TABLE_FUNCTION') {
       const fn = o.function as Node | undefined;
       if (fn) stack.push(fn.children);
-      for (const [k, v] of Object.entries(o)) if (k !== 'function' && v && typeof v === 'object') stack.push(v);
+      for (const k in o) {
+        const v = o[k];
+        if (k !== 'function' && v && typeof v === 'object') stack.push(v);
+      }
       continue;
     }
     if (o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog) {
@@ -135,7 +139,7 @@ export function checkSizeLimits(tree: unknown, max = MAX_CONSTANT_VALUE): void {
         );
       }
     }
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+    pushMembers(stack, o);
   }
 }
 
@@ -171,10 +175,15 @@ export function checkGuardNesting(tree: unknown): void {
       o.children.forEach((child, i) =>
         stack.push([child, copies * (perArgument[Math.min(i, perArgument.length - 1)] ?? 1)]),
       );
-      for (const [k, v] of Object.entries(o))
+      for (const k in o) {
+        const v = o[k];
         if (k !== 'children' && v && typeof v === 'object') stack.push([v, copies]);
+      }
       continue;
     }
-    for (const v of Object.values(o)) if (v && typeof v === 'object') stack.push([v, copies]);
+    for (const k in o) {
+      const v = o[k];
+      if (v && typeof v === 'object') stack.push([v, copies]);
+    }
   }
 }

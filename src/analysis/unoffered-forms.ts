@@ -6,6 +6,7 @@
  * (engine/regex-guards.ts). Pure: the input is DuckDB's parse tree.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
+import { pushMembers } from './json-objects.js';
 
 type Node = Record<string, unknown>;
 
@@ -47,6 +48,6 @@ export function refuseUnofferedForms(tree: unknown): void {
         undefined,
         'PostgreSQL has no postfix operators: write factorial(n).',
       );
-    for (const v of Array.isArray(node) ? node : Object.values(o)) if (v && typeof v === 'object') stack.push(v);
+    pushMembers(stack, node);
   }
 }
