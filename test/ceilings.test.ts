@@ -308,6 +308,8 @@ describe('ceilings: a session that cannot open', () => {
   const repos = copyFixtures('repos/basic');
   const stalled = readFileSync(repos.path('repos/basic') + '/refs/tags/v1', 'utf8').trim();
   let hold = false;
+  /** Reads of refs held back too (the repository's HEAD cannot be resolved while set). */
+  let holdRefs = false;
   const held: { url: string; res: ServerResponse }[] = [];
   let gw: RunningGateway;
   let server: Server;
@@ -321,11 +323,16 @@ describe('ceilings: a session that cannot open', () => {
 
   before(async () => {
     server = createServer((req, res) => {
-      if (hold && (req.url ?? '').includes(`/versions/${stalled}/`)) held.push({ url: req.url ?? '/', res });
+      const url = req.url ?? '/';
+      if ((hold && url.includes(`/versions/${stalled}/`)) || (holdRefs && /^\/(HEAD|refs)/.test(url)))
+        held.push({ url, res });
       else serveFile(req.url ?? '/', res);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ sessionOpenTimeoutMs: 5000 }));
+    const password = execFileSync(process.execPath, [CLI, 'hash-password'], { input: 's3cret' }).toString().trim();
+    // eve is granted both repositories: her login lists them (pg_database), resolving each HEAD
+    const users = { x: { password }, eve: { password, grants: { web: ['*'], basic: ['*'] } } };
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify({ sessionOpenTimeoutMs: 5000, users }));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
     gw = await startGateway([
       '--repo',
@@ -350,7 +357,7 @@ describe('ceilings: a session that cannot open', () => {
   /** The count of sales.customers through a login to `database`, logging in again while it answers 57P03. */
   async function countWhenOpen(database: string): Promise<number> {
     for (let tries = 0; ; tries++) {
-      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+      const c = new pg.Client({ host: gw.host, port: gw.port, user: 'x', password: 's3cret', database });
       c.on('error', () => undefined);
       try {
         await c.connect();
@@ -371,7 +378,13 @@ describe('ceilings: a session that cannot open', () => {
     async () => {
       const counts = { web: await countWhenOpen('web'), basic: await countWhenOpen('basic') };
       hold = true;
-      const tagged = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'web@tags/v1' });
+      const tagged = new pg.Client({
+        host: gw.host,
+        port: gw.port,
+        user: 'x',
+        password: 's3cret',
+        database: 'web@tags/v1',
+      });
       tagged.on('error', () => undefined);
       // Before the session-open timeout this login waited as long as the store did.
       await assert.rejects(tagged.connect(), (e: { code?: string; message?: string }) => {
@@ -382,7 +395,7 @@ describe('ceilings: a session that cannot open', () => {
       assert.ok(held.length > 0, 'the store was asked for the stalled version');
       // Another ref of the same repository, and another repository, are served while the open is held.
       for (const database of ['web', 'basic'] as const) {
-        const other = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database });
+        const other = new pg.Client({ host: gw.host, port: gw.port, user: 'x', password: 's3cret', database });
         await other.connect();
         assert.equal((await other.query('select count(*)::int as n from sales.customers')).rows[0].n, counts[database]);
         await other.end();
@@ -391,7 +404,7 @@ describe('ceilings: a session that cannot open', () => {
       // as a wait for a lock would, and it reads on once the branch is back (before: each waited for the store).
       const mainRef = join(repos.path('repos/basic'), 'refs/heads/main');
       const mainVersion = readFileSync(mainRef, 'utf8');
-      const reader = new pg.Client({ host: gw.host, port: gw.port, user: 'x', database: 'web' });
+      const reader = new pg.Client({ host: gw.host, port: gw.port, user: 'x', password: 's3cret', database: 'web' });
       await reader.connect();
       await reader.query("set statement_timeout = '1s'");
       writeFileSync(mainRef, `${stalled}\n`);
@@ -402,6 +415,20 @@ describe('ceilings: a session that cannot open', () => {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal((await reader.query('select count(*)::int as n from sales.customers')).rows[0].n, counts.web);
       await reader.end();
+      // A store that does not answer a ref: a login of a user granted it lists it (pg_database) without waiting
+      // for it, and reads another repository (before: each such login waited for the store; attacker review,
+      // session 50).
+      holdRefs = true;
+      await new Promise((r) => setTimeout(r, 300)); // past the ref TTL
+      const eve = new pg.Client({ host: gw.host, port: gw.port, user: 'eve', password: 's3cret', database: 'basic' });
+      await eve.connect();
+      assert.equal((await eve.query('select count(*)::int as n from sales.customers')).rows[0].n, counts.basic);
+      assert.deepEqual(
+        (await eve.query('select datname from pg_database order by 1')).rows.map((r) => r.datname),
+        ['basic'],
+      );
+      await eve.end();
+      holdRefs = false;
       hold = false;
       for (const { url, res } of held.splice(0)) serveFile(url, res); // answered late, in full
       assert.ok((await countWhenOpen('web@tags/v1')) > 0, 'the tag is served once its store answers');

@@ -57,11 +57,18 @@ export class Versions implements VersionSource {
   async databases(user: string): Promise<string[]> {
     const seen = this.repositories(user);
     if (!this.grants.restricts(user)) return seen;
+    // A store that does not answer in time leaves its name out: a login lists databases (pg_database) for
+    // every repository the user is granted, and one stalled store had held every such login (attacker review,
+    // session 50).
     const readable = await Promise.all(
       seen.map((name) =>
-        resolveGranted(this.grants, user, this.repos.get(name)!, name, '').then(
-          () => true,
-          () => false,
+        withinDeadline(
+          resolveGranted(this.grants, user, this.repos.get(name)!, name, '').then(
+            () => true,
+            () => false,
+          ),
+          LISTING_DEADLINE_MS,
+          false,
         ),
       ),
     );
@@ -151,4 +158,16 @@ export class Versions implements VersionSource {
   close(): Promise<void> {
     return this.attached.clear();
   }
+}
+
+/** How long listing the databases a user may read waits for one repository's HEAD. */
+const LISTING_DEADLINE_MS = 2_000;
+
+/** `work`'s value, or `otherwise` once `ms` have passed first. */
+function withinDeadline<T>(work: Promise<T>, ms: number, otherwise: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(otherwise), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -346,8 +346,6 @@ export class Connection {
       this.transport,
       statementLog(this.ctx, this.log, this.requestId, () => this.pid),
     );
-    if (this.startupTimer) clearTimeout(this.startupTimer);
-    this.startupTimer = null;
     if (this.isClosed) {
       // The client left (or was ended by the timer) while the version was being opened.
       await session.close();
@@ -356,7 +354,11 @@ export class Connection {
     this.session = session;
     const key = this.ctx.register(this);
     this.pid = key.pid;
+    // The timer runs on through the announcement: it lists the databases the user may read (pg_database).
     await announceSession(session, w, database, key, inTurn);
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
+    if (this.isClosed) return;
     this.phase = 'ready';
     this.identity = { user, database };
     this.ctx.observeStartup?.(SQLSTATE.successfulCompletion);
