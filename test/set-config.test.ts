@@ -271,6 +271,13 @@ test(
       'SHOW ALL TABLES',
       'CLOSE ALL x',
       'SHOW transaction_isolation',
+      // a row lock in a read-only transaction (every session here is one): 25006 naming its strength (was 42601)
+      'BEGIN READ ONLY',
+      'select order_id from sales.orders where order_id = 1 for update',
+      'ROLLBACK',
+      'BEGIN READ ONLY',
+      'select order_id from sales.orders for key share skip locked',
+      'ROLLBACK',
     ];
     await sameAsPostgres(statements);
     await sameAsPostgres(statements, true);

@@ -13,6 +13,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { analyzeOffThread, OFF_THREAD_CHARS } from '../engine/text-pool.js';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { parsePg } from '../pg/pg-parse.js';
 import { stripLeadingComments } from '../text/split.js';
 import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
 import { foldIdentifier } from '../text/identifier.js';
@@ -253,6 +254,24 @@ function clientNames(json: string, sql: string): ClientNames | undefined {
 /** DuckDB's parse tree of `sql` as JSON text (json_serialize_sql: parse only, nothing bound or run). */
 export type Serializer = (sql: string) => Promise<string>;
 
+/** PostgreSQL's words for a row lock, by the strength its grammar reads. */
+const LOCK_STRENGTHS: Readonly<Record<string, string>> = {
+  LCS_FORUPDATE: 'UPDATE',
+  LCS_FORNOKEYUPDATE: 'NO KEY UPDATE',
+  LCS_FORSHARE: 'SHARE',
+  LCS_FORKEYSHARE: 'KEY SHARE',
+};
+
+/** SELECT … FOR UPDATE/SHARE: PostgreSQL's answer in a read-only transaction, as every session here is. */
+function lockingRefused(sql: string): SqlError {
+  const select = parsePg(sql)?.stmts?.[0]?.stmt?.['SelectStmt'] as Record<string, any> | undefined;
+  const strength = select?.['lockingClause']?.[0]?.['LockingClause']?.['strength'] as string | undefined;
+  return new SqlError(
+    SQLSTATE.readOnlyTransaction,
+    `cannot execute SELECT FOR ${LOCK_STRENGTHS[strength ?? ''] ?? 'UPDATE'} in a read-only transaction`,
+  );
+}
+
 /** The analysis of one text, uncached, with DuckDB's parse from `serialize` (here or on the worker). */
 export async function analyzeText(serialize: Serializer, sql: string): Promise<Analysis> {
   const explain = readExplain(sql);
@@ -261,6 +280,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   const tree = JSON.parse(await serialize(inner)) as Serialized;
   if (tree.error) {
     if (/Only SELECT statements/i.test(tree.error_message ?? '')) throw notAQuery(inner);
+    // SELECT … FOR UPDATE/SHARE: PostgreSQL's answer in a read-only transaction, as every session here is
+    if (/^SELECT locking clause is not supported/i.test(tree.error_message ?? '')) throw lockingRefused(inner);
     throw new SqlError(
       SQLSTATE.syntaxError,
       tree.error_message ?? 'syntax error',

@@ -185,6 +185,21 @@ export function fractionRounded(text: string): { text: string; carry: boolean } 
 }
 
 /**
+ * A time of day's text one second later, up to PostgreSQL's `24:00:00` (the fraction at `.000000`, as
+ * fractionRounded leaves it): a time has no next day to carry into, and DuckDB's time plus an interval
+ * wraps (`'23:59:59.9999999'::time` had answered `00:00:00`, PostgreSQL `24:00:00`).
+ */
+export function timeSecondLater(text: string): string | undefined {
+  const m = /(\d{1,2}):(\d\d):(\d\d)\.000000/.exec(text);
+  if (!m) return undefined;
+  const s = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) + 1;
+  if (s > 24 * 3600) return undefined;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const later = `${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}.000000`;
+  return text.slice(0, m.index) + later + text.slice(m.index + m[0].length);
+}
+
+/**
  * `'\xdeadbeef'::bytea`: PostgreSQL's hex format (pairs of hex digits, blanks between pairs) or its
  * escape format (`\\`, `\ooo` octal, any other character as its UTF-8 bytes). DuckDB's blob text reads
  * only `\xHH` escapes (`\xdeadbeef` was one byte and six letters), so every byte is spelled `\xHH`.

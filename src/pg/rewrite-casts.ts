@@ -23,6 +23,7 @@ import {
   booleanInput,
   byteaInput,
   fractionRounded,
+  timeSecondLater,
   dateInput,
   integerInput,
   isIntegerType,
@@ -173,7 +174,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
     return dateWord;
   }
-  const rounded = !isArray && sval !== undefined && FRACTION_INPUT_TYPES.has(type) ? fractionRounded(sval) : undefined;
+  let rounded = !isArray && sval !== undefined && FRACTION_INPUT_TYPES.has(type) ? fractionRounded(sval) : undefined;
+  // a time of day carries within its own text, up to 24:00:00
+  const later = rounded?.carry && (type === 'time' || type === 'timetz') ? timeSecondLater(rounded.text) : undefined;
+  if (later) rounded = { text: later, carry: false };
   if (rounded) {
     ctx.changed = true;
     const text =

@@ -62,6 +62,9 @@ export const REVIEW_50 = [
   // a date's digits alone: YYYYMMDD, YYMMDD
   "select '20240105'::date, '991231'::date, '000101'::date, date '20240105', cast(' 19990108 ' as date)",
   "select '20241305'::date",
+  // a time of day whose fraction rounds up past 23:59:59 is 24:00:00 (the lead, after the session's new-user review: 00:00:00)
+  "select '23:59:59.9999999'::time, time '23:59:59.9999996', '12:00:59.9999999'::time, '23:59:59.9999994'::time",
+  "select '23:59:59.9999999+02'::timetz, '23:59:59.9999999'::time = '24:00:00'::time",
 ];
 
 export const REVIEW_50_REFUSED = [
