@@ -239,6 +239,13 @@ test(
       'SHOW search_path',
       'SET application_name TO DEFAULT',
       'SHOW application_name',
+      // a quoted dotted name is one name (a pattern of the gateway's had kept the quotes in it)
+      'SET "my.var" = \'secret\'',
+      'SHOW "my.var"',
+      'SHOW my.var',
+      'SHOW "TimeZone"',
+      'RESET "my.var"',
+      'SHOW my.var',
       'SET search_path = sales',
     ]);
   },

@@ -15,12 +15,6 @@ import { classifySet } from './set-statement.js';
 import { classifyTransaction } from './transaction-statement.js';
 import { parsePg, pgSyntaxError } from '../pg/pg-parse.js';
 
-/**
- * A parameter's name in SET/RESET/SHOW: PostgreSQL compares them ignoring the case of ASCII letters,
- * quoted or not (`SET "TimeZone"` is timezone).
- */
-const settingName = (raw: string): string => foldIdentifier(normalizeIdent(raw));
-
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
   'INSERT',
@@ -79,6 +73,14 @@ const OWN_STATEMENTS = new Set([
   'LOCK',
 ]);
 
+/**
+ * The parameter a SHOW or RESET names, as PostgreSQL's grammar reads it (`TIME ZONE` is timezone,
+ * `"fdl.ref"` is fdl.ref: a pattern of ours had taken the quotes into the name); the caller has checked it parses.
+ */
+function grammarName(s: string, kind: 'VariableShowStmt' | 'VariableSetStmt'): string {
+  return foldIdentifier(String(parsePg(s)?.stmts?.[0]?.stmt?.[kind]?.['name'] ?? ''));
+}
+
 /** PostgreSQL's syntax error for a text its grammar refuses. */
 function grammarRefusal(s: string): Statement {
   return { kind: 'refused', sqlstate: SYNTAX, message: pgSyntaxError(s) || 'syntax error' };
@@ -122,17 +124,10 @@ export function classify(statement: string): Statement {
         };
       if (/^RESET\s+ALL$/i.test(s)) return { kind: 'resetAll' };
       if (/^RESET\s+SESSION\s+AUTHORIZATION$/i.test(s)) return { kind: 'resetAll' };
-      if (/^RESET\s+TIME\s+ZONE$/i.test(s)) return { kind: 'reset', name: 'timezone' };
-      if ((m = new RegExp(`^RESET\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
-        return { kind: 'reset', name: settingName(m[1]!) };
-      break;
+      return { kind: 'reset', name: grammarName(s, 'VariableSetStmt') };
     case 'SHOW':
       if (/^SHOW\s+ALL$/i.test(s)) return { kind: 'showAll' };
-      if (/^SHOW\s+TRANSACTION\s+ISOLATION\s+LEVEL$/i.test(s)) return { kind: 'show', name: 'transaction_isolation' };
-      if (/^SHOW\s+TIME\s+ZONE$/i.test(s)) return { kind: 'show', name: 'timezone' };
-      if ((m = new RegExp(`^SHOW\\s+(${word}(?:\\.${word})*)$`, 'i').exec(s)))
-        return { kind: 'show', name: settingName(m[1]!) };
-      break;
+      return { kind: 'show', name: grammarName(s, 'VariableShowStmt') };
     case 'DISCARD':
       if (/^DISCARD\s+ALL$/i.test(s)) return { kind: 'discardAll' };
       if ((m = /^DISCARD\s+(PLANS|SEQUENCES|TEMP|TEMPORARY)$/i.exec(s)))
