@@ -6,24 +6,7 @@
  * which DuckDB reads first as PostgreSQL does.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { Node } from './rewrite-nodes.js';
-
-/** Unqualified column names under `n`, not inside a nested SELECT. */
-function bareNames(n: unknown, into: string[]): string[] {
-  const stack: unknown[] = [n];
-  while (stack.length > 0) {
-    const o = stack.pop();
-    if (Array.isArray(o)) stack.push(...o);
-    else if (o && typeof o === 'object') {
-      const node = o as Node;
-      if (node.SelectStmt) continue;
-      const fields = node.ColumnRef?.fields as Node[] | undefined;
-      if (fields?.length === 1 && typeof fields[0]?.String?.sval === 'string') into.push(fields[0].String.sval);
-      else stack.push(...Object.values(node));
-    }
-  }
-  return into;
-}
+import { bareColumnNames, type Node } from './rewrite-nodes.js';
 
 /** Throws 42703 for an alias read inside an ORDER BY or GROUP BY expression of a SELECT without FROM. */
 export function aliasInExpressionRefused(select: Node): void {
@@ -34,6 +17,6 @@ export function aliasInExpressionRefused(select: Node): void {
     ...((select.sortClause as Node[] | undefined) ?? []).map((s) => s.SortBy?.node as Node | undefined),
     ...((select.groupClause as Node[] | undefined) ?? []),
   ].filter((n) => !bare(n));
-  const name = bareNames(expressions, []).find((n) => aliases.has(n));
+  const name = [...bareColumnNames(expressions)].find((n) => aliases.has(n));
   if (name !== undefined) throw new SqlError(SQLSTATE.undefinedColumn, `column "${name}" does not exist`);
 }

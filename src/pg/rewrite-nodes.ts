@@ -80,3 +80,21 @@ export const typedAs = (what: string, x: Node): Node => ({
     funcformat: 'COERCE_EXPLICIT_CALL',
   },
 });
+
+/** Unqualified column names read under `n` (not inside a nested SELECT), in the order a walk meets them. */
+export function bareColumnNames(n: unknown): Set<string> {
+  const into = new Set<string>();
+  const stack: unknown[] = [n];
+  while (stack.length > 0) {
+    const o = stack.pop();
+    if (Array.isArray(o)) stack.push(...o);
+    else if (o && typeof o === 'object') {
+      const node = o as Node;
+      if (node.SelectStmt) continue;
+      const fields = node.ColumnRef?.fields as Node[] | undefined;
+      if (fields?.length === 1 && typeof fields[0]?.String?.sval === 'string') into.add(fields[0].String.sval);
+      else stack.push(...Object.values(node));
+    }
+  }
+  return into;
+}

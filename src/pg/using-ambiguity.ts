@@ -5,7 +5,7 @@
  * when it is the same table as one side of the USING join (both sides of a USING have its columns): judged so.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { Node } from './rewrite-nodes.js';
+import { bareColumnNames, type Node } from './rewrite-nodes.js';
 
 /** `schema.table` of a plain table reference, or undefined. */
 const relationOf = (n: Node | undefined): string | undefined =>
@@ -48,23 +48,6 @@ function ambiguousNames(item: Node, beside: readonly Node[], into: Set<string>):
   if ((j.rarg as Node | undefined)?.JoinExpr) ambiguousNames(j.rarg as Node, [j.larg as Node, ...beside], into);
 }
 
-/** Unqualified column names read under `n` (not inside a nested SELECT). */
-function bareNames(n: unknown, into: Set<string>): Set<string> {
-  const stack: unknown[] = [n];
-  while (stack.length > 0) {
-    const o = stack.pop();
-    if (Array.isArray(o)) stack.push(...o);
-    else if (o && typeof o === 'object') {
-      const node = o as Node;
-      if (node.SelectStmt) continue;
-      const fields = node.ColumnRef?.fields as Node[] | undefined;
-      if (fields?.length === 1 && typeof fields[0]?.String?.sval === 'string') into.add(fields[0].String.sval);
-      else stack.push(...Object.values(node));
-    }
-  }
-  return into;
-}
-
 /** Throws 42702 for an unqualified name a USING join merges that a table joined beside it also has. */
 export function usingAmbiguityRefused(select: Node): void {
   const from = (select.fromClause as Node[] | undefined) ?? [];
@@ -77,10 +60,13 @@ export function usingAmbiguityRefused(select: Node): void {
     const fields = (s.SortBy?.node?.ColumnRef?.fields as Node[] | undefined) ?? [];
     return !(fields.length === 1 && aliases.has(fields[0]?.String?.sval));
   });
-  const read = bareNames(
-    [select.targetList, select.whereClause, select.groupClause, select.havingClause, sorted],
-    new Set(),
-  );
+  const read = bareColumnNames([
+    select.targetList,
+    select.whereClause,
+    select.groupClause,
+    select.havingClause,
+    sorted,
+  ]);
   const name = [...names].find((k) => read.has(k));
   if (name !== undefined) throw new SqlError(SQLSTATE.ambiguousColumn, `column reference "${name}" is ambiguous`);
 }
