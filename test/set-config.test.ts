@@ -290,3 +290,49 @@ test(
     await sameAsPostgres(statements, true);
   },
 );
+
+/**
+ * Every message a simple Query answers, in order: columns, rows, tags, SQLSTATEs and the transaction status
+ * (ParameterStatus aside: PostgreSQL 14+ sends it before ReadyForQuery, the gateway with the SET).
+ */
+function seenWhole(r: QueryResult) {
+  return r.messages
+    .filter((m) => m.code !== 'S')
+    .map((m) => {
+      const p = m.parsed as any;
+      if (m.code === 'T') return `T ${(p.fields as { name: string }[]).map((f) => f.name).join(',')}`;
+      if (m.code === 'D') return `D ${splitDataRow(m.raw).map((v) => v?.toString('utf8') ?? null)}`;
+      if (m.code === 'C') return `C ${p.text}`;
+      if (m.code === 'E') return `E ${p.code}`;
+      if (m.code === 'Z') return `Z ${p.status}`;
+      return m.code;
+    });
+}
+
+test(
+  'a simple Query of several statements parses whole before the first runs: a syntax error anywhere runs none of them',
+  { timeout: 60_000 },
+  async () => {
+    // Run one by one, `begin; commit x` had begun a block (status T, then E) where PostgreSQL runs nothing.
+    const queries = [
+      "SET application_name = 'before'",
+      'begin; commit x',
+      'select 1',
+      "set application_name = 'changed'; selec 2",
+      'SHOW application_name',
+      "select 1 as a; set application_name = 'x' garbage",
+      'SHOW application_name',
+      'begin; select 1; rollback garbage; select 2',
+      'select 1 as a; select 1/0; select 2',
+      'select 1 as a; select * from nosuch; select 2',
+      'begin; select 1 as a; commit',
+      'begin; select 1 as a',
+      'select 2 as b; rollback',
+      "SET application_name = ''",
+    ];
+    for (const sql of queries) {
+      const [pg, gw] = await Promise.all([twins!.conns.pg.simple(sql), twins!.conns.gw.simple(sql)]);
+      assert.deepEqual(seenWhole(gw), seenWhole(pg), sql);
+    }
+  },
+);

@@ -17,6 +17,7 @@ import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-fail
 import { instanceOfSession, probeSessionEngine } from '../engine/session-connections.js';
 import { memoryTurnsOf } from '../engine/memory-turns.js';
 import { splitStatements } from '../text/split.js';
+import { refuseUnparsable } from '../session/query-syntax.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal, type Portal } from './portal.js';
 import { paramText } from './types/param-text.js';
@@ -270,8 +271,21 @@ export class Session {
     if (parts.length === 0) {
       be.emptyQueryResponse(this.out.w);
     }
+    // As PostgreSQL, the whole string parses before its first statement runs.
+    const unparsable =
+      parts.length > 1
+        ? await refuseUnparsable(parts, this.user).then(
+            () => null,
+            (e: unknown) => e,
+          )
+        : null;
+    if (unparsable !== null) {
+      this.statementStarts();
+      this.current = sql;
+      this.fail(unparsable);
+    }
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
-    for (const text of parts) {
+    for (const text of unparsable === null ? parts : []) {
       this.core.statementSeq++;
       this.current = text;
       try {
