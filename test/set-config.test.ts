@@ -291,29 +291,26 @@ test(
   },
 );
 
-/**
- * Every message a simple Query answers, in order: columns, rows, tags, SQLSTATEs and the transaction status
- * (ParameterStatus aside: PostgreSQL 14+ sends it before ReadyForQuery, the gateway with the SET).
- */
+/** Every message a simple Query answers, in order: columns, rows, tags, SQLSTATEs, reported parameters, the transaction status. */
 function seenWhole(r: QueryResult) {
-  return r.messages
-    .filter((m) => m.code !== 'S')
-    .map((m) => {
-      const p = m.parsed as any;
-      if (m.code === 'T') return `T ${(p.fields as { name: string }[]).map((f) => f.name).join(',')}`;
-      if (m.code === 'D') return `D ${splitDataRow(m.raw).map((v) => v?.toString('utf8') ?? null)}`;
-      if (m.code === 'C') return `C ${p.text}`;
-      if (m.code === 'E') return `E ${p.code}`;
-      if (m.code === 'Z') return `Z ${p.status}`;
-      return m.code;
-    });
+  return r.messages.map((m) => {
+    const p = m.parsed as any;
+    if (m.code === 'T') return `T ${(p.fields as { name: string }[]).map((f) => f.name).join(',')}`;
+    if (m.code === 'D') return `D ${splitDataRow(m.raw).map((v) => v?.toString('utf8') ?? null)}`;
+    if (m.code === 'C') return `C ${p.text}`;
+    if (m.code === 'E') return `E ${p.code}`;
+    if (m.code === 'Z') return `Z ${p.status}`;
+    if (m.code === 'S') return `S ${p.parameterName}=${p.parameterValue}`;
+    return m.code;
+  });
 }
 
 test(
   'a simple Query of several statements parses whole before the first runs: a syntax error anywhere runs none of them',
   { timeout: 60_000 },
   async () => {
-    // Run one by one, `begin; commit x` had begun a block (status T, then E) where PostgreSQL runs nothing.
+    // Run one by one, `begin; commit x` had begun a block (status T, then E) where PostgreSQL runs nothing;
+    // each SET told its value at once, where PostgreSQL 14+ tells the last before ReadyForQuery.
     const queries = [
       "SET application_name = 'before'",
       'begin; commit x',
@@ -328,6 +325,11 @@ test(
       'begin; select 1 as a; commit',
       'begin; select 1 as a',
       'select 2 as b; rollback',
+      // a reported parameter is told once, before ReadyForQuery, and only if it differs from what the client knows
+      "set application_name = 'one'; set application_name = 'two'",
+      "begin; set application_name = 'three'; rollback",
+      "begin; set application_name = 'two'; set application_name = 'four'",
+      'rollback',
       "SET application_name = ''",
     ];
     for (const sql of queries) {

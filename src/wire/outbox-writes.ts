@@ -1,6 +1,7 @@
 /**
- * What the session has to tell the client besides a statement's answer (session/outbox.ts: NOTICEs,
- * ParameterStatus), written before anything else the session writes, in the order it arose.
+ * What the session has to tell the client besides a statement's answer (session/outbox.ts): NOTICEs
+ * written before anything else the session writes, in the order they arose; ParameterStatus with
+ * ReadyForQuery.
  */
 import * as be from './backend.js';
 import type { Outbox } from '../session/outbox.js';
@@ -9,10 +10,13 @@ import type { SessionOutput } from './result-stream.js';
 /** Write the outbox's messages now. */
 export function deliverOutbox(outbox: Outbox, out: SessionOutput): void {
   if (outbox.isEmpty) return;
-  for (const m of outbox.take()) {
-    if (m.kind === 'notice') be.noticeResponse(out.w, { severity: m.severity, code: m.code, message: m.message });
-    else be.parameterStatus(out.w, m.name, m.value);
-  }
+  for (const m of outbox.take()) be.noticeResponse(out.w, { severity: m.severity, code: m.code, message: m.message });
+}
+
+/** ReadyForQuery, after the reported parameters whose value changed (as PostgreSQL 14+). */
+export function readyForQuery(outbox: Outbox, out: SessionOutput, status: 'I' | 'T' | 'E'): void {
+  for (const [name, value] of outbox.takeReports()) be.parameterStatus(out.w, name, value);
+  be.readyForQuery(out.w, status);
 }
 
 /** `out`, whose writer is handed out only after the outbox's messages are written to it. */

@@ -101,7 +101,9 @@ export async function announceSession(
   await (inTurn ? inTurn(describe) : describe());
   for (const name of INITIAL_REPORTED) {
     const v = session.settings.get(name);
-    if (v !== undefined) be.parameterStatus(w, reportedName(name)!, v);
+    if (v === undefined) continue;
+    be.parameterStatus(w, reportedName(name)!, v);
+    session.toldAtStartup(reportedName(name)!, v);
   }
   be.backendKeyData(w, key.pid, key.secret);
   be.readyForQuery(w, 'I');

@@ -27,7 +27,7 @@ import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
 import { ResultStream, type StartCall, type ResultLimits, type SessionOutput } from './result-stream.js';
 import { HeldResults } from './held-results.js';
-import { deliverOutbox, outboxFirst } from './outbox-writes.js';
+import { deliverOutbox, outboxFirst, readyForQuery } from './outbox-writes.js';
 import { toNotice } from './error-notice.js';
 import { PortalRunner } from './portal-runner.js';
 import { SessionCore } from '../session/core.js';
@@ -311,7 +311,7 @@ export class Session {
       }
     }
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.core.tx.status);
+    readyForQuery(this.core.outbox, this.out, this.core.tx.status);
     await this.out.flush();
   }
 
@@ -454,7 +454,7 @@ export class Session {
   sync(): Promise<void> | undefined {
     this.statementEnds();
     this.endImplicitTransaction();
-    be.readyForQuery(this.out.w, this.core.tx.status);
+    readyForQuery(this.core.outbox, this.out, this.core.tx.status);
     return this.out.flush();
   }
 
@@ -506,6 +506,11 @@ export class Session {
     const databases = await this.versions.databases(this.user);
     await this.settings.describeSession(database, pid, databases, more);
     this.deliverPending(); // before the startup's own messages
+  }
+
+  /** A reported parameter's value sent at startup: later ParameterStatus only where it changes from it. */
+  toldAtStartup(name: string, value: string): void {
+    this.core.outbox.told(name, value);
   }
 
   /** Apply startup parameters (and `options=-c x=y`) the way SET would, without ParameterStatus noise. */
