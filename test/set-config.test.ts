@@ -298,7 +298,8 @@ function seenWhole(r: QueryResult) {
     if (m.code === 'T') return `T ${(p.fields as { name: string }[]).map((f) => f.name).join(',')}`;
     if (m.code === 'D') return `D ${splitDataRow(m.raw).map((v) => v?.toString('utf8') ?? null)}`;
     if (m.code === 'C') return `C ${p.text}`;
-    if (m.code === 'E') return `E ${p.code}`;
+    // a syntax error's position: in the Query's string, as PostgreSQL's
+    if (m.code === 'E') return `E ${p.code}${p.code === '42601' ? ` at ${p.position}` : ''}`;
     if (m.code === 'Z') return `Z ${p.status}`;
     if (m.code === 'S') return `S ${p.parameterName}=${p.parameterValue}`;
     return m.code;
@@ -315,6 +316,10 @@ test(
       "SET application_name = 'before'",
       'begin; commit x',
       'select 1',
+      '  commit   x',
+      "select 'é' as a;\n  set x garbage",
+      "select 'é' as a;\n\n  selec 2",
+      "select 'é' as a; select 1 +",
       "set application_name = 'changed'; selec 2",
       'SHOW application_name',
       "select 1 as a; set application_name = 'x' garbage",

@@ -114,6 +114,7 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
     kind: 'refused',
     sqlstate: '42601',
     message: 'syntax error at or near "garbage"',
+    hint: "LINE 1: SET application_name = 'x' garbage\n" + ' '.repeat(35) + '^',
   });
   assert.deepEqual(classify('show transaction isolation level'), { kind: 'show', name: 'transaction_isolation' });
   assert.deepEqual(classify('DECLARE "c1" BINARY NO SCROLL CURSOR WITH HOLD FOR select 1'), {
@@ -148,6 +149,7 @@ test('classify: transaction control, settings, cursors, COPY, refusals', () => {
     kind: 'refused',
     sqlstate: '42601',
     message: 'syntax error at or near "2"', // PostgreSQL's words
+    hint: 'LINE 1: FETCH SIDEWAYS 2 FROM c1\n' + ' '.repeat(23) + '^', // and its place (the wire's position)
   });
   assert.deepEqual(classify('COPY (select 1) TO STDOUT WITH (FORMAT csv, HEADER)'), {
     kind: 'copyOut',

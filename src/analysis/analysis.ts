@@ -17,6 +17,7 @@ import { parsePg } from '../pg/pg-parse.js';
 import { stripLeadingComments } from '../text/split.js';
 import { composeExplain, readExplain, type ExplainHead } from '../text/explain.js';
 import { foldIdentifier } from '../text/identifier.js';
+import { lineQuote } from '../text/line-quote.js';
 import { literalPgType } from '../engine/pg-error-words.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
@@ -286,7 +287,7 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
       SQLSTATE.syntaxError,
       tree.error_message ?? 'syntax error',
       undefined,
-      quoteAt(inner, tree.position),
+      tree.position === undefined ? undefined : lineQuote(inner, Number(tree.position)),
     );
   }
   if (tree.statements?.length !== 1) throw new SqlError(SQLSTATE.syntaxError, 'expected exactly one statement');
@@ -376,22 +377,6 @@ export async function serializeOn(conn: DuckDBConnection, sql: string): Promise<
 }
 
 /** A statement DuckDB parses but that is not a query: writes are 25006, anything else (COPY to a file too) 42501. */
-/**
- * DuckDB's quote of a text's line with a caret under the character `position` (`LINE n: …`, as its
- * binder quotes): the wire reports the caret's place as the error's position when the line is the
- * client's own, as PostgreSQL reports a syntax error's.
- */
-function quoteAt(sql: string, position: string | undefined): string | undefined {
-  const at = Number(position);
-  if (position === undefined || !Number.isInteger(at) || at < 0) return undefined;
-  const before = Array.from(sql).slice(0, at).join('');
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const lineNo = before.slice(0, lineStart).split('\n').length;
-  const line = sql.slice(lineStart).split('\n')[0]!;
-  const prefix = `LINE ${lineNo}: `;
-  return `${prefix}${line}\n${' '.repeat(prefix.length + before.length - lineStart)}^`;
-}
-
 function notAQuery(sql: string): SqlError {
   sql = stripLeadingComments(sql);
   const first = (/^[A-Za-z_]+/.exec(sql)?.[0] ?? '').toUpperCase();

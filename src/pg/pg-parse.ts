@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { loadModule, parseSync } from 'pgsql-parser';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { counted } from '../stages.js';
+import { lineQuote } from '../text/line-quote.js';
 
 await loadModule();
 
@@ -45,13 +46,23 @@ export function parsePg(sql: string): PgTree | null {
   return tree;
 }
 
-/** PostgreSQL's message for a text its grammar refuses (`syntax error at or near "x"`); '' when it parses. */
-export function pgSyntaxError(sql: string): string {
+/** PostgreSQL's refusal of a text its grammar cannot read: its message, and a quote of where (text/line-quote.ts). */
+export interface PgSyntaxError {
+  /** `syntax error at or near "x"`; '' when the text parses. */
+  readonly message: string;
+  readonly quote?: string;
+}
+
+export function pgSyntaxError(sql: string): PgSyntaxError {
   try {
     parseSync(sql);
-    return '';
+    return { message: '' };
   } catch (e) {
-    const details = (e as { sqlDetails?: { message?: string } }).sqlDetails;
-    return details?.message ?? (e as Error).message;
+    const details = (e as { sqlDetails?: { message?: string; cursorPosition?: number } }).sqlDetails;
+    const at = details?.cursorPosition;
+    return {
+      message: details?.message ?? (e as Error).message,
+      quote: at === undefined ? undefined : lineQuote(sql, at),
+    };
   }
 }

@@ -15,16 +15,19 @@ const GRAMMAR_FIRST_CHARS = 2 * 1024;
 const GRAMMAR_MAX_CHARS = 64 * 1024;
 
 /**
- * 42601 for the first statement of `parts` that neither PostgreSQL's grammar nor DuckDB's parser reads
- * (the gateway serves both spellings; the statements it answers itself are read by the grammar in
- * classify). A text too long to be sure of is left to its turn.
+ * The first statement of `parts` that neither PostgreSQL's grammar nor DuckDB's parser reads, and its
+ * 42601 (the gateway serves both spellings; the statements it answers itself are read by the grammar in
+ * classify); null when all parse. A text too long to be sure of is left to its turn.
  */
-export async function refuseUnparsable(parts: readonly string[], owner: string): Promise<void> {
-  if (parts.length < 2) return;
-  for (const part of parts) {
+export async function firstUnparsable(
+  parts: readonly string[],
+  owner: string,
+): Promise<{ index: number; error: SqlError } | null> {
+  if (parts.length < 2) return null;
+  for (const [index, part] of parts.entries()) {
     const stmt = classify(part);
     if (stmt.kind === 'refused' && stmt.sqlstate === SQLSTATE.syntaxError)
-      throw new SqlError(stmt.sqlstate, stmt.message, stmt.hint);
+      return { index, error: new SqlError(stmt.sqlstate, stmt.message, undefined, stmt.hint) };
     if (stmt.kind !== 'query' && stmt.kind !== 'copyOut') continue;
     const text = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
     if (text.length <= GRAMMAR_FIRST_CHARS && parsePg(text) !== null) continue;
@@ -34,6 +37,7 @@ export async function refuseUnparsable(parts: readonly string[], owner: string):
     );
     if (!(duckdb instanceof SqlError) || duckdb.sqlstate !== SQLSTATE.syntaxError) continue;
     if (text.length > GRAMMAR_MAX_CHARS) continue;
-    if (text.length <= GRAMMAR_FIRST_CHARS || parsePg(text) === null) throw duckdb;
+    if (text.length <= GRAMMAR_FIRST_CHARS || parsePg(text) === null) return { index, error: duckdb };
   }
+  return null;
 }

@@ -83,7 +83,8 @@ function grammarName(s: string, kind: 'VariableShowStmt' | 'VariableSetStmt'): s
 
 /** PostgreSQL's syntax error for a text its grammar refuses. */
 function grammarRefusal(s: string): Statement {
-  return { kind: 'refused', sqlstate: SYNTAX, message: pgSyntaxError(s) || 'syntax error' };
+  const { message, quote } = pgSyntaxError(s);
+  return { kind: 'refused', sqlstate: SYNTAX, message: message || 'syntax error', ...(quote ? { hint: quote } : {}) };
 }
 export function classify(statement: string): Statement {
   const s = stripLeadingComments(statement).replace(/;\s*$/, '').trim();

@@ -42,10 +42,10 @@ function isolationOf(items: Node[]): string | null {
 export function classifySet(s: string): Statement {
   const stmt = parsePg(s)?.stmts?.[0]?.stmt?.['VariableSetStmt'] as Node | undefined;
   if (!stmt) {
-    const message = pgSyntaxError(s);
+    const { message, quote } = pgSyntaxError(s);
     // The grammar refuses `SET CATALOG` itself, with its own words.
     const sqlstate = /cannot be changed/.test(message) ? SQLSTATE.featureNotSupported : SQLSTATE.syntaxError;
-    return refused(sqlstate, message);
+    return refused(sqlstate, message, quote);
   }
   const name = foldIdentifier(String(stmt['name'] ?? ''));
   const local = stmt['is_local'] === true;

@@ -17,7 +17,7 @@ import { EngineInternalError, isInvalidatedMessage } from '../engine/engine-fail
 import { instanceOfSession, probeSessionEngine } from '../engine/session-connections.js';
 import { memoryTurnsOf } from '../engine/memory-turns.js';
 import { splitStatements } from '../text/split.js';
-import { refuseUnparsable } from '../session/query-syntax.js';
+import { firstUnparsable } from '../session/query-syntax.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal, type Portal } from './portal.js';
 import { paramText } from './types/param-text.js';
@@ -73,6 +73,8 @@ export class Session {
   });
   /** What the last Query part, Parse, Bind or Execute was about: a failure's audit line fingerprints it. */
   private current: string | PreparedStmt | undefined;
+  /** The simple Query running and which of its statements (an error's position is one in its string). */
+  private inQuery: { sql: string; parts: readonly string[]; index: number } | null = null;
   private readonly endPressure: () => void;
   /** The server's folders no error text may name (repositories, cache, temp, state). */
   serverRoots: () => readonly ServerRoot[] = () => [];
@@ -272,22 +274,18 @@ export class Session {
       be.emptyQueryResponse(this.out.w);
     }
     // As PostgreSQL, the whole string parses before its first statement runs.
-    const unparsable =
-      parts.length > 1
-        ? await refuseUnparsable(parts, this.user).then(
-            () => null,
-            (e: unknown) => e,
-          )
-        : null;
+    const unparsable = parts.length > 1 ? await firstUnparsable(parts, this.user) : null;
     if (unparsable !== null) {
       this.statementStarts();
-      this.current = sql;
-      this.fail(unparsable);
+      this.current = parts[unparsable.index];
+      this.inQuery = { sql, parts, index: unparsable.index };
+      this.fail(unparsable.error);
     }
     // Several statements in one Query run in one implicit transaction: an error skips the rest.
-    for (const text of unparsable === null ? parts : []) {
+    for (const [i, text] of (unparsable === null ? parts : []).entries()) {
       this.core.statementSeq++;
       this.current = text;
+      this.inQuery = { sql, parts, index: i };
       try {
         this.statementStarts();
         // a text planned before already passed the ceilings and classification
@@ -310,6 +308,7 @@ export class Session {
         this.statementEnds(); // each statement of a Query is timed on its own (PostgreSQL 13+)
       }
     }
+    this.inQuery = null;
     this.endImplicitTransaction();
     readyForQuery(this.core.outbox, this.out, this.core.tx.status);
     await this.out.flush();
@@ -468,7 +467,11 @@ export class Session {
     this.core.audit.failed(err, this.current);
     const clientText = typeof this.current === 'string' ? this.current : this.current?.sql;
     this.current = undefined;
-    be.errorResponse(this.out.w, toNotice(err, this.serverRoots(), clientText));
+    const notice = toNotice(err, this.serverRoots(), clientText);
+    // a position in the Query's string, as PostgreSQL's, not in the one statement of it that failed
+    if (notice.position !== undefined && this.inQuery)
+      notice.position += offsetIn(this.inQuery.sql, this.inQuery.parts, this.inQuery.index);
+    be.errorResponse(this.out.w, notice);
   }
 
   // ---------------------------------------------------------------- internals
@@ -517,4 +520,28 @@ export class Session {
   async applyStartupSetting(name: string, value: string): Promise<void> {
     await this.core.setShow.applyStartup(name, value);
   }
+}
+
+/**
+ * Characters (code points, as PostgreSQL counts a position) of a simple Query's string `sql` before its
+ * statement `parts[index]` (the split keeps each statement's text as sent; 0 where it cannot be found).
+ */
+function offsetIn(sql: string, parts: readonly string[], index: number): number {
+  let from = 0;
+  for (let i = 0; i <= index; i++) {
+    const at = sql.indexOf(parts[i]!, from);
+    if (at < 0) return 0;
+    if (i === index) return codePoints(sql, at);
+    from = at + parts[i]!.length;
+  }
+  return 0;
+}
+
+function codePoints(text: string, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++; // a low surrogate completes the character counted with its high one
+  }
+  return n;
 }
