@@ -57,6 +57,12 @@ const BENCHES: { name: string; file: string; args?: string[]; limitS: number; wh
     what: 'gateway CPU per new text and per session of catalog texts, by stage (--before <cli> for another build)',
   },
   {
+    name: 'rebind-cost',
+    file: 'rebind-cost.js',
+    limitS: 300,
+    what: "in-process DuckDB: a statement's binds over the version views vs native tables (--lake <build> for another build's views)",
+  },
+  {
     name: 'catalog',
     file: 'catalog-speed.js',
     limitS: 600,
