@@ -64,15 +64,32 @@ export function fixedZone(spec: string): FixedZone | undefined {
   return { shown: m[1] !== undefined ? spec.toUpperCase() : spec, east: east || 0 };
 }
 
-const engineZones = new Map<number, string | null>();
+/** Offset east → the first zone of the tz database with that offset in every January and July since 1970. */
+let steadyZones: Map<number, string> | undefined;
 
-/** Offset east in seconds of `zone` at the UTC instant `ms`, from Intl's long offset name. */
+/** Offset east in seconds at the UTC instant `ms`, from Intl's long offset name. */
 function offsetOf(fmt: Intl.DateTimeFormat, ms: number): number {
   const name = fmt.formatToParts(ms).find((p) => p.type === 'timeZoneName')?.value ?? '';
   const m = /GMT([+-])(\d{2}):(\d{2})(?::(\d{2}))?/.exec(name);
   if (!m) return 0;
   const s = (Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0);
   return m[1] === '-' ? -s : s;
+}
+
+/** One pass over the tz database (~0.2 s, once a process), so no offset a client names costs another. */
+function steady(): Map<number, string> {
+  if (steadyZones) return steadyZones;
+  steadyZones = new Map();
+  const last = new Date().getUTCFullYear() + 1;
+  for (const name of Intl.supportedValuesOf('timeZone')) {
+    const fmt = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' });
+    const east = offsetOf(fmt, Date.UTC(1970, 0, 15));
+    let same = true;
+    for (let year = 1970; same && year <= last; year++)
+      same = offsetOf(fmt, Date.UTC(year, 0, 15)) === east && offsetOf(fmt, Date.UTC(year, 6, 15)) === east;
+    if (same && !steadyZones.has(east)) steadyZones.set(east, name);
+  }
+  return steadyZones;
 }
 
 /**
@@ -84,22 +101,7 @@ export function engineZone(east: number): string | null {
   if (east === 0) return 'UTC';
   if (east % 3600 === 0 && east >= -12 * 3600 && east <= 14 * 3600)
     return `Etc/GMT${east > 0 ? '-' : '+'}${Math.abs(east) / 3600}`;
-  let zone = engineZones.get(east);
-  if (zone !== undefined) return zone;
-  zone = null;
-  const now = new Date().getUTCFullYear();
-  for (const name of Intl.supportedValuesOf('timeZone')) {
-    const fmt = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' });
-    let same = true;
-    for (let year = 1970; same && year <= now + 1; year++)
-      same = offsetOf(fmt, Date.UTC(year, 0, 15)) === east && offsetOf(fmt, Date.UTC(year, 6, 15)) === east;
-    if (same) {
-      zone = name;
-      break;
-    }
-  }
-  engineZones.set(east, zone);
-  return zone;
+  return steady().get(east) ?? null;
 }
 
 /** interval's typmod bits (PostgreSQL's INTERVAL_MASK) of the fields a lone number may stand for. */
