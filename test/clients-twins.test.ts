@@ -238,4 +238,26 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
       ],
     );
   });
+
+  test('pgjdbc in a JVM whose zone is a fixed offset (GMT+05:30, GMT-09:30, GMT+03): connects and reads timestamptz as from PostgreSQL', async () => {
+    const classes = await compiled;
+    for (const zone of ['GMT+05:30', 'GMT-09:30', 'GMT+03:00']) {
+      await twins(
+        'sh',
+        [
+          '-c',
+          `exec java -Duser.timezone=${zone} -cp '${classes}:${PGJDBC_JAR}' JdbcZone "$FDL_HOST" "$FDL_PORT" "$FDL_DB" "$FDL_USER"`,
+        ],
+        [
+          'connect, SHOW TimeZone',
+          'timestamptz constants',
+          'timestamptz of a table',
+          'setTimestamp parameter',
+          'setObject(OffsetDateTime) parameter',
+          'a literal without an offset, and its date',
+          'prepared run 5',
+        ],
+      );
+    }
+  });
 });

@@ -11,8 +11,11 @@ import {
   rewriteOffThread,
   setTextTaskLimit,
   textTasksTimedOut,
+  textThreadRunning,
   textThreadsStarted,
+  KEEP_THREAD_MAX_CHARS,
 } from '../src/engine/text-pool.js';
+import { IDLE_MS, sessionEnded, sessionStarted } from '../src/idle-memory.js';
 
 after(() => setTextTaskLimit());
 
@@ -53,4 +56,27 @@ test('a text task past the time limit is answered 54001 and its thread ended; th
   // The other user's task, queued behind it, runs on a new thread.
   assert.equal((await waiting).kind, 'query');
   assert.equal(textThreadsStarted, started + 1, 'a new thread was started for the next task');
+});
+
+test("a thread that took only catalog-sized texts outlives the gateway's idle moments; one that took a long text ends at idle", async () => {
+  const idle = async () => {
+    sessionStarted();
+    sessionEnded();
+    await new Promise((r) => setTimeout(r, IDLE_MS + 500));
+  };
+  // ~2.6 KB, as SQLAlchemy 2's get_columns: the PostgreSQL rewrite runs on the thread.
+  const catalog = (n: number) =>
+    `select a.attname, format_type(a.atttypid, a.atttypmod) from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid = a.attrelid where c.relname = 'orders' and a.attnum > ${n} /* ${'x'.repeat(2_400)} */`;
+  assert.ok(catalog(0).length < KEEP_THREAD_MAX_CHARS);
+  await idle(); // a thread the test above left (it took long texts) ends
+  await rewriteOffThread(catalog(0), 'ann');
+  const started = textThreadsStarted;
+  await idle();
+  assert.ok(textThreadRunning(), 'the thread ended when the gateway was idle');
+  await rewriteOffThread(catalog(1), 'ann');
+  assert.equal(textThreadsStarted, started, 'a new thread was started for the next client');
+  // A long text grows the grammar's memory: that thread ends at idle, as before.
+  await rewriteOffThread(`${catalog(2)} or a.attname in (${"'x', ".repeat(1_000)}'y')`, 'ann');
+  await idle();
+  assert.equal(textThreadRunning(), false, 'the thread that took a long text was kept');
 });

@@ -14,8 +14,8 @@
  * synchronous WebAssembly or a JSON walk — the task is answered 54001 and the next task starts a new
  * thread, so no text holds the one slot every long statement of every user waits for.
  *
- * The thread ends once the gateway is idle (no session open: idle-memory.ts), and the next long text
- * starts a new one: the PostgreSQL grammar's WebAssembly memory only ever grows (a 256 KiB text took
+ * The thread ends once the gateway is idle (no session open: idle-memory.ts) — one that only took texts
+ * up to KEEP_THREAD_MAX_CHARS some minutes later (below) — and the next long text starts a new one: the PostgreSQL grammar's WebAssembly memory only ever grows (a 256 KiB text took
  * it ~100 MB up, for the life of the thread), and its parse-only DuckDB and memos go with it.
  */
 import { Worker } from 'node:worker_threads';
@@ -25,7 +25,7 @@ import { FairSlots } from '../serial.js';
 import type { Analysis } from '../analysis/analysis.js';
 import type { RewriteResult } from '../pg/rewrite.js';
 import type { TextReply, TextTask } from './text-thread.js';
-import { trimWhenIdle } from '../idle-memory.js';
+import { openSessions, trimWhenIdle } from '../idle-memory.js';
 
 /**
  * Longer texts are worked on off the loop: their DuckDB parse tree's JSON grows to megabytes, and
@@ -109,11 +109,31 @@ export let textThreadsStarted = 0;
 /** Whether the thread runs now (tests). */
 export const textThreadRunning = () => worker !== null;
 
-trimWhenIdle(() => {
+/**
+ * A thread that has only worked on texts up to this long is kept through the gateway's idle moments,
+ * for TEXT_THREAD_KEEP_MS: its grammar's memory stayed small, and starting a thread again (its
+ * modules, the WebAssembly grammar: 0.6–2.6 s of CPU) fell on the first catalog statement of every
+ * client that connects anew — SQLAlchemy 2's first `get_columns` took 2.0–2.9 s, 0.3 s with the thread
+ * warm. A thread that took a longer text ends at idle as before, giving its memory back.
+ */
+export const KEEP_THREAD_MAX_CHARS = 4 * 1024;
+export const TEXT_THREAD_KEEP_MS = 10 * 60_000;
+/** The longest text the running thread has worked on. */
+let longestText = 0;
+let keepTimer: NodeJS.Timeout | undefined;
+
+function endThread(): void {
   const w = worker;
   if (!w || current !== null) return;
   worker = null;
   void w.terminate();
+}
+
+trimWhenIdle(() => {
+  clearTimeout(keepTimer);
+  if (longestText > KEEP_THREAD_MAX_CHARS) return endThread();
+  keepTimer = setTimeout(() => openSessions() === 0 && endThread(), TEXT_THREAD_KEEP_MS);
+  keepTimer.unref();
 });
 
 /** One task on the worker, once it is this owner's turn; the reply deserialised within its ceiling. */
@@ -122,7 +142,9 @@ function post(op: TextTask['op'], sql: string, owner: string): Promise<unknown> 
     const limit = maxReplyBytes(sql.length);
     let timer: NodeJS.Timeout | undefined;
     const bytes = await new Promise<unknown>((resolve, reject) => {
+      if (!worker) longestText = 0;
       const w = (worker ??= start());
+      longestText = Math.max(longestText, sql.length);
       const id = nextId++;
       current = { id, resolve, reject };
       w.ref();

@@ -2,7 +2,8 @@
  * POSIX time-zone specifications (`UTC+3`, `EST5`, `UTC-5:30`, `<+03>-3`, `UTC+3DST`, `+3`): PostgreSQL
  * reads their offset as hours west of Greenwich (`UTC+3` is three hours behind UTC), DuckDB's ICU as hours
  * east, and drops minutes (`UTC-5:30` became Etc/GMT+5): the same text answered another instant. They are
- * refused, 22023 with a hint, in SET TimeZone and AT TIME ZONE. Names of the tz database that look alike
+ * refused, 22023 with a hint, in AT TIME ZONE, and in SET TimeZone those with summer time (`UTC+3DST`: a
+ * fixed offset is read as PostgreSQL reads it, fixed-zones.ts, before this). Names of the tz database that look alike
  * (`EST5EDT`, `GMT0`, `GMT+0`, `Etc/GMT+3`) are zones, not POSIX specifications, and pass.
  */
 import { SqlError, SQLSTATE } from '../errors.js';

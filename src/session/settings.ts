@@ -13,6 +13,7 @@ import { PG_SETTINGS } from '../pg/catalog/pg-data.js';
 import { isPgSetting, pgSettingDefault, pgSettingInput } from './pg-setting-input.js';
 import { SHOWN_SETTINGS, shownSetting } from '../pg/catalog/setting-display.js';
 import { posixZoneRefusal } from '../pg/posix-zones.js';
+import { engineZone, fixedZone, offsetZoneName } from '../pg/fixed-zones.js';
 import { quoteIdent, quoteLiteral } from '../quote.js';
 import { variablesWhenTaken } from '../engine/session-connections.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
@@ -205,13 +206,14 @@ export class SessionSettings {
       value === null ? (this.defaults().get(name) ?? '') : normalizeSetting(name, value),
     );
     this.checkBudget(name, normalized);
-    if (name === 'timezone') await this.setTimeZone(normalized);
+    // A zone of a fixed offset is shown as PostgreSQL names it (`utc+3` → `UTC+3`, `5.5` → `<+05:30>-05:30`).
+    const shown = name === 'timezone' ? await this.setTimeZone(normalized) : normalized;
     if (name === 'search_path') await this.applySearchPath(normalized);
-    this.values.set(name, normalized);
+    this.values.set(name, shown);
     this.outputKey = null;
-    await this.mirror([[name, normalized]]);
+    await this.mirror([[name, shown]]);
     const reported = reportedName(name);
-    if (reported) this.report(reported, normalized);
+    if (reported) this.report(reported, shown);
     return warning;
   }
 
@@ -291,8 +293,7 @@ export class SessionSettings {
     if (!this.values.has(name) && !name.includes('.')) return; // PostgreSQL would refuse; clients send odd ones
     const normalized = this.capped(name, normalizeSetting(name, value)).value;
     this.checkBudget(name, normalized);
-    if (name === 'timezone') await this.setTimeZone(normalized);
-    this.values.set(name, normalized);
+    this.values.set(name, name === 'timezone' ? await this.setTimeZone(normalized) : normalized);
     this.outputKey = null;
   }
 
@@ -412,7 +413,21 @@ export class SessionSettings {
     return r.currentRowCount > 0;
   }
 
-  private async setTimeZone(tz: string): Promise<void> {
+  /** Sets DuckDB's session zone for the TimeZone text `tz`; answers the value SHOW TimeZone shows. */
+  private async setTimeZone(tz: string): Promise<string> {
+    const fixed = fixedZone(tz);
+    if (fixed) {
+      const zone = engineZone(fixed.east);
+      if (zone === null)
+        throw new SqlError(
+          SQLSTATE.featureNotSupported,
+          `time zone "${tz}" (UTC${offsetZoneName(fixed.east).replace(/^<([^>]*)>.*$/, '$1')}) is not supported by fdl-gateway`,
+          undefined,
+          "DuckDB knows a fixed offset only as a zone of the tz database, and none has kept this one since 1970. Name the zone of a place instead, such as 'America/New_York' (pgjdbc: java -Duser.timezone=America/New_York).",
+        );
+      await this.conn.run(`SET TimeZone = ${sqlString(zone)}`);
+      return fixed.shown;
+    }
     const posix = posixZoneRefusal(tz);
     if (posix) throw posix;
     try {
@@ -420,6 +435,7 @@ export class SessionSettings {
     } catch {
       throw new SqlError(SQLSTATE.invalidParameterValue, `invalid value for parameter "TimeZone": "${tz}"`);
     }
+    return tz;
   }
 }
 

@@ -4,7 +4,8 @@
  * an empty value and answered SET, where PostgreSQL answers 42601; the grammar also knows its other
  * spellings (`SET NAMES`, `SET SCHEMA`, `SET TIME ZONE LOCAL`, `SET SESSION AUTHORIZATION`).
  */
-import { SQLSTATE } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
+import { intervalZone } from '../pg/fixed-zones.js';
 import { parsePg, pgSyntaxError } from '../pg/pg-parse.js';
 import { foldIdentifier } from './identifier.js';
 import type { Statement } from './statement.js';
@@ -65,13 +66,21 @@ export function classifySet(s: string): Statement {
     default:
       return refused(SQLSTATE.syntaxError, 'syntax error in SET');
   }
-  // PostgreSQL's zone of a fixed offset (`<+05:30>-05:30`) has no zone of DuckDB's to stand for it.
-  if (name === 'timezone' && args.some((a) => a['TypeCast'] || a['A_Const']?.['ival'] || a['A_Const']?.['fval']))
-    return refused(
-      SQLSTATE.featureNotSupported,
-      'SET TIME ZONE with an interval or a number of hours is not supported by fdl-gateway',
-      "Name a zone of the tz database: SET TIME ZONE 'Asia/Kolkata' is UTC+05:30, 'Etc/GMT-5' is UTC+05:00 (the sign of its name counts west of Greenwich).",
-    );
+  // An interval stands for the zone of a fixed offset PostgreSQL shows as `<+05:30>-05:30`.
+  const cast = name === 'timezone' && args.length === 1 ? (args[0]!['TypeCast'] as Node | undefined) : undefined;
+  if (cast) {
+    const text = flatValue(cast['arg'] ?? {});
+    const type = (cast['typeName']?.['names'] ?? []).map((n: Node) => n['String']?.['sval']).join('.');
+    if (text === null || !/^(pg_catalog\.)?interval$/.test(type))
+      return refused(SQLSTATE.syntaxError, `syntax error in SET ${name}`);
+    const mask = cast['typeName']?.['typmods']?.[0]?.['A_Const']?.['ival']?.['ival'] as number | undefined;
+    try {
+      return { kind: 'set', name, value: intervalZone(text, mask), local };
+    } catch (e) {
+      if (e instanceof SqlError) return refused(e.sqlstate, e.message, e.hint ?? e.detail);
+      throw e;
+    }
+  }
   const values = args.map(flatValue);
   if (values.some((v) => v === null)) return refused(SQLSTATE.syntaxError, `syntax error in SET ${name}`);
   return { kind: 'set', name, value: values.join(', '), local };

@@ -4,6 +4,7 @@
  * per UTC day because Intl is far too slow to call per row.
  */
 import { SqlError, SQLSTATE } from '../../errors.js';
+import { fixedZone } from '../../pg/fixed-zones.js';
 
 const DAY = 86400;
 /** Intl accepts instants within ±8.64e15 ms; beyond that the offset at the edge is used. */
@@ -17,11 +18,8 @@ export interface Zone {
 
 function parseFixed(spec: string): number | null {
   if (/^(utc|gmt|z|zulu|etc\/utc|etc\/gmt|universal)$/i.test(spec)) return 0;
-  // ISO-8601 sign convention (+05:30 is east of Greenwich), as in timestamptz literals.
-  const m = /^([+-])(\d{1,2})(?::?(\d{2})(?::?(\d{2}))?)?$/.exec(spec);
-  if (!m) return null;
-  const s = (Number(m[2]) * 60 + Number(m[3] ?? 0)) * 60 + Number(m[4] ?? 0);
-  return m[1] === '-' ? -s : s;
+  // PostgreSQL's own reading: `+05:30` and `UTC+3` count west of Greenwich, `<+05:30>-05:30` and `5.5` east.
+  return fixedZone(spec)?.east ?? null;
 }
 
 function parseLongOffset(s: string): number {
@@ -76,7 +74,7 @@ class IanaZone implements Zone {
 
 const zones = new Map<string, Zone>();
 
-/** Resolve a TimeZone setting (IANA name, 'UTC', or an ISO offset like '+05:30'). */
+/** Resolve a TimeZone setting (IANA name, 'UTC', or a fixed offset as PostgreSQL reads it: pg/fixed-zones.ts). */
 export function zoneFor(spec: string): Zone {
   let z = zones.get(spec);
   if (z) return z;
