@@ -8,7 +8,7 @@
  * a store writer decides how large its catalog is (within lake/catalog-ceilings.ts), so idle versions are
  * bounded by these bytes as well as by their number. Measured (2 cores, `openCatalog` of grown copies of the
  * views fixture's catalog in a fresh process, RSS after a collection, estimate beside): 99,001 data files
- * +170–180 MiB (168 MiB), the same with 297,003 column statistics +309 MiB (356 MiB), 9,909 views +20 MiB
+ * +170–180 MiB (168 MiB), the same with 297,003 column statistics +293–309 MiB (350 MiB), 9,909 views +20 MiB
  * (24 MiB), the fixture itself +9 MiB (4 MiB: DuckDB's first ATTACH).
  */
 import type { LakeCatalog } from '../lake/index.js';
