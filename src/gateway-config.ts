@@ -54,6 +54,8 @@ export interface GatewayConfig {
   sessionOpenTimeoutMs: number;
   refTtlMs: number;
   maxIdleVersions: number;
+  /** Bytes the idle attached versions may hold together, by their catalogs' estimate (versions/version-footprint.ts). */
+  maxIdleVersionBytes: number;
   memoryLimit?: string;
   threads?: number;
   maxTempDirectorySize?: string;
@@ -122,4 +124,5 @@ export const RESTART_ONLY = [
   'maxAuthenticatingPerAddress',
   'refTtlMs',
   'maxIdleVersions',
+  'maxIdleVersionBytes',
 ] as const;

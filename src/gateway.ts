@@ -146,7 +146,7 @@ export class Gateway {
     const versions = new Versions(
       repos,
       (repo) => engines.both(repo),
-      config.maxIdleVersions,
+      { versions: config.maxIdleVersions, bytes: config.maxIdleVersionBytes },
       new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'),
       { files: fileCache, refs: refCache, results, verification },
       config.refTtlMs,

@@ -16,6 +16,7 @@ function fakeEngine() {
     attached.add(dbName);
     return {
       dbName,
+      heldBytes: 1,
       dispose: () =>
         new Promise<void>((r) => {
           releaseDetach = () => {
@@ -49,6 +50,7 @@ test('a DETACH that fails is logged and counted (fdl_degraded_total{what="detach
   const versions = new AttachedVersions<Attached>(1);
   const failing = (dbName: string) => async (): Promise<Attached> => ({
     dbName,
+    heldBytes: 1,
     dispose: () => Promise.reject(new Error('boom')),
   });
   (await versions.acquire('a', failing('v_a'))).release();

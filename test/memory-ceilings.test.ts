@@ -322,6 +322,24 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     await settled('quoted copies');
   });
 
+  test('concat of three copies of a 100 KB value over 8,192 rows: answered with RSS ≤ memoryLimit + 1 GiB (the ceiling checked from the inputs, not through a lambda over the result)', async () => {
+    // Before (session 51, by hand): 53200 from the kernel line after 40 s, peak 2,552 MiB; the same as `j || j || j` 1,625.
+    const pid = gw.proc.pid!;
+    const c = await login();
+    await c.query('set statement_timeout = 120000');
+    const watch = watchRss(pid);
+    const r = await c.query(
+      `select sum(length(concat(j, j, j)))::bigint as n from (select repeat('x', 100000 + range % 2) as j from range(8192)) t`,
+    );
+    const peak = watch.stop();
+    console.log(`concat(j, j, j): RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB`);
+    // 8,192 rows of 3 × 100,000 or 3 × 100,001 characters
+    assert.equal(String(r.rows[0]!.n), String(3 * (8192 * 100_000 + 4096)));
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
+    await c.end();
+    await settled('concat copies');
+  });
+
   test('unread 1 MB rows while pipelining: RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves', async () => {
     // Eight statements of 2,000 rows of 1 MB each, sent at once; the client reads nothing for 10 s.
     const sqls = Array.from({ length: 8 }, () => doubled(2, 2000).replace('199990', '249990'));

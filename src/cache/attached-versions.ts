@@ -1,13 +1,17 @@
 /**
  * Attached versions: each version's catalog is attached once and shared by every session reading
- * it. Reference counts keep a version in use attached; idle versions beyond `maxIdle` are detached,
- * least recently used first.
+ * it. Reference counts keep a version in use attached; idle versions beyond `maxIdle` in number, or
+ * beyond `maxIdleBytes` by what they are estimated to hold (Attached.heldBytes), are detached, least
+ * recently used first. A number alone let a store writer park 16 versions with large catalogs
+ * (a branch moved 16 times): ~1 GB held by versions no session used (attacker review, session 49).
  */
 import { LRUCache } from 'lru-cache';
 import { degraded } from '../degraded.js';
 
 export interface Attached {
   readonly dbName: string;
+  /** What it is estimated to hold in memory while idle (versions/version-footprint.ts). */
+  readonly heldBytes: number;
   /** Detach from DuckDB and release files (called once, when no lease is left). */
   dispose(): Promise<void>;
 }
@@ -22,6 +26,9 @@ interface Entry<T> {
   refs: number;
 }
 
+/** The cache counts sizes as positive integers. */
+const idleSize = (a: Attached) => (Number.isFinite(a.heldBytes) ? Math.max(1, Math.ceil(a.heldBytes)) : 1);
+
 export class AttachedVersions<T extends Attached> {
   private readonly live = new Map<string, Entry<T>>();
   private readonly loading = new Map<string, Promise<T>>();
@@ -34,26 +41,46 @@ export class AttachedVersions<T extends Attached> {
   misses = 0;
   evictions = 0;
 
-  constructor(maxIdle: number) {
+  constructor(
+    maxIdle: number,
+    /** Bytes the idle versions may hold together. */
+    private readonly maxIdleBytes: number = Number.MAX_SAFE_INTEGER,
+  ) {
     this.idle = new LRUCache<string, Entry<T>>({
       max: Math.max(1, maxIdle),
+      maxSize: Math.max(1, maxIdleBytes),
+      sizeCalculation: (entry) => idleSize(entry.value),
       dispose: (entry, key, reason) => {
         // 'set' / 'delete' happen when an idle version is taken back into use: keep it.
-        if (reason !== 'evict') return;
-        this.evictions++;
-        const done: Promise<void> = entry.value
-          .dispose()
-          .catch((e: unknown) => degraded('detach', `detaching ${entry.value.dbName} failed: ${(e as Error).message}`))
-          .finally(() => {
-            if (this.detaching.get(key) === done) this.detaching.delete(key);
-          });
-        this.detaching.set(key, done);
+        if (reason === 'evict') this.detach(key, entry);
       },
     });
   }
 
   get size(): number {
     return this.live.size + this.idle.size;
+  }
+
+  /** The idle versions' estimated bytes together. */
+  get idleBytes(): number {
+    return this.idle.calculatedSize;
+  }
+
+  private detach(key: string, entry: Entry<T>): void {
+    this.evictions++;
+    const done: Promise<void> = entry.value
+      .dispose()
+      .catch((e: unknown) => degraded('detach', `detaching ${entry.value.dbName} failed: ${(e as Error).message}`))
+      .finally(() => {
+        if (this.detaching.get(key) === done) this.detaching.delete(key);
+      });
+    this.detaching.set(key, done);
+  }
+
+  /** Parked for the next session, or detached at once when it alone is over the byte budget (the cache would drop it undisposed). */
+  private park(key: string, e: Entry<T>): void {
+    if (idleSize(e.value) > this.maxIdleBytes) this.detach(key, e);
+    else this.idle.set(key, e);
   }
 
   /** Lease `key`, attaching it with `load` on first use; concurrent first uses share one load. */
@@ -95,7 +122,7 @@ export class AttachedVersions<T extends Attached> {
         e.refs--;
         if (e.refs === 0 && this.live.get(key) === e) {
           this.live.delete(key);
-          this.idle.set(key, e);
+          this.park(key, e);
         } else if (e.refs === 0 && this.retiring.delete(e)) void this.let(e);
       },
     };

@@ -32,6 +32,7 @@ import { ViewsDatabase } from './views-database.js';
 import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 import { Slots } from '../serial.js';
+import { idleVersionBytes } from './version-footprint.js';
 
 /**
  * Versions whose catalog is read or whose views are built at once, process-wide. Each is DuckDB work on
@@ -183,6 +184,7 @@ export async function attachVersion(
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {
       dbName,
+      heldBytes: idleVersionBytes(catalog),
       versionId,
       attachId: metaName,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),

@@ -34,13 +34,13 @@ export class Versions implements VersionSource {
     private readonly repos: Map<string, Repository>,
     /** The DuckDB instances of a repository (engine/engines.ts): its versions are attached in the sessions' one, their views written by the builder. */
     private readonly engineFor: (repo: string) => Promise<RepositoryEngine>,
-    maxIdle: number,
+    maxIdle: { versions: number; bytes: number },
     readonly grants: Grants,
     readonly caches: VersionCaches,
     /** How long a verdict on an attached version (expired or not, local files unchanged) stands: the ref TTL. */
     private readonly recheckMs: number,
   ) {
-    this.attached = new AttachedVersions(maxIdle);
+    this.attached = new AttachedVersions(maxIdle.versions, maxIdle.bytes);
   }
 
   /** The served repositories; with `user`, only those the user may see (grants name them). */
