@@ -188,6 +188,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'round of a Decimal parameter, with and without places',
         'an int2 parameter times an integer constant',
         'two int2 parameters multiplied (smallint out of range)',
+        'numeric parameters past 18 digits',
         'SQLAlchemy 2: to_char grouped by month',
         'SQLAlchemy 2: round(cast(avg(amount), Numeric), 2)',
         'SQLAlchemy 2: func.lag(qty, 1, 0)',

@@ -618,6 +618,28 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   { sql: "select date_trunc('month', $1)", oids: [], pgError: '42725' },
   { sql: 'select extract(year from $1::date)', oids: [1082], params: ['2024-03-15'] },
   { sql: 'select count(*) from generate_series(1, $1)', oids: [23], params: ['5'] },
+  // a timestamp series' other bound is a timestamp and its step an interval (it was 42725 in DuckDB's words)
+  {
+    sql: 'select generate_series($1::timestamp, $2, $3)',
+    oids: [1114, 1114, 1186],
+    params: ['2024-01-01', '2024-01-03', '1 day'],
+  },
+  {
+    sql: "select count(*) from generate_series(timestamp '2024-01-01', $1, $2)",
+    oids: [1114, 1186],
+    params: ['2024-01-05', '12 hours'],
+  },
+  // width_bucket's bounds take the operand's type, its count int4; percentile_cont's fraction float8 (42883 through node pg)
+  {
+    sql: `select width_bucket(amount, $1, $2, $3) ${O} order by order_id limit 3`,
+    oids: [1700, 1700, 23],
+    params: ['0', '500', '4'],
+  },
+  {
+    sql: `select percentile_cont($1) within group (order by amount), percentile_disc($2) within group (order by qty) ${O}`,
+    oids: [701, 701],
+    params: ['0.5', '0.25'],
+  },
   {
     sql: 'select to_timestamp($1)',
     oids: [701],

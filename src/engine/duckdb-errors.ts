@@ -125,6 +125,15 @@ const MERGE_LIMIT = new RegExp(`^Invalid Input Error: (?:map_concat|json_merge_p
 const LIST_BUILDER_HINT =
   'In a select list the series is built as one value, which is limited; in FROM it streams any number of rows: SELECT g FROM generate_series(1, 100000) AS g.';
 
+const DECIMAL_OVERFLOW =
+  /^Out of Range Error: Overflow in (?:addition|subtraction|multiplication|negation) of DECIMAL\(/;
+const DECIMAL_OVERFLOW_HINT =
+  'fdl-gateway computes numeric with at most 38 significant digits (DuckDB DECIMAL(38,s)); use double precision for larger magnitudes.';
+/** Two values of at most 18 digits (a column, a subquery's): DuckDB keeps their sum or product in 18 digits. */
+const DECIMAL18_OVERFLOW = /^Out of Range Error: Overflow in \w+ of DECIMAL\((?:[1-9]|1[0-8])\)/;
+const DECIMAL18_OVERFLOW_HINT =
+  'DuckDB computes numeric values of at most 18 digits (a table column, a subquery column) in 18 digits: cast one to numeric(38, s), e.g. x::numeric(38,2) + 1, for up to 38.';
+
 /** DuckDB's wording of an overflow → PostgreSQL's (`integer out of range`, `numeric field overflow`). */
 const PG_TYPE_WORDS: Record<string, string> = {
   INT16: 'smallint',
@@ -144,6 +153,8 @@ function pgWording(message: string): string | undefined {
     ) ??
     /^Conversion Error: Failed to cast decimal value \S+ to type (INT16|INT32|INT64)\b/.exec(message);
   if (overflow) return `${PG_TYPE_WORDS[overflow[1]!]} out of range`;
+  // numeric + - * past DuckDB's 38 digits (pg/numeric-width.ts): PostgreSQL's words for a numeric it cannot hold
+  if (DECIMAL_OVERFLOW.test(message)) return 'value overflows numeric format';
   if (/^Conversion Error: Casting value ".*" to type DECIMAL\(\d+,\d+\) failed: value is out of range/.test(message))
     return 'numeric field overflow';
   return undefined;
@@ -233,13 +244,17 @@ export function fromDuckDB(e: unknown): SqlError {
         undefined,
         code === SQLSTATE.outOfMemory
           ? OUT_OF_MEMORY_HINT
-          : LIST_BUILDER_LIMIT.test(message)
-            ? LIST_BUILDER_HINT
-            : MERGE_LIMIT.test(message)
-              ? MERGE_LIMIT_HINT
-              : REGEX_WEIGHT_LIMIT.test(message)
-                ? REGEX_WEIGHT_HINT
-                : undefined,
+          : DECIMAL18_OVERFLOW.test(message)
+            ? DECIMAL18_OVERFLOW_HINT
+            : DECIMAL_OVERFLOW.test(message)
+              ? DECIMAL_OVERFLOW_HINT
+              : LIST_BUILDER_LIMIT.test(message)
+                ? LIST_BUILDER_HINT
+                : MERGE_LIMIT.test(message)
+                  ? MERGE_LIMIT_HINT
+                  : REGEX_WEIGHT_LIMIT.test(message)
+                    ? REGEX_WEIGHT_HINT
+                    : undefined,
       );
   }
   return new SqlError(SQLSTATE.internalError, stripKind(message));

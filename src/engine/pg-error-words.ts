@@ -180,6 +180,17 @@ const SAME_FAILURES: ReadonlyArray<readonly [RegExp, string, (m: RegExpExecArray
     SQLSTATE.datetimeFieldOverflow,
     (m) => `date field value out of range: ${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}`,
   ],
+  // a qualified name its FROM item has not, and a qualifier no FROM item goes by: PostgreSQL's words
+  [
+    /^Binder Error: (?:Values list|Table) "([^"\n]+)" does not have a column named "([^"\n]+)"/,
+    SQLSTATE.undefinedColumn,
+    (m) => `column ${m[1]}.${m[2]} does not exist`,
+  ],
+  [
+    /^Binder Error: Referenced table "([^"\n]+)" not found!/,
+    SQLSTATE.undefinedTable,
+    (m) => `missing FROM-clause entry for table "${m[1]}"`,
+  ],
   // width_bucket's (pg/pg-macros.ts)
   [
     /^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound|operand, lower bound, and upper bound cannot be NaN|lower and upper bounds must be finite)/,

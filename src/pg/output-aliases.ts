@@ -20,3 +20,42 @@ export function aliasInExpressionRefused(select: Node): void {
   const name = [...bareColumnNames(expressions)].find((n) => aliases.has(n));
   if (name !== undefined) throw new SqlError(SQLSTATE.undefinedColumn, `column "${name}" does not exist`);
 }
+
+/**
+ * `select qty as x from t order by x + 1`: with one FROM item (no join), a select-list alias read inside an
+ * ORDER BY or GROUP BY expression is qualified by that item's name, so DuckDB reads it only as the item's
+ * column, as PostgreSQL does: the same column where the item has one, else 42703 (DuckDB read the alias and
+ * answered). Undefined when there is nothing to qualify.
+ */
+export function aliasesInExpressionsQualified(select: Node): Node | undefined {
+  const from = select.fromClause as Node[] | undefined;
+  if (from?.length !== 1 || (select.op && select.op !== 'SETOP_NONE')) return undefined;
+  const item = from[0]!;
+  const qualifier: unknown =
+    item.RangeVar?.alias?.aliasname ??
+    item.RangeVar?.relname ??
+    item.RangeSubselect?.alias?.aliasname ??
+    item.RangeFunction?.alias?.aliasname;
+  if (typeof qualifier !== 'string') return undefined;
+  const aliases = new Set(((select.targetList as Node[] | undefined) ?? []).map((t) => t.ResTarget?.name));
+  let changed = false;
+  const qualified = (n: unknown): unknown => {
+    if (Array.isArray(n)) return n.map(qualified);
+    if (!n || typeof n !== 'object') return n;
+    const node = n as Node;
+    // a subquery's names are its own FROM items' first; a grouping set's items read aliases as bare items do
+    if (node.SelectStmt || node.GroupingSet) return node;
+    const fields = node.ColumnRef?.fields as Node[] | undefined;
+    if (fields?.length === 1 && aliases.has(fields[0]?.String?.sval)) {
+      changed = true;
+      return { ColumnRef: { ...node.ColumnRef, fields: [{ String: { sval: qualifier } }, fields[0]] } };
+    }
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, qualified(v)]));
+  };
+  const bare = (n: Node | undefined) => (n?.ColumnRef?.fields as Node[] | undefined)?.length === 1;
+  const sortClause = (select.sortClause as Node[] | undefined)?.map((s) =>
+    bare(s.SortBy?.node) ? s : { SortBy: { ...s.SortBy, node: qualified(s.SortBy?.node) } },
+  );
+  const groupClause = (select.groupClause as Node[] | undefined)?.map((g) => (bare(g) ? g : qualified(g)));
+  return changed ? { ...select, sortClause, groupClause } : undefined;
+}

@@ -118,10 +118,27 @@ const FUNCTION_ARGS: ReadonlyMap<string, ReadonlyArray<number | null>> = new Map
   ['power/2', [FLOAT8, FLOAT8]],
   ['make_date/3', [INT4, INT4, INT4]],
   ['date_trunc/2', [TEXT, null]],
+  ['percentile_cont/1', [FLOAT8]],
+  ['percentile_disc/1', [FLOAT8]],
 ]);
 
-/** Functions whose parameters take the type of their other arguments (PostgreSQL's anyelement-like resolution). */
-const SAME_TYPE_ARGS: ReadonlySet<string> = new Set(['generate_series']);
+/**
+ * Functions whose parameters take the type of their other arguments (PostgreSQL's anyelement-like
+ * resolution), by how many leading arguments share it: generate_series's bounds (its step is theirs, or an
+ * interval beside timestamps), width_bucket's operand and bounds (its count is int4).
+ */
+const SAME_TYPE_ARGS: ReadonlyMap<string, number> = new Map([
+  ['generate_series', 2],
+  ['width_bucket', 3],
+]);
+const DATETIME_CASTS = new Set(['timestamp', 'timestamptz', 'date']);
+const WRITTEN_DATETIME_OIDS: Readonly<Record<string, number>> = { timestamp: 1114, timestamptz: 1184 };
+const castName = (n: Node): string => String(n.TypeCast?.typeName?.names?.slice(-1)[0]?.String?.sval);
+/** Whether a node is written as a date/time (`$1::timestamp`, `timestamp '…'`, now()): a series of it steps by an interval. */
+const datetimeWritten = (n: Node): boolean =>
+  DATETIME_CASTS.has(castName(n)) ||
+  ['now', 'current_timestamp'].includes(String(n.FuncCall?.funcname?.slice(-1)[0]?.String?.sval)) ||
+  n.SQLValueFunction !== undefined;
 
 /** What decides an undeclared parameter that PostgreSQL types from its context. */
 type Hint = { like: 'scalar' | 'array'; op?: string };
@@ -322,11 +339,30 @@ function transform(node: unknown, w: Walk): any {
     const f = n.FuncCall as Node;
     const name = String((f.funcname as Node[]).slice(-1)[0]?.String?.sval ?? '').toLowerCase();
     const args = (f.args ?? []) as Node[];
-    const other = SAME_TYPE_ARGS.has(name) ? args.find((a) => !isParam(a)) : undefined;
+    const shared = SAME_TYPE_ARGS.get(name) ?? 0;
+    const other = args.slice(0, shared).find((a) => !isParam(a));
     if (other) {
       // generate_series(1, $1): the parameter takes the other bound's type.
       const t = transform(other, w);
-      return { FuncCall: { ...f, args: args.map((a) => (isParam(a) ? like(a, t, w, undefined) : transform(a, w))) } };
+      const step = name === 'generate_series' && datetimeWritten(other) ? INTERVAL : undefined;
+      return {
+        FuncCall: {
+          ...f,
+          args: args.map((a, i) => {
+            if (!isParam(a)) return transform(a, w);
+            // a bound beside a timestamp cast is that type (a probe of COALESCE with it found no one overload)
+            const bound = i < shared && step !== undefined ? WRITTEN_DATETIME_OIDS[castName(other)] : undefined;
+            if (bound !== undefined) {
+              w.fixed.set(paramNo(a), bound);
+              return a;
+            }
+            if (i < shared || (name === 'generate_series' && step === undefined)) return like(a, t, w, undefined);
+            const fixed = step ?? (name === 'width_bucket' ? INT4 : undefined);
+            if (fixed !== undefined) w.fixed.set(paramNo(a), fixed);
+            return a;
+          }),
+        },
+      };
     }
     const types = FUNCTION_ARGS.get(`${name}/${args.length}`);
     if (types) args.forEach((a, i) => isParam(a) && types[i] != null && w.fixed.set(paramNo(a), types[i]!));

@@ -8,6 +8,7 @@ import { exactDecimal, exactWithin38, MAX_DECIMAL_DIGITS, type ExactDecimal } fr
 
 import { call, concatOf, castTo, coalesce, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { outputText } from './pg-text.js';
+import { markOwnWidth } from './numeric-width.js';
 import { dispatch } from './pg-result-types.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
@@ -53,10 +54,12 @@ export function numericCast(tc: Node, arg: Node): Node | undefined {
  */
 export function exactNumeric(value: ExactDecimal, arg: Node, spelled: string): Node {
   const exact = exactWithin38(value, spelled);
-  return castTo(exact.exponent ? strConst(exact.plain) : arg, 'decimal', [
-    intConst(Math.min(MAX_DECIMAL_DIGITS, Math.max(exact.wholeDigits, 1) + exact.scale)),
-    intConst(exact.scale),
-  ]);
+  return markOwnWidth(
+    castTo(exact.exponent ? strConst(exact.plain) : arg, 'decimal', [
+      intConst(Math.min(MAX_DECIMAL_DIGITS, Math.max(exact.wholeDigits, 1) + exact.scale)),
+      intConst(exact.scale),
+    ]),
+  );
 }
 
 /** A bare constant with an exponent (`1e-4`): numeric in PostgreSQL, a DOUBLE in DuckDB. */

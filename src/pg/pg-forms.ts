@@ -87,6 +87,17 @@ export function arrayConcat(l: Node, r: Node): Node | undefined {
   // An untyped NULL is read as the array's type: the array itself (DuckDB folds the whole to NULL).
   if (isArray(l) && r.A_Const?.isnull) return l;
   if (isArray(r) && l.A_Const?.isnull) return r;
+  // An untyped string beside an array is read as an array of its type: without `{` PostgreSQL's array input fails
+  for (const [a, other] of [
+    [l, r],
+    [r, l],
+  ])
+    if (isArray(a) && typeof other.A_Const?.sval?.sval === 'string' && !/^\s*[{[]/.test(other.A_Const.sval.sval))
+      throw new SqlError(
+        SQLSTATE.invalidTextRepresentation,
+        `malformed array literal: "${other.A_Const.sval.sval}"`,
+        'Array value must start with "{" or dimension information.',
+      );
   if (isArray(l) && !isArray(r) && !r.A_Const?.isnull) return call('list_append', [l, r]);
   if (isArray(r) && !isArray(l) && !l.A_Const?.isnull) return call('list_prepend', [l, r]);
   return undefined;

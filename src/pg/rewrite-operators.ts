@@ -1,4 +1,6 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
+import { widenedOperands } from './numeric-width.js';
+import { castTo } from './parse-nodes.js';
 import { differsFromAll, equalsAny } from './array-membership.js';
 import {
   aggregateDivision,
@@ -190,6 +192,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   const qualified = names(expr.name).length === 2 && names(expr.name)[0] === 'pg_catalog';
   if (qualified) ctx.changed = true;
   const e = qualified ? { ...expr, name: [str(op)] } : expr;
+  // PostgreSQL's prefix square and cube root operators (float8 only): DuckDB has no such operators
+  if (e.kind === 'AEXPR_OP' && !e.lexpr && (op === '|/' || op === '||/')) {
+    ctx.changed = true;
+    return walk(call([op === '|/' ? 'sqrt' : 'cbrt'], [castTo(e.rexpr, 'float8')]), ctx, false) as Node;
+  }
   const rowForm = rowComparison(e, op);
   if (rowForm) {
     ctx.changed = true;
@@ -316,6 +323,14 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (e.kind === 'AEXPR_OP' && op === '#' && e.lexpr) {
     ctx.changed = true;
     return xorOperator(lexpr, rexpr);
+  }
+  if (e.kind === 'AEXPR_OP' && (op === '+' || op === '-' || op === '*') && lexpr && rexpr) {
+    // past 18 digits DuckDB's 64-bit DECIMAL overflows where numeric answers: a constant at 19 digits (numeric-width.ts)
+    const wide = widenedOperands(lexpr, rexpr);
+    if (wide) {
+      ctx.changed = true;
+      [lexpr, rexpr] = wide;
+    }
   }
   if (e.kind === 'AEXPR_OP' && (op === '+' || op === '-' || op === '*') && lexpr && rexpr && ctx.shown?.has(e)) {
     const typed = avgArithmetic(op, e, lexpr, rexpr, ctx);

@@ -51,7 +51,7 @@ import { unguarded } from './json-arrows.js';
 import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
-import { aliasInExpressionRefused } from './output-aliases.js';
+import { aliasesInExpressionsQualified, aliasInExpressionRefused } from './output-aliases.js';
 import { usingAmbiguityRefused } from './using-ambiguity.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
@@ -262,7 +262,16 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         };
       case 'SelectStmt':
         refuseAmbiguousColumns(body, ctx.cteBodies ?? new Map());
-        if (ctx.outermost?.has(body)) aliasInExpressionRefused(body);
+        if (ctx.outermost?.has(body)) {
+          aliasInExpressionRefused(body);
+          const qualified = aliasesInExpressionsQualified(body);
+          if (qualified) {
+            ctx.changed = true;
+            // (the outermost set is this rewrite's own, built in rewrite.ts: the new body is outermost too)
+            (ctx.outermost as Set<Node>).add(qualified);
+            return walk({ SelectStmt: qualified }, ctx, display);
+          }
+        }
         usingAmbiguityRefused(body);
         if (body.limitOption === 'LIMIT_OPTION_WITH_TIES') throw withTiesRefused();
         distinctSortRefused(body);

@@ -35,6 +35,11 @@ with psycopg.connect(DSN, autocommit=True) as conn:
     show("a prepared statement with numeric parameters run with several values", lambda: [conn.execute(
         "select round(%s * 1, 2), count(*) from sales.orders where amount > %s", (v, v), prepare=True).fetchall()
         for v in (Decimal("0.333"), Decimal("50.5"), Decimal("0.333"))])
+    # numeric parameters past 18 digits: exact to 38 (DuckDB's 18-digit DECIMAL overflowed, 22003)
+    show("numeric parameters past 18 digits", lambda: conn.execute(
+        "select %s + 1, %s * 10, %s - %s, sum(amount + %s) from sales.orders",
+        (Decimal("999999999999999999"), Decimal("99999999999999999.5"), Decimal("-999999999999999999"), Decimal("1"),
+         Decimal("9999999999999999.99"))).fetchall())
     # a float parameter is float8: round half to even
     show("round of float and int parameters", lambda: conn.execute(
         "select round(%s), round(%s), round(%s), round(%s)", (2.5, -2.5, 3.5, 2)).fetchall())

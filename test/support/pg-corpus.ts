@@ -29,6 +29,7 @@ import { REVIEW_25A, REVIEW_25A_REFUSED } from './pg-corpus-review-25a.js';
 import { REVIEW_25B, REVIEW_25B_REFUSED } from './pg-corpus-review-25b.js';
 import { REVIEW_49 } from './pg-corpus-review-49.js';
 import { REVIEW_50, REVIEW_50_REFUSED } from './pg-corpus-review-50.js';
+import { REVIEW_51, REVIEW_51_DOCUMENTED } from './pg-corpus-review-51.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -462,6 +463,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_25D,
   ...REVIEW_25C,
   ...REVIEW_50,
+  ...REVIEW_51,
 ]);
 
 /**
@@ -534,6 +536,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 50: round of parameters and integers, int2 beside int4 constants, text = number, twice-named columns, SQLSTATEs
   ...REVIEW_50,
   ...REVIEW_50_REFUSED,
+  // session 51: numeric arithmetic past 18 digits, char(n) through grouping, SQLSTATEs and PostgreSQL's words
+  ...REVIEW_51,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
@@ -803,6 +807,7 @@ export function corpusStatements(): string[] {
     ...REVIEW_18_DOCUMENTED,
     ...REVIEW_21_DOCUMENTED,
     ...REVIEW_22_DOCUMENTED,
+    ...REVIEW_51_DOCUMENTED,
   );
   for (const e of OPERATOR_TYPES) out.push(`select order_id, ${e} as v ${FROM} order by order_id limit 2`);
   return [...new Set(out)];

@@ -13,6 +13,7 @@ import {
 } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../../errors.js';
 import { OID, pgTypeName } from '../../pg/oids.js';
+import { WIDE_DECIMAL_DIGITS } from '../../pg/numeric-width.js';
 import { daysFromCivil, DATE_NINF, DATE_PINF } from './datetime-text.js';
 import { zoneFor } from './tz.js';
 
@@ -35,7 +36,10 @@ export function decimalFromDigits(neg: boolean, unscaled: bigint, scale: number)
   const digits = unscaled === 0n ? 1 : unscaled.toString().length;
   const width = Math.max(digits, scale + 1, 1);
   const v = neg ? -unscaled : unscaled;
-  if (width <= 38) return { value: new DuckDBDecimalValue(v, width, scale), type: DECIMAL(width, scale) };
+  // at least 19 digits: DuckDB's 128-bit DECIMAL, whose sums and products grow to 38 digits where a
+  // DECIMAL of 18 or fewer overflowed past 18 (`$1 + 1` of 999999999999999999; pg/numeric-width.ts)
+  const wide = Math.max(width, WIDE_DECIMAL_DIGITS);
+  if (width <= 38) return { value: new DuckDBDecimalValue(v, wide, scale), type: DECIMAL(wide, scale) };
   // Wider than DuckDB's DECIMAL: no type holds it exactly (as text it answered `%s * 2` with DuckDB's
   // "Could not convert string … to INT32", `select %s` typed text), so it is refused.
   throw new SqlError(
