@@ -58,7 +58,18 @@ import {
   digestCall,
   settingOrError,
 } from './pg-forms.js';
-import { compat, names, PGCAT, str, strConst, TO_REG_CALL, typedAs, type Ctx, type Node } from './rewrite-nodes.js';
+import {
+  call,
+  compat,
+  names,
+  PGCAT,
+  str,
+  strConst,
+  TO_REG_CALL,
+  typedAs,
+  type Ctx,
+  type Node,
+} from './rewrite-nodes.js';
 import { hasAggregate } from './pg-result-types.js';
 import {
   cardinalityCall,
@@ -363,6 +374,10 @@ function pgCall(
     return substrCall(args);
   if (pgName === 'extract' && args?.length === 2 && fc.funcformat === 'COERCE_SQL_SYNTAX')
     return extractNumeric(out, args);
+  if ((pgName === 'regexp_split_to_array' || pgName === 'regexp_split_to_table') && !inFrom) {
+    const re = regexpSplitArgs(args ?? []);
+    if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
+  }
   if (pgName === 'regexp_replace' && (args?.length === 3 || args?.length === 4) && !inFrom) {
     const re = regexpReplaceArgs(args);
     if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
@@ -553,6 +568,66 @@ function regexpReplaceArgs(args: Node[]): Node[] | undefined {
   }
   if (typeof replacement === 'string') out[2] = strConst(re2Replacement(replacement));
   return out;
+}
+
+/**
+ * regexp_split_to_array/_table's constant pattern with PostgreSQL's escapes and newline rules (are-pattern.ts),
+ * under constant flags; undefined otherwise (DuckDB's reading of a pattern that is not a constant).
+ */
+export function regexpSplitArgs(args: Node[]): Node[] | undefined {
+  if (args.length !== 2 && args.length !== 3) return undefined;
+  const pattern = args[1]?.A_Const?.sval?.sval;
+  const flags = args[2] === undefined ? '' : args[2].A_Const?.sval?.sval;
+  if (typeof pattern !== 'string' || typeof flags !== 'string') return undefined;
+  const re2 = re2Pattern(pattern, flags);
+  // DuckDB splits at a zero-width match otherwise than PostgreSQL (which skips one at either end or right
+  // after a match): `\y` split `foo bar` into characters. A pattern that can match nothing is refused.
+  if (zeroWidthAssertion(re2)) throw emptySplitRefused();
+  const out = [...args];
+  const refusal = strConst(`${emptySplitRefused().message}|${emptySplitRefused().hint}`);
+  out[1] = {
+    CaseExpr: {
+      args: [
+        {
+          CaseWhen: {
+            expr: call(['regexp_full_match'], [strConst(''), strConst(re2)]),
+            result: call(['error'], [refusal]),
+          },
+        },
+      ],
+      defresult: strConst(re2),
+    },
+  };
+  if (args[2]) out[2] = strConst(re2Flags(flags));
+  return out;
+}
+
+function emptySplitRefused(): SqlError {
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    'splitting at a pattern that can match an empty string is not supported by fdl-gateway',
+    undefined,
+    'Make the pattern match at least one character (\\s+ rather than \\s*), or split with string_to_array.',
+  );
+}
+
+/** An anchor or word boundary outside a bracket expression of an RE2 pattern (`^`, `$`, `\b`, `\B`, `\A`, `\z`). */
+function zeroWidthAssertion(re2: string): boolean {
+  let inBracket = false;
+  for (let i = 0; i < re2.length; i++) {
+    const ch = re2[i]!;
+    if (ch === '\\') {
+      if (!inBracket && /[bBAz]/.test(re2[i + 1] ?? '')) return true;
+      i++;
+    } else if (inBracket) {
+      if (ch === ']') inBracket = false;
+    } else if (ch === '[') {
+      inBracket = true;
+      if (re2[i + 1] === '^') i++;
+      if (re2[i + 1] === ']') i++; // a leading ] is a member
+    } else if (ch === '^' || ch === '$') return true;
+  }
+  return false;
 }
 
 /** A window call anywhere in `n` (outside subqueries). */

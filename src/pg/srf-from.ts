@@ -8,6 +8,7 @@ import type { SqlError } from '../errors.js';
 import { refuse } from './pg-calls.js';
 import { call, compat, type Node } from './rewrite-nodes.js';
 import { stringToArray } from './split-calls.js';
+import { regexpSplitArgs } from './rewrite-calls.js';
 
 /** FROM functions DuckDB has only as a scalar producing rows: their array form, unnested. */
 const AS_ARRAY: Record<string, string> = { regexp_split_to_table: 'regexp_split_to_array' };
@@ -20,7 +21,7 @@ export function unnestedFromFunction(base: string, args: Node[]): Node | undefin
   if (base === 'string_to_table') return stringToTable(args);
   if (base === 'generate_subscripts') return generateSubscripts(args);
   const array = AS_ARRAY[base];
-  return array ? call(['unnest'], [call([array], args)]) : undefined;
+  return array ? call(['unnest'], [call([array], regexpSplitArgs(args) ?? args)]) : undefined;
 }
 
 /**

@@ -30,6 +30,22 @@ export const REVIEW_51 = [
   // an untyped string beside an array is an array literal: 22P02 without `{` (DuckDB: 42000 "Cannot concatenate lists")
   "select array[1,2] || 'x'",
   "select 'x' || array[1,2]",
+  // regexp_split_to_array/_table with PostgreSQL's regular expressions, as ~ and regexp_replace (new-user review
+  // 51: `.` and `[^…]` stopped at a newline, `\b` was a word boundary)
+  "select regexp_split_to_array(E'a\\nb', '.')",
+  "select * from regexp_split_to_table(E'x\\ny', 'x.') t",
+  "select regexp_split_to_array('a b', '\\b')",
+  "select regexp_split_to_array(E'a\\nb', '.', 'n')",
+  "select regexp_split_to_array('a, b ,c', '\\s*,\\s*')",
+  "select x from regexp_split_to_table('a1b22c', '[^a-z]+') x",
+];
+
+/** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
+export const REVIEW_51_REFUSED = [
+  // a pattern that can match nothing: DuckDB splits at an empty match otherwise than PostgreSQL (`\y` split `foo bar` into characters)
+  "select regexp_split_to_array('foo bar', '\\y')",
+  "select regexp_split_to_array('foo bar', '\\s*')",
+  "select regexp_split_to_table('foo bar', '^')",
 ];
 
 export const REVIEW_51_DOCUMENTED = [
@@ -38,4 +54,10 @@ export const REVIEW_51_DOCUMENTED = [
   'select 9999999999999999999999::numeric * 99999999999999999999',
   // a subquery's numeric of at most 18 digits: DuckDB's 18-digit sum (22003 with a hint to cast it to numeric(38, s))
   'select x + 1 from (select 999999999999999999::numeric as x) v',
+  // a char(n) in a VALUES list: unpadded (PostgreSQL's bpchar shows `a  `), so that rows compare ignoring the padding
+  "select x from (values ('a'::char(3))) v(x)",
+  "select x, count(*) from (values ('a'::char(3)), ('a')) v(x) group by x",
+  // intervals equal by value but not by spelling in one statement: DuckDB takes one for the other (new-user review 51)
+  "select ordered_at + interval '1 month' a, ordered_at + interval '30 days' b from sales.orders where order_id = 1",
+  "select max(ordered_at + interval '1 month'), max(ordered_at + interval '30 days') from sales.orders",
 ];
