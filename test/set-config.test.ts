@@ -343,3 +343,37 @@ test(
     }
   },
 );
+
+test(
+  "now() and current_timestamp are the transaction's start: one time for every statement of a block and of a simple Query of several",
+  { timeout: 60_000 },
+  async () => {
+    // Each statement read its own start (DuckDB's transaction is the statement), where PostgreSQL's read the block's.
+    const clocks =
+      'select now()::text as t, current_timestamp = now() and transaction_timestamp() = now() and localtimestamp = now()::timestamp and current_date = now()::date and current_time = now()::timetz as same';
+    const pause = () => new Promise((r) => setTimeout(r, 30));
+    const time = (r: QueryResult) => splitDataRow(r.dataRows[0]!)[0]!.toString('utf8');
+    const flag = (r: QueryResult) => splitDataRow(r.dataRows[0]!)[1]!.toString('utf8');
+    for (const [engine, c] of [
+      ['pg', twins!.conns.pg],
+      ['gw', twins!.conns.gw],
+    ] as const) {
+      await c.simple('BEGIN');
+      const first = await c.simple(clocks);
+      await pause();
+      const second = await c.simple(clocks);
+      await c.simple('COMMIT');
+      await pause();
+      const after = await c.simple(clocks);
+      assert.equal(time(second), time(first), `${engine}: two statements of one block`);
+      assert.equal(flag(second), 't', `${engine}: every clock of a block is its start`);
+      assert.notEqual(time(after), time(first), `${engine}: a statement after the block`);
+      const whole = await c.simple(`${clocks}; select count(*) from generate_series(1, 200000); ${clocks}`);
+      const times = whole.dataRows.filter((_, i) => i !== 1).map((d) => splitDataRow(d)[0]!.toString('utf8'));
+      assert.equal(times.length, 2, `${engine}: both clocks answered`);
+      assert.equal(times[1], times[0], `${engine}: the statements of one simple Query`);
+      const alone = await c.simple(clocks);
+      assert.notEqual(time(alone), times[0], `${engine}: a Query after it`);
+    }
+  },
+);

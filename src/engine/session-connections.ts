@@ -43,6 +43,7 @@ import { mergeGuardStatements } from './merge-guards.js';
 import { nestingGuardStatements } from './nesting-guards.js';
 import { regexGuardStatements } from './regex-guards.js';
 import { valueGuardStatements } from './value-guards.js';
+import { transactionClockStatements } from './transaction-clock.js';
 import { connectionCallsDone } from './engine-calls.js';
 import { memoryTurnsOf } from './memory-turns.js';
 import { STREAMING_BUFFER_SIZE } from './memory-ceiling.js';
@@ -354,6 +355,7 @@ export async function guardStatements(instance: DuckDBInstance): Promise<string>
       ...concatGuardStatements(),
       ...mergeGuardStatements(),
       ...nestingGuardStatements(),
+      ...transactionClockStatements(),
     ].join(';\n');
   } finally {
     conn.disconnectSync();

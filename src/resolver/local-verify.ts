@@ -3,7 +3,8 @@
  * ctime, inode and device stay the same (a changed file is hashed again). XX001 names the file.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { openRegular } from '../regular-file.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 export class LocalVerifier {
@@ -49,7 +50,13 @@ export class LocalVerifier {
         `${key} has ${st.size} bytes, version.json says ${size}`,
       );
     const h = createHash('sha256');
-    for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+    const fh = await openRegular(path).catch((e: unknown) => {
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`,
+      );
+    });
+    for await (const chunk of fh.createReadStream()) h.update(chunk as Buffer);
     const got = h.digest('hex');
     if (got !== sha256)
       throw new SqlError(

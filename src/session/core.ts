@@ -4,6 +4,7 @@
  * has to tell the client besides a statement's answer (outbox.ts). The wire owns the protocol objects
  * and the result streams, asks this for values, and is never called back from here.
  */
+import { START_CLOCK, STOP_CLOCK } from '../engine/transaction-clock.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionSource } from '../versions/lease.js';
@@ -45,6 +46,8 @@ export class SessionCore implements PreparerHost {
   readonly handles: HandleBudget;
   /** Counts statements (simple-query parts; Parse/Bind/Execute up to a completed Execute) so the ref is judged and versions re-checked once per statement. */
   statementSeq = 0;
+  /** A transaction's clock is open (openClock). */
+  private clockOpen = false;
   /** The client's address (the real one behind a PROXY-protocol balancer), for fdl.session and pg_stat_activity. */
   clientAddress: string | null = null;
 
@@ -102,6 +105,22 @@ export class SessionCore implements PreparerHost {
     return this.version.refresh(this.statementSeq, this.tx.inBlock).then((moved) => {
       if (moved) this.outbox.notice(moved, 'NOTICE', SQLSTATE.warning);
     });
+  }
+
+  /**
+   * A transaction's clock: from `open` until `close`, now() and current_timestamp read the time it opened
+   * (engine/transaction-clock.ts), as PostgreSQL's read the transaction's start.
+   */
+  async openClock(): Promise<void> {
+    if (this.clockOpen) return; // BEGIN inside a simple Query of several: the Query's transaction goes on
+    await this.conn.run(START_CLOCK);
+    this.clockOpen = true;
+  }
+
+  async closeClock(): Promise<void> {
+    if (!this.clockOpen) return;
+    this.clockOpen = false;
+    await this.conn.run(STOP_CLOCK);
   }
 
   versionStaysPut(): boolean {

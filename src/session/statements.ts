@@ -230,11 +230,15 @@ async function transactionDone<P extends CursorEntry>(
   outcome: TransactionOutcome,
 ): Promise<StatementOutcome<P>> {
   if (outcome.warning) core.outbox.notice(outcome.warning.message, 'WARNING', outcome.warning.code);
-  if (outcome.ended) settled(core, await core.setShow.endBlock(outcome.tag === 'COMMIT'));
+  if (outcome.ended) {
+    settled(core, await core.setShow.endBlock(outcome.tag === 'COMMIT'));
+    await core.closeClock();
+  }
   if (outcome.savepoints) settled(core, await core.setShow.savepointMoved(outcome.savepoints));
   if (outcome.begins) {
     await core.refreshVersion(); // a moving ref is re-resolved as the block starts
     core.tx.begun();
+    await core.openClock();
   }
   return {
     kind: 'done',

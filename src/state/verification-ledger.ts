@@ -5,8 +5,9 @@
  * state directory (never in the cache: wiping or filling the cache must not forge trust), written
  * atomically, loaded at startup. Also counts hashing work and mismatches for fdl.cache and metrics.
  */
+import { NotRegularFileError, openRegular } from '../regular-file.js';
 import { createHash } from 'node:crypto';
-import { createReadStream, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -112,7 +113,12 @@ export class VerificationLedger {
       this.counters.hits++;
       return;
     }
-    const got = await hashFile(path);
+    const got = await hashFile(path).catch((e: unknown) => {
+      if (!(e instanceof NotRegularFileError)) throw e;
+      this.forget(path);
+      this.counters.mismatches++;
+      throw new SqlError(SQLSTATE.dataCorrupted, `not a regular file: ${name}`);
+    });
     this.counters.hashed++;
     this.counters.hashedBytes += got.size;
     const after = await stat(path);
@@ -200,7 +206,8 @@ function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
   const h = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+  const fh = await openRegular(path);
+  for await (const chunk of fh.createReadStream({ highWaterMark: 1024 * 1024 })) {
     h.update(chunk as Buffer);
     size += (chunk as Buffer).length;
   }

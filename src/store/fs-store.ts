@@ -3,8 +3,9 @@
  * resolved path must stay under the root's real path, so a symlink inside the repository
  * cannot expose files outside it.
  */
+import { openRegular } from '../regular-file.js';
 import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { open, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { SqlError, SQLSTATE } from '../errors.js';
 import {
@@ -172,7 +173,7 @@ export class FsStore implements ObjectStore {
     const p = await this.resolve(key);
     // Opened before streaming: a stream that opens by itself reports a missing file as an 'error'
     // event, which can fire before anything listens and then ends the process.
-    const fh = await open(p, 'r').catch((e: unknown) => {
+    const fh = await openRegular(p).catch((e: unknown) => {
       if (isAbsent(e)) throw new AbsentObjectError(key, `${key} does not exist in the repository`);
       throw fsError(`cannot copy ${key}`, e);
     });

@@ -281,7 +281,9 @@ export class Session {
       this.inQuery = { sql, parts, index: unparsable.index };
       this.fail(unparsable.error);
     }
-    // Several statements in one Query run in one implicit transaction: an error skips the rest.
+    // Several statements in one Query run in one implicit transaction: an error skips the rest, and they read one now().
+    const ownClock = unparsable === null && parts.length > 1 && !this.core.tx.inBlock;
+    if (ownClock) await this.core.openClock();
     for (const [i, text] of (unparsable === null ? parts : []).entries()) {
       this.core.statementSeq++;
       this.current = text;
@@ -309,6 +311,7 @@ export class Session {
       }
     }
     this.inQuery = null;
+    if (ownClock && !this.core.tx.inBlock) await this.core.closeClock();
     this.endImplicitTransaction();
     readyForQuery(this.core.outbox, this.out, this.core.tx.status);
     await this.out.flush();
