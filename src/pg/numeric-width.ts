@@ -13,6 +13,9 @@ import { castTo, intConst, type Node } from './parse-nodes.js';
 /** The narrowest DECIMAL width DuckDB computes in 128 bits. */
 export const WIDE_DECIMAL_DIGITS = 19;
 
+/** A fraction constant is widened from this many digits (the pre-check's WIDE_FRACTION: 11 characters with the point). */
+const FRACTION_DIGITS_WIDENED = 10;
+
 /** Casts the rewrite made at a numeric constant's own width (pg-calls.ts exactNumeric): free to widen. */
 const ownWidth = new WeakSet<object>();
 
@@ -50,7 +53,11 @@ function widened(n: Node): Node | undefined {
   // (digits alone past int4 are PostgreSQL's int8, not numeric: `qty - 2147483648`)
   if (typeof text !== 'string' || !text.includes('.') || /e/i.test(text)) return undefined;
   const value = exactDecimal(text);
-  if (!value || value.wholeDigits + value.scale >= WIDE_DECIMAL_DIGITS) return undefined;
+  // Under 10 digits, as the pre-check reads it (rewrite-precheck.ts WIDE_FRACTION): the same answer whether or not
+  // another part of the text takes the rewrite, and no wider copies inside macros that name an operand twice
+  // (nine nested `round(x * 1.1, 2)` grew past the composed-text ceiling).
+  const digits = value ? value.wholeDigits + value.scale : 0;
+  if (!value || digits < FRACTION_DIGITS_WIDENED || digits >= WIDE_DECIMAL_DIGITS) return undefined;
   return markOwnWidth(castTo(n, 'decimal', [intConst(WIDE_DECIMAL_DIGITS), intConst(value.scale)]));
 }
 
