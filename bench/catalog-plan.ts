@@ -5,7 +5,7 @@
  * cost is seen without the wire, the gateway's analysis or the machine's other load moving it much.
  *
  *   npx tsc -p . && node dist/bench/catalog-plan.js [--runs 5] [--top 12] [--clients] [--explain <substring> [--operators]]
- *     [--sql <text> …] [--sql-file <JSON array of texts>]   (only these texts) [--guards]   (the session guards installed, as on a session connection;
+ *     [--sql <text> …] [--sql-file <JSON array of texts>]   (only these texts; --raw: as DuckDB SQL, not rewritten) [--guards]   (the session guards installed, as on a session connection;
  *     --without <name,…> drops those guards again, to see what each costs)
  *     [--files]   (the emulation in files attached READ_ONLY, as the gateway
  *     holds it: pg/catalog/install.ts; the version's rows written into its per-version file, then attached READ_ONLY)
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   const statements: { name: string; sql: string }[] = [];
   for (const t of extra.length ? extra : texts) {
     try {
-      const rewritten = rewriteForDuckDB(t.sql);
+      const rewritten = args.includes('--raw') ? t.sql : rewriteForDuckDB(t.sql);
       await conn.runAndReadAll(rewritten);
       statements.push({ name: t.name, sql: rewritten });
       if (EXPLAIN && t.sql.includes(EXPLAIN)) {
