@@ -15,7 +15,8 @@ import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 
 export interface TextTask {
   id: number;
-  op: 'analyze' | 'rewrite';
+  /** `ready`: nothing but the thread's start and its parse-only DuckDB (text-pool.ts readyTextThread). */
+  op: 'analyze' | 'rewrite' | 'ready';
   sql: string;
   /** The most bytes the serialized value may take. */
   maxReplyBytes: number;
@@ -42,6 +43,7 @@ async function run(task: TextTask): Promise<unknown> {
   if (task.op === 'rewrite') return rewriteForDuckDBDetailed(task.sql);
   conn ??= parserConnection();
   const c = await conn;
+  if (task.op === 'ready') return null;
   return analyzeText((text) => serializeOn(c, text), task.sql);
 }
 
