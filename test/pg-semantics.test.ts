@@ -1224,7 +1224,6 @@ describe('PostgreSQL meanings DuckDB spells differently (compat/pg-calls.ts)', (
   test('unknown functions are 42883 "does not exist" with what to use instead (not 42501)', async () => {
     for (const [sql, hint] of [
       ['select nosuchfunc(1)', /No function/],
-      ["select justify_days(interval '35 days')", /date_part/],
       ['select json_object_agg(name) from sales.customers', /json_group_object/],
       ['select jsonb_build_array(1, 2)', /json_build_array/],
       ['select to_jsonb(1)', /to_json\(x\)/],

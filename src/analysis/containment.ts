@@ -97,6 +97,9 @@ const VALUE_ONLY_EMULATED = new Set([
   'pg_typeof',
   'quote_ident',
   'quote_literal',
+  'justify_days',
+  'justify_hours',
+  'justify_interval',
   'width_bucket',
 ]);
 

@@ -59,6 +59,74 @@ export const ASCII_LOWER = (x: string): string => `translate(${x}, '${LOWER.toUp
 export const refusedAtRun = (what: string, hint: string): string =>
   `error(${quoteLiteral(`${what} is not supported by fdl-gateway|${hint}`)})`;
 
+/** An interval's fields as PostgreSQL holds them: months, days, microseconds (DuckDB's date_part reads each). */
+const intervalFields = (i: string): string =>
+  `[CAST(date_part('year', ${i}) AS BIGINT) * 12 + date_part('month', ${i}), date_part('day', ${i}),
+    CAST(date_part('hour', ${i}) AS BIGINT) * 3600000000 + CAST(date_part('minute', ${i}) AS BIGINT) * 60000000 + date_part('microseconds', ${i})]`;
+const interval = (f: string): string =>
+  `to_months(CAST(${f}[1] AS INTEGER)) + to_days(CAST(${f}[2] AS INTEGER)) + to_microseconds(${f}[3])`;
+const DAY_US = '86400000000';
+/** x / n truncated toward zero, as C's (the part taken off is a whole multiple). */
+const wholeOf = (x: string, n: string): string => `(${x} - ${x} % ${n}) // ${n}`;
+/** Each step's fields bound once, as a lambda's. */
+const then = (fields: string, name: string, body: string): string =>
+  `list_transform([${fields}], lambda ${name}: ${body})[1]`;
+/** Days and time of one sign: a negative time with positive days borrows a day, and the other way round. */
+const daysAndTimeOfOneSign = (f: string): string =>
+  `CASE WHEN ${f}[2] > 0 AND ${f}[3] < 0 THEN [${f}[1], ${f}[2] - 1, ${f}[3] + ${DAY_US}]
+    WHEN ${f}[2] < 0 AND ${f}[3] > 0 THEN [${f}[1], ${f}[2] + 1, ${f}[3] - ${DAY_US}] ELSE ${f} END`;
+const JUSTIFY: ReadonlyArray<[string, string]> = [
+  // whole days of time into days
+  [
+    'justify_hours(i)',
+    then(
+      intervalFields('CAST(i AS INTERVAL)'),
+      'fdl_pg_f',
+      then(
+        `[fdl_pg_f[1], fdl_pg_f[2] + ${wholeOf('fdl_pg_f[3]', DAY_US)}, fdl_pg_f[3] % ${DAY_US}]`,
+        'fdl_pg_g',
+        interval(`(${daysAndTimeOfOneSign('fdl_pg_g')})`),
+      ),
+    ),
+  ],
+  // whole 30-day months of days into months
+  [
+    'justify_days(i)',
+    then(
+      intervalFields('CAST(i AS INTERVAL)'),
+      'fdl_pg_f',
+      then(
+        `[fdl_pg_f[1] + ${wholeOf('fdl_pg_f[2]', '30')}, fdl_pg_f[2] % 30, fdl_pg_f[3]]`,
+        'fdl_pg_g',
+        interval(`(CASE WHEN fdl_pg_g[1] > 0 AND fdl_pg_g[2] < 0 THEN [fdl_pg_g[1] - 1, fdl_pg_g[2] + 30, fdl_pg_g[3]]
+          WHEN fdl_pg_g[1] < 0 AND fdl_pg_g[2] > 0 THEN [fdl_pg_g[1] + 1, fdl_pg_g[2] - 30, fdl_pg_g[3]] ELSE fdl_pg_g END)`),
+      ),
+    ),
+  ],
+  // both, then months, days and time of one sign
+  [
+    'justify_interval(i)',
+    then(
+      intervalFields('CAST(i AS INTERVAL)'),
+      'fdl_pg_f',
+      then(
+        `[fdl_pg_f[1], fdl_pg_f[2] + ${wholeOf('fdl_pg_f[3]', DAY_US)}, fdl_pg_f[3] % ${DAY_US}]`,
+        'fdl_pg_a',
+        then(
+          `[fdl_pg_a[1] + ${wholeOf('fdl_pg_a[2]', '30')}, fdl_pg_a[2] % 30, fdl_pg_a[3]]`,
+          'fdl_pg_b',
+          then(
+            `CASE WHEN fdl_pg_b[1] > 0 AND (fdl_pg_b[2] < 0 OR (fdl_pg_b[2] = 0 AND fdl_pg_b[3] < 0)) THEN [fdl_pg_b[1] - 1, fdl_pg_b[2] + 30, fdl_pg_b[3]]
+              WHEN fdl_pg_b[1] < 0 AND (fdl_pg_b[2] > 0 OR (fdl_pg_b[2] = 0 AND fdl_pg_b[3] > 0)) THEN [fdl_pg_b[1] + 1, fdl_pg_b[2] - 30, fdl_pg_b[3]] ELSE fdl_pg_b END`,
+            'fdl_pg_c',
+            interval(`(${daysAndTimeOfOneSign('fdl_pg_c')})`),
+          ),
+        ),
+      ),
+    ),
+  ],
+];
+
 export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
   // Words are runs of ASCII letters and digits (the C locale the gateway reports); the first letter of each is
   // upper case, the rest lower (a word is ASCII: DuckDB's upper/lower are the C locale's there). Word by word,
@@ -94,6 +162,8 @@ export const PG_FUNCTION_MACROS: ReadonlyArray<[string, string]> = [
     f,
     "CASE json_type(j) WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'HUGEINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' END",
   ]),
+  // justify_hours, justify_days, justify_interval: PostgreSQL 15's interval.c over the interval's three fields
+  ...JUSTIFY,
   // width_bucket(op, b1, b2, n): buckets counted from b1 towards b2, either way (b1 > b2 counts down), as PostgreSQL's;
   // a count below 1, equal bounds, a NaN or an infinite bound are its 2201G
   [
