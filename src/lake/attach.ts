@@ -29,6 +29,12 @@ export interface AttachOptions {
   placeholders?: ReadonlySet<LakeTable>;
   /** Build the database in this file instead of in memory (to be attached READ_ONLY elsewhere once built). */
   file?: string;
+  /**
+   * These tables (verified, read now) are native DuckDB tables holding the rows their view would read
+   * (CREATE TABLE … AS the view's SQL), under the same name: DuckDB keeps a statement's plan over a table,
+   * not over read_parquet (versions/native-tables.ts).
+   */
+  native?: ReadonlySet<LakeTable>;
 }
 
 export async function attachCatalog(
@@ -57,8 +63,10 @@ export async function attachCatalog(
     const deferred = (t: LakeTable) => options.deferTables || options.placeholders?.has(t);
     const built = catalog.tables.filter((t) => !deferred(t));
     const ctx = built.length ? await tableContext(conn, catalog, built, locate) : null;
-    for (const t of catalog.tables)
-      await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t));
+    for (const t of catalog.tables) {
+      if (ctx && !deferred(t) && options.native?.has(t)) await createNativeTable(conn, targetDb, t, tableSql(t, ctx));
+      else await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t));
+    }
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
     const warnings: string[] = [];
@@ -158,7 +166,21 @@ async function createTableView(
     `CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`,
     `table ${t.schema}.${t.name}`,
   );
-  if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
+  await commentTable(conn, name, t, 'VIEW');
+}
+
+/**
+ * The table's rows copied into a DuckDB table of the same name and columns, read by the view's own SQL:
+ * the builder runs one thread and keeps insertion order, so the rows stand in the order the view reads them.
+ */
+async function createNativeTable(conn: DuckDBConnection, targetDb: string, t: LakeTable, sql: string): Promise<void> {
+  const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
+  await runOneCreate(conn, `CREATE TABLE ${name} AS ${sql}`, `table ${t.schema}.${t.name}`);
+  await commentTable(conn, name, t, 'TABLE');
+}
+
+async function commentTable(conn: DuckDBConnection, name: string, t: LakeTable, kind: 'VIEW' | 'TABLE'): Promise<void> {
+  if (t.comment !== null) await conn.run(`COMMENT ON ${kind} ${name} IS ${lit(t.comment)}`);
   for (const c of t.columns) {
     if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);
   }
