@@ -1,6 +1,6 @@
 /**
- * attachCatalog: build the per-version database (schemas, one view per table, DuckLake macros and
- * views, comments). Built once per version; every session on that version shares it.
+ * attachCatalog: build the per-version database (schemas, one view per table — or, for the tables the
+ * caller names, a native DuckDB table holding the view's rows —, DuckLake macros and views, comments). Built once per version; every session on that version shares it.
  */
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';

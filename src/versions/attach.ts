@@ -1,6 +1,6 @@
 /**
  * Attach one verified version to DuckDB: its frozen catalog as a hidden metadata database, one
- * view per table in a database named `repo@version`, dataset.json descriptions as comments.
+ * view per table (a small verified local table: a native DuckDB table, native-tables.ts) in a database named `repo@version`, dataset.json descriptions as comments.
  * Local repositories are read in place; remote ones fetch a table's files when a query first
  * touches the table (its view is a placeholder until then: remote-tables.ts).
  */
