@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { attachCatalog, openCatalog } from '../src/lake/index.js';
-import { nativeTables } from '../src/versions/native-tables.js';
+import { attachCatalog, openCatalog, type LakeCatalog, type LakeTable } from '../src/lake/index.js';
+import { NATIVE_TABLE_MAX_BYTES, NATIVE_VERSION_MAX_BYTES, nativeTables } from '../src/versions/native-tables.js';
 import { allVersions } from './support/lake-fixtures.js';
 
 const qi = (s: string) => '"' + s.replaceAll('"', '""') + '"';
@@ -87,4 +87,38 @@ describe('native tables answer as their views', () => {
       }
     });
   }
+});
+
+describe('which tables are built native', () => {
+  const MiB = 1024 * 1024;
+  const table = (name: string, ...sizes: number[]) =>
+    ({ schema: 's', name, files: sizes.map((size, i) => ({ path: `${name}/${i}`, size, kind: 'data' })) }) as LakeTable;
+  const names = (set: ReadonlySet<LakeTable>) => [...set].map((t) => t.name).sort();
+
+  it('verified tables within the per-table ceiling, smallest first while the version stays within its own', () => {
+    const tables = [
+      table('big', 10 * MiB, 7 * MiB), // 17 MiB: over the table ceiling
+      table('d', 15 * MiB),
+      table('c', 12 * MiB),
+      table('b', 10 * MiB, 6 * MiB),
+      table('a', 1 * MiB),
+      table('empty'),
+      table('unknown', 1, NaN), // a size not known: never copied
+      table('damaged', 1),
+    ];
+    const catalog = { tables } as LakeCatalog;
+    const verified = (t: LakeTable) => t.name !== 'damaged';
+    assert.equal(NATIVE_TABLE_MAX_BYTES, 16 * MiB);
+    assert.equal(NATIVE_VERSION_MAX_BYTES, 64 * MiB);
+    // a 1, empty 0, c 12, d 15, b 16: 44 MiB, all within 64
+    assert.deepEqual(names(nativeTables(catalog, verified)), ['a', 'b', 'c', 'd', 'empty']);
+    // a version ceiling of 30 MiB: a, empty, c (13) then d (28), b would make 44
+    assert.deepEqual(names(nativeTables(catalog, verified, { table: 16 * MiB, version: 30 * MiB })), [
+      'a',
+      'c',
+      'd',
+      'empty',
+    ]);
+    assert.deepEqual(names(nativeTables(catalog, () => false)), []);
+  });
 });
