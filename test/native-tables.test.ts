@@ -122,3 +122,44 @@ describe('which tables are built native', () => {
     assert.deepEqual(names(nativeTables(catalog, () => false)), []);
   });
 });
+
+describe("a version's time for copies", () => {
+  it('a copy still running then is interrupted and its table is a view with the same rows; past it, no copy starts', async () => {
+    const v = allVersions().find((x) => x.repo === 'big')!;
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    try {
+      const catalog = await openCatalog(conn, v.catalogFile, 'meta');
+      const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
+      const all = nativeTables(catalog, () => true);
+      assert.ok(all.size > 0);
+      const kinds = async (db: string) =>
+        (
+          await conn.runAndReadAll(
+            `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = $1), (SELECT count(*) FROM duckdb_views() WHERE database_name = $1 AND NOT internal)`,
+            [db],
+          )
+        )
+          .getRows()[0]!
+          .map(Number);
+      const count = async (db: string) =>
+        String((await conn.runAndReadAll(`SELECT count(*) FROM ${db}.${qi(t.schema)}.${qi(t.name)}`)).getRows()[0]![0]);
+      const t = [...all][0]!;
+      const whole = await attachCatalog(conn, catalog, 'whole', locate, { native: all, nativeBudgetMs: 60_000 });
+      assert.equal(whole.native.size, all.size, 'within its time every copy is made');
+      assert.deepEqual(await kinds('whole'), [all.size, 0]);
+      // 200k rows do not copy in 5 ms: interrupted, rolled back, a view instead
+      const cut = await attachCatalog(conn, catalog, 'cut', locate, { native: all, nativeBudgetMs: 5 });
+      assert.equal(cut.native.size, 0);
+      assert.deepEqual(await kinds('cut'), [0, catalog.tables.length]);
+      assert.equal(await count('cut'), await count('whole'));
+      const none = await attachCatalog(conn, catalog, 'none', locate, { native: all, nativeBudgetMs: 0 });
+      assert.equal(none.native.size, 0);
+      assert.deepEqual(await kinds('none'), [0, catalog.tables.length]);
+      assert.equal(await count('none'), await count('whole'));
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+});

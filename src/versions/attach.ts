@@ -33,7 +33,7 @@ import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 import { Slots } from '../serial.js';
 import { idleVersionBytes } from './version-footprint.js';
-import { nativeTables } from './native-tables.js';
+import { NATIVE_VERSION_BUILD_MS, nativeTables } from './native-tables.js';
 
 /**
  * Versions whose catalog is read or whose views are built at once, process-wide. Each is DuckDB work on
@@ -158,14 +158,17 @@ export async function attachVersion(
       // its files verify) change in a copy, in the builder too.
       await inOpenSlot(engine, () =>
         views.build(async (b, file) => {
-          const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
+          const built = await attachCatalog(b, catalog, dbName, locate, {
             deferTables: remote,
             placeholders: unverified,
             native,
+            nativeBudgetMs: NATIVE_VERSION_BUILD_MS,
             file,
           });
+          // the tables whose copies finished in time (the others are views)
+          native = built.native;
           // a view or macro that cannot be created is left out (or dangling); the operator hears of it
-          for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+          for (const w of built.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
           await applyDatasetComments(b, dbName, catalog, version.dataset, native);
           // the catalog emulation's rows of the version, read from the views database while the builder
           // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)

@@ -15,6 +15,12 @@ import type { LakeCatalog, LakeTable } from '../lake/index.js';
 export const NATIVE_TABLE_MAX_BYTES = 16 * 1024 * 1024;
 /** Parquet bytes of all a version's native tables, at most: what its views database copies, and holds in DuckDB's buffer pool. */
 export const NATIVE_VERSION_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Wall ms a version's copies may take together, in the open slot they share with every repository's first logins
+ * (versions/attach.ts): Parquet bytes bound the files, not the rows they encode; a copy still running then is
+ * interrupted and its table, and the rest, are views (lake/attach.ts `nativeBudgetMs`).
+ */
+export const NATIVE_VERSION_BUILD_MS = 5_000;
 
 /** A table's Parquet bytes as its catalog records them (undefined: a size not known, never built). */
 function parquetBytes(t: LakeTable): number | undefined {
