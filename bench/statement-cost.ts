@@ -10,11 +10,14 @@
  * -M simple/extended/prepared, -c 1 and -c 8, and of `SELECT 1` -M extended; the gateway's time per
  * statement by stage and its work per statement (fdl_statement_stage_seconds, fdl_statement_work_total).
  *
- *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json] [--before <cli>]
+ *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json] [--before <cli>] [--compare]
+ *
+ * (a) is measured twice: over the version's views (read_parquet), and over the same rows as native DuckDB tables,
+ * as the gateway builds a small verified local table (versions/native-tables.ts).
  *
  * --before: another build's dist/src/cli/main.js (e.g. main's, built elsewhere), measured in the same
  * run, series by series next to this one: the point query's series, the dashboard at -c 1, and the
- * work each statement cost.
+ * work each statement cost. --compare: only (a) and that comparison (no PostgreSQL, no -c 8, no SELECT 1).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +32,7 @@ import { RawPg } from '../test/support/raw-pg.js';
 import { copySalesSchema } from '../test/support/sales-mirror.js';
 import { repoVersions } from '../test/support/lake-fixtures.js';
 import { attachCatalog, openCatalog } from '../src/lake/index.js';
+import { nativeTables } from '../src/versions/native-tables.js';
 import { STAGES, WORKS } from '../src/stages.js';
 
 const args = process.argv.slice(2);
@@ -38,6 +42,7 @@ const N = opt('n', 300);
 const SECONDS = opt('seconds', 5);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const beforeCli = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
+const compareOnly = args.includes('--compare');
 const log = (s: string) => process.stdout.write(s + '\n');
 const ms = (x: number) => x.toFixed(3).padStart(8);
 
@@ -244,15 +249,22 @@ async function main(): Promise<void> {
     return c;
   };
   const setup = await duckConn();
-  await attachCatalog(setup, await openCatalog(setup, head.catalogFile, 'meta'), 'lake', (rel) =>
-    join(head.root, head.dataDir, rel),
-  );
+  const catalog = await openCatalog(setup, head.catalogFile, 'meta');
+  const locate = (rel: string) => join(head.root, head.dataDir, rel);
+  await attachCatalog(setup, catalog, 'lake', locate);
+  // the same tables as the gateway builds them from a verified local version: native DuckDB tables where they fit
+  const native = nativeTables(catalog, () => true);
+  await attachCatalog(setup, catalog, 'lake_native', locate, { native });
+  log(`in-process: views in lake, and ${native.size} of ${catalog.tables.length} tables native in lake_native`);
   await setup.run('USE lake');
   const duck = { conn: setup };
+  const nativeConn = await duckConn();
+  await nativeConn.run('USE lake_native');
   const gw = await serve(repo, join(repos.dir, 'cache'));
   const pgc = await startPgCluster({ settings: { TimeZone: 'UTC', max_connections: '50' } });
   const clients: pg.Client[] = [];
   const duckConns: DuckDBConnection[] = [duck.conn];
+  const extraConns: DuckDBConnection[] = [];
   const connect = async (port: number, database: string, user: string) => {
     const c = new pg.Client({ host: '127.0.0.1', port, user, database });
     await c.connect();
@@ -268,45 +280,52 @@ async function main(): Promise<void> {
 
     // --- latency: the point query
     const vals = (i: number) => [1000 + (i & 0xff), 1 + (Math.abs(i) % ORDERS)];
-    const prepared = await duck.conn.prepare(POINT);
-    const duckPoint = await timed(
-      N,
-      async (i) => {
-        const [a, b] = vals(i);
-        prepared.bindInteger(1, a!);
-        prepared.bindBigInt(2, BigInt(b!));
-        await prepared.runAndReadAll();
-      },
-      selfCpu,
-    );
-    const duckNewText = await timed(
-      N,
-      async (i) => {
-        if (i < 0) i -= 1000; // warm-up texts are never measured texts
-        const s = await duck.conn.prepare(`${POINT} /* ${i} */`);
-        const [a, b] = vals(i);
-        s.bindInteger(1, a!);
-        s.bindBigInt(2, BigInt(b!));
-        await s.runAndReadAll();
-        s.destroySync();
-      },
-      selfCpu,
-    );
     // a constant of its own in every text (comments alone no longer make a new text to the gateway)
     const constText = (i: number) => `${POINT} and ${i + 1} > 0`;
-    const duckNewConst = await timed(
-      N,
-      async (i) => {
-        if (i < 0) i -= 1000;
-        const s = await duck.conn.prepare(constText(i + 5000));
-        const [a, b] = vals(i);
-        s.bindInteger(1, a!);
-        s.bindBigInt(2, BigInt(b!));
-        await s.runAndReadAll();
-        s.destroySync();
-      },
-      selfCpu,
-    );
+    /** (a) on `conn`: the point query prepared once, a new comment, a new constant each time. */
+    const inProcess = async (conn: DuckDBConnection, base: number) => {
+      const prepared = await conn.prepare(POINT);
+      const point = await timed(
+        N,
+        async (i) => {
+          const [a, b] = vals(i);
+          prepared.bindInteger(1, a!);
+          prepared.bindBigInt(2, BigInt(b!));
+          await prepared.runAndReadAll();
+        },
+        selfCpu,
+      );
+      prepared.destroySync();
+      const once = (text: (i: number) => string) =>
+        timed(
+          N,
+          async (i) => {
+            if (i < 0) i -= 1000; // warm-up texts are never measured texts
+            const s = await conn.prepare(text(i));
+            const [a, b] = vals(i);
+            s.bindInteger(1, a!);
+            s.bindBigInt(2, BigInt(b!));
+            await s.runAndReadAll();
+            s.destroySync();
+          },
+          selfCpu,
+        );
+      const newText = await once((i) => `${POINT} /* ${base + i} */`);
+      const newConst = await once((i) => constText(i + base + 5000));
+      return { point, newText, newConst };
+    };
+    const { point: duckPoint, newText: duckNewText, newConst: duckNewConst } = await inProcess(duck.conn, 0);
+    const nativeIn = await inProcess(nativeConn, 100_000);
+    log('\nin-process DuckDB, the point query: p50 / p99 ms (CPU µs) over the views → over native tables');
+    for (const [label, v, n] of [
+      ['new parameters (prepared once)', duckPoint, nativeIn.point],
+      ['a new comment each time', duckNewText, nativeIn.newText],
+      ['a new constant each time', duckNewConst, nativeIn.newConst],
+    ] as const)
+      log(
+        `  ${label.padEnd(31)}${ms(v.p50)} /${ms(v.p99)} (${v.cpuUs!.toFixed(0).padStart(6)})  →  ${ms(n.p50)} /${ms(n.p99)} (${n.cpuUs!.toFixed(0).padStart(6)})`,
+      );
+    result.inProcessNative = nativeIn;
     const lat: Record<string, { p50: number; p99: number; cpuUs?: number }> = {};
     const gwSplit: Record<string, Split> = {};
     const series = (c: pg.Client, tag: string) => ({
@@ -315,10 +334,12 @@ async function main(): Promise<void> {
       newText: (i: number) => c.query({ text: `${POINT} /* ${tag} ${i} */`, values: vals(i) }),
       newConst: (i: number) => c.query({ text: constText(i + (tag === 'gateway' ? 10_000 : 20_000)), values: vals(i) }),
     });
-    for (const [target, c] of [
-      ['gateway', g],
-      ['postgres', p],
-    ] as const) {
+    for (const [target, c] of compareOnly
+      ? []
+      : ([
+          ['gateway', g],
+          ['postgres', p],
+        ] as const)) {
       for (const [kind, fn] of Object.entries(series(c, target))) {
         if (target === 'gateway')
           gwSplit[kind] = await split(
@@ -327,6 +348,28 @@ async function main(): Promise<void> {
           );
         else lat[`${target} ${kind}`] = await timed(N, fn);
       }
+    }
+    const script = join(dir, 'dashboard.sql');
+    writeFileSync(script, [...SETS, ...DASHBOARD.map((q) => `${q};`)].join('\n') + '\n');
+    if (compareOnly) {
+      const d = await duckDashboard([duck.conn]);
+      const n = await duckDashboard([nativeConn]);
+      log(
+        `\nin-process DuckDB, the dashboard script at -c 1: ${d.tps.toFixed(1)} scripts/s (${(d.cpuUs / 1000).toFixed(1)} CPU ms) over the views → ${n.tps.toFixed(1)} (${(n.cpuUs / 1000).toFixed(1)}) over native tables`,
+      );
+      result.tps = { 'duckdb c1': d, 'duckdb native c1': n };
+      if (beforeCli)
+        result.beforeAfter = await beforeAfter(
+          beforeCli,
+          repo,
+          join(repos.dir, 'cache-before'),
+          gw,
+          g,
+          script,
+          gwCpu0(gw),
+        );
+      if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));
+      return;
     }
     log('\npoint query `' + POINT + '`, one client, p50 / p99 ms (gateway: result cache off)');
     log(
@@ -346,20 +389,25 @@ async function main(): Promise<void> {
     result.latency = { duckPoint, duckNewText, duckNewConst, ...lat };
 
     // --- throughput: the dashboard script, and SELECT 1
-    const script = join(dir, 'dashboard.sql');
-    writeFileSync(script, [...SETS, ...DASHBOARD.map((q) => `${q};`)].join('\n') + '\n');
     const select1 = join(dir, 'select1.sql');
     writeFileSync(select1, 'SELECT 1;\n');
     const gwT: Target = { name: 'gateway', port: gw.port, user: 'bench', database: 'basic' };
     const pgT: Target = { name: 'PostgreSQL', port: pgc.port, user: 'postgres', database: 'postgres' };
     const tps: Record<string, { tps: number; cpuUs: number }> = {};
-    const gwCpu = () => cpuSeconds(gw.proc.pid!, false);
+    const gwCpu = gwCpu0(gw);
     const postmaster = Number(readFileSync(join(pgc.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const pgCpu = () => cpuSeconds(postmaster, true);
     for (let i = 1; i < 8; i++) {
       const c = await duckConn();
       await c.run('USE lake');
       duckConns.push(c);
+    }
+    const nativeConns = [nativeConn];
+    for (let i = 1; i < 8; i++) {
+      const c = await duckConn();
+      await c.run('USE lake_native');
+      nativeConns.push(c);
+      extraConns.push(c);
     }
     const f = (r: { tps: number; cpuUs: number }) =>
       `${r.tps.toFixed(1).padStart(8)} (${(r.cpuUs / 1000).toFixed(1).padStart(6)})`;
@@ -371,6 +419,8 @@ async function main(): Promise<void> {
     );
     for (const c of [1, 8]) {
       const d = (tps[`duckdb c${c}`] = await duckDashboard(duckConns.slice(0, c)));
+      const n = (tps[`duckdb native c${c}`] = await duckDashboard(nativeConns.slice(0, c)));
+      log(`  in-process DuckDB over native tables -c ${c}: ${f(n)}`);
       for (const mode of ['simple', 'extended', 'prepared']) {
         const key = `${mode} c${c}`;
         gwSplit[`dashboard ${key}`] = await split(
@@ -427,11 +477,15 @@ async function main(): Promise<void> {
     gw.proc.kill('SIGTERM');
     await pgc.stop();
     for (const c of duckConns) c.closeSync();
+    for (const c of [nativeConn, ...extraConns]) c.closeSync();
     instance.closeSync();
     repos.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The gateway's own CPU seconds so far. */
+const gwCpu0 = (gw: Served) => () => cpuSeconds(gw.proc.pid!, false);
 
 /**
  * Another build (`cli`) next to this run's gateway, series by series, interleaved so the machine's

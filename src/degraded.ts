@@ -15,6 +15,7 @@ export const DEGRADED = [
   'session_end', // a gateway session could not end cleanly (its suspended results, its DuckDB connection)
   'reset_leak', // a session connection's reset left state behind (the connection is disconnected)
   'comment_dropped', // a schema's or table's comment from the catalog could not be set (obj_description is NULL)
+  'native_table', // a small table's copy into a native DuckDB table ran past its time: it is a view (slower, same rows)
   'version_open', // building a version's views failed: its logins are refused without the builder's internals, which go here
 ] as const;
 export type Degraded = (typeof DEGRADED)[number];

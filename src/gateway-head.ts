@@ -23,7 +23,10 @@ export async function describeHead(versions: Versions, engines: Engines, repoNam
       const db = lease.dbName;
       const rels = (
         await conn.runAndReadAll(
-          'SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal ORDER BY 1, 2',
+          // a lake table is a DuckDB view, or a DuckDB table when it is small (versions/native-tables.ts)
+          `SELECT schema_name, view_name, comment FROM duckdb_views() WHERE database_name = $1 AND NOT internal
+           UNION ALL SELECT schema_name, table_name, comment FROM duckdb_tables() WHERE database_name = $1 AND NOT internal
+           ORDER BY 1, 2`,
           [db],
         )
       ).getRows();

@@ -104,6 +104,42 @@ test('the catalog emulation is READ_ONLY: on a raw connection the engine refuses
   }
 });
 
+test("a local version's small tables are native DuckDB tables in its READ_ONLY views database: no write reaches their rows", async () => {
+  const db = `"${attached.dbName}"`;
+  const tables = (
+    await conn.runAndReadAll(
+      `SELECT schema_name || '.' || table_name FROM duckdb_tables() WHERE database_name = $1 ORDER BY 1`,
+      [attached.dbName],
+    )
+  ).getRows();
+  const views = (
+    await conn.runAndReadAll(
+      `SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE database_name = $1 AND NOT internal`,
+      [attached.dbName],
+    )
+  ).getRows();
+  // every table of the basic fixture fits versions/native-tables.ts's ceilings: none is a view any more
+  assert.ok(tables.some((r) => r[0] === 'sales.orders') && tables.length >= 3, JSON.stringify(tables));
+  assert.ok(!views.some((v) => tables.some((t) => t[0] === v[0])), JSON.stringify(views));
+  const read = async () =>
+    JSON.stringify((await conn.runAndReadAll(`SELECT * FROM ${db}.sales.orders ORDER BY ALL`)).getRowsJson());
+  const before = await read();
+  for (const sql of [
+    `INSERT INTO ${db}.sales.orders SELECT * FROM ${db}.sales.orders`,
+    `UPDATE ${db}.sales.orders SET order_id = 0`,
+    `DELETE FROM ${db}.sales.orders`,
+    `TRUNCATE ${db}.sales.orders`,
+    `DROP TABLE ${db}.sales.orders`,
+    `ALTER TABLE ${db}.sales.orders RENAME TO forged`,
+    `ALTER TABLE ${db}.sales.orders ADD COLUMN forged INTEGER`,
+    `COMMENT ON TABLE ${db}.sales.orders IS 'forged'`,
+    `CREATE OR REPLACE TABLE ${db}.sales.orders AS SELECT 1 AS forged`,
+  ]) {
+    await assert.rejects(conn.run(sql), /read-only|read only/i, sql);
+  }
+  assert.equal(await read(), before, 'the table answers as before');
+});
+
 test("a local version's views database is READ_ONLY: the engine refuses any change to it on a raw connection", async () => {
   const db = `"${attached.dbName}"`;
   const count = async () =>

@@ -1,6 +1,6 @@
 /**
- * attachCatalog: build the per-version database (schemas, one view per table, DuckLake macros and
- * views, comments). Built once per version; every session on that version shares it.
+ * attachCatalog: build the per-version database (schemas, one view per table — or, for the tables the
+ * caller names, a native DuckDB table holding the view's rows —, DuckLake macros and views, comments). Built once per version; every session on that version shares it.
  */
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -29,6 +29,18 @@ export interface AttachOptions {
   placeholders?: ReadonlySet<LakeTable>;
   /** Build the database in this file instead of in memory (to be attached READ_ONLY elsewhere once built). */
   file?: string;
+  /**
+   * These tables (verified, read now) are native DuckDB tables holding the rows their view would read
+   * (CREATE TABLE … AS the view's SQL), under the same name: DuckDB keeps a statement's plan over a table,
+   * not over read_parquet (versions/native-tables.ts).
+   */
+  native?: ReadonlySet<LakeTable>;
+  /**
+   * Wall ms all the native copies may take together. Parquet bytes do not bound a copy's work (a store
+   * writer's few MiB can encode billions of rows or one long string repeated); DuckDB interrupts a copy still
+   * running then, and the table, and every table after it, is a view as without `native`.
+   */
+  nativeBudgetMs?: number;
 }
 
 export async function attachCatalog(
@@ -37,7 +49,7 @@ export async function attachCatalog(
   targetDb: string,
   locate: (rel: string) => string,
   options: AttachOptions = {},
-): Promise<{ warnings: string[] }> {
+): Promise<{ warnings: string[]; native: ReadonlySet<LakeTable> }> {
   const [before] = await rows(conn, 'SELECT current_database() AS d, current_schema() AS s');
   const restore = `USE ${qi(str(before?.d))}.${qi(str(before?.s))}`;
   const db = qi(targetDb);
@@ -57,8 +69,16 @@ export async function attachCatalog(
     const deferred = (t: LakeTable) => options.deferTables || options.placeholders?.has(t);
     const built = catalog.tables.filter((t) => !deferred(t));
     const ctx = built.length ? await tableContext(conn, catalog, built, locate) : null;
-    for (const t of catalog.tables)
-      await createTableView(conn, targetDb, t, ctx && !deferred(t) ? tableSql(t, ctx) : placeholderSql(t));
+    const copyUntil = Date.now() + (options.nativeBudgetMs ?? Infinity);
+    const native = new Set<LakeTable>();
+    for (const t of catalog.tables) {
+      const sql = ctx && !deferred(t) ? tableSql(t, ctx) : null;
+      if (sql !== null && options.native?.has(t) && (await createNativeTable(conn, targetDb, t, sql, copyUntil))) {
+        native.add(t);
+        continue;
+      }
+      await createTableView(conn, targetDb, t, sql ?? placeholderSql(t));
+    }
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
     const warnings: string[] = [];
@@ -82,7 +102,7 @@ export async function attachCatalog(
         .catch((e: unknown) => degraded('comment_dropped', `${v.schema}.${v.name}: ${firstLine(e)}`));
     }
     await conn.run(restore);
-    return { warnings };
+    return { warnings, native };
   } catch (e) {
     await conn.run(restore).catch(() => undefined);
     await conn
@@ -158,7 +178,63 @@ async function createTableView(
     `CREATE ${replace ? 'OR REPLACE ' : ''}VIEW ${name} AS ${sql}`,
     `table ${t.schema}.${t.name}`,
   );
-  if (t.comment !== null) await conn.run(`COMMENT ON VIEW ${name} IS ${lit(t.comment)}`);
+  await commentTable(conn, name, t, 'VIEW');
+}
+
+/**
+ * The table's rows copied into a DuckDB table of the same name and columns, read by the view's own SQL:
+ * the builder runs one thread and keeps insertion order, so the rows stand in the order the view reads them.
+ * false, with nothing created, when the copy did not finish by `until` (interrupted by DuckDB, rolled back).
+ */
+async function createNativeTable(
+  conn: DuckDBConnection,
+  targetDb: string,
+  t: LakeTable,
+  sql: string,
+  until: number,
+): Promise<boolean> {
+  const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
+  const left = until - Date.now();
+  let late = left <= 0;
+  if (!late) {
+    // again every 50 ms: an interrupt that lands while DuckDB prepares is forgotten when the run begins
+    let again: ReturnType<typeof setInterval> | undefined;
+    const timer = Number.isFinite(left)
+      ? setTimeout(() => {
+          late = true;
+          conn.interrupt();
+          again = setInterval(() => conn.interrupt(), 50);
+        }, left)
+      : undefined;
+    try {
+      await runOneCreate(conn, `CREATE TABLE ${name} AS ${sql}`, `table ${t.schema}.${t.name}`);
+    } catch (e) {
+      if (!late) throw e;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(again);
+    }
+  }
+  if (late) {
+    // (an interrupt that came after the copy finished did nothing: the table is kept)
+    const [kept] = await rows(
+      conn,
+      `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ${lit(targetDb)} AND schema_name = ${lit(t.schema)} AND table_name = ${lit(t.name)}`,
+    );
+    if (Number(kept?.n) === 0) {
+      degraded(
+        'native_table',
+        `table ${t.schema}.${t.name} is a view: its copy ran past the version's time for copies`,
+      );
+      return false;
+    }
+  }
+  await commentTable(conn, name, t, 'TABLE');
+  return true;
+}
+
+async function commentTable(conn: DuckDBConnection, name: string, t: LakeTable, kind: 'VIEW' | 'TABLE'): Promise<void> {
+  if (t.comment !== null) await conn.run(`COMMENT ON ${kind} ${name} IS ${lit(t.comment)}`);
   for (const c of t.columns) {
     if (c.comment !== null) await conn.run(`COMMENT ON COLUMN ${name}.${qi(c.name)} IS ${lit(c.comment)}`);
   }

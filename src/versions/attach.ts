@@ -1,6 +1,6 @@
 /**
  * Attach one verified version to DuckDB: its frozen catalog as a hidden metadata database, one
- * view per table in a database named `repo@version`, dataset.json descriptions as comments.
+ * view per table (a small verified local table: a native DuckDB table, native-tables.ts) in a database named `repo@version`, dataset.json descriptions as comments.
  * Local repositories are read in place; remote ones fetch a table's files when a query first
  * touches the table (its view is a placeholder until then: remote-tables.ts).
  */
@@ -33,6 +33,7 @@ import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 import { Slots } from '../serial.js';
 import { idleVersionBytes } from './version-footprint.js';
+import { NATIVE_VERSION_BUILD_MS, nativeTables } from './native-tables.js';
 
 /**
  * Versions whose catalog is read or whose views are built at once, process-wide. Each is DuckDB work on
@@ -133,6 +134,8 @@ export async function attachVersion(
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
     ]);
     let cataloged = false;
+    // small verified local tables as native DuckDB tables (native-tables.ts); decided once their files verified
+    let native: ReadonlySet<LakeTable> = new Set();
     try {
       // Local files are read in place: every byte is verified before any statement can read it.
       // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
@@ -148,20 +151,25 @@ export async function attachVersion(
           }
         }
       }
+      if (!remote) native = nativeTables(catalog, (t) => !unverified.has(t));
       // The views database is built by the repository's views builder and attached here READ_ONLY
       // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
       // later (a remote table's over the files a statement needs, an unverified local table's once
       // its files verify) change in a copy, in the builder too.
       await inOpenSlot(engine, () =>
         views.build(async (b, file) => {
-          const { warnings } = await attachCatalog(b, catalog, dbName, locate, {
+          const built = await attachCatalog(b, catalog, dbName, locate, {
             deferTables: remote,
             placeholders: unverified,
+            native,
+            nativeBudgetMs: NATIVE_VERSION_BUILD_MS,
             file,
           });
+          // the tables whose copies finished in time (the others are views)
+          native = built.native;
           // a view or macro that cannot be created is left out (or dangling); the operator hears of it
-          for (const w of warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
-          await applyDatasetComments(b, dbName, catalog, version.dataset);
+          for (const w of built.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+          await applyDatasetComments(b, dbName, catalog, version.dataset, native);
           // the catalog emulation's rows of the version, read from the views database while the builder
           // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)
           await addVersionCatalog(engine, dbName, catalogInfoSql);
@@ -179,12 +187,13 @@ export async function attachVersion(
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
     const tables = remote ? new RemoteTables(views, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
-    const counting = remote ? null : localCounting(engine.sessions, catalog, locate);
+    // (a native table holds its rows: counted by DuckDB without reading a file)
+    const counting = remote ? null : localCounting(engine.sessions, catalog, locate, native);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {
       dbName,
-      heldBytes: idleVersionBytes(catalog),
+      heldBytes: idleVersionBytes(catalog, native.size ? await views.fileBytes() : 0),
       versionId,
       attachId: metaName,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
@@ -243,6 +252,7 @@ async function applyDatasetComments(
   dbName: string,
   catalog: LakeCatalog,
   dataset: unknown,
+  native: ReadonlySet<LakeTable>,
 ): Promise<void> {
   const schemas = (
     dataset as {
@@ -258,7 +268,7 @@ async function applyDatasetComments(
     if (!d) continue;
     const target = `${qi(dbName)}.${qi(t.schema)}.${qi(t.name)}`;
     if (!t.comment && typeof d.description === 'string')
-      await conn.run(`COMMENT ON VIEW ${target} IS ${lit(d.description)}`);
+      await conn.run(`COMMENT ON ${native.has(t) ? 'TABLE' : 'VIEW'} ${target} IS ${lit(d.description)}`);
     for (const c of t.columns) {
       const text = d.columns?.[c.name];
       if (!c.comment && typeof text === 'string')

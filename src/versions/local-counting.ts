@@ -17,7 +17,13 @@ import { Slots } from '../serial.js';
  * counting relation of a table is built once (the version is frozen); one connection, one
  * statement at a time.
  */
-export function localCounting(engine: DuckDBInstance, catalog: LakeCatalog, locate: (rel: string) => string) {
+export function localCounting(
+  engine: DuckDBInstance,
+  catalog: LakeCatalog,
+  locate: (rel: string) => string,
+  /** Tables built as native DuckDB tables (native-tables.ts): counted by DuckDB from the table itself, no file read. */
+  native: ReadonlySet<LakeTable> = new Set(),
+) {
   let conn: Promise<DuckDBConnection> | null = null;
   // one statement at a time on the connection
   const turns = new Slots();
@@ -26,6 +32,7 @@ export function localCounting(engine: DuckDBInstance, catalog: LakeCatalog, loca
     let s = sources.get(t);
     if (!s) {
       s = (async () => {
+        if (native.has(t)) return null;
         const counted = countedFiles(t, catalog.snapshotId);
         if (counted.length === 0) return null;
         const skip = new Set(counted.map((f) => f.id));

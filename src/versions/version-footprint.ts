@@ -26,9 +26,13 @@ const PER_COLUMN = 256;
 /** A JavaScript string's characters are counted twice (UTF-16 at worst) and held in DuckDB once more. */
 const PER_CHARACTER = 3;
 
-/** Bytes an attached version of `catalog` is estimated to hold while idle. */
-export function idleVersionBytes(catalog: LakeCatalog): number {
-  let bytes = VERSION_BASE;
+/**
+ * Bytes an attached version of `catalog` is estimated to hold while idle. `nativeBytes`: its views database's
+ * size when some tables are native DuckDB tables (versions/native-tables.ts) — their blocks, which DuckDB's
+ * buffer pool may keep once read.
+ */
+export function idleVersionBytes(catalog: LakeCatalog, nativeBytes = 0): number {
+  let bytes = VERSION_BASE + nativeBytes;
   for (const t of catalog.tables) {
     bytes += PER_OBJECT + t.columns.length * PER_COLUMN + (t.schema.length + t.name.length) * PER_CHARACTER;
     for (const f of t.dataFiles) {

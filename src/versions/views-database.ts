@@ -17,7 +17,7 @@
  * written at install (`attached`): version-catalogs.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RepositoryEngine } from '../engine/engines.js';
@@ -110,6 +110,11 @@ export class ViewsDatabase {
       }
       await rm(current, { force: true });
     });
+  }
+
+  /** The bytes of the file the sessions' instance has attached (0: none). */
+  async fileBytes(): Promise<number> {
+    return this.file ? (await stat(this.file)).size : 0;
   }
 
   /** The file removed and the builder's catalog detached (after the sessions' instance detached the database, or when building failed). */

@@ -41,18 +41,27 @@ function functionsOf(db: string): string {
 
 const RELINFO_TYPE = 'STRUCT(schema_name VARCHAR, name VARCHAR, kind VARCHAR, row_count BIGINT, size_bytes BIGINT)[]';
 
-/** The relations (lake tables and views, as DuckDB views; DuckDB tables) of database `db`, as `_rel` lists them. */
+const RELINFO = `(SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${RELINFO_TYPE}), []::${RELINFO_TYPE}), recursive := true))`;
+
+/**
+ * The relations (lake tables and views, as DuckDB views; lake tables built as DuckDB tables, versions/native-tables.ts;
+ * other DuckDB tables) of database `db`, as `_rel` lists them. A lake table answers the same either way: relkind 'r',
+ * no definition, the catalog's row count and size.
+ */
 function relationsOf(db: string): string {
   return `SELECT v.view_oid AS oid, v.view_name AS relname, v.schema_oid AS relnamespace, v.schema_name AS nspname,
       CASE WHEN i.kind = 'view' THEN 'v' ELSE 'r' END AS relkind, v.comment,
       -- a table's DuckDB view is the gateway's own SQL (files, the frozen catalog): PostgreSQL has no definition for a table
       CASE WHEN i.kind = 'view' THEN v.sql END AS definition, i.row_count, i.size_bytes
-    FROM duckdb_views() v LEFT JOIN (SELECT unnest(coalesce(CAST(getvariable('pg_relations') AS ${RELINFO_TYPE}), []::${RELINFO_TYPE}), recursive := true)) i
+    FROM duckdb_views() v LEFT JOIN ${RELINFO} i
       ON i.schema_name = v.schema_name AND i.name = v.view_name
     WHERE v.database_name = ${db} AND NOT v.internal
     UNION ALL
-    SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL, t.estimated_size, NULL
-    FROM duckdb_tables() t WHERE t.database_name = ${db} AND NOT t.internal`;
+    SELECT t.table_oid, t.table_name, t.schema_oid, t.schema_name, 'r', t.comment, NULL,
+      CASE WHEN i.name IS NULL THEN t.estimated_size ELSE i.row_count END, i.size_bytes
+    FROM duckdb_tables() t LEFT JOIN ${RELINFO} i
+      ON i.kind = 'table' AND i.schema_name = t.schema_name AND i.name = t.table_name
+    WHERE t.database_name = ${db} AND NOT t.internal`;
 }
 
 /** The schemas of database `db`, as `_nsp` lists them. */

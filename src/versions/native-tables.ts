@@ -1,0 +1,57 @@
+/**
+ * Which tables of a local version are built as native DuckDB tables in its views database instead of views
+ * over read_parquet. DuckDB keeps the plan of a statement over a native table and runs it again in
+ * 0.2–0.3 ms; over read_parquet (its multi-file reader opts out of the statement cache) every execution is
+ * bound, optimized and planned again, 4–5 ms (docs/performance.md, sessions 51–52). Dashboards mostly read
+ * small tables (dimensions), so the small ones are copied once, when the version's views database is built,
+ * from the very SQL the view would hold (lake/tablesql.ts): the same rows, order, types and names.
+ *
+ * Only tables whose every file has verified (local versions read in place: versions/attach.ts) and that fit
+ * the ceilings below; a remote version's tables and a local table whose files did not verify stay views.
+ */
+import type { LakeCatalog, LakeTable } from '../lake/index.js';
+
+/** Parquet bytes (data and delete files) of a table built as a native table, at most. */
+export const NATIVE_TABLE_MAX_BYTES = 16 * 1024 * 1024;
+/** Parquet bytes of all a version's native tables, at most: what its views database copies, and holds in DuckDB's buffer pool. */
+export const NATIVE_VERSION_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Wall ms a version's copies may take together, in the open slot they share with every repository's first logins
+ * (versions/attach.ts): Parquet bytes bound the files, not the rows they encode; a copy still running then is
+ * interrupted and its table, and the rest, are views (lake/attach.ts `nativeBudgetMs`).
+ */
+export const NATIVE_VERSION_BUILD_MS = 5_000;
+
+/** A table's Parquet bytes as its catalog records them (undefined: a size not known, never built). */
+function parquetBytes(t: LakeTable): number | undefined {
+  let n = 0;
+  for (const f of t.files) {
+    if (!Number.isFinite(f.size) || f.size < 0) return undefined;
+    n += f.size;
+  }
+  return n;
+}
+
+/**
+ * The tables of `catalog` to build as native tables: of those `verified` says yes to, the smallest first
+ * while the version's total stays within NATIVE_VERSION_MAX_BYTES (so the most tables fit).
+ */
+export function nativeTables(
+  catalog: LakeCatalog,
+  verified: (t: LakeTable) => boolean,
+  limits: { table: number; version: number } = { table: NATIVE_TABLE_MAX_BYTES, version: NATIVE_VERSION_MAX_BYTES },
+): Set<LakeTable> {
+  const candidates = catalog.tables
+    .filter(verified)
+    .map((t) => ({ t, bytes: parquetBytes(t) }))
+    .filter((c): c is { t: LakeTable; bytes: number } => c.bytes !== undefined && c.bytes <= limits.table)
+    .sort((a, b) => a.bytes - b.bytes);
+  const chosen = new Set<LakeTable>();
+  let total = 0;
+  for (const c of candidates) {
+    if (total + c.bytes > limits.version) break;
+    total += c.bytes;
+    chosen.add(c.t);
+  }
+  return chosen;
+}

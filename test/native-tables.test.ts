@@ -1,0 +1,165 @@
+/**
+ * A small verified local table is a native DuckDB table in its version's views database (versions/native-tables.ts),
+ * built from the very SQL its view would hold. Over every table of every version of every fixture, the native table
+ * and the view answer the same: columns and types (DESCRIBE), the rows as a multiset (EXCEPT ALL both ways, in DuckDB:
+ * types, NULLs, NaN, nested values compared by the engine), their order without ORDER BY, and the comments.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { attachCatalog, openCatalog, type LakeCatalog, type LakeTable } from '../src/lake/index.js';
+import { NATIVE_TABLE_MAX_BYTES, NATIVE_VERSION_MAX_BYTES, nativeTables } from '../src/versions/native-tables.js';
+import { allVersions } from './support/lake-fixtures.js';
+
+const qi = (s: string) => '"' + s.replaceAll('"', '""') + '"';
+const json = (v: unknown) => JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+
+describe('native tables answer as their views', () => {
+  for (const v of allVersions()) {
+    it(`${v.repo} ${v.id}`, async () => {
+      const instance = await DuckDBInstance.create(':memory:');
+      const conn = await instance.connect();
+      try {
+        await conn.run("SET TimeZone='UTC'");
+        const catalog = await openCatalog(conn, v.catalogFile, 'meta');
+        const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
+        // every table native, whatever its size: the copy is what is compared, not the choice
+        const native = nativeTables(catalog, () => true, { table: Infinity, version: Infinity });
+        assert.equal(native.size, catalog.tables.length);
+        await attachCatalog(conn, catalog, 'viewed', locate);
+        // built on one thread, as the views builder builds (engine/engines.ts); read on four, as sessions may
+        await conn.run('SET threads = 1');
+        await attachCatalog(conn, catalog, 'copied', locate, { native });
+        await conn.run('SET threads = 4');
+        const kinds = await conn.runAndReadAll(
+          `SELECT database_name, count(*) FROM duckdb_tables() WHERE database_name IN ('viewed', 'copied') GROUP BY 1`,
+        );
+        assert.deepEqual(
+          kinds.getRows().map((r) => [r[0], Number(r[1])]),
+          catalog.tables.length ? [['copied', catalog.tables.length]] : [],
+        );
+        for (const t of catalog.tables) {
+          const name = `${qi(t.schema)}.${qi(t.name)}`;
+          const what = `${v.repo} ${t.schema}.${t.name}`;
+          const describe = async (db: string) =>
+            json((await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${db}.${name}`)).getRows());
+          assert.equal(await describe('copied'), await describe('viewed'), `${what}: columns and types`);
+          for (const [a, b] of [
+            ['viewed', 'copied'],
+            ['copied', 'viewed'],
+          ]) {
+            const r = await conn.runAndReadAll(
+              `SELECT count(*) FROM (SELECT * FROM ${a}.${name} EXCEPT ALL SELECT * FROM ${b}.${name})`,
+            );
+            assert.equal(Number(r.getRows()[0]![0]), 0, `${what}: rows of ${a} not in ${b}`);
+          }
+          // the order without ORDER BY: the view's on one thread (on several a view whose plan has a join or a
+          // union has no fixed order of its own: two reads of it differed under load); the copy keeps it on any
+          const rows = async (db: string) => json((await conn.runAndReadAll(`SELECT * FROM ${db}.${name}`)).getRows());
+          await conn.run('SET threads = 1');
+          const viewOrder = await rows('viewed');
+          await conn.run('SET threads = 4');
+          assert.equal(await rows('copied'), viewOrder, `${what}: rows in the same order`);
+          const comments = async (db: string, fn: string, col: string) =>
+            json(
+              (
+                await conn.runAndReadAll(
+                  `SELECT ${col}, comment FROM ${fn}() WHERE database_name = '${db}' AND schema_name = $1 AND ${fn === 'duckdb_columns' ? 'table_name' : fn === 'duckdb_tables' ? 'table_name' : 'view_name'} = $2 ORDER BY 1`,
+                  [t.schema, t.name],
+                )
+              ).getRows(),
+            );
+          assert.equal(
+            await comments('copied', 'duckdb_tables', 'table_name'),
+            await comments('viewed', 'duckdb_views', 'view_name'),
+            `${what}: comment`,
+          );
+          assert.equal(
+            await comments('copied', 'duckdb_columns', 'column_index'),
+            await comments('viewed', 'duckdb_columns', 'column_index'),
+            `${what}: column comments`,
+          );
+        }
+      } finally {
+        conn.closeSync();
+        instance.closeSync();
+      }
+    });
+  }
+});
+
+describe('which tables are built native', () => {
+  const MiB = 1024 * 1024;
+  const table = (name: string, ...sizes: number[]) =>
+    ({ schema: 's', name, files: sizes.map((size, i) => ({ path: `${name}/${i}`, size, kind: 'data' })) }) as LakeTable;
+  const names = (set: ReadonlySet<LakeTable>) => [...set].map((t) => t.name).sort();
+
+  it('verified tables within the per-table ceiling, smallest first while the version stays within its own', () => {
+    const tables = [
+      table('big', 10 * MiB, 7 * MiB), // 17 MiB: over the table ceiling
+      table('d', 15 * MiB),
+      table('c', 12 * MiB),
+      table('b', 10 * MiB, 6 * MiB),
+      table('a', 1 * MiB),
+      table('empty'),
+      table('unknown', 1, NaN), // a size not known: never copied
+      table('damaged', 1),
+    ];
+    const catalog = { tables } as LakeCatalog;
+    const verified = (t: LakeTable) => t.name !== 'damaged';
+    assert.equal(NATIVE_TABLE_MAX_BYTES, 16 * MiB);
+    assert.equal(NATIVE_VERSION_MAX_BYTES, 64 * MiB);
+    // a 1, empty 0, c 12, d 15, b 16: 44 MiB, all within 64
+    assert.deepEqual(names(nativeTables(catalog, verified)), ['a', 'b', 'c', 'd', 'empty']);
+    // a version ceiling of 30 MiB: a, empty, c (13) then d (28), b would make 44
+    assert.deepEqual(names(nativeTables(catalog, verified, { table: 16 * MiB, version: 30 * MiB })), [
+      'a',
+      'c',
+      'd',
+      'empty',
+    ]);
+    assert.deepEqual(names(nativeTables(catalog, () => false)), []);
+  });
+});
+
+describe("a version's time for copies", () => {
+  it('a copy still running then is interrupted and its table is a view with the same rows; past it, no copy starts', async () => {
+    const v = allVersions().find((x) => x.repo === 'big')!;
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    try {
+      const catalog = await openCatalog(conn, v.catalogFile, 'meta');
+      const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
+      const all = nativeTables(catalog, () => true);
+      assert.ok(all.size > 0);
+      const kinds = async (db: string) =>
+        (
+          await conn.runAndReadAll(
+            `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = $1), (SELECT count(*) FROM duckdb_views() WHERE database_name = $1 AND NOT internal)`,
+            [db],
+          )
+        )
+          .getRows()[0]!
+          .map(Number);
+      const count = async (db: string) =>
+        String((await conn.runAndReadAll(`SELECT count(*) FROM ${db}.${qi(t.schema)}.${qi(t.name)}`)).getRows()[0]![0]);
+      const t = [...all][0]!;
+      const whole = await attachCatalog(conn, catalog, 'whole', locate, { native: all, nativeBudgetMs: 60_000 });
+      assert.equal(whole.native.size, all.size, 'within its time every copy is made');
+      assert.deepEqual(await kinds('whole'), [all.size, 0]);
+      // 200k rows do not copy in 5 ms: interrupted, rolled back, a view instead
+      const cut = await attachCatalog(conn, catalog, 'cut', locate, { native: all, nativeBudgetMs: 5 });
+      assert.equal(cut.native.size, 0);
+      assert.deepEqual(await kinds('cut'), [0, catalog.tables.length]);
+      assert.equal(await count('cut'), await count('whole'));
+      const none = await attachCatalog(conn, catalog, 'none', locate, { native: all, nativeBudgetMs: 0 });
+      assert.equal(none.native.size, 0);
+      assert.deepEqual(await kinds('none'), [0, catalog.tables.length]);
+      assert.equal(await count('none'), await count('whole'));
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+});
