@@ -9,7 +9,13 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { attachCatalog, openCatalog, type LakeCatalog, type LakeTable } from '../src/lake/index.js';
-import { NATIVE_TABLE_MAX_BYTES, NATIVE_VERSION_MAX_BYTES, nativeTables } from '../src/versions/native-tables.js';
+import {
+  changedSince,
+  fileIdentities,
+  NATIVE_TABLE_MAX_BYTES,
+  NATIVE_VERSION_MAX_BYTES,
+  nativeTables,
+} from '../src/versions/native-tables.js';
 import { allVersions } from './support/lake-fixtures.js';
 
 const qi = (s: string) => '"' + s.replaceAll('"', '""') + '"';
@@ -160,6 +166,61 @@ describe("a version's time for copies", () => {
     } finally {
       conn.closeSync();
       instance.closeSync();
+    }
+  });
+});
+
+describe('a copy that fails', () => {
+  it("leaves its table a view and the version built (the builder's memory: a few KiB of Parquet can hold hundreds of MiB)", async () => {
+    const v = allVersions().find((x) => x.repo === 'big')!;
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const conn = await instance.connect();
+    try {
+      const catalog = await openCatalog(conn, v.catalogFile, 'meta');
+      const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
+      const all = nativeTables(catalog, () => true);
+      assert.ok(all.size > 0);
+      // the 200k rows do not fit 1 MB of DuckDB memory: before, the version's build failed and it could not be opened
+      await conn.run("SET memory_limit = '1MB'");
+      const built = await attachCatalog(conn, catalog, 'small', locate, { native: all, nativeBudgetMs: 60_000 });
+      assert.equal(built.native.size, 0);
+      await conn.run("SET memory_limit = '1GB'");
+      const t = [...all][0]!;
+      const n = (await conn.runAndReadAll(`SELECT count(*) FROM small.${qi(t.schema)}.${qi(t.name)}`)).getRows()[0]![0];
+      assert.ok(Number(n) > 0, 'its view reads the rows');
+      const views = (
+        await conn.runAndReadAll("SELECT count(*) FROM duckdb_views() WHERE database_name = 'small' AND NOT internal")
+      ).getRows()[0]![0];
+      assert.equal(Number(views), catalog.tables.length);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+});
+
+describe("a copy's files, as they were before their hashes", () => {
+  it('a file swapped and swapped back (a store writer between the hash and the copy) is seen changed; untouched files are not', async () => {
+    const { mkdtempSync, writeFileSync, renameSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'fdl-native-ids-'));
+    try {
+      writeFileSync(path.join(dir, 'a.parquet'), 'hashed bytes');
+      writeFileSync(path.join(dir, 'b.parquet'), 'other bytes');
+      const table = { files: [{ path: 'a.parquet' }, { path: 'b.parquet' }] } as unknown as LakeTable;
+      const locate = (rel: string) => path.join(dir, rel);
+      const before = fileIdentities([table], locate);
+      assert.equal(changedSince(before, [table], locate), undefined);
+      // the writer's swap: the hashed file aside, other bytes read in its place, the hashed file back
+      renameSync(path.join(dir, 'a.parquet'), path.join(dir, 'a.keep'));
+      writeFileSync(path.join(dir, 'a.parquet'), 'forged bytes');
+      renameSync(path.join(dir, 'a.keep'), path.join(dir, 'a.parquet'));
+      assert.equal(changedSince(before, [table], locate), 'a.parquet');
+      const now = fileIdentities([table], locate);
+      rmSync(path.join(dir, 'b.parquet'));
+      assert.equal(changedSince(now, [table], locate), 'b.parquet');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

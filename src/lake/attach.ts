@@ -184,7 +184,8 @@ async function createTableView(
 /**
  * The table's rows copied into a DuckDB table of the same name and columns, read by the view's own SQL:
  * the builder runs one thread and keeps insertion order, so the rows stand in the order the view reads them.
- * false, with nothing created, when the copy did not finish by `until` (interrupted by DuckDB, rolled back).
+ * false, with nothing created, when the copy did not finish by `until` (interrupted by DuckDB, rolled back) or
+ * failed.
  */
 async function createNativeTable(
   conn: DuckDBConnection,
@@ -209,7 +210,12 @@ async function createNativeTable(
     try {
       await runOneCreate(conn, `CREATE TABLE ${name} AS ${sql}`, `table ${t.schema}.${t.name}`);
     } catch (e) {
-      if (!late) throw e;
+      // A copy that fails (the builder's memory: a few KiB of Parquet can hold hundreds of MiB of repeated
+      // strings) leaves the table a view, as one past its time: the version is served, its view reads as before.
+      if (!late) {
+        degraded('native_table', `table ${t.schema}.${t.name} is a view: its copy failed: ${firstLine(e)}`);
+        return false;
+      }
     } finally {
       clearTimeout(timer);
       clearInterval(again);

@@ -33,7 +33,13 @@ import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 import { Slots } from '../serial.js';
 import { idleVersionBytes } from './version-footprint.js';
-import { NATIVE_VERSION_BUILD_MS, nativeTables } from './native-tables.js';
+import {
+  changedSince,
+  fileIdentities,
+  NATIVE_TABLE_MAX_BYTES,
+  NATIVE_VERSION_BUILD_MS,
+  nativeTables,
+} from './native-tables.js';
 
 /**
  * Versions whose catalog is read or whose views are built at once, process-wide. Each is DuckDB work on
@@ -141,6 +147,11 @@ export async function attachVersion(
       // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
       // every statement that reads it is refused (XX001) by the re-check before it runs, until the
       // file verifies again (then its view is built); the other tables are served.
+      // the files a copy may read, as they are before their hashes (changedSince, below)
+      const copyable = remote
+        ? []
+        : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: Infinity })];
+      const identities = fileIdentities(copyable, locate);
       if (!remote) {
         for (const t of catalog.tables) {
           try {
@@ -151,7 +162,7 @@ export async function attachVersion(
           }
         }
       }
-      if (!remote) native = nativeTables(catalog, (t) => !unverified.has(t));
+      if (!remote) native = nativeTables(catalog, (t) => !unverified.has(t) && copyable.includes(t));
       // The views database is built by the repository's views builder and attached here READ_ONLY
       // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
       // later (a remote table's over the files a statement needs, an unverified local table's once
@@ -167,6 +178,15 @@ export async function attachVersion(
           });
           // the tables whose copies finished in time (the others are views)
           native = built.native;
+          // a copy holds only bytes whose hash was checked: no file of it changed since before its hash
+          const changed = changedSince(identities, native, locate);
+          if (changed !== undefined)
+            throw new SqlError(
+              SQLSTATE.dataCorrupted,
+              `data file ${changed} of version ${versionId} changed while it was read`,
+              undefined,
+              'Its store was written meanwhile; the next statement opens the version again.',
+            );
           // a view or macro that cannot be created is left out (or dangling); the operator hears of it
           for (const w of built.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
           await applyDatasetComments(b, dbName, catalog, version.dataset, native);

@@ -9,6 +9,7 @@
  * Only tables whose every file has verified (local versions read in place: versions/attach.ts) and that fit
  * the ceilings below; a remote version's tables and a local table whose files did not verify stay views.
  */
+import { statSync } from 'node:fs';
 import type { LakeCatalog, LakeTable } from '../lake/index.js';
 
 /** Parquet bytes (data and delete files) of a table built as a native table, at most. */
@@ -54,4 +55,45 @@ export function nativeTables(
     chosen.add(c.t);
   }
   return chosen;
+}
+
+/**
+ * Each file of `tables` by its identity (device, inode, size, mtime and ctime in nanoseconds), read before the
+ * files are verified and again once they are copied: a store writer who swaps a file in after its hash and back
+ * after the copy (a rename changes the ctime) would otherwise leave the copy holding bytes no hash saw, which the
+ * per-statement re-check, finding the hashed file again, would never refuse.
+ */
+export function fileIdentities(tables: Iterable<LakeTable>, locate: (rel: string) => string): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const t of tables) {
+    for (const f of t.files) {
+      const path = locate(f.path);
+      ids.set(path, identityOf(path));
+    }
+  }
+  return ids;
+}
+
+function identityOf(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** The first file of `tables` whose identity is not the one `before` holds (undefined: none changed). */
+export function changedSince(
+  before: ReadonlyMap<string, string>,
+  tables: Iterable<LakeTable>,
+  locate: (rel: string) => string,
+): string | undefined {
+  for (const t of tables) {
+    for (const f of t.files) {
+      const path = locate(f.path);
+      if (before.get(path) !== identityOf(path)) return f.path;
+    }
+  }
+  return undefined;
 }
