@@ -18,6 +18,14 @@ export const REVIEW_52I = [
   "select order_id, ordered_at + interval '1 year', ordered_at + interval '360 days', ordered_at + interval '12 months' from sales.orders order by order_id limit 2",
   "select ordered_at::date + interval '1 month', ordered_at::date + interval '30 days', null::timestamp + interval '30 days' from sales.orders where order_id = 1",
   "select count(*) over (order by ordered_at range between interval '1 day' preceding and current row), ordered_at + interval '24 hours' from sales.orders order by order_id limit 4",
+  // name and "char" sent as themselves (19, 18; they were text), "char" one byte of its input
+  'select \'abc\'::name, \'x\'::"char", \'xyz\'::"char", \'\'::"char", null::name, null::"char"',
+  'select name::name, status::"char", pg_typeof(name::name), pg_typeof(status::"char") from sales.customers join sales.orders using (customer_id) order by order_id limit 3',
+  "select x::\"char\" from (values ('ab'), (null), ('')) v(x) order by 1",
+  'select \'é\'::"char", count(*) from sales.orders where status::"char" = \'o\'',
+  // an SQL EXECUTE over the extended protocol in the portal's formats (binary rows were sent as text)
+  "prepare s52i_days as select $1::date - $2::date, 'ab'::name, ordered_at from sales.orders where order_id = $3",
+  "execute s52i_days('2024-03-01', '2024-01-01', 1)",
 ];
 
 /** With parameters: the values written in at Bind (a DuckDB prepared parameter is folded into a constant too). */
