@@ -27,6 +27,7 @@ import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
+import { refuseInParameter } from '../pg/in-parameter.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
@@ -60,6 +61,7 @@ export async function planQuery(
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
   let planning = stageClock();
   refuseInternalNames(clientText);
+  refuseInParameter(clientText);
   const source = await withSystemViews(ctx, clientText);
   if (source !== clientText) base.systemViews = true;
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.
