@@ -196,6 +196,19 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
+  test('session 52: a psycopg 3 tuple after IN is 42601, timedelta parameters beside an interval in other fields, asyncpg decodes name and "char"', async () => {
+    await twins(
+      venvPython(),
+      ['twins_session52.py'],
+      [
+        'psycopg 3: a tuple after IN',
+        'psycopg 3: a list with = any',
+        "psycopg 3: timedelta parameters beside interval '1 month'",
+        'asyncpg rows',
+      ],
+    );
+  });
+
   test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection', async () => {
     await twins(
       venvPython(),

@@ -148,6 +148,11 @@ test("DuckDB's binder and catalog errors in PostgreSQL 15's words: an unknown co
       "select interval '1 month - x'",
       "select 'x'::float8",
       "select 'x'::date",
+      // to_date/to_timestamp: the field PostgreSQL names and the input there (it was `… for its format`)
+      "select to_date('x', 'YYYY')",
+      "select to_date('2024-xx-01', 'YYYY-MM-DD')",
+      "select to_date('2024-01-x1', 'YYYY-MM-DD')",
+      "select to_timestamp('2024-01-01 ab:00', 'YYYY-MM-DD HH24:MI')",
     ]) {
       const [p, g] = [await error(twin, sql), await error(c, sql)];
       assert.ok(p && g, `${sql}: refused by both`);

@@ -20,6 +20,7 @@ import {
 import { IN_BERLIN } from './support/pg-corpus-review-6.js';
 import { REVIEW_9_FLOAT_AGGREGATES } from './support/pg-corpus-review-9.js';
 import { REVIEW_13_IN_BERLIN } from './support/pg-corpus-review-13.js';
+import { REVIEW_52I_PARAMS } from './support/pg-corpus-review-52i.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -109,6 +110,24 @@ test("float8 aggregates over many rows (a documented difference): PostgreSQL 15'
         relative <= tolerance,
         `${sql}: column ${i + 1} PostgreSQL ${x}, gateway ${gv[i]} (relative ${relative})`,
       );
+    }
+  }
+});
+
+test("interval parameters equal by value but spelled in other fields (1 mon, 30 days): PostgreSQL 15's answer in text and binary", async () => {
+  for (const { sql, params, types } of REVIEW_52I_PARAMS) {
+    const run = async (c: RawPg, resultFormats: number[]) => {
+      const r = await c.query(sql, { params, resultFormats, ...(types ? { paramTypes: types } : {}) });
+      return r.error
+        ? { error: r.error.code }
+        : {
+            oids: r.rowDescription?.fields.map((f) => f.dataTypeID),
+            rows: r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString('hex') ?? null)),
+          };
+    };
+    for (const formats of [[], [1]]) {
+      const [p, g] = await Promise.all([run(conns.pg!, formats), run(conns.gw!, formats)]);
+      assert.deepEqual(g, p, `${sql} ${JSON.stringify(params)}`);
     }
   }
 });

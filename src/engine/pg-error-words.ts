@@ -118,6 +118,45 @@ const DECIMAL_INPUT = /^Conversion Error: Could not convert string "((?:[^"\n]|"
 /** strptime's words for text its format cannot read (to_date, to_timestamp): PostgreSQL's 22007. */
 const UNPARSED_DATETIME =
   /^Invalid Input Error: Could not parse string "((?:[^"\n]|"")*)" according to format specifier "/;
+/** strptime's numeric specifiers, as PostgreSQL's to_date/to_timestamp patterns name them, and their widths there. */
+const PG_FIELDS: ReadonlyMap<string, [string, number]> = new Map([
+  ['Y', ['YYYY', 4]],
+  ['y', ['YY', 2]],
+  ['m', ['MM', 2]],
+  ['d', ['DD', 2]],
+  ['H', ['HH24', 2]],
+  ['I', ['HH12', 2]],
+  ['M', ['MI', 2]],
+  ['S', ['SS', 2]],
+  ['j', ['DDD', 3]],
+]);
+
+/**
+ * strptime's "Expected a number" at a numeric field (`to_date('2024-xx-01', 'YYYY-MM-DD')`): the field
+ * PostgreSQL names and the input there, as its words put them (`invalid value "xx" for "MM"`). The
+ * format is walked over the input (a field reads its digits, other characters one each) to the caret.
+ */
+function failedField(message: string): { name: string; value: string } | undefined {
+  const m =
+    /^Invalid Input Error: Could not parse string "((?:[^"\n]|"")*)" according to format specifier "((?:[^"\n]|"")*)"\n[^\n]*\n( *)\^\nError: Expected a number/.exec(
+      message,
+    );
+  if (!m) return undefined;
+  const [input, format, caret] = [m[1]!.replaceAll('""', '"'), m[2]!.replaceAll('""', '"'), m[3]!.length];
+  let at = 0;
+  for (let i = 0; i < format.length && at <= caret; i++) {
+    if (format[i] !== '%') {
+      at++;
+      continue;
+    }
+    const field = PG_FIELDS.get(format[++i] ?? '');
+    if (!field) return undefined;
+    if (at === caret) return { name: field[0], value: input.slice(at, at + field[1]) };
+    while (at < input.length && /[0-9]/.test(input[at]!)) at++;
+  }
+  return undefined;
+}
+
 /** A type DuckDB's catalog lacks. */
 const NO_TYPE = /^Catalog Error: Type with name "?([^"\s!]+)"? does not exist!/;
 /**
@@ -374,13 +413,22 @@ export function pgWorded(message: string): SqlError | undefined {
       quote,
     );
   const unparsed = UNPARSED_DATETIME.exec(message);
-  if (unparsed)
+  if (unparsed) {
+    const field = failedField(message);
+    if (field)
+      return new SqlError(
+        SQLSTATE.invalidDatetimeFormat,
+        `invalid value "${field.value}" for "${field.name}"`,
+        'Value must be an integer.',
+        quote,
+      );
     return new SqlError(
       SQLSTATE.invalidDatetimeFormat,
       `invalid value "${unparsed[1]}" for its format`,
       undefined,
       message.split('\n').slice(1).join('\n').trim() || undefined,
     );
+  }
   const noType = NO_TYPE.exec(message);
   const pgOnly = noType ? PG_ONLY_TYPES[noType[1]!.toLowerCase()] : undefined;
   if (noType && pgOnly)

@@ -185,7 +185,7 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
  * (pg-shown-calls.ts `typedAs`): a struct of one field named `fdl_pg_<what>` — `row` a whole-row
  * reference (a record when x is a row, else x: a column named like its FROM item), `rowtext` a whole-row
  * reference cast to text (record_out's text when x is a row, else x), `bpchar_<n>` and
- * `varchar_<n>` a char(n)/varchar(n) cast, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name). Undefined for any other type.
+ * `varchar_<n>` a char(n)/varchar(n) cast, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name), `name` and `char` a cast to name or \"char\". Undefined for any other type.
  */
 export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType } | undefined {
   if (t.typeId !== DuckDBTypeId.STRUCT) return undefined;
@@ -202,6 +202,8 @@ function wrappedField(what: string, inner: DuckDBType): PgField {
   if (what === 'regtype') return { oid: OID.regtype, typmod: -1, typlen: 4 };
   if (what === 'jsonb') return { oid: OID.jsonb, typmod: -1, typlen: -1 };
   if (what === 'regproc') return { oid: OID.regproc, typmod: -1, typlen: 4 };
+  if (what === 'name') return { oid: 19, typmod: -1, typlen: 64 };
+  if (what === 'char') return { oid: 18, typmod: -1, typlen: 1 };
   return pgFieldFor(inner);
 }
 
@@ -209,6 +211,8 @@ function wrappedField(what: string, inner: DuckDBType): PgField {
 const REGTYPE_OIDS: ReadonlyMap<string, number> = new Map([
   ['boolean', 16],
   ['bytea', 17],
+  ['"char"', 18],
+  ['name', 19],
   ['bigint', 20],
   ['smallint', 21],
   ['integer', 23],

@@ -271,9 +271,13 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   }
   // pg_typeof of an untyped literal (a string constant, NULL) is PostgreSQL's `unknown`; DuckDB typed it (text, "null")
   const untyped = (fc.args as Node[] | undefined)?.[0]?.A_Const as Node | undefined;
+  // … and of a cast to name or "char", which DuckDB holds as VARCHAR
+  const argType = (fc.args as Node[] | undefined)?.[0]?.TypeCast?.typeName as Node | undefined;
+  const castTo = argType?.arrayBounds ? undefined : names(argType?.names).at(-1);
+  const held = castTo === 'name' ? 'name' : castTo === 'char' ? '"char"' : undefined;
   const plain =
-    pgName === 'pg_typeof' && fc.args.length === 1 && (untyped?.sval || untyped?.isnull)
-      ? ((ctx.changed = true), strConst('unknown'))
+    pgName === 'pg_typeof' && fc.args.length === 1 && (untyped?.sval || untyped?.isnull || held)
+      ? ((ctx.changed = true), strConst(held ?? 'unknown'))
       : namedCall(parts, fc, out, args, ctx, inFrom);
   // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
   if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);

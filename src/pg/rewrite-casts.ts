@@ -35,6 +35,7 @@ import {
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import {
+  call,
   compat,
   names,
   parseArrayText,
@@ -350,7 +351,14 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   }
   const cast = { TypeCast: { ...tc, arg, typeName } };
   // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
-  return type === 'jsonb' && !isArray && ctx.shown?.has(tc) ? typedAs('jsonb', cast) : cast;
+  if (type === 'jsonb' && !isArray && ctx.shown?.has(tc)) return typedAs('jsonb', cast);
+  // `"char"` holds one byte (its input keeps the first); name and "char" are sent as themselves (19, 18)
+  // where shown: asyncpg decodes "char" as bytes, pgjdbc reads a name column's type by its OID.
+  if (type === 'char' && !isArray && parts.length <= 2 && !tn.typmods) {
+    const first = call(['left'], [cast, { A_Const: { ival: { ival: 1 } } }]);
+    return ctx.shown?.has(tc) ? typedAs('char', first) : first;
+  }
+  return type === 'name' && !isArray && ctx.shown?.has(tc) ? typedAs('name', cast) : cast;
 }
 
 /** A nonzero value the float type holds without overflow or underflow (outside it PostgreSQL raises 22003; DuckDB gave Infinity or 0). */

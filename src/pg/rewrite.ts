@@ -26,6 +26,7 @@ import { readsCatalog } from './regproc-columns.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { printedNodes } from './tree-size.js';
+import { keepIntervalsApart } from './interval-spellings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
@@ -148,7 +149,12 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     cteBodies: ctesByName(tree),
   };
   collectCtes(tree, ctx.ctes);
-  const walked = walk(tree, ctx, false);
+  let walked = walk(tree, ctx, false);
+  const apart = keepIntervalsApart(walked);
+  if (apart) {
+    ctx.changed = true;
+    walked = apart;
+  }
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
   // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
   // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.

@@ -27,6 +27,7 @@ import { OFF_THREAD_CHARS, readyTextThread, rewriteOffThread, textThreadRunning 
 import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
+import { refuseInParameter } from '../pg/in-parameter.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
 import { COMPAT_DB } from '../pg/catalog/names.js';
@@ -61,6 +62,7 @@ export async function planQuery(
   const clientText = stmt.kind === 'copyOut' ? stmt.query : stmt.sql;
   let planning = stageClock();
   refuseInternalNames(clientText);
+  refuseInParameter(clientText);
   const source = await withSystemViews(ctx, clientText);
   if (source !== clientText) base.systemViews = true;
   // PostgreSQL catalog objects and syntax are rewritten onto the compatibility schema.

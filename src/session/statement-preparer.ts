@@ -13,7 +13,7 @@ import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.
 import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
 import { ParamNeedsValue, type NeededValue } from '../pg/param-values.js';
-import { numericParams, standInText } from './value-plans.js';
+import { intervalParams, numericParams, standInText } from './value-plans.js';
 import { replaceParams } from '../text/split.js';
 import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type HandleBudget, type PlanningContext, type PreparedStmt } from './plan.js';
@@ -229,8 +229,15 @@ export class StatementPreparer {
     const count = paramCount(stmt.kind === 'query' ? stmt.sql : stmt.query);
     const needed =
       stmt.kind === 'query' ? numericParams(base.sql, base.declaredTypes, count) : new Map<number, NeededValue>();
+    const intervals =
+      stmt.kind === 'query' ? intervalParams(base.sql, base.declaredTypes, count) : new Map<number, NeededValue>();
     let refusal: ParamNeedsValue | undefined =
-      needed.size > 0 ? new ParamNeedsValue(new Map(needed), 'a numeric parameter') : undefined;
+      needed.size > 0
+        ? new ParamNeedsValue(new Map(needed), 'a numeric parameter')
+        : intervals.size > 0
+          ? new ParamNeedsValue(new Map(intervals), 'an interval parameter beside another interval')
+          : undefined;
+    for (const [n, v] of intervals) if (!needed.has(n)) needed.set(n, v);
     for (;;) {
       const { text, numbers } = standInText(base.sql, needed, count);
       const target: PreparedStmt =

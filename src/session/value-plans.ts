@@ -9,7 +9,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { OID } from '../pg/oids.js';
 import { quoteLiteral } from '../quote.js';
-import { replaceParams } from '../text/split.js';
+import { mapSegments, replaceParams } from '../text/split.js';
 import type { NeededValue } from '../pg/param-values.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 
@@ -41,6 +41,32 @@ export function numericParams(sql: string, declaredTypes: readonly number[], cou
       needed.set(n, { oid: OID.numeric, standIn: numericConstant("'1'") });
   return needed;
 }
+
+/**
+ * Parameters of type interval, declared by the client (psycopg 3's timedelta) or by the text
+ * (`$1::interval`), when the statement holds another interval (a parameter or a constant): planned
+ * with their values. DuckDB takes two intervals equal by value (`'1 mon'`, `'30 days'`) for one
+ * expression, its prepared parameters included; written in as constants, the rewrite keeps them
+ * apart (pg/interval-spellings.ts).
+ */
+export function intervalParams(sql: string, declaredTypes: readonly number[], count: number): Map<number, NeededValue> {
+  const needed = new Map<number, NeededValue>();
+  if (count === 0) return needed;
+  // strings and comments blanked: `interval '1 day'` is `interval ''`
+  const code = mapSegments(sql, (kind, text) => (kind === 'code' ? text : kind === 'comment' ? ' ' : "''"));
+  const textual = new Set([...code.matchAll(INTERVAL_PARAM)].map((m) => Number(m[1] ?? m[2])));
+  let declaredOnly = 0;
+  for (let n = 1; n <= count; n++) {
+    const declared = declaredTypes[n - 1] === OID.interval;
+    if (declared && !textual.has(n)) declaredOnly++;
+    if (declared || textual.has(n)) needed.set(n, { oid: OID.interval, standIn: "CAST('1 second' AS interval)" });
+  }
+  const intervals = [...code.matchAll(/\binterval\b/gi)].length + declaredOnly;
+  return needed.size > 0 && intervals >= 2 ? needed : new Map();
+}
+
+/** `$n::interval`, `CAST($n AS interval)` */
+const INTERVAL_PARAM = /\$(\d+)\s*::\s*interval\b|\bcast\s*\(\s*\$(\d+)\s+as\s+interval\b/gi;
 
 /** The parameters the text casts (`$1::numeric`), as the rewrite reads them; none when it refuses the text (planning says why). */
 function textTypedParams(sql: string): ReadonlyMap<number, number> | undefined {

@@ -1,7 +1,7 @@
 /**
  * Describe's answers: a statement's ParameterDescription, and a statement's or portal's RowDescription
  * or NoData. A FETCH describes the rows of the cursor it reads, an SQL EXECUTE those of the statement
- * it runs (as PostgreSQL's UtilityTupleDescriptor does; in text, as the EXECUTE sends them); a portal
+ * it runs (as PostgreSQL's UtilityTupleDescriptor does; a portal's in the formats it was bound with); a portal
  * whose columns are typed only by its bound parameters is started to be described, so the description
  * matches what Execute sends.
  */
@@ -43,7 +43,12 @@ export function describePortal(
   }
   const target = executed(portal.prepared, named.statements);
   if (target) {
-    be.rowDescription(w, target.fields!);
+    // in the formats the EXECUTE portal was bound with, as PostgreSQL sends its rows
+    const formats = expandFormats(portal.resultFormats, target.fields!.length);
+    be.rowDescription(
+      w,
+      target.fields!.map((f, i) => ({ ...f, format: formats[i] ?? 0 })),
+    );
     return undefined;
   }
   const fields = portal.prepared.fields;

@@ -144,19 +144,12 @@ export class PortalRunner {
       case 'execute': {
         // A statement needing its values (session/value-plans.ts): planned with EXECUTE's written in.
         const target = outcome.target.valuesNeeded ? await this.withValues(outcome.target, outcome.params) : undefined;
+        // Simple Query: text; extended: the EXECUTE portal's formats, as its Describe said (describe.ts).
+        const formats = (n: number) =>
+          describe ? new Array<0 | 1>(n).fill(0) : expandFormats(portal.resultFormats, n);
         const run = target
-          ? newPortal(
-              target,
-              [],
-              [],
-              target.columnTypes.map(() => 0),
-            )
-          : newPortal(
-              outcome.target,
-              outcome.params,
-              [0],
-              outcome.target.columnTypes.map(() => 0),
-            );
+          ? newPortal(target, [], [], formats(target.columnTypes.length))
+          : newPortal(outcome.target, outcome.params, [0], formats(outcome.target.columnTypes.length));
         try {
           await this.run(run, 0, describe);
         } finally {

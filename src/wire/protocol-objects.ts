@@ -72,8 +72,8 @@ export class ProtocolObjects {
       );
     }
     const ncols = prepared.fields?.length ?? 0;
-    // A FETCH's columns are its cursor's, known when it runs: its formats are kept as sent.
-    const fetch = prepared.stmt.kind === 'fetch';
+    // A FETCH's columns are its cursor's, an EXECUTE's its statement's, known when it runs: its formats are kept as sent.
+    const fetch = prepared.stmt.kind === 'fetch' || prepared.stmt.kind === 'executeSql';
     if (!fetch && resultFormats.length > 1 && resultFormats.length !== ncols) {
       throw new SqlError(
         SQLSTATE.protocolViolation,

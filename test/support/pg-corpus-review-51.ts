@@ -57,7 +57,4 @@ export const REVIEW_51_DOCUMENTED = [
   // a char(n) in a VALUES list: unpadded (PostgreSQL's bpchar shows `a  `), so that rows compare ignoring the padding
   "select x from (values ('a'::char(3))) v(x)",
   "select x, count(*) from (values ('a'::char(3)), ('a')) v(x) group by x",
-  // intervals equal by value but not by spelling in one statement: DuckDB takes one for the other (new-user review 51)
-  "select ordered_at + interval '1 month' a, ordered_at + interval '30 days' b from sales.orders where order_id = 1",
-  "select max(ordered_at + interval '1 month'), max(ordered_at + interval '30 days') from sales.orders",
 ];

@@ -103,13 +103,20 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
                 if (format === 1) w.int32(Number(oid));
                 else w.utf8(String(name));
               }
-            : wrapped.what === 'jsonb'
+            : wrapped.what === 'char'
               ? (w: Writer, v: DuckDBValue) => {
-                  // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
-                  if (format === 1) w.byte(1);
-                  w.utf8(jsonbText(String(v)));
+                  // "char" is one byte: in binary the empty value is the byte 0; in text a byte past ASCII is `\ooo`
+                  const b = Buffer.from(String(v), 'utf8')[0];
+                  if (format === 1) w.byte(b ?? 0);
+                  else w.utf8(b === undefined ? '' : b < 128 ? String.fromCharCode(b) : `\\${b.toString(8)}`);
                 }
-              : valueEncoder(wrapped.inner, format, s);
+              : wrapped.what === 'jsonb'
+                ? (w: Writer, v: DuckDBValue) => {
+                    // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
+                    if (format === 1) w.byte(1);
+                    w.utf8(jsonbText(String(v)));
+                  }
+                : valueEncoder(wrapped.inner, format, s);
     return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
