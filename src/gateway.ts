@@ -73,6 +73,11 @@ export class Gateway {
           { event: 'engine_call_stuck', user: e.user, running_ms: e.runningMs, stuck: e.stuck },
           'a DuckDB call runs on after its statement was stopped: the process is wedged (/readyz 503) until it returns; drain and restart it',
         ),
+      fifoReport: (paths) =>
+        log.error(
+          { event: 'fifo_open_released', paths },
+          "DuckDB's open of a named pipe where a repository file should be was released: the store was tampered with",
+        ),
     });
     if (ADMISSION_OFF_FOR_TESTS) {
       // Only the engine's line stands then: never in a served gateway by accident.

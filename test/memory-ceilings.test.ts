@@ -340,6 +340,34 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     await settled('concat copies');
   });
 
+  test('chains of || over a 100 KB value and 8,192 rows: one n-ary call checked from its inputs, RSS ≤ memoryLimit + 1 GiB; four copies answered', async () => {
+    // Before (session 52): DuckDB kept every binary ||'s output vector, 2 + 3 + … + k copies of each row's value:
+    // six terms peaked 2,557 MiB (by hand) and failed the allocation; now k copies.
+    const pid = gw.proc.pid!;
+    const c = await login();
+    await c.query('set statement_timeout = 120000');
+    const chain = (k: number) =>
+      `select sum(length(${Array(k).fill('j').join(' || ')}))::bigint as n from (select repeat('x', 100000 + range % 2) as j from range(8192)) t`;
+    let watch = watchRss(pid);
+    const r = await c.query(chain(4));
+    let peak = watch.stop();
+    console.log(`j || j || j || j: RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB`);
+    assert.equal(String(r.rows[0]!.n), String(4 * (8192 * 100_000 + 4096)));
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
+    // Six copies of a 2,048-row vector of 100 KB values are 1.2 GB: answered, or stopped by the watchdog (53200), within the line.
+    watch = watchRss(pid);
+    const six = await c.query(chain(6)).then(
+      (x) => String(x.rows[0]!.n),
+      (e: { code?: string }) => e.code,
+    );
+    peak = watch.stop();
+    console.log(`j || … (six): ${six}; RSS ${(start / MiB) | 0} MiB at start, peak ${(peak / MiB) | 0} MiB`);
+    assert.ok([String(6 * (8192 * 100_000 + 4096)), '53200'].includes(six ?? ''), six);
+    assert.ok(peak <= CEILING, `peak RSS ${(peak / MiB) | 0} MiB over memoryLimit + 1 GiB`);
+    await c.end();
+    await settled('|| chain');
+  });
+
   test('unread 1 MB rows while pipelining: RSS ≤ memoryLimit + 1 GiB, back near the start once the client leaves', async () => {
     // Eight statements of 2,000 rows of 1 MB each, sent at once; the client reads nothing for 10 s.
     const sqls = Array.from({ length: 8 }, () => doubled(2, 2000).replace('199990', '249990'));

@@ -10,6 +10,8 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { pushMembers } from './json-objects.js';
 import { GUARD_ARGUMENT_COPIES, MAX_GUARD_COPIES } from '../engine/value-guards.js';
 
+const PIPES_MACRO = '_pgsem_pipes';
+
 /** The largest value one call may build from constants: characters, bytes or list elements. */
 export const MAX_CONSTANT_VALUE = 64 * 1024 * 1024;
 
@@ -158,8 +160,9 @@ export function checkGuardNesting(tree: unknown): void {
     }
     if (!node || typeof node !== 'object') continue;
     const o = node as Node;
+    // the engine's guards, unqualified; the rewrite's `||` chain, qualified (fdl_pg.pgcat._pgsem_pipes)
     const perArgument =
-      o.class === 'FUNCTION' && typeof o.function_name === 'string' && !o.catalog
+      o.class === 'FUNCTION' && typeof o.function_name === 'string' && (!o.catalog || o.function_name === PIPES_MACRO)
         ? GUARD_ARGUMENT_COPIES[o.function_name.toLowerCase()]
         : undefined;
     if (perArgument && Array.isArray(o.children)) {

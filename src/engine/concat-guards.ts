@@ -112,6 +112,8 @@ export const CONCAT_GUARD_COPIES: Record<string, number[]> = {
   concat: [2],
   concat_ws: [2],
   '||': [1, 2],
+  // a chain of || as one call (pg/pg-text-macros.ts, in the catalog emulation's schema): its size and the call
+  _pgsem_pipes: [2],
 };
 
 /** The statements that install the concatenation guards on a connection. */

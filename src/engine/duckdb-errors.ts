@@ -112,6 +112,10 @@ const byPattern: [RegExp, string][] = [
   [/^Transaction Error/i, SQLSTATE.invalidTransactionState],
 ];
 
+/** DuckDB's words for a Parquet file that is empty, a stream or shorter than its metadata says. */
+const DAMAGED_DATA_FILE =
+  /Reading parquet files from a FIFO stream is not supported|Prefetch registered for bytes outside file|too small to be a Parquet file|No magic bytes found at end of file/;
+
 /** An allocation failed: DuckDB's memory_limit, or the process ceilings (engine/memory-ceiling.ts, memory-watchdog.ts). */
 export const OUT_OF_MEMORY_HINT =
   'The statement needed more memory than the gateway allows (memoryLimit, and memoryLimit + 768 MiB for the whole process): read fewer or smaller values, or aggregate.';
@@ -224,6 +228,15 @@ export function fromDuckDB(e: unknown): SqlError {
       `data file missing: ${missing[1]}`,
       undefined,
       'The file was removed from the repository after this version was opened; the repository needs repair (fdl verify).',
+    );
+  // A served data file that is no Parquet file of its size any more: replaced after its re-check (a named pipe
+  // whose open engine/fifo-opens.ts released reads empty). Clients cannot name files, so it is one of the version's.
+  if (DAMAGED_DATA_FILE.test(message))
+    return new SqlError(
+      SQLSTATE.dataCorrupted,
+      `data file changed while being read: ${stripKind(message)}`,
+      undefined,
+      'A file of the repository was replaced while the statement ran; the repository needs repair (fdl verify).',
     );
   // A nesting guard (nesting-guards.ts), raised by error() or inside DuckDB's words for a structure it cannot read.
   const tooDeep = new RegExp(`^Invalid Input Error: (?:Value ")?(\\w+: [^"\\n]* ${NESTING_LIMIT_PHRASE})`).exec(

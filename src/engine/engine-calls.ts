@@ -15,8 +15,13 @@
  * counted as stuck: while any is, the process is wedged (`engineCallLoad().stuck`: /readyz 503
  * with the reason, `fdl_engine_calls_stuck`), so a balancer routes new sessions elsewhere and a
  * supervisor can restart it once drained (docs/operations.md).
+ *
+ * One kind of held thread is released: DuckDB's open of a data file a store writer swapped for a
+ * named pipe waits for the pipe's writer for ever. While any call has run `FIFO_CHECK_MS`, the
+ * process's threads are looked at that often and such an open is released (fifo-opens.ts).
  */
 import { Slots } from '../serial.js';
+import { releaseFifoOpens } from './fifo-opens.js';
 
 /** Threads of libuv's pool session DuckDB calls may hold at once: the rest are for everything else. */
 export const ENGINE_CALL_SLOTS = 6;
@@ -25,6 +30,12 @@ export const USER_ENGINE_CALLS = 2;
 /** How long a call may run on after its statement was stopped before it counts as stuck, by default. */
 export const STUCK_CALL_GRACE_MS = 60_000;
 
+/** How often, while a call has run this long, threads waiting in an open of a named pipe are looked for. */
+export const FIFO_CHECK_MS = 500;
+
+/** What a released open of a named pipe reports (logged by the gateway): the paths. */
+export type FifoOpenReport = (paths: string[]) => void;
+
 /** What a stuck call reports (logged by the gateway): its user and how long it has run. */
 export type StuckCallReport = (e: { user: string; runningMs: number; stuck: number }) => void;
 
@@ -32,16 +43,57 @@ const settings = {
   perUser: USER_ENGINE_CALLS,
   stuckGraceMs: STUCK_CALL_GRACE_MS,
   report: (() => undefined) as StuckCallReport,
+  fifoReport: (() => undefined) as FifoOpenReport,
 };
 
 /**
  * The per-user share of the slots (1 … ENGINE_CALL_SLOTS; a user's new calls take it once none of
  * theirs runs), the grace after a stop, and where a stuck call is reported. Process-wide, as the slots.
  */
-export function configureEngineCalls(c: { perUser?: number; stuckGraceMs?: number; report?: StuckCallReport }): void {
+export function configureEngineCalls(c: {
+  perUser?: number;
+  stuckGraceMs?: number;
+  report?: StuckCallReport;
+  fifoReport?: FifoOpenReport;
+}): void {
   if (c.perUser !== undefined) settings.perUser = Math.min(ENGINE_CALL_SLOTS, Math.max(1, c.perUser));
   if (c.stuckGraceMs !== undefined) settings.stuckGraceMs = c.stuckGraceMs;
   if (c.report) settings.report = c.report;
+  if (c.fifoReport) settings.fifoReport = c.fifoReport;
+}
+
+/** When each DuckDB call running now started (performance.now()). */
+const callStarts = new Set<{ at: number }>();
+let fifoWatch: NodeJS.Timeout | null = null;
+let fifoChecking = false;
+
+/** A DuckDB call starts: the returned function ends it. While one runs, the FIFO watch runs. */
+function callStarted(): () => void {
+  const call = { at: performance.now() };
+  callStarts.add(call);
+  if (!fifoWatch) {
+    fifoWatch = setInterval(() => void watchFifoOpens(), FIFO_CHECK_MS);
+    fifoWatch.unref();
+  }
+  return () => callStarts.delete(call);
+}
+
+/** Releases opens of named pipes once a call has run FIFO_CHECK_MS; stops when no call runs. */
+async function watchFifoOpens(): Promise<void> {
+  if (callStarts.size === 0) {
+    if (fifoWatch) clearInterval(fifoWatch);
+    fifoWatch = null;
+    return;
+  }
+  const now = performance.now();
+  if (fifoChecking || ![...callStarts].some((c) => now - c.at >= FIFO_CHECK_MS)) return;
+  fifoChecking = true;
+  try {
+    const paths = await releaseFifoOpens();
+    if (paths.length) settings.fifoReport(paths);
+  } finally {
+    fifoChecking = false;
+  }
 }
 
 const processSlots = new Slots(ENGINE_CALL_SLOTS);
@@ -90,6 +142,7 @@ export async function engineCall<T>(
     callsWaiting--;
   }
   callsRunning++;
+  const callEnded = callStarted();
   let call: Promise<T>;
   try {
     call = work();
@@ -106,6 +159,7 @@ export async function engineCall<T>(
     if (grace) clearTimeout(grace);
     if (stuck) callsStuck--;
     callsRunning--;
+    callEnded();
     releases[1]();
     releases[0]();
     done(user, mine);
@@ -181,10 +235,12 @@ export async function enginePrepare<T>(
 export function inEngineSlot<T>(work: () => Promise<T>): Promise<T> {
   return processSlots.run(async () => {
     callsRunning++;
+    const callEnded = callStarted();
     try {
       return await work();
     } finally {
       callsRunning--;
+      callEnded();
     }
   });
 }

@@ -139,9 +139,10 @@ export function arrayToStringCall(args: Node[], untyped: boolean): Node | undefi
  * Where no typed overload can be picked (`untyped`) it is left as DuckDB reads it: a list must stay one.
  */
 export function concatOperand(n: Node, untyped: boolean): Node {
-  // A nested `||` is already text (or a list).
+  // A nested `||` is already text (or a list), and so is a chain of them (rewrite-operators.ts pipesChain).
   const op = n.A_Expr?.kind === 'AEXPR_OP' ? (n.A_Expr.name as Node[])?.[0]?.String?.sval : undefined;
-  if (untyped || isPlainConstant(n) || n.A_ArrayExpr || n.ArrayExpr || op === '||') return n;
+  const pipes = (n.FuncCall?.funcname as Node[] | undefined)?.at(-1)?.String?.sval === '_pgsem_pipes';
+  if (untyped || isPlainConstant(n) || n.A_ArrayExpr || n.ArrayExpr || op === '||' || pipes) return n;
   // An ARRAY(subquery) is a list, which `_pgsem_cat` returns as it is: its lambda around the correlated
   // subquery cost psql's \d+ table query 8 of its 25 ms in DuckDB.
   if ((n.SubLink as Node | undefined)?.subLinkType === 'ARRAY_SUBLINK') return n;

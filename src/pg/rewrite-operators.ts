@@ -1,6 +1,8 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
 import { widenedOperands } from './numeric-width.js';
 import { castTo } from './parse-nodes.js';
+import { COMPAT_DB } from './catalog/names.js';
+import { MAX_PIPES_OPERANDS } from './pg-text-macros.js';
 import { differsFromAll, equalsAny } from './array-membership.js';
 import {
   aggregateDivision,
@@ -307,6 +309,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     // Each side that is not a list cast to text as PostgreSQL's anytextcat does (pg-text.ts).
     const l = concatOperand(lexpr, (ctx.untypedText ?? 0) > 0);
     const r = concatOperand(rexpr, (ctx.untypedText ?? 0) > 0);
+    const chain = pipesChain(l, r);
+    if (chain) {
+      ctx.changed = true;
+      return chain;
+    }
     if (l !== lexpr || r !== rexpr) {
       ctx.changed = true;
       return { A_Expr: { ...e, lexpr: l, rexpr: r } };
@@ -476,6 +483,39 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   }
   return { A_Expr: { ...e, lexpr, rexpr } };
 }
+
+/**
+ * `a || b || c …` (left-deep, as written without parentheses) as one `_pgsem_pipes(a, b, c, …)`
+ * (pg-text-macros.ts): DuckDB holds every binary `||`'s output; the n-ary call holds one result. `l` is
+ * the chain so far, already rewritten. Past MAX_PIPES_OPERANDS the chain goes on as binary `||` after
+ * the call, as before: a chain is never an operand of a call, which names it twice, and a long chain
+ * stays as deep as written, which admission bounds (analysis/expression-work.ts).
+ */
+function pipesChain(l: Node, r: Node): Node | undefined {
+  // a parenthesized chain on the right stays an operand of a binary `||`, as before (named twice by its guard)
+  if (isChain(r)) return undefined;
+  if (pipesWithRoom(l)) return pipes([...(l.FuncCall!.args as Node[]), r]);
+  const pair = binaryPipe(l);
+  return pair && !isChain(pair[0]) && !isChain(pair[1]) ? pipes([...pair, r]) : undefined;
+}
+const isPipesCall = (n: Node): boolean =>
+  (n.FuncCall?.funcname as Node[] | undefined)?.map((x) => x.String?.sval).join('.') === PIPES;
+const pipesWithRoom = (n: Node): boolean => isPipesCall(n) && (n.FuncCall!.args as Node[]).length < MAX_PIPES_OPERANDS;
+/** `[a, b]` of a plain binary `a || b` (not OPERATOR(pg_catalog.||)). */
+function binaryPipe(n: Node): [Node, Node] | undefined {
+  const e = n.A_Expr;
+  if (e?.kind !== 'AEXPR_OP' || !e.lexpr || (e.name as Node[]).length !== 1) return undefined;
+  return (e.name as Node[])[0]?.String?.sval === '||' ? [e.lexpr as Node, e.rexpr as Node] : undefined;
+}
+const isChain = (n: Node): boolean => isPipesCall(n) || binaryPipe(n) !== undefined;
+const pipes = (args: Node[]): Node => ({
+  FuncCall: {
+    funcname: PIPES.split('.').map((sval) => ({ String: { sval } })),
+    args,
+    funcformat: 'COERCE_EXPLICIT_CALL',
+  },
+});
+const PIPES = `${COMPAT_DB}.pgcat._pgsem_pipes`;
 
 /** A comparison of row constructors (`(a, b) = (1, NULL)`, `(a, b) IN ((…), …)`, `(a, b) < (SELECT …)`): pg-rows.ts. */
 function rowComparison(e: Node, op: string): Node | undefined {

@@ -5,6 +5,7 @@
  */
 import { SqlError, SQLSTATE } from '../errors.js';
 import { LISTING_DATABASES } from '../versions/listing.js';
+import { PG_PARAMETER_NAMES } from '../pg/catalog/pg-parameter-names.js';
 
 /** Startup parameters that are not session settings. */
 const NOT_SETTINGS = new Set(['user', 'database', 'replication']);
@@ -71,19 +72,36 @@ function refSeparator(database: string): number {
   return at < 0 ? tilde : tilde < 0 ? at : Math.min(at, tilde);
 }
 
-/** The settings a StartupMessage sets, in order: its parameters, with `options` expanded in place. */
+/**
+ * The settings a StartupMessage sets, in order: its parameters, with `options` expanded in place, names
+ * in lower case. A name PostgreSQL 15 does not know refuses the login as PostgreSQL's does (FATAL 42704
+ * `unrecognized configuration parameter`, the name as the client wrote it): `-c memory_limit=10GB` was
+ * silently ignored. A name with a dot is a custom placeholder, accepted as PostgreSQL accepts it.
+ */
 export function startupSettings(params: ReadonlyMap<string, string>): [string, string][] {
   const out: [string, string][] = [];
   for (const [k, v] of params) {
     if (NOT_SETTINGS.has(k)) continue;
-    if (k === 'options') out.push(...parseOptions(v));
-    else out.push([k.toLowerCase(), v.replace(/^'(.*)'$/, '$1')]);
+    const given: [string, string][] = k === 'options' ? optionSettings(v) : [[k, v.replace(/^'(.*)'$/, '$1')]];
+    for (const [name, value] of given) out.push([knownParameter(name), value]);
   }
   return out;
 }
 
-/** `-c name=value --name=value` from the startup `options` parameter (backslash escapes spaces). */
+/** `name` in lower case when PostgreSQL 15 knows it (pg-parameter-names.ts, generated from its own server) or it is dotted. */
+function knownParameter(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.includes('.') || PG_PARAMETER_NAMES.has(lower)) return lower;
+  throw new SqlError(SQLSTATE.undefinedObject, `unrecognized configuration parameter "${name}"`);
+}
+
+/** `-c name=value --name=value` from the startup `options` parameter (backslash escapes spaces), names in lower case. */
 export function parseOptions(options: string): [string, string][] {
+  return optionSettings(options).map(([k, v]) => [k.toLowerCase(), v]);
+}
+
+/** The same, names as written (a `-` read as `_`, as PostgreSQL reads them). */
+function optionSettings(options: string): [string, string][] {
   const words: string[] = [];
   let cur = '';
   for (let i = 0; i < options.length; i++) {
@@ -103,7 +121,7 @@ export function parseOptions(options: string): [string, string][] {
     else if (words[i]!.startsWith('--')) kv = words[i]!.slice(2);
     if (!kv) continue;
     const eq = kv.indexOf('=');
-    if (eq > 0) out.push([kv.slice(0, eq).toLowerCase().replace(/-/g, '_'), kv.slice(eq + 1)]);
+    if (eq > 0) out.push([kv.slice(0, eq).replace(/-/g, '_'), kv.slice(eq + 1)]);
   }
   return out;
 }
