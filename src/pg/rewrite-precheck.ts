@@ -35,10 +35,10 @@ const DATE_SIDE = /\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\(/gi;
 const BINARY_MINUS = /\s-\s/g;
 /**
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
- * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text,
+ * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` and containment operators, an array joined to an element, a value cast to text,
  * lag/lead with a default (their common type), `^` and power (2201F), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
  */
-const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?`;
+const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|@>|<@`;
 /**
  * A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a
  * positive integer; and a multi-dimensional ARRAY[[…]], subscripted in every dimension at once

@@ -30,6 +30,7 @@ import { REVIEW_25B, REVIEW_25B_REFUSED } from './pg-corpus-review-25b.js';
 import { REVIEW_49 } from './pg-corpus-review-49.js';
 import { REVIEW_50, REVIEW_50_REFUSED } from './pg-corpus-review-50.js';
 import { REVIEW_51, REVIEW_51_DOCUMENTED, REVIEW_51_REFUSED } from './pg-corpus-review-51.js';
+import { REVIEW_52, REVIEW_52_REFUSED } from './pg-corpus-review-52.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -464,6 +465,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_25C,
   ...REVIEW_50,
   ...REVIEW_51,
+  ...REVIEW_52,
 ]);
 
 /**
@@ -539,6 +541,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 51: numeric arithmetic past 18 digits, char(n) through grouping, SQLSTATEs and PostgreSQL's words
   ...REVIEW_51,
   ...REVIEW_51_REFUSED,
+  // session 52: errors where PostgreSQL answers (jsonb containment, regex functions, JSON paths, clocks, time input)
+  ...REVIEW_52,
+  ...REVIEW_52_REFUSED,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
