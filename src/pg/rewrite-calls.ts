@@ -84,6 +84,7 @@ import { arrayToStringCall, concatCall } from './pg-text.js';
 import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
 import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
+import { REGEXP_FUNCTIONS, regexpFunctionCall, zeroWidthAssertion } from './regexp-functions.js';
 import { PG_FUNCTIONS } from './catalog/pg-functions.js';
 
 /**
@@ -257,6 +258,15 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return splitPart(args[0]!, args[1]!, args[2]!);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  // regexp_match, regexp_like, regexp_count, regexp_substr, regexp_instr (PostgreSQL 15; DuckDB has none or another meaning)
+  const regexp =
+    pgName && REGEXP_FUNCTIONS.has(pgName) && args && !fc.over && !inFrom
+      ? regexpFunctionCall(pgName, args)
+      : undefined;
+  if (regexp) {
+    ctx.changed = true;
+    return regexp;
+  }
   if (isJsonSetFunction(pgName)) {
     // (a FROM item of this function alone is rewrite-walk.ts's; ROWS FROM with others is not emulated)
     if (fc.over || inFrom) throw jsonSetElsewhereRefused(pgName!);
@@ -609,25 +619,6 @@ function emptySplitRefused(): SqlError {
     undefined,
     'Make the pattern match at least one character (\\s+ rather than \\s*), or split with string_to_array.',
   );
-}
-
-/** An anchor or word boundary outside a bracket expression of an RE2 pattern (`^`, `$`, `\b`, `\B`, `\A`, `\z`). */
-function zeroWidthAssertion(re2: string): boolean {
-  let inBracket = false;
-  for (let i = 0; i < re2.length; i++) {
-    const ch = re2[i]!;
-    if (ch === '\\') {
-      if (!inBracket && /[bBAz]/.test(re2[i + 1] ?? '')) return true;
-      i++;
-    } else if (inBracket) {
-      if (ch === ']') inBracket = false;
-    } else if (ch === '[') {
-      inBracket = true;
-      if (re2[i + 1] === '^') i++;
-      if (re2[i + 1] === ']') i++; // a leading ] is a member
-    } else if (ch === '^' || ch === '$') return true;
-  }
-  return false;
 }
 
 /** A window call anywhere in `n` (outside subqueries). */

@@ -15,10 +15,37 @@ export const REVIEW_52 = [
   `select x @> '{"a":1}', x <@ '{"a":1, "b": 2}', '[1,2]' <@ x, x @> '[]' from (values ('{"a":1}'::jsonb), ('{"a":2}'), (null), ('[]')) v(x)`,
   `select order_id from (select order_id, ('{"s":"' || status || '","q":' || qty || '}')::jsonb j from sales.orders) t where j @> '{"s":"shipped"}' order by order_id limit 5`,
   `select x ? 'a', x ?| array['b','c'], x ?& array['a','b'] from (values ('{"a":1,"b":2}'::jsonb), ('["a"]'), (null)) v(x)`,
+  // PostgreSQL 15's regexp_match/_like/_count/_substr/_instr (42883, regexp_count 0A000 before), patterns read as ARE
+  "select regexp_match('foobarbequebaz', '(bar)(beque)'), regexp_match('abc', 'x'), regexp_match('abc', 'b'), regexp_match('b', '(a*)'), regexp_match(null, 'a')",
+  "select regexp_match('ab', '(a)(x)?'), regexp_match('abc', '(x)?c'), regexp_match('abc', '(a|(z))b'), regexp_match('AbC', 'b(c)', 'i'), regexp_match(E'a\\nb', 'a.b', 'n')",
+  "select regexp_match('abc', 'b', 'g')",
+  "select regexp_like('Abc', 'b', 'g')",
+  "select regexp_like('abc', 'b', 'z')",
+  "select regexp_like('ABC', 'b', 'i'), regexp_like('ABC', 'b', 'ic'), regexp_like('ABC', 'b', 'ci'), regexp_like(E'a\\nb', 'a.b'), regexp_like(E'a\\nb', 'a.b', 'n'), regexp_like('a b', '\\yb'), regexp_like('x', null)",
+  "select regexp_count('abc', 'x*'), regexp_count('abcabc', 'b', 3), regexp_count('aaa', 'aa'), regexp_count('abc', 'x*', 4), regexp_count('abc', 'x*', 5), regexp_count('abc', 'b', 10), regexp_count(null, 'a')",
+  "select regexp_count('abcabc', 'b'), regexp_count('ab12cd345', '[0-9]+'), regexp_count('abcABC', 'b', 1, 'i'), regexp_count(E'a\\nb\\nc', '^.', 1, 'n'), regexp_count('héllo wörld', 'ö')",
+  "select regexp_count('abc', 'b', 0)",
+  "select regexp_substr('abc', 'b', 1, 0)",
+  "select regexp_substr('abc', '(b)', 1, 1, '', -1)",
+  "select regexp_substr('abc', '(b)', 1, 1, '', 5), regexp_substr('abc', '(b)', 1, 1, '', 1), regexp_substr('abcbd', 'b.', 1, 2), regexp_substr('abc', 'b', 10), regexp_substr('abc', '(x)?c', 1, 1, '', 1)",
+  "select regexp_substr('ab12cd345', '[0-9]+', 1, 2), regexp_substr('ab12cd345', '([a-z])([0-9])', 1, 2, '', 2), regexp_substr('abc', 'b', 1, 1, null)",
+  "select regexp_instr('abcbd', 'b.', 1, 2), regexp_instr('abcbd', 'b.', 1, 2, 1), regexp_instr('abc', 'x'), regexp_instr('abcbd', 'b', 3), regexp_instr('abc', 'b', 1, 1, 1), regexp_instr('héllo wörld', 'ö')",
+  "select regexp_instr('abc', 'b', 1, 1, 2)",
+  "select regexp_instr('abc', 'b', 1, 0)",
+  "select name, regexp_match(email, '@(.*)$'), regexp_substr(email, '[a-z]+', 1, 2), regexp_instr(email, '@'), regexp_count(email, '[aeiou]'), regexp_like(name, '^[A-M]') from sales.customers order by customer_id limit 4",
+  "select regexp_count(status, 'p', qty), regexp_substr(status, '[a-z]', 1, qty), regexp_instr(status, '[aeiou]', 1, qty) from sales.orders order by order_id limit 5",
+  "select status, count(*) from sales.orders where regexp_like(status, 'ED$', 'i') group by status order by status",
 ];
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
 export const REVIEW_52_REFUSED = [
   // a right side nested past 8 levels: one macro per level (a macro cannot call itself)
   `select '{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}'::jsonb @> '{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}'`,
+  // an optional group that can match an empty string, matching nothing: DuckDB's '' is either PostgreSQL's NULL or ''
+  "select regexp_match('ab', '(a)(x*)?')",
+  // a start past 1 with an anchor: PostgreSQL still sees the text before the start
+  "select regexp_count('abc', '^b', 2)",
+  // positions of a group; of a pattern that can match an empty string
+  "select regexp_instr('abc', '(b)(c)', 1, 1, 0, '', 2)",
+  "select regexp_instr('abc', 'x*')",
 ];
