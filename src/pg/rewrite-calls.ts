@@ -84,6 +84,9 @@ import { arrayToStringCall, concatCall } from './pg-text.js';
 import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
 import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
+import { jsonExtractPathCall } from './pg-operators.js';
+import { numericScaleCall } from './numeric-scales.js';
+import { jsonbPrettyText } from './pg-jsonb.js';
 import { REGEXP_FUNCTIONS, regexpFunctionCall, zeroWidthAssertion } from './regexp-functions.js';
 import { PG_FUNCTIONS } from './catalog/pg-functions.js';
 
@@ -180,6 +183,19 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const last = parts[parts.length - 1]!;
   const pgOwn = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
   if (pgOwn) unsupportedFunctionRefused(last);
+  // quote_nullable(x): PostgreSQL's own definition, quote_literal(x::text) or NULL spelled NULL (bool::text is `true`)
+  if (pgOwn && last === 'quote_nullable' && (fc.args as Node[] | undefined)?.length === 1 && !inFrom && !fc.over) {
+    ctx.changed = true;
+    const text: Node = { TypeCast: { arg: (fc.args as Node[])[0], typeName: { names: [str('text')], typemod: -1 } } };
+    return walk({ CoalesceExpr: { args: [call(['quote_literal'], [text]), strConst('NULL')] } }, ctx, false) as Node;
+  }
+  // json[b]_extract_path(_text): PostgreSQL's `#>`/`#>>`, walked as the operator is (a shown one typed jsonb by it)
+  const path = pgOwn && !inFrom ? jsonExtractPathCall(last, fc) : undefined;
+  if (path) {
+    ctx.changed = true;
+    if (ctx.shown?.has(fc)) ctx.shown.add(path.A_Expr as Node);
+    return walk(path, ctx, false) as Node;
+  }
   const inSubquery =
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
@@ -392,6 +408,13 @@ function pgCall(
     const re = regexpReplaceArgs(args);
     if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
   }
+  // scale(x), min_scale(x): int4 of a numeric (numeric-scales.ts; DuckDB has neither)
+  if ((pgName === 'scale' || pgName === 'min_scale') && args?.length === 1 && !inFrom && !fc.over) {
+    const scaled = numericScaleCall(pgName, (fc.args as Node[])[0]!, args[0]!);
+    if (scaled) return scaled;
+  }
+  if (pgName === 'jsonb_pretty' && args?.length === 1 && !inFrom && !fc.over)
+    return jsonbPrettyCall((fc.args as Node[])[0]!);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
   if (pgName === 'length' && args?.length === 1 && !inFrom) return lengthCall(args);
   if (pgName === 'sha256' && args?.length === 1 && !inFrom) return digestCall({ ...out, funcname: [str(pgName)] });
@@ -629,4 +652,21 @@ function hasWindow(n: unknown): boolean {
   if (node.SubLink) return false;
   if (node.FuncCall?.over) return true;
   return Object.values(node).some(hasWindow);
+}
+
+/**
+ * `jsonb_pretty(j)` of a constant (`'{…}'`, `'{…}'::jsonb`): PostgreSQL's layout, printed here; of another
+ * value refused (the layout needs the value's structure, which a DuckDB expression cannot recurse into).
+ */
+function jsonbPrettyCall(written: Node): Node {
+  const c = (written.TypeCast?.arg ?? written).A_Const as Node | undefined;
+  if (c?.isnull)
+    return { TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str('text')], typemod: -1 } } };
+  const text = c?.sval?.sval;
+  if (typeof text !== 'string')
+    throw refuse(
+      'jsonb_pretty() of a value that is not a constant',
+      "Pretty-print a constant ('{…}'::jsonb), or read the value compactly (j::text).",
+    );
+  return strConst(jsonbPrettyText(text));
 }

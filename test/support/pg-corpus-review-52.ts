@@ -35,6 +35,20 @@ export const REVIEW_52 = [
   "select name, regexp_match(email, '@(.*)$'), regexp_substr(email, '[a-z]+', 1, 2), regexp_instr(email, '@'), regexp_count(email, '[aeiou]'), regexp_like(name, '^[A-M]') from sales.customers order by customer_id limit 4",
   "select regexp_count(status, 'p', qty), regexp_substr(status, '[a-z]', 1, qty), regexp_instr(status, '[aeiou]', 1, qty) from sales.orders order by order_id limit 5",
   "select status, count(*) from sales.orders where regexp_like(status, 'ED$', 'i') group by status order by status",
+  // json[b]_extract_path(_text) (42883 before): PostgreSQL's #> and #>>
+  `select jsonb_extract_path('{"a":{"b":[1,2]}}', 'a', 'b'), jsonb_extract_path_text('{"a":{"b":[1,2]}}', 'a', 'b', '1'), jsonb_extract_path(null, 'a')`,
+  `select json_extract_path('{"a":{"b":[1,2]}}', 'a', 'b'), json_extract_path_text('{"a":{"b":"x"}}', 'a', 'b'), json_extract_path_text('{"a":1}', 'z')`,
+  `select jsonb_extract_path('{"b":2,"a":{"y":1,"x":2}}', variadic array['a']), jsonb_extract_path_text('{"a":[{"k":"v"}]}', 'a', '0', 'k')`,
+  `select jsonb_extract_path_text(j, 'k'), jsonb_extract_path(j, 'k') from (values ('{"k":"v"}'::jsonb), ('{}'), (null)) t(j)`,
+  // jsonb_pretty of a constant: PostgreSQL's layout (42883 before)
+  `select jsonb_pretty('{"a":{},"b":[[],{}],"c":"x", "d":null, "aa": [1, 2.50]}'), jsonb_pretty('[]'), jsonb_pretty('1'), jsonb_pretty(null), jsonb_pretty('{"k":[{"a":1}]}'::jsonb)`,
+  // quote_nullable (42883 before); quote_literal of a backslash writes E'…' (it wrote 'a\b')
+  "select quote_nullable(null), quote_nullable('it''s'), quote_nullable(42), quote_nullable(1.50), quote_nullable(true), quote_nullable(E'a\\\\b'), quote_nullable(date '2024-01-01')",
+  "select quote_literal(E'a\\\\b'), format('%L', E'a\\\\b'), quote_literal('it''s\\\\'), format('%L', true)",
+  'select quote_nullable(name), quote_nullable(amount), quote_nullable(ordered_at), quote_nullable(vip) from sales.orders join sales.customers using (customer_id) order by order_id limit 3',
+  // scale and min_scale of numerics (42883 before)
+  'select scale(1.50), scale(amount), min_scale(1.500), min_scale(0.000), scale(1), scale(null::numeric), min_scale(amount), scale(amount * 1.5), scale(sum(amount) over ()) from sales.orders order by order_id limit 2',
+  "select min_scale(10.00), min_scale(-0.10), scale(0::numeric), scale(1e-4), scale(2.5::numeric(10,4)), scale(qty), scale('1.50'::numeric) from sales.orders order by order_id limit 2",
 ];
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
@@ -48,4 +62,7 @@ export const REVIEW_52_REFUSED = [
   // positions of a group; of a pattern that can match an empty string
   "select regexp_instr('abc', '(b)(c)', 1, 1, 0, '', 2)",
   "select regexp_instr('abc', 'x*')",
+  // jsonb_pretty of a value that is not a constant; scale of a division (PostgreSQL's scale varies per value)
+  `select jsonb_pretty(x) from (values ('{}'::jsonb)) v(x)`,
+  'select scale(amount / 3) from sales.orders',
 ];

@@ -199,7 +199,9 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `quote_literal(x)`,
-      `list_transform([CAST(x AS VARCHAR)], lambda fdl_pg_q: CASE WHEN ${quotedBytes('fdl_pg_q', "''")} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_literal')}
+      // a text holding a backslash is written E'…' with it doubled, as PostgreSQL's quote_literal writes it
+      `list_transform([CAST(x AS VARCHAR)], lambda fdl_pg_q: CASE WHEN ${quotedBytes('fdl_pg_q', "[''\\\\]")} + 1 > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_literal')}
+        WHEN system.main.strpos(fdl_pg_q, '\\') > 0 THEN ${joined("'E'''", "system.main.replace(system.main.replace(fdl_pg_q, '\\', '\\\\'), '''', '''''')", "''''")}
         ELSE ${joined("''''", "system.main.replace(fdl_pg_q, '''', '''''')", "''''")} END)[1]`,
     ],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],
