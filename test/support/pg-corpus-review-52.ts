@@ -49,6 +49,9 @@ export const REVIEW_52 = [
   // scale and min_scale of numerics (42883 before)
   'select scale(1.50), scale(amount), min_scale(1.500), min_scale(0.000), scale(1), scale(null::numeric), min_scale(amount), scale(amount * 1.5), scale(sum(amount) over ()) from sales.orders order by order_id limit 2',
   "select min_scale(10.00), min_scale(-0.10), scale(0::numeric), scale(1e-4), scale(2.5::numeric(10,4)), scale(qty), scale('1.50'::numeric) from sales.orders order by order_id limit 2",
+  // statement_timestamp(), clock_timestamp(), timeofday() (42883 before); their values are the clock's, so compared by their relations
+  "select clock_timestamp() >= now(), statement_timestamp() >= now(), clock_timestamp() >= statement_timestamp(), pg_typeof(clock_timestamp()), pg_typeof(statement_timestamp()), pg_typeof(timeofday()), length(timeofday()), timeofday() like '% UTC'",
+  'select count(*), min(clock_timestamp()) >= statement_timestamp() from sales.orders',
 ];
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */

@@ -13,6 +13,7 @@ import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-sett
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
 import { PROCEDURE_MACROS } from './procedures.js';
+import { CLOCK_MACROS } from '../clock-calls.js';
 import { ABSENT_FEATURE_MACROS, absentFeatureStatements } from './absent-features.js';
 import { DESCRIPTION_CLASSES } from './functions.js';
 import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION, MAX_NAME_TEXT } from './names.js';
@@ -364,7 +365,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
   macros.push(...privilegeMacros());
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
-  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS);
+  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS, ...CLOCK_MACROS);
   return macros;
 }
 
