@@ -52,6 +52,9 @@ export const REVIEW_52 = [
   // statement_timestamp(), clock_timestamp(), timeofday() (42883 before); their values are the clock's, so compared by their relations
   "select clock_timestamp() >= now(), statement_timestamp() >= now(), clock_timestamp() >= statement_timestamp(), pg_typeof(clock_timestamp()), pg_typeof(statement_timestamp()), pg_typeof(timeofday()), length(timeofday()), timeofday() like '% UTC'",
   'select count(*), min(clock_timestamp()) >= statement_timestamp() from sales.orders',
+  // a time of day with AM/PM (22008 before)
+  "select '10:00 PM'::time, '10:00 am'::time, time '12:30 AM', '12:00 PM'::time, '1:05:30.5 pm'::time, cast('11:59 pm' as time)",
+  "select count(*) from sales.orders where ordered_at::time > '09:00 AM'::time",
 ];
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
