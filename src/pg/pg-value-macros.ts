@@ -91,6 +91,15 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_seconds(x)', `CAST(${usec} * 0.000001 AS DECIMAL(38,6))`],
   ['_pgsem_milliseconds(x)', `CAST(${usec} * 0.001 AS DECIMAL(38,3))`],
   ['_pgsem_microseconds(x)', usec],
+  // x AT TIME ZONE interval: a timestamp read at that offset (timestamptz), a timestamptz shown at it (timestamp);
+  // an interval of months or days is PostgreSQL's 22023
+  ...[
+    ['TIMESTAMP', `timezone('UTC', x - iv)`],
+    ['TIMESTAMP WITH TIME ZONE', `timezone('UTC', x) + iv`],
+  ].map(([t, body]): [string, string] => [
+    `_pgsem_atinterval(t ${t}, x, iv)`,
+    `CASE WHEN date_part('month', iv) <> 0 OR date_part('year', iv) <> 0 OR date_part('day', iv) <> 0 THEN error('interval time zone "' || CAST(iv AS VARCHAR) || '" must not include months or days') ELSE ${body} END`,
+  ]),
   // jsonb ?, ?|, ?& (NULL keys in the array are ignored, as PostgreSQL does).
   ['_pgsem_jkeys(x)', JSON_KEYS],
   // a NULL operand is NULL (the operators are strict; an absent key list read as empty had answered false)

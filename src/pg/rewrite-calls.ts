@@ -229,6 +229,14 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     ctx.changed = true;
     return toNumberCall(args);
   }
+  // `x AT TIME ZONE interval '+05:30'`: a fixed offset, east of UTC positive (DuckDB's timezone() takes no interval)
+  if (pgName === 'timezone' && args?.length === 2 && castType((fc.args as Node[])[0]) === 'interval' && !inFrom) {
+    const shifted = dispatch('atinterval', [args[1]!], [args[1]!, args[0]!]);
+    if (shifted) {
+      ctx.changed = true;
+      return shifted;
+    }
+  }
   // `x AT TIME ZONE 'UTC+3'` (timezone(zone, x)): PostgreSQL's POSIX sign is the reverse of DuckDB's.
   const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
   const posix = typeof zone === 'string' ? posixZoneRefusal(zone) : undefined;

@@ -55,6 +55,9 @@ export const REVIEW_52 = [
   // a time of day with AM/PM (22008 before)
   "select '10:00 PM'::time, '10:00 am'::time, time '12:30 AM', '12:00 PM'::time, '1:05:30.5 pm'::time, cast('11:59 pm' as time)",
   "select count(*) from sales.orders where ordered_at::time > '09:00 AM'::time",
+  // AT TIME ZONE an interval (42883 before): a fixed offset east of UTC
+  "select timestamp '2024-01-01 10:00' at time zone interval '+05:30', timestamptz '2024-01-01 10:00+00' at time zone interval '-03:00', ordered_at at time zone interval '01:00' from sales.orders order by order_id limit 2",
+  "select timestamp '2024-01-01 10:00' at time zone interval '1 day'",
 ];
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
