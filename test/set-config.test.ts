@@ -377,3 +377,40 @@ test(
     }
   },
 );
+
+test(
+  "statement_timestamp() is the statement's start and clock_timestamp()/timeofday() the instant, beside the transaction's now(), as PostgreSQL 15",
+  { timeout: 60_000 },
+  async () => {
+    // They were 42883: DuckDB has neither clock.
+    const clocks =
+      "select statement_timestamp() = now() as at_start, statement_timestamp() > now() as later, clock_timestamp() >= statement_timestamp() as ahead, timeofday() like '___ ___ __ __:__:__.______ ____ UTC' as spelled, pg_typeof(clock_timestamp())::text || ' ' || pg_typeof(timeofday())::text as types";
+    const pause = () => new Promise((r) => setTimeout(r, 30));
+    const rows = (r: QueryResult) => {
+      assert.equal(r.error, undefined, r.error?.message);
+      return r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString('utf8')));
+    };
+    const seen: Record<string, unknown[]> = {};
+    for (const [engine, c] of [
+      ['pg', twins!.conns.pg],
+      ['gw', twins!.conns.gw],
+    ] as const) {
+      const alone = rows(await c.simple(clocks));
+      await c.simple('BEGIN');
+      await pause();
+      const inBlock = rows(await c.simple(clocks));
+      await c.simple('COMMIT');
+      // clock_timestamp() moves within one statement
+      const moving = rows(
+        await c.simple('select count(distinct clock_timestamp()) > 1 as moved from generate_series(1, 300000)'),
+      );
+      seen[engine] = [alone, inBlock, moving];
+    }
+    assert.deepEqual(seen.pg, [
+      [['t', 'f', 't', 't', 'timestamp with time zone text']],
+      [['f', 't', 't', 't', 'timestamp with time zone text']],
+      [['t']],
+    ]);
+    assert.deepEqual(seen.gw, seen.pg);
+  },
+);

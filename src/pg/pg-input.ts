@@ -162,6 +162,20 @@ export function timetzInput(text: string): Node | undefined {
   return spelled === text ? undefined : { A_Const: { sval: { sval: spelled } } };
 }
 
+/**
+ * A time of day with AM or PM (`'10:00 PM'`, `'12:30:15 am'`): PostgreSQL's 12-hour reading (12 AM is
+ * midnight, 12 PM noon; an hour past 12 is 22008), respelled on the 24-hour clock DuckDB's reader wants.
+ */
+export function timeInput(text: string): Node | undefined {
+  const m = /^\s*(\d\d?)(:\d\d(?::\d\d(?:\.\d+)?)?)\s*(am|pm)\s*$/i.exec(text);
+  if (!m) return undefined;
+  const hour = Number(m[1]);
+  if (hour > 12) throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date/time field value out of range: "${text}"`);
+  const pm = m[3]!.toLowerCase().startsWith('p');
+  const h24 = (hour % 12) + (pm ? 12 : 0);
+  return { A_Const: { sval: { sval: `${String(h24).padStart(2, '0')}${m[2]}` } } };
+}
+
 /** C's rint(): to the nearest integer, halves to even (the default rounding mode). */
 function rint(x: number): number {
   const r = Math.round(x);

@@ -141,3 +141,28 @@ function print(v: Json): string {
 export function jsonbText(text: string): string {
   return print(parse(text));
 }
+
+/** jsonb_pretty's layout (JsonbToCStringIndent): four spaces a level, every member and element on a line of its own. */
+function pretty(v: Json, depth: number): string {
+  const pad = (d: number) => '    '.repeat(d);
+  const items = (list: string[], open: string, close: string) =>
+    `${open}${list.map((x) => `\n${pad(depth + 1)}${x}`).join(',')}\n${pad(depth)}${close}`;
+  if (Array.isArray(v))
+    return items(
+      v.map((x) => pretty(x, depth + 1)),
+      '[',
+      ']',
+    );
+  if (v instanceof Map)
+    return items(
+      [...v.keys()].sort(keyOrder).map((k) => `${quote(k)}: ${pretty(v.get(k)!, depth + 1)}`),
+      '{',
+      '}',
+    );
+  return print(v);
+}
+
+/** `jsonb_pretty('…')` of a constant, or its 22P02. */
+export function jsonbPrettyText(text: string): string {
+  return pretty(parse(text), 0);
+}

@@ -11,6 +11,9 @@ import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
 import { JSON_SET_MACROS } from './json-sets.js';
+import { JSON_CONTAINMENT_MACROS } from './json-containment.js';
+import { REGEXP_MACROS } from './regexp-functions.js';
+import { NUMERIC_SCALE_MACROS } from './numeric-scales.js';
 import { JSON_ARROW_MACROS } from './json-arrows.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
@@ -877,6 +880,9 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...LIKE_ANY_MACROS,
   ...JSON_VALUE_MACROS,
   ...JSON_SET_MACROS,
+  ...JSON_CONTAINMENT_MACROS,
+  ...REGEXP_MACROS,
+  ...NUMERIC_SCALE_MACROS,
   ...JSON_ARROW_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],

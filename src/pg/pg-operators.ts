@@ -75,6 +75,30 @@ export function jsonPathOperator(op: '#>' | '#>>', lexpr: Node, rexpr: Node): No
   return call(op === '#>' ? 'json_extract' : 'json_extract_string', [lexpr, strConst(spelled)]);
 }
 
+/**
+ * `json[b]_extract_path(j, VARIADIC path)` and `…_text`: PostgreSQL's own definitions of `j #> path` and
+ * `j #>> path`, j read as the function's type, the path of constant texts as the operator's array text
+ * (undefined otherwise: DuckDB's 42883, as before). The caller walks the result as it walks the operators.
+ */
+export function jsonExtractPathCall(name: string, fc: Node): Node | undefined {
+  const m = /^(jsonb?)_extract_path(_text)?$/.exec(name);
+  const args = fc.args as Node[] | undefined;
+  if (!m || !args || args.length < 2 || fc.agg_star || fc.agg_distinct || fc.agg_order || fc.over) return undefined;
+  const variadic = fc.func_variadic ? args[1]?.A_ArrayExpr?.elements : undefined;
+  const steps = fc.func_variadic ? (args.length === 2 ? variadic : undefined) : args.slice(1);
+  const texts = steps?.map((a: Node) => a?.A_Const?.sval?.sval);
+  if (!texts || texts.some((t: unknown) => typeof t !== 'string')) return undefined;
+  const path = `{${(texts as string[]).map((t) => `"${t.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
+  return {
+    A_Expr: {
+      kind: 'AEXPR_OP',
+      name: [str(m[2] ? '#>>' : '#>')],
+      lexpr: { TypeCast: { arg: args[0], typeName: { names: [str(m[1]!)], typemod: -1 } } },
+      rexpr: strConst(path),
+    },
+  };
+}
+
 const LIKE_ANY: Record<string, { macro: string; negate: boolean }> = {
   '~~': { macro: 'like', negate: false },
   '!~~': { macro: 'like', negate: true },

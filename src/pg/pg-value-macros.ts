@@ -91,11 +91,27 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_seconds(x)', `CAST(${usec} * 0.000001 AS DECIMAL(38,6))`],
   ['_pgsem_milliseconds(x)', `CAST(${usec} * 0.001 AS DECIMAL(38,3))`],
   ['_pgsem_microseconds(x)', usec],
+  // x AT TIME ZONE interval: a timestamp read at that offset (timestamptz), a timestamptz shown at it (timestamp);
+  // an interval of months or days is PostgreSQL's 22023
+  ...[
+    ['TIMESTAMP', `timezone('UTC', x - iv)`],
+    ['TIMESTAMP WITH TIME ZONE', `timezone('UTC', x) + iv`],
+  ].map(([t, body]): [string, string] => [
+    `_pgsem_atinterval(t ${t}, x, iv)`,
+    `CASE WHEN date_part('month', iv) <> 0 OR date_part('year', iv) <> 0 OR date_part('day', iv) <> 0 THEN error('interval time zone "' || CAST(iv AS VARCHAR) || '" must not include months or days') ELSE ${body} END`,
+  ]),
   // jsonb ?, ?|, ?& (NULL keys in the array are ignored, as PostgreSQL does).
   ['_pgsem_jkeys(x)', JSON_KEYS],
-  ['_pgsem_jhas(x, k)', 'list_contains(_pgsem_jkeys(x), k)'],
-  ['_pgsem_jhas_any(x, ks)', 'list_has_any(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL))'],
-  ['_pgsem_jhas_all(x, ks)', 'list_has_all(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL))'],
+  // a NULL operand is NULL (the operators are strict; an absent key list read as empty had answered false)
+  ['_pgsem_jhas(x, k)', 'CASE WHEN x IS NOT NULL AND k IS NOT NULL THEN list_contains(_pgsem_jkeys(x), k) END'],
+  [
+    '_pgsem_jhas_any(x, ks)',
+    'CASE WHEN x IS NOT NULL AND ks IS NOT NULL THEN list_has_any(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL)) END',
+  ],
+  [
+    '_pgsem_jhas_all(x, ks)',
+    'CASE WHEN x IS NOT NULL AND ks IS NOT NULL THEN list_has_all(_pgsem_jkeys(x), list_filter(ks, lambda k: k IS NOT NULL)) END',
+  ],
   // octet_length: int4, of text too (DuckDB has it for blobs only).
   ['_pgsem_octets(t VARCHAR, x)', 'CAST(strlen(x) AS INTEGER)'],
   ['_pgsem_octets(t BLOB, x)', 'CAST(octet_length(x) AS INTEGER)'],

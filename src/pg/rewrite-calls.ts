@@ -84,6 +84,10 @@ import { arrayToStringCall, concatCall } from './pg-text.js';
 import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
 import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
+import { jsonExtractPathCall } from './pg-operators.js';
+import { numericScaleCall } from './numeric-scales.js';
+import { jsonbPrettyText } from './pg-jsonb.js';
+import { REGEXP_FUNCTIONS, regexpFunctionCall, zeroWidthAssertion } from './regexp-functions.js';
 import { PG_FUNCTIONS } from './catalog/pg-functions.js';
 
 /**
@@ -179,6 +183,19 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const last = parts[parts.length - 1]!;
   const pgOwn = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
   if (pgOwn) unsupportedFunctionRefused(last);
+  // quote_nullable(x): PostgreSQL's own definition, quote_literal(x::text) or NULL spelled NULL (bool::text is `true`)
+  if (pgOwn && last === 'quote_nullable' && (fc.args as Node[] | undefined)?.length === 1 && !inFrom && !fc.over) {
+    ctx.changed = true;
+    const text: Node = { TypeCast: { arg: (fc.args as Node[])[0], typeName: { names: [str('text')], typemod: -1 } } };
+    return walk({ CoalesceExpr: { args: [call(['quote_literal'], [text]), strConst('NULL')] } }, ctx, false) as Node;
+  }
+  // json[b]_extract_path(_text): PostgreSQL's `#>`/`#>>`, walked as the operator is (a shown one typed jsonb by it)
+  const path = pgOwn && !inFrom ? jsonExtractPathCall(last, fc) : undefined;
+  if (path) {
+    ctx.changed = true;
+    if (ctx.shown?.has(fc)) ctx.shown.add(path.A_Expr as Node);
+    return walk(path, ctx, false) as Node;
+  }
   const inSubquery =
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
@@ -211,6 +228,14 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   if (pgName === 'to_number' && args?.length === 2) {
     ctx.changed = true;
     return toNumberCall(args);
+  }
+  // `x AT TIME ZONE interval '+05:30'`: a fixed offset, east of UTC positive (DuckDB's timezone() takes no interval)
+  if (pgName === 'timezone' && args?.length === 2 && castType((fc.args as Node[])[0]) === 'interval' && !inFrom) {
+    const shifted = dispatch('atinterval', [args[1]!], [args[1]!, args[0]!]);
+    if (shifted) {
+      ctx.changed = true;
+      return shifted;
+    }
   }
   // `x AT TIME ZONE 'UTC+3'` (timezone(zone, x)): PostgreSQL's POSIX sign is the reverse of DuckDB's.
   const zone = pgName === 'timezone' && args?.length === 2 ? args[0]?.A_Const?.sval?.sval : undefined;
@@ -257,6 +282,15 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     return splitPart(args[0]!, args[1]!, args[2]!);
   }
   if (pgName === 'regexp_matches') throw regexpMatchesRefused();
+  // regexp_match, regexp_like, regexp_count, regexp_substr, regexp_instr (PostgreSQL 15; DuckDB has none or another meaning)
+  const regexp =
+    pgName && REGEXP_FUNCTIONS.has(pgName) && args && !fc.over && !inFrom
+      ? regexpFunctionCall(pgName, args)
+      : undefined;
+  if (regexp) {
+    ctx.changed = true;
+    return regexp;
+  }
   if (isJsonSetFunction(pgName)) {
     // (a FROM item of this function alone is rewrite-walk.ts's; ROWS FROM with others is not emulated)
     if (fc.over || inFrom) throw jsonSetElsewhereRefused(pgName!);
@@ -386,6 +420,13 @@ function pgCall(
     const re = regexpReplaceArgs(args);
     if (re) return { FuncCall: { ...out, funcname: [str(pgName)], args: re } };
   }
+  // scale(x), min_scale(x): int4 of a numeric (numeric-scales.ts; DuckDB has neither)
+  if ((pgName === 'scale' || pgName === 'min_scale') && args?.length === 1 && !inFrom && !fc.over) {
+    const scaled = numericScaleCall(pgName, (fc.args as Node[])[0]!, args[0]!);
+    if (scaled) return scaled;
+  }
+  if (pgName === 'jsonb_pretty' && args?.length === 1 && !inFrom && !fc.over)
+    return jsonbPrettyCall((fc.args as Node[])[0]!);
   if (pgName === 'octet_length' && args?.length === 1) return octetLength(args);
   if (pgName === 'length' && args?.length === 1 && !inFrom) return lengthCall(args);
   if (pgName === 'sha256' && args?.length === 1 && !inFrom) return digestCall({ ...out, funcname: [str(pgName)] });
@@ -615,25 +656,6 @@ function emptySplitRefused(): SqlError {
   );
 }
 
-/** An anchor or word boundary outside a bracket expression of an RE2 pattern (`^`, `$`, `\b`, `\B`, `\A`, `\z`). */
-function zeroWidthAssertion(re2: string): boolean {
-  let inBracket = false;
-  for (let i = 0; i < re2.length; i++) {
-    const ch = re2[i]!;
-    if (ch === '\\') {
-      if (!inBracket && /[bBAz]/.test(re2[i + 1] ?? '')) return true;
-      i++;
-    } else if (inBracket) {
-      if (ch === ']') inBracket = false;
-    } else if (ch === '[') {
-      inBracket = true;
-      if (re2[i + 1] === '^') i++;
-      if (re2[i + 1] === ']') i++; // a leading ] is a member
-    } else if (ch === '^' || ch === '$') return true;
-  }
-  return false;
-}
-
 /** A window call anywhere in `n` (outside subqueries). */
 function hasWindow(n: unknown): boolean {
   if (Array.isArray(n)) return n.some(hasWindow);
@@ -642,4 +664,21 @@ function hasWindow(n: unknown): boolean {
   if (node.SubLink) return false;
   if (node.FuncCall?.over) return true;
   return Object.values(node).some(hasWindow);
+}
+
+/**
+ * `jsonb_pretty(j)` of a constant (`'{…}'`, `'{…}'::jsonb`): PostgreSQL's layout, printed here; of another
+ * value refused (the layout needs the value's structure, which a DuckDB expression cannot recurse into).
+ */
+function jsonbPrettyCall(written: Node): Node {
+  const c = (written.TypeCast?.arg ?? written).A_Const as Node | undefined;
+  if (c?.isnull)
+    return { TypeCast: { arg: { A_Const: { isnull: true } }, typeName: { names: [str('text')], typemod: -1 } } };
+  const text = c?.sval?.sval;
+  if (typeof text !== 'string')
+    throw refuse(
+      'jsonb_pretty() of a value that is not a constant',
+      "Pretty-print a constant ('{…}'::jsonb), or read the value compactly (j::text).",
+    );
+  return strConst(jsonbPrettyText(text));
 }

@@ -31,6 +31,7 @@ import {
   timestampInput,
   timestamptzInput,
   timetzInput,
+  timeInput,
 } from './pg-input.js';
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
@@ -78,6 +79,7 @@ const CONSTANT_INPUTS: ReadonlyMap<string, (text: string) => Node | undefined> =
   ['timestamptz', timestamptzInput],
   ['timestamp', timestampInput],
   ['timetz', timetzInput],
+  ['time', timeInput],
   ['bytea', byteaInput],
   ['date', dateInput],
 ]);

@@ -18,6 +18,7 @@ import { floatModuloRefused } from './float-modulo.js';
 import { guardedExtraction, unguarded, unsuspectConstant, type ArrowOperand } from './json-arrows.js';
 import { checkedPower, guardDivisor, refuse, similarTo } from './pg-calls.js';
 import { arrayConcat, betweenSymmetric, jsonKeyOperator } from './pg-forms.js';
+import { jsonContainment } from './json-containment.js';
 import { int4Constant, xorOperator } from './pg-spellings.js';
 import { shownAvgArithmetic, shownAvgDivision, shownDivision } from './pg-shown-calls.js';
 import {
@@ -288,6 +289,12 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (jsonKey) {
     ctx.changed = true;
     return jsonKey;
+  }
+  const contained =
+    e.kind === 'AEXPR_OP' && e.lexpr ? jsonContainment(op, [e.lexpr, e.rexpr], lexpr, rexpr) : undefined;
+  if (contained) {
+    ctx.changed = true;
+    return contained;
   }
   // jsonb || jsonb merges objects and arrays in PostgreSQL; DuckDB's JSON is text, and `||` would join the texts.
   if (e.kind === 'AEXPR_OP' && op === '||' && e.lexpr && (isJsonbCast(e.lexpr) || isJsonbCast(e.rexpr)))

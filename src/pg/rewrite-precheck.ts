@@ -35,10 +35,10 @@ const DATE_SIDE = /\bdate\s*''|::\s*date\b|\bcurrent_date\b|\bmake_date\s*\(/gi;
 const BINARY_MINUS = /\s-\s/g;
 /**
  * Result types and forms of pg-forms.ts: int4 lengths and ranks, numeric extract, date_trunc of a date,
- * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` operators, an array joined to an element, a value cast to text,
+ * BETWEEN SYMMETRIC, WITH TIES, jsonb's `?` and containment operators, an array joined to an element, a value cast to text,
  * lag/lead with a default (their common type), `^` and power (2201F), CASE/COALESCE/GREATEST/LEAST (the chosen value's numeric scale).
  */
-const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?`;
+const PG_TYPED_RESULTS = String.raw`\^|\bpow(?:er)?\s*\(|\b(?:sqrt|exp|ln|log|log10)\s*\(|\b(?:coalesce|greatest|least)\s*\(|\bcase\b|\b(?:lag|lead)\s*\([^();]*,[^();]*,|\b(?:lag|lead)\s*\([^();]*,\s*\$\d|\b(?:upper|lower|length|bit_length|to_hex|char_length|character_length|octet_length|strpos|position|array_length|json_array_length|ntile|grouping|extract|date_trunc|date_part|percentile_cont|sign|gcd|lcm)\s*\(|::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\bjsonb\s*''|\bsymmetric\b|\bwith\s+ties\b|\?|@>|<@`;
 /**
  * A subscript PostgreSQL bounds where DuckDB counts from the end (array-subscripts.ts): anything but a
  * positive integer; and a multi-dimensional ARRAY[[…]], subscripted in every dimension at once
@@ -73,7 +73,7 @@ const WINDOW_AND_FLOAT4 = String.raw`\border\s+by\b[^()]*\)\s*over\b|\(\s*distin
  * to its 128-bit one (numeric-width.ts; shorter constants rarely reach 18 digits with what they meet).
  */
 const WIDE_FRACTION = String.raw`(?<![\w.])(?=[\d.]{11})\d*\.\d+\s*[*+-]|[*+-]\s*(?=[\d.]{11})\d*\.\d+(?![\w.])`;
-const PG_MEANING_WORDS = String.raw`${WIDE_FRACTION}|\|\/|${WINDOW_AND_FLOAT4}|${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|${INTEGER_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|justify_(?:hours|days|interval)|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_(?:replace|split_to_array|split_to_table)\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bas\s+interval\s*\)|\bjsonb?_(?:each|array_elements|object_keys)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|-\s*2147483648(?![\d.eE])|${PG_TYPED_RESULTS}`;
+const PG_MEANING_WORDS = String.raw`${WIDE_FRACTION}|\|\/|${WINDOW_AND_FLOAT4}|${SUBSCRIPT}|${MINUS}|${LITERAL_ARITHMETIC}|${INTEGER_ARITHMETIC}|\bfloat\b|\d[eE][+-]?\d|\bgenerate_series\b|\bformat\s*\(|\btablesample\b|\bnumeric\b|\bdecimal\b|\b(?:char|character|varchar|bpchar)\s*\(|\bcharacter\s+varying\s*\(|[/%]|\brow\s*\(|(?:\bselect|,)\s*\([^()]*,|\b(?:to_char|to_date|to_timestamp|to_number|initcap|jsonb?_agg|json_object_agg|json_build_array|overlay|make_interval|justify_(?:hours|days|interval)|width_bucket|jsonb?_typeof|jsonb_array_length|date_bin|regexp_matches|pg_typeof|pg_size_pretty|encode|decode|scale|min_scale|quote_nullable|jsonb_pretty|clock_timestamp|statement_timestamp|timeofday)\s*\(|\bsimilar\s+to\b|#|\bcardinality\s*\(|\bsubstr(?:ing)?\s*\(|\b(?:corr|regr_slope)\s*\(|::\s*(?:int2|smallint)\b|\bas\s+smallint\b|\bbtrim\s*\(|\b(?:current_|local)?(?:time|timetz|timestamp|timestamptz)\s*\(|\bwith(?:out)?\s+time\s+zone\s*\(|\b[lr]pad\s*\(|\bsha256\s*\(|\bregexp_(?:replace|split_to_array|split_to_table|match|like|count|substr|instr)\s*\(|::\s*time\b|::\s*(?:timestamptz|timestamp|interval)\s*\(|''\s*::\s*interval\b|\binterval\s*''|\bas\s+time\s*\)|\bas\s+interval\s*\)|\bjsonb?_(?:each|array_elements|object_keys|extract_path)\w*\s*\(|\b(?:i?like)\s+(?:any|some|all)\s*\(|\busing\s*[<>]|\b(?:sum|avg|round|variance|stddev(?:_samp|_pop)?|var_(?:samp|pop))\s*\(|\|\||\b(?:concat|concat_ws|array_to_string)\s*\(|-\s*2147483648(?![\d.eE])|${PG_TYPED_RESULTS}`;
 /**
  * Whole-row references (pg-rows.ts) are a name read twice: as a select item, tested for NULL, counted or
  * aggregated, and as what a FROM item goes by. A backreference across the text (`(\w+)…[^;]*?\1`) is
@@ -206,7 +206,7 @@ const ILIKE_WORD = /\bilike\b/i;
  * (unsupported-functions.ts), a set-returning function in FROM named by its alias, the JSON-to-record functions.
  */
 const CALL_FORMS =
-  /\b(?:div|regexp_count|pg_client_encoding|hashtext)\s*\(|\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\b(?:div|pg_client_encoding|hashtext)\s*\(|\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** A type's name called as a function (`int4(x)`: pg-forms.ts functionStyleCast); casts with a typmod match too. */
 const TYPE_NAME_CALL =

@@ -7,7 +7,6 @@ import { refuse } from './pg-calls.js';
 
 const INSTEAD: ReadonlyMap<string, string> = new Map([
   ['div', 'For integers use trunc(a::numeric / b) (a and b numeric: trunc(a / b)), which is what div() returns.'],
-  ['regexp_count', 'Count the matches with len(regexp_extract_all(s, pattern)).'],
   ['pg_client_encoding', "The gateway's client encoding is always UTF8: current_setting('client_encoding')."],
   ['hashtext', "PostgreSQL's internal hash has no equivalent: use md5(s) or hash(s) for a stable hash of your own."],
 ]);

@@ -13,6 +13,7 @@ import { PRIVILEGED_SETTINGS, privilegedSettingMessage } from './privileged-sett
 import { hygienicMacro, macroParams } from './hygiene.js';
 import { DESCRIBE_MACROS } from './describe.js';
 import { PROCEDURE_MACROS } from './procedures.js';
+import { CLOCK_MACROS } from '../clock-calls.js';
 import { ABSENT_FEATURE_MACROS, absentFeatureStatements } from './absent-features.js';
 import { DESCRIPTION_CLASSES } from './functions.js';
 import { C, PG_CATALOG_OID, BOOTSTRAP_ROLE_OID, DEFAULT_SERVER_VERSION, MAX_NAME_TEXT } from './names.js';
@@ -199,7 +200,9 @@ export function scalarMacros(b: Build): Array<[string, string]> {
     ],
     [
       `quote_literal(x)`,
-      `list_transform([CAST(x AS VARCHAR)], lambda fdl_pg_q: CASE WHEN ${quotedBytes('fdl_pg_q', "''")} > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_literal')}
+      // a text holding a backslash is written E'…' with it doubled, as PostgreSQL's quote_literal writes it
+      `list_transform([CAST(x AS VARCHAR)], lambda fdl_pg_q: CASE WHEN ${quotedBytes('fdl_pg_q', "[''\\\\]")} + 1 > ${MAX_QUOTED_TEXT} THEN ${quotedTooLarge('quote_literal')}
+        WHEN system.main.strpos(fdl_pg_q, '\\') > 0 THEN ${joined("'E'''", "system.main.replace(system.main.replace(fdl_pg_q, '\\', '\\\\'), '''', '''''')", "''''")}
         ELSE ${joined("''''", "system.main.replace(fdl_pg_q, '''', '''''')", "''''")} END)[1]`,
     ],
     [`parse_ident(x)`, `${C}_parse_ident(x)`],
@@ -362,7 +365,7 @@ export function scalarMacros(b: Build): Array<[string, string]> {
   macros.push(...privilegeMacros());
   macros.push(['pg_has_role(a, b)', 'true'], ['pg_has_role(a, b, c)', 'true']);
   macros.push(...PG_FUNCTION_MACROS, ...PG_SEMANTIC_MACROS);
-  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS);
+  macros.push(...ABSENT_FEATURE_MACROS, ...DESCRIBE_MACROS, ...PROCEDURE_MACROS, ...CLOCK_MACROS);
   return macros;
 }
 
