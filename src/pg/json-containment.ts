@@ -7,6 +7,7 @@
  * calls these macros instead. A macro cannot call itself: one macro per level of the right side's
  * nesting, `CONTAINMENT_DEPTH` deep, and past that a row is refused (0A000).
  */
+import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { jsonbText } from './pg-jsonb.js';
 
@@ -52,7 +53,44 @@ function isJsonLiteral(n: Node | undefined): boolean {
 export function jsonContainment(op: string, written: Node[], l: Node, r: Node): Node | undefined {
   if ((op !== '@>' && op !== '<@') || !written.some((n) => isJsonbValued(n) || isJsonLiteral(n))) return undefined;
   const [outer, inner] = op === '@>' ? [l, r] : [r, l];
+  const small = (n: Node | undefined) => {
+    const v = constantJson(n);
+    return v !== undefined && jsonNodes(v) <= MAX_CONSTANT_NODES;
+  };
+  if (!small(written[0]) && !small(written[1]))
+    throw new SqlError(
+      SQLSTATE.featureNotSupported,
+      `jsonb containment without a side that is a constant of at most ${MAX_CONSTANT_NODES} values is not supported by fdl-gateway`,
+      undefined,
+      `Write one side as a literal: doc @> '{"status": "paid"}'. The macros compare every element of one side with every element of the other at each level, in work DuckDB cannot interrupt.`,
+    );
   return sem('jcontains', [asJson(outer), asJson(inner)]);
+}
+
+/**
+ * The values (objects, arrays, scalars) a constant side may hold: each element of one side is compared with
+ * the other's at its level, so with one side this small a row's work is at most this many times the other's
+ * size. Two columns of 14 KB arrays of arrays had one row take 127 s, past statement_timeout and cancel
+ * (attacker review 52).
+ */
+export const MAX_CONSTANT_NODES = 64;
+
+/** The parsed JSON of a side written as a string constant, or cast from one (`'{…}'::jsonb`); else undefined. */
+function constantJson(n: Node | undefined): unknown {
+  const cast = n?.TypeCast as Node | undefined;
+  const text = (cast ? cast.arg : n)?.A_Const?.sval?.sval;
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function jsonNodes(v: unknown): number {
+  if (Array.isArray(v)) return 1 + v.reduce((n: number, x) => n + jsonNodes(x), 0);
+  if (v !== null && typeof v === 'object') return 1 + Object.values(v).reduce((n: number, x) => n + jsonNodes(x), 0);
+  return 1;
 }
 
 const MAP = 'MAP(VARCHAR, JSON)';

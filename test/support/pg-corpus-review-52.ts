@@ -62,6 +62,12 @@ export const REVIEW_52 = [
 
 /** Refused with a hint where DuckDB's answer would differ from PostgreSQL's. */
 export const REVIEW_52_REFUSED = [
+  // neither side a constant of at most 64 values: the macros' work is one side's elements times the other's
+  // at each level, uninterruptible (attacker review 52: 127 s past the timeout)
+  `with a as (select '[[1,2],[3,4]]'::jsonb j) select j @> j from a`,
+  `select x <@ y from (values ('[[1]]'::jsonb, '[[1,2]]'::jsonb)) v(x, y)`,
+  `select ('[' || repeat('1,', 64) || '1]')::jsonb @> ('[' || repeat('1,', 64) || '1]')::jsonb`,
+  `select '[${Array.from({ length: 64 }, (_, i) => i).join(',')}]'::jsonb @> '[${Array.from({ length: 64 }, (_, i) => i).join(',')}]'`,
   // a right side nested past 8 levels: one macro per level (a macro cannot call itself)
   `select '{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}'::jsonb @> '{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":1}}}}}}}}}'`,
   // an optional group that can match an empty string, matching nothing: DuckDB's '' is either PostgreSQL's NULL or ''
