@@ -56,6 +56,8 @@ export interface GatewayConfig {
   maxIdleVersions: number;
   /** Bytes the idle attached versions may hold together, by their catalogs' estimate (versions/version-footprint.ts). */
   maxIdleVersionBytes: number;
+  /** Parquet bytes of a version's small tables copied into native DuckDB tables when it opens (versions/native-tables.ts); 0: none. */
+  nativeTableBytes: number;
   memoryLimit?: string;
   threads?: number;
   maxTempDirectorySize?: string;
@@ -125,4 +127,5 @@ export const RESTART_ONLY = [
   'refTtlMs',
   'maxIdleVersions',
   'maxIdleVersionBytes',
+  'nativeTableBytes',
 ] as const;

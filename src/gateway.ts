@@ -155,6 +155,7 @@ export class Gateway {
       new Grants(users, () => (gateway?.config ?? config).auth !== 'trust'),
       { files: fileCache, refs: refCache, results, verification },
       config.refTtlMs,
+      config.nativeTableBytes,
     );
     const probe = await (await engines.for([...repos.keys()][0] ?? '')).connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());

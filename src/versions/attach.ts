@@ -38,6 +38,7 @@ import {
   fileIdentities,
   NATIVE_TABLE_MAX_BYTES,
   NATIVE_VERSION_BUILD_MS,
+  NATIVE_VERSION_MAX_BYTES,
   nativeTables,
 } from './native-tables.js';
 
@@ -94,6 +95,8 @@ export async function attachVersion(
   dbName: string,
   metaName: string,
   recheckMs: number,
+  /** Parquet bytes of its small tables built as native DuckDB tables (native-tables.ts). */
+  nativeTableBytes = NATIVE_VERSION_MAX_BYTES,
 ): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.sessions.connect();
@@ -150,7 +153,7 @@ export async function attachVersion(
       // the files a copy may read, as they are before their hashes (changedSince, below)
       const copyable = remote
         ? []
-        : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: Infinity })];
+        : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes })];
       const identities = fileIdentities(copyable, locate);
       if (!remote) {
         for (const t of catalog.tables) {
@@ -162,7 +165,11 @@ export async function attachVersion(
           }
         }
       }
-      if (!remote) native = nativeTables(catalog, (t) => !unverified.has(t) && copyable.includes(t));
+      if (!remote)
+        native = nativeTables(catalog, (t) => !unverified.has(t) && copyable.includes(t), {
+          table: NATIVE_TABLE_MAX_BYTES,
+          version: nativeTableBytes,
+        });
       // The views database is built by the repository's views builder and attached here READ_ONLY
       // (views-database.ts): no statement, whatever passed it, can replace a view. Views that change
       // later (a remote table's over the files a statement needs, an unverified local table's once
@@ -178,6 +185,14 @@ export async function attachVersion(
           });
           // the tables whose copies finished in time (the others are views)
           native = built.native;
+          // what was read of the catalog, here and by the builder, is what was hashed (local-verify.ts fingerprint)
+          if (!remote && !version.unchangedNow([]))
+            throw new SqlError(
+              SQLSTATE.dataCorrupted,
+              `the catalog of version ${versionId} changed while it was read`,
+              undefined,
+              'Its store was written meanwhile; the next statement opens the version again.',
+            );
           // a copy holds only bytes whose hash was checked: no file of it changed since before its hash
           const changed = changedSince(identities, native, locate);
           if (changed !== undefined)

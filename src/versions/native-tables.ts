@@ -14,7 +14,10 @@ import type { LakeCatalog, LakeTable } from '../lake/index.js';
 
 /** Parquet bytes (data and delete files) of a table built as a native table, at most. */
 export const NATIVE_TABLE_MAX_BYTES = 16 * 1024 * 1024;
-/** Parquet bytes of all a version's native tables, at most: what its views database copies, and holds in DuckDB's buffer pool. */
+/**
+ * Parquet bytes of all a version's native tables, at most, by default (`nativeTableBytes`): what its views database
+ * copies, and holds in DuckDB's buffer pool.
+ */
 export const NATIVE_VERSION_MAX_BYTES = 64 * 1024 * 1024;
 /**
  * Wall ms a version's copies may take together, in the open slot they share with every repository's first logins

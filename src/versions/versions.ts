@@ -2,6 +2,7 @@
  * The version service: for a session's `repo@ref`, resolve the ref, authorize the user, verify
  * the version (signature, expiry, catalog and data hashes), attach it once and lease it.
  */
+import { NATIVE_VERSION_MAX_BYTES } from './native-tables.js';
 import type { RepositoryEngine } from '../engine/engines.js';
 import { AttachedVersions } from '../cache/attached-versions.js';
 import type { FileCache } from '../cache/file-cache.js';
@@ -39,6 +40,8 @@ export class Versions implements VersionSource {
     readonly caches: VersionCaches,
     /** How long a verdict on an attached version (expired or not, local files unchanged) stands: the ref TTL. */
     private readonly recheckMs: number,
+    /** Parquet bytes of a version's small tables built as native DuckDB tables (versions/native-tables.ts). */
+    private readonly nativeTableBytes: number = NATIVE_VERSION_MAX_BYTES,
   ) {
     this.attached = new AttachedVersions(maxIdle.versions, maxIdle.bytes);
   }
@@ -140,7 +143,15 @@ export class Versions implements VersionSource {
     const engine = await this.engineFor(repo.name);
     // attached per engine: one that replaced a broken one (engine-failure.ts) attaches anew
     return this.attached.acquire(`${dbName}#${engine.id}`, () =>
-      attachVersion(engine, repo, versionId, dbName, `${META_PREFIX}${++this.seq}`, this.recheckMs),
+      attachVersion(
+        engine,
+        repo,
+        versionId,
+        dbName,
+        `${META_PREFIX}${++this.seq}`,
+        this.recheckMs,
+        this.nativeTableBytes,
+      ),
     );
   }
 
