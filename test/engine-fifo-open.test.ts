@@ -31,8 +31,7 @@ function fifoWaits(pid: number): string[] {
 
 let gw: ContainmentGateway;
 before(async () => {
-  // orders read by path at every statement, as a table over 16 MiB is: no native copy (nativeTableBytes 0)
-  gw = await containmentGateway({ statementTimeoutMs: TIMEOUT_MS, config: { nativeTableBytes: 0 } });
+  gw = await containmentGateway({ statementTimeoutMs: TIMEOUT_MS });
 });
 after(() => gw?.stop());
 

@@ -65,7 +65,7 @@ describe('maxIdleVersionBytes in a gateway', () => {
   // basic's versions are estimated at a little over 5 MiB each (4 MiB, and ~1.3 MB of views database holding their
   // tables as native tables: versions/native-tables.ts): two fit in 13 MiB, not three
   before(async () => {
-    gw = await serveBasic([], { config: { maxIdleVersionBytes: 13 * MiB } });
+    gw = await serveBasic([], { config: { maxIdleVersionBytes: 13 * MiB, nativeTableBytes: 64 * MiB } });
   });
   after(() => gw?.stop());
 

@@ -123,25 +123,6 @@ test("exact numeric division's helpers call no built-in the session guards shado
 
 test("the catalog's helpers call no built-in the session guards shadow", () => assertUnguarded(CATALOG_HELPERS));
 
-test("the text macros test their values with the built-in regexp_matches, not the session's guard", () =>
-  // Their patterns are the gateway's constants (a type name's prefix, the characters an array element's
-  // quoting needs); the guard, which judges a client's pattern per row, cost psql's \d+ table query 1.4 ms
-  // a call through `_pgsem_cat` (their concat/concat_ws keep the guard: it counts what they build).
-  assertUnguarded(
-    [
-      '_pgsem_cat',
-      '_pgsem_aquote',
-      '_pgsem_rquote',
-      '_pgsem_out',
-      '_pgsem_out_any',
-      '_pgsem_text',
-      '_pgsem_text_any',
-      '_pgsem_elems',
-      '_pgsem_elems_any',
-    ],
-    ['regexp_matches'],
-  ));
-
 test('a list holding a subquery is named once by the text rewrite of array_to_string and ||', () => {
   // psql's \d+ table query: the ARRAY(…) was its own overload tag inside `||`, and the `||` again inside
   // array_to_string's, so the rewrite named it four times (each a correlated join DuckDB runs: 60 ms).

@@ -5,6 +5,7 @@
  * DuckDB's read-only error, and the view still answers as before. The file lives in the
  * instance's own temp directory and is removed when the version is detached.
  */
+import { NATIVE_VERSION_MAX_BYTES } from '../src/versions/native-tables.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, renameSync } from 'node:fs';
@@ -34,7 +35,16 @@ before(async () => {
   });
   const repo = await openRepository('basic', new FsStore(root()), { signatures: 'off', refTtlMs: 0 });
   const { versionId } = await repo.resolve('tags/v1');
-  attached = await attachVersion(engine, repo, versionId, `basic@${versionId}`, `__fdl_meta_t1`, 60_000);
+  // its small tables as native tables (nativeTableBytes, off by default)
+  attached = await attachVersion(
+    engine,
+    repo,
+    versionId,
+    `basic@${versionId}`,
+    `__fdl_meta_t1`,
+    60_000,
+    NATIVE_VERSION_MAX_BYTES,
+  );
   conn = await connectSession(engine.sessions);
 });
 after(async () => {

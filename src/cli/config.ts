@@ -314,7 +314,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     refTtlMs: int('--ref-ttl', flags.refTtl) ?? file.refTtlMs ?? 2000,
     maxIdleVersions: file.maxIdleVersions ?? 16,
     maxIdleVersionBytes: file.maxIdleVersionBytes ?? 256 * 1024 ** 2,
-    nativeTableBytes: file.nativeTableBytes ?? 64 * 1024 ** 2,
+    nativeTableBytes: file.nativeTableBytes ?? 0,
     memoryLimit: flags.memoryLimit ?? file.memoryLimit,
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',

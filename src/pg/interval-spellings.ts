@@ -86,13 +86,16 @@ function intervalConstant(n: Node): string | undefined {
   return names.at(-1)?.String?.sval === 'interval' ? sval : undefined;
 }
 
-/** The interval constants in `tree`, in order of appearance. */
-function constants(tree: unknown, out: Node[] = []): Node[] {
-  if (Array.isArray(tree)) for (const x of tree) constants(x, out);
-  else if (tree && typeof tree === 'object') {
-    if (intervalConstant(tree as Node) !== undefined) out.push(tree as Node);
-    else for (const v of Object.values(tree)) constants(v, out);
-  }
+/**
+ * The interval constants in `tree`, in order of appearance. The rewritten tree shares subtrees (a macro naming
+ * its operand twice: twenty nested rounds are 2^20 paths), so each object is visited once.
+ */
+function constants(tree: unknown, out: Node[] = [], seen = new WeakSet<object>()): Node[] {
+  if (!tree || typeof tree !== 'object' || seen.has(tree)) return out;
+  seen.add(tree);
+  if (Array.isArray(tree)) for (const x of tree) constants(x, out, seen);
+  else if (intervalConstant(tree as Node) !== undefined) out.push(tree as Node);
+  else for (const v of Object.values(tree)) constants(v, out, seen);
   return out;
 }
 
@@ -129,13 +132,23 @@ const subquery = (n: Node): Node => ({
 /** Keys whose subtrees DuckDB evaluates without subqueries: FROM functions, window frame offsets. */
 const NO_SUBQUERY_KEYS: ReadonlySet<string> = new Set(['RangeFunction', 'startOffset', 'endOffset']);
 
-function separated(tree: unknown, texts: ReadonlySet<string>): unknown {
-  if (Array.isArray(tree)) return tree.map((x) => separated(x, texts));
+/** `tree` with `texts`' constants in subqueries; a shared subtree is rewritten once and stays shared. */
+function separated(tree: unknown, texts: ReadonlySet<string>, done = new WeakMap<object, unknown>()): unknown {
   if (!tree || typeof tree !== 'object') return tree;
-  const text = intervalConstant(tree as Node);
-  if (text !== undefined) return texts.has(text) ? subquery(tree as Node) : tree;
-  const out: Node = {};
-  for (const [k, v] of Object.entries(tree)) out[k] = NO_SUBQUERY_KEYS.has(k) ? v : separated(v, texts);
+  const known = done.get(tree);
+  if (known !== undefined) return known;
+  let out: unknown;
+  if (Array.isArray(tree)) out = tree.map((x) => separated(x, texts, done));
+  else {
+    const text = intervalConstant(tree as Node);
+    if (text !== undefined) out = texts.has(text) ? subquery(tree as Node) : tree;
+    else {
+      const node: Node = {};
+      for (const [k, v] of Object.entries(tree)) node[k] = NO_SUBQUERY_KEYS.has(k) ? v : separated(v, texts, done);
+      out = node;
+    }
+  }
+  done.set(tree, out);
   return out;
 }
 

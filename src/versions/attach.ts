@@ -38,7 +38,6 @@ import {
   fileIdentities,
   NATIVE_TABLE_MAX_BYTES,
   NATIVE_VERSION_BUILD_MS,
-  NATIVE_VERSION_MAX_BYTES,
   nativeTables,
 } from './native-tables.js';
 
@@ -96,7 +95,7 @@ export async function attachVersion(
   metaName: string,
   recheckMs: number,
   /** Parquet bytes of its small tables built as native DuckDB tables (native-tables.ts). */
-  nativeTableBytes = NATIVE_VERSION_MAX_BYTES,
+  nativeTableBytes = 0,
 ): Promise<AttachedVersion> {
   const version = await repo.openVersion(versionId);
   const conn = await engine.sessions.connect();

@@ -2,7 +2,6 @@
  * The version service: for a session's `repo@ref`, resolve the ref, authorize the user, verify
  * the version (signature, expiry, catalog and data hashes), attach it once and lease it.
  */
-import { NATIVE_VERSION_MAX_BYTES } from './native-tables.js';
 import type { RepositoryEngine } from '../engine/engines.js';
 import { AttachedVersions } from '../cache/attached-versions.js';
 import type { FileCache } from '../cache/file-cache.js';
@@ -41,7 +40,7 @@ export class Versions implements VersionSource {
     /** How long a verdict on an attached version (expired or not, local files unchanged) stands: the ref TTL. */
     private readonly recheckMs: number,
     /** Parquet bytes of a version's small tables built as native DuckDB tables (versions/native-tables.ts). */
-    private readonly nativeTableBytes: number = NATIVE_VERSION_MAX_BYTES,
+    private readonly nativeTableBytes = 0,
   ) {
     this.attached = new AttachedVersions(maxIdle.versions, maxIdle.bytes);
   }
