@@ -8,7 +8,6 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   analyzeOffThread,
-  readyTextThread,
   rewriteOffThread,
   setTextTaskLimit,
   textTasksTimedOut,
@@ -80,27 +79,4 @@ test("a thread that took only catalog-sized texts outlives the gateway's idle mo
   await rewriteOffThread(`${catalog(2)} or a.attname in (${"'x', ".repeat(1_000)}'y')`, 'ann');
   await idle();
   assert.equal(textThreadRunning(), false, 'the thread that took a long text was kept');
-});
-
-test("a thread readied ahead of its texts starts once, takes the next text without starting another, and outlives the gateway's idle moments", async () => {
-  const idle = async () => {
-    sessionStarted();
-    sessionEnded();
-    await new Promise((r) => setTimeout(r, IDLE_MS + 500));
-  };
-  // a thread the test above left (it took a long text) ended at idle
-  if (textThreadRunning()) await idle();
-  assert.equal(textThreadRunning(), false);
-  const started = textThreadsStarted;
-  const readied = readyTextThread();
-  assert.equal(readyTextThread(), readied, 'one start for callers while it starts');
-  await readied;
-  assert.ok(textThreadRunning());
-  assert.equal(textThreadsStarted, started + 1);
-  // its parse-only DuckDB is ready too: an analysis right after starts nothing
-  assert.equal((await analyzeOffThread('select 1 as x', 'ann')).kind, 'query');
-  await idle();
-  assert.ok(textThreadRunning(), 'the readied thread ended when the gateway was idle');
-  await readyTextThread();
-  assert.equal(textThreadsStarted, started + 1, 'a second thread was started');
 });

@@ -173,21 +173,6 @@ function post(op: TextTask['op'], sql: string, owner: string): Promise<unknown> 
   });
 }
 
-let readying: Promise<unknown> | undefined;
-
-/**
- * Start the thread, if none runs, ahead of the texts it will take: its modules, the WebAssembly grammar and
- * its parse-only DuckDB cost 1–3 s of CPU, which fell on the first catalog text of a few KiB (SQLAlchemy 2's
- * first `get_columns` on a fresh gateway: 3.1–3.5 s). Called when a session's text reads the catalog; the
- * ORMs' longer reflection texts come next. A thread started here and given nothing longer is kept like one
- * that took catalog-sized texts (KEEP_THREAD_MAX_CHARS).
- */
-export function readyTextThread(): Promise<unknown> {
-  if (worker) return Promise.resolve();
-  readying ??= post('ready', '', '').finally(() => (readying = undefined));
-  return readying;
-}
-
 /** analysis.ts analyzeText, on the worker thread, in `owner`'s turn. */
 export function analyzeOffThread(sql: string, owner: string): Promise<Analysis> {
   return post('analyze', sql, owner) as Promise<Analysis>;

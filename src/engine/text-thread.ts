@@ -15,8 +15,7 @@ import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 
 export interface TextTask {
   id: number;
-  /** `ready`: nothing but the thread's start and its parse-only DuckDB (text-pool.ts readyTextThread). */
-  op: 'analyze' | 'rewrite' | 'ready';
+  op: 'analyze' | 'rewrite';
   sql: string;
   /** The most bytes the serialized value may take. */
   maxReplyBytes: number;
@@ -43,7 +42,6 @@ async function run(task: TextTask): Promise<unknown> {
   if (task.op === 'rewrite') return rewriteForDuckDBDetailed(task.sql);
   conn ??= parserConnection();
   const c = await conn;
-  if (task.op === 'ready') return null;
   return analyzeText((text) => serializeOn(c, text), task.sql);
 }
 

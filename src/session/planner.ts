@@ -23,14 +23,13 @@ import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 import { needsPgRewrite } from '../pg/rewrite-precheck.js';
 import { refuseCaseMismatch } from '../pg/identifier-case.js';
-import { OFF_THREAD_CHARS, readyTextThread, rewriteOffThread, textThreadRunning } from '../engine/text-pool.js';
+import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { refuseInParameter } from '../pg/in-parameter.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
-import { COMPAT_DB } from '../pg/catalog/names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
 import { resultShape } from '../pg/result-shape.js';
 import { choiceTypmod, columnSources } from '../analysis/column-sources.js';
@@ -72,8 +71,6 @@ export async function planQuery(
   const onLoop =
     source.length <= REWRITE_ON_LOOP_CHARS || (source.length <= OFF_THREAD_CHARS && !needsPgRewrite(source));
   const rewrite = onLoop ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source, ctx.user);
-  // A client reading the catalog sends longer catalog texts next (an ORM's reflection): their thread started now.
-  if (onLoop && !textThreadRunning() && rewrite.sql.includes(`${COMPAT_DB}.`)) void readyTextThread().catch(() => {});
   let sql = rewrite.sql;
   // `db.information_schema.tables` is the emulation's answer for this session's database only.
   for (const { db, name } of rewrite.catalogsNamed ?? []) {
