@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { attachCatalog, openCatalog, type LakeCatalog, type LakeTable } from '../src/lake/index.js';
 import {
   changedSince,
@@ -129,16 +129,33 @@ describe('which tables are built native', () => {
   });
 });
 
+/** The big fixture's catalog opened on a one-thread instance, every table a native candidate. */
+async function withBigFixture(
+  work: (f: {
+    conn: DuckDBConnection;
+    catalog: LakeCatalog;
+    locate: (rel: string) => string;
+    all: Set<LakeTable>;
+  }) => Promise<void>,
+): Promise<void> {
+  const v = allVersions().find((x) => x.repo === 'big')!;
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const conn = await instance.connect();
+  try {
+    const catalog = await openCatalog(conn, v.catalogFile, 'meta');
+    const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
+    const all = nativeTables(catalog, () => true);
+    assert.ok(all.size > 0);
+    await work({ conn, catalog, locate, all });
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
 describe("a version's time for copies", () => {
   it('a copy still running then is interrupted and its table is a view with the same rows; past it, no copy starts', async () => {
-    const v = allVersions().find((x) => x.repo === 'big')!;
-    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-    const conn = await instance.connect();
-    try {
-      const catalog = await openCatalog(conn, v.catalogFile, 'meta');
-      const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
-      const all = nativeTables(catalog, () => true);
-      assert.ok(all.size > 0);
+    await withBigFixture(async ({ conn, catalog, locate, all }) => {
       const kinds = async (db: string) =>
         (
           await conn.runAndReadAll(
@@ -163,23 +180,13 @@ describe("a version's time for copies", () => {
       assert.equal(none.native.size, 0);
       assert.deepEqual(await kinds('none'), [0, catalog.tables.length]);
       assert.equal(await count('none'), await count('whole'));
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
+    });
   });
 });
 
 describe('a copy that fails', () => {
   it("leaves its table a view and the version built (the builder's memory: a few KiB of Parquet can hold hundreds of MiB)", async () => {
-    const v = allVersions().find((x) => x.repo === 'big')!;
-    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-    const conn = await instance.connect();
-    try {
-      const catalog = await openCatalog(conn, v.catalogFile, 'meta');
-      const locate = (rel: string) => path.join(v.root, v.dataDir, rel);
-      const all = nativeTables(catalog, () => true);
-      assert.ok(all.size > 0);
+    await withBigFixture(async ({ conn, catalog, locate, all }) => {
       // the 200k rows do not fit 1 MB of DuckDB memory: before, the version's build failed and it could not be opened
       await conn.run("SET memory_limit = '1MB'");
       const built = await attachCatalog(conn, catalog, 'small', locate, { native: all, nativeBudgetMs: 60_000 });
@@ -192,10 +199,7 @@ describe('a copy that fails', () => {
         await conn.runAndReadAll("SELECT count(*) FROM duckdb_views() WHERE database_name = 'small' AND NOT internal")
       ).getRows()[0]![0];
       assert.equal(Number(views), catalog.tables.length);
-    } finally {
-      conn.closeSync();
-      instance.closeSync();
-    }
+    });
   });
 });
 
