@@ -225,7 +225,12 @@ export class FileCache {
         const got = before ? await hashFile(path).catch(() => null) : null;
         const after = got ? await stat(path).catch(() => null) : null;
         // the identity recorded is the one the hash saw: unchanged from before the read to after it
-        const steady = before !== null && after !== null && identityOf(before) === identityOf(after);
+        const steady =
+          before !== null &&
+          after !== null &&
+          got !== null &&
+          identityOf(before) === identityOf(got.opened) &&
+          identityOf(before) === identityOf(after);
         if (want && got && steady && got.sha256 === want && (spec.size === undefined || got.size === spec.size)) {
           this.adopted.delete(name);
           this.identities.set(name, identityOf(after));

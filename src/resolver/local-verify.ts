@@ -3,7 +3,7 @@
  * ctime, inode and device stay the same (a changed file is hashed again). XX001 names the file.
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { openRegular } from '../regular-file.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -20,13 +20,7 @@ export class LocalVerifier {
   unchangedNow(path: string, sha256: string): boolean {
     const known = this.verified.get(path);
     if (known === undefined) return false;
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
-      return false;
-    }
-    return known === `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
+    return known === fingerprintNow(path, sha256);
   }
 
   /** Hashes a local file unless it was hashed before and its size/mtime/ctime/inode/device did not change. */
@@ -41,7 +35,7 @@ export class LocalVerifier {
         `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`,
       );
     }
-    const fp = `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
+    const fp = fingerprint(st, sha256);
     if (this.verified.get(path) === fp) return;
     if (st.size !== size)
       throw new SqlError(
@@ -49,13 +43,21 @@ export class LocalVerifier {
         `size mismatch: ${file} of version ${id} in repository ${this.repoName}`,
         `${key} has ${st.size} bytes, version.json says ${size}`,
       );
-    const h = createHash('sha256');
     const fh = await openRegular(path).catch((e: unknown) => {
       throw new SqlError(
         SQLSTATE.dataCorrupted,
         `cannot read ${key} of repository ${this.repoName}: ${(e as { code?: string }).code ?? 'I/O error'}`,
       );
     });
+    // the bytes hashed are the opened file's: a path swapped after the stat above is another file
+    const opened = await fh.stat().then(
+      (s) => fingerprint(s, sha256),
+      async (e: unknown) => {
+        await fh.close();
+        throw e;
+      },
+    );
+    const h = createHash('sha256');
     for await (const chunk of fh.createReadStream()) h.update(chunk as Buffer);
     const got = h.digest('hex');
     if (got !== sha256)
@@ -64,6 +66,27 @@ export class LocalVerifier {
         `sha256 mismatch: ${file} of version ${id} in repository ${this.repoName}`,
         `${key}: version.json says ${sha256}, the file hashes to ${got}`,
       );
+    // the path must still name the file hashed, unchanged while it was read: else a store writer swapped
+    // it (or a folder above it) and the bytes verified are not those the path gives
+    if (opened !== fp || fingerprintNow(path, sha256) !== fp)
+      throw new SqlError(
+        SQLSTATE.dataCorrupted,
+        `${file} of version ${id} in repository ${this.repoName} changed while it was verified`,
+      );
     this.verified.set(path, fp);
+  }
+}
+
+/** A file's identity (size, mtime, ctime, inode, device) with the hash it must have. */
+function fingerprint(st: Stats, sha256: string): string {
+  return `${st.size}-${st.mtimeMs}-${st.ctimeMs}-${st.ino}-${st.dev}-${sha256}`;
+}
+
+/** The fingerprint of what `path` names now; undefined when it cannot be stat'ed. */
+function fingerprintNow(path: string, sha256: string): string | undefined {
+  try {
+    return fingerprint(statSync(path), sha256);
+  } catch {
+    return undefined;
   }
 }

@@ -131,8 +131,12 @@ export class VerificationLedger {
         `the signed version says ${want}, the file hashes to ${got.sha256}`,
       );
     }
-    // Changed while being hashed: verified bytes, but not necessarily the bytes on disk now.
-    if (!sameIdentity(identity(st), after)) return;
+    // Swapped between the stat and the open (the path, or a folder above it), or changed while being
+    // hashed: the bytes verified are not the file the path names; nothing may read it as verified.
+    if (!sameIdentity(identity(st), got.opened) || !sameIdentity(identity(st), after)) {
+      this.counters.mismatches++;
+      throw new SqlError(SQLSTATE.dataCorrupted, `data file changed while it was verified: ${name}`);
+    }
     // Racily clean (as git's index): a file written within the timestamp granularity of now could be
     // rewritten again with the same size and mtime; it is hashed again until its mtime is settled.
     if (Date.now() - Math.max(st.mtimeMs, st.ctimeMs) < RACY_MS) return;
@@ -202,14 +206,22 @@ function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.dev === b.dev;
 }
 
-/** sha256 of a file in one streaming read. */
-export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+/**
+ * sha256 of a file in one streaming read, with the stats of the file opened: the bytes hashed are that
+ * file's, which is not the one a stat by path saw before if a store writer swapped the path (or a folder
+ * above it) in between.
+ */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number; opened: Stats }> {
   const h = createHash('sha256');
   let size = 0;
   const fh = await openRegular(path);
+  const opened = await fh.stat().catch(async (e: unknown) => {
+    await fh.close();
+    throw e;
+  });
   for await (const chunk of fh.createReadStream({ highWaterMark: 1024 * 1024 })) {
     h.update(chunk as Buffer);
     size += (chunk as Buffer).length;
   }
-  return { sha256: h.digest('hex'), size };
+  return { sha256: h.digest('hex'), size, opened };
 }
