@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SqlError, SQLSTATE } from '../errors.js';
+import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
 import { decodeDeletionVector } from './deletion-vector.js';
 import type { LakeCatalog, LakeTable } from './model.js';
 import { filesToProbe, probeShapes } from './probe.js';
@@ -41,7 +41,12 @@ export interface AttachOptions {
    * running then, and the table, and every table after it, is a view as without `native`.
    */
   nativeBudgetMs?: number;
+  /** How a file the gateway reads itself (a deletion vector) is read: by default as `locate` names it. */
+  readBytes?: ReadBytes;
 }
+
+/** A data file's bytes by its path relative to the data folder (versions/attach.ts: hashed as read, local). */
+export type ReadBytes = (rel: string) => Promise<Buffer>;
 
 export async function attachCatalog(
   conn: DuckDBConnection,
@@ -68,7 +73,7 @@ export async function attachCatalog(
 
     const deferred = (t: LakeTable) => options.deferTables || options.placeholders?.has(t);
     const built = catalog.tables.filter((t) => !deferred(t));
-    const ctx = built.length ? await tableContext(conn, catalog, built, locate) : null;
+    const ctx = built.length ? await tableContext(conn, catalog, built, locate, undefined, options.readBytes) : null;
     const copyUntil = Date.now() + (options.nativeBudgetMs ?? Infinity);
     const native = new Set<LakeTable>();
     for (const t of catalog.tables) {
@@ -122,8 +127,9 @@ export async function materializeTable(
   only?: ReadonlySet<number>,
   /** Rows counted from the catalog instead of read (countingTableSql): for one counting statement. */
   counted?: number,
+  readBytes?: ReadBytes,
 ): Promise<void> {
-  const ctx = await tableContext(conn, catalog, [table], locate, only);
+  const ctx = await tableContext(conn, catalog, [table], locate, only, readBytes);
   const sql =
     counted === undefined ? tableSql(table, ctx, only) : countingTableSql(table, ctx, only ?? new Set(), counted);
   await createTableView(conn, targetDb, table, sql, true);
@@ -136,6 +142,7 @@ export async function tableContext(
   tables: LakeTable[],
   locate: (rel: string) => string,
   only?: ReadonlySet<number>,
+  readBytes: ReadBytes = (rel) => readFile(locate(rel)),
 ) {
   // only the files the view will read are on disk (remote repositories fetch what a query needs)
   const probe = filesToProbe(tables);
@@ -148,8 +155,9 @@ export async function tableContext(
       const what = `${f.delete.path} (table ${qi(t.schema)}.${qi(t.name)})`;
       let bytes: Buffer;
       try {
-        bytes = await readFile(locate(f.delete.path));
+        bytes = await readBytes(f.delete.path);
       } catch (e) {
+        if (isSqlError(e) && e.sqlstate === SQLSTATE.dataCorrupted) throw e;
         throw new SqlError(SQLSTATE.ioError, `cannot read deletion vector ${what}: ${(e as Error).message}`);
       }
       dvPositions.set(f.id, decodeDeletionVector(bytes, what));

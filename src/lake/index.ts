@@ -1,6 +1,6 @@
 /** Native DuckLake 1.0 reader: frozen catalog → per-version database of views over read_parquet. */
 export { openCatalog, SUPPORTED_VERSIONS } from './metadata.js';
-export { attachCatalog, materializeTable, tableContext, type AttachOptions } from './attach.js';
+export { attachCatalog, materializeTable, tableContext, type AttachOptions, type ReadBytes } from './attach.js';
 export { PruneIndex, type Survivors } from './prune.js';
 export { tableSql, type TableSqlContext } from './tablesql.js';
 export { notOneSelect } from './one-statement.js';

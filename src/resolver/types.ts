@@ -100,6 +100,12 @@ export interface VerifiedVersion {
    * (paths as given). Local files are always present.
    */
   holdCached(files: DataFile[]): Promise<{ lease: Lease; missing: Set<string> }>;
+  /**
+   * A data file's bytes, read by the gateway itself (a deletion vector it decodes once into a version's views):
+   * local files are hashed as read and must match (XX001 otherwise), so a file swapped in after ensureFiles
+   * never reaches a view built to last; remote files come from the file cache, verified when downloaded.
+   */
+  readVerified(file: DataFile): Promise<Buffer>;
   /** Local repositories: proves the catalog in place is still the verified one (a stat; hashed again if changed). */
   recheckCatalog(): Promise<void>;
   /**

@@ -4,7 +4,10 @@
  * verification ledger knows them unchanged, remote ones downloaded into the file cache (hashed while
  * downloading) and pinned. A mismatch is XX001 naming the file, logged and counted.
  */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { SqlError, SQLSTATE, isSqlError } from '../errors.js';
+import { openRegular } from '../regular-file.js';
 import { AbsentObjectError, checkKey, type ObjectStore } from '../store/store.js';
 import type { FileCache, Lease } from '../cache/file-cache.js';
 import type { VerificationLedger } from '../state/verification-ledger.js';
@@ -114,6 +117,36 @@ export class VersionFiles {
         return repo.store.localPath
           ? repo.store.localPath(key)
           : repo.remoteCache().pathFor(repo.store, key, { sha256: index?.files.get(rel)?.sha256 });
+      },
+      async readVerified(f: DataFile): Promise<Buffer> {
+        const { key, expect } = checked(f);
+        if (!repo.store.localPath) return readFile(this.locate(f.path));
+        const bytes = await readRegular(repo.store.localPath(key)).catch((e: unknown) => {
+          throw repo.integrityFailure(
+            id,
+            key,
+            new SqlError(SQLSTATE.dataCorrupted, `cannot read ${key}: ${(e as { code?: string }).code ?? 'I/O error'}`),
+          );
+        });
+        const mismatch =
+          expect.size !== undefined && bytes.length !== expect.size
+            ? new SqlError(
+                SQLSTATE.dataCorrupted,
+                'size mismatch',
+                `the file has ${bytes.length} bytes, the signed version says ${expect.size}`,
+              )
+            : expect.sha256 && createHash('sha256').update(bytes).digest('hex') !== expect.sha256.toLowerCase()
+              ? new SqlError(
+                  SQLSTATE.dataCorrupted,
+                  'sha256 mismatch',
+                  `the bytes read differ from the sha256 the signed version says (${expect.sha256})`,
+                )
+              : undefined;
+        if (mismatch) {
+          repo.verification.countMismatch();
+          throw repo.integrityFailure(id, key, mismatch);
+        }
+        return bytes;
       },
       async ensureFiles(files: DataFile[], onProgress?: (p: DownloadProgress) => void): Promise<Lease> {
         const got: Lease[] = [];
@@ -234,5 +267,15 @@ export class VersionFiles {
         leases.forEach((l) => l.release());
       },
     };
+  }
+}
+
+/** A file's whole bytes, read only if it is a regular file (regular-file.ts). */
+async function readRegular(path: string): Promise<Buffer> {
+  const fh = await openRegular(path);
+  try {
+    return await fh.readFile();
+  } finally {
+    await fh.close();
   }
 }

@@ -110,6 +110,8 @@ export async function attachVersion(
     const remote = !repo.store.localPath;
     const pins: { release(): void }[] = [];
     const locate = (rel: string) => version.locate(rel);
+    // a deletion vector decoded into a view that lasts is read hashed: a file swapped in after its check never is
+    const readBytes = (rel: string) => version.readVerified({ path: rel });
     // Local tables whose files did not verify at attach (absent, or other bytes): a placeholder view
     // that reads nothing, replaced by the real view once a statement finds the files verified.
     const unverified = new Set<LakeTable>();
@@ -123,7 +125,7 @@ export async function attachVersion(
         const built: LakeTable[] = [];
         await views.change(async (c, db) => {
           for (const t of due.filter((t) => unverified.has(t))) {
-            await materializeTable(c, catalog, t, db, locate);
+            await materializeTable(c, catalog, t, db, locate, undefined, undefined, readBytes);
             built.push(t);
           }
         });
@@ -180,6 +182,7 @@ export async function attachVersion(
             placeholders: unverified,
             native,
             nativeBudgetMs: NATIVE_VERSION_BUILD_MS,
+            readBytes,
             file,
           });
           // the tables whose copies finished in time (the others are views)
@@ -222,7 +225,7 @@ export async function attachVersion(
     const tables = remote ? new RemoteTables(views, version, catalog, dbName, prune) : null;
     // Local tables: `count(*) FROM t` is answered from the catalog's record counts where they are exact.
     // (a native table holds its rows: counted by DuckDB without reading a file)
-    const counting = remote ? null : localCounting(engine.sessions, catalog, locate, native);
+    const counting = remote ? null : localCounting(engine.sessions, catalog, locate, native, readBytes);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
     return {

@@ -7,6 +7,7 @@ import {
   tableContext,
   type LakeCatalog,
   type LakeTable,
+  type ReadBytes,
 } from '../lake/index.js';
 import { Slots } from '../serial.js';
 
@@ -23,6 +24,8 @@ export function localCounting(
   locate: (rel: string) => string,
   /** Tables built as native DuckDB tables (native-tables.ts): counted by DuckDB from the table itself, no file read. */
   native: ReadonlySet<LakeTable> = new Set(),
+  /** How a deletion vector is read (hashed as read: the counting SQL is kept for the version's life). */
+  readBytes?: ReadBytes,
 ) {
   let conn: Promise<DuckDBConnection> | null = null;
   // one statement at a time on the connection
@@ -37,7 +40,7 @@ export function localCounting(
         if (counted.length === 0) return null;
         const skip = new Set(counted.map((f) => f.id));
         const read = new Set(t.dataFiles.filter((f) => !skip.has(f.id)).map((f) => f.id));
-        const ctx = await tableContext(c, catalog, [t], locate, read);
+        const ctx = await tableContext(c, catalog, [t], locate, read, readBytes);
         return countingTableSql(t, ctx, read, countedRows(counted, catalog.snapshotId));
       })();
       s.catch(() => sources.delete(t));
