@@ -112,3 +112,23 @@ test('a file left alone verifies once and is then trusted from its stat', async 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a catalog's folder renamed away and back after its hash (another catalog read meanwhile) is no longer taken as verified", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fdl-hash-swap-'));
+  try {
+    const { path, swapIn, swapBack } = layout(dir, 'catalog.ducklake');
+    writeFileSync(path, 'genuine bytes'); // the served folder holds the genuine catalog, verified first
+    const verifier = new LocalVerifier('demo');
+    const want = sha('genuine bytes');
+    await verifier.verify(path, 'v1', 'catalog.ducklake', want, 13);
+    assert.equal(verifier.unchangedNow(path, want), true);
+    // the writer's folder swap and back: the file is the same inode with the same times
+    swapIn();
+    swapBack();
+    assert.equal(verifier.unchangedNow(path, want), false, 'a folder above it was renamed meanwhile');
+    await verifier.verify(path, 'v1', 'catalog.ducklake', want, 13); // hashed again: the genuine bytes
+    assert.equal(verifier.unchangedNow(path, want), true);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,15 +1,22 @@
 /**
  * A local repository's catalog proven in place: hashed once, then only a stat while its size, mtime,
- * ctime, inode and device stay the same (a changed file is hashed again). XX001 names the file.
+ * ctime, inode and device stay the same (a changed file is hashed again), and while the folders above it
+ * up to the repository's root keep their device, inode and ctime: a folder renamed away and back (another
+ * catalog read in between) leaves the file's own identity untouched but changes the folder's ctime.
+ * XX001 names the file.
  */
 import { createHash } from 'node:crypto';
 import { statSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 import { openRegular } from '../regular-file.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 export class LocalVerifier {
-  /** Local catalogs already hashed, by path → stat fingerprint, so an unchanged file is not re-hashed. */
-  private readonly verified = new Map<string, string>();
+  /**
+   * Local catalogs already hashed, by path → the file's fingerprint and its folders' (`folders`: the folders
+   * above it up to the repository's root), so an unchanged file is not re-hashed.
+   */
+  private readonly verified = new Map<string, { fp: string; folders: string[] }>();
 
   constructor(private readonly repoName: string) {}
 
@@ -20,7 +27,7 @@ export class LocalVerifier {
   unchangedNow(path: string, sha256: string): boolean {
     const known = this.verified.get(path);
     if (known === undefined) return false;
-    return known === fingerprintNow(path, sha256);
+    return known.fp === `${fingerprintNow(path, sha256)}|${foldersNow(known.folders)}`;
   }
 
   /** Hashes a local file unless it was hashed before and its size/mtime/ctime/inode/device did not change. */
@@ -36,7 +43,10 @@ export class LocalVerifier {
       );
     }
     const fp = fingerprint(st, sha256);
-    if (this.verified.get(path) === fp) return;
+    // versions/<id>/<file> in the repository: the folders up to its root
+    const folders = foldersAbove(path, key.split('/').length);
+    const placed = foldersNow(folders);
+    if (this.verified.get(path)?.fp === `${fp}|${placed}`) return;
     if (st.size !== size)
       throw new SqlError(
         SQLSTATE.dataCorrupted,
@@ -68,12 +78,12 @@ export class LocalVerifier {
       );
     // the path must still name the file hashed, unchanged while it was read: else a store writer swapped
     // it (or a folder above it) and the bytes verified are not those the path gives
-    if (opened !== fp || fingerprintNow(path, sha256) !== fp)
+    if (opened !== fp || fingerprintNow(path, sha256) !== fp || foldersNow(folders) !== placed)
       throw new SqlError(
         SQLSTATE.dataCorrupted,
         `${file} of version ${id} in repository ${this.repoName} changed while it was verified`,
       );
-    this.verified.set(path, fp);
+    this.verified.set(path, { fp: `${fp}|${placed}`, folders });
   }
 }
 
@@ -89,4 +99,25 @@ function fingerprintNow(path: string, sha256: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The `n` folders above `path`, nearest first. */
+function foldersAbove(path: string, n: number): string[] {
+  const out: string[] = [];
+  for (let p = dirname(path); out.length < n; p = dirname(p)) out.push(p);
+  return out;
+}
+
+/** The folders' device, inode and ctime now (a rename changes a folder's ctime, a return does not undo it). */
+function foldersNow(folders: readonly string[]): string {
+  return folders
+    .map((f) => {
+      try {
+        const st = statSync(f);
+        return `${st.dev}-${st.ino}-${st.ctimeMs}`;
+      } catch {
+        return 'absent';
+      }
+    })
+    .join('/');
 }
