@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { serialize } from 'node:v8';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { analyzeText, serializeOn } from '../analysis/analysis.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
@@ -27,6 +27,8 @@ export type TextReply =
 let conn: Promise<DuckDBConnection> | null = null;
 
 async function parserConnection(): Promise<DuckDBConnection> {
+  // loaded with the first analysis: a thread that only rewrites never maps DuckDB's native library
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
     threads: '1',
     memory_limit: '256MB',

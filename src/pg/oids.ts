@@ -3,7 +3,8 @@
  * ParameterDescription). Values are PostgreSQL 15's pg_type. Planning (session/) and the wire's
  * encoders both read it, so it lives below both.
  */
-import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { DuckDBTypeId } from './duckdb-type-id.js';
 import { FALLBACK_OID, OID_BY_DUCKDB_ID } from './types.js';
 import { isShownNumericStruct } from './shown-numeric.js';
 

@@ -6,7 +6,8 @@
  * parts (pg-result-types.ts `shownNumeric…`), and the wire sends it as numeric (1700), the value
  * computed here in arbitrary precision as PostgreSQL's numeric.c computes it.
  */
-import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBType } from '@duckdb/node-api';
+import { DuckDBTypeId } from './duckdb-type-id.js';
 
 /** The struct's fields: a sort key first (ORDER BY and DISTINCT compare it), then the exact parts. */
 export const SHOWN_NUMERIC_FIELDS = ['fdl_pg_numeric', 'fdl_pg_of', 'fdl_pg_n', 'fdl_pg_x', 'fdl_pg_x2'] as const;
