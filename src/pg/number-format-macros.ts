@@ -29,7 +29,7 @@ const NOT_A_NUMBER = refused(
 );
 const NOT_FINITE = refused(
   'to_char() of NaN or Infinity',
-  'PostgreSQL writes C printf text for them; test with isfinite() or isnan() first.',
+  "Format them yourself: CASE WHEN x = 'NaN' OR x IN ('Infinity', '-Infinity') THEN … ELSE to_char(x, …) END.",
 );
 
 /**
