@@ -125,6 +125,12 @@ describe('function catalog: what pg_proc and friends list works through the gate
     for (const sig of [
       'to_char(timestamp without time zone, text)',
       'to_char(timestamp with time zone, text)',
+      // to_char of numbers, emulated in session 53 (they were 0A000, unlisted)
+      'to_char(numeric, text)',
+      'to_char(integer, text)',
+      'to_char(bigint, text)',
+      'to_char(real, text)',
+      'to_char(double precision, text)',
       'format(text, VARIADIC "any")',
       'encode(bytea, text)',
       'decode(text, text)',
@@ -142,6 +148,7 @@ describe('function catalog: what pg_proc and friends list works through the gate
       assert.ok(listed(sig), `${sig} is listed`);
     // and each runs through the gateway as PostgreSQL answers it
     const calls = `select to_char(timestamp '2024-03-05 13:45:10', 'YYYY-MM-DD HH24:MI'), to_char(timestamptz '2024-03-05 13:45:10+00', 'Dy DD Mon YYYY'),
+      to_char(1234.565, '999G999D99'), to_char(-42, 'FM9990.00'), to_char(7::bigint, '000'), to_char(2.5::real, '9.9'), to_char(2.5::float8, '9'),
       format('[%s]', 7), encode('abc'::bytea, 'base64'), decode('YWJj', 'base64'), date_part('dow', timestamp '2024-03-05'),
       regexp_replace('abc', '[a-b]', '_'), (select string_agg(x, '; ') from (values ('a'), ('b')) v(x)),
       (select percentile_cont(0.5) within group (order by x) from (values (interval '1 day'), (interval '2 hours')) v(x)),

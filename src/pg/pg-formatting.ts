@@ -5,6 +5,7 @@
 import { call, concatOf, castTo, intConst, str, strConst, type Node } from './parse-nodes.js';
 import { refuse } from './pg-calls.js';
 import { needsValue } from './param-values.js';
+import { isNumberPicture, numberToCharCall } from './number-formats.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -242,12 +243,8 @@ export function toCharCall(args: Node[]): Node {
       `to_char() with a format of more than ${MAX_TO_CHAR_FORMAT} characters is not supported by fdl-gateway`,
     );
   }
-  if (/^(?:FM)?[90.,DGSLPRMIV\s$-]*$/.test(fmt) && /[90]/.test(fmt)) {
-    throw refuse(
-      'to_char() of a number',
-      "Use printf('%.2f', x) or format() and round(); DuckDB has no numeric picture formats.",
-    );
-  }
+  // a number's picture (9, 0 …) formats a number, as PostgreSQL's to_char of int, numeric and float does
+  if (isNumberPicture(fmt)) return numberToCharCall(args[0]!, fmt);
   const v = args[0]!;
   const parts: Node[] = [];
   let codes = '';

@@ -7,6 +7,7 @@ import { C } from './catalog/names.js';
 import { quoteLiteral } from '../quote.js';
 import { INTERVAL_DIVISION, INTERVAL_TYPE_DIVISION, PG_VALUE_MACROS } from './pg-value-macros.js';
 import { ROW_MACROS } from './pg-rows.js';
+import { NUMBER_FORMAT_MACROS } from './number-format-macros.js';
 import { SUBSCRIPT_MACROS } from './array-subscripts.js';
 import { LIKE_ANY_MACROS } from './pg-operators.js';
 import { JSON_VALUE_MACROS } from './pg-json-values.js';
@@ -872,6 +873,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...SHOWN,
   ...SIGN_AND_GCD,
   ...PG_VALUE_MACROS,
+  ...NUMBER_FORMAT_MACROS,
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ARITHMETIC_LITERAL_MACROS,
