@@ -25,6 +25,7 @@ import { outermostSelects, shownItems } from './pg-shown-calls.js';
 import { readsCatalog } from './regproc-columns.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
+import { refuseManyNumberFormats } from './number-formats.js';
 import { printedNodes } from './tree-size.js';
 import { keepIntervalsApart } from './interval-spellings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -170,6 +171,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   refuseOverComposed(sql, rewrittenSql);
+  refuseManyNumberFormats(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.
