@@ -124,3 +124,15 @@ describe('bare parameters are named ?column? whatever their types (A4)', () => {
     { sql: 'select $1, $2, $3', types: [FLOAT8, INT4, DATE], params: ['1.5', '2', '2024-01-01'] },
   ]);
 });
+
+test('SQL PREPARE … (numeric, int4) and EXECUTE name bare parameters ?column?, as PostgreSQL (A4)', async () => {
+  const run = async (e: 'pg' | 'gw') => {
+    const c = conns[e]!;
+    const prepared = await c.simple('PREPARE p53(numeric, int4, float8) AS SELECT $1, $2, $3');
+    assert.equal(prepared.error, undefined, `${e}: ${prepared.error?.message}`);
+    const r = answer(await c.simple('EXECUTE p53(1.5, 2, 1.005)'), false);
+    await c.simple('DEALLOCATE p53');
+    return r;
+  };
+  assert.deepEqual(await run('gw'), await run('pg'));
+});
