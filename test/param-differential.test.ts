@@ -136,3 +136,30 @@ test('SQL PREPARE … (numeric, int4) and EXECUTE name bare parameters ?column?,
   };
   assert.deepEqual(await run('gw'), await run('pg'));
 });
+
+describe('a bpchar parameter ignores its trailing spaces where PostgreSQL does, and keeps them where it does (A3)', () => {
+  const BPCHAR = 1042,
+    TEXT = 25;
+  differential([
+    { sql: 'select count(*) from sales.customers where name = $1', types: [BPCHAR], params: ['Customer 1  '] },
+    {
+      sql: 'select count(*) from sales.customers where name in ($1, $2)',
+      types: [BPCHAR, BPCHAR],
+      params: ['Customer 1 ', 'Customer 2'],
+    },
+    {
+      sql: "select $1, $1 = 'a', $1 > 'a', length($1), $1 || 'x', $1::text, upper($1) || 'x', $1 in ('a', 'b')",
+      types: [BPCHAR],
+      params: ['a  '],
+    },
+    { sql: "select $1 like 'a', $1 like 'a%', octet_length($1), concat($1, 'x')", types: [BPCHAR], params: ['a  '] },
+    { sql: 'select $1 = $2, $1 like $2, $1 < $2', types: [BPCHAR, TEXT], params: ['a  ', 'a'] },
+  ]);
+});
+
+test("a bpchar cast without a length, as PostgreSQL: 'a  '::bpchar compares, measures and concatenates without its trailing spaces; LIKE and char(n) LIKE read them", async () => {
+  const sql =
+    "select 'a  '::bpchar = 'a', length('a  '::bpchar), 'a  '::bpchar || 'x', ('a  '::bpchar)::text, 'a  '::bpchar like 'a', 'a'::char(3) like 'a', octet_length('a  '::bpchar), 'a  '::bpchar";
+  const [pg, gw] = [answer(await conns.pg!.simple(sql), false), answer(await conns.gw!.simple(sql), false)];
+  assert.deepEqual(gw, pg);
+});
