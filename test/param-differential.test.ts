@@ -165,3 +165,13 @@ test("a bpchar cast without a length, as PostgreSQL: 'a  '::bpchar compares, mea
   const [pg, gw] = [answer(await conns.pg!.simple(sql), false), answer(await conns.gw!.simple(sql), false)];
   assert.deepEqual(gw, pg);
 });
+
+test('round($1, 0) of a parameter declared float8 is 42883 as in PostgreSQL (no round(double precision, integer)); the connection goes on', async () => {
+  for (const e of ['pg', 'gw'] as const) {
+    const r = await conns[e]!.query('select round($1, 0)', { paramTypes: [FLOAT8], params: ['2.5'] });
+    assert.equal(r.error?.code, '42883', `${e}: ${JSON.stringify(r.error)}`);
+    assert.match(r.error!.message, /^function round\(double precision, integer\) does not exist$/);
+    const after = await conns[e]!.query('select count(*) from sales.orders');
+    assert.deepEqual(answer(after, false).rows, [['80']], `${e}: nothing changed`);
+  }
+});
