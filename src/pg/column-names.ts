@@ -25,13 +25,18 @@ export type FiguredName = string | null | 'star' | 'values';
  * constants DuckDB names by their spelling; PostgreSQL calls them ?column? and bool). */
 const PLAIN = /^(?!(?:null|true|false)$)[A-Za-z_][A-Za-z0-9_$]*$/i;
 
-/** The result names to send, or null to keep DuckDB's (`figured` from the statement's analysis). */
+/**
+ * The result names to send, or null to keep DuckDB's (`figured` from the statement's analysis).
+ * `figuredOnly`: DuckDB ran a text the gateway named otherwise (a declared parameter's cast), so even
+ * a plain name of DuckDB's gives way to the figured one.
+ */
 export function postgresColumnNames(
   figured: readonly FiguredName[] | undefined,
   duckdbNames: readonly string[],
+  figuredOnly = false,
 ): string[] | null {
   if (figured?.length === 1 && figured[0] === 'values') return duckdbNames.map((_, i) => `column${i + 1}`);
-  if (!figured || duckdbNames.every((n) => PLAIN.test(n))) return null;
+  if (!figured || (!figuredOnly && duckdbNames.every((n) => PLAIN.test(n)))) return null;
   const stars = figured.filter((f) => f === 'star').length;
   // One star expands to the columns DuckDB reports between the items before and after it.
   if (

@@ -186,7 +186,7 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
  * (pg-shown-calls.ts `typedAs`): a struct of one field named `fdl_pg_<what>` — `row` a whole-row
  * reference (a record when x is a row, else x: a column named like its FROM item), `rowtext` a whole-row
  * reference cast to text (record_out's text when x is a row, else x), `bpchar_<n>` and
- * `varchar_<n>` a char(n)/varchar(n) cast, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name), `name` and `char` a cast to name or \"char\". Undefined for any other type.
+ * `varchar_<n>` a char(n)/varchar(n) cast, `bpchar` a bpchar without a length, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name), `name` and `char` a cast to name or \"char\". Undefined for any other type.
  */
 export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType } | undefined {
   if (t.typeId !== DuckDBTypeId.STRUCT) return undefined;
@@ -200,6 +200,7 @@ function wrappedField(what: string, inner: DuckDBType): PgField {
   if (what === 'rowtext' && inner.typeId === DuckDBTypeId.STRUCT) return { oid: OID.text, typmod: -1, typlen: -1 };
   const chars = /^(bpchar|varchar)_(\d+)$/.exec(what);
   if (chars) return { oid: chars[1] === 'bpchar' ? 1042 : 1043, typmod: Number(chars[2]) + 4, typlen: -1 };
+  if (what === 'bpchar') return { oid: OID.bpchar, typmod: -1, typlen: -1 };
   if (what === 'regtype') return { oid: OID.regtype, typmod: -1, typlen: 4 };
   if (what === 'jsonb') return { oid: OID.jsonb, typmod: -1, typlen: -1 };
   if (what === 'regproc') return { oid: OID.regproc, typmod: -1, typlen: 4 };

@@ -35,6 +35,7 @@ import {
 } from './pg-input.js';
 import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
+import { castTo } from './pg-forms.js';
 import {
   call,
   compat,
@@ -283,6 +284,15 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // DuckDB's `100.0`), an array's `{1,2}`, an interval's `1 year 2 mons`, a bytea's `\x…`.
     ctx.changed = true;
     return castText(arg, (ctx.untypedText ?? 0) > 0);
+  }
+  if (!isArray && type === 'bpchar' && !tn.typmods) {
+    // bpchar without a length keeps its value, trailing spaces too, where it is shown or read padded
+    // (LIKE, concat, octet_length); elsewhere PostgreSQL ignores them (comparisons, its cast to text,
+    // length): held without them, as char(n) is (lengthCast)
+    ctx.changed = true;
+    const value = castTo(arg, 'varchar');
+    if (ctx.shown?.has(tc)) return typedAs('bpchar', value);
+    return display ? value : call(['rtrim'], [value, strConst(' ')]);
   }
   const length = tn.typmods?.length === 1 ? tn.typmods[0]?.A_Const?.ival?.ival : undefined;
   if (!isArray && typeof length === 'number' && (type === 'bpchar' || type === 'varchar')) {

@@ -205,7 +205,9 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return walk(rowForm, ctx, false) as Node;
   }
-  let lexpr = walk(e.lexpr, ctx, false) as Node;
+  // LIKE reads a char(n) or bpchar value with its trailing spaces (PostgreSQL's bpcharlike is textlike)
+  const likeOperand = (e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || !!LIKE_OPS[op]) && isBpchar(e.lexpr);
+  let lexpr = walk(e.lexpr, ctx, likeOperand) as Node;
   let rexpr = walk(e.rexpr, ctx, false) as Node;
   const widened = e.kind === 'AEXPR_OP' && e.lexpr ? float4Widened(op, e.lexpr, e.rexpr, lexpr, rexpr) : undefined;
   if (widened) {

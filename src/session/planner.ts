@@ -21,6 +21,7 @@ import { replaceParams } from '../text/split.js';
 import { parsePg } from '../pg/pg-parse.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
+import { withDeclaredCasts } from '../pg/declared-casts.js';
 import { needsPgRewrite } from '../pg/rewrite-precheck.js';
 import { refuseCaseMismatch } from '../pg/identifier-case.js';
 import { OFF_THREAD_CHARS, rewriteOffThread } from '../engine/text-pool.js';
@@ -68,9 +69,11 @@ export async function planQuery(
   // The PostgreSQL grammar (WASM, synchronous) runs on a worker thread for long texts, and for texts of a few KiB
   // it must parse: its WebAssembly memory only grows, and the worker's is given back when the gateway is idle
   // (480 distinct 7 KB texts had kept the serving process 73-84 MiB above its boot RSS for good).
+  // Parameters the client declared float8, date… are cast so in the text the rewrite reads (pg/declared-casts.ts).
+  const written = withDeclaredCasts(source, declaredTypes);
   const onLoop =
-    source.length <= REWRITE_ON_LOOP_CHARS || (source.length <= OFF_THREAD_CHARS && !needsPgRewrite(source));
-  const rewrite = onLoop ? rewriteForDuckDBDetailed(source) : await rewriteOffThread(source, ctx.user);
+    written.length <= REWRITE_ON_LOOP_CHARS || (written.length <= OFF_THREAD_CHARS && !needsPgRewrite(written));
+  const rewrite = onLoop ? rewriteForDuckDBDetailed(written) : await rewriteOffThread(written, ctx.user);
   let sql = rewrite.sql;
   // `db.information_schema.tables` is the emulation's answer for this session's database only.
   for (const { db, name } of rewrite.catalogsNamed ?? []) {
@@ -258,9 +261,11 @@ export async function planQuery(
     // PostgreSQL's names from the analysis; a rewritten text's own names are those of the client's text,
     // or, where DuckDB's grammar cannot read that text (`EXISTS (SELECT FROM …)`), the rewritten one's.
     const named = rewrite.sql === source ? analysis : (first.named ?? analysis);
+    // (a declared type's cast named its parameter after the type: the client's text names it)
     const pgNames = postgresColumnNames(
       named?.columnNames,
       base.fields.map((f) => f.name),
+      written !== source,
     );
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
     // a subquery's second column of one name is shown by that name (pg/inner-names.ts)

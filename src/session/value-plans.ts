@@ -12,6 +12,8 @@ import { quoteLiteral } from '../quote.js';
 import { mapSegments, replaceParams } from '../text/split.js';
 import type { NeededValue } from '../pg/param-values.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
+import { sharedPlan } from './comment-sharing.js';
+import { disposeStatement, type PreparedStmt } from './plan.js';
 
 /**
  * Parameters of type numeric, declared by the client (Parse, `PREPARE p(numeric)`) or by the text
@@ -144,3 +146,26 @@ const TYPE_NAMES: ReadonlyMap<number, string> = new Map([
   [OID.interval, 'interval'],
   [OID.uuid, 'uuid'],
 ]);
+
+/**
+ * The plan of a text with values written in (`planned`, the caller's reference), answering with the
+ * column names the statement was described with at Parse (`described`), as PostgreSQL names them
+ * there: a value written as `CAST('2' AS integer)` names a bare `$2` `int4`, where PostgreSQL says
+ * `?column?`. A plan of its own sharing `planned`'s DuckDB statement (comment-sharing.ts), as the
+ * planned one may be kept in the statement cache for others.
+ */
+export function withParseNames(planned: PreparedStmt, described: PreparedStmt): PreparedStmt {
+  const names = described.fields?.map((f) => f.name);
+  const fields = planned.fields;
+  if (planned.stmt.kind !== 'query' || !names || !fields || names.length !== fields.length) return planned;
+  if (fields.every((f, i) => f.name === names[i])) return planned;
+  // shares the DuckDB statement's owner, never a plan that itself shares one
+  const owner = planned.sharedFrom ?? planned;
+  if (owner !== planned) {
+    owner.refs++;
+    disposeStatement(planned);
+  }
+  const renamed = sharedPlan(owner, planned.sql, planned.stmt);
+  renamed.fields = fields.map((f, i) => ({ ...f, name: names[i]! }));
+  return renamed;
+}

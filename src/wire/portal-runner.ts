@@ -8,7 +8,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import type { SessionCore } from '../session/core.js';
 import { fetchTag } from '../session/cursors.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
-import { valuesText } from '../session/value-plans.js';
+import { valuesText, withParseNames } from '../session/value-plans.js';
 import { plansOnDuckDB } from '../session/statement-preparer.js';
 import { isGatewayStatement, runStatement, usesConnection, type StatementOutcome } from '../session/statements.js';
 import * as be from './backend.js';
@@ -296,7 +296,7 @@ export class PortalRunner {
       prepared.paramOids,
       params.map((p) => (p === null ? null : p.toString('utf8'))),
     );
-    return this.prepareText(text, []);
+    return withParseNames(await this.prepareText(text, []), prepared);
   }
 
   /**

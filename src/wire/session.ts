@@ -21,7 +21,7 @@ import { firstUnparsable } from '../session/query-syntax.js';
 import * as be from './backend.js';
 import { dropPortal, newPortal, type Portal } from './portal.js';
 import { paramText } from './types/param-text.js';
-import { valuesText } from '../session/value-plans.js';
+import { valuesText, withParseNames } from '../session/value-plans.js';
 import { holdPortals } from './held-bytes.js';
 import { describePortal, describeStatement } from './describe.js';
 import { ProtocolObjects } from './protocol-objects.js';
@@ -409,7 +409,10 @@ export class Session {
         raw,
       ),
     );
-    const planned = await this.prepareText(valuesText(deferred.sql, deferred.paramOids, texts), []);
+    const planned = withParseNames(
+      await this.prepareText(valuesText(deferred.sql, deferred.paramOids, texts), []),
+      deferred,
+    );
     portal.prepared = planned;
     portal.ownsPrepared = true;
     portal.params = [];

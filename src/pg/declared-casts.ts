@@ -1,0 +1,30 @@
+/**
+ * A parameter's type declared in Parse (or `PREPARE p(float8)`) written into the text the rewrite
+ * reads, as `($n::float8)`: as a client would write it, which is what the rewrite and its pre-check
+ * read. The rewrite gives PostgreSQL's meaning by what the text says a value is, and a declared type
+ * is not in the text; PostgreSQL resolves the statement with it. So `$1::numeric(10,2)` of a float8
+ * 1.005 rounds its float8out text (1.01, not DuckDB's 1.00 from the binary value), a float4
+ * `$1 > 0.1` compares in float8, `$1 - $2` of two dates is int4, a bare jsonb `$1` is sent as jsonb,
+ * and a bpchar `name = $1` ignores the value's trailing spaces. The column names are still the
+ * client's text's (planner.ts): `select $1` stays `?column?`.
+ */
+import { replaceParams } from '../text/split.js';
+import { OID } from './oids.js';
+
+/** Declared types whose PostgreSQL meaning the rewrite gives by a written cast, by their spelling. */
+const WRITTEN: ReadonlyMap<number, string> = new Map([
+  [OID.float4, 'float4'],
+  [OID.float8, 'float8'],
+  [OID.date, 'date'],
+  [OID.jsonb, 'jsonb'],
+  [OID.bpchar, 'bpchar'],
+]);
+
+/** `sql` with each parameter declared as one of WRITTEN's types cast to it; `sql` itself when none is. */
+export function withDeclaredCasts(sql: string, declaredTypes: readonly number[]): string {
+  if (!declaredTypes.some((t) => WRITTEN.has(t))) return sql;
+  return replaceParams(sql, (n) => {
+    const type = WRITTEN.get(declaredTypes[n - 1] ?? 0);
+    return type ? `($${n}::${type})` : undefined;
+  });
+}
