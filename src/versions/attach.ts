@@ -180,6 +180,8 @@ export async function attachVersion(
             placeholders: unverified,
             native,
             nativeBudgetMs: NATIVE_VERSION_BUILD_MS,
+            // what the sessions' buffer pool may keep of the copies: their blocks, by the same ceilings
+            nativeBlockBytes: { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes },
             file,
           });
           // the tables whose copies finished in time (the others are views)
