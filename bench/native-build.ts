@@ -1,8 +1,9 @@
 /**
  * What native tables (versions/native-tables.ts) add to a version's first open: its views database built
  * as the views builder builds it (one thread, into a file, checkpointed and detached), with every table a
- * view, and with the tables that fit the ceilings native, taking turns. Wall and CPU ms per build, and the
- * file's size.
+ * view, with the tables that fit the ceilings native, and native with each copy then measured by its DuckDB
+ * blocks (the gateway's build: lake/attach.ts nativeBlockBytes, one more checkpoint), taking turns. Wall and CPU
+ * ms per build, and the file's size.
  *
  *   npx tsc -p . && node dist/bench/native-build.js --root <repository folder> [--rounds 5] [--version <id>]
  */
@@ -11,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { attachCatalog, openCatalog } from '../src/lake/index.js';
-import { nativeTables } from '../src/versions/native-tables.js';
+import { NATIVE_TABLE_MAX_BYTES, NATIVE_VERSION_MAX_BYTES, nativeTables } from '../src/versions/native-tables.js';
 import { repoVersions } from '../test/support/lake-fixtures.js';
 
 const args = process.argv.slice(2);
@@ -31,17 +32,26 @@ const parquet = catalog.tables.reduce((n, t) => n + t.files.reduce((m, f) => m +
 process.stdout.write(
   `version ${v.id}: ${catalog.tables.length} tables, ${(parquet / 1e6).toFixed(2)} MB of Parquet; ${native.size} native; load ${loadavg()[0]!.toFixed(1)}\n`,
 );
-const runs: Record<'views' | 'native', { wall: number[]; cpu: number[]; bytes: number }> = {
+type Kind = 'views' | 'native' | 'measured';
+const runs: Record<Kind, { wall: number[]; cpu: number[]; bytes: number }> = {
   views: { wall: [], cpu: [], bytes: 0 },
   native: { wall: [], cpu: [], bytes: 0 },
+  measured: { wall: [], cpu: [], bytes: 0 },
 };
+const kinds: Kind[] = ['views', 'native', 'measured'];
 let n = 0;
 for (let r = 0; r < rounds; r++) {
-  for (const kind of r % 2 ? (['native', 'views'] as const) : (['views', 'native'] as const)) {
+  for (const kind of [...kinds.slice(r % 3), ...kinds.slice(0, r % 3)]) {
     const file = join(dir, `v${++n}.duckdb`);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    await attachCatalog(conn, catalog, 'built', locate, { file, native: kind === 'native' ? native : new Set() });
+    await attachCatalog(conn, catalog, 'built', locate, {
+      file,
+      native: kind === 'views' ? new Set() : native,
+      ...(kind === 'measured'
+        ? { nativeBlockBytes: { table: NATIVE_TABLE_MAX_BYTES, version: NATIVE_VERSION_MAX_BYTES } }
+        : {}),
+    });
     await conn.run('CHECKPOINT built');
     await conn.run('DETACH built');
     const used = process.cpuUsage(cpu0);
@@ -54,7 +64,7 @@ for (let r = 0; r < rounds; r++) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [kind, x] of Object.entries(runs))
   process.stdout.write(
-    `  ${kind.padEnd(7)} wall ms ${x.wall.map((w) => w.toFixed(0)).join(' · ')} (median ${median(x.wall).toFixed(0)}), CPU ms median ${median(x.cpu).toFixed(0)}, file ${(x.bytes / 1e6).toFixed(2)} MB\n`,
+    `  ${kind.padEnd(8)} wall ms ${x.wall.map((w) => w.toFixed(0)).join(' · ')} (median ${median(x.wall).toFixed(0)}), CPU ms median ${median(x.cpu).toFixed(0)}, file ${(x.bytes / 1e6).toFixed(2)} MB\n`,
   );
 conn.closeSync();
 instance.closeSync();

@@ -229,6 +229,7 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
     );
     if (!reading) sock.pause();
     const watch = watchRss(pid);
+    let last = 0;
     sock.write(Buffer.concat(sqls.map((q) => query(q))));
     if (!reading) {
       let high = 0;
@@ -240,11 +241,17 @@ describe('memory ceilings (memoryLimit 1GB)', () => {
       }
       if (!leave) sock.resume();
     }
-    if (!leave) await within(done, 60_000, 'the answers');
-    const peak = watch.stop();
-    sock.destroy();
-    await closed;
-    return { received: received.toString('latin1'), peak };
+    try {
+      if (!leave) await within(done, 60_000, 'the answers');
+    } finally {
+      // also when the answers did not come: a statement left running would hold its memory into the next tests
+      // (and the watch's timer would keep the test process alive after them)
+      const peak = watch.stop();
+      sock.destroy();
+      await closed;
+      last = peak;
+    }
+    return { received: received.toString('latin1'), peak: last };
   }
 
   test('200 rows of 50 MB by repeat, read or unread: 54000 at once (value-guards.ts), RSS ≤ memoryLimit + 1 GiB', async () => {

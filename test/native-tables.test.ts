@@ -228,3 +228,60 @@ describe("a copy's files, as they were before their hashes", () => {
     }
   });
 });
+
+describe("a copy's DuckDB blocks", () => {
+  it("a copy whose blocks pass the table's or the version's ceiling is dropped and its table is a view with the same rows", async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(path.join(tmpdir(), 'fdl-native-blocks-'));
+    try {
+      await withBigFixture(async ({ conn, catalog, locate, all }) => {
+        const t = [...all][0]!;
+        const build = async (db: string, limits: { table: number; version: number }) => {
+          const built = await attachCatalog(conn, catalog, db, locate, {
+            native: all,
+            nativeBlockBytes: limits,
+            file: path.join(dir, `${db}.duckdb`),
+          });
+          const [tables, views] = (
+            await conn.runAndReadAll(
+              `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = $1), (SELECT count(*) FROM duckdb_views() WHERE database_name = $1 AND NOT internal)`,
+              [db],
+            )
+          )
+            .getRows()[0]!
+            .map(Number);
+          const count = (
+            await conn.runAndReadAll(`SELECT count(*) FROM ${db}.${qi(t.schema)}.${qi(t.name)}`)
+          ).getRows()[0]![0];
+          return { native: built.native.size, tables, views, count: String(count) };
+        };
+        const roomy = await build('roomy', { table: 1 << 30, version: 1 << 30 });
+        assert.deepEqual([roomy.native, roomy.tables, roomy.views], [all.size, all.size, 0]);
+        // the copy's blocks, as DuckDB stores them (256 KiB blocks)
+        const [blocks] = (
+          await conn.runAndReadAll(
+            `SELECT count(DISTINCT b) * 262144 FROM (SELECT unnest(list_prepend(block_id, additional_block_ids)) AS b FROM pragma_storage_info('roomy.${t.schema}.${t.name}')) WHERE b >= 0`,
+          )
+        ).getRows()[0]!;
+        assert.ok(Number(blocks) > 0, `blocks ${blocks}`);
+        for (const limits of [
+          { table: Number(blocks) - 1, version: 1 << 30 },
+          { table: 1 << 30, version: Number(blocks) - 1 },
+        ]) {
+          const tight = await build(`tight${limits.table}`, limits);
+          assert.deepEqual(
+            [tight.native, tight.tables, tight.views],
+            [0, 0, catalog.tables.length],
+            JSON.stringify(limits),
+          );
+          assert.equal(tight.count, roomy.count);
+        }
+        const exact = await build('exact', { table: Number(blocks), version: Number(blocks) });
+        assert.equal(exact.native, all.size);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -35,7 +35,7 @@ before(async () => {
   });
   const repo = await openRepository('basic', new FsStore(root()), { signatures: 'off', refTtlMs: 0 });
   const { versionId } = await repo.resolve('tags/v1');
-  // its small tables as native tables (nativeTableBytes, off by default)
+  // its small tables as native tables (nativeTableBytes: attachVersion's own default copies none)
   attached = await attachVersion(
     engine,
     repo,

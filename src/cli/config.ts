@@ -12,6 +12,7 @@ import type { GatewayConfig, RepoConfig } from '../gateway.js';
 import { DEFAULT_MAX_PREPARED_PER_USER, DEFAULT_MAX_PREPARED_TEXT } from '../session/named-limits.js';
 import { DEFAULT_MAX_PREPARED_HANDLES } from '../session/handle-budget.js';
 import { ENGINE_CALL_SLOTS, STUCK_CALL_GRACE_MS, USER_ENGINE_CALLS } from '../engine/engine-calls.js';
+import { NATIVE_VERSION_MAX_BYTES } from '../versions/native-tables.js';
 
 const Policy = z.enum(['require', 'prefer', 'off']);
 
@@ -314,7 +315,7 @@ function build(flags: ServeFlags): { config: GatewayConfig; file: z.infer<typeof
     refTtlMs: int('--ref-ttl', flags.refTtl) ?? file.refTtlMs ?? 2000,
     maxIdleVersions: file.maxIdleVersions ?? 16,
     maxIdleVersionBytes: file.maxIdleVersionBytes ?? 256 * 1024 ** 2,
-    nativeTableBytes: file.nativeTableBytes ?? 0,
+    nativeTableBytes: file.nativeTableBytes ?? NATIVE_VERSION_MAX_BYTES,
     memoryLimit: flags.memoryLimit ?? file.memoryLimit,
     threads: int('--threads', flags.threads) ?? file.threads,
     maxTempDirectorySize: file.maxTempDirectorySize ?? '10GB',

@@ -43,6 +43,13 @@ export interface AttachOptions {
   nativeBudgetMs?: number;
   /** How a file the gateway reads itself (a deletion vector) is read: by default as `locate` names it. */
   readBytes?: ReadBytes;
+  /**
+   * DuckDB's bytes the copies may hold, once checkpointed (their blocks: data and long strings' overflow), a
+   * table's and all of them together in the order they were made. What the sessions' buffer pool keeps of a copy
+   * it read is these blocks, which the Parquet bytes do not bound (8,192 rows of one 100 KB value: 11 KB of
+   * Parquet, 781 MiB of blocks). A copy over either is dropped and its table is a view. Only for a `file`.
+   */
+  nativeBlockBytes?: { table: number; version: number };
 }
 
 /** A data file's bytes by its path relative to the data folder (versions/attach.ts: hashed as read, local). */
@@ -75,15 +82,17 @@ export async function attachCatalog(
     const built = catalog.tables.filter((t) => !deferred(t));
     const ctx = built.length ? await tableContext(conn, catalog, built, locate, undefined, options.readBytes) : null;
     const copyUntil = Date.now() + (options.nativeBudgetMs ?? Infinity);
-    const native = new Set<LakeTable>();
+    const native = new Map<LakeTable, string>();
     for (const t of catalog.tables) {
       const sql = ctx && !deferred(t) ? tableSql(t, ctx) : null;
       if (sql !== null && options.native?.has(t) && (await createNativeTable(conn, targetDb, t, sql, copyUntil))) {
-        native.add(t);
+        native.set(t, sql);
         continue;
       }
       await createTableView(conn, targetDb, t, sql ?? placeholderSql(t));
     }
+    if (options.file && options.nativeBlockBytes && native.size)
+      await copiesWithinBlocks(conn, targetDb, native, options.nativeBlockBytes);
 
     // Macros before views (views call them); table macros bind at creation, hence USE.
     const warnings: string[] = [];
@@ -107,7 +116,7 @@ export async function attachCatalog(
         .catch((e: unknown) => degraded('comment_dropped', `${v.schema}.${v.name}: ${firstLine(e)}`));
     }
     await conn.run(restore);
-    return { warnings, native };
+    return { warnings, native: new Set(native.keys()) };
   } catch (e) {
     await conn.run(restore).catch(() => undefined);
     await conn
@@ -245,6 +254,44 @@ async function createNativeTable(
   }
   await commentTable(conn, name, t, 'TABLE');
   return true;
+}
+
+/**
+ * The copies checkpointed, then each measured by its blocks (pragma_storage_info: a segment's block and its
+ * overflow blocks, times the block size); one over `limits.table`, or past `limits.version` with those before it,
+ * is dropped and its table is a view (`copies` loses it).
+ */
+async function copiesWithinBlocks(
+  conn: DuckDBConnection,
+  targetDb: string,
+  copies: Map<LakeTable, string>,
+  limits: { table: number; version: number },
+): Promise<void> {
+  await conn.run(`CHECKPOINT ${qi(targetDb)}`);
+  let total = 0;
+  for (const [t, sql] of [...copies]) {
+    const name = `${qi(targetDb)}.${qi(t.schema)}.${qi(t.name)}`;
+    // (a name holding a double quote is not read back by pragma_storage_info: such a copy is not measured, so dropped)
+    const bytes = await rows(
+      conn,
+      `SELECT count(DISTINCT b) * (SELECT block_size FROM pragma_database_size() WHERE database_name = ${lit(targetDb)}) AS bytes
+       FROM (SELECT unnest(list_prepend(block_id, additional_block_ids)) AS b FROM pragma_storage_info(${lit(name)})) WHERE b >= 0`,
+    ).then(
+      ([m]) => Number(m?.bytes ?? 0),
+      () => Infinity,
+    );
+    if (bytes <= limits.table && total + bytes <= limits.version) {
+      total += bytes;
+      continue;
+    }
+    await conn.run(`DROP TABLE ${name}`);
+    await createTableView(conn, targetDb, t, sql);
+    copies.delete(t);
+    degraded(
+      'native_table',
+      `table ${t.schema}.${t.name} is a view: its copy holds ${bytes} bytes of DuckDB blocks, over the ${bytes > limits.table ? `table's ${limits.table}` : `version's ${limits.version} with the copies before it`}`,
+    );
+  }
 }
 
 async function commentTable(conn: DuckDBConnection, name: string, t: LakeTable, kind: 'VIEW' | 'TABLE'): Promise<void> {

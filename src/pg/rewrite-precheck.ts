@@ -203,10 +203,11 @@ const ILIKE_WORD = /\bilike\b/i;
 /**
  * Calls PostgreSQL means otherwise (distinct-order.ts, srf-from.ts, pg-forms.ts): a DISTINCT aggregate's
  * order, to_hex, every (bool_and), string_to_array's null string, PostgreSQL 15's functions refused with a hint
- * (unsupported-functions.ts), a set-returning function in FROM named by its alias, the JSON-to-record functions.
+ * (unsupported-functions.ts), a set-returning function in FROM named by its alias, the JSON-to-record functions;
+ * grouping sets that may all be empty (empty-grouping-sets.ts).
  */
 const CALL_FORMS =
-  /\b(?:div|pg_client_encoding|hashtext)\s*\(|\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
+  /\b(?:div|pg_client_encoding|hashtext)\s*\(|\bexists\s*\(\s*select\s+from\b|\bgroup\s+by\s+distinct\b|\bgrouping\s+sets\s*\(\s*(?:\(\s*\)|grouping\b)|\b(?:array_agg|string_agg)\s*\(\s*distinct\b|\b(?:to_hex|every|string_to_array)\s*\(|\b(?:unnest|regexp_split_to_table|string_to_table|generate_subscripts)\s*\(|\bjsonb?_(?:to|populate)_record/i;
 
 /** A type's name called as a function (`int4(x)`: pg-forms.ts functionStyleCast); casts with a typmod match too. */
 const TYPE_NAME_CALL =

@@ -8,6 +8,7 @@ import { usingColumnsFirst } from './using-star.js';
 import { setOperationTypes } from './set-operation-types.js';
 import { bitStringCast, bitStringConstant } from './bit-strings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { emptyGroupingSetsRefused } from './empty-grouping-sets.js';
 import { COMPAT_RELATIONS, SYSTEM_COLUMN_RELATIONS } from './catalog/install.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { ABSENT_FEATURE_TABLE_FUNCTIONS } from './catalog/absent-features.js';
@@ -278,6 +279,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         // GROUP BY DISTINCT drops repeated grouping sets; of plain expressions there is one set, so it changes nothing.
         if (body.groupDistinct && (body.groupClause as Node[] | undefined)?.some((g) => g?.GroupingSet))
           throw groupDistinctRefused();
+        emptyGroupingSetsRefused(body);
         // the branches of a set operation resolve their unknown columns together (`select null union select 1`)
         if (body.op && body.op !== 'SETOP_NONE') {
           // untyped literals take the type the other branches' constants give the column (`select 1 union select '2'`)

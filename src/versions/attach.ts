@@ -183,6 +183,8 @@ export async function attachVersion(
             native,
             nativeBudgetMs: NATIVE_VERSION_BUILD_MS,
             readBytes,
+            // what the sessions' buffer pool may keep of the copies: their blocks, by the same ceilings
+            nativeBlockBytes: { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes },
             file,
           });
           // the tables whose copies finished in time (the others are views)

@@ -8,15 +8,18 @@
  *
  * Only tables whose every file has verified (local versions read in place: versions/attach.ts) and that fit
  * the ceilings below; a remote version's tables and a local table whose files did not verify stay views.
+ * The ceilings bound a copy twice: its Parquet bytes before it is made (what it reads), and its DuckDB blocks
+ * once it is checkpointed (what the sessions' buffer pool keeps of it once read; lake/attach.ts
+ * `nativeBlockBytes`): Parquet's encodings do not bound the second (one long value repeated).
  */
 import { statSync } from 'node:fs';
 import type { LakeCatalog, LakeTable } from '../lake/index.js';
 
-/** Parquet bytes (data and delete files) of a table built as a native table, at most. */
+/** Parquet bytes (data and delete files) of a table built as a native table, at most; and its copy's DuckDB blocks. */
 export const NATIVE_TABLE_MAX_BYTES = 16 * 1024 * 1024;
 /**
  * Parquet bytes of all a version's native tables, at most, by default (`nativeTableBytes`): what its views database
- * copies, and holds in DuckDB's buffer pool.
+ * copies; and their copies' DuckDB blocks, what the buffer pool may hold of them.
  */
 export const NATIVE_VERSION_MAX_BYTES = 64 * 1024 * 1024;
 /**

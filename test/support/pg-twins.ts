@@ -3,6 +3,7 @@
  * repos/basic (a copy), PostgreSQL gets the fixture's sales schema (copied through the gateway)
  * and a fresh connection after the copy; one raw connection to each, as `conns.pg` and `conns.gw`.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyFixtures, startGateway, type RunningGateway } from './gateway.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
@@ -16,14 +17,22 @@ export interface PgTwins {
   stop(): Promise<void>;
 }
 
-/** `settings`: the PostgreSQL server's (e.g. TimeZone); `params`: the gateway connection's startup parameters. */
+/**
+ * `settings`: the PostgreSQL server's (e.g. TimeZone); `params`: the gateway connection's startup parameters;
+ * `config`: the gateway's config file (e.g. nativeTableBytes).
+ */
 export async function startPgTwins(
-  opts: { settings?: Record<string, string>; params?: Record<string, string> } = {},
+  opts: { settings?: Record<string, string>; params?: Record<string, string>; config?: object } = {},
 ): Promise<PgTwins> {
   const repos = copyFixtures('repos/basic');
+  const config: string[] = [];
+  if (opts.config) {
+    writeFileSync(join(repos.dir, 'config.json'), JSON.stringify(opts.config));
+    config.push('--config', join(repos.dir, 'config.json'));
+  }
   const [pg, gw] = await Promise.all([
     startPgCluster(opts.settings ? { settings: opts.settings } : undefined),
-    startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache')]),
+    startGateway(['--repo', `basic=${repos.path('repos/basic')}`, '--cache-dir', join(repos.dir, 'cache'), ...config]),
   ]);
   const gwConn = await RawPg.connect({
     port: gw.port,
