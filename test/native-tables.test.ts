@@ -204,25 +204,34 @@ describe('a copy that fails', () => {
 });
 
 describe("a copy's files, as they were before their hashes", () => {
-  it('a file swapped and swapped back (a store writer between the hash and the copy) is seen changed; untouched files are not', async () => {
-    const { mkdtempSync, writeFileSync, renameSync, rmSync } = await import('node:fs');
+  it('a file swapped and swapped back, or its folder renamed away and back (a store writer between the hash and the copy), is seen changed; untouched files are not', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, renameSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(path.join(tmpdir(), 'fdl-native-ids-'));
     try {
-      writeFileSync(path.join(dir, 'a.parquet'), 'hashed bytes');
-      writeFileSync(path.join(dir, 'b.parquet'), 'other bytes');
-      const table = { files: [{ path: 'a.parquet' }, { path: 'b.parquet' }] } as unknown as LakeTable;
-      const locate = (rel: string) => path.join(dir, rel);
+      // a repository's root and its data folder: the folders a file's identity takes in
+      const data = path.join(dir, 'data');
+      mkdirSync(path.join(data, 'main'), { recursive: true });
+      writeFileSync(path.join(data, 'main', 'a.parquet'), 'hashed bytes');
+      writeFileSync(path.join(data, 'main', 'b.parquet'), 'other bytes');
+      const table = { files: [{ path: 'main/a.parquet' }, { path: 'main/b.parquet' }] } as unknown as LakeTable;
+      const locate = (rel: string) => path.join(data, rel);
       const before = fileIdentities([table], locate);
-      assert.equal(changedSince(before, [table], locate), undefined);
+      assert.equal(changedSince(before, [table], locate), undefined, 'nothing changed: nothing seen');
       // the writer's swap: the hashed file aside, other bytes read in its place, the hashed file back
-      renameSync(path.join(dir, 'a.parquet'), path.join(dir, 'a.keep'));
-      writeFileSync(path.join(dir, 'a.parquet'), 'forged bytes');
-      renameSync(path.join(dir, 'a.keep'), path.join(dir, 'a.parquet'));
-      assert.equal(changedSince(before, [table], locate), 'a.parquet');
+      renameSync(path.join(data, 'main', 'a.parquet'), path.join(dir, 'a.keep'));
+      writeFileSync(path.join(data, 'main', 'a.parquet'), 'forged bytes');
+      renameSync(path.join(dir, 'a.keep'), path.join(data, 'main', 'a.parquet'));
+      assert.equal(changedSince(before, [table], locate), 'main/a.parquet');
+      // the folder renamed away and back: each file's own identity is untouched, the folder's ctime is not
+      const settled = fileIdentities([table], locate);
+      renameSync(path.join(data, 'main'), path.join(dir, 'main.keep'));
+      renameSync(path.join(dir, 'main.keep'), path.join(data, 'main'));
+      assert.equal(changedSince(settled, [table], locate), 'main/a.parquet');
       const now = fileIdentities([table], locate);
-      rmSync(path.join(dir, 'b.parquet'));
-      assert.equal(changedSince(now, [table], locate), 'b.parquet');
+      assert.equal(changedSince(now, [table], locate), undefined);
+      rmSync(path.join(data, 'main', 'b.parquet'));
+      assert.notEqual(changedSince(now, [table], locate), undefined, 'a file gone from the folder');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -13,6 +13,7 @@
  * `nativeBlockBytes`): Parquet's encodings do not bound the second (one long value repeated).
  */
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { LakeCatalog, LakeTable } from '../lake/index.js';
 
 /** Parquet bytes (data and delete files) of a table built as a native table, at most; and its copy's DuckDB blocks. */
@@ -67,26 +68,37 @@ export function nativeTables(
  * Each file of `tables` by its identity (device, inode, size, mtime and ctime in nanoseconds), read before the
  * files are verified and again once they are copied: a store writer who swaps a file in after its hash and back
  * after the copy (a rename changes the ctime) would otherwise leave the copy holding bytes no hash saw, which the
- * per-statement re-check, finding the hashed file again, would never refuse.
+ * per-statement re-check, finding the hashed file again, would never refuse. The folders above each file, up to
+ * the repository's root, are part of it (device, inode, ctime): a folder renamed away and back leaves the file's
+ * own identity untouched, but not the folder's ctime. (A publish adding files beside them meanwhile changes it
+ * too: that open fails once, XX001, and the next opens the version again.)
  */
 export function fileIdentities(tables: Iterable<LakeTable>, locate: (rel: string) => string): Map<string, string> {
   const ids = new Map<string, string>();
   for (const t of tables) {
     for (const f of t.files) {
       const path = locate(f.path);
-      ids.set(path, identityOf(path));
+      ids.set(path, identityOf(path, f.path));
     }
   }
   return ids;
 }
 
-function identityOf(path: string): string {
-  try {
-    const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return 'absent';
+/** The file's identity and its folders', `rel` its path in the data folder (its folders, the data folder, the root). */
+function identityOf(path: string, rel: string): string {
+  const ids: string[] = [];
+  let p = path;
+  for (let i = 0; i <= rel.split('/').length + 1; i++, p = dirname(p)) {
+    try {
+      const st = statSync(p, { bigint: true });
+      ids.push(
+        i === 0 ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : `${st.dev}:${st.ino}:${st.ctimeNs}`,
+      );
+    } catch {
+      ids.push('absent');
+    }
   }
+  return ids.join('/');
 }
 
 /** The first file of `tables` whose identity is not the one `before` holds (undefined: none changed). */
@@ -98,7 +110,7 @@ export function changedSince(
   for (const t of tables) {
     for (const f of t.files) {
       const path = locate(f.path);
-      if (before.get(path) !== identityOf(path)) return f.path;
+      if (before.get(path) !== identityOf(path, f.path)) return f.path;
     }
   }
   return undefined;
