@@ -137,6 +137,16 @@ export class SessionVersion {
   }
 
   /**
+   * Whether every version a statement read is still as verified before it ran (the session's own and the
+   * `"NAME@REF"` ones it pinned): its result may be kept in the result cache only then.
+   */
+  readsUnchanged(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): boolean {
+    const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
+    const lease = this.lease;
+    return (!lease || lease.unchangedAfter(of(lease))) && pinned.every((l) => l.unchangedAfter(of(l)));
+  }
+
+  /**
    * A `"NAME@REF"` version a prepared statement names (planned once, run many times): after a grants
    * reload its ref is authorized again (42501 when the user may no longer read it), and a moved branch
    * refuses the statement rather than answer from the version it was prepared on.

@@ -74,6 +74,7 @@ export interface AttachedVersion
       | 'ensureTables'
       | 'hasPendingTables'
       | 'revalidate'
+      | 'unchangedAfter'
       | 'hasTable'
       | 'definesFunction'
       | 'countingStatement'
@@ -249,6 +250,7 @@ export async function attachVersion(
       countingStatement: (sql, searchSchemas) =>
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
+      unchangedAfter: (reads = 'all') => recheck.unchangedAfter(reads),
       async dispose() {
         // Every step is taken even when one fails: in an engine that was replaced (engine-failure)
         // nothing can be detached, but the connections held to it and the files must still go.

@@ -57,6 +57,8 @@ export interface VersionLease {
    * for a statement that reads no table: it then costs no promise).
    */
   revalidate(reads?: VersionReads): Promise<void> | undefined;
+  /** Whether what a statement read of the version (`reads`) is still as verified before it ran (version-recheck.ts). */
+  unchangedAfter(reads?: VersionReads): boolean;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */

@@ -30,6 +30,7 @@ export function listingLease(database: string): VersionLease {
     ensureTables: () => Promise.resolve({ bound: () => undefined, release: () => undefined }),
     hasPendingTables: () => false,
     revalidate: () => undefined,
+    unchangedAfter: () => true,
     hasTable: () => false,
     definesFunction: () => false,
     release: () => undefined,

@@ -57,6 +57,17 @@ export class VersionRecheck {
     })();
   }
 
+  /**
+   * Whether the files a statement read are still, by one stat each, the ones verified before it ran: a result is
+   * kept in the result cache only then (a local file swapped in during the run, and back, served that run's rows;
+   * kept, they were served again after the genuine file was back — attacker review, session 53). A remote
+   * version's files are the file cache's own: unchanged.
+   */
+  unchangedAfter(reads: VersionReads = 'all'): boolean {
+    if (!this.local || (reads !== 'all' && reads.length === 0)) return true;
+    return this.version.unchangedNow(this.tablesRead(reads).files);
+  }
+
   private due(): boolean {
     return Date.now() - this.checkedAt >= this.recheckMs;
   }

@@ -122,6 +122,7 @@ export class Versions implements VersionSource {
       countingStatement: (sql, searchSchemas) =>
         lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
       revalidate: (reads) => lease.value.revalidate(reads),
+      unchangedAfter: (reads) => lease.value.unchangedAfter(reads),
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),

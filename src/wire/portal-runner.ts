@@ -87,12 +87,18 @@ export class PortalRunner {
   }
 
   /** Start (unless resumed) and stream a query's rows. */
+  /** The version a finished run may be kept under in the result cache: undefined when a file it read changed meanwhile. */
+  private keptVersion(portal: Portal): string | undefined {
+    const { leases, reads } = portal.prepared;
+    return this.core.version.readsUnchanged(leases, reads) ? this.core.lease()?.versionId : undefined;
+  }
+
   private async runQuery(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
     if (!portal.result && !portal.done) {
       await this.startQuery(portal);
       if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
     }
-    if (!hasKeptRows(portal)) return this.stream.send(portal, maxRows, this.core.lease()?.versionId);
+    if (!hasKeptRows(portal)) return this.stream.send(portal, maxRows, () => this.keptVersion(portal));
     if (await sendKeptRows(this.stream, portal, maxRows, this.out.w)) be.portalSuspended(this.out.w);
     else be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
   }

@@ -190,14 +190,17 @@ export class ResultStream {
     );
   }
 
-  /** Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded). */
-  async send(portal: Portal, maxRows: number, versionNow: string | undefined): Promise<void> {
+  /**
+   * Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded
+   * and `versionNow`, asked then, is still the version it was keyed by, its files as verified).
+   */
+  async send(portal: Portal, maxRows: number, versionNow: () => string | undefined): Promise<void> {
     const suspended = await this.pump(portal, maxRows, this.out.w);
     if (suspended) be.portalSuspended(this.out.w);
     else {
       const rec = portal.recording;
       portal.recording = undefined;
-      if (rec) this.cachePolicy.keep(rec, versionNow, portal.rows);
+      if (rec) this.cachePolicy.keep(rec, versionNow(), portal.rows);
       be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
     }
   }
