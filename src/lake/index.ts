@@ -2,6 +2,7 @@
 export { openCatalog, SUPPORTED_VERSIONS } from './metadata.js';
 export { attachCatalog, materializeTable, tableContext, type AttachOptions, type ReadBytes } from './attach.js';
 export { PruneIndex, type Survivors } from './prune.js';
+export { filesToProbe } from './probe.js';
 export { tableSql, type TableSqlContext } from './tablesql.js';
 export { notOneSelect } from './one-statement.js';
 export { replaceCatalogPlaceholder } from './views.js';

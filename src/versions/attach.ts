@@ -10,6 +10,7 @@ import type { Attached } from '../cache/attached-versions.js';
 import {
   attachCatalog,
   catalogRowCount,
+  filesToProbe,
   materializeTable,
   openCatalog,
   type LakeCatalog,
@@ -126,7 +127,16 @@ export async function attachVersion(
         const built: LakeTable[] = [];
         await views.change(async (c, db) => {
           for (const t of due.filter((t) => unverified.has(t))) {
+            // its footers are read by path for the view's shape: the files as the re-check just verified them
+            const identities = fileIdentities([t], locate);
             await materializeTable(c, catalog, t, db, locate, undefined, undefined, readBytes);
+            if (changedSince(identities, [t], locate) !== undefined)
+              throw new SqlError(
+                SQLSTATE.dataCorrupted,
+                `a data file of ${t.schema}.${t.name} in version ${versionId} changed while it was read`,
+                undefined,
+                'Its store was written meanwhile; the next statement checks it again.',
+              );
             built.push(t);
           }
         });
@@ -156,7 +166,11 @@ export async function attachVersion(
       const copyable = remote
         ? []
         : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes })];
-      const identities = fileIdentities(copyable, locate);
+      // and the tables whose footers the build reads by path for their views' shapes (lake/probe.ts), which last
+      // the version's life: a footer swapped in meanwhile mapped the genuine file's columns wrongly for good
+      // (attacker review, session 53)
+      const probed = remote ? [] : catalog.tables.filter((t) => filesToProbe([t]).size > 0);
+      const identities = fileIdentities([...copyable, ...probed], locate);
       if (!remote) {
         for (const t of catalog.tables) {
           try {
@@ -198,8 +212,8 @@ export async function attachVersion(
               undefined,
               'Its store was written meanwhile; the next statement opens the version again.',
             );
-          // a copy holds only bytes whose hash was checked: no file of it changed since before its hash
-          const changed = changedSince(identities, native, locate);
+          // a copy, or a view's shape, holds only bytes whose hash was checked: no file read changed since before its hash
+          const changed = changedSince(identities, [...native, ...probed], locate);
           if (changed !== undefined)
             throw new SqlError(
               SQLSTATE.dataCorrupted,
