@@ -23,12 +23,14 @@ export interface Refusal {
 export async function refusedThenIdle(c: pg.Client, pid: number, sql: string, want: Refusal): Promise<number> {
   const label = sql.slice(0, 120);
   const t0 = Date.now();
-  await assert.rejects(
-    c.query(sql),
-    (e: { code?: string; message?: string; hint?: string }) =>
-      e.code === want.code && (want.message?.test(e.message ?? '') ?? true) && (want.hint?.test(e.hint ?? '') ?? true),
-    label,
-  );
+  await assert.rejects(c.query(sql), (e: { code?: string; message?: string; hint?: string }) => {
+    // what came instead is named, so a failure under load says which way it went
+    const got = `${label}: got ${e.code} ${e.message ?? ''} (hint: ${e.hint ?? ''}) after ${Date.now() - t0} ms`;
+    assert.equal(e.code, want.code, got);
+    if (want.message) assert.match(e.message ?? '', want.message, got);
+    if (want.hint) assert.match(e.hint ?? '', want.hint, got);
+    return true;
+  });
   const took = Date.now() - t0;
   assert.ok(took < want.withinMs, `${label}: answered after ${took} ms`);
   const quietMs = want.quietMs ?? 1000;
