@@ -300,7 +300,10 @@ test('refs: a ref file wins over refs.json; HEAD missing means main; HEAD elsewh
   await rm(join(dir, 'HEAD'));
   assert.equal((await repo.resolve('')).ref, 'refs/heads/main');
   await writeFile(join(dir, 'HEAD'), 'ref: refs/heads/dev\n');
-  assert.equal((await repo.resolve('')).ref, 'refs/heads/dev');
+  // HEAD served main: pointed at a branch that does not descend from it, it is refused as a rollback (what HEAD
+  // gives only goes forward, attacker review session 53); a reader that never served HEAD follows it
+  await rejects(repo.resolve(''), 'XX001', 'HEAD of repository t moved back');
+  assert.equal((await nl.resolve('')).ref, 'refs/heads/dev');
   await writeFile(join(dir, 'HEAD'), 'ref: refs/heads/../../x\n');
   await rejects(repo.resolve(''), '3D000', 'malformed ref HEAD');
   // dev was served above: its own ID (a branch never moves back, see the high-water mark test)

@@ -78,6 +78,20 @@ function callStarted(): () => void {
   return () => callStarts.delete(call);
 }
 
+/**
+ * The gateway's own DuckDB work outside a session's statement (a version's open: its catalog read, its views
+ * built, footers probed) watched as a call is: a named pipe a store writer swaps in under it is released
+ * after FIFO_CHECK_MS as a statement's is (attacker review, session 53: an open waited on one for good).
+ */
+export async function watchedEngineWork<T>(work: () => Promise<T>): Promise<T> {
+  const ended = callStarted();
+  try {
+    return await work();
+  } finally {
+    ended();
+  }
+}
+
 /** Releases opens of named pipes once a call has run FIFO_CHECK_MS; stops when no call runs. */
 async function watchFifoOpens(): Promise<void> {
   if (callStarts.size === 0) {

@@ -162,7 +162,11 @@ export class RefResolver {
         undefined,
         await this.refsHint(shown),
       );
-    return this.finish(requested, target, refKind(target)!, id, seen);
+    const r = await this.finish(requested, target, refKind(target)!, id, seen);
+    // what HEAD gives goes only forward too, whichever branch it names: a store writer who pointed it at an older
+    // branch rolled back every reader of the plain repository name (attacker review, session 53)
+    await this.checkForward('HEAD', id);
+    return r;
   }
 
   private async finish(
@@ -227,7 +231,9 @@ export class RefResolver {
       SQLSTATE.dataCorrupted,
       `${what} of repository ${this.repoName} moved back: it no longer leads to version ${mark}, which this gateway served on it; refusing it as a rollback`,
       `the state directory records ${ref} at ${mark}; a branch may only move to that version or one of its descendants (version.json parents)`,
-      'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
+      ref === 'HEAD'
+        ? 'if HEAD was pointed at another branch on purpose, remove its HEAD entry from the branch ledger in the state directory'
+        : 'if the branch was reset on purpose, remove its entry from the branch ledger in the state directory',
     );
   }
 

@@ -24,6 +24,7 @@ import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
 import { isSqlError, SqlError, SQLSTATE } from '../errors.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
+import { watchedEngineWork } from '../engine/engine-calls.js';
 import { EngineInternalError } from '../engine/engine-failure.js';
 import { localCounting } from './local-counting.js';
 import { buildPruning } from './pruning.js';
@@ -61,7 +62,8 @@ const repositorySlots = new WeakMap<RepositoryEngine, Slots>();
 function inOpenSlot<T>(engine: RepositoryEngine, work: () => Promise<T>): Promise<T> {
   let own = repositorySlots.get(engine);
   if (!own) repositorySlots.set(engine, (own = new Slots(1)));
-  return own.run(() => openSlots.run(work));
+  // watched for a named pipe's open as a statement's calls are (engine-calls.ts)
+  return own.run(() => openSlots.run(() => watchedEngineWork(work)));
 }
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
