@@ -127,6 +127,18 @@ describe('bare parameters are named ?column? whatever their types (A4)', () => {
   ]);
 });
 
+describe("to_char's format as a parameter formats a number as PostgreSQL, and a timestamp as before (SQLAlchemy binds it: new-user review, session 53)", () => {
+  differential([
+    { sql: 'select to_char(sum(amount), $1) from sales.orders', types: [25], params: ['FM999,990.00'] },
+    { sql: 'select to_char(order_id, $1) from sales.orders order by order_id limit 3', types: [25], params: ['0000'] },
+    {
+      sql: 'select to_char(ordered_at, $1) from sales.orders order by order_id limit 3',
+      types: [25],
+      params: ['YYYY-MM-DD HH24:MI'],
+    },
+  ]);
+});
+
 test('SQL PREPARE … (numeric, int4) and EXECUTE name bare parameters ?column?, as PostgreSQL (A4)', async () => {
   const run = async (e: 'pg' | 'gw') => {
     const c = conns[e]!;

@@ -230,7 +230,8 @@ export function toCharCall(args: Node[]): Node {
       undefined,
       "No function matches the given name and argument types: to_char takes a value and a format, to_char(ts, 'YYYY-MM-DD').",
     );
-  needsValue(args[1], 'to_char() with its format', "'YYYY'");
+  // the stand-in describes a number's and a timestamp's call alike (a number's picture over a timestamp fails only at run)
+  needsValue(args[1], 'to_char() with its format', "'9'");
   if (typeof fmt !== 'string') {
     throw refuse(
       'to_char() with a format that is not a constant',
