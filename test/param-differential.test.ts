@@ -151,6 +151,25 @@ test('SQL PREPARE … (numeric, int4) and EXECUTE name bare parameters ?column?,
   assert.deepEqual(await run('gw'), await run('pg'));
 });
 
+test('SQL PREPARE … (bpchar) and (jsonb) as PostgreSQL: the declared types mean what they mean in Parse (new-user review, session 53)', async () => {
+  const run = async (e: 'pg' | 'gw') => {
+    const c = conns[e]!;
+    const out = [];
+    for (const sql of [
+      'PREPARE b53(bpchar) AS SELECT count(*) FROM sales.orders WHERE status = $1',
+      "EXECUTE b53('open  ')",
+      "PREPARE c53(bpchar) AS SELECT $1, length($1), $1 = 'ab'",
+      "EXECUTE c53('ab  ')",
+      "PREPARE j53(jsonb) AS SELECT $1, $1 -> 'a'",
+      'EXECUTE j53(\'{"b": 1,  "a": [2]}\')',
+      'DEALLOCATE ALL',
+    ])
+      out.push(answer(await c.simple(sql), false));
+    return out;
+  };
+  assert.deepEqual(await run('gw'), await run('pg'));
+});
+
 describe('a bpchar parameter ignores its trailing spaces where PostgreSQL does, and keeps them where it does (A3)', () => {
   const BPCHAR = 1042,
     TEXT = 25;

@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import type { Statement } from '../text/classify.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
-import { pgFieldFor } from '../pg/oids.js';
+import { OID, pgFieldFor } from '../pg/oids.js';
 import { innerQuery, type QueryStatement } from './cursors.js';
 import { disposeStatement, preparedDuck, type PreparedStmt } from './plan.js';
 
@@ -66,14 +66,33 @@ function othersThan<S>(statements: ReadonlyMap<string, S>, running: S | undefine
   return [...statements].filter(([, s]) => s !== running).map(([name]) => name);
 }
 
+/** PREPARE's type names DuckDB does not read as PostgreSQL means them. */
+const PG_ONLY_TYPES: ReadonlyMap<string, number> = new Map([
+  ['bpchar', OID.bpchar],
+  ['jsonb', OID.jsonb],
+]);
+
 /** PostgreSQL type names of a PREPARE (checked against a strict pattern in classify) as OIDs, as DuckDB reads them. */
 export async function declaredTypeOids(conn: DuckDBConnection, types: readonly string[]): Promise<number[]> {
   if (types.length === 0) return [];
+  // the PostgreSQL types DuckDB has no name for (jsonb) or reads as another (bpchar as VARCHAR): a declared
+  // bpchar or jsonb parameter means what it does in Parse (pg/declared-casts.ts)
+  const own = types.map((t) =>
+    PG_ONLY_TYPES.get(
+      t
+        .trim()
+        .toLowerCase()
+        .replace(/^pg_catalog\./, ''),
+    ),
+  );
+  const asked = types.filter((_, i) => own[i] === undefined);
+  if (asked.length === 0) return own as number[];
   let duck: Awaited<ReturnType<DuckDBConnection['prepare']>> | null = null;
   try {
-    duck = await conn.prepare(`SELECT ${types.map((t) => `NULL::${t}`).join(', ')}`);
+    duck = await conn.prepare(`SELECT ${asked.map((t) => `NULL::${t}`).join(', ')}`);
     const d = duck;
-    return types.map((_, i) => pgFieldFor(d.columnType(i)).oid);
+    let next = 0;
+    return own.map((oid) => oid ?? pgFieldFor(d.columnType(next++)).oid);
   } catch (e) {
     throw fromDuckDB(e);
   } finally {
