@@ -127,6 +127,15 @@ describe('bare parameters are named ?column? whatever their types (A4)', () => {
   ]);
 });
 
+describe('an undeclared parameter under two casts takes the first, as PostgreSQL; the second converts from it (new-user review, session 53: the last decided)', () => {
+  differential([
+    { sql: 'select $1::timestamp, $1::date', types: [0], params: ['2024-03-10 02:30:00'] },
+    { sql: 'select $1::bool, $1::text', types: [0], params: ['yes'] },
+    // (int4/text and numeric(10,3)/int4 answer as PostgreSQL in text too, by hand; the harness's binary form of an
+    // undeclared value is not one both servers read)
+  ]);
+});
+
 describe("to_char's format as a parameter formats a number as PostgreSQL, and a timestamp as before (SQLAlchemy binds it: new-user review, session 53)", () => {
   differential([
     { sql: 'select to_char(sum(amount), $1) from sales.orders', types: [25], params: ['FM999,990.00'] },

@@ -312,8 +312,11 @@ function transform(node: unknown, w: Walk): any {
     const tn = n.TypeCast.typeName as Node;
     const parts = (tn.names as Node[]).map((x) => String(x.String?.sval ?? ''));
     const t = TYPE_BY_NAME.get(parts[parts.length - 1]!);
-    if (t)
-      w.fixed.set(paramNo(n.TypeCast.arg), Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0 ? t[1] : t[0]);
+    // the first context a parameter meets decides its type, as PostgreSQL's analysis (the tree's order): a later
+    // cast converts from it (`$1::timestamp, $1::date` is a timestamp; the last cast made it a date: midnight)
+    const no = paramNo(n.TypeCast.arg);
+    if (t && !w.fixed.has(no) && !w.hints.has(no))
+      w.fixed.set(no, Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0 ? t[1] : t[0]);
     return n;
   }
   if (n.SelectStmt) {
