@@ -65,21 +65,8 @@ test('a deletion vector is hashed as the gateway reads it: other bytes put there
     const genuine = readFileSync(puffin);
     // read hashed: the genuine bytes decode as before
     assert.ok((await v.readVerified({ path: puffinRel })).equals(genuine));
-    const ctx = await tableContext(
-      conn,
-      catalog,
-      [table],
-      (rel) => v.locate(rel),
-      undefined,
-      (rel) => v.readVerified({ path: rel }),
-    );
-    assert.equal(ctx.dvPositions.size, 1);
-    // the store writer's bytes, same size, after ensureFiles verified the genuine file
-    const forged = Buffer.from(genuine);
-    forged[forged.length - 20] ^= 0xff;
-    writeFileSync(puffin, forged);
-    assert.equal(statSync(puffin).size, genuine.length);
-    await assert.rejects(
+    // the table's context as a version's open builds it: its deletion vector read through readVerified
+    const context = () =>
       tableContext(
         conn,
         catalog,
@@ -87,7 +74,16 @@ test('a deletion vector is hashed as the gateway reads it: other bytes put there
         (rel) => v.locate(rel),
         undefined,
         (rel) => v.readVerified({ path: rel }),
-      ),
+      );
+    const ctx = await context();
+    assert.equal(ctx.dvPositions.size, 1);
+    // the store writer's bytes, same size, after ensureFiles verified the genuine file
+    const forged = Buffer.from(genuine);
+    forged[forged.length - 20] ^= 0xff;
+    writeFileSync(puffin, forged);
+    assert.equal(statSync(puffin).size, genuine.length);
+    await assert.rejects(
+      context(),
       (e: { sqlstate?: string; message?: string }) =>
         e.sqlstate === 'XX001' && /sha256 mismatch/.test(e.message ?? '') && e.message!.includes(puffinRel),
     );
