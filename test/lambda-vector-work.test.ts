@@ -14,6 +14,11 @@ import { copyFixtures, startGateway, type RunningGateway } from './support/gatew
 import { refusedThenIdle } from './support/refused-then-idle.js';
 
 const TIMEOUT_MS = 3000;
+// The JSON guards refuse per value, but only once DuckDB has built the vector of texts they read: 2,048
+// texts of 260 KB (the reviews' payloads) took ~1 s alone and over the 3 s timeout beside other test files
+// in a clean-clone CI (57014 before the guard's 54000). A quarter of a vector exercises the same guard.
+const JSON_ROWS = 512;
+const JSON_WITHIN_MS = TIMEOUT_MS;
 
 describe('lambda work per vector', () => {
   let gw: RunningGateway;
@@ -65,26 +70,25 @@ describe('lambda work per vector', () => {
       // The same review: a wildcard path lists every element of a 260 KB text, 16× its bytes, over 2,048
       // rows in one vector (RSS to the data limit, the process died once, other users 53200).
       [
-        "select sum(len(j)) from (select json_extract('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '$[*]') j from range(2048) t(x))",
+        "select sum(len(j)) from (select json_extract('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '$[*]') j from range(JSON_ROWS) t(x))",
         /^json_extract: a result exceeds the per-call limit of 262144 bytes/,
-        15000, // as json_transform_strict's below
+        JSON_WITHIN_MS,
       ],
       // A later review: from_json/json_transform with a list structure list the same way (RSS past
       // memoryLimit + 1 GiB, 2,071 and 2,484 MiB with memoryLimit 1GB): the same 16× rule.
       [
-        "select sum(len(j)) from (select from_json('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '[\"VARCHAR\"]') j from range(2048) t(x))",
+        "select sum(len(j)) from (select from_json('[' || repeat('1,', 130000) || (x % 2)::varchar || ']', '[\"VARCHAR\"]') j from range(JSON_ROWS) t(x))",
         /^from_json: a result exceeds the per-call limit of 262144 bytes/,
-        15000, // as json_transform_strict's below
+        JSON_WITHIN_MS,
       ],
       [
-        "select sum(len(j.a)) from (select json_transform_strict('{\"a\": [' || repeat('1,', 130000) || (x % 2)::varchar || ']}', '{\"a\": \"INTEGER[]\"}') j from range(2048) t(x))",
+        "select sum(len(j.a)) from (select json_transform_strict('{\"a\": [' || repeat('1,', 130000) || (x % 2)::varchar || ']}', '{\"a\": \"INTEGER[]\"}') j from range(JSON_ROWS) t(x))",
         /^json_transform_strict: a result exceeds the per-call limit of 262144 bytes/,
-        // 2,048 texts of 260 KB are built before the guard can refuse one: ~1 s alone, 5.2 s beside
-        // another test file in a clean-clone CI; what it guards against ran for minutes
-        15000,
+        JSON_WITHIN_MS,
       ],
     ];
-    for (const [sql, message, withinMs = 1000] of payloads) {
+    for (const [text, message, withinMs = 1000] of payloads) {
+      const sql = text.replace('JSON_ROWS', String(JSON_ROWS));
       await refusedThenIdle(c, gw.proc.pid!, sql, { code: '54000', message, withinMs });
       // The session goes on.
       assert.equal((await c.query('select 1 as x')).rows[0].x, 1);
