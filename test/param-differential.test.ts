@@ -120,6 +120,22 @@ describe('date and jsonb parameters keep their types, as PostgreSQL (A5)', () =>
   ]);
 });
 
+describe("a jsonb parameter is jsonb's normal form: compared, printed and cast to text as PostgreSQL (lead, session 54: its text as sent)", () => {
+  const value = '{"b": 3, "a": {"y": 1.50, "x": [1, 1e2]}}';
+  // the last of a duplicate key is jsonb's (and `->>` of json's): compared and printed here, not read by an arrow
+  const duplicated = '{"b": 2, "a": {"y": 1.50, "x": [1, 1e2]}, "b": 3}';
+  differential([
+    {
+      sql: `select $1::jsonb = '{"a": {"x": [1, 100], "y": 1.50}, "b": 3}'::jsonb, $1::jsonb::text, $1::jsonb`,
+      types: [JSONB],
+      params: [duplicated],
+    },
+    { sql: 'select $1 = $1::jsonb, $1::text, $1', types: [JSONB], params: [duplicated] },
+    // a varchar (pgjdbc's setString) shown as jsonb: the wire prints the normal form
+    { sql: "select $1::jsonb, $1::jsonb ->> 'b'", types: [1043], params: [value] },
+  ]);
+});
+
 describe('bare parameters are named ?column? whatever their types (A4)', () => {
   differential([
     { sql: 'select $1, $2', types: [NUMERIC, INT4], params: ['1.5', '2'] },

@@ -20,11 +20,25 @@ const WRITTEN: ReadonlyMap<number, string> = new Map([
   [OID.bpchar, 'bpchar'],
 ]);
 
+/**
+ * Declared text and json, written where the text reads jsonb: `$1::jsonb` of a varchar (pgjdbc's setString)
+ * is then a computed value's jsonb (jsonb-values.ts), where an undeclared or jsonb one is in jsonb's normal
+ * form already (the wire's input).
+ */
+const WRITTEN_BESIDE_JSONB: ReadonlyMap<number, string> = new Map([
+  [OID.text, 'text'],
+  [OID.varchar, 'varchar'],
+  [OID.json, 'json'],
+]);
+
 /** `sql` with each parameter declared as one of WRITTEN's types cast to it; `sql` itself when none is. */
 export function withDeclaredCasts(sql: string, declaredTypes: readonly number[]): string {
-  if (!declaredTypes.some((t) => WRITTEN.has(t))) return sql;
+  const besideJsonb = /jsonb/i.test(sql);
+  const written = (t: number | undefined) =>
+    WRITTEN.get(t ?? 0) ?? (besideJsonb ? WRITTEN_BESIDE_JSONB.get(t ?? 0) : undefined);
+  if (!declaredTypes.some((t) => written(t))) return sql;
   return replaceParams(sql, (n) => {
-    const type = WRITTEN.get(declaredTypes[n - 1] ?? 0);
+    const type = written(declaredTypes[n - 1]);
     return type ? `($${n}::${type})` : undefined;
   });
 }

@@ -22,6 +22,7 @@ import { ctesByName } from './inner-names.js';
 import { standInCorrelatedTags } from './correlated-tags.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
+import { refuseComputedJsonb } from './jsonb-values.js';
 import { readsCatalog } from './regproc-columns.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
@@ -150,6 +151,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     cteBodies: ctesByName(tree),
   };
   collectCtes(tree, ctx.ctes);
+  if (/jsonb/i.test(sql)) refuseComputedJsonb(tree, outermost);
   let walked = walk(tree, ctx, false);
   const apart = keepIntervalsApart(walked);
   if (apart) {

@@ -3,6 +3,7 @@
  * typinput forms clients send (psycopg3, pgjdbc, asyncpg, node-pg). Unknown OIDs (0) stay VARCHAR so
  * DuckDB casts them to whatever the statement's parameter type is, as PostgreSQL's 'unknown' does.
  */
+import { jsonbText } from '../../pg/pg-jsonb.js';
 import {
   DuckDBDateValue,
   DuckDBTimestampValue,
@@ -183,7 +184,7 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
         };
       case OID.jsonb:
         if (bytes[0] !== 1) throw badBinary(oid);
-        return { value: strictUtf8(bytes, 1), type: VARCHAR };
+        return { value: jsonbText(strictUtf8(bytes, 1)), type: VARCHAR };
       case OID.json:
         return { value: strictUtf8(bytes), type: VARCHAR };
       case OID.char:
@@ -263,8 +264,11 @@ export function decodeParam(oid: number, format: 0 | 1, bytes: Buffer | null, se
       return { value: DuckDBTimeTZValue.fromMicrosAndOffset(t.us, off), type: TIMETZ };
     }
     case OID.json:
-    case OID.jsonb:
       return { value: s, type: VARCHAR };
+    case OID.jsonb:
+      // jsonb's input: its normal form (keys sorted, the last of a duplicate key, numbers as numeric), as a
+      // constant's is at rewrite time; DuckDB's JSON keeps the text, so equal values compared unequal.
+      return { value: jsonbText(s), type: VARCHAR };
     case OID.text:
     case OID.varchar:
     case OID.name:

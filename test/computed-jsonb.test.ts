@@ -1,0 +1,90 @@
+/**
+ * A computed value cast to jsonb is DuckDB's JSON in the text it was computed as, where PostgreSQL's jsonb is
+ * the normal form (keys sorted, numbers as numeric, `{"a": 1}`): compared, ordered, grouped or cast to
+ * text, the answers differed without a word (lead, session 54). Where its text is never read it answers as
+ * PostgreSQL 15 does (a plain select-list item, the arrows, containment); elsewhere it is refused 0A000
+ * with a hint, and the session goes on.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startPgTwins, type PgTwins } from './support/pg-twins.js';
+import { splitDataRow, type QueryResult, type RawPg } from './support/raw-pg.js';
+
+let twins: PgTwins | undefined;
+const conns: { pg?: RawPg; gw?: RawPg } = {};
+
+before(
+  async () => {
+    twins = await startPgTwins();
+    Object.assign(conns, twins.conns);
+  },
+  { timeout: 120_000 },
+);
+after(
+  async () => {
+    await twins?.stop();
+  },
+  { timeout: 30_000 },
+);
+
+const answer = (r: QueryResult) =>
+  r.error
+    ? { error: r.error.code }
+    : {
+        columns: r.rowDescription?.fields.map((f) => [f.name, f.dataTypeID]),
+        rows: r.dataRows.map((d) => splitDataRow(d).map((v) => (v === null ? null : v.toString('utf8')))),
+      };
+
+// a computed object whose keys PostgreSQL sorts and whose number it prints as numeric
+const OBJ = `('{"name": "' || name || '", "id": ' || customer_id || ', "v": 1.50, "b": {"y": 1, "x": 2}}')`;
+
+const COMPACT = `('{"name":"' || name || '","b":{"y":1,"x":2}}')`;
+
+describe('a computed value cast to jsonb', () => {
+  test('where its text is never read: as PostgreSQL 15', async () => {
+    for (const sql of [
+      `select customer_id, ${OBJ}::jsonb as j from sales.customers where customer_id < 4 order by customer_id`,
+      // (an arrow's own guard refuses a member of an input with spaces or numbers DuckDB prints anew: json-arrows.ts)
+      `select ${COMPACT}::jsonb -> 'b' as b, ${COMPACT}::jsonb ->> 'name' as n from sales.customers where customer_id = 2`,
+      `select count(*) from sales.customers where ${OBJ}::jsonb @> '{"b": {"x": 2}}' and ${OBJ}::jsonb ? 'id'`,
+      `select jsonb_typeof(${COMPACT}::jsonb -> 'b') as t from sales.customers where customer_id = 1`,
+      `select customer_id, k from sales.customers, jsonb_object_keys(${OBJ}::jsonb) k where customer_id < 3 order by 1, 2`,
+      // a subquery's or a CTE's column read by its members only
+      `select customer_id from (select customer_id, ${OBJ}::jsonb j from sales.customers) s where j @> '{"b": {"x": 2}}' and j ->> 'name' like 'A%' order by 1`,
+      `with t(k) as (select ${OBJ}::jsonb from sales.customers) select count(*) from t where k ? 'v'`,
+    ]) {
+      const pg = answer(await conns.pg!.query(sql));
+      assert.equal('error' in pg, false, `PostgreSQL answers ${sql}: ${JSON.stringify(pg)}`);
+      assert.deepEqual(answer(await conns.gw!.query(sql)), pg, sql);
+    }
+  });
+
+  test('where its text would be read: refused 0A000 with a hint, where it answered differently; the session goes on', async () => {
+    for (const sql of [
+      // PostgreSQL: t for Ada; the gateway compared the texts (f)
+      `select ${OBJ}::jsonb = '{"b": {"x": 2, "y": 1}, "v": 1.5, "id": 1, "name": "Ada"}'::jsonb from sales.customers where customer_id = 1`,
+      // the keys in the order computed
+      `select (${OBJ}::jsonb)::text from sales.customers where customer_id = 1`,
+      `select (${OBJ}::jsonb -> 'b')::text from sales.customers where customer_id = 1`,
+      // ordered by the text, not by jsonb's order; grouped by the text
+      `select ${OBJ}::jsonb as j from sales.customers order by j limit 2`,
+      `select ${OBJ}::jsonb, count(*) from sales.customers group by 1`,
+      `select distinct ('{"b": 1, "a": ' || (customer_id % 2) || '}')::jsonb from sales.customers`,
+      // a subquery's or CTE's column shown, ordered, compared, or passed on by a star; a set operation's arm
+      `select j from (select ${OBJ}::jsonb as j from sales.customers) s`,
+      `select j ->> 'name' from (select ${OBJ}::jsonb as j from sales.customers) s order by j limit 2`,
+      `with t(k) as (select ${OBJ}::jsonb from sales.customers) select k::text from t limit 1`,
+      `select * from (select ${OBJ}::jsonb as j from sales.customers) s limit 1`,
+      `select ${OBJ}::jsonb from sales.customers union select '{}'::jsonb`,
+    ]) {
+      const pg = await conns.pg!.query(sql);
+      assert.equal(pg.error, undefined, `PostgreSQL answers ${sql}: ${pg.error?.message}`);
+      const gw = await conns.gw!.query(sql);
+      assert.equal(gw.error?.code, '0A000', `${sql}: ${JSON.stringify(answer(gw))}`);
+      assert.match(gw.error?.message ?? '', /computed value cast to jsonb/);
+      assert.match(gw.error?.hint ?? '', /->> 'k'/);
+      const after = await conns.gw!.query('select 1 as x');
+      assert.deepEqual(answer(after).rows, [['1']]);
+    }
+  });
+});
