@@ -5,9 +5,12 @@
  * one text per function), each through
  * the gateway with the result cache off. CPU of the gateway process (DuckDB's threads included), read
  * from /proc, so the machine's load moves it less than latency; the split by stage from its own
- * counters (/metrics). With --before, another build runs the same series interleaved, in the same run.
+ * counters (/metrics), read as CPU time (the gateways run with FDL_STAGE_CLOCK=cpu, src/stages.ts; a build
+ * older than that clock reports wall time there); "other" is the CPU outside every stage (the wire's
+ * reads and writes, the event loop, GC). With --before, another build runs the same series interleaved,
+ * in the same run.
  *
- *   npx tsc -p . && node dist/bench/new-text-cost.js [--n 300] [--rounds 3] [--before <cli>] [--prof <dir>] [--only <series>]
+ *   npx tsc -p . && node dist/bench/new-text-cost.js [--n 300] [--rounds 3] [--warmup 100] [--before <cli>] [--prof <dir>] [--only <series>]
  *
  * --prof: the gateway runs under `node --cpu-prof` and writes its profile there at exit.
  */
@@ -24,10 +27,14 @@ const args = process.argv.slice(2);
 const flag = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const N = Number(flag('n') ?? 300);
 const ROUNDS = Number(flag('rounds') ?? 3);
+/** Statements of each series run by each build before its first measured round (V8's compiler, first plans). */
+const WARMUP = Number(flag('warmup') ?? 100);
 const beforeCli = flag('before');
 const profDir = flag('prof');
 const only = flag('only');
 const log = (s: string) => process.stdout.write(s + '\n');
+// the gateways' stage split as CPU time (inherited by the serving processes)
+process.env.FDL_STAGE_CLOCK ??= 'cpu';
 /** Catalog statements of the kind drivers and BI tools send at connect. */
 const CONNECT_TEXTS = [
   'select n.nspname from pg_catalog.pg_namespace n order by 1',
@@ -67,7 +74,7 @@ async function scrape(s: Served): Promise<{ stages: number[]; statements: number
 /** A statement of a series: a text, or a query with parameters (named: Parse once per session). */
 type Stmt = string | pg.QueryConfig;
 
-type Measure = { cpuUs: number; mainUs: number; stages: number[]; work: number[] };
+type Measure = { cpuUs: number; mainUs: number; p50Ms: number; stages: number[]; work: number[] };
 
 /** `n` statements `text(i)` on `c`; the gateway's CPU µs per statement, stage µs and work per statement. */
 async function measure(
@@ -80,16 +87,21 @@ async function measure(
   const a = await scrape(s);
   const cpu0 = cpuSeconds(s.proc.pid!);
   const main0 = cpuSeconds(s.proc.pid!, true);
+  const took: number[] = [];
   for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
     if (!freshSession) {
       for (const t of [text(i)].flat()) await c.query(t);
+      took.push(performance.now() - t0);
       continue;
     }
     const own = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'bench', database: 'basic' });
     await own.connect();
     for (const t of [text(i)].flat()) await own.query(t);
     await own.end();
+    took.push(performance.now() - t0);
   }
+  took.sort((a, b) => a - b);
   const cpu = cpuSeconds(s.proc.pid!) - cpu0;
   const main = cpuSeconds(s.proc.pid!, true) - main0;
   const b = await scrape(s);
@@ -97,6 +109,7 @@ async function measure(
   return {
     cpuUs: (cpu * 1e6) / n,
     mainUs: (main * 1e6) / n,
+    p50Ms: took[Math.floor(took.length / 2)]!,
     stages: STAGES.map((_, i) => ((b.stages[i]! - a.stages[i]!) * 1e6) / k),
     work: WORKS.map((_, i) => (b.work[i]! - a.work[i]!) / k),
   };
@@ -170,6 +183,16 @@ async function main(): Promise<void> {
         for (let k = 0; k < builds.length; k++) {
           const b = (k + r) % builds.length;
           seq++;
+          if (r === 0 && WARMUP > 0) {
+            await measure(
+              servers[b]!,
+              clients[b]!,
+              text,
+              fresh.has(name) ? Math.ceil(WARMUP / 4) : WARMUP,
+              fresh.has(name),
+            );
+            seq++;
+          }
           const m = await measure(
             servers[b]!,
             clients[b]!,
@@ -183,20 +206,27 @@ async function main(): Promise<void> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     log(
-      `\nCPU µs per statement, all threads and the JavaScript thread (median of ${ROUNDS} rounds); stage µs per statement (wall, mean of rounds); work per statement`,
+      `\np50 ms (a statement's round trip), CPU µs per statement, all threads and the JavaScript thread (medians of ${ROUNDS} rounds); stage CPU µs per statement (mean of rounds), and the CPU outside every stage; work per statement`,
     );
     log(
-      `  ${'series'.padEnd(30)}${'build'.padEnd(8)}${'CPU'.padStart(8)}${'JS'.padStart(7)}${STAGES.map((s) => s.slice(0, 10).padStart(11)).join('')}`,
+      `  ${'series'.padEnd(30)}${'build'.padEnd(8)}${'p50 ms'.padStart(8)}${'CPU'.padStart(8)}${'JS'.padStart(7)}${STAGES.map((s) => s.slice(0, 10).padStart(11)).join('')}${'other'.padStart(11)}`,
     );
     for (const [name, byBuild] of Object.entries(results)) {
       for (const [build, ms] of Object.entries(byBuild)) {
         const stage = (i: number) => ms.reduce((t, m) => t + m.stages[i]!, 0) / ms.length;
         log(
-          `  ${name.padEnd(30)}${build.padEnd(8)}${median(ms.map((m) => m.cpuUs))
+          `  ${name.padEnd(30)}${build.padEnd(8)}${median(ms.map((m) => m.p50Ms))
+            .toFixed(2)
+            .padStart(8)}${median(ms.map((m) => m.cpuUs))
             .toFixed(0)
             .padStart(8)}${median(ms.map((m) => m.mainUs))
             .toFixed(0)
-            .padStart(7)}${STAGES.map((_, i) => stage(i).toFixed(0).padStart(11)).join('')}`,
+            .padStart(7)}${STAGES.map((_, i) => stage(i).toFixed(0).padStart(11)).join('')}${(
+            ms.reduce((t, m) => t + m.cpuUs, 0) / ms.length -
+            STAGES.reduce((t, _, i) => t + stage(i), 0)
+          )
+            .toFixed(0)
+            .padStart(11)}`,
         );
         const work = WORKS.map((w, i) => [w, ms.reduce((t, m) => t + m.work[i]!, 0) / ms.length] as const)
           .filter(([, v]) => v > 0)

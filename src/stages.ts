@@ -9,6 +9,10 @@
  * prepare, bind check, execution) it is DuckDB's time on its threads as the statement waits for it.
  * A statement's split is what accrued since the previous statement ended: exact with one statement
  * running at a time, mixed across statements when sessions overlap (the totals stay exact).
+ *
+ * With FDL_STAGE_CLOCK=cpu in the environment (benches, bench/new-text-cost.ts) the clock is the process'
+ * CPU time instead (getrusage: every thread's, DuckDB's included), so a stage's seconds are the CPU the
+ * whole process spent in it — the split a busy machine's waits for a core do not blur.
  */
 export const STAGES = [
   'decode',
@@ -76,17 +80,23 @@ const buckets = STAGES.map(() => new Float64Array(STAGE_BOUNDS.length + 1));
 let statements = 0;
 const works = new Float64Array(WORKS.length);
 
-/** A start time for `spent` (milliseconds, monotonic). */
-export const stageClock = (): number => performance.now();
+/** The process' CPU time so far, in milliseconds. */
+const cpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** A start time for `spent` (milliseconds: monotonic wall time, or the process' CPU time). */
+export const stageClock: () => number = process.env.FDL_STAGE_CLOCK === 'cpu' ? cpuMs : () => performance.now();
 
 /** Time since `started` (from stageClock) was spent in `stage`. */
 export function spent(stage: Stage, started: number): void {
-  current[stageIndex.get(stage)!]! += performance.now() - started;
+  current[stageIndex.get(stage)!]! += stageClock() - started;
 }
 
 /** Time `work` in `stage` (its wait included), whether it resolves or rejects. */
 export async function timed<T>(stage: Stage, work: () => Promise<T>): Promise<T> {
-  const t = performance.now();
+  const t = stageClock();
   try {
     return await work();
   } finally {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { copyFixtures, FIXTURES } from './support/gateway.js';
 import { startS3, type S3Server, s3Flags, S3_ENV } from './support/s3-server.js';
-import { RawPg, splitDataRow } from './support/raw-pg.js';
+import { serialize } from 'pg-protocol';
+import { buildBind, RawPg, splitDataRow } from './support/raw-pg.js';
 import { serveWithMetrics, workCounts, type Served } from './support/work-counts.js';
 
 const WORK = [
@@ -50,6 +51,14 @@ async function resultCalls(s: Served): Promise<number> {
   const text = await (await fetch(`http://${s.http}/metrics`)).text();
   const m = /^fdl_statement_work_total\{work="result_call"\} (\d+)$/m.exec(text);
   assert.ok(m, 'result_call is in /metrics');
+  return Number(m[1]);
+}
+
+/** Statements the gateway's stage clock has closed so far (fdl_statement_stage_seconds_count). */
+async function statementCount(s: Served): Promise<number> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const m = /^fdl_statement_stage_seconds_count\{stage="decode"\} (\d+)$/m.exec(text);
+  assert.ok(m, 'fdl_statement_stage_seconds_count is in /metrics');
   return Number(m[1]);
 }
 
@@ -417,6 +426,74 @@ describe('statement work: once per text, once per signature, once per statement'
     } finally {
       await raw.close();
       await other.close();
+    }
+  });
+
+  test('N executions of one text with new parameters, unnamed and named, under two type signatures: analysed once, prepared by DuckDB once per signature, each statement one ref check and one re-validation', async () => {
+    const N = 12;
+    const text = 'select $1 + order_id as n from sales.orders where order_id = $2 -- n executions';
+    const raw = await RawPg.connect({ port: s.port, user: 'tester', database: 'basic' });
+    try {
+      const answer = (r: { error?: unknown; dataRows: Buffer[] }) => {
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        return r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString()));
+      };
+      // order_ids the version holds (some of 1..50 are deleted rows)
+      const ids = answer(await raw.simple(`select order_id from sales.orders order by 1 limit ${N}`)).map((r) =>
+        Number(r[0]),
+      );
+      assert.equal(ids.length, N);
+      const want: (string | undefined)[][][] = [];
+      const got: (string | undefined)[][][] = [];
+      const statementsBefore = await statementCount(s);
+      const d = await cost(s, async () => {
+        for (let i = 0; i < N; i++) {
+          // undeclared parameters: PostgreSQL's grammar types them, the first Parse plans the text
+          got.push(answer(await raw.query(text, { params: [String(100 * i), String(ids[i])] })));
+          want.push([[String(100 * i + ids[i]!)]]);
+        }
+        for (let i = 0; i < N; i++) {
+          // int8, int8 declared: another signature of the same text
+          got.push(
+            answer(await raw.query(text, { paramTypes: [20, 20], params: [String(7 + i), String(ids[N - 1 - i])] })),
+          );
+          want.push([[String(7 + i + ids[N - 1 - i]!)]]);
+        }
+        // a named statement of the second signature, bound N times
+        raw.send(Buffer.concat([serialize.parse({ name: 'n_exec', text, types: [20, 20] }), serialize.sync()]));
+        assert.equal((await raw.untilReady()).error, undefined);
+        for (let i = 0; i < N; i++) {
+          raw.send(
+            Buffer.concat([
+              buildBind({ statement: 'n_exec', params: [String(-ids[i]!), String(ids[i])] }),
+              serialize.describe({ type: 'P' }),
+              serialize.execute({ rows: 0 }),
+              serialize.sync(),
+            ]),
+          );
+          got.push(answer(await raw.untilReady()));
+          want.push([['0']]);
+        }
+      });
+      assert.deepEqual(got, want);
+      // 3N statements closed by the stage clock (a Parse with its Sync runs nothing: no statement's split)
+      assert.equal((await statementCount(s)) - statementsBefore, 3 * N);
+      // Per signature one DuckDB prepare and one bind for the engine line; the undeclared `$1 +` one
+      // probe for PostgreSQL's operator typing; the named Parse's Sync settles its ref too (3N + 1)
+      // and re-validates nothing (it reads nothing)
+      assert.deepEqual(d, {
+        analysis: 1,
+        duckdb_prepare: 2,
+        type_probe: 1,
+        bind_check: 2,
+        verdict_reuse: 0,
+        prune_explain: 0,
+        ref_check: 3 * N + 1,
+        revalidation: 3 * N,
+        guard_install: 0,
+      });
+    } finally {
+      await raw.close();
     }
   });
 
