@@ -13,8 +13,14 @@ import pg from 'pg';
 import { copyFixtures, startGateway, type RunningGateway } from './support/gateway.js';
 import { refusedThenIdle } from './support/refused-then-idle.js';
 import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { AGGREGATES_ANY_FRAME, SELECTORS } from '../src/analysis/window-work.js';
 
 const TIMEOUT_MS = 3000;
+/** Result types of a fixed size (BIT and BIGNUM: the size of their input, sums growing by a bit a doubling). */
+const FIXED_SIZE =
+  /^(?:BOOLEAN|U?TINYINT|U?SMALLINT|U?INTEGER|U?BIGINT|U?HUGEINT|FLOAT|DOUBLE|DECIMAL|BIGNUM|BIT|DATE|TIME|TIME WITH TIME ZONE|TIMESTAMP|TIMESTAMP WITH TIME ZONE|INTERVAL)$/;
+
 const MESSAGE =
   /^a window aggregate that builds a value \((?:string_agg|array_agg|list|histogram|json_object_agg)\(\) as DuckDB runs it\) is served only over its whole partition/;
 
@@ -41,6 +47,30 @@ describe('window aggregates that build values', () => {
     await gw?.stop();
     await cluster?.stop();
     repos.cleanup();
+  });
+
+  test("the aggregates served over any frame are DuckDB's, each with a fixed-size result or one of its inputs", async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const duck = await db.connect();
+    const reader = await duck.runAndReadAll(
+      "select function_name, len(parameters)::int, return_type from duckdb_functions() where function_type = 'aggregate'",
+    );
+    const overloads = reader
+      .getRows()
+      .map(([name, arity, type]) => ({ name: String(name), arity: Number(arity), type: String(type) }));
+    for (const [name, arities] of AGGREGATES_ANY_FRAME)
+      for (const arity of arities) {
+        const types = overloads.filter((o) => o.name === name && o.arity === arity).map((o) => o.type);
+        assert.ok(types.length > 0, `${name} with ${arity} arguments is one of DuckDB's aggregates`);
+        for (const type of types)
+          if (SELECTORS.has(name)) assert.doesNotMatch(type, /\[\]$|^MAP|^STRUCT/, `${name}/${arity} returns ${type}`);
+          else assert.match(type, FIXED_SIZE, `${name}/${arity} returns ${type}`);
+      }
+    // And none that builds a list, a map or a text from its rows is among them.
+    for (const o of overloads)
+      if (/\[\]$|^MAP/.test(o.type) || (o.type === 'VARCHAR' && !SELECTORS.has(o.name)))
+        assert.ok(!AGGREGATES_ANY_FRAME.get(o.name)?.includes(o.arity), `${o.name}/${o.arity} returns ${o.type}`);
+    duck.closeSync();
   });
 
   test('over frames other than the whole partition they are refused 54000 at once; the process stays idle', async () => {

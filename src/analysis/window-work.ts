@@ -21,15 +21,36 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { pushMembers } from './json-objects.js';
 
+/** Aggregates whose result is one of their inputs (their top-n forms, which return lists, excepted by arity). */
+export const SELECTORS: ReadonlySet<string> = new Set([
+  'min',
+  'max',
+  'first',
+  'last',
+  'any_value',
+  'arbitrary',
+  'arg_min',
+  'arg_max',
+  'argmin',
+  'argmax',
+  'min_by',
+  'max_by',
+  'arg_min_null',
+  'arg_max_null',
+  'arg_min_nulls_last',
+  'arg_max_nulls_last',
+]);
 /**
  * Aggregates safe over any frame, with the argument counts that are: those DuckDB's catalog
  * (duckdb_functions()) gives a fixed-size result and a fixed-size state (the counts, sums and moments),
  * and the selectors whose result is one of their inputs (min/max and arg_min/arg_max, not their
  * top-n forms, which return a list of n). Not here though their result is fixed-size: `entropy`,
  * `mode`, `approx_quantile`, `reservoir_quantile` and `bitstring_agg`, whose state holds the values seen.
+ * test/window-work.test.ts checks each entry against duckdb_functions().
  */
-const ARITIES_ANY_FRAME: ReadonlyMap<string, readonly number[]> = new Map<string, number[]>([
-  ...['count', 'count_star'].map((n): [string, number[]] => [n, [0, 1]]),
+export const AGGREGATES_ANY_FRAME: ReadonlyMap<string, readonly number[]> = new Map<string, number[]>([
+  ['count', [0, 1]],
+  ['count_star', [0]],
   ...[
     'count_if',
     'countif',
@@ -95,7 +116,7 @@ type Node = Record<string, unknown>;
 
 /** Whether `name` with `arity` arguments is bounded over any frame. */
 export function boundedOverAnyFrame(name: string, arity: number): boolean {
-  return ARITIES_ANY_FRAME.get(name.toLowerCase())?.includes(arity) ?? false;
+  return AGGREGATES_ANY_FRAME.get(name.toLowerCase())?.includes(arity) ?? false;
 }
 
 /** Whether DuckDB computes this window aggregate once per partition (its constant aggregator's conditions). */
