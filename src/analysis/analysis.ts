@@ -21,6 +21,7 @@ import { lineQuote } from '../text/line-quote.js';
 import { literalPgType } from '../engine/pg-error-words.js';
 import { checkGuardNesting, checkSizeLimits } from './size-limits.js';
 import { checkLambdaWork } from './lambda-work.js';
+import { checkWindowWork } from './window-work.js';
 import { checkCteExpansion } from './cte-expansion.js';
 import { checkJoinGraph } from './join-graph.js';
 import { checkExpressionWork } from './expression-work.js';
@@ -298,6 +299,8 @@ export async function analyzeText(serialize: Serializer, sql: string): Promise<A
   checkExpressionWork(tree);
   // Lambdas run once per element: nested ones over lists built in the statement multiply (lambda-work.ts).
   checkLambdaWork(tree);
+  // A window aggregate building a value builds its frame's value for every row, uninterruptibly (window-work.ts).
+  checkWindowWork(tree);
   // Arguments DuckDB trusts that would crash it or invalidate its instance (argument-bounds.ts).
   checkArgumentBounds(tree);
   // A CTE inlined at every reference multiplies the plan DuckDB binds, uninterruptibly (cte-expansion.ts).
