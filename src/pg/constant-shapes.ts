@@ -61,7 +61,9 @@ const PREFIXED = /[\p{L}\p{N}_&]$/u;
 const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
 
 interface Lexed {
-  /** The text with comments emptied, each candidate constant as `\uE000k\uE000`. */
+  /** The text with its comments emptied (text/comment-shape.ts). */
+  emptied: string;
+  /** That text with each candidate constant as `\uE000k\uE000`. */
   slots: string;
   constants: FreeConstant[];
   /** Each candidate as written in the text. */
@@ -89,9 +91,9 @@ export function constantShape(sql: string): ConstantShape | null {
   const free = entry.free;
   if (!free || !free.some((f) => f)) return null;
   const constants: FreeConstant[] = [];
-  // the text itself (comments as written), each free constant a parameter numbered in order
+  // the text (comments emptied: texts differing inside them share it), each free constant a parameter numbered in order
   let k = 0;
-  const shaped = mapCandidates(sql, (written, at, next) => {
+  const shaped = mapCandidates(lexed.emptied, (written, next) => {
     const i = k++;
     if (!free[i]) return written;
     constants.push(lexed.constants[i]!);
@@ -105,23 +107,22 @@ export function constantShape(sql: string): ConstantShape | null {
  * The text with each candidate constant (a standard string, an int4 integer) replaced by `fn`'s
  * answer, comments kept as written; null when a comment's end is not certain.
  */
-function mapCandidates(sql: string, fn: (written: string, at: number, next: string) => string): string | null {
+function mapCandidates(sql: string, fn: (written: string, next: string) => string): string | null {
   let at = 0;
   let uncertain = false;
   let previous = '';
   const out = mapSegments(sql, (kind, text) => {
-    const start = at;
     at += text.length;
     const next = sql.charAt(at);
     let result = text;
     if (kind === 'comment') {
       if (emptyComment(text) === null) uncertain = true;
     } else if (kind === 'string') {
-      if (!PREFIXED.test(previous)) result = fn(text, start, next);
+      if (!PREFIXED.test(previous)) result = fn(text, next);
     } else if (kind === 'code') {
       result = text.replace(INTEGER, (d, offset: number) => {
         if (d.length > 10 || Number(d) > INT4_MAX || Number(d) === 0) return d;
-        return fn(d, start + offset, text.charAt(offset + d.length) || next);
+        return fn(d, text.charAt(offset + d.length) || next);
       });
     }
     previous = text;
@@ -134,17 +135,16 @@ function mapCandidates(sql: string, fn: (written: string, at: number, next: stri
 function lex(sql: string): Lexed | null {
   const constants: FreeConstant[] = [];
   const written: string[] = [];
-  let commentsEmptied = '';
   // comments emptied first, so texts that differ inside them share a shape (text/comment-shape.ts)
   let uncertain = false;
-  commentsEmptied = mapSegments(sql, (kind, text) => {
+  const emptied = mapSegments(sql, (kind, text) => {
     if (kind !== 'comment') return text;
     const e = emptyComment(text);
     if (e === null) uncertain = true;
     return e ?? text;
   });
   if (uncertain) return null;
-  const slots = mapCandidates(commentsEmptied, (w) => {
+  const slots = mapCandidates(emptied, (w) => {
     written.push(w);
     constants.push(
       w.startsWith("'") ? { kind: 'string', text: w.slice(1, -1).replace(/''/g, "'") } : { kind: 'integer', text: w },
@@ -152,7 +152,7 @@ function lex(sql: string): Lexed | null {
     return `${SLOT}${constants.length - 1}${SLOT}`;
   });
   if (slots === null || constants.length > MAX_CONSTANTS) return null;
-  return { slots, constants, written };
+  return { emptied, slots, constants, written };
 }
 
 /** PostgreSQL's parse of the text with every candidate a marker: which are free. */

@@ -11,7 +11,7 @@
  * `'…'` beside a column as it resolves a parameter there, and the types whose text input the gateway
  * decodes as PostgreSQL's do, with DuckDB's parameter of the same type (no cast DuckDB would add or
  * rebind for): text, varchar and name as they are; int2, int4, int8 and oid read as PostgreSQL reads
- * them. An integer constant (int4 to PostgreSQL) only beside an int4, int8 or oid column, where
+ * them. An integer constant (int4 to PostgreSQL) only beside an int2, int4, int8 or oid column, where
  * PostgreSQL's comparison takes its value as it is. Anything else — another type, a plan that needs
  * its values written in (value-plans.ts), one over remote files, pinned versions or system views —
  * and the text is planned as itself.
@@ -41,33 +41,47 @@ const DECODED: ReadonlyMap<number, DuckDBTypeId> = new Map([
   [OID.oid, DuckDBTypeId.UINTEGER],
 ]);
 /** Beside these a PostgreSQL int4 constant compares by its value (int4, int48, oid's implicit cast). */
-const INTEGER_SIDES: ReadonlySet<number> = new Set([OID.int4, OID.int8, OID.oid]);
+const INTEGER_SIDES: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8, OID.oid]);
+/** Beside an int2 PostgreSQL compares an int4 constant as it is (int24eq…): one past int2's range is planned as itself. */
+const INT2_MAX = 32_767;
 
 /**
- * Shapes whose plan did not take their texts' constants (or did not plan), process-wide: a later
- * session plans such a text as itself at once. Only a cost is remembered, never an answer.
+ * What the process knows of a shape: met once (by `text`: a text met alone is planned as itself, as
+ * before, so a shape that never repeats costs nothing more), its plan takes its texts' constants, or
+ * it does not (or did not plan): its texts are planned as themselves at once. A later session's first
+ * text of a shared shape plans the shape. Only a cost is remembered, never an answer.
  */
-const unshared = new LRUCache<string, true>({
-  max: 2000,
-  maxSize: 4 * 1024 * 1024,
-  sizeCalculation: (_, k) => 2 * k.length + 32,
+type ShapeState = { met: string } | 'shared' | 'unshared';
+const shapes = new LRUCache<string, ShapeState>({
+  max: 4000,
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (v, k) => 2 * (k.length + (typeof v === 'object' ? v.met.length : 0)) + 32,
 });
-trimWhenIdle(lruTrim(unshared));
+trimWhenIdle(lruTrim(shapes));
 
-/** Whether the shape `sql` was found not to take its texts' constants. */
-export function isUnshared(sql: string): boolean {
-  return unshared.has(sql);
-}
-
-/** The shape `sql` does not take its texts' constants. */
-export function markUnshared(sql: string): void {
-  unshared.set(sql, true);
-}
-
-/** Whether `text`, of shape `shape`, may run `planned` (the shape's plan) with its constants bound. */
-export function takesConstants(planned: PreparedStmt, text: string, stmt: Statement, shape: ConstantShape): boolean {
-  if (stmt.kind !== 'query' || planned.stmt.kind !== 'query' || planned.duck === null || planned.sharedFrom)
+/** Whether `text` of shape `sql` should run the shape's plan (planned now if the session has none). */
+export function shapeWorthPlanning(sql: string, text: string): boolean {
+  const state = shapes.get(sql);
+  if (state === undefined) {
+    shapes.set(sql, { met: text });
     return false;
+  }
+  return state === 'shared' || (state !== 'unshared' && state.met !== text);
+}
+
+/** The shape's plan took (or did not take) its texts' constants. */
+export function markShape(sql: string, shared: boolean): void {
+  if (shared ? shapes.get(sql) !== 'shared' : true) shapes.set(sql, shared ? 'shared' : 'unshared');
+}
+
+/** Whether the shape's texts are planned as themselves. */
+export function isUnshared(sql: string): boolean {
+  return shapes.get(sql) === 'unshared';
+}
+
+/** Whether `planned`, the plan of `shape`, takes the shape's constants as its parameters. */
+export function takesConstants(planned: PreparedStmt, shape: ConstantShape): boolean {
+  if (planned.stmt.kind !== 'query' || planned.duck === null || planned.sharedFrom) return false;
   if (planned.valuesNeeded || planned.fetchOnBind || planned.holds?.length || planned.leases.length > 0) return false;
   if (planned.systemViews || planned.analysis?.kind !== 'query' || planned.constants) return false;
   if (planned.paramOids.length !== shape.constants.length || planned.duck.parameterCount !== shape.constants.length)
@@ -85,6 +99,15 @@ export function takesConstants(planned: PreparedStmt, text: string, stmt: Statem
     }
     if (own !== decoded) return false;
   }
+  return true;
+}
+
+/** Whether `text` reads as its shape's text everywhere planning reads a text's own characters. */
+export function readsAsShape(planned: PreparedStmt, text: string, stmt: Statement, shape: ConstantShape): boolean {
+  if (stmt.kind !== 'query') return false;
+  const past = (c: ConstantShape['constants'][number], i: number) =>
+    c.kind === 'integer' && planned.paramOids[i] === OID.int2 && Number(c.text) > INT2_MAX;
+  if (shape.constants.some(past)) return false;
   if (planned.composedChars === undefined || planned.composedChars > composedTextLimit(text.length)) return false;
   if (!readsSameText(planned.sql, text)) return false;
   try {

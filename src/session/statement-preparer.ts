@@ -21,7 +21,14 @@ import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import { sharedPlan, sharesPlan } from './comment-sharing.js';
-import { constantPlan, isUnshared, markUnshared, takesConstants } from './constant-sharing.js';
+import {
+  constantPlan,
+  isUnshared,
+  markShape,
+  readsAsShape,
+  shapeWorthPlanning,
+  takesConstants,
+} from './constant-sharing.js';
 import { constantShape } from '../pg/constant-shapes.js';
 import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
@@ -152,19 +159,21 @@ export class StatementPreparer {
     if (!shape || isUnshared(shape.sql)) return null;
     let planned = await this.reuseCached(shape.sql, []);
     if (!planned) {
+      if (!shapeWorthPlanning(shape.sql, text)) return null;
       const shaped = classify(shape.sql);
-      if (shaped.kind !== 'query') return (markUnshared(shape.sql), null);
+      if (shaped.kind !== 'query') return (markShape(shape.sql, false), null);
       try {
         planned = await this.prepare(shape.sql, shaped, []);
       } catch (e) {
         if (this.host.clock.stopRequested) throw e;
-        markUnshared(shape.sql); // the text itself is planned, for its own answer
+        markShape(shape.sql, false); // the text itself is planned, for its own answer
         return null;
       }
       this.cache.offer(planned);
     }
-    if (!takesConstants(planned, text, stmt, shape)) {
-      markUnshared(shape.sql);
+    const takes = takesConstants(planned, shape);
+    markShape(shape.sql, takes);
+    if (!takes || !readsAsShape(planned, text, stmt, shape)) {
       disposeStatement(planned);
       return null;
     }
