@@ -76,15 +76,32 @@ const freeBySlots = new LRUCache<string, { free: boolean[] | null }>({
   maxSize: 8 * 1024 * 1024,
   sizeCalculation: (v, key) => 2 * key.length + 8 * (v.free?.length ?? 0) + 64,
 });
+/** Lexed forms met by one text so far (that text): a text met alone is never parsed for its shape. */
+const metOnce = new LRUCache<string, string>({
+  max: 4000,
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (v, key) => 2 * (key.length + v.length) + 64,
+});
 trimWhenIdle(lruTrim(freeBySlots));
+trimWhenIdle(lruTrim(metOnce));
 
-/** `sql`'s shape, or null when none of its constants is free (or the text is not one to shape). */
+/**
+ * `sql`'s shape, or null when none of its constants is free, the text is not one to shape, or it is
+ * the only text of its lexed form met so far (the shape is worked out from the second one on).
+ */
 export function constantShape(sql: string): ConstantShape | null {
   if (sql.length > MAX_CHARS || LEXED_APART.test(sql) || sql.includes(SLOT) || MARKER_RUN.test(sql)) return null;
   const lexed = lex(sql);
   if (!lexed || lexed.constants.length === 0) return null;
   let entry = freeBySlots.get(lexed.slots);
   if (!entry) {
+    // a lexed form met once costs its scan: PostgreSQL's parse waits for another text of it
+    const met = metOnce.get(lexed.slots);
+    if (met === undefined || met === sql) {
+      metOnce.set(lexed.slots, sql);
+      return null;
+    }
+    metOnce.delete(lexed.slots);
     entry = { free: freeConstants(lexed) };
     freeBySlots.set(lexed.slots, entry);
   }

@@ -46,37 +46,26 @@ const INTEGER_SIDES: ReadonlySet<number> = new Set([OID.int2, OID.int4, OID.int8
 const INT2_MAX = 32_767;
 
 /**
- * What the process knows of a shape: met once (by `text`: a text met alone is planned as itself, as
- * before, so a shape that never repeats costs nothing more), its plan takes its texts' constants, or
- * it does not (or did not plan): its texts are planned as themselves at once. A later session's first
- * text of a shared shape plans the shape. Only a cost is remembered, never an answer.
+ * Shapes whose plan took, or did not take (or did not plan), their texts' constants, process-wide: a
+ * text of a shape that did not is planned as itself at once. A shape is met from its lexed form's
+ * second text on (pg/constant-shapes.ts), so a text met alone is planned as itself as before. Only a
+ * cost is remembered, never an answer.
  */
-type ShapeState = { met: string } | 'shared' | 'unshared';
-const shapes = new LRUCache<string, ShapeState>({
+const shapes = new LRUCache<string, boolean>({
   max: 4000,
   maxSize: 8 * 1024 * 1024,
-  sizeCalculation: (v, k) => 2 * (k.length + (typeof v === 'object' ? v.met.length : 0)) + 32,
+  sizeCalculation: (_, k) => 2 * k.length + 32,
 });
 trimWhenIdle(lruTrim(shapes));
 
-/** Whether `text` of shape `sql` should run the shape's plan (planned now if the session has none). */
-export function shapeWorthPlanning(sql: string, text: string): boolean {
-  const state = shapes.get(sql);
-  if (state === undefined) {
-    shapes.set(sql, { met: text });
-    return false;
-  }
-  return state === 'shared' || (state !== 'unshared' && state.met !== text);
-}
-
 /** The shape's plan took (or did not take) its texts' constants. */
 export function markShape(sql: string, shared: boolean): void {
-  if (shared ? shapes.get(sql) !== 'shared' : true) shapes.set(sql, shared ? 'shared' : 'unshared');
+  if (shapes.get(sql) !== shared) shapes.set(sql, shared);
 }
 
 /** Whether the shape's texts are planned as themselves. */
 export function isUnshared(sql: string): boolean {
-  return shapes.get(sql) === 'unshared';
+  return shapes.get(sql) === false;
 }
 
 /** Whether `planned`, the plan of `shape`, takes the shape's constants as its parameters. */

@@ -21,14 +21,7 @@ import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import { sharedPlan, sharesPlan } from './comment-sharing.js';
-import {
-  constantPlan,
-  isUnshared,
-  markShape,
-  readsAsShape,
-  shapeWorthPlanning,
-  takesConstants,
-} from './constant-sharing.js';
+import { constantPlan, isUnshared, markShape, readsAsShape, takesConstants } from './constant-sharing.js';
 import { constantShape } from '../pg/constant-shapes.js';
 import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
@@ -159,7 +152,6 @@ export class StatementPreparer {
     if (!shape || isUnshared(shape.sql)) return null;
     let planned = await this.reuseCached(shape.sql, []);
     if (!planned) {
-      if (!shapeWorthPlanning(shape.sql, text)) return null;
       const shaped = classify(shape.sql);
       if (shaped.kind !== 'query') return (markShape(shape.sql, false), null);
       try {
