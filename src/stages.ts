@@ -45,6 +45,8 @@ export type Stage = (typeof STAGES)[number];
  *   and for undeclared parameters' types, not for a text whose parameters the client declared;
  * - plan_shared: a text that differs from one its session planned only inside comments ran that plan
  *   (session/comment-sharing.ts) instead of being analysed and prepared;
+ * - constants_shared: a text ran the plan of its shape, its constants compared with columns bound as
+ *   parameters (session/constant-sharing.ts), instead of being analysed and prepared;
  * - result_call: a DuckDB call that starts or reads a statement's result (wire/result-stream.ts): a
  *   stream's start, each chunk fetched (the end too), or a result of one chunk at most run whole.
  */
@@ -60,6 +62,7 @@ export const WORKS = [
   'guard_install',
   'pg_parse',
   'plan_shared',
+  'constants_shared',
   'result_call',
 ] as const;
 export type Work = (typeof WORKS)[number];

@@ -109,6 +109,11 @@ export interface PreparedStmt {
    */
   sharedFrom?: PreparedStmt;
   /**
+   * A text of a shared plan's shape (session/constant-sharing.ts): the constants its plan binds to
+   * the shape's parameters, as text-format values of these PostgreSQL types (decoded as Bind's are).
+   */
+  constants?: { readonly texts: readonly string[]; readonly oids: readonly number[] };
+  /**
    * Parameters whose values the plan needs (session/value-plans.ts): this plan only describes the
    * statement; each Bind's values are written into the text, planned as its own statement.
    */

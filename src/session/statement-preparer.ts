@@ -21,6 +21,8 @@ import { readyViews } from './plan-reads.js';
 import type { SessionSettings } from './settings.js';
 import { StatementCache } from './statement-cache.js';
 import { sharedPlan, sharesPlan } from './comment-sharing.js';
+import { constantPlan, isUnshared, markShape, readsAsShape, takesConstants } from './constant-sharing.js';
+import { constantShape } from '../pg/constant-shapes.js';
 import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
 import type { Transaction } from './transaction.js';
@@ -89,7 +91,10 @@ export class StatementPreparer {
 
   /** A statement from the cache, or planned now and offered to it. */
   async prepareCached(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt> {
-    const reused = (await this.reuseCached(text, declaredTypes)) ?? (await this.reuseShared(text, stmt, declaredTypes));
+    const reused =
+      (await this.reuseCached(text, declaredTypes)) ??
+      (await this.reuseShared(text, stmt, declaredTypes)) ??
+      (await this.reuseShape(text, stmt, declaredTypes));
     if (reused) return reused;
     const prepared = await this.prepare(text, stmt, declaredTypes);
     this.cache.offer(prepared);
@@ -135,6 +140,37 @@ export class StatementPreparer {
     if (!planned || !sharesPlan(planned, text, stmt)) return null;
     counted('plan_shared');
     return sharedPlan(this.take(planned), text, stmt);
+  }
+
+  /**
+   * The plan of the text's constant shape (pg/constant-shapes.ts), kept or planned now, running with
+   * this text's constants (constant-sharing.ts); null: plan the text as itself.
+   */
+  private async reuseShape(text: string, stmt: Statement, declaredTypes: number[]): Promise<PreparedStmt | null> {
+    if (stmt.kind !== 'query' || text === '' || declaredTypes.some((t) => t !== 0)) return null;
+    const shape = constantShape(text);
+    if (!shape || isUnshared(shape.sql)) return null;
+    let planned = await this.reuseCached(shape.sql, []);
+    if (!planned) {
+      const shaped = classify(shape.sql);
+      if (shaped.kind !== 'query') return (markShape(shape.sql, false), null);
+      try {
+        planned = await this.prepare(shape.sql, shaped, []);
+      } catch (e) {
+        if (this.host.clock.stopRequested) throw e;
+        markShape(shape.sql, false); // the text itself is planned, for its own answer
+        return null;
+      }
+      this.cache.offer(planned);
+    }
+    const takes = takesConstants(planned, shape);
+    markShape(shape.sql, takes);
+    if (!takes || !readsAsShape(planned, text, stmt, shape)) {
+      disposeStatement(planned);
+      return null;
+    }
+    counted('constants_shared');
+    return constantPlan(planned, text, stmt, shape);
   }
 
   private take(cached: PreparedStmt): PreparedStmt {
@@ -336,6 +372,8 @@ export class StatementPreparer {
         prepared.duck = null;
         disposeStatement(from);
       }
+      // planned as itself now: its constants are in its own text
+      prepared.constants = undefined;
       // Swap the planned parts: the old ones go with `fresh` (released below).
       for (const k of [
         'duck',

@@ -166,6 +166,14 @@ export function withParseNames(planned: PreparedStmt, described: PreparedStmt): 
     disposeStatement(planned);
   }
   const renamed = sharedPlan(owner, planned.sql, planned.stmt);
+  // a text running its shape's plan keeps its constants (constant-sharing.ts)
+  if (planned.constants)
+    Object.assign(renamed, {
+      constants: planned.constants,
+      paramOids: planned.paramOids,
+      declaredTypes: planned.declaredTypes,
+      cacheableSql: planned.cacheableSql,
+    });
   renamed.fields = fields.map((f, i) => ({ ...f, name: names[i]! }));
   return renamed;
 }

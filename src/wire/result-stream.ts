@@ -96,6 +96,12 @@ export class ResultStream {
   /** The portal's parameter values decoded (remote files are chosen by them before the run). */
   decodeParams(portal: Portal): DecodedParam[] {
     const prepared = portal.prepared;
+    // a text running its shape's plan binds its own constants (session/constant-sharing.ts)
+    const constants = prepared.constants;
+    if (constants)
+      return constants.texts.map((text, i) =>
+        decodeParam(constants.oids[i] ?? 0, 0, Buffer.from(text, 'utf8'), { timeZone: this.settings.get('timezone') }),
+      );
     return portal.params.map((raw, i) => {
       const format = (portal.paramFormats.length === 1 ? portal.paramFormats[0] : (portal.paramFormats[i] ?? 0)) as
         0 | 1;
