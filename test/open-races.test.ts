@@ -15,7 +15,20 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  cpSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +41,8 @@ import { buildConfig } from '../src/cli/config.js';
 import type { Repository } from '../src/resolver/repository.js';
 import type { VerifiedVersion } from '../src/resolver/types.js';
 import { cancelFrom } from './support/gateway.js';
+import { ServiceHttp } from '../src/service/http.js';
+import { engineCallLoad } from '../src/engine/engine-calls.js';
 
 const FIX = resolve(fileURLToPath(import.meta.url), '../../../test/fixtures/repos/nested');
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -60,7 +75,7 @@ function hashedCopy(to: string): void {
 
 /** What the test does when the repository reaches a step of a version's open (null: nothing). */
 const hooks: {
-  opened: ((v: VerifiedVersion) => void) | null;
+  opened: ((v: VerifiedVersion, repo: string) => void) | null;
   hashed: ((paths: string[]) => void) | null;
   checked: (() => void) | null;
 } = { opened: null, hashed: null, checked: null };
@@ -81,7 +96,7 @@ function hook(repo: Repository): void {
         return v.unchangedNow(files);
       },
     });
-    hooks.opened?.(hooked);
+    hooks.opened?.(hooked, repo.name);
     return hooked;
   };
 }
@@ -90,6 +105,8 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 's54-races-open-'));
   root = join(dir, 'af');
   hashedCopy(root);
+  // two more repositories: opens stuck in two of them, the third still opens (the last test)
+  for (const name of ['bf', 'cf']) hashedCopy(join(dir, name));
   const config = join(dir, 'config.json');
   // every idle version detached at once (one byte of room): each login opens its version again
   writeFileSync(config, JSON.stringify({ auth: 'trust', maxIdleVersionBytes: 1, stuckCallGraceMs: 1500 }));
@@ -101,8 +118,8 @@ before(async () => {
   });
   gateway = await Gateway.start(
     buildConfig({
-      repo: [`af=${root}`],
-      dataHashes: ['af=require'],
+      repo: ['af', 'bf', 'cf'].map((n) => `${n}=${join(dir, n)}`),
+      dataHashes: ['af', 'bf', 'cf'].map((n) => `${n}=require`),
       listen: '127.0.0.1:0',
       cacheDir: join(dir, 'cache'),
       statementTimeout: String(TIMEOUT_MS),
@@ -110,7 +127,7 @@ before(async () => {
     }),
     pino({ level: 'info' }, sink),
   );
-  hook(gateway.repos.get('af')!);
+  for (const name of ['af', 'bf', 'cf']) hook(gateway.repos.get(name)!);
 });
 after(async () => {
   for (const c of clients) c.connection.stream.destroy();
@@ -118,12 +135,12 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function login(ref = 'tags/v2'): Promise<pg.Client> {
+async function login(ref = 'tags/v2', database = 'af'): Promise<pg.Client> {
   const c = new pg.Client({
     host: '127.0.0.1',
     port: gateway.address.port,
     user: 'alice',
-    database: 'af',
+    database,
     options: `-c fdl.ref=${ref}`,
   });
   c.on('error', () => undefined);
@@ -345,7 +362,7 @@ test("a version's catalog swapped for a named pipe after its hash: the statement
   const main = readFileSync(join(root, 'refs', 'heads', 'main'), 'utf8').trim();
   const catalog = join(root, 'versions', main, 'ducklake.duckdb');
   await stuckOnPipe(catalog, (swap) => {
-    hooks.opened = () => swap();
+    hooks.opened = (_, repo) => repo === 'af' && swap();
   });
 });
 
@@ -355,4 +372,89 @@ test("a version's probed data file swapped for a named pipe after its hash: the 
       if (paths.includes(PROBED)) swap();
     };
   });
+});
+
+test('opens that never return (the pipe moved to another folder while DuckDB waits in it): /readyz 503 after the grace, another repository still opens a version; 200 once they return', async () => {
+  const http = await ServiceHttp.listen('127.0.0.1', 0, {
+    readiness: () => 'ready',
+    engineLoad: engineCallLoad,
+    metrics: async () => ({ contentType: 'text/plain', body: '' }),
+    statusPage: async () => '',
+    log: { warn: () => undefined },
+  });
+  const readyz = async () => {
+    const r = await fetch(`http://127.0.0.1:${http.address.port}/readyz`);
+    return { status: r.status, body: await r.text() };
+  };
+  const moved: string[] = [];
+  try {
+    const expected = await mainExt(); // af's heads/main, read before its opens are stuck (cf is a copy of af)
+    await endAll();
+    assert.deepEqual(await readyz(), { status: 200, body: 'ready\n' });
+    const main = readFileSync(join(root, 'refs', 'heads', 'main'), 'utf8').trim();
+    const pending: Promise<string>[] = [];
+    // af and bf: each a session moving to heads/main, whose catalog is a pipe the writer then moves away
+    for (const name of ['af', 'bf']) {
+      const catalog = join(dir, name, 'versions', main, 'ducklake.duckdb');
+      const fifo = join(dir, `pipe-${name}`);
+      execFileSync('mkfifo', [fifo]);
+      const c = await login('tags/v1', name);
+      let swapped = false;
+      hooks.opened = (_, repo) => {
+        if (repo !== name || swapped) return;
+        swapped = true;
+        linkSync(catalog, `${catalog}.genuine`);
+        renameSync(fifo, catalog);
+      };
+      const waitsBefore = fifoWaits().length;
+      pending.push(
+        c.query("set fdl.ref = 'heads/main'").then(
+          () => 'moved',
+          (e: { code?: string }) => e.code ?? 'gone',
+        ),
+      );
+      await until('the open waits in the pipe', () => swapped && fifoWaits().length > waitsBefore, 5_000);
+      // moved to another folder (and the genuine catalog back): the release finds no pipe at the path or beside it
+      const away = join(dir, `moved-${name}`);
+      mkdirSync(away);
+      renameSync(catalog, join(away, 'pipe'));
+      renameSync(`${catalog}.genuine`, catalog);
+      moved.push(join(away, 'pipe'));
+      hooks.opened = null;
+    }
+    const t0 = Date.now();
+    let r = await readyz();
+    for (let i = 0; i < 100 && r.status === 200; i++) {
+      await new Promise((done) => setTimeout(done, 100));
+      r = await readyz();
+    }
+    assert.equal(r.status, 503, r.body);
+    assert.match(r.body, /^wedged: 2 version opens still running after 1500 ms/);
+    assert.equal(fifoWaits().length, 2, 'both opens still wait in their pipes');
+    // the process serves on: a third repository opens a version (both process-wide open slots were theirs)
+    const other = await Promise.race([
+      login('heads/main', 'cf').then(async (c) => rowsOf(c, EXT)),
+      new Promise<string>((done) => setTimeout(() => done('no answer'), 10_000)),
+    ]);
+    assert.ok(other === expected, `another repository's version opened: ${other.slice(0, 80)}`);
+    // the sessions whose statements waited got their timeout, never an answer from the stuck opens
+    assert.deepEqual(await Promise.all(pending), ['57014', '57014']);
+    assert.ok(Date.now() - t0 < 30_000);
+    // the pipes get a writer: the opens return, the process is ready again
+    for (const p of moved) closeSync(openSync(p, constants.O_WRONLY | constants.O_NONBLOCK));
+    moved.length = 0;
+    for (let i = 0; i < 100 && (await readyz()).status !== 200; i++) await new Promise((done) => setTimeout(done, 100));
+    assert.deepEqual(await readyz(), { status: 200, body: 'ready\n' });
+    assert.match(logged, /"event":"version_open_stuck"/);
+  } finally {
+    for (const p of moved) {
+      try {
+        closeSync(openSync(p, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // no reader left
+      }
+    }
+    await http.close();
+    await endAll();
+  }
 });

@@ -58,12 +58,29 @@ const openSlots = new Slots(VERSION_OPEN_SLOTS);
  */
 const repositorySlots = new WeakMap<RepositoryEngine, Slots>();
 
-/** `work` in one of the process's open slots, and in its repository's. */
+/**
+ * `work` in one of the process's open slots, and in its repository's. Watched for a named pipe's open as a
+ * statement's calls are (engine-calls.ts); one that never returns (a pipe the release cannot find) counts as stuck
+ * after the grace and gives back its process slot: two such had held both and no repository could open a version.
+ * Its repository's slot stays held (that repository's other opens wait, each statement up to its own timeout), and
+ * so does its thread of libuv's pool: one per repository at most.
+ */
 function inOpenSlot<T>(engine: RepositoryEngine, work: () => Promise<T>): Promise<T> {
   let own = repositorySlots.get(engine);
   if (!own) repositorySlots.set(engine, (own = new Slots(1)));
-  // watched for a named pipe's open as a statement's calls are (engine-calls.ts)
-  return own.run(() => openSlots.run(() => watchedEngineWork(work)));
+  return own.run(async () => {
+    const release = await openSlots.acquire();
+    let held = true;
+    const giveBack = () => {
+      if (held) release();
+      held = false;
+    };
+    try {
+      return await watchedEngineWork(work, giveBack);
+    } finally {
+      giveBack();
+    }
+  });
 }
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
