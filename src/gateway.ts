@@ -73,6 +73,11 @@ export class Gateway {
           { event: 'engine_call_stuck', user: e.user, running_ms: e.runningMs, stuck: e.stuck },
           'a DuckDB call runs on after its statement was stopped: the process is wedged (/readyz 503) until it returns; drain and restart it',
         ),
+      workReport: (e) =>
+        log.error(
+          { event: 'version_open_stuck', running_ms: e.runningMs, stuck: e.stuck },
+          "a version's open has not returned (a file of the store does not answer): the process is wedged (/readyz 503) until it does; drain and restart it",
+        ),
       fifoReport: (paths) =>
         log.error(
           { event: 'fifo_open_released', paths },

@@ -39,11 +39,15 @@ export type FifoOpenReport = (paths: string[]) => void;
 /** What a stuck call reports (logged by the gateway): its user and how long it has run. */
 export type StuckCallReport = (e: { user: string; runningMs: number; stuck: number }) => void;
 
+/** What the gateway's own stuck engine work (a version's open) reports: how long it has run, how many are stuck. */
+export type StuckWorkReport = (e: { runningMs: number; stuck: number }) => void;
+
 const settings = {
   perUser: USER_ENGINE_CALLS,
   stuckGraceMs: STUCK_CALL_GRACE_MS,
   report: (() => undefined) as StuckCallReport,
   fifoReport: (() => undefined) as FifoOpenReport,
+  workReport: (() => undefined) as StuckWorkReport,
 };
 
 /**
@@ -55,11 +59,13 @@ export function configureEngineCalls(c: {
   stuckGraceMs?: number;
   report?: StuckCallReport;
   fifoReport?: FifoOpenReport;
+  workReport?: StuckWorkReport;
 }): void {
   if (c.perUser !== undefined) settings.perUser = Math.min(ENGINE_CALL_SLOTS, Math.max(1, c.perUser));
   if (c.stuckGraceMs !== undefined) settings.stuckGraceMs = c.stuckGraceMs;
   if (c.report) settings.report = c.report;
   if (c.fifoReport) settings.fifoReport = c.fifoReport;
+  if (c.workReport) settings.workReport = c.workReport;
 }
 
 /** When each DuckDB call running now started (performance.now()). */
@@ -78,16 +84,35 @@ function callStarted(): () => void {
   return () => callStarts.delete(call);
 }
 
+/** The gateway's own engine work running past the grace now, and ever (watchedEngineWork). */
+let workStuck = 0;
+let workStuckTotal = 0;
+
 /**
  * The gateway's own DuckDB work outside a session's statement (a version's open: its catalog read, its views
  * built, footers probed) watched as a call is: a named pipe a store writer swaps in under it is released
  * after FIFO_CHECK_MS as a statement's is (attacker review, session 53: an open waited on one for good).
+ * One the release cannot reach (the pipe moved to another folder while DuckDB waits in its open) never returns:
+ * once it has run `stuckGraceMs` (the ceilings bound an open to seconds) it counts as stuck — the process is
+ * wedged, /readyz 503 — and `onStuck` lets its caller give back what others wait for.
  */
-export async function watchedEngineWork<T>(work: () => Promise<T>): Promise<T> {
+export async function watchedEngineWork<T>(work: () => Promise<T>, onStuck?: () => void): Promise<T> {
   const ended = callStarted();
+  const started = performance.now();
+  let stuck = false;
+  const grace = setTimeout(() => {
+    stuck = true;
+    workStuck++;
+    workStuckTotal++;
+    settings.workReport({ runningMs: Math.round(performance.now() - started), stuck: workStuck });
+    onStuck?.();
+  }, settings.stuckGraceMs);
+  grace.unref();
   try {
     return await work();
   } finally {
+    clearTimeout(grace);
+    if (stuck) workStuck--;
     ended();
   }
 }
@@ -267,7 +292,10 @@ export async function connectionCallsDone(connection: object): Promise<void> {
   }
 }
 
-/** Session calls running, waiting for a slot and stuck now, and the process' slots (status, /readyz, metrics). */
+/**
+ * Session calls running, waiting for a slot and stuck now, the process' slots, and the gateway's own engine work
+ * (versions' opens) stuck now and ever (status, /readyz, metrics).
+ */
 export function engineCallLoad(): {
   running: number;
   waiting: number;
@@ -276,6 +304,8 @@ export function engineCallLoad(): {
   stuck: number;
   stuckTotal: number;
   stuckGraceMs: number;
+  stuckOpens: number;
+  stuckOpensTotal: number;
 } {
   return {
     running: callsRunning,
@@ -285,5 +315,7 @@ export function engineCallLoad(): {
     stuck: callsStuck,
     stuckTotal: callsStuckTotal,
     stuckGraceMs: settings.stuckGraceMs,
+    stuckOpens: workStuck,
+    stuckOpensTotal: workStuckTotal,
   };
 }

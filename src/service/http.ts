@@ -15,7 +15,15 @@ export type Readiness = 'starting' | 'ready' | 'draining';
  * `ready`, or why the engine cannot take more work now (engine/engine-calls.ts): every slot held,
  * or calls stuck past their statement's stop plus the grace (wedged until they return).
  */
-export type EngineLoad = { saturated: boolean; running: number; slots: number; stuck?: number; stuckGraceMs?: number };
+export type EngineLoad = {
+  saturated: boolean;
+  running: number;
+  slots: number;
+  stuck?: number;
+  stuckGraceMs?: number;
+  /** Versions' opens running past the grace (engine-calls.ts watchedEngineWork). */
+  stuckOpens?: number;
+};
 
 export interface HttpHandlers {
   readiness(): Readiness;
@@ -104,6 +112,12 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, h: Ht
             503,
             'text/plain; charset=utf-8',
             `wedged: ${load.stuck} engine calls still running ${load.stuckGraceMs ?? 0} ms after their statements were stopped; drain and restart this process\n`,
+          );
+        if (r === 'ready' && load?.stuckOpens)
+          return send(
+            503,
+            'text/plain; charset=utf-8',
+            `wedged: ${load.stuckOpens} version opens still running after ${load.stuckGraceMs ?? 0} ms (a file of the store does not answer); drain and restart this process\n`,
           );
         if (r === 'ready' && load?.saturated)
           return send(

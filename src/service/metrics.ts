@@ -146,6 +146,15 @@ export class Metrics {
         this.inc(engineCallLoad().stuckTotal);
       },
     });
+    // A version's open waiting on a file no release reaches (a named pipe moved away: engine/engine-calls.ts).
+    new Gauge({
+      name: 'fdl_version_opens_stuck',
+      help: 'Versions whose open has run past stuckCallGraceMs now (a file of the store does not answer): the process is wedged while above 0',
+      registers,
+      collect() {
+        this.set(engineCallLoad().stuckOpens);
+      },
+    });
     // DuckDB invalidated a repository's instance on an internal error; a new one replaced it (engine/engine-failure.ts).
     new Counter({
       name: 'fdl_engine_failures_total',

@@ -18,7 +18,7 @@ import {
 } from '../lake/index.js';
 import type { VersionLease } from './lease.js';
 import { lit, qi } from '../lake/sql.js';
-import type { Repository } from '../resolver/repository.js';
+import type { Repository, VerifiedVersion } from '../resolver/repository.js';
 import { relationInfoStatement } from '../pg/catalog/index.js';
 import { foldIdentifier } from '../text/identifier.js';
 import { degraded } from '../degraded.js';
@@ -58,12 +58,29 @@ const openSlots = new Slots(VERSION_OPEN_SLOTS);
  */
 const repositorySlots = new WeakMap<RepositoryEngine, Slots>();
 
-/** `work` in one of the process's open slots, and in its repository's. */
+/**
+ * `work` in one of the process's open slots, and in its repository's. Watched for a named pipe's open as a
+ * statement's calls are (engine-calls.ts); one that never returns (a pipe the release cannot find) counts as stuck
+ * after the grace and gives back its process slot: two such had held both and no repository could open a version.
+ * Its repository's slot stays held (that repository's other opens wait, each statement up to its own timeout), and
+ * so does its thread of libuv's pool: one per repository at most.
+ */
 function inOpenSlot<T>(engine: RepositoryEngine, work: () => Promise<T>): Promise<T> {
   let own = repositorySlots.get(engine);
   if (!own) repositorySlots.set(engine, (own = new Slots(1)));
-  // watched for a named pipe's open as a statement's calls are (engine-calls.ts)
-  return own.run(() => openSlots.run(() => watchedEngineWork(work)));
+  return own.run(async () => {
+    const release = await openSlots.acquire();
+    let held = true;
+    const giveBack = () => {
+      if (held) release();
+      held = false;
+    };
+    try {
+      return await watchedEngineWork(work, giveBack);
+    } finally {
+      giveBack();
+    }
+  });
 }
 
 /** An attached version: what a lease exposes of it (versions/lease.ts), plus the cache's bookkeeping. */
@@ -108,7 +125,9 @@ export async function attachVersion(
     // the catalog's own views and macros judged before anything is built from them (analysis/catalog-bodies.ts)
     const admitted = await inOpenSlot(engine, async () =>
       admittedBodies(conn, await openCatalog(conn, version.catalogFile, metaName), dbName),
-    );
+    ).catch((e: unknown) => {
+      throw (!isSqlError(e) && changedWhileRead(version, versionId)) || e;
+    });
     for (const w of admitted.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
     const catalog = admitted.catalog;
     const remote = !repo.store.localPath;
@@ -129,8 +148,11 @@ export async function attachVersion(
         const built: LakeTable[] = [];
         await views.change(async (c, db) => {
           for (const t of due.filter((t) => unverified.has(t))) {
-            // its footers are read by path for the view's shape: the files as the re-check just verified them
+            // its footers are read by path for the view's shape, which lasts the version's life: the files by
+            // identity before a hash of their own, compared after the build (the statement's re-check hashed them
+            // before this change began: a file swapped in since then was taken for the hashed one)
             const identities = fileIdentities([t], locate);
+            (await version.ensureFiles(t.files)).release();
             await materializeTable(c, catalog, t, db, locate, undefined, undefined, readBytes);
             if (changedSince(identities, [t], locate) !== undefined)
               throw new SqlError(
@@ -159,20 +181,20 @@ export async function attachVersion(
     let cataloged = false;
     // small verified local tables as native DuckDB tables (native-tables.ts); decided once their files verified
     let native: ReadonlySet<LakeTable> = new Set();
+    // Local files are read in place: every byte is verified before any statement can read it.
+    // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
+    // every statement that reads it is refused (XX001) by the re-check before it runs, until the
+    // file verifies again (then its view is built); the other tables are served.
+    // the files a copy may read, as they are before their hashes (changedSince, below)
+    const copyable = remote
+      ? []
+      : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes })];
+    // and the tables whose footers the build reads by path for their views' shapes (lake/probe.ts), which last
+    // the version's life: a footer swapped in meanwhile mapped the genuine file's columns wrongly for good
+    // (attacker review, session 53)
+    const probed = remote ? [] : catalog.tables.filter((t) => filesToProbe([t]).size > 0);
+    const identities = fileIdentities([...copyable, ...probed], locate);
     try {
-      // Local files are read in place: every byte is verified before any statement can read it.
-      // Each table on its own: a table with a corrupt or missing file gets a placeholder view, and
-      // every statement that reads it is refused (XX001) by the re-check before it runs, until the
-      // file verifies again (then its view is built); the other tables are served.
-      // the files a copy may read, as they are before their hashes (changedSince, below)
-      const copyable = remote
-        ? []
-        : [...nativeTables(catalog, () => true, { table: NATIVE_TABLE_MAX_BYTES, version: nativeTableBytes })];
-      // and the tables whose footers the build reads by path for their views' shapes (lake/probe.ts), which last
-      // the version's life: a footer swapped in meanwhile mapped the genuine file's columns wrongly for good
-      // (attacker review, session 53)
-      const probed = remote ? [] : catalog.tables.filter((t) => filesToProbe([t]).size > 0);
-      const identities = fileIdentities([...copyable, ...probed], locate);
       if (!remote) {
         for (const t of catalog.tables) {
           try {
@@ -237,7 +259,12 @@ export async function attachVersion(
       await conn.run(`DETACH DATABASE IF EXISTS ${qi(metaName)}`).catch(() => undefined);
       if (cataloged) await forgetVersionRows(engine, dbName).catch(() => undefined);
       await views.remove().catch(() => undefined);
-      throw openFailure(e, versionId);
+      // DuckDB's failure to read a file swapped meanwhile (a named pipe released empty, other bytes) is the store's
+      const changed = remote || isSqlError(e) ? undefined : changedSince(identities, [...copyable, ...probed], locate);
+      throw (
+        (!isSqlError(e) && !remote && changedWhileRead(version, versionId, changed && `data file ${changed}`)) ||
+        openFailure(e, versionId)
+      );
     }
     // Remote tables: a statement needs the files its filters can reach (pruning.ts, remote-tables.ts).
     const prune = remote ? await buildPruning(engine, catalog, `${metaName}_prune`) : null;
@@ -332,6 +359,22 @@ async function applyDatasetComments(
         await conn.run(`COMMENT ON COLUMN ${target}.${qi(c.name)} IS ${lit(text)}`);
     }
   }
+}
+
+/**
+ * An open that failed while what it read by path was swapped (the catalog, or a data file named): XX001 as the
+ * open's own checks say it, not DuckDB's error over the other bytes (a named pipe released empty reads as "not a
+ * valid DuckDB database file", 58030, or a failed build, XX000). undefined: nothing changed, the failure is DuckDB's.
+ */
+function changedWhileRead(version: VerifiedVersion, versionId: string, dataFile?: string): SqlError | undefined {
+  const what = dataFile ?? (version.unchangedNow([]) ? undefined : 'the catalog');
+  if (what === undefined) return undefined;
+  return new SqlError(
+    SQLSTATE.dataCorrupted,
+    `${what} of version ${versionId} changed while it was read`,
+    undefined,
+    'Its store was written meanwhile; the next statement opens the version again.',
+  );
 }
 
 /**
