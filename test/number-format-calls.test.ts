@@ -1,7 +1,8 @@
 /**
- * to_char of a number is PostgreSQL's (pg/number-formats.ts), at the price of a long, uninterruptible DuckDB
- * bind per call: a statement holds at most MAX_NUMBER_FORMAT_CALLS of them, else 54001 before DuckDB sees it
- * (200 calls held a DuckDB thread 22 s past the statement's timeout; lead, session 53).
+ * to_char of a number is PostgreSQL's (pg/number-formats.ts), each call a DuckDB bind of its picture's own
+ * expression, which no timeout interrupts: a statement holds at most MAX_NUMBER_FORMAT_CALLS of them, else
+ * 54001 before DuckDB sees it (200 calls held a DuckDB thread 22 s past the statement's timeout; lead,
+ * session 53).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,12 +4,13 @@
  * (number-format-macros.ts). V, EEEE and RN are refused.
  */
 import { COMPAT_DB } from './catalog/names.js';
-import { intConst, str, strConst, type Node } from './parse-nodes.js';
+import { intConst, str, type Node } from './parse-nodes.js';
+import { parsePg } from './pg-parse.js';
 import { tagOf } from './pg-result-types.js';
 import { refuse } from './pg-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
-/** Node kinds as `_pgsem_numfmt` reads them. */
+/** formatting.c's NUM keywords, as the picture's nodes. */
 const enum Kind {
   None = 0,
   Nine = 1,
@@ -74,6 +75,9 @@ const KEYWORDS: ReadonlyArray<readonly [string, Kind]> = [
   ['v', Kind.V],
 ];
 
+/** The nodes that take a digit position: 9, 0 and the decimal point. */
+const DIGIT_KINDS: ReadonlySet<Kind> = new Set([Kind.Nine, Kind.Zero, Kind.Point, Kind.D]);
+
 interface PictureNode {
   kind: Kind;
   text: string;
@@ -88,9 +92,11 @@ function pictureNodes(fmt: string): PictureNode[] {
       out.push({ kind: kw[1], text: kw[0] });
       i += kw[0].length;
     } else if (fmt[i] === '"') {
-      for (i++; i < fmt.length && fmt[i] !== '"'; i++) {
+      for (i++; i < fmt.length && fmt[i] !== '"';) {
         if (fmt[i] === '\\' && i + 1 < fmt.length) i++;
-        out.push({ kind: Kind.Text, text: fmt[i]! });
+        const ch = String.fromCodePoint(fmt.codePointAt(i)!);
+        out.push({ kind: Kind.Text, text: ch });
+        i += ch.length;
       }
       i++;
     } else {
@@ -209,69 +215,263 @@ export function numberToCharCall(v: Node, fmt: string): Node {
   }
   // S before the point with every digit before it is written after the number (NUM_processor)
   if (lsign === -1 && pre === preLsign) lsign = 1;
-  const digitKinds = new Set([Kind.Nine, Kind.Zero, Kind.Point, Kind.D]);
-  const kinds: number[] = [];
-  const ks: number[] = [];
-  const pks: number[] = [];
-  const lits: string[] = [];
-  let k = -1;
-  let previous = 0;
-  for (const n of nodes) {
-    if (digitKinds.has(n.kind)) {
-      k++;
-      previous = n.kind;
-      kinds.push(n.kind);
-      ks.push(k);
-      pks.push(n.kind);
-    } else {
-      kinds.push(n.kind >= Kind.S ? Kind.None : n.kind);
-      ks.push(k);
-      pks.push(previous);
-    }
-    lits.push(n.kind === Kind.Text ? n.text : '');
-  }
-  const array = (items: Node[]): Node => ({ A_ArrayExpr: { elements: items } });
-  const sem = (fn: string, args: Node[]): Node => ({
-    FuncCall: { funcname: [COMPAT_DB, 'pgcat', fn].map(str), args, funcformat: 'COERCE_EXPLICIT_CALL' },
+  const sql = pictureSql({
+    nodes,
+    pre,
+    fm,
+    dp: dec,
+    zeroStart: zero ? zeroStart - 1 : -1,
+    zeroEnd,
+    lsign,
+    bracket,
+    plus,
+    minus,
   });
-  const flag = (b: boolean) => intConst(b ? 1 : 0);
-  const text = sem('_pgsem_numtext', [tagOf(v) ?? v, v, intConst(post)]);
-  return sem('_pgsem_numfmt', [
-    text,
-    intConst(pre),
-    flag(fm),
-    flag(dec),
-    flag(zero),
-    intConst(zero ? zeroStart - 1 : -1),
-    intConst(zeroEnd),
-    intConst(lsign),
-    flag(bracket),
-    flag(plus),
-    flag(minus),
-    intConst(k + 1),
-    array(kinds.map(intConst)),
-    array(ks.map(intConst)),
-    array(pks.map(intConst)),
-    array(lits.map(strConst)),
-  ]);
+  const text: Node = {
+    FuncCall: {
+      funcname: [COMPAT_DB, 'pgcat', '_pgsem_numtext'].map(str),
+      args: [tagOf(v) ?? v, v, intConst(post)],
+      funcformat: 'COERCE_EXPLICIT_CALL',
+    },
+  };
+  return withValue(sql, text);
+}
+
+/** NUMDesc_prepare's reading of a picture. */
+interface Picture {
+  nodes: PictureNode[];
+  pre: number;
+  fm: boolean;
+  dp: boolean;
+  /** The first '0' before the point (0-based), −1 without. */
+  zeroStart: number;
+  zeroEnd: number;
+  lsign: number;
+  bracket: boolean;
+  plus: boolean;
+  minus: boolean;
+}
+
+/** The lambda parameters and the value's place in a picture's SQL (names no statement uses). */
+const VALUE = 'fdl_pg_numtext';
+const O = 'fdl_pg_o';
+const R = 'fdl_pg_r';
+
+const sqlText = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+/**
+ * NUM_processor of to_char for this picture as a DuckDB expression over the value's signed text (`VALUE`,
+ * `_pgsem_numtext`'s): the row's state computed once (a one-element list mapped by a lambda), then each
+ * node's text from it. formatting.c's walk keeps a pointer into the number and flags; for a known picture,
+ * digit node k writes the character at k of the layout (the integer digits right-aligned in `pre` places,
+ * blanks before them and '0's from the picture's first '0' on; then the point and the decimals), the sign
+ * before the node it is first written at (`p`), PR's '>' or a trailing S after the node formatting.c's
+ * `end` names (`e`), and a separator after node k writes ',' once a digit or a '0' was written (`w`).
+ * Two characters the picture does not hold stand for nothing (fill mode's blanks, dropped decimals) and
+ * for C's NUL past the number's end, which ends PostgreSQL's result.
+ */
+function pictureSql(pic: Picture): string {
+  const { nodes, pre, fm, dp, zeroStart: zs, zeroEnd: ze, lsign, bracket, plus, minus } = pic;
+  const zero = zs >= 0;
+  const literals = nodes.filter((n) => n.kind === Kind.Text).map((n) => n.text);
+  const [none, end] = Array.from({ length: 64 }, (_, i) => String.fromCodePoint(0xe000 + i)).filter(
+    (c) => !literals.includes(c),
+  ) as [string, string];
+  const NONE = sqlText(none);
+  const END = sqlText(end);
+  const blank = fm ? NONE : "' '";
+  const digitKinds = nodes.filter((n) => DIGIT_KINDS.has(n.kind)).map((n) => n.kind);
+  const decimals = digitKinds.length - pre - (dp ? 1 : 0);
+  const has = (...kinds: Kind[]) => nodes.some((n) => kinds.includes(n.kind));
+
+  // the text's parts (A): negative, integer digits, decimals
+  const A = 'fdl_pg_a';
+  const [neg, i0, d0] = [`${A}.n`, `${A}.i`, `${A}.d`];
+  const ov = `length(${i0}) > ${pre}`;
+  // the state (R), from them: PostgreSQL's '#' for every digit when the integer digits do not fit
+  const d = `CASE WHEN ${ov} THEN translate(${d0}, '0123456789', '##########') ELSE ${d0} END`;
+  // the text has a point (PostgreSQL's overflow text always does)
+  const hp = `(${ov} OR ${d0} <> '')`;
+  const ops = `CASE WHEN ${ov} THEN 0 ELSE ${pre} - length(${i0}) END`;
+  // a leading 0 before decimals, written as a blank (IS_PREDEC_SPACE)
+  const pd = !zero && dp && pre > 0 ? `(${i0} = '0' AND ${d0} <> '')` : undefined;
+  // fill mode's last relevant character (a layout index): the last decimal not 0, or the point, and no
+  // earlier than the picture's last '0'
+  const lr =
+    fm && dp
+      ? `CASE WHEN ${hp} THEN greatest(${pre} + CASE WHEN ${ov} THEN length(${d0}) ELSE length(rtrim(${d0}, '0')) END, least(${pre} + length(${d0}), ${ze})) END`
+      : undefined;
+  const lrDot = lr ? `coalesce(${lr} = ${pre}, false)` : 'false';
+  // the sign already written (or never needed) before the first digit node, and PR in force (fill mode
+  // drops it for a number not negative)
+  const swi = plus || minus ? String(!(plus && !minus)) : fm && lsign === 0 ? `NOT ${neg}` : 'false';
+  const br = !bracket ? 'false' : fm ? neg : 'true';
+  const signed = swi !== 'true' && lsign !== 1;
+  const p = cases(
+    [swi, '-1'],
+    [String(zero), `least(${ops}, ${zs})`],
+    [pd ? `${pd} AND NOT ${lrDot}` : 'false', `${ops} + 1`],
+    ['true', ops],
+  );
+  const st =
+    lsign === -1
+      ? `CASE WHEN ${neg} THEN '-' ELSE '+' END`
+      : cases([br, `CASE WHEN ${neg} THEN '<' ELSE ' ' END`], [neg, "'-'"], ['true', blank]);
+  const ended = bracket || lsign === 1;
+  // formatting.c's `end`: the digit node after which '>' or a trailing S is written, none where the last
+  // relevant character is the next the number's pointer reaches
+  const last = `(length(${d0}) + ${pre - (dp ? 1 : 2)} + CASE WHEN ${ops} > 0 OR NOT ${swi} THEN 1 ELSE 0 END)`;
+  const numberEnd = `${pre} + CASE WHEN ${hp} THEN length(${d0}) + 1 ELSE 0 END`;
+  const after = `CASE WHEN ${last} >= ${ops} THEN least(${last} + 1, ${numberEnd}) ELSE ${ops} END`;
+  const e = lr ? `CASE WHEN ${lr} = ${after} THEN -1 ELSE ${last} END` : last;
+  const et = cases(
+    [`(${swi} OR (${p} >= 0 AND ${last} >= ${p})) AND ${br}`, `CASE WHEN ${neg} THEN '>' ELSE ' ' END`],
+    [String(lsign === 1), `CASE WHEN ${neg} THEN '-' ELSE '+' END`],
+    ['true', "''"],
+  );
+  // the integer digits, the leading 0 of IS_PREDEC_SPACE as a blank (in fill mode '0' before a point
+  // that ends the number, else nothing)
+  const lead = fm ? `CASE WHEN ${lrDot} THEN '0' ELSE ${NONE} END` : "' '";
+  const i = cases([ov, `'${'#'.repeat(pre)}'`], [pd ?? 'false', lead], ['true', i0]);
+  const state: Record<string, string> = { n: neg };
+  if (pre > 0 || has(Kind.TH, Kind.th)) Object.assign(state, { i, o: ops });
+  if (dp) state.h = hp;
+  if (decimals > 0) state.d = d;
+  if (fm && decimals > 0 && lr) state.l = lr;
+  if (signed) Object.assign(state, { p, s: st });
+  if (ended) Object.assign(state, { e, t: et });
+  if (pd && has(Kind.Comma, Kind.G)) state.z = pd;
+  const field = (f: string) => `${R}.${f}`;
+
+  const separator = (k: number): string => {
+    if (k < 0 || k === pre) return blank;
+    if (k > pre)
+      return fm && digitKinds[k] !== Kind.Zero
+        ? `CASE WHEN coalesce(${k} <= ${field('l')}, true) THEN ',' ELSE ${blank} END`
+        : "','";
+    if (zero && k >= zs) return "','";
+    const wrote = pd
+      ? `(${k} > ${field('o')} OR (${k} = ${field('o')} AND NOT ${field('z')}))`
+      : `${k} >= ${field('o')}`;
+    return `CASE WHEN ${wrote} THEN ',' ELSE ${blank} END`;
+  };
+  // each node's text
+  const parts: string[] = [];
+  let k = -1;
+  for (const { kind, text } of nodes) {
+    if (DIGIT_KINDS.has(kind)) {
+      k++;
+      // the sign is written before the first digit node written, at most the point
+      if (signed && k <= pre) parts.push(`CASE WHEN ${field('p')} = ${k} THEN ${field('s')} ELSE '' END`);
+      if (k < pre) {
+        const filled = zero && k >= zs ? "'0'" : blank;
+        parts.push(
+          `CASE WHEN ${k} < ${field('o')} THEN ${filled} ELSE substr(${field('i')}, ${k + 1} - ${field('o')}, 1) END`,
+        );
+      } else if (k === pre) parts.push(`CASE WHEN ${field('h')} THEN '.' ELSE ${END} END`);
+      else {
+        // a decimal, C's NUL past the text's end; fill mode drops a 9's decimals past the last relevant one
+        const digit = `coalesce(nullif(substr(${field('d')}, ${k - pre}, 1), ''), ${END})`;
+        parts.push(
+          kind !== Kind.Zero && fm && lr ? `CASE WHEN ${k} > ${field('l')} THEN ${NONE} ELSE ${digit} END` : digit,
+        );
+      }
+      if (ended && k >= pre + (dp ? 1 : 0) - 2)
+        parts.push(`CASE WHEN ${field('e')} = ${k} THEN ${field('t')} ELSE '' END`);
+    } else if (kind === Kind.Comma || kind === Kind.G) {
+      // ',' where the digit node before it wrote a digit or a '0' (formatting.c's num_in), else a blank
+      parts.push(separator(k));
+    } else if (kind === Kind.L)
+      parts.push("' '"); // the C locale's currency symbol
+    else if (kind === Kind.MI) parts.push(`CASE WHEN ${field('n')} THEN '-' ELSE ${blank} END`);
+    else if (kind === Kind.PL) parts.push(`CASE WHEN ${field('n')} THEN ${blank} ELSE '+' END`);
+    else if (kind === Kind.SG) parts.push(`CASE WHEN ${field('n')} THEN '-' ELSE '+' END`);
+    else if ((kind === Kind.TH || kind === Kind.th) && !dp) {
+      const suffix = kind === Kind.TH ? '_pgsem_nth_upper' : '_pgsem_nth';
+      parts.push(
+        `CASE WHEN ${field('n')} OR starts_with(${field('i')}, '#') THEN '' ELSE ${COMPAT_DB}.pgcat.${suffix}(${field('i')}) END`,
+      );
+    } else if (kind === Kind.Text) parts.push(sqlText(text));
+  }
+  const pack = (fields: Record<string, string>) =>
+    `struct_pack(${Object.entries(fields)
+      .map(([name, value]) => `${name} => ${value}`)
+      .join(', ')})`;
+  const textParts = pack({
+    n: `starts_with(${O}, '-')`,
+    i: `split_part(ltrim(${O}, '-'), '.', 1)`,
+    d: `split_part(${O}, '.', 2)`,
+  });
+  // the parts joined (a node past the number's end ends the text, `NONE` is written as nothing); NULL
+  // stays NULL: `n` is NULL only for a NULL text
+  let joined = catOf(parts);
+  if (dp) joined = `split_part(${joined}, ${END}, 1)`;
+  if (fm) joined = `translate(${joined}, ${NONE}, '')`;
+  joined = `CASE WHEN ${R} IS NOT NULL THEN ${joined} END`;
+  const lists = `list_transform(list_transform(ARRAY[${VALUE}], ${O} -> (CASE WHEN ${O} IS NOT NULL THEN ${textParts} END)), ${A} -> (CASE WHEN ${A} IS NOT NULL THEN ${pack(state)} END))`;
+  return `(list_transform(${lists}, ${R} -> (${joined})))[1]`;
+}
+
+/** The most arguments of one `_pgsem_numcat` call (number-format-macros.ts). */
+export const NUMCAT_ARGS = 16;
+
+/** concat of the texts, without the session's concat guard (each part is one character or a literal). */
+function catOf(parts: string[]): string {
+  if (parts.length <= NUMCAT_ARGS) return `${COMPAT_DB}.pgcat._pgsem_numcat(${parts.join(', ')})`;
+  const groups: string[] = [];
+  for (let i = 0; i < parts.length; i += NUMCAT_ARGS) groups.push(catOf(parts.slice(i, i + NUMCAT_ARGS)));
+  return catOf(groups);
+}
+
+/** A searched CASE of [condition, value] pairs, conditions known here ('true', 'false') decided here. */
+function cases(...arms: Array<[string, string]>): string {
+  const kept: Array<[string, string]> = [];
+  for (const [cond, value] of arms) {
+    if (cond === 'false') continue;
+    if (cond === 'true') {
+      if (kept.length === 0) return value;
+      return `CASE ${kept.map(([c, v]) => `WHEN ${c} THEN ${v}`).join(' ')} ELSE ${value} END`;
+    }
+    kept.push([cond, value]);
+  }
+  return `CASE ${kept.map(([c, v]) => `WHEN ${c} THEN ${v}`).join(' ')} END`;
+}
+
+/** A picture's expression (pictureSql) as a parse tree, the value's text in its place. */
+function withValue(sql: string, value: Node): Node {
+  const tree = parsePg(`SELECT ${sql}`) as { stmts: { stmt: { SelectStmt: { targetList: Node[] } } }[] } | null;
+  if (!tree) throw new Error(`to_char's expression did not parse: ${sql}`);
+  const expr = structuredClone(tree.stmts[0]!.stmt.SelectStmt.targetList[0]!.ResTarget.val) as Node;
+  const stack: unknown[] = [expr];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (!n || typeof n !== 'object') continue;
+    for (const [key, child] of Object.entries(n as Node)) {
+      const ref = (child as Node | undefined)?.ColumnRef?.fields as Node[] | undefined;
+      if (ref?.length === 1 && ref[0]?.String?.sval === VALUE) (n as Node)[key] = value;
+      else stack.push(child);
+    }
+  }
+  return expr;
 }
 
 /**
- * to_char calls of a number a statement may hold. Each is a bind of the `_pgsem_numfmt` macro, which DuckDB
- * cannot interrupt: ~0.65 s a call through the gateway on a quiet machine (2 cores), so 200 calls in a 9 KB
- * text held a DuckDB thread for 22 s past the statement's timeout (lead, session 53).
+ * to_char calls of a number a statement may hold. Each is a DuckDB bind of its picture's expression, which
+ * no statement timeout interrupts: in-process 64 calls took 0.39 s of CPU to prepare (load 20 on 2 cores),
+ * as 8 calls of session 53's walking macro did, but through the gateway 64 calls took 40 s at load 15 (not
+ * yet explained), so the cap stays.
  */
 export const MAX_NUMBER_FORMAT_CALLS = 8;
 
-/** Throws 54001 when the composed text `sql` calls to_char of a number more than MAX_NUMBER_FORMAT_CALLS times. */
+/** Throws 54001 when `sql` (the composed text, or the walked tree as JSON) calls to_char of a number more than MAX_NUMBER_FORMAT_CALLS times. */
 export function refuseManyNumberFormats(sql: string): void {
   let n = 0;
-  for (let i = sql.indexOf('_pgsem_numfmt('); i >= 0; i = sql.indexOf('_pgsem_numfmt(', i + 1)) n++;
+  for (let i = sql.indexOf('_pgsem_numtext'); i >= 0; i = sql.indexOf('_pgsem_numtext', i + 1)) n++;
   if (n <= MAX_NUMBER_FORMAT_CALLS) return;
   throw new SqlError(
     SQLSTATE.statementTooComplex,
     `statement is too complex: it formats numbers with to_char ${n} times, over fdl-gateway's limit of ${MAX_NUMBER_FORMAT_CALLS} a statement`,
     undefined,
-    "Format fewer columns with to_char in one statement (each costs the gateway a long preparation), or use printf('%.2f', x) for plain decimals.",
+    "Format fewer columns with to_char in one statement (each costs the gateway a preparation of its own), or use printf('%.2f', x) for plain decimals.",
   );
 }

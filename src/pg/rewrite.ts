@@ -161,6 +161,8 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
   // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
   // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.
+  // before the printed-node ceiling, which many calls of a picture's expression reach too
+  refuseManyNumberFormats(JSON.stringify(walked));
   const printed = printedNodes(walked as object);
   if (printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
     throw new SqlError(
@@ -173,7 +175,6 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
   refuseOverComposed(sql, rewrittenSql);
-  refuseManyNumberFormats(rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
   // The `_pgsem_` macros (pg-result-types.ts) give PostgreSQL's meaning of plain queries: not catalog emulation.
