@@ -87,4 +87,30 @@ describe('a computed value cast to jsonb', () => {
       assert.deepEqual(answer(after).rows, [['1']]);
     }
   });
+
+  test("jsonb's normal form is bounded: a value past 262,144 characters 54000, nested past 2,000 levels 54001, at once; the session goes on", async () => {
+    // An attacker review (session 54): the normal form, computed on the event loop, read each token from a copy of
+    // the rest of the text (quadratic): a 10.8 MB parameter held every session 7.5 s, a shown value 5.7 s.
+    const big = `{${Array.from({ length: 30000 }, (_, i) => `"k${i}": ${i}`).join(', ')}}`;
+    const cases: [string, (string | null)[], string][] = [
+      ['select length($1::jsonb::text) as n', [big], '54000'],
+      [
+        `select ('{' || string_agg('"k' || i || '": ' || i, ', ') || '}')::jsonb as j from range(30000) t(i)`,
+        [],
+        '54000',
+      ],
+      ['select $1::jsonb as j', ['['.repeat(5000) + ']'.repeat(5000)], '54001'],
+    ];
+    for (const [sql, params, code] of cases) {
+      const t0 = Date.now();
+      const r = await conns.gw!.query(sql, { params });
+      assert.equal(r.error?.code, code, `${sql.slice(0, 60)}: ${JSON.stringify(answer(r)).slice(0, 200)}`);
+      assert.ok(Date.now() - t0 < 5000, `${sql.slice(0, 60)}: answered after ${Date.now() - t0} ms`);
+      assert.deepEqual(answer(await conns.gw!.query('select 1 as x')).rows, [['1']]);
+    }
+    // within the bound, as PostgreSQL
+    const sql = 'select $1::jsonb::text as t';
+    const params = [`{${Array.from({ length: 2000 }, (_, i) => `"k${2000 - i}": ${i}.50`).join(', ')}}`];
+    assert.deepEqual(answer(await conns.gw!.query(sql, { params })), answer(await conns.pg!.query(sql, { params })));
+  });
 });
