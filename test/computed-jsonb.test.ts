@@ -113,4 +113,17 @@ describe('a computed value cast to jsonb', () => {
     const params = [`{${Array.from({ length: 2000 }, (_, i) => `"k${2000 - i}": ${i}.50`).join(', ')}}`];
     assert.deepEqual(answer(await conns.gw!.query(sql, { params })), answer(await conns.pg!.query(sql, { params })));
   });
+
+  test('an untyped string compared with a jsonb value is jsonb, as PostgreSQL reads it (it was text, or an array literal: 22P02)', async () => {
+    for (const sql of [
+      `select '[1,2]'::jsonb = '[1,2]' as a, '[1,2]'::jsonb <> '[1, 2]' as b, '{"b":1}'::jsonb = '{"b":1}' as c, '[1,2]' = '[1,2]'::jsonb as d`,
+      `select '[1,2]'::jsonb in ('[1,2]', '[3]') as a, '{"b":1,"a":2}'::jsonb not in ('{"a":2,"b":1}') as b`,
+      `select count(*) from sales.customers where $1::jsonb = '{"a":2,"b":1}'`,
+    ]) {
+      const params = sql.includes('$1') ? ['{"b": 1, "a": 2}'] : [];
+      const pg = answer(await conns.pg!.query(sql, { params }));
+      assert.equal('error' in pg, false, `PostgreSQL answers ${sql}: ${JSON.stringify(pg)}`);
+      assert.deepEqual(answer(await conns.gw!.query(sql, { params })), pg, sql);
+    }
+  });
 });

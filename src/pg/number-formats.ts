@@ -464,9 +464,23 @@ function withValue(sql: string, value: Node): Node {
 export const MAX_NUMBER_FORMAT_CALLS = 8;
 
 /** Throws 54001 when `sql` (the composed text, or the walked tree as JSON) calls to_char of a number more than MAX_NUMBER_FORMAT_CALLS times. */
-export function refuseManyNumberFormats(sql: string): void {
-  let n = 0;
-  for (let i = sql.indexOf('_pgsem_numtext'); i >= 0; i = sql.indexOf('_pgsem_numtext', i + 1)) n++;
+/**
+ * The `_pgsem_numtext` calls the walked tree prints, a subtree placed at several places counted at each (as
+ * printed), each object's count made once: the rewrite shares subtrees (nested rounds), so printing or
+ * stringifying the tree to count them grew exponentially (twenty nested rounds: 36 s, then V8's string limit).
+ */
+function numberFormatCalls(node: object, memo: Map<object, number>): number {
+  const known = memo.get(node);
+  if (known !== undefined) return known;
+  let n = (node as { String?: { sval?: unknown } }).String?.sval === '_pgsem_numtext' ? 1 : 0;
+  for (const v of Object.values(node))
+    if (v !== null && typeof v === 'object') n += numberFormatCalls(v as object, memo);
+  memo.set(node, n);
+  return n;
+}
+
+export function refuseManyNumberFormats(tree: object): void {
+  const n = numberFormatCalls(tree, new Map());
   if (n <= MAX_NUMBER_FORMAT_CALLS) return;
   throw new SqlError(
     SQLSTATE.statementTooComplex,

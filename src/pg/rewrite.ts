@@ -23,6 +23,7 @@ import { standInCorrelatedTags } from './correlated-tags.js';
 import type { Ctx } from './rewrite-nodes.js';
 import { outermostSelects, shownItems } from './pg-shown-calls.js';
 import { refuseComputedJsonb } from './jsonb-values.js';
+import { typeJsonbLiterals } from './jsonb-literals.js';
 import { readsCatalog } from './regproc-columns.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { refuseOverComposed } from '../text/composed-ceiling.js';
@@ -151,7 +152,10 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     cteBodies: ctesByName(tree),
   };
   collectCtes(tree, ctx.ctes);
-  if (/jsonb/i.test(sql)) refuseComputedJsonb(tree, outermost);
+  if (/jsonb/i.test(sql)) {
+    typeJsonbLiterals(tree);
+    refuseComputedJsonb(tree, outermost);
+  }
   let walked = walk(tree, ctx, false);
   const apart = keepIntervalsApart(walked);
   if (apart) {
@@ -162,7 +166,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
   // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.
   // before the printed-node ceiling, which many calls of a picture's expression reach too
-  refuseManyNumberFormats(JSON.stringify(walked));
+  refuseManyNumberFormats(walked as object);
   const printed = printedNodes(walked as object);
   if (printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
     throw new SqlError(
