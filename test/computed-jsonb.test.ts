@@ -76,6 +76,11 @@ describe('a computed value cast to jsonb', () => {
       `with t(k) as (select ${OBJ}::jsonb from sales.customers) select k::text from t limit 1`,
       `select * from (select ${OBJ}::jsonb as j from sales.customers) s limit 1`,
       `select ${OBJ}::jsonb from sales.customers union select '{}'::jsonb`,
+      // a whole-row reference of a subquery holding one, and jsonb arrays (attacker review, session 54)
+      `select count(*) from (select ${OBJ}::jsonb as j from sales.customers) s where (s).j::text like '{"b"%'`,
+      `select s from (select ${OBJ}::jsonb as j from sales.customers where customer_id = 1) s`,
+      `select row_to_json(s) from (select ${OBJ}::jsonb as j from sales.customers where customer_id = 1) s`,
+      `select (array[${OBJ}]::jsonb[])[1]::text from sales.customers where customer_id = 1`,
     ]) {
       const pg = await conns.pg!.query(sql);
       assert.equal(pg.error, undefined, `PostgreSQL answers ${sql}: ${pg.error?.message}`);

@@ -36,6 +36,8 @@ interface Scan {
   outermost: ReadonlySet<Node>;
   /** Output names of subquery and CTE items that hold a computed jsonb (innerJsonbColumns). */
   columns: Set<string>;
+  /** Names of those subqueries and CTEs: a whole-row reference (`s`, `(s).j`, `row_to_json(s)`) carries the text. */
+  rows: Set<string>;
   /** The arms of set operations: their rows are deduplicated or sent by their text. */
   arms: Set<Node>;
 }
@@ -43,7 +45,8 @@ interface Scan {
 /** Refuses a computed jsonb value anywhere its text would be read (see above); `outermost` as pg-shown-calls.ts. */
 export function refuseComputedJsonb(tree: unknown, outermost: ReadonlySet<Node>): void {
   const arms = new Set<Node>();
-  const scan: Scan = { outermost, arms, columns: innerJsonbColumns(tree, outermost, arms) };
+  const rows = new Set<string>();
+  const scan: Scan = { outermost, arms, rows, columns: innerJsonbColumns(tree, outermost, arms, rows) };
   visit(tree, 'no', scan);
 }
 
@@ -57,13 +60,17 @@ function visit(node: unknown, use: Use, scan: Scan): void {
   const select = n.SelectStmt as Node | undefined;
   if (select?.targetList) return visitSelect(select, scan);
   const cast = n.TypeCast as Node | undefined;
+  // jsonb[]: its elements are neither normalised (constants too) nor typed for the wire
+  if (cast && lastName((cast.typeName as Node | undefined)?.names) === 'jsonb' && !isJsonbCast(cast))
+    throw computedJsonbRefused();
   if (cast && isComputedJsonb(cast)) {
     if (use === 'no') throw computedJsonbRefused();
     return visit(cast.arg, 'no', scan);
   }
   const fields = n.ColumnRef?.fields as Node[] | undefined;
-  if (fields && scan.columns.size > 0) {
+  if (fields && (scan.columns.size > 0 || scan.rows.size > 0)) {
     const last = fields[fields.length - 1];
+    if (fields.length === 1 && scan.rows.has(String(last?.String?.sval))) throw computedJsonbRefused();
     // a star passes such a column on as text; a name is read only where its structure is
     if (last?.A_Star || (scan.columns.has(String(last?.String?.sval)) && use !== 'read')) throw computedJsonbRefused();
     return;
@@ -140,9 +147,15 @@ function holdsComputedJsonb(val: Node | undefined): boolean {
  * a name shared with another column is refused wherever that one is read too (the scan does not resolve
  * scopes: stricter, never looser). Collects the set operations' arms into `arms` on the way.
  */
-function innerJsonbColumns(tree: unknown, outermost: ReadonlySet<Node>, arms: Set<Node>): Set<string> {
+function innerJsonbColumns(
+  tree: unknown,
+  outermost: ReadonlySet<Node>,
+  arms: Set<Node>,
+  rows: Set<string>,
+): Set<string> {
   const inner: Node[] = [];
   const aliased: [Node, Node[]][] = []; // a subquery or CTE's SELECT and its column aliases
+  const named: [Node, string][] = []; // a subquery or CTE's SELECT and the name its rows go by
   const stack: unknown[] = [tree];
   while (stack.length > 0) {
     const n = stack.pop() as Node | null;
@@ -154,6 +167,8 @@ function innerJsonbColumns(tree: unknown, outermost: ReadonlySet<Node>, arms: Se
     const query = (n.RangeSubselect?.subquery ?? n.CommonTableExpr?.ctequery)?.SelectStmt as Node | undefined;
     const colnames = (n.RangeSubselect?.alias?.colnames ?? n.CommonTableExpr?.aliascolnames) as Node[] | undefined;
     if (query && colnames) aliased.push([query, colnames]);
+    const name = (n.RangeSubselect?.alias?.aliasname ?? n.CommonTableExpr?.ctename) as string | undefined;
+    if (query && name !== undefined) named.push([query, name]);
     for (const v of Object.values(n)) if (v !== null && typeof v === 'object') stack.push(v);
   }
   const columns = new Set<string>();
@@ -177,6 +192,8 @@ function innerJsonbColumns(tree: unknown, outermost: ReadonlySet<Node>, arms: Se
         if (holds(t?.ResTarget?.val) && add(colnames[i]?.String?.sval as string | undefined)) grew = true;
       });
   }
+  for (const [select, name] of named)
+    if (((select.targetList ?? []) as Node[]).some((t) => holds(t?.ResTarget?.val))) rows.add(name);
   return columns;
 }
 
