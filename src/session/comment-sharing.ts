@@ -25,13 +25,22 @@ import { PG_GRAMMAR_MAX_CHARS } from './planner.js';
 export function sharesPlan(planned: PreparedStmt, text: string, stmt: Statement): boolean {
   if (stmt.kind !== 'query' || planned.stmt.kind !== 'query' || planned.duck === null || planned.sharedFrom)
     return false;
-  if (planned.composedChars === undefined || planned.composedChars > composedTextLimit(text.length)) return false;
   if (planned.sql.length <= PG_GRAMMAR_MAX_CHARS !== text.length <= PG_GRAMMAR_MAX_CHARS) return false;
+  return textChecksAgree(planned, text);
+}
+
+/**
+ * What planning reads from a text's own characters says of `text` what it said of `planned`'s: the composed
+ * text's ceiling, the same statement text where it counts, and no internal name (a refused text is planned
+ * as itself, for its refusal). Shared by the plans of comments and of compared constants (constant-sharing.ts).
+ */
+export function textChecksAgree(planned: PreparedStmt, text: string): boolean {
+  if (planned.composedChars === undefined || planned.composedChars > composedTextLimit(text.length)) return false;
   if (!readsSameText(planned.sql, text)) return false;
   try {
     refuseInternalNames(text);
   } catch {
-    return false; // planned as itself, for its refusal
+    return false;
   }
   return true;
 }

@@ -22,13 +22,11 @@
 import { DuckDBTypeId } from '@duckdb/node-api';
 import { LRUCache } from 'lru-cache';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
-import { refuseInternalNames } from '../analysis/containment.js';
 import type { ConstantShape } from '../pg/constant-shapes.js';
 import { OID } from '../pg/oids.js';
-import { readsSameText } from '../pg/rewrite-shapes.js';
-import { composedTextLimit } from '../text/composed-ceiling.js';
 import type { Statement } from '../text/classify.js';
 import type { PreparedStmt } from './plan.js';
+import { textChecksAgree } from './comment-sharing.js';
 
 /** The DuckDB type a text-format value of each type is decoded to (wire/types/params.ts), by OID. */
 const DECODED: ReadonlyMap<number, DuckDBTypeId> = new Map([
@@ -97,14 +95,7 @@ export function readsAsShape(planned: PreparedStmt, text: string, stmt: Statemen
   const past = (c: ConstantShape['constants'][number], i: number) =>
     c.kind === 'integer' && planned.paramOids[i] === OID.int2 && Number(c.text) > INT2_MAX;
   if (shape.constants.some(past)) return false;
-  if (planned.composedChars === undefined || planned.composedChars > composedTextLimit(text.length)) return false;
-  if (!readsSameText(planned.sql, text)) return false;
-  try {
-    refuseInternalNames(text);
-  } catch {
-    return false; // planned as itself, for its refusal
-  }
-  return true;
+  return textChecksAgree(planned, text);
 }
 
 /**
