@@ -21,14 +21,10 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { pushMembers } from './json-objects.js';
 
-/** Aggregates whose result is one of their inputs (their top-n forms, which return lists, excepted by arity). */
-export const SELECTORS: ReadonlySet<string> = new Set([
-  'min',
-  'max',
-  'first',
-  'last',
-  'any_value',
-  'arbitrary',
+/** Aggregates whose result is their one input (min, max …). */
+const ONE_INPUT_SELECTORS = ['min', 'max', 'first', 'last', 'any_value', 'arbitrary'];
+/** Aggregates whose result is their first input, chosen by the second (arg_min …; their top-n forms have three). */
+const TWO_INPUT_SELECTORS = [
   'arg_min',
   'arg_max',
   'argmin',
@@ -39,7 +35,9 @@ export const SELECTORS: ReadonlySet<string> = new Set([
   'arg_max_null',
   'arg_min_nulls_last',
   'arg_max_nulls_last',
-]);
+];
+/** Aggregates whose result is one of their inputs (their top-n forms, which return lists, excepted by arity). */
+export const SELECTORS: ReadonlySet<string> = new Set([...ONE_INPUT_SELECTORS, ...TWO_INPUT_SELECTORS]);
 /**
  * Aggregates safe over any frame, with the argument counts that are: those DuckDB's catalog
  * (duckdb_functions()) gives a fixed-size result and a fixed-size state (the counts, sums and moments),
@@ -79,12 +77,7 @@ export const AGGREGATES_ANY_FRAME: ReadonlyMap<string, readonly number[]> = new 
     'kurtosis',
     'kurtosis_pop',
     'approx_count_distinct',
-    'min',
-    'max',
-    'first',
-    'last',
-    'any_value',
-    'arbitrary',
+    ...ONE_INPUT_SELECTORS,
   ].map((n): [string, number[]] => [n, [1]]),
   ...[
     'corr',
@@ -99,16 +92,7 @@ export const AGGREGATES_ANY_FRAME: ReadonlyMap<string, readonly number[]> = new 
     'regr_sxx',
     'regr_sxy',
     'regr_syy',
-    'arg_min',
-    'arg_max',
-    'argmin',
-    'argmax',
-    'min_by',
-    'max_by',
-    'arg_min_null',
-    'arg_max_null',
-    'arg_min_nulls_last',
-    'arg_max_nulls_last',
+    ...TWO_INPUT_SELECTORS,
   ].map((n): [string, number[]] => [n, [2]]),
 ]);
 
