@@ -53,6 +53,9 @@ export async function createEngine(opts: EngineOptions = {}): Promise<DuckDBInst
     await conn.run("SET GLOBAL allocator_bulk_deallocation_flush_threshold = '4MB'");
     // PostgreSQL's `/` on integers truncates (7/2 = 3); clients and BI tools rely on it.
     await conn.run('SET GLOBAL integer_division = true');
+    // PostgreSQL folds an unquoted name to lower case (`count(*) AS Total` is column `total`); DuckDB keeps
+    // the case as written unless told otherwise. Names are matched without regard to case either way.
+    await conn.run('SET GLOBAL preserve_identifier_case = false');
     // PostgreSQL sorts NULLs as larger than any value: last ascending, first descending.
     await conn.run("SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'");
     // The `||` guard (concat-guards.ts) is a macro: DuckDB counts about five levels of depth per operator

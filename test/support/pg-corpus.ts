@@ -31,6 +31,7 @@ import { REVIEW_49 } from './pg-corpus-review-49.js';
 import { REVIEW_50, REVIEW_50_REFUSED } from './pg-corpus-review-50.js';
 import { REVIEW_51, REVIEW_51_DOCUMENTED, REVIEW_51_REFUSED } from './pg-corpus-review-51.js';
 import { REVIEW_52_LEAD } from './pg-corpus-review-52-lead.js';
+import { REVIEW_55_LEAD } from './pg-corpus-review-55-lead.js';
 import { REVIEW_52I } from './pg-corpus-review-52i.js';
 import { REVIEW_52, REVIEW_52_REFUSED } from './pg-corpus-review-52.js';
 import { REVIEW_53, REVIEW_53_REFUSED } from './pg-corpus-review-53.js';
@@ -472,6 +473,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_52I,
   ...REVIEW_52,
   ...REVIEW_53,
+  ...REVIEW_55_LEAD,
 ]);
 
 /**
@@ -557,6 +559,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 53: to_char of numbers with PostgreSQL's numeric format patterns (a table of values × pictures)
   ...REVIEW_53,
   ...REVIEW_53_REFUSED,
+  // session 55 (lead): unquoted aliases folded to lower case
+  ...REVIEW_55_LEAD,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
