@@ -209,7 +209,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
     );
   });
 
-  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection', async () => {
+  test('asyncpg cursors: fetch, forward (MOVE on a protocol portal), fetchrow, iteration with prefetch; a parameter used twice; "char" catalog columns and type introspection; arrays on a new connection (asyncpg 0.31)', async () => {
     await twins(
       venvPython(),
       ['twins_asyncpg.py'],
@@ -223,6 +223,7 @@ describe('client twins: the same calls against PostgreSQL 15 and the gateway', {
         'round places beside binary date/time parameters',
         '"char" catalog columns',
         'type introspection for a codec',
+        'array parameter and result on a new connection',
       ],
     );
   });

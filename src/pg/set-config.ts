@@ -5,6 +5,7 @@
  * pg_dump and psql scripts send). PostgreSQL's grammar decides that shape; any other call is refused
  * at run time by the catalog macro (catalog/scalar-macros.ts), never answered without applying.
  */
+import { SqlError, SQLSTATE } from '../errors.js';
 import { parsePg } from './pg-parse.js';
 
 export interface SetConfigCall {
@@ -17,12 +18,27 @@ export interface SetConfigCall {
   column: string;
 }
 
+/** An argument given as a constant's text, or as the text of bound parameter `$param`. */
+export type SettingArg = string | { param: number };
+
+/**
+ * One item of the select list: a set_config call (its name and value possibly parameters), or a
+ * `current_setting('name')` read where it stands — PostgreSQL evaluates the list in order, so asyncpg's
+ * `SELECT current_setting('jit') AS cur, set_config('jit', 'off', false) AS new` reads the old value first.
+ */
+export type SettingItem =
+  | { kind: 'set'; name: SettingArg; value: SettingArg | null; local: boolean; column: string }
+  | { kind: 'read'; name: string; column: string };
+
 /** The hint of every refusal of set_config: what works instead. */
 export const SET_CONFIG_HINT =
   "Run it as a statement of its own, SELECT set_config('name', 'value', false) with constant arguments, or use SET name = value.";
 
-/** A select list of only set_config calls on constants, in order; null for any other statement. */
-export function setConfigCalls(sql: string): SetConfigCall[] | null {
+/**
+ * A select list of only set_config calls (constants or parameters as name and value) and
+ * current_setting reads, with at least one call, in order; null for any other statement.
+ */
+export function setConfigCalls(sql: string): SettingItem[] | null {
   if (!/set_config/i.test(sql)) return null;
   const stmts = parsePg(sql)?.stmts;
   if (stmts?.length !== 1) return null;
@@ -32,25 +48,65 @@ export function setConfigCalls(sql: string): SetConfigCall[] | null {
   if (settingsRow === null) return null;
   const clauses = settingsRow ? ['fromClause', 'whereClause'] : [];
   if (Object.keys(select).some((k) => !['targetList', 'limitOption', 'op', ...clauses].includes(k))) return null;
-  const calls: SetConfigCall[] = [];
+  const items: SettingItem[] = [];
   for (const target of (select.targetList as Array<{ ResTarget?: Record<string, any> }> | undefined) ?? []) {
     const call = target.ResTarget?.val?.FuncCall as Record<string, any> | undefined;
-    if (!call || !isSetConfig(call)) return null;
+    const alias = target.ResTarget?.name as string | undefined;
+    if (call && isCall(call, 'current_setting', 1)) {
+      const name = constant(call.args[0]);
+      if (typeof name !== 'string') return null;
+      items.push({ kind: 'read', name: name.toLowerCase(), column: alias ?? 'current_setting' });
+      continue;
+    }
+    if (!call || !isCall(call, 'set_config', 3)) return null;
     const [name, value, local] = (call.args as unknown[]).map((a, i) =>
-      i === 0 && settingsRow && isColumn(a, 'name') ? settingsRow : constant(a),
+      i === 0 && settingsRow && isColumn(a, 'name') ? settingsRow : i < 2 ? argument(a) : constant(a),
     );
-    if (typeof name !== 'string' || value === undefined || typeof value === 'boolean' || local === undefined)
+    if (name === undefined || name === null || typeof name === 'boolean') return null;
+    if (
+      value === undefined ||
+      typeof value === 'boolean' ||
+      local === undefined ||
+      (typeof local === 'object' && local !== null)
+    )
       return null;
     const isLocal = local === null ? false : boolInput(local);
     if (isLocal === undefined) return null;
-    calls.push({
-      name: name.toLowerCase(),
+    items.push({
+      kind: 'set',
+      name: typeof name === 'string' ? name.toLowerCase() : name,
       value,
       local: isLocal,
-      column: (target.ResTarget?.name as string | undefined) ?? 'set_config',
+      column: alias ?? 'set_config',
     });
   }
-  return calls.length > 0 ? calls : null;
+  return items.some((i) => i.kind === 'set') ? items : null;
+}
+
+/** How many parameters the items take: the highest `$n` named. */
+export function settingParamCount(items: readonly SettingItem[]): number {
+  const n = (a: SettingArg | null) => (a !== null && typeof a === 'object' ? a.param : 0);
+  return Math.max(0, ...items.map((i) => (i.kind === 'set' ? Math.max(n(i.name), n(i.value)) : 0)));
+}
+
+/** A set_config item with its parameters' texts in place (null: a NULL parameter). */
+export function boundSetConfig(
+  item: Extract<SettingItem, { kind: 'set' }>,
+  params: readonly (string | null)[],
+): SetConfigCall {
+  const text = (a: SettingArg): string | null => {
+    if (typeof a === 'string') return a;
+    if (a.param > params.length) throw new SqlError(SQLSTATE.undefinedParameter, `there is no parameter $${a.param}`);
+    return params[a.param - 1] ?? null;
+  };
+  const name = text(item.name);
+  if (name === null) throw new SqlError(SQLSTATE.nullValueNotAllowed, 'SET requires parameter name');
+  return {
+    name: name.toLowerCase(),
+    value: item.value === null ? null : text(item.value),
+    local: item.local,
+    column: item.column,
+  };
 }
 
 /**
@@ -74,16 +130,22 @@ function isColumn(node: unknown, name: string): boolean {
   return fields?.length === 1 && fields[0]!.String?.sval === name;
 }
 
-function isSetConfig(call: Record<string, any>): boolean {
+/** A plain call of `fn` (or `pg_catalog.fn`) with `arity` arguments. */
+function isCall(call: Record<string, any>, fn: string, arity: number): boolean {
   const names = (call.funcname as Array<{ String?: { sval?: string } }>).map((n) => n.String?.sval);
   const plain =
     Object.keys(call).every((k) => ['funcname', 'args', 'funcformat', 'location'].includes(k)) &&
-    (call.args as unknown[] | undefined)?.length === 3;
+    (call.args as unknown[] | undefined)?.length === arity;
   return (
-    plain &&
-    ((names.length === 1 && names[0] === 'set_config') ||
-      (names.length === 2 && names.join('.') === 'pg_catalog.set_config'))
+    plain && ((names.length === 1 && names[0] === fn) || (names.length === 2 && names.join('.') === `pg_catalog.${fn}`))
   );
+}
+
+/** A name or value argument: a constant (as `constant`), or a bare parameter `$n`. */
+function argument(node: unknown): SettingArg | boolean | null | undefined {
+  const ref = (node as { ParamRef?: { number?: number } }).ParamRef;
+  if (ref && typeof ref.number === 'number' && ref.number > 0) return { param: ref.number };
+  return constant(node);
 }
 
 /** A constant argument: its text (strings), true/false (booleans), null (NULL); undefined for anything else. */

@@ -23,6 +23,8 @@ import { StatementCache } from './statement-cache.js';
 import { sharedPlan, sharesPlan } from './comment-sharing.js';
 import { constantPlan, isUnshared, markShape, readsAsShape, takesConstants } from './constant-sharing.js';
 import { constantShape } from '../pg/constant-shapes.js';
+import { OID } from '../pg/oids.js';
+import { SET_CONFIG_HINT, settingParamCount } from '../pg/set-config.js';
 import { counted } from '../stages.js';
 import type { StatementClock } from './statement-clock.js';
 import type { Transaction } from './transaction.js';
@@ -207,6 +209,18 @@ export class StatementPreparer {
     }
     if (stmt.kind === 'setConfig') {
       base.fields = stmt.calls.map((c) => textField(c.column));
+      // set_config(text, text, boolean): a parameter as its name or value is text, as PostgreSQL infers it
+      base.paramOids = Array.from({ length: settingParamCount(stmt.calls) }, (_, i) => {
+        const declared = base.declaredTypes[i] ?? 0;
+        if (![0, OID.text, OID.varchar, OID.unknown].includes(declared))
+          throw new SqlError(
+            SQLSTATE.featureNotSupported,
+            'set_config() with a parameter of a type other than text is not supported by fdl-gateway',
+            undefined,
+            SET_CONFIG_HINT,
+          );
+        return OID.text;
+      });
       return base;
     }
     if (stmt.kind === 'showAll') {

@@ -26,6 +26,7 @@ import {
   interpretExecute,
   interpretPrepare,
 } from './prepared-sql.js';
+import { boundSetConfig } from '../pg/set-config.js';
 import type { SettingOutcome } from './set-show.js';
 import type { TransactionOutcome } from './transaction.js';
 
@@ -67,6 +68,8 @@ export interface StatementScope<P extends CursorEntry> {
   /** The portal running this statement (CLOSE ALL leaves it alone), and its plan. */
   readonly running: P;
   readonly plan: PreparedStmt;
+  /** The portal's bound parameters (set_config's `$n`; text and binary text alike are UTF-8). */
+  readonly params?: readonly (Buffer | null)[];
 }
 
 export function isGatewayStatement(stmt: Statement): stmt is GatewayStatement {
@@ -154,9 +157,14 @@ export async function runStatement<P extends CursorEntry>(
     case 'showAll':
       return { kind: 'rows', rows: core.setShow.showAll(), tag: 'SHOW' };
     case 'setConfig': {
+      const params = (scope.params ?? []).map((p) => (p === null ? null : p.toString('utf8')));
       const values: string[] = [];
-      for (const call of stmt.calls) {
-        const outcome = await core.setShow.setConfig(call, core.tx.inBlock);
+      for (const item of stmt.calls) {
+        if (item.kind === 'read') {
+          values.push(core.setShow.show(item.name));
+          continue;
+        }
+        const outcome = await core.setShow.setConfig(boundSetConfig(item, params), core.tx.inBlock);
         settled(core, outcome);
         values.push(outcome.value);
       }

@@ -1,6 +1,6 @@
 /** What the classifier says one statement is (classify.ts). */
 import type { CopyOptions } from './copy-options.js';
-import type { SetConfigCall } from '../pg/set-config.js';
+import type { SettingItem } from '../pg/set-config.js';
 
 export type Statement =
   /** isolation: the ISOLATION LEVEL named, as PostgreSQL shows it (`repeatable read`), or null. */
@@ -21,8 +21,8 @@ export type Statement =
   | { kind: 'resetAll' }
   | { kind: 'show'; name: string }
   | { kind: 'showAll' }
-  /** `SELECT set_config(…)[, set_config(…)]` on constants: applied as SET would, answering the new values. */
-  | { kind: 'setConfig'; calls: SetConfigCall[] }
+  /** `SELECT set_config(…)[, current_setting(…) …]` (pg/set-config.ts): applied as SET would, answering the values in order. */
+  | { kind: 'setConfig'; calls: SettingItem[] }
   | { kind: 'discardAll' }
   | { kind: 'discard'; what: string }
   | { kind: 'deallocate'; name: string | null }

@@ -126,6 +126,7 @@ export class PortalRunner {
         limits: this.named.caps,
         running: portal,
         plan: portal.prepared,
+        params: portal.params,
       },
       stmt,
     );

@@ -60,6 +60,17 @@ async def main():
         out["type introspection for a codec"] = await conn.fetchval("select customer_id from sales.orders where order_id = 3")
     finally:
         await conn.close()
+    # Arrays are introspected on first use (asyncpg 0.28+ turning jit off around it with set_config beside
+    # current_setting): a new connection, so nothing is cached yet.
+    conn = await asyncpg.connect(host=HOST, port=PORT, database=DB, user=USER)
+    try:
+        out["array parameter and result on a new connection"] = [
+            await conn.fetchval("select count(*) from sales.orders where order_id = any($1)", [1, 2, 3]),
+            await conn.fetchval("select array_agg(order_id order by order_id) from sales.orders where order_id < 4"),
+            await conn.fetchval("select $1::date[]", [datetime.date(2024, 2, 29)]),
+        ]
+    finally:
+        await conn.close()
     return out
 
 
