@@ -8,7 +8,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import { openRepository, type Repository } from './resolver/repository.js';
 import { VerificationLedger } from './state/verification-ledger.js';
-import { connectSession, engineReadDirs } from './engine/engine.js';
+import { connectSession, endSession, engineReadDirs } from './engine/engine.js';
+import { warmSessions } from './gateway-warmup.js';
 import { configureEngineCalls } from './engine/engine-calls.js';
 import { baselineVariables } from './session/settings.js';
 import { Engines } from './engine/engines.js';
@@ -164,6 +165,10 @@ export class Gateway {
     );
     const probe = await (await engines.for([...repos.keys()][0] ?? '')).connect();
     const consistent = await consistentFunctions(probe).finally(() => probe.disconnectSync());
+    const connectDuckDB = (repo: string) =>
+      engines.connect(repo, (instance) => connectSession(instance, baselineVariables(config.limits)));
+    // What the first client would wait for (its session connection, admission's sets) is ready before it comes.
+    await warmSessions(repos.keys(), { connect: connectDuckDB, end: endSession });
     const tls = config.tls
       ? {
           context: createSecureContext({ cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) }),
@@ -185,8 +190,7 @@ export class Gateway {
       },
       {
         versions: observedVersions(versions, () => gateway?.generation ?? 0, observer),
-        connectDuckDB: (repo) =>
-          engines.connect(repo, (instance) => connectSession(instance, baselineVariables(config.limits))),
+        connectDuckDB,
         engineFailed: (repo, conn) => {
           const broken = engines.retire(repo, conn);
           if (!broken) return;

@@ -192,6 +192,32 @@ export function shownChoice(kind: string, body: Node): Node | undefined {
   return dispatch('shown_scaled', [value], [value, valueScale(value)]);
 }
 
+/** PostgreSQL's text types: a value of one has no numeric scale to show. */
+const TEXT_TYPES: ReadonlySet<string> = new Set(['text', 'varchar', 'bpchar', 'name']);
+
+/**
+ * Whether a choice (as the client wrote it) can only give text: every result a string constant, NULL or a cast
+ * to a text type, at least one not NULL. Its scale is no one's to show, and the wrapper would only paste the
+ * choice three times (psql's `CASE WHEN c.reloftype = 0 THEN '' ELSE c.reloftype::regtype::text END`: six
+ * correlated type lookups where two do).
+ */
+export function choosesText(kind: string, body: Node): boolean {
+  const results: (Node | undefined)[] =
+    kind === 'CaseExpr'
+      ? [
+          ...(body.args as Node[]).map((w) => w.CaseWhen?.result as Node | undefined),
+          body.defresult as Node | undefined,
+        ]
+      : ((body.args as Node[] | undefined) ?? []);
+  const isNull = (n: Node | undefined) => n === undefined || n.A_Const?.isnull === true;
+  const isText = (n: Node) =>
+    typeof n.A_Const?.sval?.sval === 'string' ||
+    (n.TypeCast !== undefined &&
+      ((n.TypeCast.typeName?.arrayBounds as unknown[] | undefined)?.length ?? 0) === 0 &&
+      TEXT_TYPES.has(String((n.TypeCast.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval)));
+  return results.some((n) => !isNull(n)) && results.every((n) => isNull(n) || isText(n!));
+}
+
 function holdsGrouping(n: unknown): boolean {
   if (Array.isArray(n)) return n.some(holdsGrouping);
   if (!n || typeof n !== 'object') return false;

@@ -40,7 +40,7 @@ import {
   type Node,
 } from './rewrite-nodes.js';
 import { funcCall } from './rewrite-calls.js';
-import { int4Choices, shownChoice } from './pg-shown-calls.js';
+import { choosesText, int4Choices, shownChoice } from './pg-shown-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { fractionalPrecision } from './fractional-seconds.js';
 import { aExpr } from './rewrite-operators.js';
@@ -367,7 +367,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         }
         const walked = int4Choices(type, inner);
         if (walked !== inner) ctx.changed = true;
-        const chosen = ctx.shown?.has(body) ? shownChoice(type, walked) : undefined;
+        const chosen = ctx.shown?.has(body) && !choosesText(type, body) ? shownChoice(type, walked) : undefined;
         if (chosen) ctx.changed = true;
         return chosen ?? { [type]: walked };
       }
