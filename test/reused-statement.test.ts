@@ -129,8 +129,8 @@ describe('statements reused with new values', () => {
         ['t1'],
       );
       await refuseSideEffects(conn, analysis.sql, analysis);
-      // the parse and the engine line's bind: one run each, nothing streamed or fetched
-      assert.deepEqual(calls, ['run', 'run']);
+      // the parse, the engine line's bind and its table's rows (its row bound): one run each, nothing streamed or fetched
+      assert.deepEqual(calls, ['run', 'run', 'run']);
       // a statement without rows answers an empty row, as before
       calls.length = 0;
       assert.deepEqual(

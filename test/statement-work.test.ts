@@ -168,7 +168,7 @@ describe('statement work: once per text, once per signature, once per statement'
     });
   });
 
-  test('a result bounded to one chunk (its own LIMIT, or DuckDB binding an aggregate without groups) runs in one DuckDB call; one nothing bounds is streamed (its start, its chunk, its end); both answer every row once', async () => {
+  test('a result bounded to one chunk (its own LIMIT, an aggregate without groups, or the rows of the tables DuckDB binds it to) runs in one DuckDB call; one nothing bounds is streamed (its start, its chunk, its end); both answer every row once', async () => {
     const run = async (q: string | pg.QueryConfig) => {
       const before = await resultCalls(s);
       const rows = (await c.query<Record<string, unknown>>(q)).rows;
@@ -180,9 +180,44 @@ describe('statement work: once per text, once per signature, once per statement'
       [1, 2, 3],
     );
     assert.equal(bounded.calls, 1);
-    const streamed = await run('select order_id from sales.orders where order_id <= 3 order by order_id');
+    // a table function's rows bound nothing: streamed
+    const streamed = await run('select i as order_id from range(1, 10) t(i) where i <= 3 order by i');
     assert.deepEqual(streamed.rows, bounded.rows);
     assert.equal(streamed.calls, 3);
+    // the 50 rows of the version's table (a native copy: DuckDB's storage counts them) bound what a filter, a
+    // GROUP BY, a window, a join of two such tables can give: one call each, every row (issue 26)
+    const byTable = await run('select order_id from sales.orders where order_id <= 3 order by order_id');
+    assert.deepEqual(byTable.rows, bounded.rows);
+    assert.equal(byTable.calls, 1);
+    for (const q of [
+      'select status, count(*)::int as n from sales.orders group by status order by status',
+      'select count(*) over ()::int as n from sales.orders where order_id <= 3',
+      'select c.name, sum(o.amount) as total from sales.orders o join sales.customers c on c.customer_id = o.customer_id group by c.name order by total desc, c.name',
+      'with c as materialized (select * from sales.customers) select a.customer_id from c a, c b where a.customer_id = b.customer_id order by 1',
+      'select c.customer_id, count(o.order_id)::int as n from (select * from sales.customers where customer_id > 2) c left join sales.orders o using (customer_id) group by 1 order by 1',
+    ]) {
+      const r = await run(q);
+      assert.ok(r.rows.length > 1, q);
+      assert.equal(r.calls, 1, q);
+    }
+    // the point query of issue 26, repeated with new parameters (unnamed and named): one call a statement
+    const points: unknown[] = [];
+    const before = await resultCalls(s);
+    for (let i = 1; i <= 4; i++) {
+      points.push(...(await c.query({ text: POINT, values: [10, i] })).rows);
+      points.push(...(await c.query({ name: 'point-calls', text: POINT, values: [20, i] })).rows);
+    }
+    assert.deepEqual(
+      points,
+      [11, 21, 12, 22, 13, 23, 14, 24].map((n) => ({ n: String(n) })),
+    );
+    assert.equal((await resultCalls(s)) - before, 8);
+    // three of them may give more rows than one chunk holds (the bound multiplies their rows): streamed
+    const cube = await run(
+      'select count(*) over ()::int as n from sales.orders a, sales.orders b, sales.orders c where a.order_id = 1 and b.order_id = 1',
+    );
+    assert.ok(cube.rows.length > 1);
+    assert.ok(cube.calls > 1, `streamed: ${cube.calls} calls`);
     // the bound itself (2,048 rows, DuckDB's chunk): one call, however many chunks DuckDB's result holds
     const atBound = await run('select i from range(5000) t(i) order by i limit 2048');
     assert.deepEqual(
@@ -209,10 +244,10 @@ describe('statement work: once per text, once per signature, once per statement'
     assert.ok(Number(sameShape.rows[0]!.n) <= Number(aggregate.rows[0]!.n));
     assert.equal(sameShape.calls, 1);
     for (const q of [
-      'select status, count(*)::int as n from sales.orders group by status order by status',
       'select count(*)::int as n, unnest([1, 2, 3]) as k from sales.orders order by k',
-      'select count(*) over ()::int as n from sales.orders where order_id <= 3',
       'select count(*)::int as n from sales.orders group by grouping sets ((status), ())',
+      'select count(*)::int as n from sales.orders group by rollup (status)',
+      'select i::int as n from range(5) t(i), sales.orders where order_id = 1',
     ]) {
       const r = await run(q);
       assert.ok(r.rows.length > 1, q);

@@ -105,8 +105,8 @@ type PlanNode = { type?: string; name?: string; function_data?: unknown; childre
  * Refuse `sql` unless DuckDB binds it to reading operators over what the session may read. `sql` is
  * the text the session will prepare; for EXPLAIN, `analysis.sql` carries the gateway's head and the
  * inner query is what gets bound. Parquet may come only from the folders the instance was sealed to.
- * Returns the most rows the bound plan can give where its operators say so (planRowBound), else
- * undefined: how its result is fetched, never whether it runs.
+ * Returns the most rows the bound plan can give where its operators and the rows of the DuckDB tables it
+ * scans say so (planRowBound), else undefined: how its result is fetched, never whether it runs.
  */
 export async function refuseSideEffects(
   conn: DuckDBConnection,
@@ -130,31 +130,157 @@ export async function refuseSideEffects(
   }
   const readDirs = await sealedDirs(conn);
   for (const root of plan.plans ?? []) walk(root, readDirs);
-  const rows = plan.plans?.length === 1 ? planRowBound(plan.plans[0]!) : undefined;
+  const rows = plan.plans?.length === 1 ? await boundOf(conn, plan.plans[0]!, inner) : undefined;
   if (key !== undefined) readsJudged.set(key, rows ?? Infinity);
   return rows;
 }
 
 /** Operators that never give more rows than their one child. */
-const NARROWING_OPERATORS = new Set(['LOGICAL_PROJECTION', 'LOGICAL_FILTER', 'LOGICAL_ORDER_BY', 'LOGICAL_LIMIT']);
+const NARROWING_OPERATORS = new Set([
+  'LOGICAL_PROJECTION',
+  'LOGICAL_FILTER',
+  'LOGICAL_ORDER_BY',
+  'LOGICAL_LIMIT',
+  'LOGICAL_TOP_N',
+  'LOGICAL_DISTINCT',
+  'LOGICAL_SAMPLE',
+  'LOGICAL_WINDOW',
+]);
+
+/** Joins: at most (left + 1) × (right + 1) rows, whatever their kind (outer joins add unmatched rows of each side). */
+const JOINS = new Set([
+  'LOGICAL_JOIN',
+  'LOGICAL_COMPARISON_JOIN',
+  'LOGICAL_ANY_JOIN',
+  'LOGICAL_CROSS_PRODUCT',
+  'LOGICAL_DEPENDENT_JOIN',
+  'LOGICAL_ASOF_JOIN',
+  'LOGICAL_POSITIONAL_JOIN',
+  'LOGICAL_DELIM_JOIN',
+]);
+
+/** Words of the grouping-set forms: an aggregate with several sets gives a row per group of each. */
+const GROUPING_SET_WORDS = /grouping\s+sets|rollup|cube/i;
+
+type TableName = readonly [database: string, schema: string, table: string];
+
+/** A DuckDB table a plan scans (seq_scan's bind data names it), or undefined for any other scan. */
+function scannedTable(node: PlanNode): TableName | undefined {
+  if ((node.name ?? '').toLowerCase() !== 'seq_scan') return undefined;
+  const d = node.function_data as { catalog?: unknown; schema?: unknown; table?: unknown } | undefined;
+  return typeof d?.catalog === 'string' && typeof d.schema === 'string' && typeof d.table === 'string'
+    ? [d.catalog, d.schema, d.table]
+    : undefined;
+}
 
 /**
- * 1 where DuckDB bound the query to an aggregate without GROUP BY (one row: `count(*)`, `sum(x)`
- * over any rows) under projections, filters (HAVING), orders and limits only; undefined otherwise (an
- * UNNEST, a window, any GROUP BY or grouping sets: as many rows as the data makes). Texts of one
- * shape bind to the same operators (as the verdict), so it is kept with the verdict.
+ * The most rows the bound plan can give, from its operators and the rows of the DuckDB tables it scans
+ * (`tableRows`; undefined: not a DuckDB table, or not asked yet), or undefined where nothing bounds it
+ * (a scan of Parquet or a table function, an UNNEST, a recursive CTE, a PIVOT, grouping sets). Each
+ * operator's bound is read from its children's: filters, orders, limits, windows, DISTINCT keep at
+ * most their child's rows; an aggregate without GROUP BY gives one row, one with a single grouping
+ * set at most one per input row (one for `GROUP BY ()` over none); a join at most (left + 1) ×
+ * (right + 1); UNION ALL their sum; EXCEPT and INTERSECT their left's. `tables` collects the tables
+ * scanned, so the caller asks DuckDB for their rows once and reads the bound again.
+ * Texts of one shape bind to the same operators over the same tables (as the verdict), so it is kept
+ * with the verdict; a version's tables never change (frozen), so neither do their rows in its scope.
  */
-function planRowBound(root: PlanNode): number | undefined {
-  let node: PlanNode | undefined = root;
-  while (node && NARROWING_OPERATORS.has(node.type ?? '')) {
-    if (node.children?.length !== 1) return undefined;
-    node = node.children[0];
-  }
-  if (node?.type !== 'LOGICAL_AGGREGATE_AND_GROUP_BY') return undefined;
-  // No grouping set at all (no GROUP BY): the plan's JSON leaves empty fields out, and writes both
-  // `GROUP BY ()` and `GROUPING SETS ((), ())` (two rows) as `[]`, so any mention of one is no bound.
-  const { groups, grouping_sets: sets } = node as { groups?: unknown; grouping_sets?: unknown };
-  return groups === undefined && sets === undefined ? 1 : undefined;
+function planRowBound(
+  root: PlanNode,
+  sql: string,
+  tableRows: (t: TableName) => number | undefined,
+  tables: TableName[] = [],
+): number | undefined {
+  const ctes = new Map<number, number | undefined>();
+  const delims: number[] = [];
+  const severalSets = GROUPING_SET_WORDS.test(sql);
+  const bound = (node: PlanNode): number | undefined => {
+    const type = node.type ?? '';
+    const children = node.children ?? [];
+    const only = () => (children.length === 1 ? bound(children[0]!) : undefined);
+    if (NARROWING_OPERATORS.has(type)) return only();
+    switch (type) {
+      case 'LOGICAL_AGGREGATE_AND_GROUP_BY': {
+        const { groups, grouping_sets: sets } = node as { groups?: unknown; grouping_sets?: unknown };
+        // No grouping set at all (no GROUP BY): one row. The plan's JSON leaves empty fields out, and writes
+        // both `GROUP BY ()` and `GROUPING SETS ((), ())` (two rows) as `[]`, and ROLLUP's empty set not at
+        // all: a text with a grouping-set form has no bound from its groups.
+        if (groups === undefined && sets === undefined) return 1;
+        if (severalSets) return undefined;
+        const rows = only();
+        return rows === undefined ? undefined : Math.max(rows, 1);
+      }
+      case 'LOGICAL_UNION': {
+        let sum = 0;
+        for (const c of children) sum += bound(c) ?? Infinity;
+        return children.length > 0 && Number.isFinite(sum) ? sum : undefined;
+      }
+      case 'LOGICAL_EXCEPT':
+      case 'LOGICAL_INTERSECT':
+        return children.length === 2 ? bound(children[0]!) : undefined;
+      case 'LOGICAL_DUMMY_SCAN':
+        return 1;
+      case 'LOGICAL_EMPTY_RESULT':
+        return 0;
+      case 'LOGICAL_EXPRESSION_GET': {
+        const lists = (node as { expressions?: unknown }).expressions;
+        const rows = only();
+        return Array.isArray(lists) && rows !== undefined ? lists.length * rows : undefined;
+      }
+      case 'LOGICAL_GET': {
+        const table = scannedTable(node);
+        if (!table || children.length > 0) return undefined;
+        tables.push(table);
+        return tableRows(table);
+      }
+      case 'LOGICAL_MATERIALIZED_CTE': {
+        // [definition, the query that reads it]; its references give at most the definition's rows
+        const index = (node as { table_index?: unknown }).table_index;
+        if (children.length !== 2 || typeof index !== 'number') return undefined;
+        ctes.set(index, bound(children[0]!));
+        return bound(children[1]!);
+      }
+      case 'LOGICAL_CTE_REF': {
+        const index = (node as { cte_index?: unknown }).cte_index;
+        return typeof index === 'number' ? ctes.get(index) : undefined;
+      }
+      case 'LOGICAL_DELIM_GET':
+        // the distinct correlated values of an enclosing DELIM_JOIN's left side: at most its rows
+        return delims.length > 0 ? Math.max(...delims) : undefined;
+    }
+    if (JOINS.has(type) && children.length === 2) {
+      const left = bound(children[0]!);
+      if (type === 'LOGICAL_DELIM_JOIN') delims.push(left ?? Infinity);
+      const right = bound(children[1]!);
+      if (type === 'LOGICAL_DELIM_JOIN') delims.pop();
+      return left === undefined || right === undefined ? undefined : (left + 1) * (right + 1);
+    }
+    return undefined;
+  };
+  const rows = bound(root);
+  return rows !== undefined && Number.isFinite(rows) ? rows : undefined;
+}
+
+/**
+ * The rows of each DuckDB table named, as its storage holds them (duckdb_tables().estimated_size: the
+ * rows of its row groups, deleted ones included — exact for a version's native copies, written once).
+ */
+const tableRowsOf = new ReusedStatement(
+  'SELECT to_json(list([database_name, schema_name, table_name, estimated_size::VARCHAR])) FROM duckdb_tables() ' +
+    'WHERE list_contains(from_json($1::VARCHAR, \'["VARCHAR[]"]\'), [database_name, schema_name, table_name])',
+);
+
+/** The plan's row bound (planRowBound), its tables' rows asked of DuckDB in one call where they decide it. */
+async function boundOf(conn: DuckDBConnection, root: PlanNode, sql: string): Promise<number | undefined> {
+  const tables: TableName[] = [];
+  // first with every table's rows taken as none: a plan that no table's rows can bound asks nothing
+  const shape = planRowBound(root, sql, () => 0, tables);
+  if (shape === undefined || tables.length === 0) return shape;
+  const [json] = await tableRowsOf.firstRow(conn, [JSON.stringify(tables)]);
+  const rows = new Map<string, number>();
+  for (const [db, schema, table, n] of (typeof json === 'string' ? JSON.parse(json) : []) as (string | null)[][])
+    if (typeof n === 'string') rows.set(JSON.stringify([db, schema, table]), Number(n));
+  return planRowBound(root, sql, (t) => rows.get(JSON.stringify(t)));
 }
 
 /**
