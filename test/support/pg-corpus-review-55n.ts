@@ -79,6 +79,10 @@ export const REVIEW_55N = [
   'select o.order_id, u.x, u.y from sales.orders o, unnest(array[o.qty, o.order_id], array[o.status]) u(x, y) where o.order_id < 4 order by o.order_id, u.x',
   "select count(*), sum(n) from unnest(array[1,2,3], array['a'], array[true, false]) with ordinality u(a, b, c, n)",
   'select * from unnest(array[1], array[2]) u(a, b, c, d)',
+  // jsonb equality compares numbers by value (it compared the normal form's text: 1.50 <> 1.5), the text kept
+  `select '{"a":1.50}'::jsonb = '{"a":1.5}'::jsonb, '{"a":1.50}'::jsonb <> '{"a":1.5}'::jsonb, '[1.0, 10]'::jsonb = '[1, 10.00]', '{"a":"1.50"}'::jsonb = '{"a":"1.5"}'::jsonb, '{"a":1.50}'::jsonb`,
+  `select '{"a":1.50, "b":[0.10]}'::jsonb in ('{"b":[0.1], "a":1.5}', '[2]'), '[2.0]'::jsonb not in ('[2]')`,
+  `select count(*) from sales.orders where '{"q": 2.50}'::jsonb = '{"q": 2.5}'::jsonb`,
 ];
 
 export const REVIEW_55N_REFUSED = [
