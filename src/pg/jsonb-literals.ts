@@ -5,7 +5,7 @@
  * Written as `'…'::jsonb`, the rewrite puts it in the normal form as any jsonb constant (rewrite-casts.ts).
  */
 import { isJsonbValued } from './json-containment.js';
-import type { Node } from './rewrite-nodes.js';
+import { compat, type Node } from './rewrite-nodes.js';
 
 const EQUALITY = new Set(['=', '<>', '!=']);
 
@@ -14,7 +14,25 @@ const asJsonb = (literal: Node): Node => ({
 });
 const untypedString = (n: Node | undefined): boolean => typeof n?.A_Const?.sval?.sval === 'string';
 
-/** Types, in place, the untyped strings an equality or IN compares with a value written as jsonb. */
+/**
+ * jsonb's equality key: the normal form (keys sorted, one per name, spacing) with each number at its least
+ * scale, as PostgreSQL compares numerics by value (`{"a": 1.50}` = `{"a": 1.5}`); strings kept as written.
+ * The printed text keeps `1.50`, as PostgreSQL's does.
+ */
+export const JSONB_KEY_MACROS: ReadonlyArray<[string, string]> = [
+  [
+    '_pgsem_jsonb_key(x)',
+    String.raw`system.main.regexp_replace(CAST(x AS VARCHAR), '("(?:[^"\\\\]|\\\\.)*")|(-?[0-9]+)(?:(\.[0-9]*[1-9])0*|\.0+)?', '\1\2\3', 'g')`,
+  ],
+];
+
+// (a backslash doubled: the macro's text is read once more as an escaped string)
+const keyOf = (n: Node): Node => compat('_pgsem_jsonb_key', [n]);
+
+/**
+ * Types, in place, the untyped strings an equality or IN compares with a value written as jsonb, and compares
+ * both sides by jsonb's equality key (JSONB_KEY_MACROS).
+ */
 export function typeJsonbLiterals(tree: unknown): void {
   const stack: unknown[] = [tree];
   while (stack.length > 0) {
@@ -26,9 +44,14 @@ export function typeJsonbLiterals(tree: unknown): void {
       if (e.kind === 'AEXPR_OP') {
         if (isJsonbValued(e.lexpr) && untypedString(e.rexpr)) e.rexpr = asJsonb(e.rexpr);
         else if (isJsonbValued(e.rexpr) && untypedString(e.lexpr)) e.lexpr = asJsonb(e.lexpr);
+        if (isJsonbValued(e.lexpr) || isJsonbValued(e.rexpr)) {
+          e.lexpr = keyOf(e.lexpr);
+          e.rexpr = keyOf(e.rexpr);
+        }
       } else if (e.kind === 'AEXPR_IN' && isJsonbValued(e.lexpr) && Array.isArray(e.rexpr?.List?.items)) {
         const list = e.rexpr.List as Node;
-        list.items = (list.items as Node[]).map((x) => (untypedString(x) ? asJsonb(x) : x));
+        list.items = (list.items as Node[]).map((x) => keyOf(untypedString(x) ? asJsonb(x) : x));
+        e.lexpr = keyOf(e.lexpr);
       }
     }
     for (const v of Object.values(n)) if (v !== null && typeof v === 'object') stack.push(v);

@@ -57,7 +57,20 @@ const DECIMAL_TEXT = `CASE WHEN v IS NULL THEN NULL WHEN post = 0 THEN CAST(roun
 /** int4out/int8out, the picture's decimals written as zeros (concat would write NULL as ''). */
 const INTEGER_TEXT = `CASE WHEN v IS NULL THEN NULL WHEN post = 0 THEN CAST(v AS VARCHAR) ELSE ${cat('CAST(v AS VARCHAR)', "'.'", `${S}repeat('0', post)`)} END`;
 
+/**
+ * to_number's input as PostgreSQL's byte walk sees it (number-input.ts): chr(1)…chr(4) (no character a number
+ * reads) as chr(5), then each non-ASCII character as its UTF-8 length, chr(n) for its lead byte and chr(1) for
+ * each continuation byte (the same byte count: no growth).
+ */
+const BYTE_TEXT = (() => {
+  const re = (t: string, range: string, n: number) =>
+    `${S}regexp_replace(${t}, '[${range}]', chr(${n})${' || chr(1)'.repeat(n - 1)}, 'g')`;
+  const plain = 'translate(t, chr(1) || chr(2) || chr(3) || chr(4), chr(5) || chr(5) || chr(5) || chr(5))';
+  return re(re(re(plain, '\\x{10000}-\\x{10FFFF}', 4), '\\x{800}-\\x{FFFF}', 3), '\\x{80}-\\x{7FF}', 2);
+})();
+
 export const NUMBER_FORMAT_MACROS: ReadonlyArray<[string, string]> = [
+  ['_pgsem_numbytes(t)', BYTE_TEXT],
   ...INTEGERS.map((t): [string, string] => [`_pgsem_numtext(t ${t}, v, post)`, INTEGER_TEXT]),
   ['_pgsem_numtext(t DECIMAL, v, post)', DECIMAL_TEXT],
   ['_pgsem_numtext(t FLOAT, v, post)', floatText(6)],

@@ -11,7 +11,7 @@ import { refuse } from './pg-calls.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
 /** formatting.c's NUM keywords, as the picture's nodes. */
-const enum Kind {
+export const enum Kind {
   None = 0,
   Nine = 1,
   Zero = 2,
@@ -78,13 +78,13 @@ const KEYWORDS: ReadonlyArray<readonly [string, Kind]> = [
 /** The nodes that take a digit position: 9, 0 and the decimal point. */
 const DIGIT_KINDS: ReadonlySet<Kind> = new Set([Kind.Nine, Kind.Zero, Kind.Point, Kind.D]);
 
-interface PictureNode {
+export interface PictureNode {
   kind: Kind;
   text: string;
 }
 
 /** parse_format's nodes: keywords, quoted text (a backslash quotes the next character), other characters. */
-function pictureNodes(fmt: string): PictureNode[] {
+export function pictureNodes(fmt: string): PictureNode[] {
   const out: PictureNode[] = [];
   for (let i = 0; i < fmt.length;) {
     const kw = KEYWORDS.find(([k]) => fmt.startsWith(k, i));
@@ -135,18 +135,25 @@ function quotedTextCount(fmt: string): { letters: number } {
 
 const syntaxError = (message: string): SqlError => new SqlError(SQLSTATE.syntaxError, message);
 
-/** The longest number picture translated (a node list each row walks; PostgreSQL has no limit). */
-const MAX_NUMBER_PICTURE = 256;
+/** NUMDesc_prepare's reading of a picture's nodes: the counts and flags, and PostgreSQL's 42601 for pictures it rejects. */
+export interface PictureDescription {
+  pre: number;
+  post: number;
+  dec: boolean;
+  fm: boolean;
+  /** −1 an S before the point, 1 after it, 0 none. */
+  lsign: number;
+  preLsign: number;
+  bracket: boolean;
+  plus: boolean;
+  minus: boolean;
+  zero: boolean;
+  zeroStart: number;
+  zeroEnd: number;
+}
 
-/** `to_char(v, fmt)` of a number, `fmt` a number's picture (isNumberPicture). */
-export function numberToCharCall(v: Node, fmt: string): Node {
-  if (fmt.length > MAX_NUMBER_PICTURE)
-    throw new SqlError(
-      SQLSTATE.programLimitExceeded,
-      `to_char() with a number's format of more than ${MAX_NUMBER_PICTURE} characters is not supported by fdl-gateway`,
-    );
-  const nodes = pictureNodes(fmt);
-  // NUMDesc_prepare: the counts and flags, and PostgreSQL's errors for pictures it rejects (42601)
+/** NUMDesc_prepare over a picture's nodes; `unsupported` the refusal of V, EEEE and RN. */
+export function describePicture(nodes: PictureNode[], unsupported: (text: string) => SqlError): PictureDescription {
   let pre = 0;
   let post = 0;
   let dec = false;
@@ -207,12 +214,43 @@ export function numberToCharCall(v: Node, fmt: string): Node {
       case Kind.V:
       case Kind.EEEE:
       case Kind.RN:
-        throw refuse(
-          `to_char() pattern "${text}"`,
-          'Supported in a number\'s format: 9 0 . , D G S MI PL SG PR L FM TH, "text"; multiply by a power of ten yourself for V.',
-        );
+        throw unsupported(text);
     }
   }
+  return { pre, post, dec, fm, lsign, preLsign, bracket, plus, minus, zero, zeroStart, zeroEnd };
+}
+
+/** The longest number picture translated (a node list each row walks; PostgreSQL has no limit). */
+export const MAX_NUMBER_PICTURE = 256;
+
+/** `to_char(v, fmt)` of a number, `fmt` a number's picture (isNumberPicture). */
+export function numberToCharCall(v: Node, fmt: string): Node {
+  if (fmt.length > MAX_NUMBER_PICTURE)
+    throw new SqlError(
+      SQLSTATE.programLimitExceeded,
+      `to_char() with a number's format of more than ${MAX_NUMBER_PICTURE} characters is not supported by fdl-gateway`,
+    );
+  const nodes = pictureNodes(fmt);
+  const {
+    pre,
+    post,
+    dec,
+    fm,
+    lsign: read,
+    preLsign,
+    bracket,
+    plus,
+    minus,
+    zero,
+    zeroStart,
+    zeroEnd,
+  } = describePicture(nodes, (text) =>
+    refuse(
+      `to_char() pattern "${text}"`,
+      'Supported in a number\'s format: 9 0 . , D G S MI PL SG PR L FM TH, "text"; multiply by a power of ten yourself for V.',
+    ),
+  );
+  let lsign = read;
   // S before the point with every digit before it is written after the number (NUM_processor)
   if (lsign === -1 && pre === preLsign) lsign = 1;
   const sql = pictureSql({
@@ -253,7 +291,7 @@ interface Picture {
 }
 
 /** The lambda parameters and the value's place in a picture's SQL (names no statement uses). */
-const VALUE = 'fdl_pg_numtext';
+export const VALUE = 'fdl_pg_numtext';
 const O = 'fdl_pg_o';
 const R = 'fdl_pg_r';
 
@@ -438,7 +476,7 @@ function cases(...arms: Array<[string, string]>): string {
 }
 
 /** A picture's expression (pictureSql) as a parse tree, the value's text in its place. */
-function withValue(sql: string, value: Node): Node {
+export function withValue(sql: string, value: Node): Node {
   const tree = parsePg(`SELECT ${sql}`) as { stmts: { stmt: { SelectStmt: { targetList: Node[] } } }[] } | null;
   if (!tree) throw new Error(`to_char's expression did not parse: ${sql}`);
   const expr = structuredClone(tree.stmts[0]!.stmt.SelectStmt.targetList[0]!.ResTarget.val) as Node;
@@ -463,29 +501,40 @@ function withValue(sql: string, value: Node): Node {
  */
 export const MAX_NUMBER_FORMAT_CALLS = 8;
 
-/** Throws 54001 when `sql` (the composed text, or the walked tree as JSON) calls to_char of a number more than MAX_NUMBER_FORMAT_CALLS times. */
 /**
- * The `_pgsem_numtext` calls the walked tree prints, a subtree placed at several places counted at each (as
+ * The `_pgsem_numtext` (to_char) and `_pgsem_numbytes` (to_number) calls the walked tree prints, a subtree placed at several places counted at each (as
  * printed), each object's count made once: the rewrite shares subtrees (nested rounds), so printing or
  * stringifying the tree to count them grew exponentially (twenty nested rounds: 36 s, then V8's string limit).
  */
-function numberFormatCalls(node: object, memo: Map<object, number>): number {
+function numberFormatCalls(node: object, memo: Map<object, [number, number]>): [number, number] {
   const known = memo.get(node);
   if (known !== undefined) return known;
-  let n = (node as { String?: { sval?: unknown } }).String?.sval === '_pgsem_numtext' ? 1 : 0;
+  const name = (node as { String?: { sval?: unknown } }).String?.sval;
+  const n: [number, number] = [name === '_pgsem_numtext' ? 1 : 0, name === '_pgsem_numbytes' ? 1 : 0];
   for (const v of Object.values(node))
-    if (v !== null && typeof v === 'object') n += numberFormatCalls(v as object, memo);
+    if (v !== null && typeof v === 'object') {
+      const [formats, reads] = numberFormatCalls(v as object, memo);
+      n[0] += formats;
+      n[1] += reads;
+    }
   memo.set(node, n);
   return n;
 }
 
+/** Throws 54001 when the walked tree calls to_char of a number and to_number more than MAX_NUMBER_FORMAT_CALLS times (each a picture's expression). */
 export function refuseManyNumberFormats(tree: object): void {
-  const n = numberFormatCalls(tree, new Map());
-  if (n <= MAX_NUMBER_FORMAT_CALLS) return;
+  const [formats, reads] = numberFormatCalls(tree, new Map());
+  if (formats + reads <= MAX_NUMBER_FORMAT_CALLS) return;
+  const what = [
+    formats > 0 ? `formats numbers with to_char ${formats} times` : '',
+    reads > 0 ? `reads numbers with to_number ${reads} times` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   throw new SqlError(
     SQLSTATE.statementTooComplex,
-    `statement is too complex: it formats numbers with to_char ${n} times, over fdl-gateway's limit of ${MAX_NUMBER_FORMAT_CALLS} a statement`,
+    `statement is too complex: it ${what}, over fdl-gateway's limit of ${MAX_NUMBER_FORMAT_CALLS} a statement`,
     undefined,
-    "Format fewer columns with to_char in one statement (each costs the gateway a preparation of its own), or use printf('%.2f', x) for plain decimals.",
+    "Format or read fewer columns with to_char and to_number in one statement (each costs the gateway a preparation of its own), or use printf('%.2f', x) for plain decimals.",
   );
 }

@@ -36,7 +36,34 @@ export function numericScaleCall(fn: 'scale' | 'min_scale', written: Node, arg: 
   return dispatch(fn, [arg], [arg]);
 }
 
+/**
+ * `trim_scale(x)`: the value at its least scale. Its scale is per value, which the wire sends for an outermost
+ * select-list item (pg/shown-numeric.ts's `scaled`, at min_scale); elsewhere a DECIMAL keeps the column's
+ * scale, so it is refused there.
+ */
+export function trimScaleCall(arg: Node, shown: boolean): Node | undefined {
+  if (!shown)
+    throw refuse(
+      'trim_scale() inside an expression',
+      "DuckDB's DECIMAL holds one scale for the whole column: trim_scale(x) is answered as an item of the outermost select list; compare or compute with x itself (trim_scale changes no value).",
+    );
+  return dispatch('trim_scale', [arg], [arg]);
+}
+
+/** The struct the wire sends as a numeric at scale n (pg/shown-numeric.ts `scaled`). */
+const scaled = (x: string, n: string): string =>
+  `CASE WHEN x IS NOT NULL THEN {'fdl_pg_numeric': CAST(x AS DOUBLE), 'fdl_pg_of': 'scaled', 'fdl_pg_n': ${n}, 'fdl_pg_x': ${x}, 'fdl_pg_x2': NULL} END`;
+
 export const NUMERIC_SCALE_MACROS: ReadonlyArray<[string, string]> = [
+  [
+    '_pgsem_trim_scale(t DECIMAL, x)',
+    scaled('x', `CAST(length(rtrim(split_part(CAST(x AS VARCHAR), '.', 2), '0')) AS INTEGER)`),
+  ],
+  ...INTEGERS.map((t): [string, string] => [`_pgsem_trim_scale(t ${t}, x)`, scaled('CAST(x AS DECIMAL(38, 0))', '0')]),
+  [
+    '_pgsem_trim_scale(t, x)',
+    `error('trim_scale() of this type is not supported by fdl-gateway|trim_scale takes a numeric: cast the value, trim_scale(x::numeric).')`,
+  ],
   [
     '_pgsem_scale(t DECIMAL, x)',
     `CASE WHEN x IS NOT NULL THEN CAST(regexp_extract(typeof(x), ',(\\d+)\\)', 1) AS INTEGER) END`,

@@ -6,6 +6,7 @@ import { call, concatOf, castTo, intConst, str, strConst, type Node } from './pa
 import { refuse } from './pg-calls.js';
 import { needsValue } from './param-values.js';
 import { isNumberPicture, numberToCharCall } from './number-formats.js';
+import { toNumberOf } from './number-input.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -495,20 +496,18 @@ function consumedInput(format: string): string {
   return out;
 }
 
-/** `to_number(text, '999G999D99')`: digits, sign and decimal point kept, scale from the pattern. */
-export function toNumberCall(args: Node[]): Node {
-  const fmt = constantText(args[1]);
+/** `to_number(text, picture)` (number-input.ts); `shown` an outermost select-list item. */
+export function toNumberCall(args: Node[], shown: boolean): Node {
   needsValue(args[1], 'to_number() with its format', "'999'");
-  if (typeof fmt !== 'string' || !/^(?:FM)?[90.,DGS\s$-]*$/.test(fmt)) {
+  // PostgreSQL's to_number is strict: a NULL picture's answer is NULL
+  if (args[1]?.A_Const?.isnull || args[1]?.TypeCast?.arg?.A_Const?.isnull) return castTo(args[1]!, 'numeric');
+  const fmt = constantText(args[1]);
+  if (typeof fmt !== 'string')
     throw refuse(
-      'to_number() with this format',
-      "Supported: 9, 0, '.', ',', D, G, S, FM; or CAST(replace(text, ',', '') AS numeric).",
+      'to_number() with a format that is not a constant',
+      "Write the format as a literal: to_number(t, '999G999D99'), or CAST(replace(t, ',', '') AS numeric).",
     );
-  }
-  const point = fmt.search(/[.D]/);
-  const scale = point < 0 ? 0 : (fmt.slice(point + 1).match(/[90]/g) ?? []).length;
-  const kept = call('regexp_replace', [castTo(args[0]!, 'text'), strConst('[^0-9.-]'), strConst(''), strConst('g')]);
-  // a trailing sign (S or MI at the pattern's end: '12,454.8-') is the number's sign, as PostgreSQL reads it
-  const digits = call('regexp_replace', [kept, strConst('^([^-]*)-$'), strConst('-\\1')]);
-  return castTo(digits, 'decimal', [intConst(38), intConst(scale)]);
+  // an empty picture's answer is NULL (numeric_to_number)
+  if (fmt === '') return castTo({ A_Const: { isnull: true } }, 'numeric');
+  return toNumberOf(args[0]!, fmt, shown);
 }

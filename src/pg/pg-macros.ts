@@ -16,6 +16,7 @@ import { JSON_CONTAINMENT_MACROS } from './json-containment.js';
 import { REGEXP_MACROS } from './regexp-functions.js';
 import { NUMERIC_SCALE_MACROS } from './numeric-scales.js';
 import { JSON_ARROW_MACROS } from './json-arrows.js';
+import { JSONB_KEY_MACROS } from './jsonb-literals.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
@@ -886,6 +887,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...REGEXP_MACROS,
   ...NUMERIC_SCALE_MACROS,
   ...JSON_ARROW_MACROS,
+  ...JSONB_KEY_MACROS,
   ['_pgsem_upper(s)', ASCII_UPPER('s')],
   ['_pgsem_lower(s)', ASCII_LOWER('s')],
 ]).map(([sig, body]) => [sig, body.replace(/\b_pgsem_/g, `${C}_pgsem_`)]);

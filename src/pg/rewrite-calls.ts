@@ -85,7 +85,7 @@ import { jsonAggOfValues, jsonObjectAgg } from './pg-json-values.js';
 import { makeIntervalCall, overlayCall } from './pg-composed-calls.js';
 import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 import { jsonExtractPathCall } from './pg-operators.js';
-import { numericScaleCall } from './numeric-scales.js';
+import { numericScaleCall, trimScaleCall } from './numeric-scales.js';
 import { jsonbPrettyText } from './pg-jsonb.js';
 import { REGEXP_FUNCTIONS, regexpFunctionCall, zeroWidthAssertion } from './regexp-functions.js';
 import { PG_FUNCTIONS } from './catalog/pg-functions.js';
@@ -227,7 +227,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   }
   if (pgName === 'to_number' && args?.length === 2) {
     ctx.changed = true;
-    return toNumberCall(args);
+    return toNumberCall(args, ctx.shown?.has(fc) === true);
   }
   // `x AT TIME ZONE interval '+05:30'`: a fixed offset, east of UTC positive (DuckDB's timezone() takes no interval)
   if (pgName === 'timezone' && args?.length === 2 && castType((fc.args as Node[])[0]) === 'interval' && !inFrom) {
@@ -424,6 +424,10 @@ function pgCall(
   if ((pgName === 'scale' || pgName === 'min_scale') && args?.length === 1 && !inFrom && !fc.over) {
     const scaled = numericScaleCall(pgName, (fc.args as Node[])[0]!, args[0]!);
     if (scaled) return scaled;
+  }
+  if (pgName === 'trim_scale' && args?.length === 1 && !inFrom && !fc.over) {
+    const trimmed = trimScaleCall(args[0]!, ctx.shown?.has(fc) === true);
+    if (trimmed) return trimmed;
   }
   if (pgName === 'jsonb_pretty' && args?.length === 1 && !inFrom && !fc.over)
     return jsonbPrettyCall((fc.args as Node[])[0]!);

@@ -49,7 +49,7 @@ import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { distinctSortRefused } from './distinct-sort-items.js';
 import { unguarded } from './json-arrows.js';
-import { jsonToRecordRefused, unnestedFromFunction } from './srf-from.js';
+import { jsonToRecordRefused, unnestedFromFunction, zippedUnnest } from './srf-from.js';
 import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets.js';
 import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
 import { aliasesInExpressionsQualified, aliasInExpressionRefused } from './output-aliases.js';
@@ -479,6 +479,17 @@ function rangeFunction(orig: Node, rf: Node, ctx: Ctx): Node {
       ctx.changed = true;
       return jsonSetInFrom(base!, walk(jsonSet.args ?? [], ctx, false) as Node[], rf);
     }
+  }
+  // unnest(a, b, …): the arrays zipped (srf-from.ts)
+  if (
+    jsonSet &&
+    jsonParts[jsonParts.length - 1] === 'unnest' &&
+    (jsonParts.length === 1 || (jsonParts.length === 2 && jsonParts[0] === 'pg_catalog')) &&
+    ((jsonSet.args as Node[] | undefined)?.length ?? 0) > 1 &&
+    Object.keys(only?.[1] ?? {}).length === 0
+  ) {
+    ctx.changed = true;
+    return zippedUnnest(walk(jsonSet.args, ctx, false) as Node[], rf);
   }
   const body: Node = { ...rf };
   body.functions = (rf.functions as Node[]).map((item) => {

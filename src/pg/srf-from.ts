@@ -4,7 +4,7 @@
  * table function over the array form; the JSON-to-record functions, which need a column definition
  * list DuckDB has no syntax for, are refused with what to write instead.
  */
-import type { SqlError } from '../errors.js';
+import { SqlError } from '../errors.js';
 import { refuse } from './pg-calls.js';
 import { call, compat, type Node } from './rewrite-nodes.js';
 import { stringToArray } from './split-calls.js';
@@ -82,4 +82,56 @@ export function jsonToRecordRefused(base: string): SqlError | undefined {
       ? "Read each element's fields with ->>: SELECT (e ->> 'a')::int AS a FROM unnest(CAST(j AS JSON[])) AS t(e)."
       : "Read the fields with ->>: SELECT (j ->> 'a')::int AS a.",
   );
+}
+
+/**
+ * `unnest(a, b, …)` in FROM, which DuckDB's unnest table function does not take: PostgreSQL zips the arrays,
+ * the shorter padded with NULLs, as DuckDB's unnest does in a select list. A lateral subquery of one unnest
+ * a column, named as PostgreSQL names them (`unnest` each, the alias' column names first), then `ordinality`
+ * (bigint, up to the longest array's length).
+ */
+export function zippedUnnest(args: Node[], rf: Node): Node {
+  const items = args.map((a) => call(['unnest'], [a]));
+  if (rf.ordinality)
+    items.push(
+      call(
+        ['unnest'],
+        [
+          call(
+            ['generate_series'],
+            [
+              { A_Const: { ival: { ival: 1 } } },
+              { MinMaxExpr: { op: 'IS_GREATEST', args: args.map((a) => call(['len'], [a])) } },
+            ],
+          ),
+        ],
+      ),
+    );
+  const alias = rf.alias as Node | undefined;
+  const written = ((alias?.colnames ?? []) as Node[]).map((n) => String(n?.String?.sval));
+  if (written.length > items.length)
+    throw new SqlError(
+      '42P10',
+      `table "${alias?.aliasname ?? 'unnest'}" has ${items.length} columns available but ${written.length} columns specified`,
+    );
+  const columns = [...args.map(() => 'unnest'), ...(rf.ordinality ? ['ordinality'] : [])].map(
+    (c, i) => written[i] ?? c,
+  );
+  return {
+    RangeSubselect: {
+      lateral: true,
+      subquery: {
+        SelectStmt: {
+          targetList: items.map((val, i) => ({ ResTarget: { name: columns[i], val } })),
+          limitOption: 'LIMIT_OPTION_DEFAULT',
+          op: 'SETOP_NONE',
+        },
+      },
+      // (the column names given only where the alias names some: DuckDB renames a repeated one, `unnest_1`)
+      alias: {
+        aliasname: alias?.aliasname ?? 'unnest',
+        ...(written.length > 0 ? { colnames: columns.map((c) => ({ String: { sval: c } })) } : {}),
+      },
+    },
+  };
 }

@@ -35,6 +35,7 @@ import { REVIEW_55_LEAD } from './pg-corpus-review-55-lead.js';
 import { REVIEW_52I } from './pg-corpus-review-52i.js';
 import { REVIEW_52, REVIEW_52_REFUSED } from './pg-corpus-review-52.js';
 import { REVIEW_53, REVIEW_53_REFUSED } from './pg-corpus-review-53.js';
+import { REVIEW_55N, REVIEW_55N_REFUSED } from './pg-corpus-review-55n.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -474,6 +475,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_52,
   ...REVIEW_53,
   ...REVIEW_55_LEAD,
+  ...REVIEW_55N,
 ]);
 
 /**
@@ -561,6 +563,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_53_REFUSED,
   // session 55 (lead): unquoted aliases folded to lower case
   ...REVIEW_55_LEAD,
+  // session 55 (s55-numbers): to_number with PostgreSQL's numeric pictures (a table of texts × pictures)
+  ...REVIEW_55N,
+  ...REVIEW_55N_REFUSED,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
