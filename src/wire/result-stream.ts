@@ -16,6 +16,7 @@ import type { CopyOptions } from '../text/copy-options.js';
 import { describedAsPlanned, portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
+import { LoopTurn } from './loop-turn.js';
 import { redactServerPaths } from '../engine/duckdb-errors.js';
 import { renderPlan, type ExplainHead } from '../text/explain.js';
 import type { CachedResult } from '../cache/result-cache.js';
@@ -69,6 +70,8 @@ export class ResultStream {
   /** The portal whose rows are being sent now, and the bytes one of its chunks encodes to (estimated). */
   private sending: Portal | null = null;
   private readonly chunkBytes = new WeakMap<Portal, number>();
+  /** Rows are encoded within a budget of each turn of the event loop (loop-turn.ts). */
+  private readonly turn = new LoopTurn();
 
   constructor(
     private readonly out: SessionOutput,
@@ -267,7 +270,7 @@ export class ResultStream {
       if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
       const before = w.length;
       const encoding = stageClock();
-      const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take, this.turn.until());
       spent('encoding', encoding);
       portal.chunkPos += written;
       portal.rows += written;
@@ -285,6 +288,7 @@ export class ResultStream {
         if (this.out.closed) throw DISCONNECTED;
       } else w.flush();
       if (maxRows > 0 && portal.batchRows >= maxRows) return true;
+      await this.turn.yieldIfSpent();
     }
   }
 
@@ -319,7 +323,7 @@ export class ResultStream {
         }
         for (let pos = 0; pos < chunk.rowCount;) {
           if (this.clock.stopRequested) throw this.clock.interruption();
-          const written = portal.encoder!(chunk, scratch, pos, chunk.rowCount);
+          const written = portal.encoder!(chunk, scratch, pos, chunk.rowCount, this.turn.until());
           const encoded = scratch.length;
           const before = w.length;
           rows += framer.rows(scratch.flush(), w);
@@ -331,6 +335,7 @@ export class ResultStream {
           this.checkResultLimits(portal, w, before);
           if (w.length >= FLUSH_BYTES) await this.deliver();
           if (this.out.closed) throw DISCONNECTED;
+          await this.turn.yieldIfSpent();
         }
         chunk.reset();
       }
