@@ -220,8 +220,12 @@ export function describePicture(nodes: PictureNode[], unsupported: (text: string
   return { pre, post, dec, fm, lsign, preLsign, bracket, plus, minus, zero, zeroStart, zeroEnd };
 }
 
-/** The longest number picture translated (a node list each row walks; PostgreSQL has no limit). */
-export const MAX_NUMBER_PICTURE = 256;
+/**
+ * The longest number picture translated (PostgreSQL has no limit). Its expression is composed on the event loop
+ * and grows with the picture: two pictures of 256 characters made ~70 KB of SQL and held the loop 650 ms
+ * (attacker review, issue 23); 32 characters (`FM9,999,999,999,999,990.00` is 26) keep a call to milliseconds.
+ */
+export const MAX_NUMBER_PICTURE = 32;
 
 /** `to_char(v, fmt)` of a number, `fmt` a number's picture (isNumberPicture). */
 export function numberToCharCall(v: Node, fmt: string): Node {
@@ -229,6 +233,8 @@ export function numberToCharCall(v: Node, fmt: string): Node {
     throw new SqlError(
       SQLSTATE.programLimitExceeded,
       `to_char() with a number's format of more than ${MAX_NUMBER_PICTURE} characters is not supported by fdl-gateway`,
+      undefined,
+      "A number's to_char picture is translated on the gateway's event loop, which every session shares. Use a shorter picture, or format the parts with to_char and join them with ||.",
     );
   const nodes = pictureNodes(fmt);
   const {

@@ -11,8 +11,12 @@ type Json = null | boolean | string | { num: string } | Json[] | Map<string, Jso
 const invalid = (_text: string): SqlError =>
   new SqlError(SQLSTATE.invalidTextRepresentation, 'invalid input syntax for type json');
 
+const PLAIN_INTEGER = /^-?\d+$/;
+
 /** A JSON number as numeric_out prints it: exponent applied, scale max(0, fraction digits − exponent). */
 function numericText(token: string): string {
+  // an integer (JSON allows no leading zeros) prints as written, but for -0
+  if (PLAIN_INTEGER.test(token)) return token === '-0' ? '0' : token;
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)!;
   const [, sign, whole, frac = '', exp = '0'] = m;
   const e = Number(exp);
@@ -57,7 +61,7 @@ const tooDeep = (): SqlError =>
 function parse(text: string): Json {
   let i = 0;
   const ws = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+    for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i));
   };
   let depth = 0;
   const value = (): Json => {
@@ -128,7 +132,7 @@ function parse(text: string): Json {
     const m = STRING.exec(text);
     if (!m) throw invalid(text);
     i += m[0].length;
-    const s = JSON.parse(m[0]) as string;
+    const s = m[0].includes('\\') ? (JSON.parse(m[0]) as string) : m[0].slice(1, -1);
     if (s.includes('\u0000'))
       throw new SqlError(SQLSTATE.untranslatableCharacter, 'unsupported Unicode escape sequence');
     return s;
@@ -145,9 +149,15 @@ function quote(s: string): string {
   return `"${s.replace(/["\\\u0000-\u001f]/g, (ch) => (({ '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' }) as Record<string, string>)[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 }
 
+// eslint-disable-next-line no-control-regex -- every ASCII character
+const ASCII = /^[\u0000-\u007f]*$/;
+
 /** jsonb's key order: shorter keys first, equal lengths by their UTF-8 bytes (each key's bytes made once). */
 function sortedKeys(obj: Map<string, Json>): string[] {
-  return [...obj.keys()]
+  const keys = [...obj.keys()];
+  // ASCII keys compare as their bytes do without being encoded (most documents' keys)
+  if (keys.every((k) => ASCII.test(k))) return keys.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return keys
     .map((k) => ({ k, bytes: Buffer.from(k) }))
     .sort((a, b) => a.bytes.length - b.bytes.length || Buffer.compare(a.bytes, b.bytes))
     .map(({ k }) => k);

@@ -87,6 +87,15 @@ function keyFor(
   return key;
 }
 
+/** The most parameter bytes a remembered result is keyed by. */
+const MAX_KEYED_PARAM_BYTES = 64 * 1024;
+
+function paramBytes(params: readonly (Buffer | null)[]): number {
+  let n = 0;
+  for (const p of params) n += p?.length ?? 0;
+  return n;
+}
+
 function sameCodes(a: readonly number[], b: readonly number[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -136,6 +145,9 @@ export class ResultCachePolicy {
   decide(prepared: PreparedStmt, lease: VersionLease | null, settings: SessionSettings, run: ResultRun): CacheDecision {
     const results = this.results;
     if (!results || prepared.cacheableSql === null) return BYPASS;
+    // A key holds the parameters' bytes: megabytes of them were encoded and hashed on the event loop (an 8 MB text[]
+    // held it 0.4 s before the parameter was even read, issue 23); such runs are not worth remembering.
+    if (paramBytes(run.params) > MAX_KEYED_PARAM_BYTES) return BYPASS;
     // A statement prepared before the session's branch moved is never cached under the new version.
     if (!lease || prepared.preparedFor !== lease.versionId) return BYPASS;
     const first = prepared.repeatable === undefined; // its first run since it was planned

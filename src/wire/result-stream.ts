@@ -16,6 +16,7 @@ import type { CopyOptions } from '../text/copy-options.js';
 import { describedAsPlanned, portalFields, type Fetched, type Portal } from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
+import { LoopTurn } from './loop-turn.js';
 import { redactServerPaths } from '../engine/duckdb-errors.js';
 import { renderPlan, type ExplainHead } from '../text/explain.js';
 import type { CachedResult } from '../cache/result-cache.js';
@@ -69,6 +70,8 @@ export class ResultStream {
   /** The portal whose rows are being sent now, and the bytes one of its chunks encodes to (estimated). */
   private sending: Portal | null = null;
   private readonly chunkBytes = new WeakMap<Portal, number>();
+  /** Rows are encoded within a budget of each turn of the event loop (loop-turn.ts). */
+  private readonly turn = new LoopTurn();
 
   constructor(
     private readonly out: SessionOutput,
@@ -200,10 +203,26 @@ export class ResultStream {
    * Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded
    * and `versionNow`, asked then, is still the version it was keyed by, its files as verified).
    */
-  async send(portal: Portal, maxRows: number, versionNow: () => string | undefined): Promise<void> {
+  async send(
+    portal: Portal,
+    maxRows: number,
+    versionNow: () => string | undefined,
+    filesChanged: () => boolean = () => false,
+  ): Promise<void> {
     const suspended = await this.pump(portal, maxRows, this.out.w);
     if (suspended) be.portalSuspended(this.out.w);
     else {
+      // A folder of a file it read swapped during the run (and back) may have served a forged file's rows: those sent
+      // cannot be recalled, but the run does not complete normally (nor is it kept).
+      if (filesChanged()) {
+        portal.recording = undefined;
+        throw new SqlError(
+          SQLSTATE.dataCorrupted,
+          'a data file of the version, or a folder above it, changed while the statement read it',
+          undefined,
+          'The rows sent may not be the verified ones; run the statement again.',
+        );
+      }
       const rec = portal.recording;
       portal.recording = undefined;
       if (rec) this.cachePolicy.keep(rec, versionNow(), portal.rows);
@@ -267,7 +286,7 @@ export class ResultStream {
       if (toClient && cap > 0 && portal.rows + take > cap) take = Math.min(take, cap - portal.rows + 1);
       const before = w.length;
       const encoding = stageClock();
-      const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take);
+      const written = portal.encoder!(portal.chunk, w, portal.chunkPos, portal.chunkPos + take, this.turn.until());
       spent('encoding', encoding);
       portal.chunkPos += written;
       portal.rows += written;
@@ -285,6 +304,7 @@ export class ResultStream {
         if (this.out.closed) throw DISCONNECTED;
       } else w.flush();
       if (maxRows > 0 && portal.batchRows >= maxRows) return true;
+      await this.turn.yieldIfSpent();
     }
   }
 
@@ -319,7 +339,7 @@ export class ResultStream {
         }
         for (let pos = 0; pos < chunk.rowCount;) {
           if (this.clock.stopRequested) throw this.clock.interruption();
-          const written = portal.encoder!(chunk, scratch, pos, chunk.rowCount);
+          const written = portal.encoder!(chunk, scratch, pos, chunk.rowCount, this.turn.until());
           const encoded = scratch.length;
           const before = w.length;
           rows += framer.rows(scratch.flush(), w);
@@ -331,6 +351,7 @@ export class ResultStream {
           this.checkResultLimits(portal, w, before);
           if (w.length >= FLUSH_BYTES) await this.deliver();
           if (this.out.closed) throw DISCONNECTED;
+          await this.turn.yieldIfSpent();
         }
         chunk.reset();
       }

@@ -76,8 +76,12 @@ const vectorText: ColumnFactory = encodedColumn(
 /** regclass, regtype, regproc, regprocedure, regnamespace, regrole. */
 const REG_OIDS: ReadonlySet<number> = new Set([2205, 2206, 24, 2202, 4089, 4096]);
 
-/** Writes the DataRows of `chunk` rows [start, end) into `w`; returns the number of rows written. */
-export type RowEncoder = (chunk: DuckDBDataChunk, w: Writer, start?: number, end?: number) => number;
+/**
+ * Writes the DataRows of `chunk` rows [start, end) into `w`; returns the number of rows written: fewer once
+ * `w` is full or, past at least one row, once `performance.now()` reaches `until` (a turn of the event loop's
+ * budget: a chunk of 2,048 rows of costly values, jsonb's normal form, is not encoded in one turn).
+ */
+export type RowEncoder = (chunk: DuckDBDataChunk, w: Writer, start?: number, end?: number, until?: number) => number;
 
 /**
  * Build the per-result encoder once (after RowDescription is known) and call it per chunk.
@@ -110,7 +114,7 @@ export function makeRowEncoder(
     if (wrapped) return wrappedColumn(`fdl_pg_${wrapped.what}`, valueEncoder(t, f, s));
     return fastColumn(t, f, s, oid) ?? genericColumn(t, f, s);
   });
-  return (chunk, w, start = 0, end = chunk.rowCount) => {
+  return (chunk, w, start = 0, end = chunk.rowCount, until = Infinity) => {
     const n = chunk.rowCount;
     if (end > n) end = n;
     const cells: Cell[] = new Array(ncols);
@@ -126,7 +130,8 @@ export function makeRowEncoder(
         w.truncate(rowStart); // leave only complete DataRows behind
         throw e;
       }
-      if (w.full) return i + 1 - start; // the caller sends this batch, then asks for the rest
+      // the caller sends this batch (or lets the loop turn), then asks for the rest
+      if (w.full || performance.now() >= until) return i + 1 - start;
     }
     return end > start ? end - start : 0;
   };
