@@ -19,6 +19,7 @@ import { JSON_ARROW_MACROS } from './json-arrows.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
+import { checkedArithmetic, FLOAT_RANGE_MACROS } from './float-range-macros.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -539,7 +540,8 @@ function exactQuotient(scale: string, finish: string): string {
 }
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
-const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
+const FLOAT_TYPES = ['FLOAT', 'DOUBLE'];
+const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, ...FLOAT_TYPES];
 /** Whether `a / b` of these operand types is numeric division: one is numeric and neither a float. */
 const numericDivision = (ta: string, tb: string): boolean =>
   (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
@@ -565,7 +567,11 @@ const DIVISION: Array<[string, string]> = (['div', 'rdiv'] as const).flatMap((fn
     ...DIVISION_TYPES.flatMap((ta) =>
       DIVISION_TYPES.map((tb): [string, string] => [
         `_pgsem_${fn}(ta ${ta}, tb ${tb}, a, b)`,
-        numericDivision(ta, tb) ? numeric(ta, tb) : 'a / b',
+        numericDivision(ta, tb)
+          ? numeric(ta, tb)
+          : FLOAT_TYPES.includes(ta) || FLOAT_TYPES.includes(tb)
+            ? checkedArithmetic('/', 'a', 'b')
+            : 'a / b',
       ]),
     ),
     ...INTERVAL_DIVISION(`_pgsem_${fn}`),
@@ -877,6 +883,7 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ARITHMETIC_LITERAL_MACROS,
+  ...FLOAT_RANGE_MACROS,
   ...ROW_MACROS,
   ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,

@@ -33,6 +33,7 @@ import { arithmeticLiteral } from './arithmetic-literals.js';
 import { comparedLiteral, comparedLiteralsAmong } from './compared-literals.js';
 import { textNumberItemsRefused, textNumberRefused } from './text-number-comparison.js';
 import { float4Widened } from './float4-widening.js';
+import { floatChecked, floatCheckedMinus, plainOf } from './float-range.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import {
@@ -213,8 +214,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (widened) {
     ctx.changed = true;
     [lexpr, rexpr] = widened;
-    // (a division goes on to its zero check below; the rest are DuckDB's DOUBLE operators as they stand)
-    if (op !== '/') return { A_Expr: { ...e, lexpr, rexpr } };
+    // (a division goes on to its zero check below; the rest are DuckDB's DOUBLE operators, checked as float8's)
+    if (op !== '/') return floatChecked(op, lexpr, rexpr) ?? { A_Expr: { ...e, lexpr, rexpr } };
   }
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
@@ -272,15 +273,16 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return plusTime;
   }
+  // (over the sides' plain arithmetic: a checked float tree goes on through the typed minus, float-range.ts)
   const minus =
     e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
       ? dateLike(lexpr) || dateLike(rexpr)
-        ? dateMinus(lexpr, rexpr)
-        : typedMinus(lexpr, rexpr)
+        ? dateMinus(plainOf(lexpr), plainOf(rexpr))
+        : typedMinus(plainOf(lexpr), plainOf(rexpr))
       : undefined;
   if (minus) {
     ctx.changed = true;
-    return minus;
+    return floatCheckedMinus(lexpr, rexpr, minus);
   }
   const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
   if (symmetric) {
@@ -359,9 +361,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     // An integer constant beside an expression is int4 in PostgreSQL; DuckDB narrows it to the other side's type.
     const l4 = rexpr.A_Const ? lexpr : int4Constant(lexpr);
     const r4 = lexpr.A_Const ? rexpr : int4Constant(rexpr);
-    if (l4 !== lexpr || r4 !== rexpr) {
+    // a float result checked for overflow and underflow as PostgreSQL's float8 operators (float-range.ts)
+    const checked = floatChecked(op, l4, r4);
+    if (checked || l4 !== lexpr || r4 !== rexpr) {
       ctx.changed = true;
-      return { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };
+      return checked ?? { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };
     }
   }
   if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {
