@@ -807,6 +807,20 @@ const SHOWN: Array<[string, string]> = [
   ]),
   ...FLOAT_ROUND.map(([t]): [string, string] => [`_pgsem_roundv(t ${t}, x, n)`, noFloatRound(t, 'x')]),
   ['_pgsem_roundv(t, x, n)', 'round(x, n)'],
+  // trunc(x, n) of a float: PostgreSQL has only trunc(numeric, integer) with places (42883); DuckDB truncated the double.
+  ...FLOAT_ROUND.map(([t, name]): [string, string] => [
+    `_pgsem_truncn(t ${t}, x, n)`,
+    noSuchFunction(
+      `trunc(${name}, integer)`,
+      'x',
+      'Truncate a numeric: trunc(x::numeric, n), as PostgreSQL has only trunc(numeric, integer) with places.',
+    ),
+  ]),
+  ...[...INTEGER_LIKE, 'DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'].map((t): [string, string] => [
+    `_pgsem_truncn(t ${t}, x, n)`,
+    'trunc(x, n)',
+  ]),
+  ['_pgsem_truncn(t, x, n)', 'trunc(x, n)'],
 ];
 /** sign() is float8 of integers and floats, numeric (scale 0) of numerics; gcd/lcm of int2/int4 are int4. */
 const SIGN_AND_GCD: Array<[string, string]> = [

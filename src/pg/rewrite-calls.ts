@@ -359,6 +359,11 @@ function pgCall(
     const numeric: Node = { A_Const: { fval: { fval: '0.5' } } };
     return dispatch('nmath', [numeric], [plain, strConst('log')]) ?? plain;
   }
+  // trunc(float8, n) does not exist in PostgreSQL (42883): only trunc(numeric, n)
+  if (pgName === 'trunc' && args?.length === 2 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str('trunc')] } };
+    return dispatch('truncn', [args[0]!], [args[0]!, args[1]!]) ?? plain;
+  }
   if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
     const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
     const checked = checkedPower(pow, args[0]!, args[1]!);
