@@ -62,12 +62,25 @@ const tree = (t: Tree): Node =>
   macro(t.nonzero ? '_pgsem_fprod' : '_pgsem_ftree', [t.tag, t.plain, t.finite, ...(t.nonzero ? [t.nonzero] : [])]);
 
 /**
+ * A number constant below 2^969: added to or subtracted from a finite float it cannot overflow (the largest
+ * float's step is 2^971), nor underflow (a sum is 0 only of equal values): `order_id + 1` needs no check,
+ * and its macros cost DuckDB's bind more than the rest of a point query's planning.
+ */
+function smallConstant(n: Node): boolean {
+  const c = (n.A_Const ?? n.TypeCast?.arg?.A_Const) as Node | undefined;
+  if (c?.ival !== undefined) return true;
+  const v = Number(c?.fval?.fval);
+  return Number.isFinite(v) && Math.abs(v) < 2 ** 969;
+}
+
+/**
  * `l op r` (walked sides) checked as PostgreSQL where its result is a float: the tree of `+ - *` it ends
  * is checked once, as a whole (float-range-macros.ts; an underflow only in a tree of products). Undefined
  * for another operator, or where a side has no tag: DuckDB's.
  */
 export function floatChecked(op: string, l: Node, r: Node): Node | undefined {
   if (op !== '+' && op !== '-' && op !== '*') return undefined;
+  if (op !== '*' && (smallConstant(l) || smallConstant(r))) return undefined;
   const product = op === '*';
   const [a, b] = [side(l, product), side(r, product)];
   if (!a || !b) return undefined;
@@ -84,6 +97,7 @@ export function floatChecked(op: string, l: Node, r: Node): Node | undefined {
  * sides `l - r`, checked as PostgreSQL where it is a float difference.
  */
 export function floatCheckedMinus(l: Node, r: Node, m: Node): Node {
+  if (smallConstant(l) || smallConstant(r)) return m;
   const [tag, a, b] = [tagOf(m), side(l, false), side(r, false)];
   return tag === undefined || !a || !b ? m : tree({ tag, plain: m, finite: and(a.finite, b.finite) });
 }
