@@ -20,6 +20,8 @@ import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js'
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
 import { checkedArithmetic, FLOAT_RANGE_MACROS } from './float-range-macros.js';
+import { NUMERIC_FLOAT_MACROS } from './numeric-float-macros.js';
+import { NAME_MACROS } from './name-values.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -898,6 +900,8 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...PG_TEXT_MACROS,
   ...ARITHMETIC_LITERAL_MACROS,
   ...FLOAT_RANGE_MACROS,
+  ...NUMERIC_FLOAT_MACROS,
+  ...NAME_MACROS,
   ...ROW_MACROS,
   ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,

@@ -174,6 +174,27 @@ const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=
 const inOrBetween = (kind: unknown) =>
   kind === 'AEXPR_IN' || String(kind).startsWith('AEXPR_BETWEEN') || String(kind).startsWith('AEXPR_NOT_BETWEEN');
 
+/** Types whose input function changes a string constant (pg-input.ts): an oid's range, a "char"'s first byte, a name's 63 bytes. */
+const INPUT_READ_TYPES: ReadonlySet<string> = new Set(['oid', 'char', 'name']);
+
+/**
+ * `1::oid = '4294967296'`, `'r'::"char" = 'rx'`: PostgreSQL reads a string constant compared with a value
+ * written as one of INPUT_READ_TYPES with that type's input (22003; `'r'`); DuckDB compared the text or a
+ * BIGINT. The comparison with the constant cast so, or undefined.
+ */
+function untypedReadAsCast(e: Node): Node | undefined {
+  const castType = (n: Node | undefined) => {
+    const tn = n?.TypeCast?.typeName as Node | undefined;
+    const type = tn && !tn.arrayBounds?.length && !tn.typmods ? names(tn.names).slice(-1)[0] : undefined;
+    return type !== undefined && INPUT_READ_TYPES.has(type) ? (tn as Node) : undefined;
+  };
+  const untyped = (n: Node | undefined) => n?.A_Const?.sval !== undefined;
+  const [l, r] = [castType(e.lexpr), castType(e.rexpr)];
+  if (l && untyped(e.rexpr)) return { ...e, rexpr: { TypeCast: { arg: e.rexpr, typeName: l } } };
+  if (r && untyped(e.lexpr)) return { ...e, lexpr: { TypeCast: { arg: e.lexpr, typeName: r } } };
+  return undefined;
+}
+
 /** Whether a node is written as a char(n) value (`x::char(3)`, `'a'::bpchar`): the rewrite holds it without its padding. */
 function isBpchar(n: Node | undefined): boolean {
   const tn = n?.TypeCast?.typeName as Node | undefined;
@@ -205,6 +226,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (rowForm) {
     ctx.changed = true;
     return walk(rowForm, ctx, false) as Node;
+  }
+  const typed = e.kind === 'AEXPR_OP' && COMPARISONS.has(op) ? untypedReadAsCast(e) : undefined;
+  if (typed) {
+    ctx.changed = true;
+    return operatorExpr(typed, ctx);
   }
   // LIKE reads a char(n) or bpchar value with its trailing spaces (PostgreSQL's bpcharlike is textlike)
   const likeOperand = (e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || !!LIKE_OPS[op]) && isBpchar(e.lexpr);
