@@ -8,7 +8,8 @@ import { NAME_BYTES } from './pg-input.js';
 export const NAME_MACROS: ReadonlyArray<[string, string]> = [
   [
     '_pgsem_namein(x)',
-    // the number of characters whose bytes fit: strlen counts bytes, left() characters (a long name is rare)
-    `CASE WHEN strlen(x) <= ${NAME_BYTES} THEN x ELSE left(x, CAST(len(list_filter(range(1, ${NAME_BYTES + 1}), lambda fdl_pg_i: strlen(left(x, fdl_pg_i)) <= ${NAME_BYTES})) AS BIGINT)) END`,
+    // the number of characters whose bytes fit: strlen counts bytes, left() characters; x read once (a
+    // macro repeats its argument's expression at each use: a 240 KB name built per row, 65 times)
+    `list_transform([x], lambda fdl_pg_n: CASE WHEN strlen(fdl_pg_n) <= ${NAME_BYTES} THEN fdl_pg_n ELSE left(fdl_pg_n, CAST(len(list_filter(range(1, ${NAME_BYTES + 1}), lambda fdl_pg_i: strlen(left(fdl_pg_n, fdl_pg_i)) <= ${NAME_BYTES})) AS BIGINT)) END)[1]`,
   ],
 ];

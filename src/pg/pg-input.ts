@@ -181,6 +181,8 @@ export function timestampInput(text: string): Node | undefined {
  * one-digit offset: DuckDB's reader wants `HH:MM:SS±HH:MM` (22008). Respelled so; anything else stays.
  */
 export function timetzInput(text: string): Node | undefined {
+  // PostgreSQL's special word for midnight UTC (DuckDB's reader: 22008)
+  if (text.trim().toLowerCase() === 'allballs') return { A_Const: { sval: { sval: '00:00:00+00' } } };
   const m = /^(\s*\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s*([+-])(\d\d?)(?::?(\d\d))?\s*$/.exec(text);
   if (!m) return undefined;
   const spelled = `${m[1]}${m[2] ?? ':00'}${m[3]}${m[4]!.padStart(2, '0')}:${m[5] ?? '00'}`;
@@ -192,6 +194,7 @@ export function timetzInput(text: string): Node | undefined {
  * midnight, 12 PM noon; an hour past 12 is 22008), respelled on the 24-hour clock DuckDB's reader wants.
  */
 export function timeInput(text: string): Node | undefined {
+  if (text.trim().toLowerCase() === 'allballs') return { A_Const: { sval: { sval: '00:00:00' } } };
   const m = /^\s*(\d\d?)(:\d\d(?::\d\d(?:\.\d+)?)?)\s*(am|pm)\s*$/i.exec(text);
   if (!m) return undefined;
   const hour = Number(m[1]);

@@ -31,4 +31,6 @@ export const REVIEW_55 = [
   "select '-1'::oid = 4294967295::oid, 1::oid = '1', '4294967295'::oid = '-1'::oid",
   "select '4294967296'::oid",
   "select 'r'::\"char\" = 'rx', 'rx' = 'r'::\"char\", 'abc'::\"char\" = 'a'",
+  // time input PostgreSQL accepts: 'allballs' is midnight (UTC for timetz)
+  "select 'allballs'::time, 'allballs'::timetz, time 'allballs' < '01:00'",
 ];
