@@ -20,6 +20,8 @@ const byPattern: [RegExp, string][] = [
   [/^Invalid Input Error: function ".*" does not exist/, SQLSTATE.undefinedFunction],
   // percentile_cont's fraction (pg/pg-macros.ts _pgsem_pctcont), worded as PostgreSQL's
   [/^Invalid Input Error: percentile value .* is not between 0 and 1/, SQLSTATE.numericValueOutOfRange],
+  // a float result out of range (pg/float-range-macros.ts), PostgreSQL's float.c words
+  [/^Invalid Input Error: value out of range: (?:overflow|underflow)$/, SQLSTATE.numericValueOutOfRange],
   // PostgreSQL's wording, raised by the pg/pg-macros.ts overloads of calls PostgreSQL has no function for
   [/^Invalid Input Error: function \w+\([^"]*\) does not exist/, SQLSTATE.undefinedFunction],
   [/^Invalid Input Error: more than one function named ".*"/, SQLSTATE.ambiguousFunction],

@@ -26,6 +26,10 @@ export function aliasInExpressionRefused(select: Node): void {
  * ORDER BY or GROUP BY expression is qualified by that item's name, so DuckDB reads it only as the item's
  * column, as PostgreSQL does: the same column where the item has one, else 42703 (DuckDB read the alias and
  * answered). Undefined when there is nothing to qualify.
+ *
+ * Each qualified name is also read in the WHERE clause (`and (o.x is null or true)`, always true): DuckDB
+ * binds WHERE first and names a missing column there (42703), where inside a typed macro's argument (a
+ * float check, a division, round) it failed the overload choice instead (42725).
  */
 export function aliasesInExpressionsQualified(select: Node): Node | undefined {
   const from = select.fromClause as Node[] | undefined;
@@ -38,7 +42,7 @@ export function aliasesInExpressionsQualified(select: Node): Node | undefined {
     item.RangeFunction?.alias?.aliasname;
   if (typeof qualifier !== 'string') return undefined;
   const aliases = new Set(((select.targetList as Node[] | undefined) ?? []).map((t) => t.ResTarget?.name));
-  let changed = false;
+  const read: Node[] = [];
   const qualified = (n: unknown): unknown => {
     if (Array.isArray(n)) return n.map(qualified);
     if (!n || typeof n !== 'object') return n;
@@ -47,8 +51,9 @@ export function aliasesInExpressionsQualified(select: Node): Node | undefined {
     if (node.SelectStmt || node.GroupingSet) return node;
     const fields = node.ColumnRef?.fields as Node[] | undefined;
     if (fields?.length === 1 && aliases.has(fields[0]?.String?.sval)) {
-      changed = true;
-      return { ColumnRef: { ...node.ColumnRef, fields: [{ String: { sval: qualifier } }, fields[0]] } };
+      const ref: Node = { ColumnRef: { ...node.ColumnRef, fields: [{ String: { sval: qualifier } }, fields[0]] } };
+      read.push(ref);
+      return ref;
     }
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, qualified(v)]));
   };
@@ -57,5 +62,17 @@ export function aliasesInExpressionsQualified(select: Node): Node | undefined {
     bare(s.SortBy?.node) ? s : { SortBy: { ...s.SortBy, node: qualified(s.SortBy?.node) } },
   );
   const groupClause = (select.groupClause as Node[] | undefined)?.map((g) => (bare(g) ? g : qualified(g)));
-  return changed ? { ...select, sortClause, groupClause } : undefined;
+  if (!read.length) return undefined;
+  const readInWhere = read.map((ref): Node => ({
+    BoolExpr: {
+      boolop: 'OR_EXPR',
+      args: [
+        { NullTest: { arg: structuredClone(ref), nulltesttype: 'IS_NULL' } },
+        { A_Const: { boolval: { boolval: true } } },
+      ],
+    },
+  }));
+  const terms = [...(select.whereClause ? [select.whereClause as Node] : []), ...readInWhere];
+  const whereClause: Node = terms.length === 1 ? terms[0]! : { BoolExpr: { boolop: 'AND_EXPR', args: terms } };
+  return { ...select, sortClause, groupClause, whereClause };
 }

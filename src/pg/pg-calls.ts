@@ -10,6 +10,7 @@ import { call, concatOf, castTo, coalesce, intConst, str, strConst, type Node } 
 import { outputText } from './pg-text.js';
 import { markOwnWidth } from './numeric-width.js';
 import { dispatch } from './pg-result-types.js';
+import { floatCheckedPower } from './float-range.js';
 
 /** Functions PostgreSQL returns a set from but DuckDB a list: in a select list they are unnested. */
 export const LIST_SRF_IN_SELECT = new Set(['generate_series']);
@@ -86,7 +87,8 @@ export function lengthCast(type: string, n: number, arg: Node, display: boolean)
  */
 export function checkedPower(pow: Node, a: Node, b: Node): Node {
   const checked = powerChecked(pow, a, b);
-  return dispatch('npow', [a, b], [checked, strConst('power')]) ?? checked;
+  // and overflow or underflow of a float power (dpow), 22003 as PostgreSQL's (float-range.ts)
+  return floatCheckedPower(dispatch('npow', [a, b], [checked, strConst('power')]) ?? checked, a, b);
 }
 
 function powerChecked(pow: Node, a: Node, b: Node): Node {

@@ -47,6 +47,31 @@ export function integerInput(type: string, text: string): Node {
 }
 
 /**
+ * `'…'::oid`: PostgreSQL's oidin reads an unsigned 32-bit number, a negative one down to -2147483648 taken
+ * modulo 2^32 (`'-1'` is 4294967295), and anything larger is 22003 (DuckDB holds an oid as a BIGINT and took it).
+ */
+export function oidInput(text: string): Node {
+  if (!/^\s*[+-]?\d+\s*$/.test(text))
+    throw new SqlError(SQLSTATE.invalidTextRepresentation, `invalid input syntax for type oid: "${text}"`);
+  const value = BigInt(text.trim());
+  if (value < -2147483648n || value > 4294967295n)
+    throw new SqlError(SQLSTATE.numericValueOutOfRange, `value "${text}" is out of range for type oid`);
+  return { A_Const: { sval: { sval: (value < 0n ? value + 4294967296n : value).toString() } } };
+}
+
+/** PostgreSQL's name holds at most NAMEDATALEN - 1 bytes. */
+export const NAME_BYTES = 63;
+
+/** `'…'::name`: namein keeps the first 63 bytes, cut before a character they would split (DuckDB kept it all). */
+export function nameInput(text: string): Node {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= NAME_BYTES) return { A_Const: { sval: { sval: text } } };
+  let end = NAME_BYTES;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return { A_Const: { sval: { sval: bytes.subarray(0, end).toString('utf8') } } };
+}
+
+/**
  * `'01/02/2024'::date`: PostgreSQL reads a date of numbers in the session's DateStyle order (MDY by default,
  * DMY or YMD where a client set it); DuckDB's reader only ISO's order (22007). The rewrite does not know
  * the session's order: refused with what to write instead.
@@ -156,6 +181,8 @@ export function timestampInput(text: string): Node | undefined {
  * one-digit offset: DuckDB's reader wants `HH:MM:SS±HH:MM` (22008). Respelled so; anything else stays.
  */
 export function timetzInput(text: string): Node | undefined {
+  // PostgreSQL's special word for midnight UTC (DuckDB's reader: 22008)
+  if (text.trim().toLowerCase() === 'allballs') return { A_Const: { sval: { sval: '00:00:00+00' } } };
   const m = /^(\s*\d\d?:\d\d)(:\d\d(?:\.\d+)?)?\s*([+-])(\d\d?)(?::?(\d\d))?\s*$/.exec(text);
   if (!m) return undefined;
   const spelled = `${m[1]}${m[2] ?? ':00'}${m[3]}${m[4]!.padStart(2, '0')}:${m[5] ?? '00'}`;
@@ -167,6 +194,7 @@ export function timetzInput(text: string): Node | undefined {
  * midnight, 12 PM noon; an hour past 12 is 22008), respelled on the 24-hour clock DuckDB's reader wants.
  */
 export function timeInput(text: string): Node | undefined {
+  if (text.trim().toLowerCase() === 'allballs') return { A_Const: { sval: { sval: '00:00:00' } } };
   const m = /^\s*(\d\d?)(:\d\d(?::\d\d(?:\.\d+)?)?)\s*(am|pm)\s*$/i.exec(text);
   if (!m) return undefined;
   const hour = Number(m[1]);

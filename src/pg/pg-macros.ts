@@ -20,6 +20,9 @@ import { JSONB_KEY_MACROS } from './jsonb-literals.js';
 import { PG_FLOAT_MACROS, floatNumeric, shownFloat } from './pg-float-macros.js';
 import { PG_TEXT_MACROS } from './pg-text-macros.js';
 import { ARITHMETIC_LITERAL_MACROS } from './arithmetic-literals.js';
+import { checkedArithmetic, FLOAT_RANGE_MACROS } from './float-range-macros.js';
+import { NUMERIC_FLOAT_MACROS } from './numeric-float-macros.js';
+import { NAME_MACROS } from './name-values.js';
 
 /** PostgreSQL's pg_size_pretty: bytes below 10 kB, then kB, MB, GB, TB, PB, each rounded half up. */
 const sizePretty = (b: string): string => {
@@ -540,7 +543,8 @@ function exactQuotient(scale: string, finish: string): string {
 }
 const NUMERIC_LIKE = ['DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'];
 const INTEGER_LIKE = ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER'];
-const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, 'FLOAT', 'DOUBLE'];
+const FLOAT_TYPES = ['FLOAT', 'DOUBLE'];
+const DIVISION_TYPES = [...NUMERIC_LIKE, ...INTEGER_LIKE, ...FLOAT_TYPES];
 /** Whether `a / b` of these operand types is numeric division: one is numeric and neither a float. */
 const numericDivision = (ta: string, tb: string): boolean =>
   (NUMERIC_LIKE.includes(ta) || NUMERIC_LIKE.includes(tb)) &&
@@ -566,7 +570,11 @@ const DIVISION: Array<[string, string]> = (['div', 'rdiv'] as const).flatMap((fn
     ...DIVISION_TYPES.flatMap((ta) =>
       DIVISION_TYPES.map((tb): [string, string] => [
         `_pgsem_${fn}(ta ${ta}, tb ${tb}, a, b)`,
-        numericDivision(ta, tb) ? numeric(ta, tb) : 'a / b',
+        numericDivision(ta, tb)
+          ? numeric(ta, tb)
+          : FLOAT_TYPES.includes(ta) || FLOAT_TYPES.includes(tb)
+            ? checkedArithmetic('/', 'a', 'b')
+            : 'a / b',
       ]),
     ),
     ...INTERVAL_DIVISION(`_pgsem_${fn}`),
@@ -802,6 +810,20 @@ const SHOWN: Array<[string, string]> = [
   ]),
   ...FLOAT_ROUND.map(([t]): [string, string] => [`_pgsem_roundv(t ${t}, x, n)`, noFloatRound(t, 'x')]),
   ['_pgsem_roundv(t, x, n)', 'round(x, n)'],
+  // trunc(x, n) of a float: PostgreSQL has only trunc(numeric, integer) with places (42883); DuckDB truncated the double.
+  ...FLOAT_ROUND.map(([t, name]): [string, string] => [
+    `_pgsem_truncn(t ${t}, x, n)`,
+    noSuchFunction(
+      `trunc(${name}, integer)`,
+      'x',
+      'Truncate a numeric: trunc(x::numeric, n), as PostgreSQL has only trunc(numeric, integer) with places.',
+    ),
+  ]),
+  ...[...INTEGER_LIKE, 'DECIMAL', 'HUGEINT', 'UBIGINT', 'UHUGEINT'].map((t): [string, string] => [
+    `_pgsem_truncn(t ${t}, x, n)`,
+    'trunc(x, n)',
+  ]),
+  ['_pgsem_truncn(t, x, n)', 'trunc(x, n)'],
 ];
 /** sign() is float8 of integers and floats, numeric (scale 0) of numerics; gcd/lcm of int2/int4 are int4. */
 const SIGN_AND_GCD: Array<[string, string]> = [
@@ -878,6 +900,9 @@ export const PG_SEMANTIC_MACROS: ReadonlyArray<[string, string]> = bindOnceFront
   ...PG_FLOAT_MACROS,
   ...PG_TEXT_MACROS,
   ...ARITHMETIC_LITERAL_MACROS,
+  ...FLOAT_RANGE_MACROS,
+  ...NUMERIC_FLOAT_MACROS,
+  ...NAME_MACROS,
   ...ROW_MACROS,
   ...SUBSCRIPT_MACROS,
   ...LIKE_ANY_MACROS,

@@ -7,6 +7,7 @@
 import { COMPAT_DB } from './catalog/names.js';
 import { markTag } from './correlated-tags.js';
 import { BIND_ONCE } from './pg-macros.js';
+import { FLOAT_CHECKED_CALL } from './float-range-macros.js';
 
 type Node = Record<string, any>;
 
@@ -113,6 +114,10 @@ function freshTag(n: object): any {
     // operands twice over, and nested divisions doubled the text and the bind at every level.
     const division = /^_pgsem_(r?div)(?:_once)?$/.exec(name);
     if (division && fc.args?.length === 4) return sem(`${division[1]}type`, [], (fc.args as Node[]).slice(0, 2));
+    // a float check (float-range.ts): its first argument is of its type (a tag already, or the checked call)
+    if (FLOAT_CHECKED_CALL.test(name)) return tagOf((fc.args as Node[])[0]);
+    // sum of floats checked: the typed sum's tag
+    if (name === '_pgsem_fsum') return tagOf((fc.args as Node[])[1]);
     // text: `length(string_agg(…))` named the aggregate itself as its tag, which DuckDB cannot type there (42725)
     if (['string_agg', 'listagg', 'group_concat'].includes(name) && !fc.agg_within_group)
       return {

@@ -87,6 +87,7 @@ import { re2Flags, re2Pattern, re2Replacement } from './are-pattern.js';
 import { jsonExtractPathCall } from './pg-operators.js';
 import { numericScaleCall, trimScaleCall } from './numeric-scales.js';
 import { jsonbPrettyText } from './pg-jsonb.js';
+import { floatCheckedExp, floatCheckedSum } from './float-range.js';
 import { REGEXP_FUNCTIONS, regexpFunctionCall, zeroWidthAssertion } from './regexp-functions.js';
 import { PG_FUNCTIONS } from './catalog/pg-functions.js';
 
@@ -348,13 +349,20 @@ function pgCall(
   // of a numeric: PostgreSQL's numeric answer is not DuckDB's double (pg-value-macros.ts `_pgsem_nmath`)
   if (pgName && ['sqrt', 'exp', 'ln', 'log', 'log10'].includes(pgName) && args?.length === 1 && !inFrom && !fc.over) {
     const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
-    return dispatch('nmath', [args[0]!], [plain, strConst(pgName)]) ?? plain;
+    const typed = dispatch('nmath', [args[0]!], [plain, strConst(pgName)]) ?? plain;
+    // exp of a float overflows and underflows as PostgreSQL's dexp: 22003 (float-range.ts)
+    return pgName === 'exp' ? floatCheckedExp(typed, args[0]!) : typed;
   }
   // log(b, x) is numeric only in PostgreSQL
   if (pgName === 'log' && args?.length === 2 && !inFrom && !fc.over) {
     const plain: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
     const numeric: Node = { A_Const: { fval: { fval: '0.5' } } };
     return dispatch('nmath', [numeric], [plain, strConst('log')]) ?? plain;
+  }
+  // trunc(float8, n) does not exist in PostgreSQL (42883): only trunc(numeric, n)
+  if (pgName === 'trunc' && args?.length === 2 && !inFrom && !fc.over) {
+    const plain: Node = { FuncCall: { ...out, funcname: [str('trunc')] } };
+    return dispatch('truncn', [args[0]!], [args[0]!, args[1]!]) ?? plain;
   }
   if ((pgName === 'power' || pgName === 'pow') && args?.length === 2 && !inFrom) {
     const pow: Node = { FuncCall: { ...out, funcname: [str(pgName)] } };
@@ -502,7 +510,7 @@ function namedCall(parts: string[], fc: Node, out: Node, args: Node[] | undefine
   const typed =
     floatSum ??
     (pgName === 'sum' && args?.length === 1 && !fc.agg_star
-      ? sumCall({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
+      ? checkedSum({ FuncCall: { ...out, funcname: [str('sum')] } }, args[0]!)
       : pgName === 'round' && args?.length === 1
         ? roundCall(args[0]!, bareParam)
         : pgName === 'round' && args?.length === 2 && !fc.over
@@ -685,4 +693,10 @@ function jsonbPrettyCall(written: Node): Node {
       "Pretty-print a constant ('{…}'::jsonb), or read the value compactly (j::text).",
     );
   return strConst(jsonbPrettyText(text));
+}
+
+/** The typed sum (pg-result-types.ts sumCall), a float sum checked for overflow as PostgreSQL's float8pl (float-range.ts). */
+function checkedSum(sum: Node, arg: Node): Node | undefined {
+  const typed = sumCall(sum, arg);
+  return typed && (floatCheckedSum(sum, arg, typed) ?? typed);
 }

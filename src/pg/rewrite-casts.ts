@@ -1,5 +1,6 @@
 /** Casts in the rewrite: reg* types, PostgreSQL array text, typmods, input functions of string constants. */
 import { OID } from './oids.js';
+import { numericFloatCast } from './numeric-floats.js';
 import { isRegprocColumn, regprocName } from './regproc-columns.js';
 import { jsonbText } from './pg-jsonb.js';
 import { unguarded } from './json-arrows.js';
@@ -26,6 +27,8 @@ import {
   timeSecondLater,
   dateInput,
   integerInput,
+  nameInput,
+  oidInput,
   isIntegerType,
   specialDateTime,
   timestampInput,
@@ -33,7 +36,7 @@ import {
   timetzInput,
   timeInput,
 } from './pg-input.js';
-import { floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
+import { dispatch, floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
 import { castTo } from './pg-forms.js';
 import {
@@ -83,6 +86,8 @@ const CONSTANT_INPUTS: ReadonlyMap<string, (text: string) => Node | undefined> =
   ['time', timeInput],
   ['bytea', byteaInput],
   ['date', dateInput],
+  ['oid', oidInput],
+  ['name', nameInput],
 ]);
 
 /** PostgreSQL type name → DuckDB type name, for casts in rewritten statements. */
@@ -362,6 +367,14 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
   }
   const cast = { TypeCast: { ...tc, arg, typeName } };
+  // a numeric read as float8/float4 from its decimal text, as PostgreSQL (DuckDB rounded twice)
+  if ((type === 'float8' || type === 'float4') && !isArray) {
+    const read = numericFloatCast(type, arg, cast);
+    if (read !== cast) {
+      ctx.changed = true;
+      return read;
+    }
+  }
   // A jsonb value shown as a select-list item is jsonb (3802), though DuckDB holds it as JSON.
   if (type === 'jsonb' && !isArray && ctx.shown?.has(tc)) return typedAs('jsonb', cast);
   // `"char"` holds one byte (its input keeps the first); name and "char" are sent as themselves (19, 18)
@@ -370,7 +383,10 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     const first = call(['left'], [cast, { A_Const: { ival: { ival: 1 } } }]);
     return ctx.shown?.has(tc) ? typedAs('char', first) : first;
   }
-  return type === 'name' && !isArray && ctx.shown?.has(tc) ? typedAs('name', cast) : cast;
+  if (type !== 'name' || isArray) return cast;
+  // a computed value or a parameter cut to a name's 63 bytes (a constant was cut above)
+  const clipped = sval === undefined ? ((ctx.changed = true), dispatch('namein', [], [cast])!) : cast;
+  return ctx.shown?.has(tc) ? typedAs('name', clipped) : clipped;
 }
 
 /** A nonzero value the float type holds without overflow or underflow (outside it PostgreSQL raises 22003; DuckDB gave Infinity or 0). */

@@ -33,6 +33,7 @@ import { arithmeticLiteral } from './arithmetic-literals.js';
 import { comparedLiteral, comparedLiteralsAmong } from './compared-literals.js';
 import { textNumberItemsRefused, textNumberRefused } from './text-number-comparison.js';
 import { float4Widened } from './float4-widening.js';
+import { floatChecked, floatCheckedMinus, plainOf } from './float-range.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import {
@@ -173,6 +174,27 @@ const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=
 const inOrBetween = (kind: unknown) =>
   kind === 'AEXPR_IN' || String(kind).startsWith('AEXPR_BETWEEN') || String(kind).startsWith('AEXPR_NOT_BETWEEN');
 
+/** Types whose input function changes a string constant (pg-input.ts): an oid's range, a "char"'s first byte, a name's 63 bytes. */
+const INPUT_READ_TYPES: ReadonlySet<string> = new Set(['oid', 'char', 'name']);
+
+/**
+ * `1::oid = '4294967296'`, `'r'::"char" = 'rx'`: PostgreSQL reads a string constant compared with a value
+ * written as one of INPUT_READ_TYPES with that type's input (22003; `'r'`); DuckDB compared the text or a
+ * BIGINT. The comparison with the constant cast so, or undefined.
+ */
+function untypedReadAsCast(e: Node): Node | undefined {
+  const castType = (n: Node | undefined) => {
+    const tn = n?.TypeCast?.typeName as Node | undefined;
+    const type = tn && !tn.arrayBounds?.length && !tn.typmods ? names(tn.names).slice(-1)[0] : undefined;
+    return type !== undefined && INPUT_READ_TYPES.has(type) ? (tn as Node) : undefined;
+  };
+  const untyped = (n: Node | undefined) => n?.A_Const?.sval !== undefined;
+  const [l, r] = [castType(e.lexpr), castType(e.rexpr)];
+  if (l && untyped(e.rexpr)) return { ...e, rexpr: { TypeCast: { arg: e.rexpr, typeName: l } } };
+  if (r && untyped(e.lexpr)) return { ...e, lexpr: { TypeCast: { arg: e.lexpr, typeName: r } } };
+  return undefined;
+}
+
 /** Whether a node is written as a char(n) value (`x::char(3)`, `'a'::bpchar`): the rewrite holds it without its padding. */
 function isBpchar(n: Node | undefined): boolean {
   const tn = n?.TypeCast?.typeName as Node | undefined;
@@ -205,6 +227,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return walk(rowForm, ctx, false) as Node;
   }
+  const typed = e.kind === 'AEXPR_OP' && COMPARISONS.has(op) ? untypedReadAsCast(e) : undefined;
+  if (typed) {
+    ctx.changed = true;
+    return operatorExpr(typed, ctx);
+  }
   // LIKE reads a char(n) or bpchar value with its trailing spaces (PostgreSQL's bpcharlike is textlike)
   const likeOperand = (e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || !!LIKE_OPS[op]) && isBpchar(e.lexpr);
   let lexpr = walk(e.lexpr, ctx, likeOperand) as Node;
@@ -213,8 +240,8 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   if (widened) {
     ctx.changed = true;
     [lexpr, rexpr] = widened;
-    // (a division goes on to its zero check below; the rest are DuckDB's DOUBLE operators as they stand)
-    if (op !== '/') return { A_Expr: { ...e, lexpr, rexpr } };
+    // (a division goes on to its zero check below; the rest are DuckDB's DOUBLE operators, checked as float8's)
+    if (op !== '/') return floatChecked(op, lexpr, rexpr) ?? { A_Expr: { ...e, lexpr, rexpr } };
   }
   if (e.kind === 'AEXPR_SIMILAR') {
     ctx.changed = true;
@@ -272,15 +299,16 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     ctx.changed = true;
     return plusTime;
   }
+  // (over the sides' plain arithmetic: a checked float tree goes on through the typed minus, float-range.ts)
   const minus =
     e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
       ? dateLike(lexpr) || dateLike(rexpr)
-        ? dateMinus(lexpr, rexpr)
-        : typedMinus(lexpr, rexpr)
+        ? dateMinus(plainOf(lexpr), plainOf(rexpr))
+        : typedMinus(plainOf(lexpr), plainOf(rexpr))
       : undefined;
   if (minus) {
     ctx.changed = true;
-    return minus;
+    return floatCheckedMinus(lexpr, rexpr, minus);
   }
   const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
   if (symmetric) {
@@ -359,9 +387,11 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     // An integer constant beside an expression is int4 in PostgreSQL; DuckDB narrows it to the other side's type.
     const l4 = rexpr.A_Const ? lexpr : int4Constant(lexpr);
     const r4 = lexpr.A_Const ? rexpr : int4Constant(rexpr);
-    if (l4 !== lexpr || r4 !== rexpr) {
+    // a float result checked for overflow and underflow as PostgreSQL's float8 operators (float-range.ts)
+    const checked = floatChecked(op, l4, r4);
+    if (checked || l4 !== lexpr || r4 !== rexpr) {
       ctx.changed = true;
-      return { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };
+      return checked ?? { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };
     }
   }
   if (e.kind === 'AEXPR_OP' && (op === '#>' || op === '#>>') && e.lexpr) {

@@ -36,6 +36,8 @@ import { REVIEW_52I } from './pg-corpus-review-52i.js';
 import { REVIEW_52, REVIEW_52_REFUSED } from './pg-corpus-review-52.js';
 import { REVIEW_53, REVIEW_53_REFUSED } from './pg-corpus-review-53.js';
 import { REVIEW_55N, REVIEW_55N_REFUSED } from './pg-corpus-review-55n.js';
+import { REVIEW_54 } from './pg-corpus-review-54.js';
+import { REVIEW_55 } from './pg-corpus-review-55.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -476,6 +478,8 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_53,
   ...REVIEW_55_LEAD,
   ...REVIEW_55N,
+  ...REVIEW_54,
+  ...REVIEW_55,
 ]);
 
 /**
@@ -566,6 +570,10 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 55 (s55-numbers): to_number with PostgreSQL's numeric pictures (a table of texts × pictures)
   ...REVIEW_55N,
   ...REVIEW_55N_REFUSED,
+  // session 54: float8/float4 overflow and underflow 22003 (DuckDB: Infinity or 0), …
+  ...REVIEW_54,
+  // session 55: an alias inside an ORDER BY/GROUP BY expression (42703), …
+  ...REVIEW_55,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,

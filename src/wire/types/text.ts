@@ -66,6 +66,67 @@ function specialFloat(v: number): string | null {
   return null;
 }
 
+/** A positive finite double as m·2^e (m an integer). */
+function binaryParts(a: number): [bigint, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, a);
+  const hi = view.getUint32(0);
+  const exp = (hi >>> 20) & 0x7ff;
+  const m = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  return exp === 0 ? [m, -1074] : [m | (1n << 52n), exp - 1075];
+}
+
+/** Whether d·10^p10 = n·2^p2 exactly. */
+function sameValue(d: bigint, p10: number, n: bigint, p2: number): boolean {
+  let [l, r] = [d, n];
+  if (p10 >= 0) l *= 10n ** BigInt(p10);
+  else r *= 10n ** BigInt(-p10);
+  if (p2 >= 0) r *= 2n ** BigInt(p2);
+  else l *= 2n ** BigInt(-p2);
+  return l === r;
+}
+
+/**
+ * Whether the decimal `ds`·10^(e - len + 1) lies exactly halfway between `a` (a positive double, or a float4's
+ * value with `bits` 24) and a neighbour. Ryu as PostgreSQL builds it (float8out/float4out) takes only digits
+ * strictly inside the rounding interval; JavaScript's shortest form and a round-trip test accept the halfway
+ * point that rounds back to an even `a` (4.27062949436387e+16 where PostgreSQL prints 4.2706294943638704e+16,
+ * 7.747762e+07 where 7.7477616e+07).
+ */
+function halfway(ds: string, e: number, a: number, bits: 53 | 24): boolean {
+  const p10 = e - (ds.length - 1);
+  // cheap first: an integer halfway point is past 2^53 (2^24); a fraction's digits are a multiple of 5^k
+  if (p10 >= 0 ? a < 2 ** (bits === 24 ? 24 : 53) : ds.length <= 15 && Number(ds) % 5 ** -p10 !== 0) return false;
+  let [m, e2] = binaryParts(a);
+  // a float4's value: its 24-bit significand
+  if (bits === 24)
+    while (m % 2n === 0n && m >= 1n << 24n) {
+      m /= 2n;
+      e2++;
+    }
+  const lowest = 1n << BigInt(bits - 1);
+  // the halfway points above and below, as odd·2^(e2-1) (below: a quarter step where a is a power of two)
+  const below: [bigint, number] = m === lowest ? [4n * m - 1n, e2 - 2] : [2n * m - 1n, e2 - 1];
+  const d = BigInt(ds);
+  return sameValue(d, p10, 2n * m + 1n, e2 - 1) || sameValue(d, p10, ...below);
+}
+
+/**
+ * `a` (positive) to `p` significant digits, a tie to the even last digit as Ryu and printf round: toExponential
+ * rounds a tie up (float4 3242377.25 to 8 digits: 3.2423773e+06 where PostgreSQL prints 3.2423772e+06).
+ */
+function digitsHalfEven(a: number, p: number, x = a.toExponential(p - 1)): [string, number] {
+  const [ds, e] = splitExp(x);
+  const last = ds.charCodeAt(ds.length - 1) - 48;
+  // (a tie is exactly half a last digit below: cheap to rule out first)
+  const near = (Number(ds) - 0.5) * 10 ** (e - (ds.length - 1));
+  if (last % 2 === 0 || Math.abs(near - a) > a * 1e-12) return [ds, e];
+  const [m, e2] = binaryParts(a);
+  // a = (ds - 1/2)·10^p10, i.e. 2a = (2·ds - 1)·10^p10
+  const tie = sameValue(2n * BigInt(ds) - 1n, e - (ds.length - 1), m, e2 + 1);
+  return tie ? [ds.slice(0, -1) + String(last - 1), e] : [ds, e];
+}
+
 /** float8out: shortest round-trip when extra_float_digits > 0, else %.{15+efd}g. */
 export function float8String(v: number, extraFloatDigits = 1): string {
   const sp = specialFloat(v);
@@ -73,13 +134,18 @@ export function float8String(v: number, extraFloatDigits = 1): string {
   const neg = v < 0;
   const a = neg ? -v : v;
   if (extraFloatDigits > 0) {
-    // JS ToString picks the same shortest, closest digits as Ryu; only the layout differs.
+    // JS ToString picks the same shortest, closest digits as Ryu but for a halfway point (cheap to rule out
+    // first: below 2^29, or digits that are no multiple of 5^k, k the fraction's length); only the layout differs.
     if (a >= 1e-4 && a < 1e15) {
       const s = String(a);
-      if (s.indexOf('e') < 0) return neg ? '-' + s : s;
+      const dot = s.indexOf('.');
+      // (digits are a multiple of 5^k where their last k are: the fraction's)
+      const plain = a < 2 ** 29 || dot < 0 || Number(s.slice(dot + 1)) % 5 ** (s.length - dot - 1) !== 0;
+      if (s.indexOf('e') < 0 && plain) return neg ? '-' + s : s;
     }
-    const [ds, e] = splitExp(a.toExponential());
-    return layout(neg, ds, e, 15);
+    let [ds, e] = splitExp(a.toExponential());
+    for (let p = ds.length + 1; p <= 17 && halfway(ds, e, a, 53); p++) [ds, e] = digitsHalfEven(a, p);
+    return layout(neg, stripZeros(ds), e, 15);
   }
   const prec = Math.max(1, 15 + extraFloatDigits);
   const [ds, e] = splitExp(a.toExponential(prec - 1));
@@ -138,8 +204,9 @@ export function float4String(v: number, extraFloatDigits = 1): string {
     for (let p = 1; p <= 9; p++) {
       const x = a.toExponential(p - 1);
       if (Math.fround(Number(x)) === a) {
-        const [ds, e] = splitExp(x);
-        return layout(neg, stripZeros(ds), e, 6);
+        const [ds, e] = digitsHalfEven(a, p, x);
+        // (a halfway point of at most 9 digits needs a step of at least 2^-11: a >= 2^12)
+        if (a < 2 ** 12 || !halfway(ds, e, a, 24)) return layout(neg, stripZeros(ds), e, 6);
       }
     }
   }
