@@ -54,9 +54,13 @@ function parseArrayText(s: string, oid: number): unknown[] {
     while (isSpace(t.charCodeAt(i))) i++;
   };
   // The next backslash at or after `at` (remembered: searching the rest of the text per element was quadratic).
+  // The memory holds for `at` between where its search began and what it found; an element's text is read
+  // again from its start after its closing quote was found, so an `at` before that start searches anew.
+  let searchedFrom = 0;
   let nextBackslash = -1;
   const backslashFrom = (at: number): number => {
-    if (nextBackslash < at) {
+    if (at < searchedFrom || nextBackslash < at) {
+      searchedFrom = at;
       nextBackslash = t.indexOf('\\', at);
       if (nextBackslash < 0) nextBackslash = Infinity;
     }
