@@ -86,19 +86,19 @@ export class PortalRunner {
     return this.run(portal, maxRows, describe);
   }
 
-  /** Start (unless resumed) and stream a query's rows. */
-  /** The version a finished run may be kept under in the result cache: undefined when a file it read changed meanwhile. */
   /** Whether the files the portal's run read, or their folders, are no longer the ones taken as it started. */
   private filesChanged(portal: Portal): boolean {
     const { leases, reads } = portal.prepared;
     return portal.identities !== undefined && this.core.version.readIdentities(leases, reads) !== portal.identities;
   }
 
+  /** The version a finished run may be kept under in the result cache: undefined when a file it read changed meanwhile. */
   private keptVersion(portal: Portal): string | undefined {
     const { leases, reads } = portal.prepared;
     return this.core.version.readsUnchanged(leases, reads) ? this.core.lease()?.versionId : undefined;
   }
 
+  /** Start (unless resumed) and stream a query's rows. */
   private async runQuery(portal: Portal, maxRows: number, describe: boolean): Promise<void> {
     if (!portal.result && !portal.done) {
       await this.startQuery(portal);
