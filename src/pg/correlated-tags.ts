@@ -4,7 +4,8 @@
  * matched and the statement failed with 42725 (`(select o.amount / 3)`, `(select round(avg(x) / o.qty, 2)
  * from …)`). The tag only names a type: an outer column in it is replaced by a stand-in of the same
  * type that reads no outer scope — `(SELECT o.qty FROM sales.orders AS o LIMIT 0)`, the column's FROM
- * item repeated. The value arguments keep the outer column. Applied once over the walked tree. A
+ * item repeated (a table, a derived table, or a function in FROM that is not LATERAL). The value arguments keep
+ * the outer column. Applied once over the walked tree. A
  * function in FROM is such a subquery once rewritten (`from sales.orders, lateral generate_series(ordered_at, …)`).
  */
 type Node = Record<string, any>;
@@ -68,6 +69,8 @@ function fromItems(from: Node[] | undefined): Scope {
     if (item.RangeVar) scope.set(item.RangeVar.alias?.aliasname ?? item.RangeVar.relname, item);
     else if (item.RangeSubselect?.alias && !item.RangeSubselect.lateral)
       scope.set(item.RangeSubselect.alias.aliasname, item);
+    else if (item.RangeFunction?.alias && !item.RangeFunction.lateral)
+      scope.set(item.RangeFunction.alias.aliasname, item); // `range(3) r(x)`: its arguments read no outer column
     else if (item.RangeSubselect?.alias || item.RangeFunction?.alias)
       scope.set((item.RangeSubselect ?? item.RangeFunction).alias.aliasname, {}); // named, no stand-in
     else if (item.JoinExpr) {
@@ -98,7 +101,9 @@ function standIn(tag: unknown, scopes: Scope[]): unknown {
       .reverse()
       .find((s) => s.size > 0);
     // (a function or LATERAL subquery beside it, this one among them, has no stand-in: not counted)
-    const standable = outer ? [...outer].filter(([, item]) => item.RangeVar || item.RangeSubselect) : [];
+    const standable = outer
+      ? [...outer].filter(([, item]) => item.RangeVar || item.RangeSubselect || item.RangeFunction)
+      : [];
     const only = standable.length === 1 ? standable[0]![0] : undefined;
     const replaced = only === undefined ? undefined : outerStandIn(only, String(fields[0]!.String.sval), scopes);
     if (replaced) return replaced;
@@ -113,10 +118,12 @@ function outerStandIn(alias: string, column: string, scopes: Scope[]): Node | un
   for (let i = scopes.length - 2; i >= 0; i--) {
     const item = scopes[i]!.get(alias);
     if (!item) continue;
-    if (!item.RangeVar && !item.RangeSubselect) return undefined;
+    if (!item.RangeVar && !item.RangeSubselect && !item.RangeFunction) return undefined;
     const source = item.RangeVar
       ? { RangeVar: { ...item.RangeVar, alias: item.RangeVar.alias ?? { aliasname: alias } } }
-      : { RangeSubselect: { ...item.RangeSubselect, alias: { ...item.RangeSubselect.alias, aliasname: alias } } };
+      : item.RangeSubselect
+        ? { RangeSubselect: { ...item.RangeSubselect, alias: { ...item.RangeSubselect.alias, aliasname: alias } } }
+        : { RangeFunction: { ...item.RangeFunction, alias: { ...item.RangeFunction.alias, aliasname: alias } } };
     return {
       SubLink: {
         subLinkType: 'EXPR_SUBLINK',
