@@ -12,5 +12,10 @@ import type { Node } from './rewrite-nodes.js';
 /** `cast` (the walked `arg` cast to float8 or float4, `type`) read from the numeric's text where `arg` is a numeric. */
 export function numericFloatCast(type: string, arg: Node, cast: Node): Node {
   if (!(type in FLOAT_OF)) return cast;
+  // A numeric constant is its text already: DuckDB reads a string as float8in does, rounding once — and the
+  // cast of a constant stays a cast of a constant, whose type error messages name (`nosuch(2.5::float8)`).
+  const digits = (arg as { A_Const?: { fval?: { fval?: unknown } } }).A_Const?.fval?.fval;
+  if (typeof digits === 'string' && cast.TypeCast)
+    return { TypeCast: { ...cast.TypeCast, arg: { A_Const: { sval: { sval: digits } } } } };
   return dispatch(`to${type}`, [arg], [arg]) ?? cast;
 }
