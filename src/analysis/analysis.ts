@@ -81,6 +81,8 @@ export interface Analysis {
   readonly unknown: readonly string[];
   /** USING SAMPLE / TABLESAMPLE, or a SQL value keyword reading the clock or session. */
   readonly volatile: boolean;
+  /** Whether a GROUP BY of the text has several grouping sets (GROUPING SETS, ROLLUP, CUBE), by DuckDB's parse. */
+  readonly severalGroupingSets: boolean;
   /** Queries: PostgreSQL's name per select-list item (column-names.ts); undefined for EXPLAIN. */
   readonly columnNames?: readonly FiguredName[];
   /** Queries: which top-level select items keep a numeric's declared typmod (pg/result-typmods.ts). */
@@ -402,6 +404,7 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
   const relations: RelationRef[] = [];
   const unknown: string[] = [];
   let volatile = false;
+  let severalGroupingSets = false;
   // An explicit stack (no recursion): a deeply nested statement cannot exhaust the call stack. Each
   // node's CTE scope is on a stack of its own beside it (no pair allocated per node of the tree).
   const nodes: unknown[] = [root];
@@ -436,6 +439,8 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
       push(o.right, new Set([...ctes, lower(o.cte_name)]));
     }
     if (o.sample) volatile = true;
+    // DuckDB's parse expands GROUPING SETS, ROLLUP and CUBE into the node's sets (`GROUPING SETS ((), ())` is two)
+    if (Array.isArray(o.group_sets) && o.group_sets.length > 1) severalGroupingSets = true;
     if (
       typeof o.type === 'string' &&
       'query_location' in o &&
@@ -509,7 +514,7 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
       if (v && typeof v === 'object') push(v, ctes);
     }
   }
-  return { functions, tableFunctions, relations, unknown, volatile };
+  return { functions, tableFunctions, relations, unknown, volatile, severalGroupingSets };
 }
 
 const lower = (v: unknown) => (typeof v === 'string' ? foldIdentifier(v) : '');
