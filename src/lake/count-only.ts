@@ -5,6 +5,7 @@
  * its catalog record count, less its inlined deletions if it has only those: it can stand as that
  * many rows without being fetched or read.
  */
+import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataFile, LakeCatalog, LakeTable } from './model.js';
 import { lit, qi, rows, str } from './sql.js';
@@ -120,9 +121,20 @@ export async function countingStatement(
   if (from === null) return null;
   const node = (parsed.tree.statements as Json[])[0]!.node as Json;
   node.from_table = { type: 'EMPTY', alias: '', sample: null, query_location: 0 };
+  // DuckDB prints an alias unquoted where its own rules need no quotes (`AS Total`), and the engine folds an
+  // unquoted name to lower case as PostgreSQL does: each alias is printed as a marker, then quoted as written.
+  const marker = `fdl_alias_${randomBytes(6).toString('hex')}_`;
+  const aliases: string[] = [];
+  for (const item of (node.select_list as Json[] | undefined) ?? []) {
+    if (typeof item.alias === 'string' && item.alias !== '') {
+      aliases.push(item.alias);
+      item.alias = `${marker}${aliases.length - 1}`;
+    }
+  }
   const [r] = await rows(conn, `SELECT json_deserialize_sql(${lit(JSON.stringify(parsed.tree))}) AS s`);
-  const select = str(r?.s).replace(/;\s*$/, '');
-  if (!/^SELECT /i.test(select)) return null;
+  const printed = str(r?.s).replace(/;\s*$/, '');
+  const select = printed.replace(new RegExp(`${marker}(\\d+)`, 'g'), (_, i: string) => qi(aliases[Number(i)]!));
+  if (!/^SELECT /i.test(select) || aliases.some((a) => !select.includes(qi(a)))) return null;
   return `${select} FROM (${from}) AS ${qi(parsed.table.name)}`;
 }
 
