@@ -136,12 +136,6 @@ export class SessionVersion {
     });
   }
 
-  /** The identities of the files a statement reads (VersionLease.identities), of every version it reads, as one text. */
-  readIdentities(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): string {
-    const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
-    return [this.lease, ...pinned].map((l) => (l ? (l.identities?.(of(l)) ?? '') : '')).join('\n\n');
-  }
-
   /**
    * Whether every version a statement read is still as verified before it ran (the session's own and the
    * `"NAME@REF"` ones it pinned): its result may be kept in the result cache only then.

@@ -95,7 +95,6 @@ export interface AttachedVersion
       | 'hasPendingTables'
       | 'revalidate'
       | 'unchangedAfter'
-      | 'identities'
       | 'hasTable'
       | 'definesFunction'
       | 'countingStatement'
@@ -295,7 +294,6 @@ export async function attachVersion(
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
       unchangedAfter: (reads = 'all') => recheck.unchangedAfter(reads),
-      identities: (reads = 'all') => recheck.identities(reads),
       async dispose() {
         // Every step is taken even when one fails: in an engine that was replaced (engine-failure)
         // nothing can be detached, but the connections held to it and the files must still go.

@@ -59,8 +59,6 @@ export interface VersionLease {
   revalidate(reads?: VersionReads): Promise<void> | undefined;
   /** Whether what a statement read of the version (`reads`) is still as verified before it ran (version-recheck.ts). */
   unchangedAfter(reads?: VersionReads): boolean;
-  /** The identities of the files `reads` reads, with their folders (version-recheck.ts); null when not read in place. */
-  identities?(reads?: VersionReads): string | null;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */

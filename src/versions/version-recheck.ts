@@ -8,7 +8,6 @@
 import type { LakeCatalog, LakeTable } from '../lake/index.js';
 import type { Repository, VerifiedVersion } from '../resolver/repository.js';
 import type { VersionReads } from './lease.js';
-import { fileIdentities } from './native-tables.js';
 
 export class VersionRecheck {
   private checkedAt = Date.now();
@@ -67,17 +66,6 @@ export class VersionRecheck {
   unchangedAfter(reads: VersionReads = 'all'): boolean {
     if (!this.local || (reads !== 'all' && reads.length === 0)) return true;
     return this.version.unchangedNow(this.tablesRead(reads).files);
-  }
-
-  /**
-   * The identities of the files a statement reads with their folders up to the root (native-tables.ts
-   * `fileIdentities`) as one text, taken as a streamed run starts and again before it completes: a folder renamed
-   * away and back during the run (a forged file read from it meanwhile) leaves each file's own identity as verified,
-   * but not its folder's ctime. null for a remote version (its files are the file cache's own) or no files.
-   */
-  identities(reads: VersionReads = 'all'): string | null {
-    if (!this.local || (reads !== 'all' && reads.length === 0)) return null;
-    return [...fileIdentities(this.tablesRead(reads).tables, (rel) => this.version.locate(rel)).values()].join('\n');
   }
 
   private due(): boolean {

@@ -123,7 +123,6 @@ export class Versions implements VersionSource {
         lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
       revalidate: (reads) => lease.value.revalidate(reads),
       unchangedAfter: (reads) => lease.value.unchangedAfter(reads),
-      identities: (reads) => lease.value.identities?.(reads) ?? null,
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),

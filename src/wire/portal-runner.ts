@@ -86,12 +86,6 @@ export class PortalRunner {
     return this.run(portal, maxRows, describe);
   }
 
-  /** Whether the files the portal's run read, or their folders, are no longer the ones taken as it started. */
-  private filesChanged(portal: Portal): boolean {
-    const { leases, reads } = portal.prepared;
-    return portal.identities !== undefined && this.core.version.readIdentities(leases, reads) !== portal.identities;
-  }
-
   /** The version a finished run may be kept under in the result cache: undefined when a file it read changed meanwhile. */
   private keptVersion(portal: Portal): string | undefined {
     const { leases, reads } = portal.prepared;
@@ -104,13 +98,7 @@ export class PortalRunner {
       await this.startQuery(portal);
       if (describe && portal.prepared.fields) be.rowDescription(this.out.w, portalFields(portal));
     }
-    if (!hasKeptRows(portal))
-      return this.stream.send(
-        portal,
-        maxRows,
-        () => this.keptVersion(portal),
-        () => this.filesChanged(portal),
-      );
+    if (!hasKeptRows(portal)) return this.stream.send(portal, maxRows, () => this.keptVersion(portal));
     if (await sendKeptRows(this.stream, portal, maxRows, this.out.w)) be.portalSuspended(this.out.w);
     else be.commandComplete(this.out.w, `SELECT ${portal.rows}`);
   }
@@ -289,7 +277,6 @@ export class PortalRunner {
     if (!this.core.tx.inBlock) await this.core.refreshVersion();
     this.core.tx.reads();
     await this.core.version.revalidate(this.core.statementSeq, portal.prepared.leases, portal.prepared.reads);
-    portal.identities = this.core.version.readIdentities(portal.prepared.leases, portal.prepared.reads);
     const values = this.stream.decodeParams(portal);
     // A statement over remote versions: its own views (and files its values reach) until DuckDB started it.
     const started = await this.core.preparer.readyViews(portal.prepared, values);

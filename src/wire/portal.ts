@@ -20,8 +20,6 @@ export interface Fetched {
 
 export interface Portal {
   prepared: PreparedStmt;
-  /** The identities of the files its run reads, taken once they verified, before DuckDB opened them (SessionVersion.readIdentities). */
-  identities?: string;
   params: (Buffer | null)[];
   paramFormats: number[];
   resultFormats: (0 | 1)[];

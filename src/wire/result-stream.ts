@@ -203,26 +203,10 @@ export class ResultStream {
    * Send rows up to Execute's limit: PortalSuspended, or CommandComplete at the end (kept in the cache if recorded
    * and `versionNow`, asked then, is still the version it was keyed by, its files as verified).
    */
-  async send(
-    portal: Portal,
-    maxRows: number,
-    versionNow: () => string | undefined,
-    filesChanged: () => boolean = () => false,
-  ): Promise<void> {
+  async send(portal: Portal, maxRows: number, versionNow: () => string | undefined): Promise<void> {
     const suspended = await this.pump(portal, maxRows, this.out.w);
     if (suspended) be.portalSuspended(this.out.w);
     else {
-      // A folder of a file it read swapped during the run (and back) may have served a forged file's rows: those sent
-      // cannot be recalled, but the run does not complete normally (nor is it kept).
-      if (filesChanged()) {
-        portal.recording = undefined;
-        throw new SqlError(
-          SQLSTATE.dataCorrupted,
-          'a data file of the version, or a folder above it, changed while the statement read it',
-          undefined,
-          'The rows sent may not be the verified ones; run the statement again.',
-        );
-      }
       const rec = portal.recording;
       portal.recording = undefined;
       if (rec) this.cachePolicy.keep(rec, versionNow(), portal.rows);
