@@ -10,26 +10,14 @@
  * CASE a row; its leaves are read again only on those rare rows. A check per operator would read each operand
  * several times, and DuckDB binds a macro's arguments twice a level (nested checks doubled the bind per level).
  */
+import { EXACT_NUMBERS } from './pg-float-macros.js';
 
 const OVERFLOW = "error('value out of range: overflow')";
 const UNDERFLOW = "error('value out of range: underflow')";
 
 /** Types DuckDB computes a float result in: each other number type has an overload of its own (the binder casts an INTEGER tag to a DOUBLE parameter). */
 const FLOATS = ['DOUBLE', 'FLOAT'];
-const NUMBERS = [
-  'TINYINT',
-  'SMALLINT',
-  'INTEGER',
-  'BIGINT',
-  'HUGEINT',
-  'DECIMAL',
-  'UTINYINT',
-  'USMALLINT',
-  'UINTEGER',
-  'UBIGINT',
-  'UHUGEINT',
-];
-const OTHERS = [...NUMBERS, 'VARCHAR', 'INTERVAL', 'DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME'];
+const OTHERS = [...EXACT_NUMBERS, 'VARCHAR', 'INTERVAL', 'DATE', 'TIMESTAMP', 'TIMESTAMPTZ', 'TIME'];
 
 const inf = (x: string): string => `isinf(CAST(${x} AS DOUBLE))`;
 
@@ -71,7 +59,7 @@ export const FLOAT_RANGE_MACROS: ReadonlyArray<[string, string]> = [
     [`_pgsem_ftree(t ${t}, p, f)`, 'p'],
     [`_pgsem_fprod(t ${t}, p, f, z)`, 'p'],
     [`_pgsem_ffin(t ${t}, x)`, 'true'],
-    [`_pgsem_fnz(t ${t}, x)`, NUMBERS.includes(t) ? 'x <> 0' : 'true'],
+    [`_pgsem_fnz(t ${t}, x)`, EXACT_NUMBERS.includes(t) ? 'x <> 0' : 'true'],
   ]),
   ['_pgsem_ftree(t, p, f)', 'p'],
   ['_pgsem_fprod(t, p, f, z)', 'p'],

@@ -7,7 +7,8 @@
 import { quoteLiteral } from '../quote.js';
 import { SHOWN_NUMERIC_FIELDS } from './shown-numeric.js';
 
-const NUMBERS = [
+/** DuckDB's exact number types (integers and DECIMAL): each has an overload of its own where a tag picks one. */
+export const EXACT_NUMBERS: readonly string[] = [
   'TINYINT',
   'SMALLINT',
   'INTEGER',
@@ -94,7 +95,7 @@ export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
   ['_pgsem_fround(t DOUBLE, x, n)', floatRound(15)],
   ['_pgsem_fround(t FLOAT, x, n)', floatRound(6)],
   ['_pgsem_fround(t DECIMAL, x, n)', 'round(x, n)'],
-  ...NUMBERS.filter((t) => t !== 'DECIMAL').map((t): [string, string] => [
+  ...EXACT_NUMBERS.filter((t) => t !== 'DECIMAL').map((t): [string, string] => [
     `_pgsem_fround(t ${t}, x, n)`,
     'round(CAST(x AS DECIMAL(38,0)), n)',
   ]),
@@ -106,6 +107,6 @@ export const PG_FLOAT_MACROS: ReadonlyArray<[string, string]> = [
   // this text to numeric(p, s); other values are passed on as they are.
   ['_pgsem_fnum(t DOUBLE, x)', "printf('%.15g', x)"],
   ['_pgsem_fnum(t FLOAT, x)', "printf('%.6g', CAST(x AS DOUBLE))"],
-  ...[...NUMBERS, 'VARCHAR'].map((t): [string, string] => [`_pgsem_fnum(t ${t}, x)`, 'x']),
+  ...[...EXACT_NUMBERS, 'VARCHAR'].map((t): [string, string] => [`_pgsem_fnum(t ${t}, x)`, 'x']),
   ['_pgsem_fnum(t, x)', 'x'],
 ];
