@@ -59,7 +59,7 @@ const noOperatorClasses: Allowed = {
  * \dC joins pg_proc for a cast's, and pg_proc lists only functions callable here (not `numeric(numeric, int4)`),
  * so the casts' Function column is dropped on both sides.
  */
-function rowsServed(what: string, keyColumns: number, unnamedFunctions = false): Allowed {
+function rowsServed(what: string, keyColumns: number, unnamedFunctions = false, headLines = 2): Allowed {
   const dropFunction = (o: string) => (unnamedFunctions ? dropColumn('Function', '').pg(o, '') : o);
   return {
     why: `${what} lists the ones that work here`,
@@ -67,13 +67,16 @@ function rowsServed(what: string, keyColumns: number, unnamedFunctions = false):
       const key = (l: string) => l.split('|').slice(0, keyColumns).join('|');
       const served = new Set(gw.split('\n').map(key));
       const lines = o.split('\n');
-      const kept = lines.filter((l, i) => i < 2 || /^\(\d+ rows?\)$/.test(l) || served.has(key(l)));
-      return dropFunction(kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - 3} rows)`));
+      const kept = lines.filter((l, i) => i < headLines || /^\(\d+ rows?\)$/.test(l) || served.has(key(l)));
+      return dropFunction(kept.join('\n').replace(/\(\d+ rows?\)$/, `(${kept.length - headLines - 1} rows)`));
     },
     gw: dropFunction,
   };
 }
 const castsServed = rowsServed('pg_cast', 2, true);
+/** pg_class lists the catalog relations the gateway serves (catalog-listed-relations.test.ts): by schema and name (psql's title and header), or by name (a header only). */
+const relationsServed = rowsServed('pg_class', 2);
+const relationNamesServed = rowsServed('pg_class', 1, false, 1);
 const operatorsServed = rowsServed('pg_operator', 4);
 /** A column's values dropped on both sides (found by its name in the unaligned header). */
 function dropColumn(name: string, why: string): Allowed {
@@ -339,11 +342,12 @@ const COMMANDS: Array<{
   { cmd: '\\sv pg_catalog.pg_tables' },
   { cmd: '\\sv+ pg_catalog.pg_stats' },
   { cmd: '\\d+ pg_catalog.pg_roles' },
-  { cmd: '\\dv pg_catalog.*', allowed: [bootstrapOwner] },
+  { cmd: '\\dv pg_catalog.*', allowed: [bootstrapOwner, relationsServed] },
   {
     cmd: `SELECT c.relname, md5(pg_catalog.pg_get_viewdef(c.oid)) AS plain, md5(pg_catalog.pg_get_viewdef(c.oid, true)) AS pretty, md5(v.definition) AS listed, c.reloptions
       FROM pg_catalog.pg_class c JOIN pg_catalog.pg_views v ON v.viewname = c.relname AND v.schemaname = 'pg_catalog'
       WHERE c.relnamespace = 11 AND c.relkind = 'v' ORDER BY 1`.replace(/\s+/g, ' '),
+    allowed: [relationNamesServed],
   },
 ];
 

@@ -22,7 +22,7 @@ import { materialiseViews, snapshotStatements } from './version-snapshot.js';
 import { functionCatalogStatements } from './functions.js';
 import { procedureStatements } from './procedures.js';
 import { COMPAT_DB, C, VERSIONS_DB } from './names.js';
-import { staticTableStatements } from './static-tables.js';
+import { catalogRelationsStatements, staticTableStatements } from './static-tables.js';
 import { typeFormatsStatement } from './format-type.js';
 import { catalogViewStatements } from './catalog-views.js';
 import { informationSchemaStatements } from './information-schema.js';
@@ -124,7 +124,18 @@ function compatStatements(b: Build): string[] {
   s.push(...functionMacroStatements(b));
   s.push(...informationSchemaStatements());
   s.push(...systemColumnViews(s));
+  s.push(...catalogRelationsStatements(createdCatalogRelations(s)));
   return dependencyOrder(materialiseViews(s));
+}
+
+/** The pg_catalog relations the statements create (`fdl_pg.pgcat.pg_…`, a view or a table). */
+function createdCatalogRelations(statements: string[]): Set<string> {
+  const created = new Set<string>();
+  for (const sql of statements) {
+    const rel = /^CREATE (?:VIEW|TABLE) fdl_pg\.pgcat\.(pg_\w+)/.exec(sql)?.[1];
+    if (rel) created.add(rel);
+  }
+  return created;
 }
 
 /**

@@ -243,17 +243,6 @@ export function staticTableStatements(): string[] {
   );
   s.push(
     ...valuesTable(
-      '_catrels',
-      [
-        ['oid', 'BIGINT'],
-        ['relname', 'VARCHAR'],
-        ['relkind', 'VARCHAR'],
-      ],
-      PG_CATALOG_RELATIONS,
-    ),
-  );
-  s.push(
-    ...valuesTable(
       '_inforels',
       [
         ['oid', 'BIGINT'],
@@ -297,4 +286,21 @@ export function staticTableStatements(): string[] {
     );
   }
   return s;
+}
+
+/**
+ * `_catrels`: the pg_catalog relations pg_class lists — PostgreSQL 15's, less those the emulation
+ * does not create (`pg_stat_database`, `pg_statistic`, `pg_shadow`, …). A tool that lists the
+ * catalog (psql's `\dS`, sqlsmith, an ORM) then reads only relations that answer, never `42P01`.
+ */
+export function catalogRelationsStatements(created: ReadonlySet<string>): string[] {
+  return valuesTable(
+    '_catrels',
+    [
+      ['oid', 'BIGINT'],
+      ['relname', 'VARCHAR'],
+      ['relkind', 'VARCHAR'],
+    ],
+    PG_CATALOG_RELATIONS.filter((r) => created.has(String(r[1]))),
+  );
 }
