@@ -1,0 +1,19 @@
+/**
+ * Corpus statements of session 56 (issue 25, helper s56-pg): silent differences the session-55 review left.
+ * `REVIEW_56` must be PostgreSQL's answer or its error with PostgreSQL's SQLSTATE (never refused, never
+ * excused); `REVIEW_56_REFUSED` refused with a hint (0A000/42883), never excused.
+ */
+export const REVIEW_56 = [
+  // date_part of ±infinity: PostgreSQL 15's ±Infinity for the year-like fields and epoch, NULL for the others (DuckDB: NULL for all)
+  "select date_part('epoch', 'infinity'::timestamp), date_part('year', '-infinity'::timestamp), date_part('month', 'infinity'::timestamp), date_part('year', '-infinity'::date), date_part('century', 'infinity'::timestamptz)",
+  "select date_part('isoyear', x), date_part('julian', x), date_part('decade', x), date_part('mil', x), date_part('day', x) from (values ('infinity'::timestamp), ('2024-01-01'), ('-infinity'), (null)) t(x) order by 1",
+  "select extract(month from '-infinity'::date), extract(hour from 'infinity'::timestamptz), extract(year from date '2024-03-01'), extract(epoch from timestamp '2024-03-01 10:00')",
+  "select date_part('year', max(ordered_at)), extract(year from max(ordered_at)), date_part('year', interval '2 years'), extract(epoch from interval '1 day') from sales.orders",
+];
+
+export const REVIEW_56_REFUSED = [
+  // extract's numeric ±Infinity: DuckDB's DECIMAL has none (it was NULL)
+  "select extract(epoch from 'infinity'::timestamp)",
+  "select extract(year from '-infinity'::date)",
+  "select extract(year from x) from (values ('infinity'::timestamptz), ('2024-01-01')) t(x)",
+];
