@@ -9,6 +9,11 @@ export const REVIEW_56 = [
   "select date_part('isoyear', x), date_part('julian', x), date_part('decade', x), date_part('mil', x), date_part('day', x) from (values ('infinity'::timestamp), ('2024-01-01'), ('-infinity'), (null)) t(x) order by 1",
   "select extract(month from '-infinity'::date), extract(hour from 'infinity'::timestamptz), extract(year from date '2024-03-01'), extract(epoch from timestamp '2024-03-01 10:00')",
   "select date_part('year', max(ordered_at)), extract(year from max(ordered_at)), date_part('year', interval '2 years'), extract(epoch from interval '1 day') from sales.orders",
+  // ARRAY[…]::numeric[] of constants shown: each element at its own scale, as without the cast (it was padded: {1.500,2.000})
+  'select array[1.5, 2]::numeric[]',
+  'select array[[1.5, 2], [3, null]]::numeric[], array[1.25, 2, 10.5]::numeric[] as a, array[1, 2]::numeric[]',
+  'select array[null, null]::numeric[], array[]::numeric[], array[1.5, null]::numeric[]',
+  'select order_id, array[1.5, 2.25]::numeric[], array[amount::numeric] from sales.orders order by order_id limit 3',
 ];
 
 export const REVIEW_56_REFUSED = [
