@@ -805,6 +805,31 @@ test('round(float8 / $1, n) is 42883 when it runs, as PostgreSQL has no round(do
   }
 });
 
+test("START TRANSACTION's command tag is START TRANSACTION, BEGIN's BEGIN, inside a block too (PostgreSQL 15's)", async () => {
+  const tags = async (c: RawPg) => {
+    const out: Array<[string | undefined, string | undefined]> = [];
+    for (const sql of [
+      'START TRANSACTION',
+      'START TRANSACTION READ ONLY',
+      'COMMIT',
+      'start transaction isolation level repeatable read',
+      'BEGIN',
+      'ROLLBACK',
+      'BEGIN',
+      'START TRANSACTION',
+      'ROLLBACK',
+    ]) {
+      const r = await c.simple(sql);
+      const notice = r.messages.find((m) => m.code === 'N')?.parsed as { code?: string } | undefined;
+      out.push([r.commandTag ?? r.error?.code, notice?.code]);
+    }
+    return out;
+  };
+  const [pg, gw] = [await tags(conns.pg!), await tags(conns.gw!)];
+  assert.equal(pg[0]![0], 'START TRANSACTION');
+  assert.deepEqual(gw, pg);
+});
+
 describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', () => {
   test("numeric declared in Parse keeps the value's scale; Describe before Bind gives PostgreSQL's column types", async () => {
     const sql = 'select qty + $1, amount * $1, round($1, 1) from sales.orders order by order_id limit 2';
