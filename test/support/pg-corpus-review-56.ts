@@ -14,6 +14,14 @@ export const REVIEW_56 = [
   'select array[[1.5, 2], [3, null]]::numeric[], array[1.25, 2, 10.5]::numeric[] as a, array[1, 2]::numeric[]',
   'select array[null, null]::numeric[], array[]::numeric[], array[1.5, null]::numeric[]',
   'select order_id, array[1.5, 2.25]::numeric[], array[amount::numeric] from sales.orders order by order_id limit 3',
+  // a number followed at once by a letter: PostgreSQL 15's lexer says 42601 (DuckDB read `0x263A` as `0 AS x263a`)
+  'select 0x263A',
+  'select 1_000',
+  'select 0b101, 0o17',
+  'select 1abc',
+  'select order_id from sales.orders order by 1desc',
+  'select 12.5e3x',
+  'select 1e3, 1.5e-2, .5, 2::int, t1.x, \'a1b\' as s1, 3 as "1x" from (select 1 as x) t1',
 ];
 
 export const REVIEW_56_REFUSED = [
