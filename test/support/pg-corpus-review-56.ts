@@ -22,6 +22,9 @@ export const REVIEW_56 = [
   'select order_id from sales.orders order by 1desc',
   'select 12.5e3x',
   'select 1e3, 1.5e-2, .5, 2::int, t1.x, \'a1b\' as s1, 3 as "1x" from (select 1 as x) t1',
+  // second 60 of a time of day: the next minute's start, up to 24:00:00 (DuckDB's reader refused it, 22008)
+  "select '23:59:60'::time, time '10:00:60.5', '10:59:60'::time, '24:00:00'::time",
+  "select '23:59:60.5'::time",
 ];
 
 export const REVIEW_56_REFUSED = [
