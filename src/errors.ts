@@ -68,6 +68,7 @@ export const SQLSTATE = {
   integrityConstraintViolation: '23000',
   invalidSchemaName: '3F000',
   indeterminateDatatype: '42P18',
+  inconsistentDatatypes: '42P08',
   undefinedParameter: '42P02',
   duplicateCursor: '42P03',
   duplicatePreparedStatement: '42P05',

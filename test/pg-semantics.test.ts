@@ -657,16 +657,22 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
     oids: [25, 25, 25, 25],
     params: ['05 Mar 2024', 'DD Mon YYYY', '1,234.5', '9G999D9'],
   },
+  // PostgreSQL cannot type a parameter only tested for NULL (42P18; the gateway had said text, session 56)
+  { sql: 'select $1 is null', oids: [], pgError: '42P18' },
+  { sql: `select count(*) ${O} where $1 is null or $1 is not null`, oids: [], pgError: '42P18' },
+  // a NullTest's parameter typed by a later use (or a bare select-list item) keeps its unknown node: 42P08
+  { sql: 'select $1 is null, $1', oids: [], pgError: '42P08' },
+  { sql: `select count(*) ${O} where $1 is null or qty = $1`, oids: [], pgError: '42P08' },
+  { sql: `select count(*) ${O} where qty = $1 or $1 is null`, oids: [21], params: ['3'] },
+  // a bare select-list parameter is text unless an earlier use typed it: 42P08 (the gateway had said int4, session 56)
+  { sql: 'select $1, $1::int', oids: [], pgError: '42P08' },
+  { sql: `select $1 ${O} where qty = $1`, oids: [], pgError: '42P08' },
+  { sql: 'select $1 is null, $1, $1::int', oids: [], pgError: '42P08' },
+  { sql: 'select $1::int, $1', oids: [23], params: ['7'] },
+  { sql: 'select $1 + 1, $1', oids: [23], params: ['7'] },
+  { sql: 'select $1, $1::text', oids: [25], params: ['a'] },
+  { sql: 'select $1 from (select $1::int as y) s', oids: [23], params: ['7'] },
   // PostgreSQL cannot type these; the gateway types them as text
-  {
-    sql: 'select $1 is null',
-    oids: [],
-    pgError: '42P18',
-    differs: {
-      why: 'an unknown nothing decides is text in the gateway (PostgreSQL refuses)',
-      gateway: { params: [25], columns: [16] },
-    },
-  },
   {
     sql: 'select concat($1, $2)',
     oids: [],
@@ -797,6 +803,31 @@ test('round(float8 / $1, n) is 42883 when it runs, as PostgreSQL has no round(do
     assert.match(gw.error!.message, /^function round\((double precision|real), integer\) does not exist$/);
     assert.match(gw.error!.hint ?? '', /round\(x::numeric, n\)/);
   }
+});
+
+test("START TRANSACTION's command tag is START TRANSACTION, BEGIN's BEGIN, inside a block too (PostgreSQL 15's)", async () => {
+  const tags = async (c: RawPg) => {
+    const out: Array<[string | undefined, string | undefined]> = [];
+    for (const sql of [
+      'START TRANSACTION',
+      'START TRANSACTION READ ONLY',
+      'COMMIT',
+      'start transaction isolation level repeatable read',
+      'BEGIN',
+      'ROLLBACK',
+      'BEGIN',
+      'START TRANSACTION',
+      'ROLLBACK',
+    ]) {
+      const r = await c.simple(sql);
+      const notice = r.messages.find((m) => m.code === 'N')?.parsed as { code?: string } | undefined;
+      out.push([r.commandTag ?? r.error?.code, notice?.code]);
+    }
+    return out;
+  };
+  const [pg, gw] = [await tags(conns.pg!), await tags(conns.gw!)];
+  assert.equal(pg[0]![0], 'START TRANSACTION');
+  assert.deepEqual(gw, pg);
 });
 
 describe('declared numeric parameters (pgjdbc setBigDecimal, Npgsql decimal)', () => {

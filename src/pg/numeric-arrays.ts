@@ -69,10 +69,13 @@ export function numericArrayJson(orig: Node | undefined): Node | undefined {
 
 /**
  * `ARRAY[…]` of numeric constants of mixed scales as an outermost select-list item (`orig` as written,
- * `walked` its rewrite): each element a numeric struct at its own scale; else undefined.
+ * `walked` its rewrite): each element a numeric struct at its own scale; else undefined. `cast`: it stands
+ * under `::numeric[]`, which DuckDB pads to one scale even where the constants share theirs (`{1.000,2.000}`).
  */
-export function shownNumericArray(orig: Node, walked: Node): Node | undefined {
-  const shape = mixedScales({ A_ArrayExpr: orig });
+export function shownNumericArray(orig: Node, walked: Node, cast = false): Node | undefined {
+  const all = cast ? shapeOf({ A_ArrayExpr: orig }) : undefined;
+  // (an array of NULLs only keeps its cast: without it the list would not be numeric)
+  const shape = Array.isArray(all) && leaves(all).some((l) => l) ? all : mixedScales({ A_ArrayExpr: orig });
   if (!shape) return undefined;
   const wrap = (s: Shape, n: Node): Node | undefined => {
     if (Array.isArray(s)) {

@@ -177,8 +177,9 @@ export function extractNumeric(fc: Node, args: Node[]): Node | undefined {
       "PostgreSQL's numeric Julian date is not emulated: date_part('julian', x) gives it in double precision.",
     );
   // The tag stands for x without its aggregates and windows (`max(t) - min(t)`), which no macro argument may hold.
-  if (field === 'epoch') return sem('epoch', [tagOf(x) ?? x, x]);
-  if (NOT_TIME_UNITS.has(field)) return timeUnitChecked(args, extractValue(fc, field, x), 'timeunitn', false);
+  if (field === 'epoch') return infiniteRefused(field, x, sem('epoch', [tagOf(x) ?? x, x]));
+  if (NOT_TIME_UNITS.has(field))
+    return infiniteRefused(field, x, timeUnitChecked(args, extractValue(fc, field, x), 'timeunitn', false));
   // The time zone fields exist only for timestamptz and timetz (PostgreSQL: 0A000 for a timestamp; DuckDB answered 0).
   if (field.startsWith('timezone'))
     return sem('tzfield', [tagOf(x) ?? x, castTo({ FuncCall: fc }, 'decimal', [38, 0])]);
@@ -197,7 +198,32 @@ function extractValue(fc: Node, field: string, x: Node): Node {
 
 /** `date_part(field, x)`: double precision in PostgreSQL, whatever the field (DuckDB: BIGINT for most). */
 export function datePartFloat8(fc: Node): Node {
-  return timeUnitChecked(fc.args as Node[], castTo({ FuncCall: fc }, 'double'), 'timeunit');
+  const args = fc.args as Node[];
+  const value = timeUnitChecked(args, castTo({ FuncCall: fc }, 'double'), 'timeunit');
+  const field = String(args[0]?.A_Const?.sval?.sval ?? '').toLowerCase();
+  const x = args[1];
+  // PostgreSQL 15's NonFiniteTimestampTzPart: ±Infinity for these fields, NULL for the others (DuckDB: NULL for all).
+  if (!x || !INFINITE_FIELDS.has(field)) return value;
+  return sem('infpart', [tagOf(x) ?? x, x, value]);
+}
+
+/**
+ * The fields PostgreSQL 15 answers ±Infinity for when the date or timestamp is infinite (its
+ * NonFiniteTimestampTzPart and NonFiniteDatePart, every spelling datetktbl reads); other fields are NULL.
+ */
+const INFINITE_FIELDS: ReadonlySet<string> = new Set([
+  ...['epoch', 'julian', 'isoyear', 'y', 'year', 'years', 'yr', 'yrs', 'dec', 'decade', 'decades', 'decs'],
+  ...['c', 'cent', 'centuries', 'century', 'mil', 'millennia', 'millennium', 'millenniums', 'mils'],
+]);
+
+/**
+ * extract's numeric of an infinite date or timestamp, for a field PostgreSQL answers numeric ±Infinity for:
+ * DuckDB's DECIMAL has no infinity, so the row is refused (0A000, pg-value-macros.ts `_pgsem_infnum`); it
+ * was NULL, silently.
+ */
+function infiniteRefused(field: string, x: Node, value: Node): Node {
+  if (!INFINITE_FIELDS.has(field)) return value;
+  return sem('infnum', [tagOf(x) ?? x, x, { A_Const: { sval: { sval: field } } }, value]);
 }
 
 /**

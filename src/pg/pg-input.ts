@@ -195,6 +195,8 @@ export function timetzInput(text: string): Node | undefined {
  */
 export function timeInput(text: string): Node | undefined {
   if (text.trim().toLowerCase() === 'allballs') return { A_Const: { sval: { sval: '00:00:00' } } };
+  const leap = leapSecond(text);
+  if (leap) return { A_Const: { sval: { sval: leap } } };
   const m = /^\s*(\d\d?)(:\d\d(?::\d\d(?:\.\d+)?)?)\s*(am|pm)\s*$/i.exec(text);
   if (!m) return undefined;
   const hour = Number(m[1]);
@@ -202,6 +204,21 @@ export function timeInput(text: string): Node | undefined {
   const pm = m[3]!.toLowerCase().startsWith('p');
   const h24 = (hour % 12) + (pm ? 12 : 0);
   return { A_Const: { sval: { sval: `${String(h24).padStart(2, '0')}${m[2]}` } } };
+}
+
+/**
+ * A time of day at second 60 (`'23:59:60'`, `'10:00:60.5'`): PostgreSQL reads it as the next minute's
+ * start, up to `24:00:00` (past it 22008); DuckDB's reader refused it (22008).
+ */
+function leapSecond(text: string): string | undefined {
+  const m = /^\s*(\d\d?):(\d\d):60(\.\d+)?\s*$/.exec(text);
+  if (!m) return undefined;
+  const minutes = Number(m[1]) * 60 + Number(m[2]) + 1;
+  const fraction = m[3] && /[1-9]/.test(m[3]) ? m[3] : '';
+  if (Number(m[2]) > 59 || minutes > 24 * 60 || (minutes === 24 * 60 && fraction))
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date/time field value out of range: "${text}"`);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(Math.floor(minutes / 60))}:${two(minutes % 60)}:00${fraction}`;
 }
 
 /** C's rint(): to the nearest integer, halves to even (the default rounding mode). */

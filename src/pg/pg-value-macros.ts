@@ -230,6 +230,28 @@ export const PG_VALUE_MACROS: ReadonlyArray<[string, string]> = [
     (t): [string, string] => [`_pgsem_tzunit(t ${t}, x, u, v)`, 'v'],
   ),
   ['_pgsem_tzunit(t, x, u, v)', 'v'],
+  // date_part/extract of ±infinity (pg-forms.ts INFINITE_FIELDS): date_part PostgreSQL's ±Infinity, extract's
+  // numeric refused (DuckDB's DECIMAL has no infinity); DuckDB answered NULL for both. Other types keep v.
+  ...['DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE'].flatMap((t): Array<[string, string]> => [
+    [
+      `_pgsem_infpart(t ${t}, x, v)`,
+      `CASE WHEN isinf(x) THEN CASE WHEN x > CAST('1970-01-01' AS DATE) THEN CAST('Infinity' AS DOUBLE) ELSE CAST('-Infinity' AS DOUBLE) END ELSE v END`,
+    ],
+    [
+      `_pgsem_infnum(t ${t}, x, u, v)`,
+      `CASE WHEN isinf(x) THEN error('extract(' || u || ' from ' || CASE WHEN x > CAST('1970-01-01' AS DATE) THEN 'infinity' ELSE '-infinity' END || ') is not supported by fdl-gateway|PostgreSQL answers numeric Infinity or -Infinity, which DuckDB''s DECIMAL cannot hold: date_part(''' || u || ''', x) answers it in double precision, or test isfinite(x) first.') ELSE v END`,
+    ],
+  ]),
+  ...[
+    ...TEMPORAL.filter((t) => !['DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE'].includes(t)),
+    'TIME WITH TIME ZONE',
+    ...NUMBERS,
+  ].flatMap((t): Array<[string, string]> => [
+    [`_pgsem_infpart(t ${t}, x, v)`, 'v'],
+    [`_pgsem_infnum(t ${t}, x, u, v)`, 'v'],
+  ]),
+  ['_pgsem_infpart(t, x, v)', 'v'],
+  ['_pgsem_infnum(t, x, u, v)', 'v'],
   // PostgreSQL has no year 0 for dates and timestamps (44 BC is -44; DuckDB's year is astronomical, -43);
   // an interval's years are a count (`extract(year from interval '1 day')` is 0).
   ['_pgsem_bcyear(t INTERVAL, v)', 'v'],

@@ -1,4 +1,5 @@
 /** Operators in the rewrite: regex and LIKE spellings, ANY/ALL over array text, division, dates, JSON paths. */
+import { SqlError, SQLSTATE } from '../errors.js';
 import { widenedOperands } from './numeric-width.js';
 import { castTo } from './parse-nodes.js';
 import { COMPAT_DB } from './catalog/names.js';
@@ -150,6 +151,7 @@ function asciiCaseOnly(match: Node, x: Node, pattern: Node): Node {
 }
 
 export function aExpr(orig: Node, expr: Node, ctx: Ctx): Node {
+  jsonComparisonRefused(expr);
   const out = operatorExpr(expr, ctx);
   // `jsonb -> k`, `jsonb #> p` shown as a select-list item: jsonb (3802), though DuckDB holds it as JSON.
   if (ctx.shown?.has(expr) && expr.kind === 'AEXPR_OP' && jsonbOperand({ A_Expr: expr })) {
@@ -169,6 +171,33 @@ function jsonbOperand(n: Node | undefined): boolean {
 }
 
 const COMPARISONS: ReadonlySet<string> = new Set(['=', '<>', '!=', '<', '>', '<=', '>=']);
+
+/** Whether a node is syntactically json (not jsonb): a cast to json. */
+const jsonCast = (n: Node | undefined): boolean => {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return !!tn && names(tn.names).slice(-1)[0] === 'json' && !tn.arrayBounds?.length;
+};
+
+/**
+ * `x::json = y`: PostgreSQL's json has no comparison operators (42883); DuckDB's JSON compared the texts
+ * and answered. Refused where an operand is written as a json cast.
+ */
+function jsonComparisonRefused(e: Node): void {
+  const op = names(e.name as Node[] | undefined).slice(-1)[0] ?? '';
+  if (e.kind !== 'AEXPR_OP' || !COMPARISONS.has(op)) return;
+  const [l, r] = [e.lexpr as Node | undefined, e.rexpr as Node | undefined];
+  if (!jsonCast(l) && !jsonCast(r)) return;
+  const typeOf = (n: Node | undefined) => (jsonCast(n) ? 'json' : n?.A_Const?.sval ? 'unknown' : undefined);
+  const [lt, rt] = [typeOf(l), typeOf(r)];
+  throw new SqlError(
+    SQLSTATE.undefinedFunction,
+    lt && rt
+      ? `operator does not exist: ${lt} ${op} ${rt}`
+      : `operator does not exist: json ${op} (a json value has no comparison operators)`,
+    undefined,
+    'PostgreSQL compares json values only as jsonb or as text: cast both sides (x::jsonb = y::jsonb, x::text = y::text).',
+  );
+}
 
 /** `x IN (…)` and `x [NOT] BETWEEN … AND …`: their right operand is a list of items each compared with x. */
 const inOrBetween = (kind: unknown) =>

@@ -215,6 +215,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           ctx.changed = true;
           return bits;
         }
+        // `ARRAY[1.5, 2]::numeric[]` shown: the cast changes nothing in PostgreSQL, each element keeps its scale
+        const array = ctx.shown?.has(body) && plainNumericArray(body) ? (body.arg as Node).A_ArrayExpr : undefined;
+        const scaled = array ? shownNumericArray(array, walk(array, ctx, false) as Node, true) : undefined;
+        if (scaled) {
+          ctx.changed = true;
+          return scaled;
+        }
         return typeCast(body, ctx, display);
       }
       case 'A_Const': {
@@ -662,5 +669,16 @@ function groupDistinctRefused(): SqlError {
     'GROUP BY DISTINCT with ROLLUP, CUBE or GROUPING SETS is not supported by fdl-gateway',
     undefined,
     'List the distinct grouping sets yourself: GROUP BY GROUPING SETS ((a, b), (a), ()).',
+  );
+}
+
+/** A cast of an ARRAY[…] constructor to `numeric[]` without a typmod. */
+function plainNumericArray(cast: Node): boolean {
+  const t = cast.typeName as Node | undefined;
+  return (
+    !!(cast.arg as Node | undefined)?.A_ArrayExpr &&
+    names(t?.names).slice(-1)[0] === 'numeric' &&
+    ((t?.arrayBounds as Node[] | undefined)?.length ?? 0) > 0 &&
+    !t?.typmods
   );
 }

@@ -29,6 +29,7 @@ import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { refuseInParameter } from '../pg/in-parameter.js';
+import { refuseParamConflicts } from '../pg/param-conflicts.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
@@ -223,6 +224,8 @@ export async function planQuery(
           : (rewrite.paramOids?.get(i + 1) ?? inferred.get(i + 1) ?? (fixedOid(i + 1) || paramOidFor(duck, i + 1))),
       );
     }
+    // PostgreSQL's 42P18 and 42P08 where the inference above picked a type PostgreSQL would not (pg/param-conflicts.ts)
+    if (n > 0 && grammar) refuseParamConflicts(source, base.paramOids, declaredTypes);
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (pg/result-shape.ts).
     const shape = await resultShape(

@@ -104,7 +104,11 @@ export async function runStatement<P extends CursorEntry>(
 ): Promise<StatementOutcome<P>> {
   switch (stmt.kind) {
     case 'begin':
-      return transactionDone(core, scope, core.tx.begin(stmt.isolation ?? defaultIsolation(core)));
+      return transactionDone(
+        core,
+        scope,
+        core.tx.begin(stmt.isolation ?? defaultIsolation(core), stmt.start ? 'START TRANSACTION' : 'BEGIN'),
+      );
     case 'commit':
     case 'rollback': {
       const verb = stmt.kind.toUpperCase();

@@ -50,16 +50,16 @@ export class Transaction {
     return this.state !== 'I';
   }
 
-  /** `isolation`: the level BEGIN names, else the session's default_transaction_isolation. */
-  begin(isolation: string): TransactionOutcome {
+  /** `isolation`: the level BEGIN names, else the session's default_transaction_isolation; `tag`: the statement's. */
+  begin(isolation: string, tag: 'BEGIN' | 'START TRANSACTION' = 'BEGIN'): TransactionOutcome {
     if (this.state !== 'I')
       return {
-        tag: 'BEGIN',
+        tag,
         warning: { code: SQLSTATE.activeTransaction, message: 'there is already a transaction in progress' },
       };
     this.level = isolation;
     this.snapshotTaken = false;
-    return { tag: 'BEGIN', begins: true };
+    return { tag, begins: true };
   }
 
   /** The block's isolation level (outside a block, the caller's default applies). */

@@ -14,6 +14,7 @@ import { setConfigCalls } from '../pg/set-config.js';
 import { classifySet } from './set-statement.js';
 import { classifyTransaction } from './transaction-statement.js';
 import { parsePg, pgSyntaxError } from '../pg/pg-parse.js';
+import { numericJunk } from './numeric-junk.js';
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
@@ -91,6 +92,9 @@ export function classify(statement: string): Statement {
   const upper = s.slice(0, 64).toUpperCase();
   const first = /^[A-Z_]+/.exec(upper)?.[0] ?? '';
   let m: RegExpExecArray | null;
+  // PostgreSQL 15's lexer refuses `0x263A`, `1_000`, `1abc` before anything reads them (text/numeric-junk.ts)
+  const junk = numericJunk(s);
+  if (junk) return { kind: 'refused', sqlstate: SYNTAX, message: junk.message };
   // The other statements the gateway answers itself must be PostgreSQL's, whole (DuckDB's RESET GLOBAL aside).
   if (OWN_STATEMENTS.has(first) && !/^RESET\s+GLOBAL\b/i.test(s) && !parsePg(s)) return grammarRefusal(s);
 

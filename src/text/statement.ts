@@ -4,7 +4,7 @@ import type { SettingItem } from '../pg/set-config.js';
 
 export type Statement =
   /** isolation: the ISOLATION LEVEL named, as PostgreSQL shows it (`repeatable read`), or null. */
-  | { kind: 'begin'; readOnly: boolean | null; isolation: string | null }
+  | { kind: 'begin'; readOnly: boolean | null; isolation: string | null; start?: boolean }
   /** chain: AND CHAIN, the next block begins at once with the same characteristics. */
   | { kind: 'commit'; chain: boolean }
   | { kind: 'rollback'; chain: boolean }

@@ -33,8 +33,10 @@ export function classifyTransaction(s: string): Statement | null {
   const savepoint = String(stmt['savepoint_name'] ?? '');
   switch (stmt['kind']) {
     case 'TRANS_STMT_BEGIN':
-    case 'TRANS_STMT_START':
       return { kind: 'begin', ...characteristics((stmt['options'] ?? []) as Node[]) };
+    case 'TRANS_STMT_START':
+      // PostgreSQL's command tag for it is START TRANSACTION, not BEGIN
+      return { kind: 'begin', start: true, ...characteristics((stmt['options'] ?? []) as Node[]) };
     case 'TRANS_STMT_COMMIT':
       return { kind: 'commit', chain };
     case 'TRANS_STMT_ROLLBACK':

@@ -38,6 +38,7 @@ import { REVIEW_53, REVIEW_53_REFUSED } from './pg-corpus-review-53.js';
 import { REVIEW_55N, REVIEW_55N_REFUSED } from './pg-corpus-review-55n.js';
 import { REVIEW_54 } from './pg-corpus-review-54.js';
 import { REVIEW_55 } from './pg-corpus-review-55.js';
+import { REVIEW_56, REVIEW_56_REFUSED } from './pg-corpus-review-56.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -480,6 +481,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_55N,
   ...REVIEW_54,
   ...REVIEW_55,
+  ...REVIEW_56,
 ]);
 
 /**
@@ -574,6 +576,9 @@ export const NEVER_EXCUSED: readonly string[] = [
   ...REVIEW_54,
   // session 55: an alias inside an ORDER BY/GROUP BY expression (42703), …
   ...REVIEW_55,
+  // session 56: silent differences the session-55 review left (date_part/extract of ±infinity, …)
+  ...REVIEW_56,
+  ...REVIEW_56_REFUSED,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
