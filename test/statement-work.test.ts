@@ -567,6 +567,23 @@ describe('statement work: once per text, once per signature, once per statement'
     }
   });
 
+  test("a new text the rewrite changes, with parameters for PostgreSQL to type (a dashboard's new constant): the PostgreSQL grammar parses it once, not its rewritten text again", async () => {
+    // `$1::int + order_id` is float-checked (pg/float-range.ts): DuckDB runs a rewritten text whose parameters are typed from its tree
+    const text = (k: number) => `select $1::int + order_id as n from sales.orders where order_id = $2 and ${k} > 0`;
+    // the first text of its shape is parsed once more, as a shape (pg/rewrite-shapes.ts: once per shape)
+    for (const [k, a, b] of [
+      [4101, 7, 2],
+      [4102, 8, 3],
+      [4103, 9, 4],
+    ] as const) {
+      const before = await pgParses(s);
+      const rows = (await c.query({ text: text(k), values: [a, b] })).rows;
+      if (k !== 4101) assert.equal((await pgParses(s)) - before, 1, `constant ${k}`);
+      assert.deepEqual(rows, (await c.query({ text: POINT, values: [a, b] })).rows);
+      assert.equal(rows.length, 1);
+    }
+  });
+
   test('a rewritten text with new integers in its comparisons (simple protocol): no PostgreSQL parse again, its shape planned once, the answer of its own values', async () => {
     const text = (c: number, q: number) =>
       `select count(*)::int as n, sum(amount) as total from sales.orders where customer_id = ${c} and qty >= ${q} -- shape`;

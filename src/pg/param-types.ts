@@ -13,7 +13,7 @@ import { deparseSync } from 'pgsql-parser';
 import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { PG_TYPES } from './catalog/pg-data.js';
-import { parsePg } from './pg-parse.js';
+import { parsePg, parsePrintedPg } from './pg-parse.js';
 import { counted } from '../stages.js';
 import { replaceParams } from '../text/split.js';
 
@@ -173,7 +173,7 @@ export function paramContext(
   clientSql: string,
   sql: string,
 ): { fixed: ReadonlyMap<number, number>; probes: boolean } | null {
-  const tree = parsePg(sql);
+  const tree = parsePrintedPg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
   if (!stmt) return null;
   const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };
@@ -201,7 +201,7 @@ export async function inferParamOids(
   castTo: (n: number) => { duckType: string; oid: number } | undefined,
   typedByDuckDB: (n: number) => boolean = () => false,
 ): Promise<Map<number, number>> {
-  const tree = parsePg(sql);
+  const tree = parsePrintedPg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
   if (!stmt) return new Map();
   const w: Walk = { fixed: new Map(), hints: new Map(), arithmetic: () => 'same' };

@@ -46,6 +46,28 @@ export function parsePg(sql: string): PgTree | null {
   return tree;
 }
 
+/**
+ * Trees the rewrite printed (rewrite.ts), by the text printed: what parameter typing (param-types.ts) reads of a
+ * rewritten text, which it would otherwise parse again just after printing it. Only for that reading: the
+ * rewrite's tree is not the grammar's in every detail (a cast it spells `int` the grammar reads as int4), so it
+ * is kept apart from the memo and remembered only where the two read parameters alike (rewrite.ts).
+ */
+const printed = new LRUCache<string, PgTree>({
+  max: 64,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (_v, sql) => 96 * sql.length + 1024,
+});
+trimWhenIdle(lruTrim(printed));
+
+export function rememberPrinted(sql: string, tree: PgTree): void {
+  if (sql.length <= MEMO_MAX_CHARS) printed.set(sql, tree);
+}
+
+/** For parameter typing: the tree the rewrite printed `sql` from, or the grammar's parse of it. */
+export function parsePrintedPg(sql: string): PgTree | null {
+  return printed.get(sql) ?? parsePg(sql);
+}
+
 /** PostgreSQL's refusal of a text its grammar cannot read: its message, and a quote of where (text/line-quote.ts). */
 export interface PgSyntaxError {
   /** `syntax error at or near "x"`; '' when the text parses. */

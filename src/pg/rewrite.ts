@@ -10,7 +10,7 @@
  */
 import { deparseSync, loadModule } from 'pgsql-parser';
 import { LRUCache } from 'lru-cache';
-import { parsePg } from './pg-parse.js';
+import { parsePg, rememberPrinted, type PgTree } from './pg-parse.js';
 import { mapSegments } from '../text/split.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { SEMANTIC_MACRO_PREFIX } from './pg-result-types.js';
@@ -168,7 +168,8 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   // before the printed-node ceiling, which many calls of a picture's expression reach too
   refuseManyNumberFormats(walked as object);
   const printed = printedNodes(walked as object);
-  if (printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
+  // (the client's tree is counted only when the allowance alone is exceeded)
+  if (printed > MAX_PRINTED_ALLOWANCE && printed > MAX_PRINTED_FACTOR * printedNodes(tree) + MAX_PRINTED_ALLOWANCE)
     throw new SqlError(
       SQLSTATE.statementTooComplex,
       `statement is too complex: the gateway's translation of its ${sql.length} characters for DuckDB would print ${printed} parse-tree nodes`,
@@ -178,6 +179,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   const out = standInCorrelatedTags(walked);
   let rewrittenSql = deparseSync(out as Parameters<typeof deparseSync>[0]);
   if (ctx.tableSample) rewrittenSql = percentSamples(rewrittenSql);
+  else if (readsParamsAlike(tree, out)) rememberPrinted(rewrittenSql, out as PgTree);
   refuseOverComposed(sql, rewrittenSql);
   // Only statements that reach the catalog emulation are catalog statements; PostgreSQL syntax
   // translated for DuckDB (ANY over a parameter, array text) leaves a plain query plain.
@@ -193,6 +195,32 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   if (ctx.params.size > 0) result.paramOids = ctx.params;
   if (ctx.catalogsNamed.size > 0) result.catalogsNamed = [...ctx.catalogsNamed].map(([db, name]) => ({ db, name }));
   return result;
+}
+
+/**
+ * Whether PostgreSQL's parse of the printed text would tell parameter typing (param-types.ts) what `out` tells
+ * it, so that `out` may stand for that parse: its parameters are cast only as the client's were, however often
+ * (a float check repeats its operands) — a cast the rewrite spells (`int8` for `oid($1)`) is another name in
+ * the grammar's parse; and it has no subscripts (DuckDB's slices print what the grammar refuses). Checked
+ * against a fresh parse over the corpus with its integers as parameters: the same types and probes.
+ */
+function readsParamsAlike(tree: unknown, out: unknown): boolean {
+  const casts = (root: unknown, stopAtSubscript: boolean): string[] | null => {
+    const found: string[] = [];
+    const stack: unknown[] = [root];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (!v || typeof v !== 'object') continue;
+      const n = v as Record<string, any>;
+      if (stopAtSubscript && (n.A_Indirection || n.A_Indices)) return null;
+      if (n.TypeCast?.arg?.ParamRef)
+        found.push(`${n.TypeCast.arg.ParamRef.number}:${JSON.stringify(n.TypeCast.typeName?.names)}`);
+      for (const c of Object.values(n)) if (c && typeof c === 'object') stack.push(c);
+    }
+    return [...new Set(found)].sort();
+  };
+  const after = casts(out, true);
+  return after !== null && after.join() === casts(tree, false)!.join();
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   valueTypedParam,
 } from '../pg/param-types.js';
 import { replaceParams } from '../text/split.js';
-import { parsePg } from '../pg/pg-parse.js';
+import { parsePg, parsePrintedPg } from '../pg/pg-parse.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
 import { withDeclaredCasts } from '../pg/declared-casts.js';
@@ -95,7 +95,7 @@ export async function planQuery(
     // While DuckDB parses, PostgreSQL's grammar reads what the parameters' types need (paramContext below:
     // memoized by text), on the event loop that would otherwise wait.
     if (sql.includes('$') && source.length <= PG_GRAMMAR_MAX_CHARS && !allDeclared(sql, declaredTypes)) {
-      parsePg(sql);
+      parsePrintedPg(sql);
       if (source !== sql) parsePg(source);
     }
     const first = await parsing;
