@@ -21,6 +21,18 @@ describe('a shown choice of texts is written once', () => {
     assert.equal(count(out, '_regtype_name('), 2, out);
   });
 
+  test("sqlsmith's type list: quote_ident and format give text, no scale wrapper (three pastes before)", () => {
+    const sql = `select case typnamespace when 'pg_catalog'::regnamespace then quote_ident(typname)
+      else format('%I.%I', typnamespace::regnamespace, typname) end name, oid from pg_type`;
+    const out = rewriteForDuckDB(sql);
+    assert.equal(count(out, '_pgsem_shown_scaled'), 0, out);
+    // format's %I reads its value twice (the NULL check, quote_ident): two lookups, six before
+    assert.equal(count(out, '_regnamespace_name('), 2, out);
+    // another schema's function of that name is not PostgreSQL's
+    const other = rewriteForDuckDB(`select case when oid > 1 then 1.5 else s.format(typname) end from pg_type`);
+    assert.equal(count(other, '_pgsem_shown_scaled'), 1, other);
+  });
+
   test('string constants, NULLs and text casts: unwrapped; a number among them, or none but NULL: wrapped as before', () => {
     const unwrapped = [
       `select case c.relkind when 'r' then 'table' when 'v' then 'view' end from pg_catalog.pg_class c`,

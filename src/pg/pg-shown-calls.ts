@@ -215,7 +215,19 @@ export function choosesText(kind: string, body: Node): boolean {
     (n.TypeCast !== undefined &&
       ((n.TypeCast.typeName?.arrayBounds as unknown[] | undefined)?.length ?? 0) === 0 &&
       TEXT_TYPES.has(String((n.TypeCast.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval)));
-  return results.some((n) => !isNull(n)) && results.every((n) => isNull(n) || isText(n!));
+  return results.some((n) => !isNull(n)) && results.every((n) => isNull(n) || isText(n!) || textCall(n!));
+}
+
+/** PostgreSQL's functions whose every overload returns text (pg_proc's prorettype 25): no scale to show. */
+const TEXT_FUNCTIONS: ReadonlySet<string> = new Set(['quote_ident', 'quote_literal', 'format', 'concat', 'concat_ws']);
+
+/** A call of one of TEXT_FUNCTIONS, bare or pg_catalog's (sqlsmith's `case … then quote_ident(typname) else format(…) end`). */
+function textCall(n: Node): boolean {
+  const fc = n.FuncCall as Node | undefined;
+  if (!fc || fc.over !== undefined || fc.agg_star) return false;
+  const parts = ((fc.funcname as Node[] | undefined) ?? []).map((p) => String(p.String?.sval));
+  const name = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog') ? parts[parts.length - 1] : '';
+  return TEXT_FUNCTIONS.has(name!);
 }
 
 function holdsGrouping(n: unknown): boolean {

@@ -63,6 +63,7 @@ import {
   compat,
   names,
   PGCAT,
+  REG_TYPES,
   str,
   strConst,
   TO_REG_CALL,
@@ -201,12 +202,14 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
     pgOwn &&
     (hasCompat(RENAMED[last] ?? last, fc.args as Node[] | undefined) ||
       (last === 'format' && /%(?:\d+\$)?I/.test(String((fc.args as Node[] | undefined)?.[0]?.A_Const?.sval?.sval))));
-  // concat, concat_ws and octet_length read a char(n) padded, as its output function writes it (`'ab'::char(4)`: `ab  `)
-  const padded = pgOwn && ['concat', 'concat_ws', 'octet_length'].includes(last);
+  // concat, concat_ws and octet_length read a char(n) padded, as its output function writes it (`'ab'::char(4)`: `ab  `);
+  // they and format read a reg* value as its output function writes it too, the name (`format('%I', n::regnamespace)`
+  // wrote the OID's digits)
+  const padded = pgOwn && ['concat', 'concat_ws', 'octet_length', 'format'].includes(last);
+  const asOutput = (a: Node): boolean =>
+    castType(a) === 'bpchar' ? last !== 'format' : REG_TYPES.has(castType(a) ?? '') && last !== 'octet_length';
   const walkArgs = (): unknown =>
-    padded
-      ? (fc.args as Node[] | undefined)?.map((a) => walk(a, ctx, castType(a) === 'bpchar'))
-      : walk(fc.args, ctx, false);
+    padded ? (fc.args as Node[] | undefined)?.map((a) => walk(a, ctx, asOutput(a))) : walk(fc.args, ctx, false);
   const args = (inSubquery ? untypedWithin(ctx, walkArgs) : walkArgs()) as Node[] | undefined;
   const out: Node = { ...fc, args };
   // An aggregate's ORDER BY and FILTER and a window's OVER name columns too (SQLAlchemy 2: array_agg(… ORDER BY pg_catalog.pg_enum.enumsortorder)).

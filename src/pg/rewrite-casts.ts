@@ -38,6 +38,7 @@ import {
 } from './pg-input.js';
 import { dispatch, floatNumericText, numericOf, shownNumericOf, timeOf } from './pg-result-types.js';
 import { lengthCast, numericCast } from './pg-calls.js';
+import { PG_CATALOG_OID } from './catalog/names.js';
 import { castTo } from './pg-forms.js';
 import {
   call,
@@ -316,9 +317,19 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // An oid column is already the oid: only text needs a lookup, which fails for an unknown name
     // with PostgreSQL's error (to_regclass and relatives return NULL instead).
     const isOid = arg.ColumnRef !== undefined || arg.A_Const?.ival !== undefined;
+    // `'pg_catalog'::regnamespace` (sqlsmith's and drivers' type lists) is PostgreSQL's fixed OID of pg_catalog in
+    // every database: a lookup's subquery in a CASE over pg_type made DuckDB's run 4× the same text with the OID.
+    const pgCatalog = kind === 'regnamespace' && arg.A_Const?.sval?.sval === 'pg_catalog';
     const oid = isOid
       ? { TypeCast: { arg, typeName: { names: [str('bigint')], typemod: -1 } } }
-      : compat(`_${kind}_in`, [arg]);
+      : pgCatalog
+        ? {
+            TypeCast: {
+              arg: { A_Const: { ival: { ival: PG_CATALOG_OID } } },
+              typeName: { names: [str('bigint')], typemod: -1 },
+            },
+          }
+        : compat(`_${kind}_in`, [arg]);
     return display ? compat(`_${kind}_name`, [oid]) : oid;
   }
   let typeName = tn;

@@ -105,6 +105,15 @@ const typeOids = (() => {
 const unknownArgs = `list_filter(${sigParts}, a -> map_extract_value(${typeOids}, ${C}_regtype_spelling(a)) IS NULL)`;
 const sigArgs = `CASE WHEN system.main.contains(CAST(x AS VARCHAR), '(') THEN list_transform(${sigParts}, a -> CAST(map_extract_value(${typeOids}, ${C}_regtype_spelling(a)) AS BIGINT)) END`;
 
+/**
+ * The FROM and WHERE of the functions `x` names (`_procsig fdl_pg_p`). regproc's input counts them in one aggregate
+ * over this: a list of them read by a second subquery (`len(m)`, `m[1]`) planned as two nested scalar subqueries, each
+ * with DuckDB's one-row check (a grouped aggregate), and made pgjdbc's type query (`typinput =
+ * 'pg_catalog.array_in'::regproc` beside a join) 2.5× the same query with the OID written in.
+ */
+const matchingProcs = `${C}_procsig fdl_pg_p, (SELECT ${sigName} AS fdl_pg_name, ${sigArgs} AS fdl_pg_args) fdl_pg_sig
+      WHERE fdl_pg_p.proname = fdl_pg_sig.fdl_pg_name AND (fdl_pg_sig.fdl_pg_args IS NULL OR fdl_pg_p.argtypes = fdl_pg_sig.fdl_pg_args)`;
+
 const noFunction = (name: string) => joined(`'function "'`, name, `'" does not exist'`);
 const ambiguousFunction = (name: string) => joined(`'more than one function named "'`, name, `'"'`);
 const NO_FUNCTION = noFunction('CAST(x AS VARCHAR)');
@@ -115,16 +124,12 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
   // The matches of a name (with its argument types when given, as regprocedure's input has them). The name
   // and the argument types are read once (a one-row subquery): the type names' constant map, pasted into each
   // use, made `'f'::regproc` 0.25 MB of bound plan and `'f(int4)'::regprocedure` 2.7 MB.
-  [
-    `_regproc_matches(x)`,
-    `(SELECT list(fdl_pg_p.oid ORDER BY fdl_pg_p.oid) FROM ${C}_procsig fdl_pg_p, (SELECT ${sigName} AS fdl_pg_name, ${sigArgs} AS fdl_pg_args) fdl_pg_sig
-      WHERE fdl_pg_p.proname = fdl_pg_sig.fdl_pg_name AND (fdl_pg_sig.fdl_pg_args IS NULL OR fdl_pg_p.argtypes = fdl_pg_sig.fdl_pg_args))`,
-  ],
+  [`_regproc_matches(x)`, `(SELECT list(fdl_pg_p.oid ORDER BY fdl_pg_p.oid) FROM ${matchingProcs})`],
   // An OID as itself; a name naming exactly one function (PostgreSQL refuses an ambiguous one).
   [
     `_regproc_oid(x)`,
     `CASE WHEN x IS NULL OR strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN NULL WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
-    ELSE (SELECT CASE WHEN len(m) = 1 THEN m[1] END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
+    ELSE (SELECT CASE WHEN count(*) = 1 THEN min(fdl_pg_p.oid) END FROM ${matchingProcs}) END`,
   ],
   // PostgreSQL's own output for its functions (regprocout qualifies an overloaded name), else the gateway's name.
   [
@@ -147,8 +152,8 @@ export const PROCEDURE_MACROS: ReadonlyArray<[string, string]> = [
     `_regproc_in(x)`,
     `CASE WHEN x IS NULL THEN NULL WHEN strlen(CAST(x AS VARCHAR)) > ${MAX_NAME_TEXT} THEN error(${NO_FUNCTION})
     WHEN system.main.regexp_full_match(CAST(x AS VARCHAR), '\\d+') THEN CAST(CAST(x AS VARCHAR) AS BIGINT)
-    ELSE (SELECT CASE coalesce(len(m), 0) WHEN 1 THEN m[1] WHEN 0 THEN error(${NO_FUNCTION})
-      ELSE error(${AMBIGUOUS_FUNCTION}) END FROM (SELECT ${C}_regproc_matches(x) AS m)) END`,
+    ELSE (SELECT CASE count(*) WHEN 1 THEN min(fdl_pg_p.oid) WHEN 0 THEN error(${NO_FUNCTION})
+      ELSE error(${AMBIGUOUS_FUNCTION}) END FROM ${matchingProcs}) END`,
   ],
   [`_regprocedure_oid(x)`, `${C}_regproc_oid(x)`],
   // regprocedure's input as PostgreSQL's regprocedurein: the argument list is required (22P02), an unknown
