@@ -10,7 +10,7 @@
  * run and closed with its last), and an event on one of those names — the next folder of a path, a file the run
  * reads, or the folder itself moved or deleted — bumps the folder's generation. A run's watch is set before its
  * files are re-checked (so what it checks is what the watches are on) and compared once DuckDB has read its last
- * row, after the loop has read the events pending then (WatchedRun.changed).
+ * row, once the loop has read the events queued before it (WatchedRun.changed).
  *
  * A folder that cannot be watched (ENOSPC past `fs.inotify.max_user_watches`, a file system without inotify) falls
  * back to its identity with its ctime, compared the same way: it fails closed — a swap is still seen, and a publish
@@ -89,7 +89,7 @@ function folderId(path: string, withCtime = false): string {
   }
 }
 
-/** One turn of the event loop: libuv reads the inotify events pending before it in that turn's poll. */
+/** To the end of this turn of the event loop: past the poll phase that reads the inotify events pending. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class WatchedRun {
@@ -137,15 +137,14 @@ export class WatchedRun {
   }
 
   /**
-   * Whether a watched name changed since the run's watch was set: read once DuckDB has read the run's last row, two
-   * turns of the loop later (a rename is queued by the kernel when it happens, but read by libuv only in a poll phase
-   * that starts after it). Lets the watches go.
+   * Whether a watched name changed since the run's watch was set: asked once DuckDB has read the run's last row, one
+   * turn of the loop later. A rename is queued by the kernel as it happens, so before the read that met its result,
+   * and so before that read's completion woke the loop: the poll phase that runs the completion also reads the inotify
+   * events queued before it (in the same batch, or an earlier one), and a check after one setImmediate comes after
+   * that poll phase. Lets the watches go.
    */
   async changed(): Promise<boolean> {
-    if (this.held.length > 0) {
-      await turn();
-      await turn();
-    }
+    if (this.held.length > 0) await turn();
     const changed = [
       ...this.seenSwapped,
       ...this.held.filter((h) => h.folder.generation !== h.at).map((h) => h.folder.path),
