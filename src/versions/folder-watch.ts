@@ -31,6 +31,7 @@ class WatchedFolder {
   /** Bumped by an event on a name some run watches here (or by a watcher error). */
   generation = 0;
   private runs = 0;
+  private idle: NodeJS.Timeout | undefined;
   private readonly names = new Map<string, number>();
 
   constructor(
@@ -50,6 +51,8 @@ class WatchedFolder {
   }
 
   hold(names: Iterable<string>): void {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = undefined;
     this.runs++;
     for (const n of names) this.names.set(n, (this.names.get(n) ?? 0) + 1);
   }
@@ -60,16 +63,20 @@ class WatchedFolder {
       if (left > 0) this.names.set(n, left);
       else this.names.delete(n);
     }
-    if (--this.runs <= 0) this.close();
+    // kept a while after its last run: a watch made and closed per statement cost ~1 ms of CPU each (statement-cost)
+    if (--this.runs <= 0) this.idle = setTimeout(() => this.close(), IDLE_WATCH_MS).unref();
   }
 
   close(): void {
+    if (this.idle) clearTimeout(this.idle);
     if (watched.get(this.path) === this) watched.delete(this.path);
     this.watcher.close();
   }
 }
 
 const watched = new Map<string, WatchedFolder>();
+/** How long a folder no run reads stays watched. */
+const IDLE_WATCH_MS = 60_000;
 let warnedUnwatched = false;
 
 /** Where a folder that cannot be watched (said once) and a run that saw a name change are told (gateway.ts: its log). */
