@@ -32,6 +32,7 @@ import { SqlError, SQLSTATE } from './errors.js';
 import type { ServerRoot } from './engine/duckdb-errors.js';
 import { Grants } from './versions/grants.js';
 import { Versions } from './versions/versions.js';
+import { folderWatchLog } from './versions/folder-watch.js';
 import type { Logger } from 'pino';
 import { parseScramVerifier } from './wire/auth.js';
 import { logDegradedTo } from './degraded.js';
@@ -85,6 +86,16 @@ export class Gateway {
           "DuckDB's open of a named pipe where a repository file should be was released: the store was tampered with",
         ),
     });
+    folderWatchLog.unwatched = (folder, code) =>
+      log.warn(
+        { event: 'folder_unwatched', folder, code },
+        'a data folder cannot be watched: runs compare its ctime instead, and a publish into it during a run ends that run XX001',
+      );
+    folderWatchLog.swapped = (folders) =>
+      log.warn(
+        { event: 'integrity', folders },
+        'a name on the way to a data file was renamed or replaced while a statement read it: the statement ended XX001',
+      );
     if (ADMISSION_OFF_FOR_TESTS) {
       // Only the engine's line stands then: never in a served gateway by accident.
       if (process.env.FDL_TEST_ADMISSION_I_AM_A_TEST !== 'yes')

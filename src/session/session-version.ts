@@ -8,6 +8,7 @@ import { SqlError, SQLSTATE } from '../errors.js';
 import { fromDuckDB } from '../engine/duckdb-errors.js';
 import { SYSTEM_VIEW_COLUMNS, type SystemTable } from '../text/system-views.js';
 import type { VersionLease, VersionReads, VersionSource } from '../versions/lease.js';
+import { watchRun, type WatchedRun } from '../versions/folder-watch.js';
 import { RefFollower } from './ref-follower.js';
 import { counted, spent, stageClock } from '../stages.js';
 import type { SessionSettings } from './settings.js';
@@ -144,6 +145,17 @@ export class SessionVersion {
     const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
     const lease = this.lease;
     return (!lease || lease.unchangedAfter(of(lease))) && pinned.every((l) => l.unchangedAfter(of(l)));
+  }
+
+  /**
+   * Watch the folders on the way to the files a statement reads in place, of every version it reads
+   * (versions/folder-watch.ts): set before its files are re-checked, compared once DuckDB has read its last row.
+   */
+  watchReads(pinned: readonly VersionLease[], reads?: ReadonlyMap<string, VersionReads>): WatchedRun | null {
+    const of = (l: VersionLease) => reads?.get(l.dbName.toLowerCase()) ?? 'all';
+    const lease = this.lease;
+    const leases = lease ? [lease, ...pinned] : pinned;
+    return watchRun(leases.map((l) => l.watchPlan?.(of(l)) ?? []));
   }
 
   /**

@@ -95,6 +95,7 @@ export interface AttachedVersion
       | 'hasPendingTables'
       | 'revalidate'
       | 'unchangedAfter'
+      | 'watchPlan'
       | 'hasTable'
       | 'definesFunction'
       | 'countingStatement'
@@ -294,6 +295,7 @@ export async function attachVersion(
         counting?.statement(sql, searchSchemas, dbName) ?? Promise.resolve(null),
       revalidate: (reads = 'all') => recheck.revalidate(reads),
       unchangedAfter: (reads = 'all') => recheck.unchangedAfter(reads),
+      watchPlan: (reads = 'all') => recheck.watchPlan(reads),
       async dispose() {
         // Every step is taken even when one fails: in an engine that was replaced (engine-failure)
         // nothing can be detached, but the connections held to it and the files must still go.

@@ -4,6 +4,7 @@
  */
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import type { SystemTable, SystemViewName } from '../text/system-views.js';
+import type { WatchPlan } from './folder-watch.js';
 
 /** A parameter value bound to a statement. */
 export interface BoundParam {
@@ -59,6 +60,8 @@ export interface VersionLease {
   revalidate(reads?: VersionReads): Promise<void> | undefined;
   /** Whether what a statement read of the version (`reads`) is still as verified before it ran (version-recheck.ts). */
   unchangedAfter(reads?: VersionReads): boolean;
+  /** The folders to watch while a statement reads `reads` in place (versions/folder-watch.ts); none when not local. */
+  watchPlan?(reads?: VersionReads): WatchPlan;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */

@@ -8,6 +8,7 @@
 import type { LakeCatalog, LakeTable } from '../lake/index.js';
 import type { Repository, VerifiedVersion } from '../resolver/repository.js';
 import type { VersionReads } from './lease.js';
+import { watchPlan, type WatchPlan } from './folder-watch.js';
 
 export class VersionRecheck {
   private checkedAt = Date.now();
@@ -17,6 +18,8 @@ export class VersionRecheck {
   private readonly tablesByName: Map<string, LakeTable[]>;
   private readonly viewNames: Set<string>;
   /** Each plan's reads (kept by the plan, the same array every statement) → its tables and files. */
+  /** Each files list's folders to watch while a statement reads them (worked out once). */
+  private readonly plans = new WeakMap<LakeTable['files'], WatchPlan>();
   private readonly readsSeen = new WeakMap<readonly unknown[], { tables: LakeTable[]; files: LakeTable['files'] }>();
 
   constructor(
@@ -66,6 +69,21 @@ export class VersionRecheck {
   unchangedAfter(reads: VersionReads = 'all'): boolean {
     if (!this.local || (reads !== 'all' && reads.length === 0)) return true;
     return this.version.unchangedNow(this.tablesRead(reads).files);
+  }
+
+  /**
+   * The folders to watch while a statement reads the version's files in place (versions/folder-watch.ts): none for a
+   * remote version (its files are the file cache's own) or a statement that reads no table.
+   */
+  watchPlan(reads: VersionReads = 'all'): WatchPlan {
+    if (!this.local || (reads !== 'all' && reads.length === 0)) return [];
+    const { files } = this.tablesRead(reads);
+    let plan = this.plans.get(files);
+    if (!plan) {
+      plan = watchPlan(files.map((f) => ({ path: this.version.locate(f.path), rel: f.path })));
+      this.plans.set(files, plan);
+    }
+    return plan;
   }
 
   private due(): boolean {

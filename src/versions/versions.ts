@@ -123,6 +123,7 @@ export class Versions implements VersionSource {
         lease.value.countingStatement?.(sql, searchSchemas) ?? Promise.resolve(null),
       revalidate: (reads) => lease.value.revalidate(reads),
       unchangedAfter: (reads) => lease.value.unchangedAfter(reads),
+      watchPlan: (reads) => lease.value.watchPlan?.(reads) ?? [],
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),

@@ -8,7 +8,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { moveCursor, cannotScanBackward, type CursorPlace } from '../session/cursor-moves.js';
 import type { FetchDirection } from '../text/classify.js';
-import { portalFields, type Portal } from './portal.js';
+import { assertReadUnchanged, portalFields, type Portal } from './portal.js';
 import type { FieldDescription } from './backend.js';
 import type { ResultStream } from './result-stream.js';
 import { Writer } from './writer.js';
@@ -94,11 +94,11 @@ export async function fetchCursor(
       'Declare a cursor (DECLARE … SCROLL CURSOR) to move in any direction.',
     );
   if (!c.scroll && dir.how === 'forward' && dir.count > 0 && c.kept.length === 0)
-    return streamForward(stream, portal, dir.count, move, w);
+    return readUnchanged(portal, await streamForward(stream, portal, dir.count, move, w));
   // A SCROLL cursor reading on from its last row read (psycopg 3's named cursors, declared without NO SCROLL):
   // its rows go to the client in batches and are kept as they go, not fetched one by one.
   if (c.scroll && dir.how === 'forward' && dir.count > 0 && c.place.pos === portal.rows && c.place.end === null)
-    return keepForward(stream, portal, dir.count, move, w);
+    return readUnchanged(portal, await keepForward(stream, portal, dir.count, move, w));
   const rows = await moveCursor(c.place, dir, c.scroll, {
     rowAt: (i) => rowAt(stream, portal, name, i),
     count: () => portal.rows,
@@ -113,7 +113,14 @@ export async function fetchCursor(
     for (const r of rows) w.bytes(r);
   }
   if (!c.scroll) dropKeptBefore(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
+  assertReadUnchanged(portal);
   return rows.length;
+}
+
+/** `n`, the rows fetched, unless a name on the way to the files they were read from changed meanwhile (XX001). */
+function readUnchanged(portal: Portal, n: number): number {
+  assertReadUnchanged(portal);
+  return n;
 }
 
 /** The common case, a forward-only cursor read on: rows go from DuckDB straight to the client. */

@@ -5,7 +5,7 @@
  * resumed, never look finished (that would be a silent short result).
  */
 import { SqlError, SQLSTATE } from '../errors.js';
-import type { Portal } from './portal.js';
+import { releaseWatch, type Portal } from './portal.js';
 import type { StatementClock } from '../session/statement-clock.js';
 
 export class HeldResults {
@@ -21,6 +21,7 @@ export class HeldResults {
       if (p === except || p.done || !p.result) continue;
       p.stoppedBy ??= this.stopOf(p);
       p.interrupted = true;
+      releaseWatch(p);
       p.result = null;
       p.ahead = [];
     }

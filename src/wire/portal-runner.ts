@@ -24,7 +24,7 @@ import {
   SESSION_KEPT_BYTES,
 } from './cursor-rows.js';
 import { heldByUser, keepWithinUserBudget, USER_HELD_BYTES } from './held-bytes.js';
-import { dropPortal, expandFormats, newPortal, portalFields, type Portal } from './portal.js';
+import { dropPortal, expandFormats, newPortal, portalFields, releaseWatch, type Portal } from './portal.js';
 import type { ProtocolObjects } from './protocol-objects.js';
 import type { CachedResult } from '../cache/result-cache.js';
 import type { ResultStream, SessionOutput } from './result-stream.js';
@@ -276,14 +276,25 @@ export class PortalRunner {
     await this.endStreamsBut(portal);
     if (!this.core.tx.inBlock) await this.core.refreshVersion();
     this.core.tx.reads();
-    await this.core.version.revalidate(this.core.statementSeq, portal.prepared.leases, portal.prepared.reads);
-    const values = this.stream.decodeParams(portal);
-    // A statement over remote versions: its own views (and files its values reach) until DuckDB started it.
-    const started = await this.core.preparer.readyViews(portal.prepared, values);
+    // Watched from before the re-check: what the re-check finds at the paths is what the watches are on, and a name
+    // on the way to a file swapped after it is seen once the last row is read (versions/folder-watch.ts).
+    const { leases, reads } = portal.prepared;
+    releaseWatch(portal);
+    portal.readChanged = undefined;
+    portal.watch = this.core.version.watchReads(leases, reads) ?? undefined;
     try {
-      await this.stream.open(portal, values);
-    } finally {
-      started();
+      await this.core.version.revalidate(this.core.statementSeq, leases, reads);
+      const values = this.stream.decodeParams(portal);
+      // A statement over remote versions: its own views (and files its values reach) until DuckDB started it.
+      const started = await this.core.preparer.readyViews(portal.prepared, values);
+      try {
+        await this.stream.open(portal, values);
+      } finally {
+        started();
+      }
+    } catch (e) {
+      releaseWatch(portal);
+      throw e;
     }
   }
 

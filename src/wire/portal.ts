@@ -4,13 +4,14 @@
  * (DECLARE) are portals too, as in PostgreSQL.
  */
 import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
-import type { SqlError } from '../errors.js';
+import { SqlError, SQLSTATE } from '../errors.js';
 import type { FieldDescription } from './backend.js';
 import { pgFieldFor, type RowEncoder } from './types/index.js';
 import { disposeStatement, type PreparedStmt } from '../session/plan.js';
 import type { Recording } from '../session/result-cache-policy.js';
 import type { CachedResult } from '../cache/result-cache.js';
 import type { CursorState } from './cursor-rows.js';
+import type { WatchedRun } from '../versions/folder-watch.js';
 
 /** One chunk fetched (or the error fetching it), settled rather than rejected. */
 export interface Fetched {
@@ -55,6 +56,10 @@ export interface Portal {
    * 53100, or the memory watchdog, 53200): its next Execute/FETCH fails with it, never a short result.
    */
   endedBy?: SqlError;
+  /** The folders on the way to the files its run reads, watched from before their re-check until its last row is read. */
+  watch?: WatchedRun;
+  /** A name on the way to a file it read changed while DuckDB read it: its rows may be forged (readChangedError). */
+  readChanged?: boolean;
   /** Rows being recorded for the result cache (session/result-cache-policy.ts). */
   recording?: Recording;
   /** Answered from the result cache. */
@@ -88,6 +93,7 @@ export function newPortal(
 
 /** Let go of the portal's result (and, for a cursor, its own prepared statement). */
 export function dropPortal(p: Portal): void {
+  releaseWatch(p);
   if (p.cursor?.declared || p.ownsPrepared) disposeStatement(p.prepared);
   p.ahead = [];
   p.result = null;
@@ -123,4 +129,26 @@ export function portalFields(portal: Portal): FieldDescription[] {
     }
     return { ...f, format: portal.resultFormats[i] ?? 0 };
   });
+}
+
+/** Let go of the portal's folder watches (its run ended before its last row was read, or it is dropped). */
+export function releaseWatch(p: Portal): void {
+  p.watch?.release();
+  p.watch = undefined;
+}
+
+/**
+ * A run whose files' folders changed while DuckDB read them (versions/folder-watch.ts): a data file's folder renamed
+ * away, another put in its place, and the genuine one renamed back leaves each file's own identity the verified one.
+ * Rows already sent cannot be recalled, but the run never completes (nor is kept by the result cache).
+ */
+export function assertReadUnchanged(p: Portal): void {
+  if (!p.readChanged) return;
+  p.recording = undefined;
+  throw new SqlError(
+    SQLSTATE.dataCorrupted,
+    'a data file of the version, or a folder on the way to it, was renamed or replaced while the statement read it',
+    undefined,
+    'The rows sent may not be the verified ones; run the statement again.',
+  );
 }

@@ -13,7 +13,14 @@ import type { HeldResults } from './held-results.js';
 import * as be from './backend.js';
 import { CopyFramer } from './copy.js';
 import type { CopyOptions } from '../text/copy-options.js';
-import { describedAsPlanned, portalFields, type Fetched, type Portal } from './portal.js';
+import {
+  assertReadUnchanged,
+  describedAsPlanned,
+  portalFields,
+  releaseWatch,
+  type Fetched,
+  type Portal,
+} from './portal.js';
 import { decodeParam, makeRowEncoder, type DecodedParam, type RowEncoder } from './types/index.js';
 import { Writer } from './writer.js';
 import { LoopTurn } from './loop-turn.js';
@@ -258,6 +265,9 @@ export class ResultStream {
           portal.done = true;
           portal.result = null;
           portal.chunk = null;
+          await lastRowRead(portal);
+          // rows read ahead into a cursor fail when they are fetched (cursor-rows.ts fetchCursor)
+          if (toClient) assertReadUnchanged(portal);
           return false;
         }
         fresh = true;
@@ -319,6 +329,8 @@ export class ResultStream {
         portal.chunk = chunk;
         if (!chunk || chunk.rowCount === 0) {
           this.assertNotStopped(portal);
+          await lastRowRead(portal);
+          assertReadUnchanged(portal);
           break;
         }
         for (let pos = 0; pos < chunk.rowCount;) {
@@ -483,6 +495,14 @@ function wholeChunks(result: DuckDBMaterializedResult): Fetched[] {
   return out;
 }
 
+/** DuckDB has read the run's last row: whether a name on the way to its files changed meanwhile (folder-watch.ts). */
+async function lastRowRead(portal: Portal): Promise<void> {
+  const watch = portal.watch;
+  if (!watch) return;
+  portal.watch = undefined;
+  if (await watch.changed()) portal.readChanged = true;
+}
+
 /** COPY's rows are encoded this much at a time before they are framed. */
 const COPY_BATCH_BYTES = 1024 * 1024;
 
@@ -492,6 +512,7 @@ const COPY_BATCH_BYTES = 1024 * 1024;
  * rather than at V8's next full collection, so a client that stopped reading holds nothing after.
  */
 function releaseChunks(portal: Portal): void {
+  releaseWatch(portal);
   portal.chunk?.reset();
   portal.chunk = null;
   for (const p of portal.ahead) void p.then((r) => r.chunk?.reset());
