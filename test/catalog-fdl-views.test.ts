@@ -110,3 +110,17 @@ test('pg_dump --schema-only dumps none of them (members of a built-in extension,
   assert.match(dump, /CREATE TABLE sales\.orders/);
   assert.doesNotMatch(dump, /\bfdl\b/);
 });
+
+test('the views named with quotes, as DBeaver and pgAdmin write every name, answer as unquoted (session 56 review)', async () => {
+  const plain = await c.query('select name from fdl.refs order by name');
+  for (const sql of [
+    'select "name" from "fdl"."refs" order by 1',
+    'select name from fdl."refs" order by 1',
+    'select r.name from "fdl".refs r order by 1',
+  ])
+    assert.deepEqual((await c.query(sql)).rows, plain.rows, sql);
+  // a string holding the quoted names is left as written, and another spelling is another name (42P01)
+  assert.equal((await c.query(`select '"fdl"."refs"' as s`)).rows[0].s, '"fdl"."refs"');
+  await assert.rejects(c.query('select * from "FDL"."refs"'), { code: '42P01' });
+  assert.deepEqual((await c.query('select name from fdl.refs order by name')).rows, plain.rows);
+});

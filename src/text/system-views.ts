@@ -4,7 +4,7 @@
  * inlined as a typed VALUES subquery in place of the name, so the views combine with any SQL
  * (WHERE, JOIN, ORDER BY) and always reflect the moment the statement runs.
  */
-import { mapCode } from './split.js';
+import { mapCode, mapSegments } from './split.js';
 import { quoteLiteral } from '../quote.js';
 import { SqlError, SQLSTATE } from '../errors.js';
 
@@ -76,16 +76,30 @@ const NOT_ALIAS =
 /** A `.` after the name: a column reference qualified with the view's schema and name. */
 const COLUMN_OF = /\s*\./y;
 
+/** The view and schema names quoted as written unquoted: `"fdl"."refs"` (DBeaver and pgAdmin quote every name). */
+const QUOTED_NAME = /^"(fdl|refs|versions|session|dataset|cache)"$/;
+const MAY_QUOTE_NAME = /"(fdl|refs|versions|session|dataset|cache)"/;
+
+/**
+ * `sql` with those names unquoted: a quoted name of lower-case letters is the same name unquoted (none of these
+ * is a keyword), and only code is matched below, where a quoted identifier is a segment of its own.
+ */
+function unquotedNames(sql: string): string {
+  if (!MAY_QUOTE_NAME.test(sql)) return sql;
+  return mapSegments(sql, (kind, text) => (kind === 'identifier' && QUOTED_NAME.test(text) ? text.slice(1, -1) : text));
+}
+
 export function referencedSystemViews(sql: string): Set<SystemViewName> {
   const found = new Set<SystemViewName>();
-  mapCode(sql, (code) => {
+  mapCode(unquotedNames(sql), (code) => {
     for (const m of code.matchAll(REFERENCE)) found.add(m[2]!.toLowerCase() as SystemViewName);
     return code;
   });
   return found;
 }
 
-export function expandSystemViews(sql: string, tables: ReadonlyMap<SystemViewName, SystemTable>): string {
+export function expandSystemViews(written: string, tables: ReadonlyMap<SystemViewName, SystemTable>): string {
+  const sql = unquotedNames(written);
   // The views read as FROM items under their own name (given `AS <view>` below): only their columns may be named
   // `fdl.<view>.<column>`; any other such name is left for DuckDB to refuse, as PostgreSQL refuses it.
   const underOwnName = new Set<string>();
