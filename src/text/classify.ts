@@ -15,6 +15,7 @@ import { classifySet } from './set-statement.js';
 import { classifyTransaction } from './transaction-statement.js';
 import { parsePg, pgSyntaxError } from '../pg/pg-parse.js';
 import { numericJunk } from './numeric-junk.js';
+import { MAX_PARAMETER_NUMBER, unsuppliableParameter } from './parameter-numbers.js';
 
 /** Statements that would write or change the engine: refused before DuckDB parses them. */
 const WRITES = new Set([
@@ -95,6 +96,14 @@ export function classify(statement: string): Statement {
   // PostgreSQL 15's lexer refuses `0x263A`, `1_000`, `1abc` before anything reads them (text/numeric-junk.ts)
   const junk = numericJunk(s);
   if (junk) return { kind: 'refused', sqlstate: SYNTAX, message: junk.message };
+  const param = unsuppliableParameter(s);
+  if (param)
+    return {
+      kind: 'refused',
+      sqlstate: SQLSTATE.undefinedParameter,
+      message: `there is no parameter ${param}`,
+      hint: `Parameters are numbered from $1; a statement takes at most ${MAX_PARAMETER_NUMBER} of them.`,
+    };
   // The other statements the gateway answers itself must be PostgreSQL's, whole (DuckDB's RESET GLOBAL aside).
   if (OWN_STATEMENTS.has(first) && !/^RESET\s+GLOBAL\b/i.test(s) && !parsePg(s)) return grammarRefusal(s);
 
