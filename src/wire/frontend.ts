@@ -191,6 +191,10 @@ export class FrontendDecoder {
       if (len < 8 || len > 10_000) throw protocolError(`invalid startup packet length ${len}`);
       return len;
     }
+    // An unknown type is fatal as soon as its byte arrives, as PostgreSQL reads it (SocketBackend): waiting for
+    // the body its length announces held a connection until the client gave up (fuzz.test.ts)
+    if (this.buffered > 0 && !KNOWN_TYPES.has(this.chunks[0]![this.head]!))
+      throw protocolError(`invalid frontend message type ${this.chunks[0]![this.head]!}`);
     if (!this.contiguous(5)) return 0;
     const len = this.chunks[0]!.readInt32BE(this.head + 1);
     if (len < 4) throw protocolError(`invalid message length ${len}`);
