@@ -299,7 +299,8 @@ describe('what an ordinary account cannot learn', () => {
            where n.nspname in ('pg_catalog', 'information_schema', 'fdl') and c.relkind in ('r', 'v') order by 1`,
         )
       ).rows.map((row) => row.r as string);
-      assert.ok(relations.length > 100, `${relations.length} relations`);
+      // 99 since session 56: pg_class lists only the catalog relations the emulation serves
+      assert.ok(relations.length > 90, `${relations.length} relations`);
       let answered = 0;
       for (const r of relations) {
         try {
