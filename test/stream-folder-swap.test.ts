@@ -110,6 +110,45 @@ describe('a data folder swapped during a run', () => {
     }
   });
 
+  test('a run the client never finishes: the Execute after the swap ends XX001, not PortalSuspended (attacker review, session 56)', async () => {
+    const c = await RawPg.connect({ port: s.port, user: 'x', database: 'demo' });
+    try {
+      c.send(
+        Buffer.concat([
+          serialize.parse({ text: streamed(7) }),
+          buildBind({}),
+          serialize.execute({ rows: 1 }),
+          serialize.flush(),
+        ]),
+      );
+      const first: string[] = [];
+      for (let m = await c.next(); ; m = await c.next()) {
+        first.push(code(m));
+        if (m.code === 's' || m.code === 'E') break;
+      }
+      assert.deepEqual(first, ['1', '2', 'D', 's']);
+      swapAndBack(ordersFolder());
+      // more rows, still suspended, then Sync without reading to the end: PortalSuspended would count them as sent
+      c.send(Buffer.concat([serialize.execute({ rows: 10 }), serialize.sync()]));
+      const rest = await untilReady(c);
+      assert.deepEqual(rest, ['D', 'EXX001', 'Z'], rest.join(','));
+      // a cursor the same: the FETCH after the swap fails
+      c.send(serialize.query(`BEGIN; DECLARE cur CURSOR FOR ${streamed(8)}; FETCH 1 FROM cur`));
+      assert.ok(!(await untilReady(c)).some((x) => x.startsWith('E')));
+      swapAndBack(ordersFolder());
+      c.send(serialize.query('FETCH 5 FROM cur'));
+      const fetched = await untilReady(c);
+      assert.ok(fetched.includes('EXX001'), fetched.join(','));
+      c.send(serialize.query('ROLLBACK'));
+      await untilReady(c);
+      // untouched, the same suspended run answers PortalSuspended
+      const plain = await suspendedRun(c, streamed(9), () => undefined);
+      assert.deepEqual(plain, ['1', '2', 'D', 's', 'D', 'C', 'Z'], plain.join(','));
+    } finally {
+      await c.close();
+    }
+  });
+
   test('a file the run reads renamed away and back (its folder untouched) ends XX001 too', async () => {
     const c = await RawPg.connect({ port: s.port, user: 'x', database: 'demo' });
     try {

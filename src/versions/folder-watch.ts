@@ -162,6 +162,19 @@ export class WatchedRun {
     return changed.length > 0;
   }
 
+  /**
+   * Whether a watched name changed so far, the watches kept: asked before a suspended run's rows are answered as a
+   * success (PortalSuspended, a FETCH), since a client need not read a run to its end (attacker review, session 56).
+   */
+  async changedYet(): Promise<boolean> {
+    if (this.held.length > 0) await turn();
+    return (
+      this.seenSwapped.length > 0 ||
+      this.held.some((h) => h.folder.generation !== h.at) ||
+      this.unwatched.some((u) => folderId(u.path, true) !== u.id)
+    );
+  }
+
   release(): void {
     if (this.released) return;
     this.released = true;

@@ -8,7 +8,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { moveCursor, cannotScanBackward, type CursorPlace } from '../session/cursor-moves.js';
 import type { FetchDirection } from '../text/classify.js';
-import { assertReadUnchanged, portalFields, type Portal } from './portal.js';
+import { assertReadUnchanged, checkReadSoFar, portalFields, type Portal } from './portal.js';
 import type { FieldDescription } from './backend.js';
 import type { ResultStream } from './result-stream.js';
 import { Writer } from './writer.js';
@@ -113,12 +113,15 @@ export async function fetchCursor(
     for (const r of rows) w.bytes(r);
   }
   if (!c.scroll) dropKeptBefore(c, c.place.pos + 1); // rows behind a forward-only cursor are never read again
-  assertReadUnchanged(portal);
-  return rows.length;
+  return readUnchanged(portal, rows.length);
 }
 
-/** `n`, the rows fetched, unless a name on the way to the files they were read from changed meanwhile (XX001). */
-function readUnchanged(portal: Portal, n: number): number {
+/**
+ * `n`, the rows fetched, unless a name on the way to the files they were read from changed meanwhile (XX001): asked at
+ * every FETCH, since a cursor need not be read to its end.
+ */
+async function readUnchanged(portal: Portal, n: number): Promise<number> {
+  await checkReadSoFar(portal);
   assertReadUnchanged(portal);
   return n;
 }

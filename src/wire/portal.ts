@@ -137,6 +137,11 @@ export function releaseWatch(p: Portal): void {
   p.watch = undefined;
 }
 
+/** Whether a name on the way to the portal's files changed so far (its run suspended, its watch kept). */
+export async function checkReadSoFar(p: Portal): Promise<void> {
+  if (p.watch && (await p.watch.changedYet())) p.readChanged = true;
+}
+
 /**
  * A run whose files' folders changed while DuckDB read them (versions/folder-watch.ts): a data file's folder renamed
  * away, another put in its place, and the genuine one renamed back leaves each file's own identity the verified one.

@@ -15,6 +15,7 @@ import { CopyFramer } from './copy.js';
 import type { CopyOptions } from '../text/copy-options.js';
 import {
   assertReadUnchanged,
+  checkReadSoFar,
   describedAsPlanned,
   portalFields,
   releaseWatch,
@@ -212,8 +213,12 @@ export class ResultStream {
    */
   async send(portal: Portal, maxRows: number, versionNow: () => string | undefined): Promise<void> {
     const suspended = await this.pump(portal, maxRows, this.out.w);
-    if (suspended) be.portalSuspended(this.out.w);
-    else {
+    if (suspended) {
+      // a client may never read a suspended run to its end: its rows so far are checked before they count as sent
+      await checkReadSoFar(portal);
+      assertReadUnchanged(portal);
+      be.portalSuspended(this.out.w);
+    } else {
       const rec = portal.recording;
       portal.recording = undefined;
       if (rec) this.cachePolicy.keep(rec, versionNow(), portal.rows);
