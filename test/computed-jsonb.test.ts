@@ -119,6 +119,20 @@ describe('a computed value cast to jsonb', () => {
     assert.deepEqual(answer(await conns.gw!.query(sql, { params })), answer(await conns.pg!.query(sql, { params })));
   });
 
+  test("a jsonb number past numeric's bounds is 22003 at once, as PostgreSQL's; within them the same text (attacker review, session 56)", async () => {
+    // `1e100000000` (47 characters) had been written out digit by digit on the event loop: 11 s and 2.6 GB
+    for (const j of ['{"a":1e100000000}', '[1e-100000000]', '[1e131072]', '[1e-16384]', '[0e-20000]']) {
+      const sql = `select length('${j}'::jsonb::text) as n`;
+      const t0 = Date.now();
+      const [gw, pg] = [await conns.gw!.query(sql), await conns.pg!.query(sql)];
+      assert.equal(pg.error?.code, '22003', j);
+      assert.equal(gw.error?.code, '22003', `${j}: ${JSON.stringify(answer(gw)).slice(0, 200)}`);
+      assert.ok(Date.now() - t0 < 3000, `${j}: answered after ${Date.now() - t0} ms`);
+    }
+    const sql = `select '[0e100000000, 1e300, 1e-300, 1.50, 2e3, -0.0, 12.5e-1, 100e-5]'::jsonb::text as t`;
+    assert.deepEqual(answer(await conns.gw!.query(sql)), answer(await conns.pg!.query(sql)));
+  });
+
   test('an untyped string compared with a jsonb value is jsonb, as PostgreSQL reads it (it was text, or an array literal: 22P02)', async () => {
     for (const sql of [
       `select '[1,2]'::jsonb = '[1,2]' as a, '[1,2]'::jsonb <> '[1, 2]' as b, '{"b":1}'::jsonb = '{"b":1}' as c, '[1,2]' = '[1,2]'::jsonb as d`,
