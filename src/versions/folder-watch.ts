@@ -186,35 +186,41 @@ export class WatchedRun {
 export type WatchPlan = readonly { readonly folder: string; readonly names: string[] }[];
 
 /**
- * The folders on the way to `files`, from each file's root (the folder `rel`'s depth + 1 above its data folder, as
- * `native-tables.ts` `fileIdentities` counts) down to the file's own folder, parents first.
+ * The folders on the way to `files`, parents first, each with the names in it on the way to them: from `root` (the
+ * repository's real folder, as the store resolved the files' paths under it) down to each file's own folder, whatever
+ * the depth — a `data_dir` of several parts or a table folder that is a symlink resolves deeper than a file's path in
+ * the data folder says, and counting from that path had left the folders between unwatched (attacker review, session
+ * 56). Without `root`, from the folder `rel`'s depth + 1 above each file (its data folder's parent).
  */
-export function watchPlan(files: Iterable<ReadFile>): WatchPlan {
+export function watchPlan(files: Iterable<ReadFile>, root?: string): WatchPlan {
   const names = new Map<string, Set<string>>();
-  const depth = new Map<string, number>();
-  const want = (folder: string, name: string, level: number) => {
+  const want = (folder: string, name: string) => {
     let set = names.get(folder);
-    if (!set) {
-      names.set(folder, (set = new Set()));
-      depth.set(folder, level);
-    }
+    if (!set) names.set(folder, (set = new Set()));
     set.add(name);
   };
   for (const f of files) {
-    const levels = f.rel.split('/').length + 1;
+    const levels = root ? Infinity : f.rel.split('/').length + 1;
     let child = f.path;
     let i = 1;
+    let top = false;
     for (; i <= levels; i++) {
       const folder = dirname(child);
+      if (folder === child) break; // the file system's root: `root` was not above the file
       if (names.get(folder)?.has(basename(child))) break; // the rest of the way is wanted already
-      want(folder, basename(child), levels - i);
+      want(folder, basename(child));
       child = folder;
+      if (child === root) {
+        top = true;
+        break;
+      }
     }
     // the root itself renamed away and back (its watcher reports its own move under its own name)
-    if (i > levels) want(child, basename(child), 0);
+    if (top || i > levels) want(child, basename(child));
   }
+  const depth = (folder: string) => folder.split('/').length;
   return [...names.keys()]
-    .sort((a, b) => depth.get(a)! - depth.get(b)!)
+    .sort((a, b) => depth(a) - depth(b))
     .map((folder) => ({ folder, names: [...names.get(folder)!] }));
 }
 

@@ -80,7 +80,12 @@ export class VersionRecheck {
     const { files } = this.tablesRead(reads);
     let plan = this.plans.get(files);
     if (!plan) {
-      plan = watchPlan(files.map((f) => ({ path: this.version.locate(f.path), rel: f.path })));
+      // a local store's location is its real root, under which it resolved the files' paths (fs-store.ts)
+      const root = this.repo.store.localPath ? this.repo.store.location : undefined;
+      plan = watchPlan(
+        files.map((f) => ({ path: this.version.locate(f.path), rel: f.path })),
+        root,
+      );
       this.plans.set(files, plan);
     }
     return plan;
