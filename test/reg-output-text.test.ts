@@ -3,34 +3,12 @@
  * type list writes `format('%I.%I', typnamespace::regnamespace, typname)`, which wrote the OID's digits. Compared
  * with PostgreSQL 15 over the types and functions the emulation holds without a version (its static tables).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import pg from 'pg';
-import { installCompat } from '../src/pg/catalog/install.js';
 import { rewriteForDuckDB } from '../src/pg/rewrite.js';
-import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { compatBesidePostgres } from './support/compat-beside-pg.js';
 
-let cluster: PgCluster;
-let client: pg.Client;
-let instance: DuckDBInstance;
-let conn: DuckDBConnection;
-
-before(async () => {
-  cluster = await startPgCluster();
-  client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
-  await client.connect();
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  await installCompat(conn);
-});
-
-after(async () => {
-  conn?.closeSync();
-  instance?.closeSync();
-  await client?.end();
-  await cluster?.stop();
-});
+const twin = compatBesidePostgres();
 
 test('format, concat and concat_ws of reg* values: their names, as PostgreSQL 15', async () => {
   const texts = [
@@ -41,8 +19,8 @@ test('format, concat and concat_ws of reg* values: their names, as PostgreSQL 15
     "select format('%s', t::regtype) from (values (16::oid), (1009::oid)) v(t)",
   ];
   for (const sql of texts) {
-    const ours = (await conn.runAndReadAll(rewriteForDuckDB(sql))).getRows().map((r) => r.map(String));
-    const theirs = (await client.query({ text: sql, rowMode: 'array' })).rows.map((r: unknown[]) => r.map(String));
+    const ours = (await twin.conn.runAndReadAll(rewriteForDuckDB(sql))).getRows().map((r) => r.map(String));
+    const theirs = (await twin.client.query({ text: sql, rowMode: 'array' })).rows.map((r: unknown[]) => r.map(String));
     assert.deepEqual(ours, theirs, sql);
   }
 });

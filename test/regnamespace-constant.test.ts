@@ -5,34 +5,12 @@
  * give; any other name is still looked up (and refused when unknown). The shown value and its type are
  * pg-semantics' (compared with PostgreSQL 15 there).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import pg from 'pg';
-import { installCompat } from '../src/pg/catalog/install.js';
 import { rewriteForDuckDB } from '../src/pg/rewrite.js';
-import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { compatBesidePostgres } from './support/compat-beside-pg.js';
 
-let cluster: PgCluster;
-let client: pg.Client;
-let instance: DuckDBInstance;
-let conn: DuckDBConnection;
-
-before(async () => {
-  cluster = await startPgCluster();
-  client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
-  await client.connect();
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  await installCompat(conn);
-});
-
-after(async () => {
-  conn?.closeSync();
-  instance?.closeSync();
-  await client?.end();
-  await cluster?.stop();
-});
+const twin = compatBesidePostgres();
 
 const SQLSMITH_TYPES = `select case typnamespace when 'pg_catalog'::regnamespace then quote_ident(typname)
   else format('%I.%I', typnamespace::regnamespace, typname) end name, oid, typdelim, typrelid, typelem, typarray, typtype from pg_type`;
@@ -44,12 +22,12 @@ test("'pg_catalog'::regnamespace needs no lookup; other names are looked up", ()
 });
 
 test("the OID written is pg_catalog's in PostgreSQL 15 and in the emulation's pg_namespace", async () => {
-  const written = (await conn.runAndReadAll(rewriteForDuckDB("select 'pg_catalog'::regnamespace::oid"))).getRows();
+  const written = (await twin.conn.runAndReadAll(rewriteForDuckDB("select 'pg_catalog'::regnamespace::oid"))).getRows();
   // pg_namespace's definition (each version's table of it is materialised from this; no version is attached here)
   const listed = (
-    await conn.runAndReadAll("SELECT oid FROM fdl_pg.pgcat._live_pg_namespace WHERE nspname = 'pg_catalog'")
+    await twin.conn.runAndReadAll("SELECT oid FROM fdl_pg.pgcat._live_pg_namespace WHERE nspname = 'pg_catalog'")
   ).getRows();
-  const theirs = (await client.query<{ o: string }>("select 'pg_catalog'::regnamespace::oid::text as o")).rows;
+  const theirs = (await twin.client.query<{ o: string }>("select 'pg_catalog'::regnamespace::oid::text as o")).rows;
   assert.deepEqual(
     listed.map((r) => String(r[0])),
     [theirs[0]!.o],

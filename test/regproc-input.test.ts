@@ -5,42 +5,20 @@
  * ran 2.5× the same query with the OID written in. The answers are PostgreSQL 15's for every name the emulation
  * knows, bare and qualified, read as constants and as a column.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import pg from 'pg';
-import { installCompat } from '../src/pg/catalog/install.js';
-import { startPgCluster, type PgCluster } from './support/pg-cluster.js';
+import { compatBesidePostgres } from './support/compat-beside-pg.js';
 
-let cluster: PgCluster;
-let client: pg.Client;
-let instance: DuckDBInstance;
-let conn: DuckDBConnection;
-
-before(async () => {
-  cluster = await startPgCluster();
-  client = new pg.Client({ host: cluster.host, port: cluster.port, user: cluster.user, database: cluster.database });
-  await client.connect();
-  instance = await DuckDBInstance.create(':memory:');
-  conn = await instance.connect();
-  await installCompat(conn);
-});
-
-after(async () => {
-  conn?.closeSync();
-  instance?.closeSync();
-  await client?.end();
-  await cluster?.stop();
-});
+const twin = compatBesidePostgres();
 
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 async function duck(sql: string): Promise<unknown[][]> {
-  return (await conn.runAndReadAll(sql)).getRows();
+  return (await twin.conn.runAndReadAll(sql)).getRows();
 }
 
 async function duckError(sql: string): Promise<string> {
-  return conn.run(sql).then(
+  return twin.conn.run(sql).then(
     () => 'no error',
     (e: Error) => e.message,
   );
@@ -64,7 +42,7 @@ test('to_regproc and ::regproc of every name the emulation knows, bare and pg_ca
   );
   const theirs = new Map(
     (
-      await client.query<{ x: string; o: string | null }>(
+      await twin.client.query<{ x: string; o: string | null }>(
         `SELECT x, to_regproc(x)::oid::text AS o FROM unnest(ARRAY[${list}]::text[]) u(x)`,
       )
     ).rows.map((r) => [r.x, r.o]),
@@ -85,7 +63,7 @@ test('to_regproc and ::regproc of every name the emulation knows, bare and pg_ca
     } else if (Number(matches ?? 0) !== 1) {
       // none or several here: NULL, and regproc's input refuses it with PostgreSQL's message
       assert.equal(ours, null, name);
-      const pgMessage = await client.query(`SELECT ${literal(name)}::regproc`).then(
+      const pgMessage = await twin.client.query(`SELECT ${literal(name)}::regproc`).then(
         () => 'no error',
         (e: Error) => e.message,
       );
