@@ -172,6 +172,8 @@ export class FrontendDecoder {
   constructor(public maxMessageBytes: number) {}
 
   push(data: Buffer): void {
+    // no empty chunk is kept: the next message's type byte is read at chunks[0][head] (headFrameBytes)
+    if (data.length === 0) return;
     this.chunks.push(data);
     this.buffered += data.length;
   }
