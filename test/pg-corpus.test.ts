@@ -21,6 +21,7 @@ import { IN_BERLIN } from './support/pg-corpus-review-6.js';
 import { REVIEW_9_FLOAT_AGGREGATES } from './support/pg-corpus-review-9.js';
 import { REVIEW_13_IN_BERLIN } from './support/pg-corpus-review-13.js';
 import { REVIEW_52I_PARAMS } from './support/pg-corpus-review-52i.js';
+import { LEAD_57_PARAMS } from './support/pg-corpus-lead-57.js';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -114,8 +115,8 @@ test("float8 aggregates over many rows (a documented difference): PostgreSQL 15'
   }
 });
 
-test("interval parameters equal by value but spelled in other fields (1 mon, 30 days): PostgreSQL 15's answer in text and binary", async () => {
-  for (const { sql, params, types } of REVIEW_52I_PARAMS) {
+test("parameters bound as text (intervals spelled in other fields, NULL numerics): PostgreSQL 15's answer in text and binary", async () => {
+  for (const { sql, params, types } of [...REVIEW_52I_PARAMS, ...LEAD_57_PARAMS] as typeof REVIEW_52I_PARAMS) {
     const run = async (c: RawPg, resultFormats: number[]) => {
       const r = await c.query(sql, { params, resultFormats, ...(types ? { paramTypes: types } : {}) });
       return r.error

@@ -105,6 +105,10 @@ function freshTag(n: object): any {
   if (node.SubLink) return node;
   // A parameter has no type at bind time (DuckDB infers it from its use): no overload could be chosen.
   if (node.ParamRef) return undefined;
+  // A NULL or a parameter cast to numeric: DuckDB's decimal operators fold a NULL operand (a parameter is
+  // one when a NULL value rebinds the statement) to an untyped NULL, so `coalesce($1::numeric * 2, 7) / 2`
+  // divided as integers; a 0 of the same type is never folded away.
+  if (nullableNumericCast(node)) return { TypeCast: { ...node.TypeCast, arg: { A_Const: { ival: { ival: 0 } } } } };
   // Cast, it has the cast's type: the cast is its own tag.
   if (node.TypeCast?.arg?.ParamRef) return node;
   const fc = node.FuncCall as Node | undefined;
@@ -166,6 +170,29 @@ function freshTag(n: object): any {
     out[k] = t;
   }
   return out;
+}
+
+const NUMERIC_NAMES = new Set(['numeric', 'decimal']);
+/** `NULL::numeric(…)` or `$n::numeric(…)`: a value DuckDB may bind as a constant NULL. */
+function nullableNumericCast(node: Node): boolean {
+  const cast = node.TypeCast as Node | undefined;
+  if (!cast || cast.typeName?.arrayBounds?.length) return false;
+  const type = String((cast.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval);
+  return NUMERIC_NAMES.has(type) && (cast.arg?.ParamRef !== undefined || cast.arg?.A_Const?.isnull === true);
+}
+
+/**
+ * `n` with each `NULL::numeric(…)` a 0 of the same type, for a call that reads only its argument's type
+ * (pg_typeof): DuckDB types `NULL::numeric + 1` as a NULL of no type, PostgreSQL numeric.
+ */
+export function numericNullsTyped(n: unknown): unknown {
+  if (Array.isArray(n)) return n.map(numericNullsTyped);
+  if (!n || typeof n !== 'object') return n;
+  const node = n as Node;
+  if (node.SubLink) return node;
+  if (nullableNumericCast(node) && !node.TypeCast.arg.ParamRef)
+    return { TypeCast: { ...node.TypeCast, arg: { A_Const: { ival: { ival: 0 } } } } };
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, numericNullsTyped(v)]));
 }
 
 /** A `_pgsem_` call whose typed tags stand for `typed`; undefined (keep DuckDB's meaning) when no tag can. */

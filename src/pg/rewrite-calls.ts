@@ -71,7 +71,7 @@ import {
   type Ctx,
   type Node,
 } from './rewrite-nodes.js';
-import { hasAggregate } from './pg-result-types.js';
+import { hasAggregate, numericNullsTyped } from './pg-result-types.js';
 import {
   cardinalityCall,
   emptyFillPad,
@@ -313,6 +313,7 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   const argType = (fc.args as Node[] | undefined)?.[0]?.TypeCast?.typeName as Node | undefined;
   const castTo = argType?.arrayBounds ? undefined : names(argType?.names).at(-1);
   const held = castTo === 'name' ? 'name' : castTo === 'char' ? '"char"' : undefined;
+  if (pgName === 'pg_typeof' && args?.length === 1) out.args = [numericNullsTyped(args[0]) as Node];
   const plain =
     pgName === 'pg_typeof' && fc.args.length === 1 && (untyped?.sval || untyped?.isnull || held)
       ? ((ctx.changed = true), strConst(held ?? 'unknown'))
