@@ -45,6 +45,7 @@ import { typeCast } from './rewrite-casts.js';
 import { fractionalPrecision } from './fractional-seconds.js';
 import { aExpr } from './rewrite-operators.js';
 import { pgIndirection } from './array-subscripts.js';
+import { fromBaseZero, isVectorColumn } from './vector-subscripts.js';
 import { shownNumericArray } from './numeric-arrays.js';
 import { distinctInOrder } from './distinct-order.js';
 import { distinctSortRefused } from './distinct-sort-items.js';
@@ -345,8 +346,13 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           }
         }
         const arg = walk(body.arg, ctx, false);
-        const steps = walk(body.indirection, ctx, false) as Node[];
-        const read = pgIndirection(arg as Node, steps);
+        const walked = walk(body.indirection, ctx, false) as Node[];
+        // a catalog vector (indkey, proargtypes) counts from 0; its list from 1
+        const vector = ctx.readsCatalog && isVectorColumn(body.arg as Node);
+        const steps = vector ? fromBaseZero(walked) : walked;
+        const read =
+          pgIndirection(arg as Node, steps) ??
+          (vector ? { A_Indirection: { ...body, arg, indirection: steps } } : undefined);
         if (read) ctx.changed = true;
         return read ?? { A_Indirection: { ...body, arg, indirection: steps } };
       }
