@@ -30,6 +30,7 @@ import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { refuseInParameter } from '../pg/in-parameter.js';
 import { refuseParamConflicts } from '../pg/param-conflicts.js';
+import { refuseAmbiguousOrderBy } from '../pg/order-by-ambiguity.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
 import { keptTypmodsFor } from '../pg/result-typmods.js';
@@ -271,6 +272,11 @@ export async function planQuery(
       written !== source,
     );
     if (pgNames) base.fields.forEach((f, i) => (f.name = pgNames[i]!));
+    // two result columns of one name that ORDER BY or DISTINCT ON names: PostgreSQL's 42702 (pg/order-by-ambiguity.ts)
+    refuseAmbiguousOrderBy(
+      source,
+      base.fields.map((f) => shownColumnName(f.name)),
+    );
     // a subquery's second column of one name is shown by that name (pg/inner-names.ts)
     for (const f of base.fields) f.name = shownColumnName(f.name);
     // A numeric computed from columns (`sum(x)`, `x * 2`, `round(x, 2)`) or written as a literal is numeric
