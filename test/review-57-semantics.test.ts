@@ -76,4 +76,18 @@ describe('review 57: answers and errors as PostgreSQL 15', () => {
       false,
     );
   });
+
+  test('a timestamp at second 60 is the next minute (into the next year); a fraction past it 22008', async () => {
+    await sameAsPostgres(
+      [
+        "select '2024-12-31 23:59:60'::timestamp as a, '2024-02-28 23:59:60+02'::timestamptz as b, timestamp '2024-01-01 10:00:60.000' as c",
+        "select '2024-02-28 23:59:60'::timestamp as a, timestamptz '2016-12-31 23:59:60 UTC' as b, '2024-01-01T10:59:60'::timestamp as c",
+      ],
+      false,
+    );
+    await sameAsPostgres(
+      ["select '2024-01-01 23:59:60.5'::timestamp", "select '2024-01-01 23:59:60.25+01'::timestamptz"],
+      true,
+    );
+  });
 });

@@ -244,6 +244,19 @@ export function fractionRounded(text: string): { text: string; carry: boolean } 
 }
 
 /**
+ * A timestamp at second 60 (`'2024-12-31 23:59:60'`): PostgreSQL reads it as the next minute's start,
+ * into the next day or year, and refuses a fraction past it (22008); DuckDB's reader refused it (22007).
+ * The text at second 59 (and `.000000`), with `carry`: a second to add, as fractionRounded's.
+ */
+export function timestampLeapSecond(text: string): { text: string; carry: boolean } | undefined {
+  const m = /(\d:\d\d):60(?:\.(\d+))?(?!\d)/.exec(text);
+  if (!m || !/^\s*\d{4}-\d\d?-\d\d?[ T]/.test(text)) return undefined;
+  if (m[2] !== undefined && rint(Number(`0.${m[2]}`) * 1e6) > 0)
+    throw new SqlError(SQLSTATE.datetimeFieldOverflow, `date/time field value out of range: "${text}"`);
+  return { text: `${text.slice(0, m.index)}${m[1]}:59.000000${text.slice(m.index + m[0].length)}`, carry: true };
+}
+
+/**
  * A time of day's text one second later, up to PostgreSQL's `24:00:00` (the fraction at `.000000`, as
  * fractionRounded leaves it): a time has no next day to carry into, and DuckDB's time plus an interval
  * wraps (`'23:59:59.9999999'::time` had answered `00:00:00`, PostgreSQL `24:00:00`).

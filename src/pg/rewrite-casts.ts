@@ -32,6 +32,7 @@ import {
   isIntegerType,
   specialDateTime,
   timestampInput,
+  timestampLeapSecond,
   timestamptzInput,
   timetzInput,
   timeInput,
@@ -184,7 +185,13 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     ctx.changed = true;
     return dateWord;
   }
-  let rounded = !isArray && sval !== undefined && FRACTION_INPUT_TYPES.has(type) ? fractionRounded(sval) : undefined;
+  // a timestamp at second 59 and a second added, where PostgreSQL reads second 60 as the next minute
+  const leap =
+    !isArray && sval !== undefined && (type === 'timestamp' || type === 'timestamptz')
+      ? timestampLeapSecond(sval)
+      : undefined;
+  let rounded =
+    leap ?? (!isArray && sval !== undefined && FRACTION_INPUT_TYPES.has(type) ? fractionRounded(sval) : undefined);
   // a time of day carries within its own text, up to 24:00:00
   const later = rounded?.carry && (type === 'time' || type === 'timetz') ? timeSecondLater(rounded.text) : undefined;
   if (later) rounded = { text: later, carry: false };
