@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { serialize } from 'pg-protocol';
 import { startPgTwins, type PgTwins } from './support/pg-twins.js';
 import { splitDataRow, type QueryResult, type RawPg } from './support/raw-pg.js';
 
@@ -51,6 +52,15 @@ async function sameAsPostgres(sqls: readonly string[], refused: boolean): Promis
     }
 }
 
+/** Parse with declared types, Describe the statement: its parameter and column types, or the error. */
+async function described(c: RawPg, sql: string, types: number[]) {
+  c.send(Buffer.concat([serialize.parse({ text: sql, types }), serialize.describe({ type: 'S' }), serialize.sync()]));
+  const r = await c.untilReady();
+  if (r.error) return { error: r.error.code, message: r.error.message };
+  const params = r.messages.find((m) => m.code === 't')?.parsed as { dataTypeIDs: number[] } | undefined;
+  return { params: params?.dataTypeIDs, columns: r.rowDescription?.fields.map((f) => f.dataTypeID) };
+}
+
 describe('review 57: answers and errors as PostgreSQL 15', () => {
   test('ORDER BY or DISTINCT ON naming two result columns of different expressions: 42702 (DuckDB took the first)', async () => {
     await sameAsPostgres(
@@ -89,5 +99,24 @@ describe('review 57: answers and errors as PostgreSQL 15', () => {
       ["select '2024-01-01 23:59:60.5'::timestamp", "select '2024-01-01 23:59:60.25+01'::timestamptz"],
       true,
     );
+  });
+
+  test('parameters: an unused, undeclared one 42P18; a used one of a type OID that does not exist XX000; a bare item typed otherwise later 42P08', async () => {
+    for (const [sql, types] of [
+      ['select $1, $65535', []],
+      ['select $2', []],
+      ['select $1', [25, 0]],
+      ['select $1', [999999999]],
+      ['select $1::int', [999999999]],
+      ['select $1, $1 + 1', []],
+      // answered
+      ['select $2', [0, 25]],
+      ['select $1 + 1, $1', []],
+      ['select $1, $2', [23]],
+    ] as [string, number[]][]) {
+      const pg = await described(conns.pg!, sql, types);
+      assert.deepEqual(await described(conns.gw!, sql, types), pg, `${sql} ${JSON.stringify(types)}`);
+      assert.deepEqual(answer(await conns.gw!.query('select 1 as x')).rows, [['1']]);
+    }
   });
 });

@@ -9,6 +9,7 @@
 import { SqlError, SQLSTATE } from '../errors.js';
 import { PG_TYPES } from './catalog/pg-data.js';
 import { parsePg } from './pg-parse.js';
+import { parameterNumbers } from '../text/parameter-numbers.js';
 
 type Node = Record<string, any>;
 
@@ -129,5 +130,30 @@ export function refuseParamConflicts(clientSql: string, oids: readonly number[],
     if (!all.typed.has(n) && !bare.has(n))
       throw new SqlError(SQLSTATE.indeterminateDatatype, `could not determine data type of parameter $${n}`);
     throw new SqlError(SQLSTATE.inconsistentDatatypes, `could not determine data type of parameter $${n}`);
+  }
+}
+
+/** Type OIDs PostgreSQL's catalog has, as the emulated pg_type lists them. */
+const KNOWN_TYPES: ReadonlySet<number> = new Set(TYPE_NAMES.keys());
+
+/**
+ * What PostgreSQL 15 checks of a Parse's parameters after its analysis: a statement has as many as the
+ * client declared or its highest `$n` numbers, and each one neither used nor declared has no type
+ * (`select $1, $65535`: 42P18 "could not determine data type of parameter $2"; the gateway had described
+ * two). A declared type OID the catalog does not hold fails where a use reads it (`select $1` declared
+ * 999999999: XX000 "cache lookup failed for type 999999999", PostgreSQL's own words; it was accepted).
+ */
+export function refuseUntypedParams(clientSql: string, declared: readonly number[]): void {
+  const used = parameterNumbers(clientSql);
+  for (const n of [...used].sort((a, b) => a - b)) {
+    const oid = declared[n - 1] ?? 0;
+    if (oid !== 0 && !KNOWN_TYPES.has(oid))
+      throw new SqlError(SQLSTATE.internalError, `cache lookup failed for type ${oid}`);
+  }
+  const count = Math.max(declared.length, ...used);
+  for (let n = 1; n <= count; n++) {
+    const oid = declared[n - 1] ?? 0;
+    if (!used.has(n) && (oid === 0 || oid === UNKNOWN))
+      throw new SqlError(SQLSTATE.indeterminateDatatype, `could not determine data type of parameter $${n}`);
   }
 }

@@ -243,8 +243,23 @@ export async function inferParamOids(
       castTo,
     );
   }
+  // `select $1, $1 + 1`: DuckDB cannot type a bare select-list parameter that another use types; probed
+  // without those items, the other uses give it their type (PostgreSQL then says 42P08: param-conflicts.ts)
+  const bareless = [...w.hints.keys()].some((n) => !probed?.has(n)) ? withoutBareItems(probeTree) : undefined;
+  const again = bareless && (await probeTypes(conn, version, bareless, w, out, castTo));
+  if (again) probed = again;
   for (const [n, oid] of probed ?? []) out.set(n, oid);
   return out;
+}
+
+/** A plain select whose select-list items that are a bare parameter are NULL instead; undefined when it has none. */
+function withoutBareItems(stmt: Node): Node | undefined {
+  const select = stmt.SelectStmt as Node | undefined;
+  const items = select?.targetList as Node[] | undefined;
+  if (!select || (select.op && select.op !== 'SETOP_NONE') || !items?.some((t) => t.ResTarget?.val?.ParamRef))
+    return undefined;
+  const targetList = items.map((t) => (t.ResTarget?.val?.ParamRef ? { ResTarget: { ...t.ResTarget, val: NULL } } : t));
+  return { SelectStmt: { ...select, targetList } };
 }
 
 /**

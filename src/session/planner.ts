@@ -29,7 +29,7 @@ import { refuseOverComposed } from '../text/composed-ceiling.js';
 import { refuseSideEffects } from '../analysis/side-effects.js';
 import { refuseInternalNames } from '../analysis/containment.js';
 import { refuseInParameter } from '../pg/in-parameter.js';
-import { refuseParamConflicts } from '../pg/param-conflicts.js';
+import { refuseParamConflicts, refuseUntypedParams } from '../pg/param-conflicts.js';
 import { refuseAmbiguousOrderBy } from '../pg/order-by-ambiguity.js';
 import { postgresColumnNames } from '../pg/column-names.js';
 import { shownColumnName } from '../pg/inner-names.js';
@@ -227,6 +227,8 @@ export async function planQuery(
     }
     // PostgreSQL's 42P18 and 42P08 where the inference above picked a type PostgreSQL would not (pg/param-conflicts.ts)
     if (n > 0 && grammar) refuseParamConflicts(source, base.paramOids, declaredTypes);
+    // then a parameter no use types and the client did not declare, or declared of a type that does not exist
+    if (n > 0 || declaredTypes.length > 0) refuseUntypedParams(clientText, declaredTypes);
     base.fields = [];
     // Columns as Execute will send them, even where DuckDB binds only with parameter values (pg/result-shape.ts).
     const shape = await resultShape(

@@ -28,3 +28,14 @@ export function unsuppliableParameter(sql: string): string | null {
   });
   return found;
 }
+
+/** The numbers of the `$n` tokens in `sql`'s code (those past the ceiling are refused before: unsuppliableParameter). */
+export function parameterNumbers(sql: string): Set<number> {
+  const found = new Set<number>();
+  if (!sql.includes('$')) return found;
+  mapSegments(sql, (kind, text) => {
+    if (kind === 'code') for (const m of text.matchAll(PARAM)) found.add(Number(m[1]));
+    return text;
+  });
+  return found;
+}
