@@ -39,6 +39,7 @@ import { REVIEW_55N, REVIEW_55N_REFUSED } from './pg-corpus-review-55n.js';
 import { REVIEW_54 } from './pg-corpus-review-54.js';
 import { REVIEW_55 } from './pg-corpus-review-55.js';
 import { REVIEW_56, REVIEW_56_REFUSED } from './pg-corpus-review-56.js';
+import { REVIEW_57 } from './pg-corpus-review-57.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -482,6 +483,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...REVIEW_54,
   ...REVIEW_55,
   ...REVIEW_56,
+  ...REVIEW_57,
 ]);
 
 /**
@@ -579,6 +581,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 56: silent differences the session-55 review left (date_part/extract of ±infinity, …)
   ...REVIEW_56,
   ...REVIEW_56_REFUSED,
+  // session 57: char without a length, ±infinity timestamptz as text, reg* values by name in || and JSON
+  ...REVIEW_57,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,
