@@ -22,6 +22,8 @@ import { REVIEW_9_FLOAT_AGGREGATES } from './support/pg-corpus-review-9.js';
 import { REVIEW_13_IN_BERLIN } from './support/pg-corpus-review-13.js';
 import { REVIEW_52I_PARAMS } from './support/pg-corpus-review-52i.js';
 import { LEAD_57_PARAMS } from './support/pg-corpus-lead-57.js';
+import { REVIEW_57_PARAMS } from './support/pg-corpus-review-57.js';
+import { serialize } from 'pg-protocol';
 
 let twins: PgTwins | undefined;
 const conns: { pg?: RawPg; gw?: RawPg } = {};
@@ -130,5 +132,37 @@ test("parameters bound as text (intervals spelled in other fields, NULL numerics
       const [p, g] = await Promise.all([run(conns.pg!, formats), run(conns.gw!, formats)]);
       assert.deepEqual(g, p, `${sql} ${JSON.stringify(params)}`);
     }
+  }
+});
+
+test("parameters described at Parse as they are sent, and typed ones echoed as PostgreSQL writes them: PostgreSQL 15's answer in text and binary", async () => {
+  for (const { sql, params, types } of REVIEW_57_PARAMS) {
+    const run = async (c: RawPg) => {
+      // Describe of the statement before any Bind (asyncpg, pgjdbc), then Bind/Execute in text and in binary
+      c.send(
+        Buffer.concat([
+          serialize.parse({ name: '', text: sql, types: types ?? [] }),
+          serialize.describe({ type: 'S', name: '' }),
+          serialize.sync(),
+        ]),
+      );
+      const d = await c.untilReady();
+      if (d.error) return { error: d.error.code };
+      const rows = async (resultFormats: number[], enc: BufferEncoding) => {
+        const r = await c.query(sql, { params, resultFormats, ...(types ? { paramTypes: types } : {}) });
+        return r.error
+          ? { error: r.error.code }
+          : r.dataRows.map((row) => splitDataRow(row).map((v) => v?.toString(enc) ?? null));
+      };
+      return {
+        params: (d.messages.find((m) => m.code === 't')?.parsed as unknown as { dataTypeIDs: number[] }).dataTypeIDs,
+        described: d.rowDescription?.fields.map((f) => f.dataTypeID),
+        text: await rows([], 'utf8'),
+        binary: await rows([1], 'hex'),
+      };
+    };
+    const [p, g] = [await run(conns.pg!), await run(conns.gw!)];
+    assert.equal(p.error, undefined, `PostgreSQL: ${sql}`);
+    assert.deepEqual(g, p, `${sql} ${JSON.stringify(params)} ${JSON.stringify(types ?? [])}`);
   }
 });

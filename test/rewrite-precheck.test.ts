@@ -31,6 +31,9 @@ const NEEDS = [
   'select chr(65) as c',
   `select (date '2024-01-01', date '2024-02-01') overlaps (date '2024-01-15', date '2024-03-01') as o`,
   `select cast('ab' as char(3)) as c`,
+  // char without a length is char(1) in PostgreSQL's grammar (DuckDB: VARCHAR, the whole text)
+  `select 'abc'::char as c`,
+  `select cast('abc' as character) as c`,
   'select generate_series(1, 3)',
   `select format('%s!', 1) as f`,
   'select count(*) from t tablesample bernoulli (50)',

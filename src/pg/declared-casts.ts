@@ -31,11 +31,34 @@ const WRITTEN_BESIDE_JSONB: ReadonlyMap<number, string> = new Map([
   [OID.json, 'json'],
 ]);
 
+/**
+ * Declared types whose text PostgreSQL writes otherwise than DuckDB (`t`, `{1,2}`, `\x00ff`), written where the
+ * text reads a value's text (`$1::text`, concat, format, `||`): the rewrite then writes it as PostgreSQL does.
+ */
+const WRITTEN_BESIDE_TEXT: ReadonlyMap<number, string> = new Map([
+  [OID.bool, 'bool'],
+  [OID.bytea, 'bytea'],
+  [1000, 'bool[]'],
+  [1005, 'int2[]'],
+  [1007, 'int4[]'],
+  [1016, 'int8[]'],
+  [1009, 'text[]'],
+  [1015, 'varchar[]'],
+  [1021, 'float4[]'],
+  [1022, 'float8[]'],
+]);
+
+/** A value's text read: a cast to text or varchar, concat/concat_ws/format, `||`. */
+const READS_TEXT = /::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\b(?:concat|concat_ws|format)\s*\(|\|\|/i;
+
 /** `sql` with each parameter declared as one of WRITTEN's types cast to it; `sql` itself when none is. */
 export function withDeclaredCasts(sql: string, declaredTypes: readonly number[]): string {
   const besideJsonb = /jsonb/i.test(sql);
+  const besideText = declaredTypes.some((t) => WRITTEN_BESIDE_TEXT.has(t)) && READS_TEXT.test(sql);
   const written = (t: number | undefined) =>
-    WRITTEN.get(t ?? 0) ?? (besideJsonb ? WRITTEN_BESIDE_JSONB.get(t ?? 0) : undefined);
+    WRITTEN.get(t ?? 0) ??
+    (besideJsonb ? WRITTEN_BESIDE_JSONB.get(t ?? 0) : undefined) ??
+    (besideText ? WRITTEN_BESIDE_TEXT.get(t ?? 0) : undefined);
   if (!declaredTypes.some((t) => written(t))) return sql;
   return replaceParams(sql, (n) => {
     const type = written(declaredTypes[n - 1]);

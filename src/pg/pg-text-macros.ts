@@ -79,7 +79,8 @@ function scalarText(type: string, x: string, cast: boolean): string {
       return `replace(CAST(${x} AS VARCHAR), ' (BC)', ' BC')`;
     case 'TIMESTAMP WITH TIME ZONE':
       // A zone's offset before standard time (LMT, `+00:53:28`): DuckDB writes no seconds of it.
-      return `CASE WHEN datepart('timezone', ${x}) % 60 = 0 THEN CAST(${x} AS VARCHAR)
+      // ±infinity has no offset (NULL): DuckDB's text, `infinity`, is PostgreSQL's.
+      return `CASE WHEN coalesce(datepart('timezone', ${x}), 0) % 60 = 0 THEN CAST(${x} AS VARCHAR)
         ELSE CAST(${x} AS VARCHAR) || CASE WHEN regexp_matches(CAST(${x} AS VARCHAR), '[+-]\\d\\d$') THEN ':00' ELSE '' END
           || ':' || lpad(CAST(abs(datepart('timezone', ${x})) % 60 AS VARCHAR), 2, '0') END`;
     default:

@@ -47,7 +47,12 @@ function textTag(n: Node): Node | undefined {
  * non-constant extra argument to `_pgsem_<fn>_any`, which reads its type name at run time.
  */
 function byType(fn: string, n: Node, untyped: boolean, extra: Node[] = [], bareParams = false): Node {
-  // A parameter is typed only by its use: left to DuckDB as before (a macro would leave it untyped).
+  // A parameter cast to a type (`$1::float8`, a declared type written so: declared-casts.ts) is typed by the cast:
+  // its text by that type's overload, as PostgreSQL's output function writes it (`3`, not DuckDB's `3.0`).
+  const paramCast = n.TypeCast?.arg?.ParamRef && !n.TypeCast.arg.ParamRef.indirection ? n.TypeCast : undefined;
+  if (paramCast && !untyped && (fn === 'text' || fn === 'out'))
+    return sem(fn, [{ TypeCast: { arg: { A_Const: { isnull: true } }, typeName: paramCast.typeName } }, n, ...extra]);
+  // Any other parameter is typed only by its use: left to DuckDB as before (a macro would leave it untyped).
   if (holdsParam(n)) return fn === 'cat' || fn === 'elems' || (fn === 'out' && bareParams) ? n : castTo(n, 'varchar');
   // A list holding a subquery, named as its tag too, is bound twice at each level (psql's \d+ table query:
   // `array_to_string(c.reloptions || ARRAY(SELECT …), ', ')` bound its subquery four times, 60 ms of DuckDB's

@@ -42,6 +42,12 @@ export interface Ctx {
 export const PGCAT = 'pgcat';
 export const INFOSCHEMA = 'infoschema';
 export const REG_TYPES = new Set(['regclass', 'regtype', 'regproc', 'regprocedure', 'regnamespace', 'regrole']);
+
+/** Whether a node is a cast to a reg* type (`'int4'::regtype`, `oid::regclass`), not an array of them. */
+export function isRegCast(n: Node | undefined): boolean {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  return !!tn && !tn.arrayBounds?.length && REG_TYPES.has(names(tn.names).slice(-1)[0] ?? '');
+}
 /** `to_regclass(x)` and relatives: the reg* type each returns (a reg* type's OID, shown by name in a select list). */
 export const TO_REG_CALL = /^to_(reg(?:class|type|namespace|role))$/;
 /** Names PostgreSQL takes as an alias that DuckDB's grammar does not (pg_dump writes `pg_attribute at`): renamed. */

@@ -42,6 +42,7 @@ import {
   compat,
   names,
   not,
+  isRegCast,
   parseArrayText,
   str,
   strConst,
@@ -263,8 +264,10 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
   }
   // LIKE reads a char(n) or bpchar value with its trailing spaces (PostgreSQL's bpcharlike is textlike)
   const likeOperand = (e.kind === 'AEXPR_LIKE' || e.kind === 'AEXPR_ILIKE' || !!LIKE_OPS[op]) && isBpchar(e.lexpr);
-  let lexpr = walk(e.lexpr, ctx, likeOperand) as Node;
-  let rexpr = walk(e.rexpr, ctx, false) as Node;
+  // `||` reads a reg* value by its output function, the name (`'int4'::regtype || 'x'` is `integerx`, not the OID's digits)
+  const regText = (n: Node | undefined) => e.kind === 'AEXPR_OP' && op === '||' && isRegCast(n);
+  let lexpr = walk(e.lexpr, ctx, likeOperand || regText(e.lexpr)) as Node;
+  let rexpr = walk(e.rexpr, ctx, regText(e.rexpr)) as Node;
   const widened = e.kind === 'AEXPR_OP' && e.lexpr ? float4Widened(op, e.lexpr, e.rexpr, lexpr, rexpr) : undefined;
   if (widened) {
     ctx.changed = true;

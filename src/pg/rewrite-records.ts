@@ -14,9 +14,14 @@ import {
   wholeRowToJson,
 } from './pg-json-values.js';
 import { isRecord, rowArgs, wholeRowName } from './pg-rows.js';
-import { names, str, type Ctx, type Node } from './rewrite-nodes.js';
+import { isRegCast, names, str, type Ctx, type Node } from './rewrite-nodes.js';
 import { NO_ROWS, walk } from './rewrite-walk.js';
 import { numericArrayJson } from './numeric-arrays.js';
+
+/** A JSON builder's arguments walked; a reg* value as its output function writes it, the name (`"integer"`, not the OID). */
+function walkedArgs(args: Node[], ctx: Ctx): Node[] {
+  return args.map((a) => walk(a, ctx, isRegCast(a)) as Node);
+}
 
 /** `json_build_object(…)`, `row_to_json(row(…))`, `row_to_json(t)`: values in JSON as PostgreSQL writes them (pg-json-values.ts). */
 export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
@@ -24,11 +29,11 @@ export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
   const args = ((fc.args ?? []) as Node[]).map((a) => numericArrayJson(a) ?? a);
   if (isJsonBuildObject(fc) && !fc.func_variadic) {
     ctx.changed = true;
-    return jsonBuildObject(walk(args, ctx, false) as Node[]);
+    return jsonBuildObject(walkedArgs(args, ctx));
   }
   if (isJsonBuildArray(fc) && !fc.func_variadic) {
     ctx.changed = true;
-    return jsonBuildArray(walk(args, ctx, false) as Node[]);
+    return jsonBuildArray(walkedArgs(args, ctx));
   }
   const n = names(fc.funcname);
   const base = n.length === 1 || (n.length === 2 && n[0] === 'pg_catalog') ? n[n.length - 1] : undefined;
@@ -50,7 +55,7 @@ export function jsonCall(fc: Node, ctx: Ctx): Node | undefined {
     ctx.changed = true;
     return args[0]!;
   }
-  const scalar = base === 'to_json' && args.length === 1 ? scalarToJson(walk(args[0], ctx, false) as Node) : undefined;
+  const scalar = base === 'to_json' && args.length === 1 ? scalarToJson(walkedArgs(args, ctx)[0]!) : undefined;
   if (scalar) {
     ctx.changed = true;
     return scalar;

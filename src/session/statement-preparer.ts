@@ -13,7 +13,7 @@ import type { BoundParam, VersionLease, VersionSource } from '../versions/lease.
 import { innerQuery } from './cursors.js';
 import { planQuery } from './planner.js';
 import { ParamNeedsValue, type NeededValue } from '../pg/param-values.js';
-import { intervalParams, numericParams, standInText } from './value-plans.js';
+import { intervalParams, NUMERIC_STAND_IN, numericParams, standInText } from './value-plans.js';
 import { replaceParams } from '../text/split.js';
 import { reportedName } from './parameters.js';
 import { disposeStatement, textField, type HandleBudget, type PlanningContext, type PreparedStmt } from './plan.js';
@@ -308,6 +308,18 @@ export class StatementPreparer {
       if (target === base) return;
       // The stand-in plan describes the statement; it is never run.
       const renumbered = new Map(numbers.map((n, k) => [n, k] as const));
+      // At Bind every parameter is written in by its type (valuesText), a numeric one as a numeric constant:
+      // one DuckDB infers numeric here is stood in too, so the described columns are those sent (`$1::numeric
+      // / $2` was described float8 and sent numeric).
+      const inferredNumeric = numbers.filter(
+        (n) => !base.declaredTypes[n - 1] && target.paramOids[renumbered.get(n)!] === OID.numeric,
+      );
+      if (inferredNumeric.length > 0) {
+        target.refs = 1;
+        disposeStatement(target);
+        for (const n of inferredNumeric) needed.set(n, { oid: OID.numeric, standIn: NUMERIC_STAND_IN });
+        continue;
+      }
       base.paramOids = Array.from(
         { length: count },
         (_, i) => base.declaredTypes[i] || needed.get(i + 1)?.oid || (target.paramOids[renumbered.get(i + 1)!] ?? 0),

@@ -32,6 +32,9 @@ const WRITTEN_AS_NUMERIC: ReadonlySet<number> = new Set([0, OID.unknown, OID.int
  */
 const numericConstant = (literal: string) => `(CAST(${literal} AS numeric) + 0)`;
 
+/** A numeric parameter's stand-in at Parse. */
+export const NUMERIC_STAND_IN = numericConstant("'1'");
+
 export function numericParams(sql: string, declaredTypes: readonly number[], count: number): Map<number, NeededValue> {
   const textual = count > 0 && sql.includes('numeric') ? textTypedParams(sql) : undefined;
   const needed = new Map<number, NeededValue>();
@@ -40,7 +43,7 @@ export function numericParams(sql: string, declaredTypes: readonly number[], cou
       declaredTypes[n - 1] === OID.numeric ||
       (textual?.get(n) === OID.numeric && WRITTEN_AS_NUMERIC.has(declaredTypes[n - 1] ?? 0))
     )
-      needed.set(n, { oid: OID.numeric, standIn: numericConstant("'1'") });
+      needed.set(n, { oid: OID.numeric, standIn: NUMERIC_STAND_IN });
   return needed;
 }
 
