@@ -1635,4 +1635,35 @@ describe('float arithmetic over the version’s columns (issue 26, session 57)',
       ['22003 value out of range: overflow'],
     );
   });
+
+  test('where a column is a float, + - * overflow is 22003 as PostgreSQL’s; over integer and numeric columns, left unchecked (pg/operand-types.ts), the same answers', async () => {
+    const product = Array.from({ length: 9 }, () => '1e37').join(' * ');
+    const refused = await sameOutcomes([
+      // a float column by its name, through an alias, from a correlated subquery: checked
+      [`select f64 * ${product} as x from all_types where id = 1`, []],
+      [`select a.f64 * ${product} as x from all_types a where a.id = 1`, []],
+      [`select (select a.f64 * ${product} from sales.orders limit 1) as x from all_types a where a.id = 1`, []],
+      [`select f64 * ${product} as x from all_types where id in (2, 3, 4, 5) order by id`, []],
+      ['select i64 * f64 - f64 as x from all_types where id <> 2 order by id', []],
+      ['select i32 * 2 + f64 as x from all_types where id = 4', []],
+      // integer and numeric columns: DuckDB's own operators, PostgreSQL's answers and errors
+      ['select (i32 - id) * 2 as x, i64 - i32 * 3 as y from all_types where id in (1, 6, 8, 9) order by id', []],
+      ['select (i32 - id) * 2 as x from all_types where id = 3', []],
+      ['select i64 * i64 as x from all_types where id = 4', []],
+      ['select $1::int + i32 as x from all_types where id = $2', ['5', '6']],
+      ['select $1::int + order_id as n from sales.orders where order_id = $2', ['100', '3']],
+      [
+        'select o.qty * c.customer_id - o.amount as x from sales.orders o join sales.customers c using (customer_id) order by order_id limit 5',
+        [],
+      ],
+    ]);
+    assert.deepEqual(refused, [
+      '22003 value out of range: overflow',
+      '22003 value out of range: overflow',
+      '22003 value out of range: overflow',
+      '22003 integer out of range',
+      '22003 integer out of range',
+      '22003 bigint out of range',
+    ]);
+  });
 });
