@@ -48,7 +48,9 @@ export type Stage = (typeof STAGES)[number];
  * - constants_shared: a text ran the plan of its shape, its constants compared with columns bound as
  *   parameters (session/constant-sharing.ts), instead of being analysed and prepared;
  * - result_call: a DuckDB call that starts or reads a statement's result (wire/result-stream.ts): a
- *   stream's start, each chunk fetched (the end too), or a result of one chunk at most run whole.
+ *   stream's start, each chunk fetched (the end too), or a result of one chunk at most run whole;
+ * - float_check: a float check (pg/float-range.ts: a tree of `+ - *`) in the text DuckDB prepares, counted when
+ *   the statement is planned: over operands known not to be floats there is none (pg/operand-types.ts).
  */
 export const WORKS = [
   'analysis',
@@ -64,6 +66,7 @@ export const WORKS = [
   'plan_shared',
   'constants_shared',
   'result_call',
+  'float_check',
 ] as const;
 export type Work = (typeof WORKS)[number];
 

@@ -1592,3 +1592,78 @@ test('JSON set-returning functions: bound parameters described and answered as P
     assert.equal(p.error?.message, message, sql);
   }
 });
+
+describe('float arithmetic over the version’s columns (issue 26, session 57)', () => {
+  before(async () => {
+    // PostgreSQL gets the integers and floats of the fixture's main.all_types (NULL, NaN, ±Infinity among them)
+    const r = await conns.gw!.simple('select id, i32, i64, f64 from all_types');
+    assert.equal(r.error, undefined, r.error?.message);
+    const values = r.dataRows.map((d) => `(${splitDataRow(d).map((v) => (v === null ? 'NULL' : `'${v}'`))})`);
+    twins!.pg.psql(
+      `CREATE TABLE all_types (id int, i32 int, i64 bigint, f64 float8); INSERT INTO all_types VALUES ${values.join(', ')}`,
+    );
+  });
+
+  /** Each statement's rows, or its SQLSTATE and message, the same on both; the connection unchanged after each. */
+  async function sameOutcomes(cases: readonly (readonly [string, readonly (string | null)[]])[]): Promise<string[]> {
+    const refused: string[] = [];
+    for (const [sql, params] of cases) {
+      const answer = await same(async (e) => {
+        const res = await conns[e]!.query(sql, { params: [...params] });
+        return res.error ? `${res.error.code} ${res.error.message}` : text(res);
+      });
+      if (typeof answer === 'string') refused.push(answer);
+      for (const e of ENGINES)
+        assert.deepEqual(text(await conns[e]!.query('SELECT count(*) FROM sales.orders')), [['80']], `${e}: ${sql}`);
+    }
+    return refused;
+  }
+
+  test('a float sum or difference of a NULL is NULL, not 22003: the check asks for an overflow, not for a finite value', async () => {
+    const refused = await sameOutcomes([
+      [
+        'select id, f64 + f64 as x, f64 - 1.5::float8 as y, f64 * 2.5::float8 + f64 as z from all_types order by id',
+        [],
+      ],
+      ['select sum(f64 + f64) as s from all_types where id in (1, 2)', []],
+      ['select f64 + 1.7e308::float8 + 1.7e308::float8 as x from all_types where id = 2', []],
+    ]);
+    assert.deepEqual(refused, []);
+    // and an overflow of finite values is still PostgreSQL's 22003
+    assert.deepEqual(
+      await sameOutcomes([['select f64 + 1.7e308::float8 + 1.7e308::float8 as x from all_types where id = 1', []]]),
+      ['22003 value out of range: overflow'],
+    );
+  });
+
+  test('where a column is a float, + - * overflow is 22003 as PostgreSQL’s; over integer and numeric columns, left unchecked (pg/operand-types.ts), the same answers', async () => {
+    const product = Array.from({ length: 9 }, () => '1e37').join(' * ');
+    const refused = await sameOutcomes([
+      // a float column by its name, through an alias, from a correlated subquery: checked
+      [`select f64 * ${product} as x from all_types where id = 1`, []],
+      [`select a.f64 * ${product} as x from all_types a where a.id = 1`, []],
+      [`select (select a.f64 * ${product} from sales.orders limit 1) as x from all_types a where a.id = 1`, []],
+      [`select f64 * ${product} as x from all_types where id in (2, 3, 4, 5) order by id`, []],
+      ['select i64 * f64 - f64 as x from all_types where id <> 2 order by id', []],
+      ['select i32 * 2 + f64 as x from all_types where id = 4', []],
+      // integer and numeric columns: DuckDB's own operators, PostgreSQL's answers and errors
+      ['select (i32 - id) * 2 as x, i64 - i32 * 3 as y from all_types where id in (1, 6, 8, 9) order by id', []],
+      ['select (i32 - id) * 2 as x from all_types where id = 3', []],
+      ['select i64 * i64 as x from all_types where id = 4', []],
+      ['select $1::int + i32 as x from all_types where id = $2', ['5', '6']],
+      ['select $1::int + order_id as n from sales.orders where order_id = $2', ['100', '3']],
+      [
+        'select o.qty * c.customer_id - o.amount as x from sales.orders o join sales.customers c using (customer_id) order by order_id limit 5',
+        [],
+      ],
+    ]);
+    assert.deepEqual(refused, [
+      '22003 value out of range: overflow',
+      '22003 value out of range: overflow',
+      '22003 value out of range: overflow',
+      '22003 integer out of range',
+      '22003 integer out of range',
+      '22003 bigint out of range',
+    ]);
+  });
+});

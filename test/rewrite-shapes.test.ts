@@ -12,6 +12,8 @@ import { rewritesShared } from '../src/pg/rewrite-shapes.js';
 import { pgParses } from '../src/pg/pg-parse.js';
 import { mapCode } from '../src/text/split.js';
 import { corpusStatements } from './support/pg-corpus.js';
+import { basicHeadTypes } from './support/relation-types.js';
+import type { RelationTypes } from '../src/pg/operand-types.js';
 
 /** Texts whose integers the rewrite reads (or must not lose), beside the corpus. */
 const VALUE_READ = [
@@ -54,7 +56,8 @@ function withIntegers(sql: string, to: (n: number, k: number) => string): string
 }
 
 /** The rewrite of the text itself, as rewriteForDuckDBDetailed gave it before shapes: pre-check, then the walk. */
-const own = (sql: string): RewriteResult => (needsPgRewrite(sql) ? rewriteParsed(sql) : { sql, rewritten: false });
+const own = (sql: string, types?: RelationTypes): RewriteResult =>
+  needsPgRewrite(sql) ? rewriteParsed(sql, types) : { sql, rewritten: false };
 
 const plain = (r: RewriteResult) =>
   JSON.stringify(r, (_k, v: unknown) => (v instanceof Map ? [...(v as Map<unknown, unknown>)] : v));
@@ -68,33 +71,37 @@ function outcome(f: () => RewriteResult): string {
   }
 }
 
-test('a text of a shape seen before: the same rewrite as its own, byte for byte (or the same error)', () => {
-  const texts = [...VALUE_READ, ...corpusStatements()];
-  const variants: ((n: number, k: number) => string)[] = [
-    (n) => String(n),
-    (n, k) => String(n + 3 + k),
-    (n) => (n === 0 ? '1' : '0'),
-    (n, k) => String(k % 2 ? 2147483647 : 2),
-    (n, k) => String(k % 2 ? 2147483648 : 1),
-    (n, k) => String(n * 10 + k),
-  ];
-  for (const text of VALUE_READ) assert.ok(needsPgRewrite(text), `a text the rewrite reads: ${text}`);
-  const sharedBefore = rewritesShared();
-  let compared = 0;
-  for (const text of texts) {
-    for (const v of variants) {
-      const sql = `${withIntegers(text, v)} /* ${compared} */`;
-      assert.equal(
-        outcome(() => rewriteForDuckDBDetailed(sql)),
-        outcome(() => own(sql)),
-        sql,
-      );
-      compared++;
+for (const [label, types] of [
+  ['', undefined],
+  [", with the basic fixture's column types (float checks left out: pg/operand-types.ts)", basicHeadTypes()],
+] as const)
+  test(`a text of a shape seen before: the same rewrite as its own, byte for byte (or the same error)${label}`, () => {
+    const texts = [...VALUE_READ, ...corpusStatements()];
+    const variants: ((n: number, k: number) => string)[] = [
+      (n) => String(n),
+      (n, k) => String(n + 3 + k),
+      (n) => (n === 0 ? '1' : '0'),
+      (n, k) => String(k % 2 ? 2147483647 : 2),
+      (n, k) => String(k % 2 ? 2147483648 : 1),
+      (n, k) => String(n * 10 + k),
+    ];
+    for (const text of VALUE_READ) assert.ok(needsPgRewrite(text), `a text the rewrite reads: ${text}`);
+    const sharedBefore = rewritesShared();
+    let compared = 0;
+    for (const text of texts) {
+      for (const v of variants) {
+        const sql = `${withIntegers(text, v)} /* ${compared} */`;
+        assert.equal(
+          outcome(() => rewriteForDuckDBDetailed(sql, types)),
+          outcome(() => own(sql, types)),
+          sql,
+        );
+        compared++;
+      }
     }
-  }
-  // the shapes were shared, not merely rewritten one by one
-  assert.ok(rewritesShared() - sharedBefore > texts.length, `${rewritesShared() - sharedBefore} shared`);
-});
+    // the shapes were shared, not merely rewritten one by one
+    assert.ok(rewritesShared() - sharedBefore > texts.length, `${rewritesShared() - sharedBefore} shared`);
+  });
 
 test('new integers in a comparison of a text rewritten before: no PostgreSQL parse; other integers are part of the shape', () => {
   const text = (c: number, q: number, limit: number) =>

@@ -54,6 +54,14 @@ async function resultCalls(s: Served): Promise<number> {
   return Number(m[1]);
 }
 
+/** Float checks (pg/float-range.ts) in the texts DuckDB prepared so far (fdl_statement_work_total{work="float_check"}). */
+async function floatChecks(s: Served): Promise<number> {
+  const text = await (await fetch(`http://${s.http}/metrics`)).text();
+  const m = /^fdl_statement_work_total\{work="float_check"\} (\d+)$/m.exec(text);
+  assert.ok(m, 'float_check is in /metrics');
+  return Number(m[1]);
+}
+
 /** Statements the gateway's stage clock has closed so far (fdl_statement_stage_seconds_count). */
 async function statementCount(s: Served): Promise<number> {
   const text = await (await fetch(`http://${s.http}/metrics`)).text();
@@ -567,9 +575,31 @@ describe('statement work: once per text, once per signature, once per statement'
     }
   });
 
+  test("`$1::int + order_id` over an integer column: no float check in the text DuckDB prepares (the client's own); over a float column one", async () => {
+    const planned = async (text: string, values: unknown[]) => {
+      const before = await floatChecks(s);
+      let rows: unknown[] = [];
+      const d = await cost(s, async () => (rows = (await c.query({ text, values })).rows));
+      assert.equal(d.analysis, 1, `${text}: planned`);
+      return { rows, checks: (await floatChecks(s)) - before };
+    };
+    assert.deepEqual(await planned(`${POINT} and qty > 0`, [100, 3]), { rows: [{ n: '103' }], checks: 0 });
+    const { order_id, qty } = (await c.query('select order_id, qty from sales.orders where order_id = 3')).rows[0];
+    assert.deepEqual(await planned('select $1::int * order_id - qty as n from orders o where order_id = $2', [2, 3]), {
+      rows: [{ n: String(2 * Number(order_id) - Number(qty)) }],
+      checks: 0,
+    });
+    // (f64 is DOUBLE: `$1::int + f64` is checked as PostgreSQL's float8pl)
+    const { f64 } = (await c.query('select f64 from all_types where id = 1')).rows[0];
+    assert.deepEqual(await planned('select $1::int + f64 as n from all_types where id = $2', [100, 1]), {
+      rows: [{ n: 100 + f64 }],
+      checks: 1,
+    });
+  });
+
   test("a new text the rewrite changes, with parameters for PostgreSQL to type (a dashboard's new constant): the PostgreSQL grammar parses it once, not its rewritten text again", async () => {
-    // `$1::int + order_id` is float-checked (pg/float-range.ts): DuckDB runs a rewritten text whose parameters are typed from its tree
-    const text = (k: number) => `select $1::int + order_id as n from sales.orders where order_id = $2 and ${k} > 0`;
+    // `$1::int + f64` is float-checked (pg/float-range.ts): DuckDB runs a rewritten text whose parameters are typed from its tree
+    const text = (k: number) => `select $1::int + f64 as n from all_types where id = $2 and ${k} > 0`;
     // the first text of its shape is parsed once more, as a shape (pg/rewrite-shapes.ts: once per shape)
     for (const [k, a, b] of [
       [4101, 7, 2],
@@ -579,7 +609,8 @@ describe('statement work: once per text, once per signature, once per statement'
       const before = await pgParses(s);
       const rows = (await c.query({ text: text(k), values: [a, b] })).rows;
       if (k !== 4101) assert.equal((await pgParses(s)) - before, 1, `constant ${k}`);
-      assert.deepEqual(rows, (await c.query({ text: POINT, values: [a, b] })).rows);
+      const point = 'select $1::int + f64 as n from all_types where id = $2';
+      assert.deepEqual(rows, (await c.query({ text: point, values: [a, b] })).rows);
       assert.equal(rows.length, 1);
     }
   });

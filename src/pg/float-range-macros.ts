@@ -47,7 +47,8 @@ export const FLOAT_RANGE_MACROS: ReadonlyArray<[string, string]> = [
   // of a product, and not 0: `z`): with finite operands an overflow anywhere leaves the tree's value infinite or
   // NaN, and a product of nonzero factors is 0 only by an underflow.
   ...FLOATS.flatMap((t): Array<[string, string]> => [
-    [`_pgsem_ftree(t ${t}, p, f)`, `CASE WHEN isfinite(p) OR NOT f THEN p ELSE ${OVERFLOW} END`],
+    // (asked as the error's condition: a NULL value is no overflow — `isfinite(NULL) OR NOT NULL` had raised it)
+    [`_pgsem_ftree(t ${t}, p, f)`, `CASE WHEN NOT isfinite(p) AND f THEN ${OVERFLOW} ELSE p END`],
     [
       `_pgsem_fprod(t ${t}, p, f, z)`,
       `CASE WHEN (isfinite(p) AND p <> 0) OR NOT f THEN p WHEN p <> 0 THEN ${OVERFLOW} WHEN z THEN ${UNDERFLOW} ELSE p END`,

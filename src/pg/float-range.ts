@@ -14,6 +14,9 @@ const macro = (name: string, args: Node[]): Node => ({
   },
 });
 
+/** A float check's call in a printed text (the planner counts them: stages.ts float_check). */
+export const FLOAT_CHECK_CALL = /\b_pgsem_f(?:tree|prod)\(/g;
+
 /** A checked tree (`_pgsem_ftree(tag, plain, finite)`, `_pgsem_fprod(tag, plain, finite, nonzero)`) taken apart. */
 interface Tree {
   tag: Node;
@@ -101,11 +104,13 @@ function smallConstant(n: Node): boolean {
 /**
  * `l op r` (walked sides) checked as PostgreSQL where its result is a float: the tree of `+ - *` it ends
  * is checked once, as a whole (float-range-macros.ts; an underflow only in a tree of products). Undefined
- * for another operator, or where a side has no tag: DuckDB's.
+ * for another operator, where a side has no tag, or where `notFloat` knows neither side is a float: DuckDB's.
  */
-export function floatChecked(op: string, l: Node, r: Node): Node | undefined {
+export function floatChecked(op: string, l: Node, r: Node, notFloat?: (n: Node) => boolean): Node | undefined {
   if (op !== '+' && op !== '-' && op !== '*') return undefined;
   if (op !== '*' && (smallConstant(l) || smallConstant(r))) return undefined;
+  // neither side a float (operand-types.ts): DuckDB's operator is the one the check would pick
+  if (notFloat?.(l) && notFloat(r)) return undefined;
   if (tooLargeToCheck(l) || tooLargeToCheck(r)) return undefined;
   const product = op === '*';
   const [a, b] = [side(l, product), side(r, product)];
@@ -122,8 +127,9 @@ export function floatChecked(op: string, l: Node, r: Node): Node | undefined {
  * The typed minus `m` (typed-minus.ts, built over the sides' plain arithmetic, plainOf) of the walked
  * sides `l - r`, checked as PostgreSQL where it is a float difference.
  */
-export function floatCheckedMinus(l: Node, r: Node, m: Node): Node {
+export function floatCheckedMinus(l: Node, r: Node, m: Node, notFloat?: (n: Node) => boolean): Node {
   if (smallConstant(l) || smallConstant(r) || tooLargeToCheck(l) || tooLargeToCheck(r)) return m;
+  if (notFloat?.(l) && notFloat(r)) return m;
   const [tag, a, b] = [tagOf(m), side(l, false), side(r, false)];
   return tag === undefined || !a || !b ? m : tree({ tag, plain: m, finite: and(a.finite, b.finite) });
 }

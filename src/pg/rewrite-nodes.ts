@@ -1,5 +1,6 @@
 /** Parse-tree shapes and builders shared by the rewrite's modules (rewrite-*.ts). */
 import { COMPAT_DB } from './catalog/names.js';
+import type { RelationTypes, Scope } from './operand-types.js';
 
 export type Node = Record<string, any>;
 export interface Ctx {
@@ -37,6 +38,12 @@ export interface Ctx {
   untypedText?: number;
   /** The statement's CTEs by name (inner-names.ts: a CTE read in FROM naming two columns alike). */
   cteBodies?: ReadonlyMap<string, Node>;
+  /** The version's tables as the statement's names reach them (operand-types.ts); absent: no column's type is known. */
+  relationTypes?: RelationTypes;
+  /** The FROM items a column reference can name at this point of the walk, with their columns' types. */
+  columnScope?: Scope;
+  /** A column's type was asked for: the rewrite holds for its relation types only (rewrite.ts memoizes it so). */
+  operandTypes?: boolean;
 }
 
 export const PGCAT = 'pgcat';

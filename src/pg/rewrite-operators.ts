@@ -35,6 +35,7 @@ import { comparedLiteral, comparedLiteralsAmong } from './compared-literals.js';
 import { textNumberItemsRefused, textNumberRefused } from './text-number-comparison.js';
 import { float4Widened } from './float4-widening.js';
 import { floatChecked, floatCheckedMinus, plainOf } from './float-range.js';
+import { EXACT_NUMBER, knownAs, NOT_FLOAT } from './operand-types.js';
 import { concatOperand } from './pg-text.js';
 import { constantQuotient } from './constant-arithmetic.js';
 import {
@@ -239,6 +240,12 @@ function unpadded(n: Node): Node {
     : n;
 }
 
+/** Whether a walked operand is known to be of a type `types` accepts where it stands (operand-types.ts). */
+const known =
+  (types: RegExp, ctx: Ctx) =>
+  (n: Node): boolean =>
+    knownAs(types, n, ctx.columnScope, () => (ctx.operandTypes = true));
+
 // An integer beside a column in a comparison (=, <>, <, >, <=, >=, BETWEEN, IN) is passed through
 // whatever its value: rewrite-shapes.ts shares one rewrite between texts differing only in those.
 function operatorExpr(expr: Node, ctx: Ctx): Node {
@@ -332,15 +339,17 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     return plusTime;
   }
   // (over the sides' plain arithmetic: a checked float tree goes on through the typed minus, float-range.ts)
+  // (two exact numbers: DuckDB's `-` is the typed minus' own choice)
+  const exact = known(EXACT_NUMBER, ctx);
   const minus =
-    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr
+    e.kind === 'AEXPR_OP' && op === '-' && e.lexpr && !(exact(lexpr) && exact(rexpr))
       ? dateLike(lexpr) || dateLike(rexpr)
         ? dateMinus(plainOf(lexpr), plainOf(rexpr))
         : typedMinus(plainOf(lexpr), plainOf(rexpr))
       : undefined;
   if (minus) {
     ctx.changed = true;
-    return floatCheckedMinus(lexpr, rexpr, minus);
+    return floatCheckedMinus(lexpr, rexpr, minus, known(NOT_FLOAT, ctx));
   }
   const symmetric = rexpr?.List ? betweenSymmetric(e.kind, lexpr, rexpr.List.items as Node[]) : undefined;
   if (symmetric) {
@@ -420,7 +429,7 @@ function operatorExpr(expr: Node, ctx: Ctx): Node {
     const l4 = rexpr.A_Const ? lexpr : int4Constant(lexpr);
     const r4 = lexpr.A_Const ? rexpr : int4Constant(rexpr);
     // a float result checked for overflow and underflow as PostgreSQL's float8 operators (float-range.ts)
-    const checked = floatChecked(op, l4, r4);
+    const checked = floatChecked(op, l4, r4, known(NOT_FLOAT, ctx));
     if (checked || l4 !== lexpr || r4 !== rexpr) {
       ctx.changed = true;
       return checked ?? { A_Expr: { ...e, lexpr: l4, rexpr: r4 } };

@@ -24,6 +24,7 @@ import { emptyComment } from '../text/comment-shape.js';
 import { parsePg } from './pg-parse.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import type { RewriteResult } from './rewrite.js';
+import { typedKey, type RelationTypes } from './operand-types.js';
 
 type Node = Record<string, any>;
 
@@ -65,7 +66,10 @@ const freeByShape = new LRUCache<string, { free: boolean[] | null }>({
   sizeCalculation: (v, key) => 2 * key.length + 8 * (v.free?.length ?? 0) + 64,
 });
 /** The rewrite of a key (free integers as markers), or null when it cannot be shared. */
-const byKey = new LRUCache<string, { result: RewriteResult; unchanged: boolean } | { result: null }>({
+const byKey = new LRUCache<
+  string,
+  { result: RewriteResult; unchanged: boolean } | { result: null; operandTypes?: boolean }
+>({
   max: 2000,
   maxSize: 16 * 1024 * 1024,
   sizeCalculation: (v, key) => 2 * (key.length + (v.result?.sql.length ?? 0)) + 64,
@@ -88,7 +92,11 @@ export function rewritesShared(): number {
  * `sql`'s rewrite from the entry of its shape, or undefined when the text must be rewritten as itself
  * (`rewrite`, the caller's, then memoizes it by text): nothing to take out, or not shareable.
  */
-export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteResult): RewriteResult | undefined {
+export function rewriteByShape(
+  sql: string,
+  rewrite: (sql: string) => RewriteResult,
+  types?: RelationTypes,
+): RewriteResult | undefined {
   if (MARKER_RUN.test(sql) || sql.includes(SLOT) || LEXED_APART.test(sql)) return undefined;
   const lexed = lex(sql);
   if (!lexed) return undefined;
@@ -108,10 +116,11 @@ export function rewriteByShape(sql: string, rewrite: (sql: string) => RewriteRes
   const key = fill(free);
   if (key === sql) return undefined; // nothing taken out: the text's own memo
   if (!readsSameText(key, sql)) return undefined; // a comment names one
-  let entry = byKey.get(key);
+  // (a rewrite that read columns' types under their key too, as rewrite.ts memoizes one)
+  let entry = byKey.get(key) ?? byKey.get(typedKey(key, types));
   if (!entry) {
     entry = shareable(key, free, rewrite);
-    byKey.set(key, entry);
+    byKey.set((entry.result ?? entry).operandTypes ? typedKey(key, types) : key, entry);
   }
   if (!entry.result) return undefined;
   shared++;
@@ -202,7 +211,7 @@ function shareable(
   key: string,
   free: readonly boolean[],
   rewrite: (sql: string) => RewriteResult,
-): { result: RewriteResult; unchanged: boolean } | { result: null } {
+): { result: RewriteResult; unchanged: boolean } | { result: null; operandTypes?: boolean } {
   let result: RewriteResult;
   try {
     result = rewrite(key);
@@ -213,5 +222,5 @@ function shareable(
   const out = result.sql.match(/\b19\d{8}\b/g) ?? [];
   const wanted = free.flatMap((f, k) => (f ? [String(MARKER_BASE + k)] : []));
   const once = wanted.every((m) => out.filter((o) => o === m).length === 1) && out.length === wanted.length;
-  return once ? { result, unchanged: false } : { result: null };
+  return once ? { result, unchanged: false } : { result: null, operandTypes: !!result.operandTypes };
 }

@@ -55,6 +55,7 @@ import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets
 import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
 import { aliasesInExpressionsQualified, aliasInExpressionRefused } from './output-aliases.js';
 import { usingAmbiguityRefused } from './using-ambiguity.js';
+import { selectScope } from './operand-types.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -313,6 +314,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           ctx.rowScope = fromItemNames(body.fromClause as Node[] | undefined, new Set(outer));
           const outerJson = ctx.jsonColumns;
           ctx.jsonColumns = jsonScalarAliases(body.fromClause as Node[] | undefined, new Map(outerJson));
+          const outerColumns = ctx.columnScope;
+          if (ctx.relationTypes) ctx.columnScope = selectScope(body, ctx.relationTypes, ctx.ctes, outerColumns);
           ctx.ordered = !!(body.sortClause || body.distinctClause);
           filterSubLinks(body.whereClause as Node | undefined, (ctx.filterSubLinks ??= new Set()));
           filterSubLinks(body.havingClause as Node | undefined, ctx.filterSubLinks);
@@ -327,6 +330,7 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
           } finally {
             ctx.rowScope = outer;
             ctx.jsonColumns = outerJson;
+            ctx.columnScope = outerColumns;
             ctx.ordered = ordered;
           }
         }

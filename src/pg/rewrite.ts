@@ -31,6 +31,7 @@ import { refuseManyNumberFormats } from './number-formats.js';
 import { printedNodes } from './tree-size.js';
 import { keepIntervalsApart } from './interval-spellings.js';
 import { SqlError, SQLSTATE } from '../errors.js';
+import { typedKey, type RelationTypes } from './operand-types.js';
 
 export { needsPgRewrite } from './rewrite-precheck.js';
 
@@ -58,6 +59,8 @@ export interface RewriteResult {
    * type (asyncpg has codecs for oid[] but not int8[] and would otherwise introspect forever).
    */
   paramOids?: ReadonlyMap<number, number>;
+  /** Made reading columns' types (operand-types.ts): it holds for the RelationTypes it was given only. */
+  operandTypes?: true;
 }
 
 /** Rewrite one SQL text (one or more statements) for DuckDB; see module comment. */
@@ -67,7 +70,9 @@ export function rewriteForDuckDB(sql: string): string {
 
 /**
  * Rewrites by text, memoized: a client's catalog statements repeat (psql, drivers and BI tools send
- * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each.
+ * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each. A rewrite that
+ * read columns' types is kept under its RelationTypes' key too (typedKey): whether one does is the text's
+ * own property (operand-types.ts asks for a type wherever a column stands, known or not).
  */
 const rewrites = new LRUCache<string, RewriteResult>({
   max: 2000,
@@ -76,25 +81,30 @@ const rewrites = new LRUCache<string, RewriteResult>({
 });
 trimWhenIdle(lruTrim(rewrites));
 
-export function rewriteForDuckDBDetailed(sql: string): RewriteResult {
+/**
+ * `sql` for DuckDB; with `types`, a float check over operands known not to be floats is left out
+ * (operand-types.ts).
+ */
+export function rewriteForDuckDBDetailed(sql: string, types?: RelationTypes): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
-  const known = rewrites.get(sql);
+  const known = rewrites.get(sql) ?? rewrites.get(typedKey(sql, types));
   if (known) return known;
+  const rewrite = (text: string) => rewriteParsed(text, types);
   // the same statement with other integers or comments, rewritten before (rewrite-shapes.ts)
-  const shaped = rewriteByShape(sql, rewriteParsed);
+  const shaped = rewriteByShape(sql, rewrite, types);
   if (shaped) return shaped;
-  const result = rewriteParsed(sql);
-  rewrites.set(sql, result);
+  const result = rewrite(sql);
+  rewrites.set(result.operandTypes ? typedKey(sql, types) : sql, result);
   return result;
 }
 
 /** The rewrite without the pre-check (tests compare the two). */
-export function rewriteParsed(sql: string): RewriteResult {
+export function rewriteParsed(sql: string, types?: RelationTypes): RewriteResult {
   const tree = parsePg(sql) as { stmts?: unknown[] } | null;
   if (!tree) return { sql, rewritten: false }; // not PostgreSQL: DuckDB's own syntax, left to DuckDB
   refuseDeepTree(tree);
   try {
-    return rewriteTree(sql, tree);
+    return rewriteTree(sql, tree, types);
   } catch (e) {
     // A stack the walk or the deparser still outgrew (less is left on some callers' stacks): the same answer.
     if (e instanceof RangeError && /call stack/i.test(e.message)) throw tooDeep(`its parse tree is nested too deeply`);
@@ -137,7 +147,7 @@ function refuseDeepTree(tree: object): void {
   }
 }
 
-function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
+function rewriteTree(sql: string, tree: { stmts?: unknown[] }, types: RelationTypes | undefined): RewriteResult {
   const outermost = outermostSelects(tree);
   const ctx: Ctx = {
     changed: false,
@@ -150,6 +160,8 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     readsCatalog: readsCatalog(tree),
     outermost,
     cteBodies: ctesByName(tree),
+    // (`x -> x * 2` may be DuckDB's lambda, whose parameter is no column)
+    ...(types && !sql.includes('->') ? { relationTypes: types } : {}),
   };
   collectCtes(tree, ctx.ctes);
   if (/jsonb/i.test(sql)) {
@@ -162,7 +174,9 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
     ctx.changed = true;
     walked = apart;
   }
-  if (!ctx.changed) return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}) };
+  const typed = ctx.operandTypes ? { operandTypes: true as const } : {};
+  if (!ctx.changed)
+    return { sql, rewritten: false, ...(ctx.params.size > 0 ? { paramOids: ctx.params } : {}), ...typed };
   // Before printing, and before the stand-ins copy the tree: a subtree placed at several places is
   // printed (and copied) each time (tree-size.ts); nested divisions share their tags, 4× per level.
   // before the printed-node ceiling, which many calls of a picture's expression reach too
@@ -187,6 +201,7 @@ function rewriteTree(sql: string, tree: { stmts?: unknown[] }): RewriteResult {
   const result: RewriteResult = {
     sql: rewrittenSql,
     rewritten: rewrittenSql.replaceAll(SEMANTIC_MACRO_PREFIX, '').includes(COMPAT_DB),
+    ...typed,
   };
   if (result.rewritten) {
     const types = catalogColumnTypes(tree, ctx.ctes);

@@ -21,6 +21,8 @@ import { replaceParams } from '../text/split.js';
 import { parsePg, parsePrintedPg } from '../pg/pg-parse.js';
 import { catalogColumnOid, catalogTypeOid } from '../pg/catalog/index.js';
 import { rewriteForDuckDBDetailed } from '../pg/rewrite.js';
+import type { RelationTypes } from '../pg/operand-types.js';
+import { FLOAT_CHECK_CALL } from '../pg/float-range.js';
 import { withDeclaredCasts } from '../pg/declared-casts.js';
 import { needsPgRewrite } from '../pg/rewrite-precheck.js';
 import { refuseCaseMismatch } from '../pg/identifier-case.js';
@@ -54,6 +56,33 @@ export const PG_GRAMMAR_MAX_CHARS = 64 * 1024;
 /** Texts the PostgreSQL grammar parses on the event loop at most this long (longer ones on the text thread). */
 const REWRITE_ON_LOOP_CHARS = 2 * 1024;
 
+/**
+ * The session's version's tables as a statement's names reach them, for the rewrite (pg/operand-types.ts): a
+ * schema's name as DuckDB's catalog reads it (`public` is `main` in a version without one), a bare name in the first
+ * schema of the search path that has a relation of that name (DuckDB's search path is the version's schemas on it,
+ * session/settings.ts).
+ */
+function relationTypes(ctx: PlanningContext): RelationTypes | undefined {
+  const lease = ctx.lease;
+  const columns = lease?.relationColumns?.bind(lease);
+  if (!lease || !columns) return undefined;
+  const schemas = ctx.settings.versionSchemas();
+  const path = ctx.settings.searchSchemas();
+  const search = path.length > 0 ? path : ['main'];
+  return {
+    key: JSON.stringify([lease.repo, lease.versionId, search]),
+    columns: (schema, name) => {
+      if (schema !== undefined)
+        return columns(schema === 'public' && !schemas.includes('public') ? 'main' : schema, name) ?? undefined;
+      for (const s of search) {
+        const found = columns(s, name);
+        if (found !== undefined) return found ?? undefined;
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Plan a query: system views, PostgreSQL rewrite, pinned versions, one analysis, admission, DuckDB prepare. */
 export async function planQuery(
   ctx: PlanningContext,
@@ -75,7 +104,10 @@ export async function planQuery(
   const written = withDeclaredCasts(source, declaredTypes);
   const onLoop =
     written.length <= REWRITE_ON_LOOP_CHARS || (written.length <= OFF_THREAD_CHARS && !needsPgRewrite(written));
-  const rewrite = onLoop ? rewriteForDuckDBDetailed(written) : await rewriteOffThread(written, ctx.user);
+  // (the text thread knows no version: its rewrite keeps every float check)
+  const rewrite = onLoop
+    ? rewriteForDuckDBDetailed(written, relationTypes(ctx))
+    : await rewriteOffThread(written, ctx.user);
   let sql = rewrite.sql;
   // `db.information_schema.tables` is the emulation's answer for this session's database only.
   for (const { db, name } of rewrite.catalogsNamed ?? []) {
@@ -86,6 +118,7 @@ export async function planQuery(
     sql = await pinVersionCatalogs(ctx, sql, base.leases);
     // Whatever the gateway composed from the client's text stays within a bound of it (54001).
     refuseOverComposed(source, sql);
+    if (sql !== source) for (const _ of sql.matchAll(FLOAT_CHECK_CALL)) counted('float_check');
     base.composedChars = sql.length;
     spent('planning', planning);
     // A rewritten text and the client's own (its column names) are parsed in one DuckDB call.

@@ -97,6 +97,7 @@ export interface AttachedVersion
       | 'unchangedAfter'
       | 'watchPlan'
       | 'hasTable'
+      | 'relationColumns'
       | 'definesFunction'
       | 'countingStatement'
     > {
@@ -275,12 +276,20 @@ export async function attachVersion(
     const counting = remote ? null : localCounting(engine.sessions, catalog, locate, native, readBytes);
     const tableNames = new Set(catalog.tables.map((t) => `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`));
     const macroNames = new Set(catalog.macros.map((m) => foldIdentifier(m.name)));
+    const relationColumns = new Map<string, ReadonlyMap<string, string> | null>([
+      ...catalog.views.map((v): [string, null] => [`${foldIdentifier(v.schema)}.${foldIdentifier(v.name)}`, null]),
+      ...catalog.tables.map((t): [string, ReadonlyMap<string, string>] => [
+        `${foldIdentifier(t.schema)}.${foldIdentifier(t.name)}`,
+        new Map(t.columns.map((c) => [foldIdentifier(c.name), c.type])),
+      ]),
+    ]);
     return {
       dbName,
       heldBytes: idleVersionBytes(catalog, native.size ? await views.fileBytes() : 0),
       versionId,
       attachId: metaName,
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
+      relationColumns: (schema, name) => relationColumns.get(`${foldIdentifier(schema)}.${foldIdentifier(name)}`),
       definesFunction: (name) => macroNames.has(name),
       dataset: version.dataset,
       ensureTables: async (wanted, statement) => {

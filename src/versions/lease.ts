@@ -64,6 +64,12 @@ export interface VersionLease {
   watchPlan?(reads?: VersionReads): WatchPlan;
   /** Whether the version has this table (names lower-cased): the result cache serves only those. */
   hasTable(schema: string, table: string): boolean;
+  /**
+   * The columns of the version's relation `schema.name` (names folded as DuckDB folds them): a table's DuckDB type
+   * by folded name, as the catalog gives them (the table's view has these); null for a view (its columns are
+   * DuckDB's to bind), undefined when the version has none of that name.
+   */
+  relationColumns?(schema: string, name: string): ReadonlyMap<string, string> | null | undefined;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
   definesFunction(name: string): boolean;
   release(): void;

@@ -125,6 +125,7 @@ export class Versions implements VersionSource {
       unchangedAfter: (reads) => lease.value.unchangedAfter(reads),
       watchPlan: (reads) => lease.value.watchPlan?.(reads) ?? [],
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
+      relationColumns: (schema, name) => lease.value.relationColumns?.(schema, name),
       definesFunction: (name) => lease.value.definesFunction(name),
       resolvedAt: new Date(),
       release: lease.release,
