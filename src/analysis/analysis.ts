@@ -507,6 +507,13 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
         ...(args.every((t) => t !== undefined) && o.class === 'FUNCTION' ? { args: args as string[] } : {}),
         ...(typeof at === 'number' && Number.isSafeInteger(at) ? { location: at } : {}),
       });
+      // list_aggr(list, 'name', …) calls the aggregate its string names: judged as a call of that aggregate
+      if (o.class === 'FUNCTION' && LIST_AGGREGATES.has(lower(o.function_name)) && o.catalog === '') {
+        const named = namedAggregate((o.children as unknown[] | undefined)?.[1]);
+        if (named === undefined)
+          unknown.push(`${lower(o.function_name)}() with an aggregate name that is not a string constant`);
+        else functions.push({ catalog: '', schema: '', name: foldIdentifier(named), window: false });
+      }
     }
     for (const k in o) {
       if (k === 'cte_map' || (k === 'right' && o.type === 'RECURSIVE_CTE_NODE')) continue; // walked above, in their own scopes
@@ -518,6 +525,17 @@ function walk(root: unknown): Omit<Analysis, 'kind' | 'sql' | 'bindShape'> {
 }
 
 const lower = (v: unknown) => (typeof v === 'string' ? foldIdentifier(v) : '');
+
+/** DuckDB's list aggregates: the aggregate they run is named by their second argument, a string. */
+const LIST_AGGREGATES = new Set(['list_aggr', 'array_aggr', 'list_aggregate', 'array_aggregate', 'aggregate']);
+
+/** The aggregate a list aggregate's second argument names, when it is a string constant (also cast). */
+function namedAggregate(n: unknown): string | undefined {
+  let node = n as Record<string, unknown> | undefined;
+  while (node?.class === 'CAST') node = node.child as Record<string, unknown> | undefined;
+  const value = node?.class === 'CONSTANT' ? (node.value as { value?: unknown } | undefined)?.value : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** What the memo holds now: entries and their estimated bytes (tests, status). */
 export function analysesHeld(): { entries: number; bytes: number } {

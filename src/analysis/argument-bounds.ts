@@ -6,9 +6,8 @@
  *    offset is an int4: here a constant offset must be an integer literal in int4's range, and an
  *    offset that is neither a literal nor read from the row (a parameter, a constant expression) is
  *    refused.
- *  - `reservoir_quantile(x, q, n)` reserves n samples before reading a row: a failed allocation there
- *    is an internal error that invalidates the repository's engine. n must be a literal of at most
- *    MAX_RESERVOIR (DuckDB's own default is 8,192).
+ *  (`reservoir_quantile`, whose sample reserved per group failed an allocation that invalidated the
+ *  engine, is refused by name: analysis/containment.ts.)
  * Pure; iterative, so a deep tree cannot exhaust the call stack.
  */
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -16,8 +15,6 @@ import { pushMembers } from './json-objects.js';
 
 const INT4_MIN = -2147483648;
 const INT4_MAX = 2147483647;
-/** The largest sample a reservoir may reserve: 1,000,000 values (DuckDB's default is 8,192). */
-export const MAX_RESERVOIR = 1_000_000;
 
 type Node = Record<string, unknown>;
 
@@ -55,7 +52,6 @@ export function checkArgumentBounds(tree: unknown): void {
     if (!x || typeof x !== 'object') continue;
     const n = x as Node;
     if ((n.type === 'WINDOW_LEAD' || n.type === 'WINDOW_LAG') && n.offset_expr) checkOffset(n);
-    if (n.class === 'FUNCTION' && String(n.function_name).toLowerCase() === 'reservoir_quantile') checkReservoir(n);
     pushMembers(stack, n);
   }
 }
@@ -71,18 +67,5 @@ function checkOffset(n: Node): void {
     `${fn}() with this offset is not supported by fdl-gateway`,
     undefined,
     `Write the offset as an integer literal within int4's range (as PostgreSQL's ${fn}(value, integer)), or read it from a column.`,
-  );
-}
-
-function checkReservoir(n: Node): void {
-  const size = (n.children as Node[] | undefined)?.[2];
-  if (!size) return;
-  const literal = integerLiteral(size);
-  if (literal !== null && literal > 0 && literal <= MAX_RESERVOIR) return;
-  throw new SqlError(
-    SQLSTATE.programLimitExceeded,
-    `reservoir_quantile's sample size must be an integer literal from 1 to ${MAX_RESERVOIR}`,
-    undefined,
-    'Leave it out for DuckDB’s default of 8,192 values.',
   );
 }

@@ -57,6 +57,9 @@ export const REFUSED_FUNCTIONS: ReadonlySet<string> = new Set([
   // does not exist"), which qualified-types.ts refuses in the parse but cannot see inside a value
   'make_type',
   'cast_to_type',
+  // reserves its sample for every group before reading a row (DuckDB's default 8,192 values): enough
+  // groups fail that allocation, an internal error that invalidates the repository's engine (attacker review)
+  'reservoir_quantile',
 ]);
 
 /**
@@ -67,6 +70,8 @@ const PG_ANSWERS: Readonly<Record<string, string>> = {
   setseed:
     'random() cannot be seeded through fdl-gateway (its state belongs to a shared engine connection): for a repeatable sample order by hash(key) or use TABLESAMPLE … REPEATABLE (seed).',
   pg_sleep: 'A statement cannot sleep through fdl-gateway: wait in the client.',
+  reservoir_quantile:
+    'Use percentile_cont or percentile_disc (… WITHIN GROUP (ORDER BY x)), or DuckDB’s quantile_cont or approx_quantile: a reservoir reserves its sample for every group before reading a row.',
 };
 
 /**
