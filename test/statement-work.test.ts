@@ -752,6 +752,65 @@ describe('statement work: once per text, once per signature, once per statement'
       guard_install: 0,
     });
   });
+
+  test("a text another session planned over the same version and search path: its parameters' types and result shape are not probed again, only prepared on the session's own connection", async () => {
+    // `amount * $1`: PostgreSQL types $1 by operator resolution (a probe); `amount > $2`: numeric, so the
+    // result's shape is probed with the parameter typed (pg/result-shape.ts)
+    const texts = [
+      'select order_id, amount * $1 as scaled from sales.orders where order_id = $2 -- probed types',
+      'select order_id, amount from sales.orders where amount > $1 and qty >= $2 order by order_id limit 2',
+    ];
+    const values = [
+      [2, 3],
+      [10, 2],
+    ];
+    const open = async () => {
+      const k = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });
+      await k.connect();
+      await k.query('set fdl.result_cache = off');
+      return k;
+    };
+    const first = await open();
+    const second = await open();
+    try {
+      for (const [i, text] of texts.entries()) {
+        const run = async (k: pg.Client) => {
+          const r = await k.query({ text, values: values[i] });
+          return { rows: r.rows, types: r.fields.map((f) => [f.name, f.dataTypeID]) };
+        };
+        let mine: unknown;
+        const planned = await cost(s, async () => (mine = await run(first)));
+        assert.ok(planned.type_probe >= 1, `${text}: ${JSON.stringify(planned)}`);
+        let theirs: unknown;
+        const again = await cost(s, async () => (theirs = await run(second)));
+        // the same answer, typed the same
+        assert.deepEqual(theirs, mine, text);
+        // (the engine line's verdict: bound, or reused by shape, as that test above says; one of the two)
+        const { bind_check, verdict_reuse, ...rest } = again;
+        assert.equal(bind_check + verdict_reuse, 1, `${text}: ${JSON.stringify(again)}`);
+        assert.deepEqual(
+          rest,
+          {
+            analysis: 0,
+            duckdb_prepare: 1,
+            type_probe: 0,
+            prune_explain: 0,
+            ref_check: 1,
+            revalidation: 1,
+            guard_install: 0,
+          },
+          text,
+        );
+      }
+      // another search path is another scope: probed again
+      await second.query('set search_path = sales');
+      const moved = await cost(s, () => second.query({ text: texts[0]!, values: values[0] }));
+      assert.ok(moved.type_probe >= 1, JSON.stringify(moved));
+    } finally {
+      await first.end();
+      await second.end();
+    }
+  });
 });
 
 describe('statement work over a remote version: no EXPLAIN or prepare that cannot change what runs', () => {

@@ -9,12 +9,14 @@
  * type (valueTypedParam): such a parameter is typed by its value at Bind.
  */
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { LRUCache } from 'lru-cache';
 import { deparseSync } from 'pgsql-parser';
 import { duckdbTypeToPg, PARAM_DUCKDB_TYPE } from './types.js';
 import { COMPAT_DB } from './catalog/names.js';
 import { PG_TYPES } from './catalog/pg-data.js';
 import { parsePg, parsePrintedPg } from './pg-parse.js';
 import { counted } from '../stages.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 import { replaceParams } from '../text/split.js';
 
 export function duckTypeForOid(oid: number): string | undefined {
@@ -189,10 +191,26 @@ export function paramContext(
 }
 
 /**
+ * Parameter types inferred with DuckDB's probes, by the scope they were bound in (session/planner.ts
+ * checkScope: the repository's instance, a frozen version's database, the search path, the
+ * configuration's generation) and what decided them: both texts, and per parameter the type it is
+ * prepared as and whether DuckDB typed it. A probe binds over the version's catalog only, which never
+ * changes in a scope, so another session's first run of a text is not probed again (issue 26: each
+ * text prepared by DuckDB once per parameter-type signature). Only inferences whose probes all bound
+ * are kept: a probe that failed (as one of a text's modes may) is tried again.
+ */
+const probedTypes = new LRUCache<string, ReadonlyMap<number, number>>({
+  max: 4096,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (types, key) => 2 * key.length + 32 * types.size + 64,
+});
+trimWhenIdle(lruTrim(probedTypes));
+
+/**
  * PostgreSQL OIDs for undeclared parameters of `sql` (the statement as DuckDB will prepare it),
  * where PostgreSQL's context rules decide them. `castTo(n)`: the DuckDB type a parameter is already
  * prepared as (declared, or left to DuckDB when undefined). Empty when the text is not one
- * PostgreSQL statement.
+ * PostgreSQL statement. With a `scope`, an inference made in it before is reused (probedTypes).
  */
 export async function inferParamOids(
   conn: DuckDBConnection,
@@ -200,6 +218,32 @@ export async function inferParamOids(
   sql: string,
   castTo: (n: number) => { duckType: string; oid: number } | undefined,
   typedByDuckDB: (n: number) => boolean = () => false,
+  scope?: string,
+): Promise<Map<number, number>> {
+  if (scope === undefined) return inferWithProbes(conn, clientSql, sql, castTo, typedByDuckDB, { failed: false });
+  let count = 0;
+  replaceParams(sql, (n) => ((count = Math.max(count, n)), undefined));
+  const signature: string[] = [];
+  for (let n = 1; n <= count; n++) {
+    const cast = castTo(n);
+    signature.push(`${cast ? `${cast.duckType}/${cast.oid}` : ''}:${typedByDuckDB(n) ? 1 : 0}`);
+  }
+  const key = [scope, clientSql, sql, signature.join(',')].join('\u0000');
+  const known = probedTypes.get(key);
+  if (known) return new Map(known);
+  const probes = { failed: false };
+  const types = await inferWithProbes(conn, clientSql, sql, castTo, typedByDuckDB, probes);
+  if (!probes.failed) probedTypes.set(key, new Map(types));
+  return types;
+}
+
+async function inferWithProbes(
+  conn: DuckDBConnection,
+  clientSql: string,
+  sql: string,
+  castTo: (n: number) => { duckType: string; oid: number } | undefined,
+  typedByDuckDB: (n: number) => boolean,
+  probes: { failed: boolean },
 ): Promise<Map<number, number>> {
   const tree = parsePrintedPg(sql);
   const stmt = tree?.stmts?.length === 1 ? tree.stmts[0]!.stmt : undefined;
@@ -224,7 +268,7 @@ export async function inferParamOids(
   const version = (tree as Node).version;
   // Every `x op $n` as `x op x` first; where DuckDB has no such operator (`interval * interval`), as `x`:
   // for one parameter at a time, then for all, so one such operator does not undo the others.
-  let probed = await probeTypes(conn, version, probeTree, w, out, castTo);
+  let probed = await probeTypes(conn, version, probeTree, w, out, castTo, probes);
   const arithmetic = [...w.hints]
     .filter(([, h]) => h.op && ARITHMETIC.has(h.op))
     .map(([n]) => n)
@@ -241,12 +285,13 @@ export async function inferParamOids(
       w,
       out,
       castTo,
+      probes,
     );
   }
   // `select $1, $1 + 1`: DuckDB cannot type a bare select-list parameter that another use types; probed
   // without those items, the other uses give it their type (PostgreSQL then says 42P08: param-conflicts.ts)
   const bareless = [...w.hints.keys()].some((n) => !probed?.has(n)) ? withoutBareItems(probeTree) : undefined;
-  const again = bareless && (await probeTypes(conn, version, bareless, w, out, castTo));
+  const again = bareless && (await probeTypes(conn, version, bareless, w, out, castTo, probes));
   if (again) probed = again;
   for (const [n, oid] of probed ?? []) out.set(n, oid);
   return out;
@@ -273,6 +318,7 @@ async function probeTypes(
   w: Walk,
   fixed: ReadonlyMap<number, number>,
   castTo: (n: number) => { duckType: string; oid: number } | undefined,
+  probes: { failed: boolean },
 ): Promise<Map<number, number> | null> {
   let probeSql: string;
   try {
@@ -304,6 +350,7 @@ async function probeTypes(
     }
     return out;
   } catch {
+    probes.failed = true;
     return null;
   } finally {
     probe?.destroySync();

@@ -9,7 +9,9 @@
 import { DuckDBTypeId, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
 import { replaceParams } from '../text/split.js';
+import { LRUCache } from 'lru-cache';
 import { counted } from '../stages.js';
+import { lruTrim, trimWhenIdle } from '../idle-memory.js';
 
 export interface ResultShape {
   names: string[];
@@ -52,9 +54,23 @@ function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
 }
 
 /**
+ * Shapes probed, by the scope they were bound in (session/planner.ts checkScope: a frozen version's
+ * catalog, the search path, the configuration's generation), the text and its parameters' types: a
+ * probe binds over that catalog only, so another session's first plan of the text is not probed again.
+ * Only shapes whose probes all bound (or the one DuckDB gave) are kept.
+ */
+const probedShapes = new LRUCache<string, ResultShape>({
+  max: 4096,
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (shape, key) => 2 * key.length + 64 * shape.names.length + 64,
+});
+trimWhenIdle(lruTrim(probedShapes));
+
+/**
  * `typeOf(n)`: the DuckDB type of parameter n (1-based) as the statement will be bound.
  * `typedAtBind(n)`: parameter n is left untyped and takes its value's own type at Bind (numeric):
  * DuckDB's provisional columns for it are a guess, so the shape comes from the probe.
+ * With a `scope`, a shape probed in it before is reused (probedShapes).
  */
 export async function resultShape(
   conn: DuckDBConnection,
@@ -62,11 +78,35 @@ export async function resultShape(
   sql: string,
   typeOf: (n: number) => string,
   typedAtBind: (n: number) => boolean = () => false,
+  scope?: string,
 ): Promise<ResultShape> {
   const placeholder = isPlaceholder(duck);
   let guessed = false;
   for (let n = 1; n <= duck.parameterCount && !guessed; n++) guessed = typedAtBind(n);
   if (!placeholder && !guessed) return shapeOf(duck, false);
+  let key: string | undefined;
+  if (scope !== undefined) {
+    const params: string[] = [];
+    for (let n = 1; n <= duck.parameterCount; n++) params.push(`${typeOf(n)}:${typedAtBind(n) ? 1 : 0}`);
+    key = [scope, sql, placeholder ? 1 : 0, params.join(',')].join('\u0000');
+    const known = probedShapes.get(key);
+    if (known) return { names: [...known.names], types: [...known.types], probed: known.probed };
+  }
+  const probes = { failed: false };
+  const shape = await probedShape(conn, duck, sql, typeOf, placeholder, probes);
+  if (key !== undefined && !probes.failed)
+    probedShapes.set(key, { ...shape, names: [...shape.names], types: [...shape.types] });
+  return shape;
+}
+
+async function probedShape(
+  conn: DuckDBConnection,
+  duck: DuckDBPreparedStatement,
+  sql: string,
+  typeOf: (n: number) => string,
+  placeholder: boolean,
+  probes: { failed: boolean },
+): Promise<ResultShape> {
   // Typed parameters first, then values of those types (a parameter inside a catalog macro's correlated
   // subquery binds only as a value): zero for numbers, as DuckDB folds `CAST(NULL AS INTEGER)` in
   // `round(amount, NULL)` or `NULL * 2.5` to an INTEGER NULL; NULL for the rest.
@@ -82,6 +122,7 @@ export async function resultShape(
       }
     } catch {
       // the next stand-in, or the error below
+      probes.failed = true;
     } finally {
       probe?.destroySync();
     }
