@@ -10,7 +10,11 @@
  * -M simple/extended/prepared, -c 1 and -c 8, and of `SELECT 1` -M extended; the gateway's time per
  * statement by stage and its work per statement (fdl_statement_stage_seconds, fdl_statement_work_total).
  *
- *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--json out.json] [--before <cli>] [--compare]
+ *   npx tsc -p . && node dist/bench/statement-cost.js [--n 300] [--seconds 5] [--warmup 500] [--json out.json] [--before <cli>] [--compare]
+ *
+ * --warmup: statements each gateway series runs before it is measured (default 500). With 30, the first series a
+ * gateway ran (unnamed) was measured while V8 still compiled the statement path: 3.0 ms against the named series'
+ * 1.7 ms at session 58's start, where interleaved blocks of the two on warm gateways differ by 0.04 ms.
  *
  * (a) is measured twice: over the version's views (read_parquet), and over the same rows as native DuckDB tables,
  * as the gateway builds a small verified local table (versions/native-tables.ts).
@@ -43,6 +47,7 @@ const SECONDS = opt('seconds', 5);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const beforeCli = args.includes('--before') ? args[args.indexOf('--before') + 1] : undefined;
 const compareOnly = args.includes('--compare');
+const WARMUP = opt('warmup', 500);
 const log = (s: string) => process.stdout.write(s + '\n');
 const ms = (x: number) => x.toFixed(3).padStart(8);
 
@@ -56,8 +61,9 @@ async function timed(
   n: number,
   fn: (i: number) => Promise<unknown>,
   cpu?: () => number,
+  warmup = 30,
 ): Promise<{ p50: number; p99: number; cpuUs?: number }> {
-  for (let i = 0; i < Math.min(30, n); i++) await fn(-1 - i); // warm up
+  for (let i = 0; i < warmup; i++) await fn(-1 - i); // warm up
   const cpu0 = cpu?.();
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -344,7 +350,7 @@ async function main(): Promise<void> {
         if (target === 'gateway')
           gwSplit[kind] = await split(
             gw,
-            async () => (lat[`${target} ${kind}`] = await timed(N, fn, () => cpuSeconds(gw.proc.pid!, false))),
+            async () => (lat[`${target} ${kind}`] = await timed(N, fn, () => cpuSeconds(gw.proc.pid!, false), WARMUP)),
           );
         else lat[`${target} ${kind}`] = await timed(N, fn);
       }
@@ -525,8 +531,14 @@ async function beforeAfter(
     for (const [kind, make] of Object.entries(kinds)) {
       let b: Awaited<ReturnType<typeof timed>> | undefined;
       let a: Awaited<ReturnType<typeof timed>> | undefined;
-      const bs = await split(old, async () => (b = await timed(N, make(c), () => cpuSeconds(old.proc.pid!, false))));
-      const as = await split(gw, async () => (a = await timed(N, make(g), () => cpuSeconds(gw.proc.pid!, false))));
+      const bs = await split(
+        old,
+        async () => (b = await timed(N, make(c), () => cpuSeconds(old.proc.pid!, false), WARMUP)),
+      );
+      const as = await split(
+        gw,
+        async () => (a = await timed(N, make(g), () => cpuSeconds(gw.proc.pid!, false), WARMUP)),
+      );
       out[kind] = { before: { ...b, work: bs.work, us: bs.us }, after: { ...a, work: as.work, us: as.us } };
       log(
         `  ${kind.padEnd(10)} ${ms(b!.p50)} /${ms(b!.p99)} (${b!.cpuUs!.toFixed(0).padStart(6)})  →  ${ms(a!.p50)} /${ms(a!.p99)} (${a!.cpuUs!.toFixed(0).padStart(6)})`,
