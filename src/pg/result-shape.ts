@@ -57,7 +57,7 @@ function shapeOf(duck: DuckDBPreparedStatement, probed: boolean): ResultShape {
  * Shapes probed, by the scope they were bound in (session/planner.ts checkScope: a frozen version's
  * catalog, the search path, the configuration's generation), the text and its parameters' types: a
  * probe binds over that catalog only, so another session's first plan of the text is not probed again.
- * Only shapes whose probes all bound (or the one DuckDB gave) are kept.
+ * Only a shape a probe answered is kept (not DuckDB's own columns, which are the prepared statement's).
  */
 const probedShapes = new LRUCache<string, ResultShape>({
   max: 4096,
@@ -92,9 +92,9 @@ export async function resultShape(
     const known = probedShapes.get(key);
     if (known) return { names: [...known.names], types: [...known.types], probed: known.probed };
   }
-  const probes = { failed: false };
+  const probes = { failed: false, answered: false };
   const shape = await probedShape(conn, duck, sql, typeOf, placeholder, probes);
-  if (key !== undefined && !probes.failed)
+  if (key !== undefined && probes.answered && !probes.failed)
     probedShapes.set(key, { ...shape, names: [...shape.names], types: [...shape.types] });
   return shape;
 }
@@ -105,7 +105,7 @@ async function probedShape(
   sql: string,
   typeOf: (n: number) => string,
   placeholder: boolean,
-  probes: { failed: boolean },
+  probes: { failed: boolean; answered: boolean },
 ): Promise<ResultShape> {
   // Typed parameters first, then values of those types (a parameter inside a catalog macro's correlated
   // subquery binds only as a value): zero for numbers, as DuckDB folds `CAST(NULL AS INTEGER)` in
@@ -118,7 +118,7 @@ async function probedShape(
       probe = await conn.prepare(replaceParams(sql, stand));
       if (!isPlaceholder(probe)) {
         const shape = shapeOf(probe, true);
-        if (shape.types.every((t) => t !== null)) return shape;
+        if (shape.types.every((t) => t !== null)) return ((probes.answered = true), shape);
       }
     } catch {
       // the next stand-in, or the error below
