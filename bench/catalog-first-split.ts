@@ -4,6 +4,7 @@
  * first client's catalog time goes (issue 24). Run with FDL_STAGE_CLOCK=cpu for CPU milliseconds (src/stages.ts).
  *
  *   FDL_STAGE_CLOCK=cpu node dist/bench/catalog-first-split.js [<a build's dist/src/cli/main.js> or ""] [rounds, default 1]
+ *     [--databases basic@v2,basic]   (a round on each in turn, a connection each: a version's first round after another's)
  */
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,10 +34,18 @@ const scrape = async () => {
 const psql = JSON.parse(
   readFileSync(new URL('../../test/fixtures-clients/psql15-backslash.json', import.meta.url), 'utf8'),
 ) as { statements: { command: string; sql: string }[] };
-const c = await RawPg.connect({ port: s.port, user: 'me', database: 'basic' });
-const rounds = Number(process.argv[3] ?? 1);
+const dbArg = process.argv.indexOf('--databases');
+const databases = dbArg > 0 ? process.argv[dbArg + 1]!.split(',') : ['basic'];
+let c = await RawPg.connect({ port: s.port, user: 'me', database: databases[0]! });
+const rounds = dbArg > 0 ? databases.length : Number(process.argv[3] ?? 1);
 const tot: Record<string, number> = {};
 for (let round = 0; round < rounds; round++) {
+  const db = databases[Math.min(round, databases.length - 1)]!;
+  if (round > 0 && dbArg > 0) {
+    await c.close();
+    c = await RawPg.connect({ port: s.port, user: 'me', database: db });
+  }
+  const roundTot: Record<string, number> = {};
   const rows: string[] = [];
   for (const st of psql.statements) {
     const sql = st.sql.replace(/\{\{users_oid\}\}/g, '0').replace(/\{\{big_orders_oid\}\}/g, '0');
@@ -46,11 +55,18 @@ for (let round = 0; round < rounds; round++) {
     const wall = performance.now() - t0;
     const b = await scrape();
     const sp = STAGES.map((x) => [x, (b.get(x)! - a.get(x)!) * 1000] as const).filter(([, v]) => v >= 0.5);
-    for (const [x, v] of sp) tot[x] = (tot[x] ?? 0) + v;
+    for (const [x, v] of sp) {
+      tot[x] = (tot[x] ?? 0) + v;
+      roundTot[x] = (roundTot[x] ?? 0) + v;
+    }
     rows.push(
       `${wall.toFixed(1).padStart(7)} ${st.command.padEnd(14)} ${r.error ? 'ERR ' : ''}${sp.map(([x, v]) => `${x} ${v.toFixed(1)}`).join(', ')}`,
     );
   }
+  console.log(
+    `round ${round} (${db}) stage totals (ms CPU):`,
+    JSON.stringify(Object.fromEntries(Object.entries(roundTot).map(([k, v]) => [k, Math.round(v)]))),
+  );
   if (round === rounds - 1 || round === 0)
     console.log(
       `round ${round}\n` +

@@ -399,6 +399,34 @@ describe('statement work: once per text, once per signature, once per statement'
     }
   });
 
+  test('a catalog text judged on one version is not bound again on the next of the same namespace (tags v1, v2: the same tables and columns); another namespace (dev: a table more) and a text reading the version bind again', async () => {
+    const text =
+      "select c.relname, a.attname, a.attnum from pg_catalog.pg_class c join pg_catalog.pg_attribute a on a.attrelid = c.oid where c.relname = 'orders' and a.attnum = 2";
+    const reading = 'select count(*)::int as n from sales.orders where order_id > 1';
+    const on = async (database: string, work: (k: pg.Client) => Promise<unknown>) => {
+      const k = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database });
+      await k.connect();
+      try {
+        await k.query('set fdl.result_cache = off');
+        return await cost(s, () => work(k));
+      } finally {
+        await k.end();
+      }
+    };
+    const both = (k: pg.Client) => k.query(text).then(() => k.query(reading));
+    const v1 = await on('basic@v1', both);
+    assert.equal(v1.bind_check, 2, JSON.stringify(v1));
+    let rows: unknown[] = [];
+    const v2 = await on('basic@v2', async (k) => (rows = (await k.query(text)).rows));
+    assert.deepEqual(rows, [{ relname: 'orders', attname: 'customer_id', attnum: 2 }]);
+    assert.deepEqual([v2.bind_check, v2.verdict_reuse], [0, 1], JSON.stringify(v2));
+    // over v2's own files: bound again
+    const read = await on('basic@v2', (k) => k.query(reading));
+    assert.deepEqual([read.bind_check, read.verdict_reuse], [1, 0], JSON.stringify(read));
+    const dev = await on('basic@dev', (k) => k.query(text));
+    assert.deepEqual([dev.bind_check, dev.verdict_reuse], [1, 0], JSON.stringify(dev));
+  });
+
   test("a session's DuckDB connection goes to the next session: its guards are not created again, and nothing the first session set is seen by the next", async () => {
     const open = async () => {
       const k = new pg.Client({ host: '127.0.0.1', port: s.port, user: 'tester', database: 'basic' });

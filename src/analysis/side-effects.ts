@@ -14,7 +14,11 @@
  * reports it as it would.
  *
  * A plan judged a read is remembered for its scope and the text's shape (bind-shape.ts), so a text
- * that differs only in literals the binder does not read is not bound again (verdictKey).
+ * that differs only in literals the binder does not read is not bound again (boundWhat). A plan that
+ * read nothing of the session's version — the catalog emulation's tables, generators, DuckDB's
+ * listings — is remembered as well under a scope that names what the version's names reach instead of
+ * the version (versions/version-namespace.ts), so the next version of the same names is not bound again
+ * for a text its predecessor answered (a client's connect-time catalog texts after a publish).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SqlError, SQLSTATE } from '../errors.js';
@@ -25,7 +29,8 @@ import { LRUCache } from 'lru-cache';
 import { ReusedStatement } from '../engine/reused-statement.js';
 import { counted } from '../stages.js';
 import { lruTrim, trimWhenIdle } from '../idle-memory.js';
-import { COMPAT_DB } from '../pg/catalog/names.js';
+import { COMPAT_DB, VERSIONS_DB } from '../pg/catalog/names.js';
+import { quoteIdent } from '../quote.js';
 
 /** Longest text bound a second time for this check; longer ones are judged from the parse. */
 export const PLAN_CHECK_MAX_CHARS = 8 * 1024;
@@ -107,20 +112,34 @@ type PlanNode = { type?: string; name?: string; function_data?: unknown; childre
  * inner query is what gets bound. Parquet may come only from the folders the instance was sealed to.
  * Returns the most rows the bound plan can give where its operators and the rows of the DuckDB tables it
  * scans say so (planRowBound), else undefined: how its result is fetched, never whether it runs.
+ * `shared`: a scope like `scope` that names the version's namespace instead of the version (the caller's
+ * checkScope), where a plan that reads nothing of the version is judged alike.
  */
 export async function refuseSideEffects(
   conn: DuckDBConnection,
   sql: string,
   analysis: Analysis,
   scope?: string,
+  shared?: string,
 ): Promise<number | undefined> {
   const inner = analysis.kind === 'explain' && sql === analysis.sql ? sql.slice(sql.indexOf('\n') + 1) : sql;
   if (inner.length > PLAN_CHECK_MAX_CHARS) return judgeFromParse(analysis);
-  const key = scope === undefined ? undefined : await verdictKey(conn, scope, inner, analysis);
+  // (the macros that decide an operator's literals are the namespace's: asked once for its versions)
+  const what = scope === undefined ? undefined : await boundWhat(conn, shared ?? scope, inner, analysis);
+  const key = what === undefined ? undefined : digest(scope!, what);
   const judged = key === undefined ? undefined : readsJudged.get(key);
   if (judged !== undefined) {
     counted('verdict_reuse');
     return Number.isFinite(judged) ? judged : undefined;
+  }
+  const sharedKey = what === undefined || shared === undefined ? undefined : digest(shared, what);
+  const skeleton = sharedKey === undefined ? undefined : readsJudgedShared.get(sharedKey);
+  if (skeleton !== undefined) {
+    counted('verdict_reuse');
+    // the emulation's per-version tables grow as versions attach: their rows are asked again
+    const rows = skeleton === false ? undefined : await boundOf(conn, skeleton, analysis.severalGroupingSets);
+    readsJudged.set(key!, rows ?? Infinity);
+    return rows;
   }
   const plan = await bind(conn, inner);
   if (!plan || plan.error) {
@@ -132,7 +151,39 @@ export async function refuseSideEffects(
   for (const root of plan.plans ?? []) walk(root, readDirs);
   const rows = plan.plans?.length === 1 ? await boundOf(conn, plan.plans[0]!, analysis.severalGroupingSets) : undefined;
   if (key !== undefined) readsJudged.set(key, rows ?? Infinity);
+  if (sharedKey !== undefined && (plan.plans ?? []).every(readsNoVersion))
+    readsJudgedShared.set(sharedKey, plan.plans?.length === 1 ? skeletonOf(plan.plans[0]!) : false);
   return rows;
+}
+
+/**
+ * Whether a plan judged a read scans nothing of a version: only the catalog emulation's tables (its
+ * databases are the gateway's, alike for every version: a version's rows are selected by value, `db =
+ * current_database()`) and table functions on the list that read no file. A version's table, native copy,
+ * data file, inlined rows (its catalog's database), or another database's table: bound again in every scope.
+ */
+function readsNoVersion(node: PlanNode): boolean {
+  if (node.type === 'LOGICAL_GET') {
+    const fn = (node.name ?? '').toLowerCase();
+    if (fn === 'seq_scan') {
+      const catalog = scannedTable(node)?.[0];
+      if (catalog !== COMPAT_DB && catalog !== VERSIONS_DB) return false;
+    } else if (!READING_FUNCTIONS.has(fn)) return false;
+  }
+  return (node.children ?? []).every(readsNoVersion);
+}
+
+/** What planRowBound reads of a plan, kept with a shared verdict instead of the whole bound plan. */
+function skeletonOf(node: PlanNode): PlanNode {
+  const n = node as PlanNode & Record<string, unknown>;
+  const out: PlanNode & Record<string, unknown> = { type: node.type, name: node.name };
+  const table = scannedTable(node);
+  if (table) out.function_data = { catalog: table[0], schema: table[1], table: table[2] };
+  for (const k of ['groups', 'grouping_sets', 'table_index', 'cte_index'])
+    if (n[k] !== undefined) out[k] = typeof n[k] === 'number' ? n[k] : [];
+  if (Array.isArray(n.expressions)) out.expressions = new Array<null>(n.expressions.length).fill(null);
+  if (node.children) out.children = node.children.map(skeletonOf);
+  return out;
 }
 
 /** Operators that never give more rows than their one child. */
@@ -267,16 +318,34 @@ const tableRowsOf = new ReusedStatement(
     'WHERE list_contains(from_json($1::VARCHAR, \'["VARCHAR[]"]\'), [database_name, schema_name, table_name])',
 );
 
-/** The plan's row bound (planRowBound), its tables' rows asked of DuckDB in one call where they decide it. */
+/**
+ * The rows of the catalog emulation's tables named, counted: duckdb_tables() lists every table of every attached
+ * database to answer for a few (10–40 ms CPU in a gateway's instance, most of a catalog text's row bound), while
+ * the emulation's tables are small (a count of each reads its rows' validity only, about 1 ms for them all).
+ */
+async function emulationRows(conn: DuckDBConnection, tables: readonly TableName[]): Promise<(number | null)[]> {
+  const counts = tables.map((t) => `(SELECT count(*) FROM ${t.map(quoteIdent).join('.')})::VARCHAR`);
+  const r = await conn.runAndReadAll(`SELECT [${counts.join(', ')}]`);
+  const list = r.getRowsJson()[0]?.[0];
+  return Array.isArray(list) ? list.map((n) => (typeof n === 'string' ? Number(n) : null)) : tables.map(() => null);
+}
+
+/** The plan's row bound (planRowBound), its tables' rows asked of DuckDB in one call each kind where they decide it. */
 async function boundOf(conn: DuckDBConnection, root: PlanNode, severalSets: boolean): Promise<number | undefined> {
   const tables: TableName[] = [];
   // first with every table's rows taken as none: a plan that no table's rows can bound asks nothing
   const shape = planRowBound(root, severalSets, () => 0, tables);
   if (shape === undefined || tables.length === 0) return shape;
-  const [json] = await tableRowsOf.firstRow(conn, [JSON.stringify(tables)]);
   const rows = new Map<string, number>();
-  for (const [db, schema, table, n] of (typeof json === 'string' ? JSON.parse(json) : []) as (string | null)[][])
-    if (typeof n === 'string') rows.set(JSON.stringify([db, schema, table]), Number(n));
+  const emulation = tables.filter(([db]) => db === COMPAT_DB || db === VERSIONS_DB);
+  const others = tables.filter(([db]) => db !== COMPAT_DB && db !== VERSIONS_DB);
+  if (emulation.length > 0)
+    (await emulationRows(conn, emulation)).forEach((n, i) => n !== null && rows.set(JSON.stringify(emulation[i]), n));
+  if (others.length > 0) {
+    const [json] = await tableRowsOf.firstRow(conn, [JSON.stringify(others)]);
+    for (const [db, schema, table, n] of (typeof json === 'string' ? JSON.parse(json) : []) as (string | null)[][])
+      if (typeof n === 'string') rows.set(JSON.stringify([db, schema, table]), Number(n));
+  }
   return planRowBound(root, severalSets, (t) => rows.get(JSON.stringify(t)));
 }
 
@@ -288,7 +357,7 @@ async function boundOf(conn: DuckDBConnection, root: PlanNode, severalSets: bool
  * decide what runs kept), else the exact text. DuckDB binds texts of one shape in the same catalog
  * and settings to plans of the same operators, table functions and files, so a dashboard's new
  * literals, or a session repeating another's catalog queries, are not bound again; a shape only
- * ever bound elsewhere, or refused, is bound.
+ * ever bound elsewhere, or refused, is bound (a shared verdict, readsJudgedShared, aside).
  */
 // Keyed by a parse tree's shape (many times its text): bounded by bytes as well as entries. The value
 // is the plan's row bound (planRowBound; Infinity: none).
@@ -299,7 +368,24 @@ const readsJudged = new LRUCache<string, number>({
 });
 trimWhenIdle(lruTrim(readsJudged));
 
-async function verdictKey(
+/**
+ * Shared verdicts (refuseSideEffects' `shared` scope): plans that read nothing of the version, by the namespace's
+ * scope and what was bound; the value is what planRowBound reads of the plan (skeletonOf), false where there is none.
+ */
+const readsJudgedShared = new LRUCache<string, PlanNode | false>({
+  max: 4096,
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (v, key) => 2 * key.length + 64 + (v === false ? 0 : 2 * JSON.stringify(v).length),
+});
+trimWhenIdle(lruTrim(readsJudgedShared));
+
+/** A verdict's key: a digest, since shapes are the parse tree's size, and 4096 of them are kept. */
+function digest(scope: string, what: string): string {
+  return createHash('sha256').update(scope).update('\u0000').update(what).digest('base64');
+}
+
+/** What is bound, for a verdict's key: the text's shape where DuckDB's parse of it is the analysis', else the text. */
+async function boundWhat(
   conn: DuckDBConnection,
   scope: string,
   inner: string,
@@ -317,8 +403,7 @@ async function verdictKey(
     const plain = !macros || operators.every((o) => !macros.has(o));
     what = `shape\u0000${shape}${plain ? '' : `\u0000${operatorValues}`}`;
   }
-  // a digest: shapes are the parse tree's size, and 4096 of them are kept
-  return createHash('sha256').update(scope).update('\u0000').update(what).digest('base64');
+  return what;
 }
 
 const macrosByScope = new LRUCache<string, Promise<ReadonlySet<string>>>({ max: 256 });
@@ -326,7 +411,8 @@ const macrosByScope = new LRUCache<string, Promise<ReadonlySet<string>>>({ max: 
 /**
  * The names of every macro the connection sees (lower-cased), asked once per scope: a scope's version
  * database, search path and the session connections' guards do not change, and a database attached
- * later is on no path of this scope's unqualified names (an operator is never qualified).
+ * later is on no path of this scope's unqualified names (an operator is never qualified). A namespace's
+ * scope (refuseSideEffects' `shared`) holds for its versions alike: their macros are in the namespace.
  */
 function macrosOf(conn: DuckDBConnection, scope: string): Promise<ReadonlySet<string>> {
   let macros = macrosByScope.get(scope);

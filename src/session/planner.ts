@@ -170,7 +170,10 @@ export async function planQuery(
     base.analysis = analysis;
     const declaredDuck = (n: number) => duckTypeForOid(declaredTypes[n - 1] ?? 0);
     // The engine's own line: DuckDB binds the text and only reading plans go on (analysis/side-effects.ts).
-    const planRows = await timed('bind_check', () => refuseSideEffects(ctx.conn, sql, analysis, checkScope(ctx, base)));
+    const scope = checkScope(ctx, base);
+    const planRows = await timed('bind_check', () =>
+      refuseSideEffects(ctx.conn, sql, analysis, scope?.version, scope?.namespace),
+    );
     const rowBound = Math.min(
       analysis.rowBound ?? Infinity,
       analysis.kind === 'query' ? (planRows ?? Infinity) : Infinity,
@@ -373,16 +376,23 @@ export async function planQuery(
  * Where the engine line's verdict on a text holds for any session (side-effects.ts): a statement
  * over the session's own version alone, a local one (a remote version's views are rebuilt over the
  * files each statement fetches), bound with the same search path under the same configuration.
- * Undefined (bound every time) otherwise.
+ * Undefined (bound every time) otherwise. `namespace`: the same with the version's namespace in place of
+ * the version (versions/version-namespace.ts), where a plan that read nothing of the version holds alike
+ * for every version of the repository whose names reach the same entries.
  */
-function checkScope(ctx: PlanningContext, base: PreparedStmt): string | undefined {
+function checkScope(ctx: PlanningContext, base: PreparedStmt): { version: string; namespace?: string } | undefined {
   const lease = ctx.lease;
   if (!lease || base.leases.length > 0 || base.holds?.length || base.fetchOnBind || base.systemViews) return undefined;
   if (lease.hasPendingTables()) return undefined;
   const generation = ctx.versions.generation?.() ?? 0;
-  return [ctx.repo, lease.dbName, lease.versionId, generation, ctx.settings.searchSchemas().join('\u0001')].join(
-    '\u0000',
-  );
+  const path = ctx.settings.searchSchemas().join('\u0001');
+  return {
+    version: [ctx.repo, lease.dbName, lease.versionId, generation, path].join('\u0000'),
+    namespace:
+      lease.namespace === undefined
+        ? undefined
+        : [ctx.repo, 'namespace', lease.namespace, generation, path].join('\u0000'),
+  };
 }
 
 async function withSystemViews(ctx: PlanningContext, sql: string): Promise<string> {

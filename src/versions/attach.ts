@@ -35,6 +35,7 @@ import { admittedBodies } from '../analysis/catalog-bodies.js';
 import { addVersionCatalog, forgetVersionRows } from './version-catalogs.js';
 import { Slots } from '../serial.js';
 import { idleVersionBytes } from './version-footprint.js';
+import { versionNamespace } from './version-namespace.js';
 import {
   changedSince,
   fileIdentities,
@@ -100,6 +101,7 @@ export interface AttachedVersion
       | 'relationColumns'
       | 'definesFunction'
       | 'countingStatement'
+      | 'namespace'
     > {
   readonly dataset: unknown;
 }
@@ -181,6 +183,8 @@ export async function attachVersion(
       ...catalog.views.map((v) => ({ schema: v.schema, name: v.name, kind: 'view' as const })),
     ]);
     let cataloged = false;
+    // a view or macro DuckDB could not create leaves the database other than the catalog says
+    let dropped = false;
     // small verified local tables as native DuckDB tables (native-tables.ts); decided once their files verified
     let native: ReadonlySet<LakeTable> = new Set();
     // Local files are read in place: every byte is verified before any statement can read it.
@@ -249,6 +253,7 @@ export async function attachVersion(
             );
           // a view or macro that cannot be created is left out (or dangling); the operator hears of it
           for (const w of built.warnings) degraded('view_dropped', `version ${versionId}: ${w}`);
+          dropped = built.warnings.length > 0;
           await applyDatasetComments(b, dbName, catalog, version.dataset, native);
           // the catalog emulation's rows of the version, read from the views database while the builder
           // has it: written into the emulation's per-version database, attached READ_ONLY (version-catalogs.ts)
@@ -291,6 +296,7 @@ export async function attachVersion(
       hasTable: (schema, table) => tableNames.has(`${schema}.${table}`),
       relationColumns: (schema, name) => relationColumns.get(`${foldIdentifier(schema)}.${foldIdentifier(name)}`),
       definesFunction: (name) => macroNames.has(name),
+      namespace: dropped ? undefined : versionNamespace(catalog),
       dataset: version.dataset,
       ensureTables: async (wanted, statement) => {
         if (tables) return tables.ensure(wanted, statement);

@@ -72,6 +72,11 @@ export interface VersionLease {
   relationColumns?(schema: string, name: string): ReadonlyMap<string, string> | null | undefined;
   /** Whether the version defines a macro of this name (lower-cased): it may shadow a built-in. */
   definesFunction(name: string): boolean;
+  /**
+   * What the version's database lets a statement's names reach (version-namespace.ts): versions with the same
+   * one bind a text alike except where it reads their tables; undefined where that is not known.
+   */
+  readonly namespace?: string;
   release(): void;
 }
 

@@ -127,6 +127,7 @@ export class Versions implements VersionSource {
       hasTable: (schema, table) => lease.value.hasTable(schema, table),
       relationColumns: (schema, name) => lease.value.relationColumns?.(schema, name),
       definesFunction: (name) => lease.value.definesFunction(name),
+      namespace: lease.value.namespace,
       resolvedAt: new Date(),
       release: lease.release,
     };
