@@ -1,7 +1,7 @@
 /**
- * pg_proc lists of PostgreSQL's type I/O functions, none of which can be called through the gateway, only those
- * clients read (issue 24): each type's input function (ruby-pg, Rails and Sequel join pg_type.typinput to pg_proc)
- * and array_recv (Npgsql's array test). sqlsmith builds calls from pg_proc and called the others, all failing.
+ * pg_proc lists of PostgreSQL's type I/O functions only those clients read (issue 24): each type's input function
+ * (ruby-pg, Rails and Sequel join pg_type.typinput to pg_proc) and array_recv (Npgsql's array test). sqlsmith builds
+ * calls from pg_proc and called the others, all failing (the input functions' calls: type-input-calls.test.ts).
  * In-process over the emulation, every row of pg_proc that is not one of its callable functions is checked.
  */
 import { test } from 'node:test';

@@ -1,6 +1,7 @@
 /** The PostgreSQL types of catalog columns a select list reads directly (RewriteResult.columnTypes). */
 import { PG_STATIC_RELATIONS, PG_VIEW_COLUMNS } from './catalog/pg-data.js';
 import { functionStyleCast } from './pg-forms.js';
+import { typeInputCall } from './type-input-calls.js';
 import { names, REG_TYPES, TO_REG_CALL, type Node } from './rewrite-nodes.js';
 
 /** pg_catalog relation → column → PostgreSQL type (format_type spelling), from PostgreSQL 15's catalog. */
@@ -39,7 +40,7 @@ export function catalogColumnTypes(
     const call = fc && names(fc.funcname);
     const tc = (t.ResTarget?.val?.TypeCast ??
       (call && (call.length === 1 || call[0] === 'pg_catalog')
-        ? functionStyleCast(call.at(-1), fc!)?.TypeCast
+        ? (functionStyleCast(call.at(-1), fc!) ?? typeInputCall(call.at(-1), fc!))?.TypeCast
         : undefined)) as Node | undefined;
     const type = tc && !tc.typeName?.arrayBounds?.length ? names(tc.typeName?.names).slice(-1)[0] : undefined;
     if (type && REG_TYPES.has(type)) return type;

@@ -4,6 +4,7 @@
  */
 import { mapSegments } from '../text/split.js';
 import { NUMBER_LIKE_LITERAL } from './compared-literals.js';
+import { TYPE_INPUT_CALL } from './type-input-calls.js';
 
 /**
  * Cheap pre-check: only statements matching this go through the parser. Exact for casts, COLLATE
@@ -276,6 +277,7 @@ export function needsPgRewrite(sql: string): boolean {
     ILIKE_WORD.test(text) ||
     CALL_FORMS.test(text) ||
     TYPE_NAME_CALL.test(text) ||
+    TYPE_INPUT_CALL.test(text) ||
     ZONED_LITERAL.test(sql) ||
     NUMBER_LIKE_LITERAL.test(sql) ||
     NULL_ITEM.test(text) ||

@@ -16,6 +16,7 @@ import { sortUsing } from './pg-operators.js';
 import { exponentConstant, recordValue } from './pg-calls.js';
 import { isRegprocColumn, shownRegproc } from './regproc-columns.js';
 import { functionStyleCast, withTiesRefused } from './pg-forms.js';
+import { typeInputCall } from './type-input-calls.js';
 import { fromItemNames, wholeRowTargets } from './pg-spellings.js';
 import { jsonCall } from './rewrite-records.js';
 import { castTo } from './parse-nodes.js';
@@ -140,10 +141,8 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
       }
       case 'FuncCall': {
         const parts = names(body.funcname);
-        const cast = functionStyleCast(
-          parts.length === 1 || parts[0] === 'pg_catalog' ? parts.at(-1) : undefined,
-          body,
-        );
+        const pgName = parts.length === 1 || parts[0] === 'pg_catalog' ? parts.at(-1) : undefined;
+        const cast = functionStyleCast(pgName, body) ?? typeInputCall(pgName, body);
         if (cast) {
           ctx.changed = true;
           if (ctx.shown?.has(body)) ctx.shown.add(cast.TypeCast);

@@ -34,7 +34,8 @@ function pgSelect(name: string, exprs: Record<string, string>, from: string): st
 }
 
 /**
- * The type I/O functions pg_proc lists, though none can be called here: those clients read. ruby-pg, Rails and Sequel
+ * The type I/O functions pg_proc lists: those clients read (the input functions of the types answered as PostgreSQL's
+ * are callable as their casts, pg/type-input-calls.ts; the others refused by name). ruby-pg, Rails and Sequel
  * build their type map by joining pg_type.typinput to pg_proc (int8in → Integer), Npgsql tells arrays by array_recv.
  * The others (output, receive, send, typmod functions: 277 of 375) are left out, so a tool that builds calls from
  * pg_proc (sqlsmith) does not call them, and reads 277 rows fewer at its start-up; regproc still names them.
