@@ -431,7 +431,8 @@ async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, so
     if (error.sqlstate === SQLSTATE.undefinedColumn) throw error;
   }
   own?.destroySync();
-  throw internalOverloadRefused(e, sql) ?? e;
+  // the client's own text binds: the ambiguity is the rewrite's, not the client's (`round('x', 2)` stays 42725)
+  throw (own ? internalOverloadRefused(e, sql) : undefined) ?? e;
 }
 
 /**
