@@ -32,6 +32,18 @@ const WRITTEN_BESIDE_JSONB: ReadonlyMap<number, string> = new Map([
 ]);
 
 /**
+ * Declared text and varchar, written where the text reads a timestamp: `$1::timestamptz` of a varchar (pgjdbc's
+ * setString) is then a text value's timestamp, read as PostgreSQL reads it (rewrite-casts.ts; `'… 00:00+03'` was 22007).
+ */
+const WRITTEN_BESIDE_TIMESTAMP: ReadonlyMap<number, string> = new Map([
+  [OID.text, 'text'],
+  [OID.varchar, 'varchar'],
+]);
+
+/** A cast to timestamp or timestamptz. */
+const READS_TIMESTAMP = /::\s*(?:"?pg_catalog"?\.)?"?timestamp|\bas\s+(?:"?pg_catalog"?\.)?"?timestamp/i;
+
+/**
  * Declared types whose text PostgreSQL writes otherwise than DuckDB (`t`, `{1,2}`, `\x00ff`), written where the
  * text reads a value's text (`$1::text`, concat, format, `||`): the rewrite then writes it as PostgreSQL does.
  */
@@ -55,9 +67,11 @@ const READS_TEXT = /::\s*(?:text|varchar)\b|\bas\s+(?:text|varchar)\s*\)|\b(?:co
 export function withDeclaredCasts(sql: string, declaredTypes: readonly number[]): string {
   const besideJsonb = /jsonb/i.test(sql);
   const besideText = declaredTypes.some((t) => WRITTEN_BESIDE_TEXT.has(t)) && READS_TEXT.test(sql);
+  const besideTimestamp = declaredTypes.some((t) => WRITTEN_BESIDE_TIMESTAMP.has(t)) && READS_TIMESTAMP.test(sql);
   const written = (t: number | undefined) =>
     WRITTEN.get(t ?? 0) ??
     (besideJsonb ? WRITTEN_BESIDE_JSONB.get(t ?? 0) : undefined) ??
+    (besideTimestamp ? WRITTEN_BESIDE_TIMESTAMP.get(t ?? 0) : undefined) ??
     (besideText ? WRITTEN_BESIDE_TEXT.get(t ?? 0) : undefined);
   if (!declaredTypes.some((t) => written(t))) return sql;
   return replaceParams(sql, (n) => {

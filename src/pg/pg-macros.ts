@@ -430,6 +430,13 @@ const TYPED_MACROS: Array<[string, string]> = [
   // timestamptz::time is the time of day in the session's zone (DuckDB has no such cast).
   ['_pgsem_time(t TIMESTAMP WITH TIME ZONE, x)', 'CAST(CAST(x AS TIMESTAMP) AS TIME)'],
   ['_pgsem_time(t, x)', 'CAST(x AS TIME)'],
+  // A text value read as a timestamp or timestamptz (rewrite-casts.ts textDateTime): respelled as DuckDB's reader
+  // wants it where PostgreSQL's reads it — seconds after `HH:MM` (`'2024-01-01 00:00+03'`), a one-digit offset
+  // (`+3`), a space before the offset — and cast by DuckDB (22007 for what neither reads).
+  [
+    '_pgsem_tstext(s)',
+    "regexp_replace(regexp_replace(regexp_replace(s, '^(\\s*\\d{4}-\\d\\d?-\\d\\d?[ T]\\d\\d?:\\d\\d)([^:\\d]|$)', '\\1:00\\2'), '(\\d:\\d\\d(?:\\.\\d+)?)\\s*([+-])(\\d)(\\D|$)', '\\1\\20\\3\\4'), '(\\d:\\d\\d(?:\\.\\d+)?)\\s+([+-]\\d)', '\\1\\2')",
+  ],
   // string_to_array(s, delimiter, null_string): the fields equal to null_string are NULL (DuckDB has two arguments only).
   [
     '_pgsem_string_to_array(s, d, n)',

@@ -118,6 +118,13 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   const type = parts[parts.length - 1]!.toLowerCase();
   const isArray = Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0;
   const textual = !isArray && (type === 'text' || type === 'varchar' || type === 'name' || type === 'bpchar');
+  // `'2024-01-01 00:00+03'::text::timestamptz`, `'1.2300'::text::numeric`: a string constant cast to text is that
+  // text, which the outer cast reads with the type's input function, as it reads the constant alone (was 22007, 0A000)
+  const throughText = !isArray && READ_THROUGH_TEXT.has(type) ? constantThroughText(tc.arg) : undefined;
+  if (throughText) {
+    ctx.changed = true;
+    return typeCast({ ...tc, arg: throughText }, ctx, display);
+  }
   // '{a,b}'::text[] → ARRAY['a','b']::text[] (DuckDB reads '[a, b]', not PostgreSQL's array text).
   let arg: Node;
   const sval = tc.arg?.A_Const?.sval?.sval as string | undefined;
@@ -160,6 +167,12 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // `(j ->> 'n')::int`: the same value from DuckDB's text of a member as from PostgreSQL's (json-arrows.ts)
     if (!isArray && (VALUE_TYPES.has(type) || (!!tn.typmods && (type === 'numeric' || type === 'decimal'))))
       arg = unguarded(arg);
+    // a text value (a column's or a parameter's text) read as a timestamp: respelled where PostgreSQL's reader and
+    // DuckDB's differ (pg-macros.ts `_pgsem_tstext`; pgjdbc's setString with `?::timestamptz` was 22007)
+    if (!isArray && (type === 'timestamptz' || type === 'timestamp') && textCastTarget(tc.arg)) {
+      ctx.changed = true;
+      arg = compat('_pgsem_tstext', [arg]);
+    }
   }
   if (textual && !tn.typmods && ctx.readsCatalog && isRegprocColumn(tc.arg)) {
     // regproc's output: the function's name (`typinput::text = 'array_in'`).
@@ -405,6 +418,24 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   // a computed value or a parameter cut to a name's 63 bytes (a constant was cut above)
   const clipped = sval === undefined ? ((ctx.changed = true), dispatch('namein', [], [cast])!) : cast;
   return ctx.shown?.has(tc) ? typedAs('name', clipped) : clipped;
+}
+
+/** Types whose cast of a text constant cast to text reads the constant alone (`'…'::text::timestamptz`). */
+const READ_THROUGH_TEXT: ReadonlySet<string> = new Set(['timestamptz', 'timestamp', 'date', 'numeric', 'decimal']);
+
+/** `x`'s cast's target where `x` is a cast to text or varchar (of any length), else undefined. */
+function textCastTarget(x: Node | undefined): string | undefined {
+  const tn = x?.TypeCast?.typeName as Node | undefined;
+  if (!tn || (Array.isArray(tn.arrayBounds) && tn.arrayBounds.length > 0)) return undefined;
+  const type = names(tn.names).slice(-1)[0]?.toLowerCase();
+  return type === 'text' || type === 'varchar' ? type : undefined;
+}
+
+/** The string constant of `'…'::text` (no typmod), else undefined. */
+function constantThroughText(x: Node | undefined): Node | undefined {
+  const inner = x?.TypeCast as Node | undefined;
+  if (!textCastTarget(x) || inner!.typeName.typmods || inner!.arg?.A_Const?.sval?.sval === undefined) return undefined;
+  return inner!.arg as Node;
 }
 
 /** A nonzero value the float type holds without overflow or underflow (outside it PostgreSQL raises 22003; DuckDB gave Infinity or 0). */

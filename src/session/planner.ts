@@ -446,7 +446,25 @@ async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, so
     if (error.sqlstate === SQLSTATE.undefinedColumn) throw error;
   }
   own?.destroySync();
-  throw e;
+  // the client's own text binds: the ambiguity is the rewrite's, not the client's (`round('x', 2)` stays 42725)
+  throw (own ? internalOverloadRefused(e, sql) : undefined) ?? e;
+}
+
+/**
+ * DuckDB's binder picks a typed macro's overload by its argument's type, but gives a column of an enclosing query
+ * read inside a subquery with its own FROM (and a DuckDB JSON aggregate's value) no one type: every overload of the
+ * rewrite's own macros matches, and the client read "Macro ffin() has multiple overloads" (42725), a name it never
+ * wrote. Refused as what it is, naming no macro (PostgreSQL answers; the rewrite cannot tell an outer column).
+ */
+function internalOverloadRefused(e: SqlError, sql: string): SqlError | undefined {
+  const name = /^Macro (\w+)\(\) has multiple overloads/.exec(e.message)?.[1];
+  if (name === undefined || !sql.includes(`_pgsem_${name}(`)) return undefined;
+  return new SqlError(
+    SQLSTATE.featureNotSupported,
+    "a value whose type DuckDB's binder does not tell (a column of an enclosing query inside a subquery with its own FROM, or a JSON aggregate of DuckDB's) in an expression PostgreSQL types by it is not supported by fdl-gateway",
+    undefined,
+    'Compute the expression in the query whose FROM has the column and read the result in the subquery: (select y2 from … q) from (select y * 2 as y2 from …) t; for a JSON array use json_agg(x).',
+  );
 }
 
 /** Whether the client declared a type for each of $1…$max that `sql` names (so none is PostgreSQL's to infer). */
