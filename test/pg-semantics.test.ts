@@ -546,10 +546,6 @@ const INFERENCE: ReadonlyArray<InferenceCase> = [
   {
     sql: 'select $1::int4, cast($2 as date), $3::numeric, $4::timestamptz, $5::bigint[], $6::text[], $7::uuid, $8::json, $9::jsonb, $10::bytea, $11::interval, $12::time, $13::float8, $14::real, $15::smallint, $16::bool, $17::varchar',
     oids: [23, 1082, 1700, 1184, 1016, 1009, 2950, 114, 3802, 17, 1186, 1083, 701, 700, 21, 16, 1043],
-    differs: {
-      why: 'varchar results are served as text: DuckDB has one VARCHAR type',
-      gateway: { columns: [23, 1082, 1700, 1184, 1016, 1009, 2950, 114, 3802, 17, 1186, 1083, 701, 700, 21, 16, 25] },
-    },
   },
   {
     sql: "select array_length($1::int[], 1) > 2, $2::text[] = array['a']",

@@ -186,7 +186,7 @@ export function listLeaf(t: DuckDBType): { leaf: DuckDBType; depth: number } {
  * (pg-shown-calls.ts `typedAs`): a struct of one field named `fdl_pg_<what>` — `row` a whole-row
  * reference (a record when x is a row, else x: a column named like its FROM item), `rowtext` a whole-row
  * reference cast to text (record_out's text when x is a row, else x), `bpchar_<n>` and
- * `varchar_<n>` a char(n)/varchar(n) cast, `bpchar` a bpchar without a length, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name), `name` and `char` a cast to name or \"char\". Undefined for any other type.
+ * `varchar_<n>` a char(n)/varchar(n) cast, `varchar` a varchar without a length, `oid` a cast to oid (held as BIGINT), `bpchar` a bpchar without a length, `regtype` pg_typeof's name, `jsonb` a jsonb value (held as JSON), `regproc` a catalog regproc column (a struct of its OID and name), `name` and `char` a cast to name or \"char\". Undefined for any other type.
  */
 export function typedWrapper(t: DuckDBType): { what: string; inner: DuckDBType } | undefined {
   if (t.typeId !== DuckDBTypeId.STRUCT) return undefined;
@@ -205,6 +205,8 @@ function wrappedField(what: string, inner: DuckDBType): PgField {
   if (what === 'jsonb') return { oid: OID.jsonb, typmod: -1, typlen: -1 };
   if (what === 'regproc') return { oid: OID.regproc, typmod: -1, typlen: 4 };
   if (what === 'name') return { oid: 19, typmod: -1, typlen: 64 };
+  if (what === 'varchar') return { oid: OID.varchar, typmod: -1, typlen: -1 };
+  if (what === 'oid') return { oid: OID.oid, typmod: -1, typlen: 4 };
   if (what === 'char') return { oid: 18, typmod: -1, typlen: 1 };
   return pgFieldFor(inner);
 }
@@ -219,10 +221,12 @@ const REGTYPE_OIDS: ReadonlyMap<string, number> = new Map([
   ['smallint', 21],
   ['integer', 23],
   ['text', 25],
+  ['oid', 26],
   ['json', 114],
   ['real', 700],
   ['double precision', 701],
   ['unknown', 705],
+  ['character varying', 1043],
   ['date', 1082],
   ['time without time zone', 1083],
   ['timestamp without time zone', 1114],

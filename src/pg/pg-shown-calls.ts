@@ -34,7 +34,7 @@ export function outermostSelects(tree: unknown): Set<Node> {
 
 /**
  * The FuncCall bodies that are items of those select lists, as written (the walk meets these same
- * objects): only there may a value be a struct the wire sends as another type (numeric, bpchar, regtype).
+ * objects): only there may a value be a struct the wire sends as another type (numeric, bpchar, regtype, name).
  */
 export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
   const out = new Set<Node>();
@@ -47,6 +47,7 @@ export function shownItems(outermost: ReadonlySet<Node>): Set<Node> {
       if (val?.ColumnRef) out.add(val.ColumnRef as Node);
       if (val?.A_ArrayExpr) out.add(val.A_ArrayExpr as Node);
       if (val?.A_Const?.isnull) out.add(val.A_Const as Node);
+      if (val?.SQLValueFunction) out.add(val.SQLValueFunction as Node);
       for (const k of ['CaseExpr', 'CoalesceExpr', 'MinMaxExpr']) if (val?.[k]) out.add(val[k] as Node);
     }
     // A GROUP BY expression spelled as a shown item is rewritten as that item, so DuckDB's binder still
@@ -202,13 +203,7 @@ const TEXT_TYPES: ReadonlySet<string> = new Set(['text', 'varchar', 'bpchar', 'n
  * correlated type lookups where two do).
  */
 export function choosesText(kind: string, body: Node): boolean {
-  const results: (Node | undefined)[] =
-    kind === 'CaseExpr'
-      ? [
-          ...(body.args as Node[]).map((w) => w.CaseWhen?.result as Node | undefined),
-          body.defresult as Node | undefined,
-        ]
-      : ((body.args as Node[] | undefined) ?? []);
+  const results = choiceResults(kind, body);
   const isNull = (n: Node | undefined) => n === undefined || n.A_Const?.isnull === true;
   const isText = (n: Node) =>
     typeof n.A_Const?.sval?.sval === 'string' ||
@@ -216,6 +211,40 @@ export function choosesText(kind: string, body: Node): boolean {
       ((n.TypeCast.typeName?.arrayBounds as unknown[] | undefined)?.length ?? 0) === 0 &&
       TEXT_TYPES.has(String((n.TypeCast.typeName?.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval)));
   return results.some((n) => !isNull(n)) && results.every((n) => isNull(n) || isText(n!) || textCall(n!));
+}
+
+/**
+ * The wrapper (rewrite-nodes.ts `typedAs`) a text choice (choosesText) is sent as where PostgreSQL's common type
+ * of its results is varchar: select_common_type keeps the first typed result's type among string types (a CASE's
+ * ELSE first), so `coalesce(null::varchar, 'x')` and `coalesce(x::varchar, y::text)` are varchar (1043). Its typmod
+ * is n only where every result is a cast to varchar(n) (exprTypmod: a constant coerced has none). Undefined where
+ * the first typed result is not a cast to varchar.
+ */
+export function varcharChoice(kind: string, body: Node): string | undefined {
+  const results = choiceResults(kind, body);
+  const ordered = kind === 'CaseExpr' ? [results.at(-1), ...results.slice(0, -1)] : results;
+  const lengths = ordered.map(varcharLength);
+  const first = ordered.findIndex(
+    (n) => n !== undefined && n.A_Const?.isnull !== true && typeof n.A_Const?.sval?.sval !== 'string',
+  );
+  const length = lengths[first];
+  if (length === undefined || Number.isNaN(length)) return undefined;
+  return length >= 0 && lengths.every((l) => l === length) ? `varchar_${length}` : 'varchar';
+}
+
+/** n of a cast to varchar(n), -1 of one without a length, NaN of another typmod; undefined for anything else. */
+function varcharLength(n: Node | undefined): number | undefined {
+  const tn = n?.TypeCast?.typeName as Node | undefined;
+  if (!tn || ((tn.arrayBounds as unknown[] | undefined)?.length ?? 0) > 0) return undefined;
+  if (String((tn.names as Node[] | undefined)?.slice(-1)[0]?.String?.sval) !== 'varchar') return undefined;
+  const typmods = tn.typmods as Node[] | undefined;
+  return typmods === undefined ? -1 : typmods.length === 1 ? Number(typmods[0]?.A_Const?.ival?.ival ?? NaN) : NaN;
+}
+
+function choiceResults(kind: string, body: Node): (Node | undefined)[] {
+  return kind === 'CaseExpr'
+    ? [...(body.args as Node[]).map((w) => w.CaseWhen?.result as Node | undefined), body.defresult as Node | undefined]
+    : ((body.args as Node[] | undefined) ?? []);
 }
 
 /** PostgreSQL's functions whose every overload returns text (pg_proc's prorettype 25): no scale to show. */

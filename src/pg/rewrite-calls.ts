@@ -152,6 +152,19 @@ function refuseWindowForms(name: string, fc: Node): void {
   }
 }
 
+/** PostgreSQL's functions of no argument whose result is a name (19). */
+const NAME_FUNCTIONS: ReadonlySet<string> = new Set(['current_database', 'current_schema']);
+
+/** A user, catalog or schema name (`current_user`, `current_database()`…): PostgreSQL's type name. */
+function nameValue(n: Node | undefined): boolean {
+  const svf = n?.SQLValueFunction?.op as string | undefined;
+  if (svf) return /^SVFOP_(?:CURRENT_USER|USER|SESSION_USER|CURRENT_ROLE|CURRENT_CATALOG|CURRENT_SCHEMA)$/.test(svf);
+  const fc = n?.FuncCall as Node | undefined;
+  const parts = names(fc?.funcname);
+  const own = parts.length === 1 || (parts.length === 2 && parts[0] === 'pg_catalog');
+  return own && NAME_FUNCTIONS.has(parts.at(-1) ?? '') && !fc?.args?.length;
+}
+
 /** Relation size functions: their argument is a regclass. */
 const RELATION_SIZES = new Set(['pg_relation_size', 'pg_total_relation_size', 'pg_table_size', 'pg_indexes_size']);
 
@@ -312,7 +325,17 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
   // … and of a cast to name or "char", which DuckDB holds as VARCHAR
   const argType = (fc.args as Node[] | undefined)?.[0]?.TypeCast?.typeName as Node | undefined;
   const castTo = argType?.arrayBounds ? undefined : names(argType?.names).at(-1);
-  const held = castTo === 'name' ? 'name' : castTo === 'char' ? '"char"' : undefined;
+  // (and of a cast to oid, held as BIGINT, or of a user, catalog or schema name: PostgreSQL's name)
+  const held =
+    castTo === 'name' || nameValue((fc.args as Node[] | undefined)?.[0])
+      ? 'name'
+      : castTo === 'char'
+        ? '"char"'
+        : castTo === 'oid'
+          ? 'oid'
+          : castTo === 'varchar'
+            ? 'character varying'
+            : undefined;
   if (pgName === 'pg_typeof' && args?.length === 1) out.args = [numericNullsTyped(args[0]) as Node];
   const plain =
     pgName === 'pg_typeof' && fc.args.length === 1 && (untyped?.sval || untyped?.isnull || held)
@@ -320,6 +343,8 @@ export function funcCall(orig: Node, fc: Node, ctx: Ctx, inFrom: boolean): Node 
       : namedCall(parts, fc, out, args, ctx, inFrom);
   // pg_typeof's name, in the outermost select list sent as regtype (its binary form the type's OID).
   if (pgName === 'pg_typeof' && ctx.shown?.has(fc)) return typedAs('regtype', plain);
+  // current_database() and current_schema() are of type name (19) in PostgreSQL; DuckDB's are VARCHAR
+  if (NAME_FUNCTIONS.has(pgName ?? '') && !args?.length && ctx.shown?.has(fc)) return typedAs('name', plain);
   // to_regclass(…) and relatives in the outermost select list: the name, as a reg* cast shows it (the
   // column's type from rewrite-catalog-types.ts); elsewhere the OID, which comparisons and joins read.
   const regKind = pgName === undefined ? undefined : TO_REG_CALL.exec(pgName)?.[1];

@@ -309,7 +309,8 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
     // A value cast to text as PostgreSQL writes it (pg-text-macros.ts): a float's digits (`100`, not
     // DuckDB's `100.0`), an array's `{1,2}`, an interval's `1 year 2 mons`, a bytea's `\x…`.
     ctx.changed = true;
-    return castText(arg, (ctx.untypedText ?? 0) > 0);
+    const text = castText(arg, (ctx.untypedText ?? 0) > 0);
+    return type === 'varchar' && ctx.shown?.has(tc) ? typedAs('varchar', text) : text;
   }
   if (!isArray && type === 'bpchar' && !tn.typmods) {
     // bpchar without a length keeps its value, trailing spaces too, where it is shown or read padded
@@ -413,6 +414,11 @@ export function typeCast(tc: Node, ctx: Ctx, display: boolean): Node {
   if (type === 'char' && !isArray && parts.length <= 2 && !tn.typmods) {
     const first = call(['left'], [cast, { A_Const: { ival: { ival: 1 } } }]);
     return ctx.shown?.has(tc) ? typedAs('char', first) : first;
+  }
+  // varchar and oid are sent as themselves where shown (1043, 26): DuckDB holds them as VARCHAR and BIGINT
+  if ((type === 'varchar' || type === 'oid') && !isArray && !tn.typmods && ctx.shown?.has(tc)) {
+    ctx.changed = true;
+    return typedAs(type, cast);
   }
   if (type !== 'name' || isArray) return cast;
   // a computed value or a parameter cut to a name's 63 bytes (a constant was cut above)

@@ -37,11 +37,12 @@ import {
   names,
   PGCAT,
   str,
+  typedAs,
   type Ctx,
   type Node,
 } from './rewrite-nodes.js';
 import { funcCall } from './rewrite-calls.js';
-import { choosesText, int4Choices, shownChoice } from './pg-shown-calls.js';
+import { choosesText, int4Choices, shownChoice, varcharChoice } from './pg-shown-calls.js';
 import { typeCast } from './rewrite-casts.js';
 import { fractionalPrecision } from './fractional-seconds.js';
 import { aExpr } from './rewrite-operators.js';
@@ -383,9 +384,12 @@ export function walk(node: unknown, ctx: Ctx, display: boolean): unknown {
         }
         const walked = int4Choices(type, inner);
         if (walked !== inner) ctx.changed = true;
-        const chosen = ctx.shown?.has(body) && !choosesText(type, body) ? shownChoice(type, walked) : undefined;
-        if (chosen) ctx.changed = true;
-        return chosen ?? { [type]: walked };
+        const text = choosesText(type, body);
+        const chosen = ctx.shown?.has(body) && !text ? shownChoice(type, walked) : undefined;
+        // a choice among varchar casts and constants is varchar (1043) in PostgreSQL, DuckDB's VARCHAR sent as text
+        const varchar = ctx.shown?.has(body) && text ? varcharChoice(type, body) : undefined;
+        if (chosen || varchar) ctx.changed = true;
+        return chosen ?? (varchar ? typedAs(varchar, { [type]: walked }) : { [type]: walked });
       }
       case 'RangeTableSample':
         samplePercent(body);
@@ -644,19 +648,21 @@ function collate(orig: Node, c: Node, ctx: Ctx): Node {
 }
 
 function sqlValueFunction(orig: Node, f: Node, ctx: Ctx): Node {
+  // PostgreSQL's user, catalog and schema names are of type name (19): sent so where shown (DuckDB's are VARCHAR)
+  const named = (value: Node): Node => (ctx.shown?.has(f) ? typedAs('name', value) : value);
   switch (f.op) {
     case 'SVFOP_CURRENT_USER':
     case 'SVFOP_USER':
     case 'SVFOP_SESSION_USER':
     case 'SVFOP_CURRENT_ROLE':
       ctx.changed = true;
-      return compat('pg_current_user', []);
+      return named(compat('pg_current_user', []));
     case 'SVFOP_CURRENT_CATALOG':
       ctx.changed = true;
-      return compat('pg_current_database', []);
+      return named(compat('pg_current_database', []));
     case 'SVFOP_CURRENT_SCHEMA':
       ctx.changed = true;
-      return compat('current_schema', []);
+      return named(compat('current_schema', []));
     // current_timestamp(p), localtime(p), …: the value rounded to p fractional digits, as a cast to timestamptz(p).
     case 'SVFOP_CURRENT_TIME_N':
     case 'SVFOP_CURRENT_TIMESTAMP_N':

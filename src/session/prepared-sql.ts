@@ -127,7 +127,7 @@ export async function evaluateArguments(
 
 /** EXECUTE's arguments as one query, each cast to text for the parameters. */
 export function argumentsQuery(args: readonly string[]): string {
-  return `SELECT ${args.map((a) => `CAST((${a}) AS VARCHAR)`).join(', ')}`;
+  return `SELECT ${args.map((a) => `CAST((${a}) AS TEXT)`).join(', ')}`;
 }
 
 /** The row argumentsQuery returned, as text-format parameter values. */

@@ -42,6 +42,7 @@ import { REVIEW_56, REVIEW_56_REFUSED } from './pg-corpus-review-56.js';
 import { LEAD_57 } from './pg-corpus-lead-57.js';
 import { REVIEW_57 } from './pg-corpus-review-57.js';
 import { REVIEW_58, REVIEW_58_REFUSED } from './pg-corpus-review-58.js';
+import { REVIEW_58T } from './pg-corpus-review-58t.js';
 import { REVIEW_25D, REVIEW_25D_REFUSED } from './pg-corpus-review-25d.js';
 import { REVIEW_25C, REVIEW_25C_REFUSED } from './pg-corpus-review-25c.js';
 import { REVIEW_13, REVIEW_13_DOCUMENTED } from './pg-corpus-review-13.js';
@@ -488,6 +489,7 @@ export const MUST_ANSWER: ReadonlySet<string> = new Set([
   ...LEAD_57,
   ...REVIEW_57,
   ...REVIEW_58,
+  ...REVIEW_58T,
 ]);
 
 /**
@@ -592,6 +594,8 @@ export const NEVER_EXCUSED: readonly string[] = [
   // session 58: text constants and text values read as timestamps and numerics (22007, 0A000); an internal macro's 42725 refused
   ...REVIEW_58,
   ...REVIEW_58_REFUSED,
+  // session 58: varchar, oid and name result types
+  ...REVIEW_58T,
   // session 49 (part D): json/jsonb arrows' member text, negative LIMIT/OFFSET, generate_subscripts, float constants, DISTINCT's ORDER BY, float %, date_bin of aggregates, DateStyle dates
   ...REVIEW_25D,
   ...REVIEW_25D_REFUSED,

@@ -110,13 +110,16 @@ export function valueEncoder(t: DuckDBType, format: 0 | 1, s: EncodeSettings): V
                   if (format === 1) w.byte(b ?? 0);
                   else w.utf8(b === undefined ? '' : b < 128 ? String.fromCharCode(b) : `\\${b.toString(8)}`);
                 }
-              : wrapped.what === 'jsonb'
-                ? (w: Writer, v: DuckDBValue) => {
-                    // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
-                    if (format === 1) w.byte(1);
-                    w.utf8(jsonbText(String(v)));
-                  }
-                : valueEncoder(wrapped.inner, format, s);
+              : wrapped.what === 'oid' && format === 1
+                ? // an oid is four bytes unsigned in binary (held here as BIGINT)
+                  (w: Writer, v: DuckDBValue) => void w.uint32(Number(v) >>> 0)
+                : wrapped.what === 'jsonb'
+                  ? (w: Writer, v: DuckDBValue) => {
+                      // jsonb prints in its normal form (`{"a": 1}`); its binary form is version byte 1, then the text.
+                      if (format === 1) w.byte(1);
+                      w.utf8(jsonbText(String(v)));
+                    }
+                  : valueEncoder(wrapped.inner, format, s);
     return (w, v) => inner(w, (v as DuckDBStructValue).entries[field] ?? null);
   }
   if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
