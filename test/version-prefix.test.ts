@@ -1,10 +1,11 @@
 /**
  * Version ID prefixes resolve like Git's short IDs: at least 8 hex digits naming exactly one
  * version; an ambiguous prefix is 3D000 listing the candidates; a shorter one is no version; a ref
- * of the same name wins.
+ * of the same name as a prefix of another version is 3D000 too (Git's "ambiguous"), one naming that
+ * version is no ambiguity.
  */
 import assert from 'node:assert/strict';
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,7 +30,14 @@ describe('version ID prefixes', () => {
       path.join(work, 'twin', 'versions', ids.v1.slice(0, -1) + last),
       { recursive: true },
     );
+    // named: the demo plus branches named like prefixes of v1 (pointing at v2) and of v2 (pointing at v2)
+    cpSync(path.join(work, 'demo'), path.join(work, 'named'), { recursive: true });
+    mkdirSync(path.join(work, 'named', 'refs', 'heads'), { recursive: true });
+    writeFileSync(path.join(work, 'named', 'refs', 'heads', unique(ids.v1, ids.v2)), `${ids.v2}\n`);
+    writeFileSync(path.join(work, 'named', 'refs', 'heads', unique(ids.v2, ids.v1)), `${ids.v2}\n`);
     gw = await startGateway([
+      '--repo',
+      `named=${path.join(work, 'named')}`,
       '--repo',
       `demo=${path.join(work, 'demo')}`,
       '--repo',
@@ -91,5 +99,24 @@ describe('version ID prefixes', () => {
       assert.doesNotMatch(e.hint ?? '', /hex digits/);
       return true;
     });
+  });
+
+  it('a branch named like a prefix of another version is 3D000 naming both; its full name and the whole ID answer', async () => {
+    const prefix = unique(ids.v1, ids.v2);
+    // before: the branch silently took the prefix over (v2 answered where the prefix names v1)
+    await assert.rejects(
+      version(`named@${prefix}`),
+      (e: { code: string; message: string; detail?: string; hint?: string }) => {
+        assert.equal(e.code, '3D000');
+        assert.match(e.message, /^ambiguous ref: refs\/heads\/[0-9a-f-]+ and a version ID prefix/);
+        assert.equal(e.detail, `refs/heads/${prefix} -> ${ids.v2}; versions starting with it: ${ids.v1}`);
+        assert.equal(e.hint, `use heads/${prefix} for the ref, or more digits of the version ID`);
+        return true;
+      },
+    );
+    assert.equal(await version(`named@heads/${prefix}`), ids.v2, 'the branch by its full name');
+    assert.equal(await version(`named@${ids.v1}`), ids.v1, 'the version by its whole ID');
+    // a branch named like a prefix of the very version it names: one answer, no ambiguity
+    assert.equal(await version(`named@${unique(ids.v2, ids.v1)}`), ids.v2);
   });
 });

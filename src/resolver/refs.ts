@@ -92,6 +92,7 @@ export class RefResolver {
         `use heads/${name} or tags/${name}`,
       );
     }
+    if (h !== null || t !== null) await this.refuseRefLikePrefix(name, h ?? t!, h !== null ? head : tag, shown);
     if (h !== null) return this.finish(requested, head, 'branch', h, seen);
     if (t !== null) return this.finish(requested, tag, 'tag', t, seen);
     const byPrefix = await this.versionByPrefix(name, shown);
@@ -347,6 +348,37 @@ export class RefResolver {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A ref whose name is also a version ID prefix (`deadbeef`) while a version the client may see starts with it and
+   * the ref names another: 3D000, as two refs of one name are, Git's "ambiguous" (the ref had silently taken
+   * the prefix over, session 57's attacker review). Versions the client may not see are no rival (no existence oracle).
+   */
+  private async refuseRefLikePrefix(
+    name: string,
+    refVersion: string,
+    full: string,
+    shown?: (fullRef: string) => boolean,
+  ): Promise<void> {
+    // a ref the client may not see is refused as any ungranted name is, later (no ambiguity told about it)
+    if (versionPrefixMatches(name, []) === null || (shown && !shown(full))) return;
+    const ids = this.store.list
+      ? (await this.store.list('versions/'))
+          .map((k) => /^versions\/([^/]+)\/version\.json$/.exec(k)?.[1])
+          .filter((id): id is string => id !== undefined)
+      : (await this.listRefs()).map((r) => r.versionId);
+    const rivals = versionPrefixMatches(name, ids)!.filter(
+      (id) => id !== refVersion && (!shown || shown(`versions/${id}`)),
+    );
+    if (rivals.length === 0) return;
+    const short = full.replace(/^refs\//, '');
+    throw new SqlError(
+      SQLSTATE.invalidCatalogName,
+      `ambiguous ref: ${full} and a version ID prefix ("${name}" in repository ${this.repoName})`,
+      `${full} -> ${refVersion}; versions starting with it: ${rivals.join(', ')}`,
+      `use ${short} for the ref, or more digits of the version ID`,
+    );
   }
 
   /**
