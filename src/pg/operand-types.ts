@@ -135,6 +135,32 @@ export function columnType(fields: readonly Node[], scope: Scope | undefined): s
 }
 
 /**
+ * The name of the FROM item, in a SELECT around `scope`'s, that a bare column certainly reads, where no FROM item of
+ * `scope`'s own SELECT has it: the column is then qualified with it (rewrite-walk.ts), because DuckDB binds a macro's
+ * typed arguments without the outer scopes and reads a bare name there as a select-list alias of the subquery, so
+ * `(select round(amount) from sales.customers c …)` was `42725` naming an internal macro (`o.amount` answered).
+ * Undefined where anything else could be meant: a FROM item whose columns are not known (a subquery, a function, a
+ * view, a CTE — a FROM subquery's siblings are such items too), a select-list alias or a FROM item of that name, two
+ * FROM items with the column.
+ */
+export function outerOwner(column: string, scope: Scope): string | undefined {
+  if (!scope.outer) return undefined;
+  const name = foldIdentifier(column);
+  if (name === 'rowid') return undefined;
+  const holders = (s: Scope): readonly Entry[] | undefined =>
+    s.outputs === null || s.outputs.has(name) || s.entries.some((e) => !e.columns || e.name === name)
+      ? undefined
+      : s.entries.filter((e) => e.columns!.has(name));
+  if (holders(scope)?.length !== 0) return undefined;
+  for (let s: Scope | undefined = scope.outer; s; s = s.outer) {
+    const found = holders(s);
+    if (!found || found.length > 1) return undefined;
+    if (found.length === 1) return found[0]!.name;
+  }
+  return undefined;
+}
+
+/**
  * Whether `n` (a walked operand) is certainly of a type `types` (NOT_FLOAT or EXACT_NUMBER) accepts: a column of
  * such a type, an integer constant, a cast to an integer type, or `+ - *` of such operands. `typed` is told when a
  * column's type was asked for (the rewrite then depends on the relation types: rewrite.ts memoizes it with them).

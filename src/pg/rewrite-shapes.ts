@@ -116,11 +116,11 @@ export function rewriteByShape(
   const key = fill(free);
   if (key === sql) return undefined; // nothing taken out: the text's own memo
   if (!readsSameText(key, sql)) return undefined; // a comment names one
-  // (a rewrite that read columns' types under their key too, as rewrite.ts memoizes one)
-  let entry = byKey.get(key) ?? byKey.get(typedKey(key, types));
+  // (a rewrite that read columns' types under their key too, one made without types apart, as rewrite.ts memoizes one)
+  let entry = types ? (byKey.get(key) ?? byKey.get(typedKey(key, types))) : byKey.get(typedKey(key, types));
   if (!entry) {
     entry = shareable(key, free, rewrite);
-    byKey.set((entry.result ?? entry).operandTypes ? typedKey(key, types) : key, entry);
+    byKey.set((entry.result ?? entry).operandTypes || !types ? typedKey(key, types) : key, entry);
   }
   if (!entry.result) return undefined;
   shared++;

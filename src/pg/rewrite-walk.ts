@@ -57,7 +57,7 @@ import { isJsonSetFunction, jsonScalarAliases, jsonSetInFrom } from './json-sets
 import { pgColumnName, refuseAmbiguousColumns, withPgColumnNames } from './inner-names.js';
 import { aliasesInExpressionsQualified, aliasInExpressionRefused } from './output-aliases.js';
 import { usingAmbiguityRefused } from './using-ambiguity.js';
-import { selectScope } from './operand-types.js';
+import { outerOwner, selectScope } from './operand-types.js';
 
 /** Set-returning functions of one column: an alias without column names names the column too (PostgreSQL does). */
 const SINGLE_COLUMN_SRF = new Set([
@@ -450,6 +450,15 @@ function columnRef(orig: Node, cr: Node, ctx: Ctx): Node {
   if (jsonColumn) {
     ctx.changed = true;
     return { ColumnRef: { ...cr, fields: [str(first!), str(jsonColumn)] } };
+  }
+  // a bare column of an outer query read in a subquery: qualified with its FROM item (operand-types.ts outerOwner)
+  if (fields.length === 1 && first !== undefined && ctx.columnScope?.outer) {
+    ctx.operandTypes = true;
+    const owner = outerOwner(first, ctx.columnScope);
+    if (owner !== undefined) {
+      ctx.changed = true;
+      return { ColumnRef: { ...cr, fields: [str(owner), str(first)] } };
+    }
   }
   const schema = fields[0]?.String?.sval;
   const rel = String(fields[1]?.String?.sval);

@@ -72,7 +72,8 @@ export function rewriteForDuckDB(sql: string): string {
  * Rewrites by text, memoized: a client's catalog statements repeat (psql, drivers and BI tools send
  * the same texts at every connect) and parse + walk + deparse cost 2–20 ms of CPU each. A rewrite that
  * read columns' types is kept under its RelationTypes' key too (typedKey): whether one does is the text's
- * own property (operand-types.ts asks for a type wherever a column stands, known or not).
+ * own property (operand-types.ts asks for a type wherever a column stands, known or not) where types are given; a
+ * rewrite made without any is kept apart (typedKey of no types), never served to a call that has them.
  */
 const rewrites = new LRUCache<string, RewriteResult>({
   max: 2000,
@@ -87,14 +88,14 @@ trimWhenIdle(lruTrim(rewrites));
  */
 export function rewriteForDuckDBDetailed(sql: string, types?: RelationTypes): RewriteResult {
   if (!needsPgRewrite(sql)) return { sql, rewritten: false };
-  const known = rewrites.get(sql) ?? rewrites.get(typedKey(sql, types));
+  const known = types ? (rewrites.get(sql) ?? rewrites.get(typedKey(sql, types))) : rewrites.get(typedKey(sql, types));
   if (known) return known;
   const rewrite = (text: string) => rewriteParsed(text, types);
   // the same statement with other integers or comments, rewritten before (rewrite-shapes.ts)
   const shaped = rewriteByShape(sql, rewrite, types);
   if (shaped) return shaped;
   const result = rewrite(sql);
-  rewrites.set(result.operandTypes ? typedKey(sql, types) : sql, result);
+  rewrites.set(result.operandTypes || !types ? typedKey(sql, types) : sql, result);
   return result;
 }
 
