@@ -204,11 +204,10 @@ export async function planQuery(
       for (const n of found.keys()) if (declaredTypes[n - 1] || rewrite.paramOids?.has(n)) found.delete(n);
       return found;
     };
-    // (inferred once per scope: another session's first run of the text is not probed again)
-    const scope = checkScope(ctx, base);
+    // (inferred once per version's scope: another session's first run of the text is not probed again)
     let inferred = onlyInferred(
       grammar?.probes
-        ? await inferParamOids(ctx.conn, source, sql, castTo, () => false, scope)
+        ? await inferParamOids(ctx.conn, source, sql, castTo, () => false, scope?.version)
         : new Map<number, number>(),
     );
     const typedFirst = (n: number) => castTo(n)?.duckType ?? duckTypeForOid(inferred.get(n) ?? 0);
@@ -224,7 +223,9 @@ export async function planQuery(
     const unknown = new Set(undeterminedParams(duck).filter((n) => !typedFirst(n)));
     if (grammar && !grammar.probes && duck.parameterCount > declaredTypes.filter((t) => t !== 0).length) {
       // only comparisons left to PostgreSQL's rules: DuckDB's own types serve where it found them
-      inferred = onlyInferred(await inferParamOids(ctx.conn, source, sql, castTo, (n) => !unknown.has(n), scope));
+      inferred = onlyInferred(
+        await inferParamOids(ctx.conn, source, sql, castTo, (n) => !unknown.has(n), scope?.version),
+      );
     }
     // PostgreSQL treats a parameter nothing determines as text; DuckDB needs to be told.
     // numeric (and numeric[]) stays untyped: DuckDB types it at Bind from the value's own precision and scale, as PostgreSQL's numeric keeps them.
@@ -277,7 +278,7 @@ export async function planQuery(
       sql,
       (n) => shapeParamType(base.paramOids[n - 1] ?? 0),
       (n) => !declaredDuck(n) && valueTypedParam(base.paramOids[n - 1]),
-      scope,
+      scope?.version,
     );
     spent('prepare', preparing);
     planning = stageClock();
