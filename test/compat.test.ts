@@ -407,7 +407,11 @@ describe('catalog content', () => {
     const r =
       await client(`SELECT 'sales.orders'::regclass::oid AS o, c.oid::regclass AS n, 'int4'::regtype::oid AS t, 23::regtype AS tn,
       'pg_catalog.array_in'::regproc::oid AS p, 'pg_class'::regclass::oid AS pc FROM pg_class c WHERE c.relname = 'orders'`);
-    assert.deepEqual(r, [{ o: BigInt(oids.orders!), n: 'sales.orders', t: 23n, tn: 'integer', p: 750n, pc: 1259n }]);
+    // an oid as DuckDB returns it: a one-field struct naming the type the wire sends (26: pg/oids.ts typedWrapper)
+    const oid = (o: bigint) => ({ fdl_pg_oid: o });
+    assert.deepEqual(r, [
+      { o: oid(BigInt(oids.orders!)), n: 'sales.orders', t: oid(23n), tn: 'integer', p: oid(750n), pc: oid(1259n) },
+    ]);
     const u = await client(`SELECT 'users'::regclass AS n, 'users'::regclass = ${oids.users} AS eq`);
     assert.deepEqual(u, [{ n: 'users', eq: true }]);
   });
@@ -424,8 +428,17 @@ describe('catalog content', () => {
       await client(
         `SELECT '{a,"b c"}'::text[] AS t, 'x' <> ALL ('{y,z}'::text[]) AS n, E'a\\nb' AS e, 'r'::"char" AS c, 'rel'::name AS nm, 5::oid AS o`,
       ),
-      // "char" and name as DuckDB returns them: a one-field struct naming the type the wire sends (18, 19: pg/oids.ts typedWrapper)
-      [{ t: ['a', 'b c'], n: true, e: 'a\nb', c: { fdl_pg_char: 'r' }, nm: { fdl_pg_name: 'rel' }, o: 5n }],
+      // "char", name and oid as DuckDB returns them: a one-field struct naming the type the wire sends (18, 19, 26: pg/oids.ts typedWrapper)
+      [
+        {
+          t: ['a', 'b c'],
+          n: true,
+          e: 'a\nb',
+          c: { fdl_pg_char: 'r' },
+          nm: { fdl_pg_name: 'rel' },
+          o: { fdl_pg_oid: 5n },
+        },
+      ],
     );
   });
   it('Grafana-style search_path and parse_ident', async () => {
@@ -438,7 +451,16 @@ describe('catalog content', () => {
       await client(
         `SELECT parse_ident('sales."Big"') AS p, current_schema() AS s, current_schemas(false) AS ss, current_user AS u, current_database() AS d`,
       ),
-      [{ p: ['sales', 'Big'], s: 'main', ss: ['main'], u: 'alice', d: 'basic' }],
+      // the names as name (19: pg/oids.ts typedWrapper), as PostgreSQL sends them
+      [
+        {
+          p: ['sales', 'Big'],
+          s: { fdl_pg_name: 'main' },
+          ss: ['main'],
+          u: { fdl_pg_name: 'alice' },
+          d: { fdl_pg_name: 'basic' },
+        },
+      ],
     );
   });
 });
@@ -503,7 +525,7 @@ describe('per-connection isolation', () => {
       );
       assert.deepEqual(mine, [{ relname: 'users' }]);
       const u = (await other.runAndReadAll(rewriteForDuckDB('SELECT current_user AS u'))).getRowObjectsJS();
-      assert.deepEqual(u, [{ u: 'fdl' }]); // pg_user is this connection's variable, unset here
+      assert.deepEqual(u, [{ u: { fdl_pg_name: 'fdl' } }]); // pg_user is this connection's variable, unset here
       // each version's columns come from its own snapshot; detaching one forgets only its own
       const attrs = `SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid WHERE c.relname = 'things'`;
       assert.deepEqual((await other.runAndReadAll(rewriteForDuckDB(attrs))).getRowObjectsJS(), [{ attname: 'x' }]);
