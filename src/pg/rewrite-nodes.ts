@@ -1,4 +1,5 @@
 /** Parse-tree shapes and builders shared by the rewrite's modules (rewrite-*.ts). */
+import { SqlError, SQLSTATE } from '../errors.js';
 import { COMPAT_DB } from './catalog/names.js';
 import type { RelationTypes, Scope } from './operand-types.js';
 
@@ -78,11 +79,25 @@ export function parseArrayText(s: string): Array<string | null> | undefined {
   const re = /\s*(?:"((?:[^"\\]|\\.)*)"|([^,]*?))\s*(?:,|$)/gy;
   let m: RegExpExecArray | null;
   while (re.lastIndex < inner.length && (m = re.exec(inner))) {
+    // an unquoted brace is another dimension (or PostgreSQL's malformed literal): never read as an element's text
+    if (m[1] === undefined && /[{}]/.test(m[2]!)) throw arrayDimensions(s);
     if (m[1] !== undefined) out.push(m[1].replace(/\\(.)/g, '$1'));
     else out.push(m[2]!.toUpperCase() === 'NULL' ? null : m[2]!);
     if (m[0] === '') break;
   }
   return out;
+}
+
+/** `'{{a,b},{c,d}}'` read as an array: its four texts were `{a`, `b}`, … (PostgreSQL's two-dimensional array). */
+function arrayDimensions(s: string): SqlError {
+  return /^\{\s*\{/.test(s)
+    ? new SqlError(
+        SQLSTATE.featureNotSupported,
+        'multidimensional arrays are not supported by fdl-gateway',
+        undefined,
+        "Write one dimension ('{a,b,c,d}'), or an array of arrays in DuckDB's spelling ([['a','b'],['c','d']]).",
+      )
+    : new SqlError(SQLSTATE.invalidTextRepresentation, 'malformed array literal', 'Unexpected "{" or "}" character.');
 }
 
 /** `struct_pack(fdl_pg_<what> := x)`: x sent as the PostgreSQL type `what` names (pg/oids.ts `typedWrapper`); outermost select lists only. */
