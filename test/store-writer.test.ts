@@ -272,4 +272,45 @@ describe('store writer without a key', () => {
       repos.cleanup();
     }
   });
+  test("fdl.json's id is the one the repository was first served with: another id after a restart is refused, naming neither", async () => {
+    const repos = copyFixtures('repos/basic');
+    const root = repos.path('repos/basic');
+    const stateDir = join(repos.dir, 'state');
+    const args = ['--repo', `b=${root}`, '--allowed-signers', `b=${SIGNERS}`, '--state-dir', stateDir];
+    const fdlJson = join(root, 'fdl.json');
+    const original = readFileSync(fdlJson, 'utf8');
+    const ID = (JSON.parse(original) as { id: string }).id;
+    const OTHER = '1cfe85b0-0000-4000-8000-000000000000';
+    try {
+      let gw = await startGateway(args);
+      try {
+        assert.equal(await version(gw, 'b@v1'), V1);
+      } finally {
+        await gw.stop();
+      }
+      // another repository's id (its signed versions, copied in, name it), written while the gateway was down
+      writeFileSync(fdlJson, original.replace(ID, OTHER));
+      const before = stateOf(stateDir);
+      // the repository does not open: a gateway serving only it does not start, and says why
+      const failed = await startGateway(args).then(
+        async (g) => {
+          await g.stop();
+          return assert.fail('served with another id');
+        },
+        (e: Error) => e.message,
+      );
+      assert.match(failed, /the id in fdl\.json of repository b is not the one it was first served with/);
+      assert.ok(!failed.includes(ID) && !failed.includes(OTHER), 'no store content in the error');
+      assert.equal(stateOf(stateDir), before, 'a refusal records nothing');
+      writeFileSync(fdlJson, original);
+      gw = await startGateway(args);
+      try {
+        assert.equal(await version(gw, 'b@v1'), V1, 'its own id again: served');
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      repos.cleanup();
+    }
+  });
 });

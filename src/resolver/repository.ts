@@ -197,6 +197,36 @@ export class Repository {
   }
 }
 
+/**
+ * fdl.json is not signed, and a version's signature binds it to the repository id its version.json names: a
+ * store writer who put another repository's id into fdl.json could then serve that repository's signed versions,
+ * copied in, under this one's grants. The id a repository was first served with is kept in the state directory
+ * (as the tag ledger keeps tags); another id later is refused, naming neither (store content).
+ */
+async function checkIdentity(
+  stateDir: string | null,
+  location: string,
+  settings: FdlSettings,
+  name: string,
+): Promise<void> {
+  const identity = await StateMap.open(
+    stateDir ? join(stateDir, 'identity') : null,
+    location,
+    'repository identity',
+    (v): v is string => typeof v === 'string',
+  );
+  const seen = identity.get('id');
+  const id = settings.id ?? '';
+  if (seen === undefined) await identity.set('id', id);
+  else if (seen !== id)
+    throw new SqlError(
+      SQLSTATE.dataCorrupted,
+      `the id in fdl.json of repository ${name} is not the one it was first served with; refusing it as tampering`,
+      'the state directory recorded the repository id when the gateway first opened it; fdl.json now names another',
+      'remove the identity record from the state directory only if the repository was re-created on purpose',
+    );
+}
+
 /** Reads fdl.json and the trust file; the repository is refused when either is unusable. */
 export async function openRepository(
   name: string,
@@ -228,6 +258,7 @@ export async function openRepository(
   const cacheDir = options.cacheDir ?? null;
   const stateDir = options.stateDir ?? (cacheDir ? `${cacheDir}.state` : null);
   const ledger = await TagLedger.open(stateDir ? join(stateDir, 'tags') : null, store.location);
+  await checkIdentity(stateDir, store.location, settings, name);
   const state: RepositoryState = {
     branches: await StateMap.open(
       stateDir ? join(stateDir, 'branches') : null,
