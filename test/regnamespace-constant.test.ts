@@ -22,7 +22,11 @@ test("'pg_catalog'::regnamespace needs no lookup; other names are looked up", ()
 });
 
 test("the OID written is pg_catalog's in PostgreSQL 15 and in the emulation's pg_namespace", async () => {
-  const written = (await twin.conn.runAndReadAll(rewriteForDuckDB("select 'pg_catalog'::regnamespace::oid"))).getRows();
+  // an oid item is the one-field struct the wire sends as oid (pg/oids.ts typedWrapper): its value read out of it
+  const rewritten = rewriteForDuckDB("select 'pg_catalog'::regnamespace::oid as o");
+  const written = (
+    await twin.conn.runAndReadAll(`SELECT struct_extract(o, 'fdl_pg_oid') FROM (${rewritten}) AS w`)
+  ).getRows();
   // pg_namespace's definition (each version's table of it is materialised from this; no version is attached here)
   const listed = (
     await twin.conn.runAndReadAll("SELECT oid FROM fdl_pg.pgcat._live_pg_namespace WHERE nspname = 'pg_catalog'")

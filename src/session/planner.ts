@@ -448,7 +448,8 @@ async function clientTextError(ctx: PlanningContext, e: unknown, sql: string, so
   }
   own?.destroySync();
   // the client's own text binds: the ambiguity is the rewrite's, not the client's (`round('x', 2)` stays 42725)
-  throw (own ? internalOverloadRefused(e, sql) : undefined) ?? e;
+  // (a parameter's own ambiguity, `date_trunc('month', $1)`, is PostgreSQL's 42725 too: kept)
+  throw (own && !/\$\d/.test(source) ? internalOverloadRefused(e, sql) : undefined) ?? e;
 }
 
 /**
