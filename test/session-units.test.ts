@@ -447,7 +447,7 @@ describe('session units: PREPARE / EXECUTE / DEALLOCATE / DISCARD ALL (session/p
   });
 
   test("EXECUTE's arguments as one query, PREPARE's type names as DuckDB reads them", async () => {
-    assert.equal(argumentsQuery(['1', "'a'"]), "SELECT CAST((1) AS VARCHAR), CAST(('a') AS VARCHAR)");
+    assert.equal(argumentsQuery(['1', "'a'"]), "SELECT CAST((1) AS TEXT), CAST(('a') AS TEXT)");
     assert.deepEqual(argumentValues(['1', 'NULL'], ['1', null]), [Buffer.from('1'), null]);
     const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
