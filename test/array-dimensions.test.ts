@@ -4,28 +4,15 @@
  * (new-user review, session 58). PostgreSQL 15 answers it; the gateway refuses it with 0A000 and a hint, and a
  * stray brace is PostgreSQL's 22P02; the session goes on, and one-dimensional text is still read.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startPgTwins, type PgTwins } from './support/pg-twins.js';
+import { pgTwinsInUtc } from './support/pg-twins.js';
 import { splitDataRow } from './support/raw-pg.js';
 
-let twins: PgTwins | undefined;
-
-before(
-  async () => {
-    twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
-  },
-  { timeout: 120_000 },
-);
-after(
-  async () => {
-    await twins?.stop();
-  },
-  { timeout: 30_000 },
-);
+const twins = pgTwinsInUtc();
 
 const texts = async (which: 'pg' | 'gw', sql: string) => {
-  const r = await twins!.conns[which]!.query(sql);
+  const r = await twins.conns()[which].query(sql);
   return r.error ? { error: r.error.code } : r.dataRows.map((d) => splitDataRow(d).map((v) => v?.toString('utf8')));
 };
 
@@ -36,7 +23,7 @@ test('a two-dimensional array text is refused (0A000 with a hint), never read as
     "select 'a' = any('{{a,b},{c,d}}'::text[]) as a",
   ]) {
     assert.ok(!('error' in (await texts('pg', sql))), `PostgreSQL answers ${sql}`);
-    const r = await twins!.conns.gw!.query(sql);
+    const r = await twins.conns().gw.query(sql);
     assert.equal(r.error?.code, '0A000', sql);
     assert.match(String(r.error?.hint ?? ''), /one dimension/);
     assert.deepEqual(await texts('gw', 'select 1 as x'), [['1']]);

@@ -5,27 +5,12 @@
  * scopes and reads a bare name there as the subquery's select-list alias: these were `42725` naming an internal
  * macro (`round()`, `ffin()`, `rdiv()`) or DuckDB's "referenced before it is defined" (`ordered_at::time`).
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startPgTwins, type PgTwins } from './support/pg-twins.js';
-import { splitDataRow, type QueryResult, type RawPg } from './support/raw-pg.js';
+import { pgTwinsInUtc } from './support/pg-twins.js';
+import { splitDataRow, type QueryResult } from './support/raw-pg.js';
 
-let twins: PgTwins | undefined;
-const conns: { pg?: RawPg; gw?: RawPg } = {};
-
-before(
-  async () => {
-    twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
-    Object.assign(conns, twins.conns);
-  },
-  { timeout: 120_000 },
-);
-after(
-  async () => {
-    await twins?.stop();
-  },
-  { timeout: 30_000 },
-);
+const twins = pgTwinsInUtc();
 
 const answer = (r: QueryResult, binary = false) =>
   r.error
@@ -41,9 +26,13 @@ async function sameAsPostgres(sqls: readonly string[]): Promise<void> {
   for (const sql of sqls)
     for (const binary of [false, true]) {
       const opts = binary ? { resultFormats: [1] } : {};
-      const pg = answer(await conns.pg!.query(sql, opts), binary);
+      const pg = answer(await twins.conns().pg.query(sql, opts), binary);
       assert.ok(!('error' in pg), `PostgreSQL answers ${sql}: ${JSON.stringify(pg)}`);
-      assert.deepEqual(answer(await conns.gw!.query(sql, opts), binary), pg, `${sql}${binary ? ' (binary)' : ''}`);
+      assert.deepEqual(
+        answer(await twins.conns().gw.query(sql, opts), binary),
+        pg,
+        `${sql}${binary ? ' (binary)' : ''}`,
+      );
     }
 }
 

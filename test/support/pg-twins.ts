@@ -4,6 +4,7 @@
  * and a fresh connection after the copy; one raw connection to each, as `conns.pg` and `conns.gw`.
  */
 import { writeFileSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { join } from 'node:path';
 import { copyFixtures, startGateway, type RunningGateway } from './gateway.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
@@ -55,4 +56,25 @@ export async function startPgTwins(
       repos.cleanup();
     },
   };
+}
+
+/**
+ * Twins for a test file in UTC (the differential files' usual set-up): started before its tests, stopped after;
+ * `conns()` reaches them from a test.
+ */
+export function pgTwinsInUtc(): { conns: () => PgTwins['conns'] } {
+  let twins: PgTwins | undefined;
+  before(
+    async () => {
+      twins = await startPgTwins({ settings: { TimeZone: 'UTC' }, params: { TimeZone: 'UTC' } });
+    },
+    { timeout: 120_000 },
+  );
+  after(
+    async () => {
+      await twins?.stop();
+    },
+    { timeout: 30_000 },
+  );
+  return { conns: () => twins!.conns };
 }
